@@ -1,0 +1,50 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { migrations } from '../../migrations/index'
+import type { AppDeps } from '../app'
+import { systemClock } from '../platform/clock/clock'
+import { type Config, loadConfig } from '../platform/config/config.load'
+import { base62, cryptoRandom } from '../platform/crypto/random'
+import { openDatabase } from '../platform/db/db'
+import { migrate } from '../platform/db/migrate'
+import { createLogger } from '../platform/log/log'
+
+/** Loads configuration from the process environment and the config file. */
+export function configFromProcess(env: Record<string, string | undefined>): Config {
+  return loadConfig({
+    env,
+    readFile: (path) => (existsSync(path) ? readFileSync(path, 'utf8') : null),
+  })
+}
+
+/**
+ * Returns the configured signing secret, or the one generated into the data dir on first start
+ * (created exclusively and readable by the owner only).
+ */
+export function resolveSecret(config: Config, dataDir: string): string {
+  if (config.security.secret) return config.security.secret
+  const file = join(dataDir, 'secret')
+  if (!existsSync(file)) {
+    try {
+      writeFileSync(file, `${base62(cryptoRandom, 64)}\n`, { flag: 'wx', mode: 0o600 })
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+    }
+  }
+  chmodSync(file, 0o600)
+  const secret = readFileSync(file, 'utf8').trim()
+  if (secret.length < 32)
+    throw new Error(`${file} holds a secret shorter than 32 characters; delete it or fix it.`)
+  return secret
+}
+
+/** Opens the data dir and database, applies migrations, and returns the app's dependencies. */
+export function openRuntime(config: Config): AppDeps & { dataDir: string; applied: string[] } {
+  const dataDir = resolve(config.data.dir)
+  mkdirSync(dataDir, { recursive: true })
+  const log = createLogger(config.server.log_level)
+  const secret = resolveSecret(config, dataDir)
+  const db = openDatabase(join(dataDir, 'engram.db'))
+  const applied = migrate(db, migrations)
+  return { config, db, clock: systemClock, random: cryptoRandom, log, secret, dataDir, applied }
+}

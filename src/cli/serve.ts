@@ -1,0 +1,36 @@
+import { createApp, VERSION } from '../app'
+import { baseUrl, type Config } from '../platform/config/config.load'
+import { openRuntime } from './runtime'
+
+/** Largest request Bun accepts at all; routes apply their own, smaller limits. */
+const SERVER_BODY_CAP = 8 * 1024 * 1024 * 1024
+
+/** `engram serve`: migrate, then listen until SIGINT or SIGTERM. */
+export async function serve(config: Config): Promise<void> {
+  const rt = openRuntime(config)
+  const app = createApp(rt)
+  const server = Bun.serve({
+    hostname: config.server.host,
+    port: config.server.port,
+    fetch: app.handle,
+    maxRequestBodySize: SERVER_BODY_CAP,
+    idleTimeout: 120,
+  })
+  rt.log.info('listening', {
+    version: VERSION,
+    url: `http://${server.hostname}:${server.port}`,
+    port: server.port,
+    data_dir: rt.dataDir,
+    migrations_applied: rt.applied.length,
+  })
+  rt.log.info('ready', { docs: `${baseUrl(config)}/docs`, api: `${baseUrl(config)}/v1` })
+
+  const stop = async (signal: string) => {
+    rt.log.info('stopping', { signal })
+    await server.stop()
+    rt.db.$client.close()
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void stop('SIGINT'))
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+}

@@ -1,0 +1,45 @@
+/** A source of randomness, injected so tests can make ids and secrets reproducible. */
+export interface Random {
+  bytes(n: number): Uint8Array
+}
+
+/** The operating system's CSPRNG; never `Math.random()`. */
+export const cryptoRandom: Random = {
+  bytes: (n) => crypto.getRandomValues(new Uint8Array(n)),
+}
+
+/** A deterministic generator (xorshift) for tests only; not for secrets in production. */
+export function seededRandom(seed = 42): Random {
+  let s = seed >>> 0 || 1
+  return {
+    bytes(n) {
+      const out = new Uint8Array(n)
+      for (let i = 0; i < n; i++) {
+        s ^= s << 13
+        s ^= s >>> 17
+        s ^= s << 5
+        out[i] = s & 0xff
+      }
+      return out
+    },
+  }
+}
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+
+/** `length` base62 characters, each uniformly drawn (rejection sampling avoids modulo bias). */
+export function base62(random: Random, length: number): string {
+  let out = ''
+  while (out.length < length) {
+    for (const b of random.bytes(length * 2)) {
+      if (b < 248) out += BASE62[b % 62]
+      if (out.length === length) break
+    }
+  }
+  return out
+}
+
+/** A prefixed random id such as `ws_4fZ...`: 20 base62 characters, about 119 bits. */
+export function newId(random: Random, prefix: string): string {
+  return `${prefix}_${base62(random, 20)}`
+}

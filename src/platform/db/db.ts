@@ -1,0 +1,22 @@
+import { Database } from 'bun:sqlite'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite'
+
+/** The drizzle handle every repository takes, plus the raw client for prepared hot-path statements. */
+export type Db = BunSQLiteDatabase & { $client: Database }
+
+/**
+ * Opens (creating if needed) the SQLite database with the settings the whole product relies on:
+ * WAL so readers never wait for the writer, foreign keys enforced, a busy timeout instead of
+ * instant SQLITE_BUSY, and synchronous=NORMAL (durable at checkpoints, 10x the commit rate of FULL).
+ */
+export function openDatabase(path: string): Db {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const client = new Database(path, { create: true, strict: true })
+  client.exec('PRAGMA journal_mode = WAL')
+  client.exec('PRAGMA foreign_keys = ON')
+  client.exec('PRAGMA busy_timeout = 5000')
+  client.exec('PRAGMA synchronous = NORMAL')
+  return drizzle({ client }) as Db
+}

@@ -1,0 +1,80 @@
+/**
+ * The one table of error codes. Every failure the API answers comes from a line here: its code
+ * (clients switch on it), HTTP status and default message. Features raise them with `fail(code)`.
+ */
+export const errorTable = {
+  bad_request: { status: 400, message: 'The request is not valid.' },
+  malformed_json: { status: 400, message: 'The request body is not valid JSON.' },
+  invalid_token: { status: 400, message: 'The link is invalid, already used or expired.' },
+  unauthorized: { status: 401, message: 'Not authenticated.' },
+  invalid_credentials: { status: 401, message: 'Incorrect email or password.' },
+  forbidden: { status: 403, message: 'You do not have permission to do this.' },
+  missing_scope: { status: 403, message: 'API key missing required scope.' },
+  admin_required: { status: 403, message: 'Workspace admin role required.' },
+  email_not_verified: { status: 403, message: 'Email address not verified. Use the link we sent you.' },
+  registration_closed: { status: 403, message: 'Registration is closed on this server.' },
+  not_found: { status: 404, message: 'Not found.' },
+  method_not_allowed: { status: 405, message: 'Method not allowed.' },
+  conflict: { status: 409, message: 'The request conflicts with the current state.' },
+  email_taken: { status: 409, message: 'An account with this email already exists.' },
+  idempotency_in_progress: {
+    status: 409,
+    message: 'A request with this Idempotency-Key is still being processed.',
+  },
+  payload_too_large: { status: 413, message: 'The request body is too large.' },
+  unsupported_media_type: { status: 415, message: 'Unsupported content type.' },
+  validation_error: { status: 422, message: 'The request failed validation.' },
+  idempotency_mismatch: {
+    status: 422,
+    message: 'This Idempotency-Key was used with a different request.',
+  },
+  invalid_cursor: { status: 422, message: 'The pagination cursor is not valid.' },
+  rate_limited: { status: 429, message: 'Too many requests. Try again later.' },
+  internal_error: { status: 500, message: 'Internal server error.' },
+  service_unavailable: { status: 503, message: 'The service is temporarily unavailable.' },
+} as const satisfies Record<string, { status: number; message: string }>
+
+/** A machine-readable error code from the table. */
+export type ErrorCode = keyof typeof errorTable
+
+/** One validation problem, in the FastAPI-compatible shape frozen clients know. */
+export interface ValidationIssue {
+  loc: (string | number)[]
+  msg: string
+  type: string
+}
+
+/** The error every layer throws; the HTTP layer renders it in the shape of the mount. */
+export class ApiError extends Error {
+  readonly status: number
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly details?: unknown,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message ?? errorTable[code].message)
+    this.name = 'ApiError'
+    this.status = errorTable[code].status
+  }
+}
+
+/** Builds an ApiError from the table: `throw fail('not_found')`. */
+export function fail(
+  code: ErrorCode,
+  message?: string,
+  details?: unknown,
+  headers?: Record<string, string>,
+): ApiError {
+  return new ApiError(code, message, details, headers)
+}
+
+/** A 422 with field-level issues. */
+export function validationFailed(issues: ValidationIssue[]): ApiError {
+  return new ApiError('validation_error', errorTable.validation_error.message, issues)
+}
+
+/** 404 in the words the spec uses; another tenant's resource answers the same. */
+export function notFound(what = 'Resource'): ApiError {
+  return new ApiError('not_found', `${what} not found.`)
+}

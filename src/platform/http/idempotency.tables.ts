@@ -1,0 +1,18 @@
+import { blob, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+
+/** Stored outcomes of requests sent with an `Idempotency-Key`, per tenant scope, for replay. */
+export const idempotencyKeys = sqliteTable(
+  'idempotency_keys',
+  {
+    scope: text('scope').notNull(),
+    key: text('key').notNull(),
+    requestHash: text('request_hash').notNull(),
+    state: text('state', { enum: ['pending', 'done'] }).notNull(),
+    status: integer('status'),
+    headers: text('headers'),
+    body: blob('body', { mode: 'buffer' }),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.key] }), index('idempotency_keys_expires_at').on(t.expiresAt)],
+)

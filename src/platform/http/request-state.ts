@@ -1,0 +1,23 @@
+/** Per-request facts the outer layer and the route runner share, keyed by the Request object. */
+export interface RequestState {
+  requestId: string
+  /** Matched route as `METHOD /path/:param`, or null when nothing matched. */
+  route: string | null
+  workspaceId: string | null
+  /** An unexpected error to log (never sent to the client). */
+  error?: unknown
+}
+
+const states = new WeakMap<Request, RequestState>()
+
+/** Attaches a fresh state to a request. */
+export function startRequest(request: Request, requestId: string): RequestState {
+  const state: RequestState = { requestId, route: null, workspaceId: null }
+  states.set(request, state)
+  return state
+}
+
+/** The state of a request; a request that bypassed the outer layer gets an anonymous one. */
+export function requestState(request: Request): RequestState {
+  return states.get(request) ?? startRequest(request, 'req_unknown')
+}

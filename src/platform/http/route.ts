@@ -1,0 +1,113 @@
+import type { Static, TSchema } from '@sinclair/typebox'
+import type { PageRequest } from './pagination'
+
+/** API-key scopes (spec, Authentication). Session tokens hold them all. */
+export const SCOPES = ['ingest', 'query', 'admin'] as const
+export type Scope = (typeof SCOPES)[number]
+
+/** Who may call a route: anyone, any valid credential, or a workspace admin. */
+export type AuthRequirement = 'none' | 'bearer' | 'admin'
+
+/** Where a route is mounted: at `/v1<path>` and `<path>` (default), or at one of them only. */
+export type Mount = 'both' | 'v1' | 'unversioned'
+
+/** The API surface a request came through; it decides error and list shapes. */
+export type ApiStyle = 'v1' | 'frozen'
+
+/** The authenticated caller, produced by the injected authenticator. */
+export interface Principal {
+  kind: 'session' | 'api_key'
+  workspaceId: string
+  userId: string | null
+  role: 'admin' | 'member'
+  /** Scopes of an API key; null for a session (a session is not scope-limited). */
+  scopes: readonly Scope[] | null
+  keyId: string | null
+}
+
+/** How a route's body is read. `stream` leaves the body to the handler (uploads). */
+export type BodyKind = 'json' | 'form' | 'stream'
+
+/** Everything a handler sees about its request. */
+export interface RouteContext<B, Q, P, A extends AuthRequirement> {
+  request: Request
+  url: URL
+  requestId: string
+  style: ApiStyle
+  ip: string
+  body: B
+  query: Q
+  params: P
+  principal: A extends 'none' ? Principal | null : Principal
+  /** Paging window on `/v1` list routes; null on the frozen mount (whole list). */
+  page: PageRequest | null
+}
+
+/** One page of a list route: the handler's answer, rendered per style by the mount. */
+export interface ListResult<T> {
+  items: T[]
+  total: number
+  nextCursor: string | null
+}
+
+/** A reply with an explicit status and headers. */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+/** Answers with a status other than 200, or with extra headers. */
+export function reply(status: number, body?: unknown, headers?: Record<string, string>): Reply {
+  return new Reply(status, body, headers)
+}
+
+type Infer<S> = S extends TSchema ? Static<S> : undefined
+
+/** A route, defined once: schemas, auth, scope, docs and handler together. */
+export interface RouteDef<
+  B extends TSchema | undefined = TSchema | undefined,
+  Q extends TSchema | undefined = TSchema | undefined,
+  P extends TSchema | undefined = TSchema | undefined,
+  A extends AuthRequirement = AuthRequirement,
+> {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+  /** Path with `:param` segments, without the `/v1` prefix. */
+  path: string
+  mount?: Mount
+  auth: A
+  /** The API-key scope this route needs (spec, Authentication); checked for keys only. */
+  scope?: Scope
+  summary: string
+  tags: string[]
+  description?: string
+  body?: B
+  bodyKind?: BodyKind
+  /** Body size cap for this route; defaults to `server.max_body_bytes`. */
+  maxBodyBytes?: number
+  query?: Q
+  params?: P
+  /** Success status; 200 by default. */
+  status?: number
+  /** Response schema (for lists, the item schema). */
+  response?: TSchema
+  /** Content type of a non-JSON response, for the OpenAPI document. */
+  produces?: string
+  /** A list route: `/v1` answers a page, the frozen mount the whole array. */
+  list?: boolean
+  /** Honour `Idempotency-Key`; on by default for POST, PUT and DELETE with a JSON or form body. */
+  idempotent?: boolean
+  handler: (ctx: RouteContext<Infer<B>, Infer<Q>, Infer<P>, A>) => unknown | Promise<unknown>
+}
+
+/** Declares a route with full type inference of body, query, params and principal. */
+export function defineRoute<
+  B extends TSchema | undefined = undefined,
+  Q extends TSchema | undefined = undefined,
+  P extends TSchema | undefined = undefined,
+  A extends AuthRequirement = AuthRequirement,
+>(def: RouteDef<B, Q, P, A>): RouteDef {
+  return def as unknown as RouteDef
+}

@@ -1,0 +1,93 @@
+import { FormatRegistry, type TSchema } from '@sinclair/typebox'
+import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler'
+import { ValueErrorType } from '@sinclair/typebox/errors'
+import { Value } from '@sinclair/typebox/value'
+import { type ValidationIssue, validationFailed } from './errors'
+
+// Formats used by route schemas. TypeBox knows none by default.
+const EMAIL =
+  /^[^\s@"(),:;<>[\]\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/
+if (!FormatRegistry.Has('email')) FormatRegistry.Set('email', (v) => v.length <= 254 && EMAIL.test(v))
+if (!FormatRegistry.Has('date-time')) {
+  FormatRegistry.Set(
+    'date-time',
+    (v) =>
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i.test(v) &&
+      !Number.isNaN(Date.parse(v)),
+  )
+}
+if (!FormatRegistry.Has('uri')) FormatRegistry.Set('uri', (v) => URL.canParse(v))
+
+/** Error kinds named as the FastAPI clients of the frozen routes know them. */
+const typeNames: Partial<Record<ValueErrorType, [string, string?]>> = {
+  [ValueErrorType.ObjectRequiredProperty]: ['missing', 'Field required'],
+  [ValueErrorType.ObjectAdditionalProperties]: ['extra_forbidden', 'Extra inputs are not permitted'],
+  [ValueErrorType.Object]: ['model_type', 'Input should be an object'],
+  [ValueErrorType.String]: ['string_type', 'Input should be a valid string'],
+  [ValueErrorType.StringMinLength]: ['string_too_short'],
+  [ValueErrorType.StringMaxLength]: ['string_too_long'],
+  [ValueErrorType.StringPattern]: ['string_pattern_mismatch'],
+  [ValueErrorType.StringFormat]: ['value_error'],
+  [ValueErrorType.Integer]: ['int_parsing', 'Input should be a valid integer'],
+  [ValueErrorType.Number]: ['float_parsing', 'Input should be a valid number'],
+  [ValueErrorType.IntegerMinimum]: ['greater_than_equal'],
+  [ValueErrorType.NumberMinimum]: ['greater_than_equal'],
+  [ValueErrorType.IntegerMaximum]: ['less_than_equal'],
+  [ValueErrorType.NumberMaximum]: ['less_than_equal'],
+  [ValueErrorType.Boolean]: ['bool_parsing', 'Input should be a valid boolean'],
+  [ValueErrorType.Array]: ['list_type', 'Input should be a valid list'],
+  [ValueErrorType.ArrayMinItems]: ['too_short'],
+  [ValueErrorType.ArrayMaxItems]: ['too_long'],
+  [ValueErrorType.Literal]: ['literal_error'],
+  [ValueErrorType.Union]: ['union_error'],
+  [ValueErrorType.Null]: ['none_required'],
+}
+
+/** Where a value came from; the first element of every issue's `loc`. */
+export type Location = 'body' | 'query' | 'path'
+
+/** A compiled validator for one schema at one location. */
+export interface Validator {
+  /** Applies defaults (and string coercion for query and path), then checks; throws a 422. */
+  parse(value: unknown): unknown
+  schema: TSchema
+}
+
+/** Compiles `schema` once; `parse` is cheap per request. */
+export function compileValidator(schema: TSchema, location: Location): Validator {
+  const check: TypeCheck<TSchema> = TypeCompiler.Compile(schema)
+  const coerceStrings = location !== 'body'
+  return {
+    schema,
+    parse(input) {
+      let value = Value.Default(schema, structuredCloneSafe(input))
+      if (coerceStrings) value = Value.Convert(schema, value)
+      if (check.Check(value)) return value
+      throw validationFailed(issuesOf(check, value, location))
+    },
+  }
+}
+
+function structuredCloneSafe(v: unknown): unknown {
+  return v === undefined ? undefined : typeof v === 'object' && v !== null ? structuredClone(v) : v
+}
+
+/** Turns TypeBox errors into one issue per failing field, in FastAPI's `{loc, msg, type}` shape. */
+export function issuesOf(check: TypeCheck<TSchema>, value: unknown, location: Location): ValidationIssue[] {
+  const seen = new Set<string>()
+  const out: ValidationIssue[] = []
+  for (const e of check.Errors(value)) {
+    if (seen.has(e.path)) continue
+    seen.add(e.path)
+    const [type, msg] = typeNames[e.type] ?? ['value_error']
+    const loc: (string | number)[] = [location]
+    for (const part of e.path.split('/').slice(1)) {
+      const key = part.replace(/~1/g, '/').replace(/~0/g, '~')
+      loc.push(/^\d+$/.test(key) ? Number(key) : key)
+    }
+    out.push({ loc, msg: msg ?? e.message, type })
+    if (out.length >= 20) break
+  }
+  if (out.length === 0) out.push({ loc: [location], msg: 'Invalid input', type: 'value_error' })
+  return out
+}
