@@ -65,6 +65,7 @@ export function createApp(deps: AppDeps): App {
 
   mountRoutes(shell.router, routes, {
     maxBodyBytes: config.server.max_body_bytes,
+    trustProxy: config.server.trust_proxy,
     idempotency: new IdempotencyStore(deps.db, deps.clock, config.api.idempotency_ttl_hours * 3_600_000),
     authenticate,
   })

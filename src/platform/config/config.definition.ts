@@ -45,6 +45,12 @@ export const configDefinition = {
       default: 1_048_576,
       kind: { type: 'int', min: 1024, max: 1_073_741_824 },
     }),
+    trust_proxy: leaf({
+      doc: 'Take the client address from X-Forwarded-For (only behind a reverse proxy you control).',
+      env: 'ENGRAM_TRUST_PROXY',
+      default: false,
+      kind: { type: 'bool' },
+    }),
     log_level: leaf({
       doc: 'Least severe log level written: debug, info, warn, error or silent.',
       env: 'ENGRAM_LOG_LEVEL',

@@ -15,6 +15,8 @@ export type Authenticator = (request: Request, ip: string) => Promise<Principal>
 /** What the mount needs from the outside world. */
 export interface MountDeps {
   maxBodyBytes: number
+  /** Read the client address from X-Forwarded-For (behind a trusted reverse proxy). */
+  trustProxy: boolean
   idempotency: IdempotencyStore
   authenticate: Authenticator
 }
@@ -48,7 +50,10 @@ export function mountRoutes(app: Elysia, routes: RouteDef[], deps: MountDeps): v
     for (const style of stylesOf(route)) {
       const run = compileRoute(route, style, deps)
       app.route(route.method, mountedPath(route, style), ({ request, params, server }) => {
-        const ip = server?.requestIP(request)?.address ?? '127.0.0.1'
+        const forwarded = deps.trustProxy
+          ? request.headers.get('x-forwarded-for')?.split(',')[0]?.trim()
+          : undefined
+        const ip = forwarded || server?.requestIP(request)?.address || '127.0.0.1'
         return run(request, params as Record<string, string>, ip)
       })
     }

@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { migrations } from '../../migrations/index'
+import { type App, type AppDeps, createApp } from '../../src/app'
+import { ManualClock } from '../../src/platform/clock/clock'
+import { type Config, loadConfig } from '../../src/platform/config/config.load'
+import { seededRandom } from '../../src/platform/crypto/random'
+import { type Db, openDatabase } from '../../src/platform/db/db'
+import { migrate } from '../../src/platform/db/migrate'
+import type { RouteDef } from '../../src/platform/http/route'
+import { memoryLogger } from '../../src/platform/log/log'
+
+/** A test app on a fresh data dir and database, with a manual clock and seeded randomness. */
+export interface TestApp extends App {
+  deps: AppDeps
+  db: Db
+  clock: ManualClock
+  log: ReturnType<typeof memoryLogger>
+  dataDir: string
+  /** Sends a request through `app.handle`; `path` is relative to http://engram.test. */
+  request(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>
+  close(): void
+}
+
+/** Options: environment overrides (ENGRAM_* names) and extra routes. */
+export interface TestAppOptions {
+  env?: Record<string, string>
+  extraRoutes?: RouteDef[]
+  seed?: number
+}
+
+/** Builds the real app in-process, as tests through `app.handle` need it. */
+export function testApp(opts: TestAppOptions = {}): TestApp {
+  const dataDir = mkdtempSync(join(tmpdir(), 'engram-test-'))
+  const config: Config = loadConfig({
+    env: { ENGRAM_DATA_DIR: dataDir, ENGRAM_RATE_LIMITS: 'off', ...opts.env },
+    readFile: () => null,
+  })
+  const db = openDatabase(join(dataDir, 'engram.db'))
+  migrate(db, migrations)
+  const clock = new ManualClock('2026-03-01T12:00:00Z')
+  const log = memoryLogger()
+  const deps: AppDeps = {
+    config,
+    db,
+    clock,
+    random: seededRandom(opts.seed ?? 7),
+    log,
+    secret: 'test-secret-test-secret-test-secret-0123456789',
+    extraRoutes: opts.extraRoutes,
+  }
+  const app = createApp(deps)
+  return {
+    ...app,
+    deps,
+    db,
+    clock,
+    log,
+    dataDir,
+    request(path, init = {}) {
+      const { json, ...rest } = init
+      const headers = new Headers(rest.headers)
+      if (json !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json')
+      return app.handle(
+        new Request(`http://engram.test${path}`, {
+          ...rest,
+          headers,
+          body: json !== undefined ? JSON.stringify(json) : rest.body,
+        }),
+      )
+    },
+    close() {
+      db.$client.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
