@@ -1,0 +1,76 @@
+import { existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+
+const ROOT = resolve(import.meta.dir, '../..')
+
+/** Path of the compiled executable: ENGRAM_BINARY if given, else built once into dist/engram-test. */
+export function binaryPath(): string {
+  const given = Bun.env.ENGRAM_BINARY
+  if (given) return resolve(given)
+  const out = join(ROOT, 'dist', 'engram-test')
+  if (!existsSync(out) || Bun.env.ENGRAM_REBUILD !== '0') {
+    const build = Bun.spawnSync(['bun', 'run', 'scripts/build.ts', out], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+    if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`)
+  }
+  return out
+}
+
+type Line = Record<string, unknown>
+
+/** Starts the executable on a free port and resolves once it logs that it is listening. */
+export async function startBinary(opts: { cwd: string; env?: Record<string, string>; args?: string[] }) {
+  const proc = Bun.spawn([binaryPath(), ...(opts.args ?? ['serve'])], {
+    cwd: opts.cwd,
+    env: { PATH: Bun.env.PATH ?? '', ENGRAM_HOST: '127.0.0.1', ENGRAM_PORT: '0', ...opts.env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const lines: Line[] = []
+  const waiters: { match: (l: Line) => boolean; resolve: (l: Line) => void }[] = []
+  const pump = (async () => {
+    const decoder = new TextDecoder()
+    let buf = ''
+    for await (const chunk of proc.stdout) {
+      buf += decoder.decode(chunk, { stream: true })
+      let nl = buf.indexOf('\n')
+      while (nl >= 0) {
+        const text = buf.slice(0, nl)
+        buf = buf.slice(nl + 1)
+        nl = buf.indexOf('\n')
+        let line: Line
+        try {
+          line = JSON.parse(text) as Line
+        } catch {
+          continue
+        }
+        lines.push(line)
+        for (const w of waiters.splice(0)) {
+          if (w.match(line)) w.resolve(line)
+          else waiters.push(w)
+        }
+      }
+    }
+  })()
+  const waitForLine = (match: (l: Line) => boolean): Promise<Line> => {
+    const found = lines.find(match)
+    if (found) return Promise.resolve(found)
+    return new Promise((resolve, reject) => {
+      waiters.push({ match, resolve })
+      proc.exited.then(async (code) =>
+        reject(new Error(`engram exited with ${code}: ${await new Response(proc.stderr).text()}`)),
+      )
+    })
+  }
+  const listening = await waitForLine((l) => l.msg === 'listening')
+  return {
+    proc,
+    lines,
+    waitForLine,
+    url: `http://127.0.0.1:${listening.port}`,
+    async stop() {
+      proc.kill('SIGTERM')
+      await proc.exited
+      await pump.catch(() => {})
+    },
+  }
+}
