@@ -3,4 +3,6 @@ import type { Migration } from '../src/platform/db/migrate'
 import m0 from './0000_idempotency.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
-export const migrations: Migration[] = [{ tag: '0000_idempotency', sql: m0 }]
+export const migrations: Migration[] = [
+  { tag: '0000_idempotency', sql: m0 },
+]

@@ -2,7 +2,17 @@
 // later, the web UI) are imported as text, so they are embedded in the binary.
 const out = process.argv[2] ?? 'dist/engram'
 const result = Bun.spawnSync(
-  ['bun', 'build', '--compile', '--minify-syntax', '--minify-whitespace', '--sourcemap', 'src/main.ts', '--outfile', out],
+  [
+    'bun',
+    'build',
+    '--compile',
+    '--minify-syntax',
+    '--minify-whitespace',
+    '--sourcemap',
+    'src/main.ts',
+    '--outfile',
+    out,
+  ],
   { stdout: 'inherit', stderr: 'inherit' },
 )
 if (result.exitCode !== 0) process.exit(result.exitCode ?? 1)

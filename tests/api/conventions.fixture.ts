@@ -44,7 +44,10 @@ export function widgetApp(env: Record<string, string> = {}): WidgetFixture {
       auth: 'none',
       summary: 'Create a widget',
       tags: ['test'],
-      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 50 }), size: Type.Optional(Type.Integer()) }),
+      body: Type.Object({
+        name: Type.String({ minLength: 1, maxLength: 50 }),
+        size: Type.Optional(Type.Integer()),
+      }),
       response: Widget,
       handler: async ({ body }) => {
         runs++
@@ -109,7 +112,9 @@ export function widgetApp(env: Record<string, string> = {}): WidgetFixture {
   ]
   app = testApp({ env, extraRoutes: routes })
   db = app.db
-  db.$client.exec('CREATE TABLE widgets (id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at INTEGER NOT NULL)')
+  db.$client.exec(
+    'CREATE TABLE widgets (id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at INTEGER NOT NULL)',
+  )
   return {
     app,
     executions: () => runs,

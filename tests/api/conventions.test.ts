@@ -56,7 +56,11 @@ describe('error shapes', () => {
   })
 
   test('a handler crash is a 500 that reveals nothing internal and is logged with its stack', async () => {
-    const res = await app.request('/v1/widgets', { method: 'POST', json: { name: 'boom' }, headers: { 'x-request-id': 'r3' } })
+    const res = await app.request('/v1/widgets', {
+      method: 'POST',
+      json: { name: 'boom' },
+      headers: { 'x-request-id': 'r3' },
+    })
     expect(res.status).toBe(500)
     const body = await res.json()
     expect(body).toEqual({
@@ -73,7 +77,11 @@ describe('error shapes', () => {
 
 describe('validation bodies', () => {
   test('a missing and a too-long field give field-level issues in the v1 envelope', async () => {
-    const res = await app.request('/v1/widgets', { method: 'POST', json: { size: 'big' }, headers: { 'x-request-id': 'r4' } })
+    const res = await app.request('/v1/widgets', {
+      method: 'POST',
+      json: { size: 'big' },
+      headers: { 'x-request-id': 'r4' },
+    })
     expect(res.status).toBe(422)
     const { error } = await res.json()
     expect(error.code).toBe('validation_error')
@@ -98,7 +106,10 @@ describe('validation bodies', () => {
   })
 
   test('an empty body where one is required is a 422 naming the body', async () => {
-    const res = await app.request('/widgets', { method: 'POST', headers: { 'content-type': 'application/json' } })
+    const res = await app.request('/widgets', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    })
     expect(res.status).toBe(422)
     expect((await res.json()).detail[0].loc).toEqual(['body'])
   })
@@ -116,7 +127,9 @@ describe('validation bodies', () => {
       body: 'username=ann',
     })
     expect(bad.status).toBe(422)
-    expect((await bad.json()).detail).toEqual([{ loc: ['body', 'password'], msg: 'Field required', type: 'missing' }])
+    expect((await bad.json()).detail).toEqual([
+      { loc: ['body', 'password'], msg: 'Field required', type: 'missing' },
+    ])
   })
 })
 
@@ -155,7 +168,10 @@ describe('bad input never reaches a handler and writes nothing', () => {
     })
     expect(res.status).toBe(415)
     const { error } = await res.json()
-    expect(error).toMatchObject({ code: 'unsupported_media_type', message: 'Expected application/json, got text/plain.' })
+    expect(error).toMatchObject({
+      code: 'unsupported_media_type',
+      message: 'Expected application/json, got text/plain.',
+    })
     const form = await app.request('/form', { method: 'POST', json: { username: 'a', password: 'b' } })
     expect(form.status).toBe(415)
     unchanged(b)
@@ -171,7 +187,10 @@ describe('bad input never reaches a handler and writes nothing', () => {
         body: big,
       })
       expect(declared.status).toBe(413)
-      expect((await declared.json()).error).toMatchObject({ code: 'payload_too_large', details: { limit: 2048 } })
+      expect((await declared.json()).error).toMatchObject({
+        code: 'payload_too_large',
+        details: { limit: 2048 },
+      })
       const stream = new ReadableStream({
         start(c) {
           c.enqueue(new TextEncoder().encode(big))

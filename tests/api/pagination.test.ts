@@ -51,7 +51,11 @@ describe('/v1 list pagination', () => {
   })
 
   test('a forged or garbled cursor is a 422 invalid_cursor', async () => {
-    for (const bad of ['not-a-cursor', encodeCursor([]).slice(0, 2), Buffer.from('{"a":1}').toString('base64url')]) {
+    for (const bad of [
+      'not-a-cursor',
+      encodeCursor([]).slice(0, 2),
+      Buffer.from('{"a":1}').toString('base64url'),
+    ]) {
       const res = await f.app.request(`/v1/widgets?cursor=${bad}`)
       expect(res.status).toBe(422)
       expect((await res.json()).error.code).toBe('invalid_cursor')

@@ -9,7 +9,12 @@ describe('service and versions', () => {
   test('GET / names the service, the API versions and the docs path', async () => {
     const res = await app.request('/')
     expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({ service: 'engram', version: expect.any(String), api_versions: ['1'], docs: '/docs' })
+    expect(await res.json()).toEqual({
+      service: 'engram',
+      version: expect.any(String),
+      api_versions: ['1'],
+      docs: '/docs',
+    })
   })
 
   test('GET / exists unversioned only: /v1/ is the version document, not the service identity', async () => {
@@ -50,8 +55,13 @@ describe('service and versions', () => {
       expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/', '/v1', '/widgets', '/v1/widgets']))
       const v1List = doc.paths['/v1/widgets'].get
       expect(v1List.parameters.map((p: { name: string }) => p.name)).toEqual(['prefix', 'limit', 'cursor'])
-      expect(v1List.responses['200'].content['application/json'].schema.required).toEqual(['items', 'next_cursor'])
-      expect(v1List.responses.default.content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorEnvelope')
+      expect(v1List.responses['200'].content['application/json'].schema.required).toEqual([
+        'items',
+        'next_cursor',
+      ])
+      expect(v1List.responses.default.content['application/json'].schema.$ref).toBe(
+        '#/components/schemas/ErrorEnvelope',
+      )
       const frozenList = doc.paths['/widgets'].get
       expect(frozenList.responses['200'].content['application/json'].schema.type).toBe('array')
       expect(frozenList.responses['422'].content['application/json'].schema.$ref).toBe(
@@ -60,7 +70,9 @@ describe('service and versions', () => {
       const create = doc.paths['/v1/widgets'].post
       expect(create.requestBody.content['application/json'].schema.required).toEqual(['name'])
       expect(doc.paths['/v1/private'].get.security).toEqual([{ bearer: [] }])
-      expect(doc.components.schemas.ErrorEnvelope.properties.error.properties.code.enum).toContain('idempotency_mismatch')
+      expect(doc.components.schemas.ErrorEnvelope.properties.error.properties.code.enum).toContain(
+        'idempotency_mismatch',
+      )
     } finally {
       f.app.close()
     }

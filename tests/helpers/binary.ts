@@ -9,7 +9,11 @@ export function binaryPath(): string {
   if (given) return resolve(given)
   const out = join(ROOT, 'dist', 'engram-test')
   if (!existsSync(out) || Bun.env.ENGRAM_REBUILD !== '0') {
-    const build = Bun.spawnSync(['bun', 'run', 'scripts/build.ts', out], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+    const build = Bun.spawnSync(['bun', 'run', 'scripts/build.ts', out], {
+      cwd: ROOT,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`)
   }
   return out
@@ -30,8 +34,11 @@ export async function startBinary(opts: { cwd: string; env?: Record<string, stri
   const pump = (async () => {
     const decoder = new TextDecoder()
     let buf = ''
-    for await (const chunk of proc.stdout) {
-      buf += decoder.decode(chunk, { stream: true })
+    const reader = proc.stdout.getReader()
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      buf += decoder.decode(value, { stream: true })
       let nl = buf.indexOf('\n')
       while (nl >= 0) {
         const text = buf.slice(0, nl)

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
-import { ConfigError, baseUrl, loadConfig, renderDefaultToml } from '../../src/platform/config/config.load'
+import { baseUrl, ConfigError, loadConfig, renderDefaultToml } from '../../src/platform/config/config.load'
 
 const load = (env: Record<string, string> = {}, files: Record<string, string> = {}) =>
   loadConfig({ env, readFile: (p) => files[p] ?? null })
@@ -57,7 +57,9 @@ describe('configuration', () => {
   })
 
   test('cross-field rules: s3 needs its endpoint and keys', () => {
-    expect(() => load({ ENGRAM_STORAGE: 's3' })).toThrow('storage.s3_endpoint is required when ENGRAM_STORAGE=s3')
+    expect(() => load({ ENGRAM_STORAGE: 's3' })).toThrow(
+      'storage.s3_endpoint is required when ENGRAM_STORAGE=s3',
+    )
     const ok = load({
       ENGRAM_STORAGE: 's3',
       ENGRAM_S3_ENDPOINT: 'http://127.0.0.1:9000',
@@ -69,7 +71,9 @@ describe('configuration', () => {
   })
 
   test('a secret value is never echoed in an error', () => {
-    expect(() => load({ ENGRAM_SECRET: 'short-secret' })).toThrow('ENGRAM_SECRET: expected at least 32 characters, got (hidden)')
+    expect(() => load({ ENGRAM_SECRET: 'short-secret' })).toThrow(
+      'ENGRAM_SECRET: expected at least 32 characters, got (hidden)',
+    )
   })
 
   test('invalid TOML is a clear error', () => {

@@ -8,7 +8,9 @@ import { migrate } from '../../src/platform/db/migrate'
 
 const tables = (db: ReturnType<typeof openDatabase>) =>
   db.$client
-    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name")
+    .query<{ name: string }, []>(
+      "SELECT name FROM sqlite_master WHERE type IN ('table','view') ORDER BY name",
+    )
     .all()
     .map((r) => r.name)
 
@@ -47,7 +49,9 @@ describe('migrations', () => {
   test('the database runs in WAL mode with foreign keys and a busy timeout', () => {
     const dir = mkdtempSync(join(tmpdir(), 'engram-pragma-'))
     const db = openDatabase(join(dir, 'engram.db'))
-    expect(db.$client.query<{ journal_mode: string }, []>('PRAGMA journal_mode').get()?.journal_mode).toBe('wal')
+    expect(db.$client.query<{ journal_mode: string }, []>('PRAGMA journal_mode').get()?.journal_mode).toBe(
+      'wal',
+    )
     expect(db.$client.query<{ foreign_keys: number }, []>('PRAGMA foreign_keys').get()?.foreign_keys).toBe(1)
     expect(db.$client.query<{ timeout: number }, []>('PRAGMA busy_timeout').get()?.timeout).toBe(5000)
     db.$client.close()
