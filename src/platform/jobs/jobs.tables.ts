@@ -1,0 +1,41 @@
+import { index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+
+/**
+ * The durable job queue. A row is either a unit of work that workers claim (a handler is
+ * registered for its kind) or an aggregate that only tracks its children (a train run).
+ */
+export const jobs = sqliteTable(
+  'jobs',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id').notNull(),
+    /** What the job works on, e.g. a corpus id; features decide. */
+    subjectId: text('subject_id'),
+    parentId: text('parent_id'),
+    kind: text('kind').notNull(),
+    status: text('status', { enum: ['pending', 'running', 'succeeded', 'failed', 'canceled'] }).notNull(),
+    payload: text('payload').notNull().default('{}'),
+    result: text('result'),
+    detail: text('detail'),
+    error: text('error'),
+    /** Units of work done and in all, for progress and the throughput-based estimate. */
+    unitsDone: real('units_done').notNull().default(0),
+    unitsTotal: real('units_total').notNull().default(0),
+    attempts: integer('attempts').notNull().default(0),
+    maxAttempts: integer('max_attempts').notNull().default(5),
+    /** Not claimable before this time (ms); backoff after a transient failure. */
+    runAt: integer('run_at').notNull(),
+    leaseOwner: text('lease_owner'),
+    leaseUntil: integer('lease_until'),
+    cancelRequested: integer('cancel_requested', { mode: 'boolean' }).notNull().default(false),
+    createdAt: integer('created_at').notNull(),
+    startedAt: integer('started_at'),
+    finishedAt: integer('finished_at'),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    index('jobs_claim').on(t.status, t.runAt),
+    index('jobs_parent').on(t.parentId),
+    index('jobs_subject').on(t.workspaceId, t.subjectId, t.createdAt),
+  ],
+)

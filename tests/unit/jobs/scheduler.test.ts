@@ -1,0 +1,191 @@
+import { afterEach, describe, expect, test } from 'bun:test'
+import { migrations } from '../../../migrations/index'
+import { ManualClock } from '../../../src/platform/clock/clock'
+import { seededRandom } from '../../../src/platform/crypto/random'
+import { type Db, openDatabase } from '../../../src/platform/db/db'
+import { migrate } from '../../../src/platform/db/migrate'
+import { JobQueue } from '../../../src/platform/jobs/queue'
+import { type JobHandler, Scheduler, TransientError } from '../../../src/platform/jobs/scheduler'
+import { memoryLogger } from '../../../src/platform/log/log'
+
+let db: Db
+afterEach(() => db.$client.close())
+
+function setup(workers = 2, owner = 'node-a') {
+  const clock = new ManualClock('2026-05-01T00:00:00Z')
+  return fresh(clock, workers, owner)
+}
+
+function fresh(clock: ManualClock, workers: number, owner: string) {
+  const queue = new JobQueue(db, clock, seededRandom(owner.length))
+  const scheduler = new Scheduler({
+    queue,
+    clock,
+    log: memoryLogger(),
+    workers,
+    leaseMs: 30_000,
+    pollMs: 50,
+    owner,
+  })
+  return { queue, scheduler, clock }
+}
+
+/** A handler that waits until the test opens its gate, so a job can be held "running". */
+function gated() {
+  const gates: (() => void)[] = []
+  const handler: JobHandler = () => new Promise<void>((r) => gates.push(r)).then(() => 'done')
+  return { handler, open: () => gates.splice(0).forEach((g) => g()) }
+}
+
+function newDb() {
+  db = openDatabase(':memory:')
+  migrate(db, migrations)
+}
+
+describe('job queue and scheduler', () => {
+  test('jobs run oldest first, at most `workers` at a time, and end succeeded with their result', async () => {
+    newDb()
+    const { queue, scheduler } = setup(2)
+    const g = gated()
+    scheduler.register('work', g.handler)
+    const ids = [1, 2, 3].map((n) => queue.enqueue({ workspaceId: 'ws_1', kind: 'work', payload: { n } }).id)
+    expect(scheduler.tick().map((j) => j.id)).toEqual(ids.slice(0, 2))
+    expect(scheduler.tick()).toEqual([])
+    expect(queue.get(ids[2]!)!.status).toBe('pending')
+    g.open()
+    await scheduler.idle()
+    expect(queue.get(ids[0]!)).toMatchObject({ status: 'succeeded', result: 'done', attempts: 1 })
+    expect(scheduler.tick().map((j) => j.id)).toEqual([ids[2]!])
+    g.open()
+    await scheduler.idle()
+    expect(queue.get(ids[2]!)!.status).toBe('succeeded')
+  })
+
+  test('a transient failure is retried after an exponential backoff, then fails for good', async () => {
+    newDb()
+    const { queue, scheduler, clock } = setup(1)
+    let calls = 0
+    scheduler.register('flaky', async () => {
+      calls++
+      throw new TransientError('peer down')
+    })
+    const job = queue.enqueue({ workspaceId: 'ws_1', kind: 'flaky', maxAttempts: 3 })
+    await scheduler.drain()
+    expect(calls).toBe(1)
+    expect(queue.get(job.id)).toMatchObject({ status: 'pending', error: 'peer down', attempts: 1 })
+    clock.advance(999)
+    await scheduler.drain()
+    expect(calls).toBe(1)
+    clock.advance(1)
+    await scheduler.drain()
+    expect(calls).toBe(2)
+    clock.advance(2000)
+    await scheduler.drain()
+    expect(calls).toBe(3)
+    expect(queue.get(job.id)).toMatchObject({ status: 'failed', error: 'peer down', attempts: 3 })
+  })
+
+  test('a permanent failure is not retried', async () => {
+    newDb()
+    const { queue, scheduler } = setup(1)
+    scheduler.register('bad', async () => {
+      throw new Error('corrupt input')
+    })
+    const job = queue.enqueue({ workspaceId: 'ws_1', kind: 'bad' })
+    await scheduler.drain()
+    expect(queue.get(job.id)).toMatchObject({ status: 'failed', error: 'corrupt input', attempts: 1 })
+  })
+
+  test('a job left running by a crashed process is picked up again once its lease expires', async () => {
+    newDb()
+    const a = setup(1, 'node-a')
+    a.scheduler.register('work', gated().handler)
+    const job = a.queue.enqueue({ workspaceId: 'ws_1', kind: 'work' })
+    a.scheduler.tick()
+    expect(a.queue.get(job.id)).toMatchObject({ status: 'running', leaseOwner: 'node-a' })
+    // node-a dies here: nobody renews its lease. node-b starts on the same database.
+    const b = fresh(a.clock, 1, 'node-b')
+    let ran = 0
+    b.scheduler.register('work', async () => {
+      ran++
+      return 'recovered'
+    })
+    a.clock.advance(29_000)
+    expect(b.scheduler.tick()).toEqual([])
+    a.clock.advance(2_000)
+    await b.scheduler.drain()
+    expect(ran).toBe(1)
+    expect(b.queue.get(job.id)).toMatchObject({ status: 'succeeded', result: 'recovered', attempts: 2 })
+  })
+
+  test('a live worker keeps its lease by heartbeat, so its job is never taken over', async () => {
+    newDb()
+    const a = setup(1, 'node-a')
+    const g = gated()
+    a.scheduler.register('work', g.handler)
+    const job = a.queue.enqueue({ workspaceId: 'ws_1', kind: 'work' })
+    a.scheduler.tick()
+    const b = fresh(a.clock, 1, 'node-b')
+    b.scheduler.register('work', g.handler)
+    for (let i = 0; i < 5; i++) {
+      a.clock.advance(20_000)
+      a.scheduler.tick() // renews node-a's lease
+      expect(b.scheduler.tick()).toEqual([])
+    }
+    g.open()
+    await a.scheduler.idle()
+    expect(a.queue.get(job.id)).toMatchObject({ status: 'succeeded', attempts: 1 })
+  })
+
+  test('cancel stops a running child at its next checkpoint and cancels pending siblings at once', async () => {
+    newDb()
+    const { queue, scheduler } = setup(1)
+    const run = queue.enqueue({ workspaceId: 'ws_1', kind: 'run', status: 'running', subjectId: 'cor_1' })
+    let units = 0
+    let proceed: () => void = () => {}
+    scheduler.register('batch', async (ctx) => {
+      for (let i = 0; i < 10; i++) {
+        ctx.checkpoint()
+        units++
+        ctx.progress({ unitsDone: i + 1, unitsTotal: 10 })
+        if (i === 2) await new Promise<void>((r) => (proceed = r))
+      }
+    })
+    const first = queue.enqueue({ workspaceId: 'ws_1', kind: 'batch', parentId: run.id })
+    const second = queue.enqueue({ workspaceId: 'ws_1', kind: 'batch', parentId: run.id })
+    scheduler.tick()
+    await Promise.resolve()
+    queue.requestCancel(run.id)
+    expect(queue.get(second.id)!.status).toBe('canceled')
+    proceed()
+    await scheduler.idle()
+    expect(units).toBe(3)
+    expect(queue.get(first.id)).toMatchObject({ status: 'canceled', unitsDone: 3, unitsTotal: 10 })
+    expect(queue.get(run.id)!.cancelRequested).toBe(true)
+  })
+
+  test('the settle hook sees each job in its final state', async () => {
+    newDb()
+    const { queue, scheduler } = setup(2)
+    const seen: string[] = []
+    scheduler.register(
+      'work',
+      async () => 1,
+      (job) => seen.push(`${job.id}:${job.status}`),
+    )
+    const a = queue.enqueue({ workspaceId: 'ws_1', kind: 'work' })
+    await scheduler.drain()
+    expect(seen).toEqual([`${a.id}:succeeded`])
+  })
+
+  test('jobs of kinds with no registered handler (aggregates) are never claimed', async () => {
+    newDb()
+    const { queue, scheduler } = setup(2)
+    scheduler.register('work', async () => 1)
+    const agg = queue.enqueue({ workspaceId: 'ws_1', kind: 'run', status: 'running' })
+    const other = queue.enqueue({ workspaceId: 'ws_1', kind: 'other' })
+    await scheduler.drain()
+    expect(queue.get(agg.id)!.status).toBe('running')
+    expect(queue.get(other.id)!.status).toBe('pending')
+  })
+})
