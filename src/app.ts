@@ -1,4 +1,6 @@
 import pkg from '../package.json'
+import { corporaRoutes } from './features/corpora/corpora.routes'
+import { CorporaService } from './features/corpora/corpora.service'
 import { serviceRoutes } from './features/service/service.routes'
 import type { Clock } from './platform/clock/clock'
 import type { Config } from './platform/config/config.load'
@@ -58,8 +60,11 @@ export function createApp(deps: AppDeps): App {
     })
     return document
   }
+  const corpora = new CorporaService({ db: deps.db, clock: deps.clock, random: deps.random })
+
   const routes: RouteDef[] = [
     ...serviceRoutes({ version: VERSION, frozenRemovalDate: config.api.frozen_removal_date, openapi }),
+    ...corporaRoutes(corpora),
     ...(deps.extraRoutes ?? []),
   ]
 

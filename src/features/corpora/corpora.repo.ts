@@ -1,0 +1,230 @@
+import type { Db } from '../../platform/db/db'
+
+/** A base row with its derived document counters. */
+export interface CorpusRow {
+  id: string
+  workspace_id: string
+  name: string
+  source_type: string
+  status: 'new' | 'training' | 'ready' | 'failed'
+  description: string | null
+  last_synced_at: number | null
+  created_at: number
+  updated_at: number
+  n_documents: number
+  documents_ready: number
+  documents_onboarding: number
+  documents_failed: number
+}
+
+/** A document or section row. */
+export interface DocumentRow {
+  id: string
+  workspace_id: string
+  corpus_id: string
+  parent_id: string | null
+  path: string
+  size: number
+  content_type: string | null
+  sha256: string | null
+  status: 'pending' | 'onboarding' | 'ready' | 'failed'
+  error: string | null
+  source: string
+  section_index: number | null
+  section_title: string | null
+  section_count: number
+  cart_id: string | null
+  raw_key: string | null
+  text_key: string | null
+  text_chars: number
+  created_at: number
+  updated_at: number
+}
+
+const CORPUS_SELECT = `
+  SELECT c.*,
+    (SELECT count(*) FROM documents d WHERE d.corpus_id = c.id AND d.parent_id IS NULL) AS n_documents,
+    (SELECT count(*) FROM documents d WHERE d.corpus_id = c.id AND d.parent_id IS NULL AND d.status = 'ready') AS documents_ready,
+    (SELECT count(*) FROM documents d WHERE d.corpus_id = c.id AND d.parent_id IS NULL AND d.status IN ('pending','onboarding')) AS documents_onboarding,
+    (SELECT count(*) FROM documents d WHERE d.corpus_id = c.id AND d.parent_id IS NULL AND d.status = 'failed') AS documents_failed
+  FROM corpora c`
+
+/** Data functions of bases and documents; every read is scoped by workspace. */
+export class CorporaRepo {
+  private readonly byId
+  private readonly page
+  private readonly all
+  private readonly count
+  constructor(private readonly db: Db) {
+    const c = db.$client
+    this.byId = c.query<CorpusRow, [string, string]>(`${CORPUS_SELECT} WHERE c.workspace_id = ? AND c.id = ?`)
+    this.page = c.query<CorpusRow, [string, number, number, string, number]>(
+      `${CORPUS_SELECT} WHERE c.workspace_id = ? AND (c.created_at < ? OR (c.created_at = ? AND c.id < ?))
+       ORDER BY c.created_at DESC, c.id DESC LIMIT ?`,
+    )
+    this.all = c.query<CorpusRow, [string]>(
+      `${CORPUS_SELECT} WHERE c.workspace_id = ? ORDER BY c.created_at DESC, c.id DESC`,
+    )
+    this.count = c.query<{ n: number }, [string]>('SELECT count(*) AS n FROM corpora WHERE workspace_id = ?')
+  }
+
+  /** Inserts a base. */
+  insert(row: { id: string; workspaceId: string; name: string; now: number }): void {
+    this.db.$client
+      .query(
+        `INSERT INTO corpora (id, workspace_id, name, source_type, status, created_at, updated_at)
+         VALUES (?, ?, ?, 'upload', 'new', ?, ?)`,
+      )
+      .run(row.id, row.workspaceId, row.name, row.now, row.now)
+  }
+
+  /** One base of a workspace, or null (another workspace's id is null too). */
+  get(workspaceId: string, id: string): CorpusRow | null {
+    return this.byId.get(workspaceId, id)
+  }
+
+  /** Bases newest first after a keyset position, `limit + 1` rows. */
+  listPage(workspaceId: string, after: readonly (string | number)[] | null, limit: number): CorpusRow[] {
+    const [at, id] = after ?? [Number.MAX_SAFE_INTEGER, '']
+    return this.page.all(workspaceId, at as number, at as number, id as string, limit + 1)
+  }
+
+  /** Every base of a workspace, newest first. */
+  listAll(workspaceId: string): CorpusRow[] {
+    return this.all.all(workspaceId)
+  }
+
+  /** Number of bases of a workspace. */
+  countAll(workspaceId: string): number {
+    return this.count.get(workspaceId)?.n ?? 0
+  }
+
+  /** Sets status, description or sync time. */
+  update(
+    workspaceId: string,
+    id: string,
+    p: { status?: CorpusRow['status']; description?: string | null; lastSyncedAt?: number },
+    now: number,
+  ): void {
+    const c = this.db.$client
+    if (p.status !== undefined) {
+      c.query('UPDATE corpora SET status = ?, updated_at = ? WHERE workspace_id = ? AND id = ?').run(
+        p.status,
+        now,
+        workspaceId,
+        id,
+      )
+    }
+    if (p.description !== undefined) {
+      c.query('UPDATE corpora SET description = ?, updated_at = ? WHERE workspace_id = ? AND id = ?').run(
+        p.description,
+        now,
+        workspaceId,
+        id,
+      )
+    }
+    if (p.lastSyncedAt !== undefined) {
+      c.query('UPDATE corpora SET last_synced_at = ?, updated_at = ? WHERE workspace_id = ? AND id = ?').run(
+        p.lastSyncedAt,
+        now,
+        workspaceId,
+        id,
+      )
+    }
+  }
+
+  /** Deletes a base row; documents go with it (foreign key cascade). */
+  delete(workspaceId: string, id: string): boolean {
+    return (
+      this.db.$client.query('DELETE FROM corpora WHERE workspace_id = ? AND id = ?').run(workspaceId, id)
+        .changes > 0
+    )
+  }
+
+  /** Documents of a base: parent rows, or parents and sections, newest first after a keyset position. */
+  documentsPage(
+    corpusId: string,
+    sections: boolean,
+    after: readonly (string | number)[] | null,
+    limit: number | null,
+  ): DocumentRow[] {
+    const [at, id] = after ?? [Number.MAX_SAFE_INTEGER, '']
+    return this.db.$client
+      .query<DocumentRow, (string | number)[]>(
+        `SELECT * FROM documents WHERE corpus_id = ? ${sections ? '' : 'AND parent_id IS NULL'}
+           AND (created_at < ? OR (created_at = ? AND id < ?))
+         ORDER BY created_at DESC, id DESC ${limit === null ? '' : 'LIMIT ?'}`,
+      )
+      .all(...[corpusId, at as number, at as number, id as string, ...(limit === null ? [] : [limit + 1])])
+  }
+
+  /** Number of documents (parents, or parents and sections) of a base. */
+  countDocuments(corpusId: string, sections: boolean): number {
+    return (
+      this.db.$client
+        .query<{ n: number }, [string]>(
+          `SELECT count(*) AS n FROM documents WHERE corpus_id = ? ${sections ? '' : 'AND parent_id IS NULL'}`,
+        )
+        .get(corpusId)?.n ?? 0
+    )
+  }
+
+  /** One document (or section) of a base, or null. */
+  document(corpusId: string, id: string): DocumentRow | null {
+    return this.db.$client
+      .query<DocumentRow, [string, string]>('SELECT * FROM documents WHERE corpus_id = ? AND id = ?')
+      .get(corpusId, id)
+  }
+
+  /** The parent document of a base at a relative path, or null. */
+  documentByPath(corpusId: string, path: string): DocumentRow | null {
+    return this.db.$client
+      .query<DocumentRow, [string, string]>(
+        'SELECT * FROM documents WHERE corpus_id = ? AND path = ? AND parent_id IS NULL',
+      )
+      .get(corpusId, path)
+  }
+
+  /** A document's section rows in order. */
+  sections(parentId: string): DocumentRow[] {
+    return this.db.$client
+      .query<DocumentRow, [string]>('SELECT * FROM documents WHERE parent_id = ? ORDER BY section_index')
+      .all(parentId)
+  }
+
+  /** Parent documents of a base with a given source, oldest first (the manifest). */
+  documentsBySource(corpusId: string, source: string): DocumentRow[] {
+    return this.db.$client
+      .query<DocumentRow, [string, string]>(
+        'SELECT * FROM documents WHERE corpus_id = ? AND parent_id IS NULL AND source = ? ORDER BY path',
+      )
+      .all(corpusId, source)
+  }
+
+  /** Every row (parents and sections) of a base; used when deleting it. */
+  allDocumentRows(corpusId: string): DocumentRow[] {
+    return this.db.$client
+      .query<DocumentRow, [string]>('SELECT * FROM documents WHERE corpus_id = ?')
+      .all(corpusId)
+  }
+
+  /** Deletes a document row and its sections (cascade). */
+  deleteDocument(corpusId: string, id: string): boolean {
+    return (
+      this.db.$client.query('DELETE FROM documents WHERE corpus_id = ? AND id = ?').run(corpusId, id)
+        .changes > 0
+    )
+  }
+
+  /** How many rows outside `excludingIds` still use a cart id (cartridges are shared by content). */
+  cartUsers(cartId: string, excludingIds: string[]): number {
+    const marks = excludingIds.map(() => '?').join(',') || "''"
+    return (
+      this.db.$client
+        .query<{ n: number }, string[]>(
+          `SELECT count(*) AS n FROM documents WHERE cart_id = ? AND id NOT IN (${marks})`,
+        )
+        .get(cartId, ...excludingIds)?.n ?? 0
+    )
+  }
+}

@@ -1,0 +1,138 @@
+import { Type } from '@sinclair/typebox'
+import { fail } from '../../platform/http/errors'
+import { defineRoute, type RouteDef, reply } from '../../platform/http/route'
+import {
+  CorpusCreateReq,
+  CorpusParams,
+  CorpusResp,
+  DocumentParams,
+  DocumentResp,
+  DocumentsQuery,
+  ImportStatusResp,
+  ManifestQuery,
+} from './corpora.schemas'
+import { type CorporaService, corpusResp } from './corpora.service'
+
+/** Header on a delete that happened while a build of the base was running (the receipt). */
+export const BUILD_RUNNING_HEADER = 'x-build-running'
+
+/** Routes of the spec's "Document bases" section (upload lives with ingest). */
+export function corporaRoutes(corpora: CorporaService): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/corpora',
+      auth: 'bearer',
+      scope: 'ingest',
+      summary: 'Create a document base',
+      tags: ['corpora'],
+      body: CorpusCreateReq,
+      response: CorpusResp,
+      handler: ({ principal, body }) => corpusResp(corpora.create(principal.workspaceId, body.name)),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/corpora',
+      auth: 'bearer',
+      summary: 'List document bases, newest first',
+      tags: ['corpora'],
+      list: true,
+      response: CorpusResp,
+      handler: ({ principal, page }) => corpora.list(principal.workspaceId, page),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/corpora/:corpus_id',
+      auth: 'bearer',
+      summary: 'Get a document base',
+      tags: ['corpora'],
+      params: CorpusParams,
+      response: CorpusResp,
+      handler: ({ principal, params }) => corpusResp(corpora.get(principal.workspaceId, params.corpus_id)),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/corpora/:corpus_id',
+      auth: 'bearer',
+      scope: 'ingest',
+      summary: 'Delete a document base and everything stored for it',
+      tags: ['corpora'],
+      params: CorpusParams,
+      status: 204,
+      handler: async ({ principal, params }) => {
+        const receipt = await corpora.deleteCorpus(principal.workspaceId, params.corpus_id)
+        return reply(204, undefined, receipt.buildRunning ? { [BUILD_RUNNING_HEADER]: 'true' } : {})
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/corpora/:corpus_id/documents',
+      auth: 'bearer',
+      summary: 'List the documents of a base (files; sections with sections=true)',
+      tags: ['documents'],
+      params: CorpusParams,
+      query: DocumentsQuery,
+      list: true,
+      response: DocumentResp,
+      handler: ({ principal, params, query, page }) =>
+        corpora.documents(principal.workspaceId, params.corpus_id, query.sections ?? false, page),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/corpora/:corpus_id/documents/manifest.csv',
+      auth: 'bearer',
+      summary: 'CSV manifest of the documents uploaded by hand, CLI or picker',
+      tags: ['documents'],
+      params: CorpusParams,
+      query: ManifestQuery,
+      produces: 'text/csv',
+      response: Type.String(),
+      handler: ({ principal, params, query }) => {
+        if ((query.source ?? 'upload') !== 'upload') {
+          throw fail('validation_error', 'Only source=upload has a manifest.', [
+            { loc: ['query', 'source'], msg: "Input should be 'upload'", type: 'literal_error' },
+          ])
+        }
+        const csv = corpora.manifestCsv(principal.workspaceId, params.corpus_id)
+        return new Response(csv, {
+          headers: {
+            'content-type': 'text/csv; charset=utf-8',
+            'content-disposition': `attachment; filename="${params.corpus_id}-manifest.csv"`,
+          },
+        })
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/corpora/:corpus_id/documents/:document_id',
+      auth: 'bearer',
+      scope: 'ingest',
+      summary: 'Delete a document everywhere (not blocked by a running build)',
+      description: `When a build was running the response carries \`${BUILD_RUNNING_HEADER}: true\`.`,
+      tags: ['documents'],
+      params: DocumentParams,
+      status: 204,
+      handler: async ({ principal, params }) => {
+        const receipt = await corpora.deleteDocument(
+          principal.workspaceId,
+          params.corpus_id,
+          params.document_id,
+        )
+        return reply(204, undefined, receipt.buildRunning ? { [BUILD_RUNNING_HEADER]: 'true' } : {})
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/corpora/:corpus_id/import-status',
+      auth: 'bearer',
+      summary: 'State of the latest connector import of a base',
+      tags: ['corpora'],
+      params: CorpusParams,
+      response: ImportStatusResp,
+      handler: ({ principal, params }) => {
+        corpora.get(principal.workspaceId, params.corpus_id)
+        return { state: 'none' }
+      },
+    }),
+  ]
+}

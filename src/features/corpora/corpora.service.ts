@@ -1,0 +1,184 @@
+import { type Clock, iso } from '../../platform/clock/clock'
+import { newId, type Random } from '../../platform/crypto/random'
+import type { Db } from '../../platform/db/db'
+import { fail, notFound } from '../../platform/http/errors'
+import { keysetPage } from '../../platform/http/pagination'
+import { CorporaRepo, type CorpusRow, type DocumentRow } from './corpora.repo'
+
+/** Removes what other features keep for documents (index entries, cartridges, warm copies, objects). */
+export interface DocumentPurger {
+  /** Called after the rows are gone; `carts` lists cart ids no remaining row references. */
+  purgeDocuments(workspaceId: string, corpusId: string, rows: DocumentRow[], carts: string[]): Promise<void>
+  /** Called after a whole base is gone. */
+  purgeCorpus(workspaceId: string, corpusId: string): Promise<void>
+}
+
+export interface CorporaDeps {
+  db: Db
+  clock: Clock
+  random: Random
+}
+
+/** What a delete did, for the caller's receipt. */
+export interface DeleteReceipt {
+  deleted: string[]
+  buildRunning: boolean
+}
+
+const ts = (ms: number | null) => (ms === null ? null : iso(new Date(ms)))
+
+/** The wire shape of a base. */
+export function corpusResp(r: CorpusRow) {
+  return {
+    id: r.id,
+    name: r.name,
+    source_type: r.source_type,
+    status: r.status,
+    n_documents: r.n_documents,
+    documents_ready: r.documents_ready,
+    documents_onboarding: r.documents_onboarding,
+    documents_failed: r.documents_failed,
+    last_synced_at: ts(r.last_synced_at),
+    description: r.description,
+    created_at: iso(new Date(r.created_at)),
+    updated_at: iso(new Date(r.updated_at)),
+  }
+}
+
+/** The wire shape of a document or section. */
+export function documentResp(d: DocumentRow) {
+  return {
+    id: d.id,
+    corpus_id: d.corpus_id,
+    filename: d.path,
+    size: d.size,
+    content_type: d.content_type,
+    sha256: d.sha256,
+    status: d.status,
+    error: d.error,
+    section_count: d.section_count,
+    parent_id: d.parent_id,
+    cart_id: d.cart_id,
+    title: d.section_title,
+    source: d.source,
+    created_at: iso(new Date(d.created_at)),
+    updated_at: iso(new Date(d.updated_at)),
+  }
+}
+
+/** Document bases: create, read, list, delete, and the document listing and deletion. */
+export class CorporaService {
+  readonly repo: CorporaRepo
+  private readonly purgers: DocumentPurger[] = []
+  private buildRunning: (workspaceId: string, corpusId: string) => boolean = () => false
+
+  constructor(private readonly deps: CorporaDeps) {
+    this.repo = new CorporaRepo(deps.db)
+  }
+
+  /** Registers a feature that must forget deleted documents. */
+  addPurger(p: DocumentPurger): void {
+    this.purgers.push(p)
+  }
+
+  /** Tells the service how to know whether a build of a base is in flight. */
+  setBuildProbe(probe: (workspaceId: string, corpusId: string) => boolean): void {
+    this.buildRunning = probe
+  }
+
+  /** Creates an empty base. */
+  create(workspaceId: string, name: string): CorpusRow {
+    const trimmed = name.trim()
+    if (!trimmed) {
+      throw fail('validation_error', 'The name must not be empty.', [
+        { loc: ['body', 'name'], msg: 'The name must not be empty', type: 'string_too_short' },
+      ])
+    }
+    const id = newId(this.deps.random, 'cor')
+    this.repo.insert({ id, workspaceId, name: trimmed, now: this.deps.clock.now().getTime() })
+    return this.repo.get(workspaceId, id)!
+  }
+
+  /** A base of the workspace; another workspace's id is a 404. */
+  get(workspaceId: string, id: string): CorpusRow {
+    const row = this.repo.get(workspaceId, id)
+    if (!row) throw notFound('Document base')
+    return row
+  }
+
+  /** Bases of a workspace, paged (page null: all). */
+  list(workspaceId: string, page: { limit: number; after: readonly (string | number)[] | null } | null) {
+    const total = this.repo.countAll(workspaceId)
+    if (!page) return { items: this.repo.listAll(workspaceId).map(corpusResp), total, nextCursor: null }
+    const rows = this.repo.listPage(workspaceId, page.after, page.limit)
+    return keysetPage(rows, page.limit, (r) => [r.created_at, r.id], corpusResp, total)
+  }
+
+  /** Documents of a base (parents only unless `sections`), paged (page null: all). */
+  documents(
+    workspaceId: string,
+    corpusId: string,
+    sections: boolean,
+    page: { limit: number; after: readonly (string | number)[] | null } | null,
+  ) {
+    this.get(workspaceId, corpusId)
+    const total = this.repo.countDocuments(corpusId, sections)
+    const rows = this.repo.documentsPage(corpusId, sections, page?.after ?? null, page?.limit ?? null)
+    if (!page) return { items: rows.map(documentResp), total, nextCursor: null }
+    return keysetPage(rows, page.limit, (r) => [r.created_at, r.id], documentResp, total)
+  }
+
+  /** Deletes a document everywhere; never blocked by a running build. */
+  async deleteDocument(workspaceId: string, corpusId: string, documentId: string): Promise<DeleteReceipt> {
+    this.get(workspaceId, corpusId)
+    const doc = this.repo.document(corpusId, documentId)
+    if (!doc) throw notFound('Document')
+    // Deleting a section alone would leave its parent incomplete; the unit of deletion is the file.
+    const parent = doc.parent_id ? this.repo.document(corpusId, doc.parent_id)! : doc
+    const rows = [parent, ...this.repo.sections(parent.id)]
+    const buildRunning = this.buildRunning(workspaceId, corpusId)
+    this.repo.deleteDocument(corpusId, parent.id)
+    const ids = rows.map((r) => r.id)
+    const carts = [...new Set(rows.map((r) => r.cart_id).filter((c): c is string => c !== null))].filter(
+      (c) => this.repo.cartUsers(c, ids) === 0,
+    )
+    for (const p of this.purgers) await p.purgeDocuments(workspaceId, corpusId, rows, carts)
+    return { deleted: ids, buildRunning }
+  }
+
+  /** Deletes a base with its rows, objects, index entries, cartridges and warm copies. */
+  async deleteCorpus(workspaceId: string, corpusId: string): Promise<DeleteReceipt> {
+    this.get(workspaceId, corpusId)
+    const rows = this.repo.allDocumentRows(corpusId)
+    const buildRunning = this.buildRunning(workspaceId, corpusId)
+    this.repo.delete(workspaceId, corpusId)
+    const ids = rows.map((r) => r.id)
+    const carts = [...new Set(rows.map((r) => r.cart_id).filter((c): c is string => c !== null))].filter(
+      (c) => this.repo.cartUsers(c, ids) === 0,
+    )
+    for (const p of this.purgers) await p.purgeDocuments(workspaceId, corpusId, rows, carts)
+    for (const p of this.purgers) await p.purgeCorpus(workspaceId, corpusId)
+    return { deleted: ids, buildRunning }
+  }
+
+  /** The CSV manifest of documents uploaded by hand, CLI or wizard picker. */
+  manifestCsv(workspaceId: string, corpusId: string): string {
+    this.get(workspaceId, corpusId)
+    const rows = this.repo.documentsBySource(corpusId, 'upload')
+    const cell = (v: string | number | null) => {
+      const s = v === null ? '' : String(v)
+      // Quote every text cell, and defuse spreadsheet formulas (CSV injection).
+      const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s
+      return typeof v === 'number' ? s : `"${safe.replace(/"/g, '""')}"`
+    }
+    const lines = ['filename,size,sha256,content_type,status,document_id,updated_at']
+    for (const d of rows) {
+      lines.push(
+        [d.path, d.size, d.sha256, d.content_type, d.status, d.id, iso(new Date(d.updated_at))]
+          .map(cell)
+          .join(','),
+      )
+    }
+    return `${lines.join('\r\n')}\r\n`
+  }
+}

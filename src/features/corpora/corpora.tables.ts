@@ -1,0 +1,66 @@
+import { sql } from 'drizzle-orm'
+import { type AnySQLiteColumn, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+
+/** Document bases ("corpora" in paths). Counters are derived from `documents` on read. */
+export const corpora = sqliteTable(
+  'corpora',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id').notNull(),
+    name: text('name').notNull(),
+    sourceType: text('source_type').notNull().default('upload'),
+    status: text('status', { enum: ['new', 'training', 'ready', 'failed'] })
+      .notNull()
+      .default('new'),
+    /** Catalog description from the describe operation; null until one complete sentence was produced. */
+    description: text('description'),
+    lastSyncedAt: integer('last_synced_at'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [index('corpora_workspace').on(t.workspaceId, t.createdAt)],
+)
+
+/**
+ * Documents: one parent row per file (by relative path) and, for long files, one row per section.
+ * Sections have their own lifecycle and cart id; the parent's status summarises them.
+ */
+export const documents = sqliteTable(
+  'documents',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id').notNull(),
+    corpusId: text('corpus_id')
+      .notNull()
+      .references(() => corpora.id, { onDelete: 'cascade' }),
+    parentId: text('parent_id').references((): AnySQLiteColumn => documents.id, { onDelete: 'cascade' }),
+    /** Relative path of the file in the base (the wire `filename`). */
+    path: text('path').notNull(),
+    size: integer('size').notNull().default(0),
+    contentType: text('content_type'),
+    sha256: text('sha256'),
+    status: text('status', { enum: ['pending', 'onboarding', 'ready', 'failed'] })
+      .notNull()
+      .default('pending'),
+    error: text('error'),
+    /** How the document arrived: upload, push (the sync protocol) or import (a connector). */
+    source: text('source').notNull().default('upload'),
+    sectionIndex: integer('section_index'),
+    sectionTitle: text('section_title'),
+    sectionCount: integer('section_count').notNull().default(1),
+    /** Content address of the section's cartridge; shared by identical texts. */
+    cartId: text('cart_id'),
+    rawKey: text('raw_key'),
+    textKey: text('text_key'),
+    /** Characters of extracted text (sections: of the section). */
+    textChars: integer('text_chars').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('documents_corpus_path').on(t.corpusId, t.path).where(sql`${t.parentId} IS NULL`),
+    index('documents_parent').on(t.parentId),
+    index('documents_corpus_created').on(t.corpusId, t.createdAt),
+    index('documents_cart').on(t.cartId),
+  ],
+)
