@@ -14,22 +14,20 @@ try {
     stdout: 'pipe',
     stderr: 'pipe',
   })
+  const added = readdirSync(tmp).filter((f) => !before.includes(f))
   if (run.exitCode !== 0) {
     console.error(run.stdout.toString(), run.stderr.toString())
-    process.exit(1)
-  }
-  const after = readdirSync(tmp).sort()
-  const added = after.filter((f) => !before.includes(f))
-  if (added.length > 0) {
+    process.exitCode = 1
+  } else if (added.length > 0) {
     console.error(`The schema has changes with no migration: drizzle-kit would generate ${added.join(', ')}.`)
     console.error('Run `npm run db:generate` and commit the result.')
-    process.exit(1)
-  }
-  if (readFileSync('migrations/index.ts', 'utf8') !== renderMigrationIndex()) {
+    process.exitCode = 1
+  } else if (readFileSync('migrations/index.ts', 'utf8') !== renderMigrationIndex()) {
     console.error('migrations/index.ts is stale; run `npm run db:generate`.')
-    process.exit(1)
+    process.exitCode = 1
+  } else {
+    console.log('migrations: schema and migrations agree')
   }
-  console.log('migrations: schema and migrations agree')
 } finally {
   rmSync(tmp, { recursive: true, force: true })
 }
