@@ -1,11 +1,11 @@
 // Fails when the schema and the migrations disagree: drizzle-kit must generate nothing new, and
 // migrations/index.ts must embed exactly the journal's migrations.
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { renderMigrationIndex } from './embed-migrations'
 
-const tmp = mkdtempSync(join(tmpdir(), 'engram-migrations-'))
+// drizzle-kit only takes an output folder relative to the project, so the copy lives here.
+const tmp = relative(process.cwd(), mkdtempSync(join(process.cwd(), '.migrations-check-')))
 try {
   cpSync('migrations', tmp, { recursive: true })
   const before = readdirSync(tmp).sort()
@@ -15,8 +15,10 @@ try {
     stderr: 'pipe',
   })
   const added = readdirSync(tmp).filter((f) => !before.includes(f))
-  if (run.exitCode !== 0) {
-    console.error(run.stdout.toString(), run.stderr.toString())
+  const output = `${run.stdout.toString()}${run.stderr.toString()}`
+  // drizzle-kit can exit 0 after an error, so only its explicit verdict counts as agreement.
+  if (run.exitCode !== 0 || (added.length === 0 && !output.includes('No schema changes'))) {
+    console.error(output)
     process.exitCode = 1
   } else if (added.length > 0) {
     console.error(`The schema has changes with no migration: drizzle-kit would generate ${added.join(', ')}.`)
