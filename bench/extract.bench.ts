@@ -1,0 +1,50 @@
+// Text extraction speed on the real documents in ../shared/data/docs: per-file time, input MB/s,
+// extracted characters per second, sections, and the process's RSS after each file. Prints, never
+// asserts. `npm run bench extract` runs it alone.
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { extractText, isExtractError } from '../src/features/ingest/extract/extract.ts'
+
+const DOCS = resolve(import.meta.dir, '../../shared/data/docs')
+const files = readdirSync(DOCS, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .flatMap((d) => readdirSync(join(DOCS, d.name)).map((f) => join(d.name, f)))
+  .sort((a, b) => statSync(join(DOCS, b)).size - statSync(join(DOCS, a)).size)
+
+const mb = (n: number) => n / 1024 / 1024
+const pad = (s: string | number, n: number) => String(s).padStart(n)
+let peakRss = process.memoryUsage().rss
+let totalBytes = 0
+let totalMs = 0
+console.log(
+  `${'file'.padEnd(62)} ${pad('MB', 6)} ${pad('ms', 7)} ${pad('MB/s', 6)} ${pad('chars', 9)} ${pad('kchar/s', 8)} ${pad('pages', 5)} ${pad('sect', 4)} ${pad('RSS MB', 6)}  outcome`,
+)
+for (const file of files) {
+  const bytes = new Uint8Array(readFileSync(join(DOCS, file)))
+  const started = performance.now()
+  let outcome = 'ok'
+  let chars = 0
+  let pages = ''
+  let sections = 0
+  try {
+    const r = await extractText({ bytes, filename: file })
+    chars = r.text.length
+    pages = r.pages === undefined ? '' : String(r.pages)
+    sections = r.sections.length
+  } catch (e) {
+    outcome = isExtractError(e) ? e.code : `crash: ${(e as Error).message}`
+  }
+  const ms = performance.now() - started
+  const rss = process.memoryUsage().rss
+  peakRss = Math.max(peakRss, rss)
+  totalBytes += bytes.length
+  totalMs += ms
+  console.log(
+    `${file.padEnd(62)} ${pad(mb(bytes.length).toFixed(2), 6)} ${pad(ms.toFixed(0), 7)} ${pad((mb(bytes.length) / (ms / 1000)).toFixed(1), 6)} ` +
+      `${pad(chars, 9)} ${pad((chars / ms).toFixed(0), 8)} ${pad(pages, 5)} ${pad(sections, 4)} ${pad(mb(rss).toFixed(0), 6)}  ${outcome}`,
+  )
+}
+console.log(
+  `\n${files.length} files, ${mb(totalBytes).toFixed(1)} MB in ${(totalMs / 1000).toFixed(2)} s ` +
+    `(${(mb(totalBytes) / (totalMs / 1000)).toFixed(1)} MB/s, ${(files.length / (totalMs / 1000)).toFixed(1)} files/s); peak RSS ${mb(peakRss).toFixed(0)} MB`,
+)

@@ -1,0 +1,41 @@
+import mammoth from 'mammoth'
+import { ExtractError } from './extract.errors.ts'
+import { htmlToPieces } from './extract.html-blocks.ts'
+import type { ReadResult } from './extract.types.ts'
+import { checkZip } from './extract.zip.ts'
+
+// mammoth turns Word styles into semantic HTML (Heading 1..6 -> h1..h6, lists, tables, footnotes),
+// which the shared HTML walker then reads, so sections split at the author's headings. Comments
+// are left out (mammoth's default): they are review remarks, not the document's content, and an
+// answer quoting "fix this later" from a margin would mislead. Headers and footers are left out
+// too (repeated boilerplate). Footnotes and endnotes are kept at the end as "[n] text".
+const STYLE_MAP = [
+  "p[style-name='Title'] => h1:fresh",
+  "p[style-name='Subtitle'] => h2:fresh",
+  "p[style-name='heading 1'] => h1:fresh",
+  "p[style-name='heading 2'] => h2:fresh",
+  "p[style-name='heading 3'] => h3:fresh",
+]
+
+// Images are replaced by nothing: base64-encoding every picture of a large handbook only to throw
+// it away would cost more than the text itself.
+const dropImages = mammoth.images.imgElement(async () => ({ src: '' }))
+
+/** Reads a Word .docx file: headings, paragraphs, lists, tables and footnotes. */
+export async function readDocx(bytes: Uint8Array): Promise<ReadResult> {
+  checkZip(bytes)
+  let html: string
+  try {
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    const result = await mammoth.convertToHtml({ buffer }, { styleMap: STYLE_MAP, convertImage: dropImages })
+    html = result.value
+  } catch (e) {
+    throw new ExtractError(
+      'corrupt_file',
+      `The Word document cannot be read: ${(e as Error)?.message ?? e}`,
+      e,
+    )
+  }
+  const { pieces, title } = htmlToPieces(html, { boldHeadings: true })
+  return { pieces, title: title ?? pieces.find((p) => p.title)?.title ?? null }
+}

@@ -1,0 +1,42 @@
+// Control characters other than tab and newline carry no meaning in extracted text (PDF fonts emit
+// NULs, Word exports emit form feeds and vertical tabs) and break JSON consumers downstream.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffe\uffff]/g
+
+/** Normalises newlines, drops control characters, trims line ends and collapses blank runs. */
+export function cleanText(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(CONTROL, '')
+    .replace(/[ \t\u00a0]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim()
+}
+
+/** Collapses runs of white space (as HTML rendering does) to one space. */
+export function collapseSpaces(text: string): string {
+  return text.replace(/[\s\u00a0]+/g, ' ')
+}
+
+/** True when the text has at least one letter or digit. */
+export function hasWords(text: string): boolean {
+  return /[\p{L}\p{N}]/u.test(text)
+}
+
+/** The extension of a file name, lower case, with its dot ('' when none). */
+export function extensionOf(filename: string): string {
+  const base = filename.split(/[\\/]/).pop() ?? ''
+  const dot = base.lastIndexOf('.')
+  return dot > 0 ? base.slice(dot).toLowerCase() : ''
+}
+
+/** "Page 3" or "Pages 3–5": a title for page-led sections. */
+export function pageRangeTitle(
+  word: string,
+  from: number | undefined,
+  to: number | undefined,
+): string | null {
+  if (from === undefined) return null
+  if (to === undefined || to === from) return `${word} ${from}`
+  return `${word}s ${from}–${to}`
+}

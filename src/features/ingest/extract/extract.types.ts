@@ -1,0 +1,75 @@
+/** The document formats text extraction understands. */
+export type DocumentKind = 'pdf' | 'docx' | 'pptx' | 'xlsx' | 'html' | 'markdown' | 'csv' | 'json' | 'text'
+
+/** Every supported kind, in the order a person would name them. */
+export const DOCUMENT_KINDS: readonly DocumentKind[] = [
+  'pdf',
+  'docx',
+  'pptx',
+  'xlsx',
+  'html',
+  'markdown',
+  'csv',
+  'json',
+  'text',
+]
+
+/** What a caller hands to `extractText`. */
+export interface ExtractInput {
+  bytes: Uint8Array
+  /** Relative path or file name as the user named it; its extension steers detection. */
+  filename: string
+  /** Declared content type (multipart part header, HTTP header); a `charset` parameter is honoured. */
+  contentType?: string
+}
+
+/** One section of a document: a heading-led or page-led slice of its text. */
+export interface ExtractedSection {
+  title: string | null
+  text: string
+  /** First page (PDF) or slide (PPTX) the section covers, 1-based. */
+  page?: number
+  /** Last page or slide the section covers, when it spans more than one. */
+  pageEnd?: number
+}
+
+/** The text of one document and its sections. */
+export interface ExtractResult {
+  kind: DocumentKind
+  /** The whole text (the sidecar): the sections' texts joined by blank lines. */
+  text: string
+  /** Page count (PDF), slide count (PPTX) or sheet count (XLSX). */
+  pages?: number
+  /** Document title when the format carries one (HTML `<title>`, first heading, ...). */
+  title?: string | null
+  /** The character encoding the bytes were decoded from, for text formats. */
+  encoding?: string
+  sections: ExtractedSection[]
+  /** Things a user may want to know that did not stop extraction (pages without text, ...). */
+  warnings: string[]
+}
+
+/** A block of text found by a format reader before sectioning: a heading starts a new piece. */
+export interface Piece {
+  title: string | null
+  text: string
+  page?: number
+  pageEnd?: number
+  /**
+   * Whether a section may start here as soon as the current one reaches the minimum size
+   * (`strong`: a heading) or only once it reaches the target size (`weak`: a page break).
+   * Defaults to strong for titled pieces and weak for untitled ones.
+   */
+  boundary?: 'strong' | 'weak'
+}
+
+/** What one format reader hands back before sectioning. */
+export interface ReadResult {
+  pieces: Piece[]
+  pages?: number
+  title?: string | null
+  encoding?: string
+  warnings?: string[]
+  /** Word used to title untitled page-led sections ("Page 3", "Slide 2"). */
+  pageWord?: string
+}

@@ -1,0 +1,88 @@
+/**
+ * The object store: where raw uploads, text sidecars and cartridges live. One interface, two drivers
+ * (local disk and S3), both held to the same contract test suite so features never care which runs.
+ */
+
+/** What `put` accepts: a stream (never buffered whole), bytes, or a string written as UTF-8. */
+export type ObjectBody = ReadableStream<Uint8Array> | Uint8Array | string
+
+/** Options of one write. */
+export interface PutOptions {
+  /** MIME type kept with the object where the driver can keep it (S3); local disk does not. */
+  contentType?: string
+  /** Largest body accepted, in bytes; beyond it the write aborts with `ObjectTooLargeError`. */
+  maxBytes?: number
+}
+
+/** What a finished write reports; `sha256` is computed while the body streams through. */
+export interface PutResult {
+  key: string
+  size: number
+  sha256: string
+}
+
+/** Metadata of a stored object. */
+export interface ObjectHead {
+  size: number
+  contentType?: string
+}
+
+/** One entry of a listing. */
+export interface ObjectEntry {
+  key: string
+  size: number
+}
+
+/** Options of the start-up sweep. */
+export interface SweepOptions {
+  /** Only leftovers at least this old are removed, so writes in flight elsewhere are spared. */
+  olderThanMs?: number
+}
+
+/**
+ * A flat key space of immutable-once-written objects. Every write is atomic: a reader sees the old
+ * object, the new one, or nothing, never a prefix of a body being written.
+ */
+export interface ObjectStore {
+  /** `local` or `s3`, for logs and for callers that offer presigned uploads. */
+  readonly driver: 'local' | 's3'
+  /** Streams `body` to `key`, replacing any object there once the whole body has arrived. */
+  put(key: string, body: ObjectBody, opts?: PutOptions): Promise<PutResult>
+  /** The object's bytes as a stream, or null when there is no such object. */
+  get(key: string): Promise<ReadableStream<Uint8Array> | null>
+  /** The whole object in memory (for small objects such as sidecars), or null. */
+  getBytes(key: string): Promise<Uint8Array | null>
+  /** The whole object decoded as UTF-8, or null. */
+  getText(key: string): Promise<string | null>
+  /** Size and content type, or null when absent. */
+  head(key: string): Promise<ObjectHead | null>
+  /** Removes the object; removing an absent object is not an error. */
+  delete(key: string): Promise<void>
+  /** Removes every object whose key starts with `prefix` (which must end with `/`); returns how many. */
+  deletePrefix(prefix: string): Promise<number>
+  /** Objects whose key starts with `prefix`, in key order. */
+  list(prefix: string): AsyncIterable<ObjectEntry>
+  /** A URL a client may PUT the object's bytes to directly (S3), or null when the driver has none. */
+  presignPut(key: string, expiresSeconds: number): Promise<string | null>
+  /** Removes leftovers of interrupted writes; run at start-up. Returns how many were removed. */
+  sweepTemp(opts?: SweepOptions): Promise<number>
+}
+
+/** A write exceeded its `maxBytes`; nothing was stored. Callers map it to 413. */
+export class ObjectTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`Object exceeds the limit of ${limit} bytes`)
+    this.name = 'ObjectTooLargeError'
+  }
+}
+
+/** A key that could escape the store's root or that no driver can hold; a programming error. */
+export class InvalidObjectKeyError extends Error {
+  constructor(
+    readonly key: string,
+    readonly reason: string,
+  ) {
+    super(`Invalid object key ${JSON.stringify(key.slice(0, 200))}: ${reason}`)
+    this.name = 'InvalidObjectKeyError'
+  }
+}
