@@ -1,18 +1,36 @@
 import pkg from '../package.json'
+import { accountsRoutes } from './features/accounts/accounts.routes'
+import { AccountsService } from './features/accounts/accounts.service'
+import { createAuthenticator, SessionService } from './features/accounts/accounts.sessions'
+import { AuditService } from './features/audit/audit.service'
 import { corporaRoutes } from './features/corpora/corpora.routes'
 import { CorporaService } from './features/corpora/corpora.service'
+import { keysRoutes } from './features/keys/keys.routes'
+import { KeysService } from './features/keys/keys.service'
+import { membersRoutes } from './features/members/members.routes'
+import { MembersService } from './features/members/members.service'
 import { serviceRoutes } from './features/service/service.routes'
+import { statusRoutes } from './features/status/status.routes'
+import { databaseProbe, StatusService } from './features/status/status.service'
+import { usageRoutes } from './features/usage/usage.routes'
+import { UsageService } from './features/usage/usage.service'
+import { WorkspacesService } from './features/workspaces/workspaces.service'
 import type { Clock } from './platform/clock/clock'
 import type { Config } from './platform/config/config.load'
-import type { Random } from './platform/crypto/random'
+import { newId, type Random } from './platform/crypto/random'
+import { SessionTokens } from './platform/crypto/token'
 import type { Db } from './platform/db/db'
-import { fail } from './platform/http/errors'
+import { createMailer } from './platform/email/email'
 import { IdempotencyStore } from './platform/http/idempotency'
-import { type Authenticator, mountRoutes } from './platform/http/mount'
+import { mountRoutes } from './platform/http/mount'
 import { buildOpenApi } from './platform/http/openapi'
+import { RateLimiter } from './platform/http/rate-limit'
 import type { RouteDef } from './platform/http/route'
 import { createHttpShell } from './platform/http/server'
+import { JobQueue } from './platform/jobs/queue'
+import { Scheduler } from './platform/jobs/scheduler'
 import type { Logger } from './platform/log/log'
+import type { ObjectStore } from './platform/storage/object-store'
 
 /** Everything the application is built from; nothing is reached through globals. */
 export interface AppDeps {
@@ -23,6 +41,8 @@ export interface AppDeps {
   log: Logger
   /** The token-signing secret (configured or generated into the data dir). */
   secret: string
+  /** Where raw files, text sidecars and cartridges live. */
+  objects: ObjectStore
   /** Extra routes mounted with the product's own; tests use this to exercise the conventions. */
   extraRoutes?: RouteDef[]
 }
@@ -32,6 +52,8 @@ export interface App {
   handle(request: Request): Promise<Response>
   routes: RouteDef[]
   openapi(): Record<string, unknown>
+  /** The durable job queue and its scheduler (started by `serve`, stepped by tests). */
+  jobs: { queue: JobQueue; scheduler: Scheduler }
 }
 
 export const VERSION: string = pkg.version
@@ -45,10 +67,57 @@ export function createApp(deps: AppDeps): App {
     frozenRemovalDate: config.api.frozen_removal_date,
   })
 
-  // Until accounts land every credential is refused; protected routes still declare their needs.
-  const authenticate: Authenticator = async () => {
-    throw fail('unauthorized')
-  }
+  const { db, clock, random } = deps
+  const queue = new JobQueue(db, clock, random)
+  const scheduler = new Scheduler({
+    queue,
+    clock,
+    log: deps.log,
+    workers: config.jobs.workers,
+    leaseMs: config.jobs.lease_seconds * 1000,
+    pollMs: config.jobs.poll_ms,
+    owner: `proc_${process.pid}_${newId(random, 'w')}`,
+  })
+  const a = config.accounts
+  const sessionTokens = new SessionTokens(deps.secret, {
+    normal: a.session_hours * 3600,
+    remember: a.remember_days * 86_400,
+    cap: a.session_cap_days * 86_400,
+  })
+  const mailer = createMailer({ transport: config.email.transport, from: config.email.from, log: deps.log })
+  const limiter = new RateLimiter(clock, config.security.rate_limits === 'on')
+  const audit = new AuditService(db, clock, random)
+  const workspaces = new WorkspacesService(db, clock, random)
+  const accounts = new AccountsService({
+    db,
+    clock,
+    random,
+    config,
+    mailer,
+    limiter,
+    sessions: sessionTokens,
+    workspaces,
+    audit,
+  })
+  const sessions = new SessionService(db, clock, sessionTokens)
+  const keys = new KeysService(db, clock, random, audit)
+  const members = new MembersService({ db, clock, random, config, mailer, accounts, workspaces, audit })
+  const usage = new UsageService(db, clock, {
+    members: (ws) => accounts.workspaceUsers(ws).length,
+    activeKeys: (ws) => keys.activeCount(ws),
+    bases: () => [],
+  })
+  const status = new StatusService(config, clock, VERSION, [
+    databaseProbe(db),
+    {
+      name: 'email',
+      check: () =>
+        mailer.enabled
+          ? { status: 'operational' }
+          : { status: 'disabled', detail: 'links returned in responses' },
+    },
+  ])
+  const authenticate = createAuthenticator(sessions, (secret) => keys.authenticate(secret))
 
   // Built on first request, from the final route list.
   let document: Record<string, unknown> | null = null
@@ -65,6 +134,11 @@ export function createApp(deps: AppDeps): App {
   const routes: RouteDef[] = [
     ...serviceRoutes({ version: VERSION, frozenRemovalDate: config.api.frozen_removal_date, openapi }),
     ...corporaRoutes(corpora),
+    ...accountsRoutes(accounts, sessions, config),
+    ...membersRoutes(members),
+    ...keysRoutes(keys),
+    ...usageRoutes(usage),
+    ...statusRoutes(status),
     ...(deps.extraRoutes ?? []),
   ]
 
@@ -79,5 +153,6 @@ export function createApp(deps: AppDeps): App {
     handle: shell.handle,
     routes,
     openapi,
+    jobs: { queue, scheduler },
   }
 }

@@ -8,6 +8,7 @@ import { base62, cryptoRandom } from '../platform/crypto/random'
 import { openDatabase } from '../platform/db/db'
 import { migrate } from '../platform/db/migrate'
 import { createLogger } from '../platform/log/log'
+import { createObjectStore } from '../platform/storage/create-object-store'
 
 /** Loads configuration from the process environment and the config file. */
 export function configFromProcess(env: Record<string, string | undefined>): Config {
@@ -46,5 +47,6 @@ export function openRuntime(config: Config): AppDeps & { dataDir: string; applie
   const secret = resolveSecret(config, dataDir)
   const db = openDatabase(join(dataDir, 'engram.db'))
   const applied = migrate(db, migrations)
-  return { config, db, clock: systemClock, random: cryptoRandom, log, secret, dataDir, applied }
+  const objects = createObjectStore(config, dataDir, { clock: systemClock })
+  return { config, db, clock: systemClock, random: cryptoRandom, log, secret, objects, dataDir, applied }
 }

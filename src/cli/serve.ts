@@ -8,6 +8,8 @@ const SERVER_BODY_CAP = 8 * 1024 * 1024 * 1024
 /** `engram serve`: migrate, then listen until SIGINT or SIGTERM. */
 export async function serve(config: Config): Promise<void> {
   const rt = openRuntime(config)
+  // Leftovers of writes interrupted by a crash are removed before anything new is written.
+  const swept = await rt.objects.sweepTemp()
   const app = createApp(rt)
   const server = Bun.serve({
     hostname: config.server.host,
@@ -22,12 +24,16 @@ export async function serve(config: Config): Promise<void> {
     port: server.port,
     data_dir: rt.dataDir,
     migrations_applied: rt.applied.length,
+    storage: rt.objects.driver,
+    swept_temp_objects: swept,
   })
+  app.jobs.scheduler.start()
   rt.log.info('ready', { docs: `${baseUrl(config)}/docs`, api: `${baseUrl(config)}/v1` })
 
   const stop = async (signal: string) => {
     rt.log.info('stopping', { signal })
     await server.stop()
+    await app.jobs.scheduler.stop()
     rt.db.$client.close()
     process.exit(0)
   }

@@ -10,6 +10,8 @@ import { type Db, openDatabase } from '../../src/platform/db/db'
 import { migrate } from '../../src/platform/db/migrate'
 import type { RouteDef } from '../../src/platform/http/route'
 import { memoryLogger } from '../../src/platform/log/log'
+import { createObjectStore } from '../../src/platform/storage/create-object-store'
+import type { ObjectStore } from '../../src/platform/storage/object-store'
 
 /** A test app on a fresh data dir and database, with a manual clock and seeded randomness. */
 export interface TestApp extends App {
@@ -28,6 +30,8 @@ export interface TestAppOptions {
   env?: Record<string, string>
   extraRoutes?: RouteDef[]
   seed?: number
+  /** Another object store (an S3 test server); local files under the data dir by default. */
+  objects?: ObjectStore
 }
 
 /** Builds the real app in-process, as tests through `app.handle` need it. */
@@ -48,6 +52,7 @@ export function testApp(opts: TestAppOptions = {}): TestApp {
     random: seededRandom(opts.seed ?? 7),
     log,
     secret: 'test-secret-test-secret-test-secret-0123456789',
+    objects: opts.objects ?? createObjectStore(config, dataDir, { clock }),
     extraRoutes: opts.extraRoutes,
   }
   const app = createApp(deps)

@@ -80,6 +80,12 @@ export const configDefinition = {
       default: 'on',
       kind: { type: 'enum', values: ['on', 'off'] },
     }),
+    password_memory_kib: leaf({
+      doc: 'Memory cost of argon2id password hashing in KiB (OWASP minimum 19456; tests use less).',
+      env: 'ENGRAM_PASSWORD_MEMORY_KIB',
+      default: 65536,
+      kind: { type: 'int', min: 1024, max: 1_048_576 },
+    }),
   },
   accounts: {
     signup_mode: leaf({
@@ -99,6 +105,66 @@ export const configDefinition = {
       env: 'ENGRAM_DEFAULT_PLAN',
       default: 'free',
       kind: { type: 'string', pattern: /^[a-z][a-z0-9_-]{0,31}$/, patternHint: 'a plan identifier' },
+    }),
+    session_hours: leaf({
+      doc: 'Lifetime of a normal session token, in hours; refresh past half of it for a fresh one.',
+      env: 'ENGRAM_SESSION_HOURS',
+      default: 12,
+      kind: { type: 'int', min: 1, max: 720 },
+    }),
+    remember_days: leaf({
+      doc: 'Lifetime of a remember-me session token, in days.',
+      env: 'ENGRAM_REMEMBER_DAYS',
+      default: 14,
+      kind: { type: 'int', min: 1, max: 365 },
+    }),
+    session_cap_days: leaf({
+      doc: 'Absolute cap of a session from its sign-in, in days; refreshing never goes past it.',
+      env: 'ENGRAM_SESSION_CAP_DAYS',
+      default: 30,
+      kind: { type: 'int', min: 1, max: 365 },
+    }),
+    verify_link_hours: leaf({
+      doc: 'How long an email verification link stays valid after it is sent, in hours.',
+      env: 'ENGRAM_VERIFY_LINK_HOURS',
+      default: 24,
+      kind: { type: 'int', min: 1, max: 720 },
+    }),
+    reset_link_minutes: leaf({
+      doc: 'How long a password reset link stays valid after it is sent, in minutes.',
+      env: 'ENGRAM_RESET_LINK_MINUTES',
+      default: 60,
+      kind: { type: 'int', min: 5, max: 10080 },
+    }),
+    invite_days: leaf({
+      doc: 'How long an invitation link stays valid after it is sent, in days.',
+      env: 'ENGRAM_INVITE_DAYS',
+      default: 7,
+      kind: { type: 'int', min: 1, max: 90 },
+    }),
+    resend_cooldown_seconds: leaf({
+      doc: 'Per-address cooldown between verification or reset emails, in seconds.',
+      env: 'ENGRAM_RESEND_COOLDOWN_SECONDS',
+      default: 60,
+      kind: { type: 'int', min: 0, max: 86400 },
+    }),
+    register_per_ip_hour: leaf({
+      doc: 'Registrations (and access requests) accepted per client IP per hour, in every sign-up mode.',
+      env: 'ENGRAM_REGISTER_PER_IP_HOUR',
+      default: 10,
+      kind: { type: 'int', min: 1, max: 100000 },
+    }),
+    open_signup_per_ip_day: leaf({
+      doc: 'Open-mode sign-ups accepted per client IP per day (on top of the hourly registration limit).',
+      env: 'ENGRAM_OPEN_SIGNUP_PER_IP_DAY',
+      default: 5,
+      kind: { type: 'int', min: 1, max: 100000 },
+    }),
+    login_per_ip_minute: leaf({
+      doc: 'Sign-in and password-reset attempts accepted per client IP per minute.',
+      env: 'ENGRAM_LOGIN_PER_IP_MINUTE',
+      default: 20,
+      kind: { type: 'int', min: 1, max: 100000 },
     }),
   },
   email: {
@@ -207,6 +273,58 @@ export const configDefinition = {
       default: null,
       kind: { type: 'string' },
       secret: true,
+    }),
+  },
+  status: {
+    cache_seconds: leaf({
+      doc: 'How long GET /status reuses its last measurement, in seconds.',
+      env: 'ENGRAM_STATUS_CACHE_SECONDS',
+      default: 15,
+      kind: { type: 'int', min: 0, max: 3600 },
+    }),
+    slo_window_days: leaf({
+      doc: 'Window over which the published service objectives are measured, in days.',
+      env: 'ENGRAM_SLO_WINDOW_DAYS',
+      default: 30,
+      kind: { type: 'int', min: 1, max: 365 },
+    }),
+    slo_availability_percent: leaf({
+      doc: 'Published availability objective: share of requests answered without a server error, in percent.',
+      env: 'ENGRAM_SLO_AVAILABILITY_PERCENT',
+      default: 99.9,
+      kind: { type: 'number', min: 50, max: 100 },
+    }),
+    slo_latency_p50_ms: leaf({
+      doc: 'Published latency objective for the median API request (chat excluded), in milliseconds.',
+      env: 'ENGRAM_SLO_LATENCY_P50_MS',
+      default: 50,
+      kind: { type: 'int', min: 1, max: 600000 },
+    }),
+    slo_latency_p99_ms: leaf({
+      doc: 'Published latency objective for the 99th-percentile API request (chat excluded), in milliseconds.',
+      env: 'ENGRAM_SLO_LATENCY_P99_MS',
+      default: 500,
+      kind: { type: 'int', min: 1, max: 600000 },
+    }),
+  },
+  jobs: {
+    workers: leaf({
+      doc: 'Background job worker slots (onboarding, extraction, syncs) in this process.',
+      env: 'ENGRAM_JOB_WORKERS',
+      default: 2,
+      kind: { type: 'int', min: 1, max: 64 },
+    }),
+    lease_seconds: leaf({
+      doc: 'How long a claimed job is owned without a heartbeat before another worker may take it over.',
+      env: 'ENGRAM_JOB_LEASE_SECONDS',
+      default: 60,
+      kind: { type: 'int', min: 5, max: 3600 },
+    }),
+    poll_ms: leaf({
+      doc: 'How often the scheduler looks for due jobs, in milliseconds.',
+      env: 'ENGRAM_JOB_POLL_MS',
+      default: 250,
+      kind: { type: 'int', min: 10, max: 60000 },
     }),
   },
   api: {

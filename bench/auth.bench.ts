@@ -1,0 +1,164 @@
+// `npm run bench auth`: what checking an API key on every request costs. Serves the real app
+// (Bun.serve + app.handle, file-backed SQLite) on a loopback port and loads it from a separate
+// process: GET /v1/status with an API key against GET /v1 with no credential. Prints requests per
+// second, latency percentiles and server CPU time per request. Asserts nothing.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { migrations } from '../migrations/index'
+import { createApp } from '../src/app'
+import { systemClock } from '../src/platform/clock/clock'
+import { loadConfig } from '../src/platform/config/config.load'
+import { cryptoRandom } from '../src/platform/crypto/random'
+import { openDatabase } from '../src/platform/db/db'
+import { migrate } from '../src/platform/db/migrate'
+import { defineRoute } from '../src/platform/http/route'
+import { createLogger } from '../src/platform/log/log'
+import { createObjectStore } from '../src/platform/storage/create-object-store'
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+
+interface LoadResult {
+  requests: number
+  errors: number
+  seconds: number
+  p50: number
+  p99: number
+}
+
+/** The load generator, run in its own process so it does not share the server's thread. */
+async function client(url: string, token: string, seconds: number, concurrency: number): Promise<LoadResult> {
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {}
+  const latencies: number[] = []
+  let errors = 0
+  const start = performance.now()
+  const end = start + seconds * 1000
+  const worker = async () => {
+    while (performance.now() < end) {
+      const t0 = performance.now()
+      const res = await fetch(url, { headers })
+      await res.arrayBuffer()
+      if (res.status !== 200) errors++
+      latencies.push(performance.now() - t0)
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  const elapsed = (performance.now() - start) / 1000
+  latencies.sort((a, b) => a - b)
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0
+  return { requests: latencies.length, errors, seconds: elapsed, p50: pct(0.5), p99: pct(0.99) }
+}
+
+async function runLoad(url: string, token: string): Promise<LoadResult & { cpuMicrosPerRequest: number }> {
+  const cpu0 = process.cpuUsage()
+  const proc = Bun.spawn(['bun', 'run', import.meta.path, 'client', url, token, String(SECONDS), String(CONCURRENCY)], {
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
+  const out = await new Response(proc.stdout).text()
+  await proc.exited
+  const cpu = process.cpuUsage(cpu0)
+  const result = JSON.parse(out) as LoadResult
+  return { ...result, cpuMicrosPerRequest: (cpu.user + cpu.system) / Math.max(1, result.requests) }
+}
+
+async function server(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'engram-bench-'))
+  const config = loadConfig({ env: { ENGRAM_DATA_DIR: dir, ENGRAM_STATUS_CACHE_SECONDS: '60' }, readFile: () => null })
+  const db = openDatabase(join(dir, 'engram.db'))
+  migrate(db, migrations)
+  // Two routes identical but for their auth requirement isolate what the credential check costs.
+  const echo = (auth: 'none' | 'bearer', path: string) =>
+    defineRoute({
+      method: 'GET',
+      path,
+      mount: 'v1',
+      auth,
+      summary: 'bench',
+      tags: ['bench'],
+      handler: () => ({ ok: true, service: 'engram', version: '1' }),
+    })
+  const app = createApp({
+    config,
+    db,
+    clock: systemClock,
+    random: cryptoRandom,
+    log: createLogger('silent'),
+    secret: 'bench-secret-bench-secret-bench-secret-0123',
+    objects: createObjectStore(config, dir, { clock: systemClock }),
+    extraRoutes: [echo('none', '/bench/open'), echo('bearer', '/bench/keyed')],
+  })
+  const http = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: app.handle })
+  const base = `http://127.0.0.1:${http.port}`
+  try {
+    const reg = await fetch(`${base}/v1/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'bench@example.com', password: 'bench password', workspace_name: 'Bench', name: 'B' }),
+    })
+    const session = ((await reg.json()) as { access_token: string }).access_token
+    const minted = await fetch(`${base}/v1/api-keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${session}` },
+      body: JSON.stringify({ name: 'bench', scopes: ['query'] }),
+    })
+    const key = ((await minted.json()) as { key: string }).key
+    const cases = [
+      { name: 'GET same route, no auth', url: `${base}/v1/bench/open`, token: '' },
+      { name: 'GET no auth, header sent', url: `${base}/v1/bench/open`, token: key },
+      { name: 'GET same route, API key', url: `${base}/v1/bench/keyed`, token: key },
+      { name: 'GET same route, session', url: `${base}/v1/bench/keyed`, token: session },
+      { name: 'GET /v1 (no auth)', url: `${base}/v1`, token: '' },
+      { name: 'GET /v1/status (API key)', url: `${base}/v1/status`, token: key },
+    ]
+    await runLoad(cases[0]!.url, '') // warm-up
+    const totals = new Map<string, { rps: number[]; p50: number[]; p99: number[]; cpu: number[]; errors: number }>()
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const c of cases) {
+        const r = await runLoad(c.url, c.token)
+        const t = totals.get(c.name) ?? { rps: [], p50: [], p99: [], cpu: [], errors: 0 }
+        t.rps.push(r.requests / r.seconds)
+        t.p50.push(r.p50)
+        t.p99.push(r.p99)
+        t.cpu.push(r.cpuMicrosPerRequest)
+        t.errors += r.errors
+        totals.set(c.name, t)
+      }
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
+    console.log(`auth cost: ${ROUNDS} rounds of ${SECONDS}s each, ${CONCURRENCY} concurrent keep-alive clients`)
+    console.log('case                             req/s    p50 ms   p99 ms   server CPU µs/req   errors')
+    const summary = new Map<string, { rps: number; cpu: number }>()
+    for (const [name, t] of totals) {
+      const rps = median(t.rps)
+      const cpu = median(t.cpu)
+      summary.set(name, { rps, cpu })
+      console.log(
+        `${name.padEnd(31)} ${rps.toFixed(0).padStart(7)} ${median(t.p50).toFixed(2).padStart(9)} ${median(t.p99)
+          .toFixed(2)
+          .padStart(8)} ${cpu.toFixed(1).padStart(19)} ${String(t.errors).padStart(8)}`,
+      )
+    }
+    const base0 = summary.get(cases[0]!.name)!
+    for (const c of cases.slice(1, 4)) {
+      const s = summary.get(c.name)!
+      console.log(
+        `${c.name}: throughput ${(((base0.rps - s.rps) / base0.rps) * 100).toFixed(1)}% below no-auth; ` +
+          `server CPU +${(s.cpu - base0.cpu).toFixed(1)} µs/req (target: key auth costs < 15% of throughput)`,
+      )
+    }
+  } finally {
+    await http.stop(true)
+    db.$client.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+if (process.argv[2] === 'client') {
+  const [url, token, seconds, concurrency] = process.argv.slice(3) as [string, string, string, string]
+  console.log(JSON.stringify(await client(url, token, Number(seconds), Number(concurrency))))
+} else {
+  await server()
+}

@@ -1,0 +1,176 @@
+// `npm run bench:quality`: answer quality of both strategies on the squad-dev half (24 articles, 5,665
+// questions), in process. Onboards the articles as documents of one base, asks every question with
+// k = 5, prints the table (metrics as ../shared/data/README.md defines them). Prints; asserts nothing.
+// Options: --strategy cart|rag (only one), --limit N (first N questions), --fails FILE (misses).
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { type AskResult, Engine } from '../src/features/engine/engine.service'
+import { openDatabase } from '../src/platform/db/db'
+
+const DATA = join(import.meta.dir, '../../shared/data/squad-dev')
+const { values: args } = parseArgs({
+  args: process.argv.slice(2),
+  options: { strategy: { type: 'string' }, limit: { type: 'string' }, fails: { type: 'string' } },
+})
+
+interface Question {
+  id: string
+  document: string
+  question: string
+  answers: { text: string }[]
+}
+
+/** SQuAD normalisation: lower case, no punctuation, no articles, single spaces. */
+function normalize(s: string): string {
+  return s
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s]/gu, ' ')
+    .replace(/\b(a|an|the)\b/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+}
+
+/** Whether `text` contains one of the gold answers as whole normalised words. */
+function containsGold(text: string, golds: string[]): boolean {
+  const hay = ` ${normalize(text)} `
+  return golds.some((g) => normalize(g) !== '' && hay.includes(` ${normalize(g)} `))
+}
+
+/** SQuAD token F1 of a prediction against its best gold answer. */
+function tokenF1(pred: string, golds: string[]): number {
+  const p = normalize(pred).split(' ').filter(Boolean)
+  let best = 0
+  for (const g of golds) {
+    const gt = normalize(g).split(' ').filter(Boolean)
+    const counts = new Map<string, number>()
+    for (const t of gt) counts.set(t, (counts.get(t) ?? 0) + 1)
+    let same = 0
+    for (const t of p) {
+      const c = counts.get(t) ?? 0
+      if (c > 0) {
+        same++
+        counts.set(t, c - 1)
+      }
+    }
+    if (same === 0) continue
+    const precision = same / p.length
+    const recall = same / gt.length
+    best = Math.max(best, (2 * precision * recall) / (precision + recall))
+  }
+  return best
+}
+
+/** Splits an article into sections of at most `max` characters at paragraph boundaries. */
+function sections(text: string, max = 12_000): string[] {
+  const out: string[] = []
+  let cur: string[] = []
+  let len = 0
+  for (const p of text.split(/\n[ \t]*\n/)) {
+    if (len > 0 && len + p.length > max) {
+      out.push(cur.join('\n\n'))
+      cur = []
+      len = 0
+    }
+    cur.push(p)
+    len += p.length + 2
+  }
+  if (cur.length) out.push(cur.join('\n\n'))
+  return out
+}
+
+const pct = (a: number[], q: number) => a[Math.min(a.length - 1, Math.floor(a.length * q))]!
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'engram-quality-'))
+  const db = openDatabase(join(dir, 'engram.db'))
+  const objects = new Map<string, Uint8Array>()
+  const store = {
+    getBytes: async (k: string) => objects.get(k) ?? null,
+    put: async (k: string, b: unknown) => {
+      objects.set(k, b as Uint8Array)
+      return { key: k, size: (b as Uint8Array).length, sha256: '' }
+    },
+    delete: async (k: string) => void objects.delete(k),
+  }
+  const engine = new Engine({ db, store, cacheBytes: 512 * 1024 * 1024 })
+  const base = 'cor_squad'
+  let textBytes = 0
+  let cartBytes = 0
+  let nSections = 0
+  const t0 = performance.now()
+  for (const file of readdirSync(join(DATA, 'articles')).sort()) {
+    const text = readFileSync(join(DATA, 'articles', file), 'utf8')
+    textBytes += Buffer.byteLength(text)
+    const title = file.replace(/\.txt$/, '').replace(/_+/g, ' ').trim()
+    for (const [i, part] of sections(text).entries()) {
+      const r = await engine.onboardSection({
+        workspaceId: 'ws_bench',
+        baseId: base,
+        documentId: `doc_${file}`,
+        sectionId: `sec_${file}_${i}`,
+        title,
+        filename: file,
+        text: part,
+      })
+      cartBytes += r.cartBytes
+      nSections++
+    }
+  }
+  const onboardS = (performance.now() - t0) / 1000
+  const warmBytes = engine.cache.bytes
+  const mb = textBytes / 1e6
+  console.log(
+    `onboarded ${mb.toFixed(2)} MB in ${nSections} sections: ${(mb / onboardS).toFixed(2)} MB/s; ` +
+      `cartridges ${(cartBytes / 1e6 / mb).toFixed(2)} MB stored and ${(warmBytes / 1e6 / mb).toFixed(2)} MB warm per MB of text`,
+  )
+
+  let questions = readFileSync(join(DATA, 'questions.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Question)
+  if (args.limit) questions = questions.slice(0, Number(args.limit))
+  const strategies = (args.strategy ? [args.strategy] : ['rag', 'cart']) as ('rag' | 'cart')[]
+  const rows: string[] = []
+  const fails: string[] = []
+  for (const strategy of strategies) {
+    let r1 = 0
+    let r5 = 0
+    let contained = 0
+    let words = 0
+    let f1 = 0
+    const lat: number[] = []
+    // One warm-up pass over a few questions so the first timings do not include JIT compilation.
+    for (const q of questions.slice(0, 50)) await engine.ask(base, { question: q.question, k: 5, strategy })
+    for (const q of questions) {
+      const golds = q.answers.map((a) => a.text)
+      const s = performance.now()
+      const res: AskResult = await engine.ask(base, { question: q.question, k: 5, strategy })
+      lat.push(performance.now() - s)
+      const hit1 = res.sources[0] !== undefined && containsGold(res.sources[0].snippet, golds)
+      if (hit1) r1++
+      if (res.sources.slice(0, 5).some((x) => containsGold(x.snippet, golds))) r5++
+      const ok = containsGold(res.answer, golds)
+      if (ok) contained++
+      words += res.answer.trim().split(/\s+/).length
+      f1 += tokenF1(res.answer, golds)
+      if (!ok) fails.push(`${strategy}\t${hit1 ? 'ANS' : 'R1'}\t${q.question}\t${golds[0]}\t${res.answer}`)
+    }
+    lat.sort((a, b) => a - b)
+    const n = questions.length
+    rows.push(
+      `| ${strategy} | ${(r1 / n).toFixed(3)} | ${(r5 / n).toFixed(3)} | ${(contained / n).toFixed(3)} | ` +
+        `${(words / n).toFixed(1)} | ${(f1 / n).toFixed(3)} | ${pct(lat, 0.5).toFixed(2)} | ${pct(lat, 0.99).toFixed(2)} |`,
+    )
+  }
+  console.log(`\n${questions.length} questions, k = 5\n`)
+  console.log('| strategy | recall@1 | recall@5 | containment | mean words | token F1 | p50 ms | p99 ms |')
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |')
+  for (const r of rows) console.log(r)
+  if (args.fails) writeFileSync(args.fails, fails.join('\n'))
+  db.$client.close()
+  rmSync(dir, { recursive: true, force: true })
+}
+
+await main()

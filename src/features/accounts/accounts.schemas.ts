@@ -1,0 +1,113 @@
+import { Type } from '@sinclair/typebox'
+import { isValid as mailcheckerValid } from 'mailchecker'
+import { validationFailed } from '../../platform/http/errors'
+
+/** An email address as accepted on the wire; it is trimmed and lower-cased before use. */
+export const Email = Type.String({ format: 'email', maxLength: 254, description: 'Email address.' })
+
+/** A new password. */
+export const Password = Type.String({ minLength: 8, maxLength: 128, description: '8 to 128 characters.' })
+
+/** A workspace or display name: 1 to 120 characters, trimmed; blank after trimming is a 422. */
+export const Name = Type.String({ minLength: 1, maxLength: 120 })
+
+/** An emailed secret presented back (verification, reset, invite); garbage is a 400, not a 500. */
+export const LinkToken = Type.String({ minLength: 1, maxLength: 256, description: 'Token from the link.' })
+
+export const RegisterReq = Type.Object({
+  email: Email,
+  password: Password,
+  workspace_name: Name,
+  name: { ...Name, description: 'Display name.' },
+})
+
+export const TokenResp = Type.Object({
+  access_token: Type.String({ description: 'Session token; empty while the address is unverified.' }),
+  token_type: Type.Literal('bearer'),
+  expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  email_verified: Type.Boolean(),
+  verify_link: Type.Optional(Type.String({ description: 'Only when the email backend is disabled.' })),
+})
+
+export const SessionResp = Type.Object({
+  access_token: Type.String(),
+  token_type: Type.Literal('bearer'),
+  expires_at: Type.String({ format: 'date-time' }),
+  email_verified: Type.Boolean(),
+  refreshed: Type.Boolean({ description: 'False when the presented token was kept (not yet half-used).' }),
+  session_class: Type.Union([Type.Literal('normal'), Type.Literal('remember')]),
+})
+
+export const UserResp = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  name: Type.String(),
+  workspace_id: Type.String(),
+  workspace_name: Type.String(),
+  role: Type.Union([Type.Literal('admin'), Type.Literal('member')]),
+  email_verified: Type.Boolean(),
+})
+
+export const LinkResp = Type.Object({
+  status: Type.String(),
+  invite_link: Type.Optional(Type.String()),
+  reset_link: Type.Optional(Type.String()),
+  verify_link: Type.Optional(Type.String()),
+})
+
+export const EmailReq = Type.Object({ email: Email })
+
+export const ResetPasswordReq = Type.Object({ token: LinkToken, password: Password })
+
+export const VerifyQuery = Type.Object({ token: LinkToken })
+
+/** The OAuth2 password form, plus `remember_me`; the optional OAuth2 fields are accepted and ignored. */
+export const LoginForm = Type.Object({
+  username: Type.String({ minLength: 1, maxLength: 254, description: 'Email address.' }),
+  password: Type.String({ minLength: 1, maxLength: 128 }),
+  remember_me: Type.Optional(
+    Type.String({ pattern: '^(true|false|on|off|1|0|yes|no|)$', description: 'true for a long session.' }),
+  ),
+  grant_type: Type.Optional(Type.String({ pattern: '^password$' })),
+  scope: Type.Optional(Type.String({ maxLength: 1000 })),
+  client_id: Type.Optional(Type.String({ maxLength: 1000 })),
+  client_secret: Type.Optional(Type.String({ maxLength: 1000 })),
+})
+
+export const WorkspaceSetupReq = Type.Object({
+  workspace_name: Name,
+  name: { ...Name, description: 'Display name.' },
+})
+
+export const AuthConfigResp = Type.Object({
+  signup_mode: Type.Union([Type.Literal('open'), Type.Literal('invite')]),
+  registration_enabled: Type.Boolean({ description: 'Whether /auth/register accepts sign-ups.' }),
+  billing_enabled: Type.Boolean(),
+  default_plan: Type.String(),
+  email_enabled: Type.Boolean({ description: 'False: links are returned in responses.' }),
+  google_enabled: Type.Boolean({ description: 'Whether social sign-in is configured.' }),
+  sso_enabled: Type.Boolean(),
+})
+
+export const StatusResp = Type.Object({ status: Type.String() })
+
+/** Trims and lower-cases an address; the stored form, and the form duplicates are checked in. */
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase()
+}
+
+/** Trims a workspace or display name; blank after trimming is a 422 on `field`, like a missing one. */
+export function requireName(value: string, field: string): string {
+  const v = value.trim()
+  if (v.length === 0) {
+    throw validationFailed([
+      { loc: ['body', field], msg: 'String should have at least 1 character', type: 'string_too_short' },
+    ])
+  }
+  return v
+}
+
+/** Whether the address is at a disposable (throwaway) domain, from a maintained list package. */
+export function isDisposableAddress(email: string): boolean {
+  return !mailcheckerValid(email)
+}

@@ -1,0 +1,128 @@
+// The session half of the accounts service (checking and refreshing session tokens), kept apart
+// from sign-up and passwords so each file stays small; it shares the accounts tables and rules.
+import type { Statement } from 'bun:sqlite'
+import type { Static } from '@sinclair/typebox'
+import { type Clock, iso } from '../../platform/clock/clock'
+import type { SessionClaims, SessionTokens } from '../../platform/crypto/token'
+import type { Db } from '../../platform/db/db'
+import { type ApiError, fail } from '../../platform/http/errors'
+import type { Authenticator } from '../../platform/http/mount'
+import type { Principal } from '../../platform/http/route'
+import type { SessionResp } from './accounts.schemas'
+
+interface SessionRow {
+  workspace_id: string
+  role: 'admin' | 'member'
+  status: 'active' | 'deactivated'
+  email_verified_at: number | null
+  token_version: number
+  ws_status: 'active' | 'suspended'
+}
+
+/** Resolves API keys (`ek_...`) to principals; implemented by the keys feature. */
+export type KeyAuthenticator = (secret: string) => Principal
+
+const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i
+
+/** A 401 that tells clients which scheme to use. */
+export function unauthorized(message: string): ApiError {
+  return fail('unauthorized', message, undefined, { 'www-authenticate': 'Bearer' })
+}
+
+/** The bearer token of a request, or a 401 when there is none. */
+export function bearerToken(request: Request): string {
+  const header = request.headers.get('authorization')
+  if (!header) throw unauthorized('Not authenticated.')
+  const m = BEARER.exec(header)
+  if (!m) throw unauthorized('The Authorization header must be "Bearer <token>".')
+  return m[1]!
+}
+
+/**
+ * Checks session tokens on every request: signature, lifetime and absolute cap, then the user's
+ * current state in one prepared lookup (token version, deactivation, suspension, verification),
+ * so a password reset, a removal or a suspension takes effect on the very next request.
+ */
+export class SessionService {
+  private readonly lookup: Statement<SessionRow, [string]>
+
+  constructor(
+    db: Db,
+    private readonly clock: Clock,
+    private readonly tokens: SessionTokens,
+  ) {
+    // The user and workspace tables are both read here so the hot path is a single statement (a
+    // scalar subquery: measured several times faster than the equivalent JOIN on bun:sqlite).
+    this.lookup = db.$client.prepare<SessionRow, [string]>(
+      `SELECT u.workspace_id, u.role, u.status, u.email_verified_at, u.token_version,
+         (SELECT w.status FROM workspaces w WHERE w.id = u.workspace_id) AS ws_status
+       FROM users u WHERE u.id = ?`,
+    )
+  }
+
+  /** The principal of a live session token, or the refusal that applies. */
+  authenticate(token: string): Principal {
+    const claims = this.claims(token)
+    const row = this.lookup.get(claims.sub)
+    if (!row || row.workspace_id !== claims.wid || row.token_version !== claims.ver) {
+      throw unauthorized('This session has ended. Sign in again.')
+    }
+    if (row.status !== 'active') throw fail('account_disabled')
+    if (row.ws_status !== 'active') throw fail('workspace_suspended')
+    if (row.email_verified_at === null) throw fail('email_not_verified')
+    return {
+      kind: 'session',
+      workspaceId: row.workspace_id,
+      userId: claims.sub,
+      role: row.role,
+      scopes: null,
+      keyId: null,
+    }
+  }
+
+  /**
+   * `POST /auth/refresh`: a token past half its life becomes a fresh one of the same class, never
+   * beyond the absolute cap from the original sign-in; an earlier call keeps the token unchanged.
+   */
+  refresh(token: string): Static<typeof SessionResp> {
+    const claims = this.claims(token)
+    const now = this.nowSec()
+    let out = { token, claims, refreshed: false }
+    if (this.tokens.shouldRefresh(claims, now)) {
+      const fresh = this.tokens.issue(
+        { userId: claims.sub, workspaceId: claims.wid, tokenVersion: claims.ver },
+        claims.cls,
+        now,
+        claims.sat,
+      )
+      out = { ...fresh, refreshed: true }
+    }
+    return {
+      access_token: out.token,
+      token_type: 'bearer',
+      expires_at: iso(new Date(out.claims.exp * 1000)),
+      email_verified: true,
+      refreshed: out.refreshed,
+      session_class: out.claims.cls,
+    }
+  }
+
+  private claims(token: string): SessionClaims {
+    const claims = this.tokens.read(token)
+    if (!claims) throw unauthorized('Invalid credential.')
+    if (!this.tokens.isLive(claims, this.nowSec())) throw unauthorized('Session expired. Sign in again.')
+    return claims
+  }
+
+  private nowSec(): number {
+    return Math.floor(this.clock.now().getTime() / 1000)
+  }
+}
+
+/** The request authenticator: `ek_` tokens are API keys, anything else a session token. */
+export function createAuthenticator(sessions: SessionService, keys: KeyAuthenticator): Authenticator {
+  return async (request) => {
+    const token = bearerToken(request)
+    return token.startsWith('ek_') ? keys(token) : sessions.authenticate(token)
+  }
+}

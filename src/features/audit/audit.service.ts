@@ -1,0 +1,66 @@
+import type { Clock } from '../../platform/clock/clock'
+import { newId, type Random } from '../../platform/crypto/random'
+import type { Db } from '../../platform/db/db'
+import type { Principal } from '../../platform/http/route'
+import { auditEvents } from './audit.tables'
+
+/** The actions recorded so far; later features add theirs. */
+export type AuditAction =
+  | 'auth.sign_in'
+  | 'api_key.created'
+  | 'api_key.revoked'
+  | 'member.role_changed'
+  | 'member.removed'
+
+/** Who did it and from where. */
+export interface AuditActor {
+  type: 'user' | 'api_key' | 'system'
+  id: string | null
+  ip?: string | null
+  requestId?: string | null
+}
+
+/** One event to record. */
+export interface AuditEntry {
+  workspaceId: string
+  actor: AuditActor
+  action: AuditAction
+  target?: { type: string; id: string }
+  details?: Record<string, unknown>
+}
+
+/** The actor a principal stands for: its user, or the API key it presented. */
+export function actorOf(p: Principal, ip?: string, requestId?: string): AuditActor {
+  return p.kind === 'api_key'
+    ? { type: 'api_key', id: p.keyId, ip, requestId }
+    : { type: 'user', id: p.userId, ip, requestId }
+}
+
+/** Appends audit rows. Call inside the transaction of the change it records, so both land or neither. */
+export class AuditService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly random: Random,
+  ) {}
+
+  /** Records one event. */
+  record(e: AuditEntry): void {
+    this.db
+      .insert(auditEvents)
+      .values({
+        id: newId(this.random, 'aud'),
+        workspaceId: e.workspaceId,
+        actorType: e.actor.type,
+        actorId: e.actor.id,
+        action: e.action,
+        targetType: e.target?.type ?? null,
+        targetId: e.target?.id ?? null,
+        details: JSON.stringify(e.details ?? {}),
+        ip: e.actor.ip ?? null,
+        requestId: e.actor.requestId ?? null,
+        createdAt: this.clock.now().getTime(),
+      })
+      .run()
+  }
+}

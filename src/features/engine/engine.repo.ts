@@ -1,0 +1,242 @@
+import type { Database, Statement } from 'bun:sqlite'
+import type { Db } from '../../platform/db/db'
+
+/**
+ * The engine's tables, kept as one DDL string until it becomes a custom migration. The passage index
+ * is ONE contentless FTS5 table shared by every base; each base's terms are written with the base's
+ * numeric key as a prefix ("12xoil"), so a query only ever reads the posting lists of its own base:
+ * its cost does not grow with other bases' data, and the per-term document counts (fts5vocab) are
+ * per base too. Passage text lives beside it in `engine_passages` (same rowid).
+ */
+export const ENGINE_DDL = `
+CREATE TABLE IF NOT EXISTS engine_bases (
+  base_id TEXT PRIMARY KEY,
+  key INTEGER NOT NULL UNIQUE,
+  n_passages INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS engine_sections (
+  section_id TEXT PRIMARY KEY,
+  base_id TEXT NOT NULL,
+  document_id TEXT NOT NULL,
+  title TEXT NOT NULL,
+  filename TEXT NOT NULL,
+  cart_key TEXT NOT NULL,
+  n_passages INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS engine_sections_base ON engine_sections (base_id, document_id);
+CREATE INDEX IF NOT EXISTS engine_sections_document ON engine_sections (document_id);
+CREATE INDEX IF NOT EXISTS engine_sections_cart ON engine_sections (cart_key);
+CREATE TABLE IF NOT EXISTS engine_passages (
+  id INTEGER PRIMARY KEY,
+  section_id TEXT NOT NULL,
+  ordinal INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  sents BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS engine_passages_section ON engine_passages (section_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS engine_fts USING fts5(
+  terms, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS engine_fts_vocab USING fts5vocab(engine_fts, row);
+`
+
+/** Creates the engine's tables when missing (idempotent). */
+export function ensureEngineSchema(db: Db | Database): void {
+  const client = '$client' in db ? db.$client : db
+  client.exec(ENGINE_DDL)
+}
+
+/** What the engine records about an indexed section (the source fields come from here). */
+export interface SectionRow {
+  section_id: string
+  base_id: string
+  document_id: string
+  title: string
+  filename: string
+  cart_key: string
+  n_passages: number
+}
+
+/** A passage as rag reads it back: its text, sentence spans within it, and its section's fields. */
+export interface PassageRow {
+  id: number
+  section_id: string
+  ordinal: number
+  text: string
+  sents: Uint8Array
+  document_id: string
+  title: string
+  filename: string
+}
+
+/** A passage to index: its position in the section, text, sentence spans and index terms. */
+export interface PassageInput {
+  ordinal: number
+  text: string
+  sents: Uint32Array
+  terms: string[]
+}
+
+/** The FTS token of a term in a base: the base key, "x", then the term without punctuation. */
+export function ftsToken(key: number, term: string): string {
+  return `${key}x${term.replace(/[^\p{L}\p{N}]/gu, '')}`
+}
+
+/** Prepared statements over the engine tables; every hot path is one prepared call. */
+export class EngineRepo {
+  private readonly s: Record<string, Statement>
+  private readonly keys = new Map<string, number>()
+  constructor(readonly client: Database) {
+    ensureEngineSchema(client)
+    const q = (sql: string) => client.prepare(sql)
+    this.s = {
+      key: q('SELECT key FROM engine_bases WHERE base_id = ?'),
+      newKey: q(
+        'INSERT INTO engine_bases (base_id, key) VALUES (?, (SELECT coalesce(max(key), 0) + 1 FROM engine_bases)) RETURNING key',
+      ),
+      count: q('SELECT n_passages AS n FROM engine_bases WHERE base_id = ?'),
+      addCount: q('UPDATE engine_bases SET n_passages = n_passages + ? WHERE base_id = ?'),
+      section: q('SELECT * FROM engine_sections WHERE section_id = ?'),
+      sections: q('SELECT * FROM engine_sections WHERE base_id = ? ORDER BY section_id'),
+      docSections: q('SELECT * FROM engine_sections WHERE document_id = ?'),
+      putSection: q(
+        'INSERT INTO engine_sections (section_id, base_id, document_id, title, filename, cart_key, n_passages) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      delSection: q('DELETE FROM engine_sections WHERE section_id = ?'),
+      cartUsers: q('SELECT count(*) AS n FROM engine_sections WHERE cart_key = ?'),
+      putPassage: q('INSERT INTO engine_passages (section_id, ordinal, text, sents) VALUES (?, ?, ?, ?)'),
+      putFts: q('INSERT INTO engine_fts (rowid, terms) VALUES (?, ?)'),
+      passageIds: q('SELECT id FROM engine_passages WHERE section_id = ?'),
+      delFts: q('DELETE FROM engine_fts WHERE rowid = ?'),
+      delPassages: q('DELETE FROM engine_passages WHERE section_id = ?'),
+      delBase: q('DELETE FROM engine_bases WHERE base_id = ?'),
+      range: q('SELECT term, doc FROM engine_fts_vocab WHERE term >= ? AND term < ?'),
+    }
+  }
+
+  /** The numeric key of a base, allocated on first use when `create`. */
+  baseKey(baseId: string, create = false): number | null {
+    const known = this.keys.get(baseId)
+    if (known !== undefined) return known
+    const row = this.s.key!.get(baseId) as { key: number } | null
+    const key = row?.key ?? (create ? (this.s.newKey!.get(baseId) as { key: number }).key : null)
+    if (key !== null) this.keys.set(baseId, key)
+    return key
+  }
+
+  /** Number of passages indexed in a base (the N of its idf). */
+  passageCount(baseId: string): number {
+    return (this.s.count!.get(baseId) as { n: number } | null)?.n ?? 0
+  }
+
+  /** Indexes a section's passages and records the section, replacing an earlier indexing of it. */
+  putSection(row: SectionRow, passages: PassageInput[]): void {
+    this.client.transaction(() => {
+      this.removeSection(row.section_id)
+      const key = this.baseKey(row.base_id, true)!
+      this.s.putSection!.run(
+        row.section_id,
+        row.base_id,
+        row.document_id,
+        row.title,
+        row.filename,
+        row.cart_key,
+        passages.length,
+      )
+      for (const p of passages) {
+        const sents = new Uint8Array(p.sents.buffer, p.sents.byteOffset, p.sents.byteLength)
+        const { lastInsertRowid } = this.s.putPassage!.run(row.section_id, p.ordinal, p.text, sents)
+        this.s.putFts!.run(lastInsertRowid, p.terms.map((t) => ftsToken(key, t)).join(' '))
+      }
+      this.s.addCount!.run(passages.length, row.base_id)
+    })()
+  }
+
+  /** Removes a section's index entries and row; returns the row that was removed, if any. */
+  removeSection(sectionId: string): SectionRow | null {
+    const row = this.s.section!.get(sectionId) as SectionRow | null
+    if (!row) return null
+    this.client.transaction(() => {
+      for (const { id } of this.s.passageIds!.all(sectionId) as { id: number }[]) this.s.delFts!.run(id)
+      this.s.delPassages!.run(sectionId)
+      this.s.delSection!.run(sectionId)
+      this.s.addCount!.run(-row.n_passages, row.base_id)
+    })()
+    return row
+  }
+
+  /** The sections of a base, or of one document. */
+  sections(baseId: string): SectionRow[] {
+    return this.s.sections!.all(baseId) as SectionRow[]
+  }
+  /** The sections of one document. */
+  documentSections(documentId: string): SectionRow[] {
+    return this.s.docSections!.all(documentId) as SectionRow[]
+  }
+
+  /** Whether any section still uses a cartridge (identical content is compiled once). */
+  cartInUse(cartKey: string): boolean {
+    return (this.s.cartUsers!.get(cartKey) as { n: number }).n > 0
+  }
+
+  /** Forgets a base's key and counters once its sections are gone. */
+  dropBase(baseId: string): void {
+    this.s.delBase!.run(baseId)
+    this.keys.delete(baseId)
+  }
+
+  /** Passage counts of the given terms in a base (fts5vocab rows of the base's tokens). */
+  documentFrequencies(key: number, terms: string[]): number[] {
+    if (terms.length === 0) return []
+    const tokens = terms.map((t) => ftsToken(key, t))
+    const rows = this.client
+      .query(`SELECT term, doc FROM engine_fts_vocab WHERE term IN (${tokens.map(() => '?').join(',')})`)
+      .all(...tokens) as { term: string; doc: number }[]
+    const df = new Map(rows.map((r) => [r.term, r.doc]))
+    return tokens.map((t) => df.get(t) ?? 0)
+  }
+
+  /** Terms of a base starting with `prefix`, with their passage counts (for spelling fallbacks). */
+  termsWithPrefix(key: number, prefix: string): { term: string; doc: number }[] {
+    const from = ftsToken(key, prefix)
+    const to = from.slice(0, -1) + String.fromCodePoint(from.codePointAt(from.length - 1)! + 1)
+    const head = `${key}x`.length
+    return (this.s.range!.all(from, to) as { term: string; doc: number }[]).map((r) => ({
+      term: r.term.slice(head),
+      doc: r.doc,
+    }))
+  }
+
+  /** The `limit` best passages of a base for an FTS5 OR-query of terms, optionally within documents. */
+  match(key: number, terms: string[], limit: number, documentIds?: string[]): { id: number; rank: number }[] {
+    if (terms.length === 0) return []
+    const expr = terms.map((t) => `"${ftsToken(key, t)}"`).join(' OR ')
+    if (!documentIds) {
+      return this.client
+        .query('SELECT rowid AS id, rank FROM engine_fts WHERE engine_fts MATCH ? ORDER BY rank LIMIT ?')
+        .all(expr, limit) as { id: number; rank: number }[]
+    }
+    const marks = documentIds.map(() => '?').join(',')
+    return this.client
+      .query(
+        `SELECT f.rowid AS id, f.rank AS rank FROM engine_fts f JOIN engine_passages p ON p.id = f.rowid
+         JOIN engine_sections s ON s.section_id = p.section_id
+         WHERE engine_fts MATCH ? AND s.document_id IN (${marks}) ORDER BY f.rank LIMIT ?`,
+      )
+      .all(expr, ...documentIds, limit) as { id: number; rank: number }[]
+  }
+
+  /** Passages by id with their section's source fields, in the order of `ids`. */
+  passages(ids: number[]): PassageRow[] {
+    if (ids.length === 0) return []
+    const rows = this.client
+      .query(
+        `SELECT p.id, p.section_id, p.ordinal, p.text, p.sents, s.document_id, s.title, s.filename
+         FROM engine_passages p JOIN engine_sections s ON s.section_id = p.section_id
+         WHERE p.id IN (${ids.map(() => '?').join(',')})`,
+      )
+      .all(...ids) as PassageRow[]
+    const byId = new Map(rows.map((r) => [r.id, r]))
+    return ids.map((id) => byId.get(id)).filter((r): r is PassageRow => r !== undefined)
+  }
+}

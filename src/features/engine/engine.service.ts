@@ -1,0 +1,251 @@
+import type { Database } from 'bun:sqlite'
+import { sha256Hex } from '../../platform/crypto/hash'
+import type { Db } from '../../platform/db/db'
+import type { ObjectStore } from '../../platform/storage/object-store'
+import { objectKey } from '../../platform/storage/keys'
+import { EngineRepo, type PassageInput } from './engine.repo'
+import { composeAnswer } from './lib/answer'
+import { WarmCache } from './lib/cache'
+import { type CartEntry, searchCartridges } from './lib/cartsearch'
+import { compileCartridge, type WarmCartridge } from './lib/cartridge'
+import { CARTRIDGE_VERSION, decodeCartridge, encodeCartridge } from './lib/codec'
+import { condenseQuestion, type Turn } from './lib/condense'
+import { fitCartridge } from './lib/fit'
+import { planQuery } from './lib/query'
+import { type RankedPassage, withDocumentPrior } from './lib/rank'
+import { type SectionRef, searchIndex } from './lib/ragsearch'
+import { contentTerms } from './lib/text'
+
+/** Where cartridges are kept durably: the object store's byte-level calls. */
+export type CartStore = Pick<ObjectStore, 'getBytes' | 'put' | 'delete'>
+
+/** What the engine needs: the database, the object store, a warm-copy budget and a timer. */
+export interface EngineDeps {
+  db: Db | Database
+  store: CartStore
+  /** Memory budget of warm cartridges, in bytes. */
+  cacheBytes: number
+  /** A monotonic millisecond timer for the latency in `metrics` (performance.now by default). */
+  now?: () => number
+}
+
+/** A section to onboard: its ids, the source fields, and its text. */
+export interface SectionInput {
+  workspaceId: string
+  baseId: string
+  documentId: string
+  sectionId: string
+  title: string
+  filename: string
+  text: string
+}
+
+/** What onboarding a section produced. */
+export interface OnboardResult {
+  cartKey: string
+  cartBytes: number
+  passages: number
+  sentences: number
+}
+
+/** A question to a base, as ChatReq carries it. */
+export interface AskInput {
+  question: string
+  k?: number
+  history?: Turn[]
+  docIds?: string[]
+  strategy?: 'cart' | 'rag'
+}
+
+/** One source of an answer, in the wire shape. */
+export interface Source {
+  id: string
+  title: string
+  document_id: string
+  filename: string
+  snippet: string
+  score: number
+}
+
+/** An answer, in ChatResp's wire shape. */
+export interface AskResult {
+  answer: string
+  strategy: 'cart' | 'rag'
+  used_docs: string[]
+  sources: Source[]
+  condensed_q: string
+  metrics: { latency_ms: number; retrieval_ms: number; strategy: 'cart' | 'rag'; k: number }
+}
+
+/** Said when nothing in the base matches the question. */
+export const NO_ANSWER = 'I could not find an answer to that in these documents.'
+
+/** Candidates rag re-ranks from FTS5's BM25 order. */
+const RAG_POOL = 40
+
+/**
+ * The answer engine: onboarding (chunk, index, compile the cartridge), both strategies, and removal.
+ * One instance per process: it keeps each base's list of warm cartridges in memory and invalidates
+ * it on every change it makes.
+ */
+export class Engine {
+  readonly repo: EngineRepo
+  readonly cache: WarmCache<WarmCartridge>
+  private readonly manifests = new Map<string, CartEntry<SectionRef>[]>()
+  private readonly now: () => number
+
+  constructor(private readonly deps: EngineDeps) {
+    this.repo = new EngineRepo('$client' in deps.db ? deps.db.$client : deps.db)
+    this.cache = new WarmCache({ budgetBytes: deps.cacheBytes, sizeOf: (c) => c.bytes })
+    this.now = deps.now ?? (() => performance.now())
+  }
+
+  /** Onboards one section: compiles and stores its cartridge, then indexes its passages. */
+  async onboardSection(input: SectionInput): Promise<OnboardResult> {
+    const cart = compileCartridge(input.text, { fit: fitCartridge })
+    const bytes = encodeCartridge(cart)
+    const cartKey = objectKey(input.workspaceId, 'carts', `${contentKey(input.text)}.cart`)
+    await this.deps.store.put(cartKey, bytes, { contentType: 'application/octet-stream' })
+    const previous = this.repo.removeSection(input.sectionId)
+    this.repo.putSection(
+      {
+        section_id: input.sectionId,
+        base_id: input.baseId,
+        document_id: input.documentId,
+        title: input.title,
+        filename: input.filename,
+        cart_key: cartKey,
+        n_passages: cart.passages.length / 2,
+      },
+      passageInputs(cart),
+    )
+    this.cache.set(cartKey, cart)
+    this.manifests.delete(input.baseId)
+    if (previous && previous.cart_key !== cartKey) await this.dropCart(previous.cart_key)
+    return { cartKey, cartBytes: bytes.length, passages: cart.passages.length / 2, sentences: cart.sents.length / 2 }
+  }
+
+  /** Removes a section from the index and its cartridge when nothing else uses it. */
+  async removeSection(sectionId: string): Promise<void> {
+    const row = this.repo.removeSection(sectionId)
+    if (!row) return
+    this.manifests.delete(row.base_id)
+    await this.dropCart(row.cart_key)
+  }
+
+  /** Removes every section of a document. */
+  async removeDocument(documentId: string): Promise<void> {
+    for (const s of this.repo.documentSections(documentId)) await this.removeSection(s.section_id)
+  }
+
+  /** Removes every section of a base, then the base's index key. */
+  async removeBase(baseId: string): Promise<void> {
+    for (const s of this.repo.sections(baseId)) await this.removeSection(s.section_id)
+    this.repo.dropBase(baseId)
+    this.manifests.delete(baseId)
+  }
+
+  /** Answers a question from a base with the chosen strategy (cart by default). */
+  async ask(baseId: string, input: AskInput): Promise<AskResult> {
+    const t0 = this.now()
+    const strategy = input.strategy ?? 'cart'
+    const k = input.k ?? 3
+    const condensed = condenseQuestion(input.question, input.history)
+    const plan = planQuery(condensed)
+    const docIds = input.docIds?.length ? input.docIds : undefined
+    let ranked: RankedPassage<SectionRef>[]
+    if (strategy === 'rag') {
+      ranked = searchIndex(this.repo, baseId, plan, Math.max(k, 20), { pool: Math.max(RAG_POOL, k), documentIds: docIds })
+    } else {
+      let entries = await this.warmEntries(baseId)
+      if (docIds) entries = entries.filter((e) => docIds.includes(e.ref.documentId))
+      ranked = searchCartridges(entries, plan, Math.max(k, 20))
+    }
+    ranked = withDocumentPrior(ranked, (r) => r.documentId, k)
+    const t1 = this.now()
+    const weights = new Map<string, number>()
+    for (const t of plan.terms) weights.set(t, 1)
+    const { answer } = composeAnswer(ranked, { weights, want: plan.want })
+    const sources = ranked.map(toSource)
+    return {
+      answer: answer || NO_ANSWER,
+      strategy,
+      used_docs: [...new Set(sources.map((s) => s.document_id))],
+      sources,
+      condensed_q: condensed,
+      metrics: { latency_ms: round(this.now() - t0), retrieval_ms: round(t1 - t0), strategy, k },
+    }
+  }
+
+  /** The base's cartridges, warm: loaded from the object store on a miss. */
+  private async warmEntries(baseId: string): Promise<CartEntry<SectionRef>[]> {
+    let manifest = this.manifests.get(baseId)
+    if (!manifest) {
+      manifest = this.repo.sections(baseId).map((s) => ({
+        ref: { sectionId: s.section_id, documentId: s.document_id, title: s.title, filename: s.filename },
+        titleTerms: contentTerms(s.title),
+        cartKey: s.cart_key,
+        cart: null as unknown as WarmCartridge,
+      }))
+      this.manifests.set(baseId, manifest)
+    }
+    const out: CartEntry<SectionRef>[] = []
+    for (const m of manifest as (CartEntry<SectionRef> & { cartKey: string })[]) {
+      const cart = this.cache.get(m.cartKey) ?? (await this.cache.getOrLoad(m.cartKey, () => this.loadCart(m.cartKey)))
+      out.push({ ref: m.ref, titleTerms: m.titleTerms, cart })
+    }
+    return out
+  }
+
+  private async loadCart(key: string): Promise<WarmCartridge> {
+    const bytes = await this.deps.store.getBytes(key)
+    if (!bytes) throw new Error(`cartridge ${key} is missing from the object store`)
+    return decodeCartridge(bytes)
+  }
+
+  /** Warm copy first, then the durable object, and only when no section uses it any more. */
+  private async dropCart(cartKey: string): Promise<void> {
+    if (this.repo.cartInUse(cartKey)) return
+    this.cache.delete(cartKey)
+    await this.deps.store.delete(cartKey)
+  }
+}
+
+/** A cartridge's content address: identical text (under one format version) shares one cartridge. */
+export function contentKey(text: string): string {
+  return `v${CARTRIDGE_VERSION}-${sha256Hex(text)}`
+}
+
+/** The index rows of a compiled section: each passage's text, sentence spans and index terms. */
+export function passageInputs(cart: WarmCartridge): PassageInput[] {
+  const out: PassageInput[] = []
+  for (let p = 0; p < cart.passages.length / 2; p++) {
+    const first = cart.passages[2 * p]!
+    const last = cart.passages[2 * p + 1]!
+    const start = cart.sents[2 * first]!
+    const sents = new Uint32Array((last - first + 1) * 2)
+    for (let s = first; s <= last; s++) {
+      sents[2 * (s - first)] = cart.sents[2 * s]! - start
+      sents[2 * (s - first) + 1] = cart.sents[2 * s + 1]! - start
+    }
+    const terms: string[] = []
+    for (let i = cart.sentOff[first]!; i < cart.sentOff[last + 1]!; i++) terms.push(cart.vocab[cart.sentTerms[i]!]!)
+    out.push({ ordinal: p, text: cart.text.slice(start, cart.sents[2 * last + 1]!), sents, terms })
+  }
+  return out
+}
+
+function toSource(p: RankedPassage<SectionRef>): Source {
+  return {
+    id: `${p.ref.sectionId}:${p.ordinal}`,
+    title: p.ref.title,
+    document_id: p.ref.documentId,
+    filename: p.ref.filename,
+    snippet: p.text.slice(p.start, p.end),
+    score: round(p.score),
+  }
+}
+
+function round(x: number): number {
+  return Math.round(x * 1000) / 1000
+}

@@ -1,0 +1,81 @@
+import type { RankedPassage, RankedSentence } from './rank'
+import { wordCount } from './text'
+import { type TrimQuery, trimSentence } from './trim'
+
+/** How long extractive answers may get. */
+export interface ComposeOptions {
+  /** Word budget for the whole answer; a second sentence is added only when it fits. */
+  maxWords: number
+  /** A second sentence must score at least this fraction of the first. */
+  secondRatio: number
+  /** Longest a single sentence may stay before it is trimmed to its relevant clauses. */
+  sentenceWords: number
+}
+
+/** Defaults: one sentence, or two when both are short and nearly as good. */
+export const defaultComposeOptions: ComposeOptions = {
+  maxWords: Number(process.env.AMAX ?? 45),
+  secondRatio: Number(process.env.ARATIO ?? 0.8),
+  sentenceWords: Number(process.env.ASW ?? 1000),
+}
+
+/** An extractive answer: text with [n] citations, and which sources (1-based order) it cites. */
+export interface Composed {
+  answer: string
+  cited: number[]
+}
+
+interface Pick {
+  source: number
+  sentence: RankedSentence
+  text: string
+}
+
+/**
+ * Composes the answer from the ranked passages (already in `sources` order): the best supporting
+ * sentence of the best passage, then the next best sentence anywhere among the top passages when it
+ * is nearly as good and the answer stays within the word budget. Each sentence ends with the number
+ * of the source it came from.
+ */
+export function composeAnswer<R>(
+  passages: RankedPassage<R>[],
+  q: TrimQuery,
+  opts: ComposeOptions = defaultComposeOptions,
+): Composed {
+  const pool: Pick[] = []
+  passages.slice(0, 3).forEach((p, i) => {
+    for (const s of p.sentences.slice(0, 3))
+      pool.push({ source: i + 1, sentence: s, text: trimSentence(clean(p.text, s), q, opts.sentenceWords) })
+  })
+  if (pool.length === 0) return { answer: '', cited: [] }
+  const first = passages[0]!.sentences[0]!
+  const best = pool.find((c) => c.sentence === first) ?? pool[0]!
+  const picks = [best]
+  let words = wordCount(best.text)
+  pool.sort((a, b) => b.sentence.score - a.sentence.score)
+  for (const c of pool) {
+    if (c === best || c.text === best.text) continue
+    if (c.sentence.score < opts.secondRatio * best.sentence.score) break
+    const text = trimSentence(c.text, q, opts.maxWords - words)
+    const n = wordCount(text)
+    if (words + n > opts.maxWords) continue
+    c.text = text
+    picks.push(c)
+    words += n
+    break
+  }
+  // Sentences from the same passage read in document order.
+  picks.sort((a, b) => a.source - b.source || a.sentence.start - b.sentence.start)
+  const cited = [...new Set(picks.map((p) => p.source))].sort((a, b) => a - b)
+  const answer = picks.map((p) => `${p.text} [${p.source}]`).join(' ')
+  return { answer, cited }
+}
+
+/** A sentence's text on one line, without a trailing reference mark like "[12]". */
+function clean(text: string, s: RankedSentence): string {
+  return text
+    .slice(s.start, s.end)
+    .replace(/\s+/g, ' ')
+    .replace(/\[\d+\]/g, '')
+    .trim()
+}

@@ -1,0 +1,165 @@
+import { type ChunkOptions, chunkSection, defaultChunkOptions } from './chunk'
+import { tokenKind } from './query'
+import { defaultWeights, type ScoreWeights } from './score'
+import { tokenize } from './text'
+
+/**
+ * A section's cartridge: everything needed to answer questions from the section without the index.
+ * Arrays are flat (CSR layout: `xOff[i]..xOff[i+1]` indexes `x` for item i) so the codec writes them
+ * as they are and a warm copy costs little more than its bytes.
+ */
+export interface CartridgeData {
+  text: string
+  /** Sentence spans, [start0, end0, start1, end1, ...]. */
+  sents: Uint32Array
+  /** Passages as inclusive sentence ranges, [first0, last0, ...]. */
+  passages: Uint32Array
+  /** Local vocabulary: index terms (stems). */
+  vocab: string[]
+  /** Content-term ids of each sentence in order, and the word kinds (TokenKind bits) beside them. */
+  sentTerms: Uint32Array
+  sentKinds: Uint8Array
+  sentOff: Uint32Array
+  /** Learned expansions: extra term ids per sentence that questions about it use (CSR by sentence). */
+  expTerms: Uint32Array
+  expOff: Uint32Array
+  /** This section's fitted scorer weights. */
+  weights: ScoreWeights
+}
+
+/** A cartridge in memory, with the look-up structures derived from its data when it is loaded. */
+export interface WarmCartridge extends CartridgeData {
+  termId: Map<string, number>
+  /** Sentences of each term (CSR by term id), from sentence terms; then from expansions. */
+  post: Uint32Array
+  postOff: Uint32Array
+  expPost: Uint32Array
+  expPostOff: Uint32Array
+  /** Passage index of each sentence. */
+  passageOf: Uint32Array
+  /** Number of passages each term occurs in (for the base-wide idf). */
+  passageDf: Uint32Array
+  /** Bytes this copy holds, for the warm cache's budget. */
+  bytes: number
+}
+
+/** Options for compiling: chunking, and whether to fit expansions and weights. */
+export interface CompileOptions {
+  chunk?: ChunkOptions
+  fit?: (c: WarmCartridge) => WarmCartridge
+}
+
+/** Compiles a section's text into a warm cartridge (analysis here, fitting by the `fit` hook). */
+export function compileCartridge(text: string, opts: CompileOptions = {}): WarmCartridge {
+  const { sentences, passages } = chunkSection(text, opts.chunk ?? defaultChunkOptions)
+  const vocab: string[] = []
+  const ids = new Map<string, number>()
+  const idOf = (t: string) => {
+    let id = ids.get(t)
+    if (id === undefined) {
+      id = vocab.push(t) - 1
+      ids.set(t, id)
+    }
+    return id
+  }
+  const terms: number[] = []
+  const kinds: number[] = []
+  const sentOff = new Uint32Array(sentences.length + 1)
+  const sents = new Uint32Array(sentences.length * 2)
+  sentences.forEach((s, i) => {
+    sents[2 * i] = s.start
+    sents[2 * i + 1] = s.end
+    let first = true
+    for (const tok of tokenize(text, s.start, s.end)) {
+      if (!tok.stop) {
+        terms.push(idOf(tok.term))
+        kinds.push(tokenKind(text, tok, first))
+      }
+      first = false
+    }
+    sentOff[i + 1] = terms.length
+  })
+  const pass = new Uint32Array(passages.length * 2)
+  passages.forEach((p, i) => {
+    pass[2 * i] = p.first
+    pass[2 * i + 1] = p.last
+  })
+  const data: CartridgeData = {
+    text,
+    sents,
+    passages: pass,
+    vocab,
+    sentTerms: Uint32Array.from(terms),
+    sentKinds: Uint8Array.from(kinds),
+    sentOff,
+    expTerms: new Uint32Array(0),
+    expOff: new Uint32Array(sentences.length + 1),
+    weights: { ...defaultWeights },
+  }
+  const warm = warmCartridge(data)
+  return opts.fit ? opts.fit(warm) : warm
+}
+
+/** Builds the derived look-up structures of a cartridge (on load, and again after fitting). */
+export function warmCartridge(d: CartridgeData): WarmCartridge {
+  const nTerms = d.vocab.length
+  const nSents = d.sentOff.length - 1
+  const termId = new Map<string, number>()
+  d.vocab.forEach((t, i) => termId.set(t, i))
+  const passageOf = new Uint32Array(nSents)
+  for (let p = 0; p < d.passages.length / 2; p++)
+    for (let s = d.passages[2 * p]!; s <= d.passages[2 * p + 1]!; s++) passageOf[s] = p
+  const [post, postOff] = invert(d.sentTerms, d.sentOff, nTerms)
+  const [expPost, expPostOff] = invert(d.expTerms, d.expOff, nTerms)
+  const passageDf = new Uint32Array(nTerms)
+  for (let t = 0; t < nTerms; t++) {
+    let last = -1
+    for (let i = postOff[t]!; i < postOff[t + 1]!; i++) {
+      const p = passageOf[post[i]!]!
+      if (p !== last) passageDf[t]!++
+      last = p
+    }
+  }
+  const warm = { ...d, termId, post, postOff, expPost, expPostOff, passageOf, passageDf, bytes: 0 }
+  warm.bytes = warmBytes(warm)
+  return warm
+}
+
+/** Inverts per-sentence term lists into per-term sorted, distinct sentence lists (CSR). */
+function invert(terms: Uint32Array, off: Uint32Array, nTerms: number): [Uint32Array, Uint32Array] {
+  const count = new Uint32Array(nTerms + 1)
+  const nItems = off.length - 1
+  const lastSeen = new Int32Array(nTerms).fill(-1)
+  for (let s = 0; s < nItems; s++)
+    for (let i = off[s]!; i < off[s + 1]!; i++) {
+      const t = terms[i]!
+      if (lastSeen[t] !== s) {
+        lastSeen[t] = s
+        count[t + 1]!++
+      }
+    }
+  for (let t = 0; t < nTerms; t++) count[t + 1]! += count[t]!
+  const out = new Uint32Array(count[nTerms]!)
+  const fill = count.slice(0, nTerms)
+  lastSeen.fill(-1)
+  for (let s = 0; s < nItems; s++)
+    for (let i = off[s]!; i < off[s + 1]!; i++) {
+      const t = terms[i]!
+      if (lastSeen[t] !== s) {
+        lastSeen[t] = s
+        out[fill[t]!++] = s
+      }
+    }
+  return [out, count]
+}
+
+/** Approximate bytes of a warm copy: typed arrays exactly, strings at two bytes a character. */
+function warmBytes(w: WarmCartridge): number {
+  let n = w.text.length * 2
+  for (const a of [w.sents, w.passages, w.sentTerms, w.sentKinds, w.sentOff, w.expTerms])
+    n += a.byteLength
+  for (const a of [w.expOff, w.post, w.postOff, w.expPost, w.expPostOff, w.passageOf, w.passageDf])
+    n += a.byteLength
+  for (const t of w.vocab) n += 2 * t.length + 40 // the string and its map entry
+  return n
+}

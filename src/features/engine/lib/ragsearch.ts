@@ -1,0 +1,140 @@
+import type { EngineRepo, PassageRow } from '../engine.repo'
+import { type QueryPlan, tokenKind } from './query'
+import { pairSet, passageScore, type RankedPassage, type RankedSentence, termWeights } from './rank'
+import { defaultWeights, type ScoreWeights, scoreSentence, sequenceFeatures } from './score'
+import { respell } from './spell'
+import { contentTerms, tokenize } from './text'
+
+/** Where a retrieved passage comes from: the fields a source needs. */
+export interface SectionRef {
+  sectionId: string
+  documentId: string
+  title: string
+  filename: string
+}
+
+/** Options of an index search. */
+export interface IndexSearchOptions {
+  /** Candidates taken from FTS5's BM25 order before re-ranking by sentence. */
+  pool: number
+  documentIds?: string[]
+  weights?: ScoreWeights
+}
+
+const BM_W = Number(process.env.BM_W ?? 0)
+const titleTermCache = new Map<string, string[]>()
+function titleTerms(title: string): string[] {
+  let t = titleTermCache.get(title)
+  if (!t) {
+    if (titleTermCache.size > 10_000) titleTermCache.clear()
+    t = contentTerms(title)
+    titleTermCache.set(title, t)
+  }
+  return t
+}
+
+/**
+ * Replaces question terms the base has never seen by the closest known spelling (per the index's
+ * vocabulary), so "Ghengis" still finds "Genghis". Returns the plan to use and its passage counts.
+ */
+export function respellPlan(plan: QueryPlan, df: number[], known: (prefix: string) => Iterable<{ term: string; doc: number }>) {
+  const terms = [...plan.terms]
+  const counts = [...df]
+  terms.forEach((t, i) => {
+    if (counts[i]! > 0) return
+    const candidates = [...known(t.slice(0, 1))]
+    const fix = respell(t, candidates)
+    if (fix && !terms.includes(fix)) {
+      terms[i] = fix
+      counts[i] = candidates.find((c) => c.term === fix)!.doc
+    }
+  })
+  return { plan: { ...plan, terms }, df: counts }
+}
+
+/**
+ * The rag strategy's retrieval: FTS5 BM25 over the base's passages gives a candidate pool, whose
+ * passages are re-read, split into their stored sentences and ranked by the shared sentence scorer.
+ */
+export function searchIndex(
+  repo: EngineRepo,
+  baseId: string,
+  input: QueryPlan,
+  limit: number,
+  opts: IndexSearchOptions,
+): RankedPassage<SectionRef>[] {
+  const key = repo.baseKey(baseId)
+  if (key === null || input.terms.length === 0) return []
+  const { plan, df } = respellPlan(input, repo.documentFrequencies(key, input.terms), (p) =>
+    repo.termsWithPrefix(key, p),
+  )
+  const qw = termWeights(plan, repo.passageCount(baseId), df)
+  const live = plan.terms.filter((_, i) => qw[i]! > 0)
+  const hits = repo.match(key, live, opts.pool, opts.documentIds)
+  const rows = repo.passages(hits.map((h) => h.id))
+  let total = 0
+  for (const w of qw) total += w
+  const qmap = new Map(plan.terms.map((t, i) => [t, i]))
+  const pairs = pairSet(plan)
+  const weights = opts.weights ?? defaultWeights
+  const bm = new Map(hits.map((h) => [h.id, -h.rank]))
+  const ranked = rows.map((row) => {
+    const r = rankPassage(row, plan, qmap, qw, total, pairs, weights)
+    r.score += BM_W * (bm.get(row.id) ?? 0)
+    return r
+  })
+  ranked.sort((a, b) => b.score - a.score)
+  return ranked.slice(0, limit)
+}
+
+function rankPassage(
+  row: PassageRow,
+  plan: QueryPlan,
+  qmap: Map<string, number>,
+  qw: Float64Array,
+  total: number,
+  pairs: Set<number>,
+  weights: ScoreWeights,
+): RankedPassage<SectionRef> {
+  const spans = new Uint32Array(row.sents.slice().buffer)
+  const feats = []
+  let passMask = 0
+  for (let s = 0; s < spans.length; s += 2) {
+    const start = spans[s]!
+    const end = spans[s + 1]!
+    const qidx: number[] = []
+    const kinds: number[] = []
+    let first = true
+    for (const tok of tokenize(row.text, start, end)) {
+      if (!tok.stop) {
+        qidx.push(qmap.get(tok.term) ?? -1)
+        kinds.push(tokenKind(row.text, tok, first))
+      }
+      first = false
+    }
+    const f = sequenceFeatures(qidx, kinds, 0, qidx.length, plan.want, pairs, qw)
+    passMask |= f.hit
+    feats.push({ f, start, end })
+  }
+  let titleMask = 0
+  const tt = titleTerms(row.title)
+  plan.terms.forEach((t, i) => {
+    if (tt.includes(t)) titleMask |= 1 << i
+  })
+  const sentences: RankedSentence[] = []
+  for (const { f, start, end } of feats) {
+    if (f.hit === 0) continue
+    const score = scoreSentence({ ...f, ctx: passMask | titleMask, exp: 0 }, qw, total, weights)
+    sentences.push({ start, end, score, hit: f.hit })
+  }
+  sentences.sort((a, b) => b.score - a.score)
+  return {
+    ref: { sectionId: row.section_id, documentId: row.document_id, title: row.title, filename: row.filename },
+    ordinal: row.ordinal,
+    text: row.text,
+    start: 0,
+    end: row.text.length,
+    score: sentences.length ? passageScore(sentences, passMask, titleMask, qw) : Number.NEGATIVE_INFINITY,
+    sentences,
+  }
+}

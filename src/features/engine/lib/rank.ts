@@ -1,0 +1,102 @@
+import type { QueryPlan } from './query'
+import { idf, maskWeight } from './score'
+
+/** A sentence of a retrieved passage, with its score for the question. */
+export interface RankedSentence {
+  start: number
+  end: number
+  score: number
+  /** Bits of the query terms it contains. */
+  hit: number
+}
+
+/** A retrieved passage: where its text is, its sentences by score, and its own score. */
+export interface RankedPassage<R> {
+  ref: R
+  /** Position of the passage within its section (the source id is built from it). */
+  ordinal: number
+  /** The text the spans below index into (a section's or a passage's). */
+  text: string
+  start: number
+  end: number
+  score: number
+  sentences: RankedSentence[]
+}
+
+const SOFT = Number(process.env.SOFT ?? 0.3)
+const PASS_W = Number(process.env.PASS_W ?? 0.3)
+/** Query-term weights from base-wide passage counts; terms the base lacks weigh nothing. */
+export function termWeights(plan: QueryPlan, nPassages: number, df: ArrayLike<number>): Float64Array {
+  const qw = new Float64Array(plan.terms.length)
+  for (let i = 0; i < qw.length; i++) {
+    qw[i] = df[i]! > 0 ? idf(nPassages, df[i]!) : 0
+    if (plan.soft & (1 << i)) qw[i]! *= SOFT
+  }
+  return qw
+}
+
+/** Encodes the question's adjacent pairs for the scorer's set look-up. */
+export function pairSet(plan: QueryPlan): Set<number> {
+  return new Set(plan.pairs.map(([a, b]) => a * 64 + b))
+}
+
+/**
+ * A passage's score from its sentences: the best sentence carries it, the passage's own coverage of
+ * the question breaks ties between passages whose best sentences match alike.
+ */
+export function passageScore(
+  sentences: RankedSentence[],
+  passMask: number,
+  titleMask: number,
+  qw: Float64Array,
+): number {
+  let best = Number.NEGATIVE_INFINITY
+  for (const s of sentences) if (s.score > best) best = s.score
+  let freq = 0
+  if (SF_W > 0)
+    for (let q = 0; q < qw.length; q++) {
+      let sf = 0
+      for (const s of sentences) if (s.hit & (1 << q)) sf++
+      freq += (qw[q]! * sf) / (sf + 1)
+    }
+  return best + PASS_W * maskWeight(passMask, qw) + TITLE_W * maskWeight(titleMask, qw) + SF_W * freq
+}
+const TITLE_W = Number(process.env.TITLE_W ?? 0)
+const SF_W = Number(process.env.SF_W ?? 0)
+
+/** Keeps the `k` best of a stream of scored items without sorting everything. */
+export class TopK<T extends { score: number }> {
+  private items: T[] = []
+  constructor(private readonly k: number) {}
+  /** Offers an item; it is kept when among the k best so far. */
+  push(item: T): void {
+    const a = this.items
+    if (a.length === this.k && item.score <= a[a.length - 1]!.score) return
+    let i = a.length
+    while (i > 0 && a[i - 1]!.score < item.score) i--
+    a.splice(i, 0, item)
+    if (a.length > this.k) a.pop()
+  }
+  /** The kept items, best first. */
+  sorted(): T[] {
+    return this.items
+  }
+}
+
+const DOC_W = Number(process.env.DOC_W ?? 0)
+const DOC_T = Number(process.env.DOC_T ?? 3)
+/**
+ * Re-ranks passages with the evidence of their document: a document several of whose passages
+ * match the question is more likely the one the question is about (topic consistency).
+ */
+export function withDocumentPrior<R>(passages: RankedPassage<R>[], docOf: (r: R) => string, k: number): RankedPassage<R>[] {
+  if (DOC_W === 0 || passages.length < 2) return passages.slice(0, k)
+  const best = passages[0]!.score
+  const mass = new Map<string, number>()
+  for (const p of passages) {
+    const d = docOf(p.ref)
+    mass.set(d, (mass.get(d) ?? 0) + Math.exp((p.score - best) / DOC_T))
+  }
+  for (const p of passages) p.score += DOC_W * Math.log(mass.get(docOf(p.ref))!)
+  return passages.sort((a, b) => b.score - a.score).slice(0, k)
+}

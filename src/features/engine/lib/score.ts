@@ -1,0 +1,140 @@
+/**
+ * The sentence scorer both strategies share: a small linear model over features of one sentence for
+ * one question. Strategies differ in how they find candidate sentences and compute the features
+ * (the index at query time, or the cartridge's precomputed lists), not in how they rank them.
+ */
+
+/** Weights of the linear scorer; a cartridge may carry its own fitted copy. */
+export interface ScoreWeights {
+  /** Query terms found only in the sentence's passage or section title, not the sentence itself. */
+  ctx: number
+  /** Query terms found only through the sentence's learned expansions. */
+  exp: number
+  /** Adjacent question terms adjacent in the sentence too (a phrase), per pair, times mean weight. */
+  pair: number
+  /** The sentence offers a word of the kind the question asks for that the question lacks. */
+  type: number
+  /** Per log2 of the sentence's content length: long sentences match by chance. */
+  len: number
+  /** Fraction of the question's weight the sentence covers, squared (rewards complete matches). */
+  cover: number
+  /** Weight kept by terms the sentence matches outside its densest window (chance matches). */
+  far: number
+}
+
+/** Weights before any fitting: chosen on synthetic questions, see the cartridge compiler. */
+export const defaultWeights: ScoreWeights = { ctx: 0.5, exp: 0.5, pair: 0.3, type: 1.2, len: 0.3, cover: 2, far: 0.5 }
+for (const k of Object.keys(defaultWeights) as (keyof ScoreWeights)[])
+  if (process.env[`W_${k}`]) defaultWeights[k] = Number(process.env[`W_${k}`])
+
+/** Features of one sentence for one question. Bit i of a mask stands for query term i. */
+export interface Features {
+  hit: number
+  /** Bits of the terms inside the sentence's densest window of WINDOW content words. */
+  win: number
+  ctx: number
+  exp: number
+  pairs: number
+  typeOk: boolean
+  len: number
+}
+
+/** Sum of the weights of the terms whose bits are set in `mask`. */
+export function maskWeight(mask: number, qw: Float64Array): number {
+  let s = 0
+  for (let m = mask, i = 0; m !== 0; m >>>= 1, i++) if (m & 1) s += qw[i]!
+  return s
+}
+
+/** The score of one sentence; `total` is the summed weight of all query terms. */
+export function scoreSentence(f: Features, qw: Float64Array, total: number, w: ScoreWeights): number {
+  const direct = maskWeight(f.win, qw) + w.far * maskWeight(f.hit & ~f.win, qw)
+  const ctx = maskWeight(f.ctx & ~f.hit, qw)
+  const exp = maskWeight(f.exp & ~f.hit & ~f.ctx, qw)
+  const covered = (direct + w.ctx * ctx + w.exp * exp) / (total || 1)
+  const mean = total / Math.max(1, qw.length)
+  return (
+    direct +
+    w.ctx * ctx +
+    w.exp * exp +
+    w.pair * f.pairs * mean +
+    (f.typeOk ? w.type * mean : 0) -
+    w.len * Math.log2(1 + f.len) +
+    w.cover * covered * covered * mean
+  )
+}
+
+/** Inverse document frequency as BM25 defines it (never negative). */
+export function idf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5))
+}
+
+/**
+ * Features from a sentence's term sequence already mapped to query-term indexes (-1 for others)
+ * and the kinds of its words; `want` is the question's answer type, `qpairs` its adjacent pairs
+ * encoded a*64+b.
+ */
+export function sequenceFeatures(
+  qidx: ArrayLike<number>,
+  kinds: ArrayLike<number>,
+  from: number,
+  to: number,
+  want: number,
+  qpairs: Set<number>,
+  qw: Float64Array,
+): Omit<Features, 'ctx' | 'exp'> {
+  let hit = 0
+  let pairs = 0
+  let typeOk = false
+  let prev = -1
+  let lastHit = -1e9
+  let lastTyped = -1e9
+  for (let i = from; i < to; i++) {
+    const q = qidx[i]!
+    if (q >= 0) {
+      hit |= 1 << q
+      if (prev >= 0 && qpairs.has(prev * 64 + q)) pairs++
+      lastHit = i
+      if (i - lastTyped <= TYPE_NEAR) typeOk = true
+    } else if (want !== 0 && (kinds[i]! & want) !== 0) {
+      lastTyped = i
+      if (i - lastHit <= TYPE_NEAR) typeOk = true
+    }
+    prev = q
+  }
+  return { hit, win: to - from <= WINDOW ? hit : densestWindow(qidx, from, to, qw), pairs, typeOk, len: to - from }
+}
+
+const TYPE_NEAR = Number(process.env.TYPE_NEAR ?? 6)
+
+/** Content words in the window a question's terms should fall in when the sentence answers it. */
+export const WINDOW = Number(process.env.WINDOW ?? 12)
+
+/** Bits of the distinct query terms in the WINDOW-word stretch holding the most query weight. */
+function densestWindow(qidx: ArrayLike<number>, from: number, to: number, qw: Float64Array): number {
+  const count = new Uint8Array(16)
+  let mask = 0
+  let weight = 0
+  let best = -1
+  let bestMask = 0
+  for (let i = from; i < to; i++) {
+    const q = qidx[i]!
+    if (q >= 0 && count[q]!++ === 0) {
+      mask |= 1 << q
+      weight += qw[q]!
+    }
+    const out = i - WINDOW
+    if (out >= from) {
+      const o = qidx[out]!
+      if (o >= 0 && --count[o]! === 0) {
+        mask &= ~(1 << o)
+        weight -= qw[o]!
+      }
+    }
+    if (weight > best) {
+      best = weight
+      bestMask = mask
+    }
+  }
+  return bestMask
+}

@@ -1,0 +1,119 @@
+import { porterStem as stemmer } from './porter'
+
+/**
+ * English function words and question words. They carry no evidence about which sentence answers a
+ * question, so they are dropped from index terms and from queries alike.
+ */
+const STOP = new Set(
+  `a about above after again against all also am an and any are aren't as at be because been before being
+  below between both but by can cannot could did didn't do does doesn't doing don't down during each few for
+  from further had has have having he her here hers herself him himself his how i if in into is isn't it its
+  itself let me more most my myself no nor not of off on once only or other ought our ours ourselves out over
+  own same she should so some such than that that's the their theirs them themselves then there these they
+  this those through to too under until up very was wasn't we were weren't what when where which while who
+  whom whose why will with won't would you your yours yourself yourselves s t d ll re ve m o y
+  many much called name named one kind type does`
+    .split(/\s+/)
+    .filter(Boolean),
+)
+
+/** Words that start a question and tell what kind of answer is wanted; never index terms. */
+export const WH_WORDS = new Set(['what', 'which', 'who', 'whom', 'whose', 'when', 'where', 'why', 'how'])
+
+const stemCache = new Map<string, string>()
+
+/** Porter stem of a lower-case word, memoised: the vocabulary of a corpus is small, stemming is not. */
+export function stem(word: string): string {
+  let s = stemCache.get(word)
+  if (s === undefined) {
+    s = /^\d/.test(word) || word.length < 3 ? word : stemmer(word)
+    if (stemCache.size > 200_000) stemCache.clear()
+    stemCache.set(word, s)
+  }
+  return s
+}
+
+/** True for a lower-case word that carries no evidence on its own. */
+export function isStop(word: string): boolean {
+  return STOP.has(word)
+}
+
+// A word: letters/digits, with inner apostrophes, periods (U.S., 3.5) or commas between digits (1,000).
+const WORD = /[\p{L}\p{N}]+(?:(?:['’.][\p{L}\p{N}]+)|(?:,\d{3}))*/gu
+
+/** One word of a text: its lower-case normal form, its index term (stem) and where it is. */
+export interface Token {
+  norm: string
+  term: string
+  start: number
+  end: number
+  stop: boolean
+}
+
+// Past forms Porter cannot reach, mapped to their base so "won" finds "win" and "began" finds "begin".
+const IRREGULAR: Record<string, string> = Object.fromEntries(
+  `arose:arise awoke:awake bore:bear borne:bear beat:beat became:become began:begin begun:begin bent:bend
+  bit:bite bitten:bite blew:blow blown:blow broke:break broken:break brought:bring built:build burnt:burn
+  bought:buy caught:catch chose:choose chosen:choose came:come dealt:deal dug:dig drew:draw drawn:draw
+  drove:drive driven:drive drank:drink ate:eat eaten:eat fell:fall fallen:fall fed:feed felt:feel fought:fight
+  found:find fled:flee flew:fly flown:fly forbade:forbid forgot:forget forgotten:forget froze:freeze
+  frozen:freeze got:get gotten:get gave:give given:give went:go gone:go grew:grow grown:grow hung:hang
+  heard:hear hid:hide hidden:hide held:hold kept:keep knew:know known:know laid:lay led:lead left:leave
+  lent:lend lost:lose made:make meant:mean met:meet paid:pay rode:ride ridden:ride rang:ring
+  rose:rise risen:rise ran:run said:say saw:see seen:see sought:seek sold:sell sent:send shook:shake
+  shot:shoot shut:shut sang:sing sung:sing sank:sink sat:sit slept:sleep spoke:speak spoken:speak
+  spent:spend spun:spin split:split spread:spread stood:stand stole:steal stolen:steal stuck:stick
+  struck:strike swore:swear sworn:swear swept:sweep swam:swim swung:swing took:take taken:take taught:teach
+  tore:tear torn:tear told:tell thought:think threw:throw thrown:throw understood:understand woke:wake
+  wore:wear worn:wear won:win wrote:write written:write died:die dies:die dying:die`
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((p) => p.split(':') as [string, string]),
+)
+
+/** Normalises one matched word: lower case, no accents, no possessive 's, no inner dots or commas. */
+export function normWord(raw: string): string {
+  let w = raw.toLowerCase()
+  // Fold accents so "Gospic" finds "Gospić" (as FTS5's remove_diacritics does).
+  if (/[^\x00-\x7f]/.test(w)) w = w.normalize('NFKD').replace(/\p{M}/gu, '').replace(/’/g, "'")
+  if (w.endsWith("'s")) w = w.slice(0, -2)
+  // Contractions of function words (couldn't, he'd, they've) are function words.
+  const apos = w.indexOf("'")
+  if (apos > 0 && (STOP.has(w.slice(0, apos)) || w.endsWith("n't"))) return 'the'
+  if (/^\d0s$/.test(w)) w = `19${w}` // "the 70s" is how questions say "the 1970s"
+  w = IRREGULAR[w] ?? w
+  if (w.includes('.') && !/^\d+\.\d+$/.test(w)) w = w.replace(/\./g, '')
+  if (w.includes(',')) w = w.replace(/,/g, '')
+  return w
+}
+
+/** Every word of `text` between `from` and `to`, with offsets into `text`. */
+export function tokenize(text: string, from = 0, to = text.length): Token[] {
+  const out: Token[] = []
+  WORD.lastIndex = from
+  for (let m = WORD.exec(text); m !== null && m.index < to; m = WORD.exec(text)) {
+    const norm = normWord(m[0])
+    if (norm.length === 0) continue
+    const stop = STOP.has(norm) || WH_WORDS.has(norm)
+    out.push({ norm, term: stop ? norm : stem(norm), start: m.index, end: m.index + m[0].length, stop })
+  }
+  return out
+}
+
+/** The index terms (stems of content words) of a text, in order, repeats kept. */
+export function contentTerms(text: string, from = 0, to = text.length): string[] {
+  const out: string[] = []
+  WORD.lastIndex = from
+  for (let m = WORD.exec(text); m !== null && m.index < to; m = WORD.exec(text)) {
+    const norm = normWord(m[0])
+    if (norm.length === 0 || STOP.has(norm) || WH_WORDS.has(norm)) continue
+    out.push(stem(norm))
+  }
+  return out
+}
+
+/** Counts the words of a string the way the answer-length metric does (white-space separated). */
+export function wordCount(s: string): number {
+  const t = s.trim()
+  return t.length === 0 ? 0 : t.split(/\s+/).length
+}

@@ -1,0 +1,36 @@
+import { Type } from '@sinclair/typebox'
+
+/** A scope an API key may hold. */
+export const ScopeSchema = Type.Union([Type.Literal('ingest'), Type.Literal('query'), Type.Literal('admin')])
+
+export const KeyIdParams = Type.Object({ key_id: Type.String({ maxLength: 64 }) })
+
+export const ApiKeyCreateReq = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  scopes: Type.Array(ScopeSchema, { minItems: 1, maxItems: 3, description: 'Non-empty.' }),
+  expires_at: Type.Optional(
+    Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'Must be in the future; null or absent means never.',
+    }),
+  ),
+})
+
+const keyFields = {
+  id: Type.String(),
+  name: Type.String(),
+  prefix: Type.String({ description: 'First 12 characters of the secret.' }),
+  scopes: Type.Array(ScopeSchema),
+  last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  revoked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+}
+
+/** An API key as listed; the secret is never part of it. */
+export const ApiKeyResp = Type.Object(keyFields)
+
+/** The create response: the listing fields plus the secret, shown this once. */
+export const ApiKeyCreatedResp = Type.Object({
+  ...keyFields,
+  key: Type.String({ description: 'The secret (`ek_...`); only its SHA-256 is kept.' }),
+})

@@ -1,0 +1,107 @@
+import { defineRoute, type RouteDef, reply } from '../../platform/http/route'
+import { LinkResp, TokenResp } from '../accounts/accounts.schemas'
+import {
+  AcceptInviteReq,
+  InviteCreateReq,
+  InviteIdParams,
+  InviteInfoReq,
+  InviteInfoResp,
+  MemberResp,
+  MembersResp,
+  RoleUpdateReq,
+  UserIdParams,
+} from './members.schemas'
+import type { MembersService } from './members.service'
+
+const ADMIN = ['admin']
+
+/**
+ * `/admin/members`, `/admin/invites` and the public invite routes. Administration needs a workspace
+ * admin: a session with the admin role, or an API key holding the `admin` scope.
+ */
+export function membersRoutes(members: MembersService): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/admin/members',
+      auth: 'admin',
+      scope: 'admin',
+      summary: 'Members of the workspace and invitations not yet accepted',
+      tags: ADMIN,
+      response: MembersResp,
+      handler: ({ principal }) => members.list(principal.workspaceId),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/admin/invites',
+      auth: 'admin',
+      scope: 'admin',
+      summary: 'Invite an address (the link is returned only when email is disabled)',
+      tags: ADMIN,
+      body: InviteCreateReq,
+      response: LinkResp,
+      handler: ({ principal, body }) => members.invite(principal, body.email, body.role ?? 'member'),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/admin/invites/:invite_id',
+      auth: 'admin',
+      scope: 'admin',
+      summary: 'Withdraw an invitation',
+      tags: ADMIN,
+      params: InviteIdParams,
+      status: 204,
+      handler: ({ principal, params }) => {
+        members.revokeInvite(principal, params.invite_id)
+        return reply(204)
+      },
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: '/admin/members/:user_id',
+      auth: 'admin',
+      scope: 'admin',
+      summary: "Change a member's role (the last admin cannot be demoted)",
+      tags: ADMIN,
+      params: UserIdParams,
+      body: RoleUpdateReq,
+      response: MemberResp,
+      handler: ({ principal, params, body, ip, requestId }) =>
+        members.changeRole(principal, params.user_id, body.role, { ip, requestId }),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/admin/members/:user_id',
+      auth: 'admin',
+      scope: 'admin',
+      summary: 'Remove a member (not yourself, not the last admin)',
+      tags: ADMIN,
+      params: UserIdParams,
+      status: 204,
+      handler: ({ principal, params, ip, requestId }) => {
+        members.remove(principal, params.user_id, { ip, requestId })
+        return reply(204)
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/auth/invite-info',
+      auth: 'none',
+      summary: 'The workspace and address an invitation names',
+      tags: ['auth'],
+      body: InviteInfoReq,
+      response: InviteInfoResp,
+      handler: ({ body }) => members.info(body.token),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/auth/accept-invite',
+      auth: 'none',
+      summary: 'Accept an invitation; the invitee is signed in at once',
+      tags: ['auth'],
+      body: AcceptInviteReq,
+      response: TokenResp,
+      handler: ({ body, ip, requestId }) => members.accept(body, { ip, requestId }),
+    }),
+  ]
+}

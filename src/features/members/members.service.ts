@@ -1,0 +1,204 @@
+import type { Static } from '@sinclair/typebox'
+import { type Clock, iso } from '../../platform/clock/clock'
+import { baseUrl, type Config } from '../../platform/config/config.load'
+import { sha256Hex } from '../../platform/crypto/hash'
+import { newId, type Random } from '../../platform/crypto/random'
+import { newLinkToken } from '../../platform/crypto/token'
+import type { Db } from '../../platform/db/db'
+import type { Mailer } from '../../platform/email/email'
+import { fail, notFound } from '../../platform/http/errors'
+import type { Principal } from '../../platform/http/route'
+import { normaliseEmail, requireName } from '../accounts/accounts.schemas'
+import type { AccountsService, Caller, UserRow } from '../accounts/accounts.service'
+import { type AuditService, actorOf } from '../audit/audit.service'
+import type { WorkspacesService } from '../workspaces/workspaces.service'
+import {
+  acceptInvite,
+  deleteInvite,
+  findLiveInvite,
+  findOpenInvite,
+  type InviteRow,
+  insertInvite,
+  listOpenInvites,
+  reissueInvite,
+} from './members.repo'
+import type { AcceptInviteReq, InviteInfoResp, InviteResp, MemberResp, MembersResp } from './members.schemas'
+
+/** What the members feature is built from. */
+export interface MembersDeps {
+  db: Db
+  clock: Clock
+  random: Random
+  config: Config
+  mailer: Mailer
+  accounts: AccountsService
+  workspaces: WorkspacesService
+  audit: AuditService
+}
+
+type Role = 'admin' | 'member'
+
+/** The wire form of a member. */
+export function memberResp(u: UserRow): Static<typeof MemberResp> {
+  return {
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    role: u.role,
+    status: u.status,
+    email_verified: u.emailVerifiedAt !== null,
+    last_login_at: u.lastLoginAt === null ? null : iso(new Date(u.lastLoginAt)),
+    created_at: iso(new Date(u.createdAt)),
+  }
+}
+
+function inviteResp(i: InviteRow): Static<typeof InviteResp> {
+  return {
+    id: i.id,
+    email: i.email,
+    role: i.role,
+    invited_by: i.invitedBy,
+    expires_at: iso(new Date(i.expiresAt)),
+    created_at: iso(new Date(i.createdAt)),
+  }
+}
+
+/** Workspace administration: members, roles, removal and invitations. */
+export class MembersService {
+  constructor(private readonly d: MembersDeps) {}
+
+  /** `GET /admin/members`: members plus invitations not yet accepted. */
+  list(workspaceId: string): Static<typeof MembersResp> {
+    return {
+      members: this.d.accounts.workspaceUsers(workspaceId).map(memberResp),
+      invites: listOpenInvites(this.d.db, workspaceId).map(inviteResp),
+    }
+  }
+
+  /**
+   * `POST /admin/invites`: invites an address (again, if an invitation is open: the old link stops
+   * working). The accept link is in the answer only when email is disabled.
+   */
+  async invite(
+    p: Principal,
+    rawEmail: string,
+    role: Role,
+  ): Promise<{ status: string; invite_link?: string }> {
+    const email = normaliseEmail(rawEmail)
+    const existing = this.d.accounts.userByEmail(email)
+    // Only a member of this workspace is reported; whether an address has an account elsewhere is not ours to tell.
+    if (existing?.workspaceId === p.workspaceId) throw fail('conflict', 'This address is already a member.')
+    const ws = this.d.workspaces.get(p.workspaceId)
+    if (!ws) throw notFound('Workspace')
+    const now = this.d.clock.now().getTime()
+    const { token, hash } = newLinkToken(this.d.random)
+    const expiresAt = now + this.d.config.accounts.invite_days * 86_400_000
+    const invitedBy = p.userId ?? p.keyId
+    const open = findOpenInvite(this.d.db, p.workspaceId, email)
+    if (open) reissueInvite(this.d.db, open.id, { role, tokenHash: hash, sentAt: now, expiresAt, invitedBy })
+    else {
+      insertInvite(this.d.db, {
+        id: newId(this.d.random, 'inv'),
+        workspaceId: p.workspaceId,
+        email,
+        role,
+        tokenHash: hash,
+        invitedBy,
+        sentAt: now,
+        expiresAt,
+        acceptedAt: null,
+        createdAt: now,
+      })
+    }
+    const link = `${baseUrl(this.d.config)}/accept-invite?token=${token}`
+    if (!this.d.mailer.enabled) return { status: 'sent', invite_link: link }
+    const sent = await this.d.mailer.send({
+      to: email,
+      subject: `You are invited to ${ws.name} on Engram`,
+      text: `Hello,\n\nYou are invited to join the workspace "${ws.name}" on Engram. To accept, open:\n\n${link}\n\nThe link works once and expires in ${this.d.config.accounts.invite_days} days.\n`,
+    })
+    return { status: sent ? 'sent' : 'failed' }
+  }
+
+  /** `DELETE /admin/invites/{id}`: withdraws an open invitation; another workspace's id is a 404. */
+  revokeInvite(p: Principal, inviteId: string): void {
+    if (!deleteInvite(this.d.db, p.workspaceId, inviteId)) throw notFound('Invite')
+  }
+
+  /** `PATCH /admin/members/{id}`: changes a role; the last active admin cannot be demoted. */
+  changeRole(p: Principal, userId: string, role: Role, caller: Caller): Static<typeof MemberResp> {
+    const a = this.d.accounts
+    return a.transaction(() => {
+      const user = a.workspaceUser(p.workspaceId, userId)
+      if (user.role === role) return memberResp(user)
+      if (user.role === 'admin' && user.status === 'active' && a.activeAdmins(p.workspaceId) <= 1) {
+        throw fail('last_admin', 'The last admin of a workspace cannot be demoted.')
+      }
+      a.setRole(user.id, role)
+      this.d.audit.record({
+        workspaceId: p.workspaceId,
+        actor: actorOf(p, caller.ip, caller.requestId),
+        action: 'member.role_changed',
+        target: { type: 'user', id: user.id },
+        details: { email: user.email, from: user.role, to: role },
+      })
+      return memberResp({ ...user, role })
+    })
+  }
+
+  /** `DELETE /admin/members/{id}`: removes a member; never yourself, never the last admin. */
+  remove(p: Principal, userId: string, caller: Caller): void {
+    const a = this.d.accounts
+    a.transaction(() => {
+      if (p.userId === userId) throw fail('cannot_remove_self')
+      const user = a.workspaceUser(p.workspaceId, userId)
+      if (user.role === 'admin' && user.status === 'active' && a.activeAdmins(p.workspaceId) <= 1) {
+        throw fail('last_admin', 'The last admin of a workspace cannot be removed.')
+      }
+      a.removeUser(user.id)
+      this.d.audit.record({
+        workspaceId: p.workspaceId,
+        actor: actorOf(p, caller.ip, caller.requestId),
+        action: 'member.removed',
+        target: { type: 'user', id: user.id },
+        details: { email: user.email, role: user.role },
+      })
+    })
+  }
+
+  /** `POST /auth/invite-info`: the workspace and address a live invitation names. */
+  info(token: string): Static<typeof InviteInfoResp> {
+    const invite = findLiveInvite(this.d.db, sha256Hex(token), this.d.clock.now().getTime())
+    const ws = invite && this.d.workspaces.get(invite.workspaceId)
+    if (!invite || !ws) throw fail('invalid_token')
+    return {
+      workspace_id: ws.id,
+      workspace_name: ws.name,
+      email: invite.email,
+      role: invite.role,
+      expires_at: iso(new Date(invite.expiresAt)),
+    }
+  }
+
+  /** `POST /auth/accept-invite`: creates the invitee (address proven by the link) and signs them in. */
+  async accept(body: Static<typeof AcceptInviteReq>, caller: Caller) {
+    const name = requireName(body.name, 'name')
+    const a = this.d.accounts
+    const passwordHash = await a.hashPassword(body.password)
+    const user = a.transaction(() => {
+      const invite = acceptInvite(this.d.db, sha256Hex(body.token), this.d.clock.now().getTime())
+      if (!invite) throw fail('invalid_token')
+      if (this.d.workspaces.get(invite.workspaceId)?.status !== 'active') throw fail('workspace_suspended')
+      // A duplicate address throws email_taken here, which rolls back the acceptance too.
+      return a.createUser({
+        workspaceId: invite.workspaceId,
+        email: invite.email,
+        name,
+        passwordHash,
+        role: invite.role,
+        verified: true,
+      })
+    })
+    return a.signIn(user, 'normal', 'invite', caller)
+  }
+}

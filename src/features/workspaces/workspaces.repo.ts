@@ -1,0 +1,21 @@
+import { eq } from 'drizzle-orm'
+import type { Db } from '../../platform/db/db'
+import { workspaces } from './workspaces.tables'
+
+/** A workspace row as the rest of the code sees it (times in ms). */
+export type WorkspaceRow = typeof workspaces.$inferSelect
+
+/** Inserts a workspace. */
+export function insertWorkspace(db: Db, row: typeof workspaces.$inferInsert): void {
+  db.insert(workspaces).values(row).run()
+}
+
+/** One workspace by id, or undefined. */
+export function findWorkspace(db: Db, id: string): WorkspaceRow | undefined {
+  return db.select().from(workspaces).where(eq(workspaces.id, id)).get()
+}
+
+/** Renames a workspace. */
+export function renameWorkspace(db: Db, id: string, name: string, at: number): void {
+  db.update(workspaces).set({ name, updatedAt: at }).where(eq(workspaces.id, id)).run()
+}
