@@ -5,6 +5,7 @@
 export const errorTable = {
   bad_request: { status: 400, message: 'The request is not valid.' },
   malformed_json: { status: 400, message: 'The request body is not valid JSON.' },
+  unknown_documents: { status: 400, message: 'Some pinned document ids are not in the base.' },
   invalid_token: { status: 400, message: 'The link is invalid, already used or expired.' },
   unauthorized: { status: 401, message: 'Not authenticated.' },
   invalid_credentials: { status: 401, message: 'Incorrect email or password.' },
@@ -22,6 +23,11 @@ export const errorTable = {
   email_taken: { status: 409, message: 'An account with this email already exists.' },
   last_admin: { status: 409, message: 'A workspace must keep at least one admin.' },
   cannot_remove_self: { status: 409, message: 'You cannot remove yourself from the workspace.' },
+  corpus_empty: { status: 409, message: 'The base has no documents to onboard. Upload documents first.' },
+  nothing_to_train: { status: 409, message: 'Every document is already onboarded. Use force=true to redo them.' },
+  training_in_progress: { status: 409, message: 'An onboarding run of this base is already in progress.' },
+  no_training_in_progress: { status: 409, message: 'No onboarding run of this base is in progress.' },
+  corpus_not_ready: { status: 409, message: 'The base is not ready. Onboard it first (POST /corpora/{id}/train).' },
   idempotency_in_progress: {
     status: 409,
     message: 'A request with this Idempotency-Key is still being processed.',
@@ -37,6 +43,7 @@ export const errorTable = {
   rate_limited: { status: 429, message: 'Too many requests. Try again later.' },
   internal_error: { status: 500, message: 'Internal server error.' },
   service_unavailable: { status: 503, message: 'The service is temporarily unavailable.' },
+  serving_unavailable: { status: 503, message: 'Answering is temporarily unavailable. Retry after the delay given.' },
 } as const satisfies Record<string, { status: number; message: string }>
 
 /** A machine-readable error code from the table. */

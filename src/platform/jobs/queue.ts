@@ -351,6 +351,13 @@ export class JobQueue {
       )
   }
 
+  /** Stores a result on a job (aggregates record what their children measured). */
+  setResult(id: string, result: unknown): void {
+    this.c
+      .query('UPDATE jobs SET result = ?, updated_at = ? WHERE id = ?')
+      .run(JSON.stringify(result), this.now(), id)
+  }
+
   /** Deletes every job of a subject (used when the subject itself is deleted). */
   deleteBySubject(workspaceId: string, subjectId: string): number {
     return this.c

@@ -1,0 +1,63 @@
+import { defineRoute, type RouteDef } from '../../platform/http/route'
+import { ChatReq, ChatResp, CorpusParams, DescribeResp, FeedbackReq, FeedbackResp } from './answers.schemas'
+import type { AnswersService } from './answers.service'
+
+const UNAVAILABLE =
+  'Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated or the model server is down or slow.'
+
+/** Chat, streamed chat, describe and feedback (spec: Answers, Onboarding). */
+export function answersRoutes(answers: AnswersService): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/corpora/:corpus_id/chat',
+      auth: 'bearer',
+      scope: 'query',
+      summary: 'Answer a question from a ready base, with the sources used',
+      description: UNAVAILABLE,
+      tags: ['answers'],
+      params: CorpusParams,
+      body: ChatReq,
+      response: ChatResp,
+      handler: ({ principal, params, body }) => answers.chat(principal, params.corpus_id, body),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/corpora/:corpus_id/chat/stream',
+      auth: 'bearer',
+      scope: 'query',
+      summary: 'Stream an answer as server-sent events: head, delta..., done (or one error)',
+      description: UNAVAILABLE,
+      tags: ['answers'],
+      params: CorpusParams,
+      body: ChatReq,
+      produces: 'text/event-stream',
+      idempotent: false,
+      handler: ({ principal, params, body }) => answers.chatStream(principal, params.corpus_id, body),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/corpora/:corpus_id/describe',
+      auth: 'bearer',
+      scope: 'ingest',
+      summary: 'Generate the catalog description of a ready base (null when none was produced)',
+      tags: ['answers'],
+      params: CorpusParams,
+      response: DescribeResp,
+      handler: ({ principal, params }) => answers.describe(principal, params.corpus_id),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/corpora/:corpus_id/feedback',
+      mount: 'unversioned',
+      auth: 'bearer',
+      scope: 'query',
+      summary: 'Rate an answer',
+      tags: ['answers'],
+      params: CorpusParams,
+      body: FeedbackReq,
+      response: FeedbackResp,
+      handler: ({ principal, params, body }) => answers.feedback(principal, params.corpus_id, body),
+    }),
+  ]
+}

@@ -1,0 +1,42 @@
+import type { ChatMessage } from '../../platform/llm/openai-client'
+import { streamAnswer } from '../engine/lib/stream'
+import type { Source } from './answers.service'
+
+/** The prompt a model server answers from: numbered sources, then the question. */
+export function llmMessages(question: string, sources: Source[]): ChatMessage[] {
+  const context = sources.map((s, i) => `[${i + 1}] ${s.title} (${s.filename})\n${s.snippet}`).join('\n\n')
+  return [
+    {
+      role: 'system',
+      content:
+        'You answer questions using only the numbered sources. Be brief. Cite the sources you use as [n]. ' +
+        'If the sources do not contain the answer, say that you could not find it in these documents.',
+    },
+    { role: 'user', content: `Sources:\n${context}\n\nQuestion: ${question}` },
+  ]
+}
+
+/** The extractive answer as stream pieces. */
+export function streamPieces(answer: string): AsyncGenerator<string> {
+  return streamAnswer(answer)
+}
+
+/**
+ * A catalog description without a model: one sentence naming what the base holds, built from the
+ * titles of the passages that best describe it; null when there is nothing to say.
+ */
+export function describeFromSources(name: string, documents: number, sources: Source[]): string | null {
+  const titles: string[] = []
+  for (const s of sources) {
+    const t = (s.title || s.filename)
+      .replace(/\.[a-z0-9]{1,5}$/i, '')
+      .replace(/[_-]+/g, ' ')
+      .trim()
+    if (t && !titles.includes(t)) titles.push(t)
+    if (titles.length === 3) break
+  }
+  if (titles.length === 0) return null
+  const list = titles.length === 1 ? titles[0] : `${titles.slice(0, -1).join(', ')} and ${titles.at(-1)}`
+  const what = documents === 1 ? 'one document' : `${documents} documents`
+  return `${name} holds ${what}, covering ${list}.`
+}

@@ -1,0 +1,137 @@
+import type { Db } from '../../platform/db/db'
+
+/** A unit of onboarding: a section row, a one-section document, or a document still to extract. */
+export interface UnitRow {
+  id: string
+  workspace_id: string
+  corpus_id: string
+  parent_id: string | null
+  path: string
+  status: 'pending' | 'onboarding' | 'ready' | 'failed'
+  section_title: string | null
+  text_key: string | null
+  text_chars: number
+  cart_id: string | null
+}
+
+// A leaf is a section row, or a parent that has no section rows.
+const LEAF = `(d.parent_id IS NOT NULL OR NOT EXISTS (SELECT 1 FROM documents s WHERE s.parent_id = d.id))`
+
+/** Document lifecycle moves made by onboarding (the rows belong to the corpora feature's tables). */
+export class OnboardingRepo {
+  constructor(private readonly db: Db) {}
+
+  private get c() {
+    return this.db.$client
+  }
+
+  /**
+   * Units a run should onboard: with `force`, every leaf that did not fail extraction; otherwise the
+   * leaves still pending (new or changed since the last run).
+   */
+  units(corpusId: string, force: boolean): UnitRow[] {
+    const statuses = force ? "('pending','onboarding','ready')" : "('pending','onboarding')"
+    return this.c
+      .query<UnitRow, [string]>(
+        `SELECT d.id, d.workspace_id, d.corpus_id, d.parent_id, d.path, d.status, d.section_title, d.text_key,
+                d.text_chars, d.cart_id
+         FROM documents d WHERE d.corpus_id = ? AND ${LEAF} AND d.status IN ${statuses}
+         ORDER BY d.created_at, d.path, d.section_index`,
+      )
+      .all(corpusId)
+  }
+
+  /** Number of parent documents of a base. */
+  documentCount(corpusId: string): number {
+    return (
+      this.c
+        .query<{ n: number }, [string]>(
+          'SELECT count(*) AS n FROM documents WHERE corpus_id = ? AND parent_id IS NULL',
+        )
+        .get(corpusId)?.n ?? 0
+    )
+  }
+
+  /** One unit by id (null when it was deleted meanwhile). */
+  unit(id: string): UnitRow | null {
+    return this.c
+      .query<UnitRow, [string]>(
+        `SELECT id, workspace_id, corpus_id, parent_id, path, status, section_title, text_key, text_chars, cart_id
+         FROM documents WHERE id = ?`,
+      )
+      .get(id)
+  }
+
+  /** The leaves of a document (its sections, or itself). */
+  leavesOf(documentId: string): UnitRow[] {
+    return this.c
+      .query<UnitRow, [string, string]>(
+        `SELECT d.id, d.workspace_id, d.corpus_id, d.parent_id, d.path, d.status, d.section_title, d.text_key,
+                d.text_chars, d.cart_id
+         FROM documents d WHERE (d.parent_id = ? OR (d.id = ? AND ${LEAF})) ORDER BY d.section_index`,
+      )
+      .all(documentId, documentId)
+  }
+
+  /** Sets the status of rows and of their parents, in one transaction. */
+  setStatus(ids: string[], status: UnitRow['status'], error: string | null, now: number): void {
+    if (ids.length === 0) return
+    const set = this.c.query('UPDATE documents SET status = ?, error = ?, updated_at = ? WHERE id = ?')
+    this.c.transaction(() => {
+      for (const id of ids) set.run(status, error, now, id)
+    })()
+  }
+
+  /**
+   * Recomputes each parent's status from its sections: failed only when every section failed,
+   * ready when every section is ready or failed, else onboarding or pending.
+   */
+  rollUpParents(parentIds: string[], now: number): void {
+    const rows = this.c.query<{ status: string; n: number }, [string]>(
+      'SELECT status, count(*) AS n FROM documents WHERE parent_id = ? GROUP BY status',
+    )
+    const set = this.c.query('UPDATE documents SET status = ?, updated_at = ? WHERE id = ?')
+    this.c.transaction(() => {
+      for (const id of new Set(parentIds)) {
+        const counts = new Map(rows.all(id).map((r) => [r.status, r.n]))
+        const total = [...counts.values()].reduce((a, b) => a + b, 0)
+        if (total === 0) continue
+        const failed = counts.get('failed') ?? 0
+        const ready = counts.get('ready') ?? 0
+        const status =
+          failed === total
+            ? 'failed'
+            : ready + failed === total
+              ? 'ready'
+              : counts.get('onboarding')
+                ? 'onboarding'
+                : 'pending'
+        set.run(status, now, id)
+      }
+    })()
+  }
+
+  /** Puts rows left `onboarding` by a stopped run back to `pending`. */
+  resetOnboarding(corpusId: string, now: number): void {
+    this.c
+      .query(
+        "UPDATE documents SET status = 'pending', updated_at = ? WHERE corpus_id = ? AND status = 'onboarding'",
+      )
+      .run(now, corpusId)
+  }
+
+  /** Counts of parent documents by status. */
+  parentCounts(corpusId: string): { ready: number; failed: number; pending: number } {
+    const out = { ready: 0, failed: 0, pending: 0 }
+    for (const r of this.c
+      .query<{ status: string; n: number }, [string]>(
+        'SELECT status, count(*) AS n FROM documents WHERE corpus_id = ? AND parent_id IS NULL GROUP BY status',
+      )
+      .all(corpusId)) {
+      if (r.status === 'ready') out.ready += r.n
+      else if (r.status === 'failed') out.failed += r.n
+      else out.pending += r.n
+    }
+    return out
+  }
+}

@@ -1,0 +1,68 @@
+import { encodeCursor } from '../../platform/http/pagination'
+import { defineRoute, type RouteDef } from '../../platform/http/route'
+import { CorpusParams, JobParams, JobResp, TrainQuery } from './onboarding.schemas'
+import type { OnboardingService } from './onboarding.service'
+
+/** Routes of the spec's "Onboarding and jobs" section (describe lives with answers). */
+export function onboardingRoutes(onboarding: OnboardingService): RouteDef[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/corpora/:corpus_id/train',
+      auth: 'bearer',
+      scope: 'ingest',
+      summary: 'Start onboarding: new or changed documents, or all with force=true',
+      description:
+        'Creates a run (kind `train`) with batch children (kind `train_batch`). 409 when the base has no documents, nothing new, or a run in flight.',
+      tags: ['onboarding'],
+      params: CorpusParams,
+      query: TrainQuery,
+      response: JobResp,
+      handler: ({ principal, params, query }) =>
+        onboarding.jobResp(onboarding.train(principal.workspaceId, params.corpus_id, query.force ?? false)),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/corpora/:corpus_id/cancel',
+      auth: 'bearer',
+      scope: 'ingest',
+      summary: 'Cancel the onboarding run in flight (cooperative)',
+      tags: ['onboarding'],
+      params: CorpusParams,
+      response: JobResp,
+      handler: ({ principal, params }) =>
+        onboarding.jobResp(onboarding.cancel(principal.workspaceId, params.corpus_id)),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/jobs/:job_id',
+      auth: 'bearer',
+      summary: 'A job with its progress and estimate',
+      tags: ['onboarding'],
+      params: JobParams,
+      response: JobResp,
+      handler: ({ principal, params }) =>
+        onboarding.jobResp(onboarding.job(principal.workspaceId, params.job_id)),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/corpora/:corpus_id/jobs',
+      auth: 'bearer',
+      summary: 'Onboarding runs of a base and their batches, newest first',
+      tags: ['onboarding'],
+      params: CorpusParams,
+      list: true,
+      response: JobResp,
+      handler: ({ principal, params, page }) => {
+        const all = onboarding.jobs(principal.workspaceId, params.corpus_id).map((j) => onboarding.jobResp(j))
+        if (!page) return { items: all, total: all.length, nextCursor: null }
+        // Jobs of one base are few; continue after the last id seen, so new runs never shift a page.
+        const start = page.after ? all.findIndex((j) => j.id === page.after?.[0]) + 1 : 0
+        const items = all.slice(start, start + page.limit)
+        const last = items.at(-1)
+        const more = start + page.limit < all.length && last !== undefined
+        return { items, total: all.length, nextCursor: more ? encodeCursor([last.id]) : null }
+      },
+    }),
+  ]
+}

@@ -1,0 +1,282 @@
+import { type Clock, iso } from '../../platform/clock/clock'
+import type { Db } from '../../platform/db/db'
+import { fail, notFound } from '../../platform/http/errors'
+import { isTerminal, type Job, type JobQueue } from '../../platform/jobs/queue'
+import type { JobContext, Scheduler } from '../../platform/jobs/scheduler'
+import type { Logger } from '../../platform/log/log'
+import type { ObjectStore } from '../../platform/storage/object-store'
+import type { CorporaService } from '../corpora/corpora.service'
+import { OnboardingRepo, type UnitRow } from './onboarding.repo'
+
+/** The answer engine's onboarding calls this feature needs. */
+export interface SectionOnboarder {
+  onboardSection(input: {
+    workspaceId: string
+    baseId: string
+    documentId: string
+    sectionId: string
+    title: string
+    filename: string
+    text: string
+  }): Promise<unknown>
+  removeDocument(documentId: string): Promise<void>
+  removeBase(baseId: string): Promise<void>
+}
+
+/** Makes sure a document's text is extracted (sections and sidecars exist); idempotent. */
+export type ExtractHook = (workspaceId: string, corpusId: string, documentId: string) => Promise<void>
+
+export interface OnboardingDeps {
+  db: Db
+  clock: Clock
+  log: Logger
+  queue: JobQueue
+  scheduler: Scheduler
+  objects: ObjectStore
+  corpora: CorporaService
+  engine: SectionOnboarder
+  extract: ExtractHook
+  /** Units per batch job. */
+  batchSize?: number
+}
+
+export const RUN_KIND = 'train'
+export const BATCH_KIND = 'train_batch'
+
+/** Measured cost of a run, kept in its result for economics. */
+export interface RunStats {
+  units: number
+  chars: number
+  cpuMs: number
+}
+
+/**
+ * Onboarding runs: a `train` aggregate with `train_batch` children run by the job scheduler. Each
+ * batch extracts (when needed) and onboards its units, reading the cancel flag between units.
+ */
+export class OnboardingService {
+  readonly repo: OnboardingRepo
+  private readonly batchSize: number
+
+  constructor(private readonly d: OnboardingDeps) {
+    this.repo = new OnboardingRepo(d.db)
+    this.batchSize = d.batchSize ?? 16
+    d.scheduler.register(
+      BATCH_KIND,
+      (ctx) => this.runBatch(ctx),
+      (job) => this.settle(job),
+    )
+    d.corpora.setBuildProbe((ws, corpusId) => this.inFlight(ws, corpusId) !== null)
+  }
+
+  private now(): number {
+    return this.d.clock.now().getTime()
+  }
+
+  /** The run of a base that has not ended, or null. */
+  inFlight(workspaceId: string, corpusId: string): Job | null {
+    return (
+      this.d.queue
+        .listBySubject(workspaceId, corpusId)
+        .find((j) => j.kind === RUN_KIND && !isTerminal(j.status)) ?? null
+    )
+  }
+
+  /** Starts a run over new or changed documents (all with `force`). */
+  train(workspaceId: string, corpusId: string, force: boolean): Job {
+    this.d.corpora.get(workspaceId, corpusId)
+    if (this.inFlight(workspaceId, corpusId)) throw fail('training_in_progress')
+    if (this.repo.documentCount(corpusId) === 0) throw fail('corpus_empty')
+    const units = this.repo.units(corpusId, force)
+    if (units.length === 0) throw fail('nothing_to_train')
+    const now = this.now()
+    const run = this.d.queue.enqueue({
+      workspaceId,
+      subjectId: corpusId,
+      kind: RUN_KIND,
+      status: 'running',
+      unitsTotal: units.length,
+      payload: { force },
+      detail: `${units.length} section(s) to onboard`,
+    })
+    for (let i = 0; i < units.length; i += this.batchSize) {
+      const batch = units.slice(i, i + this.batchSize)
+      this.d.queue.enqueue({
+        workspaceId,
+        subjectId: corpusId,
+        parentId: run.id,
+        kind: BATCH_KIND,
+        unitsTotal: batch.length,
+        payload: { unit_ids: batch.map((u) => u.id) },
+      })
+    }
+    this.repo.setStatus(
+      units.map((u) => u.id),
+      'onboarding',
+      null,
+      now,
+    )
+    this.repo.rollUpParents(
+      units.flatMap((u) => (u.parent_id ? [u.parent_id] : [])),
+      now,
+    )
+    this.d.corpora.repo.update(workspaceId, corpusId, { status: 'training' }, now)
+    return run
+  }
+
+  /** Asks the run in flight to stop; pending batches end at once, running ones at their next unit. */
+  cancel(workspaceId: string, corpusId: string): Job {
+    this.d.corpora.get(workspaceId, corpusId)
+    const run = this.inFlight(workspaceId, corpusId)
+    if (!run) throw fail('no_training_in_progress')
+    this.d.queue.requestCancel(run.id)
+    this.rollUp(run.id)
+    return this.d.queue.get(run.id)!
+  }
+
+  /** A job of the workspace (another workspace's id is a 404). */
+  job(workspaceId: string, id: string): Job {
+    const job = this.d.queue.get(id)
+    if (!job || job.workspaceId !== workspaceId || (job.kind !== RUN_KIND && job.kind !== BATCH_KIND)) {
+      throw notFound('Job')
+    }
+    return job
+  }
+
+  /** Runs and batches of a base, newest first. */
+  jobs(workspaceId: string, corpusId: string): Job[] {
+    this.d.corpora.get(workspaceId, corpusId)
+    return this.d.queue
+      .listBySubject(workspaceId, corpusId)
+      .filter((j) => j.kind === RUN_KIND || j.kind === BATCH_KIND)
+  }
+
+  /** Progress (0..1) and an estimate from measured throughput, in seconds. */
+  progressOf(job: Job): { progress: number; eta: number | null } {
+    let done = job.unitsDone
+    let total = job.unitsTotal
+    if (job.kind === RUN_KIND) {
+      const children = this.d.queue.children(job.id)
+      done = children.reduce((a, c) => a + (c.status === 'succeeded' ? c.unitsTotal : c.unitsDone), 0)
+      total = Math.max(
+        total,
+        children.reduce((a, c) => a + c.unitsTotal, 0),
+      )
+    }
+    if (job.status === 'succeeded') return { progress: 1, eta: 0 }
+    const progress = total > 0 ? Math.min(1, done / total) : 0
+    if (isTerminal(job.status) || !job.startedAt || done <= 0)
+      return { progress, eta: isTerminal(job.status) ? 0 : null }
+    const elapsed = (this.now() - job.startedAt) / 1000
+    const rate = done / Math.max(elapsed, 1e-3)
+    return { progress, eta: Math.round(((total - done) / rate) * 10) / 10 }
+  }
+
+  /** The wire shape of a job. */
+  jobResp(job: Job) {
+    const { progress, eta } = this.progressOf(job)
+    const ts = (ms: number | null) => (ms === null ? null : iso(new Date(ms)))
+    return {
+      id: job.id,
+      corpus_id: job.subjectId ?? '',
+      parent_id: job.parentId,
+      kind: job.kind,
+      status: job.status,
+      progress: Math.round(progress * 1000) / 1000,
+      eta_seconds: eta,
+      detail: job.detail,
+      error: job.error,
+      created_at: iso(new Date(job.createdAt)),
+      started_at: ts(job.startedAt),
+      finished_at: ts(job.finishedAt),
+    }
+  }
+
+  private async runBatch(ctx: JobContext): Promise<RunStats> {
+    const ids = (ctx.job.payload.unit_ids as string[]) ?? []
+    const stats: RunStats = { units: 0, chars: 0, cpuMs: 0 }
+    let done = 0
+    for (const id of ids) {
+      ctx.checkpoint()
+      const cpu0 = process.cpuUsage()
+      const unit = this.repo.unit(id)
+      if (unit) await this.onboardUnit(unit, stats)
+      const cpu = process.cpuUsage(cpu0)
+      stats.cpuMs += (cpu.user + cpu.system) / 1000
+      done++
+      ctx.progress({ unitsDone: done, detail: `${done}/${ids.length} onboarded` })
+    }
+    return stats
+  }
+
+  /** Onboards one unit; a failure of this unit marks it failed and does not stop the batch. */
+  private async onboardUnit(unit: UnitRow, stats: RunStats): Promise<void> {
+    const { workspace_id: ws, corpus_id: corpusId } = unit
+    try {
+      if (unit.text_key === null) await this.d.extract(ws, corpusId, unit.id)
+      const leaves = unit.text_key === null ? this.repo.leavesOf(unit.id) : [unit]
+      const fresh = this.repo.unit(unit.id)
+      if (!fresh || fresh.status === 'failed') return
+      for (const leaf of leaves) {
+        const text = leaf.text_key ? await this.d.objects.getText(leaf.text_key) : null
+        if (text === null) throw new Error('The extracted text is missing; upload the document again.')
+        await this.d.engine.onboardSection({
+          workspaceId: ws,
+          baseId: corpusId,
+          documentId: leaf.parent_id ?? leaf.id,
+          sectionId: leaf.id,
+          title: leaf.section_title ?? leaf.path,
+          filename: leaf.path,
+          text,
+        })
+        stats.units++
+        stats.chars += text.length
+        this.repo.setStatus([leaf.id], 'ready', null, this.now())
+      }
+    } catch (e) {
+      this.d.log.warn('onboarding a document failed', { document_id: unit.id, error: (e as Error).message })
+      this.repo.setStatus([unit.id], 'failed', (e as Error).message, this.now())
+    }
+    if (unit.parent_id) this.repo.rollUpParents([unit.parent_id], this.now())
+  }
+
+  private settle(batch: Job): void {
+    if (batch.parentId) this.rollUp(batch.parentId)
+  }
+
+  /** Ends a run once every batch has ended, and leaves the base and its documents consistent. */
+  private rollUp(runId: string): void {
+    const run = this.d.queue.get(runId)
+    if (!run || isTerminal(run.status)) return
+    const children = this.d.queue.children(runId)
+    if (!children.every((c) => isTerminal(c.status))) return
+    const now = this.now()
+    const canceled = run.cancelRequested || children.some((c) => c.status === 'canceled')
+    const failed = children.filter((c) => c.status === 'failed')
+    const stats = children.reduce(
+      (a, c) => {
+        const r = (c.result ?? {}) as Partial<RunStats>
+        return {
+          units: a.units + (r.units ?? 0),
+          chars: a.chars + (r.chars ?? 0),
+          cpuMs: a.cpuMs + (r.cpuMs ?? 0),
+        }
+      },
+      { units: 0, chars: 0, cpuMs: 0 },
+    )
+    // Nothing may stay "onboarding" once no run is working on it.
+    this.repo.resetOnboarding(run.subjectId!, now)
+    const counts = this.repo.parentCounts(run.subjectId!)
+    const corpusStatus =
+      counts.ready > 0 ? 'ready' : counts.failed > 0 && counts.pending === 0 ? 'failed' : 'new'
+    this.d.corpora.repo.update(run.workspaceId, run.subjectId!, { status: corpusStatus }, now)
+    const status = canceled ? 'canceled' : failed.length > 0 ? 'failed' : 'succeeded'
+    this.d.queue.updateAggregate(runId, {
+      status,
+      unitsDone: stats.units,
+      detail: `${stats.units} section(s) onboarded, ${counts.failed} document(s) failed`,
+      error: failed[0]?.error ?? null,
+    })
+    this.d.queue.setResult(runId, stats)
+  }
+}
