@@ -53,10 +53,13 @@ async function client(url: string, token: string, seconds: number, concurrency: 
 
 async function runLoad(url: string, token: string): Promise<LoadResult & { cpuMicrosPerRequest: number }> {
   const cpu0 = process.cpuUsage()
-  const proc = Bun.spawn(['bun', 'run', import.meta.path, 'client', url, token, String(SECONDS), String(CONCURRENCY)], {
-    stdout: 'pipe',
-    stderr: 'inherit',
-  })
+  const proc = Bun.spawn(
+    ['bun', 'run', import.meta.path, 'client', url, token, String(SECONDS), String(CONCURRENCY)],
+    {
+      stdout: 'pipe',
+      stderr: 'inherit',
+    },
+  )
   const out = await new Response(proc.stdout).text()
   await proc.exited
   const cpu = process.cpuUsage(cpu0)
@@ -66,7 +69,10 @@ async function runLoad(url: string, token: string): Promise<LoadResult & { cpuMi
 
 async function server(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'engram-bench-'))
-  const config = loadConfig({ env: { ENGRAM_DATA_DIR: dir, ENGRAM_STATUS_CACHE_SECONDS: '60' }, readFile: () => null })
+  const config = loadConfig({
+    env: { ENGRAM_DATA_DIR: dir, ENGRAM_STATUS_CACHE_SECONDS: '60' },
+    readFile: () => null,
+  })
   const db = openDatabase(join(dir, 'engram.db'))
   migrate(db, migrations)
   // Two routes identical but for their auth requirement isolate what the credential check costs.
@@ -96,7 +102,12 @@ async function server(): Promise<void> {
     const reg = await fetch(`${base}/v1/auth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'bench@example.com', password: 'bench password', workspace_name: 'Bench', name: 'B' }),
+      body: JSON.stringify({
+        email: 'bench@example.com',
+        password: 'bench password',
+        workspace_name: 'Bench',
+        name: 'B',
+      }),
     })
     const session = ((await reg.json()) as { access_token: string }).access_token
     const minted = await fetch(`${base}/v1/api-keys`, {
@@ -114,7 +125,10 @@ async function server(): Promise<void> {
       { name: 'GET /v1/status (API key)', url: `${base}/v1/status`, token: key },
     ]
     await runLoad(cases[0]!.url, '') // warm-up
-    const totals = new Map<string, { rps: number[]; p50: number[]; p99: number[]; cpu: number[]; errors: number }>()
+    const totals = new Map<
+      string,
+      { rps: number[]; p50: number[]; p99: number[]; cpu: number[]; errors: number }
+    >()
     for (let round = 0; round < ROUNDS; round++) {
       for (const c of cases) {
         const r = await runLoad(c.url, c.token)
@@ -128,7 +142,9 @@ async function server(): Promise<void> {
       }
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
-    console.log(`auth cost: ${ROUNDS} rounds of ${SECONDS}s each, ${CONCURRENCY} concurrent keep-alive clients`)
+    console.log(
+      `auth cost: ${ROUNDS} rounds of ${SECONDS}s each, ${CONCURRENCY} concurrent keep-alive clients`,
+    )
     console.log('case                             req/s    p50 ms   p99 ms   server CPU µs/req   errors')
     const summary = new Map<string, { rps: number; cpu: number }>()
     for (const [name, t] of totals) {
@@ -136,7 +152,9 @@ async function server(): Promise<void> {
       const cpu = median(t.cpu)
       summary.set(name, { rps, cpu })
       console.log(
-        `${name.padEnd(31)} ${rps.toFixed(0).padStart(7)} ${median(t.p50).toFixed(2).padStart(9)} ${median(t.p99)
+        `${name.padEnd(31)} ${rps.toFixed(0).padStart(7)} ${median(t.p50).toFixed(2).padStart(9)} ${median(
+          t.p99,
+        )
           .toFixed(2)
           .padStart(8)} ${cpu.toFixed(1).padStart(19)} ${String(t.errors).padStart(8)}`,
       )

@@ -5,6 +5,9 @@ import { createAuthenticator, SessionService } from './features/accounts/account
 import { AuditService } from './features/audit/audit.service'
 import { corporaRoutes } from './features/corpora/corpora.routes'
 import { CorporaService } from './features/corpora/corpora.service'
+import { registerIngestJobs } from './features/ingest/ingest.jobs'
+import { ingestRoutes } from './features/ingest/ingest.routes'
+import { IngestService } from './features/ingest/ingest.service'
 import { keysRoutes } from './features/keys/keys.routes'
 import { KeysService } from './features/keys/keys.service'
 import { membersRoutes } from './features/members/members.routes'
@@ -54,6 +57,8 @@ export interface App {
   openapi(): Record<string, unknown>
   /** The durable job queue and its scheduler (started by `serve`, stepped by tests). */
   jobs: { queue: JobQueue; scheduler: Scheduler }
+  /** Start-up housekeeping `serve` runs: removes stored objects no row references. */
+  sweepOrphans(): Promise<{ removed: number; uploadsExpired: number }>
 }
 
 export const VERSION: string = pkg.version
@@ -105,7 +110,11 @@ export function createApp(deps: AppDeps): App {
   const usage = new UsageService(db, clock, {
     members: (ws) => accounts.workspaceUsers(ws).length,
     activeKeys: (ws) => keys.activeCount(ws),
-    bases: () => [],
+    // Stored sizes per base arrive with storage accounting; counts come from the bases feature.
+    bases: (ws) =>
+      corpora
+        .list(ws, null)
+        .items.map((c) => ({ id: c.id, name: c.name, documents: c.n_documents, storageBytes: 0 })),
   })
   const status = new StatusService(config, clock, VERSION, [
     databaseProbe(db),
@@ -129,11 +138,26 @@ export function createApp(deps: AppDeps): App {
     })
     return document
   }
-  const corpora = new CorporaService({ db: deps.db, clock: deps.clock, random: deps.random })
+  const corpora = new CorporaService({ db: deps.db, clock: deps.clock, random: deps.random, log: deps.log })
+  const ingest = new IngestService({
+    db,
+    clock,
+    random,
+    log: deps.log,
+    config: config.ingest,
+    objects: deps.objects,
+    corpora,
+    queue,
+  })
+  registerIngestJobs(scheduler, ingest)
 
   const routes: RouteDef[] = [
     ...serviceRoutes({ version: VERSION, frozenRemovalDate: config.api.frozen_removal_date, openapi }),
     ...corporaRoutes(corpora),
+    ...ingestRoutes(ingest, {
+      maxRequestBytes: config.ingest.max_request_bytes,
+      maxJsonBytes: config.ingest.max_json_bytes,
+    }),
     ...accountsRoutes(accounts, sessions, config),
     ...membersRoutes(members),
     ...keysRoutes(keys),
@@ -154,5 +178,6 @@ export function createApp(deps: AppDeps): App {
     routes,
     openapi,
     jobs: { queue, scheduler },
+    sweepOrphans: () => ingest.sweepOrphans(),
   }
 }

@@ -28,6 +28,12 @@ export async function serve(config: Config): Promise<void> {
     swept_temp_objects: swept,
   })
   app.jobs.scheduler.start()
+  // Objects a crash left without a row (an upload killed mid-request) go in the background;
+  // objects of requests in flight are spared, so serving need not wait for a long listing.
+  void app.sweepOrphans().then(
+    (r) => rt.log.info('orphan sweep', { removed_objects: r.removed, expired_uploads: r.uploadsExpired }),
+    (e) => rt.log.error('orphan sweep failed', { error: (e as Error).message }),
+  )
   rt.log.info('ready', { docs: `${baseUrl(config)}/docs`, api: `${baseUrl(config)}/v1` })
 
   const stop = async (signal: string) => {

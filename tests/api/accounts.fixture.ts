@@ -159,7 +159,10 @@ export async function expectError(
 }
 
 /** The validation issues of a 422 in either shape. */
-export async function issues(res: Response, path: string): Promise<{ loc: unknown[]; msg: string; type: string }[]> {
+export async function issues(
+  res: Response,
+  path: string,
+): Promise<{ loc: unknown[]; msg: string; type: string }[]> {
   expect(res.status).toBe(422)
   const body = (await res.json()) as { detail?: unknown; error?: { code: string; details: unknown } }
   if (path.startsWith('/v1')) {

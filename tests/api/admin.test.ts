@@ -358,6 +358,22 @@ describe('usage and billing', () => {
     }
   })
 
+  test('a new base shows in the per-base breakdown with zero queries', async () => {
+    const s = await signUp(t)
+    const created = await t.request('/v1/corpora', {
+      method: 'POST',
+      headers: bearer(s.token),
+      json: { name: 'Handbook' },
+    })
+    expect(created.status).toBe(200)
+    const id = (await created.json()).id
+    const body = await (await t.request('/v1/admin/usage', { headers: bearer(s.token) })).json()
+    expect(body.bases).toEqual([
+      { corpus_id: id, name: 'Handbook', queries: 0, documents: 0, storage_bytes: 0 },
+    ])
+    expect(body.totals).toMatchObject({ bases: 1, documents: 0, queries: 0 })
+  })
+
   test('recorded queries show in the daily series, the per-base breakdown and the totals', async () => {
     const s = await signUp(t)
     const other = await signUp(t)

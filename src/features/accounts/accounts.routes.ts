@@ -2,6 +2,7 @@ import type { Config } from '../../platform/config/config.load'
 import { fail } from '../../platform/http/errors'
 import { defineRoute, type Principal, type RouteDef } from '../../platform/http/route'
 import {
+  AccessRequestResp,
   AuthConfigResp,
   EmailReq,
   LinkResp,
@@ -9,7 +10,6 @@ import {
   RegisterReq,
   ResetPasswordReq,
   SessionResp,
-  StatusResp,
   TokenResp,
   UserResp,
   VerifyQuery,
@@ -19,6 +19,9 @@ import type { AccountsService } from './accounts.service'
 import { bearerToken, type SessionService } from './accounts.sessions'
 
 const TAGS = ['auth']
+
+// Routes whose answer carries a secret (a session token, or a link while email is disabled) set
+// `idempotent: false`: an Idempotency-Key replay would mean storing that secret in the clear.
 
 /** The user id of a session principal; API keys have no user, so user routes refuse them. */
 function sessionUser(p: Principal): string {
@@ -36,6 +39,7 @@ export function accountsRoutes(
     defineRoute({
       method: 'POST',
       path: '/auth/register',
+      idempotent: false,
       auth: 'none',
       summary: 'Create a workspace and its first admin',
       tags: TAGS,
@@ -56,6 +60,7 @@ export function accountsRoutes(
     defineRoute({
       method: 'POST',
       path: '/auth/resend-verification',
+      idempotent: false,
       auth: 'none',
       summary: 'Send the verification link again (per-address cooldown)',
       tags: TAGS,
@@ -70,12 +75,13 @@ export function accountsRoutes(
       summary: 'Ask for access while registration is invite-only',
       tags: TAGS,
       body: EmailReq,
-      response: StatusResp,
+      response: AccessRequestResp,
       handler: ({ body, ip, requestId }) => accounts.requestAccess(body.email, { ip, requestId }),
     }),
     defineRoute({
       method: 'POST',
       path: '/auth/forgot-password',
+      idempotent: false,
       auth: 'none',
       summary: 'Send a password reset link',
       tags: TAGS,
@@ -96,6 +102,7 @@ export function accountsRoutes(
     defineRoute({
       method: 'POST',
       path: '/auth/login',
+      idempotent: false,
       auth: 'none',
       summary: 'Sign in with the OAuth2 password form',
       tags: TAGS,
@@ -108,6 +115,7 @@ export function accountsRoutes(
     defineRoute({
       method: 'POST',
       path: '/auth/refresh',
+      idempotent: false,
       auth: 'bearer',
       summary: 'Swap a session token past half its life for a fresh one of the same class',
       tags: TAGS,

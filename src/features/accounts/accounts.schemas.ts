@@ -89,7 +89,7 @@ export const AuthConfigResp = Type.Object({
   sso_enabled: Type.Boolean(),
 })
 
-export const StatusResp = Type.Object({ status: Type.String() })
+export const AccessRequestResp = Type.Object({ status: Type.Literal('pending') })
 
 /** Trims and lower-cases an address; the stored form, and the form duplicates are checked in. */
 export function normaliseEmail(email: string): string {

@@ -178,7 +178,7 @@ export class AccountsService {
   /** `POST /auth/login`: the password pair; refused for unverified, deactivated and suspended. */
   async login(username: string, password: string, remember: boolean, caller: Caller): Promise<Token> {
     this.d.limiter.hit(this.rules.login, caller.ip)
-    const user = findUserByEmail(this.d.db, username.trim().toLowerCase())
+    const user = findUserByEmail(this.d.db, normaliseEmail(username))
     // Verify against a dummy hash when there is no password, so timing does not reveal accounts.
     const ok = await Bun.password.verify(password, user?.passwordHash ?? (await this.dummy()))
     if (!user?.passwordHash || !ok) throw fail('invalid_credentials')
@@ -316,11 +316,6 @@ export class AccountsService {
       memoryCost: this.d.config.security.password_memory_kib,
       timeCost: 2,
     })
-  }
-
-  /** Whether an address is a throwaway one (refused at sign-up). */
-  isDisposable(email: string): boolean {
-    return isDisposableAddress(email)
   }
 
   /** Runs `fn` in one SQLite transaction (the services' writes are synchronous). */

@@ -3,11 +3,23 @@ import { newId, type Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
 import { fail, notFound } from '../../platform/http/errors'
 import { keysetPage } from '../../platform/http/pagination'
+import type { Logger } from '../../platform/log/log'
 import { CorporaRepo, type CorpusRow, type DocumentRow } from './corpora.repo'
 
-/** Removes what other features keep for documents (index entries, cartridges, warm copies, objects). */
+export type { CorpusRow, DocumentRow, NewSection } from './corpora.repo'
+export { DocumentResp } from './corpora.schemas'
+
+/**
+ * Removes what other features keep for documents. Ingest registers one for stored objects (raw
+ * files, text sidecars) and extraction jobs; onboarding registers one for index entries, durable
+ * cartridges and warm copies (`corpora.addPurger(...)` in createApp).
+ */
 export interface DocumentPurger {
-  /** Called after the rows are gone; `carts` lists cart ids no remaining row references. */
+  /**
+   * Called after the rows are gone, and with the previous version of a document replaced in place
+   * (same id, new content): forget what was derived from those rows. `carts` lists cart ids no
+   * remaining row references.
+   */
   purgeDocuments(workspaceId: string, corpusId: string, rows: DocumentRow[], carts: string[]): Promise<void>
   /** Called after a whole base is gone. */
   purgeCorpus(workspaceId: string, corpusId: string): Promise<void>
@@ -17,6 +29,7 @@ export interface CorporaDeps {
   db: Db
   clock: Clock
   random: Random
+  log?: Logger
 }
 
 /** What a delete did, for the caller's receipt. */
@@ -135,15 +148,44 @@ export class CorporaService {
     if (!doc) throw notFound('Document')
     // Deleting a section alone would leave its parent incomplete; the unit of deletion is the file.
     const parent = doc.parent_id ? this.repo.document(corpusId, doc.parent_id)! : doc
-    const rows = [parent, ...this.repo.sections(parent.id)]
     const buildRunning = this.buildRunning(workspaceId, corpusId)
-    this.repo.deleteDocument(corpusId, parent.id)
+    const rows = this.detach(corpusId, [parent])
+    await this.purge(workspaceId, corpusId, rows)
+    return { deleted: rows.map((r) => r.id), buildRunning }
+  }
+
+  /**
+   * Deletes parent documents and their sections at once and returns every row removed. Synchronous,
+   * so a caller may run it inside its own transaction; `purge` the rows afterwards.
+   */
+  detach(corpusId: string, parents: DocumentRow[]): DocumentRow[] {
+    const rows: DocumentRow[] = []
+    this.deps.db.$client.transaction(() => {
+      for (const p of parents) {
+        rows.push(p, ...this.repo.sections(p.id))
+        this.repo.deleteDocument(corpusId, p.id)
+      }
+    })()
+    return rows
+  }
+
+  /**
+   * Tells every purger that `rows` are gone (or stale). A purger that fails is logged and skipped:
+   * the rows are already gone, and the start-up sweep removes any object left behind.
+   */
+  async purge(workspaceId: string, corpusId: string, rows: DocumentRow[]): Promise<void> {
+    if (rows.length === 0) return
     const ids = rows.map((r) => r.id)
     const carts = [...new Set(rows.map((r) => r.cart_id).filter((c): c is string => c !== null))].filter(
       (c) => this.repo.cartUsers(c, ids) === 0,
     )
-    for (const p of this.purgers) await p.purgeDocuments(workspaceId, corpusId, rows, carts)
-    return { deleted: ids, buildRunning }
+    for (const p of this.purgers) {
+      try {
+        await p.purgeDocuments(workspaceId, corpusId, rows, carts)
+      } catch (e) {
+        this.deps.log?.error('document purge failed', { corpus_id: corpusId, error: (e as Error).message })
+      }
+    }
   }
 
   /** Deletes a base with its rows, objects, index entries, cartridges and warm copies. */
@@ -152,13 +194,20 @@ export class CorporaService {
     const rows = this.repo.allDocumentRows(corpusId)
     const buildRunning = this.buildRunning(workspaceId, corpusId)
     this.repo.delete(workspaceId, corpusId)
-    const ids = rows.map((r) => r.id)
-    const carts = [...new Set(rows.map((r) => r.cart_id).filter((c): c is string => c !== null))].filter(
-      (c) => this.repo.cartUsers(c, ids) === 0,
-    )
-    for (const p of this.purgers) await p.purgeDocuments(workspaceId, corpusId, rows, carts)
-    for (const p of this.purgers) await p.purgeCorpus(workspaceId, corpusId)
-    return { deleted: ids, buildRunning }
+    await this.purge(workspaceId, corpusId, rows)
+    for (const p of this.purgers) {
+      try {
+        await p.purgeCorpus(workspaceId, corpusId)
+      } catch (e) {
+        this.deps.log?.error('base purge failed', { corpus_id: corpusId, error: (e as Error).message })
+      }
+    }
+    return { deleted: rows.map((r) => r.id), buildRunning }
+  }
+
+  /** Sets the time of the base's latest sync (an upload, a push, an import). */
+  touchSynced(workspaceId: string, corpusId: string, at: number): void {
+    this.repo.update(workspaceId, corpusId, { lastSyncedAt: at }, at)
   }
 
   /** The CSV manifest of documents uploaded by hand, CLI or wizard picker. */

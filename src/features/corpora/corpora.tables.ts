@@ -54,6 +54,8 @@ export const documents = sqliteTable(
     textKey: text('text_key'),
     /** Characters of extracted text (sections: of the section). */
     textChars: integer('text_chars').notNull().default(0),
+    /** Where a section's text starts in its parent's text sidecar (sections share the parent's). */
+    textOffset: integer('text_offset'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
@@ -62,5 +64,9 @@ export const documents = sqliteTable(
     index('documents_parent').on(t.parentId),
     index('documents_corpus_created').on(t.corpusId, t.createdAt),
     index('documents_cart').on(t.cartId),
+    // Deletion and the orphan sweep ask "does any row still use this object?"; dedup asks by content.
+    index('documents_raw_key').on(t.rawKey),
+    index('documents_text_key').on(t.textKey),
+    index('documents_corpus_sha').on(t.corpusId, t.sha256),
   ],
 )

@@ -1,19 +1,19 @@
 import type { Database } from 'bun:sqlite'
 import { sha256Hex } from '../../platform/crypto/hash'
 import type { Db } from '../../platform/db/db'
-import type { ObjectStore } from '../../platform/storage/object-store'
 import { objectKey } from '../../platform/storage/keys'
+import type { ObjectStore } from '../../platform/storage/object-store'
 import { EngineRepo, type PassageInput } from './engine.repo'
 import { composeAnswer } from './lib/answer'
 import { WarmCache } from './lib/cache'
-import { type CartEntry, searchCartridges } from './lib/cartsearch'
 import { compileCartridge, type WarmCartridge } from './lib/cartridge'
+import { type CartEntry, searchCartridges } from './lib/cartsearch'
 import { CARTRIDGE_VERSION, decodeCartridge, encodeCartridge } from './lib/codec'
 import { condenseQuestion, type Turn } from './lib/condense'
 import { fitCartridge } from './lib/fit'
 import { planQuery } from './lib/query'
-import { type RankedPassage, withDocumentPrior } from './lib/rank'
 import { type SectionRef, searchIndex } from './lib/ragsearch'
+import { type RankedPassage, withDocumentPrior } from './lib/rank'
 import { contentTerms } from './lib/text'
 
 /** Where cartridges are kept durably: the object store's byte-level calls. */
@@ -122,7 +122,12 @@ export class Engine {
     this.cache.set(cartKey, cart)
     this.manifests.delete(input.baseId)
     if (previous && previous.cart_key !== cartKey) await this.dropCart(previous.cart_key)
-    return { cartKey, cartBytes: bytes.length, passages: cart.passages.length / 2, sentences: cart.sents.length / 2 }
+    return {
+      cartKey,
+      cartBytes: bytes.length,
+      passages: cart.passages.length / 2,
+      sentences: cart.sents.length / 2,
+    }
   }
 
   /** Removes a section from the index and its cartridge when nothing else uses it. */
@@ -155,7 +160,10 @@ export class Engine {
     const docIds = input.docIds?.length ? input.docIds : undefined
     let ranked: RankedPassage<SectionRef>[]
     if (strategy === 'rag') {
-      ranked = searchIndex(this.repo, baseId, plan, Math.max(k, 20), { pool: Math.max(RAG_POOL, k), documentIds: docIds })
+      ranked = searchIndex(this.repo, baseId, plan, Math.max(k, 20), {
+        pool: Math.max(RAG_POOL, k),
+        documentIds: docIds,
+      })
     } else {
       let entries = await this.warmEntries(baseId)
       if (docIds) entries = entries.filter((e) => docIds.includes(e.ref.documentId))
@@ -191,7 +199,8 @@ export class Engine {
     }
     const out: CartEntry<SectionRef>[] = []
     for (const m of manifest as (CartEntry<SectionRef> & { cartKey: string })[]) {
-      const cart = this.cache.get(m.cartKey) ?? (await this.cache.getOrLoad(m.cartKey, () => this.loadCart(m.cartKey)))
+      const cart =
+        this.cache.get(m.cartKey) ?? (await this.cache.getOrLoad(m.cartKey, () => this.loadCart(m.cartKey)))
       out.push({ ref: m.ref, titleTerms: m.titleTerms, cart })
     }
     return out
@@ -229,7 +238,8 @@ export function passageInputs(cart: WarmCartridge): PassageInput[] {
       sents[2 * (s - first) + 1] = cart.sents[2 * s + 1]! - start
     }
     const terms: string[] = []
-    for (let i = cart.sentOff[first]!; i < cart.sentOff[last + 1]!; i++) terms.push(cart.vocab[cart.sentTerms[i]!]!)
+    for (let i = cart.sentOff[first]!; i < cart.sentOff[last + 1]!; i++)
+      terms.push(cart.vocab[cart.sentTerms[i]!]!)
     out.push({ ordinal: p, text: cart.text.slice(start, cart.sents[2 * last + 1]!), sents, terms })
   }
   return out

@@ -1,7 +1,7 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { corpora } from '../corpora/corpora.tables'
 
-/** One ingestion run: an upload, a push commit or a connector sync, with its counters. */
+/** One ingestion run: an upload, a push commit or upsert, or a connector sync, with its counters. */
 export const syncRuns = sqliteTable(
   'sync_runs',
   {
@@ -12,7 +12,8 @@ export const syncRuns = sqliteTable(
       .references(() => corpora.id, { onDelete: 'cascade' }),
     /** upload, push or import. */
     source: text('source').notNull(),
-    status: text('status', { enum: ['running', 'succeeded', 'failed'] }).notNull(),
+    /** running until every document of the run is processed; then succeeded, partial or failed. */
+    status: text('status', { enum: ['running', 'succeeded', 'partial', 'failed'] }).notNull(),
     created: integer('created').notNull().default(0),
     updated: integer('updated').notNull().default(0),
     unchanged: integer('unchanged').notNull().default(0),
@@ -20,10 +21,39 @@ export const syncRuns = sqliteTable(
     failed: integer('failed').notNull().default(0),
     /** Documents whose processing has not finished yet. */
     pending: integer('pending').notNull().default(0),
-    /** JSON array of {path, error}. */
+    /** JSON array of {path, document_id, error}. */
     errors: text('errors').notNull().default('[]'),
     startedAt: integer('started_at').notNull(),
     finishedAt: integer('finished_at'),
   },
   (t) => [index('sync_runs_corpus').on(t.corpusId, t.startedAt)],
+)
+
+/**
+ * Content sent through the push protocol (a presigned PUT or `PUT documents/raw`) that no commit
+ * has adopted yet. The object is kept while its row lives; the start-up sweep removes both once
+ * `expires_at` has passed, so abandoned pushes leave nothing behind.
+ */
+export const ingestUploads = sqliteTable(
+  'ingest_uploads',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id').notNull(),
+    corpusId: text('corpus_id')
+      .notNull()
+      .references(() => corpora.id, { onDelete: 'cascade' }),
+    sha256: text('sha256').notNull(),
+    size: integer('size').notNull(),
+    /** Object key the content is (or will be) written to. */
+    objectKey: text('object_key').notNull(),
+    /** Set once the server itself received and verified the bytes (raw uploads). */
+    verified: integer('verified').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [
+    index('ingest_uploads_corpus_sha').on(t.corpusId, t.sha256),
+    index('ingest_uploads_key').on(t.objectKey),
+    index('ingest_uploads_expires').on(t.expiresAt),
+  ],
 )

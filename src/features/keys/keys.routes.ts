@@ -8,6 +8,9 @@ export function keysRoutes(keys: KeysService): RouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/api-keys',
+      // The secret is shown once and only its SHA-256 is kept: storing the answer for an
+      // Idempotency-Key replay would keep the secret in the clear, so this route does not replay.
+      idempotent: false,
       auth: 'admin',
       scope: 'admin',
       summary: 'Create an API key (the secret is shown once)',

@@ -15,6 +15,9 @@ import type { MembersService } from './members.service'
 
 const ADMIN = ['admin']
 
+// `idempotent: false` where the answer carries a secret (a session token, an invite link while
+// email is disabled): an Idempotency-Key replay would mean storing that secret in the clear.
+
 /**
  * `/admin/members`, `/admin/invites` and the public invite routes. Administration needs a workspace
  * admin: a session with the admin role, or an API key holding the `admin` scope.
@@ -34,6 +37,7 @@ export function membersRoutes(members: MembersService): RouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/admin/invites',
+      idempotent: false,
       auth: 'admin',
       scope: 'admin',
       summary: 'Invite an address (the link is returned only when email is disabled)',
@@ -96,6 +100,7 @@ export function membersRoutes(members: MembersService): RouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/auth/accept-invite',
+      idempotent: false,
       auth: 'none',
       summary: 'Accept an invitation; the invitee is signed in at once',
       tags: ['auth'],

@@ -327,6 +327,50 @@ export const configDefinition = {
       kind: { type: 'int', min: 10, max: 60000 },
     }),
   },
+  ingest: {
+    max_file_bytes: leaf({
+      doc: 'Largest file accepted by an upload, a raw push upload or a commit, in bytes.',
+      env: 'ENGRAM_INGEST_MAX_FILE_BYTES',
+      default: 536_870_912,
+      kind: { type: 'int', min: 1024, max: 8_589_934_592 },
+    }),
+    max_request_bytes: leaf({
+      doc: 'Largest multipart upload request (all its files together), in bytes.',
+      env: 'ENGRAM_INGEST_MAX_REQUEST_BYTES',
+      default: 2_147_483_648,
+      kind: { type: 'int', min: 1024, max: 8_589_934_592 },
+    }),
+    max_files_per_request: leaf({
+      doc: 'Most files in one multipart upload request.',
+      env: 'ENGRAM_INGEST_MAX_FILES_PER_REQUEST',
+      default: 1000,
+      kind: { type: 'int', min: 1, max: 100_000 },
+    }),
+    max_json_bytes: leaf({
+      doc: 'Largest JSON body of the push protocol (manifests of diff, upload-urls and commit; upsert), in bytes.',
+      env: 'ENGRAM_INGEST_MAX_JSON_BYTES',
+      default: 67_108_864,
+      kind: { type: 'int', min: 1024, max: 1_073_741_824 },
+    }),
+    max_extract_bytes: leaf({
+      doc: 'Largest document whose text is extracted (it is read whole into memory); larger ones are kept but fail with a clear error.',
+      env: 'ENGRAM_INGEST_MAX_EXTRACT_BYTES',
+      default: 268_435_456,
+      kind: { type: 'int', min: 1024, max: 4_294_967_296 },
+    }),
+    upload_url_seconds: leaf({
+      doc: 'Validity of a presigned upload URL of the push protocol, in seconds.',
+      env: 'ENGRAM_INGEST_UPLOAD_URL_SECONDS',
+      default: 3600,
+      kind: { type: 'int', min: 60, max: 604_800 },
+    }),
+    staging_hours: leaf({
+      doc: 'How long pushed content waits for its commit before the sweep removes it, in hours.',
+      env: 'ENGRAM_INGEST_STAGING_HOURS',
+      default: 24,
+      kind: { type: 'int', min: 1, max: 720 },
+    }),
+  },
   api: {
     frozen_removal_date: leaf({
       doc: 'Removal date (YYYY-MM-DD) scheduled for the unversioned routes; sets their Deprecation header.',

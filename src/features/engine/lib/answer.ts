@@ -2,6 +2,8 @@ import type { RankedPassage, RankedSentence } from './rank'
 import { wordCount } from './text'
 import { type TrimQuery, trimSentence } from './trim'
 
+// A sentence offering the kind of answer the best one lacks may join it at this fraction of its score.
+const TYPE_RATIO = 0.5
 /** How long extractive answers may get. */
 export interface ComposeOptions {
   /** Word budget for the whole answer; a second sentence is added only when it fits. */
@@ -13,11 +15,7 @@ export interface ComposeOptions {
 }
 
 /** Defaults: one sentence, or two when both are short and nearly as good. */
-export const defaultComposeOptions: ComposeOptions = {
-  maxWords: Number(process.env.AMAX ?? 45),
-  secondRatio: Number(process.env.ARATIO ?? 0.8),
-  sentenceWords: Number(process.env.ASW ?? 1000),
-}
+export const defaultComposeOptions: ComposeOptions = { maxWords: 55, secondRatio: 0.75, sentenceWords: 45 }
 
 /** An extractive answer: text with [n] citations, and which sources (1-based order) it cites. */
 export interface Composed {
@@ -53,9 +51,11 @@ export function composeAnswer<R>(
   const picks = [best]
   let words = wordCount(best.text)
   pool.sort((a, b) => b.sentence.score - a.sentence.score)
+  const needType = q.want !== 0 && !best.sentence.typeOk
   for (const c of pool) {
     if (c === best || c.text === best.text) continue
-    if (c.sentence.score < opts.secondRatio * best.sentence.score) break
+    const ratio = needType && c.sentence.typeOk ? TYPE_RATIO : opts.secondRatio
+    if (c.sentence.score < ratio * best.sentence.score) continue
     const text = trimSentence(c.text, q, opts.maxWords - words)
     const n = wordCount(text)
     if (words + n > opts.maxWords) continue

@@ -1,7 +1,9 @@
 import { type ChunkOptions, chunkSection, defaultChunkOptions } from './chunk'
 import { tokenKind } from './query'
 import { defaultWeights, type ScoreWeights } from './score'
-import { tokenize } from './text'
+import { scanWords, type WordInfo } from './text'
+
+let compiles = 0
 
 /**
  * A section's cartridge: everything needed to answer questions from the section without the index.
@@ -53,30 +55,30 @@ export interface CompileOptions {
 export function compileCartridge(text: string, opts: CompileOptions = {}): WarmCartridge {
   const { sentences, passages } = chunkSection(text, opts.chunk ?? defaultChunkOptions)
   const vocab: string[] = []
-  const ids = new Map<string, number>()
-  const idOf = (t: string) => {
-    let id = ids.get(t)
-    if (id === undefined) {
-      id = vocab.push(t) - 1
-      ids.set(t, id)
-    }
-    return id
-  }
+  // Number terms through their shared slots: a field check instead of a map look-up per word.
+  const mark = ++compiles
   const terms: number[] = []
   const kinds: number[] = []
   const sentOff = new Uint32Array(sentences.length + 1)
   const sents = new Uint32Array(sentences.length * 2)
+  let first = true
+  const onWord = (w: WordInfo, start: number) => {
+    if (!w.stop) {
+      const slot = w.slot
+      if (slot.mark !== mark) {
+        slot.mark = mark
+        slot.id = vocab.push(slot.term) - 1
+      }
+      terms.push(slot.id)
+      kinds.push(tokenKind(text, start, w.norm, false, first))
+    }
+    first = false
+  }
   sentences.forEach((s, i) => {
     sents[2 * i] = s.start
     sents[2 * i + 1] = s.end
-    let first = true
-    for (const tok of tokenize(text, s.start, s.end)) {
-      if (!tok.stop) {
-        terms.push(idOf(tok.term))
-        kinds.push(tokenKind(text, tok, first))
-      }
-      first = false
-    }
+    first = true
+    scanWords(text, s.start, s.end, onWord)
     sentOff[i + 1] = terms.length
   })
   const pass = new Uint32Array(passages.length * 2)
@@ -156,8 +158,7 @@ function invert(terms: Uint32Array, off: Uint32Array, nTerms: number): [Uint32Ar
 /** Approximate bytes of a warm copy: typed arrays exactly, strings at two bytes a character. */
 function warmBytes(w: WarmCartridge): number {
   let n = w.text.length * 2
-  for (const a of [w.sents, w.passages, w.sentTerms, w.sentKinds, w.sentOff, w.expTerms])
-    n += a.byteLength
+  for (const a of [w.sents, w.passages, w.sentTerms, w.sentKinds, w.sentOff, w.expTerms]) n += a.byteLength
   for (const a of [w.expOff, w.post, w.postOff, w.expPost, w.expPostOff, w.passageOf, w.passageDf])
     n += a.byteLength
   for (const t of w.vocab) n += 2 * t.length + 40 // the string and its map entry

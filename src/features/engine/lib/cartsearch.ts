@@ -1,10 +1,9 @@
 import type { WarmCartridge } from './cartridge'
 import type { QueryPlan } from './query'
-import { pairSet, passageScore, type RankedPassage, type RankedSentence, TopK, termWeights } from './rank'
-import { scoreSentence, sequenceFeatures } from './score'
+import { respellPlan } from './spell'
+import { pairSet, passageScore, sectionPrior, type RankedPassage, type RankedSentence, TopK, termWeights } from './rank'
+import { sentenceScores, sequenceFeatures } from './score'
 
-const SEC_K = Number(process.env.SEC_K ?? 2)
-const SEC_W = Number(process.env.SEC_W ?? 0.6)
 /** A warm cartridge and the caller's reference for the section it belongs to. */
 export interface CartEntry<R> {
   ref: R
@@ -20,24 +19,25 @@ export interface CartEntry<R> {
  */
 export function searchCartridges<R>(
   entries: CartEntry<R>[],
-  plan: QueryPlan,
+  input: QueryPlan,
   limit: number,
 ): RankedPassage<R>[] {
-  const nq = plan.terms.length
+  const nq = input.terms.length
   if (nq === 0 || entries.length === 0) return []
-  // Base-wide idf from the cartridges' own passage counts.
-  const df = new Float64Array(nq)
+  // Base-wide idf from the cartridges' own passage counts; unknown terms get their closest spelling.
   let nPassages = 0
-  const local: Int32Array[] = entries.map(({ cart }) => {
-    nPassages += cart.passages.length / 2
-    const ids = new Int32Array(nq)
-    for (let q = 0; q < nq; q++) {
-      const id = cart.termId.get(plan.terms[q]!)
-      ids[q] = id ?? -1
-      if (id !== undefined) df[q]! += cart.passageDf[id]!
-    }
-    return ids
-  })
+  for (const { cart } of entries) nPassages += cart.passages.length / 2
+  const counts = (terms: string[]) => {
+    const df = terms.map(() => 0)
+    for (const { cart } of entries)
+      terms.forEach((t, q) => {
+        const id = cart.termId.get(t)
+        if (id !== undefined) df[q]! += cart.passageDf[id]!
+      })
+    return df
+  }
+  const { plan, df } = respellPlan(input, counts(input.terms), (prefix) => knownTerms(entries, prefix))
+  const local: Int32Array[] = entries.map(({ cart }) => Int32Array.from(plan.terms, (t) => cart.termId.get(t) ?? -1))
   const qw = termWeights(plan, nPassages, df)
   let total = 0
   for (const w of qw) total += w
@@ -45,6 +45,69 @@ export function searchCartridges<R>(
   const top = new TopK<RankedPassage<R>>(limit)
   entries.forEach((entry, e) => searchOne(entry, local[e]!, plan, qw, total, pairs, top))
   return top.sorted()
+}
+
+/** The terms of the cartridges starting with `prefix`, with their passage counts summed. */
+function knownTerms<R>(entries: CartEntry<R>[], prefix: string): { term: string; doc: number }[] {
+  const df = new Map<string, number>()
+  for (const { cart } of entries)
+    for (const id of initials(cart).get(prefix[0]!) ?? []) {
+      const t = cart.vocab[id]!
+      if (t.startsWith(prefix)) df.set(t, (df.get(t) ?? 0) + cart.passageDf[id]!)
+    }
+  return [...df].map(([term, doc]) => ({ term, doc }))
+}
+
+const initialIndex = new WeakMap<WarmCartridge, Map<string, number[]>>()
+/** A cartridge's term ids by first character, built on the first misspelt question. */
+function initials(cart: WarmCartridge): Map<string, number[]> {
+  let m = initialIndex.get(cart)
+  if (!m) {
+    m = new Map()
+    cart.vocab.forEach((t, id) => {
+      const list = m!.get(t[0]!)
+      if (list) list.push(id)
+      else m!.set(t[0]!, [id])
+    })
+    initialIndex.set(cart, m)
+  }
+  return m
+}
+
+interface Scratch {
+  hit: Uint16Array
+  exp: Uint16Array
+  pass: Uint16Array
+  best: Float64Array
+  score: Float64Array
+  typed: Uint8Array
+  qmap: Int8Array
+  seq: Int8Array
+  kseq: Uint8Array
+}
+// Per-cartridge work arrays, reused by every query (queries run one at a time on the event loop).
+const scratches = new WeakMap<WarmCartridge, Scratch>()
+
+function scratchOf(cart: WarmCartridge): Scratch {
+  let s = scratches.get(cart)
+  if (!s) {
+    const nSents = cart.sents.length / 2
+    let longest = 0
+    for (let i = 0; i < nSents; i++) longest = Math.max(longest, cart.sentOff[i + 1]! - cart.sentOff[i]!)
+    s = {
+      hit: new Uint16Array(nSents),
+      exp: new Uint16Array(nSents),
+      pass: new Uint16Array(cart.passages.length / 2),
+      best: new Float64Array(cart.passages.length / 2).fill(Number.NEGATIVE_INFINITY),
+      score: new Float64Array(nSents),
+      typed: new Uint8Array(nSents),
+      qmap: new Int8Array(cart.vocab.length).fill(-1),
+      seq: new Int8Array(longest),
+      kseq: new Uint8Array(longest),
+    }
+    scratches.set(cart, s)
+  }
+  return s
 }
 
 function searchOne<R>(
@@ -56,70 +119,66 @@ function searchOne<R>(
   pairs: Set<number>,
   top: TopK<RankedPassage<R>>,
 ): void {
-  const hit = new Map<number, number>()
-  const exp = new Map<number, number>()
-  const passMask = new Map<number, number>()
-  const qmap = new Map<number, number>()
+  const x = scratchOf(cart)
+  const touched: number[] = []
+  const passages: number[] = []
   let titleMask = 0
   for (let q = 0; q < plan.terms.length; q++) if (titleTerms.includes(plan.terms[q]!)) titleMask |= 1 << q
+  const counts = new Uint16Array(ids.length)
   for (let q = 0; q < ids.length; q++) {
     const id = ids[q]!
     if (id < 0 || qw[q] === 0) continue
     const bit = 1 << q
-    qmap.set(id, q)
+    x.qmap[id] = q
+    counts[q] = cart.postOff[id + 1]! - cart.postOff[id]!
     for (let i = cart.postOff[id]!; i < cart.postOff[id + 1]!; i++) {
       const s = cart.post[i]!
-      hit.set(s, (hit.get(s) ?? 0) | bit)
-      const p = cart.passageOf[s]!
-      passMask.set(p, (passMask.get(p) ?? 0) | bit)
+      if (x.hit[s] === 0 && x.exp[s] === 0) touched.push(s)
+      x.hit[s]! |= bit
+      x.pass[cart.passageOf[s]!]! |= bit
     }
     for (let i = cart.expPostOff[id]!; i < cart.expPostOff[id + 1]!; i++) {
       const s = cart.expPost[i]!
-      exp.set(s, (exp.get(s) ?? 0) | bit)
+      if (x.hit[s] === 0 && x.exp[s] === 0) touched.push(s)
+      x.exp[s]! |= bit
     }
   }
-  if (hit.size === 0 && exp.size === 0) return
-  const qidx = (i: number) => qmap.get(cart.sentTerms[i]!) ?? -1
-  const byPassage = new Map<number, RankedSentence[]>()
-  const candidates = new Set<number>([...hit.keys(), ...exp.keys()])
-  for (const s of candidates) {
+  const secScore = touched.length ? sectionPrior(counts, qw) : 0
+  for (const s of touched) {
     const from = cart.sentOff[s]!
     const to = cart.sentOff[s + 1]!
-    const mapped = new Int8Array(to - from)
-    for (let i = from; i < to; i++) mapped[i - from] = qidx(i)
-    const f = sequenceFeatures(mapped, cart.sentKinds.subarray(from, to), 0, to - from, plan.want, pairs, qw)
+    for (let i = from; i < to; i++) {
+      x.seq[i - from] = x.qmap[cart.sentTerms[i]!]!
+      x.kseq[i - from] = cart.sentKinds[i]!
+    }
+    const f = sequenceFeatures(x.seq, x.kseq, 0, to - from, plan.want, pairs, qw)
     const p = cart.passageOf[s]!
-    const score = scoreSentence(
-      { ...f, ctx: (passMask.get(p) ?? 0) | titleMask, exp: exp.get(s) ?? 0 },
-      qw,
-      total,
-      cart.weights,
-    )
-    const sent: RankedSentence = { start: cart.sents[2 * s]!, end: cart.sents[2 * s + 1]!, score, hit: f.hit }
-    const list = byPassage.get(p)
-    if (list) list.push(sent)
-    else byPassage.set(p, [sent])
+    const { rank, pick } = sentenceScores(f, titleMask, x.pass[p]!, x.exp[s]!, qw, total, cart.weights)
+    x.score[s] = pick
+    x.typed[s] = f.typeOk ? 1 : 0
+    if (x.best[p] === Number.NEGATIVE_INFINITY) passages.push(p)
+    if (rank > x.best[p]!) x.best[p] = rank
   }
-  let secScore = 0
-  for (let q = 0; q < ids.length; q++) {
-    const id = ids[q]!
-    if (id < 0) continue
-    const c = cart.postOff[id + 1]! - cart.postOff[id]!
-    secScore += qw[q]! * (c / (c + SEC_K))
-  }
-  secScore *= SEC_W
-  for (const [p, sentences] of byPassage) {
-    sentences.sort((a, b) => b.score - a.score)
+  for (const p of passages) {
+    const score = passageScore(x.best[p]!, x.pass[p]!, titleMask, qw) + secScore
+    if (!top.accepts(score)) continue
     const first = cart.passages[2 * p]!
     const last = cart.passages[2 * p + 1]!
-    top.push({
-      ref,
-      ordinal: p,
-      text: cart.text,
-      start: cart.sents[2 * first]!,
-      end: cart.sents[2 * last + 1]!,
-      score: passageScore(sentences, passMask.get(p) ?? 0, titleMask, qw) + secScore,
-      sentences,
-    })
+    const sentences: RankedSentence[] = []
+    for (let s = first; s <= last; s++) {
+      if (x.hit[s] === 0 && x.exp[s] === 0) continue
+      const [start, end] = [cart.sents[2 * s]!, cart.sents[2 * s + 1]!]
+      sentences.push({ start, end, score: x.score[s]!, hit: x.hit[s]!, typeOk: x.typed[s] === 1 })
+    }
+    sentences.sort((a, b) => b.score - a.score)
+    const [start, end] = [cart.sents[2 * first]!, cart.sents[2 * last + 1]!]
+    top.push({ ref, ordinal: p, text: cart.text, start, end, score, sentences })
   }
+  // Reset only what this query touched.
+  for (const s of touched) x.hit[s] = x.exp[s] = 0
+  for (const p of passages) {
+    x.pass[p] = 0
+    x.best[p] = Number.NEGATIVE_INFINITY
+  }
+  for (const id of ids) if (id >= 0) x.qmap[id] = -1
 }

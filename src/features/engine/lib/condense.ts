@@ -24,7 +24,10 @@ function lastUserTurn(history: Turn[]): string | null {
  * longest run of content words. Wh-words and a capital only because it starts the question are skipped.
  */
 export function keyPhrase(question: string): string | null {
-  const words = question.replace(/[?!.]+$/, '').split(/\s+/).filter(Boolean)
+  const words = question
+    .replace(/[?!.]+$/, '')
+    .split(/\s+/)
+    .filter(Boolean)
   const runs: string[][] = []
   let cur: string[] = []
   words.forEach((w, i) => {
@@ -60,7 +63,9 @@ export function condenseQuestion(question: string, history: Turn[] = []): string
   const ellipsis = ELLIPSIS.exec(q)
   if (ellipsis) {
     const subject = ellipsis[1]!.replace(/[?.!]+$/, '')
-    return prev.includes(phrase) ? prev.replace(phrase, subject) : `${prev.replace(/[?.!]+$/, '')} ${subject}?`
+    return prev.includes(phrase)
+      ? prev.replace(phrase, subject)
+      : `${prev.replace(/[?.!]+$/, '')} ${subject}?`
   }
   if (q.includes(phrase)) return q
   if (POSSESSIVE.test(q)) return q.replace(POSSESSIVE, `${phrase}'s`)

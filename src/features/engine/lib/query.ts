@@ -32,16 +32,15 @@ const PLACE_PERSON_NOUNS =
   /^(city|country|state|county|region|place|location|nation|continent|river|island|person|man|woman|team|company|organization|group|university|school|name|player|leader|king|president|author|scientist|church|party|stadium|building|language|event)$/
 
 /** What kinds a word of original text can be (see TokenKind), from its surface and normal form. */
-export function tokenKind(text: string, tok: Token, sentenceStart: boolean): number {
+export function tokenKind(text: string, start: number, n: string, stop: boolean, sentenceStart: boolean): number {
   let k = 0
-  const n = tok.norm
-  const c0 = text.charCodeAt(tok.start)
+  const c0 = text.charCodeAt(start)
   if (c0 >= 48 && c0 <= 57) {
     k |= TokenKind.number
     if (/^(1\d{3}|20\d{2})s?$/.test(n) || /^\d{1,2}(st|nd|rd|th)$/.test(n)) k |= TokenKind.date
   } else if (NUMBER_WORDS.has(n)) k |= TokenKind.number
   if (MONTHS.has(n) || DATE_WORDS.has(n)) k |= TokenKind.date
-  if (!sentenceStart && c0 >= 65 && c0 <= 90 && !tok.stop) k |= TokenKind.entity
+  if (!sentenceStart && c0 >= 65 && c0 <= 90 && !stop) k |= TokenKind.entity
   return k
 }
 
@@ -61,8 +60,7 @@ export function answerType(tokens: Token[]): number {
     if (w === 'what' || w === 'which') {
       const noun = next === 'is' || next === 'was' ? next2 : next
       if (DATE_NOUNS.test(noun)) return AnswerType.date
-      if (VALUE_NOUNS.test(noun))
-        return AnswerType.number
+      if (VALUE_NOUNS.test(noun)) return AnswerType.number
       if (PLACE_PERSON_NOUNS.test(noun)) return AnswerType.entity
       return AnswerType.none
     }

@@ -1,9 +1,9 @@
 import type { EngineRepo, PassageRow } from '../engine.repo'
 import { type QueryPlan, tokenKind } from './query'
-import { pairSet, passageScore, type RankedPassage, type RankedSentence, termWeights } from './rank'
-import { defaultWeights, type ScoreWeights, scoreSentence, sequenceFeatures } from './score'
-import { respell } from './spell'
-import { contentTerms, tokenize } from './text'
+import { pairSet, passageScore, sectionPrior, type RankedPassage, type RankedSentence, termWeights } from './rank'
+import { defaultWeights, type ScoreWeights, sentenceScores, sequenceFeatures } from './score'
+import { respellPlan } from './spell'
+import { contentTerms, scanWords } from './text'
 
 /** Where a retrieved passage comes from: the fields a source needs. */
 export interface SectionRef {
@@ -21,7 +21,6 @@ export interface IndexSearchOptions {
   weights?: ScoreWeights
 }
 
-const BM_W = Number(process.env.BM_W ?? 0)
 const titleTermCache = new Map<string, string[]>()
 function titleTerms(title: string): string[] {
   let t = titleTermCache.get(title)
@@ -31,25 +30,6 @@ function titleTerms(title: string): string[] {
     titleTermCache.set(title, t)
   }
   return t
-}
-
-/**
- * Replaces question terms the base has never seen by the closest known spelling (per the index's
- * vocabulary), so "Ghengis" still finds "Genghis". Returns the plan to use and its passage counts.
- */
-export function respellPlan(plan: QueryPlan, df: number[], known: (prefix: string) => Iterable<{ term: string; doc: number }>) {
-  const terms = [...plan.terms]
-  const counts = [...df]
-  terms.forEach((t, i) => {
-    if (counts[i]! > 0) return
-    const candidates = [...known(t.slice(0, 1))]
-    const fix = respell(t, candidates)
-    if (fix && !terms.includes(fix)) {
-      terms[i] = fix
-      counts[i] = candidates.find((c) => c.term === fix)!.doc
-    }
-  })
-  return { plan: { ...plan, terms }, df: counts }
 }
 
 /**
@@ -77,12 +57,15 @@ export function searchIndex(
   const qmap = new Map(plan.terms.map((t, i) => [t, i]))
   const pairs = pairSet(plan)
   const weights = opts.weights ?? defaultWeights
-  const bm = new Map(hits.map((h) => [h.id, -h.rank]))
-  const ranked = rows.map((row) => {
-    const r = rankPassage(row, plan, qmap, qw, total, pairs, weights)
-    r.score += BM_W * (bm.get(row.id) ?? 0)
-    return r
-  })
+  const ranked = rows.map((row) => rankPassage(row, plan, qmap, qw, total, pairs, weights))
+  // The section prior, from the sentences of the pool (the cart strategy counts the whole section).
+  const counts = new Map<string, Uint16Array>()
+  for (const r of ranked) {
+    let c = counts.get(r.ref.sectionId)
+    if (!c) counts.set(r.ref.sectionId, (c = new Uint16Array(qw.length)))
+    for (const s of r.sentences) for (let q = 0; q < qw.length; q++) if (s.hit & (1 << q)) c[q]!++
+  }
+  for (const r of ranked) r.score += sectionPrior(counts.get(r.ref.sectionId)!, qw)
   ranked.sort((a, b) => b.score - a.score)
   return ranked.slice(0, limit)
 }
@@ -105,13 +88,13 @@ function rankPassage(
     const qidx: number[] = []
     const kinds: number[] = []
     let first = true
-    for (const tok of tokenize(row.text, start, end)) {
-      if (!tok.stop) {
-        qidx.push(qmap.get(tok.term) ?? -1)
-        kinds.push(tokenKind(row.text, tok, first))
+    scanWords(row.text, start, end, (w, at) => {
+      if (!w.stop) {
+        qidx.push(qmap.get(w.term) ?? -1)
+        kinds.push(tokenKind(row.text, at, w.norm, false, first))
       }
       first = false
-    }
+    })
     const f = sequenceFeatures(qidx, kinds, 0, qidx.length, plan.want, pairs, qw)
     passMask |= f.hit
     feats.push({ f, start, end })
@@ -122,10 +105,12 @@ function rankPassage(
     if (tt.includes(t)) titleMask |= 1 << i
   })
   const sentences: RankedSentence[] = []
+  let best = Number.NEGATIVE_INFINITY
   for (const { f, start, end } of feats) {
     if (f.hit === 0) continue
-    const score = scoreSentence({ ...f, ctx: passMask | titleMask, exp: 0 }, qw, total, weights)
-    sentences.push({ start, end, score, hit: f.hit })
+    const { rank, pick } = sentenceScores(f, titleMask, passMask, 0, qw, total, weights)
+    if (rank > best) best = rank
+    sentences.push({ start, end, score: pick, hit: f.hit, typeOk: f.typeOk })
   }
   sentences.sort((a, b) => b.score - a.score)
   return {
@@ -134,7 +119,7 @@ function rankPassage(
     text: row.text,
     start: 0,
     end: row.text.length,
-    score: sentences.length ? passageScore(sentences, passMask, titleMask, qw) : Number.NEGATIVE_INFINITY,
+    score: sentences.length ? passageScore(best, passMask, titleMask, qw) : Number.NEGATIVE_INFINITY,
     sentences,
   }
 }

@@ -8,6 +8,8 @@ export interface RankedSentence {
   score: number
   /** Bits of the query terms it contains. */
   hit: number
+  /** It offers a word of the kind the question asks for (a date for "when"). */
+  typeOk: boolean
 }
 
 /** A retrieved passage: where its text is, its sentences by score, and its own score. */
@@ -23,8 +25,10 @@ export interface RankedPassage<R> {
   sentences: RankedSentence[]
 }
 
-const SOFT = Number(process.env.SOFT ?? 0.3)
-const PASS_W = Number(process.env.PASS_W ?? 0.3)
+// Weight kept by a term that only names the kind of answer ("what year"): the answer has a year, not the word.
+const SOFT = 0.5
+// Weight of the passage's own coverage of the question, beside its best sentence.
+const PASS_W = 0.3
 /** Query-term weights from base-wide passage counts; terms the base lacks weigh nothing. */
 export function termWeights(plan: QueryPlan, nPassages: number, df: ArrayLike<number>): Float64Array {
   const qw = new Float64Array(plan.terms.length)
@@ -44,25 +48,9 @@ export function pairSet(plan: QueryPlan): Set<number> {
  * A passage's score from its sentences: the best sentence carries it, the passage's own coverage of
  * the question breaks ties between passages whose best sentences match alike.
  */
-export function passageScore(
-  sentences: RankedSentence[],
-  passMask: number,
-  titleMask: number,
-  qw: Float64Array,
-): number {
-  let best = Number.NEGATIVE_INFINITY
-  for (const s of sentences) if (s.score > best) best = s.score
-  let freq = 0
-  if (SF_W > 0)
-    for (let q = 0; q < qw.length; q++) {
-      let sf = 0
-      for (const s of sentences) if (s.hit & (1 << q)) sf++
-      freq += (qw[q]! * sf) / (sf + 1)
-    }
-  return best + PASS_W * maskWeight(passMask, qw) + TITLE_W * maskWeight(titleMask, qw) + SF_W * freq
+export function passageScore(best: number, passMask: number, titleMask: number, qw: Float64Array): number {
+  return best + PASS_W * maskWeight(passMask | titleMask, qw)
 }
-const TITLE_W = Number(process.env.TITLE_W ?? 0)
-const SF_W = Number(process.env.SF_W ?? 0)
 
 /** Keeps the `k` best of a stream of scored items without sorting everything. */
 export class TopK<T extends { score: number }> {
@@ -77,20 +65,29 @@ export class TopK<T extends { score: number }> {
     a.splice(i, 0, item)
     if (a.length > this.k) a.pop()
   }
+  /** Whether an item of this score would be kept now. */
+  accepts(score: number): boolean {
+    return this.items.length < this.k || score > this.items[this.items.length - 1]!.score
+  }
   /** The kept items, best first. */
   sorted(): T[] {
     return this.items
   }
 }
 
-const DOC_W = Number(process.env.DOC_W ?? 0)
-const DOC_T = Number(process.env.DOC_T ?? 3)
+// Weight of a document's evidence, and the score scale over which its other passages count.
+const DOC_W = 1
+const DOC_T = 3
 /**
  * Re-ranks passages with the evidence of their document: a document several of whose passages
  * match the question is more likely the one the question is about (topic consistency).
  */
-export function withDocumentPrior<R>(passages: RankedPassage<R>[], docOf: (r: R) => string, k: number): RankedPassage<R>[] {
-  if (DOC_W === 0 || passages.length < 2) return passages.slice(0, k)
+export function withDocumentPrior<R>(
+  passages: RankedPassage<R>[],
+  docOf: (r: R) => string,
+  k: number,
+): RankedPassage<R>[] {
+  if (passages.length < 2) return passages.slice(0, k)
   const best = passages[0]!.score
   const mass = new Map<string, number>()
   for (const p of passages) {
@@ -99,4 +96,15 @@ export function withDocumentPrior<R>(passages: RankedPassage<R>[], docOf: (r: R)
   }
   for (const p of passages) p.score += DOC_W * Math.log(mass.get(docOf(p.ref))!)
   return passages.sort((a, b) => b.score - a.score).slice(0, k)
+}
+
+const SEC_W = 0.6
+/** Evidence that a section is about the question: per term, how many of its sentences hold it (saturating). */
+export function sectionPrior(sentenceCounts: ArrayLike<number>, qw: Float64Array): number {
+  let s = 0
+  for (let q = 0; q < qw.length; q++) {
+    const c = sentenceCounts[q]!
+    s += (qw[q]! * c) / (c + 2)
+  }
+  return SEC_W * s
 }

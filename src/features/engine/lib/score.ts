@@ -23,9 +23,15 @@ export interface ScoreWeights {
 }
 
 /** Weights before any fitting: chosen on synthetic questions, see the cartridge compiler. */
-export const defaultWeights: ScoreWeights = { ctx: 0.5, exp: 0.5, pair: 0.3, type: 1.2, len: 0.3, cover: 2, far: 0.5 }
-for (const k of Object.keys(defaultWeights) as (keyof ScoreWeights)[])
-  if (process.env[`W_${k}`]) defaultWeights[k] = Number(process.env[`W_${k}`])
+export const defaultWeights: ScoreWeights = {
+  ctx: 0.5,
+  exp: 0.5,
+  pair: 0.3,
+  type: 1.2,
+  len: 0.3,
+  cover: 2,
+  far: 0.5,
+}
 
 /** Features of one sentence for one question. Bit i of a mask stands for query term i. */
 export interface Features {
@@ -102,13 +108,20 @@ export function sequenceFeatures(
     }
     prev = q
   }
-  return { hit, win: to - from <= WINDOW ? hit : densestWindow(qidx, from, to, qw), pairs, typeOk, len: to - from }
+  return {
+    hit,
+    win: to - from <= WINDOW ? hit : densestWindow(qidx, from, to, qw),
+    pairs,
+    typeOk,
+    len: to - from,
+  }
 }
 
-const TYPE_NEAR = Number(process.env.TYPE_NEAR ?? 6)
+// A word of the wanted kind counts only this close (in content words) to a question term.
+const TYPE_NEAR = 6
 
 /** Content words in the window a question's terms should fall in when the sentence answers it. */
-export const WINDOW = Number(process.env.WINDOW ?? 12)
+export const WINDOW = 12
 
 /** Bits of the distinct query terms in the WINDOW-word stretch holding the most query weight. */
 function densestWindow(qidx: ArrayLike<number>, from: number, to: number, qw: Float64Array): number {
@@ -137,4 +150,25 @@ function densestWindow(qidx: ArrayLike<number>, from: number, to: number, qw: Fl
     }
   }
   return bestMask
+}
+
+/**
+ * A sentence's two scores: for ranking passages, title terms count as matches like any other; for
+ * picking the answer sentence inside a document, they are the document's topic, implied by every
+ * sentence of it, so they count as context everywhere ("When did Tesla die?" is decided by "die",
+ * not by which sentences spell out "Tesla").
+ */
+export function sentenceScores(
+  f: Omit<Features, 'ctx' | 'exp'>,
+  titleMask: number,
+  passMask: number,
+  exp: number,
+  qw: Float64Array,
+  total: number,
+  w: ScoreWeights,
+): { rank: number; pick: number } {
+  const ctx = passMask | titleMask
+  const rank = scoreSentence({ ...f, ctx, exp }, qw, total, w)
+  const pick = scoreSentence({ ...f, hit: f.hit & ~titleMask, win: f.win & ~titleMask, ctx, exp }, qw, total, w)
+  return { rank, pick }
 }

@@ -42,7 +42,7 @@ export function splitSentences(text: string, from = 0, to = text.length): Span[]
     let k = j
     while (k < to && /\s/.test(text[k]!)) k++
     if (k >= to) continue
-    if (!/[\p{Lu}\p{N}"“'‘(\[]/u.test(text[k]!)) continue
+    if (!/[\p{Lu}\p{N}"“'‘([]/u.test(text[k]!)) continue
     if (ch === '.' && isAbbreviation(text, start, i)) continue
     push(j)
     i = j - 1

@@ -1,3 +1,5 @@
+import type { QueryPlan } from './query'
+
 /** Edit distance with adjacent transpositions (optimal string alignment), giving up above `max`. */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1
@@ -48,3 +50,27 @@ export function respell(term: string, known: Iterable<{ term: string; doc: numbe
   }
   return bestD <= max ? best : null
 }
+
+/**
+ * Replaces question terms the base has never seen by the closest known spelling (per the index's
+ * vocabulary), so "Ghengis" still finds "Genghis". Returns the plan to use and its passage counts.
+ */
+export function respellPlan(
+  plan: QueryPlan,
+  df: number[],
+  known: (prefix: string) => Iterable<{ term: string; doc: number }>,
+) {
+  const terms = [...plan.terms]
+  const counts = [...df]
+  terms.forEach((t, i) => {
+    if (counts[i]! > 0 || allowedEdits(t) === 0) return
+    const candidates = [...known(t.slice(0, 1))]
+    const fix = respell(t, candidates)
+    if (fix && !terms.includes(fix)) {
+      terms[i] = fix
+      counts[i] = candidates.find((c) => c.term === fix)!.doc
+    }
+  })
+  return { plan: { ...plan, terms }, df: counts }
+}
+

@@ -9,6 +9,8 @@ export interface SyntheticQuestion {
   borrowed: number[]
 }
 
+const KEEP = Number(process.env.KEEP ?? 3)
+const MAX_TERMS = Number(process.env.MAXT ?? 6)
 // Sentence openings that refer back to something named earlier: "He ...", "The company ...".
 const ANAPHORA = /^(he|she|it|they|this|these|those|its|his|her|their|the|such|there)\b/i
 
@@ -67,9 +69,10 @@ export function synthesize(cart: WarmCartridge, s: number): SyntheticQuestion | 
   if (answer < 0) answer = to - 1
   const ids: number[] = []
   for (let i = from; i < to; i++) {
-    if (i === answer || (i > answer && i - answer < 2 && cart.sentKinds[i] === cart.sentKinds[answer])) continue
+    if (i === answer || (i > answer && i - answer < 2 && cart.sentKinds[i] === cart.sentKinds[answer]))
+      continue
     const id = cart.sentTerms[i]!
-    if (!ids.includes(id) && mix(s, i) % 3 !== 0) ids.push(id)
+    if (!ids.includes(id) && mix(s, i) % 5 < KEEP) ids.push(id)
   }
   const borrowed: number[] = []
   if (isAnaphoric(cart, s))
@@ -79,7 +82,7 @@ export function synthesize(cart: WarmCartridge, s: number): SyntheticQuestion | 
       borrowed.push(id)
     }
   if (ids.length < 2) return null
-  const terms = ids.slice(0, 16).map((id) => cart.vocab[id]!)
+  const terms = ids.slice(0, MAX_TERMS).map((id) => cart.vocab[id]!)
   const pairs: [number, number][] = []
   for (let i = 1; i < terms.length; i++) pairs.push([i - 1, i])
   return { sentence: s, plan: { terms, pairs, want, soft: 0 }, borrowed }

@@ -87,15 +87,66 @@ export function normWord(raw: string): string {
   return w
 }
 
+/** One index term, shared by every word that stems to it; `mark`/`id` let a compiler number it. */
+export interface TermSlot {
+  term: string
+  mark: number
+  id: number
+}
+
+/** What a raw word is: its normal form, index term (its slot), and whether it is a function word. */
+export interface WordInfo {
+  norm: string
+  term: string
+  stop: boolean
+  slot: TermSlot
+}
+const slots = new Map<string, TermSlot>()
+// Normalising and stemming cost more than a map look-up, and texts repeat their words.
+const wordCache = new Map<string, WordInfo>()
+
+/** The normal form, index term and stop flag of a raw word, memoised. */
+function wordInfo(raw: string): WordInfo {
+  let info = wordCache.get(raw)
+  if (!info) {
+    const norm = normWord(raw)
+    const stop = STOP.has(norm) || WH_WORDS.has(norm)
+    const term = stop ? norm : stem(norm)
+    let slot = slots.get(term)
+    if (!slot) {
+      slot = { term, mark: -1, id: -1 }
+      if (slots.size > 200_000) slots.clear()
+      slots.set(term, slot)
+    }
+    info = { norm, term, stop, slot }
+    if (wordCache.size > 200_000) wordCache.clear()
+    wordCache.set(raw, info)
+  }
+  return info
+}
+
+/** Calls `fn` for every word of text[from, to) with its info and offsets, allocating nothing per word. */
+export function scanWords(
+  text: string,
+  from: number,
+  to: number,
+  fn: (w: WordInfo, start: number, end: number) => void,
+): void {
+  WORD.lastIndex = from
+  for (let m = WORD.exec(text); m !== null && m.index < to; m = WORD.exec(text)) {
+    const w = wordInfo(m[0])
+    if (w.norm.length > 0) fn(w, m.index, m.index + m[0].length)
+  }
+}
+
 /** Every word of `text` between `from` and `to`, with offsets into `text`. */
 export function tokenize(text: string, from = 0, to = text.length): Token[] {
   const out: Token[] = []
   WORD.lastIndex = from
   for (let m = WORD.exec(text); m !== null && m.index < to; m = WORD.exec(text)) {
-    const norm = normWord(m[0])
-    if (norm.length === 0) continue
-    const stop = STOP.has(norm) || WH_WORDS.has(norm)
-    out.push({ norm, term: stop ? norm : stem(norm), start: m.index, end: m.index + m[0].length, stop })
+    const w = wordInfo(m[0])
+    if (w.norm.length === 0) continue
+    out.push({ norm: w.norm, term: w.term, start: m.index, end: m.index + m[0].length, stop: w.stop })
   }
   return out
 }
@@ -105,9 +156,8 @@ export function contentTerms(text: string, from = 0, to = text.length): string[]
   const out: string[] = []
   WORD.lastIndex = from
   for (let m = WORD.exec(text); m !== null && m.index < to; m = WORD.exec(text)) {
-    const norm = normWord(m[0])
-    if (norm.length === 0 || STOP.has(norm) || WH_WORDS.has(norm)) continue
-    out.push(stem(norm))
+    const w = wordInfo(m[0])
+    if (w.norm.length > 0 && !w.stop) out.push(w.term)
   }
   return out
 }

@@ -1,5 +1,5 @@
 import { TokenKind, tokenKind } from './query'
-import { isStop, normWord, stem, WH_WORDS } from './text'
+import { scanWords } from './text'
 
 /** What trimming needs of the question: its terms' weights and the kind of answer it wants. */
 export interface TrimQuery {
@@ -26,22 +26,18 @@ function segments(sentence: string, q: TrimQuery): Segment[] {
     let typed = false
     const seen = new Set<string>()
     const words = part.split(/\s+/).filter(Boolean)
-    for (const raw of words) {
-      const core = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '')
-      if (!core) continue
-      const norm = normWord(core)
-      if (isStop(norm) || WH_WORDS.has(norm)) continue
-      const term = stem(norm)
-      const w = q.weights.get(term)
-      if (w !== undefined) {
-        if (!seen.has(term)) match += w
-        seen.add(term)
+    scanWords(part, 0, part.length, (w, start) => {
+      if (w.stop) return
+      const weight = q.weights.get(w.term)
+      if (weight !== undefined) {
+        if (!seen.has(w.term)) match += weight
+        seen.add(w.term)
       } else if (q.want) {
-        const kind = tokenKind(core, { norm, term, start: 0, end: core.length, stop: false }, false)
+        const kind = tokenKind(part, start, w.norm, false, false)
         if (kind & q.want & (TokenKind.date | TokenKind.number)) typed = true
         else if (q.want & TokenKind.entity && kind & TokenKind.entity) typed = true
       }
-    }
+    })
     out.push({ text: part.trim(), words: words.length, match, typed })
   }
   return out

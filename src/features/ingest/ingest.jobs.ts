@@ -1,0 +1,145 @@
+import { sha256Hex } from '../../platform/crypto/hash'
+import { newId } from '../../platform/crypto/random'
+import { isTerminal, type Job } from '../../platform/jobs/queue'
+import type { JobContext, Scheduler } from '../../platform/jobs/scheduler'
+import type { NewSection } from '../corpora/corpora.service'
+import { type ExtractResult, extractText, isExtractError, KIND_CONTENT_TYPES } from './extract/extract'
+import { EXTRACT_JOB, type ExtractPayload, type IngestService } from './ingest.service'
+import { textKeyOf } from './lib/keys'
+
+/** What an extraction job reports; the settle hook turns it into sync-run counters. */
+export type ExtractOutcome =
+  | { outcome: 'extracted'; sections: number; chars: number }
+  | { outcome: 'failed'; error: string }
+  | { outcome: 'skipped' }
+
+/** The content address of a text: identical sections share one cartridge. */
+export function cartIdOf(text: string): string {
+  return `cart_${sha256Hex(text).slice(0, 32)}`
+}
+
+/** Registers the extraction job and its settle hook on the scheduler. */
+export function registerIngestJobs(scheduler: Scheduler, svc: IngestService): void {
+  scheduler.register(
+    EXTRACT_JOB,
+    (ctx) => extractDocument(svc, ctx),
+    (job) => settleExtraction(svc, job),
+  )
+}
+
+/**
+ * Extracts one document: reads its raw object, checks it against its SHA-256, extracts the text,
+ * writes the sidecar next to the raw object and records the sections. A document deleted or given
+ * new content meanwhile is left alone (its newer job does the work). The document stays `pending`
+ * until onboarding takes it; a file that cannot be read ends `failed` with the reason.
+ */
+export async function extractDocument(svc: IngestService, ctx: JobContext): Promise<ExtractOutcome> {
+  const p = ctx.job.payload as unknown as ExtractPayload
+  const { corpora, objects, config } = svc.deps
+  const repo = corpora.repo
+  const current = () => {
+    const d = repo.document(p.corpus_id, p.document_id)
+    return d && d.raw_key === p.raw_key ? d : null
+  }
+  const doc = current()
+  if (!doc) return { outcome: 'skipped' }
+  const failed = (error: string, contentType?: string): ExtractOutcome => {
+    if (!current()) return { outcome: 'skipped' }
+    repo.setFailed(doc.id, error, svc.now(), contentType)
+    return { outcome: 'failed', error }
+  }
+  if (doc.size > config.max_extract_bytes) {
+    return failed(
+      `The document (${doc.size} bytes) is larger than text extraction allows (${config.max_extract_bytes} bytes).`,
+    )
+  }
+  const bytes = await objects.getBytes(p.raw_key)
+  if (!bytes) return failed('The stored file is missing; upload it again.')
+  const sha = sha256Hex(bytes)
+  if (sha !== doc.sha256) {
+    return failed(`The stored content does not match its SHA-256 (expected ${doc.sha256}, got ${sha}); upload it again.`)
+  }
+  ctx.checkpoint()
+  let result: ExtractResult
+  try {
+    result = await extractText({ bytes, filename: doc.path, contentType: doc.content_type ?? undefined })
+  } catch (e) {
+    if (isExtractError(e)) return failed(e.message)
+    throw e
+  }
+  ctx.checkpoint()
+  return record(svc, p, result)
+}
+
+/** Writes the sidecar and the sections, unless the document moved on while we worked. */
+async function record(svc: IngestService, p: ExtractPayload, result: ExtractResult): Promise<ExtractOutcome> {
+  const { corpora, objects, db, random } = svc.deps
+  const repo = corpora.repo
+  // The sidecar is the sections joined by blank lines, so each section is an exact slice of it.
+  const texts = result.sections.map((s) => s.text)
+  const text = texts.join('\n\n')
+  const sections: NewSection[] = []
+  let offset = 0
+  if (texts.length > 1) {
+    result.sections.forEach((s, index) => {
+      sections.push({
+        id: newId(random, 'doc'),
+        index,
+        title: s.title,
+        cartId: cartIdOf(s.text),
+        sha256: sha256Hex(s.text),
+        size: Buffer.byteLength(s.text, 'utf8'),
+        chars: s.text.length,
+        offset,
+      })
+      offset += s.text.length + 2
+    })
+  }
+  const textKey = textKeyOf(p.raw_key, p.document_id)
+  let previous: string | null = null
+  let superseded = false
+  svc.inflight.add(textKey)
+  try {
+    await objects.put(textKey, text, { contentType: 'text/plain; charset=utf-8' })
+    db.$client.transaction(() => {
+      const doc = repo.document(p.corpus_id, p.document_id)
+      if (!doc || doc.raw_key !== p.raw_key) {
+        superseded = true
+        return
+      }
+      previous = doc.text_key !== textKey ? doc.text_key : null
+      repo.setExtracted(doc, {
+        textKey,
+        textChars: text.length,
+        contentType: KIND_CONTENT_TYPES[result.kind],
+        title: result.title ?? null,
+        cartId: texts.length === 1 ? cartIdOf(text) : null,
+        sections,
+        now: svc.now(),
+      })
+    })()
+  } finally {
+    svc.inflight.delete(textKey)
+  }
+  if (superseded) {
+    await svc.dropIfUnused(textKey)
+    return { outcome: 'skipped' }
+  }
+  if (previous) await svc.dropIfUnused(previous)
+  return { outcome: 'extracted', sections: Math.max(1, sections.length), chars: text.length }
+}
+
+/** Counts a settled extraction in its sync run; a job that crashed fails its document. */
+export function settleExtraction(svc: IngestService, job: Job): void {
+  if (!isTerminal(job.status)) return
+  const p = job.payload as unknown as ExtractPayload
+  const out = job.result as ExtractOutcome | null
+  let error: string | null = null
+  if (job.status === 'failed') {
+    error = `Text extraction failed: ${job.error ?? 'unknown error'}`
+    const doc = svc.deps.corpora.repo.document(p.corpus_id, p.document_id)
+    if (doc && doc.raw_key === p.raw_key) svc.deps.corpora.repo.setFailed(doc.id, error, svc.now())
+    else error = null
+  } else if (out?.outcome === 'failed') error = out.error
+  svc.repo.settle(p.run_id, error ? { path: p.path, document_id: p.document_id, error } : null, svc.now())
+}

@@ -1,0 +1,147 @@
+import { Type } from '@sinclair/typebox'
+
+const Timestamp = Type.String({ format: 'date-time' })
+const Sha256 = Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Lower-case hex SHA-256 of the bytes.' })
+const Path = Type.String({
+  minLength: 1,
+  maxLength: 1024,
+  description: 'Relative path of the file in the base (`/` separators; no `..`, not absolute).',
+})
+
+/** Most entries in one manifest (diff, upload-urls, commit). */
+export const MAX_MANIFEST_FILES = 100_000
+
+export const ManifestEntry = Type.Object(
+  {
+    path: Path,
+    sha256: Sha256,
+    size: Type.Integer({ minimum: 0, description: 'Size in bytes.' }),
+  },
+  { additionalProperties: false },
+)
+
+const Prefix = Type.Optional(
+  Type.String({
+    maxLength: 1024,
+    description:
+      'Scope the manifest to a folder of the base (`reports/2024`): only documents under it can be missing or deleted, and every path must be under it.',
+  }),
+)
+
+export const DiffReq = Type.Object(
+  { files: Type.Array(ManifestEntry, { maxItems: MAX_MANIFEST_FILES }), prefix: Prefix },
+  { additionalProperties: false },
+)
+
+export const DiffResp = Type.Object({
+  new: Type.Array(Type.String(), { description: 'Paths not in the base: upload, then commit.' }),
+  changed: Type.Array(Type.String(), { description: 'Paths in the base with other content.' }),
+  unchanged: Type.Array(Type.String(), { description: 'Paths in the base with this SHA-256.' }),
+  missing: Type.Array(Type.String(), {
+    description: 'Paths in the base (under `prefix`) absent from the manifest.',
+  }),
+  limits: Type.Object({
+    max_file_bytes: Type.Integer({ description: 'Files larger than this are refused.' }),
+  }),
+})
+
+export const UploadUrlsReq = Type.Object(
+  { files: Type.Array(ManifestEntry, { maxItems: MAX_MANIFEST_FILES }) },
+  { additionalProperties: false },
+)
+
+export const UploadTarget = Type.Object({
+  path: Type.String(),
+  sha256: Type.String(),
+  size: Type.Integer(),
+  upload: Type.Boolean({
+    description: 'False when the base already holds this content: nothing to send, commit it directly.',
+  }),
+  method: Type.Literal('PUT'),
+  url: Type.String({
+    description:
+      'Presigned URL (absolute; send no Authorization) in `presigned` mode; in `raw` mode the path of `PUT /v1/corpora/{id}/documents/raw` with its query, to call with your bearer credential.',
+  }),
+  headers: Type.Record(Type.String(), Type.String(), { description: 'Headers to send with the PUT.' }),
+})
+
+export const UploadUrlsResp = Type.Object({
+  mode: Type.Union([Type.Literal('presigned'), Type.Literal('raw')], {
+    description: '`presigned` when the object store is S3; `raw` otherwise (upload through the API).',
+  }),
+  expires_at: Type.Union([Timestamp, Type.Null()], { description: 'When the presigned URLs stop working.' }),
+  uploads: Type.Array(UploadTarget),
+})
+
+export const RawQuery = Type.Object({ path: Path, sha256: Sha256 })
+
+export const RawResp = Type.Object({
+  path: Type.String(),
+  sha256: Type.String(),
+  size: Type.Integer(),
+})
+
+export const CommitReq = Type.Object(
+  {
+    files: Type.Array(ManifestEntry, { maxItems: MAX_MANIFEST_FILES }),
+    delete_missing: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'Delete the documents of the base (under `prefix`) that the manifest does not list.',
+      }),
+    ),
+    prefix: Prefix,
+  },
+  { additionalProperties: false },
+)
+
+export const RunErrorSchema = Type.Object({
+  path: Type.String(),
+  document_id: Type.Union([Type.String(), Type.Null()]),
+  error: Type.String(),
+})
+
+export const SyncRunResp = Type.Object({
+  id: Type.String(),
+  corpus_id: Type.String(),
+  source: Type.String({ description: '`upload`, `push` (commit and upsert) or `import`.' }),
+  status: Type.String({
+    description:
+      '`running` while documents are processed; then `succeeded`, `partial` (some documents failed) or `failed` (all failed).',
+  }),
+  created: Type.Integer({ description: 'Documents added.' }),
+  updated: Type.Integer({ description: 'Documents given new content in place (same id).' }),
+  unchanged: Type.Integer({ description: 'Documents whose content was already there.' }),
+  deleted: Type.Integer({ description: 'Documents removed because the manifest no longer lists them.' }),
+  failed: Type.Integer({ description: 'Documents of this run whose processing failed (see errors).' }),
+  pending: Type.Integer({ description: 'Documents still being processed.' }),
+  errors: Type.Array(RunErrorSchema, { description: 'Per-document failures (the first 1000).' }),
+  started_at: Timestamp,
+  finished_at: Type.Union([Timestamp, Type.Null()]),
+})
+
+export const SyncRunParams = Type.Object({
+  corpus_id: Type.String({ maxLength: 64 }),
+  run_id: Type.String({ maxLength: 64 }),
+})
+
+export const UpsertReq = Type.Object(
+  {
+    path: Path,
+    content: Type.String({ description: 'The file content: text, or base64 when `encoding` is `base64`.' }),
+    encoding: Type.Optional(
+      Type.Union([Type.Literal('utf8'), Type.Literal('base64')], { default: 'utf8' }),
+    ),
+    content_type: Type.Optional(
+      Type.String({ maxLength: 200, description: 'Declared type (a `charset` is honoured for text).' }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const UploadForm = Type.Object({
+  files: Type.Array(Type.String({ format: 'binary' }), {
+    description:
+      'One or more files; each part\'s filename is its relative path in the base (folders kept, `\\` read as `/`).',
+  }),
+})

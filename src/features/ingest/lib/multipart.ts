@@ -1,0 +1,153 @@
+import { Readable } from 'node:stream'
+import type { ReadableStream as NodeWebStream } from 'node:stream/web'
+import busboy from 'busboy'
+
+/** One file of a multipart request; its bytes must be read (or drained) before the next part. */
+export interface FilePart {
+  field: string
+  filename: string
+  mimeType: string
+  stream: Readable
+}
+
+/** The request body passed its limit; nothing more is read. */
+export class RequestTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`The request exceeds the limit of ${limit} bytes.`)
+    this.name = 'RequestTooLargeError'
+  }
+}
+
+/** The body is not a multipart form we can read (no boundary, truncated, too many files). */
+export class MultipartError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'malformed' | 'too_many_files' = 'malformed',
+  ) {
+    super(message)
+    this.name = 'MultipartError'
+  }
+}
+
+export interface MultipartLimits {
+  maxRequestBytes: number
+  maxFiles: number
+}
+
+type Event = { part: FilePart } | { error: Error } | { done: true }
+
+/** A web stream that counts what passes and fails once the total passes `limit`. */
+function counted(body: ReadableStream<Uint8Array>, limit: number): ReadableStream<Uint8Array> {
+  const reader = body.getReader()
+  let total = 0
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(c) {
+        const r = await reader.read()
+        if (r.done) return c.close()
+        total += r.value.byteLength
+        if (total > limit) {
+          await reader.cancel().catch(() => {})
+          return c.error(new RequestTooLargeError(limit))
+        }
+        c.enqueue(r.value)
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  )
+}
+
+/**
+ * The file parts of a `multipart/form-data` request, one at a time, as the body arrives. The parser
+ * only reads on while the current part is consumed, so a whole file is never held in memory; the
+ * request's total size is counted as it streams. Leaving the loop early stops reading the body.
+ */
+export async function* fileParts(request: Request, limits: MultipartLimits): AsyncGenerator<FilePart> {
+  let bb: busboy.Busboy
+  try {
+    bb = busboy({
+      headers: { 'content-type': request.headers.get('content-type') ?? '' },
+      // Folder uploads name their files with relative paths; keep them (they are checked later).
+      preservePath: true,
+      defParamCharset: 'utf8',
+      limits: {
+        files: limits.maxFiles,
+        fields: 1000,
+        fieldSize: 1024 * 1024,
+        parts: limits.maxFiles + 1000,
+        headerPairs: 2000,
+      },
+    })
+  } catch (e) {
+    throw new MultipartError(`The body is not multipart/form-data: ${(e as Error).message}.`)
+  }
+  if (!request.body) throw new MultipartError('The request has no body.')
+  const source = Readable.fromWeb(counted(request.body, limits.maxRequestBytes) as unknown as NodeWebStream)
+  const events: Event[] = []
+  let wake: (() => void) | null = null
+  const push = (e: Event) => {
+    events.push(e)
+    wake?.()
+    wake = null
+  }
+  bb.on('file', (field, stream, info) =>
+    push({ part: { field, filename: info.filename ?? '', mimeType: info.mimeType, stream } }),
+  )
+  bb.on('filesLimit', () =>
+    push({ error: new MultipartError(`More than ${limits.maxFiles} files in one request.`, 'too_many_files') }),
+  )
+  bb.on('error', (e) => push({ error: e instanceof Error ? e : new MultipartError(String(e)) }))
+  bb.on('close', () => push({ done: true }))
+  source.on('error', (e) => {
+    // The parser hands the error to the file being read, so its writer stops too.
+    bb.destroy(e)
+    push({ error: e })
+  })
+  source.pipe(bb)
+  try {
+    for (;;) {
+      while (events.length === 0) await new Promise<void>((r) => (wake = r))
+      const ev = events.shift()!
+      if ('error' in ev) throw ev.error
+      if ('done' in ev) return
+      yield ev.part
+      // A part the consumer did not read to its end is drained so the parser can move on.
+      ev.part.stream.resume()
+    }
+  } finally {
+    source.unpipe(bb)
+    source.destroy()
+    bb.removeAllListeners('file')
+    for (const ev of events) if ('part' in ev) ev.part.stream.resume()
+    bb.on('error', () => {})
+    bb.destroy()
+  }
+}
+
+/**
+ * A web stream over a part's bytes, pulled with backpressure, calling `seen` with each chunk (the
+ * caller keeps the first kilobytes for type detection). Cancelling it destroys the part.
+ */
+export function partStream(part: Readable, seen: (chunk: Uint8Array) => void): ReadableStream<Uint8Array> {
+  const it = part[Symbol.asyncIterator]()
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(c) {
+        try {
+          const r = await it.next()
+          if (r.done) return c.close()
+          const chunk = r.value as Uint8Array
+          seen(chunk)
+          c.enqueue(chunk)
+        } catch (e) {
+          c.error(e)
+        }
+      },
+      cancel() {
+        part.destroy()
+      },
+    },
+    { highWaterMark: 0 },
+  )
+}

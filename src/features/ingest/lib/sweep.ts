@@ -1,0 +1,79 @@
+import { isTerminal } from '../../../platform/jobs/queue'
+import type { DocumentPurger, DocumentRow } from '../../corpora/corpora.service'
+import { EXTRACT_JOB, type ExtractPayload, type IngestService } from '../ingest.service'
+import { corpusOfKey, corpusPrefix } from './keys'
+
+/**
+ * Forgets what ingestion keeps for deleted (or replaced) documents: the raw object once no row of
+ * the base uses it any more, the text sidecars, and the extraction jobs (a job that will never run
+ * no longer counts as pending in its sync run). A deleted base loses its whole object prefix.
+ */
+export function objectsPurger(svc: IngestService): DocumentPurger {
+  const { corpora, objects } = svc.deps
+  return {
+    async purgeDocuments(workspaceId, corpusId, rows) {
+      forgetJobs(svc, workspaceId, corpusId, rows)
+      // A deleted base loses everything at once in purgeCorpus; no need to go key by key.
+      if (!corpora.repo.get(workspaceId, corpusId)) return
+      const keys = new Set<string>()
+      for (const r of rows) {
+        if (r.raw_key) keys.add(r.raw_key)
+        if (r.text_key) keys.add(r.text_key)
+      }
+      for (const key of keys) await svc.dropIfUnused(key)
+    },
+    async purgeCorpus(workspaceId, corpusId) {
+      await objects.deletePrefix(corpusPrefix(workspaceId, corpusId))
+    },
+  }
+}
+
+/** Drops the extraction jobs of documents that are gone, settling their runs. */
+function forgetJobs(svc: IngestService, workspaceId: string, corpusId: string, rows: DocumentRow[]): void {
+  const { corpora, queue } = svc.deps
+  const now = svc.now()
+  for (const r of rows) {
+    // A replaced document keeps its row; its old job finds new content and settles itself.
+    if (r.parent_id !== null || corpora.repo.document(corpusId, r.id)) continue
+    const jobs = queue.listBySubject(workspaceId, r.id).filter((j) => j.kind === EXTRACT_JOB)
+    for (const j of jobs) {
+      if (!isTerminal(j.status)) svc.repo.settle((j.payload as unknown as ExtractPayload).run_id, null, now)
+    }
+    // A running job loses its row too: it finishes into nothing and its settle hook does not fire.
+    if (jobs.length > 0) queue.deleteBySubject(workspaceId, r.id)
+  }
+}
+
+/**
+ * Removes objects of the corpora area that no row references: leftovers of a crash between storing
+ * a file and committing its row, old versions whose deletion was interrupted, pushed content whose
+ * commit never came (once its upload has expired), and everything of a base that no longer exists.
+ * Objects of requests in flight are spared.
+ */
+export async function sweepOrphans(svc: IngestService): Promise<{ removed: number; uploadsExpired: number }> {
+  const { objects, corpora, log } = svc.deps
+  const uploadsExpired = svc.repo.deleteExpiredUploads(svc.now())
+  const bases = new Map<string, boolean>()
+  const orphans: string[] = []
+  for await (const o of objects.list('')) {
+    const where = corpusOfKey(o.key)
+    if (!where || svc.inflight.has(o.key)) continue
+    const baseKey = `${where.workspaceId}/${where.corpusId}`
+    let exists = bases.get(baseKey)
+    if (exists === undefined) {
+      exists = corpora.repo.get(where.workspaceId, where.corpusId) !== null
+      bases.set(baseKey, exists)
+    }
+    if (!exists || !corpora.repo.keyInUse(o.key)) orphans.push(o.key)
+  }
+  let removed = 0
+  // Deleted after the listing, each checked again: a request may have committed it meanwhile.
+  for (const key of orphans) {
+    try {
+      if (await svc.dropIfUnused(key)) removed++
+    } catch (e) {
+      log.warn('orphan sweep could not remove an object', { key, error: (e as Error).message })
+    }
+  }
+  return { removed, uploadsExpired }
+}

@@ -1,0 +1,113 @@
+import { ApiError, fail } from '../../../platform/http/errors'
+import { ObjectTooLargeError } from '../../../platform/storage/object-store'
+import type { Incoming, IngestService, Registered } from '../ingest.service'
+import { detectUpload, HeadBuffer } from './detect'
+import { fileParts, MultipartError, partStream, RequestTooLargeError } from './multipart'
+import { normalizePath } from './paths'
+
+/**
+ * Streams every file of a multipart upload straight to the object store (hashing as it goes),
+ * checks its path, size and type, and registers the whole request at once. Any refusal removes
+ * what the request had stored: a request is taken whole or not at all.
+ */
+export async function uploadFiles(
+  svc: IngestService,
+  workspaceId: string,
+  corpusId: string,
+  request: Request,
+): Promise<Registered> {
+  const { config, objects } = svc.deps
+  const type = request.headers.get('content-type') ?? ''
+  if (!/^multipart\/form-data\s*(;|$)/i.test(type)) {
+    throw fail(
+      'unsupported_media_type',
+      `Expected multipart/form-data with one "files" part per file, got ${type.split(';')[0]?.trim() || 'none'}.`,
+    )
+  }
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN)
+  if (declared > config.max_request_bytes) throw requestTooLarge(config.max_request_bytes)
+
+  const written: string[] = []
+  const stored: Incoming[] = []
+  try {
+    const parts = fileParts(request, {
+      maxRequestBytes: config.max_request_bytes,
+      maxFiles: config.max_files_per_request,
+    })
+    for await (const part of parts) {
+      // Browsers send an empty, nameless part for a file input left empty.
+      if (part.filename === '') continue
+      const path = normalizePath(part.filename, ['body', 'files', stored.length, 'filename'])
+      if (stored.some((s) => s.path === path)) {
+        throw fail('invalid_path', `The path "${path}" appears more than once in the request.`, [
+          { loc: ['body', 'files', stored.length, 'filename'], msg: 'Duplicate path', type: 'duplicate_path' },
+        ])
+      }
+      const key = svc.newBlobKey(workspaceId, corpusId)
+      written.push(key)
+      svc.inflight.add(key)
+      const head = new HeadBuffer()
+      let put: { size: number; sha256: string }
+      try {
+        put = await objects.put(
+          key,
+          partStream(part.stream, (c) => head.add(c)),
+          { maxBytes: config.max_file_bytes },
+        )
+      } catch (e) {
+        if (e instanceof ObjectTooLargeError) {
+          throw fail('payload_too_large', `The file "${path}" exceeds the limit of ${e.limit} bytes per file.`, {
+            limit: e.limit,
+            filename: path,
+          })
+        }
+        throw e
+      }
+      const detection = await detectUpload(path, head.bytes(), put.size, part.mimeType, () =>
+        objects.getBytes(key),
+      )
+      if (!detection.supported) {
+        throw fail('unsupported_media_type', detection.message, { filename: path, type: detection.typeName })
+      }
+      stored.push({ path, sha256: put.sha256, size: put.size, contentType: detection.contentType, rawKey: key })
+    }
+    if (stored.length === 0) {
+      throw fail('validation_error', 'No files in the request: send each file as a "files" part.', [
+        { loc: ['body', 'files'], msg: 'Field required', type: 'missing' },
+      ])
+    }
+  } catch (e) {
+    for (const key of written) {
+      svc.inflight.delete(key)
+      await objects.delete(key).catch(() => {})
+    }
+    throw asApiError(e, config.max_request_bytes)
+  }
+  try {
+    return await svc.register(workspaceId, corpusId, 'upload', stored, [], written)
+  } finally {
+    for (const key of written) svc.inflight.delete(key)
+  }
+}
+
+function requestTooLarge(limit: number): ApiError {
+  return fail('payload_too_large', `The request exceeds the limit of ${limit} bytes per upload request.`, {
+    limit,
+  })
+}
+
+/** Maps what can go wrong while reading the body to the answer the client gets. */
+function asApiError(e: unknown, requestLimit: number): unknown {
+  if (e instanceof ApiError) return e
+  if (e instanceof RequestTooLargeError) return requestTooLarge(requestLimit)
+  if (e instanceof MultipartError) {
+    return e.kind === 'too_many_files'
+      ? fail('payload_too_large', e.message)
+      : fail('bad_request', `The multipart body cannot be read: ${e.message}`)
+  }
+  // busboy reports a malformed or truncated body with plain Errors.
+  if (e instanceof Error && /multipart|boundary|Unexpected end of form|Malformed/i.test(e.message)) {
+    return fail('bad_request', `The multipart body cannot be read: ${e.message}`)
+  }
+  return e
+}

@@ -1,0 +1,70 @@
+import { type CartStore, Engine } from '../../../src/features/engine/engine.service'
+import { openDatabase } from '../../../src/platform/db/db'
+
+/** Three short documents with distinct facts; each is one section of its own. */
+export const docs = [
+  {
+    id: 'doc_tesla',
+    filename: 'tesla.txt',
+    title: 'Nikola Tesla',
+    text: `Nikola Tesla was an inventor and electrical engineer. He was born on 10 July 1856 in the village of Smiljan.
+
+Tesla emigrated to the United States in 1884. He worked for Thomas Edison in New York City before striking out on his own. His alternating current induction motor was licensed by George Westinghouse in 1888.
+
+In his later years Tesla lived in the Hotel New Yorker. He died there on 7 January 1943, at the age of 86.`,
+  },
+  {
+    id: 'doc_oxygen',
+    filename: 'oxygen.txt',
+    title: 'Oxygen',
+    text: `Oxygen is a chemical element with the symbol O and atomic number 8. It is the third most abundant element in the universe, after hydrogen and helium.
+
+Carl Wilhelm Scheele discovered oxygen in Uppsala by 1773. Joseph Priestley published his own discovery of the gas in 1774, so he is often given priority.
+
+Liquid oxygen is pale blue. It is used as an oxidizer in rocket engines.`,
+  },
+  {
+    id: 'doc_warsaw',
+    filename: 'warsaw.txt',
+    title: 'Warsaw',
+    text: `Warsaw is the capital and largest city of Poland. It stands on the Vistula River in east-central Poland.
+
+The city was almost completely destroyed during the Second World War. Its historic Old Town was rebuilt after the war and became a World Heritage Site in 1980.`,
+  },
+]
+
+/** An object store in memory, with the keys it holds exposed for assertions. */
+export function memoryStore(): CartStore & { objects: Map<string, Uint8Array> } {
+  const objects = new Map<string, Uint8Array>()
+  return {
+    objects,
+    getBytes: async (key) => objects.get(key) ?? null,
+    put: async (key, body) => {
+      const bytes = body as Uint8Array
+      objects.set(key, bytes)
+      return { key, size: bytes.length, sha256: '' }
+    },
+    delete: async (key) => {
+      objects.delete(key)
+    },
+  }
+}
+
+/** An engine on a fresh in-memory database with the three documents onboarded into `cor_1`. */
+export async function fixtureEngine(cacheBytes = 64 * 1024 * 1024) {
+  const db = openDatabase(':memory:')
+  const store = memoryStore()
+  const engine = new Engine({ db, store, cacheBytes, now: () => 0 })
+  for (const d of docs) {
+    await engine.onboardSection({
+      workspaceId: 'ws_1',
+      baseId: 'cor_1',
+      documentId: d.id,
+      sectionId: `sec_${d.id}`,
+      title: d.title,
+      filename: d.filename,
+      text: d.text,
+    })
+  }
+  return { db, store, engine }
+}
