@@ -4,6 +4,8 @@ import m0 from './0000_idempotency.sql' with { type: 'text' }
 import m1 from './0001_jobs.sql' with { type: 'text' }
 import m2 from './0002_corpora.sql' with { type: 'text' }
 import m3 from './0003_accounts.sql' with { type: 'text' }
+import m4 from './0004_engine.sql' with { type: 'text' }
+import m5 from './0005_ingest.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -11,4 +13,6 @@ export const migrations: Migration[] = [
   { tag: '0001_jobs', sql: m1 },
   { tag: '0002_corpora', sql: m2 },
   { tag: '0003_accounts', sql: m3 },
+  { tag: '0004_engine', sql: m4 },
+  { tag: '0005_ingest', sql: m5 },
 ]

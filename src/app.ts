@@ -2,9 +2,12 @@ import pkg from '../package.json'
 import { accountsRoutes } from './features/accounts/accounts.routes'
 import { AccountsService } from './features/accounts/accounts.service'
 import { createAuthenticator, SessionService } from './features/accounts/accounts.sessions'
+import { answersRoutes } from './features/answers/answers.routes'
+import { AnswersService } from './features/answers/answers.service'
 import { AuditService } from './features/audit/audit.service'
 import { corporaRoutes } from './features/corpora/corpora.routes'
 import { CorporaService } from './features/corpora/corpora.service'
+import { Engine } from './features/engine/engine.service'
 import { registerIngestJobs } from './features/ingest/ingest.jobs'
 import { ingestRoutes } from './features/ingest/ingest.routes'
 import { IngestService } from './features/ingest/ingest.service'
@@ -12,6 +15,8 @@ import { keysRoutes } from './features/keys/keys.routes'
 import { KeysService } from './features/keys/keys.service'
 import { membersRoutes } from './features/members/members.routes'
 import { MembersService } from './features/members/members.service'
+import { onboardingRoutes } from './features/onboarding/onboarding.routes'
+import { OnboardingService } from './features/onboarding/onboarding.service'
 import { serviceRoutes } from './features/service/service.routes'
 import { statusRoutes } from './features/status/status.routes'
 import { databaseProbe, StatusService } from './features/status/status.service'
@@ -19,6 +24,7 @@ import { usageRoutes } from './features/usage/usage.routes'
 import { UsageService } from './features/usage/usage.service'
 import { WorkspacesService } from './features/workspaces/workspaces.service'
 import type { Clock } from './platform/clock/clock'
+import { Gate } from './platform/concurrency/gate'
 import type { Config } from './platform/config/config.load'
 import { newId, type Random } from './platform/crypto/random'
 import { SessionTokens } from './platform/crypto/token'
@@ -32,6 +38,7 @@ import type { RouteDef } from './platform/http/route'
 import { createHttpShell } from './platform/http/server'
 import { JobQueue } from './platform/jobs/queue'
 import { Scheduler } from './platform/jobs/scheduler'
+import { createLlmClient } from './platform/llm/openai-client'
 import type { Logger } from './platform/log/log'
 import type { ObjectStore } from './platform/storage/object-store'
 
@@ -151,6 +158,50 @@ export function createApp(deps: AppDeps): App {
   })
   registerIngestJobs(scheduler, ingest)
 
+  const engine = new Engine({
+    db,
+    store: deps.objects,
+    cacheBytes: config.engine.warm_cache_mb * 1024 * 1024,
+  })
+  const onboarding = new OnboardingService({
+    db,
+    clock,
+    log: deps.log,
+    queue,
+    scheduler,
+    objects: deps.objects,
+    corpora,
+    engine,
+  })
+  // Deleted documents leave the index and the cartridges (warm copy first) before the delete answers.
+  corpora.addPurger({
+    purgeDocuments: async (_ws, _corpusId, rows) => {
+      for (const r of rows) await engine.removeSection(r.id)
+    },
+    purgeCorpus: async (ws, corpusId) => {
+      await engine.removeBase(corpusId)
+      queue.deleteBySubject(ws, corpusId)
+    },
+  })
+  const llm = config.llm.url
+    ? createLlmClient({
+        url: config.llm.url,
+        model: config.llm.model ?? 'default',
+        apiKey: config.llm.api_key,
+        timeoutMs: config.llm.timeout_ms,
+      })
+    : null
+  const answers = new AnswersService({
+    db,
+    clock,
+    random,
+    corpora,
+    engine,
+    recordQuery: (ws, corpusId) => usage.recordQueries(ws, corpusId),
+    llm,
+    gate: new Gate(config.engine.max_concurrent, config.engine.max_queued),
+  })
+
   const routes: RouteDef[] = [
     ...serviceRoutes({ version: VERSION, frozenRemovalDate: config.api.frozen_removal_date, openapi }),
     ...corporaRoutes(corpora),
@@ -158,6 +209,8 @@ export function createApp(deps: AppDeps): App {
       maxRequestBytes: config.ingest.max_request_bytes,
       maxJsonBytes: config.ingest.max_json_bytes,
     }),
+    ...onboardingRoutes(onboarding),
+    ...answersRoutes(answers),
     ...accountsRoutes(accounts, sessions, config),
     ...membersRoutes(members),
     ...keysRoutes(keys),

@@ -11,6 +11,8 @@ export interface UnitRow {
   section_title: string | null
   text_key: string | null
   text_chars: number
+  /** Where a section starts in its document's text sidecar (null: the whole sidecar). */
+  text_offset: number | null
   cart_id: string | null
 }
 
@@ -34,7 +36,7 @@ export class OnboardingRepo {
     return this.c
       .query<UnitRow, [string]>(
         `SELECT d.id, d.workspace_id, d.corpus_id, d.parent_id, d.path, d.status, d.section_title, d.text_key,
-                d.text_chars, d.cart_id
+                d.text_chars, d.text_offset, d.cart_id
          FROM documents d WHERE d.corpus_id = ? AND ${LEAF} AND d.status IN ${statuses}
          ORDER BY d.created_at, d.path, d.section_index`,
       )
@@ -56,7 +58,7 @@ export class OnboardingRepo {
   unit(id: string): UnitRow | null {
     return this.c
       .query<UnitRow, [string]>(
-        `SELECT id, workspace_id, corpus_id, parent_id, path, status, section_title, text_key, text_chars, cart_id
+        `SELECT id, workspace_id, corpus_id, parent_id, path, status, section_title, text_key, text_chars, text_offset, cart_id
          FROM documents WHERE id = ?`,
       )
       .get(id)
@@ -67,7 +69,7 @@ export class OnboardingRepo {
     return this.c
       .query<UnitRow, [string, string]>(
         `SELECT d.id, d.workspace_id, d.corpus_id, d.parent_id, d.path, d.status, d.section_title, d.text_key,
-                d.text_chars, d.cart_id
+                d.text_chars, d.text_offset, d.cart_id
          FROM documents d WHERE (d.parent_id = ? OR (d.id = ? AND ${LEAF})) ORDER BY d.section_index`,
       )
       .all(documentId, documentId)

@@ -2,7 +2,7 @@ import { type Clock, iso } from '../../platform/clock/clock'
 import type { Db } from '../../platform/db/db'
 import { fail, notFound } from '../../platform/http/errors'
 import { isTerminal, type Job, type JobQueue } from '../../platform/jobs/queue'
-import type { JobContext, Scheduler } from '../../platform/jobs/scheduler'
+import { type JobContext, type Scheduler, TransientError } from '../../platform/jobs/scheduler'
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { CorporaService } from '../corpora/corpora.service'
@@ -23,9 +23,6 @@ export interface SectionOnboarder {
   removeBase(baseId: string): Promise<void>
 }
 
-/** Makes sure a document's text is extracted (sections and sidecars exist); idempotent. */
-export type ExtractHook = (workspaceId: string, corpusId: string, documentId: string) => Promise<void>
-
 export interface OnboardingDeps {
   db: Db
   clock: Clock
@@ -35,7 +32,6 @@ export interface OnboardingDeps {
   objects: ObjectStore
   corpora: CorporaService
   engine: SectionOnboarder
-  extract: ExtractHook
   /** Units per batch job. */
   batchSize?: number
 }
@@ -107,6 +103,8 @@ export class OnboardingService {
         parentId: run.id,
         kind: BATCH_KIND,
         unitsTotal: batch.length,
+        // A batch waits (transient retries with backoff) for documents still being extracted.
+        maxAttempts: 10,
         payload: { unit_ids: batch.map((u) => u.id) },
       })
     }
@@ -195,12 +193,13 @@ export class OnboardingService {
   private async runBatch(ctx: JobContext): Promise<RunStats> {
     const ids = (ctx.job.payload.unit_ids as string[]) ?? []
     const stats: RunStats = { units: 0, chars: 0, cpuMs: 0 }
+    const texts = new Map<string, string | null>()
     let done = 0
     for (const id of ids) {
       ctx.checkpoint()
       const cpu0 = process.cpuUsage()
       const unit = this.repo.unit(id)
-      if (unit) await this.onboardUnit(unit, stats)
+      if (unit) await this.onboardUnit(unit, stats, texts)
       const cpu = process.cpuUsage(cpu0)
       stats.cpuMs += (cpu.user + cpu.system) / 1000
       done++
@@ -209,17 +208,27 @@ export class OnboardingService {
     return stats
   }
 
-  /** Onboards one unit; a failure of this unit marks it failed and does not stop the batch. */
-  private async onboardUnit(unit: UnitRow, stats: RunStats): Promise<void> {
+  /**
+   * Onboards one unit (a section, a one-section document, or a document whose sections were made
+   * after the run started). A failure of this unit marks it failed and does not stop the batch; a
+   * document still waiting for its text extraction retries the batch later.
+   */
+  private async onboardUnit(
+    unit: UnitRow,
+    stats: RunStats,
+    texts: Map<string, string | null>,
+  ): Promise<void> {
     const { workspace_id: ws, corpus_id: corpusId } = unit
+    // Done by an earlier attempt of this batch (a retry after a crash or a transient failure).
+    if (unit.status === 'ready' || unit.status === 'failed') return
+    if (unit.text_key === null) {
+      throw new TransientError(`Waiting for the text extraction of ${unit.path}.`)
+    }
+    const leaves = this.repo.leavesOf(unit.id)
     try {
-      if (unit.text_key === null) await this.d.extract(ws, corpusId, unit.id)
-      const leaves = unit.text_key === null ? this.repo.leavesOf(unit.id) : [unit]
-      const fresh = this.repo.unit(unit.id)
-      if (!fresh || fresh.status === 'failed') return
-      for (const leaf of leaves) {
-        const text = leaf.text_key ? await this.d.objects.getText(leaf.text_key) : null
-        if (text === null) throw new Error('The extracted text is missing; upload the document again.')
+      for (const leaf of leaves.length > 0 ? leaves : [unit]) {
+        if (leaf.status === 'ready' && leaf.id !== unit.id) continue
+        const text = await this.leafText(leaf, texts)
         await this.d.engine.onboardSection({
           workspaceId: ws,
           baseId: corpusId,
@@ -237,7 +246,19 @@ export class OnboardingService {
       this.d.log.warn('onboarding a document failed', { document_id: unit.id, error: (e as Error).message })
       this.repo.setStatus([unit.id], 'failed', (e as Error).message, this.now())
     }
-    if (unit.parent_id) this.repo.rollUpParents([unit.parent_id], this.now())
+    const parents = [unit.parent_id, ...leaves.map((l) => l.parent_id)].filter((p): p is string => p !== null)
+    this.repo.rollUpParents(parents, this.now())
+  }
+
+  /** A leaf's text: its slice of the document's text sidecar (read once per batch). */
+  private async leafText(leaf: UnitRow, texts: Map<string, string | null>): Promise<string> {
+    const key = leaf.text_key
+    if (!key) throw new Error('The document has no extracted text; upload it again.')
+    if (!texts.has(key)) texts.set(key, await this.d.objects.getText(key))
+    const all = texts.get(key)
+    if (all === null || all === undefined)
+      throw new Error('The extracted text is missing; upload the document again.')
+    return leaf.text_offset === null ? all : all.slice(leaf.text_offset, leaf.text_offset + leaf.text_chars)
   }
 
   private settle(batch: Job): void {

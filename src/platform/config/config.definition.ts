@@ -267,6 +267,12 @@ export const configDefinition = {
       default: null,
       kind: { type: 'string' },
     }),
+    timeout_ms: leaf({
+      doc: 'How long to wait for the model server to start answering, and between streamed pieces, in ms.',
+      env: 'ENGRAM_LLM_TIMEOUT_MS',
+      default: 30000,
+      kind: { type: 'int', min: 100, max: 600000 },
+    }),
     api_key: leaf({
       doc: 'Bearer key for the model server.',
       env: 'ENGRAM_LLM_API_KEY',
@@ -305,6 +311,26 @@ export const configDefinition = {
       env: 'ENGRAM_SLO_LATENCY_P99_MS',
       default: 500,
       kind: { type: 'int', min: 1, max: 600000 },
+    }),
+  },
+  engine: {
+    warm_cache_mb: leaf({
+      doc: 'Memory budget of warm cartridge copies, in MiB; least recently used ones are evicted beyond it.',
+      env: 'ENGRAM_WARM_CACHE_MB',
+      default: 512,
+      kind: { type: 'int', min: 1, max: 1_048_576 },
+    }),
+    max_concurrent: leaf({
+      doc: 'Questions answered at once; more wait in a bounded queue.',
+      env: 'ENGRAM_MAX_CONCURRENT_QUERIES',
+      default: 16,
+      kind: { type: 'int', min: 1, max: 4096 },
+    }),
+    max_queued: leaf({
+      doc: 'Questions allowed to wait for a slot; beyond it the answer is 503 with Retry-After.',
+      env: 'ENGRAM_MAX_QUEUED_QUERIES',
+      default: 256,
+      kind: { type: 'int', min: 0, max: 100000 },
     }),
   },
   jobs: {
