@@ -6,6 +6,7 @@ import m2 from './0002_corpora.sql' with { type: 'text' }
 import m3 from './0003_accounts.sql' with { type: 'text' }
 import m4 from './0004_engine.sql' with { type: 'text' }
 import m5 from './0005_ingest.sql' with { type: 'text' }
+import m6 from './0006_answer_feedback.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -15,4 +16,5 @@ export const migrations: Migration[] = [
   { tag: '0003_accounts', sql: m3 },
   { tag: '0004_engine', sql: m4 },
   { tag: '0005_ingest', sql: m5 },
+  { tag: '0006_answer_feedback', sql: m6 },
 ]

@@ -256,7 +256,10 @@ export class AnswersService {
           .catch(rethrowUnavailable)
         description = completeSentences(text)
       } else {
-        description = describeFromSources(corpus.name, corpus.n_documents, probe.sources)
+        // Without a model, the base's own documents name what it covers when no passage stands out.
+        const named =
+          probe.sources.length > 0 ? probe.sources : this.documentsAsSources(principal.workspaceId, corpusId)
+        description = describeFromSources(corpus.name, corpus.n_documents, named)
       }
       this.d.corpora.repo.update(
         principal.workspaceId,
@@ -268,6 +271,17 @@ export class AnswersService {
     } finally {
       release()
     }
+  }
+
+  private documentsAsSources(workspaceId: string, corpusId: string): Source[] {
+    return this.d.corpora.documents(workspaceId, corpusId, false, null).items.map((d) => ({
+      id: d.id,
+      title: d.title ?? d.filename,
+      document_id: d.id,
+      filename: d.filename,
+      snippet: '',
+      score: 0,
+    }))
   }
 
   /** Records a rating of an answer. */
