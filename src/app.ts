@@ -7,16 +7,22 @@ import { AnswersService } from './features/answers/answers.service'
 import { AuditService } from './features/audit/audit.service'
 import { corporaRoutes } from './features/corpora/corpora.routes'
 import { CorporaService } from './features/corpora/corpora.service'
+import { economicsRoutes } from './features/economics/economics.routes'
+import { cartridgeFootprint, EconomicsService } from './features/economics/economics.service'
 import { Engine } from './features/engine/engine.service'
 import { registerIngestJobs } from './features/ingest/ingest.jobs'
 import { ingestRoutes } from './features/ingest/ingest.routes'
 import { IngestService } from './features/ingest/ingest.service'
 import { keysRoutes } from './features/keys/keys.routes'
 import { KeysService } from './features/keys/keys.service'
+import { mcpRoutes } from './features/mcp/mcp.routes'
+import { McpService } from './features/mcp/mcp.service'
 import { membersRoutes } from './features/members/members.routes'
 import { MembersService } from './features/members/members.service'
 import { onboardingRoutes } from './features/onboarding/onboarding.routes'
 import { OnboardingService } from './features/onboarding/onboarding.service'
+import { scaleRoutes } from './features/scale/scale.routes'
+import { ScaleService } from './features/scale/scale.service'
 import { serviceRoutes } from './features/service/service.routes'
 import { statusRoutes } from './features/status/status.routes'
 import { databaseProbe, StatusService } from './features/status/status.service'
@@ -64,6 +70,10 @@ export interface App {
   openapi(): Record<string, unknown>
   /** The durable job queue and its scheduler (started by `serve`, stepped by tests). */
   jobs: { queue: JobQueue; scheduler: Scheduler }
+  /** Memory held by warm cartridge copies (benchmarks and status). */
+  engineStats(): { warmBytes: number; warmCartridges: number }
+  /** The agent surface's service; `engram mcp` serves its tools over stdio from it. */
+  mcp: McpService
   /** Start-up housekeeping `serve` runs: removes stored objects no row references. */
   sweepOrphans(): Promise<{ removed: number; uploadsExpired: number }>
 }
@@ -201,6 +211,30 @@ export function createApp(deps: AppDeps): App {
     llm,
     gate: new Gate(config.engine.max_concurrent, config.engine.max_queued),
   })
+  const mcp = new McpService({ corpora, answers, objects: deps.objects })
+
+  const economics = new EconomicsService({
+    random,
+    corpora,
+    answers,
+    onboarding,
+    objects: deps.objects,
+    footprint: (baseId) =>
+      cartridgeFootprint(engine, async (key) => (await deps.objects.head(key))?.size ?? null, baseId),
+    rates: config.rates,
+  })
+  const scale = new ScaleService({
+    db,
+    clock,
+    random,
+    corpora,
+    answers,
+    economics,
+    limits: {
+      maxSeconds: config.scale_test.max_seconds,
+      maxRequestsPerLevel: config.scale_test.max_requests_per_level,
+    },
+  })
 
   const routes: RouteDef[] = [
     ...serviceRoutes({ version: VERSION, frozenRemovalDate: config.api.frozen_removal_date, openapi }),
@@ -211,6 +245,9 @@ export function createApp(deps: AppDeps): App {
     }),
     ...onboardingRoutes(onboarding),
     ...answersRoutes(answers),
+    ...economicsRoutes(economics),
+    ...scaleRoutes(scale),
+    ...mcpRoutes(mcp, { version: VERSION, maxBodyBytes: config.server.max_body_bytes, log: deps.log }),
     ...accountsRoutes(accounts, sessions, config),
     ...membersRoutes(members),
     ...keysRoutes(keys),
@@ -231,6 +268,8 @@ export function createApp(deps: AppDeps): App {
     routes,
     openapi,
     jobs: { queue, scheduler },
+    engineStats: () => ({ warmBytes: engine.cache.bytes, warmCartridges: engine.cache.size }),
+    mcp,
     sweepOrphans: () => ingest.sweepOrphans(),
   }
 }

@@ -1,0 +1,121 @@
+// `npm run bench engine`: onboarding throughput, chat latency over HTTP for each strategy, time to the
+// first streamed delta, queries per second at 1, 4 and 16 clients, latency on bases of 10x and 100x
+// the size, and warm cartridge memory per MB of text. Prints figures; asserts nothing.
+import { type Bench, load, onboardBase, pct, squadArticles, squadQuestions, startBench } from './lib/harness'
+
+const QUESTIONS = Number(process.env.BENCH_QUESTIONS ?? 400)
+const SCALES = (process.env.BENCH_SCALES ?? '10,100').split(',').map(Number).filter(Boolean)
+
+const articles = squadArticles()
+const questions = squadQuestions()
+const sample = Array.from({ length: QUESTIONS }, (_, i) => questions[(i * 7919) % questions.length]!.question)
+
+/** Sequential chat latency (ms) over HTTP for one strategy. */
+async function latency(b: Bench, id: string, strategy: string) {
+  const times: number[] = []
+  for (const question of sample) {
+    const t0 = performance.now()
+    const res = await fetch(`${b.url}/v1/corpora/${id}/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${b.queryKey}` },
+      body: JSON.stringify({ question, strategy, k: 5 }),
+    })
+    await res.arrayBuffer()
+    times.push(performance.now() - t0)
+  }
+  times.sort((a, b) => a - b)
+  return { p50: pct(times, 0.5), p99: pct(times, 0.99) }
+}
+
+/** Time to the first `delta` event of the stream (ms), p50 and p99. */
+async function ttft(b: Bench, id: string, strategy: string) {
+  const times: number[] = []
+  for (const question of sample.slice(0, 150)) {
+    const t0 = performance.now()
+    const res = await fetch(`${b.url}/v1/corpora/${id}/chat/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${b.queryKey}` },
+      body: JSON.stringify({ question, strategy }),
+    })
+    const reader = res.body!.getReader()
+    const decoder = new TextDecoder()
+    let text = ''
+    let first = 0
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      text += decoder.decode(value, { stream: true })
+      if (!first && text.includes('event: delta')) first = performance.now() - t0
+    }
+    times.push(first)
+  }
+  times.sort((a, b) => a - b)
+  return { p50: pct(times, 0.5), p99: pct(times, 0.99) }
+}
+
+/** Articles repeated `factor` times with varied text (numbers shifted, a copy tag), as a bigger base. */
+function scaled(factor: number) {
+  const out: { path: string; text: string }[] = []
+  for (let c = 0; c < factor; c++) {
+    for (const a of articles) {
+      const text =
+        c === 0
+          ? a.text
+          : a.text.replace(/\b(\d+)\b/g, (n) => String(Number(n) + c)).replace(/\n\n/g, ` (copy ${c}).\n\n`)
+      out.push({ path: `copy${c}/${a.path}`, text })
+    }
+  }
+  return out
+}
+
+const fmt = (x: number) => x.toFixed(2)
+const b = await startBench()
+try {
+  const rss0 = b.rss()
+  const base = await onboardBase(b, 'squad-dev', articles)
+  console.log(
+    `onboarding: ${fmt(base.mb)} MB of text in ${fmt(base.trainSeconds)} s = ${fmt(base.mb / base.trainSeconds)} MB/s`,
+  )
+  console.log(`  (upload + extraction before it: ${fmt(base.uploadSeconds)} s)`)
+
+  const rows: string[] = []
+  for (const strategy of ['rag', 'cart']) {
+    // Warm up: load every cartridge and the page cache before measuring.
+    await latency(b, base.id, strategy)
+    const lat = await latency(b, base.id, strategy)
+    const first = await ttft(b, base.id, strategy)
+    const bodies = sample.map((question) => ({ question, strategy, k: 5 }))
+    const qps: string[] = []
+    for (const c of [1, 4, 16]) {
+      const r = await load(b.url, b.queryKey, `/v1/corpora/${base.id}/chat`, bodies, c, 600)
+      qps.push(
+        `${c}: ${r.qps.toFixed(0)} q/s (p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms${r.errors ? `, ${r.errors} errors` : ''})`,
+      )
+    }
+    rows.push(
+      `${strategy.padEnd(4)} | p50 ${fmt(lat.p50)} ms | p99 ${fmt(lat.p99)} ms | ttft p50 ${fmt(first.p50)} ms p99 ${fmt(first.p99)} ms | ${qps.join('; ')}`,
+    )
+  }
+  console.log('chat over HTTP (k=5, sequential unless noted):')
+  for (const r of rows) console.log(`  ${r}`)
+
+  const stats = b.app.engineStats()
+  console.log(
+    `warm cartridges: ${stats.warmCartridges} holding ${fmt(stats.warmBytes / 1e6)} MB = ${fmt(stats.warmBytes / 1e6 / base.mb)} MB per MB of text; process RSS grew ${fmt((b.rss() - rss0) / 1e6)} MB`,
+  )
+
+  for (const factor of SCALES) {
+    const big = await onboardBase(b, `squad-x${factor}`, scaled(factor))
+    const line: string[] = [
+      `x${factor}: ${fmt(big.mb)} MB onboarded at ${fmt(big.mb / big.trainSeconds)} MB/s`,
+    ]
+    for (const strategy of ['rag', 'cart']) {
+      await latency(b, big.id, strategy)
+      const lat = await latency(b, big.id, strategy)
+      line.push(`${strategy} p50 ${fmt(lat.p50)} ms p99 ${fmt(lat.p99)} ms`)
+    }
+    console.log(line.join(' | '))
+  }
+} finally {
+  await b.stop()
+}

@@ -1,0 +1,175 @@
+// Shared by the benchmarks: the real app on a temp data dir served on a loopback port, an admin
+// with keys, bases filled over HTTP, and a load generator that runs in its own process.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { migrations } from '../../migrations/index'
+import { type App, createApp } from '../../src/app'
+import { systemClock } from '../../src/platform/clock/clock'
+import { loadConfig } from '../../src/platform/config/config.load'
+import { cryptoRandom } from '../../src/platform/crypto/random'
+import { openDatabase } from '../../src/platform/db/db'
+import { migrate } from '../../src/platform/db/migrate'
+import { createLogger } from '../../src/platform/log/log'
+import { createObjectStore } from '../../src/platform/storage/create-object-store'
+
+/** The shared data folder beside the project. */
+export const SHARED = resolve(import.meta.dir, '../../../shared')
+
+/** The 24 squad-dev articles as {path, text}. */
+export function squadArticles(): { path: string; text: string }[] {
+  const dir = join(SHARED, 'data/squad-dev/articles')
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.txt'))
+    .sort()
+    .map((f) => ({ path: f, text: readFileSync(join(dir, f), 'utf8') }))
+}
+
+/** Questions of squad-dev. */
+export function squadQuestions(): { question: string; answers: { text: string }[]; document: string }[] {
+  return readFileSync(join(SHARED, 'data/squad-dev/questions.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+}
+
+/** A running server with an admin and keys. */
+export interface Bench {
+  app: App
+  url: string
+  token: string
+  queryKey: string
+  rss(): number
+  stop(): Promise<void>
+}
+
+/** Boots the real app (file-backed SQLite, local objects) and an admin with a query key. */
+export async function startBench(env: Record<string, string> = {}): Promise<Bench> {
+  const dir = mkdtempSync(join(tmpdir(), 'engram-bench-'))
+  const config = loadConfig({
+    env: {
+      ENGRAM_DATA_DIR: dir,
+      ENGRAM_RATE_LIMITS: 'off',
+      ENGRAM_PASSWORD_MEMORY_KIB: '1024',
+      ENGRAM_LOG_LEVEL: 'error',
+      ENGRAM_MAX_QUEUED_QUERIES: '10000',
+      ...env,
+    },
+    readFile: () => null,
+  })
+  const db = openDatabase(join(dir, 'engram.db'))
+  migrate(db, migrations)
+  const app = createApp({
+    config,
+    db,
+    clock: systemClock,
+    random: cryptoRandom,
+    log: createLogger('error'),
+    secret: 'bench-secret-bench-secret-bench-secret-00',
+    objects: createObjectStore(config, dir),
+  })
+  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: app.handle, maxRequestBodySize: 2 ** 31 })
+  const url = `http://127.0.0.1:${server.port}`
+  app.jobs.scheduler.start()
+  const reg = await post(url, '/v1/auth/register', null, {
+    email: 'bench@example.com',
+    password: 'correct horse battery',
+    workspace_name: 'Bench',
+    name: 'Bench',
+  })
+  const token = reg.access_token as string
+  const key = await post(url, '/v1/api-keys', token, { name: 'bench', scopes: ['query', 'ingest'] })
+  return {
+    app,
+    url,
+    token,
+    queryKey: key.key as string,
+    rss: () => process.memoryUsage().rss,
+    async stop() {
+      await app.jobs.scheduler.stop()
+      await server.stop(true)
+      db.$client.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** POSTs JSON and returns the parsed body; throws on a non-2xx status. */
+export async function post(url: string, path: string, token: string | null, json: unknown) {
+  const res = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(json),
+  })
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`)
+  return (await res.json()) as Record<string, unknown>
+}
+
+/** Creates a base, uploads the files (in batches), trains it, and waits; returns timings. */
+export async function onboardBase(b: Bench, name: string, files: { path: string; text: string }[]) {
+  const base = await post(b.url, '/v1/corpora', b.token, { name })
+  const id = base.id as string
+  const t0 = performance.now()
+  for (let i = 0; i < files.length; i += 50) {
+    const form = new FormData()
+    for (const f of files.slice(i, i + 50))
+      form.append('files', new File([f.text], f.path, { type: 'text/plain' }))
+    const res = await fetch(`${b.url}/v1/corpora/${id}/documents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${b.token}` },
+      body: form,
+    })
+    if (!res.ok) throw new Error(`upload: ${res.status} ${await res.text()}`)
+  }
+  // Uploads are sync runs that stay running until their text extraction has settled.
+  await waitFor(async () => {
+    const runs = (await get(b, `/v1/corpora/${id}/sync-runs?limit=500`)) as { items: { status: string }[] }
+    return runs.items.length > 0 && runs.items.every((r) => r.status !== 'running')
+  })
+  const t1 = performance.now()
+  const run = (await post(b.url, `/v1/corpora/${id}/train`, b.token, {})) as { id: string }
+  await waitFor(async () => {
+    const job = (await get(b, `/v1/jobs/${run.id}`)) as { status: string }
+    return job.status !== 'running' && job.status !== 'pending'
+  })
+  const t2 = performance.now()
+  const chars = files.reduce((a, f) => a + Buffer.byteLength(f.text), 0)
+  return { id, uploadSeconds: (t1 - t0) / 1000, trainSeconds: (t2 - t1) / 1000, mb: chars / 1e6 }
+}
+
+async function get(b: Bench, path: string) {
+  const res = await fetch(`${b.url}${path}`, { headers: { authorization: `Bearer ${b.token}` } })
+  return (await res.json()) as Record<string, unknown>
+}
+
+async function waitFor(done: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 100_000; i++) {
+    if (await done()) return
+    await Bun.sleep(20)
+  }
+  throw new Error('timed out')
+}
+
+/** Percentile of sorted numbers. */
+export function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
+}
+
+/** Load from a separate process: `requests` POSTs at `concurrency`, questions cycled. */
+export async function load(
+  url: string,
+  key: string,
+  path: string,
+  bodies: unknown[],
+  concurrency: number,
+  requests: number,
+): Promise<{ qps: number; p50: number; p95: number; p99: number; errors: number }> {
+  const proc = Bun.spawn(['bun', 'run', join(import.meta.dir, 'load-client.ts')], {
+    stdin: new Blob([JSON.stringify({ url: `${url}${path}`, key, bodies, concurrency, requests })]),
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
+  const out = await new Response(proc.stdout).text()
+  await proc.exited
+  return JSON.parse(out)
+}
