@@ -7,6 +7,7 @@ import m3 from './0003_accounts.sql' with { type: 'text' }
 import m4 from './0004_engine.sql' with { type: 'text' }
 import m5 from './0005_ingest.sql' with { type: 'text' }
 import m6 from './0006_answer_feedback.sql' with { type: 'text' }
+import m7 from './0007_scale_runs.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -17,4 +18,5 @@ export const migrations: Migration[] = [
   { tag: '0004_engine', sql: m4 },
   { tag: '0005_ingest', sql: m5 },
   { tag: '0006_answer_feedback', sql: m6 },
+  { tag: '0007_scale_runs', sql: m7 },
 ]

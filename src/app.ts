@@ -238,7 +238,7 @@ export function createApp(deps: AppDeps): App {
 
   const routes: RouteDef[] = [
     ...serviceRoutes({ version: VERSION, frozenRemovalDate: config.api.frozen_removal_date, openapi }),
-    ...corporaRoutes(corpora),
+    ...corporaRoutes(corpora, audit),
     ...ingestRoutes(ingest, {
       maxRequestBytes: config.ingest.max_request_bytes,
       maxJsonBytes: config.ingest.max_json_bytes,

@@ -1,5 +1,7 @@
 #!/usr/bin/env bun
 import { VERSION } from './app'
+import { mcpCommand } from './cli/mcp'
+import { pushCommand } from './cli/push'
 import { configFromProcess, openRuntime } from './cli/runtime'
 import { serve } from './cli/serve'
 import { ConfigError } from './platform/config/config.load'
@@ -11,6 +13,8 @@ Usage: engram [command] [options]
 Commands:
   serve        Run the HTTP server (default)
   migrate      Apply database migrations and exit
+  push DIR     Sync a folder into a document base (engram push --help)
+  mcp          Serve the agent tools over stdio to a desktop agent (engram mcp --help)
   version      Print the version
   help         Print this help
 
@@ -47,6 +51,16 @@ function flagsToEnv(args: string[]): { command: string; env: Record<string, stri
 }
 
 async function main(argv: string[]): Promise<void> {
+  // A client of a running server: it needs no configuration, database or data dir.
+  if (argv[0] === 'push') {
+    process.exitCode = await pushCommand(argv.slice(1))
+    return
+  }
+  // Speaks MCP on stdin and stdout, so it parses its own flags and never prints to stdout.
+  if (argv[0] === 'mcp') {
+    await mcpCommand(argv.slice(1), process.env)
+    process.exit(0)
+  }
   const { command, env } = flagsToEnv(argv)
   if (command === 'help') return void console.log(USAGE)
   if (command === 'version') return void console.log(VERSION)
@@ -67,5 +81,5 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((e) => {
   console.error(e instanceof ConfigError ? e.message : `engram: ${(e as Error).message}`)
-  process.exit(e instanceof ConfigError ? 78 : 1)
+  process.exit(e instanceof ConfigError ? 78 : ((e as { exitCode?: number }).exitCode ?? 1))
 })

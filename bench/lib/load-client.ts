@@ -33,3 +33,5 @@ const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(l
 console.log(
   JSON.stringify({ qps: latencies.length / seconds, p50: pct(0.5), p95: pct(0.95), p99: pct(0.99), errors }),
 )
+
+export {}

@@ -30,6 +30,8 @@ export async function startBinary(opts: { cwd: string; env?: Record<string, stri
     stderr: 'pipe',
   })
   const lines: Line[] = []
+  // Read once: every waiter that sees the process exit reports the same stderr.
+  const stderr = new Response(proc.stderr).text()
   const waiters: { match: (l: Line) => boolean; resolve: (l: Line) => void }[] = []
   const pump = (async () => {
     const decoder = new TextDecoder()
@@ -63,9 +65,7 @@ export async function startBinary(opts: { cwd: string; env?: Record<string, stri
     if (found) return Promise.resolve(found)
     return new Promise((resolve, reject) => {
       waiters.push({ match, resolve })
-      proc.exited.then(async (code) =>
-        reject(new Error(`engram exited with ${code}: ${await new Response(proc.stderr).text()}`)),
-      )
+      proc.exited.then(async (code) => reject(new Error(`engram exited with ${code}: ${await stderr}`)))
     })
   }
   const listening = await waitForLine((l) => l.msg === 'listening')

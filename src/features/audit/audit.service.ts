@@ -11,6 +11,8 @@ export type AuditAction =
   | 'api_key.revoked'
   | 'member.role_changed'
   | 'member.removed'
+  | 'document.deleted'
+  | 'corpus.deleted'
 
 /** Who did it and from where. */
 export interface AuditActor {

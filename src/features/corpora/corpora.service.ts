@@ -4,9 +4,11 @@ import type { Db } from '../../platform/db/db'
 import { fail, notFound } from '../../platform/http/errors'
 import { keysetPage } from '../../platform/http/pagination'
 import type { Logger } from '../../platform/log/log'
+import { DocumentContentRepo } from './corpora.content'
 import { CorporaRepo, type CorpusRow, type DocumentRow } from './corpora.repo'
 
-export type { CorpusRow, DocumentRow, NewSection } from './corpora.repo'
+export type { NewContent, NewSection } from './corpora.content'
+export type { CorpusRow, DocumentRow } from './corpora.repo'
 export { DocumentResp } from './corpora.schemas'
 
 /**
@@ -82,11 +84,14 @@ export function documentResp(d: DocumentRow) {
 /** Document bases: create, read, list, delete, and the document listing and deletion. */
 export class CorporaService {
   readonly repo: CorporaRepo
+  /** Writes of document content (ingestion) and the object-use questions deletion asks. */
+  readonly content: DocumentContentRepo
   private readonly purgers: DocumentPurger[] = []
   private buildRunning: (workspaceId: string, corpusId: string) => boolean = () => false
 
   constructor(private readonly deps: CorporaDeps) {
     this.repo = new CorporaRepo(deps.db)
+    this.content = new DocumentContentRepo(deps.db)
   }
 
   /** Registers a feature that must forget deleted documents. */

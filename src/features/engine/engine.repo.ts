@@ -143,10 +143,19 @@ export class EngineRepo {
         row.cart_key,
         passages.length,
       )
+      const tokens = new Map<string, string>()
+      const token = (t: string) => {
+        let k = tokens.get(t)
+        if (k === undefined) {
+          k = ftsToken(key, t)
+          tokens.set(t, k)
+        }
+        return k
+      }
       for (const p of passages) {
         const sents = new Uint8Array(p.sents.buffer, p.sents.byteOffset, p.sents.byteLength)
         const { lastInsertRowid } = this.s.putPassage!.run(row.section_id, p.ordinal, p.text, sents)
-        this.s.putFts!.run(lastInsertRowid, p.terms.map((t) => ftsToken(key, t)).join(' '))
+        this.s.putFts!.run(lastInsertRowid, p.terms.map(token).join(' '))
       }
       this.s.addCount!.run(passages.length, row.base_id)
     })()

@@ -77,6 +77,13 @@ export interface AskResult {
   metrics: { latency_ms: number; retrieval_ms: number; strategy: 'cart' | 'rag'; k: number }
 }
 
+/** A section of a base as the cart strategy needs it, before its cartridge is warm. */
+interface ManifestEntry {
+  ref: SectionRef
+  titleTerms: string[]
+  cartKey: string
+}
+
 /** Said when nothing in the base matches the question. */
 export const NO_ANSWER = 'I could not find an answer to that in these documents.'
 
@@ -91,7 +98,7 @@ const RAG_POOL = 40
 export class Engine {
   readonly repo: EngineRepo
   readonly cache: WarmCache<WarmCartridge>
-  private readonly manifests = new Map<string, CartEntry<SectionRef>[]>()
+  private readonly manifests = new Map<string, ManifestEntry[]>()
   private readonly now: () => number
 
   constructor(private readonly deps: EngineDeps) {
@@ -185,7 +192,7 @@ export class Engine {
     }
   }
 
-  /** The base's cartridges, warm: loaded from the object store on a miss. */
+  /** The base's cartridges, warm: loaded from the object store on a miss (all misses at once). */
   private async warmEntries(baseId: string): Promise<CartEntry<SectionRef>[]> {
     let manifest = this.manifests.get(baseId)
     if (!manifest) {
@@ -193,17 +200,18 @@ export class Engine {
         ref: { sectionId: s.section_id, documentId: s.document_id, title: s.title, filename: s.filename },
         titleTerms: contentTerms(s.title),
         cartKey: s.cart_key,
-        cart: null as unknown as WarmCartridge,
       }))
       this.manifests.set(baseId, manifest)
     }
-    const out: CartEntry<SectionRef>[] = []
-    for (const m of manifest as (CartEntry<SectionRef> & { cartKey: string })[]) {
-      const cart =
-        this.cache.get(m.cartKey) ?? (await this.cache.getOrLoad(m.cartKey, () => this.loadCart(m.cartKey)))
-      out.push({ ref: m.ref, titleTerms: m.titleTerms, cart })
-    }
-    return out
+    return Promise.all(
+      manifest.map(async (m) => ({
+        ref: m.ref,
+        titleTerms: m.titleTerms,
+        cart:
+          this.cache.get(m.cartKey) ??
+          (await this.cache.getOrLoad(m.cartKey, () => this.loadCart(m.cartKey))),
+      })),
+    )
   }
 
   private async loadCart(key: string): Promise<WarmCartridge> {

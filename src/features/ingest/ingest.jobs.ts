@@ -37,6 +37,7 @@ export async function extractDocument(svc: IngestService, ctx: JobContext): Prom
   const p = ctx.job.payload as unknown as ExtractPayload
   const { corpora, objects, config } = svc.deps
   const repo = corpora.repo
+  const content = corpora.content
   const current = () => {
     const d = repo.document(p.corpus_id, p.document_id)
     return d && d.raw_key === p.raw_key ? d : null
@@ -45,7 +46,7 @@ export async function extractDocument(svc: IngestService, ctx: JobContext): Prom
   if (!doc) return { outcome: 'skipped' }
   const failed = (error: string, contentType?: string): ExtractOutcome => {
     if (!current()) return { outcome: 'skipped' }
-    repo.setFailed(doc.id, error, svc.now(), contentType)
+    content.setFailed(doc.id, error, svc.now(), contentType)
     return { outcome: 'failed', error }
   }
   if (doc.size > config.max_extract_bytes) {
@@ -57,7 +58,9 @@ export async function extractDocument(svc: IngestService, ctx: JobContext): Prom
   if (!bytes) return failed('The stored file is missing; upload it again.')
   const sha = sha256Hex(bytes)
   if (sha !== doc.sha256) {
-    return failed(`The stored content does not match its SHA-256 (expected ${doc.sha256}, got ${sha}); upload it again.`)
+    return failed(
+      `The stored content does not match its SHA-256 (expected ${doc.sha256}, got ${sha}); upload it again.`,
+    )
   }
   ctx.checkpoint()
   let result: ExtractResult
@@ -75,6 +78,7 @@ export async function extractDocument(svc: IngestService, ctx: JobContext): Prom
 async function record(svc: IngestService, p: ExtractPayload, result: ExtractResult): Promise<ExtractOutcome> {
   const { corpora, objects, db, random } = svc.deps
   const repo = corpora.repo
+  const content = corpora.content
   // The sidecar is the sections joined by blank lines, so each section is an exact slice of it.
   const texts = result.sections.map((s) => s.text)
   const text = texts.join('\n\n')
@@ -108,7 +112,7 @@ async function record(svc: IngestService, p: ExtractPayload, result: ExtractResu
         return
       }
       previous = doc.text_key !== textKey ? doc.text_key : null
-      repo.setExtracted(doc, {
+      content.setExtracted(doc, {
         textKey,
         textChars: text.length,
         contentType: KIND_CONTENT_TYPES[result.kind],
@@ -138,7 +142,7 @@ export function settleExtraction(svc: IngestService, job: Job): void {
   if (job.status === 'failed') {
     error = `Text extraction failed: ${job.error ?? 'unknown error'}`
     const doc = svc.deps.corpora.repo.document(p.corpus_id, p.document_id)
-    if (doc && doc.raw_key === p.raw_key) svc.deps.corpora.repo.setFailed(doc.id, error, svc.now())
+    if (doc && doc.raw_key === p.raw_key) svc.deps.corpora.content.setFailed(doc.id, error, svc.now())
     else error = null
   } else if (out?.outcome === 'failed') error = out.error
   svc.repo.settle(p.run_id, error ? { path: p.path, document_id: p.document_id, error } : null, svc.now())

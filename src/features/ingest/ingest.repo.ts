@@ -110,8 +110,9 @@ export class IngestRepo {
   /** Number of runs of a base. */
   countRuns(corpusId: string): number {
     return (
-      this.c.query<{ n: number }, [string]>('SELECT count(*) AS n FROM sync_runs WHERE corpus_id = ?').get(corpusId)
-        ?.n ?? 0
+      this.c
+        .query<{ n: number }, [string]>('SELECT count(*) AS n FROM sync_runs WHERE corpus_id = ?')
+        .get(corpusId)?.n ?? 0
     )
   }
 
@@ -122,7 +123,7 @@ export class IngestRepo {
   settle(runId: string, failure: RunError | null, now: number): boolean {
     return this.c.transaction(() => {
       const run = this.c.query<SyncRunRow, [string]>('SELECT * FROM sync_runs WHERE id = ?').get(runId)
-      if (!run || run.status !== 'running') return false
+      if (run?.status !== 'running') return false
       const pending = Math.max(0, run.pending - 1)
       const failed = run.failed + (failure ? 1 : 0)
       const errors = JSON.parse(run.errors) as RunError[]

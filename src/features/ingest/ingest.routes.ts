@@ -22,7 +22,10 @@ export const SYNC_RUN_HEADER = 'x-sync-run-id'
 const CorpusParams = Type.Object({ corpus_id: Type.String({ maxLength: 64 }) })
 
 /** Upload, the `/v1` push protocol and sync runs (spec: "Document bases" upload and "Ingest"). */
-export function ingestRoutes(ingest: IngestService, limits: { maxRequestBytes: number; maxJsonBytes: number }) {
+export function ingestRoutes(
+  ingest: IngestService,
+  limits: { maxRequestBytes: number; maxJsonBytes: number },
+) {
   const json = limits.maxJsonBytes
   const routes: RouteDef[] = [
     defineRoute({
@@ -56,7 +59,8 @@ export function ingestRoutes(ingest: IngestService, limits: { maxRequestBytes: n
       body: DiffReq,
       maxBodyBytes: json,
       response: DiffResp,
-      handler: ({ principal, params, body }) => ingest.push.diff(principal.workspaceId, params.corpus_id, body),
+      handler: ({ principal, params, body }) =>
+        ingest.push.diff(principal.workspaceId, params.corpus_id, body),
     }),
     defineRoute({
       method: 'POST',
@@ -83,7 +87,7 @@ export function ingestRoutes(ingest: IngestService, limits: { maxRequestBytes: n
       scope: 'ingest',
       summary: 'Upload one file body (where presigning is unavailable)',
       description:
-        'The body is the file\'s bytes (any content type). The server checks them against `sha256` (422 `checksum_mismatch`, nothing kept) and holds them for a commit.',
+        "The body is the file's bytes (any content type). The server checks them against `sha256` (422 `checksum_mismatch`, nothing kept) and holds them for a commit.",
       tags: ['ingest'],
       params: CorpusParams,
       query: RawQuery,
@@ -129,7 +133,11 @@ export function ingestRoutes(ingest: IngestService, limits: { maxRequestBytes: n
       }),
       handler: async ({ principal, params, body }) => {
         const out = await ingest.upsert(principal.workspaceId, params.corpus_id, body)
-        return { result: out.results[0], document: documentResp(out.docs[0]!), sync_run: syncRunResp(out.run) }
+        return {
+          result: out.results[0],
+          document: documentResp(out.docs[0]!),
+          sync_run: syncRunResp(out.run),
+        }
       },
     }),
     defineRoute({

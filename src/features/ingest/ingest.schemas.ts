@@ -129,9 +129,7 @@ export const UpsertReq = Type.Object(
   {
     path: Path,
     content: Type.String({ description: 'The file content: text, or base64 when `encoding` is `base64`.' }),
-    encoding: Type.Optional(
-      Type.Union([Type.Literal('utf8'), Type.Literal('base64')], { default: 'utf8' }),
-    ),
+    encoding: Type.Optional(Type.Union([Type.Literal('utf8'), Type.Literal('base64')], { default: 'utf8' })),
     content_type: Type.Optional(
       Type.String({ maxLength: 200, description: 'Declared type (a `charset` is honoured for text).' }),
     ),
@@ -142,6 +140,6 @@ export const UpsertReq = Type.Object(
 export const UploadForm = Type.Object({
   files: Type.Array(Type.String({ format: 'binary' }), {
     description:
-      'One or more files; each part\'s filename is its relative path in the base (folders kept, `\\` read as `/`).',
+      "One or more files; each part's filename is its relative path in the base (folders kept, `\\` read as `/`).",
   }),
 })

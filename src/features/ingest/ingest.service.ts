@@ -140,18 +140,44 @@ export class IngestService {
       throw fail('unsupported_media_type', detection.message, { filename: path, type: detection.typeName })
     }
     const sha256 = sha256Hex(bytes)
-    const existing = this.deps.corpora.repo.rawKeyBySha(corpusId, sha256)
+    const existing = this.deps.corpora.content.rawKeyBySha(corpusId, sha256)
     const key = existing ?? this.newBlobKey(workspaceId, corpusId)
-    const fresh = existing ? [] : [key]
-    try {
-      if (!existing) {
-        this.inflight.add(key)
+    if (!existing) {
+      this.inflight.add(key)
+      try {
         await this.deps.objects.put(key, bytes, { contentType: detection.contentType })
+      } catch (e) {
+        this.inflight.delete(key)
+        throw e
       }
-      const contentType = body.content_type ?? detection.contentType
-      return await this.register(workspaceId, corpusId, 'push', [{ path, sha256, size: bytes.byteLength, contentType, rawKey: key }], [], fresh)
+    }
+    const contentType = body.content_type ?? detection.contentType
+    const item = { path, sha256, size: bytes.byteLength, contentType, rawKey: key }
+    return this.registerOrDiscard(workspaceId, corpusId, 'push', [item], existing ? [] : [key])
+  }
+
+  /**
+   * `register` for objects this request just wrote (`fresh`, marked in flight): if registering
+   * fails (the base was deleted meanwhile), they are removed rather than left for the sweep.
+   */
+  async registerOrDiscard(
+    workspaceId: string,
+    corpusId: string,
+    source: 'upload' | 'push',
+    items: Incoming[],
+    fresh: string[],
+  ): Promise<Registered> {
+    try {
+      return await this.register(workspaceId, corpusId, source, items, [], fresh)
+    } catch (e) {
+      for (const key of fresh) {
+        this.inflight.delete(key)
+        // Only what no committed row took: a failure after the commit must not lose content.
+        await this.dropIfUnused(key).catch(() => {})
+      }
+      throw e
     } finally {
-      this.inflight.delete(key)
+      for (const key of fresh) this.inflight.delete(key)
     }
   }
 
@@ -182,8 +208,8 @@ export class IngestService {
       const jobs: ExtractPayload[] = []
       for (const item of items) {
         // Identical content already in the base is shared rather than stored twice.
-        const rawKey = repo.rawKeyBySha(corpusId, item.sha256) ?? item.rawKey
-        const content = { ...item, rawKey, source, now }
+        const rawKey = corpora.content.rawKeyBySha(corpusId, item.sha256) ?? item.rawKey
+        const fields = { ...item, rawKey, source, now }
         const existing = repo.documentByPath(corpusId, item.path)
         if (existing && existing.sha256 === item.sha256) {
           ids.push(existing.id)
@@ -193,12 +219,12 @@ export class IngestService {
         let id: string
         if (existing) {
           stale.push(existing, ...repo.sections(existing.id))
-          repo.replaceContent(existing.id, content)
+          corpora.content.replaceContent(existing.id, fields)
           id = existing.id
           results.push('updated')
         } else {
           id = newId(this.deps.random, 'doc')
-          repo.insertParent({ ...content, id, workspaceId, corpusId, path: item.path })
+          corpora.content.insertParent({ ...fields, id, workspaceId, corpusId, path: item.path })
           results.push('created')
         }
         ids.push(id)
@@ -232,6 +258,8 @@ export class IngestService {
       corpora.touchSynced(workspaceId, corpusId, now)
     })()
     await corpora.purge(workspaceId, corpusId, [...stale, ...removed])
+    // Committed now: rows protect what they use, and whatever none of them uses may go.
+    for (const key of fresh) this.inflight.delete(key)
     for (const key of fresh) await this.dropIfUnused(key)
     return {
       docs: ids.map((id) => repo.document(corpusId, id)!),
@@ -242,7 +270,7 @@ export class IngestService {
 
   /** Deletes an object no row, live upload or request in flight uses. */
   async dropIfUnused(key: string): Promise<boolean> {
-    if (this.inflight.has(key) || this.deps.corpora.repo.keyInUse(key)) return false
+    if (this.inflight.has(key) || this.deps.corpora.content.keyInUse(key)) return false
     if (this.repo.uploadHolds(key, this.now())) return false
     await this.deps.objects.delete(key)
     return true

@@ -397,6 +397,58 @@ export const configDefinition = {
       kind: { type: 'int', min: 1, max: 720 },
     }),
   },
+  rates: {
+    cpu_second_usd: leaf({
+      doc: 'Rate card: price of one CPU-second of query or onboarding work, in USD (about $0.0425 a vCPU-hour).',
+      env: 'ENGRAM_RATE_CPU_SECOND_USD',
+      default: 0.0000118,
+      kind: { type: 'number', min: 0, max: 1 },
+    }),
+    memory_gb_month_usd: leaf({
+      doc: 'Rate card: price of one GB (2^30 bytes) of memory held for a month, in USD; charged for warm cartridges.',
+      env: 'ENGRAM_RATE_MEMORY_GB_MONTH_USD',
+      default: 3.65,
+      kind: { type: 'number', min: 0, max: 10000 },
+    }),
+    gpu_hour_usd: leaf({
+      doc: 'Rate card: price of one GPU-hour of the model server, in USD (used only when a model server is set).',
+      env: 'ENGRAM_RATE_GPU_HOUR_USD',
+      default: 1.5,
+      kind: { type: 'number', min: 0, max: 10000 },
+    }),
+    prefill_tokens_per_second: leaf({
+      doc: 'Rate card: context (prompt) tokens the model server reads per GPU-second.',
+      env: 'ENGRAM_RATE_PREFILL_TOKENS_PER_SECOND',
+      default: 5000,
+      kind: { type: 'number', min: 1, max: 10_000_000 },
+    }),
+    decode_tokens_per_second: leaf({
+      doc: 'Rate card: answer tokens the model server writes per GPU-second (all concurrent requests together).',
+      env: 'ENGRAM_RATE_DECODE_TOKENS_PER_SECOND',
+      default: 500,
+      kind: { type: 'number', min: 1, max: 10_000_000 },
+    }),
+    utilisation: leaf({
+      doc: 'Rate card: share (0..1] of paid GPU time that does useful work; idle time is charged to the queries.',
+      env: 'ENGRAM_RATE_UTILISATION',
+      default: 0.5,
+      kind: { type: 'number', min: 0.01, max: 1 },
+    }),
+  },
+  scale_test: {
+    max_seconds: leaf({
+      doc: 'Longest a scale test may run, in seconds; the levels share this budget and the test stops at it.',
+      env: 'ENGRAM_SCALE_TEST_MAX_SECONDS',
+      default: 60,
+      kind: { type: 'int', min: 1, max: 3600 },
+    }),
+    max_requests_per_level: leaf({
+      doc: 'Most queries a scale test sends to each strategy at one concurrency level.',
+      env: 'ENGRAM_SCALE_TEST_MAX_REQUESTS_PER_LEVEL',
+      default: 200,
+      kind: { type: 'int', min: 1, max: 100_000 },
+    }),
+  },
   api: {
     frozen_removal_date: leaf({
       doc: 'Removal date (YYYY-MM-DD) scheduled for the unversioned routes; sets their Deprecation header.',

@@ -17,6 +17,11 @@ export const errorTable = {
   account_disabled: { status: 403, message: 'This account is deactivated.' },
   workspace_suspended: { status: 403, message: 'This workspace is suspended.' },
   session_required: { status: 403, message: 'This route needs a user session, not an API key.' },
+  api_key_required: {
+    status: 403,
+    message:
+      'This route is for agents: authenticate with an API key (Authorization: Bearer ek_...), not a session.',
+  },
   not_found: { status: 404, message: 'Not found.' },
   method_not_allowed: { status: 405, message: 'Method not allowed.' },
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
@@ -24,10 +29,21 @@ export const errorTable = {
   last_admin: { status: 409, message: 'A workspace must keep at least one admin.' },
   cannot_remove_self: { status: 409, message: 'You cannot remove yourself from the workspace.' },
   corpus_empty: { status: 409, message: 'The base has no documents to onboard. Upload documents first.' },
-  nothing_to_train: { status: 409, message: 'Every document is already onboarded. Use force=true to redo them.' },
+  nothing_to_train: {
+    status: 409,
+    message: 'Every document is already onboarded. Use force=true to redo them.',
+  },
   training_in_progress: { status: 409, message: 'An onboarding run of this base is already in progress.' },
   no_training_in_progress: { status: 409, message: 'No onboarding run of this base is in progress.' },
-  corpus_not_ready: { status: 409, message: 'The base is not ready. Onboard it first (POST /corpora/{id}/train).' },
+  corpus_not_ready: {
+    status: 409,
+    message: 'The base is not ready. Onboard it first (POST /corpora/{id}/train).',
+  },
+  document_not_ready: { status: 409, message: 'The text of this document is not extracted yet.' },
+  scale_test_in_progress: {
+    status: 409,
+    message: 'A scale test is already running in this workspace. Wait for it to finish.',
+  },
   idempotency_in_progress: {
     status: 409,
     message: 'A request with this Idempotency-Key is still being processed.',
@@ -46,7 +62,10 @@ export const errorTable = {
   rate_limited: { status: 429, message: 'Too many requests. Try again later.' },
   internal_error: { status: 500, message: 'Internal server error.' },
   service_unavailable: { status: 503, message: 'The service is temporarily unavailable.' },
-  serving_unavailable: { status: 503, message: 'Answering is temporarily unavailable. Retry after the delay given.' },
+  serving_unavailable: {
+    status: 503,
+    message: 'Answering is temporarily unavailable. Retry after the delay given.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>
 
 /** A machine-readable error code from the table. */

@@ -73,9 +73,10 @@ export function composeAnswer<R>(
 
 /** A sentence's text on one line, without a trailing reference mark like "[12]". */
 function clean(text: string, s: RankedSentence): string {
-  return text
+  const one = text
     .slice(s.start, s.end)
     .replace(/\s+/g, ' ')
-    .replace(/\[\d+\]/g, '')
-    .trim()
+    .replace(/\[[^\]]{0,40}\]/g, '') // reference marks: [12], [citation needed]
+    .replace(/([\p{L}.,;)"]):\d+(?:[–-]\d+)?(?=\s|$)/gu, '$1') // page marks: "visions.:33"
+  return one.replace(/\s+([,.;:])/g, '$1').trim()
 }

@@ -1,6 +1,7 @@
 import { type ChunkOptions, chunkSection, defaultChunkOptions } from './chunk'
 import { tokenKind } from './query'
 import { defaultWeights, type ScoreWeights } from './score'
+import { internTerm, lookupTerm, termString } from './terms'
 import { scanWords, type WordInfo } from './text'
 
 let compiles = 0
@@ -31,7 +32,9 @@ export interface CartridgeData {
 
 /** A cartridge in memory, with the look-up structures derived from its data when it is loaded. */
 export interface WarmCartridge extends CartridgeData {
-  termId: Map<string, number>
+  /** Global term numbers (see terms.ts) of the local terms, sorted, and the local id of each. */
+  gSorted: Uint32Array
+  gLocal: Uint32Array
   /** Sentences of each term (CSR by term id), from sentence terms; then from expansions. */
   post: Uint32Array
   postOff: Uint32Array
@@ -106,8 +109,12 @@ export function compileCartridge(text: string, opts: CompileOptions = {}): WarmC
 export function warmCartridge(d: CartridgeData): WarmCartridge {
   const nTerms = d.vocab.length
   const nSents = d.sentOff.length - 1
-  const termId = new Map<string, number>()
-  d.vocab.forEach((t, i) => termId.set(t, i))
+  // Local terms by global number, for the binary search of `localTerm`; vocabulary strings are
+  // replaced by the dictionary's shared copies.
+  const gids = Uint32Array.from(d.vocab, internTerm)
+  for (let i = 0; i < gids.length; i++) d.vocab[i] = termString(gids[i]!)
+  const gLocal = Uint32Array.from(gids.keys()).sort((a, b) => gids[a]! - gids[b]!)
+  const gSorted = Uint32Array.from(gLocal, (i) => gids[i]!)
   const passageOf = new Uint32Array(nSents)
   for (let p = 0; p < d.passages.length / 2; p++)
     for (let s = d.passages[2 * p]!; s <= d.passages[2 * p + 1]!; s++) passageOf[s] = p
@@ -122,9 +129,37 @@ export function warmCartridge(d: CartridgeData): WarmCartridge {
       last = p
     }
   }
-  const warm = { ...d, termId, post, postOff, expPost, expPostOff, passageOf, passageDf, bytes: 0 }
+  const warm = { ...d, gSorted, gLocal, post, postOff, expPost, expPostOff, passageOf, passageDf, bytes: 0 }
   warm.bytes = warmBytes(warm)
   return warm
+}
+
+/** The local id of a term in a cartridge, or -1 when the section does not use it. */
+export function localTerm(cart: WarmCartridge, term: string): number {
+  const g = lookupTerm(term)
+  if (g === undefined) return -1
+  let lo = 0
+  let hi = cart.gSorted.length - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    const v = cart.gSorted[mid]!
+    if (v === g) return cart.gLocal[mid]!
+    if (v < g) lo = mid + 1
+    else hi = mid - 1
+  }
+  return -1
+}
+
+/** A warm cartridge with other learned expansions: only their inverted lists are rebuilt. */
+export function withExpansionLists(
+  cart: WarmCartridge,
+  expTerms: Uint32Array,
+  expOff: Uint32Array,
+): WarmCartridge {
+  const [expPost, expPostOff] = invert(expTerms, expOff, cart.vocab.length)
+  const out = { ...cart, expTerms, expOff, expPost, expPostOff }
+  out.bytes = warmBytes(out)
+  return out
 }
 
 /** Inverts per-sentence term lists into per-term sorted, distinct sentence lists (CSR). */
@@ -159,8 +194,8 @@ function invert(terms: Uint32Array, off: Uint32Array, nTerms: number): [Uint32Ar
 function warmBytes(w: WarmCartridge): number {
   let n = w.text.length * 2
   for (const a of [w.sents, w.passages, w.sentTerms, w.sentKinds, w.sentOff, w.expTerms]) n += a.byteLength
-  for (const a of [w.expOff, w.post, w.postOff, w.expPost, w.expPostOff, w.passageOf, w.passageDf])
+  for (const a of [w.expOff, w.post, w.postOff, w.expPost, w.expPostOff, w.passageOf, w.passageDf, w.gSorted])
     n += a.byteLength
-  for (const t of w.vocab) n += 2 * t.length + 40 // the string and its map entry
+  n += w.gLocal.byteLength + 8 * w.vocab.length // strings are shared
   return n
 }

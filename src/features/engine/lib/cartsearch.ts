@@ -1,8 +1,16 @@
-import type { WarmCartridge } from './cartridge'
+import { localTerm, type WarmCartridge } from './cartridge'
 import type { QueryPlan } from './query'
-import { respellPlan } from './spell'
-import { pairSet, passageScore, sectionPrior, type RankedPassage, type RankedSentence, TopK, termWeights } from './rank'
+import {
+  pairSet,
+  passageScore,
+  type RankedPassage,
+  type RankedSentence,
+  sectionPrior,
+  TopK,
+  termWeights,
+} from './rank'
 import { sentenceScores, sequenceFeatures } from './score'
+import { respellPlan } from './spell'
 
 /** A warm cartridge and the caller's reference for the section it belongs to. */
 export interface CartEntry<R> {
@@ -21,6 +29,7 @@ export function searchCartridges<R>(
   entries: CartEntry<R>[],
   input: QueryPlan,
   limit: number,
+  opts: { respell?: boolean } = {},
 ): RankedPassage<R>[] {
   const nq = input.terms.length
   if (nq === 0 || entries.length === 0) return []
@@ -31,19 +40,26 @@ export function searchCartridges<R>(
     const df = terms.map(() => 0)
     for (const { cart } of entries)
       terms.forEach((t, q) => {
-        const id = cart.termId.get(t)
-        if (id !== undefined) df[q]! += cart.passageDf[id]!
+        const id = localTerm(cart, t)
+        if (id >= 0) df[q]! += cart.passageDf[id]!
       })
     return df
   }
-  const { plan, df } = respellPlan(input, counts(input.terms), (prefix) => knownTerms(entries, prefix))
-  const local: Int32Array[] = entries.map(({ cart }) => Int32Array.from(plan.terms, (t) => cart.termId.get(t) ?? -1))
+  const { plan, df } =
+    opts.respell === false
+      ? { plan: input, df: counts(input.terms) }
+      : respellPlan(input, counts(input.terms), (prefix) => knownTerms(entries, prefix))
+  const local: Int32Array[] = entries.map(({ cart }) =>
+    Int32Array.from(plan.terms, (t) => localTerm(cart, t)),
+  )
   const qw = termWeights(plan, nPassages, df)
   let total = 0
   for (const w of qw) total += w
   const pairs = pairSet(plan)
   const top = new TopK<RankedPassage<R>>(limit)
-  entries.forEach((entry, e) => searchOne(entry, local[e]!, plan, qw, total, pairs, top))
+  entries.forEach((entry, e) => {
+    searchOne(entry, local[e]!, plan, qw, total, pairs, top)
+  })
   return top.sorted()
 }
 

@@ -1,11 +1,11 @@
-import { type WarmCartridge, warmCartridge } from './cartridge'
+import { type WarmCartridge, withExpansionLists } from './cartridge'
 import { searchCartridges } from './cartsearch'
 import type { QueryPlan } from './query'
 import { antecedent, isAnaphoric, synthesize } from './synth'
 
 /** The sentence a question lands on within one cartridge (its best sentence overall), or -1. */
 export function landsOn(cart: WarmCartridge, plan: QueryPlan): number {
-  const top = searchCartridges([{ ref: null, cart, titleTerms: [] }], plan, 3)
+  const top = searchCartridges([{ ref: null, cart, titleTerms: [] }], plan, 2, { respell: false })
   let best = -1
   let bestScore = Number.NEGATIVE_INFINITY
   for (const p of top)
@@ -37,8 +37,11 @@ export function fitCartridge(cart: WarmCartridge): WarmCartridge {
   const nSents = cart.sents.length / 2
   const learned = new Map<number, number[]>()
   const questions: { q: ReturnType<typeof synthesize>; s: number }[] = []
-  for (let s = 0; s < nSents; s++) {
+  // A bounded budget of questions per section keeps onboarding linear in the text.
+  let budget = Math.max(8, nSents >> 3)
+  for (let s = 0; s < nSents && budget > 0; s++) {
     if (!isAnaphoric(cart, s) || antecedent(cart, s).length === 0) continue
+    budget--
     const q = synthesize(cart, s)
     if (q && q.borrowed.length > 0 && landsOn(cart, q.plan) !== s) {
       learned.set(s, q.borrowed)
@@ -61,7 +64,7 @@ function withExpansions(cart: WarmCartridge, exp: Map<number, number[]>): WarmCa
     for (const t of exp.get(s) ?? []) terms.push(t)
     expOff[s + 1] = terms.length
   }
-  return warmCartridge({ ...cart, expTerms: Uint32Array.from(terms), expOff })
+  return withExpansionLists(cart, Uint32Array.from(terms), expOff)
 }
 
 /** Share of synthetic questions (one per sentence that yields one) landing on their own sentence. */

@@ -32,7 +32,13 @@ const PLACE_PERSON_NOUNS =
   /^(city|country|state|county|region|place|location|nation|continent|river|island|person|man|woman|team|company|organization|group|university|school|name|player|leader|king|president|author|scientist|church|party|stadium|building|language|event)$/
 
 /** What kinds a word of original text can be (see TokenKind), from its surface and normal form. */
-export function tokenKind(text: string, start: number, n: string, stop: boolean, sentenceStart: boolean): number {
+export function tokenKind(
+  text: string,
+  start: number,
+  n: string,
+  stop: boolean,
+  sentenceStart: boolean,
+): number {
   let k = 0
   const c0 = text.charCodeAt(start)
   if (c0 >= 48 && c0 <= 57) {

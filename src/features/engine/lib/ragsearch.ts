@@ -1,6 +1,13 @@
 import type { EngineRepo, PassageRow } from '../engine.repo'
 import { type QueryPlan, tokenKind } from './query'
-import { pairSet, passageScore, sectionPrior, type RankedPassage, type RankedSentence, termWeights } from './rank'
+import {
+  pairSet,
+  passageScore,
+  type RankedPassage,
+  type RankedSentence,
+  sectionPrior,
+  termWeights,
+} from './rank'
 import { defaultWeights, type ScoreWeights, sentenceScores, sequenceFeatures } from './score'
 import { respellPlan } from './spell'
 import { contentTerms, scanWords } from './text'
@@ -62,7 +69,10 @@ export function searchIndex(
   const counts = new Map<string, Uint16Array>()
   for (const r of ranked) {
     let c = counts.get(r.ref.sectionId)
-    if (!c) counts.set(r.ref.sectionId, (c = new Uint16Array(qw.length)))
+    if (!c) {
+      c = new Uint16Array(qw.length)
+      counts.set(r.ref.sectionId, c)
+    }
     for (const s of r.sentences) for (let q = 0; q < qw.length; q++) if (s.hit & (1 << q)) c[q]!++
   }
   for (const r of ranked) r.score += sectionPrior(counts.get(r.ref.sectionId)!, qw)

@@ -4,7 +4,7 @@
  * (the index at query time, or the cartridge's precomputed lists), not in how they rank them.
  */
 
-/** Weights of the linear scorer; a cartridge may carry its own fitted copy. */
+/** Weights of the linear scorer; each cartridge carries the copy it was compiled with. */
 export interface ScoreWeights {
   /** Query terms found only in the sentence's passage or section title, not the sentence itself. */
   ctx: number
@@ -22,7 +22,10 @@ export interface ScoreWeights {
   far: number
 }
 
-/** Weights before any fitting: chosen on synthetic questions, see the cartridge compiler. */
+/**
+ * Hand-set weights. A coordinate search on synthetic questions from the text moved them, but the
+ * moves did not carry over to real questions, so these stay the defaults.
+ */
 export const defaultWeights: ScoreWeights = {
   ctx: 0.5,
   exp: 0.5,
@@ -169,6 +172,11 @@ export function sentenceScores(
 ): { rank: number; pick: number } {
   const ctx = passMask | titleMask
   const rank = scoreSentence({ ...f, ctx, exp }, qw, total, w)
-  const pick = scoreSentence({ ...f, hit: f.hit & ~titleMask, win: f.win & ~titleMask, ctx, exp }, qw, total, w)
+  const pick = scoreSentence(
+    { ...f, hit: f.hit & ~titleMask, win: f.win & ~titleMask, ctx, exp },
+    qw,
+    total,
+    w,
+  )
   return { rank, pick }
 }

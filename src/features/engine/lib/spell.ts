@@ -73,4 +73,3 @@ export function respellPlan(
   })
   return { plan: { ...plan, terms }, df: counts }
 }
-

@@ -9,8 +9,9 @@ export interface SyntheticQuestion {
   borrowed: number[]
 }
 
-const KEEP = Number(process.env.KEEP ?? 3)
-const MAX_TERMS = Number(process.env.MAXT ?? 6)
+// A synthetic question keeps about three fifths of its sentence's other words, six at most.
+const KEEP = 3
+const MAX_TERMS = 6
 // Sentence openings that refer back to something named earlier: "He ...", "The company ...".
 const ANAPHORA = /^(he|she|it|they|this|these|those|its|his|her|their|the|such|there)\b/i
 

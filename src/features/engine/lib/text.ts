@@ -65,7 +65,15 @@ const IRREGULAR: Record<string, string> = Object.fromEntries(
   spent:spend spun:spin split:split spread:spread stood:stand stole:steal stolen:steal stuck:stick
   struck:strike swore:swear sworn:swear swept:sweep swam:swim swung:swing took:take taken:take taught:teach
   tore:tear torn:tear told:tell thought:think threw:throw thrown:throw understood:understand woke:wake
-  wore:wear worn:wear won:win wrote:write written:write died:die dies:die dying:die`
+  wore:wear worn:wear won:win wrote:write written:write died:die dies:die dying:die
+  european:europe american:america african:africa asian:asia french:france british:britain english:england
+  german:germany chinese:china japanese:japan indian:india italian:italy spanish:spain russian:russia
+  polish:poland roman:rome mongol:mongolia mongolian:mongolia mongols:mongolia australian:australia
+  canadian:canada mexican:mexico egyptian:egypt arabian:arabia scottish:scotland irish:ireland
+  swedish:sweden greek:greece turkish:turkey persian:persia californian:california serbian:serbia
+  croatian:croatia austrian:austria hungarian:hungary korean:korea brazilian:brazil dutch:netherlands
+  danish:denmark norwegian:norway portuguese:portugal israeli:israel iranian:iran iraqi:iraq syrian:syria
+  saudi:arabia soviet:ussr byzantine:byzantium venetian:venice parisian:paris`
     .split(/\s+/)
     .filter(Boolean)
     .map((p) => p.split(':') as [string, string]),
@@ -75,7 +83,7 @@ const IRREGULAR: Record<string, string> = Object.fromEntries(
 export function normWord(raw: string): string {
   let w = raw.toLowerCase()
   // Fold accents so "Gospic" finds "Gospić" (as FTS5's remove_diacritics does).
-  if (/[^\x00-\x7f]/.test(w)) w = w.normalize('NFKD').replace(/\p{M}/gu, '').replace(/’/g, "'")
+  if (/[^\u0020-\u007e]/.test(w)) w = w.normalize('NFKD').replace(/\p{M}/gu, '').replace(/’/g, "'")
   if (w.endsWith("'s")) w = w.slice(0, -2)
   // Contractions of function words (couldn't, he'd, they've) are function words.
   const apos = w.indexOf("'")

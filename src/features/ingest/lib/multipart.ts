@@ -91,11 +91,16 @@ export async function* fileParts(request: Request, limits: MultipartLimits): Asy
     wake?.()
     wake = null
   }
-  bb.on('file', (field, stream, info) =>
-    push({ part: { field, filename: info.filename ?? '', mimeType: info.mimeType, stream } }),
-  )
+  bb.on('file', (field, stream, info) => {
+    // The parser may fail a part (a truncated body) before the consumer reads it; the failure
+    // reaches the consumer through its read, not as an unhandled 'error' event.
+    stream.on('error', () => {})
+    push({ part: { field, filename: info.filename ?? '', mimeType: info.mimeType, stream } })
+  })
   bb.on('filesLimit', () =>
-    push({ error: new MultipartError(`More than ${limits.maxFiles} files in one request.`, 'too_many_files') }),
+    push({
+      error: new MultipartError(`More than ${limits.maxFiles} files in one request.`, 'too_many_files'),
+    }),
   )
   bb.on('error', (e) => push({ error: e instanceof Error ? e : new MultipartError(String(e)) }))
   bb.on('close', () => push({ done: true }))

@@ -2,8 +2,8 @@ import { iso } from '../../../platform/clock/clock'
 import { newId } from '../../../platform/crypto/random'
 import { fail } from '../../../platform/http/errors'
 import { ObjectTooLargeError } from '../../../platform/storage/object-store'
-import type { Incoming, IngestService } from '../ingest.service'
 import type { SyncRunRow } from '../ingest.repo'
+import type { Incoming, IngestService } from '../ingest.service'
 import { normalizePath, normalizePrefix } from './paths'
 
 /** One manifest line as clients send it. */
@@ -17,7 +17,12 @@ export interface ManifestFile {
 export interface PushProtocol {
   diff(ws: string, corpusId: string, body: { files: ManifestFile[]; prefix?: string }): DiffResult
   uploadUrls(ws: string, corpusId: string, files: ManifestFile[]): Promise<UploadUrls>
-  putRaw(ws: string, corpusId: string, q: { path: string; sha256: string }, request: Request): Promise<ManifestFile>
+  putRaw(
+    ws: string,
+    corpusId: string,
+    q: { path: string; sha256: string },
+    request: Request,
+  ): Promise<ManifestFile>
   commit(
     ws: string,
     corpusId: string,
@@ -89,7 +94,11 @@ export function pushProtocol(svc: IngestService): PushProtocol {
       corpora.get(ws, corpusId)
       const prefix = normalizePrefix(body.prefix)
       const files = readManifest(body.files, prefix, null)
-      const docs = new Map(repo().parents(corpusId, prefix).map((d) => [d.path, d]))
+      const docs = new Map(
+        repo()
+          .parents(corpusId, prefix)
+          .map((d) => [d.path, d]),
+      )
       const out: DiffResult = {
         new: [],
         changed: [],
@@ -120,7 +129,8 @@ export function pushProtocol(svc: IngestService): PushProtocol {
         if (key === undefined) {
           const live = svc.repo.uploadsBySha(corpusId, e.sha256, now)
           // Content the base holds, or that the server already received and checked, need not travel.
-          if (repo().rawKeyBySha(corpusId, e.sha256) || live.some((u) => u.verified === 1)) key = null
+          if (corpora.content.rawKeyBySha(corpusId, e.sha256) || live.some((u) => u.verified === 1))
+            key = null
           else if (presigned) {
             key = live[0]?.object_key ?? svc.newBlobKey(ws, corpusId)
             if (!live[0]) {
@@ -204,14 +214,18 @@ export function pushProtocol(svc: IngestService): PushProtocol {
       corpora.get(ws, corpusId)
       const prefix = normalizePrefix(body.prefix)
       const files = readManifest(body.files, prefix, config.max_file_bytes)
-      const docs = new Map(repo().parents(corpusId, prefix).map((d) => [d.path, d]))
+      const docs = new Map(
+        repo()
+          .parents(corpusId, prefix)
+          .map((d) => [d.path, d]),
+      )
       const now = svc.now()
       const found = new Map<string, string | null>()
       // Content sent for this commit: the base's own copy, or the newest complete upload of it.
       const contentOf = async (f: ManifestFile): Promise<string | null> => {
         const cached = found.get(f.sha256)
         if (cached !== undefined) return cached
-        let key = repo().rawKeyBySha(corpusId, f.sha256)
+        let key = corpora.content.rawKeyBySha(corpusId, f.sha256)
         for (const u of key ? [] : svc.repo.uploadsBySha(corpusId, f.sha256, now)) {
           const head = await objects.head(u.object_key)
           if (head && head.size === f.size) {

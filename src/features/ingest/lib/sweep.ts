@@ -64,7 +64,7 @@ export async function sweepOrphans(svc: IngestService): Promise<{ removed: numbe
       exists = corpora.repo.get(where.workspaceId, where.corpusId) !== null
       bases.set(baseKey, exists)
     }
-    if (!exists || !corpora.repo.keyInUse(o.key)) orphans.push(o.key)
+    if (!exists || !corpora.content.keyInUse(o.key)) orphans.push(o.key)
   }
   let removed = 0
   // Deleted after the listing, each checked again: a request may have committed it meanwhile.

@@ -40,7 +40,11 @@ export async function uploadFiles(
       const path = normalizePath(part.filename, ['body', 'files', stored.length, 'filename'])
       if (stored.some((s) => s.path === path)) {
         throw fail('invalid_path', `The path "${path}" appears more than once in the request.`, [
-          { loc: ['body', 'files', stored.length, 'filename'], msg: 'Duplicate path', type: 'duplicate_path' },
+          {
+            loc: ['body', 'files', stored.length, 'filename'],
+            msg: 'Duplicate path',
+            type: 'duplicate_path',
+          },
         ])
       }
       const key = svc.newBlobKey(workspaceId, corpusId)
@@ -56,10 +60,14 @@ export async function uploadFiles(
         )
       } catch (e) {
         if (e instanceof ObjectTooLargeError) {
-          throw fail('payload_too_large', `The file "${path}" exceeds the limit of ${e.limit} bytes per file.`, {
-            limit: e.limit,
-            filename: path,
-          })
+          throw fail(
+            'payload_too_large',
+            `The file "${path}" exceeds the limit of ${e.limit} bytes per file.`,
+            {
+              limit: e.limit,
+              filename: path,
+            },
+          )
         }
         throw e
       }
@@ -69,7 +77,13 @@ export async function uploadFiles(
       if (!detection.supported) {
         throw fail('unsupported_media_type', detection.message, { filename: path, type: detection.typeName })
       }
-      stored.push({ path, sha256: put.sha256, size: put.size, contentType: detection.contentType, rawKey: key })
+      stored.push({
+        path,
+        sha256: put.sha256,
+        size: put.size,
+        contentType: detection.contentType,
+        rawKey: key,
+      })
     }
     if (stored.length === 0) {
       throw fail('validation_error', 'No files in the request: send each file as a "files" part.', [
@@ -83,11 +97,7 @@ export async function uploadFiles(
     }
     throw asApiError(e, config.max_request_bytes)
   }
-  try {
-    return await svc.register(workspaceId, corpusId, 'upload', stored, [], written)
-  } finally {
-    for (const key of written) svc.inflight.delete(key)
-  }
+  return svc.registerOrDiscard(workspaceId, corpusId, 'upload', stored, written)
 }
 
 function requestTooLarge(limit: number): ApiError {

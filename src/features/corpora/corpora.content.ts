@@ -1,0 +1,162 @@
+import type { Db } from '../../platform/db/db'
+import type { DocumentRow } from './corpora.repo'
+
+/** New content of a parent document, as an upload, push or upsert registers it. */
+export interface NewContent {
+  size: number
+  contentType: string | null
+  sha256: string
+  source: string
+  rawKey: string
+  now: number
+}
+
+/** One section row to create after extraction. */
+export interface NewSection {
+  id: string
+  index: number
+  title: string | null
+  cartId: string
+  sha256: string
+  /** UTF-8 bytes of the section's text. */
+  size: number
+  chars: number
+  offset: number
+}
+
+/**
+ * Data functions that give documents their content: registering new or replaced files, recording
+ * extraction results, and the questions deletion and dedup ask about stored objects.
+ */
+export class DocumentContentRepo {
+  constructor(private readonly db: Db) {}
+
+  /** The stored object of a parent document of the base with this content, or null (dedup). A failed
+   * document is never a source: its object may not hold what its SHA-256 says (a bad presigned PUT). */
+  rawKeyBySha(corpusId: string, sha256: string): string | null {
+    return (
+      this.db.$client
+        .query<{ raw_key: string }, [string, string]>(
+          `SELECT raw_key FROM documents WHERE corpus_id = ? AND sha256 = ? AND parent_id IS NULL
+             AND raw_key IS NOT NULL AND status != 'failed' LIMIT 1`,
+        )
+        .get(corpusId, sha256)?.raw_key ?? null
+    )
+  }
+
+  /** Whether any row still uses an object, as its raw file or its text sidecar. */
+  keyInUse(key: string): boolean {
+    return (
+      this.db.$client
+        .query<{ n: number }, [string, string]>(
+          'SELECT (EXISTS (SELECT 1 FROM documents WHERE raw_key = ?) OR EXISTS (SELECT 1 FROM documents WHERE text_key = ?)) AS n',
+        )
+        .get(key, key)?.n === 1
+    )
+  }
+
+  /** Inserts a new parent document with fresh (not yet extracted) content. */
+  insertParent(r: NewContent & { id: string; workspaceId: string; corpusId: string; path: string }): void {
+    this.db.$client
+      .query(
+        `INSERT INTO documents (id, workspace_id, corpus_id, path, size, content_type, sha256, status, source,
+           raw_key, section_count, text_chars, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, 1, 0, ?, ?)`,
+      )
+      .run(
+        r.id,
+        r.workspaceId,
+        r.corpusId,
+        r.path,
+        r.size,
+        r.contentType,
+        r.sha256,
+        r.source,
+        r.rawKey,
+        r.now,
+        r.now,
+      )
+  }
+
+  /**
+   * Gives a parent document new content in place (same id): its sections go and everything derived
+   * from the old content is reset until the new content is extracted.
+   */
+  replaceContent(id: string, r: NewContent): void {
+    const c = this.db.$client
+    c.query('DELETE FROM documents WHERE parent_id = ?').run(id)
+    c.query(
+      `UPDATE documents SET size = ?, content_type = ?, sha256 = ?, status = 'pending', error = NULL, source = ?,
+         raw_key = ?, text_key = NULL, text_chars = 0, section_count = 1, section_title = NULL, cart_id = NULL,
+         updated_at = ?
+       WHERE id = ? AND parent_id IS NULL`,
+    ).run(r.size, r.contentType, r.sha256, r.source, r.rawKey, r.now, id)
+  }
+
+  /** Records a finished extraction: the sidecar, sizes and sections (replacing earlier ones). */
+  setExtracted(
+    parent: DocumentRow,
+    x: {
+      textKey: string
+      textChars: number
+      contentType: string
+      title: string | null
+      cartId: string | null
+      sections: NewSection[]
+      now: number
+    },
+  ): void {
+    const c = this.db.$client
+    c.query('DELETE FROM documents WHERE parent_id = ?').run(parent.id)
+    c.query(
+      `UPDATE documents SET text_key = ?, text_chars = ?, content_type = ?, section_title = ?, cart_id = ?,
+         section_count = ?, status = 'pending', error = NULL, updated_at = ?
+       WHERE id = ?`,
+    ).run(
+      x.textKey,
+      x.textChars,
+      x.contentType,
+      x.title,
+      x.cartId,
+      Math.max(1, x.sections.length),
+      x.now,
+      parent.id,
+    )
+    const insert = c.query(
+      `INSERT INTO documents (id, workspace_id, corpus_id, parent_id, path, size, content_type, sha256, status,
+         source, section_index, section_title, section_count, cart_id, text_key, text_chars, text_offset,
+         created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'text/plain', ?, 'pending', ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)`,
+    )
+    for (const s of x.sections) {
+      insert.run(
+        s.id,
+        parent.workspace_id,
+        parent.corpus_id,
+        parent.id,
+        parent.path,
+        s.size,
+        s.sha256,
+        parent.source,
+        s.index,
+        s.title,
+        s.cartId,
+        x.textKey,
+        s.chars,
+        s.offset,
+        x.now,
+        x.now,
+      )
+    }
+  }
+
+  /** Marks a document failed with the reason the user will see. */
+  setFailed(id: string, error: string, now: number, contentType?: string): void {
+    this.db.$client
+      .query(
+        `UPDATE documents SET status = 'failed', error = ?, content_type = coalesce(?, content_type), updated_at = ?
+         WHERE id = ?`,
+      )
+      .run(error, contentType ?? null, now, id)
+  }
+}

@@ -1,0 +1,92 @@
+import { Type } from '@sinclair/typebox'
+import { Source } from '../answers/answers.schemas'
+
+const Strategy = Type.Union([Type.Literal('cart'), Type.Literal('rag')])
+
+const QueriesPerMonth = Type.Integer({
+  minimum: 1,
+  maximum: 100_000_000,
+  default: 100_000,
+  description: 'Queries a month the base is expected to serve; spreads the monthly memory cost over them.',
+})
+
+export const CompareQuery = Type.Object({
+  queries_per_month: Type.Optional(QueriesPerMonth),
+  side: Type.Optional(
+    Type.Union([Type.Literal('both'), Type.Literal('cart'), Type.Literal('rag')], { default: 'both' }),
+  ),
+})
+
+export const CompareStreamQuery = Type.Object({
+  queries_per_month: Type.Optional(QueriesPerMonth),
+  side: Type.Optional(Type.Union([Type.Literal('cart'), Type.Literal('rag')], { default: 'cart' })),
+})
+
+export const EconomicsQuery = Type.Object({ queries_per_month: Type.Optional(QueriesPerMonth) })
+
+const Money = Type.Number({ description: 'US dollars.' })
+
+const CostBreakdown = Type.Object({ cpu: Money, memory: Money, gpu: Money })
+
+export const CompareStrategy = Type.Object({
+  key: Strategy,
+  answer: Type.String(),
+  latency_ms: Type.Number(),
+  ttft_ms: Type.Number(),
+  context_tokens: Type.Integer(),
+  used_docs: Type.Array(Type.String()),
+  sources: Type.Array(Source),
+  cost_per_query: Money,
+  cost_per_month: Money,
+  cpu_ms: Type.Number({ description: 'Measured CPU time of the query, in milliseconds.' }),
+  cost_breakdown: CostBreakdown,
+})
+
+export const RateCardResp = Type.Object({
+  cpu_second_usd: Type.Number(),
+  memory_gb_month_usd: Type.Number(),
+  gpu_hour_usd: Type.Number(),
+  prefill_tokens_per_second: Type.Number(),
+  decode_tokens_per_second: Type.Number(),
+  utilisation: Type.Number(),
+})
+
+export const CompareResp = Type.Object({
+  strategies: Type.Array(CompareStrategy),
+  summary: Type.Object({
+    cheaper_than_rag_x: Type.Union([Type.Number(), Type.Null()], {
+      description: 'rag cost per query / cart cost per query (null unless both ran).',
+    }),
+    faster_than_rag_x: Type.Union([Type.Number(), Type.Null()], {
+      description: 'rag latency / cart latency (null unless both ran).',
+    }),
+  }),
+  queries_per_month: Type.Integer(),
+  side: Type.String(),
+  generator: Type.String({ description: '`extractive` or `llm`.' }),
+  rate_card: RateCardResp,
+})
+
+const PerStrategy = Type.Object({ cart: Money, rag: Money })
+
+export const EconomicsResp = Type.Object({
+  trained: Type.Boolean({ description: 'Every document of the base is onboarded (status `ready`).' }),
+  n_cartridges: Type.Integer(),
+  corpus_tokens: Type.Integer(),
+  train_seconds: Type.Number({ description: 'Measured CPU-seconds of the onboarding that built the base.' }),
+  train_cost: Money,
+  queries_per_month: Type.Integer(),
+  per_query: PerStrategy,
+  per_month: PerStrategy,
+  breakeven_vs_rag: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Queries after which onboarding has paid for itself; null when cart is not cheaper.',
+  }),
+  rate_card: RateCardResp,
+  measured: Type.Object({
+    queries: Type.Integer({ description: 'Probe queries measured per strategy.' }),
+    generator: Type.String(),
+    warm_bytes: Type.Integer({ description: 'Memory the base’s cartridges hold warm.' }),
+    cart: Type.Object({ cpu_ms: Type.Number(), context_tokens: Type.Number(), output_tokens: Type.Number() }),
+    rag: Type.Object({ cpu_ms: Type.Number(), context_tokens: Type.Number(), output_tokens: Type.Number() }),
+  }),
+})

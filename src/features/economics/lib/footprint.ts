@@ -1,0 +1,21 @@
+/** The answer engine's parts the footprint reads: the base's sections and the warm copies. */
+export interface CartridgeSource {
+  repo: { sections(baseId: string): { cart_key: string }[] }
+  cache: { get(key: string): { bytes: number } | undefined }
+}
+
+/**
+ * What a base's cartridges occupy when serving cart: the distinct cartridges (identical texts share
+ * one) and their warm bytes. A cartridge that is not warm now is counted at its stored size, a lower
+ * bound of its warm copy.
+ */
+export async function cartridgeFootprint(
+  engine: CartridgeSource,
+  storedSize: (key: string) => Promise<number | null>,
+  baseId: string,
+): Promise<{ cartridges: number; warmBytes: number }> {
+  const keys = [...new Set(engine.repo.sections(baseId).map((s) => s.cart_key))]
+  let bytes = 0
+  for (const key of keys) bytes += engine.cache.get(key)?.bytes ?? (await storedSize(key)) ?? 0
+  return { cartridges: keys.length, warmBytes: bytes }
+}

@@ -1,0 +1,162 @@
+import type { Static } from '@sinclair/typebox'
+import { type Clock, iso } from '../../platform/clock/clock'
+import { newId, type Random } from '../../platform/crypto/random'
+import type { Db } from '../../platform/db/db'
+import { fail } from '../../platform/http/errors'
+import { keysetPage } from '../../platform/http/pagination'
+import type { ListResult, Principal } from '../../platform/http/route'
+import { type SseEvent, sseResponse } from '../../platform/http/sse'
+import type { AnswersService } from '../answers/answers.service'
+import type { CorporaService } from '../corpora/corpora.service'
+import type { EconomicsService } from '../economics/economics.service'
+import { streamProbe } from './lib/probe'
+import { abortOnReturn, levelRamp, realTimer, runScaleTest, type Strategy, type Timer } from './lib/runner'
+import { ScaleRepo, type ScaleRunRow } from './scale.repo'
+import type { ScaleRunSaveReq, ScaleTestReq } from './scale.schemas'
+
+/** What scale tests need: the answers to load, the economics feature's base checks and sampling. */
+export interface ScaleDeps {
+  db: Db
+  clock: Clock
+  random: Random
+  corpora: CorporaService
+  answers: Pick<AnswersService, 'chatStream'>
+  economics: Pick<EconomicsService, 'servable' | 'sample' | 'cpu'>
+  limits: { maxSeconds: number; maxRequestsPerLevel: number }
+  /** Monotonic timer for the timings and the bounds (real by default; tests step a fake one). */
+  timer?: Timer
+}
+
+/** Questions a scale test samples from the base when the user gives none. */
+const SAMPLED_QUERIES = 8
+/** Grace after the time cap before a test whose stream was never read nor closed stops blocking. */
+const STALE_GRACE_MS = 30_000
+
+/** Scale tests (streamed) and the runs users keep. */
+export class ScaleService {
+  private readonly repo: ScaleRepo
+  private readonly timer: Timer
+  /** Scale tests running, per workspace, with their start (timer ms). */
+  private readonly running = new Map<string, number>()
+
+  constructor(private readonly d: ScaleDeps) {
+    this.repo = new ScaleRepo(d.db)
+    this.timer = d.timer ?? realTimer
+  }
+
+  /**
+   * Streams a scale test: `start`, one record per concurrency level, then `done`. One test at a time
+   * per workspace; bounded by the configured time and request caps; stops when the client goes away.
+   */
+  async scaleTestStream(
+    principal: Principal,
+    corpusId: string,
+    req: Static<typeof ScaleTestReq>,
+  ): Promise<Response> {
+    const corpus = this.d.economics.servable(principal.workspaceId, corpusId)
+    const ws = principal.workspaceId
+    const started = this.timer.now()
+    const since = this.running.get(ws)
+    if (since !== undefined && started - since < this.d.limits.maxSeconds * 1000 + STALE_GRACE_MS) {
+      throw fail('scale_test_in_progress')
+    }
+    const queries = req.queries?.length ? req.queries : await this.d.economics.sample(corpus, SAMPLED_QUERIES)
+    this.running.set(ws, started)
+    const release = () => {
+      if (this.running.get(ws) === started) this.running.delete(ws)
+    }
+    const controller = new AbortController()
+    const plan = {
+      queries,
+      levels: levelRamp(req.max_concurrency ?? 24),
+      strategies: ['cart', 'rag'] as const,
+      maxSeconds: this.d.limits.maxSeconds,
+      maxRequestsPerLevel: this.d.limits.maxRequestsPerLevel,
+    }
+    const deps = {
+      timer: this.timer,
+      cpuMs: this.d.economics.cpu,
+      send: (strategy: Strategy, question: string, signal: AbortSignal) =>
+        streamProbe(
+          () => this.d.answers.chatStream(principal, corpusId, { question, strategy }),
+          () => this.timer.now(),
+          signal,
+        ),
+    }
+    async function* guarded(): AsyncGenerator<SseEvent> {
+      try {
+        yield* runScaleTest(plan, deps, controller.signal)
+      } finally {
+        release()
+      }
+    }
+    return sseResponse(abortOnReturn(guarded(), controller, release), {
+      terminal: ['done', 'error'],
+      onError: (e) => ({ event: 'error', data: { error: (e as Error).message || 'The scale test failed.' } }),
+      keepAliveMs: 15_000,
+    })
+  }
+
+  /** Keeps a finished scale run. */
+  saveRun(principal: Principal, corpusId: string, req: Static<typeof ScaleRunSaveReq>) {
+    this.d.corpora.get(principal.workspaceId, corpusId)
+    const row: ScaleRunRow = {
+      id: newId(this.d.random, 'scr'),
+      workspace_id: principal.workspaceId,
+      corpus_id: corpusId,
+      created_by: principal.userId ?? principal.keyId,
+      note: req.note ?? null,
+      max_concurrency: req.max_concurrency,
+      queries: JSON.stringify(req.queries),
+      records: JSON.stringify(req.records.map(cleanRecord)),
+      created_at: this.d.clock.now().getTime(),
+    }
+    this.repo.insert(row)
+    return scaleRunResp(row)
+  }
+
+  /** Saved runs of a base, newest first (paged on `/v1`). */
+  listRuns(
+    principal: Principal,
+    corpusId: string,
+    page: { limit: number; after: readonly (string | number)[] | null } | null,
+  ): ListResult<ReturnType<typeof scaleRunResp>> {
+    this.d.corpora.get(principal.workspaceId, corpusId)
+    const total = this.repo.countRuns(corpusId)
+    const rows = this.repo.list(corpusId, page?.after ?? null, page?.limit ?? null)
+    if (!page) return { items: rows.map(scaleRunResp), total, nextCursor: null }
+    return keysetPage(rows, page.limit, (r) => [r.created_at, r.id], scaleRunResp, total)
+  }
+}
+
+/** The wire shape of a saved run. */
+export function scaleRunResp(row: ScaleRunRow) {
+  const records = JSON.parse(row.records) as { level: number }[]
+  return {
+    id: row.id,
+    corpus_id: row.corpus_id,
+    queries: JSON.parse(row.queries) as string[],
+    max_concurrency: row.max_concurrency,
+    levels: records.map((r) => r.level),
+    records,
+    note: row.note,
+    created_at: iso(new Date(row.created_at)),
+  }
+}
+
+type Stats = Static<typeof ScaleRunSaveReq>['records'][number]['cart']
+
+/** Keeps only the fields of a record this version knows, so a saved run holds nothing else. */
+function cleanRecord(r: Static<typeof ScaleRunSaveReq>['records'][number]) {
+  const stats = (x: Stats) => ({
+    qps: x.qps,
+    ok: x.ok,
+    reqs: x.reqs,
+    ttft: x.ttft,
+    ttft_p95: x.ttft_p95,
+    lat: x.lat,
+    lat_p95: x.lat_p95,
+    cpu_ms: x.cpu_ms ?? null,
+  })
+  return { level: r.level, cart: stats(r.cart), rag: stats(r.rag), ...(r.partial ? { partial: true } : {}) }
+}

@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { createBase, ingestSetup, listDocs } from './ingest.fixture'
+
+// `engram push` end to end: the real CLI in a child process against the app served on loopback.
+const ROOT = resolve(import.meta.dir, '../..')
+let f: Awaited<ReturnType<typeof ingestSetup>>
+let server: ReturnType<typeof Bun.serve>
+let url = ''
+const dirs: string[] = []
+
+beforeAll(async () => {
+  f = await ingestSetup()
+  server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (req) => f.t.handle(req) })
+  url = `http://127.0.0.1:${server.port}`
+  // The scheduler runs for real here, so `--wait` sees the extraction finish.
+  f.t.jobs.scheduler.start()
+})
+
+afterAll(async () => {
+  await f.t.jobs.scheduler.stop()
+  server.stop(true)
+  f.t.close()
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+/** A folder with the given files (paths relative to it). */
+function folder(files: Record<string, string | Uint8Array>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'engram-push-'))
+  dirs.push(dir)
+  for (const [p, content] of Object.entries(files)) {
+    mkdirSync(join(dir, p, '..'), { recursive: true })
+    writeFileSync(join(dir, p), content)
+  }
+  return dir
+}
+
+/** Runs `engram push` and returns its exit status and output. */
+async function push(args: string[]) {
+  const proc = Bun.spawn([process.execPath, 'run', 'src/main.ts', 'push', ...args], {
+    cwd: ROOT,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { PATH: Bun.env.PATH ?? '' },
+  })
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ])
+  return { code, out, err }
+}
+
+describe('engram push', () => {
+  test('syncs a folder: first everything, then only what changed, deleting only with --delete', async () => {
+    const base = await createBase(f.t, f.token)
+    const dir = folder({
+      'a.txt': 'Alpha: the first file.',
+      'sub/b.md': '# Bravo\n\nThe second file.',
+      'c.csv': 'name,qty\nbolts,12\n',
+      '.hidden/secret.txt': 'never pushed',
+      '.DS_Store': 'junk',
+    })
+    const args = (...extra: string[]) => [dir, '--base', base, '--url', url, '--key', f.ingestKey, ...extra]
+
+    const first = await push(args('--wait'))
+    expect(first.err).toBe('')
+    expect(first.code).toBe(0)
+    expect(first.out).toContain('3 files: 3 created, 0 updated, 0 unchanged, 0 deleted; uploaded 3 (0.0 MB)')
+    expect(first.out).toMatch(/sync run run_\w+: succeeded \(0 failed\)/)
+    const docs = await listDocs(f.t, f.token, base)
+    expect(docs.map((d) => [d.filename, d.source]).sort()).toEqual([
+      ['a.txt', 'push'],
+      ['c.csv', 'push'],
+      ['sub/b.md', 'push'],
+    ])
+
+    const again = await push(args())
+    expect(again.code).toBe(0)
+    expect(again.out).toContain('3 files: 0 created, 0 updated, 3 unchanged, 0 deleted; uploaded 0 (0.0 MB)')
+
+    writeFileSync(join(dir, 'a.txt'), 'Alpha: the first file, edited.')
+    rmSync(join(dir, 'c.csv'))
+    mkdirSync(join(dir, 'd'))
+    copyFileSync(join(dir, 'sub/b.md'), join(dir, 'd/copy.md'))
+    const kept = await push(args())
+    expect(kept.code).toBe(0)
+    // The copy's content is in the base already, so only the edited file travels.
+    expect(kept.out).toContain(
+      '3 files: 1 created, 1 updated, 1 unchanged, 0 deleted; uploaded 1 (0.0 MB); 1 in the base only (use --delete)',
+    )
+    expect((await listDocs(f.t, f.token, base)).map((d) => d.filename).sort()).toEqual([
+      'a.txt',
+      'c.csv',
+      'd/copy.md',
+      'sub/b.md',
+    ])
+    const deleted = await push(args('--delete'))
+    expect(deleted.out).toContain(
+      '3 files: 0 created, 0 updated, 3 unchanged, 1 deleted; uploaded 0 (0.0 MB)',
+    )
+    const after = await listDocs(f.t, f.token, base)
+    expect(after.map((d) => d.filename).sort()).toEqual(['a.txt', 'd/copy.md', 'sub/b.md'])
+    expect(after.find((d) => d.filename === 'a.txt')!.id).toBe(docs.find((d) => d.filename === 'a.txt')!.id)
+  }, 30_000)
+
+  test('reports documents the server could not take and exits with status 2', async () => {
+    const base = await createBase(f.t, f.token)
+    const jpg = readFileSync(resolve(import.meta.dir, '../unit/extract/fixtures/example.jpg'))
+    const dir = folder({ 'ok.txt': 'fine', 'photo.jpg': jpg })
+    const res = await push([dir, '--base', base, '--url', url, '--key', f.ingestKey, '--wait'])
+    expect(res.code).toBe(2)
+    expect(res.err).toContain('failed photo.jpg: Unsupported file type: JPG image (image/jpeg).')
+    expect(res.out).toMatch(/sync run run_\w+: partial \(1 failed\)/)
+  }, 30_000)
+
+  test('exits with status 1 and the server message on a refused credential or bad arguments', async () => {
+    const base = await createBase(f.t, f.token)
+    const dir = folder({ 'x.txt': 'x' })
+    const bad = await push([dir, '--base', base, '--url', url, '--key', 'ek_not_a_key'])
+    expect(bad.code).toBe(1)
+    expect(bad.err).toContain('engram push: POST /documents/diff failed (401)')
+    const scope = await push([dir, '--base', base, '--url', url, '--key', f.queryKey])
+    expect(scope.code).toBe(1)
+    expect(scope.err).toContain('API key missing required scope: ingest')
+    const usage = await push([dir, '--url', url])
+    expect(usage.code).toBe(1)
+    expect(usage.err).toContain('Missing base, key')
+    expect(usage.err).toContain('Usage: engram push DIR --base ID --url URL --key KEY')
+  }, 30_000)
+})

@@ -1,0 +1,63 @@
+import { describe, expect, test } from 'bun:test'
+import { compileCartridge } from '../../../src/features/engine/lib/cartridge'
+import { searchCartridges } from '../../../src/features/engine/lib/cartsearch'
+import { CARTRIDGE_VERSION, decodeCartridge, encodeCartridge } from '../../../src/features/engine/lib/codec'
+import { fitCartridge, landsOn, selfTest } from '../../../src/features/engine/lib/fit'
+import { planQuery } from '../../../src/features/engine/lib/query'
+import { synthesize } from '../../../src/features/engine/lib/synth'
+import { docs } from './fixture'
+
+const text = docs.map((d) => d.text).join('\n\n')
+
+describe('cartridges', () => {
+  test('encode then decode gives back the same cartridge, answering the same way', () => {
+    const cart = compileCartridge(text, { fit: fitCartridge })
+    const bytes = encodeCartridge(cart)
+    expect([...bytes.subarray(0, 5)]).toEqual([0x45, 0x4e, 0x47, 0x43, CARTRIDGE_VERSION])
+    const back = decodeCartridge(bytes)
+    for (const k of [
+      'text',
+      'vocab',
+      'sents',
+      'passages',
+      'sentTerms',
+      'sentKinds',
+      'sentOff',
+      'expTerms',
+      'expOff',
+    ] as const)
+      expect(back[k]).toEqual(cart[k])
+    for (const [k, v] of Object.entries(cart.weights))
+      expect(back.weights[k as keyof typeof cart.weights]).toBeCloseTo(v, 5)
+    const plan = planQuery('Who discovered oxygen in Uppsala?')
+    const a = searchCartridges([{ ref: 1, cart, titleTerms: [] }], plan, 3)
+    const b = searchCartridges([{ ref: 1, cart: back, titleTerms: [] }], plan, 3)
+    expect(b.map((p) => [p.start, p.end, p.sentences[0]!.start])).toEqual(
+      a.map((p) => [p.start, p.end, p.sentences[0]!.start]),
+    )
+  })
+
+  test('decoding refuses foreign bytes, another version and truncated data', () => {
+    const bytes = encodeCartridge(compileCartridge(text))
+    expect(() => decodeCartridge(new Uint8Array([1, 2, 3, 4, 5, 6]))).toThrow('not a cartridge')
+    const newer = bytes.slice()
+    newer[4] = CARTRIDGE_VERSION + 1
+    expect(() => decodeCartridge(newer)).toThrow('unsupported cartridge version')
+    expect(() => decodeCartridge(bytes.subarray(0, bytes.length - 10))).toThrow()
+  })
+
+  test('a question synthesised from a sentence lands on that sentence', () => {
+    const cart = compileCartridge(text)
+    const sentence = (i: number) => cart.text.slice(cart.sents[2 * i]!, cart.sents[2 * i + 1]!)
+    const s = Array.from({ length: cart.sents.length / 2 }, (_, i) => i).find((i) =>
+      sentence(i).startsWith('Carl'),
+    )!
+    expect(sentence(s)).toBe('Carl Wilhelm Scheele discovered oxygen in Uppsala by 1773.')
+    const q = synthesize(cart, s)!
+    expect(q.plan.want).not.toBe(0)
+    expect(landsOn(cart, q.plan)).toBe(s)
+    const { questions, landed } = selfTest(cart)
+    expect(questions).toBeGreaterThan(10)
+    expect(landed / questions).toBeGreaterThan(0.8)
+  })
+})

@@ -1,0 +1,145 @@
+import { describe, expect, test } from 'bun:test'
+import { NO_ANSWER } from '../../../src/features/engine/engine.service'
+import { fixtureEngine } from './fixture'
+
+const strategies = ['cart', 'rag'] as const
+
+describe('answering from a small base', () => {
+  const cases = [
+    ['When was Tesla born?', 'He was born on 10 July 1856 in the village of Smiljan. [1]', 'doc_tesla'],
+    [
+      'Who discovered oxygen?',
+      'Carl Wilhelm Scheele discovered oxygen in Uppsala by 1773. [1]',
+      'doc_oxygen',
+    ],
+    ['What river is Warsaw on?', 'It stands on the Vistula River in east-central Poland. [1]', 'doc_warsaw'],
+    ['When did Tesla die?', 'He died there on 7 January 1943, at the age of 86. [1]', 'doc_tesla'],
+    ['What colour is liquid oxygen?', 'Liquid oxygen is pale blue. [1]', 'doc_oxygen'],
+  ] as const
+  for (const strategy of strategies)
+    for (const [question, answer, doc] of cases)
+      test(`${strategy} answers "${question}" with the supporting sentence and its citation`, async () => {
+        const { engine } = await fixtureEngine()
+        const res = await engine.ask('cor_1', { question, k: 3, strategy })
+        expect(res.answer).toBe(answer)
+        expect(res.strategy).toBe(strategy)
+        expect(res.sources[0]!.document_id).toBe(doc)
+        expect(res.sources[0]!.snippet).toContain(answer.replace(' [1]', ''))
+        expect(res.used_docs[0]).toBe(doc)
+      })
+
+  test('both strategies return the same sources, in the wire shape, at most k of them', async () => {
+    const { engine } = await fixtureEngine()
+    const q = { question: 'Which element did Priestley publish a discovery of in 1774?', k: 2 }
+    const cart = await engine.ask('cor_1', { ...q, strategy: 'cart' })
+    const rag = await engine.ask('cor_1', { ...q, strategy: 'rag' })
+    expect(cart.sources.length).toBeLessThanOrEqual(2)
+    expect(rag.sources).toEqual(cart.sources)
+    expect(Object.keys(cart.sources[0]!).sort()).toEqual([
+      'document_id',
+      'filename',
+      'id',
+      'score',
+      'snippet',
+      'title',
+    ])
+    expect(cart.sources[0]).toMatchObject({
+      title: 'Oxygen',
+      filename: 'oxygen.txt',
+      document_id: 'doc_oxygen',
+    })
+    expect(cart.metrics).toMatchObject({ strategy: 'cart', k: 2, latency_ms: 0 })
+  })
+
+  test('a question with nothing in the base gets the no-answer reply and no sources', async () => {
+    const { engine } = await fixtureEngine()
+    for (const strategy of strategies) {
+      const res = await engine.ask('cor_1', { question: 'Quantum chromodynamics?', strategy })
+      expect(res.answer).toBe(NO_ANSWER)
+      expect(res.sources).toEqual([])
+    }
+  })
+
+  test('pinning restricts sources to the pinned documents', async () => {
+    const { engine } = await fixtureEngine()
+    for (const strategy of strategies) {
+      const res = await engine.ask('cor_1', {
+        question: 'When was the city founded or the element discovered?',
+        k: 5,
+        strategy,
+        docIds: ['doc_warsaw'],
+      })
+      expect(res.sources.length).toBeGreaterThan(0)
+      expect(new Set(res.sources.map((s) => s.document_id))).toEqual(new Set(['doc_warsaw']))
+    }
+  })
+
+  test('a follow-up is condensed with the history before retrieval', async () => {
+    const { engine } = await fixtureEngine()
+    const history = [
+      { role: 'user', content: 'Where did Nikola Tesla live in his later years?' },
+      { role: 'assistant', content: 'In his later years Tesla lived in the Hotel New Yorker. [1]' },
+    ]
+    for (const strategy of strategies) {
+      const res = await engine.ask('cor_1', { question: 'When did he die?', history, strategy })
+      expect(res.condensed_q).toBe('When did Nikola Tesla die?')
+      expect(res.answer).toBe('He died there on 7 January 1943, at the age of 86. [1]')
+    }
+  })
+})
+
+describe('deleting what is served', () => {
+  test('a deleted document is never cited again, by either strategy, and its cartridge is gone', async () => {
+    const { engine, store } = await fixtureEngine()
+    const q = { question: 'Who discovered oxygen?', k: 5 }
+    expect((await engine.ask('cor_1', { ...q, strategy: 'cart' })).sources[0]!.document_id).toBe('doc_oxygen')
+    const key = engine.repo.documentSections('doc_oxygen')[0]!.cart_key
+    expect(engine.cache.get(key)).toBeDefined()
+    await engine.removeDocument('doc_oxygen')
+    expect(engine.cache.get(key)).toBeUndefined()
+    expect(store.objects.has(key)).toBe(false)
+    for (const strategy of strategies) {
+      const res = await engine.ask('cor_1', { ...q, strategy })
+      expect(res.sources.map((s) => s.document_id)).not.toContain('doc_oxygen')
+      expect(res.answer).not.toContain('Scheele')
+    }
+  })
+
+  test('a cartridge shared by identical documents survives until the last of them is deleted', async () => {
+    const { engine, store } = await fixtureEngine()
+    const text = 'Lighthouses guide ships. The Pharos of Alexandria was built around 280 BC.'
+    for (const id of ['doc_x', 'doc_y'])
+      await engine.onboardSection({
+        workspaceId: 'ws_1',
+        baseId: 'cor_1',
+        documentId: id,
+        sectionId: `sec_${id}`,
+        title: 'Pharos',
+        filename: `${id}.txt`,
+        text,
+      })
+    const key = engine.repo.documentSections('doc_x')[0]!.cart_key
+    expect(engine.repo.documentSections('doc_y')[0]!.cart_key).toBe(key)
+    await engine.removeDocument('doc_x')
+    expect(store.objects.has(key)).toBe(true)
+    const res = await engine.ask('cor_1', {
+      question: 'When was the Pharos of Alexandria built?',
+      strategy: 'cart',
+    })
+    expect(res.sources.map((s) => s.document_id)).toEqual(['doc_y'])
+    await engine.removeDocument('doc_y')
+    expect(store.objects.has(key)).toBe(false)
+  })
+
+  test('a cold engine loads cartridges from the store, and a deleted base answers nothing', async () => {
+    const { engine } = await fixtureEngine(1) // a budget too small to keep anything warm
+    const res = await engine.ask('cor_1', { question: 'What river is Warsaw on?', strategy: 'cart' })
+    expect(res.answer).toBe('It stands on the Vistula River in east-central Poland. [1]')
+    expect(engine.cache.size).toBe(0)
+    await engine.removeBase('cor_1')
+    for (const strategy of strategies)
+      expect((await engine.ask('cor_1', { question: 'What river is Warsaw on?', strategy })).sources).toEqual(
+        [],
+      )
+  })
+})

@@ -1,0 +1,98 @@
+import { describe, expect, test } from 'bun:test'
+import { EngineRepo } from '../../../src/features/engine/engine.repo'
+import { planQuery } from '../../../src/features/engine/lib/query'
+import { searchIndex } from '../../../src/features/engine/lib/ragsearch'
+import { contentTerms } from '../../../src/features/engine/lib/text'
+import { openDatabase } from '../../../src/platform/db/db'
+
+function repoWith(sections: { base: string; id: string; doc: string; passages: string[] }[]) {
+  const repo = new EngineRepo(openDatabase(':memory:').$client)
+  for (const s of sections) {
+    repo.putSection(
+      {
+        section_id: s.id,
+        base_id: s.base,
+        document_id: s.doc,
+        title: s.doc,
+        filename: `${s.doc}.txt`,
+        cart_key: `k_${s.id}`,
+        n_passages: 0,
+      },
+      s.passages.map((text, ordinal) => ({
+        ordinal,
+        text,
+        sents: Uint32Array.from([0, text.length]),
+        terms: contentTerms(text),
+      })),
+    )
+  }
+  return repo
+}
+
+const ids = (repo: EngineRepo, base: string, q: string) =>
+  repo.match(repo.baseKey(base)!, contentTerms(q), 10).map((h) => repo.passages([h.id])[0]!.text)
+
+describe('the passage index', () => {
+  test('ranks by BM25: the passage where the rare term weighs most comes first', () => {
+    const repo = repoWith([
+      {
+        base: 'cor_a',
+        id: 's1',
+        doc: 'd1',
+        passages: [
+          'Copper wire carries current in many homes and offices around the city.',
+          'Copper and copper alloys: copper is prized.',
+          'Aluminium wire is lighter than other metals used for power lines.',
+          'Glass is made from sand.',
+        ],
+      },
+    ])
+    expect(ids(repo, 'cor_a', 'copper')).toEqual([
+      'Copper and copper alloys: copper is prized.',
+      'Copper wire carries current in many homes and offices around the city.',
+    ])
+  })
+
+  test("a base never sees another base's passages, and counts terms on its own", () => {
+    const repo = repoWith([
+      { base: 'cor_a', id: 'a1', doc: 'da', passages: ['Oxygen was isolated by Scheele.'] },
+      {
+        base: 'cor_b',
+        id: 'b1',
+        doc: 'db',
+        passages: ['Oxygen is used in rockets.', 'Oxygen is pale blue when liquid.'],
+      },
+    ])
+    expect(ids(repo, 'cor_a', 'oxygen')).toEqual(['Oxygen was isolated by Scheele.'])
+    expect(ids(repo, 'cor_b', 'oxygen')).toHaveLength(2)
+    expect(repo.documentFrequencies(repo.baseKey('cor_a')!, ['oxygen'])).toEqual([1])
+    expect(repo.documentFrequencies(repo.baseKey('cor_b')!, ['oxygen'])).toEqual([2])
+    expect(repo.passageCount('cor_a')).toBe(1)
+    const ranked = searchIndex(repo, 'cor_b', planQuery('What is oxygen used in?'), 5, { pool: 10 })
+    expect(ranked.map((r) => r.ref.documentId)).toEqual(['db', 'db'])
+  })
+
+  test('removing a section deletes its passages, index entries and counts', () => {
+    const repo = repoWith([
+      { base: 'cor_a', id: 's1', doc: 'd1', passages: ['Warsaw lies on the Vistula.'] },
+      { base: 'cor_a', id: 's2', doc: 'd2', passages: ['Krakow lies on the Vistula too.'] },
+    ])
+    expect(ids(repo, 'cor_a', 'vistula')).toHaveLength(2)
+    expect(repo.removeSection('s1')?.document_id).toBe('d1')
+    expect(ids(repo, 'cor_a', 'vistula')).toEqual(['Krakow lies on the Vistula too.'])
+    expect(ids(repo, 'cor_a', 'warsaw')).toEqual([])
+    expect(repo.documentFrequencies(repo.baseKey('cor_a')!, ['warsaw', 'vistula'])).toEqual([0, 1])
+    expect(repo.passageCount('cor_a')).toBe(1)
+    expect(repo.sections('cor_a').map((s) => s.section_id)).toEqual(['s2'])
+  })
+
+  test('pinning restricts matches to the given documents', () => {
+    const repo = repoWith([
+      { base: 'cor_a', id: 's1', doc: 'd1', passages: ['Tesla worked in New York.'] },
+      { base: 'cor_a', id: 's2', doc: 'd2', passages: ['Edison worked in New York.'] },
+    ])
+    const key = repo.baseKey('cor_a')!
+    const hits = repo.match(key, ['work', 'york'], 10, ['d2'])
+    expect(repo.passages(hits.map((h) => h.id)).map((p) => p.document_id)).toEqual(['d2'])
+  })
+})
