@@ -193,9 +193,9 @@ describe('compare stream', () => {
     }
     expect(summary.cost_per_query).toBeGreaterThan(0)
     expect(summary.cost_breakdown.memory).toBeGreaterThan(0)
-    expect(near(summary.cost_breakdown.cpu, ((summary.metrics.cpu_ms as number) / 1000) * 0.001, 1e-3, 2e-9)).toBe(
-      true,
-    )
+    expect(
+      near(summary.cost_breakdown.cpu, ((summary.metrics.cpu_ms as number) / 1000) * 0.001, 1e-3, 2e-9),
+    ).toBe(true)
   })
 
   test('side=rag streams rag; side=both is a 422 (one strategy per stream)', async () => {
