@@ -41,7 +41,7 @@ describe('/v1 list pagination', () => {
 
   test('limit bounds: 500 is accepted, 0 and 501 are 422', async () => {
     expect((await f.app.request('/v1/widgets?limit=500')).status).toBe(200)
-    for (const bad of ['0', '501', 'abc', '-1']) {
+    for (const bad of ['0', '501', 'abc', '-1', '1.5', '2e1']) {
       const res = await f.app.request(`/v1/widgets?limit=${bad}`)
       expect(res.status).toBe(422)
       const { error } = await res.json()

@@ -61,11 +61,35 @@ export function compileValidator(schema: TSchema, location: Location): Validator
     schema,
     parse(input) {
       let value = Value.Default(schema, structuredCloneSafe(input))
-      if (coerceStrings) value = Value.Convert(schema, value)
+      if (coerceStrings) value = coerceFlat(schema, value)
       if (check.Check(value)) return value
       throw validationFailed(issuesOf(check, value, location))
     },
   }
+}
+
+const INTEGER = /^-?\d+$/
+const NUMBER = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/
+
+/**
+ * Converts the string values of a flat object (query or path) to the types its schema declares.
+ * Strict on purpose: "1.5" is not an integer and "yes" is not a boolean; anything that does not
+ * convert exactly stays a string and fails validation with the field named.
+ */
+function coerceFlat(schema: TSchema, value: unknown): unknown {
+  const props = (schema as { properties?: Record<string, TSchema> }).properties
+  if (!props || typeof value !== 'object' || value === null) return value
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) }
+  for (const [k, v] of Object.entries(out)) {
+    const type = props[k]?.type
+    if (typeof v !== 'string') continue
+    if (type === 'integer' && INTEGER.test(v)) out[k] = Number(v)
+    else if (type === 'number' && NUMBER.test(v)) out[k] = Number(v)
+    else if (type === 'boolean' && (v === 'true' || v === 'false' || v === '1' || v === '0')) {
+      out[k] = v === 'true' || v === '1'
+    }
+  }
+  return out
 }
 
 function structuredCloneSafe(v: unknown): unknown {
