@@ -6,8 +6,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { migrations } from '../migrations/index'
 import { type AskResult, Engine } from '../src/features/engine/engine.service'
 import { openDatabase } from '../src/platform/db/db'
+import { migrate } from '../src/platform/db/migrate'
 
 const DATA = join(import.meta.dir, '../../shared/data/squad-dev')
 const { values: args } = parseArgs({
@@ -85,6 +87,7 @@ const pct = (a: number[], q: number) => a[Math.min(a.length - 1, Math.floor(a.le
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'engram-quality-'))
   const db = openDatabase(join(dir, 'engram.db'))
+  migrate(db, migrations)
   const objects = new Map<string, Uint8Array>()
   const store = {
     getBytes: async (k: string) => objects.get(k) ?? null,

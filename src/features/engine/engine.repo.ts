@@ -1,50 +1,11 @@
 import type { Database, Statement } from 'bun:sqlite'
 import type { Db } from '../../platform/db/db'
 
-/**
- * The engine's tables, kept as one DDL string until it becomes a custom migration. The passage index
- * is ONE contentless FTS5 table shared by every base; each base's terms are written with the base's
- * numeric key as a prefix ("12xoil"), so a query only ever reads the posting lists of its own base:
- * its cost does not grow with other bases' data, and the per-term document counts (fts5vocab) are
- * per base too. Passage text lives beside it in `engine_passages` (same rowid).
- */
-export const ENGINE_DDL = `
-CREATE TABLE IF NOT EXISTS engine_bases (
-  base_id TEXT PRIMARY KEY,
-  key INTEGER NOT NULL UNIQUE,
-  n_passages INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS engine_sections (
-  section_id TEXT PRIMARY KEY,
-  base_id TEXT NOT NULL,
-  document_id TEXT NOT NULL,
-  title TEXT NOT NULL,
-  filename TEXT NOT NULL,
-  cart_key TEXT NOT NULL,
-  n_passages INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS engine_sections_base ON engine_sections (base_id, document_id);
-CREATE INDEX IF NOT EXISTS engine_sections_document ON engine_sections (document_id);
-CREATE INDEX IF NOT EXISTS engine_sections_cart ON engine_sections (cart_key);
-CREATE TABLE IF NOT EXISTS engine_passages (
-  id INTEGER PRIMARY KEY,
-  section_id TEXT NOT NULL,
-  ordinal INTEGER NOT NULL,
-  text TEXT NOT NULL,
-  sents BLOB NOT NULL
-);
-CREATE INDEX IF NOT EXISTS engine_passages_section ON engine_passages (section_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS engine_fts USING fts5(
-  terms, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0'
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS engine_fts_vocab USING fts5vocab(engine_fts, row);
-`
-
-/** Creates the engine's tables when missing (idempotent). */
-export function ensureEngineSchema(db: Db | Database): void {
-  const client = '$client' in db ? db.$client : db
-  client.exec(ENGINE_DDL)
-}
+// The engine's tables are created by migrations/0004_engine.sql. The passage index is ONE
+// contentless FTS5 table shared by every base; each base's terms are written with the base's numeric
+// key as a prefix ("12xoil"), so a query only ever reads the posting lists of its own base: its cost
+// does not grow with other bases' data, and the per-term document counts (fts5vocab) are per base
+// too. Passage text lives beside it in `engine_passages` (same rowid).
 
 /** What the engine records about an indexed section (the source fields come from here). */
 export interface SectionRow {
@@ -87,7 +48,6 @@ export class EngineRepo {
   private readonly s: Record<string, Statement>
   private readonly keys = new Map<string, number>()
   constructor(readonly client: Database) {
-    ensureEngineSchema(client)
     const q = (sql: string) => client.prepare(sql)
     this.s = {
       key: q('SELECT key FROM engine_bases WHERE base_id = ?'),

@@ -1,5 +1,7 @@
+import { migrations } from '../../../migrations/index'
 import { type CartStore, Engine } from '../../../src/features/engine/engine.service'
 import { openDatabase } from '../../../src/platform/db/db'
+import { migrate } from '../../../src/platform/db/migrate'
 
 /** Three short documents with distinct facts; each is one section of its own. */
 export const docs = [
@@ -53,6 +55,7 @@ export function memoryStore(): CartStore & { objects: Map<string, Uint8Array> } 
 /** An engine on a fresh in-memory database with the three documents onboarded into `cor_1`. */
 export async function fixtureEngine(cacheBytes = 64 * 1024 * 1024) {
   const db = openDatabase(':memory:')
+  migrate(db, migrations)
   const store = memoryStore()
   const engine = new Engine({ db, store, cacheBytes, now: () => 0 })
   for (const d of docs) {

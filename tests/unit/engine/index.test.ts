@@ -1,12 +1,16 @@
 import { describe, expect, test } from 'bun:test'
+import { migrations } from '../../../migrations/index'
 import { EngineRepo } from '../../../src/features/engine/engine.repo'
 import { planQuery } from '../../../src/features/engine/lib/query'
 import { searchIndex } from '../../../src/features/engine/lib/ragsearch'
 import { contentTerms } from '../../../src/features/engine/lib/text'
 import { openDatabase } from '../../../src/platform/db/db'
+import { migrate } from '../../../src/platform/db/migrate'
 
 function repoWith(sections: { base: string; id: string; doc: string; passages: string[] }[]) {
-  const repo = new EngineRepo(openDatabase(':memory:').$client)
+  const db = openDatabase(':memory:')
+  migrate(db, migrations)
+  const repo = new EngineRepo(db.$client)
   for (const s of sections) {
     repo.putSection(
       {
