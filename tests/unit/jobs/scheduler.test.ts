@@ -34,7 +34,12 @@ function fresh(clock: ManualClock, workers: number, owner: string) {
 function gated() {
   const gates: (() => void)[] = []
   const handler: JobHandler = () => new Promise<void>((r) => gates.push(r)).then(() => 'done')
-  return { handler, open: () => gates.splice(0).forEach((g) => g()) }
+  return {
+    handler,
+    open: () => {
+      for (const g of gates.splice(0)) g()
+    },
+  }
 }
 
 function newDb() {
