@@ -1,6 +1,12 @@
 import { createApp, VERSION } from '../app'
 import { baseUrl, type Config } from '../platform/config/config.load'
+import type { Db } from '../platform/db/db'
 import { openRuntime } from './runtime'
+
+/** True while the install has no workspace at all. */
+function firstStart(db: Db): boolean {
+  return db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM workspaces').get()?.n === 0
+}
 
 /** Largest request Bun accepts at all; routes apply their own, smaller limits. */
 const SERVER_BODY_CAP = 8 * 1024 * 1024 * 1024
@@ -35,6 +41,15 @@ export async function serve(config: Config): Promise<void> {
     (e) => rt.log.error('orphan sweep failed', { error: (e as Error).message }),
   )
   rt.log.info('ready', { docs: `${baseUrl(config)}/docs`, api: `${baseUrl(config)}/v1` })
+  if (firstStart(rt.db)) {
+    // Printed for a person, not a log collector: how to get from an empty install to a first workspace.
+    process.stderr.write(
+      `\nNo workspace yet. Create the first one (its creator becomes its admin):\n\n` +
+        `  curl -X POST ${baseUrl(config)}/v1/auth/register -H 'content-type: application/json' \\\n` +
+        `    -d '{"email":"you@example.com","password":"a long password","workspace_name":"My team","name":"Your name"}'\n\n` +
+        `Then sign in at ${baseUrl(config)}/v1/auth/login, mint an API key (POST /v1/api-keys) and read ${baseUrl(config)}/docs.\n\n`,
+    )
+  }
 
   const stop = async (signal: string) => {
     rt.log.info('stopping', { signal })
