@@ -1,7 +1,7 @@
 // `npm run bench scale`: does the scale-test route tell the truth? The 24 squad-dev articles are
 // onboarded into one base; then, at each concurrency level of the ramp (24, 12, 6, 3, 1), each
 // strategy is loaded directly over HTTP (/chat/stream, from a separate process) and by the
-// scale-test route (POST /scale-test/stream, which loads the engine from inside the server), with
+// scale-test route (POST /scale-test/stream, whose load worker calls the same route), with
 // the same questions and the same number of requests per level. The direct load runs before and
 // after the scale test and their mean is the reference, so drift of a shared machine shows. Prints
 // both side by side and how far apart they are; asserts nothing.
@@ -55,6 +55,7 @@ async function scaleRoute(b: Bench, id: string) {
     .filter((e) => e.event && e.data)
     .map((e) => ({ event: e.event!, data: JSON.parse(e.data!) }))
   const done = events.find((e) => e.event === 'done')?.data
+  const transport = events.find((e) => e.event === 'start')?.data.transport as string
   const out = new Map<string, Figures & { ok: number; reqs: number; ttft: number; cpu: number }>()
   for (const e of events.filter((x) => x.event === 'level')) {
     for (const s of ['cart', 'rag'] as const) {
@@ -70,7 +71,7 @@ async function scaleRoute(b: Bench, id: string) {
       })
     }
   }
-  return { records: out, done }
+  return { records: out, done, transport }
 }
 
 const pctDiff = (a: number, ref: number) => (ref > 0 ? ((a - ref) / ref) * 100 : Number.NaN)
@@ -81,6 +82,8 @@ const b = await startBench({
   ENGRAM_SCALE_TEST_MAX_REQUESTS_PER_LEVEL: String(REQUESTS),
   ENGRAM_SCALE_TEST_MAX_SECONDS: '600',
 })
+// As `engram serve` does: the scale test then loads the server over HTTP from a worker thread.
+b.app.listening(b.url)
 const base = await onboardBase(b, 'squad-dev', squadArticles())
 console.log(
   `squad-dev: ${base.mb.toFixed(2)} MB onboarded in ${base.trainSeconds.toFixed(1)} s; ` +
@@ -98,7 +101,8 @@ for (let round = 0; round < ROUNDS; round++) {
   const t0 = performance.now()
   routes.push(await scaleRoute(b, base.id))
   console.log(
-    `scale-test route run ${round + 1}: ${f1((performance.now() - t0) / 1000)} s, ${JSON.stringify(routes.at(-1)!.done)}`,
+    `scale-test route run ${round + 1} (${routes.at(-1)!.transport}): ` +
+      `${f1((performance.now() - t0) / 1000)} s, ${JSON.stringify(routes.at(-1)!.done)}`,
   )
   directs.push(await directRamp(b, base.id))
 }
@@ -137,11 +141,20 @@ for (const level of levels) {
       `${s.padEnd(4)} ${String(level).padStart(5)} | ${f1(ref.qps).padStart(6)} (${d.map((x) => f1(x.qps)).join('/')}) | ` +
         `${f1(got.qps).padStart(6)} (${r.map((x) => f1(x.qps)).join('/')}) | ${sign(diff).padStart(5)} | ` +
         `${f1(ref.p50)}/${f1(ref.p95)} | ${f1(got.p50)}/${f1(got.p95)} | ${f1(mean(r.map((x) => x.ttft)))} | ` +
-        `${mean(r.map((x) => x.cpu)).toFixed(2)}`,
+        `${r.every((x) => typeof x.cpu === 'number') ? mean(r.map((x) => x.cpu)).toFixed(2) : '-'}`,
     )
   }
 }
 console.log(
   `\nqueries per second within 25% of the direct HTTP load: ${within} of ${total} level records; largest gap ${worst.toFixed(0)}%`,
+)
+// What the economics route makes of the same base, on the default rate card.
+const eco = (await (
+  await fetch(`${b.url}/v1/corpora/${base.id}/economics`, {
+    headers: { authorization: `Bearer ${b.queryKey}` },
+  })
+).json()) as Record<string, unknown>
+console.log(
+  `\neconomics (default rate card, 100,000 queries a month): ${JSON.stringify({ ...eco, rate_card: undefined })}`,
 )
 await b.stop()

@@ -10,6 +10,8 @@ const result = Bun.spawnSync(
     '--minify-whitespace',
     '--sourcemap',
     'src/main.ts',
+    // A second entry point: the scale test's load worker thread, loaded from inside the binary.
+    'src/features/scale/lib/load-worker.ts',
     '--outfile',
     out,
   ],

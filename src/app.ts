@@ -74,6 +74,8 @@ export interface App {
   engineStats(): { warmBytes: number; warmCartridges: number }
   /** The agent surface's service; `engram mcp` serves its tools over stdio from it. */
   mcp: McpService
+  /** Tells the app where its HTTP server listens (the scale test loads the server through it). */
+  listening(url: string): void
   /** Start-up housekeeping `serve` runs: removes stored objects no row references. */
   sweepOrphans(): Promise<{ removed: number; uploadsExpired: number }>
 }
@@ -223,6 +225,8 @@ export function createApp(deps: AppDeps): App {
       cartridgeFootprint(engine, async (key) => (await deps.objects.head(key))?.size ?? null, baseId),
     rates: config.rates,
   })
+  // Where this process listens, once `serve` (or a test or benchmark) says so.
+  let selfUrl: string | null = null
   const scale = new ScaleService({
     db,
     clock,
@@ -230,6 +234,7 @@ export function createApp(deps: AppDeps): App {
     corpora,
     answers,
     economics,
+    selfUrl: () => selfUrl,
     limits: {
       maxSeconds: config.scale_test.max_seconds,
       maxRequestsPerLevel: config.scale_test.max_requests_per_level,
@@ -270,6 +275,9 @@ export function createApp(deps: AppDeps): App {
     jobs: { queue, scheduler },
     engineStats: () => ({ warmBytes: engine.cache.bytes, warmCartridges: engine.cache.size }),
     mcp,
+    listening: (url) => {
+      selfUrl = url.replace(/\/+$/, '')
+    },
     sweepOrphans: () => ingest.sweepOrphans(),
   }
 }

@@ -75,7 +75,7 @@ describe('compare', () => {
     for (const s of body.strategies) {
       expect(s.answer).toContain('October 1973')
       expect(s.sources[0]!.filename).toBe('oil.txt')
-      expect(s.used_docs).toContain(b.docs['oil.txt'])
+      expect(s.used_docs).toContain(b.docs['oil.txt']!)
       expect(s.latency_ms).toBeGreaterThan(0)
       expect(s.ttft_ms).toBeGreaterThan(0)
       expect(s.context_tokens).toBeGreaterThan(0)

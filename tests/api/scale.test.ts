@@ -38,7 +38,12 @@ describe('scale test', () => {
     expect(res.headers.get('content-type')).toContain('text/event-stream')
     const events = parseSse(await res.text())
     expect(events.map((e) => e.event)).toEqual(['start', 'level', 'level', 'level', 'done'])
-    expect(events[0]!.data).toMatchObject({ start: true, queries, levels: [4, 2, 1] })
+    expect(events[0]!.data).toMatchObject({
+      start: true,
+      queries,
+      levels: [4, 2, 1],
+      transport: 'in_process',
+    })
     const records = events.slice(1, 4).map((e) => e.data as LevelRecord)
     expect(records.map((r) => r.level)).toEqual([4, 2, 1])
     for (const r of records) {

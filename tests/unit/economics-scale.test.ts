@@ -11,6 +11,7 @@ import {
   type Strategy,
   type Timer,
 } from '../../src/features/scale/lib/runner'
+import { type LoadWorker, runInWorker, type WorkerStart } from '../../src/features/scale/lib/worker-run'
 import type { SseEvent } from '../../src/platform/http/sse'
 
 /** A level record as the runner yields it. */
@@ -328,5 +329,152 @@ describe('one streamed query', () => {
     const p = await streamProbe(async () => res, now, controller.signal)
     expect(p.ok).toBe(false)
     expect(state.cancelled).toBe(true)
+  })
+})
+
+describe('load worker', () => {
+  /** A stand-in worker: records what it is sent and lets the test post its messages. */
+  class FakeWorker implements LoadWorker {
+    sent: unknown[] = []
+    terminated = false
+    onmessage: ((e: MessageEvent) => void) | null = null
+    onerror: ((e: ErrorEvent) => void) | null = null
+    postMessage(msg: unknown) {
+      this.sent.push(msg)
+    }
+    terminate() {
+      this.terminated = true
+    }
+    emit(data: unknown) {
+      this.onmessage?.({ data } as MessageEvent)
+    }
+  }
+
+  const start: WorkerStart = {
+    type: 'start',
+    plan: plan({ levels: [1] }),
+    url: 'http://127.0.0.1:1/v1/corpora/cor_1/chat/stream',
+    authorization: 'Bearer ek_x',
+  }
+
+  /** A timer whose `after` resolves only when the test says so. */
+  function manualTimer() {
+    let fire = () => {}
+    const timer: Timer = {
+      now: () => 0,
+      after: () => ({ done: new Promise<void>((r) => (fire = r)), cancel: () => {} }),
+    }
+    return { timer, fire: () => fire() }
+  }
+
+  async function* fallback(): AsyncGenerator<SseEvent> {
+    yield { event: 'start', data: { transport: 'in_process' } }
+  }
+
+  const tick = () => new Promise((r) => setImmediate(r))
+
+  test('relays the worker’s events in order, then terminates it', async () => {
+    const w = new FakeWorker()
+    const { timer } = manualTimer()
+    const gen = runInWorker(() => w, start, {
+      signal: new AbortController().signal,
+      timer,
+      watchdogMs: 1000,
+      fallback,
+    })
+    const got = (async () => {
+      const out: SseEvent[] = []
+      for await (const e of gen) out.push(e)
+      return out
+    })()
+    await tick()
+    expect(w.sent[0]).toEqual(start)
+    w.emit({ type: 'ready' })
+    w.emit({ type: 'event', event: { event: 'start', data: { start: true } } })
+    w.emit({ type: 'event', event: { event: 'level', data: { level: 1 } } })
+    w.emit({ type: 'event', event: { event: 'done', data: { done: true } } })
+    w.emit({ type: 'end' })
+    expect((await got).map((e) => e.event)).toEqual(['start', 'level', 'done'])
+    expect(w.terminated).toBe(true)
+  })
+
+  test('a worker that cannot start hands over to the in-process run', async () => {
+    const w = new FakeWorker()
+    const { timer } = manualTimer()
+    const gen = runInWorker(() => w, start, {
+      signal: new AbortController().signal,
+      timer,
+      watchdogMs: 1,
+      fallback,
+    })
+    const first = gen.next()
+    await tick()
+    w.onerror?.({ message: 'Module not found' } as ErrorEvent)
+    expect((await first).value).toEqual({ event: 'start', data: { transport: 'in_process' } })
+    expect(w.terminated).toBe(true)
+    const thrower = runInWorker(
+      () => {
+        throw new Error('no workers here')
+      },
+      start,
+      { signal: new AbortController().signal, timer, watchdogMs: 1, fallback },
+    )
+    expect((await thrower.next()).value).toEqual({ event: 'start', data: { transport: 'in_process' } })
+  })
+
+  test('a failure after the worker started ends the stream with that error', async () => {
+    const w = new FakeWorker()
+    const { timer } = manualTimer()
+    const gen = runInWorker(() => w, start, {
+      signal: new AbortController().signal,
+      timer,
+      watchdogMs: 1,
+      fallback,
+    })
+    const next = gen.next()
+    await tick()
+    w.emit({ type: 'ready' })
+    w.emit({ type: 'error', message: 'fetch failed' })
+    await expect(next).rejects.toThrow('fetch failed')
+    expect(w.terminated).toBe(true)
+  })
+
+  test('the client going away stops and terminates the worker at once', async () => {
+    const w = new FakeWorker()
+    const { timer } = manualTimer()
+    const controller = new AbortController()
+    const gen = runInWorker(() => w, start, { signal: controller.signal, timer, watchdogMs: 1000, fallback })
+    const next = gen.next()
+    await tick()
+    w.emit({ type: 'ready' })
+    controller.abort()
+    expect((await next).done).toBe(true)
+    expect(w.terminated).toBe(true)
+    expect(w.sent).toContainEqual({ type: 'abort' })
+  })
+
+  test('a worker gone silent past the watchdog is terminated and the test ends at its time limit', async () => {
+    const w = new FakeWorker()
+    const { timer, fire } = manualTimer()
+    const got = (async () => {
+      const out: SseEvent[] = []
+      for await (const e of runInWorker(() => w, start, {
+        signal: new AbortController().signal,
+        timer,
+        watchdogMs: 70_000,
+        fallback,
+      }))
+        out.push(e)
+      return out
+    })()
+    await tick()
+    w.emit({ type: 'ready' })
+    w.emit({ type: 'event', event: { event: 'start', data: { start: true } } })
+    await tick()
+    fire()
+    const events = await got
+    expect(events.map((e) => e.event)).toEqual(['start', 'done'])
+    expect(events[1]!.data).toMatchObject({ done: true, stopped: 'time_limit' })
+    expect(w.terminated).toBe(true)
   })
 })

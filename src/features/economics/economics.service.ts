@@ -280,8 +280,9 @@ export class EconomicsService {
       (r) => r.status === 'ready' && r.text_key !== null,
     )
     const texts: string[] = []
-    // A handful of documents is enough to draw from, and bounds what is read into memory.
-    for (const row of rows.slice(0, 16)) {
+    // Sixteen leaves spread over the base are enough to draw from, and bound what is read.
+    const step = Math.max(1, Math.ceil(rows.length / 16))
+    for (const row of rows.filter((_, i) => i % step === 0)) {
       const all = await this.d.objects.getText(row.text_key!)
       if (all === null) continue
       texts.push(

@@ -13,17 +13,20 @@ export function scaleRoutes(scale: ScaleService): RouteDef[] {
       scope: 'query',
       summary: 'Load both strategies at concurrency levels halving from the maximum to 1, streamed per level',
       description:
-        'Server-sent events: `start` `{start, queries, levels}`, one `level` record per level ' +
-        '`{level, cart: {qps, ok, reqs, ttft, ttft_p95, lat, lat_p95, cpu_ms}, rag: {...}}`, then `done` ' +
-        '`{done, stopped, levels_run, elapsed_ms}` (`stopped`: complete, time_limit or aborted). Queries are ' +
-        'sampled from the base when none are given. Bounded by `[scale_test]` max_seconds and ' +
-        'max_requests_per_level; one test at a time per workspace (409 `scale_test_in_progress`).',
+        'Server-sent events: `start` `{start, queries, levels, strategies, transport}`, one `level` record per ' +
+        'level `{level, cart: {qps, ok, reqs, ttft, ttft_p95, lat, lat_p95, cpu_ms}, rag: {...}}`, then `done` ' +
+        '`{done, stopped, levels_run, elapsed_ms}` (`stopped`: complete, time_limit or aborted). Each strategy ' +
+        'is loaded in turn through the chat stream route, over HTTP with the caller’s credential once the server ' +
+        'listens (`transport: http`). Queries are sampled from the base when none are given. Bounded by ' +
+        '`[scale_test]` max_seconds and max_requests_per_level; one test at a time per workspace ' +
+        '(409 `scale_test_in_progress`); a client that disconnects stops the test.',
       tags: ['economics'],
       params: CorpusParams,
       body: ScaleTestReq,
       produces: 'text/event-stream',
       idempotent: false,
-      handler: ({ principal, params, body }) => scale.scaleTestStream(principal, params.corpus_id, body),
+      handler: ({ principal, params, body, request }) =>
+        scale.scaleTestStream(principal, params.corpus_id, body, request.headers.get('authorization')),
     }),
     defineRoute({
       method: 'POST',

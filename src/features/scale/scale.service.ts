@@ -11,6 +11,7 @@ import type { CorporaService } from '../corpora/corpora.service'
 import type { EconomicsService } from '../economics/economics.service'
 import { streamProbe } from './lib/probe'
 import { abortOnReturn, levelRamp, realTimer, runScaleTest, type Strategy, type Timer } from './lib/runner'
+import { type LoadWorker, runInWorker, spawnLoadWorker } from './lib/worker-run'
 import { ScaleRepo, type ScaleRunRow } from './scale.repo'
 import type { ScaleRunSaveReq, ScaleTestReq } from './scale.schemas'
 
@@ -25,12 +26,21 @@ export interface ScaleDeps {
   limits: { maxSeconds: number; maxRequestsPerLevel: number }
   /** Monotonic timer for the timings and the bounds (real by default; tests step a fake one). */
   timer?: Timer
+  /**
+   * This server's own HTTP address once it listens (null before, and in tests without a socket).
+   * With it, the load goes over real HTTP from a worker thread, as clients see the server.
+   */
+  selfUrl?: () => string | null
+  /** Starts the load worker (a Web Worker by default). */
+  spawnWorker?: () => LoadWorker
 }
 
 /** Questions a scale test samples from the base when the user gives none. */
 const SAMPLED_QUERIES = 8
 /** Grace after the time cap before a test whose stream was never read nor closed stops blocking. */
 const STALE_GRACE_MS = 30_000
+/** Grace after the time cap before a load worker that went silent is terminated. */
+const WATCHDOG_GRACE_MS = 10_000
 
 /** Scale tests (streamed) and the runs users keep. */
 export class ScaleService {
@@ -47,11 +57,14 @@ export class ScaleService {
   /**
    * Streams a scale test: `start`, one record per concurrency level, then `done`. One test at a time
    * per workspace; bounded by the configured time and request caps; stops when the client goes away.
+   * Once the server listens, the queries go over HTTP from a worker thread with the caller's
+   * credential (`authorization`); otherwise they are sent in process.
    */
   async scaleTestStream(
     principal: Principal,
     corpusId: string,
     req: Static<typeof ScaleTestReq>,
+    authorization: string | null,
   ): Promise<Response> {
     const corpus = this.d.economics.servable(principal.workspaceId, corpusId)
     const ws = principal.workspaceId
@@ -73,19 +86,43 @@ export class ScaleService {
       maxSeconds: this.d.limits.maxSeconds,
       maxRequestsPerLevel: this.d.limits.maxRequestsPerLevel,
     }
-    const deps = {
-      timer: this.timer,
-      cpuMs: this.d.economics.cpu,
-      send: (strategy: Strategy, question: string, signal: AbortSignal) =>
-        streamProbe(
-          () => this.d.answers.chatStream(principal, corpusId, { question, strategy }),
-          () => this.timer.now(),
-          signal,
-        ),
-    }
+    const inProcess = () =>
+      runScaleTest(
+        { ...plan, transport: 'in_process' },
+        {
+          timer: this.timer,
+          cpuMs: this.d.economics.cpu,
+          send: (strategy: Strategy, question: string, signal: AbortSignal) =>
+            streamProbe(
+              () => this.d.answers.chatStream(principal, corpusId, { question, strategy }),
+              () => this.timer.now(),
+              signal,
+            ),
+        },
+        controller.signal,
+      )
+    const own = this.d.selfUrl?.() ?? null
+    const source =
+      own && authorization
+        ? runInWorker(
+            this.d.spawnWorker ?? spawnLoadWorker,
+            {
+              type: 'start',
+              plan: { ...plan, strategies: [...plan.strategies], transport: 'http' },
+              url: `${own}/v1/corpora/${encodeURIComponent(corpusId)}/chat/stream`,
+              authorization,
+            },
+            {
+              signal: controller.signal,
+              timer: this.timer,
+              watchdogMs: this.d.limits.maxSeconds * 1000 + WATCHDOG_GRACE_MS,
+              fallback: inProcess,
+            },
+          )
+        : inProcess()
     async function* guarded(): AsyncGenerator<SseEvent> {
       try {
-        yield* runScaleTest(plan, deps, controller.signal)
+        yield* source
       } finally {
         release()
       }

@@ -51,6 +51,8 @@ export interface ScalePlan {
   maxSeconds: number
   /** Most queries sent to one strategy at one level. */
   maxRequestsPerLevel: number
+  /** How the queries reach the server (`http` or `in_process`), echoed in the start record. */
+  transport?: string
 }
 
 /** The real timer: performance.now and setTimeout. */
@@ -96,7 +98,13 @@ export async function* runScaleTest(
   const deadline = started + plan.maxSeconds * 1000
   yield {
     event: 'start',
-    data: { start: true, queries: plan.queries, levels: plan.levels, strategies: plan.strategies },
+    data: {
+      start: true,
+      queries: plan.queries,
+      levels: plan.levels,
+      strategies: plan.strategies,
+      ...(plan.transport ? { transport: plan.transport } : {}),
+    },
   }
   let phasesLeft = plan.levels.length * plan.strategies.length
   let stopped: 'complete' | 'time_limit' | 'aborted' = 'complete'

@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { parseSse } from '../../src/platform/http/sse'
+import type { TestApp } from '../helpers/app'
+import { type ReadyBase, readyBase } from '../helpers/ready-base'
+import { authApp, bearer } from './accounts.fixture'
+import { FILES } from './compare.fixture'
+
+// Once the server listens, the scale test loads it over real HTTP from a worker thread.
+let t: TestApp
+let b: ReadyBase
+let server: ReturnType<typeof Bun.serve>
+beforeAll(async () => {
+  t = authApp({ env: { ENGRAM_SCALE_TEST_MAX_REQUESTS_PER_LEVEL: '5' } })
+  b = await readyBase(t, FILES)
+  server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: t.handle })
+  t.listening(`http://127.0.0.1:${server.port}/`)
+})
+afterAll(async () => {
+  await server.stop(true)
+  t.close()
+})
+
+const queriesServed = () =>
+  t.db.$client.query<{ n: number | null }, []>('SELECT sum(queries) AS n FROM usage_daily').get()!.n ?? 0
+
+describe('scale test over HTTP', () => {
+  test('sends every query through the chat stream route with the caller’s key', async () => {
+    const before = queriesServed()
+    const res = await fetch(`http://127.0.0.1:${server.port}/v1/corpora/${b.corpusId}/scale-test/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(b.keys.query) },
+      body: JSON.stringify({ queries: ['Where does the Rhine begin?'], max_concurrency: 2 }),
+    })
+    expect(res.status).toBe(200)
+    const events = parseSse(await res.text())
+    expect(events.map((e) => e.event)).toEqual(['start', 'level', 'level', 'done'])
+    expect(events[0]!.data).toMatchObject({ start: true, levels: [2, 1], transport: 'http' })
+    for (const e of events.slice(1, 3)) {
+      const r = e.data as {
+        cart: { ok: number; reqs: number; qps: number }
+        rag: { ok: number; reqs: number }
+      }
+      expect(r.cart).toMatchObject({ ok: 5, reqs: 5 })
+      expect(r.rag).toMatchObject({ ok: 5, reqs: 5 })
+      expect(r.cart.qps).toBeGreaterThan(0)
+    }
+    expect(events[3]!.data).toMatchObject({ stopped: 'complete', levels_run: 2 })
+    // 2 levels x 2 strategies x 5 queries, each counted for the caller's workspace like any other.
+    expect(queriesServed()).toBe(before + 20)
+  })
+
+  test('a client that goes away frees the workspace’s test slot at once', async () => {
+    const res = await t.request(`/v1/corpora/${b.corpusId}/scale-test/stream`, {
+      method: 'POST',
+      headers: bearer(b.keys.query),
+      json: { queries: ['Where does the Rhine begin?'], max_concurrency: 64 },
+    })
+    const reader = res.body!.getReader()
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('"transport":"http"')
+    await reader.cancel()
+    const again = await t.request(`/v1/corpora/${b.corpusId}/scale-test/stream`, {
+      method: 'POST',
+      headers: bearer(b.keys.query),
+      json: { queries: ['Where does the Rhine begin?'], max_concurrency: 1 },
+    })
+    expect(again.status).toBe(200)
+    expect(parseSse(await again.text()).at(-1)!.data).toMatchObject({ stopped: 'complete' })
+  })
+})
