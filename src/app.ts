@@ -102,6 +102,7 @@ export function createApp(deps: AppDeps): App {
     pollMs: config.jobs.poll_ms,
     owner: `proc_${process.pid}_${newId(random, 'w')}`,
   })
+  queue.onEnqueue(() => scheduler.poke())
   const a = config.accounts
   const sessionTokens = new SessionTokens(deps.secret, {
     normal: a.session_hours * 3600,

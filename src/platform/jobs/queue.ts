@@ -108,6 +108,8 @@ function decode(r: Row): Job {
  * by the expected state (and lease owner), so two workers can never both own a job.
  */
 export class JobQueue {
+  private listeners: (() => void)[] = []
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -120,6 +122,11 @@ export class JobQueue {
 
   private now(): number {
     return this.clock.now().getTime()
+  }
+
+  /** Calls `fn` after every enqueue (the scheduler uses it to start new work without waiting a poll). */
+  onEnqueue(fn: () => void): void {
+    this.listeners.push(fn)
   }
 
   /** Adds a job; returns it. */
@@ -149,6 +156,7 @@ export class JobQueue {
         status === 'running' ? now : null,
         now,
       )
+    for (const fn of this.listeners) fn()
     return this.get(id)!
   }
 

@@ -57,6 +57,7 @@ export class Scheduler {
   private readonly hooks = new Map<string, SettledHook>()
   private readonly running = new Map<string, Promise<void>>()
   private timer: ReturnType<typeof setInterval> | null = null
+  private poked = false
   private readonly backoff: (attempt: number) => number
 
   constructor(private readonly o: SchedulerOptions) {
@@ -83,7 +84,10 @@ export class Scheduler {
     const free = this.o.workers - this.running.size
     const claimed = q.claim([...this.handlers.keys()], this.o.owner, this.o.leaseMs, free)
     for (const job of claimed) {
-      const p = this.run(job).finally(() => this.running.delete(job.id))
+      const p = this.run(job).finally(() => {
+        this.running.delete(job.id)
+        this.poke()
+      })
       this.running.set(job.id, p)
     }
     return claimed
@@ -101,6 +105,25 @@ export class Scheduler {
       if (started.length === 0 && this.running.size === 0) return
       await Promise.race([...this.running.values()])
     }
+  }
+
+  /**
+   * Asks the running loop for a tick as soon as the event loop is free (new work was queued, or a
+   * slot was freed), instead of waiting for the next poll. Does nothing when the loop is not started,
+   * so tests that step the queue by hand stay deterministic.
+   */
+  poke(): void {
+    if (!this.timer || this.poked) return
+    this.poked = true
+    setImmediate(() => {
+      this.poked = false
+      if (!this.timer) return
+      try {
+        this.tick()
+      } catch (e) {
+        this.o.log.error('scheduler tick failed', { error: (e as Error).message })
+      }
+    })
   }
 
   /** Starts the production loop. */

@@ -193,4 +193,36 @@ describe('job queue and scheduler', () => {
     expect(queue.get(agg.id)!.status).toBe('running')
     expect(queue.get(other.id)!.status).toBe('pending')
   })
+
+  test('a started scheduler picks up a new job at once, without waiting for its next poll', async () => {
+    newDb()
+    const clock = new ManualClock('2026-05-01T00:00:00Z')
+    const queue = new JobQueue(db, clock, seededRandom(3))
+    // A poll interval far longer than the test's timeout: only the poke can run the job in time.
+    const scheduler = new Scheduler({
+      queue,
+      clock,
+      log: memoryLogger(),
+      workers: 1,
+      leaseMs: 30_000,
+      pollMs: 3_600_000,
+      owner: 'live',
+    })
+    queue.onEnqueue(() => scheduler.poke())
+    const ran: string[] = []
+    let finished: () => void = () => {}
+    const done = new Promise<void>((r) => {
+      finished = r
+    })
+    scheduler.register('work', async (ctx) => {
+      ran.push(ctx.job.payload.name as string)
+      if (ran.length === 2) finished()
+    })
+    scheduler.start()
+    queue.enqueue({ workspaceId: 'ws_1', kind: 'work', payload: { name: 'first' } })
+    queue.enqueue({ workspaceId: 'ws_1', kind: 'work', payload: { name: 'second' } })
+    await done
+    await scheduler.stop()
+    expect(ran).toEqual(['first', 'second'])
+  })
 })
