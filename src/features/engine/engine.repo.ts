@@ -1,5 +1,4 @@
 import type { Database, Statement } from 'bun:sqlite'
-import type { Db } from '../../platform/db/db'
 
 // The engine's tables are created by migrations/0004_engine.sql. The passage index is ONE
 // contentless FTS5 table shared by every base; each base's terms are written with the base's numeric

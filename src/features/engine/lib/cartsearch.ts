@@ -9,8 +9,10 @@ import {
   TopK,
   termWeights,
 } from './rank'
-import { sentenceScores, sequenceFeatures } from './score'
+import { idf, sentenceScores, sequenceFeatures } from './score'
 import { respellPlan } from './spell'
+import { lookupTerm, termsStartingWith } from './terms'
+import { variantsOf } from './variants'
 
 /** A warm cartridge and the caller's reference for the section it belongs to. */
 export interface CartEntry<R> {
@@ -29,7 +31,7 @@ export function searchCartridges<R>(
   entries: CartEntry<R>[],
   input: QueryPlan,
   limit: number,
-  opts: { respell?: boolean } = {},
+  opts: { respell?: boolean; variants?: boolean } = {},
 ): RankedPassage<R>[] {
   const nq = input.terms.length
   if (nq === 0 || entries.length === 0) return []
@@ -53,12 +55,31 @@ export function searchCartridges<R>(
     Int32Array.from(plan.terms, (t) => localTerm(cart, t)),
   )
   const qw = termWeights(plan, nPassages, df)
+  const variants =
+    opts.variants === false
+      ? plan.terms.map(() => [])
+      : variantsOf(plan.terms, termsStartingWith, (c) => c.map((t) => lookupTerm(t) !== undefined))
+  // A term the base lacks weighs as its rarest known variant would (its matches stay weak evidence).
+  variants.forEach((vs, q) => {
+    if (qw[q] !== 0 || vs.length === 0) return
+    const vdf = counts(vs).filter((d) => d > 0)
+    if (vdf.length) qw[q] = idf(nPassages, Math.min(...vdf))
+  })
   let total = 0
   for (const w of qw) total += w
   const pairs = pairSet(plan)
   const top = new TopK<RankedPassage<R>>(limit)
   entries.forEach((entry, e) => {
-    searchOne(entry, local[e]!, plan, qw, total, pairs, top)
+    const vars = variants.map((vs, q) => {
+      if (qw[q] === 0) return []
+      const ids: number[] = []
+      for (const v of vs) {
+        const id = localTerm(entry.cart, v)
+        if (id >= 0) ids.push(id)
+      }
+      return ids
+    })
+    searchOne(entry, local[e]!, plan, qw, total, pairs, top, vars)
   })
   return top.sorted()
 }
@@ -134,6 +155,7 @@ function searchOne<R>(
   total: number,
   pairs: Set<number>,
   top: TopK<RankedPassage<R>>,
+  vars: number[][],
 ): void {
   const x = scratchOf(cart)
   const touched: number[] = []
@@ -143,8 +165,15 @@ function searchOne<R>(
   const counts = new Uint16Array(ids.length)
   for (let q = 0; q < ids.length; q++) {
     const id = ids[q]!
-    if (id < 0 || qw[q] === 0) continue
     const bit = 1 << q
+    // Word-family variants count as expansions of the term.
+    for (const v of vars[q]!)
+      for (let i = cart.postOff[v]!; i < cart.postOff[v + 1]!; i++) {
+        const s = cart.post[i]!
+        if (x.hit[s] === 0 && x.exp[s] === 0) touched.push(s)
+        x.exp[s]! |= bit
+      }
+    if (id < 0 || qw[q] === 0) continue
     x.qmap[id] = q
     counts[q] = cart.postOff[id + 1]! - cart.postOff[id]!
     for (let i = cart.postOff[id]!; i < cart.postOff[id + 1]!; i++) {
@@ -169,7 +198,8 @@ function searchOne<R>(
     }
     const f = sequenceFeatures(x.seq, x.kseq, 0, to - from, plan.want, pairs, qw)
     const p = cart.passageOf[s]!
-    const { rank, pick } = sentenceScores(f, titleMask, x.pass[p]!, x.exp[s]!, qw, total, cart.weights)
+    const near = s > cart.passages[2 * p]! ? x.hit[s - 1]! : 0
+    const { rank, pick } = sentenceScores(f, titleMask, x.pass[p]!, x.exp[s]!, qw, total, cart.weights, near)
     x.score[s] = pick
     x.typed[s] = f.typeOk ? 1 : 0
     if (x.best[p] === Number.NEGATIVE_INFINITY) passages.push(p)

@@ -5,7 +5,10 @@ import { antecedent, isAnaphoric, synthesize } from './synth'
 
 /** The sentence a question lands on within one cartridge (its best sentence overall), or -1. */
 export function landsOn(cart: WarmCartridge, plan: QueryPlan): number {
-  const top = searchCartridges([{ ref: null, cart, titleTerms: [] }], plan, 2, { respell: false })
+  const top = searchCartridges([{ ref: null, cart, titleTerms: [] }], plan, 2, {
+    respell: false,
+    variants: false,
+  })
   let best = -1
   let bestScore = Number.NEGATIVE_INFINITY
   for (const p of top)

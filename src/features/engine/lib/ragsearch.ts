@@ -8,9 +8,10 @@ import {
   sectionPrior,
   termWeights,
 } from './rank'
-import { defaultWeights, type ScoreWeights, sentenceScores, sequenceFeatures } from './score'
+import { defaultWeights, idf, type ScoreWeights, sentenceScores, sequenceFeatures } from './score'
 import { respellPlan } from './spell'
 import { contentTerms, scanWords } from './text'
+import { variantsOf } from './variants'
 
 /** Where a retrieved passage comes from: the fields a source needs. */
 export interface SectionRef {
@@ -55,8 +56,24 @@ export function searchIndex(
   const { plan, df } = respellPlan(input, repo.documentFrequencies(key, input.terms), (p) =>
     repo.termsWithPrefix(key, p),
   )
-  const qw = termWeights(plan, repo.passageCount(baseId), df)
+  const nPassages = repo.passageCount(baseId)
+  const qw = termWeights(plan, nPassages, df)
   const live = plan.terms.filter((_, i) => qw[i]! > 0)
+  // Word-family variants and near-synonyms of the terms: weak evidence in scoring. They join the
+  // FTS5 query only for a term the base lacks (for the others they crowded out better candidates),
+  // which then weighs as its rarest known variant would.
+  const vmap = new Map<string, number>()
+  variantsOf(
+    plan.terms,
+    (t) => repo.termsWithPrefix(key, t).map((r) => r.term),
+    (c) => repo.documentFrequencies(key, c).map((d) => d > 0),
+  ).forEach((vs, q) => {
+    if (vs.length > 0 && qw[q] === 0) {
+      qw[q] = idf(nPassages, Math.min(...repo.documentFrequencies(key, vs)))
+      live.push(...vs)
+    }
+    if (qw[q]! > 0) for (const v of vs) if (!vmap.has(v)) vmap.set(v, q)
+  })
   const hits = repo.match(key, live, opts.pool, opts.documentIds)
   const rows = repo.passages(hits.map((h) => h.id))
   let total = 0
@@ -64,7 +81,7 @@ export function searchIndex(
   const qmap = new Map(plan.terms.map((t, i) => [t, i]))
   const pairs = pairSet(plan)
   const weights = opts.weights ?? defaultWeights
-  const ranked = rows.map((row) => rankPassage(row, plan, qmap, qw, total, pairs, weights))
+  const ranked = rows.map((row) => rankPassage(row, plan, qmap, vmap, qw, total, pairs, weights))
   // The section prior, from the sentences of the pool (the cart strategy counts the whole section).
   const counts = new Map<string, Uint16Array>()
   for (const r of ranked) {
@@ -84,6 +101,7 @@ function rankPassage(
   row: PassageRow,
   plan: QueryPlan,
   qmap: Map<string, number>,
+  vmap: Map<string, number>,
   qw: Float64Array,
   total: number,
   pairs: Set<number>,
@@ -98,8 +116,11 @@ function rankPassage(
     const qidx: number[] = []
     const kinds: number[] = []
     let first = true
+    let exp = 0
     scanWords(row.text, start, end, (w, at) => {
       if (!w.stop) {
+        const v = vmap.get(w.term)
+        if (v !== undefined) exp |= 1 << v
         qidx.push(qmap.get(w.term) ?? -1)
         kinds.push(tokenKind(row.text, at, w.norm, false, first))
       }
@@ -107,7 +128,7 @@ function rankPassage(
     })
     const f = sequenceFeatures(qidx, kinds, 0, qidx.length, plan.want, pairs, qw)
     passMask |= f.hit
-    feats.push({ f, start, end })
+    feats.push({ f, start, end, exp })
   }
   let titleMask = 0
   const tt = titleTerms(row.title)
@@ -116,9 +137,10 @@ function rankPassage(
   })
   const sentences: RankedSentence[] = []
   let best = Number.NEGATIVE_INFINITY
-  for (const { f, start, end } of feats) {
-    if (f.hit === 0) continue
-    const { rank, pick } = sentenceScores(f, titleMask, passMask, 0, qw, total, weights)
+  for (const [i, { f, start, end, exp }] of feats.entries()) {
+    if (f.hit === 0 && exp === 0) continue
+    const near = i > 0 ? feats[i - 1]!.f.hit : 0
+    const { rank, pick } = sentenceScores(f, titleMask, passMask, exp, qw, total, weights, near)
     if (rank > best) best = rank
     sentences.push({ start, end, score: pick, hit: f.hit, typeOk: f.typeOk })
   }

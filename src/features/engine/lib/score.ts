@@ -123,6 +123,9 @@ export function sequenceFeatures(
 // A word of the wanted kind counts only this close (in content words) to a question term.
 const TYPE_NEAR = 6
 
+// Weight of question terms found in the sentence just before (same passage) and not in this one: a
+// sentence that goes on about what the one before named ("This forced the Emperor ...") answers it.
+const NEAR = 0.3
 /** Content words in the window a question's terms should fall in when the sentence answers it. */
 export const WINDOW = 12
 
@@ -169,6 +172,7 @@ export function sentenceScores(
   qw: Float64Array,
   total: number,
   w: ScoreWeights,
+  near = 0,
 ): { rank: number; pick: number } {
   const ctx = passMask | titleMask
   const rank = scoreSentence({ ...f, ctx, exp }, qw, total, w)
@@ -178,5 +182,5 @@ export function sentenceScores(
     total,
     w,
   )
-  return { rank, pick }
+  return { rank, pick: pick + NEAR * maskWeight(near & ~f.hit & ~titleMask, qw) }
 }

@@ -26,3 +26,21 @@ export function lookupTerm(term: string): number | undefined {
 export function termString(id: number): string {
   return strings[id]!
 }
+
+let sorted: string[] = []
+/** Known terms that start with `prefix` (longer ones only), from the process-wide dictionary. */
+export function termsStartingWith(prefix: string): string[] {
+  // Re-sorted only when the dictionary has grown since (onboarding, not questions, adds terms).
+  if (sorted.length !== strings.length) sorted = [...strings].sort()
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (sorted[mid]! < prefix) lo = mid + 1
+    else hi = mid
+  }
+  const out: string[] = []
+  for (let i = lo; i < sorted.length && sorted[i]!.startsWith(prefix); i++)
+    if (sorted[i] !== prefix) out.push(sorted[i]!)
+  return out
+}
