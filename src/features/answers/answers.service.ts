@@ -8,42 +8,16 @@ import type { Principal } from '../../platform/http/route'
 import { type SseEvent, sseResponse } from '../../platform/http/sse'
 import { type LlmClient, LlmUnavailableError } from '../../platform/llm/openai-client'
 import type { CorporaService } from '../corpora/corpora.service'
+import type { AskResult, Engine, Source } from '../engine/engine.service'
 import type { ChatReq, FeedbackReq } from './answers.schemas'
 import { describeFromSources, llmMessages, streamPieces } from './answers.text'
 
-/** One source of an answer, in the wire shape. */
-export interface Source {
-  id: string
-  title: string
-  document_id: string
-  filename: string
-  snippet: string
-  score: number
-}
-
-/** What the engine answers (ChatResp without the serving metrics). */
-export interface EngineAnswer {
-  answer: string
-  strategy: 'cart' | 'rag'
-  used_docs: string[]
-  sources: Source[]
-  condensed_q: string
-  metrics: { latency_ms: number; retrieval_ms?: number; [k: string]: unknown }
-}
+/** One source of an answer, and the engine's answer (ChatResp without the serving metrics). */
+export type { Source }
+export type EngineAnswer = AskResult
 
 /** The answer engine's query call. */
-export interface Answerer {
-  ask(
-    baseId: string,
-    input: {
-      question: string
-      k?: number
-      history?: { role: 'user' | 'assistant'; content: string }[]
-      docIds?: string[]
-      strategy?: 'cart' | 'rag'
-    },
-  ): Promise<EngineAnswer>
-}
+export type Answerer = Pick<Engine, 'ask'>
 
 export interface AnswersDeps {
   db: Db
@@ -61,7 +35,11 @@ type Req = Static<typeof ChatReq>
 
 /** A ChatResp plus the measured serving figures. */
 export type ChatResult = EngineAnswer & {
-  metrics: EngineAnswer['metrics'] & { ttft_ms: number; context_tokens: number }
+  metrics: EngineAnswer['metrics'] & {
+    ttft_ms: number
+    context_tokens: number
+    generator: 'extractive' | 'llm'
+  }
 }
 
 /** A rough token count (4 characters a token), for cost and context figures. */
@@ -121,7 +99,7 @@ export class AnswersService {
       const t0 = performance.now()
       const found = await this.d.engine.ask(corpusId, input)
       let answer = found.answer
-      let generator = 'extractive'
+      let generator: 'extractive' | 'llm' = 'extractive'
       let contextTokens = estimateTokens(found.sources.map((s) => s.snippet).join('\n'))
       if (this.d.llm && found.sources.length > 0) {
         const messages = llmMessages(found.condensed_q, found.sources)

@@ -107,31 +107,16 @@ export class CorporaRepo {
     p: { status?: CorpusRow['status']; description?: string | null; lastSyncedAt?: number },
     now: number,
   ): void {
-    const c = this.db.$client
-    if (p.status !== undefined) {
-      c.query('UPDATE corpora SET status = ?, updated_at = ? WHERE workspace_id = ? AND id = ?').run(
-        p.status,
-        now,
-        workspaceId,
-        id,
+    // Only the fields given change; the column names come from this fixed map, never from input.
+    const columns = { status: 'status', description: 'description', lastSyncedAt: 'last_synced_at' } as const
+    const set = (Object.keys(columns) as (keyof typeof columns)[]).filter((k) => p[k] !== undefined)
+    if (set.length === 0) return
+    this.db.$client
+      .query(
+        `UPDATE corpora SET ${set.map((k) => `${columns[k]} = ?`).join(', ')}, updated_at = ?
+         WHERE workspace_id = ? AND id = ?`,
       )
-    }
-    if (p.description !== undefined) {
-      c.query('UPDATE corpora SET description = ?, updated_at = ? WHERE workspace_id = ? AND id = ?').run(
-        p.description,
-        now,
-        workspaceId,
-        id,
-      )
-    }
-    if (p.lastSyncedAt !== undefined) {
-      c.query('UPDATE corpora SET last_synced_at = ?, updated_at = ? WHERE workspace_id = ? AND id = ?').run(
-        p.lastSyncedAt,
-        now,
-        workspaceId,
-        id,
-      )
-    }
+      .run(...set.map((k) => p[k] ?? null), now, workspaceId, id)
   }
 
   /** Deletes a base row; documents go with it (foreign key cascade). */

@@ -6,22 +6,11 @@ import { type JobContext, type Scheduler, TransientError } from '../../platform/
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { CorporaService } from '../corpora/corpora.service'
+import type { Engine } from '../engine/engine.service'
 import { OnboardingRepo, type UnitRow } from './onboarding.repo'
 
 /** The answer engine's onboarding calls this feature needs. */
-export interface SectionOnboarder {
-  onboardSection(input: {
-    workspaceId: string
-    baseId: string
-    documentId: string
-    sectionId: string
-    title: string
-    filename: string
-    text: string
-  }): Promise<unknown>
-  removeDocument(documentId: string): Promise<void>
-  removeBase(baseId: string): Promise<void>
-}
+export type SectionOnboarder = Pick<Engine, 'onboardSection' | 'removeDocument' | 'removeBase'>
 
 export interface OnboardingDeps {
   db: Db
