@@ -1,7 +1,8 @@
 // `npm run bench:quality`: answer quality of both strategies on the squad-dev half (24 articles, 5,665
 // questions), in process. Onboards the articles as documents of one base, asks every question with
 // k = 5, prints the table (metrics as ../shared/data/README.md defines them). Prints; asserts nothing.
-// Options: --strategy cart|rag (only one), --limit N (first N questions), --fails FILE (misses).
+// Options: --strategy cart|rag (only one), --limit N (first N questions), --sample N (every Nth question),
+// --fails FILE (answers without the gold), --misses FILE (recall@5 misses, with the gold's rank at k = 20).
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,7 +15,13 @@ import { migrate } from '../src/platform/db/migrate'
 const DATA = join(import.meta.dir, '../../shared/data/squad-dev')
 const { values: args } = parseArgs({
   args: process.argv.slice(2),
-  options: { strategy: { type: 'string' }, limit: { type: 'string' }, fails: { type: 'string' } },
+  options: {
+    strategy: { type: 'string' },
+    limit: { type: 'string' },
+    fails: { type: 'string' },
+    misses: { type: 'string' },
+    sample: { type: 'string' },
+  },
 })
 
 interface Question {
@@ -156,10 +163,12 @@ async function main() {
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as Question)
+  if (args.sample) questions = questions.filter((_, i) => i % Number(args.sample) === 0)
   if (args.limit) questions = questions.slice(0, Number(args.limit))
   const strategies = (args.strategy ? [args.strategy] : ['rag', 'cart']) as ('rag' | 'cart')[]
   const rows: string[] = []
   const fails: string[] = []
+  const misses: string[] = []
   for (const strategy of strategies) {
     let r1 = 0
     let r5 = 0
@@ -177,6 +186,13 @@ async function main() {
       const hit1 = res.sources[0] !== undefined && containsGold(res.sources[0].snippet, golds)
       if (hit1) r1++
       if (res.sources.slice(0, 5).some((x) => containsGold(x.snippet, golds))) r5++
+      else if (args.misses) {
+        const wide = await engine.ask(base, { question: q.question, k: 20, strategy })
+        const at = wide.sources.findIndex((x) => containsGold(x.snippet, golds))
+        misses.push(
+          `${strategy}\t${at + 1}\t${q.question}\t${golds[0]}\t${wide.sources.map((x) => `${x.id}=${x.score}`).join(' ')}`,
+        )
+      }
       const ok = containsGold(res.answer, golds)
       if (ok) contained++
       words += res.answer.trim().split(/\s+/).length
@@ -186,7 +202,7 @@ async function main() {
     lat.sort((a, b) => a - b)
     const n = questions.length
     rows.push(
-      `| ${strategy} | ${(r1 / n).toFixed(3)} | ${(r5 / n).toFixed(3)} | ${(contained / n).toFixed(3)} | ` +
+      `| ${strategy} | ${(r1 / n).toFixed(4)} | ${(r5 / n).toFixed(4)} | ${(contained / n).toFixed(4)} | ` +
         `${(words / n).toFixed(1)} | ${(f1 / n).toFixed(3)} | ${pct(lat, 0.5).toFixed(2)} | ${pct(lat, 0.99).toFixed(2)} |`,
     )
   }
@@ -195,6 +211,7 @@ async function main() {
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- |')
   for (const r of rows) console.log(r)
   if (args.fails) writeFileSync(args.fails, fails.join('\n'))
+  if (args.misses) writeFileSync(args.misses, misses.join('\n'))
   db.$client.close()
   rmSync(dir, { recursive: true, force: true })
 }

@@ -13,7 +13,7 @@ import { condenseQuestion, type Turn } from './lib/condense'
 import { fitCartridge } from './lib/fit'
 import { planQuery } from './lib/query'
 import { type SectionRef, searchIndex } from './lib/ragsearch'
-import { type RankedPassage, withDocumentPrior } from './lib/rank'
+import { type RankedPassage, withDocumentPrior, withTermFrequency } from './lib/rank'
 import { contentTerms } from './lib/text'
 
 /** Where cartridges are kept durably: the object store's byte-level calls. */
@@ -176,7 +176,7 @@ export class Engine {
       if (docIds) entries = entries.filter((e) => docIds.includes(e.ref.documentId))
       ranked = searchCartridges(entries, plan, Math.max(k, 20))
     }
-    ranked = withDocumentPrior(ranked, (r) => r.documentId, k)
+    ranked = withDocumentPrior(withTermFrequency(ranked, plan.terms.length), (r) => r.documentId, k)
     const t1 = this.now()
     const weights = new Map<string, number>()
     for (const t of plan.terms) weights.set(t, 1)

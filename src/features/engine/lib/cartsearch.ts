@@ -211,14 +211,22 @@ function searchOne<R>(
     const first = cart.passages[2 * p]!
     const last = cart.passages[2 * p + 1]!
     const sentences: RankedSentence[] = []
+    const tf = new Uint16Array(plan.terms.length)
     for (let s = first; s <= last; s++) {
       if (x.hit[s] === 0 && x.exp[s] === 0) continue
+      // Term counts for withTermFrequency: only sentences holding a query term can add to them.
+      if (x.hit[s] !== 0)
+        for (let i = cart.sentOff[s]!; i < cart.sentOff[s + 1]!; i++) {
+          const q = x.qmap[cart.sentTerms[i]!]!
+          if (q >= 0) tf[q]!++
+        }
       const [start, end] = [cart.sents[2 * s]!, cart.sents[2 * s + 1]!]
       sentences.push({ start, end, score: x.score[s]!, hit: x.hit[s]!, typeOk: x.typed[s] === 1 })
     }
     sentences.sort((a, b) => b.score - a.score)
     const [start, end] = [cart.sents[2 * first]!, cart.sents[2 * last + 1]!]
-    top.push({ ref, ordinal: p, text: cart.text, start, end, score, sentences })
+    const words = cart.sentOff[last + 1]! - cart.sentOff[first]!
+    top.push({ ref, ordinal: p, text: cart.text, start, end, score, sentences, tf, words })
   }
   // Reset only what this query touched.
   for (const s of touched) x.hit[s] = x.exp[s] = 0

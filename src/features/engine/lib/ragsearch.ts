@@ -110,6 +110,8 @@ function rankPassage(
   const spans = new Uint32Array(row.sents.slice().buffer)
   const feats = []
   let passMask = 0
+  const tf = new Uint16Array(plan.terms.length)
+  let words = 0
   for (let s = 0; s < spans.length; s += 2) {
     const start = spans[s]!
     const end = spans[s + 1]!
@@ -121,7 +123,10 @@ function rankPassage(
       if (!w.stop) {
         const v = vmap.get(w.term)
         if (v !== undefined) exp |= 1 << v
-        qidx.push(qmap.get(w.term) ?? -1)
+        const q = qmap.get(w.term) ?? -1
+        if (q >= 0 && qw[q]! > 0) tf[q]!++
+        words++
+        qidx.push(q)
         kinds.push(tokenKind(row.text, at, w.norm, false, first))
       }
       first = false
@@ -153,5 +158,7 @@ function rankPassage(
     end: row.text.length,
     score: sentences.length ? passageScore(best, passMask, titleMask, qw) : Number.NEGATIVE_INFINITY,
     sentences,
+    tf,
+    words,
   }
 }

@@ -23,6 +23,9 @@ export interface RankedPassage<R> {
   end: number
   score: number
   sentences: RankedSentence[]
+  /** Occurrences of each query term in the passage, and its content words (for withTermFrequency). */
+  tf?: Uint16Array
+  words?: number
 }
 
 // Weight kept by a term that only names the kind of answer ("what year"): the answer has a year, not the word.
@@ -107,4 +110,35 @@ export function sectionPrior(sentenceCounts: ArrayLike<number>, qw: Float64Array
     s += (qw[q]! * c) / (c + 2)
   }
   return SEC_W * s
+}
+
+// Weight of the term-frequency evidence, and BM25's saturation and length normalisation.
+const TF_W = 1
+const TF_K1 = 1.2
+const TF_B = 1
+/**
+ * Adds BM25-style term-frequency evidence over the candidate pool: the sentence scorer sees only
+ * which terms a sentence holds, so near-ties between passages of one article are broken by which
+ * passage keeps returning to the question's rarer terms (idf over the pool itself).
+ */
+export function withTermFrequency<R>(passages: RankedPassage<R>[], nTerms: number): RankedPassage<R>[] {
+  if (passages.length < 2 || nTerms === 0) return passages
+  const df = new Float64Array(nTerms)
+  let words = 0
+  for (const p of passages) {
+    words += p.words ?? 0
+    if (p.tf) for (let q = 0; q < nTerms; q++) if (p.tf[q]! > 0) df[q]!++
+  }
+  const avg = words / passages.length || 1
+  for (const p of passages) {
+    if (!p.tf) continue
+    const norm = TF_K1 * (1 - TF_B + (TF_B * (p.words ?? avg)) / avg)
+    let s = 0
+    for (let q = 0; q < nTerms; q++) {
+      const tf = p.tf[q]!
+      if (tf > 0) s += (idf(passages.length, df[q]!) * tf * (TF_K1 + 1)) / (tf + norm)
+    }
+    p.score += TF_W * s
+  }
+  return passages.sort((a, b) => b.score - a.score)
 }
