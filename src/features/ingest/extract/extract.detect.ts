@@ -81,6 +81,11 @@ const ARCHIVES: Record<string, string> = {
   xz: 'xz archive',
 }
 
+/** The kind a file name alone suggests (its extension), or undefined. */
+export function kindByName(filename: string): DocumentKind | undefined {
+  return BY_EXTENSION[extensionOf(filename)]
+}
+
 /**
  * Decides how a file will be read, from its content first (magic numbers, zip contents) and its
  * name and declared type second. Binary formats we cannot read are refused with their name

@@ -13,7 +13,13 @@ import { hasWords, pageRangeTitle } from './extract.text-util.ts'
 import type { DocumentKind, ExtractInput, ExtractResult, ReadResult } from './extract.types.ts'
 import { readXlsx } from './extract.xlsx.ts'
 
-export { type Detection, detectType, KIND_CONTENT_TYPES, SUPPORTED_TYPES_TEXT } from './extract.detect.ts'
+export {
+  type Detection,
+  detectType,
+  KIND_CONTENT_TYPES,
+  kindByName,
+  SUPPORTED_TYPES_TEXT,
+} from './extract.detect.ts'
 export { ExtractError, type ExtractErrorCode, extractErrorTable, isExtractError } from './extract.errors.ts'
 export { SECTION_MAX_CHARS, SECTION_MIN_CHARS, type SplitOptions, splitSections } from './extract.sections.ts'
 export type { DocumentKind, ExtractedSection, ExtractInput, ExtractResult } from './extract.types.ts'

@@ -1,19 +1,11 @@
-import { type Detection, detectType, KIND_CONTENT_TYPES } from '../extract/extract'
+import { type Detection, detectType, KIND_CONTENT_TYPES, kindByName } from '../extract/extract'
 
 /** Bytes kept from the start of each uploaded file for type detection. */
 export const HEAD_BYTES = 64 * 1024
 /** A zip-shaped file up to this size is read back whole to look inside it; larger ones go by name. */
 const ZIP_READBACK_BYTES = 64 * 1024 * 1024
 
-const OFFICE_BY_EXTENSION: Record<string, 'docx' | 'pptx' | 'xlsx'> = {
-  '.docx': 'docx',
-  '.docm': 'docx',
-  '.dotx': 'docx',
-  '.pptx': 'pptx',
-  '.pptm': 'pptx',
-  '.xlsx': 'xlsx',
-  '.xlsm': 'xlsx',
-}
+const OFFICE_KINDS = new Set(['docx', 'pptx', 'xlsx'])
 
 /** Collects the first `HEAD_BYTES` of a stream as it passes. */
 export class HeadBuffer {
@@ -50,8 +42,8 @@ export async function detectUpload(
     const whole = await readBack()
     if (whole) return detectType(filename, whole, contentType)
   }
-  const dot = filename.lastIndexOf('.')
-  const office = OFFICE_BY_EXTENSION[dot >= 0 ? filename.slice(dot).toLowerCase() : '']
+  const named = kindByName(filename)
+  const office = named && OFFICE_KINDS.has(named) ? named : undefined
   // Extraction opens the package properly and fails the document if it is not what its name says.
   return office ? { supported: true, kind: office, contentType: KIND_CONTENT_TYPES[office] } : first
 }
