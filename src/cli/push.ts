@@ -1,6 +1,8 @@
 import { lstat, readdir } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
+import type { Static } from '@sinclair/typebox'
 import { Presets, SingleBar } from 'cli-progress'
+import type { SyncRunResp } from '../features/ingest/ingest.schemas'
 
 /** `engram push` usage. */
 export const PUSH_USAGE = `Usage: engram push DIR --base ID --url URL --key KEY [options]
@@ -241,17 +243,8 @@ export async function push(o: PushOptions, io: PushIo): Promise<number> {
   return run.status === 'succeeded' && tooLarge.length === 0 ? 0 : 2
 }
 
-interface SyncRun {
-  id: string
-  status: string
-  created: number
-  updated: number
-  unchanged: number
-  deleted: number
-  failed: number
-  pending: number
-  errors: { path: string; error: string }[]
-}
+/** The sync run the server answers (its published wire shape). */
+type SyncRun = Static<typeof SyncRunResp>
 
 /** Entry of `engram push ...` from main: parses, runs, prints errors, returns the exit status. */
 export async function pushCommand(args: string[]): Promise<number> {
