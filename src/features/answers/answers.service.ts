@@ -3,7 +3,7 @@ import type { Clock } from '../../platform/clock/clock'
 import { type Gate, SaturatedError } from '../../platform/concurrency/gate'
 import { newId, type Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
-import { fail } from '../../platform/http/errors'
+import { fail, notFound } from '../../platform/http/errors'
 import type { Principal } from '../../platform/http/route'
 import { type SseEvent, sseResponse } from '../../platform/http/sse'
 import { type LlmClient, LlmUnavailableError } from '../../platform/llm/openai-client'
@@ -53,8 +53,10 @@ export class AnswersService {
 
   /** Checks the base can answer and resolves pinned ids; throws the 4xx otherwise. */
   private prepare(workspaceId: string, corpusId: string, req: Req) {
-    const corpus = this.d.corpora.get(workspaceId, corpusId)
-    const servable = corpus.status === 'ready' || (corpus.status === 'training' && corpus.documents_ready > 0)
+    // The hot path of every question: one cheap lookup, not the base's document counters.
+    const state = this.d.corpora.repo.servingState(workspaceId, corpusId)
+    if (!state) throw notFound('Document base')
+    const servable = state.status === 'ready' || (state.status === 'training' && state.anyReady)
     if (!servable) throw fail('corpus_not_ready')
     let docIds: string[] | undefined
     if (req.doc_ids?.length) {

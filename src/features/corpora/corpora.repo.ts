@@ -53,12 +53,19 @@ const CORPUS_SELECT = `
 /** Data functions of bases and documents; every read is scoped by workspace. */
 export class CorporaRepo {
   private readonly byId
+  private readonly servable
   private readonly page
   private readonly all
   private readonly count
   constructor(private readonly db: Db) {
     const c = db.$client
     this.byId = c.query<CorpusRow, [string, string]>(`${CORPUS_SELECT} WHERE c.workspace_id = ? AND c.id = ?`)
+    // On every question: status, and whether any document is ready, without counting them all.
+    this.servable = c.query<{ status: CorpusRow['status']; any_ready: number }, [string, string]>(
+      `SELECT c.status, EXISTS (SELECT 1 FROM documents d WHERE d.corpus_id = c.id AND d.parent_id IS NULL
+         AND d.status = 'ready') AS any_ready
+       FROM corpora c WHERE c.workspace_id = ? AND c.id = ?`,
+    )
     this.page = c.query<CorpusRow, [string, number, number, string, number]>(
       `${CORPUS_SELECT} WHERE c.workspace_id = ? AND (c.created_at < ? OR (c.created_at = ? AND c.id < ?))
        ORDER BY c.created_at DESC, c.id DESC LIMIT ?`,
@@ -82,6 +89,12 @@ export class CorporaRepo {
   /** One base of a workspace, or null (another workspace's id is null too). */
   get(workspaceId: string, id: string): CorpusRow | null {
     return this.byId.get(workspaceId, id)
+  }
+
+  /** A base's status and whether it has a ready document, or null (another workspace's id too). */
+  servingState(workspaceId: string, id: string): { status: CorpusRow['status']; anyReady: boolean } | null {
+    const r = this.servable.get(workspaceId, id)
+    return r ? { status: r.status, anyReady: r.any_ready === 1 } : null
   }
 
   /** Bases newest first after a keyset position, `limit + 1` rows. */
