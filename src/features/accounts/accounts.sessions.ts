@@ -121,7 +121,7 @@ export class SessionService {
 
 /** The request authenticator: `ek_` tokens are API keys, anything else a session token. */
 export function createAuthenticator(sessions: SessionService, keys: KeyAuthenticator): Authenticator {
-  return async (request) => {
+  return (request) => {
     const token = bearerToken(request)
     return token.startsWith('ek_') ? keys(token) : sessions.authenticate(token)
   }

@@ -9,8 +9,12 @@ import { requestState } from './request-state'
 import { type ApiStyle, type ListResult, type Principal, Reply, type RouteDef } from './route'
 import { compileValidator, type Validator } from './validation'
 
-/** Resolves the credential of a request; throws a 401 ApiError when there is none or it is bad. */
-export type Authenticator = (request: Request, ip: string) => Promise<Principal>
+/**
+ * Resolves the credential of a request; throws a 401 ApiError when there is none or it is bad.
+ * Synchronous on purpose: it runs on every authenticated request, and each promise hop costs
+ * measurable throughput under load (bench/auth.bench.ts).
+ */
+export type Authenticator = (request: Request, ip: string) => Principal
 
 /** What the mount needs from the outside world. */
 export interface MountDeps {
@@ -76,7 +80,7 @@ function compileRoute(route: RouteDef, style: ApiStyle, deps: MountDeps) {
     state.route = routeName
     try {
       const url = new URL(request.url)
-      const principal = route.auth === 'none' ? null : await authorize(route, request, ip, deps)
+      const principal = route.auth === 'none' ? null : authorize(route, request, ip, deps)
       state.workspaceId = principal?.workspaceId ?? null
 
       const query = parseQuery(url, queryKeys, queryValidator) as Record<string, unknown>
@@ -128,8 +132,8 @@ function compileRoute(route: RouteDef, style: ApiStyle, deps: MountDeps) {
   }
 }
 
-async function authorize(route: RouteDef, request: Request, ip: string, deps: MountDeps): Promise<Principal> {
-  const principal = await deps.authenticate(request, ip)
+function authorize(route: RouteDef, request: Request, ip: string, deps: MountDeps): Principal {
+  const principal = deps.authenticate(request, ip)
   if (route.scope && principal.scopes !== null && !principal.scopes.includes(route.scope)) {
     throw fail('missing_scope', `API key missing required scope: ${route.scope}`)
   }
