@@ -203,7 +203,7 @@ async function main() {
     const n = questions.length
     rows.push(
       `| ${strategy} | ${(r1 / n).toFixed(4)} | ${(r5 / n).toFixed(4)} | ${(contained / n).toFixed(4)} | ` +
-        `${(words / n).toFixed(1)} | ${(f1 / n).toFixed(3)} | ${pct(lat, 0.5).toFixed(2)} | ${pct(lat, 0.99).toFixed(2)} |`,
+        `${(words / n).toFixed(2)} | ${(f1 / n).toFixed(3)} | ${pct(lat, 0.5).toFixed(2)} | ${pct(lat, 0.99).toFixed(2)} |`,
     )
   }
   console.log(`\n${questions.length} questions, k = 5\n`)

@@ -51,7 +51,8 @@ export interface Token {
 }
 
 // Past forms Porter cannot reach, mapped to their base so "won" finds "win" and "began" finds "begin".
-const IRREGULAR: Record<string, string> = Object.fromEntries(
+// A Map, not an object: words such as "constructor" or "__proto__" must not reach Object.prototype.
+const IRREGULAR = new Map<string, string>(
   `arose:arise awoke:awake bore:bear borne:bear beat:beat became:become began:begin begun:begin bent:bend
   bit:bite bitten:bite blew:blow blown:blow broke:break broken:break brought:bring built:build burnt:burn
   bought:buy caught:catch chose:choose chosen:choose came:come dealt:deal dug:dig drew:draw drawn:draw
@@ -89,7 +90,7 @@ export function normWord(raw: string): string {
   const apos = w.indexOf("'")
   if (apos > 0 && (STOP.has(w.slice(0, apos)) || w.endsWith("n't"))) return 'the'
   if (/^\d0s$/.test(w)) w = `19${w}` // "the 70s" is how questions say "the 1970s"
-  w = IRREGULAR[w] ?? w
+  w = IRREGULAR.get(w) ?? w
   if (w.includes('.') && !/^\d+\.\d+$/.test(w)) w = w.replace(/\./g, '')
   if (w.includes(',')) w = w.replace(/,/g, '')
   return w

@@ -1,32 +1,29 @@
+import SYNONYMS from './synonyms.txt' with { type: 'text' }
 import { normWord, stem } from './text'
 
-// Common English near-synonyms (general vocabulary, not drawn from any question set): questions
-// paraphrase the text's verbs and nouns ("killed" for "died", "started" for "began").
-const GROUPS = `die death dead kill perish|begin start commence launch initiate|end finish conclude cease stop halt
-  |big large huge great vast enormous|small little tiny minor|buy purchase acquire|build construct erect
-  |create make produce form|establish found|head lead chief|show display exhibit demonstrate|use employ utilize
-  |help assist aid support|need require|get obtain receive gain acquire|allow permit|rise increase grow
-  |fall decline decrease drop|author writer|job occupation profession career|car automobile vehicle
-  |fight battle war combat|attack assault invade|win victory defeat beat triumph|award prize honor honour
-  |cost price fee|choose select pick elect|move relocate transfer|marry wed|ill sick disease illness
-  |doctor physician|teach educate instruct|student pupil|city town|nation country state|ship vessel boat
-  |kind type sort form|main principal primary chief major|famous renowned notable|old ancient
-  |amount quantity number|reason cause|result outcome consequence|goal aim purpose objective|speed velocity
-  |law statute legislation act|rule govern reign|king monarch ruler|power strength force|home house residence
-  |hire employ recruit|quit resign leave|earn make|pay salary wage|sell sold trade|write compose pen
-  |invent devise design|discover find|live reside inhabit dwell|born birth|injure wound hurt|permanent lasting`
+// Near-synonyms from WordNet (scripts/build-synonyms.ts): questions paraphrase the text's verbs and
+// nouns ("killed" for "died", "started" for "began"). Stemmed on first use, both ways round.
+let related: Map<string, string[]> | null = null
 
-const RELATED = new Map<string, string[]>()
-for (const group of GROUPS.split('|')) {
-  const stems = [
-    ...new Set(
-      group
-        .trim()
-        .split(/\s+/)
-        .map((w) => stem(normWord(w))),
-    ),
-  ]
-  for (const t of stems) RELATED.set(t, [...(RELATED.get(t) ?? []), ...stems.filter((u) => u !== t)])
+/** The stems related to a stem by the synonym table. */
+function relatedStems(term: string): string[] {
+  if (!related) {
+    const sets = new Map<string, Set<string>>()
+    const link = (a: string, b: string) => {
+      sets.set(a, (sets.get(a) ?? new Set<string>()).add(b))
+    }
+    for (const line of SYNONYMS.split('\n')) {
+      if (line === '' || line.startsWith('#')) continue
+      const [word, ...others] = line.split(' ')
+      const a = stem(normWord(word!))
+      for (const other of others) {
+        const b = stem(normWord(other))
+        if (b !== a) link(a, b)
+      }
+    }
+    related = new Map([...sets].map(([t, s]) => [t, [...s]]))
+  }
+  return related.get(term) ?? []
 }
 
 /**
@@ -57,7 +54,7 @@ export function variantsOf(
   known: (candidates: string[]) => boolean[],
 ): string[][] {
   return terms.map((t) => {
-    const related = RELATED.get(t) ?? []
+    const related = relatedStems(t)
     const short = t.length < VARIANT_MIN || /\d/.test(t)
     const candidates = short ? related : [...variantPrefixes(t), ...related]
     const found = candidates.length ? known(candidates) : []
