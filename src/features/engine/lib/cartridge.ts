@@ -137,7 +137,14 @@ export function warmCartridge(d: CartridgeData): WarmCartridge {
 /** The local id of a term in a cartridge, or -1 when the section does not use it. */
 export function localTerm(cart: WarmCartridge, term: string): number {
   const g = lookupTerm(term)
-  if (g === undefined) return -1
+  return g === undefined ? -1 : localId(cart, g)
+}
+
+/**
+ * The local id of a global term number in a cartridge, or -1. Searches over many cartridges resolve
+ * each term's global number once (a string hash) and then call this (a binary search) per cartridge.
+ */
+export function localId(cart: WarmCartridge, g: number): number {
   let lo = 0
   let hi = cart.gSorted.length - 1
   while (lo <= hi) {

@@ -1,10 +1,11 @@
-import { localTerm, type WarmCartridge } from './cartridge'
+import { localId, type WarmCartridge } from './cartridge'
 import type { QueryPlan } from './query'
 import {
   pairSet,
   passageScore,
   type RankedPassage,
   type RankedSentence,
+  scoreBound,
   sectionPrior,
   TopK,
   termWeights,
@@ -31,29 +32,30 @@ export function searchCartridges<R>(
   entries: CartEntry<R>[],
   input: QueryPlan,
   limit: number,
-  opts: { respell?: boolean; variants?: boolean } = {},
+  opts: { respell?: boolean; variants?: boolean; prune?: boolean; stats?: { searched: number } } = {},
 ): RankedPassage<R>[] {
   const nq = input.terms.length
   if (nq === 0 || entries.length === 0) return []
   // Base-wide idf from the cartridges' own passage counts; unknown terms get their closest spelling.
   let nPassages = 0
   for (const { cart } of entries) nPassages += cart.passages.length / 2
+  // Global term numbers are resolved once per question, not once per cartridge (a string hash each).
   const counts = (terms: string[]) => {
     const df = terms.map(() => 0)
-    for (const { cart } of entries)
-      terms.forEach((t, q) => {
-        const id = localTerm(cart, t)
+    const gs = globalIds(terms)
+    for (let e = 0; e < entries.length; e++) {
+      const cart = entries[e]!.cart
+      for (let q = 0; q < gs.length; q++) {
+        const id = gs[q]! < 0 ? -1 : localId(cart, gs[q]!)
         if (id >= 0) df[q]! += cart.passageDf[id]!
-      })
+      }
+    }
     return df
   }
   const { plan, df } =
     opts.respell === false
       ? { plan: input, df: counts(input.terms) }
       : respellPlan(input, counts(input.terms), (prefix) => knownTerms(entries, prefix))
-  const local: Int32Array[] = entries.map(({ cart }) =>
-    Int32Array.from(plan.terms, (t) => localTerm(cart, t)),
-  )
   const qw = termWeights(plan, nPassages, df)
   const variants =
     opts.variants === false
@@ -69,19 +71,83 @@ export function searchCartridges<R>(
   for (const w of qw) total += w
   const pairs = pairSet(plan)
   const top = new TopK<RankedPassage<R>>(limit)
-  entries.forEach((entry, e) => {
-    const vars = variants.map((vs, q) => {
-      if (qw[q] === 0) return []
-      const ids: number[] = []
-      for (const v of vs) {
-        const id = localTerm(entry.cart, v)
-        if (id >= 0) ids.push(id)
+  const planIds = globalIds(plan.terms)
+  const termIndex = new Map(plan.terms.map((t, q) => [t, q]))
+  const variantIds = variants.map((vs, q) => (qw[q] === 0 ? new Int32Array(0) : globalIds(vs)))
+  // Indexed loops throughout: this runs once per cartridge of the base for every question. Each
+  // section gets an upper bound of the score it could reach from which terms it holds; sections are
+  // then searched best bound first, and the search stops at the first bound the top list would not
+  // take (exact: no section it skips could have entered the list).
+  const candidates: Candidate<R>[] = []
+  for (let e = 0; e < entries.length; e++) {
+    const entry = entries[e]!
+    const local = new Int32Array(plan.terms.length)
+    const vars: number[][] = []
+    const sentenceCounts = new Uint16Array(plan.terms.length)
+    let mask = 0
+    let expMask = 0
+    for (let q = 0; q < planIds.length; q++) {
+      const g = planIds[q]!
+      const id = g < 0 ? -1 : localId(entry.cart, g)
+      local[q] = id
+      if (id >= 0 && qw[q]! > 0) {
+        mask |= 1 << q
+        sentenceCounts[q] = entry.cart.postOff[id + 1]! - entry.cart.postOff[id]!
       }
-      return ids
-    })
-    searchOne(entry, local[e]!, plan, qw, total, pairs, top, vars)
-  })
+      const gs = variantIds[q]!
+      const ids: number[] = []
+      for (let i = 0; i < gs.length; i++) {
+        const v = gs[i]! < 0 ? -1 : localId(entry.cart, gs[i]!)
+        if (v >= 0) ids.push(v)
+      }
+      if (ids.length > 0) expMask |= 1 << q
+      vars.push(ids)
+    }
+    // A section holding no question term and no variant of one has nothing to offer.
+    if (mask === 0 && expMask === 0) continue
+    let titleMask = 0
+    for (let i = 0; i < entry.titleTerms.length; i++) {
+      const q = termIndex.get(entry.titleTerms[i]!)
+      if (q !== undefined) titleMask |= 1 << q
+    }
+    const secScore = sectionPrior(sentenceCounts, qw)
+    const bound = scoreBound(
+      mask,
+      titleMask,
+      expMask,
+      secScore,
+      qw,
+      total,
+      plan.pairs.length,
+      entry.cart.weights,
+    )
+    candidates.push({ entry, local, vars, titleMask, secScore, bound })
+  }
+  candidates.sort((a, b) => b.bound - a.bound)
+  for (const c of candidates) {
+    if (opts.prune !== false && !top.accepts(c.bound)) break
+    searchOne(c, plan, qw, total, pairs, top)
+    if (opts.stats) opts.stats.searched++
+  }
   return top.sorted()
+}
+
+/** A section worth searching for one question: its term ids, title terms and score bound. */
+interface Candidate<R> {
+  entry: CartEntry<R>
+  /** Local id of each query term (-1: absent). */
+  local: Int32Array
+  /** Local ids of each query term's variants. */
+  vars: number[][]
+  titleMask: number
+  /** The section prior (exact: it depends only on how many sentences hold each term). */
+  secScore: number
+  bound: number
+}
+
+/** The global numbers of terms, -1 for a term no cartridge holds. */
+function globalIds(terms: string[]): Int32Array {
+  return Int32Array.from(terms, (t) => lookupTerm(t) ?? -1)
 }
 
 /** The terms of the cartridges starting with `prefix`, with their passage counts summed. */
@@ -148,21 +214,16 @@ function scratchOf(cart: WarmCartridge): Scratch {
 }
 
 function searchOne<R>(
-  { ref, cart, titleTerms }: CartEntry<R>,
-  ids: Int32Array,
+  { entry: { ref, cart }, local: ids, vars, titleMask, secScore: sectionScore }: Candidate<R>,
   plan: QueryPlan,
   qw: Float64Array,
   total: number,
   pairs: Set<number>,
   top: TopK<RankedPassage<R>>,
-  vars: number[][],
 ): void {
   const x = scratchOf(cart)
   const touched: number[] = []
   const passages: number[] = []
-  let titleMask = 0
-  for (let q = 0; q < plan.terms.length; q++) if (titleTerms.includes(plan.terms[q]!)) titleMask |= 1 << q
-  const counts = new Uint16Array(ids.length)
   for (let q = 0; q < ids.length; q++) {
     const id = ids[q]!
     const bit = 1 << q
@@ -175,7 +236,6 @@ function searchOne<R>(
       }
     if (id < 0 || qw[q] === 0) continue
     x.qmap[id] = q
-    counts[q] = cart.postOff[id + 1]! - cart.postOff[id]!
     for (let i = cart.postOff[id]!; i < cart.postOff[id + 1]!; i++) {
       const s = cart.post[i]!
       if (x.hit[s] === 0 && x.exp[s] === 0) touched.push(s)
@@ -188,7 +248,7 @@ function searchOne<R>(
       x.exp[s]! |= bit
     }
   }
-  const secScore = touched.length ? sectionPrior(counts, qw) : 0
+  const secScore = touched.length ? sectionScore : 0
   for (const s of touched) {
     const from = cart.sentOff[s]!
     const to = cart.sentOff[s + 1]!

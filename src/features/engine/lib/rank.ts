@@ -1,5 +1,5 @@
 import type { QueryPlan } from './query'
-import { idf, maskWeight } from './score'
+import { idf, maskWeight, type ScoreWeights } from './score'
 
 /** A sentence of a retrieved passage, with its score for the question. */
 export interface RankedSentence {
@@ -53,6 +53,36 @@ export function pairSet(plan: QueryPlan): Set<number> {
  */
 export function passageScore(best: number, passMask: number, titleMask: number, qw: Float64Array): number {
   return best + PASS_W * maskWeight(passMask | titleMask, qw)
+}
+
+/**
+ * An upper bound of any passage score the cart search can give a section that holds the terms of
+ * `mask`, names those of `titleMask` in its title and holds variants of those of `expMask`: every
+ * term counts at its largest coefficient, every phrase pair and the answer type are assumed found,
+ * and a sentence is at least one word long. Infinite when the weights do not allow a bound.
+ */
+export function scoreBound(
+  mask: number,
+  titleMask: number,
+  expMask: number,
+  secScore: number,
+  qw: Float64Array,
+  total: number,
+  nPairs: number,
+  w: ScoreWeights,
+): number {
+  if (w.len < 0) return Number.POSITIVE_INFINITY
+  const mean = total / Math.max(1, qw.length)
+  const reach = Math.max(1, w.far, w.ctx, w.exp) * maskWeight(mask | titleMask | expMask, qw)
+  const covered = reach / (total || 1)
+  const sentence =
+    reach +
+    Math.max(0, w.pair) * nPairs * mean +
+    Math.max(0, w.type) * mean -
+    w.len +
+    Math.max(0, w.cover) * covered * covered * mean
+  // A hair above, so that rounding in the exact computation can never exceed it.
+  return sentence + passageScore(0, mask, titleMask, qw) + secScore + 1e-9
 }
 
 /** Keeps the `k` best of a stream of scored items without sorting everything. */

@@ -114,7 +114,8 @@ export function sequenceFeatures(
   return {
     hit,
     win: to - from <= WINDOW ? hit : densestWindow(qidx, from, to, qw),
-    pairs,
+    // Capped at the question's own pair count, so a score has a bound (see scoreBound in cartsearch).
+    pairs: Math.min(pairs, qpairs.size),
     typeOk,
     len: to - from,
   }

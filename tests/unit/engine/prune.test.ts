@@ -1,0 +1,61 @@
+import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { compileCartridge } from '../../../src/features/engine/lib/cartridge'
+import { type CartEntry, searchCartridges } from '../../../src/features/engine/lib/cartsearch'
+import { planQuery } from '../../../src/features/engine/lib/query'
+import { contentTerms } from '../../../src/features/engine/lib/text'
+
+const SQUAD = resolve(import.meta.dir, '../../../../shared/data/squad-dev')
+const ARTICLES = ['Nikola_Tesla.txt', 'Oxygen.txt', 'Warsaw.txt']
+
+/** Sections of a few real articles, each also as two copies with shifted numbers (many near-ties). */
+function entries(): CartEntry<string>[] {
+  const out: CartEntry<string>[] = []
+  for (const file of ARTICLES) {
+    const text = readFileSync(resolve(SQUAD, 'articles', file), 'utf8')
+    const paragraphs = text.split(/\n\s*\n/)
+    for (let copy = 0; copy < 3; copy++)
+      for (let i = 0; i < paragraphs.length; i += 6) {
+        const part = paragraphs
+          .slice(i, i + 6)
+          .join('\n\n')
+          .replace(/\b(\d+)\b/g, (n) => String(Number(n) + copy))
+        out.push({
+          ref: `${file}:${copy}:${i}`,
+          cart: compileCartridge(part),
+          titleTerms: contentTerms(file),
+        })
+      }
+  }
+  return out
+}
+
+const questions = readFileSync(resolve(SQUAD, 'questions.jsonl'), 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l) as { document: string; question: string })
+  .filter((q) => ARTICLES.includes(q.document.replace('articles/', '')))
+  .filter((_, i) => i % 4 === 0)
+
+describe('cart search pruning', () => {
+  test('skipping sections by their score bound never changes the passages found or their scores', () => {
+    const base = entries()
+    const shape = (r: ReturnType<typeof searchCartridges<string>>) =>
+      r.map((p) => ({ ref: p.ref, ordinal: p.ordinal, score: p.score, first: p.sentences[0]?.start }))
+    let searched = 0
+    let candidates = 0
+    for (const { question } of questions) {
+      const pruned = { searched: 0 }
+      const full = { searched: 0 }
+      const a = searchCartridges(base, planQuery(question), 20, { stats: pruned })
+      const b = searchCartridges(base, planQuery(question), 20, { prune: false, stats: full })
+      expect(shape(a)).toEqual(shape(b))
+      searched += pruned.searched
+      candidates += full.searched
+    }
+    expect(questions.length).toBeGreaterThan(100)
+    // The bound does skip sections even on a base this small (on large bases it skips most of them).
+    expect(searched).toBeLessThan(candidates)
+  })
+})
