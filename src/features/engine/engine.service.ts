@@ -203,6 +203,14 @@ export class Engine {
       }))
       this.manifests.set(baseId, manifest)
     }
+    // All warm (the usual case): no promise per section.
+    const entries: CartEntry<SectionRef>[] = []
+    for (const m of manifest) {
+      const cart = this.cache.get(m.cartKey)
+      if (!cart) break
+      entries.push({ ref: m.ref, titleTerms: m.titleTerms, cart })
+    }
+    if (entries.length === manifest.length) return entries
     return Promise.all(
       manifest.map(async (m) => ({
         ref: m.ref,

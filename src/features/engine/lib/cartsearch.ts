@@ -52,10 +52,22 @@ export function searchCartridges<R>(
     }
     return df
   }
+  // The question's own terms: local ids kept per cartridge, so the search below does not look them up again.
+  const inputIds = globalIds(input.terms)
+  const inputLocal = new Int32Array(entries.length * nq)
+  const inputDf = input.terms.map(() => 0)
+  for (let e = 0; e < entries.length; e++) {
+    const cart = entries[e]!.cart
+    for (let q = 0; q < nq; q++) {
+      const id = inputIds[q]! < 0 ? -1 : localId(cart, inputIds[q]!)
+      inputLocal[e * nq + q] = id
+      if (id >= 0) inputDf[q]! += cart.passageDf[id]!
+    }
+  }
   const { plan, df } =
     opts.respell === false
-      ? { plan: input, df: counts(input.terms) }
-      : respellPlan(input, counts(input.terms), (prefix) => knownTerms(entries, prefix))
+      ? { plan: input, df: inputDf }
+      : respellPlan(input, inputDf, (prefix) => knownTerms(entries, prefix))
   const qw = termWeights(plan, nPassages, df)
   const variants =
     opts.variants === false
@@ -88,7 +100,7 @@ export function searchCartridges<R>(
     let expMask = 0
     for (let q = 0; q < planIds.length; q++) {
       const g = planIds[q]!
-      const id = g < 0 ? -1 : localId(entry.cart, g)
+      const id = g === inputIds[q] ? inputLocal[e * nq + q]! : g < 0 ? -1 : localId(entry.cart, g)
       local[q] = id
       if (id >= 0 && qw[q]! > 0) {
         mask |= 1 << q
