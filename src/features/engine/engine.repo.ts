@@ -70,6 +70,7 @@ export class EngineRepo {
       delPassages: q('DELETE FROM engine_passages WHERE section_id = ?'),
       delBase: q('DELETE FROM engine_bases WHERE base_id = ?'),
       range: q('SELECT term, doc FROM engine_fts_vocab WHERE term >= ? AND term < ?'),
+      df: q('SELECT doc FROM engine_fts_vocab WHERE term = ?'),
     }
   }
 
@@ -156,12 +157,8 @@ export class EngineRepo {
   /** Passage counts of the given terms in a base (fts5vocab rows of the base's tokens). */
   documentFrequencies(key: number, terms: string[]): number[] {
     if (terms.length === 0) return []
-    const tokens = terms.map((t) => ftsToken(key, t))
-    const rows = this.client
-      .query(`SELECT term, doc FROM engine_fts_vocab WHERE term IN (${tokens.map(() => '?').join(',')})`)
-      .all(...tokens) as { term: string; doc: number }[]
-    const df = new Map(rows.map((r) => [r.term, r.doc]))
-    return tokens.map((t) => df.get(t) ?? 0)
+    // One prepared point look-up per term: an IN list would be a new statement for every length.
+    return terms.map((t) => (this.s.df!.values(ftsToken(key, t))[0]?.[0] as number | undefined) ?? 0)
   }
 
   /** Terms of a base starting with `prefix`, with their passage counts (for spelling fallbacks). */
