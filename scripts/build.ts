@@ -12,6 +12,8 @@ const result = Bun.spawnSync(
     'src/main.ts',
     // A second entry point: the scale test's load worker thread, loaded from inside the binary.
     'src/features/scale/lib/load-worker.ts',
+    // A third: the PDF reader's thread, so a large PDF does not stall the server's event loop.
+    'src/features/ingest/extract/extract.pdf-worker.ts',
     '--outfile',
     out,
   ],

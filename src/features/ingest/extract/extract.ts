@@ -5,7 +5,7 @@ import { ExtractError } from './extract.errors.ts'
 import { readHtml } from './extract.html.ts'
 import { readJson } from './extract.json.ts'
 import { readMarkdown } from './extract.markdown.ts'
-import { readPdf } from './extract.pdf.ts'
+import { readPdfInWorker } from './extract.pdf-worker-run.ts'
 import { readPlain } from './extract.plain.ts'
 import { readPptx } from './extract.pptx.ts'
 import { joinPieces, type SplitOptions, splitSections } from './extract.sections.ts'
@@ -27,7 +27,8 @@ export type { DocumentKind, ExtractedSection, ExtractInput, ExtractResult } from
 type Reader = (input: ExtractInput) => ReadResult | Promise<ReadResult>
 
 const READERS: Record<DocumentKind, Reader> = {
-  pdf: (i) => readPdf(i.bytes),
+  // pdf.js holds the event loop for seconds on a large file: PDFs are read on a worker thread.
+  pdf: (i) => readPdfInWorker(i.bytes),
   docx: (i) => readDocx(i.bytes),
   pptx: (i) => readPptx(i.bytes),
   xlsx: (i) => readXlsx(i.bytes),
@@ -43,7 +44,8 @@ const CFB_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]
 /**
  * Extracts the text of one document and splits it into sections. Throws `ExtractError` when the
  * document cannot be taken (unsupported type, encrypted, no text layer, damaged, empty); any other
- * failure inside a format library is reported as `corrupt_file` with the library's words.
+ * failure inside a format library is reported as `corrupt_file` with the library's words. A PDF's
+ * bytes are handed over (transferred) to the thread that reads it: `input.bytes` may be empty afterwards.
  */
 export async function extractText(input: ExtractInput, options: SplitOptions = {}): Promise<ExtractResult> {
   const detection = await detectType(input.filename, input.bytes, input.contentType)
