@@ -1,15 +1,27 @@
 import { describe, expect, test } from 'bun:test'
-import { compileCartridge } from '../../../src/features/engine/lib/cartridge'
+import { compileCartridge, localId, localTerm } from '../../../src/features/engine/lib/cartridge'
 import { searchCartridges } from '../../../src/features/engine/lib/cartsearch'
 import { CARTRIDGE_VERSION, decodeCartridge, encodeCartridge } from '../../../src/features/engine/lib/codec'
 import { fitCartridge, landsOn, selfTest } from '../../../src/features/engine/lib/fit'
 import { planQuery } from '../../../src/features/engine/lib/query'
 import { synthesize } from '../../../src/features/engine/lib/synth'
+import { internTerm } from '../../../src/features/engine/lib/terms'
 import { docs } from './fixture'
 
 const text = docs.map((d) => d.text).join('\n\n')
 
 describe('cartridges', () => {
+  test('every term of a cartridge is found by its global number, and terms it lacks are not', () => {
+    const cart = compileCartridge(docs.map((d) => d.text).join('\n\n'))
+    cart.vocab.forEach((term, id) => {
+      expect(localTerm(cart, term)).toBe(id)
+      expect(localId(cart, internTerm(term))).toBe(id)
+    })
+    // Terms known to the process but not to this cartridge: the bit filter or the search says no.
+    const absent = Array.from({ length: 2000 }, (_, i) => internTerm(`absentterm${i}`))
+    expect(absent.every((g) => localId(cart, g) === -1)).toBe(true)
+  })
+
   test('encode then decode gives back the same cartridge, answering the same way', () => {
     const cart = compileCartridge(text, { fit: fitCartridge })
     const bytes = encodeCartridge(cart)

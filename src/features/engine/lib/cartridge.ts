@@ -44,6 +44,8 @@ export interface WarmCartridge extends CartridgeData {
   passageOf: Uint32Array
   /** Number of passages each term occurs in (for the base-wide idf). */
   passageDf: Uint32Array
+  /** A two-hash bit filter of `gSorted` (about 8 bits a term): most absent terms fail it at once. */
+  termBits: Uint32Array
   /** Bytes this copy holds, for the warm cache's budget. */
   bytes: number
 }
@@ -129,7 +131,20 @@ export function warmCartridge(d: CartridgeData): WarmCartridge {
       last = p
     }
   }
-  const warm = { ...d, gSorted, gLocal, post, postOff, expPost, expPostOff, passageOf, passageDf, bytes: 0 }
+  const termBits = bitFilter(gSorted)
+  const warm = {
+    ...d,
+    gSorted,
+    gLocal,
+    post,
+    postOff,
+    expPost,
+    expPostOff,
+    passageOf,
+    passageDf,
+    termBits,
+    bytes: 0,
+  }
   warm.bytes = warmBytes(warm)
   return warm
 }
@@ -145,6 +160,13 @@ export function localTerm(cart: WarmCartridge, term: string): number {
  * each term's global number once (a string hash) and then call this (a binary search) per cartridge.
  */
 export function localId(cart: WarmCartridge, g: number): number {
+  // Searches over a large base ask every cartridge for every term and variant; most are absent.
+  const bits = cart.termBits
+  const mask = bits.length * 32 - 1
+  const h1 = Math.imul(g, 0x9e3779b1) >>> 0
+  const h2 = Math.imul(g ^ (g >>> 15), 0x85ebca6b) >>> 0
+  if ((bits[(h1 & mask) >>> 5]! & (1 << (h1 & 31))) === 0) return -1
+  if ((bits[(h2 & mask) >>> 5]! & (1 << (h2 & 31))) === 0) return -1
   let lo = 0
   let hi = cart.gSorted.length - 1
   while (lo <= hi) {
@@ -198,11 +220,26 @@ function invert(terms: Uint32Array, off: Uint32Array, nTerms: number): [Uint32Ar
 }
 
 /** Approximate bytes of a warm copy: typed arrays exactly, strings at two bytes a character. */
+/** The bit filter of a set of global term numbers (the hashes `localId` checks). */
+function bitFilter(gids: Uint32Array): Uint32Array {
+  let words = 2
+  while (words * 32 < gids.length * 8) words *= 2
+  const bits = new Uint32Array(words)
+  const mask = words * 32 - 1
+  for (const g of gids) {
+    const h1 = Math.imul(g, 0x9e3779b1) >>> 0
+    const h2 = Math.imul(g ^ (g >>> 15), 0x85ebca6b) >>> 0
+    bits[(h1 & mask) >>> 5]! |= 1 << (h1 & 31)
+    bits[(h2 & mask) >>> 5]! |= 1 << (h2 & 31)
+  }
+  return bits
+}
+
 function warmBytes(w: WarmCartridge): number {
   let n = w.text.length * 2
   for (const a of [w.sents, w.passages, w.sentTerms, w.sentKinds, w.sentOff, w.expTerms]) n += a.byteLength
   for (const a of [w.expOff, w.post, w.postOff, w.expPost, w.expPostOff, w.passageOf, w.passageDf, w.gSorted])
     n += a.byteLength
-  n += w.gLocal.byteLength + 8 * w.vocab.length // strings are shared
+  n += w.gLocal.byteLength + w.termBits.byteLength + 8 * w.vocab.length // strings are shared
   return n
 }
