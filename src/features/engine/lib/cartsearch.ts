@@ -90,30 +90,31 @@ export function searchCartridges<R>(
   // section gets an upper bound of the score it could reach from which terms it holds; sections are
   // then searched best bound first, and the search stops at the first bound the top list would not
   // take (exact: no section it skips could have entered the list).
-  const candidates: Candidate<R>[] = []
+  // Bounds first, with nothing allocated per section; term ids are gathered only for the sections
+  // actually searched.
+  const localOf = (e: number, q: number) => {
+    const g = planIds[q]!
+    return g === inputIds[q] ? inputLocal[e * nq + q]! : g < 0 ? -1 : localId(entries[e]!.cart, g)
+  }
+  const sentenceCounts = new Uint16Array(nq)
+  const candidates: Candidate[] = []
   for (let e = 0; e < entries.length; e++) {
     const entry = entries[e]!
-    const local = new Int32Array(plan.terms.length)
-    const vars: number[][] = []
-    const sentenceCounts = new Uint16Array(plan.terms.length)
+    sentenceCounts.fill(0)
     let mask = 0
     let expMask = 0
-    for (let q = 0; q < planIds.length; q++) {
-      const g = planIds[q]!
-      const id = g === inputIds[q] ? inputLocal[e * nq + q]! : g < 0 ? -1 : localId(entry.cart, g)
-      local[q] = id
+    for (let q = 0; q < nq; q++) {
+      const id = localOf(e, q)
       if (id >= 0 && qw[q]! > 0) {
         mask |= 1 << q
         sentenceCounts[q] = entry.cart.postOff[id + 1]! - entry.cart.postOff[id]!
       }
       const gs = variantIds[q]!
-      const ids: number[] = []
-      for (let i = 0; i < gs.length; i++) {
-        const v = gs[i]! < 0 ? -1 : localId(entry.cart, gs[i]!)
-        if (v >= 0) ids.push(v)
-      }
-      if (ids.length > 0) expMask |= 1 << q
-      vars.push(ids)
+      for (let i = 0; i < gs.length; i++)
+        if (gs[i]! >= 0 && localId(entry.cart, gs[i]!) >= 0) {
+          expMask |= 1 << q
+          break
+        }
     }
     // A section holding no question term and no variant of one has nothing to offer.
     if (mask === 0 && expMask === 0) continue
@@ -133,24 +134,30 @@ export function searchCartridges<R>(
       plan.pairs.length,
       entry.cart.weights,
     )
-    candidates.push({ entry, local, vars, titleMask, secScore, bound })
+    candidates.push({ e, titleMask, secScore, bound })
   }
   candidates.sort((a, b) => b.bound - a.bound)
   for (const c of candidates) {
     if (opts.prune !== false && !top.accepts(c.bound)) break
-    searchOne(c, plan, qw, total, pairs, top)
+    const entry = entries[c.e]!
+    const local = Int32Array.from({ length: nq }, (_, q) => localOf(c.e, q))
+    const vars = variantIds.map((gs) => {
+      const ids: number[] = []
+      for (let i = 0; i < gs.length; i++) {
+        const v = gs[i]! < 0 ? -1 : localId(entry.cart, gs[i]!)
+        if (v >= 0) ids.push(v)
+      }
+      return ids
+    })
+    searchOne(entry, local, vars, c, plan, qw, total, pairs, top)
     if (opts.stats) opts.stats.searched++
   }
   return top.sorted()
 }
 
-/** A section worth searching for one question: its term ids, title terms and score bound. */
-interface Candidate<R> {
-  entry: CartEntry<R>
-  /** Local id of each query term (-1: absent). */
-  local: Int32Array
-  /** Local ids of each query term's variants. */
-  vars: number[][]
+/** A section worth searching for one question: its index in the entries, title terms and score bound. */
+interface Candidate {
+  e: number
   titleMask: number
   /** The section prior (exact: it depends only on how many sentences hold each term). */
   secScore: number
@@ -226,7 +233,10 @@ function scratchOf(cart: WarmCartridge): Scratch {
 }
 
 function searchOne<R>(
-  { entry: { ref, cart }, local: ids, vars, titleMask, secScore: sectionScore }: Candidate<R>,
+  { ref, cart }: CartEntry<R>,
+  ids: Int32Array,
+  vars: number[][],
+  { titleMask, secScore: sectionScore }: Candidate,
   plan: QueryPlan,
   qw: Float64Array,
   total: number,
