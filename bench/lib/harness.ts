@@ -137,6 +137,17 @@ export async function onboardBase(b: Bench, name: string, files: { path: string;
   return { id, uploadSeconds: (t1 - t0) / 1000, trainSeconds: (t2 - t1) / 1000, mb: chars / 1e6 }
 }
 
+/** Re-onboards every document of a base (`force`), timed from `POST /train` to the run's end (s). */
+export async function retrain(b: Bench, id: string): Promise<number> {
+  const t0 = performance.now()
+  const run = (await post(b.url, `/v1/corpora/${id}/train?force=true`, b.token, {})) as { id: string }
+  await waitFor(async () => {
+    const job = (await get(b, `/v1/jobs/${run.id}`)) as { status: string }
+    return job.status !== 'running' && job.status !== 'pending'
+  })
+  return (performance.now() - t0) / 1000
+}
+
 async function get(b: Bench, path: string) {
   const res = await fetch(`${b.url}${path}`, { headers: { authorization: `Bearer ${b.token}` } })
   return (await res.json()) as Record<string, unknown>
