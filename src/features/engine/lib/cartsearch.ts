@@ -87,11 +87,9 @@ export function searchCartridges<R>(
   const termIndex = new Map(plan.terms.map((t, q) => [t, q]))
   const variantIds = variants.map((vs, q) => (qw[q] === 0 ? new Int32Array(0) : globalIds(vs)))
   // Indexed loops throughout: this runs once per cartridge of the base for every question. Each
-  // section gets an upper bound of the score it could reach from which terms it holds; sections are
-  // then searched best bound first, and the search stops at the first bound the top list would not
-  // take (exact: no section it skips could have entered the list).
-  // Bounds first, with nothing allocated per section; term ids are gathered only for the sections
-  // actually searched.
+  // section gets an upper bound of the score it could reach from which terms it holds (nothing is
+  // allocated per section); sections are then searched best bound first, and the search stops at
+  // the first bound the top list would not take (exact: no section it skips could have entered it).
   const localOf = (e: number, q: number) => {
     const g = planIds[q]!
     return g === inputIds[q] ? inputLocal[e * nq + q]! : g < 0 ? -1 : localId(entries[e]!.cart, g)
