@@ -76,6 +76,8 @@ export interface App {
   mcp: McpService
   /** Tells the app where its HTTP server listens (the scale test loads the server through it). */
   listening(url: string): void
+  /** Start-up work that would otherwise fall on the first question; `serve` and `mcp` call it once ready. */
+  prepare(): void
   /** Start-up housekeeping `serve` runs: removes stored objects no row references. */
   sweepOrphans(): Promise<{ removed: number; uploadsExpired: number }>
 }
@@ -279,6 +281,7 @@ export function createApp(deps: AppDeps): App {
     listening: (url) => {
       selfUrl = url.replace(/\/+$/, '')
     },
+    prepare: () => engine.prepare(),
     sweepOrphans: () => ingest.sweepOrphans(),
   }
 }

@@ -112,6 +112,7 @@ export async function mcpCommand(args: string[], env: Record<string, string | un
     backend = localBackend(app.mcp, principal)
     close = async () => rt.db.$client.close()
     log.info('engram mcp ready', { mode: 'local', data_dir: dataDir, workspace_id: workspace.id })
+    setTimeout(() => app.prepare(), 0)
   }
   await serveStdio(backend, log, close)
 }

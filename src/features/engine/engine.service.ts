@@ -15,6 +15,7 @@ import { planQuery } from './lib/query'
 import { type SectionRef, searchIndex } from './lib/ragsearch'
 import { type RankedPassage, withDocumentPrior, withTermFrequency } from './lib/rank'
 import { contentTerms } from './lib/text'
+import { prepareSynonyms } from './lib/variants'
 
 /** Where cartridges are kept durably: the object store's byte-level calls. */
 export type CartStore = Pick<ObjectStore, 'getBytes' | 'put' | 'delete'>
@@ -155,6 +156,11 @@ export class Engine {
     for (const s of this.repo.sections(baseId)) await this.removeSection(s.section_id)
     this.repo.dropBase(baseId)
     this.manifests.delete(baseId)
+  }
+
+  /** One-off start-up work that would otherwise fall on the first question (the synonym table). */
+  prepare(): void {
+    prepareSynonyms()
   }
 
   /** Answers a question from a base with the chosen strategy (cart by default). */
