@@ -114,7 +114,7 @@ export function sequenceFeatures(
   return {
     hit,
     win: to - from <= WINDOW ? hit : densestWindow(qidx, from, to, qw),
-    // Capped at the question's own pair count, so a score has a bound (see scoreBound in cartsearch).
+    // Capped at the question's own pair count, so a score has a bound (see scoreBound in rank.ts).
     pairs: Math.min(pairs, qpairs.size),
     typeOk,
     len: to - from,
