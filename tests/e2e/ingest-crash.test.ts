@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startBinary } from '../helpers/binary'
+import { signUpOn, startBinary } from '../helpers/binary'
 
 // Crash safety of uploads: the real executable is killed (SIGKILL, no chance to clean up) in the
 // middle of a large multipart upload, then started again on the same data dir.
@@ -47,19 +47,7 @@ async function until(check: () => boolean, what: string): Promise<void> {
 test('a server killed mid-upload lists no half document and leaves no orphan object after restart', async () => {
   server = await startBinary({ cwd: dir, env: { ENGRAM_DATA_DIR: dataDir } })
   const api = (path: string, init: RequestInit = {}) => fetch(`${server!.url}${path}`, init)
-  const reg = await api('/v1/auth/register', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      email: 'crash@example.com',
-      password: 'correct horse',
-      workspace_name: 'Crash',
-      name: 'C',
-    }),
-  })
-  expect(reg.status).toBe(200)
-  const token = ((await reg.json()) as { access_token: string }).access_token
-  const auth = { authorization: `Bearer ${token}` }
+  const auth = await signUpOn(server!.url, 'crash@example.com', 'Crash')
   const base = await api('/v1/corpora', {
     method: 'POST',
     headers: { ...auth, 'content-type': 'application/json' },

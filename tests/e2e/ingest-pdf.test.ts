@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { startBinary } from '../helpers/binary'
+import { signUpOn, startBinary } from '../helpers/binary'
 
 // PDF extraction in the compiled executable: the reader runs on a worker thread whose script is a
 // second entry point inside the binary. The server is run from an empty directory, so the worker
@@ -36,18 +36,7 @@ interface Doc {
 
 test('the executable extracts an uploaded PDF on a worker thread and keeps answering meanwhile', async () => {
   const api = (path: string, init: RequestInit = {}) => fetch(`${server.url}${path}`, init)
-  const reg = await api('/v1/auth/register', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      email: 'pdf@example.com',
-      password: 'correct horse',
-      workspace_name: 'PDF',
-      name: 'P',
-    }),
-  })
-  expect(reg.status).toBe(200)
-  const auth = { authorization: `Bearer ${((await reg.json()) as { access_token: string }).access_token}` }
+  const auth = await signUpOn(server.url, 'pdf@example.com', 'PDF')
   const base = await api('/v1/corpora', {
     method: 'POST',
     headers: { ...auth, 'content-type': 'application/json' },

@@ -81,3 +81,18 @@ export async function startBinary(opts: { cwd: string; env?: Record<string, stri
     },
   }
 }
+
+/** Signs a new workspace up on a running server (invite-free sign-up); returns its session's auth header. */
+export async function signUpOn(
+  url: string,
+  email: string,
+  workspace: string,
+): Promise<{ authorization: string }> {
+  const res = await fetch(`${url}/v1/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: 'correct horse', workspace_name: workspace, name: workspace[0] }),
+  })
+  if (res.status !== 200) throw new Error(`sign-up: ${res.status} ${await res.text()}`)
+  return { authorization: `Bearer ${((await res.json()) as { access_token: string }).access_token}` }
+}
