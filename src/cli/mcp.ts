@@ -8,6 +8,7 @@ import { localBackend, type McpBackend } from '../features/mcp/lib/tools'
 import type { Db } from '../platform/db/db'
 import type { Principal } from '../platform/http/route'
 import { createLogger, type Logger } from '../platform/log/log'
+import { CliError } from './cli-error'
 import { configFromProcess, openRuntime } from './runtime'
 
 export const MCP_USAGE = `Usage: engram mcp [--data DIR] [--workspace ID|NAME]
@@ -24,17 +25,6 @@ Remote mode: forwards every tool call to a running Engram's REST routes.
   --url URL             Server URL, e.g. https://engram.example.com
   --key KEY             API key (ek_...); better passed as ENGRAM_API_KEY so it stays out of
                         process listings. query_base and read_document need the query scope.`
-
-/** Thrown for a usage or start-up error; printed to stderr, exit status 2 (usage) or 1. */
-export class McpCliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode = 1,
-  ) {
-    super(message)
-    this.name = 'McpCliError'
-  }
-}
 
 interface McpArgs {
   data?: string
@@ -57,13 +47,13 @@ export function parseMcpArgs(args: string[]): McpArgs | 'help' {
     if (a === '--help' || a === '-h') return 'help'
     const [flag, inline] = a.split('=', 2) as [string, string | undefined]
     const name = flags[flag]
-    if (!name) throw new McpCliError(`Unknown argument: ${a}\n\n${MCP_USAGE}`, 2)
+    if (!name) throw new CliError(`Unknown argument: ${a}\n\n${MCP_USAGE}`, 2)
     const value = inline ?? args[++i]
-    if (value === undefined || value === '') throw new McpCliError(`${flag} needs a value\n\n${MCP_USAGE}`, 2)
+    if (value === undefined || value === '') throw new CliError(`${flag} needs a value\n\n${MCP_USAGE}`, 2)
     o[name] = value
   }
   if (o.url && (o.data || o.workspace)) {
-    throw new McpCliError(`--url (remote mode) does not go with --data or --workspace\n\n${MCP_USAGE}`, 2)
+    throw new CliError(`--url (remote mode) does not go with --data or --workspace\n\n${MCP_USAGE}`, 2)
   }
   return o
 }
@@ -85,16 +75,13 @@ export async function mcpCommand(args: string[], env: Record<string, string | un
   let backend: McpBackend
   if (parsed.url) {
     const key = parsed.key ?? env.ENGRAM_API_KEY
-    if (!key)
-      throw new McpCliError(`Remote mode needs an API key: --key or ENGRAM_API_KEY\n\n${MCP_USAGE}`, 2)
+    if (!key) throw new CliError(`Remote mode needs an API key: --key or ENGRAM_API_KEY\n\n${MCP_USAGE}`, 2)
     backend = remoteBackend({ url: parsed.url, key })
     log.info('engram mcp ready', { mode: 'remote', url: parsed.url })
   } else {
     const dataDir = resolve(config.data.dir)
     if (!existsSync(join(dataDir, 'engram.db'))) {
-      throw new McpCliError(
-        `No Engram database in ${dataDir}: pass --data DIR or start \`engram serve\` once.`,
-      )
+      throw new CliError(`No Engram database in ${dataDir}: pass --data DIR or start \`engram serve\` once.`)
     }
     const rt = openRuntime(config)
     const workspace = pickWorkspace(rt.db, parsed.workspace, dataDir)
@@ -127,7 +114,7 @@ function pickWorkspace(db: Db, wanted: string | undefined, dataDir: string): { i
     const found = all.filter((w) => w.id === wanted || w.name === wanted)
     if (found.length === 1) return found[0]!
     const names = all.map((w) => `${w.id} (${w.name})`).join(', ') || 'none'
-    throw new McpCliError(
+    throw new CliError(
       found.length === 0
         ? `No workspace ${JSON.stringify(wanted)} in ${dataDir}. Workspaces: ${names}.`
         : `Several workspaces are named ${JSON.stringify(wanted)}; pass the id. Workspaces: ${names}.`,
@@ -135,9 +122,9 @@ function pickWorkspace(db: Db, wanted: string | undefined, dataDir: string): { i
     )
   }
   if (all.length === 1) return all[0]!
-  if (all.length === 0) throw new McpCliError(`${dataDir} has no workspace yet: sign up first.`)
+  if (all.length === 0) throw new CliError(`${dataDir} has no workspace yet: sign up first.`)
   const names = all.map((w) => `${w.id} (${w.name})`).join(', ')
-  throw new McpCliError(`${dataDir} holds several workspaces; pick one with --workspace: ${names}.`, 2)
+  throw new CliError(`${dataDir} holds several workspaces; pick one with --workspace: ${names}.`, 2)
 }
 
 /** Connects the tools to stdin and stdout and waits for the client to hang up. */

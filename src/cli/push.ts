@@ -3,6 +3,7 @@ import { join, relative, sep } from 'node:path'
 import type { Static } from '@sinclair/typebox'
 import { Presets, SingleBar } from 'cli-progress'
 import type { SyncRunResp } from '../features/ingest/ingest.schemas'
+import { CliError } from './cli-error'
 
 /** `engram push` usage. */
 export const PUSH_USAGE = `Usage: engram push DIR --base ID --url URL --key KEY [options]
@@ -48,23 +49,12 @@ export interface PushIo {
   sleep: (ms: number) => Promise<void>
 }
 
-/** Thrown for a usage or server error; the message is printed and the exit status is 1 or 2. */
-export class PushError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode = 1,
-  ) {
-    super(message)
-    this.name = 'PushError'
-  }
-}
-
 /** Parses `engram push` arguments. */
 export function parsePushArgs(args: string[]): PushOptions {
   const o: Partial<PushOptions> = { delete: false, prefix: '', concurrency: 4, wait: false, quiet: false }
   const value = (i: number, flag: string) => {
     const v = args[i + 1]
-    if (v === undefined || v.startsWith('--')) throw new PushError(`${flag} needs a value\n\n${PUSH_USAGE}`)
+    if (v === undefined || v.startsWith('--')) throw new CliError(`${flag} needs a value\n\n${PUSH_USAGE}`)
     return v
   }
   for (let i = 0; i < args.length; i++) {
@@ -78,10 +68,10 @@ export function parsePushArgs(args: string[]): PushOptions {
     else if (a === '--wait') o.wait = true
     else if (a === '--quiet') o.quiet = true
     else if (!a.startsWith('-') && o.dir === undefined) o.dir = a
-    else throw new PushError(`Unknown argument: ${a}\n\n${PUSH_USAGE}`)
+    else throw new CliError(`Unknown argument: ${a}\n\n${PUSH_USAGE}`)
   }
   const missing = (['dir', 'base', 'url', 'key'] as const).filter((k) => !o[k])
-  if (missing.length > 0) throw new PushError(`Missing ${missing.join(', ')}\n\n${PUSH_USAGE}`)
+  if (missing.length > 0) throw new CliError(`Missing ${missing.join(', ')}\n\n${PUSH_USAGE}`)
   return o as PushOptions
 }
 
@@ -151,7 +141,7 @@ export async function push(o: PushOptions, io: PushIo): Promise<number> {
           return text
         }
       })()
-      throw new PushError(`${method} ${path} failed (${res.status}): ${msg}`)
+      throw new CliError(`${method} ${path} failed (${res.status}): ${msg}`)
     }
     return JSON.parse(text) as T
   }
@@ -160,7 +150,7 @@ export async function push(o: PushOptions, io: PushIo): Promise<number> {
   }
 
   const found = await walk(o.dir).catch((e: Error) => {
-    throw new PushError(`Cannot read ${o.dir}: ${e.message}`)
+    throw new CliError(`Cannot read ${o.dir}: ${e.message}`)
   })
   const prefix = o.prefix ? `${o.prefix.replace(/^\/+|\/+$/g, '')}/` : ''
   const hashing = progress(io, o.quiet, 'hashing', found.length)
@@ -207,7 +197,7 @@ export async function push(o: PushOptions, io: PushIo): Promise<number> {
       const url = presigned ? u.url : `${o.url}${u.url}`
       const headers = { ...u.headers, ...(presigned ? {} : { authorization: `Bearer ${o.key}` }) }
       const res = await fetch(url, { method: 'PUT', headers, body: Bun.file(f.abs) })
-      if (!res.ok) throw new PushError(`upload of ${f.path} failed (${res.status}): ${await res.text()}`)
+      if (!res.ok) throw new CliError(`upload of ${f.path} failed (${res.status}): ${await res.text()}`)
       await res.arrayBuffer()
       sentBytes += f.size
       sentFiles++
@@ -261,7 +251,7 @@ export async function pushCommand(args: string[]): Promise<number> {
     }
     return await push(parsePushArgs(args), io)
   } catch (e) {
-    if (e instanceof PushError) {
+    if (e instanceof CliError) {
       io.err(`engram push: ${e.message}`)
       return e.exitCode
     }
