@@ -4,17 +4,7 @@ import type { TestApp } from '../helpers/app'
 import { startLlmStandin } from '../helpers/llm-standin'
 import { type FixtureFile, type ReadyBase, readyBase } from '../helpers/ready-base'
 import { authApp, bearer } from './accounts.fixture'
-
-const FILES: FixtureFile[] = [
-  {
-    path: 'rhine.txt',
-    text: 'The Rhine begins in the Swiss canton of Graubünden and empties into the North Sea.',
-  },
-  {
-    path: 'oil.txt',
-    text: 'The 1973 oil crisis began in October 1973 when OAPEC proclaimed an oil embargo.',
-  },
-]
+import { TWO_SENTENCES as FILES } from './texts.fixture'
 
 describe('a saturated engine', () => {
   let t: TestApp

@@ -3,27 +3,7 @@ import { parseSse } from '../../src/platform/http/sse'
 import type { TestApp } from '../helpers/app'
 import { type FixtureFile, type ReadyBase, readyBase, upload } from '../helpers/ready-base'
 import { authApp, bearer, mintKey, rows, signUp } from './accounts.fixture'
-
-const FILES: FixtureFile[] = [
-  {
-    path: 'oil.txt',
-    text:
-      'The 1973 oil crisis began in October 1973 when the members of OAPEC proclaimed an oil embargo. ' +
-      'By the end of the embargo in March 1974, the price of oil had risen from 3 dollars per barrel to nearly 12 dollars.',
-  },
-  {
-    path: 'plague.txt',
-    text:
-      'The Black Death was a bubonic plague pandemic occurring in Afro-Eurasia from 1346 to 1353. ' +
-      'It is estimated to have killed 75 to 200 million people. The plague was carried by fleas living on black rats.',
-  },
-  {
-    path: 'rhine.txt',
-    text:
-      'The Rhine is a European river that begins in the Swiss canton of Graubünden. ' +
-      'It flows through Germany and the Netherlands and empties into the North Sea.',
-  },
-]
+import { THREE_TOPICS as FILES } from './texts.fixture'
 
 let t: TestApp
 let b: ReadyBase

@@ -1,26 +1,7 @@
-import type { FixtureFile } from '../helpers/ready-base'
+import { THREE_TOPICS } from './texts.fixture'
 
-/** Three short documents on distinct topics, shared by the compare, scale and economics tests. */
-export const FILES: FixtureFile[] = [
-  {
-    path: 'oil.txt',
-    text:
-      'The 1973 oil crisis began in October 1973 when the members of OAPEC proclaimed an oil embargo. ' +
-      'By the end of the embargo in March 1974, the price of oil had risen from 3 dollars per barrel to nearly 12 dollars.',
-  },
-  {
-    path: 'plague.txt',
-    text:
-      'The Black Death was a bubonic plague pandemic occurring in Afro-Eurasia from 1346 to 1353. ' +
-      'It is estimated to have killed 75 to 200 million people. The plague was carried by fleas living on black rats.',
-  },
-  {
-    path: 'rhine.txt',
-    text:
-      'The Rhine is a European river that begins in the Swiss canton of Graubünden. ' +
-      'It flows through Germany and the Netherlands and empties into the North Sea.',
-  },
-]
+/** The documents the compare, scale and economics tests put in their base. */
+export const FILES = THREE_TOPICS
 
 /** Bytes in the GB of the memory price. */
 export const GB = 1024 ** 3

@@ -3,17 +3,7 @@ import type { TestApp } from '../helpers/app'
 import { type ReadyBase, readyBase } from '../helpers/ready-base'
 import { authApp, bearer, expectError, mounts } from './accounts.fixture'
 import { call, mcpClient } from './mcp.fixture'
-
-const FILES = [
-  {
-    path: 'rhine.txt',
-    text: 'The Rhine begins in the Swiss canton of Graubünden and empties into the North Sea.',
-  },
-  {
-    path: 'oil.txt',
-    text: 'The 1973 oil crisis began in October 1973 when OAPEC proclaimed an oil embargo.',
-  },
-]
+import { TWO_SENTENCES as FILES } from './texts.fixture'
 
 describe('a saturated engine', () => {
   let t: TestApp
