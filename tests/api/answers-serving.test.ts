@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { parseSse } from '../../src/platform/http/sse'
 import type { TestApp } from '../helpers/app'
 import { startLlmStandin } from '../helpers/llm-standin'
-import { type FixtureFile, type ReadyBase, readyBase } from '../helpers/ready-base'
+import { type ReadyBase, readyBase } from '../helpers/ready-base'
 import { authApp, bearer } from './accounts.fixture'
 import { TWO_SENTENCES as FILES } from './texts.fixture'
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { parseSse } from '../../src/platform/http/sse'
 import type { TestApp } from '../helpers/app'
-import { type FixtureFile, type ReadyBase, readyBase, upload } from '../helpers/ready-base'
+import { type ReadyBase, readyBase, upload } from '../helpers/ready-base'
 import { authApp, bearer, mintKey, rows, signUp } from './accounts.fixture'
 import { THREE_TOPICS as FILES } from './texts.fixture'
 

@@ -1,7 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import type { FixtureFile } from '../helpers/ready-base'
+import type { TestApp } from '../helpers/app'
+import { type FixtureFile, type ReadyBase, readyBase } from '../helpers/ready-base'
 
 /** A long document: 40 numbered paragraphs, so its text needs several pages. */
 export const LONG_TEXT = Array.from(
@@ -64,4 +65,14 @@ export async function mcpClient(
 export async function call(client: Client, name: string, args: Record<string, unknown>) {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult
   return { result, text: textOf(result), data: result.structuredContent as Record<string, unknown> }
+}
+
+/** The MCP tests' tenants: a base holding FILES, and another workspace whose base holds a secret. */
+export async function mcpTenants(
+  t: TestApp,
+  otherName?: string,
+): Promise<{ b: ReadyBase; other: ReadyBase }> {
+  const b = await readyBase(t, FILES)
+  const secret = [{ path: 'secret.txt', text: 'The launch code of the other workspace is 0000.' }]
+  return { b, other: await readyBase(t, secret, otherName) }
 }

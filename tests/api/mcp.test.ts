@@ -2,17 +2,14 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { TestApp } from '../helpers/app'
 import { type ReadyBase, readyBase, upload } from '../helpers/ready-base'
 import { authApp, bearer, expectError, issues, mintKey, mounts } from './accounts.fixture'
-import { FILES, LONG_TEXT } from './mcp.fixture'
+import { FILES, LONG_TEXT, mcpTenants } from './mcp.fixture'
 
 let t: TestApp
 let b: ReadyBase
 let other: ReadyBase
 beforeAll(async () => {
   t = authApp()
-  b = await readyBase(t, FILES)
-  other = await readyBase(t, [
-    { path: 'secret.txt', text: 'The launch code of the other workspace is 0000.' },
-  ])
+  ;({ b, other } = await mcpTenants(t))
 })
 afterAll(() => t.close())
 

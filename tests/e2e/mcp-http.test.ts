@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { authApp, bearer, mintKey } from '../api/accounts.fixture'
-import { call, FILES, mcpClient } from '../api/mcp.fixture'
+import { call, FILES, mcpClient, mcpTenants } from '../api/mcp.fixture'
 import type { TestApp } from '../helpers/app'
-import { type ReadyBase, readyBase } from '../helpers/ready-base'
+import type { ReadyBase } from '../helpers/ready-base'
 
 /** The hosted MCP server over a real loopback socket, driven by the official SDK client. */
 let t: TestApp
@@ -14,12 +14,7 @@ let url: string
 let client: Client
 beforeAll(async () => {
   t = authApp()
-  b = await readyBase(t, FILES)
-  other = await readyBase(
-    t,
-    [{ path: 'secret.txt', text: 'The launch code of the other workspace is 0000.' }],
-    'Other',
-  )
+  ;({ b, other } = await mcpTenants(t, 'Other'))
   server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: t.handle })
   url = `http://127.0.0.1:${server.port}/mcp-http/`
   client = await mcpClient(url, b.keys.query)

@@ -3,9 +3,9 @@ import { resolve } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { authApp, bearer, mintKey } from '../api/accounts.fixture'
-import { call, FILES } from '../api/mcp.fixture'
+import { call, FILES, mcpTenants } from '../api/mcp.fixture'
 import type { TestApp } from '../helpers/app'
-import { type ReadyBase, readyBase } from '../helpers/ready-base'
+import type { ReadyBase } from '../helpers/ready-base'
 
 /** `engram mcp` as a desktop agent starts it: a subprocess speaking MCP on stdin and stdout. */
 const ROOT = resolve(import.meta.dir, '../..')
@@ -16,12 +16,7 @@ let b: ReadyBase
 let other: ReadyBase
 beforeAll(async () => {
   t = authApp()
-  b = await readyBase(t, FILES)
-  other = await readyBase(
-    t,
-    [{ path: 'secret.txt', text: 'The launch code of the other workspace is 0000.' }],
-    'Other',
-  )
+  ;({ b, other } = await mcpTenants(t, 'Other'))
 })
 afterAll(() => t.close())
 
