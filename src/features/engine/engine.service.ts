@@ -209,7 +209,7 @@ export class Engine {
       }))
       this.manifests.set(baseId, manifest)
     }
-    // All warm (the usual case): no promise per section.
+    // The warm ones without a promise each (all of them, usually); only the rest are loaded.
     const entries: CartEntry<SectionRef>[] = []
     for (const m of manifest) {
       const cart = this.cache.get(m.cartKey)
@@ -217,8 +217,8 @@ export class Engine {
       entries.push({ ref: m.ref, titleTerms: m.titleTerms, cart })
     }
     if (entries.length === manifest.length) return entries
-    return Promise.all(
-      manifest.map(async (m) => ({
+    const rest = await Promise.all(
+      manifest.slice(entries.length).map(async (m) => ({
         ref: m.ref,
         titleTerms: m.titleTerms,
         cart:
@@ -226,6 +226,7 @@ export class Engine {
           (await this.cache.getOrLoad(m.cartKey, () => this.loadCart(m.cartKey))),
       })),
     )
+    return entries.concat(rest)
   }
 
   private async loadCart(key: string): Promise<WarmCartridge> {

@@ -163,10 +163,10 @@ export function localId(cart: WarmCartridge, g: number): number {
   // Searches over a large base ask every cartridge for every term and variant; most are absent.
   const bits = cart.termBits
   const mask = bits.length * 32 - 1
-  const h1 = Math.imul(g, 0x9e3779b1) >>> 0
-  const h2 = Math.imul(g ^ (g >>> 15), 0x85ebca6b) >>> 0
-  if ((bits[(h1 & mask) >>> 5]! & (1 << (h1 & 31))) === 0) return -1
-  if ((bits[(h2 & mask) >>> 5]! & (1 << (h2 & 31))) === 0) return -1
+  const b1 = hash1(g) & mask
+  if ((bits[b1 >>> 5]! & (1 << (b1 & 31))) === 0) return -1
+  const b2 = hash2(g) & mask
+  if ((bits[b2 >>> 5]! & (1 << (b2 & 31))) === 0) return -1
   let lo = 0
   let hi = cart.gSorted.length - 1
   while (lo <= hi) {
@@ -226,13 +226,17 @@ function bitFilter(gids: Uint32Array): Uint32Array {
   while (words * 32 < gids.length * 8) words *= 2
   const bits = new Uint32Array(words)
   const mask = words * 32 - 1
-  for (const g of gids) {
-    const h1 = Math.imul(g, 0x9e3779b1) >>> 0
-    const h2 = Math.imul(g ^ (g >>> 15), 0x85ebca6b) >>> 0
-    bits[(h1 & mask) >>> 5]! |= 1 << (h1 & 31)
-    bits[(h2 & mask) >>> 5]! |= 1 << (h2 & 31)
-  }
+  for (const g of gids)
+    for (const bit of [hash1(g) & mask, hash2(g) & mask]) bits[bit >>> 5]! |= 1 << (bit & 31)
   return bits
+}
+
+// The filter's two hashes of a global term number (`localId` tests the bits inline: a hot path).
+function hash1(g: number): number {
+  return Math.imul(g, 0x9e3779b1) >>> 0
+}
+function hash2(g: number): number {
+  return Math.imul(g ^ (g >>> 15), 0x85ebca6b) >>> 0
 }
 
 function warmBytes(w: WarmCartridge): number {

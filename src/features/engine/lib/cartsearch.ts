@@ -39,31 +39,23 @@ export function searchCartridges<R>(
   // Base-wide idf from the cartridges' own passage counts; unknown terms get their closest spelling.
   let nPassages = 0
   for (const { cart } of entries) nPassages += cart.passages.length / 2
-  // Global term numbers are resolved once per question, not once per cartridge (a string hash each).
-  const counts = (terms: string[]) => {
-    const df = terms.map(() => 0)
+  // Global term numbers are resolved once per question, not once per cartridge (a string hash each);
+  // the question's own local ids are kept per cartridge so the search below does not look them up again.
+  const lookUp = (terms: string[]) => {
     const gs = globalIds(terms)
+    const local = new Int32Array(entries.length * terms.length)
+    const df = terms.map(() => 0)
     for (let e = 0; e < entries.length; e++) {
       const cart = entries[e]!.cart
       for (let q = 0; q < gs.length; q++) {
         const id = gs[q]! < 0 ? -1 : localId(cart, gs[q]!)
+        local[e * terms.length + q] = id
         if (id >= 0) df[q]! += cart.passageDf[id]!
       }
     }
-    return df
+    return { gs, local, df }
   }
-  // The question's own terms: local ids kept per cartridge, so the search below does not look them up again.
-  const inputIds = globalIds(input.terms)
-  const inputLocal = new Int32Array(entries.length * nq)
-  const inputDf = input.terms.map(() => 0)
-  for (let e = 0; e < entries.length; e++) {
-    const cart = entries[e]!.cart
-    for (let q = 0; q < nq; q++) {
-      const id = inputIds[q]! < 0 ? -1 : localId(cart, inputIds[q]!)
-      inputLocal[e * nq + q] = id
-      if (id >= 0) inputDf[q]! += cart.passageDf[id]!
-    }
-  }
+  const { gs: inputIds, local: inputLocal, df: inputDf } = lookUp(input.terms)
   const { plan, df } =
     opts.respell === false
       ? { plan: input, df: inputDf }
@@ -76,7 +68,7 @@ export function searchCartridges<R>(
   // A term the base lacks weighs as its rarest known variant would (its matches stay weak evidence).
   variants.forEach((vs, q) => {
     if (qw[q] !== 0 || vs.length === 0) return
-    const vdf = counts(vs).filter((d) => d > 0)
+    const vdf = lookUp(vs).df.filter((d) => d > 0)
     if (vdf.length) qw[q] = idf(nPassages, Math.min(...vdf))
   })
   let total = 0
