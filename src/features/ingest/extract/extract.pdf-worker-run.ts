@@ -1,3 +1,4 @@
+import { workerScriptPath } from '../../../platform/concurrency/worker-path.ts'
 import { ExtractError, type ExtractErrorCode } from './extract.errors.ts'
 import { readPdf } from './extract.pdf.ts'
 import type { ReadResult } from './extract.types.ts'
@@ -45,8 +46,7 @@ export interface PdfWorkerOptions {
  * start, and PDFs are then read in process.
  */
 export function pdfWorkerPath(moduleUrl: string = import.meta.url): string {
-  if (moduleUrl.includes('/$bunfs/')) return '/$bunfs/root/features/ingest/extract/extract.pdf-worker.ts'
-  return new URL('./extract.pdf-worker.ts', moduleUrl).href
+  return workerScriptPath(moduleUrl, 'extract.pdf-worker.ts', 'features/ingest/extract/extract.pdf-worker.ts')
 }
 
 /** Starts the PDF worker script (at `path`, by default where `pdfWorkerPath` says). */

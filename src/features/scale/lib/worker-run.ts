@@ -1,3 +1,4 @@
+import { workerScriptPath } from '../../../platform/concurrency/worker-path'
 import type { SseEvent } from '../../../platform/http/sse'
 import type { ScalePlan, Timer } from './runner'
 
@@ -33,8 +34,7 @@ export interface LoadWorker {
  * scale test then runs in process.
  */
 export function loadWorkerPath(moduleUrl: string = import.meta.url): string {
-  if (moduleUrl.includes('/$bunfs/')) return '/$bunfs/root/features/scale/lib/load-worker.ts'
-  return new URL('./load-worker.ts', moduleUrl).href
+  return workerScriptPath(moduleUrl, 'load-worker.ts', 'features/scale/lib/load-worker.ts')
 }
 
 /** Starts the load worker script. */
