@@ -11,7 +11,8 @@ import { type CartEntry, searchCartridges } from './lib/cartsearch'
 import { CARTRIDGE_VERSION, decodeCartridge, encodeCartridge } from './lib/codec'
 import { condenseQuestion, type Turn } from './lib/condense'
 import { fitCartridge } from './lib/fit'
-import { planQuery } from './lib/query'
+import { prepareHypernyms } from './lib/hypernyms'
+import { AnswerType, planQuery } from './lib/query'
 import { type SectionRef, searchIndex } from './lib/ragsearch'
 import { type RankedPassage, withDocumentPrior, withTermFrequency } from './lib/rank'
 import { contentTerms } from './lib/text'
@@ -158,9 +159,10 @@ export class Engine {
     this.manifests.delete(baseId)
   }
 
-  /** One-off start-up work that would otherwise fall on the first question (the synonym table). */
+  /** One-off start-up work that would otherwise fall on the first question (the WordNet tables). */
   prepare(): void {
     prepareSynonyms()
+    prepareHypernyms()
   }
 
   /** Answers a question from a base with the chosen strategy (cart by default). */
@@ -186,7 +188,7 @@ export class Engine {
     const t1 = this.now()
     const weights = new Map<string, number>()
     for (const t of plan.terms) weights.set(t, 1)
-    const { answer } = composeAnswer(ranked, { weights, want: plan.want })
+    const { answer } = composeAnswer(ranked, { weights, want: plan.want & ~AnswerType.noun })
     const sources = ranked.map(toSource)
     return {
       answer: answer || NO_ANSWER,

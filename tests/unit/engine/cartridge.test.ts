@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { deflateSync, inflateSync } from 'node:zlib'
 import { compileCartridge, localId, localTerm } from '../../../src/features/engine/lib/cartridge'
 import { searchCartridges } from '../../../src/features/engine/lib/cartsearch'
 import { CARTRIDGE_VERSION, decodeCartridge, encodeCartridge } from '../../../src/features/engine/lib/codec'
@@ -35,6 +36,7 @@ describe('cartridges', () => {
       'sentTerms',
       'sentKinds',
       'sentOff',
+      'vocabSense',
       'expTerms',
       'expOff',
     ] as const)
@@ -56,6 +58,33 @@ describe('cartridges', () => {
     newer[4] = CARTRIDGE_VERSION + 1
     expect(() => decodeCartridge(newer)).toThrow('unsupported cartridge version')
     expect(() => decodeCartridge(bytes.subarray(0, bytes.length - 10))).toThrow()
+  })
+
+  test('a version 1 cartridge (before noun senses) still loads, its terms without senses', () => {
+    const cart = compileCartridge(text)
+    expect([...cart.vocabSense].some((s) => s >= 0)).toBe(true)
+    // Version 1 is version 2 without the sense list that follows the vocabulary.
+    const body = new Uint8Array(inflateSync(encodeCartridge(cart).subarray(5)))
+    let pos = 0
+    const varint = () => {
+      let x = 0
+      for (let shift = 0; ; shift += 7) {
+        const b = body[pos++]!
+        x += (b & 0x7f) * 2 ** shift
+        if (b < 0x80) return x
+      }
+    }
+    for (let i = 0; i < 2; i++) {
+      const length = varint() // text, vocabulary
+      pos += length
+    }
+    const sensesAt = pos
+    for (let n = varint(); n > 0; n--) varint()
+    const v1Body = new Uint8Array([...body.subarray(0, sensesAt), ...body.subarray(pos)])
+    const v1 = new Uint8Array([0x45, 0x4e, 0x47, 0x43, 1, ...deflateSync(v1Body)])
+    const back = decodeCartridge(v1)
+    expect(back.sentTerms).toEqual(cart.sentTerms)
+    expect(back.vocabSense).toEqual(new Int32Array(cart.vocab.length).fill(-1))
   })
 
   test('a question synthesised from a sentence lands on that sentence', () => {

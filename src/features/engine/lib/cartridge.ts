@@ -1,4 +1,5 @@
 import { type ChunkOptions, chunkSection, defaultChunkOptions } from './chunk'
+import { nounSense } from './hypernyms'
 import { tokenKind } from './query'
 import { defaultWeights, type ScoreWeights } from './score'
 import { internTerm, lookupTerm, termString } from './terms'
@@ -23,6 +24,11 @@ export interface CartridgeData {
   sentTerms: Uint32Array
   sentKinds: Uint8Array
   sentOff: Uint32Array
+  /**
+   * The most frequent WordNet noun sense of each local term as the section first spells it (-1 for
+   * none): the cart search tests it against the kind of thing a question asks for.
+   */
+  vocabSense: Int32Array
   /** Learned expansions: extra term ids per sentence that questions about it use (CSR by sentence). */
   expTerms: Uint32Array
   expOff: Uint32Array
@@ -64,6 +70,7 @@ export function compileCartridge(text: string, opts: CompileOptions = {}): WarmC
   const mark = ++compiles
   const terms: number[] = []
   const kinds: number[] = []
+  const senses: number[] = []
   const sentOff = new Uint32Array(sentences.length + 1)
   const sents = new Uint32Array(sentences.length * 2)
   let first = true
@@ -73,6 +80,7 @@ export function compileCartridge(text: string, opts: CompileOptions = {}): WarmC
       if (slot.mark !== mark) {
         slot.mark = mark
         slot.id = vocab.push(slot.term) - 1
+        senses.push(nounSense(w.norm))
       }
       terms.push(slot.id)
       kinds.push(tokenKind(text, start, w.norm, false, first))
@@ -99,6 +107,7 @@ export function compileCartridge(text: string, opts: CompileOptions = {}): WarmC
     sentTerms: Uint32Array.from(terms),
     sentKinds: Uint8Array.from(kinds),
     sentOff,
+    vocabSense: Int32Array.from(senses),
     expTerms: new Uint32Array(0),
     expOff: new Uint32Array(sentences.length + 1),
     weights: { ...defaultWeights },
@@ -244,6 +253,6 @@ function warmBytes(w: WarmCartridge): number {
   for (const a of [w.sents, w.passages, w.sentTerms, w.sentKinds, w.sentOff, w.expTerms]) n += a.byteLength
   for (const a of [w.expOff, w.post, w.postOff, w.expPost, w.expPostOff, w.passageOf, w.passageDf, w.gSorted])
     n += a.byteLength
-  n += w.gLocal.byteLength + w.termBits.byteLength + 8 * w.vocab.length // strings are shared
+  n += w.gLocal.byteLength + w.termBits.byteLength + w.vocabSense.byteLength + 8 * w.vocab.length // strings are shared
   return n
 }

@@ -1,5 +1,6 @@
 import { localId, type WarmCartridge } from './cartridge'
-import type { QueryPlan } from './query'
+import { KindTest } from './hypernyms'
+import { type QueryPlan, TokenKind } from './query'
 import {
   pairSet,
   passageScore,
@@ -74,6 +75,7 @@ export function searchCartridges<R>(
   let total = 0
   for (const w of qw) total += w
   const pairs = pairSet(plan)
+  const kind = plan.kind.length ? new KindTest(plan.kind) : null
   const top = new TopK<RankedPassage<R>>(limit)
   const planIds = globalIds(plan.terms)
   const termIndex = new Map(plan.terms.map((t, q) => [t, q]))
@@ -139,7 +141,7 @@ export function searchCartridges<R>(
       }
       return ids
     })
-    searchOne(entry, local, vars, c, plan, qw, total, pairs, top)
+    searchOne(entry, local, vars, c, plan, qw, total, pairs, kind, top)
     if (opts.stats) opts.stats.searched++
   }
   return top.sorted()
@@ -231,6 +233,7 @@ function searchOne<R>(
   qw: Float64Array,
   total: number,
   pairs: Set<number>,
+  kind: KindTest | null,
   top: TopK<RankedPassage<R>>,
 ): void {
   const x = scratchOf(cart)
@@ -266,14 +269,17 @@ function searchOne<R>(
     const to = cart.sentOff[s + 1]!
     for (let i = from; i < to; i++) {
       x.seq[i - from] = x.qmap[cart.sentTerms[i]!]!
-      x.kseq[i - from] = cart.sentKinds[i]!
+      const t = cart.sentTerms[i]!
+      x.kseq[i - from] = kind?.has(cart.vocabSense[t]!)
+        ? cart.sentKinds[i]! | TokenKind.noun
+        : cart.sentKinds[i]!
     }
     const f = sequenceFeatures(x.seq, x.kseq, 0, to - from, plan.want, pairs, qw)
     const p = cart.passageOf[s]!
     const near = s > cart.passages[2 * p]! ? x.hit[s - 1]! : 0
     const { rank, pick } = sentenceScores(f, titleMask, x.pass[p]!, x.exp[s]!, qw, total, cart.weights, near)
     x.score[s] = pick
-    x.typed[s] = f.typeOk ? 1 : 0
+    x.typed[s] = f.pickTypeOk ? 1 : 0
     if (x.best[p] === Number.NEGATIVE_INFINITY) passages.push(p)
     if (rank > x.best[p]!) x.best[p] = rank
   }

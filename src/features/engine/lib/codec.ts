@@ -2,8 +2,12 @@ import { deflateSync, inflateSync } from 'node:zlib'
 import { type CartridgeData, type WarmCartridge, warmCartridge } from './cartridge'
 import { defaultWeights, type ScoreWeights } from './score'
 
-/** Format version written in every cartridge; decoding refuses versions it does not know. */
-export const CARTRIDGE_VERSION = 1
+/**
+ * Format version written in every cartridge; decoding refuses versions it does not know. Version 2
+ * added the terms' noun senses; a version 1 cartridge still loads, without them (a forced retrain
+ * recompiles it).
+ */
+export const CARTRIDGE_VERSION = 2
 const MAGIC = [0x45, 0x4e, 0x47, 0x43] // "ENGC"
 const WEIGHT_KEYS = Object.keys(defaultWeights) as (keyof ScoreWeights)[]
 
@@ -92,6 +96,7 @@ export function encodeCartridge(c: CartridgeData): Uint8Array {
   const w = new Writer()
   w.str(c.text)
   w.str(c.vocab.join('\n'))
+  w.uints(Array.from(c.vocabSense, (s) => s + 1))
   w.uints(c.sents, true)
   w.uints(c.passages, true)
   w.uints(c.sentTerms)
@@ -123,10 +128,14 @@ export function encodeCartridge(c: CartridgeData): Uint8Array {
 /** Parses bytes written by `encodeCartridge` into a warm copy; throws on a foreign or newer format. */
 export function decodeCartridge(bytes: Uint8Array): WarmCartridge {
   if (bytes.length < 5 || MAGIC.some((b, i) => bytes[i] !== b)) throw new Error('not a cartridge')
-  if (bytes[4] !== CARTRIDGE_VERSION) throw new Error(`unsupported cartridge version ${bytes[4]}`)
+  const version = bytes[4]!
+  if (version < 1 || version > CARTRIDGE_VERSION) throw new Error(`unsupported cartridge version ${version}`)
   const r = new Reader(new Uint8Array(inflateSync(bytes.subarray(5))))
   const text = r.str()
   const vocabText = r.str()
+  const vocab = vocabText.length ? vocabText.split('\n') : []
+  const vocabSense =
+    version >= 2 ? Int32Array.from(r.uints(), (s) => s - 1) : new Int32Array(vocab.length).fill(-1)
   const sents = r.uints(true)
   const passages = r.uints(true)
   const sentTerms = r.uints()
@@ -148,7 +157,8 @@ export function decodeCartridge(bytes: Uint8Array): WarmCartridge {
   })
   return warmCartridge({
     text,
-    vocab: vocabText.length ? vocabText.split('\n') : [],
+    vocab,
+    vocabSense,
     sents,
     passages,
     sentTerms,

@@ -1,10 +1,15 @@
+import { answerKind } from './hypernyms'
 import { stem, type Token, tokenize } from './text'
 
-/** Kinds of answer a question asks for; a sentence offering one is more likely to hold the answer. */
-export const AnswerType = { none: 0, date: 1, number: 2, entity: 4 } as const
+/**
+ * Kinds of answer a question asks for; a sentence offering one is more likely to hold the answer.
+ * `noun`: a word below the question's noun kind in WordNet (QueryPlan.kind); it counts in ranking
+ * passages, not in picking the answer sentence (measured: it made answers longer, not better).
+ */
+export const AnswerType = { none: 0, date: 1, number: 2, entity: 4, noun: 8 } as const
 
-/** Bit flags of what one word of a sentence can be: a date part, a number, a proper name. */
-export const TokenKind = { date: 1, number: 2, entity: 4 } as const
+/** Bit flags of what one word of a sentence can be: a date part, a number, a proper name, of the noun kind. */
+export const TokenKind = { date: 1, number: 2, entity: 4, noun: 8 } as const
 
 /** A question reduced to what retrieval needs. */
 export interface QueryPlan {
@@ -16,6 +21,8 @@ export interface QueryPlan {
   want: number
   /** Bits of terms that name the kind of answer ("what year", "which country"): weak evidence. */
   soft: number
+  /** WordNet senses of the kind of thing asked for ("what language": language), empty when none. */
+  kind: number[]
 }
 
 const MONTHS = new Set(
@@ -125,7 +132,8 @@ export function planQuery(question: string, weight?: (term: string) => number): 
   let soft = 0
   const noun = answerNoun(tokens)
   if (noun >= 0 && seq[noun]! >= 0 && remap[seq[noun]!]! >= 0) soft |= 1 << remap[seq[noun]!]!
-  return { terms, pairs, want: answerType(tokens), soft }
+  const kind = answerKind(tokens)
+  return { terms, pairs, want: answerType(tokens) | (kind.length ? AnswerType.noun : 0), soft, kind }
 }
 
 /** Stems one word as the index does (for callers building their own term lists). */

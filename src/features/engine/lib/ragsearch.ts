@@ -1,5 +1,6 @@
 import type { EngineRepo, PassageRow } from '../engine.repo'
-import { type QueryPlan, tokenKind } from './query'
+import { KindTest, nounSense } from './hypernyms'
+import { type QueryPlan, TokenKind, tokenKind } from './query'
 import {
   pairSet,
   passageScore,
@@ -81,7 +82,8 @@ export function searchIndex(
   const qmap = new Map(plan.terms.map((t, i) => [t, i]))
   const pairs = pairSet(plan)
   const weights = opts.weights ?? defaultWeights
-  const ranked = rows.map((row) => rankPassage(row, plan, qmap, vmap, qw, total, pairs, weights))
+  const kind = plan.kind.length ? new KindTest(plan.kind) : null
+  const ranked = rows.map((row) => rankPassage(row, plan, qmap, vmap, qw, total, pairs, weights, kind))
   // The section prior, from the sentences of the pool (the cart strategy counts the whole section).
   const counts = new Map<string, Uint16Array>()
   for (const r of ranked) {
@@ -106,6 +108,7 @@ function rankPassage(
   total: number,
   pairs: Set<number>,
   weights: ScoreWeights,
+  kind: KindTest | null,
 ): RankedPassage<SectionRef> {
   const spans = new Uint32Array(row.sents.slice().buffer)
   const feats = []
@@ -127,7 +130,9 @@ function rankPassage(
         if (q >= 0 && qw[q]! > 0) tf[q]!++
         words++
         qidx.push(q)
-        kinds.push(tokenKind(row.text, at, w.norm, false, first))
+        let k = tokenKind(row.text, at, w.norm, false, first)
+        if (kind?.has(nounSense(w.norm))) k |= TokenKind.noun
+        kinds.push(k)
       }
       first = false
     })
@@ -147,7 +152,7 @@ function rankPassage(
     const near = i > 0 ? feats[i - 1]!.f.hit : 0
     const { rank, pick } = sentenceScores(f, titleMask, passMask, exp, qw, total, weights, near)
     if (rank > best) best = rank
-    sentences.push({ start, end, score: pick, hit: f.hit, typeOk: f.typeOk })
+    sentences.push({ start, end, score: pick, hit: f.hit, typeOk: f.pickTypeOk })
   }
   sentences.sort((a, b) => b.score - a.score)
   return {

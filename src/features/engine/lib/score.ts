@@ -4,6 +4,8 @@
  * (the index at query time, or the cartridge's precomputed lists), not in how they rank them.
  */
 
+import { AnswerType } from './query'
+
 /** Weights of the linear scorer; each cartridge carries the copy it was compiled with. */
 export interface ScoreWeights {
   /** Query terms found only in the sentence's passage or section title, not the sentence itself. */
@@ -44,7 +46,10 @@ export interface Features {
   ctx: number
   exp: number
   pairs: number
+  /** A word of the kind asked for sits near a question term (any kind: for ranking passages). */
   typeOk: boolean
+  /** The same without the noun kind (for picking the answer sentence, see AnswerType.noun). */
+  pickTypeOk: boolean
   len: number
 }
 
@@ -95,9 +100,12 @@ export function sequenceFeatures(
   let hit = 0
   let pairs = 0
   let typeOk = false
+  let pickTypeOk = false
   let prev = -1
   let lastHit = -1e9
   let lastTyped = -1e9
+  let lastPickTyped = -1e9
+  const pickWant = want & ~AnswerType.noun
   for (let i = from; i < to; i++) {
     const q = qidx[i]!
     if (q >= 0) {
@@ -105,9 +113,14 @@ export function sequenceFeatures(
       if (prev >= 0 && qpairs.has(prev * 64 + q)) pairs++
       lastHit = i
       if (i - lastTyped <= TYPE_NEAR) typeOk = true
+      if (i - lastPickTyped <= TYPE_NEAR) pickTypeOk = true
     } else if (want !== 0 && (kinds[i]! & want) !== 0) {
       lastTyped = i
       if (i - lastHit <= TYPE_NEAR) typeOk = true
+      if ((kinds[i]! & pickWant) !== 0) {
+        lastPickTyped = i
+        if (i - lastHit <= TYPE_NEAR) pickTypeOk = true
+      }
     }
     prev = q
   }
@@ -117,6 +130,7 @@ export function sequenceFeatures(
     // Capped at the question's own pair count, so a score has a bound (see scoreBound in rank.ts).
     pairs: Math.min(pairs, qpairs.size),
     typeOk,
+    pickTypeOk,
     len: to - from,
   }
 }
@@ -178,7 +192,7 @@ export function sentenceScores(
   const ctx = passMask | titleMask
   const rank = scoreSentence({ ...f, ctx, exp }, qw, total, w)
   const pick = scoreSentence(
-    { ...f, hit: f.hit & ~titleMask, win: f.win & ~titleMask, ctx, exp },
+    { ...f, hit: f.hit & ~titleMask, win: f.win & ~titleMask, typeOk: f.pickTypeOk, ctx, exp },
     qw,
     total,
     w,

@@ -86,5 +86,5 @@ export function synthesize(cart: WarmCartridge, s: number): SyntheticQuestion | 
   const terms = ids.slice(0, MAX_TERMS).map((id) => cart.vocab[id]!)
   const pairs: [number, number][] = []
   for (let i = 1; i < terms.length; i++) pairs.push([i - 1, i])
-  return { sentence: s, plan: { terms, pairs, want, soft: 0 }, borrowed }
+  return { sentence: s, plan: { terms, pairs, want, soft: 0, kind: [] }, borrowed }
 }

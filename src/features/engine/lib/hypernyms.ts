@@ -1,0 +1,159 @@
+import TABLE from './hypernyms.txt' with { type: 'text' }
+import type { Token } from './text'
+
+// Noun kinds from WordNet (scripts/build-hypernyms.ts): "What language ..." is answered by a sentence
+// offering a kind of language, "Who ..." by one naming a kind of person. Parsed on first use.
+interface Kinds {
+  /** Each noun's two most frequent senses. */
+  senses: Map<string, number[]>
+  /** Nouns more often another part of speech ("produce", "think"). */
+  mostlyOther: Set<string>
+  /** Parents of each sense (CSR). */
+  up: Uint32Array
+  upOff: Uint32Array
+  person: number
+}
+
+let kinds: Kinds | null = null
+
+function table(): Kinds {
+  if (kinds) return kinds
+  const senses = new Map<string, number[]>()
+  const mostlyOther = new Set<string>()
+  const up: number[] = []
+  const upOff: number[] = [0]
+  let inParents = false
+  for (const line of TABLE.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue
+    if (line === '%') {
+      inParents = true
+      continue
+    }
+    const f = line.split(' ')
+    if (inParents) {
+      if (f[0] !== '-') for (const p of f) up.push(Number.parseInt(p, 36))
+      upOff.push(up.length)
+    } else {
+      if (f[f.length - 1] === '*') {
+        f.pop()
+        mostlyOther.add(f[0]!)
+      }
+      senses.set(
+        f[0]!,
+        f.slice(1).map((s) => Number.parseInt(s, 36)),
+      )
+    }
+  }
+  kinds = {
+    senses,
+    mostlyOther,
+    up: Uint32Array.from(up),
+    upOff: Uint32Array.from(upOff),
+    person: senses.get('person')![0]!,
+  }
+  return kinds
+}
+
+/** Builds the table now (about 100 ms) instead of on the first question. */
+export function prepareHypernyms(): void {
+  table()
+}
+
+/** The noun senses of a word in normal form, trying its singular for a plural; undefined when none. */
+function nounSenses(norm: string): number[] | undefined {
+  const s = table().senses
+  let r = s.get(norm)
+  if (!r && norm.endsWith('s')) {
+    if (norm.endsWith('ies')) r = s.get(`${norm.slice(0, -3)}y`)
+    if (!r && norm.endsWith('es')) r = s.get(norm.slice(0, -2))
+    r ??= s.get(norm.slice(0, -1))
+  }
+  return r
+}
+
+/** Whether a word is more often another part of speech than a noun (its singular, for a plural). */
+function mostlyOther(norm: string): boolean {
+  const { senses, mostlyOther: other } = table()
+  return other.has(norm) || (!senses.has(norm) && norm.endsWith('s') && other.has(norm.slice(0, -1)))
+}
+
+/** The most frequent noun sense of a word in normal form, -1 when WordNet has no noun for it. */
+export function nounSense(norm: string): number {
+  return nounSenses(norm)?.[0] ?? -1
+}
+
+// Words after "what"/"which" passed over on the way to the noun that names the kind ("what type of
+// music", "what other event"), and nouns too vague to be one.
+const LEADS = new Set(
+  'type types kind kinds sort sorts form forms name names thing things part other one way example'.split(' '),
+)
+const LINKS = new Set(['is', 'was', 'are', 'were', 'the', 'a', 'an'])
+const VAGUE = new Set(
+  'thing entity object part way something one name term word aspect item role reason'.split(' '),
+)
+
+/**
+ * The senses of the kind of thing a question asks for: a person for "who", the noun after
+ * "what"/"which" for those ("what natural phenomenon" asks for a phenomenon); empty when none.
+ */
+export function answerKind(tokens: Token[]): number[] {
+  for (let i = 0; i < tokens.length - 1; i++) {
+    const w = tokens[i]!.norm
+    if (w === 'who' || w === 'whom') return [table().person]
+    if (w !== 'what' && w !== 'which') continue
+    let j = i + 1
+    // "what is the ...", not "what did Luther ...".
+    while (j < tokens.length && LINKS.has(tokens[j]!.norm)) j++
+    // The last of at most two nouns in a row is the head ("which NFL team").
+    let head = -1
+    for (let n = 0; j < tokens.length && n < 2; ) {
+      const t = tokens[j]!
+      if (LEADS.has(t.norm)) {
+        j += tokens[j + 1]?.norm === 'of' ? 2 : 1
+        continue
+      }
+      // A second word must be a noun first of all ("what process produces", not "produce").
+      if (t.stop || !nounSenses(t.norm) || (n > 0 && mostlyOther(t.norm))) break
+      head = j++
+      n++
+    }
+    if (head < 0 || VAGUE.has(tokens[head]!.norm)) return []
+    return nounSenses(tokens[head]!.norm)!
+  }
+  return []
+}
+
+/** Tests senses against the kind a question asks for; remembers answers for the question's life. */
+export class KindTest {
+  private readonly memo = new Map<number, boolean>()
+  private readonly roots: Set<number>
+
+  constructor(senses: number[]) {
+    this.roots = new Set(senses)
+  }
+
+  /** Whether sense `s` is the kind or below it (-1, no sense, never is). */
+  has(s: number): boolean {
+    if (s < 0) return false
+    let r = this.memo.get(s)
+    if (r === undefined) {
+      r = this.climb(s)
+      this.memo.set(s, r)
+    }
+    return r
+  }
+
+  private climb(s: number): boolean {
+    const { up, upOff } = table()
+    const stack = [s]
+    const seen = new Set<number>()
+    while (stack.length > 0) {
+      const x = stack.pop()!
+      if (this.roots.has(x)) return true
+      if (seen.has(x)) continue
+      seen.add(x)
+      for (let i = upOff[x]!; i < upOff[x + 1]!; i++) stack.push(up[i]!)
+    }
+    return false
+  }
+}
