@@ -22,7 +22,7 @@ describe('answer kinds from WordNet', () => {
     expect(committed).toContain('WordNet 3.1 Copyright 2011 by Princeton University')
   })
 
-  test('the kind a question asks for: the noun after what/which, a person for who', () => {
+  test('the kind a question asks for: the noun after what/which, a person for who, a place for where', () => {
     expect(kindOf(QUESTION).has(nounSense('lightning'))).toBe(true)
     expect(kindOf(QUESTION).has(nounSense('noise'))).toBe(false)
     expect(kindOf('What language did the monks teach?').has(nounSense('latin'))).toBe(true)
@@ -30,11 +30,14 @@ describe('answer kinds from WordNet', () => {
     expect(kindOf('Who found the body?').has(nounSense('maid'))).toBe(true)
     expect(kindOf('Who found the body?').has(nounSense('table'))).toBe(false)
     expect(kindOf('Who found the body?').has(-1)).toBe(false)
+    expect(kindOf('Where was the lab?').has(nounSense('harbour'))).toBe(true)
+    expect(kindOf('Where was the lab?').has(nounSense('maid'))).toBe(false)
     // No kind: no noun after the wh-word, a vague one, or a word that is mostly a verb after the noun.
     expect(answerKind(tokenize('What did he do to his feet at night?'))).toEqual([])
     expect(answerKind(tokenize('What did Luther think of the peasants?'))).toEqual([])
     expect(answerKind(tokenize('What other thing did he build?'))).toEqual([])
     expect(answerKind(tokenize('When was Tesla born?'))).toEqual([])
+    expect(answerKind(tokenize('When were the first Doctor Who books published?'))).toEqual([])
     expect(answerKind(tokenize('What process produces oxygen?'))).toEqual(
       answerKind(tokenize('What process makes oxygen?')),
     )

@@ -1,8 +1,9 @@
 import TABLE from './hypernyms.txt' with { type: 'text' }
-import type { Token } from './text'
+import { type Token, WH_WORDS } from './text'
 
 // Noun kinds from WordNet (scripts/build-hypernyms.ts): "What language ..." is answered by a sentence
-// offering a kind of language, "Who ..." by one naming a kind of person. Parsed on first use.
+// offering a kind of language, "Who ..." by one naming a kind of person, "Where ..." a kind of
+// place. Parsed on first use.
 interface Kinds {
   /** Each noun's two most frequent senses. */
   senses: Map<string, number[]>
@@ -12,6 +13,7 @@ interface Kinds {
   up: Uint32Array
   upOff: Uint32Array
   person: number
+  place: number
 }
 
 let kinds: Kinds | null = null
@@ -50,6 +52,7 @@ function table(): Kinds {
     up: Uint32Array.from(up),
     upOff: Uint32Array.from(upOff),
     person: senses.get('person')![0]!,
+    place: senses.get('location')![0]!,
   }
   return kinds
 }
@@ -93,14 +96,18 @@ const VAGUE = new Set(
 )
 
 /**
- * The senses of the kind of thing a question asks for: a person for "who", the noun after
- * "what"/"which" for those ("what natural phenomenon" asks for a phenomenon); empty when none.
+ * The senses of the kind of thing a question asks for: a person for "who", a place for "where", the
+ * noun after "what"/"which" for those ("what natural phenomenon" asks for a phenomenon); empty when
+ * none.
  */
 export function answerKind(tokens: Token[]): number[] {
   for (let i = 0; i < tokens.length - 1; i++) {
     const w = tokens[i]!.norm
+    if (!WH_WORDS.has(w)) continue
+    // The first wh-word decides: "When did Doctor Who start?" asks for a date, not a person.
     if (w === 'who' || w === 'whom') return [table().person]
-    if (w !== 'what' && w !== 'which') continue
+    if (w === 'where') return [table().place]
+    if (w !== 'what' && w !== 'which') return []
     let j = i + 1
     // "what is the ...", not "what did Luther ...".
     while (j < tokens.length && LINKS.has(tokens[j]!.norm)) j++

@@ -3,7 +3,7 @@ import { stem, type Token, tokenize } from './text'
 
 /**
  * Kinds of answer a question asks for; a sentence offering one is more likely to hold the answer.
- * `noun`: a word below the question's noun kind in WordNet (QueryPlan.kind); it counts in ranking
+ * `noun`: a word below the question's kind in WordNet (QueryPlan.kind); it counts in ranking
  * passages, not in picking the answer sentence (measured: it made answers longer, not better).
  */
 export const AnswerType = { none: 0, date: 1, number: 2, entity: 4, noun: 8 } as const
