@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { HYPERNYMS_PATH, renderHypernyms } from '../../../scripts/build-hypernyms'
 import { compileCartridge } from '../../../src/features/engine/lib/cartridge'
 import { searchCartridges } from '../../../src/features/engine/lib/cartsearch'
-import { answerKind, KindTest, nounSense } from '../../../src/features/engine/lib/hypernyms'
+import { answerKind, KindTest, kindTest, nounSense } from '../../../src/features/engine/lib/hypernyms'
 import { AnswerType, planQuery } from '../../../src/features/engine/lib/query'
 import { tokenize } from '../../../src/features/engine/lib/text'
 import { fixtureEngine } from './fixture'
@@ -43,6 +43,18 @@ describe('answer kinds from WordNet', () => {
     )
     expect(planQuery(QUESTION).want & AnswerType.noun).toBe(AnswerType.noun)
     expect(planQuery('When was Tesla born?').want & AnswerType.noun).toBe(0)
+  })
+
+  test('a shared test answers as a fresh one, whatever it resolved before', () => {
+    const words = 'maid harbour lightning table king river engineer violin city tree oak noise'.split(' ')
+    const kind = answerKind(tokenize('Who found the body?'))
+    const shared = kindTest(kind)
+    expect(kindTest([...kind])).toBe(shared)
+    const before = words.map((w) => shared.has(nounSense(w)))
+    expect(words.map((w) => new KindTest(kind).has(nounSense(w)))).toEqual(before)
+    expect([...words].reverse().map((w) => shared.has(nounSense(w)))).toEqual([...before].reverse())
+    expect(before.filter(Boolean).length).toBeGreaterThan(2) // maid, king, engineer
+    expect(before.filter((b) => !b).length).toBeGreaterThan(2)
   })
 
   test('the cart strategy ranks the passage offering a word of the kind first', () => {

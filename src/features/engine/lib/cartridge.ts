@@ -1,5 +1,5 @@
 import { type ChunkOptions, chunkSection, defaultChunkOptions } from './chunk'
-import { nounSense } from './hypernyms'
+import { wordSense } from './hypernyms'
 import { tokenKind } from './query'
 import { defaultWeights, type ScoreWeights } from './score'
 import { internTerm, lookupTerm, termString } from './terms'
@@ -80,7 +80,7 @@ export function compileCartridge(text: string, opts: CompileOptions = {}): WarmC
       if (slot.mark !== mark) {
         slot.mark = mark
         slot.id = vocab.push(slot.term) - 1
-        senses.push(nounSense(w.norm))
+        senses.push(wordSense(w))
       }
       terms.push(slot.id)
       kinds.push(tokenKind(text, start, w.norm, false, first))

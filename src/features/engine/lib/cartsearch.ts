@@ -1,5 +1,5 @@
 import { localId, type WarmCartridge } from './cartridge'
-import { KindTest } from './hypernyms'
+import { type KindTest, kindTest } from './hypernyms'
 import { type QueryPlan, TokenKind } from './query'
 import {
   pairSet,
@@ -75,7 +75,7 @@ export function searchCartridges<R>(
   let total = 0
   for (const w of qw) total += w
   const pairs = pairSet(plan)
-  const kind = plan.kind.length ? new KindTest(plan.kind) : null
+  const kind = plan.kind.length ? kindTest(plan.kind) : null
   const top = new TopK<RankedPassage<R>>(limit)
   const planIds = globalIds(plan.terms)
   const termIndex = new Map(plan.terms.map((t, q) => [t, q]))

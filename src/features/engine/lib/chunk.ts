@@ -19,7 +19,7 @@ export interface ChunkOptions {
 }
 
 /** Defaults: a passage is about a paragraph; long paragraphs are split into even parts. */
-export const defaultChunkOptions: ChunkOptions = { maxWords: 400, minWords: 30 }
+export const defaultChunkOptions: ChunkOptions = { maxWords: 250, minWords: 30 }
 
 function words(text: string, s: Span): number {
   let n = 0

@@ -1,5 +1,5 @@
 import TABLE from './hypernyms.txt' with { type: 'text' }
-import { type Token, WH_WORDS } from './text'
+import { type Token, UNSET, WH_WORDS, type WordInfo } from './text'
 
 // Noun kinds from WordNet (scripts/build-hypernyms.ts): "What language ..." is answered by a sentence
 // offering a kind of language, "Who ..." by one naming a kind of person, "Where ..." a kind of
@@ -85,6 +85,12 @@ export function nounSense(norm: string): number {
   return nounSenses(norm)?.[0] ?? -1
 }
 
+/** nounSense of a scanned word, looked up once per distinct word (the info is memoised). */
+export function wordSense(w: WordInfo): number {
+  if (w.sense === UNSET) w.sense = nounSense(w.norm)
+  return w.sense
+}
+
 // Words after "what"/"which" passed over on the way to the noun that names the kind ("what type of
 // music", "what other event"), and nouns too vague to be one.
 const LEADS = new Set(
@@ -130,37 +136,73 @@ export function answerKind(tokens: Token[]): number[] {
   return []
 }
 
-/** Tests senses against the kind a question asks for; remembers answers for the question's life. */
+/**
+ * Tests senses against the kind a question asks for, remembering its answers; tests are shared by
+ * the questions asking for the same kind (see `kindTest`), as the answers never change.
+ */
 export class KindTest {
-  private readonly memo = new Map<number, boolean>()
-  private readonly roots: Set<number>
+  /** Per sense: 0 not known yet, IS, ISNT, or OPEN while its ancestors are being resolved. */
+  private readonly state: Uint8Array
+  private readonly stack: number[] = []
 
   constructor(senses: number[]) {
-    this.roots = new Set(senses)
+    const { upOff } = table()
+    this.state = new Uint8Array(upOff.length - 1)
+    for (const s of senses) this.state[s] = IS
   }
 
   /** Whether sense `s` is the kind or below it (-1, no sense, never is). */
   has(s: number): boolean {
     if (s < 0) return false
-    let r = this.memo.get(s)
-    if (r === undefined) {
-      r = this.climb(s)
-      this.memo.set(s, r)
-    }
-    return r
+    const known = this.state[s]!
+    return known === IS || (known !== ISNT && this.resolve(s))
   }
 
-  private climb(s: number): boolean {
+  /**
+   * Resolves a sense from its parents, depth first, recording every ancestor met on the way: later
+   * words mostly share those, so each sense is resolved once.
+   */
+  private resolve(s: number): boolean {
     const { up, upOff } = table()
-    const stack = [s]
-    const seen = new Set<number>()
+    const state = this.state
+    const stack = this.stack
+    stack.push(s)
     while (stack.length > 0) {
-      const x = stack.pop()!
-      if (this.roots.has(x)) return true
-      if (seen.has(x)) continue
-      seen.add(x)
-      for (let i = upOff[x]!; i < upOff[x + 1]!; i++) stack.push(up[i]!)
+      const x = stack[stack.length - 1]!
+      if (state[x] === IS || state[x] === ISNT) {
+        stack.pop()
+        continue
+      }
+      if (state[x] === OPEN) {
+        // Its parents are resolved now (the hierarchy has no cycles).
+        let is = false
+        for (let i = upOff[x]!; i < upOff[x + 1]! && !is; i++) is = state[up[i]!] === IS
+        state[x] = is ? IS : ISNT
+        stack.pop()
+        continue
+      }
+      state[x] = OPEN
+      for (let i = upOff[x]!; i < upOff[x + 1]!; i++) if (state[up[i]!] === 0) stack.push(up[i]!)
     }
-    return false
+    return state[s] === IS
   }
 }
+
+const tests = new Map<string, KindTest>()
+
+/** The shared test of a kind (questions mostly ask for a few: a person, a place, a year, a company). */
+export function kindTest(senses: number[]): KindTest {
+  const key = senses.join(' ')
+  let t = tests.get(key)
+  if (!t) {
+    // Each holds a byte per sense (about 80 KB).
+    if (tests.size >= 64) tests.clear()
+    t = new KindTest(senses)
+    tests.set(key, t)
+  }
+  return t
+}
+
+const IS = 1
+const ISNT = 2
+const OPEN = 3

@@ -1,5 +1,5 @@
 import type { EngineRepo, PassageRow } from '../engine.repo'
-import { KindTest, nounSense } from './hypernyms'
+import { type KindTest, kindTest, wordSense } from './hypernyms'
 import { type QueryPlan, TokenKind, tokenKind } from './query'
 import {
   pairSet,
@@ -82,7 +82,7 @@ export function searchIndex(
   const qmap = new Map(plan.terms.map((t, i) => [t, i]))
   const pairs = pairSet(plan)
   const weights = opts.weights ?? defaultWeights
-  const kind = plan.kind.length ? new KindTest(plan.kind) : null
+  const kind = plan.kind.length ? kindTest(plan.kind) : null
   const ranked = rows.map((row) => rankPassage(row, plan, qmap, vmap, qw, total, pairs, weights, kind))
   // The section prior, from the sentences of the pool (the cart strategy counts the whole section).
   const counts = new Map<string, Uint16Array>()
@@ -131,7 +131,7 @@ function rankPassage(
         words++
         qidx.push(q)
         let k = tokenKind(row.text, at, w.norm, false, first)
-        if (kind?.has(nounSense(w.norm))) k |= TokenKind.noun
+        if (kind?.has(wordSense(w))) k |= TokenKind.noun
         kinds.push(k)
       }
       first = false

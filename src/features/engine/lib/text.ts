@@ -103,13 +103,20 @@ export interface TermSlot {
   id: number
 }
 
-/** What a raw word is: its normal form, index term (its slot), and whether it is a function word. */
+/**
+ * What a raw word is: its normal form, index term (its slot), and whether it is a function word.
+ * `sense` caches its WordNet noun sense for hypernyms.ts (UNSET until first asked).
+ */
 export interface WordInfo {
   norm: string
   term: string
   stop: boolean
   slot: TermSlot
+  sense: number
 }
+
+/** `WordInfo.sense` before it has been looked up. */
+export const UNSET = -2
 const slots = new Map<string, TermSlot>()
 // Normalising and stemming cost more than a map look-up, and texts repeat their words.
 const wordCache = new Map<string, WordInfo>()
@@ -127,7 +134,7 @@ function wordInfo(raw: string): WordInfo {
       if (slots.size > 200_000) slots.clear()
       slots.set(term, slot)
     }
-    info = { norm, term, stop, slot }
+    info = { norm, term, stop, slot, sense: UNSET }
     if (wordCache.size > 200_000) wordCache.clear()
     wordCache.set(raw, info)
   }
