@@ -1,11 +1,9 @@
 import { type ChunkOptions, chunkSection, defaultChunkOptions } from './chunk'
 import { wordSense } from './hypernyms'
-import { tokenKind } from './query'
+import { wordKind } from './query'
 import { defaultWeights, type ScoreWeights } from './score'
 import { internTerm, lookupTerm, termString } from './terms'
-import { scanWords, type WordInfo } from './text'
-
-let compiles = 0
+import { nextMark, scanWords, type WordInfo } from './text'
 
 /**
  * A section's cartridge: everything needed to answer questions from the section without the index.
@@ -67,7 +65,7 @@ export function compileCartridge(text: string, opts: CompileOptions = {}): WarmC
   const { sentences, passages } = chunkSection(text, opts.chunk ?? defaultChunkOptions)
   const vocab: string[] = []
   // Number terms through their shared slots: a field check instead of a map look-up per word.
-  const mark = ++compiles
+  const mark = nextMark()
   const terms: number[] = []
   const kinds: number[] = []
   const senses: number[] = []
@@ -83,7 +81,7 @@ export function compileCartridge(text: string, opts: CompileOptions = {}): WarmC
         senses.push(wordSense(w))
       }
       terms.push(slot.id)
-      kinds.push(tokenKind(text, start, w.norm, false, first))
+      kinds.push(wordKind(w, text, start, first))
     }
     first = false
   }

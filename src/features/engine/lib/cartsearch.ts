@@ -267,12 +267,14 @@ function searchOne<R>(
   for (const s of touched) {
     const from = cart.sentOff[s]!
     const to = cart.sentOff[s + 1]!
+    // Only a word that is no question term, in a sentence holding one, can offer the noun kind.
+    const kindHere = x.hit[s] !== 0 ? kind : null
     for (let i = from; i < to; i++) {
-      x.seq[i - from] = x.qmap[cart.sentTerms[i]!]!
       const t = cart.sentTerms[i]!
-      x.kseq[i - from] = kind?.has(cart.vocabSense[t]!)
-        ? cart.sentKinds[i]! | TokenKind.noun
-        : cart.sentKinds[i]!
+      const q = x.qmap[t]!
+      x.seq[i - from] = q
+      x.kseq[i - from] =
+        q < 0 && kindHere?.has(cart.vocabSense[t]!) ? cart.sentKinds[i]! | TokenKind.noun : cart.sentKinds[i]!
     }
     const f = sequenceFeatures(x.seq, x.kseq, 0, to - from, plan.want, pairs, qw)
     const p = cart.passageOf[s]!

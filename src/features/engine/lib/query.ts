@@ -1,5 +1,5 @@
 import { answerKind } from './hypernyms'
-import { stem, type Token, tokenize } from './text'
+import { stem, type Token, tokenize, UNSET, type WordInfo } from './text'
 
 /**
  * Kinds of answer a question asks for; a sentence offering one is more likely to hold the answer.
@@ -55,6 +55,19 @@ export function tokenKind(
   if (MONTHS.has(n) || DATE_WORDS.has(n)) k |= TokenKind.date
   if (!sentenceStart && c0 >= 65 && c0 <= 90 && !stop) k |= TokenKind.entity
   return k
+}
+
+/**
+ * tokenKind of a scanned content word at `start` of `text`, memoised on its info: the kinds depend
+ * only on the raw word (its first character and normal form) and on whether it opens a sentence.
+ */
+export function wordKind(w: WordInfo, text: string, start: number, sentenceStart: boolean): number {
+  if (sentenceStart) {
+    if (w.kindFirst === UNSET) w.kindFirst = tokenKind(text, start, w.norm, false, true)
+    return w.kindFirst
+  }
+  if (w.kind === UNSET) w.kind = tokenKind(text, start, w.norm, false, false)
+  return w.kind
 }
 
 /** The answer type a question asks for, from its wh-word and the noun that follows. */

@@ -1,6 +1,6 @@
 import type { EngineRepo, PassageRow } from '../engine.repo'
 import { type KindTest, kindTest, wordSense } from './hypernyms'
-import { type QueryPlan, TokenKind, tokenKind } from './query'
+import { type QueryPlan, TokenKind, wordKind } from './query'
 import {
   pairSet,
   passageScore,
@@ -11,7 +11,7 @@ import {
 } from './rank'
 import { defaultWeights, idf, type ScoreWeights, sentenceScores, sequenceFeatures } from './score'
 import { respellPlan } from './spell'
-import { contentTerms, scanWords } from './text'
+import { contentTerms, nextMark, scanWords, termSlot } from './text'
 import { variantsOf } from './variants'
 
 /** Where a retrieved passage comes from: the fields a source needs. */
@@ -63,7 +63,17 @@ export function searchIndex(
   // Word-family variants and near-synonyms of the terms: weak evidence in scoring. They join the
   // FTS5 query only for a term the base lacks (for the others they crowded out better candidates),
   // which then weighs as its rarest known variant would.
-  const vmap = new Map<string, number>()
+  // Each term's slot is marked for this search with its question term and the first term it is a
+  // variant of (bits 0-7 and 8-15, each plus one), so the word scan needs no look-up.
+  const mark = nextMark()
+  const tag = (t: string, index: number, shift: 0 | 8) => {
+    const slot = termSlot(t)
+    if (slot.mark !== mark) {
+      slot.mark = mark
+      slot.id = 0
+    }
+    if (((slot.id >> shift) & 0xff) === 0) slot.id |= (index + 1) << shift
+  }
   variantsOf(
     plan.terms,
     (t) => repo.termsWithPrefix(key, t).map((r) => r.term),
@@ -73,17 +83,17 @@ export function searchIndex(
       qw[q] = idf(nPassages, Math.min(...repo.documentFrequencies(key, vs)))
       live.push(...vs)
     }
-    if (qw[q]! > 0) for (const v of vs) if (!vmap.has(v)) vmap.set(v, q)
+    if (qw[q]! > 0) for (const v of vs) tag(v, q, 8)
   })
   const hits = repo.match(key, live, opts.pool, opts.documentIds)
   const rows = repo.passages(hits.map((h) => h.id))
   let total = 0
   for (const w of qw) total += w
-  const qmap = new Map(plan.terms.map((t, i) => [t, i]))
+  plan.terms.forEach((t, q) => tag(t, q, 0))
   const pairs = pairSet(plan)
   const weights = opts.weights ?? defaultWeights
   const kind = plan.kind.length ? kindTest(plan.kind) : null
-  const ranked = rows.map((row) => rankPassage(row, plan, qmap, vmap, qw, total, pairs, weights, kind))
+  const ranked = rows.map((row) => rankPassage(row, plan, mark, qw, total, pairs, weights, kind))
   // The section prior, from the sentences of the pool (the cart strategy counts the whole section).
   const counts = new Map<string, Uint16Array>()
   for (const r of ranked) {
@@ -102,8 +112,7 @@ export function searchIndex(
 function rankPassage(
   row: PassageRow,
   plan: QueryPlan,
-  qmap: Map<string, number>,
-  vmap: Map<string, number>,
+  mark: number,
   qw: Float64Array,
   total: number,
   pairs: Set<number>,
@@ -124,13 +133,13 @@ function rankPassage(
     let exp = 0
     scanWords(row.text, start, end, (w, at) => {
       if (!w.stop) {
-        const v = vmap.get(w.term)
-        if (v !== undefined) exp |= 1 << v
-        const q = qmap.get(w.term) ?? -1
+        const id = w.slot.mark === mark ? w.slot.id : 0
+        if (id > 0xff) exp |= 1 << ((id >> 8) - 1)
+        const q = (id & 0xff) - 1
         if (q >= 0 && qw[q]! > 0) tf[q]!++
         words++
         qidx.push(q)
-        let k = tokenKind(row.text, at, w.norm, false, first)
+        let k = wordKind(w, row.text, at, first)
         if (kind?.has(wordSense(w))) k |= TokenKind.noun
         kinds.push(k)
       }

@@ -105,7 +105,8 @@ export interface TermSlot {
 
 /**
  * What a raw word is: its normal form, index term (its slot), and whether it is a function word.
- * `sense` caches its WordNet noun sense for hypernyms.ts (UNSET until first asked).
+ * `sense` caches its WordNet noun sense for hypernyms.ts, `kind`/`kindFirst` its token kinds inside
+ * and at the start of a sentence for query.ts (each UNSET until first asked).
  */
 export interface WordInfo {
   norm: string
@@ -113,6 +114,8 @@ export interface WordInfo {
   stop: boolean
   slot: TermSlot
   sense: number
+  kind: number
+  kindFirst: number
 }
 
 /** `WordInfo.sense` before it has been looked up. */
@@ -120,6 +123,30 @@ export const UNSET = -2
 const slots = new Map<string, TermSlot>()
 // Normalising and stemming cost more than a map look-up, and texts repeat their words.
 const wordCache = new Map<string, WordInfo>()
+let marks = 0
+
+/**
+ * A fresh mark for numbering term slots (a cartridge compile, a search); marks are never reused.
+ * The slot table is trimmed here, between uses: cleared in the middle of one, a term could get two
+ * slots. The word cache goes with it, as cached words hold their slots.
+ */
+export function nextMark(): number {
+  if (slots.size > 200_000) {
+    slots.clear()
+    wordCache.clear()
+  }
+  return ++marks
+}
+
+/** The slot shared by every word of an index term. */
+export function termSlot(term: string): TermSlot {
+  let slot = slots.get(term)
+  if (!slot) {
+    slot = { term, mark: -1, id: -1 }
+    slots.set(term, slot)
+  }
+  return slot
+}
 
 /** The normal form, index term and stop flag of a raw word, memoised. */
 function wordInfo(raw: string): WordInfo {
@@ -128,13 +155,9 @@ function wordInfo(raw: string): WordInfo {
     const norm = normWord(raw)
     const stop = STOP.has(norm) || WH_WORDS.has(norm)
     const term = stop ? norm : stem(norm)
-    let slot = slots.get(term)
-    if (!slot) {
-      slot = { term, mark: -1, id: -1 }
-      if (slots.size > 200_000) slots.clear()
-      slots.set(term, slot)
-    }
-    info = { norm, term, stop, slot, sense: UNSET }
+    const slot = termSlot(term)
+    info = { norm, term, stop, slot, sense: UNSET, kind: UNSET, kindFirst: UNSET }
+    // Safe at any time: the words cached again later get the same slots.
     if (wordCache.size > 200_000) wordCache.clear()
     wordCache.set(raw, info)
   }
