@@ -89,7 +89,7 @@ export function searchIndex(
   const rows = repo.passages(hits.map((h) => h.id))
   let total = 0
   for (const w of qw) total += w
-  plan.terms.forEach((t, q) => tag(t, q, 0))
+  for (const [q, t] of plan.terms.entries()) tag(t, q, 0)
   const pairs = pairSet(plan)
   const weights = opts.weights ?? defaultWeights
   const kind = plan.kind.length ? kindTest(plan.kind) : null
