@@ -131,7 +131,7 @@ export function answerKind(tokens: Token[]): number[] {
       n++
     }
     if (head < 0 || VAGUE.has(tokens[head]!.norm)) return []
-    return nounSenses(tokens[head]!.norm)!
+    return nounSenses(tokens[head]!.norm)!.slice()
   }
   return []
 }

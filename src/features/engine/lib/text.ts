@@ -118,7 +118,7 @@ export interface WordInfo {
   kindFirst: number
 }
 
-/** `WordInfo.sense` before it has been looked up. */
+/** A memo field of WordInfo (sense, kind, kindFirst) not filled yet. */
 export const UNSET = -2
 const slots = new Map<string, TermSlot>()
 // Normalising and stemming cost more than a map look-up, and texts repeat their words.
