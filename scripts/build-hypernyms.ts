@@ -3,9 +3,7 @@
 // and every sense's hypernyms (is-a parents, instance-of included). A question asking "what
 // language" is answered by a sentence offering a kind of language; this table says which words are.
 // Run: npx bun run scripts/build-hypernyms.ts   (a unit test checks the committed file is current)
-import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { dictDir, dictLines, indexSenses, renderTable } from './wordnet'
+import { dictDir, dictLines, indexSenses, renderTable, tablePath, writeTable } from './wordnet'
 
 const WORD = /^[a-z]+$/
 /** Senses kept per noun: a question's kind may be its second sense ("figure" as a person). */
@@ -80,10 +78,6 @@ export function renderHypernyms(dir = dictDir()): string {
 }
 
 /** Where the engine reads the table from. */
-export const HYPERNYMS_PATH = join(import.meta.dir, '../src/features/engine/lib/hypernyms.txt')
+export const HYPERNYMS_PATH = tablePath('hypernyms.txt')
 
-if (import.meta.main) {
-  const text = renderHypernyms()
-  writeFileSync(HYPERNYMS_PATH, text)
-  console.log(`wrote ${HYPERNYMS_PATH}: ${(text.length / 1e6).toFixed(2)} MB`)
-}
+if (import.meta.main) writeTable(HYPERNYMS_PATH, renderHypernyms())

@@ -3,9 +3,7 @@
 // its most frequent sense. Questions paraphrase the text ("killed" for "died", "started" for
 // "began"); a maintained lexical database covers that without a hand-written list.
 // Run: npx bun run scripts/build-synonyms.ts   (a unit test checks the committed file is current)
-import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { dictDir, dictLines, indexSenses, renderTable } from './wordnet'
+import { dictDir, dictLines, indexSenses, renderTable, tablePath, writeTable } from './wordnet'
 
 const POS = ['noun', 'verb', 'adj', 'adv'] as const
 const WORD = /^[a-z]+$/
@@ -51,12 +49,6 @@ export function renderSynonyms(dir = dictDir()): string {
 }
 
 /** Where the engine reads the table from. */
-export const SYNONYMS_PATH = join(import.meta.dir, '../src/features/engine/lib/synonyms.txt')
+export const SYNONYMS_PATH = tablePath('synonyms.txt')
 
-if (import.meta.main) {
-  const text = renderSynonyms()
-  writeFileSync(SYNONYMS_PATH, text)
-  console.log(
-    `wrote ${SYNONYMS_PATH}: ${text.split('\n').filter((l) => l && !l.startsWith('#')).length} words`,
-  )
-}
+if (import.meta.main) writeTable(SYNONYMS_PATH, renderSynonyms())

