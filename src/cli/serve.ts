@@ -37,7 +37,7 @@ export async function serve(config: Config): Promise<void> {
   // The scale test loads this server over loopback, so it needs an address it can reach.
   const host = ['0.0.0.0', '::', ''].includes(config.server.host) ? '127.0.0.1' : config.server.host
   app.listening(`http://${host.includes(':') ? `[${host}]` : host}:${server.port}`)
-  // Once serving, not on the first question (blocks the loop for about 150 ms).
+  // Once serving, not on the first question (the WordNet tables block the loop for about 200 ms).
   setTimeout(() => app.prepare(), 0)
   // Objects a crash left without a row (an upload killed mid-request) go in the background;
   // objects of requests in flight are spared, so serving need not wait for a long listing.

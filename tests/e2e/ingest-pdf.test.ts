@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { signUpOn, startBinary } from '../helpers/binary'
+import { binaryForFile, signUpOn } from '../helpers/binary'
 
 // PDF extraction in the compiled executable: the reader runs on a worker thread whose script is a
 // second entry point inside the binary. The server is run from an empty directory, so the worker
@@ -11,18 +10,7 @@ const DOCS = resolve(import.meta.dir, '../../../shared/data/docs/pdf')
 const MANUAL = 'Unstructured-IO_unstructured__DA-619p.pdf'
 const ENCRYPTED = 'Unstructured-IO_unstructured__password.pdf'
 
-let dir: string
-let server: Awaited<ReturnType<typeof startBinary>>
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'engram-pdf-'))
-  server = await startBinary({ cwd: dir, env: { ENGRAM_DATA_DIR: join(dir, 'data') } })
-}, 120_000)
-
-afterAll(async () => {
-  await server?.stop()
-  rmSync(dir, { recursive: true, force: true })
-})
+const binary = binaryForFile('engram-pdf-')
 
 interface Doc {
   id: string
@@ -35,8 +23,8 @@ interface Doc {
 }
 
 test('the executable extracts an uploaded PDF on a worker thread and keeps answering meanwhile', async () => {
-  const api = (path: string, init: RequestInit = {}) => fetch(`${server.url}${path}`, init)
-  const auth = await signUpOn(server.url, 'pdf@example.com', 'PDF')
+  const api = (path: string, init: RequestInit = {}) => fetch(`${binary().url}${path}`, init)
+  const auth = await signUpOn(binary().url, 'pdf@example.com', 'PDF')
   const base = await api('/v1/corpora', {
     method: 'POST',
     headers: { ...auth, 'content-type': 'application/json' },

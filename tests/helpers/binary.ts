@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs'
+import { afterAll, beforeAll } from 'bun:test'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 
 const ROOT = resolve(import.meta.dir, '../..')
@@ -95,4 +97,25 @@ export async function signUpOn(
   })
   if (res.status !== 200) throw new Error(`sign-up: ${res.status} ${await res.text()}`)
   return { authorization: `Bearer ${((await res.json()) as { access_token: string }).access_token}` }
+}
+
+/** A running executable, as `startBinary` gives it. */
+export type RunningBinary = Awaited<ReturnType<typeof startBinary>>
+
+/**
+ * The executable for a whole test file, run from an empty temporary directory (so nothing can come
+ * from the source tree): started before the file's tests, stopped and removed after them.
+ */
+export function binaryForFile(dirPrefix: string): () => RunningBinary {
+  let dir = ''
+  let server: RunningBinary | undefined
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), dirPrefix))
+    server = await startBinary({ cwd: dir, env: { ENGRAM_DATA_DIR: join(dir, 'data') } })
+  }, 120_000)
+  afterAll(async () => {
+    await server?.stop()
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+  return () => server!
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { NO_ANSWER } from '../../../src/features/engine/engine.service'
-import { fixtureEngine } from './fixture'
+import { fixtureEngine, onboardDoc } from './fixture'
 
 const strategies = ['cart', 'rag'] as const
 
@@ -109,15 +109,7 @@ describe('deleting what is served', () => {
     const { engine, store } = await fixtureEngine()
     const text = 'Lighthouses guide ships. The Pharos of Alexandria was built around 280 BC.'
     for (const id of ['doc_x', 'doc_y'])
-      await engine.onboardSection({
-        workspaceId: 'ws_1',
-        baseId: 'cor_1',
-        documentId: id,
-        sectionId: `sec_${id}`,
-        title: 'Pharos',
-        filename: `${id}.txt`,
-        text,
-      })
+      await onboardDoc(engine, 'cor_1', { id, title: 'Pharos', filename: `${id}.txt`, text })
     const key = engine.repo.documentSections('doc_x')[0]!.cart_key
     expect(engine.repo.documentSections('doc_y')[0]!.cart_key).toBe(key)
     await engine.removeDocument('doc_x')

@@ -58,16 +58,23 @@ export async function fixtureEngine(cacheBytes = 64 * 1024 * 1024) {
   migrate(db, migrations)
   const store = memoryStore()
   const engine = new Engine({ db, store, cacheBytes, now: () => 0 })
-  for (const d of docs) {
-    await engine.onboardSection({
-      workspaceId: 'ws_1',
-      baseId: 'cor_1',
-      documentId: d.id,
-      sectionId: `sec_${d.id}`,
-      title: d.title,
-      filename: d.filename,
-      text: d.text,
-    })
-  }
+  for (const d of docs) await onboardDoc(engine, 'cor_1', d)
   return { db, store, engine }
+}
+
+/** Onboards a one-section document of workspace `ws_1` into a base (section id `sec_<document id>`). */
+export function onboardDoc(
+  engine: Engine,
+  baseId: string,
+  d: { id: string; title: string; filename: string; text: string },
+) {
+  return engine.onboardSection({
+    workspaceId: 'ws_1',
+    baseId,
+    documentId: d.id,
+    sectionId: `sec_${d.id}`,
+    title: d.title,
+    filename: d.filename,
+    text: d.text,
+  })
 }

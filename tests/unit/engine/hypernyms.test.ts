@@ -6,7 +6,7 @@ import { searchCartridges } from '../../../src/features/engine/lib/cartsearch'
 import { answerKind, KindTest, kindTest, nounSense } from '../../../src/features/engine/lib/hypernyms'
 import { AnswerType, planQuery } from '../../../src/features/engine/lib/query'
 import { tokenize } from '../../../src/features/engine/lib/text'
-import { fixtureEngine } from './fixture'
+import { fixtureEngine, onboardDoc } from './fixture'
 
 const kindOf = (question: string) => new KindTest(answerKind(tokenize(question)))
 
@@ -77,15 +77,7 @@ describe('answer kinds from WordNet', () => {
       ['doc_noise', NOISE],
       ['doc_lightning', LIGHTNING],
     ] as const)
-      await engine.onboardSection({
-        workspaceId: 'ws_1',
-        baseId: 'cor_storm',
-        documentId: id,
-        sectionId: `sec_${id}`,
-        title: 'Storm',
-        filename: `${id}.txt`,
-        text,
-      })
+      await onboardDoc(engine, 'cor_storm', { id, title: 'Storm', filename: `${id}.txt`, text })
     for (const strategy of ['cart', 'rag'] as const) {
       const res = await engine.ask('cor_storm', { question: QUESTION, k: 2, strategy })
       expect(res.sources.map((s) => s.document_id)).toEqual(['doc_lightning', 'doc_noise'])

@@ -226,7 +226,6 @@ function invert(terms: Uint32Array, off: Uint32Array, nTerms: number): [Uint32Ar
   return [out, count]
 }
 
-/** Approximate bytes of a warm copy: typed arrays exactly, strings at two bytes a character. */
 /** The bit filter of a set of global term numbers (the hashes `localId` checks). */
 function bitFilter(gids: Uint32Array): Uint32Array {
   let words = 2
@@ -246,6 +245,7 @@ function hash2(g: number): number {
   return Math.imul(g ^ (g >>> 15), 0x85ebca6b) >>> 0
 }
 
+/** Approximate bytes of a warm copy: typed arrays exactly, strings at two bytes a character. */
 function warmBytes(w: WarmCartridge): number {
   let n = w.text.length * 2
   for (const a of [w.sents, w.passages, w.sentTerms, w.sentKinds, w.sentOff, w.expTerms]) n += a.byteLength

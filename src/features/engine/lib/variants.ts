@@ -2,7 +2,7 @@ import SYNONYMS from './synonyms.txt' with { type: 'text' }
 import { normWord, stem } from './text'
 
 // Near-synonyms from WordNet (scripts/build-synonyms.ts): questions paraphrase the text's verbs and
-// nouns ("killed" for "died", "started" for "began"). Stemmed on first use, both ways round.
+// nouns ("killed" for "died", "started" for "began"). Stemmed on first use.
 let related: Map<string, string[]> | null = null
 
 /** Builds the stemmed synonym table now (about 150 ms) instead of on the first question. */
