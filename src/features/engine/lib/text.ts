@@ -1,4 +1,5 @@
 import { porterStem as stemmer } from './porter'
+import { spanEquals, wordCharAt, wordEnd, wordHash } from './wordscan'
 
 /**
  * English function words and question words. They carry no evidence about which sentence answers a
@@ -37,9 +38,6 @@ export function stem(word: string): string {
 export function isStop(word: string): boolean {
   return STOP.has(word)
 }
-
-// A word: letters/digits, with inner apostrophes, periods (U.S., 3.5) or commas between digits (1,000).
-const WORD = /[\p{L}\p{N}]+(?:(?:['’.][\p{L}\p{N}]+)|(?:,\d{3}))*/gu
 
 /** One word of a text: its lower-case normal form, its index term (stem) and where it is. */
 export interface Token {
@@ -109,6 +107,8 @@ export interface TermSlot {
  * and at the start of a sentence for query.ts (each UNSET until first asked).
  */
 export interface WordInfo {
+  /** The word as the text spells it. */
+  raw: string
   norm: string
   term: string
   stop: boolean
@@ -133,7 +133,7 @@ let marks = 0
 export function nextMark(): number {
   if (slots.size > 200_000) {
     slots.clear()
-    wordCache.clear()
+    clearWordCache()
   }
   return ++marks
 }
@@ -156,48 +156,71 @@ function wordInfo(raw: string): WordInfo {
     const stop = STOP.has(norm) || WH_WORDS.has(norm)
     const term = stop ? norm : stem(norm)
     const slot = termSlot(term)
-    info = { norm, term, stop, slot, sense: UNSET, kind: UNSET, kindFirst: UNSET }
+    info = { raw, norm, term, stop, slot, sense: UNSET, kind: UNSET, kindFirst: UNSET }
     // Safe at any time: the words cached again later get the same slots.
-    if (wordCache.size > 200_000) wordCache.clear()
+    if (wordCache.size > 200_000) clearWordCache()
     wordCache.set(raw, info)
   }
   return info
 }
 
-/** Calls `fn` for every word of text[from, to) with its info and offsets, allocating nothing per word. */
+function clearWordCache(): void {
+  wordCache.clear()
+  wordsByHash.clear()
+}
+
+// The word cache again, by a hash of the word's characters: a scan finds a word it has seen without
+// making a string of it. A colliding word is looked up by its string instead.
+const wordsByHash = new Map<number, WordInfo>()
+
+/** The info of the word text[start, end), whose hash is `h`. */
+function wordAt(text: string, start: number, end: number, h: number): WordInfo {
+  const seen = wordsByHash.get(h)
+  if (seen !== undefined && spanEquals(text, start, end, seen.raw)) return seen
+  const info = wordInfo(text.slice(start, end))
+  if (seen === undefined) wordsByHash.set(h, info)
+  return info
+}
+
+/**
+ * Calls `fn` for every word starting in text[from, to) with its info and offsets (a word may run on
+ * past `to`), allocating nothing per word it has seen before.
+ */
 export function scanWords(
   text: string,
   from: number,
   to: number,
   fn: (w: WordInfo, start: number, end: number) => void,
 ): void {
-  WORD.lastIndex = from
-  for (let m = WORD.exec(text); m !== null && m.index < to; m = WORD.exec(text)) {
-    const w = wordInfo(m[0])
-    if (w.norm.length > 0) fn(w, m.index, m.index + m[0].length)
+  let i = from
+  while (i < to) {
+    const c = wordCharAt(text, i)
+    if (c === 0) {
+      i++
+      continue
+    }
+    const end = wordEnd(text, i)
+    const w = wordAt(text, i, end, wordHash)
+    if (w.norm.length > 0) fn(w, i, end)
+    i = end
   }
 }
 
 /** Every word of `text` between `from` and `to`, with offsets into `text`. */
 export function tokenize(text: string, from = 0, to = text.length): Token[] {
   const out: Token[] = []
-  WORD.lastIndex = from
-  for (let m = WORD.exec(text); m !== null && m.index < to; m = WORD.exec(text)) {
-    const w = wordInfo(m[0])
-    if (w.norm.length === 0) continue
-    out.push({ norm: w.norm, term: w.term, start: m.index, end: m.index + m[0].length, stop: w.stop })
-  }
+  scanWords(text, from, to, (w, start, end) => {
+    out.push({ norm: w.norm, term: w.term, start, end, stop: w.stop })
+  })
   return out
 }
 
 /** The index terms (stems of content words) of a text, in order, repeats kept. */
 export function contentTerms(text: string, from = 0, to = text.length): string[] {
   const out: string[] = []
-  WORD.lastIndex = from
-  for (let m = WORD.exec(text); m !== null && m.index < to; m = WORD.exec(text)) {
-    const w = wordInfo(m[0])
-    if (w.norm.length > 0 && !w.stop) out.push(w.term)
-  }
+  scanWords(text, from, to, (w) => {
+    if (!w.stop) out.push(w.term)
+  })
   return out
 }
 
