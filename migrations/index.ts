@@ -8,6 +8,7 @@ import m4 from './0004_engine.sql' with { type: 'text' }
 import m5 from './0005_ingest.sql' with { type: 'text' }
 import m6 from './0006_answer_feedback.sql' with { type: 'text' }
 import m7 from './0007_scale_runs.sql' with { type: 'text' }
+import m8 from './0008_engine_generation.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -19,4 +20,5 @@ export const migrations: Migration[] = [
   { tag: '0005_ingest', sql: m5 },
   { tag: '0006_answer_feedback', sql: m6 },
   { tag: '0007_scale_runs', sql: m7 },
+  { tag: '0008_engine_generation', sql: m8 },
 ]

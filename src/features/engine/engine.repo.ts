@@ -42,10 +42,23 @@ export function ftsToken(key: number, term: string): string {
   return `${key}x${term.replace(/[^\p{L}\p{N}]/gu, '')}`
 }
 
+/** Term counts of one generation of a base's index. */
+interface VocabCache {
+  baseId: string
+  generation: number
+  df: Map<string, number>
+  prefixes: Map<string, { term: string; doc: number }[]>
+}
+// Bounds of the term-count cache: terms per base (then it starts again), and bases.
+const VOCAB_TERMS = 100_000
+const VOCAB_BASES = 64
+
 /** Prepared statements over the engine tables; every hot path is one prepared call. */
 export class EngineRepo {
   private readonly s: Record<string, Statement>
   private readonly keys = new Map<string, number>()
+  /** Term counts read from fts5vocab, per base key, for one generation of the base (see openBase). */
+  private readonly vocab = new Map<number, VocabCache>()
   constructor(readonly client: Database) {
     const q = (sql: string) => client.prepare(sql)
     this.s = {
@@ -53,8 +66,10 @@ export class EngineRepo {
       newKey: q(
         'INSERT INTO engine_bases (base_id, key) VALUES (?, (SELECT coalesce(max(key), 0) + 1 FROM engine_bases)) RETURNING key',
       ),
-      count: q('SELECT n_passages AS n FROM engine_bases WHERE base_id = ?'),
-      addCount: q('UPDATE engine_bases SET n_passages = n_passages + ? WHERE base_id = ?'),
+      state: q('SELECT key, n_passages AS n, generation FROM engine_bases WHERE base_id = ?'),
+      addCount: q(
+        'UPDATE engine_bases SET n_passages = n_passages + ?, generation = generation + 1 WHERE base_id = ?',
+      ),
       section: q('SELECT * FROM engine_sections WHERE section_id = ?'),
       sections: q('SELECT * FROM engine_sections WHERE base_id = ? ORDER BY section_id'),
       docSections: q('SELECT * FROM engine_sections WHERE document_id = ?'),
@@ -84,9 +99,20 @@ export class EngineRepo {
     return key
   }
 
-  /** Number of passages indexed in a base (the N of its idf). */
-  passageCount(baseId: string): number {
-    return (this.s.count!.get(baseId) as { n: number } | null)?.n ?? 0
+  /**
+   * A base as one search sees it: its key and number of passages (the N of its idf), or null when
+   * nothing of it is indexed. Term counts cached for the base stay only while its generation (bumped
+   * by every change to its index, in any process) is the one they were read at.
+   */
+  openBase(baseId: string): { key: number; passages: number } | null {
+    const row = this.s.state!.get(baseId) as { key: number; n: number; generation: number } | null
+    if (!row) return null
+    const c = this.vocab.get(row.key)
+    if (!c || c.baseId !== baseId || c.generation !== row.generation || c.df.size > VOCAB_TERMS) {
+      if (this.vocab.size >= VOCAB_BASES) this.vocab.clear()
+      this.vocab.set(row.key, { baseId, generation: row.generation, df: new Map(), prefixes: new Map() })
+    }
+    return { key: row.key, passages: row.n }
   }
 
   /** Indexes a section's passages and records the section, replacing an earlier indexing of it. */
@@ -151,18 +177,41 @@ export class EngineRepo {
   /** Forgets a base's key and counters once its sections are gone. */
   dropBase(baseId: string): void {
     this.s.delBase!.run(baseId)
+    const key = this.keys.get(baseId)
+    if (key !== undefined) this.vocab.delete(key)
     this.keys.delete(baseId)
   }
 
-  /** Passage counts of the given terms in a base (fts5vocab rows of the base's tokens). */
+  /**
+   * Passage counts of the given terms in a base (fts5vocab rows of the base's tokens). fts5vocab
+   * counts a term's passages by reading its whole posting list, so a count is kept for the base's
+   * current generation (see openBase) once read.
+   */
   documentFrequencies(key: number, terms: string[]): number[] {
-    if (terms.length === 0) return []
-    // One prepared point look-up per term: an IN list would be a new statement for every length.
-    return terms.map((t) => (this.s.df!.values(ftsToken(key, t))[0]?.[0] as number | undefined) ?? 0)
+    const cached = this.vocab.get(key)?.df
+    return terms.map((t) => {
+      let n = cached?.get(t)
+      if (n === undefined) {
+        // One prepared point look-up per term: an IN list would be a new statement for every length.
+        n = (this.s.df!.values(ftsToken(key, t))[0]?.[0] as number | undefined) ?? 0
+        cached?.set(t, n)
+      }
+      return n
+    })
   }
 
   /** Terms of a base starting with `prefix`, with their passage counts (for spelling fallbacks). */
-  termsWithPrefix(key: number, prefix: string): { term: string; doc: number }[] {
+  termsWithPrefix(key: number, prefix: string): readonly { term: string; doc: number }[] {
+    const cached = this.vocab.get(key)?.prefixes
+    let terms = cached?.get(prefix)
+    if (terms === undefined) {
+      terms = this.readPrefix(key, prefix)
+      cached?.set(prefix, terms)
+    }
+    return terms
+  }
+
+  private readPrefix(key: number, prefix: string): { term: string; doc: number }[] {
     const from = ftsToken(key, prefix)
     const to = from.slice(0, -1) + String.fromCodePoint(from.codePointAt(from.length - 1)! + 1)
     const head = `${key}x`.length

@@ -1,4 +1,7 @@
 import { describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { migrations } from '../../../migrations/index'
 import { EngineRepo } from '../../../src/features/engine/engine.repo'
 import { planQuery } from '../../../src/features/engine/lib/query'
@@ -7,10 +10,17 @@ import { contentTerms } from '../../../src/features/engine/lib/text'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
 
-function repoWith(sections: { base: string; id: string; doc: string; passages: string[] }[]) {
-  const db = openDatabase(':memory:')
+type SectionSpec = { base: string; id: string; doc: string; passages: string[] }
+
+function repoWith(sections: SectionSpec[], path = ':memory:') {
+  const db = openDatabase(path)
   migrate(db, migrations)
   const repo = new EngineRepo(db.$client)
+  putSections(repo, sections)
+  return repo
+}
+
+function putSections(repo: EngineRepo, sections: SectionSpec[]): void {
   for (const s of sections) {
     repo.putSection(
       {
@@ -30,7 +40,6 @@ function repoWith(sections: { base: string; id: string; doc: string; passages: s
       })),
     )
   }
-  return repo
 }
 
 const ids = (repo: EngineRepo, base: string, q: string) =>
@@ -71,7 +80,7 @@ describe('the passage index', () => {
     expect(ids(repo, 'cor_b', 'oxygen')).toHaveLength(2)
     expect(repo.documentFrequencies(repo.baseKey('cor_a')!, ['oxygen'])).toEqual([1])
     expect(repo.documentFrequencies(repo.baseKey('cor_b')!, ['oxygen'])).toEqual([2])
-    expect(repo.passageCount('cor_a')).toBe(1)
+    expect(repo.openBase('cor_a')?.passages).toBe(1)
     const ranked = searchIndex(repo, 'cor_b', planQuery('What is oxygen used in?'), 5, { pool: 10 })
     expect(ranked.map((r) => r.ref.documentId)).toEqual(['db', 'db'])
   })
@@ -86,8 +95,42 @@ describe('the passage index', () => {
     expect(ids(repo, 'cor_a', 'vistula')).toEqual(['Krakow lies on the Vistula too.'])
     expect(ids(repo, 'cor_a', 'warsaw')).toEqual([])
     expect(repo.documentFrequencies(repo.baseKey('cor_a')!, ['warsaw', 'vistula'])).toEqual([0, 1])
-    expect(repo.passageCount('cor_a')).toBe(1)
+    expect(repo.openBase('cor_a')?.passages).toBe(1)
     expect(repo.sections('cor_a').map((s) => s.section_id)).toEqual(['s2'])
+  })
+
+  test('term counts read once stay right after any change to the base, also from another connection', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'engram-index-'))
+    try {
+      const path = join(dir, 'engram.db')
+      const repo = repoWith(
+        [{ base: 'cor_a', id: 's1', doc: 'd1', passages: ['Warsaw lies on the Vistula.'] }],
+        path,
+      )
+      const counts = (r: EngineRepo) => {
+        const base = r.openBase('cor_a')!
+        return [
+          base.passages,
+          ...r.documentFrequencies(base.key, ['vistula', 'krakow']),
+          r.termsWithPrefix(base.key, 'krak').length,
+        ]
+      }
+      expect(counts(repo)).toEqual([1, 1, 0, 0])
+      // The same process adds a section: the counts read above are not used again.
+      putSections(repo, [
+        { base: 'cor_a', id: 's2', doc: 'd2', passages: ['Krakow lies on the Vistula too.'] },
+      ])
+      expect(counts(repo)).toEqual([2, 2, 1, 1])
+      // Another connection (another process) removes one and adds one with the same passage count.
+      const other = new EngineRepo(openDatabase(path).$client)
+      other.removeSection('s2')
+      putSections(other, [{ base: 'cor_a', id: 's3', doc: 'd3', passages: ['Gdansk lies on the Baltic.'] }])
+      expect(counts(repo)).toEqual([2, 1, 0, 0])
+      other.client.close()
+      repo.client.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   test('pinning restricts matches to the given documents', () => {

@@ -52,12 +52,12 @@ export function searchIndex(
   limit: number,
   opts: IndexSearchOptions,
 ): RankedPassage<SectionRef>[] {
-  const key = repo.baseKey(baseId)
-  if (key === null || input.terms.length === 0) return []
+  const base = repo.openBase(baseId)
+  if (base === null || input.terms.length === 0) return []
+  const { key, passages: nPassages } = base
   const { plan, df } = respellPlan(input, repo.documentFrequencies(key, input.terms), (p) =>
     repo.termsWithPrefix(key, p),
   )
-  const nPassages = repo.passageCount(baseId)
   const qw = termWeights(plan, nPassages, df)
   const live = plan.terms.filter((_, i) => qw[i]! > 0)
   // Word-family variants and near-synonyms of the terms: weak evidence in scoring. They join the
