@@ -48,10 +48,11 @@ interface VocabCache {
   generation: number
   df: Map<string, number>
   prefixes: Map<string, { term: string; doc: number }[]>
+  /** Cached counts plus prefix-list entries, for the bound below. */
+  entries: number
 }
-// Bounds of the term-count cache: terms per base (then it starts again), and bases.
-const VOCAB_TERMS = 100_000
-const VOCAB_BASES = 64
+// Bound of the term-count cache over all bases (counts and prefix-list entries); past it, it starts again.
+const VOCAB_ENTRIES = 200_000
 
 /** Prepared statements over the engine tables; every hot path is one prepared call. */
 export class EngineRepo {
@@ -59,6 +60,7 @@ export class EngineRepo {
   private readonly keys = new Map<string, number>()
   /** Term counts read from fts5vocab, per base key, for one generation of the base (see openBase). */
   private readonly vocab = new Map<number, VocabCache>()
+  private vocabEntries = 0
   constructor(readonly client: Database) {
     const q = (sql: string) => client.prepare(sql)
     this.s = {
@@ -108,9 +110,15 @@ export class EngineRepo {
     const row = this.s.state!.get(baseId) as { key: number; n: number; generation: number } | null
     if (!row) return null
     const c = this.vocab.get(row.key)
-    if (!c || c.baseId !== baseId || c.generation !== row.generation || c.df.size > VOCAB_TERMS) {
-      if (this.vocab.size >= VOCAB_BASES) this.vocab.clear()
-      this.vocab.set(row.key, { baseId, generation: row.generation, df: new Map(), prefixes: new Map() })
+    if (!c || c.baseId !== baseId || c.generation !== row.generation) {
+      this.forget(row.key)
+      this.vocab.set(row.key, {
+        baseId,
+        generation: row.generation,
+        df: new Map(),
+        prefixes: new Map(),
+        entries: 0,
+      })
     }
     return { key: row.key, passages: row.n }
   }
@@ -178,7 +186,7 @@ export class EngineRepo {
   dropBase(baseId: string): void {
     this.s.delBase!.run(baseId)
     const key = this.keys.get(baseId)
-    if (key !== undefined) this.vocab.delete(key)
+    if (key !== undefined) this.forget(key)
     this.keys.delete(baseId)
   }
 
@@ -188,13 +196,13 @@ export class EngineRepo {
    * current generation (see openBase) once read.
    */
   documentFrequencies(key: number, terms: string[]): number[] {
-    const cached = this.vocab.get(key)?.df
+    const c = this.vocab.get(key)
     return terms.map((t) => {
-      let n = cached?.get(t)
+      let n = c?.df.get(t)
       if (n === undefined) {
         // One prepared point look-up per term: an IN list would be a new statement for every length.
         n = (this.s.df!.values(ftsToken(key, t))[0]?.[0] as number | undefined) ?? 0
-        cached?.set(t, n)
+        if (c && this.kept(c, 1)) c.df.set(t, n)
       }
       return n
     })
@@ -202,13 +210,32 @@ export class EngineRepo {
 
   /** Terms of a base starting with `prefix`, with their passage counts (for spelling fallbacks). */
   termsWithPrefix(key: number, prefix: string): readonly { term: string; doc: number }[] {
-    const cached = this.vocab.get(key)?.prefixes
-    let terms = cached?.get(prefix)
+    const c = this.vocab.get(key)
+    let terms = c?.prefixes.get(prefix)
     if (terms === undefined) {
       terms = this.readPrefix(key, prefix)
-      cached?.set(prefix, terms)
+      if (c && this.kept(c, 1 + terms.length)) c.prefixes.set(prefix, terms)
     }
     return terms
+  }
+
+  /** Counts `n` more entries cached for `c`; false (and the cache emptied) when that would pass the bound. */
+  private kept(c: VocabCache, n: number): boolean {
+    if (this.vocabEntries + n > VOCAB_ENTRIES) {
+      this.vocab.clear()
+      this.vocabEntries = 0
+      return false
+    }
+    c.entries += n
+    this.vocabEntries += n
+    return true
+  }
+
+  private forget(key: number): void {
+    const c = this.vocab.get(key)
+    if (!c) return
+    this.vocabEntries -= c.entries
+    this.vocab.delete(key)
   }
 
   private readPrefix(key: number, prefix: string): { term: string; doc: number }[] {
