@@ -2,15 +2,25 @@ import { and, eq, gte, lte, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/db'
 import { usageDaily } from './usage.tables'
 
-/** Adds `n` queries to a workspace's (and base's) counter for `day`. */
-export function addQueries(db: Db, workspaceId: string, corpusId: string, day: string, n: number): void {
-  db.insert(usageDaily)
-    .values({ workspaceId, corpusId, day, queries: n })
+/** The counter upsert every answered question runs, prepared once (building it cost more than running it). */
+export function prepareAddQueries(db: Db): (workspaceId: string, corpusId: string, day: string, n: number) => void {
+  const n = sql.placeholder('n')
+  const upsert = db
+    .insert(usageDaily)
+    .values({
+      workspaceId: sql.placeholder('workspaceId'),
+      corpusId: sql.placeholder('corpusId'),
+      day: sql.placeholder('day'),
+      queries: n,
+    })
     .onConflictDoUpdate({
       target: [usageDaily.workspaceId, usageDaily.corpusId, usageDaily.day],
       set: { queries: sql`${usageDaily.queries} + ${n}` },
     })
-    .run()
+    .prepare()
+  return (workspaceId, corpusId, day, count) => {
+    upsert.run({ workspaceId, corpusId, day, n: count })
+  }
 }
 
 /** Query counts of a workspace per day and per base between two days (inclusive). */

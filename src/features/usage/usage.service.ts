@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox'
 import type { Clock } from '../../platform/clock/clock'
 import type { Db } from '../../platform/db/db'
-import { addQueries, queriesBetween } from './usage.repo'
+import { prepareAddQueries, queriesBetween } from './usage.repo'
 import type { BillingResp, UsageResp } from './usage.schemas'
 
 /** What a base contributes to the usage report; filled in by the feature that owns bases. */
@@ -29,15 +29,19 @@ function day(ms: number): string {
 
 /** Usage counters and the `/admin/usage` and `/admin/billing` reports. Never fails for lack of data. */
 export class UsageService {
+  private readonly addQueries: ReturnType<typeof prepareAddQueries>
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly sources: UsageSources,
-  ) {}
+  ) {
+    this.addQueries = prepareAddQueries(db)
+  }
 
   /** Counts answered questions for a workspace and base (today, UTC). */
   recordQueries(workspaceId: string, corpusId: string, n = 1): void {
-    addQueries(this.db, workspaceId, corpusId, day(this.clock.now().getTime()), n)
+    this.addQueries(workspaceId, corpusId, day(this.clock.now().getTime()), n)
   }
 
   /** `GET /admin/usage`: totals, per-base breakdown and a 30-day daily series, zeros when empty. */
