@@ -29,7 +29,8 @@ export interface Composed {
 interface Pick {
   source: number
   sentence: RankedSentence
-  text: string
+  /** The sentence cleaned and trimmed, once it is considered. */
+  text: string | null
 }
 
 /**
@@ -44,22 +45,27 @@ export function composeAnswer<R>(
   opts: ComposeOptions = defaultComposeOptions,
 ): Composed {
   const pool: Pick[] = []
+  // A candidate's text is cleaned and trimmed only when it is considered (most never are).
+  const textOf = (c: Pick) => {
+    if (c.text === null)
+      c.text = trimSentence(clean(passages[c.source - 1]!.text, c.sentence), q, opts.sentenceWords)
+    return c.text
+  }
   passages.slice(0, 3).forEach((p, i) => {
-    for (const s of p.sentences.slice(0, 3))
-      pool.push({ source: i + 1, sentence: s, text: trimSentence(clean(p.text, s), q, opts.sentenceWords) })
+    for (const s of p.sentences.slice(0, 3)) pool.push({ source: i + 1, sentence: s, text: null })
   })
   if (pool.length === 0) return { answer: '', cited: [] }
   const first = passages[0]!.sentences[0]!
   const best = pool.find((c) => c.sentence === first) ?? pool[0]!
   const picks = [best]
-  let words = wordCount(best.text)
+  let words = wordCount(textOf(best))
   pool.sort((a, b) => b.sentence.score - a.sentence.score)
   const needType = q.want !== 0 && !best.sentence.typeOk
   for (const c of pool) {
-    if (c === best || c.text === best.text) continue
+    if (c === best) continue
     const ratio = needType && c.sentence.typeOk ? TYPE_RATIO : opts.secondRatio
-    if (c.sentence.score < ratio * best.sentence.score) continue
-    const text = trimSentence(c.text, q, opts.maxWords - words)
+    if (c.sentence.score < ratio * best.sentence.score || textOf(c) === best.text) continue
+    const text = trimSentence(textOf(c), q, opts.maxWords - words)
     const n = wordCount(text)
     if (words + n > opts.maxWords) continue
     c.text = text

@@ -1,5 +1,5 @@
 import { TokenKind, tokenKind } from './query'
-import { scanWords } from './text'
+import { scanWords, wordCount } from './text'
 
 /** What trimming needs of the question: its terms' weights and the kind of answer it wants. */
 export interface TrimQuery {
@@ -49,6 +49,8 @@ function segments(sentence: string, q: TrimQuery): Segment[] {
  * a word of the wanted kind counts), while it fits in `maxWords`. Cut ends are marked with "…".
  */
 export function trimSentence(sentence: string, q: TrimQuery, maxWords: number): string {
+  // Clauses hold at most the sentence's words (a dash between clauses is dropped): most sentences fit.
+  if (wordCount(sentence) <= maxWords) return sentence
   const segs = segments(sentence, q)
   const total = segs.reduce((a, s) => a + s.words, 0)
   if (total <= maxWords || segs.length < 2) return sentence
