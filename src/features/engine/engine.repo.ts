@@ -39,8 +39,10 @@ export interface PassageInput {
 
 /** The FTS token of a term in a base: the base key, "x", then the term without punctuation. */
 export function ftsToken(key: number, term: string): string {
-  return `${key}x${term.replace(/[^\p{L}\p{N}]/gu, '')}`
+  return `${key}x${PLAIN.test(term) ? term : term.replace(/[^\p{L}\p{N}]/gu, '')}`
 }
+// Most terms are plain lower-case ASCII and need no clean-up.
+const PLAIN = /^[a-z0-9]*$/
 
 /** Term counts of one generation of a base's index. */
 interface VocabCache {
