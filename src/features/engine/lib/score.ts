@@ -62,18 +62,34 @@ export function maskWeight(mask: number, qw: Float64Array): number {
 
 /** The score of one sentence; `total` is the summed weight of all query terms. */
 export function scoreSentence(f: Features, qw: Float64Array, total: number, w: ScoreWeights): number {
-  const direct = maskWeight(f.win, qw) + w.far * maskWeight(f.hit & ~f.win, qw)
-  const ctx = maskWeight(f.ctx & ~f.hit, qw)
-  const exp = maskWeight(f.exp & ~f.hit & ~f.ctx, qw)
+  return scoreParts(f.hit, f.win, f.ctx, f.exp, f.pairs, f.typeOk, f.len, qw, total, w)
+}
+
+/** scoreSentence over the features one by one (the hot path scores each sentence twice). */
+function scoreParts(
+  hit: number,
+  win: number,
+  ctxMask: number,
+  expMask: number,
+  pairs: number,
+  typeOk: boolean,
+  len: number,
+  qw: Float64Array,
+  total: number,
+  w: ScoreWeights,
+): number {
+  const direct = maskWeight(win, qw) + w.far * maskWeight(hit & ~win, qw)
+  const ctx = maskWeight(ctxMask & ~hit, qw)
+  const exp = maskWeight(expMask & ~hit & ~ctxMask, qw)
   const covered = (direct + w.ctx * ctx + w.exp * exp) / (total || 1)
   const mean = total / Math.max(1, qw.length)
   return (
     direct +
     w.ctx * ctx +
     w.exp * exp +
-    w.pair * f.pairs * mean +
-    (f.typeOk ? w.type * mean : 0) -
-    w.len * Math.log2(1 + f.len) +
+    w.pair * pairs * mean +
+    (typeOk ? w.type * mean : 0) -
+    w.len * Math.log2(1 + len) +
     w.cover * covered * covered * mean
   )
 }
@@ -190,9 +206,15 @@ export function sentenceScores(
   near = 0,
 ): { rank: number; pick: number } {
   const ctx = passMask | titleMask
-  const rank = scoreSentence({ ...f, ctx, exp }, qw, total, w)
-  const pick = scoreSentence(
-    { ...f, hit: f.hit & ~titleMask, win: f.win & ~titleMask, typeOk: f.pickTypeOk, ctx, exp },
+  const rank = scoreParts(f.hit, f.win, ctx, exp, f.pairs, f.typeOk, f.len, qw, total, w)
+  const pick = scoreParts(
+    f.hit & ~titleMask,
+    f.win & ~titleMask,
+    ctx,
+    exp,
+    f.pairs,
+    f.pickTypeOk,
+    f.len,
     qw,
     total,
     w,
