@@ -141,9 +141,8 @@ export function answerKind(tokens: Token[]): number[] {
  * the questions asking for the same kind (see `kindTest`), as the answers never change.
  */
 export class KindTest {
-  /** Per sense: 0 not known yet, IS, ISNT, or OPEN while its ancestors are being resolved. */
+  /** Per sense: 0 not known yet, IS or ISNT. Only the kind's own senses are IS to begin with. */
   private readonly state: Uint8Array
-  private readonly stack: number[] = []
 
   constructor(senses: number[]) {
     const { upOff } = table()
@@ -158,34 +157,31 @@ export class KindTest {
     return known === IS || (known !== ISNT && this.resolve(s))
   }
 
-  /**
-   * Resolves a sense from its parents, depth first, recording every ancestor met on the way: later
-   * words mostly share those, so each sense is resolved once.
-   */
+  /** Resolves a sense from its ancestors (shared by every test) and records the answer. */
   private resolve(s: number): boolean {
-    const { up, upOff } = table()
-    const state = this.state
-    const stack = this.stack
-    stack.push(s)
-    while (stack.length > 0) {
-      const x = stack[stack.length - 1]!
-      if (state[x] === IS || state[x] === ISNT) {
-        stack.pop()
-        continue
-      }
-      if (state[x] === OPEN) {
-        // Its parents are resolved now (the hierarchy has no cycles).
-        let is = false
-        for (let i = upOff[x]!; i < upOff[x + 1]! && !is; i++) is = state[up[i]!] === IS
-        state[x] = is ? IS : ISNT
-        stack.pop()
-        continue
-      }
-      state[x] = OPEN
-      for (let i = upOff[x]!; i < upOff[x + 1]!; i++) if (state[up[i]!] === 0) stack.push(up[i]!)
-    }
-    return state[s] === IS
+    const c = closure(s)
+    let is = false
+    for (let i = 0; i < c.length && !is; i++) is = this.state[c[i]!] === IS
+    this.state[s] = is ? IS : ISNT
+    return is
   }
+}
+
+// Per sense, once asked: the sense and all its ancestors. The words of a text share a few thousand
+// senses, and each closure is a dozen or so numbers.
+const closures: (Int32Array | undefined)[] = []
+
+/** A sense and every sense above it in the hypernym hierarchy (which has no cycles). */
+function closure(s: number): Int32Array {
+  let c = closures[s]
+  if (!c) {
+    const { up, upOff } = table()
+    const all = new Set<number>([s])
+    for (let i = upOff[s]!; i < upOff[s + 1]!; i++) for (const a of closure(up[i]!)) all.add(a)
+    c = Int32Array.from(all)
+    closures[s] = c
+  }
+  return c
 }
 
 const tests = new Map<string, KindTest>()
@@ -205,4 +201,3 @@ export function kindTest(senses: number[]): KindTest {
 
 const IS = 1
 const ISNT = 2
-const OPEN = 3
