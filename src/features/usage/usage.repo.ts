@@ -3,7 +3,9 @@ import type { Db } from '../../platform/db/db'
 import { usageDaily } from './usage.tables'
 
 /** The counter upsert every answered question runs, prepared once (building it cost more than running it). */
-export function prepareAddQueries(db: Db): (workspaceId: string, corpusId: string, day: string, n: number) => void {
+export function prepareAddQueries(
+  db: Db,
+): (workspaceId: string, corpusId: string, day: string, n: number) => void {
   const n = sql.placeholder('n')
   const upsert = db
     .insert(usageDaily)
