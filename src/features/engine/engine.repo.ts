@@ -154,6 +154,7 @@ export class EngineRepo {
         this.s.putFts!.run(lastInsertRowid, p.terms.map(token).join(' '))
       }
       this.s.addCount!.run(passages.length, row.base_id)
+      this.forget(key)
     })()
   }
 
@@ -166,6 +167,8 @@ export class EngineRepo {
       this.s.delPassages!.run(sectionId)
       this.s.delSection!.run(sectionId)
       this.s.addCount!.run(-row.n_passages, row.base_id)
+      const key = this.keys.get(row.base_id)
+      if (key !== undefined) this.forget(key)
     })()
     return row
   }
@@ -195,7 +198,8 @@ export class EngineRepo {
   /**
    * Passage counts of the given terms in a base (fts5vocab rows of the base's tokens). fts5vocab
    * counts a term's passages by reading its whole posting list, so a count is kept for the base's
-   * current generation (see openBase) once read.
+   * current generation once read: this repo's own changes drop it at once, another process's at
+   * the next openBase.
    */
   documentFrequencies(key: number, terms: string[]): number[] {
     const c = this.vocab.get(key)

@@ -116,10 +116,12 @@ describe('the passage index', () => {
         ]
       }
       expect(counts(repo)).toEqual([1, 1, 0, 0])
-      // The same process adds a section: the counts read above are not used again.
+      // The same process adds a section: the counts read above are not used again, even by a
+      // caller that does not open the base first.
       putSections(repo, [
         { base: 'cor_a', id: 's2', doc: 'd2', passages: ['Krakow lies on the Vistula too.'] },
       ])
+      expect(repo.documentFrequencies(repo.baseKey('cor_a')!, ['vistula', 'krakow'])).toEqual([2, 1])
       expect(counts(repo)).toEqual([2, 2, 1, 1])
       // Another connection (another process) removes one and adds one with the same passage count.
       const other = new EngineRepo(openDatabase(path).$client)
