@@ -121,8 +121,10 @@ export interface WordInfo {
 /** A memo field of WordInfo (sense, kind, kindFirst) not filled yet. */
 export const UNSET = -2
 const slots = new Map<string, TermSlot>()
-// Normalising and stemming cost more than a map look-up, and texts repeat their words.
-const wordCache = new Map<string, WordInfo>()
+// Normalising and stemming cost more than a map look-up, and texts repeat their words. Words are
+// cached by a hash of their characters, so a scan finds a word it has seen without making a string
+// of it; a word whose hash another word holds is worked out anew each time (rare).
+const words = new Map<number, WordInfo>()
 let marks = 0
 
 /**
@@ -133,7 +135,7 @@ let marks = 0
 export function nextMark(): number {
   if (slots.size > 200_000) {
     slots.clear()
-    clearWordCache()
+    words.clear()
   }
   return ++marks
 }
@@ -148,37 +150,24 @@ export function termSlot(term: string): TermSlot {
   return slot
 }
 
-/** The normal form, index term and stop flag of a raw word, memoised. */
+/** The normal form, index term and stop flag of a raw word. */
 function wordInfo(raw: string): WordInfo {
-  let info = wordCache.get(raw)
-  if (!info) {
-    const norm = normWord(raw)
-    const stop = STOP.has(norm) || WH_WORDS.has(norm)
-    const term = stop ? norm : stem(norm)
-    const slot = termSlot(term)
-    info = { raw, norm, term, stop, slot, sense: UNSET, kind: UNSET, kindFirst: UNSET }
-    // Safe at any time: the words cached again later get the same slots.
-    if (wordCache.size > 200_000) clearWordCache()
-    wordCache.set(raw, info)
-  }
-  return info
+  const norm = normWord(raw)
+  const stop = STOP.has(norm) || WH_WORDS.has(norm)
+  const term = stop ? norm : stem(norm)
+  return { raw, norm, term, stop, slot: termSlot(term), sense: UNSET, kind: UNSET, kindFirst: UNSET }
 }
 
-function clearWordCache(): void {
-  wordCache.clear()
-  wordsByHash.clear()
-}
-
-// The word cache again, by a hash of the word's characters: a scan finds a word it has seen without
-// making a string of it. A colliding word is looked up by its string instead.
-const wordsByHash = new Map<number, WordInfo>()
-
-/** The info of the word text[start, end), whose hash is `h`. */
+/** The info of the word text[start, end), whose hash is `h`, memoised. */
 function wordAt(text: string, start: number, end: number, h: number): WordInfo {
-  const seen = wordsByHash.get(h)
+  const seen = words.get(h)
   if (seen !== undefined && spanEquals(text, start, end, seen.raw)) return seen
   const info = wordInfo(text.slice(start, end))
-  if (seen === undefined) wordsByHash.set(h, info)
+  if (seen === undefined) {
+    // Safe at any time: the words cached again later get the same slots.
+    if (words.size > 200_000) words.clear()
+    words.set(h, info)
+  }
   return info
 }
 
