@@ -1,12 +1,15 @@
 // `npm run bench auth`: what checking an API key on every request costs. Serves the real app
 // (Bun.serve + app.handle, file-backed SQLite) on a loopback port and loads it from a separate
-// process: GET /v1/status with an API key against GET /v1 with no credential. Prints requests per
-// second, latency percentiles and server CPU time per request. Asserts nothing.
+// process: an empty route and a real one (GET /v1/corpora/{id}), each with an API key against a twin
+// with no credential. Prints requests per second, latency percentiles and server CPU time per request.
+// Asserts nothing.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { migrations } from '../migrations/index'
 import { createApp } from '../src/app'
+import { CorpusParams, CorpusResp } from '../src/features/corpora/corpora.schemas'
+import { CorporaService, corpusResp } from '../src/features/corpora/corpora.service'
 import { systemClock } from '../src/platform/clock/clock'
 import { loadConfig } from '../src/platform/config/config.load'
 import { cryptoRandom } from '../src/platform/crypto/random'
@@ -86,6 +89,20 @@ async function server(): Promise<void> {
       tags: ['bench'],
       handler: () => ({ ok: true, service: 'engram', version: '1' }),
     })
+  // The real `GET /v1/corpora/{id}` handler behind no credential, for the workspace the key belongs to.
+  const twin = new CorporaService({ db, clock: systemClock, random: cryptoRandom, log: createLogger('silent') })
+  let workspaceId = ''
+  const openCorpus = defineRoute({
+    method: 'GET',
+    path: '/bench/corpora/:corpus_id',
+    mount: 'v1',
+    auth: 'none',
+    summary: 'bench',
+    tags: ['bench'],
+    params: CorpusParams,
+    response: CorpusResp,
+    handler: ({ params }) => corpusResp(twin.get(workspaceId, params.corpus_id)),
+  })
   const app = createApp({
     config,
     db,
@@ -94,7 +111,7 @@ async function server(): Promise<void> {
     log: createLogger('silent'),
     secret: 'bench-secret-bench-secret-bench-secret-0123',
     objects: createObjectStore(config, dir, { clock: systemClock }),
-    extraRoutes: [echo('none', '/bench/open'), echo('bearer', '/bench/keyed')],
+    extraRoutes: [echo('none', '/bench/open'), echo('bearer', '/bench/keyed'), openCorpus],
   })
   const http = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: app.handle })
   const base = `http://127.0.0.1:${http.port}`
@@ -116,11 +133,22 @@ async function server(): Promise<void> {
       body: JSON.stringify({ name: 'bench', scopes: ['query'] }),
     })
     const key = ((await minted.json()) as { key: string }).key
+    const created = await fetch(`${base}/v1/corpora`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${session}` },
+      body: JSON.stringify({ name: 'Bench base' }),
+    })
+    const corpus = (await created.json()) as { id: string }
+    workspaceId = db.$client
+      .query<{ workspace_id: string }, [string]>('SELECT workspace_id FROM corpora WHERE id = ?')
+      .get(corpus.id)!.workspace_id
     const cases = [
       { name: 'GET same route, no auth', url: `${base}/v1/bench/open`, token: '' },
       { name: 'GET no auth, header sent', url: `${base}/v1/bench/open`, token: key },
       { name: 'GET same route, API key', url: `${base}/v1/bench/keyed`, token: key },
       { name: 'GET same route, session', url: `${base}/v1/bench/keyed`, token: session },
+      { name: 'GET base, no auth (twin)', url: `${base}/v1/bench/corpora/${corpus.id}`, token: '' },
+      { name: 'GET /v1/corpora/{id}, API key', url: `${base}/v1/corpora/${corpus.id}`, token: key },
       { name: 'GET /v1 (no auth)', url: `${base}/v1`, token: '' },
       { name: 'GET /v1/status (API key)', url: `${base}/v1/status`, token: key },
     ]
@@ -159,14 +187,16 @@ async function server(): Promise<void> {
           .padStart(8)} ${cpu.toFixed(1).padStart(19)} ${String(t.errors).padStart(8)}`,
       )
     }
-    const base0 = summary.get(cases[0]!.name)!
-    for (const c of cases.slice(1, 4)) {
-      const s = summary.get(c.name)!
+    const compare = (open: (typeof cases)[number], keyed: (typeof cases)[number]) => {
+      const o = summary.get(open.name)!
+      const s = summary.get(keyed.name)!
       console.log(
-        `${c.name}: throughput ${(((base0.rps - s.rps) / base0.rps) * 100).toFixed(1)}% below no-auth; ` +
-          `server CPU +${(s.cpu - base0.cpu).toFixed(1)} µs/req (target: key auth costs < 15% of throughput)`,
+        `${keyed.name}: throughput ${(((o.rps - s.rps) / o.rps) * 100).toFixed(1)}% below ${open.name}; ` +
+          `server CPU +${(s.cpu - o.cpu).toFixed(1)} µs/req (target: key auth costs < 15% of throughput)`,
       )
     }
+    for (const c of cases.slice(1, 4)) compare(cases[0]!, c)
+    compare(cases[4]!, cases[5]!)
   } finally {
     await http.stop(true)
     db.$client.close()
