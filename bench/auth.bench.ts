@@ -90,7 +90,12 @@ async function server(): Promise<void> {
       handler: () => ({ ok: true, service: 'engram', version: '1' }),
     })
   // The real `GET /v1/corpora/{id}` handler behind no credential, for the workspace the key belongs to.
-  const twin = new CorporaService({ db, clock: systemClock, random: cryptoRandom, log: createLogger('silent') })
+  const twin = new CorporaService({
+    db,
+    clock: systemClock,
+    random: cryptoRandom,
+    log: createLogger('silent'),
+  })
   let workspaceId = ''
   const openCorpus = defineRoute({
     method: 'GET',
