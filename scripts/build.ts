@@ -14,6 +14,8 @@ const result = Bun.spawnSync(
     'src/features/scale/lib/load-worker.ts',
     // A third: the PDF reader's thread, so a large PDF does not stall the server's event loop.
     'src/features/ingest/extract/extract.pdf-worker.ts',
+    // A fourth: the cartridge compiler's threads, so onboarding runs beside the event loop.
+    'src/features/engine/lib/compile-worker.ts',
     '--outfile',
     out,
   ],

@@ -10,6 +10,7 @@ import { CorporaService } from './features/corpora/corpora.service'
 import { economicsRoutes } from './features/economics/economics.routes'
 import { cartridgeFootprint, EconomicsService } from './features/economics/economics.service'
 import { Engine } from './features/engine/engine.service'
+import { CompileThreads } from './features/engine/lib/compile-threads'
 import { registerIngestJobs } from './features/ingest/ingest.jobs'
 import { ingestRoutes } from './features/ingest/ingest.routes'
 import { IngestService } from './features/ingest/ingest.service'
@@ -173,10 +174,20 @@ export function createApp(deps: AppDeps): App {
   })
   registerIngestJobs(scheduler, ingest)
 
+  const threads = config.engine.compile_threads
+  const compiler =
+    threads > 0
+      ? new CompileThreads({
+          threads,
+          onFallback: (reason) =>
+            deps.log.warn('cartridges now compile in process: a compile thread failed', { reason }),
+        })
+      : null
   const engine = new Engine({
     db,
     store: deps.objects,
     cacheBytes: config.engine.warm_cache_mb * 1024 * 1024,
+    compile: compiler ? (text) => compiler.compile(text) : undefined,
   })
   const onboarding = new OnboardingService({
     db,

@@ -53,6 +53,8 @@ export async function startBench(env: Record<string, string> = {}): Promise<Benc
       ENGRAM_PASSWORD_MEMORY_KIB: '1024',
       ENGRAM_LOG_LEVEL: 'error',
       ENGRAM_MAX_QUEUED_QUERIES: '10000',
+      // Settings of the shell (ENGRAM_COMPILE_THREADS=0 npm run bench engine) override the defaults.
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('ENGRAM_'))),
       ...env,
     },
     readFile: () => null,

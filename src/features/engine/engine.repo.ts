@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'bun:sqlite'
+import type { PassageInput } from './lib/passages'
 
 // The engine's tables are created by migrations/0004_engine.sql. The passage index is ONE
 // contentless FTS5 table shared by every base; each base's terms are written with the base's numeric
@@ -30,13 +31,6 @@ export interface PassageRow {
 }
 
 /** A passage to index: its position in the section, text, sentence spans and index terms. */
-export interface PassageInput {
-  ordinal: number
-  text: string
-  sents: Uint32Array
-  terms: string[]
-}
-
 /** The FTS token of a term in a base: the base key, "x", then the term without punctuation. */
 export function ftsToken(key: number, term: string): string {
   return `${key}x${PLAIN.test(term) ? term : term.replace(/[^\p{L}\p{N}]/gu, '')}`

@@ -3,15 +3,17 @@ import { sha256Hex } from '../../platform/crypto/hash'
 import type { Db } from '../../platform/db/db'
 import { objectKey } from '../../platform/storage/keys'
 import type { ObjectStore } from '../../platform/storage/object-store'
-import { EngineRepo, type PassageInput } from './engine.repo'
+import { EngineRepo } from './engine.repo'
 import { composeAnswer } from './lib/answer'
 import { WarmCache } from './lib/cache'
 import { compileCartridge, type WarmCartridge } from './lib/cartridge'
 import { type CartEntry, searchCartridges } from './lib/cartsearch'
 import { CARTRIDGE_VERSION, decodeCartridge, encodeCartridge } from './lib/codec'
+import type { CompiledSection } from './lib/compile-threads'
 import { condenseQuestion, type Turn } from './lib/condense'
 import { fitCartridge } from './lib/fit'
 import { prepareHypernyms } from './lib/hypernyms'
+import { passageInputs } from './lib/passages'
 import { AnswerType, planQuery } from './lib/query'
 import { type SectionRef, searchIndex } from './lib/ragsearch'
 import { type RankedPassage, withDocumentPrior, withTermFrequency } from './lib/rank'
@@ -29,6 +31,16 @@ export interface EngineDeps {
   cacheBytes: number
   /** A monotonic millisecond timer for the latency in `metrics` (performance.now by default). */
   now?: () => number
+  /**
+   * Compiles a section's text elsewhere (CompileThreads): its encoded cartridge and index rows. By
+   * default cartridges are compiled in process. Either way the results are compileSection's.
+   */
+  compile?: (text: string) => Promise<CompiledSection>
+}
+
+/** A section compiled: its cartridge's bytes and index rows, and the warm copy when compiled in process. */
+export interface PreparedSection extends CompiledSection {
+  cart: WarmCartridge | null
 }
 
 /** A section to onboard: its ids, the source fields, and its text. */
@@ -109,10 +121,23 @@ export class Engine {
     this.now = deps.now ?? (() => performance.now())
   }
 
-  /** Onboards one section: compiles and stores its cartridge, then indexes its passages. */
-  async onboardSection(input: SectionInput): Promise<OnboardResult> {
-    const cart = compileCartridge(input.text, { fit: fitCartridge })
-    const bytes = encodeCartridge(cart)
+  /**
+   * Compiles a section's cartridge. Called ahead of onboardSection, it lets the compile of one section
+   * run on a compile thread while the one before is being indexed.
+   */
+  async prepareSection(text: string): Promise<PreparedSection> {
+    if (this.deps.compile) return { ...(await this.deps.compile(text)), cart: null }
+    const cart = compileCartridge(text, { fit: fitCartridge })
+    return { bytes: encodeCartridge(cart), inputs: passageInputs(cart), cart }
+  }
+
+  /**
+   * Onboards one section: compiles (or takes the prepareSection of its text) and stores its
+   * cartridge, then indexes its passages. A cartridge compiled in process is kept warm at once; one
+   * compiled on a thread is loaded by the first question that needs it.
+   */
+  async onboardSection(input: SectionInput, prepared?: Promise<PreparedSection>): Promise<OnboardResult> {
+    const { bytes, inputs, cart } = await (prepared ?? this.prepareSection(input.text))
     const cartKey = objectKey(input.workspaceId, 'carts', `${contentKey(input.text)}.cart`)
     await this.deps.store.put(cartKey, bytes, { contentType: 'application/octet-stream' })
     const previous = this.repo.removeSection(input.sectionId)
@@ -124,18 +149,18 @@ export class Engine {
         title: input.title,
         filename: input.filename,
         cart_key: cartKey,
-        n_passages: cart.passages.length / 2,
+        n_passages: inputs.length,
       },
-      passageInputs(cart),
+      inputs,
     )
-    this.cache.set(cartKey, cart)
+    if (cart) this.cache.set(cartKey, cart)
     this.manifests.delete(input.baseId)
     if (previous && previous.cart_key !== cartKey) await this.dropCart(previous.cart_key)
     return {
       cartKey,
       cartBytes: bytes.length,
-      passages: cart.passages.length / 2,
-      sentences: cart.sents.length / 2,
+      passages: inputs.length,
+      sentences: inputs.reduce((n, p) => n + p.sents.length / 2, 0),
     }
   }
 
@@ -248,26 +273,6 @@ export class Engine {
 /** A cartridge's content address: identical text (under one format version) shares one cartridge. */
 export function contentKey(text: string): string {
   return `v${CARTRIDGE_VERSION}-${sha256Hex(text)}`
-}
-
-/** The index rows of a compiled section: each passage's text, sentence spans and index terms. */
-export function passageInputs(cart: WarmCartridge): PassageInput[] {
-  const out: PassageInput[] = []
-  for (let p = 0; p < cart.passages.length / 2; p++) {
-    const first = cart.passages[2 * p]!
-    const last = cart.passages[2 * p + 1]!
-    const start = cart.sents[2 * first]!
-    const sents = new Uint32Array((last - first + 1) * 2)
-    for (let s = first; s <= last; s++) {
-      sents[2 * (s - first)] = cart.sents[2 * s]! - start
-      sents[2 * (s - first) + 1] = cart.sents[2 * s + 1]! - start
-    }
-    const terms: string[] = []
-    for (let i = cart.sentOff[first]!; i < cart.sentOff[last + 1]!; i++)
-      terms.push(cart.vocab[cart.sentTerms[i]!]!)
-    out.push({ ordinal: p, text: cart.text.slice(start, cart.sents[2 * last + 1]!), sents, terms })
-  }
-  return out
 }
 
 function toSource(p: RankedPassage<SectionRef>): Source {

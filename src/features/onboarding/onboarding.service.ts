@@ -6,11 +6,14 @@ import { type JobContext, type Scheduler, TransientError } from '../../platform/
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { CorporaService } from '../corpora/corpora.service'
-import type { Engine } from '../engine/engine.service'
+import type { Engine, PreparedSection } from '../engine/engine.service'
 import { OnboardingRepo, type UnitRow } from './onboarding.repo'
 
 /** The answer engine's onboarding calls this feature needs. */
-export type SectionOnboarder = Pick<Engine, 'onboardSection' | 'removeDocument' | 'removeBase'>
+export type SectionOnboarder = Pick<
+  Engine,
+  'prepareSection' | 'onboardSection' | 'removeDocument' | 'removeBase'
+>
 
 export interface OnboardingDeps {
   db: Db
@@ -26,6 +29,8 @@ export interface OnboardingDeps {
 }
 
 export const RUN_KIND = 'train'
+/** Sections of a document compiled ahead of the one being indexed. */
+const COMPILE_AHEAD = 1
 export const BATCH_KIND = 'train_batch'
 
 /** Measured cost of a run, kept in its result for economics. */
@@ -214,19 +219,32 @@ export class OnboardingService {
       throw new TransientError(`Waiting for the text extraction of ${unit.path}.`)
     }
     const leaves = this.repo.leavesOf(unit.id)
+    const todo = (leaves.length > 0 ? leaves : [unit]).filter((l) => l.status !== 'ready' || l.id === unit.id)
+    // Sections compile a few ahead of the one being indexed (on a compile thread, when the engine
+    // has one, the two overlap). A result left unread after a failure is dropped, not reported.
+    const prepared: Promise<PreparedSection>[] = []
+    const prepare = async (i: number) => {
+      if (i >= todo.length || prepared[i]) return
+      const p = this.d.engine.prepareSection(await this.leafText(todo[i]!, texts))
+      p.catch(() => {})
+      prepared[i] = p
+    }
     try {
-      for (const leaf of leaves.length > 0 ? leaves : [unit]) {
-        if (leaf.status === 'ready' && leaf.id !== unit.id) continue
+      for (const [i, leaf] of todo.entries()) {
         const text = await this.leafText(leaf, texts)
-        await this.d.engine.onboardSection({
-          workspaceId: ws,
-          baseId: corpusId,
-          documentId: leaf.parent_id ?? leaf.id,
-          sectionId: leaf.id,
-          title: leaf.section_title ?? leaf.path,
-          filename: leaf.path,
-          text,
-        })
+        for (let j = i; j <= i + COMPILE_AHEAD; j++) await prepare(j)
+        await this.d.engine.onboardSection(
+          {
+            workspaceId: ws,
+            baseId: corpusId,
+            documentId: leaf.parent_id ?? leaf.id,
+            sectionId: leaf.id,
+            title: leaf.section_title ?? leaf.path,
+            filename: leaf.path,
+            text,
+          },
+          prepared[i],
+        )
         stats.units++
         stats.chars += text.length
         this.repo.setStatus([leaf.id], 'ready', null, this.now())

@@ -320,6 +320,12 @@ export const configDefinition = {
       default: 512,
       kind: { type: 'int', min: 1, max: 1_048_576 },
     }),
+    compile_threads: leaf({
+      doc: 'Threads that compile cartridges during onboarding, beside the event loop; 0 compiles them in process.',
+      env: 'ENGRAM_COMPILE_THREADS',
+      default: 1,
+      kind: { type: 'int', min: 0, max: 64 },
+    }),
     max_concurrent: leaf({
       doc: 'Questions answered at once; more wait in a bounded queue.',
       env: 'ENGRAM_MAX_CONCURRENT_QUERIES',

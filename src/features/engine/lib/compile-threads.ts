@@ -1,0 +1,175 @@
+import { workerScriptPath } from '../../../platform/concurrency/worker-path'
+import { compileCartridge } from './cartridge'
+import { encodeCartridge } from './codec'
+import { fitCartridge } from './fit'
+import { type PassageInput, passageInputs } from './passages'
+
+/** What a compile thread is sent: a section's text, under an id its answer carries back. */
+export interface CompileRequest {
+  id: number
+  text: string
+}
+
+/** A section compiled: its encoded cartridge and its passages as the index stores them. */
+export interface CompiledSection {
+  bytes: Uint8Array
+  inputs: PassageInput[]
+}
+
+/** What a compile thread answers: the compiled section, or the message of the error it threw. */
+export type CompileReply =
+  | ({ type: 'done'; id: number } & CompiledSection)
+  | { type: 'error'; id: number; message: string }
+
+/** A section's cartridge compiled, fitted and encoded, and its index rows: the same on any thread. */
+export function compileSection(text: string): CompiledSection {
+  const cart = compileCartridge(text, { fit: fitCartridge })
+  return { bytes: encodeCartridge(cart), inputs: passageInputs(cart) }
+}
+
+/** A worker as the pool uses it (a Web Worker, or a stand-in in tests). */
+export interface CompileWorker {
+  postMessage(msg: CompileRequest): void
+  terminate(): void
+  ref(): void
+  unref(): void
+  onmessage: ((e: MessageEvent) => void) | null
+  onerror: ((e: ErrorEvent) => void) | null
+  addEventListener(type: 'close', listener: (e: Event) => void): void
+}
+
+/** How many threads, how they start (tests), and where a fall-back to in-process compiling is told. */
+export interface CompileThreadsOptions {
+  threads: number
+  /** How long a thread may sit idle before it is stopped (its memory freed); default 10 s. */
+  idleMs?: number
+  spawn?: () => CompileWorker
+  onFallback?: (reason: string) => void
+}
+
+/**
+ * Where the worker script is: beside this file from a checkout; in the compiled executable, where
+ * scripts/build.ts adds it as an entry point.
+ */
+export function compileWorkerPath(moduleUrl: string = import.meta.url): string {
+  return workerScriptPath(moduleUrl, 'compile-worker.ts', 'features/engine/lib/compile-worker.ts')
+}
+
+interface Pending {
+  text: string
+  resolve: (section: CompiledSection) => void
+  reject: (e: Error) => void
+}
+
+interface Slot {
+  worker: CompileWorker
+  pending: Map<number, Pending>
+  idle: ReturnType<typeof setTimeout> | null
+  stopped: boolean
+}
+
+/**
+ * Compiles cartridges on worker threads, so onboarding's heaviest step leaves the event loop free
+ * for questions and overlaps the index writes of the section before. Threads start on first use,
+ * never keep the process alive while idle, and stop after a while idle (a new one starts on the next
+ * compile). A thread that cannot start or dies is not replaced: what it had, and everything after,
+ * compiles in process (the results are the same either way).
+ */
+export class CompileThreads {
+  private readonly slots: Slot[] = []
+  private nextId = 1
+  private failed = false
+  private closed = false
+
+  constructor(private readonly opts: CompileThreadsOptions) {}
+
+  /** A section's text compiled (compileSection's result). */
+  compile(text: string): Promise<CompiledSection> {
+    if (this.closed) return Promise.reject(new Error('the compile threads are closed'))
+    const slot = this.failed ? null : this.slot()
+    if (!slot) return inProcess(text)
+    return new Promise<CompiledSection>((resolve, reject) => {
+      const id = this.nextId++
+      if (slot.pending.size === 0) {
+        if (slot.idle) clearTimeout(slot.idle)
+        slot.idle = null
+        slot.worker.ref()
+      }
+      slot.pending.set(id, { text, resolve, reject })
+      slot.worker.postMessage({ id, text })
+    })
+  }
+
+  /** Stops every thread; what they still had fails. */
+  close(): void {
+    this.closed = true
+    for (const slot of [...this.slots]) {
+      this.stop(slot)
+      for (const p of slot.pending.values()) p.reject(new Error('the compile threads are closed'))
+    }
+  }
+
+  /** The least busy thread, starting one while fewer than asked for run; null when none can start. */
+  private slot(): Slot | null {
+    let best: Slot | null = null
+    for (const s of this.slots) if (!best || s.pending.size < best.pending.size) best = s
+    if (best && (best.pending.size === 0 || this.slots.length >= this.opts.threads)) return best
+    try {
+      const worker = (
+        this.opts.spawn ?? (() => new Worker(compileWorkerPath()) as unknown as CompileWorker)
+      )()
+      const slot: Slot = { worker, pending: new Map(), idle: null, stopped: false }
+      worker.onmessage = (e) => this.answer(slot, e.data as CompileReply)
+      worker.onerror = (e) => {
+        e.preventDefault?.()
+        this.fail(slot, e.message || 'unknown error')
+      }
+      worker.addEventListener('close', () => {
+        if (!slot.stopped) this.fail(slot, 'it exited')
+      })
+      worker.unref()
+      this.slots.push(slot)
+      return slot
+    } catch (e) {
+      this.fail(null, (e as Error)?.message ?? String(e))
+      return best
+    }
+  }
+
+  private answer(slot: Slot, msg: CompileReply): void {
+    const p = slot.pending.get(msg.id)
+    if (!p) return
+    slot.pending.delete(msg.id)
+    if (slot.pending.size === 0) {
+      slot.worker.unref()
+      slot.idle = setTimeout(() => this.stop(slot), this.opts.idleMs ?? 10_000)
+      ;(slot.idle as { unref?: () => void }).unref?.()
+    }
+    if (msg.type === 'done') p.resolve({ bytes: msg.bytes, inputs: msg.inputs })
+    else p.reject(new Error(msg.message))
+  }
+
+  /** Stops a thread on purpose (idle, or closing): its exit is not a failure. */
+  private stop(slot: Slot): void {
+    if (slot.idle) clearTimeout(slot.idle)
+    slot.stopped = true
+    const i = this.slots.indexOf(slot)
+    if (i >= 0) this.slots.splice(i, 1)
+    slot.worker.terminate()
+  }
+
+  /** Gives up on threads: the failed one's work compiles in process, and so does all later work. */
+  private fail(slot: Slot | null, reason: string): void {
+    if (this.closed || slot?.stopped) return
+    if (!this.failed) this.opts.onFallback?.(reason)
+    this.failed = true
+    if (!slot) return
+    this.stop(slot)
+    for (const p of slot.pending.values()) inProcess(p.text).then(p.resolve, p.reject)
+    slot.pending.clear()
+  }
+}
+
+function inProcess(text: string): Promise<CompiledSection> {
+  return new Promise((resolve) => resolve(compileSection(text)))
+}

@@ -1,0 +1,26 @@
+// The cartridge compiler on a thread of its own (started by CompileThreads): answers each request
+// with the compiled section (the cartridge's buffer transferred, not copied) or the error's message.
+import {
+  type CompiledSection,
+  type CompileReply,
+  type CompileRequest,
+  compileSection,
+} from './compile-threads'
+
+declare const self: Worker
+
+self.onmessage = (e: MessageEvent) => {
+  const { id, text } = e.data as CompileRequest
+  let section: CompiledSection
+  try {
+    section = compileSection(text)
+  } catch (err) {
+    self.postMessage({
+      type: 'error',
+      id,
+      message: (err as Error)?.message ?? String(err),
+    } satisfies CompileReply)
+    return
+  }
+  self.postMessage({ type: 'done', id, ...section } satisfies CompileReply, [section.bytes.buffer])
+}

@@ -1,0 +1,184 @@
+import { afterEach, describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { migrations } from '../../../migrations/index'
+import { Engine } from '../../../src/features/engine/engine.service'
+import {
+  type CompileReply,
+  type CompileRequest,
+  CompileThreads,
+  type CompileWorker,
+  compileSection,
+} from '../../../src/features/engine/lib/compile-threads'
+import { openDatabase } from '../../../src/platform/db/db'
+import { migrate } from '../../../src/platform/db/migrate'
+import { docs, memoryStore, onboardDoc } from './fixture'
+
+const ARTICLES = join(import.meta.dir, '../../../../shared/data/squad-dev/articles')
+const texts = ['Warsaw.txt', 'Oxygen.txt', 'Nikola_Tesla.txt'].map((f) =>
+  readFileSync(join(ARTICLES, f), 'utf8'),
+)
+
+/** A worker stand-in: records what it is sent and answers only when told to. */
+class FakeWorker implements CompileWorker {
+  sent: CompileRequest[] = []
+  terminated = false
+  /** Whether it would keep the process alive (ref'd). */
+  held = false
+  onmessage: ((e: MessageEvent) => void) | null = null
+  onerror: ((e: ErrorEvent) => void) | null = null
+  private closeListeners: ((e: Event) => void)[] = []
+  postMessage(msg: CompileRequest): void {
+    this.sent.push(msg)
+  }
+  terminate(): void {
+    this.terminated = true
+  }
+  ref(): void {
+    this.held = true
+  }
+  unref(): void {
+    this.held = false
+  }
+  addEventListener(_type: 'close', listener: (e: Event) => void): void {
+    this.closeListeners.push(listener)
+  }
+  reply(msg: CompileReply): void {
+    this.onmessage?.({ data: msg } as MessageEvent)
+  }
+  exit(): void {
+    for (const l of this.closeListeners) l(new Event('close'))
+  }
+}
+
+let pool: CompileThreads | null = null
+afterEach(() => {
+  pool?.close()
+  pool = null
+})
+
+describe('compile threads', () => {
+  test('a real thread gives exactly what compiling in process gives, for several sections at once', async () => {
+    pool = new CompileThreads({ threads: 1 })
+    const results = await Promise.all(texts.map((t) => pool!.compile(t)))
+    results.forEach((r, i) => {
+      const local = compileSection(texts[i]!)
+      expect(Buffer.from(r.bytes).equals(Buffer.from(local.bytes))).toBe(true)
+      expect(r.inputs).toEqual(local.inputs)
+    })
+  })
+
+  test('a thread that cannot start leaves the work in process, said once', async () => {
+    const reasons: string[] = []
+    pool = new CompileThreads({
+      threads: 1,
+      spawn: () => {
+        throw new Error('no such script')
+      },
+      onFallback: (r) => reasons.push(r),
+    })
+    const a = await pool.compile(texts[0]!)
+    const b = await pool.compile(texts[1]!)
+    expect(Buffer.from(a.bytes).equals(Buffer.from(compileSection(texts[0]!).bytes))).toBe(true)
+    expect(b.inputs).toEqual(compileSection(texts[1]!).inputs)
+    expect(reasons).toEqual(['no such script'])
+  })
+
+  test('a thread that dies hands its unfinished work back to the process, and is not restarted', async () => {
+    const workers: FakeWorker[] = []
+    const reasons: string[] = []
+    pool = new CompileThreads({
+      threads: 1,
+      spawn: () => {
+        const w = new FakeWorker()
+        workers.push(w)
+        return w
+      },
+      onFallback: (r) => reasons.push(r),
+    })
+    const pending = [pool.compile(texts[0]!), pool.compile(texts[1]!)]
+    expect(workers).toHaveLength(1)
+    expect(workers[0]!.sent.map((m) => m.text)).toEqual([texts[0]!, texts[1]!])
+    // The thread keeps the process alive only while it has work.
+    expect(workers[0]!.held).toBe(true)
+    workers[0]!.exit()
+    const results = await Promise.all(pending)
+    expect(results.map((r) => r.inputs)).toEqual([
+      compileSection(texts[0]!).inputs,
+      compileSection(texts[1]!).inputs,
+    ])
+    expect(workers[0]!.terminated).toBe(true)
+    expect(reasons).toEqual(['it exited'])
+    await pool.compile(texts[2]!)
+    expect(workers).toHaveLength(1)
+  })
+
+  test('an error thrown on the thread fails that section only', async () => {
+    const worker = new FakeWorker()
+    pool = new CompileThreads({ threads: 1, spawn: () => worker })
+    const bad = pool.compile('one')
+    const good = pool.compile(texts[0]!)
+    const [first, second] = worker.sent
+    worker.reply({ type: 'error', id: first!.id, message: 'compile failed' })
+    const local = compileSection(texts[0]!)
+    worker.reply({ type: 'done', id: second!.id, ...local })
+    await expect(bad).rejects.toThrow('compile failed')
+    expect((await good).inputs).toEqual(local.inputs)
+    expect(worker.terminated).toBe(false)
+  })
+
+  test('an idle thread is stopped, and the next compile starts a new one', async () => {
+    const workers: FakeWorker[] = []
+    pool = new CompileThreads({
+      threads: 1,
+      idleMs: 0,
+      spawn: () => {
+        const w = new FakeWorker()
+        workers.push(w)
+        return w
+      },
+    })
+    const first = pool.compile(texts[0]!)
+    workers[0]!.reply({ type: 'done', id: workers[0]!.sent[0]!.id, ...compileSection(texts[0]!) })
+    await first
+    expect(workers[0]!.held).toBe(false)
+    // Stopped on purpose: its exit is not taken for a failure.
+    await new Promise<void>((resolve) => setTimeout(resolve, 0))
+    expect(workers[0]!.terminated).toBe(true)
+    workers[0]!.exit()
+    const second = pool.compile(texts[1]!)
+    expect(workers).toHaveLength(2)
+    workers[1]!.reply({ type: 'done', id: workers[1]!.sent[0]!.id, ...compileSection(texts[1]!) })
+    await second
+  })
+
+  test('closing fails the work still out and refuses more', async () => {
+    const worker = new FakeWorker()
+    pool = new CompileThreads({ threads: 1, spawn: () => worker })
+    const out = pool.compile(texts[0]!)
+    pool.close()
+    await expect(out).rejects.toThrow('closed')
+    await expect(pool.compile(texts[1]!)).rejects.toThrow('closed')
+    expect(worker.terminated).toBe(true)
+  })
+
+  test('an engine compiling on a thread indexes and answers exactly as one compiling in process', async () => {
+    pool = new CompileThreads({ threads: 1 })
+    const threads = pool
+    const engines = [undefined, (t: string) => threads.compile(t)].map((compile) => {
+      const db = openDatabase(':memory:')
+      migrate(db, migrations)
+      return new Engine({ db, store: memoryStore(), cacheBytes: 64 * 1024 * 1024, now: () => 0, compile })
+    })
+    for (const engine of engines) for (const d of docs) await onboardDoc(engine, 'cor_1', d)
+    // Compiled in process, the cartridges are warm at once; from a thread, on the first question.
+    expect(engines[0]!.cache.size).toBe(3)
+    expect(engines[1]!.cache.size).toBe(0)
+    for (const strategy of ['cart', 'rag'] as const)
+      for (const question of ['When did Tesla die?', 'Who discovered oxygen?', 'What river is Warsaw on?']) {
+        const [a, b] = await Promise.all(engines.map((e) => e.ask('cor_1', { question, strategy, k: 3 })))
+        expect(b).toEqual(a!)
+        expect(a!.sources.length).toBeGreaterThan(0)
+      }
+  })
+})
