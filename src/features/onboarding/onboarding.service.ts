@@ -29,9 +29,9 @@ export interface OnboardingDeps {
 }
 
 export const RUN_KIND = 'train'
+export const BATCH_KIND = 'train_batch'
 /** Sections of a document compiled ahead of the one being indexed. */
 const COMPILE_AHEAD = 1
-export const BATCH_KIND = 'train_batch'
 
 /** Measured cost of a run, kept in its result for economics. */
 export interface RunStats {
@@ -220,12 +220,15 @@ export class OnboardingService {
     }
     const leaves = this.repo.leavesOf(unit.id)
     const todo = (leaves.length > 0 ? leaves : [unit]).filter((l) => l.status !== 'ready' || l.id === unit.id)
-    // Sections compile a few ahead of the one being indexed (on a compile thread, when the engine
-    // has one, the two overlap). A result left unread after a failure is dropped, not reported.
+    // A section compiles while the one before is indexed (on the engine's compile thread, the two
+    // overlap). A section whose text is missing is left to its own turn, which fails it; a compile
+    // left unread after a failure is dropped, not reported.
     const prepared: Promise<PreparedSection>[] = []
     const prepare = async (i: number) => {
       if (i >= todo.length || prepared[i]) return
-      const p = this.d.engine.prepareSection(await this.leafText(todo[i]!, texts))
+      const text = await this.leafText(todo[i]!, texts).catch(() => null)
+      if (text === null) return
+      const p = this.d.engine.prepareSection(text)
       p.catch(() => {})
       prepared[i] = p
     }
