@@ -184,6 +184,14 @@ export class Engine {
     this.manifests.delete(baseId)
   }
 
+  /**
+   * Loads a base's cartridges into the warm cache now (those compiled on a thread after a run), so
+   * the first question after onboarding does not wait for them.
+   */
+  async warmBase(baseId: string): Promise<void> {
+    await this.warmEntries(baseId)
+  }
+
   /** One-off start-up work that would otherwise fall on the first question (the WordNet tables). */
   prepare(): void {
     prepareSynonyms()

@@ -12,7 +12,7 @@ import { OnboardingRepo, type UnitRow } from './onboarding.repo'
 /** The answer engine's onboarding calls this feature needs. */
 export type SectionOnboarder = Pick<
   Engine,
-  'prepareSection' | 'onboardSection' | 'removeDocument' | 'removeBase'
+  'prepareSection' | 'onboardSection' | 'warmBase' | 'removeDocument' | 'removeBase'
 >
 
 export interface OnboardingDeps {
@@ -309,5 +309,11 @@ export class OnboardingService {
       error: failed[0]?.error ?? null,
     })
     this.d.queue.setResult(runId, stats)
+    // Cartridges compiled on a thread are not warm yet: load them now, not on the first question.
+    if (corpusStatus === 'ready') {
+      this.d.engine.warmBase(run.subjectId!).catch((e) => {
+        this.d.log.warn('warming a base failed', { corpus_id: run.subjectId, error: (e as Error).message })
+      })
+    }
   }
 }

@@ -171,9 +171,12 @@ describe('compile threads', () => {
       return new Engine({ db, store: memoryStore(), cacheBytes: 64 * 1024 * 1024, now: () => 0, compile })
     })
     for (const engine of engines) for (const d of docs) await onboardDoc(engine, 'cor_1', d)
-    // Compiled in process, the cartridges are warm at once; from a thread, on the first question.
+    // Compiled in process, the cartridges are warm at once; from a thread, once the base is warmed
+    // (onboarding does it when a run ends) or on the first question.
     expect(engines[0]!.cache.size).toBe(3)
     expect(engines[1]!.cache.size).toBe(0)
+    await engines[1]!.warmBase('cor_1')
+    expect(engines[1]!.cache.size).toBe(3)
     for (const strategy of ['cart', 'rag'] as const)
       for (const question of ['When did Tesla die?', 'Who discovered oxygen?', 'What river is Warsaw on?']) {
         const [a, b] = await Promise.all(engines.map((e) => e.ask('cor_1', { question, strategy, k: 3 })))
