@@ -30,7 +30,6 @@ export interface PassageRow {
   filename: string
 }
 
-/** A passage to index: its position in the section, text, sentence spans and index terms. */
 /** The FTS token of a term in a base: the base key, "x", then the term without punctuation. */
 export function ftsToken(key: number, term: string): string {
   return `${key}x${PLAIN.test(term) ? term : term.replace(/[^\p{L}\p{N}]/gu, '')}`

@@ -134,7 +134,7 @@ export class Engine {
   /**
    * Onboards one section: compiles (or takes the prepareSection of its text) and stores its
    * cartridge, then indexes its passages. A cartridge compiled in process is kept warm at once; one
-   * compiled on a thread is loaded by the first question that needs it.
+   * compiled on a thread is loaded by warmBase (after a run) or by the first question that needs it.
    */
   async onboardSection(input: SectionInput, prepared?: Promise<PreparedSection>): Promise<OnboardResult> {
     const { bytes, inputs, cart } = await (prepared ?? this.prepareSection(input.text))
