@@ -2,15 +2,22 @@
 // questions), in process. Onboards the articles as documents of one base, asks every question with
 // k = 5, prints the table (metrics as ../shared/data/README.md defines them). Prints; asserts nothing.
 // Options: --strategy cart|rag (only one), --limit N (first N questions), --sample N (every Nth question),
-// --fails FILE (answers without the gold), --misses FILE (recall@5 misses, with the gold's rank at k = 20).
+// --fails FILE (answers without the gold), --misses FILE (recall@5 misses, with the gold's rank at k = 20),
+// --embed (re-rank by meaning, with a local embeddings server: bench/lib/use-embeddings-server.ts),
+// --embed-weight W (the similarity's weight, ENGRAM_EMBED_WEIGHT's default otherwise).
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { migrations } from '../migrations/index'
+import { embedderFrom } from '../src/features/engine/embedder'
 import { type AskResult, Engine } from '../src/features/engine/engine.service'
+import { systemClock } from '../src/platform/clock/clock'
+import { configDefinition } from '../src/platform/config/config.definition'
 import { openDatabase } from '../src/platform/db/db'
 import { migrate } from '../src/platform/db/migrate'
+import { createLogger } from '../src/platform/log/log'
+import { startUseEmbeddingsServer } from './lib/use-embeddings-server'
 
 const DATA = join(import.meta.dir, '../../shared/data/squad-dev')
 const { values: args } = parseArgs({
@@ -21,6 +28,8 @@ const { values: args } = parseArgs({
     fails: { type: 'string' },
     misses: { type: 'string' },
     sample: { type: 'string' },
+    embed: { type: 'boolean' },
+    'embed-weight': { type: 'string' },
   },
 })
 
@@ -104,7 +113,22 @@ async function main() {
     },
     delete: async (k: string) => void objects.delete(k),
   }
-  const engine = new Engine({ db, store, cacheBytes: 512 * 1024 * 1024 })
+  const embedServer = args.embed ? await startUseEmbeddingsServer() : null
+  const embedder = embedServer
+    ? embedderFrom(
+        {
+          url: embedServer.url,
+          model: 'use-lite',
+          api_key: null,
+          timeout_ms: 600_000,
+          batch: configDefinition.embed.batch.default,
+          weight: Number(args['embed-weight'] ?? configDefinition.embed.weight.default),
+        },
+        systemClock,
+        createLogger('warn'),
+      )
+    : null
+  const engine = new Engine({ db, store, cacheBytes: 512 * 1024 * 1024, embedder })
   const base = 'cor_squad'
   const files = readdirSync(join(DATA, 'articles')).sort()
   const articles = files.map((file) => ({
@@ -210,6 +234,13 @@ async function main() {
   console.log('| strategy | recall@1 | recall@5 | containment | mean words | token F1 | p50 ms | p99 ms |')
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- |')
   for (const r of rows) console.log(r)
+  if (embedServer) {
+    const { ms, texts } = embedServer.stats()
+    console.log(
+      `\nembeddings: ${texts} texts in ${(ms / 1000).toFixed(1)} s (${(ms / texts).toFixed(1)} ms a text)`,
+    )
+    embedServer.stop()
+  }
   if (args.fails) writeFileSync(args.fails, fails.join('\n'))
   if (args.misses) writeFileSync(args.misses, misses.join('\n'))
   db.$client.close()

@@ -9,6 +9,7 @@ import m5 from './0005_ingest.sql' with { type: 'text' }
 import m6 from './0006_answer_feedback.sql' with { type: 'text' }
 import m7 from './0007_scale_runs.sql' with { type: 'text' }
 import m8 from './0008_engine_generation.sql' with { type: 'text' }
+import m9 from './0009_engine_vectors.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -21,4 +22,5 @@ export const migrations: Migration[] = [
   { tag: '0006_answer_feedback', sql: m6 },
   { tag: '0007_scale_runs', sql: m7 },
   { tag: '0008_engine_generation', sql: m8 },
+  { tag: '0009_engine_vectors', sql: m9 },
 ]

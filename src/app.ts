@@ -9,6 +9,7 @@ import { corporaRoutes } from './features/corpora/corpora.routes'
 import { CorporaService } from './features/corpora/corpora.service'
 import { economicsRoutes } from './features/economics/economics.routes'
 import { cartridgeFootprint, EconomicsService } from './features/economics/economics.service'
+import { embedderFrom } from './features/engine/embedder'
 import { Engine } from './features/engine/engine.service'
 import { CompileThreads } from './features/engine/lib/compile-threads'
 import { registerIngestJobs } from './features/ingest/ingest.jobs'
@@ -188,6 +189,7 @@ export function createApp(deps: AppDeps): App {
     store: deps.objects,
     cacheBytes: config.engine.warm_cache_mb * 1024 * 1024,
     compile: compiler ? (text) => compiler.compile(text) : undefined,
+    embedder: embedderFrom(config.embed, clock, deps.log),
   })
   const onboarding = new OnboardingService({
     db,

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { createLlmClient, LlmUnavailableError } from '../../src/platform/llm/openai-client'
+import { createLlmClient } from '../../src/platform/llm/openai-client'
+import { LlmUnavailableError } from '../../src/platform/llm/server-request'
 import { startLlmStandin } from '../helpers/llm-standin'
 
 const standin = startLlmStandin((messages) => `You asked: ${messages.at(-1)?.content}`)

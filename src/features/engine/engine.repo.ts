@@ -18,6 +18,12 @@ export interface SectionRow {
   n_passages: number
 }
 
+/** Embeddings of a section's passages, in passage order, and the model that made them. */
+export interface PassageVectors {
+  model: string
+  list: Float32Array[]
+}
+
 /** A passage as rag reads it back: its text, sentence spans within it, and its section's fields. */
 export interface PassageRow {
   id: number
@@ -81,6 +87,9 @@ export class EngineRepo {
       delFts: q('DELETE FROM engine_fts WHERE rowid = ?'),
       delPassages: q('DELETE FROM engine_passages WHERE section_id = ?'),
       delBase: q('DELETE FROM engine_bases WHERE base_id = ?'),
+      putVector: q('INSERT INTO engine_vectors (section_id, ordinal, model, vec) VALUES (?, ?, ?, ?)'),
+      vector: q('SELECT vec FROM engine_vectors WHERE section_id = ? AND ordinal = ? AND model = ?'),
+      delVectors: q('DELETE FROM engine_vectors WHERE section_id = ?'),
       range: q('SELECT term, doc FROM engine_fts_vocab WHERE term >= ? AND term < ?'),
       df: q('SELECT doc FROM engine_fts_vocab WHERE term = ?'),
     }
@@ -118,8 +127,11 @@ export class EngineRepo {
     return { key: row.key, passages: row.n }
   }
 
-  /** Indexes a section's passages and records the section, replacing an earlier indexing of it. */
-  putSection(row: SectionRow, passages: PassageInput[]): void {
+  /**
+   * Indexes a section's passages and records the section, replacing an earlier indexing of it; with
+   * `vectors`, each passage's embedding (same order) made by `vectors.model`.
+   */
+  putSection(row: SectionRow, passages: PassageInput[], vectors?: PassageVectors | null): void {
     this.client.transaction(() => {
       this.removeSection(row.section_id)
       const key = this.baseKey(row.base_id, true)!
@@ -146,6 +158,17 @@ export class EngineRepo {
         const { lastInsertRowid } = this.s.putPassage!.run(row.section_id, p.ordinal, p.text, sents)
         this.s.putFts!.run(lastInsertRowid, p.terms.map(token).join(' '))
       }
+      if (vectors) {
+        for (const [i, p] of passages.entries()) {
+          const v = vectors.list[i]!
+          this.s.putVector!.run(
+            row.section_id,
+            p.ordinal,
+            vectors.model,
+            new Uint8Array(v.buffer, v.byteOffset, v.byteLength),
+          )
+        }
+      }
       this.s.addCount!.run(passages.length, row.base_id)
       this.forget(key)
     })()
@@ -158,12 +181,21 @@ export class EngineRepo {
     this.client.transaction(() => {
       for (const { id } of this.s.passageIds!.all(sectionId) as { id: number }[]) this.s.delFts!.run(id)
       this.s.delPassages!.run(sectionId)
+      this.s.delVectors!.run(sectionId)
       this.s.delSection!.run(sectionId)
       this.s.addCount!.run(-row.n_passages, row.base_id)
       const key = this.keys.get(row.base_id)
       if (key !== undefined) this.forget(key)
     })()
     return row
+  }
+
+  /** A passage's embedding by `model`, or null when it has none from that model. */
+  vector(sectionId: string, ordinal: number, model: string): Float32Array | null {
+    const row = this.s.vector!.get(sectionId, ordinal, model) as { vec: Uint8Array } | null
+    if (!row) return null
+    const b = row.vec
+    return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength))
   }
 
   /** The sections of a base, or of one document. */

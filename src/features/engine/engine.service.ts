@@ -3,7 +3,7 @@ import { sha256Hex } from '../../platform/crypto/hash'
 import type { Db } from '../../platform/db/db'
 import { objectKey } from '../../platform/storage/keys'
 import type { ObjectStore } from '../../platform/storage/object-store'
-import { EngineRepo } from './engine.repo'
+import { EngineRepo, type PassageVectors } from './engine.repo'
 import { composeAnswer } from './lib/answer'
 import { WarmCache } from './lib/cache'
 import { compileCartridge, type WarmCartridge } from './lib/cartridge'
@@ -16,7 +16,7 @@ import { prepareHypernyms } from './lib/hypernyms'
 import { passageInputs } from './lib/passages'
 import { AnswerType, planQuery } from './lib/query'
 import { type SectionRef, searchIndex } from './lib/ragsearch'
-import { type RankedPassage, withDocumentPrior, withTermFrequency } from './lib/rank'
+import { type RankedPassage, withDocumentPrior, withMeaning, withTermFrequency } from './lib/rank'
 import { contentTerms } from './lib/text'
 import { prepareSynonyms } from './lib/variants'
 
@@ -36,11 +36,28 @@ export interface EngineDeps {
    * default cartridges are compiled in process. Either way the results are compileSection's.
    */
   compile?: (text: string) => Promise<CompiledSection>
+  /** An embeddings server: passages are embedded at onboarding and candidates re-ranked by meaning. */
+  embedder?: Embedder | null
 }
 
-/** A section compiled: its cartridge's bytes and index rows, and the warm copy when compiled in process. */
+/** What re-ranking by meaning needs (an EmbeddingsClient plus the weight of its similarity). */
+export interface Embedder {
+  readonly model: string
+  /** Weight of the question-passage cosine added to a candidate's score. */
+  readonly weight: number
+  /** Unit-length vectors, one per text; rejects when the server is down, slow or refuses. */
+  embed(texts: string[]): Promise<Float32Array[]>
+  /** Told when a question could not be embedded; it is answered without the re-rank. */
+  onQuestionFailure?: (error: Error) => void
+}
+
+/**
+ * A section compiled: its cartridge's bytes and index rows, the warm copy when compiled in process,
+ * and its passages' embeddings when an embedder is configured.
+ */
 export interface PreparedSection extends CompiledSection {
   cart: WarmCartridge | null
+  vectors: PassageVectors | null
 }
 
 /** A section to onboard: its ids, the source fields, and its text. */
@@ -126,9 +143,15 @@ export class Engine {
    * run on a compile thread while the one before is being indexed.
    */
   async prepareSection(text: string): Promise<PreparedSection> {
-    if (this.deps.compile) return { ...(await this.deps.compile(text)), cart: null }
-    const cart = compileCartridge(text, { fit: fitCartridge })
-    return { bytes: encodeCartridge(cart), inputs: passageInputs(cart), cart }
+    let compiled: CompiledSection & { cart: WarmCartridge | null }
+    if (this.deps.compile) compiled = { ...(await this.deps.compile(text)), cart: null }
+    else {
+      const cart = compileCartridge(text, { fit: fitCartridge })
+      compiled = { bytes: encodeCartridge(cart), inputs: passageInputs(cart), cart }
+    }
+    const e = this.deps.embedder
+    const vectors = e ? { model: e.model, list: await e.embed(compiled.inputs.map((p) => p.text)) } : null
+    return { ...compiled, vectors }
   }
 
   /**
@@ -137,7 +160,7 @@ export class Engine {
    * compiled on a thread is loaded by warmBase (after a run) or by the first question that needs it.
    */
   async onboardSection(input: SectionInput, prepared?: Promise<PreparedSection>): Promise<OnboardResult> {
-    const { bytes, inputs, cart } = await (prepared ?? this.prepareSection(input.text))
+    const { bytes, inputs, cart, vectors } = await (prepared ?? this.prepareSection(input.text))
     const cartKey = objectKey(input.workspaceId, 'carts', `${contentKey(input.text)}.cart`)
     await this.deps.store.put(cartKey, bytes, { contentType: 'application/octet-stream' })
     const previous = this.repo.removeSection(input.sectionId)
@@ -152,6 +175,7 @@ export class Engine {
         n_passages: inputs.length,
       },
       inputs,
+      vectors,
     )
     if (cart) this.cache.set(cartKey, cart)
     this.manifests.delete(input.baseId)
@@ -206,6 +230,8 @@ export class Engine {
     const condensed = condenseQuestion(input.question, input.history)
     const plan = planQuery(condensed)
     const docIds = input.docIds?.length ? input.docIds : undefined
+    // The question's embedding is fetched while the strategy searches.
+    const meaning = this.embedQuestion(condensed)
     let ranked: RankedPassage<SectionRef>[]
     if (strategy === 'rag') {
       ranked = searchIndex(this.repo, baseId, plan, Math.max(k, 20), {
@@ -217,7 +243,22 @@ export class Engine {
       if (docIds) entries = entries.filter((e) => docIds.includes(e.ref.documentId))
       ranked = searchCartridges(entries, plan, Math.max(k, 20))
     }
-    ranked = withDocumentPrior(withTermFrequency(ranked, plan.terms.length), (r) => r.documentId, k)
+    ranked = withDocumentPrior(
+      withTermFrequency(ranked, plan.terms.length),
+      (r) => r.documentId,
+      ranked.length,
+    )
+    const question = await meaning
+    if (question && this.deps.embedder) {
+      const { model, weight } = this.deps.embedder
+      ranked = withMeaning(
+        ranked,
+        question,
+        (p) => this.repo.vector(p.ref.sectionId, p.ordinal, model),
+        weight,
+      )
+    }
+    ranked = ranked.slice(0, k)
     const t1 = this.now()
     const weights = new Map<string, number>()
     for (const t of plan.terms) weights.set(t, 1)
@@ -231,6 +272,19 @@ export class Engine {
       condensed_q: condensed,
       metrics: { latency_ms: round(this.now() - t0), retrieval_ms: round(t1 - t0), strategy, k },
     }
+  }
+
+  /** The question's embedding, or null without an embedder or when the embedder fails (then reported). */
+  private embedQuestion(question: string): Promise<Float32Array | null> {
+    const e = this.deps.embedder
+    if (!e) return Promise.resolve(null)
+    return e.embed([question]).then(
+      (v) => v[0] ?? null,
+      (err: Error) => {
+        e.onQuestionFailure?.(err)
+        return null
+      },
+    )
   }
 
   /** The base's cartridges, warm: loaded from the object store on a miss (all misses at once). */

@@ -3,6 +3,7 @@ import type { Db } from '../../platform/db/db'
 import { fail, notFound } from '../../platform/http/errors'
 import { isTerminal, type Job, type JobQueue } from '../../platform/jobs/queue'
 import { type JobContext, type Scheduler, TransientError } from '../../platform/jobs/scheduler'
+import { LlmUnavailableError } from '../../platform/llm/server-request'
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { CorporaService } from '../corpora/corpora.service'
@@ -253,6 +254,8 @@ export class OnboardingService {
         this.repo.setStatus([leaf.id], 'ready', null, this.now())
       }
     } catch (e) {
+      // The embeddings server is down or slow: the batch is tried again later, nothing is failed.
+      if (e instanceof LlmUnavailableError) throw new TransientError(e.message)
       this.d.log.warn('onboarding a document failed', { document_id: unit.id, error: (e as Error).message })
       this.repo.setStatus([unit.id], 'failed', (e as Error).message, this.now())
     }

@@ -281,6 +281,45 @@ export const configDefinition = {
       secret: true,
     }),
   },
+  embed: {
+    url: leaf({
+      doc: 'OpenAI-compatible embeddings server; when set, both strategies re-rank their candidates by meaning.',
+      env: 'ENGRAM_EMBED_URL',
+      default: null,
+      kind: { type: 'string', pattern: /^https?:\/\/.+/, patternHint: 'an http(s) URL' },
+    }),
+    model: leaf({
+      doc: 'Embedding model name sent to the server; passages embedded with another model are not compared.',
+      env: 'ENGRAM_EMBED_MODEL',
+      default: 'default',
+      kind: { type: 'string' },
+    }),
+    api_key: leaf({
+      doc: 'Bearer key for the embeddings server.',
+      env: 'ENGRAM_EMBED_API_KEY',
+      default: null,
+      kind: { type: 'string' },
+      secret: true,
+    }),
+    timeout_ms: leaf({
+      doc: 'How long to wait for the embeddings server, in ms; a question then answers without re-ranking.',
+      env: 'ENGRAM_EMBED_TIMEOUT_MS',
+      default: 5000,
+      kind: { type: 'int', min: 50, max: 600000 },
+    }),
+    batch: leaf({
+      doc: 'Passages sent in one embeddings request at onboarding.',
+      env: 'ENGRAM_EMBED_BATCH',
+      default: 32,
+      kind: { type: 'int', min: 1, max: 2048 },
+    }),
+    weight: leaf({
+      doc: 'Weight of question-passage similarity (cosine) added to a candidate passage score.',
+      env: 'ENGRAM_EMBED_WEIGHT',
+      default: 16,
+      kind: { type: 'number', min: 0, max: 1000 },
+    }),
+  },
   status: {
     cache_seconds: leaf({
       doc: 'How long GET /status reuses its last measurement, in seconds.',

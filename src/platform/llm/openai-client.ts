@@ -1,29 +1,13 @@
+import { LlmUnavailableError, postToServer, type ServerOptions } from './server-request'
+
 /** One chat message in the OpenAI chat-completions format. */
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant'
   content: string
 }
 
-/** The model server is down, saturated or too slow: callers answer 503 with Retry-After. */
-export class LlmUnavailableError extends Error {
-  override name = 'LlmUnavailableError'
-  constructor(
-    message: string,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(message)
-  }
-}
-
-export interface LlmClientOptions {
-  /** Base URL of an OpenAI-compatible server, including its version path (e.g. http://host:8000/v1). */
-  url: string
-  model: string
-  apiKey?: string | null
-  /** How long to wait for the response headers and then for each streamed piece. */
-  timeoutMs: number
-  fetch?: typeof fetch
-}
+/** Where the chat-completions server is; `timeoutMs` also bounds the wait for each streamed piece. */
+export type LlmClientOptions = ServerOptions
 
 /** A request for one completion. */
 export interface CompletionRequest {
@@ -41,50 +25,16 @@ export interface LlmClient {
   complete(req: CompletionRequest): Promise<string>
 }
 
-const retryAfter = (res: Response, fallback: number) => {
-  const v = Number(res.headers.get('retry-after'))
-  return Number.isFinite(v) && v > 0 ? Math.ceil(v) : fallback
-}
-
 /** Builds the client; nothing is contacted until the first request. */
 export function createLlmClient(o: LlmClientOptions): LlmClient {
-  const doFetch = o.fetch ?? fetch
-  const endpoint = `${o.url.replace(/\/+$/, '')}/chat/completions`
-
-  async function open(req: CompletionRequest, stream: boolean): Promise<Response> {
-    const timeout = AbortSignal.timeout(o.timeoutMs)
-    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout
-    let res: Response
-    try {
-      res = await doFetch(endpoint, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}),
-        },
-        body: JSON.stringify({
-          model: o.model,
-          messages: req.messages,
-          stream,
-          ...(req.maxTokens ? { max_tokens: req.maxTokens } : {}),
-          temperature: req.temperature ?? 0.2,
-        }),
-        signal,
-      })
-    } catch (e) {
-      if (req.signal?.aborted) throw e
-      const why = timeout.aborted ? `no answer within ${o.timeoutMs} ms` : 'unreachable'
-      throw new LlmUnavailableError(`The model server is ${why}.`, 5)
+  function open(req: CompletionRequest, stream: boolean): Promise<Response> {
+    const body = {
+      messages: req.messages,
+      stream,
+      ...(req.maxTokens ? { max_tokens: req.maxTokens } : {}),
+      temperature: req.temperature ?? 0.2,
     }
-    if (res.status === 429 || res.status >= 500) {
-      await res.body?.cancel()
-      throw new LlmUnavailableError(`The model server answered ${res.status}.`, retryAfter(res, 5))
-    }
-    if (!res.ok) {
-      const text = (await res.text()).slice(0, 300)
-      throw new Error(`The model server refused the request (${res.status}): ${text}`)
-    }
-    return res
+    return postToServer(o, '/chat/completions', body, req.signal)
   }
 
   async function* stream(req: CompletionRequest): AsyncGenerator<string> {

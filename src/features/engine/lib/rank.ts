@@ -172,3 +172,29 @@ export function withTermFrequency<R>(passages: RankedPassage<R>[], nTerms: numbe
   }
   return passages.sort((a, b) => b.score - a.score)
 }
+
+/**
+ * Re-ranks passages by meaning: `weight` times the cosine of the question's embedding and each
+ * passage's (both of unit length) is added to its score. Left as it is when a passage has no vector
+ * of the question's model and length: re-ranking only some would favour those.
+ */
+export function withMeaning<R>(
+  passages: RankedPassage<R>[],
+  question: Float32Array,
+  vectorOf: (p: RankedPassage<R>) => Float32Array | null,
+  weight: number,
+): RankedPassage<R>[] {
+  const vectors: Float32Array[] = []
+  for (const p of passages) {
+    const v = vectorOf(p)
+    if (!v || v.length !== question.length) return passages
+    vectors.push(v)
+  }
+  for (const [i, p] of passages.entries()) {
+    const v = vectors[i]!
+    let dot = 0
+    for (let d = 0; d < v.length; d++) dot += v[d]! * question[d]!
+    p.score += weight * dot
+  }
+  return passages.sort((a, b) => b.score - a.score)
+}

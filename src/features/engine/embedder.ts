@@ -1,0 +1,34 @@
+import type { Clock } from '../../platform/clock/clock'
+import type { Config } from '../../platform/config/config.load'
+import { createEmbeddingsClient } from '../../platform/llm/embeddings-client'
+import type { Logger } from '../../platform/log/log'
+import type { Embedder } from './engine.service'
+
+// A failing embeddings server is reported at most this often (every question would fail alike).
+const REPORT_EVERY_MS = 60_000
+
+/** The engine's embedder from `[embed]` configuration, or null when no server is configured. */
+export function embedderFrom(c: Config['embed'], clock: Clock, log: Logger): Embedder | null {
+  if (!c.url) return null
+  const client = createEmbeddingsClient({
+    url: c.url,
+    model: c.model,
+    apiKey: c.api_key,
+    timeoutMs: c.timeout_ms,
+    batch: c.batch,
+  })
+  let reported = Number.NEGATIVE_INFINITY
+  return {
+    model: client.model,
+    weight: c.weight,
+    embed: (texts) => client.embed(texts),
+    onQuestionFailure: (error) => {
+      const now = clock.now().getTime()
+      if (now - reported < REPORT_EVERY_MS) return
+      reported = now
+      log.warn('questions are answered without re-ranking by meaning: the embeddings server failed', {
+        error: error.message,
+      })
+    },
+  }
+}

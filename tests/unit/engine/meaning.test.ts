@@ -1,0 +1,109 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { migrations } from '../../../migrations/index'
+import { type Embedder, Engine } from '../../../src/features/engine/engine.service'
+import { openDatabase } from '../../../src/platform/db/db'
+import { migrate } from '../../../src/platform/db/migrate'
+import { createEmbeddingsClient } from '../../../src/platform/llm/embeddings-client'
+import { LlmUnavailableError } from '../../../src/platform/llm/server-request'
+import { startEmbedStandin } from '../../helpers/embed-standin'
+import { memoryStore, onboardDoc } from './fixture'
+
+// The question and the passage that says "launched" mean the same here; everything else differs.
+const standin = startEmbedStandin((t) => (/launched|\?$/.test(t) ? [1, 0] : [0, 1]))
+afterAll(() => standin.stop())
+
+const docs = [
+  {
+    id: 'doc_launch',
+    filename: 'history.txt',
+    title: 'Network history',
+    text: 'ABC originally launched on October 12, 1943, as a radio network. It grew into a television network later.',
+  },
+  {
+    id: 'doc_tour',
+    filename: 'tour.txt',
+    title: 'Studio tour',
+    text: 'The ABC studio tour did not start until the museum opened. Visitors first see the lobby.',
+  },
+]
+const QUESTION = 'When did ABC first start?'
+
+function embedder(model = 'mini', failures: Error[] = []): Embedder {
+  const client = createEmbeddingsClient({ url: standin.url, model, timeoutMs: 1000, batch: 8 })
+  return {
+    model,
+    weight: 50,
+    embed: (texts) => client.embed(texts),
+    onQuestionFailure: (e) => failures.push(e),
+  }
+}
+
+async function base(e: Embedder | null) {
+  const db = openDatabase(':memory:')
+  migrate(db, migrations)
+  const engine = new Engine({ db, store: memoryStore(), cacheBytes: 1 << 24, now: () => 0, embedder: e })
+  for (const d of docs) await onboardDoc(engine, 'cor_1', d)
+  return { db, engine }
+}
+
+const firstDoc = async (engine: Engine, strategy: 'cart' | 'rag') =>
+  (await engine.ask('cor_1', { question: QUESTION, k: 2, strategy })).sources[0]?.document_id
+
+describe('re-ranking by meaning (an embeddings server is configured)', () => {
+  test('lexically the tour passage wins; with embeddings the passage that means the question does, on both strategies', async () => {
+    standin.setMode('ok')
+    const plain = await base(null)
+    const meant = await base(embedder())
+    for (const strategy of ['cart', 'rag'] as const) {
+      expect(await firstDoc(plain.engine, strategy)).toBe('doc_tour')
+      expect(await firstDoc(meant.engine, strategy)).toBe('doc_launch')
+    }
+    const res = await meant.engine.ask('cor_1', { question: QUESTION, k: 2, strategy: 'rag' })
+    expect(res.answer).toContain('October 12, 1943')
+  })
+
+  test("each passage's vector is stored with its model and leaves with its document", async () => {
+    standin.setMode('ok')
+    const { db, engine } = await base(embedder())
+    const rows = () =>
+      db.$client
+        .query('SELECT section_id, model, length(vec) AS n FROM engine_vectors ORDER BY section_id')
+        .all()
+    expect(rows()).toEqual([
+      { section_id: 'sec_doc_launch', model: 'mini', n: 8 },
+      { section_id: 'sec_doc_tour', model: 'mini', n: 8 },
+    ])
+    await engine.removeDocument('doc_launch')
+    expect(rows()).toEqual([{ section_id: 'sec_doc_tour', model: 'mini', n: 8 }])
+  })
+
+  test('vectors of another model are never compared: the order stays lexical', async () => {
+    standin.setMode('ok')
+    const { db } = await base(embedder('mini'))
+    const other = new Engine({ db, store: memoryStore(), cacheBytes: 1 << 24, embedder: embedder('large') })
+    expect(await firstDoc(other, 'rag')).toBe('doc_tour')
+  })
+
+  test('when the question cannot be embedded, it is answered lexically and the failure reported', async () => {
+    standin.setMode('ok')
+    const failures: Error[] = []
+    const { engine } = await base(embedder('mini', failures))
+    standin.setMode('error500')
+    for (const strategy of ['cart', 'rag'] as const) expect(await firstDoc(engine, strategy)).toBe('doc_tour')
+    expect(failures).toHaveLength(2)
+    expect(failures[0]).toBeInstanceOf(LlmUnavailableError)
+    standin.setMode('ok')
+  })
+
+  test('a section cannot be onboarded while the server is down, and nothing of it is stored', async () => {
+    standin.setMode('ok')
+    const { db, engine } = await base(embedder())
+    standin.setMode('error500')
+    const err = await onboardDoc(engine, 'cor_1', { ...docs[0]!, id: 'doc_more' }).catch((e) => e)
+    expect(err).toBeInstanceOf(LlmUnavailableError)
+    const count = (sql: string) => (db.$client.query(sql).get() as { n: number }).n
+    expect(count("SELECT count(*) AS n FROM engine_sections WHERE section_id = 'sec_doc_more'")).toBe(0)
+    expect(count("SELECT count(*) AS n FROM engine_vectors WHERE section_id = 'sec_doc_more'")).toBe(0)
+    standin.setMode('ok')
+  })
+})
