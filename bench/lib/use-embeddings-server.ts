@@ -33,7 +33,7 @@ export async function startUseEmbeddingsServer(): Promise<EmbeddingsServer> {
         const vectors = await model.embed(todo)
         ms += performance.now() - t0
         texts += todo.length
-        todo.forEach((t, i) => cache.set(t, vectors[i]!))
+        for (const [i, t] of todo.entries()) cache.set(t, vectors[i]!)
       }
       return Response.json({
         object: 'list',

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import type { TestApp } from '../helpers/app'
+import { startEmbedStandin } from '../helpers/embed-standin'
 import { type FixtureFile, readyBase, train, upload } from '../helpers/ready-base'
 import { authApp, bearer, mintKey, rows, signUp } from './accounts.fixture'
 
@@ -229,6 +230,38 @@ describe('onboarding runs', () => {
     await t.jobs.scheduler.drain()
     expect((await get(t, admin.token, `/v1/jobs/${run.id}`)).status).toBe('succeeded')
     expect((await get(t, admin.token, `/v1/corpora/${corpusId}`)).documents_ready).toBe(2)
+  })
+
+  test('while the embeddings server is down a run waits and retries; nothing fails, and it finishes once the server is back', async () => {
+    const standin = startEmbedStandin((text) => [text.length, 1])
+    try {
+      t = authApp({ env: { ENGRAM_EMBED_URL: standin.url, ENGRAM_EMBED_TIMEOUT_MS: '1000' } })
+      const admin = await signUp(t)
+      const corpusId = await newBase(t, admin.token)
+      await upload(t, admin.token, corpusId, FILES)
+      standin.setMode('error500')
+      const run = await train(t, admin.token, corpusId)
+      expect((await get(t, admin.token, `/v1/jobs/${run.id}`)).status).toBe('running')
+      const docs = (await get(t, admin.token, `/v1/corpora/${corpusId}/documents`)).items as { status: string }[]
+      expect(docs.map((d) => d.status).filter((s) => s === 'failed')).toEqual([])
+      standin.setMode('ok')
+      t.clock.advance(10 * 60_000)
+      await t.jobs.scheduler.drain()
+      expect((await get(t, admin.token, `/v1/jobs/${run.id}`)).status).toBe('succeeded')
+      expect((await get(t, admin.token, `/v1/corpora/${corpusId}`)).documents_ready).toBe(2)
+      // Every passage was embedded, with the configured model's name.
+      const sent = standin.requests.filter((r) => r.input.some((x) => x.includes('oil embargo')))
+      expect(sent.at(-1)?.model).toBe('default')
+      const chat = await t.request(`/v1/corpora/${corpusId}/chat`, {
+        method: 'POST',
+        headers: bearer(admin.token),
+        json: { question: 'When did the oil crisis begin?', strategy: 'rag' },
+      })
+      expect(chat.status).toBe(200)
+      expect(((await chat.json()) as { answer: string }).answer).toContain('October 1973')
+    } finally {
+      await standin.stop()
+    }
   })
 
   test('a document whose text cannot be extracted fails on its own; the others are onboarded', async () => {

@@ -314,9 +314,9 @@ export const configDefinition = {
       kind: { type: 'int', min: 1, max: 2048 },
     }),
     weight: leaf({
-      doc: 'Weight of question-passage similarity (cosine) added to a candidate passage score.',
+      doc: "Weight of a candidate passage's similarity to the question (a standard score among the candidates).",
       env: 'ENGRAM_EMBED_WEIGHT',
-      default: 16,
+      default: 3,
       kind: { type: 'number', min: 0, max: 1000 },
     }),
   },

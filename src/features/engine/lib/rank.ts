@@ -174,9 +174,11 @@ export function withTermFrequency<R>(passages: RankedPassage<R>[], nTerms: numbe
 }
 
 /**
- * Re-ranks passages by meaning: `weight` times the cosine of the question's embedding and each
- * passage's (both of unit length) is added to its score. Left as it is when a passage has no vector
- * of the question's model and length: re-ranking only some would favour those.
+ * Re-ranks passages by meaning: each passage's cosine with the question (both embeddings of unit
+ * length), as a standard score among the candidates, times `weight`, is added to its score.
+ * Standardising makes the weight hold across models whose cosines spread differently. Left as it is
+ * when a passage has no vector of the question's model and length: re-ranking only some would
+ * favour those.
  */
 export function withMeaning<R>(
   passages: RankedPassage<R>[],
@@ -184,17 +186,20 @@ export function withMeaning<R>(
   vectorOf: (p: RankedPassage<R>) => Float32Array | null,
   weight: number,
 ): RankedPassage<R>[] {
-  const vectors: Float32Array[] = []
-  for (const p of passages) {
+  const cos = new Float64Array(passages.length)
+  for (const [i, p] of passages.entries()) {
     const v = vectorOf(p)
     if (!v || v.length !== question.length) return passages
-    vectors.push(v)
-  }
-  for (const [i, p] of passages.entries()) {
-    const v = vectors[i]!
     let dot = 0
     for (let d = 0; d < v.length; d++) dot += v[d]! * question[d]!
-    p.score += weight * dot
+    cos[i] = dot
   }
+  let mean = 0
+  for (const c of cos) mean += c / cos.length
+  let variance = 0
+  for (const c of cos) variance += (c - mean) ** 2 / cos.length
+  const sd = Math.sqrt(variance)
+  if (!(sd > 1e-9)) return passages
+  for (const [i, p] of passages.entries()) p.score += (weight * (cos[i]! - mean)) / sd
   return passages.sort((a, b) => b.score - a.score)
 }
