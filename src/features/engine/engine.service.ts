@@ -248,7 +248,7 @@ export class Engine {
       (r) => r.documentId,
       ranked.length,
     )
-    const question = await meaning
+    const question = meaning && (await meaning)
     if (question && this.deps.embedder) {
       const { model, weight } = this.deps.embedder
       ranked = withMeaning(
@@ -274,10 +274,10 @@ export class Engine {
     }
   }
 
-  /** The question's embedding, or null without an embedder or when the embedder fails (then reported). */
-  private embedQuestion(question: string): Promise<Float32Array | null> {
+  /** The question's embedding (null when the embedder fails, which is reported); null without an embedder. */
+  private embedQuestion(question: string): Promise<Float32Array | null> | null {
     const e = this.deps.embedder
-    if (!e) return Promise.resolve(null)
+    if (!e) return null
     return e.embed([question]).then(
       (v) => v[0] ?? null,
       (err: Error) => {
