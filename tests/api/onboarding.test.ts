@@ -242,7 +242,9 @@ describe('onboarding runs', () => {
       standin.setMode('error500')
       const run = await train(t, admin.token, corpusId)
       expect((await get(t, admin.token, `/v1/jobs/${run.id}`)).status).toBe('running')
-      const docs = (await get(t, admin.token, `/v1/corpora/${corpusId}/documents`)).items as { status: string }[]
+      const docs = (await get(t, admin.token, `/v1/corpora/${corpusId}/documents`)).items as {
+        status: string
+      }[]
       expect(docs.map((d) => d.status).filter((s) => s === 'failed')).toEqual([])
       standin.setMode('ok')
       t.clock.advance(10 * 60_000)
