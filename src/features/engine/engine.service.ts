@@ -43,7 +43,7 @@ export interface EngineDeps {
 /** What re-ranking by meaning needs (an EmbeddingsClient plus the weight of its similarity). */
 export interface Embedder {
   readonly model: string
-  /** Weight of the question-passage cosine added to a candidate's score. */
+  /** Weight of a candidate's similarity to the question (a standard score among the candidates). */
   readonly weight: number
   /** Unit-length vectors, one per text; rejects when the server is down, slow or refuses. */
   embed(texts: string[]): Promise<Float32Array[]>
