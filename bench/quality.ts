@@ -182,6 +182,13 @@ async function main() {
       `${(mb / cpuS).toFixed(2)} MB/s per CPU-second; ` +
       `cartridges ${(cartBytes / 1e6 / mb).toFixed(2)} MB stored and ${(warmBytes / 1e6 / mb).toFixed(2)} MB warm per MB of text`,
   )
+  if (embedder) {
+    // What the embed job does after a run (onboarding itself never waits for the embeddings server).
+    const t0 = performance.now()
+    const vectors = await engine.embedSections(engine.repo.sections(base).map((s) => s.section_id))
+    const s = (performance.now() - t0) / 1000
+    console.log(`embedded ${vectors} passages in ${s.toFixed(1)} s (${(mb / s).toFixed(3)} MB/s)`)
+  }
 
   let questions = readFileSync(join(DATA, 'questions.jsonl'), 'utf8')
     .trim()

@@ -82,6 +82,11 @@ export interface App {
   prepare(): void
   /** Start-up housekeeping `serve` runs: removes stored objects no row references. */
   sweepOrphans(): Promise<{ removed: number; uploadsExpired: number }>
+  /**
+   * Start-up work `serve` runs with an embeddings server: queues embedding for bases with passages
+   * that have no vector from the configured model; returns how many bases.
+   */
+  embedMissing(): number
 }
 
 export const VERSION: string = pkg.version
@@ -296,5 +301,6 @@ export function createApp(deps: AppDeps): App {
     },
     prepare: () => engine.prepare(),
     sweepOrphans: () => ingest.sweepOrphans(),
+    embedMissing: () => onboarding.embedMissing(),
   }
 }

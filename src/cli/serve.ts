@@ -38,7 +38,13 @@ export async function serve(config: Config): Promise<void> {
   const host = ['0.0.0.0', '::', ''].includes(config.server.host) ? '127.0.0.1' : config.server.host
   app.listening(`http://${host.includes(':') ? `[${host}]` : host}:${server.port}`)
   // Once serving, not on the first question (the WordNet tables block the loop for about 200 ms).
-  setTimeout(() => app.prepare(), 0)
+  // Then bases onboarded before an embeddings server was plugged in (or under another model) get
+  // their passages embedded in the background.
+  setTimeout(() => {
+    app.prepare()
+    const bases = app.embedMissing()
+    if (bases > 0) rt.log.info('embedding passages in the background', { bases })
+  }, 0)
   // Objects a crash left without a row (an upload killed mid-request) go in the background;
   // objects of requests in flight are spared, so serving need not wait for a long listing.
   void app.sweepOrphans().then(

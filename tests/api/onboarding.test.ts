@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
+import { createApp } from '../../src/app'
+import { loadConfig } from '../../src/platform/config/config.load'
 import type { TestApp } from '../helpers/app'
 import { startEmbedStandin } from '../helpers/embed-standin'
 import { type FixtureFile, readyBase, train, upload } from '../helpers/ready-base'
@@ -232,7 +234,7 @@ describe('onboarding runs', () => {
     expect((await get(t, admin.token, `/v1/corpora/${corpusId}`)).documents_ready).toBe(2)
   })
 
-  test('while the embeddings server is down a run waits and retries; nothing fails, and it finishes once the server is back', async () => {
+  test('with an embeddings server down, a run still ends ready; its embed job retries until the server is back', async () => {
     const standin = startEmbedStandin((text) => [text.length, 1])
     try {
       t = authApp({ env: { ENGRAM_EMBED_URL: standin.url, ENGRAM_EMBED_TIMEOUT_MS: '1000' } })
@@ -241,26 +243,76 @@ describe('onboarding runs', () => {
       await upload(t, admin.token, corpusId, FILES)
       standin.setMode('error500')
       const run = await train(t, admin.token, corpusId)
-      expect((await get(t, admin.token, `/v1/jobs/${run.id}`)).status).toBe('running')
-      const docs = (await get(t, admin.token, `/v1/corpora/${corpusId}/documents`)).items as {
+      expect((await get(t, admin.token, `/v1/jobs/${run.id}`)).status).toBe('succeeded')
+      expect(await get(t, admin.token, `/v1/corpora/${corpusId}`)).toMatchObject({
+        status: 'ready',
+        documents_ready: 2,
+      })
+      // The base answers at once, lexically; the embedding waits for the server.
+      const ask = async () => {
+        const chat = await t.request(`/v1/corpora/${corpusId}/chat`, {
+          method: 'POST',
+          headers: bearer(admin.token),
+          json: { question: 'When did the oil crisis begin?', strategy: 'rag' },
+        })
+        expect(chat.status).toBe(200)
+        return ((await chat.json()) as { answer: string }).answer
+      }
+      expect(await ask()).toContain('October 1973')
+      const jobs = (await get(t, admin.token, `/v1/corpora/${corpusId}/jobs`)).items as {
+        id: string
+        kind: string
         status: string
       }[]
-      expect(docs.map((d) => d.status).filter((s) => s === 'failed')).toEqual([])
+      const embed = jobs.find((j) => j.kind === 'embed')!
+      expect(embed).toMatchObject({ status: 'pending' })
+      expect(jobs[0]!.id).toBe(embed.id)
+      expect(rows(t, 'engine_vectors')).toBe(0)
       standin.setMode('ok')
       t.clock.advance(10 * 60_000)
       await t.jobs.scheduler.drain()
-      expect((await get(t, admin.token, `/v1/jobs/${run.id}`)).status).toBe('succeeded')
-      expect((await get(t, admin.token, `/v1/corpora/${corpusId}`)).documents_ready).toBe(2)
-      // Every passage was embedded, with the configured model's name.
+      expect(await get(t, admin.token, `/v1/jobs/${embed.id}`)).toMatchObject({
+        status: 'succeeded',
+        progress: 1,
+      })
+      expect(rows(t, 'engine_vectors', "model = 'default'")).toBe(rows(t, 'engine_passages'))
       const sent = standin.requests.filter((r) => r.input.some((x) => x.includes('oil embargo')))
       expect(sent.at(-1)?.model).toBe('default')
-      const chat = await t.request(`/v1/corpora/${corpusId}/chat`, {
-        method: 'POST',
-        headers: bearer(admin.token),
-        json: { question: 'When did the oil crisis begin?', strategy: 'rag' },
-      })
-      expect(chat.status).toBe(200)
-      expect(((await chat.json()) as { answer: string }).answer).toContain('October 1973')
+      expect(await ask()).toContain('October 1973')
+      // Each later run queues an embed job, but never a second one while one waits.
+      standin.setMode('error500')
+      for (const n of [1, 2]) {
+        await upload(t, admin.token, corpusId, [{ path: `more${n}.txt`, text: `More text number ${n}.` }])
+        await train(t, admin.token, corpusId)
+      }
+      expect(rows(t, 'jobs', "kind = 'embed' AND status = 'pending'")).toBe(1)
+      standin.setMode('ok')
+      t.clock.advance(10 * 60_000)
+      await t.jobs.scheduler.drain()
+      expect(rows(t, 'engine_vectors')).toBe(rows(t, 'engine_passages'))
+      expect(rows(t, 'jobs', "kind = 'embed' AND status = 'succeeded'")).toBe(2)
+    } finally {
+      await standin.stop()
+    }
+  })
+
+  test('bases onboarded before an embeddings server was plugged in are embedded at start-up, once', async () => {
+    const standin = startEmbedStandin((text) => [text.length, 1])
+    try {
+      t = authApp()
+      const admin = await signUp(t)
+      const corpusId = await newBase(t, admin.token)
+      await upload(t, admin.token, corpusId, FILES)
+      await train(t, admin.token, corpusId)
+      expect(rows(t, 'jobs', "kind = 'embed'")).toBe(0)
+      expect(t.embedMissing()).toBe(0)
+      const env = { ENGRAM_DATA_DIR: t.dataDir, ENGRAM_RATE_LIMITS: 'off', ENGRAM_EMBED_URL: standin.url }
+      const restarted = createApp({ ...t.deps, config: loadConfig({ env, readFile: () => null }) })
+      expect(restarted.embedMissing()).toBe(1)
+      expect(restarted.embedMissing()).toBe(0)
+      await restarted.jobs.scheduler.drain()
+      expect(rows(t, 'engine_vectors', "model = 'default'")).toBe(rows(t, 'engine_passages'))
+      expect(restarted.embedMissing()).toBe(0)
     } finally {
       await standin.stop()
     }

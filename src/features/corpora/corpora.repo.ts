@@ -91,6 +91,14 @@ export class CorporaRepo {
     return this.byId.get(workspaceId, id)
   }
 
+  /** The workspace a base belongs to, or null when there is no such base (start-up work only: no tenant check). */
+  workspaceOf(id: string): string | null {
+    const r = this.db.$client
+      .query<{ w: string }, [string]>('SELECT workspace_id AS w FROM corpora WHERE id = ?')
+      .get(id)
+    return r?.w ?? null
+  }
+
   /** A base's status and whether it has a ready document, or null (another workspace's id too). */
   servingState(workspaceId: string, id: string): { status: CorpusRow['status']; anyReady: boolean } | null {
     const r = this.servable.get(workspaceId, id)

@@ -18,10 +18,11 @@ export interface SectionRow {
   n_passages: number
 }
 
-/** Embeddings of a section's passages, in passage order, and the model that made them. */
-export interface PassageVectors {
-  model: string
-  list: Float32Array[]
+/** A passage still to embed: where it is and the text its vector is made from. */
+export interface PendingPassage {
+  section_id: string
+  ordinal: number
+  text: string
 }
 
 /** A passage as rag reads it back: its text, sentence spans within it, and its section's fields. */
@@ -87,7 +88,24 @@ export class EngineRepo {
       delFts: q('DELETE FROM engine_fts WHERE rowid = ?'),
       delPassages: q('DELETE FROM engine_passages WHERE section_id = ?'),
       delBase: q('DELETE FROM engine_bases WHERE base_id = ?'),
-      putVector: q('INSERT INTO engine_vectors (section_id, ordinal, model, vec) VALUES (?, ?, ?, ?)'),
+      // Written only while the passage still holds the text the vector was made from.
+      putVector: q(
+        `INSERT OR REPLACE INTO engine_vectors (section_id, ordinal, model, vec)
+         SELECT ?1, ?2, ?3, ?4 WHERE EXISTS
+           (SELECT 1 FROM engine_passages WHERE section_id = ?1 AND ordinal = ?2 AND text = ?5)`,
+      ),
+      unvectored: q(
+        `SELECT p.section_id, p.ordinal, p.text FROM engine_passages p
+         WHERE p.section_id = ? AND NOT EXISTS (SELECT 1 FROM engine_vectors v
+           WHERE v.section_id = p.section_id AND v.ordinal = p.ordinal AND v.model = ?)
+         ORDER BY p.ordinal`,
+      ),
+      unvectoredBases: q(
+        `SELECT DISTINCT s.base_id FROM engine_sections s WHERE EXISTS (SELECT 1 FROM engine_passages p
+           WHERE p.section_id = s.section_id AND NOT EXISTS (SELECT 1 FROM engine_vectors v
+             WHERE v.section_id = p.section_id AND v.ordinal = p.ordinal AND v.model = ?))
+         ORDER BY s.base_id`,
+      ),
       vector: q('SELECT vec FROM engine_vectors WHERE section_id = ? AND ordinal = ? AND model = ?'),
       delVectors: q('DELETE FROM engine_vectors WHERE section_id = ?'),
       range: q('SELECT term, doc FROM engine_fts_vocab WHERE term >= ? AND term < ?'),
@@ -127,11 +145,8 @@ export class EngineRepo {
     return { key: row.key, passages: row.n }
   }
 
-  /**
-   * Indexes a section's passages and records the section, replacing an earlier indexing of it; with
-   * `vectors`, each passage's embedding (same order) made by `vectors.model`.
-   */
-  putSection(row: SectionRow, passages: PassageInput[], vectors?: PassageVectors | null): void {
+  /** Indexes a section's passages and records the section, replacing an earlier indexing of it. */
+  putSection(row: SectionRow, passages: PassageInput[]): void {
     this.client.transaction(() => {
       this.removeSection(row.section_id)
       const key = this.baseKey(row.base_id, true)!
@@ -158,17 +173,6 @@ export class EngineRepo {
         const { lastInsertRowid } = this.s.putPassage!.run(row.section_id, p.ordinal, p.text, sents)
         this.s.putFts!.run(lastInsertRowid, p.terms.map(token).join(' '))
       }
-      if (vectors) {
-        for (const [i, p] of passages.entries()) {
-          const v = vectors.list[i]!
-          this.s.putVector!.run(
-            row.section_id,
-            p.ordinal,
-            vectors.model,
-            new Uint8Array(v.buffer, v.byteOffset, v.byteLength),
-          )
-        }
-      }
       this.s.addCount!.run(passages.length, row.base_id)
       this.forget(key)
     })()
@@ -188,6 +192,28 @@ export class EngineRepo {
       if (key !== undefined) this.forget(key)
     })()
     return row
+  }
+
+  /** The passages of a section with no vector from `model`, in order. */
+  passagesWithoutVector(sectionId: string, model: string): PendingPassage[] {
+    return this.s.unvectored!.all(sectionId, model) as PendingPassage[]
+  }
+
+  /** Stores passages' vectors from `model`, skipping passages whose text is no longer `text`; returns how many. */
+  putVectors(model: string, rows: (PendingPassage & { vec: Float32Array })[]): number {
+    let stored = 0
+    this.client.transaction(() => {
+      for (const r of rows) {
+        const bytes = new Uint8Array(r.vec.buffer, r.vec.byteOffset, r.vec.byteLength)
+        stored += this.s.putVector!.run(r.section_id, r.ordinal, model, bytes, r.text).changes
+      }
+    })()
+    return stored
+  }
+
+  /** Bases with at least one passage lacking a vector from `model`. */
+  basesWithoutVectors(model: string): string[] {
+    return (this.s.unvectoredBases!.all(model) as { base_id: string }[]).map((r) => r.base_id)
   }
 
   /** A passage's embedding by `model`, or null when it has none from that model. */

@@ -3,7 +3,7 @@ import { sha256Hex } from '../../platform/crypto/hash'
 import type { Db } from '../../platform/db/db'
 import { objectKey } from '../../platform/storage/keys'
 import type { ObjectStore } from '../../platform/storage/object-store'
-import { EngineRepo, type PassageVectors } from './engine.repo'
+import { EngineRepo } from './engine.repo'
 import { composeAnswer } from './lib/answer'
 import { WarmCache } from './lib/cache'
 import { compileCartridge, type WarmCartridge } from './lib/cartridge'
@@ -36,7 +36,7 @@ export interface EngineDeps {
    * default cartridges are compiled in process. Either way the results are compileSection's.
    */
   compile?: (text: string) => Promise<CompiledSection>
-  /** An embeddings server: passages are embedded at onboarding and candidates re-ranked by meaning. */
+  /** An embeddings server: passages are embedded after onboarding (embedSections) and candidates re-ranked by meaning. */
   embedder?: Embedder | null
 }
 
@@ -51,13 +51,9 @@ export interface Embedder {
   onQuestionFailure?: (error: Error) => void
 }
 
-/**
- * A section compiled: its cartridge's bytes and index rows, the warm copy when compiled in process,
- * and its passages' embeddings when an embedder is configured.
- */
+/** A section compiled: its cartridge's bytes and index rows, and the warm copy when compiled in process. */
 export interface PreparedSection extends CompiledSection {
   cart: WarmCartridge | null
-  vectors: PassageVectors | null
 }
 
 /** A section to onboard: its ids, the source fields, and its text. */
@@ -143,15 +139,9 @@ export class Engine {
    * run on a compile thread while the one before is being indexed.
    */
   async prepareSection(text: string): Promise<PreparedSection> {
-    let compiled: CompiledSection & { cart: WarmCartridge | null }
-    if (this.deps.compile) compiled = { ...(await this.deps.compile(text)), cart: null }
-    else {
-      const cart = compileCartridge(text, { fit: fitCartridge })
-      compiled = { bytes: encodeCartridge(cart), inputs: passageInputs(cart), cart }
-    }
-    const e = this.deps.embedder
-    const vectors = e ? { model: e.model, list: await e.embed(compiled.inputs.map((p) => p.text)) } : null
-    return { ...compiled, vectors }
+    if (this.deps.compile) return { ...(await this.deps.compile(text)), cart: null }
+    const cart = compileCartridge(text, { fit: fitCartridge })
+    return { bytes: encodeCartridge(cart), inputs: passageInputs(cart), cart }
   }
 
   /**
@@ -160,7 +150,7 @@ export class Engine {
    * compiled on a thread is loaded by warmBase (after a run) or by the first question that needs it.
    */
   async onboardSection(input: SectionInput, prepared?: Promise<PreparedSection>): Promise<OnboardResult> {
-    const { bytes, inputs, cart, vectors } = await (prepared ?? this.prepareSection(input.text))
+    const { bytes, inputs, cart } = await (prepared ?? this.prepareSection(input.text))
     const cartKey = objectKey(input.workspaceId, 'carts', `${contentKey(input.text)}.cart`)
     await this.deps.store.put(cartKey, bytes, { contentType: 'application/octet-stream' })
     const previous = this.repo.removeSection(input.sectionId)
@@ -175,7 +165,6 @@ export class Engine {
         n_passages: inputs.length,
       },
       inputs,
-      vectors,
     )
     if (cart) this.cache.set(cartKey, cart)
     this.manifests.delete(input.baseId)
@@ -214,6 +203,34 @@ export class Engine {
    */
   async warmBase(baseId: string): Promise<void> {
     await this.warmEntries(baseId)
+  }
+
+  /** The model that embeds passages, or null when no embeddings server is configured. */
+  get embeddingModel(): string | null {
+    return this.deps.embedder?.model ?? null
+  }
+
+  /**
+   * Embeds the passages of these sections that have no vector from the configured model yet and
+   * stores the vectors; returns how many were stored. A passage that changed or left while its
+   * embedding was being made gets none. Rejects (LlmUnavailableError) when the server fails.
+   */
+  async embedSections(sectionIds: string[]): Promise<number> {
+    const e = this.deps.embedder
+    if (!e) return 0
+    const pending = sectionIds.flatMap((id) => this.repo.passagesWithoutVector(id, e.model))
+    if (pending.length === 0) return 0
+    const list = await e.embed(pending.map((p) => p.text))
+    return this.repo.putVectors(
+      e.model,
+      pending.map((p, i) => ({ ...p, vec: list[i]! })),
+    )
+  }
+
+  /** Bases with passages that have no vector from the configured model (none without an embedder). */
+  basesWithoutVectors(): string[] {
+    const model = this.embeddingModel
+    return model ? this.repo.basesWithoutVectors(model) : []
   }
 
   /** One-off start-up work that would otherwise fall on the first question (the WordNet tables). */

@@ -7,7 +7,10 @@ export const JobResp = Type.Object({
   id: Type.String(),
   corpus_id: Type.String(),
   parent_id: Nullable(Type.String()),
-  kind: Type.String({ description: '`train` for a run, `train_batch` for one of its batches.' }),
+  kind: Type.String({
+    description:
+      '`train` for a run, `train_batch` for one of its batches, `embed` for embedding the passages of a base after a run (only with an embeddings server).',
+  }),
   status: Type.String({ description: '`pending`, `running`, `succeeded`, `failed` or `canceled`.' }),
   progress: Type.Number({ minimum: 0, maximum: 1 }),
   eta_seconds: Type.Union([Type.Number(), Type.Null()], {

@@ -13,8 +13,15 @@ import { OnboardingRepo, type UnitRow } from './onboarding.repo'
 /** The answer engine's onboarding calls this feature needs. */
 export type SectionOnboarder = Pick<
   Engine,
-  'prepareSection' | 'onboardSection' | 'warmBase' | 'removeDocument' | 'removeBase'
->
+  | 'prepareSection'
+  | 'onboardSection'
+  | 'warmBase'
+  | 'removeDocument'
+  | 'removeBase'
+  | 'embeddingModel'
+  | 'embedSections'
+  | 'basesWithoutVectors'
+> & { repo: Pick<Engine['repo'], 'sections'> }
 
 export interface OnboardingDeps {
   db: Db
@@ -31,6 +38,13 @@ export interface OnboardingDeps {
 
 export const RUN_KIND = 'train'
 export const BATCH_KIND = 'train_batch'
+/** Embedding a base's passages for re-ranking by meaning, after onboarding (with an embeddings server). */
+export const EMBED_KIND = 'embed'
+/** Sections an embed job sends to the embeddings server in one step (between cancel checks). */
+const EMBED_SECTIONS_PER_STEP = 8
+/** Tries of an embed job while the embeddings server is down (backoff up to 5 minutes each: hours). */
+const EMBED_ATTEMPTS = 30
+const KINDS: readonly string[] = [RUN_KIND, BATCH_KIND, EMBED_KIND]
 /** Sections of a document compiled ahead of the one being indexed. */
 const COMPILE_AHEAD = 1
 
@@ -43,7 +57,9 @@ export interface RunStats {
 
 /**
  * Onboarding runs: a `train` aggregate with `train_batch` children run by the job scheduler. Each
- * batch extracts (when needed) and onboards its units, reading the cancel flag between units.
+ * batch extracts (when needed) and onboards its units, reading the cancel flag between units. With
+ * an embeddings server, an `embed` job follows each run: the base answers (lexically) as soon as the
+ * run ends, and re-ranking by meaning starts once its passages have vectors.
  */
 export class OnboardingService {
   readonly repo: OnboardingRepo
@@ -57,6 +73,7 @@ export class OnboardingService {
       (ctx) => this.runBatch(ctx),
       (job) => this.settle(job),
     )
+    d.scheduler.register(EMBED_KIND, (ctx) => this.runEmbed(ctx))
     d.corpora.setBuildProbe((ws, corpusId) => this.inFlight(ws, corpusId) !== null)
   }
 
@@ -130,18 +147,49 @@ export class OnboardingService {
   /** A job of the workspace (another workspace's id is a 404). */
   job(workspaceId: string, id: string): Job {
     const job = this.d.queue.get(id)
-    if (!job || job.workspaceId !== workspaceId || (job.kind !== RUN_KIND && job.kind !== BATCH_KIND)) {
+    if (!job || job.workspaceId !== workspaceId || !KINDS.includes(job.kind)) {
       throw notFound('Job')
     }
     return job
   }
 
-  /** Runs and batches of a base, newest first. */
+  /** Runs, batches and embed jobs of a base, newest first. */
   jobs(workspaceId: string, corpusId: string): Job[] {
     this.d.corpora.get(workspaceId, corpusId)
-    return this.d.queue
+    return this.d.queue.listBySubject(workspaceId, corpusId).filter((j) => KINDS.includes(j.kind))
+  }
+
+  /**
+   * Queues an embed job for a base unless one is already waiting (a running one may have passed the
+   * newest sections). Nothing without an embeddings server.
+   */
+  embedLater(workspaceId: string, corpusId: string): Job | null {
+    if (this.d.engine.embeddingModel === null) return null
+    const waiting = this.d.queue
       .listBySubject(workspaceId, corpusId)
-      .filter((j) => j.kind === RUN_KIND || j.kind === BATCH_KIND)
+      .find((j) => j.kind === EMBED_KIND && j.status === 'pending')
+    if (waiting) return null
+    return this.d.queue.enqueue({
+      workspaceId,
+      subjectId: corpusId,
+      kind: EMBED_KIND,
+      maxAttempts: EMBED_ATTEMPTS,
+      detail: `passages to embed with ${this.d.engine.embeddingModel}`,
+    })
+  }
+
+  /**
+   * Queues an embed job for every base with passages that have no vector from the configured model:
+   * bases onboarded before an embeddings server was plugged in, or under another model. `serve` calls
+   * it at start-up; returns how many jobs were queued.
+   */
+  embedMissing(): number {
+    let queued = 0
+    for (const corpusId of this.d.engine.basesWithoutVectors()) {
+      const ws = this.d.corpora.repo.workspaceOf(corpusId)
+      if (ws && this.embedLater(ws, corpusId)) queued++
+    }
+    return queued
   }
 
   /** Progress (0..1) and an estimate from measured throughput, in seconds. */
@@ -254,8 +302,6 @@ export class OnboardingService {
         this.repo.setStatus([leaf.id], 'ready', null, this.now())
       }
     } catch (e) {
-      // The embeddings server is down or slow: the batch is tried again later, nothing is failed.
-      if (e instanceof LlmUnavailableError) throw new TransientError(e.message)
       this.d.log.warn('onboarding a document failed', { document_id: unit.id, error: (e as Error).message })
       this.repo.setStatus([unit.id], 'failed', (e as Error).message, this.now())
     }
@@ -272,6 +318,27 @@ export class OnboardingService {
     if (all === null || all === undefined)
       throw new Error('The extracted text is missing; upload the document again.')
     return leaf.text_offset === null ? all : all.slice(leaf.text_offset, leaf.text_offset + leaf.text_chars)
+  }
+
+  /** Embeds a base's passages that have no vector yet, a few sections a step; the cancel flag is read between steps. */
+  private async runEmbed(ctx: JobContext): Promise<{ vectors: number }> {
+    const sections = this.d.engine.repo.sections(ctx.job.subjectId!).map((s) => s.section_id)
+    let vectors = 0
+    ctx.progress({ unitsTotal: sections.length })
+    for (let i = 0; i < sections.length; i += EMBED_SECTIONS_PER_STEP) {
+      ctx.checkpoint()
+      const step = sections.slice(i, i + EMBED_SECTIONS_PER_STEP)
+      try {
+        vectors += await this.d.engine.embedSections(step)
+      } catch (e) {
+        // Vectors stored so far stay; the next attempt starts with the sections still without them.
+        if (e instanceof LlmUnavailableError) throw new TransientError(e.message)
+        throw e
+      }
+      const done = i + step.length
+      ctx.progress({ unitsDone: done, detail: `${done}/${sections.length} sections embedded` })
+    }
+    return { vectors }
   }
 
   private settle(batch: Job): void {
@@ -317,6 +384,7 @@ export class OnboardingService {
       this.d.engine.warmBase(run.subjectId!).catch((e) => {
         this.d.log.warn('warming a base failed', { corpus_id: run.subjectId, error: (e as Error).message })
       })
+      this.embedLater(run.workspaceId, run.subjectId!)
     }
   }
 }

@@ -289,7 +289,7 @@ export const configDefinition = {
       kind: { type: 'string', pattern: /^https?:\/\/.+/, patternHint: 'an http(s) URL' },
     }),
     model: leaf({
-      doc: 'Embedding model name sent to the server; passages embedded with another model are not compared.',
+      doc: 'Embedding model name sent to the server; passages embedded with another model are embedded again at start-up.',
       env: 'ENGRAM_EMBED_MODEL',
       default: 'default',
       kind: { type: 'string' },
@@ -308,7 +308,7 @@ export const configDefinition = {
       kind: { type: 'int', min: 50, max: 600000 },
     }),
     batch: leaf({
-      doc: 'Passages sent in one embeddings request at onboarding.',
+      doc: 'Passages sent in one embeddings request by the embed job that follows onboarding.',
       env: 'ENGRAM_EMBED_BATCH',
       default: 32,
       kind: { type: 'int', min: 1, max: 2048 },

@@ -38,13 +38,17 @@ function embedder(model = 'mini', failures: Error[] = []): Embedder {
   }
 }
 
-async function base(e: Embedder | null) {
+/** The documents onboarded (lexically: no embeddings server call), then embedded unless `embed` is false. */
+async function base(e: Embedder | null, embed = true) {
   const db = openDatabase(':memory:')
   migrate(db, migrations)
   const engine = new Engine({ db, store: memoryStore(), cacheBytes: 1 << 24, now: () => 0, embedder: e })
   for (const d of docs) await onboardDoc(engine, 'cor_1', d)
+  if (embed) await engine.embedSections(sectionIds(engine))
   return { db, engine }
 }
+
+const sectionIds = (engine: Engine) => engine.repo.sections('cor_1').map((s) => s.section_id)
 
 const firstDoc = async (engine: Engine, strategy: 'cart' | 'rag') =>
   (await engine.ask('cor_1', { question: QUESTION, k: 2, strategy })).sources[0]?.document_id
@@ -95,15 +99,52 @@ describe('re-ranking by meaning (an embeddings server is configured)', () => {
     standin.setMode('ok')
   })
 
-  test('a section cannot be onboarded while the server is down, and nothing of it is stored', async () => {
-    standin.setMode('ok')
-    const { db, engine } = await base(embedder())
+  test('onboarding never calls the server: a base answers lexically until its passages are embedded', async () => {
     standin.setMode('error500')
-    const err = await onboardDoc(engine, 'cor_1', { ...docs[0]!, id: 'doc_more' }).catch((e) => e)
-    expect(err).toBeInstanceOf(LlmUnavailableError)
-    const count = (sql: string) => (db.$client.query(sql).get() as { n: number }).n
-    expect(count("SELECT count(*) AS n FROM engine_sections WHERE section_id = 'sec_doc_more'")).toBe(0)
-    expect(count("SELECT count(*) AS n FROM engine_vectors WHERE section_id = 'sec_doc_more'")).toBe(0)
+    const { db, engine } = await base(embedder(), false)
+    const count = () =>
+      (db.$client.query('SELECT count(*) AS n FROM engine_vectors').get() as { n: number }).n
+    expect(sectionIds(engine)).toEqual(['sec_doc_launch', 'sec_doc_tour'])
+    expect(count()).toBe(0)
+    expect(engine.basesWithoutVectors()).toEqual(['cor_1'])
+    // A server that fails stores nothing; a later try stores everything once.
+    expect(await engine.embedSections(sectionIds(engine)).catch((e) => e)).toBeInstanceOf(LlmUnavailableError)
+    expect(count()).toBe(0)
     standin.setMode('ok')
+    expect(await firstDoc(engine, 'rag')).toBe('doc_tour')
+    expect(await engine.embedSections(sectionIds(engine))).toBe(2)
+    expect(await engine.embedSections(sectionIds(engine))).toBe(0)
+    expect(engine.basesWithoutVectors()).toEqual([])
+    expect(await firstDoc(engine, 'rag')).toBe('doc_launch')
+  })
+
+  test('a vector made while its passage changed or left is not stored', async () => {
+    standin.setMode('ok')
+    const { db, engine } = await base(embedder(), false)
+    // The server answers after the section was re-onboarded with other text and the other one deleted.
+    const slow: Embedder = {
+      ...embedder(),
+      embed: async (texts) => {
+        const vectors = await embedder().embed(texts)
+        await onboardDoc(engine, 'cor_1', { ...docs[0]!, text: 'ABC changed its name in 1945.' })
+        await engine.removeDocument('doc_tour')
+        return vectors
+      },
+    }
+    const racing = new Engine({ db, store: memoryStore(), cacheBytes: 1 << 24, embedder: slow })
+    expect(await racing.embedSections(['sec_doc_launch', 'sec_doc_tour'])).toBe(0)
+    expect(db.$client.query('SELECT count(*) AS n FROM engine_vectors').get()).toEqual({ n: 0 })
+    expect(engine.basesWithoutVectors()).toEqual(['cor_1'])
+    expect(await engine.embedSections(sectionIds(engine))).toBe(1)
+  })
+
+  test('another model: bases embedded by it count as missing vectors, and embedding replaces them', async () => {
+    standin.setMode('ok')
+    const { db } = await base(embedder('mini'))
+    const large = new Engine({ db, store: memoryStore(), cacheBytes: 1 << 24, embedder: embedder('large') })
+    expect(large.basesWithoutVectors()).toEqual(['cor_1'])
+    expect(await large.embedSections(['sec_doc_launch', 'sec_doc_tour'])).toBe(2)
+    expect(db.$client.query('SELECT DISTINCT model FROM engine_vectors').all()).toEqual([{ model: 'large' }])
+    expect(large.basesWithoutVectors()).toEqual([])
   })
 })
