@@ -48,7 +48,7 @@ export function onboardingRoutes(onboarding: OnboardingService): RouteDef[] {
       method: 'GET',
       path: '/corpora/:corpus_id/jobs',
       auth: 'bearer',
-      summary: 'Onboarding runs of a base and their batches, newest first',
+      summary: 'Onboarding runs of a base, their batches and embed jobs, newest first',
       tags: ['onboarding'],
       params: CorpusParams,
       list: true,
