@@ -4,7 +4,9 @@
 // Options: --strategy cart|rag (only one), --limit N (first N questions), --sample N (every Nth question),
 // --fails FILE (answers without the gold), --misses FILE (recall@5 misses, with the gold's rank at k = 20),
 // --embed (re-rank by meaning, with a local embeddings server: bench/lib/use-embeddings-server.ts),
-// --embed-weight W (the similarity's weight, ENGRAM_EMBED_WEIGHT's default otherwise).
+// --builtin (re-rank by meaning with the built-in static word vectors, ENGRAM_EMBED_BUILTIN),
+// --embed-weight W (the similarity's weight, ENGRAM_EMBED_WEIGHT's or ENGRAM_EMBED_BUILTIN_WEIGHT's
+// default otherwise).
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -29,6 +31,7 @@ const { values: args } = parseArgs({
     misses: { type: 'string' },
     sample: { type: 'string' },
     embed: { type: 'boolean' },
+    builtin: { type: 'boolean' },
     'embed-weight': { type: 'string' },
   },
 })
@@ -114,20 +117,25 @@ async function main() {
     delete: async (k: string) => void objects.delete(k),
   }
   const embedServer = args.embed ? await startUseEmbeddingsServer() : null
-  const embedder = embedServer
-    ? embedderFrom(
-        {
-          url: embedServer.url,
-          model: 'use-lite',
-          api_key: null,
-          timeout_ms: 600_000,
-          batch: configDefinition.embed.batch.default,
-          weight: Number(args['embed-weight'] ?? configDefinition.embed.weight.default),
-        },
-        systemClock,
-        createLogger('warn'),
-      )
-    : null
+  const d = configDefinition.embed
+  const weight = args['embed-weight']
+  const embedder =
+    embedServer || args.builtin
+      ? embedderFrom(
+          {
+            url: embedServer?.url ?? null,
+            model: 'use-lite',
+            api_key: null,
+            timeout_ms: 600_000,
+            batch: d.batch.default,
+            weight: Number(weight ?? d.weight.default),
+            builtin: true,
+            builtin_weight: Number(weight ?? d.builtin_weight.default),
+          },
+          systemClock,
+          createLogger('warn'),
+        )
+      : null
   const engine = new Engine({ db, store, cacheBytes: 512 * 1024 * 1024, embedder })
   const base = 'cor_squad'
   const files = readdirSync(join(DATA, 'articles')).sort()

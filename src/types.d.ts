@@ -11,3 +11,8 @@ declare module '*.txt' {
   const text: string
   export default text
 }
+// Imported `with { type: 'file' }`: a path to read (inside the compiled binary, an embedded file).
+declare module '*.bin' {
+  const path: string
+  export default path
+}

@@ -73,7 +73,7 @@ describe('onboarding runs', () => {
     expect(docs.map((d) => d.status)).toEqual(['ready', 'ready'])
   })
 
-  test('the jobs of a base list the run and its batches newest first, and a job shows its progress', async () => {
+  test('the jobs of a base list the run, its batches and the embed job newest first, and a job shows its progress', async () => {
     t = authApp()
     const b = await readyBase(t, many(20))
     const list = (await (
@@ -83,20 +83,30 @@ describe('onboarding runs', () => {
       kind: string
       parent_id: string | null
       status: string
+      created_at: string
     }[]
-    expect(list.map((j) => j.kind)).toEqual(['train_batch', 'train_batch', 'train'])
-    const run = list[2]!
-    expect(list.slice(0, 2).every((j) => j.parent_id === run.id && j.status === 'succeeded')).toBe(true)
+    expect(list.map((j) => j.kind).sort()).toEqual(['embed', 'train', 'train_batch', 'train_batch'])
+    expect(list.map((j) => j.created_at)).toEqual(
+      list
+        .map((j) => j.created_at)
+        .sort()
+        .reverse(),
+    )
+    const run = list.find((j) => j.kind === 'train')!
+    const batches = list.filter((j) => j.kind === 'train_batch')
+    expect(batches.every((j) => j.parent_id === run.id && j.status === 'succeeded')).toBe(true)
+    // The built-in word vectors (on by default) embed the passages after the run.
+    expect(list.find((j) => j.kind === 'embed')).toMatchObject({ parent_id: null, status: 'succeeded' })
     const page = await t.request(`/v1/corpora/${b.corpusId}/jobs?limit=2`, { headers: bearer(b.adminToken) })
     const body = await page.json()
-    expect(body.items).toHaveLength(2)
-    expect(page.headers.get('x-total-count')).toBe('3')
+    expect(body.items.map((j: { id: string }) => j.id)).toEqual(list.slice(0, 2).map((j) => j.id))
+    expect(page.headers.get('x-total-count')).toBe('4')
     const rest = await (
       await t.request(`/v1/corpora/${b.corpusId}/jobs?cursor=${body.next_cursor}`, {
         headers: bearer(b.adminToken),
       })
     ).json()
-    expect(rest.items.map((j: { id: string }) => j.id)).toEqual([run.id])
+    expect(rest.items.map((j: { id: string }) => j.id)).toEqual(list.slice(2).map((j) => j.id))
   })
 
   test('a base with no documents cannot be trained, and nothing is written', async () => {
@@ -296,7 +306,7 @@ describe('onboarding runs', () => {
     }
   })
 
-  test('bases onboarded before an embeddings server was plugged in are embedded at start-up, once', async () => {
+  test('bases embedded by the built-in vectors are embedded again at start-up, once, when a server is plugged in', async () => {
     const standin = startEmbedStandin((text) => [text.length, 1])
     try {
       t = authApp()
@@ -304,7 +314,8 @@ describe('onboarding runs', () => {
       const corpusId = await newBase(t, admin.token)
       await upload(t, admin.token, corpusId, FILES)
       await train(t, admin.token, corpusId)
-      expect(rows(t, 'jobs', "kind = 'embed'")).toBe(0)
+      expect(rows(t, 'jobs', "kind = 'embed' AND status = 'succeeded'")).toBe(1)
+      expect(rows(t, 'engine_vectors', "model = 'engram-static-1'")).toBe(rows(t, 'engine_passages'))
       expect(t.embedMissing()).toBe(0)
       const env = { ENGRAM_DATA_DIR: t.dataDir, ENGRAM_RATE_LIMITS: 'off', ENGRAM_EMBED_URL: standin.url }
       const restarted = createApp({ ...t.deps, config: loadConfig({ env, readFile: () => null }) })

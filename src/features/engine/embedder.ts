@@ -3,13 +3,25 @@ import type { Config } from '../../platform/config/config.load'
 import { createEmbeddingsClient } from '../../platform/llm/embeddings-client'
 import type { Logger } from '../../platform/log/log'
 import type { Embedder } from './engine.service'
+import { staticVector } from './lib/static-vectors'
+
+/** The built-in static word vectors' model name (passages embedded by another model are embedded again). */
+export const BUILTIN_MODEL = 'engram-static-1'
 
 // A failing embeddings server is reported at most this often (every question would fail alike).
 const REPORT_EVERY_MS = 60_000
 
-/** The engine's embedder from `[embed]` configuration, or null when no server is configured. */
+/** The built-in embedder: static word vectors summed in process; it never fails. */
+export function builtinEmbedder(weight: number): Embedder {
+  return { model: BUILTIN_MODEL, weight, embed: async (texts) => texts.map(staticVector) }
+}
+
+/**
+ * The engine's embedder from `[embed]` configuration: the embeddings server when one is configured,
+ * else the built-in static vectors when `builtin` is on, else null.
+ */
 export function embedderFrom(c: Config['embed'], clock: Clock, log: Logger): Embedder | null {
-  if (!c.url) return null
+  if (!c.url) return c.builtin ? builtinEmbedder(c.builtin_weight) : null
   const client = createEmbeddingsClient({
     url: c.url,
     model: c.model,

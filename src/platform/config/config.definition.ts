@@ -319,6 +319,18 @@ export const configDefinition = {
       default: 3,
       kind: { type: 'number', min: 0, max: 1000 },
     }),
+    builtin: leaf({
+      doc: 'Without an embeddings server, re-rank by meaning with the built-in static word vectors (in process).',
+      env: 'ENGRAM_EMBED_BUILTIN',
+      default: true,
+      kind: { type: 'bool' },
+    }),
+    builtin_weight: leaf({
+      doc: 'Weight of the similarity by the built-in word vectors (a standard score among the candidates).',
+      env: 'ENGRAM_EMBED_BUILTIN_WEIGHT',
+      default: 1.5,
+      kind: { type: 'number', min: 0, max: 1000 },
+    }),
   },
   status: {
     cache_seconds: leaf({
