@@ -3,7 +3,7 @@ import type { Config } from '../../platform/config/config.load'
 import { createEmbeddingsClient } from '../../platform/llm/embeddings-client'
 import type { Logger } from '../../platform/log/log'
 import type { Embedder } from './engine.service'
-import { staticVector } from './lib/static-vectors'
+import { prepareStaticVectors, staticVector } from './lib/static-vectors'
 
 /** The built-in static word vectors' model name (passages embedded by another model are embedded again). */
 export const BUILTIN_MODEL = 'engram-static-1'
@@ -13,7 +13,12 @@ const REPORT_EVERY_MS = 60_000
 
 /** The built-in embedder: static word vectors summed in process; it never fails. */
 export function builtinEmbedder(weight: number): Embedder {
-  return { model: BUILTIN_MODEL, weight, embed: async (texts) => texts.map(staticVector) }
+  return {
+    model: BUILTIN_MODEL,
+    weight,
+    embed: async (texts) => texts.map(staticVector),
+    prepare: prepareStaticVectors,
+  }
 }
 
 /**

@@ -49,6 +49,8 @@ export interface Embedder {
   embed(texts: string[]): Promise<Float32Array[]>
   /** Told when a question could not be embedded; it is answered without the re-rank. */
   onQuestionFailure?: (error: Error) => void
+  /** Start-up work that would otherwise fall on the first text (loading a built-in model). */
+  prepare?: () => void
 }
 
 /** A section compiled: its cartridge's bytes and index rows, and the warm copy when compiled in process. */
@@ -233,10 +235,11 @@ export class Engine {
     return model ? this.repo.basesWithoutVectors(model) : []
   }
 
-  /** One-off start-up work that would otherwise fall on the first question (the WordNet tables). */
+  /** One-off start-up work that would otherwise fall on the first question (the WordNet tables, a built-in model). */
   prepare(): void {
     prepareSynonyms()
     prepareHypernyms()
+    this.deps.embedder?.prepare?.()
   }
 
   /** Answers a question from a base with the chosen strategy (cart by default). */
