@@ -9,7 +9,7 @@ import { corporaRoutes } from './features/corpora/corpora.routes'
 import { CorporaService } from './features/corpora/corpora.service'
 import { economicsRoutes } from './features/economics/economics.routes'
 import { cartridgeFootprint, EconomicsService } from './features/economics/economics.service'
-import { embedderFrom } from './features/engine/embedder'
+import { BUILTIN_MODEL, embedderFrom } from './features/engine/embedder'
 import { Engine } from './features/engine/engine.service'
 import { CompileThreads } from './features/engine/lib/compile-threads'
 import { registerIngestJobs } from './features/ingest/ingest.jobs'
@@ -181,10 +181,12 @@ export function createApp(deps: AppDeps): App {
   registerIngestJobs(scheduler, ingest)
 
   const threads = config.engine.compile_threads
+  const embedder = embedderFrom(config.embed, clock, deps.log)
   const compiler =
     threads > 0
       ? new CompileThreads({
           threads,
+          staticVectors: embedder?.model === BUILTIN_MODEL,
           onFallback: (reason) =>
             deps.log.warn('cartridges now compile in process: a compile thread failed', { reason }),
         })
@@ -194,7 +196,7 @@ export function createApp(deps: AppDeps): App {
     store: deps.objects,
     cacheBytes: config.engine.warm_cache_mb * 1024 * 1024,
     compile: compiler ? (text) => compiler.compile(text) : undefined,
-    embedder: embedderFrom(config.embed, clock, deps.log),
+    embedder,
   })
   const onboarding = new OnboardingService({
     db,

@@ -73,7 +73,7 @@ describe('onboarding runs', () => {
     expect(docs.map((d) => d.status)).toEqual(['ready', 'ready'])
   })
 
-  test('the jobs of a base list the run, its batches and the embed job newest first, and a job shows its progress', async () => {
+  test('the jobs of a base list the run and its batches newest first, and a job shows its progress', async () => {
     t = authApp()
     const b = await readyBase(t, many(20))
     const list = (await (
@@ -85,7 +85,9 @@ describe('onboarding runs', () => {
       status: string
       created_at: string
     }[]
-    expect(list.map((j) => j.kind).sort()).toEqual(['embed', 'train', 'train_batch', 'train_batch'])
+    // The built-in word vectors (on by default) embed passages as they are indexed: no embed job.
+    expect(list.map((j) => j.kind).sort()).toEqual(['train', 'train_batch', 'train_batch'])
+    expect(rows(t, 'engine_vectors', "model = 'engram-static-1'")).toBe(rows(t, 'engine_passages'))
     expect(list.map((j) => j.created_at)).toEqual(
       list
         .map((j) => j.created_at)
@@ -95,12 +97,10 @@ describe('onboarding runs', () => {
     const run = list.find((j) => j.kind === 'train')!
     const batches = list.filter((j) => j.kind === 'train_batch')
     expect(batches.every((j) => j.parent_id === run.id && j.status === 'succeeded')).toBe(true)
-    // The built-in word vectors (on by default) embed the passages after the run.
-    expect(list.find((j) => j.kind === 'embed')).toMatchObject({ parent_id: null, status: 'succeeded' })
     const page = await t.request(`/v1/corpora/${b.corpusId}/jobs?limit=2`, { headers: bearer(b.adminToken) })
     const body = await page.json()
     expect(body.items.map((j: { id: string }) => j.id)).toEqual(list.slice(0, 2).map((j) => j.id))
-    expect(page.headers.get('x-total-count')).toBe('4')
+    expect(page.headers.get('x-total-count')).toBe('3')
     const rest = await (
       await t.request(`/v1/corpora/${b.corpusId}/jobs?cursor=${body.next_cursor}`, {
         headers: bearer(b.adminToken),
@@ -314,7 +314,9 @@ describe('onboarding runs', () => {
       const corpusId = await newBase(t, admin.token)
       await upload(t, admin.token, corpusId, FILES)
       await train(t, admin.token, corpusId)
-      expect(rows(t, 'jobs', "kind = 'embed' AND status = 'succeeded'")).toBe(1)
+      await train(t, admin.token, corpusId, true)
+      // Embedded as they were indexed, re-onboarding included, with no embed job.
+      expect(rows(t, 'jobs', "kind = 'embed'")).toBe(0)
       expect(rows(t, 'engine_vectors', "model = 'engram-static-1'")).toBe(rows(t, 'engine_passages'))
       expect(t.embedMissing()).toBe(0)
       const env = { ENGRAM_DATA_DIR: t.dataDir, ENGRAM_RATE_LIMITS: 'off', ENGRAM_EMBED_URL: standin.url }

@@ -3,10 +3,10 @@ import type { Config } from '../../platform/config/config.load'
 import { createEmbeddingsClient } from '../../platform/llm/embeddings-client'
 import type { Logger } from '../../platform/log/log'
 import type { Embedder } from './engine.service'
-import { prepareStaticVectors, staticVector } from './lib/static-vectors'
+import { prepareStaticVectors, STATIC_MODEL, staticVector } from './lib/static-vectors'
 
 /** The built-in static word vectors' model name (passages embedded by another model are embedded again). */
-export const BUILTIN_MODEL = 'engram-static-1'
+export const BUILTIN_MODEL = STATIC_MODEL
 
 // A failing embeddings server is reported at most this often (every question would fail alike).
 const REPORT_EVERY_MS = 60_000
@@ -17,6 +17,7 @@ export function builtinEmbedder(weight: number): Embedder {
     model: BUILTIN_MODEL,
     weight,
     embed: async (texts) => texts.map(staticVector),
+    embedNow: (texts) => texts.map(staticVector),
     prepare: prepareStaticVectors,
   }
 }

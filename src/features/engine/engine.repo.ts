@@ -94,6 +94,7 @@ export class EngineRepo {
          SELECT ?1, ?2, ?3, ?4 WHERE EXISTS
            (SELECT 1 FROM engine_passages WHERE section_id = ?1 AND ordinal = ?2 AND text = ?5)`,
       ),
+      putVectorNow: q('INSERT INTO engine_vectors (section_id, ordinal, model, vec) VALUES (?, ?, ?, ?)'),
       unvectored: q(
         `SELECT p.section_id, p.ordinal, p.text FROM engine_passages p
          WHERE p.section_id = ? AND NOT EXISTS (SELECT 1 FROM engine_vectors v
@@ -145,10 +146,18 @@ export class EngineRepo {
     return { key: row.key, passages: row.n }
   }
 
-  /** Indexes a section's passages and records the section, replacing an earlier indexing of it. */
-  putSection(row: SectionRow, passages: PassageInput[]): void {
-    this.client.transaction(() => {
-      this.removeSection(row.section_id)
+  /**
+   * Indexes a section's passages and records the section, replacing an earlier indexing of it (which
+   * it returns) in the same transaction; with `vectors`, also stores the passages' embeddings (one per
+   * passage, in order).
+   */
+  putSection(
+    row: SectionRow,
+    passages: PassageInput[],
+    vectors?: { model: string; list: Float32Array[] } | null,
+  ): SectionRow | null {
+    return this.client.transaction(() => {
+      const previous = this.removeSection(row.section_id)
       const key = this.baseKey(row.base_id, true)!
       this.s.putSection!.run(
         row.section_id,
@@ -173,8 +182,16 @@ export class EngineRepo {
         const { lastInsertRowid } = this.s.putPassage!.run(row.section_id, p.ordinal, p.text, sents)
         this.s.putFts!.run(lastInsertRowid, p.terms.map(token).join(' '))
       }
+      if (vectors) {
+        for (const [i, p] of passages.entries()) {
+          const v = vectors.list[i]!
+          const bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength)
+          this.s.putVectorNow!.run(row.section_id, p.ordinal, vectors.model, bytes)
+        }
+      }
       this.s.addCount!.run(passages.length, row.base_id)
       this.forget(key)
+      return previous
     })()
   }
 

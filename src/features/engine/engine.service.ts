@@ -32,8 +32,9 @@ export interface EngineDeps {
   /** A monotonic millisecond timer for the latency in `metrics` (performance.now by default). */
   now?: () => number
   /**
-   * Compiles a section's text elsewhere (CompileThreads): its encoded cartridge and index rows. By
-   * default cartridges are compiled in process. Either way the results are compileSection's.
+   * Compiles a section's text elsewhere (CompileThreads): its encoded cartridge and index rows, and
+   * the passages' vectors when the embedder is the built-in one. By default cartridges are compiled
+   * in process. Either way the results are compileSection's.
    */
   compile?: (text: string) => Promise<CompiledSection>
   /** An embeddings server: passages are embedded after onboarding (embedSections) and candidates re-ranked by meaning. */
@@ -51,6 +52,11 @@ export interface Embedder {
   onQuestionFailure?: (error: Error) => void
   /** Start-up work that would otherwise fall on the first text (loading a built-in model). */
   prepare?: () => void
+  /**
+   * An in-process model's synchronous path: passages are embedded as they are indexed, in the same
+   * transaction, and no embed job follows the run.
+   */
+  embedNow?: (texts: string[]) => Float32Array[]
 }
 
 /** A section compiled: its cartridge's bytes and index rows, and the warm copy when compiled in process. */
@@ -152,11 +158,16 @@ export class Engine {
    * compiled on a thread is loaded by warmBase (after a run) or by the first question that needs it.
    */
   async onboardSection(input: SectionInput, prepared?: Promise<PreparedSection>): Promise<OnboardResult> {
-    const { bytes, inputs, cart } = await (prepared ?? this.prepareSection(input.text))
+    const { bytes, inputs, cart, vectors: made } = await (prepared ?? this.prepareSection(input.text))
     const cartKey = objectKey(input.workspaceId, 'carts', `${contentKey(input.text)}.cart`)
     await this.deps.store.put(cartKey, bytes, { contentType: 'application/octet-stream' })
-    const previous = this.repo.removeSection(input.sectionId)
-    this.repo.putSection(
+    // Vectors of an in-process model: made with the compile (on its thread) or now.
+    const e = this.deps.embedder
+    const vectors =
+      made && made.model === e?.model
+        ? made
+        : e?.embedNow && { model: e.model, list: e.embedNow(inputs.map((p) => p.text)) }
+    const previous = this.repo.putSection(
       {
         section_id: input.sectionId,
         base_id: input.baseId,
@@ -167,6 +178,7 @@ export class Engine {
         n_passages: inputs.length,
       },
       inputs,
+      vectors,
     )
     if (cart) this.cache.set(cartKey, cart)
     this.manifests.delete(input.baseId)
@@ -227,6 +239,12 @@ export class Engine {
       e.model,
       pending.map((p, i) => ({ ...p, vec: list[i]! })),
     )
+  }
+
+  /** Whether passages are embedded after onboarding, by an embed job (an embeddings server), not as they are indexed. */
+  get embedsAfterOnboarding(): boolean {
+    const e = this.deps.embedder
+    return !!e && !e.embedNow
   }
 
   /** Bases with passages that have no vector from the configured model (none without an embedder). */

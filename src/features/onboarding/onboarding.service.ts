@@ -19,6 +19,7 @@ export type SectionOnboarder = Pick<
   | 'removeDocument'
   | 'removeBase'
   | 'embeddingModel'
+  | 'embedsAfterOnboarding'
   | 'embedSections'
   | 'basesWithoutVectors'
 > & { repo: Pick<Engine['repo'], 'sections'> }
@@ -238,16 +239,17 @@ export class OnboardingService {
     const stats: RunStats = { units: 0, chars: 0, cpuMs: 0 }
     const texts = new Map<string, string | null>()
     let done = 0
+    // The process's CPU time while the batch ran (threads and other work included), read once a batch.
+    const cpu0 = process.cpuUsage()
     for (const id of ids) {
       ctx.checkpoint()
-      const cpu0 = process.cpuUsage()
       const unit = this.repo.unit(id)
       if (unit) await this.onboardUnit(unit, stats, texts)
-      const cpu = process.cpuUsage(cpu0)
-      stats.cpuMs += (cpu.user + cpu.system) / 1000
       done++
       ctx.progress({ unitsDone: done, detail: `${done}/${ids.length} onboarded` })
     }
+    const cpu = process.cpuUsage(cpu0)
+    stats.cpuMs = (cpu.user + cpu.system) / 1000
     return stats
   }
 
@@ -384,7 +386,8 @@ export class OnboardingService {
       this.d.engine.warmBase(run.subjectId!).catch((e) => {
         this.d.log.warn('warming a base failed', { corpus_id: run.subjectId, error: (e as Error).message })
       })
-      this.embedLater(run.workspaceId, run.subjectId!)
+      // An in-process model embedded the passages as they were indexed.
+      if (this.d.engine.embedsAfterOnboarding) this.embedLater(run.workspaceId, run.subjectId!)
     }
   }
 }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { migrations } from '../../../migrations/index'
+import { BUILTIN_MODEL, builtinEmbedder } from '../../../src/features/engine/embedder'
 import { Engine } from '../../../src/features/engine/engine.service'
 import {
   type CompileReply,
@@ -183,5 +184,41 @@ describe('compile threads', () => {
         expect(b).toEqual(a!)
         expect(a!.sources.length).toBeGreaterThan(0)
       }
+  })
+
+  test('with the built-in vectors, a thread embeds the passages too, and the engine stores its vectors', async () => {
+    pool = new CompileThreads({ threads: 1, staticVectors: true })
+    const [onThread] = await Promise.all([pool.compile(texts[0]!)])
+    const local = compileSection(texts[0]!, true)
+    expect(onThread!.vectors?.model).toBe(BUILTIN_MODEL)
+    expect(onThread!.vectors!.list.map((v) => [...v])).toEqual(local.vectors!.list.map((v) => [...v]))
+    expect(onThread!.vectors!.list).toHaveLength(onThread!.inputs.length)
+    expect(compileSection(texts[0]!).vectors).toBeUndefined()
+
+    const threads = pool
+    const db = openDatabase(':memory:')
+    migrate(db, migrations)
+    let calledNow = 0
+    const builtin = builtinEmbedder(1.5)
+    const engine = new Engine({
+      db,
+      store: memoryStore(),
+      cacheBytes: 64 * 1024 * 1024,
+      compile: (t) => threads.compile(t),
+      embedder: {
+        ...builtin,
+        embedNow: (list) => {
+          calledNow++
+          return builtin.embedNow!(list)
+        },
+      },
+    })
+    for (const d of docs) await onboardDoc(engine, 'cor_1', d)
+    expect(calledNow).toBe(0)
+    const stored = db.$client
+      .query('SELECT model, count(*) AS n FROM engine_vectors GROUP BY model')
+      .all() as { model: string; n: number }[]
+    const passages = db.$client.query('SELECT count(*) AS n FROM engine_passages').get() as { n: number }
+    expect(stored).toEqual([{ model: BUILTIN_MODEL, n: passages.n }])
   })
 })

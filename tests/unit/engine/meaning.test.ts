@@ -147,4 +147,33 @@ describe('re-ranking by meaning (an embeddings server is configured)', () => {
     expect(db.$client.query('SELECT DISTINCT model FROM engine_vectors').all()).toEqual([{ model: 'large' }])
     expect(large.basesWithoutVectors()).toEqual([])
   })
+
+  test('an in-process model embeds passages as they are indexed, and a re-onboarded section gets new vectors', async () => {
+    const calls: string[][] = []
+    const local: Embedder = {
+      model: 'local',
+      weight: 50,
+      embed: async () => {
+        throw new Error('the in-process path is used')
+      },
+      embedNow: (texts) => {
+        calls.push(texts)
+        return texts.map((t) => Float32Array.from(/launched/.test(t) ? [1, 0] : [0, 1]))
+      },
+    }
+    const { db, engine } = await base(local, false)
+    const vectors = () =>
+      db.$client.query('SELECT section_id, model FROM engine_vectors ORDER BY section_id').all()
+    expect(calls).toHaveLength(2)
+    expect(vectors()).toEqual([
+      { section_id: 'sec_doc_launch', model: 'local' },
+      { section_id: 'sec_doc_tour', model: 'local' },
+    ])
+    expect(engine.embedsAfterOnboarding).toBe(false)
+    expect(engine.basesWithoutVectors()).toEqual([])
+    await onboardDoc(engine, 'cor_1', { ...docs[0]!, text: 'ABC changed its name in 1945.' })
+    expect(calls[2]).toEqual(['ABC changed its name in 1945.'])
+    expect(vectors()).toHaveLength(2)
+    expect(engine.basesWithoutVectors()).toEqual([])
+  })
 })

@@ -3,17 +3,22 @@ import { compileCartridge } from './cartridge'
 import { encodeCartridge } from './codec'
 import { fitCartridge } from './fit'
 import { type PassageInput, passageInputs } from './passages'
+import { STATIC_MODEL, staticVector } from './static-vectors'
 
 /** What a compile thread is sent: a section's text, under an id its answer carries back. */
 export interface CompileRequest {
   id: number
   text: string
+  /** Whether to embed the passages with the built-in static vectors too. */
+  vectors: boolean
 }
 
 /** A section compiled: its encoded cartridge and its passages as the index stores them. */
 export interface CompiledSection {
   bytes: Uint8Array
   inputs: PassageInput[]
+  /** The passages' vectors (one per input, in order) and the model that made them, when asked for. */
+  vectors?: { model: string; list: Float32Array[] }
 }
 
 /** What a compile thread answers: the compiled section, or the message of the error it threw. */
@@ -21,10 +26,24 @@ export type CompileReply =
   | ({ type: 'done'; id: number } & CompiledSection)
   | { type: 'error'; id: number; message: string }
 
-/** A section's cartridge compiled, fitted and encoded, and its index rows: the same on any thread. */
-export function compileSection(text: string): CompiledSection {
+/**
+ * A section's cartridge compiled, fitted and encoded, and its index rows, with their built-in static
+ * vectors when `vectors` is set: the same on any thread.
+ */
+export function compileSection(text: string, vectors = false): CompiledSection {
   const cart = compileCartridge(text, { fit: fitCartridge })
-  return { bytes: encodeCartridge(cart), inputs: passageInputs(cart) }
+  const inputs = passageInputs(cart)
+  const section: CompiledSection = { bytes: encodeCartridge(cart), inputs }
+  if (vectors) section.vectors = { model: STATIC_MODEL, list: inputs.map((p) => staticVector(p.text)) }
+  return section
+}
+
+/** The buffers a compiled section's message can hand over instead of copying. */
+export function transferables(section: CompiledSection): ArrayBuffer[] {
+  return [
+    section.bytes.buffer as ArrayBuffer,
+    ...(section.vectors?.list ?? []).map((v) => v.buffer as ArrayBuffer),
+  ]
 }
 
 /** A worker as the pool uses it (a Web Worker, or a stand-in in tests). */
@@ -45,6 +64,11 @@ export interface CompileThreadsOptions {
   idleMs?: number
   spawn?: () => CompileWorker
   onFallback?: (reason: string) => void
+  /**
+   * Embed each section's passages with the built-in static vectors on the thread too (when they are
+   * the engine's embedder), so the event loop does not.
+   */
+  staticVectors?: boolean
 }
 
 /**
@@ -87,7 +111,8 @@ export class CompileThreads {
   compile(text: string): Promise<CompiledSection> {
     if (this.closed) return Promise.reject(new Error('the compile threads are closed'))
     const slot = this.failed ? null : this.slot()
-    if (!slot) return inProcess(text)
+    const vectors = this.opts.staticVectors ?? false
+    if (!slot) return inProcess(text, vectors)
     return new Promise<CompiledSection>((resolve, reject) => {
       const id = this.nextId++
       if (slot.pending.size === 0) {
@@ -96,7 +121,7 @@ export class CompileThreads {
         slot.worker.ref()
       }
       slot.pending.set(id, { text, resolve, reject })
-      slot.worker.postMessage({ id, text })
+      slot.worker.postMessage({ id, text, vectors })
     })
   }
 
@@ -145,7 +170,7 @@ export class CompileThreads {
       slot.idle = setTimeout(() => this.stop(slot), this.opts.idleMs ?? 10_000)
       ;(slot.idle as { unref?: () => void }).unref?.()
     }
-    if (msg.type === 'done') p.resolve({ bytes: msg.bytes, inputs: msg.inputs })
+    if (msg.type === 'done') p.resolve({ bytes: msg.bytes, inputs: msg.inputs, vectors: msg.vectors })
     else p.reject(new Error(msg.message))
   }
 
@@ -165,11 +190,12 @@ export class CompileThreads {
     this.failed = true
     if (!slot) return
     this.stop(slot)
-    for (const p of slot.pending.values()) inProcess(p.text).then(p.resolve, p.reject)
+    const vectors = this.opts.staticVectors ?? false
+    for (const p of slot.pending.values()) inProcess(p.text, vectors).then(p.resolve, p.reject)
     slot.pending.clear()
   }
 }
 
-function inProcess(text: string): Promise<CompiledSection> {
-  return new Promise((resolve) => resolve(compileSection(text)))
+function inProcess(text: string, vectors: boolean): Promise<CompiledSection> {
+  return new Promise((resolve) => resolve(compileSection(text, vectors)))
 }

@@ -1,19 +1,21 @@
 // The cartridge compiler on a thread of its own (started by CompileThreads): answers each request
-// with the compiled section (the cartridge's buffer transferred, not copied) or the error's message.
+// with the compiled section (the cartridge's and vectors' buffers transferred, not copied) or the
+// error's message.
 import {
   type CompiledSection,
   type CompileReply,
   type CompileRequest,
   compileSection,
+  transferables,
 } from './compile-threads'
 
 declare const self: Worker
 
 self.onmessage = (e: MessageEvent) => {
-  const { id, text } = e.data as CompileRequest
+  const { id, text, vectors } = e.data as CompileRequest
   let section: CompiledSection
   try {
-    section = compileSection(text)
+    section = compileSection(text, vectors)
   } catch (err) {
     self.postMessage({
       type: 'error',
@@ -22,5 +24,5 @@ self.onmessage = (e: MessageEvent) => {
     } satisfies CompileReply)
     return
   }
-  self.postMessage({ type: 'done', id, ...section } satisfies CompileReply, [section.bytes.buffer])
+  self.postMessage({ type: 'done', id, ...section } satisfies CompileReply, transferables(section))
 }

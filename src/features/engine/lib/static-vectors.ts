@@ -7,22 +7,41 @@ import VECTORS_PATH from './static-vectors.bin' with { type: 'file' }
 // int8 with a float32 scale. File: "ESV1", dims, count, vocabulary bytes (u32 LE each); the
 // vocabulary, one word a line (padded to 4 bytes); count scales; count x dims int8 values.
 
+/** The model name of these vectors (passages embedded by another model are embedded again). */
+export const STATIC_MODEL = 'engram-static-1'
+
 /** Words left out of a text's vector, as when the vectors were fitted. */
 const STOP = new Set(
   'a an the of to in on at by for with from and or but is are was were be been being do does did what which who whom whose when where why how that this these those it its as into than then there their they he she his her him i you we our your not no can could would should may might will shall has have had s'.split(
     ' ',
   ),
 )
-const WORD = /[a-z0-9]+/g
+
+// A text's words are its runs of ASCII letters and digits, lower-cased; every other character
+// separates words. A word is looked up without making a string: FNV-1a over its lower-cased
+// character codes picks a slot of an open-addressing table of the vocabulary, and the word is
+// compared with the vocabulary's bytes there.
+const FNV_OFFSET = 0x811c9dc5
+const FNV_PRIME = 16777619
 
 interface Table {
   dims: number
-  index: Map<string, number>
   scales: Float32Array
   values: Int8Array
+  /** The vocabulary's bytes, and where each word starts in them (one entry more: past the last). */
+  vocab: Uint8Array
+  starts: Uint32Array
+  /** 1 for a stop word, by word index. */
+  stop: Uint8Array
+  /** Word index + 1 per slot (0: empty). */
+  slots: Int32Array
+  mask: number
 }
 
 let table: Table | null = null
+
+/** Whether a character code is an ASCII lower-case letter or digit. */
+const isWordCode = (c: number) => (c >= 97 && c <= 122) || (c >= 48 && c <= 57)
 
 function load(): Table {
   if (table) return table
@@ -33,19 +52,61 @@ function load(): Table {
   const dims = view.getUint32(4, true)
   const count = view.getUint32(8, true)
   const vocabBytes = view.getUint32(12, true)
-  const words = new TextDecoder().decode(bytes.subarray(16, 16 + vocabBytes)).split('\n')
-  const index = new Map<string, number>()
-  for (let i = 0; i < count; i++) index.set(words[i]!, i)
+  const vocab = new Uint8Array(bytes.subarray(16, 16 + vocabBytes))
+  const starts = new Uint32Array(count + 1)
+  for (let i = 0; i < count; i++) starts[i + 1] = vocab.indexOf(10, starts[i]) + 1
+  let size = 1
+  while (size < count * 2) size *= 2
+  const slots = new Int32Array(size)
+  const stop = new Uint8Array(count)
+  const words = new TextDecoder()
+  for (let i = 0; i < count; i++) {
+    const from = starts[i]!
+    const to = starts[i + 1]! - 1
+    let h = FNV_OFFSET
+    let spellable = to > from
+    for (let j = from; j < to; j++) {
+      spellable &&= isWordCode(vocab[j]!)
+      h = Math.imul(h ^ vocab[j]!, FNV_PRIME)
+    }
+    // A word no text can spell (not only a-z and 0-9) needs no slot.
+    if (!spellable) continue
+    let at = h & (size - 1)
+    while (slots[at] !== 0) at = (at + 1) & (size - 1)
+    slots[at] = i + 1
+    if (STOP.has(words.decode(vocab.subarray(from, to)))) stop[i] = 1
+  }
   const scalesAt = 16 + vocabBytes
   const buffer = bytes.buffer.slice(bytes.byteOffset + scalesAt, bytes.byteOffset + bytes.byteLength)
   table = {
     dims,
-    index,
     scales: new Float32Array(buffer, 0, count),
     values: new Int8Array(buffer, count * 4, count * dims),
+    vocab,
+    starts,
+    stop,
+    slots,
+    mask: size - 1,
   }
   return table
 }
+
+/** The word index of `text[from, to)` lower-cased, whose hash is `h`; -1 when it is not in the vocabulary. */
+function wordIndex(t: Table, text: string, from: number, to: number, h: number): number {
+  const { slots, starts, vocab, mask } = t
+  for (let at = h & mask; slots[at] !== 0; at = (at + 1) & mask) {
+    const index = slots[at]! - 1
+    const start = starts[index]!
+    if (starts[index + 1]! - 1 - start !== to - from) continue
+    let j = 0
+    while (j < to - from && lower(text.charCodeAt(from + j)) === vocab[start + j]) j++
+    if (j === to - from) return index
+  }
+  return -1
+}
+
+/** An ASCII upper-case letter's lower case; any other code unchanged. */
+const lower = (c: number) => (c >= 65 && c <= 90 ? c + 32 : c)
 
 /** Loads the table now (about 20 MB), not on the first text. */
 export function prepareStaticVectors(): void {
@@ -59,16 +120,31 @@ export function staticDims(): number {
 
 /** A text's static vector: the sum of its words' vectors, unit length (all zeros when no word is known). */
 export function staticVector(text: string): Float32Array {
-  const { dims, index, scales, values } = load()
+  const t = load()
+  const { dims, scales, values, stop } = t
   const v = new Float32Array(dims)
-  for (const [word] of text.toLowerCase().matchAll(WORD)) {
-    if (STOP.has(word)) continue
-    const i = index.get(word)
-    if (i === undefined) continue
+  const add = (i: number) => {
+    if (i < 0 || stop[i] === 1) return
     const s = scales[i]!
     const at = i * dims
     for (let d = 0; d < dims; d++) v[d]! += s * values[at + d]!
   }
+  let from = -1
+  let h = FNV_OFFSET
+  for (let i = 0; i < text.length; i++) {
+    const c = lower(text.charCodeAt(i))
+    if (isWordCode(c)) {
+      if (from < 0) {
+        from = i
+        h = FNV_OFFSET
+      }
+      h = Math.imul(h ^ c, FNV_PRIME)
+    } else if (from >= 0) {
+      add(wordIndex(t, text, from, i, h))
+      from = -1
+    }
+  }
+  if (from >= 0) add(wordIndex(t, text, from, text.length, h))
   let norm = 0
   for (let d = 0; d < dims; d++) norm += v[d]! * v[d]!
   if (norm > 0) {
