@@ -4,9 +4,10 @@
 // Options: --strategy cart|rag (only one), --limit N (first N questions), --sample N (every Nth question),
 // --fails FILE (answers without the gold), --misses FILE (recall@5 misses, with the gold's rank at k = 20),
 // --embed (re-rank by meaning, with a local embeddings server: bench/lib/use-embeddings-server.ts),
-// --builtin (re-rank by meaning with the built-in static word vectors, ENGRAM_EMBED_BUILTIN),
 // --embed-weight W (the similarity's weight, ENGRAM_EMBED_WEIGHT's or ENGRAM_EMBED_BUILTIN_WEIGHT's
-// default otherwise).
+// default otherwise). Without --embed, the engine is configured as the product's default is: with the
+// built-in static word vectors, unless ENGRAM_EMBED_BUILTIN=false (lexical only); --builtin is
+// accepted and changes nothing.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -16,6 +17,7 @@ import { embedderFrom } from '../src/features/engine/embedder'
 import { type AskResult, Engine } from '../src/features/engine/engine.service'
 import { systemClock } from '../src/platform/clock/clock'
 import { configDefinition } from '../src/platform/config/config.definition'
+import { loadConfig } from '../src/platform/config/config.load'
 import { openDatabase } from '../src/platform/db/db'
 import { migrate } from '../src/platform/db/migrate'
 import { createLogger } from '../src/platform/log/log'
@@ -119,23 +121,28 @@ async function main() {
   const embedServer = args.embed ? await startUseEmbeddingsServer() : null
   const d = configDefinition.embed
   const weight = args['embed-weight']
-  const embedder =
-    embedServer || args.builtin
-      ? embedderFrom(
-          {
-            url: embedServer?.url ?? null,
-            model: 'use-lite',
-            api_key: null,
-            timeout_ms: 600_000,
-            batch: d.batch.default,
-            weight: Number(weight ?? d.weight.default),
-            builtin: true,
-            builtin_weight: Number(weight ?? d.builtin_weight.default),
-          },
-          systemClock,
-          createLogger('warn'),
-        )
-      : null
+  // The product's own reading of ENGRAM_EMBED_BUILTIN (and of nothing else: no config file).
+  const { builtin } = loadConfig({
+    env: { ENGRAM_EMBED_BUILTIN: process.env.ENGRAM_EMBED_BUILTIN },
+    readFile: () => null,
+  }).embed
+  const embedder = embedderFrom(
+    {
+      url: embedServer?.url ?? null,
+      model: 'use-lite',
+      api_key: null,
+      timeout_ms: 600_000,
+      batch: d.batch.default,
+      weight: Number(weight ?? d.weight.default),
+      builtin,
+      builtin_weight: Number(weight ?? d.builtin_weight.default),
+    },
+    systemClock,
+    createLogger('warn'),
+  )
+  console.log(
+    `re-ranking by meaning: ${embedder ? `${embedder.model} at weight ${embedder.weight}` : 'none'}`,
+  )
   const engine = new Engine({ db, store, cacheBytes: 512 * 1024 * 1024, embedder })
   const base = 'cor_squad'
   const files = readdirSync(join(DATA, 'articles')).sort()
@@ -190,8 +197,9 @@ async function main() {
       `${(mb / cpuS).toFixed(2)} MB/s per CPU-second; ` +
       `cartridges ${(cartBytes / 1e6 / mb).toFixed(2)} MB stored and ${(warmBytes / 1e6 / mb).toFixed(2)} MB warm per MB of text`,
   )
-  if (embedder) {
-    // What the embed job does after a run (onboarding itself never waits for the embeddings server).
+  if (engine.embedsAfterOnboarding) {
+    // What the embed job does after a run (onboarding itself never waits for the embeddings server;
+    // the built-in vectors are made as passages are indexed, inside the timing above).
     const t0 = performance.now()
     const vectors = await engine.embedSections(engine.repo.sections(base).map((s) => s.section_id))
     const s = (performance.now() - t0) / 1000
