@@ -108,6 +108,9 @@ export class EngineRepo {
          ORDER BY s.base_id`,
       ),
       vector: q('SELECT vec FROM engine_vectors WHERE section_id = ? AND ordinal = ? AND model = ?'),
+      sectionVectors: q(
+        'SELECT ordinal, vec FROM engine_vectors WHERE section_id = ? AND model = ? ORDER BY ordinal',
+      ),
       delVectors: q('DELETE FROM engine_vectors WHERE section_id = ?'),
       range: q('SELECT term, doc FROM engine_fts_vocab WHERE term >= ? AND term < ?'),
       df: q('SELECT doc FROM engine_fts_vocab WHERE term = ?'),
@@ -231,6 +234,17 @@ export class EngineRepo {
   /** Bases with at least one passage lacking a vector from `model`. */
   basesWithoutVectors(model: string): string[] {
     return (this.s.unvectoredBases!.all(model) as { base_id: string }[]).map((r) => r.base_id)
+  }
+
+  /** The embeddings by `model` of a section's passages, by ordinal (null where a passage has none). */
+  sectionVectors(sectionId: string, model: string): (Float32Array | null)[] {
+    const rows = this.s.sectionVectors!.all(sectionId, model) as { ordinal: number; vec: Uint8Array }[]
+    const list: (Float32Array | null)[] = []
+    for (const { ordinal, vec: b } of rows) {
+      while (list.length < ordinal) list.push(null)
+      list[ordinal] = new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength))
+    }
+    return list
   }
 
   /** A passage's embedding by `model`, or null when it has none from that model. */

@@ -112,6 +112,13 @@ export interface AskResult {
   metrics: { latency_ms: number; retrieval_ms: number; strategy: 'cart' | 'rag'; k: number }
 }
 
+/** A section's passage vectors from one model, by ordinal (null where a passage has none yet). */
+export interface SectionVectors {
+  list: (Float32Array | null)[]
+  /** Bytes this copy holds, for the warm cache's budget. */
+  bytes: number
+}
+
 /** A section of a base as the cart strategy needs it, before its cartridge is warm. */
 interface ManifestEntry {
   ref: SectionRef
@@ -133,12 +140,15 @@ const RAG_POOL = 40
 export class Engine {
   readonly repo: EngineRepo
   readonly cache: WarmCache<WarmCartridge>
+  /** Passage vectors of the configured model by section, warm for cart (a quarter of the cartridges' budget). */
+  readonly vectors: WarmCache<SectionVectors>
   private readonly manifests = new Map<string, ManifestEntry[]>()
   private readonly now: () => number
 
   constructor(private readonly deps: EngineDeps) {
     this.repo = new EngineRepo('$client' in deps.db ? deps.db.$client : deps.db)
     this.cache = new WarmCache({ budgetBytes: deps.cacheBytes, sizeOf: (c) => c.bytes })
+    this.vectors = new WarmCache({ budgetBytes: deps.cacheBytes / 4, sizeOf: (v) => v.bytes })
     this.now = deps.now ?? (() => performance.now())
   }
 
@@ -181,6 +191,7 @@ export class Engine {
       vectors,
     )
     if (cart) this.cache.set(cartKey, cart)
+    this.vectors.delete(input.sectionId)
     this.manifests.delete(input.baseId)
     if (previous && previous.cart_key !== cartKey) await this.dropCart(previous.cart_key)
     return {
@@ -194,6 +205,7 @@ export class Engine {
   /** Removes a section from the index and its cartridge when nothing else uses it. */
   async removeSection(sectionId: string): Promise<void> {
     const row = this.repo.removeSection(sectionId)
+    this.vectors.delete(sectionId)
     if (!row) return
     this.manifests.delete(row.base_id)
     await this.dropCart(row.cart_key)
@@ -235,10 +247,12 @@ export class Engine {
     const pending = sectionIds.flatMap((id) => this.repo.passagesWithoutVector(id, e.model))
     if (pending.length === 0) return 0
     const list = await e.embed(pending.map((p) => p.text))
-    return this.repo.putVectors(
+    const stored = this.repo.putVectors(
       e.model,
       pending.map((p, i) => ({ ...p, vec: list[i]! })),
     )
+    for (const id of sectionIds) this.vectors.delete(id)
+    return stored
   }
 
   /** Whether passages are embedded after onboarding, by an embed job (an embeddings server), not as they are indexed. */
@@ -289,12 +303,12 @@ export class Engine {
     const question = meaning && (await meaning)
     if (question && this.deps.embedder) {
       const { model, weight } = this.deps.embedder
-      ranked = withMeaning(
-        ranked,
-        question,
-        (p) => this.repo.vector(p.ref.sectionId, p.ordinal, model),
-        weight,
-      )
+      // rag reads the candidates' vectors from the database, as it reads everything; cart has them warm.
+      const vectorOf =
+        strategy === 'rag'
+          ? (p: RankedPassage<SectionRef>) => this.repo.vector(p.ref.sectionId, p.ordinal, model)
+          : (p: RankedPassage<SectionRef>) => this.warmVectors(p.ref.sectionId, model)[p.ordinal] ?? null
+      ranked = withMeaning(ranked, question, vectorOf, weight)
     }
     ranked = ranked.slice(0, k)
     const t1 = this.now()
@@ -354,6 +368,20 @@ export class Engine {
       })),
     )
     return entries.concat(rest)
+  }
+
+  /**
+   * A section's passage vectors from `model` (the configured one: warm copies are of it only) by
+   * ordinal, null where a passage has none yet; from the warm copy, or read once from the database.
+   */
+  private warmVectors(sectionId: string, model: string): (Float32Array | null)[] {
+    let v = this.vectors.get(sectionId)
+    if (!v) {
+      const list = this.repo.sectionVectors(sectionId, model)
+      v = { list, bytes: 64 + list.reduce((n, x) => n + 16 + (x?.byteLength ?? 0), 0) }
+      this.vectors.set(sectionId, v)
+    }
+    return v.list
   }
 
   private async loadCart(key: string): Promise<WarmCartridge> {

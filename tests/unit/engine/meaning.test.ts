@@ -111,11 +111,32 @@ describe('re-ranking by meaning (an embeddings server is configured)', () => {
     expect(await engine.embedSections(sectionIds(engine)).catch((e) => e)).toBeInstanceOf(LlmUnavailableError)
     expect(count()).toBe(0)
     standin.setMode('ok')
-    expect(await firstDoc(engine, 'rag')).toBe('doc_tour')
+    for (const strategy of ['cart', 'rag'] as const) expect(await firstDoc(engine, strategy)).toBe('doc_tour')
     expect(await engine.embedSections(sectionIds(engine))).toBe(2)
     expect(await engine.embedSections(sectionIds(engine))).toBe(0)
     expect(engine.basesWithoutVectors()).toEqual([])
-    expect(await firstDoc(engine, 'rag')).toBe('doc_launch')
+    // Cart's warm copy of the (missing) vectors was dropped when they were stored.
+    for (const strategy of ['cart', 'rag'] as const)
+      expect(await firstDoc(engine, strategy)).toBe('doc_launch')
+  })
+
+  test('cart keeps the vectors warm and does not read them again; re-onboarding or removal drops the copy', async () => {
+    standin.setMode('ok')
+    const { db, engine } = await base(embedder())
+    expect(await firstDoc(engine, 'cart')).toBe('doc_launch')
+    expect(engine.vectors.size).toBeGreaterThan(0)
+    // Gone from the database behind the engine's back: rag, which reads them per question, falls back
+    // to the lexical order; cart still has them.
+    db.$client.exec('DELETE FROM engine_vectors')
+    expect(await firstDoc(engine, 'rag')).toBe('doc_tour')
+    expect(await firstDoc(engine, 'cart')).toBe('doc_launch')
+    // Re-onboarded (lexically, the vectors still to come): the warm copy goes with the old passages.
+    await onboardDoc(engine, 'cor_1', docs[0]!)
+    expect(await firstDoc(engine, 'cart')).toBe('doc_tour')
+    await engine.embedSections(sectionIds(engine))
+    expect(await firstDoc(engine, 'cart')).toBe('doc_launch')
+    await engine.removeDocument('doc_launch')
+    expect(engine.vectors.keys()).not.toContain('sec_doc_launch')
   })
 
   test('a vector made while its passage changed or left is not stored', async () => {
