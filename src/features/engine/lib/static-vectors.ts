@@ -52,7 +52,7 @@ function load(): Table {
   const dims = view.getUint32(4, true)
   const count = view.getUint32(8, true)
   const vocabBytes = view.getUint32(12, true)
-  const vocab = new Uint8Array(bytes.subarray(16, 16 + vocabBytes))
+  const vocab = bytes.subarray(16, 16 + vocabBytes)
   const starts = new Uint32Array(count + 1)
   for (let i = 0; i < count; i++) starts[i + 1] = vocab.indexOf(10, starts[i]) + 1
   let size = 1
@@ -76,12 +76,18 @@ function load(): Table {
     slots[at] = i + 1
     if (STOP.has(words.decode(vocab.subarray(from, to)))) stop[i] = 1
   }
-  const scalesAt = 16 + vocabBytes
-  const buffer = bytes.buffer.slice(bytes.byteOffset + scalesAt, bytes.byteOffset + bytes.byteLength)
+  // The scales are read in place when the file's bytes are 4-byte aligned (a file this size gets a
+  // buffer of its own); copied otherwise.
+  let at = bytes.byteOffset + 16 + vocabBytes
+  let buffer = bytes.buffer as ArrayBuffer
+  if (at % 4 !== 0) {
+    buffer = buffer.slice(at, bytes.byteOffset + bytes.byteLength)
+    at = 0
+  }
   table = {
     dims,
-    scales: new Float32Array(buffer, 0, count),
-    values: new Int8Array(buffer, count * 4, count * dims),
+    scales: new Float32Array(buffer, at, count),
+    values: new Int8Array(buffer, at + count * 4, count * dims),
     vocab,
     starts,
     stop,
