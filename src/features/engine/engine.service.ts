@@ -37,7 +37,11 @@ export interface EngineDeps {
    * in process. Either way the results are compileSection's.
    */
   compile?: (text: string) => Promise<CompiledSection>
-  /** An embeddings server: passages are embedded after onboarding (embedSections) and candidates re-ranked by meaning. */
+  /**
+   * The model that embeds passages for re-ranking candidates by meaning: an embeddings server (its
+   * vectors come after onboarding, from embedSections) or the built-in vectors (made as passages are
+   * indexed, embedNow); none by default.
+   */
   embedder?: Embedder | null
 }
 
@@ -231,7 +235,7 @@ export class Engine {
     await this.warmEntries(baseId)
   }
 
-  /** The model that embeds passages, or null when no embeddings server is configured. */
+  /** The model that embeds passages, or null when there is none (no server, built-in vectors off). */
   get embeddingModel(): string | null {
     return this.deps.embedder?.model ?? null
   }
