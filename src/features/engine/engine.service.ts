@@ -40,7 +40,7 @@ export interface EngineDeps {
   /**
    * The model that embeds passages for re-ranking candidates by meaning: an embeddings server (its
    * vectors come after onboarding, from embedSections) or the built-in vectors (made as passages are
-   * indexed, embedNow); none by default.
+   * indexed, embedNow); none when not given.
    */
   embedder?: Embedder | null
 }
