@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import VECTORS_PATH from './static-vectors.bin' with { type: 'file' }
+import { FNV_OFFSET, FNV_PRIME } from './wordscan'
 
 // Built-in static word vectors (scripts/static-vectors/, docs/onboarding-and-answers.md): 128
 // dimensions a word, fitted so that the sum of a text's word vectors points where Google's Universal
@@ -21,8 +22,6 @@ const STOP = new Set(
 // separates words. A word is looked up without making a string: FNV-1a over its lower-cased
 // character codes picks a slot of an open-addressing table of the vocabulary, and the word is
 // compared with the vocabulary's bytes there.
-const FNV_OFFSET = 0x811c9dc5
-const FNV_PRIME = 16777619
 
 interface Table {
   dims: number
@@ -58,8 +57,6 @@ function load(): Table {
   let size = 1
   while (size < count * 2) size *= 2
   const slots = new Int32Array(size)
-  const stop = new Uint8Array(count)
-  const words = new TextDecoder()
   for (let i = 0; i < count; i++) {
     const from = starts[i]!
     const to = starts[i + 1]! - 1
@@ -74,7 +71,6 @@ function load(): Table {
     let at = h & (size - 1)
     while (slots[at] !== 0) at = (at + 1) & (size - 1)
     slots[at] = i + 1
-    if (STOP.has(words.decode(vocab.subarray(from, to)))) stop[i] = 1
   }
   // The scales are read in place when the file's bytes are 4-byte aligned (a file this size gets a
   // buffer of its own); copied otherwise.
@@ -90,9 +86,15 @@ function load(): Table {
     values: new Int8Array(buffer, at + count * 4, count * dims),
     vocab,
     starts,
-    stop,
+    stop: new Uint8Array(count),
     slots,
     mask: size - 1,
+  }
+  for (const w of STOP) {
+    let h = FNV_OFFSET
+    for (let j = 0; j < w.length; j++) h = Math.imul(h ^ w.charCodeAt(j), FNV_PRIME)
+    const i = wordIndex(table, w, 0, w.length, h)
+    if (i >= 0) table.stop[i] = 1
   }
   return table
 }

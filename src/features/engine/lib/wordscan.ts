@@ -46,8 +46,9 @@ function isDigit(text: string, i: number): boolean {
 /** FNV-1a over the UTF-16 units of the word `wordEnd` found last (read it before the next call). */
 export let wordHash = 0
 
-const FNV_OFFSET = 0x811c9dc5
-const FNV_PRIME = 16777619
+/** FNV-1a's 32-bit offset basis and prime (the engine's word hashes). */
+export const FNV_OFFSET = 0x811c9dc5
+export const FNV_PRIME = 16777619
 
 /** Where the run of letters and digits starting at `i` ends, hashing it into `h`. */
 function runEnd(text: string, i: number, h: number): number {
