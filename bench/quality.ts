@@ -16,7 +16,6 @@ import { migrations } from '../migrations/index'
 import { embedderFrom } from '../src/features/engine/embedder'
 import { type AskResult, Engine } from '../src/features/engine/engine.service'
 import { systemClock } from '../src/platform/clock/clock'
-import { configDefinition } from '../src/platform/config/config.definition'
 import { loadConfig } from '../src/platform/config/config.load'
 import { openDatabase } from '../src/platform/db/db'
 import { migrate } from '../src/platform/db/migrate'
@@ -119,23 +118,20 @@ async function main() {
     delete: async (k: string) => void objects.delete(k),
   }
   const embedServer = args.embed ? await startUseEmbeddingsServer() : null
-  const d = configDefinition.embed
   const weight = args['embed-weight']
-  // The product's own reading of ENGRAM_EMBED_BUILTIN (and of nothing else: no config file).
-  const { builtin } = loadConfig({
+  // The product's defaults and its own reading of ENGRAM_EMBED_BUILTIN (nothing else: no config file).
+  const c = loadConfig({
     env: { ENGRAM_EMBED_BUILTIN: process.env.ENGRAM_EMBED_BUILTIN },
     readFile: () => null,
   }).embed
   const embedder = embedderFrom(
     {
+      ...c,
       url: embedServer?.url ?? null,
       model: 'use-lite',
-      api_key: null,
       timeout_ms: 600_000,
-      batch: d.batch.default,
-      weight: Number(weight ?? d.weight.default),
-      builtin,
-      builtin_weight: Number(weight ?? d.builtin_weight.default),
+      weight: Number(weight ?? c.weight),
+      builtin_weight: Number(weight ?? c.builtin_weight),
     },
     systemClock,
     createLogger('warn'),

@@ -83,8 +83,8 @@ export interface App {
   /** Start-up housekeeping `serve` runs: removes stored objects no row references. */
   sweepOrphans(): Promise<{ removed: number; uploadsExpired: number }>
   /**
-   * Start-up work `serve` runs with an embeddings server: queues embedding for bases with passages
-   * that have no vector from the configured model; returns how many bases.
+   * Start-up work `serve` runs: queues embedding for bases with passages that have no vector from
+   * the configured model (an embeddings server or the built-in vectors); returns how many bases.
    */
   embedMissing(): number
 }

@@ -162,7 +162,7 @@ export class OnboardingService {
 
   /**
    * Queues an embed job for a base unless one is already waiting (a running one may have passed the
-   * newest sections). Nothing without an embeddings server.
+   * newest sections). Nothing when no model embeds passages.
    */
   embedLater(workspaceId: string, corpusId: string): Job | null {
     if (this.d.engine.embeddingModel === null) return null
