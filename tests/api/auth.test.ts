@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import { SessionTokens } from '../../src/platform/crypto/token'
+import { writeFromAnotherProcess } from '../helpers/other-process'
 import {
   addMember,
   auditRows,
@@ -259,6 +260,23 @@ describe('session tokens', () => {
         .status,
     ).toBe(204)
     await expectError(await me(m.token), '/v1', 401, 'unauthorized', 'This session has ended. Sign in again.')
+  })
+
+  test('a deactivation or password reset committed by another process applies on the next request', async () => {
+    const s = await signUp(t)
+    const m = await addMember(t, s.token)
+    const file = t.db.$client.filename
+    for (let i = 0; i < 2; i++) {
+      expect((await me(m.token)).status).toBe(200)
+      expect((await me(s.token)).status).toBe(200)
+    }
+    writeFromAnotherProcess(file, "UPDATE users SET status = 'deactivated' WHERE id = ?", [m.userId])
+    await expectError(await me(m.token), '/v1', 403, 'account_disabled')
+    expect((await me(s.token)).status).toBe(200)
+    writeFromAnotherProcess(file, 'UPDATE users SET token_version = token_version + 1 WHERE id = ?', [
+      s.userId,
+    ])
+    await expectError(await me(s.token), '/v1', 401, 'unauthorized', 'This session has ended. Sign in again.')
   })
 
   test('a role change applies on the next request of an existing session', async () => {

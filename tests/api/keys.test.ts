@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { sha256Hex } from '../../src/platform/crypto/hash'
+import { writeFromAnotherProcess } from '../helpers/other-process'
 import {
   addMember,
   auditRows,
@@ -221,6 +222,47 @@ describe('revoking keys', () => {
         'This API key has been revoked.',
       )
     }
+  })
+
+  test('a revocation or suspension committed by another process applies on the very next request', async () => {
+    const s = await signUp(t)
+    const a = await mintKey(t, s.token, ['query'])
+    const b = await mintKey(t, s.token, ['query'])
+    const file = t.db.$client.filename
+    // Used twice each, so a key row reused between requests would be in play.
+    for (let i = 0; i < 2; i++) {
+      expect((await t.request('/v1/status', { headers: bearer(a.key) })).status).toBe(200)
+      expect((await t.request('/v1/status', { headers: bearer(b.key) })).status).toBe(200)
+    }
+    writeFromAnotherProcess(file, 'UPDATE api_keys SET revoked_at = ? WHERE id = ?', [
+      t.clock.now().getTime(),
+      a.id,
+    ])
+    await expectError(
+      await t.request('/v1/status', { headers: bearer(a.key) }),
+      '/v1',
+      401,
+      'unauthorized',
+      'This API key has been revoked.',
+    )
+    expect((await t.request('/v1/status', { headers: bearer(b.key) })).status).toBe(200)
+    writeFromAnotherProcess(file, "UPDATE workspaces SET status = 'suspended' WHERE id = ?", [s.workspaceId])
+    await expectError(
+      await t.request('/v1/status', { headers: bearer(b.key) }),
+      '/v1',
+      403,
+      'workspace_suspended',
+    )
+    writeFromAnotherProcess(file, "UPDATE workspaces SET status = 'active' WHERE id = ?", [s.workspaceId])
+    expect((await t.request('/v1/status', { headers: bearer(b.key) })).status).toBe(200)
+    writeFromAnotherProcess(file, 'DELETE FROM api_keys WHERE id = ?', [b.id])
+    await expectError(
+      await t.request('/v1/status', { headers: bearer(b.key) }),
+      '/v1',
+      401,
+      'unauthorized',
+      'Invalid API key.',
+    )
   })
 
   test('an unknown key id is a 404 that writes nothing', async () => {

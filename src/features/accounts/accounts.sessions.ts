@@ -1,9 +1,9 @@
 // The session half of the accounts service (checking and refreshing session tokens), kept apart
 // from sign-up and passwords so each file stays small; it shares the accounts tables and rules.
-import type { Statement } from 'bun:sqlite'
 import type { Static } from '@sinclair/typebox'
 import { type Clock, iso } from '../../platform/clock/clock'
 import type { SessionClaims, SessionTokens } from '../../platform/crypto/token'
+import { CommitMemo, commitWatch } from '../../platform/db/commit-watch'
 import type { Db } from '../../platform/db/db'
 import { type ApiError, fail } from '../../platform/http/errors'
 import type { Authenticator } from '../../platform/http/mount'
@@ -44,7 +44,8 @@ export function bearerToken(request: Request): string {
  * so a password reset, a removal or a suspension takes effect on the very next request.
  */
 export class SessionService {
-  private readonly lookup: Statement<SessionRow, [string]>
+  /** User rows by id, reused only until the next commit to the database. */
+  private readonly users: CommitMemo<SessionRow>
 
   constructor(
     db: Db,
@@ -53,17 +54,18 @@ export class SessionService {
   ) {
     // The user and workspace tables are both read here so the hot path is a single statement (a
     // scalar subquery: measured several times faster than the equivalent JOIN on bun:sqlite).
-    this.lookup = db.$client.prepare<SessionRow, [string]>(
+    const lookup = db.$client.prepare<SessionRow, [string]>(
       `SELECT u.workspace_id, u.role, u.status, u.email_verified_at, u.token_version,
          (SELECT w.status FROM workspaces w WHERE w.id = u.workspace_id) AS ws_status
        FROM users u WHERE u.id = ?`,
     )
+    this.users = new CommitMemo(commitWatch(db.$client), (id) => lookup.get(id) ?? undefined)
   }
 
   /** The principal of a live session token, or the refusal that applies. */
   authenticate(token: string): Principal {
     const claims = this.claims(token)
-    const row = this.lookup.get(claims.sub)
+    const row = this.users.get(claims.sub)
     if (!row || row.workspace_id !== claims.wid || row.token_version !== claims.ver) {
       throw unauthorized('This session has ended. Sign in again.')
     }

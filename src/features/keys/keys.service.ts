@@ -3,6 +3,7 @@ import type { Static } from '@sinclair/typebox'
 import { type Clock, iso } from '../../platform/clock/clock'
 import { base62, newId, type Random } from '../../platform/crypto/random'
 import { secretHash } from '../../platform/crypto/token'
+import { CommitMemo, commitWatch } from '../../platform/db/commit-watch'
 import type { Db } from '../../platform/db/db'
 import { fail, notFound, validationFailed } from '../../platform/http/errors'
 import { keysetPage, type PageRequest } from '../../platform/http/pagination'
@@ -53,7 +54,8 @@ export function keyResp(row: ApiKeyRow): KeyResp {
 
 /** Tenant API keys: mint (secret shown once), list, revoke, and authenticate on every request. */
 export class KeysService {
-  private readonly lookup: Statement<unknown, [string]>
+  /** Key rows by secret hash, reused only until the next commit to the database. */
+  private readonly rows: CommitMemo<KeyAuthRow>
   /** Parsed scope lists by their stored JSON; at most seven distinct values exist. */
   private readonly scopeLists = new Map<string, Scope[]>()
   private readonly touch: Statement<unknown, [number, string, number]>
@@ -66,11 +68,13 @@ export class KeysService {
   ) {
     // Prepared once: the credential lookup is on every request's path (DESIGN, Performance notes).
     // A scalar subquery, not a JOIN: measured about 9x faster on bun:sqlite for this point lookup.
-    this.lookup = db.$client.prepare<unknown, [string]>(
+    const lookup = db.$client.prepare<unknown, [string]>(
       `SELECT k.id, k.workspace_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at,
          (SELECT w.status FROM workspaces w WHERE w.id = k.workspace_id) AS ws_status
        FROM api_keys k WHERE k.secret_hash = ?`,
     )
+    // Rows as arrays (`values`): no object with named keys on the hot path.
+    this.rows = new CommitMemo(commitWatch(db.$client), (hash) => (lookup.values(hash) as KeyAuthRow[])[0])
     this.touch = db.$client.prepare(
       'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)',
     )
@@ -160,14 +164,15 @@ export class KeysService {
   }
 
   /**
-   * The principal of a presented secret, checked against the database on every request (no
-   * caching, so a revocation applies to the very next request). Unknown, revoked or expired: 401.
+   * The principal of a presented secret, checked against the database's current state on every
+   * request, so a revocation applies to the very next one. The key row is read again whenever any
+   * connection has committed since it was last read (`CommitMemo`): no answer outlives a write.
+   * Unknown, revoked or expired: 401.
    */
   authenticate(secret: string): Principal {
     if (!KEY_SHAPE.test(secret)) throw invalidKey('Invalid API key.')
     // A lookup by the hash of a high-entropy secret: timing reveals nothing usable about the secret.
-    // Rows as arrays (`values`): no per-request object with named keys on the hot path.
-    const row = (this.lookup.values(secretHash(secret)) as KeyAuthRow[])[0]
+    const row = this.rows.get(secretHash(secret))
     if (!row) throw invalidKey('Invalid API key.')
     const [id, workspaceId, scopeJson, expiresAt, revokedAt, lastUsedAt, wsStatus] = row
     const now = this.clock.now().getTime()

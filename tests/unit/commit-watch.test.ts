@@ -1,0 +1,167 @@
+import { Database } from 'bun:sqlite'
+import { afterEach, describe, expect, test } from 'bun:test'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { CommitMemo, commitWatch } from '../../src/platform/db/commit-watch'
+import { openDatabase } from '../../src/platform/db/db'
+import { writeFromAnotherProcess } from '../helpers/other-process'
+
+const dirs: string[] = []
+const open: Database[] = []
+afterEach(() => {
+  for (const db of open.splice(0)) db.close()
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+/** A WAL database file with one table of (key, value) rows. */
+function walFile() {
+  const dir = mkdtempSync(join(tmpdir(), 'engram-commits-'))
+  dirs.push(dir)
+  const file = join(dir, 'test.db')
+  const client = openDatabase(file).$client
+  open.push(client)
+  client.exec('CREATE TABLE kv (k TEXT PRIMARY KEY, v TEXT)')
+  client.exec("INSERT INTO kv VALUES ('a', 'one'), ('b', 'two')")
+  return { file, client }
+}
+
+describe('commit watch', () => {
+  test('the version holds across reads and moves on every commit of this connection', () => {
+    const { client } = walFile()
+    const watch = commitWatch(client)
+    const v0 = watch.version()
+    client.query('SELECT * FROM kv').all()
+    expect(watch.version()).toBe(v0)
+    client.exec("UPDATE kv SET v = 'uno' WHERE k = 'a'")
+    const v1 = watch.version()
+    expect(v1).not.toBe(v0)
+    expect(watch.version()).toBe(v1)
+    client.transaction(() => {
+      client.exec("INSERT INTO kv VALUES ('c', 'three')")
+      client.exec("DELETE FROM kv WHERE k = 'b'")
+    })()
+    expect(watch.version()).not.toBe(v1)
+  })
+
+  test('a commit by another connection or another process moves it', () => {
+    const { file, client } = walFile()
+    const watch = commitWatch(client)
+    const v0 = watch.version()
+    const other = new Database(file)
+    open.push(other)
+    other.exec("UPDATE kv SET v = 'dos' WHERE k = 'b'")
+    const v1 = watch.version()
+    expect(v1).not.toBe(v0)
+    writeFromAnotherProcess(file, "UPDATE kv SET v = 'tres' WHERE k = 'b'")
+    expect(watch.version()).not.toBe(v1)
+  })
+
+  test('a checkpoint that resets the log moves it too (never a false "unchanged")', () => {
+    const { client } = walFile()
+    const watch = commitWatch(client)
+    const v0 = watch.version()
+    client.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+    expect(watch.version()).not.toBe(v0)
+  })
+
+  test("watching leaves SQLite's locks on the -shm file in place", () => {
+    const { file, client } = walFile()
+    const inode = statSync(`${file}-shm`).ino
+    const locks = () =>
+      readFileSync('/proc/locks', 'utf8')
+        .split('\n')
+        .filter((line) => line.includes(`:${inode} `))
+    const held = locks()
+    // The connection holds its "in use" lock on the file; a descriptor closed by this process
+    // would release it, letting another process reset the file under a live connection.
+    expect(held.length).toBeGreaterThan(0)
+    const watch = commitWatch(client)
+    watch.version()
+    client.exec("UPDATE kv SET v = 'uno' WHERE k = 'a'")
+    watch.version()
+    expect(locks()).toEqual(held)
+  })
+
+  test('one watch per connection', () => {
+    const { client } = walFile()
+    expect(commitWatch(client)).toBe(commitWatch(client))
+  })
+
+  test('an in-memory or rollback-journal database moves on every call', () => {
+    const memory = new Database(':memory:')
+    open.push(memory)
+    const watch = commitWatch(memory)
+    expect(watch.version()).not.toBe(watch.version())
+    const dir = mkdtempSync(join(tmpdir(), 'engram-commits-'))
+    dirs.push(dir)
+    const rollback = new Database(join(dir, 'delete.db'), { create: true })
+    open.push(rollback)
+    rollback.exec('PRAGMA journal_mode = DELETE')
+    const other = commitWatch(rollback)
+    expect(other.version()).not.toBe(other.version())
+  })
+})
+
+describe('commit memo', () => {
+  function memoOver(client: Database, max?: number) {
+    const reads: string[] = []
+    const statement = client.query<{ v: string }, [string]>('SELECT v FROM kv WHERE k = ?')
+    const memo = new CommitMemo(
+      commitWatch(client),
+      (k) => {
+        reads.push(k)
+        return statement.get(k)?.v
+      },
+      max,
+    )
+    return { memo, reads }
+  }
+
+  test('a row is read once while nothing commits, and again after any commit', () => {
+    const { file, client } = walFile()
+    const { memo, reads } = memoOver(client)
+    expect(memo.get('a')).toBe('one')
+    expect(memo.get('a')).toBe('one')
+    expect(memo.get('b')).toBe('two')
+    expect(reads).toEqual(['a', 'b'])
+    writeFromAnotherProcess(file, "UPDATE kv SET v = 'uno' WHERE k = 'a'")
+    expect(memo.get('a')).toBe('uno')
+    expect(memo.get('b')).toBe('two')
+    expect(reads).toEqual(['a', 'b', 'a', 'b'])
+    // A commit to any table, not only the one read, empties it.
+    client.exec('CREATE TABLE other (x)')
+    expect(memo.get('a')).toBe('uno')
+    expect(reads).toHaveLength(5)
+  })
+
+  test('a row deleted by another process is gone on the next get', () => {
+    const { file, client } = walFile()
+    const { memo } = memoOver(client)
+    expect(memo.get('b')).toBe('two')
+    writeFromAnotherProcess(file, "DELETE FROM kv WHERE k = 'b'")
+    expect(memo.get('b')).toBeUndefined()
+  })
+
+  test('misses are never kept, and at most max rows are', () => {
+    const { client } = walFile()
+    const { memo, reads } = memoOver(client, 1)
+    expect(memo.get('zz')).toBeUndefined()
+    expect(memo.get('zz')).toBeUndefined()
+    expect(memo.get('a')).toBe('one')
+    expect(memo.get('b')).toBe('two')
+    expect(memo.get('a')).toBe('one')
+    expect(memo.get('b')).toBe('two')
+    expect(reads).toEqual(['zz', 'zz', 'a', 'b', 'b'])
+  })
+
+  test('over an in-memory database every get reads', () => {
+    const memory = new Database(':memory:')
+    open.push(memory)
+    memory.exec("CREATE TABLE kv (k TEXT PRIMARY KEY, v TEXT); INSERT INTO kv VALUES ('a', 'one')")
+    const { memo, reads } = memoOver(memory)
+    memo.get('a')
+    memo.get('a')
+    expect(reads).toEqual(['a', 'a'])
+  })
+})
