@@ -26,61 +26,76 @@ function walFile() {
   return { file, client }
 }
 
+for (const map of [true, false]) {
+  const kind = map ? 'mapped' : 'read'
+  describe(`commit watch, header ${kind}`, () => {
+    test('the version holds across reads and moves on every commit of this connection', () => {
+      const { client } = walFile()
+      const watch = commitWatch(client, { map })
+      const v0 = watch.version()
+      client.query('SELECT * FROM kv').all()
+      expect(watch.version()).toBe(v0)
+      client.exec("UPDATE kv SET v = 'uno' WHERE k = 'a'")
+      const v1 = watch.version()
+      expect(v1).not.toBe(v0)
+      expect(watch.version()).toBe(v1)
+      client.transaction(() => {
+        client.exec("INSERT INTO kv VALUES ('c', 'three')")
+        client.exec("DELETE FROM kv WHERE k = 'b'")
+      })()
+      expect(watch.version()).not.toBe(v1)
+    })
+
+    test('a commit by another connection or another process moves it', () => {
+      const { file, client } = walFile()
+      const watch = commitWatch(client, { map })
+      const v0 = watch.version()
+      const other = new Database(file)
+      open.push(other)
+      other.exec("UPDATE kv SET v = 'dos' WHERE k = 'b'")
+      const v1 = watch.version()
+      expect(v1).not.toBe(v0)
+      writeFromAnotherProcess(file, "UPDATE kv SET v = 'tres' WHERE k = 'b'")
+      expect(watch.version()).not.toBe(v1)
+    })
+
+    test('a checkpoint that resets the log moves it too (never a false "unchanged")', () => {
+      const { client } = walFile()
+      const watch = commitWatch(client, { map })
+      const v0 = watch.version()
+      client.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+      expect(watch.version()).not.toBe(v0)
+    })
+
+    test("watching leaves SQLite's locks on the -shm file in place", () => {
+      const { file, client } = walFile()
+      const inode = statSync(`${file}-shm`).ino
+      const locks = () =>
+        readFileSync('/proc/locks', 'utf8')
+          .split('\n')
+          .filter((line) => line.includes(`:${inode} `))
+      const held = locks()
+      // The connection holds its "in use" lock on the file; a descriptor closed by this process
+      // would release it, letting another process reset the file under a live connection.
+      expect(held.length).toBeGreaterThan(0)
+      const watch = commitWatch(client, { map })
+      watch.version()
+      client.exec("UPDATE kv SET v = 'uno' WHERE k = 'a'")
+      watch.version()
+      expect(locks()).toEqual(held)
+    })
+
+    test(`the header is ${kind}`, () => {
+      const { client } = walFile()
+      expect(commitWatch(client, { map }).kind).toBe(kind)
+    })
+  })
+}
+
 describe('commit watch', () => {
-  test('the version holds across reads and moves on every commit of this connection', () => {
+  test('the header is mapped by default (glibc Linux)', () => {
     const { client } = walFile()
-    const watch = commitWatch(client)
-    const v0 = watch.version()
-    client.query('SELECT * FROM kv').all()
-    expect(watch.version()).toBe(v0)
-    client.exec("UPDATE kv SET v = 'uno' WHERE k = 'a'")
-    const v1 = watch.version()
-    expect(v1).not.toBe(v0)
-    expect(watch.version()).toBe(v1)
-    client.transaction(() => {
-      client.exec("INSERT INTO kv VALUES ('c', 'three')")
-      client.exec("DELETE FROM kv WHERE k = 'b'")
-    })()
-    expect(watch.version()).not.toBe(v1)
-  })
-
-  test('a commit by another connection or another process moves it', () => {
-    const { file, client } = walFile()
-    const watch = commitWatch(client)
-    const v0 = watch.version()
-    const other = new Database(file)
-    open.push(other)
-    other.exec("UPDATE kv SET v = 'dos' WHERE k = 'b'")
-    const v1 = watch.version()
-    expect(v1).not.toBe(v0)
-    writeFromAnotherProcess(file, "UPDATE kv SET v = 'tres' WHERE k = 'b'")
-    expect(watch.version()).not.toBe(v1)
-  })
-
-  test('a checkpoint that resets the log moves it too (never a false "unchanged")', () => {
-    const { client } = walFile()
-    const watch = commitWatch(client)
-    const v0 = watch.version()
-    client.exec('PRAGMA wal_checkpoint(TRUNCATE)')
-    expect(watch.version()).not.toBe(v0)
-  })
-
-  test("watching leaves SQLite's locks on the -shm file in place", () => {
-    const { file, client } = walFile()
-    const inode = statSync(`${file}-shm`).ino
-    const locks = () =>
-      readFileSync('/proc/locks', 'utf8')
-        .split('\n')
-        .filter((line) => line.includes(`:${inode} `))
-    const held = locks()
-    // The connection holds its "in use" lock on the file; a descriptor closed by this process
-    // would release it, letting another process reset the file under a live connection.
-    expect(held.length).toBeGreaterThan(0)
-    const watch = commitWatch(client)
-    watch.version()
-    client.exec("UPDATE kv SET v = 'uno' WHERE k = 'a'")
-    watch.version()
-    expect(locks()).toEqual(held)
+    expect(commitWatch(client).kind).toBe('mapped')
   })
 
   test('one watch per connection', () => {

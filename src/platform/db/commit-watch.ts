@@ -2,43 +2,56 @@
 // process, rewrites the header at the start of the `-shm` file (the wal-index; format documented
 // at https://sqlite.org/walformat.html): a change counter, the last frame, salts and checksums. The
 // header is kept twice; a writer fills the second copy, then the first, and a reader that finds the
-// two equal has a header SQLite itself would accept. Reading it with one `pread` costs a fraction
-// of a microsecond, where a read transaction takes and drops a lock with two `fcntl` calls.
+// two equal has a header SQLite itself would accept. Looking at it costs nanoseconds through a
+// shared mapping (or a fraction of a microsecond with `pread`), where a read transaction takes and
+// drops a lock with two `fcntl` calls.
 //
-// The file is read, never mapped, and its descriptor stays open as long as the connection: POSIX
-// locks belong to the process, and closing any descriptor of the file would drop the locks SQLite
-// holds on it (`Bun.mmap` opens and closes one, so it is not used here).
+// The descriptor of the `-shm` file stays open as long as the connection: POSIX locks belong to the
+// process, and closing any descriptor of the file would drop the locks SQLite holds on it. That is
+// why the mapping is made with libc's `mmap` on that descriptor (`Bun.mmap` takes a path, and opens
+// and closes a descriptor of its own). Engram opens one connection per database file per process,
+// so the descriptor is closed only after that connection is gone.
 import type { Database } from 'bun:sqlite'
 import { closeSync, openSync, readSync } from 'node:fs'
 
 /** Tells whether the database may have changed since an earlier look. */
 export interface CommitWatch {
+  /** How the header is looked at: a shared mapping, a read per look, or not at all. */
+  readonly kind: 'mapped' | 'read' | 'none'
   /** A number that stays the same only while no connection has committed to the database. */
   version(): number
 }
 
 /** u32 words in one copy of the wal-index header (48 bytes). */
 const HEADER_WORDS = 12
+const HEADER_BYTES = 2 * HEADER_WORDS * 4
 
 const watches = new WeakMap<Database, CommitWatch>()
 /** Closes a watch's descriptor once its connection is gone (and with it SQLite's locks). */
-const descriptors = new FinalizationRegistry<number>((fd) => closeSync(fd))
+const descriptors = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd)
+  } catch {
+    // Already closed: nothing to release.
+  }
+})
 
 /**
  * The commit watch of an open database, one per connection. A database that is not a WAL file
  * (`:memory:`, another journal mode) or whose `-shm` file cannot be opened gets a watch whose
  * version changes on every call, so whatever relies on it reads the database every time.
+ * `map: false` skips the mapping and reads the header on every look.
  */
-export function commitWatch(client: Database): CommitWatch {
+export function commitWatch(client: Database, opts: { map?: boolean } = {}): CommitWatch {
   let watch = watches.get(client)
   if (!watch) {
-    watch = headerWatch(client) ?? alwaysChanged()
+    watch = headerWatch(client, opts.map ?? true) ?? alwaysChanged()
     watches.set(client, watch)
   }
   return watch
 }
 
-function headerWatch(client: Database): CommitWatch | null {
+function headerWatch(client: Database, map: boolean): CommitWatch | null {
   const file = client.filename
   if (!file || file === ':memory:' || file.startsWith('file:')) return null
   const mode = client.query<{ journal_mode: string }, []>('PRAGMA journal_mode').get()
@@ -52,21 +65,31 @@ function headerWatch(client: Database): CommitWatch | null {
     return null
   }
   descriptors.register(client, fd)
-  const header = new Uint32Array(2 * HEADER_WORDS)
+  const mapped = map ? mapHeader(fd) : null
+  const buffer = new Uint32Array(2 * HEADER_WORDS)
+  // The two copies of the header as they are now: the mapping itself, or a fresh read of the file.
+  const look = mapped
+    ? () => mapped
+    : () => (readSync(fd, buffer, 0, HEADER_BYTES, 0) === HEADER_BYTES ? buffer : null)
+  const first = new Uint32Array(HEADER_WORDS)
   const seen = new Uint32Array(HEADER_WORDS)
   let version = 0
   let settled = false
   return {
+    kind: mapped ? 'mapped' : 'read',
     version() {
-      // Unequal copies mean a commit is being written: the version moves now, and again once the
-      // header has settled. A short read (a file being set up) counts as a change the same way.
-      if (readSync(fd, header, 0, header.byteLength, 0) !== header.byteLength) {
+      // As SQLite reads it: the first copy, then the second. Unequal copies mean a commit is being
+      // written: the version moves now, and again once the header has settled. A short read (a file
+      // being set up) counts the same way.
+      const header = look()
+      if (!header) {
         settled = false
         return ++version
       }
+      for (let i = 0; i < HEADER_WORDS; i++) first[i] = header[i]!
       let same = settled
       for (let i = 0; i < HEADER_WORDS; i++) {
-        const word = header[i]!
+        const word = first[i]!
         if (word !== header[HEADER_WORDS + i]) {
           settled = false
           return ++version
@@ -83,9 +106,43 @@ function headerWatch(client: Database): CommitWatch | null {
   }
 }
 
+type Mmap = (addr: null, length: number, prot: number, flags: number, fd: number, offset: number) => unknown
+/** libc's `mmap`, bound once (undefined: not tried yet; null: not available). */
+let mmap: Mmap | null | undefined
+
+/**
+ * A read-only shared mapping of the header through libc's `mmap` on a descriptor that stays open,
+ * or null where that is not available (no glibc or macOS libc, no FFI); the mapping lasts as long as
+ * the process (one page per database opened).
+ */
+function mapHeader(fd: number): Uint32Array | null {
+  try {
+    const { dlopen, FFIType, toArrayBuffer } = require('bun:ffi') as typeof import('bun:ffi')
+    if (mmap === undefined) {
+      mmap = null
+      const libc = dlopen(process.platform === 'darwin' ? 'libc.dylib' : 'libc.so.6', {
+        mmap: {
+          args: [FFIType.ptr, FFIType.u64, FFIType.i32, FFIType.i32, FFIType.i32, FFIType.i64],
+          returns: FFIType.ptr,
+        },
+      })
+      mmap = libc.symbols.mmap as unknown as Mmap
+    }
+    if (!mmap) return null
+    const PROT_READ = 1
+    const MAP_SHARED = 1
+    const at = mmap(null, HEADER_BYTES, PROT_READ, MAP_SHARED, fd, 0)
+    // MAP_FAILED is (void *)-1, which comes back as a bigint.
+    if (typeof at !== 'number' || at <= 0) return null
+    return new Uint32Array(toArrayBuffer(at, 0, HEADER_BYTES))
+  } catch {
+    return null
+  }
+}
+
 function alwaysChanged(): CommitWatch {
   let version = 0
-  return { version: () => ++version }
+  return { kind: 'none', version: () => ++version }
 }
 
 /**
