@@ -45,7 +45,7 @@ export interface EngineDeps {
   embedder?: Embedder | null
 }
 
-/** What re-ranking by meaning needs (an EmbeddingsClient plus the weight of its similarity). */
+/** What re-ranking by meaning needs: a model (an embeddings server or the built-in vectors) and the weight of its similarity. */
 export interface Embedder {
   readonly model: string
   /** Weight of a candidate's similarity to the question (a standard score among the candidates). */
