@@ -43,7 +43,7 @@ import { mountRoutes } from './platform/http/mount'
 import { buildOpenApi } from './platform/http/openapi'
 import { RateLimiter } from './platform/http/rate-limit'
 import type { RouteDef } from './platform/http/route'
-import { createHttpShell } from './platform/http/server'
+import { createHttpShell, type PeerSource } from './platform/http/server'
 import { JobQueue } from './platform/jobs/queue'
 import { Scheduler } from './platform/jobs/scheduler'
 import { createLlmClient } from './platform/llm/openai-client'
@@ -67,7 +67,8 @@ export interface AppDeps {
 
 /** The built application: a fetch-style handler plus what tests and tools inspect. */
 export interface App {
-  handle(request: Request): Promise<Response>
+  /** Answers one request; Bun passes its server, which tells the socket peer. */
+  handle(request: Request, server?: PeerSource): Promise<Response>
   routes: RouteDef[]
   openapi(): Record<string, unknown>
   /** The durable job queue and its scheduler (started by `serve`, stepped by tests). */
@@ -98,6 +99,10 @@ export function createApp(deps: AppDeps): App {
     random: deps.random,
     log: deps.log,
     frozenRemovalDate: config.api.frozen_removal_date,
+    corsOrigins: config.server.cors_origins
+      .split(',')
+      .map((o) => o.trim())
+      .filter((o) => o.length > 0),
   })
 
   const { db, clock, random } = deps
@@ -132,6 +137,7 @@ export function createApp(deps: AppDeps): App {
     sessions: sessionTokens,
     workspaces,
     audit,
+    log: deps.log,
   })
   const sessions = new SessionService(db, clock, sessionTokens)
   const keys = new KeysService(db, clock, random, audit)
@@ -276,7 +282,7 @@ export function createApp(deps: AppDeps): App {
     ...economicsRoutes(economics),
     ...scaleRoutes(scale),
     ...mcpRoutes(mcp, { version: VERSION, maxBodyBytes: config.server.max_body_bytes, log: deps.log }),
-    ...accountsRoutes(accounts, sessions, config),
+    ...accountsRoutes(accounts, sessions, keys, config),
     ...membersRoutes(members),
     ...keysRoutes(keys),
     ...usageRoutes(usage),

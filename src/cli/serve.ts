@@ -1,11 +1,27 @@
 import { createApp, VERSION } from '../app'
 import { baseUrl, type Config } from '../platform/config/config.load'
 import type { Db } from '../platform/db/db'
+import { isLoopback } from '../platform/http/loopback'
 import { openRuntime } from './runtime'
 
 /** True while the install has no workspace at all. */
 function firstStart(db: Db): boolean {
   return db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM workspaces').get()?.n === 0
+}
+
+/**
+ * What an operator exposing this server to a network should know at start-up, one line each.
+ * Listening beyond loopback with email disabled: verification and reset links cannot be mailed, so
+ * callers from other machines get none and the links are written to this log instead.
+ */
+export function startupWarnings(config: Config): string[] {
+  const out: string[] = []
+  if (config.email.transport === 'disabled' && !isLoopback(config.server.host)) {
+    out.push(
+      `email is disabled while listening on ${config.server.host || 'every address'}: verification and password reset links are written to this log (they are answered only to callers on this machine); set ENGRAM_EMAIL to an smtp:// URL to mail them`,
+    )
+  }
+  return out
 }
 
 /** Largest request Bun accepts at all; routes apply their own, smaller limits. */
@@ -33,6 +49,7 @@ export async function serve(config: Config): Promise<void> {
     storage: rt.objects.driver,
     swept_temp_objects: swept,
   })
+  for (const warning of startupWarnings(config)) rt.log.warn(warning)
   app.jobs.scheduler.start()
   // The scale test loads this server over loopback, so it needs an address it can reach.
   const host = ['0.0.0.0', '::', ''].includes(config.server.host) ? '127.0.0.1' : config.server.host

@@ -32,10 +32,14 @@ describe('forgot and reset password', () => {
       expect(res.status).toBe(200)
       expect(await res.json()).toEqual({
         status: 'sent',
+        link_delivery: 'response',
         reset_link: expect.stringMatching(/^http:\/\/localhost:8080\/reset-password\?token=[0-9A-Za-z]{43}$/),
       })
       const before = snapshot(t)
-      expect(await (await forgot(path, 'nobody-here@example.com')).json()).toEqual({ status: 'sent' })
+      expect(await (await forgot(path, 'nobody-here@example.com')).json()).toEqual({
+        status: 'sent',
+        link_delivery: 'response',
+      })
       expect(snapshot(t)).toEqual(before)
     }
   })
@@ -89,7 +93,10 @@ describe('forgot and reset password', () => {
     t.clock.advance(120_000)
     const first = (await (await forgot('/v1/auth/forgot-password', s.email)).json()).reset_link
     const tokens = rows(t, 'email_tokens')
-    expect(await (await forgot('/v1/auth/forgot-password', s.email)).json()).toEqual({ status: 'sent' })
+    expect(await (await forgot('/v1/auth/forgot-password', s.email)).json()).toEqual({
+      status: 'sent',
+      link_delivery: 'response',
+    })
     expect(rows(t, 'email_tokens')).toBe(tokens)
     t.clock.advance(60_000)
     const second = (await (await forgot('/v1/auth/forgot-password', s.email)).json()).reset_link
@@ -156,11 +163,33 @@ describe('me, setup and config', () => {
     }
   })
 
-  test('/auth/me and /auth/refresh need a user session: an API key gets 403 session_required', async () => {
-    const s = await signUp(t)
+  test('/auth/me describes an API key and its workspace; /auth/refresh needs a user session', async () => {
+    const s = await signUp(t, { workspace_name: 'Keyed' })
     const key = await mintKey(t, s.token, ['admin', 'query'])
-    for (const path of [...mounts('/auth/me')]) {
-      await expectError(await t.request(path, { headers: bearer(key.key) }), path, 403, 'session_required')
+    const member = await mintKey(t, s.token, ['query'])
+    const now = t.clock.now().toISOString()
+    for (const path of mounts('/auth/me')) {
+      const res = await t.request(path, { headers: bearer(key.key) })
+      expect(res.status).toBe(200)
+      expect(await res.json()).toEqual({
+        kind: 'api_key',
+        key: {
+          id: key.id,
+          name: 'key admin+query',
+          prefix: key.prefix,
+          scopes: ['query', 'admin'],
+          last_used_at: now,
+          expires_at: null,
+          revoked_at: null,
+          created_at: now,
+        },
+        workspace_id: s.workspaceId,
+        workspace_name: 'Keyed',
+        role: 'admin',
+      })
+      const m = await (await t.request(path, { headers: bearer(member.key) })).json()
+      expect(m).toMatchObject({ kind: 'api_key', key: { id: member.id, scopes: ['query'] }, role: 'member' })
+      expect(JSON.stringify(m)).not.toContain(member.key)
     }
     for (const path of mounts('/auth/refresh')) {
       await expectError(

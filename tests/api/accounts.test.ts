@@ -230,6 +230,7 @@ describe('open sign-up', () => {
         token_type: 'bearer',
         expires_at: null,
         email_verified: false,
+        link_delivery: 'response',
         verify_link: expect.stringMatching(
           /^http:\/\/localhost:8080\/auth\/verify-email\?token=[0-9A-Za-z]{43}$/,
         ),
@@ -337,7 +338,7 @@ describe('open sign-up', () => {
     const resent = await (
       await t.request('/v1/auth/resend-verification', { method: 'POST', json: { email } })
     ).json()
-    expect(resent).toEqual({ status: 'sent', verify_link: expect.any(String) })
+    expect(resent).toEqual({ status: 'sent', link_delivery: 'response', verify_link: expect.any(String) })
     const second = tokenOf(resent.verify_link)
     expect(second).not.toBe(first)
     await expectError(await t.request(`/v1/auth/verify-email?token=${first}`), '/v1', 400, 'invalid_token')
@@ -361,7 +362,7 @@ describe('open sign-up', () => {
     for (const path of mounts('/auth/resend-verification')) {
       const tokens = rows(t, 'email_tokens')
       const res = await t.request(path, { method: 'POST', json: { email } })
-      expect(await res.json()).toEqual({ status: 'sent' })
+      expect(await res.json()).toEqual({ status: 'sent', link_delivery: 'response' })
       expect(rows(t, 'email_tokens')).toBe(tokens)
     }
     t.clock.advance(60_000)
@@ -374,7 +375,7 @@ describe('open sign-up', () => {
       method: 'POST',
       json: { email: 'nobody@example.com' },
     })
-    expect(await unknown.json()).toEqual({ status: 'sent' })
+    expect(await unknown.json()).toEqual({ status: 'sent', link_delivery: 'response' })
     expect(snapshot(t)).toEqual(before)
     const bad = await t.request('/v1/auth/resend-verification', { method: 'POST', json: { email: 'nope' } })
     expect(bad.status).toBe(422)

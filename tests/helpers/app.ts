@@ -20,8 +20,11 @@ export interface TestApp extends App {
   clock: ManualClock
   log: ReturnType<typeof memoryLogger>
   dataDir: string
-  /** Sends a request through `app.handle`; `path` is relative to http://engram.test. */
-  request(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>
+  /**
+   * Sends a request through `app.handle`; `path` is relative to http://engram.test. `peer` is the
+   * socket address the request seems to come from (in process, there is none: this machine).
+   */
+  request(path: string, init?: RequestInit & { json?: unknown; peer?: string }): Promise<Response>
   close(): void
 }
 
@@ -38,7 +41,8 @@ export interface TestAppOptions {
 export function testApp(opts: TestAppOptions = {}): TestApp {
   const dataDir = mkdtempSync(join(tmpdir(), 'engram-test-'))
   const config: Config = loadConfig({
-    env: { ENGRAM_DATA_DIR: dataDir, ENGRAM_RATE_LIMITS: 'off', ...opts.env },
+    // Tests make many workspaces: registration stays on unless a test sets the switch itself.
+    env: { ENGRAM_DATA_DIR: dataDir, ENGRAM_RATE_LIMITS: 'off', ENGRAM_REGISTRATION: 'on', ...opts.env },
     readFile: () => null,
   })
   const db = openDatabase(join(dataDir, 'engram.db'))
@@ -64,7 +68,7 @@ export function testApp(opts: TestAppOptions = {}): TestApp {
     log,
     dataDir,
     request(path, init = {}) {
-      const { json, ...rest } = init
+      const { json, peer, ...rest } = init
       const headers = new Headers(rest.headers)
       if (json !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json')
       return app.handle(
@@ -73,6 +77,7 @@ export function testApp(opts: TestAppOptions = {}): TestApp {
           headers,
           body: json !== undefined ? JSON.stringify(json) : rest.body,
         }),
+        peer === undefined ? undefined : { requestIP: () => ({ address: peer }) },
       )
     },
     close() {

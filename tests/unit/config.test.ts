@@ -12,7 +12,7 @@ describe('configuration', () => {
     expect(c.server.port).toBe(8080)
     expect(c.data.dir).toBe('./data')
     expect(c.accounts.signup_mode).toBe('invite')
-    expect(c.accounts.registration).toBe('on')
+    expect(c.accounts.registration).toBe('first')
     expect(c.accounts.default_plan).toBe('free')
     expect(c.email.transport).toBe('disabled')
     expect(c.storage.driver).toBe('local')

@@ -1,17 +1,18 @@
 import type { Config } from '../../platform/config/config.load'
 import { fail } from '../../platform/http/errors'
 import { defineRoute, type Principal, type RouteDef } from '../../platform/http/route'
+import type { KeysService } from '../keys/keys.service'
 import {
   AccessRequestResp,
   AuthConfigResp,
   EmailReq,
   LinkResp,
   LoginForm,
+  MeResp,
   RegisterReq,
   ResetPasswordReq,
   SessionResp,
   TokenResp,
-  UserResp,
   VerifyQuery,
   WorkspaceSetupReq,
 } from './accounts.schemas'
@@ -19,6 +20,13 @@ import type { AccountsService } from './accounts.service'
 import { bearerToken, type SessionService } from './accounts.sessions'
 
 const TAGS = ['auth']
+
+// While email is disabled, a verification or reset link is answered only to a caller on the server's
+// own machine (a loopback socket, no proxy trusted); anyone else gets `sent` and the link goes to the
+// server log for the operator. The spec returns it to every caller; that let anyone who can reach
+// the server take over any account, so this deviation is deliberate (docs/accounts.md).
+const LINKS_WHILE_EMAIL_DISABLED =
+  "With email disabled, the link is in the body only for a caller on the server's machine (loopback, no proxy trusted); otherwise it is written to the server log for the operator, and `link_delivery` says which."
 
 // Routes whose answer carries a secret (a session token, or a link while email is disabled) set
 // `idempotent: false`: an Idempotency-Key replay would mean storing that secret in the clear.
@@ -33,8 +41,19 @@ function sessionUser(p: Principal): string {
 export function accountsRoutes(
   accounts: AccountsService,
   sessions: SessionService,
+  keys: KeysService,
   config: Config,
 ): RouteDef[] {
+  const keyProfile = (p: Principal) => {
+    const ws = accounts.workspaceName(p.workspaceId)
+    return {
+      kind: 'api_key' as const,
+      key: keys.get(p.workspaceId, p.keyId!),
+      workspace_id: p.workspaceId,
+      workspace_name: ws,
+      role: p.role,
+    }
+  }
   return [
     defineRoute({
       method: 'POST',
@@ -42,10 +61,11 @@ export function accountsRoutes(
       idempotent: false,
       auth: 'none',
       summary: 'Create a workspace and its first admin',
+      description: `Invite mode: open while the registration switch allows (\`first\`, the default: until the first workspace exists), else 403 \`registration_closed\`. Open mode: the admin is unverified until the emailed link is used. ${LINKS_WHILE_EMAIL_DISABLED}`,
       tags: TAGS,
       body: RegisterReq,
       response: TokenResp,
-      handler: ({ body, ip, requestId }) => accounts.register(body, { ip, requestId }),
+      handler: ({ body, ip, requestId, loopback }) => accounts.register(body, { ip, requestId, loopback }),
     }),
     defineRoute({
       method: 'GET',
@@ -63,10 +83,12 @@ export function accountsRoutes(
       idempotent: false,
       auth: 'none',
       summary: 'Send the verification link again (per-address cooldown)',
+      description: LINKS_WHILE_EMAIL_DISABLED,
       tags: TAGS,
       body: EmailReq,
       response: LinkResp,
-      handler: ({ body, ip, requestId }) => accounts.resendVerification(body.email, { ip, requestId }),
+      handler: ({ body, ip, requestId, loopback }) =>
+        accounts.resendVerification(body.email, { ip, requestId, loopback }),
     }),
     defineRoute({
       method: 'POST',
@@ -84,10 +106,12 @@ export function accountsRoutes(
       idempotent: false,
       auth: 'none',
       summary: 'Send a password reset link',
+      description: LINKS_WHILE_EMAIL_DISABLED,
       tags: TAGS,
       body: EmailReq,
       response: LinkResp,
-      handler: ({ body, ip, requestId }) => accounts.forgotPassword(body.email, { ip, requestId }),
+      handler: ({ body, ip, requestId, loopback }) =>
+        accounts.forgotPassword(body.email, { ip, requestId, loopback }),
     }),
     defineRoute({
       method: 'POST',
@@ -129,10 +153,13 @@ export function accountsRoutes(
       method: 'GET',
       path: '/auth/me',
       auth: 'bearer',
-      summary: 'The signed-in user',
+      summary: 'Who the credential is: the signed-in user, or the API key and its workspace',
+      description:
+        'A session answers UserResp. An API key has no user: it answers `kind: "api_key"`, the key as listed (never its secret), its workspace, and the role it acts with.',
       tags: TAGS,
-      response: UserResp,
-      handler: ({ principal }) => accounts.profile(sessionUser(principal)),
+      response: MeResp,
+      handler: ({ principal }) =>
+        principal.kind === 'api_key' ? keyProfile(principal) : accounts.profile(sessionUser(principal)),
     }),
     defineRoute({
       method: 'POST',
@@ -140,11 +167,17 @@ export function accountsRoutes(
       auth: 'admin',
       scope: 'admin',
       summary: "Rename the caller's workspace and display name",
+      description:
+        'With an admin-scope API key the workspace is renamed and the key described as by /auth/me; `name` (a display name) is not applied, as a key has no user.',
       tags: TAGS,
       body: WorkspaceSetupReq,
-      response: UserResp,
-      handler: ({ principal, body }) =>
-        accounts.setup(sessionUser(principal), body.workspace_name, body.name),
+      response: MeResp,
+      handler: ({ principal, body }) => {
+        if (principal.kind !== 'api_key')
+          return accounts.setup(sessionUser(principal), body.workspace_name, body.name)
+        accounts.renameWorkspace(principal.workspaceId, body.workspace_name)
+        return keyProfile(principal)
+      },
     }),
     defineRoute({
       method: 'GET',
@@ -155,7 +188,7 @@ export function accountsRoutes(
       response: AuthConfigResp,
       handler: () => ({
         signup_mode: config.accounts.signup_mode,
-        registration_enabled: config.accounts.signup_mode === 'open' || config.accounts.registration === 'on',
+        registration_enabled: accounts.registrationOpen(),
         billing_enabled: config.billing.mode !== 'off',
         default_plan: config.accounts.default_plan,
         email_enabled: config.email.transport !== 'disabled',

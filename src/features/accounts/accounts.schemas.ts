@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { isValid as mailcheckerValid } from 'mailchecker'
 import { validationFailed } from '../../platform/http/errors'
+import { ApiKeyResp } from '../keys/keys.schemas'
 
 /** An email address as accepted on the wire; it is trimmed and lower-cased before use. */
 export const Email = Type.String({ format: 'email', maxLength: 254, description: 'Email address.' })
@@ -21,12 +22,26 @@ export const RegisterReq = Type.Object({
   name: { ...Name, description: 'Display name.' },
 })
 
+/** Where a verification or reset link went; the same for every address, so it reveals no account. */
+export const LinkDelivery = Type.Union(
+  [Type.Literal('email'), Type.Literal('response'), Type.Literal('server_log')],
+  {
+    description:
+      "`email`: mailed. `response`: in this body (email is disabled and the caller is on the server's machine). `server_log`: email is disabled and the caller is remote, so the link was written to the server log for the operator to pass on.",
+  },
+)
+
 export const TokenResp = Type.Object({
   access_token: Type.String({ description: 'Session token; empty while the address is unverified.' }),
   token_type: Type.Literal('bearer'),
   expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   email_verified: Type.Boolean(),
-  verify_link: Type.Optional(Type.String({ description: 'Only when the email backend is disabled.' })),
+  verify_link: Type.Optional(
+    Type.String({
+      description: "Only when the email backend is disabled and the caller is on the server's machine.",
+    }),
+  ),
+  link_delivery: Type.Optional(LinkDelivery),
 })
 
 export const SessionResp = Type.Object({
@@ -48,11 +63,26 @@ export const UserResp = Type.Object({
   email_verified: Type.Boolean(),
 })
 
+/** `/auth/me` and `/auth/setup` for an API key: a key has no user, so it describes itself. */
+export const ApiKeyMeResp = Type.Object({
+  kind: Type.Literal('api_key'),
+  key: ApiKeyResp,
+  workspace_id: Type.String(),
+  workspace_name: Type.String(),
+  role: Type.Union([Type.Literal('admin'), Type.Literal('member')], {
+    description: 'admin when the key holds the admin scope.',
+  }),
+})
+
+/** Who the caller is: the signed-in user, or the API key presented. */
+export const MeResp = Type.Union([UserResp, ApiKeyMeResp])
+
 export const LinkResp = Type.Object({
   status: Type.String(),
   invite_link: Type.Optional(Type.String()),
   reset_link: Type.Optional(Type.String()),
   verify_link: Type.Optional(Type.String()),
+  link_delivery: Type.Optional(LinkDelivery),
 })
 
 export const EmailReq = Type.Object({ email: Email })

@@ -7,6 +7,7 @@ import type { Db } from '../../platform/db/db'
 import type { Mailer } from '../../platform/email/email'
 import { fail, notFound, validationFailed } from '../../platform/http/errors'
 import type { RateLimiter, RateLimitRule } from '../../platform/http/rate-limit'
+import type { Logger } from '../../platform/log/log'
 import type { AuditActor, AuditService } from '../audit/audit.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import { AccountLinks } from './accounts.links'
@@ -47,13 +48,19 @@ export interface AccountsDeps {
   sessions: SessionTokens
   workspaces: WorkspacesService
   audit: AuditService
+  log: Logger
 }
 
 /** Where a request came from, for rate limits and the audit trail. */
 export interface Caller {
   ip: string
   requestId: string
+  /** The caller is on the server's machine (loopback socket, no proxy): see `deliverLink`. */
+  loopback?: boolean
 }
+
+/** Where a verification or reset link went (`link_delivery` in responses). */
+export type LinkDelivery = 'email' | 'response' | 'server_log'
 
 type Token = Static<typeof TokenResp>
 type Link = Static<typeof LinkResp>
@@ -80,7 +87,7 @@ export class AccountsService {
   async register(body: Static<typeof RegisterReq>, caller: Caller): Promise<Token> {
     const { accounts } = this.d.config
     const open = accounts.signup_mode === 'open'
-    if (!open && accounts.registration !== 'on') throw fail('registration_closed')
+    if (!this.registrationOpen()) throw fail('registration_closed')
     this.d.limiter.hit(this.rules.register, caller.ip)
     if (open) this.d.limiter.hit(this.rules.openSignup, caller.ip)
 
@@ -100,6 +107,8 @@ export class AccountsService {
     const passwordHash = await this.hashPassword(body.password)
 
     const user = this.transaction(() => {
+      // Checked again where it cannot race: two first sign-ups at once make one workspace.
+      if (!this.registrationOpen()) throw fail('registration_closed')
       // Open sign-up lands on the configured plan, unverified; invite mode on the legacy beta plan.
       const ws = this.d.workspaces.create(workspaceName, open ? accounts.default_plan : 'beta')
       return this.createUser({
@@ -115,8 +124,45 @@ export class AccountsService {
 
     const link = await this.links.issue(user, 'verify_email', { wait: true })
     const out: Token = { access_token: '', token_type: 'bearer', expires_at: null, email_verified: false }
-    if (link) out.verify_link = link
+    const delivered = this.deliverLink(link, user, 'verify_email', caller)
+    if (delivered) out.verify_link = delivered
+    out.link_delivery = this.linkDelivery(caller)
     return out
+  }
+
+  /**
+   * Whether `/auth/register` takes a new workspace: always in open mode; in invite mode per the
+   * registration switch, where `first` is open only while the install has no workspace at all (the
+   * operator creates theirs, then the door closes).
+   */
+  registrationOpen(): boolean {
+    const { accounts } = this.d.config
+    if (accounts.signup_mode === 'open' || accounts.registration === 'on') return true
+    return accounts.registration === 'first' && !this.d.workspaces.any()
+  }
+
+  /** Where a link for this caller goes while it is being issued (independent of the address). */
+  private linkDelivery(caller: Caller): LinkDelivery {
+    if (this.d.mailer.enabled) return 'email'
+    return caller.loopback ? 'response' : 'server_log'
+  }
+
+  /**
+   * With email disabled, a verification or reset link is the key to an account, so it is answered
+   * only to a caller on the server's own machine (the operator). Anyone else who asks gets
+   * \`sent\`, and the link goes to the server log, where only the operator reads it: a stranger
+   * who can reach the server can no longer take over an account by asking for its reset link.
+   */
+  private deliverLink(link: string | null, user: UserRow, kind: string, caller: Caller): string | null {
+    if (link === null) return null
+    if (caller.loopback) return link
+    this.d.log.warn('email is disabled: give this link to the account holder', {
+      kind,
+      email: user.email,
+      link,
+      request_id: caller.requestId,
+    })
+    return null
   }
 
   /** `GET /auth/verify-email`: spends a verification link once; bad, spent or expired is a 400. */
@@ -135,9 +181,14 @@ export class AccountsService {
   async resendVerification(rawEmail: string, caller: Caller): Promise<Link> {
     this.d.limiter.hit(this.rules.login, caller.ip)
     const user = findUserByEmail(this.d.db, normaliseEmail(rawEmail))
-    const out: Link = { status: 'sent' }
+    const out: Link = { status: 'sent', link_delivery: this.linkDelivery(caller) }
     if (!user || user.emailVerifiedAt !== null || user.status !== 'active') return out
-    const link = await this.links.issue(user, 'verify_email', { wait: false })
+    const link = this.deliverLink(
+      await this.links.issue(user, 'verify_email', { wait: false }),
+      user,
+      'verify_email',
+      caller,
+    )
     if (link) out.verify_link = link
     return out
   }
@@ -153,9 +204,14 @@ export class AccountsService {
   async forgotPassword(rawEmail: string, caller: Caller): Promise<Link> {
     this.d.limiter.hit(this.rules.login, caller.ip)
     const user = findUserByEmail(this.d.db, normaliseEmail(rawEmail))
-    const out: Link = { status: 'sent' }
+    const out: Link = { status: 'sent', link_delivery: this.linkDelivery(caller) }
     if (user?.status !== 'active') return out
-    const link = await this.links.issue(user, 'reset_password', { wait: false })
+    const link = this.deliverLink(
+      await this.links.issue(user, 'reset_password', { wait: false }),
+      user,
+      'reset_password',
+      caller,
+    )
     if (link) out.reset_link = link
     return out
   }
@@ -262,6 +318,18 @@ export class AccountsService {
       role: user.role,
       email_verified: user.emailVerifiedAt !== null,
     }
+  }
+
+  /** The name of a workspace (the caller's own; it exists while its credential works). */
+  workspaceName(workspaceId: string): string {
+    const ws = this.d.workspaces.get(workspaceId)
+    if (!ws) throw fail('unauthorized')
+    return ws.name
+  }
+
+  /** `POST /auth/setup` with an API key: renames the workspace only (a key has no display name). */
+  renameWorkspace(workspaceId: string, workspaceName: string): void {
+    this.d.workspaces.rename(workspaceId, requireName(workspaceName, 'workspace_name'))
   }
 
   /** `POST /auth/setup`: renames the caller's workspace and display name. */

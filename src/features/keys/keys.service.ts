@@ -158,6 +158,13 @@ export class KeysService {
     return keyResp(row)
   }
 
+  /** One key of a workspace as listed; another workspace's key answers 404 like a missing one. */
+  get(workspaceId: string, keyId: string): KeyResp {
+    const row = findKey(this.db, workspaceId, keyId)
+    if (!row) throw notFound('API key')
+    return keyResp(row)
+  }
+
   /** Keys of a workspace that still work (for the usage report). */
   activeCount(workspaceId: string): number {
     return countActiveKeys(this.db, workspaceId, this.clock.now().getTime())

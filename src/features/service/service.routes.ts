@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { defineRoute, type RouteDef } from '../../platform/http/route'
+import { pagePolicy } from '../../platform/http/security-headers'
 import docsPage from './docs.html' with { type: 'text' }
 import { RootResp, VersionResp } from './service.schemas'
 
@@ -9,6 +10,9 @@ export interface ServiceRouteDeps {
   frozenRemovalDate: string | null
   openapi: () => Record<string, unknown>
 }
+
+/** The docs page runs only its own inline script and style (by hash) and fetches only this origin. */
+const DOCS_POLICY = pagePolicy(docsPage as unknown as string)
 
 /** `GET /`, `GET /v1`, `/openapi.json` and `/docs` (spec, Service and versions). */
 export function serviceRoutes(deps: ServiceRouteDeps): RouteDef[] {
@@ -60,7 +64,7 @@ export function serviceRoutes(deps: ServiceRouteDeps): RouteDef[] {
       response: Type.String(),
       handler: () =>
         new Response(docsPage as unknown as string, {
-          headers: { 'content-type': 'text/html; charset=utf-8' },
+          headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': DOCS_POLICY },
         }),
     }),
   ]

@@ -19,3 +19,8 @@ export function findWorkspace(db: Db, id: string): WorkspaceRow | undefined {
 export function renameWorkspace(db: Db, id: string, name: string, at: number): void {
   db.update(workspaces).set({ name, updatedAt: at }).where(eq(workspaces.id, id)).run()
 }
+
+/** Whether any workspace exists. */
+export function anyWorkspace(db: Db): boolean {
+  return db.select({ id: workspaces.id }).from(workspaces).limit(1).get() !== undefined
+}

@@ -1,7 +1,13 @@
 import type { Clock } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
-import { findWorkspace, insertWorkspace, renameWorkspace, type WorkspaceRow } from './workspaces.repo'
+import {
+  anyWorkspace,
+  findWorkspace,
+  insertWorkspace,
+  renameWorkspace,
+  type WorkspaceRow,
+} from './workspaces.repo'
 
 export type { WorkspaceRow }
 
@@ -31,6 +37,11 @@ export class WorkspacesService {
   /** The workspace, or undefined. */
   get(id: string): WorkspaceRow | undefined {
     return findWorkspace(this.db, id)
+  }
+
+  /** Whether the install has any workspace at all. */
+  any(): boolean {
+    return anyWorkspace(this.db)
   }
 
   /** Renames a workspace. */

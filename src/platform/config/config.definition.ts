@@ -51,6 +51,16 @@ export const configDefinition = {
       default: false,
       kind: { type: 'bool' },
     }),
+    cors_origins: leaf({
+      doc: 'Browser origins allowed to call the API from another site, comma-separated (https://app.example.com); empty keeps CORS closed.',
+      env: 'ENGRAM_CORS_ORIGINS',
+      default: '',
+      kind: {
+        type: 'string',
+        pattern: /^$|^https?:\/\/[^\s/,]+(,\s*https?:\/\/[^\s/,]+)*$/,
+        patternHint: 'comma-separated origins such as https://app.example.com (no path)',
+      },
+    }),
     log_level: leaf({
       doc: 'Least severe log level written: debug, info, warn, error or silent.',
       env: 'ENGRAM_LOG_LEVEL',
@@ -95,10 +105,10 @@ export const configDefinition = {
       kind: { type: 'enum', values: ['invite', 'open'] },
     }),
     registration: leaf({
-      doc: 'The registration switch of invite mode: on or off.',
+      doc: 'The registration switch of invite mode: first (open until the first workspace exists, then closed), on or off.',
       env: 'ENGRAM_REGISTRATION',
-      default: 'on',
-      kind: { type: 'enum', values: ['on', 'off'] },
+      default: 'first',
+      kind: { type: 'enum', values: ['first', 'on', 'off'] },
     }),
     default_plan: leaf({
       doc: 'Plan of a workspace created in open mode.',

@@ -3,6 +3,8 @@ import type { Elysia } from 'elysia'
 import { sha256Hex } from '../crypto/hash'
 import { ApiError, fail } from './errors'
 import { IdempotencyStore, type StoredResponse } from './idempotency'
+import { jsonTooDeep, MAX_JSON_DEPTH } from './json-depth'
+import { isLoopback } from './loopback'
 import { decodeCursor, pageQueryProperties } from './pagination'
 import { errorResponse, jsonResponse } from './render'
 import { requestState } from './request-state'
@@ -48,20 +50,54 @@ export function querySchemaOf(route: RouteDef, style: ApiStyle): TObject {
   return Type.Object(props, { additionalProperties: false })
 }
 
-/** Registers every route on the Elysia router under each of its mounts. */
+/** Methods a path may be asked for; the ones it does not serve answer 405 with `Allow`. */
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
+const ALLOW_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+
+/**
+ * Registers every route on the Elysia router under each of its mounts. A path asked for with a
+ * method it does not serve answers 405 with `Allow` (not 404), and `OPTIONS` answers 204 with
+ * `Allow` (the HTTP shell adds CORS headers to it when the origin is one the operator listed).
+ */
 export function mountRoutes(app: Elysia, routes: RouteDef[], deps: MountDeps): void {
+  const served = new Map<string, Set<string>>()
   for (const route of routes) {
     for (const style of stylesOf(route)) {
       const run = compileRoute(route, style, deps)
-      app.route(route.method, mountedPath(route, style), ({ request, params, server }) => {
-        const forwarded = deps.trustProxy
-          ? request.headers.get('x-forwarded-for')?.split(',')[0]?.trim()
-          : undefined
-        const ip = forwarded || server?.requestIP(request)?.address || '127.0.0.1'
-        return run(request, params as Record<string, string>, ip)
+      const path = mountedPath(route, style)
+      served.set(path, (served.get(path) ?? new Set()).add(route.method))
+      app.route(route.method, path, ({ request, params }) =>
+        run(request, params as Record<string, string>, clientOf(request, deps.trustProxy)),
+      )
+    }
+  }
+  for (const [path, methods] of served) {
+    if (methods.has('GET')) methods.add('HEAD')
+    methods.add('OPTIONS')
+    const allow = ALLOW_ORDER.filter((m) => methods.has(m)).join(', ')
+    app.route('OPTIONS', path, () => new Response(null, { status: 204, headers: { allow } }))
+    for (const method of METHODS) {
+      if (methods.has(method)) continue
+      app.route(method, path, ({ request }) => {
+        requestState(request).route = `${method} ${path}`
+        throw fail('method_not_allowed', `${method} is not allowed here. Allowed: ${allow}.`, undefined, {
+          allow,
+        })
       })
     }
   }
+}
+
+/**
+ * Where a request comes from. The socket peer, or with a trusted proxy the first X-Forwarded-For
+ * address. A request handed to the app in process (tests, tools) has no socket: it comes from this
+ * machine. `loopback` is true only for a loopback socket with no proxy trusted: behind a proxy the
+ * socket is always the proxy, and the forwarded address is only the proxy's word.
+ */
+function clientOf(request: Request, trustProxy: boolean): { ip: string; loopback: boolean } {
+  const peer = requestState(request).peer ?? '127.0.0.1'
+  const forwarded = trustProxy ? request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() : undefined
+  return { ip: forwarded || peer, loopback: !trustProxy && isLoopback(peer) }
 }
 
 function compileRoute(route: RouteDef, style: ApiStyle, deps: MountDeps) {
@@ -75,7 +111,11 @@ function compileRoute(route: RouteDef, style: ApiStyle, deps: MountDeps) {
   const idempotent = route.idempotent ?? (IDEMPOTENT_METHODS.has(route.method) && bodyKind !== 'stream')
   const routeName = `${route.method} ${mountedPath(route, style)}`
 
-  return async (request: Request, rawParams: Record<string, string>, ip: string): Promise<Response> => {
+  return async (
+    request: Request,
+    rawParams: Record<string, string>,
+    { ip, loopback }: { ip: string; loopback: boolean },
+  ): Promise<Response> => {
     const state = requestState(request)
     state.route = routeName
     try {
@@ -101,6 +141,7 @@ function compileRoute(route: RouteDef, style: ApiStyle, deps: MountDeps) {
           requestId: state.requestId,
           style,
           ip,
+          loopback,
           body,
           query,
           params,
@@ -204,6 +245,11 @@ function decodeBody(request: Request, bytes: Uint8Array, kind: 'json' | 'form'):
   }
   if (type !== 'application/json' && !type.endsWith('+json')) {
     throw fail('unsupported_media_type', `Expected application/json, got ${type || 'none'}.`)
+  }
+  if (jsonTooDeep(text)) {
+    throw new ApiError('validation_error', `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`, [
+      { loc: ['body'], msg: `Nesting deeper than ${MAX_JSON_DEPTH} levels`, type: 'too_deep' },
+    ])
   }
   try {
     return JSON.parse(text)

@@ -4,6 +4,11 @@ export interface RequestState {
   /** Matched route as `METHOD /path/:param`, or null when nothing matched. */
   route: string | null
   workspaceId: string | null
+  /**
+   * Address of the socket peer (not X-Forwarded-For), or null for a request handed to the app in
+   * process rather than over a socket.
+   */
+  peer: string | null
   /** An unexpected error to log (never sent to the client). */
   error?: unknown
 }
@@ -11,8 +16,8 @@ export interface RequestState {
 const states = new WeakMap<Request, RequestState>()
 
 /** Attaches a fresh state to a request. */
-export function startRequest(request: Request, requestId: string): RequestState {
-  const state: RequestState = { requestId, route: null, workspaceId: null }
+export function startRequest(request: Request, requestId: string, peer: string | null = null): RequestState {
+  const state: RequestState = { requestId, route: null, workspaceId: null, peer }
   states.set(request, state)
   return state
 }

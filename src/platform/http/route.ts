@@ -35,6 +35,11 @@ export interface RouteContext<B, Q, P, A extends AuthRequirement> {
   requestId: string
   style: ApiStyle
   ip: string
+  /**
+   * The request reached this process over a loopback socket with no proxy trusted: the caller is
+   * on this machine (the operator). Secrets meant for the operator may be answered only then.
+   */
+  loopback: boolean
   body: B
   query: Q
   params: P

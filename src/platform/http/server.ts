@@ -4,6 +4,12 @@ import type { Logger } from '../log/log'
 import { fail } from './errors'
 import { errorResponse, styleOf } from './render'
 import { requestState, startRequest } from './request-state'
+import { securityDefaults } from './security-headers'
+
+/** Response headers a cross-origin caller may read, and request headers it may send. */
+const EXPOSED_HEADERS =
+  'x-request-id, x-total-count, x-next-cursor, retry-after, idempotent-replayed, deprecation, sunset, link'
+const ALLOWED_HEADERS = 'authorization, content-type, idempotency-key, x-request-id'
 
 /** A valid incoming request id is echoed; anything else is replaced (keeps logs injection-free). */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -13,12 +19,20 @@ export interface HttpShellOptions {
   log: Logger
   /** Removal date of the frozen routes, when one is scheduled. */
   frozenRemovalDate: string | null
+  /** Browser origins allowed to call the API cross-origin; empty keeps CORS closed. */
+  corsOrigins?: readonly string[]
+}
+
+/** What tells a request's socket peer: Bun's `Server` (the router is not listening itself). */
+export interface PeerSource {
+  requestIP(request: Request): { address: string } | null
 }
 
 /** The outer request handler: request id, deprecation headers, last-resort errors, one log line. */
 export interface HttpShell {
   router: Elysia
-  handle(request: Request): Promise<Response>
+  /** Handles one request; `server` is the Bun server it arrived on (absent in process). */
+  handle(request: Request, server?: PeerSource): Promise<Response>
 }
 
 /** Builds the router and the wrapper around it that every request passes through. */
@@ -40,11 +54,11 @@ export function createHttpShell(opts: HttpShellOptions): HttpShell {
       }
     : {}
 
-  const handle = async (request: Request): Promise<Response> => {
+  const handle = async (request: Request, server?: PeerSource): Promise<Response> => {
     const started = performance.now()
     const incoming = request.headers.get('x-request-id')
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : `req_${base62(opts.random, 20)}`
-    const state = startRequest(request, requestId)
+    const state = startRequest(request, requestId, server?.requestIP(request)?.address ?? null)
     const url = new URL(request.url)
     const style = styleOf(url.pathname)
     let response: Response
@@ -55,6 +69,8 @@ export function createHttpShell(opts: HttpShellOptions): HttpShell {
       response = errorResponse(e, style, requestId)
     }
     response = withHeaders(response, {
+      ...securityDefaults(response.headers),
+      ...corsHeaders(request, response),
       'x-request-id': requestId,
       ...(style === 'frozen' ? frozenHeaders(url) : {}),
     })
@@ -73,6 +89,26 @@ export function createHttpShell(opts: HttpShellOptions): HttpShell {
       opts.log.error('request failed', fields)
     } else opts.log.info('request', fields)
     return response
+  }
+
+  // Closed unless the operator lists origins: a browser on another origin then gets no answer it
+  // may read. Bearer tokens, not cookies, so credentials are never allowed cross-origin.
+  const origins = new Set(opts.corsOrigins ?? [])
+  const corsHeaders = (request: Request, response: Response): Record<string, string> => {
+    const origin = request.headers.get('origin')
+    if (!origin || !origins.has(origin)) return {}
+    const headers: Record<string, string> = {
+      'access-control-allow-origin': origin,
+      vary: 'origin',
+      'access-control-expose-headers': EXPOSED_HEADERS,
+    }
+    const allow = response.headers.get('allow')
+    if (request.method === 'OPTIONS' && response.status === 204 && allow) {
+      headers['access-control-allow-methods'] = allow
+      headers['access-control-allow-headers'] = ALLOWED_HEADERS
+      headers['access-control-max-age'] = '600'
+    }
+    return headers
   }
 
   // The root, docs and spec are not part of the frozen API surface.
