@@ -228,6 +228,13 @@ describe('the push protocol on the local store', () => {
       )
       const bad = await post(t, token, base, route, { files: [{ path: 'a.txt', sha256: 'XYZ', size: 1 }] })
       expect((await issues(bad, '/v1'))[0]!.loc).toEqual(['body', 'files', 0, 'sha256'])
+      await expectError(
+        await post(t, token, base, route, { files: [entry('half\ud800.txt', 'x')] }),
+        '/v1',
+        422,
+        'invalid_path',
+        `The path ${JSON.stringify('half\ud800.txt')} is not valid Unicode (an unpaired surrogate).`,
+      )
     }
     expect(await footprint(t)).toEqual(before)
   })

@@ -8,6 +8,7 @@ import {
   authApp,
   bearer,
   expectError,
+  issues,
   mintKey,
   mounts,
   rows,
@@ -252,5 +253,66 @@ describe('deeply nested JSON (item 3)', () => {
     const body = (await res.json()) as { error: { details: { loc: unknown[] }[] } }
     expect(res.status).toBe(422)
     expect(body.error.details[0]!.loc).toEqual(['body', 'email'])
+  })
+})
+
+describe('names and text are valid Unicode without control characters (item 5)', () => {
+  const bad = ['Acme\u0000Evil', 'Acme\ud800', 'Acme\udc00x', 'Tab\there', 'Bell\u0007', 'C1\u0085']
+
+  test('sign-up, setup, bases and keys refuse them with a 422 naming the field, writing nothing', async () => {
+    const t = app()
+    const s = await signUp(t)
+    const before = { ...snapshot(t), corpora: rows(t, 'corpora') }
+    for (const value of bad) {
+      for (const path of mounts('/auth/register')) {
+        const res = await t.request(path, {
+          method: 'POST',
+          json: { email: address(), password: 'a long password', workspace_name: value, name: 'Ok' },
+        })
+        const found = await issues(res, path)
+        expect(found[0]).toMatchObject({ loc: ['body', 'workspace_name'], type: 'string_unicode' })
+        expect(found[0]!.msg).toMatch(/control characters|unpaired surrogate/)
+      }
+      const checks: [string, object][] = [
+        ['/v1/auth/setup', { workspace_name: 'Fine', name: value }],
+        ['/v1/corpora', { name: value }],
+        ['/v1/api-keys', { name: value, scopes: ['query'] }],
+      ]
+      for (const [path, json] of checks) {
+        const res = await t.request(path, { method: 'POST', headers: bearer(s.token), json })
+        expect((await issues(res, path))[0]).toMatchObject({ type: 'string_unicode' })
+      }
+    }
+    expect({ ...snapshot(t), corpora: rows(t, 'corpora') }).toEqual(before)
+    expect(await (await t.request('/v1/auth/me', { headers: bearer(s.token) })).json()).toMatchObject({
+      name: 'Ada',
+      workspace_name: 'Acme',
+    })
+  })
+
+  test('a question may hold line breaks and tabs but not NUL or an unpaired surrogate', async () => {
+    const t = app()
+    const s = await signUp(t)
+    const base = (await (
+      await t.request('/v1/corpora', { method: 'POST', headers: bearer(s.token), json: { name: 'B' } })
+    ).json()) as { id: string }
+    for (const question of ['what\u0000is', 'what \ud83d is']) {
+      const res = await t.request(`/v1/corpora/${base.id}/chat`, {
+        method: 'POST',
+        headers: bearer(s.token),
+        json: { question },
+      })
+      expect((await issues(res, '/v1'))[0]).toMatchObject({
+        loc: ['body', 'question'],
+        type: 'string_unicode',
+      })
+    }
+    // Well-formed text with line breaks passes validation (the base is not ready: 409).
+    const ok = await t.request(`/v1/corpora/${base.id}/chat`, {
+      method: 'POST',
+      headers: bearer(s.token),
+      json: { question: 'what is\n\tthis? 😀' },
+    })
+    expect(ok.status).toBe(409)
   })
 })

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { isValid as mailcheckerValid } from 'mailchecker'
 import { validationFailed } from '../../platform/http/errors'
+import { NameString } from '../../platform/http/text-formats'
 import { ApiKeyResp } from '../keys/keys.schemas'
 
 /** An email address as accepted on the wire; it is trimmed and lower-cased before use. */
@@ -10,7 +11,7 @@ export const Email = Type.String({ format: 'email', maxLength: 254, description:
 export const Password = Type.String({ minLength: 8, maxLength: 128, description: '8 to 128 characters.' })
 
 /** A workspace or display name: 1 to 120 characters, trimmed; blank after trimming is a 422. */
-export const Name = Type.String({ minLength: 1, maxLength: 120 })
+export const Name = NameString({ minLength: 1, maxLength: 120 })
 
 /** An emailed secret presented back (verification, reset, invite); garbage is a 400, not a 500. */
 export const LinkToken = Type.String({ minLength: 1, maxLength: 256, description: 'Token from the link.' })

@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox'
+import { TextString } from '../../platform/http/text-formats'
 
 export const Turn = Type.Object({
   role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]),
-  content: Type.String({ maxLength: 8000 }),
+  content: TextString({ maxLength: 8000 }),
 })
 
 export const ChatReq = Type.Object({
-  question: Type.String({ minLength: 1, maxLength: 4000 }),
+  question: TextString({ minLength: 1, maxLength: 4000 }),
   k: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 3, description: 'Sources to return.' })),
   history: Type.Optional(
     Type.Array(Turn, { maxItems: 20, description: 'Earlier turns; condense a follow-up.' }),
@@ -60,9 +61,9 @@ export const DescribeResp = Type.Object({
 
 export const FeedbackReq = Type.Object({
   rating: Type.Union([Type.Literal('up'), Type.Literal('down')]),
-  question: Type.Optional(Type.String({ maxLength: 4000 })),
-  answer: Type.Optional(Type.String({ maxLength: 20000 })),
-  comment: Type.Optional(Type.String({ maxLength: 4000 })),
+  question: Type.Optional(TextString({ maxLength: 4000 })),
+  answer: Type.Optional(TextString({ maxLength: 20000 })),
+  comment: Type.Optional(TextString({ maxLength: 4000 })),
   source_ids: Type.Optional(Type.Array(Type.String({ maxLength: 128 }), { maxItems: 20 })),
   strategy: Type.Optional(Type.Union([Type.Literal('cart'), Type.Literal('rag')])),
 })

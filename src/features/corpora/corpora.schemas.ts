@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox'
+import { NameString } from '../../platform/http/text-formats'
 
 const Timestamp = Type.String({ format: 'date-time' })
 const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()])
 
 export const CorpusCreateReq = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200, description: 'Name of the base (trimmed; not empty).' }),
+  name: NameString({ minLength: 1, maxLength: 200, description: 'Name of the base (trimmed; not empty).' }),
 })
 
 export const CorpusResp = Type.Object({

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { NameString } from '../../platform/http/text-formats'
 
 /** A scope an API key may hold. */
 export const ScopeSchema = Type.Union([Type.Literal('ingest'), Type.Literal('query'), Type.Literal('admin')])
@@ -6,7 +7,7 @@ export const ScopeSchema = Type.Union([Type.Literal('ingest'), Type.Literal('que
 export const KeyIdParams = Type.Object({ key_id: Type.String({ maxLength: 64 }) })
 
 export const ApiKeyCreateReq = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100 }),
+  name: NameString({ minLength: 1, maxLength: 100 }),
   scopes: Type.Array(ScopeSchema, { minItems: 1, maxItems: 3, description: 'Non-empty.' }),
   expires_at: Type.Optional(
     Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {

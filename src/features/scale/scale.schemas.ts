@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox'
+import { TextString } from '../../platform/http/text-formats'
 
 export const ScaleTestReq = Type.Object({
   queries: Type.Optional(
-    Type.Array(Type.String({ minLength: 1, maxLength: 4000 }), {
+    Type.Array(TextString({ minLength: 1, maxLength: 4000 }), {
       maxItems: 32,
       description: 'Questions to send; sampled from the base’s own text when absent or empty.',
     }),
@@ -31,10 +32,10 @@ export const LevelRecord = Type.Object({
 })
 
 export const ScaleRunSaveReq = Type.Object({
-  queries: Type.Array(Type.String({ minLength: 1, maxLength: 4000 }), { maxItems: 32 }),
+  queries: Type.Array(TextString({ minLength: 1, maxLength: 4000 }), { maxItems: 32 }),
   max_concurrency: Type.Integer({ minimum: 1, maximum: 64 }),
   records: Type.Array(LevelRecord, { minItems: 1, maxItems: 7 }),
-  note: Type.Optional(Type.String({ maxLength: 500 })),
+  note: Type.Optional(TextString({ maxLength: 500 })),
 })
 
 export const ScaleRunResp = Type.Object({

@@ -3,6 +3,7 @@ import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler'
 import { ValueErrorType } from '@sinclair/typebox/errors'
 import { Value } from '@sinclair/typebox/value'
 import { type ValidationIssue, validationFailed } from './errors'
+import { TEXT_FORMATS, textProblem } from './text-formats'
 
 // Formats used by route schemas. TypeBox knows none by default.
 const EMAIL =
@@ -96,6 +97,16 @@ function structuredCloneSafe(v: unknown): unknown {
   return v === undefined ? undefined : typeof v === 'object' && v !== null ? structuredClone(v) : v
 }
 
+/** The FastAPI `loc` of a JSON pointer: `/history/0/content` -> ['body', 'history', 0, 'content']. */
+function locOf(path: string, location: Location): (string | number)[] {
+  const loc: (string | number)[] = [location]
+  for (const part of path.split('/').slice(1)) {
+    const key = part.replace(/~1/g, '/').replace(/~0/g, '~')
+    loc.push(/^\d+$/.test(key) ? Number(key) : key)
+  }
+  return loc
+}
+
 /** Turns TypeBox errors into one issue per failing field, in FastAPI's `{loc, msg, type}` shape. */
 export function issuesOf(check: TypeCheck<TSchema>, value: unknown, location: Location): ValidationIssue[] {
   const seen = new Set<string>()
@@ -104,12 +115,21 @@ export function issuesOf(check: TypeCheck<TSchema>, value: unknown, location: Lo
     if (seen.has(e.path)) continue
     seen.add(e.path)
     const [type, msg] = typeNames[e.type] ?? ['value_error']
-    const loc: (string | number)[] = [location]
-    for (const part of e.path.split('/').slice(1)) {
-      const key = part.replace(/~1/g, '/').replace(/~0/g, '~')
-      loc.push(/^\d+$/.test(key) ? Number(key) : key)
+    const format = (e.schema as { format?: string }).format
+    if (
+      e.type === ValueErrorType.StringFormat &&
+      format &&
+      format in TEXT_FORMATS &&
+      typeof e.value === 'string'
+    ) {
+      const why = textProblem(e.value, TEXT_FORMATS[format as keyof typeof TEXT_FORMATS])
+      if (why) {
+        out.push({ loc: locOf(e.path, location), msg: why, type: 'string_unicode' })
+        if (out.length >= 20) break
+        continue
+      }
     }
-    out.push({ loc, msg: msg ?? e.message, type })
+    out.push({ loc: locOf(e.path, location), msg: msg ?? e.message, type })
     if (out.length >= 20) break
   }
   if (out.length === 0) out.push({ loc: [location], msg: 'Invalid input', type: 'value_error' })

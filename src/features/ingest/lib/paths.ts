@@ -1,4 +1,5 @@
 import { fail } from '../../../platform/http/errors'
+import { hasControl, isWellFormed } from '../../../platform/http/text-formats'
 
 /** Longest relative path kept for a document, in UTF-8 bytes (S3 keys and most file systems agree). */
 export const MAX_PATH_BYTES = 1024
@@ -6,19 +7,12 @@ const MAX_SEGMENT_BYTES = 255
 
 const utf8Length = (s: string) => Buffer.byteLength(s, 'utf8')
 
-function hasControl(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return true
-  }
-  return false
-}
-
 /** The reason a path cannot name a document, or null. */
 function problem(raw: string, normal: string, segments: string[]): string | null {
   if (raw.trim() === '') return 'is empty'
   // C0 and C1 control characters (NUL included) have no place in a file name and confuse logs.
   if (hasControl(raw)) return 'contains a control character'
+  if (!isWellFormed(raw)) return 'is not valid Unicode (an unpaired surrogate)'
   if (raw.startsWith('/') || raw.startsWith('\\') || /^[A-Za-z]:/.test(raw)) return 'is absolute'
   if (segments.includes('..')) return 'contains a ".." segment'
   if (segments.length === 0) return 'names no file'
