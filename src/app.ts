@@ -1,3 +1,4 @@
+import { join, resolve } from 'node:path'
 import pkg from '../package.json'
 import { accountsRoutes } from './features/accounts/accounts.routes'
 import { AccountsService } from './features/accounts/accounts.service'
@@ -44,6 +45,7 @@ import { buildOpenApi } from './platform/http/openapi'
 import { RateLimiter } from './platform/http/rate-limit'
 import type { RouteDef } from './platform/http/route'
 import { createHttpShell, type PeerSource } from './platform/http/server'
+import { OwnerLocks } from './platform/jobs/owner-locks'
 import { JobQueue } from './platform/jobs/queue'
 import { Scheduler } from './platform/jobs/scheduler'
 import { createLlmClient } from './platform/llm/openai-client'
@@ -115,6 +117,7 @@ export function createApp(deps: AppDeps): App {
     leaseMs: config.jobs.lease_seconds * 1000,
     pollMs: config.jobs.poll_ms,
     owner: `proc_${process.pid}_${newId(random, 'w')}`,
+    owners: new OwnerLocks(join(resolve(config.data.dir), 'run')),
   })
   queue.onEnqueue(() => scheduler.poke())
   const a = config.accounts

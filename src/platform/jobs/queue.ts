@@ -278,20 +278,45 @@ export class JobQueue {
    */
   recoverExpired(): number {
     const now = this.now()
-    const failed = this.c
-      .query(
-        `UPDATE jobs SET status = 'failed', error = 'lease expired too many times', lease_owner = NULL,
-           lease_until = NULL, finished_at = ?, updated_at = ?
-         WHERE status = 'running' AND lease_until IS NOT NULL AND lease_until < ? AND attempts >= max_attempts`,
+    return this.recover('lease_until IS NOT NULL AND lease_until < ?', [now])
+  }
+
+  /** The lease owners of running jobs other than `self`. */
+  otherOwners(self: string): string[] {
+    return this.c
+      .query<{ lease_owner: string }, [string]>(
+        "SELECT DISTINCT lease_owner FROM jobs WHERE status = 'running' AND lease_owner IS NOT NULL AND lease_owner <> ?",
       )
-      .run(now, now, now).changes
-    const back = this.c
-      .query(
-        `UPDATE jobs SET status = 'pending', lease_owner = NULL, lease_until = NULL, run_at = ?, updated_at = ?
-         WHERE status = 'running' AND lease_until IS NOT NULL AND lease_until < ?`,
-      )
-      .run(now, now, now).changes
-    return failed + back
+      .all(self)
+      .map((r) => r.lease_owner)
+  }
+
+  /**
+   * Puts the running jobs of an owner whose process has ended back to pending at once (its lease
+   * has not expired, but nobody will renew it); a job out of attempts fails instead.
+   */
+  recoverOwner(owner: string): number {
+    return this.recover('lease_owner = ?', [owner])
+  }
+
+  private recover(where: string, params: (string | number)[]): number {
+    const now = this.now()
+    return this.c.transaction(() => {
+      const failed = this.c
+        .query(
+          `UPDATE jobs SET status = 'failed', error = 'lease expired too many times', lease_owner = NULL,
+             lease_until = NULL, finished_at = ?, updated_at = ?
+           WHERE status = 'running' AND attempts >= max_attempts AND ${where}`,
+        )
+        .run(now, now, ...params).changes
+      const back = this.c
+        .query(
+          `UPDATE jobs SET status = 'pending', lease_owner = NULL, lease_until = NULL, run_at = ?, updated_at = ?
+           WHERE status = 'running' AND ${where}`,
+        )
+        .run(now, now, ...params).changes
+      return failed + back
+    })()
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock/clock'
 import type { Logger } from '../log/log'
+import type { OwnerLocks } from './owner-locks'
 import type { Job, JobQueue } from './queue'
 
 /** Throw from a handler for a failure worth retrying (a peer down, a busy database). */
@@ -41,6 +42,8 @@ export interface SchedulerOptions {
   owner: string
   /** Delay before retry number `attempt` (1-based). */
   backoff?: (attempt: number) => number
+  /** Tells owners whose process has ended, so their jobs resume without waiting for the lease. */
+  owners?: OwnerLocks
 }
 
 /** Exponential backoff: 1 s, 2 s, 4 s, ... capped at 5 minutes. */
@@ -58,6 +61,7 @@ export class Scheduler {
   private readonly running = new Map<string, Promise<void>>()
   private timer: ReturnType<typeof setInterval> | null = null
   private poked = false
+  private lastOwnerCheck = Number.NEGATIVE_INFINITY
   private readonly backoff: (attempt: number) => number
 
   constructor(private readonly o: SchedulerOptions) {
@@ -80,6 +84,7 @@ export class Scheduler {
     const q = this.o.queue
     const recovered = q.recoverExpired()
     if (recovered > 0) this.o.log.warn('jobs recovered after an expired lease', { count: recovered })
+    this.resumeDeadOwners()
     for (const id of this.running.keys()) q.heartbeat(id, this.o.owner, this.o.leaseMs, {})
     const free = this.o.workers - this.running.size
     const claimed = q.claim([...this.handlers.keys()], this.o.owner, this.o.leaseMs, free)
@@ -126,9 +131,27 @@ export class Scheduler {
     })
   }
 
+  /**
+   * Resumes at once the jobs of owners whose process has ended (a crash or kill -9 of this or
+   * another server on the same data dir): their leases would otherwise hold the work for a whole
+   * lease. Checked on start and then at most four times a lease.
+   */
+  private resumeDeadOwners(): void {
+    const owners = this.o.owners
+    const now = this.o.clock.now().getTime()
+    if (!owners || now - this.lastOwnerCheck < this.o.leaseMs / 4) return
+    this.lastOwnerCheck = now
+    for (const owner of this.o.queue.otherOwners(this.o.owner)) {
+      if (!owners.isDead(owner)) continue
+      const count = this.o.queue.recoverOwner(owner)
+      if (count > 0) this.o.log.warn('jobs resumed from a process that stopped', { count, owner })
+    }
+  }
+
   /** Starts the production loop. */
   start(): void {
     if (this.timer) return
+    this.o.owners?.hold(this.o.owner)
     this.timer = setInterval(() => {
       try {
         this.tick()
@@ -144,6 +167,7 @@ export class Scheduler {
     if (this.timer) clearInterval(this.timer)
     this.timer = null
     await this.idle()
+    this.o.owners?.release(this.o.owner)
   }
 
   private async run(job: Job): Promise<void> {
