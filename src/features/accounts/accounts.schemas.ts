@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { isValid as mailcheckerValid } from 'mailchecker'
 import { validationFailed } from '../../platform/http/errors'
+import { namedObject } from '../../platform/http/schema'
 
 /** An email address as accepted on the wire; it is trimmed and lower-cased before use. */
 export const Email = Type.String({ format: 'email', maxLength: 254, description: 'Email address.' })
@@ -14,14 +15,14 @@ export const Name = Type.String({ minLength: 1, maxLength: 120 })
 /** An emailed secret presented back (verification, reset, invite); garbage is a 400, not a 500. */
 export const LinkToken = Type.String({ minLength: 1, maxLength: 256, description: 'Token from the link.' })
 
-export const RegisterReq = Type.Object({
+export const RegisterReq = namedObject('RegisterReq', {
   email: Email,
   password: Password,
   workspace_name: Name,
   name: { ...Name, description: 'Display name.' },
 })
 
-export const TokenResp = Type.Object({
+export const TokenResp = namedObject('TokenResp', {
   access_token: Type.String({ description: 'Session token; empty while the address is unverified.' }),
   token_type: Type.Literal('bearer'),
   expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
@@ -29,7 +30,7 @@ export const TokenResp = Type.Object({
   verify_link: Type.Optional(Type.String({ description: 'Only when the email backend is disabled.' })),
 })
 
-export const SessionResp = Type.Object({
+export const SessionResp = namedObject('SessionResp', {
   access_token: Type.String(),
   token_type: Type.Literal('bearer'),
   expires_at: Type.String({ format: 'date-time' }),
@@ -38,7 +39,7 @@ export const SessionResp = Type.Object({
   session_class: Type.Union([Type.Literal('normal'), Type.Literal('remember')]),
 })
 
-export const UserResp = Type.Object({
+export const UserResp = namedObject('UserResp', {
   id: Type.String(),
   email: Type.String(),
   name: Type.String(),
@@ -48,21 +49,21 @@ export const UserResp = Type.Object({
   email_verified: Type.Boolean(),
 })
 
-export const LinkResp = Type.Object({
+export const LinkResp = namedObject('LinkResp', {
   status: Type.String(),
   invite_link: Type.Optional(Type.String()),
   reset_link: Type.Optional(Type.String()),
   verify_link: Type.Optional(Type.String()),
 })
 
-export const EmailReq = Type.Object({ email: Email })
+export const EmailReq = namedObject('EmailReq', { email: Email })
 
-export const ResetPasswordReq = Type.Object({ token: LinkToken, password: Password })
+export const ResetPasswordReq = namedObject('ResetPasswordReq', { token: LinkToken, password: Password })
 
 export const VerifyQuery = Type.Object({ token: LinkToken })
 
 /** The OAuth2 password form, plus `remember_me`; the optional OAuth2 fields are accepted and ignored. */
-export const LoginForm = Type.Object({
+export const LoginForm = namedObject('LoginForm', {
   username: Type.String({ minLength: 1, maxLength: 254, description: 'Email address.' }),
   password: Type.String({ minLength: 1, maxLength: 128 }),
   remember_me: Type.Optional(
@@ -74,12 +75,12 @@ export const LoginForm = Type.Object({
   client_secret: Type.Optional(Type.String({ maxLength: 1000 })),
 })
 
-export const WorkspaceSetupReq = Type.Object({
+export const WorkspaceSetupReq = namedObject('WorkspaceSetupReq', {
   workspace_name: Name,
   name: { ...Name, description: 'Display name.' },
 })
 
-export const AuthConfigResp = Type.Object({
+export const AuthConfigResp = namedObject('AuthConfigResp', {
   signup_mode: Type.Union([Type.Literal('open'), Type.Literal('invite')]),
   registration_enabled: Type.Boolean({ description: 'Whether /auth/register accepts sign-ups.' }),
   billing_enabled: Type.Boolean(),
@@ -89,7 +90,7 @@ export const AuthConfigResp = Type.Object({
   sso_enabled: Type.Boolean(),
 })
 
-export const AccessRequestResp = Type.Object({ status: Type.Literal('pending') })
+export const AccessRequestResp = namedObject('AccessRequestResp', { status: Type.Literal('pending') })
 
 /** Trims and lower-cases an address; the stored form, and the form duplicates are checked in. */
 export function normaliseEmail(email: string): string {
