@@ -71,6 +71,8 @@ const NASTY = [
   '%zz',
   '%ED%A0%80',
   '%C0%AF',
+  '%2F',
+  '%2e%2e%2f',
   "'; DROP TABLE users; --",
   '<script>alert(1)</script>',
   '{"$gt": ""}',
@@ -388,7 +390,31 @@ export function multipartBodies(): fc.Arbitrary<FuzzBody> {
       ),
     )
     .map(([text, type]) => jsonBody('multipart-broken', text, type))
-  return fc.oneof({ arbitrary: wellFormed, weight: 3 }, broken)
+  // File names as raw bytes (invalid UTF-8, NUL) and RFC 5987 `filename*` forms.
+  const oddNames = fc
+    .constantFrom<(string | number[])[]>(
+      ['filename="a', [0xff, 0xfe], '.txt"'],
+      ['filename="a', [0xed, 0xa0, 0x80], '.txt"'],
+      ['filename="a', [0x00], 'b.txt"'],
+      ["filename*=UTF-8''a%ED%A0%80b.txt"],
+      ["filename*=UTF-8''a%00b.txt"],
+      ["filename*=UTF-8''%2e%2e%2fetc"],
+      ["filename*=bogus''x"],
+    )
+    .map((name) => {
+      const bytes = concat(
+        encoder.encode(`--${boundary}\r\nContent-Disposition: form-data; name="files"; `),
+        ...name.map((p) => (typeof p === 'string' ? encoder.encode(p) : new Uint8Array(p))),
+        encoder.encode(`\r\nContent-Type: text/plain\r\n\r\nhello\r\n--${boundary}--\r\n`),
+      )
+      return {
+        kind: 'multipart-names',
+        contentType: `multipart/form-data; boundary=${boundary}`,
+        bytes,
+        depth: 0,
+      }
+    })
+  return fc.oneof({ arbitrary: wellFormed, weight: 3 }, broken, oddNames)
 }
 
 function concat(...parts: Uint8Array[]): Uint8Array {
@@ -439,6 +465,15 @@ export function queryString(doc: Json, params: Json[]): fc.Arbitrary<string> {
   const pair = fc.oneof(
     ...known(false),
     fc.tuple(fc.constantFrom('unexpected', '', '__proto__', 'limit', 'cursor'), nastyString),
+    // Cursors that decode (base64url JSON arrays) but hold the wrong number or types of keys.
+    fc.tuple(
+      fc.constant('cursor'),
+      fc
+        .array(fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.double({ noNaN: true })), {
+          maxLength: 4,
+        })
+        .map((v) => Buffer.from(JSON.stringify(v)).toString('base64url')),
+    ),
   )
   const hostile = fc.array(pair, { maxLength: query.length + 2 })
   return fc.oneof(valid, hostile).map(render)

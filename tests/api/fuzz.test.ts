@@ -150,6 +150,15 @@ function problem(r: FuzzRequest, res: Response, text: string): string | null {
       return `${res.status} without the error envelope: ${text.slice(0, 300)}`
     }
   }
+  // The frozen mount answers FastAPI's `{detail}` (the hosted MCP server speaks JSON-RPC).
+  if (
+    !path.startsWith('/v1') &&
+    !path.startsWith('/mcp-http') &&
+    res.status >= 400 &&
+    body?.detail === undefined
+  ) {
+    return `${res.status} without {detail}: ${text.slice(0, 300)}`
+  }
   return null
 }
 
