@@ -188,6 +188,11 @@ describe('the OpenAPI document', () => {
     expect(admin['403'].description).toContain('`admin_required`')
     const login = doc.paths['/v1/auth/login'].post
     expect(login.responses['401']).toBeUndefined()
+    // Rate-limited routes document the 429 and its Retry-After.
+    expect(login.responses['429'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/RateLimitedError',
+    })
+    expect(login.responses['429'].headers['Retry-After'].required).toBe(true)
     expect(Object.keys(login.requestBody.content)).toEqual(['application/x-www-form-urlencoded'])
   })
 
