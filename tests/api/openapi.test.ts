@@ -63,6 +63,7 @@ describe('the OpenAPI document', () => {
     if (!result.valid) throw new Error(compileErrors(result))
     expect(result.valid).toBe(true)
     expect(result.specification).toBe('OpenAPI')
+    expect(result.warnings).toEqual([])
   })
 
   test('names every request body and every JSON success response as a component', () => {
