@@ -15,7 +15,16 @@ export interface Operation {
 }
 
 /** The credentials a fuzzed request may carry. */
-export type Credential = 'none' | 'session' | 'admin_key' | 'query_key' | 'garbage' | 'basic'
+export type Credential =
+  | 'none'
+  | 'session'
+  | 'admin_key'
+  | 'query_key'
+  | 'garbage'
+  | 'tampered'
+  | 'long'
+  | 'empty'
+  | 'basic'
 
 /** A request body as bytes, with the content type sent and what kind of hostility it carries. */
 export interface FuzzBody {

@@ -42,6 +42,9 @@ const tokens: Record<Credential, string | null> = {
   admin_key: null,
   query_key: null,
   garbage: null,
+  tampered: null,
+  long: null,
+  empty: null,
   basic: null,
 }
 const known: KnownIds = {}
@@ -68,6 +71,10 @@ beforeAll(async () => {
   tokens.admin_key = b.keys.admin
   tokens.query_key = b.keys.query
   tokens.garbage = 'ek_not-a-real-key'
+  // The session with its signature's last character changed, an oversized key, a bare scheme.
+  tokens.tampered = b.adminToken.slice(0, -1) + (b.adminToken.endsWith('A') ? 'B' : 'A')
+  tokens.long = `ek_${'a'.repeat(20_000)}`
+  tokens.empty = ' '
   const spare = await mintKey(t, b.adminToken, ['query'])
   const jobs = await (
     await t.request(`/v1/corpora/${b.corpusId}/jobs`, { headers: bearer(b.adminToken) })
@@ -95,7 +102,18 @@ function requests({ method, path, op }: Operation): fc.Arbitrary<FuzzRequest> {
   // Mostly a valid credential, to get past authentication; each kind of bad one some of the time.
   const credential = fc.oneof(
     { arbitrary: fc.constantFrom<Credential>('session', 'admin_key'), weight: 6 },
-    { arbitrary: fc.constantFrom<Credential>('query_key', 'none', 'garbage', 'basic'), weight: 2 },
+    {
+      arbitrary: fc.constantFrom<Credential>(
+        'query_key',
+        'none',
+        'garbage',
+        'tampered',
+        'long',
+        'empty',
+        'basic',
+      ),
+      weight: 3,
+    },
   )
   return fc
     .tuple(pathArb, queryString(doc, op.parameters ?? []), credential, body, extraHeaders)
@@ -233,6 +251,9 @@ describe('fuzzing every operation of /openapi.json', () => {
     console.log(
       `fuzz: ${operations.length} operations, ${RUNS} runs each, ${sent} requests, ${allowed} known failures`,
     )
-    console.log(JSON.stringify(statuses))
+    const byStatus: Record<string, number> = {}
+    for (const [k, n] of Object.entries(statuses))
+      byStatus[k.split(' ')[0]!] = (byStatus[k.split(' ')[0]!] ?? 0) + n
+    console.log(`fuzz: answers by status ${JSON.stringify(byStatus)}`)
   })
 })
