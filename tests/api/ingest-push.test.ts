@@ -487,8 +487,13 @@ describe('the OpenAPI document', () => {
       expect(doc.paths[`/corpora/{corpus_id}/documents/${route}`]).toBeUndefined()
     }
     const commit = doc.paths['/v1/corpora/{corpus_id}/documents/commit']!.post!
-    expect(JSON.stringify(commit.requestBody)).toContain('delete_missing')
-    expect(JSON.stringify(commit.responses['202'])).toContain('unchanged')
+    // Bodies are named components, referenced from the operation.
+    const schemas = (doc as unknown as { components: { schemas: Record<string, unknown> } }).components
+      .schemas
+    expect(JSON.stringify(commit.requestBody)).toContain('#/components/schemas/CommitReq')
+    expect(JSON.stringify(schemas.CommitReq)).toContain('delete_missing')
+    expect(JSON.stringify(commit.responses['202'])).toContain('#/components/schemas/SyncRunResp')
+    expect(JSON.stringify(schemas.SyncRunResp)).toContain('unchanged')
     expect(doc.paths['/v1/corpora/{corpus_id}/sync-runs/{run_id}']?.get).toBeDefined()
     for (const path of ['/v1/corpora/{corpus_id}/documents', '/corpora/{corpus_id}/documents']) {
       expect(Object.keys(doc.paths[path]!.post!.requestBody!.content)).toEqual(['multipart/form-data'])

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { isValid as mailcheckerValid } from 'mailchecker'
 import { validationFailed } from '../../platform/http/errors'
+import { namedObject } from '../../platform/http/schema'
 import { NameString } from '../../platform/http/text-formats'
 import { ApiKeyResp } from '../keys/keys.schemas'
 
@@ -16,7 +17,7 @@ export const Name = NameString({ minLength: 1, maxLength: 120 })
 /** An emailed secret presented back (verification, reset, invite); garbage is a 400, not a 500. */
 export const LinkToken = Type.String({ minLength: 1, maxLength: 256, description: 'Token from the link.' })
 
-export const RegisterReq = Type.Object({
+export const RegisterReq = namedObject('RegisterReq', {
   email: Email,
   password: Password,
   workspace_name: Name,
@@ -32,7 +33,7 @@ export const LinkDelivery = Type.Union(
   },
 )
 
-export const TokenResp = Type.Object({
+export const TokenResp = namedObject('TokenResp', {
   access_token: Type.String({ description: 'Session token; empty while the address is unverified.' }),
   token_type: Type.Literal('bearer'),
   expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
@@ -45,7 +46,7 @@ export const TokenResp = Type.Object({
   link_delivery: Type.Optional(LinkDelivery),
 })
 
-export const SessionResp = Type.Object({
+export const SessionResp = namedObject('SessionResp', {
   access_token: Type.String(),
   token_type: Type.Literal('bearer'),
   expires_at: Type.String({ format: 'date-time' }),
@@ -54,7 +55,7 @@ export const SessionResp = Type.Object({
   session_class: Type.Union([Type.Literal('normal'), Type.Literal('remember')]),
 })
 
-export const UserResp = Type.Object({
+export const UserResp = namedObject('UserResp', {
   id: Type.String(),
   email: Type.String(),
   name: Type.String(),
@@ -65,7 +66,7 @@ export const UserResp = Type.Object({
 })
 
 /** `/auth/me` and `/auth/setup` for an API key: a key has no user, so it describes itself. */
-export const ApiKeyMeResp = Type.Object({
+export const ApiKeyMeResp = namedObject('ApiKeyMeResp', {
   kind: Type.Literal('api_key'),
   key: ApiKeyResp,
   workspace_id: Type.String(),
@@ -76,9 +77,9 @@ export const ApiKeyMeResp = Type.Object({
 })
 
 /** Who the caller is: the signed-in user, or the API key presented. */
-export const MeResp = Type.Union([UserResp, ApiKeyMeResp])
+export const MeResp = Type.Union([UserResp, ApiKeyMeResp], { $id: 'MeResp' })
 
-export const LinkResp = Type.Object({
+export const LinkResp = namedObject('LinkResp', {
   status: Type.String(),
   invite_link: Type.Optional(Type.String()),
   reset_link: Type.Optional(Type.String()),
@@ -86,14 +87,14 @@ export const LinkResp = Type.Object({
   link_delivery: Type.Optional(LinkDelivery),
 })
 
-export const EmailReq = Type.Object({ email: Email })
+export const EmailReq = namedObject('EmailReq', { email: Email })
 
-export const ResetPasswordReq = Type.Object({ token: LinkToken, password: Password })
+export const ResetPasswordReq = namedObject('ResetPasswordReq', { token: LinkToken, password: Password })
 
 export const VerifyQuery = Type.Object({ token: LinkToken })
 
 /** The OAuth2 password form, plus `remember_me`; the optional OAuth2 fields are accepted and ignored. */
-export const LoginForm = Type.Object({
+export const LoginForm = namedObject('LoginForm', {
   username: Type.String({ minLength: 1, maxLength: 254, description: 'Email address.' }),
   password: Type.String({ minLength: 1, maxLength: 128 }),
   remember_me: Type.Optional(
@@ -105,12 +106,12 @@ export const LoginForm = Type.Object({
   client_secret: Type.Optional(Type.String({ maxLength: 1000 })),
 })
 
-export const WorkspaceSetupReq = Type.Object({
+export const WorkspaceSetupReq = namedObject('WorkspaceSetupReq', {
   workspace_name: Name,
   name: { ...Name, description: 'Display name.' },
 })
 
-export const AuthConfigResp = Type.Object({
+export const AuthConfigResp = namedObject('AuthConfigResp', {
   signup_mode: Type.Union([Type.Literal('open'), Type.Literal('invite')]),
   registration_enabled: Type.Boolean({ description: 'Whether /auth/register accepts sign-ups.' }),
   billing_enabled: Type.Boolean(),
@@ -120,7 +121,7 @@ export const AuthConfigResp = Type.Object({
   sso_enabled: Type.Boolean(),
 })
 
-export const AccessRequestResp = Type.Object({ status: Type.Literal('pending') })
+export const AccessRequestResp = namedObject('AccessRequestResp', { status: Type.Literal('pending') })
 
 /** Trims and lower-cases an address; the stored form, and the form duplicates are checked in. */
 export function normaliseEmail(email: string): string {

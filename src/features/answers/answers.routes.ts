@@ -1,5 +1,17 @@
 import { defineRoute, type RouteDef } from '../../platform/http/route'
-import { ChatReq, ChatResp, CorpusParams, DescribeResp, FeedbackReq, FeedbackResp } from './answers.schemas'
+import {
+  ChatDeltaEvent,
+  ChatDoneEvent,
+  ChatHeadEvent,
+  ChatReq,
+  ChatResp,
+  CorpusParams,
+  DescribeResp,
+  FeedbackReq,
+  FeedbackResp,
+  SERVING_ERRORS,
+  StreamErrorEvent,
+} from './answers.schemas'
 import type { AnswersService } from './answers.service'
 
 const UNAVAILABLE =
@@ -19,6 +31,7 @@ export function answersRoutes(answers: AnswersService): RouteDef[] {
       params: CorpusParams,
       body: ChatReq,
       response: ChatResp,
+      errors: SERVING_ERRORS,
       handler: ({ principal, params, body }) => answers.chat(principal, params.corpus_id, body),
     }),
     defineRoute({
@@ -32,6 +45,8 @@ export function answersRoutes(answers: AnswersService): RouteDef[] {
       params: CorpusParams,
       body: ChatReq,
       produces: 'text/event-stream',
+      events: { head: ChatHeadEvent, delta: ChatDeltaEvent, done: ChatDoneEvent, error: StreamErrorEvent },
+      errors: SERVING_ERRORS,
       idempotent: false,
       handler: ({ principal, params, body }) => answers.chatStream(principal, params.corpus_id, body),
     }),
@@ -44,6 +59,7 @@ export function answersRoutes(answers: AnswersService): RouteDef[] {
       tags: ['answers'],
       params: CorpusParams,
       response: DescribeResp,
+      errors: ['corpus_not_ready', 'serving_unavailable'],
       handler: ({ principal, params }) => answers.describe(principal, params.corpus_id),
     }),
     defineRoute({

@@ -1,12 +1,14 @@
 import { Type } from '@sinclair/typebox'
+import type { ErrorCode } from '../../platform/http/errors'
+import { namedObject } from '../../platform/http/schema'
 import { TextString } from '../../platform/http/text-formats'
 
-export const Turn = Type.Object({
+export const Turn = namedObject('Turn', {
   role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]),
   content: TextString({ maxLength: 8000 }),
 })
 
-export const ChatReq = Type.Object({
+export const ChatReq = namedObject('ChatReq', {
   question: TextString({ minLength: 1, maxLength: 4000 }),
   k: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 3, description: 'Sources to return.' })),
   history: Type.Optional(
@@ -24,7 +26,7 @@ export const ChatReq = Type.Object({
   strategy: Type.Optional(Type.Union([Type.Literal('cart'), Type.Literal('rag')], { default: 'cart' })),
 })
 
-export const Source = Type.Object({
+export const Source = namedObject('Source', {
   id: Type.String(),
   title: Type.String(),
   document_id: Type.String(),
@@ -33,7 +35,8 @@ export const Source = Type.Object({
   score: Type.Number(),
 })
 
-export const Metrics = Type.Object(
+export const Metrics = namedObject(
+  'Metrics',
   {
     latency_ms: Type.Number(),
     ttft_ms: Type.Optional(Type.Number()),
@@ -45,7 +48,7 @@ export const Metrics = Type.Object(
   { additionalProperties: true },
 )
 
-export const ChatResp = Type.Object({
+export const ChatResp = namedObject('ChatResp', {
   answer: Type.String(),
   strategy: Type.String(),
   used_docs: Type.Array(Type.String()),
@@ -54,12 +57,12 @@ export const ChatResp = Type.Object({
   metrics: Metrics,
 })
 
-export const DescribeResp = Type.Object({
+export const DescribeResp = namedObject('DescribeResp', {
   id: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
 })
 
-export const FeedbackReq = Type.Object({
+export const FeedbackReq = namedObject('FeedbackReq', {
   rating: Type.Union([Type.Literal('up'), Type.Literal('down')]),
   question: Type.Optional(TextString({ maxLength: 4000 })),
   answer: Type.Optional(TextString({ maxLength: 20000 })),
@@ -68,6 +71,29 @@ export const FeedbackReq = Type.Object({
   strategy: Type.Optional(Type.Union([Type.Literal('cart'), Type.Literal('rag')])),
 })
 
-export const FeedbackResp = Type.Object({ id: Type.String(), status: Type.Literal('recorded') })
+export const FeedbackResp = namedObject('FeedbackResp', {
+  id: Type.String(),
+  status: Type.Literal('recorded'),
+})
 
 export const CorpusParams = Type.Object({ corpus_id: Type.String({ maxLength: 64 }) })
+
+/** `head`: the sources, before any text. */
+export const ChatHeadEvent = namedObject('ChatHeadEvent', {
+  head: Type.Literal(true),
+  used_docs: Type.Array(Type.String()),
+  sources: Type.Array(Source),
+  condensed_q: Type.String(),
+})
+
+/** `delta`: the next piece of the answer's text. */
+export const ChatDeltaEvent = namedObject('ChatDeltaEvent', { delta: Type.String() })
+
+/** `done`: the stream ended well; the measured metrics. */
+export const ChatDoneEvent = namedObject('ChatDoneEvent', { done: Type.Literal(true), metrics: Metrics })
+
+/** `error`: the stream failed after it started (it is then the only terminal event). */
+export const StreamErrorEvent = namedObject('StreamErrorEvent', { error: Type.String() })
+
+/** What asking a base can refuse beyond bad input and credentials (chat, stream, compare, MCP). */
+export const SERVING_ERRORS: ErrorCode[] = ['unknown_documents', 'corpus_not_ready', 'serving_unavailable']

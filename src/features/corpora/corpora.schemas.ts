@@ -1,14 +1,15 @@
 import { Type } from '@sinclair/typebox'
+import { namedObject } from '../../platform/http/schema'
 import { NameString } from '../../platform/http/text-formats'
 
 const Timestamp = Type.String({ format: 'date-time' })
 const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()])
 
-export const CorpusCreateReq = Type.Object({
+export const CorpusCreateReq = namedObject('CorpusCreateReq', {
   name: NameString({ minLength: 1, maxLength: 200, description: 'Name of the base (trimmed; not empty).' }),
 })
 
-export const CorpusResp = Type.Object({
+export const CorpusResp = namedObject('CorpusResp', {
   id: Type.String(),
   name: Type.String(),
   source_type: Type.String({ description: '`upload` for a base created through the API.' }),
@@ -23,7 +24,7 @@ export const CorpusResp = Type.Object({
   updated_at: Timestamp,
 })
 
-export const DocumentResp = Type.Object({
+export const DocumentResp = namedObject('DocumentResp', {
   id: Type.String(),
   corpus_id: Type.String(),
   filename: Type.String({ description: 'Relative path of the file in the base.' }),
@@ -55,6 +56,6 @@ export const ManifestQuery = Type.Object({
   source: Type.Optional(Type.String({ default: 'upload', description: 'Must be `upload`.' })),
 })
 
-export const ImportStatusResp = Type.Object({
+export const ImportStatusResp = namedObject('ImportStatusResp', {
   state: Type.String({ description: '`none` when nothing was ever imported.' }),
 })

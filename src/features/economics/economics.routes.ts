@@ -1,9 +1,17 @@
 import { defineRoute, type RouteDef } from '../../platform/http/route'
-import { ChatReq, CorpusParams } from '../answers/answers.schemas'
+import {
+  ChatDeltaEvent,
+  ChatHeadEvent,
+  ChatReq,
+  CorpusParams,
+  SERVING_ERRORS,
+  StreamErrorEvent,
+} from '../answers/answers.schemas'
 import {
   CompareQuery,
   CompareResp,
   CompareStreamQuery,
+  CompareSummaryEvent,
   EconomicsQuery,
   EconomicsResp,
 } from './economics.schemas'
@@ -28,6 +36,7 @@ export function economicsRoutes(economics: EconomicsService): RouteDef[] {
       query: CompareQuery,
       body: ChatReq,
       response: CompareResp,
+      errors: SERVING_ERRORS,
       handler: ({ principal, params, query, body }) =>
         economics.compare(
           principal,
@@ -49,6 +58,13 @@ export function economicsRoutes(economics: EconomicsService): RouteDef[] {
       query: CompareStreamQuery,
       body: ChatReq,
       produces: 'text/event-stream',
+      events: {
+        head: ChatHeadEvent,
+        delta: ChatDeltaEvent,
+        summary: CompareSummaryEvent,
+        error: StreamErrorEvent,
+      },
+      errors: SERVING_ERRORS,
       idempotent: false,
       handler: ({ principal, params, query, body }) =>
         economics.compareStream(
@@ -69,6 +85,7 @@ export function economicsRoutes(economics: EconomicsService): RouteDef[] {
       params: CorpusParams,
       query: EconomicsQuery,
       response: EconomicsResp,
+      errors: ['corpus_not_ready', 'serving_unavailable'],
       handler: ({ principal, params, query }) =>
         economics.economics(principal, params.corpus_id, query.queries_per_month ?? QPM),
     }),

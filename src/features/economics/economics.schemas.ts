@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
-import { Source } from '../answers/answers.schemas'
+import { namedObject } from '../../platform/http/schema'
+import { Metrics, Source } from '../answers/answers.schemas'
 
 const Strategy = Type.Union([Type.Literal('cart'), Type.Literal('rag')])
 
@@ -26,9 +27,9 @@ export const EconomicsQuery = Type.Object({ queries_per_month: Type.Optional(Que
 
 const Money = Type.Number({ description: 'US dollars.' })
 
-const CostBreakdown = Type.Object({ cpu: Money, memory: Money, gpu: Money })
+const CostBreakdown = namedObject('CostBreakdown', { cpu: Money, memory: Money, gpu: Money })
 
-export const CompareStrategy = Type.Object({
+export const CompareStrategy = namedObject('CompareStrategy', {
   key: Strategy,
   answer: Type.String(),
   latency_ms: Type.Number(),
@@ -42,7 +43,7 @@ export const CompareStrategy = Type.Object({
   cost_breakdown: CostBreakdown,
 })
 
-export const RateCardResp = Type.Object({
+export const RateCardResp = namedObject('RateCardResp', {
   cpu_second_usd: Type.Number(),
   memory_gb_month_usd: Type.Number(),
   gpu_hour_usd: Type.Number(),
@@ -51,7 +52,7 @@ export const RateCardResp = Type.Object({
   utilisation: Type.Number(),
 })
 
-export const CompareResp = Type.Object({
+export const CompareResp = namedObject('CompareResp', {
   strategies: Type.Array(CompareStrategy),
   summary: Type.Object({
     cheaper_than_rag_x: Type.Union([Type.Number(), Type.Null()], {
@@ -67,9 +68,9 @@ export const CompareResp = Type.Object({
   rate_card: RateCardResp,
 })
 
-const PerStrategy = Type.Object({ cart: Money, rag: Money })
+const PerStrategy = namedObject('PerStrategy', { cart: Money, rag: Money })
 
-export const EconomicsResp = Type.Object({
+export const EconomicsResp = namedObject('EconomicsResp', {
   trained: Type.Boolean({ description: 'Every document of the base is onboarded (status `ready`).' }),
   n_cartridges: Type.Integer(),
   corpus_tokens: Type.Integer(),
@@ -89,4 +90,15 @@ export const EconomicsResp = Type.Object({
     cart: Type.Object({ cpu_ms: Type.Number(), context_tokens: Type.Number(), output_tokens: Type.Number() }),
     rag: Type.Object({ cpu_ms: Type.Number(), context_tokens: Type.Number(), output_tokens: Type.Number() }),
   }),
+})
+
+/** `summary`: the compare stream's terminal event, with the measured metrics and cost per query. */
+export const CompareSummaryEvent = namedObject('CompareSummaryEvent', {
+  summary: Type.Literal(true),
+  key: Strategy,
+  metrics: Type.Composite([Metrics, Type.Object({ cpu_ms: Type.Number() })], { additionalProperties: true }),
+  cost_per_query: Money,
+  cost_per_month: Money,
+  cost_breakdown: CostBreakdown,
+  queries_per_month: Type.Integer(),
 })

@@ -13,6 +13,7 @@ import {
   UploadUrlsReq,
   UploadUrlsResp,
   UpsertReq,
+  UpsertResp,
 } from './ingest.schemas'
 import { type IngestService, syncRunResp } from './ingest.service'
 
@@ -126,11 +127,7 @@ export function ingestRoutes(
       params: CorpusParams,
       body: UpsertReq,
       maxBodyBytes: json,
-      response: Type.Object({
-        result: Type.String({ description: '`created`, `updated` or `unchanged`.' }),
-        document: DocumentResp,
-        sync_run: SyncRunResp,
-      }),
+      response: UpsertResp,
       handler: async ({ principal, params, body }) => {
         const out = await ingest.upsert(principal.workspaceId, params.corpus_id, body)
         return {

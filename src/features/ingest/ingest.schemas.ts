@@ -1,4 +1,6 @@
 import { Type } from '@sinclair/typebox'
+import { namedObject } from '../../platform/http/schema'
+import { DocumentResp } from '../corpora/corpora.schemas'
 
 const Timestamp = Type.String({ format: 'date-time' })
 const Sha256 = Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Lower-case hex SHA-256 of the bytes.' })
@@ -11,7 +13,8 @@ const Path = Type.String({
 /** Most entries in one manifest (diff, upload-urls, commit). */
 export const MAX_MANIFEST_FILES = 100_000
 
-export const ManifestEntry = Type.Object(
+export const ManifestEntry = namedObject(
+  'ManifestEntry',
   {
     path: Path,
     sha256: Sha256,
@@ -28,12 +31,13 @@ const Prefix = Type.Optional(
   }),
 )
 
-export const DiffReq = Type.Object(
+export const DiffReq = namedObject(
+  'DiffReq',
   { files: Type.Array(ManifestEntry, { maxItems: MAX_MANIFEST_FILES }), prefix: Prefix },
   { additionalProperties: false },
 )
 
-export const DiffResp = Type.Object({
+export const DiffResp = namedObject('DiffResp', {
   new: Type.Array(Type.String(), { description: 'Paths not in the base: upload, then commit.' }),
   changed: Type.Array(Type.String(), { description: 'Paths in the base with other content.' }),
   unchanged: Type.Array(Type.String(), { description: 'Paths in the base with this SHA-256.' }),
@@ -45,12 +49,13 @@ export const DiffResp = Type.Object({
   }),
 })
 
-export const UploadUrlsReq = Type.Object(
+export const UploadUrlsReq = namedObject(
+  'UploadUrlsReq',
   { files: Type.Array(ManifestEntry, { maxItems: MAX_MANIFEST_FILES }) },
   { additionalProperties: false },
 )
 
-export const UploadTarget = Type.Object({
+export const UploadTarget = namedObject('UploadTarget', {
   path: Type.String(),
   sha256: Type.String(),
   size: Type.Integer(),
@@ -65,7 +70,7 @@ export const UploadTarget = Type.Object({
   headers: Type.Record(Type.String(), Type.String(), { description: 'Headers to send with the PUT.' }),
 })
 
-export const UploadUrlsResp = Type.Object({
+export const UploadUrlsResp = namedObject('UploadUrlsResp', {
   mode: Type.Union([Type.Literal('presigned'), Type.Literal('raw')], {
     description: '`presigned` when the object store is S3; `raw` otherwise (upload through the API).',
   }),
@@ -75,13 +80,14 @@ export const UploadUrlsResp = Type.Object({
 
 export const RawQuery = Type.Object({ path: Path, sha256: Sha256 })
 
-export const RawResp = Type.Object({
+export const RawResp = namedObject('RawResp', {
   path: Type.String(),
   sha256: Type.String(),
   size: Type.Integer(),
 })
 
-export const CommitReq = Type.Object(
+export const CommitReq = namedObject(
+  'CommitReq',
   {
     files: Type.Array(ManifestEntry, { maxItems: MAX_MANIFEST_FILES }),
     delete_missing: Type.Optional(
@@ -95,13 +101,13 @@ export const CommitReq = Type.Object(
   { additionalProperties: false },
 )
 
-export const RunErrorSchema = Type.Object({
+export const RunErrorSchema = namedObject('RunErrorSchema', {
   path: Type.String(),
   document_id: Type.Union([Type.String(), Type.Null()]),
   error: Type.String(),
 })
 
-export const SyncRunResp = Type.Object({
+export const SyncRunResp = namedObject('SyncRunResp', {
   id: Type.String(),
   corpus_id: Type.String(),
   source: Type.String({ description: '`upload`, `push` (commit and upsert) or `import`.' }),
@@ -125,7 +131,8 @@ export const SyncRunParams = Type.Object({
   run_id: Type.String({ maxLength: 64 }),
 })
 
-export const UpsertReq = Type.Object(
+export const UpsertReq = namedObject(
+  'UpsertReq',
   {
     path: Path,
     content: Type.String({ description: 'The file content: text, or base64 when `encoding` is `base64`.' }),
@@ -137,9 +144,15 @@ export const UpsertReq = Type.Object(
   { additionalProperties: false },
 )
 
-export const UploadForm = Type.Object({
+export const UploadForm = namedObject('UploadForm', {
   files: Type.Array(Type.String({ format: 'binary' }), {
     description:
       "One or more files; each part's filename is its relative path in the base (folders kept, `\\` read as `/`).",
   }),
+})
+
+export const UpsertResp = namedObject('UpsertResp', {
+  result: Type.String({ description: '`created`, `updated` or `unchanged`.' }),
+  document: DocumentResp,
+  sync_run: SyncRunResp,
 })

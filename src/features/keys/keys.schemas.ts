@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { namedObject } from '../../platform/http/schema'
 import { NameString } from '../../platform/http/text-formats'
 
 /** A scope an API key may hold. */
@@ -6,7 +7,7 @@ export const ScopeSchema = Type.Union([Type.Literal('ingest'), Type.Literal('que
 
 export const KeyIdParams = Type.Object({ key_id: Type.String({ maxLength: 64 }) })
 
-export const ApiKeyCreateReq = Type.Object({
+export const ApiKeyCreateReq = namedObject('ApiKeyCreateReq', {
   name: NameString({ minLength: 1, maxLength: 100 }),
   scopes: Type.Array(ScopeSchema, { minItems: 1, maxItems: 3, description: 'Non-empty.' }),
   expires_at: Type.Optional(
@@ -28,10 +29,10 @@ const keyFields = {
 }
 
 /** An API key as listed; the secret is never part of it. */
-export const ApiKeyResp = Type.Object(keyFields)
+export const ApiKeyResp = namedObject('ApiKeyResp', keyFields)
 
 /** The create response: the listing fields plus the secret, shown this once. */
-export const ApiKeyCreatedResp = Type.Object({
+export const ApiKeyCreatedResp = namedObject('ApiKeyCreatedResp', {
   ...keyFields,
   key: Type.String({ description: 'The secret (`ek_...`); only its SHA-256 is kept.' }),
 })

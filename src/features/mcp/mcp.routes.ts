@@ -1,5 +1,5 @@
 import { defineRoute, type RouteDef } from '../../platform/http/route'
-import { ChatReq } from '../answers/answers.schemas'
+import { ChatReq, SERVING_ERRORS } from '../answers/answers.schemas'
 import { type McpHttpOptions, requireApiKey, serveMcpHttp } from './lib/http'
 import {
   CorpusParams,
@@ -55,6 +55,7 @@ export function mcpRoutes(mcp: McpService, http: McpHttpOptions): RouteDef[] {
       params: CorpusParams,
       body: ChatReq,
       response: McpQueryResp,
+      errors: [...SERVING_ERRORS, 'api_key_required'],
       handler: ({ principal, params, body }) => mcp.query(requireApiKey(principal), params.corpus_id, body),
     }),
     defineRoute({

@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
+import { namedObject } from '../../platform/http/schema'
 import { ChatResp, Source } from '../answers/answers.schemas'
 
 // Output schemas stay free of `format`: MCP clients validate structured results with their own
@@ -40,7 +41,7 @@ const docsQueryProps = {
 
 export const McpDocsQuery = Type.Object(docsQueryProps)
 
-export const McpDoc = Type.Object({
+export const McpDoc = namedObject('McpDoc', {
   id: Type.String({ description: 'Pinnable document id: pass it in `doc_ids` of a query.' }),
   filename: Type.String({ description: 'Relative path of the file in the base.' }),
   title: Type.String({ description: 'Title found in the document, else the file name without extension.' }),
@@ -51,30 +52,36 @@ export const McpDoc = Type.Object({
   size: Type.Integer({ description: 'Size of the stored file in bytes.' }),
 })
 
-export const McpDocsResp = Type.Object({
+export const McpDocsResp = namedObject('McpDocsResp', {
   items: Type.Array(McpDoc),
   total: Type.Integer({ description: 'Documents matching `q` (all documents without it).' }),
   limit: Type.Integer(),
   offset: Type.Integer(),
 })
 
-export const McpSource = Type.Composite([
-  Type.Omit(Source, ['id']),
-  Type.Object({
-    id: Type.String({ description: 'The pinnable id of the source document (same as `document_id`).' }),
-    passage_id: Type.String({ description: 'The passage the snippet comes from.' }),
-  }),
-])
+export const McpSource = Type.Composite(
+  [
+    Type.Omit(Source, ['id']),
+    Type.Object({
+      id: Type.String({ description: 'The pinnable id of the source document (same as `document_id`).' }),
+      passage_id: Type.String({ description: 'The passage the snippet comes from.' }),
+    }),
+  ],
+  { $id: 'McpSource' },
+)
 
-export const McpQueryResp = Type.Composite([
-  Type.Omit(ChatResp, ['sources', 'used_docs']),
-  Type.Object({
-    used_docs: Type.Array(Type.String(), { description: 'Pinnable ids of the documents the answer used.' }),
-    sources: Type.Array(McpSource),
-  }),
-])
+export const McpQueryResp = Type.Composite(
+  [
+    Type.Omit(ChatResp, ['sources', 'used_docs']),
+    Type.Object({
+      used_docs: Type.Array(Type.String(), { description: 'Pinnable ids of the documents the answer used.' }),
+      sources: Type.Array(McpSource),
+    }),
+  ],
+  { $id: 'McpQueryResp' },
+)
 
-export const McpMetaResp = Type.Object({
+export const McpMetaResp = namedObject('McpMetaResp', {
   id: Type.String(),
   name: Type.String(),
   status: Type.String({ description: '`new`, `training`, `ready` or `failed`.' }),
@@ -101,7 +108,7 @@ export const TextQuery = Type.Object({
   ),
 })
 
-export const DocumentTextResp = Type.Object({
+export const DocumentTextResp = namedObject('DocumentTextResp', {
   id: Type.String(),
   filename: Type.String(),
   title: Type.String(),
@@ -114,7 +121,7 @@ export const DocumentTextResp = Type.Object({
   text: Type.String(),
 })
 
-export const BaseSummary = Type.Object({
+export const BaseSummary = namedObject('BaseSummary', {
   id: Type.String(),
   name: Type.String(),
   status: Type.String(),

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { namedObject } from '../../platform/http/schema'
 import { Email, LinkToken, Name, Password } from '../accounts/accounts.schemas'
 
 const Role = Type.Union([Type.Literal('admin'), Type.Literal('member')])
@@ -7,14 +8,14 @@ const Time = Type.String({ format: 'date-time' })
 export const UserIdParams = Type.Object({ user_id: Type.String({ maxLength: 64 }) })
 export const InviteIdParams = Type.Object({ invite_id: Type.String({ maxLength: 64 }) })
 
-export const InviteCreateReq = Type.Object({
+export const InviteCreateReq = namedObject('InviteCreateReq', {
   email: Email,
   role: Type.Optional({ ...Role, default: 'member' }),
 })
 
-export const RoleUpdateReq = Type.Object({ role: Role })
+export const RoleUpdateReq = namedObject('RoleUpdateReq', { role: Role })
 
-export const MemberResp = Type.Object({
+export const MemberResp = namedObject('MemberResp', {
   id: Type.String(),
   email: Type.String(),
   name: Type.String(),
@@ -25,7 +26,7 @@ export const MemberResp = Type.Object({
   created_at: Time,
 })
 
-export const InviteResp = Type.Object({
+export const InviteResp = namedObject('InviteResp', {
   id: Type.String(),
   email: Type.String(),
   role: Role,
@@ -34,14 +35,14 @@ export const InviteResp = Type.Object({
   created_at: Time,
 })
 
-export const MembersResp = Type.Object({
+export const MembersResp = namedObject('MembersResp', {
   members: Type.Array(MemberResp),
   invites: Type.Array(InviteResp, { description: 'Invitations not yet accepted (expired ones included).' }),
 })
 
-export const InviteInfoReq = Type.Object({ token: LinkToken })
+export const InviteInfoReq = namedObject('InviteInfoReq', { token: LinkToken })
 
-export const InviteInfoResp = Type.Object({
+export const InviteInfoResp = namedObject('InviteInfoResp', {
   workspace_id: Type.String(),
   workspace_name: Type.String(),
   email: Type.String(),
@@ -49,7 +50,7 @@ export const InviteInfoResp = Type.Object({
   expires_at: Time,
 })
 
-export const AcceptInviteReq = Type.Object({
+export const AcceptInviteReq = namedObject('AcceptInviteReq', {
   token: LinkToken,
   password: Password,
   name: { ...Name, description: 'Display name.' },

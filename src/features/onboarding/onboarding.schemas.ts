@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox'
+import { namedObject } from '../../platform/http/schema'
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()])
 const Timestamp = Type.String({ format: 'date-time' })
 
-export const JobResp = Type.Object({
+export const JobResp = namedObject('JobResp', {
   id: Type.String(),
   corpus_id: Type.String(),
   parent_id: Nullable(Type.String()),

@@ -1,6 +1,13 @@
 import { defineRoute, type RouteDef } from '../../platform/http/route'
-import { CorpusParams } from '../answers/answers.schemas'
-import { ScaleRunResp, ScaleRunSaveReq, ScaleTestReq } from './scale.schemas'
+import { CorpusParams, StreamErrorEvent } from '../answers/answers.schemas'
+import {
+  LevelRecord,
+  ScaleDoneEvent,
+  ScaleRunResp,
+  ScaleRunSaveReq,
+  ScaleStartEvent,
+  ScaleTestReq,
+} from './scale.schemas'
 import type { ScaleService } from './scale.service'
 
 /** Scale test and saved scale runs (spec: Compare, scale test, economics). */
@@ -24,6 +31,8 @@ export function scaleRoutes(scale: ScaleService): RouteDef[] {
       params: CorpusParams,
       body: ScaleTestReq,
       produces: 'text/event-stream',
+      events: { start: ScaleStartEvent, level: LevelRecord, done: ScaleDoneEvent, error: StreamErrorEvent },
+      errors: ['corpus_not_ready', 'scale_test_in_progress'],
       idempotent: false,
       handler: ({ principal, params, body, request }) =>
         scale.scaleTestStream(principal, params.corpus_id, body, request.headers.get('authorization')),

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox'
+import { namedObject } from '../../platform/http/schema'
 import { TextString } from '../../platform/http/text-formats'
 
-export const ScaleTestReq = Type.Object({
+export const ScaleTestReq = namedObject('ScaleTestReq', {
   queries: Type.Optional(
     Type.Array(TextString({ minLength: 1, maxLength: 4000 }), {
       maxItems: 32,
@@ -13,7 +14,7 @@ export const ScaleTestReq = Type.Object({
 
 const Ms = Type.Union([Type.Number({ minimum: 0 }), Type.Null()])
 
-export const LevelStats = Type.Object({
+export const LevelStats = namedObject('LevelStats', {
   qps: Type.Number({ minimum: 0, description: 'Answered queries per second.' }),
   ok: Type.Integer({ minimum: 0 }),
   reqs: Type.Integer({ minimum: 0 }),
@@ -24,21 +25,21 @@ export const LevelStats = Type.Object({
   cpu_ms: Type.Optional(Ms),
 })
 
-export const LevelRecord = Type.Object({
+export const LevelRecord = namedObject('LevelRecord', {
   level: Type.Integer({ minimum: 1, maximum: 64 }),
   cart: LevelStats,
   rag: LevelStats,
   partial: Type.Optional(Type.Boolean()),
 })
 
-export const ScaleRunSaveReq = Type.Object({
+export const ScaleRunSaveReq = namedObject('ScaleRunSaveReq', {
   queries: Type.Array(TextString({ minLength: 1, maxLength: 4000 }), { maxItems: 32 }),
   max_concurrency: Type.Integer({ minimum: 1, maximum: 64 }),
   records: Type.Array(LevelRecord, { minItems: 1, maxItems: 7 }),
   note: Type.Optional(TextString({ maxLength: 500 })),
 })
 
-export const ScaleRunResp = Type.Object({
+export const ScaleRunResp = namedObject('ScaleRunResp', {
   id: Type.String(),
   corpus_id: Type.String(),
   queries: Type.Array(Type.String()),
@@ -47,4 +48,21 @@ export const ScaleRunResp = Type.Object({
   records: Type.Array(LevelRecord),
   note: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
+})
+
+/** `start`: the plan of the scale test. */
+export const ScaleStartEvent = namedObject('ScaleStartEvent', {
+  start: Type.Literal(true),
+  queries: Type.Array(Type.String()),
+  levels: Type.Array(Type.Integer({ minimum: 1 }), { description: 'Concurrency levels, highest first.' }),
+  strategies: Type.Array(Type.String()),
+  transport: Type.Optional(Type.String({ description: '`http` once the server listens.' })),
+})
+
+/** `done`: the scale test's terminal event. */
+export const ScaleDoneEvent = namedObject('ScaleDoneEvent', {
+  done: Type.Literal(true),
+  stopped: Type.String({ description: '`complete`, `time_limit` or `aborted`.' }),
+  levels_run: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+  elapsed_ms: Type.Optional(Type.Number({ minimum: 0 })),
 })

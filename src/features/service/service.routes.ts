@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { defineRoute, type RouteDef } from '../../platform/http/route'
 import { pagePolicy } from '../../platform/http/security-headers'
 import docsPage from './docs.html' with { type: 'text' }
-import { RootResp, VersionResp } from './service.schemas'
+import { OpenApiDocument, RootResp, VersionResp } from './service.schemas'
 
 /** What the service routes need: the version, the deprecation schedule and the OpenAPI document. */
 export interface ServiceRouteDeps {
@@ -50,7 +50,7 @@ export function serviceRoutes(deps: ServiceRouteDeps): RouteDef[] {
       auth: 'none',
       summary: 'This OpenAPI document',
       tags: ['service'],
-      response: Type.Object({}, { additionalProperties: true }),
+      response: OpenApiDocument,
       handler: () => deps.openapi(),
     }),
     defineRoute({

@@ -1,20 +1,27 @@
 import { Type } from '@sinclair/typebox'
+import { namedObject } from '../../platform/http/schema'
 
-export const RootResp = Type.Object({
+export const RootResp = namedObject('RootResp', {
   service: Type.String({ description: 'Service identifier.' }),
   version: Type.String({ description: 'Build version.' }),
   api_versions: Type.Array(Type.String(), { description: 'API versions this deployment serves.' }),
   docs: Type.String({ description: 'Path of the browsable API documentation.' }),
 })
 
-export const Deprecation = Type.Object({
+export const Deprecation = namedObject('Deprecation', {
   surface: Type.String({ description: 'What is scheduled for removal.' }),
   removal_date: Type.String({ description: 'Date (YYYY-MM-DD) after which it stops answering.' }),
   successor: Type.String({ description: 'What to use instead.' }),
 })
 
-export const VersionResp = Type.Object({
+export const VersionResp = namedObject('VersionResp', {
   version: Type.String(),
   deprecations: Type.Array(Deprecation),
   docs: Type.String(),
 })
+
+export const OpenApiDocument = namedObject(
+  'OpenApiDocument',
+  { openapi: Type.String(), info: Type.Object({}, { additionalProperties: true }) },
+  { additionalProperties: true, description: 'An OpenAPI 3.1 document.' },
+)

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { namedObject } from '../../platform/http/schema'
 
 const ComponentStatus = Type.Union([
   Type.Literal('operational'),
@@ -7,7 +8,7 @@ const ComponentStatus = Type.Union([
   Type.Literal('disabled'),
 ])
 
-export const StatusResp = Type.Object({
+export const StatusResp = namedObject('StatusResp', {
   status: Type.Union([Type.Literal('operational'), Type.Literal('degraded')], {
     description: 'degraded when any component is degraded or down.',
   }),
@@ -24,7 +25,7 @@ export const StatusResp = Type.Object({
   ),
 })
 
-export const SloResp = Type.Object({
+export const SloResp = namedObject('SloResp', {
   window_days: Type.Integer({ description: 'Rolling window the objectives are measured over.' }),
   availability: Type.Object({
     target_percent: Type.Number({ description: 'Share of requests answered without a server error.' }),

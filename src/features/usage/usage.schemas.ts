@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox'
+import { namedObject } from '../../platform/http/schema'
 
-const Period = Type.Object({
+const Period = namedObject('Period', {
   start: Type.String({ description: 'First day (YYYY-MM-DD, UTC).' }),
   end: Type.String({ description: 'Last day (YYYY-MM-DD, UTC), today.' }),
   days: Type.Integer(),
 })
 
-const Totals = Type.Object({
+const Totals = namedObject('Totals', {
   queries: Type.Integer({ description: 'Questions answered in the period.' }),
   bases: Type.Integer(),
   documents: Type.Integer(),
@@ -15,7 +16,7 @@ const Totals = Type.Object({
   api_keys: Type.Integer({ description: 'Keys neither revoked nor expired.' }),
 })
 
-export const UsageResp = Type.Object({
+export const UsageResp = namedObject('UsageResp', {
   period: Period,
   totals: Totals,
   bases: Type.Array(
@@ -35,7 +36,7 @@ export const UsageResp = Type.Object({
 
 const Limit = Type.Union([Type.Integer(), Type.Null()], { description: 'null: no cap.' })
 
-export const BillingResp = Type.Object({
+export const BillingResp = namedObject('BillingResp', {
   plan: Type.String(),
   billing_enabled: Type.Boolean(),
   period: Period,

@@ -1,6 +1,25 @@
+import { type TSchema, Type } from '@sinclair/typebox'
+
+/** The `details` of a 503 `serving_unavailable` (the same delay is in the `Retry-After` header). */
+const ServingUnavailableDetail = Type.Object(
+  { retry_after_seconds: Type.Integer({ minimum: 0, description: 'Seconds to wait before asking again.' }) },
+  { $id: 'ServingUnavailableDetail' },
+)
+
+/** The `details` of a 429 `rate_limited`. */
+const RateLimitedDetail = Type.Object(
+  {
+    limit: Type.String({ description: 'The limit that was reached.' }),
+    retry_after: Type.Integer({ minimum: 0, description: 'Seconds until the window renews.' }),
+  },
+  { $id: 'RateLimitedDetail' },
+)
+
 /**
  * The one table of error codes. Every failure the API answers comes from a line here: its code
  * (clients switch on it), HTTP status and default message. Features raise them with `fail(code)`.
+ * `retryAfter` marks answers that carry a `Retry-After` header and `details` the schema of their
+ * `details`; both are for the OpenAPI document.
  */
 export const errorTable = {
   bad_request: { status: 400, message: 'The request is not valid.' },
@@ -59,14 +78,21 @@ export const errorTable = {
   invalid_path: { status: 422, message: 'The file path is not a safe relative path.' },
   checksum_mismatch: { status: 422, message: 'The content does not match its SHA-256.' },
   content_missing: { status: 422, message: 'Content of some files of the manifest was not uploaded.' },
-  rate_limited: { status: 429, message: 'Too many requests. Try again later.' },
+  rate_limited: {
+    status: 429,
+    message: 'Too many requests. Try again later.',
+    retryAfter: true,
+    details: RateLimitedDetail,
+  },
   internal_error: { status: 500, message: 'Internal server error.' },
   service_unavailable: { status: 503, message: 'The service is temporarily unavailable.' },
   serving_unavailable: {
     status: 503,
     message: 'Answering is temporarily unavailable. Retry after the delay given.',
+    retryAfter: true,
+    details: ServingUnavailableDetail,
   },
-} as const satisfies Record<string, { status: number; message: string }>
+} as const satisfies Record<string, { status: number; message: string; retryAfter?: true; details?: TSchema }>
 
 /** A machine-readable error code from the table. */
 export type ErrorCode = keyof typeof errorTable

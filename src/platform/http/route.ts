@@ -1,4 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox'
+import type { ErrorCode } from './errors'
 import type { PageRequest } from './pagination'
 
 /** API-key scopes (spec, Authentication). Session tokens hold them all. */
@@ -100,6 +101,13 @@ export interface RouteDef<
   response?: TSchema
   /** Content type of a non-JSON response, for the OpenAPI document. */
   produces?: string
+  /** A `text/event-stream` route: each event name, in stream order, with the schema of its data. */
+  events?: Record<string, TSchema>
+  /**
+   * Error codes the route answers beyond those its auth, inputs and body imply (those are
+   * documented for every route); for the OpenAPI document.
+   */
+  errors?: ErrorCode[]
   /** A list route: `/v1` answers a page, the frozen mount the whole array. */
   list?: boolean
   /** Honour `Idempotency-Key`; on by default for POST, PUT and DELETE with a JSON or form body. */

@@ -230,7 +230,13 @@ function isRemoteFailure(e: unknown): boolean {
   return typeof e === 'object' && e !== null && 'code' in e && 'status' in e
 }
 
-/** A plain JSON copy of a TypeBox schema (drops TypeBox's symbol keys). */
+/**
+ * A plain JSON copy of a TypeBox schema (drops TypeBox's symbol keys). The `$id` names given for
+ * the OpenAPI document go too: nested, they would re-base references in the client's validator.
+ */
 function json(schema: TSchema): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>
+  return JSON.parse(JSON.stringify(schema, (k, v) => (k === '$id' ? undefined : v))) as Record<
+    string,
+    unknown
+  >
 }
