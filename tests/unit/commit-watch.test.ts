@@ -74,6 +74,9 @@ for (const map of [true, false]) {
         readFileSync('/proc/locks', 'utf8')
           .split('\n')
           .filter((line) => line.includes(`:${inode} `))
+          // The leading number is the line's place in the whole machine's list, which moves as
+          // other processes take and drop locks.
+          .map((line) => line.replace(/^\d+:\s*/, ''))
       const held = locks()
       // The connection holds its "in use" lock on the file; a descriptor closed by this process
       // would release it, letting another process reset the file under a live connection.

@@ -19,8 +19,12 @@ export function isWellFormed(s: string): boolean {
   return s.isWellFormed()
 }
 
-/** Why a typed string is refused, in a person's words, or null. */
-export function textProblem(s: string, whitespace: boolean): string | null {
+/**
+ * Why a typed string is refused, in a person's words, or null. A name is trimmed before use, so
+ * only what is left after trimming must be free of control characters.
+ */
+export function textProblem(value: string, whitespace: boolean): string | null {
+  const s = whitespace ? value : value.trim()
   if (hasControl(s, whitespace)) {
     return whitespace
       ? 'Must not contain control characters other than tab and line breaks'
