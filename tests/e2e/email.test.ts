@@ -121,6 +121,7 @@ describe('email over SMTP', () => {
       token_type: 'bearer',
       expires_at: null,
       email_verified: false,
+      link_delivery: 'email',
     })
     expect((await login(email, 'correct horse')).status).toBe(403)
 
@@ -144,7 +145,7 @@ describe('email over SMTP', () => {
     await post('/v1/auth/register', { email, password: 'first password', workspace_name: 'W', name: 'F' })
     await fetch(linkIn(await box.next(email)))
     const res = await post('/auth/forgot-password', { email })
-    expect(await res.json()).toEqual({ status: 'sent' })
+    expect(await res.json()).toEqual({ status: 'sent', link_delivery: 'email' })
     const mail = await box.next(email)
     expect(mail.subject).toBe('Reset your Engram password')
     const link = linkIn(mail)
