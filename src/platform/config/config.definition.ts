@@ -441,6 +441,12 @@ export const configDefinition = {
       default: 268_435_456,
       kind: { type: 'int', min: 1024, max: 4_294_967_296 },
     }),
+    extract_memory_mb: leaf({
+      doc: 'Memory the text extraction of one document may use, in MB: each file is read in a child process that is stopped past this, and the file fails with a clear error (zip bombs, huge PDF streams) while the server stays within its own memory.',
+      env: 'ENGRAM_EXTRACT_MEMORY_MB',
+      default: 512,
+      kind: { type: 'int', min: 64, max: 65_536 },
+    }),
     upload_url_seconds: leaf({
       doc: 'Validity of a presigned upload URL of the push protocol, in seconds.',
       env: 'ENGRAM_INGEST_UPLOAD_URL_SECONDS',

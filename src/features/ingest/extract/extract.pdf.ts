@@ -1,5 +1,5 @@
 import { getDocumentProxy } from 'unpdf'
-import { ExtractError } from './extract.errors.ts'
+import { ExtractError, unreadable } from './extract.errors.ts'
 import { outlineStarts } from './extract.pdf-outline.ts'
 import { cleanText } from './extract.text-util.ts'
 import type { Piece, ReadResult } from './extract.types.ts'
@@ -34,6 +34,7 @@ export async function readPdf(bytes: Uint8Array): Promise<ReadResult> {
     const pieces: Piece[] = []
     const textless: number[] = []
     const unreadable: number[] = []
+    let firstFailure: unknown = null
     for (let n = 1; n <= doc.numPages; n++) {
       let raw = ''
       try {
@@ -41,11 +42,21 @@ export async function readPdf(bytes: Uint8Array): Promise<ReadResult> {
         const content = await page.getTextContent()
         raw = pageText(content.items as (TextItem | object)[])
         page.cleanup()
-      } catch {
+        if (!isReadable(raw)) textless.push(n)
+      } catch (e) {
+        // A page that cannot be loaded is counted once, as unreadable, not also as textless.
         unreadable.push(n)
+        firstFailure ??= e
       }
-      if (!isReadable(raw)) textless.push(n)
       pieces.push({ title: null, text: cleanText(raw), page: n })
+    }
+    if (unreadable.length === doc.numPages) {
+      // No page loads at all: the page tree itself is broken (it loops, or points at nothing).
+      throw new ExtractError(
+        'corrupt_file',
+        'The PDF cannot be read: its list of pages is damaged (it loops back on itself or points to pages that are missing). Open it in a PDF viewer, save or print it to a new PDF and upload that.',
+        firstFailure,
+      )
     }
     const readable = doc.numPages - textless.length - unreadable.length
     if (readable < Math.max(1, doc.numPages * PDF_MIN_READABLE_SHARE)) {
@@ -85,7 +96,7 @@ async function open(bytes: Uint8Array) {
     if (name === 'InvalidPDFException') {
       throw new ExtractError('corrupt_file', 'The file is not a valid PDF (its structure cannot be read).', e)
     }
-    throw new ExtractError('corrupt_file', `The PDF cannot be opened: ${(e as Error)?.message ?? e}`, e)
+    throw unreadable('The PDF', e)
   }
 }
 
