@@ -34,7 +34,7 @@ export async function readPdf(bytes: Uint8Array): Promise<ReadResult> {
     const pieces: Piece[] = []
     const textless: number[] = []
     const unreadable: number[] = []
-    let firstFailure: unknown = null
+    let treeFailure: unknown = null
     for (let n = 1; n <= doc.numPages; n++) {
       let raw = ''
       try {
@@ -46,16 +46,17 @@ export async function readPdf(bytes: Uint8Array): Promise<ReadResult> {
       } catch (e) {
         // A page that cannot be loaded is counted once, as unreadable, not also as textless.
         unreadable.push(n)
-        firstFailure ??= e
+        if (!treeFailure && (isLoop(e) || unreadable.length === doc.numPages)) treeFailure = e
       }
       pieces.push({ title: null, text: cleanText(raw), page: n })
     }
-    if (unreadable.length === doc.numPages) {
-      // No page loads at all: the page tree itself is broken (it loops, or points at nothing).
+    if (treeFailure) {
+      // The page tree itself is broken: it loops back on itself (pdf.js then cannot tell which
+      // pages exist), or no page can be found at all. Reading what is left would be a guess.
       throw new ExtractError(
         'corrupt_file',
         'The PDF cannot be read: its list of pages is damaged (it loops back on itself or points to pages that are missing). Open it in a PDF viewer, save or print it to a new PDF and upload that.',
-        firstFailure,
+        treeFailure,
       )
     }
     const readable = doc.numPages - textless.length - unreadable.length
@@ -142,6 +143,11 @@ async function titleByOutline(pages: Piece[], doc: Parameters<typeof outlineStar
     piece.title = current
     piece.boundary = start ? 'strong' : 'weak'
   }
+}
+
+/** pdf.js's error for a /Pages node listed among its own descendants. */
+function isLoop(e: unknown): boolean {
+  return /circular reference/i.test(String((e as Error)?.message ?? ''))
 }
 
 /** Enough letters or digits, and not mostly glyph ids posing as control characters. */

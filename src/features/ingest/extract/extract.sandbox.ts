@@ -43,6 +43,8 @@ export interface SandboxOptions {
   maxIdle?: number
   /** The command that starts a child (tests); by default this runtime with the child script. */
   command?: string[]
+  /** Told after each extraction the most memory its child was seen to hold, in bytes (bench). */
+  onMeasured?: (peakBytes: number, filename: string) => void
   /** Told once when no child can start and files are extracted in this process instead. */
   onFallback?: (reason: string) => void
 }
@@ -86,8 +88,11 @@ export class ExtractSandbox {
     }
     this.busy.add(child)
     let overBudget = false
+    let peak = 0
     const watch = setInterval(() => {
-      if (residentBytes(child.proc.pid) > memoryMb * 1024 * 1024) {
+      const rss = residentBytes(child.proc.pid)
+      peak = Math.max(peak, rss)
+      if (rss > memoryMb * 1024 * 1024) {
         overBudget = true
         child.proc.kill('SIGKILL')
       }
@@ -110,6 +115,7 @@ export class ExtractSandbox {
       throw unreadable('The file', new Error(`extraction child exited (${exit?.code ?? exit?.signal})`))
     } finally {
       clearInterval(watch)
+      this.opts.onMeasured?.(Math.max(peak, residentBytes(child.proc.pid)), input.filename)
       this.busy.delete(child)
       this.release(child)
     }
