@@ -48,7 +48,9 @@ describe('extraction within the memory budget', () => {
     ).json()
     expect(run).toMatchObject({ status: 'partial', created: 4, failed: 3, pending: 0 })
     // The operator's log keeps what pdf.js said; the user saw the sentence above.
-    const logged = t.log.lines.find((l) => l.msg === 'document extraction failed' && l.document_id === pdf!.id)
+    const logged = t.log.lines.find(
+      (l) => l.msg === 'document extraction failed' && l.document_id === pdf!.id,
+    )
     expect(logged).toMatchObject({ code: 'corrupt_file' })
     expect(String(logged?.cause)).toContain('circular reference')
   }, 120_000)

@@ -1,8 +1,8 @@
 // Extraction errors are worded for a person (issue 18, item 5): no parser internals, no stack-ish
 // text, no impossible counts. The library's words stay in the error's cause, for the logs.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { ExtractError, extractText } from '../../../src/features/ingest/extract/extract.ts'
 import { ExtractSandbox } from '../../../src/features/ingest/extract/extract.sandbox.ts'
+import { ExtractError, extractText } from '../../../src/features/ingest/extract/extract.ts'
 import { loopingPdf, textPdf, zip } from '../../helpers/bombs.ts'
 
 const enc = new TextEncoder()
@@ -51,7 +51,9 @@ async function failure(run: Promise<unknown>): Promise<ExtractError> {
 
 /** What a message written for a person never contains. */
 function expectWordedForAPerson(message: string): void {
-  expect(message).not.toMatch(/xmldom|\[object|undefined|\bnull\b|-\d|Error:|Exception|\bat \S+ \(|@#|line:|col:/)
+  expect(message).not.toMatch(
+    /xmldom|\[object|undefined|\bnull\b|-\d|Error:|Exception|\bat \S+ \(|@#|line:|col:/,
+  )
   expect(message).toMatch(/^[A-Z].*\.$/s)
 }
 
@@ -72,7 +74,10 @@ describe('extraction errors worded for a person', () => {
 
   test('a PDF with good pages still reads them all (the page count is never off)', async () => {
     const r = await extractText({
-      bytes: textPdf(['The first page has enough words to be read.', 'The second page also has enough words.']),
+      bytes: textPdf([
+        'The first page has enough words to be read.',
+        'The second page also has enough words.',
+      ]),
       filename: 'two.pdf',
     })
     expect(r.pages).toBe(2)
@@ -97,7 +102,10 @@ describe('extraction errors worded for a person', () => {
 
   test("a workbook the spreadsheet reader refuses is reported without the reader's words", async () => {
     const e = await failure(extractText({ bytes: brokenXlsx, filename: 'broken.xlsx' }))
-    expect({ code: e.code, message: e.message }).toEqual({ code: 'corrupt_file', message: `The workbook ${REWRITE}` })
+    expect({ code: e.code, message: e.message }).toEqual({
+      code: 'corrupt_file',
+      message: `The workbook ${REWRITE}`,
+    })
     expect(String((e.cause as Error).message)).toMatch(/Out-of-place/)
   })
 
