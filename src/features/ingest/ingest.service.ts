@@ -104,6 +104,7 @@ export class IngestService {
       deps.extractor ??
       new ExtractSandbox({
         memoryMb: deps.config.extract_memory_mb,
+        timeoutMs: deps.config.extract_timeout_seconds * 1000,
         onFallback: (reason) =>
           deps.log.warn(
             'extraction child processes cannot start; documents are extracted in the server process, without a memory cap',

@@ -447,6 +447,12 @@ export const configDefinition = {
       default: 512,
       kind: { type: 'int', min: 64, max: 65_536 },
     }),
+    extract_timeout_seconds: leaf({
+      doc: 'Longest the text extraction of one document may take, in seconds; its child process is then stopped and the file fails with a clear error.',
+      env: 'ENGRAM_EXTRACT_TIMEOUT_SECONDS',
+      default: 600,
+      kind: { type: 'int', min: 5, max: 86_400 },
+    }),
     upload_url_seconds: leaf({
       doc: 'Validity of a presigned upload URL of the push protocol, in seconds.',
       env: 'ENGRAM_INGEST_UPLOAD_URL_SECONDS',

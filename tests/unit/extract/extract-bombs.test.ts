@@ -4,7 +4,12 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { ExtractSandbox } from '../../../src/features/ingest/extract/extract.sandbox.ts'
-import { ExtractError, extractText, overBudgetMessage } from '../../../src/features/ingest/extract/extract.ts'
+import {
+  ExtractError,
+  extractText,
+  overBudgetMessage,
+  tooSlowMessage,
+} from '../../../src/features/ingest/extract/extract.ts'
 import { docxBomb, loopingPdf, nestedHtml, pdfBomb, pptxBomb, xlsxBomb } from '../../helpers/bombs.ts'
 
 const MB = 1024 * 1024
@@ -161,6 +166,22 @@ describe('the extraction sandbox', () => {
       own.close()
     }
     expect(own.children).toBe(0)
+  }, 60_000)
+
+  test('a file that keeps its reader busy past the time limit is stopped with a worded error', async () => {
+    // htmlparser2 keeps its open tags in an array it shifts at the front: a million nested
+    // elements cost seconds of CPU on any machine, well past a one-second limit.
+    const hasty = new ExtractSandbox({ memoryMb: 512, timeoutMs: 1000 })
+    try {
+      const e = await failure(hasty.extract({ bytes: nestedHtml(1_000_000), filename: 'deep.html' }))
+      expect({ code: e.code, message: e.message }).toEqual({ code: 'too_slow', message: tooSlowMessage(1) })
+      expect(tooSlowMessage(600)).toBe(
+        'Reading this file took longer than 600 s, the most text extraction may take for one file (setting ingest.extract_timeout_seconds). Split the file into smaller ones, or ask the operator to raise the limit.',
+      )
+      expect(hasty.children).toBe(0)
+    } finally {
+      hasty.close()
+    }
   }, 60_000)
 
   test('extracts in this process and says why when no child can start', async () => {

@@ -12,8 +12,8 @@ export const extractErrorTable = {
   pdf_no_text_layer:
     'The PDF has no text layer (it is a scan or images only). Run it through OCR and upload it again.',
   office_encrypted: 'The Office document is password-protected. Remove the password and upload it again.',
-  too_large: 'The document expands to more data than extraction allows.',
   over_memory_budget: 'Reading the file needs more memory than text extraction is allowed.',
+  too_slow: 'Reading the file takes longer than text extraction is allowed.',
   too_deeply_nested:
     'The file is nested too deeply to be read (elements or values inside each other thousands of levels deep).',
 } as const
@@ -45,6 +45,11 @@ export function overBudgetMessage(budgetMb: number, expandedMb?: number): string
       ? `Reading this file needs more than ${budgetMb} MB of memory`
       : `The file expands to ${expandedMb} MB when unpacked, more than the ${budgetMb} MB`
   return `${what} that text extraction may use for one file (setting ingest.extract_memory_mb). Split the file into smaller ones, or ask the operator to raise the limit.`
+}
+
+/** The message for a file whose extraction ran out of time, naming the limit and the setting. */
+export function tooSlowMessage(seconds: number): string {
+  return `Reading this file took longer than ${seconds} s, the most text extraction may take for one file (setting ingest.extract_timeout_seconds). Split the file into smaller ones, or ask the operator to raise the limit.`
 }
 
 /** True for the engine's stack overflow (a value or element nested too deeply for a recursive reader). */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { Subprocess } from 'bun'
-import { ExtractError, overBudgetMessage, unreadable } from './extract.errors.ts'
+import { ExtractError, overBudgetMessage, tooSlowMessage, unreadable } from './extract.errors.ts'
 import { errorOf, type PdfFailure } from './extract.pdf-worker-run.ts'
 import { EXIT_OVER_BUDGET } from './extract.sandbox-child.ts'
 import { type ExtractOptions, extractText } from './extract.ts'
@@ -35,6 +35,11 @@ export type SandboxReply =
 export interface SandboxOptions {
   /** Memory one extraction may use, in MB: the child's whole resident set, runtime included. */
   memoryMb: number
+  /**
+   * How long one extraction may take, in ms, before its child is killed (a file built to make a
+   * parser go quadratic would otherwise hold an extraction slot for hours). No limit when unset.
+   */
+  timeoutMs?: number
   /** How often a busy child's memory is read, in ms. */
   pollMs?: number
   /** How long an idle child is kept for the next file before it is stopped, in ms. */
@@ -97,6 +102,15 @@ export class ExtractSandbox {
         child.proc.kill('SIGKILL')
       }
     }, this.opts.pollMs ?? 20)
+    let timedOut = false
+    const timeoutMs = this.opts.timeoutMs
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true
+            child.proc.kill('SIGKILL')
+          }, timeoutMs)
     try {
       const { reply, exit } = await new Promise<{
         reply: SandboxReply | null
@@ -107,14 +121,18 @@ export class ExtractSandbox {
       })
       if (reply?.type === 'done') return reply.result
       if (reply?.type === 'error') throw unreadable('The file', errorOf(reply.failure))
-      // The child died while reading: past the budget (ours or its own watch, or the system's
-      // OOM killer), or it crashed inside a library.
+      // The child died while reading: out of time, past the budget (ours or its own watch, or
+      // the system's OOM killer), or it crashed inside a library.
+      if (timedOut && !overBudget) {
+        throw new ExtractError('too_slow', tooSlowMessage(Math.round((timeoutMs ?? 0) / 1000)))
+      }
       if (overBudget || exit?.code === EXIT_OVER_BUDGET || exit?.signal === 'SIGKILL') {
         throw new ExtractError('over_memory_budget', overBudgetMessage(memoryMb))
       }
       throw unreadable('The file', new Error(`extraction child exited (${exit?.code ?? exit?.signal})`))
     } finally {
       clearInterval(watch)
+      clearTimeout(timer)
       this.opts.onMeasured?.(Math.max(peak, residentBytes(child.proc.pid)), input.filename)
       this.busy.delete(child)
       this.release(child)

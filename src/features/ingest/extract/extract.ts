@@ -27,6 +27,7 @@ export {
   extractErrorTable,
   isExtractError,
   overBudgetMessage,
+  tooSlowMessage,
 } from './extract.errors.ts'
 export { SECTION_MAX_CHARS, SECTION_MIN_CHARS, type SplitOptions, splitSections } from './extract.sections.ts'
 export type { DocumentKind, ExtractedSection, ExtractInput, ExtractResult } from './extract.types.ts'
