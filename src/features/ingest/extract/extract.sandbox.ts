@@ -117,7 +117,14 @@ export class ExtractSandbox {
         exit?: { code: number | null; signal: string | null }
       }>((resolve) => {
         child.pending = (reply, exit) => resolve(exit ? { reply, exit } : { reply })
-        child.proc.send(request)
+        try {
+          child.proc.send(request)
+        } catch {
+          // The channel closed under us (the child died between files): it answers nothing.
+          child.pending = null
+          child.proc.kill('SIGKILL')
+          resolve({ reply: null, exit: { code: null, signal: null } })
+        }
       })
       if (reply?.type === 'done') return reply.result
       if (reply?.type === 'error') throw unreadable('The file', errorOf(reply.failure))
@@ -154,7 +161,12 @@ export class ExtractSandbox {
   /** An idle child, or a new one once it says it is ready; null when none can start. */
   private async take(): Promise<Child | null> {
     this.closed = false
-    const reused = this.idle.pop()
+    let reused = this.idle.pop()
+    // A child may have died while it waited (killed from outside): it is skipped.
+    while (reused?.exited) {
+      clearTimeout(reused.idleTimer)
+      reused = this.idle.pop()
+    }
     if (reused) {
       clearTimeout(reused.idleTimer)
       reused.proc.ref()
