@@ -442,10 +442,10 @@ export const configDefinition = {
       kind: { type: 'int', min: 1024, max: 4_294_967_296 },
     }),
     extract_memory_mb: leaf({
-      doc: 'Memory the text extraction of one document may use, in MB: each file is read in a child process that is stopped past this, and the file fails with a clear error (zip bombs, huge PDF streams) while the server stays within its own memory.',
+      doc: 'Memory the text extraction of one document may use, in MB (the reading child process whole, about 60 MB of it the runtime): the child is stopped past this and the file fails with a clear error (zip bombs, huge PDF streams) while the server stays within its own memory.',
       env: 'ENGRAM_EXTRACT_MEMORY_MB',
       default: 512,
-      kind: { type: 'int', min: 64, max: 65_536 },
+      kind: { type: 'int', min: 128, max: 65_536 },
     }),
     extract_timeout_seconds: leaf({
       doc: 'Longest the text extraction of one document may take, in seconds; its child process is then stopped and the file fails with a clear error.',
