@@ -4,6 +4,8 @@ import { mcpCommand } from './cli/mcp'
 import { pushCommand } from './cli/push'
 import { configFromProcess, openRuntime } from './cli/runtime'
 import { serve } from './cli/serve'
+import { EXTRACT_CHILD_COMMAND } from './features/ingest/extract/extract.sandbox'
+import { runExtractChild } from './features/ingest/extract/extract.sandbox-child'
 import { ConfigError } from './platform/config/config.load'
 
 const USAGE = `engram ${VERSION}
@@ -51,6 +53,8 @@ function flagsToEnv(args: string[]): { command: string; env: Record<string, stri
 }
 
 async function main(argv: string[]): Promise<void> {
+  // The compiled executable is also its own document-extraction child process (extract.sandbox.ts).
+  if (argv[0] === EXTRACT_CHILD_COMMAND) return runExtractChild()
   // A client of a running server: it needs no configuration, database or data dir.
   if (argv[0] === 'push') {
     process.exitCode = await pushCommand(argv.slice(1))

@@ -3,9 +3,10 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { binaryForFile, signUpOn } from '../helpers/binary'
 
-// PDF extraction in the compiled executable: the reader runs on a worker thread whose script is a
-// second entry point inside the binary. The server is run from an empty directory, so the worker
-// can only come from the binary; it must keep answering requests while a large PDF is read.
+// PDF extraction in the compiled executable: the reader runs in a child process, the executable
+// started as `engram __extract-child` (extract.sandbox.ts), with its memory capped. The server is
+// run from an empty directory, so the child can only come from the binary; the server must keep
+// answering requests while a large PDF is read, and must not fall back to reading in process.
 const DOCS = resolve(import.meta.dir, '../../../shared/data/docs/pdf')
 const MANUAL = 'Unstructured-IO_unstructured__DA-619p.pdf'
 const ENCRYPTED = 'Unstructured-IO_unstructured__password.pdf'
@@ -22,7 +23,7 @@ interface Doc {
   title: string | null
 }
 
-test('the executable extracts an uploaded PDF on a worker thread and keeps answering meanwhile', async () => {
+test('the executable extracts an uploaded PDF in its capped child process and keeps answering meanwhile', async () => {
   const api = (path: string, init: RequestInit = {}) => fetch(`${binary().url}${path}`, init)
   const auth = await signUpOn(binary().url, 'pdf@example.com', 'PDF')
   const base = await api('/v1/corpora', {
@@ -59,7 +60,7 @@ test('the executable extracts an uploaded PDF on a worker thread and keeps answe
     `619-page PDF in the binary: extracted within ${extraction.toFixed(0)} ms, slowest poll ${slowest.toFixed(0)} ms`,
   )
   expect(run).toMatchObject({ status: 'partial', failed: 1 })
-  // Read on the main thread, pdf.js would hold every request for most of the extraction.
+  // Read on the server's main thread, pdf.js would hold every request for most of the extraction.
   expect(slowest).toBeLessThan(extraction / 4)
 
   const list = await api(`/corpora/${corpusId}/documents?sections=true`, { headers: auth })
@@ -70,6 +71,9 @@ test('the executable extracts an uploaded PDF on a worker thread and keeps answe
   const sections = docs.filter((d) => d.parent_id === manual.id)
   expect(sections).toHaveLength(manual.section_count)
   expect(sections.map((d) => d.title)).toContain('Codex DAO')
+  expect(
+    binary().lines.filter((l) => String(l.msg).startsWith('extraction child processes cannot start')),
+  ).toEqual([])
   expect(docs.find((d) => d.filename === ENCRYPTED)).toMatchObject({
     status: 'failed',
     error: 'The PDF is password-protected. Remove the password and upload it again.',

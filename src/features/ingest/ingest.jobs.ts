@@ -3,7 +3,7 @@ import { newId } from '../../platform/crypto/random'
 import { isTerminal, type Job } from '../../platform/jobs/queue'
 import type { JobContext, Scheduler } from '../../platform/jobs/scheduler'
 import type { NewSection } from '../corpora/corpora.service'
-import { type ExtractResult, extractText, isExtractError, KIND_CONTENT_TYPES } from './extract/extract'
+import { type ExtractResult, isExtractError, KIND_CONTENT_TYPES } from './extract/extract'
 import { EXTRACT_JOB, type ExtractPayload, type IngestService } from './ingest.service'
 import { textKeyOf } from './lib/keys'
 
@@ -65,10 +65,22 @@ export async function extractDocument(svc: IngestService, ctx: JobContext): Prom
   ctx.checkpoint()
   let result: ExtractResult
   try {
-    result = await extractText({ bytes, filename: doc.path, contentType: doc.content_type ?? undefined })
+    const input = {
+      bytes,
+      filename: doc.path,
+      ...(doc.content_type ? { contentType: doc.content_type } : {}),
+    }
+    result = await svc.extractor.extract(input)
   } catch (e) {
-    if (isExtractError(e)) return failed(e.message)
-    throw e
+    if (!isExtractError(e)) throw e
+    // The person sees the worded message; the library's own words are for the operator's log.
+    const cause = (e.cause as Error | undefined)?.message
+    svc.deps.log.info('document extraction failed', {
+      document_id: doc.id,
+      code: e.code,
+      ...(cause ? { cause } : {}),
+    })
+    return failed(e.message)
   }
   ctx.checkpoint()
   return record(svc, p, result)

@@ -9,7 +9,8 @@ import type { JobQueue } from '../../platform/jobs/queue'
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { CorporaService, DocumentRow } from '../corpora/corpora.service'
-import { detectType } from './extract/extract'
+import { detectType, type ExtractInput, type ExtractResult } from './extract/extract'
+import { ExtractSandbox } from './extract/extract.sandbox'
 import { IngestRepo, type RunError, type SyncRunRow } from './ingest.repo'
 import { blobKey } from './lib/keys'
 import { normalizePath } from './lib/paths'
@@ -38,6 +39,13 @@ export interface IngestDeps {
   objects: ObjectStore
   corpora: CorporaService
   queue: JobQueue
+  /** Where documents are extracted; by default child processes capped at `config.extract_memory_mb`. */
+  extractor?: Extractor
+}
+
+/** Extracts one document's text (an `ExtractSandbox`, or a stand-in in tests). */
+export interface Extractor {
+  extract(input: ExtractInput): Promise<ExtractResult>
 }
 
 /** A file whose bytes are stored, ready to be registered as a document. */
@@ -87,9 +95,22 @@ export class IngestService {
   readonly push: PushProtocol
   /** Object keys written but not yet referenced by a committed row. */
   readonly inflight = new Set<string>()
+  /** Extracts documents within the operator's memory budget. */
+  readonly extractor: Extractor
 
   constructor(readonly deps: IngestDeps) {
     this.repo = new IngestRepo(deps.db)
+    this.extractor =
+      deps.extractor ??
+      new ExtractSandbox({
+        memoryMb: deps.config.extract_memory_mb,
+        timeoutMs: deps.config.extract_timeout_seconds * 1000,
+        onFallback: (reason) =>
+          deps.log.warn(
+            'extraction child processes cannot start; documents are extracted in the server process, without a memory cap',
+            { reason },
+          ),
+      })
     this.push = pushProtocol(this)
     deps.corpora.addPurger(objectsPurger(this))
   }

@@ -451,6 +451,18 @@ export const configDefinition = {
       default: 268_435_456,
       kind: { type: 'int', min: 1024, max: 4_294_967_296 },
     }),
+    extract_memory_mb: leaf({
+      doc: 'Memory the text extraction of one document may use, in MB (the reading child process whole, about 60 MB of it the runtime): the child is stopped past this and the file fails with a clear error (zip bombs, huge PDF streams) while the server stays within its own memory.',
+      env: 'ENGRAM_EXTRACT_MEMORY_MB',
+      default: 512,
+      kind: { type: 'int', min: 128, max: 65_536 },
+    }),
+    extract_timeout_seconds: leaf({
+      doc: 'Longest the text extraction of one document may take, in seconds; its child process is then stopped and the file fails with a clear error.',
+      env: 'ENGRAM_EXTRACT_TIMEOUT_SECONDS',
+      default: 600,
+      kind: { type: 'int', min: 5, max: 86_400 },
+    }),
     upload_url_seconds: leaf({
       doc: 'Validity of a presigned upload URL of the push protocol, in seconds.',
       env: 'ENGRAM_INGEST_UPLOAD_URL_SECONDS',

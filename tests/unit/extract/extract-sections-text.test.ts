@@ -190,6 +190,6 @@ describe('plain text and JSON', () => {
   test('invalid JSON is kept as plain text with a warning', async () => {
     const r = await extractText({ bytes: enc.encode('{"a": 1,,}'), filename: 'broken.json' })
     expect(r.text).toBe('{"a": 1,,}')
-    expect(r.warnings[0]).toStartWith('Not valid JSON')
+    expect(r.warnings).toEqual(['The file is not valid JSON, so it was read as plain text.'])
   })
 })

@@ -141,7 +141,8 @@ function refuse(typeName: string, hint: string | undefined, contentType: string 
 function ooxml(bytes: Uint8Array, ext: string): Detection {
   let names: string[]
   try {
-    names = checkZip(bytes)
+    // Only the listing matters here; the reader checks the expansion against the budget.
+    names = checkZip(bytes, Number.POSITIVE_INFINITY)
   } catch {
     return refuse('damaged ZIP archive', undefined, 'application/zip')
   }

@@ -1,5 +1,5 @@
 import mammoth from 'mammoth'
-import { ExtractError } from './extract.errors.ts'
+import { unreadable } from './extract.errors.ts'
 import { htmlToPieces } from './extract.html-blocks.ts'
 import type { ReadResult } from './extract.types.ts'
 import { checkZip } from './extract.zip.ts'
@@ -22,19 +22,15 @@ const STYLE_MAP = [
 const dropImages = mammoth.images.imgElement(async () => ({ src: '' }))
 
 /** Reads a Word .docx file: headings, paragraphs, lists, tables and footnotes. */
-export async function readDocx(bytes: Uint8Array): Promise<ReadResult> {
-  checkZip(bytes)
+export async function readDocx(bytes: Uint8Array, budgetMb?: number): Promise<ReadResult> {
+  checkZip(bytes, budgetMb)
   let html: string
   try {
     const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     const result = await mammoth.convertToHtml({ buffer }, { styleMap: STYLE_MAP, convertImage: dropImages })
     html = result.value
   } catch (e) {
-    throw new ExtractError(
-      'corrupt_file',
-      `The Word document cannot be read: ${(e as Error)?.message ?? e}`,
-      e,
-    )
+    throw unreadable('The Word document', e)
   }
   const { pieces, title } = htmlToPieces(html, { boldHeadings: true })
   return { pieces, title: title ?? pieces.find((p) => p.title)?.title ?? null }

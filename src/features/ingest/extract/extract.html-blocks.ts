@@ -46,6 +46,12 @@ const MAX_BOLD_HEADING = 120
 
 const WEAK_HEADING = 7
 
+/**
+ * Nesting kept by the walker. Browsers stop nesting at a similar depth (Chromium's parser at 512)
+ * and no real page is anywhere near it.
+ */
+export const HTML_MAX_DEPTH = 512
+
 interface Block {
   text: string
   title: string
@@ -73,11 +79,28 @@ interface Row {
  */
 export function htmlToPieces(html: string, options: HtmlReadOptions = {}): HtmlText {
   const walker = new Walker()
+  // Elements deeper than HTML_MAX_DEPTH only pass their text on: a page of a million nested
+  // <div>s then costs what a flat one does. The parser pairs every open with a close (implied
+  // ones included), so counting the overflow is enough to know which closes to skip.
+  let depth = 0
+  let overflow = 0
   const parser = new Parser(
     {
-      onopentag: (name, attrs) => walker.open(name, attrs),
+      onopentag: (name, attrs) => {
+        if (depth >= HTML_MAX_DEPTH) overflow++
+        else {
+          depth++
+          walker.open(name, attrs)
+        }
+      },
       ontext: (text) => walker.text(text),
-      onclosetag: (name) => walker.close(name),
+      onclosetag: (name) => {
+        if (overflow > 0) overflow--
+        else {
+          depth--
+          walker.close(name)
+        }
+      },
     },
     { decodeEntities: true, lowerCaseTags: true, recognizeSelfClosing: true },
   )

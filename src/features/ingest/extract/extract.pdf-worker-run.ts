@@ -131,7 +131,7 @@ export function failureOf(err: unknown): PdfFailure {
 }
 
 /** The error the main thread throws for a failure the worker reported: the one `readPdf` threw. */
-function errorOf(f: PdfFailure): Error {
+export function errorOf(f: PdfFailure): Error {
   if (f.code) {
     const cause = f.cause ? Object.assign(new Error(f.cause.message), { name: f.cause.name }) : undefined
     return new ExtractError(f.code, f.message, cause)

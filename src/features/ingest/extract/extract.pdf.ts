@@ -1,5 +1,5 @@
 import { getDocumentProxy } from 'unpdf'
-import { ExtractError } from './extract.errors.ts'
+import { ExtractError, unreadable } from './extract.errors.ts'
 import { outlineStarts } from './extract.pdf-outline.ts'
 import { cleanText } from './extract.text-util.ts'
 import type { Piece, ReadResult } from './extract.types.ts'
@@ -34,6 +34,7 @@ export async function readPdf(bytes: Uint8Array): Promise<ReadResult> {
     const pieces: Piece[] = []
     const textless: number[] = []
     const unreadable: number[] = []
+    let treeFailure: unknown = null
     for (let n = 1; n <= doc.numPages; n++) {
       let raw = ''
       try {
@@ -41,11 +42,22 @@ export async function readPdf(bytes: Uint8Array): Promise<ReadResult> {
         const content = await page.getTextContent()
         raw = pageText(content.items as (TextItem | object)[])
         page.cleanup()
-      } catch {
+        if (!isReadable(raw)) textless.push(n)
+      } catch (e) {
+        // A page that cannot be loaded is counted once, as unreadable, not also as textless.
         unreadable.push(n)
+        if (!treeFailure && (isLoop(e) || unreadable.length === doc.numPages)) treeFailure = e
       }
-      if (!isReadable(raw)) textless.push(n)
       pieces.push({ title: null, text: cleanText(raw), page: n })
+    }
+    if (treeFailure) {
+      // The page tree itself is broken: it loops back on itself (pdf.js then cannot tell which
+      // pages exist), or no page can be found at all. Reading what is left would be a guess.
+      throw new ExtractError(
+        'corrupt_file',
+        'The PDF cannot be read: its list of pages is damaged (it loops back on itself or points to pages that are missing). Open it in a PDF viewer, save or print it to a new PDF and upload that.',
+        treeFailure,
+      )
     }
     const readable = doc.numPages - textless.length - unreadable.length
     if (readable < Math.max(1, doc.numPages * PDF_MIN_READABLE_SHARE)) {
@@ -85,7 +97,7 @@ async function open(bytes: Uint8Array) {
     if (name === 'InvalidPDFException') {
       throw new ExtractError('corrupt_file', 'The file is not a valid PDF (its structure cannot be read).', e)
     }
-    throw new ExtractError('corrupt_file', `The PDF cannot be opened: ${(e as Error)?.message ?? e}`, e)
+    throw unreadable('The PDF', e)
   }
 }
 
@@ -131,6 +143,11 @@ async function titleByOutline(pages: Piece[], doc: Parameters<typeof outlineStar
     piece.title = current
     piece.boundary = start ? 'strong' : 'weak'
   }
+}
+
+/** pdf.js's error for a /Pages node listed among its own descendants. */
+function isLoop(e: unknown): boolean {
+  return /circular reference/i.test(String((e as Error)?.message ?? ''))
 }
 
 /** Enough letters or digits, and not mostly glyph ids posing as control characters. */

@@ -14,8 +14,8 @@ const BOILERPLATE = new Set(['sldNum', 'dt', 'ftr', 'hdr', 'sldImg'])
 const TITLE = new Set(['title', 'ctrTitle'])
 
 /** Reads the slides of a .pptx in presentation order, one piece per slide, speaker notes kept. */
-export function readPptx(bytes: Uint8Array): ReadResult {
-  checkZip(bytes)
+export function readPptx(bytes: Uint8Array, budgetMb?: number): ReadResult {
+  checkZip(bytes, budgetMb)
   let files: Record<string, Uint8Array>
   try {
     files = unzipSync(bytes, {

@@ -1,10 +1,11 @@
 import { readCsv } from './extract.csv.ts'
 import { detectType } from './extract.detect.ts'
 import { readDocx } from './extract.docx.ts'
-import { ExtractError } from './extract.errors.ts'
+import { ExtractError, unreadable } from './extract.errors.ts'
 import { readHtml } from './extract.html.ts'
 import { readJson } from './extract.json.ts'
 import { readMarkdown } from './extract.markdown.ts'
+import { readPdf } from './extract.pdf.ts'
 import { readPdfInWorker } from './extract.pdf-worker-run.ts'
 import { readPlain } from './extract.plain.ts'
 import { readPptx } from './extract.pptx.ts'
@@ -20,18 +21,34 @@ export {
   kindByName,
   SUPPORTED_TYPES_TEXT,
 } from './extract.detect.ts'
-export { ExtractError, type ExtractErrorCode, extractErrorTable, isExtractError } from './extract.errors.ts'
+export {
+  ExtractError,
+  type ExtractErrorCode,
+  extractErrorTable,
+  isExtractError,
+  overBudgetMessage,
+  tooSlowMessage,
+} from './extract.errors.ts'
 export { SECTION_MAX_CHARS, SECTION_MIN_CHARS, type SplitOptions, splitSections } from './extract.sections.ts'
 export type { DocumentKind, ExtractedSection, ExtractInput, ExtractResult } from './extract.types.ts'
 
-type Reader = (input: ExtractInput) => ReadResult | Promise<ReadResult>
+/** How `extractText` reads: section sizes, and where a PDF is parsed. */
+export interface ExtractOptions extends SplitOptions {
+  /**
+   * Read PDFs on a worker thread (the default), so pdf.js does not hold this thread's event loop.
+   * The extraction child process has no event loop to protect and reads them inline.
+   */
+  pdfThread?: boolean
+}
+
+type Reader = (input: ExtractInput, options: ExtractOptions) => ReadResult | Promise<ReadResult>
 
 const READERS: Record<DocumentKind, Reader> = {
   // pdf.js holds the event loop for seconds on a large file: PDFs are read on a worker thread.
-  pdf: (i) => readPdfInWorker(i.bytes),
-  docx: (i) => readDocx(i.bytes),
-  pptx: (i) => readPptx(i.bytes),
-  xlsx: (i) => readXlsx(i.bytes),
+  pdf: (i, o) => (o.pdfThread === false ? readPdf(i.bytes) : readPdfInWorker(i.bytes)),
+  docx: (i) => readDocx(i.bytes, i.memoryMb),
+  pptx: (i) => readPptx(i.bytes, i.memoryMb),
+  xlsx: (i) => readXlsx(i.bytes, i.memoryMb),
   html: (i) => readHtml(i.bytes, i.contentType),
   markdown: (i) => readMarkdown(i.bytes, i.contentType),
   csv: (i) => readCsv(i.bytes, i.filename, i.contentType),
@@ -39,15 +56,30 @@ const READERS: Record<DocumentKind, Reader> = {
   text: (i) => readPlain(i.bytes, i.contentType),
 }
 
+/** How a person names each kind of file, for messages. */
+const KIND_NAMES: Record<DocumentKind, string> = {
+  pdf: 'The PDF',
+  docx: 'The Word document',
+  pptx: 'The presentation',
+  xlsx: 'The workbook',
+  html: 'The web page',
+  markdown: 'The Markdown file',
+  csv: 'The CSV file',
+  json: 'The JSON file',
+  text: 'The text file',
+}
+
 const CFB_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]
 
 /**
- * Extracts the text of one document and splits it into sections. Throws `ExtractError` when the
- * document cannot be taken (unsupported type, encrypted, no text layer, damaged, empty); any other
- * failure inside a format library is reported as `corrupt_file` with the library's words. A PDF's
- * bytes are handed over (transferred) to the thread that reads it: `input.bytes` may be empty afterwards.
+ * Extracts the text of one document and splits it into sections, in this process. Throws
+ * `ExtractError` when the document cannot be taken (unsupported type, encrypted, no text layer,
+ * damaged, empty, too deeply nested); its message is worded for a person and any library's own
+ * words stay in its `cause`. A PDF's bytes are handed over (transferred) to the thread that reads
+ * it: `input.bytes` may be empty afterwards. The server extracts through `ExtractSandbox`, which
+ * runs this in a child process with a memory cap.
  */
-export async function extractText(input: ExtractInput, options: SplitOptions = {}): Promise<ExtractResult> {
+export async function extractText(input: ExtractInput, options: ExtractOptions = {}): Promise<ExtractResult> {
   const detection = await detectType(input.filename, input.bytes, input.contentType)
   if (!detection.supported) throw new ExtractError('unsupported_type', detection.message)
   const kind = detection.kind
@@ -59,21 +91,18 @@ export async function extractText(input: ExtractInput, options: SplitOptions = {
     throw new ExtractError('office_encrypted')
   }
   let read: ReadResult
+  let sections: ExtractResult['sections']
+  let text: string
   try {
-    read = await READERS[kind](input)
+    read = await READERS[kind](input, options)
+    sections = splitSections(read.pieces, options)
+    if (read.pageWord) {
+      for (const s of sections) s.title ??= pageRangeTitle(read.pageWord, s.page, s.pageEnd)
+    }
+    text = joinPieces(read.pieces)
   } catch (e) {
-    if (e instanceof ExtractError) throw e
-    throw new ExtractError(
-      'corrupt_file',
-      `The ${kind} file cannot be read: ${(e as Error)?.message ?? e}`,
-      e,
-    )
+    throw unreadable(KIND_NAMES[kind], e)
   }
-  const sections = splitSections(read.pieces, options)
-  if (read.pageWord) {
-    for (const s of sections) s.title ??= pageRangeTitle(read.pageWord, s.page, s.pageEnd)
-  }
-  const text = joinPieces(read.pieces)
   if (!hasWords(text)) throw new ExtractError('empty_document')
   const result: ExtractResult = { kind, text, sections, warnings: read.warnings ?? [] }
   if (read.pages !== undefined) result.pages = read.pages

@@ -21,6 +21,11 @@ export interface ExtractInput {
   filename: string
   /** Declared content type (multipart part header, HTTP header); a `charset` parameter is honoured. */
   contentType?: string
+  /**
+   * The memory budget of this extraction, in MB: an Office file whose XML parts expand past it is
+   * refused before anything is unpacked. The process-level cap is `extractInSandbox`'s.
+   */
+  memoryMb?: number
 }
 
 /** One section of a document: a heading-led or page-led slice of its text. */

@@ -1,5 +1,5 @@
 import readXlsxFile from 'read-excel-file/node'
-import { ExtractError } from './extract.errors.ts'
+import { unreadable } from './extract.errors.ts'
 import { renderTable } from './extract.table.ts'
 import type { Piece, ReadResult } from './extract.types.ts'
 import { checkZip } from './extract.zip.ts'
@@ -9,13 +9,13 @@ import { checkZip } from './extract.zip.ts'
 // install size; SheetJS is no longer published to npm.
 
 /** Reads every sheet of an .xlsx workbook; each sheet's rows rendered like a CSV table. */
-export async function readXlsx(bytes: Uint8Array): Promise<ReadResult> {
-  checkZip(bytes)
+export async function readXlsx(bytes: Uint8Array, budgetMb?: number): Promise<ReadResult> {
+  checkZip(bytes, budgetMb)
   let sheets: { sheet: string; data: unknown[][] }[]
   try {
     sheets = await readXlsxFile(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
   } catch (e) {
-    throw new ExtractError('corrupt_file', `The workbook cannot be read: ${(e as Error)?.message ?? e}`, e)
+    throw unreadable('The workbook', e)
   }
   const pieces: Piece[] = []
   for (const { sheet, data } of sheets) {
