@@ -94,13 +94,7 @@ function textPart(text: string): RepeatedPart {
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
-  let at = 0
-  for (const p of parts) {
-    out.set(p, at)
-    at += p.length
-  }
-  return out
+  return new Uint8Array(Buffer.concat(parts))
 }
 
 const XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
