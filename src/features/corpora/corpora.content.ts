@@ -87,7 +87,7 @@ export class DocumentContentRepo {
     c.query('DELETE FROM documents WHERE parent_id = ?').run(id)
     c.query(
       `UPDATE documents SET size = ?, content_type = ?, sha256 = ?, status = 'pending', error = NULL, source = ?,
-         raw_key = ?, text_key = NULL, text_chars = 0, section_count = 1, section_title = NULL, cart_id = NULL,
+         raw_key = ?, text_key = NULL, text_chars = 0, text_bytes = 0, section_count = 1, section_title = NULL, cart_id = NULL,
          updated_at = ?
        WHERE id = ? AND parent_id IS NULL`,
     ).run(r.size, r.contentType, r.sha256, r.source, r.rawKey, r.now, id)
@@ -99,6 +99,8 @@ export class DocumentContentRepo {
     x: {
       textKey: string
       textChars: number
+      /** Bytes of the sidecar as stored (counted in the base's storage). */
+      textBytes: number
       contentType: string
       title: string | null
       cartId: string | null
@@ -109,12 +111,13 @@ export class DocumentContentRepo {
     const c = this.db.$client
     c.query('DELETE FROM documents WHERE parent_id = ?').run(parent.id)
     c.query(
-      `UPDATE documents SET text_key = ?, text_chars = ?, content_type = ?, section_title = ?, cart_id = ?,
-         section_count = ?, status = 'pending', error = NULL, updated_at = ?
+      `UPDATE documents SET text_key = ?, text_chars = ?, text_bytes = ?, content_type = ?, section_title = ?,
+         cart_id = ?, section_count = ?, status = 'pending', error = NULL, updated_at = ?
        WHERE id = ?`,
     ).run(
       x.textKey,
       x.textChars,
+      x.textBytes,
       x.contentType,
       x.title,
       x.cartId,
