@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { migrations } from '../migrations/index'
 import { createApp } from '../src/app'
+import { AuditService } from '../src/features/audit/audit.service'
 import { CorpusParams, CorpusResp } from '../src/features/corpora/corpora.schemas'
 import { CorporaService, corpusResp } from '../src/features/corpora/corpora.service'
 import { systemClock } from '../src/platform/clock/clock'
@@ -97,6 +98,7 @@ async function server(): Promise<void> {
     clock: systemClock,
     random: cryptoRandom,
     log: createLogger('silent'),
+    audit: new AuditService(db, systemClock, cryptoRandom),
   })
   let workspaceId = ''
   const openCorpus = defineRoute({

@@ -167,7 +167,13 @@ export function createApp(deps: AppDeps): App {
     })
     return document
   }
-  const corpora = new CorporaService({ db: deps.db, clock: deps.clock, random: deps.random, log: deps.log })
+  const corpora = new CorporaService({
+    db: deps.db,
+    clock: deps.clock,
+    random: deps.random,
+    log: deps.log,
+    audit,
+  })
   const ingest = new IngestService({
     db,
     clock,
@@ -266,7 +272,7 @@ export function createApp(deps: AppDeps): App {
 
   const routes: RouteDef[] = [
     ...serviceRoutes({ version: VERSION, frozenRemovalDate: config.api.frozen_removal_date, openapi }),
-    ...corporaRoutes(corpora, audit),
+    ...corporaRoutes(corpora),
     ...ingestRoutes(ingest, {
       maxRequestBytes: config.ingest.max_request_bytes,
       maxJsonBytes: config.ingest.max_json_bytes,
