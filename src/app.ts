@@ -139,11 +139,8 @@ export function createApp(deps: AppDeps): App {
   const usage = new UsageService(db, clock, {
     members: (ws) => accounts.workspaceUsers(ws).length,
     activeKeys: (ws) => keys.activeCount(ws),
-    // Stored sizes per base arrive with storage accounting; counts come from the bases feature.
-    bases: (ws) =>
-      corpora
-        .list(ws, null)
-        .items.map((c) => ({ id: c.id, name: c.name, documents: c.n_documents, storageBytes: 0 })),
+    // Documents and stored bytes per base come from the bases feature's counters.
+    bases: (ws) => corpora.usage(ws),
   })
   const status = new StatusService(config, clock, VERSION, [
     databaseProbe(db),

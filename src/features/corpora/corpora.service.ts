@@ -142,6 +142,16 @@ export class CorporaService {
     return keysetPage(rows, page.limit, (r) => [r.created_at, r.id], corpusResp, total)
   }
 
+  /**
+   * What each base of a workspace holds, for the usage report: its documents and the bytes they
+   * occupy in the object store (raw objects once each, text sidecars), read from its counters.
+   */
+  usage(workspaceId: string): { id: string; name: string; documents: number; storageBytes: number }[] {
+    return this.repo
+      .listAll(workspaceId)
+      .map((r) => ({ id: r.id, name: r.name, documents: r.n_documents, storageBytes: r.storage_bytes }))
+  }
+
   /** Documents of a base (parents only unless `sections`), paged (page null: all). */
   documents(
     workspaceId: string,
