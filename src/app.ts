@@ -164,13 +164,7 @@ export function createApp(deps: AppDeps): App {
     })
     return document
   }
-  const corpora = new CorporaService({
-    db: deps.db,
-    clock: deps.clock,
-    random: deps.random,
-    log: deps.log,
-    audit,
-  })
+  const corpora = new CorporaService({ db, clock, random, log: deps.log, audit })
   const ingest = new IngestService({
     db,
     clock,
