@@ -139,8 +139,12 @@ export function createApp(deps: AppDeps): App {
   const usage = new UsageService(db, clock, {
     members: (ws) => accounts.workspaceUsers(ws).length,
     activeKeys: (ws) => keys.activeCount(ws),
-    // Documents and stored bytes per base come from the bases feature's counters.
-    bases: (ws) => corpora.usage(ws),
+    // Documents and stored bytes from the bases' counters, plus their cartridges (sizes still
+    // unknown, of cartridges made before sizes were recorded, are asked of the store once).
+    bases: async (ws) => {
+      await engine.measureCarts(async (key) => (await deps.objects.head(key))?.size ?? null)
+      return corpora.usage(ws).map((b) => ({ ...b, storageBytes: b.storageBytes + engine.cartBytes(b.id) }))
+    },
   })
   const status = new StatusService(config, clock, VERSION, [
     databaseProbe(db),

@@ -4,8 +4,8 @@ import { bearer } from './accounts.fixture'
 import { createBase, type Doc, drain, ingestSetup, listDocs, longMarkdown, upload } from './ingest.fixture'
 
 // `/admin/usage` reports the bytes each base occupies in the object store: its raw objects (a file
-// stored once for every path that holds the same content) and its text sidecars. Held here to the
-// store itself, through uploads, extraction and deletes.
+// stored once for every path that holds the same content), its text sidecars and the cartridges its
+// sections use. Held here to the store itself, through uploads, extraction, onboarding and deletes.
 
 let f: Awaited<ReturnType<typeof ingestSetup>>
 beforeAll(async () => {
@@ -23,6 +23,27 @@ async function storeBytes(t: TestApp, corpusId: string): Promise<number> {
 interface Usage {
   totals: { documents: number; storage_bytes: number }
   bases: { corpus_id: string; documents: number; storage_bytes: number }[]
+}
+
+/** Bytes of the cartridges a base's indexed sections use, each once, as the store holds them. */
+async function cartBytes(t: TestApp, corpusId: string): Promise<number> {
+  const keys = new Set(
+    t.db.$client
+      .query<{ k: string }, [string]>('SELECT DISTINCT cart_key AS k FROM engine_sections WHERE base_id = ?')
+      .all(corpusId)
+      .map((r) => r.k),
+  )
+  let n = 0
+  for await (const o of t.deps.objects.list(`${f.admin.workspaceId}/carts/`)) if (keys.has(o.key)) n += o.size
+  return n
+}
+
+/** Starts onboarding of a base and runs it to the end. */
+async function train(t: TestApp, token: string, corpusId: string) {
+  await drain(t)
+  const res = await t.request(`/v1/corpora/${corpusId}/train`, { method: 'POST', headers: bearer(token) })
+  expect(res.status).toBe(200)
+  await drain(t)
 }
 
 async function usage(): Promise<Usage> {
@@ -94,5 +115,49 @@ describe('storage in /admin/usage', () => {
     expect(u.bases.map((x) => x.corpus_id)).not.toContain(b)
     expect(u.totals.storage_bytes).toBe(await storeBytes(t, a))
     expect(await storeBytes(t, a)).toBeGreaterThan(0)
+  })
+})
+
+describe('cartridges in /admin/usage', () => {
+  test('a base counts the cartridges its sections use, once each, also those made before sizes were recorded', async () => {
+    const { t, token } = f
+    const a = await createBase(t, token, 'Carts A')
+    const b = await createBase(t, token, 'Carts B')
+    const same = 'Both bases hold this very sentence about the harbour of Gdansk and its cranes.'
+    await upload(t, token, a, [
+      { filename: 'long.md', content: longMarkdown(6) },
+      { filename: 'same.txt', content: same },
+      { filename: 'again.txt', content: same },
+    ])
+    await upload(t, token, b, [{ filename: 'same.txt', content: same }])
+    await train(t, token, a)
+    await train(t, token, b)
+    const cartsA = await cartBytes(t, a)
+    const cartsB = await cartBytes(t, b)
+    expect(cartsA).toBeGreaterThan(cartsB)
+    expect(cartsB).toBeGreaterThan(0)
+    const of = (u: Usage, id: string) => u.bases.find((x) => x.corpus_id === id)!.storage_bytes
+    let u = await usage()
+    // The cartridge of `same` serves both bases and counts in each; in A, once for its two paths.
+    expect(of(u, a)).toBe((await storeBytes(t, a)) + cartsA)
+    expect(of(u, b)).toBe((await storeBytes(t, b)) + cartsB)
+
+    // Cartridges indexed before their size was recorded: asked of the store once, then counted.
+    t.db.$client.run('UPDATE engine_sections SET cart_bytes = 0')
+    expect(t.db.$client.query('SELECT sum(cart_bytes) AS n FROM engine_bases').get()).toEqual({ n: 0 })
+    u = await usage()
+    expect(of(u, a)).toBe((await storeBytes(t, a)) + cartsA)
+    expect(of(u, b)).toBe((await storeBytes(t, b)) + cartsB)
+
+    // Deleting the long document drops its sections' cartridges from A, exactly.
+    const long = (await listDocs(t, token, a)).find((d) => d.filename === 'long.md')!
+    const del = await t.request(`/v1/corpora/${a}/documents/${long.id}`, {
+      method: 'DELETE',
+      headers: bearer(token),
+    })
+    expect(del.status).toBe(204)
+    u = await usage()
+    expect(await cartBytes(t, a)).toBe(cartsB)
+    expect(of(u, a)).toBe((await storeBytes(t, a)) + cartsB)
   })
 })
