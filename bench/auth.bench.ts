@@ -1,13 +1,15 @@
 // `npm run bench auth`: what checking an API key on every request costs. Serves the real app
 // (Bun.serve + app.handle, file-backed SQLite) on a loopback port and loads it from a separate
 // process: an empty route and a real one (GET /v1/corpora/{id}), each with an API key against a twin
-// with no credential. Prints requests per second, latency percentiles and server CPU time per request.
+// with no credential, and the same read of a base of 10,000 documents (BENCH_DOCUMENTS) beside the
+// empty base. Prints requests per second, latency percentiles and server CPU time per request.
 // Asserts nothing.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { migrations } from '../migrations/index'
 import { createApp } from '../src/app'
+import { AuditService } from '../src/features/audit/audit.service'
 import { CorpusParams, CorpusResp } from '../src/features/corpora/corpora.schemas'
 import { CorporaService, corpusResp } from '../src/features/corpora/corpora.service'
 import { systemClock } from '../src/platform/clock/clock'
@@ -22,6 +24,7 @@ import { createObjectStore } from '../src/platform/storage/create-object-store'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS ?? 10_000)
 
 interface LoadResult {
   requests: number
@@ -95,6 +98,7 @@ async function server(): Promise<void> {
     clock: systemClock,
     random: cryptoRandom,
     log: createLogger('silent'),
+    audit: new AuditService(db, systemClock, cryptoRandom),
   })
   let workspaceId = ''
   const openCorpus = defineRoute({
@@ -147,6 +151,14 @@ async function server(): Promise<void> {
     workspaceId = db.$client
       .query<{ workspace_id: string }, [string]>('SELECT workspace_id FROM corpora WHERE id = ?')
       .get(corpus.id)!.workspace_id
+    const large = (await (
+      await fetch(`${base}/v1/corpora`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${session}` },
+        body: JSON.stringify({ name: 'Large base' }),
+      })
+    ).json()) as { id: string }
+    fillBase(db, workspaceId, large.id, DOCUMENTS)
     const cases = [
       { name: 'GET same route, no auth', url: `${base}/v1/bench/open`, token: '' },
       { name: 'GET no auth, header sent', url: `${base}/v1/bench/open`, token: key },
@@ -154,6 +166,12 @@ async function server(): Promise<void> {
       { name: 'GET same route, session', url: `${base}/v1/bench/keyed`, token: session },
       { name: 'GET base, no auth (twin)', url: `${base}/v1/bench/corpora/${corpus.id}`, token: '' },
       { name: 'GET /v1/corpora/{id}, API key', url: `${base}/v1/corpora/${corpus.id}`, token: key },
+      {
+        name: `GET base of ${DOCUMENTS} docs, key`,
+        url: `${base}/v1/corpora/${large.id}`,
+        token: key,
+      },
+      { name: 'GET /v1/corpora (list), key', url: `${base}/v1/corpora`, token: key },
       { name: 'GET /v1 (no auth)', url: `${base}/v1`, token: '' },
       { name: 'GET /v1/status (API key)', url: `${base}/v1/status`, token: key },
     ]
@@ -204,11 +222,43 @@ async function server(): Promise<void> {
     }
     for (const c of cases.slice(1, 4)) compare(cases[0]!, c)
     compare(cases[4]!, cases[5]!)
+    const empty = summary.get(cases[5]!.name)!
+    const full = summary.get(cases[6]!.name)!
+    console.log(
+      `${cases[6]!.name}: ${full.rps.toFixed(0)} req/s beside ${empty.rps.toFixed(0)} on the empty base ` +
+        `(${((full.rps / empty.rps) * 100).toFixed(0)}%); server CPU ${full.cpu.toFixed(1)} vs ${empty.cpu.toFixed(1)} µs/req ` +
+        '(target: the same cost at any size)',
+    )
   } finally {
     await http.stop(true)
     db.$client.close()
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/**
+ * Puts `n` documents in a base straight into the database (a third ready, one in ten failed, every
+ * fifth split into two sections): reading a base depends on its rows, not on how they arrived.
+ */
+function fillBase(db: ReturnType<typeof openDatabase>, workspaceId: string, corpusId: string, n: number) {
+  const insert = db.$client.query(
+    `INSERT INTO documents (id, workspace_id, corpus_id, parent_id, path, size, status, raw_key, created_at,
+       updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  )
+  const now = Date.now()
+  db.$client.transaction(() => {
+    for (let i = 0; i < n; i++) {
+      const id = `doc_bench${i}`
+      const status = i % 10 === 0 ? 'failed' : i % 3 === 0 ? 'ready' : 'pending'
+      insert.run(id, workspaceId, corpusId, null, `docs/${i}.txt`, 2000, status, `bench/${i}`, now, now)
+      if (i % 5 === 0) {
+        for (const s of [0, 1]) {
+          insert.run(`${id}s${s}`, workspaceId, corpusId, id, `docs/${i}.txt`, 900, status, null, now, now)
+        }
+      }
+    }
+  })()
 }
 
 if (process.argv[2] === 'client') {

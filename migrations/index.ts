@@ -10,6 +10,9 @@ import m6 from './0006_answer_feedback.sql' with { type: 'text' }
 import m7 from './0007_scale_runs.sql' with { type: 'text' }
 import m8 from './0008_engine_generation.sql' with { type: 'text' }
 import m9 from './0009_engine_vectors.sql' with { type: 'text' }
+import m10 from './0010_document_counters_columns.sql' with { type: 'text' }
+import m11 from './0011_document_counters.sql' with { type: 'text' }
+import m12 from './0012_engine_cart_bytes.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -23,4 +26,7 @@ export const migrations: Migration[] = [
   { tag: '0007_scale_runs', sql: m7 },
   { tag: '0008_engine_generation', sql: m8 },
   { tag: '0009_engine_vectors', sql: m9 },
+  { tag: '0010_document_counters_columns', sql: m10 },
+  { tag: '0011_document_counters', sql: m11 },
+  { tag: '0012_engine_cart_bytes', sql: m12 },
 ]

@@ -148,11 +148,12 @@ export function createApp(deps: AppDeps): App {
   const usage = new UsageService(db, clock, {
     members: (ws) => accounts.workspaceUsers(ws).length,
     activeKeys: (ws) => keys.activeCount(ws),
-    // Stored sizes per base arrive with storage accounting; counts come from the bases feature.
-    bases: (ws) =>
-      corpora
-        .list(ws, null)
-        .items.map((c) => ({ id: c.id, name: c.name, documents: c.n_documents, storageBytes: 0 })),
+    // Documents and stored bytes from the bases' counters, plus their cartridges (sizes still
+    // unknown, of cartridges made before sizes were recorded, are asked of the store once).
+    bases: async (ws) => {
+      await engine.measureCarts(async (key) => (await deps.objects.head(key))?.size ?? null)
+      return corpora.usage(ws).map((b) => ({ ...b, storageBytes: b.storageBytes + engine.cartBytes(b.id) }))
+    },
   })
   const status = new StatusService(config, clock, VERSION, [
     databaseProbe(db),
@@ -176,7 +177,7 @@ export function createApp(deps: AppDeps): App {
     })
     return document
   }
-  const corpora = new CorporaService({ db: deps.db, clock: deps.clock, random: deps.random, log: deps.log })
+  const corpora = new CorporaService({ db, clock, random, log: deps.log, audit })
   const ingest = new IngestService({
     db,
     clock,
@@ -275,7 +276,7 @@ export function createApp(deps: AppDeps): App {
 
   const routes: RouteDef[] = [
     ...serviceRoutes({ version: VERSION, frozenRemovalDate: config.api.frozen_removal_date, openapi }),
-    ...corporaRoutes(corpora, audit),
+    ...corporaRoutes(corpora),
     ...ingestRoutes(ingest, {
       maxRequestBytes: config.ingest.max_request_bytes,
       maxJsonBytes: config.ingest.max_json_bytes,

@@ -15,7 +15,8 @@ Options:
   --base ID        Document base id (cor_...)
   --url URL        Server URL, e.g. http://localhost:8080
   --key KEY        API key with the ingest scope (ek_...)
-  --delete         Delete documents of the base that are not in the folder (under --prefix)
+  --delete         Delete the documents push wrote that are gone from the folder (under --prefix);
+                   files uploaded by hand or upserted are never deleted
   --prefix P       Push the folder as the sub-folder P of the base
   --concurrency N  Parallel uploads (default 4)
   --wait           Wait until the documents are processed and report failures

@@ -388,7 +388,7 @@ describe('usage and billing', () => {
     t.clock.advance(86_400_000)
     usage.recordQueries(s.workspaceId, 'cor_a')
     usage.recordQueries(s.workspaceId, 'cor_gone', 4)
-    const report = usage.usage(s.workspaceId)
+    const report = await usage.usage(s.workspaceId)
     expect(report.totals).toMatchObject({ queries: 7, bases: 1, documents: 3, storage_bytes: 1200 })
     expect(report.daily.slice(-2)).toEqual([
       { date: '2026-03-01', queries: 2 },

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { createBase, ingestSetup, listDocs } from './ingest.fixture'
+import { auditRows } from './accounts.fixture'
+import { createBase, ingestSetup, listDocs, upload } from './ingest.fixture'
 
 // `engram push` end to end: the real CLI in a child process against the app served on loopback.
 const ROOT = resolve(import.meta.dir, '../..')
@@ -104,6 +105,33 @@ describe('engram push', () => {
     const after = await listDocs(f.t, f.token, base)
     expect(after.map((d) => d.filename).sort()).toEqual(['a.txt', 'd/copy.md', 'sub/b.md'])
     expect(after.find((d) => d.filename === 'a.txt')!.id).toBe(docs.find((d) => d.filename === 'a.txt')!.id)
+  }, 30_000)
+
+  test('--delete removes files gone from the folder but never files uploaded by hand, and leaves a receipt', async () => {
+    const base = await createBase(f.t, f.token)
+    // The folder is pushed as the base's `notes/` folder.
+    const dir = folder({ 'a.txt': 'Alpha note.', 'b.txt': 'Bravo note.' })
+    const args = (...extra: string[]) => [dir, '--base', base, '--url', url, '--key', f.ingestKey, ...extra]
+    expect((await push(args('--prefix', 'notes'))).code).toBe(0)
+    // Someone adds a file by hand under the same folder of the base.
+    const hand = await upload(f.t, f.token, base, [
+      { filename: 'notes/by-hand.txt', content: 'Added in the console.' },
+    ])
+    expect(hand.status).toBe(200)
+    rmSync(join(dir, 'b.txt'))
+    const from = auditRows(f.t, 'document.deleted').length
+    const res = await push(args('--prefix', 'notes', '--delete'))
+    expect(res.err).toBe('')
+    expect(res.code).toBe(0)
+    expect(res.out).toContain('1 files: 0 created, 0 updated, 1 unchanged, 1 deleted')
+    expect((await listDocs(f.t, f.token, base)).map((d) => d.filename).sort()).toEqual([
+      'notes/a.txt',
+      'notes/by-hand.txt',
+    ])
+    const receipts = auditRows(f.t, 'document.deleted').slice(from)
+    expect(
+      receipts.map((r) => [r.actor_type, JSON.parse(r.details).filename, JSON.parse(r.details).via]),
+    ).toEqual([['api_key', 'notes/b.txt', 'push']])
   }, 30_000)
 
   test('reports documents the server could not take and exits with status 2', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { bearer, expectError, mintKey, mounts, signUp } from './accounts.fixture'
+import { auditRows, bearer, expectError, mintKey, mounts, signUp } from './accounts.fixture'
 import {
   count,
   createBase,
@@ -207,6 +207,126 @@ describe('DELETE /corpora/{id}', () => {
       )
     }
     expect(await footprint(t)).toEqual(before)
+  })
+})
+
+describe('deletion receipts', () => {
+  /** Audit rows of an action written since `from`, details parsed. */
+  const receipts = (action: string, from: number) =>
+    auditRows(f.t, action)
+      .slice(from)
+      .map((r) => ({ ...r, details: JSON.parse(r.details) as Record<string, unknown> }))
+
+  test('a document deleted through the API leaves one receipt naming the file, even when a section is named', async () => {
+    const { t, token } = f
+    const base = await createBase(t, token)
+    const key = await mintKey(t, token, ['ingest'])
+    const doc = (
+      (await (
+        await upload(t, token, base, [{ filename: 'long.md', content: longMarkdown(6) }])
+      ).json()) as Doc[]
+    )[0]!
+    await drain(t)
+    const sections = (await listDocs(t, token, base, true)).filter((d) => d.parent_id === doc.id)
+    const from = auditRows(t, 'document.deleted').length
+    const res = await t.request(`/v1/corpora/${base}/documents/${sections[1]!.id}`, {
+      method: 'DELETE',
+      headers: { ...bearer(key.key), 'x-request-id': 'req-delete-1' },
+    })
+    expect(res.status).toBe(204)
+    expect(res.headers.get('x-build-running')).toBeNull()
+    expect(receipts('document.deleted', from)).toEqual([
+      {
+        workspace_id: f.admin.workspaceId,
+        actor_type: 'api_key',
+        actor_id: key.id,
+        target_id: doc.id,
+        details: {
+          corpus_id: base,
+          filename: 'long.md',
+          rows: 1 + sections.length,
+          via: 'api',
+          build_running: false,
+        },
+      },
+    ])
+  })
+
+  test('a document deleted while a build runs says so in its receipt and its response', async () => {
+    const { t, token } = f
+    const base = await createBase(t, token)
+    const docs = (await (
+      await upload(t, token, base, [
+        { filename: 'a.txt', content: 'alpha text for the build' },
+        { filename: 'b.txt', content: 'bravo text for the build' },
+      ])
+    ).json()) as Doc[]
+    await drain(t)
+    // Started, not yet run: the build is in flight.
+    const train = await t.request(`/v1/corpora/${base}/train`, { method: 'POST', headers: bearer(token) })
+    expect(train.status).toBe(200)
+    const from = auditRows(t, 'document.deleted').length
+    const res = await t.request(`/v1/corpora/${base}/documents/${docs[0]!.id}`, {
+      method: 'DELETE',
+      headers: bearer(token),
+    })
+    expect(res.status).toBe(204)
+    expect(res.headers.get('x-build-running')).toBe('true')
+    expect(receipts('document.deleted', from).map((r) => [r.actor_type, r.target_id, r.details])).toEqual([
+      ['user', docs[0]!.id, { corpus_id: base, filename: 'a.txt', rows: 1, via: 'api', build_running: true }],
+    ])
+    await drain(t)
+  })
+
+  test('a deleted base leaves one receipt with what it held', async () => {
+    const { t, token } = f
+    const base = await createBase(t, token, 'Receipts')
+    await upload(t, token, base, [
+      { filename: 'long.md', content: longMarkdown(3) },
+      { filename: 'x.txt', content: 'small' },
+    ])
+    await drain(t)
+    const rows = count(t, 'documents', 'corpus_id = ?', base)
+    const bytes = t.db.$client
+      .query<{ s: number }, [string]>('SELECT storage_bytes AS s FROM corpora WHERE id = ?')
+      .get(base)!.s
+    expect(bytes).toBeGreaterThan(0)
+    const from = auditRows(t, 'corpus.deleted').length
+    const docFrom = auditRows(t, 'document.deleted').length
+    expect(
+      (await t.request(`/v1/corpora/${base}`, { method: 'DELETE', headers: bearer(token) })).status,
+    ).toBe(204)
+    expect(receipts('corpus.deleted', from)).toEqual([
+      {
+        workspace_id: f.admin.workspaceId,
+        actor_type: 'user',
+        actor_id: f.admin.userId,
+        target_id: base,
+        details: { name: 'Receipts', documents: 2, rows, storage_bytes: bytes, build_running: false },
+      },
+    ])
+    // The base's receipt covers its documents; no row per document.
+    expect(auditRows(t, 'document.deleted')).toHaveLength(docFrom)
+  })
+
+  test('a refused delete writes no receipt', async () => {
+    const { t, token } = f
+    const base = await createBase(t, token)
+    const other = await signUp(t, { workspace_name: 'No receipts' })
+    const before = [auditRows(t, 'document.deleted').length, auditRows(t, 'corpus.deleted').length]
+    await expectError(
+      await t.request(`/v1/corpora/${base}/documents/doc_nope`, { method: 'DELETE', headers: bearer(token) }),
+      '/v1',
+      404,
+      'not_found',
+    )
+    await expectError(
+      await t.request(`/v1/corpora/${base}`, { method: 'DELETE', headers: bearer(other.token) }),
+      '/v1',
+      404,
+      'not_found',
+    )
+    expect([auditRows(t, 'document.deleted').length, auditRows(t, 'corpus.deleted').length]).toEqual(before)
   })
 })
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { TestApp } from '../helpers/app'
-import { bearer, expectError, issues } from './accounts.fixture'
+import { auditRows, bearer, expectError, issues, mintKey } from './accounts.fixture'
 import {
   count,
   createBase,
@@ -11,6 +11,7 @@ import {
   ingestSetup,
   listDocs,
   sha256,
+  upload,
 } from './ingest.fixture'
 
 let f: Awaited<ReturnType<typeof ingestSetup>>
@@ -37,6 +38,26 @@ function putRaw(t: TestApp, token: string, url: string, content: string) {
     headers: { ...bearer(token), 'content-type': 'application/octet-stream' },
     body: content,
   })
+}
+
+/** Pushes files through the protocol (upload-urls, raw PUTs, commit) and returns the sync run. */
+async function pushFiles(
+  t: TestApp,
+  token: string,
+  base: string,
+  files: Record<string, string>,
+  opts: { delete_missing?: boolean; prefix?: string } = {},
+) {
+  const manifest = Object.entries(files).map(([p, c]) => entry(p, c))
+  const plan = (await (await post(t, token, base, 'upload-urls', { files: manifest })).json()) as {
+    uploads: { path: string; upload: boolean; url: string }[]
+  }
+  for (const u of plan.uploads.filter((x) => x.upload)) {
+    expect((await putRaw(t, token, u.url, files[u.path]!)).status).toBe(200)
+  }
+  const res = await post(t, token, base, 'commit', { files: manifest, ...opts })
+  expect(res.status).toBe(202)
+  return (await res.json()) as { id: string; created: number; updated: number; deleted: number }
 }
 
 describe('the push protocol on the local store', () => {
@@ -169,7 +190,7 @@ describe('the push protocol on the local store', () => {
   test('content the base already holds travels no more: a renamed file commits without upload', async () => {
     const { t, token } = f
     const base = await createBase(t, token)
-    await post(t, token, base, 'upsert', { path: 'old/name.txt', content: 'moved around' })
+    await pushFiles(t, token, base, { 'old/name.txt': 'moved around' })
     const moved = entry('new/name.txt', 'moved around')
     const plan = await (await post(t, token, base, 'upload-urls', { files: [moved] })).json()
     expect(plan.uploads[0]).toMatchObject({ path: 'new/name.txt', upload: false, url: '' })
@@ -181,8 +202,14 @@ describe('the push protocol on the local store', () => {
   test('a prefix scopes the manifest to a folder: only documents under it can be missing or deleted', async () => {
     const { t, token } = f
     const base = await createBase(t, token)
-    for (const p of ['reports/q1.txt', 'reports/q2.txt', 'other/x.txt'])
-      await post(t, token, base, 'upsert', { path: p, content: `content of ${p}` })
+    await pushFiles(
+      t,
+      token,
+      base,
+      Object.fromEntries(
+        ['reports/q1.txt', 'reports/q2.txt', 'other/x.txt'].map((p) => [p, `content of ${p}`]),
+      ),
+    )
     const manifest = [entry('reports/q1.txt', 'content of reports/q1.txt')]
     const diff = await (await post(t, token, base, 'diff', { files: manifest, prefix: 'reports' })).json()
     expect(diff).toMatchObject({ unchanged: ['reports/q1.txt'], missing: ['reports/q2.txt'] })
@@ -205,6 +232,78 @@ describe('the push protocol on the local store', () => {
       'other/x.txt',
       'reports/q1.txt',
     ])
+  })
+
+  test('delete_missing removes only what push manages: files uploaded by hand or upserted under the prefix stay', async () => {
+    const { t, token } = f
+    const base = await createBase(t, token)
+    const key = await mintKey(t, token, ['ingest'])
+    await pushFiles(t, key.key, base, { 'docs/a.txt': 'alpha pushed', 'docs/b.txt': 'bravo pushed' })
+    expect((await upload(t, token, base, [{ filename: 'docs/hand.txt', content: 'by hand' }])).status).toBe(
+      200,
+    )
+    expect(
+      (await post(t, token, base, 'upsert', { path: 'docs/agent.txt', content: 'upserted' })).status,
+    ).toBe(200)
+    const b = (await listDocs(t, token, base)).find((d) => d.filename === 'docs/b.txt')!
+
+    // The folder now holds only a.txt: b.txt is push's and gone; hand.txt and agent.txt are not push's.
+    const manifest = [entry('docs/a.txt', 'alpha pushed')]
+    const diff = await (await post(t, key.key, base, 'diff', { files: manifest, prefix: 'docs' })).json()
+    expect(diff).toMatchObject({ unchanged: ['docs/a.txt'], missing: ['docs/b.txt'] })
+    const before = auditRows(t, 'document.deleted').length
+    const run = await pushFiles(
+      t,
+      key.key,
+      base,
+      { 'docs/a.txt': 'alpha pushed' },
+      {
+        prefix: 'docs',
+        delete_missing: true,
+      },
+    )
+    expect(run).toMatchObject({ created: 0, updated: 0, deleted: 1 })
+    expect((await listDocs(t, token, base)).map((d) => d.filename).sort()).toEqual([
+      'docs/a.txt',
+      'docs/agent.txt',
+      'docs/hand.txt',
+    ])
+    // The receipt of what the push deleted: one audit row per file, by the key that pushed.
+    const rows = auditRows(t, 'document.deleted').slice(before)
+    expect(rows).toHaveLength(1)
+    expect({ ...rows[0]!, details: JSON.parse(rows[0]!.details) }).toEqual({
+      workspace_id: f.admin.workspaceId,
+      actor_type: 'api_key',
+      actor_id: key.id,
+      target_id: b.id,
+      details: { corpus_id: base, filename: 'docs/b.txt', rows: 1, via: 'push', build_running: false },
+    })
+
+    // An empty folder pushed with --delete takes its own files only.
+    const emptied = await pushFiles(t, key.key, base, {}, { prefix: 'docs', delete_missing: true })
+    expect(emptied).toMatchObject({ deleted: 1 })
+    expect((await listDocs(t, token, base)).map((d) => d.filename).sort()).toEqual([
+      'docs/agent.txt',
+      'docs/hand.txt',
+    ])
+  })
+
+  test('whoever last wrote a file manages it: a hand upload takes a file from push, a push update takes it back', async () => {
+    const { t, token } = f
+    const base = await createBase(t, token)
+    await pushFiles(t, token, base, { 'p.txt': 'pushed first', 'q.txt': 'pushed too' })
+    await upload(t, token, base, [{ filename: 'p.txt', content: 'replaced by hand' }])
+    await upload(t, token, base, [{ filename: 'r.txt', content: 'hand file' }])
+    // The same content pushed again is unchanged and does not make a hand file push's.
+    await pushFiles(t, token, base, { 'r.txt': 'hand file' })
+    const diff = await (await post(t, token, base, 'diff', { files: [] })).json()
+    expect(diff.missing).toEqual(['q.txt'])
+    // New content pushed over a hand file makes it push's.
+    const run = await pushFiles(t, token, base, { 'r.txt': 'hand file, edited in the folder' })
+    expect(run).toMatchObject({ updated: 1 })
+    const gone = await pushFiles(t, token, base, {}, { delete_missing: true })
+    expect(gone).toMatchObject({ deleted: 2 })
+    expect((await listDocs(t, token, base)).map((d) => [d.filename, d.source])).toEqual([['p.txt', 'upload']])
   })
 
   test('refuses bad manifests with 422 and writes nothing', async () => {

@@ -7,6 +7,8 @@ export interface NewContent {
   contentType: string | null
   sha256: string
   source: string
+  /** `push` when a push commit writes it (push may delete it later); null otherwise. */
+  managedBy: 'push' | null
   rawKey: string
   now: number
 }
@@ -60,8 +62,8 @@ export class DocumentContentRepo {
     this.db.$client
       .query(
         `INSERT INTO documents (id, workspace_id, corpus_id, path, size, content_type, sha256, status, source,
-           raw_key, section_count, text_chars, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, 1, 0, ?, ?)`,
+           managed_by, raw_key, section_count, text_chars, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, 1, 0, ?, ?)`,
       )
       .run(
         r.id,
@@ -72,6 +74,7 @@ export class DocumentContentRepo {
         r.contentType,
         r.sha256,
         r.source,
+        r.managedBy,
         r.rawKey,
         r.now,
         r.now,
@@ -80,17 +83,18 @@ export class DocumentContentRepo {
 
   /**
    * Gives a parent document new content in place (same id): its sections go and everything derived
-   * from the old content is reset until the new content is extracted.
+   * from the old content is reset until the new content is extracted. Whoever writes the content
+   * now manages the document (a hand upload over a pushed file takes it from push).
    */
   replaceContent(id: string, r: NewContent): void {
     const c = this.db.$client
     c.query('DELETE FROM documents WHERE parent_id = ?').run(id)
     c.query(
       `UPDATE documents SET size = ?, content_type = ?, sha256 = ?, status = 'pending', error = NULL, source = ?,
-         raw_key = ?, text_key = NULL, text_chars = 0, section_count = 1, section_title = NULL, cart_id = NULL,
+         managed_by = ?, raw_key = ?, text_key = NULL, text_chars = 0, text_bytes = 0, section_count = 1, section_title = NULL, cart_id = NULL,
          updated_at = ?
        WHERE id = ? AND parent_id IS NULL`,
-    ).run(r.size, r.contentType, r.sha256, r.source, r.rawKey, r.now, id)
+    ).run(r.size, r.contentType, r.sha256, r.source, r.managedBy, r.rawKey, r.now, id)
   }
 
   /** Records a finished extraction: the sidecar, sizes and sections (replacing earlier ones). */
@@ -99,6 +103,8 @@ export class DocumentContentRepo {
     x: {
       textKey: string
       textChars: number
+      /** Bytes of the sidecar as stored (counted in the base's storage). */
+      textBytes: number
       contentType: string
       title: string | null
       cartId: string | null
@@ -109,12 +115,13 @@ export class DocumentContentRepo {
     const c = this.db.$client
     c.query('DELETE FROM documents WHERE parent_id = ?').run(parent.id)
     c.query(
-      `UPDATE documents SET text_key = ?, text_chars = ?, content_type = ?, section_title = ?, cart_id = ?,
-         section_count = ?, status = 'pending', error = NULL, updated_at = ?
+      `UPDATE documents SET text_key = ?, text_chars = ?, text_bytes = ?, content_type = ?, section_title = ?,
+         cart_id = ?, section_count = ?, status = 'pending', error = NULL, updated_at = ?
        WHERE id = ?`,
     ).run(
       x.textKey,
       x.textChars,
+      x.textBytes,
       x.contentType,
       x.title,
       x.cartId,

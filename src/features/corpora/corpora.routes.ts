@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { fail } from '../../platform/http/errors'
 import { defineRoute, type RouteDef, reply } from '../../platform/http/route'
-import { type AuditService, actorOf } from '../audit/audit.service'
+import { actorOf } from '../audit/audit.service'
 import {
   CorpusCreateReq,
   CorpusParams,
@@ -18,7 +18,7 @@ import { type CorporaService, corpusResp } from './corpora.service'
 export const BUILD_RUNNING_HEADER = 'x-build-running'
 
 /** Routes of the spec's "Document bases" section (upload lives with ingest). */
-export function corporaRoutes(corpora: CorporaService, audit: AuditService): RouteDef[] {
+export function corporaRoutes(corpora: CorporaService): RouteDef[] {
   return [
     defineRoute({
       method: 'POST',
@@ -61,14 +61,12 @@ export function corporaRoutes(corpora: CorporaService, audit: AuditService): Rou
       params: CorpusParams,
       status: 204,
       handler: async ({ principal, params, ip, requestId }) => {
-        const receipt = await corpora.deleteCorpus(principal.workspaceId, params.corpus_id)
-        audit.record({
-          workspaceId: principal.workspaceId,
-          actor: actorOf(principal, ip, requestId),
-          action: 'corpus.deleted',
-          target: { type: 'corpus', id: params.corpus_id },
-          details: { documents: receipt.deleted.length, build_running: receipt.buildRunning },
-        })
+        // The service writes the receipt (audit row) in the transaction that deletes.
+        const receipt = await corpora.deleteCorpus(
+          principal.workspaceId,
+          params.corpus_id,
+          actorOf(principal, ip, requestId),
+        )
         return reply(204, undefined, receipt.buildRunning ? { [BUILD_RUNNING_HEADER]: 'true' } : {})
       },
     }),
@@ -121,23 +119,13 @@ export function corporaRoutes(corpora: CorporaService, audit: AuditService): Rou
       params: DocumentParams,
       status: 204,
       handler: async ({ principal, params, ip, requestId }) => {
+        // The deletion receipt (what went, whether a build was running) is written with the delete.
         const receipt = await corpora.deleteDocument(
           principal.workspaceId,
           params.corpus_id,
           params.document_id,
+          actorOf(principal, ip, requestId),
         )
-        // The deletion receipt: what went, and whether a build was running at the time.
-        audit.record({
-          workspaceId: principal.workspaceId,
-          actor: actorOf(principal, ip, requestId),
-          action: 'document.deleted',
-          target: { type: 'document', id: params.document_id },
-          details: {
-            corpus_id: params.corpus_id,
-            rows: receipt.deleted.length,
-            build_running: receipt.buildRunning,
-          },
-        })
         return reply(204, undefined, receipt.buildRunning ? { [BUILD_RUNNING_HEADER]: 'true' } : {})
       },
     }),

@@ -4,6 +4,7 @@ import type { Db } from '../../platform/db/db'
 import { fail, notFound } from '../../platform/http/errors'
 import { keysetPage } from '../../platform/http/pagination'
 import type { Logger } from '../../platform/log/log'
+import type { AuditActor, AuditService } from '../audit/audit.service'
 import { DocumentContentRepo } from './corpora.content'
 import { CorporaRepo, type CorpusRow, type DocumentRow } from './corpora.repo'
 
@@ -32,12 +33,21 @@ export interface CorporaDeps {
   clock: Clock
   random: Random
   log?: Logger
+  /** Where every deletion writes its receipt, in the transaction that deletes. */
+  audit: AuditService
 }
 
 /** What a delete did, for the caller's receipt. */
 export interface DeleteReceipt {
   deleted: string[]
   buildRunning: boolean
+}
+
+/** Who deletes documents and through which path, for the deletion receipts in the audit log. */
+export interface DeletedBy {
+  actor: AuditActor
+  /** `api`: DELETE of a document; `push`: a push commit with `delete_missing`. */
+  via: 'api' | 'push'
 }
 
 const ts = (ms: number | null) => (ms === null ? null : iso(new Date(ms)))
@@ -132,6 +142,16 @@ export class CorporaService {
     return keysetPage(rows, page.limit, (r) => [r.created_at, r.id], corpusResp, total)
   }
 
+  /**
+   * What each base of a workspace holds, for the usage report: its documents and the bytes they
+   * occupy in the object store (raw objects once each, text sidecars), read from its counters.
+   */
+  usage(workspaceId: string): { id: string; name: string; documents: number; storageBytes: number }[] {
+    return this.repo
+      .listAll(workspaceId)
+      .map((r) => ({ id: r.id, name: r.name, documents: r.n_documents, storageBytes: r.storage_bytes }))
+  }
+
   /** Documents of a base (parents only unless `sections`), paged (page null: all). */
   documents(
     workspaceId: string,
@@ -146,29 +166,51 @@ export class CorporaService {
     return keysetPage(rows, page.limit, (r) => [r.created_at, r.id], documentResp, total)
   }
 
-  /** Deletes a document everywhere; never blocked by a running build. */
-  async deleteDocument(workspaceId: string, corpusId: string, documentId: string): Promise<DeleteReceipt> {
+  /** Deletes a document everywhere and records its receipt; never blocked by a running build. */
+  async deleteDocument(
+    workspaceId: string,
+    corpusId: string,
+    documentId: string,
+    actor: AuditActor,
+  ): Promise<DeleteReceipt> {
     this.get(workspaceId, corpusId)
     const doc = this.repo.document(corpusId, documentId)
     if (!doc) throw notFound('Document')
     // Deleting a section alone would leave its parent incomplete; the unit of deletion is the file.
     const parent = doc.parent_id ? this.repo.document(corpusId, doc.parent_id)! : doc
     const buildRunning = this.buildRunning(workspaceId, corpusId)
-    const rows = this.detach(corpusId, [parent])
+    const rows = this.detach(workspaceId, corpusId, [parent], { actor, via: 'api' })
     await this.purge(workspaceId, corpusId, rows)
     return { deleted: rows.map((r) => r.id), buildRunning }
   }
 
   /**
-   * Deletes parent documents and their sections at once and returns every row removed. Synchronous,
-   * so a caller may run it inside its own transaction; `purge` the rows afterwards.
+   * Deletes parent documents and their sections at once, writes one deletion receipt per file in
+   * the same transaction, and returns every row removed. Synchronous, so a caller may run it inside
+   * its own transaction; `purge` the rows afterwards.
    */
-  detach(corpusId: string, parents: DocumentRow[]): DocumentRow[] {
+  detach(workspaceId: string, corpusId: string, parents: DocumentRow[], by: DeletedBy): DocumentRow[] {
     const rows: DocumentRow[] = []
+    if (parents.length === 0) return rows
+    const buildRunning = this.buildRunning(workspaceId, corpusId)
     this.deps.db.$client.transaction(() => {
       for (const p of parents) {
-        rows.push(p, ...this.repo.sections(p.id))
-        this.repo.deleteDocument(corpusId, p.id)
+        const sections = this.repo.sections(p.id)
+        rows.push(p, ...sections)
+        if (!this.repo.deleteDocument(corpusId, p.id)) continue
+        this.deps.audit.record({
+          workspaceId,
+          actor: by.actor,
+          action: 'document.deleted',
+          target: { type: 'document', id: p.id },
+          details: {
+            corpus_id: corpusId,
+            filename: p.path,
+            rows: 1 + sections.length,
+            via: by.via,
+            build_running: buildRunning,
+          },
+        })
       }
     })()
     return rows
@@ -193,12 +235,31 @@ export class CorporaService {
     }
   }
 
-  /** Deletes a base with its rows, objects, index entries, cartridges and warm copies. */
-  async deleteCorpus(workspaceId: string, corpusId: string): Promise<DeleteReceipt> {
-    this.get(workspaceId, corpusId)
-    const rows = this.repo.allDocumentRows(corpusId)
+  /**
+   * Deletes a base with its rows, objects, index entries, cartridges and warm copies; its receipt
+   * is written in the transaction that deletes the rows.
+   */
+  async deleteCorpus(workspaceId: string, corpusId: string, actor: AuditActor): Promise<DeleteReceipt> {
+    const base = this.get(workspaceId, corpusId)
     const buildRunning = this.buildRunning(workspaceId, corpusId)
-    this.repo.delete(workspaceId, corpusId)
+    let rows: DocumentRow[] = []
+    this.deps.db.$client.transaction(() => {
+      rows = this.repo.allDocumentRows(corpusId)
+      if (!this.repo.delete(workspaceId, corpusId)) throw notFound('Document base')
+      this.deps.audit.record({
+        workspaceId,
+        actor,
+        action: 'corpus.deleted',
+        target: { type: 'corpus', id: corpusId },
+        details: {
+          name: base.name,
+          documents: rows.filter((r) => r.parent_id === null).length,
+          rows: rows.length,
+          storage_bytes: base.storage_bytes,
+          build_running: buildRunning,
+        },
+      })
+    })()
     await this.purge(workspaceId, corpusId, rows)
     for (const p of this.purgers) {
       try {

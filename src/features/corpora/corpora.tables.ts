@@ -1,7 +1,10 @@
 import { sql } from 'drizzle-orm'
 import { type AnySQLiteColumn, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
-/** Document bases ("corpora" in paths). Counters are derived from `documents` on read. */
+/**
+ * Document bases ("corpora" in paths). The counters are kept by triggers on `documents` (migration
+ * 0011_document_counters) in the transaction of every change, so reading a base never counts rows.
+ */
 export const corpora = sqliteTable(
   'corpora',
   {
@@ -17,6 +20,16 @@ export const corpora = sqliteTable(
     lastSyncedAt: integer('last_synced_at'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
+    /** Parent documents (files; sections are not counted). */
+    nDocuments: integer('n_documents').notNull().default(0),
+    /** Parent documents by status: `ready`; `pending` or `onboarding`; `failed`. */
+    documentsReady: integer('documents_ready').notNull().default(0),
+    documentsOnboarding: integer('documents_onboarding').notNull().default(0),
+    documentsFailed: integer('documents_failed').notNull().default(0),
+    /** Every row of `documents` of the base, sections included (the total of `?sections=true`). */
+    nRows: integer('n_rows').notNull().default(0),
+    /** Bytes the base's documents hold in the object store: raw objects (each once) and text sidecars. */
+    storageBytes: integer('storage_bytes').notNull().default(0),
   },
   (t) => [index('corpora_workspace').on(t.workspaceId, t.createdAt)],
 )
@@ -56,6 +69,14 @@ export const documents = sqliteTable(
     textChars: integer('text_chars').notNull().default(0),
     /** Where a section's text starts in its parent's text sidecar (sections share the parent's). */
     textOffset: integer('text_offset'),
+    /** Bytes of the text sidecar (parents; 0 until extracted), counted in the base's storage. */
+    textBytes: integer('text_bytes').notNull().default(0),
+    /**
+     * Who keeps the document in step with a folder: `push` when a push commit created it or gave it
+     * its content, so a later `delete_missing` may remove it; null for uploads and upserts (a push
+     * never deletes them).
+     */
+    managedBy: text('managed_by'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },

@@ -16,6 +16,8 @@ export interface SectionRow {
   filename: string
   cart_key: string
   n_passages: number
+  /** Bytes of the cartridge in the store; 0 while unknown (sections indexed before it was recorded). */
+  cart_bytes: number
 }
 
 /** A passage still to embed: where it is and the text its vector is made from. */
@@ -78,8 +80,12 @@ export class EngineRepo {
       sections: q('SELECT * FROM engine_sections WHERE base_id = ? ORDER BY section_id'),
       docSections: q('SELECT * FROM engine_sections WHERE document_id = ?'),
       putSection: q(
-        'INSERT INTO engine_sections (section_id, base_id, document_id, title, filename, cart_key, n_passages) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO engine_sections (section_id, base_id, document_id, title, filename, cart_key, n_passages, cart_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       ),
+      // Cartridge bytes per base are kept by triggers (migrations/0012_engine_cart_bytes.sql).
+      cartBytes: q('SELECT cart_bytes AS n FROM engine_bases WHERE base_id = ?'),
+      unmeasured: q('SELECT DISTINCT cart_key FROM engine_sections WHERE cart_bytes = 0 LIMIT ?'),
+      measure: q('UPDATE engine_sections SET cart_bytes = ? WHERE cart_key = ? AND cart_bytes = 0'),
       delSection: q('DELETE FROM engine_sections WHERE section_id = ?'),
       cartUsers: q('SELECT count(*) AS n FROM engine_sections WHERE cart_key = ?'),
       putPassage: q('INSERT INTO engine_passages (section_id, ordinal, text, sents) VALUES (?, ?, ?, ?)'),
@@ -155,7 +161,7 @@ export class EngineRepo {
    * passage, in order).
    */
   putSection(
-    row: SectionRow,
+    row: Omit<SectionRow, 'cart_bytes'> & { cart_bytes?: number },
     passages: PassageInput[],
     vectors?: { model: string; list: Float32Array[] } | null,
   ): SectionRow | null {
@@ -170,6 +176,7 @@ export class EngineRepo {
         row.filename,
         row.cart_key,
         passages.length,
+        row.cart_bytes ?? 0,
       )
       const tokens = new Map<string, string>()
       const token = (t: string) => {
@@ -267,6 +274,21 @@ export class EngineRepo {
   /** Whether any section still uses a cartridge (identical content is compiled once). */
   cartInUse(cartKey: string): boolean {
     return (this.s.cartUsers!.get(cartKey) as { n: number }).n > 0
+  }
+
+  /** Bytes of the cartridges a base's sections use, each once (kept by triggers). */
+  cartBytes(baseId: string): number {
+    return (this.s.cartBytes!.get(baseId) as { n: number } | null)?.n ?? 0
+  }
+
+  /** Up to `limit` cartridge keys whose size no section records yet. */
+  unmeasuredCarts(limit: number): string[] {
+    return (this.s.unmeasured!.all(limit) as { cart_key: string }[]).map((r) => r.cart_key)
+  }
+
+  /** Records a cartridge's size on the sections that did not know it. */
+  measureCart(cartKey: string, bytes: number): void {
+    this.s.measure!.run(bytes, cartKey)
   }
 
   /** Forgets a base's key and counters once its sections are gone. */

@@ -148,6 +148,8 @@ export class Engine {
   readonly vectors: WarmCache<SectionVectors>
   private readonly manifests = new Map<string, ManifestEntry[]>()
   private readonly now: () => number
+  /** Cartridge keys measureCarts found missing from the store, not asked again. */
+  private readonly missingCarts = new Set<string>()
 
   constructor(private readonly deps: EngineDeps) {
     this.repo = new EngineRepo('$client' in deps.db ? deps.db.$client : deps.db)
@@ -190,6 +192,7 @@ export class Engine {
         filename: input.filename,
         cart_key: cartKey,
         n_passages: inputs.length,
+        cart_bytes: bytes.length,
       },
       inputs,
       vectors,
@@ -218,6 +221,35 @@ export class Engine {
   /** Removes every section of a document. */
   async removeDocument(documentId: string): Promise<void> {
     for (const s of this.repo.documentSections(documentId)) await this.removeSection(s.section_id)
+  }
+
+  /** Bytes of the cartridges a base's sections use in the store, each counted once. */
+  cartBytes(baseId: string): number {
+    return this.repo.cartBytes(baseId)
+  }
+
+  /**
+   * Learns the size of cartridges indexed before sizes were recorded, asking the store (`sizeOf`)
+   * once per cartridge; returns how many it measured. Costs one indexed look-up when all are known.
+   * A cartridge missing from the store stays unknown (it occupies nothing) and is not asked again
+   * by this process.
+   */
+  async measureCarts(sizeOf: (key: string) => Promise<number | null>): Promise<number> {
+    let measured = 0
+    for (;;) {
+      const keys = this.repo
+        .unmeasuredCarts(100 + this.missingCarts.size)
+        .filter((k) => !this.missingCarts.has(k))
+      if (keys.length === 0) return measured
+      for (const key of keys) {
+        const size = await sizeOf(key)
+        if (size === null || size === 0) this.missingCarts.add(key)
+        else {
+          this.repo.measureCart(key, size)
+          measured++
+        }
+      }
+    }
   }
 
   /** Removes every section of a base, then the base's index key. */

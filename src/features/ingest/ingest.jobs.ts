@@ -116,7 +116,7 @@ async function record(svc: IngestService, p: ExtractPayload, result: ExtractResu
   let superseded = false
   svc.inflight.add(textKey)
   try {
-    await objects.put(textKey, text, { contentType: 'text/plain; charset=utf-8' })
+    const stored = await objects.put(textKey, text, { contentType: 'text/plain; charset=utf-8' })
     db.$client.transaction(() => {
       const doc = repo.document(p.corpus_id, p.document_id)
       if (!doc || doc.raw_key !== p.raw_key) {
@@ -127,6 +127,7 @@ async function record(svc: IngestService, p: ExtractPayload, result: ExtractResu
       content.setExtracted(doc, {
         textKey,
         textChars: text.length,
+        textBytes: stored.size,
         contentType: KIND_CONTENT_TYPES[result.kind],
         title: result.title ?? null,
         cartId: texts.length === 1 ? cartIdOf(text) : null,

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { defineRoute, type RouteDef, reply } from '../../platform/http/route'
+import { actorOf } from '../audit/audit.service'
 import { DocumentResp, documentResp } from '../corpora/corpora.service'
 import {
   CommitReq,
@@ -106,15 +107,20 @@ export function ingestRoutes(
       scope: 'ingest',
       summary: 'Register a manifest and start the work; returns the sync run',
       description:
-        'Every new or changed file must have its content uploaded (or already in the base), else 422 `content_missing` and nothing changes. With `delete_missing`, documents absent from the manifest are deleted.',
+        'Every new or changed file must have its content uploaded (or already in the base), else 422 `content_missing` and nothing changes. The files a commit creates or changes become managed by push. With `delete_missing`, push-managed documents under the prefix that the manifest does not list are deleted, each with a receipt in the audit log; documents uploaded by hand or upserted are never deleted by a push.',
       tags: ['ingest'],
       params: CorpusParams,
       body: CommitReq,
       maxBodyBytes: json,
       status: 202,
       response: SyncRunResp,
-      handler: async ({ principal, params, body }) =>
-        reply(202, syncRunResp(await ingest.push.commit(principal.workspaceId, params.corpus_id, body))),
+      handler: async ({ principal, params, body, ip, requestId }) => {
+        const actor = actorOf(principal, ip, requestId)
+        return reply(
+          202,
+          syncRunResp(await ingest.push.commit(principal.workspaceId, params.corpus_id, body, actor)),
+        )
+      },
     }),
     defineRoute({
       method: 'POST',

@@ -27,7 +27,7 @@ const Prefix = Type.Optional(
   Type.String({
     maxLength: 1024,
     description:
-      'Scope the manifest to a folder of the base (`reports/2024`): only documents under it can be missing or deleted, and every path must be under it.',
+      'Scope the manifest to a folder of the base (`reports/2024`): only push-managed documents under it can be missing or deleted, and every path must be under it.',
   }),
 )
 
@@ -42,7 +42,8 @@ export const DiffResp = namedObject('DiffResp', {
   changed: Type.Array(Type.String(), { description: 'Paths in the base with other content.' }),
   unchanged: Type.Array(Type.String(), { description: 'Paths in the base with this SHA-256.' }),
   missing: Type.Array(Type.String(), {
-    description: 'Paths in the base (under `prefix`) absent from the manifest.',
+    description:
+      'Paths of push-managed documents (under `prefix`) absent from the manifest: what `delete_missing` would delete. Documents uploaded by hand or upserted are never listed.',
   }),
   limits: Type.Object({
     max_file_bytes: Type.Integer({ description: 'Files larger than this are refused.' }),
@@ -93,7 +94,8 @@ export const CommitReq = namedObject(
     delete_missing: Type.Optional(
       Type.Boolean({
         default: false,
-        description: 'Delete the documents of the base (under `prefix`) that the manifest does not list.',
+        description:
+          'Delete the push-managed documents of the base (under `prefix`) that the manifest does not list; documents uploaded by hand or upserted are kept.',
       }),
     ),
     prefix: Prefix,

@@ -8,7 +8,7 @@ import { keysetPage, type PageRequest } from '../../platform/http/pagination'
 import type { JobQueue } from '../../platform/jobs/queue'
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
-import type { CorporaService, DocumentRow } from '../corpora/corpora.service'
+import type { CorporaService, DeletedBy, DocumentRow } from '../corpora/corpora.service'
 import { detectType, type ExtractInput, type ExtractResult } from './extract/extract'
 import { ExtractSandbox } from './extract/extract.sandbox'
 import { IngestRepo, type RunError, type SyncRunRow } from './ingest.repo'
@@ -174,6 +174,7 @@ export class IngestService {
     }
     const contentType = body.content_type ?? detection.contentType
     const item = { path, sha256, size: bytes.byteLength, contentType, rawKey: key }
+    // An upsert writes one document by hand: a push never deletes it (it is not push-managed).
     return this.registerOrDiscard(workspaceId, corpusId, 'push', [item], existing ? [] : [key])
   }
 
@@ -189,7 +190,7 @@ export class IngestService {
     fresh: string[],
   ): Promise<Registered> {
     try {
-      return await this.register(workspaceId, corpusId, source, items, [], fresh)
+      return await this.register(workspaceId, corpusId, { source, items, fresh })
     } catch (e) {
       for (const key of fresh) {
         this.inflight.delete(key)
@@ -203,19 +204,25 @@ export class IngestService {
   }
 
   /**
-   * Registers stored files as documents and deletes `deletions`, in one transaction with the sync
-   * run and the extraction jobs; then forgets what the old contents left behind. A path already in
-   * the base keeps its id and gets the new content; the same content again is left unchanged.
-   * `fresh` lists keys this request wrote: those no row ended up using are removed.
+   * Registers stored files as documents and deletes `deletions` (with their receipts), in one
+   * transaction with the sync run and the extraction jobs; then forgets what the old contents left
+   * behind. A path already in the base keeps its id and gets the new content; the same content
+   * again is left unchanged. `fresh` lists keys this request wrote: those no row ended up using
+   * are removed. `managedBy: 'push'` (a push commit) makes the files it writes push's to delete.
    */
   async register(
     workspaceId: string,
     corpusId: string,
-    source: 'upload' | 'push',
-    items: Incoming[],
-    deletions: DocumentRow[],
-    fresh: string[],
+    batch: {
+      source: 'upload' | 'push'
+      items: Incoming[]
+      fresh: string[]
+      managedBy?: 'push'
+      deletions?: { rows: DocumentRow[]; by: DeletedBy }
+    },
   ): Promise<Registered> {
+    const { source, items, fresh } = batch
+    const deletions = batch.deletions?.rows ?? []
     const { corpora, queue, db } = this.deps
     const repo = corpora.repo
     const now = this.now()
@@ -230,7 +237,7 @@ export class IngestService {
       for (const item of items) {
         // Identical content already in the base is shared rather than stored twice.
         const rawKey = corpora.content.rawKeyBySha(corpusId, item.sha256) ?? item.rawKey
-        const fields = { ...item, rawKey, source, now }
+        const fields = { ...item, rawKey, source, managedBy: batch.managedBy ?? null, now }
         const existing = repo.documentByPath(corpusId, item.path)
         if (existing && existing.sha256 === item.sha256) {
           ids.push(existing.id)
@@ -252,7 +259,7 @@ export class IngestService {
         this.repo.deleteUploadsByKey(rawKey)
         jobs.push({ corpus_id: corpusId, document_id: id, raw_key: rawKey, run_id: runId, path: item.path })
       }
-      removed = corpora.detach(corpusId, deletions)
+      if (batch.deletions) removed = corpora.detach(workspaceId, corpusId, deletions, batch.deletions.by)
       for (const payload of jobs) {
         queue.enqueue({
           workspaceId,

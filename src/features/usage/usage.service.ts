@@ -16,8 +16,8 @@ export interface BaseUsage {
 export interface UsageSources {
   members(workspaceId: string): number
   activeKeys(workspaceId: string): number
-  /** The workspace's bases; none until the bases feature provides them. */
-  bases(workspaceId: string): BaseUsage[]
+  /** The workspace's bases with what they hold (may need the object store, hence a promise). */
+  bases(workspaceId: string): BaseUsage[] | Promise<BaseUsage[]>
 }
 
 const DAYS = 30
@@ -45,7 +45,7 @@ export class UsageService {
   }
 
   /** `GET /admin/usage`: totals, per-base breakdown and a 30-day daily series, zeros when empty. */
-  usage(workspaceId: string): Static<typeof UsageResp> {
+  async usage(workspaceId: string): Promise<Static<typeof UsageResp>> {
     const now = this.clock.now().getTime()
     const days = Array.from({ length: DAYS }, (_, i) => day(now - (DAYS - 1 - i) * DAY_MS))
     const period = { start: days[0]!, end: days[DAYS - 1]!, days: DAYS }
@@ -56,7 +56,7 @@ export class UsageService {
       perDay.set(r.day, (perDay.get(r.day) ?? 0) + r.queries)
       if (r.corpusId) perBase.set(r.corpusId, (perBase.get(r.corpusId) ?? 0) + r.queries)
     }
-    const bases = this.sources.bases(workspaceId)
+    const bases = await this.sources.bases(workspaceId)
     const known = new Set(bases.map((b) => b.id))
     const breakdown = [
       ...bases.map((b) => ({
@@ -88,8 +88,8 @@ export class UsageService {
   }
 
   /** `GET /admin/billing`: until billing lands, every workspace is on the beta plan with no caps. */
-  billing(workspaceId: string): Static<typeof BillingResp> {
-    const u = this.usage(workspaceId)
+  async billing(workspaceId: string): Promise<Static<typeof BillingResp>> {
+    const u = await this.usage(workspaceId)
     return {
       plan: 'beta',
       billing_enabled: false,

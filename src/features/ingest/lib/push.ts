@@ -2,6 +2,8 @@ import { iso } from '../../../platform/clock/clock'
 import { newId } from '../../../platform/crypto/random'
 import { fail } from '../../../platform/http/errors'
 import { ObjectTooLargeError } from '../../../platform/storage/object-store'
+import type { AuditActor } from '../../audit/audit.service'
+import type { DocumentRow } from '../../corpora/corpora.service'
 import type { SyncRunRow } from '../ingest.repo'
 import type { Incoming, IngestService } from '../ingest.service'
 import { normalizePath, normalizePrefix } from './paths'
@@ -27,6 +29,7 @@ export interface PushProtocol {
     ws: string,
     corpusId: string,
     body: { files: ManifestFile[]; delete_missing?: boolean; prefix?: string },
+    actor: AuditActor,
   ): Promise<SyncRunRow>
 }
 
@@ -83,6 +86,14 @@ function readManifest(files: ManifestFile[], prefix: string, maxBytes: number | 
   return out
 }
 
+/**
+ * Documents a push may call missing and delete: those under the prefix that a push commit wrote.
+ * Files uploaded by hand or upserted are never push's to remove, even under its folder.
+ */
+function managed(docs: DocumentRow[]): DocumentRow[] {
+  return docs.filter((d) => d.managed_by === 'push')
+}
+
 /** Builds the push protocol on top of the ingest service. */
 export function pushProtocol(svc: IngestService): PushProtocol {
   const { config, objects, corpora } = svc.deps
@@ -113,7 +124,7 @@ export function pushProtocol(svc: IngestService): PushProtocol {
         else out.changed.push(f.path)
         docs.delete(f.path)
       }
-      out.missing = [...docs.keys()]
+      out.missing = managed([...docs.values()]).map((d) => d.path)
       return out
     },
 
@@ -210,7 +221,7 @@ export function pushProtocol(svc: IngestService): PushProtocol {
       }
     },
 
-    async commit(ws, corpusId, body) {
+    async commit(ws, corpusId, body, actor) {
       corpora.get(ws, corpusId)
       const prefix = normalizePrefix(body.prefix)
       const files = readManifest(body.files, prefix, config.max_file_bytes)
@@ -255,8 +266,17 @@ export function pushProtocol(svc: IngestService): PushProtocol {
         )
       }
       const listed = new Set(files.map((f) => f.path))
-      const deletions = body.delete_missing ? [...docs.values()].filter((d) => !listed.has(d.path)) : []
-      return (await svc.register(ws, corpusId, 'push', items, deletions, [])).run
+      const deletions = body.delete_missing
+        ? managed([...docs.values()]).filter((d) => !listed.has(d.path))
+        : []
+      const registered = await svc.register(ws, corpusId, {
+        source: 'push',
+        items,
+        fresh: [],
+        managedBy: 'push',
+        deletions: { rows: deletions, by: { actor, via: 'push' } },
+      })
+      return registered.run
     },
   }
 }

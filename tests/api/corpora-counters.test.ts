@@ -1,0 +1,359 @@
+import type { Statement } from 'bun:sqlite'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { migrations } from '../../migrations/index'
+import { CorporaRepo } from '../../src/features/corpora/corpora.repo'
+import { type Db, openDatabase } from '../../src/platform/db/db'
+import { migrate } from '../../src/platform/db/migrate'
+import type { TestApp } from '../helpers/app'
+import { bearer } from './accounts.fixture'
+import {
+  createBase,
+  drain,
+  ingestSetup,
+  longMarkdown,
+  objectKeys,
+  type Part,
+  sha256,
+  upload,
+} from './ingest.fixture'
+
+// A base's counters (n_documents, documents_ready/onboarding/failed, storage_bytes) are stored and
+// kept by triggers. These tests hold them to a fresh count after long random sequences of every
+// kind of change, and show that reading bases no longer reads the documents table.
+
+let f: Awaited<ReturnType<typeof ingestSetup>>
+beforeAll(async () => {
+  f = await ingestSetup()
+})
+afterAll(() => f.t.close())
+
+/** The counters as the old correlated count(*) computed them, and the stored bytes from the rows. */
+function fresh(t: TestApp, corpusId: string) {
+  const n = (where: string) =>
+    t.db.$client
+      .query<{ n: number }, [string]>(`SELECT count(*) AS n FROM documents WHERE corpus_id = ? AND ${where}`)
+      .get(corpusId)!.n
+  const raw = t.db.$client
+    .query<{ n: number | null }, [string]>(
+      `SELECT sum(size) AS n FROM (SELECT DISTINCT raw_key, size FROM documents
+         WHERE corpus_id = ? AND raw_key IS NOT NULL)`,
+    )
+    .get(corpusId)!.n
+  const text = t.db.$client
+    .query<{ n: number | null }, [string]>(
+      'SELECT sum(text_bytes) AS n FROM documents WHERE corpus_id = ? AND parent_id IS NULL AND text_key IS NOT NULL',
+    )
+    .get(corpusId)!.n
+  return {
+    n_documents: n('parent_id IS NULL'),
+    documents_ready: n("parent_id IS NULL AND status = 'ready'"),
+    documents_onboarding: n("parent_id IS NULL AND status IN ('pending', 'onboarding')"),
+    documents_failed: n("parent_id IS NULL AND status = 'failed'"),
+    rows: n('1 = 1'),
+    storage_bytes: (raw ?? 0) + (text ?? 0),
+  }
+}
+
+/** What the API says of a base, and the total of its sections listing. */
+async function served(t: TestApp, token: string, corpusId: string) {
+  const res = await t.request(`/v1/corpora/${corpusId}`, { headers: bearer(token) })
+  expect(res.status).toBe(200)
+  const b = (await res.json()) as Record<string, number>
+  const list = await t.request(`/v1/corpora/${corpusId}/documents?sections=true&limit=1`, {
+    headers: bearer(token),
+  })
+  const stored = t.db.$client
+    .query<{ s: number }, [string]>('SELECT storage_bytes AS s FROM corpora WHERE id = ?')
+    .get(corpusId)!.s
+  return {
+    n_documents: b.n_documents,
+    documents_ready: b.documents_ready,
+    documents_onboarding: b.documents_onboarding,
+    documents_failed: b.documents_failed,
+    rows: Number(list.headers.get('x-total-count')),
+    storage_bytes: stored,
+  }
+}
+
+/**
+ * Bytes of every object under a base's prefix in the store, but for pushed content still waiting
+ * for a commit that would use it (staged uploads are not the base's until committed, and go when
+ * they expire).
+ */
+async function storeBytes(t: TestApp, workspaceId: string, corpusId: string): Promise<number> {
+  const staged = new Set(
+    t.db.$client
+      .query<{ k: string }, [string]>('SELECT object_key AS k FROM ingest_uploads WHERE corpus_id = ?')
+      .all(corpusId)
+      .map((u) => u.k),
+  )
+  let n = 0
+  for await (const o of t.deps.objects.list(`${workspaceId}/corpora/${corpusId}/`)) {
+    if (!staged.has(o.key)) n += o.size
+  }
+  return n
+}
+
+/** xorshift32: the sequence of operations is fixed by the seed. */
+function rng(seed: number) {
+  let s = seed >>> 0 || 1
+  const next = () => {
+    s ^= s << 13
+    s ^= s >>> 17
+    s ^= s << 5
+    return (s >>> 0) / 2 ** 32
+  }
+  return {
+    int: (n: number) => Math.floor(next() * n),
+    pick<T>(xs: readonly T[]): T {
+      return xs[Math.floor(next() * xs.length)]!
+    },
+  }
+}
+
+const PATHS = ['a.txt', 'b.md', 'dir/c.txt', 'dir/d.md', 'e.csv', 'long.md', 'f.txt', 'g.md']
+// Short texts, a duplicate (shared raw object), texts that split into sections, one with no text
+// (extraction fails) and one with multi-byte characters (bytes differ from characters).
+const CONTENTS = [
+  'alpha document about oil',
+  'bravo document about plague',
+  'alpha document about oil',
+  longMarkdown(3, 'Part'),
+  longMarkdown(5, 'Chapter'),
+  '   ',
+  'Größe, Maß und Übermaß: ünïcödé text ✓',
+  'k,v\n1,2\n3,4\n',
+]
+
+describe('stored base counters', () => {
+  for (const seed of [1, 2, 3]) {
+    test(`equal a fresh count after a long random sequence of changes (seed ${seed})`, async () => {
+      const { t, token } = f
+      const ws = f.admin.workspaceId
+      const r = rng(seed)
+      const bases = [await createBase(t, token), await createBase(t, token)]
+      const post = (base: string, route: string, json: unknown) =>
+        t.request(`/v1/corpora/${base}/documents/${route}`, { method: 'POST', headers: bearer(token), json })
+      const kinds: Record<string, number> = {}
+      const seen = new Set<string>()
+      for (let step = 0; step < 80; step++) {
+        const base = r.pick(bases)
+        const op = r.pick([
+          'upload',
+          'upload',
+          'upsert',
+          'push',
+          'drain',
+          'drain',
+          'train',
+          'delete',
+          'delete_section',
+          'delete_base',
+        ] as const)
+        kinds[op] = (kinds[op] ?? 0) + 1
+        if (op === 'upload') {
+          const paths = [...new Set([r.pick(PATHS), r.pick(PATHS)])]
+          const parts: Part[] = paths.map((p) => ({ filename: p, content: r.pick(CONTENTS) }))
+          expect((await upload(t, token, base, parts)).status).toBe(200)
+        } else if (op === 'upsert') {
+          const res = await post(base, 'upsert', { path: r.pick(PATHS), content: r.pick(CONTENTS) })
+          expect(res.status).toBe(200)
+        } else if (op === 'push') {
+          const files = [...new Set([r.pick(PATHS), r.pick(PATHS), r.pick(PATHS)])].map((path) => {
+            const content = r.pick(CONTENTS)
+            return { path, sha256: sha256(content), size: Buffer.byteLength(content), content }
+          })
+          const manifest = files.map(({ content: _, ...e }) => e)
+          const plan = (await (await post(base, 'upload-urls', { files: manifest })).json()) as {
+            uploads: { path: string; upload: boolean; url: string }[]
+          }
+          for (const u of plan.uploads.filter((x) => x.upload)) {
+            const body = files.find((x) => x.path === u.path)!.content
+            const put = await t.request(u.url, { method: 'PUT', headers: bearer(token), body })
+            expect(put.status).toBe(200)
+          }
+          const commit = await post(base, 'commit', { files: manifest, delete_missing: r.int(2) === 1 })
+          expect(commit.status).toBe(202)
+        } else if (op === 'drain') {
+          await drain(t)
+        } else if (op === 'train') {
+          await drain(t)
+          const res = await t.request(`/v1/corpora/${base}/train`, { method: 'POST', headers: bearer(token) })
+          expect([200, 409]).toContain(res.status)
+          await drain(t)
+        } else if (op === 'delete' || op === 'delete_section') {
+          const rows = t.db.$client
+            .query<{ id: string }, [string]>(
+              `SELECT id FROM documents WHERE corpus_id = ? AND parent_id IS ${op === 'delete' ? '' : 'NOT'} NULL ORDER BY id`,
+            )
+            .all(base)
+          if (rows.length === 0) continue
+          const res = await t.request(`/v1/corpora/${base}/documents/${r.pick(rows).id}`, {
+            method: 'DELETE',
+            headers: bearer(token),
+          })
+          expect(res.status).toBe(204)
+        } else {
+          const res = await t.request(`/v1/corpora/${base}`, { method: 'DELETE', headers: bearer(token) })
+          expect(res.status).toBe(204)
+          bases[bases.indexOf(base)] = await createBase(t, token)
+        }
+        for (const b of bases) {
+          const want = fresh(t, b)
+          if (want.documents_ready > 0) seen.add('ready')
+          if (want.documents_failed > 0) seen.add('failed')
+          if (want.rows > want.n_documents) seen.add('sections')
+          if (want.storage_bytes > 0) seen.add('bytes')
+          expect({ step, op, ...(await served(t, token, b)) }).toEqual({ step, op, ...want })
+          // The store holds exactly what the counter says.
+          expect({ step, op, bytes: await storeBytes(t, ws, b) }).toEqual({
+            step,
+            op,
+            bytes: want.storage_bytes,
+          })
+        }
+      }
+      // The sequence did exercise every kind of change and state (a check of the generator).
+      expect([...seen].sort()).toEqual(['bytes', 'failed', 'ready', 'sections'])
+      expect(Object.keys(kinds).sort()).toEqual(
+        ['delete', 'delete_base', 'delete_section', 'drain', 'push', 'train', 'upload', 'upsert'].sort(),
+      )
+    }, 120_000)
+  }
+
+  test('a base listing agrees with the single reads', async () => {
+    const { t, token } = f
+    const base = await createBase(t, token)
+    await upload(t, token, base, [
+      { filename: 'x.txt', content: 'one' },
+      { filename: 'y.md', content: longMarkdown(3) },
+    ])
+    await drain(t)
+    const list = (await (await t.request('/v1/corpora?limit=100', { headers: bearer(token) })).json()) as {
+      items: { id: string; n_documents: number; documents_onboarding: number }[]
+    }
+    const item = list.items.find((b) => b.id === base)!
+    expect(item).toMatchObject({ n_documents: 2, documents_onboarding: 2 })
+    expect(await objectKeys(t, `${f.admin.workspaceId}/corpora/${base}/`)).toHaveLength(4)
+  })
+})
+
+/**
+ * A CorporaRepo whose statements report the SQL they run, so a test can ask SQLite how each is
+ * executed (`EXPLAIN QUERY PLAN`).
+ */
+function recordingRepo(db: Db): { repo: CorporaRepo; ran: Set<string> } {
+  const ran = new Set<string>()
+  const watch = (stmt: Statement, sql: string) =>
+    new Proxy(stmt, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver)
+        if (typeof v !== 'function' || !['get', 'all', 'values', 'run', 'iterate'].includes(String(prop)))
+          return v
+        return (...args: unknown[]) => {
+          ran.add(sql)
+          return (v as (...a: unknown[]) => unknown).apply(target, args)
+        }
+      },
+    })
+  const client = new Proxy(db.$client, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver)
+      if (prop !== 'query' && prop !== 'prepare') return typeof v === 'function' ? v.bind(target) : v
+      return (sql: string) => watch((v as (s: string) => Statement).call(target, sql), sql)
+    },
+  })
+  return { repo: new CorporaRepo({ $client: client } as unknown as Db), ran }
+}
+
+describe('reading bases', () => {
+  test('reading, listing and serving a base never reads the documents table, whatever its size', async () => {
+    const { t, token } = f
+    const ws = f.admin.workspaceId
+    const base = await createBase(t, token)
+    // 2,000 documents, inserted directly: only their number matters here.
+    const insert = t.db.$client.query(
+      `INSERT INTO documents (id, workspace_id, corpus_id, path, size, status, raw_key, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 10, ?, ?, 1, 1)`,
+    )
+    t.db.$client.transaction(() => {
+      for (let i = 0; i < 2000; i++) {
+        insert.run(`doc_many${i}`, ws, base, `n/${i}.txt`, i % 3 ? 'pending' : 'ready', `k/${i}`)
+      }
+    })()
+    const { repo, ran } = recordingRepo(t.db)
+    const row = repo.get(ws, base)!
+    expect(row).toMatchObject({ n_documents: 2000, documents_ready: 667, documents_onboarding: 1333 })
+    expect(row.storage_bytes).toBe(20_000)
+    expect(repo.listPage(ws, null, 50).some((b) => b.id === base)).toBe(true)
+    expect(repo.listAll(ws).some((b) => b.id === base)).toBe(true)
+    expect(repo.servingState(ws, base)).toEqual({ status: 'new', anyReady: true })
+    expect(repo.countDocuments(base, false)).toBe(2000)
+    expect(ran.size).toBeGreaterThanOrEqual(4)
+    for (const sql of ran) {
+      const plan = t.db.$client
+        .query<{ detail: string }, (string | number)[]>(`EXPLAIN QUERY PLAN ${sql}`)
+        .all(...Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => ''))
+      expect({ sql, plan: plan.map((p) => p.detail).filter((d) => /\bdocuments\b|\bd\b/.test(d)) }).toEqual({
+        sql,
+        plan: [],
+      })
+    }
+  })
+})
+
+describe('the counters migration', () => {
+  test('back-fills the counters, sidecar sizes and push ownership of documents stored before it', () => {
+    const db = openDatabase(':memory:')
+    const at = migrations.findIndex((m) => m.tag === '0011_document_counters')
+    migrate(db, migrations.slice(0, at))
+    const c = db.$client
+    c.run(
+      "INSERT INTO corpora (id, workspace_id, name, created_at, updated_at) VALUES ('cor_1', 'ws_1', 'B', 1, 1)",
+    )
+    const doc = c.query(
+      `INSERT INTO documents (id, workspace_id, corpus_id, parent_id, path, size, status, source, raw_key, text_key,
+         text_chars, section_count, created_at, updated_at)
+       VALUES (?, 'ws_1', 'cor_1', ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 1)`,
+    )
+    // Two files sharing one raw object (100 bytes), one of them split in two sections of 30 and 40
+    // bytes (sidecar 30 + 2 + 40); a failed pushed file of 7 bytes with a one-section text of 5.
+    doc.run('doc_a', null, 'a.md', 100, 'ready', 'upload', 'raw/1', 'raw/1.doc_a.txt', 70, 2)
+    doc.run('doc_a1', 'doc_a', 'a.md', 30, 'ready', 'upload', null, 'raw/1.doc_a.txt', 30, 1)
+    doc.run('doc_a2', 'doc_a', 'a.md', 40, 'pending', 'upload', null, 'raw/1.doc_a.txt', 40, 1)
+    doc.run('doc_b', null, 'b.md', 100, 'pending', 'upload', 'raw/1', null, 0, 1)
+    doc.run('doc_c', null, 'c.txt', 7, 'failed', 'push', 'raw/2', 'raw/2.doc_c.txt', 5, 1)
+    migrate(db, migrations)
+    expect(
+      c
+        .query(
+          'SELECT n_documents, documents_ready, documents_onboarding, documents_failed, n_rows, storage_bytes FROM corpora',
+        )
+        .get(),
+    ).toEqual({
+      n_documents: 3,
+      documents_ready: 1,
+      documents_onboarding: 1,
+      documents_failed: 1,
+      n_rows: 5,
+      storage_bytes: 100 + 7 + 72 + 5,
+    })
+    expect(c.query('SELECT id, managed_by FROM documents WHERE parent_id IS NULL ORDER BY id').all()).toEqual(
+      [
+        { id: 'doc_a', managed_by: null },
+        { id: 'doc_b', managed_by: null },
+        { id: 'doc_c', managed_by: 'push' },
+      ],
+    )
+    // From here on the triggers keep them: the shared object goes with its last row.
+    c.run("DELETE FROM documents WHERE id = 'doc_a'")
+    expect(c.query('SELECT n_documents, n_rows, storage_bytes FROM corpora').get()).toEqual({
+      n_documents: 2,
+      n_rows: 2,
+      storage_bytes: 100 + 7 + 5,
+    })
+    c.run("DELETE FROM documents WHERE id = 'doc_b'")
+    expect(c.query('SELECT storage_bytes AS s FROM corpora').get()).toEqual({ s: 12 })
+    db.$client.close()
+  })
+})
