@@ -2,11 +2,12 @@ import { expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { binaryForFile, signUpOn } from '../helpers/binary'
+import { FIXTURE_DOCS } from '../helpers/fixture-data'
 
 // PDF extraction in the compiled executable: the reader runs on a worker thread whose script is a
 // second entry point inside the binary. The server is run from an empty directory, so the worker
 // can only come from the binary; it must keep answering requests while a large PDF is read.
-const DOCS = resolve(import.meta.dir, '../../../shared/data/docs/pdf')
+const DOCS = resolve(FIXTURE_DOCS, 'pdf')
 const MANUAL = 'Unstructured-IO_unstructured__DA-619p.pdf'
 const ENCRYPTED = 'Unstructured-IO_unstructured__password.pdf'
 
