@@ -7,12 +7,15 @@ import { relative, resolve } from 'node:path'
 /** CI's shared data folder beside the project. */
 export const SHARED_DATA = resolve(import.meta.dir, '../../../shared/data')
 
+/** How the folder is named to people. */
+export const SHARED_SHOWN = '../shared/data'
+
 /** Exit status of a benchmark whose data is missing (EX_NOINPUT of sysexits.h). */
 export const MISSING_DATA_EXIT = 66
 
 /** The path of `rel` under ../shared/data, or a one-line message and exit when it is missing. */
 export function sharedData(rel: string, what: string): string {
-  return requireData(SHARED_DATA, '../shared/data', rel, what)
+  return requireData(SHARED_DATA, SHARED_SHOWN, rel, what)
 }
 
 /**
