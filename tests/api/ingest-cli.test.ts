@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path'
 import { createBase, ingestSetup, listDocs } from './ingest.fixture'
 
 // `engram push` end to end: the real CLI in a child process against the app served on loopback.
+// Each test starts several Bun processes; the time caps leave room for a loaded machine.
 const ROOT = resolve(import.meta.dir, '../..')
 let f: Awaited<ReturnType<typeof ingestSetup>>
 let server: ReturnType<typeof Bun.serve>
@@ -104,7 +105,7 @@ describe('engram push', () => {
     const after = await listDocs(f.t, f.token, base)
     expect(after.map((d) => d.filename).sort()).toEqual(['a.txt', 'd/copy.md', 'sub/b.md'])
     expect(after.find((d) => d.filename === 'a.txt')!.id).toBe(docs.find((d) => d.filename === 'a.txt')!.id)
-  }, 30_000)
+  }, 60_000)
 
   test('reports documents the server could not take and exits with status 2', async () => {
     const base = await createBase(f.t, f.token)
@@ -114,7 +115,7 @@ describe('engram push', () => {
     expect(res.code).toBe(2)
     expect(res.err).toContain('failed photo.jpg: Unsupported file type: JPG image (image/jpeg).')
     expect(res.out).toMatch(/sync run run_\w+: partial \(1 failed\)/)
-  }, 30_000)
+  }, 60_000)
 
   test('exits with status 1 and the server message on a refused credential or bad arguments', async () => {
     const base = await createBase(f.t, f.token)
@@ -129,7 +130,7 @@ describe('engram push', () => {
     expect(usage.code).toBe(1)
     expect(usage.err).toContain('Missing base, key (or ENGRAM_API_KEY)\n')
     expect(usage.err).toContain('Usage: engram push DIR --base ID [--url URL] [--key KEY]')
-  }, 30_000)
+  }, 60_000)
 
   test('takes the key from ENGRAM_API_KEY and the server from ENGRAM_URL, so neither is typed', async () => {
     const base = await createBase(f.t, f.token)
@@ -148,5 +149,5 @@ describe('engram push', () => {
     const none = await push([dir, '--base', base])
     expect(none.code).toBe(1)
     expect(none.err).toContain('Missing url (or ENGRAM_URL), key (or ENGRAM_API_KEY)\n')
-  }, 30_000)
+  }, 60_000)
 })
