@@ -1,13 +1,13 @@
-// Text extraction speed on the real documents in ../shared/data/docs: per-file time, input MB/s,
+// Text extraction speed on the real documents in tests/fixtures/data/docs: per-file time, input MB/s,
 // extracted characters per second, sections, and the process's RSS after each file; then the same
 // file through the server's path, a capped child process (`ExtractSandbox`, default budget), with
 // its time and the child's peak memory. Prints, never asserts. `npm run bench extract` runs it alone.
 import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { ExtractSandbox } from '../src/features/ingest/extract/extract.sandbox.ts'
 import { extractText, isExtractError } from '../src/features/ingest/extract/extract.ts'
+import { FIXTURE_DOCS as DOCS } from '../tests/helpers/fixture-data.ts'
 
-const DOCS = resolve(import.meta.dir, '../../shared/data/docs')
 const files = readdirSync(DOCS, { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .flatMap((d) => readdirSync(join(DOCS, d.name)).map((f) => join(d.name, f)))

@@ -6,11 +6,11 @@
 //      it must stay bounded (the body streams to disk, never whole in memory).
 // Each phase runs in a child process of its own so its peak RSS is its own. Prints; asserts nothing.
 import { readdirSync, readFileSync } from 'node:fs'
-import { basename, join, resolve } from 'node:path'
+import { basename, join } from 'node:path'
 import { testApp } from '../tests/helpers/app'
+import { FIXTURE_DATA as DATA } from '../tests/helpers/fixture-data'
 
 const MB = 1024 * 1024
-const DATA = resolve(import.meta.dir, '../../shared/data')
 const BOUNDARY = 'engram-bench-boundary'
 const enc = new TextEncoder()
 

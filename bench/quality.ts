@@ -20,9 +20,10 @@ import { loadConfig } from '../src/platform/config/config.load'
 import { openDatabase } from '../src/platform/db/db'
 import { migrate } from '../src/platform/db/migrate'
 import { createLogger } from '../src/platform/log/log'
+import { sharedData } from './lib/shared-data'
 import { startUseEmbeddingsServer } from './lib/use-embeddings-server'
 
-const DATA = join(import.meta.dir, '../../shared/data/squad-dev')
+const DATA = sharedData('squad-dev', 'the SQuAD v1.1 dev half (24 articles, 5,665 questions)')
 const { values: args } = parseArgs({
   args: process.argv.slice(2),
   options: {

@@ -57,7 +57,7 @@ async function main(argv: string[]): Promise<void> {
   if (argv[0] === EXTRACT_CHILD_COMMAND) return runExtractChild()
   // A client of a running server: it needs no configuration, database or data dir.
   if (argv[0] === 'push') {
-    process.exitCode = await pushCommand(argv.slice(1))
+    process.exitCode = await pushCommand(argv.slice(1), process.env)
     return
   }
   // Speaks MCP on stdin and stdout, so it parses its own flags and never prints to stdout.

@@ -2,7 +2,7 @@
 // with keys, bases filled over HTTP, and a load generator that runs in its own process.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { migrations } from '../../migrations/index'
 import { type App, createApp } from '../../src/app'
 import { systemClock } from '../../src/platform/clock/clock'
@@ -12,13 +12,11 @@ import { openDatabase } from '../../src/platform/db/db'
 import { migrate } from '../../src/platform/db/migrate'
 import { createLogger } from '../../src/platform/log/log'
 import { createObjectStore } from '../../src/platform/storage/create-object-store'
-
-/** The shared data folder beside the project. */
-export const SHARED = resolve(import.meta.dir, '../../../shared')
+import { sharedData } from './shared-data'
 
 /** The 24 squad-dev articles as {path, text}. */
 export function squadArticles(): { path: string; text: string }[] {
-  const dir = join(SHARED, 'data/squad-dev/articles')
+  const dir = sharedData('squad-dev/articles', 'the SQuAD v1.1 dev half (24 articles, 5,665 questions)')
   return readdirSync(dir)
     .filter((f) => f.endsWith('.txt'))
     .sort()
@@ -27,7 +25,10 @@ export function squadArticles(): { path: string; text: string }[] {
 
 /** Questions of squad-dev. */
 export function squadQuestions(): { question: string; answers: { text: string }[]; document: string }[] {
-  return readFileSync(join(SHARED, 'data/squad-dev/questions.jsonl'), 'utf8')
+  return readFileSync(
+    sharedData('squad-dev/questions.jsonl', 'the SQuAD v1.1 dev half (24 articles, 5,665 questions)'),
+    'utf8',
+  )
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l))

@@ -6,15 +6,16 @@ import type { SyncRunResp } from '../features/ingest/ingest.schemas'
 import { CliError } from './cli-error'
 
 /** `engram push` usage. */
-export const PUSH_USAGE = `Usage: engram push DIR --base ID --url URL --key KEY [options]
+export const PUSH_USAGE = `Usage: engram push DIR --base ID [--url URL] [--key KEY] [options]
 
 Syncs a folder into a document base through the push protocol: files are hashed locally, only new
 and changed ones are uploaded, then the manifest is committed.
 
 Options:
   --base ID        Document base id (cor_...)
-  --url URL        Server URL, e.g. http://localhost:8080
-  --key KEY        API key with the ingest scope (ek_...)
+  --url URL        Server URL, e.g. http://localhost:8080 (default: ENGRAM_URL)
+  --key KEY        API key with the ingest scope (ek_...); better passed as ENGRAM_API_KEY, so it
+                   stays out of shell history and process listings
   --delete         Delete the documents push wrote that are gone from the folder (under --prefix);
                    files uploaded by hand or upserted are never deleted
   --prefix P       Push the folder as the sub-folder P of the base
@@ -50,8 +51,11 @@ export interface PushIo {
   sleep: (ms: number) => Promise<void>
 }
 
-/** Parses `engram push` arguments. */
-export function parsePushArgs(args: string[]): PushOptions {
+/** The environment variables push reads: the key and the server URL, so neither need be typed. */
+export type PushEnv = Record<string, string | undefined>
+
+/** Parses `engram push` arguments; --key and --url fall back to ENGRAM_API_KEY and ENGRAM_URL. */
+export function parsePushArgs(args: string[], env: PushEnv = {}): PushOptions {
   const o: Partial<PushOptions> = { delete: false, prefix: '', concurrency: 4, wait: false, quiet: false }
   const value = (i: number, flag: string) => {
     const v = args[i + 1]
@@ -71,8 +75,17 @@ export function parsePushArgs(args: string[]): PushOptions {
     else if (!a.startsWith('-') && o.dir === undefined) o.dir = a
     else throw new CliError(`Unknown argument: ${a}\n\n${PUSH_USAGE}`)
   }
+  o.key ??= env.ENGRAM_API_KEY || undefined
+  o.url ??= env.ENGRAM_URL?.replace(/\/+$/, '') || undefined
   const missing = (['dir', 'base', 'url', 'key'] as const).filter((k) => !o[k])
-  if (missing.length > 0) throw new CliError(`Missing ${missing.join(', ')}\n\n${PUSH_USAGE}`)
+  if (missing.length > 0) {
+    const hint: Partial<Record<string, string>> = {
+      url: 'url (or ENGRAM_URL)',
+      key: 'key (or ENGRAM_API_KEY)',
+    }
+    const names = missing.map((k) => hint[k] ?? k)
+    throw new CliError(`Missing ${names.join(', ')}\n\n${PUSH_USAGE}`)
+  }
   return o as PushOptions
 }
 
@@ -237,8 +250,11 @@ export async function push(o: PushOptions, io: PushIo): Promise<number> {
 /** The sync run the server answers (its published wire shape). */
 type SyncRun = Static<typeof SyncRunResp>
 
-/** Entry of `engram push ...` from main: parses, runs, prints errors, returns the exit status. */
-export async function pushCommand(args: string[]): Promise<number> {
+/**
+ * Entry of `engram push ...` from main: parses, runs, prints errors, returns the exit status.
+ * `env` is the process environment (ENGRAM_API_KEY, ENGRAM_URL), passed in by main.
+ */
+export async function pushCommand(args: string[], env: PushEnv): Promise<number> {
   const io: PushIo = {
     out: (l) => console.log(l),
     err: (l) => console.error(l),
@@ -250,7 +266,7 @@ export async function pushCommand(args: string[]): Promise<number> {
       io.out(PUSH_USAGE)
       return 0
     }
-    return await push(parsePushArgs(args), io)
+    return await push(parsePushArgs(args, env), io)
   } catch (e) {
     if (e instanceof CliError) {
       io.err(`engram push: ${e.message}`)

@@ -70,12 +70,21 @@ export async function serve(config: Config): Promise<void> {
   )
   rt.log.info('ready', { docs: `${baseUrl(config)}/docs`, api: `${baseUrl(config)}/v1` })
   if (firstStart(rt.db)) {
-    // Printed for a person, not a log collector: how to get from an empty install to a first workspace.
+    // Printed for a person, not a log collector: how to get from an empty install to a first workspace
+    // and an API key, as commands that work when pasted (sign-in is the OAuth2 password form, not
+    // JSON). The port is the one listened on, so `--port 0` prints a usable address too.
+    const url = config.server.base_url ? baseUrl(config) : `http://localhost:${server.port}`
     process.stderr.write(
       `\nNo workspace yet. Create the first one (its creator becomes its admin):\n\n` +
-        `  curl -X POST ${baseUrl(config)}/v1/auth/register -H 'content-type: application/json' \\\n` +
+        `  curl -X POST ${url}/v1/auth/register -H 'content-type: application/json' \\\n` +
         `    -d '{"email":"you@example.com","password":"a long password","workspace_name":"My team","name":"Your name"}'\n\n` +
-        `Then sign in at ${baseUrl(config)}/v1/auth/login, mint an API key (POST /v1/api-keys) and read ${baseUrl(config)}/docs.\n\n`,
+        `Sign in later with the password form; either answer's access_token is a session:\n\n` +
+        `  curl -X POST ${url}/v1/auth/login \\\n` +
+        `    --data-urlencode 'username=you@example.com' --data-urlencode 'password=a long password'\n\n` +
+        `Mint an API key for engram push and agents (then export ENGRAM_API_KEY=ek_...):\n\n` +
+        `  curl -X POST ${url}/v1/api-keys -H 'authorization: Bearer <access_token>' \\\n` +
+        `    -H 'content-type: application/json' -d '{"name":"my laptop","scopes":["ingest","query"]}'\n\n` +
+        `The API reference: ${url}/docs\n\n`,
     )
   }
 

@@ -6,6 +6,7 @@ import { auditRows } from './accounts.fixture'
 import { createBase, ingestSetup, listDocs, upload } from './ingest.fixture'
 
 // `engram push` end to end: the real CLI in a child process against the app served on loopback.
+// Each test starts several Bun processes; the time caps leave room for a loaded machine.
 const ROOT = resolve(import.meta.dir, '../..')
 let f: Awaited<ReturnType<typeof ingestSetup>>
 let server: ReturnType<typeof Bun.serve>
@@ -38,13 +39,13 @@ function folder(files: Record<string, string | Uint8Array>): string {
   return dir
 }
 
-/** Runs `engram push` and returns its exit status and output. */
-async function push(args: string[]) {
+/** Runs `engram push` (with the given environment) and returns its exit status and output. */
+async function push(args: string[], env: Record<string, string> = {}) {
   const proc = Bun.spawn([process.execPath, 'run', 'src/main.ts', 'push', ...args], {
     cwd: ROOT,
     stdout: 'pipe',
     stderr: 'pipe',
-    env: { PATH: Bun.env.PATH ?? '' },
+    env: { PATH: Bun.env.PATH ?? '', ...env },
   })
   const [out, err, code] = await Promise.all([
     new Response(proc.stdout).text(),
@@ -105,7 +106,7 @@ describe('engram push', () => {
     const after = await listDocs(f.t, f.token, base)
     expect(after.map((d) => d.filename).sort()).toEqual(['a.txt', 'd/copy.md', 'sub/b.md'])
     expect(after.find((d) => d.filename === 'a.txt')!.id).toBe(docs.find((d) => d.filename === 'a.txt')!.id)
-  }, 30_000)
+  }, 60_000)
 
   test('--delete removes files gone from the folder but never files uploaded by hand, and leaves a receipt', async () => {
     const base = await createBase(f.t, f.token)
@@ -142,7 +143,7 @@ describe('engram push', () => {
     expect(res.code).toBe(2)
     expect(res.err).toContain('failed photo.jpg: Unsupported file type: JPG image (image/jpeg).')
     expect(res.out).toMatch(/sync run run_\w+: partial \(1 failed\)/)
-  }, 30_000)
+  }, 60_000)
 
   test('exits with status 1 and the server message on a refused credential or bad arguments', async () => {
     const base = await createBase(f.t, f.token)
@@ -155,7 +156,26 @@ describe('engram push', () => {
     expect(scope.err).toContain('API key missing required scope: ingest')
     const usage = await push([dir, '--url', url])
     expect(usage.code).toBe(1)
-    expect(usage.err).toContain('Missing base, key')
-    expect(usage.err).toContain('Usage: engram push DIR --base ID --url URL --key KEY')
-  }, 30_000)
+    expect(usage.err).toContain('Missing base, key (or ENGRAM_API_KEY)\n')
+    expect(usage.err).toContain('Usage: engram push DIR --base ID [--url URL] [--key KEY]')
+  }, 60_000)
+
+  test('takes the key from ENGRAM_API_KEY and the server from ENGRAM_URL, so neither is typed', async () => {
+    const base = await createBase(f.t, f.token)
+    const dir = folder({ 'env.txt': 'from the environment' })
+    const res = await push([dir, '--base', base], { ENGRAM_API_KEY: f.ingestKey, ENGRAM_URL: `${url}/` })
+    expect(res.err).toBe('')
+    expect(res.code).toBe(0)
+    expect((await listDocs(f.t, f.token, base)).map((d) => d.filename)).toEqual(['env.txt'])
+    // --key and --url still work, and win over the environment.
+    const flags = await push([dir, '--base', base, '--url', url, '--key', f.ingestKey], {
+      ENGRAM_API_KEY: 'ek_not_a_key',
+      ENGRAM_URL: 'http://127.0.0.1:9',
+    })
+    expect(flags.err).toBe('')
+    expect(flags.code).toBe(0)
+    const none = await push([dir, '--base', base])
+    expect(none.code).toBe(1)
+    expect(none.err).toContain('Missing url (or ENGRAM_URL), key (or ENGRAM_API_KEY)\n')
+  }, 60_000)
 })

@@ -2,6 +2,7 @@ import { expect } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import type { TestApp, TestAppOptions } from '../helpers/app'
+import { FIXTURE_DOCS } from '../helpers/fixture-data'
 import { authApp, bearer, mintKey, signUp } from './accounts.fixture'
 
 /**
@@ -10,13 +11,9 @@ import { authApp, bearer, mintKey, signUp } from './accounts.fixture'
  * the database to show what a request left behind.
  */
 
-/** The shared real-world documents and the SQuAD articles. */
-export const DATA_DIR = resolve(import.meta.dir, '../../../shared/data')
-export const DOCS_DIR = resolve(DATA_DIR, 'docs')
-
-/** Bytes of a shared document by its path under docs/ ("pdf/x.pdf"). */
+/** Bytes of a real-world test document by its path under tests/fixtures/data/docs/ ("pdf/x.pdf"). */
 export function docBytes(path: string): Uint8Array {
-  return new Uint8Array(readFileSync(resolve(DOCS_DIR, path)))
+  return new Uint8Array(readFileSync(resolve(FIXTURE_DOCS, path)))
 }
 
 /** One file of a multipart body. */
@@ -69,7 +66,7 @@ export function streamed(init: RequestInit): RequestInit {
   return { ...init, body }
 }
 
-/** A shared document as a multipart part named by its file name. */
+/** A real-world test document as a multipart part named by its file name. */
 export function docPart(path: string, as?: string): Part {
   return { filename: as ?? basename(path), content: docBytes(path) }
 }

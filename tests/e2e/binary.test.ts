@@ -1,5 +1,24 @@
-import { describe, expect, test } from 'bun:test'
-import { binaryForFile } from '../helpers/binary'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { relative, resolve } from 'node:path'
+import { binaryForFile, binaryPath } from '../helpers/binary'
+
+const ROOT = resolve(import.meta.dir, '../..')
+
+/** What git ignores in the checkout (build output, data dirs), node_modules aside. */
+function ignoredInCheckout(): string[] {
+  const status = Bun.spawnSync(['git', 'status', '--porcelain', '--ignored'], { cwd: ROOT })
+  if (status.exitCode !== 0) throw new Error(`git status: ${status.stderr.toString()}`)
+  return status.stdout
+    .toString()
+    .split('\n')
+    .filter((l) => l.startsWith('!! ') && !l.startsWith('!! node_modules'))
+}
+
+let ignoredBefore: string[] = []
+// Registered before the executable's own hook, so the snapshot is taken before it is built.
+beforeAll(() => {
+  ignoredBefore = ignoredInCheckout()
+})
 
 // The compiled single executable, run from an empty directory so nothing can be read from the
 // source tree: migrations and pages must come from inside the binary.
@@ -26,5 +45,11 @@ describe('the compiled executable', () => {
     await res.text()
     const line = await binary().waitForLine((l) => l.request_id === 'smoke-1')
     expect(line).toMatchObject({ method: 'GET', route: 'GET /v1', status: 200 })
+  })
+
+  test('is built and run outside the checkout, leaving nothing in it', () => {
+    expect(binary().url).toStartWith('http://127.0.0.1:')
+    expect(relative(ROOT, binaryPath())).toStartWith('..')
+    expect(ignoredInCheckout()).toEqual(ignoredBefore)
   })
 })

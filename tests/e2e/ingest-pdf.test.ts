@@ -2,12 +2,13 @@ import { expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { binaryForFile, signUpOn } from '../helpers/binary'
+import { FIXTURE_DOCS } from '../helpers/fixture-data'
 
 // PDF extraction in the compiled executable: the reader runs in a child process, the executable
 // started as `engram __extract-child` (extract.sandbox.ts), with its memory capped. The server is
 // run from an empty directory, so the child can only come from the binary; the server must keep
 // answering requests while a large PDF is read, and must not fall back to reading in process.
-const DOCS = resolve(import.meta.dir, '../../../shared/data/docs/pdf')
+const DOCS = resolve(FIXTURE_DOCS, 'pdf')
 const MANUAL = 'Unstructured-IO_unstructured__DA-619p.pdf'
 const ENCRYPTED = 'Unstructured-IO_unstructured__password.pdf'
 

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { resolve } from 'node:path'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { authApp, bearer, mintKey } from '../api/accounts.fixture'
 import { call, FILES, mcpTenants } from '../api/mcp.fixture'
 import type { TestApp } from '../helpers/app'
-import type { ReadyBase } from '../helpers/ready-base'
+import { type ReadyBase, readyBase } from '../helpers/ready-base'
 
 /** `engram mcp` as a desktop agent starts it: a subprocess speaking MCP on stdin and stdout. */
 const ROOT = resolve(import.meta.dir, '../..')
@@ -250,4 +252,52 @@ describe('engram mcp --url against a running server', () => {
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain('Unknown argument: --port')
   })
+})
+
+describe("the README's configuration for a checkout", () => {
+  /** The JSON blocks of the README's MCP section that start Engram from a checkout. */
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const checkoutConfigs = [...readme.matchAll(/```json\n([\s\S]*?)```/g)]
+    .map((m) => m[1]!)
+    .filter((block) => block.includes('/path/to/engram'))
+
+  test('starts the server from any folder, with no npx and nothing on the PATH', async () => {
+    expect(readme).not.toContain('"command": "npx"')
+    expect(checkoutConfigs).toHaveLength(1)
+    // One workspace in the data dir, as after `npm start` and a first sign-up.
+    const solo = authApp()
+    const base = await readyBase(solo, FILES)
+    const elsewhere = mkdtempSync(join(tmpdir(), 'engram-agent-'))
+    try {
+      const config = JSON.parse(
+        checkoutConfigs[0]!
+          .replaceAll('/path/to/engram/data', solo.dataDir)
+          .replaceAll('/path/to/engram', ROOT),
+      ) as { mcpServers: { engram: { command: string; args: string[] } } }
+      const { command, args } = config.mcpServers.engram
+      const transport = new StdioClientTransport({
+        command,
+        args,
+        cwd: elsewhere,
+        env: { PATH: '/usr/bin:/bin' },
+        stderr: 'pipe',
+      })
+      const client = new Client({ name: 'desktop-agent', version: '1.0.0' })
+      await client.connect(transport)
+      try {
+        const answer = await call(client, 'query_base', {
+          base_id: base.corpusId,
+          question: 'Where does the Rhine begin?',
+          strategy: 'rag',
+        })
+        expect(answer.result.isError).toBeUndefined()
+        expect(answer.text).toContain('Graubünden')
+      } finally {
+        await client.close()
+      }
+    } finally {
+      solo.close()
+      rmSync(elsewhere, { recursive: true, force: true })
+    }
+  }, 60_000)
 })

@@ -1,24 +1,40 @@
 import { afterAll, beforeAll } from 'bun:test'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 
 const ROOT = resolve(import.meta.dir, '../..')
 
-/** Path of the compiled executable: ENGRAM_BINARY if given, else built once into dist/engram-test. */
+let built: { dir: string; path: string } | undefined
+
+/**
+ * Path of the compiled executable: ENGRAM_BINARY if given, else built once per test run into a
+ * temporary folder (never into the checkout: it is about 145 MB with its source maps), which
+ * `removeBuiltBinary` deletes when the run ends (tests/helpers/run-hooks.ts).
+ */
 export function binaryPath(): string {
   const given = Bun.env.ENGRAM_BINARY
   if (given) return resolve(given)
-  const out = join(ROOT, 'dist', 'engram-test')
-  if (!existsSync(out) || Bun.env.ENGRAM_REBUILD !== '0') {
-    const build = Bun.spawnSync(['bun', 'run', 'scripts/build.ts', out], {
-      cwd: ROOT,
-      stdout: 'pipe',
-      stderr: 'pipe',
-    })
-    if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`)
+  if (built) return built.path
+  const dir = mkdtempSync(join(tmpdir(), 'engram-binary-'))
+  const path = join(dir, 'engram')
+  const build = Bun.spawnSync([process.execPath, 'run', 'scripts/build.ts', path], {
+    cwd: ROOT,
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  if (build.exitCode !== 0) {
+    rmSync(dir, { recursive: true, force: true })
+    throw new Error(`build failed: ${build.stderr.toString()}`)
   }
-  return out
+  built = { dir, path }
+  return path
+}
+
+/** Deletes the executable this run built, if it built one. */
+export function removeBuiltBinary(): void {
+  if (built) rmSync(built.dir, { recursive: true, force: true })
+  built = undefined
 }
 
 type Line = Record<string, unknown>

@@ -13,9 +13,10 @@ import {
 } from '../../../src/features/engine/lib/compile-threads'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
+import { FIXTURE_SQUAD } from '../../helpers/fixture-data'
 import { docs, memoryStore, onboardDoc } from './fixture'
 
-const ARTICLES = join(import.meta.dir, '../../../../shared/data/squad-dev/articles')
+const ARTICLES = join(FIXTURE_SQUAD, 'articles')
 const texts = ['Warsaw.txt', 'Oxygen.txt', 'Nikola_Tesla.txt'].map((f) =>
   readFileSync(join(ARTICLES, f), 'utf8'),
 )

@@ -5,8 +5,8 @@ import { compileCartridge } from '../../../src/features/engine/lib/cartridge'
 import { type CartEntry, searchCartridges } from '../../../src/features/engine/lib/cartsearch'
 import { planQuery } from '../../../src/features/engine/lib/query'
 import { contentTerms } from '../../../src/features/engine/lib/text'
+import { FIXTURE_SQUAD as SQUAD } from '../../helpers/fixture-data'
 
-const SQUAD = resolve(import.meta.dir, '../../../../shared/data/squad-dev')
 const ARTICLES = ['Nikola_Tesla.txt', 'Oxygen.txt', 'Warsaw.txt']
 
 /** Sections of a few real articles, each also as two copies with shifted numbers (many near-ties). */

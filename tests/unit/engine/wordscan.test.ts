@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { scanWords } from '../../../src/features/engine/lib/text'
 import { wordCharAt, wordEnd } from '../../../src/features/engine/lib/wordscan'
+import { FIXTURE_DATA as DATA } from '../../helpers/fixture-data'
 
 // The definition of a word the scanner writes out by hand.
 const WORD = /[\p{L}\p{N}]+(?:(?:['’.][\p{L}\p{N}]+)|(?:,\d{3}))*/gu
@@ -24,8 +25,6 @@ function byScanner(text: string): string[] {
   }
   return out
 }
-
-const DATA = join(import.meta.dir, '../../../../shared/data')
 
 describe('word scanner', () => {
   test('splits words exactly as the regular expression that defines them', () => {

@@ -1,4 +1,4 @@
-// Shared loaders for the extraction tests: the real files in ../shared/data/docs (see its
+// Shared loaders for the extraction tests: the real files in tests/fixtures/data/docs (see its
 // SOURCES.tsv) and the fixtures beside this file. Each file is extracted at most once per test file.
 import { readFileSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
@@ -8,13 +8,14 @@ import {
   extractText,
   type SplitOptions,
 } from '../../../src/features/ingest/extract/extract.ts'
+import { FIXTURE_DOCS } from '../../helpers/fixture-data.ts'
 
-/** Folder of the shared real-world documents. */
-export const DOCS_DIR = resolve(import.meta.dir, '../../../../shared/data/docs')
+/** Folder of the real-world documents kept with the tests. */
+export const DOCS_DIR = FIXTURE_DOCS
 /** Folder of the small fixtures kept with these tests (see fixtures/SOURCES.tsv). */
 export const FIXTURES_DIR = resolve(import.meta.dir, 'fixtures')
 
-/** The bytes of a shared document, by its path under docs/ ("pdf/x.pdf"), or of a fixture. */
+/** The bytes of a real-world document, by its path under docs/ ("pdf/x.pdf"), or of a fixture. */
 export function bytesOf(path: string): Uint8Array {
   const full = path.includes('/') ? join(DOCS_DIR, path) : join(FIXTURES_DIR, path)
   return new Uint8Array(readFileSync(full))

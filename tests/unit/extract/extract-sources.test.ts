@@ -15,7 +15,7 @@ const testSources = readdirSync(import.meta.dir)
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 describe('test coverage of the real documents', () => {
-  test('every file listed in the shared SOURCES.tsv is exercised by an extraction test', () => {
+  test('every real-world document listed in SOURCES.tsv is exercised by an extraction test', () => {
     const files = sources(DOCS_DIR)
     expect(files.length).toBe(40)
     // Tests name a file by its folder prefix and the part after "owner_repo__".
