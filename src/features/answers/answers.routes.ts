@@ -1,9 +1,17 @@
 import { defineRoute, type RouteDef } from '../../platform/http/route'
-import { ChatReq, ChatResp, CorpusParams, DescribeResp, FeedbackReq, FeedbackResp } from './answers.schemas'
+import {
+  ChatReq,
+  ChatResp,
+  ChatStreamEvent,
+  CorpusParams,
+  DescribeResp,
+  FeedbackReq,
+  FeedbackResp,
+} from './answers.schemas'
 import type { AnswersService } from './answers.service'
 
 const UNAVAILABLE =
-  'Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated or the model server is down or slow.'
+  'Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question.'
 
 /** Chat, streamed chat, describe and feedback (spec: Answers, Onboarding). */
 export function answersRoutes(answers: AnswersService): RouteDef[] {
@@ -31,6 +39,7 @@ export function answersRoutes(answers: AnswersService): RouteDef[] {
       tags: ['answers'],
       params: CorpusParams,
       body: ChatReq,
+      response: ChatStreamEvent,
       produces: 'text/event-stream',
       idempotent: false,
       handler: ({ principal, params, body }) => answers.chatStream(principal, params.corpus_id, body),
