@@ -244,3 +244,36 @@ describe('with a model server in strict mode', () => {
     })
   }
 })
+
+describe('with a model server that is not running', () => {
+  let t: TestApp
+  let b: ReadyBase
+  beforeAll(async () => {
+    // A port that was listening a moment ago and is closed now: connections are refused.
+    const gone = startLlmStandin()
+    await gone.stop()
+    t = authApp({ env: { ENGRAM_LLM_URL: gone.url, ENGRAM_LLM_MODEL: 'tiny', ENGRAM_LLM_TIMEOUT_MS: '300' } })
+    b = await readyBase(t, FILES)
+  })
+  afterAll(() => t.close())
+
+  test('every question still gets the extractive answer, marked, and the operator is told once', async () => {
+    for (let i = 0; i < 3; i++) {
+      const res = await t.request(`/v1/corpora/${b.corpusId}/chat`, {
+        method: 'POST',
+        headers: bearer(b.keys.query),
+        json: { question: 'When did the oil crisis begin?' },
+      })
+      expect(res.status).toBe(200)
+      expect(await res.json()).toMatchObject({
+        answer: 'The 1973 oil crisis began in October 1973 when OAPEC proclaimed an oil embargo. [1]',
+        answered: true,
+        fallback: 'extractive',
+        fallback_reason: 'The model server is unreachable. The answer is the extractive one.',
+      })
+    }
+    const warned = t.log.lines.filter((l) => String(l.msg).includes('the model server failed'))
+    expect(warned).toHaveLength(1)
+    expect(warned[0]).toMatchObject({ level: 'warn', error: 'The model server is unreachable.' })
+  })
+})
