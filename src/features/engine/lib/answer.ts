@@ -20,9 +20,11 @@ export interface ComposeOptions {
 /**
  * Defaults: one sentence, or two when nearly as good and together short. Sentences are never cut
  * (a clause with "…" read as a broken answer): the answer is shortened by whole sentences only, and
- * the best sentence stays whole even past the budget.
+ * the best sentence stays whole even past the budget. The budget was 60 words when a second
+ * sentence could be trimmed to fit; whole second sentences at 68 keep containment (squad-dev: 0.8145
+ * against 0.8131 with trimming at 60, 0.8055 whole at 60) for 0.7 more words an answer.
  */
-export const defaultComposeOptions: ComposeOptions = { maxWords: 60, secondRatio: 0.8 }
+export const defaultComposeOptions: ComposeOptions = { maxWords: 68, secondRatio: 0.8 }
 
 /** An extractive answer: text with [n] citations, and which sources (1-based order) it cites. */
 export interface Composed {
