@@ -7,7 +7,9 @@
 // --embed-weight W (the similarity's weight, ENGRAM_EMBED_WEIGHT's or ENGRAM_EMBED_BUILTIN_WEIGHT's
 // default otherwise). Without --embed, the engine is configured as the product's default is: with the
 // built-in static word vectors, unless ENGRAM_EMBED_BUILTIN=false (lexical only); --builtin is
-// accepted and changes nothing.
+// accepted and changes nothing. Then abstention (bench/lib/abstention.ts): two bases of half the
+// articles each, asked their own questions and the other half's; --no-abstain skips it,
+// --abstain-signals FILE writes the tuning split's support signals (to refit the support model).
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -20,6 +22,7 @@ import { loadConfig } from '../src/platform/config/config.load'
 import { openDatabase } from '../src/platform/db/db'
 import { migrate } from '../src/platform/db/migrate'
 import { createLogger } from '../src/platform/log/log'
+import { measureAbstention } from './lib/abstention'
 import { sharedData } from './lib/shared-data'
 import { startUseEmbeddingsServer } from './lib/use-embeddings-server'
 
@@ -35,6 +38,8 @@ const { values: args } = parseArgs({
     embed: { type: 'boolean' },
     builtin: { type: 'boolean' },
     'embed-weight': { type: 'string' },
+    'no-abstain': { type: 'boolean' },
+    'abstain-signals': { type: 'string' },
   },
 })
 
@@ -219,6 +224,7 @@ async function main() {
     let contained = 0
     let words = 0
     let f1 = 0
+    let declined = 0
     const lat: number[] = []
     // One warm-up pass over a few questions so the first timings do not include JIT compilation.
     for (const q of questions.slice(0, 50)) await engine.ask(base, { question: q.question, k: 5, strategy })
@@ -237,6 +243,7 @@ async function main() {
           `${strategy}\t${at + 1}\t${q.question}\t${golds[0]}\t${wide.sources.map((x) => `${x.id}=${x.score}`).join(' ')}`,
         )
       }
+      if (!res.answered) declined++
       const ok = containsGold(res.answer, golds)
       if (ok) contained++
       words += res.answer.trim().split(/\s+/).length
@@ -247,13 +254,31 @@ async function main() {
     const n = questions.length
     rows.push(
       `| ${strategy} | ${(r1 / n).toFixed(4)} | ${(r5 / n).toFixed(4)} | ${(contained / n).toFixed(4)} | ` +
-        `${(words / n).toFixed(2)} | ${(f1 / n).toFixed(3)} | ${pct(lat, 0.5).toFixed(2)} | ${pct(lat, 0.99).toFixed(2)} |`,
+        `${(words / n).toFixed(2)} | ${(f1 / n).toFixed(3)} | ${pct(lat, 0.5).toFixed(2)} | ${pct(lat, 0.99).toFixed(2)} | ` +
+        `${(declined / n).toFixed(4)} |`,
     )
   }
   console.log(`\n${questions.length} questions, k = 5\n`)
-  console.log('| strategy | recall@1 | recall@5 | containment | mean words | token F1 | p50 ms | p99 ms |')
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |')
+  console.log(
+    '| strategy | recall@1 | recall@5 | containment | mean words | token F1 | p50 ms | p99 ms | declined |',
+  )
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |')
   for (const r of rows) console.log(r)
+  if (!args['no-abstain']) {
+    const all = readFileSync(join(DATA, 'questions.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Question)
+      .map((q) => ({ ...q, document: q.document.replace(/^articles\//, '') }))
+    await measureAbstention(
+      engine,
+      articles.map((a) => ({ file: a.file, title: a.title, parts: sections(a.text) })),
+      all,
+      containsGold,
+      strategies,
+      args['abstain-signals'],
+    )
+  }
   if (embedServer) {
     const { ms, texts } = embedServer.stats()
     console.log(

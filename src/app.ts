@@ -244,6 +244,8 @@ export function createApp(deps: AppDeps): App {
     engine,
     recordQuery: (ws, corpusId) => usage.recordQueries(ws, corpusId),
     llm,
+    strict: config.llm.strict,
+    log: deps.log,
     gate: new Gate(config.engine.max_concurrent, config.engine.max_queued),
   })
   const mcp = new McpService({ corpora, answers, objects: deps.objects })

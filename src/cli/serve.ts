@@ -2,6 +2,7 @@ import { createApp, VERSION } from '../app'
 import { baseUrl, type Config } from '../platform/config/config.load'
 import type { Db } from '../platform/db/db'
 import { isLoopback } from '../platform/http/loopback'
+import { logModelSettings } from '../platform/llm/settings'
 import { openRuntime } from './runtime'
 
 /** True while the install has no workspace at all. */
@@ -68,6 +69,7 @@ export async function serve(config: Config): Promise<void> {
     (r) => rt.log.info('orphan sweep', { removed_objects: r.removed, expired_uploads: r.uploadsExpired }),
     (e) => rt.log.error('orphan sweep failed', { error: (e as Error).message }),
   )
+  logModelSettings(config.llm, rt.log)
   rt.log.info('ready', { docs: `${baseUrl(config)}/docs`, api: `${baseUrl(config)}/v1` })
   if (firstStart(rt.db)) {
     // Printed for a person, not a log collector: how to get from an empty install to a first workspace

@@ -6,7 +6,8 @@ export type StandinMode = 'ok' | 'error500' | 'busy429' | 'hang' | 'break-mid-st
 /**
  * A local stand-in for an OpenAI-compatible chat-completions server: real HTTP on 127.0.0.1,
  * real SSE chunks with `data: [DONE]`, and switchable failures. It answers with `answer(messages)`
- * split into word pieces.
+ * split into word pieces, one token a piece: past `max_tokens` pieces the answer is cut and
+ * `finish_reason` is "length", as a real server does.
  */
 export function startLlmStandin(answer: (messages: ChatMessage[]) => string = () => 'The answer is 42.') {
   let mode: StandinMode = 'ok'
@@ -26,15 +27,17 @@ export function startLlmStandin(answer: (messages: ChatMessage[]) => string = ()
         return Response.json({ error: { message: 'busy' } }, { status: 429, headers: { 'retry-after': '7' } })
       if (mode === 'hang')
         return new Promise<Response>((resolve) => hung.push(() => resolve(new Response('late'))))
-      const text = answer(body.messages)
+      const all = answer(body.messages).match(/\S+\s*/g) ?? []
+      const pieces = body.max_tokens ? all.slice(0, body.max_tokens) : all
+      const finish = pieces.length < all.length ? 'length' : 'stop'
+      const text = pieces.join('')
       if (!body.stream) {
         return Response.json({
           id: 'c1',
           object: 'chat.completion',
-          choices: [{ index: 0, message: { role: 'assistant', content: text } }],
+          choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: finish }],
         })
       }
-      const pieces = text.match(/\S+\s*/g) ?? []
       const breakMid = mode === 'break-mid-stream'
       const stream = new ReadableStream<Uint8Array>({
         start(c) {
@@ -57,7 +60,7 @@ export function startLlmStandin(answer: (messages: ChatMessage[]) => string = ()
           send({
             id: 'c1',
             object: 'chat.completion.chunk',
-            choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+            choices: [{ index: 0, delta: {}, finish_reason: finish }],
           })
           c.enqueue(enc.encode('data: [DONE]\n\n'))
           c.close()

@@ -8,13 +8,34 @@ afterAll(() => standin.stop())
 const client = createLlmClient({ url: standin.url, model: 'tiny', apiKey: 'sk-test', timeoutMs: 300 })
 const ask = [{ role: 'user' as const, content: 'why?' }]
 
-async function collect(gen: AsyncGenerator<string>) {
+async function collect(gen: AsyncGenerator<string, unknown>) {
   const out: string[] = []
   for await (const p of gen) out.push(p)
   return out
 }
 
 describe('OpenAI-compatible client', () => {
+  test('reports why the model stopped: "length" when max_tokens cut the answer, "stop" otherwise', async () => {
+    standin.setMode('ok')
+    expect(await client.completion({ messages: ask, maxTokens: 2 })).toEqual({
+      text: 'You asked: ',
+      finishReason: 'length',
+    })
+    expect(await client.completion({ messages: ask })).toEqual({
+      text: 'You asked: why?',
+      finishReason: 'stop',
+    })
+    const gen = client.stream({ messages: ask, maxTokens: 2 })
+    let next = await gen.next()
+    const pieces: string[] = []
+    while (!next.done) {
+      pieces.push(next.value)
+      next = await gen.next()
+    }
+    expect(pieces.join('')).toBe('You asked: ')
+    expect(next.value).toBe('length')
+  })
+
   test('streams the answer piece by piece until [DONE], sending model, messages and max_tokens', async () => {
     standin.setMode('ok')
     const pieces = await collect(client.stream({ messages: ask, maxTokens: 64 }))

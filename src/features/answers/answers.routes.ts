@@ -15,7 +15,7 @@ import {
 import type { AnswersService } from './answers.service'
 
 const UNAVAILABLE =
-  'Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated or the model server is down or slow.'
+  'Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question.'
 
 /** Chat, streamed chat, describe and feedback (spec: Answers, Onboarding). */
 export function answersRoutes(answers: AnswersService): RouteDef[] {

@@ -44,12 +44,36 @@ export const Metrics = namedObject(
     strategy: Type.String(),
     context_tokens: Type.Optional(Type.Integer()),
     generator: Type.Optional(Type.String({ description: '`extractive` or `llm`.' })),
+    support: Type.Optional(
+      Type.Number({
+        description:
+          'Probability (0..1) that the best passage answers the question; below the threshold the answer is `answered: false`.',
+      }),
+    ),
   },
   { additionalProperties: true },
 )
 
+/** Fields saying how far the answer can be trusted; shared by ChatResp and the stream's `head`. */
+export const AnswerFlags = {
+  answered: Type.Boolean({
+    description:
+      'False when the documents of the base do not answer the question: `answer` then says so and cites nothing, and `sources` are only the closest passages found, not evidence.',
+  }),
+  fallback: Type.Optional(
+    Type.Literal('extractive', {
+      description:
+        'Present when a model server is configured but the answer is the extractive one (the server was down or too slow, or spent its tokens before ending a sentence); see `fallback_reason`.',
+    }),
+  ),
+  fallback_reason: Type.Optional(
+    Type.String({ description: 'Why the answer fell back to the extractive one.' }),
+  ),
+}
+
 export const ChatResp = namedObject('ChatResp', {
   answer: Type.String(),
+  ...AnswerFlags,
   strategy: Type.String(),
   used_docs: Type.Array(Type.String()),
   sources: Type.Array(Source),
@@ -81,6 +105,7 @@ export const CorpusParams = Type.Object({ corpus_id: Type.String({ maxLength: 64
 /** `head`: the sources, before any text. */
 export const ChatHeadEvent = namedObject('ChatHeadEvent', {
   head: Type.Literal(true),
+  ...AnswerFlags,
   used_docs: Type.Array(Type.String()),
   sources: Type.Array(Source),
   condensed_q: Type.String(),

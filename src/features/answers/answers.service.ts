@@ -6,12 +6,13 @@ import type { Db } from '../../platform/db/db'
 import { fail, notFound } from '../../platform/http/errors'
 import type { Principal } from '../../platform/http/route'
 import { type SseEvent, sseResponse } from '../../platform/http/sse'
-import type { LlmClient } from '../../platform/llm/openai-client'
+import type { ChatMessage, LlmClient } from '../../platform/llm/openai-client'
 import { LlmUnavailableError } from '../../platform/llm/server-request'
+import type { Logger } from '../../platform/log/log'
 import type { CorporaService } from '../corpora/corpora.service'
 import type { AskResult, Engine, Source } from '../engine/engine.service'
 import type { ChatReq, FeedbackReq } from './answers.schemas'
-import { describeFromSources, llmMessages, streamPieces } from './answers.text'
+import { describeFromSources, llmMessages, streamPieces, uncut, wholeSentences } from './answers.text'
 
 /** One source of an answer, and the engine's answer (ChatResp without the serving metrics). */
 export type { Source }
@@ -29,19 +30,36 @@ export interface AnswersDeps {
   recordQuery: (workspaceId: string, corpusId: string) => void
   /** The model server, when configured; null means extractive answers. */
   llm: LlmClient | null
+  /**
+   * With a model server that is down or too slow: true answers 503 with Retry-After, false (the
+   * default) answers with the extractive answer, marked `fallback: "extractive"`.
+   */
+  strict?: boolean
+  /** Where fallbacks are reported (at most once a minute). */
+  log?: Logger
   gate: Gate
 }
+
+/** Why an answer is the extractive one although a model server is configured. */
+export interface Fallback {
+  fallback: 'extractive'
+  fallback_reason: string
+}
+
+// A model server that keeps failing is reported at most this often (every question would fail alike).
+const REPORT_EVERY_MS = 60_000
 
 type Req = Static<typeof ChatReq>
 
 /** A ChatResp plus the measured serving figures. */
-export type ChatResult = EngineAnswer & {
-  metrics: EngineAnswer['metrics'] & {
-    ttft_ms: number
-    context_tokens: number
-    generator: 'extractive' | 'llm'
+export type ChatResult = EngineAnswer &
+  Partial<Fallback> & {
+    metrics: EngineAnswer['metrics'] & {
+      ttft_ms: number
+      context_tokens: number
+      generator: 'extractive' | 'llm'
+    }
   }
-}
 
 /** A rough token count (4 characters a token), for cost and context figures. */
 export function estimateTokens(text: string): number {
@@ -50,7 +68,22 @@ export function estimateTokens(text: string): number {
 
 /** Chat, streamed chat, catalog descriptions and answer feedback. */
 export class AnswersService {
+  private reported = Number.NEGATIVE_INFINITY
   constructor(private readonly d: AnswersDeps) {}
+
+  /**
+   * What a failed model call becomes: in strict mode (or for a failure that is not the server being
+   * unavailable) the error, 503 with Retry-After when unavailable; otherwise the fallback marker.
+   */
+  private fallbackFor(e: unknown): Fallback {
+    if (this.d.strict || !(e instanceof LlmUnavailableError)) rethrowUnavailable(e)
+    const now = this.d.clock.now().getTime()
+    if (now - this.reported >= REPORT_EVERY_MS) {
+      this.reported = now
+      this.d.log?.warn('answering with the extractive engine: the model server failed', { error: e.message })
+    }
+    return { fallback: 'extractive', fallback_reason: `${e.message} The answer is the extractive one.` }
+  }
 
   /** Checks the base can answer and resolves pinned ids; throws the 4xx otherwise. */
   private prepare(workspaceId: string, corpusId: string, req: Req) {
@@ -103,18 +136,29 @@ export class AnswersService {
       const found = await this.d.engine.ask(corpusId, input)
       let answer = found.answer
       let generator: 'extractive' | 'llm' = 'extractive'
+      let fallback: Fallback | null = null
       let contextTokens = estimateTokens(found.sources.map((s) => s.snippet).join('\n'))
-      if (this.d.llm && found.sources.length > 0) {
+      // A base that does not answer the question is not given to the model to answer from.
+      if (this.d.llm && found.answered) {
         const messages = llmMessages(found.condensed_q, found.sources)
-        contextTokens = estimateTokens(messages.map((m) => m.content).join('\n'))
-        answer = await this.d.llm.complete({ messages, maxTokens: req.max_tokens }).catch(rethrowUnavailable)
-        generator = 'llm'
+        try {
+          const done = await this.d.llm.completion({ messages, maxTokens: req.max_tokens })
+          const text = uncut(done.text, done.finishReason)
+          if (text.trim()) {
+            answer = text
+            generator = 'llm'
+            contextTokens = estimateTokens(messages.map((m) => m.content).join('\n'))
+          } else fallback = CUT_FALLBACK
+        } catch (e) {
+          fallback = this.fallbackFor(e)
+        }
       }
       const latency = round(performance.now() - t0)
       this.d.recordQuery(principal.workspaceId, corpusId)
       return {
         ...found,
         answer,
+        ...fallback,
         metrics: {
           ...found.metrics,
           latency_ms: latency,
@@ -144,13 +188,8 @@ export class AnswersService {
     try {
       const t0 = performance.now()
       const found = await this.d.engine.ask(corpusId, input)
-      const useLlm = this.d.llm !== null && found.sources.length > 0
-      const messages = useLlm ? llmMessages(found.condensed_q, found.sources) : []
-      const pieces = useLlm
-        ? this.d.llm!.stream({ messages, maxTokens: req.max_tokens })
-        : streamPieces(found.answer)
-      // Wait for the first piece before answering 200, so a dead model server is still a 503.
-      const first = await pieces.next().catch(rethrowUnavailable)
+      const { pieces, first, messages, fallback } = await this.openPieces(found, req.max_tokens)
+      const useLlm = messages.length > 0
       const ttft = round(performance.now() - t0)
       this.d.recordQuery(principal.workspaceId, corpusId)
       const contextTokens = estimateTokens(
@@ -162,16 +201,32 @@ export class AnswersService {
             event: 'head',
             data: {
               head: true,
+              answered: found.answered,
+              ...fallback,
               used_docs: found.used_docs,
               sources: found.sources,
               condensed_q: found.condensed_q,
             },
           }
-          if (!first.done && first.value) yield { event: 'delta', data: { delta: first.value } }
+          let generator: 'extractive' | 'llm' = useLlm ? 'llm' : 'extractive'
+          let late: Fallback | null = null
+          // The model's pieces a sentence at a time (an answer cut by max_tokens ends on a whole one).
+          const relay = useLlm ? wholeSentences(pieces, first) : null
+          let sent = false
+          if (!relay && !first.done && first.value) yield { event: 'delta', data: { delta: first.value } }
           for (;;) {
-            const next = await pieces.next()
-            if (next.done) break
+            const next = relay ? await relay.next() : await pieces.next()
+            if (next.done) {
+              sent = next.value === true
+              break
+            }
             if (next.value) yield { event: 'delta', data: { delta: next.value } }
+          }
+          if (relay && !sent) {
+            // Cut before its first sentence ended: the extractive answer instead.
+            generator = 'extractive'
+            late = CUT_FALLBACK
+            yield { event: 'delta', data: { delta: found.answer } }
           }
           yield {
             event: 'done',
@@ -183,7 +238,8 @@ export class AnswersService {
                 retrieval_ms: found.metrics.retrieval_ms,
                 strategy: found.strategy,
                 context_tokens: contextTokens,
-                generator: useLlm ? 'llm' : 'extractive',
+                generator,
+                ...late,
               },
             },
           }
@@ -203,6 +259,27 @@ export class AnswersService {
     }
   }
 
+  /**
+   * The pieces a streamed answer is made of and the first of them: the model's when a model server
+   * is configured and the base answers the question, else (or when the server is down and not
+   * strict) the extractive answer's. The first piece is awaited so that a dead server is known
+   * before the 200.
+   */
+  private async openPieces(found: EngineAnswer, maxTokens: number | undefined) {
+    const extractive = async (fallback: Fallback | null) => {
+      const pieces: AsyncGenerator<string, string | null | undefined> = streamPieces(found.answer)
+      return { pieces, first: await pieces.next(), messages: [] as ChatMessage[], fallback }
+    }
+    if (!this.d.llm || !found.answered) return extractive(null)
+    const messages = llmMessages(found.condensed_q, found.sources)
+    const pieces = this.d.llm.stream({ messages, maxTokens })
+    try {
+      return { pieces, first: await pieces.next(), messages, fallback: null }
+    } catch (e) {
+      return extractive(this.fallbackFor(e))
+    }
+  }
+
   /** Generates and stores the catalog description of a ready base (null when no sentence came out). */
   async describe(
     principal: Principal,
@@ -217,10 +294,11 @@ export class AnswersService {
         k: 5,
         strategy: 'rag',
       })
-      let description: string | null
+      let description: string | null = null
+      let modelAnswered = false
       if (this.d.llm && probe.sources.length > 0) {
-        const text = await this.d.llm
-          .complete({
+        try {
+          const text = await this.d.llm.complete({
             messages: [
               {
                 role: 'system',
@@ -234,9 +312,13 @@ export class AnswersService {
             ],
             maxTokens: 120,
           })
-          .catch(rethrowUnavailable)
-        description = completeSentences(text)
-      } else {
+          description = completeSentences(text)
+          modelAnswered = true
+        } catch (e) {
+          this.fallbackFor(e)
+        }
+      }
+      if (!modelAnswered) {
         // Without a model, the base's own documents name what it covers when no passage stands out.
         const named =
           probe.sources.length > 0 ? probe.sources : this.documentsAsSources(principal.workspaceId, corpusId)
@@ -294,6 +376,12 @@ export class AnswersService {
       )
     return { id, status: 'recorded' }
   }
+}
+
+/** The model spent its token budget before ending a first sentence. */
+const CUT_FALLBACK: Fallback = {
+  fallback: 'extractive',
+  fallback_reason: 'The model ran out of tokens (max_tokens) before it ended a sentence.',
 }
 
 function unavailable(message: string, retryAfter: number) {

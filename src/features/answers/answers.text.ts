@@ -40,3 +40,52 @@ export function describeFromSources(name: string, documents: number, sources: So
   const what = documents === 1 ? 'one document' : `${documents} documents`
   return `${name} holds ${what}, covering ${list}.`
 }
+
+// The end of a sentence: terminal punctuation, closing quotes or brackets, then white space or the end.
+const SENTENCE_END = /[.!?…]["'”’)\]]*(?=\s|$)/g
+
+/** Where the last complete sentence of `text` ends (0 when none has ended). */
+export function lastSentenceEnd(text: string): number {
+  let end = 0
+  for (const m of text.matchAll(SENTENCE_END)) end = m.index + m[0].length
+  return end
+}
+
+/**
+ * A model's answer cut by its token budget (finish_reason "length"), trimmed back to its last
+ * complete sentence; an answer that ended on its own is kept as it is. Empty when not even one
+ * sentence was completed.
+ */
+export function uncut(text: string, finishReason: string | null): string {
+  return finishReason === 'length' ? text.slice(0, lastSentenceEnd(text)).trimEnd() : text
+}
+
+/**
+ * Relays a model's streamed pieces a whole sentence at a time, so that an answer the token budget
+ * cuts (the generator returns finish_reason "length") ends on its last complete sentence and the
+ * unfinished one is never sent. Returns whether anything was sent.
+ */
+export async function* wholeSentences(
+  pieces: AsyncGenerator<string, string | null | undefined>,
+  first?: IteratorResult<string, string | null | undefined>,
+): AsyncGenerator<string, boolean> {
+  let held = ''
+  let sent = false
+  let next = first ?? (await pieces.next())
+  while (!next.done) {
+    held += next.value
+    const end = lastSentenceEnd(held)
+    if (end > 0) {
+      yield held.slice(0, end)
+      sent = true
+      held = held.slice(end)
+    }
+    next = await pieces.next()
+  }
+  const tail = uncut(held, next.value ?? null)
+  if (tail.trim()) {
+    yield tail
+    sent = true
+  }
+  return sent
+}

@@ -17,6 +17,14 @@ import { passageInputs } from './lib/passages'
 import { AnswerType, planQuery } from './lib/query'
 import { type SectionRef, searchIndex } from './lib/ragsearch'
 import { type RankedPassage, withDocumentPrior, withMeaning, withTermFrequency } from './lib/rank'
+import { prepareStaticVectors } from './lib/static-vectors'
+import {
+  SUPPORT_THRESHOLD,
+  type SupportSignals,
+  supportScore,
+  supportSignals,
+  type TermEvidence,
+} from './lib/support'
 import { contentTerms } from './lib/text'
 import { prepareSynonyms } from './lib/variants'
 
@@ -109,11 +117,23 @@ export interface Source {
 /** An answer, in ChatResp's wire shape. */
 export interface AskResult {
   answer: string
+  /**
+   * False when the base holds no passage that supports an answer: `answer` then says so (NO_ANSWER,
+   * no citation) and `sources` are only the closest passages found, not evidence.
+   */
+  answered: boolean
   strategy: 'cart' | 'rag'
   used_docs: string[]
   sources: Source[]
   condensed_q: string
-  metrics: { latency_ms: number; retrieval_ms: number; strategy: 'cart' | 'rag'; k: number }
+  metrics: {
+    latency_ms: number
+    retrieval_ms: number
+    strategy: 'cart' | 'rag'
+    k: number
+    /** The support model's probability that the best passage answers the question (support.ts). */
+    support: number
+  }
 }
 
 /** A section's passage vectors from one model, by ordinal (null where a passage has none yet). */
@@ -130,8 +150,8 @@ interface ManifestEntry {
   cartKey: string
 }
 
-/** Said when nothing in the base matches the question. */
-export const NO_ANSWER = 'I could not find an answer to that in these documents.'
+/** Said when the base holds nothing that answers the question (the answer is then `answered: false`). */
+export const NO_ANSWER = 'The documents in this base do not answer this question.'
 
 /** Candidates rag re-ranks from FTS5's BM25 order. */
 const RAG_POOL = 40
@@ -307,11 +327,22 @@ export class Engine {
   prepare(): void {
     prepareSynonyms()
     prepareHypernyms()
+    // The support check reads the built-in vectors whatever re-ranks by meaning.
+    prepareStaticVectors()
     this.deps.embedder?.prepare?.()
   }
 
-  /** Answers a question from a base with the chosen strategy (cart by default). */
-  async ask(baseId: string, input: AskInput): Promise<AskResult> {
+  /**
+   * Answers a question from a base with the chosen strategy (cart by default). When the best
+   * passage does not support an answer (support.ts), the answer says so instead. `explain`, when
+   * given, receives the support signals of the best passage (benchmarks fit the model on them) and
+   * the answer that would be composed without the check.
+   */
+  async ask(
+    baseId: string,
+    input: AskInput,
+    explain?: { signals?: SupportSignals; unchecked?: string },
+  ): Promise<AskResult> {
     const t0 = this.now()
     const strategy = input.strategy ?? 'cart'
     const k = input.k ?? 3
@@ -320,16 +351,18 @@ export class Engine {
     const docIds = input.docIds?.length ? input.docIds : undefined
     // The question's embedding is fetched while the strategy searches.
     const meaning = this.embedQuestion(condensed)
+    const evidence: TermEvidence = { terms: [], df: [], passages: 0, soft: 0 }
     let ranked: RankedPassage<SectionRef>[]
     if (strategy === 'rag') {
       ranked = searchIndex(this.repo, baseId, plan, Math.max(k, 20), {
         pool: Math.max(RAG_POOL, k),
         documentIds: docIds,
+        evidence,
       })
     } else {
       let entries = await this.warmEntries(baseId)
       if (docIds) entries = entries.filter((e) => docIds.includes(e.ref.documentId))
-      ranked = searchCartridges(entries, plan, Math.max(k, 20))
+      ranked = searchCartridges(entries, plan, Math.max(k, 20), { evidence })
     }
     ranked = withDocumentPrior(
       withTermFrequency(ranked, plan.terms.length),
@@ -347,18 +380,34 @@ export class Engine {
       ranked = withMeaning(ranked, question, vectorOf, weight)
     }
     ranked = ranked.slice(0, k)
+    const sources = ranked.map(toSource)
+    const best = sources[0]
+    const signals = best && supportSignals(condensed, evidence, best.snippet, best.title)
+    if (explain && signals) explain.signals = signals
+    const support = signals ? supportScore(signals) : 0
     const t1 = this.now()
     const weights = new Map<string, number>()
     for (const t of plan.terms) weights.set(t, 1)
-    const { answer } = composeAnswer(ranked, { weights, want: plan.want & ~AnswerType.noun })
-    const sources = ranked.map(toSource)
+    // Decided on the retrieval evidence alone: nothing is composed from passages that do not answer.
+    const answered = support >= SUPPORT_THRESHOLD
+    const compose = () => composeAnswer(ranked, { weights, want: plan.want & ~AnswerType.noun }).answer
+    const answer = answered ? compose() : ''
+    if (explain) explain.unchecked = answered ? answer : compose()
     return {
       answer: answer || NO_ANSWER,
+      answered: answer !== '',
       strategy,
-      used_docs: [...new Set(sources.map((s) => s.document_id))],
+      // A declined answer used no document: its sources are only the closest passages.
+      used_docs: answer ? [...new Set(sources.map((s) => s.document_id))] : [],
       sources,
       condensed_q: condensed,
-      metrics: { latency_ms: round(this.now() - t0), retrieval_ms: round(t1 - t0), strategy, k },
+      metrics: {
+        latency_ms: round(this.now() - t0),
+        retrieval_ms: round(t1 - t0),
+        strategy,
+        k,
+        support: round(support),
+      },
     }
   }
 

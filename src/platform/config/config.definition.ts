@@ -290,6 +290,12 @@ export const configDefinition = {
       kind: { type: 'string' },
       secret: true,
     }),
+    strict: leaf({
+      doc: 'When the model server is down or too slow, answer 503 with Retry-After instead of falling back to the extractive answer (marked `fallback: "extractive"`).',
+      env: 'ENGRAM_LLM_STRICT',
+      default: false,
+      kind: { type: 'bool' },
+    }),
   },
   embed: {
     url: leaf({

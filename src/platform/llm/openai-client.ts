@@ -17,12 +17,20 @@ export interface CompletionRequest {
   signal?: AbortSignal
 }
 
+/** A whole answer and why the model stopped ("stop", "length" when cut by max_tokens, null when not said). */
+export interface Completion {
+  text: string
+  finishReason: string | null
+}
+
 /** Client of an OpenAI-compatible chat-completions server (vLLM, llama.cpp server, Ollama). */
 export interface LlmClient {
-  /** Yields the answer's text pieces as the server streams them. */
-  stream(req: CompletionRequest): AsyncGenerator<string>
+  /** Yields the answer's text pieces as the server streams them; returns the finish reason. */
+  stream(req: CompletionRequest): AsyncGenerator<string, string | null>
   /** The whole answer at once. */
   complete(req: CompletionRequest): Promise<string>
+  /** The whole answer at once, with its finish reason. */
+  completion(req: CompletionRequest): Promise<Completion>
 }
 
 /** Builds the client; nothing is contacted until the first request. */
@@ -37,16 +45,17 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
     return postToServer(o, '/chat/completions', body, req.signal)
   }
 
-  async function* stream(req: CompletionRequest): AsyncGenerator<string> {
+  async function* stream(req: CompletionRequest): AsyncGenerator<string, string | null> {
     const res = await open(req, true)
-    if (!res.body) return
+    if (!res.body) return null
     const reader = res.body.getReader()
     const decoder = new TextDecoder()
     let buf = ''
+    let finish: string | null = null
     try {
       for (;;) {
         const { done, value } = await withTimeout(reader.read(), o.timeoutMs)
-        if (done) break
+        if (done) return finish
         buf += decoder.decode(value, { stream: true })
         let nl = buf.indexOf('\n')
         while (nl >= 0) {
@@ -55,13 +64,14 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
           nl = buf.indexOf('\n')
           if (!line.startsWith('data:')) continue
           const data = line.slice(5).trim()
-          if (data === '[DONE]') return
+          if (data === '[DONE]') return finish
           const chunk = JSON.parse(data) as {
-            choices?: { delta?: { content?: string | null } }[]
+            choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[]
             error?: unknown
           }
           if (chunk.error)
             throw new Error(`The model server failed mid-answer: ${JSON.stringify(chunk.error)}`)
+          finish = chunk.choices?.[0]?.finish_reason ?? finish
           const piece = chunk.choices?.[0]?.delta?.content
           if (piece) yield piece
         }
@@ -71,13 +81,19 @@ export function createLlmClient(o: LlmClientOptions): LlmClient {
     }
   }
 
+  async function completion(req: CompletionRequest): Promise<Completion> {
+    const res = await open(req, false)
+    const body = (await res.json()) as {
+      choices?: { message?: { content?: string }; finish_reason?: string | null }[]
+    }
+    const choice = body.choices?.[0]
+    return { text: choice?.message?.content ?? '', finishReason: choice?.finish_reason ?? null }
+  }
+
   return {
     stream,
-    async complete(req) {
-      const res = await open(req, false)
-      const body = (await res.json()) as { choices?: { message?: { content?: string } }[] }
-      return body.choices?.[0]?.message?.content ?? ''
-    },
+    completion,
+    complete: async (req) => (await completion(req)).text,
   }
 }
 

@@ -49,8 +49,8 @@ export async function postToServer(
     })
   } catch (e) {
     if (signal?.aborted) throw e
-    const why = timeout.aborted ? `no answer within ${o.timeoutMs} ms` : 'unreachable'
-    throw new LlmUnavailableError(`The model server is ${why}.`, 5)
+    const why = timeout.aborted ? `gave no answer within ${o.timeoutMs} ms` : 'is unreachable'
+    throw new LlmUnavailableError(`The model server ${why}.`, 5)
   }
   if (res.status === 429 || res.status >= 500) {
     await res.body?.cancel()

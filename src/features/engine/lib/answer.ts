@@ -1,24 +1,30 @@
 import type { RankedPassage, RankedSentence } from './rank'
 import { wordCount } from './text'
-import { type TrimQuery, trimSentence } from './trim'
+
+/** What composing needs of the question: its terms' weights and the kind of answer it wants. */
+export interface ComposeQuery {
+  weights: Map<string, number>
+  want: number
+}
 
 // A sentence offering the kind of answer the best one lacks may join it at this fraction of its score.
 const TYPE_RATIO = 0.5
 /** How long extractive answers may get. */
 export interface ComposeOptions {
-  /** Word budget for the whole answer; a second sentence is added only when it fits. */
+  /** Word budget for the whole answer; a second sentence is added only when it fits whole. */
   maxWords: number
   /** A second sentence must score at least this fraction of the first. */
   secondRatio: number
-  /** Longest a single sentence may stay before it is trimmed to its relevant clauses. */
-  sentenceWords: number
 }
 
 /**
- * Defaults: one sentence, or two when nearly as good and together short. Trimming a sentence to its
- * best clauses lost the answer more often than it saved words, so only very long ones are trimmed.
+ * Defaults: one sentence, or two when nearly as good and together short. Sentences are never cut
+ * (a clause with "…" read as a broken answer): the answer is shortened by whole sentences only, and
+ * the best sentence stays whole even past the budget. The budget was 60 words when a second
+ * sentence could be trimmed to fit; whole second sentences at 68 keep containment (squad-dev: 0.8145
+ * against 0.8131 with trimming at 60, 0.8055 whole at 60) for 0.7 more words an answer.
  */
-export const defaultComposeOptions: ComposeOptions = { maxWords: 60, secondRatio: 0.8, sentenceWords: 60 }
+export const defaultComposeOptions: ComposeOptions = { maxWords: 68, secondRatio: 0.8 }
 
 /** An extractive answer: text with [n] citations, and which sources (1-based order) it cites. */
 export interface Composed {
@@ -29,7 +35,7 @@ export interface Composed {
 interface Pick {
   source: number
   sentence: RankedSentence
-  /** The sentence cleaned and trimmed, once it is considered. */
+  /** The sentence cleaned, once it is considered. */
   text: string | null
 }
 
@@ -41,14 +47,13 @@ interface Pick {
  */
 export function composeAnswer<R>(
   passages: RankedPassage<R>[],
-  q: TrimQuery,
+  q: ComposeQuery,
   opts: ComposeOptions = defaultComposeOptions,
 ): Composed {
   const pool: Pick[] = []
-  // A candidate's text is cleaned and trimmed only when it is considered (most never are).
+  // A candidate's text is cleaned only when it is considered (most never are).
   const textOf = (c: Pick) => {
-    if (c.text === null)
-      c.text = trimSentence(clean(passages[c.source - 1]!.text, c.sentence), q, opts.sentenceWords)
+    if (c.text === null) c.text = clean(passages[c.source - 1]!.text, c.sentence)
     return c.text
   }
   passages.slice(0, 3).forEach((p, i) => {
@@ -65,10 +70,8 @@ export function composeAnswer<R>(
     if (c === best) continue
     const ratio = needType && c.sentence.typeOk ? TYPE_RATIO : opts.secondRatio
     if (c.sentence.score < ratio * best.sentence.score || textOf(c) === best.text) continue
-    const text = trimSentence(textOf(c), q, opts.maxWords - words)
-    const n = wordCount(text)
+    const n = wordCount(textOf(c))
     if (words + n > opts.maxWords) continue
-    c.text = text
     picks.push(c)
     words += n
     break

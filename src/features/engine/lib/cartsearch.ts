@@ -13,6 +13,7 @@ import {
 } from './rank'
 import { idf, sentenceScores, sequenceFeatures } from './score'
 import { respellPlan } from './spell'
+import type { TermEvidence } from './support'
 import { lookupTerm, termsStartingWith } from './terms'
 import { variantsOf } from './variants'
 
@@ -33,7 +34,14 @@ export function searchCartridges<R>(
   entries: CartEntry<R>[],
   input: QueryPlan,
   limit: number,
-  opts: { respell?: boolean; variants?: boolean; prune?: boolean; stats?: { searched: number } } = {},
+  opts: {
+    respell?: boolean
+    variants?: boolean
+    prune?: boolean
+    stats?: { searched: number }
+    /** Filled in with the question's terms as searched and their passage counts (for support.ts). */
+    evidence?: TermEvidence
+  } = {},
 ): RankedPassage<R>[] {
   const nq = input.terms.length
   if (nq === 0 || entries.length === 0) return []
@@ -61,6 +69,8 @@ export function searchCartridges<R>(
     opts.respell === false
       ? { plan: input, df: inputDf }
       : respellPlan(input, inputDf, (prefix) => knownTerms(entries, prefix))
+  if (opts.evidence)
+    Object.assign(opts.evidence, { terms: plan.terms, df, passages: nPassages, soft: plan.soft })
   const qw = termWeights(plan, nPassages, df)
   const variants =
     opts.variants === false

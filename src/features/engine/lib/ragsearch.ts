@@ -11,6 +11,7 @@ import {
 } from './rank'
 import { defaultWeights, idf, type ScoreWeights, sentenceScores, sequenceFeatures } from './score'
 import { respellPlan } from './spell'
+import type { TermEvidence } from './support'
 import { contentTerms, nextMark, scanWords, termSlot } from './text'
 import { variantsOf } from './variants'
 
@@ -28,6 +29,8 @@ export interface IndexSearchOptions {
   pool: number
   documentIds?: string[]
   weights?: ScoreWeights
+  /** Filled in with the question's terms as searched and their passage counts (for support.ts). */
+  evidence?: TermEvidence
 }
 
 const titleTermCache = new Map<string, string[]>()
@@ -58,6 +61,8 @@ export function searchIndex(
   const { plan, df } = respellPlan(input, repo.documentFrequencies(key, input.terms), (p) =>
     repo.termsWithPrefix(key, p),
   )
+  if (opts.evidence)
+    Object.assign(opts.evidence, { terms: plan.terms, df, passages: nPassages, soft: plan.soft })
   const qw = termWeights(plan, nPassages, df)
   const live = plan.terms.filter((_, i) => qw[i]! > 0)
   // Word-family variants and near-synonyms of the terms: weak evidence in scoring. They join the

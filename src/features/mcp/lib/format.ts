@@ -13,11 +13,16 @@ export function formatBases(bases: Base[]): string {
   return `${bases.length} document base${bases.length === 1 ? '' : 's'}:\n${lines.join('\n')}`
 }
 
-/** An answer followed by its numbered sources ([n] filename — snippet) and the pinnable ids used. */
+/**
+ * An answer followed by its numbered sources ([n] filename — snippet) and the pinnable ids used.
+ * When the base does not answer the question the passages are listed as the closest found, not as
+ * sources; an extractive answer given because the model server failed says so.
+ */
 export function formatAnswer(a: McpAnswer): string {
   const out = [a.answer]
+  if (a.fallback) out.push(`(${a.fallback_reason ?? 'The answer is the extractive one.'})`)
   if (a.sources.length > 0) {
-    out.push('', 'Sources:')
+    out.push('', a.answered ? 'Sources:' : 'Closest passages (they do not answer the question):')
     a.sources.forEach((s, i) => {
       out.push(`[${i + 1}] ${s.filename} — ${oneLine(s.snippet, SNIPPET_CHARS)} (document ${s.id})`)
     })

@@ -147,7 +147,7 @@ export const TOOLS: ToolDef<TSchema>[] = [
     name: 'query_base',
     title: 'Ask a document base',
     description:
-      'Answers a question from the documents of one base and returns the answer with numbered sources ([1] filename — passage) to cite, plus the pinnable ids of the documents used. To focus a follow-up on some documents, pass their ids as doc_ids.',
+      'Answers a question from the documents of one base and returns the answer with numbered sources ([1] filename — passage) to cite, plus the pinnable ids of the documents used. When the documents do not answer the question, it says so (`answered: false`) and lists only the closest passages. To focus a follow-up on some documents, pass their ids as doc_ids.',
     input: QueryArgs,
     output: McpQueryResp,
     readOnly: true,
