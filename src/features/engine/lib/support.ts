@@ -21,7 +21,7 @@
 
 import { idf } from './score'
 import { staticVector } from './static-vectors'
-import { contentTerms, isStop } from './text'
+import { contentTerms, isStop, scanWords } from './text'
 
 /** What the search knew of the question's terms in this base (filled in by either strategy). */
 export interface TermEvidence {
@@ -55,8 +55,8 @@ const MODEL = { bias: -10.11, coverage: 6.69, sentence: 4.89, meaning: 4.76, nam
  * declines 2.5% of the questions the base can answer, the share the target allows (3%) less a margin.
  */
 export const SUPPORT_THRESHOLD = 0.24
-// Sentence ends, as the passage's text has them (the fit used the same cut).
-const SENTENCE_END = /(?<=[.!?])\s+/
+// Sentence ends, as the passage's text has them: the white space after a full stop, ! or ?.
+const SENTENCE_END = /(?<=[.!?])\s+/g
 
 /** The signals of `question` (with its searched terms) against a passage and its title. */
 export function supportSignals(
@@ -65,30 +65,54 @@ export function supportSignals(
   passage: string,
   title: string,
 ): SupportSignals {
-  const titled = new Set(contentTerms(title))
+  const index = new Map(ev.terms.map((t, i) => [t, i]))
   const weights = ev.terms.map(
     (_, i) => idf(ev.passages, ev.df[i] ?? 0) * ((ev.soft & (1 << i)) !== 0 ? SOFT : 1),
   )
   let total = 0
   for (const w of weights) total += w
-  /** The share of the question's weight held by `text` or the title. */
-  const share = (text: string) => {
-    const held = new Set(contentTerms(text))
-    let covered = 0
-    ev.terms.forEach((t, i) => {
-      if (held.has(t) || titled.has(t)) covered += weights[i]!
-    })
-    return total > 0 ? covered / total : 0
+  // Terms the title holds count for the passage and for each of its sentences.
+  const titled = new Uint8Array(ev.terms.length)
+  for (const t of contentTerms(title)) {
+    const q = index.get(t)
+    if (q !== undefined) titled[q] = 1
   }
+  // One pass over the passage: the terms it holds, and the best share one sentence holds.
+  const inPassage = titled.slice()
+  let inSentence = titled.slice()
   let sentence = 0
-  for (const s of passage.split(SENTENCE_END)) sentence = Math.max(sentence, share(s))
+  const closeSentence = () => {
+    sentence = Math.max(sentence, shareOf(inSentence, weights, total))
+    inSentence = titled.slice()
+  }
+  const ends = [...passage.matchAll(SENTENCE_END)].map((m) => m.index + m[0].length)
+  let next = 0
+  scanWords(passage, 0, passage.length, (w, start) => {
+    while (next < ends.length && start >= ends[next]!) {
+      closeSentence()
+      next++
+    }
+    const q = w.stop ? undefined : index.get(w.term)
+    if (q === undefined) return
+    inPassage[q] = 1
+    inSentence[q] = 1
+  })
+  closeSentence()
   return {
-    coverage: share(passage),
+    coverage: shareOf(inPassage, weights, total),
     sentence,
     meaning: cosine(staticVector(question), staticVector(`${title}\n${passage}`)),
     names: nameShare(question, `${title}\n${passage}`),
-    title: ev.terms.some((t) => titled.has(t)) ? 1 : 0,
+    title: titled.includes(1) ? 1 : 0,
   }
+}
+
+/** The share of the question's weight whose terms are marked held. */
+function shareOf(held: Uint8Array, weights: number[], total: number): number {
+  if (total <= 0) return 0
+  let covered = 0
+  for (let q = 0; q < held.length; q++) if (held[q]) covered += weights[q]!
+  return covered / total
 }
 
 /** The model's probability that the passage supports an answer. */
