@@ -54,6 +54,17 @@ function features(r: Rec): Feat {
     if (!held.has(t) && (ev.soft & (1 << i)) === 0) missing = Math.max(missing, weights[i]! / rarest)
   })
   f.missing = missing
+  const hard = ev.terms.map((_, i) => (ev.soft & (1 << i)) === 0)
+  f.missCount = ev.terms.filter((t, i) => hard[i] && !held.has(t)).length
+  let sentCount = 0
+  for (const sent of best.snippet.split(/(?<=[.!?])\s+/)) {
+    const h = new Set([...contentTerms(sent), ...titleTerms])
+    const n = ev.terms.filter((t, i) => hard[i] && h.has(t)).length
+    sentCount = Math.max(sentCount, n / Math.max(1, hard.filter(Boolean).length))
+  }
+  f.sentCount = sentCount
+  f.noNames = /(?<=\S\s+)\p{Lu}/u.test(r.question) ? 0 : 1
+  f.sentence2 = f.sentence! * f.sentence!
   let sentMeaning = 0
   for (const sent of best.snippet.split(/(?<=[.!?])\s+/))
     sentMeaning = Math.max(sentMeaning, cos(staticVector(r.question), staticVector(`${best.title}\n${sent}`)))
@@ -97,9 +108,13 @@ const SETS: Record<string, string[]> = {
   'now+sameDoc': [...NOW, 'sameDoc'],
   'now+abs': [...NOW, 'coveredAbs', 'totalAbs'],
   'now+nTerms': [...NOW, 'nTerms'],
+  'now+missCount': [...NOW, 'missCount'],
+  'now+sentCount': [...NOW, 'sentCount'],
+  'now+noNames': [...NOW, 'noNames'],
+  'now+sentence2': [...NOW, 'sentence2'],
 }
 
-function fit(X: number[][], y: number[], iters = 300): number[] {
+function fit(X: number[][], y: number[]): number[] {
   const d = X[0]!.length
   const w = new Array(d + 1).fill(0)
   // Newton's method with a small ridge (stable on separable-ish data).
@@ -122,7 +137,6 @@ function fit(X: number[][], y: number[], iters = 300): number[] {
     const step = solve(H, g)
     for (let j = 0; j <= d; j++) w[j] -= step[j]!
   }
-  void iters
   return w
 }
 

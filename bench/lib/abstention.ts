@@ -45,8 +45,9 @@ interface Tally {
 
 /**
  * Builds the two half bases, asks every question of both strategies, and prints the shares per
- * split. `contains` is the bench's gold test; `signalsFile` receives the tuning split's support
- * signals (to refit the model), never the held-out split's.
+ * split. `contains` is the bench's gold test; `signalsFile` receives the tuning split's records
+ * (question, search evidence, support signals, top sources; scripts/refit-support.ts refits the
+ * model from them), never the held-out split's.
  */
 export async function measureAbstention(
   engine: Engine,
