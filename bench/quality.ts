@@ -9,7 +9,8 @@
 // built-in static word vectors, unless ENGRAM_EMBED_BUILTIN=false (lexical only); --builtin is
 // accepted and changes nothing. Then abstention (bench/lib/abstention.ts): two bases of half the
 // articles each, asked their own questions and the other half's; --no-abstain skips it,
-// --abstain-signals FILE writes the tuning split's support signals (to refit the support model).
+// --abstain-signals FILE writes the tuning split's records, one JSON a line (question, search
+// evidence, support signals, top sources), to refit the support model (scripts/refit-support.ts).
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import type { Engine } from '../../src/features/engine/engine.service'
-import type { SupportSignals } from '../../src/features/engine/lib/support'
+import type { SupportSignals, TermEvidence } from '../../src/features/engine/lib/support'
 
 /** One article of the data set, already cut into sections. */
 export interface Article {
@@ -45,8 +45,9 @@ interface Tally {
 
 /**
  * Builds the two half bases, asks every question of both strategies, and prints the shares per
- * split. `contains` is the bench's gold test; `signalsFile` receives the tuning split's support
- * signals (to refit the model), never the held-out split's.
+ * split. `contains` is the bench's gold test; `signalsFile` receives the tuning split's records
+ * (question, search evidence, support signals, top sources; scripts/refit-support.ts refits the
+ * model from them), never the held-out split's.
  */
 export async function measureAbstention(
   engine: Engine,
@@ -89,11 +90,24 @@ export async function measureAbstention(
           foreignDeclined: 0,
         }
         tallies.set(key, t)
-        const explain: { signals?: SupportSignals; unchecked?: string } = {}
+        const explain: { signals?: SupportSignals; unchecked?: string; evidence?: TermEvidence } = {}
         const res = await engine.ask(base, { question: q.question, k: 5, strategy }, explain)
         if (signalsFile && split === 'tuning') {
-          const s = explain.signals ?? { coverage: 0, missing: 1, meaning: 0, names: 0 }
-          signals.push([name, strategy, own ? 1 : 0, s.coverage, s.missing, s.meaning, s.names].join('\t'))
+          signals.push(
+            JSON.stringify({
+              base: name,
+              strategy,
+              own,
+              question: q.question,
+              signals: explain.signals ?? null,
+              evidence: explain.evidence,
+              sources: res.sources.map((s) => ({
+                document_id: s.document_id,
+                title: s.title,
+                snippet: s.snippet,
+              })),
+            }),
+          )
         }
         if (!own) {
           t.foreign++

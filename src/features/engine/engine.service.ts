@@ -341,7 +341,7 @@ export class Engine {
   async ask(
     baseId: string,
     input: AskInput,
-    explain?: { signals?: SupportSignals; unchecked?: string },
+    explain?: { signals?: SupportSignals; unchecked?: string; evidence?: TermEvidence },
   ): Promise<AskResult> {
     const t0 = this.now()
     const strategy = input.strategy ?? 'cart'
@@ -384,6 +384,7 @@ export class Engine {
     const best = sources[0]
     const signals = best && supportSignals(condensed, evidence, best.snippet, best.title)
     if (explain && signals) explain.signals = signals
+    if (explain) explain.evidence = evidence
     const support = signals ? supportScore(signals) : 0
     const t1 = this.now()
     const weights = new Map<string, number>()

@@ -5,19 +5,23 @@
  * the passage, not of any one data set:
  * - coverage: the share of the question's idf weight (the base's own passage counts; a term the
  *   base never uses weighs as the rarest) that the passage or its document's title holds;
- * - missing: the weight of the rarest question term the passage lacks, relative to the rarest
- *   possible (a question about a name the passage never mentions is about something else);
+ * - sentence: the same share held by the passage's best single sentence (and the title): a
+ *   question about something else still matches words scattered over a passage, rarely together;
  * - meaning: the cosine of the question and the passage under the built-in static word vectors
  *   (agreement of the vector evidence with the lexical one);
  * - names: the share of the question's proper names (capitalised words past the first) that the
- *   passage or title spells the same way.
+ *   passage or title spells the same way;
+ * - title: whether the question names a word of the passage's document title (it asks about that
+ *   document's subject).
+ * (The weight of the rarest question term the passage lacks was a signal too; with the sentence's
+ * coverage beside it, the fit gave it no weight.)
  * They are combined by a logistic model fitted on one half of the squad-dev articles and checked on
  * the other half (bench/quality.ts, bench/RESULTS.md).
  */
 
 import { idf } from './score'
 import { staticVector } from './static-vectors'
-import { contentTerms, isStop } from './text'
+import { contentTerms, isStop, scanWords } from './text'
 
 /** What the search knew of the question's terms in this base (filled in by either strategy). */
 export interface TermEvidence {
@@ -34,21 +38,25 @@ export interface TermEvidence {
 /** The signals of one question against one passage. */
 export interface SupportSignals {
   coverage: number
-  missing: number
+  sentence: number
   meaning: number
   names: number
+  title: number
 }
 
 // Weight kept by a term that only names the kind of answer, as in ranking (rank.ts SOFT).
 const SOFT = 0.5
 // Logistic model over the signals, fitted on the tuning split's own and foreign questions (both
 // strategies, bases of 12 articles each; bench/quality.ts --abstain-signals writes them).
-const MODEL = { bias: -8.61, coverage: 9.31, missing: -0.95, meaning: 5.58, names: 2.03 }
+// scripts/refit-support.ts fits it from them.
+const MODEL = { bias: -10.11, coverage: 6.69, sentence: 4.89, meaning: 4.76, names: 1.92, title: 2.23 }
 /**
  * Passages scoring below this probability are not evidence of an answer: on the tuning split it
  * declines 2.5% of the questions the base can answer, the share the target allows (3%) less a margin.
  */
-export const SUPPORT_THRESHOLD = 0.23
+export const SUPPORT_THRESHOLD = 0.24
+// Sentence ends, as the passage's text has them: the white space after a full stop, ! or ?.
+const SENTENCE_END = /(?<=[.!?])\s+/g
 
 /** The signals of `question` (with its searched terms) against a passage and its title. */
 export function supportSignals(
@@ -57,25 +65,54 @@ export function supportSignals(
   passage: string,
   title: string,
 ): SupportSignals {
-  const held = new Set(contentTerms(passage))
-  for (const t of contentTerms(title)) held.add(t)
-  const rarest = idf(ev.passages, 0)
+  const index = new Map(ev.terms.map((t, i) => [t, i]))
+  const weights = ev.terms.map(
+    (_, i) => idf(ev.passages, ev.df[i] ?? 0) * ((ev.soft & (1 << i)) !== 0 ? SOFT : 1),
+  )
   let total = 0
-  let covered = 0
-  let missing = 0
-  ev.terms.forEach((t, i) => {
-    const soft = (ev.soft & (1 << i)) !== 0
-    const w = idf(ev.passages, ev.df[i] ?? 0) * (soft ? SOFT : 1)
-    total += w
-    if (held.has(t)) covered += w
-    else if (!soft) missing = Math.max(missing, w)
+  for (const w of weights) total += w
+  // Terms the title holds count for the passage and for each of its sentences.
+  const titled = new Uint8Array(ev.terms.length)
+  for (const t of contentTerms(title)) {
+    const q = index.get(t)
+    if (q !== undefined) titled[q] = 1
+  }
+  // One pass over the passage: the terms it holds, and the best share one sentence holds.
+  const inPassage = titled.slice()
+  let inSentence = titled.slice()
+  let sentence = 0
+  const closeSentence = () => {
+    sentence = Math.max(sentence, shareOf(inSentence, weights, total))
+    inSentence = titled.slice()
+  }
+  const ends = [...passage.matchAll(SENTENCE_END)].map((m) => m.index + m[0].length)
+  let next = 0
+  scanWords(passage, 0, passage.length, (w, start) => {
+    while (next < ends.length && start >= ends[next]!) {
+      closeSentence()
+      next++
+    }
+    const q = w.stop ? undefined : index.get(w.term)
+    if (q === undefined) return
+    inPassage[q] = 1
+    inSentence[q] = 1
   })
+  closeSentence()
   return {
-    coverage: total > 0 ? covered / total : 0,
-    missing: rarest > 0 ? missing / rarest : 1,
+    coverage: shareOf(inPassage, weights, total),
+    sentence,
     meaning: cosine(staticVector(question), staticVector(`${title}\n${passage}`)),
     names: nameShare(question, `${title}\n${passage}`),
+    title: titled.includes(1) ? 1 : 0,
   }
+}
+
+/** The share of the question's weight whose terms are marked held. */
+function shareOf(held: Uint8Array, weights: number[], total: number): number {
+  if (total <= 0) return 0
+  let covered = 0
+  for (let q = 0; q < held.length; q++) if (held[q]) covered += weights[q]!
+  return covered / total
 }
 
 /** The model's probability that the passage supports an answer. */
@@ -83,9 +120,10 @@ export function supportScore(s: SupportSignals): number {
   const z =
     MODEL.bias +
     MODEL.coverage * s.coverage +
-    MODEL.missing * s.missing +
+    MODEL.sentence * s.sentence +
     MODEL.meaning * s.meaning +
-    MODEL.names * s.names
+    MODEL.names * s.names +
+    MODEL.title * s.title
   return 1 / (1 + Math.exp(-z))
 }
 
