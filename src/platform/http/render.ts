@@ -1,13 +1,17 @@
 import { ApiError, errorTable, type ValidationIssue } from './errors'
 import type { ApiStyle } from './route'
+import { SECURITY_DEFAULTS } from './security-headers'
 
 const JSON_TYPE = 'application/json'
 
-/** A JSON response. */
+/** A JSON response, with the security headers every answer carries (one object, set once). */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(status === 204 || body === undefined ? null : JSON.stringify(body), {
     status,
-    headers: body === undefined ? headers : { 'content-type': JSON_TYPE, ...headers },
+    headers:
+      body === undefined
+        ? { ...SECURITY_DEFAULTS, ...headers }
+        : { 'content-type': JSON_TYPE, ...SECURITY_DEFAULTS, ...headers },
   })
 }
 
