@@ -1,6 +1,16 @@
-// `npm run build`: compiles the whole product into one executable, dist/engram. Migrations (and,
-// later, the web UI) are imported as text, so they are embedded in the binary.
+// `npm run build`: compiles the whole product into one executable, dist/engram. Migrations are
+// imported as text, so they are embedded in the binary; the web console is bundled first and its
+// files embedded packed in one file (src/features/console/console.assets.ts reads it back).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { packConsole } from '../src/features/console/console.assets'
+import { buildConsole } from '../src/features/console/console.build'
+
 const out = process.argv[2] ?? 'dist/engram'
+const work = mkdtempSync(join(tmpdir(), 'engram-build-'))
+const pack = join(work, 'console.pack')
+writeFileSync(pack, packConsole(await buildConsole()))
 const result = Bun.spawnSync(
   [
     'bun',
@@ -16,10 +26,13 @@ const result = Bun.spawnSync(
     'src/features/ingest/extract/extract.pdf-worker.ts',
     // A fourth: the cartridge compiler's threads, so onboarding runs beside the event loop.
     'src/features/engine/lib/compile-worker.ts',
+    // Not code: the console's files, embedded as they are.
+    pack,
     '--outfile',
     out,
   ],
   { stdout: 'inherit', stderr: 'inherit' },
 )
+rmSync(work, { recursive: true, force: true })
 if (result.exitCode !== 0) process.exit(result.exitCode ?? 1)
 console.log(`built ${out}`)

@@ -6,6 +6,7 @@ import { createAuthenticator, SessionService } from './features/accounts/account
 import { answersRoutes } from './features/answers/answers.routes'
 import { AnswersService } from './features/answers/answers.service'
 import { AuditService } from './features/audit/audit.service'
+import { consoleRoutes } from './features/console/console.routes'
 import { corporaRoutes } from './features/corpora/corpora.routes'
 import { CorporaService } from './features/corpora/corpora.service'
 import { economicsRoutes } from './features/economics/economics.routes'
@@ -278,6 +279,7 @@ export function createApp(deps: AppDeps): App {
 
   const routes: RouteDef[] = [
     ...serviceRoutes({ version: VERSION, frozenRemovalDate: config.api.frozen_removal_date, openapi }),
+    ...consoleRoutes(),
     ...corporaRoutes(corpora),
     ...ingestRoutes(ingest, {
       maxRequestBytes: config.ingest.max_request_bytes,

@@ -249,6 +249,8 @@ describe('me, setup and config', () => {
       expect(await (await t.request(path)).json()).toEqual({
         signup_mode: 'invite',
         registration_enabled: true,
+        first_run: false,
+        resend_cooldown_seconds: 60,
         billing_enabled: false,
         default_plan: 'free',
         email_enabled: false,
@@ -264,6 +266,7 @@ describe('me, setup and config', () => {
         signup_mode: 'open',
         default_plan: 'trial',
         email_enabled: true,
+        first_run: true,
       })
     } finally {
       open.close()

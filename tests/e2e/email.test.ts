@@ -129,7 +129,7 @@ describe('email over SMTP', () => {
     expect(mail.from?.value[0]).toEqual({ address: 'robot@engram.test', name: 'Engram Test' })
     expect(mail.subject).toBe('Confirm your email address for Engram')
     const link = linkIn(mail)
-    expect(link).toStartWith(`${base}/auth/verify-email?token=`)
+    expect(link).toStartWith(`${base}/console/verify-email?token=`)
 
     const followed = await fetch(link)
     expect(followed.status).toBe(200)
@@ -149,7 +149,7 @@ describe('email over SMTP', () => {
     const mail = await box.next(email)
     expect(mail.subject).toBe('Reset your Engram password')
     const link = linkIn(mail)
-    expect(link).toStartWith(`${base}/reset-password?token=`)
+    expect(link).toStartWith(`${base}/console/reset-password?token=`)
     const token = new URL(link).searchParams.get('token')
     expect((await post('/v1/auth/reset-password', { token, password: 'second password' })).status).toBe(200)
     expect((await login(email, 'first password')).status).toBe(401)

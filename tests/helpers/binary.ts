@@ -40,8 +40,18 @@ export function removeBuiltBinary(): void {
 type Line = Record<string, unknown>
 
 /** Starts the executable on a free port and resolves once it logs that it is listening. */
-export async function startBinary(opts: { cwd: string; env?: Record<string, string>; args?: string[] }) {
-  const proc = Bun.spawn([binaryPath(), ...(opts.args ?? ['serve'])], {
+export function startBinary(opts: { cwd: string; env?: Record<string, string>; args?: string[] }) {
+  return startServerProcess([binaryPath(), ...(opts.args ?? ['serve'])], opts)
+}
+
+/** Starts the server from the checkout's sources (`bun run src/main.ts serve`), as `npm start` does. */
+export function startSource(opts: { cwd: string; env?: Record<string, string> }) {
+  return startServerProcess([process.execPath, 'run', join(ROOT, 'src/main.ts'), 'serve'], opts)
+}
+
+/** Starts a server command on a free port and resolves once it logs that it is listening. */
+async function startServerProcess(cmd: string[], opts: { cwd: string; env?: Record<string, string> }) {
+  const proc = Bun.spawn(cmd, {
     cwd: opts.cwd,
     env: { PATH: Bun.env.PATH ?? '', ENGRAM_HOST: '127.0.0.1', ENGRAM_PORT: '0', ...opts.env },
     stdout: 'pipe',

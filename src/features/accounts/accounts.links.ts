@@ -56,8 +56,8 @@ export class AccountLinks {
     const base = baseUrl(this.config)
     const link =
       kind === 'verify_email'
-        ? `${base}/auth/verify-email?token=${token}`
-        : `${base}/reset-password?token=${token}`
+        ? `${base}/console/verify-email?token=${token}`
+        : `${base}/console/reset-password?token=${token}`
     if (!this.mailer.enabled) return link
     // The mailer logs and swallows delivery failures: the user can ask for another link.
     const sent = this.mailer.send({ to: user.email, ...this.message(user, kind, link) })

@@ -194,6 +194,8 @@ export function accountsRoutes(
       handler: () => ({
         signup_mode: config.accounts.signup_mode,
         registration_enabled: accounts.registrationOpen(),
+        first_run: accounts.firstRun(),
+        resend_cooldown_seconds: config.accounts.resend_cooldown_seconds,
         billing_enabled: config.billing.mode !== 'off',
         default_plan: config.accounts.default_plan,
         email_enabled: config.email.transport !== 'disabled',

@@ -114,6 +114,10 @@ export const WorkspaceSetupReq = namedObject('WorkspaceSetupReq', {
 export const AuthConfigResp = namedObject('AuthConfigResp', {
   signup_mode: Type.Union([Type.Literal('open'), Type.Literal('invite')]),
   registration_enabled: Type.Boolean({ description: 'Whether /auth/register accepts sign-ups.' }),
+  first_run: Type.Boolean({ description: 'True while the install has no workspace yet.' }),
+  resend_cooldown_seconds: Type.Integer({
+    description: 'Wait between two verification emails to one address.',
+  }),
   billing_enabled: Type.Boolean(),
   default_plan: Type.String(),
   email_enabled: Type.Boolean({ description: 'False: links are returned in responses.' }),

@@ -141,6 +141,11 @@ export class AccountsService {
     return accounts.registration === 'first' && !this.d.workspaces.any()
   }
 
+  /** True while the install has no workspace at all: the console offers to create the first one. */
+  firstRun(): boolean {
+    return !this.d.workspaces.any()
+  }
+
   /** Where a link for this caller goes while it is being issued (independent of the address). */
   private linkDelivery(caller: Caller): LinkDelivery {
     if (this.d.mailer.enabled) return 'email'

@@ -110,7 +110,7 @@ export class MembersService {
         createdAt: now,
       })
     }
-    const link = `${baseUrl(this.d.config)}/accept-invite?token=${token}`
+    const link = `${baseUrl(this.d.config)}/console/accept-invite?token=${token}`
     if (!this.d.mailer.enabled) return { status: 'sent', invite_link: link }
     const sent = await this.d.mailer.send({
       to: email,

@@ -25,7 +25,11 @@ export function serviceRoutes(deps: ServiceRouteDeps): RouteDef[] {
       summary: 'Service identity and the API versions served',
       tags: ['service'],
       response: RootResp,
-      handler: () => ({ service: 'engram', version: deps.version, api_versions: ['1'], docs: '/docs' }),
+      // A browser (it asks for HTML first) is sent to the console; API clients get the JSON.
+      handler: ({ request }) =>
+        /^\s*text\/html/.test(request.headers.get('accept') ?? '')
+          ? new Response(null, { status: 302, headers: { location: '/console/', vary: 'accept' } })
+          : { service: 'engram', version: deps.version, api_versions: ['1'], docs: '/docs' },
     }),
     defineRoute({
       method: 'GET',

@@ -74,6 +74,7 @@ export function buildOpenApi(routes: RouteDef[], info: OpenApiInfo): Record<stri
   const components = new Components({ ...errorSchemas, ...codeErrorSchemas() })
   const paths: Record<string, Record<string, unknown>> = {}
   for (const route of routes) {
+    if (route.hidden) continue
     for (const style of stylesOf(route)) {
       const path = mountedPath(route, style).replace(/:([A-Za-z0-9_]+)/g, '{$1}')
       paths[path] ??= {}

@@ -99,6 +99,8 @@ export interface RouteDef<
   status?: number
   /** Response schema (for lists, the item schema). */
   response?: TSchema
+  /** Not part of the API (the console's pages): served, but left out of the OpenAPI document. */
+  hidden?: boolean
   /** Content type of a non-JSON response, for the OpenAPI document. */
   produces?: string
   /** A `text/event-stream` route: each event name, in stream order, with the schema of its data. */

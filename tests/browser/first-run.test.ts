@@ -1,0 +1,67 @@
+import { describe, expect, test } from 'bun:test'
+import { consoleRig, seriousViolations } from '../helpers/browser'
+
+const rig = consoleRig()
+
+describe('console: first run, sign-in and sign-out', () => {
+  test('a browser at / lands on the console, which offers to create the first workspace and signs its creator in', async () => {
+    const r = rig()
+    const ctx = await r.context()
+    const page = await ctx.newPage()
+    const foreign: string[] = []
+    page.on('request', (req) => {
+      if (!req.url().startsWith(r.server.url) && !req.url().startsWith('data:')) foreign.push(req.url())
+    })
+    await page.goto(r.url('/'))
+    await page.waitForURL('**/console/sign-up')
+    await page.getByRole('heading', { name: 'Welcome to Engram' }).waitFor()
+    expect(await seriousViolations(page)).toEqual([])
+    await page.getByLabel('Workspace name').fill('Acme Research')
+    await page.getByLabel('Your name').fill('Ada Admin')
+    await page.getByLabel('Email').fill('ada@example.com')
+    await page.getByLabel('Password').fill('correct horse battery')
+    await page.getByRole('button', { name: 'Create the workspace' }).click()
+    await page.waitForURL('**/console/bases')
+    await page.getByRole('navigation', { name: 'Sections' }).waitFor()
+    expect(await page.getByText('Acme Research').first().isVisible()).toBe(true)
+    // An admin sees the admin sections.
+    expect(await page.getByRole('link', { name: 'API keys' }).isVisible()).toBe(true)
+    expect(await seriousViolations(page)).toEqual([])
+    await r.screenshot(page, 'first-run')
+    expect(foreign).toEqual([])
+    await ctx.close()
+  })
+
+  test('sign-out ends the session; a protected page then sends the visitor to sign-in and back after it', async () => {
+    const r = rig()
+    const ctx = await r.context()
+    const page = await ctx.newPage()
+    await page.goto(r.url('/console/keys'))
+    await page.waitForURL('**/console/sign-in?next=*')
+    // The first workspace exists: the console no longer offers to create one.
+    expect(await page.getByRole('link', { name: 'Create a workspace' }).count()).toBe(0)
+    expect(await seriousViolations(page)).toEqual([])
+    await page.getByLabel('Email').fill('ada@example.com')
+    await page.getByLabel('Password').fill('wrong password!')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    const alert = page.getByRole('alert')
+    await alert.waitFor()
+    expect(await alert.textContent()).toMatch(/password/i)
+    await page.getByLabel('Password').fill('correct horse battery')
+    await page.getByLabel('Keep me signed in').check()
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.waitForURL('**/console/keys')
+    // The token survives a reload of the tab (sessionStorage)...
+    await page.reload()
+    await page.getByRole('navigation', { name: 'Sections' }).waitFor()
+    expect(await page.evaluate(() => localStorage.length)).toBe(0)
+    // ...and sign-out forgets it.
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.waitForURL('**/console/sign-in')
+    expect(await page.evaluate(() => sessionStorage.getItem('engram.session'))).toBeNull()
+    await page.goto(r.url('/console/bases'))
+    await page.waitForURL('**/console/sign-in?next=*')
+    await r.screenshot(page, 'sign-out')
+    await ctx.close()
+  })
+})

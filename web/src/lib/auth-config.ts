@@ -1,0 +1,20 @@
+import { signal } from '@preact/signals'
+import { useEffect } from 'preact/hooks'
+import { api } from '../api/client'
+import type { AuthConfig } from '../api/types'
+
+const config = signal<AuthConfig | null>(null)
+
+/** Fetches the server's sign-up mode and options again (after the first workspace exists). */
+export async function reloadAuthConfig(): Promise<AuthConfig> {
+  config.value = await api<AuthConfig>('/auth/config', { anonymous: true })
+  return config.value
+}
+
+/** The server's sign-up mode and options (`/auth/config`), loaded once; null until known. */
+export function useAuthConfig(): AuthConfig | null {
+  useEffect(() => {
+    if (!config.value) reloadAuthConfig().catch(() => undefined)
+  }, [])
+  return config.value
+}

@@ -1,0 +1,56 @@
+import { useState } from 'preact/hooks'
+import { useLocation } from 'preact-iso'
+import { signIn } from '../api/session'
+import { PublicLayout } from '../components/layout'
+import { Button, ErrorBox, Field } from '../components/ui'
+import { useAuthConfig } from '../lib/auth-config'
+
+/** Where to go after signing in: the page the visitor came from, if it is one of ours. */
+export function nextPath(query: Record<string, string>): string {
+  const next = query.next ?? ''
+  return next.startsWith('/console/') && !next.startsWith('//') ? next : '/console/bases'
+}
+
+/** Sign-in with the OAuth2 password form; remember-me asks for the long session. */
+export function SignIn() {
+  const { query, route } = useLocation()
+  const config = useAuthConfig()
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<Error | null>(null)
+  const onSubmit = async (e: Event) => {
+    e.preventDefault()
+    const f = new FormData(e.currentTarget as HTMLFormElement)
+    setBusy(true)
+    setError(null)
+    try {
+      await signIn(String(f.get('email')), String(f.get('password')), f.get('remember') === 'on')
+      route(nextPath(query), true)
+    } catch (err) {
+      setError(err as Error)
+      setBusy(false)
+    }
+  }
+  return (
+    <PublicLayout title="Sign in">
+      {query.error && <ErrorBox error={new Error(query.error)} />}
+      <form onSubmit={onSubmit} class="stack">
+        <Field label="Email" type="email" name="email" autocomplete="username" required />
+        <Field label="Password" type="password" name="password" autocomplete="current-password" required />
+        <label class="check">
+          <input type="checkbox" name="remember" /> Keep me signed in
+        </label>
+        <ErrorBox error={error} />
+        <Button type="submit" variant="primary" busy={busy}>
+          Sign in
+        </Button>
+      </form>
+      <p class="links">
+        <a href="/console/forgot-password">Forgot your password?</a>
+        {config?.registration_enabled && !config.first_run && (
+          <a href="/console/sign-up">Create a workspace</a>
+        )}
+        {config && !config.registration_enabled && <a href="/console/request-access">Request access</a>}
+      </p>
+    </PublicLayout>
+  )
+}
