@@ -1,22 +1,52 @@
 /**
  * The console's pages. A page is a component in `pages/`; a signed-in page is wrapped in
- * `Protected` (admin pages with `admin`), and its section is listed in `components/layout.tsx`.
+ * `Protected` (admin pages with `admin`: a member is told the page is for admins), and its section
+ * is listed in `components/layout.tsx` (the navigation shows a member no admin section).
  */
+import type { ComponentType } from 'preact'
 import { LocationProvider, Route, Router } from 'preact-iso'
 import { Protected } from './components/guard'
+import { AcceptInvite } from './pages/accept-invite'
+import { Account } from './pages/account'
+import { Base } from './pages/base'
+import { Bases } from './pages/bases'
+import { Chat } from './pages/chat'
+import { CheckEmail } from './pages/check-email'
+import { Compare } from './pages/compare'
+import { ForgotPassword } from './pages/forgot-password'
+import { Keys } from './pages/keys'
+import { Mcp } from './pages/mcp'
+import { Members } from './pages/members'
 import { NotFound } from './pages/not-found'
-import { Placeholder } from './pages/placeholder'
+import { RequestAccess } from './pages/request-access'
+import { ResetPassword } from './pages/reset-password'
 import { SignIn } from './pages/sign-in'
 import { SignUp } from './pages/sign-up'
 import { Start } from './pages/start'
+import { Status } from './pages/status'
+import { Usage } from './pages/usage'
+import { VerifyEmail } from './pages/verify-email'
 
-const page =
-  (title: string, admin = false) =>
-  () => (
+/** A page that needs a signed-in user (an admin, with `admin`); route params pass through. */
+function signedIn<P extends object>(Page: ComponentType<P>, admin = false) {
+  return (props: P) => (
     <Protected admin={admin}>
-      <Placeholder title={title} />
+      <Page {...props} />
     </Protected>
   )
+}
+
+// Made once: a component made in render would remount its page on every render.
+const BasesPage = signedIn(Bases)
+const BasePage = signedIn(Base)
+const ChatPage = signedIn(Chat)
+const ComparePage = signedIn(Compare)
+const KeysPage = signedIn(Keys, true)
+const MembersPage = signedIn(Members, true)
+const UsagePage = signedIn(Usage, true)
+const McpPage = signedIn(Mcp)
+const StatusPage = signedIn(Status)
+const AccountPage = signedIn(Account)
 
 /** The router: public pages first, then the signed-in ones. */
 export function App() {
@@ -26,13 +56,22 @@ export function App() {
         <Route path="/console/" component={Start} />
         <Route path="/console/sign-in" component={SignIn} />
         <Route path="/console/sign-up" component={SignUp} />
-        <Route path="/console/bases" component={page('Document bases')} />
-        <Route path="/console/keys" component={page('API keys', true)} />
-        <Route path="/console/members" component={page('Members', true)} />
-        <Route path="/console/usage" component={page('Usage', true)} />
-        <Route path="/console/mcp" component={page('MCP')} />
-        <Route path="/console/status" component={page('Status')} />
-        <Route path="/console/account" component={page('Account')} />
+        <Route path="/console/check-email" component={CheckEmail} />
+        <Route path="/console/verify-email" component={VerifyEmail} />
+        <Route path="/console/forgot-password" component={ForgotPassword} />
+        <Route path="/console/reset-password" component={ResetPassword} />
+        <Route path="/console/accept-invite" component={AcceptInvite} />
+        <Route path="/console/request-access" component={RequestAccess} />
+        <Route path="/console/bases" component={BasesPage} />
+        <Route path="/console/bases/:id" component={BasePage} />
+        <Route path="/console/bases/:id/chat" component={ChatPage} />
+        <Route path="/console/bases/:id/compare" component={ComparePage} />
+        <Route path="/console/keys" component={KeysPage} />
+        <Route path="/console/members" component={MembersPage} />
+        <Route path="/console/usage" component={UsagePage} />
+        <Route path="/console/mcp" component={McpPage} />
+        <Route path="/console/status" component={StatusPage} />
+        <Route path="/console/account" component={AccountPage} />
         <Route default component={NotFound} />
       </Router>
     </LocationProvider>

@@ -1,0 +1,6 @@
+import { Placeholder } from './placeholder'
+
+/** Document bases. */
+export function Bases(_props: { id?: string }) {
+  return <Placeholder title="Document bases" />
+}
