@@ -232,7 +232,7 @@ describe('open sign-up', () => {
         email_verified: false,
         link_delivery: 'response',
         verify_link: expect.stringMatching(
-          /^http:\/\/localhost:8080\/auth\/verify-email\?token=[0-9A-Za-z]{43}$/,
+          /^http:\/\/localhost:8080\/console\/verify-email\?token=[0-9A-Za-z]{43}$/,
         ),
       })
       const u = t.db.$client

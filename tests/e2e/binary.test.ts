@@ -40,6 +40,18 @@ describe('the compiled executable', () => {
     expect((await (await fetch(`${binary().url}/openapi.json`)).json()).openapi).toBe('3.1.0')
   })
 
+  test('serves the console embedded in it: the page, and the script it loads as JavaScript', async () => {
+    const page = await fetch(`${binary().url}/console/`)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    const script = (await page.text()).match(/src="(\/console\/assets\/[^"]+\.js)"/)?.[1]
+    expect(script).toBeDefined()
+    const js = await fetch(`${binary().url}${script}`)
+    expect(js.status).toBe(200)
+    expect(js.headers.get('content-type')).toStartWith('text/javascript')
+    expect((await js.text()).length).toBeGreaterThan(1000)
+  })
+
   test('writes one JSON log line per request with its id, route, status and duration', async () => {
     const res = await fetch(`${binary().url}/v1`, { headers: { 'x-request-id': 'smoke-1' } })
     await res.text()

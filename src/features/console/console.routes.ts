@@ -51,6 +51,7 @@ export function consoleRoutes(): RouteDef[] {
       tags: ['console'],
       produces: 'text/html',
       response: Type.String(),
+      query: Type.Object({}, { additionalProperties: true }),
       handler: ({ url }) =>
         url.pathname.endsWith('/')
           ? page()
@@ -66,6 +67,8 @@ export function consoleRoutes(): RouteDef[] {
       tags: ['console'],
       produces: 'text/html',
       response: Type.String(),
+      // The app reads its own query (`?next=`, `?token=`).
+      query: Type.Object({}, { additionalProperties: true }),
       handler: page,
     }),
   ]

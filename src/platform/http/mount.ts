@@ -45,9 +45,11 @@ export function stylesOf(route: RouteDef): ApiStyle[] {
 
 /** The query schema a route accepts under a style (`/v1` lists add `limit` and `cursor`). */
 export function querySchemaOf(route: RouteDef, style: ApiStyle): TObject {
-  const own = (route.query as TObject | undefined)?.properties ?? {}
+  const query = route.query as TObject | undefined
+  const own = query?.properties ?? {}
   const props = route.list && style === 'v1' ? { ...own, ...pageQueryProperties } : own
-  return Type.Object(props, { additionalProperties: false })
+  // Unknown parameters are refused unless the route says it takes any (a page reads its own).
+  return Type.Object(props, { additionalProperties: query?.additionalProperties === true })
 }
 
 /** Methods a path may be asked for; the ones it does not serve answer 405 with `Allow`. */
@@ -102,7 +104,9 @@ function clientOf(request: Request, trustProxy: boolean): { ip: string; loopback
 
 function compileRoute(route: RouteDef, style: ApiStyle, deps: MountDeps) {
   const querySchema = querySchemaOf(route, style)
-  const queryKeys = new Set(Object.keys(querySchema.properties))
+  // null: the route takes any parameter (its schema allows additional properties).
+  const queryKeys =
+    querySchema.additionalProperties === true ? null : new Set(Object.keys(querySchema.properties))
   const queryValidator = compileValidator(querySchema, 'query')
   const paramsValidator = route.params ? compileValidator(route.params, 'path') : null
   const bodyValidator: Validator | null = route.body ? compileValidator(route.body, 'body') : null
@@ -182,11 +186,11 @@ function authorize(route: RouteDef, request: Request, ip: string, deps: MountDep
   return principal
 }
 
-function parseQuery(url: URL, allowed: Set<string>, validator: Validator): unknown {
+function parseQuery(url: URL, allowed: Set<string> | null, validator: Validator): unknown {
   const raw: Record<string, string> = {}
   const unknown: string[] = []
   for (const [k, v] of url.searchParams) {
-    if (!allowed.has(k)) unknown.push(k)
+    if (allowed && !allowed.has(k)) unknown.push(k)
     else if (!(k in raw)) raw[k] = v
   }
   if (unknown.length > 0) {
