@@ -70,14 +70,20 @@ export async function serve(config: Config): Promise<void> {
     (e) => rt.log.error('orphan sweep failed', { error: (e as Error).message }),
   )
   logModelSettings(config.llm, rt.log)
-  rt.log.info('ready', { docs: `${baseUrl(config)}/docs`, api: `${baseUrl(config)}/v1` })
+  rt.log.info('ready', {
+    console: `${baseUrl(config)}/console/`,
+    docs: `${baseUrl(config)}/docs`,
+    api: `${baseUrl(config)}/v1`,
+  })
   if (firstStart(rt.db)) {
     // Printed for a person, not a log collector: how to get from an empty install to a first workspace
     // and an API key, as commands that work when pasted (sign-in is the OAuth2 password form, not
     // JSON). The port is the one listened on, so `--port 0` prints a usable address too.
     const url = config.server.base_url ? baseUrl(config) : `http://localhost:${server.port}`
     process.stderr.write(
-      `\nNo workspace yet. Create the first one (its creator becomes its admin):\n\n` +
+      `\nNo workspace yet. Open the console to create the first one (its creator becomes its admin):\n\n` +
+        `  ${url}/console/\n\n` +
+        `Or from a shell:\n\n` +
         `  curl -X POST ${url}/v1/auth/register -H 'content-type: application/json' \\\n` +
         `    -d '{"email":"you@example.com","password":"a long password","workspace_name":"My team","name":"Your name"}'\n\n` +
         `Sign in later with the password form; either answer's access_token is a session:\n\n` +

@@ -69,6 +69,14 @@ async function paste(command: string): Promise<{ status: number; body: Record<st
 }
 
 describe('the first-start banner', () => {
+  test('it names the console, which answers its page at that address', async () => {
+    const url = banner.match(/^ {2}(http:\/\/\S+\/console\/)$/m)?.[1]
+    expect(url).toBeDefined()
+    const res = await fetch(url!)
+    expect(res.status).toBe(200)
+    expect(await res.text()).toContain('<div id="app"></div>')
+  })
+
   test('its register, sign-in and key commands work when pasted, in that order', async () => {
     const [register, login, mint, ...rest] = commands(banner)
     expect(rest).toEqual([])
