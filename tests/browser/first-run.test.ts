@@ -64,4 +64,31 @@ describe('console: first run, sign-in and sign-out', () => {
     await r.screenshot(page, 'sign-out')
     await ctx.close()
   })
+
+  test('before half the session has passed the console swaps its token without the user noticing', async () => {
+    const r = rig()
+    const ctx = await r.context()
+    const page = await ctx.newPage()
+    // The browser's clock only: the console plans the refresh by it, the server answers by its own.
+    await page.clock.install()
+    await page.goto(r.url('/console/sign-in'))
+    await page.getByLabel('Email').fill('ada@example.com')
+    await page.getByLabel('Password').fill('correct horse battery')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.waitForURL('**/console/bases')
+    const stored = await page.evaluate(() => JSON.parse(sessionStorage.getItem('engram.session') ?? 'null'))
+    const life = Date.parse(stored.expiresAt) - Date.now()
+    const refreshed = page.waitForRequest(
+      (req) => req.url().endsWith('/v1/auth/refresh') && req.method() === 'POST',
+    )
+    await page.clock.fastForward(Math.ceil(life / 2) + 1000)
+    const req = await refreshed
+    expect(req.headers().authorization).toBe(`Bearer ${stored.token}`)
+    expect((await req.response())?.status()).toBe(200)
+    // Still signed in, on the same page.
+    await page.getByRole('navigation', { name: 'Sections' }).waitFor()
+    expect(page.url()).toEndWith('/console/bases')
+    await r.screenshot(page, 'session-refresh')
+    await ctx.close()
+  })
 })
