@@ -52,7 +52,8 @@ export function LineChart(props: {
       scales: { x: { time: false } },
       legend: { show: true },
       axes: [
-        { ...axis, label: props.xLabel },
+        // Ticks at the measured x values only (concurrency levels are whole numbers).
+        { ...axis, label: props.xLabel, splits: (u) => [...((u.data[0] as number[] | undefined) ?? [])] },
         { ...axis, label: props.yLabel, size: 60 },
       ],
       series: [

@@ -117,7 +117,7 @@ export function EconomicsPanel({ baseId }: { baseId: string }) {
 function breakeven(e: Economics): string {
   const n = e.breakeven_vs_rag
   if (n === null) {
-    return `not at ${fmtCount(e.queries_per_month)} queries a month: a cartridge query does not cost less than a retrieval one at this volume, so onboarding does not pay for itself. Try a higher volume.`
+    return `none at ${fmtCount(e.queries_per_month)} queries a month: a cartridge query costs ${fmtUsd(e.per_query.cart)} against ${fmtUsd(e.per_query.rag)} for retrieval, so onboarding does not pay for itself at this volume.`
   }
   const months = n / e.queries_per_month
   const when =

@@ -34,7 +34,7 @@ export function RetryCountdown(props: {
       <p>
         {props.message} Trying again in <strong class="retry-seconds">{left}</strong>{' '}
         {left === 1 ? 'second' : 'seconds'}
-        {props.attempt > 1 ? ` (attempt ${props.attempt})` : ''}.
+        {props.attempt > 2 ? ` (tried ${props.attempt - 1} times so far)` : ''}.
       </p>
       <div class="actions">
         <button type="button" class="btn btn-plain btn-small" onClick={() => retry.current()}>

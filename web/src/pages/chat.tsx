@@ -295,8 +295,7 @@ function ExchangeView(props: {
         )}
         {declined && (
           <p class="declined-title">
-            <span class="badge badge-warn">Not in this base</span> The documents here do not answer this
-            question.
+            <span class="badge badge-warn">Not in this base</span>
           </p>
         )}
         {fallback && (
@@ -353,7 +352,7 @@ function Feedback({ x, onRate }: { x: Exchange; onRate: (r: 'up' | 'down') => vo
         disabled={sending}
         onClick={() => onRate('up')}
       >
-        <span aria-hidden="true">👍</span> Good answer
+        <Thumb /> Good answer
       </button>
       <button
         type="button"
@@ -362,7 +361,7 @@ function Feedback({ x, onRate }: { x: Exchange; onRate: (r: 'up' | 'down') => vo
         disabled={sending}
         onClick={() => onRate('down')}
       >
-        <span aria-hidden="true">👎</span> Bad answer
+        <Thumb down /> Bad answer
       </button>
       {x.feedback === 'sent' && (
         <span class="muted" role="status">
@@ -371,5 +370,26 @@ function Feedback({ x, onRate }: { x: Exchange; onRate: (r: 'up' | 'down') => vo
       )}
       {x.feedback instanceof Error && <ErrorBox error={x.feedback} />}
     </fieldset>
+  )
+}
+
+/** A thumb drawn in SVG (no emoji font is needed: the console ships no fonts). */
+function Thumb({ down }: { down?: boolean }) {
+  return (
+    <svg
+      class={`thumb${down ? ' thumb-down' : ''}`}
+      viewBox="0 0 24 24"
+      width="16"
+      height="16"
+      aria-hidden="true"
+    >
+      <path
+        fill="none"
+        stroke="currentColor"
+        stroke-width="2"
+        stroke-linejoin="round"
+        d="M7 10v11H3V10h4Zm0 0 4-8c1.7 0 3 1.3 3 3v4h5.5a2 2 0 0 1 2 2.3l-1.4 8A2 2 0 0 1 18.1 21H7"
+      />
+    </svg>
   )
 }
