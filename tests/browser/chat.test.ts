@@ -145,6 +145,65 @@ describe('console: chat with a ready base', () => {
     await r.screenshot(page, 'chat-declined-375')
     await ctx.close()
   })
+  test('a base with nothing onboarded offers no question box, and an unknown base shows the API’s error', async () => {
+    const r = rig()
+    const created = await fetch(`${r.server.url}/v1/corpora`, {
+      method: 'POST',
+      headers: { authorization: b.authorization, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Empty base' }),
+    })
+    const empty = (await created.json()) as { id: string }
+    const ctx = await r.context()
+    const page = await signedIn(ctx, b)
+    await page.goto(r.url(`/console/bases/${empty.id}/chat`))
+    await page.getByText('This base is not ready for questions yet').waitFor()
+    expect(await page.getByLabel('Question', { exact: true }).count()).toBe(0)
+    expect(await seriousViolations(page)).toEqual([])
+    await page.goto(r.url('/console/bases/cor_missing/compare'))
+    const alert = page.getByRole('alert')
+    await alert.waitFor()
+    expect(await alert.textContent()).toBe('Document base not found.')
+    await page.getByRole('button', { name: 'Try again' }).waitFor()
+    await r.screenshot(page, 'chat-not-ready')
+    await ctx.close()
+  })
+})
+
+describe('console: chat with a model server that fails (not strict)', () => {
+  const standin = startLlmStandin()
+  standin.setMode('error500')
+  const rig = consoleRig({
+    ENGRAM_LLM_URL: standin.url,
+    ENGRAM_LLM_MODEL: 'tiny',
+    ENGRAM_LLM_TIMEOUT_MS: '2000',
+  })
+  let b: ConsoleBase
+  beforeAll(async () => {
+    b = await readyBaseOn(rig().server.url, FILES(), { email: 'cy@example.com' })
+  }, 120_000)
+  afterAll(() => standin.stop())
+
+  test('the answer is the extractive one, and the page says so with the reason', async () => {
+    const r = rig()
+    const ctx = await r.context()
+    const page = await signedIn(ctx, b)
+    await page.goto(r.url(`/console/bases/${b.corpusId}/chat`))
+    const res = await ask(page, 'What is Haystack?')
+    const head = parseSse(await res.text()).find((e) => e.event === 'head')!.data as Head & {
+      fallback?: string
+    }
+    expect(head.fallback).toBe('extractive')
+    const note = page.getByRole('note')
+    await note.waitFor()
+    expect(await note.textContent()).toContain(
+      'Answered without the model server: The model server answered 500.',
+    )
+    await page.getByRole('button', { name: 'Good answer' }).waitFor()
+    expect(await page.getByRole('button', { name: /^Source 1:/ }).count()).toBeGreaterThan(0)
+    expect(await seriousViolations(page)).toEqual([])
+    await r.screenshot(page, 'chat-fallback')
+    await ctx.close()
+  })
 })
 
 describe('console: chat while the model server is unavailable (strict: 503 with Retry-After)', () => {

@@ -40,8 +40,13 @@ export function SourceList(props: { sources: Source[]; onOpen: (index: number) =
         <li key={s.id}>
           <button type="button" class="source-link" onClick={() => props.onOpen(i)}>
             <span class="source-n">[{i + 1}]</span> {s.title || s.filename}
-          </button>{' '}
-          <span class="muted source-file">{s.filename}</span>
+          </button>
+          {s.title && s.title !== s.filename && (
+            <>
+              {' '}
+              <span class="muted source-file">{s.filename}</span>
+            </>
+          )}
         </li>
       ))}
     </ol>
