@@ -248,4 +248,28 @@ describe('console: chat while the model server is unavailable (strict: 503 with 
     await r.screenshot(page, 'chat-retried')
     await ctx.close()
   })
+
+  test('compare waits out the same 503 with its countdown and then shows both sides', async () => {
+    const r = rig()
+    const ctx = await r.context()
+    const page = await signedIn(ctx, b)
+    await page.goto(r.url(`/console/bases/${b.corpusId}/compare`))
+    await page.getByRole('heading', { name: 'Compare', exact: true }).waitFor()
+    standin.setMode('busy429')
+    await page.getByLabel('Question', { exact: true }).fill('What is Haystack?')
+    const [refused] = await Promise.all([
+      page.waitForResponse((q) => q.url().includes('/compare?side=both')),
+      page.getByRole('button', { name: 'Compare', exact: true }).click(),
+    ])
+    expect(refused.status()).toBe(503)
+    const countdown = page.getByRole('status').filter({ hasText: 'Trying again in' })
+    await countdown.waitFor()
+    expect(await countdown.locator('.retry-seconds').textContent()).toMatch(/^[1-7]$/)
+    standin.setMode('ok')
+    // "Try now" does not wait for the end of the count.
+    await page.getByRole('button', { name: 'Try now' }).click()
+    await page.getByRole('region', { name: 'Retrieval (rag)' }).waitFor()
+    expect(await countdown.count()).toBe(0)
+    await ctx.close()
+  })
 })
