@@ -101,6 +101,7 @@ export async function measureAbstention(
               question: q.question,
               signals: explain.signals ?? null,
               evidence: explain.evidence,
+              unchecked: explain.unchecked ?? '',
               sources: res.sources.map((s) => ({
                 document_id: s.document_id,
                 title: s.title,

@@ -19,8 +19,10 @@ import { type SectionRef, searchIndex } from './lib/ragsearch'
 import { type RankedPassage, withDocumentPrior, withMeaning, withTermFrequency } from './lib/rank'
 import { prepareStaticVectors } from './lib/static-vectors'
 import {
+  SUPPORT_PASSAGES,
   SUPPORT_THRESHOLD,
   type SupportSignals,
+  supportQuestion,
   supportScore,
   supportSignals,
   type TermEvidence,
@@ -333,10 +335,10 @@ export class Engine {
   }
 
   /**
-   * Answers a question from a base with the chosen strategy (cart by default). When the best
-   * passage does not support an answer (support.ts), the answer says so instead. `explain`, when
-   * given, receives the support signals of the best passage (benchmarks fit the model on them) and
-   * the answer that would be composed without the check.
+   * Answers a question from a base with the chosen strategy (cart by default). When none of the
+   * passages the answer may quote supports an answer (support.ts), the answer says so instead.
+   * `explain`, when given, receives the support signals of the passage that decided (benchmarks fit
+   * the model on them) and the answer that would be composed without the check.
    */
   async ask(
     baseId: string,
@@ -381,11 +383,21 @@ export class Engine {
     }
     ranked = ranked.slice(0, k)
     const sources = ranked.map(toSource)
-    const best = sources[0]
-    const signals = best && supportSignals(condensed, evidence, best.snippet, best.title)
-    if (explain && signals) explain.signals = signals
+    // The passages an answer may quote (composeAnswer draws on the first three) are asked in order
+    // until one supports an answer; the support is that one's, or the best when none does.
+    let support = 0
+    if (sources.length > 0) {
+      const asked = supportQuestion(condensed, evidence)
+      for (const s of sources.slice(0, SUPPORT_PASSAGES)) {
+        const signals = supportSignals(asked, s.snippet, s.title)
+        const score = supportScore(signals)
+        if (score <= support) continue
+        support = score
+        if (explain) explain.signals = signals
+        if (support >= SUPPORT_THRESHOLD) break
+      }
+    }
     if (explain) explain.evidence = evidence
-    const support = signals ? supportScore(signals) : 0
     const t1 = this.now()
     const weights = new Map<string, number>()
     for (const t of plan.terms) weights.set(t, 1)

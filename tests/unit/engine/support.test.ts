@@ -3,6 +3,7 @@ import { planQuery } from '../../../src/features/engine/lib/query'
 import { prepareStaticVectors } from '../../../src/features/engine/lib/static-vectors'
 import {
   SUPPORT_THRESHOLD,
+  supportQuestion,
   supportScore,
   supportSignals,
   type TermEvidence,
@@ -20,8 +21,8 @@ describe('support signals', () => {
     const together = 'Harwell school was founded in the year 1871. It has grown since then.'
     const scattered =
       'Harwell is a village. Its football club was founded late. A school bus stops there every year.'
-    const a = supportSignals(QUESTION, EVIDENCE, together, 'Education')
-    const b = supportSignals(QUESTION, EVIDENCE, scattered, 'Education')
+    const a = supportSignals(supportQuestion(QUESTION, EVIDENCE), together, 'Education')
+    const b = supportSignals(supportQuestion(QUESTION, EVIDENCE), scattered, 'Education')
     // The whole passage holds every term in both...
     expect(b.coverage).toBeCloseTo(a.coverage, 6)
     expect(a.coverage).toBeGreaterThan(0.99)
@@ -33,8 +34,8 @@ describe('support signals', () => {
 
   test("the title's words count for every sentence, and a question naming the title is flagged", () => {
     const passage = 'It was founded in the year 1871. A school bus stops there.'
-    const titled = supportSignals(QUESTION, EVIDENCE, passage, 'Harwell')
-    const untitled = supportSignals(QUESTION, EVIDENCE, passage, 'Villages')
+    const titled = supportSignals(supportQuestion(QUESTION, EVIDENCE), passage, 'Harwell')
+    const untitled = supportSignals(supportQuestion(QUESTION, EVIDENCE), passage, 'Villages')
     expect(titled.title).toBe(1)
     expect(untitled.title).toBe(0)
     expect(titled.sentence).toBeGreaterThan(untitled.sentence)
@@ -43,18 +44,58 @@ describe('support signals', () => {
 
   test('a passage about something else is below the threshold, the answering one above', () => {
     const other = supportSignals(
-      QUESTION,
-      EVIDENCE,
+      supportQuestion(QUESTION, EVIDENCE),
       'Trips to the capital need approval. Hotels are paid.',
       'Travel',
     )
     const answer = supportSignals(
-      QUESTION,
-      EVIDENCE,
+      supportQuestion(QUESTION, EVIDENCE),
       'Harwell school was founded in the year 1871.',
       'Harwell',
     )
     expect(supportScore(other)).toBeLessThan(SUPPORT_THRESHOLD)
     expect(supportScore(answer)).toBeGreaterThanOrEqual(SUPPORT_THRESHOLD)
+  })
+
+  test('a question asking for a date is flagged when its best sentence offers none', () => {
+    const dated = supportSignals(
+      supportQuestion(QUESTION, EVIDENCE),
+      'Harwell school was founded in the year 1871.',
+      'Harwell',
+    )
+    const undated = supportSignals(
+      supportQuestion(QUESTION, EVIDENCE),
+      'Harwell school was founded in the year of the flood.',
+      'Harwell',
+    )
+    expect(dated.untyped).toBe(0)
+    expect(undated.untyped).toBe(1)
+    expect(supportScore(undated)).toBeLessThan(supportScore(dated))
+    // A year the question itself names does not answer it.
+    const q = 'In what year after 1871 was the Harwell school founded?'
+    const plan = planQuery(q)
+    const ev: TermEvidence = {
+      terms: plan.terms,
+      df: plan.terms.map(() => 10),
+      passages: 1000,
+      soft: plan.soft,
+    }
+    expect(
+      supportSignals(supportQuestion(q, ev), 'Harwell school was founded long after 1871.', 'Harwell')
+        .untyped,
+    ).toBe(1)
+    // A question that names no kind of answer is never flagged.
+    const why = 'Why was the Harwell school founded?'
+    const whyPlan = planQuery(why)
+    const whyEv: TermEvidence = {
+      terms: whyPlan.terms,
+      df: whyPlan.terms.map(() => 10),
+      passages: 1000,
+      soft: 0,
+    }
+    expect(
+      supportSignals(supportQuestion(why, whyEv), 'Harwell school was founded by the parish.', 'Harwell')
+        .untyped,
+    ).toBe(0)
   })
 })
