@@ -233,6 +233,38 @@ describe('console: document bases', () => {
     await page.getByRole('rowheader', { name: csv }).waitFor({ state: 'detached' })
     await page.locator('.counters dd').first().filter({ hasText: /^6$/ }).waitFor()
 
+    // The list shows the base with its status and counters; a second base is deleted from the list.
+    const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('engram.session')!).token)
+    const other = await fetch(`${r.server.url}/v1/corpora`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Scratch' }),
+    })
+    expect(other.status).toBe(200)
+    await page.getByRole('link', { name: 'All bases' }).click()
+    await page.waitForURL('**/console/bases')
+    const row = page.getByRole('row', { name: new RegExp(`^${BASE}`) })
+    await row.waitFor()
+    expect(await row.getByRole('cell').allTextContents()).toEqual([
+      'ready',
+      '6',
+      '6',
+      '0',
+      '0',
+      expect.any(String),
+      'Delete',
+    ])
+    await accessible(page)
+    await r.screenshot(page, 'bases-list')
+    await page.getByRole('button', { name: 'Delete Scratch' }).click()
+    const scratch = page.getByRole('dialog', { name: 'Delete the base “Scratch”?' })
+    await scratch.waitFor()
+    expect(await scratch.textContent()).toContain('0 documents')
+    await scratch.getByRole('button', { name: 'Delete base' }).click()
+    await page.getByRole('row', { name: /^Scratch/ }).waitFor({ state: 'detached' })
+    await row.getByRole('link', { name: BASE }).click()
+    await page.waitForURL(baseUrl)
+
     await page.getByRole('button', { name: 'Delete base' }).click()
     const confirm = page.getByRole('dialog', { name: `Delete the base “${BASE}”?` })
     await confirm.waitFor()

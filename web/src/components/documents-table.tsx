@@ -130,6 +130,26 @@ export function DocumentsTable(props: { base: Corpus; docs: CursorPages<Doc>; on
   )
 }
 
+/** Short names of the types the server reads; the full media type is the cell's title. */
+const TYPE_NAMES: Record<string, string> = {
+  'application/pdf': 'PDF',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'Word',
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation': 'PowerPoint',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'Excel',
+  'text/html': 'HTML',
+  'text/markdown': 'Markdown',
+  'text/csv': 'CSV',
+  'text/tab-separated-values': 'TSV',
+  'application/json': 'JSON',
+  'text/plain': 'Text',
+}
+
+function typeName(contentType: string | null): string {
+  if (!contentType) return '—'
+  const bare = contentType.split(';')[0]!.trim()
+  return TYPE_NAMES[bare] ?? bare
+}
+
 /** A document's row, and its sections' row when opened (a `tbody` each, so they stay together). */
 function DocRows(props: {
   doc: Doc
@@ -151,8 +171,10 @@ function DocRows(props: {
             {doc.error && <span class="upload-error">{doc.error}</span>}
           </div>
         </th>
-        <td class="muted">{doc.content_type?.split(';')[0] ?? '—'}</td>
-        <td class="num">{formatSize(doc.size)}</td>
+        <td class="muted nowrap" title={doc.content_type ?? undefined}>
+          {typeName(doc.content_type)}
+        </td>
+        <td class="num nowrap">{formatSize(doc.size)}</td>
         <td>
           <StatusBadge status={doc.status} />
         </td>
@@ -170,10 +192,10 @@ function DocRows(props: {
             </button>
           ) : (
             // One section is the whole file: there is nothing more to show.
-            <span class="muted">{doc.status === 'failed' ? '—' : 'whole file'}</span>
+            <span class="muted nowrap">{doc.status === 'failed' ? '—' : 'whole file'}</span>
           )}
         </td>
-        <td>
+        <td class="nowrap">
           <Time iso={doc.created_at} />
         </td>
         <td class="cell-actions">
