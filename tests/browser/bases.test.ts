@@ -197,6 +197,61 @@ describe('console: document bases', () => {
     await r.screenshot(page, 'base-ready')
   })
 
+  test('a run in flight shows the estimate of time left, and cancel stops it (the job answers stood in)', async () => {
+    const r = rig()
+    // A run of seven small files ends within a second: the job's answers are stood in, so the
+    // running state and the cancel can be seen whatever the machine's speed.
+    const job = (status: string, progress: number, eta: number | null) => ({
+      id: 'job_standin',
+      corpus_id: 'cor_x',
+      parent_id: null,
+      kind: 'train',
+      status,
+      progress,
+      eta_seconds: eta,
+      detail: '7 section(s) to onboard',
+      error: null,
+      created_at: new Date().toISOString(),
+      started_at: new Date().toISOString(),
+      finished_at: status === 'canceled' ? new Date().toISOString() : null,
+    })
+    let trainUrl = ''
+    let canceled = false
+    await page.route('**/v1/corpora/*/train*', (route) => {
+      trainUrl = route.request().url()
+      return route.fulfill({ json: job('running', 0, null) })
+    })
+    await page.route('**/v1/jobs/job_standin', (route) =>
+      route.fulfill({ json: canceled ? job('canceled', 0.43, 0) : job('running', 0.43, 75) }),
+    )
+    await page.route('**/v1/corpora/*/cancel', (route) => {
+      canceled = true
+      return route.fulfill({ json: job('running', 0.43, 75) })
+    })
+    await page.getByLabel('Redo every document, not only new and changed ones').check()
+    await page.getByRole('button', { name: 'Start onboarding' }).click()
+    await page.getByText('43% · about 1 min 15 s left').waitFor()
+    expect(new URL(trainUrl).searchParams.get('force')).toBe('true')
+    expect(
+      await page.getByRole('progressbar', { name: 'Onboarding progress' }).getAttribute('aria-valuenow'),
+    ).toBe('43')
+    await accessible(page)
+    await r.screenshot(page, 'base-onboarding-running')
+    await page.getByRole('button', { name: 'Cancel onboarding' }).click()
+    await page.getByText('Canceled at 43%').waitFor()
+    await page.getByRole('button', { name: 'Start onboarding' }).waitFor()
+    await page.unroute('**/v1/corpora/*/train*')
+    await page.unroute('**/v1/jobs/job_standin')
+    await page.unroute('**/v1/corpora/*/cancel')
+    // Nothing was sent to the server: the real history still holds the one run.
+    expect(
+      await page
+        .getByRole('table', { name: /Onboarding history/ })
+        .getByRole('row')
+        .count(),
+    ).toBe(2)
+  })
+
   test('sections show on demand; a document and then the base are deleted after confirmations that name them', async () => {
     const r = rig()
     // A one-section file has nothing to open; the HTML page is read as several sections.
