@@ -145,7 +145,7 @@ describe('console: document bases', () => {
     )
     // The documents table lists every file once the queue is empty.
     for (const path of all) await page.getByRole('rowheader', { name: path }).waitFor()
-    expect(await page.locator('.counters dd').first().textContent()).toBe(String(all.length))
+    expect(await page.locator('.base-counters dd').first().textContent()).toBe(String(all.length))
 
     // Random bytes named x.bin: 415, and the line says what the type is, in the API's words.
     const random = new Uint8Array(4096).map((_, i) => (i * 7919 + 13) % 251)
@@ -187,7 +187,7 @@ describe('console: document bases', () => {
     expect(await bar.getAttribute('aria-valuenow')).toBe('100')
     await page.getByText(/^100% · finished/).waitFor()
     await page.locator('.base-summary', { hasText: 'ready' }).waitFor()
-    const counters = await page.locator('.counters dd').allTextContents()
+    const counters = await page.locator('.base-counters dd').allTextContents()
     expect(counters.slice(0, 4)).toEqual(['7', '7', '0', '0'])
     const history = page.getByRole('table', { name: /Onboarding history/ })
     expect(await history.getByRole('row').count()).toBe(2)
@@ -286,7 +286,7 @@ describe('console: document bases', () => {
     await dialog.getByRole('button', { name: 'Delete document' }).click()
     await dialog.waitFor({ state: 'hidden' })
     await page.getByRole('rowheader', { name: csv }).waitFor({ state: 'detached' })
-    await page.locator('.counters dd').first().filter({ hasText: /^6$/ }).waitFor()
+    await page.locator('.base-counters dd').first().filter({ hasText: /^6$/ }).waitFor()
 
     // The list shows the base with its status and counters; a second base is deleted from the list.
     const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('engram.session')!).token)

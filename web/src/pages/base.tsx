@@ -25,7 +25,7 @@ export function Base({ id = '' }: { id?: string }) {
   const base = useLoad((signal) => api<Corpus>(`/corpora/${id}`, { signal }), [id])
   return (
     <>
-      <p class="breadcrumb">
+      <p class="base-back">
         <a href="/console/bases">← All bases</a>
       </p>
       {base.data === undefined && !base.loading && <PageHeader title="Document base" />}
@@ -58,18 +58,18 @@ function BaseView({ base, reloadBase }: { base: Corpus; reloadBase: () => void }
       </PageHeader>
       <Counters base={base} />
 
-      <section aria-labelledby="upload-heading">
+      <section class="base-part" aria-labelledby="upload-heading">
         <h2 id="upload-heading">Upload documents</h2>
         <UploadDropZone onFiles={uploads.add} />
         <UploadList uploads={uploads} />
       </section>
 
-      <section aria-labelledby="onboarding-heading">
+      <section class="base-part" aria-labelledby="onboarding-heading">
         <h2 id="onboarding-heading">Onboarding</h2>
         <OnboardingPanel base={base} onCounters={reloadBase} onFinished={refresh} />
       </section>
 
-      <section aria-labelledby="documents-heading">
+      <section class="base-part" aria-labelledby="documents-heading">
         <h2 id="documents-heading">Documents</h2>
         <DocumentsTable base={base} docs={docs} onDeleted={refresh} />
       </section>
@@ -101,7 +101,7 @@ function BaseSummary({ base }: { base: Corpus }) {
 /** The base's document counters. */
 function Counters({ base }: { base: Corpus }) {
   return (
-    <dl class="counters">
+    <dl class="base-counters">
       <div>
         <dt>Documents</dt>
         <dd>{base.n_documents}</dd>

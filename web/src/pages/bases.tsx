@@ -70,7 +70,7 @@ function CreateBase({ first }: { first: boolean }) {
   return (
     <form class="card stack create-base" onSubmit={onSubmit} aria-label="Create a document base">
       <div class="row">
-        <div class="grow">
+        <div class="create-base-name">
           <Field
             label={first ? 'Name your first base' : 'New base name'}
             name="name"
