@@ -1,6 +1,129 @@
-import { Placeholder } from './placeholder'
+/**
+ * `/console/bases/:id`: one document base. Its status and counters, links to chat with it and to
+ * compare strategies on it, the upload of files and folders, onboarding, and its documents. Every
+ * action here is open to every signed-in user of the workspace (the routes need a session, not an
+ * admin), so nothing is hidden by role.
+ */
+import { useState } from 'preact/hooks'
+import { useLocation } from 'preact-iso'
+import type { Corpus, Doc } from '../api/bases'
+import { api } from '../api/client'
+import { StatusBadge } from '../components/base-status'
+import { DeleteBase } from '../components/delete-base'
+import { DocumentsTable } from '../components/documents-table'
+import { OnboardingPanel } from '../components/onboarding-panel'
+import { Async, Button, PageHeader, Time } from '../components/ui'
+import { UploadDropZone } from '../components/upload-drop-zone'
+import { UploadList } from '../components/upload-list'
+import { useCursorPages } from '../lib/use-cursor-pages'
+import { useLoad } from '../lib/use-load'
+import { useUploads } from '../lib/use-uploads'
+import '../styles/bases.css'
 
-/** Document base. */
-export function Base(_props: { id?: string }) {
-  return <Placeholder title="Document base" />
+/** The page of base `id`. */
+export function Base({ id = '' }: { id?: string }) {
+  const base = useLoad((signal) => api<Corpus>(`/corpora/${id}`, { signal }), [id])
+  return (
+    <>
+      <p class="base-back">
+        <a href="/console/bases">← All bases</a>
+      </p>
+      {base.data === undefined && !base.loading && <PageHeader title="Document base" />}
+      <Async load={base}>{(b) => <BaseView base={b} reloadBase={base.reload} />}</Async>
+    </>
+  )
+}
+
+function BaseView({ base, reloadBase }: { base: Corpus; reloadBase: () => void }) {
+  const { route } = useLocation()
+  const docs = useCursorPages<Doc>(`/corpora/${base.id}/documents`, undefined, [base.id])
+  const [deleting, setDeleting] = useState(false)
+  const refresh = () => {
+    reloadBase()
+    docs.reload()
+  }
+  const uploads = useUploads(base.id, refresh)
+  return (
+    <>
+      <PageHeader title={base.name} lead={<BaseSummary base={base} />}>
+        <a class="btn btn-primary" href={`/console/bases/${base.id}/chat`}>
+          Chat
+        </a>
+        <a class="btn btn-plain" href={`/console/bases/${base.id}/compare`}>
+          Compare
+        </a>
+        <Button variant="danger" onClick={() => setDeleting(true)}>
+          Delete base
+        </Button>
+      </PageHeader>
+      <Counters base={base} />
+
+      <section class="base-part" aria-labelledby="upload-heading">
+        <h2 id="upload-heading">Upload documents</h2>
+        <UploadDropZone onFiles={uploads.add} />
+        <UploadList uploads={uploads} />
+      </section>
+
+      <section class="base-part" aria-labelledby="onboarding-heading">
+        <h2 id="onboarding-heading">Onboarding</h2>
+        <OnboardingPanel base={base} onCounters={reloadBase} onFinished={refresh} />
+      </section>
+
+      <section class="base-part" aria-labelledby="documents-heading">
+        <h2 id="documents-heading">Documents</h2>
+        <DocumentsTable base={base} docs={docs} onDeleted={refresh} />
+      </section>
+
+      <DeleteBase
+        base={deleting ? base : null}
+        onClose={() => setDeleting(false)}
+        onDeleted={() => route('/console/bases')}
+      />
+    </>
+  )
+}
+
+/** The line under the name: status, and what it means for chatting. */
+function BaseSummary({ base }: { base: Corpus }) {
+  const hint: Record<string, string> = {
+    new: 'Upload documents, then start onboarding.',
+    training: 'Onboarding is running.',
+    ready: 'Ready for questions.',
+    failed: 'The last onboarding failed: see its history below.',
+  }
+  return (
+    <span class="base-summary">
+      <StatusBadge status={base.status} /> {hint[base.status] ?? ''}
+    </span>
+  )
+}
+
+/** The base's document counters. */
+function Counters({ base }: { base: Corpus }) {
+  return (
+    <dl class="base-counters">
+      <div>
+        <dt>Documents</dt>
+        <dd>{base.n_documents}</dd>
+      </div>
+      <div>
+        <dt>Ready</dt>
+        <dd>{base.documents_ready}</dd>
+      </div>
+      <div>
+        <dt>Onboarding</dt>
+        <dd>{base.documents_onboarding}</dd>
+      </div>
+      <div>
+        <dt>Failed</dt>
+        <dd>{base.documents_failed}</dd>
+      </div>
+      <div>
+        <dt>Last synced</dt>
+        <dd>
+          <Time iso={base.last_synced_at} />
+        </dd>
+      </div>
+    </dl>
+  )
 }

@@ -1,6 +1,152 @@
-import { Placeholder } from './placeholder'
+/**
+ * `/console/bases`: the workspace's document bases with their status and document counters; create
+ * one (then upload to it on its page) or delete one after a confirmation naming it. Every signed-in
+ * user may do both: the routes need a session of the workspace, not an admin (`auth: 'bearer'`; the
+ * `ingest` scope they name limits API keys only).
+ */
+import { useState } from 'preact/hooks'
+import { useLocation } from 'preact-iso'
+import type { Corpus } from '../api/bases'
+import { api, listAll } from '../api/client'
+import { StatusBadge } from '../components/base-status'
+import { DeleteBase } from '../components/delete-base'
+import { Async, Button, Empty, ErrorBox, Field, PageHeader, Time } from '../components/ui'
+import { useLoad } from '../lib/use-load'
+import '../styles/bases.css'
 
-/** Document bases. */
+/** The list of bases. */
 export function Bases(_props: { id?: string }) {
-  return <Placeholder title="Document bases" />
+  const bases = useLoad((signal) => listAll<Corpus>('/corpora', { signal }), [])
+  const [doomed, setDoomed] = useState<Corpus | null>(null)
+  return (
+    <>
+      <PageHeader
+        title="Document bases"
+        lead="A base holds the documents questions are answered from: upload files, onboard them, then chat."
+      />
+      <CreateBase first={bases.data?.length === 0} />
+      <h2>Your bases</h2>
+      <Async load={bases}>
+        {(items) =>
+          items.length === 0 ? (
+            <Empty title="No document bases yet">
+              <p>Create your first base above: give it a name, then drop your files on its page.</p>
+            </Empty>
+          ) : (
+            <BaseTable items={items} onDelete={setDoomed} />
+          )
+        }
+      </Async>
+      <DeleteBase
+        base={doomed}
+        onClose={() => setDoomed(null)}
+        onDeleted={() => {
+          setDoomed(null)
+          bases.reload()
+        }}
+      />
+    </>
+  )
+}
+
+/** The form that creates a base and opens it. */
+function CreateBase({ first }: { first: boolean }) {
+  const { route } = useLocation()
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<Error | null>(null)
+  const onSubmit = async (e: Event) => {
+    e.preventDefault()
+    const name = String(new FormData(e.currentTarget as HTMLFormElement).get('name') ?? '')
+    setBusy(true)
+    setError(null)
+    try {
+      const base = await api<Corpus>('/corpora', { json: { name } })
+      route(`/console/bases/${base.id}`)
+    } catch (err) {
+      setError(err as Error)
+      setBusy(false)
+    }
+  }
+  return (
+    <form class="card stack create-base" onSubmit={onSubmit} aria-label="Create a document base">
+      <div class="row">
+        <div class="create-base-name">
+          <Field
+            label={first ? 'Name your first base' : 'New base name'}
+            name="name"
+            required
+            maxLength={200}
+            placeholder="e.g. Product handbook"
+            autocomplete="off"
+          />
+        </div>
+        <Button type="submit" variant="primary" busy={busy}>
+          Create base
+        </Button>
+      </div>
+      <ErrorBox error={error} />
+    </form>
+  )
+}
+
+/** Bases as a table: name, status, counters, last sync; a delete button per base. */
+function BaseTable({ items, onDelete }: { items: Corpus[]; onDelete: (b: Corpus) => void }) {
+  return (
+    <div class="table-wrap">
+      <table class="bases-table">
+        <caption class="visually-hidden">Document bases, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Status</th>
+            <th scope="col" class="num">
+              Documents
+            </th>
+            <th scope="col" class="num">
+              Ready
+            </th>
+            <th scope="col" class="num">
+              Onboarding
+            </th>
+            <th scope="col" class="num">
+              Failed
+            </th>
+            <th scope="col">Last synced</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((b) => (
+            <tr key={b.id}>
+              <th scope="row">
+                <a href={`/console/bases/${b.id}`}>{b.name}</a>
+              </th>
+              <td>
+                <StatusBadge status={b.status} />
+              </td>
+              <td class="num">{b.n_documents}</td>
+              <td class="num">{b.documents_ready}</td>
+              <td class="num">{b.documents_onboarding}</td>
+              <td class="num">{b.documents_failed}</td>
+              <td>
+                <Time iso={b.last_synced_at} />
+              </td>
+              <td class="cell-actions">
+                <button
+                  type="button"
+                  class="btn btn-plain btn-small"
+                  aria-label={`Delete ${b.name}`}
+                  onClick={() => onDelete(b)}
+                >
+                  Delete
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
 }

@@ -1,0 +1,69 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
+import { api, type RequestOptions } from '../api/client'
+import type { Page } from '../api/types'
+
+/** A `/v1` list read a page at a time: the items so far, whether there are more, and how to get them. */
+export interface CursorPages<T> {
+  items: T[] | undefined
+  error: Error | undefined
+  loading: boolean
+  more: boolean
+  loadMore: () => void
+  reload: () => void
+}
+
+/**
+ * Reads `path` a page of `limit` at a time (for lists that can be long, like a base's documents);
+ * again from the first page whenever `deps` change or `reload` is called.
+ */
+export function useCursorPages<T>(
+  path: string,
+  query: RequestOptions['query'],
+  deps: unknown[],
+  limit = 100,
+): CursorPages<T> {
+  const [items, setItems] = useState<T[] | undefined>(undefined)
+  const [cursor, setCursor] = useState<string | null>(null)
+  const [error, setError] = useState<Error | undefined>(undefined)
+  const [loading, setLoading] = useState(true)
+  const [round, setRound] = useState(0)
+  const abort = useRef<AbortController | null>(null)
+
+  const fetchPage = useCallback(
+    (after: string | null, append: boolean) => {
+      abort.current?.abort()
+      const ctl = new AbortController()
+      abort.current = ctl
+      setLoading(true)
+      api<Page<T>>(path, { query: { ...query, limit, cursor: after ?? undefined }, signal: ctl.signal }).then(
+        (page) => {
+          if (ctl.signal.aborted) return
+          setItems((old) => (append && old ? [...old, ...page.items] : page.items))
+          setCursor(page.next_cursor)
+          setError(undefined)
+          setLoading(false)
+        },
+        (e: Error) => {
+          if (ctl.signal.aborted) return
+          setError(e)
+          setLoading(false)
+        },
+      )
+    },
+    [path, limit, ...deps],
+  )
+
+  useEffect(() => {
+    fetchPage(null, false)
+    return () => abort.current?.abort()
+  }, [fetchPage, round])
+
+  return {
+    items,
+    error,
+    loading,
+    more: cursor !== null,
+    loadMore: () => fetchPage(cursor, true),
+    reload: useCallback(() => setRound((r) => r + 1), []),
+  }
+}
