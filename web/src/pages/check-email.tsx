@@ -85,7 +85,7 @@ export function CheckEmail() {
   return (
     <PublicLayout title="Check your email">
       <div class="stack">
-        {query.email ? (
+        {query.email || (resent && link) ? (
           <WhereItWent email={email} delivery={delivery} link={link} />
         ) : (
           <p>Enter the address you signed up with to get a new confirmation link.</p>

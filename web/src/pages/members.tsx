@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import type { Invite, Member, MembersResp, Role } from '../api/accounts'
 import { api } from '../api/client'
-import { me } from '../api/session'
+import { loadMe, me } from '../api/session'
 import type { LinkResp } from '../api/types'
 import { CopyLink } from '../components/copy-link'
 import { Async, Button, Confirm, Empty, ErrorBox, Field, Note, PageHeader, Time } from '../components/ui'
@@ -208,6 +208,8 @@ export function Members() {
     setError(null)
     try {
       await api<Member>(`/admin/members/${m.id}`, { method: 'PATCH', json: { role } })
+      // Stepping down from admin: the console follows at once (the page is then for admins only).
+      if (m.id === selfId) await loadMe()
     } catch (err) {
       setError(err as Error)
     } finally {
