@@ -11,10 +11,11 @@ const MEMBER = { email: 'bo@example.com', password: 'member secret 1', name: 'Bo
 
 /** No serious or critical axe violations, in the light and the dark scheme. */
 async function accessible(page: Page): Promise<void> {
+  const dark = await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches)
   expect(await seriousViolations(page)).toEqual([])
-  await page.emulateMedia({ colorScheme: 'dark' })
+  await page.emulateMedia({ colorScheme: dark ? 'light' : 'dark' })
   expect(await seriousViolations(page)).toEqual([])
-  await page.emulateMedia({ colorScheme: 'light' })
+  await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' })
 }
 
 let workspace: Promise<void> | null = null
@@ -24,7 +25,12 @@ function ensureWorkspace(r: ConsoleRig): Promise<void> {
   workspace ??= fetch(`${r.server.url}/v1/auth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ workspace_name: 'Acme', name: ADMIN.name, ...ADMIN }),
+    body: JSON.stringify({
+      workspace_name: 'Acme',
+      email: ADMIN.email,
+      password: ADMIN.password,
+      name: ADMIN.name,
+    }),
   }).then((res) => expect(res.status).toBe(200))
   return workspace
 }
@@ -67,7 +73,7 @@ describe('console: members, invitations and the account page', () => {
     // An invitation withdrawn...
     await page.getByLabel('Email address').fill('never@example.com')
     await page.getByRole('button', { name: 'Send invitation' }).click()
-    await page.getByRole('cell', { name: 'never@example.com' }).waitFor()
+    await page.getByRole('cell', { name: 'never@example.com', exact: true }).waitFor()
     await page.getByRole('button', { name: 'Revoke the invitation of never@example.com' }).click()
     await page.getByText('No pending invitations').waitFor()
 
@@ -79,7 +85,7 @@ describe('console: members, invitations and the account page', () => {
     await field.waitFor()
     const link = await field.inputValue()
     expect(link).toMatch(/\/console\/accept-invite\?token=[0-9A-Za-z]{43}$/)
-    await page.getByRole('cell', { name: MEMBER.email }).waitFor()
+    await page.getByRole('cell', { name: MEMBER.email, exact: true }).waitFor()
     await page.getByRole('button', { name: 'Copy' }).click()
     await page.getByText(/^(Copied\.|Selected: press Ctrl\+C)/).waitFor()
     await accessible(page)
@@ -122,7 +128,7 @@ describe('console: members, invitations and the account page', () => {
     await again.close()
 
     await page.reload()
-    await page.getByRole('cell', { name: MEMBER.name }).waitFor()
+    await page.getByRole('cell', { name: MEMBER.name, exact: true }).waitFor()
     expect(await page.getByText('No pending invitations').isVisible()).toBe(true)
     await ctx.close()
   })
@@ -166,7 +172,7 @@ describe('console: members, invitations and the account page', () => {
     await accessible(page)
     await dialog.getByRole('button', { name: `Remove ${MEMBER.name}` }).click()
     await dialog.waitFor({ state: 'hidden' })
-    await page.getByRole('cell', { name: MEMBER.name }).waitFor({ state: 'detached' })
+    await page.getByRole('cell', { name: MEMBER.name, exact: true }).waitFor({ state: 'detached' })
     await m.goto(r.url('/console/bases'))
     await m.waitForURL('**/console/sign-in?next=*')
     await memberCtx?.close()

@@ -42,6 +42,16 @@ function WhereItWent({ email, delivery, link }: { email: string; delivery: Deliv
   )
 }
 
+/** What a resend did, in the visitor's terms; it reveals nothing to a caller off the server's machine. */
+function resentNote(delivery: Delivery, resent: 'link' | 'none'): string {
+  if (delivery === 'email') return 'If that address is waiting to be confirmed, a new link is on its way.'
+  if (delivery === 'server_log')
+    return "If that address is waiting to be confirmed, a new link was written to the server's log."
+  return resent === 'link'
+    ? 'Here is a new link; the older one no longer works.'
+    : 'No new link: the address is already confirmed, has no sign-up waiting, or had a link moments ago.'
+}
+
 /**
  * "Check your email" after an open-mode sign-up: says where the verification link went, and sends
  * it again no sooner than the server's cooldown, shown as a countdown.
@@ -56,7 +66,8 @@ export function CheckEmail() {
   const [sentAt, setSentAt] = useState(() => (query.email ? Date.now() : 0))
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<Error | null>(null)
-  const [resent, setResent] = useState(false)
+  // What the last resend answered: a fresh link ('link'), or none ('none').
+  const [resent, setResent] = useState<'link' | 'none' | null>(null)
   const cooldown = (config?.resend_cooldown_seconds ?? 60) * 1000
   const [until, setUntil] = useState(0)
   const wait = useCountdown(until || sentAt + cooldown)
@@ -70,7 +81,7 @@ export function CheckEmail() {
       const resp = await api<LinkResp>('/auth/resend-verification', { json: { email }, anonymous: true })
       setDelivery(resp.link_delivery)
       if (resp.verify_link) setLink(resp.verify_link)
-      setResent(true)
+      setResent(resp.verify_link ? 'link' : 'none')
       setUntil(0)
       setSentAt(Date.now())
     } catch (err) {
@@ -90,13 +101,7 @@ export function CheckEmail() {
         ) : (
           <p>Enter the address you signed up with to get a new confirmation link.</p>
         )}
-        {resent && (
-          <Note kind="ok">
-            {delivery === 'email'
-              ? 'If that address is waiting to be confirmed, a new link is on its way.'
-              : 'Asked again: the newest link is the one that works.'}
-          </Note>
-        )}
+        {resent && <Note kind="ok">{resentNote(delivery, resent)}</Note>}
         <form class="stack" onSubmit={resend}>
           {!query.email && (
             <Field

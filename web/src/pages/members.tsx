@@ -36,7 +36,7 @@ function InviteForm({ onInvited }: { onInvited: () => void }) {
     }
   }
   return (
-    <section class="card" aria-labelledby="invite-h">
+    <section class="card invite-card" aria-labelledby="invite-h">
       <h2 id="invite-h">Invite someone</h2>
       <form class="inline-form" onSubmit={onSubmit}>
         <Field label="Email address" type="email" name="email" required autocomplete="off" />
@@ -51,7 +51,7 @@ function InviteForm({ onInvited }: { onInvited: () => void }) {
           Send invitation
         </Button>
       </form>
-      <div class="stack section-gap">
+      <div class="stack invite-result">
         <ErrorBox error={error} />
         {sent?.resp.invite_link && (
           <>
