@@ -65,8 +65,9 @@ describe('console: members, invitations and the account page', () => {
     await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
     // The last-admin rule is explained before anything is refused; the only admin is locked.
     expect(await page.getByText(/always keeps at least one admin/).isVisible()).toBe(true)
-    expect(await page.getByLabel('Role of Ada Admin').isDisabled()).toBe(true)
-    expect(await page.getByText('Ada Admin is the only admin.').isVisible()).toBe(true)
+    const onlyAdmin = page.getByText('You are the only admin: make someone else admin first.')
+    expect(await onlyAdmin.isVisible()).toBe(true)
+    expect(await page.getByRole('button', { name: 'Step down to member' }).count()).toBe(0)
     expect(await page.getByRole('button', { name: /^Remove / }).count()).toBe(0)
     expect(await page.getByText('No pending invitations').isVisible()).toBe(true)
 
@@ -136,31 +137,35 @@ describe('console: members, invitations and the account page', () => {
   test('role changes; a stale page meets the last-admin refusal in the API words; removal names the person', async () => {
     const r = rig()
     const { ctx, page } = await signedIn(r, ADMIN, '/console/members')
-    await page.getByLabel(`Role of ${MEMBER.name}`).selectOption('admin')
-    // With a second admin, the first is no longer locked.
-    await page.waitForFunction(
-      () => !(document.querySelector('select[aria-label="Role of Ada Admin"]') as HTMLSelectElement).disabled,
-    )
+    await page.getByRole('button', { name: `Make ${MEMBER.name} an admin` }).click()
+    // With a second admin, the first may step down, and the second may be removed.
+    await page.getByRole('button', { name: 'Step down to member' }).waitFor()
     expect(await page.getByRole('button', { name: `Remove ${MEMBER.name}` }).isVisible()).toBe(true)
+    expect(await page.getByText(/the only admin: make someone else/).count()).toBe(0)
 
-    // Bo, now an admin, steps down in their own browser while Ada's page still shows two admins.
+    // Bo, now an admin, steps down in their own browser (asked first) while Ada's page still shows
+    // two admins. The console follows at once: the page is for admins, and Bo no longer is one.
     const m = memberPage!
     await m.goto(r.url('/console/members'))
-    await m.getByLabel(`Role of ${MEMBER.name}`).waitFor()
-    await m.getByLabel(`Role of ${MEMBER.name}`).selectOption('member')
-    // The console follows at once: the page is for admins, and Bo no longer is one.
+    await m.getByRole('button', { name: 'Step down to member' }).click()
+    const stepDown = m.getByRole('dialog', { name: 'Step down as admin?' })
+    await stepDown.waitFor()
+    await accessible(m)
+    await stepDown.getByRole('button', { name: 'Step down to member' }).click()
     await m.getByRole('heading', { name: 'Not available' }).waitFor()
 
-    // Ada demotes herself from the stale page: the API refuses, and the page says why.
-    await page.getByLabel('Role of Ada Admin').selectOption('member')
+    // Ada steps down from the stale page: the API refuses, and the page says why in its words.
+    await page.getByRole('button', { name: 'Step down to member' }).click()
+    await page
+      .getByRole('dialog', { name: 'Step down as admin?' })
+      .getByRole('button', { name: 'Step down to member' })
+      .click()
     const alert = page.getByRole('alert')
     await alert.waitFor()
     expect(await alert.textContent()).toBe('The last admin of a workspace cannot be demoted.')
-    await page.waitForFunction(
-      () => (document.querySelector('select[aria-label="Role of Ada Admin"]') as HTMLSelectElement).disabled,
-    )
-    expect(await page.getByLabel('Role of Ada Admin').inputValue()).toBe('admin')
-    expect(await page.getByText('Ada Admin is the only admin.').isVisible()).toBe(true)
+    await page.getByText('You are the only admin: make someone else admin first.').waitFor()
+    expect(await page.getByRole('button', { name: 'Step down to member' }).count()).toBe(0)
+    expect(await page.getByRole('button', { name: `Make ${MEMBER.name} an admin` }).isVisible()).toBe(true)
     await accessible(page)
     await r.screenshot(page, 'accounts-last-admin')
 

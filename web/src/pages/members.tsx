@@ -78,7 +78,10 @@ function InviteForm({ onInvited }: { onInvited: () => void }) {
   )
 }
 
-/** One member's row: role select and remove, with the reasons when they are not allowed. */
+/**
+ * One member's row. Role changes are buttons, not a select, so arrowing through a list never sends
+ * a change; an action the rules forbid is not offered, and the row says why instead.
+ */
 function MemberRow(props: {
   m: Member
   self: boolean
@@ -89,7 +92,12 @@ function MemberRow(props: {
 }) {
   const { m, self, onlyAdmin } = props
   const locked = onlyAdmin && m.role === 'admin'
-  const why = locked ? `${m.name} is the only admin.` : self ? 'You cannot remove yourself.' : null
+  const next: Role = m.role === 'admin' ? 'member' : 'admin'
+  const why = locked
+    ? `${self ? 'You are' : `${m.name} is`} the only admin: make someone else admin first.`
+    : self
+      ? 'You cannot remove yourself.'
+      : null
   return (
     <tr>
       <td>
@@ -98,30 +106,36 @@ function MemberRow(props: {
       </td>
       <td>{m.email}</td>
       <td>
-        <select
-          aria-label={`Role of ${m.name}`}
-          value={m.role}
-          disabled={locked || props.busy}
-          aria-describedby={locked ? `why-${m.id}` : undefined}
-          onChange={(e) => props.onRole(m, e.currentTarget.value as Role)}
-        >
-          <option value="member">Member</option>
-          <option value="admin">Admin</option>
-        </select>
+        <span class={m.role === 'admin' ? 'badge badge-ok' : 'badge'}>
+          {m.role === 'admin' ? 'Admin' : 'Member'}
+        </span>
       </td>
       <td>
         <Time iso={m.last_login_at} />
       </td>
       <td>
-        {locked || self ? (
-          <span class="hint" id={`why-${m.id}`}>
-            {why}
-          </span>
-        ) : (
-          <button type="button" class="btn btn-danger btn-small" onClick={() => props.onRemove(m)}>
-            Remove {m.name}
-          </button>
-        )}
+        <div class="row-actions">
+          {!locked && (
+            <button
+              type="button"
+              class="btn btn-plain btn-small"
+              disabled={props.busy}
+              onClick={() => props.onRole(m, next)}
+            >
+              {next === 'admin'
+                ? `Make ${m.name} an admin`
+                : self
+                  ? 'Step down to member'
+                  : `Make ${m.name} a member`}
+            </button>
+          )}
+          {!locked && !self && (
+            <button type="button" class="btn btn-danger btn-small" onClick={() => props.onRemove(m)}>
+              Remove {m.name}
+            </button>
+          )}
+          {why && <span class="hint">{why}</span>}
+        </div>
       </td>
     </tr>
   )
@@ -203,7 +217,9 @@ export function Members() {
   const [removeError, setRemoveError] = useState<Error | null>(null)
   const selfId = me.value?.id
 
+  const [steppingDown, setSteppingDown] = useState<Member | null>(null)
   const changeRole = async (m: Member, role: Role) => {
+    setSteppingDown(null)
     setBusy(true)
     setError(null)
     try {
@@ -266,9 +282,10 @@ export function Members() {
                           self={m.id === selfId}
                           onlyAdmin={admins <= 1}
                           busy={busy}
-                          onRole={changeRole}
+                          onRole={(x, role) => (x.id === selfId ? setSteppingDown(x) : changeRole(x, role))}
                           onRemove={(x) => {
                             setRemoveError(null)
+                            setError(null)
                             setRemoving(x)
                           }}
                         />
@@ -285,6 +302,19 @@ export function Members() {
           {load.data && <Invites invites={load.data.invites} onChange={load.reload} />}
         </section>
       </div>
+      <Confirm
+        open={steppingDown !== null}
+        title="Step down as admin?"
+        confirmLabel="Step down to member"
+        busy={busy}
+        onConfirm={() => steppingDown && changeRole(steppingDown, 'member')}
+        onCancel={() => setSteppingDown(null)}
+      >
+        <p>
+          You keep your account and your documents, but lose this page, API keys and usage at once. Another
+          admin can make you admin again.
+        </p>
+      </Confirm>
       <Confirm
         open={removing !== null}
         title={`Remove ${removing?.name ?? ''}?`}
