@@ -141,7 +141,8 @@ function MemberRow(props: {
   )
 }
 
-/** Invitations not yet accepted, each withdrawable. */
+/** Invitations not yet accepted, each withdrawable. (The tables' scrolling boxes take focus so a
+ * keyboard can scroll them on a narrow screen.) */
 function Invites({ invites, onChange }: { invites: Invite[]; onChange: () => void }) {
   const [error, setError] = useState<Error | null>(null)
   const [busy, setBusy] = useState<string | null>(null)
@@ -164,8 +165,8 @@ function Invites({ invites, onChange }: { invites: Invite[]; onChange: () => voi
   return (
     <>
       <ErrorBox error={error} />
-      <div class="table-wrap">
-        <table>
+      <div class="table-wrap" role="region" aria-labelledby="invites-h" tabIndex={0}>
+        <table class="members-table">
           <thead>
             <tr>
               <th scope="col">Email</th>
@@ -261,7 +262,7 @@ export function Members() {
             {(data) => {
               const admins = data.members.filter((m) => m.role === 'admin' && m.status === 'active').length
               return (
-                <div class="table-wrap">
+                <div class="table-wrap" role="region" aria-labelledby="members-h" tabIndex={0}>
                   <table class="members-table">
                     <thead>
                       <tr>
