@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
 import type { Invite, Member, MembersResp, Role } from '../api/accounts'
 import { api } from '../api/client'
@@ -141,8 +142,17 @@ function MemberRow(props: {
   )
 }
 
-/** Invitations not yet accepted, each withdrawable. (The tables' scrolling boxes take focus so a
- * keyboard can scroll them on a narrow screen.) */
+/** A table's scrolling box, named by its section's heading. */
+function TableBox({ labelledBy, children }: { labelledBy: string; children: ComponentChildren }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: on a narrow screen the box scrolls, and a keyboard can only scroll what takes focus (axe: scrollable-region-focusable).
+    <section class="table-wrap" aria-labelledby={labelledBy} tabIndex={0}>
+      {children}
+    </section>
+  )
+}
+
+/** Invitations not yet accepted, each withdrawable. */
 function Invites({ invites, onChange }: { invites: Invite[]; onChange: () => void }) {
   const [error, setError] = useState<Error | null>(null)
   const [busy, setBusy] = useState<string | null>(null)
@@ -165,7 +175,7 @@ function Invites({ invites, onChange }: { invites: Invite[]; onChange: () => voi
   return (
     <>
       <ErrorBox error={error} />
-      <div class="table-wrap" role="region" aria-labelledby="invites-h" tabIndex={0}>
+      <TableBox labelledBy="invites-h">
         <table class="members-table">
           <thead>
             <tr>
@@ -204,7 +214,7 @@ function Invites({ invites, onChange }: { invites: Invite[]; onChange: () => voi
             ))}
           </tbody>
         </table>
-      </div>
+      </TableBox>
     </>
   )
 }
@@ -262,7 +272,7 @@ export function Members() {
             {(data) => {
               const admins = data.members.filter((m) => m.role === 'admin' && m.status === 'active').length
               return (
-                <div class="table-wrap" role="region" aria-labelledby="members-h" tabIndex={0}>
+                <TableBox labelledBy="members-h">
                   <table class="members-table">
                     <thead>
                       <tr>
@@ -293,7 +303,7 @@ export function Members() {
                       ))}
                     </tbody>
                   </table>
-                </div>
+                </TableBox>
               )
             }}
           </Async>
