@@ -33,7 +33,9 @@ describe('forgot and reset password', () => {
       expect(await res.json()).toEqual({
         status: 'sent',
         link_delivery: 'response',
-        reset_link: expect.stringMatching(/^http:\/\/localhost:8080\/reset-password\?token=[0-9A-Za-z]{43}$/),
+        reset_link: expect.stringMatching(
+          /^http:\/\/localhost:8080\/console\/reset-password\?token=[0-9A-Za-z]{43}$/,
+        ),
       })
       const before = snapshot(t)
       expect(await (await forgot(path, 'nobody-here@example.com')).json()).toEqual({

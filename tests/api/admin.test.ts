@@ -35,7 +35,9 @@ describe('members and invitations', () => {
     const inv = await (await invite('/v1/admin/invites', s.token, { email: pending.toUpperCase() })).json()
     expect(inv).toEqual({
       status: 'sent',
-      invite_link: expect.stringMatching(/^http:\/\/localhost:8080\/accept-invite\?token=[0-9A-Za-z]{43}$/),
+      invite_link: expect.stringMatching(
+        /^http:\/\/localhost:8080\/console\/accept-invite\?token=[0-9A-Za-z]{43}$/,
+      ),
     })
     for (const path of mounts('/admin/members')) {
       const body = await (await t.request(path, { headers: bearer(s.token) })).json()

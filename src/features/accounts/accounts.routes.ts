@@ -5,14 +5,17 @@ import type { KeysService } from '../keys/keys.service'
 import {
   AccessRequestResp,
   AuthConfigResp,
+  ChangePasswordReq,
   EmailReq,
   LinkResp,
   LoginForm,
   MeResp,
+  ProfileUpdateReq,
   RegisterReq,
   ResetPasswordReq,
   SessionResp,
   TokenResp,
+  UserResp,
   VerifyQuery,
   WorkspaceSetupReq,
 } from './accounts.schemas'
@@ -165,6 +168,40 @@ export function accountsRoutes(
       response: MeResp,
       handler: ({ principal }) =>
         principal.kind === 'api_key' ? keyProfile(principal) : accounts.profile(sessionUser(principal)),
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: '/auth/me',
+      auth: 'bearer',
+      summary: 'Change your own display name',
+      description:
+        "Any member, for themself; an API key has no user (403 `session_required`). The workspace name is an admin's, through `POST /auth/setup`.",
+      tags: TAGS,
+      errors: ['session_required'],
+      body: ProfileUpdateReq,
+      response: UserResp,
+      handler: ({ principal, body }) => accounts.rename(sessionUser(principal), body.name),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/auth/change-password',
+      idempotent: false,
+      auth: 'bearer',
+      summary: 'Change your password (ends your other sessions)',
+      description:
+        'Needs the current password (else 403 `wrong_password`; guesses count against the sign-in rate limit). Every other session of the user ends, as after a reset; the answer is a fresh session of the same class for the caller. An API key has no user (403 `session_required`).',
+      tags: TAGS,
+      errors: ['wrong_password', 'session_required', 'rate_limited'],
+      body: ChangePasswordReq,
+      response: TokenResp,
+      handler: ({ principal, body, request, ip, requestId }) => {
+        const userId = sessionUser(principal)
+        const cls = sessions.sessionClass(bearerToken(request))
+        return accounts.changePassword(userId, body.current_password, body.new_password, cls, {
+          ip,
+          requestId,
+        })
+      },
     }),
     defineRoute({
       method: 'POST',

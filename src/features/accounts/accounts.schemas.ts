@@ -111,6 +111,15 @@ export const WorkspaceSetupReq = namedObject('WorkspaceSetupReq', {
   name: { ...Name, description: 'Display name.' },
 })
 
+export const ChangePasswordReq = namedObject('ChangePasswordReq', {
+  current_password: Type.String({ minLength: 1, maxLength: 128, description: 'The password in use now.' }),
+  new_password: Password,
+})
+
+export const ProfileUpdateReq = namedObject('ProfileUpdateReq', {
+  name: { ...Name, description: 'Display name.' },
+})
+
 export const AuthConfigResp = namedObject('AuthConfigResp', {
   signup_mode: Type.Union([Type.Literal('open'), Type.Literal('invite')]),
   registration_enabled: Type.Boolean({ description: 'Whether /auth/register accepts sign-ups.' }),

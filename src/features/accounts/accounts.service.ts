@@ -252,11 +252,7 @@ export class AccountsService {
   /** Mints a session for a user, records the sign-in, and answers TokenResp. */
   signIn(user: UserRow, cls: SessionClass, method: string, caller: Caller): Token {
     const now = this.now()
-    const { token, claims } = this.d.sessions.issue(
-      { userId: user.id, workspaceId: user.workspaceId, tokenVersion: user.tokenVersion },
-      cls,
-      Math.floor(now / 1000),
-    )
+    const out = this.mint(user, cls)
     this.transaction(() => {
       updateUser(this.d.db, user.id, { lastLoginAt: now }, now)
       this.d.audit.record({
@@ -267,12 +263,71 @@ export class AccountsService {
         details: { method, session_class: cls },
       })
     })
+    return out
+  }
+
+  /** A fresh session token for a user at their current token version (TokenResp). */
+  private mint(user: UserRow, cls: SessionClass): Token {
+    const { token, claims } = this.d.sessions.issue(
+      { userId: user.id, workspaceId: user.workspaceId, tokenVersion: user.tokenVersion },
+      cls,
+      Math.floor(this.now() / 1000),
+    )
     return {
       access_token: token,
       token_type: 'bearer',
       expires_at: iso(new Date(claims.exp * 1000)),
       email_verified: true,
     }
+  }
+
+  /**
+   * `POST /auth/change-password`: the signed-in user proves the current password and sets a new
+   * one. As with a reset, the token version moves on, so every other session (a stolen token
+   * included) ends and outstanding reset links stop working; the caller gets a fresh session of
+   * the class it had, so the tab that asked stays signed in. Guesses count against the sign-in
+   * rate limit: a borrowed session must not become a password oracle.
+   */
+  async changePassword(
+    userId: string,
+    current: string,
+    next: string,
+    cls: SessionClass,
+    caller: Caller,
+  ): Promise<Token> {
+    this.d.limiter.hit(this.rules.login, caller.ip)
+    const user = findUser(this.d.db, userId)
+    if (!user) throw fail('unauthorized')
+    // An account with no local password still pays one verification, like sign-in.
+    const ok = await Bun.password.verify(current, user.passwordHash ?? (await this.dummy()))
+    if (!user.passwordHash || !ok) throw fail('wrong_password')
+    const hash = await this.hashPassword(next)
+    const now = this.now()
+    const changed = this.transaction(() => {
+      // A reset or another change that landed while this one hashed has ended this session.
+      const row = findUser(this.d.db, userId)
+      if (row?.tokenVersion !== user.tokenVersion) {
+        throw fail('unauthorized', 'This session has ended. Sign in again.')
+      }
+      replacePassword(this.d.db, userId, hash, now)
+      spendEmailTokens(this.d.db, userId, 'reset_password', now)
+      this.d.audit.record({
+        workspaceId: user.workspaceId,
+        actor: this.userActor(userId, caller),
+        action: 'auth.password_changed',
+        target: { type: 'user', id: userId },
+      })
+      return findUser(this.d.db, userId)!
+    })
+    return this.mint(changed, cls)
+  }
+
+  /** `PATCH /auth/me`: the caller's own display name (the workspace name is an admin's, via setup). */
+  rename(userId: string, name: string): Static<typeof UserResp> {
+    const display = requireName(name, 'name')
+    if (!findUser(this.d.db, userId)) throw fail('unauthorized')
+    updateUser(this.d.db, userId, { name: display }, this.now())
+    return this.profile(userId)
   }
 
   /** Creates a user row; `verified` stamps the address as proven now. Call inside a transaction. */

@@ -2,7 +2,7 @@
 // from sign-up and passwords so each file stays small; it shares the accounts tables and rules.
 import type { Static } from '@sinclair/typebox'
 import { type Clock, iso } from '../../platform/clock/clock'
-import type { SessionClaims, SessionTokens } from '../../platform/crypto/token'
+import type { SessionClaims, SessionClass, SessionTokens } from '../../platform/crypto/token'
 import { CommitMemo, commitWatch } from '../../platform/db/commit-watch'
 import type { Db } from '../../platform/db/db'
 import { type ApiError, fail } from '../../platform/http/errors'
@@ -107,6 +107,11 @@ export class SessionService {
       refreshed: out.refreshed,
       session_class: out.claims.cls,
     }
+  }
+
+  /** The class (`normal` or `remember`) of a live session token. */
+  sessionClass(token: string): SessionClass {
+    return this.claims(token).cls
   }
 
   private claims(token: string): SessionClaims {

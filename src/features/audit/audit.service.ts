@@ -7,6 +7,7 @@ import { auditEvents } from './audit.tables'
 /** The actions recorded so far; later features add theirs. */
 export type AuditAction =
   | 'auth.sign_in'
+  | 'auth.password_changed'
   | 'api_key.created'
   | 'api_key.revoked'
   | 'member.role_changed'

@@ -28,6 +28,8 @@ export const errorTable = {
   invalid_token: { status: 400, message: 'The link is invalid, already used or expired.' },
   unauthorized: { status: 401, message: 'Not authenticated.' },
   invalid_credentials: { status: 401, message: 'Incorrect email or password.' },
+  // A 403, not a 401: the caller's session is fine, only the password they retyped is not.
+  wrong_password: { status: 403, message: 'The current password is incorrect.' },
   forbidden: { status: 403, message: 'You do not have permission to do this.' },
   missing_scope: { status: 403, message: 'API key missing required scope.' },
   admin_required: { status: 403, message: 'Workspace admin role required.' },

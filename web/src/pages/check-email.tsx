@@ -1,10 +1,133 @@
+import { useState } from 'preact/hooks'
+import { useLocation } from 'preact-iso'
+import { ApiError, api } from '../api/client'
+import type { LinkResp } from '../api/types'
 import { PublicLayout } from '../components/layout'
+import { Button, ErrorBox, Field, Loading, Note } from '../components/ui'
+import { useAuthConfig } from '../lib/auth-config'
+import { consolePath } from '../lib/console-link'
+import { useCountdown } from '../lib/countdown'
+import '../styles/accounts.css'
 
-/** Check your email. */
+type Delivery = LinkResp['link_delivery']
+
+/** Where the link went, in the visitor's terms (`link_delivery` of the sign-up or resend answer). */
+function WhereItWent({ email, delivery, link }: { email: string; delivery: Delivery; link: string | null }) {
+  if (delivery === 'response' && link) {
+    return (
+      <>
+        <p>
+          Email is not set up on this server. You are on the server's own machine, so the confirmation link
+          for <strong>{email}</strong> is right here:
+        </p>
+        <a class="btn btn-primary" href={consolePath(link)}>
+          Confirm my address
+        </a>
+      </>
+    )
+  }
+  if (delivery === 'response' || delivery === 'server_log') {
+    return (
+      <p>
+        Email is not set up on this server, so the confirmation link for <strong>{email}</strong> was written
+        to the server's log. Ask the person who runs this server to send it to you.
+      </p>
+    )
+  }
+  return (
+    <p>
+      We sent a confirmation link to <strong>{email}</strong>. Open it to finish creating your workspace. It
+      works once; if it does not arrive in a few minutes, check your spam folder or send it again.
+    </p>
+  )
+}
+
+/** What a resend did, in the visitor's terms; it reveals nothing to a caller off the server's machine. */
+function resentNote(delivery: Delivery, resent: 'link' | 'none'): string {
+  if (delivery === 'email') return 'If that address is waiting to be confirmed, a new link is on its way.'
+  if (delivery === 'server_log')
+    return "If that address is waiting to be confirmed, a new link was written to the server's log."
+  return resent === 'link'
+    ? 'Here is a new link; the older one no longer works.'
+    : 'No new link: the address is already confirmed, has no sign-up waiting, or had a link moments ago.'
+}
+
+/**
+ * "Check your email" after an open-mode sign-up: says where the verification link went, and sends
+ * it again no sooner than the server's cooldown, shown as a countdown.
+ */
 export function CheckEmail() {
+  const { query } = useLocation()
+  const config = useAuthConfig()
+  const [email, setEmail] = useState(query.email ?? '')
+  const [link, setLink] = useState<string | null>(query.link ?? null)
+  const [delivery, setDelivery] = useState<Delivery>((query.delivery as Delivery) ?? undefined)
+  // The sign-up that brought the visitor here has just sent a link: the cooldown starts now.
+  const [sentAt, setSentAt] = useState(() => (query.email ? Date.now() : 0))
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<Error | null>(null)
+  // What the last resend answered: a fresh link ('link'), or none ('none').
+  const [resent, setResent] = useState<'link' | 'none' | null>(null)
+  const cooldown = (config?.resend_cooldown_seconds ?? 60) * 1000
+  const [until, setUntil] = useState(0)
+  const wait = useCountdown(until || sentAt + cooldown)
+  if (!config) return <Loading />
+
+  const resend = async (e: Event) => {
+    e.preventDefault()
+    setBusy(true)
+    setError(null)
+    try {
+      const resp = await api<LinkResp>('/auth/resend-verification', { json: { email }, anonymous: true })
+      setDelivery(resp.link_delivery)
+      if (resp.verify_link) setLink(resp.verify_link)
+      setResent(resp.verify_link ? 'link' : 'none')
+      setUntil(0)
+      setSentAt(Date.now())
+    } catch (err) {
+      const retry = err instanceof ApiError ? err.retryAfter : null
+      if (retry) setUntil(Date.now() + retry * 1000)
+      setError(err as Error)
+    } finally {
+      setBusy(false)
+    }
+  }
+
   return (
     <PublicLayout title="Check your email">
-      <p>This page is coming in a later version.</p>
+      <div class="stack">
+        {query.email || (resent && link) ? (
+          <WhereItWent email={email} delivery={delivery} link={link} />
+        ) : (
+          <p>Enter the address you signed up with to get a new confirmation link.</p>
+        )}
+        {resent && <Note kind="ok">{resentNote(delivery, resent)}</Note>}
+        <form class="stack" onSubmit={resend}>
+          {!query.email && (
+            <Field
+              label="Email"
+              type="email"
+              name="email"
+              required
+              autocomplete="email"
+              value={email}
+              onInput={(e) => setEmail(e.currentTarget.value)}
+            />
+          )}
+          <ErrorBox error={error} />
+          <Button type="submit" busy={busy} disabled={wait > 0 || !email}>
+            {wait > 0 ? `Send the link again in ${wait} s` : 'Send the link again'}
+          </Button>
+          {wait > 0 && (
+            <p class="hint">
+              One link per {config.resend_cooldown_seconds} seconds: a newer link replaces the older one.
+            </p>
+          )}
+        </form>
+      </div>
+      <p class="links">
+        <a href="/console/sign-in">Sign in</a>
+      </p>
     </PublicLayout>
   )
 }

@@ -1,10 +1,86 @@
+import { useState } from 'preact/hooks'
+import { api } from '../api/client'
+import type { LinkResp } from '../api/types'
 import { PublicLayout } from '../components/layout'
+import { Button, ErrorBox, Field, Note } from '../components/ui'
+import { consolePath } from '../lib/console-link'
+import '../styles/accounts.css'
 
-/** Forgot password. */
-export function ForgotPassword() {
+/** What happened to the reset link; the same words whether or not the address has an account. */
+function Sent({ email, resp }: { email: string; resp: LinkResp }) {
+  if (resp.reset_link) {
+    return (
+      <div class="stack">
+        <p>
+          Email is not set up on this server. You are on the server's own machine, so the reset link for{' '}
+          <strong>{email}</strong> is right here. It works once and expires within the hour.
+        </p>
+        <a class="btn btn-primary" href={consolePath(resp.reset_link)}>
+          Choose a new password
+        </a>
+      </div>
+    )
+  }
+  if (resp.link_delivery === 'server_log') {
+    return (
+      <Note>
+        Email is not set up on this server. If <strong>{email}</strong> has an account, its reset link was
+        written to the server's log: ask the person who runs this server to send it to you.
+      </Note>
+    )
+  }
+  if (resp.link_delivery === 'response') {
+    return (
+      <Note>
+        No link came back: either <strong>{email}</strong> has no account here, or a link was sent less than a
+        minute ago. Wait a minute and ask again.
+      </Note>
+    )
+  }
   return (
-    <PublicLayout title="Forgot password">
-      <p>This page is coming in a later version.</p>
+    <Note>
+      If <strong>{email}</strong> has an account, a reset link is on its way. It works once and expires within
+      the hour; check your spam folder if it does not arrive.
+    </Note>
+  )
+}
+
+/** Asks for a password reset link (`POST /auth/forgot-password`, always `sent`). */
+export function ForgotPassword() {
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<Error | null>(null)
+  const [done, setDone] = useState<{ email: string; resp: LinkResp } | null>(null)
+  const onSubmit = async (e: Event) => {
+    e.preventDefault()
+    const email = String(new FormData(e.currentTarget as HTMLFormElement).get('email'))
+    setBusy(true)
+    setError(null)
+    try {
+      const resp = await api<LinkResp>('/auth/forgot-password', { json: { email }, anonymous: true })
+      setDone({ email, resp })
+    } catch (err) {
+      setError(err as Error)
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <PublicLayout title="Reset your password">
+      {done ? (
+        <Sent email={done.email} resp={done.resp} />
+      ) : (
+        <form class="stack" onSubmit={onSubmit}>
+          <p>Enter the address you sign in with; we will send a link to choose a new password.</p>
+          <Field label="Email" type="email" name="email" required autocomplete="email" />
+          <ErrorBox error={error} />
+          <Button type="submit" variant="primary" busy={busy}>
+            Send the reset link
+          </Button>
+        </form>
+      )}
+      <p class="links">
+        <a href="/console/sign-in">Back to sign-in</a>
+      </p>
     </PublicLayout>
   )
 }
