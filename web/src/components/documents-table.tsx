@@ -2,7 +2,8 @@
  * The documents of a base: one row a file (path, type, size, status, sections, when added), its
  * sections on demand, and delete after a confirmation naming the file.
  */
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { useLocation } from 'preact-iso'
 import type { Corpus, Doc } from '../api/bases'
 import { api, listAll } from '../api/client'
 import { formatSize } from '../lib/format-size'
@@ -23,6 +24,7 @@ interface Sections {
  */
 export function DocumentsTable(props: { base: Corpus; docs: CursorPages<Doc>; onDeleted: () => void }) {
   const { base, docs } = props
+  const focus = useLocation().query.document
   const [open, setOpen] = useState<Set<string>>(new Set())
   const [sections, setSections] = useState<Sections>({ byParent: null, loading: false, error: null })
   const [doomed, setDoomed] = useState<Doc | null>(null)
@@ -108,6 +110,7 @@ export function DocumentsTable(props: { base: Corpus; docs: CursorPages<Doc>; on
               onToggle={() => toggle(d)}
               onDelete={() => setDoomed(d)}
               onRetry={loadSections}
+              focused={d.id === focus}
             />
           ))}
         </table>
@@ -158,12 +161,22 @@ function DocRows(props: {
   onToggle: () => void
   onDelete: () => void
   onRetry: () => void
+  /** The document a citation pointed at (`?document=`): marked and scrolled to. */
+  focused: boolean
 }) {
   const { doc } = props
   const panel = `sections-${doc.id}`
+  const row = useRef<HTMLTableRowElement>(null)
+  useEffect(() => {
+    if (props.focused) row.current?.scrollIntoView({ block: 'center' })
+  }, [props.focused])
   return (
     <tbody>
-      <tr>
+      <tr
+        ref={row}
+        class={props.focused ? 'doc-focused' : undefined}
+        aria-current={props.focused ? 'true' : undefined}
+      >
         <th scope="row" class="doc-cell">
           <div class="doc-name">
             <span class="doc-path">{doc.filename}</span>

@@ -7,6 +7,7 @@ import { Button, ErrorBox, Field, Loading, Note } from '../components/ui'
 import { useAuthConfig } from '../lib/auth-config'
 import { consolePath } from '../lib/console-link'
 import { useCountdown } from '../lib/countdown'
+import { handedLink } from '../lib/handoff'
 import '../styles/accounts.css'
 
 type Delivery = LinkResp['link_delivery']
@@ -60,7 +61,7 @@ export function CheckEmail() {
   const { query } = useLocation()
   const config = useAuthConfig()
   const [email, setEmail] = useState(query.email ?? '')
-  const [link, setLink] = useState<string | null>(query.link ?? null)
+  const [link, setLink] = useState<string | null>(handedLink.value)
   const [delivery, setDelivery] = useState<Delivery>((query.delivery as Delivery) ?? undefined)
   // The sign-up that brought the visitor here has just sent a link: the cooldown starts now.
   const [sentAt, setSentAt] = useState(() => (query.email ? Date.now() : 0))

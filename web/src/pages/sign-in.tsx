@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
+import { ApiError } from '../api/client'
 import { signIn } from '../api/session'
 import { PublicLayout } from '../components/layout'
 import { Button, ErrorBox, Field } from '../components/ui'
@@ -17,9 +18,11 @@ export function SignIn() {
   const config = useAuthConfig()
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<Error | null>(null)
+  const [email, setEmail] = useState('')
   const onSubmit = async (e: Event) => {
     e.preventDefault()
     const f = new FormData(e.currentTarget as HTMLFormElement)
+    setEmail(String(f.get('email')))
     setBusy(true)
     setError(null)
     try {
@@ -40,6 +43,13 @@ export function SignIn() {
           <input type="checkbox" name="remember" /> Keep me signed in
         </label>
         <ErrorBox error={error} />
+        {error instanceof ApiError && error.code === 'email_not_verified' && (
+          <p>
+            <a href={`/console/check-email?${new URLSearchParams({ email })}`}>
+              Send me a new confirmation link
+            </a>
+          </p>
+        )}
         <Button type="submit" variant="primary" busy={busy}>
           Sign in
         </Button>

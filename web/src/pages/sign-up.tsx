@@ -6,6 +6,7 @@ import type { TokenResp } from '../api/types'
 import { PublicLayout } from '../components/layout'
 import { Button, ErrorBox, Field, Loading, Note } from '../components/ui'
 import { reloadAuthConfig, useAuthConfig } from '../lib/auth-config'
+import { handedLink } from '../lib/handoff'
 
 /**
  * Creates a workspace and its admin. On a new install this is the first run: the creator is signed
@@ -41,7 +42,7 @@ export function SignUp() {
         route('/console/bases', true)
       } else {
         const q = new URLSearchParams({ email })
-        if (resp.verify_link) q.set('link', resp.verify_link)
+        handedLink.value = resp.verify_link ?? null
         if (resp.link_delivery) q.set('delivery', resp.link_delivery)
         route(`/console/check-email?${q}`, true)
       }
