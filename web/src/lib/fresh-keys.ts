@@ -1,0 +1,14 @@
+/**
+ * Secrets of the keys created in this tab, kept in memory only so the MCP page can fill a client
+ * configuration with a key just made. Never written to any storage: a reload forgets them, which
+ * is what "shown once" means (the server keeps only a hash and cannot show them again).
+ */
+import { signal } from '@preact/signals'
+
+/** Key id → secret, for keys created since this tab was loaded. */
+export const freshKeys = signal<Record<string, string>>({})
+
+/** Remembers a secret the API just showed. */
+export function rememberFreshKey(id: string, secret: string): void {
+  freshKeys.value = { ...freshKeys.value, [id]: secret }
+}
