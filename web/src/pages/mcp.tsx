@@ -61,9 +61,10 @@ function Configure(props: { bases: BaseSummary[]; keys: ApiKey[]; keysError?: Er
   const fresh = freshKeys.value
   const [baseId, setBaseId] = useState(props.bases[0]!.id)
   const [keyId, setKeyId] = useState('')
-  // Pick a key once the list arrives: one created in this tab first, then one that may query.
+  const [picked, setPicked] = useState(false)
+  // Until the reader picks one, suggest a key: one created in this tab first, then one that may query.
   useEffect(() => {
-    if (keyId && props.keys.some((k) => k.id === keyId)) return
+    if (picked) return
     const pick =
       props.keys.find((k) => fresh[k.id]) ??
       props.keys.find((k) => k.scopes.includes('query')) ??
@@ -84,7 +85,7 @@ function Configure(props: { bases: BaseSummary[]; keys: ApiKey[]; keysError?: Er
           <select id="mcp-base" value={baseId} onChange={(e) => setBaseId(e.currentTarget.value)}>
             {props.bases.map((b) => (
               <option key={b.id} value={b.id}>
-                {b.name} ({b.status}, {b.n_documents} documents)
+                {b.name} ({b.status}, {b.n_documents} {b.n_documents === 1 ? 'document' : 'documents'})
               </option>
             ))}
           </select>
@@ -92,7 +93,14 @@ function Configure(props: { bases: BaseSummary[]; keys: ApiKey[]; keysError?: Er
         {props.admin ? (
           <div class="field">
             <label for="mcp-key">API key</label>
-            <select id="mcp-key" value={keyId} onChange={(e) => setKeyId(e.currentTarget.value)}>
+            <select
+              id="mcp-key"
+              value={keyId}
+              onChange={(e) => {
+                setPicked(true)
+                setKeyId(e.currentTarget.value)
+              }}
+            >
               <option value="">None: show the placeholder {PLACEHOLDER}</option>
               {props.keys.map((k) => (
                 <option key={k.id} value={k.id}>
@@ -106,7 +114,7 @@ function Configure(props: { bases: BaseSummary[]; keys: ApiKey[]; keysError?: Er
           <p class="hint">
             Agents authenticate with an API key of the workspace, and only admins can create them. Ask an
             admin of {me.value?.workspace_name} for a key with the <strong>query</strong> scope and put it
-            where the configurations below say <code>{PLACEHOLDER}</code>.
+            where the configurations below show <code>{PLACEHOLDER}</code>, in its place.
           </p>
         )}
       </div>
@@ -248,16 +256,18 @@ function Configs({ meta, secret }: { meta: McpMeta; secret: string }) {
       <h2>Client configurations</h2>
       <Snippet id="cfg-hosted" title="Hosted, JSON (mcpServers)" text={hostedJson}>
         <p class="hint">
-          For clients that speak MCP over HTTP (Claude Desktop connectors, Cursor, VS Code and others that
-          read an <code>mcpServers</code> file). The key goes in the Authorization header of every request.
+          For clients that speak MCP over HTTP and read an <code>mcpServers</code> file (Claude Code's{' '}
+          <code>.mcp.json</code>, Cursor's <code>mcp.json</code> and others). The key goes in the
+          Authorization header of every request.
         </p>
       </Snippet>
       <Snippet id="cfg-claude-code" title="Hosted, Claude Code command" text={claudeCode} />
       <Snippet id="cfg-stdio" title="Over stdio: engram mcp --url" text={stdioJson}>
         <p class="hint">
-          For clients that start a local command. <code>engram mcp</code> runs on the agent's machine (the
-          Engram executable must be on its PATH) and forwards each tool call to this server; the key stays in
-          the environment, out of process listings.
+          For clients that start a local command (Claude Desktop's <code>claude_desktop_config.json</code>,
+          among others). <code>engram mcp</code> runs on the agent's machine (the Engram executable must be on
+          its PATH) and forwards each tool call to this server; the key stays in the environment, out of
+          process listings.
         </p>
       </Snippet>
       <Snippet id="cfg-local" title="On the server's machine: engram mcp --data" text={local}>
