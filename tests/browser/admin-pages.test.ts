@@ -172,8 +172,13 @@ describe('console: usage, status and MCP pages', () => {
     await ctx.close()
   })
 
-  test('at 375 px the MCP and usage pages fit the screen', async () => {
+  test('at 375 px the usage, MCP, status and keys pages fit the screen', async () => {
     const r = rig()
+    await fetch(`${r.server.url}/v1/api-keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(admin.token) },
+      body: JSON.stringify({ name: 'Phone check', scopes: ['query'] }),
+    })
     const ctx = await r.context({ width: 375, height: 800 })
     const page = await ctx.newPage()
     await signInUi(page, r, admin, '/console/usage')
@@ -186,6 +191,20 @@ describe('console: usage, status and MCP pages', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375)
     expect(await seriousViolations(page)).toEqual([])
     await r.screenshot(page, 'mcp-375')
+    for (const [link, heading] of [
+      ['Status', 'Platform status'],
+      ['API keys', 'API keys'],
+    ] as const) {
+      await page.getByRole('link', { name: link, exact: true }).click()
+      await page.getByRole('heading', { name: heading, level: 1 }).waitFor()
+      await page.locator('tbody tr').first().waitFor()
+      expect([heading, await page.evaluate(() => document.documentElement.scrollWidth)]).toEqual([
+        heading,
+        375,
+      ])
+      expect(await seriousViolations(page)).toEqual([])
+    }
+    await r.screenshot(page, 'keys-375')
     await ctx.close()
   })
 

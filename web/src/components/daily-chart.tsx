@@ -6,6 +6,7 @@
 import { useEffect, useRef } from 'preact/hooks'
 import uPlot from 'uplot'
 import 'uplot/dist/uPlot.min.css'
+import { TableScroll } from './table-scroll'
 
 /** One point: a day (YYYY-MM-DD, UTC) and its value. */
 export interface DailyPoint {
@@ -94,7 +95,7 @@ export function DailyChart({ points, label }: { points: DailyPoint[]; label: str
       />
       <details class="daily-chart-data">
         <summary>Show the numbers</summary>
-        <div class="table-wrap">
+        <TableScroll label="Questions per day">
           <table>
             <thead>
               <tr>
@@ -113,7 +114,7 @@ export function DailyChart({ points, label }: { points: DailyPoint[]; label: str
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       </details>
     </figure>
   )

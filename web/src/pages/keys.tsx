@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks'
 import type { ApiKey, ApiKeyCreated, Scope } from '../api/admin'
 import { api, listAll } from '../api/client'
 import { CopyButton } from '../components/copy-button'
+import { TableScroll } from '../components/table-scroll'
 import { Async, Button, Confirm, Dialog, Empty, ErrorBox, Field, PageHeader, Time } from '../components/ui'
 import { rememberFreshKey } from '../lib/fresh-keys'
 import { useLoad } from '../lib/use-load'
@@ -155,7 +156,7 @@ function KeyState({ k }: { k: ApiKey }) {
 
 function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (k: ApiKey) => void }) {
   return (
-    <div class="table-wrap">
+    <TableScroll label="API keys">
       <table>
         <caption class="visually-hidden">API keys of the workspace, newest first</caption>
         <thead>
@@ -211,7 +212,7 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (k: ApiKey) =>
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   )
 }
 

@@ -1,6 +1,7 @@
 /** Platform status: each component's live state (as the server last measured it) and the service objectives. */
 import type { ComponentState, PlatformStatus, Slo } from '../api/admin'
 import { api } from '../api/client'
+import { TableScroll } from '../components/table-scroll'
 import { Async, Button, PageHeader, Time } from '../components/ui'
 import { useLoad } from '../lib/use-load'
 import '../styles/admin.css'
@@ -67,7 +68,7 @@ function StatusView({ s }: { s: PlatformStatus }) {
         <strong>{ok ? 'All systems operational.' : 'Some components are degraded or down.'}</strong> Engram{' '}
         {s.version}, checked <Time iso={s.checked_at} /> (measurements are reused for {s.cache_seconds} s).
       </div>
-      <div class="table-wrap">
+      <TableScroll label="Components">
         <table>
           <thead>
             <tr>
@@ -95,7 +96,7 @@ function StatusView({ s }: { s: PlatformStatus }) {
             })}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
     </div>
   )
 }

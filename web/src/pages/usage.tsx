@@ -2,6 +2,7 @@
 import type { Usage as UsageData } from '../api/admin'
 import { api } from '../api/client'
 import { DailyChart } from '../components/daily-chart'
+import { TableScroll } from '../components/table-scroll'
 import { Async, Button, Empty, PageHeader } from '../components/ui'
 import { useLoad } from '../lib/use-load'
 import '../styles/admin.css'
@@ -89,7 +90,7 @@ function UsageView({ u }: { u: UsageData }) {
             </p>
           </Empty>
         ) : (
-          <div class="table-wrap">
+          <TableScroll label="Questions by base">
             <table>
               <thead>
                 <tr>
@@ -122,7 +123,7 @@ function UsageView({ u }: { u: UsageData }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         )}
       </section>
     </div>
