@@ -3,8 +3,9 @@
  * light and dark, resized with its box. The numbers are also given as a table for screen readers:
  * a canvas says nothing to them.
  */
-import { useEffect, useRef } from 'preact/hooks'
-import uPlot from 'uplot'
+import { useEffect, useRef, useState } from 'preact/hooks'
+import type uPlot from 'uplot'
+// The style sheet is small and goes in the console's one sheet; the library loads on first use.
 import 'uplot/dist/uPlot.min.css'
 import { TableScroll } from './table-scroll'
 
@@ -31,7 +32,19 @@ function daySeconds(date: string): number {
   return Date.parse(`${date}T00:00:00Z`) / 1000
 }
 
-function options(el: HTMLElement, width: number, seriesLabel: string): uPlot.Options {
+type UPlot = typeof uPlot
+let loading: Promise<UPlot> | null = null
+
+/** uPlot, fetched once (a chunk of its own: the sign-in page does not wait for a chart library). */
+function loadUPlot(): Promise<UPlot> {
+  loading ??= import('uplot').then((m) => m.default)
+  loading.catch(() => {
+    loading = null
+  })
+  return loading
+}
+
+function options(Plot: UPlot, el: HTMLElement, width: number, seriesLabel: string): uPlot.Options {
   const text = cssVar(el, '--muted', '#5b6270')
   const grid = cssVar(el, '--border', '#d9dce1')
   const accent = cssVar(el, '--accent', '#2457c5')
@@ -40,7 +53,7 @@ function options(el: HTMLElement, width: number, seriesLabel: string): uPlot.Opt
     width,
     height: 240,
     // Days are UTC dates: label them as such, whatever the reader's zone.
-    tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
+    tzDate: (ts) => Plot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
     legend: { show: false },
     cursor: { drag: { x: false, y: false } },
     scales: { y: { range: (_u, _min, max) => [0, Math.max(4, Math.ceil(max * 1.15))] } },
@@ -61,32 +74,48 @@ function options(el: HTMLElement, width: number, seriesLabel: string): uPlot.Opt
 /** The chart of `points`; `label` names the series (and the chart, for screen readers). */
 export function DailyChart({ points, label }: { points: DailyPoint[]; label: string }) {
   const box = useRef<HTMLDivElement>(null)
+  const [failed, setFailed] = useState<Error | null>(null)
   useEffect(() => {
     const el = box.current
     if (!el) return
     const data: uPlot.AlignedData = [points.map((p) => daySeconds(p.date)), points.map((p) => p.value)]
     let plot: uPlot | null = null
-    const draw = () => {
-      plot?.destroy()
-      plot = new uPlot(options(el, Math.max(240, el.clientWidth), label), data, el)
-    }
-    draw()
+    let gone = false
+    let draw = () => {}
     const resize = new ResizeObserver(() => {
       if (plot && Math.abs(plot.width - el.clientWidth) > 1)
         plot.setSize({ width: el.clientWidth, height: 240 })
     })
-    resize.observe(el)
     // Colours come from CSS variables: redraw when the system switches between light and dark.
     const scheme = matchMedia('(prefers-color-scheme: dark)')
-    scheme.addEventListener('change', draw)
+    const redraw = () => draw()
+    loadUPlot().then(
+      (Plot) => {
+        if (gone) return
+        draw = () => {
+          plot?.destroy()
+          plot = new Plot(options(Plot, el, Math.max(240, el.clientWidth), label), data, el)
+        }
+        draw()
+        resize.observe(el)
+        scheme.addEventListener('change', redraw)
+      },
+      (e: Error) => !gone && setFailed(e),
+    )
     return () => {
+      gone = true
       resize.disconnect()
-      scheme.removeEventListener('change', draw)
+      scheme.removeEventListener('change', redraw)
       plot?.destroy()
     }
   }, [points, label])
   return (
     <figure class="daily-chart">
+      {failed && (
+        <p class="alert alert-error" role="alert">
+          The chart could not be drawn ({failed.message}); the numbers are below.
+        </p>
+      )}
       <div
         ref={box}
         class="daily-chart-plot"
