@@ -114,7 +114,7 @@ describe('console: usage, status and MCP pages', () => {
     await ctx.close()
   })
 
-  test('MCP shows the hosted address, and a key created in this tab fills the configurations until a reload', async () => {
+  test('MCP shows the hosted address, and a key created in this tab fills the configurations until a reload or sign-out', async () => {
     const r = rig()
     const ctx = await r.context()
     await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: r.server.url })
@@ -169,6 +169,23 @@ describe('console: usage, status and MCP pages', () => {
     await page.locator('#cfg-hosted').waitFor()
     expect(await page.content()).not.toContain(secret)
     expect(await hostedJson.textContent()).toContain('Bearer ek_...')
+
+    // So does signing out, even when someone signs in again in the same tab without a reload.
+    await page.getByRole('link', { name: 'API keys' }).click()
+    await page.getByLabel('Key name').fill('Left behind')
+    await page.getByRole('button', { name: 'Create key' }).click()
+    const second = await page.getByLabel(/Secret of/).inputValue()
+    await page.getByRole('button', { name: 'I have copied it' }).click()
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.waitForURL('**/console/sign-in')
+    await page.getByLabel('Email').fill(admin.email)
+    await page.getByLabel('Password').fill(admin.password)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'MCP' }).click()
+    await page.getByLabel('API key').waitFor()
+    await hostedJson.waitFor()
+    expect(await hostedJson.textContent()).toContain('Bearer ek_...')
+    expect(await page.content()).not.toContain(second)
     await ctx.close()
   })
 
