@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import type uPlot from 'uplot'
 // The style sheet is small and goes in the console's one sheet; the library loads on first use.
 import 'uplot/dist/uPlot.min.css'
+import { loadUPlot, type UPlot } from '../lib/uplot'
 import { TableScroll } from './table-scroll'
 
 /** One point: a day (YYYY-MM-DD, UTC) and its value. */
@@ -30,18 +31,6 @@ function translucent(hex: string, alpha: number): string {
 /** Seconds since the epoch of a UTC day, as uPlot's time axis wants. */
 function daySeconds(date: string): number {
   return Date.parse(`${date}T00:00:00Z`) / 1000
-}
-
-type UPlot = typeof uPlot
-let loading: Promise<UPlot> | null = null
-
-/** uPlot, fetched once (a chunk of its own: the sign-in page does not wait for a chart library). */
-function loadUPlot(): Promise<UPlot> {
-  loading ??= import('uplot').then((m) => m.default)
-  loading.catch(() => {
-    loading = null
-  })
-  return loading
 }
 
 function options(Plot: UPlot, el: HTMLElement, width: number, seriesLabel: string): uPlot.Options {
