@@ -45,16 +45,20 @@ export async function buildConsole(webDir = WEB_DIR): Promise<ConsoleFile[]> {
     entrypoints: [join(webDir, 'src/main.tsx')],
     target: 'browser',
     minify: true,
+    // Pages' heavy libraries (uPlot) load as chunks when first used, not before the sign-in page paints.
+    splitting: true,
     naming: { entry: '[name]-[hash].[ext]', chunk: '[name]-[hash].[ext]', asset: '[name]-[hash].[ext]' },
     define: { 'process.env.NODE_ENV': '"production"' },
   })
   if (!result.success) throw new Error(`the console did not build: ${result.logs.map(String).join('\n')}`)
   const files: ConsoleFile[] = []
+  let entry: string | undefined
   for (const out of result.outputs) {
     const name = out.path.replace(/^.*[\\/]/, '')
+    if (out.kind === 'entry-point') entry = name
     files.push({ name, type: out.type, body: new Uint8Array(await out.arrayBuffer()) })
   }
-  const script = files.find((f) => f.name.endsWith('.js'))
+  const script = files.find((f) => f.name === entry)
   if (!script) throw new Error('the console build gave no script')
   const style = files.find((f) => f.name.endsWith('.css'))?.name ?? null
   const html = indexHtml(script.name, style)

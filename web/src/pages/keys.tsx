@@ -1,6 +1,300 @@
-import { Placeholder } from './placeholder'
+/**
+ * API keys (admin): the workspace's keys with their scopes, last use and state; create one (its
+ * secret shown once, with a copy button); revoke one (it stays listed, marked revoked).
+ */
+import { useState } from 'preact/hooks'
+import type { ApiKey, ApiKeyCreated, Scope } from '../api/admin'
+import { api, listAll } from '../api/client'
+import { CopyButton } from '../components/copy-button'
+import { TableScroll } from '../components/table-scroll'
+import { Async, Button, Confirm, Dialog, Empty, ErrorBox, Field, PageHeader, Time } from '../components/ui'
+import { rememberFreshKey } from '../lib/fresh-keys'
+import { useLoad } from '../lib/use-load'
+import '../styles/admin.css'
 
-/** API keys. */
+const SCOPES: { scope: Scope; label: string; hint: string }[] = [
+  { scope: 'query', label: 'Query', hint: 'ask questions, read documents, MCP tools' },
+  { scope: 'ingest', label: 'Ingest', hint: 'create bases, upload and push documents, onboard' },
+  { scope: 'admin', label: 'Admin', hint: 'manage keys, members and usage' },
+]
+
+/** The API keys page. */
 export function Keys(_props: { id?: string }) {
-  return <Placeholder title="API keys" />
+  const keys = useLoad(() => listAll<ApiKey>('/api-keys'), [])
+  const [created, setCreated] = useState<ApiKeyCreated | null>(null)
+  const [revoking, setRevoking] = useState<ApiKey | null>(null)
+  return (
+    <>
+      <PageHeader
+        title="API keys"
+        lead="Keys let scripts, agents and the MCP server call Engram for this workspace. Each key holds only the scopes you give it."
+      />
+      <CreateKey
+        onCreated={(k) => {
+          rememberFreshKey(k.id, k.key)
+          setCreated(k)
+          keys.reload()
+        }}
+      />
+      <h2>Keys</h2>
+      <Async load={keys}>
+        {(list) =>
+          list.length === 0 ? (
+            <Empty title="No API keys yet">
+              <p>Create one above to call the API or connect an agent over MCP.</p>
+            </Empty>
+          ) : (
+            <KeyTable keys={list} onRevoke={setRevoking} />
+          )
+        }
+      </Async>
+      <SecretDialog created={created} onClose={() => setCreated(null)} />
+      <RevokeKey
+        target={revoking}
+        onDone={() => {
+          setRevoking(null)
+          keys.reload()
+        }}
+        onCancel={() => setRevoking(null)}
+      />
+    </>
+  )
+}
+
+/** The end of the chosen day in the reader's time zone: a key "expiring on" a day works all that day. */
+function endOfDay(date: string): string {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number]
+  return new Date(y, m - 1, d, 23, 59, 59, 999).toISOString()
+}
+
+function CreateKey({ onCreated }: { onCreated: (k: ApiKeyCreated) => void }) {
+  const [name, setName] = useState('')
+  const [scopes, setScopes] = useState<Scope[]>(['query'])
+  const [expiry, setExpiry] = useState('')
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<Error | null>(null)
+  const submit = async (e: Event) => {
+    e.preventDefault()
+    setBusy(true)
+    setError(null)
+    try {
+      const k = await api<ApiKeyCreated>('/api-keys', {
+        json: { name, scopes, expires_at: expiry ? endOfDay(expiry) : null },
+      })
+      setName('')
+      setExpiry('')
+      onCreated(k)
+    } catch (err) {
+      setError(err as Error)
+    } finally {
+      setBusy(false)
+    }
+  }
+  const toggle = (s: Scope, on: boolean) =>
+    setScopes((cur) => (on ? [...cur.filter((c) => c !== s), s] : cur.filter((c) => c !== s)))
+  return (
+    <form class="card stack key-form" onSubmit={submit} aria-labelledby="create-key-title">
+      <h2 id="create-key-title" class="card-title">
+        Create a key
+      </h2>
+      <div class="grid-2">
+        <Field
+          label="Key name"
+          required
+          maxLength={100}
+          value={name}
+          hint="Say what will use it, e.g. “nightly sync” or “Claude Desktop”."
+          onInput={(e) => setName(e.currentTarget.value)}
+        />
+        <Field
+          label="Expires on (optional)"
+          type="date"
+          value={expiry}
+          hint="The key stops working after this day ends. Leave empty for a key that does not expire."
+          onInput={(e) => setExpiry(e.currentTarget.value)}
+        />
+      </div>
+      <fieldset>
+        <legend>Scopes (at least one)</legend>
+        <div class="scope-list">
+          {SCOPES.map((s) => (
+            <label class="check" key={s.scope}>
+              <input
+                type="checkbox"
+                checked={scopes.includes(s.scope)}
+                onChange={(e) => toggle(s.scope, e.currentTarget.checked)}
+              />
+              <span>
+                <strong>{s.label}</strong> <span class="muted">— {s.hint}</span>
+              </span>
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      {scopes.length === 0 && (
+        <p class="hint" role="status">
+          Choose at least one scope.
+        </p>
+      )}
+      <ErrorBox error={error} />
+      <div>
+        <Button variant="primary" type="submit" busy={busy} disabled={scopes.length === 0}>
+          Create key
+        </Button>
+      </div>
+    </form>
+  )
+}
+
+/** Active, revoked or expired, as a badge. */
+function KeyState({ k }: { k: ApiKey }) {
+  if (k.revoked_at) return <span class="badge badge-error">Revoked</span>
+  if (k.expires_at && Date.parse(k.expires_at) <= Date.now())
+    return <span class="badge badge-warn">Expired</span>
+  return <span class="badge badge-ok">Active</span>
+}
+
+function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (k: ApiKey) => void }) {
+  return (
+    <TableScroll label="API keys">
+      <table>
+        <caption class="visually-hidden">API keys of the workspace, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Key</th>
+            <th scope="col">Scopes</th>
+            <th scope="col">State</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Created</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((k) => (
+            <tr key={k.id} class={k.revoked_at ? 'revoked' : undefined}>
+              <td>{k.name}</td>
+              <td>
+                <code>{k.prefix}…</code>
+              </td>
+              <td>{k.scopes.join(', ')}</td>
+              <td>
+                <KeyState k={k} />
+                {k.revoked_at && (
+                  <div class="muted small">
+                    <Time iso={k.revoked_at} />
+                  </div>
+                )}
+              </td>
+              <td>
+                <Time iso={k.last_used_at} />
+              </td>
+              <td>{k.expires_at ? <Time iso={k.expires_at} /> : <span class="muted">never</span>}</td>
+              <td>
+                <Time iso={k.created_at} />
+              </td>
+              <td>
+                {!k.revoked_at && (
+                  <button
+                    type="button"
+                    class="btn btn-plain btn-small"
+                    aria-label={`Revoke ${k.name}`}
+                    onClick={() => onRevoke(k)}
+                  >
+                    Revoke
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
+  )
+}
+
+/** The one time the secret is shown: a warning, the secret, a copy button. */
+function SecretDialog({ created, onClose }: { created: ApiKeyCreated | null; onClose: () => void }) {
+  return (
+    <Dialog open={created !== null} title="Your new API key" onClose={onClose}>
+      {created && (
+        <div class="stack">
+          <div class="alert alert-warn" role="note">
+            <strong>Copy it now: you will not see this again.</strong> Engram keeps only a hash of the key, so
+            nobody can show it to you later. If you lose it, revoke it and create another.
+          </div>
+          <div class="field">
+            <label for="new-key-secret">Secret of “{created.name}”</label>
+            <input
+              id="new-key-secret"
+              class="secret"
+              readOnly
+              value={created.key}
+              onFocus={(e) => e.currentTarget.select()}
+            />
+          </div>
+          <p class="hint">
+            Scopes: {created.scopes.join(', ')}.{' '}
+            {created.expires_at ? (
+              <>
+                Expires <Time iso={created.expires_at} />.
+              </>
+            ) : (
+              'Does not expire.'
+            )}{' '}
+            Send it as <code>Authorization: Bearer {created.prefix}…</code>.
+          </p>
+          <div class="dialog-actions">
+            <CopyButton text={created.key} label="Copy the key" />
+            <Button variant="primary" onClick={onClose}>
+              I have copied it
+            </Button>
+          </div>
+        </div>
+      )}
+    </Dialog>
+  )
+}
+
+function RevokeKey(props: { target: ApiKey | null; onDone: () => void; onCancel: () => void }) {
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<Error | null>(null)
+  const k = props.target
+  const revoke = async () => {
+    if (!k) return
+    setBusy(true)
+    setError(null)
+    try {
+      await api<ApiKey>(`/api-keys/${encodeURIComponent(k.id)}`, { method: 'DELETE' })
+      props.onDone()
+    } catch (err) {
+      setError(err as Error)
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <Confirm
+      open={k !== null}
+      title={k ? `Revoke the key “${k.name}”?` : 'Revoke the key?'}
+      confirmLabel="Revoke key"
+      busy={busy}
+      error={error}
+      onConfirm={revoke}
+      onCancel={() => {
+        setError(null)
+        props.onCancel()
+      }}
+    >
+      {k && (
+        <p>
+          Anything using <strong>{k.name}</strong> (<code>{k.prefix}…</code>) is refused from its next
+          request. The key stays in the list, marked revoked. This cannot be undone.
+        </p>
+      )}
+    </Confirm>
+  )
 }

@@ -1,6 +1,131 @@
-import { Placeholder } from './placeholder'
+/** Usage (admin): the period's totals, the questions asked each day as a chart, and each base's share. */
+import type { Usage as UsageData } from '../api/admin'
+import { api } from '../api/client'
+import { DailyChart } from '../components/daily-chart'
+import { TableScroll } from '../components/table-scroll'
+import { Async, Button, Empty, PageHeader } from '../components/ui'
+import { useLoad } from '../lib/use-load'
+import '../styles/admin.css'
 
-/** Usage. */
+/** Bytes as people read them (KB = 1,000 bytes, as disks are sold). */
+function formatBytes(n: number): string {
+  const units = ['bytes', 'KB', 'MB', 'GB', 'TB']
+  let v = n
+  let i = 0
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000
+    i++
+  }
+  return i === 0 ? `${v} ${units[0]}` : `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`
+}
+
+const count = new Intl.NumberFormat()
+
+/** The usage page. */
 export function Usage(_props: { id?: string }) {
-  return <Placeholder title="Usage" />
+  const usage = useLoad((signal) => api<UsageData>('/admin/usage', { signal }), [])
+  return (
+    <>
+      <PageHeader
+        title="Usage"
+        lead={
+          usage.data
+            ? `The last ${usage.data.period.days} days, ${usage.data.period.start} to ${usage.data.period.end} (UTC).`
+            : 'The last 30 days.'
+        }
+      >
+        <Button onClick={usage.reload} busy={usage.loading && usage.data !== undefined}>
+          Refresh
+        </Button>
+      </PageHeader>
+      <Async load={usage}>{(u) => <UsageView u={u} />}</Async>
+    </>
+  )
+}
+
+function UsageView({ u }: { u: UsageData }) {
+  const t = u.totals
+  const tiles: [string, string][] = [
+    ['Questions answered', count.format(t.queries)],
+    ['Document bases', count.format(t.bases)],
+    ['Documents', count.format(t.documents)],
+    ['Storage', formatBytes(t.storage_bytes)],
+    ['Members', count.format(t.members)],
+    ['Active API keys', count.format(t.api_keys)],
+  ]
+  return (
+    <div class="stack">
+      <section aria-labelledby="totals-title">
+        <h2 id="totals-title" class="visually-hidden">
+          Totals
+        </h2>
+        <dl class="tiles">
+          {tiles.map(([label, value]) => (
+            <div class="tile card" key={label}>
+              <dt>{label}</dt>
+              <dd>{value}</dd>
+            </div>
+          ))}
+        </dl>
+      </section>
+      <section aria-labelledby="daily-title">
+        <h2 id="daily-title">Questions per day</h2>
+        {t.queries === 0 && (
+          <p class="hint">
+            No questions were answered in this period yet. Ask one in a base's chat, through the API or an MCP
+            agent, and it is counted here on the day it was answered.
+          </p>
+        )}
+        <div class="card">
+          <DailyChart points={u.daily.map((d) => ({ date: d.date, value: d.queries }))} label="Questions" />
+        </div>
+      </section>
+      <section aria-labelledby="bases-title">
+        <h2 id="bases-title">By base</h2>
+        {u.bases.length === 0 ? (
+          <Empty title="No document bases yet">
+            <p>
+              <a href="/console/bases">Create a base</a> and upload documents; each base's questions,
+              documents and storage show here.
+            </p>
+          </Empty>
+        ) : (
+          <TableScroll label="Questions by base">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Base</th>
+                  <th scope="col" class="num">
+                    Questions
+                  </th>
+                  <th scope="col" class="num">
+                    Documents
+                  </th>
+                  <th scope="col" class="num">
+                    Storage
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {u.bases.map((b) => (
+                  <tr key={b.corpus_id}>
+                    <td>
+                      {b.name === null ? (
+                        <span class="muted">Deleted base ({b.corpus_id})</span>
+                      ) : (
+                        <a href={`/console/bases/${b.corpus_id}`}>{b.name}</a>
+                      )}
+                    </td>
+                    <td class="num">{count.format(b.queries)}</td>
+                    <td class="num">{count.format(b.documents)}</td>
+                    <td class="num">{formatBytes(b.storage_bytes)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
+        )}
+      </section>
+    </div>
+  )
 }
