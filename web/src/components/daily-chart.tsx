@@ -3,21 +3,16 @@
  * light and dark, resized with its box. The numbers are also given as a table for screen readers:
  * a canvas says nothing to them.
  */
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useRef } from 'preact/hooks'
 import type uPlot from 'uplot'
-// The style sheet is small and goes in the console's one sheet; the library loads on first use.
-import 'uplot/dist/uPlot.min.css'
-import { loadUPlot, type UPlot } from '../lib/uplot'
+import type { UPlot } from '../lib/uplot'
+import { cssVar, usePlot } from './plot'
 import { TableScroll } from './table-scroll'
 
 /** One point: a day (YYYY-MM-DD, UTC) and its value. */
 export interface DailyPoint {
   date: string
   value: number
-}
-
-function cssVar(el: Element, name: string, fallback: string): string {
-  return getComputedStyle(el).getPropertyValue(name).trim() || fallback
 }
 
 /** `#rrggbb` with an alpha, for the area under the line (a canvas takes no CSS variables). */
@@ -63,41 +58,8 @@ function options(Plot: UPlot, el: HTMLElement, width: number, seriesLabel: strin
 /** The chart of `points`; `label` names the series (and the chart, for screen readers). */
 export function DailyChart({ points, label }: { points: DailyPoint[]; label: string }) {
   const box = useRef<HTMLDivElement>(null)
-  const [failed, setFailed] = useState<Error | null>(null)
-  useEffect(() => {
-    const el = box.current
-    if (!el) return
-    const data: uPlot.AlignedData = [points.map((p) => daySeconds(p.date)), points.map((p) => p.value)]
-    let plot: uPlot | null = null
-    let gone = false
-    let draw = () => {}
-    const resize = new ResizeObserver(() => {
-      if (plot && Math.abs(plot.width - el.clientWidth) > 1)
-        plot.setSize({ width: el.clientWidth, height: 240 })
-    })
-    // Colours come from CSS variables: redraw when the system switches between light and dark.
-    const scheme = matchMedia('(prefers-color-scheme: dark)')
-    const redraw = () => draw()
-    loadUPlot().then(
-      (Plot) => {
-        if (gone) return
-        draw = () => {
-          plot?.destroy()
-          plot = new Plot(options(Plot, el, Math.max(240, el.clientWidth), label), data, el)
-        }
-        draw()
-        resize.observe(el)
-        scheme.addEventListener('change', redraw)
-      },
-      (e: Error) => !gone && setFailed(e),
-    )
-    return () => {
-      gone = true
-      resize.disconnect()
-      scheme.removeEventListener('change', redraw)
-      plot?.destroy()
-    }
-  }, [points, label])
+  const data: uPlot.AlignedData = [points.map((p) => daySeconds(p.date)), points.map((p) => p.value)]
+  const failed = usePlot(box, (Plot, el, width) => options(Plot, el, width, label), data, [points, label])
   return (
     <figure class="daily-chart">
       {failed && (
