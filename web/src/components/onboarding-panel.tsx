@@ -5,7 +5,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { type Corpus, isFinished, type Job } from '../api/bases'
 import { api, listAll } from '../api/client'
-import { formatSeconds } from '../lib/format-size'
+import { formatSeconds } from '../lib/format'
 import { useJob } from '../lib/use-job'
 import { useLoad } from '../lib/use-load'
 import { StatusBadge } from './base-status'

@@ -3,7 +3,7 @@
  * own words when it refused the file (a 415 names the type), and a retry for failed files.
  */
 
-import { formatSize } from '../lib/format-size'
+import { formatSize } from '../lib/format'
 import type { UploadItem, Uploads } from '../lib/use-uploads'
 import { Progress } from './ui'
 
