@@ -33,8 +33,8 @@ export interface ConsoleRig {
   url(path?: string): string
   /** A fresh browser profile (cookies and storage of its own), 1280 × 800 unless told. */
   context(opts?: { width?: number; height?: number; dark?: boolean }): Promise<BrowserContext>
-  /** Saves a screenshot of `page` as test-artifacts/console/<name>.png. */
-  screenshot(page: Page, name: string): Promise<void>
+  /** Saves a screenshot of `page` as test-artifacts/console/<name>.png (the whole page unless told). */
+  screenshot(page: Page, name: string, opts?: { fullPage?: boolean }): Promise<void>
 }
 
 /**
@@ -61,8 +61,8 @@ export function consoleRig(env: Record<string, string> = {}): () => ConsoleRig {
           viewport: { width: opts.width ?? 1280, height: opts.height ?? 800 },
           colorScheme: opts.dark ? 'dark' : 'light',
         }),
-      screenshot: async (page, name) => {
-        await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true })
+      screenshot: async (page, name, opts) => {
+        await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: opts?.fullPage ?? true })
       },
     }
   }, 120_000)
