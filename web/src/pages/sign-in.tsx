@@ -1,7 +1,7 @@
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
 import { ApiError } from '../api/client'
-import { signIn } from '../api/session'
+import { adopt, loadMe, signIn } from '../api/session'
 import { PublicLayout } from '../components/layout'
 import { Button, ErrorBox, Field } from '../components/ui'
 import { useAuthConfig } from '../lib/auth-config'
@@ -19,6 +19,19 @@ export function SignIn() {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<Error | null>(null)
   const [email, setEmail] = useState('')
+  // A social or single sign-on hand-off puts the session in the fragment (never sent to a server,
+  // kept out of logs); it is taken, and the fragment cleared from the address bar and history.
+  useEffect(() => {
+    const hand = new URLSearchParams(location.hash.slice(1))
+    const token = hand.get('access_token')
+    if (!token) return
+    history.replaceState(null, '', location.pathname + location.search)
+    adopt({ access_token: token, expires_at: hand.get('expires_at') })
+    loadMe().then(
+      () => route(nextPath(query), true),
+      (err: Error) => setError(err),
+    )
+  }, [])
   const onSubmit = async (e: Event) => {
     e.preventDefault()
     const f = new FormData(e.currentTarget as HTMLFormElement)
