@@ -91,4 +91,24 @@ describe('console: first run, sign-in and sign-out', () => {
     await r.screenshot(page, 'session-refresh')
     await ctx.close()
   })
+
+  test('a session handed over in the fragment (social or single sign-on) signs the tab in and leaves no trace in the address', async () => {
+    const r = rig()
+    const login = await fetch(`${r.server.url}/v1/auth/login`, {
+      method: 'POST',
+      body: new URLSearchParams({ username: 'ada@example.com', password: 'correct horse battery' }),
+    })
+    const s = (await login.json()) as { access_token: string; expires_at: string }
+    const ctx = await r.context()
+    const page = await ctx.newPage()
+    const hand = new URLSearchParams({ access_token: s.access_token, expires_at: s.expires_at })
+    await page.goto(r.url(`/console/sign-in?next=%2Fconsole%2Fstatus#${hand}`))
+    await page.waitForURL('**/console/status')
+    await page.getByRole('navigation', { name: 'Sections' }).waitFor()
+    expect(page.url()).not.toContain('access_token')
+    // The hand-off replaced its own history entry: one step back is the blank tab it came from.
+    await page.goBack()
+    expect(page.url()).toBe('about:blank')
+    await ctx.close()
+  })
 })
