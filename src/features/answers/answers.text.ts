@@ -1,6 +1,5 @@
 import type { ChatMessage } from '../../platform/llm/openai-client'
-import { streamAnswer } from '../engine/lib/stream'
-import type { Source } from './answers.service'
+import { type Source, streamAnswer } from '../engine/engine.service'
 
 /** The prompt a model server answers from: numbered sources, then the question. */
 export function llmMessages(question: string, sources: Source[]): ChatMessage[] {

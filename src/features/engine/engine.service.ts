@@ -31,6 +31,9 @@ import { contentTerms } from './lib/text'
 import { prepareSynonyms } from './lib/variants'
 
 /** Where cartridges are kept durably: the object store's byte-level calls. */
+/** How an answer is streamed, piece by piece (the answers feature streams through it). */
+export { streamAnswer } from './lib/stream'
+
 export type CartStore = Pick<ObjectStore, 'getBytes' | 'put' | 'delete'>
 
 /** What the engine needs: the database, the object store, a warm-copy budget and a timer. */

@@ -4,7 +4,8 @@ import { isTerminal, type Job } from '../../platform/jobs/queue'
 import type { JobContext, Scheduler } from '../../platform/jobs/scheduler'
 import type { NewSection } from '../corpora/corpora.service'
 import { type ExtractResult, isExtractError, KIND_CONTENT_TYPES } from './extract/extract'
-import { EXTRACT_JOB, type ExtractPayload, type IngestService } from './ingest.service'
+import type { IngestService } from './ingest.service'
+import { EXTRACT_JOB, type ExtractPayload } from './ingest.types'
 import { textKeyOf } from './lib/keys'
 
 /** What an extraction job reports; the settle hook turns it into sync-run counters. */
@@ -46,7 +47,7 @@ export async function extractDocument(svc: IngestService, ctx: JobContext): Prom
   if (!doc) return { outcome: 'skipped' }
   const failed = (error: string, contentType?: string): ExtractOutcome => {
     if (!current()) return { outcome: 'skipped' }
-    content.setFailed(doc.id, error, svc.now(), contentType)
+    content.setFailed(doc.id, error, svc.registrar.now(), contentType)
     return { outcome: 'failed', error }
   }
   if (doc.size > config.max_extract_bytes) {
@@ -114,7 +115,7 @@ async function record(svc: IngestService, p: ExtractPayload, result: ExtractResu
   const textKey = textKeyOf(p.raw_key, p.document_id)
   let previous: string | null = null
   let superseded = false
-  svc.inflight.add(textKey)
+  svc.registrar.inflight.add(textKey)
   try {
     const stored = await objects.put(textKey, text, { contentType: 'text/plain; charset=utf-8' })
     db.$client.transaction(() => {
@@ -132,17 +133,17 @@ async function record(svc: IngestService, p: ExtractPayload, result: ExtractResu
         title: result.title ?? null,
         cartId: texts.length === 1 ? cartIdOf(text) : null,
         sections,
-        now: svc.now(),
+        now: svc.registrar.now(),
       })
     })()
   } finally {
-    svc.inflight.delete(textKey)
+    svc.registrar.inflight.delete(textKey)
   }
   if (superseded) {
-    await svc.dropIfUnused(textKey)
+    await svc.registrar.dropIfUnused(textKey)
     return { outcome: 'skipped' }
   }
-  if (previous) await svc.dropIfUnused(previous)
+  if (previous) await svc.registrar.dropIfUnused(previous)
   return { outcome: 'extracted', sections: Math.max(1, sections.length), chars: text.length }
 }
 
@@ -155,8 +156,13 @@ export function settleExtraction(svc: IngestService, job: Job): void {
   if (job.status === 'failed') {
     error = `Text extraction failed: ${job.error ?? 'unknown error'}`
     const doc = svc.deps.corpora.repo.document(p.corpus_id, p.document_id)
-    if (doc && doc.raw_key === p.raw_key) svc.deps.corpora.content.setFailed(doc.id, error, svc.now())
+    if (doc && doc.raw_key === p.raw_key)
+      svc.deps.corpora.content.setFailed(doc.id, error, svc.registrar.now())
     else error = null
   } else if (out?.outcome === 'failed') error = out.error
-  svc.repo.settle(p.run_id, error ? { path: p.path, document_id: p.document_id, error } : null, svc.now())
+  svc.registrar.repo.settle(
+    p.run_id,
+    error ? { path: p.path, document_id: p.document_id, error } : null,
+    svc.registrar.now(),
+  )
 }

@@ -4,11 +4,8 @@
 // there is no event loop here worth a thread.
 
 import { failureOf } from './extract.pdf-worker-run.ts'
-import type { SandboxReply, SandboxRequest } from './extract.sandbox.ts'
+import { EXIT_OVER_BUDGET, type SandboxReply, type SandboxRequest } from './extract.sandbox-protocol.ts'
 import { extractText } from './extract.ts'
-
-/** The exit code of a child that saw itself pass its memory budget. */
-export const EXIT_OVER_BUDGET = 86
 
 /** Serves extraction requests on the IPC channel until the parent goes away. */
 export function runExtractChild(): void {

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import type { Subprocess } from 'bun'
 import { ExtractError, overBudgetMessage, tooSlowMessage, unreadable } from './extract.errors.ts'
 import { errorOf, type PdfFailure } from './extract.pdf-worker-run.ts'
-import { EXIT_OVER_BUDGET } from './extract.sandbox-child.ts'
+import { EXIT_OVER_BUDGET, type SandboxReply, type SandboxRequest } from './extract.sandbox-protocol.ts'
 import { type ExtractOptions, extractText } from './extract.ts'
 import type { ExtractInput, ExtractResult } from './extract.types.ts'
 
@@ -14,22 +14,6 @@ import type { ExtractInput, ExtractResult } from './extract.types.ts'
 
 /** The argument that makes the compiled executable act as an extraction child (src/main.ts). */
 export const EXTRACT_CHILD_COMMAND = '__extract-child'
-
-/** What the parent sends the child: one document. */
-export interface SandboxRequest {
-  type: 'extract'
-  bytes: Uint8Array
-  filename: string
-  contentType?: string
-  memoryMb: number
-  options: ExtractOptions
-}
-
-/** What the child answers. */
-export type SandboxReply =
-  | { type: 'ready' }
-  | { type: 'done'; result: ExtractResult }
-  | { type: 'error'; failure: PdfFailure }
 
 /** How an `ExtractSandbox` runs. */
 export interface SandboxOptions {

@@ -4,8 +4,9 @@ import { fail } from '../../../platform/http/errors'
 import { ObjectTooLargeError } from '../../../platform/storage/object-store'
 import type { AuditActor } from '../../audit/audit.service'
 import type { DocumentRow } from '../../corpora/corpora.service'
+import type { Registrar } from '../ingest.registrar'
 import type { SyncRunRow } from '../ingest.repo'
-import type { Incoming, IngestService } from '../ingest.service'
+import type { Incoming } from '../ingest.types'
 import { normalizePath, normalizePrefix } from './paths'
 
 /** One manifest line as clients send it. */
@@ -95,7 +96,7 @@ function managed(docs: DocumentRow[]): DocumentRow[] {
 }
 
 /** Builds the push protocol on top of the ingest service. */
-export function pushProtocol(svc: IngestService): PushProtocol {
+export function pushProtocol(svc: Registrar): PushProtocol {
   const { config, objects, corpora } = svc.deps
   const repo = () => corpora.repo
   const stagingMs = () => config.staging_hours * 3_600_000 + config.upload_url_seconds * 1000

@@ -1,6 +1,7 @@
 import { isTerminal } from '../../../platform/jobs/queue'
 import type { DocumentPurger, DocumentRow } from '../../corpora/corpora.service'
-import { EXTRACT_JOB, type ExtractPayload, type IngestService } from '../ingest.service'
+import type { Registrar } from '../ingest.registrar'
+import { EXTRACT_JOB, type ExtractPayload } from '../ingest.types'
 import { corpusOfKey, corpusPrefix } from './keys'
 
 /**
@@ -8,7 +9,7 @@ import { corpusOfKey, corpusPrefix } from './keys'
  * the base uses it any more, the text sidecars, and the extraction jobs (a job that will never run
  * no longer counts as pending in its sync run). A deleted base loses its whole object prefix.
  */
-export function objectsPurger(svc: IngestService): DocumentPurger {
+export function objectsPurger(svc: Registrar): DocumentPurger {
   const { corpora, objects } = svc.deps
   return {
     async purgeDocuments(workspaceId, corpusId, rows) {
@@ -29,7 +30,7 @@ export function objectsPurger(svc: IngestService): DocumentPurger {
 }
 
 /** Drops the extraction jobs of documents that are gone, settling their runs. */
-function forgetJobs(svc: IngestService, workspaceId: string, corpusId: string, rows: DocumentRow[]): void {
+function forgetJobs(svc: Registrar, workspaceId: string, corpusId: string, rows: DocumentRow[]): void {
   const { corpora, queue } = svc.deps
   const now = svc.now()
   for (const r of rows) {
@@ -50,7 +51,7 @@ function forgetJobs(svc: IngestService, workspaceId: string, corpusId: string, r
  * commit never came (once its upload has expired), and everything of a base that no longer exists.
  * Objects of requests in flight are spared.
  */
-export async function sweepOrphans(svc: IngestService): Promise<{ removed: number; uploadsExpired: number }> {
+export async function sweepOrphans(svc: Registrar): Promise<{ removed: number; uploadsExpired: number }> {
   const { objects, corpora, log } = svc.deps
   const uploadsExpired = svc.repo.deleteExpiredUploads(svc.now())
   const bases = new Map<string, boolean>()

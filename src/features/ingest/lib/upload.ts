@@ -1,6 +1,7 @@
 import { ApiError, fail } from '../../../platform/http/errors'
 import { ObjectTooLargeError } from '../../../platform/storage/object-store'
-import type { Incoming, IngestService, Registered } from '../ingest.service'
+import type { Registrar } from '../ingest.registrar'
+import type { Incoming, Registered } from '../ingest.types'
 import { detectUpload, HeadBuffer } from './detect'
 import { fileParts, MultipartError, partStream, RequestTooLargeError } from './multipart'
 import { normalizePath } from './paths'
@@ -11,7 +12,7 @@ import { normalizePath } from './paths'
  * what the request had stored: a request is taken whole or not at all.
  */
 export async function uploadFiles(
-  svc: IngestService,
+  svc: Registrar,
   workspaceId: string,
   corpusId: string,
   request: Request,

@@ -1,0 +1,158 @@
+import { newId } from '../../platform/crypto/random'
+import { notFound } from '../../platform/http/errors'
+import type { DeletedBy, DocumentRow } from '../corpora/corpora.service'
+import { IngestRepo } from './ingest.repo'
+import { EXTRACT_JOB, type ExtractPayload, type Incoming, type IngestDeps, type Registered } from './ingest.types'
+import { blobKey } from './lib/keys'
+
+/**
+ * What every way in (upload, push, upsert) and the extraction jobs share: registering stored files
+ * as documents with their sync run and extraction jobs, the objects in flight (written by a request
+ * whose rows are not committed yet, so the orphan sweep leaves them alone), and object keys. The
+ * upload, push and sweep modules and the jobs depend on it; it depends on none of them.
+ */
+export class Registrar {
+  readonly repo: IngestRepo
+  /** Object keys written but not yet referenced by a committed row. */
+  readonly inflight = new Set<string>()
+
+  constructor(readonly deps: IngestDeps) {
+    this.repo = new IngestRepo(deps.db)
+  }
+
+  /** Now, in epoch milliseconds, from the injected clock. */
+  now(): number {
+    return this.deps.clock.now().getTime()
+  }
+
+  /** A fresh object key for raw content of a base. */
+  newBlobKey(workspaceId: string, corpusId: string): string {
+    return blobKey(workspaceId, corpusId, newId(this.deps.random, 'blob'))
+  }
+
+  /**
+   * `register` for objects this request just wrote (`fresh`, marked in flight): if registering
+   * fails (the base was deleted meanwhile), they are removed rather than left for the sweep.
+   */
+  async registerOrDiscard(
+    workspaceId: string,
+    corpusId: string,
+    source: 'upload' | 'push',
+    items: Incoming[],
+    fresh: string[],
+  ): Promise<Registered> {
+    try {
+      return await this.register(workspaceId, corpusId, { source, items, fresh })
+    } catch (e) {
+      for (const key of fresh) {
+        this.inflight.delete(key)
+        // Only what no committed row took: a failure after the commit must not lose content.
+        await this.dropIfUnused(key).catch(() => {})
+      }
+      throw e
+    } finally {
+      for (const key of fresh) this.inflight.delete(key)
+    }
+  }
+
+  /**
+   * Registers stored files as documents and deletes `deletions` (with their receipts), in one
+   * transaction with the sync run and the extraction jobs; then forgets what the old contents left
+   * behind. A path already in the base keeps its id and gets the new content; the same content
+   * again is left unchanged. `fresh` lists keys this request wrote: those no row ended up using
+   * are removed. `managedBy: 'push'` (a push commit) makes the files it writes push's to delete.
+   */
+  async register(
+    workspaceId: string,
+    corpusId: string,
+    batch: {
+      source: 'upload' | 'push'
+      items: Incoming[]
+      fresh: string[]
+      managedBy?: 'push'
+      deletions?: { rows: DocumentRow[]; by: DeletedBy }
+    },
+  ): Promise<Registered> {
+    const { source, items, fresh } = batch
+    const deletions = batch.deletions?.rows ?? []
+    const { corpora, queue, db } = this.deps
+    const repo = corpora.repo
+    const now = this.now()
+    const runId = newId(this.deps.random, 'run')
+    const ids: string[] = []
+    const results: Registered['results'] = []
+    const stale: DocumentRow[] = []
+    let removed: DocumentRow[] = []
+    db.$client.transaction(() => {
+      if (!repo.get(workspaceId, corpusId)) throw notFound('Document base')
+      const jobs: ExtractPayload[] = []
+      for (const item of items) {
+        // Identical content already in the base is shared rather than stored twice.
+        const rawKey = corpora.content.rawKeyBySha(corpusId, item.sha256) ?? item.rawKey
+        const fields = { ...item, rawKey, source, managedBy: batch.managedBy ?? null, now }
+        const existing = repo.documentByPath(corpusId, item.path)
+        if (existing && existing.sha256 === item.sha256) {
+          ids.push(existing.id)
+          results.push('unchanged')
+          continue
+        }
+        let id: string
+        if (existing) {
+          stale.push(existing, ...repo.sections(existing.id))
+          corpora.content.replaceContent(existing.id, fields)
+          id = existing.id
+          results.push('updated')
+        } else {
+          id = newId(this.deps.random, 'doc')
+          corpora.content.insertParent({ ...fields, id, workspaceId, corpusId, path: item.path })
+          results.push('created')
+        }
+        ids.push(id)
+        this.repo.deleteUploadsByKey(rawKey)
+        jobs.push({ corpus_id: corpusId, document_id: id, raw_key: rawKey, run_id: runId, path: item.path })
+      }
+      if (batch.deletions) removed = corpora.detach(workspaceId, corpusId, deletions, batch.deletions.by)
+      for (const payload of jobs) {
+        queue.enqueue({
+          workspaceId,
+          kind: EXTRACT_JOB,
+          subjectId: payload.document_id,
+          payload: { ...payload },
+          maxAttempts: 3,
+        })
+      }
+      this.repo.insertRun({
+        id: runId,
+        workspaceId,
+        corpusId,
+        source,
+        created: results.filter((r) => r === 'created').length,
+        updated: results.filter((r) => r === 'updated').length,
+        unchanged: results.filter((r) => r === 'unchanged').length,
+        deleted: deletions.length,
+        failed: 0,
+        pending: jobs.length,
+        errors: [],
+        now,
+      })
+      corpora.touchSynced(workspaceId, corpusId, now)
+    })()
+    await corpora.purge(workspaceId, corpusId, [...stale, ...removed])
+    // Committed now: rows protect what they use, and whatever none of them uses may go.
+    for (const key of fresh) this.inflight.delete(key)
+    for (const key of fresh) await this.dropIfUnused(key)
+    return {
+      docs: ids.map((id) => repo.document(corpusId, id)!),
+      results,
+      run: this.repo.run(corpusId, runId)!,
+    }
+  }
+
+  /** Deletes an object no row, live upload or request in flight uses. */
+  async dropIfUnused(key: string): Promise<boolean> {
+    if (this.inflight.has(key) || this.deps.corpora.content.keyInUse(key)) return false
+    if (this.repo.uploadHolds(key, this.now())) return false
+    await this.deps.objects.delete(key)
+    return true
+  }
+}

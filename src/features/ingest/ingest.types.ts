@@ -1,0 +1,58 @@
+import type { Clock } from '../../platform/clock/clock'
+import type { Config } from '../../platform/config/config.load'
+import type { Random } from '../../platform/crypto/random'
+import type { Db } from '../../platform/db/db'
+import type { JobQueue } from '../../platform/jobs/queue'
+import type { Logger } from '../../platform/log/log'
+import type { ObjectStore } from '../../platform/storage/object-store'
+import type { CorporaService, DocumentRow } from '../corpora/corpora.service'
+import type { ExtractInput, ExtractResult } from './extract/extract'
+import type { SyncRunRow } from './ingest.repo'
+
+/** The job kind that extracts the text of one document. */
+export const EXTRACT_JOB = 'ingest.extract'
+
+/** What an extraction job is given. */
+export interface ExtractPayload {
+  corpus_id: string
+  document_id: string
+  raw_key: string
+  run_id: string
+  path: string
+}
+
+export interface IngestDeps {
+  db: Db
+  clock: Clock
+  random: Random
+  log: Logger
+  config: Config['ingest']
+  objects: ObjectStore
+  corpora: CorporaService
+  queue: JobQueue
+  /** Where documents are extracted; by default child processes capped at `config.extract_memory_mb`. */
+  extractor?: Extractor
+}
+
+/** Extracts one document's text (an `ExtractSandbox`, or a stand-in in tests). */
+export interface Extractor {
+  extract(input: ExtractInput): Promise<ExtractResult>
+}
+
+/** A file whose bytes are stored, ready to be registered as a document. */
+export interface Incoming {
+  path: string
+  sha256: string
+  size: number
+  contentType: string | null
+  rawKey: string
+}
+
+/** What registering a batch did. */
+export interface Registered {
+  /** The parent row of each incoming file, in order. */
+  docs: DocumentRow[]
+  /** What happened to each incoming file, in order. */
+  results: ('created' | 'updated' | 'unchanged')[]
+  run: SyncRunRow
+}
