@@ -2,7 +2,13 @@ import { newId } from '../../platform/crypto/random'
 import { notFound } from '../../platform/http/errors'
 import type { DeletedBy, DocumentRow } from '../corpora/corpora.service'
 import { IngestRepo } from './ingest.repo'
-import { EXTRACT_JOB, type ExtractPayload, type Incoming, type IngestDeps, type Registered } from './ingest.types'
+import {
+  EXTRACT_JOB,
+  type ExtractPayload,
+  type Incoming,
+  type IngestDeps,
+  type Registered,
+} from './ingest.types'
 import { blobKey } from './lib/keys'
 
 /**
