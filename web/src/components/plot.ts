@@ -27,7 +27,6 @@ export function usePlot(
   onDrawn?: (plot: uPlot, el: HTMLElement) => void,
 ): Error | null {
   const [failed, setFailed] = useState<Error | null>(null)
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller names what the chart depends on.
   useEffect(() => {
     const el = box.current
     if (!el) return

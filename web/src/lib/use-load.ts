@@ -12,7 +12,6 @@ export interface Loaded<T> {
 export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean }>({ loading: true })
   const [round, setRound] = useState(0)
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller names what the load depends on.
   useEffect(() => {
     const abort = new AbortController()
     setState((s) => ({ ...s, loading: true }))
