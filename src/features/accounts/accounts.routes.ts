@@ -152,6 +152,7 @@ export function accountsRoutes(
       summary: 'Swap a session token past half its life for a fresh one of the same class',
       tags: TAGS,
       response: SessionResp,
+      errors: ['session_required'],
       handler: ({ principal, request }) => {
         sessionUser(principal)
         return sessions.refresh(bearerToken(request))

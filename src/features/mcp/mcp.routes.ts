@@ -68,6 +68,7 @@ export function mcpRoutes(mcp: McpService, http: McpHttpOptions): RouteDef[] {
       params: CorpusParams,
       query: McpDocsQuery,
       response: McpDocsResp,
+      errors: ['api_key_required'],
       handler: ({ principal, params, query }) =>
         mcp.documents(requireApiKey(principal), params.corpus_id, query),
     }),
@@ -83,6 +84,7 @@ export function mcpRoutes(mcp: McpService, http: McpHttpOptions): RouteDef[] {
       params: DocumentTextParams,
       query: TextQuery,
       response: DocumentTextResp,
+      errors: ['api_key_required'],
       handler: ({ principal, params, query }) =>
         mcp.text(requireApiKey(principal), params.corpus_id, params.document_id, query),
     }),

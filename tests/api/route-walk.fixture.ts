@@ -1,0 +1,259 @@
+import { expect } from 'bun:test'
+import { Kind, type TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import fc from 'fast-check'
+import { mountedPath, querySchemaOf, stylesOf } from '../../src/platform/http/mount'
+import { type ApiStyle, type RouteDef, SCOPES, type Scope } from '../../src/platform/http/route'
+import type { TestApp } from '../helpers/app'
+import { addMember, bearer, mintKey, signUp } from './accounts.fixture'
+import { createBase } from './ingest.fixture'
+
+/**
+ * Helpers of the route walk (route-walk.test.ts): every route under each of its mounts, a valid
+ * request to each made from its schemas, the lists of routes that are public or write without a
+ * scope on purpose, and two workspaces holding one object for each id a path can name.
+ */
+
+/** A route as served under one mount. */
+export interface Mounted {
+  route: RouteDef
+  style: ApiStyle
+  /** `METHOD /mounted/path`, as findings name it. */
+  name: string
+}
+
+/** Every route under every mount it is served on. */
+export function mountedRoutes(routes: RouteDef[]): Mounted[] {
+  return routes.flatMap((route) =>
+    stylesOf(route).map((style) => ({ route, style, name: `${route.method} ${mountedPath(route, style)}` })),
+  )
+}
+
+/**
+ * The routes anyone may call, each with the reason (spec, Authentication, item 10, unless said).
+ * A route declared `auth: 'none'` that is not listed here is a finding: opening a route to the
+ * world is a decision someone writes down, not a default.
+ */
+export const PUBLIC_ROUTES: Record<string, string> = {
+  'GET /': 'the service root',
+  'GET ': 'the /v1 root',
+  'GET /openapi.json': 'the API description (spec, Service and versions)',
+  'GET /docs': 'the browsable API description (spec, Service and versions)',
+  'GET /auth/config': 'sign-up mode and sign-in options, read before signing in',
+  'POST /auth/register': 'sign-up',
+  'POST /auth/login': 'sign-in',
+  'GET /auth/verify-email': 'verification, by the emailed token',
+  'POST /auth/resend-verification': 'verification',
+  'POST /auth/request-access': 'sign-up while registration is invite-only',
+  'POST /auth/forgot-password': 'reset',
+  'POST /auth/reset-password': 'reset, by the emailed grant',
+  'POST /auth/invite-info': 'invite routes, by the invitation token',
+  'POST /auth/accept-invite': 'invite routes, by the invitation token',
+  // The console is a single-page app: its pages and assets are public, its data comes from the API.
+  'GET /console': 'the console page',
+  'GET /console/*': 'the console page',
+  'GET /console/assets/:file': 'the console assets',
+}
+
+/**
+ * Routes that write without declaring an API-key scope, each with the reason. Any other write
+ * (a method other than GET) must declare the scope a key needs for it, or refuse keys outright.
+ */
+export const UNSCOPED_WRITES: Record<string, string> = {
+  'POST /mcp-http/': 'the hosted MCP server: each tool checks its own scope (query_base needs query)',
+  'DELETE /mcp-http/': 'the hosted MCP server: answers 405 in stateless mode',
+}
+
+/** Whether a route refuses one kind of credential whatever the ids (it says so in `errors`). */
+export function refuses(route: RouteDef, kind: 'session' | 'api_key'): boolean {
+  return route.errors?.includes(kind === 'session' ? 'api_key_required' : 'session_required') ?? false
+}
+
+/** Path parameters that are not tenant ids (a console asset's file name). */
+const NOT_TENANT = new Set(['file'])
+
+/** The tenant ids in a route's path, from its `:param` segments. */
+export function tenantParams(route: RouteDef): string[] {
+  return [...route.path.matchAll(/:([a-z_]+)/g)].map((m) => m[1]!).filter((p) => !NOT_TENANT.has(p))
+}
+
+/** Example strings for the formats route schemas use (TypeBox cannot invent them). */
+const FORMAT_EXAMPLES: Record<string, string> = {
+  name: 'Walk',
+  text: 'What does the walk check?',
+  email: 'walk@example.com',
+  'date-time': '2099-01-01T00:00:00Z',
+  uri: 'https://example.com/',
+  binary: '',
+}
+
+/** The schema with a default on every string, so that `Value.Create` gives readable, valid text. */
+function withStringDefaults(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withStringDefaults)
+  if (schema === null || typeof schema !== 'object') return schema
+  // A spread keeps TypeBox's symbol keys (Kind, OptionalKind); only the string keys nest.
+  const out: Record<string | symbol, unknown> = { ...(schema as Record<string | symbol, unknown>) }
+  for (const key of Object.keys(out)) out[key] = withStringDefaults(out[key])
+  if (out[Kind] === 'String' && !('default' in out)) out.default = stringExample(out)
+  return out
+}
+
+function stringExample(s: Record<string, unknown>): string {
+  if (typeof s.format === 'string') {
+    const example = FORMAT_EXAMPLES[s.format]
+    if (example === undefined) throw new Error(`The route walk has no example of format ${s.format}.`)
+    return example
+  }
+  // A fixed seed: the same string on every run.
+  if (typeof s.pattern === 'string')
+    return fc.sample(fc.stringMatching(new RegExp(s.pattern)), { seed: 1 })[0]!
+  return 'walk'.padEnd(Number(s.minLength ?? 0), 'k').slice(0, Number(s.maxLength ?? 1e9))
+}
+
+/** The smallest value a schema accepts, with readable strings. */
+export function exampleOf(schema: TSchema): unknown {
+  return Value.Create(withStringDefaults(schema) as TSchema)
+}
+
+/** Stand-ins for ids in the credential walks: the check comes before any id is looked up. */
+const MISSING_ID = 'missing_walk_id'
+
+/**
+ * A request to a mounted route with valid inputs (the required query, a body its schema accepts),
+ * so that what answers is the credential or the tenant check, not validation. `ids` fills the
+ * path's parameters; any it lacks get an id that names nothing.
+ */
+export function requestTo(
+  m: Mounted,
+  token: string | null,
+  ids: Record<string, string> = {},
+): { path: string; init: RequestInit } {
+  const path = mountedPath(m.route, m.style)
+    .replace(/:([a-z_]+)/g, (_, p: string) => encodeURIComponent(ids[p] ?? MISSING_ID))
+    .replace('*', 'walk')
+  const query = new URLSearchParams()
+  for (const [k, v] of Object.entries(exampleOf(querySchemaOf(m.route, m.style)) as object)) {
+    query.set(k, String(v))
+  }
+  const headers: Record<string, string> = token ? bearer(token) : {}
+  let body: BodyInit | undefined
+  const kind = m.route.bodyKind ?? 'json'
+  if (kind === 'stream' && m.route.method !== 'GET') {
+    // Uploads and raw bodies read their own: one small file as a multipart form.
+    const form = new FormData()
+    form.append('files', new File(['walk'], 'walk.txt', { type: 'text/plain' }))
+    body = form
+  } else if (m.route.body && kind === 'form') {
+    headers['content-type'] = 'application/x-www-form-urlencoded'
+    body = new URLSearchParams(exampleOf(m.route.body) as Record<string, string>).toString()
+  } else if (m.route.body) {
+    headers['content-type'] = 'application/json'
+    body = JSON.stringify(exampleOf(m.route.body))
+  }
+  const search = query.size > 0 ? `?${query}` : ''
+  return { path: `${path}${search}`, init: { method: m.route.method, headers, body } }
+}
+
+/**
+ * What a walk saw: the status, the `/v1` error code, and the message (`/v1` envelope or frozen
+ * `detail`); `null`s for a success or a body that is not a JSON error (a stream, a CSV, a page).
+ */
+export async function outcome(
+  res: Response,
+): Promise<{ status: number; code: string | null; message: string | null }> {
+  const text = await res.text()
+  try {
+    const body = JSON.parse(text) as { error?: { code?: string; message?: string }; detail?: unknown }
+    const detail = typeof body.detail === 'string' ? body.detail : null
+    return { status: res.status, code: body.error?.code ?? null, message: body.error?.message ?? detail }
+  } catch {
+    return { status: res.status, code: null, message: null }
+  }
+}
+
+/** Every scope but one. */
+const without = (scope: Scope): Scope[] => SCOPES.filter((s) => s !== scope)
+
+/** A workspace with one of everything a path can name, plus keys each lacking one scope. */
+export interface Tenant {
+  workspaceId: string
+  token: string
+  /** A member's session (not an admin). */
+  memberToken: string
+  /** A key holding every scope. */
+  adminKey: string
+  /** Keys holding every scope but the one named. */
+  lacking: Record<Scope, string>
+  /** An id of this workspace for each tenant parameter a path can hold. */
+  ids: Record<string, string>
+}
+
+/**
+ * Makes a workspace and, through the API, an object for each id a route path can hold: a base
+ * with a document (an upsert, which also records a sync run), an onboarding job, a key, an open
+ * invitation and a member.
+ */
+export async function tenant(t: TestApp): Promise<Tenant> {
+  const admin = await signUp(t)
+  const member = await addMember(t, admin.token)
+  const adminKey = await mintKey(t, admin.token, [...SCOPES])
+  const lacking = {} as Record<Scope, string>
+  for (const s of SCOPES) {
+    lacking[s] = (await mintKey(t, admin.token, without(s))).key
+  }
+  const corpusId = await createBase(t, admin.token, 'Walk')
+  const call = async <T>(path: string, init: RequestInit & { json?: unknown } = {}): Promise<T> => {
+    const res = await t.request(path, { ...init, headers: bearer(admin.token) })
+    expect(res.status).toBe(200)
+    return (await res.json()) as T
+  }
+  const upsert = await call<{ document: { id: string }; sync_run: { id: string } }>(
+    `/v1/corpora/${corpusId}/documents/upsert`,
+    { method: 'POST', json: { path: 'walk.txt', content: 'The route walk checks every route.' } },
+  )
+  const job = await call<{ id: string }>(`/v1/corpora/${corpusId}/train`, { method: 'POST' })
+  await call('/v1/admin/invites', { method: 'POST', json: { email: `pending-${admin.userId}@example.com` } })
+  const members = await call<{ invites: { id: string }[] }>('/v1/admin/members')
+  return {
+    workspaceId: admin.workspaceId,
+    token: admin.token,
+    memberToken: member.token,
+    adminKey: adminKey.key,
+    lacking,
+    ids: {
+      corpus_id: corpusId,
+      document_id: upsert.document.id,
+      run_id: upsert.sync_run.id,
+      job_id: job.id,
+      key_id: adminKey.id,
+      invite_id: members.invites[0]!.id,
+      user_id: member.userId,
+    },
+  }
+}
+
+/** Every row of the database that names one of `ids`, by table, and every stored object's key. */
+export async function rowsNaming(t: TestApp, ids: string[]): Promise<Record<string, string[]>> {
+  const c = t.db.$client
+  const tables = c
+    .query<{ name: string }, []>(
+      // FTS5 keeps its index in shadow tables of opaque blobs; the rows it indexes are read instead.
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'engine_fts%' ORDER BY name",
+    )
+    .all()
+  const out: Record<string, string[]> = {}
+  for (const { name } of tables) {
+    const rows = c
+      .query<Record<string, unknown>, []>(`SELECT * FROM "${name}"`)
+      .all()
+      .map((row) =>
+        JSON.stringify(row, (_, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v)),
+      )
+      .filter((row) => ids.some((id) => row.includes(id)))
+    if (rows.length > 0) out[name] = rows.sort()
+  }
+  const objects: string[] = []
+  for await (const o of t.deps.objects.list('')) objects.push(o.key)
+  out['(objects)'] = objects.sort()
+  return out
+}
