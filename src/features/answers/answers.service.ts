@@ -11,6 +11,7 @@ import { LlmUnavailableError } from '../../platform/llm/server-request'
 import type { Logger } from '../../platform/log/log'
 import type { CorporaService } from '../corpora/corpora.service'
 import type { AskResult, Engine, Source } from '../engine/engine.service'
+import { AnswersRepo } from './answers.repo'
 import type { ChatReq, FeedbackReq } from './answers.schemas'
 import { describeFromSources, llmMessages, streamPieces, uncut, wholeSentences } from './answers.text'
 
@@ -69,7 +70,10 @@ export function estimateTokens(text: string): number {
 /** Chat, streamed chat, catalog descriptions and answer feedback. */
 export class AnswersService {
   private reported = Number.NEGATIVE_INFINITY
-  constructor(private readonly d: AnswersDeps) {}
+  private readonly repo: AnswersRepo
+  constructor(private readonly d: AnswersDeps) {
+    this.repo = new AnswersRepo(d.db)
+  }
 
   /**
    * What a failed model call becomes: in strict mode (or for a failure that is not the server being
@@ -355,25 +359,20 @@ export class AnswersService {
   ): { id: string; status: 'recorded' } {
     this.d.corpora.get(principal.workspaceId, corpusId)
     const id = newId(this.d.random, 'fb')
-    this.d.db.$client
-      .query(
-        `INSERT INTO answer_feedback (id, workspace_id, corpus_id, user_id, key_id, rating, question, answer, comment,
-           source_ids, strategy, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        id,
-        principal.workspaceId,
-        corpusId,
-        principal.userId,
-        principal.keyId,
-        req.rating,
-        req.question ?? null,
-        req.answer ?? null,
-        req.comment ?? null,
-        JSON.stringify(req.source_ids ?? []),
-        req.strategy ?? null,
-        this.d.clock.now().getTime(),
-      )
+    this.repo.insertFeedback({
+      id,
+      workspaceId: principal.workspaceId,
+      corpusId,
+      userId: principal.userId,
+      keyId: principal.keyId,
+      rating: req.rating,
+      question: req.question ?? null,
+      answer: req.answer ?? null,
+      comment: req.comment ?? null,
+      sourceIds: JSON.stringify(req.source_ids ?? []),
+      strategy: req.strategy ?? null,
+      createdAt: this.d.clock.now().getTime(),
+    })
     return { id, status: 'recorded' }
   }
 }
