@@ -1,7 +1,7 @@
+import type { Principal } from '../../platform/auth/principal'
 import type { Clock } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
-import type { Principal } from '../../platform/http/route'
 import { auditEvents } from './audit.tables'
 
 /** The actions recorded so far; later features add theirs. */

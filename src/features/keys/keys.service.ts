@@ -1,5 +1,6 @@
 import type { Statement } from 'bun:sqlite'
 import type { Static } from '@sinclair/typebox'
+import { type Principal, SCOPES, type Scope } from '../../platform/auth/principal'
 import { type Clock, iso } from '../../platform/clock/clock'
 import { base62, newId, type Random } from '../../platform/crypto/random'
 import { secretHash } from '../../platform/crypto/token'
@@ -7,7 +8,7 @@ import { CommitMemo, commitWatch } from '../../platform/db/commit-watch'
 import type { Db } from '../../platform/db/db'
 import { fail, notFound, validationFailed } from '../../platform/http/errors'
 import { keysetPage, type PageRequest } from '../../platform/http/pagination'
-import { type ListResult, type Principal, SCOPES, type Scope } from '../../platform/http/route'
+import type { ListResult } from '../../platform/http/route'
 import { type AuditService, actorOf } from '../audit/audit.service'
 import {
   type ApiKeyRow,

@@ -1,5 +1,6 @@
 import { type TObject, type TSchema, Type } from '@sinclair/typebox'
 import type { Elysia } from 'elysia'
+import type { Principal } from '../auth/principal'
 import { sha256Hex } from '../crypto/hash'
 import { ApiError, fail } from './errors'
 import { IdempotencyStore, type StoredResponse } from './idempotency'
@@ -8,7 +9,7 @@ import { isLoopback } from './loopback'
 import { decodeCursor, pageQueryProperties } from './pagination'
 import { errorResponse, jsonResponse } from './render'
 import { requestState } from './request-state'
-import { type ApiStyle, type ListResult, type Principal, Reply, type RouteDef } from './route'
+import { type ApiStyle, type ListResult, Reply, type RouteDef } from './route'
 import { compileValidator, type Validator } from './validation'
 
 /**

@@ -1,10 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox'
+import type { Principal, Scope } from '../auth/principal'
 import type { ErrorCode } from './errors'
 import type { PageRequest } from './pagination'
-
-/** API-key scopes (spec, Authentication). Session tokens hold them all. */
-export const SCOPES = ['ingest', 'query', 'admin'] as const
-export type Scope = (typeof SCOPES)[number]
 
 /** Who may call a route: anyone, any valid credential, or a workspace admin. */
 export type AuthRequirement = 'none' | 'bearer' | 'admin'
@@ -14,17 +11,6 @@ export type Mount = 'both' | 'v1' | 'unversioned'
 
 /** The API surface a request came through; it decides error and list shapes. */
 export type ApiStyle = 'v1' | 'frozen'
-
-/** The authenticated caller, produced by the injected authenticator. */
-export interface Principal {
-  kind: 'session' | 'api_key'
-  workspaceId: string
-  userId: string | null
-  role: 'admin' | 'member'
-  /** Scopes of an API key; null for a session (a session is not scope-limited). */
-  scopes: readonly Scope[] | null
-  keyId: string | null
-}
 
 /** How a route's body is read. `stream` leaves the body to the handler (uploads). */
 export type BodyKind = 'json' | 'form' | 'stream'

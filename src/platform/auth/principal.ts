@@ -1,0 +1,17 @@
+// Who is calling, as every layer sees it: routes receive it from the authenticator, services and
+// the MCP server act for it, the CLI builds one for a local workspace. Not an HTTP concept.
+
+/** API-key scopes (spec, Authentication). Session tokens hold them all. */
+export const SCOPES = ['ingest', 'query', 'admin'] as const
+export type Scope = (typeof SCOPES)[number]
+
+/** The authenticated caller, produced by the injected authenticator. */
+export interface Principal {
+  kind: 'session' | 'api_key'
+  workspaceId: string
+  userId: string | null
+  role: 'admin' | 'member'
+  /** Scopes of an API key; null for a session (a session is not scope-limited). */
+  scopes: readonly Scope[] | null
+  keyId: string | null
+}
