@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { errorTable } from '../../src/platform/http/errors'
+import { errorTable } from '../../src/platform/errors/errors'
 import type { TestApp } from '../helpers/app'
 import { type ReadyBase, readyBase } from '../helpers/ready-base'
 import { authApp, bearer, mintKey } from './accounts.fixture'

@@ -1,6 +1,6 @@
 import type { Principal } from '../../platform/auth/principal'
 import type { Config } from '../../platform/config/config.load'
-import { fail } from '../../platform/http/errors'
+import { fail } from '../../platform/errors/errors'
 import { defineRoute, type RouteDef } from '../../platform/http/route'
 import type { KeysService } from '../keys/keys.service'
 import {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { isValid as mailcheckerValid } from 'mailchecker'
-import { validationFailed } from '../../platform/http/errors'
+import { validationFailed } from '../../platform/errors/errors'
 import { namedObject } from '../../platform/http/schema'
 import { NameString } from '../../platform/http/text-formats'
 import { ApiKeyResp } from '../keys/keys.schemas'

@@ -6,7 +6,7 @@ import { type Clock, iso } from '../../platform/clock/clock'
 import type { SessionClaims, SessionClass, SessionTokens } from '../../platform/crypto/token'
 import { CommitMemo, commitWatch } from '../../platform/db/commit-watch'
 import type { Db } from '../../platform/db/db'
-import { type ApiError, fail } from '../../platform/http/errors'
+import { type ApiError, fail } from '../../platform/errors/errors'
 import type { Authenticator } from '../../platform/http/mount'
 import type { SessionResp } from './accounts.schemas'
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import type { ErrorCode } from '../../platform/http/errors'
+import type { ErrorCode } from '../../platform/errors/errors'
 import { namedObject } from '../../platform/http/schema'
 import { TextString } from '../../platform/http/text-formats'
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { fail } from '../../platform/http/errors'
+import { fail } from '../../platform/errors/errors'
 import { defineRoute, type RouteDef } from '../../platform/http/route'
 import { pagePolicy } from '../../platform/http/security-headers'
 import { consoleAssets } from './console.assets'

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { fail } from '../../platform/http/errors'
+import { fail } from '../../platform/errors/errors'
 import { defineRoute, type RouteDef, reply } from '../../platform/http/route'
 import { actorOf } from '../audit/audit.service'
 import {

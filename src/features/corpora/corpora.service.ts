@@ -1,7 +1,7 @@
 import { type Clock, iso } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
-import { fail, notFound } from '../../platform/http/errors'
+import { fail, notFound } from '../../platform/errors/errors'
 import { keysetPage } from '../../platform/http/pagination'
 import type { Logger } from '../../platform/log/log'
 import type { AuditActor, AuditService } from '../audit/audit.service'

@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox'
 import type { Principal } from '../../platform/auth/principal'
 import type { Random } from '../../platform/crypto/random'
-import { fail } from '../../platform/http/errors'
+import { fail } from '../../platform/errors/errors'
 import { type SseEvent, sseResponse } from '../../platform/http/sse'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { ChatReq } from '../answers/answers.schemas'

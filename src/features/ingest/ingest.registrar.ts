@@ -1,5 +1,5 @@
 import { newId } from '../../platform/crypto/random'
-import { notFound } from '../../platform/http/errors'
+import { notFound } from '../../platform/errors/errors'
 import type { DeletedBy, DocumentRow } from '../corpora/corpora.service'
 import { IngestRepo } from './ingest.repo'
 import {

@@ -1,6 +1,6 @@
 import { iso } from '../../platform/clock/clock'
 import { sha256Hex } from '../../platform/crypto/hash'
-import { fail, notFound } from '../../platform/http/errors'
+import { fail, notFound } from '../../platform/errors/errors'
 import { keysetPage, type PageRequest } from '../../platform/http/pagination'
 import { detectType } from './extract/extract'
 import { ExtractSandbox } from './extract/extract.sandbox'

@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox'
 import type { Principal, Scope } from '../../platform/auth/principal'
 import { iso } from '../../platform/clock/clock'
-import { fail } from '../../platform/http/errors'
+import { fail } from '../../platform/errors/errors'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { ChatReq } from '../answers/answers.schemas'
 import type { AnswersService } from '../answers/answers.service'

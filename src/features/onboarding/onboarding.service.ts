@@ -1,6 +1,6 @@
 import { type Clock, iso } from '../../platform/clock/clock'
 import type { Db } from '../../platform/db/db'
-import { fail, notFound } from '../../platform/http/errors'
+import { fail, notFound } from '../../platform/errors/errors'
 import { isTerminal, type Job, type JobQueue } from '../../platform/jobs/queue'
 import { type JobContext, type Scheduler, TransientError } from '../../platform/jobs/scheduler'
 import { LlmUnavailableError } from '../../platform/llm/server-request'

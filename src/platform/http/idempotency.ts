@@ -1,6 +1,6 @@
 import type { Clock } from '../clock/clock'
 import type { Db } from '../db/db'
-import { fail } from './errors'
+import { fail } from '../errors/errors'
 
 /** A response as stored for replay. */
 export interface StoredResponse {

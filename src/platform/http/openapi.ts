@@ -1,5 +1,5 @@
 import type { TObject, TSchema } from '@sinclair/typebox'
-import { type ErrorCode, errorTable } from './errors'
+import { type ErrorCode, errorTable } from '../errors/errors'
 import { mountedPath, querySchemaOf, stylesOf } from './mount'
 import { errorSchemas } from './render'
 import type { ApiStyle, RouteDef } from './route'

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { fail } from './errors'
+import { fail } from '../errors/errors'
 
 /** The paging window a `/v1` list handler receives. */
 export interface PageRequest {

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock/clock'
-import { fail } from './errors'
+import { fail } from '../errors/errors'
 
 /** One limit: at most `max` hits per `windowMs` for each key. */
 export interface RateLimitRule {

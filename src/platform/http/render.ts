@@ -1,4 +1,4 @@
-import { ApiError, errorTable, type ValidationIssue } from './errors'
+import { ApiError, errorTable, type ValidationIssue } from '../errors/errors'
 import type { ApiStyle } from './route'
 import { SECURITY_DEFAULTS } from './security-headers'
 

@@ -1,6 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { Principal, Scope } from '../auth/principal'
-import type { ErrorCode } from './errors'
+import type { ErrorCode } from '../errors/errors'
 import type { PageRequest } from './pagination'
 
 /** Who may call a route: anyone, any valid credential, or a workspace admin. */

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { base62, type Random } from '../crypto/random'
+import { fail } from '../errors/errors'
 import type { Logger } from '../log/log'
-import { fail } from './errors'
 import { errorResponse, styleOf } from './render'
 import { requestState, startRequest } from './request-state'
 import { securityDefaults } from './security-headers'

@@ -2,7 +2,7 @@ import { FormatRegistry, type TSchema } from '@sinclair/typebox'
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler'
 import { ValueErrorType } from '@sinclair/typebox/errors'
 import { Value } from '@sinclair/typebox/value'
-import { type ValidationIssue, validationFailed } from './errors'
+import { type ValidationIssue, validationFailed } from '../errors/errors'
 import { TEXT_FORMATS, textProblem } from './text-formats'
 
 // Formats used by route schemas. TypeBox knows none by default.

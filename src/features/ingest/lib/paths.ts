@@ -1,4 +1,4 @@
-import { fail } from '../../../platform/http/errors'
+import { fail } from '../../../platform/errors/errors'
 import { hasControl, isWellFormed } from '../../../platform/http/text-formats'
 
 /** Longest relative path kept for a document, in UTF-8 bytes (S3 keys and most file systems agree). */

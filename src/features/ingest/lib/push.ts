@@ -1,6 +1,6 @@
 import { iso } from '../../../platform/clock/clock'
 import { newId } from '../../../platform/crypto/random'
-import { fail } from '../../../platform/http/errors'
+import { fail } from '../../../platform/errors/errors'
 import { ObjectTooLargeError } from '../../../platform/storage/object-store'
 import type { AuditActor } from '../../audit/audit.service'
 import type { DocumentRow } from '../../corpora/corpora.service'

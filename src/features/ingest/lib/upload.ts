@@ -1,4 +1,4 @@
-import { ApiError, fail } from '../../../platform/http/errors'
+import { ApiError, fail } from '../../../platform/errors/errors'
 import { ObjectTooLargeError } from '../../../platform/storage/object-store'
 import type { Registrar } from '../ingest.registrar'
 import type { Incoming, Registered } from '../ingest.types'

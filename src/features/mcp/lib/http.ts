@@ -1,6 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { Principal } from '../../../platform/auth/principal'
-import { fail } from '../../../platform/http/errors'
+import { fail } from '../../../platform/errors/errors'
 import type { Logger } from '../../../platform/log/log'
 import type { McpService } from '../mcp.service'
 import { createMcpServer } from './server'

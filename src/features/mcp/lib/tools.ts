@@ -1,7 +1,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import type { Principal } from '../../../platform/auth/principal'
-import { ApiError } from '../../../platform/http/errors'
+import { ApiError } from '../../../platform/errors/errors'
 import { compileValidator } from '../../../platform/http/validation'
 import { ChatReq } from '../../answers/answers.schemas'
 import {
