@@ -1,5 +1,6 @@
 #!/usr/bin/env bun
 import { VERSION } from './app'
+import { parseFlags } from './cli/args'
 import { mcpCommand } from './cli/mcp'
 import { pushCommand } from './cli/push'
 import { configFromProcess, openRuntime } from './cli/runtime'
@@ -27,28 +28,30 @@ Options (override configuration and ENGRAM_* variables):
 
 Configuration: config/default.toml or the file named by ENGRAM_CONFIG, then ENGRAM_* variables.`
 
-/** Maps command-line flags onto the environment names the config module reads. */
-function flagsToEnv(args: string[]): { command: string; env: Record<string, string> } {
+/** The global flags; --port, --host and --data override configuration as ENGRAM_* variables would. */
+const FLAGS = {
+  options: {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    data: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean', short: 'v' },
+  },
+  positionals: 1,
+} as const
+
+/** The environment name each value-taking flag stands for. */
+const FLAG_ENV = { port: 'ENGRAM_PORT', host: 'ENGRAM_HOST', data: 'ENGRAM_DATA_DIR' } as const
+
+/** Reads the command (default `serve`) and maps its flags onto the environment names config reads. */
+function parseCommand(args: string[]): { command: string; env: Record<string, string> } {
+  const { values, positionals } = parseFlags(args, FLAGS, USAGE, 1)
   const env: Record<string, string> = {}
-  const flags: Record<string, string> = {
-    '--port': 'ENGRAM_PORT',
-    '--host': 'ENGRAM_HOST',
-    '--data': 'ENGRAM_DATA_DIR',
+  for (const [flag, name] of Object.entries(FLAG_ENV)) {
+    const value = values[flag as keyof typeof FLAG_ENV]
+    if (value !== undefined) env[name] = value
   }
-  let command = 'serve'
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!
-    const [flag, inline] = a.split('=', 2) as [string, string | undefined]
-    const name = flags[flag]
-    if (name) {
-      const value = inline ?? args[++i]
-      if (value === undefined) throw new Error(`${flag} needs a value`)
-      env[name] = value
-    } else if (a === '--help' || a === '-h') command = 'help'
-    else if (a === '--version' || a === '-v') command = 'version'
-    else if (!a.startsWith('-') && i === 0) command = a
-    else throw new Error(`Unknown argument: ${a}`)
-  }
+  const command = values.help ? 'help' : values.version ? 'version' : (positionals[0] ?? 'serve')
   return { command, env }
 }
 
@@ -65,7 +68,7 @@ async function main(argv: string[]): Promise<void> {
     await mcpCommand(argv.slice(1), process.env)
     process.exit(0)
   }
-  const { command, env } = flagsToEnv(argv)
+  const { command, env } = parseCommand(argv)
   if (command === 'help') return void console.log(USAGE)
   if (command === 'version') return void console.log(VERSION)
   const config = configFromProcess({ ...process.env, ...env })

@@ -8,6 +8,7 @@ import { localBackend, type McpBackend } from '../features/mcp/lib/tools'
 import type { Principal } from '../platform/auth/principal'
 import type { Db } from '../platform/db/db'
 import { createLogger, type Logger } from '../platform/log/log'
+import { parseFlags } from './args'
 import { CliError } from './cli-error'
 import { configFromProcess, openRuntime } from './runtime'
 
@@ -33,25 +34,21 @@ interface McpArgs {
   key?: string
 }
 
+/** `engram mcp` flags; it takes no positional argument. */
+const MCP_FLAGS = {
+  options: {
+    data: { type: 'string' },
+    workspace: { type: 'string' },
+    url: { type: 'string' },
+    key: { type: 'string' },
+  },
+} as const
+
 /** Parses `engram mcp` arguments. */
 export function parseMcpArgs(args: string[]): McpArgs | 'help' {
-  const o: McpArgs = {}
-  const flags: Record<string, keyof McpArgs> = {
-    '--data': 'data',
-    '--workspace': 'workspace',
-    '--url': 'url',
-    '--key': 'key',
-  }
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!
-    if (a === '--help' || a === '-h') return 'help'
-    const [flag, inline] = a.split('=', 2) as [string, string | undefined]
-    const name = flags[flag]
-    if (!name) throw new CliError(`Unknown argument: ${a}\n\n${MCP_USAGE}`, 2)
-    const value = inline ?? args[++i]
-    if (value === undefined || value === '') throw new CliError(`${flag} needs a value\n\n${MCP_USAGE}`, 2)
-    o[name] = value
-  }
+  // Help is printed whatever else the line holds, as for `engram push --help`.
+  if (args.includes('--help') || args.includes('-h')) return 'help'
+  const o: McpArgs = parseFlags(args, MCP_FLAGS, MCP_USAGE, 2).values
   if (o.url && (o.data || o.workspace)) {
     throw new CliError(`--url (remote mode) does not go with --data or --workspace\n\n${MCP_USAGE}`, 2)
   }

@@ -3,6 +3,7 @@ import { join, relative, sep } from 'node:path'
 import type { Static } from '@sinclair/typebox'
 import { Presets, SingleBar } from 'cli-progress'
 import type { SyncRunResp } from '../features/ingest/ingest.schemas'
+import { parseFlags } from './args'
 import { CliError } from './cli-error'
 
 /** `engram push` usage. */
@@ -54,26 +55,34 @@ export interface PushIo {
 /** The environment variables push reads: the key and the server URL, so neither need be typed. */
 export type PushEnv = Record<string, string | undefined>
 
+/** `engram push` flags (its one positional argument is the folder). */
+const PUSH_FLAGS = {
+  options: {
+    base: { type: 'string' },
+    url: { type: 'string' },
+    key: { type: 'string' },
+    prefix: { type: 'string' },
+    concurrency: { type: 'string' },
+    delete: { type: 'boolean', default: false },
+    wait: { type: 'boolean', default: false },
+    quiet: { type: 'boolean', default: false },
+  },
+  positionals: 1,
+} as const
+
 /** Parses `engram push` arguments; --key and --url fall back to ENGRAM_API_KEY and ENGRAM_URL. */
 export function parsePushArgs(args: string[], env: PushEnv = {}): PushOptions {
-  const o: Partial<PushOptions> = { delete: false, prefix: '', concurrency: 4, wait: false, quiet: false }
-  const value = (i: number, flag: string) => {
-    const v = args[i + 1]
-    if (v === undefined || v.startsWith('--')) throw new CliError(`${flag} needs a value\n\n${PUSH_USAGE}`)
-    return v
-  }
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!
-    if (a === '--base') o.base = value(i++, a)
-    else if (a === '--url') o.url = value(i++, a).replace(/\/+$/, '')
-    else if (a === '--key') o.key = value(i++, a)
-    else if (a === '--prefix') o.prefix = value(i++, a)
-    else if (a === '--concurrency') o.concurrency = Math.max(1, Math.min(32, Number(value(i++, a)) || 4))
-    else if (a === '--delete') o.delete = true
-    else if (a === '--wait') o.wait = true
-    else if (a === '--quiet') o.quiet = true
-    else if (!a.startsWith('-') && o.dir === undefined) o.dir = a
-    else throw new CliError(`Unknown argument: ${a}\n\n${PUSH_USAGE}`)
+  const { values: v, positionals } = parseFlags(args, PUSH_FLAGS, PUSH_USAGE, 1)
+  const o: Partial<PushOptions> = {
+    dir: positionals[0],
+    base: v.base,
+    url: v.url?.replace(/\/+$/, ''),
+    key: v.key,
+    prefix: v.prefix ?? '',
+    concurrency: Math.max(1, Math.min(32, Number(v.concurrency) || 4)),
+    delete: v.delete,
+    wait: v.wait,
+    quiet: v.quiet,
   }
   o.key ??= env.ENGRAM_API_KEY || undefined
   o.url ??= env.ENGRAM_URL?.replace(/\/+$/, '') || undefined

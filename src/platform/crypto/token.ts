@@ -8,6 +8,14 @@ const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toStrin
 /**
  * Signs and verifies compact HS256 JSON Web Tokens with a key derived from the server secret.
  * Deriving a purpose-bound key means a signature made for one purpose is never valid for another.
+ *
+ * Hand-written rather than through jose on purpose: every request with a session runs `verify`, and
+ * measured side by side (bench/session-token.bench.ts, 2026-11-24, interleaved rounds, two runs) this costs
+ * 2.5-2.6 µs a call against 33-46 µs for jose's `jwtVerify` with a pre-imported key (it is async,
+ * through WebCrypto): 13 to 18 times as much, about the whole pipeline's own budget for a keyed
+ * read. `sign` is 1.8 µs against 35-47 µs, and stays synchronous for its callers. The output is byte for byte what jose's `SignJWT`
+ * makes with the same header and key, and tests/unit/session-token.test.ts holds this code to jose
+ * in both directions (jose verifies ours; other algorithms, `alg: none` and foreign keys are refused).
  */
 export class TokenSigner {
   private readonly key: Buffer
