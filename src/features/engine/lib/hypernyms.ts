@@ -1,4 +1,4 @@
-import TABLE from './hypernyms.txt' with { type: 'text' }
+import TABLE from '../../../../assets/engine/hypernyms.txt' with { type: 'text' }
 import { type Token, UNSET, WH_WORDS, type WordInfo } from './text'
 
 // Noun kinds from WordNet (scripts/build-hypernyms.ts): "What language ..." is answered by a sentence

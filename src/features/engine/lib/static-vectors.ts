@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import VECTORS_PATH from './static-vectors.bin' with { type: 'file' }
+import VECTORS_PATH from '../../../../assets/engine/static-vectors.bin' with { type: 'file' }
 import { FNV_OFFSET, FNV_PRIME } from './wordscan'
 
 // Built-in static word vectors (scripts/static-vectors/, docs/onboarding-and-answers.md): 128

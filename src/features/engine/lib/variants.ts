@@ -1,4 +1,4 @@
-import SYNONYMS from './synonyms.txt' with { type: 'text' }
+import SYNONYMS from '../../../../assets/engine/synonyms.txt' with { type: 'text' }
 import { normWord, stem } from './text'
 
 // Near-synonyms from WordNet (scripts/build-synonyms.ts): questions paraphrase the text's verbs and
