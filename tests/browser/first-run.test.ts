@@ -107,6 +107,7 @@ describe('console: first run, sign-in and sign-out', () => {
     await page.getByRole('navigation', { name: 'Sections' }).waitFor()
     expect(page.url()).not.toContain('access_token')
     // The hand-off replaced its own history entry: one step back is the blank tab it came from.
+    await r.screenshot(page, 'fragment-hand-off')
     await page.goBack()
     expect(page.url()).toBe('about:blank')
     await ctx.close()
