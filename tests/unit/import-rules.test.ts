@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 
-// The house's import rules (../shared/STYLE.md, issue 20), read from the sources themselves:
+// The house's import rules (the house style's, and issue 20's), read from the sources themselves:
 // `platform/` never imports `features/`; a feature reaches another only through its service,
 // schemas or tables file; and no files import each other, directly or round a longer loop.
 
