@@ -21,7 +21,7 @@ const id = db.$client.transaction(() =>
   outbox.emit(db, {
     type: 'key.revoked',
     workspaceId: 'ws_crash',
-    payload: { keyId: 'key_1', actorId: null },
+    payload: { keyId: 'key_1', name: 'k', prefix: 'ek_x', actor: { type: 'system', id: null } },
   }),
 )()
 

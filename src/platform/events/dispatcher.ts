@@ -77,10 +77,16 @@ export class Dispatcher {
     const claimed = outbox.claimHeads(owner, leaseMs, free, new Set(this.running.keys()))
     for (const c of claimed) {
       const ws = c.event.workspaceId
-      const done = this.deliver(c).finally(() => {
-        this.running.delete(ws)
-        this.poke()
-      })
+      const done = this.deliver(c)
+        // The outbox's own writes failing (a closed or locked database): the lease expires and
+        // the event is tried again; nothing to reject to.
+        .catch((e) =>
+          this.o.log.error('event delivery failed', { event_id: c.event.id, error: (e as Error).message }),
+        )
+        .finally(() => {
+          this.running.delete(ws)
+          this.poke()
+        })
       this.running.set(ws, { seq: c.seq, done })
     }
     return claimed.length

@@ -4,6 +4,14 @@
 // Payloads hold ids and the few facts a subscriber needs, never whole rows: a subscriber that
 // wants more reads it through the owning feature's service.
 
+/** Who caused an event and from where (a request's caller, or the system). */
+export interface EventActor {
+  type: 'user' | 'api_key' | 'system'
+  id: string | null
+  ip?: string | null
+  requestId?: string | null
+}
+
 /** Every event type and its payload. */
 export interface DomainEvents {
   'document.created': { corpusId: string; documentId: string }
@@ -14,13 +22,13 @@ export interface DomainEvents {
   'onboarding.failed': { runId: string; corpusId: string; error: string }
   'onboarding.cancelled': { runId: string; corpusId: string }
   'sync.finished': { corpusId: string; sourceId: string; added: number; updated: number; removed: number }
-  'key.created': { keyId: string; name: string; scopes: string[]; actorId: string | null }
-  'key.revoked': { keyId: string; actorId: string | null }
+  'key.created': { keyId: string; name: string; prefix: string; scopes: string[]; actor: EventActor }
+  'key.revoked': { keyId: string; name: string; prefix: string; actor: EventActor }
   'member.joined': { userId: string; role: string }
-  'member.changed': { userId: string; role: string; actorId: string | null }
-  'member.removed': { userId: string; actorId: string | null }
+  'member.changed': { userId: string; role: string; actor: EventActor }
+  'member.removed': { userId: string; actor: EventActor }
   'question.answered': { corpusId: string; answerId: string; keyId: string | null }
-  'settings.changed': { keys: string[]; actorId: string | null }
+  'settings.changed': { keys: string[]; actor: EventActor }
 }
 
 export type EventType = keyof DomainEvents

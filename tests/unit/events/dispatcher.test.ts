@@ -14,6 +14,8 @@ import { memoryLogger } from '../../../src/platform/log/log'
 
 // The outbox and its dispatcher on a real SQLite database, stepped by hand with a manual clock.
 
+const SYSTEM = { type: 'system', id: null } as const
+
 let dir = ''
 let db: Db
 let clock: ManualClock
@@ -43,7 +45,11 @@ afterEach(() => {
 /** Emits a `key.revoked` for `keyId` in workspace `ws` in its own committed transaction. */
 function emit(ws: string, keyId: string): string {
   return db.$client.transaction(() =>
-    outbox.emit(db, { type: 'key.revoked', workspaceId: ws, payload: { keyId, actorId: null } }),
+    outbox.emit(db, {
+      type: 'key.revoked',
+      workspaceId: ws,
+      payload: { keyId, name: 'k', prefix: 'ek_x', actor: SYSTEM },
+    }),
   )()
 }
 
@@ -63,7 +69,11 @@ function recorder(name: string) {
 describe('domain events', () => {
   test('emit refuses to write outside a transaction', () => {
     expect(() =>
-      outbox.emit(db, { type: 'key.revoked', workspaceId: 'ws_a', payload: { keyId: 'k', actorId: null } }),
+      outbox.emit(db, {
+        type: 'key.revoked',
+        workspaceId: 'ws_a',
+        payload: { keyId: 'k', name: 'k', prefix: 'ek_x', actor: SYSTEM },
+      }),
     ).toThrow(/outside a transaction/)
     expect(outbox.pending()).toEqual([])
   })
@@ -72,7 +82,11 @@ describe('domain events', () => {
     const seen = recorder('a')
     expect(() =>
       db.$client.transaction(() => {
-        outbox.emit(db, { type: 'key.revoked', workspaceId: 'ws_a', payload: { keyId: 'k1', actorId: null } })
+        outbox.emit(db, {
+          type: 'key.revoked',
+          workspaceId: 'ws_a',
+          payload: { keyId: 'k1', name: 'k', prefix: 'ek_x', actor: SYSTEM },
+        })
         throw new Error('the change failed')
       })(),
     ).toThrow('the change failed')
