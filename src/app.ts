@@ -6,6 +6,7 @@ import { createAuthenticator, SessionService } from './features/accounts/account
 import { answersRoutes } from './features/answers/answers.routes'
 import { AnswersService } from './features/answers/answers.service'
 import { AuditService } from './features/audit/audit.service'
+import { auditSubscriber } from './features/audit/audit.subscribers'
 import { consoleRoutes } from './features/console/console.routes'
 import { corporaRoutes } from './features/corpora/corpora.routes'
 import { CorporaService } from './features/corpora/corpora.service'
@@ -40,6 +41,8 @@ import { newId, type Random } from './platform/crypto/random'
 import { SessionTokens } from './platform/crypto/token'
 import type { Db } from './platform/db/db'
 import { createMailer } from './platform/email/email'
+import { Dispatcher } from './platform/events/dispatcher'
+import { Outbox } from './platform/events/outbox'
 import { IdempotencyStore } from './platform/http/idempotency'
 import { mountRoutes } from './platform/http/mount'
 import { buildOpenApi } from './platform/http/openapi'
@@ -76,6 +79,8 @@ export interface App {
   openapi(): Record<string, unknown>
   /** The durable job queue and its scheduler (started by `serve`, stepped by tests). */
   jobs: { queue: JobQueue; scheduler: Scheduler }
+  /** The domain events' outbox and dispatcher (started by `serve`, stepped by tests). */
+  events: { outbox: Outbox; dispatcher: Dispatcher }
   /** Memory held by warm cartridge copies (benchmarks and status). */
   engineStats(): { warmBytes: number; warmCartridges: number }
   /** The agent surface's service; `engram mcp` serves its tools over stdio from it. */
@@ -110,6 +115,7 @@ export function createApp(deps: AppDeps): App {
 
   const { db, clock, random } = deps
   const queue = new JobQueue(db, clock, random)
+  const owner = `proc_${process.pid}_${newId(random, 'w')}`
   const scheduler = new Scheduler({
     queue,
     clock,
@@ -117,10 +123,22 @@ export function createApp(deps: AppDeps): App {
     workers: config.jobs.workers,
     leaseMs: config.jobs.lease_seconds * 1000,
     pollMs: config.jobs.poll_ms,
-    owner: `proc_${process.pid}_${newId(random, 'w')}`,
+    owner,
     owners: new OwnerLocks(join(resolve(config.data.dir), 'run')),
   })
   queue.onEnqueue(() => scheduler.poke())
+  // Domain events share the job queue's lease and poll settings; the dispatcher's owner (and lock
+  // file) is the scheduler's with a suffix, so either can be told dead on its own.
+  const outbox = new Outbox(db, clock, random)
+  const dispatcher = new Dispatcher({
+    outbox,
+    clock,
+    log: deps.log,
+    leaseMs: config.jobs.lease_seconds * 1000,
+    pollMs: config.jobs.poll_ms,
+    owner: `${owner}_events`,
+    owners: new OwnerLocks(join(resolve(config.data.dir), 'run')),
+  })
   const a = config.accounts
   const sessionTokens = new SessionTokens(deps.secret, {
     normal: a.session_hours * 3600,
@@ -144,7 +162,8 @@ export function createApp(deps: AppDeps): App {
     log: deps.log,
   })
   const sessions = new SessionService(db, clock, sessionTokens)
-  const keys = new KeysService(db, clock, random, audit)
+  const keys = new KeysService(db, clock, random, outbox)
+  dispatcher.subscribe(auditSubscriber(audit))
   const members = new MembersService({ db, clock, random, config, mailer, accounts, workspaces, audit })
   const usage = new UsageService(db, clock, {
     members: (ws) => accounts.workspaceUsers(ws).length,
@@ -310,6 +329,7 @@ export function createApp(deps: AppDeps): App {
     routes,
     openapi,
     jobs: { queue, scheduler },
+    events: { outbox, dispatcher },
     engineStats: () => ({ warmBytes: engine.cache.bytes, warmCartridges: engine.cache.size }),
     mcp,
     listening: (url) => {

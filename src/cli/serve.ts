@@ -52,6 +52,7 @@ export async function serve(config: Config): Promise<void> {
   })
   for (const warning of startupWarnings(config)) rt.log.warn(warning)
   app.jobs.scheduler.start()
+  app.events.dispatcher.start()
   // The scale test loads this server over loopback, so it needs an address it can reach.
   const host = ['0.0.0.0', '::', ''].includes(config.server.host) ? '127.0.0.1' : config.server.host
   app.listening(`http://${host.includes(':') ? `[${host}]` : host}:${server.port}`)
@@ -100,6 +101,7 @@ export async function serve(config: Config): Promise<void> {
     rt.log.info('stopping', { signal })
     await server.stop()
     await app.jobs.scheduler.stop()
+    await app.events.dispatcher.stop()
     rt.db.$client.close()
     process.exit(0)
   }

@@ -67,11 +67,11 @@ export function testApp(opts: TestAppOptions = {}): TestApp {
     clock,
     log,
     dataDir,
-    request(path, init = {}) {
+    async request(path, init = {}) {
       const { json, peer, ...rest } = init
       const headers = new Headers(rest.headers)
       if (json !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json')
-      return app.handle(
+      const res = await app.handle(
         new Request(`http://engram.test${path}`, {
           ...rest,
           headers,
@@ -79,6 +79,10 @@ export function testApp(opts: TestAppOptions = {}): TestApp {
         }),
         peer === undefined ? undefined : { requestIP: () => ({ address: peer }) },
       )
+      // The events a request emitted are delivered before the test sees its answer, as a started
+      // dispatcher would shortly after: tests read the subscribers' rows (audit) deterministically.
+      await app.events.dispatcher.drain()
+      return res
     },
     close() {
       db.$client.close()

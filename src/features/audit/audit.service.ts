@@ -39,7 +39,11 @@ export function actorOf(p: Principal, ip?: string, requestId?: string): AuditAct
     : { type: 'user', id: p.userId, ip, requestId }
 }
 
-/** Appends audit rows. Call inside the transaction of the change it records, so both land or neither. */
+/**
+ * Appends audit rows. `record` is called inside the transaction of the change it records, so both
+ * land or neither; `recordOnce` by subscribers to domain events (`audit.subscribers.ts`), after the
+ * change committed.
+ */
 export class AuditService {
   constructor(
     private readonly db: Db,
@@ -49,21 +53,31 @@ export class AuditService {
 
   /** Records one event. */
   record(e: AuditEntry): void {
-    this.db
-      .insert(auditEvents)
-      .values({
-        id: newId(this.random, 'aud'),
-        workspaceId: e.workspaceId,
-        actorType: e.actor.type,
-        actorId: e.actor.id,
-        action: e.action,
-        targetType: e.target?.type ?? null,
-        targetId: e.target?.id ?? null,
-        details: JSON.stringify(e.details ?? {}),
-        ip: e.actor.ip ?? null,
-        requestId: e.actor.requestId ?? null,
-        createdAt: this.clock.now().getTime(),
-      })
-      .run()
+    this.insert(newId(this.random, 'aud'), this.clock.now().getTime(), e)
+  }
+
+  /**
+   * Records one event under a given id and time, once: a second call with the same id does nothing.
+   * For subscribers, which may be handed one domain event twice.
+   */
+  recordOnce(id: string, at: number, e: AuditEntry): void {
+    this.insert(id, at, e, true)
+  }
+
+  private insert(id: string, at: number, e: AuditEntry, once = false): void {
+    const q = this.db.insert(auditEvents).values({
+      id,
+      workspaceId: e.workspaceId,
+      actorType: e.actor.type,
+      actorId: e.actor.id,
+      action: e.action,
+      targetType: e.target?.type ?? null,
+      targetId: e.target?.id ?? null,
+      details: JSON.stringify(e.details ?? {}),
+      ip: e.actor.ip ?? null,
+      requestId: e.actor.requestId ?? null,
+      createdAt: at,
+    })
+    ;(once ? q.onConflictDoNothing() : q).run()
   }
 }

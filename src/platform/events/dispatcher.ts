@@ -1,0 +1,194 @@
+import type { Clock } from '../clock/clock'
+import type { OwnerLocks } from '../jobs/owner-locks'
+import { defaultBackoff } from '../jobs/scheduler'
+import type { Logger } from '../log/log'
+import type { DomainEvent, EventType } from './events'
+import type { Claimed, Outbox } from './outbox'
+
+/**
+ * Reacts to events of the given types. Called at least once per event, after the change
+ * committed; a subscriber that may be called twice for one event (a crash between its work and the
+ * record of its delivery) keys what it writes by `event.id`. Throwing schedules a retry with
+ * backoff; the workspace's later events wait for it.
+ */
+export interface Subscriber<T extends EventType = EventType> {
+  /** Unique and stable: deliveries are recorded under it across restarts. */
+  name: string
+  types: readonly T[]
+  handle(event: DomainEvent<T>): void | Promise<void>
+}
+
+export interface DispatcherOptions {
+  outbox: Outbox
+  clock: Clock
+  log: Logger
+  /** This process's lease owner name. */
+  owner: string
+  /** How long a claim lasts without a heartbeat. */
+  leaseMs: number
+  /** Poll interval of the production loop (it also picks up events a crashed process left). */
+  pollMs: number
+  /** Workspaces delivered to at once. */
+  concurrency?: number
+  /** Delay before delivery round number `attempt` (1-based) after a failure. */
+  backoff?: (attempt: number) => number
+  /** Tells owners whose process has ended, so their events resume without waiting for the lease. */
+  owners?: OwnerLocks
+  /** How long delivered events are kept before pruning; default a week. */
+  keepMs?: number
+}
+
+/**
+ * Delivers the outbox's events to subscribers: for each workspace, its oldest undelivered event to
+ * every subscriber of its type, and the next one only once all have taken it. Workspaces proceed
+ * independently, so a failing subscriber holds back only the workspace whose event it fails on.
+ * Like the scheduler, `tick()` is one step, `start()` runs it on a timer and on `poke()`, and tests
+ * step it by hand with a manual clock.
+ */
+export class Dispatcher {
+  private readonly subscribers: Subscriber[] = []
+  /** Workspace id to its delivery in flight in this process. */
+  private readonly running = new Map<string, { seq: number; done: Promise<void> }>()
+  private timer: ReturnType<typeof setInterval> | null = null
+  private poked = false
+  private lastOwnerCheck = Number.NEGATIVE_INFINITY
+  private lastPrune = Number.NEGATIVE_INFINITY
+  private readonly backoff: (attempt: number) => number
+
+  constructor(private readonly o: DispatcherOptions) {
+    this.backoff = o.backoff ?? defaultBackoff
+    o.outbox.onEmit(() => this.poke())
+  }
+
+  /** Adds a subscriber; names must be unique. */
+  subscribe<T extends EventType>(s: Subscriber<T>): void {
+    if (this.subscribers.some((x) => x.name === s.name))
+      throw new Error(`subscriber ${s.name} registered twice`)
+    this.subscribers.push(s as unknown as Subscriber)
+  }
+
+  /** One step: renews leases of deliveries in flight and starts delivering due workspace heads. */
+  tick(): number {
+    const { outbox, owner, leaseMs } = this.o
+    this.resumeDeadOwners()
+    this.pruneDelivered()
+    for (const { seq } of this.running.values()) outbox.heartbeat(seq, owner, leaseMs)
+    const free = (this.o.concurrency ?? 4) - this.running.size
+    const claimed = outbox.claimHeads(owner, leaseMs, free, new Set(this.running.keys()))
+    for (const c of claimed) {
+      const ws = c.event.workspaceId
+      const done = this.deliver(c)
+        // The outbox's own writes failing (a closed or locked database): the lease expires and
+        // the event is tried again; nothing to reject to.
+        .catch((e) =>
+          this.o.log.error('event delivery failed', { event_id: c.event.id, error: (e as Error).message }),
+        )
+        .finally(() => {
+          this.running.delete(ws)
+          this.poke()
+        })
+      this.running.set(ws, { seq: c.seq, done })
+    }
+    return claimed.length
+  }
+
+  /** Resolves when every delivery in flight has settled. */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.all([...this.running.values()].map((r) => r.done))
+  }
+
+  /** Ticks until nothing due is left; for tests and the CLI. */
+  async drain(): Promise<void> {
+    for (;;) {
+      const started = this.tick()
+      if (started === 0 && this.running.size === 0) return
+      await Promise.race([...this.running.values()].map((r) => r.done))
+    }
+  }
+
+  /** Asks the running loop for a tick soon; does nothing when not started (tests step by hand). */
+  poke(): void {
+    if (!this.timer || this.poked) return
+    this.poked = true
+    setImmediate(() => {
+      this.poked = false
+      if (this.timer) this.safeTick()
+    })
+  }
+
+  /** Starts the production loop. */
+  start(): void {
+    if (this.timer) return
+    this.o.owners?.hold(this.o.owner)
+    this.timer = setInterval(() => this.safeTick(), this.o.pollMs)
+    this.safeTick()
+  }
+
+  /** Stops claiming and waits for deliveries in flight. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = null
+    await this.idle()
+    this.o.owners?.release(this.o.owner)
+  }
+
+  private safeTick(): void {
+    try {
+      this.tick()
+    } catch (e) {
+      this.o.log.error('event dispatch tick failed', { error: (e as Error).message })
+    }
+  }
+
+  /**
+   * Hands one event to each of its subscribers not yet recorded as having taken it. Each success is
+   * recorded at once, so a crash part way through calls again only those not reached; the event is
+   * finished when none failed, else retried after a backoff.
+   */
+  private async deliver(c: Claimed): Promise<void> {
+    const { outbox, owner } = this.o
+    const { event } = c
+    const done = outbox.delivered(event.id)
+    const failures: string[] = []
+    for (const s of this.subscribers) {
+      if (!s.types.includes(event.type) || done.has(s.name)) continue
+      try {
+        await s.handle(event)
+        outbox.recordDelivery(event.id, s.name)
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e)
+        failures.push(`${s.name}: ${message}`)
+        this.o.log.warn('event subscriber failed', {
+          event_id: event.id,
+          type: event.type,
+          subscriber: s.name,
+          attempt: c.attempts + 1,
+          error: message,
+        })
+      }
+    }
+    if (failures.length === 0) outbox.finish(c.seq, owner)
+    else outbox.retry(c.seq, owner, failures.join('; '), this.backoff(c.attempts + 1))
+  }
+
+  /** Frees at once the events of owners whose process has ended (checked at most four times a lease). */
+  private resumeDeadOwners(): void {
+    const owners = this.o.owners
+    const now = this.o.clock.now().getTime()
+    if (!owners || now - this.lastOwnerCheck < this.o.leaseMs / 4) return
+    this.lastOwnerCheck = now
+    for (const owner of this.o.outbox.otherOwners(this.o.owner)) {
+      if (!owners.isDead(owner)) continue
+      const count = this.o.outbox.releaseOwner(owner)
+      if (count > 0) this.o.log.warn('events resumed from a process that stopped', { count, owner })
+    }
+  }
+
+  /** Deletes delivered events past their keep time, at most once an hour. */
+  private pruneDelivered(): void {
+    const now = this.o.clock.now().getTime()
+    if (now - this.lastPrune < 3_600_000) return
+    this.lastPrune = now
+    this.o.outbox.prune(now - (this.o.keepMs ?? 7 * 86_400_000))
+  }
+}

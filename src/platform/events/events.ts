@@ -1,0 +1,52 @@
+// The domain events features emit and subscribe to. The names and payloads are declared here, in
+// one table, so an emitter and its subscribers agree on a shape the type checker holds them to,
+// and platform code (the outbox, the dispatcher) can carry them without knowing any feature.
+// Payloads hold ids and the few facts a subscriber needs, never whole rows: a subscriber that
+// wants more reads it through the owning feature's service.
+
+/** Who caused an event and from where (a request's caller, or the system). */
+export interface EventActor {
+  type: 'user' | 'api_key' | 'system'
+  id: string | null
+  ip?: string | null
+  requestId?: string | null
+}
+
+/** Every event type and its payload. */
+export interface DomainEvents {
+  'document.created': { corpusId: string; documentId: string }
+  'document.updated': { corpusId: string; documentId: string }
+  'document.deleted': { corpusId: string; documentId: string }
+  'onboarding.started': { runId: string; corpusId: string }
+  'onboarding.finished': { runId: string; corpusId: string }
+  'onboarding.failed': { runId: string; corpusId: string; error: string }
+  'onboarding.cancelled': { runId: string; corpusId: string }
+  'sync.finished': { corpusId: string; sourceId: string; added: number; updated: number; removed: number }
+  'key.created': { keyId: string; name: string; prefix: string; scopes: string[]; actor: EventActor }
+  'key.revoked': { keyId: string; name: string; prefix: string; actor: EventActor }
+  'member.joined': { userId: string; role: string }
+  'member.changed': { userId: string; role: string; actor: EventActor }
+  'member.removed': { userId: string; actor: EventActor }
+  'question.answered': { corpusId: string; answerId: string; keyId: string | null }
+  'settings.changed': { keys: string[]; actor: EventActor }
+}
+
+export type EventType = keyof DomainEvents
+
+/** What an emitter hands over: the type, the workspace it happened in and the payload. */
+export type NewEvent<T extends EventType = EventType> = {
+  [K in T]: { type: K; workspaceId: string; payload: DomainEvents[K] }
+}[T]
+
+/** An event as the outbox stored it, as subscribers receive it. */
+export type DomainEvent<T extends EventType = EventType> = {
+  [K in T]: {
+    /** Stable across redeliveries: a subscriber keys what it writes by it to be idempotent. */
+    id: string
+    type: K
+    workspaceId: string
+    payload: DomainEvents[K]
+    /** When the change committed (ms since the epoch, from the injected clock). */
+    occurredAt: number
+  }
+}[T]

@@ -1,0 +1,64 @@
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { migrations } from '../../../migrations/index'
+import { AuditService } from '../../../src/features/audit/audit.service'
+import { auditSubscriber } from '../../../src/features/audit/audit.subscribers'
+import { ManualClock } from '../../../src/platform/clock/clock'
+import { seededRandom } from '../../../src/platform/crypto/random'
+import { type Db, openDatabase } from '../../../src/platform/db/db'
+import { migrate } from '../../../src/platform/db/migrate'
+import type { DomainEvent } from '../../../src/platform/events/events'
+
+// The audit log as a subscriber: one row per event however often it is delivered, dated by the event.
+
+let dir = ''
+let db: Db
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'engram-audit-sub-'))
+  db = openDatabase(join(dir, 'engram.db'))
+  migrate(db, migrations)
+})
+afterEach(() => {
+  db.$client.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('audit subscriber', () => {
+  test('a key event delivered twice writes one row, at the time of the event', async () => {
+    const clock = new ManualClock('2026-05-01T00:00:00Z')
+    const sub = auditSubscriber(new AuditService(db, clock, seededRandom(1)))
+    const event: DomainEvent<'key.revoked'> = {
+      id: 'evt_abc',
+      type: 'key.revoked',
+      workspaceId: 'ws_1',
+      occurredAt: Date.parse('2026-04-30T10:00:00Z'),
+      payload: {
+        keyId: 'key_1',
+        name: 'laptop',
+        prefix: 'ek_123456789',
+        actor: { type: 'user', id: 'usr_1', ip: '10.0.0.1', requestId: 'req_1' },
+      },
+    }
+    await sub.handle(event)
+    clock.advance(60_000)
+    await sub.handle(event)
+    const rows = db.$client.query('SELECT * FROM audit_events').all()
+    expect(rows).toEqual([
+      {
+        id: 'aud_abc',
+        workspace_id: 'ws_1',
+        actor_type: 'user',
+        actor_id: 'usr_1',
+        action: 'api_key.revoked',
+        target_type: 'api_key',
+        target_id: 'key_1',
+        details: JSON.stringify({ name: 'laptop', prefix: 'ek_123456789' }),
+        ip: '10.0.0.1',
+        request_id: 'req_1',
+        created_at: Date.parse('2026-04-30T10:00:00Z'),
+      },
+    ])
+  })
+})

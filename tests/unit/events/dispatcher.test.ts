@@ -1,0 +1,188 @@
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { migrations } from '../../../migrations/index'
+import { ManualClock } from '../../../src/platform/clock/clock'
+import { seededRandom } from '../../../src/platform/crypto/random'
+import { type Db, openDatabase } from '../../../src/platform/db/db'
+import { migrate } from '../../../src/platform/db/migrate'
+import { Dispatcher } from '../../../src/platform/events/dispatcher'
+import type { DomainEvent } from '../../../src/platform/events/events'
+import { Outbox } from '../../../src/platform/events/outbox'
+import { memoryLogger } from '../../../src/platform/log/log'
+
+// The outbox and its dispatcher on a real SQLite database, stepped by hand with a manual clock.
+
+const SYSTEM = { type: 'system', id: null } as const
+
+let dir = ''
+let db: Db
+let clock: ManualClock
+let outbox: Outbox
+let dispatcher: Dispatcher
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'engram-events-'))
+  db = openDatabase(join(dir, 'engram.db'))
+  migrate(db, migrations)
+  clock = new ManualClock()
+  outbox = new Outbox(db, clock, seededRandom(7))
+  dispatcher = new Dispatcher({
+    outbox,
+    clock,
+    log: memoryLogger(),
+    owner: 'proc_1_ev',
+    leaseMs: 60_000,
+    pollMs: 1000,
+  })
+})
+afterEach(() => {
+  db.$client.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** Emits a `key.revoked` for `keyId` in workspace `ws` in its own committed transaction. */
+function emit(ws: string, keyId: string): string {
+  return db.$client.transaction(() =>
+    outbox.emit(db, {
+      type: 'key.revoked',
+      workspaceId: ws,
+      payload: { keyId, name: 'k', prefix: 'ek_x', actor: SYSTEM },
+    }),
+  )()
+}
+
+/** A subscriber that records what it saw, as `workspace:key`. */
+function recorder(name: string) {
+  const seen: string[] = []
+  dispatcher.subscribe({
+    name,
+    types: ['key.revoked'],
+    handle: (e) => {
+      seen.push(`${e.workspaceId}:${e.payload.keyId}`)
+    },
+  })
+  return seen
+}
+
+describe('domain events', () => {
+  test('emit refuses to write outside a transaction', () => {
+    expect(() =>
+      outbox.emit(db, {
+        type: 'key.revoked',
+        workspaceId: 'ws_a',
+        payload: { keyId: 'k', name: 'k', prefix: 'ek_x', actor: SYSTEM },
+      }),
+    ).toThrow(/outside a transaction/)
+    expect(outbox.pending()).toEqual([])
+  })
+
+  test('an event emitted in a rolled-back transaction is never delivered', async () => {
+    const seen = recorder('a')
+    expect(() =>
+      db.$client.transaction(() => {
+        outbox.emit(db, {
+          type: 'key.revoked',
+          workspaceId: 'ws_a',
+          payload: { keyId: 'k1', name: 'k', prefix: 'ek_x', actor: SYSTEM },
+        })
+        throw new Error('the change failed')
+      })(),
+    ).toThrow('the change failed')
+    await dispatcher.drain()
+    expect(seen).toEqual([])
+    expect(outbox.pending()).toEqual([])
+  })
+
+  test('a committed event is delivered once to each subscriber of its type, with its id', async () => {
+    const ids: string[] = []
+    const a = recorder('a')
+    const b = recorder('b')
+    const other: DomainEvent[] = []
+    dispatcher.subscribe({ name: 'docs', types: ['document.created'], handle: (e) => void other.push(e) })
+    dispatcher.subscribe({ name: 'ids', types: ['key.revoked'], handle: (e) => void ids.push(e.id) })
+    const id = emit('ws_a', 'k1')
+    await dispatcher.drain()
+    await dispatcher.drain()
+    expect(a).toEqual(['ws_a:k1'])
+    expect(b).toEqual(['ws_a:k1'])
+    expect(other).toEqual([])
+    expect(ids).toEqual([id])
+    expect(outbox.pending()).toEqual([])
+  })
+
+  test("a workspace's events arrive in order while another workspace proceeds", async () => {
+    const seen: string[] = []
+    const gates = new Map<string, () => void>()
+    dispatcher.subscribe({
+      name: 'slow',
+      types: ['key.revoked'],
+      handle: (e) => {
+        seen.push(`${e.workspaceId}:${e.payload.keyId}`)
+        // Workspace A's first event hangs until released; B's go straight through.
+        if (e.payload.keyId === 'a1') return new Promise<void>((r) => gates.set('a1', r))
+      },
+    })
+    emit('ws_a', 'a1')
+    emit('ws_a', 'a2')
+    emit('ws_b', 'b1')
+    emit('ws_b', 'b2')
+    dispatcher.tick()
+    await Promise.resolve()
+    // B's head was delivered while A's is in flight; A's second waits.
+    for (let i = 0; i < 3 && !seen.includes('ws_b:b2'); i++) {
+      dispatcher.tick()
+      await new Promise((r) => setImmediate(r))
+    }
+    expect(seen).toEqual(['ws_a:a1', 'ws_b:b1', 'ws_b:b2'])
+    gates.get('a1')!()
+    await dispatcher.drain()
+    expect(seen).toEqual(['ws_a:a1', 'ws_b:b1', 'ws_b:b2', 'ws_a:a2'])
+  })
+
+  test('a failing subscriber is retried with backoff, is not repeated for others, and holds only its workspace', async () => {
+    const good = recorder('good')
+    let failures = 2
+    const flaky: string[] = []
+    dispatcher.subscribe({
+      name: 'flaky',
+      types: ['key.revoked'],
+      handle: (e) => {
+        if (e.workspaceId === 'ws_a' && failures-- > 0) throw new Error('peer down')
+        flaky.push(`${e.workspaceId}:${e.payload.keyId}`)
+      },
+    })
+    emit('ws_a', 'a1')
+    emit('ws_a', 'a2')
+    emit('ws_b', 'b1')
+    await dispatcher.drain()
+    // A's head failed once and waits for its backoff; B went through.
+    expect(flaky).toEqual(['ws_b:b1'])
+    expect(good).toEqual(['ws_a:a1', 'ws_b:b1'])
+    clock.advance(999)
+    await dispatcher.drain()
+    expect(flaky).toEqual(['ws_b:b1'])
+    clock.advance(1) // first retry after 1 s
+    await dispatcher.drain()
+    expect(flaky).toEqual(['ws_b:b1'])
+    clock.advance(2000) // second after 2 s more
+    await dispatcher.drain()
+    expect(flaky).toEqual(['ws_b:b1', 'ws_a:a1', 'ws_a:a2'])
+    // The subscriber that succeeded the first time was not called again for a1.
+    expect(good).toEqual(['ws_a:a1', 'ws_b:b1', 'ws_a:a2'])
+    expect(outbox.pending()).toEqual([])
+  })
+
+  test('delivered events are pruned after their keep time', async () => {
+    recorder('a')
+    emit('ws_a', 'k1')
+    await dispatcher.drain()
+    const count = () =>
+      db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM domain_events').get()!.n
+    expect(count()).toBe(1)
+    clock.advance(8 * 86_400_000)
+    dispatcher.tick()
+    expect(count()).toBe(0)
+  })
+})
