@@ -126,3 +126,27 @@ export function insertAccessRequest(db: Db, id: string, email: string, at: numbe
         ON CONFLICT (email) WHERE status = 'pending' DO NOTHING`,
   )
 }
+
+/** What a session check needs of its user and workspace, in one row. */
+export interface SessionRow {
+  workspace_id: string
+  role: 'admin' | 'member'
+  status: 'active' | 'deactivated'
+  email_verified_at: number | null
+  token_version: number
+  ws_status: 'active' | 'suspended'
+}
+
+/**
+ * The session check's lookup, prepared once (the hot path of every signed-in request). The user and
+ * workspace tables are both read so it is a single statement (a scalar subquery: measured several
+ * times faster than the equivalent JOIN on bun:sqlite).
+ */
+export function sessionUserLookup(db: Db): (userId: string) => SessionRow | undefined {
+  const lookup = db.$client.prepare<SessionRow, [string]>(
+    `SELECT u.workspace_id, u.role, u.status, u.email_verified_at, u.token_version,
+       (SELECT w.status FROM workspaces w WHERE w.id = u.workspace_id) AS ws_status
+     FROM users u WHERE u.id = ?`,
+  )
+  return (userId) => lookup.get(userId) ?? undefined
+}
