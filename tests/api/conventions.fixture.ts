@@ -3,8 +3,8 @@ import { iso } from '../../src/platform/clock/clock'
 import { newId } from '../../src/platform/crypto/random'
 import type { Db } from '../../src/platform/db/db'
 import { fail } from '../../src/platform/errors/errors'
-import { keysetPage } from '../../src/platform/http/pagination'
 import { defineRoute, type RouteDef, reply } from '../../src/platform/http/route'
+import { keysetPage } from '../../src/platform/paging/paging'
 import { type TestApp, testApp } from '../helpers/app'
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { encodeCursor } from '../../src/platform/http/pagination'
+import { encodeCursor } from '../../src/platform/paging/paging'
 import { widgetApp } from './conventions.fixture'
 
 const f = widgetApp()

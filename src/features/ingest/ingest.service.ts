@@ -1,7 +1,7 @@
 import { iso } from '../../platform/clock/clock'
 import { sha256Hex } from '../../platform/crypto/hash'
 import { fail, notFound } from '../../platform/errors/errors'
-import { keysetPage, type PageRequest } from '../../platform/http/pagination'
+import { keysetPage, type PageRequest } from '../../platform/paging/paging'
 import { detectType } from './extract/extract'
 import { ExtractSandbox } from './extract/extract.sandbox'
 import { Registrar } from './ingest.registrar'

@@ -8,8 +8,8 @@ import { CommitMemo, commitWatch } from '../../platform/db/commit-watch'
 import type { Db } from '../../platform/db/db'
 import { fail, notFound, validationFailed } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
-import { keysetPage, type PageRequest } from '../../platform/http/pagination'
-import type { ListResult } from '../../platform/http/route'
+import type { ListResult } from '../../platform/paging/paging'
+import { keysetPage, type PageRequest } from '../../platform/paging/paging'
 import { actorOf } from '../audit/audit.service'
 import {
   type ApiKeyRow,

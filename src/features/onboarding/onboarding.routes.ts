@@ -1,5 +1,5 @@
-import { encodeCursor } from '../../platform/http/pagination'
 import { defineRoute, type RouteDef } from '../../platform/http/route'
+import { encodeCursor } from '../../platform/paging/paging'
 import { CorpusParams, JobParams, JobResp, TrainQuery } from './onboarding.schemas'
 import type { OnboardingService } from './onboarding.service'
 

@@ -1,15 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { fail } from '../errors/errors'
-
-/** The paging window a `/v1` list handler receives. */
-export interface PageRequest {
-  limit: number
-  /** Decoded keyset position to continue after, or null for the first page. */
-  after: readonly (string | number)[] | null
-}
-
-export const PAGE_LIMIT_DEFAULT = 50
-export const PAGE_LIMIT_MAX = 500
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../paging/paging'
 
 /** Query parameters every `/v1` list route accepts, merged into the route's own query schema. */
 export const pageQueryProperties = {
@@ -22,43 +12,4 @@ export const pageQueryProperties = {
     }),
   ),
   cursor: Type.Optional(Type.String({ maxLength: 512, description: 'Opaque cursor from `next_cursor`.' })),
-}
-
-/** Encodes a keyset position (the sort values of the last row) as an opaque cursor. */
-export function encodeCursor(values: readonly (string | number)[]): string {
-  return Buffer.from(JSON.stringify(values)).toString('base64url')
-}
-
-/** Decodes a cursor made by `encodeCursor`; anything else is a 422 `invalid_cursor`. */
-export function decodeCursor(cursor: string): (string | number)[] {
-  try {
-    const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-    if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string' || typeof x === 'number')) {
-      return v
-    }
-  } catch {
-    // fall through to the refusal below
-  }
-  throw fail('invalid_cursor')
-}
-
-/**
- * Turns `limit + 1` rows fetched in keyset order into a page: the extra row only tells whether a
- * next page exists, and the cursor is the sort key of the last row returned.
- */
-export function keysetPage<R, T>(
-  rows: R[],
-  limit: number,
-  keyOf: (row: R) => readonly (string | number)[],
-  map: (row: R) => T,
-  total: number,
-): { items: T[]; total: number; nextCursor: string | null } {
-  const hasMore = rows.length > limit
-  const slice = hasMore ? rows.slice(0, limit) : rows
-  const last = slice[slice.length - 1]
-  return {
-    items: slice.map(map),
-    total,
-    nextCursor: hasMore && last !== undefined ? encodeCursor(keyOf(last)) : null,
-  }
 }

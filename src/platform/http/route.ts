@@ -1,7 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { Principal, Scope } from '../auth/principal'
 import type { ErrorCode } from '../errors/errors'
-import type { PageRequest } from './pagination'
+import type { PageRequest } from '../paging/paging'
 
 /** Who may call a route: anyone, any valid credential, or a workspace admin. */
 export type AuthRequirement = 'none' | 'bearer' | 'admin'
@@ -33,13 +33,6 @@ export interface RouteContext<B, Q, P, A extends AuthRequirement> {
   principal: A extends 'none' ? Principal | null : Principal
   /** Paging window on `/v1` list routes; null on the frozen mount (whole list). */
   page: PageRequest | null
-}
-
-/** One page of a list route: the handler's answer, rendered per style by the mount. */
-export interface ListResult<T> {
-  items: T[]
-  total: number
-  nextCursor: string | null
 }
 
 /** A reply with an explicit status and headers. */
