@@ -164,7 +164,16 @@ export function createApp(deps: AppDeps): App {
   const sessions = new SessionService(db, clock, sessionTokens)
   const keys = new KeysService(db, clock, random, outbox)
   dispatcher.subscribe(auditSubscriber(audit))
-  const members = new MembersService({ db, clock, random, config, mailer, accounts, workspaces, audit })
+  const members = new MembersService({
+    db,
+    clock,
+    random,
+    config,
+    mailer,
+    accounts,
+    workspaces,
+    events: outbox,
+  })
   const usage = new UsageService(db, clock, {
     members: (ws) => accounts.workspaceUsers(ws).length,
     activeKeys: (ws) => keys.activeCount(ws),

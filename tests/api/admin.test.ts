@@ -215,6 +215,31 @@ describe('members and invitations', () => {
     expect(rows(t, 'invites', `email = '${other.email}' AND accepted_at IS NULL`)).toBe(1)
   })
 
+  test('an accepted invitation is told as member.joined once; a refused one tells nothing', async () => {
+    const s = await signUp(t)
+    const joined = () =>
+      t.db.$client
+        .query<{ payload: string }, [string]>(
+          "SELECT payload FROM domain_events WHERE type = 'member.joined' AND workspace_id = ? ORDER BY seq",
+        )
+        .all(s.workspaceId)
+        .map((r) => JSON.parse(r.payload))
+    const other = await signUp(t)
+    const link = (await (await invite('/v1/admin/invites', s.token, { email: other.email })).json())
+      .invite_link
+    const refused = await t.request('/v1/auth/accept-invite', {
+      method: 'POST',
+      json: { token: tokenOf(link), password: 'password 123', name: 'Dup' },
+    })
+    expect(refused.status).toBe(409)
+    expect(joined()).toEqual([])
+    const m = await addMember(t, s.token, 'admin')
+    const inviteId = t.db.$client
+      .query<{ id: string }, [string]>('SELECT id FROM invites WHERE email = ?')
+      .get(m.email)!.id
+    expect(joined()).toEqual([{ userId: m.userId, role: 'admin', inviteId }])
+  })
+
   test('withdrawing an invitation is a 204; the link stops working; a second delete is a 404', async () => {
     const s = await signUp(t)
     for (const path of mounts('/admin/invites')) {

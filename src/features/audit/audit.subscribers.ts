@@ -1,30 +1,59 @@
 import type { Subscriber } from '../../platform/events/dispatcher'
 import type { DomainEvent } from '../../platform/events/events'
-import type { AuditService } from './audit.service'
+import type { AuditEntry, AuditService } from './audit.service'
 
 /** The events the audit log records from the outbox rather than inline. */
-type Audited = 'key.created' | 'key.revoked'
+type Audited = 'key.created' | 'key.revoked' | 'member.changed' | 'member.removed'
 
 /**
- * Writes the audit rows of key changes after they commit. The row's id is derived from the event's,
- * so a second delivery of one event (a crash between the write and its delivery record) finds the
- * row already there; its time is the event's, so the row reads as if written with the change.
+ * Writes the audit rows of key and membership changes after they commit. The row's id is derived
+ * from the event's, so a second delivery of one event (a crash between the write and its delivery
+ * record) finds the row already there; its time is the event's, so the row reads as if written with
+ * the change.
  */
 export function auditSubscriber(audit: AuditService): Subscriber<Audited> {
   return {
     name: 'audit',
-    types: ['key.created', 'key.revoked'],
-    handle: (e: DomainEvent<Audited>) => {
+    types: ['key.created', 'key.revoked', 'member.changed', 'member.removed'],
+    handle: (e: DomainEvent<Audited>) => audit.recordOnce(auditIdOf(e.id), e.occurredAt, entryOf(e)),
+  }
+}
+
+/** The audit row an event stands for: the same action, target and details the change wrote inline before. */
+function entryOf(e: DomainEvent<Audited>): AuditEntry {
+  const { workspaceId } = e
+  switch (e.type) {
+    case 'key.created':
+    case 'key.revoked': {
       const { keyId, name, prefix, actor } = e.payload
-      const details = e.type === 'key.created' ? { name, prefix, scopes: e.payload.scopes } : { name, prefix }
-      audit.recordOnce(auditIdOf(e.id), e.occurredAt, {
-        workspaceId: e.workspaceId,
+      return {
+        workspaceId,
         actor,
         action: e.type === 'key.created' ? 'api_key.created' : 'api_key.revoked',
         target: { type: 'api_key', id: keyId },
-        details,
-      })
-    },
+        details: e.type === 'key.created' ? { name, prefix, scopes: e.payload.scopes } : { name, prefix },
+      }
+    }
+    case 'member.changed': {
+      const { userId, email, from, role, actor } = e.payload
+      return {
+        workspaceId,
+        actor,
+        action: 'member.role_changed',
+        target: { type: 'user', id: userId },
+        details: { email, from, to: role },
+      }
+    }
+    case 'member.removed': {
+      const { userId, email, role, actor } = e.payload
+      return {
+        workspaceId,
+        actor,
+        action: 'member.removed',
+        target: { type: 'user', id: userId },
+        details: { email, role },
+      }
+    }
   }
 }
 

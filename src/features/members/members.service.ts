@@ -8,9 +8,10 @@ import { newLinkToken } from '../../platform/crypto/token'
 import type { Db } from '../../platform/db/db'
 import type { Mailer } from '../../platform/email/email'
 import { fail, notFound } from '../../platform/errors/errors'
+import type { Outbox } from '../../platform/events/outbox'
 import { normaliseEmail, requireName } from '../accounts/accounts.schemas'
 import type { AccountsService, Caller, UserRow } from '../accounts/accounts.service'
-import { type AuditService, actorOf } from '../audit/audit.service'
+import { actorOf } from '../audit/audit.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import {
   acceptInvite,
@@ -33,7 +34,8 @@ export interface MembersDeps {
   mailer: Mailer
   accounts: AccountsService
   workspaces: WorkspacesService
-  audit: AuditService
+  /** Membership changes are told as `member.joined` / `member.changed` / `member.removed` (the audit log subscribes). */
+  events: Outbox
 }
 
 type Role = 'admin' | 'member'
@@ -135,12 +137,16 @@ export class MembersService {
         throw fail('last_admin', 'The last admin of a workspace cannot be demoted.')
       }
       a.setRole(user.id, role)
-      this.d.audit.record({
+      this.d.events.emit(this.d.db, {
+        type: 'member.changed',
         workspaceId: p.workspaceId,
-        actor: actorOf(p, caller.ip, caller.requestId),
-        action: 'member.role_changed',
-        target: { type: 'user', id: user.id },
-        details: { email: user.email, from: user.role, to: role },
+        payload: {
+          userId: user.id,
+          email: user.email,
+          from: user.role,
+          role,
+          actor: actorOf(p, caller.ip, caller.requestId),
+        },
       })
       return memberResp({ ...user, role })
     })
@@ -156,12 +162,15 @@ export class MembersService {
         throw fail('last_admin', 'The last admin of a workspace cannot be removed.')
       }
       a.removeUser(user.id)
-      this.d.audit.record({
+      this.d.events.emit(this.d.db, {
+        type: 'member.removed',
         workspaceId: p.workspaceId,
-        actor: actorOf(p, caller.ip, caller.requestId),
-        action: 'member.removed',
-        target: { type: 'user', id: user.id },
-        details: { email: user.email, role: user.role },
+        payload: {
+          userId: user.id,
+          email: user.email,
+          role: user.role,
+          actor: actorOf(p, caller.ip, caller.requestId),
+        },
       })
     })
   }
@@ -190,7 +199,7 @@ export class MembersService {
       if (!invite) throw fail('invalid_token')
       if (this.d.workspaces.get(invite.workspaceId)?.status !== 'active') throw fail('workspace_suspended')
       // A duplicate address throws email_taken here, which rolls back the acceptance too.
-      return a.createUser({
+      const created = a.createUser({
         workspaceId: invite.workspaceId,
         email: invite.email,
         name,
@@ -198,6 +207,12 @@ export class MembersService {
         role: invite.role,
         verified: true,
       })
+      this.d.events.emit(this.d.db, {
+        type: 'member.joined',
+        workspaceId: invite.workspaceId,
+        payload: { userId: created.id, role: created.role, inviteId: invite.id },
+      })
+      return created
     })
     return a.signIn(user, 'normal', 'invite', caller)
   }

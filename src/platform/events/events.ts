@@ -24,9 +24,11 @@ export interface DomainEvents {
   'sync.finished': { corpusId: string; sourceId: string; added: number; updated: number; removed: number }
   'key.created': { keyId: string; name: string; prefix: string; scopes: string[]; actor: EventActor }
   'key.revoked': { keyId: string; name: string; prefix: string; actor: EventActor }
-  'member.joined': { userId: string; role: string }
-  'member.changed': { userId: string; role: string; actor: EventActor }
-  'member.removed': { userId: string; actor: EventActor }
+  'member.joined': { userId: string; role: string; inviteId: string }
+  /** A role change; `email` and `from` are the member's as they were, for the audit row. */
+  'member.changed': { userId: string; email: string; from: string; role: string; actor: EventActor }
+  /** `email` and `role` as they were when the member was removed (the row is gone). */
+  'member.removed': { userId: string; email: string; role: string; actor: EventActor }
   'question.answered': { corpusId: string; answerId: string; keyId: string | null }
   'settings.changed': { keys: string[]; actor: EventActor }
 }

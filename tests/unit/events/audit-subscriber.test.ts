@@ -61,4 +61,52 @@ describe('audit subscriber', () => {
       },
     ])
   })
+
+  test('member events delivered twice write one row each, with the details the change wrote inline', async () => {
+    const clock = new ManualClock('2026-05-01T00:00:00Z')
+    const sub = auditSubscriber(new AuditService(db, clock, seededRandom(1)))
+    const actor = { type: 'api_key' as const, id: 'key_9', ip: '10.0.0.2', requestId: 'req_2' }
+    const changed: DomainEvent<'member.changed'> = {
+      id: 'evt_chg',
+      type: 'member.changed',
+      workspaceId: 'ws_1',
+      occurredAt: Date.parse('2026-04-30T10:00:00Z'),
+      payload: { userId: 'usr_2', email: 'b@example.com', from: 'member', role: 'admin', actor },
+    }
+    const removed: DomainEvent<'member.removed'> = {
+      id: 'evt_rem',
+      type: 'member.removed',
+      workspaceId: 'ws_1',
+      occurredAt: Date.parse('2026-04-30T11:00:00Z'),
+      payload: { userId: 'usr_2', email: 'b@example.com', role: 'admin', actor },
+    }
+    for (const e of [changed, changed, removed, removed]) {
+      await sub.handle(e)
+      clock.advance(60_000)
+    }
+    const rows = db.$client.query('SELECT * FROM audit_events ORDER BY created_at').all()
+    const row = { workspace_id: 'ws_1', actor_type: 'api_key', actor_id: 'key_9', target_type: 'user' }
+    expect(rows).toEqual([
+      {
+        ...row,
+        id: 'aud_chg',
+        action: 'member.role_changed',
+        target_id: 'usr_2',
+        details: JSON.stringify({ email: 'b@example.com', from: 'member', to: 'admin' }),
+        ip: '10.0.0.2',
+        request_id: 'req_2',
+        created_at: Date.parse('2026-04-30T10:00:00Z'),
+      },
+      {
+        ...row,
+        id: 'aud_rem',
+        action: 'member.removed',
+        target_id: 'usr_2',
+        details: JSON.stringify({ email: 'b@example.com', role: 'admin' }),
+        ip: '10.0.0.2',
+        request_id: 'req_2',
+        created_at: Date.parse('2026-04-30T11:00:00Z'),
+      },
+    ])
+  })
 })
