@@ -3,11 +3,14 @@
  * embedded file (`console.pack`, written by `npm run build`); a server run from source bundles
  * `web/` in memory the first time a console page is asked for (about 20 ms).
  */
+import { pagePolicy } from '../../platform/http/security-headers'
 import { buildConsole, type ConsoleFile } from './console.build'
 
 /** The console, ready to serve: files by name under `/console/assets/`, and the page. */
 export interface ConsoleAssets {
   index: ConsoleFile
+  /** The page's Content-Security-Policy (worked out once, from its markup). */
+  policy: string
   assets: Map<string, ConsoleFile>
 }
 
@@ -38,7 +41,11 @@ function unpack(text: string): ConsoleFile[] {
 function assemble(files: ConsoleFile[]): ConsoleAssets {
   const index = files.find((f) => f.name === 'index.html')
   if (!index) throw new Error('the console has no index.html')
-  return { index, assets: new Map(files.filter((f) => f !== index).map((f) => [f.name, f])) }
+  return {
+    index,
+    policy: pagePolicy(new TextDecoder().decode(index.body)),
+    assets: new Map(files.filter((f) => f !== index).map((f) => [f.name, f])),
+  }
 }
 
 let loading: Promise<ConsoleAssets> | null = null

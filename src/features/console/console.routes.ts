@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { fail } from '../../platform/errors/errors'
 import { defineRoute, type RouteDef } from '../../platform/http/route'
-import { pagePolicy } from '../../platform/http/security-headers'
 import { consoleAssets } from './console.assets'
 
 /** Hashed names never change content, so a browser keeps them for a year without asking again. */
@@ -14,14 +13,9 @@ const IMMUTABLE = 'public, max-age=31536000, immutable'
  */
 export function consoleRoutes(): RouteDef[] {
   const page = async () => {
-    const { index } = await consoleAssets()
-    const html = new TextDecoder().decode(index.body)
+    const { index, policy } = await consoleAssets()
     return new Response(index.body, {
-      headers: {
-        'content-type': index.type,
-        'cache-control': 'no-cache',
-        'content-security-policy': pagePolicy(html),
-      },
+      headers: { 'content-type': index.type, 'cache-control': 'no-cache', 'content-security-policy': policy },
     })
   }
   return [
