@@ -163,7 +163,7 @@ describe('base text', () => {
 describe('cartridge footprint', () => {
   test('counts shared cartridges once, warm ones at their warm size and cold ones at their stored size', async () => {
     const engine = {
-      repo: { sections: () => [{ cart_key: 'a' }, { cart_key: 'b' }, { cart_key: 'a' }] },
+      sectionsOf: () => [{ cartKey: 'a' }, { cartKey: 'b' }, { cartKey: 'a' }],
       cache: { get: (k: string) => (k === 'a' ? { bytes: 1000 } : undefined) },
     }
     const fp = await cartridgeFootprint(engine, async (k) => (k === 'b' ? 300 : null), 'cor')

@@ -92,7 +92,7 @@ export class AnswersService {
   /** Checks the base can answer and resolves pinned ids; throws the 4xx otherwise. */
   private prepare(workspaceId: string, corpusId: string, req: Req) {
     // The hot path of every question: one cheap lookup, not the base's document counters.
-    const state = this.d.corpora.repo.servingState(workspaceId, corpusId)
+    const state = this.d.corpora.servingState(workspaceId, corpusId)
     if (!state) throw notFound('Document base')
     const servable = state.status === 'ready' || (state.status === 'training' && state.anyReady)
     if (!servable) throw fail('corpus_not_ready')
@@ -101,7 +101,7 @@ export class AnswersService {
       const unknown: string[] = []
       const resolved = new Set<string>()
       for (const id of req.doc_ids) {
-        const row = this.d.corpora.repo.document(corpusId, id)
+        const row = this.d.corpora.document(corpusId, id)
         if (!row) unknown.push(id)
         else resolved.add(row.parent_id ?? row.id)
       }
@@ -328,10 +328,10 @@ export class AnswersService {
           probe.sources.length > 0 ? probe.sources : this.documentsAsSources(principal.workspaceId, corpusId)
         description = describeFromSources(corpus.name, corpus.n_documents, named)
       }
-      this.d.corpora.repo.update(
+      this.d.corpora.setDescription(
         principal.workspaceId,
         corpusId,
-        { description },
+        description,
         this.d.clock.now().getTime(),
       )
       return { id: corpusId, description }

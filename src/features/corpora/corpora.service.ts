@@ -276,6 +276,44 @@ export class CorporaService {
     this.repo.update(workspaceId, corpusId, { lastSyncedAt: at }, at)
   }
 
+  /** A base's status and whether it has a ready document, or null (another workspace's id too): the hot path of a question. */
+  servingState(
+    workspaceId: string,
+    corpusId: string,
+  ): { status: CorpusRow['status']; anyReady: boolean } | null {
+    return this.repo.servingState(workspaceId, corpusId)
+  }
+
+  /** One document (or section) row of a base, or null. */
+  document(corpusId: string, documentId: string): DocumentRow | null {
+    return this.repo.document(corpusId, documentId)
+  }
+
+  /** Every row of a base, parents and sections. */
+  documentRows(corpusId: string): DocumentRow[] {
+    return this.repo.allDocumentRows(corpusId)
+  }
+
+  /** Parent documents of a base, optionally only those under a folder prefix (`a/b/`), by path. */
+  parentDocuments(corpusId: string, prefix = ''): DocumentRow[] {
+    return this.repo.parents(corpusId, prefix)
+  }
+
+  /** Sets the base's description. */
+  setDescription(workspaceId: string, corpusId: string, description: string | null, at: number): void {
+    this.repo.update(workspaceId, corpusId, { description }, at)
+  }
+
+  /** Sets the base's status (onboarding moves it through training to ready or failed). */
+  setStatus(workspaceId: string, corpusId: string, status: CorpusRow['status'], at: number): void {
+    this.repo.update(workspaceId, corpusId, { status }, at)
+  }
+
+  /** The workspace a base belongs to, or null (start-up work only: no tenant check). */
+  workspaceOf(corpusId: string): string | null {
+    return this.repo.workspaceOf(corpusId)
+  }
+
   /** The CSV manifest of documents uploaded by hand, CLI or wizard picker. */
   manifestCsv(workspaceId: string, corpusId: string): string {
     this.get(workspaceId, corpusId)

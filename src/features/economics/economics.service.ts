@@ -222,7 +222,7 @@ export class EconomicsService {
     const rag = this.cost(measured.rag, 'rag', fp, qpm)
     const trainMs = trainCpuMs(runs, RUN_KIND)
     const trainCost = onboardingCost(trainMs, this.d.rates)
-    const texts = leaves(this.d.corpora.repo.allDocumentRows(corpusId))
+    const texts = leaves(this.d.corpora.documentRows(corpusId))
     const shown = (w: Omit<QueryWork, 'warmBytes'>) => ({
       cpu_ms: round(w.cpuMs, 3),
       context_tokens: round(w.contextTokens, 1),
@@ -276,7 +276,7 @@ export class EconomicsService {
 
   /** Up to `n` questions drawn from the base's own text (its name when it has none). */
   async sample(corpus: CorpusRow, n: number): Promise<string[]> {
-    const rows = leaves(this.d.corpora.repo.allDocumentRows(corpus.id)).filter(
+    const rows = leaves(this.d.corpora.documentRows(corpus.id)).filter(
       (r) => r.status === 'ready' && r.text_key !== null,
     )
     const texts: string[] = []

@@ -277,6 +277,11 @@ export class Engine {
     }
   }
 
+  /** The sections indexed for a base, with the cartridge each uses. */
+  sectionsOf(baseId: string): { sectionId: string; cartKey: string }[] {
+    return this.repo.sections(baseId).map((s) => ({ sectionId: s.section_id, cartKey: s.cart_key }))
+  }
+
   /** Removes every section of a base, then the base's index key. */
   async removeBase(baseId: string): Promise<void> {
     for (const s of this.repo.sections(baseId)) await this.removeSection(s.section_id)

@@ -107,7 +107,7 @@ export class McpService {
     this.d.corpora.get(principal.workspaceId, corpusId)
     const limit = req.limit ?? DOCS_LIMIT_DEFAULT
     const offset = req.offset ?? 0
-    let rows = this.d.corpora.repo.parents(corpusId)
+    let rows = this.d.corpora.parentDocuments(corpusId)
     const needle = req.q?.toLowerCase()
     if (needle) {
       const descriptions = await mapLimit(rows, DESCRIBE_CONCURRENCY, (r) =>
@@ -143,7 +143,7 @@ export class McpService {
   ): Promise<DocumentText> {
     requireScope(principal, 'query')
     this.d.corpora.get(principal.workspaceId, corpusId)
-    const doc = this.d.corpora.repo.document(corpusId, documentId)
+    const doc = this.d.corpora.document(corpusId, documentId)
     if (!doc) throw fail('not_found', 'Document not found.')
     const whole = await this.texts.text(doc)
     if (whole === null) {

@@ -22,7 +22,8 @@ export type SectionOnboarder = Pick<
   | 'embedsAfterOnboarding'
   | 'embedSections'
   | 'basesWithoutVectors'
-> & { repo: Pick<Engine['repo'], 'sections'> }
+  | 'sectionsOf'
+>
 
 export interface OnboardingDeps {
   db: Db
@@ -131,7 +132,7 @@ export class OnboardingService {
       units.flatMap((u) => (u.parent_id ? [u.parent_id] : [])),
       now,
     )
-    this.d.corpora.repo.update(workspaceId, corpusId, { status: 'training' }, now)
+    this.d.corpora.setStatus(workspaceId, corpusId, 'training', now)
     return run
   }
 
@@ -187,7 +188,7 @@ export class OnboardingService {
   embedMissing(): number {
     let queued = 0
     for (const corpusId of this.d.engine.basesWithoutVectors()) {
-      const ws = this.d.corpora.repo.workspaceOf(corpusId)
+      const ws = this.d.corpora.workspaceOf(corpusId)
       if (ws && this.embedLater(ws, corpusId)) queued++
     }
     return queued
@@ -324,7 +325,7 @@ export class OnboardingService {
 
   /** Embeds a base's passages that have no vector yet, a few sections a step; the cancel flag is read between steps. */
   private async runEmbed(ctx: JobContext): Promise<{ vectors: number }> {
-    const sections = this.d.engine.repo.sections(ctx.job.subjectId!).map((s) => s.section_id)
+    const sections = this.d.engine.sectionsOf(ctx.job.subjectId!).map((s) => s.sectionId)
     let vectors = 0
     ctx.progress({ unitsTotal: sections.length })
     for (let i = 0; i < sections.length; i += EMBED_SECTIONS_PER_STEP) {
@@ -372,7 +373,7 @@ export class OnboardingService {
     const counts = this.repo.parentCounts(run.subjectId!)
     const corpusStatus =
       counts.ready > 0 ? 'ready' : counts.failed > 0 && counts.pending === 0 ? 'failed' : 'new'
-    this.d.corpora.repo.update(run.workspaceId, run.subjectId!, { status: corpusStatus }, now)
+    this.d.corpora.setStatus(run.workspaceId, run.subjectId!, corpusStatus, now)
     const status = canceled ? 'canceled' : failed.length > 0 ? 'failed' : 'succeeded'
     this.d.queue.updateAggregate(runId, {
       status,

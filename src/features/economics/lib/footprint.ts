@@ -1,6 +1,6 @@
 /** The answer engine's parts the footprint reads: the base's sections and the warm copies. */
 export interface CartridgeSource {
-  repo: { sections(baseId: string): { cart_key: string }[] }
+  sectionsOf(baseId: string): { cartKey: string }[]
   cache: { get(key: string): { bytes: number } | undefined }
 }
 
@@ -14,7 +14,7 @@ export async function cartridgeFootprint(
   storedSize: (key: string) => Promise<number | null>,
   baseId: string,
 ): Promise<{ cartridges: number; warmBytes: number }> {
-  const keys = [...new Set(engine.repo.sections(baseId).map((s) => s.cart_key))]
+  const keys = [...new Set(engine.sectionsOf(baseId).map((s) => s.cartKey))]
   let bytes = 0
   for (const key of keys) bytes += engine.cache.get(key)?.bytes ?? (await storedSize(key)) ?? 0
   return { cartridges: keys.length, warmBytes: bytes }
