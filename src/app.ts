@@ -1,59 +1,36 @@
-import { join, resolve } from 'node:path'
 import pkg from '../package.json'
-import { accountsRoutes } from './features/accounts/accounts.routes'
-import { AccountsService } from './features/accounts/accounts.service'
-import { createAuthenticator, SessionService } from './features/accounts/accounts.sessions'
-import { answersRoutes } from './features/answers/answers.routes'
-import { AnswersService } from './features/answers/answers.service'
-import { AuditService } from './features/audit/audit.service'
-import { auditSubscriber } from './features/audit/audit.subscribers'
-import { consoleRoutes } from './features/console/console.routes'
-import { corporaRoutes } from './features/corpora/corpora.routes'
-import { CorporaService } from './features/corpora/corpora.service'
-import { economicsRoutes } from './features/economics/economics.routes'
-import { cartridgeFootprint, EconomicsService } from './features/economics/economics.service'
-import { BUILTIN_MODEL, embedderFrom } from './features/engine/embedder'
-import { Engine } from './features/engine/engine.service'
-import { CompileThreads } from './features/engine/lib/compile-threads'
-import { registerIngestJobs } from './features/ingest/ingest.jobs'
-import { ingestRoutes } from './features/ingest/ingest.routes'
-import { IngestService } from './features/ingest/ingest.service'
-import { keysRoutes } from './features/keys/keys.routes'
-import { KeysService } from './features/keys/keys.service'
-import { mcpRoutes } from './features/mcp/mcp.routes'
-import { McpService } from './features/mcp/mcp.service'
-import { membersRoutes } from './features/members/members.routes'
-import { MembersService } from './features/members/members.service'
-import { onboardingRoutes } from './features/onboarding/onboarding.routes'
-import { OnboardingService } from './features/onboarding/onboarding.service'
-import { scaleRoutes } from './features/scale/scale.routes'
-import { ScaleService } from './features/scale/scale.service'
-import { serviceRoutes } from './features/service/service.routes'
-import { statusRoutes } from './features/status/status.routes'
-import { databaseProbe, StatusService } from './features/status/status.service'
-import { usageRoutes } from './features/usage/usage.routes'
-import { UsageService } from './features/usage/usage.service'
-import { WorkspacesService } from './features/workspaces/workspaces.service'
+import { accountsFeature } from './features/accounts/accounts.feature'
+import { answersFeature } from './features/answers/answers.feature'
+import { auditFeature } from './features/audit/audit.feature'
+import { consoleFeature } from './features/console/console.feature'
+import { corporaFeature } from './features/corpora/corpora.feature'
+import { economicsFeature } from './features/economics/economics.feature'
+import { engineFeature } from './features/engine/engine.feature'
+import { ingestFeature } from './features/ingest/ingest.feature'
+import { keysFeature } from './features/keys/keys.feature'
+import { mcpFeature } from './features/mcp/mcp.feature'
+import type { McpService } from './features/mcp/mcp.service'
+import { membersFeature } from './features/members/members.feature'
+import { onboardingFeature } from './features/onboarding/onboarding.feature'
+import { scaleFeature } from './features/scale/scale.feature'
+import { serviceFeature } from './features/service/service.feature'
+import { statusFeature } from './features/status/status.feature'
+import { usageFeature } from './features/usage/usage.feature'
+import { workspacesFeature } from './features/workspaces/workspaces.feature'
 import type { Clock } from './platform/clock/clock'
-import { Gate } from './platform/concurrency/gate'
 import type { Config } from './platform/config/config.load'
-import { newId, type Random } from './platform/crypto/random'
-import { SessionTokens } from './platform/crypto/token'
+import type { Random } from './platform/crypto/random'
 import type { Db } from './platform/db/db'
-import { createMailer } from './platform/email/email'
-import { Dispatcher } from './platform/events/dispatcher'
-import { Outbox } from './platform/events/outbox'
-import { IdempotencyStore } from './platform/http/idempotency'
-import { mountRoutes } from './platform/http/mount'
-import { buildOpenApi } from './platform/http/openapi'
+import type { Dispatcher } from './platform/events/dispatcher'
+import type { Outbox } from './platform/events/outbox'
+import { type Feature, install } from './platform/feature/feature'
+import { createHttpApp } from './platform/http/http-app'
 import type { RouteDef } from './platform/http/route'
-import { createHttpShell, type PeerSource } from './platform/http/server'
-import { OwnerLocks } from './platform/jobs/owner-locks'
-import { JobQueue } from './platform/jobs/queue'
-import { Scheduler } from './platform/jobs/scheduler'
-import { createLlmClient } from './platform/llm/openai-client'
+import type { PeerSource } from './platform/http/server'
+import type { JobQueue } from './platform/jobs/queue'
+import type { Scheduler } from './platform/jobs/scheduler'
 import type { Logger } from './platform/log/log'
-import { RateLimiter } from './platform/rate-limit/rate-limit'
+import { createRuntime } from './platform/runtime/runtime'
 import type { ObjectStore } from './platform/storage/object-store'
 
 /** Everything the application is built from; nothing is reached through globals. */
@@ -100,252 +77,117 @@ export interface App {
 
 export const VERSION: string = pkg.version
 
-/** Composes the feature plugins into one app. Pure: opens nothing, starts nothing, listens nowhere. */
+/**
+ * Composes the features into one app, in dependency order: each is built from the platform and
+ * the services of those before it, and `install` mounts their routes and registers their jobs and
+ * subscribers. Pure: opens nothing, starts nothing, listens nowhere.
+ */
 export function createApp(deps: AppDeps): App {
   const { config } = deps
-  const shell = createHttpShell({
-    random: deps.random,
-    log: deps.log,
-    frozenRemovalDate: config.api.frozen_removal_date,
-    corsOrigins: config.server.cors_origins
-      .split(',')
-      .map((o) => o.trim())
-      .filter((o) => o.length > 0),
-  })
-
-  const { db, clock, random } = deps
-  const queue = new JobQueue(db, clock, random)
-  const owner = `proc_${process.pid}_${newId(random, 'w')}`
-  const scheduler = new Scheduler({
-    queue,
-    clock,
-    log: deps.log,
-    workers: config.jobs.workers,
-    leaseMs: config.jobs.lease_seconds * 1000,
-    pollMs: config.jobs.poll_ms,
-    owner,
-    owners: new OwnerLocks(join(resolve(config.data.dir), 'run')),
-  })
-  queue.onEnqueue(() => scheduler.poke())
-  // Domain events share the job queue's lease and poll settings; the dispatcher's owner (and lock
-  // file) is the scheduler's with a suffix, so either can be told dead on its own.
-  const outbox = new Outbox(db, clock, random)
-  const dispatcher = new Dispatcher({
-    outbox,
-    clock,
-    log: deps.log,
-    leaseMs: config.jobs.lease_seconds * 1000,
-    pollMs: config.jobs.poll_ms,
-    owner: `${owner}_events`,
-    owners: new OwnerLocks(join(resolve(config.data.dir), 'run')),
-  })
-  const a = config.accounts
-  const sessionTokens = new SessionTokens(deps.secret, {
-    normal: a.session_hours * 3600,
-    remember: a.remember_days * 86_400,
-    cap: a.session_cap_days * 86_400,
-  })
-  const mailer = createMailer({ transport: config.email.transport, from: config.email.from, log: deps.log })
-  const limiter = new RateLimiter(clock, config.security.rate_limits === 'on')
-  const audit = new AuditService(db, clock, random)
-  const workspaces = new WorkspacesService(db, clock, random)
-  const accounts = new AccountsService({
-    db,
-    clock,
-    random,
-    config,
-    mailer,
-    limiter,
-    sessions: sessionTokens,
-    workspaces,
-    audit,
-    log: deps.log,
-  })
-  const sessions = new SessionService(db, clock, sessionTokens)
-  const keys = new KeysService(db, clock, random, outbox)
-  dispatcher.subscribe(auditSubscriber(audit))
-  const members = new MembersService({
-    db,
-    clock,
-    random,
-    config,
-    mailer,
-    accounts,
-    workspaces,
-    events: outbox,
-  })
-  const usage = new UsageService(db, clock, {
-    members: (ws) => accounts.workspaceUsers(ws).length,
-    activeKeys: (ws) => keys.activeCount(ws),
-    // Documents and stored bytes from the bases' counters, plus their cartridges (sizes still
-    // unknown, of cartridges made before sizes were recorded, are asked of the store once).
-    bases: async (ws) => {
-      await engine.measureCarts(async (key) => (await deps.objects.head(key))?.size ?? null)
-      return corpora.usage(ws).map((b) => ({ ...b, storageBytes: b.storageBytes + engine.cartBytes(b.id) }))
-    },
-  })
-  const status = new StatusService(config, clock, VERSION, [
-    databaseProbe(db),
-    {
-      name: 'email',
-      check: () =>
-        mailer.enabled
-          ? { status: 'operational' }
-          : { status: 'disabled', detail: 'links returned in responses' },
-    },
-  ])
-  const authenticate = createAuthenticator(sessions, (secret) => keys.authenticate(secret))
-
-  // Built on first request, from the final route list.
-  let document: Record<string, unknown> | null = null
-  const openapi = () => {
-    document ??= buildOpenApi(routes, {
-      title: 'Engram',
-      version: VERSION,
-      description: 'Self-hosted document question-answering control plane.',
-    })
-    return document
-  }
-  const corpora = new CorporaService({ db, clock, random, log: deps.log, audit })
-  const ingest = new IngestService({
-    db,
-    clock,
-    random,
-    log: deps.log,
-    config: config.ingest,
-    objects: deps.objects,
-    corpora,
-    queue,
-  })
-  registerIngestJobs(scheduler, ingest)
-
-  const threads = config.engine.compile_threads
-  const embedder = embedderFrom(config.embed, clock, deps.log)
-  const compiler =
-    threads > 0
-      ? new CompileThreads({
-          threads,
-          staticVectors: embedder?.model === BUILTIN_MODEL,
-          onFallback: (reason) =>
-            deps.log.warn('cartridges now compile in process: a compile thread failed', { reason }),
-        })
-      : null
-  const engine = new Engine({
-    db,
-    store: deps.objects,
-    cacheBytes: config.engine.warm_cache_mb * 1024 * 1024,
-    compile: compiler ? (text) => compiler.compile(text) : undefined,
-    embedder,
-  })
-  const onboarding = new OnboardingService({
-    db,
-    clock,
-    log: deps.log,
-    queue,
-    scheduler,
-    objects: deps.objects,
-    corpora,
-    engine,
-  })
-  // Deleted documents leave the index and the cartridges (warm copy first) before the delete answers.
-  corpora.addPurger({
-    purgeDocuments: async (_ws, _corpusId, rows) => {
-      for (const r of rows) await engine.removeSection(r.id)
-    },
-    purgeCorpus: async (ws, corpusId) => {
-      await engine.removeBase(corpusId)
-      queue.deleteBySubject(ws, corpusId)
-    },
-  })
-  const llm = config.llm.url
-    ? createLlmClient({
-        url: config.llm.url,
-        model: config.llm.model ?? 'default',
-        apiKey: config.llm.api_key,
-        timeoutMs: config.llm.timeout_ms,
-      })
-    : null
-  const answers = new AnswersService({
-    db,
-    clock,
-    random,
-    corpora,
-    engine,
-    recordQuery: (ws, corpusId) => usage.recordQueries(ws, corpusId),
-    llm,
-    strict: config.llm.strict,
-    log: deps.log,
-    gate: new Gate(config.engine.max_concurrent, config.engine.max_queued),
-  })
-  const mcp = new McpService({ corpora, answers, objects: deps.objects })
-
-  const economics = new EconomicsService({
-    random,
-    corpora,
-    answers,
-    onboarding,
-    objects: deps.objects,
-    footprint: (baseId) =>
-      cartridgeFootprint(engine, async (key) => (await deps.objects.head(key))?.size ?? null, baseId),
-    rates: config.rates,
-  })
-  // Where this process listens, once `serve` (or a test or benchmark) says so.
+  const { platform: p, scheduler, dispatcher, mailer } = createRuntime(deps)
   let selfUrl: string | null = null
-  const scale = new ScaleService({
-    db,
-    clock,
-    random,
-    corpora,
-    answers,
-    economics,
-    selfUrl: () => selfUrl,
-    limits: {
-      maxSeconds: config.scale_test.max_seconds,
-      maxRequestsPerLevel: config.scale_test.max_requests_per_level,
-    },
+
+  const service = serviceFeature({
+    version: VERSION,
+    frozenRemovalDate: config.api.frozen_removal_date,
+    openapi: () => http.openapi(),
   })
-
-  const routes: RouteDef[] = [
-    ...serviceRoutes({ version: VERSION, frozenRemovalDate: config.api.frozen_removal_date, openapi }),
-    ...consoleRoutes(),
-    ...corporaRoutes(corpora),
-    ...ingestRoutes(ingest, {
-      maxRequestBytes: config.ingest.max_request_bytes,
-      maxJsonBytes: config.ingest.max_json_bytes,
-    }),
-    ...onboardingRoutes(onboarding),
-    ...answersRoutes(answers),
-    ...economicsRoutes(economics),
-    ...scaleRoutes(scale),
-    ...mcpRoutes(mcp, { version: VERSION, maxBodyBytes: config.server.max_body_bytes, log: deps.log }),
-    ...accountsRoutes(accounts, sessions, keys, config),
-    ...membersRoutes(members),
-    ...keysRoutes(keys),
-    ...usageRoutes(usage),
-    ...statusRoutes(status),
-    ...(deps.extraRoutes ?? []),
-  ]
-
-  mountRoutes(shell.router, routes, {
+  const console = consoleFeature()
+  const workspaces = workspacesFeature(p)
+  const audit = auditFeature(p)
+  const keys = keysFeature(p)
+  const accounts = accountsFeature({
+    ...p,
+    config,
+    secret: deps.secret,
+    mailer,
+    workspaces: workspaces.service,
+    keys: keys.service,
+    audit: audit.service,
+  })
+  const members = membersFeature({
+    ...p,
+    config,
+    mailer,
+    accounts: accounts.service,
+    workspaces: workspaces.service,
+  })
+  const engine = engineFeature({ ...p, config: config.engine, embed: config.embed })
+  // Deleting documents purges ingest's objects, then the engine's index, before it answers; its
+  // receipt says whether a build is running. Both are asked at delete time (built below).
+  const corpora = corporaFeature({
+    ...p,
+    audit: audit.service,
+    purgers: () => [ingest.purger, engine.purger],
+    buildRunning: (ws, id) => onboarding.service.inFlight(ws, id) !== null,
+  })
+  const ingest = ingestFeature({ ...p, config: config.ingest, corpora: corpora.service })
+  const onboarding = onboardingFeature({ ...p, corpora: corpora.service, engine: engine.service })
+  const usage = usageFeature({
+    ...p,
+    accounts: accounts.service,
+    keys: keys.service,
+    corpora: corpora.service,
+    engine: engine.service,
+  })
+  const answers = answersFeature({
+    ...p,
+    llm: config.llm,
+    engineLimits: config.engine,
+    corpora: corpora.service,
+    engine: engine.service,
+    recordQuery: (ws, corpusId) => usage.service.recordQueries(ws, corpusId),
+  })
+  const mcp = mcpFeature({
+    ...p,
+    version: VERSION,
     maxBodyBytes: config.server.max_body_bytes,
-    trustProxy: config.server.trust_proxy,
-    idempotency: new IdempotencyStore(deps.db, deps.clock, config.api.idempotency_ttl_hours * 3_600_000),
-    authenticate,
+    corpora: corpora.service,
+    answers: answers.service,
   })
+  const economics = economicsFeature({
+    ...p,
+    rates: config.rates,
+    corpora: corpora.service,
+    answers: answers.service,
+    onboarding: onboarding.service,
+    engine: engine.service,
+  })
+  const scale = scaleFeature({
+    ...p,
+    config: config.scale_test,
+    corpora: corpora.service,
+    answers: answers.service,
+    economics: economics.service,
+    selfUrl: () => selfUrl,
+  })
+  const status = statusFeature({ ...p, config: config.status, version: VERSION, mailer })
+
+  // In mount order: the service's own pages, the console, then the API as the spec lists it.
+  const features: Feature[] = [service, console, corpora, ingest, onboarding, answers, economics, scale, mcp]
+  features.push(accounts, members, keys, usage, status, workspaces, audit, engine)
+  const routes = [...install(features, { scheduler, dispatcher }), ...(deps.extraRoutes ?? [])]
+  const http = createHttpApp({ ...deps, authenticate: accounts.authenticate, info: INFO }, routes)
 
   return {
-    handle: shell.handle,
+    handle: http.handle,
     routes,
-    openapi,
-    jobs: { queue, scheduler },
-    events: { outbox, dispatcher },
-    engineStats: () => ({ warmBytes: engine.cache.bytes, warmCartridges: engine.cache.size }),
-    mcp,
+    openapi: http.openapi,
+    jobs: { queue: p.queue, scheduler },
+    events: { outbox: p.events, dispatcher },
+    engineStats: () => ({ warmBytes: engine.service.cache.bytes, warmCartridges: engine.service.cache.size }),
+    mcp: mcp.service,
     listening: (url) => {
       selfUrl = url.replace(/\/+$/, '')
     },
-    prepare: () => engine.prepare(),
-    sweepOrphans: () => ingest.sweepOrphans(),
-    embedMissing: () => onboarding.embedMissing(),
+    prepare: () => engine.service.prepare(),
+    sweepOrphans: () => ingest.service.sweepOrphans(),
+    embedMissing: () => onboarding.service.embedMissing(),
   }
+}
+
+const INFO = {
+  title: 'Engram',
+  version: VERSION,
+  description: 'Self-hosted document question-answering control plane.',
 }

@@ -46,7 +46,7 @@ describe('/status', () => {
 
   test('a component that is down makes the platform degraded until the next measurement', async () => {
     let healthy = false
-    const status = new StatusService(t.deps.config, t.clock, '9.9.9', [
+    const status = new StatusService(t.deps.config.status, t.clock, '9.9.9', [
       databaseProbe(t.db),
       {
         name: 'engine',

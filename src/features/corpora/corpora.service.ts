@@ -13,9 +13,9 @@ export type { CorpusRow, DocumentRow } from './corpora.repo'
 export { DocumentResp } from './corpora.schemas'
 
 /**
- * Removes what other features keep for documents. Ingest registers one for stored objects (raw
- * files, text sidecars) and extraction jobs; onboarding registers one for index entries, durable
- * cartridges and warm copies (`corpora.addPurger(...)` in createApp).
+ * Removes what other features keep for documents, before a delete answers. Ingest's forgets stored
+ * objects (raw files, text sidecars) and extraction jobs; the engine's forgets index entries,
+ * durable cartridges and warm copies. createApp hands them to this service (`purgers`).
  */
 export interface DocumentPurger {
   /**
@@ -35,6 +35,13 @@ export interface CorporaDeps {
   log?: Logger
   /** Where every deletion writes its receipt, in the transaction that deletes. */
   audit: AuditService
+  /**
+   * Features that must forget deleted documents before the delete answers (ingest's stored objects,
+   * the engine's index), in order; asked at delete time, as they are built after this service.
+   */
+  purgers?: () => DocumentPurger[]
+  /** Whether a build (an onboarding run) of a base is in flight, for the delete's receipt. */
+  buildRunning?: (workspaceId: string, corpusId: string) => boolean
 }
 
 /** What a delete did, for the caller's receipt. */
@@ -96,22 +103,14 @@ export class CorporaService {
   readonly repo: CorporaRepo
   /** Writes of document content (ingestion) and the object-use questions deletion asks. */
   readonly content: DocumentContentRepo
-  private readonly purgers: DocumentPurger[] = []
-  private buildRunning: (workspaceId: string, corpusId: string) => boolean = () => false
+  private readonly purgers: () => DocumentPurger[]
+  private readonly buildRunning: (workspaceId: string, corpusId: string) => boolean
 
   constructor(private readonly deps: CorporaDeps) {
     this.repo = new CorporaRepo(deps.db)
     this.content = new DocumentContentRepo(deps.db)
-  }
-
-  /** Registers a feature that must forget deleted documents. */
-  addPurger(p: DocumentPurger): void {
-    this.purgers.push(p)
-  }
-
-  /** Tells the service how to know whether a build of a base is in flight. */
-  setBuildProbe(probe: (workspaceId: string, corpusId: string) => boolean): void {
-    this.buildRunning = probe
+    this.purgers = deps.purgers ?? (() => [])
+    this.buildRunning = deps.buildRunning ?? (() => false)
   }
 
   /** Creates an empty base. */
@@ -226,7 +225,7 @@ export class CorporaService {
     const carts = [...new Set(rows.map((r) => r.cart_id).filter((c): c is string => c !== null))].filter(
       (c) => this.repo.cartUsers(c, ids) === 0,
     )
-    for (const p of this.purgers) {
+    for (const p of this.purgers()) {
       try {
         await p.purgeDocuments(workspaceId, corpusId, rows, carts)
       } catch (e) {
@@ -261,7 +260,7 @@ export class CorporaService {
       })
     })()
     await this.purge(workspaceId, corpusId, rows)
-    for (const p of this.purgers) {
+    for (const p of this.purgers()) {
       try {
         await p.purgeCorpus(workspaceId, corpusId)
       } catch (e) {

@@ -1,7 +1,8 @@
 import { sha256Hex } from '../../platform/crypto/hash'
 import { newId } from '../../platform/crypto/random'
+import type { JobDefinition } from '../../platform/feature/feature'
 import { isTerminal, type Job } from '../../platform/jobs/queue'
-import type { JobContext, Scheduler } from '../../platform/jobs/scheduler'
+import type { JobContext } from '../../platform/jobs/scheduler'
 import type { NewSection } from '../corpora/corpora.service'
 import { type ExtractResult, isExtractError, KIND_CONTENT_TYPES } from './extract/extract'
 import type { IngestService } from './ingest.service'
@@ -19,13 +20,15 @@ export function cartIdOf(text: string): string {
   return `cart_${sha256Hex(text).slice(0, 32)}`
 }
 
-/** Registers the extraction job and its settle hook on the scheduler. */
-export function registerIngestJobs(scheduler: Scheduler, svc: IngestService): void {
-  scheduler.register(
-    EXTRACT_JOB,
-    (ctx) => extractDocument(svc, ctx),
-    (job) => settleExtraction(svc, job),
-  )
+/** The extraction job and its settle hook. */
+export function ingestJobs(svc: IngestService): JobDefinition[] {
+  return [
+    {
+      kind: EXTRACT_JOB,
+      run: (ctx) => extractDocument(svc, ctx),
+      onSettled: (job) => settleExtraction(svc, job),
+    },
+  ]
 }
 
 /**

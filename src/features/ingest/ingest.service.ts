@@ -9,7 +9,7 @@ import type { RunError, SyncRunRow } from './ingest.repo'
 import type { Extractor, IngestDeps, Registered } from './ingest.types'
 import { normalizePath } from './lib/paths'
 import { type PushProtocol, pushProtocol } from './lib/push'
-import { objectsPurger, sweepOrphans } from './lib/sweep'
+import { sweepOrphans } from './lib/sweep'
 import { uploadFiles } from './lib/upload'
 
 /** The wire shape of a sync run. */
@@ -56,7 +56,6 @@ export class IngestService {
           ),
       })
     this.push = pushProtocol(this.registrar)
-    deps.corpora.addPurger(objectsPurger(this.registrar))
   }
 
   /** `POST /corpora/{id}/documents`: stores every file of a multipart request, then registers them all. */

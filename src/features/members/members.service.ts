@@ -30,7 +30,7 @@ export interface MembersDeps {
   db: Db
   clock: Clock
   random: Random
-  config: Config
+  config: Pick<Config, 'accounts' | 'server'>
   mailer: Mailer
   accounts: AccountsService
   workspaces: WorkspacesService

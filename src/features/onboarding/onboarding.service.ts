@@ -1,8 +1,9 @@
 import { type Clock, iso } from '../../platform/clock/clock'
 import type { Db } from '../../platform/db/db'
 import { fail, notFound } from '../../platform/errors/errors'
+import type { JobDefinition } from '../../platform/feature/feature'
 import { isTerminal, type Job, type JobQueue } from '../../platform/jobs/queue'
-import { type JobContext, type Scheduler, TransientError } from '../../platform/jobs/scheduler'
+import { type JobContext, TransientError } from '../../platform/jobs/scheduler'
 import { LlmUnavailableError } from '../../platform/llm/server-request'
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
@@ -30,7 +31,6 @@ export interface OnboardingDeps {
   clock: Clock
   log: Logger
   queue: JobQueue
-  scheduler: Scheduler
   objects: ObjectStore
   corpora: CorporaService
   engine: SectionOnboarder
@@ -70,13 +70,14 @@ export class OnboardingService {
   constructor(private readonly d: OnboardingDeps) {
     this.repo = new OnboardingRepo(d.db)
     this.batchSize = d.batchSize ?? 16
-    d.scheduler.register(
-      BATCH_KIND,
-      (ctx) => this.runBatch(ctx),
-      (job) => this.settle(job),
-    )
-    d.scheduler.register(EMBED_KIND, (ctx) => this.runEmbed(ctx))
-    d.corpora.setBuildProbe((ws, corpusId) => this.inFlight(ws, corpusId) !== null)
+  }
+
+  /** The jobs onboarding runs: its batches (settling the run when the last ends) and embedding. */
+  jobDefinitions(): JobDefinition[] {
+    return [
+      { kind: BATCH_KIND, run: (ctx) => this.runBatch(ctx), onSettled: (job) => this.settle(job) },
+      { kind: EMBED_KIND, run: (ctx) => this.runEmbed(ctx) },
+    ]
   }
 
   private now(): number {

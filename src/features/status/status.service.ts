@@ -34,7 +34,7 @@ export class StatusService {
   private cached: { at: number; value: Promise<Static<typeof StatusResp>> } | null = null
 
   constructor(
-    private readonly config: Config,
+    private readonly config: Config['status'],
     private readonly clock: Clock,
     private readonly version: string,
     private readonly probes: StatusProbe[],
@@ -43,7 +43,7 @@ export class StatusService {
   /** The current status; a measurement younger than `status.cache_seconds` is reused. */
   status(): Promise<Static<typeof StatusResp>> {
     const now = this.clock.now().getTime()
-    const ttl = this.config.status.cache_seconds * 1000
+    const ttl = this.config.cache_seconds * 1000
     if (this.cached && now - this.cached.at < ttl) return this.cached.value
     const value = this.measure(now)
     this.cached = { at: now, value }
@@ -56,7 +56,7 @@ export class StatusService {
 
   /** The published objectives, from configuration. */
   slo(): Static<typeof SloResp> {
-    const s = this.config.status
+    const s = this.config
     return {
       window_days: s.slo_window_days,
       availability: { target_percent: s.slo_availability_percent },
@@ -79,7 +79,7 @@ export class StatusService {
       status: healthy ? 'operational' : 'degraded',
       version: this.version,
       checked_at: iso(new Date(now)),
-      cache_seconds: this.config.status.cache_seconds,
+      cache_seconds: this.config.cache_seconds,
       components,
     }
   }

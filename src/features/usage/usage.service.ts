@@ -39,9 +39,9 @@ export class UsageService {
     this.addQueries = prepareAddQueries(db)
   }
 
-  /** Counts answered questions for a workspace and base (today, UTC). */
-  recordQueries(workspaceId: string, corpusId: string, n = 1): void {
-    this.addQueries(workspaceId, corpusId, day(this.clock.now().getTime()), n)
+  /** Counts answered questions for a workspace and base on the UTC day of `at` (now by default). */
+  recordQueries(workspaceId: string, corpusId: string, n = 1, at = this.clock.now().getTime()): void {
+    this.addQueries(workspaceId, corpusId, day(at), n)
   }
 
   /** `GET /admin/usage`: totals, per-base breakdown and a 30-day daily series, zeros when empty. */

@@ -166,7 +166,7 @@ function crossCheck(c: Config, problems: string[]): void {
 }
 
 /** The public URL, defaulting to localhost on the configured port. */
-export function baseUrl(c: Config): string {
+export function baseUrl(c: Pick<Config, 'server'>): string {
   return (c.server.base_url ?? `http://localhost:${c.server.port}`).replace(/\/+$/, '')
 }
 

@@ -16,6 +16,12 @@ export interface Subscriber<T extends EventType = EventType> {
   name: string
   types: readonly T[]
   handle(event: DomainEvent<T>): void | Promise<void>
+  /**
+   * The subscriber only writes to this database, synchronously: its work and the record of its
+   * delivery are then committed in one transaction, so it takes each event exactly once without
+   * keying its writes by `event.id` (a counter can simply add). `handle` must not return a promise.
+   */
+  transactional?: boolean
 }
 
 export interface DispatcherOptions {
@@ -153,8 +159,11 @@ export class Dispatcher {
     for (const s of this.subscribers) {
       if (!s.types.includes(event.type) || done.has(s.name)) continue
       try {
-        await s.handle(event)
-        outbox.recordDelivery(event.id, s.name)
+        if (s.transactional) outbox.atomically(() => this.handleNow(s, event))
+        else {
+          await s.handle(event)
+          outbox.recordDelivery(event.id, s.name)
+        }
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e)
         failures.push(`${s.name}: ${message}`)
@@ -169,6 +178,13 @@ export class Dispatcher {
     }
     if (failures.length === 0) outbox.finish(c.seq, owner)
     else outbox.retry(c.seq, owner, failures.join('; '), this.backoff(c.attempts + 1))
+  }
+
+  /** A transactional subscriber's work and its delivery record, inside the caller's transaction. */
+  private handleNow(s: Subscriber, event: DomainEvent): void {
+    if (s.handle(event) instanceof Promise)
+      throw new Error(`transactional subscriber ${s.name} returned a promise`)
+    this.o.outbox.recordDelivery(event.id, s.name)
   }
 
   /** Frees at once the events of owners whose process has ended (checked at most four times a lease). */

@@ -29,7 +29,8 @@ export interface DomainEvents {
   'member.changed': { userId: string; email: string; from: string; role: string; actor: EventActor }
   /** `email` and `role` as they were when the member was removed (the row is gone). */
   'member.removed': { userId: string; email: string; role: string; actor: EventActor }
-  'question.answered': { corpusId: string; answerId: string; keyId: string | null }
+  /** A question answered from a base (declined ones too: they were asked); `keyId` when asked with a key. */
+  'question.answered': { corpusId: string; strategy: 'cart' | 'rag'; answered: boolean; keyId: string | null }
   'settings.changed': { keys: string[]; actor: EventActor }
 }
 

@@ -129,6 +129,11 @@ export class Outbox {
       .run(id, subscriber, this.now())
   }
 
+  /** Runs `fn` in one transaction on the outbox's connection (a transactional subscriber's delivery). */
+  atomically(fn: () => void): void {
+    this.c.transaction(fn)()
+  }
+
   /** Marks a claimed event delivered to all its subscribers and lets its workspace move on. */
   finish(seq: number, owner: string): void {
     this.c

@@ -185,4 +185,50 @@ describe('domain events', () => {
     dispatcher.tick()
     expect(count()).toBe(0)
   })
+
+  test('a transactional subscriber commits its work with its delivery record, or neither', async () => {
+    // A counter kept in the same database: each event adds one, in the delivery's transaction.
+    db.$client.exec('CREATE TABLE tally (ws TEXT PRIMARY KEY, n INTEGER NOT NULL)')
+    const add = db.$client.query(
+      'INSERT INTO tally (ws, n) VALUES (?, 1) ON CONFLICT (ws) DO UPDATE SET n = n + 1',
+    )
+    let failNext = true
+    dispatcher.subscribe({
+      name: 'tally',
+      types: ['key.revoked'],
+      transactional: true,
+      handle: (e) => {
+        add.run(e.workspaceId)
+        // Fails after writing: the write must roll back with the missing delivery record.
+        if (failNext) {
+          failNext = false
+          throw new Error('after the write')
+        }
+      },
+    })
+    const tally = () =>
+      db.$client.query<{ n: number }, []>("SELECT n FROM tally WHERE ws = 'ws_a'").get()?.n ?? 0
+    emit('ws_a', 'k1')
+    emit('ws_a', 'k2')
+    await dispatcher.drain()
+    expect(tally()).toBe(0)
+    clock.advance(1000)
+    await dispatcher.drain()
+    expect(tally()).toBe(2)
+    expect(outbox.pending()).toEqual([])
+  })
+
+  test('a transactional subscriber that returns a promise is refused, and the event waits', async () => {
+    dispatcher.subscribe({
+      name: 'async',
+      types: ['key.revoked'],
+      transactional: true,
+      handle: async () => {},
+    })
+    emit('ws_a', 'k1')
+    await dispatcher.drain()
+    expect(outbox.pending()).toHaveLength(1)
+    const row = db.$client.query<{ e: string }, []>('SELECT last_error AS e FROM domain_events').get()!
+    expect(row.e).toMatch(/returned a promise/)
+  })
 })

@@ -1,0 +1,45 @@
+import type { Config } from '../../platform/config/config.load'
+import { SessionTokens } from '../../platform/crypto/token'
+import type { Mailer } from '../../platform/email/email'
+import type { Feature, Platform } from '../../platform/feature/feature'
+import type { Authenticator } from '../../platform/http/mount'
+import { RateLimiter } from '../../platform/rate-limit/rate-limit'
+import type { AuditService } from '../audit/audit.service'
+import type { KeysService } from '../keys/keys.service'
+import type { WorkspacesService } from '../workspaces/workspaces.service'
+import { accountsRoutes } from './accounts.routes'
+import { AccountsService } from './accounts.service'
+import { createAuthenticator, SessionService } from './accounts.sessions'
+
+export interface AccountsFeatureDeps extends Platform {
+  config: Config
+  /** The token-signing secret. */
+  secret: string
+  mailer: Mailer
+  workspaces: WorkspacesService
+  keys: KeysService
+  audit: AuditService
+}
+
+/**
+ * Users, sign-up and sign-in, sessions. Also who is calling: the authenticator every protected
+ * route runs takes session tokens here and hands API keys to the keys service.
+ */
+export function accountsFeature(
+  d: AccountsFeatureDeps,
+): Feature<AccountsService> & { authenticate: Authenticator } {
+  const a = d.config.accounts
+  const tokens = new SessionTokens(d.secret, {
+    normal: a.session_hours * 3600,
+    remember: a.remember_days * 86_400,
+    cap: a.session_cap_days * 86_400,
+  })
+  const limiter = new RateLimiter(d.clock, d.config.security.rate_limits === 'on')
+  const service = new AccountsService({ ...d, sessions: tokens, limiter })
+  const sessions = new SessionService(d.db, d.clock, tokens)
+  return {
+    service,
+    routes: accountsRoutes(service, sessions, d.keys, d.config),
+    authenticate: createAuthenticator(sessions, (secret) => d.keys.authenticate(secret)),
+  }
+}

@@ -1,0 +1,7 @@
+import type { Feature } from '../../platform/feature/feature'
+import { consoleRoutes } from './console.routes'
+
+/** The web console's bundle and pages at `/console/` (docs/console.md). */
+export function consoleFeature(): Feature<null> {
+  return { service: null, routes: consoleRoutes() }
+}

@@ -1,0 +1,20 @@
+import type { Config } from '../../platform/config/config.load'
+import type { Mailer } from '../../platform/email/email'
+import type { Feature, Platform } from '../../platform/feature/feature'
+import type { AccountsService } from '../accounts/accounts.service'
+import type { WorkspacesService } from '../workspaces/workspaces.service'
+import { membersRoutes } from './members.routes'
+import { MembersService } from './members.service'
+
+export interface MembersFeatureDeps extends Platform {
+  config: Pick<Config, 'accounts' | 'server'>
+  mailer: Mailer
+  accounts: AccountsService
+  workspaces: WorkspacesService
+}
+
+/** Roles, invitations and removal of a workspace's members. */
+export function membersFeature(d: MembersFeatureDeps): Feature<MembersService> {
+  const service = new MembersService(d)
+  return { service, routes: membersRoutes(service) }
+}

@@ -1,0 +1,26 @@
+import type { Config } from '../../platform/config/config.load'
+import type { Mailer } from '../../platform/email/email'
+import type { Feature, Platform } from '../../platform/feature/feature'
+import { statusRoutes } from './status.routes'
+import { databaseProbe, StatusService } from './status.service'
+
+export interface StatusFeatureDeps extends Platform {
+  config: Config['status']
+  version: string
+  mailer: Pick<Mailer, 'enabled'>
+}
+
+/** Platform status and service objectives: the database answers, email is on or says why not. */
+export function statusFeature(d: StatusFeatureDeps): Feature<StatusService> {
+  const service = new StatusService(d.config, d.clock, d.version, [
+    databaseProbe(d.db),
+    {
+      name: 'email',
+      check: () =>
+        d.mailer.enabled
+          ? { status: 'operational' }
+          : { status: 'disabled', detail: 'links returned in responses' },
+    },
+  ])
+  return { service, routes: statusRoutes(service) }
+}

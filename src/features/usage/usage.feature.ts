@@ -1,0 +1,32 @@
+import type { Feature, Platform } from '../../platform/feature/feature'
+import type { AccountsService } from '../accounts/accounts.service'
+import type { CorporaService } from '../corpora/corpora.service'
+import type { Engine } from '../engine/engine.service'
+import type { KeysService } from '../keys/keys.service'
+import { usageRoutes } from './usage.routes'
+import { UsageService } from './usage.service'
+import { usageSubscriber } from './usage.subscribers'
+
+export interface UsageFeatureDeps extends Platform {
+  accounts: AccountsService
+  keys: KeysService
+  corpora: CorporaService
+  engine: Engine
+}
+
+/** Query counters (from `question.answered`) and the usage and billing reports. */
+export function usageFeature(d: UsageFeatureDeps): Feature<UsageService> {
+  const service = new UsageService(d.db, d.clock, {
+    members: (ws) => d.accounts.workspaceUsers(ws).length,
+    activeKeys: (ws) => d.keys.activeCount(ws),
+    // Documents and stored bytes from the bases' counters, plus their cartridges (sizes still
+    // unknown, of cartridges made before sizes were recorded, are asked of the store once).
+    bases: async (ws) => {
+      await d.engine.measureCarts(async (key) => (await d.objects.head(key))?.size ?? null)
+      return d.corpora
+        .usage(ws)
+        .map((b) => ({ ...b, storageBytes: b.storageBytes + d.engine.cartBytes(b.id) }))
+    },
+  })
+  return { service, routes: usageRoutes(service), subscribers: [usageSubscriber(service)] }
+}

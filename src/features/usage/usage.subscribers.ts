@@ -1,0 +1,16 @@
+import type { Subscriber } from '../../platform/events/dispatcher'
+import type { UsageService } from './usage.service'
+
+/**
+ * Counts answered questions per workspace, base and day from `question.answered`. Transactional:
+ * the count and the delivery record commit together, so a redelivered event is not counted twice.
+ * The day is the event's (when the question was answered), not the delivery's.
+ */
+export function usageSubscriber(usage: UsageService): Subscriber<'question.answered'> {
+  return {
+    name: 'usage.queries',
+    types: ['question.answered'],
+    transactional: true,
+    handle: (e) => usage.recordQueries(e.workspaceId, e.payload.corpusId, 1, e.occurredAt),
+  }
+}

@@ -1,0 +1,7 @@
+import type { Feature, Platform } from '../../platform/feature/feature'
+import { WorkspacesService } from './workspaces.service'
+
+/** Workspaces (tenants): no routes of their own; accounts and members manage them. */
+export function workspacesFeature(p: Platform): Feature<WorkspacesService> {
+  return { service: new WorkspacesService(p.db, p.clock, p.random) }
+}

@@ -1,0 +1,56 @@
+// The HTTP side of the application from its route list: the shell (request ids, CORS, security
+// headers, the error envelope), every route mounted with the conventions (auth, scopes, bodies,
+// idempotency), and the OpenAPI document built once, on first request, from the same list.
+import type { Clock } from '../clock/clock'
+import type { Config } from '../config/config.load'
+import type { Random } from '../crypto/random'
+import type { Db } from '../db/db'
+import type { Logger } from '../log/log'
+import { IdempotencyStore } from './idempotency'
+import { type Authenticator, mountRoutes } from './mount'
+import { buildOpenApi } from './openapi'
+import type { RouteDef } from './route'
+import { createHttpShell, type PeerSource } from './server'
+
+export interface HttpAppDeps {
+  config: Pick<Config, 'server' | 'api'>
+  db: Db
+  clock: Clock
+  random: Random
+  log: Logger
+  authenticate: Authenticator
+  info: { title: string; version: string; description: string }
+}
+
+export interface HttpApp {
+  handle(request: Request, server?: PeerSource): Promise<Response>
+  openapi(): Record<string, unknown>
+}
+
+/** Mounts `routes()` (called once, when the app is assembled) behind the HTTP shell. */
+export function createHttpApp(d: HttpAppDeps, routes: RouteDef[]): HttpApp {
+  const { config } = d
+  const shell = createHttpShell({
+    random: d.random,
+    log: d.log,
+    frozenRemovalDate: config.api.frozen_removal_date,
+    corsOrigins: config.server.cors_origins
+      .split(',')
+      .map((o) => o.trim())
+      .filter((o) => o.length > 0),
+  })
+  mountRoutes(shell.router, routes, {
+    maxBodyBytes: config.server.max_body_bytes,
+    trustProxy: config.server.trust_proxy,
+    idempotency: new IdempotencyStore(d.db, d.clock, config.api.idempotency_ttl_hours * 3_600_000),
+    authenticate: d.authenticate,
+  })
+  let document: Record<string, unknown> | null = null
+  return {
+    handle: shell.handle,
+    openapi: () => {
+      document ??= buildOpenApi(routes, d.info)
+      return document
+    },
+  }
+}

@@ -1,0 +1,75 @@
+// The platform's running parts, built once per app: the durable job queue and its scheduler, the
+// domain events' outbox and dispatcher, the mailer, and what every feature is given (`Platform`). Pure like
+// createApp: nothing starts here; `serve` starts the scheduler and dispatcher, tests step them.
+import { join, resolve } from 'node:path'
+import type { Clock } from '../clock/clock'
+import type { Config } from '../config/config.load'
+import { newId, type Random } from '../crypto/random'
+import type { Db } from '../db/db'
+import { createMailer, type Mailer } from '../email/email'
+import { Dispatcher } from '../events/dispatcher'
+import { Outbox } from '../events/outbox'
+import type { Platform } from '../feature/feature'
+import { OwnerLocks } from '../jobs/owner-locks'
+import { JobQueue } from '../jobs/queue'
+import { Scheduler } from '../jobs/scheduler'
+import type { Logger } from '../log/log'
+import type { ObjectStore } from '../storage/object-store'
+
+export interface RuntimeDeps {
+  config: Pick<Config, 'jobs' | 'data' | 'email'>
+  db: Db
+  clock: Clock
+  random: Random
+  log: Logger
+  objects: ObjectStore
+}
+
+export interface Runtime {
+  platform: Platform
+  scheduler: Scheduler
+  dispatcher: Dispatcher
+  /** Outgoing email (disabled by default: links are then returned in responses). */
+  mailer: Mailer
+}
+
+/** Builds the job queue, the outbox and their runners over one database. */
+export function createRuntime(d: RuntimeDeps): Runtime {
+  const { db, clock, random, log } = d
+  const jobs = d.config.jobs
+  const queue = new JobQueue(db, clock, random)
+  // One owner name per process; its lock file tells other processes on the data dir when it ended.
+  const owner = `proc_${process.pid}_${newId(random, 'w')}`
+  // Each runner holds its own lock (an OwnerLocks holds one owner's).
+  const owners = () => new OwnerLocks(join(resolve(d.config.data.dir), 'run'))
+  const scheduler = new Scheduler({
+    queue,
+    clock,
+    log,
+    workers: jobs.workers,
+    leaseMs: jobs.lease_seconds * 1000,
+    pollMs: jobs.poll_ms,
+    owner,
+    owners: owners(),
+  })
+  queue.onEnqueue(() => scheduler.poke())
+  // Domain events share the job queue's lease and poll settings; the dispatcher's owner (and lock
+  // file) is the scheduler's with a suffix, so either can be told dead on its own.
+  const events = new Outbox(db, clock, random)
+  const dispatcher = new Dispatcher({
+    outbox: events,
+    clock,
+    log,
+    leaseMs: jobs.lease_seconds * 1000,
+    pollMs: jobs.poll_ms,
+    owner: `${owner}_events`,
+    owners: owners(),
+  })
+  const mailer = createMailer({ transport: d.config.email.transport, from: d.config.email.from, log })
+  return {
+    platform: { db, clock, random, log, objects: d.objects, queue, events },
+    scheduler,
+    dispatcher,
+    mailer,
+  }
+}
