@@ -29,7 +29,7 @@ export class AccountLinks {
    * response), else null. `wait: false` answers before the mail server does, so response time
    * does not tell whether an address has an account.
    */
-  async issue(user: UserRow, kind: EmailTokenKind, opts: { wait: boolean }): Promise<string | null> {
+  private async issue(user: UserRow, kind: EmailTokenKind, opts: { wait: boolean }): Promise<string | null> {
     const a = this.d.config.accounts
     const now = this.d.clock.now().getTime()
     const last = lastSentAt(this.d.db, user.id, kind)
