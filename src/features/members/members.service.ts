@@ -133,9 +133,7 @@ export class MembersService {
     return a.transaction(() => {
       const user = a.workspaceUser(p.workspaceId, userId)
       if (user.role === role) return memberResp(user)
-      if (user.role === 'admin' && user.status === 'active' && a.activeAdmins(p.workspaceId) <= 1) {
-        throw fail('last_admin', 'The last admin of a workspace cannot be demoted.')
-      }
+      this.keepLastAdmin(user, 'demoted')
       a.setRole(user.id, role)
       this.d.events.emit(this.d.db, {
         type: 'member.changed',
@@ -158,9 +156,7 @@ export class MembersService {
     a.transaction(() => {
       if (p.userId === userId) throw fail('cannot_remove_self')
       const user = a.workspaceUser(p.workspaceId, userId)
-      if (user.role === 'admin' && user.status === 'active' && a.activeAdmins(p.workspaceId) <= 1) {
-        throw fail('last_admin', 'The last admin of a workspace cannot be removed.')
-      }
+      this.keepLastAdmin(user, 'removed')
       a.removeUser(user.id)
       this.d.events.emit(this.d.db, {
         type: 'member.removed',
@@ -173,6 +169,14 @@ export class MembersService {
         },
       })
     })
+  }
+
+  /** Refuses to demote or remove a workspace's last active admin (call inside the change's transaction). */
+  private keepLastAdmin(user: UserRow, change: 'demoted' | 'removed'): void {
+    if (user.role !== 'admin' || user.status !== 'active') return
+    if (this.d.accounts.activeAdmins(user.workspaceId) <= 1) {
+      throw fail('last_admin', `The last admin of a workspace cannot be ${change}.`)
+    }
   }
 
   /** `POST /auth/invite-info`: the workspace and address a live invitation names. */

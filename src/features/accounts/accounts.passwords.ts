@@ -1,0 +1,82 @@
+import type { SessionClass } from '../../platform/crypto/token'
+import { fail } from '../../platform/errors/errors'
+import type { PasswordHasher } from './accounts.hasher'
+import type { AccountLimits } from './accounts.limits'
+import type { AccountLinks } from './accounts.links'
+import { findUser, findUserByEmail, inTransaction, replacePassword, spendEmailTokens } from './accounts.repo'
+import { normaliseEmail } from './accounts.schemas'
+import { type SignIn, userActor } from './accounts.signin'
+import type { AccountsDeps, Caller, Link, Token } from './accounts.types'
+
+/** Forgotten passwords (reset links) and changes by the signed-in user. */
+export class Passwords {
+  constructor(
+    private readonly d: AccountsDeps,
+    private readonly limits: AccountLimits,
+    private readonly hasher: PasswordHasher,
+    private readonly links: AccountLinks,
+    private readonly signIn: SignIn,
+  ) {}
+
+  /** `POST /auth/forgot-password`: always `sent`; works for accounts with no local password too. */
+  async forgotPassword(rawEmail: string, caller: Caller): Promise<Link> {
+    this.limits.login(caller.ip)
+    const user = findUserByEmail(this.d.db, normaliseEmail(rawEmail))
+    return this.links.answer(user?.status === 'active' ? user : undefined, 'reset_password', caller)
+  }
+
+  /** `POST /auth/reset-password`: spends the grant once, sets the password, ends older sessions. */
+  async resetPassword(token: string, password: string): Promise<Link> {
+    const hash = await this.hasher.hash(password)
+    const now = this.d.clock.now().getTime()
+    const userId = inTransaction(this.d.db, () => {
+      const id = this.links.consume(token, 'reset_password')
+      if (!id) return null
+      replacePassword(this.d.db, id, hash, now)
+      spendEmailTokens(this.d.db, id, 'reset_password', now)
+      return id
+    })
+    if (!userId) throw fail('invalid_token')
+    return { status: 'reset' }
+  }
+
+  /**
+   * `POST /auth/change-password`: the signed-in user proves the current password and sets a new
+   * one. As with a reset, the token version moves on, so every other session (a stolen token
+   * included) ends and outstanding reset links stop working; the caller gets a fresh session of
+   * the class it had, so the tab that asked stays signed in. Guesses count against the sign-in
+   * rate limit: a borrowed session must not become a password oracle.
+   */
+  async changePassword(
+    userId: string,
+    current: string,
+    next: string,
+    cls: SessionClass,
+    caller: Caller,
+  ): Promise<Token> {
+    this.limits.login(caller.ip)
+    const user = findUser(this.d.db, userId)
+    if (!user) throw fail('unauthorized')
+    // An account with no local password still pays one verification, like sign-in.
+    if (!(await this.hasher.matches(current, user.passwordHash))) throw fail('wrong_password')
+    const hash = await this.hasher.hash(next)
+    const now = this.d.clock.now().getTime()
+    const changed = inTransaction(this.d.db, () => {
+      // A reset or another change that landed while this one hashed has ended this session.
+      const row = findUser(this.d.db, userId)
+      if (row?.tokenVersion !== user.tokenVersion) {
+        throw fail('unauthorized', 'This session has ended. Sign in again.')
+      }
+      replacePassword(this.d.db, userId, hash, now)
+      spendEmailTokens(this.d.db, userId, 'reset_password', now)
+      this.d.audit.record({
+        workspaceId: user.workspaceId,
+        actor: userActor(userId, caller),
+        action: 'auth.password_changed',
+        target: { type: 'user', id: userId },
+      })
+      return findUser(this.d.db, userId)!
+    })
+    return this.signIn.mint(changed, cls)
+  }
+}

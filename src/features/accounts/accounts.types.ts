@@ -1,0 +1,46 @@
+// What the accounts feature is built from and who is asking it. Kept apart from accounts.service.ts
+// so the parts that service is made of (sign-up, sign-in, passwords, profile) can name them without
+// importing the service back.
+import type { Static } from '@sinclair/typebox'
+import type { Clock } from '../../platform/clock/clock'
+import type { Config } from '../../platform/config/config.load'
+import type { Random } from '../../platform/crypto/random'
+import type { SessionTokens } from '../../platform/crypto/token'
+import type { Db } from '../../platform/db/db'
+import type { Mailer } from '../../platform/email/email'
+import type { Logger } from '../../platform/log/log'
+import type { RateLimiter } from '../../platform/rate-limit/rate-limit'
+import type { AuditService } from '../audit/audit.service'
+import type { WorkspacesService } from '../workspaces/workspaces.service'
+import type { LinkDelivery as LinkDeliverySchema, LinkResp, TokenResp } from './accounts.schemas'
+
+/** What the accounts feature is built from. */
+export interface AccountsDeps {
+  db: Db
+  clock: Clock
+  random: Random
+  config: Config
+  mailer: Mailer
+  limiter: RateLimiter
+  sessions: SessionTokens
+  workspaces: WorkspacesService
+  audit: AuditService
+  log: Logger
+}
+
+/** Where a request came from, for rate limits and the audit trail. */
+export interface Caller {
+  ip: string
+  requestId: string
+  /** The caller is on the server's machine (loopback socket, no proxy): see `AccountLinks.deliver`. */
+  loopback?: boolean
+}
+
+/** Where a verification or reset link went (`link_delivery` in responses). */
+export type LinkDelivery = Static<typeof LinkDeliverySchema>
+
+/** The answer of a sign-up or a sign-in (TokenResp). */
+export type Token = Static<typeof TokenResp>
+
+/** The answer of the routes that send or spend an emailed link (LinkResp). */
+export type Link = Static<typeof LinkResp>
