@@ -1,4 +1,3 @@
-import type { Config } from '../../platform/config/config.load'
 import { SessionTokens } from '../../platform/crypto/token'
 import type { Mailer } from '../../platform/email/email'
 import type { Feature, Platform } from '../../platform/feature/feature'
@@ -8,11 +7,11 @@ import type { AuditService } from '../audit/audit.service'
 import type { KeysService } from '../keys/keys.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import { accountsRoutes } from './accounts.routes'
-import { AccountsService } from './accounts.service'
+import { type AccountsConfig, AccountsService } from './accounts.service'
 import { createAuthenticator, SessionService } from './accounts.sessions'
 
 export interface AccountsFeatureDeps extends Platform {
-  config: Config
+  config: AccountsConfig
   /** The token-signing secret. */
   secret: string
   mailer: Mailer

@@ -1,5 +1,4 @@
 import type { Principal } from '../../platform/auth/principal'
-import type { Config } from '../../platform/config/config.load'
 import { fail } from '../../platform/errors/errors'
 import { defineRoute, type RouteDef } from '../../platform/http/route'
 import type { KeysService } from '../keys/keys.service'
@@ -20,7 +19,7 @@ import {
   VerifyQuery,
   WorkspaceSetupReq,
 } from './accounts.schemas'
-import type { AccountsService } from './accounts.service'
+import type { AccountsConfig, AccountsService } from './accounts.service'
 import { bearerToken, type SessionService } from './accounts.sessions'
 
 const TAGS = ['auth']
@@ -46,7 +45,7 @@ export function accountsRoutes(
   accounts: AccountsService,
   sessions: SessionService,
   keys: KeysService,
-  config: Config,
+  config: AccountsConfig,
 ): RouteDef[] {
   const keyProfile = (p: Principal) => {
     const ws = accounts.workspaceName(p.workspaceId)

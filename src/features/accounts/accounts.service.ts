@@ -25,7 +25,7 @@ import { SignIn } from './accounts.signin'
 import { type NewUser, SignUp } from './accounts.signup'
 import type { AccountsDeps, Caller, Link, Token } from './accounts.types'
 
-export type { AccountsDeps, Caller, LinkDelivery } from './accounts.types'
+export type { AccountsConfig, AccountsDeps, Caller, LinkDelivery } from './accounts.types'
 export type { UserRow }
 
 /** Sign-up, email verification, passwords, sign-in, profiles, and the users other features ask about. */

@@ -15,11 +15,14 @@ import type { WorkspacesService } from '../workspaces/workspaces.service'
 import type { LinkDelivery as LinkDeliverySchema, LinkResp, TokenResp } from './accounts.schemas'
 
 /** What the accounts feature is built from. */
+/** The configuration accounts read: its own section, and the server, security, billing and email settings it tells of. */
+export type AccountsConfig = Pick<Config, 'accounts' | 'server' | 'security' | 'billing' | 'email'>
+
 export interface AccountsDeps {
   db: Db
   clock: Clock
   random: Random
-  config: Config
+  config: AccountsConfig
   mailer: Mailer
   limiter: RateLimiter
   sessions: SessionTokens
