@@ -217,7 +217,7 @@ export function createApp(deps: AppDeps): App {
     corpora,
     queue,
   })
-  registerIngestJobs(scheduler, ingest)
+  registerIngestJobs(scheduler, ingest.extraction)
 
   const threads = config.engine.compile_threads
   const embedder = embedderFrom(config.embed, clock, deps.log)
