@@ -1,10 +1,8 @@
-import { lstat, readdir } from 'node:fs/promises'
-import { join, relative, sep } from 'node:path'
 import type { Static } from '@sinclair/typebox'
-import { Presets, SingleBar } from 'cli-progress'
 import type { SyncRunResp } from '../features/ingest/ingest.schemas'
 import { parseFlags } from './args'
 import { CliError } from './cli-error'
+import { hashFile, pool, progress, walk } from './push-local'
 
 /** `engram push` usage. */
 export const PUSH_USAGE = `Usage: engram push DIR --base ID [--url URL] [--key KEY] [options]
@@ -98,58 +96,14 @@ export function parsePushArgs(args: string[], env: PushEnv = {}): PushOptions {
   return o as PushOptions
 }
 
-/** Every regular file under `dir` (hidden files and folders and symbolic links are skipped). */
-async function walk(dir: string): Promise<{ abs: string; path: string; size: number }[]> {
-  const out: { abs: string; path: string; size: number }[] = []
-  const visit = async (d: string) => {
-    const entries = await readdir(d, { withFileTypes: true })
-    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      if (e.name.startsWith('.')) continue
-      const abs = join(d, e.name)
-      if (e.isDirectory()) await visit(abs)
-      else if (e.isFile()) {
-        const st = await lstat(abs)
-        out.push({ abs, path: relative(dir, abs).split(sep).join('/'), size: st.size })
-      }
-    }
-  }
-  await visit(dir)
-  return out
-}
-
-/** SHA-256 of a file, streamed. */
-async function hashFile(abs: string): Promise<string> {
-  const hasher = new Bun.CryptoHasher('sha256')
-  const reader = Bun.file(abs).stream().getReader()
-  for (let r = await reader.read(); !r.done; r = await reader.read()) hasher.update(r.value)
-  return hasher.digest('hex')
-}
-
-/** Runs `work` over `items` with at most `n` at once. */
-async function pool<T>(items: T[], n: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0
-  const lanes = Array.from({ length: Math.min(n, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]!)
-  })
-  await Promise.all(lanes)
-}
-
-/** A progress bar on a terminal, nothing elsewhere. */
-function progress(io: PushIo, quiet: boolean, label: string, total: number) {
-  if (!io.tty || quiet || total === 0) return { tick: (_n = 1) => {}, stop: () => {} }
-  const bar = new SingleBar(
-    { format: `${label.padEnd(9)} [{bar}] {value}/{total} {unit}`, stream: process.stderr, hideCursor: true },
-    Presets.shades_classic,
-  )
-  bar.start(total, 0, { unit: label === 'uploading' ? 'bytes' : 'files' })
-  return { tick: (n = 1) => bar.increment(n), stop: () => bar.stop() }
-}
-
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`
 
-/** `engram push`: hash, diff, upload what changed, commit, report. Returns the exit status. */
-export async function push(o: PushOptions, io: PushIo): Promise<number> {
-  const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+/** Calls the base's routes of the server with the key; a refusal becomes a CliError with the server's message. */
+type Api = <T>(method: string, path: string, body?: unknown) => Promise<T>
+
+/** The push protocol's client for one base. */
+function apiClient(o: PushOptions): Api {
+  return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await fetch(`${o.url}/v1/corpora/${encodeURIComponent(o.base)}${path}`, {
       method,
       headers: { authorization: `Bearer ${o.key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -168,10 +122,10 @@ export async function push(o: PushOptions, io: PushIo): Promise<number> {
     }
     return JSON.parse(text) as T
   }
-  const say = (line: string) => {
-    if (!o.quiet) io.out(line)
-  }
+}
 
+/** The folder's files with their paths in the base (under --prefix) and their SHA-256. */
+async function hashFolder(o: PushOptions, io: PushIo): Promise<LocalFile[]> {
   const found = await walk(o.dir).catch((e: Error) => {
     throw new CliError(`Cannot read ${o.dir}: ${e.message}`)
   })
@@ -183,9 +137,55 @@ export async function push(o: PushOptions, io: PushIo): Promise<number> {
     hashing.tick()
   }
   hashing.stop()
+  return files
+}
 
-  const manifestOf = (list: LocalFile[]) =>
-    list.map((f) => ({ path: f.path, sha256: f.sha256, size: f.size }))
+const manifestOf = (list: LocalFile[]) => list.map((f) => ({ path: f.path, sha256: f.sha256, size: f.size }))
+
+/** Sends the content the server asks for, `o.concurrency` files at once; returns what was sent. */
+async function uploadChanged(
+  o: PushOptions,
+  io: PushIo,
+  api: Api,
+  sending: LocalFile[],
+): Promise<{ files: number; bytes: number }> {
+  const sent = { files: 0, bytes: 0 }
+  if (sending.length === 0) return sent
+  const targets = await api<{
+    mode: 'presigned' | 'raw'
+    uploads: { path: string; upload: boolean; url: string; headers: Record<string, string> }[]
+  }>('POST', '/documents/upload-urls', { files: manifestOf(sending) })
+  const byPath = new Map(sending.map((f) => [f.path, f]))
+  const work = targets.uploads.filter((u) => u.upload)
+  const bar = progress(
+    io,
+    o.quiet,
+    'uploading',
+    work.reduce((n, u) => n + byPath.get(u.path)!.size, 0),
+  )
+  await pool(work, o.concurrency, async (u) => {
+    const f = byPath.get(u.path)!
+    const presigned = targets.mode === 'presigned'
+    const url = presigned ? u.url : `${o.url}${u.url}`
+    const headers = { ...u.headers, ...(presigned ? {} : { authorization: `Bearer ${o.key}` }) }
+    const res = await fetch(url, { method: 'PUT', headers, body: Bun.file(f.abs) })
+    if (!res.ok) throw new CliError(`upload of ${f.path} failed (${res.status}): ${await res.text()}`)
+    await res.arrayBuffer()
+    sent.bytes += f.size
+    sent.files++
+    bar.tick(f.size)
+  })
+  bar.stop()
+  return sent
+}
+
+/** `engram push`: hash, diff, upload what changed, commit, report. Returns the exit status. */
+export async function push(o: PushOptions, io: PushIo): Promise<number> {
+  const api = apiClient(o)
+  const say = (line: string) => {
+    if (!o.quiet) io.out(line)
+  }
+  const files = await hashFolder(o, io)
   const diff = await api<{
     new: string[]
     changed: string[]
@@ -197,46 +197,21 @@ export async function push(o: PushOptions, io: PushIo): Promise<number> {
   for (const f of tooLarge) io.err(`skipped ${f.path}: ${mb(f.size)} is over the server's limit per file`)
   const kept = files.filter((f) => f.size <= diff.limits.max_file_bytes)
   const toSend = new Set([...diff.new, ...diff.changed])
-  const sending = kept.filter((f) => toSend.has(f.path))
+  const sent = await uploadChanged(
+    o,
+    io,
+    api,
+    kept.filter((f) => toSend.has(f.path)),
+  )
 
-  let sentBytes = 0
-  let sentFiles = 0
-  if (sending.length > 0) {
-    const targets = await api<{
-      mode: 'presigned' | 'raw'
-      uploads: { path: string; upload: boolean; url: string; headers: Record<string, string> }[]
-    }>('POST', '/documents/upload-urls', { files: manifestOf(sending) })
-    const byPath = new Map(sending.map((f) => [f.path, f]))
-    const work = targets.uploads.filter((u) => u.upload)
-    const bar = progress(
-      io,
-      o.quiet,
-      'uploading',
-      work.reduce((n, u) => n + byPath.get(u.path)!.size, 0),
-    )
-    await pool(work, o.concurrency, async (u) => {
-      const f = byPath.get(u.path)!
-      const presigned = targets.mode === 'presigned'
-      const url = presigned ? u.url : `${o.url}${u.url}`
-      const headers = { ...u.headers, ...(presigned ? {} : { authorization: `Bearer ${o.key}` }) }
-      const res = await fetch(url, { method: 'PUT', headers, body: Bun.file(f.abs) })
-      if (!res.ok) throw new CliError(`upload of ${f.path} failed (${res.status}): ${await res.text()}`)
-      await res.arrayBuffer()
-      sentBytes += f.size
-      sentFiles++
-      bar.tick(f.size)
-    })
-    bar.stop()
-  }
-
-  let run = await api<SyncRun>('POST', '/documents/commit', {
+  const run = await api<SyncRun>('POST', '/documents/commit', {
     files: manifestOf(kept),
     delete_missing: o.delete,
     prefix: o.prefix || undefined,
   })
   say(
     `${kept.length} files: ${run.created} created, ${run.updated} updated, ${run.unchanged} unchanged, ` +
-      `${run.deleted} deleted; uploaded ${sentFiles} (${mb(sentBytes)})` +
+      `${run.deleted} deleted; uploaded ${sent.files} (${mb(sent.bytes)})` +
       (!o.delete && diff.missing.length > 0
         ? `; ${diff.missing.length} in the base only (use --delete)`
         : ''),
@@ -247,13 +222,20 @@ export async function push(o: PushOptions, io: PushIo): Promise<number> {
     )
     return tooLarge.length > 0 ? 2 : 0
   }
+  const done = await waitForRun(io, api, run)
+  say(`sync run ${done.id}: ${done.status} (${done.failed} failed)`)
+  return done.status === 'succeeded' && tooLarge.length === 0 ? 0 : 2
+}
+
+/** Polls a sync run until it ends, then lists its failures on stderr. */
+async function waitForRun(io: PushIo, api: Api, started: SyncRun): Promise<SyncRun> {
+  let run = started
   while (run.status === 'running') {
     await io.sleep(500)
     run = await api<SyncRun>('GET', `/sync-runs/${run.id}`)
   }
   for (const e of run.errors) io.err(`failed ${e.path}: ${e.error}`)
-  say(`sync run ${run.id}: ${run.status} (${run.failed} failed)`)
-  return run.status === 'succeeded' && tooLarge.length === 0 ? 0 : 2
+  return run
 }
 
 /** The sync run the server answers (its published wire shape). */

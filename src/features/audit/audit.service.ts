@@ -2,7 +2,7 @@ import type { Principal } from '../../platform/auth/principal'
 import type { Clock } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
-import { auditEvents } from './audit.tables'
+import { AuditRepo } from './audit.repo'
 
 /** The actions recorded so far; later features add theirs. */
 export type AuditAction =
@@ -45,11 +45,15 @@ export function actorOf(p: Principal, ip?: string, requestId?: string): AuditAct
  * change committed.
  */
 export class AuditService {
+  private readonly repo: AuditRepo
+
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly clock: Clock,
     private readonly random: Random,
-  ) {}
+  ) {
+    this.repo = new AuditRepo(db)
+  }
 
   /** Records one event. */
   record(e: AuditEntry): void {
@@ -65,19 +69,21 @@ export class AuditService {
   }
 
   private insert(id: string, at: number, e: AuditEntry, once = false): void {
-    const q = this.db.insert(auditEvents).values({
-      id,
-      workspaceId: e.workspaceId,
-      actorType: e.actor.type,
-      actorId: e.actor.id,
-      action: e.action,
-      targetType: e.target?.type ?? null,
-      targetId: e.target?.id ?? null,
-      details: JSON.stringify(e.details ?? {}),
-      ip: e.actor.ip ?? null,
-      requestId: e.actor.requestId ?? null,
-      createdAt: at,
-    })
-    ;(once ? q.onConflictDoNothing() : q).run()
+    this.repo.insert(
+      {
+        id,
+        workspaceId: e.workspaceId,
+        actorType: e.actor.type,
+        actorId: e.actor.id,
+        action: e.action,
+        targetType: e.target?.type ?? null,
+        targetId: e.target?.id ?? null,
+        details: JSON.stringify(e.details ?? {}),
+        ip: e.actor.ip ?? null,
+        requestId: e.actor.requestId ?? null,
+        createdAt: at,
+      },
+      once,
+    )
   }
 }

@@ -6,13 +6,14 @@ import {
   CorpusCreateReq,
   CorpusParams,
   CorpusResp,
+  corpusResp,
   DocumentParams,
   DocumentResp,
   DocumentsQuery,
   ImportStatusResp,
   ManifestQuery,
 } from './corpora.schemas'
-import { type CorporaService, corpusResp } from './corpora.service'
+import type { CorporaService } from './corpora.service'
 
 /** Header on a delete that happened while a build of the base was running (the receipt). */
 export const BUILD_RUNNING_HEADER = 'x-build-running'

@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox'
+import { iso } from '../../platform/clock/clock'
 import { namedObject } from '../../platform/http/schema'
 import { NameString } from '../../platform/http/text-formats'
+import type { CorpusRow, DocumentRow } from './corpora.repo'
 
 const Timestamp = Type.String({ format: 'date-time' })
 const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()])
@@ -59,3 +61,44 @@ export const ManifestQuery = Type.Object({
 export const ImportStatusResp = namedObject('ImportStatusResp', {
   state: Type.String({ description: '`none` when nothing was ever imported.' }),
 })
+
+const ts = (ms: number | null) => (ms === null ? null : iso(new Date(ms)))
+
+/** The wire shape of a base. */
+export function corpusResp(r: CorpusRow) {
+  return {
+    id: r.id,
+    name: r.name,
+    source_type: r.source_type,
+    status: r.status,
+    n_documents: r.n_documents,
+    documents_ready: r.documents_ready,
+    documents_onboarding: r.documents_onboarding,
+    documents_failed: r.documents_failed,
+    last_synced_at: ts(r.last_synced_at),
+    description: r.description,
+    created_at: iso(new Date(r.created_at)),
+    updated_at: iso(new Date(r.updated_at)),
+  }
+}
+
+/** The wire shape of a document or section. */
+export function documentResp(d: DocumentRow) {
+  return {
+    id: d.id,
+    corpus_id: d.corpus_id,
+    filename: d.path,
+    size: d.size,
+    content_type: d.content_type,
+    sha256: d.sha256,
+    status: d.status,
+    error: d.error,
+    section_count: d.section_count,
+    parent_id: d.parent_id,
+    cart_id: d.cart_id,
+    title: d.section_title,
+    source: d.source,
+    created_at: iso(new Date(d.created_at)),
+    updated_at: iso(new Date(d.updated_at)),
+  }
+}

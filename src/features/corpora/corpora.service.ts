@@ -5,28 +5,15 @@ import { fail, notFound } from '../../platform/errors/errors'
 import type { Logger } from '../../platform/log/log'
 import { keysetPage } from '../../platform/paging/paging'
 import type { AuditActor, AuditService } from '../audit/audit.service'
-import { DocumentContentRepo } from './corpora.content'
+import { DocumentContentRepo, type Extraction, type NewContent } from './corpora.content.repo'
+import { CorporaDeletion, type DeletedBy, type DeleteReceipt, type DocumentPurger } from './corpora.deletion'
 import { CorporaRepo, type CorpusRow, type DocumentRow } from './corpora.repo'
+import { corpusResp, documentResp } from './corpora.schemas'
 
-export type { NewContent, NewSection } from './corpora.content'
+export type { Extraction, NewContent, NewSection } from './corpora.content.repo'
+export type { DeletedBy, DeleteReceipt, DocumentPurger } from './corpora.deletion'
 export type { CorpusRow, DocumentRow } from './corpora.repo'
-export { DocumentResp } from './corpora.schemas'
-
-/**
- * Removes what other features keep for documents, before a delete answers. Ingest's forgets stored
- * objects (raw files, text sidecars) and extraction jobs; the engine's forgets index entries,
- * durable cartridges and warm copies. createApp hands them to this service (`purgers`).
- */
-export interface DocumentPurger {
-  /**
-   * Called after the rows are gone, and with the previous version of a document replaced in place
-   * (same id, new content): forget what was derived from those rows. `carts` lists cart ids no
-   * remaining row references.
-   */
-  purgeDocuments(workspaceId: string, corpusId: string, rows: DocumentRow[], carts: string[]): Promise<void>
-  /** Called after a whole base is gone. */
-  purgeCorpus(workspaceId: string, corpusId: string): Promise<void>
-}
+export { corpusResp } from './corpora.schemas'
 
 export interface CorporaDeps {
   db: Db
@@ -44,73 +31,20 @@ export interface CorporaDeps {
   buildRunning?: (workspaceId: string, corpusId: string) => boolean
 }
 
-/** What a delete did, for the caller's receipt. */
-export interface DeleteReceipt {
-  deleted: string[]
-  buildRunning: boolean
-}
-
-/** Who deletes documents and through which path, for the deletion receipts in the audit log. */
-export interface DeletedBy {
-  actor: AuditActor
-  /** `api`: DELETE of a document; `push`: a push commit with `delete_missing`. */
-  via: 'api' | 'push'
-}
-
-const ts = (ms: number | null) => (ms === null ? null : iso(new Date(ms)))
-
-/** The wire shape of a base. */
-export function corpusResp(r: CorpusRow) {
-  return {
-    id: r.id,
-    name: r.name,
-    source_type: r.source_type,
-    status: r.status,
-    n_documents: r.n_documents,
-    documents_ready: r.documents_ready,
-    documents_onboarding: r.documents_onboarding,
-    documents_failed: r.documents_failed,
-    last_synced_at: ts(r.last_synced_at),
-    description: r.description,
-    created_at: iso(new Date(r.created_at)),
-    updated_at: iso(new Date(r.updated_at)),
-  }
-}
-
-/** The wire shape of a document or section. */
-export function documentResp(d: DocumentRow) {
-  return {
-    id: d.id,
-    corpus_id: d.corpus_id,
-    filename: d.path,
-    size: d.size,
-    content_type: d.content_type,
-    sha256: d.sha256,
-    status: d.status,
-    error: d.error,
-    section_count: d.section_count,
-    parent_id: d.parent_id,
-    cart_id: d.cart_id,
-    title: d.section_title,
-    source: d.source,
-    created_at: iso(new Date(d.created_at)),
-    updated_at: iso(new Date(d.updated_at)),
-  }
-}
-
-/** Document bases: create, read, list, delete, and the document listing and deletion. */
+/**
+ * Document bases: create, read, list, delete, and their documents: listing, deletion, and the
+ * content writes ingestion makes (registering files, recording extractions). Other features ask
+ * through these methods; the rows stay behind the repos.
+ */
 export class CorporaService {
-  readonly repo: CorporaRepo
-  /** Writes of document content (ingestion) and the object-use questions deletion asks. */
-  readonly content: DocumentContentRepo
-  private readonly purgers: () => DocumentPurger[]
-  private readonly buildRunning: (workspaceId: string, corpusId: string) => boolean
+  private readonly repo: CorporaRepo
+  private readonly content: DocumentContentRepo
+  private readonly deletion: CorporaDeletion
 
   constructor(private readonly deps: CorporaDeps) {
     this.repo = new CorporaRepo(deps.db)
     this.content = new DocumentContentRepo(deps.db)
-    this.purgers = deps.purgers ?? (() => [])
-    this.buildRunning = deps.buildRunning ?? (() => false)
+    this.deletion = new CorporaDeletion({ ...deps, repo: this.repo })
   }
 
   /** Creates an empty base. */
@@ -131,6 +65,11 @@ export class CorporaService {
     const row = this.repo.get(workspaceId, id)
     if (!row) throw notFound('Document base')
     return row
+  }
+
+  /** Whether the workspace has this base (no 404: for work that may find it deleted meanwhile). */
+  exists(workspaceId: string, id: string): boolean {
+    return this.repo.get(workspaceId, id) !== null
   }
 
   /** Bases of a workspace, paged (page null: all). */
@@ -177,10 +116,7 @@ export class CorporaService {
     if (!doc) throw notFound('Document')
     // Deleting a section alone would leave its parent incomplete; the unit of deletion is the file.
     const parent = doc.parent_id ? this.repo.document(corpusId, doc.parent_id)! : doc
-    const buildRunning = this.buildRunning(workspaceId, corpusId)
-    const rows = this.detach(workspaceId, corpusId, [parent], { actor, via: 'api' })
-    await this.purge(workspaceId, corpusId, rows)
-    return { deleted: rows.map((r) => r.id), buildRunning }
+    return this.deletion.deleteDocument(workspaceId, corpusId, parent, actor)
   }
 
   /**
@@ -189,85 +125,17 @@ export class CorporaService {
    * its own transaction; `purge` the rows afterwards.
    */
   detach(workspaceId: string, corpusId: string, parents: DocumentRow[], by: DeletedBy): DocumentRow[] {
-    const rows: DocumentRow[] = []
-    if (parents.length === 0) return rows
-    const buildRunning = this.buildRunning(workspaceId, corpusId)
-    this.deps.db.$client.transaction(() => {
-      for (const p of parents) {
-        const sections = this.repo.sections(p.id)
-        rows.push(p, ...sections)
-        if (!this.repo.deleteDocument(corpusId, p.id)) continue
-        this.deps.audit.record({
-          workspaceId,
-          actor: by.actor,
-          action: 'document.deleted',
-          target: { type: 'document', id: p.id },
-          details: {
-            corpus_id: corpusId,
-            filename: p.path,
-            rows: 1 + sections.length,
-            via: by.via,
-            build_running: buildRunning,
-          },
-        })
-      }
-    })()
-    return rows
+    return this.deletion.detach(workspaceId, corpusId, parents, by)
   }
 
-  /**
-   * Tells every purger that `rows` are gone (or stale). A purger that fails is logged and skipped:
-   * the rows are already gone, and the start-up sweep removes any object left behind.
-   */
-  async purge(workspaceId: string, corpusId: string, rows: DocumentRow[]): Promise<void> {
-    if (rows.length === 0) return
-    const ids = rows.map((r) => r.id)
-    const carts = [...new Set(rows.map((r) => r.cart_id).filter((c): c is string => c !== null))].filter(
-      (c) => this.repo.cartUsers(c, ids) === 0,
-    )
-    for (const p of this.purgers()) {
-      try {
-        await p.purgeDocuments(workspaceId, corpusId, rows, carts)
-      } catch (e) {
-        this.deps.log?.error('document purge failed', { corpus_id: corpusId, error: (e as Error).message })
-      }
-    }
+  /** Tells every purger that `rows` are gone (or stale); a failing purger is logged and skipped. */
+  purge(workspaceId: string, corpusId: string, rows: DocumentRow[]): Promise<void> {
+    return this.deletion.purge(workspaceId, corpusId, rows)
   }
 
-  /**
-   * Deletes a base with its rows, objects, index entries, cartridges and warm copies; its receipt
-   * is written in the transaction that deletes the rows.
-   */
+  /** Deletes a base with its rows, objects, index entries, cartridges and warm copies. */
   async deleteCorpus(workspaceId: string, corpusId: string, actor: AuditActor): Promise<DeleteReceipt> {
-    const base = this.get(workspaceId, corpusId)
-    const buildRunning = this.buildRunning(workspaceId, corpusId)
-    let rows: DocumentRow[] = []
-    this.deps.db.$client.transaction(() => {
-      rows = this.repo.allDocumentRows(corpusId)
-      if (!this.repo.delete(workspaceId, corpusId)) throw notFound('Document base')
-      this.deps.audit.record({
-        workspaceId,
-        actor,
-        action: 'corpus.deleted',
-        target: { type: 'corpus', id: corpusId },
-        details: {
-          name: base.name,
-          documents: rows.filter((r) => r.parent_id === null).length,
-          rows: rows.length,
-          storage_bytes: base.storage_bytes,
-          build_running: buildRunning,
-        },
-      })
-    })()
-    await this.purge(workspaceId, corpusId, rows)
-    for (const p of this.purgers()) {
-      try {
-        await p.purgeCorpus(workspaceId, corpusId)
-      } catch (e) {
-        this.deps.log?.error('base purge failed', { corpus_id: corpusId, error: (e as Error).message })
-      }
-    }
-    return { deleted: rows.map((r) => r.id), buildRunning }
+    return this.deletion.deleteCorpus(workspaceId, this.get(workspaceId, corpusId), actor)
   }
 
   /** Sets the time of the base's latest sync (an upload, a push, an import). */
@@ -288,6 +156,16 @@ export class CorporaService {
     return this.repo.document(corpusId, documentId)
   }
 
+  /** The parent document of a base at a relative path, or null. */
+  documentByPath(corpusId: string, path: string): DocumentRow | null {
+    return this.repo.documentByPath(corpusId, path)
+  }
+
+  /** A document's section rows in order. */
+  sections(parentId: string): DocumentRow[] {
+    return this.repo.sections(parentId)
+  }
+
   /** Every row of a base, parents and sections. */
   documentRows(corpusId: string): DocumentRow[] {
     return this.repo.allDocumentRows(corpusId)
@@ -296,6 +174,36 @@ export class CorporaService {
   /** Parent documents of a base, optionally only those under a folder prefix (`a/b/`), by path. */
   parentDocuments(corpusId: string, prefix = ''): DocumentRow[] {
     return this.repo.parents(corpusId, prefix)
+  }
+
+  /** The stored object of the base's content with this SHA-256, or null: identical files share it. */
+  rawKeyBySha(corpusId: string, sha256: string): string | null {
+    return this.content.rawKeyBySha(corpusId, sha256)
+  }
+
+  /** Whether any document row still uses an object, as its raw file or its text sidecar. */
+  keyInUse(key: string): boolean {
+    return this.content.keyInUse(key)
+  }
+
+  /** Adds a parent document with fresh content, waiting for its extraction. */
+  insertParent(r: NewContent & { id: string; workspaceId: string; corpusId: string; path: string }): void {
+    this.content.insertParent(r)
+  }
+
+  /** Gives a parent document new content in place (same id); its sections and derived state go. */
+  replaceContent(documentId: string, r: NewContent): void {
+    this.content.replaceContent(documentId, r)
+  }
+
+  /** Records a finished extraction of a parent document: its text sidecar, sizes and sections. */
+  setExtracted(parent: DocumentRow, x: Extraction): void {
+    this.content.setExtracted(parent, x)
+  }
+
+  /** Marks a document failed with the reason the user will see. */
+  markFailed(documentId: string, error: string, now: number, contentType?: string): void {
+    this.content.setFailed(documentId, error, now, contentType)
   }
 
   /** Sets the base's description. */

@@ -1,10 +1,8 @@
 import type { Config } from '../../platform/config/config.load'
 import type { Feature, Platform } from '../../platform/feature/feature'
 import type { CorporaService, DocumentPurger } from '../corpora/corpora.service'
-import { ingestJobs } from './ingest.jobs'
 import { ingestRoutes } from './ingest.routes'
 import { IngestService } from './ingest.service'
-import { objectsPurger } from './lib/sweep'
 
 export interface IngestFeatureDeps extends Platform {
   config: Config['ingest']
@@ -20,8 +18,8 @@ export function ingestFeature(d: IngestFeatureDeps): Feature<IngestService> & { 
       maxRequestBytes: d.config.max_request_bytes,
       maxJsonBytes: d.config.max_json_bytes,
     }),
-    jobs: ingestJobs(service),
+    jobs: [service.extraction],
     // Deleted documents' raw objects, sidecars and pending extraction jobs go before the delete answers.
-    purger: objectsPurger(service.registrar),
+    purger: service.purger,
   }
 }

@@ -1,12 +1,16 @@
 import { sha256Hex } from '../../platform/crypto/hash'
-import { newId } from '../../platform/crypto/random'
+import { newId, type Random } from '../../platform/crypto/random'
+import type { Db } from '../../platform/db/db'
+import { transaction } from '../../platform/db/transaction'
 import type { JobDefinition } from '../../platform/feature/feature'
 import { isTerminal, type Job } from '../../platform/jobs/queue'
 import type { JobContext } from '../../platform/jobs/scheduler'
-import type { NewSection } from '../corpora/corpora.service'
+import type { Logger } from '../../platform/log/log'
+import type { ObjectStore } from '../../platform/storage/object-store'
+import type { CorporaService, NewSection } from '../corpora/corpora.service'
 import { type ExtractResult, isExtractError, KIND_CONTENT_TYPES } from './extract/extract'
-import type { IngestService } from './ingest.service'
-import { EXTRACT_JOB, type ExtractPayload } from './ingest.types'
+import type { Registrar } from './ingest.registrar'
+import { EXTRACT_JOB, type Extractor, type ExtractPayload } from './ingest.types'
 import { textKeyOf } from './lib/keys'
 
 /** What an extraction job reports; the settle hook turns it into sync-run counters. */
@@ -20,15 +24,26 @@ export function cartIdOf(text: string): string {
   return `cart_${sha256Hex(text).slice(0, 32)}`
 }
 
-/** The extraction job and its settle hook. */
-export function ingestJobs(svc: IngestService): JobDefinition[] {
-  return [
-    {
-      kind: EXTRACT_JOB,
-      run: (ctx) => extractDocument(svc, ctx),
-      onSettled: (job) => settleExtraction(svc, job),
-    },
-  ]
+/** What the extraction job works with. */
+export interface ExtractJobDeps {
+  db: Db
+  random: Random
+  log: Logger
+  objects: ObjectStore
+  corpora: CorporaService
+  registrar: Registrar
+  extractor: Extractor
+  /** Documents larger than this are not extracted (`ingest.max_extract_bytes`). */
+  maxExtractBytes: number
+}
+
+/** The extraction job, with its settle hook, bound to what they work with. */
+export function extractionJob(deps: ExtractJobDeps): JobDefinition {
+  return {
+    kind: EXTRACT_JOB,
+    run: (ctx) => extractDocument(deps, ctx),
+    onSettled: (job) => settleExtraction(deps, job),
+  }
 }
 
 /**
@@ -37,25 +52,23 @@ export function ingestJobs(svc: IngestService): JobDefinition[] {
  * new content meanwhile is left alone (its newer job does the work). The document stays `pending`
  * until onboarding takes it; a file that cannot be read ends `failed` with the reason.
  */
-export async function extractDocument(svc: IngestService, ctx: JobContext): Promise<ExtractOutcome> {
+export async function extractDocument(deps: ExtractJobDeps, ctx: JobContext): Promise<ExtractOutcome> {
   const p = ctx.job.payload as unknown as ExtractPayload
-  const { corpora, objects, config } = svc.deps
-  const repo = corpora.repo
-  const content = corpora.content
+  const { corpora, objects, registrar, maxExtractBytes } = deps
   const current = () => {
-    const d = repo.document(p.corpus_id, p.document_id)
+    const d = corpora.document(p.corpus_id, p.document_id)
     return d && d.raw_key === p.raw_key ? d : null
   }
   const doc = current()
   if (!doc) return { outcome: 'skipped' }
   const failed = (error: string, contentType?: string): ExtractOutcome => {
     if (!current()) return { outcome: 'skipped' }
-    content.setFailed(doc.id, error, svc.registrar.now(), contentType)
+    corpora.markFailed(doc.id, error, registrar.now(), contentType)
     return { outcome: 'failed', error }
   }
-  if (doc.size > config.max_extract_bytes) {
+  if (doc.size > maxExtractBytes) {
     return failed(
-      `The document (${doc.size} bytes) is larger than text extraction allows (${config.max_extract_bytes} bytes).`,
+      `The document (${doc.size} bytes) is larger than text extraction allows (${maxExtractBytes} bytes).`,
     )
   }
   const bytes = await objects.getBytes(p.raw_key)
@@ -74,12 +87,12 @@ export async function extractDocument(svc: IngestService, ctx: JobContext): Prom
       filename: doc.path,
       ...(doc.content_type ? { contentType: doc.content_type } : {}),
     }
-    result = await svc.extractor.extract(input)
+    result = await deps.extractor.extract(input)
   } catch (e) {
     if (!isExtractError(e)) throw e
     // The person sees the worded message; the library's own words are for the operator's log.
     const cause = (e.cause as Error | undefined)?.message
-    svc.deps.log.info('document extraction failed', {
+    deps.log.info('document extraction failed', {
       document_id: doc.id,
       code: e.code,
       ...(cause ? { cause } : {}),
@@ -87,14 +100,16 @@ export async function extractDocument(svc: IngestService, ctx: JobContext): Prom
     return failed(e.message)
   }
   ctx.checkpoint()
-  return record(svc, p, result)
+  return record(deps, p, result)
 }
 
 /** Writes the sidecar and the sections, unless the document moved on while we worked. */
-async function record(svc: IngestService, p: ExtractPayload, result: ExtractResult): Promise<ExtractOutcome> {
-  const { corpora, objects, db, random } = svc.deps
-  const repo = corpora.repo
-  const content = corpora.content
+async function record(
+  deps: ExtractJobDeps,
+  p: ExtractPayload,
+  result: ExtractResult,
+): Promise<ExtractOutcome> {
+  const { corpora, objects, db, random, registrar } = deps
   // The sidecar is the sections joined by blank lines, so each section is an exact slice of it.
   const texts = result.sections.map((s) => s.text)
   const text = texts.join('\n\n')
@@ -118,17 +133,17 @@ async function record(svc: IngestService, p: ExtractPayload, result: ExtractResu
   const textKey = textKeyOf(p.raw_key, p.document_id)
   let previous: string | null = null
   let superseded = false
-  svc.registrar.inflight.add(textKey)
+  registrar.inflight.add(textKey)
   try {
     const stored = await objects.put(textKey, text, { contentType: 'text/plain; charset=utf-8' })
-    db.$client.transaction(() => {
-      const doc = repo.document(p.corpus_id, p.document_id)
+    transaction(db, () => {
+      const doc = corpora.document(p.corpus_id, p.document_id)
       if (!doc || doc.raw_key !== p.raw_key) {
         superseded = true
         return
       }
       previous = doc.text_key !== textKey ? doc.text_key : null
-      content.setExtracted(doc, {
+      corpora.setExtracted(doc, {
         textKey,
         textChars: text.length,
         textBytes: stored.size,
@@ -136,36 +151,36 @@ async function record(svc: IngestService, p: ExtractPayload, result: ExtractResu
         title: result.title ?? null,
         cartId: texts.length === 1 ? cartIdOf(text) : null,
         sections,
-        now: svc.registrar.now(),
+        now: registrar.now(),
       })
-    })()
+    })
   } finally {
-    svc.registrar.inflight.delete(textKey)
+    registrar.inflight.delete(textKey)
   }
   if (superseded) {
-    await svc.registrar.dropIfUnused(textKey)
+    await registrar.dropIfUnused(textKey)
     return { outcome: 'skipped' }
   }
-  if (previous) await svc.registrar.dropIfUnused(previous)
+  if (previous) await registrar.dropIfUnused(previous)
   return { outcome: 'extracted', sections: Math.max(1, sections.length), chars: text.length }
 }
 
 /** Counts a settled extraction in its sync run; a job that crashed fails its document. */
-export function settleExtraction(svc: IngestService, job: Job): void {
+export function settleExtraction(deps: ExtractJobDeps, job: Job): void {
+  const { corpora, registrar } = deps
   if (!isTerminal(job.status)) return
   const p = job.payload as unknown as ExtractPayload
   const out = job.result as ExtractOutcome | null
   let error: string | null = null
   if (job.status === 'failed') {
     error = `Text extraction failed: ${job.error ?? 'unknown error'}`
-    const doc = svc.deps.corpora.repo.document(p.corpus_id, p.document_id)
-    if (doc && doc.raw_key === p.raw_key)
-      svc.deps.corpora.content.setFailed(doc.id, error, svc.registrar.now())
+    const doc = corpora.document(p.corpus_id, p.document_id)
+    if (doc && doc.raw_key === p.raw_key) corpora.markFailed(doc.id, error, registrar.now())
     else error = null
   } else if (out?.outcome === 'failed') error = out.error
-  svc.registrar.repo.settle(
+  registrar.repo.settle(
     p.run_id,
     error ? { path: p.path, document_id: p.document_id, error } : null,
-    svc.registrar.now(),
+    registrar.now(),
   )
 }

@@ -1,4 +1,5 @@
 import { newId } from '../../platform/crypto/random'
+import { transaction } from '../../platform/db/transaction'
 import { notFound } from '../../platform/errors/errors'
 import type { DeletedBy, DocumentRow } from '../corpora/corpora.service'
 import { IngestRepo } from './ingest.repo'
@@ -11,6 +12,9 @@ import {
 } from './ingest.types'
 import { blobKey } from './lib/keys'
 
+/** What the registrar works with. */
+export type RegistrarDeps = Pick<IngestDeps, 'db' | 'clock' | 'random' | 'objects' | 'corpora' | 'queue'>
+
 /**
  * What every way in (upload, push, upsert) and the extraction jobs share: registering stored files
  * as documents with their sync run and extraction jobs, the objects in flight (written by a request
@@ -22,7 +26,7 @@ export class Registrar {
   /** Object keys written but not yet referenced by a committed row. */
   readonly inflight = new Set<string>()
 
-  constructor(readonly deps: IngestDeps) {
+  constructor(private readonly deps: RegistrarDeps) {
     this.repo = new IngestRepo(deps.db)
   }
 
@@ -82,21 +86,20 @@ export class Registrar {
     const { source, items, fresh } = batch
     const deletions = batch.deletions?.rows ?? []
     const { corpora, queue, db } = this.deps
-    const repo = corpora.repo
     const now = this.now()
     const runId = newId(this.deps.random, 'run')
     const ids: string[] = []
     const results: Registered['results'] = []
     const stale: DocumentRow[] = []
     let removed: DocumentRow[] = []
-    db.$client.transaction(() => {
-      if (!repo.get(workspaceId, corpusId)) throw notFound('Document base')
+    transaction(db, () => {
+      if (!corpora.exists(workspaceId, corpusId)) throw notFound('Document base')
       const jobs: ExtractPayload[] = []
       for (const item of items) {
         // Identical content already in the base is shared rather than stored twice.
-        const rawKey = corpora.content.rawKeyBySha(corpusId, item.sha256) ?? item.rawKey
+        const rawKey = corpora.rawKeyBySha(corpusId, item.sha256) ?? item.rawKey
         const fields = { ...item, rawKey, source, managedBy: batch.managedBy ?? null, now }
-        const existing = repo.documentByPath(corpusId, item.path)
+        const existing = corpora.documentByPath(corpusId, item.path)
         if (existing && existing.sha256 === item.sha256) {
           ids.push(existing.id)
           results.push('unchanged')
@@ -104,13 +107,13 @@ export class Registrar {
         }
         let id: string
         if (existing) {
-          stale.push(existing, ...repo.sections(existing.id))
-          corpora.content.replaceContent(existing.id, fields)
+          stale.push(existing, ...corpora.sections(existing.id))
+          corpora.replaceContent(existing.id, fields)
           id = existing.id
           results.push('updated')
         } else {
           id = newId(this.deps.random, 'doc')
-          corpora.content.insertParent({ ...fields, id, workspaceId, corpusId, path: item.path })
+          corpora.insertParent({ ...fields, id, workspaceId, corpusId, path: item.path })
           results.push('created')
         }
         ids.push(id)
@@ -142,13 +145,13 @@ export class Registrar {
         now,
       })
       corpora.touchSynced(workspaceId, corpusId, now)
-    })()
+    })
     await corpora.purge(workspaceId, corpusId, [...stale, ...removed])
     // Committed now: rows protect what they use, and whatever none of them uses may go.
     for (const key of fresh) this.inflight.delete(key)
     for (const key of fresh) await this.dropIfUnused(key)
     return {
-      docs: ids.map((id) => repo.document(corpusId, id)!),
+      docs: ids.map((id) => corpora.document(corpusId, id)!),
       results,
       run: this.repo.run(corpusId, runId)!,
     }
@@ -156,7 +159,7 @@ export class Registrar {
 
   /** Deletes an object no row, live upload or request in flight uses. */
   async dropIfUnused(key: string): Promise<boolean> {
-    if (this.inflight.has(key) || this.deps.corpora.content.keyInUse(key)) return false
+    if (this.inflight.has(key) || this.deps.corpora.keyInUse(key)) return false
     if (this.repo.uploadHolds(key, this.now())) return false
     await this.deps.objects.delete(key)
     return true

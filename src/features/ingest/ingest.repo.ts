@@ -1,4 +1,5 @@
 import type { Db } from '../../platform/db/db'
+import { transaction } from '../../platform/db/transaction'
 
 /** A sync run row. */
 export interface SyncRunRow {
@@ -121,7 +122,7 @@ export class IngestRepo {
    * maybe one more failure; the run ends when nothing is pending. Returns false for a gone run.
    */
   settle(runId: string, failure: RunError | null, now: number): boolean {
-    return this.c.transaction(() => {
+    return transaction(this.db, () => {
       const run = this.c.query<SyncRunRow, [string]>('SELECT * FROM sync_runs WHERE id = ?').get(runId)
       if (run?.status !== 'running') return false
       const pending = Math.max(0, run.pending - 1)
@@ -135,7 +136,7 @@ export class IngestRepo {
         )
         .run(pending, failed, JSON.stringify(errors), status, pending > 0 ? null : now, runId)
       return true
-    })()
+    })
   }
 
   /** Records a pending push upload. */

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { defineRoute, type RouteDef, reply } from '../../platform/http/route'
 import { actorOf } from '../audit/audit.service'
-import { DocumentResp, documentResp } from '../corpora/corpora.service'
+import { DocumentResp, documentResp } from '../corpora/corpora.schemas'
 import {
   CommitReq,
   DiffReq,

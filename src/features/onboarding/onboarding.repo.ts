@@ -1,4 +1,5 @@
 import type { Db } from '../../platform/db/db'
+import { transaction } from '../../platform/db/transaction'
 
 /** A unit of onboarding: a section row, a one-section document, or a document still to extract. */
 export interface UnitRow {
@@ -79,9 +80,9 @@ export class OnboardingRepo {
   setStatus(ids: string[], status: UnitRow['status'], error: string | null, now: number): void {
     if (ids.length === 0) return
     const set = this.c.query('UPDATE documents SET status = ?, error = ?, updated_at = ? WHERE id = ?')
-    this.c.transaction(() => {
+    transaction(this.db, () => {
       for (const id of ids) set.run(status, error, now, id)
-    })()
+    })
   }
 
   /**
@@ -93,7 +94,7 @@ export class OnboardingRepo {
       'SELECT status, count(*) AS n FROM documents WHERE parent_id = ? GROUP BY status',
     )
     const set = this.c.query('UPDATE documents SET status = ?, updated_at = ? WHERE id = ?')
-    this.c.transaction(() => {
+    transaction(this.db, () => {
       for (const id of new Set(parentIds)) {
         const counts = new Map(rows.all(id).map((r) => [r.status, r.n]))
         const total = [...counts.values()].reduce((a, b) => a + b, 0)
@@ -110,7 +111,7 @@ export class OnboardingRepo {
                 : 'pending'
         set.run(status, now, id)
       }
-    })()
+    })
   }
 
   /** Puts rows left `onboarding` by a stopped run back to `pending`. */

@@ -3,28 +3,23 @@ import type { Db } from '../../platform/db/db'
 import { fail, notFound } from '../../platform/errors/errors'
 import type { JobDefinition } from '../../platform/feature/feature'
 import { isTerminal, type Job, type JobQueue } from '../../platform/jobs/queue'
-import { type JobContext, TransientError } from '../../platform/jobs/scheduler'
-import { LlmUnavailableError } from '../../platform/llm/server-request'
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { CorporaService } from '../corpora/corpora.service'
-import type { Engine, PreparedSection } from '../engine/engine.service'
-import { OnboardingRepo, type UnitRow } from './onboarding.repo'
+import { progressOf } from './onboarding.estimate'
+import {
+  BATCH_KIND,
+  EMBED_ATTEMPTS,
+  EMBED_KIND,
+  KINDS,
+  OnboardingJobs,
+  RUN_KIND,
+  type RunStats,
+  type SectionOnboarder,
+} from './onboarding.jobs'
+import { OnboardingRepo } from './onboarding.repo'
 
-/** The answer engine's onboarding calls this feature needs. */
-export type SectionOnboarder = Pick<
-  Engine,
-  | 'prepareSection'
-  | 'onboardSection'
-  | 'warmBase'
-  | 'removeDocument'
-  | 'removeBase'
-  | 'embeddingModel'
-  | 'embedsAfterOnboarding'
-  | 'embedSections'
-  | 'basesWithoutVectors'
-  | 'sectionsOf'
->
+export { RUN_KIND } from './onboarding.jobs'
 
 export interface OnboardingDeps {
   db: Db
@@ -38,25 +33,6 @@ export interface OnboardingDeps {
   batchSize?: number
 }
 
-export const RUN_KIND = 'train'
-export const BATCH_KIND = 'train_batch'
-/** Embedding a base's passages for re-ranking by meaning, after onboarding (with an embeddings server). */
-export const EMBED_KIND = 'embed'
-/** Sections an embed job sends to the embeddings server in one step (between cancel checks). */
-const EMBED_SECTIONS_PER_STEP = 8
-/** Tries of an embed job while the embeddings server is down (backoff up to 5 minutes each: hours). */
-const EMBED_ATTEMPTS = 30
-const KINDS: readonly string[] = [RUN_KIND, BATCH_KIND, EMBED_KIND]
-/** Sections of a document compiled ahead of the one being indexed. */
-const COMPILE_AHEAD = 1
-
-/** Measured cost of a run, kept in its result for economics. */
-export interface RunStats {
-  units: number
-  chars: number
-  cpuMs: number
-}
-
 /**
  * Onboarding runs: a `train` aggregate with `train_batch` children run by the job scheduler. Each
  * batch extracts (when needed) and onboards its units, reading the cancel flag between units. With
@@ -64,19 +40,18 @@ export interface RunStats {
  * run ends, and re-ranking by meaning starts once its passages have vectors.
  */
 export class OnboardingService {
-  readonly repo: OnboardingRepo
+  private readonly repo: OnboardingRepo
   private readonly batchSize: number
+  /** The jobs onboarding runs: its batches (settling the run when the last ends) and embedding. */
+  readonly jobDefinitions: JobDefinition[]
 
   constructor(private readonly d: OnboardingDeps) {
     this.repo = new OnboardingRepo(d.db)
     this.batchSize = d.batchSize ?? 16
-  }
-
-  /** The jobs onboarding runs: its batches (settling the run when the last ends) and embedding. */
-  jobDefinitions(): JobDefinition[] {
-    return [
-      { kind: BATCH_KIND, run: (ctx) => this.runBatch(ctx), onSettled: (job) => this.settle(job) },
-      { kind: EMBED_KIND, run: (ctx) => this.runEmbed(ctx) },
+    const jobs = new OnboardingJobs({ ...d, repo: this.repo })
+    this.jobDefinitions = [
+      { kind: BATCH_KIND, run: (ctx) => jobs.runBatch(ctx), onSettled: (job) => this.settle(job) },
+      { kind: EMBED_KIND, run: (ctx) => jobs.runEmbed(ctx) },
     ]
   }
 
@@ -195,30 +170,9 @@ export class OnboardingService {
     return queued
   }
 
-  /** Progress (0..1) and an estimate from measured throughput, in seconds. */
-  progressOf(job: Job): { progress: number; eta: number | null } {
-    let done = job.unitsDone
-    let total = job.unitsTotal
-    if (job.kind === RUN_KIND) {
-      const children = this.d.queue.children(job.id)
-      done = children.reduce((a, c) => a + (c.status === 'succeeded' ? c.unitsTotal : c.unitsDone), 0)
-      total = Math.max(
-        total,
-        children.reduce((a, c) => a + c.unitsTotal, 0),
-      )
-    }
-    if (job.status === 'succeeded') return { progress: 1, eta: 0 }
-    const progress = total > 0 ? Math.min(1, done / total) : 0
-    if (isTerminal(job.status) || !job.startedAt || done <= 0)
-      return { progress, eta: isTerminal(job.status) ? 0 : null }
-    const elapsed = (this.now() - job.startedAt) / 1000
-    const rate = done / Math.max(elapsed, 1e-3)
-    return { progress, eta: Math.round(((total - done) / rate) * 10) / 10 }
-  }
-
-  /** The wire shape of a job. */
+  /** The wire shape of a job, with its progress and estimate. */
   jobResp(job: Job) {
-    const { progress, eta } = this.progressOf(job)
+    const { progress, eta } = progressOf(this.d.queue, job, this.now())
     const ts = (ms: number | null) => (ms === null ? null : iso(new Date(ms)))
     return {
       id: job.id,
@@ -234,115 +188,6 @@ export class OnboardingService {
       started_at: ts(job.startedAt),
       finished_at: ts(job.finishedAt),
     }
-  }
-
-  private async runBatch(ctx: JobContext): Promise<RunStats> {
-    const ids = (ctx.job.payload.unit_ids as string[]) ?? []
-    const stats: RunStats = { units: 0, chars: 0, cpuMs: 0 }
-    const texts = new Map<string, string | null>()
-    let done = 0
-    // The process's CPU time while the batch ran (threads and other work included), read once a batch.
-    const cpu0 = process.cpuUsage()
-    for (const id of ids) {
-      ctx.checkpoint()
-      const unit = this.repo.unit(id)
-      if (unit) await this.onboardUnit(unit, stats, texts)
-      done++
-      ctx.progress({ unitsDone: done, detail: `${done}/${ids.length} onboarded` })
-    }
-    const cpu = process.cpuUsage(cpu0)
-    stats.cpuMs = (cpu.user + cpu.system) / 1000
-    return stats
-  }
-
-  /**
-   * Onboards one unit (a section, a one-section document, or a document whose sections were made
-   * after the run started). A failure of this unit marks it failed and does not stop the batch; a
-   * document still waiting for its text extraction retries the batch later.
-   */
-  private async onboardUnit(
-    unit: UnitRow,
-    stats: RunStats,
-    texts: Map<string, string | null>,
-  ): Promise<void> {
-    const { workspace_id: ws, corpus_id: corpusId } = unit
-    // Done by an earlier attempt of this batch (a retry after a crash or a transient failure).
-    if (unit.status === 'ready' || unit.status === 'failed') return
-    if (unit.text_key === null) {
-      throw new TransientError(`Waiting for the text extraction of ${unit.path}.`)
-    }
-    const leaves = this.repo.leavesOf(unit.id)
-    const todo = (leaves.length > 0 ? leaves : [unit]).filter((l) => l.status !== 'ready' || l.id === unit.id)
-    // A section compiles while the one before is indexed (on the engine's compile thread, the two
-    // overlap). A section whose text is missing is left to its own turn, which fails it; a compile
-    // left unread after a failure is dropped, not reported.
-    const prepared: Promise<PreparedSection>[] = []
-    const prepare = async (i: number) => {
-      if (i >= todo.length || prepared[i]) return
-      const text = await this.leafText(todo[i]!, texts).catch(() => null)
-      if (text === null) return
-      const p = this.d.engine.prepareSection(text)
-      p.catch(() => {})
-      prepared[i] = p
-    }
-    try {
-      for (const [i, leaf] of todo.entries()) {
-        const text = await this.leafText(leaf, texts)
-        for (let j = i; j <= i + COMPILE_AHEAD; j++) await prepare(j)
-        await this.d.engine.onboardSection(
-          {
-            workspaceId: ws,
-            baseId: corpusId,
-            documentId: leaf.parent_id ?? leaf.id,
-            sectionId: leaf.id,
-            title: leaf.section_title ?? leaf.path,
-            filename: leaf.path,
-            text,
-          },
-          prepared[i],
-        )
-        stats.units++
-        stats.chars += text.length
-        this.repo.setStatus([leaf.id], 'ready', null, this.now())
-      }
-    } catch (e) {
-      this.d.log.warn('onboarding a document failed', { document_id: unit.id, error: (e as Error).message })
-      this.repo.setStatus([unit.id], 'failed', (e as Error).message, this.now())
-    }
-    const parents = [unit.parent_id, ...leaves.map((l) => l.parent_id)].filter((p): p is string => p !== null)
-    this.repo.rollUpParents(parents, this.now())
-  }
-
-  /** A leaf's text: its slice of the document's text sidecar (read once per batch). */
-  private async leafText(leaf: UnitRow, texts: Map<string, string | null>): Promise<string> {
-    const key = leaf.text_key
-    if (!key) throw new Error('The document has no extracted text; upload it again.')
-    if (!texts.has(key)) texts.set(key, await this.d.objects.getText(key))
-    const all = texts.get(key)
-    if (all === null || all === undefined)
-      throw new Error('The extracted text is missing; upload the document again.')
-    return leaf.text_offset === null ? all : all.slice(leaf.text_offset, leaf.text_offset + leaf.text_chars)
-  }
-
-  /** Embeds a base's passages that have no vector yet, a few sections a step; the cancel flag is read between steps. */
-  private async runEmbed(ctx: JobContext): Promise<{ vectors: number }> {
-    const sections = this.d.engine.sectionsOf(ctx.job.subjectId!).map((s) => s.sectionId)
-    let vectors = 0
-    ctx.progress({ unitsTotal: sections.length })
-    for (let i = 0; i < sections.length; i += EMBED_SECTIONS_PER_STEP) {
-      ctx.checkpoint()
-      const step = sections.slice(i, i + EMBED_SECTIONS_PER_STEP)
-      try {
-        vectors += await this.d.engine.embedSections(step)
-      } catch (e) {
-        // Vectors stored so far stay; the next attempt starts with the sections still without them.
-        if (e instanceof LlmUnavailableError) throw new TransientError(e.message)
-        throw e
-      }
-      const done = i + step.length
-      ctx.progress({ unitsDone: done, detail: `${done}/${sections.length} sections embedded` })
-    }
-    return { vectors }
   }
 
   private settle(batch: Job): void {

@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox'
 import { type Clock, iso } from '../../platform/clock/clock'
 import type { Config } from '../../platform/config/config.load'
-import type { Db } from '../../platform/db/db'
+import { type Db, ping } from '../../platform/db/db'
 import type { SloResp, StatusResp } from './status.schemas'
 
 type Component = Static<typeof StatusResp>['components'][number]
@@ -14,13 +14,12 @@ export interface StatusProbe {
 
 /** A probe that runs a trivial query: the database answers, and how fast. */
 export function databaseProbe(db: Db): StatusProbe {
-  const stmt = db.$client.prepare('SELECT 1')
   return {
     name: 'database',
     check() {
       const started = performance.now()
       try {
-        stmt.get()
+        ping(db)
         return { status: 'operational', latency_ms: Math.round((performance.now() - started) * 1000) / 1000 }
       } catch (e) {
         return { status: 'down', detail: (e as Error).message }

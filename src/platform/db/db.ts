@@ -20,3 +20,8 @@ export function openDatabase(path: string): Db {
   client.exec('PRAGMA synchronous = NORMAL')
   return drizzle({ client }) as Db
 }
+
+/** Runs a trivial query: throws when the database cannot answer (the status page's probe). */
+export function ping(db: Db): void {
+  db.$client.query('SELECT 1').get()
+}

@@ -1,27 +1,30 @@
 import { isTerminal } from '../../../platform/jobs/queue'
 import type { DocumentPurger, DocumentRow } from '../../corpora/corpora.service'
 import type { Registrar } from '../ingest.registrar'
-import { EXTRACT_JOB, type ExtractPayload } from '../ingest.types'
+import { EXTRACT_JOB, type ExtractPayload, type IngestDeps } from '../ingest.types'
 import { corpusOfKey, corpusPrefix } from './keys'
+
+/** What the purger and the orphan sweep work with. */
+export type SweepDeps = Pick<IngestDeps, 'objects' | 'corpora' | 'queue' | 'log'> & { registrar: Registrar }
 
 /**
  * Forgets what ingestion keeps for deleted (or replaced) documents: the raw object once no row of
  * the base uses it any more, the text sidecars, and the extraction jobs (a job that will never run
  * no longer counts as pending in its sync run). A deleted base loses its whole object prefix.
  */
-export function objectsPurger(svc: Registrar): DocumentPurger {
-  const { corpora, objects } = svc.deps
+export function objectsPurger(deps: SweepDeps): DocumentPurger {
+  const { corpora, objects, registrar } = deps
   return {
     async purgeDocuments(workspaceId, corpusId, rows) {
-      forgetJobs(svc, workspaceId, corpusId, rows)
+      forgetJobs(deps, workspaceId, corpusId, rows)
       // A deleted base loses everything at once in purgeCorpus; no need to go key by key.
-      if (!corpora.repo.get(workspaceId, corpusId)) return
+      if (!corpora.exists(workspaceId, corpusId)) return
       const keys = new Set<string>()
       for (const r of rows) {
         if (r.raw_key) keys.add(r.raw_key)
         if (r.text_key) keys.add(r.text_key)
       }
-      for (const key of keys) await svc.dropIfUnused(key)
+      for (const key of keys) await registrar.dropIfUnused(key)
     },
     async purgeCorpus(workspaceId, corpusId) {
       await objects.deletePrefix(corpusPrefix(workspaceId, corpusId))
@@ -30,15 +33,16 @@ export function objectsPurger(svc: Registrar): DocumentPurger {
 }
 
 /** Drops the extraction jobs of documents that are gone, settling their runs. */
-function forgetJobs(svc: Registrar, workspaceId: string, corpusId: string, rows: DocumentRow[]): void {
-  const { corpora, queue } = svc.deps
-  const now = svc.now()
+function forgetJobs(deps: SweepDeps, workspaceId: string, corpusId: string, rows: DocumentRow[]): void {
+  const { corpora, queue, registrar } = deps
+  const now = registrar.now()
   for (const r of rows) {
     // A replaced document keeps its row; its old job finds new content and settles itself.
-    if (r.parent_id !== null || corpora.repo.document(corpusId, r.id)) continue
+    if (r.parent_id !== null || corpora.document(corpusId, r.id)) continue
     const jobs = queue.listBySubject(workspaceId, r.id).filter((j) => j.kind === EXTRACT_JOB)
     for (const j of jobs) {
-      if (!isTerminal(j.status)) svc.repo.settle((j.payload as unknown as ExtractPayload).run_id, null, now)
+      if (!isTerminal(j.status))
+        registrar.repo.settle((j.payload as unknown as ExtractPayload).run_id, null, now)
     }
     // A running job loses its row too: it finishes into nothing and its settle hook does not fire.
     if (jobs.length > 0) queue.deleteBySubject(workspaceId, r.id)
@@ -51,27 +55,27 @@ function forgetJobs(svc: Registrar, workspaceId: string, corpusId: string, rows:
  * commit never came (once its upload has expired), and everything of a base that no longer exists.
  * Objects of requests in flight are spared.
  */
-export async function sweepOrphans(svc: Registrar): Promise<{ removed: number; uploadsExpired: number }> {
-  const { objects, corpora, log } = svc.deps
-  const uploadsExpired = svc.repo.deleteExpiredUploads(svc.now())
+export async function sweepOrphans(deps: SweepDeps): Promise<{ removed: number; uploadsExpired: number }> {
+  const { objects, corpora, log, registrar } = deps
+  const uploadsExpired = registrar.repo.deleteExpiredUploads(registrar.now())
   const bases = new Map<string, boolean>()
   const orphans: string[] = []
   for await (const o of objects.list('')) {
     const where = corpusOfKey(o.key)
-    if (!where || svc.inflight.has(o.key)) continue
+    if (!where || registrar.inflight.has(o.key)) continue
     const baseKey = `${where.workspaceId}/${where.corpusId}`
     let exists = bases.get(baseKey)
     if (exists === undefined) {
-      exists = corpora.repo.get(where.workspaceId, where.corpusId) !== null
+      exists = corpora.exists(where.workspaceId, where.corpusId)
       bases.set(baseKey, exists)
     }
-    if (!exists || !corpora.content.keyInUse(o.key)) orphans.push(o.key)
+    if (!exists || !corpora.keyInUse(o.key)) orphans.push(o.key)
   }
   let removed = 0
   // Deleted after the listing, each checked again: a request may have committed it meanwhile.
   for (const key of orphans) {
     try {
-      if (await svc.dropIfUnused(key)) removed++
+      if (await registrar.dropIfUnused(key)) removed++
     } catch (e) {
       log.warn('orphan sweep could not remove an object', { key, error: (e as Error).message })
     }

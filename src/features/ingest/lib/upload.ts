@@ -1,10 +1,13 @@
 import { ApiError, fail } from '../../../platform/errors/errors'
 import { ObjectTooLargeError } from '../../../platform/storage/object-store'
 import type { Registrar } from '../ingest.registrar'
-import type { Incoming, Registered } from '../ingest.types'
+import type { Incoming, IngestDeps, Registered } from '../ingest.types'
 import { detectUpload, HeadBuffer } from './detect'
-import { fileParts, MultipartError, partStream, RequestTooLargeError } from './multipart'
+import { type FilePart, fileParts, MultipartError, partStream, RequestTooLargeError } from './multipart'
 import { normalizePath } from './paths'
+
+/** What an upload works with. */
+export type UploadDeps = Pick<IngestDeps, 'config' | 'objects'> & { registrar: Registrar }
 
 /**
  * Streams every file of a multipart upload straight to the object store (hashing as it goes),
@@ -12,12 +15,12 @@ import { normalizePath } from './paths'
  * what the request had stored: a request is taken whole or not at all.
  */
 export async function uploadFiles(
-  svc: Registrar,
+  deps: UploadDeps,
   workspaceId: string,
   corpusId: string,
   request: Request,
 ): Promise<Registered> {
-  const { config, objects } = svc.deps
+  const { config, objects, registrar } = deps
   const type = request.headers.get('content-type') ?? ''
   if (!/^multipart\/form-data\s*(;|$)/i.test(type)) {
     throw fail(
@@ -29,76 +32,83 @@ export async function uploadFiles(
   if (declared > config.max_request_bytes) throw requestTooLarge(config.max_request_bytes)
 
   const written: string[] = []
-  const stored: Incoming[] = []
+  let stored: Incoming[]
   try {
-    const parts = fileParts(request, {
-      maxRequestBytes: config.max_request_bytes,
-      maxFiles: config.max_files_per_request,
-    })
-    for await (const part of parts) {
-      // Browsers send an empty, nameless part for a file input left empty.
-      if (part.filename === '') continue
-      const path = normalizePath(part.filename, ['body', 'files', stored.length, 'filename'])
-      if (stored.some((s) => s.path === path)) {
-        throw fail('invalid_path', `The path "${path}" appears more than once in the request.`, [
-          {
-            loc: ['body', 'files', stored.length, 'filename'],
-            msg: 'Duplicate path',
-            type: 'duplicate_path',
-          },
-        ])
-      }
-      const key = svc.newBlobKey(workspaceId, corpusId)
-      written.push(key)
-      svc.inflight.add(key)
-      const head = new HeadBuffer()
-      let put: { size: number; sha256: string }
-      try {
-        put = await objects.put(
-          key,
-          partStream(part.stream, (c) => head.add(c)),
-          { maxBytes: config.max_file_bytes },
-        )
-      } catch (e) {
-        if (e instanceof ObjectTooLargeError) {
-          throw fail(
-            'payload_too_large',
-            `The file "${path}" exceeds the limit of ${e.limit} bytes per file.`,
-            {
-              limit: e.limit,
-              filename: path,
-            },
-          )
-        }
-        throw e
-      }
-      const detection = await detectUpload(path, head.bytes(), put.size, part.mimeType, () =>
-        objects.getBytes(key),
-      )
-      if (!detection.supported) {
-        throw fail('unsupported_media_type', detection.message, { filename: path, type: detection.typeName })
-      }
-      stored.push({
-        path,
-        sha256: put.sha256,
-        size: put.size,
-        contentType: detection.contentType,
-        rawKey: key,
-      })
-    }
-    if (stored.length === 0) {
-      throw fail('validation_error', 'No files in the request: send each file as a "files" part.', [
-        { loc: ['body', 'files'], msg: 'Field required', type: 'missing' },
-      ])
-    }
+    stored = await storeParts(deps, workspaceId, corpusId, request, written)
   } catch (e) {
     for (const key of written) {
-      svc.inflight.delete(key)
+      registrar.inflight.delete(key)
       await objects.delete(key).catch(() => {})
     }
     throw asApiError(e, config.max_request_bytes)
   }
-  return svc.registerOrDiscard(workspaceId, corpusId, 'upload', stored, written)
+  return registrar.registerOrDiscard(workspaceId, corpusId, 'upload', stored, written)
+}
+
+/** Stores every file part of the request in turn; `written` collects the keys, for the caller to undo. */
+async function storeParts(
+  deps: UploadDeps,
+  workspaceId: string,
+  corpusId: string,
+  request: Request,
+  written: string[],
+): Promise<Incoming[]> {
+  const { config, registrar } = deps
+  const stored: Incoming[] = []
+  const parts = fileParts(request, {
+    maxRequestBytes: config.max_request_bytes,
+    maxFiles: config.max_files_per_request,
+  })
+  for await (const part of parts) {
+    // Browsers send an empty, nameless part for a file input left empty.
+    if (part.filename === '') continue
+    const loc = ['body', 'files', stored.length, 'filename']
+    const path = normalizePath(part.filename, loc)
+    if (stored.some((s) => s.path === path)) {
+      throw fail('invalid_path', `The path "${path}" appears more than once in the request.`, [
+        { loc, msg: 'Duplicate path', type: 'duplicate_path' },
+      ])
+    }
+    const key = registrar.newBlobKey(workspaceId, corpusId)
+    written.push(key)
+    registrar.inflight.add(key)
+    stored.push(await storePart(deps, part, path, key))
+  }
+  if (stored.length === 0) {
+    throw fail('validation_error', 'No files in the request: send each file as a "files" part.', [
+      { loc: ['body', 'files'], msg: 'Field required', type: 'missing' },
+    ])
+  }
+  return stored
+}
+
+/** Streams one part to `key` within the size limit, then checks that its type is one we read. */
+async function storePart(deps: UploadDeps, part: FilePart, path: string, key: string): Promise<Incoming> {
+  const { config, objects } = deps
+  const head = new HeadBuffer()
+  let put: { size: number; sha256: string }
+  try {
+    put = await objects.put(
+      key,
+      partStream(part.stream, (c) => head.add(c)),
+      { maxBytes: config.max_file_bytes },
+    )
+  } catch (e) {
+    if (e instanceof ObjectTooLargeError) {
+      throw fail('payload_too_large', `The file "${path}" exceeds the limit of ${e.limit} bytes per file.`, {
+        limit: e.limit,
+        filename: path,
+      })
+    }
+    throw e
+  }
+  const detection = await detectUpload(path, head.bytes(), put.size, part.mimeType, () =>
+    objects.getBytes(key),
+  )
+  if (!detection.supported) {
+    throw fail('unsupported_media_type', detection.message, { filename: path, type: detection.typeName })
+  }
+  return { path, sha256: put.sha256, size: put.size, contentType: detection.contentType, rawKey: key }
 }
 
 function requestTooLarge(limit: number): ApiError {

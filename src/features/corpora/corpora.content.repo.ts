@@ -26,6 +26,19 @@ export interface NewSection {
   offset: number
 }
 
+/** What a finished extraction of a parent document produced. */
+export interface Extraction {
+  textKey: string
+  textChars: number
+  /** Bytes of the sidecar as stored (counted in the base's storage). */
+  textBytes: number
+  contentType: string
+  title: string | null
+  cartId: string | null
+  sections: NewSection[]
+  now: number
+}
+
 /**
  * Data functions that give documents their content: registering new or replaced files, recording
  * extraction results, and the questions deletion and dedup ask about stored objects.
@@ -98,20 +111,7 @@ export class DocumentContentRepo {
   }
 
   /** Records a finished extraction: the sidecar, sizes and sections (replacing earlier ones). */
-  setExtracted(
-    parent: DocumentRow,
-    x: {
-      textKey: string
-      textChars: number
-      /** Bytes of the sidecar as stored (counted in the base's storage). */
-      textBytes: number
-      contentType: string
-      title: string | null
-      cartId: string | null
-      sections: NewSection[]
-      now: number
-    },
-  ): void {
+  setExtracted(parent: DocumentRow, x: Extraction): void {
     const c = this.db.$client
     c.query('DELETE FROM documents WHERE parent_id = ?').run(parent.id)
     c.query(

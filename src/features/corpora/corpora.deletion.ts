@@ -1,0 +1,161 @@
+import type { Db } from '../../platform/db/db'
+import { transaction } from '../../platform/db/transaction'
+import { notFound } from '../../platform/errors/errors'
+import type { Logger } from '../../platform/log/log'
+import type { AuditActor, AuditService } from '../audit/audit.service'
+import type { CorporaRepo, CorpusRow, DocumentRow } from './corpora.repo'
+
+/**
+ * Removes what other features keep for documents, before a delete answers. Ingest's forgets stored
+ * objects (raw files, text sidecars) and extraction jobs; the engine's forgets index entries,
+ * durable cartridges and warm copies. createApp hands them to corpora (`purgers`).
+ */
+export interface DocumentPurger {
+  /**
+   * Called after the rows are gone, and with the previous version of a document replaced in place
+   * (same id, new content): forget what was derived from those rows. `carts` lists cart ids no
+   * remaining row references.
+   */
+  purgeDocuments(workspaceId: string, corpusId: string, rows: DocumentRow[], carts: string[]): Promise<void>
+  /** Called after a whole base is gone. */
+  purgeCorpus(workspaceId: string, corpusId: string): Promise<void>
+}
+
+/** What a delete did, for the caller's receipt. */
+export interface DeleteReceipt {
+  deleted: string[]
+  buildRunning: boolean
+}
+
+/** Who deletes documents and through which path, for the deletion receipts in the audit log. */
+export interface DeletedBy {
+  actor: AuditActor
+  /** `api`: DELETE of a document; `push`: a push commit with `delete_missing`. */
+  via: 'api' | 'push'
+}
+
+/**
+ * Deleting documents and bases: the rows and their receipts in one transaction, then every
+ * registered purger told what is gone. The deletes that must be finished before the request
+ * answers (objects, index entries, cartridges) are purgers, run here synchronously.
+ */
+export class CorporaDeletion {
+  private readonly purgers: () => DocumentPurger[]
+  private readonly buildRunning: (workspaceId: string, corpusId: string) => boolean
+
+  constructor(
+    private readonly deps: {
+      db: Db
+      repo: CorporaRepo
+      audit: AuditService
+      log?: Logger | undefined
+      purgers?: () => DocumentPurger[]
+      buildRunning?: (workspaceId: string, corpusId: string) => boolean
+    },
+  ) {
+    this.purgers = deps.purgers ?? (() => [])
+    this.buildRunning = deps.buildRunning ?? (() => false)
+  }
+
+  /** Deletes a parent document with its sections, records its receipt and purges what it left. */
+  async deleteDocument(
+    workspaceId: string,
+    corpusId: string,
+    parent: DocumentRow,
+    actor: AuditActor,
+  ): Promise<DeleteReceipt> {
+    const buildRunning = this.buildRunning(workspaceId, corpusId)
+    const rows = this.detach(workspaceId, corpusId, [parent], { actor, via: 'api' })
+    await this.purge(workspaceId, corpusId, rows)
+    return { deleted: rows.map((r) => r.id), buildRunning }
+  }
+
+  /**
+   * Deletes parent documents and their sections at once, writes one deletion receipt per file in
+   * the same transaction, and returns every row removed. Synchronous, so a caller may run it inside
+   * its own transaction; `purge` the rows afterwards.
+   */
+  detach(workspaceId: string, corpusId: string, parents: DocumentRow[], by: DeletedBy): DocumentRow[] {
+    const rows: DocumentRow[] = []
+    if (parents.length === 0) return rows
+    const { repo, audit } = this.deps
+    const buildRunning = this.buildRunning(workspaceId, corpusId)
+    transaction(this.deps.db, () => {
+      for (const p of parents) {
+        const sections = repo.sections(p.id)
+        rows.push(p, ...sections)
+        if (!repo.deleteDocument(corpusId, p.id)) continue
+        audit.record({
+          workspaceId,
+          actor: by.actor,
+          action: 'document.deleted',
+          target: { type: 'document', id: p.id },
+          details: {
+            corpus_id: corpusId,
+            filename: p.path,
+            rows: 1 + sections.length,
+            via: by.via,
+            build_running: buildRunning,
+          },
+        })
+      }
+    })
+    return rows
+  }
+
+  /**
+   * Tells every purger that `rows` are gone (or stale). A purger that fails is logged and skipped:
+   * the rows are already gone, and the start-up sweep removes any object left behind.
+   */
+  async purge(workspaceId: string, corpusId: string, rows: DocumentRow[]): Promise<void> {
+    if (rows.length === 0) return
+    const ids = rows.map((r) => r.id)
+    const carts = [...new Set(rows.map((r) => r.cart_id).filter((c): c is string => c !== null))].filter(
+      (c) => this.deps.repo.cartUsers(c, ids) === 0,
+    )
+    for (const p of this.purgers()) {
+      try {
+        await p.purgeDocuments(workspaceId, corpusId, rows, carts)
+      } catch (e) {
+        this.deps.log?.error('document purge failed', { corpus_id: corpusId, error: (e as Error).message })
+      }
+    }
+  }
+
+  /**
+   * Deletes a base with its rows, objects, index entries, cartridges and warm copies; its receipt
+   * is written in the transaction that deletes the rows.
+   */
+  async deleteCorpus(workspaceId: string, base: CorpusRow, actor: AuditActor): Promise<DeleteReceipt> {
+    const { repo, audit } = this.deps
+    const corpusId = base.id
+    const buildRunning = this.buildRunning(workspaceId, corpusId)
+    const rows = transaction(this.deps.db, () => {
+      const all = repo.allDocumentRows(corpusId)
+      if (!repo.delete(workspaceId, corpusId)) throw notFound('Document base')
+      audit.record({
+        workspaceId,
+        actor,
+        action: 'corpus.deleted',
+        target: { type: 'corpus', id: corpusId },
+        details: {
+          name: base.name,
+          documents: all.filter((r) => r.parent_id === null).length,
+          rows: all.length,
+          storage_bytes: base.storage_bytes,
+          build_running: buildRunning,
+        },
+      })
+      return all
+    })
+    await this.purge(workspaceId, corpusId, rows)
+    for (const p of this.purgers()) {
+      try {
+        await p.purgeCorpus(workspaceId, corpusId)
+      } catch (e) {
+        this.deps.log?.error('base purge failed', { corpus_id: corpusId, error: (e as Error).message })
+      }
+    }
+    return { deleted: rows.map((r) => r.id), buildRunning }
+  }
+}

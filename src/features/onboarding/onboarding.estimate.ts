@@ -1,0 +1,26 @@
+import { isTerminal, type Job, type JobQueue } from '../../platform/jobs/queue'
+import { RUN_KIND } from './onboarding.jobs'
+
+/**
+ * Progress (0..1) of an onboarding job and an estimate of the seconds left, from its measured
+ * throughput so far; a run counts the units of its batches.
+ */
+export function progressOf(queue: JobQueue, job: Job, now: number): { progress: number; eta: number | null } {
+  let done = job.unitsDone
+  let total = job.unitsTotal
+  if (job.kind === RUN_KIND) {
+    const children = queue.children(job.id)
+    done = children.reduce((a, c) => a + (c.status === 'succeeded' ? c.unitsTotal : c.unitsDone), 0)
+    total = Math.max(
+      total,
+      children.reduce((a, c) => a + c.unitsTotal, 0),
+    )
+  }
+  if (job.status === 'succeeded') return { progress: 1, eta: 0 }
+  const progress = total > 0 ? Math.min(1, done / total) : 0
+  if (isTerminal(job.status) || !job.startedAt || done <= 0)
+    return { progress, eta: isTerminal(job.status) ? 0 : null }
+  const elapsed = (now - job.startedAt) / 1000
+  const rate = done / Math.max(elapsed, 1e-3)
+  return { progress, eta: Math.round(((total - done) / rate) * 10) / 10 }
+}
