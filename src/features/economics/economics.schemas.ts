@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox'
 import { namedObject } from '../../platform/http/schema'
 import type { SseEvent } from '../../platform/http/sse'
 import { Metrics, Source, toChatSse, toSourceResp, toStreamMetricsResp } from '../answers/answers.schemas'
-import type { CompareEvent, Comparison, QueryCost } from './economics.service'
+import type { CompareEvent, Comparison } from './economics.types'
+import type { QueryCost } from './lib/cost'
 import { money, ratio, round } from './lib/cost'
 
 const Strategy = Type.Union([Type.Literal('cart'), Type.Literal('rag')])

@@ -4,9 +4,10 @@ import type { Random } from '../../platform/crypto/random'
 import { fail } from '../../platform/errors/errors'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { ChatReq } from '../answers/answers.schemas'
-import type { AnswersService, ChatEvent, ChatResult, StreamMetrics } from '../answers/answers.service'
+import type { AnswersService, ChatResult } from '../answers/answers.service'
 import type { CorporaService, CorpusRow } from '../corpora/corpora.service'
 import { type OnboardingService, RUN_KIND } from '../onboarding/onboarding.service'
+import type { CompareEvent, Comparison } from './economics.types'
 import {
   breakEvenQueries,
   money,
@@ -22,6 +23,7 @@ import {
 import { leaves, processCpuMs, trainCpuMs } from './lib/measure'
 import { sampleQueries } from './lib/sample'
 
+export type { CompareEvent, CompareRun, Comparison } from './economics.types'
 export type { QueryCost, RateCard, Strategy } from './lib/cost'
 export { type CartridgeSource, cartridgeFootprint } from './lib/footprint'
 
@@ -47,38 +49,6 @@ export interface EconomicsDeps {
 }
 
 type Chat = Static<typeof ChatReq>
-
-/** One strategy's answer in a comparison, with its measured CPU time and its cost on the rate card. */
-export interface CompareRun {
-  key: Strategy
-  result: ChatResult
-  cpuMs: number
-  cost: QueryCost
-}
-
-/** The same question answered by each strategy asked for, and what each cost. */
-export interface Comparison {
-  runs: CompareRun[]
-  queriesPerMonth: number
-  side: 'both' | Strategy
-  generator: 'extractive' | 'llm'
-  rates: RateCard
-}
-
-/**
- * A streamed comparison: the answer's sources and text as the answers stream gives them, then one
- * `summary` with the measured figures and the cost per query.
- */
-export type CompareEvent =
-  | Exclude<ChatEvent, { type: 'done' }>
-  | {
-      type: 'summary'
-      key: Strategy
-      metrics: StreamMetrics
-      cpuMs: number
-      cost: QueryCost
-      queriesPerMonth: number
-    }
 
 /** Measured work of a strategy, averaged over the economics probe. */
 interface Measured {
