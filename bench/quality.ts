@@ -204,7 +204,7 @@ async function main() {
     // What the embed job does after a run (onboarding itself never waits for the embeddings server;
     // the built-in vectors are made as passages are indexed, inside the timing above).
     const t0 = performance.now()
-    const vectors = await engine.embedSections(engine.repo.sections(base).map((s) => s.section_id))
+    const vectors = await engine.embedSections(engine.sectionsOf(base).map((s) => s.sectionId))
     const s = (performance.now() - t0) / 1000
     console.log(`embedded ${vectors} passages in ${s.toFixed(1)} s (${(mb / s).toFixed(3)} MB/s)`)
   }

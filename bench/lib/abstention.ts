@@ -103,7 +103,7 @@ export async function measureAbstention(
               evidence: explain.evidence,
               unchecked: explain.unchecked ?? '',
               sources: res.sources.map((s) => ({
-                document_id: s.document_id,
+                document_id: s.documentId,
                 title: s.title,
                 snippet: s.snippet,
               })),

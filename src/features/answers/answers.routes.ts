@@ -1,4 +1,5 @@
 import { defineRoute, type RouteDef } from '../../platform/http/route'
+import { errorEvent, sseFrom } from '../../platform/http/sse'
 import {
   ChatDeltaEvent,
   ChatDoneEvent,
@@ -11,6 +12,8 @@ import {
   FeedbackResp,
   SERVING_ERRORS,
   StreamErrorEvent,
+  toChatResp,
+  toChatSse,
 } from './answers.schemas'
 import type { AnswersService } from './answers.service'
 
@@ -32,7 +35,8 @@ export function answersRoutes(answers: AnswersService): RouteDef[] {
       body: ChatReq,
       response: ChatResp,
       errors: SERVING_ERRORS,
-      handler: ({ principal, params, body }) => answers.chat(principal, params.corpus_id, body),
+      handler: async ({ principal, params, body }) =>
+        toChatResp(await answers.chat(principal, params.corpus_id, body)),
     }),
     defineRoute({
       method: 'POST',
@@ -48,7 +52,12 @@ export function answersRoutes(answers: AnswersService): RouteDef[] {
       events: { head: ChatHeadEvent, delta: ChatDeltaEvent, done: ChatDoneEvent, error: StreamErrorEvent },
       errors: SERVING_ERRORS,
       idempotent: false,
-      handler: ({ principal, params, body }) => answers.chatStream(principal, params.corpus_id, body),
+      handler: async ({ principal, params, body }) =>
+        sseFrom(await answers.chatStream(principal, params.corpus_id, body), toChatSse, {
+          terminal: ['done', 'error'],
+          onError: errorEvent('The answer failed.'),
+          keepAliveMs: 15_000,
+        }),
     }),
     defineRoute({
       method: 'POST',

@@ -1,7 +1,10 @@
 import { Type } from '@sinclair/typebox'
 import type { ErrorCode } from '../../platform/errors/errors'
 import { namedObject } from '../../platform/http/schema'
+import type { SseEvent } from '../../platform/http/sse'
 import { TextString } from '../../platform/http/text-formats'
+import type { Source as SourceOf } from '../engine/engine.service'
+import type { ChatEvent, ChatResult, StreamMetrics } from './answers.types'
 
 export const Turn = namedObject('Turn', {
   role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]),
@@ -122,3 +125,75 @@ export const StreamErrorEvent = namedObject('StreamErrorEvent', { error: Type.St
 
 /** What asking a base can refuse beyond bad input and credentials (chat, stream, compare, MCP). */
 export const SERVING_ERRORS: ErrorCode[] = ['unknown_documents', 'corpus_not_ready', 'serving_unavailable']
+
+/** The wire shape of a source. */
+export function toSourceResp(s: SourceOf) {
+  return {
+    id: s.id,
+    title: s.title,
+    document_id: s.documentId,
+    filename: s.filename,
+    snippet: s.snippet,
+    score: s.score,
+  }
+}
+
+/** The wire fields of a fallback: present only when the answer fell back to the extractive one. */
+function fallbackResp(reason: string | undefined) {
+  return reason === undefined ? {} : { fallback: 'extractive' as const, fallback_reason: reason }
+}
+
+/** ChatResp: an answer, its sources and its figures, on the wire. */
+export function toChatResp(r: ChatResult) {
+  const m = r.metrics
+  return {
+    answer: r.answer,
+    answered: r.answered,
+    strategy: r.strategy,
+    used_docs: r.usedDocs,
+    sources: r.sources.map(toSourceResp),
+    condensed_q: r.condensedQuestion,
+    metrics: {
+      latency_ms: m.latencyMs,
+      retrieval_ms: m.retrievalMs,
+      strategy: m.strategy,
+      k: m.k,
+      support: m.support,
+      ttft_ms: m.ttftMs,
+      context_tokens: m.contextTokens,
+      generator: m.generator,
+    },
+    ...fallbackResp(r.fallbackReason),
+  }
+}
+
+/** The `done` event's metrics on the wire. */
+export function toStreamMetricsResp(m: StreamMetrics) {
+  return {
+    latency_ms: m.latencyMs,
+    ttft_ms: m.ttftMs,
+    retrieval_ms: m.retrievalMs,
+    strategy: m.strategy,
+    context_tokens: m.contextTokens,
+    generator: m.generator,
+    ...fallbackResp(m.fallbackReason),
+  }
+}
+
+/** A streamed answer's event on the wire: `head`, `delta` or `done`. */
+export function toChatSse(e: ChatEvent): SseEvent {
+  if (e.type === 'delta') return { event: 'delta', data: { delta: e.text } }
+  if (e.type === 'done')
+    return { event: 'done', data: { done: true, metrics: toStreamMetricsResp(e.metrics) } }
+  return {
+    event: 'head',
+    data: {
+      head: true,
+      answered: e.answered,
+      ...fallbackResp(e.fallbackReason),
+      used_docs: e.usedDocs,
+      sources: e.sources.map(toSourceResp),
+      condensed_q: e.condensedQuestion,
+    },
+  }
+}

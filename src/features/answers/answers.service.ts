@@ -5,19 +5,26 @@ import { type Gate, SaturatedError } from '../../platform/concurrency/gate'
 import { newId, type Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
 import { fail, notFound } from '../../platform/errors/errors'
-import { type SseEvent, sseResponse } from '../../platform/http/sse'
 import type { ChatMessage, LlmClient } from '../../platform/llm/openai-client'
 import { LlmUnavailableError } from '../../platform/llm/server-request'
 import type { Logger } from '../../platform/log/log'
 import type { CorporaService } from '../corpora/corpora.service'
 import type { AskResult, Engine, Source } from '../engine/engine.service'
+import { rethrowUnavailable, unavailable } from './answers.errors'
 import { AnswersRepo } from './answers.repo'
 import type { ChatReq, FeedbackReq } from './answers.schemas'
-import { describeFromSources, llmMessages, streamPieces, uncut, wholeSentences } from './answers.text'
+import { answerEvents, CUT_FALLBACK, type OpenedPieces, round } from './answers.stream'
+import {
+  completeSentences,
+  describeFromSources,
+  describeMessages,
+  llmMessages,
+  streamPieces,
+  uncut,
+} from './answers.text'
+import type { ChatEvent, ChatResult, Generator } from './answers.types'
 
-/** One source of an answer, and the engine's answer (ChatResp without the serving metrics). */
-export type { Source }
-export type EngineAnswer = AskResult
+export type { ChatEvent, ChatMetrics, ChatResult, StreamMetrics } from './answers.types'
 
 /** The answer engine's query call. */
 export type Answerer = Pick<Engine, 'ask'>
@@ -41,26 +48,10 @@ export interface AnswersDeps {
   gate: Gate
 }
 
-/** Why an answer is the extractive one although a model server is configured. */
-export interface Fallback {
-  fallback: 'extractive'
-  fallback_reason: string
-}
-
 // A model server that keeps failing is reported at most this often (every question would fail alike).
 const REPORT_EVERY_MS = 60_000
 
 type Req = Static<typeof ChatReq>
-
-/** A ChatResp plus the measured serving figures. */
-export type ChatResult = EngineAnswer &
-  Partial<Fallback> & {
-    metrics: EngineAnswer['metrics'] & {
-      ttft_ms: number
-      context_tokens: number
-      generator: 'extractive' | 'llm'
-    }
-  }
 
 /** A rough token count (4 characters a token), for cost and context figures. */
 export function estimateTokens(text: string): number {
@@ -77,16 +68,16 @@ export class AnswersService {
 
   /**
    * What a failed model call becomes: in strict mode (or for a failure that is not the server being
-   * unavailable) the error, 503 with Retry-After when unavailable; otherwise the fallback marker.
+   * unavailable) the error, 503 with Retry-After when unavailable; otherwise why the answer falls back.
    */
-  private fallbackFor(e: unknown): Fallback {
+  private fallbackFor(e: unknown): string {
     if (this.d.strict || !(e instanceof LlmUnavailableError)) rethrowUnavailable(e)
     const now = this.d.clock.now().getTime()
     if (now - this.reported >= REPORT_EVERY_MS) {
       this.reported = now
       this.d.log?.warn('answering with the extractive engine: the model server failed', { error: e.message })
     }
-    return { fallback: 'extractive', fallback_reason: `${e.message} The answer is the extractive one.` }
+    return `${e.message} The answer is the extractive one.`
   }
 
   /** Checks the base can answer and resolves pinned ids; throws the 4xx otherwise. */
@@ -139,12 +130,12 @@ export class AnswersService {
       const t0 = performance.now()
       const found = await this.d.engine.ask(corpusId, input)
       let answer = found.answer
-      let generator: 'extractive' | 'llm' = 'extractive'
-      let fallback: Fallback | null = null
+      let generator: Generator = 'extractive'
+      let fallback: string | null = null
       let contextTokens = estimateTokens(found.sources.map((s) => s.snippet).join('\n'))
       // A base that does not answer the question is not given to the model to answer from.
       if (this.d.llm && found.answered) {
-        const messages = llmMessages(found.condensed_q, found.sources)
+        const messages = llmMessages(found.condensedQuestion, found.sources)
         try {
           const done = await this.d.llm.completion({ messages, maxTokens: req.max_tokens })
           const text = uncut(done.text, done.finishReason)
@@ -162,14 +153,8 @@ export class AnswersService {
       return {
         ...found,
         answer,
-        ...fallback,
-        metrics: {
-          ...found.metrics,
-          latency_ms: latency,
-          ttft_ms: latency,
-          context_tokens: contextTokens,
-          generator,
-        },
+        ...(fallback ? { fallbackReason: fallback } : {}),
+        metrics: { ...found.metrics, latencyMs: latency, ttftMs: latency, contextTokens, generator },
       }
     } finally {
       release()
@@ -177,11 +162,11 @@ export class AnswersService {
   }
 
   /**
-   * Streams an answer as SSE: `head` (sources), `delta`s, then one `done` (or one `error`). Every
-   * refusal that can be known before the first byte (not ready, unknown pins, saturation, model
-   * server down) is an ordinary error response instead.
+   * Streams an answer: its sources, the text piece by piece, then the figures (answerEvents). Every
+   * refusal that can be known before the first event (not ready, unknown pins, saturation, model
+   * server down) is thrown instead, so that it is an ordinary error response.
    */
-  async chatStream(principal: Principal, corpusId: string, req: Req): Promise<Response> {
+  async chatStream(principal: Principal, corpusId: string, req: Req): Promise<AsyncGenerator<ChatEvent>> {
     const input = this.prepare(principal.workspaceId, corpusId, req)
     const release = await this.slot()
     let released = false
@@ -192,71 +177,15 @@ export class AnswersService {
     try {
       const t0 = performance.now()
       const found = await this.d.engine.ask(corpusId, input)
-      const { pieces, first, messages, fallback } = await this.openPieces(found, req.max_tokens)
-      const useLlm = messages.length > 0
-      const ttft = round(performance.now() - t0)
+      const opened = await this.openPieces(found, req.max_tokens)
+      const ttftMs = round(performance.now() - t0)
       this.d.recordQuery(principal.workspaceId, corpusId)
       const contextTokens = estimateTokens(
-        useLlm ? messages.map((m) => m.content).join('\n') : found.sources.map((s) => s.snippet).join('\n'),
+        opened.messages.length > 0
+          ? opened.messages.map((m) => m.content).join('\n')
+          : found.sources.map((s) => s.snippet).join('\n'),
       )
-      async function* events(): AsyncGenerator<SseEvent> {
-        try {
-          yield {
-            event: 'head',
-            data: {
-              head: true,
-              answered: found.answered,
-              ...fallback,
-              used_docs: found.used_docs,
-              sources: found.sources,
-              condensed_q: found.condensed_q,
-            },
-          }
-          let generator: 'extractive' | 'llm' = useLlm ? 'llm' : 'extractive'
-          let late: Fallback | null = null
-          // The model's pieces a sentence at a time (an answer cut by max_tokens ends on a whole one).
-          const relay = useLlm ? wholeSentences(pieces, first) : null
-          let sent = false
-          if (!relay && !first.done && first.value) yield { event: 'delta', data: { delta: first.value } }
-          for (;;) {
-            const next = relay ? await relay.next() : await pieces.next()
-            if (next.done) {
-              sent = next.value === true
-              break
-            }
-            if (next.value) yield { event: 'delta', data: { delta: next.value } }
-          }
-          if (relay && !sent) {
-            // Cut before its first sentence ended: the extractive answer instead.
-            generator = 'extractive'
-            late = CUT_FALLBACK
-            yield { event: 'delta', data: { delta: found.answer } }
-          }
-          yield {
-            event: 'done',
-            data: {
-              done: true,
-              metrics: {
-                latency_ms: round(performance.now() - t0),
-                ttft_ms: ttft,
-                retrieval_ms: found.metrics.retrieval_ms,
-                strategy: found.strategy,
-                context_tokens: contextTokens,
-                generator,
-                ...late,
-              },
-            },
-          }
-        } finally {
-          done()
-          await pieces.return(undefined)
-        }
-      }
-      return sseResponse(events(), {
-        terminal: ['done', 'error'],
-        onError: (e) => ({ event: 'error', data: { error: (e as Error).message || 'The answer failed.' } }),
-        keepAliveMs: 15_000,
-      })
+      return answerEvents({ found, opened, t0, ttftMs, contextTokens, release: done })
     } catch (e) {
       done()
       throw e
@@ -267,18 +196,18 @@ export class AnswersService {
    * The pieces a streamed answer is made of and the first of them: the model's when a model server
    * is configured and the base answers the question, else (or when the server is down and not
    * strict) the extractive answer's. The first piece is awaited so that a dead server is known
-   * before the 200.
+   * before the first event.
    */
-  private async openPieces(found: EngineAnswer, maxTokens: number | undefined) {
-    const extractive = async (fallback: Fallback | null) => {
+  private async openPieces(found: AskResult, maxTokens: number | undefined): Promise<OpenedPieces> {
+    const extractive = async (fallbackReason: string | null) => {
       const pieces: AsyncGenerator<string, string | null | undefined> = streamPieces(found.answer)
-      return { pieces, first: await pieces.next(), messages: [] as ChatMessage[], fallback }
+      return { pieces, first: await pieces.next(), messages: [] as ChatMessage[], fallbackReason }
     }
     if (!this.d.llm || !found.answered) return extractive(null)
-    const messages = llmMessages(found.condensed_q, found.sources)
+    const messages = llmMessages(found.condensedQuestion, found.sources)
     const pieces = this.d.llm.stream({ messages, maxTokens })
     try {
-      return { pieces, first: await pieces.next(), messages, fallback: null }
+      return { pieces, first: await pieces.next(), messages, fallbackReason: null }
     } catch (e) {
       return extractive(this.fallbackFor(e))
     }
@@ -303,17 +232,7 @@ export class AnswersService {
       if (this.d.llm && probe.sources.length > 0) {
         try {
           const text = await this.d.llm.complete({
-            messages: [
-              {
-                role: 'system',
-                content:
-                  'Write a one or two sentence catalog description of a document collection from the excerpts given. No preamble.',
-              },
-              {
-                role: 'user',
-                content: probe.sources.map((s, i) => `[${i + 1}] ${s.filename}: ${s.snippet}`).join('\n'),
-              },
-            ],
+            messages: describeMessages(probe.sources),
             maxTokens: 120,
           })
           description = completeSentences(text)
@@ -344,7 +263,7 @@ export class AnswersService {
     return this.d.corpora.documents(workspaceId, corpusId, false, null).items.map((d) => ({
       id: d.id,
       title: d.title ?? d.filename,
-      document_id: d.id,
+      documentId: d.id,
       filename: d.filename,
       snippet: '',
       score: 0,
@@ -375,35 +294,4 @@ export class AnswersService {
     })
     return { id, status: 'recorded' }
   }
-}
-
-/** The model spent its token budget before ending a first sentence. */
-const CUT_FALLBACK: Fallback = {
-  fallback: 'extractive',
-  fallback_reason: 'The model ran out of tokens (max_tokens) before it ended a sentence.',
-}
-
-function unavailable(message: string, retryAfter: number) {
-  return fail(
-    'serving_unavailable',
-    message,
-    { retry_after_seconds: retryAfter },
-    { 'retry-after': String(retryAfter) },
-  )
-}
-
-function rethrowUnavailable(e: unknown): never {
-  if (e instanceof LlmUnavailableError) throw unavailable(e.message, e.retryAfterSeconds)
-  throw e
-}
-
-/** Keeps only whole sentences; null when there is none. */
-export function completeSentences(text: string): string | null {
-  const m = text.trim().match(/^[\s\S]*[.!?](?=\s|$)/)
-  const s = m?.[0]?.trim() ?? ''
-  return /[A-Za-z]/.test(s) && s.split(/\s+/).length >= 3 ? s : null
-}
-
-function round(x: number): number {
-  return Math.round(x * 100) / 100
 }

@@ -20,6 +20,25 @@ export function streamPieces(answer: string): AsyncGenerator<string> {
   return streamAnswer(answer)
 }
 
+/** The prompt a model server writes a base's catalog description from: the passages that best describe it. */
+export function describeMessages(sources: Source[]): ChatMessage[] {
+  return [
+    {
+      role: 'system',
+      content:
+        'Write a one or two sentence catalog description of a document collection from the excerpts given. No preamble.',
+    },
+    { role: 'user', content: sources.map((s, i) => `[${i + 1}] ${s.filename}: ${s.snippet}`).join('\n') },
+  ]
+}
+
+/** Keeps only whole sentences; null when there is none. */
+export function completeSentences(text: string): string | null {
+  const m = text.trim().match(/^[\s\S]*[.!?](?=\s|$)/)
+  const s = m?.[0]?.trim() ?? ''
+  return /[A-Za-z]/.test(s) && s.split(/\s+/).length >= 3 ? s : null
+}
+
 /**
  * A catalog description without a model: one sentence naming what the base holds, built from the
  * titles of the passages that best describe it; null when there is nothing to say.

@@ -1,4 +1,5 @@
 import { defineRoute, type RouteDef } from '../../platform/http/route'
+import { errorEvent, sseFrom } from '../../platform/http/sse'
 import {
   ChatDeltaEvent,
   ChatHeadEvent,
@@ -14,6 +15,8 @@ import {
   CompareSummaryEvent,
   EconomicsQuery,
   EconomicsResp,
+  toCompareResp,
+  toCompareSse,
 } from './economics.schemas'
 import type { EconomicsService } from './economics.service'
 
@@ -37,13 +40,15 @@ export function economicsRoutes(economics: EconomicsService): RouteDef[] {
       body: ChatReq,
       response: CompareResp,
       errors: SERVING_ERRORS,
-      handler: ({ principal, params, query, body }) =>
-        economics.compare(
-          principal,
-          params.corpus_id,
-          body,
-          query.side ?? 'both',
-          query.queries_per_month ?? QPM,
+      handler: async ({ principal, params, query, body }) =>
+        toCompareResp(
+          await economics.compare(
+            principal,
+            params.corpus_id,
+            body,
+            query.side ?? 'both',
+            query.queries_per_month ?? QPM,
+          ),
         ),
     }),
     defineRoute({
@@ -66,13 +71,17 @@ export function economicsRoutes(economics: EconomicsService): RouteDef[] {
       },
       errors: SERVING_ERRORS,
       idempotent: false,
-      handler: ({ principal, params, query, body }) =>
-        economics.compareStream(
-          principal,
-          params.corpus_id,
-          body,
-          query.side ?? 'cart',
-          query.queries_per_month ?? QPM,
+      handler: async ({ principal, params, query, body }) =>
+        sseFrom(
+          await economics.compareStream(
+            principal,
+            params.corpus_id,
+            body,
+            query.side ?? 'cart',
+            query.queries_per_month ?? QPM,
+          ),
+          toCompareSse,
+          { terminal: ['summary', 'error'], onError: errorEvent('The answer failed.'), keepAliveMs: 15_000 },
         ),
     }),
     defineRoute({

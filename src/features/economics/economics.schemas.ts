@@ -1,6 +1,10 @@
 import { Type } from '@sinclair/typebox'
 import { namedObject } from '../../platform/http/schema'
-import { Metrics, Source } from '../answers/answers.schemas'
+import type { SseEvent } from '../../platform/http/sse'
+import { Metrics, Source, toChatSse, toSourceResp, toStreamMetricsResp } from '../answers/answers.schemas'
+import type { CompareEvent, Comparison } from './economics.types'
+import type { QueryCost } from './lib/cost'
+import { money, ratio, round } from './lib/cost'
 
 const Strategy = Type.Union([Type.Literal('cart'), Type.Literal('rag')])
 
@@ -102,3 +106,56 @@ export const CompareSummaryEvent = namedObject('CompareSummaryEvent', {
   cost_breakdown: CostBreakdown,
   queries_per_month: Type.Integer(),
 })
+
+/** A cost's parts, rounded for the wire. */
+function breakdown(cost: QueryCost) {
+  return { cpu: money(cost.cpu), memory: money(cost.memory), gpu: money(cost.gpu) }
+}
+
+/** CompareResp: each strategy's answer and cost, and how cart compares with rag. */
+export function toCompareResp(c: Comparison) {
+  const qpm = c.queriesPerMonth
+  const strategies = c.runs.map(({ key, result, cpuMs, cost }) => ({
+    key,
+    answer: result.answer,
+    latency_ms: result.metrics.latencyMs,
+    ttft_ms: result.metrics.ttftMs,
+    context_tokens: result.metrics.contextTokens,
+    used_docs: result.usedDocs,
+    sources: result.sources.map(toSourceResp),
+    cost_per_query: money(cost.total),
+    cost_per_month: money(cost.total * qpm),
+    cpu_ms: round(cpuMs, 3),
+    cost_breakdown: breakdown(cost),
+  }))
+  const cart = strategies.find((s) => s.key === 'cart')
+  const rag = strategies.find((s) => s.key === 'rag')
+  return {
+    strategies,
+    summary: {
+      cheaper_than_rag_x: ratio(rag?.cost_per_query, cart?.cost_per_query),
+      faster_than_rag_x: ratio(rag?.latency_ms, cart?.latency_ms),
+    },
+    queries_per_month: qpm,
+    side: c.side,
+    generator: c.generator,
+    rate_card: c.rates,
+  }
+}
+
+/** A compare stream's event on the wire: the answer's `head` and `delta`s, then `summary`. */
+export function toCompareSse(e: CompareEvent): SseEvent {
+  if (e.type !== 'summary') return toChatSse(e)
+  return {
+    event: 'summary',
+    data: {
+      summary: true,
+      key: e.key,
+      metrics: { ...toStreamMetricsResp(e.metrics), cpu_ms: round(e.cpuMs, 3) },
+      cost_per_query: money(e.cost.total),
+      cost_per_month: money(e.cost.total * e.queriesPerMonth),
+      cost_breakdown: breakdown(e.cost),
+      queries_per_month: e.queriesPerMonth,
+    },
+  }
+}

@@ -2,12 +2,12 @@ import type { Static } from '@sinclair/typebox'
 import type { Principal } from '../../platform/auth/principal'
 import type { Random } from '../../platform/crypto/random'
 import { fail } from '../../platform/errors/errors'
-import { type SseEvent, sseResponse } from '../../platform/http/sse'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { ChatReq } from '../answers/answers.schemas'
 import type { AnswersService, ChatResult } from '../answers/answers.service'
 import type { CorporaService, CorpusRow } from '../corpora/corpora.service'
 import { type OnboardingService, RUN_KIND } from '../onboarding/onboarding.service'
+import type { CompareEvent, Comparison } from './economics.types'
 import {
   breakEvenQueries,
   money,
@@ -16,18 +16,16 @@ import {
   type QueryWork,
   queryCost,
   type RateCard,
-  ratio,
   round,
   type Strategy,
   tokensOfChars,
 } from './lib/cost'
 import { leaves, processCpuMs, trainCpuMs } from './lib/measure'
 import { sampleQueries } from './lib/sample'
-import { readSse } from './lib/sse-read'
 
-export type { RateCard, Strategy } from './lib/cost'
+export type { CompareEvent, CompareRun, Comparison } from './economics.types'
+export type { QueryCost, RateCard, Strategy } from './lib/cost'
 export { type CartridgeSource, cartridgeFootprint } from './lib/footprint'
-export { readSse } from './lib/sse-read'
 
 /** What the base's cartridges occupy: how many distinct ones, and their bytes when warm. */
 export interface Footprint {
@@ -107,46 +105,35 @@ export class EconomicsService {
   }
 
   /** Runs the same question through the chosen strategies and prices each. */
-  async compare(principal: Principal, corpusId: string, req: Chat, side: 'both' | Strategy, qpm: number) {
+  async compare(
+    principal: Principal,
+    corpusId: string,
+    req: Chat,
+    side: 'both' | Strategy,
+    qpm: number,
+  ): Promise<Comparison> {
     this.servable(principal.workspaceId, corpusId)
     const keys: Strategy[] = side === 'both' ? ['cart', 'rag'] : [side]
-    const runs: { key: Strategy; result: ChatResult; work: Omit<QueryWork, 'warmBytes'> }[] = []
-    for (const key of keys) runs.push({ key, ...(await this.measure(principal, corpusId, req, key)) })
+    const measured: { key: Strategy; result: ChatResult; work: Omit<QueryWork, 'warmBytes'> }[] = []
+    for (const key of keys) measured.push({ key, ...(await this.measure(principal, corpusId, req, key)) })
     const fp = await this.d.footprint(corpusId)
-    const strategies = runs.map(({ key, result, work }) => {
-      const cost = this.cost(work, key, fp, qpm)
-      return {
-        key,
-        answer: result.answer,
-        latency_ms: result.metrics.latency_ms,
-        ttft_ms: result.metrics.ttft_ms,
-        context_tokens: result.metrics.context_tokens,
-        used_docs: result.used_docs,
-        sources: result.sources,
-        cost_per_query: money(cost.total),
-        cost_per_month: money(cost.total * qpm),
-        cpu_ms: round(work.cpuMs, 3),
-        cost_breakdown: breakdown(cost),
-      }
-    })
-    const cart = strategies.find((s) => s.key === 'cart')
-    const rag = strategies.find((s) => s.key === 'rag')
     return {
-      strategies,
-      summary: {
-        cheaper_than_rag_x: ratio(rag?.cost_per_query, cart?.cost_per_query),
-        faster_than_rag_x: ratio(rag?.latency_ms, cart?.latency_ms),
-      },
-      queries_per_month: qpm,
+      runs: measured.map(({ key, result, work }) => ({
+        key,
+        result,
+        cpuMs: work.cpuMs,
+        cost: this.cost(work, key, fp, qpm),
+      })),
+      queriesPerMonth: qpm,
       side,
-      generator: runs.some((r) => r.work.modelServer) ? 'llm' : 'extractive',
-      rate_card: this.d.rates,
+      generator: measured.some((r) => r.work.modelServer) ? 'llm' : 'extractive',
+      rates: this.d.rates,
     }
   }
 
   /**
-   * Streams one strategy's answer as `head`, `delta`..., then `summary` with the measured metrics and
-   * the cost per query (or one `error`). Refusals known before the first byte are ordinary errors.
+   * Streams one strategy's answer: its sources and text, then `summary` with the measured figures and
+   * the cost per query. Refusals known before the first event are thrown, as ordinary errors.
    */
   async compareStream(
     principal: Principal,
@@ -154,56 +141,34 @@ export class EconomicsService {
     req: Chat,
     side: Strategy,
     qpm: number,
-  ): Promise<Response> {
+  ): Promise<AsyncGenerator<CompareEvent>> {
     this.servable(principal.workspaceId, corpusId)
     const cpu0 = this.cpu()
     const t0 = this.now()
     const inner = await this.d.answers.chatStream(principal, corpusId, { ...req, strategy: side })
-    const body = inner.body
     const self = this
-    async function* events(): AsyncGenerator<SseEvent> {
-      if (!body) throw new Error('The answer stream is empty.')
+    async function* events(): AsyncGenerator<CompareEvent> {
       let answer = ''
-      for await (const ev of readSse(body)) {
-        if (ev.event === 'head') yield ev
-        else if (ev.event === 'delta') {
-          answer += (ev.data as { delta?: string }).delta ?? ''
+      for await (const ev of inner) {
+        if (ev.type !== 'done') {
+          if (ev.type === 'delta') answer += ev.text
           yield ev
-        } else if (ev.event === 'error') {
-          yield ev
-          return
-        } else if (ev.event === 'done') {
-          const metrics = (ev.data as { metrics: Record<string, unknown> }).metrics
-          const cpuMs = Math.min(self.cpu() - cpu0, self.now() - t0)
-          const work = {
-            cpuMs,
-            contextTokens: Number(metrics.context_tokens ?? 0),
-            outputTokens: tokensOfChars(answer.length),
-            modelServer: metrics.generator === 'llm',
-          }
-          const cost = self.cost(work, side, await self.d.footprint(corpusId), qpm)
-          yield {
-            event: 'summary',
-            data: {
-              summary: true,
-              key: side,
-              metrics: { ...metrics, cpu_ms: round(cpuMs, 3) },
-              cost_per_query: money(cost.total),
-              cost_per_month: money(cost.total * qpm),
-              cost_breakdown: breakdown(cost),
-              queries_per_month: qpm,
-            },
-          }
-          return
+          continue
         }
+        const cpuMs = Math.min(self.cpu() - cpu0, self.now() - t0)
+        const work = {
+          cpuMs,
+          contextTokens: ev.metrics.contextTokens,
+          outputTokens: tokensOfChars(answer.length),
+          modelServer: ev.metrics.generator === 'llm',
+        }
+        const cost = self.cost(work, side, await self.d.footprint(corpusId), qpm)
+        yield { type: 'summary', key: side, metrics: ev.metrics, cpuMs, cost, queriesPerMonth: qpm }
+        return
       }
       throw new Error('The answer stream ended early.')
     }
-    return sseResponse(events(), {
-      terminal: ['summary', 'error'],
-      onError: (e) => ({ event: 'error', data: { error: (e as Error).message || 'The answer failed.' } }),
-      keepAliveMs: 15_000,
-    })
+    return events()
   }
 
   /**
@@ -294,16 +259,11 @@ export class EconomicsService {
   }
 }
 
-/** A cost's parts, rounded for the wire. */
-function breakdown(cost: QueryCost) {
-  return { cpu: money(cost.cpu), memory: money(cost.memory), gpu: money(cost.gpu) }
-}
-
 /** The measured work of an answered question (warm memory is added per strategy by the caller). */
 function workOf(result: ChatResult, cpuMs: number): Omit<QueryWork, 'warmBytes'> {
   return {
     cpuMs,
-    contextTokens: result.metrics.context_tokens,
+    contextTokens: result.metrics.contextTokens,
     outputTokens: tokensOfChars(result.answer.length),
     modelServer: result.metrics.generator === 'llm',
   }

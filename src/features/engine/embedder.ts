@@ -2,7 +2,7 @@ import type { Clock } from '../../platform/clock/clock'
 import type { Config } from '../../platform/config/config.load'
 import { createEmbeddingsClient } from '../../platform/llm/embeddings-client'
 import type { Logger } from '../../platform/log/log'
-import type { Embedder } from './engine.service'
+import type { Embedder } from './engine.vectors'
 import { prepareStaticVectors, STATIC_MODEL, staticVector } from './lib/static-vectors'
 
 /** The built-in static word vectors' model name (passages embedded by another model are embedded again). */

@@ -1,5 +1,7 @@
 import type { Database, Statement } from 'bun:sqlite'
+import { VectorRepo } from './engine.vectors.repo'
 import type { PassageInput } from './lib/passages'
+import { TermCounts } from './lib/term-counts'
 
 // The engine's tables are created by migrations/0004_engine.sql. The passage index is ONE
 // contentless FTS5 table shared by every base; each base's terms are written with the base's numeric
@@ -18,13 +20,6 @@ export interface SectionRow {
   n_passages: number
   /** Bytes of the cartridge in the store; 0 while unknown (sections indexed before it was recorded). */
   cart_bytes: number
-}
-
-/** A passage still to embed: where it is and the text its vector is made from. */
-export interface PendingPassage {
-  section_id: string
-  ordinal: number
-  text: string
 }
 
 /** A passage as rag reads it back: its text, sentence spans within it, and its section's fields. */
@@ -46,26 +41,16 @@ export function ftsToken(key: number, term: string): string {
 // Most terms are plain lower-case ASCII and need no clean-up.
 const PLAIN = /^[a-z0-9]*$/
 
-/** Term counts of one generation of a base's index. */
-interface VocabCache {
-  baseId: string
-  generation: number
-  df: Map<string, number>
-  prefixes: Map<string, { term: string; doc: number }[]>
-  /** Cached counts plus prefix-list entries, for the bound below. */
-  entries: number
-}
-// Bound of the term-count cache over all bases (counts and prefix-list entries); past it, it starts again.
-const VOCAB_ENTRIES = 200_000
-
 /** Prepared statements over the engine tables; every hot path is one prepared call. */
 export class EngineRepo {
   private readonly s: Record<string, Statement>
   private readonly keys = new Map<string, number>()
   /** Term counts read from fts5vocab, per base key, for one generation of the base (see openBase). */
-  private readonly vocab = new Map<number, VocabCache>()
-  private vocabEntries = 0
+  private readonly counts = new TermCounts()
+  /** The passages' embeddings, written in the same transactions as the passages. */
+  readonly vectors: VectorRepo
   constructor(readonly client: Database) {
+    this.vectors = new VectorRepo(client)
     const q = (sql: string) => client.prepare(sql)
     this.s = {
       key: q('SELECT key FROM engine_bases WHERE base_id = ?'),
@@ -94,30 +79,6 @@ export class EngineRepo {
       delFts: q('DELETE FROM engine_fts WHERE rowid = ?'),
       delPassages: q('DELETE FROM engine_passages WHERE section_id = ?'),
       delBase: q('DELETE FROM engine_bases WHERE base_id = ?'),
-      // Written only while the passage still holds the text the vector was made from.
-      putVector: q(
-        `INSERT OR REPLACE INTO engine_vectors (section_id, ordinal, model, vec)
-         SELECT ?1, ?2, ?3, ?4 WHERE EXISTS
-           (SELECT 1 FROM engine_passages WHERE section_id = ?1 AND ordinal = ?2 AND text = ?5)`,
-      ),
-      putVectorNow: q('INSERT INTO engine_vectors (section_id, ordinal, model, vec) VALUES (?, ?, ?, ?)'),
-      unvectored: q(
-        `SELECT p.section_id, p.ordinal, p.text FROM engine_passages p
-         WHERE p.section_id = ? AND NOT EXISTS (SELECT 1 FROM engine_vectors v
-           WHERE v.section_id = p.section_id AND v.ordinal = p.ordinal AND v.model = ?)
-         ORDER BY p.ordinal`,
-      ),
-      unvectoredBases: q(
-        `SELECT DISTINCT s.base_id FROM engine_sections s WHERE EXISTS (SELECT 1 FROM engine_passages p
-           WHERE p.section_id = s.section_id AND NOT EXISTS (SELECT 1 FROM engine_vectors v
-             WHERE v.section_id = p.section_id AND v.ordinal = p.ordinal AND v.model = ?))
-         ORDER BY s.base_id`,
-      ),
-      vector: q('SELECT vec FROM engine_vectors WHERE section_id = ? AND ordinal = ? AND model = ?'),
-      sectionVectors: q(
-        'SELECT ordinal, vec FROM engine_vectors WHERE section_id = ? AND model = ? ORDER BY ordinal',
-      ),
-      delVectors: q('DELETE FROM engine_vectors WHERE section_id = ?'),
       range: q('SELECT term, doc FROM engine_fts_vocab WHERE term >= ? AND term < ?'),
       df: q('SELECT doc FROM engine_fts_vocab WHERE term = ?'),
     }
@@ -141,17 +102,7 @@ export class EngineRepo {
   openBase(baseId: string): { key: number; passages: number } | null {
     const row = this.s.state!.get(baseId) as { key: number; n: number; generation: number } | null
     if (!row) return null
-    const c = this.vocab.get(row.key)
-    if (!c || c.baseId !== baseId || c.generation !== row.generation) {
-      this.forget(row.key)
-      this.vocab.set(row.key, {
-        baseId,
-        generation: row.generation,
-        df: new Map(),
-        prefixes: new Map(),
-        entries: 0,
-      })
-    }
+    this.counts.open(row.key, baseId, row.generation)
     return { key: row.key, passages: row.n }
   }
 
@@ -192,15 +143,9 @@ export class EngineRepo {
         const { lastInsertRowid } = this.s.putPassage!.run(row.section_id, p.ordinal, p.text, sents)
         this.s.putFts!.run(lastInsertRowid, p.terms.map(token).join(' '))
       }
-      if (vectors) {
-        for (const [i, p] of passages.entries()) {
-          const v = vectors.list[i]!
-          const bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength)
-          this.s.putVectorNow!.run(row.section_id, p.ordinal, vectors.model, bytes)
-        }
-      }
+      if (vectors) this.vectors.insert(row.section_id, passages, vectors)
       this.s.addCount!.run(passages.length, row.base_id)
-      this.forget(key)
+      this.counts.forget(key)
       return previous
     })()
   }
@@ -212,57 +157,16 @@ export class EngineRepo {
     this.client.transaction(() => {
       for (const { id } of this.s.passageIds!.all(sectionId) as { id: number }[]) this.s.delFts!.run(id)
       this.s.delPassages!.run(sectionId)
-      this.s.delVectors!.run(sectionId)
+      this.vectors.deleteSection(sectionId)
       this.s.delSection!.run(sectionId)
       this.s.addCount!.run(-row.n_passages, row.base_id)
       const key = this.keys.get(row.base_id)
-      if (key !== undefined) this.forget(key)
+      if (key !== undefined) this.counts.forget(key)
     })()
     return row
   }
 
-  /** The passages of a section with no vector from `model`, in order. */
-  passagesWithoutVector(sectionId: string, model: string): PendingPassage[] {
-    return this.s.unvectored!.all(sectionId, model) as PendingPassage[]
-  }
-
-  /** Stores passages' vectors from `model`, skipping passages whose text is no longer `text`; returns how many. */
-  putVectors(model: string, rows: (PendingPassage & { vec: Float32Array })[]): number {
-    let stored = 0
-    this.client.transaction(() => {
-      for (const r of rows) {
-        const bytes = new Uint8Array(r.vec.buffer, r.vec.byteOffset, r.vec.byteLength)
-        stored += this.s.putVector!.run(r.section_id, r.ordinal, model, bytes, r.text).changes
-      }
-    })()
-    return stored
-  }
-
-  /** Bases with at least one passage lacking a vector from `model`. */
-  basesWithoutVectors(model: string): string[] {
-    return (this.s.unvectoredBases!.all(model) as { base_id: string }[]).map((r) => r.base_id)
-  }
-
-  /** The embeddings by `model` of a section's passages, by ordinal (null where a passage has none). */
-  sectionVectors(sectionId: string, model: string): (Float32Array | null)[] {
-    const rows = this.s.sectionVectors!.all(sectionId, model) as { ordinal: number; vec: Uint8Array }[]
-    const list: (Float32Array | null)[] = []
-    for (const { ordinal, vec: b } of rows) {
-      while (list.length < ordinal) list.push(null)
-      list[ordinal] = new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength))
-    }
-    return list
-  }
-
-  /** A passage's embedding by `model`, or null when it has none from that model. */
-  vector(sectionId: string, ordinal: number, model: string): Float32Array | null {
-    const row = this.s.vector!.get(sectionId, ordinal, model) as { vec: Uint8Array } | null
-    if (!row) return null
-    const b = row.vec
-    return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength))
-  }
-
-  /** The sections of a base, or of one document. */
+  /** The sections of a base. */
   sections(baseId: string): SectionRow[] {
     return this.s.sections!.all(baseId) as SectionRow[]
   }
@@ -295,7 +199,7 @@ export class EngineRepo {
   dropBase(baseId: string): void {
     this.s.delBase!.run(baseId)
     const key = this.keys.get(baseId)
-    if (key !== undefined) this.forget(key)
+    if (key !== undefined) this.counts.forget(key)
     this.keys.delete(baseId)
   }
 
@@ -306,13 +210,12 @@ export class EngineRepo {
    * the next openBase.
    */
   documentFrequencies(key: number, terms: string[]): number[] {
-    const c = this.vocab.get(key)
     return terms.map((t) => {
-      let n = c?.df.get(t)
+      let n = this.counts.df(key, t)
       if (n === undefined) {
         // One prepared point look-up per term: an IN list would be a new statement for every length.
         n = (this.s.df!.values(ftsToken(key, t))[0]?.[0] as number | undefined) ?? 0
-        if (c && this.kept(c, 1)) c.df.set(t, n)
+        this.counts.keepDf(key, t, n)
       }
       return n
     })
@@ -320,32 +223,12 @@ export class EngineRepo {
 
   /** Terms of a base starting with `prefix`, with their passage counts (for spelling fallbacks). */
   termsWithPrefix(key: number, prefix: string): readonly { term: string; doc: number }[] {
-    const c = this.vocab.get(key)
-    let terms = c?.prefixes.get(prefix)
+    let terms = this.counts.prefix(key, prefix)
     if (terms === undefined) {
       terms = this.readPrefix(key, prefix)
-      if (c && this.kept(c, 1 + terms.length)) c.prefixes.set(prefix, terms)
+      this.counts.keepPrefix(key, prefix, terms)
     }
     return terms
-  }
-
-  /** Counts `n` more entries cached for `c`; false (and the cache emptied) when that would pass the bound. */
-  private kept(c: VocabCache, n: number): boolean {
-    if (this.vocabEntries + n > VOCAB_ENTRIES) {
-      this.vocab.clear()
-      this.vocabEntries = 0
-      return false
-    }
-    c.entries += n
-    this.vocabEntries += n
-    return true
-  }
-
-  private forget(key: number): void {
-    const c = this.vocab.get(key)
-    if (!c) return
-    this.vocabEntries -= c.entries
-    this.vocab.delete(key)
   }
 
   private readPrefix(key: number, prefix: string): { term: string; doc: number }[] {

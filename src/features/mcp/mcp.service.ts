@@ -3,7 +3,7 @@ import type { Principal, Scope } from '../../platform/auth/principal'
 import { iso } from '../../platform/clock/clock'
 import { fail } from '../../platform/errors/errors'
 import type { ObjectStore } from '../../platform/storage/object-store'
-import type { ChatReq } from '../answers/answers.schemas'
+import { type ChatReq, toChatResp } from '../answers/answers.schemas'
 import type { AnswersService } from '../answers/answers.service'
 import type { CorporaService, DocumentRow } from '../corpora/corpora.service'
 import { TextCache } from './lib/text'
@@ -88,7 +88,7 @@ export class McpService {
   /** Answers a question; source ids are the pinnable document ids the inventory lists. */
   async query(principal: Principal, corpusId: string, req: Static<typeof ChatReq>): Promise<McpAnswer> {
     requireScope(principal, 'query')
-    const r = await this.d.answers.chat(principal, corpusId, req)
+    const r = toChatResp(await this.d.answers.chat(principal, corpusId, req))
     return {
       ...r,
       metrics: { ...r.metrics, strategy: r.strategy },

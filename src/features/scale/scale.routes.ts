@@ -1,4 +1,5 @@
 import { defineRoute, type RouteDef } from '../../platform/http/route'
+import { errorEvent, sseResponse } from '../../platform/http/sse'
 import { CorpusParams, StreamErrorEvent } from '../answers/answers.schemas'
 import {
   LevelRecord,
@@ -34,8 +35,18 @@ export function scaleRoutes(scale: ScaleService): RouteDef[] {
       events: { start: ScaleStartEvent, level: LevelRecord, done: ScaleDoneEvent, error: StreamErrorEvent },
       errors: ['corpus_not_ready', 'scale_test_in_progress'],
       idempotent: false,
-      handler: ({ principal, params, body, request }) =>
-        scale.scaleTestStream(principal, params.corpus_id, body, request.headers.get('authorization')),
+      // The records go to sseResponse as they are (no mapping generator between): its return() must
+      // reach abortOnReturn at once, not queue behind a record being waited for.
+      handler: async ({ principal, params, body, request }) =>
+        sseResponse(
+          await scale.scaleTestStream(
+            principal,
+            params.corpus_id,
+            body,
+            request.headers.get('authorization'),
+          ),
+          { terminal: ['done', 'error'], onError: errorEvent('The scale test failed.'), keepAliveMs: 15_000 },
+        ),
     }),
     defineRoute({
       method: 'POST',

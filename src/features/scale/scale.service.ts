@@ -4,14 +4,21 @@ import { type Clock, iso } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
 import { fail } from '../../platform/errors/errors'
-import { type SseEvent, sseResponse } from '../../platform/http/sse'
 import type { ListResult } from '../../platform/paging/paging'
 import { keysetPage } from '../../platform/paging/paging'
 import type { AnswersService } from '../answers/answers.service'
 import type { CorporaService } from '../corpora/corpora.service'
 import type { EconomicsService } from '../economics/economics.service'
-import { streamProbe } from './lib/probe'
-import { abortOnReturn, levelRamp, realTimer, runScaleTest, type Strategy, type Timer } from './lib/runner'
+import { eventProbe } from './lib/probe'
+import {
+  abortOnReturn,
+  levelRamp,
+  realTimer,
+  runScaleTest,
+  type ScaleRecord,
+  type Strategy,
+  type Timer,
+} from './lib/runner'
 import { type LoadWorker, runInWorker, spawnLoadWorker } from './lib/worker-run'
 import { ScaleRepo, type ScaleRunRow } from './scale.repo'
 import type { ScaleRunSaveReq, ScaleTestReq } from './scale.schemas'
@@ -56,17 +63,18 @@ export class ScaleService {
   }
 
   /**
-   * Streams a scale test: `start`, one record per concurrency level, then `done`. One test at a time
+   * Runs a scale test, yielding its records: `start`, one per concurrency level, then `done`. One test at a time
    * per workspace; bounded by the configured time and request caps; stops when the client goes away.
    * Once the server listens, the queries go over HTTP from a worker thread with the caller's
-   * credential (`authorization`); otherwise they are sent in process.
+   * credential (`authorization`); otherwise they are sent in process. Ending the iteration early
+   * (`return()`) aborts the test at once, even while a record is being waited for.
    */
   async scaleTestStream(
     principal: Principal,
     corpusId: string,
     req: Static<typeof ScaleTestReq>,
     authorization: string | null,
-  ): Promise<Response> {
+  ): Promise<AsyncGenerator<ScaleRecord>> {
     const corpus = this.d.economics.servable(principal.workspaceId, corpusId)
     const ws = principal.workspaceId
     const started = this.timer.now()
@@ -94,7 +102,7 @@ export class ScaleService {
           timer: this.timer,
           cpuMs: this.d.economics.cpu,
           send: (strategy: Strategy, question: string, signal: AbortSignal) =>
-            streamProbe(
+            eventProbe(
               () => this.d.answers.chatStream(principal, corpusId, { question, strategy }),
               () => this.timer.now(),
               signal,
@@ -121,18 +129,14 @@ export class ScaleService {
             },
           )
         : inProcess()
-    async function* guarded(): AsyncGenerator<SseEvent> {
+    async function* guarded(): AsyncGenerator<ScaleRecord> {
       try {
         yield* source
       } finally {
         release()
       }
     }
-    return sseResponse(abortOnReturn(guarded(), controller, release), {
-      terminal: ['done', 'error'],
-      onError: (e) => ({ event: 'error', data: { error: (e as Error).message || 'The scale test failed.' } }),
-      keepAliveMs: 15_000,
-    })
+    return abortOnReturn(guarded(), controller, release)
   }
 
   /** Keeps a finished scale run. */

@@ -76,6 +76,26 @@ export function sseResponse(source: AsyncGenerator<SseEvent>, opts: SseOptions):
   })
 }
 
+/** The `error` event a stream ends with when its producer fails: the failure's message, or `fallback`. */
+export function errorEvent(fallback: string): (error: unknown) => SseEvent {
+  return (e) => ({ event: 'error', data: { error: (e as Error).message || fallback } })
+}
+
+/**
+ * Streams a service's domain events as `text/event-stream`, each turned into its wire event by
+ * `toSse`; the guarantees are sseResponse's (one terminal event, a disconnect stops the source).
+ */
+export function sseFrom<T>(
+  source: AsyncIterable<T>,
+  toSse: (event: T) => SseEvent,
+  opts: SseOptions,
+): Response {
+  async function* events(): AsyncGenerator<SseEvent> {
+    for await (const e of source) yield toSse(e)
+  }
+  return sseResponse(events(), opts)
+}
+
 /** Parses a `text/event-stream` body into events (for tests and the CLI). */
 export function parseSse(text: string): SseEvent[] {
   const out: SseEvent[] = []

@@ -23,12 +23,12 @@ describe('answering from a small base', () => {
         const res = await engine.ask('cor_1', { question, k: 3, strategy })
         expect(res.answer).toBe(answer)
         expect(res.strategy).toBe(strategy)
-        expect(res.sources[0]!.document_id).toBe(doc)
+        expect(res.sources[0]!.documentId).toBe(doc)
         expect(res.sources[0]!.snippet).toContain(answer.replace(' [1]', ''))
-        expect(res.used_docs[0]).toBe(doc)
+        expect(res.usedDocs[0]).toBe(doc)
       })
 
-  test('both strategies return the same sources, in the wire shape, at most k of them', async () => {
+  test('both strategies return the same sources, in one shape, at most k of them', async () => {
     const { engine } = await fixtureEngine()
     const q = { question: 'Which element did Priestley publish a discovery of in 1774?', k: 2 }
     const cart = await engine.ask('cor_1', { ...q, strategy: 'cart' })
@@ -36,7 +36,7 @@ describe('answering from a small base', () => {
     expect(cart.sources.length).toBeLessThanOrEqual(2)
     expect(rag.sources).toEqual(cart.sources)
     expect(Object.keys(cart.sources[0]!).sort()).toEqual([
-      'document_id',
+      'documentId',
       'filename',
       'id',
       'score',
@@ -46,9 +46,9 @@ describe('answering from a small base', () => {
     expect(cart.sources[0]).toMatchObject({
       title: 'Oxygen',
       filename: 'oxygen.txt',
-      document_id: 'doc_oxygen',
+      documentId: 'doc_oxygen',
     })
-    expect(cart.metrics).toMatchObject({ strategy: 'cart', k: 2, latency_ms: 0 })
+    expect(cart.metrics).toMatchObject({ strategy: 'cart', k: 2, latencyMs: 0 })
   })
 
   test('a question with nothing in the base gets the no-answer reply and no sources', async () => {
@@ -70,7 +70,7 @@ describe('answering from a small base', () => {
         docIds: ['doc_warsaw'],
       })
       expect(res.sources.length).toBeGreaterThan(0)
-      expect(new Set(res.sources.map((s) => s.document_id))).toEqual(new Set(['doc_warsaw']))
+      expect(new Set(res.sources.map((s) => s.documentId))).toEqual(new Set(['doc_warsaw']))
     }
   })
 
@@ -82,7 +82,7 @@ describe('answering from a small base', () => {
     ]
     for (const strategy of strategies) {
       const res = await engine.ask('cor_1', { question: 'When did he die?', history, strategy })
-      expect(res.condensed_q).toBe('When did Nikola Tesla die?')
+      expect(res.condensedQuestion).toBe('When did Nikola Tesla die?')
       expect(res.answer).toBe('He died there on 7 January 1943, at the age of 86. [1]')
     }
   })
@@ -92,15 +92,15 @@ describe('deleting what is served', () => {
   test('a deleted document is never cited again, by either strategy, and its cartridge is gone', async () => {
     const { engine, store } = await fixtureEngine()
     const q = { question: 'Who discovered oxygen?', k: 5 }
-    expect((await engine.ask('cor_1', { ...q, strategy: 'cart' })).sources[0]!.document_id).toBe('doc_oxygen')
-    const key = engine.repo.documentSections('doc_oxygen')[0]!.cart_key
+    expect((await engine.ask('cor_1', { ...q, strategy: 'cart' })).sources[0]!.documentId).toBe('doc_oxygen')
+    const key = engine.sectionsOfDocument('doc_oxygen')[0]!.cartKey
     expect(engine.cache.get(key)).toBeDefined()
     await engine.removeDocument('doc_oxygen')
     expect(engine.cache.get(key)).toBeUndefined()
     expect(store.objects.has(key)).toBe(false)
     for (const strategy of strategies) {
       const res = await engine.ask('cor_1', { ...q, strategy })
-      expect(res.sources.map((s) => s.document_id)).not.toContain('doc_oxygen')
+      expect(res.sources.map((s) => s.documentId)).not.toContain('doc_oxygen')
       expect(res.answer).not.toContain('Scheele')
     }
   })
@@ -110,15 +110,15 @@ describe('deleting what is served', () => {
     const text = 'Lighthouses guide ships. The Pharos of Alexandria was built around 280 BC.'
     for (const id of ['doc_x', 'doc_y'])
       await onboardDoc(engine, 'cor_1', { id, title: 'Pharos', filename: `${id}.txt`, text })
-    const key = engine.repo.documentSections('doc_x')[0]!.cart_key
-    expect(engine.repo.documentSections('doc_y')[0]!.cart_key).toBe(key)
+    const key = engine.sectionsOfDocument('doc_x')[0]!.cartKey
+    expect(engine.sectionsOfDocument('doc_y')[0]!.cartKey).toBe(key)
     await engine.removeDocument('doc_x')
     expect(store.objects.has(key)).toBe(true)
     const res = await engine.ask('cor_1', {
       question: 'When was the Pharos of Alexandria built?',
       strategy: 'cart',
     })
-    expect(res.sources.map((s) => s.document_id)).toEqual(['doc_y'])
+    expect(res.sources.map((s) => s.documentId)).toEqual(['doc_y'])
     await engine.removeDocument('doc_y')
     expect(store.objects.has(key)).toBe(false)
   })

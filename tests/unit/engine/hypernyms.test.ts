@@ -80,7 +80,7 @@ describe('answer kinds from WordNet', () => {
       await onboardDoc(engine, 'cor_storm', { id, title: 'Storm', filename: `${id}.txt`, text })
     for (const strategy of ['cart', 'rag'] as const) {
       const res = await engine.ask('cor_storm', { question: QUESTION, k: 2, strategy })
-      expect(res.sources.map((s) => s.document_id)).toEqual(['doc_lightning', 'doc_noise'])
+      expect(res.sources.map((s) => s.documentId)).toEqual(['doc_lightning', 'doc_noise'])
     }
   })
 })

@@ -48,10 +48,10 @@ async function base(e: Embedder | null, embed = true) {
   return { db, engine }
 }
 
-const sectionIds = (engine: Engine) => engine.repo.sections('cor_1').map((s) => s.section_id)
+const sectionIds = (engine: Engine) => engine.sectionsOf('cor_1').map((s) => s.sectionId)
 
 const firstDoc = async (engine: Engine, strategy: 'cart' | 'rag') =>
-  (await engine.ask('cor_1', { question: QUESTION, k: 2, strategy })).sources[0]?.document_id
+  (await engine.ask('cor_1', { question: QUESTION, k: 2, strategy })).sources[0]?.documentId
 
 describe('re-ranking by meaning (an embeddings server is configured)', () => {
   test('lexically the tour passage wins; with embeddings the passage that means the question does, on both strategies', async () => {

@@ -46,3 +46,33 @@ export async function streamProbe(
   const latency = now() - t0
   return { ok: ok && res.status === 200, ttftMs: ttft ?? latency, latencyMs: latency }
 }
+
+/**
+ * Sends one question in process and measures it from the answer's events: time to the first
+ * `delta` and to `done`; `ok` only when the answer ended with `done` (a stream that fails after it
+ * started is a failed query). Aborting stops reading, which ends the stream and frees its slot.
+ */
+export async function eventProbe(
+  open: () => Promise<AsyncIterable<{ type: string }>>,
+  now: () => number,
+  signal: AbortSignal,
+): Promise<Probe> {
+  const t0 = now()
+  const events = await open()
+  let ttft: number | null = null
+  let ok = false
+  try {
+    for await (const e of events) {
+      if (signal.aborted) break
+      if (ttft === null && e.type === 'delta') ttft = now() - t0
+      if (e.type === 'done') {
+        ok = true
+        break
+      }
+    }
+  } catch {
+    ok = false
+  }
+  const latency = now() - t0
+  return { ok, ttftMs: ttft ?? latency, latencyMs: latency }
+}

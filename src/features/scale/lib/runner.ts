@@ -1,4 +1,13 @@
-import type { SseEvent } from '../../../platform/http/sse'
+/**
+ * One record of a scale test as it streams: `start`, one `level` per level, then `done`. The records
+ * are the feature's own published format (a saved run keeps the `level` ones as they are), so the
+ * route streams them unchanged.
+ */
+export interface ScaleRecord {
+  /** `start`, `level` or `done`. */
+  event: string
+  data: unknown
+}
 
 /** The two serving strategies. */
 export type Strategy = 'cart' | 'rag'
@@ -92,7 +101,7 @@ export async function* runScaleTest(
   plan: ScalePlan,
   deps: ScaleDeps,
   signal: AbortSignal,
-): AsyncGenerator<SseEvent> {
+): AsyncGenerator<ScaleRecord> {
   const { timer } = deps
   const started = timer.now()
   const deadline = started + plan.maxSeconds * 1000
@@ -145,10 +154,10 @@ export async function* runScaleTest(
 
 /** Wraps a generator so that `return()` (the client went away) aborts `controller` at once. */
 export function abortOnReturn(
-  gen: AsyncGenerator<SseEvent>,
+  gen: AsyncGenerator<ScaleRecord>,
   controller: AbortController,
   onStop: () => void = () => {},
-): AsyncGenerator<SseEvent> {
+): AsyncGenerator<ScaleRecord> {
   const wrapped = {
     next: (...args: [] | [unknown]) => gen.next(...args),
     return: (value: unknown) => {
@@ -167,7 +176,7 @@ export function abortOnReturn(
       return wrapped
     },
   }
-  return wrapped as unknown as AsyncGenerator<SseEvent>
+  return wrapped as unknown as AsyncGenerator<ScaleRecord>
 }
 
 interface Phase {

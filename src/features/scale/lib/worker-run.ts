@@ -1,6 +1,5 @@
 import { workerScriptPath } from '../../../platform/concurrency/worker-path'
-import type { SseEvent } from '../../../platform/http/sse'
-import type { ScalePlan, Timer } from './runner'
+import type { ScalePlan, ScaleRecord, Timer } from './runner'
 
 /** What the load worker is started with. */
 export interface WorkerStart {
@@ -15,7 +14,7 @@ export interface WorkerStart {
 /** Messages the worker posts. */
 type WorkerMsg =
   | { type: 'ready' }
-  | { type: 'event'; event: SseEvent }
+  | { type: 'event'; event: ScaleRecord }
   | { type: 'error'; message: string }
   | { type: 'end' }
 
@@ -51,8 +50,13 @@ export function spawnLoadWorker(): LoadWorker {
 export async function* runInWorker(
   spawn: () => LoadWorker,
   start: WorkerStart,
-  opts: { signal: AbortSignal; timer: Timer; watchdogMs: number; fallback: () => AsyncGenerator<SseEvent> },
-): AsyncGenerator<SseEvent> {
+  opts: {
+    signal: AbortSignal
+    timer: Timer
+    watchdogMs: number
+    fallback: () => AsyncGenerator<ScaleRecord>
+  },
+): AsyncGenerator<ScaleRecord> {
   const queue: WorkerMsg[] = []
   let wake: (() => void) | null = null
   const push = (m: WorkerMsg) => {

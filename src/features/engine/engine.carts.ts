@@ -1,0 +1,107 @@
+import type { ObjectStore } from '../../platform/storage/object-store'
+import type { EngineRepo } from './engine.repo'
+import { WarmCache } from './lib/cache'
+import type { WarmCartridge } from './lib/cartridge'
+import type { CartEntry } from './lib/cartsearch'
+import { decodeCartridge } from './lib/codec'
+import type { SectionRef } from './lib/ragsearch'
+import { contentTerms } from './lib/text'
+
+/** Where cartridges are kept durably: the object store's byte-level calls. */
+export type CartStore = Pick<ObjectStore, 'getBytes' | 'put' | 'delete'>
+
+/** A section of a base as the cart strategy needs it, before its cartridge is warm. */
+interface ManifestEntry {
+  ref: SectionRef
+  titleTerms: string[]
+  cartKey: string
+}
+
+/**
+ * The cartridges: durable in the object store, warm in memory under a byte budget, and each base's
+ * list of them (its manifest) kept until a change to the base invalidates it.
+ */
+export class EngineCarts {
+  readonly cache: WarmCache<WarmCartridge>
+  private readonly manifests = new Map<string, ManifestEntry[]>()
+  /** Cartridge keys measure found missing from the store, not asked again. */
+  private readonly missing = new Set<string>()
+
+  constructor(
+    private readonly repo: EngineRepo,
+    private readonly store: CartStore,
+    budgetBytes: number,
+  ) {
+    this.cache = new WarmCache({ budgetBytes, sizeOf: (c) => c.bytes })
+  }
+
+  /** Forgets a base's manifest after a change to its sections. */
+  forgetBase(baseId: string): void {
+    this.manifests.delete(baseId)
+  }
+
+  /** The base's cartridges, warm: loaded from the object store on a miss (all misses at once). */
+  async entries(baseId: string): Promise<CartEntry<SectionRef>[]> {
+    let manifest = this.manifests.get(baseId)
+    if (!manifest) {
+      manifest = this.repo.sections(baseId).map((s) => ({
+        ref: { sectionId: s.section_id, documentId: s.document_id, title: s.title, filename: s.filename },
+        titleTerms: contentTerms(s.title),
+        cartKey: s.cart_key,
+      }))
+      this.manifests.set(baseId, manifest)
+    }
+    // The warm ones without a promise each (all of them, usually); only the rest are loaded.
+    const entries: CartEntry<SectionRef>[] = []
+    for (const m of manifest) {
+      const cart = this.cache.get(m.cartKey)
+      if (!cart) break
+      entries.push({ ref: m.ref, titleTerms: m.titleTerms, cart })
+    }
+    if (entries.length === manifest.length) return entries
+    const rest = await Promise.all(
+      manifest.slice(entries.length).map(async (m) => ({
+        ref: m.ref,
+        titleTerms: m.titleTerms,
+        cart:
+          this.cache.get(m.cartKey) ?? (await this.cache.getOrLoad(m.cartKey, () => this.load(m.cartKey))),
+      })),
+    )
+    return entries.concat(rest)
+  }
+
+  /** Warm copy first, then the durable object, and only when no section uses it any more. */
+  async drop(cartKey: string): Promise<void> {
+    if (this.repo.cartInUse(cartKey)) return
+    this.cache.delete(cartKey)
+    await this.store.delete(cartKey)
+  }
+
+  /**
+   * Learns the size of cartridges indexed before sizes were recorded, asking the store (`sizeOf`)
+   * once per cartridge; returns how many it measured. Costs one indexed look-up when all are known.
+   * A cartridge missing from the store stays unknown (it occupies nothing) and is not asked again
+   * by this process.
+   */
+  async measure(sizeOf: (key: string) => Promise<number | null>): Promise<number> {
+    let measured = 0
+    for (;;) {
+      const keys = this.repo.unmeasuredCarts(100 + this.missing.size).filter((k) => !this.missing.has(k))
+      if (keys.length === 0) return measured
+      for (const key of keys) {
+        const size = await sizeOf(key)
+        if (size === null || size === 0) this.missing.add(key)
+        else {
+          this.repo.measureCart(key, size)
+          measured++
+        }
+      }
+    }
+  }
+
+  private async load(key: string): Promise<WarmCartridge> {
+    const bytes = await this.store.getBytes(key)
+    if (!bytes) throw new Error(`cartridge ${key} is missing from the object store`)
+    return decodeCartridge(bytes)
+  }
+}

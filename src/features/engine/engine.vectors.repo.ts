@@ -1,0 +1,101 @@
+import type { Database, Statement } from 'bun:sqlite'
+
+/** A passage still to embed: where it is and the text its vector is made from. */
+export interface PendingPassage {
+  section_id: string
+  ordinal: number
+  text: string
+}
+
+/** Prepared statements over `engine_vectors`: the passages' embeddings, by model. */
+export class VectorRepo {
+  private readonly s: Record<string, Statement>
+  constructor(private readonly client: Database) {
+    const q = (sql: string) => client.prepare(sql)
+    this.s = {
+      // Written only while the passage still holds the text the vector was made from.
+      putVector: q(
+        `INSERT OR REPLACE INTO engine_vectors (section_id, ordinal, model, vec)
+         SELECT ?1, ?2, ?3, ?4 WHERE EXISTS
+           (SELECT 1 FROM engine_passages WHERE section_id = ?1 AND ordinal = ?2 AND text = ?5)`,
+      ),
+      putVectorNow: q('INSERT INTO engine_vectors (section_id, ordinal, model, vec) VALUES (?, ?, ?, ?)'),
+      unvectored: q(
+        `SELECT p.section_id, p.ordinal, p.text FROM engine_passages p
+         WHERE p.section_id = ? AND NOT EXISTS (SELECT 1 FROM engine_vectors v
+           WHERE v.section_id = p.section_id AND v.ordinal = p.ordinal AND v.model = ?)
+         ORDER BY p.ordinal`,
+      ),
+      unvectoredBases: q(
+        `SELECT DISTINCT s.base_id FROM engine_sections s WHERE EXISTS (SELECT 1 FROM engine_passages p
+           WHERE p.section_id = s.section_id AND NOT EXISTS (SELECT 1 FROM engine_vectors v
+             WHERE v.section_id = p.section_id AND v.ordinal = p.ordinal AND v.model = ?))
+         ORDER BY s.base_id`,
+      ),
+      vector: q('SELECT vec FROM engine_vectors WHERE section_id = ? AND ordinal = ? AND model = ?'),
+      sectionVectors: q(
+        'SELECT ordinal, vec FROM engine_vectors WHERE section_id = ? AND model = ? ORDER BY ordinal',
+      ),
+      delVectors: q('DELETE FROM engine_vectors WHERE section_id = ?'),
+    }
+  }
+
+  /** Stores the vectors of a section's passages as they are indexed (one per passage, in order; in the caller's transaction). */
+  insert(
+    sectionId: string,
+    passages: { ordinal: number }[],
+    vectors: { model: string; list: Float32Array[] },
+  ): void {
+    for (const [i, p] of passages.entries()) {
+      const v = vectors.list[i]!
+      const bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength)
+      this.s.putVectorNow!.run(sectionId, p.ordinal, vectors.model, bytes)
+    }
+  }
+
+  /** Removes a section's vectors (in the caller's transaction). */
+  deleteSection(sectionId: string): void {
+    this.s.delVectors!.run(sectionId)
+  }
+
+  /** The passages of a section with no vector from `model`, in order. */
+  passagesWithoutVector(sectionId: string, model: string): PendingPassage[] {
+    return this.s.unvectored!.all(sectionId, model) as PendingPassage[]
+  }
+
+  /** Stores passages' vectors from `model`, skipping passages whose text is no longer `text`; returns how many. */
+  putVectors(model: string, rows: (PendingPassage & { vec: Float32Array })[]): number {
+    let stored = 0
+    this.client.transaction(() => {
+      for (const r of rows) {
+        const bytes = new Uint8Array(r.vec.buffer, r.vec.byteOffset, r.vec.byteLength)
+        stored += this.s.putVector!.run(r.section_id, r.ordinal, model, bytes, r.text).changes
+      }
+    })()
+    return stored
+  }
+
+  /** Bases with at least one passage lacking a vector from `model`. */
+  basesWithoutVectors(model: string): string[] {
+    return (this.s.unvectoredBases!.all(model) as { base_id: string }[]).map((r) => r.base_id)
+  }
+
+  /** The embeddings by `model` of a section's passages, by ordinal (null where a passage has none). */
+  sectionVectors(sectionId: string, model: string): (Float32Array | null)[] {
+    const rows = this.s.sectionVectors!.all(sectionId, model) as { ordinal: number; vec: Uint8Array }[]
+    const list: (Float32Array | null)[] = []
+    for (const { ordinal, vec: b } of rows) {
+      while (list.length < ordinal) list.push(null)
+      list[ordinal] = new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength))
+    }
+    return list
+  }
+
+  /** A passage's embedding by `model`, or null when it has none from that model. */
+  vector(sectionId: string, ordinal: number, model: string): Float32Array | null {
+    const row = this.s.vector!.get(sectionId, ordinal, model) as { vec: Uint8Array } | null
+    if (!row) return null
+    const b = row.vec
+    return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength))
+  }
+}

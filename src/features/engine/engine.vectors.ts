@@ -1,0 +1,136 @@
+import type { VectorRepo } from './engine.vectors.repo'
+import type { Meaning } from './lib/ask'
+import { WarmCache } from './lib/cache'
+import type { SectionRef } from './lib/ragsearch'
+import type { RankedPassage } from './lib/rank'
+
+/** What re-ranking by meaning needs: a model (an embeddings server or the built-in vectors) and the weight of its similarity. */
+export interface Embedder {
+  readonly model: string
+  /** Weight of a candidate's similarity to the question (a standard score among the candidates). */
+  readonly weight: number
+  /** Unit-length vectors, one per text; rejects when the server is down, slow or refuses. */
+  embed(texts: string[]): Promise<Float32Array[]>
+  /** Told when a question could not be embedded; it is answered without the re-rank. */
+  onQuestionFailure?: (error: Error) => void
+  /** Start-up work that would otherwise fall on the first text (loading a built-in model). */
+  prepare?: () => void
+  /**
+   * An in-process model's synchronous path: passages are embedded as they are indexed, in the same
+   * transaction, and no embed job follows the run.
+   */
+  embedNow?: (texts: string[]) => Float32Array[]
+}
+
+/** A section's passage vectors from one model, by ordinal (null where a passage has none yet). */
+export interface SectionVectors {
+  list: (Float32Array | null)[]
+  /** Bytes this copy holds, for the warm cache's budget. */
+  bytes: number
+}
+
+/**
+ * The engine's passage embeddings: made as passages are indexed (an in-process model) or later by
+ * an embed job (an embeddings server), stored by the repo, and kept warm per section for cart.
+ */
+export class EngineVectors {
+  /** Passage vectors of the configured model by section, warm for cart. */
+  readonly warm: WarmCache<SectionVectors>
+
+  constructor(
+    private readonly repo: VectorRepo,
+    private readonly embedder: Embedder | null,
+    budgetBytes: number,
+  ) {
+    this.warm = new WarmCache({ budgetBytes, sizeOf: (v) => v.bytes })
+  }
+
+  /** The model that embeds passages, or null when there is none. */
+  get model(): string | null {
+    return this.embedder?.model ?? null
+  }
+
+  /** Whether passages are embedded after onboarding, by an embed job, not as they are indexed. */
+  get afterOnboarding(): boolean {
+    return !!this.embedder && !this.embedder.embedNow
+  }
+
+  /**
+   * The vectors to store with a section being indexed: those made with its compile (on its thread)
+   * when they are the configured model's, else made now by an in-process model; none otherwise.
+   */
+  forIndexing(
+    texts: string[],
+    made?: { model: string; list: Float32Array[] },
+  ): { model: string; list: Float32Array[] } | undefined {
+    const e = this.embedder
+    if (made && made.model === e?.model) return made
+    return e?.embedNow && { model: e.model, list: e.embedNow(texts) }
+  }
+
+  /** Forgets the warm copy of a section whose passages changed. */
+  forget(sectionId: string): void {
+    this.warm.delete(sectionId)
+  }
+
+  /**
+   * Embeds the passages of these sections that have no vector from the configured model yet and
+   * stores the vectors; returns how many were stored. A passage that changed or left while its
+   * embedding was being made gets none. Rejects (LlmUnavailableError) when the server fails.
+   */
+  async embedSections(sectionIds: string[]): Promise<number> {
+    const e = this.embedder
+    if (!e) return 0
+    const pending = sectionIds.flatMap((id) => this.repo.passagesWithoutVector(id, e.model))
+    if (pending.length === 0) return 0
+    const list = await e.embed(pending.map((p) => p.text))
+    const stored = this.repo.putVectors(
+      e.model,
+      pending.map((p, i) => ({ ...p, vec: list[i]! })),
+    )
+    for (const id of sectionIds) this.warm.delete(id)
+    return stored
+  }
+
+  /** Bases with passages that have no vector from the configured model (none without an embedder). */
+  basesWithoutVectors(): string[] {
+    const model = this.model
+    return model ? this.repo.basesWithoutVectors(model) : []
+  }
+
+  /** Re-ranking by meaning for one question, its embedding requested now; null without an embedder. */
+  meaning(question: string): Meaning | null {
+    const e = this.embedder
+    if (!e) return null
+    const embedded = e.embed([question]).then(
+      (v) => v[0] ?? null,
+      (err: Error) => {
+        e.onQuestionFailure?.(err)
+        return null
+      },
+    )
+    return {
+      weight: e.weight,
+      question: embedded,
+      // rag reads the candidates' vectors from the database, as it reads everything; cart has them warm.
+      vectorOf: (strategy) =>
+        strategy === 'rag'
+          ? (p: RankedPassage<SectionRef>) => this.repo.vector(p.ref.sectionId, p.ordinal, e.model)
+          : (p: RankedPassage<SectionRef>) => this.warmVectors(p.ref.sectionId, e.model)[p.ordinal] ?? null,
+    }
+  }
+
+  /**
+   * A section's passage vectors from `model` (the configured one: warm copies are of it only) by
+   * ordinal, null where a passage has none yet; from the warm copy, or read once from the database.
+   */
+  private warmVectors(sectionId: string, model: string): (Float32Array | null)[] {
+    let v = this.warm.get(sectionId)
+    if (!v) {
+      const list = this.repo.sectionVectors(sectionId, model)
+      v = { list, bytes: 64 + list.reduce((n, x) => n + 16 + (x?.byteLength ?? 0), 0) }
+      this.warm.set(sectionId, v)
+    }
+    return v.list
+  }
+}

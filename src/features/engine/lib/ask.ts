@@ -1,0 +1,206 @@
+import type { EngineRepo } from '../engine.repo'
+import { composeAnswer } from './answer'
+import { type CartEntry, searchCartridges } from './cartsearch'
+import { condenseQuestion, type Turn } from './condense'
+import { AnswerType, planQuery } from './query'
+import { type SectionRef, searchIndex } from './ragsearch'
+import { type RankedPassage, withDocumentPrior, withMeaning, withTermFrequency } from './rank'
+import {
+  SUPPORT_PASSAGES,
+  SUPPORT_THRESHOLD,
+  type SupportSignals,
+  supportQuestion,
+  supportScore,
+  supportSignals,
+  type TermEvidence,
+} from './support'
+
+/** A question to a base, as ChatReq carries it. */
+export interface AskInput {
+  question: string
+  k?: number
+  history?: Turn[]
+  docIds?: string[]
+  strategy?: 'cart' | 'rag'
+}
+
+/** One source of an answer: a passage and the document it comes from. */
+export interface Source {
+  /** The passage: `<sectionId>:<ordinal>`. */
+  id: string
+  title: string
+  documentId: string
+  filename: string
+  snippet: string
+  score: number
+}
+
+/** What answering took, measured by the engine. */
+export interface AskMetrics {
+  latencyMs: number
+  retrievalMs: number
+  strategy: 'cart' | 'rag'
+  k: number
+  /** The support model's probability that the best passage answers the question (support.ts). */
+  support: number
+}
+
+/** The engine's answer to a question. */
+export interface AskResult {
+  answer: string
+  /**
+   * False when the base holds no passage that supports an answer: `answer` then says so (NO_ANSWER,
+   * no citation) and `sources` are only the closest passages found, not evidence.
+   */
+  answered: boolean
+  strategy: 'cart' | 'rag'
+  /** The documents the answer drew on (none when it was declined). */
+  usedDocs: string[]
+  sources: Source[]
+  /** The question as searched: a follow-up rewritten with what the history names. */
+  condensedQuestion: string
+  metrics: AskMetrics
+}
+
+/** What a benchmark may ask `ask` to report beside the answer (see Engine.ask). */
+export interface AskExplain {
+  signals?: SupportSignals
+  unchecked?: string
+  evidence?: TermEvidence
+}
+
+/** Re-ranking by meaning for one question: the model's weight and each strategy's way to a passage's vector. */
+export interface Meaning {
+  weight: number
+  question: Promise<Float32Array | null>
+  vectorOf(strategy: 'cart' | 'rag'): (p: RankedPassage<SectionRef>) => Float32Array | null
+}
+
+/** What the pipeline reads: rag's index, cart's warm cartridges, the embedder's side, and a timer. */
+export interface AskContext {
+  index: EngineRepo
+  entries(baseId: string): Promise<CartEntry<SectionRef>[]>
+  /** Null without an embedder; started before the search so the embedding is fetched meanwhile. */
+  meaning(question: string): Meaning | null
+  now(): number
+}
+
+/** Said when the base holds nothing that answers the question (the answer is then `answered: false`). */
+export const NO_ANSWER = 'The documents in this base do not answer this question.'
+
+/** Candidates rag re-ranks from FTS5's BM25 order. */
+const RAG_POOL = 40
+
+/**
+ * The ask pipeline: condense and plan the question, retrieve with the chosen strategy, re-rank,
+ * check that a passage supports an answer, then compose it (or decline).
+ */
+export async function askBase(
+  ctx: AskContext,
+  baseId: string,
+  input: AskInput,
+  explain?: AskExplain,
+): Promise<AskResult> {
+  const t0 = ctx.now()
+  const strategy = input.strategy ?? 'cart'
+  const k = input.k ?? 3
+  const condensed = condenseQuestion(input.question, input.history)
+  const plan = planQuery(condensed)
+  // The question's embedding is fetched while the strategy searches.
+  const meaning = ctx.meaning(condensed)
+  const evidence: TermEvidence = { terms: [], df: [], passages: 0, soft: 0 }
+  let ranked = await retrieve(ctx, baseId, plan, strategy, k, input.docIds, evidence)
+  ranked = withDocumentPrior(withTermFrequency(ranked, plan.terms.length), (r) => r.documentId, ranked.length)
+  const question = meaning && (await meaning.question)
+  if (question && meaning) ranked = withMeaning(ranked, question, meaning.vectorOf(strategy), meaning.weight)
+  ranked = ranked.slice(0, k)
+  const sources = ranked.map(toSource)
+  const support = supportOf(condensed, evidence, sources, explain)
+  if (explain) explain.evidence = evidence
+  const t1 = ctx.now()
+  const weights = new Map<string, number>()
+  for (const t of plan.terms) weights.set(t, 1)
+  // Decided on the retrieval evidence alone: nothing is composed from passages that do not answer.
+  const answered = support >= SUPPORT_THRESHOLD
+  const compose = () => composeAnswer(ranked, { weights, want: plan.want & ~AnswerType.noun }).answer
+  const answer = answered ? compose() : ''
+  if (explain) explain.unchecked = answered ? answer : compose()
+  return {
+    answer: answer || NO_ANSWER,
+    answered: answer !== '',
+    strategy,
+    // A declined answer used no document: its sources are only the closest passages.
+    usedDocs: answer ? [...new Set(sources.map((s) => s.documentId))] : [],
+    sources,
+    condensedQuestion: condensed,
+    metrics: {
+      latencyMs: round(ctx.now() - t0),
+      retrievalMs: round(t1 - t0),
+      strategy,
+      k,
+      support: round(support),
+    },
+  }
+}
+
+/** The candidates of a strategy, best first: rag from the index, cart from the warm cartridges. */
+async function retrieve(
+  ctx: AskContext,
+  baseId: string,
+  plan: ReturnType<typeof planQuery>,
+  strategy: 'cart' | 'rag',
+  k: number,
+  pinned: string[] | undefined,
+  evidence: TermEvidence,
+): Promise<RankedPassage<SectionRef>[]> {
+  const docIds = pinned?.length ? pinned : undefined
+  if (strategy === 'rag') {
+    return searchIndex(ctx.index, baseId, plan, Math.max(k, 20), {
+      pool: Math.max(RAG_POOL, k),
+      documentIds: docIds,
+      evidence,
+    })
+  }
+  let entries = await ctx.entries(baseId)
+  if (docIds) entries = entries.filter((e) => docIds.includes(e.ref.documentId))
+  return searchCartridges(entries, plan, Math.max(k, 20), { evidence })
+}
+
+/**
+ * The passages an answer may quote (composeAnswer draws on the first three) are asked in order
+ * until one supports an answer; the support is that one's, or the best when none does.
+ */
+function supportOf(
+  condensed: string,
+  evidence: TermEvidence,
+  sources: Source[],
+  explain?: AskExplain,
+): number {
+  let support = 0
+  if (sources.length === 0) return support
+  const asked = supportQuestion(condensed, evidence)
+  for (const s of sources.slice(0, SUPPORT_PASSAGES)) {
+    const signals = supportSignals(asked, s.snippet, s.title)
+    const score = supportScore(signals)
+    if (score <= support) continue
+    support = score
+    if (explain) explain.signals = signals
+    if (support >= SUPPORT_THRESHOLD) break
+  }
+  return support
+}
+
+function toSource(p: RankedPassage<SectionRef>): Source {
+  return {
+    id: `${p.ref.sectionId}:${p.ordinal}`,
+    title: p.ref.title,
+    documentId: p.ref.documentId,
+    filename: p.ref.filename,
+    snippet: p.text.slice(p.start, p.end),
+    score: round(p.score),
+  }
+}
+
+function round(x: number): number {
+  return Math.round(x * 1000) / 1000
+}

@@ -1,0 +1,170 @@
+import type { WarmCartridge } from './cartridge'
+import type { KindTest } from './hypernyms'
+import { type QueryPlan, TokenKind } from './query'
+import { passageScore, type RankedPassage, type RankedSentence, type TopK } from './rank'
+import { sentenceScores, sequenceFeatures } from './score'
+
+// One cartridge searched for one question: the sentences holding its terms (or their expansions)
+// are scored, and their passages offered to the question's top list.
+
+/** A warm cartridge and the caller's reference for the section it belongs to. */
+export interface CartEntry<R> {
+  ref: R
+  cart: WarmCartridge
+  /** Index terms of the section's title (its document's name): context for every sentence. */
+  titleTerms: string[]
+}
+
+/** A section worth searching for one question: its index in the entries, title terms and score bound. */
+export interface Candidate {
+  e: number
+  titleMask: number
+  /** The section prior (exact: it depends only on how many sentences hold each term). */
+  secScore: number
+  bound: number
+}
+
+interface Scratch {
+  hit: Uint16Array
+  exp: Uint16Array
+  pass: Uint16Array
+  best: Float64Array
+  score: Float64Array
+  typed: Uint8Array
+  qmap: Int8Array
+  seq: Int8Array
+  kseq: Uint8Array
+}
+// Per-cartridge work arrays, reused by every query (queries run one at a time on the event loop).
+const scratches = new WeakMap<WarmCartridge, Scratch>()
+
+function scratchOf(cart: WarmCartridge): Scratch {
+  let s = scratches.get(cart)
+  if (!s) {
+    const nSents = cart.sents.length / 2
+    let longest = 0
+    for (let i = 0; i < nSents; i++) longest = Math.max(longest, cart.sentOff[i + 1]! - cart.sentOff[i]!)
+    s = {
+      hit: new Uint16Array(nSents),
+      exp: new Uint16Array(nSents),
+      pass: new Uint16Array(cart.passages.length / 2),
+      best: new Float64Array(cart.passages.length / 2).fill(Number.NEGATIVE_INFINITY),
+      score: new Float64Array(nSents),
+      typed: new Uint8Array(nSents),
+      qmap: new Int8Array(cart.vocab.length).fill(-1),
+      seq: new Int8Array(longest),
+      kseq: new Uint8Array(longest),
+    }
+    scratches.set(cart, s)
+  }
+  return s
+}
+
+/** Searches one cartridge: marks, scores and offers its passages, then resets what it touched. */
+export function searchOne<R>(
+  { ref, cart }: CartEntry<R>,
+  ids: Int32Array,
+  vars: number[][],
+  { titleMask, secScore: sectionScore }: Candidate,
+  plan: QueryPlan,
+  qw: Float64Array,
+  total: number,
+  pairs: Set<number>,
+  kind: KindTest | null,
+  top: TopK<RankedPassage<R>>,
+): void {
+  const x = scratchOf(cart)
+  const touched: number[] = []
+  const passages: number[] = []
+  for (let q = 0; q < ids.length; q++) {
+    const id = ids[q]!
+    const bit = 1 << q
+    // Word-family variants count as expansions of the term.
+    for (const v of vars[q]!)
+      for (let i = cart.postOff[v]!; i < cart.postOff[v + 1]!; i++) {
+        const s = cart.post[i]!
+        if (x.hit[s] === 0 && x.exp[s] === 0) touched.push(s)
+        x.exp[s]! |= bit
+      }
+    if (id < 0 || qw[q] === 0) continue
+    x.qmap[id] = q
+    for (let i = cart.postOff[id]!; i < cart.postOff[id + 1]!; i++) {
+      const s = cart.post[i]!
+      if (x.hit[s] === 0 && x.exp[s] === 0) touched.push(s)
+      x.hit[s]! |= bit
+      x.pass[cart.passageOf[s]!]! |= bit
+    }
+    for (let i = cart.expPostOff[id]!; i < cart.expPostOff[id + 1]!; i++) {
+      const s = cart.expPost[i]!
+      if (x.hit[s] === 0 && x.exp[s] === 0) touched.push(s)
+      x.exp[s]! |= bit
+    }
+  }
+  const secScore = touched.length ? sectionScore : 0
+  for (const s of touched) {
+    const from = cart.sentOff[s]!
+    const to = cart.sentOff[s + 1]!
+    // Only a word that is no question term, in a sentence holding one, can offer the noun kind.
+    const kindHere = x.hit[s] !== 0 ? kind : null
+    for (let i = from; i < to; i++) {
+      const t = cart.sentTerms[i]!
+      const q = x.qmap[t]!
+      x.seq[i - from] = q
+      x.kseq[i - from] =
+        q < 0 && kindHere?.has(cart.vocabSense[t]!) ? cart.sentKinds[i]! | TokenKind.noun : cart.sentKinds[i]!
+    }
+    const f = sequenceFeatures(x.seq, x.kseq, 0, to - from, plan.want, pairs, qw)
+    const p = cart.passageOf[s]!
+    const near = s > cart.passages[2 * p]! ? x.hit[s - 1]! : 0
+    const { rank, pick } = sentenceScores(f, titleMask, x.pass[p]!, x.exp[s]!, qw, total, cart.weights, near)
+    x.score[s] = pick
+    x.typed[s] = f.pickTypeOk ? 1 : 0
+    if (x.best[p] === Number.NEGATIVE_INFINITY) passages.push(p)
+    if (rank > x.best[p]!) x.best[p] = rank
+  }
+  pushPassages(cart, ref, passages, x, titleMask, secScore, qw, plan.terms.length, top)
+  // Reset only what this query touched.
+  for (const s of touched) x.hit[s] = x.exp[s] = 0
+  for (const p of passages) {
+    x.pass[p] = 0
+    x.best[p] = Number.NEGATIVE_INFINITY
+  }
+  for (const id of ids) if (id >= 0) x.qmap[id] = -1
+}
+
+/** Offers the passages this question touched to the top list, with their matching sentences and term counts. */
+function pushPassages<R>(
+  cart: WarmCartridge,
+  ref: R,
+  passages: number[],
+  x: Scratch,
+  titleMask: number,
+  secScore: number,
+  qw: Float64Array,
+  nTerms: number,
+  top: TopK<RankedPassage<R>>,
+): void {
+  for (const p of passages) {
+    const score = passageScore(x.best[p]!, x.pass[p]!, titleMask, qw) + secScore
+    if (!top.accepts(score)) continue
+    const first = cart.passages[2 * p]!
+    const last = cart.passages[2 * p + 1]!
+    const sentences: RankedSentence[] = []
+    const tf = new Uint16Array(nTerms)
+    for (let s = first; s <= last; s++) {
+      if (x.hit[s] === 0 && x.exp[s] === 0) continue
+      // Term counts for withTermFrequency: only sentences holding a query term can add to them.
+      if (x.hit[s] !== 0)
+        for (let i = cart.sentOff[s]!; i < cart.sentOff[s + 1]!; i++) {
+          const q = x.qmap[cart.sentTerms[i]!]!
+          if (q >= 0) tf[q]!++
+        }
+      const [start, end] = [cart.sents[2 * s]!, cart.sents[2 * s + 1]!]
+      sentences.push({ start, end, score: x.score[s]!, hit: x.hit[s]!, typeOk: x.typed[s] === 1 })
+    }
+    sentences.sort((a, b) => b.score - a.score)
+    const [start, end] = [cart.sents[2 * first]!, cart.sents[2 * last + 1]!]
+    const words = cart.sentOff[last + 1]! - cart.sentOff[first]!
+    top.push({ ref, ordinal: p, text: cart.text, start, end, score, sentences, tf, words })
+  }
+}
