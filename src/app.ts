@@ -30,7 +30,7 @@ import type { PeerSource } from './platform/http/server'
 import type { JobQueue } from './platform/jobs/queue'
 import type { Scheduler } from './platform/jobs/scheduler'
 import type { Logger } from './platform/log/log'
-import { createRuntime } from './platform/runtime/runtime'
+import { createRuntime, type Runtime } from './platform/runtime/runtime'
 import type { ObjectStore } from './platform/storage/object-store'
 
 /** Everything the application is built from; nothing is reached through globals. */
@@ -78,40 +78,59 @@ export interface App {
 export const VERSION: string = pkg.version
 
 /**
- * Composes the features into one app, in dependency order: each is built from the platform and
- * the services of those before it, and `install` mounts their routes and registers their jobs and
- * subscribers. Pure: opens nothing, starts nothing, listens nowhere.
+ * Composes the features into one app: the runtime, the features (composeFeatures), and `install`,
+ * which registers their jobs and subscribers and hands their routes to the HTTP app. Pure: opens
+ * nothing, starts nothing, listens nowhere.
  */
 export function createApp(deps: AppDeps): App {
-  const { config } = deps
-  const { platform: p, scheduler, dispatcher, mailer } = createRuntime(deps)
+  const runtime = createRuntime(deps)
   let selfUrl: string | null = null
+  const f = composeFeatures(deps, runtime, { openapi: () => http.openapi(), selfUrl: () => selfUrl })
+  const routes = [...install(f.mountOrder, runtime), ...(deps.extraRoutes ?? [])]
+  const http = createHttpApp({ ...deps, authenticate: f.accounts.authenticate, info: INFO }, routes)
+  const engine = f.engine.service
+  return {
+    handle: http.handle,
+    routes,
+    openapi: http.openapi,
+    jobs: { queue: runtime.platform.queue, scheduler: runtime.scheduler },
+    events: { outbox: runtime.platform.events, dispatcher: runtime.dispatcher },
+    engineStats: () => ({ warmBytes: engine.cache.bytes, warmCartridges: engine.cache.size }),
+    mcp: f.mcp.service,
+    listening: (url) => {
+      selfUrl = url.replace(/\/+$/, '')
+    },
+    prepare: () => engine.prepare(),
+    sweepOrphans: () => f.ingest.service.sweepOrphans(),
+    embedMissing: () => f.onboarding.service.embedMissing(),
+  }
+}
 
-  const service = serviceFeature({
-    version: VERSION,
-    frozenRemovalDate: config.api.frozen_removal_date,
-    openapi: () => http.openapi(),
-  })
+/**
+ * Builds every feature in dependency order, each from the platform, its config slice and the
+ * services of those before it. `late` holds what exists only once the app is assembled.
+ */
+function composeFeatures(
+  deps: AppDeps,
+  { platform: p, mailer }: Runtime,
+  late: { openapi: () => Record<string, unknown>; selfUrl: () => string | null },
+) {
+  const { config } = deps
+  const { frozen_removal_date: frozenRemovalDate } = config.api
+  const service = serviceFeature({ version: VERSION, frozenRemovalDate, openapi: late.openapi })
   const console = consoleFeature()
   const workspaces = workspacesFeature(p)
   const audit = auditFeature(p)
   const keys = keysFeature(p)
+  const people = { config, mailer, workspaces: workspaces.service }
   const accounts = accountsFeature({
     ...p,
-    config,
+    ...people,
     secret: deps.secret,
-    mailer,
-    workspaces: workspaces.service,
     keys: keys.service,
     audit: audit.service,
   })
-  const members = membersFeature({
-    ...p,
-    config,
-    mailer,
-    accounts: accounts.service,
-    workspaces: workspaces.service,
-  })
+  const members = membersFeature({ ...p, ...people, accounts: accounts.service })
   const engine = engineFeature({ ...p, config: config.engine, embed: config.embed })
   // Deleting documents purges ingest's objects, then the engine's index, before it answers; its
   // receipt says whether a build is running. Both are asked at delete time (built below).
@@ -121,69 +140,32 @@ export function createApp(deps: AppDeps): App {
     purgers: () => [ingest.purger, engine.purger],
     buildRunning: (ws, id) => onboarding.service.inFlight(ws, id) !== null,
   })
+  const uses = { corpora: corpora.service, engine: engine.service }
   const ingest = ingestFeature({ ...p, config: config.ingest, corpora: corpora.service })
-  const onboarding = onboardingFeature({ ...p, corpora: corpora.service, engine: engine.service })
-  const usage = usageFeature({
-    ...p,
-    accounts: accounts.service,
-    keys: keys.service,
-    corpora: corpora.service,
-    engine: engine.service,
-  })
-  const answers = answersFeature({
-    ...p,
-    llm: config.llm,
-    engineLimits: config.engine,
-    corpora: corpora.service,
-    engine: engine.service,
-    recordQuery: (ws, corpusId) => usage.service.recordQueries(ws, corpusId),
-  })
-  const mcp = mcpFeature({
-    ...p,
-    version: VERSION,
-    maxBodyBytes: config.server.max_body_bytes,
-    corpora: corpora.service,
-    answers: answers.service,
-  })
+  const onboarding = onboardingFeature({ ...p, ...uses })
+  const usage = usageFeature({ ...p, ...uses, accounts: accounts.service, keys: keys.service })
+  const answers = answersFeature({ ...p, ...uses, llm: config.llm, engineLimits: config.engine })
+  const asks = { corpora: corpora.service, answers: answers.service }
+  const mcp = mcpFeature({ ...p, ...asks, version: VERSION, maxBodyBytes: config.server.max_body_bytes })
   const economics = economicsFeature({
     ...p,
-    rates: config.rates,
-    corpora: corpora.service,
-    answers: answers.service,
+    ...uses,
+    ...asks,
     onboarding: onboarding.service,
-    engine: engine.service,
+    rates: config.rates,
   })
   const scale = scaleFeature({
     ...p,
-    config: config.scale_test,
-    corpora: corpora.service,
-    answers: answers.service,
+    ...asks,
     economics: economics.service,
-    selfUrl: () => selfUrl,
+    selfUrl: late.selfUrl,
+    config: config.scale_test,
   })
   const status = statusFeature({ ...p, config: config.status, version: VERSION, mailer })
-
-  // In mount order: the service's own pages, the console, then the API as the spec lists it.
-  const features: Feature[] = [service, console, corpora, ingest, onboarding, answers, economics, scale, mcp]
-  features.push(accounts, members, keys, usage, status, workspaces, audit, engine)
-  const routes = [...install(features, { scheduler, dispatcher }), ...(deps.extraRoutes ?? [])]
-  const http = createHttpApp({ ...deps, authenticate: accounts.authenticate, info: INFO }, routes)
-
-  return {
-    handle: http.handle,
-    routes,
-    openapi: http.openapi,
-    jobs: { queue: p.queue, scheduler },
-    events: { outbox: p.events, dispatcher },
-    engineStats: () => ({ warmBytes: engine.service.cache.bytes, warmCartridges: engine.service.cache.size }),
-    mcp: mcp.service,
-    listening: (url) => {
-      selfUrl = url.replace(/\/+$/, '')
-    },
-    prepare: () => engine.service.prepare(),
-    sweepOrphans: () => ingest.service.sweepOrphans(),
-    embedMissing: () => onboarding.service.embedMissing(),
-  }
+  // The service's own pages, the console, then the API in the order the spec lists it.
+  const mountOrder: Feature[] = [service, console, corpora, ingest, onboarding, answers, economics, scale]
+  mountOrder.push(mcp, accounts, members, keys, usage, status, workspaces, audit, engine)
+  return { mountOrder, accounts, engine, ingest, onboarding, mcp }
 }
 
 const INFO = {

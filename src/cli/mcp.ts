@@ -82,8 +82,10 @@ export async function mcpCommand(args: string[], env: Record<string, string | un
     }
     const rt = openRuntime(config)
     const workspace = pickWorkspace(rt.db, parsed.workspace, dataDir)
-    // No scheduler, no listener: only the read and answer paths of the services run here.
+    // No scheduler, no listener: only the read and answer paths of the services run here. The
+    // event dispatcher runs, so the questions asked here are counted in usage as they are answered.
     const app = createApp({ ...rt, log })
+    app.events.dispatcher.start()
     // Whoever can read the data dir can read every base of it; the workspace only narrows the view.
     const principal: Principal = {
       kind: 'session',
@@ -94,7 +96,10 @@ export async function mcpCommand(args: string[], env: Record<string, string | un
       keyId: null,
     }
     backend = localBackend(app.mcp, principal)
-    close = async () => rt.db.$client.close()
+    close = async () => {
+      await app.events.dispatcher.stop()
+      rt.db.$client.close()
+    }
     log.info('engram mcp ready', { mode: 'local', data_dir: dataDir, workspace_id: workspace.id })
     setTimeout(() => app.prepare(), 0)
   }

@@ -60,8 +60,19 @@ export function testApp(opts: TestAppOptions = {}): TestApp {
     extraRoutes: opts.extraRoutes,
   }
   const app = createApp(deps)
+  // The events a request emitted are delivered before the test sees its answer, as a started
+  // dispatcher would shortly after: tests read the subscribers' rows (audit, usage) deterministically.
+  // A streamed answer emits while it streams; those are delivered before its last byte is read.
+  const settled = async (pending: Promise<Response>): Promise<Response> => {
+    const res = await pending
+    await app.events.dispatcher.drain()
+    if (!res.body) return res
+    const tail = new TransformStream<Uint8Array, Uint8Array>({ flush: () => app.events.dispatcher.drain() })
+    return new Response(res.body.pipeThrough(tail), res)
+  }
   return {
     ...app,
+    handle: (request, server) => settled(app.handle(request, server)),
     deps,
     db,
     clock,
@@ -71,18 +82,16 @@ export function testApp(opts: TestAppOptions = {}): TestApp {
       const { json, peer, ...rest } = init
       const headers = new Headers(rest.headers)
       if (json !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json')
-      const res = await app.handle(
-        new Request(`http://engram.test${path}`, {
-          ...rest,
-          headers,
-          body: json !== undefined ? JSON.stringify(json) : rest.body,
-        }),
-        peer === undefined ? undefined : { requestIP: () => ({ address: peer }) },
+      return settled(
+        app.handle(
+          new Request(`http://engram.test${path}`, {
+            ...rest,
+            headers,
+            body: json !== undefined ? JSON.stringify(json) : rest.body,
+          }),
+          peer === undefined ? undefined : { requestIP: () => ({ address: peer }) },
+        ),
       )
-      // The events a request emitted are delivered before the test sees its answer, as a started
-      // dispatcher would shortly after: tests read the subscribers' rows (audit) deterministically.
-      await app.events.dispatcher.drain()
-      return res
     },
     close() {
       db.$client.close()

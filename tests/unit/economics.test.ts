@@ -12,8 +12,8 @@ import {
 import { cartridgeFootprint } from '../../src/features/economics/lib/footprint'
 import { leaves, trainCpuMs } from '../../src/features/economics/lib/measure'
 import { sampleQueries } from '../../src/features/economics/lib/sample'
-import { readSse } from '../../src/features/economics/lib/sse-read'
 import { seededRandom } from '../../src/platform/crypto/random'
+import { readSse } from '../../src/platform/http/sse-read'
 import type { Job } from '../../src/platform/jobs/queue'
 
 const rates: RateCard = {

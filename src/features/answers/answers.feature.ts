@@ -12,7 +12,6 @@ export interface AnswersFeatureDeps extends Platform {
   engineLimits: Pick<Config['engine'], 'max_concurrent' | 'max_queued'>
   corpora: CorporaService
   engine: Engine
-  recordQuery: (workspaceId: string, corpusId: string) => void
 }
 
 /**

@@ -1,12 +1,34 @@
+import type { Principal } from '../../platform/auth/principal'
 import type { Db } from '../../platform/db/db'
+import { transaction } from '../../platform/db/transaction'
+import type { Outbox } from '../../platform/events/outbox'
 import { answerFeedback } from './answers.tables'
 
 /** A rating of an answer, as stored. */
 export type FeedbackRow = typeof answerFeedback.$inferInsert
 
-/** Rows of the answers feature: the ratings given to answers. */
+/** Rows of the answers feature: the ratings given to answers, and the record that a question was answered. */
 export class AnswersRepo {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly events: Outbox,
+  ) {}
+
+  /** Tells `question.answered` (usage counts it), in its own one-row transaction. */
+  answered(
+    principal: Principal,
+    corpusId: string,
+    found: { strategy: 'cart' | 'rag'; answered: boolean },
+  ): void {
+    const { strategy, answered } = found
+    transaction(this.db, () =>
+      this.events.emit(this.db, {
+        type: 'question.answered',
+        workspaceId: principal.workspaceId,
+        payload: { corpusId, strategy, answered, keyId: principal.keyId ?? null },
+      }),
+    )
+  }
 
   /** Stores one rating. */
   insertFeedback(row: FeedbackRow): void {

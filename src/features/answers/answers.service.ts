@@ -5,23 +5,18 @@ import { type Gate, SaturatedError } from '../../platform/concurrency/gate'
 import { newId, type Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
 import { fail, notFound } from '../../platform/errors/errors'
+import type { Outbox } from '../../platform/events/outbox'
 import type { ChatMessage, LlmClient } from '../../platform/llm/openai-client'
 import { LlmUnavailableError } from '../../platform/llm/server-request'
 import type { Logger } from '../../platform/log/log'
 import type { CorporaService } from '../corpora/corpora.service'
-import type { AskResult, Engine, Source } from '../engine/engine.service'
+import type { AskResult, Engine } from '../engine/engine.service'
+import { describeBase } from './answers.describe'
 import { rethrowUnavailable, unavailable } from './answers.errors'
 import { AnswersRepo } from './answers.repo'
 import type { ChatReq, FeedbackReq } from './answers.schemas'
 import { answerEvents, CUT_FALLBACK, type OpenedPieces, round } from './answers.stream'
-import {
-  completeSentences,
-  describeFromSources,
-  describeMessages,
-  llmMessages,
-  streamPieces,
-  uncut,
-} from './answers.text'
+import { llmMessages, streamPieces, uncut } from './answers.text'
 import type { ChatEvent, ChatResult, Generator } from './answers.types'
 
 export type { ChatEvent, ChatMetrics, ChatResult, StreamMetrics } from './answers.types'
@@ -35,7 +30,8 @@ export interface AnswersDeps {
   random: Random
   corpora: CorporaService
   engine: Answerer
-  recordQuery: (workspaceId: string, corpusId: string) => void
+  /** Each answered question is told as `question.answered` (usage counts it). */
+  events: Outbox
   /** The model server, when configured; null means extractive answers. */
   llm: LlmClient | null
   /**
@@ -63,7 +59,7 @@ export class AnswersService {
   private reported = Number.NEGATIVE_INFINITY
   private readonly repo: AnswersRepo
   constructor(private readonly d: AnswersDeps) {
-    this.repo = new AnswersRepo(d.db)
+    this.repo = new AnswersRepo(d.db, d.events)
   }
 
   /**
@@ -149,7 +145,7 @@ export class AnswersService {
         }
       }
       const latency = round(performance.now() - t0)
-      this.d.recordQuery(principal.workspaceId, corpusId)
+      this.repo.answered(principal, corpusId, found)
       return {
         ...found,
         answer,
@@ -179,7 +175,7 @@ export class AnswersService {
       const found = await this.d.engine.ask(corpusId, input)
       const opened = await this.openPieces(found, req.max_tokens)
       const ttftMs = round(performance.now() - t0)
-      this.d.recordQuery(principal.workspaceId, corpusId)
+      this.repo.answered(principal, corpusId, found)
       const contextTokens = estimateTokens(
         opened.messages.length > 0
           ? opened.messages.map((m) => m.content).join('\n')
@@ -222,52 +218,10 @@ export class AnswersService {
     if (corpus.status !== 'ready') throw fail('corpus_not_ready')
     const release = await this.slot()
     try {
-      const probe = await this.d.engine.ask(corpusId, {
-        question: `What is ${corpus.name} about? overview introduction summary`,
-        k: 5,
-        strategy: 'rag',
-      })
-      let description: string | null = null
-      let modelAnswered = false
-      if (this.d.llm && probe.sources.length > 0) {
-        try {
-          const text = await this.d.llm.complete({
-            messages: describeMessages(probe.sources),
-            maxTokens: 120,
-          })
-          description = completeSentences(text)
-          modelAnswered = true
-        } catch (e) {
-          this.fallbackFor(e)
-        }
-      }
-      if (!modelAnswered) {
-        // Without a model, the base's own documents name what it covers when no passage stands out.
-        const named =
-          probe.sources.length > 0 ? probe.sources : this.documentsAsSources(principal.workspaceId, corpusId)
-        description = describeFromSources(corpus.name, corpus.n_documents, named)
-      }
-      this.d.corpora.setDescription(
-        principal.workspaceId,
-        corpusId,
-        description,
-        this.d.clock.now().getTime(),
-      )
-      return { id: corpusId, description }
+      return await describeBase({ ...this.d, fallbackFor: (e) => this.fallbackFor(e) }, principal, corpus)
     } finally {
       release()
     }
-  }
-
-  private documentsAsSources(workspaceId: string, corpusId: string): Source[] {
-    return this.d.corpora.documents(workspaceId, corpusId, false, null).items.map((d) => ({
-      id: d.id,
-      title: d.title ?? d.filename,
-      documentId: d.id,
-      filename: d.filename,
-      snippet: '',
-      score: 0,
-    }))
   }
 
   /** Records a rating of an answer. */

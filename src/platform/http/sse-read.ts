@@ -1,4 +1,4 @@
-import { parseSse, type SseEvent } from '../../../platform/http/sse'
+import { parseSse, type SseEvent } from './sse'
 
 /**
  * Reads a `text/event-stream` body event by event as it arrives. Leaving the loop early (or an
