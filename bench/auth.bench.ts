@@ -17,6 +17,7 @@ import { loadConfig } from '../src/platform/config/config.load'
 import { cryptoRandom } from '../src/platform/crypto/random'
 import { openDatabase } from '../src/platform/db/db'
 import { migrate } from '../src/platform/db/migrate'
+import { Outbox } from '../src/platform/events/outbox'
 import { defineRoute } from '../src/platform/http/route'
 import { createLogger } from '../src/platform/log/log'
 import { createObjectStore } from '../src/platform/storage/create-object-store'
@@ -99,6 +100,7 @@ async function server(): Promise<void> {
     random: cryptoRandom,
     log: createLogger('silent'),
     audit: new AuditService(db, systemClock, cryptoRandom),
+    events: new Outbox(db, systemClock, cryptoRandom),
   })
   let workspaceId = ''
   const openCorpus = defineRoute({

@@ -1,6 +1,7 @@
 import type { Db } from '../../platform/db/db'
 import { transaction } from '../../platform/db/transaction'
 import { notFound } from '../../platform/errors/errors'
+import type { Outbox } from '../../platform/events/outbox'
 import type { Logger } from '../../platform/log/log'
 import type { AuditActor, AuditService } from '../audit/audit.service'
 import type { CorporaRepo, CorpusRow, DocumentRow } from './corpora.repo'
@@ -46,6 +47,7 @@ export class CorporaDeletion {
   constructor(
     private readonly deps: {
       db: Db
+      events: Outbox
       repo: CorporaRepo
       audit: AuditService
       log?: Logger | undefined
@@ -78,9 +80,9 @@ export class CorporaDeletion {
   detach(workspaceId: string, corpusId: string, parents: DocumentRow[], by: DeletedBy): DocumentRow[] {
     const rows: DocumentRow[] = []
     if (parents.length === 0) return rows
-    const { repo, audit } = this.deps
+    const { repo, audit, events, db } = this.deps
     const buildRunning = this.buildRunning(workspaceId, corpusId)
-    transaction(this.deps.db, () => {
+    transaction(db, () => {
       for (const p of parents) {
         const sections = repo.sections(p.id)
         rows.push(p, ...sections)
@@ -98,6 +100,7 @@ export class CorporaDeletion {
             build_running: buildRunning,
           },
         })
+        events.emit(db, { type: 'document.deleted', workspaceId, payload: { corpusId, documentId: p.id } })
       }
     })
     return rows
@@ -127,12 +130,14 @@ export class CorporaDeletion {
    * is written in the transaction that deletes the rows.
    */
   async deleteCorpus(workspaceId: string, base: CorpusRow, actor: AuditActor): Promise<DeleteReceipt> {
-    const { repo, audit } = this.deps
+    const { repo, audit, events, db } = this.deps
     const corpusId = base.id
     const buildRunning = this.buildRunning(workspaceId, corpusId)
-    const rows = transaction(this.deps.db, () => {
+    const rows = transaction(db, () => {
       const all = repo.allDocumentRows(corpusId)
       if (!repo.delete(workspaceId, corpusId)) throw notFound('Document base')
+      const documents = all.filter((r) => r.parent_id === null).length
+      events.emit(db, { type: 'corpus.deleted', workspaceId, payload: { corpusId, documents } })
       audit.record({
         workspaceId,
         actor,
@@ -140,7 +145,7 @@ export class CorporaDeletion {
         target: { type: 'corpus', id: corpusId },
         details: {
           name: base.name,
-          documents: all.filter((r) => r.parent_id === null).length,
+          documents,
           rows: all.length,
           storage_bytes: base.storage_bytes,
           build_running: buildRunning,

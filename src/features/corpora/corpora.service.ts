@@ -2,6 +2,7 @@ import { type Clock, iso } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
 import { fail, notFound } from '../../platform/errors/errors'
+import type { Outbox } from '../../platform/events/outbox'
 import type { Logger } from '../../platform/log/log'
 import { keysetPage } from '../../platform/paging/paging'
 import type { AuditActor, AuditService } from '../audit/audit.service'
@@ -22,6 +23,8 @@ export interface CorporaDeps {
   log?: Logger
   /** Where every deletion writes its receipt, in the transaction that deletes. */
   audit: AuditService
+  /** Deletions are told as `document.deleted` / `corpus.deleted`, in the same transaction. */
+  events: Outbox
   /**
    * Features that must forget deleted documents before the delete answers (ingest's stored objects,
    * the engine's index), in order; asked at delete time, as they are built after this service.

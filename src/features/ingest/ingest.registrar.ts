@@ -13,7 +13,10 @@ import {
 import { blobKey } from './lib/keys'
 
 /** What the registrar works with. */
-export type RegistrarDeps = Pick<IngestDeps, 'db' | 'clock' | 'random' | 'objects' | 'corpora' | 'queue'>
+export type RegistrarDeps = Pick<
+  IngestDeps,
+  'db' | 'clock' | 'random' | 'objects' | 'corpora' | 'queue' | 'events'
+>
 
 /**
  * What every way in (upload, push, upsert) and the extraction jobs share: registering stored files
@@ -27,7 +30,7 @@ export class Registrar {
   readonly inflight = new Set<string>()
 
   constructor(private readonly deps: RegistrarDeps) {
-    this.repo = new IngestRepo(deps.db)
+    this.repo = new IngestRepo(deps.db, deps.events)
   }
 
   /** Now, in epoch milliseconds, from the injected clock. */
@@ -111,10 +114,12 @@ export class Registrar {
           corpora.replaceContent(existing.id, fields)
           id = existing.id
           results.push('updated')
+          this.told('document.updated', workspaceId, corpusId, id)
         } else {
           id = newId(this.deps.random, 'doc')
           corpora.insertParent({ ...fields, id, workspaceId, corpusId, path: item.path })
           results.push('created')
+          this.told('document.created', workspaceId, corpusId, id)
         }
         ids.push(id)
         this.repo.deleteUploadsByKey(rawKey)
@@ -155,6 +160,16 @@ export class Registrar {
       results,
       run: this.repo.run(corpusId, runId)!,
     }
+  }
+
+  /** Tells that a document was created or given new content; inside the registering transaction. */
+  private told(
+    type: 'document.created' | 'document.updated',
+    workspaceId: string,
+    corpusId: string,
+    documentId: string,
+  ): void {
+    this.deps.events.emit(this.deps.db, { type, workspaceId, payload: { corpusId, documentId } })
   }
 
   /** Deletes an object no row, live upload or request in flight uses. */

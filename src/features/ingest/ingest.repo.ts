@@ -1,5 +1,6 @@
 import type { Db } from '../../platform/db/db'
 import { transaction } from '../../platform/db/transaction'
+import type { Outbox } from '../../platform/events/outbox'
 
 /** A sync run row. */
 export interface SyncRunRow {
@@ -44,7 +45,11 @@ export const MAX_RUN_ERRORS = 1000
 
 /** Data functions of sync runs and pending push uploads. */
 export class IngestRepo {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** A run that ends is told as `sync.finished`, in the transaction that ends it. */
+    private readonly events: Outbox,
+  ) {}
 
   private get c() {
     return this.db.$client
@@ -88,6 +93,32 @@ export class IngestRepo {
         r.now,
         r.pending > 0 ? null : r.now,
       )
+    if (status !== 'running')
+      this.finished({ ...r, workspace_id: r.workspaceId, corpus_id: r.corpusId, status })
+  }
+
+  /** Emits `sync.finished` for a run that just ended; inside the caller's transaction. */
+  private finished(
+    run: Pick<SyncRunRow, 'workspace_id' | 'corpus_id' | 'id' | 'source' | 'created' | 'updated'> & {
+      status: 'succeeded' | 'partial' | 'failed'
+      deleted: number
+      failed: number
+    },
+  ): void {
+    this.events.emit(this.db, {
+      type: 'sync.finished',
+      workspaceId: run.workspace_id,
+      payload: {
+        corpusId: run.corpus_id,
+        runId: run.id,
+        source: run.source,
+        status: run.status,
+        created: run.created,
+        updated: run.updated,
+        deleted: run.deleted,
+        failed: run.failed,
+      },
+    })
   }
 
   /** One run of a base, or null. */
@@ -135,6 +166,7 @@ export class IngestRepo {
           `UPDATE sync_runs SET pending = ?, failed = ?, errors = ?, status = ?, finished_at = ? WHERE id = ?`,
         )
         .run(pending, failed, JSON.stringify(errors), status, pending > 0 ? null : now, runId)
+      if (status !== 'running') this.finished({ ...run, status, failed })
       return true
     })
   }

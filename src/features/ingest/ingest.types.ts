@@ -2,6 +2,7 @@ import type { Clock } from '../../platform/clock/clock'
 import type { Config } from '../../platform/config/config.load'
 import type { Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
+import type { Outbox } from '../../platform/events/outbox'
 import type { JobQueue } from '../../platform/jobs/queue'
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
@@ -30,6 +31,8 @@ export interface IngestDeps {
   objects: ObjectStore
   corpora: CorporaService
   queue: JobQueue
+  /** Documents created and updated, and sync runs that end, are told as domain events. */
+  events: Outbox
   /** Where documents are extracted; by default child processes capped at `config.extract_memory_mb`. */
   extractor?: Extractor
 }

@@ -1,6 +1,8 @@
 import { type Clock, iso } from '../../platform/clock/clock'
 import type { Db } from '../../platform/db/db'
+import { transaction } from '../../platform/db/transaction'
 import { fail, notFound } from '../../platform/errors/errors'
+import type { Outbox } from '../../platform/events/outbox'
 import type { JobDefinition } from '../../platform/feature/feature'
 import { isTerminal, type Job, type JobQueue } from '../../platform/jobs/queue'
 import type { Logger } from '../../platform/log/log'
@@ -26,6 +28,8 @@ export interface OnboardingDeps {
   clock: Clock
   log: Logger
   queue: JobQueue
+  /** Runs that start and end are told as `onboarding.*` events, in the transaction that records them. */
+  events: Outbox
   objects: ObjectStore
   corpora: CorporaService
   engine: SectionOnboarder
@@ -76,6 +80,17 @@ export class OnboardingService {
     const units = this.repo.units(corpusId, force)
     if (units.length === 0) throw fail('nothing_to_train')
     const now = this.now()
+    // The run, its batches, the documents' and the base's status and the event land together.
+    return transaction(this.d.db, () => this.startRun(workspaceId, corpusId, { units, force }, now))
+  }
+
+  /** Enqueues the run and its batches, marks its units and the base, and tells `onboarding.started`. */
+  private startRun(
+    workspaceId: string,
+    corpusId: string,
+    { units, force }: { units: { id: string; parent_id: string | null }[]; force: boolean },
+    now: number,
+  ): Job {
     const run = this.d.queue.enqueue({
       workspaceId,
       subjectId: corpusId,
@@ -109,6 +124,11 @@ export class OnboardingService {
       now,
     )
     this.d.corpora.setStatus(workspaceId, corpusId, 'training', now)
+    this.d.events.emit(this.d.db, {
+      type: 'onboarding.started',
+      workspaceId,
+      payload: { runId: run.id, corpusId },
+    })
     return run
   }
 
@@ -200,7 +220,21 @@ export class OnboardingService {
     if (!run || isTerminal(run.status)) return
     const children = this.d.queue.children(runId)
     if (!children.every((c) => isTerminal(c.status))) return
+    const corpusStatus = transaction(this.d.db, () => this.endRun(run, children))
+    // Cartridges compiled on a thread are not warm yet: load them now, not on the first question.
+    if (corpusStatus === 'ready') {
+      this.d.engine.warmBase(run.subjectId!).catch((e) => {
+        this.d.log.warn('warming a base failed', { corpus_id: run.subjectId, error: (e as Error).message })
+      })
+      // An in-process model embedded the passages as they were indexed.
+      if (this.d.engine.embedsAfterOnboarding) this.embedLater(run.workspaceId, run.subjectId!)
+    }
+  }
+
+  /** Records a run's end (its figures, the documents' and the base's status) and tells it; returns the base's status. */
+  private endRun(run: Job, children: Job[]): 'ready' | 'failed' | 'new' {
     const now = this.now()
+    const runId = run.id
     const canceled = run.cancelRequested || children.some((c) => c.status === 'canceled')
     const failed = children.filter((c) => c.status === 'failed')
     const stats = children.reduce(
@@ -228,13 +262,17 @@ export class OnboardingService {
       error: failed[0]?.error ?? null,
     })
     this.d.queue.setResult(runId, stats)
-    // Cartridges compiled on a thread are not warm yet: load them now, not on the first question.
-    if (corpusStatus === 'ready') {
-      this.d.engine.warmBase(run.subjectId!).catch((e) => {
-        this.d.log.warn('warming a base failed', { corpus_id: run.subjectId, error: (e as Error).message })
+    const payload = { runId, corpusId: run.subjectId! }
+    const { db, events } = this.d
+    const workspaceId = run.workspaceId
+    if (status === 'canceled') events.emit(db, { type: 'onboarding.cancelled', workspaceId, payload })
+    else if (status === 'succeeded') events.emit(db, { type: 'onboarding.finished', workspaceId, payload })
+    else
+      events.emit(db, {
+        type: 'onboarding.failed',
+        workspaceId,
+        payload: { ...payload, error: failed[0]?.error ?? '' },
       })
-      // An in-process model embedded the passages as they were indexed.
-      if (this.d.engine.embedsAfterOnboarding) this.embedLater(run.workspaceId, run.subjectId!)
-    }
+    return corpusStatus
   }
 }

@@ -17,11 +17,23 @@ export interface DomainEvents {
   'document.created': { corpusId: string; documentId: string }
   'document.updated': { corpusId: string; documentId: string }
   'document.deleted': { corpusId: string; documentId: string }
+  /** A whole base deleted (one event, not one per document); `documents` is how many it held. */
+  'corpus.deleted': { corpusId: string; documents: number }
   'onboarding.started': { runId: string; corpusId: string }
   'onboarding.finished': { runId: string; corpusId: string }
   'onboarding.failed': { runId: string; corpusId: string; error: string }
   'onboarding.cancelled': { runId: string; corpusId: string }
-  'sync.finished': { corpusId: string; sourceId: string; added: number; updated: number; removed: number }
+  /** A sync run ended (every document of it extracted or failed): an upload, a push, later a connector. */
+  'sync.finished': {
+    corpusId: string
+    runId: string
+    source: string
+    status: 'succeeded' | 'partial' | 'failed'
+    created: number
+    updated: number
+    deleted: number
+    failed: number
+  }
   'key.created': { keyId: string; name: string; prefix: string; scopes: string[]; actor: EventActor }
   'key.revoked': { keyId: string; name: string; prefix: string; actor: EventActor }
   'member.joined': { userId: string; role: string; inviteId: string }
