@@ -4,15 +4,16 @@
 import { baseUrl } from '../../platform/config/config.load'
 import { newId } from '../../platform/crypto/random'
 import { newLinkToken, secretHash } from '../../platform/crypto/token'
+import { transaction } from '../../platform/db/transaction'
 import {
   consumeEmailToken,
   type EmailTokenKind,
   insertEmailToken,
-  inTransaction,
   lastSentAt,
   spendEmailTokens,
   type UserRow,
 } from './accounts.repo'
+
 import type { AccountsDeps, Caller, Link, LinkDelivery } from './accounts.types'
 
 const HOUR = 3_600_000
@@ -36,7 +37,7 @@ export class AccountLinks {
     if (last !== null && now - last < a.resend_cooldown_seconds * 1000) return null
     const { token, hash } = newLinkToken(this.d.random)
     const ttl = kind === 'verify_email' ? a.verify_link_hours * HOUR : a.reset_link_minutes * 60_000
-    inTransaction(this.d.db, () => {
+    transaction(this.d.db, () => {
       spendEmailTokens(this.d.db, user.id, kind, now)
       insertEmailToken(this.d.db, {
         id: newId(this.d.random, 'etk'),

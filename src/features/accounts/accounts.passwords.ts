@@ -1,9 +1,10 @@
 import type { SessionClass } from '../../platform/crypto/token'
+import { transaction } from '../../platform/db/transaction'
 import { fail } from '../../platform/errors/errors'
 import type { PasswordHasher } from './accounts.hasher'
 import type { AccountLimits } from './accounts.limits'
 import type { AccountLinks } from './accounts.links'
-import { findUser, findUserByEmail, inTransaction, replacePassword, spendEmailTokens } from './accounts.repo'
+import { findUser, findUserByEmail, replacePassword, spendEmailTokens } from './accounts.repo'
 import { normaliseEmail } from './accounts.schemas'
 import { type SignIn, userActor } from './accounts.signin'
 import type { AccountsDeps, Caller, Link, Token } from './accounts.types'
@@ -29,7 +30,7 @@ export class Passwords {
   async resetPassword(token: string, password: string): Promise<Link> {
     const hash = await this.hasher.hash(password)
     const now = this.d.clock.now().getTime()
-    const userId = inTransaction(this.d.db, () => {
+    const userId = transaction(this.d.db, () => {
       const id = this.links.consume(token, 'reset_password')
       if (!id) return null
       replacePassword(this.d.db, id, hash, now)
@@ -61,7 +62,7 @@ export class Passwords {
     if (!(await this.hasher.matches(current, user.passwordHash))) throw fail('wrong_password')
     const hash = await this.hasher.hash(next)
     const now = this.d.clock.now().getTime()
-    const changed = inTransaction(this.d.db, () => {
+    const changed = transaction(this.d.db, () => {
       // A reset or another change that landed while this one hashed has ended this session.
       const row = findUser(this.d.db, userId)
       if (row?.tokenVersion !== user.tokenVersion) {

@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox'
+import { transaction } from '../../platform/db/transaction'
 import { fail } from '../../platform/errors/errors'
-import { findUser, inTransaction, updateUser } from './accounts.repo'
+import { findUser, updateUser } from './accounts.repo'
 import { requireName, type UserResp } from './accounts.schemas'
 import type { AccountsDeps } from './accounts.types'
 
@@ -52,7 +53,7 @@ export class Profiles {
     const display = requireName(name, 'name')
     const user = findUser(this.d.db, userId)
     if (!user) throw fail('unauthorized')
-    inTransaction(this.d.db, () => {
+    transaction(this.d.db, () => {
       this.d.workspaces.rename(user.workspaceId, ws)
       updateUser(this.d.db, user.id, { name: display }, this.d.clock.now().getTime())
     })

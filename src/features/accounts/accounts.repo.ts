@@ -9,14 +9,6 @@ export type EmailTokenRow = typeof emailTokens.$inferSelect
 /** Kinds of emailed token. */
 export type EmailTokenKind = EmailTokenRow['kind']
 
-/**
- * Runs `fn` in one SQLite transaction: the accounts' unit of work, for writes that must land
- * together (the repo functions are synchronous, so they compose inside `fn`).
- */
-export function inTransaction<T>(db: Db, fn: () => T): T {
-  return db.$client.transaction(fn)()
-}
-
 /** Inserts a user; a duplicate address throws the unique-constraint error. */
 export function insertUser(db: Db, row: typeof users.$inferInsert): void {
   db.insert(users).values(row).run()

@@ -4,6 +4,7 @@
 // feature's dependencies and answers for them.
 import type { Static } from '@sinclair/typebox'
 import type { SessionClass } from '../../platform/crypto/token'
+import { transaction } from '../../platform/db/transaction'
 import { notFound } from '../../platform/errors/errors'
 import { PasswordHasher } from './accounts.hasher'
 import { AccountLimits } from './accounts.limits'
@@ -15,11 +16,11 @@ import {
   deleteUser,
   findUserByEmail,
   findWorkspaceUser,
-  inTransaction,
   listWorkspaceUsers,
   type UserRow,
   updateUser,
 } from './accounts.repo'
+
 import { normaliseEmail, type RegisterReq, type UserResp } from './accounts.schemas'
 import { SignIn } from './accounts.signin'
 import { type NewUser, SignUp } from './accounts.signup'
@@ -176,6 +177,6 @@ export class AccountsService {
 
   /** Runs `fn` in one SQLite transaction (the services' writes are synchronous). */
   transaction<T>(fn: () => T): T {
-    return inTransaction(this.d.db, fn)
+    return transaction(this.d.db, fn)
   }
 }

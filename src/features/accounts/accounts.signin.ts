@@ -1,10 +1,11 @@
 import { iso } from '../../platform/clock/clock'
 import type { SessionClass } from '../../platform/crypto/token'
+import { transaction } from '../../platform/db/transaction'
 import { fail } from '../../platform/errors/errors'
 import type { AuditActor } from '../audit/audit.service'
 import type { PasswordHasher } from './accounts.hasher'
 import type { AccountLimits } from './accounts.limits'
-import { findUserByEmail, inTransaction, type UserRow, updateUser } from './accounts.repo'
+import { findUserByEmail, type UserRow, updateUser } from './accounts.repo'
 import { normaliseEmail } from './accounts.schemas'
 import type { AccountsDeps, Caller, Token } from './accounts.types'
 
@@ -37,7 +38,7 @@ export class SignIn {
   signIn(user: UserRow, cls: SessionClass, method: string, caller: Caller): Token {
     const now = this.d.clock.now().getTime()
     const out = this.mint(user, cls)
-    inTransaction(this.d.db, () => {
+    transaction(this.d.db, () => {
       updateUser(this.d.db, user.id, { lastLoginAt: now }, now)
       this.d.audit.record({
         workspaceId: user.workspaceId,

@@ -1,17 +1,12 @@
 import type { Static } from '@sinclair/typebox'
 import { newId } from '../../platform/crypto/random'
+import { transaction } from '../../platform/db/transaction'
 import { fail, validationFailed } from '../../platform/errors/errors'
 import type { PasswordHasher } from './accounts.hasher'
 import type { AccountLimits } from './accounts.limits'
 import type { AccountLinks } from './accounts.links'
-import {
-  findUserByEmail,
-  insertAccessRequest,
-  insertUser,
-  inTransaction,
-  type UserRow,
-  updateUser,
-} from './accounts.repo'
+import { findUserByEmail, insertAccessRequest, insertUser, type UserRow, updateUser } from './accounts.repo'
+
 import { isDisposableAddress, normaliseEmail, type RegisterReq, requireName } from './accounts.schemas'
 import type { SignIn } from './accounts.signin'
 import type { AccountsDeps, Caller, Link, Token } from './accounts.types'
@@ -59,7 +54,7 @@ export class SignUp {
     if (findUserByEmail(this.d.db, email)) throw fail('email_taken')
     const passwordHash = await this.hasher.hash(body.password)
 
-    const user = inTransaction(this.d.db, () => {
+    const user = transaction(this.d.db, () => {
       // Checked again where it cannot race: two first sign-ups at once make one workspace.
       if (!this.registrationOpen()) throw fail('registration_closed')
       // Open sign-up lands on the configured plan, unverified; invite mode on the legacy beta plan.
@@ -101,7 +96,7 @@ export class SignUp {
   /** `GET /auth/verify-email`: spends a verification link once; bad, spent or expired is a 400. */
   verifyEmail(token: string): Link {
     const now = this.d.clock.now().getTime()
-    const userId = inTransaction(this.d.db, () => {
+    const userId = transaction(this.d.db, () => {
       const id = this.links.consume(token, 'verify_email')
       if (id) updateUser(this.d.db, id, { emailVerifiedAt: now }, now)
       return id
