@@ -6,7 +6,7 @@ import { ApiError, fail } from '../errors/errors'
 import { decodeCursor, type ListResult } from '../paging/paging'
 import { decodeBody, readBody } from './body'
 import { HandlerContext } from './context'
-import { IdempotencyStore, type StoredResponse } from './idempotency'
+import type { IdempotencyStore } from './idempotency'
 import { pageQueryProperties } from './pagination'
 import { errorResponse, jsonResponse } from './render'
 import { type RequestState, requestState } from './request-state'
@@ -120,28 +120,14 @@ function compileRoute(route: RouteDef, style: ApiStyle, deps: MountDeps) {
     if (!IDEMPOTENCY_KEY.test(key)) {
       throw fail('bad_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.')
     }
-    return replayable(ctx, state, key, bodyBytes)
-  }
-  const replayable = async (
-    ctx: HandlerContext,
-    state: RequestState,
-    key: string,
-    bytes: Uint8Array | null,
-  ) => {
     const { pathname, search } = ctx.url
-    const hash = sha256Hex(`${route.method}\n${pathname}${search}\n${sha256Hex(bytes ?? '')}`)
+    const hash = sha256Hex(`${route.method}\n${pathname}${search}\n${sha256Hex(bodyBytes ?? '')}`)
     const scope = ctx.principal?.workspaceId ?? 'public'
-    const { response, replayed } = await deps.idempotency.execute(scope, key, hash, async () => {
-      const res = await Promise.resolve()
+    return deps.idempotency.respond(scope, key, hash, () =>
+      Promise.resolve()
         .then(() => invoke(ctx))
-        .catch((e) => errorResponse(e, style, state.requestId))
-      return stored(res)
-    })
-    const headers = replayed ? { ...response.headers, 'idempotent-replayed': 'true' } : response.headers
-    return new Response(response.body.length > 0 ? (response.body as unknown as BodyInit) : null, {
-      status: response.status,
-      headers,
-    })
+        .catch((e) => errorResponse(e, style, state.requestId)),
+    )
   }
   const withBody = async (ctx: HandlerContext, state: RequestState, validator: Validator) => {
     try {
@@ -218,14 +204,6 @@ function toResponse(route: RouteDef, style: ApiStyle, result: unknown): Response
     return jsonResponse(200, { items: list.items, next_cursor: list.nextCursor }, headers)
   }
   return jsonResponse(route.status ?? 200, result)
-}
-
-async function stored(res: Response): Promise<StoredResponse> {
-  return {
-    status: res.status,
-    headers: IdempotencyStore.replayableHeaders(res.headers),
-    body: new Uint8Array(await res.arrayBuffer()),
-  }
 }
 
 /** Re-exported so features can type their schemas without reaching into TypeBox paths. */
