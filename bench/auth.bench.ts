@@ -2,11 +2,15 @@
 // (Bun.serve + app.handle, file-backed SQLite) on a loopback port and loads it from a separate
 // process: an empty route and a real one (GET /v1/corpora/{id}), each with an API key against a twin
 // with no credential, and the same read of a base of 10,000 documents (BENCH_DOCUMENTS) beside the
-// empty base. Prints requests per second, latency percentiles and server CPU time per request.
+// empty base. A bare Elysia hello world on its own Bun.serve in the same process is the floor the
+// pipeline is measured against (issue 20: the keyed base read at most twice its server CPU a
+// request). Prints requests per second, latency percentiles and server CPU time per request.
+// `BENCH_CASES=hello,/v1,corpora/{id}` runs only the cases whose names contain one of the words.
 // Asserts nothing.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Elysia } from 'elysia'
 import { migrations } from '../migrations/index'
 import { createApp } from '../src/app'
 import { AuditService } from '../src/features/audit/audit.service'
@@ -26,6 +30,10 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS ?? 10_000)
+const ONLY = (process.env.BENCH_CASES ?? '')
+  .split(',')
+  .map((w) => w.trim())
+  .filter((w) => w.length > 0)
 
 interface LoadResult {
   requests: number
@@ -126,6 +134,8 @@ async function server(): Promise<void> {
   })
   const http = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: app.handle })
   const base = `http://127.0.0.1:${http.port}`
+  // The floor: what Bun and Elysia cost a request with no pipeline at all.
+  const hello = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: new Elysia().get('/', () => 'hi').handle })
   try {
     const reg = await fetch(`${base}/v1/auth/register`, {
       method: 'POST',
@@ -161,23 +171,26 @@ async function server(): Promise<void> {
       })
     ).json()) as { id: string }
     fillBase(db, workspaceId, large.id, DOCUMENTS)
-    const cases = [
-      { name: 'GET same route, no auth', url: `${base}/v1/bench/open`, token: '' },
-      { name: 'GET no auth, header sent', url: `${base}/v1/bench/open`, token: key },
-      { name: 'GET same route, API key', url: `${base}/v1/bench/keyed`, token: key },
-      { name: 'GET same route, session', url: `${base}/v1/bench/keyed`, token: session },
-      { name: 'GET base, no auth (twin)', url: `${base}/v1/bench/corpora/${corpus.id}`, token: '' },
-      { name: 'GET /v1/corpora/{id}, API key', url: `${base}/v1/corpora/${corpus.id}`, token: key },
-      {
+    const all = {
+      bare: { name: 'bare Elysia hello world', url: `http://127.0.0.1:${hello.port}/`, token: '' },
+      open: { name: 'GET same route, no auth', url: `${base}/v1/bench/open`, token: '' },
+      openWithKey: { name: 'GET no auth, header sent', url: `${base}/v1/bench/open`, token: key },
+      keyed: { name: 'GET same route, API key', url: `${base}/v1/bench/keyed`, token: key },
+      session: { name: 'GET same route, session', url: `${base}/v1/bench/keyed`, token: session },
+      twin: { name: 'GET base, no auth (twin)', url: `${base}/v1/bench/corpora/${corpus.id}`, token: '' },
+      base: { name: 'GET /v1/corpora/{id}, API key', url: `${base}/v1/corpora/${corpus.id}`, token: key },
+      large: {
         name: `GET base of ${DOCUMENTS} docs, key`,
         url: `${base}/v1/corpora/${large.id}`,
         token: key,
       },
-      { name: 'GET /v1/corpora (list), key', url: `${base}/v1/corpora`, token: key },
-      { name: 'GET /v1 (no auth)', url: `${base}/v1`, token: '' },
-      { name: 'GET /v1/status (API key)', url: `${base}/v1/status`, token: key },
-    ]
-    await runLoad(cases[0]!.url, '') // warm-up
+      list: { name: 'GET /v1/corpora (list), key', url: `${base}/v1/corpora`, token: key },
+      root: { name: 'GET /v1 (no auth)', url: `${base}/v1`, token: '' },
+      status: { name: 'GET /v1/status (API key)', url: `${base}/v1/status`, token: key },
+    }
+    type Case = (typeof all)[keyof typeof all]
+    const cases = Object.values(all).filter((c) => ONLY.length === 0 || ONLY.some((w) => c.name.includes(w)))
+    await runLoad(all.open.url, '') // warm-up
     const totals = new Map<
       string,
       { rps: number[]; p50: number[]; p99: number[]; cpu: number[]; errors: number }
@@ -212,9 +225,10 @@ async function server(): Promise<void> {
           .padStart(8)} ${cpu.toFixed(1).padStart(19)} ${String(t.errors).padStart(8)}`,
       )
     }
-    const compare = (open: (typeof cases)[number], keyed: (typeof cases)[number]) => {
-      const o = summary.get(open.name)!
-      const s = summary.get(keyed.name)!
+    const compare = (open: Case, keyed: Case) => {
+      const o = summary.get(open.name)
+      const s = summary.get(keyed.name)
+      if (!o || !s) return
       // Capacity: what a server bound by its own CPU loses, free of the load generator sharing the cores.
       console.log(
         `${keyed.name}: throughput ${(((o.rps - s.rps) / o.rps) * 100).toFixed(1)}% below ${open.name}; ` +
@@ -222,16 +236,29 @@ async function server(): Promise<void> {
           'capacity (target: key auth costs < 15% of throughput)',
       )
     }
-    for (const c of cases.slice(1, 4)) compare(cases[0]!, c)
-    compare(cases[4]!, cases[5]!)
-    const empty = summary.get(cases[5]!.name)!
-    const full = summary.get(cases[6]!.name)!
-    console.log(
-      `${cases[6]!.name}: ${full.rps.toFixed(0)} req/s beside ${empty.rps.toFixed(0)} on the empty base ` +
-        `(${((full.rps / empty.rps) * 100).toFixed(0)}%); server CPU ${full.cpu.toFixed(1)} vs ${empty.cpu.toFixed(1)} µs/req ` +
-        '(target: the same cost at any size)',
-    )
+    for (const c of [all.openWithKey, all.keyed, all.session]) compare(all.open, c)
+    compare(all.twin, all.base)
+    const empty = summary.get(all.base.name)
+    const full = summary.get(all.large.name)
+    if (empty && full) {
+      console.log(
+        `${all.large.name}: ${full.rps.toFixed(0)} req/s beside ${empty.rps.toFixed(0)} on the empty base ` +
+          `(${((full.rps / empty.rps) * 100).toFixed(0)}%); server CPU ${full.cpu.toFixed(1)} vs ${empty.cpu.toFixed(1)} µs/req ` +
+          '(target: the same cost at any size)',
+      )
+    }
+    // The pipeline's own cost: the keyed read of an empty base against the floor (issue 20).
+    const bare = summary.get(all.bare.name)
+    for (const c of [all.root, all.base]) {
+      const s = summary.get(c.name)
+      if (!bare || !s) continue
+      console.log(
+        `${c.name}: server CPU ${s.cpu.toFixed(1)} µs/req, ${(s.cpu / bare.cpu).toFixed(2)}x the bare Elysia ` +
+          `hello world's ${bare.cpu.toFixed(1)}${c === all.base ? ' (target: at most 2x)' : ''}`,
+      )
+    }
   } finally {
+    await hello.stop(true)
     await http.stop(true)
     db.$client.close()
     rmSync(dir, { recursive: true, force: true })

@@ -31,7 +31,10 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 export function base62(random: Random, length: number): string {
   let out = ''
   while (out.length < length) {
-    for (const b of random.bytes(length * 2)) {
+    // An indexed loop: a `for...of` over the bytes measured twice the cost, on every request's id.
+    const bytes = random.bytes(length * 2)
+    for (let i = 0; i < bytes.length; i++) {
+      const b = bytes[i]!
       if (b < 248) out += BASE62[b % 62]
       if (out.length === length) break
     }

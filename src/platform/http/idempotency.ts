@@ -107,6 +107,26 @@ export class IdempotencyStore {
     }
   }
 
+  /**
+   * The answer to a request carrying an Idempotency-Key: `run`'s response, stored, or the stored
+   * response of the first request with this key (marked `Idempotent-Replayed`).
+   */
+  async respond(
+    scope: string,
+    key: string,
+    requestHash: string,
+    run: () => Promise<Response>,
+  ): Promise<Response> {
+    const { response, replayed } = await this.execute(scope, key, requestHash, async () =>
+      stored(await run()),
+    )
+    const headers = replayed ? { ...response.headers, 'idempotent-replayed': 'true' } : response.headers
+    return new Response(response.body.length > 0 ? (response.body as unknown as BodyInit) : null, {
+      status: response.status,
+      headers,
+    })
+  }
+
   /** Picks the headers of a response that a replay should carry. */
   static replayableHeaders(headers: Headers): Record<string, string> {
     const out: Record<string, string> = {}
@@ -121,6 +141,14 @@ export class IdempotencyStore {
     if (now - this.lastSweep < 60_000) return
     this.lastSweep = now
     this.sweep.run(now)
+  }
+}
+
+async function stored(res: Response): Promise<StoredResponse> {
+  return {
+    status: res.status,
+    headers: IdempotencyStore.replayableHeaders(res.headers),
+    body: new Uint8Array(await res.arrayBuffer()),
   }
 }
 

@@ -4,12 +4,12 @@ import type { Principal } from '../auth/principal'
 import { sha256Hex } from '../crypto/hash'
 import { ApiError, fail } from '../errors/errors'
 import { decodeCursor, type ListResult } from '../paging/paging'
-import { IdempotencyStore, type StoredResponse } from './idempotency'
-import { jsonTooDeep, MAX_JSON_DEPTH } from './json-depth'
-import { isLoopback } from './loopback'
+import { decodeBody, readBody } from './body'
+import { HandlerContext } from './context'
+import type { IdempotencyStore } from './idempotency'
 import { pageQueryProperties } from './pagination'
 import { errorResponse, jsonResponse } from './render'
-import { requestState } from './request-state'
+import { type RequestState, requestState } from './request-state'
 import { type ApiStyle, Reply, type RouteDef } from './route'
 import { compileValidator, type Validator } from './validation'
 
@@ -18,7 +18,7 @@ import { compileValidator, type Validator } from './validation'
  * Synchronous: credentials are checked against SQLite synchronously on every request, so the
  * request path needs no promise for it.
  */
-export type Authenticator = (request: Request, ip: string) => Principal
+export type Authenticator = (request: Request) => Principal
 
 /** What the mount needs from the outside world. */
 export interface MountDeps {
@@ -70,9 +70,7 @@ export function mountRoutes(app: Elysia, routes: RouteDef[], deps: MountDeps): v
       const run = compileRoute(route, style, deps)
       const path = mountedPath(route, style)
       served.set(path, (served.get(path) ?? new Set()).add(route.method))
-      app.route(route.method, path, ({ request, params }) =>
-        run(request, params as Record<string, string>, clientOf(request, deps.trustProxy)),
-      )
+      app.route(route.method, path, ({ request, params }) => run(request, params as Record<string, string>))
     }
   }
   for (const [path, methods] of served) {
@@ -92,18 +90,6 @@ export function mountRoutes(app: Elysia, routes: RouteDef[], deps: MountDeps): v
   }
 }
 
-/**
- * Where a request comes from. The socket peer, or with a trusted proxy the first X-Forwarded-For
- * address. A request handed to the app in process (tests, tools) has no socket: it comes from this
- * machine. `loopback` is true only for a loopback socket with no proxy trusted: behind a proxy the
- * socket is always the proxy, and the forwarded address is only the proxy's word.
- */
-function clientOf(request: Request, trustProxy: boolean): { ip: string; loopback: boolean } {
-  const peer = requestState(request).peer ?? '127.0.0.1'
-  const forwarded = trustProxy ? request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() : undefined
-  return { ip: forwarded || peer, loopback: !trustProxy && isLoopback(peer) }
-}
-
 function compileRoute(route: RouteDef, style: ApiStyle, deps: MountDeps) {
   const querySchema = querySchemaOf(route, style)
   // null: the route takes any parameter (its schema allows additional properties).
@@ -111,76 +97,69 @@ function compileRoute(route: RouteDef, style: ApiStyle, deps: MountDeps) {
     querySchema.additionalProperties === true ? null : new Set(Object.keys(querySchema.properties))
   const queryValidator = compileValidator(querySchema, 'query')
   const paramsValidator = route.params ? compileValidator(route.params, 'path') : null
-  const bodyValidator: Validator | null = route.body ? compileValidator(route.body, 'body') : null
   const bodyKind = route.bodyKind ?? 'json'
+  const bodyValidator = route.body && bodyKind !== 'stream' ? compileValidator(route.body, 'body') : null
   const maxBody = route.maxBodyBytes ?? deps.maxBodyBytes
   const idempotent = route.idempotent ?? (IDEMPOTENT_METHODS.has(route.method) && bodyKind !== 'stream')
   const routeName = `${route.method} ${mountedPath(route, style)}`
+  const failure = (state: RequestState, e: unknown): Response => {
+    if (!(e instanceof ApiError)) state.error = e
+    return errorResponse(e, style, state.requestId)
+  }
 
-  return async (
-    request: Request,
-    rawParams: Record<string, string>,
-    { ip, loopback }: { ip: string; loopback: boolean },
-  ): Promise<Response> => {
+  // Runs the handler; one that answers synchronously is answered without a promise. Errors are
+  // the caller's to render: a replayable request stores them without logging them as failures.
+  const invoke = (ctx: HandlerContext): Response | Promise<Response> => {
+    const result = route.handler(ctx as unknown as Parameters<RouteDef['handler']>[0])
+    if (result instanceof Promise) return result.then((r) => toResponse(route, style, r))
+    return toResponse(route, style, result)
+  }
+  const proceed = (ctx: HandlerContext, state: RequestState, bodyBytes: Uint8Array | null) => {
+    const key = idempotent ? ctx.request.headers.get('idempotency-key') : null
+    if (key === null) return invoke(ctx)
+    if (!IDEMPOTENCY_KEY.test(key)) {
+      throw fail('bad_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.')
+    }
+    const { pathname, search } = ctx.url
+    const hash = sha256Hex(`${route.method}\n${pathname}${search}\n${sha256Hex(bodyBytes ?? '')}`)
+    const scope = ctx.principal?.workspaceId ?? 'public'
+    return deps.idempotency.respond(scope, key, hash, () =>
+      Promise.resolve()
+        .then(() => invoke(ctx))
+        .catch((e) => errorResponse(e, style, state.requestId)),
+    )
+  }
+  const withBody = async (ctx: HandlerContext, state: RequestState, validator: Validator) => {
+    try {
+      const bytes = await readBody(ctx.request, maxBody)
+      ctx.body = validator.parse(decodeBody(ctx.request, bytes, bodyKind as 'json' | 'form'))
+      return await proceed(ctx, state, bytes)
+    } catch (e) {
+      return failure(state, e)
+    }
+  }
+
+  return (request: Request, rawParams: Record<string, string>): Response | Promise<Response> => {
     const state = requestState(request)
     state.route = routeName
     try {
-      const url = new URL(request.url)
-      const principal = route.auth === 'none' ? null : authorize(route, request, ip, deps)
+      const principal = route.auth === 'none' ? null : authorize(route, request, deps)
       state.workspaceId = principal?.workspaceId ?? null
-
-      const query = parseQuery(url, queryKeys, queryValidator) as Record<string, unknown>
+      const query = parseQuery(request, queryKeys, queryValidator) as Record<string, unknown>
       const params = paramsValidator ? paramsValidator.parse(rawParams) : rawParams
       const page = route.list && style === 'v1' ? pageOf(query) : null
-
-      let bodyBytes: Uint8Array | null = null
-      let body: unknown
-      if (bodyValidator && bodyKind !== 'stream') {
-        bodyBytes = await readBody(request, maxBody)
-        body = bodyValidator.parse(decodeBody(request, bodyBytes, bodyKind))
-      }
-
-      const execute = async (): Promise<Response> => {
-        const result = await route.handler({
-          request,
-          url,
-          requestId: state.requestId,
-          style,
-          ip,
-          loopback,
-          body,
-          query,
-          params,
-          principal: principal as Principal,
-          page,
-        })
-        return toResponse(route, style, result)
-      }
-
-      const key = request.headers.get('idempotency-key')
-      if (!idempotent || key === null) return await execute()
-      if (!IDEMPOTENCY_KEY.test(key)) {
-        throw fail('bad_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.')
-      }
-      const hash = sha256Hex(`${route.method}\n${url.pathname}${url.search}\n${sha256Hex(bodyBytes ?? '')}`)
-      const scope = principal?.workspaceId ?? 'public'
-      const { response, replayed } = await deps.idempotency.execute(scope, key, hash, async () =>
-        stored(await execute().catch((e) => errorResponse(e, style, state.requestId))),
-      )
-      const headers = replayed ? { ...response.headers, 'idempotent-replayed': 'true' } : response.headers
-      return new Response(response.body.length > 0 ? (response.body as unknown as BodyInit) : null, {
-        status: response.status,
-        headers,
-      })
+      const ctx = new HandlerContext(request, state, style, deps.trustProxy, principal, query, params, page)
+      if (bodyValidator) return withBody(ctx, state, bodyValidator)
+      const answer = proceed(ctx, state, null)
+      return answer instanceof Promise ? answer.catch((e) => failure(state, e)) : answer
     } catch (e) {
-      if (!(e instanceof ApiError)) state.error = e
-      return errorResponse(e, style, state.requestId)
+      return failure(state, e)
     }
   }
 }
 
-function authorize(route: RouteDef, request: Request, ip: string, deps: MountDeps): Principal {
-  const principal = deps.authenticate(request, ip)
+function authorize(route: RouteDef, request: Request, deps: MountDeps): Principal {
+  const principal = deps.authenticate(request)
   if (route.scope && principal.scopes !== null && !principal.scopes.includes(route.scope)) {
     throw fail('missing_scope', `API key missing required scope: ${route.scope}`)
   }
@@ -188,12 +167,15 @@ function authorize(route: RouteDef, request: Request, ip: string, deps: MountDep
   return principal
 }
 
-function parseQuery(url: URL, allowed: Set<string> | null, validator: Validator): unknown {
+/** The query parameters of a request, validated; a URL without a query string is not parsed. */
+function parseQuery(request: Request, allowed: Set<string> | null, validator: Validator): unknown {
   const raw: Record<string, string> = {}
   const unknown: string[] = []
-  for (const [k, v] of url.searchParams) {
-    if (allowed && !allowed.has(k)) unknown.push(k)
-    else if (!(k in raw)) raw[k] = v
+  if (request.url.includes('?')) {
+    for (const [k, v] of new URL(request.url).searchParams) {
+      if (allowed && !allowed.has(k)) unknown.push(k)
+      else if (!(k in raw)) raw[k] = v
+    }
   }
   if (unknown.length > 0) {
     throw new ApiError(
@@ -211,59 +193,6 @@ function pageOf(query: Record<string, unknown>) {
   return { limit, after: cursor ? decodeCursor(cursor) : null }
 }
 
-/** Reads a request body with a hard cap, refusing early on a declared length over it. */
-export async function readBody(request: Request, limit: number): Promise<Uint8Array> {
-  const declared = request.headers.get('content-length')
-  if (declared !== null && Number(declared) > limit) throw tooLarge(limit)
-  if (!request.body) return new Uint8Array()
-  const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
-  let total = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    total += value.byteLength
-    if (total > limit) {
-      await reader.cancel()
-      throw tooLarge(limit)
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks)
-}
-
-function tooLarge(limit: number): ApiError {
-  return fail('payload_too_large', `The request body exceeds the limit of ${limit} bytes.`, { limit })
-}
-
-function decodeBody(request: Request, bytes: Uint8Array, kind: 'json' | 'form'): unknown {
-  if (bytes.length === 0) return undefined
-  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes)
-  if (kind === 'form') {
-    if (type !== 'application/x-www-form-urlencoded') {
-      throw fail(
-        'unsupported_media_type',
-        `Expected application/x-www-form-urlencoded, got ${type || 'none'}.`,
-      )
-    }
-    return Object.fromEntries(new URLSearchParams(text))
-  }
-  if (type !== 'application/json' && !type.endsWith('+json')) {
-    throw fail('unsupported_media_type', `Expected application/json, got ${type || 'none'}.`)
-  }
-  if (jsonTooDeep(text)) {
-    throw new ApiError('validation_error', `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`, [
-      { loc: ['body'], msg: `Nesting deeper than ${MAX_JSON_DEPTH} levels`, type: 'too_deep' },
-    ])
-  }
-  try {
-    return JSON.parse(text)
-  } catch (e) {
-    throw fail('malformed_json', `The request body is not valid JSON: ${(e as Error).message}`)
-  }
-}
-
 function toResponse(route: RouteDef, style: ApiStyle, result: unknown): Response {
   if (result instanceof Response) return result
   if (result instanceof Reply) return jsonResponse(result.status, result.body, result.headers)
@@ -275,14 +204,6 @@ function toResponse(route: RouteDef, style: ApiStyle, result: unknown): Response
     return jsonResponse(200, { items: list.items, next_cursor: list.nextCursor }, headers)
   }
   return jsonResponse(route.status ?? 200, result)
-}
-
-async function stored(res: Response): Promise<StoredResponse> {
-  return {
-    status: res.status,
-    headers: IdempotencyStore.replayableHeaders(res.headers),
-    body: new Uint8Array(await res.arrayBuffer()),
-  }
 }
 
 /** Re-exported so features can type their schemas without reaching into TypeBox paths. */

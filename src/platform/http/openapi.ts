@@ -1,6 +1,7 @@
 import type { TObject, TSchema } from '@sinclair/typebox'
-import { type ErrorCode, errorTable } from '../errors/errors'
 import { mountedPath, querySchemaOf, stylesOf } from './mount'
+import { Components, refName } from './openapi-components'
+import { codeErrorSchemas, failures } from './openapi-errors'
 import { errorSchemas } from './render'
 import type { ApiStyle, RouteDef } from './route'
 
@@ -9,60 +10,6 @@ export interface OpenApiInfo {
   title: string
   version: string
   description: string
-}
-
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
-
-/** Keys whose values are data, not sub-schemas: never searched for named schemas. */
-const DATA_KEYWORDS = new Set(['default', 'const', 'enum', 'examples', 'example'])
-
-/**
- * The component schemas of the document. A TypeBox schema given `$id: 'Name'` in its feature's
- * schemas file becomes `components.schemas.Name` wherever it appears (at the top of a body or
- * nested in another schema) and is referenced with `$ref`: naming is decided next to the schema,
- * never listed here. Two different schemas under one name are a programming error.
- */
-class Components {
-  readonly schemas: Record<string, unknown> = {}
-  private readonly defined = new Map<string, string>()
-
-  constructor(fixed: Record<string, unknown>) {
-    for (const [name, schema] of Object.entries(fixed)) this.define(name, schema)
-  }
-
-  /** A plain JSON copy of a TypeBox schema, its named parts replaced by references. */
-  use(schema: TSchema | Record<string, unknown>): unknown {
-    return this.hoist(JSON.parse(JSON.stringify(schema)))
-  }
-
-  /** Registers `schema` under `name` (idempotent for an identical schema) and returns its `$ref`. */
-  define(name: string, schema: unknown): { $ref: string } {
-    const json = JSON.stringify(schema)
-    const before = this.defined.get(name)
-    if (before !== undefined && before !== json) {
-      throw new Error(`OpenAPI: two different schemas are named ${name}; give one another $id.`)
-    }
-    if (before === undefined) {
-      this.defined.set(name, json)
-      this.schemas[name] = schema
-    }
-    return ref(name)
-  }
-
-  private hoist(node: unknown): unknown {
-    if (Array.isArray(node)) return node.map((n) => this.hoist(n))
-    if (node === null || typeof node !== 'object') return node
-    const out: Record<string, unknown> = {}
-    let name: string | null = null
-    for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
-      // `$id` would also re-base every nested `$ref` under JSON Schema 2020-12: drop it.
-      if (k === '$id') name = typeof v === 'string' ? v : null
-      else if (k === 'properties' && v && typeof v === 'object') {
-        out[k] = Object.fromEntries(Object.entries(v).map(([p, s]) => [p, this.hoist(s)]))
-      } else out[k] = DATA_KEYWORDS.has(k) ? v : this.hoist(v)
-    }
-    return name ? this.define(name, out) : out
-  }
 }
 
 /**
@@ -225,113 +172,4 @@ function eventStream(events: Record<string, TSchema>, components: Components): R
       },
     },
   }
-}
-
-/** The error codes a route can answer, from its auth, inputs, body and declared `errors`. */
-function errorCodes(route: RouteDef, style: ApiStyle): ErrorCode[] {
-  const codes = new Set<ErrorCode>()
-  const bodyKind = route.bodyKind ?? 'json'
-  if (route.body && bodyKind !== 'stream') {
-    if (bodyKind === 'json') codes.add('malformed_json')
-    codes.add('payload_too_large')
-    codes.add('unsupported_media_type')
-  }
-  const idempotent =
-    route.idempotent ?? (['POST', 'PUT', 'DELETE'].includes(route.method) && bodyKind !== 'stream')
-  if (idempotent) {
-    codes.add('bad_request')
-    codes.add('idempotency_in_progress')
-    codes.add('idempotency_mismatch')
-  }
-  if (route.auth !== 'none') {
-    codes.add('unauthorized')
-    codes.add('account_disabled')
-    codes.add('workspace_suspended')
-    if (route.scope) codes.add('missing_scope')
-    if (route.auth === 'admin') codes.add('admin_required')
-  }
-  if (route.path.includes(':')) codes.add('not_found')
-  // Every route validates its query (unknown parameters are refused), so every route can 422.
-  codes.add('validation_error')
-  if (route.list && style === 'v1') codes.add('invalid_cursor')
-  for (const code of route.errors ?? []) codes.add(code)
-  return [...codes]
-}
-
-/** One response per error status the route can give, in the error shape of the mount. */
-function failures(route: RouteDef, style: ApiStyle): Record<string, unknown> {
-  const byStatus = new Map<number, ErrorCode[]>()
-  for (const code of errorCodes(route, style)) {
-    const status: number = errorTable[code].status
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code])
-  }
-  const out: Record<string, unknown> = {}
-  for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-    const response: Record<string, unknown> = {
-      description: codes.map((c) => `\`${c}\`: ${errorTable[c].message}`).join('\n\n'),
-      content: { 'application/json': { schema: errorBody(codes, style) } },
-    }
-    if (codes.some((c) => 'retryAfter' in errorTable[c])) {
-      response.headers = {
-        'Retry-After': {
-          description: 'Seconds to wait before trying again.',
-          required: true,
-          schema: { type: 'integer', minimum: 0 },
-        },
-      }
-    }
-    out[String(status)] = response
-  }
-  out.default = {
-    description: 'Any other error (`internal_error` and the rest of the error table).',
-    content: { 'application/json': { schema: ref(style === 'v1' ? 'ErrorEnvelope' : 'Detail') } },
-  }
-  return out
-}
-
-function errorBody(codes: ErrorCode[], style: ApiStyle): unknown {
-  if (style === 'frozen') {
-    const validation = codes.includes('validation_error')
-    if (validation && codes.length === 1) return ref('HTTPValidationError')
-    return validation ? { anyOf: [ref('HTTPValidationError'), ref('Detail')] } : ref('Detail')
-  }
-  const only = codes.length === 1 ? codes[0]! : null
-  if (only && 'details' in errorTable[only]) return ref(codeErrorName(only))
-  return ref('ErrorEnvelope')
-}
-
-const codeErrorName = (code: string) =>
-  `${code.replace(/(^|_)([a-z])/g, (_, _s: string, c: string) => c.toUpperCase())}Error`
-
-/**
- * For each error code whose table row gives a `details` schema: its `/v1` body, the envelope with
- * that code and those details (`ServingUnavailableError` carries `ServingUnavailableDetail`).
- */
-function codeErrorSchemas(): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  const named = new Components({})
-  for (const [code, row] of Object.entries(errorTable)) {
-    if (!('details' in row)) continue
-    out[codeErrorName(code)] = {
-      allOf: [
-        ref('ErrorEnvelope'),
-        {
-          type: 'object',
-          properties: {
-            error: {
-              type: 'object',
-              required: ['details'],
-              properties: { code: { const: code }, details: named.use(row.details as TSchema) },
-            },
-          },
-        },
-      ],
-    }
-  }
-  return { ...named.schemas, ...out }
-}
-
-function refName(schema: unknown): string | null {
-  const r = (schema as { $ref?: unknown } | null)?.$ref
-  return typeof r === 'string' ? r.slice('#/components/schemas/'.length) : null
 }

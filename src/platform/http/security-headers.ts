@@ -16,17 +16,15 @@ export const SECURITY_DEFAULTS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
 }
 
-const EMPTY: Readonly<Record<string, string>> = {}
+const DEFAULT_ENTRIES = Object.entries(SECURITY_DEFAULTS)
 
 /**
- * The security headers a response lacks. JSON answers are built with all of them
+ * Adds the security headers a response lacks. JSON answers are built with all of them
  * (`jsonResponse`), which the first one tells in one look: the hot path adds nothing.
  */
-export function securityDefaults(present: Headers): Readonly<Record<string, string>> {
-  if (present.has('x-content-type-options')) return EMPTY
-  const out: Record<string, string> = {}
-  for (const [k, v] of Object.entries(SECURITY_DEFAULTS)) if (!present.has(k)) out[k] = v
-  return out
+export function addSecurityDefaults(headers: Headers): void {
+  if (headers.has('x-content-type-options')) return
+  for (const [k, v] of DEFAULT_ENTRIES) if (!headers.has(k)) headers.set(k, v)
 }
 
 const INLINE = /<(script|style)(\s[^>]*)?>([\s\S]*?)<\/\1>/gi

@@ -3,8 +3,8 @@ import { base62, type Random } from '../crypto/random'
 import { fail } from '../errors/errors'
 import type { Logger } from '../log/log'
 import { errorResponse, styleOf } from './render'
-import { requestState, startRequest } from './request-state'
-import { securityDefaults } from './security-headers'
+import { type PeerSource, pathOf, type RequestState, requestState, startRequest } from './request-state'
+import { addSecurityDefaults } from './security-headers'
 
 /** Response headers a cross-origin caller may read, and request headers it may send. */
 const EXPOSED_HEADERS =
@@ -23,10 +23,7 @@ export interface HttpShellOptions {
   corsOrigins?: readonly string[]
 }
 
-/** What tells a request's socket peer: Bun's `Server` (the router is not listening itself). */
-export interface PeerSource {
-  requestIP(request: Request): { address: string } | null
-}
+export type { PeerSource }
 
 /** The outer request handler: request id, deprecation headers, last-resort errors, one log line. */
 export interface HttpShell {
@@ -40,94 +37,109 @@ export function createHttpShell(opts: HttpShellOptions): HttpShell {
   const router: Elysia = new Elysia({ aot: true })
   router.onError(({ code, request, error }) => {
     const state = requestState(request).requestId
-    if (code === 'NOT_FOUND') {
-      return errorResponse(fail('not_found', 'Not Found'), styleOf(new URL(request.url).pathname), state)
-    }
-    return errorResponse(error, styleOf(new URL(request.url).pathname), state)
+    const style = styleOf(pathOf(request.url))
+    return errorResponse(code === 'NOT_FOUND' ? fail('not_found', 'Not Found') : error, style, state)
   })
-  const removal = opts.frozenRemovalDate ? new Date(`${opts.frozenRemovalDate}T00:00:00Z`) : null
-  const deprecationHeaders: Record<string, string> = removal
-    ? {
-        deprecation: `@${Math.floor(removal.getTime() / 1000)}`,
-        sunset: removal.toUTCString(),
-        link: '</v1>; rel="successor-version"',
-      }
-    : {}
+  const decorate = responseHeaders(opts)
 
+  // `router.fetch` is Elysia's handler without its async wrapper: a route that answers
+  // synchronously (most reads) costs no promise hop between the router and this function.
   const handle = async (request: Request, server?: PeerSource): Promise<Response> => {
     const started = performance.now()
     const incoming = request.headers.get('x-request-id')
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : `req_${base62(opts.random, 20)}`
-    const state = startRequest(request, requestId, server?.requestIP(request)?.address ?? null)
-    const url = new URL(request.url)
-    const style = styleOf(url.pathname)
+    const state = startRequest(request, requestId, server)
+    const path = pathOf(request.url)
     let response: Response
     try {
-      response = await router.handle(request)
+      const routed = router.fetch(request) as Response | Promise<Response>
+      response = routed instanceof Response ? routed : await routed
     } catch (e) {
       state.error = e
-      response = errorResponse(e, style, requestId)
+      response = errorResponse(e, styleOf(path), requestId)
     }
-    response = withHeaders(response, {
-      ...securityDefaults(response.headers),
-      ...corsHeaders(request, response),
-      'x-request-id': requestId,
-      ...(style === 'frozen' ? frozenHeaders(url) : {}),
-    })
-    const fields: Record<string, unknown> = {
-      request_id: requestId,
-      method: request.method,
-      route: state.route,
-      path: url.pathname,
-      status: response.status,
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
-    }
-    if (state.workspaceId) fields.workspace_id = state.workspaceId
-    if (state.error) {
-      fields.error =
-        state.error instanceof Error ? (state.error.stack ?? state.error.message) : String(state.error)
-      opts.log.error('request failed', fields)
-    } else opts.log.info('request', fields)
+    response = decorate(request, response, requestId, path)
+    logRequest(opts.log, request, state, response, path, started)
     return response
   }
-
-  // Closed unless the operator lists origins: a browser on another origin then gets no answer it
-  // may read. Bearer tokens, not cookies, so credentials are never allowed cross-origin.
-  const origins = new Set(opts.corsOrigins ?? [])
-  const corsHeaders = (request: Request, response: Response): Record<string, string> => {
-    const origin = request.headers.get('origin')
-    if (!origin || !origins.has(origin)) return {}
-    const headers: Record<string, string> = {
-      'access-control-allow-origin': origin,
-      vary: 'origin',
-      'access-control-expose-headers': EXPOSED_HEADERS,
-    }
-    const allow = response.headers.get('allow')
-    if (request.method === 'OPTIONS' && response.status === 204 && allow) {
-      headers['access-control-allow-methods'] = allow
-      headers['access-control-allow-headers'] = ALLOWED_HEADERS
-      headers['access-control-max-age'] = '600'
-    }
-    return headers
-  }
-
-  // The root, docs and spec are not part of the frozen API surface.
-  const frozenHeaders = (url: URL) =>
-    url.pathname === '/' || url.pathname === '/openapi.json' || url.pathname === '/docs'
-      ? {}
-      : deprecationHeaders
-
   return { router, handle }
 }
 
-/** Sets headers on a response, copying it when its headers are immutable. */
-function withHeaders(res: Response, headers: Record<string, string>): Response {
-  try {
-    for (const [k, v] of Object.entries(headers)) res.headers.set(k, v)
-    return res
-  } catch {
-    const copy = new Response(res.body, res)
-    for (const [k, v] of Object.entries(headers)) copy.headers.set(k, v)
-    return copy
+/**
+ * What the shell adds to every response: the security headers it lacks, CORS for a listed origin,
+ * the request id, and the deprecation headers on the frozen routes. Set in place, or on a copy
+ * when the response's headers are immutable.
+ */
+function responseHeaders(opts: HttpShellOptions) {
+  const removal = opts.frozenRemovalDate ? new Date(`${opts.frozenRemovalDate}T00:00:00Z`) : null
+  const deprecation: [string, string][] = removal
+    ? [
+        ['deprecation', `@${Math.floor(removal.getTime() / 1000)}`],
+        ['sunset', removal.toUTCString()],
+        ['link', '</v1>; rel="successor-version"'],
+      ]
+    : []
+  // Closed unless the operator lists origins: a browser on another origin then gets no answer it
+  // may read. Bearer tokens, not cookies, so credentials are never allowed cross-origin.
+  const origins = new Set(opts.corsOrigins ?? [])
+  const set = (request: Request, response: Response, headers: Headers, requestId: string, path: string) => {
+    addSecurityDefaults(headers)
+    if (origins.size > 0) addCors(request, response, headers, origins)
+    headers.set('x-request-id', requestId)
+    // The root, docs and spec are not part of the frozen API surface.
+    if (deprecation.length > 0 && styleOf(path) === 'frozen' && !UNFROZEN.has(path)) {
+      for (const [k, v] of deprecation) headers.set(k, v)
+    }
   }
+  return (request: Request, response: Response, requestId: string, path: string): Response => {
+    try {
+      set(request, response, response.headers, requestId, path)
+      return response
+    } catch {
+      const copy = new Response(response.body, response)
+      set(request, response, copy.headers, requestId, path)
+      return copy
+    }
+  }
+}
+
+const UNFROZEN = new Set(['/', '/openapi.json', '/docs'])
+
+function addCors(request: Request, response: Response, headers: Headers, origins: Set<string>): void {
+  const origin = request.headers.get('origin')
+  if (!origin || !origins.has(origin)) return
+  headers.set('access-control-allow-origin', origin)
+  headers.set('vary', 'origin')
+  headers.set('access-control-expose-headers', EXPOSED_HEADERS)
+  const allow = response.headers.get('allow')
+  if (request.method === 'OPTIONS' && response.status === 204 && allow) {
+    headers.set('access-control-allow-methods', allow)
+    headers.set('access-control-allow-headers', ALLOWED_HEADERS)
+    headers.set('access-control-max-age', '600')
+  }
+}
+
+/** The one log line of a request. */
+function logRequest(
+  log: Logger,
+  request: Request,
+  state: RequestState,
+  response: Response,
+  path: string,
+  started: number,
+): void {
+  const fields: Record<string, unknown> = {
+    request_id: state.requestId,
+    method: request.method,
+    route: state.route,
+    path,
+    status: response.status,
+    duration_ms: Math.round((performance.now() - started) * 100) / 100,
+  }
+  if (state.workspaceId) fields.workspace_id = state.workspaceId
+  if (state.error) {
+    fields.error =
+      state.error instanceof Error ? (state.error.stack ?? state.error.message) : String(state.error)
+    log.error('request failed', fields)
+  } else log.info('request', fields)
 }

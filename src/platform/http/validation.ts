@@ -1,4 +1,4 @@
-import { FormatRegistry, type TSchema } from '@sinclair/typebox'
+import { FormatRegistry, Kind, type TSchema } from '@sinclair/typebox'
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler'
 import { ValueErrorType } from '@sinclair/typebox/errors'
 import { Value } from '@sinclair/typebox/value'
@@ -58,15 +58,49 @@ export interface Validator {
 export function compileValidator(schema: TSchema, location: Location): Validator {
   const check: TypeCheck<TSchema> = TypeCompiler.Compile(schema)
   const coerceStrings = location !== 'body'
+  const defaults = coerceStrings ? flatDefaults(schema) : null
+  const typed = typedProperties(schema)
   return {
     schema,
     parse(input) {
-      let value = Value.Default(schema, structuredCloneSafe(input))
-      if (coerceStrings) value = coerceFlat(schema, value)
+      let value: unknown
+      if (defaults && typeof input === 'object' && input !== null) {
+        // What `Value.Default` and `coerceFlat` do to a flat object, without walking the schema.
+        const out: Record<string, unknown> = { ...(input as Record<string, unknown>) }
+        for (const [k, v] of defaults) if (out[k] === undefined) out[k] = v
+        coerceInto(typed, out)
+        value = out
+      } else {
+        value = Value.Default(schema, structuredCloneSafe(input))
+        if (coerceStrings) value = coerceFlat(typed, value)
+      }
       if (check.Check(value)) return value
       throw validationFailed(issuesOf(check, value, location))
     },
   }
+}
+
+/** Kinds whose default `Value.Default` takes as it is, with nothing inside to walk. */
+const SCALARS = new Set(['String', 'Integer', 'Number', 'Boolean', 'Literal', 'Null'])
+
+/**
+ * The property defaults of a flat object schema (query and path parameters: scalars, or unions of
+ * scalars, with plain defaults), or null when the schema needs `Value.Default`'s full walk.
+ */
+function flatDefaults(schema: TSchema): [string, unknown][] | null {
+  const isScalar = (s: TSchema, mayDefault: boolean): boolean =>
+    (mayDefault || !('default' in s)) &&
+    (typeof s.default !== 'object' || s.default === null) &&
+    typeof s.default !== 'function' &&
+    (SCALARS.has(s[Kind]) ||
+      (s[Kind] === 'Union' && (s.anyOf as TSchema[]).every((inner) => isScalar(inner, false))))
+  const extra = schema.additionalProperties as TSchema | boolean | undefined
+  if (schema[Kind] !== 'Object' || 'default' in schema || (typeof extra === 'object' && 'default' in extra)) {
+    return null
+  }
+  const props = Object.entries(schema.properties as Record<string, TSchema>)
+  if (!props.every(([, s]) => isScalar(s, true))) return null
+  return props.filter(([, s]) => s.default !== undefined).map(([k, s]) => [k, s.default])
 }
 
 const INTEGER = /^-?\d+$/
@@ -77,12 +111,16 @@ const NUMBER = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/
  * Strict on purpose: "1.5" is not an integer and "yes" is not a boolean; anything that does not
  * convert exactly stays a string and fails validation with the field named.
  */
-function coerceFlat(schema: TSchema, value: unknown): unknown {
-  const props = (schema as { properties?: Record<string, TSchema> }).properties
-  if (!props || typeof value !== 'object' || value === null) return value
+function coerceFlat(typed: [string, unknown][], value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value
   const out: Record<string, unknown> = { ...(value as Record<string, unknown>) }
-  for (const [k, v] of Object.entries(out)) {
-    const type = props[k]?.type
+  coerceInto(typed, out)
+  return out
+}
+
+function coerceInto(typed: [string, unknown][], out: Record<string, unknown>): void {
+  for (const [k, type] of typed) {
+    const v = out[k]
     if (typeof v !== 'string') continue
     if (type === 'integer' && INTEGER.test(v)) out[k] = Number(v)
     else if (type === 'number' && NUMBER.test(v)) out[k] = Number(v)
@@ -90,7 +128,14 @@ function coerceFlat(schema: TSchema, value: unknown): unknown {
       out[k] = v === 'true' || v === '1'
     }
   }
-  return out
+}
+
+/** The properties of an object schema that declare a type `coerceFlat` converts strings to. */
+function typedProperties(schema: TSchema): [string, unknown][] {
+  const props = (schema as { properties?: Record<string, TSchema> }).properties ?? {}
+  return Object.entries(props)
+    .map(([k, s]): [string, unknown] => [k, s.type])
+    .filter(([, type]) => type === 'integer' || type === 'number' || type === 'boolean')
 }
 
 function structuredCloneSafe(v: unknown): unknown {
