@@ -257,8 +257,9 @@ function recordingRepo(db: Db): { repo: CorporaRepo; ran: Set<string> } {
       },
     })
   const client = new Proxy(db.$client, {
-    get(target, prop, receiver) {
-      const v = Reflect.get(target, prop, receiver)
+    get(target, prop) {
+      // Getters (inTransaction, filename) run on the real connection: they read its private fields.
+      const v = Reflect.get(target, prop, target)
       if (prop !== 'query' && prop !== 'prepare') return typeof v === 'function' ? v.bind(target) : v
       return (sql: string) => watch((v as (s: string) => Statement).call(target, sql), sql)
     },

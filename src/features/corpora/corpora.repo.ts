@@ -1,3 +1,4 @@
+import { CommitMemo, commitWatch } from '../../platform/db/commit-watch'
 import type { Db } from '../../platform/db/db'
 
 /** A base row with its document counters (kept by triggers; see corpora.tables.ts). */
@@ -52,6 +53,8 @@ const CORPUS_SELECT = 'SELECT c.* FROM corpora c'
 /** Data functions of bases and documents; every read is scoped by workspace. */
 export class CorporaRepo {
   private readonly byId
+  /** Base rows by workspace and id, reused only until the next commit to the database (any process's). */
+  private readonly rows: CommitMemo<CorpusRow>
   private readonly servable
   private readonly page
   private readonly all
@@ -60,6 +63,12 @@ export class CorporaRepo {
     const c = db.$client
     this.byId = c.query<CorpusRow, [string, string]>(`${CORPUS_SELECT} WHERE c.workspace_id = ? AND c.id = ?`)
     // On every question: status, and whether any document is ready.
+    // Every keyed read of a base starts here: a row kept until the next commit skips SQLite's read
+    // lock (two system calls) on repeated reads, as the key lookup does (DESIGN, Performance notes).
+    this.rows = new CommitMemo(commitWatch(c), (key) => {
+      const [workspaceId, id] = key.split('\n') as [string, string]
+      return this.byId.get(workspaceId, id) ?? undefined
+    })
     this.servable = c.query<{ status: CorpusRow['status']; any_ready: number }, [string, string]>(
       'SELECT c.status, c.documents_ready > 0 AS any_ready FROM corpora c WHERE c.workspace_id = ? AND c.id = ?',
     )
@@ -85,7 +94,9 @@ export class CorporaRepo {
 
   /** One base of a workspace, or null (another workspace's id is null too). */
   get(workspaceId: string, id: string): CorpusRow | null {
-    return this.byId.get(workspaceId, id)
+    // Inside a transaction its own uncommitted writes must be seen: read the table.
+    if (this.db.$client.inTransaction) return this.byId.get(workspaceId, id)
+    return this.rows.get(`${workspaceId}\n${id}`) ?? null
   }
 
   /** The workspace a base belongs to, or null when there is no such base (start-up work only: no tenant check). */
