@@ -1,7 +1,7 @@
+import type { Authenticator } from '../../platform/auth/principal'
 import { SessionTokens } from '../../platform/crypto/token'
 import type { Mailer } from '../../platform/email/email'
 import type { Feature, Platform } from '../../platform/feature/feature'
-import type { Authenticator } from '../../platform/http/mount'
 import { RateLimiter } from '../../platform/rate-limit/rate-limit'
 import type { AuditService } from '../audit/audit.service'
 import type { KeysService } from '../keys/keys.service'

@@ -1,13 +1,12 @@
 // The session half of the accounts service (checking and refreshing session tokens), kept apart
 // from sign-up and passwords so each file stays small; it shares the accounts tables and rules.
 import type { Static } from '@sinclair/typebox'
-import type { Principal } from '../../platform/auth/principal'
+import type { Authenticator, Principal } from '../../platform/auth/principal'
 import { type Clock, iso } from '../../platform/clock/clock'
 import type { SessionClaims, SessionClass, SessionTokens } from '../../platform/crypto/token'
 import { CommitMemo, commitWatch } from '../../platform/db/commit-watch'
 import type { Db } from '../../platform/db/db'
 import { type ApiError, fail } from '../../platform/errors/errors'
-import type { Authenticator } from '../../platform/http/mount'
 import { type SessionRow, sessionUserLookup } from './accounts.repo'
 import type { SessionResp } from './accounts.schemas'
 

@@ -15,3 +15,10 @@ export interface Principal {
   scopes: readonly Scope[] | null
   keyId: string | null
 }
+
+/**
+ * Tells who sent a request from its credential (a session token or an API key), or throws the 401
+ * that applies; mounting runs it for every route that needs a credential. Synchronous: credentials
+ * are checked against SQLite synchronously, so the request path needs no promise for it.
+ */
+export type Authenticator = (request: Request) => Principal

@@ -1,13 +1,15 @@
 // The HTTP side of the application from its route list: the shell (request ids, CORS, security
 // headers, the error envelope), every route mounted with the conventions (auth, scopes, bodies,
 // idempotency), and the OpenAPI document built once, on first request, from the same list.
+
+import type { Authenticator } from '../auth/principal'
 import type { Clock } from '../clock/clock'
 import type { Config } from '../config/config.load'
 import type { Random } from '../crypto/random'
 import type { Db } from '../db/db'
 import type { Logger } from '../log/log'
 import { IdempotencyStore } from './idempotency'
-import { type Authenticator, mountRoutes } from './mount'
+import { mountRoutes } from './mount'
 import { buildOpenApi } from './openapi'
 import type { RouteDef } from './route'
 import { createHttpShell, type PeerSource } from './server'

@@ -1,6 +1,6 @@
 import { type TObject, type TSchema, Type } from '@sinclair/typebox'
 import type { Elysia } from 'elysia'
-import type { Principal } from '../auth/principal'
+import type { Authenticator, Principal } from '../auth/principal'
 import { sha256Hex } from '../crypto/hash'
 import { ApiError, fail } from '../errors/errors'
 import { decodeCursor, type ListResult } from '../paging/paging'
@@ -12,13 +12,6 @@ import { errorResponse, jsonResponse } from './render'
 import { type RequestState, requestState } from './request-state'
 import { type ApiStyle, Reply, type RouteDef } from './route'
 import { compileValidator, type Validator } from './validation'
-
-/**
- * Resolves the credential of a request; throws a 401 ApiError when there is none or it is bad.
- * Synchronous: credentials are checked against SQLite synchronously on every request, so the
- * request path needs no promise for it.
- */
-export type Authenticator = (request: Request) => Principal
 
 /** What the mount needs from the outside world. */
 export interface MountDeps {
