@@ -1,4 +1,3 @@
-import type { Statement } from 'bun:sqlite'
 import type { Static } from '@sinclair/typebox'
 import { type Principal, SCOPES, type Scope } from '../../platform/auth/principal'
 import { type Clock, iso } from '../../platform/clock/clock'
@@ -6,6 +5,7 @@ import { base62, newId, type Random } from '../../platform/crypto/random'
 import { secretHash } from '../../platform/crypto/token'
 import { CommitMemo, commitWatch } from '../../platform/db/commit-watch'
 import type { Db } from '../../platform/db/db'
+import { transaction } from '../../platform/db/transaction'
 import { fail, notFound, validationFailed } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import type { ListResult } from '../../platform/paging/paging'
@@ -17,15 +17,15 @@ import {
   countKeys,
   findKey,
   insertKey,
+  type KeyAuthRow,
+  type KeyAuthStatements,
+  keyAuthStatements,
   listKeys,
   markRevoked,
 } from './keys.repo'
 import type { ApiKeyCreatedResp, ApiKeyCreateReq, ApiKeyResp } from './keys.schemas'
 
 type KeyResp = Static<typeof ApiKeyResp>
-
-/** id, workspace_id, scopes, expires_at, revoked_at, last_used_at, workspace status. */
-type KeyAuthRow = [string, string, string, number | null, number | null, number | null, string | null]
 
 /** `ek_` + 40 base62 characters (about 238 bits); the spec asks for at least 32. */
 const SECRET_CHARS = 40
@@ -60,7 +60,7 @@ export class KeysService {
   private readonly rows: CommitMemo<KeyAuthRow>
   /** Parsed scope lists by their stored JSON; at most seven distinct values exist. */
   private readonly scopeLists = new Map<string, Scope[]>()
-  private readonly touch: Statement<unknown, [number, string, number]>
+  private readonly auth: KeyAuthStatements
 
   constructor(
     private readonly db: Db,
@@ -69,18 +69,8 @@ export class KeysService {
     /** Key changes are told as `key.created` / `key.revoked` (the audit log subscribes). */
     private readonly events: Outbox,
   ) {
-    // Prepared once: the credential lookup is on every request's path (DESIGN, Performance notes).
-    // A scalar subquery, not a JOIN: measured about 9x faster on bun:sqlite for this point lookup.
-    const lookup = db.$client.prepare<unknown, [string]>(
-      `SELECT k.id, k.workspace_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at,
-         (SELECT w.status FROM workspaces w WHERE w.id = k.workspace_id) AS ws_status
-       FROM api_keys k WHERE k.secret_hash = ?`,
-    )
-    // Rows as arrays (`values`): no object with named keys on the hot path.
-    this.rows = new CommitMemo(commitWatch(db.$client), (hash) => (lookup.values(hash) as KeyAuthRow[])[0])
-    this.touch = db.$client.prepare(
-      'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)',
-    )
+    this.auth = keyAuthStatements(db)
+    this.rows = new CommitMemo(commitWatch(db.$client), (hash) => this.auth.lookup(hash))
   }
 
   /** `POST /api-keys`: a new key; the response is the only place the secret ever appears. */
@@ -120,7 +110,7 @@ export class KeysService {
       revokedAt: null,
       lastUsedAt: null,
     }
-    this.db.$client.transaction(() => {
+    transaction(this.db, () => {
       insertKey(this.db, row)
       this.events.emit(this.db, {
         type: 'key.created',
@@ -133,7 +123,7 @@ export class KeysService {
           actor: actorOf(p, caller.ip, caller.requestId),
         },
       })
-    })()
+    })
     return { ...keyResp(row), key: secret }
   }
 
@@ -149,7 +139,7 @@ export class KeysService {
   /** `DELETE /api-keys/{id}`: sets `revoked_at` once; a repeat returns the key unchanged, no new event. */
   revoke(p: Principal, keyId: string, caller: KeyCaller): KeyResp {
     const now = this.clock.now().getTime()
-    const row = this.db.$client.transaction(() => {
+    const row = transaction(this.db, () => {
       const key = findKey(this.db, p.workspaceId, keyId)
       if (!key) throw notFound('API key')
       if (key.revokedAt !== null || !markRevoked(this.db, key.id, now)) return key
@@ -164,7 +154,7 @@ export class KeysService {
         },
       })
       return { ...key, revokedAt: now }
-    })()
+    })
     return keyResp(row)
   }
 
@@ -197,7 +187,7 @@ export class KeysService {
     if (expiresAt !== null && expiresAt <= now) throw invalidKey('This API key has expired.')
     if (wsStatus !== 'active') throw fail('workspace_suspended')
     if (lastUsedAt === null || now - lastUsedAt >= TOUCH_INTERVAL_MS) {
-      this.touch.run(now, id, now - TOUCH_INTERVAL_MS)
+      this.auth.touch(id, now, now - TOUCH_INTERVAL_MS)
     }
     let scopes = this.scopeLists.get(scopeJson)
     if (!scopes) {
