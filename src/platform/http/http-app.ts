@@ -29,7 +29,7 @@ export interface HttpApp {
   openapi(): Record<string, unknown>
 }
 
-/** Mounts `routes()` (called once, when the app is assembled) behind the HTTP shell. */
+/** Mounts `routes` behind the HTTP shell; the OpenAPI document is built from them on first request. */
 export function createHttpApp(d: HttpAppDeps, routes: RouteDef[]): HttpApp {
   const { config } = d
   const shell = createHttpShell({
