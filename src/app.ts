@@ -12,6 +12,7 @@ import { mcpFeature } from './features/mcp/mcp.feature'
 import type { McpService } from './features/mcp/mcp.service'
 import { membersFeature } from './features/members/members.feature'
 import { onboardingFeature } from './features/onboarding/onboarding.feature'
+import { platformInfoFeature } from './features/platform-info/platform-info.feature'
 import { scaleFeature } from './features/scale/scale.feature'
 import { serviceFeature } from './features/service/service.feature'
 import { statusFeature } from './features/status/status.feature'
@@ -162,9 +163,10 @@ function composeFeatures(
     config: config.scale_test,
   })
   const status = statusFeature({ ...p, config: config.status, version: VERSION, mailer })
+  const platformInfo = platformInfoFeature({ config, version: VERSION, ingest: ingest.service })
   // The service's own pages, the console, then the API in the order the spec lists it.
   const mountOrder: Feature[] = [service, console, corpora, ingest, onboarding, answers, economics, scale]
-  mountOrder.push(mcp, accounts, members, keys, usage, status, workspaces, audit, engine)
+  mountOrder.push(mcp, accounts, members, keys, usage, status, platformInfo, workspaces, audit, engine)
   return { mountOrder, accounts, engine, ingest, onboarding, mcp }
 }
 

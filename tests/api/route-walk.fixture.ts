@@ -50,6 +50,8 @@ export const PUBLIC_ROUTES: Record<string, string> = {
   'POST /auth/reset-password': 'reset, by the emailed grant',
   'POST /auth/invite-info': 'invite routes, by the invitation token',
   'POST /auth/accept-invite': 'invite routes, by the invitation token',
+  'GET /platform/info':
+    'public by the spec (Authentication 10): storage, region, egress, accepted file types',
   // The console is a single-page app: its pages and assets are public, its data comes from the API.
   'GET /console': 'the console page',
   'GET /console/*': 'the console page',

@@ -3,6 +3,7 @@ import { notFound } from '../../platform/errors/errors'
 import type { JobDefinition } from '../../platform/feature/feature'
 import { keysetPage, type PageRequest } from '../../platform/paging/paging'
 import type { DocumentPurger } from '../corpora/corpora.service'
+import { type AcceptedType, acceptedTypes } from './extract/extract.detect'
 import { ExtractSandbox } from './extract/extract.sandbox'
 import { extractionJob } from './ingest.jobs'
 import { Registrar } from './ingest.registrar'
@@ -58,6 +59,11 @@ export class IngestService {
       maxExtractBytes: deps.config.max_extract_bytes,
     })
     this.purger = objectsPurger(this.context)
+  }
+
+  /** Every kind of file extraction reads, with its content type and file name endings. */
+  acceptedTypes(): AcceptedType[] {
+    return acceptedTypes()
   }
 
   /** `POST /corpora/{id}/documents`: stores every file of a multipart request, then registers them all. */

@@ -22,6 +22,22 @@ export const KIND_CONTENT_TYPES: Record<DocumentKind, string> = {
   text: 'text/plain',
 }
 
+/** A kind of file extraction reads: its content type and the file name endings taken for it. */
+export interface AcceptedType {
+  kind: DocumentKind
+  contentType: string
+  extensions: string[]
+}
+
+/** Every kind of file extraction reads, from this table (what uploads, pushes and sources accept). */
+export function acceptedTypes(): AcceptedType[] {
+  return (Object.keys(KIND_CONTENT_TYPES) as DocumentKind[]).map((kind) => ({
+    kind,
+    contentType: KIND_CONTENT_TYPES[kind],
+    extensions: Object.keys(BY_EXTENSION).filter((ext) => BY_EXTENSION[ext] === kind),
+  }))
+}
+
 /** What the refusal message lists as accepted. */
 export const SUPPORTED_TYPES_TEXT =
   'PDF, Word (.docx), PowerPoint (.pptx), Excel (.xlsx), HTML, Markdown, CSV/TSV, JSON and plain text'
