@@ -13,8 +13,8 @@ import { cartridgeFootprint } from '../../src/features/economics/lib/footprint'
 import { leaves, trainCpuMs } from '../../src/features/economics/lib/measure'
 import { sampleQueries } from '../../src/features/economics/lib/sample'
 import { seededRandom } from '../../src/platform/crypto/random'
-import { readSse } from '../../src/platform/http/sse-read'
 import type { Job } from '../../src/platform/jobs/queue'
+import { readSse } from '../helpers/sse-read'
 
 const rates: RateCard = {
   cpu_second_usd: 0.00002,

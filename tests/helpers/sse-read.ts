@@ -1,4 +1,4 @@
-import { parseSse, type SseEvent } from './sse'
+import { parseSse, type SseEvent } from '../../src/platform/http/sse'
 
 /**
  * Reads a `text/event-stream` body event by event as it arrives. Leaving the loop early (or an
