@@ -482,6 +482,68 @@ export const configDefinition = {
       kind: { type: 'int', min: 1, max: 720 },
     }),
   },
+  sources: {
+    folder_roots: leaf({
+      doc: 'Server directories a `folder` source may read, comma-separated absolute paths; empty: folder sources are refused. A source folder must be one of them or inside one, after symlinks are resolved.',
+      env: 'ENGRAM_SOURCES_FOLDER_ROOTS',
+      default: '',
+      kind: { type: 'string', pattern: /^$|^\/[^,]*(,\s*\/[^,]*)*$/, patternHint: 'comma-separated absolute paths' },
+    }),
+    deny_private_networks: leaf({
+      doc: 'Refuse sources on private, loopback and unique-local addresses too (link-local and cloud metadata addresses are always refused). Off by default: on-premises object stores live on private networks.',
+      env: 'ENGRAM_SOURCES_DENY_PRIVATE_NETWORKS',
+      default: false,
+      kind: { type: 'bool' },
+    }),
+    gdrive_api_url: leaf({
+      doc: 'Base URL of the Google Drive v3 API (a stand-in in tests).',
+      env: 'ENGRAM_SOURCES_GDRIVE_API_URL',
+      default: 'https://www.googleapis.com',
+      kind: { type: 'string', pattern: /^https?:\/\/[^\s]+$/, patternHint: 'an http(s) URL' },
+    }),
+    google_token_url: leaf({
+      doc: "Google's OAuth 2.0 token endpoint (service-account and refresh-token grants).",
+      env: 'ENGRAM_SOURCES_GOOGLE_TOKEN_URL',
+      default: 'https://oauth2.googleapis.com/token',
+      kind: { type: 'string', pattern: /^https?:\/\/[^\s]+$/, patternHint: 'an http(s) URL' },
+    }),
+    graph_api_url: leaf({
+      doc: 'Base URL of Microsoft Graph, with its version (a stand-in in tests).',
+      env: 'ENGRAM_SOURCES_GRAPH_API_URL',
+      default: 'https://graph.microsoft.com/v1.0',
+      kind: { type: 'string', pattern: /^https?:\/\/[^\s]+$/, patternHint: 'an http(s) URL' },
+    }),
+    microsoft_login_url: leaf({
+      doc: 'Microsoft identity platform authority host (client-credentials tokens for SharePoint).',
+      env: 'ENGRAM_SOURCES_MICROSOFT_LOGIN_URL',
+      default: 'https://login.microsoftonline.com',
+      kind: { type: 'string', pattern: /^https?:\/\/[^\s]+$/, patternHint: 'an http(s) URL' },
+    }),
+    batch_files: leaf({
+      doc: 'Files a sync registers per transaction: what a crash can make it fetch again.',
+      env: 'ENGRAM_SOURCES_BATCH_FILES',
+      default: 100,
+      kind: { type: 'int', min: 1, max: 10_000 },
+    }),
+    fetch_concurrency: leaf({
+      doc: 'Files a sync downloads at once from one source.',
+      env: 'ENGRAM_SOURCES_FETCH_CONCURRENCY',
+      default: 8,
+      kind: { type: 'int', min: 1, max: 64 },
+    }),
+    request_timeout_seconds: leaf({
+      doc: 'Longest one request to a source may take before it counts as unreachable, in seconds.',
+      env: 'ENGRAM_SOURCES_REQUEST_TIMEOUT_SECONDS',
+      default: 30,
+      kind: { type: 'int', min: 1, max: 3600 },
+    }),
+    min_interval_minutes: leaf({
+      doc: 'Shortest schedule interval a source may ask for, in minutes.',
+      env: 'ENGRAM_SOURCES_MIN_INTERVAL_MINUTES',
+      default: 5,
+      kind: { type: 'int', min: 1, max: 10_080 },
+    }),
+  },
   rates: {
     cpu_second_usd: leaf({
       doc: 'Rate card: price of one CPU-second of query or onboarding work, in USD (about $0.0425 a vCPU-hour).',

@@ -69,6 +69,17 @@ export const errorTable = {
     status: 409,
     message: 'A request with this Idempotency-Key is still being processed.',
   },
+  sync_in_progress: { status: 409, message: 'A sync of this source is already running.' },
+  import_in_progress: { status: 409, message: 'An import for this base is already running.' },
+  connection_in_use: {
+    status: 409,
+    message: 'Sources still use this connection. Delete or move them first.',
+  },
+  upload_credentials_unavailable: {
+    status: 409,
+    message:
+      'Upload credentials need S3 object storage; this server keeps objects on local disk. Use the push protocol (POST /v1/corpora/{id}/documents/upload-urls) instead.',
+  },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'Unsupported content type.' },
   validation_error: { status: 422, message: 'The request failed validation.' },
@@ -80,12 +91,26 @@ export const errorTable = {
   invalid_path: { status: 422, message: 'The file path is not a safe relative path.' },
   checksum_mismatch: { status: 422, message: 'The content does not match its SHA-256.' },
   content_missing: { status: 422, message: 'Content of some files of the manifest was not uploaded.' },
+  invalid_folder: { status: 422, message: 'The folder is not valid for this kind of source.' },
+  folder_root_not_allowed: {
+    status: 422,
+    message: 'The folder is not inside a directory the operator allows (sources.folder_roots).',
+  },
+  egress_denied: { status: 422, message: 'Requests to this address are not allowed from this server.' },
+  source_credentials_rejected: { status: 422, message: 'The source refused the credentials.' },
+  source_permission_denied: {
+    status: 422,
+    message: 'The credentials are valid but lack permission to read this folder.',
+  },
+  source_folder_not_found: { status: 422, message: 'The folder does not exist at the source.' },
   rate_limited: {
     status: 429,
     message: 'Too many requests. Try again later.',
     retryAfter: true,
     details: RateLimitedDetail,
   },
+  source_unreachable: { status: 502, message: 'The source could not be reached.' },
+  source_failed: { status: 502, message: 'The source answered with an error.' },
   internal_error: { status: 500, message: 'Internal server error.' },
   service_unavailable: { status: 503, message: 'The service is temporarily unavailable.' },
   serving_unavailable: {
@@ -93,6 +118,11 @@ export const errorTable = {
     message: 'Answering is temporarily unavailable. Retry after the delay given.',
     retryAfter: true,
     details: ServingUnavailableDetail,
+  },
+  source_rate_limited: {
+    status: 503,
+    message: 'The source is limiting requests. Retry after the delay given.',
+    retryAfter: true,
   },
 } as const satisfies Record<string, { status: number; message: string; retryAfter?: true; details?: TSchema }>
 

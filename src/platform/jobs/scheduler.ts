@@ -6,6 +6,13 @@ import type { Job, JobQueue } from './queue'
 /** Throw from a handler for a failure worth retrying (a peer down, a busy database). */
 export class TransientError extends Error {
   override name = 'TransientError'
+  constructor(
+    message: string,
+    /** When the peer said how long to wait (a `Retry-After`), the retry waits that long instead of the backoff. */
+    readonly retryAfterMs: number | null = null,
+  ) {
+    super(message)
+  }
 }
 
 /** Thrown by `ctx.checkpoint()` when the job was asked to stop. */
@@ -191,7 +198,7 @@ export class Scheduler {
       const message = e instanceof Error ? e.message : String(e)
       if (e instanceof JobCanceledError) q.finish(job.id, owner, 'canceled', {})
       else if (e instanceof TransientError && job.attempts < job.maxAttempts) {
-        q.retry(job.id, owner, message, this.backoff(job.attempts))
+        q.retry(job.id, owner, message, e.retryAfterMs ?? this.backoff(job.attempts))
       } else {
         if (!(e instanceof TransientError))
           this.o.log.error('job failed', { job_id: job.id, kind: job.kind, error: message })
