@@ -77,9 +77,7 @@ export const dnsResolver: Resolver = async (host) => {
 
 /** Checks destinations before a client library connects to them. */
 export class EgressGuard {
-  constructor(
-    private readonly o: { denyPrivateNetworks: boolean; resolve?: Resolver },
-  ) {}
+  constructor(private readonly o: { denyPrivateNetworks: boolean; resolve?: Resolver }) {}
 
   /** Throws EgressDenied unless every address the host resolves to may be reached. */
   async check(urlOrHost: string): Promise<void> {
