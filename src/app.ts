@@ -15,6 +15,7 @@ import { onboardingFeature } from './features/onboarding/onboarding.feature'
 import { platformInfoFeature } from './features/platform-info/platform-info.feature'
 import { scaleFeature } from './features/scale/scale.feature'
 import { serviceFeature } from './features/service/service.feature'
+import { sourcesFeature } from './features/sources/sources.feature'
 import { statusFeature } from './features/status/status.feature'
 import { usageFeature } from './features/usage/usage.feature'
 import { workspacesFeature } from './features/workspaces/workspaces.feature'
@@ -143,6 +144,14 @@ function composeFeatures(
   })
   const uses = { corpora: corpora.service, engine: engine.service }
   const ingest = ingestFeature({ ...p, config: config.ingest, corpora: corpora.service })
+  const sources = sourcesFeature({
+    ...p,
+    config: config.sources,
+    maxFileBytes: config.ingest.max_file_bytes,
+    secret: deps.secret,
+    corpora: corpora.service,
+    ingest: ingest.service,
+  })
   const onboarding = onboardingFeature({ ...p, ...uses })
   const usage = usageFeature({ ...p, ...uses, accounts: accounts.service, keys: keys.service })
   const answers = answersFeature({ ...p, ...uses, llm: config.llm, engineLimits: config.engine })
@@ -165,7 +174,8 @@ function composeFeatures(
   const status = statusFeature({ ...p, config: config.status, version: VERSION, mailer })
   const platformInfo = platformInfoFeature({ config, version: VERSION, ingest: ingest.service })
   // The service's own pages, the console, then the API in the order the spec lists it.
-  const mountOrder: Feature[] = [service, console, corpora, ingest, onboarding, answers, economics, scale]
+  const mountOrder: Feature[] = [service, console, corpora, ingest, sources, onboarding, answers, economics]
+  mountOrder.push(scale)
   mountOrder.push(mcp, accounts, members, keys, usage, status, platformInfo, workspaces, audit, engine)
   return { mountOrder, accounts, engine, ingest, onboarding, mcp }
 }

@@ -100,7 +100,7 @@ describe('document bases', () => {
     expect((await t.request(`/v1/corpora/${base}`, { headers: bearer(token) })).status).toBe(200)
   })
 
-  test('import-status answers state none until connectors land', async () => {
+  test('import-status answers state none before any import', async () => {
     const { t, base, queryKey } = f
     for (const path of mounts(`/corpora/${base}/import-status`)) {
       const res = await t.request(path, { headers: bearer(queryKey) })

@@ -7,8 +7,8 @@ export interface NewContent {
   contentType: string | null
   sha256: string
   source: string
-  /** `push` when a push commit writes it (push may delete it later); null otherwise. */
-  managedBy: 'push' | null
+  /** `push`, a source (`source:<id>`), or null for documents written by hand. */
+  managedBy: string | null
   rawKey: string
   now: number
 }

@@ -31,8 +31,8 @@ export interface DeleteReceipt {
 /** Who deletes documents and through which path, for the deletion receipts in the audit log. */
 export interface DeletedBy {
   actor: AuditActor
-  /** `api`: DELETE of a document; `push`: a push commit with `delete_missing`. */
-  via: 'api' | 'push'
+  /** `api`: DELETE of a document; `push`: a push commit with `delete_missing`; `source`: gone at its source. */
+  via: 'api' | 'push' | 'source'
 }
 
 /**

@@ -10,7 +10,6 @@ import {
   DocumentParams,
   DocumentResp,
   DocumentsQuery,
-  ImportStatusResp,
   ManifestQuery,
 } from './corpora.schemas'
 import type { CorporaService } from './corpora.service'
@@ -128,19 +127,6 @@ export function corporaRoutes(corpora: CorporaService): RouteDef[] {
           actorOf(principal, ip, requestId),
         )
         return reply(204, undefined, receipt.buildRunning ? { [BUILD_RUNNING_HEADER]: 'true' } : {})
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/corpora/:corpus_id/import-status',
-      auth: 'bearer',
-      summary: 'State of the latest connector import of a base',
-      tags: ['corpora'],
-      params: CorpusParams,
-      response: ImportStatusResp,
-      handler: ({ principal, params }) => {
-        corpora.get(principal.workspaceId, params.corpus_id)
-        return { state: 'none' }
       },
     }),
   ]

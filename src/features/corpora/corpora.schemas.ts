@@ -58,10 +58,6 @@ export const ManifestQuery = Type.Object({
   source: Type.Optional(Type.String({ default: 'upload', description: 'Must be `upload`.' })),
 })
 
-export const ImportStatusResp = namedObject('ImportStatusResp', {
-  state: Type.String({ description: '`none` when nothing was ever imported.' }),
-})
-
 const ts = (ms: number | null) => (ms === null ? null : iso(new Date(ms)))
 
 /** The wire shape of a base. */

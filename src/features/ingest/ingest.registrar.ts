@@ -2,7 +2,7 @@ import { newId } from '../../platform/crypto/random'
 import { transaction } from '../../platform/db/transaction'
 import { notFound } from '../../platform/errors/errors'
 import type { DeletedBy, DocumentRow } from '../corpora/corpora.service'
-import { IngestRepo } from './ingest.repo'
+import { IngestRepo, type RunError } from './ingest.repo'
 import {
   EXTRACT_JOB,
   type ExtractPayload,
@@ -11,6 +11,27 @@ import {
   type Registered,
 } from './ingest.types'
 import { blobKey } from './lib/keys'
+
+/** A batch of stored files to register, and documents to delete with it. */
+export interface RegisterBatch {
+  source: 'upload' | 'push' | 'import'
+  items: Incoming[]
+  fresh: string[]
+  /** Who keeps the documents in step: `push`, a source (`source:<id>`), or null (by hand). */
+  managedBy?: string | null
+  deletions?: { rows: DocumentRow[]; by: DeletedBy }
+  /**
+   * Adds to an open run (a source's sync) instead of opening one: with the files it saw unchanged
+   * and those it could not take, and `within`, called in the same transaction with each item's
+   * document id, in order (the sync records what its files became, atomically with them).
+   */
+  into?: {
+    runId: string
+    unchanged: number
+    failures: RunError[]
+    within?: (documentIds: string[]) => void
+  }
+}
 
 /** What the registrar works with. */
 export type RegistrarDeps = Pick<
@@ -47,15 +68,10 @@ export class Registrar {
    * `register` for objects this request just wrote (`fresh`, marked in flight): if registering
    * fails (the base was deleted meanwhile), they are removed rather than left for the sweep.
    */
-  async registerOrDiscard(
-    workspaceId: string,
-    corpusId: string,
-    source: 'upload' | 'push',
-    items: Incoming[],
-    fresh: string[],
-  ): Promise<Registered> {
+  async registerOrDiscard(workspaceId: string, corpusId: string, batch: RegisterBatch): Promise<Registered> {
+    const { fresh } = batch
     try {
-      return await this.register(workspaceId, corpusId, { source, items, fresh })
+      return await this.register(workspaceId, corpusId, batch)
     } catch (e) {
       for (const key of fresh) {
         this.inflight.delete(key)
@@ -75,22 +91,12 @@ export class Registrar {
    * again is left unchanged. `fresh` lists keys this request wrote: those no row ended up using
    * are removed. `managedBy: 'push'` (a push commit) makes the files it writes push's to delete.
    */
-  async register(
-    workspaceId: string,
-    corpusId: string,
-    batch: {
-      source: 'upload' | 'push'
-      items: Incoming[]
-      fresh: string[]
-      managedBy?: 'push'
-      deletions?: { rows: DocumentRow[]; by: DeletedBy }
-    },
-  ): Promise<Registered> {
+  async register(workspaceId: string, corpusId: string, batch: RegisterBatch): Promise<Registered> {
     const { source, items, fresh } = batch
     const deletions = batch.deletions?.rows ?? []
     const { corpora, queue, db } = this.deps
     const now = this.now()
-    const runId = newId(this.deps.random, 'run')
+    const runId = batch.into?.runId ?? newId(this.deps.random, 'run')
     const ids: string[] = []
     const results: Registered['results'] = []
     const stale: DocumentRow[] = []
@@ -135,20 +141,20 @@ export class Registrar {
           maxAttempts: 3,
         })
       }
-      this.repo.insertRun({
-        id: runId,
-        workspaceId,
-        corpusId,
-        source,
-        created: results.filter((r) => r === 'created').length,
-        updated: results.filter((r) => r === 'updated').length,
-        unchanged: results.filter((r) => r === 'unchanged').length,
-        deleted: deletions.length,
-        failed: 0,
-        pending: jobs.length,
-        errors: [],
-        now,
-      })
+      const counts = countsOf(results, removed, jobs.length, batch.into?.unchanged ?? 0)
+      if (batch.into) this.repo.addToRun(runId, counts, batch.into.failures)
+      else
+        this.repo.insertRun({
+          ...counts,
+          id: runId,
+          workspaceId,
+          corpusId,
+          source,
+          failed: 0,
+          errors: [],
+          now,
+        })
+      batch.into?.within?.(ids)
       corpora.touchSynced(workspaceId, corpusId, now)
     })
     await corpora.purge(workspaceId, corpusId, [...stale, ...removed])
@@ -178,5 +184,21 @@ export class Registrar {
     if (this.repo.uploadHolds(key, this.now())) return false
     await this.deps.objects.delete(key)
     return true
+  }
+}
+
+/** A batch's counters for its run. */
+function countsOf(
+  results: Registered['results'],
+  removed: DocumentRow[],
+  pending: number,
+  unchanged: number,
+) {
+  return {
+    created: results.filter((r) => r === 'created').length,
+    updated: results.filter((r) => r === 'updated').length,
+    unchanged: results.filter((r) => r === 'unchanged').length + unchanged,
+    deleted: removed.filter((r) => r.parent_id === null).length,
+    pending,
   }
 }

@@ -2,43 +2,9 @@ import type { Db } from '../../platform/db/db'
 import { transaction } from '../../platform/db/transaction'
 import type { Outbox } from '../../platform/events/outbox'
 
-/** A sync run row. */
-export interface SyncRunRow {
-  id: string
-  workspace_id: string
-  corpus_id: string
-  source: string
-  status: 'running' | 'succeeded' | 'partial' | 'failed'
-  created: number
-  updated: number
-  unchanged: number
-  deleted: number
-  failed: number
-  pending: number
-  errors: string
-  started_at: number
-  finished_at: number | null
-}
+export type { RunError, SyncRunRow, UploadRow } from './ingest.rows'
 
-/** A push upload waiting for its commit. */
-export interface UploadRow {
-  id: string
-  workspace_id: string
-  corpus_id: string
-  sha256: string
-  size: number
-  object_key: string
-  verified: number
-  created_at: number
-  expires_at: number
-}
-
-/** One per-document failure listed on a run. */
-export interface RunError {
-  path: string
-  document_id: string | null
-  error: string
-}
+import type { RunError, SyncRunRow, UploadRow } from './ingest.rows'
 
 /** A run keeps at most this many error entries; the `failed` counter keeps counting. */
 export const MAX_RUN_ERRORS = 1000
@@ -100,7 +66,7 @@ export class IngestRepo {
   /** Emits `sync.finished` for a run that just ended; inside the caller's transaction. */
   private finished(
     run: Pick<SyncRunRow, 'workspace_id' | 'corpus_id' | 'id' | 'source' | 'created' | 'updated'> & {
-      status: 'succeeded' | 'partial' | 'failed'
+      status: 'succeeded' | 'partial' | 'failed' | 'canceled'
       deleted: number
       failed: number
     },
@@ -118,6 +84,77 @@ export class IngestRepo {
         deleted: run.deleted,
         failed: run.failed,
       },
+    })
+  }
+
+  /** Opens the run of a source's sync: it stays running while the source is listed (`listing`). */
+  openRun(r: {
+    id: string
+    workspaceId: string
+    corpusId: string
+    source: 'sync' | 'import'
+    sourceId: string
+    jobId: string | null
+    now: number
+  }): void {
+    this.c
+      .query(
+        `INSERT INTO sync_runs (id, workspace_id, corpus_id, source, status, source_id, job_id, listing, started_at)
+         VALUES (?, ?, ?, ?, 'running', ?, ?, 1, ?)`,
+      )
+      .run(r.id, r.workspaceId, r.corpusId, r.source, r.sourceId, r.jobId, r.now)
+  }
+
+  /** Names the job that lists a source for its run. */
+  setRunJob(runId: string, jobId: string): void {
+    this.c.query('UPDATE sync_runs SET job_id = ? WHERE id = ?').run(jobId, runId)
+  }
+
+  /** Adds a batch's counters and per-file errors to an open run; inside the batch's transaction. */
+  addToRun(
+    runId: string,
+    n: { created: number; updated: number; unchanged: number; deleted: number; pending: number },
+    failures: RunError[],
+  ): void {
+    const run = this.c.query<SyncRunRow, [string]>('SELECT * FROM sync_runs WHERE id = ?').get(runId)
+    if (!run) return
+    const errors = JSON.parse(run.errors) as RunError[]
+    errors.push(...failures.slice(0, Math.max(0, MAX_RUN_ERRORS - errors.length)))
+    this.c
+      .query(
+        `UPDATE sync_runs SET created = created + ?, updated = updated + ?, unchanged = unchanged + ?,
+           deleted = deleted + ?, failed = failed + ?, pending = pending + ?, errors = ? WHERE id = ?`,
+      )
+      .run(
+        n.created,
+        n.updated,
+        n.unchanged,
+        n.deleted,
+        failures.length,
+        n.pending,
+        JSON.stringify(errors),
+        runId,
+      )
+  }
+
+  /**
+   * Ends a source's listing: the run ends now when nothing is pending (else when its last document
+   * settles). `failed` or `canceled` end it at once whatever is pending, with the reason.
+   */
+  closeListing(
+    runId: string,
+    now: number,
+    end?: { status: 'failed' | 'canceled'; error: string | null },
+  ): void {
+    transaction(this.db, () => {
+      const run = this.c.query<SyncRunRow, [string]>('SELECT * FROM sync_runs WHERE id = ?').get(runId)
+      if (run?.status !== 'running') return
+      const status =
+        end?.status ?? (run.pending > 0 ? 'running' : finalStatus(run.failed, run.created + run.updated))
+      this.c
+        .query('UPDATE sync_runs SET listing = 0, status = ?, error = ?, finished_at = ? WHERE id = ?')
+        .run(status, end?.error ?? null, status === 'running' ? null : now, runId)
+      if (status !== 'running') this.finished({ ...run, status })
     })
   }
 
@@ -160,7 +197,8 @@ export class IngestRepo {
       const failed = run.failed + (failure ? 1 : 0)
       const errors = JSON.parse(run.errors) as RunError[]
       if (failure && errors.length < MAX_RUN_ERRORS) errors.push(failure)
-      const status = pending > 0 ? 'running' : finalStatus(failed, run.created + run.updated)
+      const status =
+        pending > 0 || run.listing === 1 ? 'running' : finalStatus(failed, run.created + run.updated)
       this.c
         .query(
           `UPDATE sync_runs SET pending = ?, failed = ?, errors = ?, status = ?, finished_at = ? WHERE id = ?`,

@@ -112,18 +112,34 @@ export const RunErrorSchema = namedObject('RunErrorSchema', {
 export const SyncRunResp = namedObject('SyncRunResp', {
   id: Type.String(),
   corpus_id: Type.String(),
-  source: Type.String({ description: '`upload`, `push` (commit and upsert) or `import`.' }),
+  source: Type.String({
+    description: '`upload`, `push` (commit and upsert), `sync` (a source) or `import` (a one-time import).',
+  }),
   status: Type.String({
     description:
-      '`running` while documents are processed; then `succeeded`, `partial` (some documents failed) or `failed` (all failed).',
+      '`running` while a source is listed and documents are processed; then `succeeded`, `partial` (some documents failed), `failed` (all failed, or the source could not be read: see `error`) or `canceled`.',
   }),
   created: Type.Integer({ description: 'Documents added.' }),
   updated: Type.Integer({ description: 'Documents given new content in place (same id).' }),
   unchanged: Type.Integer({ description: 'Documents whose content was already there.' }),
-  deleted: Type.Integer({ description: 'Documents removed because the manifest no longer lists them.' }),
-  failed: Type.Integer({ description: 'Documents of this run whose processing failed (see errors).' }),
+  deleted: Type.Integer({
+    description: 'Documents removed: the manifest no longer lists them, or their file is gone at the source.',
+  }),
+  failed: Type.Integer({
+    description: 'Files of this run that could not be taken or processed (see errors).',
+  }),
   pending: Type.Integer({ description: 'Documents still being processed.' }),
-  errors: Type.Array(RunErrorSchema, { description: 'Per-document failures (the first 1000).' }),
+  errors: Type.Array(RunErrorSchema, { description: 'Per-file failures (the first 1000).' }),
+  error: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'Why the whole run failed or stopped (a source unreachable, credentials refused), if it did.',
+  }),
+  source_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'The source (or import) this run synced; null for uploads and pushes.',
+  }),
+  job_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'The sync job listing the source: `GET /jobs/{id}` gives its progress and estimate.',
+  }),
   started_at: Timestamp,
   finished_at: Type.Union([Timestamp, Type.Null()]),
 })

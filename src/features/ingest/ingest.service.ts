@@ -1,4 +1,5 @@
 import { iso } from '../../platform/clock/clock'
+import { newId } from '../../platform/crypto/random'
 import { notFound } from '../../platform/errors/errors'
 import type { JobDefinition } from '../../platform/feature/feature'
 import { keysetPage, type PageRequest } from '../../platform/paging/paging'
@@ -6,14 +7,18 @@ import type { DocumentPurger } from '../corpora/corpora.service'
 import { type AcceptedType, acceptedTypes } from './extract/extract.detect'
 import { ExtractSandbox } from './extract/extract.sandbox'
 import { extractionJob } from './ingest.jobs'
-import { Registrar } from './ingest.registrar'
+import { type RegisterBatch, Registrar } from './ingest.registrar'
 import type { RunError, SyncRunRow } from './ingest.repo'
 import type { Extractor, IngestDeps, Registered } from './ingest.types'
+import { normalizePrefix } from './lib/paths'
 import { pushProtocol } from './lib/push'
 import type { PushProtocol } from './lib/push-manifest'
+import { type StoredFile, storeSourceFile } from './lib/source-files'
 import { objectsPurger, sweepOrphans } from './lib/sweep'
 import { uploadFiles } from './lib/upload'
 import { type UpsertBody, upsertDocument } from './lib/upsert'
+
+export type { SyncRunRow }
 
 /** The wire shape of a sync run. */
 export function syncRunResp(r: SyncRunRow) {
@@ -29,6 +34,9 @@ export function syncRunResp(r: SyncRunRow) {
     failed: r.failed,
     pending: r.pending,
     errors: JSON.parse(r.errors) as RunError[],
+    error: r.error,
+    source_id: r.source_id,
+    job_id: r.job_id,
     started_at: iso(new Date(r.started_at)),
     finished_at: r.finished_at === null ? null : iso(new Date(r.finished_at)),
   }
@@ -93,6 +101,58 @@ export class IngestService {
     const run = this.registrar.repo.run(corpusId, runId)
     if (!run) throw notFound('Sync run')
     return run
+  }
+
+  /** Opens the run of a source's sync (or import); it stays running until `closeSourceRun`. */
+  openSourceRun(
+    workspaceId: string,
+    corpusId: string,
+    r: { sourceId: string; jobId: string | null; mode: 'sync' | 'import' },
+  ): SyncRunRow {
+    const id = newId(this.deps.random, 'run')
+    this.registrar.repo.openRun({
+      ...r,
+      id,
+      workspaceId,
+      corpusId,
+      source: r.mode,
+      now: this.registrar.now(),
+    })
+    return this.registrar.repo.run(corpusId, id)!
+  }
+
+  /** Names the job that lists a source for its run (a run opened before its job was queued). */
+  attachRunJob(runId: string, jobId: string): void {
+    this.registrar.repo.setRunJob(runId, jobId)
+  }
+
+  /** The canonical form of a path prefix in the base ('' or ending in `/`); 422 `invalid_path` otherwise. */
+  documentPrefix(raw: string | undefined): string {
+    return normalizePrefix(raw)
+  }
+
+  /** Stores one file a source's sync fetched, or says why it cannot be taken. */
+  storeSourceFile(
+    workspaceId: string,
+    corpusId: string,
+    file: { path: string; bytes: Uint8Array; contentType: string | null },
+  ): Promise<StoredFile> {
+    return storeSourceFile(this.context, workspaceId, corpusId, file)
+  }
+
+  /** Registers a batch of a source's stored files into its open run (`batch.into`), with its deletions. */
+  registerSourceBatch(workspaceId: string, corpusId: string, batch: RegisterBatch): Promise<Registered> {
+    return this.registrar.registerOrDiscard(workspaceId, corpusId, batch)
+  }
+
+  /** Ends a source's listing: its run ends once its documents are extracted, or now when it failed. */
+  closeSourceRun(runId: string, end?: { status: 'failed' | 'canceled'; error: string | null }): void {
+    this.registrar.repo.closeListing(runId, this.registrar.now(), end)
+  }
+
+  /** A run of a base by id (no workspace check: for the feature that holds the id). */
+  runById(corpusId: string, runId: string): SyncRunRow | null {
+    return this.registrar.repo.run(corpusId, runId)
   }
 
   /** Removes objects of the corpora area that nothing references; run at start-up. */

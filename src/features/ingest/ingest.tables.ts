@@ -10,10 +10,19 @@ export const syncRuns = sqliteTable(
     corpusId: text('corpus_id')
       .notNull()
       .references(() => corpora.id, { onDelete: 'cascade' }),
-    /** upload, push or import. */
+    /** upload, push, sync (a source) or import. */
     source: text('source').notNull(),
-    /** running until every document of the run is processed; then succeeded, partial or failed. */
-    status: text('status', { enum: ['running', 'succeeded', 'partial', 'failed'] }).notNull(),
+    /**
+     * running until every document of the run is processed (and, for a source, its listing is
+     * done); then succeeded, partial or failed; canceled when its sync was stopped.
+     */
+    status: text('status', { enum: ['running', 'succeeded', 'partial', 'failed', 'canceled'] }).notNull(),
+    /** The source (or import) whose sync this is; null for uploads and pushes. */
+    sourceId: text('source_id'),
+    /** The sync job that lists the source: its progress, estimate and cancel. */
+    jobId: text('job_id'),
+    /** 1 while a source's listing is still going: the run cannot end before. */
+    listing: integer('listing').notNull().default(0),
     created: integer('created').notNull().default(0),
     updated: integer('updated').notNull().default(0),
     unchanged: integer('unchanged').notNull().default(0),
@@ -23,10 +32,15 @@ export const syncRuns = sqliteTable(
     pending: integer('pending').notNull().default(0),
     /** JSON array of {path, document_id, error}. */
     errors: text('errors').notNull().default('[]'),
+    /** Why the whole run failed (a source unreachable, credentials refused), if it did. */
+    error: text('error'),
     startedAt: integer('started_at').notNull(),
     finishedAt: integer('finished_at'),
   },
-  (t) => [index('sync_runs_corpus').on(t.corpusId, t.startedAt)],
+  (t) => [
+    index('sync_runs_corpus').on(t.corpusId, t.startedAt),
+    index('sync_runs_source').on(t.sourceId, t.startedAt),
+  ],
 )
 
 /**

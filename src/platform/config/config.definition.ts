@@ -487,7 +487,11 @@ export const configDefinition = {
       doc: 'Server directories a `folder` source may read, comma-separated absolute paths; empty: folder sources are refused. A source folder must be one of them or inside one, after symlinks are resolved.',
       env: 'ENGRAM_SOURCES_FOLDER_ROOTS',
       default: '',
-      kind: { type: 'string', pattern: /^$|^\/[^,]*(,\s*\/[^,]*)*$/, patternHint: 'comma-separated absolute paths' },
+      kind: {
+        type: 'string',
+        pattern: /^$|^\/[^,]*(,\s*\/[^,]*)*$/,
+        patternHint: 'comma-separated absolute paths',
+      },
     }),
     deny_private_networks: leaf({
       doc: 'Refuse sources on private, loopback and unique-local addresses too (link-local and cloud metadata addresses are always refused). Off by default: on-premises object stores live on private networks.',

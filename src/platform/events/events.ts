@@ -28,7 +28,7 @@ export interface DomainEvents {
     corpusId: string
     runId: string
     source: string
-    status: 'succeeded' | 'partial' | 'failed'
+    status: 'succeeded' | 'partial' | 'failed' | 'canceled'
     created: number
     updated: number
     deleted: number

@@ -42,6 +42,8 @@ export interface NewJob {
   detail?: string | null
   /** `running` for an aggregate that only tracks children. */
   status?: 'pending' | 'running'
+  /** When the job becomes due (epoch ms); now by default (a scheduled sync: later). */
+  runAt?: number
 }
 
 /** A `jobs` row as bun:sqlite returns it (payload and result still JSON text). */

@@ -58,7 +58,7 @@ export class JobQueue {
         j.detail ?? null,
         j.unitsTotal ?? 0,
         j.maxAttempts ?? 5,
-        now,
+        j.runAt ?? now,
         now,
         status === 'running' ? now : null,
         now,

@@ -42,7 +42,11 @@ export async function uploadFiles(
     }
     throw asApiError(e, config.max_request_bytes)
   }
-  return registrar.registerOrDiscard(workspaceId, corpusId, 'upload', stored, written)
+  return registrar.registerOrDiscard(workspaceId, corpusId, {
+    source: 'upload',
+    items: stored,
+    fresh: written,
+  })
 }
 
 /** Stores every file part of the request in turn; `written` collects the keys, for the caller to undo. */

@@ -54,7 +54,11 @@ export async function upsertDocument(
   }
   const contentType = body.content_type ?? detection.contentType
   const item = { path, sha256, size: bytes.byteLength, contentType, rawKey: key }
-  return registrar.registerOrDiscard(workspaceId, corpusId, 'push', [item], existing ? [] : [key])
+  return registrar.registerOrDiscard(workspaceId, corpusId, {
+    source: 'push',
+    items: [item],
+    fresh: existing ? [] : [key],
+  })
 }
 
 /** The body's content as bytes: UTF-8 text, or base64 checked before it is decoded. */

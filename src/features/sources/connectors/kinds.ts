@@ -1,0 +1,7 @@
+import type { ConnectorKind, SourceKind } from './connector'
+
+/** Every kind of source this server can connect to, by kind. */
+export function connectorKinds(): ReadonlyMap<SourceKind, ConnectorKind> {
+  const kinds: ConnectorKind[] = []
+  return new Map(kinds.map((k) => [k.kind, k]))
+}

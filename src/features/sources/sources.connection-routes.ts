@@ -1,0 +1,92 @@
+import { Type } from '@sinclair/typebox'
+import { defineRoute, type RouteDef, reply } from '../../platform/http/route'
+import {
+  ConnectionParams,
+  ConnectionReq,
+  ConnectionResp,
+  ConnectionUpdateReq,
+  connectionResp,
+  describeKinds,
+} from './sources.schemas'
+import type { SourcesService } from './sources.service'
+
+/** A workspace's connections: credentials for one kind of source, shared by sources and imports. */
+export function connectionRoutes(sources: SourcesService): RouteDef[] {
+  const connections = sources.connections
+  const kinds = describeKinds(sources.kinds())
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/connections',
+      mount: 'v1',
+      auth: 'admin',
+      scope: 'admin',
+      summary: 'Add a connection (credentials for one kind of source)',
+      description: `Secrets are stored encrypted and are write-only: no answer ever contains them. Fields by kind:\n${kinds}`,
+      tags: ['sources'],
+      body: ConnectionReq,
+      status: 201,
+      response: ConnectionResp,
+      handler: ({ principal, body }) =>
+        reply(201, connectionResp(connections.create(principal.workspaceId, body))),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/connections',
+      mount: 'v1',
+      auth: 'bearer',
+      summary: "The workspace's connections (which secret fields are set, never their values)",
+      tags: ['sources'],
+      list: true,
+      response: ConnectionResp,
+      handler: ({ principal }) => {
+        const items = connections.list(principal.workspaceId).map(connectionResp)
+        return { items, total: items.length, nextCursor: null }
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/connections/:connection_id',
+      mount: 'v1',
+      auth: 'bearer',
+      summary: 'One connection',
+      tags: ['sources'],
+      params: ConnectionParams,
+      response: ConnectionResp,
+      handler: ({ principal, params }) =>
+        connectionResp(connections.get(principal.workspaceId, params.connection_id)),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/connections/:connection_id',
+      mount: 'v1',
+      auth: 'admin',
+      scope: 'admin',
+      summary:
+        'Change a connection: settings replaced when given; each secret given replaced (null clears it)',
+      tags: ['sources'],
+      params: ConnectionParams,
+      body: ConnectionUpdateReq,
+      response: ConnectionResp,
+      handler: ({ principal, params, body }) =>
+        connectionResp(connections.update(principal.workspaceId, params.connection_id, body)),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/connections/:connection_id',
+      mount: 'v1',
+      auth: 'admin',
+      scope: 'admin',
+      summary: 'Delete a connection no source uses (409 `connection_in_use` otherwise)',
+      tags: ['sources'],
+      params: ConnectionParams,
+      status: 204,
+      errors: ['connection_in_use'],
+      response: Type.Null(),
+      handler: ({ principal, params }) => {
+        connections.delete(principal.workspaceId, params.connection_id)
+        return reply(204)
+      },
+    }),
+  ]
+}

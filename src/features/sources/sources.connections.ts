@@ -1,0 +1,198 @@
+import type { TObject } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import type { Clock } from '../../platform/clock/clock'
+import { newId, type Random } from '../../platform/crypto/random'
+import { SealBroken, type Sealer } from '../../platform/crypto/sealed'
+import { fail, notFound, type ValidationIssue, validationFailed } from '../../platform/errors/errors'
+import type { ConnectorKind, SourceKind } from './connectors/connector'
+import type { ConnectionRow, SourcesRepo } from './sources.repo'
+
+/** A connection as callers get it: settings in the clear, secrets only by name. */
+export interface Connection {
+  id: string
+  workspaceId: string
+  kind: SourceKind
+  name: string
+  settings: Record<string, unknown>
+  secretsSet: string[]
+  createdAt: number
+  updatedAt: number
+  sources: number
+}
+
+/** A connection opened for use: its secrets unsealed. Never returned to a caller or logged. */
+export interface OpenConnection extends Connection {
+  secrets: Record<string, unknown>
+}
+
+export interface ConnectionInput {
+  kind: string
+  name: string
+  settings?: Record<string, unknown>
+  secrets?: Record<string, unknown>
+}
+
+/**
+ * Connections: a workspace's credentials for one kind of source. Fields are checked against the
+ * kind's schemas before anything is written; secrets are sealed with the row id as context, so a
+ * sealed value moved to another row (another tenant's) does not open.
+ */
+export class Connections {
+  constructor(
+    private readonly d: {
+      repo: SourcesRepo
+      kinds: ReadonlyMap<SourceKind, ConnectorKind>
+      sealer: Sealer
+      clock: Clock
+      random: Random
+    },
+  ) {}
+
+  create(workspaceId: string, input: ConnectionInput): Connection {
+    const kind = this.kindOf(input.kind)
+    const settings = checked(kind.settings, input.settings ?? {}, 'settings')
+    const secrets = checked(kind.secrets, input.secrets ?? {}, 'secrets')
+    const now = this.d.clock.now().getTime()
+    const id = newId(this.d.random, 'conn')
+    const row: ConnectionRow = {
+      id,
+      workspace_id: workspaceId,
+      kind: kind.kind,
+      name: input.name.trim(),
+      settings: JSON.stringify(settings),
+      secrets: this.d.sealer.seal(JSON.stringify(secrets), id),
+      secrets_set: JSON.stringify(setFields(secrets)),
+      created_at: now,
+      updated_at: now,
+    }
+    this.d.repo.insertConnection(row)
+    return this.view(row)
+  }
+
+  list(workspaceId: string): Connection[] {
+    return this.d.repo.connections(workspaceId).map((r) => this.view(r))
+  }
+
+  /** One connection of the workspace; another workspace's is a 404. */
+  get(workspaceId: string, id: string): Connection {
+    return this.view(this.row(workspaceId, id))
+  }
+
+  /** The connection with its secrets, for a connector. */
+  open(workspaceId: string, id: string): OpenConnection {
+    const row = this.row(workspaceId, id)
+    let secrets: Record<string, unknown>
+    try {
+      secrets = JSON.parse(this.d.sealer.open(row.secrets, row.id)) as Record<string, unknown>
+    } catch (e) {
+      if (!(e instanceof SealBroken)) throw e
+      throw fail(
+        'source_credentials_rejected',
+        'The stored credentials of this connection cannot be read (the instance secret changed?). Set them again.',
+      )
+    }
+    return { ...this.view(row), secrets }
+  }
+
+  /**
+   * Changes a connection: a new name, settings replaced when given, and secret fields replaced one
+   * by one (a field given as null is cleared; one not given keeps its value).
+   */
+  update(
+    workspaceId: string,
+    id: string,
+    input: { name?: string; settings?: Record<string, unknown>; secrets?: Record<string, unknown | null> },
+  ): Connection {
+    const current = this.open(workspaceId, id)
+    const kind = this.kindOf(current.kind)
+    const settings = input.settings ? checked(kind.settings, input.settings, 'settings') : current.settings
+    const merged: Record<string, unknown> = { ...current.secrets }
+    for (const [k, v] of Object.entries(input.secrets ?? {})) {
+      if (v === null) delete merged[k]
+      else merged[k] = v
+    }
+    const secrets = checked(kind.secrets, merged, 'secrets')
+    const row = this.row(workspaceId, id)
+    const next: ConnectionRow = {
+      ...row,
+      name: input.name?.trim() ?? row.name,
+      settings: JSON.stringify(settings),
+      secrets: this.d.sealer.seal(JSON.stringify(secrets), id),
+      secrets_set: JSON.stringify(setFields(secrets)),
+      updated_at: this.d.clock.now().getTime(),
+    }
+    this.d.repo.updateConnection(next)
+    return this.view(next)
+  }
+
+  /** Deletes a connection no source uses (409 `connection_in_use` otherwise). */
+  delete(workspaceId: string, id: string): void {
+    const row = this.row(workspaceId, id)
+    const users = this.d.repo.usersOf(row.id)
+    if (users > 0) {
+      throw fail(
+        'connection_in_use',
+        `${users} source(s) or import(s) use this connection. Delete them first.`,
+        {
+          sources: users,
+        },
+      )
+    }
+    this.d.repo.deleteConnection(row.id)
+  }
+
+  /** The kind's definition; an unknown kind is a 422 naming the known ones. */
+  kindOf(kind: string): ConnectorKind {
+    const k = this.d.kinds.get(kind as SourceKind)
+    if (!k) {
+      throw validationFailed([
+        {
+          loc: ['body', 'kind'],
+          msg: `Unknown kind of source "${kind}". Known: ${[...this.d.kinds.keys()].join(', ')}.`,
+          type: 'enum',
+        },
+      ])
+    }
+    return k
+  }
+
+  private row(workspaceId: string, id: string): ConnectionRow {
+    const row = this.d.repo.connection(workspaceId, id)
+    if (!row) throw notFound('Connection')
+    return row
+  }
+
+  private view(r: ConnectionRow): Connection {
+    return {
+      id: r.id,
+      workspaceId: r.workspace_id,
+      kind: r.kind,
+      name: r.name,
+      settings: JSON.parse(r.settings) as Record<string, unknown>,
+      secretsSet: JSON.parse(r.secrets_set) as string[],
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+      sources: this.d.repo.usersOf(r.id),
+    }
+  }
+}
+
+/** Checks fields against a kind's schema (unknown fields refused); a 422 lists every problem. */
+function checked(schema: TObject, value: Record<string, unknown>, field: string): Record<string, unknown> {
+  const strict = { ...schema, additionalProperties: false }
+  if (Value.Check(strict, value)) return value
+  const issues: ValidationIssue[] = [...Value.Errors(strict, value)].map((e) => ({
+    loc: ['body', field, ...e.path.split('/').filter(Boolean)],
+    // The message names the rule, never the value: a secret of the wrong shape is not echoed.
+    msg: e.message,
+    type: 'value_error',
+  }))
+  throw validationFailed(issues)
+}
+
+/** The names of the secret fields that hold a value. */
+function setFields(secrets: Record<string, unknown>): string[] {
+  return Object.keys(secrets)
+    .filter((k) => secrets[k] !== undefined && secrets[k] !== null && secrets[k] !== '')
+    .sort()
+}

@@ -1,0 +1,53 @@
+import type { Config } from '../../platform/config/config.load'
+import { Sealer } from '../../platform/crypto/sealed'
+import type { Feature, Platform } from '../../platform/feature/feature'
+import { EgressGuard } from '../../platform/net/egress'
+import type { CorporaService } from '../corpora/corpora.service'
+import type { IngestService } from '../ingest/ingest.service'
+import { connectorKinds } from './connectors/kinds'
+import { connectionRoutes } from './sources.connection-routes'
+import { Connections } from './sources.connections'
+import { importRoutes } from './sources.import-routes'
+import { Imports } from './sources.imports'
+import { SourcesRepo } from './sources.repo'
+import { sourcesRoutes } from './sources.routes'
+import { SourcesService } from './sources.service'
+import { syncJob } from './sources.sync'
+
+export interface SourcesFeatureDeps extends Platform {
+  config: Config['sources']
+  maxFileBytes: number
+  /** The instance secret: connection secrets are sealed under a key derived from it. */
+  secret: string
+  corpora: CorporaService
+  ingest: IngestService
+}
+
+/** Connections, sources (a base in step with a folder elsewhere), imports, and the sync job. */
+export function sourcesFeature(d: SourcesFeatureDeps): Feature<SourcesService> {
+  const repo = new SourcesRepo(d.db)
+  const kinds = connectorKinds()
+  const guard = new EgressGuard({ denyPrivateNetworks: d.config.deny_private_networks })
+  const env = {
+    config: d.config,
+    fetch: guard.fetch,
+    checkHost: (u: string) => guard.check(u),
+    clock: d.clock,
+    log: d.log,
+  }
+  const connections = new Connections({
+    repo,
+    kinds,
+    sealer: new Sealer(d.secret, 'engram/sources/credentials'),
+    clock: d.clock,
+    random: d.random,
+  })
+  const syncDeps = { ...d, repo, connections, kinds, env }
+  const service = new SourcesService(syncDeps)
+  const imports = new Imports(syncDeps, service)
+  return {
+    service,
+    routes: [...sourcesRoutes(service, d.clock), ...connectionRoutes(service), ...importRoutes(imports)],
+    jobs: [syncJob(syncDeps)],
+  }
+}

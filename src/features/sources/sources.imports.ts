@@ -1,0 +1,70 @@
+import { newId } from '../../platform/crypto/random'
+import { fail } from '../../platform/errors/errors'
+import type { SyncRunRow } from '../ingest/ingest.service'
+import type { SourceRow } from './sources.repo'
+import type { SourceInput, SourcesService } from './sources.service'
+import type { SyncDeps } from './sources.sync'
+
+/** An import's state as import-status reports it; `none` before the base's first import. */
+export type ImportState =
+  | { state: 'none' }
+  | { state: SyncRunRow['status']; row: SourceRow; kind: string; run: SyncRunRow | null }
+
+/**
+ * Imports: a one-time copy of one folder through a connection into a base. An import is a source
+ * row of mode `import` run once by the same sync job: it never deletes, and its documents are the
+ * base's own (nothing manages them), so a later upload or push may change them like any other.
+ */
+export class Imports {
+  constructor(
+    private readonly d: SyncDeps,
+    private readonly sources: SourcesService,
+  ) {}
+
+  /** Starts an import (409 `import_in_progress` while one of the base runs). */
+  async start(
+    workspaceId: string,
+    corpusId: string,
+    input: Omit<SourceInput, 'interval_minutes'>,
+  ): Promise<ImportState> {
+    this.d.corpora.get(workspaceId, corpusId)
+    const fields = await this.sources.checked(workspaceId, { ...input, interval_minutes: null })
+    const latest = this.latest(corpusId)
+    if (latest && this.sources.currentRun(latest)?.status === 'running') {
+      throw fail('import_in_progress', undefined, { import_id: latest.id })
+    }
+    const now = this.d.clock.now().getTime()
+    const row: SourceRow = {
+      id: newId(this.d.random, 'imp'),
+      workspace_id: workspaceId,
+      corpus_id: corpusId,
+      mode: 'import',
+      ...fields,
+      cursor: null,
+      current_run_id: null,
+      next_job_id: null,
+      next_sync_at: null,
+      last_run_id: null,
+      created_at: now,
+      updated_at: now,
+    }
+    this.d.repo.insertSource(row)
+    this.sources.start(row)
+    return this.status(workspaceId, corpusId)
+  }
+
+  /** The base's latest import and its run, or `none`. */
+  status(workspaceId: string, corpusId: string): ImportState {
+    this.d.corpora.get(workspaceId, corpusId)
+    const row = this.latest(corpusId)
+    if (!row) return { state: 'none' }
+    const runId = row.current_run_id ?? row.last_run_id
+    const run = runId ? this.d.ingest.runById(corpusId, runId) : null
+    const kind = this.d.connections.get(workspaceId, row.connection_id).kind
+    return { state: run?.status ?? 'running', row, kind, run }
+  }
+
+  private latest(corpusId: string): SourceRow | null {
+    return this.d.repo.sources(corpusId, 'import')[0] ?? null
+  }
+}

@@ -1,0 +1,265 @@
+import { newId } from '../../platform/crypto/random'
+import { transaction } from '../../platform/db/transaction'
+import { fail, notFound, validationFailed } from '../../platform/errors/errors'
+import type { AuditActor } from '../audit/audit.service'
+import type { DocumentRow } from '../corpora/corpora.service'
+import type { SyncRunRow } from '../ingest/ingest.service'
+import type { ConnectorKind, SourceKind } from './connectors/connector'
+import { apiErrorOf } from './sources.errors'
+import type { SourceRow } from './sources.repo'
+import { asSourceError, endRun, SYNC_JOB, type SyncDeps, scheduleNext } from './sources.sync'
+
+/** A source with what its listing shows: its kind and its runs. */
+export interface SourceView {
+  row: SourceRow
+  kind: SourceKind
+  currentRun: SyncRunRow | null
+  lastRun: SyncRunRow | null
+}
+
+export interface SourceInput {
+  connection_id: string
+  folder: string
+  name?: string
+  path_prefix?: string
+  interval_minutes?: number | null
+}
+
+/**
+ * Sources: a base kept in step with a folder through a connection, and imports (one copy of a
+ * folder). Every change is checked before anything is written: the base and the connection are the
+ * caller's (else 404), the folder is valid for the kind, the schedule is not too frequent.
+ */
+export class SourcesService {
+  constructor(private readonly d: SyncDeps) {}
+
+  get connections() {
+    return this.d.connections
+  }
+
+  /** Every kind of source this server knows. */
+  kinds(): ConnectorKind[] {
+    return [...this.d.kinds.values()]
+  }
+
+  async create(workspaceId: string, corpusId: string, input: SourceInput): Promise<SourceView> {
+    this.d.corpora.get(workspaceId, corpusId)
+    const fields = await this.checked(workspaceId, input)
+    const now = this.now()
+    const row: SourceRow = {
+      id: newId(this.d.random, 'src'),
+      workspace_id: workspaceId,
+      corpus_id: corpusId,
+      mode: 'sync',
+      ...fields,
+      cursor: null,
+      current_run_id: null,
+      next_job_id: null,
+      next_sync_at: null,
+      last_run_id: null,
+      created_at: now,
+      updated_at: now,
+    }
+    transaction(this.d.db, () => {
+      this.d.repo.insertSource(row)
+      scheduleNext(this.d, row)
+    })
+    return this.get(workspaceId, corpusId, row.id)
+  }
+
+  list(workspaceId: string, corpusId: string): SourceView[] {
+    this.d.corpora.get(workspaceId, corpusId)
+    return this.d.repo.sources(corpusId, 'sync').map((r) => this.view(r))
+  }
+
+  get(workspaceId: string, corpusId: string, id: string): SourceView {
+    return this.view(this.row(workspaceId, corpusId, id))
+  }
+
+  /** Changes a source; a new folder or connection makes the next sync list everything again. */
+  async update(
+    workspaceId: string,
+    corpusId: string,
+    id: string,
+    input: Partial<SourceInput>,
+  ): Promise<SourceView> {
+    const row = this.row(workspaceId, corpusId, id)
+    const fields = await this.checked(workspaceId, {
+      connection_id: input.connection_id ?? row.connection_id,
+      folder: input.folder ?? row.folder,
+      name: input.name ?? row.name,
+      path_prefix: input.path_prefix ?? row.path_prefix,
+      interval_minutes: input.interval_minutes === undefined ? row.interval_minutes : input.interval_minutes,
+    })
+    const moved = fields.folder !== row.folder || fields.connection_id !== row.connection_id
+    transaction(this.d.db, () => {
+      const next = { ...row, ...fields, cursor: moved ? null : row.cursor, updated_at: this.now() }
+      this.d.repo.updateSource(next)
+      if (next.interval_minutes !== row.interval_minutes) scheduleNext(this.d, next)
+    })
+    return this.get(workspaceId, corpusId, id)
+  }
+
+  /**
+   * Deletes a source: its sync is stopped and its schedule dropped. Its documents stay unless
+   * `deleteDocuments`, which deletes them as a user's delete does, each with a receipt.
+   */
+  async delete(
+    workspaceId: string,
+    corpusId: string,
+    id: string,
+    o: { deleteDocuments: boolean; actor: AuditActor },
+  ): Promise<{ deleted_documents: number }> {
+    const row = this.row(workspaceId, corpusId, id)
+    const docs = o.deleteDocuments ? this.documentsOf(row) : []
+    let removed: DocumentRow[] = []
+    transaction(this.d.db, () => {
+      for (const jobId of [row.next_job_id, this.currentRun(row)?.job_id]) {
+        if (jobId) this.d.queue.requestCancel(jobId)
+      }
+      if (row.current_run_id) {
+        this.d.ingest.closeSourceRun(row.current_run_id, {
+          status: 'canceled',
+          error: 'The source was deleted.',
+        })
+      }
+      removed = this.d.corpora.detach(workspaceId, corpusId, docs, { actor: o.actor, via: 'api' })
+      this.d.repo.deleteSource(row.id)
+    })
+    await this.d.corpora.purge(workspaceId, corpusId, removed)
+    return { deleted_documents: docs.length }
+  }
+
+  /** Checks the connection reaches the folder with the permissions a sync needs. */
+  async validate(
+    workspaceId: string,
+    corpusId: string,
+    id: string,
+  ): Promise<{ kind: SourceKind; folder: string }> {
+    const row = this.row(workspaceId, corpusId, id)
+    const { connector, kind } = this.connector(row)
+    try {
+      await connector.validate()
+    } catch (e) {
+      const reason = asSourceError(e)
+      throw reason ? apiErrorOf(reason) : e
+    }
+    return { kind, folder: row.folder }
+  }
+
+  /** Starts a sync now; returns its run (409 while one is listing). */
+  sync(workspaceId: string, corpusId: string, id: string): SyncRunRow {
+    const row = this.row(workspaceId, corpusId, id)
+    const running = this.currentRun(row)
+    if (running?.listing === 1) {
+      throw fail('sync_in_progress', undefined, { run_id: running.id })
+    }
+    return this.start(row)
+  }
+
+  /** Asks the sync listing now to stop; its run ends `canceled`. 409 when none is running. */
+  cancel(workspaceId: string, corpusId: string, id: string): SyncRunRow {
+    const row = this.row(workspaceId, corpusId, id)
+    const running = this.currentRun(row)
+    if (running?.listing !== 1 || !running.job_id)
+      throw fail('conflict', 'No sync of this source is running.')
+    this.d.queue.requestCancel(running.job_id)
+    const job = this.d.queue.get(running.job_id)
+    // A job not claimed yet never runs: its run ends now.
+    if (job?.status === 'pending' || job?.status === 'canceled') {
+      endRun(this.d, row.id, running.id, { status: 'canceled', error: 'The sync was canceled.' })
+    }
+    return this.d.ingest.runById(corpusId, running.id)!
+  }
+
+  /** Opens a run and queues the job that lists the source for it, in one transaction. */
+  start(row: SourceRow): SyncRunRow {
+    return transaction(this.d.db, () => {
+      const run = this.d.ingest.openSourceRun(row.workspace_id, row.corpus_id, {
+        sourceId: row.id,
+        jobId: null,
+        mode: row.mode,
+      })
+      const job = this.d.queue.enqueue({
+        workspaceId: row.workspace_id,
+        kind: SYNC_JOB,
+        subjectId: row.id,
+        payload: { source_id: row.id, run_id: run.id },
+        maxAttempts: 5,
+      })
+      this.d.ingest.attachRunJob(run.id, job.id)
+      this.d.repo.updateSource({ ...row, current_run_id: run.id, updated_at: this.now() })
+      return this.d.ingest.runById(row.corpus_id, run.id)!
+    })
+  }
+
+  /** The fields of a source, checked: connection of the workspace, folder valid for its kind, schedule. */
+  async checked(workspaceId: string, input: SourceInput) {
+    const connection = this.d.connections.get(workspaceId, input.connection_id)
+    const kind = this.d.connections.kindOf(connection.kind)
+    let folder: string
+    try {
+      folder = await kind.folder(input.folder, this.d.env)
+    } catch (e) {
+      const reason = asSourceError(e)
+      throw reason ? apiErrorOf(reason) : e
+    }
+    const interval = input.interval_minutes ?? null
+    const min = this.d.config.min_interval_minutes
+    if (interval !== null && interval < min) {
+      throw validationFailed([
+        {
+          loc: ['body', 'interval_minutes'],
+          msg: `The shortest interval is ${min} minutes.`,
+          type: 'too_small',
+        },
+      ])
+    }
+    return {
+      connection_id: connection.id,
+      folder,
+      name: input.name?.trim() || `${connection.name}: ${folder || '/'}`.slice(0, 120),
+      path_prefix: this.d.ingest.documentPrefix(input.path_prefix),
+      interval_minutes: interval,
+    }
+  }
+
+  /** One source (or import) of a base; another base's or workspace's is a 404. */
+  row(workspaceId: string, corpusId: string, id: string, mode: 'sync' | 'import' = 'sync'): SourceRow {
+    this.d.corpora.get(workspaceId, corpusId)
+    const row = this.d.repo.source(workspaceId, corpusId, id)
+    if (!row || row.mode !== mode) throw notFound('Source')
+    return row
+  }
+
+  view(row: SourceRow): SourceView {
+    const kind = this.d.connections.get(row.workspace_id, row.connection_id).kind
+    const runOf = (id: string | null) => (id ? this.d.ingest.runById(row.corpus_id, id) : null)
+    return { row, kind, currentRun: runOf(row.current_run_id), lastRun: runOf(row.last_run_id) }
+  }
+
+  currentRun(row: SourceRow): SyncRunRow | null {
+    return row.current_run_id ? this.d.ingest.runById(row.corpus_id, row.current_run_id) : null
+  }
+
+  private connector(row: SourceRow) {
+    const connection = this.d.connections.open(row.workspace_id, row.connection_id)
+    const kind = this.d.connections.kindOf(connection.kind)
+    return { kind: kind.kind, connector: kind.open({ ...connection, folder: row.folder, env: this.d.env }) }
+  }
+
+  /** The parent documents a source brought that it still manages. */
+  private documentsOf(row: SourceRow): DocumentRow[] {
+    const managedBy = `source:${row.id}`
+    return this.d.repo
+      .items(row.id)
+      .flatMap((i) => (i.document_id ? [this.d.corpora.document(row.corpus_id, i.document_id)] : []))
+      .filter(
+        (doc): doc is DocumentRow => doc !== null && doc.parent_id === null && doc.managed_by === managedBy,
+      )
+  }
+
+  private now(): number {
+    return this.d.clock.now().getTime()
+  }
+}

@@ -1,0 +1,196 @@
+// One transaction's worth of a sync: the files to fetch, those seen unchanged, those gone. A batch
+// fetches its files (a few at once), stores them, and registers everything in one transaction with
+// the records of what each file became, so a sync killed at any point resumes without duplicates.
+import type { Db } from '../../platform/db/db'
+import type { AuditActor } from '../audit/audit.service'
+import type { CorporaService, DocumentRow } from '../corpora/corpora.service'
+import type { IngestService } from '../ingest/ingest.service'
+import { type SourceConnector, SourceError, type SourceFile } from './connectors/connector'
+import type { ItemRow, SourceRow, SourcesRepo } from './sources.repo'
+
+/** What a batch works with. */
+export interface BatchDeps {
+  db: Db
+  repo: SourcesRepo
+  ingest: IngestService
+  corpora: CorporaService
+  connector: SourceConnector
+  maxFileBytes: number
+  concurrency: number
+}
+
+/** What a run's batches have done so far (for the job's progress). */
+export interface Tally {
+  seen: number
+  fetched: number
+  failed: number
+  removed: number
+}
+
+export class SyncBatch {
+  private fetch: SourceFile[] = []
+  private unchanged: string[] = []
+  private gone: ItemRow[] = []
+
+  constructor(
+    private readonly d: BatchDeps,
+    private readonly source: SourceRow,
+    private readonly runId: string,
+    readonly tally: Tally,
+  ) {}
+
+  /** Who documents synced by this source belong to: the source for a sync, nobody for an import. */
+  get managedBy(): string | null {
+    return this.source.mode === 'sync' ? `source:${this.source.id}` : null
+  }
+
+  get size(): number {
+    return this.fetch.length + this.unchanged.length + this.gone.length
+  }
+
+  /** Takes one file of the listing: unchanged (recorded as seen), or to be fetched. */
+  file(file: SourceFile): void {
+    const item = this.d.repo.item(this.source.id, file.id)
+    // A resumed run already did this file.
+    if (item?.seen_run === this.runId) return
+    this.tally.seen++
+    if (item && item.version === file.version && this.documentHeld(item)) this.unchanged.push(file.id)
+    else this.fetch.push(file)
+  }
+
+  /** Takes a file the source says is gone. */
+  removed(itemId: string): void {
+    const item = this.d.repo.item(this.source.id, itemId)
+    if (item) this.gone.push(item)
+  }
+
+  /** Takes files a complete listing did not list. */
+  goneAll(items: ItemRow[]): void {
+    this.gone.push(...items)
+  }
+
+  /** Fetches, stores and registers the batch; then it is empty again. */
+  async flush(actor: AuditActor): Promise<void> {
+    const { ingest, repo, source } = { ...this.d, source: this.source }
+    const files = this.fetch
+    const stored = await this.fetchAll(files)
+    const taken = stored.filter((s) => s.ok)
+    const failures = stored.filter((s) => !s.ok)
+    const deletions = this.deletable(this.gone)
+    const unchanged = this.unchanged
+    const gone = this.gone
+    this.fetch = []
+    this.unchanged = []
+    this.gone = []
+    await ingest.registerSourceBatch(source.workspace_id, source.corpus_id, {
+      // Documents a connector brought are `import`s whichever way (a sync or a one-time import).
+      source: 'import',
+      items: taken.map((s) => s.item),
+      fresh: taken.flatMap((s) => (s.fresh ? [s.fresh] : [])),
+      managedBy: this.managedBy,
+      deletions: { rows: deletions, by: { actor, via: 'source' } },
+      into: {
+        runId: this.runId,
+        unchanged: unchanged.length,
+        failures: failures.map((f) => ({ path: f.file.path, document_id: f.documentId, error: f.error })),
+        within: (ids) => {
+          taken.forEach((s, i) => {
+            repo.putItem({ ...s.record, document_id: ids[i] ?? null, seen_run: this.runId })
+          })
+          for (const f of failures) repo.putItem({ ...f.record, seen_run: this.runId })
+          repo.markSeen(source.id, unchanged, this.runId)
+          repo.deleteItems(
+            source.id,
+            gone.map((g) => g.item_id),
+          )
+        },
+      },
+    })
+    this.tally.fetched += taken.length
+    this.tally.failed += failures.length
+    this.tally.removed += deletions.length
+  }
+
+  /** Whether the document a file became is still there and still this source's. */
+  private documentHeld(item: ItemRow): boolean {
+    if (!item.document_id) return false
+    const doc = this.d.corpora.document(this.source.corpus_id, item.document_id)
+    return doc !== null && (this.managedBy === null || doc.managed_by === this.managedBy)
+  }
+
+  /** The documents of gone files that this source still manages (an import never deletes). */
+  private deletable(items: ItemRow[]): DocumentRow[] {
+    if (this.managedBy === null) return []
+    const rows: DocumentRow[] = []
+    for (const item of items) {
+      const doc = item.document_id ? this.d.corpora.document(this.source.corpus_id, item.document_id) : null
+      if (doc && doc.parent_id === null && doc.managed_by === this.managedBy) rows.push(doc)
+    }
+    return rows
+  }
+
+  /** Fetches and stores files, `concurrency` at once; a file that cannot be taken is a per-file failure. */
+  private async fetchAll(files: SourceFile[]): Promise<Fetched[]> {
+    const out: Fetched[] = new Array(files.length)
+    let next = 0
+    const worker = async () => {
+      while (next < files.length) {
+        const i = next++
+        out[i] = await this.fetchOne(files[i]!)
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(this.d.concurrency, files.length) }, worker))
+    return out
+  }
+
+  private async fetchOne(file: SourceFile): Promise<Fetched> {
+    const { source } = this
+    const previous = this.d.repo.item(source.id, file.id)
+    const record = { source_id: source.id, item_id: file.id, path: file.path, version: file.version }
+    const failed = (error: string): Fetched => ({
+      ok: false,
+      file,
+      error,
+      documentId: previous?.document_id ?? null,
+      // The old version stays recorded: the next sync tries the file again.
+      record: { ...record, version: previous?.version ?? '', document_id: previous?.document_id ?? null },
+    })
+    let bytes: Uint8Array
+    try {
+      bytes = await this.d.connector.read(file, this.d.maxFileBytes)
+    } catch (e) {
+      if (e instanceof SourceError && !e.transient) return failed(e.message)
+      throw e
+    }
+    const path = joinPath(source.path_prefix, file.path)
+    const stored = await this.d.ingest.storeSourceFile(source.workspace_id, source.corpus_id, {
+      path,
+      bytes,
+      contentType: file.contentType,
+    })
+    if (!stored.ok) return failed(stored.error)
+    return { ok: true, file, item: stored.item, fresh: stored.fresh, record }
+  }
+}
+
+type Fetched =
+  | {
+      ok: true
+      file: SourceFile
+      item: Parameters<IngestService['registerSourceBatch']>[2]['items'][number]
+      fresh: string | null
+      record: Omit<ItemRow, 'document_id' | 'seen_run'>
+    }
+  | {
+      ok: false
+      file: SourceFile
+      error: string
+      documentId: string | null
+      record: Omit<ItemRow, 'seen_run'>
+    }
+
+/** A document path: the source's prefix, then the file's path under the folder. */
+export function joinPath(prefix: string, path: string): string {
+  const p = prefix.replace(/^\/+|\/+$/g, '')
+  return p ? `${p}/${path}` : path
+}

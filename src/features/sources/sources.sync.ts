@@ -1,0 +1,210 @@
+// The sync job: lists a source through its connector and brings the base in step, batch by batch.
+// A run is opened when the job starts (or by `POST .../sync`, which returns it); the job resumes it
+// after a crash, skipping the files its run already took; a source that is busy or rate-limiting
+// makes the job retry later, as the source asked.
+
+import type { Clock } from '../../platform/clock/clock'
+import type { Config } from '../../platform/config/config.load'
+import type { Random } from '../../platform/crypto/random'
+import type { Db } from '../../platform/db/db'
+import type { JobDefinition } from '../../platform/feature/feature'
+import type { Job, JobQueue } from '../../platform/jobs/queue'
+import { type JobContext, TransientError } from '../../platform/jobs/scheduler'
+import type { Logger } from '../../platform/log/log'
+import { EgressDenied } from '../../platform/net/egress'
+import type { AuditActor } from '../audit/audit.service'
+import type { CorporaService } from '../corpora/corpora.service'
+import type { IngestService } from '../ingest/ingest.service'
+import { type ConnectorEnv, type ConnectorKind, SourceError, type SourceKind } from './connectors/connector'
+import type { Connections } from './sources.connections'
+import type { SourceRow, SourcesRepo } from './sources.repo'
+import { SyncBatch, type Tally } from './sources.sync-batch'
+
+export const SYNC_JOB = 'sources.sync'
+
+/** What a sync job is given: the source, and the run `POST .../sync` opened (null: a scheduled sync). */
+export interface SyncPayload {
+  source_id: string
+  run_id: string | null
+}
+
+export interface SyncDeps {
+  db: Db
+  clock: Clock
+  random: Random
+  log: Logger
+  queue: JobQueue
+  repo: SourcesRepo
+  connections: Connections
+  kinds: ReadonlyMap<SourceKind, ConnectorKind>
+  env: ConnectorEnv
+  ingest: IngestService
+  corpora: CorporaService
+  config: Config['sources']
+  maxFileBytes: number
+}
+
+/** The sync job with its settle hook. */
+export function syncJob(d: SyncDeps): JobDefinition {
+  return {
+    kind: SYNC_JOB,
+    run: (ctx) => runSync(d, ctx),
+    onSettled: (job) => settleSync(d, job),
+  }
+}
+
+/** Deletions at the source are recorded as the system's, on behalf of the source. */
+const actorFor = (source: SourceRow): AuditActor => ({ type: 'system', id: source.id })
+
+async function runSync(d: SyncDeps, ctx: JobContext): Promise<unknown> {
+  const p = ctx.job.payload as unknown as SyncPayload
+  const source = d.repo.sourceById(p.source_id)
+  if (!source) return { outcome: 'gone' }
+  const runId = p.run_id ?? claimRun(d, source, ctx.job.id)
+  if (!runId) return { outcome: 'busy' }
+  const tally: Tally = { seen: 0, fetched: 0, failed: 0, removed: 0 }
+  try {
+    await listAndTake(d, ctx, source, runId, tally)
+  } catch (e) {
+    const reason = asSourceError(e)
+    if (!reason) throw e
+    if (reason.transient) throw new TransientError(reason.message, reason.retryAfterMs)
+    // Credentials refused, folder gone: retrying will not help; the run says why.
+    endRun(d, source.id, runId, { status: 'failed', error: reason.message })
+    return { outcome: 'failed', error: reason.message, ...tally }
+  }
+  return { outcome: 'synced', ...tally }
+}
+
+/** Opens the run of a scheduled sync, or finds it again after a crash; null when another sync runs. */
+function claimRun(d: SyncDeps, source: SourceRow, jobId: string): string | null {
+  const current = source.current_run_id ? d.ingest.runById(source.corpus_id, source.current_run_id) : null
+  if (current?.job_id === jobId && current.listing === 1) return current.id
+  if (source.next_job_id === jobId) d.repo.updateSource({ ...source, next_job_id: null, next_sync_at: null })
+  if (current?.listing === 1) return null
+  const run = d.ingest.openSourceRun(source.workspace_id, source.corpus_id, {
+    sourceId: source.id,
+    jobId,
+    mode: source.mode,
+  })
+  const fresh = d.repo.sourceById(source.id)!
+  d.repo.updateSource({ ...fresh, current_run_id: run.id, updated_at: d.clock.now().getTime() })
+  return run.id
+}
+
+async function listAndTake(
+  d: SyncDeps,
+  ctx: JobContext,
+  source: SourceRow,
+  runId: string,
+  tally: Tally,
+): Promise<void> {
+  const connection = d.connections.open(source.workspace_id, source.connection_id)
+  const kind = d.kinds.get(connection.kind)!
+  const connector = kind.open({ ...connection, folder: source.folder, env: d.env })
+  const batch = new SyncBatch(
+    {
+      ...d,
+      connector,
+      concurrency: d.config.fetch_concurrency,
+    },
+    source,
+    runId,
+    tally,
+  )
+  const listing = await connector.list(source.cursor).catch(async (e) => {
+    if (e instanceof SourceError && e.code === 'cursor_expired') return connector.list(null)
+    throw e
+  })
+  const estimate = Math.max(d.repo.itemCount(source.id), 1)
+  const actor = actorFor(source)
+  for await (const change of listing.changes) {
+    if (change.kind === 'file') batch.file(change.file)
+    else batch.removed(change.id)
+    if (batch.size >= d.config.batch_files) {
+      ctx.checkpoint()
+      await batch.flush(actor)
+      ctx.progress({
+        unitsDone: tally.seen,
+        unitsTotal: Math.max(estimate, tally.seen),
+        detail: `${tally.seen} files looked at`,
+      })
+    }
+  }
+  await batch.flush(actor)
+  if (listing.complete) {
+    // Files a complete listing did not name are gone at the source.
+    batch.goneAll(d.repo.unseen(source.id, runId))
+    await batch.flush(actor)
+  }
+  const cursor = listing.nextCursor()
+  const fresh = d.repo.sourceById(source.id)
+  if (fresh) d.repo.updateSource({ ...fresh, cursor, updated_at: d.clock.now().getTime() })
+  ctx.progress({ unitsDone: tally.seen, unitsTotal: tally.seen, detail: `${tally.seen} files looked at` })
+  endRun(d, source.id, runId)
+}
+
+/** Ends a sync's listing and frees the source for the next; schedules that one when it has an interval. */
+export function endRun(
+  d: Pick<SyncDeps, 'repo' | 'ingest' | 'clock' | 'queue'>,
+  sourceId: string,
+  runId: string,
+  end?: { status: 'failed' | 'canceled'; error: string | null },
+): void {
+  d.ingest.closeSourceRun(runId, end)
+  const source = d.repo.sourceById(sourceId)
+  if (!source) return
+  const next = { ...source, last_run_id: runId, updated_at: d.clock.now().getTime() }
+  if (source.current_run_id === runId) next.current_run_id = null
+  d.repo.updateSource(next)
+  scheduleNext(d, next)
+}
+
+/**
+ * Queues the next scheduled sync of a source with an interval (replacing one already queued), or
+ * drops it when the source has none.
+ */
+export function scheduleNext(d: Pick<SyncDeps, 'repo' | 'clock' | 'queue'>, source: SourceRow): void {
+  if (source.mode !== 'sync') return
+  if (source.next_job_id) {
+    const queued = d.queue.get(source.next_job_id)
+    if (queued?.status === 'pending') d.queue.requestCancel(queued.id)
+  }
+  const now = d.clock.now().getTime()
+  let next = { ...source, next_job_id: null as string | null, next_sync_at: null as number | null }
+  if (source.interval_minutes) {
+    const runAt = now + source.interval_minutes * 60_000
+    const job = d.queue.enqueue({
+      workspaceId: source.workspace_id,
+      kind: SYNC_JOB,
+      subjectId: source.id,
+      payload: { source_id: source.id, run_id: null },
+      maxAttempts: 5,
+      runAt,
+    })
+    next = { ...next, next_job_id: job.id, next_sync_at: runAt }
+  }
+  d.repo.updateSource(next)
+}
+
+/** A sync that failed for good or was canceled ends its run with the reason. */
+function settleSync(d: SyncDeps, job: Job): void {
+  if (job.status !== 'failed' && job.status !== 'canceled') return
+  const p = job.payload as unknown as SyncPayload
+  const source = d.repo.sourceById(p.source_id)
+  if (!source) return
+  const runId = p.run_id ?? source.current_run_id
+  const run = runId ? d.ingest.runById(source.corpus_id, runId) : null
+  if (!runId || run?.listing !== 1 || run.job_id !== job.id) return
+  endRun(d, source.id, runId, {
+    status: job.status,
+    error: job.status === 'canceled' ? 'The sync was canceled.' : (job.error ?? 'The sync failed.'),
+  })
+}
+
+/** The SourceError a failure stands for (a refused destination is one too), or null. */
+export function asSourceError(e: unknown): SourceError | null {
+  if (e instanceof SourceError) return e
+  if (e instanceof EgressDenied) return new SourceError('egress_denied', e.message)
+  return null
+}
