@@ -36,8 +36,11 @@ describe('platform info', () => {
       'model server',
       'embeddings server',
       'email (SMTP)',
+      'document sources',
       'billing provider',
     ])
+    const sources = info.egress.destinations.find((d) => d.name === 'document sources')!
+    expect(sources.purpose).toContain('metadata addresses are always refused')
     expect(info.egress.destinations.every((d) => !d.configured)).toBe(true)
     expect(info.limits.max_file_bytes).toBe(plain.deps.config.ingest.max_file_bytes)
   })
