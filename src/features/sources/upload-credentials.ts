@@ -55,6 +55,8 @@ export interface UploadCredentialsOptions {
   stsEndpoint?: string
   /** The role to assume. MinIO ignores it (a user assumes its own permissions); AWS requires it. */
   roleArn?: string
+  /** Longest wait for STS, in milliseconds; 10 seconds by default. */
+  timeoutMs?: number
 }
 
 /**
@@ -84,9 +86,16 @@ export function uploadPolicy(bucket: string, prefix: string): IamPolicy {
 // AssumeRole with a deadline: minio's request has none, and a stalled endpoint would hold the
 // caller's request open indefinitely.
 class DeadlineAssumeRoleProvider extends AssumeRoleProvider {
+  constructor(
+    options: ConstructorParameters<typeof AssumeRoleProvider>[0],
+    private readonly timeoutMs: number,
+  ) {
+    super(options)
+  }
+
   override getRequestConfig(): ReturnType<AssumeRoleProvider['getRequestConfig']> {
     const config = super.getRequestConfig()
-    config.requestOptions.signal = AbortSignal.timeout(STS_TIMEOUT_MS)
+    config.requestOptions.signal = AbortSignal.timeout(this.timeoutMs)
     return config
   }
 }
@@ -98,7 +107,12 @@ function stsErrorCode(x: unknown): string | null {
   if (typeof x !== 'object' || x === null) return null
   const o = x as { Code?: unknown; ErrorResponse?: { Error?: { Code?: unknown } } }
   const code = o.ErrorResponse?.Error?.Code ?? o.Code
-  return code === undefined ? null : String(code)
+  // Only the code's own characters: it is quoted to the caller, and the body is not ours.
+  return code === undefined
+    ? null
+    : String(code)
+        .replace(/[^A-Za-z0-9_.-]/g, '')
+        .slice(0, 64) || 'Unknown'
 }
 
 // STS failures are answered as 503 service_unavailable, not 502 source_failed: the failing party
@@ -130,17 +144,20 @@ export class UploadCredentialsService {
       throw fail('upload_credentials_unavailable')
     }
     const prefix = corpusUploadPrefix(workspaceId, corpusId)
-    const provider = new DeadlineAssumeRoleProvider({
-      stsEndpoint: this.options.stsEndpoint ?? s.s3_endpoint,
-      accessKey: s.s3_access_key,
-      secretKey: s.s3_secret_key,
-      region: s.s3_region,
-      durationSeconds: UPLOAD_CREDENTIALS_SECONDS,
-      policy: JSON.stringify(uploadPolicy(s.s3_bucket, prefix)),
-      roleArn: this.options.roleArn,
-      // Shown in the object store's audit log: which base the session was for (64 characters at most).
-      roleSessionName: `engram-${corpusId}`.slice(0, 64),
-    })
+    const provider = new DeadlineAssumeRoleProvider(
+      {
+        stsEndpoint: this.options.stsEndpoint ?? s.s3_endpoint,
+        accessKey: s.s3_access_key,
+        secretKey: s.s3_secret_key,
+        region: s.s3_region,
+        durationSeconds: UPLOAD_CREDENTIALS_SECONDS,
+        policy: JSON.stringify(uploadPolicy(s.s3_bucket, prefix)),
+        roleArn: this.options.roleArn,
+        // Shown in the object store's audit log: which base the session was for (64 characters at most).
+        roleSessionName: `engram-${corpusId}`.slice(0, 64),
+      },
+      this.options.timeoutMs ?? STS_TIMEOUT_MS,
+    )
     let response: StsResponse
     try {
       response = await provider.performRequest()

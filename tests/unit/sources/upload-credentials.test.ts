@@ -129,6 +129,25 @@ describe('upload credentials from STS AssumeRole', () => {
     expect(e.message).toBe('The object store could not be reached to issue upload credentials.')
   })
 
+  test('a stalled STS endpoint is given up on at the deadline, as unreachable', async () => {
+    const release: (() => void)[] = []
+    const stalled = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: () => new Promise<Response>((resolve) => release.push(() => resolve(new Response('late')))),
+    })
+    const service = new UploadCredentialsService(
+      storage({ s3_endpoint: `http://127.0.0.1:${stalled.port}` }),
+      {
+        timeoutMs: 50,
+      },
+    )
+    const e = await rejection(service.issue('ws_a', 'cor_1'))
+    expect(e.message).toBe('The object store could not be reached to issue upload credentials.')
+    for (const r of release) r()
+    await stalled.stop(true)
+  })
+
   test('local storage refuses with upload_credentials_unavailable', async () => {
     const e = await rejection(
       new UploadCredentialsService(storage({ driver: 'local' })).issue('ws_a', 'cor_1'),
