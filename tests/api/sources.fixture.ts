@@ -8,7 +8,10 @@ import { bearer } from './accounts.fixture'
 /** Helpers of the sources tests: folders on disk, connections, sources and syncs through the API. */
 
 /** A directory with files (path -> text), its real path (symlinks in the temp dir resolved). */
-export function folderOf(files: Record<string, string>, root = mkdtempSync(join(tmpdir(), 'engram-src-'))): string {
+export function folderOf(
+  files: Record<string, string>,
+  root = mkdtempSync(join(tmpdir(), 'engram-src-')),
+): string {
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(root, path)), { recursive: true })
     writeFileSync(join(root, path), text)
@@ -24,7 +27,11 @@ export async function call<T = Record<string, unknown>>(
   path: string,
   json?: unknown,
 ): Promise<{ status: number; body: T }> {
-  const res = await t.request(path, { method, headers: bearer(token), ...(json === undefined ? {} : { json }) })
+  const res = await t.request(path, {
+    method,
+    headers: bearer(token),
+    ...(json === undefined ? {} : { json }),
+  })
   const text = await res.text()
   return { status: res.status, body: (text ? JSON.parse(text) : null) as T }
 }
@@ -64,7 +71,12 @@ export interface RunBody {
 }
 
 /** Syncs a source now and lets the queue finish; returns the run as it ended. */
-export async function syncNow(t: TestApp, token: string, corpusId: string, sourceId: string): Promise<RunBody> {
+export async function syncNow(
+  t: TestApp,
+  token: string,
+  corpusId: string,
+  sourceId: string,
+): Promise<RunBody> {
   const started = await call<RunBody>(t, token, 'POST', `/v1/corpora/${corpusId}/sources/${sourceId}/sync`)
   expect(started.status).toBe(202)
   await t.jobs.scheduler.drain()

@@ -17,7 +17,10 @@ let admin: Awaited<ReturnType<typeof signUp>>
 
 beforeAll(async () => {
   roots = folderOf({})
-  share = folderOf({ 'a.txt': 'Alpha file.', 'b.md': '# Beta\n\nBeta file.', 'sub/c.txt': 'Gamma file.' }, join(roots, 'share'))
+  share = folderOf(
+    { 'a.txt': 'Alpha file.', 'b.md': '# Beta\n\nBeta file.', 'sub/c.txt': 'Gamma file.' },
+    join(roots, 'share'),
+  )
   outside = folderOf({ 'secret.txt': 'Not for the base.' })
   t = authApp({ env: { ENGRAM_SOURCES_FOLDER_ROOTS: roots } })
   admin = await signUp(t)
@@ -28,7 +31,8 @@ afterAll(() => {
   for (const d of [roots, outside]) rmSync(d, { recursive: true, force: true })
 })
 
-const folderConnection = (token = admin.token) => connection(t, token, { kind: 'folder', name: 'Server share' })
+const folderConnection = (token = admin.token) =>
+  connection(t, token, { kind: 'folder', name: 'Server share' })
 
 describe('connections', () => {
   test('are created, listed and read with the secret fields named, never their values', async () => {
@@ -44,10 +48,14 @@ describe('connections', () => {
     expect(text).not.toContain('AKIAEXAMPLEKEY')
     const one = await call(t, admin.token, 'GET', `/v1/connections/${id}`)
     expect(one.body).toMatchObject({ kind: 's3', secrets_set: ['access_key', 'secret_key'], sources: 0 })
-    const stored = t.db.$client.query<{ secrets: string }, [string]>('SELECT secrets FROM connections WHERE id = ?').get(id)!
+    const stored = t.db.$client
+      .query<{ secrets: string }, [string]>('SELECT secrets FROM connections WHERE id = ?')
+      .get(id)!
     expect(stored.secrets).not.toContain('very-secret-value')
     // A PUT replaces the secrets it names and keeps the others.
-    const put = await call(t, admin.token, 'PUT', `/v1/connections/${id}`, { secrets: { access_key: 'AKIAOTHER' } })
+    const put = await call(t, admin.token, 'PUT', `/v1/connections/${id}`, {
+      secrets: { access_key: 'AKIAOTHER' },
+    })
     expect(put.body).toMatchObject({ secrets_set: ['access_key', 'secret_key'] })
     expect(t.log.lines.some((l) => JSON.stringify(l).includes('very-secret-value'))).toBe(false)
     expect((await call(t, admin.token, 'DELETE', `/v1/connections/${id}`)).status).toBe(204)
@@ -68,7 +76,11 @@ describe('connections', () => {
       { kind: 'folder' },
     ]
     for (const body of bad) {
-      const res = await t.request('/v1/connections', { method: 'POST', headers: bearer(admin.token), json: body })
+      const res = await t.request('/v1/connections', {
+        method: 'POST',
+        headers: bearer(admin.token),
+        json: body,
+      })
       const text = await res.clone().text()
       await expectError(res, '/v1', 422, 'validation_error')
       expect(text).not.toContain('hunter2')
@@ -86,7 +98,10 @@ describe('connections', () => {
     })
     expect(res.status).toBe(403)
     const ingestKey = await mintKey(t, admin.token, ['ingest'])
-    const keyed = await t.request(`/v1/connections/${id}`, { method: 'DELETE', headers: bearer(ingestKey.key) })
+    const keyed = await t.request(`/v1/connections/${id}`, {
+      method: 'DELETE',
+      headers: bearer(ingestKey.key),
+    })
     await expectError(keyed, '/v1', 403, 'missing_scope')
     const other = await signUp(t, { workspace_name: 'Neighbours' })
     for (const method of ['GET', 'PUT', 'DELETE']) {
@@ -97,7 +112,9 @@ describe('connections', () => {
       })
       await expectError(r, '/v1', 404, 'not_found')
     }
-    expect((await call(t, admin.token, 'GET', `/v1/connections/${id}`)).body).toMatchObject({ name: 'Server share' })
+    expect((await call(t, admin.token, 'GET', `/v1/connections/${id}`)).body).toMatchObject({
+      name: 'Server share',
+    })
   })
 })
 
@@ -105,13 +122,13 @@ describe('a server folder as a source', () => {
   test('a folder outside the roots, a `..` or symlink escape, a relative path: each refused, nothing written', async () => {
     const base = await createBase(t, admin.token)
     const conn = await folderConnection()
-    const escape = join(share, 'escape')
-    symlinkSync(outside, escape)
+    const escapeLink = join(share, 'escape')
+    symlinkSync(outside, escapeLink)
     try {
       const cases: [string, number, string][] = [
         [outside, 422, 'folder_root_not_allowed'],
         [`${share}/../../${outside.split('/').pop()}`, 422, 'folder_root_not_allowed'],
-        [escape, 422, 'folder_root_not_allowed'],
+        [escapeLink, 422, 'folder_root_not_allowed'],
         ['share/relative', 422, 'invalid_folder'],
         [join(roots, 'missing'), 422, 'source_folder_not_found'],
       ]
@@ -131,21 +148,33 @@ describe('a server folder as a source', () => {
       await expectError(tooOften, '/v1', 422, 'validation_error')
       expect(rows(t, 'sources')).toBe(0)
     } finally {
-      unlinkSync(escape)
+      unlinkSync(escapeLink)
     }
   })
 
   test('syncs: created, then unchanged, updated and deleted as the folder changes', async () => {
     const base = await createBase(t, admin.token)
     const conn = await folderConnection()
-    const dir = folderOf({ 'a.txt': 'Alpha file.', 'b.md': '# Beta\n\nBeta file.', 'sub/c.txt': 'Gamma file.' }, join(roots, 'sync-test'))
+    const dir = folderOf(
+      { 'a.txt': 'Alpha file.', 'b.md': '# Beta\n\nBeta file.', 'sub/c.txt': 'Gamma file.' },
+      join(roots, 'sync-test'),
+    )
     const id = await source(t, admin.token, base, { connection_id: conn, folder: dir })
-    expect((await call(t, admin.token, 'POST', `/v1/corpora/${base}/sources/${id}/validate`)).body).toMatchObject({
+    expect(
+      (await call(t, admin.token, 'POST', `/v1/corpora/${base}/sources/${id}/validate`)).body,
+    ).toMatchObject({
       ok: true,
       kind: 'folder',
     })
     const first = await syncNow(t, admin.token, base, id)
-    expect(first).toMatchObject({ status: 'succeeded', created: 3, updated: 0, unchanged: 0, deleted: 0, source_id: id })
+    expect(first).toMatchObject({
+      status: 'succeeded',
+      created: 3,
+      updated: 0,
+      unchanged: 0,
+      deleted: 0,
+      source_id: id,
+    })
     expect(await paths(t, admin.token, base)).toEqual(['a.txt', 'b.md', 'sub/c.txt'])
     expect(await syncNow(t, admin.token, base, id)).toMatchObject({ created: 0, unchanged: 3, deleted: 0 })
     writeFileSync(join(dir, 'a.txt'), 'Alpha file, second edition.')
@@ -172,14 +201,27 @@ describe('a server folder as a source', () => {
     const id = await source(t, owner.token, base, { connection_id: conn, folder: dir })
     await syncNow(t, owner.token, base, id)
     await train(t, owner.token, base)
-    const docs = await call<{ id: string; filename: string }[]>(t, owner.token, 'GET', `/corpora/${base}/documents`)
+    const docs = await call<{ id: string; filename: string }[]>(
+      t,
+      owner.token,
+      'GET',
+      `/corpora/${base}/documents`,
+    )
     const oil = docs.body.find((d) => d.filename === 'oil.txt')!.id
     const question = 'When did the oil crisis begin and what did OAPEC proclaim?'
     const ask = async (strategy: string) =>
-      (await call<{ used_docs: string[]; answer: string; sources: unknown[] }>(t, queryKey, 'POST', `/v1/corpora/${base}/chat`, {
-        question,
-        strategy,
-      })).body
+      (
+        await call<{ used_docs: string[]; answer: string; sources: unknown[] }>(
+          t,
+          queryKey,
+          'POST',
+          `/v1/corpora/${base}/chat`,
+          {
+            question,
+            strategy,
+          },
+        )
+      ).body
     for (const strategy of ['cart', 'rag']) expect((await ask(strategy)).used_docs).toContain(oil)
 
     unlinkSync(join(dir, 'oil.txt'))
@@ -194,7 +236,9 @@ describe('a server folder as a source', () => {
     const tables = Object.keys(left).filter((k) => k !== '(objects)')
     expect(tables.filter((k) => !['audit_events', 'events', 'event_deliveries'].includes(k))).toEqual([])
     expect(left['(objects)']!.filter((k) => k.includes(oil))).toEqual([])
-    const receipt = JSON.parse(left.audit_events!.find((r) => r.includes('document.deleted'))!) as { details: string }
+    const receipt = JSON.parse(left.audit_events!.find((r) => r.includes('document.deleted'))!) as {
+      details: string
+    }
     expect(JSON.parse(receipt.details)).toMatchObject({ filename: 'oil.txt', via: 'source' })
   })
 
@@ -204,7 +248,10 @@ describe('a server folder as a source', () => {
     const started = await call<RunBody>(t, admin.token, 'POST', `/v1/corpora/${base}/sources/${id}/sync`)
     expect(started.status).toBe(202)
     await expectError(
-      await t.request(`/v1/corpora/${base}/sources/${id}/sync`, { method: 'POST', headers: bearer(admin.token) }),
+      await t.request(`/v1/corpora/${base}/sources/${id}/sync`, {
+        method: 'POST',
+        headers: bearer(admin.token),
+      }),
       '/v1',
       409,
       'sync_in_progress',
@@ -223,30 +270,57 @@ describe('a server folder as a source', () => {
       folder: share,
       interval_minutes: 10,
     })
-    const created = await call<{ next_sync_at: string; last_run: null }>(t, admin.token, 'GET', `/v1/corpora/${base}/sources/${id}`)
+    const created = await call<{ next_sync_at: string; last_run: null }>(
+      t,
+      admin.token,
+      'GET',
+      `/v1/corpora/${base}/sources/${id}`,
+    )
     expect(Date.parse(created.body.next_sync_at) - t.clock.now().getTime()).toBe(10 * 60_000)
     await t.jobs.scheduler.drain()
     expect(await paths(t, admin.token, base)).toEqual([])
     t.clock.advance(10 * 60_000)
     await t.jobs.scheduler.drain()
-    const after = await call<{ next_sync_at: string; last_run: RunBody }>(t, admin.token, 'GET', `/v1/corpora/${base}/sources/${id}`)
+    const after = await call<{ next_sync_at: string; last_run: RunBody }>(
+      t,
+      admin.token,
+      'GET',
+      `/v1/corpora/${base}/sources/${id}`,
+    )
     expect(after.body.last_run).toMatchObject({ created: 3, status: 'succeeded' })
     expect(Date.parse(after.body.next_sync_at) - t.clock.now().getTime()).toBe(10 * 60_000)
     // No schedule: the queued sync is dropped.
     await call(t, admin.token, 'PUT', `/v1/corpora/${base}/sources/${id}`, { interval_minutes: null })
-    expect((await call(t, admin.token, 'GET', `/v1/corpora/${base}/sources/${id}`)).body).toMatchObject({ next_sync_at: null })
+    expect((await call(t, admin.token, 'GET', `/v1/corpora/${base}/sources/${id}`)).body).toMatchObject({
+      next_sync_at: null,
+    })
   })
 
   test('deleting a source leaves its documents unless asked; with delete_documents they go with receipts', async () => {
     const base = await createBase(t, admin.token)
     const conn = await folderConnection()
-    const keep = await source(t, admin.token, base, { connection_id: conn, folder: share, path_prefix: 'kept' })
+    const keep = await source(t, admin.token, base, {
+      connection_id: conn,
+      folder: share,
+      path_prefix: 'kept',
+    })
     await syncNow(t, admin.token, base, keep)
-    expect((await call(t, admin.token, 'DELETE', `/v1/corpora/${base}/sources/${keep}`)).body).toEqual({ deleted_documents: 0 })
+    expect((await call(t, admin.token, 'DELETE', `/v1/corpora/${base}/sources/${keep}`)).body).toEqual({
+      deleted_documents: 0,
+    })
     expect(await paths(t, admin.token, base)).toEqual(['kept/a.txt', 'kept/b.md', 'kept/sub/c.txt'])
-    const drop = await source(t, admin.token, base, { connection_id: conn, folder: share, path_prefix: 'dropped' })
+    const drop = await source(t, admin.token, base, {
+      connection_id: conn,
+      folder: share,
+      path_prefix: 'dropped',
+    })
     await syncNow(t, admin.token, base, drop)
-    const del = await call(t, admin.token, 'DELETE', `/v1/corpora/${base}/sources/${drop}?delete_documents=true`)
+    const del = await call(
+      t,
+      admin.token,
+      'DELETE',
+      `/v1/corpora/${base}/sources/${drop}?delete_documents=true`,
+    )
     expect(del.body).toEqual({ deleted_documents: 3 })
     expect(await paths(t, admin.token, base)).toEqual(['kept/a.txt', 'kept/b.md', 'kept/sub/c.txt'])
     expect(rows(t, 'sources', `id IN ('${keep}', '${drop}')`)).toBe(0)
@@ -282,7 +356,9 @@ describe('a server folder as a source', () => {
       json: { connection_id: theirs, folder: share },
     })
     await expectError(res, '/v1', 404, 'not_found')
-    expect((await call(t, admin.token, 'GET', `/v1/corpora/${base}/sources/${id}`)).body).toMatchObject({ last_run: null })
+    expect((await call(t, admin.token, 'GET', `/v1/corpora/${base}/sources/${id}`)).body).toMatchObject({
+      last_run: null,
+    })
   })
 })
 
@@ -293,7 +369,10 @@ describe('imports', () => {
     for (const path of mounts(`/corpora/${base}/import-status`)) {
       expect((await call(t, admin.token, 'GET', path)).body).toEqual({ state: 'none' })
     }
-    const started = await call(t, admin.token, 'POST', `/v1/corpora/${base}/import`, { connection_id: conn, folder: share })
+    const started = await call(t, admin.token, 'POST', `/v1/corpora/${base}/import`, {
+      connection_id: conn,
+      folder: share,
+    })
     expect(started).toMatchObject({ status: 202, body: { state: 'running', kind: 'folder', folder: share } })
     for (const path of mounts(`/corpora/${base}/import`)) {
       const res = await t.request(path, {
