@@ -19,7 +19,7 @@ afterAll(() => {
 interface Info {
   storage: string
   region: string | null
-  egress: { summary: string; destinations: { name: string; configured: boolean }[] }
+  egress: { summary: string; destinations: { name: string; purpose: string; configured: boolean }[] }
   accepted_file_types: { kind: string; content_type: string; extensions: string[] }[]
   limits: { max_file_bytes: number }
 }

@@ -5,6 +5,7 @@ import { EgressGuard } from '../../platform/net/egress'
 import type { CorporaService } from '../corpora/corpora.service'
 import type { IngestService } from '../ingest/ingest.service'
 import { connectorKinds } from './connectors/kinds'
+import { s3Setup } from './s3-setup'
 import { connectionRoutes } from './sources.connection-routes'
 import { Connections } from './sources.connections'
 import { importRoutes } from './sources.import-routes'
@@ -12,10 +13,14 @@ import { Imports } from './sources.imports'
 import { SourcesRepo } from './sources.repo'
 import { sourcesRoutes } from './sources.routes'
 import { SourcesService } from './sources.service'
+import { storageRoutes } from './sources.storage-routes'
 import { syncJob } from './sources.sync'
+import { UploadCredentialsService } from './upload-credentials'
 
 export interface SourcesFeatureDeps extends Platform {
   config: Config['sources']
+  /** Object storage: upload credentials are issued for its bucket. */
+  storage: Config['storage']
   maxFileBytes: number
   /** The instance secret: connection secrets are sealed under a key derived from it. */
   secret: string
@@ -47,7 +52,19 @@ export function sourcesFeature(d: SourcesFeatureDeps): Feature<SourcesService> {
   const imports = new Imports(syncDeps, service)
   return {
     service,
-    routes: [...sourcesRoutes(service, d.clock), ...connectionRoutes(service), ...importRoutes(imports)],
+    routes: [
+      ...sourcesRoutes(service, d.clock),
+      ...connectionRoutes(service),
+      ...importRoutes(imports),
+      ...storageRoutes({
+        uploadCredentials: new UploadCredentialsService(d.storage, {
+          ...(d.storage.s3_sts_endpoint ? { stsEndpoint: d.storage.s3_sts_endpoint } : {}),
+          ...(d.storage.s3_role_arn ? { roleArn: d.storage.s3_role_arn } : {}),
+        }),
+        setup: () => s3Setup(d.storage),
+        corporaExists: (ws, id) => d.corpora.exists(ws, id),
+      }),
+    ],
     jobs: [syncJob(syncDeps)],
   }
 }

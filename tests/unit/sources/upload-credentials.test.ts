@@ -36,6 +36,8 @@ function storage(over: Partial<Config['storage']> = {}): Config['storage'] {
     s3_access_key: ACCESS,
     s3_secret_key: SECRET,
     s3_region: 'us-east-1',
+    s3_sts_endpoint: null,
+    s3_role_arn: null,
     ...over,
   }
 }
