@@ -119,6 +119,27 @@ describe('sharepoint validate', () => {
     expect((await failure(open('readme.txt').validate())).code).toBe('folder_not_found')
   })
 
+  test('a connection with neither drive_id nor site_id, or an unknown site, cannot be validated', async () => {
+    const bare = sharepointKind.open({
+      settings: { tenant_id: graph.tenantId, client_id: graph.clientId },
+      secrets: { client_secret: graph.clientSecret },
+      folder: '',
+      env: env(),
+    })
+    expect((await failure(bare.validate())).code).toBe('bad_credentials')
+    const unknownSite = sharepointKind.open({
+      settings: {
+        tenant_id: graph.tenantId,
+        client_id: graph.clientId,
+        site_id: 'contoso.sharepoint.com,9,9',
+      },
+      secrets: { client_secret: graph.clientSecret },
+      folder: '',
+      env: env(),
+    })
+    expect((await failure(unknownSite.validate())).code).toBe('folder_not_found')
+  })
+
   test('403 from Graph is permission_denied', async () => {
     graph.forbidden = true
     expect((await failure(open('Shared/Policies').validate())).code).toBe('permission_denied')

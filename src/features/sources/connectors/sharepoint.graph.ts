@@ -82,6 +82,7 @@ export class GraphApi {
       }
       if (res.status !== 401 || attempt > 0) return res
       await res.body?.cancel()
+      this.env.log.debug('sharepoint: Graph refused the token, renewing it once')
       this.tokens.invalidate(token)
     }
   }

@@ -176,24 +176,28 @@ class SharePointConnector implements SourceConnector {
 
   /** The drive to read: drive_id, or the default library of site_id (asked once). */
   private driveId(): Promise<string> {
-    this.drive ??= (async () => {
-      if (this.s.driveId) return this.s.driveId
-      if (!this.s.siteId) {
-        throw new SourceError('bad_credentials', 'A SharePoint connection needs a drive_id or a site_id.')
-      }
-      const missing = new SourceError('folder_not_found', 'The SharePoint site was not found.')
-      const drive = await this.api.json<{ id?: string }>(
-        `/sites/${encodeURIComponent(this.s.siteId)}/drive?$select=id`,
-        missing,
-      )
-      if (!drive.id) throw missing
-      return drive.id
-    })()
-    // A failed lookup (the network, a rate limit) is asked again next time rather than remembered.
-    this.drive.catch(() => {
-      this.drive = null
-    })
+    if (!this.drive) {
+      this.drive = this.lookUpDrive()
+      // A failed lookup (the network, a rate limit) is asked again next time rather than remembered.
+      this.drive.catch(() => {
+        this.drive = null
+      })
+    }
     return this.drive
+  }
+
+  private async lookUpDrive(): Promise<string> {
+    if (this.s.driveId) return this.s.driveId
+    if (!this.s.siteId) {
+      throw new SourceError('bad_credentials', 'A SharePoint connection needs a drive_id or a site_id.')
+    }
+    const missing = new SourceError('folder_not_found', 'The SharePoint site was not found.')
+    const drive = await this.api.json<{ id?: string }>(
+      `/sites/${encodeURIComponent(this.s.siteId)}/drive?$select=id`,
+      missing,
+    )
+    if (!drive.id) throw missing
+    return drive.id
   }
 }
 
