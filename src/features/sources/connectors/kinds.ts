@@ -1,7 +1,8 @@
 import type { ConnectorKind, SourceKind } from './connector'
+import { sharepointKind } from './sharepoint'
 
 /** Every kind of source this server can connect to, by kind. */
 export function connectorKinds(): ReadonlyMap<SourceKind, ConnectorKind> {
-  const kinds: ConnectorKind[] = []
+  const kinds: ConnectorKind[] = [sharepointKind]
   return new Map(kinds.map((k) => [k.kind, k]))
 }
