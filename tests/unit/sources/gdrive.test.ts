@@ -342,3 +342,29 @@ describe('gdrive: tokens, limits and reads', () => {
     expect((await failure(c.read(file as SourceFile, 10_000))).code).toBe('file_too_large')
   })
 })
+
+describe('gdrive: shared drives', () => {
+  test('a folder in a shared drive is listed with the drive named in every call, and root is the drive', async () => {
+    const sharedDrive = drive.addFolder('Engineering drive')
+    drive.addFile('spec.txt', sharedDrive, 'spec')
+    const creds = {
+      ...serviceAccount,
+      settings: { ...serviceAccount.settings, shared_drive_id: sharedDrive },
+    }
+    const c = open('root', creds)
+    const { entries, next } = await collect(c, null)
+    expect(files(entries).map((f) => f.path)).toEqual(['spec.txt'])
+    drive.addFile('later.txt', sharedDrive, 'later')
+    expect(files((await collect(c, next)).entries).map((f) => f.path)).toEqual(['later.txt'])
+    const calls = drive.requests.filter((r) => r.startsWith('GET /drive/v3/'))
+    expect(calls.every((r) => r.includes('supportsAllDrives=true'))).toBe(true)
+    expect(
+      calls.filter((r) => r.startsWith('GET /drive/v3/files?')).every((r) => r.includes('corpora=drive')),
+    ).toBe(true)
+    expect(
+      calls
+        .filter((r) => !r.startsWith('GET /drive/v3/files/'))
+        .every((r) => r.includes(`driveId=${sharedDrive}`)),
+    ).toBe(true)
+  })
+})

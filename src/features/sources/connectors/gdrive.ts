@@ -127,7 +127,7 @@ async function readCapped(body: ReadableStream<Uint8Array>, maxBytes: number): P
 
 class DriveConnector implements SourceConnector {
   private readonly api: drive_v3.Drive
-  private checked: Promise<void> | null = null
+  private resolved: Promise<DriveScope> | null = null
 
   constructor(
     c: GdriveCredentials,
@@ -138,22 +138,26 @@ class DriveConnector implements SourceConnector {
     this.api = driveClient(c, env)
   }
 
-  /** The guard's verdict on both destinations, asked once before the library connects. */
-  private ready(): Promise<void> {
-    this.checked ??= (async () => {
-      try {
-        await this.env.checkHost(this.env.config.gdrive_api_url)
-        await this.env.checkHost(this.env.config.google_token_url)
-      } catch (e) {
-        throw e instanceof EgressDenied ? driveError('egress_denied', null, e.message) : e
-      }
-    })()
-    return this.checked
+  /**
+   * The scope of calls on the source folder, found once per connector (not again for every read):
+   * the guard's verdict on both destinations first, then the folder, with `root` (or a shared
+   * drive's root) resolved to its id. A failure is not kept, so the next call asks again.
+   */
+  private scope(): Promise<DriveScope> {
+    this.resolved ??= this.resolve().catch((e) => {
+      this.resolved = null
+      throw e
+    })
+    return this.resolved
   }
 
-  /** The scope of calls on the source folder, with `root` (or a shared drive's root) resolved to its id. */
-  private async scope(): Promise<DriveScope> {
-    await this.ready()
+  private async resolve(): Promise<DriveScope> {
+    try {
+      await this.env.checkHost(this.env.config.gdrive_api_url)
+      await this.env.checkHost(this.env.config.google_token_url)
+    } catch (e) {
+      throw e instanceof EgressDenied ? driveError('egress_denied', null, e.message) : e
+    }
     const d: DriveScope = {
       api: this.api,
       env: this.env,
