@@ -47,6 +47,7 @@ export class DriveStandin {
   private readonly oauthClients = new Map<string, { secret: string; refreshToken: string }>()
   private readonly tokens = new Map<string, { expired: boolean }>()
   private readonly failures: Failure[] = []
+  private readonly tokenFailures: Failure[] = []
   private next = 0
   private clock = Date.parse('2026-01-01T00:00:00Z')
   private server!: ReturnType<typeof Bun.serve>
@@ -78,6 +79,11 @@ export class DriveStandin {
   /** Accepts the refresh-token grant for this client and token. */
   addOAuthClient(clientId: string, secret: string, refreshToken: string): void {
     this.oauthClients.set(clientId, { secret, refreshToken })
+  }
+
+  /** Makes the token endpoint's next answer this status. */
+  failNextToken(status: number, o: { retryAfter?: string } = {}): void {
+    this.tokenFailures.push({ status, ...o })
   }
 
   /** Makes the next API request (not the token endpoint) answer with this status. */
@@ -179,15 +185,15 @@ export class DriveStandin {
   private async handle(req: Request): Promise<Response> {
     const url = new URL(req.url)
     this.requests.push(`${req.method} ${url.pathname}${url.search}`)
-    if (url.pathname === '/token' && req.method === 'POST')
-      return this.token(new URLSearchParams(await req.text()))
-    const failure = this.failures.shift()
+    const token = url.pathname === '/token' && req.method === 'POST'
+    const failure = (token ? this.tokenFailures : this.failures).shift()
     if (failure) {
       const headers: Record<string, string> = failure.retryAfter ? { 'retry-after': failure.retryAfter } : {}
       return apiError(failure.status, 'Injected failure.', failure.reason ?? 'injected', headers)
     }
-    const token = req.headers.get('authorization')?.replace(/^Bearer /, '') ?? ''
-    const known = this.tokens.get(token)
+    if (token) return this.token(new URLSearchParams(await req.text()))
+    const bearer = req.headers.get('authorization')?.replace(/^Bearer /, '') ?? ''
+    const known = this.tokens.get(bearer)
     if (!known || known.expired) {
       return apiError(401, 'Request had invalid authentication credentials.', 'authError')
     }

@@ -316,6 +316,17 @@ describe('gdrive: tokens, limits and reads', () => {
     expect([(await failure(open(team).validate())).retryAfterMs]).toEqual([null])
   })
 
+  test('a busy token endpoint is reported at once, not retried by the library', async () => {
+    const team = drive.addFolder('Team')
+    for (const creds of [serviceAccount, oauth]) {
+      drive.failNextToken(503, { retryAfter: '4' })
+      const before = drive.requests.length
+      const e = await failure(open(team, creds).validate())
+      expect([e.code, e.retryAfterMs]).toEqual(['source_error', 4000])
+      expect(drive.requests.slice(before)).toEqual(['POST /token'])
+    }
+  })
+
   test('read returns the bytes, refuses past maxBytes, and a file gone since listing is file_not_found', async () => {
     const team = drive.addFolder('Team')
     const big = 'x'.repeat(5000)

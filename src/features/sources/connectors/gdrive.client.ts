@@ -34,6 +34,8 @@ export function driveClient(c: GdriveCredentials, env: ConnectorEnv): drive_v3.D
     fetchImplementation: ((input: RequestInfo | URL, init?: RequestInit) =>
       env.fetch(String(input) === LIBRARY_TOKEN_URL ? tokenUrl : input, init)) as typeof fetch,
   }
+  // forceRefreshOnFailure: an access token the API refuses (expired early, revoked) is replaced once
+  // and the call retried, even though its expiry says it is still good.
   const auth =
     c.auth === 'service_account'
       ? new JWT({
@@ -47,7 +49,6 @@ export function driveClient(c: GdriveCredentials, env: ConnectorEnv): drive_v3.D
           clientId: c.clientId,
           clientSecret: c.clientSecret,
           endpoints: { oauth2TokenUrl: tokenUrl },
-          // An access token the API refuses (expired early, revoked) is refreshed once and the call retried.
           forceRefreshOnFailure: true,
           transporterOptions,
         })
