@@ -125,7 +125,10 @@ describe('gdrive: folder and credentials', () => {
     await open(folder).validate()
     await open(folder, oauth).validate()
     await open('root').validate()
-    expect(drive.requests.filter((r) => r.startsWith('POST /token'))).toHaveLength(3)
+    // A key pasted as it appears inside the JSON key file, line breaks escaped.
+    const escaped = { ...serviceAccount, secrets: { private_key: keys.privateKey.replace(/\n/g, '\\n') } }
+    await open(folder, escaped).validate()
+    expect(drive.requests.filter((r) => r.startsWith('POST /token'))).toHaveLength(4)
   })
 
   test('a key Google does not know, or a revoked refresh token, is bad credentials without echoing them', async () => {

@@ -88,10 +88,14 @@ const text = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : undefi
 
 /** The credentials of the chosen mode, or `bad_credentials` naming the fields it lacks (never their values). */
 function credentials(s: Record<string, unknown>, x: Record<string, unknown>): GdriveCredentials {
+  if (s.auth !== 'oauth' && s.auth !== 'service_account') {
+    throw driveError('bad_credentials', null, 'Unknown auth mode.')
+  }
   const c: GdriveCredentials = {
-    auth: s.auth === 'oauth' ? 'oauth' : 'service_account',
+    auth: s.auth,
     clientEmail: text(s.client_email),
-    privateKey: text(x.private_key),
+    // A key copied out of the JSON key file often keeps its escaped line breaks.
+    privateKey: text(x.private_key)?.replace(/\\n/g, '\n'),
     clientId: text(s.client_id),
     clientSecret: text(x.client_secret),
     refreshToken: text(x.refresh_token),
@@ -101,8 +105,6 @@ function credentials(s: Record<string, unknown>, x: Record<string, unknown>): Gd
       ? { client_id: c.clientId, client_secret: c.clientSecret, refresh_token: c.refreshToken }
       : { client_email: c.clientEmail, private_key: c.privateKey }
   const missing = Object.entries(needed).filter(([, v]) => !v)
-  if (s.auth !== 'oauth' && s.auth !== 'service_account')
-    throw driveError('bad_credentials', null, 'Unknown auth mode.')
   if (missing.length > 0) {
     throw driveError('bad_credentials', null, `Missing: ${missing.map(([k]) => k).join(', ')}.`)
   }
