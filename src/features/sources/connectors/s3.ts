@@ -106,6 +106,39 @@ function parsed<T extends typeof S3Settings | typeof S3Secrets>(
   return raw as Static<T>
 }
 
+/** Checks every host a request will reach: with host-style addressing the bucket is part of the name. */
+async function guard(env: ConnectorEnv, s: Static<typeof S3Settings>): Promise<void> {
+  try {
+    await env.checkHost(s.endpoint)
+    if (s.path_style === false) await env.checkHost(`${s.bucket}.${new URL(s.endpoint).hostname}`)
+  } catch (e) {
+    if (!(e instanceof EgressDenied)) throw e
+    if (e.reason === 'unresolvable') throw new SourceError('unreachable', e.message)
+    throw new SourceError('egress_denied', e.message)
+  }
+}
+
+/**
+ * A listed object as a source file. The path is the key without the prefix, as it is: a key that
+ * is no valid document path (a `..` or `.` segment, `a//b`, a control character) keeps that path,
+ * the sync refuses it and reports the key as a failed file, so the operator learns which object to
+ * rename.
+ */
+function fileOf(
+  prefix: string,
+  o: { name: string; etag: string; size: number; lastModified: Date },
+): SourceFile {
+  const modifiedAt = o.lastModified.getTime()
+  return {
+    id: o.name,
+    path: o.name.slice(prefix.length),
+    version: `${o.etag}:${modifiedAt}`,
+    size: o.size,
+    modifiedAt: Number.isFinite(modifiedAt) ? modifiedAt : null,
+    contentType: null,
+  }
+}
+
 function openS3(
   c: {
     settings: Record<string, unknown>
@@ -121,34 +154,6 @@ function openS3(
   const prefix = c.folder
   const failed = (e: unknown) => asSourceError(e, s.bucket)
 
-  /** Checks every host a request will reach: with host-style addressing the bucket is part of the name. */
-  async function guard(): Promise<void> {
-    const host = new URL(s.endpoint).hostname
-    try {
-      await c.env.checkHost(s.endpoint)
-      if (s.path_style === false) await c.env.checkHost(`${s.bucket}.${host}`)
-    } catch (e) {
-      if (!(e instanceof EgressDenied)) throw e
-      if (e.reason === 'unresolvable') throw new SourceError('unreachable', e.message)
-      throw new SourceError('egress_denied', e.message)
-    }
-  }
-
-  function fileOf(o: { name: string; etag: string; size: number; lastModified: Date }): SourceFile {
-    const modifiedAt = o.lastModified.getTime()
-    // The path is the key without the prefix, as it is. A key that is no valid document path (a
-    // `..` or `.` segment, `a//b`, a control character) keeps that path: the sync refuses it and
-    // reports the key as a failed file, so the operator learns which object to rename.
-    return {
-      id: o.name,
-      path: o.name.slice(prefix.length),
-      version: `${o.etag}:${modifiedAt}`,
-      size: o.size,
-      modifiedAt: Number.isFinite(modifiedAt) ? modifiedAt : null,
-      contentType: null,
-    }
-  }
-
   /** One page in memory at a time: the next is asked for only once this one has been consumed. */
   async function* everything(): AsyncGenerator<SourceChange> {
     let token = ''
@@ -162,7 +167,7 @@ function openS3(
       for (const o of page.objects) {
         // Keys ending in '/' are the empty "directory markers" consoles create, not files.
         if (o.name === undefined || o.name.endsWith('/')) continue
-        yield { kind: 'file', file: fileOf(o) }
+        yield { kind: 'file', file: fileOf(prefix, o) }
       }
       if (page.isTruncated && !page.nextContinuationToken) {
         throw new SourceError(
@@ -176,7 +181,7 @@ function openS3(
 
   return {
     async validate() {
-      await guard()
+      await guard(c.env, s)
       const page = await within(timeoutMs, client.listObjectsV2Query(s.bucket, prefix, '', '', 1, '')).catch(
         (e) => {
           throw failed(e)
@@ -192,7 +197,7 @@ function openS3(
     },
 
     async list() {
-      await guard()
+      await guard(c.env, s)
       return { complete: true, changes: everything(), nextCursor: () => null }
     },
 
@@ -201,7 +206,7 @@ function openS3(
         throw new SourceError('file_not_found', 'The object is not under the prefix.')
       if (file.size > maxBytes)
         throw new SourceError('file_too_large', `The object is larger than ${maxBytes} bytes.`)
-      await guard()
+      await guard(c.env, s)
       try {
         return await readCapped(await client.getObject(s.bucket, file.id), maxBytes, timeoutMs)
       } catch (e) {
