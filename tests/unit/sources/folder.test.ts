@@ -240,19 +240,4 @@ describe('folder read', () => {
     }
     expect(await codeOf(connector.read(file, 100))).toBe('file_not_found')
   })
-
-  // Root reads every directory whatever its mode, so the refusal cannot be staged as root.
-  test.skipIf(process.getuid?.() === 0)(
-    'an unreadable directory fails the listing instead of leaving its files out',
-    async () => {
-      const dir = scratch('locked')
-      write(join(dir, 'closed', 'x.txt'), 'x')
-      chmodSync(join(dir, 'closed'), 0o000)
-      const connector = await opened(dir)
-      expect(await codeOf((await connector.list(null)).changes[Symbol.asyncIterator]().next())).toBe(
-        'permission_denied',
-      )
-      chmodSync(join(dir, 'closed'), 0o755)
-    },
-  )
 })
