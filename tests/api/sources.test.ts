@@ -232,9 +232,17 @@ describe('a server folder as a source', () => {
       expect(JSON.stringify([body.answer, body.sources])).not.toContain('OAPEC')
     }
     const left = await rowsNaming(t, [oil])
-    // What remains names the document only as history: its deletion receipt and the delivered event.
+    // What remains names the document only as history, as after a user's delete: its deletion
+    // receipt, the delivered `document.*` events, and the finished onboarding batch that once read it.
     const tables = Object.keys(left).filter((k) => k !== '(objects)')
-    expect(tables.filter((k) => !['audit_events', 'events', 'event_deliveries'].includes(k))).toEqual([])
+    expect(tables.sort()).toEqual(['audit_events', 'domain_events', 'jobs'])
+    for (const job of left.jobs!)
+      expect(JSON.parse(job)).toMatchObject({ kind: 'train_batch', status: 'succeeded' })
+    const events = left.domain_events!.map(
+      (e) => JSON.parse(e) as { type: string; delivered_at: number | null },
+    )
+    expect(events.map((e) => e.type).sort()).toEqual(['document.created', 'document.deleted'])
+    expect(events.every((e) => e.delivered_at !== null)).toBe(true)
     expect(left['(objects)']!.filter((k) => k.includes(oil))).toEqual([])
     const receipt = JSON.parse(left.audit_events!.find((r) => r.includes('document.deleted'))!) as {
       details: string

@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox'
 import { defineRoute, type RouteDef, reply } from '../../platform/http/route'
 import {
   ConnectionParams,
@@ -82,7 +81,6 @@ export function connectionRoutes(sources: SourcesService): RouteDef[] {
       params: ConnectionParams,
       status: 204,
       errors: ['connection_in_use'],
-      response: Type.Null(),
       handler: ({ principal, params }) => {
         connections.delete(principal.workspaceId, params.connection_id)
         return reply(204)
