@@ -26,8 +26,9 @@ export function connectionRoutes(sources: SourcesService): RouteDef[] {
       body: ConnectionReq,
       status: 201,
       response: ConnectionResp,
-      handler: ({ principal, body }) =>
-        reply(201, connectionResp(connections.create(principal.workspaceId, body))),
+      errors: ['egress_denied'],
+      handler: async ({ principal, body }) =>
+        reply(201, connectionResp(await connections.create(principal.workspaceId, body))),
     }),
     defineRoute({
       method: 'GET',
@@ -67,8 +68,9 @@ export function connectionRoutes(sources: SourcesService): RouteDef[] {
       params: ConnectionParams,
       body: ConnectionUpdateReq,
       response: ConnectionResp,
-      handler: ({ principal, params, body }) =>
-        connectionResp(connections.update(principal.workspaceId, params.connection_id, body)),
+      errors: ['egress_denied'],
+      handler: async ({ principal, params, body }) =>
+        connectionResp(await connections.update(principal.workspaceId, params.connection_id, body)),
     }),
     defineRoute({
       method: 'DELETE',

@@ -4,6 +4,7 @@ import type { Clock } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import { SealBroken, type Sealer } from '../../platform/crypto/sealed'
 import { fail, notFound, type ValidationIssue, validationFailed } from '../../platform/errors/errors'
+import { EgressDenied } from '../../platform/net/egress'
 import type { ConnectorKind, SourceKind } from './connectors/connector'
 import type { ConnectionRow, SourcesRepo } from './sources.repo'
 
@@ -45,13 +46,16 @@ export class Connections {
       sealer: Sealer
       clock: Clock
       random: Random
+      /** The outbound guard: an address in the settings it refuses is refused before anything is stored. */
+      checkHost: (urlOrHost: string) => Promise<void>
     },
   ) {}
 
-  create(workspaceId: string, input: ConnectionInput): Connection {
+  async create(workspaceId: string, input: ConnectionInput): Promise<Connection> {
     const kind = this.kindOf(input.kind)
     const settings = checked(kind.settings, input.settings ?? {}, 'settings')
     const secrets = checked(kind.secrets, input.secrets ?? {}, 'secrets')
+    await this.reachable(settings)
     const now = this.d.clock.now().getTime()
     const id = newId(this.d.random, 'conn')
     const row: ConnectionRow = {
@@ -98,14 +102,15 @@ export class Connections {
    * Changes a connection: a new name, settings replaced when given, and secret fields replaced one
    * by one (a field given as null is cleared; one not given keeps its value).
    */
-  update(
+  async update(
     workspaceId: string,
     id: string,
     input: { name?: string; settings?: Record<string, unknown>; secrets?: Record<string, unknown | null> },
-  ): Connection {
+  ): Promise<Connection> {
     const current = this.open(workspaceId, id)
     const kind = this.kindOf(current.kind)
     const settings = input.settings ? checked(kind.settings, input.settings, 'settings') : current.settings
+    await this.reachable(settings)
     const merged: Record<string, unknown> = { ...current.secrets }
     for (const [k, v] of Object.entries(input.secrets ?? {})) {
       if (v === null) delete merged[k]
@@ -139,6 +144,22 @@ export class Connections {
       )
     }
     this.d.repo.deleteConnection(row.id)
+  }
+
+  /**
+   * Refuses settings that point at an address no source may be at (metadata, link-local; private
+   * when denied). A name that does not resolve now is left to validation, which says unreachable.
+   */
+  private async reachable(settings: Record<string, unknown>): Promise<void> {
+    for (const [field, value] of Object.entries(settings)) {
+      if (typeof value !== 'string' || !/^https?:\/\//i.test(value)) continue
+      try {
+        await this.d.checkHost(value)
+      } catch (e) {
+        if (!(e instanceof EgressDenied) || e.reason === 'unresolvable') continue
+        throw fail('egress_denied', e.message, { field: `settings.${field}`, reason: e.reason })
+      }
+    }
   }
 
   /** The kind's definition; an unknown kind is a 422 naming the known ones. */

@@ -46,6 +46,7 @@ export function sourcesFeature(d: SourcesFeatureDeps): Feature<SourcesService> {
     sealer: new Sealer(d.secret, 'engram/sources/credentials'),
     clock: d.clock,
     random: d.random,
+    checkHost: env.checkHost,
   })
   const syncDeps = { ...d, repo, connections, kinds, env }
   const service = new SourcesService(syncDeps)
