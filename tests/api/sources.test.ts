@@ -3,7 +3,17 @@ import { rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { TestApp } from '../helpers/app'
 import { train } from '../helpers/ready-base'
-import { addMember, authApp, bearer, expectError, mintKey, mounts, rows, signUp } from './accounts.fixture'
+import {
+  addMember,
+  auditRows,
+  authApp,
+  bearer,
+  expectError,
+  mintKey,
+  mounts,
+  rows,
+  signUp,
+} from './accounts.fixture'
 import { createBase } from './ingest.fixture'
 import { rowsNaming } from './route-walk.fixture'
 import { call, connection, folderOf, paths, type RunBody, source, syncNow } from './sources.fixture'
@@ -59,6 +69,21 @@ describe('connections', () => {
     expect(put.body).toMatchObject({ secrets_set: ['access_key', 'secret_key'] })
     expect(t.log.lines.some((l) => JSON.stringify(l).includes('very-secret-value'))).toBe(false)
     expect((await call(t, admin.token, 'DELETE', `/v1/connections/${id}`)).status).toBe(204)
+    // Each change is in the audit log with who made it; an update names the secret fields written.
+    for (const action of ['connection.created', 'connection.updated', 'connection.deleted']) {
+      const [row] = auditRows(t, action).filter((r) => r.target_id === id)
+      expect(row).toMatchObject({
+        workspace_id: admin.workspaceId,
+        actor_type: 'user',
+        actor_id: admin.userId,
+      })
+      expect(row!.details).not.toContain('very-secret-value')
+    }
+    expect(JSON.parse(auditRows(t, 'connection.updated').find((r) => r.target_id === id)!.details)).toEqual({
+      kind: 's3',
+      name: 'Bucket',
+      secrets: ['access_key'],
+    })
   })
 
   test('an unknown kind, a missing field or credentials of the wrong shape are 422 and write nothing', async () => {

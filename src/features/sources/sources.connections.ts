@@ -3,7 +3,11 @@ import { Value } from '@sinclair/typebox/value'
 import type { Clock } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import { SealBroken, type Sealer } from '../../platform/crypto/sealed'
+import type { Db } from '../../platform/db/db'
+import { transaction } from '../../platform/db/transaction'
 import { fail, notFound, type ValidationIssue, validationFailed } from '../../platform/errors/errors'
+import type { EventActor } from '../../platform/events/events'
+import type { Outbox } from '../../platform/events/outbox'
 import { EgressDenied } from '../../platform/net/egress'
 import type { ConnectorKind, SourceKind } from './connectors/connector'
 import type { ConnectionRow, SourcesRepo } from './sources.repo'
@@ -44,6 +48,9 @@ export class Connections {
       repo: SourcesRepo
       kinds: ReadonlyMap<SourceKind, ConnectorKind>
       sealer: Sealer
+      db: Db
+      /** Connections added, changed and deleted are told (the audit log records them). */
+      events: Outbox
       clock: Clock
       random: Random
       /** The outbound guard: an address in the settings it refuses is refused before anything is stored. */
@@ -51,7 +58,7 @@ export class Connections {
     },
   ) {}
 
-  async create(workspaceId: string, input: ConnectionInput): Promise<Connection> {
+  async create(workspaceId: string, input: ConnectionInput, actor: EventActor): Promise<Connection> {
     const kind = this.kindOf(input.kind)
     const settings = checked(kind.settings, input.settings ?? {}, 'settings')
     const secrets = checked(kind.secrets, input.secrets ?? {}, 'secrets')
@@ -69,7 +76,10 @@ export class Connections {
       created_at: now,
       updated_at: now,
     }
-    this.d.repo.insertConnection(row)
+    transaction(this.d.db, () => {
+      this.d.repo.insertConnection(row)
+      this.told('connection.created', row, actor)
+    })
     return this.view(row)
   }
 
@@ -106,6 +116,7 @@ export class Connections {
     workspaceId: string,
     id: string,
     input: { name?: string; settings?: Record<string, unknown>; secrets?: Record<string, unknown | null> },
+    actor: EventActor,
   ): Promise<Connection> {
     const current = this.open(workspaceId, id)
     const kind = this.kindOf(current.kind)
@@ -126,12 +137,15 @@ export class Connections {
       secrets_set: JSON.stringify(setFields(secrets)),
       updated_at: this.d.clock.now().getTime(),
     }
-    this.d.repo.updateConnection(next)
+    transaction(this.d.db, () => {
+      this.d.repo.updateConnection(next)
+      this.told('connection.updated', next, actor, Object.keys(input.secrets ?? {}).sort())
+    })
     return this.view(next)
   }
 
   /** Deletes a connection no source uses (409 `connection_in_use` otherwise). */
-  delete(workspaceId: string, id: string): void {
+  delete(workspaceId: string, id: string, actor: EventActor): void {
     const row = this.row(workspaceId, id)
     const users = this.d.repo.usersOf(row.id)
     if (users > 0) {
@@ -143,7 +157,24 @@ export class Connections {
         },
       )
     }
-    this.d.repo.deleteConnection(row.id)
+    transaction(this.d.db, () => {
+      this.d.repo.deleteConnection(row.id)
+      this.told('connection.deleted', row, actor)
+    })
+  }
+
+  /** Tells a change of a connection, in its transaction: names and kinds only, never a secret. */
+  private told(
+    type: 'connection.created' | 'connection.updated' | 'connection.deleted',
+    row: ConnectionRow,
+    actor: EventActor,
+    secrets: string[] = [],
+  ): void {
+    const base = { connectionId: row.id, kind: row.kind, name: row.name, actor }
+    const workspaceId = row.workspace_id
+    if (type === 'connection.updated') {
+      this.d.events.emit(this.d.db, { type, workspaceId, payload: { ...base, secrets } })
+    } else this.d.events.emit(this.d.db, { type, workspaceId, payload: base })
   }
 
   /**

@@ -6,14 +6,14 @@ import type { CorporaService } from '../corpora/corpora.service'
 import type { IngestService } from '../ingest/ingest.service'
 import { connectorKinds } from './connectors/kinds'
 import { s3Setup } from './s3-setup'
-import { connectionRoutes } from './sources.connection-routes'
 import { Connections } from './sources.connections'
-import { importRoutes } from './sources.import-routes'
+import { connectionRoutes } from './sources.connections.routes'
 import { Imports } from './sources.imports'
+import { importRoutes } from './sources.imports.routes'
 import { SourcesRepo } from './sources.repo'
 import { sourcesRoutes } from './sources.routes'
 import { SourcesService } from './sources.service'
-import { storageRoutes } from './sources.storage-routes'
+import { storageRoutes } from './sources.storage.routes'
 import { syncJob } from './sources.sync'
 import { UploadCredentialsService } from './upload-credentials'
 
@@ -47,6 +47,8 @@ export function sourcesFeature(d: SourcesFeatureDeps): Feature<SourcesService> {
     clock: d.clock,
     random: d.random,
     checkHost: env.checkHost,
+    db: d.db,
+    events: d.events,
   })
   const syncDeps = { ...d, repo, connections, kinds, env }
   const service = new SourcesService(syncDeps)

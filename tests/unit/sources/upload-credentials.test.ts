@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { s3Setup } from '../../../src/features/sources/s3-setup'
-import { storageRoutes } from '../../../src/features/sources/sources.storage-routes'
+import { storageRoutes } from '../../../src/features/sources/sources.storage.routes'
 import {
   UPLOAD_ACTIONS,
   UPLOAD_CREDENTIALS_SECONDS,

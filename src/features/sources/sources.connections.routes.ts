@@ -1,4 +1,5 @@
 import { defineRoute, type RouteDef, reply } from '../../platform/http/route'
+import { actorOf } from '../audit/audit.service'
 import {
   ConnectionParams,
   ConnectionReq,
@@ -27,8 +28,13 @@ export function connectionRoutes(sources: SourcesService): RouteDef[] {
       status: 201,
       response: ConnectionResp,
       errors: ['egress_denied'],
-      handler: async ({ principal, body }) =>
-        reply(201, connectionResp(await connections.create(principal.workspaceId, body))),
+      handler: async ({ principal, body, ip, requestId }) =>
+        reply(
+          201,
+          connectionResp(
+            await connections.create(principal.workspaceId, body, actorOf(principal, ip, requestId)),
+          ),
+        ),
     }),
     defineRoute({
       method: 'GET',
@@ -69,8 +75,15 @@ export function connectionRoutes(sources: SourcesService): RouteDef[] {
       body: ConnectionUpdateReq,
       response: ConnectionResp,
       errors: ['egress_denied'],
-      handler: async ({ principal, params, body }) =>
-        connectionResp(await connections.update(principal.workspaceId, params.connection_id, body)),
+      handler: async ({ principal, params, body, ip, requestId }) =>
+        connectionResp(
+          await connections.update(
+            principal.workspaceId,
+            params.connection_id,
+            body,
+            actorOf(principal, ip, requestId),
+          ),
+        ),
     }),
     defineRoute({
       method: 'DELETE',
@@ -83,8 +96,8 @@ export function connectionRoutes(sources: SourcesService): RouteDef[] {
       params: ConnectionParams,
       status: 204,
       errors: ['connection_in_use'],
-      handler: ({ principal, params }) => {
-        connections.delete(principal.workspaceId, params.connection_id)
+      handler: ({ principal, params, ip, requestId }) => {
+        connections.delete(principal.workspaceId, params.connection_id, actorOf(principal, ip, requestId))
         return reply(204)
       },
     }),

@@ -3,7 +3,7 @@ import { notFound } from '../../platform/errors/errors'
 import { defineRoute, type RouteDef } from '../../platform/http/route'
 import { CorpusParams } from '../corpora/corpora.schemas'
 import type { S3Setup } from './s3-setup'
-import { S3SetupResp, UploadCredentialsResp } from './sources.storage-schemas'
+import { S3SetupResp, UploadCredentialsResp } from './sources.storage.schemas'
 import type { UploadCredentialsService } from './upload-credentials'
 
 /** What the storage routes need: the credentials issuer, the setup guide and a tenancy check. */
