@@ -108,6 +108,16 @@ export class Connections {
     return { ...this.view(row), secrets }
   }
 
+  /** The connection with its secrets, or with none when they no longer open. */
+  private openOr(workspaceId: string, id: string): OpenConnection {
+    try {
+      return this.open(workspaceId, id)
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'source_credentials_rejected') throw e
+      return { ...this.get(workspaceId, id), secrets: {} }
+    }
+  }
+
   /**
    * Changes a connection: a new name, settings replaced when given, and secret fields replaced one
    * by one (a field given as null is cleared; one not given keeps its value).
@@ -118,7 +128,8 @@ export class Connections {
     input: { name?: string; settings?: Record<string, unknown>; secrets?: Record<string, unknown | null> },
     actor: EventActor,
   ): Promise<Connection> {
-    const current = this.open(workspaceId, id)
+    // Secrets sealed under another instance secret cannot be kept, only set again.
+    const current = this.openOr(workspaceId, id)
     const kind = this.kindOf(current.kind)
     const settings = input.settings ? checked(kind.settings, input.settings, 'settings') : current.settings
     await this.reachable(settings)

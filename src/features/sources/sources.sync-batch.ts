@@ -27,7 +27,11 @@ export interface Tally {
   removed: number
 }
 
+/** A file read whole past this size waits for the other large reads: one at a time. */
+const LARGE_FILE_BYTES = 16 * 1024 * 1024
+
 export class SyncBatch {
+  private large: Promise<void> = Promise.resolve()
   private fetch: SourceFile[] = []
   private unchanged: string[] = []
   private gone: ItemRow[] = []
@@ -71,6 +75,7 @@ export class SyncBatch {
 
   /** Fetches, stores and registers the batch; then it is empty again. */
   async flush(actor: AuditActor): Promise<void> {
+    if (this.size === 0) return
     const { ingest, repo, source } = { ...this.d, source: this.source }
     const files = this.fetch
     const stored = await this.fetchAll(files)
@@ -129,14 +134,30 @@ export class SyncBatch {
     return rows
   }
 
-  /** Fetches and stores files, `concurrency` at once; a file that cannot be taken is a per-file failure. */
+  /** Runs `work` after every large read before it has finished. */
+  private oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.large.then(work)
+    this.large = run.then(
+      () => {},
+      () => {},
+    )
+    return run
+  }
+
+  /**
+   * Fetches and stores files, `concurrency` at once but large ones (or of unknown size) one at a
+   * time, so memory stays near `concurrency` small files plus one large one; a file that cannot be
+   * taken is a per-file failure.
+   */
   private async fetchAll(files: SourceFile[]): Promise<Fetched[]> {
     const out: Fetched[] = new Array(files.length)
     let next = 0
     const worker = async () => {
       while (next < files.length) {
         const i = next++
-        out[i] = await this.fetchOne(files[i]!)
+        const file = files[i]!
+        const large = file.size < 0 || file.size > LARGE_FILE_BYTES
+        out[i] = await (large ? this.oneAtATime(() => this.fetchOne(file)) : this.fetchOne(file))
       }
     }
     await Promise.all(Array.from({ length: Math.min(this.d.concurrency, files.length) }, worker))

@@ -62,6 +62,8 @@ async function runSync(d: SyncDeps, ctx: JobContext): Promise<unknown> {
   if (!source) return { outcome: 'gone' }
   const runId = p.run_id ?? claimRun(d, source, ctx.job.id)
   if (!runId) return { outcome: 'busy' }
+  // A run canceled (or its source's sync ended) while this job waited: nothing left to do.
+  if (d.ingest.runById(source.corpus_id, runId)?.listing !== 1) return { outcome: 'closed' }
   const tally: Tally = { seen: 0, fetched: 0, failed: 0, removed: 0 }
   try {
     await listAndTake(d, ctx, source, runId, tally)
