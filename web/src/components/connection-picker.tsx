@@ -127,7 +127,7 @@ function ConnectionSummary({ connection }: { connection: Connection }) {
   const label = (name: string) => info.fields.find((f) => f.name === name)?.label ?? name
   const settings = Object.entries(connection.settings)
   return (
-    <dl class="connection-summary" aria-label={`Connection ${connection.name}`}>
+    <dl class="connection-summary">
       <div>
         <dt>Kind</dt>
         <dd>{kindLabel(connection.kind)}</dd>

@@ -128,7 +128,7 @@ function ImportState({ status }: { status: ImportStatus }) {
       </p>
       {status.run && (
         <>
-          <RunCounters run={status.run} label="Counters of the latest import" />
+          <RunCounters run={status.run} />
           <RunErrors run={status.run} />
         </>
       )}

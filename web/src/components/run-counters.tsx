@@ -17,9 +17,9 @@ const COUNTERS: {
 ]
 
 /** The run's counters as a line of labelled numbers ("processing" only while documents are). */
-export function RunCounters({ run, label }: { run: SyncRun; label: string }) {
+export function RunCounters({ run }: { run: SyncRun }) {
   return (
-    <dl class="run-counters" aria-label={label}>
+    <dl class="run-counters">
       {COUNTERS.filter((c) => c.key !== 'pending' || run.pending > 0).map((c) => (
         <div key={c.key} class={`run-counter run-${c.key}`} data-counter={c.key}>
           <dt>{c.label}</dt>

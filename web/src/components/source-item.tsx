@@ -125,7 +125,7 @@ function SourceState({ source }: { source: Source }) {
     return (
       <div class="stack source-state">
         <SyncProgress jobId={current.job_id} name={source.name} />
-        <RunCounters run={current} label={`Counters of the running sync of ${source.name}`} />
+        <RunCounters run={current} />
       </div>
     )
   }
@@ -144,7 +144,7 @@ function SourceState({ source }: { source: Source }) {
           )}
         </span>
       </p>
-      <RunCounters run={last} label={`Counters of the last sync of ${source.name}`} />
+      <RunCounters run={last} />
       <RunErrors run={last} />
     </div>
   )

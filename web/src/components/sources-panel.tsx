@@ -23,6 +23,16 @@ import '../styles/sources.css'
 /** A source is busy while a sync lists it or its last run's documents are still processing. */
 const busy = (s: Source) => s.current_run !== null || s.last_run?.status === 'running'
 
+/** What the list says of a source's runs: any change to it is a run that started, moved or ended. */
+const runsOf = (s: Source) =>
+  [s.id, s.current_run, s.last_run]
+    .map((r) =>
+      typeof r === 'string' || r === null
+        ? r
+        : `${r.id}:${r.status}:${r.created + r.updated + r.deleted + r.failed}`,
+    )
+    .join('/')
+
 /** The tab; `onChanged` reloads the base's counters and documents. */
 export function SourcesPanel({ base, onChanged }: { base: Corpus; onChanged: () => void }) {
   const admin = me.value?.role === 'admin'
@@ -39,15 +49,19 @@ export function SourcesPanel({ base, onChanged }: { base: Corpus; onChanged: () 
   const active = sources.data?.some(busy) ?? false
   usePoll(sources, active)
 
-  // Each new answer of a busy list moves the history; the end of a run also moves the base.
+  // A run that starts, moves or ends changes the history, and the base's counters and documents.
+  // Compared by what the list says of each run, since a short sync may end before any poll sees it.
   const changed = useRef(onChanged)
   changed.current = onChanged
-  const wasActive = useRef(false)
+  const seen = useRef<string | null>(null)
   useEffect(() => {
     if (!sources.data) return
-    runs.reload()
-    if (wasActive.current && !active) changed.current()
-    wasActive.current = active
+    const now = sources.data.map(runsOf).join(' ')
+    if (seen.current !== null && seen.current !== now) {
+      runs.reload()
+      changed.current()
+    }
+    seen.current = now
   }, [sources.data])
 
   const [adding, setAdding] = useState(false)
