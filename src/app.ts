@@ -147,6 +147,7 @@ function composeFeatures(
   const sources = sourcesFeature({
     ...p,
     config: config.sources,
+    storage: config.storage,
     maxFileBytes: config.ingest.max_file_bytes,
     secret: deps.secret,
     corpora: corpora.service,

@@ -19,7 +19,7 @@ afterAll(() => {
 interface Info {
   storage: string
   region: string | null
-  egress: { summary: string; destinations: { name: string; configured: boolean }[] }
+  egress: { summary: string; destinations: { name: string; purpose: string; configured: boolean }[] }
   accepted_file_types: { kind: string; content_type: string; extensions: string[] }[]
   limits: { max_file_bytes: number }
 }
@@ -36,8 +36,11 @@ describe('platform info', () => {
       'model server',
       'embeddings server',
       'email (SMTP)',
+      'document sources',
       'billing provider',
     ])
+    const sources = info.egress.destinations.find((d) => d.name === 'document sources')!
+    expect(sources.purpose).toContain('metadata addresses are always refused')
     expect(info.egress.destinations.every((d) => !d.configured)).toBe(true)
     expect(info.limits.max_file_bytes).toBe(plain.deps.config.ingest.max_file_bytes)
   })

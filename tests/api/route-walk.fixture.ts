@@ -151,7 +151,10 @@ export function requestTo(
     body = new URLSearchParams(exampleOf(m.route.body) as Record<string, string>).toString()
   } else if (m.route.body) {
     headers['content-type'] = 'application/json'
-    body = JSON.stringify(exampleOf(m.route.body))
+    // A body naming another object (a source's connection) names the walk's own, as a caller would.
+    const example = exampleOf(m.route.body) as Record<string, unknown>
+    for (const k of Object.keys(example)) if (k.endsWith('_id') && ids[k]) example[k] = ids[k]
+    body = JSON.stringify(example)
   }
   const search = query.size > 0 ? `?${query}` : ''
   return { path: `${path}${search}`, init: { method: m.route.method, headers, body } }
@@ -210,11 +213,27 @@ export async function tenant(t: TestApp): Promise<Tenant> {
     expect(res.status).toBe(200)
     return (await res.json()) as T
   }
+  const made = async <T>(path: string, json: unknown): Promise<T> => {
+    const res = await t.request(path, { method: 'POST', json, headers: bearer(admin.token) })
+    expect(res.status).toBe(201)
+    return (await res.json()) as T
+  }
   const upsert = await call<{ document: { id: string }; sync_run: { id: string } }>(
     `/v1/corpora/${corpusId}/documents/upsert`,
     { method: 'POST', json: { path: 'walk.txt', content: 'The route walk checks every route.' } },
   )
   const job = await call<{ id: string }>(`/v1/corpora/${corpusId}/train`, { method: 'POST' })
+  // A bucket nobody listens at: creating a source does not reach it; validating it is a 502.
+  const connection = await made<{ id: string }>('/v1/connections', {
+    kind: 's3',
+    name: 'Walk bucket',
+    settings: { endpoint: 'http://127.0.0.1:9', bucket: 'walk' },
+    secrets: { access_key: 'walk-access', secret_key: 'walk-secret-key' },
+  })
+  const source = await made<{ id: string }>(`/v1/corpora/${corpusId}/sources`, {
+    connection_id: connection.id,
+    folder: 'docs/',
+  })
   await call('/v1/admin/invites', { method: 'POST', json: { email: `pending-${admin.userId}@example.com` } })
   const members = await call<{ invites: { id: string }[] }>('/v1/admin/members')
   return {
@@ -231,6 +250,8 @@ export async function tenant(t: TestApp): Promise<Tenant> {
       key_id: adminKey.id,
       invite_id: members.invites[0]!.id,
       user_id: member.userId,
+      connection_id: connection.id,
+      source_id: source.id,
     },
   }
 }

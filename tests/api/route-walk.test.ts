@@ -211,7 +211,7 @@ describe('the walk itself', () => {
       }),
       defineRoute({
         method: 'GET',
-        path: '/walk-sources/:source_id',
+        path: '/walk-widgets/:widget_id',
         mount: 'v1',
         auth: 'bearer',
         summary: 'Names an id the walk has no object for yet',
@@ -235,7 +235,7 @@ describe('the walk itself', () => {
         leak('/v1'),
         leak(''),
         leak(''),
-        'GET /v1/walk-sources/:source_id: the walk makes no :source_id (add one to tenant())',
+        'GET /v1/walk-widgets/:widget_id: the walk makes no :widget_id (add one to tenant())',
       ])
     } finally {
       leaky.close()

@@ -14,6 +14,9 @@ export type AuditAction =
   | 'member.removed'
   | 'document.deleted'
   | 'corpus.deleted'
+  | 'connection.created'
+  | 'connection.updated'
+  | 'connection.deleted'
 
 /** Who did it and from where. */
 export interface AuditActor {

@@ -3,10 +3,17 @@ import type { DomainEvent } from '../../platform/events/events'
 import type { AuditEntry, AuditService } from './audit.service'
 
 /** The events the audit log records from the outbox rather than inline. */
-type Audited = 'key.created' | 'key.revoked' | 'member.changed' | 'member.removed'
+type Audited =
+  | 'key.created'
+  | 'key.revoked'
+  | 'member.changed'
+  | 'member.removed'
+  | 'connection.created'
+  | 'connection.updated'
+  | 'connection.deleted'
 
 /**
- * Writes the audit rows of key and membership changes after they commit. The row's id is derived
+ * Writes the audit rows of key, membership and connection changes after they commit. The row's id is derived
  * from the event's, so a second delivery of one event (a crash between the write and its delivery
  * record) finds the row already there; its time is the event's, so the row reads as if written with
  * the change.
@@ -14,7 +21,15 @@ type Audited = 'key.created' | 'key.revoked' | 'member.changed' | 'member.remove
 export function auditSubscriber(audit: AuditService): Subscriber<Audited> {
   return {
     name: 'audit',
-    types: ['key.created', 'key.revoked', 'member.changed', 'member.removed'],
+    types: [
+      'key.created',
+      'key.revoked',
+      'member.changed',
+      'member.removed',
+      'connection.created',
+      'connection.updated',
+      'connection.deleted',
+    ],
     handle: (e: DomainEvent<Audited>) => audit.recordOnce(auditIdOf(e.id), e.occurredAt, entryOf(e)),
   }
 }
@@ -42,6 +57,20 @@ function entryOf(e: DomainEvent<Audited>): AuditEntry {
         action: 'member.role_changed',
         target: { type: 'user', id: userId },
         details: { email, from, to: role },
+      }
+    }
+    case 'connection.created':
+    case 'connection.updated':
+    case 'connection.deleted': {
+      const { connectionId, kind, name, actor } = e.payload
+      // Which secret fields were written, never their values.
+      const secrets = e.type === 'connection.updated' ? { secrets: e.payload.secrets } : {}
+      return {
+        workspaceId,
+        actor,
+        action: e.type,
+        target: { type: 'connection', id: connectionId },
+        details: { kind, name, ...secrets },
       }
     }
     case 'member.removed': {

@@ -3,7 +3,10 @@ import type { Config } from '../../platform/config/config.load'
 import type { IngestService } from '../ingest/ingest.service'
 import type { PlatformInfoResp } from './platform-info.schemas'
 
-export type PlatformInfoConfig = Pick<Config, 'storage' | 'llm' | 'embed' | 'email' | 'billing' | 'ingest'>
+export type PlatformInfoConfig = Pick<
+  Config,
+  'storage' | 'llm' | 'embed' | 'email' | 'billing' | 'ingest' | 'sources'
+>
 
 type Info = Static<typeof PlatformInfoResp>
 
@@ -37,6 +40,12 @@ export class PlatformInfoService {
         name: 'email (SMTP)',
         purpose: 'Verification, password reset and invitation messages.',
         configured: config.email.transport !== 'disabled',
+      },
+      {
+        name: 'document sources',
+        // Not the operator's to configure: only a workspace that connects a source makes the server reach it.
+        purpose: `Only when a workspace connects one: listing and reading the buckets, Drive folders and SharePoint libraries a workspace connects, and only those. Link-local and cloud metadata addresses are always refused; private networks are ${config.sources.deny_private_networks ? 'refused too' : 'allowed (on-premises stores live there)'}. Server folders are read only under the roots the operator allows.`,
+        configured: false,
       },
       {
         name: 'billing provider',

@@ -3,7 +3,12 @@ import { Value } from '@sinclair/typebox/value'
 import type { Clock } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import { SealBroken, type Sealer } from '../../platform/crypto/sealed'
+import type { Db } from '../../platform/db/db'
+import { transaction } from '../../platform/db/transaction'
 import { fail, notFound, type ValidationIssue, validationFailed } from '../../platform/errors/errors'
+import type { EventActor } from '../../platform/events/events'
+import type { Outbox } from '../../platform/events/outbox'
+import { EgressDenied } from '../../platform/net/egress'
 import type { ConnectorKind, SourceKind } from './connectors/connector'
 import type { ConnectionRow, SourcesRepo } from './sources.repo'
 
@@ -43,15 +48,21 @@ export class Connections {
       repo: SourcesRepo
       kinds: ReadonlyMap<SourceKind, ConnectorKind>
       sealer: Sealer
+      db: Db
+      /** Connections added, changed and deleted are told (the audit log records them). */
+      events: Outbox
       clock: Clock
       random: Random
+      /** The outbound guard: an address in the settings it refuses is refused before anything is stored. */
+      checkHost: (urlOrHost: string) => Promise<void>
     },
   ) {}
 
-  create(workspaceId: string, input: ConnectionInput): Connection {
+  async create(workspaceId: string, input: ConnectionInput, actor: EventActor): Promise<Connection> {
     const kind = this.kindOf(input.kind)
     const settings = checked(kind.settings, input.settings ?? {}, 'settings')
     const secrets = checked(kind.secrets, input.secrets ?? {}, 'secrets')
+    await this.reachable(settings)
     const now = this.d.clock.now().getTime()
     const id = newId(this.d.random, 'conn')
     const row: ConnectionRow = {
@@ -65,7 +76,10 @@ export class Connections {
       created_at: now,
       updated_at: now,
     }
-    this.d.repo.insertConnection(row)
+    transaction(this.d.db, () => {
+      this.d.repo.insertConnection(row)
+      this.told('connection.created', row, actor)
+    })
     return this.view(row)
   }
 
@@ -98,14 +112,16 @@ export class Connections {
    * Changes a connection: a new name, settings replaced when given, and secret fields replaced one
    * by one (a field given as null is cleared; one not given keeps its value).
    */
-  update(
+  async update(
     workspaceId: string,
     id: string,
     input: { name?: string; settings?: Record<string, unknown>; secrets?: Record<string, unknown | null> },
-  ): Connection {
+    actor: EventActor,
+  ): Promise<Connection> {
     const current = this.open(workspaceId, id)
     const kind = this.kindOf(current.kind)
     const settings = input.settings ? checked(kind.settings, input.settings, 'settings') : current.settings
+    await this.reachable(settings)
     const merged: Record<string, unknown> = { ...current.secrets }
     for (const [k, v] of Object.entries(input.secrets ?? {})) {
       if (v === null) delete merged[k]
@@ -121,12 +137,15 @@ export class Connections {
       secrets_set: JSON.stringify(setFields(secrets)),
       updated_at: this.d.clock.now().getTime(),
     }
-    this.d.repo.updateConnection(next)
+    transaction(this.d.db, () => {
+      this.d.repo.updateConnection(next)
+      this.told('connection.updated', next, actor, Object.keys(input.secrets ?? {}).sort())
+    })
     return this.view(next)
   }
 
   /** Deletes a connection no source uses (409 `connection_in_use` otherwise). */
-  delete(workspaceId: string, id: string): void {
+  delete(workspaceId: string, id: string, actor: EventActor): void {
     const row = this.row(workspaceId, id)
     const users = this.d.repo.usersOf(row.id)
     if (users > 0) {
@@ -138,7 +157,40 @@ export class Connections {
         },
       )
     }
-    this.d.repo.deleteConnection(row.id)
+    transaction(this.d.db, () => {
+      this.d.repo.deleteConnection(row.id)
+      this.told('connection.deleted', row, actor)
+    })
+  }
+
+  /** Tells a change of a connection, in its transaction: names and kinds only, never a secret. */
+  private told(
+    type: 'connection.created' | 'connection.updated' | 'connection.deleted',
+    row: ConnectionRow,
+    actor: EventActor,
+    secrets: string[] = [],
+  ): void {
+    const base = { connectionId: row.id, kind: row.kind, name: row.name, actor }
+    const workspaceId = row.workspace_id
+    if (type === 'connection.updated') {
+      this.d.events.emit(this.d.db, { type, workspaceId, payload: { ...base, secrets } })
+    } else this.d.events.emit(this.d.db, { type, workspaceId, payload: base })
+  }
+
+  /**
+   * Refuses settings that point at an address no source may be at (metadata, link-local; private
+   * when denied). A name that does not resolve now is left to validation, which says unreachable.
+   */
+  private async reachable(settings: Record<string, unknown>): Promise<void> {
+    for (const [field, value] of Object.entries(settings)) {
+      if (typeof value !== 'string' || !/^https?:\/\//i.test(value)) continue
+      try {
+        await this.d.checkHost(value)
+      } catch (e) {
+        if (!(e instanceof EgressDenied) || e.reason === 'unresolvable') continue
+        throw fail('egress_denied', e.message, { field: `settings.${field}`, reason: e.reason })
+      }
+    }
   }
 
   /** The kind's definition; an unknown kind is a 422 naming the known ones. */

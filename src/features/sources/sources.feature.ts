@@ -5,17 +5,22 @@ import { EgressGuard } from '../../platform/net/egress'
 import type { CorporaService } from '../corpora/corpora.service'
 import type { IngestService } from '../ingest/ingest.service'
 import { connectorKinds } from './connectors/kinds'
-import { connectionRoutes } from './sources.connection-routes'
+import { s3Setup } from './s3-setup'
 import { Connections } from './sources.connections'
-import { importRoutes } from './sources.import-routes'
+import { connectionRoutes } from './sources.connections.routes'
 import { Imports } from './sources.imports'
+import { importRoutes } from './sources.imports.routes'
 import { SourcesRepo } from './sources.repo'
 import { sourcesRoutes } from './sources.routes'
 import { SourcesService } from './sources.service'
+import { storageRoutes } from './sources.storage.routes'
 import { syncJob } from './sources.sync'
+import { UploadCredentialsService } from './upload-credentials'
 
 export interface SourcesFeatureDeps extends Platform {
   config: Config['sources']
+  /** Object storage: upload credentials are issued for its bucket. */
+  storage: Config['storage']
   maxFileBytes: number
   /** The instance secret: connection secrets are sealed under a key derived from it. */
   secret: string
@@ -41,13 +46,28 @@ export function sourcesFeature(d: SourcesFeatureDeps): Feature<SourcesService> {
     sealer: new Sealer(d.secret, 'engram/sources/credentials'),
     clock: d.clock,
     random: d.random,
+    checkHost: env.checkHost,
+    db: d.db,
+    events: d.events,
   })
   const syncDeps = { ...d, repo, connections, kinds, env }
   const service = new SourcesService(syncDeps)
   const imports = new Imports(syncDeps, service)
   return {
     service,
-    routes: [...sourcesRoutes(service, d.clock), ...connectionRoutes(service), ...importRoutes(imports)],
+    routes: [
+      ...sourcesRoutes(service, d.clock),
+      ...connectionRoutes(service),
+      ...importRoutes(imports),
+      ...storageRoutes({
+        uploadCredentials: new UploadCredentialsService(d.storage, {
+          ...(d.storage.s3_sts_endpoint ? { stsEndpoint: d.storage.s3_sts_endpoint } : {}),
+          ...(d.storage.s3_role_arn ? { roleArn: d.storage.s3_role_arn } : {}),
+        }),
+        setup: () => s3Setup(d.storage),
+        corporaExists: (ws, id) => d.corpora.exists(ws, id),
+      }),
+    ],
     jobs: [syncJob(syncDeps)],
   }
 }

@@ -6,6 +6,7 @@ import { SyncRunResp } from '../ingest/ingest.schemas'
 import { syncRunResp } from '../ingest/ingest.service'
 import {
   DeleteSourceQuery,
+  SourceDeleteResp,
   SourceParams,
   SourceReq,
   SourceResp,
@@ -92,7 +93,7 @@ export function sourcesRoutes(sources: SourcesService, clock: { now(): Date }): 
       tags: ['sources'],
       params: SourceParams,
       query: DeleteSourceQuery,
-      response: Type.Object({ deleted_documents: Type.Integer() }),
+      response: SourceDeleteResp,
       handler: ({ principal, params, query, ip, requestId }) =>
         sources.delete(principal.workspaceId, params.corpus_id, params.source_id, {
           deleteDocuments: query.delete_documents ?? false,

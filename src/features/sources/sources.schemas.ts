@@ -106,6 +106,10 @@ export const DeleteSourceQuery = Type.Object({
   ),
 })
 
+export const SourceDeleteResp = namedObject('SourceDeleteResp', {
+  deleted_documents: Type.Integer({ description: 'Documents deleted with the source (0 unless asked).' }),
+})
+
 export const ImportReq = namedObject('ImportReq', {
   connection_id: Type.String({ maxLength: 64 }),
   folder: Type.String({

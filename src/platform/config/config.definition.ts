@@ -235,6 +235,18 @@ export const configDefinition = {
       default: 'us-east-1',
       kind: { type: 'string' },
     }),
+    s3_sts_endpoint: leaf({
+      doc: 'Where upload credentials are asked for (STS AssumeRole); unset: the S3 endpoint (MinIO and most S3-compatible servers answer there). On AWS: https://sts.<region>.amazonaws.com.',
+      env: 'ENGRAM_S3_STS_ENDPOINT',
+      default: null,
+      kind: { type: 'string', pattern: /^https?:\/\/[^\s]+$/, patternHint: 'an http(s) URL' },
+    }),
+    s3_role_arn: leaf({
+      doc: 'The role upload credentials assume (AWS requires one; MinIO ignores it). See GET /v1/sources/s3/setup.',
+      env: 'ENGRAM_S3_ROLE_ARN',
+      default: null,
+      kind: { type: 'string' },
+    }),
   },
   billing: {
     mode: leaf({

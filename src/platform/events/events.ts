@@ -44,6 +44,16 @@ export interface DomainEvents {
   /** A question answered from a base (declined ones too: they were asked); `keyId` when asked with a key. */
   'question.answered': { corpusId: string; strategy: 'cart' | 'rag'; answered: boolean; keyId: string | null }
   'settings.changed': { keys: string[]; actor: EventActor }
+  /** A connection's credentials added, changed (`secrets`: the secret fields written) or deleted. */
+  'connection.created': { connectionId: string; kind: string; name: string; actor: EventActor }
+  'connection.updated': {
+    connectionId: string
+    kind: string
+    name: string
+    secrets: string[]
+    actor: EventActor
+  }
+  'connection.deleted': { connectionId: string; kind: string; name: string; actor: EventActor }
 }
 
 export type EventType = keyof DomainEvents

@@ -70,7 +70,6 @@ export function hostOf(urlOrHost: string): string {
 export type Resolver = (host: string) => Promise<string[]>
 
 export const dnsResolver: Resolver = async (host) => {
-  if (ipaddr.isValid(host)) return [host]
   const found = await lookup(host, { all: true, verbatim: true })
   return found.map((a) => a.address)
 }
@@ -85,7 +84,7 @@ export class EgressGuard {
     if (METADATA_NAMES.has(host.replace(/\.$/, ''))) throw new EgressDenied(host, 'metadata')
     let addresses: string[]
     try {
-      addresses = await (this.o.resolve ?? dnsResolver)(host)
+      addresses = ipaddr.isValid(host) ? [host] : await (this.o.resolve ?? dnsResolver)(host)
     } catch {
       throw new EgressDenied(host, 'unresolvable')
     }

@@ -17,7 +17,7 @@ const S3_REQUIRED = [
  * an S3 bucket. Refuses an incomplete S3 configuration up front rather than at the first upload.
  */
 export function createObjectStore(
-  config: Pick<Config, 'storage'>,
+  config: { storage: Omit<Config['storage'], 's3_sts_endpoint' | 's3_role_arn'> },
   dataDir: string,
   deps: { clock?: Clock } = {},
 ): ObjectStore {

@@ -82,3 +82,13 @@ export function objectPrefix(workspaceId: string, ...parts: string[]): string {
   assertValidPrefix(prefix)
   return prefix
 }
+
+/**
+ * Where objects uploaded straight to the bucket for a base land (upload credentials):
+ * `<workspaceId>/corpora/<corpusId>/uploads/`. Inside the base's prefix, so deleting the base takes
+ * them, but apart from the objects ingestion writes, so that a tenant holding write credentials can
+ * never overwrite a stored raw file or text sidecar.
+ */
+export function corpusUploadPrefix(workspaceId: string, corpusId: string): string {
+  return objectPrefix(workspaceId, 'corpora', corpusId, 'uploads')
+}

@@ -1,5 +1,5 @@
-import { Type } from '@sinclair/typebox'
 import { defineRoute, type RouteDef, reply } from '../../platform/http/route'
+import { actorOf } from '../audit/audit.service'
 import {
   ConnectionParams,
   ConnectionReq,
@@ -27,8 +27,14 @@ export function connectionRoutes(sources: SourcesService): RouteDef[] {
       body: ConnectionReq,
       status: 201,
       response: ConnectionResp,
-      handler: ({ principal, body }) =>
-        reply(201, connectionResp(connections.create(principal.workspaceId, body))),
+      errors: ['egress_denied'],
+      handler: async ({ principal, body, ip, requestId }) =>
+        reply(
+          201,
+          connectionResp(
+            await connections.create(principal.workspaceId, body, actorOf(principal, ip, requestId)),
+          ),
+        ),
     }),
     defineRoute({
       method: 'GET',
@@ -68,8 +74,16 @@ export function connectionRoutes(sources: SourcesService): RouteDef[] {
       params: ConnectionParams,
       body: ConnectionUpdateReq,
       response: ConnectionResp,
-      handler: ({ principal, params, body }) =>
-        connectionResp(connections.update(principal.workspaceId, params.connection_id, body)),
+      errors: ['egress_denied'],
+      handler: async ({ principal, params, body, ip, requestId }) =>
+        connectionResp(
+          await connections.update(
+            principal.workspaceId,
+            params.connection_id,
+            body,
+            actorOf(principal, ip, requestId),
+          ),
+        ),
     }),
     defineRoute({
       method: 'DELETE',
@@ -82,9 +96,8 @@ export function connectionRoutes(sources: SourcesService): RouteDef[] {
       params: ConnectionParams,
       status: 204,
       errors: ['connection_in_use'],
-      response: Type.Null(),
-      handler: ({ principal, params }) => {
-        connections.delete(principal.workspaceId, params.connection_id)
+      handler: ({ principal, params, ip, requestId }) => {
+        connections.delete(principal.workspaceId, params.connection_id, actorOf(principal, ip, requestId))
         return reply(204)
       },
     }),

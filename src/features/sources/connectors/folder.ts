@@ -1,0 +1,213 @@
+// The `folder` kind: a directory on the server, only under the roots the operator allows
+// (`sources.folder_roots`). Paths are checked after symlinks are resolved, when the source is added
+// and again on every validate, listing and read, so neither `..` nor a symlink leads outside.
+import { constants, type Stats } from 'node:fs'
+import { open, opendir, realpath, stat } from 'node:fs/promises'
+import { isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { Type } from '@sinclair/typebox'
+import type { Config } from '../../../platform/config/config.load'
+import { concatChunks } from '../../../platform/storage/streams'
+import { type ConnectorKind, type SourceChange, SourceError, type SourceFile } from './connector'
+
+/** A folder source has nothing to configure but its folder, and no credentials. */
+export const FolderSettings = Type.Object({}, { additionalProperties: false })
+export const FolderSecrets = Type.Object({}, { additionalProperties: false })
+
+const READ_CHUNK = 256 * 1024
+
+/** True when `path` is `base` or below it; both absolute and normalized. */
+function inside(base: string, path: string): boolean {
+  const r = relative(base, path)
+  return r === '' || (r !== '..' && !r.startsWith(`..${sep}`) && !isAbsolute(r))
+}
+
+const errno = (e: unknown) => (e as { code?: string } | undefined)?.code ?? ''
+
+/** A file-system failure in the contract's words; `missing` is what ENOENT means where it happened. */
+function fsError(e: unknown, missing: 'folder_not_found' | 'file_not_found'): SourceError {
+  if (e instanceof SourceError) return e
+  const code = errno(e)
+  if (code === 'ENOENT' || code === 'ENOTDIR')
+    return new SourceError(missing, 'It does not exist (any more).')
+  if (code === 'EACCES' || code === 'EPERM') {
+    return new SourceError('permission_denied', 'The server process may not read it.')
+  }
+  return new SourceError('source_error', `The file system failed${code ? ` (${code})` : ''}.`)
+}
+
+/** The allowed roots, each as configured and with symlinks resolved; a root that does not exist admits nothing. */
+async function rootsOf(config: Config['sources']): Promise<{ given: string; real: string }[]> {
+  const roots: { given: string; real: string }[] = []
+  for (const given of config.folder_roots.split(',').map((r) => r.trim())) {
+    if (!isAbsolute(given)) continue
+    const real = await realpath(given).catch(() => null)
+    if (real) roots.push({ given: resolve(given), real })
+  }
+  return roots
+}
+
+/**
+ * The real path of a source folder, refused unless it is one of the roots or inside one once
+ * symlinks and `..` are resolved. A path outside the roots is refused the same whether or not it
+ * exists, so the check cannot be used to probe the server's directories.
+ */
+async function resolveFolder(raw: string, config: Config['sources']): Promise<string> {
+  if (!isAbsolute(raw) || raw.includes('\0')) {
+    throw new SourceError('invalid_folder', 'The folder must be an absolute path on the server.')
+  }
+  const roots = await rootsOf(config)
+  const refused = new SourceError(
+    'root_not_allowed',
+    roots.length === 0
+      ? 'No folder roots are configured on this server (sources.folder_roots).'
+      : 'The folder is not inside a root this server allows (sources.folder_roots).',
+  )
+  let real: string
+  try {
+    real = await realpath(raw)
+  } catch (e) {
+    const asked = resolve(raw)
+    if (!roots.some((r) => inside(r.given, asked) || inside(r.real, asked))) throw refused
+    throw fsError(e, 'folder_not_found')
+  }
+  if (!roots.some((r) => inside(r.real, real))) throw refused
+  const st = await stat(real).catch((e) => {
+    throw fsError(e, 'folder_not_found')
+  })
+  if (!st.isDirectory()) throw new SourceError('invalid_folder', 'The path is not a directory.')
+  return real
+}
+
+function fileOf(path: string, st: Stats): SourceFile {
+  return {
+    id: path,
+    path,
+    // The inode catches a file replaced by another of the same size within the clock's resolution.
+    version: `${st.size}:${st.mtimeMs}:${st.ino}`,
+    size: st.size,
+    modifiedAt: Math.trunc(st.mtimeMs),
+    contentType: null,
+  }
+}
+
+/**
+ * The regular files under `base`, depth first, one directory handle open per level. A symlink is
+ * followed only when its target, resolved, is inside `base`; a symlinked directory is walked at
+ * most once and never when it is an ancestor (a loop). Names are kept as they are: one that is no
+ * valid document path (a control character, a backslash) is listed, and the sync refuses it.
+ */
+async function* walk(
+  base: string,
+  dir: string,
+  path: string,
+  ancestors: Set<string>,
+  linked: Set<string>,
+): AsyncGenerator<SourceChange> {
+  const handle = await opendir(dir).catch((e) => {
+    // A directory that vanished mid-walk has no files left; one that cannot be read fails the
+    // listing, since a complete listing that left it out would delete its documents.
+    if (errno(e) === 'ENOENT') return null
+    throw fsError(e, 'folder_not_found')
+  })
+  if (!handle) return
+  ancestors.add(dir)
+  for await (const entry of handle) {
+    const childPath = path ? `${path}/${entry.name}` : entry.name
+    const child = join(dir, entry.name)
+    if (entry.isDirectory()) {
+      yield* walk(base, child, childPath, ancestors, linked)
+    } else if (entry.isFile()) {
+      const st = await stat(child).catch(() => null)
+      if (st?.isFile()) yield { kind: 'file', file: fileOf(childPath, st) }
+    } else if (entry.isSymbolicLink()) {
+      const target = await realpath(child).catch(() => null)
+      if (!target || !inside(base, target)) continue
+      const st = await stat(target).catch(() => null)
+      if (st?.isFile()) {
+        yield { kind: 'file', file: fileOf(childPath, st) }
+      } else if (st?.isDirectory() && !ancestors.has(target) && !linked.has(target)) {
+        linked.add(target)
+        yield* walk(base, target, childPath, ancestors, linked)
+      }
+    }
+    // Sockets, FIFOs and devices are not documents.
+  }
+  ancestors.delete(dir)
+}
+
+/**
+ * Opens a listed file for reading, refusing one whose path now leads outside `base`. The path is
+ * resolved and checked, opened without following a final symlink, and checked again afterwards:
+ * a file or directory swapped for a symlink in between is caught by one check or the other.
+ */
+async function openInside(base: string, path: string) {
+  if (isAbsolute(path) || path.split('/').some((s) => s === '' || s === '.' || s === '..')) {
+    throw new SourceError('file_not_found', 'The path is not a file under the folder.')
+  }
+  const outside = new SourceError('permission_denied', 'The file leads outside the source folder.')
+  const real = await realpath(join(base, path)).catch((e) => {
+    throw fsError(e, 'file_not_found')
+  })
+  if (!inside(base, real)) throw outside
+  const flags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
+  const handle = await open(real, flags).catch((e) => {
+    throw errno(e) === 'ELOOP' ? outside : fsError(e, 'file_not_found')
+  })
+  try {
+    const st = await handle.stat()
+    const again = await realpath(real).catch(() => null)
+    const now = again === real ? await stat(real).catch(() => null) : null
+    if (!now || now.ino !== st.ino || now.dev !== st.dev) throw outside
+    if (!st.isFile()) throw new SourceError('file_not_found', 'The path is no longer a regular file.')
+    return { handle, size: st.size }
+  } catch (e) {
+    await handle.close()
+    throw e
+  }
+}
+
+async function readInside(base: string, path: string, maxBytes: number): Promise<Uint8Array> {
+  const tooLarge = () => new SourceError('file_too_large', `The file is larger than ${maxBytes} bytes.`)
+  const { handle, size } = await openInside(base, path)
+  try {
+    if (size > maxBytes) throw tooLarge()
+    const chunks: Uint8Array[] = []
+    let total = 0
+    // Read to the end rather than to the size seen: a file still being written may have grown.
+    for (;;) {
+      const { bytesRead, buffer } = await handle.read(new Uint8Array(READ_CHUNK), 0, READ_CHUNK, null)
+      if (bytesRead === 0) break
+      total += bytesRead
+      if (total > maxBytes) throw tooLarge()
+      chunks.push(buffer.subarray(0, bytesRead))
+    }
+    return concatChunks(chunks, total)
+  } catch (e) {
+    throw fsError(e, 'file_not_found')
+  } finally {
+    await handle.close()
+  }
+}
+
+export const folderKind: ConnectorKind = {
+  kind: 'folder',
+  settings: FolderSettings,
+  secrets: FolderSecrets,
+  folder: (raw, env) => resolveFolder(raw, env.config),
+  open: ({ folder, env }) => ({
+    async validate() {
+      const base = await resolveFolder(folder, env.config)
+      const dir = await opendir(base).catch((e) => {
+        throw fsError(e, 'folder_not_found')
+      })
+      await dir.close()
+    },
+    async list() {
+      const base = await resolveFolder(folder, env.config)
+      return { complete: true, changes: walk(base, base, '', new Set(), new Set()), nextCursor: () => null }
+    },
+    async read(file, maxBytes) {
+      return readInside(await resolveFolder(folder, env.config), file.id, maxBytes)
+    },
+  }),
+}

@@ -1,0 +1,86 @@
+// s3rver (an S3-compatible server in-process) on loopback, with two of its defects mended so that
+// listings page the way S3's do. The code under test talks to it unchanged, over real HTTP.
+import crypto from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import S3rver from 's3rver'
+
+export interface S3Standin {
+  /** http://127.0.0.1:<port> */
+  endpoint: string
+  /** s3rver's built-in account. */
+  accessKey: string
+  secretKey: string
+  stop(): Promise<void>
+}
+
+interface ListOptions {
+  delimiter?: string
+  startAfter?: string
+  maxKeys?: number
+}
+interface Listed {
+  objects: { key: string }[]
+  commonPrefixes: string[]
+  isTruncated: boolean
+}
+interface Store {
+  listObjects(bucket: string, options: ListOptions): Promise<Listed>
+}
+
+/**
+ * s3rver encrypts its continuation tokens with DES, which Bun's crypto does not have: every
+ * truncated ListObjectsV2 answer is a 500. DES stands for nothing here but an opaque wrapping of
+ * the last key, so AES-128 (key and IV zero-padded) stands in for it, for this process only.
+ */
+function lendDes(): void {
+  const c = crypto as unknown as Record<string, (...a: unknown[]) => unknown>
+  if ((c.createCipheriv as { desLent?: boolean }).desLent) return
+  const pad = (b: unknown) => Buffer.concat([Buffer.from(b as Uint8Array), Buffer.alloc(16)]).subarray(0, 16)
+  for (const name of ['createCipheriv', 'createDecipheriv']) {
+    const original = c[name]!
+    const lent = (alg: unknown, key: unknown, iv: unknown, ...rest: unknown[]) =>
+      alg === 'des' ? original('aes-128-cbc', pad(key), pad(iv)) : original(alg, key, iv, ...rest)
+    c[name] = Object.assign(lent, { desLent: true })
+  }
+}
+
+/**
+ * s3rver walks its directory in readdir order, not key order, and cuts pages there, so a listing
+ * that starts after a key skips others. S3 answers in key order; this store does too: it lists
+ * the bucket whole, sorts, and cuts the page itself.
+ */
+function listInKeyOrder(store: Store): void {
+  const listAll = store.listObjects.bind(store)
+  store.listObjects = async (bucket, options) => {
+    if (options.delimiter) return listAll(bucket, options)
+    const all = await listAll(bucket, { ...options, startAfter: '', maxKeys: Number.POSITIVE_INFINITY })
+    const after = Buffer.from(options.startAfter ?? '')
+    const rest = all.objects
+      .map((o) => ({ o, bytes: Buffer.from(o.key) }))
+      .filter((k) => Buffer.compare(k.bytes, after) > 0)
+      .sort((a, b) => Buffer.compare(a.bytes, b.bytes))
+      .map((k) => k.o)
+    const max = options.maxKeys ?? 1000
+    return { objects: rest.slice(0, max), commonPrefixes: [], isTruncated: rest.length > max }
+  }
+}
+
+/** Starts s3rver on 127.0.0.1 on a free port, over a temporary directory removed by `stop()`. */
+export async function startS3rver(): Promise<S3Standin> {
+  lendDes()
+  const directory = mkdtempSync(join(tmpdir(), 'engram-s3rver-'))
+  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory })
+  listInKeyOrder((server as unknown as { store: Store }).store)
+  const { port } = await server.run()
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    accessKey: 'S3RVER',
+    secretKey: 'S3RVER',
+    async stop() {
+      await server.close()
+      rmSync(directory, { recursive: true, force: true })
+    },
+  }
+}
