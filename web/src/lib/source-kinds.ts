@@ -54,7 +54,7 @@ export const SOURCE_KINDS: SourceKindInfo[] = [
         name: 'endpoint',
         label: 'Endpoint',
         required: true,
-        placeholder: 'https://s3.eu-west-1.amazonaws.com',
+        placeholder: 'https://host:9000',
         hint: 'Scheme, host and port of the S3 API (AWS, MinIO, Ceph, ...).',
       },
       { name: 'bucket', label: 'Bucket', required: true },
