@@ -10,6 +10,7 @@ const TONE: Record<string, 'ok' | 'warn' | 'error' | undefined> = {
   new: undefined,
   canceled: undefined,
   failed: 'error',
+  partial: 'warn',
 }
 
 const WORDS: Record<string, string> = {
@@ -22,6 +23,7 @@ const WORDS: Record<string, string> = {
   running: 'running',
   succeeded: 'succeeded',
   canceled: 'canceled',
+  partial: 'partly failed',
 }
 
 /** A status as a badge (`training` reads "onboarding": the word the console uses for it). */

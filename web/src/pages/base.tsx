@@ -1,8 +1,10 @@
 /**
  * `/console/bases/:id`: one document base. Its status and counters, links to chat with it and to
- * compare strategies on it, the upload of files and folders, onboarding, and its documents. Every
- * action here is open to every signed-in user of the workspace (the routes need a session, not an
- * admin), so nothing is hidden by role.
+ * compare strategies on it, then two tabs: its documents (the upload of files and folders,
+ * onboarding, the documents) and its sources (`?tab=sources`: folders elsewhere kept in step, run
+ * history, imports). Every action here is open to every signed-in user of the workspace (the routes
+ * need a session, not an admin), so nothing is hidden by role; only adding a connection is an
+ * admin's, and the sources tab says so.
  */
 import { useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
@@ -12,6 +14,8 @@ import { StatusBadge } from '../components/base-status'
 import { DeleteBase } from '../components/delete-base'
 import { DocumentsTable } from '../components/documents-table'
 import { OnboardingPanel } from '../components/onboarding-panel'
+import { SourcesPanel } from '../components/sources-panel'
+import { Tabs } from '../components/tabs'
 import { Async, Button, PageHeader, Time } from '../components/ui'
 import { UploadDropZone } from '../components/upload-drop-zone'
 import { UploadList } from '../components/upload-list'
@@ -34,8 +38,16 @@ export function Base({ id = '' }: { id?: string }) {
   )
 }
 
+const TABS = [
+  { id: 'documents', label: 'Documents' },
+  { id: 'sources', label: 'Sources' },
+]
+
 function BaseView({ base, reloadBase }: { base: Corpus; reloadBase: () => void }) {
-  const { route } = useLocation()
+  const { route, path, query } = useLocation()
+  const tab = query.tab === 'sources' ? 'sources' : 'documents'
+  // The tab is in the address (replacing it, not adding to history) so a reload or a link keeps it.
+  const pick = (id: string) => route(id === 'documents' ? path : `${path}?tab=${id}`, true)
   const docs = useCursorPages<Doc>(`/corpora/${base.id}/documents`, undefined, [base.id])
   const [deleting, setDeleting] = useState(false)
   const refresh = () => {
@@ -58,21 +70,29 @@ function BaseView({ base, reloadBase }: { base: Corpus; reloadBase: () => void }
       </PageHeader>
       <Counters base={base} />
 
-      <section class="base-part" aria-labelledby="upload-heading">
-        <h2 id="upload-heading">Upload documents</h2>
-        <UploadDropZone onFiles={uploads.add} />
-        <UploadList uploads={uploads} />
-      </section>
+      <Tabs label="Parts of the base" tabs={TABS} selected={tab} onSelect={pick}>
+        {tab === 'sources' ? (
+          <SourcesPanel base={base} onChanged={refresh} />
+        ) : (
+          <>
+            <section class="base-part" aria-labelledby="upload-heading">
+              <h2 id="upload-heading">Upload documents</h2>
+              <UploadDropZone onFiles={uploads.add} />
+              <UploadList uploads={uploads} />
+            </section>
 
-      <section class="base-part" aria-labelledby="onboarding-heading">
-        <h2 id="onboarding-heading">Onboarding</h2>
-        <OnboardingPanel base={base} onCounters={reloadBase} onFinished={refresh} />
-      </section>
+            <section class="base-part" aria-labelledby="onboarding-heading">
+              <h2 id="onboarding-heading">Onboarding</h2>
+              <OnboardingPanel base={base} onCounters={reloadBase} onFinished={refresh} />
+            </section>
 
-      <section class="base-part" aria-labelledby="documents-heading">
-        <h2 id="documents-heading">Documents</h2>
-        <DocumentsTable base={base} docs={docs} onDeleted={refresh} />
-      </section>
+            <section class="base-part" aria-labelledby="documents-heading">
+              <h2 id="documents-heading">Documents</h2>
+              <DocumentsTable base={base} docs={docs} onDeleted={refresh} />
+            </section>
+          </>
+        )}
+      </Tabs>
 
       <DeleteBase
         base={deleting ? base : null}
