@@ -150,7 +150,7 @@ export class IngestRepo {
       const run = this.c.query<SyncRunRow, [string]>('SELECT * FROM sync_runs WHERE id = ?').get(runId)
       if (run?.status !== 'running') return
       const status =
-        end?.status ?? (run.pending > 0 ? 'running' : finalStatus(run.failed, run.created + run.updated))
+        end?.status ?? (run.pending > 0 ? 'running' : finalStatus(run.failed, taken(run)))
       this.c
         .query('UPDATE sync_runs SET listing = 0, status = ?, error = ?, finished_at = ? WHERE id = ?')
         .run(status, end?.error ?? null, status === 'running' ? null : now, runId)
@@ -198,7 +198,7 @@ export class IngestRepo {
       const errors = JSON.parse(run.errors) as RunError[]
       if (failure && errors.length < MAX_RUN_ERRORS) errors.push(failure)
       const status =
-        pending > 0 || run.listing === 1 ? 'running' : finalStatus(failed, run.created + run.updated)
+        pending > 0 || run.listing === 1 ? 'running' : finalStatus(failed, taken(run))
       this.c
         .query(
           `UPDATE sync_runs SET pending = ?, failed = ?, errors = ?, status = ?, finished_at = ? WHERE id = ?`,
@@ -264,6 +264,14 @@ export class IngestRepo {
   deleteExpiredUploads(now: number): number {
     return this.c.query('DELETE FROM ingest_uploads WHERE expires_at <= ?').run(now).changes
   }
+}
+
+/**
+ * What a run took that may fail: its registered documents, and for a source's sync also the files
+ * it found unchanged or deleted (a sync that kept 99 files and could not read one is partial).
+ */
+function taken(run: SyncRunRow): number {
+  return run.created + run.updated + (run.source_id ? run.unchanged + run.deleted : 0)
 }
 
 /** The end state of a run: every document taken, some failed, or none of those registered taken. */
