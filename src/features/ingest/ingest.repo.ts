@@ -149,8 +149,7 @@ export class IngestRepo {
     transaction(this.db, () => {
       const run = this.c.query<SyncRunRow, [string]>('SELECT * FROM sync_runs WHERE id = ?').get(runId)
       if (run?.status !== 'running') return
-      const status =
-        end?.status ?? (run.pending > 0 ? 'running' : finalStatus(run.failed, taken(run)))
+      const status = end?.status ?? (run.pending > 0 ? 'running' : finalStatus(run.failed, taken(run)))
       this.c
         .query('UPDATE sync_runs SET listing = 0, status = ?, error = ?, finished_at = ? WHERE id = ?')
         .run(status, end?.error ?? null, status === 'running' ? null : now, runId)
@@ -197,8 +196,7 @@ export class IngestRepo {
       const failed = run.failed + (failure ? 1 : 0)
       const errors = JSON.parse(run.errors) as RunError[]
       if (failure && errors.length < MAX_RUN_ERRORS) errors.push(failure)
-      const status =
-        pending > 0 || run.listing === 1 ? 'running' : finalStatus(failed, taken(run))
+      const status = pending > 0 || run.listing === 1 ? 'running' : finalStatus(failed, taken(run))
       this.c
         .query(
           `UPDATE sync_runs SET pending = ?, failed = ?, errors = ?, status = ?, finished_at = ? WHERE id = ?`,
