@@ -1,14 +1,15 @@
 // Syncing a base from a bucket: 10,000 small text files (`--files=N`) in an s3rver bucket, synced
 // by an `s3` source in process through `app.handle` and the real scheduler drain:
 //   1. the first sync: the time until its listing ends (every file fetched, stored and registered),
-//      files per second, then the time until every document is extracted, and peak RSS;
+//      files per second, then the time until every document is extracted, and peak RSS (the sync
+//      process's, sampled every 5 ms; later phases' peaks include what earlier ones left);
 //   2. a re-sync with nothing changed (every file unchanged, none fetched);
 //   3. a re-sync after 100 files are overwritten and 100 deleted.
 // s3rver runs in a child process of its own, so the sync process's RSS and CPU are Engram's only;
 // the sync phases run in another child, one app, one database. Prints; asserts nothing.
 // s3rver reads every object's metadata file on every listing page (the key-order mending lists the
-// bucket whole for each page): 10,000 keys cost it about 25 s a listing, which would be most of
-// what a re-sync measures. Its store keeps the whole listing until an object changes, as S3's index
+// bucket whole for each page): a paged listing of 10,000 keys cost it about 25 s, which would be
+// most of what a re-sync measures. Its store keeps the whole listing until an object changes, as S3's index
 // answers a page without reading the objects, so the figures are Engram's.
 import { createRequire } from 'node:module'
 import { Client } from 'minio'
