@@ -189,6 +189,10 @@ describe('gdrive: a Drive folder', () => {
     drive.trash(teams)
     expect(await syncNow(t, token, base, id)).toMatchObject({ deleted: 2 })
     expect(await paths(t, token, base)).toEqual(['Plan.docx', 'intro.txt'])
+    // A rename keeps the file's id: its document follows it to the new path, none is left behind.
+    drive.rename(intro, 'welcome.txt')
+    expect(await syncNow(t, token, base, id)).toMatchObject({ created: 1, deleted: 1, failed: 0 })
+    expect(await paths(t, token, base)).toEqual(['Plan.docx', 'welcome.txt'])
   })
 
   test('a 429 with Retry-After holds the sync that long, then it resumes and finishes', async () => {

@@ -35,6 +35,8 @@ export class SyncBatch {
   private fetch: SourceFile[] = []
   private unchanged: string[] = []
   private gone: ItemRow[] = []
+  /** Files renamed or moved within the folder: their old documents go when the new ones come. */
+  private moved: ItemRow[] = []
 
   constructor(
     private readonly d: BatchDeps,
@@ -49,7 +51,7 @@ export class SyncBatch {
   }
 
   get size(): number {
-    return this.fetch.length + this.unchanged.length + this.gone.length
+    return this.fetch.length + this.unchanged.length + this.gone.length + this.moved.length
   }
 
   /** Takes one file of the listing: unchanged (recorded as seen), or to be fetched. */
@@ -58,8 +60,10 @@ export class SyncBatch {
     // A resumed run already did this file.
     if (item?.seen_run === this.runId) return
     this.tally.seen++
-    if (item && item.version === file.version && this.documentHeld(item)) this.unchanged.push(file.id)
+    const same = item?.version === file.version && item.path === file.path
+    if (item && same && this.documentHeld(item)) this.unchanged.push(file.id)
     else this.fetch.push(file)
+    if (item?.document_id && item.path !== file.path) this.moved.push(item)
   }
 
   /** Takes a file the source says is gone. */
@@ -81,12 +85,13 @@ export class SyncBatch {
     const stored = await this.fetchAll(files)
     const taken = stored.filter((s) => s.ok)
     const failures = stored.filter((s) => !s.ok)
-    const deletions = this.deletable(this.gone)
+    const deletions = this.deletable([...this.gone, ...this.moved])
     const unchanged = this.unchanged
     const gone = this.gone
     this.fetch = []
     this.unchanged = []
     this.gone = []
+    this.moved = []
     await ingest.registerSourceBatch(source.workspace_id, source.corpus_id, {
       // Documents a connector brought are `import`s whichever way (a sync or a one-time import).
       source: 'import',
