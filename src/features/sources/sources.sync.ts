@@ -133,10 +133,12 @@ async function listAndTake(
       })
     }
   }
+  ctx.checkpoint()
   await batch.flush(actor)
   if (listing.complete) {
     // Files a complete listing did not name are gone at the source.
     batch.goneAll(d.repo.unseen(source.id, runId))
+    ctx.checkpoint()
     await batch.flush(actor)
   }
   const cursor = listing.nextCursor()
