@@ -150,6 +150,8 @@ export class Connections {
     }
     transaction(this.d.db, () => {
       this.d.repo.updateConnection(next)
+      // Other settings may name another bucket or drive: the next syncs list everything again.
+      if (next.settings !== row.settings) this.d.repo.resetCursors(row.id)
       this.told('connection.updated', next, actor, Object.keys(input.secrets ?? {}).sort())
     })
     return this.view(next)

@@ -106,6 +106,11 @@ export class SourcesRepo {
     )
   }
 
+  /** Forgets where the sources of a connection would resume listing. */
+  resetCursors(connectionId: string): void {
+    this.c.query('UPDATE sources SET cursor = NULL WHERE connection_id = ?').run(connectionId)
+  }
+
   insertSource(r: SourceRow): void {
     this.c
       .query(
