@@ -108,6 +108,25 @@ describe('type detection', () => {
     expect((await refusal('data.bin', new Uint8Array([1, 0, 0, 2, 200]))).typeName).toBe('binary file (.bin)')
   })
 
+  test('a text file whose first bytes look like a magic number is still text', async () => {
+    // "BM" opens a bitmap and bytes 4-7 "wide" a QuickTime atom: both sniffed as media before.
+    for (const [name, text] of [
+      ['abstract-1.txt', 'BMI-1 is a polycomb group protein that regulates stem cell renewal.'],
+      ['abstract-2.txt', 'The widespread use of antibiotics has selected resistant strains.'],
+      ['notes.md', 'BM25 ranks passages by term frequency and inverse document frequency.'],
+    ]) {
+      expect(await detectType(name!, enc.encode(text))).toMatchObject({
+        supported: true,
+        kind: name!.endsWith('.md') ? 'markdown' : 'text',
+      })
+    }
+    // A real image with a text name is still refused: its header is not printable text.
+    expect((await refusal('photo.txt', bytesOf('example.jpg'))).typeName).toBe('JPG image (image/jpeg)')
+    const bmp = new Uint8Array(64)
+    bmp.set([0x42, 0x4d, 0x36, 0, 0, 0, 0, 0, 0, 0, 0x36, 0, 0, 0, 0x28, 0])
+    expect((await refusal('scan.txt', bmp)).supported).toBe(false)
+  })
+
   test('a zip that is not an Office package, legacy Office and OpenDocument files are refused', async () => {
     expect((await refusal('simple.zip', bytesOf('simple.zip'))).typeName).toBe('ZIP archive')
     expect((await refusal('report.docx', bytesOf('simple.zip'))).typeName).toBe('ZIP archive (.docx)')

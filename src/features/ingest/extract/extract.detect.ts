@@ -64,6 +64,8 @@ const BY_EXTENSION: Record<string, DocumentKind> = {
   '.json': 'json',
   '.jsonl': 'json',
   '.ndjson': 'json',
+  '.txt': 'text',
+  '.text': 'text',
 }
 const BY_CONTENT_TYPE: Record<string, DocumentKind> = {
   'text/html': 'html',
@@ -119,6 +121,10 @@ export async function detectType(
   if (isPdf(bytes)) return accept('pdf')
   const refusedText = REFUSED_TEXT[ext]
   if (refusedText) return refuse(refusedText[0], refusedText[1], null)
+  // A text name over bytes that read as text is text, whatever a magic number says: "BM..." is a
+  // bitmap's signature and "The widespread..." a QuickTime atom's, but no image or video is
+  // printable text from its first byte.
+  if (named && TEXT_KINDS.has(named) && readsAsText(bytes)) return accept(named)
   const sniffed = bomEncoding(bytes) ? undefined : await fileTypeFromBuffer(bytes)
   if (sniffed) {
     const { ext: kindExt, mime } = sniffed
@@ -191,6 +197,25 @@ function looksLikeHtml(bytes: Uint8Array): boolean {
     'latin1',
   )
   return /^\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<(!doctype html|html[\s>])/i.test(head)
+}
+
+/** Kinds that are text on disk (read by decoding), as opposed to binary containers. */
+const TEXT_KINDS: ReadonlySet<DocumentKind> = new Set(['html', 'markdown', 'csv', 'json', 'text'])
+
+/**
+ * Whether the first 8 KB are text: a BOM or UTF-16, or no control character other than tab, line
+ * feed, form feed and carriage return (every binary header has some; a few in legacy text would
+ * send it to the sniffing, which ends in text anyway when nothing binary is found).
+ */
+function readsAsText(bytes: Uint8Array): boolean {
+  if (bomEncoding(bytes) || utf16WithoutBom(bytes)) return true
+  const n = Math.min(bytes.length, 8192)
+  for (let i = 0; i < n; i++) {
+    const b = bytes[i]!
+    if (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0c && b !== 0x0d) return false
+    if (b === 0x7f) return false
+  }
+  return true
 }
 
 /** NUL bytes mean binary, unless the text is UTF-16 (which is half zeros for Latin script). */
