@@ -83,7 +83,7 @@ describe('chat', () => {
   test('bad requests are refused: empty question, k out of range, unknown strategy', async () => {
     for (const json of [
       { question: '' },
-      { question: 'x', k: 21 },
+      { question: 'x', k: 101 },
       { question: 'x', strategy: 'magic' },
       {},
     ]) {

@@ -93,7 +93,7 @@ describe('POST /mcp/{corpus_id}/query', () => {
     for (const path of mounts(`/mcp/${b.corpusId}/query`)) {
       const empty = await issues(await query(path, { question: '' }), path)
       expect(empty[0]!.loc).toEqual(['body', 'question'])
-      const k = await issues(await query(path, { question: 'x', k: 21 }), path)
+      const k = await issues(await query(path, { question: 'x', k: 101 }), path)
       expect(k[0]!.loc).toEqual(['body', 'k'])
       // Another workspace's document is not in this base.
       const foreign = other.docs['secret.txt']!

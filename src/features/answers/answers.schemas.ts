@@ -13,7 +13,13 @@ export const Turn = namedObject('Turn', {
 
 export const ChatReq = namedObject('ChatReq', {
   question: TextString({ minLength: 1, maxLength: 4000 }),
-  k: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 3, description: 'Sources to return.' })),
+  k: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 3, description: 'Sources to return.' })),
+  distinct_documents: Type.Optional(
+    Type.Boolean({
+      description:
+        'At most one source per document: the k best documents, each by its best passage (false when absent).',
+    }),
+  ),
   history: Type.Optional(
     Type.Array(Turn, { maxItems: 20, description: 'Earlier turns; condense a follow-up.' }),
   ),

@@ -102,6 +102,7 @@ export class AnswersService {
     return {
       question: req.question,
       k: req.k ?? 3,
+      distinctDocuments: req.distinct_documents ?? false,
       history: req.history,
       docIds,
       strategy: req.strategy ?? 'cart',

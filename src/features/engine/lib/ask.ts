@@ -19,6 +19,8 @@ import {
 export interface AskInput {
   question: string
   k?: number
+  /** At most one source per document (the best passage of each of the k best documents). */
+  distinctDocuments?: boolean
   history?: Turn[]
   docIds?: string[]
   strategy?: 'cart' | 'rag'
@@ -88,6 +90,19 @@ export interface AskContext {
 /** Said when the base holds nothing that answers the question (the answer is then `answered: false`). */
 export const NO_ANSWER = 'The documents in this base do not answer this question.'
 
+/**
+ * Passages a distinct-documents search ranks before keeping one per document: ten per wanted source,
+ * and at least 200, so a long document's many passages do not hide the next documents.
+ */
+const DISTINCT_DEPTH = 10
+const DISTINCT_POOL = 200
+
+/** The first (best) passage of each document, in order. */
+function bestPerDocument(ranked: RankedPassage<SectionRef>[]): RankedPassage<SectionRef>[] {
+  const seen = new Set<string>()
+  return ranked.filter((p) => !seen.has(p.ref.documentId) && seen.add(p.ref.documentId) !== undefined)
+}
+
 /** Candidates rag re-ranks from FTS5's BM25 order. */
 const RAG_POOL = 40
 
@@ -109,11 +124,13 @@ export async function askBase(
   // The question's embedding is fetched while the strategy searches.
   const meaning = ctx.meaning(condensed)
   const evidence: TermEvidence = { terms: [], df: [], passages: 0, soft: 0 }
-  let ranked = await retrieve(ctx, baseId, plan, strategy, k, input.docIds, evidence)
+  // Distinct documents need a deeper pool: several of the best passages may share a document.
+  const depth = input.distinctDocuments ? Math.max(k * DISTINCT_DEPTH, DISTINCT_POOL) : k
+  let ranked = await retrieve(ctx, baseId, plan, strategy, depth, input.docIds, evidence)
   ranked = withDocumentPrior(withTermFrequency(ranked, plan.terms.length), (r) => r.documentId, ranked.length)
   const question = meaning && (await meaning.question)
   if (question && meaning) ranked = withMeaning(ranked, question, meaning.vectorOf(strategy), meaning.weight)
-  ranked = ranked.slice(0, k)
+  ranked = (input.distinctDocuments ? bestPerDocument(ranked) : ranked).slice(0, k)
   const sources = ranked.map(toSource)
   const support = supportOf(condensed, evidence, sources, explain)
   if (explain) explain.evidence = evidence
