@@ -15,6 +15,7 @@ import m11 from './0011_document_counters.sql' with { type: 'text' }
 import m12 from './0012_engine_cart_bytes.sql' with { type: 'text' }
 import m13 from './0013_events.sql' with { type: 'text' }
 import m14 from './0014_sources.sql' with { type: 'text' }
+import m15 from './0015_engine_own_index.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -33,4 +34,5 @@ export const migrations: Migration[] = [
   { tag: '0012_engine_cart_bytes', sql: m12 },
   { tag: '0013_events', sql: m13 },
   { tag: '0014_sources', sql: m14 },
+  { tag: '0015_engine_own_index', sql: m15 },
 ]

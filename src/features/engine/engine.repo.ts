@@ -1,13 +1,12 @@
 import type { Database, Statement } from 'bun:sqlite'
+import { FtsIndexes } from './engine.fts'
 import { VectorRepo } from './engine.vectors.repo'
 import type { PassageInput } from './lib/passages'
 import { TermCounts } from './lib/term-counts'
 
-// The engine's tables are created by migrations/0004_engine.sql. The passage index is ONE
-// contentless FTS5 table shared by every base; each base's terms are written with the base's numeric
-// key as a prefix ("12xoil"), so a query only ever reads the posting lists of its own base: its cost
-// does not grow with other bases' data, and the per-term document counts (fts5vocab) are per base
-// too. Passage text lives beside it in `engine_passages` (same rowid).
+// The engine's tables are created by migrations/0004_engine.sql. Each base's passages are indexed in
+// an FTS5 table of its own (engine.fts.ts: BM25's statistics are the base's), terms prefixed with the
+// base's key ("12xoil"); passage text lives beside it in `engine_passages` (same rowid).
 
 /** What the engine records about an indexed section (the source fields come from here). */
 export interface SectionRow {
@@ -45,19 +44,24 @@ const PLAIN = /^[a-z0-9]*$/
 export class EngineRepo {
   private readonly s: Record<string, Statement>
   private readonly keys = new Map<string, number>()
+  /** Whether a base (by key) has an FTS5 table of its own. */
+  private readonly own = new Map<number, boolean>()
+  private readonly fts: FtsIndexes
   /** Term counts read from fts5vocab, per base key, for one generation of the base (see openBase). */
   private readonly counts = new TermCounts()
   /** The passages' embeddings, written in the same transactions as the passages. */
   readonly vectors: VectorRepo
   constructor(readonly client: Database) {
     this.vectors = new VectorRepo(client)
+    this.fts = new FtsIndexes(client)
     const q = (sql: string) => client.prepare(sql)
     this.s = {
-      key: q('SELECT key FROM engine_bases WHERE base_id = ?'),
+      key: q('SELECT key, own_index FROM engine_bases WHERE base_id = ?'),
       newKey: q(
-        'INSERT INTO engine_bases (base_id, key) VALUES (?, (SELECT coalesce(max(key), 0) + 1 FROM engine_bases)) RETURNING key',
+        'INSERT INTO engine_bases (base_id, key, own_index) VALUES (?, (SELECT coalesce(max(key), 0) + 1 FROM engine_bases), 1) RETURNING key, own_index',
       ),
-      state: q('SELECT key, n_passages AS n, generation FROM engine_bases WHERE base_id = ?'),
+      state: q('SELECT key, n_passages AS n, generation, own_index FROM engine_bases WHERE base_id = ?'),
+      ownIndex: q('UPDATE engine_bases SET own_index = 1 WHERE base_id = ? AND n_passages = 0'),
       addCount: q(
         'UPDATE engine_bases SET n_passages = n_passages + ?, generation = generation + 1 WHERE base_id = ?',
       ),
@@ -74,13 +78,9 @@ export class EngineRepo {
       delSection: q('DELETE FROM engine_sections WHERE section_id = ?'),
       cartUsers: q('SELECT count(*) AS n FROM engine_sections WHERE cart_key = ?'),
       putPassage: q('INSERT INTO engine_passages (section_id, ordinal, text, sents) VALUES (?, ?, ?, ?)'),
-      putFts: q('INSERT INTO engine_fts (rowid, terms) VALUES (?, ?)'),
       passageIds: q('SELECT id FROM engine_passages WHERE section_id = ?'),
-      delFts: q('DELETE FROM engine_fts WHERE rowid = ?'),
       delPassages: q('DELETE FROM engine_passages WHERE section_id = ?'),
       delBase: q('DELETE FROM engine_bases WHERE base_id = ?'),
-      range: q('SELECT term, doc FROM engine_fts_vocab WHERE term >= ? AND term < ?'),
-      df: q('SELECT doc FROM engine_fts_vocab WHERE term = ?'),
     }
   }
 
@@ -88,10 +88,14 @@ export class EngineRepo {
   baseKey(baseId: string, create = false): number | null {
     const known = this.keys.get(baseId)
     if (known !== undefined) return known
-    const row = this.s.key!.get(baseId) as { key: number } | null
-    const key = row?.key ?? (create ? (this.s.newKey!.get(baseId) as { key: number }).key : null)
-    if (key !== null) this.keys.set(baseId, key)
-    return key
+    const row = (this.s.key!.get(baseId) ?? (create ? this.s.newKey!.get(baseId) : null)) as {
+      key: number
+      own_index: number
+    } | null
+    if (!row) return null
+    this.keys.set(baseId, row.key)
+    this.own.set(row.key, row.own_index === 1)
+    return row.key
   }
 
   /**
@@ -100,8 +104,10 @@ export class EngineRepo {
    * by every change to its index, in any process) is the one they were read at.
    */
   openBase(baseId: string): { key: number; passages: number } | null {
-    const row = this.s.state!.get(baseId) as { key: number; n: number; generation: number } | null
+    type State = { key: number; n: number; generation: number; own_index: number }
+    const row = this.s.state!.get(baseId) as State | null
     if (!row) return null
+    this.own.set(row.key, row.own_index === 1)
     this.counts.open(row.key, baseId, row.generation)
     return { key: row.key, passages: row.n }
   }
@@ -119,6 +125,9 @@ export class EngineRepo {
     return this.client.transaction(() => {
       const previous = this.removeSection(row.section_id)
       const key = this.baseKey(row.base_id, true)!
+      // A base on the shared index moves to its own once nothing of it is left there.
+      if (!this.own.get(key) && this.s.ownIndex!.run(row.base_id).changes > 0) this.own.set(key, true)
+      const index = this.indexOf(key)
       this.s.putSection!.run(
         row.section_id,
         row.base_id,
@@ -141,7 +150,7 @@ export class EngineRepo {
       for (const p of passages) {
         const sents = new Uint8Array(p.sents.buffer, p.sents.byteOffset, p.sents.byteLength)
         const { lastInsertRowid } = this.s.putPassage!.run(row.section_id, p.ordinal, p.text, sents)
-        this.s.putFts!.run(lastInsertRowid, p.terms.map(token).join(' '))
+        index.put.run(lastInsertRowid, p.terms.map(token).join(' '))
       }
       if (vectors) this.vectors.insert(row.section_id, passages, vectors)
       this.s.addCount!.run(passages.length, row.base_id)
@@ -154,8 +163,9 @@ export class EngineRepo {
   removeSection(sectionId: string): SectionRow | null {
     const row = this.s.section!.get(sectionId) as SectionRow | null
     if (!row) return null
+    const index = this.indexOf(this.baseKey(row.base_id)!)
     this.client.transaction(() => {
-      for (const { id } of this.s.passageIds!.all(sectionId) as { id: number }[]) this.s.delFts!.run(id)
+      for (const { id } of this.s.passageIds!.all(sectionId) as { id: number }[]) index.del.run(id)
       this.s.delPassages!.run(sectionId)
       this.vectors.deleteSection(sectionId)
       this.s.delSection!.run(sectionId)
@@ -195,11 +205,20 @@ export class EngineRepo {
     this.s.measure!.run(bytes, cartKey)
   }
 
+  /** The FTS5 index a base's passages are in (its own, or the shared one of bases indexed before). */
+  private indexOf(key: number) {
+    return this.fts.of(key, this.own.get(key) ?? true)
+  }
+
   /** Forgets a base's key and counters once its sections are gone. */
   dropBase(baseId: string): void {
+    const key = this.keys.get(baseId) ?? this.baseKey(baseId)
     this.s.delBase!.run(baseId)
-    const key = this.keys.get(baseId)
-    if (key !== undefined) this.counts.forget(key)
+    if (key !== null) {
+      this.counts.forget(key)
+      if (this.own.get(key)) this.fts.drop(key)
+      this.own.delete(key)
+    }
     this.keys.delete(baseId)
   }
 
@@ -214,7 +233,7 @@ export class EngineRepo {
       let n = this.counts.df(key, t)
       if (n === undefined) {
         // One prepared point look-up per term: an IN list would be a new statement for every length.
-        n = (this.s.df!.values(ftsToken(key, t))[0]?.[0] as number | undefined) ?? 0
+        n = (this.indexOf(key).df.values(ftsToken(key, t))[0]?.[0] as number | undefined) ?? 0
         this.counts.keepDf(key, t, n)
       }
       return n
@@ -235,7 +254,7 @@ export class EngineRepo {
     const from = ftsToken(key, prefix)
     const to = from.slice(0, -1) + String.fromCodePoint(from.codePointAt(from.length - 1)! + 1)
     const head = `${key}x`.length
-    return (this.s.range!.all(from, to) as { term: string; doc: number }[]).map((r) => ({
+    return (this.indexOf(key).range.all(from, to) as { term: string; doc: number }[]).map((r) => ({
       term: r.term.slice(head),
       doc: r.doc,
     }))
@@ -245,17 +264,18 @@ export class EngineRepo {
   match(key: number, terms: string[], limit: number, documentIds?: string[]): { id: number; rank: number }[] {
     if (terms.length === 0) return []
     const expr = terms.map((t) => `"${ftsToken(key, t)}"`).join(' OR ')
+    const { table } = this.indexOf(key)
     if (!documentIds) {
       return this.client
-        .query('SELECT rowid AS id, rank FROM engine_fts WHERE engine_fts MATCH ? ORDER BY rank LIMIT ?')
+        .query(`SELECT rowid AS id, rank FROM ${table} WHERE ${table} MATCH ? ORDER BY rank LIMIT ?`)
         .all(expr, limit) as { id: number; rank: number }[]
     }
     const marks = documentIds.map(() => '?').join(',')
     return this.client
       .query(
-        `SELECT f.rowid AS id, f.rank AS rank FROM engine_fts f JOIN engine_passages p ON p.id = f.rowid
+        `SELECT f.rowid AS id, f.rank AS rank FROM ${table} f JOIN engine_passages p ON p.id = f.rowid
          JOIN engine_sections s ON s.section_id = p.section_id
-         WHERE engine_fts MATCH ? AND s.document_id IN (${marks}) ORDER BY f.rank LIMIT ?`,
+         WHERE ${table} MATCH ? AND s.document_id IN (${marks}) ORDER BY f.rank LIMIT ?`,
       )
       .all(expr, ...documentIds, limit) as { id: number; rank: number }[]
   }
