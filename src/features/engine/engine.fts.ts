@@ -1,10 +1,11 @@
 import type { Database, Statement } from 'bun:sqlite'
+import { passageTerms } from './lib/passages'
 
 // Where a base's passages are indexed. A base has an FTS5 table of its own, `engine_fts_<key>`
 // (migrations/0015_engine_own_index.sql), so BM25's passage count and average length, which FTS5
 // takes from the whole table, are the base's alone: its ranking never moves because another
-// workspace indexed something. Bases indexed before that keep the shared `engine_fts` (their terms
-// carry the base's key, so their term counts were already their own) until they are emptied.
+// workspace indexed something. A base indexed before in the shared `engine_fts` moves to its own
+// table the first time it is searched (`moveToOwn`), its passages' terms read again from their text.
 
 /** The statements over one FTS5 table and its vocabulary. */
 export interface FtsIndex {
@@ -40,6 +41,35 @@ export class FtsIndexes {
       this.byKey.set(key, index)
     }
     return index
+  }
+
+  /**
+   * Moves a base from the shared table to one of its own, in one transaction: each passage's terms
+   * are read again from its stored text and sentence spans (as compiling found them), indexed in the
+   * new table and removed from the shared one. Returns the base's new generation (cached counts go).
+   */
+  moveToOwn(key: number, baseId: string, token: (term: string) => string): number {
+    const rows = this.client
+      .query(
+        `SELECT p.id, p.text, p.sents FROM engine_passages p JOIN engine_sections s ON s.section_id = p.section_id
+         WHERE s.base_id = ?`,
+      )
+      .all(baseId) as { id: number; text: string; sents: Uint8Array }[]
+    return this.client.transaction(() => {
+      const own = this.of(key, true)
+      const shared = this.of(key, false)
+      for (const r of rows) {
+        const sents = new Uint32Array(Uint8Array.from(r.sents).buffer)
+        own.put.run(r.id, passageTerms(r.text, sents).map(token).join(' '))
+        shared.del.run(r.id)
+      }
+      const moved = this.client
+        .query(
+          'UPDATE engine_bases SET own_index = 1, generation = generation + 1 WHERE base_id = ? RETURNING generation',
+        )
+        .get(baseId) as { generation: number }
+      return moved.generation
+    })()
   }
 
   /** Drops a base's own table once the base is gone. */

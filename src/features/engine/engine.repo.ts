@@ -107,7 +107,10 @@ export class EngineRepo {
     type State = { key: number; n: number; generation: number; own_index: number }
     const row = this.s.state!.get(baseId) as State | null
     if (!row) return null
-    this.own.set(row.key, row.own_index === 1)
+    // A base an older version indexed in the shared table moves to its own on its first search.
+    const { key } = row
+    if (row.own_index === 0) row.generation = this.fts.moveToOwn(key, baseId, (t) => ftsToken(key, t))
+    this.own.set(row.key, true)
     this.counts.open(row.key, baseId, row.generation)
     return { key: row.key, passages: row.n }
   }

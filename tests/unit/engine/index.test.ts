@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { migrations } from '../../../migrations/index'
 import { EngineRepo } from '../../../src/features/engine/engine.repo'
+import { compileCartridge } from '../../../src/features/engine/lib/cartridge'
+import { passageInputs, passageTerms } from '../../../src/features/engine/lib/passages'
 import { planQuery } from '../../../src/features/engine/lib/query'
 import { searchIndex } from '../../../src/features/engine/lib/ragsearch'
 import { contentTerms } from '../../../src/features/engine/lib/text'
@@ -143,5 +145,61 @@ describe('the passage index', () => {
     const key = repo.baseKey('cor_a')!
     const hits = repo.match(key, ['work', 'york'], 10, ['d2'])
     expect(repo.passages(hits.map((h) => h.id)).map((p) => p.document_id)).toEqual(['d2'])
+  })
+})
+
+describe('each base in an index of its own', () => {
+  const TEXT =
+    'Copper wire carries current in many homes. Copper and copper alloys are prized by engineers. ' +
+    'Aluminium wire is lighter than other metals used for power lines. Glass is made from sand. ' +
+    'The 1973 oil crisis began when OAPEC proclaimed an embargo; oil prices rose fourfold.'
+
+  test("a passage's terms read again from its text are the ones compiling found", () => {
+    const cart = compileCartridge(TEXT)
+    const inputs = passageInputs(cart)
+    expect(inputs.length).toBeGreaterThan(0)
+    for (const p of inputs) expect(passageTerms(p.text, p.sents)).toEqual(p.terms)
+  })
+
+  test('a base indexed in the shared table moves to its own on its first search, and ranks as a new one', () => {
+    const db = openDatabase(':memory:')
+    migrate(db, migrations)
+    const repo = new EngineRepo(db.$client)
+    const inputs = passageInputs(compileCartridge(TEXT))
+    // A base as an older version left it: in the shared table (own_index 0; a passage count that is
+    // not zero, so putting a section does not move it).
+    db.$client.run(
+      "INSERT INTO engine_bases (base_id, key, n_passages, own_index) VALUES ('cor_old', 1, 1, 0)",
+    )
+    const put = (base: string) =>
+      repo.putSection(
+        {
+          section_id: `${base}_s`,
+          base_id: base,
+          document_id: `${base}_d`,
+          title: 't',
+          filename: 'f.txt',
+          cart_key: 'k',
+          n_passages: 0,
+        },
+        inputs,
+      )
+    put('cor_old')
+    db.$client.run("UPDATE engine_bases SET n_passages = n_passages - 1 WHERE base_id = 'cor_old'")
+    put('cor_new')
+    const shared = () =>
+      db.$client.query(`SELECT rowid FROM engine_fts WHERE engine_fts MATCH '"1xcopper"'`).all()
+    expect(shared().length).toBeGreaterThan(0)
+    const ranked = (base: string, q: string) => {
+      const key = repo.openBase(base)!.key
+      return repo.match(key, contentTerms(q), 10).map((h) => [repo.passages([h.id])[0]!.text, h.rank])
+    }
+    for (const q of ['copper wire', 'oil embargo prices', 'glass sand']) {
+      expect(ranked('cor_old', q)).toEqual(ranked('cor_new', q))
+    }
+    expect(shared()).toEqual([])
+    expect(db.$client.query("SELECT own_index FROM engine_bases WHERE base_id = 'cor_old'").get()).toEqual({
+      own_index: 1,
+    })
   })
 })

@@ -1,4 +1,5 @@
 import type { CartridgeData } from './cartridge'
+import { scanWords } from './text'
 
 /** A passage as the index stores it: its place in the section, text, sentence spans and terms. */
 export interface PassageInput {
@@ -26,4 +27,19 @@ export function passageInputs(cart: CartridgeData): PassageInput[] {
     out.push({ ordinal: p, text: cart.text.slice(start, cart.sents[2 * last + 1]!), sents, terms })
   }
   return out
+}
+
+/**
+ * The index terms of a stored passage, read again from its text and sentence spans: the words
+ * that are not stop words, in order, as compiling its section found them (`passageInputs`). Used
+ * to index again a base whose index moved (engine.repo.ts).
+ */
+export function passageTerms(text: string, sents: Uint32Array): string[] {
+  const terms: string[] = []
+  for (let i = 0; i < sents.length; i += 2) {
+    scanWords(text, sents[i]!, sents[i + 1]!, (w) => {
+      if (!w.stop) terms.push(w.slot.term)
+    })
+  }
+  return terms
 }
