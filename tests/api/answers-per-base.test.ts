@@ -90,6 +90,21 @@ async function answers(): Promise<string[]> {
 test("a base's answers and source scores do not move when another workspace indexes the same words", async () => {
   const before = await answers()
   expect(before.some((a) => a.includes('OAPEC'))).toBe(true)
-  await readyBase(t, THEIRS, 'Neighbour')
+  const theirs = await readyBase(t, THEIRS, 'Neighbour')
+  expect(await answers()).toEqual(before)
+  // Each base's index is a table of its own, and deleting the base drops it.
+  const tables = () =>
+    t.db.$client
+      .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'")
+      .all()
+      .map((r) => r.name)
+      .filter((n) => /^engine_fts_\d+$/.test(n))
+  expect(tables()).toHaveLength(2)
+  const del = await t.request(`/v1/corpora/${theirs.corpusId}`, {
+    method: 'DELETE',
+    headers: bearer(theirs.adminToken),
+  })
+  expect(del.status).toBeLessThan(300)
+  expect(tables()).toHaveLength(1)
   expect(await answers()).toEqual(before)
 })
