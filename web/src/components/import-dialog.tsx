@@ -64,6 +64,8 @@ function ImportForm(props: Parameters<typeof ImportDialog>[0]) {
       await api<ImportStatus>(`/corpora/${props.base.id}/import`, {
         json: { connection_id: connection.id, folder },
       })
+      // Started here: its end reloads the base, even if it ends before a poll sees it running.
+      wasRunning.current = true
       status.reload()
     } catch (err) {
       setError(err as Error)
