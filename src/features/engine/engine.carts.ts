@@ -2,6 +2,7 @@ import type { ObjectStore } from '../../platform/storage/object-store'
 import type { EngineRepo } from './engine.repo'
 import { WarmCache } from './lib/cache'
 import type { WarmCartridge } from './lib/cartridge'
+import { type CartRoute, routeCartridges } from './lib/cartroute'
 import type { CartEntry } from './lib/cartsearch'
 import { decodeCartridge } from './lib/codec'
 import type { SectionRef } from './lib/ragsearch'
@@ -17,6 +18,12 @@ interface ManifestEntry {
   cartKey: string
 }
 
+/** A base's warm cartridges for one question, and its route over them (the same order). */
+export interface CartSet {
+  entries: CartEntry<SectionRef>[]
+  route: CartRoute
+}
+
 /**
  * The cartridges: durable in the object store, warm in memory under a byte budget, and each base's
  * list of them (its manifest) kept until a change to the base invalidates it.
@@ -24,6 +31,13 @@ interface ManifestEntry {
 export class EngineCarts {
   readonly cache: WarmCache<WarmCartridge>
   private readonly manifests = new Map<string, ManifestEntry[]>()
+  /**
+   * Each base's cartridges and route as the last question found them, and the warm cache's version
+   * then. The route is built by the first question after a change to the base; the list is reused
+   * while the cache has neither stored nor dropped anything since (all its cartridges are still
+   * warm, and their recency can only matter to an eviction, which a store would have to cause).
+   */
+  private readonly sets = new Map<string, CartSet & { manifest: ManifestEntry[]; version: number }>()
   /** Cartridge keys measure found missing from the store, not asked again. */
   private readonly missing = new Set<string>()
 
@@ -38,10 +52,33 @@ export class EngineCarts {
   /** Forgets a base's manifest after a change to its sections. */
   forgetBase(baseId: string): void {
     this.manifests.delete(baseId)
+    this.sets.delete(baseId)
   }
 
-  /** The base's cartridges, warm: loaded from the object store on a miss (all misses at once). */
-  async entries(baseId: string): Promise<CartEntry<SectionRef>[]> {
+  /** Bytes the bases' routes hold (beside the warm cache's budget). */
+  get routeBytes(): number {
+    let n = 0
+    for (const s of this.sets.values()) n += s.route.bytes
+    return n
+  }
+
+  /**
+   * The base's cartridges, warm, and its route over them. The route depends only on the cartridges'
+   * content, so one reloaded after an eviction keeps it valid.
+   */
+  async set(baseId: string): Promise<CartSet> {
+    const known = this.sets.get(baseId)
+    if (known && known.version === this.cache.version) return known
+    const manifest = this.manifestOf(baseId)
+    const entries = await this.warm(manifest)
+    const route = known?.manifest === manifest ? known.route : routeCartridges(entries.map((e) => e.cart))
+    const set = { entries, route, manifest, version: this.cache.version }
+    // A change to the base while its cartridges were loading leaves the list to the next question.
+    if (this.manifests.get(baseId) === manifest) this.sets.set(baseId, set)
+    return set
+  }
+
+  private manifestOf(baseId: string): ManifestEntry[] {
     let manifest = this.manifests.get(baseId)
     if (!manifest) {
       manifest = this.repo.sections(baseId).map((s) => ({
@@ -51,6 +88,11 @@ export class EngineCarts {
       }))
       this.manifests.set(baseId, manifest)
     }
+    return manifest
+  }
+
+  /** A manifest's cartridges, warm: loaded from the object store on a miss (all misses at once). */
+  private async warm(manifest: ManifestEntry[]): Promise<CartEntry<SectionRef>[]> {
     // The warm ones without a promise each (all of them, usually); only the rest are loaded.
     const entries: CartEntry<SectionRef>[] = []
     for (const m of manifest) {

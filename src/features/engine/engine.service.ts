@@ -192,7 +192,7 @@ export class Engine {
    * the first question after onboarding does not wait for them.
    */
   async warmBase(baseId: string): Promise<void> {
-    await this.carts.entries(baseId)
+    await this.carts.set(baseId)
   }
 
   /** The model that embeds passages, or null when there is none (no server, built-in vectors off). */
@@ -237,7 +237,7 @@ export class Engine {
   ask(baseId: string, input: AskInput, explain?: AskExplain): Promise<AskResult> {
     const ctx = {
       index: this.repo,
-      entries: (id: string) => this.carts.entries(id),
+      carts: (id: string) => this.carts.set(id),
       meaning: (question: string) => this.embeddings.meaning(question),
       now: this.now,
     }

@@ -15,6 +15,27 @@ describe('the warm-copy cache', () => {
     expect(c.stats.evictions).toBe(1)
   })
 
+  test('its version moves on every store and removal, never on a read', () => {
+    const c = cache(100)
+    const v0 = c.version
+    c.set('a', { n: 40 })
+    const v1 = c.version
+    expect(v1).toBeGreaterThan(v0)
+    c.get('a')
+    c.get('missing')
+    expect(c.version).toBe(v1)
+    c.set('b', { n: 70 }) // evicts a
+    expect(c.keys()).toEqual(['b'])
+    const v2 = c.version
+    expect(v2).toBeGreaterThan(v1)
+    c.delete('b')
+    expect(c.version).toBeGreaterThan(v2)
+    const v3 = c.version
+    c.delete('b')
+    c.set('huge', { n: 1000 }) // never kept: nothing changed
+    expect(c.version).toBe(v3)
+  })
+
   test('an entry larger than the whole budget is never kept', async () => {
     const c = cache(100)
     c.set('small', { n: 10 })

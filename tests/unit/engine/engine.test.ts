@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { NO_ANSWER } from '../../../src/features/engine/engine.service'
-import { fixtureEngine, onboardDoc } from './fixture'
+import { docs, fixtureEngine, onboardDoc } from './fixture'
 
 const strategies = ['cart', 'rag'] as const
 
@@ -121,6 +121,35 @@ describe('deleting what is served', () => {
     expect(res.sources.map((s) => s.documentId)).toEqual(['doc_y'])
     await engine.removeDocument('doc_y')
     expect(store.objects.has(key)).toBe(false)
+  })
+
+  test('cart follows a base through changes and evictions: its cartridge list and route are never stale', async () => {
+    const { engine } = await fixtureEngine()
+    const ask = (base: string, question: string) => engine.ask(base, { question, strategy: 'cart' })
+    const river = 'What river is Warsaw on?'
+    const first = await ask('cor_1', river)
+    // A document onboarded after a question is found by the next one.
+    await onboardDoc(engine, 'cor_1', {
+      id: 'doc_krakow',
+      title: 'Krakow',
+      filename: 'krakow.txt',
+      text: 'Krakow stands on the Vistula River too. It was the capital of Poland until 1596.',
+    })
+    const later = await ask('cor_1', 'Until when was Krakow the capital of Poland?')
+    expect(later.sources[0]?.documentId).toBe('doc_krakow')
+    // Another base's cartridges evict this one's under a budget that holds about one base.
+    const budget = engine.cache.bytes
+    const small = await fixtureEngine(budget)
+    const other = docs.map((d) => ({ ...d, id: `${d.id}_2`, text: `${d.text}\n\nA second copy.` }))
+    for (const d of other) await onboardDoc(small.engine, 'cor_2', d)
+    const before = await small.engine.ask('cor_1', { question: river, strategy: 'cart' })
+    await small.engine.ask('cor_2', { question: river, strategy: 'cart' })
+    const misses = small.engine.cache.stats.misses
+    const again = await small.engine.ask('cor_1', { question: river, strategy: 'cart' })
+    expect(small.engine.cache.stats.misses).toBeGreaterThan(misses)
+    expect(again.answer).toBe(before.answer)
+    expect(again.sources).toEqual(before.sources)
+    expect(before.answer).toBe(first.answer)
   })
 
   test('a cold engine loads cartridges from the store, and a deleted base answers nothing', async () => {

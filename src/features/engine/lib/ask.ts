@@ -1,5 +1,6 @@
 import type { EngineRepo } from '../engine.repo'
 import { composeAnswer } from './answer'
+import type { CartRoute } from './cartroute'
 import { type CartEntry, searchCartridges } from './cartsearch'
 import { condenseQuestion, type Turn } from './condense'
 import { AnswerType, planQuery } from './query'
@@ -81,7 +82,7 @@ export interface Meaning {
 /** What the pipeline reads: rag's index, cart's warm cartridges, the embedder's side, and a timer. */
 export interface AskContext {
   index: EngineRepo
-  entries(baseId: string): Promise<CartEntry<SectionRef>[]>
+  carts(baseId: string): Promise<{ entries: CartEntry<SectionRef>[]; route: CartRoute }>
   /** Null without an embedder; started before the search so the embedding is fetched meanwhile. */
   meaning(question: string): Meaning | null
   now(): number
@@ -178,9 +179,13 @@ async function retrieve(
       evidence,
     })
   }
-  let entries = await ctx.entries(baseId)
-  if (docIds) entries = entries.filter((e) => docIds.includes(e.ref.documentId))
-  return searchCartridges(entries, plan, Math.max(k, 20), { evidence })
+  const { entries, route } = await ctx.carts(baseId)
+  // The route indexes the whole base: a search pinned to some documents scans theirs.
+  if (docIds) {
+    const pinnedEntries = entries.filter((e) => docIds.includes(e.ref.documentId))
+    return searchCartridges(pinnedEntries, plan, Math.max(k, 20), { evidence })
+  }
+  return searchCartridges(entries, plan, Math.max(k, 20), { evidence, route })
 }
 
 /**

@@ -13,6 +13,7 @@ export class WarmCache<V> {
   private readonly entries = new Map<string, { value: V; size: number }>()
   private readonly loading = new Map<string, Promise<V>>()
   private total = 0
+  private changes = 0
   private readonly stale = new WeakSet<Promise<V>>()
   /** Counters for the operator: hits, misses (loads) and evictions. */
   readonly stats = { hits: 0, misses: 0, evictions: 0 }
@@ -26,6 +27,13 @@ export class WarmCache<V> {
   /** Number of entries held. */
   get size(): number {
     return this.entries.size
+  }
+  /**
+   * Counts stores and removals: while it stays the same, every value read before is still held, and
+   * no store has happened that could evict by recency (callers holding a list of values use it).
+   */
+  get version(): number {
+    return this.changes
   }
   /** The keys from least to most recently used. */
   keys(): string[] {
@@ -47,12 +55,14 @@ export class WarmCache<V> {
     this.drop(key)
     const size = this.opts.sizeOf(value)
     if (size > this.opts.budgetBytes) return
+    this.changes++
     this.entries.set(key, { value, size })
     this.total += size
     for (const [k, e] of this.entries) {
       if (this.total <= this.opts.budgetBytes) break
       this.entries.delete(k)
       this.total -= e.size
+      this.changes++
       this.stats.evictions++
     }
   }
@@ -93,6 +103,7 @@ export class WarmCache<V> {
     if (!e) return false
     this.entries.delete(key)
     this.total -= e.size
+    this.changes++
     return true
   }
 }

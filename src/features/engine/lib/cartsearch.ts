@@ -1,4 +1,6 @@
+import { type Reach, routeReach, scanReach } from './cartreach'
 import { localId, type WarmCartridge } from './cartridge'
+import { type CartRoute, routeDf, routeKnownTerms } from './cartroute'
 import { type Candidate, type CartEntry, searchOne } from './cartscan'
 import { kindTest } from './hypernyms'
 import type { QueryPlan } from './query'
@@ -27,79 +29,66 @@ export function searchCartridges<R>(
     stats?: { searched: number }
     /** Filled in with the question's terms as searched and their passage counts (for support.ts). */
     evidence?: TermEvidence
+    /** The base's index over these entries (in this order): the sections a term reaches are looked up, not scanned. */
+    route?: CartRoute
   } = {},
 ): RankedPassage<R>[] {
-  const nq = input.terms.length
-  if (nq === 0 || entries.length === 0) return []
+  if (input.terms.length === 0 || entries.length === 0) return []
+  const route = opts.route
   // Base-wide idf from the cartridges' own passage counts; unknown terms get their closest spelling.
   let nPassages = 0
   for (const { cart } of entries) nPassages += cart.passages.length / 2
-  const asked = termIds(entries, input.terms)
+  const dfOf = (gs: Int32Array) => (route ? routeDf(route, gs) : scanDf(entries, gs))
+  const asked = dfOf(globalIds(input.terms))
   const { plan, df } =
     opts.respell === false
-      ? { plan: input, df: asked.df }
-      : respellPlan(input, asked.df, (prefix) => knownTerms(entries, prefix))
+      ? { plan: input, df: asked }
+      : respellPlan(input, asked, (prefix) =>
+          route ? routeKnownTerms(route, prefix) : knownTerms(entries, prefix),
+        )
   if (opts.evidence)
     Object.assign(opts.evidence, { terms: plan.terms, df, passages: nPassages, soft: plan.soft })
-  const { qw, variantIds } = weighTerms(entries, plan, nPassages, df, opts.variants !== false)
+  const { qw, variantIds } = weighTerms(plan, nPassages, df, dfOf, opts.variants !== false)
   let total = 0
   for (const w of qw) total += w
-  const planIds = globalIds(plan.terms)
-  // A term respelling left as it was keeps the local ids looked up for the question.
-  const localOf = (e: number, q: number) => {
-    const g = planIds[q]!
-    return g === asked.gs[q] ? asked.local[e * nq + q]! : g < 0 ? -1 : localId(entries[e]!.cart, g)
-  }
-  const candidates = boundSections(entries, plan, qw, total, variantIds, localOf)
+  const gs = globalIds(plan.terms)
+  const reach = route
+    ? routeReach(route, entries.length, gs, qw, variantIds)
+    : scanReach(entries, gs, qw, variantIds)
+  const candidates = boundSections(entries, plan, qw, total, reach)
   const pairs = pairSet(plan)
   const kind = plan.kind.length ? kindTest(plan.kind) : null
   const top = new TopK<RankedPassage<R>>(limit)
+  const nq = plan.terms.length
   // Sections are searched best bound first, and the search stops at the first bound the top list
   // would not take (exact: no section it skips could have entered it).
   for (const c of candidates) {
     if (opts.prune !== false && !top.accepts(c.bound)) break
     const entry = entries[c.e]!
-    const local = Int32Array.from({ length: nq }, (_, q) => localOf(c.e, q))
-    const vars = variantIds.map((gs) => {
-      const ids: number[] = []
-      for (let i = 0; i < gs.length; i++) {
-        const v = gs[i]! < 0 ? -1 : localId(entry.cart, gs[i]!)
-        if (v >= 0) ids.push(v)
-      }
-      return ids
-    })
-    searchOne(entry, local, vars, c, plan, qw, total, pairs, kind, top)
+    const local = reach.local.slice(c.e * nq, c.e * nq + nq)
+    searchOne(entry, local, reach.variants(c.e), c, plan, qw, total, pairs, kind, top)
     if (opts.stats) opts.stats.searched++
   }
   return top.sorted()
 }
 
-/**
- * Terms' global numbers, their local ids in each cartridge (entry-major) and their passage counts
- * over the base. Global numbers are resolved once per question, not once per cartridge (a string
- * hash each), and the local ids are kept so the search does not look them up again.
- */
-function termIds<R>(entries: CartEntry<R>[], terms: string[]) {
-  const gs = globalIds(terms)
-  const local = new Int32Array(entries.length * terms.length)
-  const df = terms.map(() => 0)
-  for (let e = 0; e < entries.length; e++) {
-    const cart = entries[e]!.cart
+/** Terms' passage counts over the base, asking each cartridge. */
+function scanDf<R>(entries: CartEntry<R>[], gs: Int32Array): number[] {
+  const df = Array.from(gs, () => 0)
+  for (const { cart } of entries)
     for (let q = 0; q < gs.length; q++) {
       const id = gs[q]! < 0 ? -1 : localId(cart, gs[q]!)
-      local[e * terms.length + q] = id
       if (id >= 0) df[q]! += cart.passageDf[id]!
     }
-  }
-  return { gs, local, df }
+  return df
 }
 
 /** The question's term weights and, per term, the global numbers of its word-family variants. */
-function weighTerms<R>(
-  entries: CartEntry<R>[],
+function weighTerms(
   plan: QueryPlan,
   nPassages: number,
   df: ArrayLike<number>,
+  dfOf: (gs: Int32Array) => number[],
   withVariants: boolean,
 ): { qw: Float64Array; variantIds: Int32Array[] } {
   const qw = termWeights(plan, nPassages, df)
@@ -109,68 +98,68 @@ function weighTerms<R>(
   // A term the base lacks weighs as its rarest known variant would (its matches stay weak evidence).
   variants.forEach((vs, q) => {
     if (qw[q] !== 0 || vs.length === 0) return
-    const vdf = termIds(entries, vs).df.filter((d) => d > 0)
+    const vdf = dfOf(globalIds(vs)).filter((d) => d > 0)
     if (vdf.length) qw[q] = idf(nPassages, Math.min(...vdf))
   })
   return { qw, variantIds: variants.map((vs, q) => (qw[q] === 0 ? new Int32Array(0) : globalIds(vs))) }
 }
 
 /**
- * The sections worth searching, best bound first. Indexed loops throughout: this runs once per
- * cartridge of the base for every question. Each section gets an upper bound of the score it could
- * reach from which terms it holds (nothing is allocated per section).
+ * The sections worth searching, best bound first: each reached section gets an upper bound of the
+ * score it could reach from which terms it holds.
  */
 function boundSections<R>(
   entries: CartEntry<R>[],
   plan: QueryPlan,
   qw: Float64Array,
   total: number,
-  variantIds: Int32Array[],
-  localOf: (e: number, q: number) => number,
+  reach: Reach,
 ): Candidate[] {
   const nq = plan.terms.length
   const termIndex = new Map(plan.terms.map((t, q) => [t, q]))
-  const sentenceCounts = new Uint16Array(nq)
   const candidates: Candidate[] = []
-  for (let e = 0; e < entries.length; e++) {
+  // A phrase pair counts only where both its terms occur (then as often as the question has pairs).
+  const nPairs = pairSet(plan).size
+  const pairMasks = plan.pairs.map(([a, b]) => (1 << a) | (1 << b))
+  const typed = plan.want !== 0
+  for (const e of reach.touched) {
     const entry = entries[e]!
-    sentenceCounts.fill(0)
-    let mask = 0
-    let expMask = 0
-    for (let q = 0; q < nq; q++) {
-      const id = localOf(e, q)
-      if (id >= 0 && qw[q]! > 0) {
-        mask |= 1 << q
-        sentenceCounts[q] = entry.cart.postOff[id + 1]! - entry.cart.postOff[id]!
-      }
-      const gs = variantIds[q]!
-      for (let i = 0; i < gs.length; i++)
-        if (gs[i]! >= 0 && localId(entry.cart, gs[i]!) >= 0) {
-          expMask |= 1 << q
-          break
-        }
-    }
-    // A section holding no question term and no variant of one has nothing to offer.
-    if (mask === 0 && expMask === 0) continue
     let titleMask = 0
     for (let i = 0; i < entry.titleTerms.length; i++) {
       const q = termIndex.get(entry.titleTerms[i]!)
       if (q !== undefined) titleMask |= 1 << q
     }
-    const secScore = sectionPrior(sentenceCounts, qw)
+    const secScore = sectionPrior(reach.counts.subarray(e * nq, e * nq + nq), qw)
+    const mask = reach.mask[e]!
+    const paired = pairMasks.some((m) => (mask & m) === m)
     const bound = scoreBound(
       mask,
       titleMask,
-      expMask,
+      reach.expMask[e]!,
       secScore,
       qw,
       total,
-      plan.pairs.length,
+      paired ? nPairs : 0,
+      typed,
+      shortestSentence(entry.cart),
       entry.cart.weights,
     )
     candidates.push({ e, titleMask, secScore, bound })
   }
   return candidates.sort((a, b) => b.bound - a.bound)
+}
+
+const shortest = new WeakMap<WarmCartridge, number>()
+/** The content words of a cartridge's shortest sentence (the length the score bound assumes). */
+function shortestSentence(cart: WarmCartridge): number {
+  let n = shortest.get(cart)
+  if (n === undefined) {
+    n = Number.POSITIVE_INFINITY
+    for (let s = 0; s + 1 < cart.sentOff.length; s++) n = Math.min(n, cart.sentOff[s + 1]! - cart.sentOff[s]!)
+    n = Number.isFinite(n) ? n : 0
+    shortest.set(cart, n)
+  }
+  return n
 }
 
 /** The global numbers of terms, -1 for a term no cartridge holds. */

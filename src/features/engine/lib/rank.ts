@@ -58,8 +58,9 @@ export function passageScore(best: number, passMask: number, titleMask: number, 
 /**
  * An upper bound of any passage score the cart search can give a section that holds the terms of
  * `mask`, names those of `titleMask` in its title and holds variants of those of `expMask`: every
- * term counts at its largest coefficient, every phrase pair and the answer type are assumed found,
- * and a sentence is at least one word long. Infinite when the weights do not allow a bound.
+ * term counts at its largest coefficient, `nPairs` phrase pairs (0 when the section holds no pair's
+ * two terms) and the answer type (when the question asks for one, `typed`) are assumed found, and the
+ * sentence is as short as the section's shortest (`minLen` content words). Infinite when the weights do not allow a bound.
  */
 export function scoreBound(
   mask: number,
@@ -69,6 +70,8 @@ export function scoreBound(
   qw: Float64Array,
   total: number,
   nPairs: number,
+  typed: boolean,
+  minLen: number,
   w: ScoreWeights,
 ): number {
   if (w.len < 0) return Number.POSITIVE_INFINITY
@@ -78,8 +81,8 @@ export function scoreBound(
   const sentence =
     reach +
     Math.max(0, w.pair) * nPairs * mean +
-    Math.max(0, w.type) * mean -
-    w.len +
+    (typed ? Math.max(0, w.type) * mean : 0) -
+    w.len * Math.log2(1 + minLen) +
     Math.max(0, w.cover) * covered * covered * mean
   // A hair above, so that rounding in the exact computation can never exceed it.
   return sentence + passageScore(0, mask, titleMask, qw) + secScore + 1e-9

@@ -1,0 +1,125 @@
+import { localId } from './cartridge'
+import { type CartRoute, routeRow } from './cartroute'
+import type { CartEntry } from './cartscan'
+
+// Which sections of a base one question reaches, found by asking every cartridge (a scan) or from
+// the base's route (cartroute.ts); the cart search bounds and searches only these.
+
+/**
+ * Which sections a question reaches: for each, the terms it holds (`mask`), the terms it holds a
+ * variant of (`expMask`), and per term (entry-major, `nq` a section) its local id, -1 when absent, and
+ * how many of its sentences hold it. `touched` lists the sections reached, each once.
+ */
+export interface Reach {
+  touched: number[]
+  mask: Int32Array
+  expMask: Int32Array
+  local: Int32Array
+  counts: Uint16Array
+  /** A section's local ids of each term's variants. */
+  variants(e: number): number[][]
+}
+
+function emptyReach(nEntries: number, nq: number, variants: (e: number) => number[][]): Reach {
+  return {
+    touched: [],
+    mask: new Int32Array(nEntries),
+    expMask: new Int32Array(nEntries),
+    local: new Int32Array(nEntries * nq).fill(-1),
+    counts: new Uint16Array(nEntries * nq),
+    variants,
+  }
+}
+
+/** The reach of a question by asking every cartridge for every term and variant (bases without a route). */
+export function scanReach<R>(
+  entries: CartEntry<R>[],
+  gs: Int32Array,
+  qw: Float64Array,
+  variantIds: Int32Array[],
+): Reach {
+  const nq = gs.length
+  const r = emptyReach(entries.length, nq, (e) =>
+    variantIds.map((vs) => {
+      const ids: number[] = []
+      for (let i = 0; i < vs.length; i++) {
+        const v = vs[i]! < 0 ? -1 : localId(entries[e]!.cart, vs[i]!)
+        if (v >= 0) ids.push(v)
+      }
+      return ids
+    }),
+  )
+  for (let e = 0; e < entries.length; e++) {
+    const cart = entries[e]!.cart
+    for (let q = 0; q < nq; q++) {
+      const id = gs[q]! < 0 ? -1 : localId(cart, gs[q]!)
+      r.local[e * nq + q] = id
+      if (id >= 0 && qw[q]! > 0) {
+        r.mask[e]! |= 1 << q
+        r.counts[e * nq + q] = cart.postOff[id + 1]! - cart.postOff[id]!
+      }
+      const vs = variantIds[q]!
+      for (let i = 0; i < vs.length; i++)
+        if (vs[i]! >= 0 && localId(cart, vs[i]!) >= 0) {
+          r.expMask[e]! |= 1 << q
+          break
+        }
+    }
+    if (r.mask[e] !== 0 || r.expMask[e] !== 0) r.touched.push(e)
+  }
+  return r
+}
+
+/** The reach of a question from the base's route: only the sections its terms and variants name. */
+export function routeReach(
+  route: CartRoute,
+  nEntries: number,
+  gs: Int32Array,
+  qw: Float64Array,
+  variantIds: Int32Array[],
+): Reach {
+  const nq = gs.length
+  // Each section's variant ids as the route lists them: a chain per section through `next`.
+  const head = new Int32Array(nEntries).fill(-1)
+  const next: number[] = []
+  const varTerm: number[] = []
+  const varLocal: number[] = []
+  const r = emptyReach(nEntries, nq, (e) => {
+    const out = Array.from({ length: nq }, () => [] as number[])
+    for (let at = head[e]!; at >= 0; at = next[at]!) out[varTerm[at]!]!.push(varLocal[at]!)
+    // The chain runs newest first: each term's variants are read back in the order they were asked.
+    for (const ids of out) ids.reverse()
+    return out
+  })
+  const touch = (e: number) => {
+    if (r.mask[e] === 0 && r.expMask[e] === 0) r.touched.push(e)
+  }
+  for (let q = 0; q < nq; q++) {
+    const row = routeRow(route, gs[q]!)
+    if (row >= 0)
+      for (let i = route.off[row]!; i < route.off[row + 1]!; i++) {
+        const e = route.entry[i]!
+        r.local[e * nq + q] = route.local[i]!
+        if (qw[q]! <= 0) continue
+        touch(e)
+        r.mask[e]! |= 1 << q
+        r.counts[e * nq + q] = route.count[i]!
+      }
+    const vs = variantIds[q]!
+    for (let v = 0; v < vs.length; v++) {
+      const vrow = routeRow(route, vs[v]!)
+      if (vrow < 0) continue
+      for (let i = route.off[vrow]!; i < route.off[vrow + 1]!; i++) {
+        const e = route.entry[i]!
+        touch(e)
+        r.expMask[e]! |= 1 << q
+        next.push(head[e]!)
+        head[e] = varTerm.push(q) - 1
+        varLocal.push(route.local[i]!)
+      }
+    }
+  }
+  // In entry order, as the scan lists them: equal bounds then sort the same way.
+  r.touched.sort((a, b) => a - b)
+  return r
+}
