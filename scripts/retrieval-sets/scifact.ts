@@ -18,7 +18,7 @@ export function pythonStrings(repr: string): string[] {
   const out: string[] = []
   for (const m of repr.matchAll(/'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"/gs)) {
     out.push(
-      (m[1] ?? m[2] ?? '').replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)/gs, unescape),
+      (m[1] ?? m[2] ?? '').replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)/gs, pythonEscape),
     )
   }
   return out
@@ -27,7 +27,7 @@ export function pythonStrings(repr: string): string[] {
 const SIMPLE: Record<string, string> = { n: '\n', t: '\t', r: '\r', '0': '\0' }
 
 /** One Python escape's character (`\\n`, `\\x41`, `\\u00e9`, `\\'`...). */
-function unescape(_: string, e: string): string {
+function pythonEscape(_: string, e: string): string {
   if (e.length > 1) return String.fromCodePoint(Number.parseInt(e.slice(1), 16))
   return SIMPLE[e] ?? e
 }
