@@ -31,6 +31,8 @@ export interface RetrievalOptions {
   limit?: number
   /** Write the per-query records (JSON Lines) to this file. */
   dump?: string
+  /** Where to look for sets; ENGRAM_RETRIEVAL_DATA's directories, or the defaults, otherwise. */
+  dirs?: string[]
 }
 
 const K = 10
@@ -157,7 +159,7 @@ async function measureSet(
 
 /** Runs the retrieval bench on every set found; false when none was. */
 export async function runRetrieval(engine: Engine, options: RetrievalOptions = {}): Promise<boolean> {
-  const dirs = retrievalDirs(process.env.ENGRAM_RETRIEVAL_DATA)
+  const dirs = options.dirs ?? retrievalDirs(process.env.ENGRAM_RETRIEVAL_DATA)
   const sets = findSets(dirs)
   if (sets.length === 0) {
     console.log(
