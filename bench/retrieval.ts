@@ -172,7 +172,9 @@ export async function runRetrieval(engine: Engine, options: RetrievalOptions = {
   const dump = options.dump ? ([] as string[]) : null
   const t0 = performance.now()
   for (const dir of sets) await measureSet(engine, loadSet(dir), options, dump)
-  console.log(`\nretrieval: ${sets.length} sets in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+  console.log(
+    `\nretrieval: ${sets.length} set${sets.length === 1 ? '' : 's'} in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  )
   if (options.dump && dump) writeFileSync(options.dump, dump.length ? `${dump.join('\n')}\n` : '')
   return true
 }
