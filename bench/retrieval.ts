@@ -7,8 +7,9 @@
 // [--embed] [--embed-weight W]. Sets are looked for in ENGRAM_RETRIEVAL_DATA's directories
 // (colon-separated), by default ../shared/data/retrieval and bench/.data/retrieval.
 // --retrieval-limit N asks the first N queries of each split; --retrieval-dump FILE writes one JSON a
-// line per query and system (set, split, query, system, ndcg, recall, each relevant document's rank or
-// null, the ranking) for studying the tuning split. Look only at held-out splits' totals.
+// line per query of the tuning splits and system (set, split, query, system, ndcg, recall, each
+// relevant document's rank or null, the ranking) to study them. Held-out splits are never dumped:
+// their totals are all that should be seen of them, so that they still measure unseen data.
 import { writeFileSync } from 'node:fs'
 import { relative } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -29,7 +30,7 @@ import { MISSING_DATA_EXIT } from './lib/shared-data'
 export interface RetrievalOptions {
   /** Ask only the first N queries of each split. */
   limit?: number
-  /** Write the per-query records (JSON Lines) to this file. */
+  /** Write the per-query records of the tuning splits (JSON Lines) to this file. */
   dump?: string
   /** Where to look for sets; ENGRAM_RETRIEVAL_DATA's directories, or the defaults, otherwise. */
   dirs?: string[]
@@ -146,7 +147,7 @@ async function measureSet(
   )
   for (const split of set.splits) {
     const limited = options.limit ? { ...split, queries: split.queries.slice(0, options.limit) } : split
-    printSplit(set, limited, await askSplit(set, limited, rank, dump))
+    printSplit(set, limited, await askSplit(set, limited, rank, split.tuning ? dump : null))
     asked += limited.queries.length
   }
   console.log(

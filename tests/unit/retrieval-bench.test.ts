@@ -94,8 +94,8 @@ describe('retrieval sets on disk', () => {
   beforeAll(() => {
     root = mkdtempSync(join(tmpdir(), 'engram-retrieval-'))
     writeSet(join(root, 'parent', 'beta'), {
-      test: 'q1\td1\t1\nq2\td2\t2\nq2\td4\t0\nq9\td1\t1\n',
-      train: 'q3\td4\t1\n',
+      test: 'q2\td2\t2\nq2\td4\t0\nq9\td1\t1\n',
+      train: 'q1\td1\t1\nq3\td4\t1\n',
     })
     writeSet(join(root, 'alpha'), { test: 'q1\td1\t1\n' })
     mkdirSync(join(root, 'parent', 'not-a-set'))
@@ -117,13 +117,13 @@ describe('retrieval sets on disk', () => {
     expect(set.name).toBe('beta')
     expect(set.corpus).toHaveLength(4)
     expect(set.splits.map((s) => [s.name, s.tuning, s.queries.map((q) => q.id)])).toEqual([
-      ['train', true, ['q3']],
-      ['test', false, ['q1', 'q2']],
+      ['train', true, ['q1', 'q3']],
+      ['test', false, ['q2']],
     ])
-    expect([...set.splits[1]!.queries[1]!.judged]).toEqual([['d2', 2]])
+    expect([...set.splits[1]!.queries[0]!.judged]).toEqual([['d2', 2]])
   })
 
-  test('the bench asks rag, cart and both bm25s each query and dumps the ranks of the relevant documents', async () => {
+  test('the bench asks rag, cart and both bm25s each query and dumps the tuning split only', async () => {
     const bench = await createBenchEngine()
     const log = spyOn(console, 'log').mockImplementation(() => {})
     const dump = join(root, 'dump.jsonl')
@@ -139,9 +139,7 @@ describe('retrieval sets on disk', () => {
       .split('\n')
       .map((l) => JSON.parse(l))
     expect(records.map((r) => `${r.split}/${r.query}/${r.system}`)).toEqual(
-      ['train/q3', 'test/q1', 'test/q2'].flatMap((q) =>
-        ['rag', 'cart', 'bm25', 'bm25 porter'].map((s) => `${q}/${s}`),
-      ),
+      ['train/q1', 'train/q3'].flatMap((q) => ['rag', 'cart', 'bm25', 'bm25 porter'].map((s) => `${q}/${s}`)),
     )
     for (const r of records) {
       expect(r.set).toBe('beta')
