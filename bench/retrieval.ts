@@ -165,8 +165,8 @@ export async function runRetrieval(engine: Engine, options: RetrievalOptions = {
   if (sets.length === 0) {
     console.log(
       `\nretrieval: no retrieval set found in ${dirs.map((d) => relative(process.cwd(), d)).join(', ')}; ` +
-        'see scripts/retrieval-sets/README.md for how to get SciFact, Cranfield and CISI in BEIR layout, ' +
-        'and set ENGRAM_RETRIEVAL_DATA to their directory (colon-separated).',
+        'scripts/retrieval-sets/README.md says how to get SciFact, Cranfield, CISI and CACM in BEIR layout; ' +
+        'put them there, or name their directories in ENGRAM_RETRIEVAL_DATA (colon-separated).',
     )
     return false
   }
