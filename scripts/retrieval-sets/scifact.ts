@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs'
 import { unzipSync } from 'fflate'
 import Papa from 'papaparse'
-import { type Judgement, writeBeirSet } from './beir'
+import { type Judgement, type RetrievalSetData, writeBeirSet } from './beir'
 
 /**
  * The strings of a NumPy array's printed form (`['First.' "It's" ...]`, as the CSV export wrote each
@@ -60,23 +60,31 @@ function claims(rows: Record<string, string>[]) {
   return { queries: [...text].map(([id, t]) => ({ id, text: t })), qrels: [...pairs.values()] }
 }
 
-const [zip, out] = process.argv.slice(2)
-if (!zip || !out) {
-  console.error('usage: bun scripts/retrieval-sets/scifact.ts <scifact.zip> <out dir>')
-  process.exit(2)
+/** SciFact from the bytes of its CSV export's zip, as BEIR's retrieval set. */
+export function convertSciFact(zip: Uint8Array): RetrievalSetData {
+  const files = unzipSync(zip)
+  const corpus = csv(files, 'corpus_train.csv').map((r) => ({
+    id: r.doc_id!,
+    title: r.title!,
+    // BEIR trims each sentence (some end in spaces and a line break) before joining them.
+    text: pythonStrings(r.abstract!)
+      .map((s) => s.trim())
+      .join(' '),
+  }))
+  const train = claims(csv(files, 'claims_train.csv'))
+  const test = claims(csv(files, 'claims_validation.csv'))
+  return {
+    corpus,
+    queries: [...train.queries, ...test.queries],
+    qrels: { train: train.qrels, test: test.qrels },
+  }
 }
-const files = unzipSync(readFileSync(zip))
-const corpus = csv(files, 'corpus_train.csv').map((r) => ({
-  id: r.doc_id!,
-  title: r.title!,
-  // BEIR trims each sentence (some end in spaces and a line break) before joining them.
-  text: pythonStrings(r.abstract!)
-    .map((s) => s.trim())
-    .join(' '),
-}))
-const train = claims(csv(files, 'claims_train.csv'))
-const test = claims(csv(files, 'claims_validation.csv'))
-const queries = [...train.queries, ...test.queries]
-console.log(
-  `scifact: ${writeBeirSet(out, { corpus, queries, qrels: { train: train.qrels, test: test.qrels } })}`,
-)
+
+if (import.meta.main) {
+  const [zip, out] = process.argv.slice(2)
+  if (!zip || !out) {
+    console.error('usage: bun scripts/retrieval-sets/scifact.ts <scifact.zip> <out dir>')
+    process.exit(2)
+  }
+  console.log(`scifact: ${writeBeirSet(out, convertSciFact(readFileSync(zip)))}`)
+}
