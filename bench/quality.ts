@@ -11,23 +11,19 @@
 // articles each, asked their own questions and the other half's; --no-abstain skips it,
 // --abstain-signals FILE writes the tuning split's records, one JSON a line (question, search
 // evidence, support signals, top sources), to refit the support model (scripts/refit-support.ts).
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+// Last, the retrieval sets found on disk (bench/retrieval.ts: nDCG@10 of both strategies beside FTS5
+// bm25()); --no-retrieval skips them, --retrieval-only skips SQuAD, --retrieval-limit N and
+// --retrieval-dump FILE are bench/retrieval.ts's options.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { migrations } from '../migrations/index'
-import { embedderFrom } from '../src/features/engine/embedder'
-import { type AskResult, Engine } from '../src/features/engine/engine.service'
-import { systemClock } from '../src/platform/clock/clock'
-import { loadConfig } from '../src/platform/config/config.load'
-import { openDatabase } from '../src/platform/db/db'
-import { migrate } from '../src/platform/db/migrate'
-import { createLogger } from '../src/platform/log/log'
+import type { AskResult, Engine } from '../src/features/engine/engine.service'
 import { measureAbstention } from './lib/abstention'
+import { type BenchEngine, createBenchEngine, onboardDocuments, sections } from './lib/bench-engine'
 import { sharedData } from './lib/shared-data'
-import { startUseEmbeddingsServer } from './lib/use-embeddings-server'
+import { runRetrieval } from './retrieval'
 
-const DATA = sharedData('squad-dev', 'the SQuAD v1.1 dev half (24 articles, 5,665 questions)')
+const squadData = () => sharedData('squad-dev', 'the SQuAD v1.1 dev half (24 articles, 5,665 questions)')
 const { values: args } = parseArgs({
   args: process.argv.slice(2),
   options: {
@@ -41,6 +37,10 @@ const { values: args } = parseArgs({
     'embed-weight': { type: 'string' },
     'no-abstain': { type: 'boolean' },
     'abstain-signals': { type: 'string' },
+    'no-retrieval': { type: 'boolean' },
+    'retrieval-only': { type: 'boolean' },
+    'retrieval-limit': { type: 'string' },
+    'retrieval-dump': { type: 'string' },
   },
 })
 
@@ -91,62 +91,11 @@ function tokenF1(pred: string, golds: string[]): number {
   return best
 }
 
-/** Splits an article into sections of at most `max` characters at paragraph boundaries. */
-function sections(text: string, max = 12_000): string[] {
-  const out: string[] = []
-  let cur: string[] = []
-  let len = 0
-  for (const p of text.split(/\n[ \t]*\n/)) {
-    if (len > 0 && len + p.length > max) {
-      out.push(cur.join('\n\n'))
-      cur = []
-      len = 0
-    }
-    cur.push(p)
-    len += p.length + 2
-  }
-  if (cur.length) out.push(cur.join('\n\n'))
-  return out
-}
-
 const pct = (a: number[], q: number) => a[Math.min(a.length - 1, Math.floor(a.length * q))]!
 
-async function main() {
-  const dir = mkdtempSync(join(tmpdir(), 'engram-quality-'))
-  const db = openDatabase(join(dir, 'engram.db'))
-  migrate(db, migrations)
-  const objects = new Map<string, Uint8Array>()
-  const store = {
-    getBytes: async (k: string) => objects.get(k) ?? null,
-    put: async (k: string, b: unknown) => {
-      objects.set(k, b as Uint8Array)
-      return { key: k, size: (b as Uint8Array).length, sha256: '' }
-    },
-    delete: async (k: string) => void objects.delete(k),
-  }
-  const embedServer = args.embed ? await startUseEmbeddingsServer() : null
-  const weight = args['embed-weight']
-  // The product's defaults and its own reading of ENGRAM_EMBED_BUILTIN (nothing else: no config file).
-  const c = loadConfig({
-    env: { ENGRAM_EMBED_BUILTIN: process.env.ENGRAM_EMBED_BUILTIN },
-    readFile: () => null,
-  }).embed
-  const embedder = embedderFrom(
-    {
-      ...c,
-      url: embedServer?.url ?? null,
-      model: 'use-lite',
-      timeout_ms: 600_000,
-      weight: Number(weight ?? c.weight),
-      builtin_weight: Number(weight ?? c.builtin_weight),
-    },
-    systemClock,
-    createLogger('warn'),
-  )
-  console.log(
-    `re-ranking by meaning: ${embedder ? `${embedder.model} at weight ${embedder.weight}` : 'none'}`,
-  )
-  const engine = new Engine({ db, store, cacheBytes: 512 * 1024 * 1024, embedder })
+/** The SQuAD part: onboarding, the strategies' table, then abstention. */
+async function squad(engine: Engine) {
+  const DATA = squadData()
   const base = 'cor_squad'
   const files = readdirSync(join(DATA, 'articles')).sort()
   const articles = files.map((file) => ({
@@ -158,35 +107,13 @@ async function main() {
       .trim(),
   }))
   const textBytes = articles.reduce((n, a) => n + Buffer.byteLength(a.text), 0)
-  let cartBytes = 0
-  let nSections = 0
-  /** Onboards every article into `baseId`; returns wall and CPU seconds. */
-  const onboard = async (baseId: string) => {
-    cartBytes = 0
-    nSections = 0
-    const t0 = performance.now()
-    const cpu0 = process.cpuUsage()
-    for (const { file, text, title } of articles)
-      for (const [i, part] of sections(text).entries()) {
-        const r = await engine.onboardSection({
-          workspaceId: 'ws_bench',
-          baseId,
-          documentId: `doc_${file}`,
-          sectionId: `${baseId}_${file}_${i}`,
-          title,
-          filename: file,
-          // Scratch passes get a distinct text so they do not share the real base's cartridges.
-          text: baseId === base ? part : `${part}\n\n${baseId}.`,
-        })
-        cartBytes += r.cartBytes
-        nSections++
-      }
-    const cpu = process.cpuUsage(cpu0)
-    return { wall: (performance.now() - t0) / 1000, cpu: (cpu.user + cpu.system) / 1e6 }
-  }
+  /** Onboards every article into `baseId` (scratch passes marked apart from the real base's text). */
+  const onboard = (baseId: string) =>
+    onboardDocuments(engine, baseId, articles, baseId === base ? undefined : `${baseId}.`)
   // Three passes (two into scratch bases, removed after; the last is the base asked below); the
   // median is reported, so a JIT warm-up or a neighbour's burst on the shared cores does not decide it.
   const passes = [await onboard('cor_scratch1'), await onboard('cor_scratch2'), await onboard(base)]
+  const { cartBytes, sections: nSections } = passes[2]!
   await engine.removeBase('cor_scratch1')
   await engine.removeBase('cor_scratch2')
   const walls = passes.map((p) => p.wall).sort((a, b) => a - b)
@@ -280,17 +207,25 @@ async function main() {
       args['abstain-signals'],
     )
   }
-  if (embedServer) {
-    const { ms, texts } = embedServer.stats()
-    console.log(
-      `\nembeddings: ${texts} texts in ${(ms / 1000).toFixed(1)} s (${(ms / texts).toFixed(1)} ms a text)`,
-    )
-    embedServer.stop()
-  }
   if (args.fails) writeFileSync(args.fails, fails.join('\n'))
   if (args.misses) writeFileSync(args.misses, misses.join('\n'))
-  db.$client.close()
-  rmSync(dir, { recursive: true, force: true })
 }
 
-await main()
+/** What the embeddings server did over the whole run, when one was used. */
+function embeddingStats(bench: BenchEngine) {
+  if (!bench.embedServer) return
+  const { ms, texts } = bench.embedServer.stats()
+  console.log(
+    `\nembeddings: ${texts} texts in ${(ms / 1000).toFixed(1)} s (${(ms / texts).toFixed(1)} ms a text)`,
+  )
+}
+
+const bench = await createBenchEngine({ embed: args.embed, embedWeight: args['embed-weight'] })
+console.log(`re-ranking by meaning: ${bench.meaning}`)
+if (!args['retrieval-only']) await squad(bench.engine)
+if (!args['no-retrieval']) {
+  const limit = args['retrieval-limit']
+  await runRetrieval(bench.engine, { limit: limit ? Number(limit) : undefined, dump: args['retrieval-dump'] })
+}
+embeddingStats(bench)
+bench.close()
