@@ -34,12 +34,73 @@ export function squadQuestions(): { question: string; answers: { text: string }[
     .map((l) => JSON.parse(l))
 }
 
-/** A running server with an admin and keys. */
-export interface Bench {
-  app: App
+/** The questions a latency bench asks: `n` of squad-dev spread over the file by a prime stride. */
+export function benchSample(n: number) {
+  const questions = squadQuestions()
+  return Array.from({ length: n }, (_, i) => questions[(i * 7919) % questions.length]!)
+}
+
+/** A text made distinct for copy `c` > 0: numbers shifted, a copy tag at each paragraph break. */
+function vary(text: string, c: number): string {
+  return text.replace(/\b(\d+)\b/g, (n) => String(Number(n) + c)).replace(/\n\n/g, ` (copy ${c}).\n\n`)
+}
+
+/** Articles repeated `factor` times with varied text, as a bigger base. */
+export function scaled(articles: { path: string; text: string }[], factor: number) {
+  const out: { path: string; text: string }[] = []
+  for (let c = 0; c < factor; c++) {
+    for (const a of articles)
+      out.push({ path: `copy${c}/${a.path}`, text: c === 0 ? a.text : vary(a.text, c) })
+  }
+  return out
+}
+
+/**
+ * `n` one-paragraph documents: the articles' paragraphs (split on blank lines), repeated with varied
+ * text once every paragraph has been used, as a base of many small files.
+ */
+export function smallFiles(articles: { path: string; text: string }[], n: number) {
+  const paragraphs = articles.flatMap((a) =>
+    a.text
+      .split(/\n[ \t]*\n/)
+      .map((p) => p.trim())
+      .filter(Boolean)
+      .map((text, i) => ({ name: a.path.replace(/\.txt$/, `-${i}.txt`), text })),
+  )
+  return Array.from({ length: n }, (_, i) => {
+    const c = Math.floor(i / paragraphs.length)
+    const p = paragraphs[i % paragraphs.length]!
+    // One paragraph has no break inside, so its copies are tagged at the end.
+    return { path: `copy${c}/${p.name}`, text: c === 0 ? p.text : `${vary(p.text, c)} (copy ${c}).` }
+  })
+}
+
+/** SQuAD normalisation (as bench/quality.ts): lower case, no punctuation, no articles, single spaces. */
+function normalize(s: string): string {
+  return s
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s]/gu, ' ')
+    .replace(/\b(a|an|the)\b/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+}
+
+/** Whether `text` contains one of the gold answers as whole normalised words. */
+export function containsGold(text: string, golds: string[]): boolean {
+  const hay = ` ${normalize(text)} `
+  return golds.some((g) => normalize(g) !== '' && hay.includes(` ${normalize(g)} `))
+}
+
+/** A server reached over HTTP, with an admin's session and a query key. */
+export interface Server {
   url: string
   token: string
   queryKey: string
+}
+
+/** A running in-process server with an admin and keys. */
+export interface Bench extends Server {
+  app: App
   rss(): number
   stop(): Promise<void>
 }
@@ -74,19 +135,9 @@ export async function startBench(env: Record<string, string> = {}): Promise<Benc
   const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: app.handle, maxRequestBodySize: 2 ** 31 })
   const url = `http://127.0.0.1:${server.port}`
   app.jobs.scheduler.start()
-  const reg = await post(url, '/v1/auth/register', null, {
-    email: 'bench@example.com',
-    password: 'correct horse battery',
-    workspace_name: 'Bench',
-    name: 'Bench',
-  })
-  const token = reg.access_token as string
-  const key = await post(url, '/v1/api-keys', token, { name: 'bench', scopes: ['query', 'ingest'] })
   return {
     app,
-    url,
-    token,
-    queryKey: key.key as string,
+    ...(await registerAdmin(url)),
     rss: () => process.memoryUsage().rss,
     async stop() {
       await app.jobs.scheduler.stop()
@@ -95,6 +146,19 @@ export async function startBench(env: Record<string, string> = {}): Promise<Benc
       rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+/** Registers the first workspace's admin on a fresh server and mints a query and ingest key. */
+export async function registerAdmin(url: string): Promise<Server> {
+  const reg = await post(url, '/v1/auth/register', null, {
+    email: 'bench@example.com',
+    password: 'correct horse battery',
+    workspace_name: 'Bench',
+    name: 'Bench',
+  })
+  const token = reg.access_token as string
+  const key = await post(url, '/v1/api-keys', token, { name: 'bench', scopes: ['query', 'ingest'] })
+  return { url, token, queryKey: key.key as string }
 }
 
 /** POSTs JSON and returns the parsed body; throws on a non-2xx status. */
@@ -109,7 +173,7 @@ export async function post(url: string, path: string, token: string | null, json
 }
 
 /** Creates a base, uploads the files (in batches), trains it, and waits; returns timings. */
-export async function onboardBase(b: Bench, name: string, files: { path: string; text: string }[]) {
+export async function onboardBase(b: Server, name: string, files: { path: string; text: string }[]) {
   const base = await post(b.url, '/v1/corpora', b.token, { name })
   const id = base.id as string
   const t0 = performance.now()
@@ -141,7 +205,7 @@ export async function onboardBase(b: Bench, name: string, files: { path: string;
 }
 
 /** Re-onboards every document of a base (`force`), timed from `POST /train` to the run's end (s). */
-export async function retrain(b: Bench, id: string): Promise<number> {
+export async function retrain(b: Server, id: string): Promise<number> {
   const t0 = performance.now()
   const run = (await post(b.url, `/v1/corpora/${id}/train?force=true`, b.token, {})) as { id: string }
   await waitFor(async () => {
@@ -152,7 +216,7 @@ export async function retrain(b: Bench, id: string): Promise<number> {
 }
 
 /** Waits until no embed job of the base is pending or running (an embeddings server is configured); seconds. */
-export async function embedded(b: Bench, id: string): Promise<number> {
+export async function embedded(b: Server, id: string): Promise<number> {
   const t0 = performance.now()
   await waitFor(async () => {
     const jobs = (await get(b, `/v1/corpora/${id}/jobs?limit=500`)) as {
@@ -163,7 +227,7 @@ export async function embedded(b: Bench, id: string): Promise<number> {
   return (performance.now() - t0) / 1000
 }
 
-async function get(b: Bench, path: string) {
+async function get(b: Server, path: string) {
   const res = await fetch(`${b.url}${path}`, { headers: { authorization: `Bearer ${b.token}` } })
   return (await res.json()) as Record<string, unknown>
 }

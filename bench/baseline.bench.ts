@@ -1,0 +1,181 @@
+// `npm run bench baseline`: Engram against the naive baseline of issue 22 (FTS5 BM25 over 120-word
+// windows, best sentence: bench/lib/baseline-server.ts), each a server in a process of its own, asked
+// the same questions over HTTP in the same run. Per scale (the 24 squad-dev articles, then
+// BENCH_SCALES, default `10,100`: the articles repeated that many times, `small` for 5,000
+// one-paragraph files), both are built, then every question goes to the baseline, rag and cart in
+// turn (the order rotating per question, so the machine's noise falls on all three alike), after an
+// untimed pass that warms caches. Prints p50/p99 and the ratios to the baseline, onboarding MB/s
+// (Engram's train time, upload excluded, against the baseline's index build), idle and peak RSS
+// (VmRSS and VmHWM of each server process), and each target of the issue, met or not.
+// BENCH_QUESTIONS (default 400) bounds the questions. Prints; asserts nothing.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { spawnBaseline } from './lib/baseline-server'
+import { type EngramProcess, spawnEngram } from './lib/engram-process'
+import {
+  benchSample,
+  containsGold,
+  onboardBase,
+  pct,
+  retrain,
+  scaled,
+  smallFiles,
+  squadArticles,
+} from './lib/harness'
+
+const QUESTIONS = Number(process.env.BENCH_QUESTIONS ?? 400)
+const SCALES = ['1', ...(process.env.BENCH_SCALES ?? '10,100').split(',').filter((s) => s && s !== '1')]
+const SMALL_FILES = 5000
+const RETRAINS = 3
+const MB = 1e6
+
+const articles = squadArticles()
+const sample = benchSample(QUESTIONS)
+const SYSTEMS = ['baseline', 'rag', 'cart'] as const
+type System = (typeof SYSTEMS)[number]
+
+/** One answer: the HTTP round trip (ms) and the first source's text. */
+interface Asked {
+  ms: number
+  snippet: string
+}
+
+async function askBaseline(url: string, question: string): Promise<Asked> {
+  const t0 = performance.now()
+  const res = await fetch(url, { method: 'POST', body: JSON.stringify({ question }) })
+  const body = (await res.json()) as { sources: { snippet: string }[] }
+  return { ms: performance.now() - t0, snippet: body.sources[0]?.snippet ?? '' }
+}
+
+async function askEngram(e: EngramProcess, id: string, question: string, strategy: string): Promise<Asked> {
+  const t0 = performance.now()
+  const res = await fetch(`${e.url}/v1/corpora/${id}/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${e.queryKey}` },
+    body: JSON.stringify({ question, strategy, k: 5 }),
+  })
+  if (!res.ok) throw new Error(`chat: ${res.status} ${await res.text()}`)
+  const body = (await res.json()) as { sources: { snippet: string }[] }
+  return { ms: performance.now() - t0, snippet: body.sources[0]?.snippet ?? '' }
+}
+
+/** The files of one scale: `1`, `10`, `100` (articles repeated) or `small`. */
+function filesOf(scale: string) {
+  return scale === 'small' ? smallFiles(articles, SMALL_FILES) : scaled(articles, Number(scale))
+}
+
+/** Builds both servers on one scale, asks every question of each, and returns the figures. */
+async function measure(scale: string) {
+  const files = filesOf(scale)
+  const dir = mkdtempSync(join(tmpdir(), 'engram-baseline-'))
+  for (const f of files) {
+    mkdirSync(dirname(join(dir, f.path)), { recursive: true })
+    writeFileSync(join(dir, f.path), f.text)
+  }
+  const baseline = await spawnBaseline(dir)
+  const engram = await spawnEngram()
+  try {
+    const idle = engram.memory().rss
+    const base = await onboardBase(engram, `scale-${scale}`, files)
+    const again: number[] = []
+    for (let i = 0; scale === '1' && i < RETRAINS; i++) again.push(await retrain(engram, base.id))
+    again.sort((x, y) => x - y)
+    const ask = (system: System, question: string) =>
+      system === 'baseline'
+        ? askBaseline(baseline.url, question)
+        : askEngram(engram, base.id, question, system)
+    for (const q of sample) for (const system of SYSTEMS) await ask(system, q.question)
+    const times: Record<System, number[]> = { baseline: [], rag: [], cart: [] }
+    const hits: Record<System, number> = { baseline: 0, rag: 0, cart: 0 }
+    for (const [i, q] of sample.entries()) {
+      for (let j = 0; j < SYSTEMS.length; j++) {
+        const system = SYSTEMS[(i + j) % SYSTEMS.length]!
+        const asked = await ask(system, q.question)
+        times[system].push(asked.ms)
+        if (
+          containsGold(
+            asked.snippet,
+            q.answers.map((a) => a.text),
+          )
+        )
+          hits[system]++
+      }
+    }
+    const latency = (system: System) => {
+      const sorted = times[system].toSorted((a, b) => a - b)
+      return { p50: pct(sorted, 0.5), p99: pct(sorted, 0.99), recall1: hits[system] / sample.length }
+    }
+    return {
+      scale,
+      mb: base.mb,
+      engramMBs: base.mb / base.trainSeconds,
+      engramSteadyMBs: again.length ? base.mb / again[again.length >> 1]! : 0,
+      baselineMBs: baseline.mb / baseline.buildSeconds,
+      idle,
+      engramPeak: engram.memory().peak,
+      baselinePeak: baseline.memory().peak,
+      baseline: latency('baseline'),
+      rag: latency('rag'),
+      cart: latency('cart'),
+    }
+  } finally {
+    await engram.stop()
+    await baseline.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const fmt = (x: number) => x.toFixed(2)
+const met = (ok: boolean) => (ok ? 'met' : 'NOT met')
+const name = (scale: string) => (scale === 'small' ? `${SMALL_FILES} small files` : `${scale}x`)
+
+console.log(`${sample.length} squad-dev questions, asked of each server in turn, sequentially, k = 5`)
+const results: Awaited<ReturnType<typeof measure>>[] = []
+for (const scale of SCALES) {
+  const r = await measure(scale)
+  results.push(r)
+  console.log(
+    `${name(scale)}: ${fmt(r.mb)} MB; onboarding ${fmt(r.engramMBs)} MB/s, baseline index ${fmt(r.baselineMBs)} MB/s; ` +
+      `peak RSS ${fmt(r.engramPeak / MB)} MB, baseline ${fmt(r.baselinePeak / MB)} MB`,
+  )
+}
+
+console.log('\n| base | baseline p50 / p99 | rag p50 / p99 | cart p50 / p99 | rag/baseline | cart/baseline |')
+console.log('| --- | --- | --- | --- | --- | --- |')
+for (const r of results) {
+  const cell = (l: { p50: number; p99: number }) => `${fmt(l.p50)} / ${fmt(l.p99)} ms`
+  console.log(
+    `| ${name(r.scale)} | ${cell(r.baseline)} | ${cell(r.rag)} | ${cell(r.cart)} | ` +
+      `${fmt(r.rag.p50 / r.baseline.p50)} | ${fmt(r.cart.p50 / r.baseline.p50)} |`,
+  )
+}
+
+const one = results[0]!
+console.log(
+  `\nrecall@1 on these questions at 1x (first source contains a gold answer): baseline ${fmt(one.baseline.recall1)}, ` +
+    `rag ${fmt(one.rag.recall1)}, cart ${fmt(one.cart.recall1)}`,
+)
+console.log(
+  `onboarding the 24 articles: first run ${fmt(one.engramMBs)} MB/s, forced re-run (median of ${RETRAINS}) ` +
+    `${fmt(one.engramSteadyMBs)} MB/s; the baseline's index ${fmt(one.baselineMBs)} MB/s`,
+)
+console.log('\ntargets:')
+for (const r of results) {
+  console.log(
+    `  rag p50 <= 2x baseline at ${name(r.scale)}: ${fmt(r.rag.p50 / r.baseline.p50)}x, ${met(r.rag.p50 <= 2 * r.baseline.p50)}`,
+  )
+  console.log(
+    `  cart p50 <= baseline at ${name(r.scale)}: ${fmt(r.cart.p50 / r.baseline.p50)}x, ${met(r.cart.p50 <= r.baseline.p50)}`,
+  )
+}
+const hundred = results.find((r) => r.scale === '100')
+console.log(
+  hundred
+    ? `  peak RSS at 100x <= 600 MB: ${fmt(hundred.engramPeak / MB)} MB, ${met(hundred.engramPeak <= 600 * MB)}`
+    : '  peak RSS at 100x <= 600 MB: not measured (BENCH_SCALES has no 100)',
+)
+console.log(`  idle RSS <= 100 MB: ${fmt(one.idle / MB)} MB, ${met(one.idle <= 100 * MB)}`)
+console.log(
+  `  onboarding >= 6 MB/s on the 24 articles: ${fmt(one.engramMBs)} MB/s, ${met(one.engramMBs >= 6)}`,
+)

@@ -1,0 +1,72 @@
+// Engram as an operator runs it: `bun run src/main.ts serve` in a process of its own, on a temp data
+// dir and a free loopback port, so the memory figures read from /proc are the server's alone (the
+// in-process harness shares its heap with the bench and the load it generates).
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { registerAdmin, type Server } from './harness'
+import { memoryOf } from './memory-of-process'
+
+/** A running `engram serve` with an admin and a query key. */
+export interface EngramProcess extends Server {
+  /** The server's resident set now and its peak so far, in bytes. */
+  memory(): { rss: number; peak: number }
+  stop(): Promise<void>
+}
+
+const MAIN = resolve(import.meta.dir, '../../src/main.ts')
+
+/**
+ * Starts `engram serve` on a fresh data dir and registers its admin. The port is read from the
+ * first-start banner (port 0 lets the kernel choose), which is also the sign that it listens.
+ */
+export async function spawnEngram(env: Record<string, string> = {}): Promise<EngramProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'engram-bench-proc-'))
+  const proc = Bun.spawn([process.execPath, 'run', MAIN, 'serve'], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH ?? '',
+      ENGRAM_HOST: '127.0.0.1',
+      ENGRAM_PORT: '0',
+      ENGRAM_DATA_DIR: join(dir, 'data'),
+      ENGRAM_RATE_LIMITS: 'off',
+      ENGRAM_PASSWORD_MEMORY_KIB: '1024',
+      // Request lines at info level would cost the server time on every question.
+      ENGRAM_LOG_LEVEL: 'error',
+      ENGRAM_MAX_QUEUED_QUERIES: '10000',
+      // Settings of the shell (ENGRAM_COMPILE_THREADS=0 npm run bench baseline) override the defaults.
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('ENGRAM_'))),
+      ...env,
+    } as Record<string, string>,
+    stdout: 'inherit',
+    stderr: 'pipe',
+  })
+  const reader = proc.stderr.getReader()
+  const decoder = new TextDecoder()
+  let banner = ''
+  while (!/\/docs\n\n/.test(banner)) {
+    const { done, value } = await reader.read()
+    if (done) throw new Error(`engram serve ended before its banner: ${banner}`)
+    banner += decoder.decode(value, { stream: true })
+  }
+  const port = /localhost:(\d+)\//.exec(banner)?.[1]
+  if (!port) throw new Error(`no port in the banner: ${banner}`)
+  // Errors logged later still reach the terminal, and the pipe never fills.
+  void (async () => {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) return
+      process.stderr.write(value)
+    }
+  })()
+  const server = await registerAdmin(`http://127.0.0.1:${port}`)
+  return {
+    ...server,
+    memory: () => memoryOf(proc.pid),
+    async stop() {
+      proc.kill('SIGTERM')
+      await proc.exited
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
