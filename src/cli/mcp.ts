@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { createApp, VERSION } from '../app'
 import { remoteBackend } from '../features/mcp/lib/remote'
 import { createMcpServer } from '../features/mcp/lib/server'
@@ -132,7 +131,8 @@ function pickWorkspace(db: Db, wanted: string | undefined, dataDir: string): { i
 /** Connects the tools to stdin and stdout and waits for the client to hang up. */
 async function serveStdio(backend: McpBackend, log: Logger, close: () => Promise<void>): Promise<void> {
   const calls = trackCalls(backend)
-  const server = createMcpServer(calls.backend, {
+  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js')
+  const server = await createMcpServer(calls.backend, {
     version: VERSION,
     onUnexpected: (e) =>
       log.error('mcp tool failed', { error: e instanceof Error ? (e.stack ?? e.message) : e }),

@@ -296,4 +296,9 @@ export class EngineRepo {
     const byId = new Map(rows.map((r) => [r.id, r]))
     return ids.map((id) => byId.get(id)).filter((r): r is PassageRow => r !== undefined)
   }
+
+  /** Whether any base holds a section (a server with none need not load the engine's tables yet). */
+  hasSections(): boolean {
+    return Boolean(this.client.query('SELECT 1 AS one FROM engine_sections LIMIT 1').get())
+  }
 }

@@ -192,6 +192,7 @@ export class Engine {
    * the first question after onboarding does not wait for them.
    */
   async warmBase(baseId: string): Promise<void> {
+    this.prepare()
     await this.carts.set(baseId)
   }
 
@@ -219,13 +220,20 @@ export class Engine {
     return this.embeddings.basesWithoutVectors()
   }
 
-  /** One-off start-up work that would otherwise fall on the first question (the WordNet tables, a built-in model). */
-  prepare(): void {
+  /**
+   * One-off start-up work that would otherwise fall on the first question (the WordNet tables, a
+   * built-in model), done only when the server holds a base: one that holds none stays small until
+   * its first onboarding, which loads them as it needs them (and warmBase prepares after it).
+   * Returns whether it prepared.
+   */
+  prepare(): boolean {
+    if (!this.repo.hasSections()) return false
     prepareSynonyms()
     prepareHypernyms()
     // The support check reads the built-in vectors whatever re-ranks by meaning.
     prepareStaticVectors()
     this.deps.embedder?.prepare?.()
+    return true
   }
 
   /**

@@ -2,7 +2,7 @@
 // credentials, obtained from the S3 server's STS endpoint with AssumeRole, whose session policy
 // lets the holder write only under one base's upload prefix. The request is built, signed (SigV4,
 // service `sts`) and parsed by minio's AssumeRoleProvider, the client made for that protocol.
-import { AssumeRoleProvider } from 'minio/dist/esm/AssumeRoleProvider.mjs'
+import type { AssumeRoleProvider } from 'minio/dist/esm/AssumeRoleProvider.mjs'
 import type { Config } from '../../platform/config/config.load'
 import { fail } from '../../platform/errors/errors'
 import { corpusUploadPrefix } from '../../platform/storage/keys'
@@ -83,21 +83,22 @@ export function uploadPolicy(bucket: string, prefix: string): IamPolicy {
   }
 }
 
-// AssumeRole with a deadline: minio's request has none, and a stalled endpoint would hold the
-// caller's request open indefinitely.
-class DeadlineAssumeRoleProvider extends AssumeRoleProvider {
-  constructor(
-    options: ConstructorParameters<typeof AssumeRoleProvider>[0],
-    private readonly timeoutMs: number,
-  ) {
-    super(options)
-  }
-
-  override getRequestConfig(): ReturnType<AssumeRoleProvider['getRequestConfig']> {
-    const config = super.getRequestConfig()
-    config.requestOptions.signal = AbortSignal.timeout(this.timeoutMs)
-    return config
-  }
+/**
+ * AssumeRole with a deadline: minio's request has none, and a stalled endpoint would hold the
+ * caller's request open indefinitely. The library is loaded by the first request for credentials.
+ */
+async function deadlineProvider(
+  options: ConstructorParameters<typeof AssumeRoleProvider>[0],
+  timeoutMs: number,
+): Promise<AssumeRoleProvider> {
+  const { AssumeRoleProvider } = await import('minio/dist/esm/AssumeRoleProvider.mjs')
+  return new (class extends AssumeRoleProvider {
+    override getRequestConfig(): ReturnType<AssumeRoleProvider['getRequestConfig']> {
+      const config = super.getRequestConfig()
+      config.requestOptions.signal = AbortSignal.timeout(timeoutMs)
+      return config
+    }
+  })(options)
 }
 
 type StsResponse = Awaited<ReturnType<AssumeRoleProvider['performRequest']>>
@@ -144,7 +145,7 @@ export class UploadCredentialsService {
       throw fail('upload_credentials_unavailable')
     }
     const prefix = corpusUploadPrefix(workspaceId, corpusId)
-    const provider = new DeadlineAssumeRoleProvider(
+    const provider = await deadlineProvider(
       {
         stsEndpoint: this.options.stsEndpoint ?? s.s3_endpoint,
         accessKey: s.s3_access_key,

@@ -1,4 +1,4 @@
-import { createTransport } from 'nodemailer'
+import type { Transporter } from 'nodemailer'
 import type { Logger } from '../log/log'
 
 /** One outgoing message, plain text (links stay copyable in any client). */
@@ -29,21 +29,27 @@ export interface MailerOptions {
  */
 export function createMailer(opts: MailerOptions): Mailer {
   if (opts.transport === 'disabled') return { enabled: false, send: async () => false }
-  const transporter = createTransport(
-    {
-      url: opts.transport,
-      // Bounded waits: a slow or dead mail server must not hold a sign-up request for minutes.
-      connectionTimeout: 10_000,
-      greetingTimeout: 10_000,
-      socketTimeout: 20_000,
-    },
-    { from: opts.from },
-  )
+  // The library is loaded by the first message, not by every server at start-up.
+  let transporter: Promise<Transporter> | null = null
+  const connect = async () => {
+    const { createTransport } = await import('nodemailer')
+    return createTransport(
+      {
+        url: opts.transport,
+        // Bounded waits: a slow or dead mail server must not hold a sign-up request for minutes.
+        connectionTimeout: 10_000,
+        greetingTimeout: 10_000,
+        socketTimeout: 20_000,
+      },
+      { from: opts.from },
+    )
+  }
   return {
     enabled: true,
     async send(message) {
       try {
-        await transporter.sendMail({ to: message.to, subject: message.subject, text: message.text })
+        transporter ??= connect()
+        await (await transporter).sendMail({ to: message.to, subject: message.subject, text: message.text })
         return true
       } catch (e) {
         // The address is personal data and the body holds a secret link: log neither.

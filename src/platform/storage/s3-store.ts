@@ -1,4 +1,4 @@
-import { Client } from 'minio'
+import type { Client } from 'minio'
 import { type Clock, systemClock } from '../clock/clock'
 import { assertDeletablePrefix, assertValidKey, assertValidPrefix } from './keys'
 import type {
@@ -49,34 +49,41 @@ const asBuffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLe
 export class S3ObjectStore implements ObjectStore {
   readonly driver = 's3' as const
   readonly bucket: string
-  private readonly client: Client
+  /** Made by ensureBucket, which every call awaits before it uses the client. */
+  private client!: Client
   private readonly region: string
   private readonly partSize: number
   private readonly clock: Clock
   private ready: Promise<void> | null = null
 
-  constructor(opts: S3StoreOptions) {
-    const url = new URL(opts.endpoint)
-    const useSSL = url.protocol === 'https:'
-    this.client = new Client({
-      endPoint: url.hostname,
-      port: url.port ? Number(url.port) : useSSL ? 443 : 80,
-      useSSL,
-      accessKey: opts.accessKey,
-      secretKey: opts.secretKey,
-      region: opts.region,
-      // Path-style addressing works with MinIO and every S3-compatible server, and on AWS too.
-      pathStyle: true,
-    })
+  constructor(private readonly opts: S3StoreOptions) {
     this.bucket = opts.bucket
     this.region = opts.region
     this.partSize = Math.max(opts.partSize ?? 8 * 1024 * 1024, MIN_PART_SIZE)
     this.clock = opts.clock ?? systemClock
   }
 
-  /** Creates the bucket on first use when it does not exist; retried after a failure. */
+  /** The client, made with the library loaded on first use (a server storing objects locally never loads it). */
+  private async connect(): Promise<Client> {
+    const { Client } = await import('minio')
+    const url = new URL(this.opts.endpoint)
+    const useSSL = url.protocol === 'https:'
+    return new Client({
+      endPoint: url.hostname,
+      port: url.port ? Number(url.port) : useSSL ? 443 : 80,
+      useSSL,
+      accessKey: this.opts.accessKey,
+      secretKey: this.opts.secretKey,
+      region: this.opts.region,
+      // Path-style addressing works with MinIO and every S3-compatible server, and on AWS too.
+      pathStyle: true,
+    })
+  }
+
+  /** Makes the client and creates the bucket on first use when it does not exist; retried after a failure. */
   private ensureBucket(): Promise<void> {
     this.ready ??= (async () => {
+      this.client ??= await this.connect()
       if (!(await this.client.bucketExists(this.bucket)))
         await this.client.makeBucket(this.bucket, this.region)
     })().catch((e) => {

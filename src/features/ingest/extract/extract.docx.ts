@@ -1,4 +1,3 @@
-import mammoth from 'mammoth'
 import { unreadable } from './extract.errors.ts'
 import { htmlToPieces } from './extract.html-blocks.ts'
 import type { ReadResult } from './extract.types.ts'
@@ -19,7 +18,6 @@ const STYLE_MAP = [
 
 // Images are replaced by nothing: base64-encoding every picture of a large handbook only to throw
 // it away would cost more than the text itself.
-const dropImages = mammoth.images.imgElement(async () => ({ src: '' }))
 
 /** Reads a Word .docx file: headings, paragraphs, lists, tables and footnotes. */
 export async function readDocx(bytes: Uint8Array, budgetMb?: number): Promise<ReadResult> {
@@ -27,6 +25,9 @@ export async function readDocx(bytes: Uint8Array, budgetMb?: number): Promise<Re
   let html: string
   try {
     const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    // Loaded by the first DOCX a process reads (the library is a few MB a server may never need).
+    const { default: mammoth } = await import('mammoth')
+    const dropImages = mammoth.images.imgElement(async () => ({ src: '' }))
     const result = await mammoth.convertToHtml({ buffer }, { styleMap: STYLE_MAP, convertImage: dropImages })
     html = result.value
   } catch (e) {

@@ -1,4 +1,3 @@
-import readXlsxFile from 'read-excel-file/node'
 import { unreadable } from './extract.errors.ts'
 import { renderTable } from './extract.table.ts'
 import type { Piece, ReadResult } from './extract.types.ts'
@@ -13,6 +12,8 @@ export async function readXlsx(bytes: Uint8Array, budgetMb?: number): Promise<Re
   checkZip(bytes, budgetMb)
   let sheets: { sheet: string; data: unknown[][] }[]
   try {
+    // Loaded by the first workbook a process reads, not at start-up.
+    const { default: readXlsxFile } = await import('read-excel-file/node')
     sheets = await readXlsxFile(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
   } catch (e) {
     throw unreadable('The workbook', e)

@@ -1,4 +1,3 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { Principal } from '../../../platform/auth/principal'
 import { fail } from '../../../platform/errors/errors'
 import type { Logger } from '../../../platform/log/log'
@@ -39,7 +38,10 @@ export async function serveMcpHttp(
       allow: 'POST',
     })
   }
-  const server = createMcpServer(localBackend(svc, principal), {
+  const { WebStandardStreamableHTTPServerTransport } = await import(
+    '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+  )
+  const server = await createMcpServer(localBackend(svc, principal), {
     version: opts.version,
     onUnexpected: (e) =>
       opts.log.error('mcp tool failed', {

@@ -1,5 +1,4 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { callTool, type McpBackend, toolList } from './tools'
 
 /** What the server tells clients at `initialize`. */
@@ -11,12 +10,17 @@ then cite the numbered sources. To dig deeper, pin documents with doc_ids (ids c
 /**
  * An MCP server exposing Engram's tools over any transport. Built on the SDK's protocol-level
  * `Server` rather than `McpServer`: the tools' JSON schemas are our TypeBox definitions (the same
- * ones the REST routes validate with), which `McpServer` would want restated in zod.
+ * ones the REST routes validate with), which `McpServer` would want restated in zod. The SDK (and
+ * the zod and ajv it brings, tens of MB) is loaded by the first MCP call, not at start-up.
  */
-export function createMcpServer(
+export async function createMcpServer(
   backend: McpBackend,
   info: { version: string; onUnexpected?: (e: unknown) => void },
-): Server {
+): Promise<Server> {
+  const [{ Server }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ])
   const server = new Server(
     { name: 'engram', title: 'Engram document bases', version: info.version },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },

@@ -1,8 +1,7 @@
 // The Drive v3 client of one connection: googleapis' per-API package over google-auth-library's
 // service-account (JWT) or refresh-token (OAuth2Client) credentials, every request through the
 // outbound guard's fetch, and what Google answers turned into SourceError codes.
-import { drive, type drive_v3 } from '@googleapis/drive'
-import { JWT, OAuth2Client } from 'google-auth-library'
+import type { drive_v3 } from '@googleapis/drive'
 import { EgressDenied } from '../../../platform/net/egress'
 import { type ConnectorEnv, retryAfterMs, SourceError, type SourceErrorCode } from './connector'
 
@@ -24,8 +23,15 @@ export interface GdriveCredentials {
   refreshToken?: string
 }
 
-/** Builds the Drive API client; nothing is sent until the first call. */
-export function driveClient(c: GdriveCredentials, env: ConnectorEnv): drive_v3.Drive {
+/**
+ * Builds the Drive API client; nothing is sent until the first call. The libraries are loaded here,
+ * by the first Drive source a server syncs (they hold about 50 MB a server without one never needs).
+ */
+export async function driveClient(c: GdriveCredentials, env: ConnectorEnv): Promise<drive_v3.Drive> {
+  const [{ drive }, { JWT, OAuth2Client }] = await Promise.all([
+    import('@googleapis/drive'),
+    import('google-auth-library'),
+  ])
   const timeout = env.config.request_timeout_seconds * 1000
   const tokenUrl = env.config.google_token_url
   const transporterOptions = {

@@ -128,17 +128,14 @@ async function readCapped(body: ReadableStream<Uint8Array>, maxBytes: number): P
 }
 
 class DriveConnector implements SourceConnector {
-  private readonly api: drive_v3.Drive
   private resolved: Promise<DriveScope> | null = null
 
   constructor(
-    c: GdriveCredentials,
+    private readonly credentials: GdriveCredentials,
     private readonly folder: string,
     private readonly sharedDriveId: string | null,
     private readonly env: ConnectorEnv,
-  ) {
-    this.api = driveClient(c, env)
-  }
+  ) {}
 
   /**
    * The scope of calls on the source folder, found once per connector (not again for every read):
@@ -161,14 +158,14 @@ class DriveConnector implements SourceConnector {
       throw e instanceof EgressDenied ? driveError('egress_denied', null, e.message) : e
     }
     const d: DriveScope = {
-      api: this.api,
+      api: await driveClient(this.credentials, this.env),
       env: this.env,
       folderId: this.folder,
       sharedDriveId: this.sharedDriveId,
     }
     const fileId = this.folder === 'root' && this.sharedDriveId ? this.sharedDriveId : this.folder
     const params = { fileId, fields: 'id,mimeType,trashed', ...driveParams(d, 'get') }
-    const f = await call(d, () => this.api.files.get(params), 'folder_not_found')
+    const f = await call(d, () => d.api.files.get(params), 'folder_not_found')
     if (f.mimeType !== FOLDER_MIME || f.trashed || !f.id) throw driveError('folder_not_found')
     return { ...d, folderId: f.id }
   }
@@ -177,7 +174,7 @@ class DriveConnector implements SourceConnector {
     const d = await this.scope()
     // Seeing the folder is not listing it: ask for one child, as a sync would.
     const params = { q: `'${d.folderId}' in parents and trashed=false`, pageSize: 1, fields: 'files(id)' }
-    await call(d, () => this.api.files.list({ ...params, ...driveParams(d, 'files') }), 'folder_not_found')
+    await call(d, () => d.api.files.list({ ...params, ...driveParams(d, 'files') }), 'folder_not_found')
   }
 
   async list(cursor: string | null): Promise<SourceListing> {
@@ -185,7 +182,7 @@ class DriveConnector implements SourceConnector {
     if (cursor === null) {
       // The token is taken before the walk, so a change made during it is seen again next time.
       const params = { fields: 'startPageToken', ...driveParams(d, 'token') }
-      const start = await call(d, () => this.api.changes.getStartPageToken(params), 'source_error')
+      const start = await call(d, () => d.api.changes.getStartPageToken(params), 'source_error')
       const next = start.startPageToken ?? null
       return { complete: true, changes: asChanges(walk(d, d.folderId, '')), nextCursor: () => next }
     }
@@ -199,7 +196,7 @@ class DriveConnector implements SourceConnector {
     const d = await this.scope()
     // Asked first: a trashed file still downloads, and a native one must be exported, not fetched.
     const getParams = { fileId: file.id, fields: FILE_FIELDS, ...driveParams(d, 'get') }
-    const f = await call(d, () => this.api.files.get(getParams), 'file_not_found')
+    const f = await call(d, () => d.api.files.get(getParams), 'file_not_found')
     if (f.trashed || f.mimeType === FOLDER_MIME) throw driveError('file_not_found')
     const exported = EXPORTS[f.mimeType ?? '']
     if (!exported && f.size != null && Number(f.size) > maxBytes) throw driveError('file_too_large')
@@ -208,8 +205,8 @@ class DriveConnector implements SourceConnector {
       d,
       () =>
         exported
-          ? this.api.files.export({ fileId: file.id, mimeType: exported.type }, stream)
-          : this.api.files.get({ fileId: file.id, alt: 'media', ...driveParams(d, 'get') }, stream),
+          ? d.api.files.export({ fileId: file.id, mimeType: exported.type }, stream)
+          : d.api.files.get({ fileId: file.id, alt: 'media', ...driveParams(d, 'get') }, stream),
       'file_not_found',
     )
     return readCapped(body as unknown as ReadableStream<Uint8Array>, maxBytes)

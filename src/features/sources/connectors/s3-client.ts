@@ -2,7 +2,7 @@
 import http from 'node:http'
 import https from 'node:https'
 import type { Readable } from 'node:stream'
-import { Client } from 'minio'
+import type { Client } from 'minio'
 import { concatChunks } from '../../../platform/storage/streams'
 import { SourceError } from './connector'
 
@@ -53,8 +53,12 @@ export interface S3Access {
   session_token?: string
 }
 
-/** The client for one connection; retries are off because the sync retries with the source's own delays. */
-export function clientFor(s: S3Access, timeoutMs: number): Client {
+/**
+ * The client for one connection; retries are off because the sync retries with the source's own
+ * delays. The library is loaded by the first S3 source a server syncs, not at start-up.
+ */
+export async function clientFor(s: S3Access, timeoutMs: number): Promise<Client> {
+  const { Client } = await import('minio')
   const url = new URL(s.endpoint)
   const useSSL = url.protocol === 'https:'
   return new Client({

@@ -3,6 +3,7 @@
 // follow, so every sync lists everything and compares versions (ETag and last-modified).
 import { type Static, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import type { Client } from 'minio'
 import { EgressDenied } from '../../../platform/net/egress'
 import {
   type ConnectorEnv,
@@ -150,7 +151,9 @@ function openS3(
 ): SourceConnector {
   const s = parsed(S3Settings, c.settings)
   const timeoutMs = c.env.config.request_timeout_seconds * 1000
-  const client = clientFor({ ...s, ...parsed(S3Secrets, c.secrets) }, timeoutMs)
+  const access = { ...s, ...parsed(S3Secrets, c.secrets) }
+  let made: Promise<Client> | null = null
+  const client = () => (made ??= clientFor(access, timeoutMs))
   const prefix = c.folder
   const failed = (e: unknown) => asSourceError(e, s.bucket)
 
@@ -160,7 +163,7 @@ function openS3(
     do {
       const page = await within(
         timeoutMs,
-        client.listObjectsV2Query(s.bucket, prefix, token, '', pageSize, ''),
+        (await client()).listObjectsV2Query(s.bucket, prefix, token, '', pageSize, ''),
       ).catch((e) => {
         throw failed(e)
       })
@@ -182,11 +185,12 @@ function openS3(
   return {
     async validate() {
       await guard(c.env, s)
-      const page = await within(timeoutMs, client.listObjectsV2Query(s.bucket, prefix, '', '', 1, '')).catch(
-        (e) => {
-          throw failed(e)
-        },
-      )
+      const page = await within(
+        timeoutMs,
+        (await client()).listObjectsV2Query(s.bucket, prefix, '', '', 1, ''),
+      ).catch((e) => {
+        throw failed(e)
+      })
       // S3 has no folders: a prefix nothing starts with is most likely mistyped.
       if (prefix && page.objects.length === 0) {
         throw new SourceError(
@@ -208,7 +212,7 @@ function openS3(
         throw new SourceError('file_too_large', `The object is larger than ${maxBytes} bytes.`)
       await guard(c.env, s)
       try {
-        return await readCapped(await client.getObject(s.bucket, file.id), maxBytes, timeoutMs)
+        return await readCapped(await (await client()).getObject(s.bucket, file.id), maxBytes, timeoutMs)
       } catch (e) {
         throw failed(e)
       }

@@ -3,7 +3,7 @@
 // to the queue instead), and the default AuthenticationHandler only signs https requests to Microsoft's
 // hosts. Our one middleware checks the destination with the guard, signs the request, and follows
 // the download redirect without the token.
-import { Client, type Context, type Middleware, ResponseType } from '@microsoft/microsoft-graph-client'
+import type { Client, Context, Middleware, ResponseType } from '@microsoft/microsoft-graph-client'
 import { type ConnectorEnv, SourceError } from './connector'
 import { statusError, timeoutSignal, transportError } from './sharepoint.http'
 import type { ClientCredentials } from './sharepoint.token'
@@ -52,7 +52,7 @@ class GuardedTransport implements Middleware {
 
 /** GET requests to Graph with an application token, renewed once when Graph says it expired. */
 export class GraphApi {
-  private readonly client: Client
+  private client: Promise<{ client: Client; raw: ResponseType }> | null = null
   private readonly base: string
 
   constructor(
@@ -60,23 +60,35 @@ export class GraphApi {
     private readonly tokens: ClientCredentials,
   ) {
     this.base = env.config.graph_api_url.replace(/\/+$/, '')
-    // `graph_api_url` carries the version (`.../v1.0`); the client joins baseUrl, defaultVersion and
-    // the path, so the version is left empty here rather than doubled.
-    this.client = Client.initWithMiddleware({
-      baseUrl: this.base,
-      defaultVersion: '',
-      middleware: new GuardedTransport(env),
-    })
+  }
+
+  /**
+   * The client, made by the first request: the library is loaded then, by the first SharePoint
+   * source a server syncs, not by every server at start-up.
+   */
+  private graph(): Promise<{ client: Client; raw: ResponseType }> {
+    this.client ??= import('@microsoft/microsoft-graph-client').then(({ Client, ResponseType }) => ({
+      // `graph_api_url` carries the version (`.../v1.0`); the client joins baseUrl, defaultVersion
+      // and the path, so the version is left empty here rather than doubled.
+      client: Client.initWithMiddleware({
+        baseUrl: this.base,
+        defaultVersion: '',
+        middleware: new GuardedTransport(this.env),
+      }),
+      raw: ResponseType.RAW,
+    }))
+    return this.client
   }
 
   /** The raw response to GET `path` (relative to the API base); a 401 renews the token and retries once. */
   async get(path: string): Promise<Response> {
+    const { client, raw } = await this.graph()
     for (let attempt = 0; ; attempt++) {
       const token = await this.tokens.get()
       const state = new RequestState(token)
       let res: Response
       try {
-        res = await this.client.api(path).middlewareOptions([state]).responseType(ResponseType.RAW).get()
+        res = await client.api(path).middlewareOptions([state]).responseType(raw).get()
       } catch {
         throw state.error ?? new SourceError('source_error', `${GRAPH} could not be asked.`)
       }
