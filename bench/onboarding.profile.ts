@@ -13,25 +13,10 @@ import { passageInputs } from '../src/features/engine/lib/passages'
 import { prepareStaticVectors, staticVector } from '../src/features/engine/lib/static-vectors'
 import { LocalObjectStore } from '../src/platform/storage/local-store'
 import { onboardBase, retrain, squadArticles, startBench } from './lib/harness'
+import { smallFiles } from './lib/small-files'
 
 const corpus = process.argv[2] === 'small' ? 'small' : 'articles'
 const RUNS = Number(process.argv[3] ?? 3)
-const SMALL_FILES = 5000
-
-/** 5,000 one-paragraph files: squad-dev's paragraphs in turn, each later round with a copy tag so no two are equal. */
-export function smallFiles(n = SMALL_FILES): { path: string; text: string }[] {
-  const paragraphs = squadArticles().flatMap((a) =>
-    a.text
-      .split(/\n\s*\n/)
-      .map((p) => p.trim())
-      .filter((p) => p.length > 0),
-  )
-  return Array.from({ length: n }, (_, i) => {
-    const round = Math.floor(i / paragraphs.length)
-    const p = paragraphs[i % paragraphs.length]!
-    return { path: `p${String(i).padStart(5, '0')}.txt`, text: round === 0 ? p : `${p} (copy ${round}).` }
-  })
-}
 
 // Time spent in each wrapped call, by name (event-loop time; awaited calls include their waits).
 const spent = new Map<string, number>()
