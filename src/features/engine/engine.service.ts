@@ -102,10 +102,7 @@ export class Engine {
     return { bytes: encodeCartridge(cart), inputs: passageInputs(cart), cart }
   }
 
-  /**
-   * Onboards one section: compiles (or takes the prepareSection of its text) and stores its
-   * cartridge, then indexes its passages (onboardSections of one).
-   */
+  /** Onboards one section (onboardSections of one), compiling it unless it was prepared. */
   async onboardSection(input: SectionInput, prepared?: Promise<PreparedSection>): Promise<OnboardResult> {
     const [one] = await this.onboardSections([input], [prepared ?? this.prepareSection(input.text)])
     if (one instanceof Error) throw one
@@ -142,10 +139,7 @@ export class Engine {
     return out
   }
 
-  /**
-   * Writes a cartridge unless the store already holds these very bytes under its key (identical
-   * text onboarded again): a write waits for the disk twice, a read of the same bytes does not.
-   */
+  /** Writes a cartridge unless its key already holds these very bytes (a write waits for the disk twice). */
   private async storeCart(cartKey: string, bytes: Uint8Array): Promise<void> {
     const held = await this.deps.store.getBytes(cartKey)
     if (held && Buffer.from(held).equals(bytes)) return
