@@ -162,11 +162,6 @@ export class EngineRepo {
     })()
   }
 
-  /** Runs `work` in one transaction (sections indexed together commit once); nested ones become savepoints. */
-  batch<T>(work: () => T): T {
-    return this.client.transaction(work)()
-  }
-
   /** Removes a section's index entries and row; returns the row that was removed, if any. */
   removeSection(sectionId: string): SectionRow | null {
     const row = this.s.section!.get(sectionId) as SectionRow | null

@@ -110,11 +110,9 @@ export class Engine {
   }
 
   /**
-   * Onboards sections together: their cartridges are written to the store side by side (a write
-   * waits for the disk, so many at once cost little more than one), then their passages are indexed
-   * in one transaction. Each section's result, or the error that stopped it (the others go on). A
-   * cartridge compiled in process is kept warm at once; one compiled on a thread is loaded by
-   * warmBase (after a run) or by the first question that needs it.
+   * Onboards sections together: cartridges written side by side (each write waits for the disk),
+   * then passages indexed in one transaction; each section's result or error (the others go on). A
+   * cartridge compiled in process is kept warm; one from a thread loads in warmBase or when asked.
    */
   async onboardSections(
     inputs: SectionInput[],
@@ -132,8 +130,9 @@ export class Engine {
         }
       }),
     )
-    const previous: SectionRow[] = []
-    const out = this.repo.batch(() => stored.map((s, i) => this.index(inputs[i]!, s, previous)))
+    const previous: SectionRow[] = [] // rows replaced by another cartridge
+    const all = () => stored.map((s, i) => this.index(inputs[i]!, s, previous))
+    const out = this.repo.client.transaction(all)()
     // A replaced cartridge leaves the store once no section uses it (drop checks).
     for (const row of previous) await this.carts.drop(row.cart_key)
     return out
@@ -146,7 +145,7 @@ export class Engine {
     await this.deps.store.put(cartKey, bytes, { contentType: 'application/octet-stream' })
   }
 
-  /** Indexes one stored section (inside onboardSections' transaction); records the row it replaced. */
+  /** Indexes a stored section in onboardSections' transaction; records the row it replaced. */
   private index(
     input: SectionInput,
     stored: { section: PreparedSection; cartKey: string } | Error,
