@@ -3,7 +3,7 @@ import { sha256Hex } from '../../platform/crypto/hash'
 import type { Db } from '../../platform/db/db'
 import { objectKey } from '../../platform/storage/keys'
 import { type CartStore, EngineCarts } from './engine.carts'
-import { EngineRepo } from './engine.repo'
+import { EngineRepo, type SectionRow } from './engine.repo'
 import { type Embedder, EngineVectors, type SectionVectors } from './engine.vectors'
 import { type AskExplain, type AskInput, type AskResult, askBase } from './lib/ask'
 import type { WarmCache } from './lib/cache'
@@ -102,37 +102,85 @@ export class Engine {
     return { bytes: encodeCartridge(cart), inputs: passageInputs(cart), cart }
   }
 
-  /**
-   * Onboards one section: compiles (or takes the prepareSection of its text) and stores its
-   * cartridge, then indexes its passages. A cartridge compiled in process is kept warm at once; one
-   * compiled on a thread is loaded by warmBase (after a run) or by the first question that needs it.
-   */
+  /** Onboards one section (onboardSections of one), compiling it unless it was prepared. */
   async onboardSection(input: SectionInput, prepared?: Promise<PreparedSection>): Promise<OnboardResult> {
-    const { bytes, inputs, cart, vectors: made } = await (prepared ?? this.prepareSection(input.text))
-    const cartKey = objectKey(input.workspaceId, 'carts', `${contentKey(input.text)}.cart`)
+    const [one] = await this.onboardSections([input], [prepared ?? this.prepareSection(input.text)])
+    if (one instanceof Error) throw one
+    return one!
+  }
+
+  /**
+   * Onboards sections together: cartridges written side by side (each write waits for the disk),
+   * then passages indexed in one transaction; each section's result or error (the others go on). A
+   * cartridge compiled in process is kept warm; one from a thread loads in warmBase or when asked.
+   */
+  async onboardSections(
+    inputs: SectionInput[],
+    prepared: Promise<PreparedSection>[],
+  ): Promise<(OnboardResult | Error)[]> {
+    const stored = await Promise.all(
+      inputs.map(async (input, i) => {
+        try {
+          const section = await prepared[i]!
+          const cartKey = objectKey(input.workspaceId, 'carts', `${contentKey(input.text)}.cart`)
+          await this.storeCart(cartKey, section.bytes)
+          return { section, cartKey }
+        } catch (e) {
+          return e as Error
+        }
+      }),
+    )
+    const previous: SectionRow[] = [] // rows replaced by another cartridge
+    const all = () => stored.map((s, i) => this.index(inputs[i]!, s, previous))
+    const out = this.repo.client.transaction(all)()
+    // A replaced cartridge leaves the store once no section uses it (drop checks).
+    for (const row of previous) await this.carts.drop(row.cart_key)
+    return out
+  }
+
+  /** Writes a cartridge unless its key already holds these very bytes (a write waits for the disk twice). */
+  private async storeCart(cartKey: string, bytes: Uint8Array): Promise<void> {
+    const held = await this.deps.store.getBytes(cartKey)
+    if (held && Buffer.from(held).equals(bytes)) return
     await this.deps.store.put(cartKey, bytes, { contentType: 'application/octet-stream' })
-    const vectors = this.embeddings.forIndexing(
-      inputs.map((p) => p.text),
-      made,
-    )
-    const previous = this.repo.putSection(
-      {
-        section_id: input.sectionId,
-        base_id: input.baseId,
-        document_id: input.documentId,
-        title: input.title,
-        filename: input.filename,
-        cart_key: cartKey,
-        n_passages: inputs.length,
-        cart_bytes: bytes.length,
-      },
-      inputs,
-      vectors,
-    )
+  }
+
+  /** Indexes a stored section in onboardSections' transaction; records the row it replaced. */
+  private index(
+    input: SectionInput,
+    stored: { section: PreparedSection; cartKey: string } | Error,
+    previous: SectionRow[],
+  ): OnboardResult | Error {
+    if (stored instanceof Error) return stored
+    const { section, cartKey } = stored
+    const { bytes, inputs, cart, vectors: made } = section
+    try {
+      const vectors = this.embeddings.forIndexing(
+        inputs.map((p) => p.text),
+        made,
+      )
+      // putSection's own transaction nests as a savepoint: a failing section rolls back alone.
+      const row = this.repo.putSection(
+        {
+          section_id: input.sectionId,
+          base_id: input.baseId,
+          document_id: input.documentId,
+          title: input.title,
+          filename: input.filename,
+          cart_key: cartKey,
+          n_passages: inputs.length,
+          cart_bytes: bytes.length,
+        },
+        inputs,
+        vectors,
+      )
+      if (row && row.cart_key !== cartKey) previous.push(row)
+    } catch (e) {
+      return e as Error
+    }
     if (cart) this.cache.set(cartKey, cart)
     this.embeddings.forget(input.sectionId)
     this.carts.forgetBase(input.baseId)
-    if (previous && previous.cart_key !== cartKey) await this.carts.drop(previous.cart_key)
     return {
       cartKey,
       cartBytes: bytes.length,

@@ -9,12 +9,9 @@ export function progressOf(queue: JobQueue, job: Job, now: number): { progress: 
   let done = job.unitsDone
   let total = job.unitsTotal
   if (job.kind === RUN_KIND) {
-    const children = queue.children(job.id)
-    done = children.reduce((a, c) => a + (c.status === 'succeeded' ? c.unitsTotal : c.unitsDone), 0)
-    total = Math.max(
-      total,
-      children.reduce((a, c) => a + c.unitsTotal, 0),
-    )
+    const sums = queue.childTotals(job.id)
+    done = sums.unitsDone
+    total = Math.max(total, sums.unitsTotal)
   }
   if (job.status === 'succeeded') return { progress: 1, eta: 0 }
   const progress = total > 0 ? Math.min(1, done / total) : 0

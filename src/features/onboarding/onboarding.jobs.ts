@@ -3,14 +3,14 @@ import { type JobContext, TransientError } from '../../platform/jobs/scheduler'
 import { LlmUnavailableError } from '../../platform/llm/server-request'
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
-import type { Engine, PreparedSection } from '../engine/engine.service'
+import type { Engine, PreparedSection, SectionInput } from '../engine/engine.service'
 import type { OnboardingRepo, UnitRow } from './onboarding.repo'
 
 /** The answer engine's onboarding calls this feature needs. */
 export type SectionOnboarder = Pick<
   Engine,
   | 'prepareSection'
-  | 'onboardSection'
+  | 'onboardSections'
   | 'warmBase'
   | 'removeDocument'
   | 'removeBase'
@@ -33,8 +33,34 @@ const EMBED_SECTIONS_PER_STEP = 8
 export const EMBED_ATTEMPTS = 30
 /** Every job kind onboarding runs (other kinds' ids are a 404 here). */
 export const KINDS: readonly string[] = [RUN_KIND, BATCH_KIND, EMBED_KIND]
-/** Sections of a document compiled ahead of the one being indexed. */
-const COMPILE_AHEAD = 1
+/** Most sections onboarded together: their cartridges written side by side, their rows in one transaction. */
+const GROUP_SECTIONS = 16
+/**
+ * Most text in a group: groups of large sections stay small, so that the next group compiles while
+ * this one is stored and indexed.
+ */
+const GROUP_CHARS = 64 * 1024
+
+/** A leaf of a group: its text being read and its cartridge being compiled. */
+interface PlannedLeaf {
+  leaf: UnitRow
+  text: Promise<string>
+  prepared: Promise<PreparedSection>
+}
+
+/** A unit of a group: its row, its leaves, and those still to onboard. */
+interface PlannedUnit {
+  unit: UnitRow
+  leaves: UnitRow[]
+  todo: PlannedLeaf[]
+}
+
+/** Units onboarded together; `done` counts the batch's units up to its end, `waiting` a document still being extracted. */
+interface Group {
+  units: PlannedUnit[]
+  done: number
+  waiting: string | null
+}
 
 /** Measured cost of a run, kept in its result for economics. */
 export interface RunStats {
@@ -68,90 +94,145 @@ export class OnboardingJobs {
     return this.d.clock.now().getTime()
   }
 
-  /** Onboards the units of one batch, reading the cancel flag between units. */
+  /**
+   * Onboards the units of one batch, a group of sections at a time (the cancel flag is read between
+   * groups). The next group's texts are read and compiled while the current one is stored and
+   * indexed, so the compile threads and the event loop work side by side.
+   */
   async runBatch(ctx: JobContext): Promise<RunStats> {
     const ids = (ctx.job.payload.unit_ids as string[]) ?? []
     const stats: RunStats = { units: 0, chars: 0, cpuMs: 0 }
-    const texts = new Map<string, string | null>()
-    let done = 0
+    const texts = new Map<string, Promise<string | null>>()
+    const cursor = { next: 0, done: 0 }
     // The process's CPU time while the batch ran (threads and other work included), read once a batch.
     const cpu0 = process.cpuUsage()
-    for (const id of ids) {
+    ctx.checkpoint()
+    let next = this.planGroup(ids, cursor, texts)
+    while (next.units.length > 0) {
+      const group = next
+      next = this.planGroup(ids, cursor, texts)
+      await this.onboardGroup(group, stats)
+      ctx.progress({ unitsDone: group.done, detail: `${group.done}/${ids.length} onboarded` })
       ctx.checkpoint()
-      const unit = this.repo.unit(id)
-      if (unit) await this.onboardUnit(unit, stats, texts)
-      done++
-      ctx.progress({ unitsDone: done, detail: `${done}/${ids.length} onboarded` })
     }
+    if (next.waiting) throw new TransientError(`Waiting for the text extraction of ${next.waiting}.`)
     const cpu = process.cpuUsage(cpu0)
     stats.cpuMs = (cpu.user + cpu.system) / 1000
     return stats
   }
 
   /**
-   * Onboards one unit (a section, a one-section document, or a document whose sections were made
-   * after the run started). A failure of this unit marks it failed and does not stop the batch; a
-   * document still waiting for its text extraction retries the batch later.
+   * The next units of a batch to onboard together (up to GROUP_SECTIONS sections or GROUP_CHARS of
+   * text), each leaf's text read and its compile started. Units done by an earlier attempt of the
+   * batch (a retry after a crash or a transient failure) or deleted meanwhile are passed over; a
+   * document still waiting for its text extraction ends the group and, when it comes first, is
+   * returned as `waiting` (the batch retries later).
    */
-  private async onboardUnit(
-    unit: UnitRow,
-    stats: RunStats,
-    texts: Map<string, string | null>,
-  ): Promise<void> {
-    const { workspace_id: ws, corpus_id: corpusId } = unit
-    // Done by an earlier attempt of this batch (a retry after a crash or a transient failure).
-    if (unit.status === 'ready' || unit.status === 'failed') return
-    if (unit.text_key === null) {
-      throw new TransientError(`Waiting for the text extraction of ${unit.path}.`)
-    }
-    const leaves = this.repo.leavesOf(unit.id)
-    const todo = (leaves.length > 0 ? leaves : [unit]).filter((l) => l.status !== 'ready' || l.id === unit.id)
-    // A section compiles while the one before is indexed (on the engine's compile thread, the two
-    // overlap). A section whose text is missing is left to its own turn, which fails it; a compile
-    // left unread after a failure is dropped, not reported.
-    const prepared: Promise<PreparedSection>[] = []
-    const prepare = async (i: number) => {
-      if (i >= todo.length || prepared[i]) return
-      const text = await this.leafText(todo[i]!, texts).catch(() => null)
-      if (text === null) return
-      const p = this.d.engine.prepareSection(text)
-      p.catch(() => {})
-      prepared[i] = p
-    }
-    try {
-      for (const [i, leaf] of todo.entries()) {
-        const text = await this.leafText(leaf, texts)
-        for (let j = i; j <= i + COMPILE_AHEAD; j++) await prepare(j)
-        await this.d.engine.onboardSection(
-          {
-            workspaceId: ws,
-            baseId: corpusId,
-            documentId: leaf.parent_id ?? leaf.id,
-            sectionId: leaf.id,
-            title: leaf.section_title ?? leaf.path,
-            filename: leaf.path,
-            text,
-          },
-          prepared[i],
+  private planGroup(
+    ids: string[],
+    cursor: { next: number; done: number },
+    texts: Map<string, Promise<string | null>>,
+  ): Group {
+    const group: Group = { units: [], done: cursor.done, waiting: null }
+    let sections = 0
+    let chars = 0
+    while (cursor.next < ids.length && sections < GROUP_SECTIONS && chars < GROUP_CHARS) {
+      const unit = this.repo.unit(ids[cursor.next]!)
+      if (unit && unit.status !== 'ready' && unit.status !== 'failed') {
+        if (unit.text_key === null) {
+          if (group.units.length === 0) group.waiting = unit.path
+          break
+        }
+        const leaves = this.repo.leavesOf(unit.id)
+        const todo = (leaves.length > 0 ? leaves : [unit]).filter(
+          (l) => l.status !== 'ready' || l.id === unit.id,
         )
-        stats.units++
-        stats.chars += text.length
-        this.repo.setStatus([leaf.id], 'ready', null, this.now())
+        group.units.push({ unit, leaves, todo: todo.map((leaf) => this.compile(leaf, texts)) })
+        sections += todo.length
+        chars += todo.reduce((n, l) => n + l.text_chars, 0)
       }
-    } catch (e) {
-      this.d.log.warn('onboarding a document failed', { document_id: unit.id, error: (e as Error).message })
-      this.repo.setStatus([unit.id], 'failed', (e as Error).message, this.now())
+      cursor.next++
+      cursor.done++
     }
-    const parents = [unit.parent_id, ...leaves.map((l) => l.parent_id)].filter((p): p is string => p !== null)
-    this.repo.rollUpParents(parents, this.now())
+    group.done = cursor.done
+    return group
+  }
+
+  /** A leaf's text read and its compile started; a failure is kept for its turn (a compile left unread is not reported). */
+  private compile(leaf: UnitRow, texts: Map<string, Promise<string | null>>): PlannedLeaf {
+    const text = this.leafText(leaf, texts)
+    const prepared = text.then((t) => this.d.engine.prepareSection(t))
+    text.catch(() => {})
+    prepared.catch(() => {})
+    return { leaf, text, prepared }
+  }
+
+  /**
+   * Stores and indexes a group's sections together (Engine.onboardSections) and records each
+   * unit's outcome: a unit with a section that failed is marked failed, and does not stop the batch.
+   */
+  private async onboardGroup(group: Group, stats: RunStats): Promise<void> {
+    const inputs: SectionInput[] = []
+    const prepared: Promise<PreparedSection>[] = []
+    const owners: { unit: PlannedUnit; leaf: UnitRow; chars: number }[] = []
+    const errors = new Map<PlannedUnit, Error>()
+    for (const u of group.units) {
+      const { workspace_id: ws, corpus_id: corpusId } = u.unit
+      for (const p of u.todo) {
+        const text = await p.text.catch((e: Error) => e)
+        if (text instanceof Error) {
+          if (!errors.has(u)) errors.set(u, text)
+          continue
+        }
+        const leaf = p.leaf
+        inputs.push({
+          workspaceId: ws,
+          baseId: corpusId,
+          documentId: leaf.parent_id ?? leaf.id,
+          sectionId: leaf.id,
+          title: leaf.section_title ?? leaf.path,
+          filename: leaf.path,
+          text,
+        })
+        prepared.push(p.prepared)
+        owners.push({ unit: u, leaf, chars: text.length })
+      }
+    }
+    const results = await this.d.engine.onboardSections(inputs, prepared)
+    const ready: string[] = []
+    results.forEach((r, i) => {
+      const { unit, leaf, chars } = owners[i]!
+      if (r instanceof Error) {
+        if (!errors.has(unit)) errors.set(unit, r)
+        return
+      }
+      ready.push(leaf.id)
+      stats.units++
+      stats.chars += chars
+    })
+    const now = this.now()
+    this.repo.setStatus(ready, 'ready', null, now)
+    for (const [u, e] of errors) {
+      this.d.log.warn('onboarding a document failed', { document_id: u.unit.id, error: e.message })
+      this.repo.setStatus([u.unit.id], 'failed', e.message, now)
+    }
+    const parents = group.units.flatMap((u) => [u.unit.parent_id, ...u.leaves.map((l) => l.parent_id)])
+    this.repo.rollUpParents(
+      parents.filter((p): p is string => p !== null),
+      now,
+    )
   }
 
   /** A leaf's text: its slice of the document's text sidecar (read once per batch). */
-  private async leafText(leaf: UnitRow, texts: Map<string, string | null>): Promise<string> {
+  private async leafText(leaf: UnitRow, texts: Map<string, Promise<string | null>>): Promise<string> {
     const key = leaf.text_key
     if (!key) throw new Error('The document has no extracted text; upload it again.')
-    if (!texts.has(key)) texts.set(key, await this.d.objects.getText(key))
-    const all = texts.get(key)
+    let read = texts.get(key)
+    if (!read) {
+      read = this.d.objects.getText(key)
+      texts.set(key, read)
+    }
+    const all = await read
     if (all === null || all === undefined)
       throw new Error('The extracted text is missing; upload the document again.')
     return leaf.text_offset === null ? all : all.slice(leaf.text_offset, leaf.text_offset + leaf.text_chars)

@@ -218,8 +218,10 @@ export class OnboardingService {
   private rollUp(runId: string): void {
     const run = this.d.queue.get(runId)
     if (!run || isTerminal(run.status)) return
+    // Counted first: every batch but the last to end stops here without reading its siblings.
+    const sums = this.d.queue.childTotals(runId)
+    if (sums.ended < sums.children) return
     const children = this.d.queue.children(runId)
-    if (!children.every((c) => isTerminal(c.status))) return
     const corpusStatus = transaction(this.d.db, () => this.endRun(run, children))
     // Cartridges compiled on a thread are not warm yet: load them now, not on the first question.
     if (corpusStatus === 'ready') {

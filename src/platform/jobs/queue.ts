@@ -81,6 +81,28 @@ export class JobQueue {
       .map(decode)
   }
 
+  /**
+   * Sums over the children of an aggregate, in one query (a run of many batches is polled often):
+   * how many there are and have ended, their units, and units done (all of a succeeded child's).
+   */
+  childTotals(parentId: string): { children: number; ended: number; unitsTotal: number; unitsDone: number } {
+    const row = this.c
+      .query<{ children: number; ended: number | null; total: number | null; done: number | null }, [string]>(
+        `SELECT count(*) AS children,
+                sum(status IN ('succeeded','failed','canceled')) AS ended,
+                sum(units_total) AS total,
+                sum(CASE WHEN status = 'succeeded' THEN units_total ELSE units_done END) AS done
+         FROM jobs WHERE parent_id = ?`,
+      )
+      .get(parentId)
+    return {
+      children: row?.children ?? 0,
+      ended: row?.ended ?? 0,
+      unitsTotal: row?.total ?? 0,
+      unitsDone: row?.done ?? 0,
+    }
+  }
+
   /** Jobs of one subject in a workspace, newest first. */
   listBySubject(workspaceId: string, subjectId: string): Job[] {
     return this.c

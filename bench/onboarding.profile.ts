@@ -1,0 +1,91 @@
+// `bun run bench/onboarding.profile.ts [articles|small] [runs]`: where onboarding's time goes, stage
+// by stage, for the 24 squad-dev articles or for 5,000 one-paragraph files made from their
+// paragraphs. The real app on a temp data dir onboards the files (POST /train to the run's end, as
+// engine.bench.ts times it), then forced re-onboardings; the engine's and the store's calls are
+// timed on the event loop, and the compile's stages are timed again in process on the same texts.
+
+import { EngineRepo } from '../src/features/engine/engine.repo'
+import { Engine } from '../src/features/engine/engine.service'
+import { compileCartridge } from '../src/features/engine/lib/cartridge'
+import { encodeCartridge } from '../src/features/engine/lib/codec'
+import { fitCartridge } from '../src/features/engine/lib/fit'
+import { passageInputs } from '../src/features/engine/lib/passages'
+import { prepareStaticVectors, staticVector } from '../src/features/engine/lib/static-vectors'
+import { LocalObjectStore } from '../src/platform/storage/local-store'
+import { onboardBase, retrain, squadArticles, startBench } from './lib/harness'
+import { smallFiles } from './lib/small-files'
+
+const corpus = process.argv[2] === 'small' ? 'small' : 'articles'
+const RUNS = Number(process.argv[3] ?? 3)
+
+// Time spent in each wrapped call, by name (event-loop time; awaited calls include their waits).
+const spent = new Map<string, number>()
+const calls = new Map<string, number>()
+function timeMethod(proto: object, name: string, label: string): void {
+  const p = proto as Record<string, (...a: unknown[]) => unknown>
+  const f = p[name]
+  // Older code (a side-by-side run against the code before a change) may lack the method.
+  if (!f) return
+  p[name] = function (this: unknown, ...args: unknown[]) {
+    const t0 = performance.now()
+    const add = () => {
+      spent.set(label, (spent.get(label) ?? 0) + performance.now() - t0)
+      calls.set(label, (calls.get(label) ?? 0) + 1)
+    }
+    const r = f.apply(this, args)
+    if (r instanceof Promise) return r.finally(add)
+    add()
+    return r
+  }
+}
+timeMethod(Engine.prototype, 'onboardSections', 'onboardSections (awaits the compiles)')
+timeMethod(Engine.prototype, 'onboardSection', 'onboardSection (awaits its compile)')
+timeMethod(EngineRepo.prototype, 'putSection', '  putSection (rows + FTS5 + vectors, one transaction)')
+timeMethod(LocalObjectStore.prototype, 'put', '  store.put (cartridge object)')
+
+const texts: string[] = []
+const prepare = Engine.prototype.prepareSection
+Engine.prototype.prepareSection = function (this: Engine, text: string) {
+  texts.push(text)
+  return prepare.call(this, text)
+}
+
+const files = corpus === 'small' ? smallFiles() : squadArticles()
+const b = await startBench()
+try {
+  const base = await onboardBase(b, corpus, files)
+  const walls = [base.trainSeconds]
+  for (let i = 1; i < RUNS; i++) walls.push(await retrain(b, base.id))
+  const mb = base.mb
+  console.log(`${corpus}: ${files.length} files, ${texts.length / RUNS} sections, ${mb.toFixed(2)} MB`)
+  console.log(
+    `runs (first, then forced): ${walls.map((s) => `${s.toFixed(2)} s = ${(mb / s).toFixed(2)} MB/s`).join('; ')}`,
+  )
+  console.log(`per run, on the event loop (mean over ${RUNS} runs):`)
+  for (const [k, ms] of spent)
+    console.log(`  ${k}: ${(ms / RUNS).toFixed(0)} ms (${(calls.get(k)! / RUNS).toFixed(0)} calls)`)
+  // The compile's stages in process, on one run's texts (JIT warmed by the runs above).
+  prepareStaticVectors()
+  const stage = { chunkAndNumber: 0, fit: 0, encode: 0, passageInputs: 0, staticVectors: 0 }
+  for (const text of texts.slice(0, texts.length / RUNS)) {
+    let t = performance.now()
+    const cart = compileCartridge(text)
+    stage.chunkAndNumber += performance.now() - t
+    t = performance.now()
+    const fitted = fitCartridge(cart)
+    stage.fit += performance.now() - t
+    t = performance.now()
+    encodeCartridge(fitted)
+    stage.encode += performance.now() - t
+    t = performance.now()
+    const inputs = passageInputs(fitted)
+    stage.passageInputs += performance.now() - t
+    t = performance.now()
+    for (const p of inputs) staticVector(p.text)
+    stage.staticVectors += performance.now() - t
+  }
+  console.log('compile stages in process, one run:')
+  for (const [k, ms] of Object.entries(stage)) console.log(`  ${k}: ${ms.toFixed(0)} ms`)
+} finally {
+  await b.stop()
+}
