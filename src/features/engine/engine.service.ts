@@ -1,5 +1,4 @@
 import type { Database } from 'bun:sqlite'
-import { sha256Hex } from '../../platform/crypto/hash'
 import type { Db } from '../../platform/db/db'
 import { objectKey } from '../../platform/storage/keys'
 import { type CartStore, EngineCarts } from './engine.carts'
@@ -8,7 +7,7 @@ import { type Embedder, EngineVectors, type SectionVectors } from './engine.vect
 import { type AskExplain, type AskInput, type AskResult, askBase } from './lib/ask'
 import type { WarmCache } from './lib/cache'
 import { compileCartridge, type WarmCartridge } from './lib/cartridge'
-import { CARTRIDGE_VERSION, encodeCartridge } from './lib/codec'
+import { contentKey, encodeCartridge } from './lib/codec'
 import type { CompiledSection } from './lib/compile-threads'
 import { fitCartridge } from './lib/fit'
 import { prepareHypernyms } from './lib/hypernyms'
@@ -269,19 +268,16 @@ export class Engine {
   }
 
   /**
-   * One-off start-up work that would otherwise fall on the first question (the WordNet tables, a
-   * built-in model), done only when the server holds a base: one that holds none stays small until
-   * its first onboarding, which loads them as it needs them (and warmBase prepares after it).
-   * Returns whether it prepared.
+   * One-off start-up work that would otherwise fall on the first question (the WordNet tables, a built-in
+   * model), once the server holds a base: one with none stays small (warmBase prepares after a run).
    */
-  prepare(): boolean {
-    if (!this.repo.hasSections()) return false
+  prepare(): void {
+    if (!this.repo.hasSections()) return
     prepareSynonyms()
     prepareHypernyms()
     // The support check reads the built-in vectors whatever re-ranks by meaning.
     prepareStaticVectors()
     this.deps.embedder?.prepare?.()
-    return true
   }
 
   /**
@@ -299,9 +295,4 @@ export class Engine {
     }
     return askBase(ctx, baseId, input, explain)
   }
-}
-
-/** A cartridge's content address: identical text (under one format version) shares one cartridge. */
-export function contentKey(text: string): string {
-  return `v${CARTRIDGE_VERSION}-${sha256Hex(text)}`
 }

@@ -1,4 +1,5 @@
 import { deflateSync, inflateSync } from 'node:zlib'
+import { sha256Hex } from '../../../platform/crypto/hash'
 import { type CartridgeData, type WarmCartridge, warmCartridge } from './cartridge'
 import { defaultWeights, type ScoreWeights } from './score'
 
@@ -8,6 +9,11 @@ import { defaultWeights, type ScoreWeights } from './score'
  * recompiles it).
  */
 export const CARTRIDGE_VERSION = 2
+
+/** A cartridge's content address: identical text (under one format version) shares one cartridge. */
+export function contentKey(text: string): string {
+  return `v${CARTRIDGE_VERSION}-${sha256Hex(text)}`
+}
 const MAGIC = [0x45, 0x4e, 0x47, 0x43] // "ENGC"
 const WEIGHT_KEYS = Object.keys(defaultWeights) as (keyof ScoreWeights)[]
 
