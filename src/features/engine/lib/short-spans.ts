@@ -17,22 +17,7 @@ export interface Span {
 // Words that join two numbers or dates into one value ("75 to 200 million", "1914 and 1918").
 const VALUE_JOINS = new Set(['to', 'and', 'or', 'of', 'per', 'by'])
 // Words inside a proper name ("Bank of England", "Leonardo da Vinci") when a capital follows.
-const NAME_JOINS = new Set([
-  'of',
-  'de',
-  'da',
-  'di',
-  'du',
-  'del',
-  'der',
-  'van',
-  'von',
-  'la',
-  'le',
-  'and',
-  'the',
-  'for',
-])
+const NAME_JOINS = new Set('of de da di du del der van von la le and the for'.split(' '))
 const VALUE_KINDS = TokenKind.date | TokenKind.number
 
 /** Every candidate span of a sentence's words: values, proper names and noun phrases. */
