@@ -1,6 +1,8 @@
 // `npm run bench:quality`: answer quality of both strategies on the squad-dev half (24 articles, 5,665
 // questions), in process. Onboards the articles as documents of one base, asks every question with
 // k = 5, prints the table (metrics as ../shared/data/README.md defines them). Prints; asserts nothing.
+// Short EM / short F1: SQuAD exact match and token F1 of the short answer (a null one counts as
+// empty), on all questions and on the odd-numbered articles, held out from fitting the span picker.
 // Options: --strategy cart|rag (only one), --limit N (first N questions), --sample N (every Nth question),
 // --fails FILE (answers without the gold), --misses FILE (recall@5 misses, with the gold's rank at k = 20),
 // --embed (re-rank by meaning, with a local embeddings server: bench/lib/use-embeddings-server.ts),
@@ -91,6 +93,11 @@ function tokenF1(pred: string, golds: string[]): number {
   return best
 }
 
+/** SQuAD exact match: the prediction equals one of the golds once normalised. */
+function exactMatch(pred: string, golds: string[]): boolean {
+  return golds.some((g) => normalize(g) === normalize(pred))
+}
+
 const pct = (a: number[], q: number) => a[Math.min(a.length - 1, Math.floor(a.length * q))]!
 
 /** The SQuAD part: onboarding, the strategies' table, then abstention. */
@@ -153,6 +160,9 @@ async function squad(engine: Engine) {
     let words = 0
     let f1 = 0
     let declined = 0
+    // Short answers (a null one counts as empty), overall and on the odd-numbered articles, held out
+    // from fitting the span picker's weights (the even ones were its tuning split).
+    const short = { em: 0, f1: 0, heldEm: 0, heldF1: 0, held: 0 }
     const lat: number[] = []
     // One warm-up pass over a few questions so the first timings do not include JIT compilation.
     for (const q of questions.slice(0, 50)) await engine.ask(base, { question: q.question, k: 5, strategy })
@@ -176,6 +186,15 @@ async function squad(engine: Engine) {
       if (ok) contained++
       words += res.answer.trim().split(/\s+/).length
       f1 += tokenF1(res.answer, golds)
+      const sem = res.shortAnswer !== null && exactMatch(res.shortAnswer, golds) ? 1 : 0
+      const sf1 = res.shortAnswer === null ? 0 : tokenF1(res.shortAnswer, golds)
+      short.em += sem
+      short.f1 += sf1
+      if (files.indexOf(q.document.replace(/^articles\//, '')) % 2 === 1) {
+        short.held++
+        short.heldEm += sem
+        short.heldF1 += sf1
+      }
       if (!ok) fails.push(`${strategy}\t${hit1 ? 'ANS' : 'R1'}\t${q.question}\t${golds[0]}\t${res.answer}`)
     }
     lat.sort((a, b) => a - b)
@@ -183,14 +202,16 @@ async function squad(engine: Engine) {
     rows.push(
       `| ${strategy} | ${(r1 / n).toFixed(4)} | ${(r5 / n).toFixed(4)} | ${(contained / n).toFixed(4)} | ` +
         `${(words / n).toFixed(2)} | ${(f1 / n).toFixed(3)} | ${pct(lat, 0.5).toFixed(2)} | ${pct(lat, 0.99).toFixed(2)} | ` +
-        `${(declined / n).toFixed(4)} |`,
+        `${(declined / n).toFixed(4)} | ${(short.em / n).toFixed(3)} | ${(short.f1 / n).toFixed(3)} | ` +
+        `${(short.heldEm / Math.max(1, short.held)).toFixed(3)} | ${(short.heldF1 / Math.max(1, short.held)).toFixed(3)} |`,
     )
   }
   console.log(`\n${questions.length} questions, k = 5\n`)
   console.log(
-    '| strategy | recall@1 | recall@5 | containment | mean words | token F1 | p50 ms | p99 ms | declined |',
+    '| strategy | recall@1 | recall@5 | containment | mean words | token F1 | p50 ms | p99 ms | declined | ' +
+      'short EM | short F1 | held-out short EM | held-out short F1 |',
   )
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |')
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
   for (const r of rows) console.log(r)
   if (!args['no-abstain']) {
     const all = readFileSync(join(DATA, 'questions.jsonl'), 'utf8')

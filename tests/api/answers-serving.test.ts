@@ -89,6 +89,8 @@ describe('with a model server', () => {
     const body = await res.json()
     expect(body.answer).toBe('The Rhine begins in Graubünden [1]. It empties into the North Sea [1].')
     expect(body.answered).toBe(true)
+    // The model's answer does not lead with the extractive short answer, so none is given.
+    expect(body.short_answer).toBeNull()
     expect(body.fallback).toBeUndefined()
     expect(body.metrics.generator).toBe('llm')
     expect(body.sources[0].filename).toBe('rhine.txt')
@@ -125,7 +127,7 @@ describe('with a model server', () => {
     standin.setMode('ok')
     const chat = await (await ask('chat', '/v1', 3)).json()
     expect(chat.answer).toBe(
-      'The Rhine begins in the Swiss canton of Graubünden and empties into the North Sea. [1]',
+      'Swiss canton — The Rhine begins in the Swiss canton of Graubünden and empties into the North Sea. [1]',
     )
     expect(chat.metrics.generator).toBe('extractive')
     expect(chat.fallback).toBe('extractive')
@@ -150,7 +152,7 @@ describe('with a model server', () => {
       expect(chat.status).toBe(200)
       const body = await chat.json()
       expect(body.answer).toBe(
-        'The Rhine begins in the Swiss canton of Graubünden and empties into the North Sea. [1]',
+        'Swiss canton — The Rhine begins in the Swiss canton of Graubünden and empties into the North Sea. [1]',
       )
       expect(body).toMatchObject({
         answered: true,
@@ -266,7 +268,9 @@ describe('with a model server that is not running', () => {
       })
       expect(res.status).toBe(200)
       expect(await res.json()).toMatchObject({
-        answer: 'The 1973 oil crisis began in October 1973 when OAPEC proclaimed an oil embargo. [1]',
+        answer:
+          'October 1973 — The 1973 oil crisis began in October 1973 when OAPEC proclaimed an oil embargo. [1]',
+        short_answer: 'October 1973',
         answered: true,
         fallback: 'extractive',
         fallback_reason: 'The model server is unreachable. The answer is the extractive one.',

@@ -65,6 +65,10 @@ export const Metrics = namedObject(
 
 /** Fields saying how far the answer can be trusted; shared by ChatResp and the stream's `head`. */
 export const AnswerFlags = {
+  short_answer: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'The exact span answering a fact question (who, when, where, how many, which): a name, a date, a number, picked from the cited sentence. The extractive `answer` leads with it, then the supporting sentence and its citation. Null when the answer was declined, when the question does not ask for a fact (why, how), or when a model server wrote the answer.',
+  }),
   answered: Type.Boolean({
     description:
       'False when the documents of the base do not answer the question: `answer` then says so and cites nothing, and `sources` are only the closest passages found, not evidence.',
@@ -154,6 +158,7 @@ export function toChatResp(r: ChatResult) {
   const m = r.metrics
   return {
     answer: r.answer,
+    short_answer: r.shortAnswer,
     answered: r.answered,
     strategy: r.strategy,
     used_docs: r.usedDocs,
@@ -195,6 +200,7 @@ export function toChatSse(e: ChatEvent): SseEvent {
     event: 'head',
     data: {
       head: true,
+      short_answer: e.shortAnswer,
       answered: e.answered,
       ...fallbackResp(e.fallbackReason),
       used_docs: e.usedDocs,

@@ -150,6 +150,8 @@ export class AnswersService {
       return {
         ...found,
         answer,
+        // The model's answer does not lead with the extractive short answer.
+        shortAnswer: generator === 'llm' ? null : found.shortAnswer,
         ...(fallback ? { fallbackReason: fallback } : {}),
         metrics: { ...found.metrics, latencyMs: latency, ttftMs: latency, contextTokens, generator },
       }

@@ -39,6 +39,8 @@ export async function* answerEvents(s: StreamStart): AsyncGenerator<ChatEvent> {
   try {
     yield {
       type: 'sources',
+      // A model's answer does not lead with the extractive short answer.
+      shortAnswer: opened.messages.length > 0 ? null : found.shortAnswer,
       answered: found.answered,
       ...(opened.fallbackReason ? { fallbackReason: opened.fallbackReason } : {}),
       usedDocs: found.usedDocs,

@@ -39,6 +39,8 @@ export interface StreamMetrics {
 export type ChatEvent =
   | {
       type: 'sources'
+      /** The extractive short answer; null when a model writes the answer. */
+      shortAnswer: string | null
       answered: boolean
       fallbackReason?: string
       usedDocs: string[]

@@ -6,25 +6,40 @@ const strategies = ['cart', 'rag'] as const
 
 describe('answering from a small base', () => {
   const cases = [
-    ['When was Tesla born?', 'He was born on 10 July 1856 in the village of Smiljan. [1]', 'doc_tesla'],
+    [
+      'When was Tesla born?',
+      '10 July 1856 — He was born on 10 July 1856 in the village of Smiljan. [1]',
+      'doc_tesla',
+    ],
     [
       'Who discovered oxygen?',
-      'Carl Wilhelm Scheele discovered oxygen in Uppsala by 1773. [1]',
+      'Carl Wilhelm Scheele — Carl Wilhelm Scheele discovered oxygen in Uppsala by 1773. [1]',
       'doc_oxygen',
     ],
-    ['What river is Warsaw on?', 'It stands on the Vistula River in east-central Poland. [1]', 'doc_warsaw'],
-    ['When did Tesla die?', 'He died there on 7 January 1943, at the age of 86. [1]', 'doc_tesla'],
-    ['What colour is liquid oxygen?', 'Liquid oxygen is pale blue. [1]', 'doc_oxygen'],
+    [
+      'What river is Warsaw on?',
+      'Vistula River — It stands on the Vistula River in east-central Poland. [1]',
+      'doc_warsaw',
+    ],
+    [
+      'When did Tesla die?',
+      '7 January 1943 — He died there on 7 January 1943, at the age of 86. [1]',
+      'doc_tesla',
+    ],
+    ['What colour is liquid oxygen?', 'pale blue — Liquid oxygen is pale blue. [1]', 'doc_oxygen'],
   ] as const
   for (const strategy of strategies)
     for (const [question, answer, doc] of cases)
-      test(`${strategy} answers "${question}" with the supporting sentence and its citation`, async () => {
+      test(`${strategy} answers "${question}" with its short answer, the supporting sentence and its citation`, async () => {
         const { engine } = await fixtureEngine()
         const res = await engine.ask('cor_1', { question, k: 3, strategy })
         expect(res.answer).toBe(answer)
         expect(res.strategy).toBe(strategy)
         expect(res.sources[0]!.documentId).toBe(doc)
-        expect(res.sources[0]!.snippet).toContain(answer.replace(' [1]', ''))
+        // The answer leads with its short answer, then quotes the passage.
+        const [short, sentence] = answer.replace(' [1]', '').split(' — ')
+        expect(res.shortAnswer).toBe(short!)
+        expect(res.sources[0]!.snippet).toContain(sentence!)
         expect(res.usedDocs[0]).toBe(doc)
       })
 
@@ -83,7 +98,7 @@ describe('answering from a small base', () => {
     for (const strategy of strategies) {
       const res = await engine.ask('cor_1', { question: 'When did he die?', history, strategy })
       expect(res.condensedQuestion).toBe('When did Nikola Tesla die?')
-      expect(res.answer).toBe('He died there on 7 January 1943, at the age of 86. [1]')
+      expect(res.answer).toBe('7 January 1943 — He died there on 7 January 1943, at the age of 86. [1]')
     }
   })
 })
@@ -155,7 +170,7 @@ describe('deleting what is served', () => {
   test('a cold engine loads cartridges from the store, and a deleted base answers nothing', async () => {
     const { engine } = await fixtureEngine(1) // a budget too small to keep anything warm
     const res = await engine.ask('cor_1', { question: 'What river is Warsaw on?', strategy: 'cart' })
-    expect(res.answer).toBe('It stands on the Vistula River in east-central Poland. [1]')
+    expect(res.answer).toBe('Vistula River — It stands on the Vistula River in east-central Poland. [1]')
     expect(engine.cache.size).toBe(0)
     await engine.removeBase('cor_1')
     for (const strategy of strategies)

@@ -30,6 +30,8 @@ export const defaultComposeOptions: ComposeOptions = { maxWords: 68, secondRatio
 export interface Composed {
   answer: string
   cited: number[]
+  /** The answer's sentences without their citations, best first (the short answer is looked for in them). */
+  ranked: string[]
 }
 
 interface Pick {
@@ -59,7 +61,7 @@ export function composeAnswer<R>(
   passages.slice(0, 3).forEach((p, i) => {
     for (const s of p.sentences.slice(0, 3)) pool.push({ source: i + 1, sentence: s, text: null })
   })
-  if (pool.length === 0) return { answer: '', cited: [] }
+  if (pool.length === 0) return { answer: '', cited: [], ranked: [] }
   const first = passages[0]!.sentences[0]!
   const best = pool.find((c) => c.sentence === first) ?? pool[0]!
   const picks = [best]
@@ -76,11 +78,12 @@ export function composeAnswer<R>(
     words += n
     break
   }
+  const ranked = picks.map(textOf)
   // Sentences from the same passage read in document order.
   picks.sort((a, b) => a.source - b.source || a.sentence.start - b.sentence.start)
   const cited = [...new Set(picks.map((p) => p.source))].sort((a, b) => a - b)
   const answer = picks.map((p) => `${p.text} [${p.source}]`).join(' ')
-  return { answer, cited }
+  return { answer, cited, ranked }
 }
 
 /** A sentence's text on one line, without a trailing reference mark like "[12]". */

@@ -6,6 +6,7 @@ import { condenseQuestion, type Turn } from './condense'
 import { AnswerType, planQuery } from './query'
 import { type SectionRef, searchIndex } from './ragsearch'
 import { type RankedPassage, withDocumentPrior, withMeaning, withTermFrequency } from './rank'
+import { leadWith, shortAnswer } from './short'
 import {
   SUPPORT_PASSAGES,
   SUPPORT_THRESHOLD,
@@ -50,7 +51,13 @@ export interface AskMetrics {
 
 /** The engine's answer to a question. */
 export interface AskResult {
+  /** The answer: the short answer when there is one, then the supporting sentences, each with its [n]. */
   answer: string
+  /**
+   * The exact span (a name, a date, a number) answering a fact question, picked from the cited
+   * sentences; null when the answer was declined or the question does not ask for a fact (why, how).
+   */
+  shortAnswer: string | null
   /**
    * False when the base holds no passage that supports an answer: `answer` then says so (NO_ANSWER,
    * no citation) and `sources` are only the closest passages found, not evidence.
@@ -140,11 +147,14 @@ export async function askBase(
   for (const t of plan.terms) weights.set(t, 1)
   // Decided on the retrieval evidence alone: nothing is composed from passages that do not answer.
   const answered = support >= SUPPORT_THRESHOLD
-  const compose = () => composeAnswer(ranked, { weights, want: plan.want & ~AnswerType.noun }).answer
-  const answer = answered ? compose() : ''
-  if (explain) explain.unchecked = answered ? answer : compose()
+  const compose = () => composeAnswer(ranked, { weights, want: plan.want & ~AnswerType.noun })
+  const composed = answered ? compose() : null
+  const short = composed ? shortAnswer(condensed, composed.ranked) : null
+  const answer = composed ? leadWith(short, composed.answer) : ''
+  if (explain) explain.unchecked = answered ? answer : compose().answer
   return {
     answer: answer || NO_ANSWER,
+    shortAnswer: answer ? short : null,
     answered: answer !== '',
     strategy,
     // A declined answer used no document: its sources are only the closest passages.
