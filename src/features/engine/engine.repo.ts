@@ -1,6 +1,8 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { FtsIndexes } from './engine.fts'
+import { bm25Top } from './engine.topk'
 import { VectorRepo } from './engine.vectors.repo'
+import { encodePassageWords, scanPassageWords } from './lib/passage-words'
 import type { PassageInput } from './lib/passages'
 import { TermCounts } from './lib/term-counts'
 
@@ -28,6 +30,8 @@ export interface PassageRow {
   ordinal: number
   text: string
   sents: Uint8Array
+  /** Its content words as ranking reads them (lib/passage-words.ts); null when indexed before they were stored. */
+  words: Uint8Array | null
   document_id: string
   title: string
   filename: string
@@ -77,7 +81,9 @@ export class EngineRepo {
       measure: q('UPDATE engine_sections SET cart_bytes = ? WHERE cart_key = ? AND cart_bytes = 0'),
       delSection: q('DELETE FROM engine_sections WHERE section_id = ?'),
       cartUsers: q('SELECT count(*) AS n FROM engine_sections WHERE cart_key = ?'),
-      putPassage: q('INSERT INTO engine_passages (section_id, ordinal, text, sents) VALUES (?, ?, ?, ?)'),
+      putPassage: q(
+        'INSERT INTO engine_passages (section_id, ordinal, text, sents, words) VALUES (?, ?, ?, ?, ?)',
+      ),
       passageIds: q('SELECT id FROM engine_passages WHERE section_id = ?'),
       delPassages: q('DELETE FROM engine_passages WHERE section_id = ?'),
       delBase: q('DELETE FROM engine_bases WHERE base_id = ?'),
@@ -152,7 +158,8 @@ export class EngineRepo {
       }
       for (const p of passages) {
         const sents = new Uint8Array(p.sents.buffer, p.sents.byteOffset, p.sents.byteLength)
-        const { lastInsertRowid } = this.s.putPassage!.run(row.section_id, p.ordinal, p.text, sents)
+        const words = encodePassageWords(scanPassageWords(p.text, p.sents))
+        const { lastInsertRowid } = this.s.putPassage!.run(row.section_id, p.ordinal, p.text, sents, words)
         index.put.run(lastInsertRowid, p.terms.map(token).join(' '))
       }
       if (vectors) this.vectors.insert(row.section_id, passages, vectors)
@@ -263,16 +270,22 @@ export class EngineRepo {
     }))
   }
 
-  /** The `limit` best passages of a base for an FTS5 OR-query of terms, optionally within documents. */
+  /** The `limit` best passages of a base for an FTS5 OR-query of terms by BM25, optionally within documents. */
   match(key: number, terms: string[], limit: number, documentIds?: string[]): { id: number; rank: number }[] {
     if (terms.length === 0) return []
-    const expr = terms.map((t) => `"${ftsToken(key, t)}"`).join(' OR ')
-    const { table } = this.indexOf(key)
+    const index = this.indexOf(key)
     if (!documentIds) {
-      return this.client
-        .query(`SELECT rowid AS id, rank FROM ${table} WHERE ${table} MATCH ? ORDER BY rank LIMIT ?`)
-        .all(expr, limit) as { id: number; rank: number }[]
+      const df = this.documentFrequencies(key, terms)
+      const rows = this.counts.rows(key) ?? this.counts.keepRows(key, index.rows.values()[0]![0] as number)
+      return bm25Top(
+        index,
+        rows,
+        terms.map((t, i) => ({ token: ftsToken(key, t), df: df[i]! })),
+        limit,
+      )
     }
+    const expr = terms.map((t) => `"${ftsToken(key, t)}"`).join(' OR ')
+    const { table } = index
     const marks = documentIds.map(() => '?').join(',')
     return this.client
       .query(
@@ -288,7 +301,7 @@ export class EngineRepo {
     if (ids.length === 0) return []
     const rows = this.client
       .query(
-        `SELECT p.id, p.section_id, p.ordinal, p.text, p.sents, s.document_id, s.title, s.filename
+        `SELECT p.id, p.section_id, p.ordinal, p.text, p.sents, p.words, s.document_id, s.title, s.filename
          FROM engine_passages p JOIN engine_sections s ON s.section_id = p.section_id
          WHERE p.id IN (${ids.map(() => '?').join(',')})`,
       )

@@ -1,0 +1,73 @@
+import type { Statement } from 'bun:sqlite'
+
+// FTS5's bm25() constants (fts5_aux.c): a term's share of a passage's score is
+// idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / average)), its idf at least IDF_MIN.
+const K1 = 1.2
+const IDF_MIN = 1e-6
+// A bound is raised by this fraction, so rounding in FTS5's sums can never pass it.
+const SLACK = 1e-9
+// Rare-term sets tried before giving up on pruning.
+const TRIES = 3
+
+/** A query term as FTS5 names it, with its passage count in the table. */
+export interface TopkTerm {
+  token: string
+  df: number
+}
+
+/** The statements over one FTS5 table that bm25Top runs (FtsIndex prepares them). */
+export interface Bm25Statements {
+  /** Every passage matching a query, with its bm25(). */
+  scores: Statement
+  /** The `limit` best passages matching a query by bm25(). */
+  top: Statement
+}
+
+/** A passage id and its BM25 score as FTS5 orders them (lower is better). */
+export interface TopkHit {
+  id: number
+  rank: number
+}
+
+/**
+ * The `limit` best passages of an FTS5 table for an OR-query of terms by bm25(), in its order.
+ * FTS5 computes bm25() for every passage holding any term, and at 100x squad-dev the common terms
+ * of a question hold thousands, which made this query most of rag's time. So it is answered like
+ * MaxScore: a term's share of a score is below idf * (K1 + 1), so when the `limit`-th best score of
+ * the passages holding one of the rarest terms, counting those terms alone, already beats what the
+ * other terms could give a passage holding none of them, the best passages are among those holding
+ * a rare term. Their full scores come from a query that keeps only them, `(rare) AND (all)`, whose
+ * bm25() counts the rare terms twice; their rare-only score is taken off again. The same passages
+ * come out as from the plain query, in the same order but for exact ties (broken by id, as FTS5's
+ * rowid order does) and rounding far below any gap between distinct scores.
+ */
+export function bm25Top(
+  index: Bm25Statements,
+  passages: number,
+  terms: TopkTerm[],
+  limit: number,
+): TopkHit[] {
+  const or = (ts: TopkTerm[]) => ts.map((t) => `"${t.token}"`).join(' OR ')
+  const all = or(terms)
+  const share = (t: TopkTerm) =>
+    (K1 + 1) * Math.max(IDF_MIN, Math.log((passages - t.df + 0.5) / (t.df + 0.5)))
+  const byShare = [...terms].sort((a, b) => share(b) - share(a))
+  // The rarest terms until their passages could fill the pool.
+  let r = 1
+  for (let held = byShare[0]?.df ?? 0; r < byShare.length && held < limit; r++) held += byShare[r]!.df
+  for (let tries = 0; tries < TRIES && r < byShare.length; tries++, r++) {
+    const rare = byShare.slice(0, r)
+    let rest = 0
+    for (const t of byShare.slice(r)) rest += share(t)
+    const rareScores = index.scores.all(or(rare)) as TopkHit[]
+    if (rareScores.length < limit) continue
+    // bm25() is negative: the limit-th best is the limit-th smallest.
+    const kth = -[...rareScores].sort((a, b) => a.rank - b.rank)[limit - 1]!.rank
+    if (kth <= rest * (1 + SLACK) + SLACK) continue
+    const own = new Map(rareScores.map((h) => [h.id, h.rank]))
+    const both = index.scores.all(`(${or(rare)}) AND (${all})`) as TopkHit[]
+    const hits = both.map((h) => ({ id: h.id, rank: h.rank - own.get(h.id)! }))
+    return hits.sort((a, b) => a.rank - b.rank || a.id - b.id).slice(0, limit)
+  }
+  return index.top.all(all, limit) as TopkHit[]
+}
