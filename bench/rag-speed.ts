@@ -4,7 +4,8 @@
 // p50 and p99 per base; asserts nothing.
 // RAG_OLD=<folder holding another checkout's src/>: the same questions are also asked through that
 // code, over the same database, in alternating rounds (A B A B) so both meet the same machine load,
-// and, with --compare, every squad-dev question's rag top-5 source ids and answer are compared.
+// and, with --compare, every squad-dev question's rag top-5 source ids and answer are compared
+// (every 10th at larger sizes; --compare-n N for every Nth).
 // Options: --scales 1,100 (base sizes), --questions N (timed per round), --rounds N.
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -24,6 +25,7 @@ const { values: args } = parseArgs({
     questions: { type: 'string', default: '400' },
     rounds: { type: 'string', default: '4' },
     compare: { type: 'boolean' },
+    'compare-n': { type: 'string' },
   },
 })
 
@@ -132,11 +134,11 @@ async function timeAsks(engine: Engine, qs: string[]): Promise<number[]> {
 }
 
 /** Counts the questions whose top-5 source ids or answer differ between two engines. */
-async function compare(a: Engine, b: Engine): Promise<void> {
+async function compare(a: Engine, b: Engine, asked: string[]): Promise<void> {
   let ids = 0
   let answers = 0
   let order = 0
-  for (const question of questions) {
+  for (const question of asked) {
     const x = await a.ask('base', { question, strategy: 'rag', k: 5 })
     const y = await b.ask('base', { question, strategy: 'rag', k: 5 })
     const xi = x.sources.map((s) => s.id)
@@ -150,7 +152,7 @@ async function compare(a: Engine, b: Engine): Promise<void> {
     if (x.answer !== y.answer) answers++
   }
   console.log(
-    `compared ${questions.length} questions: top-5 ids differ in ${ids} (order only in ${order}), answers in ${answers}`,
+    `compared ${asked.length} questions: top-5 ids differ in ${ids} (order only in ${order}), answers in ${answers}`,
   )
 }
 
@@ -175,6 +177,13 @@ for (const factor of args.scales!.split(',').map(Number)) {
       `x${factor} ${name}: rag p50 ${fmt(pct(t, 0.5))} ms, p90 ${fmt(pct(t, 0.9))} ms, p99 ${fmt(pct(t, 0.99))} ms`,
     )
   }
-  if (args.compare && old && factor === 1) await compare(engines[0]![1], engines[1]![1])
+  // Every question at 1x; on a larger base, every Nth (--compare-n N), as the old code is slow there.
+  const step = factor === 1 ? 1 : Number(args['compare-n'] ?? 10)
+  if (args.compare && old)
+    await compare(
+      engines[0]![1],
+      engines[1]![1],
+      questions.filter((_, i) => i % step === 0),
+    )
   db.$client.close()
 }

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { FtsIndexes } from './engine.fts'
-import { bm25Top } from './engine.topk'
+import { bm25Top, bm25Within, type TopkHit } from './engine.topk'
 import { VectorRepo } from './engine.vectors.repo'
 import { encodePassageWords, scanPassageWords } from './lib/passage-words'
 import type { PassageInput } from './lib/passages'
@@ -148,14 +148,7 @@ export class EngineRepo {
         row.cart_bytes ?? 0,
       )
       const tokens = new Map<string, string>()
-      const token = (t: string) => {
-        let k = tokens.get(t)
-        if (k === undefined) {
-          k = ftsToken(key, t)
-          tokens.set(t, k)
-        }
-        return k
-      }
+      const token = (t: string) => tokens.get(t) ?? tokens.set(t, ftsToken(key, t)).get(t)!
       for (const p of passages) {
         const sents = new Uint8Array(p.sents.buffer, p.sents.byteOffset, p.sents.byteLength)
         const words = encodePassageWords(scanPassageWords(p.text, p.sents))
@@ -233,10 +226,9 @@ export class EngineRepo {
   }
 
   /**
-   * Passage counts of the given terms in a base (fts5vocab rows of the base's tokens). fts5vocab
-   * counts a term's passages by reading its whole posting list, so a count is kept for the base's
-   * current generation once read: this repo's own changes drop it at once, another process's at
-   * the next openBase.
+   * Passage counts of the given terms in a base (fts5vocab rows of the base's tokens). fts5vocab reads
+   * a term's whole posting list to count it, so a count is kept for the base's current generation:
+   * this repo's own changes drop it at once, another process's at the next openBase.
    */
   documentFrequencies(key: number, terms: string[]): number[] {
     return terms.map((t) => {
@@ -271,29 +263,19 @@ export class EngineRepo {
   }
 
   /** The `limit` best passages of a base for an FTS5 OR-query of terms by BM25, optionally within documents. */
-  match(key: number, terms: string[], limit: number, documentIds?: string[]): { id: number; rank: number }[] {
+  match(key: number, terms: string[], limit: number, documentIds?: string[]): TopkHit[] {
     if (terms.length === 0) return []
     const index = this.indexOf(key)
-    if (!documentIds) {
-      const df = this.documentFrequencies(key, terms)
-      const rows = this.counts.rows(key) ?? this.counts.keepRows(key, index.rows.values()[0]![0] as number)
-      return bm25Top(
-        index,
-        rows,
-        terms.map((t, i) => ({ token: ftsToken(key, t), df: df[i]! })),
-        limit,
-      )
-    }
-    const expr = terms.map((t) => `"${ftsToken(key, t)}"`).join(' OR ')
-    const { table } = index
-    const marks = documentIds.map(() => '?').join(',')
-    return this.client
-      .query(
-        `SELECT f.rowid AS id, f.rank AS rank FROM ${table} f JOIN engine_passages p ON p.id = f.rowid
-         JOIN engine_sections s ON s.section_id = p.section_id
-         WHERE ${table} MATCH ? AND s.document_id IN (${marks}) ORDER BY f.rank LIMIT ?`,
-      )
-      .all(expr, ...documentIds, limit) as { id: number; rank: number }[]
+    const tokens = terms.map((t) => ftsToken(key, t))
+    if (documentIds) return bm25Within(this.client, index.table, tokens, documentIds, limit)
+    const df = this.documentFrequencies(key, terms)
+    const rows = this.counts.rows(key) ?? this.counts.keepRows(key, index.rows.values()[0]![0] as number)
+    return bm25Top(
+      index,
+      rows,
+      tokens.map((token, i) => ({ token, df: df[i]! })),
+      limit,
+    )
   }
 
   /** Passages by id with their section's source fields, in the order of `ids`. */

@@ -1,4 +1,4 @@
-import type { Statement } from 'bun:sqlite'
+import type { Database, Statement } from 'bun:sqlite'
 
 // FTS5's bm25() constants (fts5_aux.c): a term's share of a passage's score is
 // idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / average)), its idf at least IDF_MIN.
@@ -6,8 +6,10 @@ const K1 = 1.2
 const IDF_MIN = 1e-6
 // A bound is raised by this fraction, so rounding in FTS5's sums can never pass it.
 const SLACK = 1e-9
-// Rare-term sets tried before giving up on pruning.
+// Rare-term sets queried before giving up on pruning.
 const TRIES = 3
+// Passages holding the terms (summed over terms) below which the plain query is run at once.
+const PRUNE_FROM = 2000
 
 /** A query term as FTS5 names it, with its passage count in the table. */
 export interface TopkTerm {
@@ -46,19 +48,29 @@ export function bm25Top(
   passages: number,
   terms: TopkTerm[],
   limit: number,
+  pruneFrom = PRUNE_FROM,
 ): TopkHit[] {
   const or = (ts: TopkTerm[]) => ts.map((t) => `"${t.token}"`).join(' OR ')
   const all = or(terms)
   const share = (t: TopkTerm) =>
     (K1 + 1) * Math.max(IDF_MIN, Math.log((passages - t.df + 0.5) / (t.df + 0.5)))
   const byShare = [...terms].sort((a, b) => share(b) - share(a))
+  // Few passages to score: the plain query is cheaper than any pruning.
+  let held = 0
+  for (const t of terms) held += t.df
+  if (held < pruneFrom) return index.top.all(all, limit) as TopkHit[]
   // The rarest terms until their passages could fill the pool.
   let r = 1
-  for (let held = byShare[0]?.df ?? 0; r < byShare.length && held < limit; r++) held += byShare[r]!.df
-  for (let tries = 0; tries < TRIES && r < byShare.length; tries++, r++) {
+  for (held = byShare[0]!.df; r < byShare.length && held < limit; r++) held += byShare[r]!.df
+  for (let tries = 0; tries < TRIES && r < byShare.length; r++) {
     const rare = byShare.slice(0, r)
     let rest = 0
     for (const t of byShare.slice(r)) rest += share(t)
+    let most = 0
+    for (const t of rare) most += share(t)
+    // No passage scores more than `most` on the rare terms: not enough to prune yet, ask nothing.
+    if (most <= rest) continue
+    tries++
     const rareScores = index.scores.all(or(rare)) as TopkHit[]
     if (rareScores.length < limit) continue
     // bm25() is negative: the limit-th best is the limit-th smallest.
@@ -70,4 +82,22 @@ export function bm25Top(
     return hits.sort((a, b) => a.rank - b.rank || a.id - b.id).slice(0, limit)
   }
   return index.top.all(all, limit) as TopkHit[]
+}
+
+/** The `limit` best passages by BM25 of an OR-query of FTS5 tokens among the passages of some documents. */
+export function bm25Within(
+  client: Database,
+  table: string,
+  tokens: string[],
+  documentIds: string[],
+  limit: number,
+): TopkHit[] {
+  const marks = documentIds.map(() => '?').join(',')
+  return client
+    .query(
+      `SELECT f.rowid AS id, f.rank AS rank FROM ${table} f JOIN engine_passages p ON p.id = f.rowid
+       JOIN engine_sections s ON s.section_id = p.section_id
+       WHERE ${table} MATCH ? AND s.document_id IN (${marks}) ORDER BY f.rank LIMIT ?`,
+    )
+    .all(tokens.map((t) => `"${t}"`).join(' OR '), ...documentIds, limit) as TopkHit[]
 }
