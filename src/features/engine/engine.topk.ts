@@ -35,13 +35,13 @@ export interface TopkHit {
  * The `limit` best passages of an FTS5 table for an OR-query of terms by bm25(), in its order.
  * FTS5 computes bm25() for every passage holding any term, and at 100x squad-dev the common terms
  * of a question hold thousands, which made this query most of rag's time. So it is answered like
- * MaxScore: a term's share of a score is below idf * (K1 + 1), so when the `limit`-th best score of
- * the passages holding one of the rarest terms, counting those terms alone, already beats what the
- * other terms could give a passage holding none of them, the best passages are among those holding
- * a rare term. Their full scores come from a query that keeps only them, `(rare) AND (all)`, whose
- * bm25() counts the rare terms twice; their rare-only score is taken off again. The same passages
- * come out as from the plain query, in the same order but for exact ties (broken by id, as FTS5's
- * rowid order does) and rounding far below any gap between distinct scores.
+ * MaxScore: a term's share of a score is below idf * (K1 + 1), so a passage holding none of the
+ * rarest terms scores less than the other terms' shares summed. The passages holding a rare term
+ * are scored in full by a query that keeps only them, `(rare) AND (all)`, whose bm25() counts the
+ * rare terms twice, less their score on the rare terms alone; when the `limit`-th best of them beats
+ * that sum, they hold the best passages; else one more term joins the rare ones, a few times. The
+ * same passages come out as from the plain query, in the same order but for exact ties (broken by
+ * id, as FTS5's rowid order does) and rounding far below any gap between distinct scores.
  */
 export function bm25Top(
   index: Bm25Statements,
@@ -61,25 +61,29 @@ export function bm25Top(
   if (held < pruneFrom) return index.top.all(all, limit) as TopkHit[]
   // The rarest terms until their passages could fill the pool.
   let r = 1
-  for (held = byShare[0]!.df; r < byShare.length && held < limit; r++) held += byShare[r]!.df
-  for (let tries = 0; tries < TRIES && r < byShare.length; r++) {
-    const rare = byShare.slice(0, r)
+  let rareHeld = byShare[0]!.df
+  for (; r < byShare.length && rareHeld < limit; r++) rareHeld += byShare[r]!.df
+  // The limit-th best score found so far among passages holding a rare term: a rare set whose
+  // other terms could give more than it cannot prune, and is not asked.
+  let kth = 0
+  for (let tries = 0; tries < TRIES && r < byShare.length; r++, rareHeld += byShare[r - 1]!.df) {
     let rest = 0
     for (const t of byShare.slice(r)) rest += share(t)
-    let most = 0
-    for (const t of rare) most += share(t)
-    // No passage scores more than `most` on the rare terms: not enough to prune yet, ask nothing.
-    if (most <= rest) continue
+    rest = rest * (1 + SLACK) + SLACK
+    if (tries > 0 && kth <= rest) continue
+    // Scoring the rare terms' passages twice must cost less than scoring every passage once.
+    if (2 * rareHeld > held) break
     tries++
-    const rareScores = index.scores.all(or(rare)) as TopkHit[]
-    if (rareScores.length < limit) continue
-    // bm25() is negative: the limit-th best is the limit-th smallest.
-    const kth = -[...rareScores].sort((a, b) => a.rank - b.rank)[limit - 1]!.rank
-    if (kth <= rest * (1 + SLACK) + SLACK) continue
-    const own = new Map(rareScores.map((h) => [h.id, h.rank]))
-    const both = index.scores.all(`(${or(rare)}) AND (${all})`) as TopkHit[]
+    const rare = or(byShare.slice(0, r))
+    const own = new Map((index.scores.all(rare) as TopkHit[]).map((h) => [h.id, h.rank]))
+    if (own.size < limit) continue
+    const both = index.scores.all(`(${rare}) AND (${all})`) as TopkHit[]
     const hits = both.map((h) => ({ id: h.id, rank: h.rank - own.get(h.id)! }))
-    return hits.sort((a, b) => a.rank - b.rank || a.id - b.id).slice(0, limit)
+    hits.sort((a, b) => a.rank - b.rank || a.id - b.id)
+    // bm25() is negative: the limit-th best score is -rank. A passage holding no rare term scores
+    // less than `rest`, so when the limit-th best beats it, no such passage can enter.
+    kth = -hits[limit - 1]!.rank
+    if (kth > rest) return hits.slice(0, limit)
   }
   return index.top.all(all, limit) as TopkHit[]
 }
