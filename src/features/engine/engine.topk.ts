@@ -75,10 +75,14 @@ export function bm25Top(
     if (2 * rareHeld > held) break
     tries++
     const rare = or(byShare.slice(0, r))
-    const own = new Map((index.scores.all(rare) as TopkHit[]).map((h) => [h.id, h.rank]))
-    if (own.size < limit) continue
+    const own = index.scores.all(rare) as TopkHit[]
+    if (own.length < limit) continue
     const both = index.scores.all(`(${rare}) AND (${all})`) as TopkHit[]
-    const hits = both.map((h) => ({ id: h.id, rank: h.rank - own.get(h.id)! }))
+    // Both queries list the same passages in rowid order; a look-up only if they ever did not.
+    let byId: Map<number, number> | null = null
+    const ownRank = (h: TopkHit, i: number) =>
+      own[i]?.id === h.id ? own[i]!.rank : (byId ??= new Map(own.map((o) => [o.id, o.rank]))).get(h.id)!
+    const hits = both.map((h, i) => ({ id: h.id, rank: h.rank - ownRank(h, i) }))
     hits.sort((a, b) => a.rank - b.rank || a.id - b.id)
     // bm25() is negative: the limit-th best score is -rank. A passage holding no rare term scores
     // less than `rest`, so when the limit-th best beats it, no such passage can enter.
