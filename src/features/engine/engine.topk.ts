@@ -79,10 +79,9 @@ export function bm25Top(
     if (own.length < limit) continue
     const both = index.scores.all(`(${rare}) AND (${all})`) as TopkHit[]
     // Both queries list the same passages in rowid order; a look-up only if they ever did not.
-    let byId: Map<number, number> | null = null
-    const ownRank = (h: TopkHit, i: number) =>
-      own[i]?.id === h.id ? own[i]!.rank : (byId ??= new Map(own.map((o) => [o.id, o.rank]))).get(h.id)!
-    const hits = both.map((h, i) => ({ id: h.id, rank: h.rank - ownRank(h, i) }))
+    const aligned = own.length === both.length && both.every((h, i) => h.id === own[i]!.id)
+    const byId = aligned ? null : new Map(own.map((o) => [o.id, o.rank]))
+    const hits = both.map((h, i) => ({ id: h.id, rank: h.rank - (byId ? byId.get(h.id)! : own[i]!.rank) }))
     hits.sort((a, b) => a.rank - b.rank || a.id - b.id)
     // bm25() is negative: the limit-th best score is -rank. A passage holding no rare term scores
     // less than `rest`, so when the limit-th best beats it, no such passage can enter.
