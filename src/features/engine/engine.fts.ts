@@ -90,9 +90,9 @@ export class FtsIndexes {
       del: q(`DELETE FROM ${table} WHERE rowid = ?`),
       df: q(`SELECT doc FROM ${table}_vocab WHERE term = ?`),
       range: q(`SELECT term, doc FROM ${table}_vocab WHERE term >= ? AND term < ?`),
-      // The passage count bm25() takes (FTS5's own; the base's count is not read from it).
+      // The passage count bm25() takes its idf from, as FTS5 counts it (engine.topk.ts bounds scores with it).
       rows: q(`SELECT count(*) FROM ${table}_docsize`),
-      // bm25() itself, not the rank column: ORDER BY rank took FTS5's sorted plan, half as fast again.
+      // bm25() itself, not the rank column: ORDER BY rank takes FTS5's sorted plan, a third slower.
       scores: q(`SELECT rowid AS id, bm25(${table}) AS rank FROM ${table} WHERE ${table} MATCH ?`),
       top: q(
         `SELECT rowid AS id, bm25(${table}) AS rank FROM ${table} WHERE ${table} MATCH ? ORDER BY 2 LIMIT ?`,
