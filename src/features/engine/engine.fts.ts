@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'bun:sqlite'
+import type { Bm25Statements } from './engine.topk'
 import { passageTerms } from './lib/passages'
 
 // Where a base's passages are indexed. A base has an FTS5 table of its own, `engine_fts_<key>`
@@ -8,12 +9,13 @@ import { passageTerms } from './lib/passages'
 // table the first time it is searched (`moveToOwn`), its passages' terms read again from their text.
 
 /** The statements over one FTS5 table and its vocabulary. */
-export interface FtsIndex {
+export interface FtsIndex extends Bm25Statements {
   table: string
   put: Statement
   del: Statement
   df: Statement
   range: Statement
+  rows: Statement
 }
 
 /** The FTS5 index of each base: its own table, or the shared one for bases indexed before. */
@@ -88,6 +90,13 @@ export class FtsIndexes {
       del: q(`DELETE FROM ${table} WHERE rowid = ?`),
       df: q(`SELECT doc FROM ${table}_vocab WHERE term = ?`),
       range: q(`SELECT term, doc FROM ${table}_vocab WHERE term >= ? AND term < ?`),
+      // The passage count bm25() takes its idf from, as FTS5 counts it (engine.topk.ts bounds scores with it).
+      rows: q(`SELECT count(*) FROM ${table}_docsize`),
+      // bm25() itself, not the rank column: ORDER BY rank takes FTS5's sorted plan, a third slower.
+      scores: q(`SELECT rowid AS id, bm25(${table}) AS rank FROM ${table} WHERE ${table} MATCH ?`),
+      top: q(
+        `SELECT rowid AS id, bm25(${table}) AS rank FROM ${table} WHERE ${table} MATCH ? ORDER BY 2 LIMIT ?`,
+      ),
     }
   }
 }

@@ -1,6 +1,8 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { FtsIndexes } from './engine.fts'
+import { bm25Top, bm25Within, type TopkHit } from './engine.topk'
 import { VectorRepo } from './engine.vectors.repo'
+import { encodePassageWords, scanPassageWords } from './lib/passage-words'
 import type { PassageInput } from './lib/passages'
 import { TermCounts } from './lib/term-counts'
 
@@ -28,6 +30,8 @@ export interface PassageRow {
   ordinal: number
   text: string
   sents: Uint8Array
+  /** Its content words as ranking reads them (lib/passage-words.ts); null when indexed before they were stored. */
+  words: Uint8Array | null
   document_id: string
   title: string
   filename: string
@@ -77,7 +81,9 @@ export class EngineRepo {
       measure: q('UPDATE engine_sections SET cart_bytes = ? WHERE cart_key = ? AND cart_bytes = 0'),
       delSection: q('DELETE FROM engine_sections WHERE section_id = ?'),
       cartUsers: q('SELECT count(*) AS n FROM engine_sections WHERE cart_key = ?'),
-      putPassage: q('INSERT INTO engine_passages (section_id, ordinal, text, sents) VALUES (?, ?, ?, ?)'),
+      putPassage: q(
+        'INSERT INTO engine_passages (section_id, ordinal, text, sents, words) VALUES (?, ?, ?, ?, ?)',
+      ),
       passageIds: q('SELECT id FROM engine_passages WHERE section_id = ?'),
       delPassages: q('DELETE FROM engine_passages WHERE section_id = ?'),
       delBase: q('DELETE FROM engine_bases WHERE base_id = ?'),
@@ -142,17 +148,11 @@ export class EngineRepo {
         row.cart_bytes ?? 0,
       )
       const tokens = new Map<string, string>()
-      const token = (t: string) => {
-        let k = tokens.get(t)
-        if (k === undefined) {
-          k = ftsToken(key, t)
-          tokens.set(t, k)
-        }
-        return k
-      }
+      const token = (t: string) => tokens.get(t) ?? tokens.set(t, ftsToken(key, t)).get(t)!
       for (const p of passages) {
         const sents = new Uint8Array(p.sents.buffer, p.sents.byteOffset, p.sents.byteLength)
-        const { lastInsertRowid } = this.s.putPassage!.run(row.section_id, p.ordinal, p.text, sents)
+        const words = encodePassageWords(scanPassageWords(p.text, p.sents))
+        const { lastInsertRowid } = this.s.putPassage!.run(row.section_id, p.ordinal, p.text, sents, words)
         index.put.run(lastInsertRowid, p.terms.map(token).join(' '))
       }
       if (vectors) this.vectors.insert(row.section_id, passages, vectors)
@@ -226,10 +226,9 @@ export class EngineRepo {
   }
 
   /**
-   * Passage counts of the given terms in a base (fts5vocab rows of the base's tokens). fts5vocab
-   * counts a term's passages by reading its whole posting list, so a count is kept for the base's
-   * current generation once read: this repo's own changes drop it at once, another process's at
-   * the next openBase.
+   * Passage counts of the given terms in a base (fts5vocab rows of the base's tokens). fts5vocab reads
+   * a term's whole posting list to count it, so a count is kept for the base's current generation:
+   * this repo's own changes drop it at once, another process's at the next openBase.
    */
   documentFrequencies(key: number, terms: string[]): number[] {
     return terms.map((t) => {
@@ -263,24 +262,20 @@ export class EngineRepo {
     }))
   }
 
-  /** The `limit` best passages of a base for an FTS5 OR-query of terms, optionally within documents. */
-  match(key: number, terms: string[], limit: number, documentIds?: string[]): { id: number; rank: number }[] {
+  /** The `limit` best passages of a base for an FTS5 OR-query of terms by BM25, optionally within documents. */
+  match(key: number, terms: string[], limit: number, documentIds?: string[]): TopkHit[] {
     if (terms.length === 0) return []
-    const expr = terms.map((t) => `"${ftsToken(key, t)}"`).join(' OR ')
-    const { table } = this.indexOf(key)
-    if (!documentIds) {
-      return this.client
-        .query(`SELECT rowid AS id, rank FROM ${table} WHERE ${table} MATCH ? ORDER BY rank LIMIT ?`)
-        .all(expr, limit) as { id: number; rank: number }[]
-    }
-    const marks = documentIds.map(() => '?').join(',')
-    return this.client
-      .query(
-        `SELECT f.rowid AS id, f.rank AS rank FROM ${table} f JOIN engine_passages p ON p.id = f.rowid
-         JOIN engine_sections s ON s.section_id = p.section_id
-         WHERE ${table} MATCH ? AND s.document_id IN (${marks}) ORDER BY f.rank LIMIT ?`,
-      )
-      .all(expr, ...documentIds, limit) as { id: number; rank: number }[]
+    const index = this.indexOf(key)
+    const tokens = terms.map((t) => ftsToken(key, t))
+    if (documentIds) return bm25Within(this.client, index.table, tokens, documentIds, limit)
+    const df = this.documentFrequencies(key, terms)
+    const rows = this.counts.rows(key) ?? this.counts.keepRows(key, index.rows.values()[0]![0] as number)
+    return bm25Top(
+      index,
+      rows,
+      tokens.map((token, i) => ({ token, df: df[i]! })),
+      limit,
+    )
   }
 
   /** Passages by id with their section's source fields, in the order of `ids`. */
@@ -288,7 +283,7 @@ export class EngineRepo {
     if (ids.length === 0) return []
     const rows = this.client
       .query(
-        `SELECT p.id, p.section_id, p.ordinal, p.text, p.sents, s.document_id, s.title, s.filename
+        `SELECT p.id, p.section_id, p.ordinal, p.text, p.sents, p.words, s.document_id, s.title, s.filename
          FROM engine_passages p JOIN engine_sections s ON s.section_id = p.section_id
          WHERE p.id IN (${ids.map(() => '?').join(',')})`,
       )

@@ -1,6 +1,7 @@
 import type { EngineRepo, PassageRow } from '../engine.repo'
-import { type KindTest, kindTest, wordSense } from './hypernyms'
-import { type QueryPlan, TokenKind, wordKind } from './query'
+import { type KindTest, kindTest } from './hypernyms'
+import { decodePassageWords, scanPassageWords, TermTags } from './passage-words'
+import { type QueryPlan, TokenKind } from './query'
 import {
   pairSet,
   passageScore,
@@ -12,7 +13,7 @@ import {
 import { defaultWeights, idf, type ScoreWeights, sentenceScores, sequenceFeatures } from './score'
 import { respellPlan } from './spell'
 import type { TermEvidence } from './support'
-import { contentTerms, nextMark, scanWords, termSlot } from './text'
+import { contentTerms } from './text'
 import { variantsOf } from './variants'
 
 /** Where a retrieved passage comes from: the fields a source needs. */
@@ -68,17 +69,9 @@ export function searchIndex(
   // Word-family variants and near-synonyms of the terms: weak evidence in scoring. They join the
   // FTS5 query only for a term the base lacks (for the others they crowded out better candidates),
   // which then weighs as its rarest known variant would.
-  // Each term's slot is marked for this search with its question term and the first term it is a
-  // variant of (bits 0-7 and 8-15, each plus one), so the word scan needs no look-up.
-  const mark = nextMark()
-  const tag = (t: string, index: number, shift: 0 | 8) => {
-    const slot = termSlot(t)
-    if (slot.mark !== mark) {
-      slot.mark = mark
-      slot.id = 0
-    }
-    if (((slot.id >> shift) & 0xff) === 0) slot.id |= (index + 1) << shift
-  }
+  // Each term is tagged for this search with its question term and the first term it is a variant
+  // of, so a passage's words (stored by term hash) map to the question without a string.
+  const tags = new TermTags()
   variantsOf(
     plan.terms,
     (t) => repo.termsWithPrefix(key, t).map((r) => r.term),
@@ -88,17 +81,17 @@ export function searchIndex(
       qw[q] = idf(nPassages, Math.min(...repo.documentFrequencies(key, vs)))
       live.push(...vs)
     }
-    if (qw[q]! > 0) for (const v of vs) tag(v, q, 8)
+    if (qw[q]! > 0) for (const v of vs) tags.tag(v, q, 8)
   })
   const hits = repo.match(key, live, opts.pool, opts.documentIds)
   const rows = repo.passages(hits.map((h) => h.id))
   let total = 0
   for (const w of qw) total += w
-  for (const [q, t] of plan.terms.entries()) tag(t, q, 0)
+  for (const [q, t] of plan.terms.entries()) tags.tag(t, q, 0)
   const pairs = pairSet(plan)
   const weights = opts.weights ?? defaultWeights
   const kind = plan.kind.length ? kindTest(plan.kind) : null
-  const ranked = rows.map((row) => rankPassage(row, plan, mark, qw, total, pairs, weights, kind))
+  const ranked = rows.map((row) => rankPassage(row, plan, tags, qw, total, pairs, weights, kind))
   // The section prior, from the sentences of the pool (the cart strategy counts the whole section).
   const counts = new Map<string, Uint16Array>()
   for (const r of ranked) {
@@ -117,7 +110,7 @@ export function searchIndex(
 function rankPassage(
   row: PassageRow,
   plan: QueryPlan,
-  mark: number,
+  tags: TermTags,
   qw: Float64Array,
   total: number,
   pairs: Set<number>,
@@ -125,34 +118,29 @@ function rankPassage(
   kind: KindTest | null,
 ): RankedPassage<SectionRef> {
   const spans = new Uint32Array(row.sents.slice().buffer)
+  // Passages indexed before their words were stored are read from their text.
+  const pw = decodePassageWords(row.words) ?? scanPassageWords(row.text, spans)
+  const words = pw.terms.length
+  const qidx = new Int8Array(words)
+  const kinds = new Uint8Array(words)
+  const tf = new Uint16Array(plan.terms.length)
   const feats = []
   let passMask = 0
-  const tf = new Uint16Array(plan.terms.length)
-  let words = 0
-  for (let s = 0; s < spans.length; s += 2) {
-    const start = spans[s]!
-    const end = spans[s + 1]!
-    const qidx: number[] = []
-    const kinds: number[] = []
-    let first = true
+  for (let s = 0; s + 1 < pw.off.length; s++) {
+    const from = pw.off[s]!
+    const to = pw.off[s + 1]!
     let exp = 0
-    scanWords(row.text, start, end, (w, at) => {
-      if (!w.stop) {
-        const id = w.slot.mark === mark ? w.slot.id : 0
-        if (id > 0xff) exp |= 1 << ((id >> 8) - 1)
-        const q = (id & 0xff) - 1
-        if (q >= 0 && qw[q]! > 0) tf[q]!++
-        words++
-        qidx.push(q)
-        let k = wordKind(w, row.text, at, first)
-        if (kind?.has(wordSense(w))) k |= TokenKind.noun
-        kinds.push(k)
-      }
-      first = false
-    })
-    const f = sequenceFeatures(qidx, kinds, 0, qidx.length, plan.want, pairs, qw)
+    for (let i = from; i < to; i++) {
+      const id = tags.get(pw.terms[i]!)
+      if (id > 0xff) exp |= 1 << ((id >> 8) - 1)
+      const q = (id & 0xff) - 1
+      if (q >= 0 && qw[q]! > 0) tf[q]!++
+      qidx[i] = q
+      kinds[i] = kind?.has(pw.senses[i]!) ? pw.kinds[i]! | TokenKind.noun : pw.kinds[i]!
+    }
+    const f = sequenceFeatures(qidx, kinds, from, to, plan.want, pairs, qw)
     passMask |= f.hit
-    feats.push({ f, start, end, exp })
+    feats.push({ f, start: spans[2 * s]!, end: spans[2 * s + 1]!, exp })
   }
   let titleMask = 0
   const tt = titleTerms(row.title)

@@ -4,6 +4,8 @@ interface BaseCounts {
   generation: number
   df: Map<string, number>
   prefixes: Map<string, { term: string; doc: number }[]>
+  /** Passages in the base's FTS5 table (BM25's N), once counted. */
+  rows?: number
   /** Cached counts plus prefix-list entries, for the bound below. */
   entries: number
 }
@@ -36,6 +38,18 @@ export class TermCounts {
   keepDf(key: number, term: string, n: number): void {
     const c = this.bases.get(key)
     if (c && this.kept(c, 1)) c.df.set(term, n)
+  }
+
+  /** The kept passage count of the base's FTS5 table, if any. */
+  rows(key: number): number | undefined {
+    return this.bases.get(key)?.rows
+  }
+
+  /** Keeps the passage count of the base's FTS5 table for its open generation; returns it. */
+  keepRows(key: number, n: number): number {
+    const c = this.bases.get(key)
+    if (c) c.rows = n
+    return n
   }
 
   /** The kept terms starting with `prefix`, if any. */
