@@ -174,18 +174,31 @@ test('a server killed mid-sync resumes the same run after a restart and ends wit
   expect(midway).toMatchObject({ id: runId, status: 'running' })
   expect(midway.created).toBeLessThan(FILES)
   // What the dead process left: whole batches registered (each file one document and one raw
-  // object), and the stored objects of the batch it was taking, which no row names.
+  // object), the stored objects of the batch it was taking, which no row names, and perhaps the
+  // text sidecars of documents whose extraction it was finishing (stored, its row not yet written).
   const db = new Database(join(dir, 'data', 'engram.db'), { readonly: true })
   const registered = db
     .query<{ n: number }, [string]>(
       'SELECT count(*) AS n FROM documents WHERE corpus_id = ? AND parent_id IS NULL',
     )
     .get(corpusId)!.n
+  const named = new Set(
+    db
+      .query<{ k: string }, [string, string]>(
+        'SELECT raw_key AS k FROM documents WHERE corpus_id = ? UNION SELECT text_key FROM documents WHERE corpus_id = ?',
+      )
+      .all(corpusId, corpusId)
+      .map((r) => r.k),
+  )
   db.close()
   expect(registered % BATCH_FILES).toBe(0)
   expect(registered).toBeLessThan(FILES)
+  expect(rawObjects(corpusId).filter((k) => named.has(k))).toHaveLength(registered)
   const unregistered = rawObjects(corpusId).length - registered
   expect(unregistered).toBeGreaterThanOrEqual(0)
+  const orphans = filesUnder(join(dir, 'data', 'objects')).filter(
+    (k) => k.includes(`/corpora/${corpusId}/blobs/`) && !named.has(k),
+  )
 
   server = await start()
   const s = server
@@ -196,10 +209,11 @@ test('a server killed mid-sync resumes the same run after a restart and ends wit
   )
   expect(resumed.count).toBeGreaterThanOrEqual(1)
   expect(s.lines.some((l) => l.msg === 'jobs recovered after an expired lease')).toBe(false)
-  // The start-up sweep removes the objects of the batch that never registered, and only those (the
-  // resumed sync's own objects are in flight, so spared).
+  // The start-up sweep removes the objects no row named, and only those (the resumed sync's own
+  // objects are in flight, so spared): the unregistered batch's raw objects and any unnamed sidecars.
   const sweep = await until(() => s.lines.find((l) => l.msg === 'orphan sweep') ?? null, 'the orphan sweep')
-  expect(sweep.removed_objects).toBe(unregistered)
+  expect(orphans.filter((k) => !k.endsWith('.txt'))).toHaveLength(unregistered)
+  expect(sweep.removed_objects).toBe(orphans.length)
 
   // The listing ends, then the run ends once the last document is extracted.
   const finished = await until(async () => {
