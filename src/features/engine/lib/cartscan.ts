@@ -1,7 +1,14 @@
 import type { WarmCartridge } from './cartridge'
 import type { KindTest } from './hypernyms'
 import { type QueryPlan, TokenKind } from './query'
-import { passageScore, type RankedPassage, type RankedSentence, type TopK } from './rank'
+import {
+  boundable,
+  passageScore,
+  type RankedPassage,
+  type RankedSentence,
+  sentenceBound,
+  type TopK,
+} from './rank'
 import { sentenceScores, sequenceFeatures } from './score'
 
 // One cartridge searched for one question: the sentences holding its terms (or their expansions)
@@ -13,6 +20,13 @@ export interface CartEntry<R> {
   cart: WarmCartridge
   /** Index terms of the section's title (its document's name): context for every sentence. */
   titleTerms: string[]
+}
+
+/** What the sentence bound needs of the question: its pairs' term masks and count, and whether it asks a kind. */
+export interface SentenceGate {
+  pairMasks: number[]
+  nPairs: number
+  typed: boolean
 }
 
 /** A section worth searching for one question: its index in the entries, title terms and score bound. */
@@ -72,6 +86,7 @@ export function searchOne<R>(
   pairs: Set<number>,
   kind: KindTest | null,
   top: TopK<RankedPassage<R>>,
+  gate?: SentenceGate,
 ): void {
   const x = scratchOf(cart)
   const touched: number[] = []
@@ -101,6 +116,15 @@ export function searchOne<R>(
     }
   }
   const secScore = touched.length ? sectionScore : 0
+  if (gate && !top.accepts(bestBound(cart, touched, x, titleMask, secScore, qw, total, gate))) {
+    // No passage of the section can enter the top list: nothing is scored.
+    for (const s of touched) {
+      x.pass[cart.passageOf[s]!] = 0
+      x.hit[s] = x.exp[s] = 0
+    }
+    for (const id of ids) if (id >= 0) x.qmap[id] = -1
+    return
+  }
   for (const s of touched) {
     const from = cart.sentOff[s]!
     const to = cart.sentOff[s + 1]!
@@ -130,6 +154,43 @@ export function searchOne<R>(
     x.best[p] = Number.NEGATIVE_INFINITY
   }
   for (const id of ids) if (id >= 0) x.qmap[id] = -1
+}
+
+/**
+ * The best score any passage of the section could reach, from the marked terms of each touched
+ * sentence (rank.ts's sentenceBound), or +Infinity when the section's weights allow no bound.
+ */
+function bestBound(
+  cart: WarmCartridge,
+  touched: number[],
+  x: Scratch,
+  titleMask: number,
+  secScore: number,
+  qw: Float64Array,
+  total: number,
+  gate: SentenceGate,
+): number {
+  if (!boundable(cart.weights)) return Number.POSITIVE_INFINITY
+  let best = Number.NEGATIVE_INFINITY
+  for (const s of touched) {
+    const hit = x.hit[s]!
+    const pass = x.pass[cart.passageOf[s]!]!
+    const paired = gate.pairMasks.some((m) => (hit & m) === m)
+    const len = cart.sentOff[s + 1]! - cart.sentOff[s]!
+    const rank = sentenceBound(
+      hit,
+      x.exp[s]!,
+      pass | titleMask,
+      len,
+      qw,
+      total,
+      paired ? gate.nPairs : 0,
+      gate.typed,
+      cart.weights,
+    )
+    best = Math.max(best, passageScore(rank, pass, titleMask, qw))
+  }
+  return best + secScore
 }
 
 /** Offers the passages this question touched to the top list, with their matching sentences and term counts. */

@@ -59,6 +59,16 @@ export function searchCartridges<R>(
   const pairs = pairSet(plan)
   const kind = plan.kind.length ? kindTest(plan.kind) : null
   const top = new TopK<RankedPassage<R>>(limit)
+  // A section whose marked sentences cannot beat the top list is not scored (pruning only: a search
+  // without it is the exhaustive one the tests compare against).
+  const gate =
+    opts.prune === false
+      ? undefined
+      : {
+          pairMasks: plan.pairs.map(([a, b]) => (1 << a) | (1 << b)),
+          nPairs: pairs.size,
+          typed: plan.want !== 0,
+        }
   const nq = plan.terms.length
   // Sections are searched best bound first, and the search stops at the first bound the top list
   // would not take (exact: no section it skips could have entered it).
@@ -66,7 +76,7 @@ export function searchCartridges<R>(
     if (opts.prune !== false && !top.accepts(c.bound)) break
     const entry = entries[c.e]!
     const local = reach.local.slice(c.e * nq, c.e * nq + nq)
-    searchOne(entry, local, reach.variants(c.e), c, plan, qw, total, pairs, kind, top)
+    searchOne(entry, local, reach.variants(c.e), c, plan, qw, total, pairs, kind, top, gate)
     if (opts.stats) opts.stats.searched++
   }
   return top.sorted()

@@ -88,6 +88,46 @@ export function scoreBound(
   return sentence + passageScore(0, mask, titleMask, qw) + secScore + 1e-9
 }
 
+/**
+ * An upper bound of a sentence's rank score (score.ts's sentenceScores) from what marking the
+ * question's terms found, before its features are worked out: its terms (`hit`), its expansions
+ * (`exp`), the passage's and title's terms (`ctxMask`) and its length are known exactly; every term
+ * it holds is assumed in its densest window, `nPairs` pairs (0 unless both terms of a pair are in
+ * `hit`) and the answer type (when `typed`) found. Valid only for weights `boundable` accepts.
+ */
+export function sentenceBound(
+  hit: number,
+  exp: number,
+  ctxMask: number,
+  len: number,
+  qw: Float64Array,
+  total: number,
+  nPairs: number,
+  typed: boolean,
+  w: ScoreWeights,
+): number {
+  const direct = Math.max(1, w.far) * maskWeight(hit, qw)
+  const ctx = w.ctx * maskWeight(ctxMask & ~hit, qw)
+  const exps = w.exp * maskWeight(exp & ~hit & ~ctxMask, qw)
+  const covered = (direct + ctx + exps) / (total || 1)
+  const mean = total / Math.max(1, qw.length)
+  const sentence =
+    direct +
+    ctx +
+    exps +
+    w.pair * nPairs * mean +
+    (typed ? w.type * mean : 0) -
+    w.len * Math.log2(1 + len) +
+    w.cover * covered * covered * mean
+  // A hair above, so that rounding in the exact computation can never exceed it.
+  return sentence + 1e-9
+}
+
+/** Whether sentenceBound holds for these weights (it assumes no feature can lower a score it raises). */
+export function boundable(w: ScoreWeights): boolean {
+  return w.far >= 0 && w.ctx >= 0 && w.exp >= 0 && w.pair >= 0 && w.type >= 0 && w.cover >= 0
+}
+
 /** Keeps the `k` best of a stream of scored items without sorting everything. */
 export class TopK<T extends { score: number }> {
   private items: T[] = []
