@@ -14,9 +14,10 @@ import { variantsOf } from './variants'
 export type { CartEntry } from './cartscan'
 
 /**
- * The cart strategy's retrieval: scores the sentences of every given cartridge that share a term
- * with the question (or with a learned expansion), and returns the `limit` best passages. It reads
- * only the warm cartridges, never the index.
+ * The cart strategy's retrieval: scores the sentences that share a term with the question (or with
+ * a learned expansion) in the cartridges it reaches (found through the base's route when given, else
+ * by asking each), and returns the `limit` best passages. It reads only the warm cartridges, never
+ * the index.
  */
 export function searchCartridges<R>(
   entries: CartEntry<R>[],
