@@ -16,6 +16,8 @@ import { builtinEmbedder } from '../src/features/engine/embedder'
 import { Engine } from '../src/features/engine/engine.service'
 import { openDatabase } from '../src/platform/db/db'
 import { migrate } from '../src/platform/db/migrate'
+import { sections } from './lib/bench-engine'
+import { vary } from './lib/harness'
 import { sharedData } from './lib/shared-data'
 
 const { values: args } = parseArgs({
@@ -55,30 +57,6 @@ const questions = readFileSync(join(DATA, 'questions.jsonl'), 'utf8')
   .filter(Boolean)
   .map((l) => (JSON.parse(l) as { question: string }).question)
 
-/** Copy `c` of an article: numbers shifted and a copy tag per paragraph, as engine.bench.ts scales bases. */
-function copyOf(text: string, c: number): string {
-  if (c === 0) return text
-  return text.replace(/\b(\d+)\b/g, (n) => String(Number(n) + c)).replace(/\n\n/g, ` (copy ${c}).\n\n`)
-}
-
-/** Splits an article into sections of at most `max` characters at paragraph boundaries. */
-function sections(text: string, max = 12_000): string[] {
-  const out: string[] = []
-  let cur: string[] = []
-  let len = 0
-  for (const p of text.split(/\n[ \t]*\n/)) {
-    if (len > 0 && len + p.length > max) {
-      out.push(cur.join('\n\n'))
-      cur = []
-      len = 0
-    }
-    cur.push(p)
-    len += p.length + 2
-  }
-  if (cur.length) out.push(cur.join('\n\n'))
-  return out
-}
-
 // rag never reads a cartridge: the store keeps nothing.
 const store = {
   getBytes: async () => null,
@@ -104,7 +82,7 @@ async function baseDb(factor: number) {
   const t0 = performance.now()
   for (let c = 0; c < factor; c++)
     for (const a of articles)
-      for (const [i, part] of sections(copyOf(a.text, c)).entries())
+      for (const [i, part] of sections(c === 0 ? a.text : vary(a.text, c)).entries())
         await engine.onboardSection({
           workspaceId: 'ws_bench',
           baseId: 'base',

@@ -41,7 +41,7 @@ export function benchSample(n: number) {
 }
 
 /** A text made distinct for copy `c` > 0: numbers shifted, a copy tag at each paragraph break. */
-function vary(text: string, c: number): string {
+export function vary(text: string, c: number): string {
   return text.replace(/\b(\d+)\b/g, (n) => String(Number(n) + c)).replace(/\n\n/g, ` (copy ${c}).\n\n`)
 }
 
