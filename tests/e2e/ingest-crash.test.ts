@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { signUpOn, startBinary } from '../helpers/binary'
+import { filesUnder } from '../helpers/files-under'
 
 // Crash safety of uploads: the real executable is killed (SIGKILL, no chance to clean up) in the
 // middle of a large multipart upload, then started again on the same data dir.
@@ -19,21 +20,6 @@ afterAll(async () => {
   await server?.stop()
   rmSync(dir, { recursive: true, force: true })
 })
-
-/** Every file under a directory, as paths relative to it. */
-function files(root: string): string[] {
-  if (!existsSync(root)) return []
-  const out: string[] = []
-  const walk = (d: string, rel: string) => {
-    for (const name of readdirSync(d)) {
-      const p = join(d, name)
-      if (statSync(p).isDirectory()) walk(p, `${rel}${name}/`)
-      else out.push(`${rel}${name}`)
-    }
-  }
-  walk(root, '')
-  return out
-}
 
 /** Waits (polling the file system, bounded) until `check` holds. */
 async function until(check: () => boolean, what: string): Promise<void> {
@@ -87,14 +73,14 @@ test('a server killed mid-upload lists no half document and leaves no orphan obj
   // The first file is stored whole (a blob under the base) and the second is being written.
   await until(
     () =>
-      files(objects).some((f) => f.includes(`/corpora/${corpusId}/blobs/`)) &&
-      files(join(objects, '.tmp')).some((f) => f.endsWith('.part')),
+      filesUnder(objects).some((f) => f.includes(`/corpora/${corpusId}/blobs/`)) &&
+      filesUnder(join(objects, '.tmp')).some((f) => f.endsWith('.part')),
     'the first file stored and the second in flight',
   )
   server.proc.kill('SIGKILL')
   await server.proc.exited
   expect(await uploading).toBeInstanceOf(Error)
-  const leftovers = files(objects)
+  const leftovers = filesUnder(objects)
   expect(leftovers.some((f) => f.startsWith('.tmp/'))).toBe(true)
   expect(leftovers.some((f) => f.includes('/blobs/'))).toBe(true)
 
@@ -114,7 +100,7 @@ test('a server killed mid-upload lists no half document and leaves no orphan obj
   expect(((await runs.json()) as { items: unknown[] }).items).toEqual([])
   const baseNow = await (await api(`/v1/corpora/${corpusId}`, { headers: auth })).json()
   expect(baseNow).toMatchObject({ n_documents: 0, last_synced_at: null })
-  expect(files(objects)).toEqual([])
+  expect(filesUnder(objects)).toEqual([])
 
   // The restarted server takes the same upload whole.
   const again = await api(`/v1/corpora/${corpusId}/documents`, {

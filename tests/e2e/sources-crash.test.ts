@@ -1,18 +1,10 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { type RunningBinary, signUpOn, startBinary } from '../helpers/binary'
+import { filesUnder } from '../helpers/files-under'
 
 // Issue 21, "a crash test": the compiled binary is killed (SIGKILL, no chance to clean up) while it
 // syncs a server folder of 2,000 files, then started again on the same data dir. The sync resumes
@@ -49,21 +41,6 @@ function pathOf(i: number): string {
   const dept = `dept-${i % 5}`
   const leaf = i % 4 === 0 ? `note-${i}.md` : `note-${i}.txt`
   return i % 3 === 0 ? `${dept}/${2020 + (i % 4)}/${leaf}` : `${dept}/${leaf}`
-}
-
-/** Every file under a directory, as paths relative to it. */
-function filesUnder(root: string): string[] {
-  if (!existsSync(root)) return []
-  const out: string[] = []
-  const walk = (d: string, rel: string) => {
-    for (const name of readdirSync(d)) {
-      const p = join(d, name)
-      if (statSync(p).isDirectory()) walk(p, `${rel}${name}/`)
-      else out.push(`${rel}${name}`)
-    }
-  }
-  walk(root, '')
-  return out
 }
 
 /** Waits (polling, bounded) until `check` gives a value. */

@@ -1,39 +1,20 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { compileCartridge } from '../../../src/features/engine/lib/cartridge'
 import {
   routeCartridges,
   routeDf,
   routeKnownTerms,
   routeRow,
 } from '../../../src/features/engine/lib/cartroute'
-import { type CartEntry, searchCartridges } from '../../../src/features/engine/lib/cartsearch'
+import { searchCartridges } from '../../../src/features/engine/lib/cartsearch'
 import { planQuery } from '../../../src/features/engine/lib/query'
 import type { TermEvidence } from '../../../src/features/engine/lib/support'
 import { lookupTerm } from '../../../src/features/engine/lib/terms'
-import { contentTerms } from '../../../src/features/engine/lib/text'
 import { FIXTURE_SQUAD as SQUAD } from '../../helpers/fixture-data'
+import { articleSections } from './fixture'
 
 const ARTICLES = ['Nikola_Tesla.txt', 'Oxygen.txt', 'Warsaw.txt']
-
-/** Many small sections: every paragraph of a few real articles, twice (the copy with shifted numbers). */
-function entries(): CartEntry<string>[] {
-  const out: CartEntry<string>[] = []
-  for (const file of ARTICLES) {
-    const paragraphs = readFileSync(resolve(SQUAD, 'articles', file), 'utf8').split(/\n\s*\n/)
-    for (let copy = 0; copy < 2; copy++)
-      paragraphs.forEach((p, i) => {
-        const text = p.replace(/\b(\d+)\b/g, (n) => String(Number(n) + copy))
-        out.push({
-          ref: `${file}:${copy}:${i}`,
-          cart: compileCartridge(text),
-          titleTerms: contentTerms(file),
-        })
-      })
-  }
-  return out
-}
 
 const questions = readFileSync(resolve(SQUAD, 'questions.jsonl'), 'utf8')
   .trim()
@@ -43,7 +24,7 @@ const questions = readFileSync(resolve(SQUAD, 'questions.jsonl'), 'utf8')
   .filter((_, i) => i % 3 === 0)
 
 describe('the route over a base’s cartridges', () => {
-  const base = entries()
+  const base = articleSections(ARTICLES, 2, 1)
   const route = routeCartridges(base.map((e) => e.cart))
 
   test('lists, for a term, exactly the sections holding it, with its local id and passage count', () => {

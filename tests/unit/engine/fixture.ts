@@ -1,7 +1,13 @@
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { migrations } from '../../../migrations/index'
 import { type CartStore, Engine } from '../../../src/features/engine/engine.service'
+import { compileCartridge } from '../../../src/features/engine/lib/cartridge'
+import type { CartEntry } from '../../../src/features/engine/lib/cartsearch'
+import { contentTerms } from '../../../src/features/engine/lib/text'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
+import { FIXTURE_SQUAD } from '../../helpers/fixture-data'
 
 /** Three short documents with distinct facts; each is one section of its own. */
 export const docs = [
@@ -77,4 +83,28 @@ export function onboardDoc(
     filename: d.filename,
     text: d.text,
   })
+}
+
+/**
+ * Cart entries from a few real articles: sections of `perSection` paragraphs each, every article
+ * also as `copies - 1` copies with shifted numbers (many near-ties), named `<file>:<copy>:<first>`.
+ */
+export function articleSections(articles: string[], copies: number, perSection: number): CartEntry<string>[] {
+  const out: CartEntry<string>[] = []
+  for (const file of articles) {
+    const paragraphs = readFileSync(resolve(FIXTURE_SQUAD, 'articles', file), 'utf8').split(/\n\s*\n/)
+    for (let copy = 0; copy < copies; copy++)
+      for (let i = 0; i < paragraphs.length; i += perSection) {
+        const text = paragraphs
+          .slice(i, i + perSection)
+          .join('\n\n')
+          .replace(/\b(\d+)\b/g, (n) => String(Number(n) + copy))
+        out.push({
+          ref: `${file}:${copy}:${i}`,
+          cart: compileCartridge(text),
+          titleTerms: contentTerms(file),
+        })
+      }
+  }
+  return out
 }

@@ -1,35 +1,12 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { compileCartridge } from '../../../src/features/engine/lib/cartridge'
-import { type CartEntry, searchCartridges } from '../../../src/features/engine/lib/cartsearch'
+import { searchCartridges } from '../../../src/features/engine/lib/cartsearch'
 import { planQuery } from '../../../src/features/engine/lib/query'
-import { contentTerms } from '../../../src/features/engine/lib/text'
 import { FIXTURE_SQUAD as SQUAD } from '../../helpers/fixture-data'
+import { articleSections } from './fixture'
 
 const ARTICLES = ['Nikola_Tesla.txt', 'Oxygen.txt', 'Warsaw.txt']
-
-/** Sections of a few real articles, each also as two copies with shifted numbers (many near-ties). */
-function entries(): CartEntry<string>[] {
-  const out: CartEntry<string>[] = []
-  for (const file of ARTICLES) {
-    const text = readFileSync(resolve(SQUAD, 'articles', file), 'utf8')
-    const paragraphs = text.split(/\n\s*\n/)
-    for (let copy = 0; copy < 3; copy++)
-      for (let i = 0; i < paragraphs.length; i += 6) {
-        const part = paragraphs
-          .slice(i, i + 6)
-          .join('\n\n')
-          .replace(/\b(\d+)\b/g, (n) => String(Number(n) + copy))
-        out.push({
-          ref: `${file}:${copy}:${i}`,
-          cart: compileCartridge(part),
-          titleTerms: contentTerms(file),
-        })
-      }
-  }
-  return out
-}
 
 const questions = readFileSync(resolve(SQUAD, 'questions.jsonl'), 'utf8')
   .trim()
@@ -40,7 +17,7 @@ const questions = readFileSync(resolve(SQUAD, 'questions.jsonl'), 'utf8')
 
 describe('cart search pruning', () => {
   test('skipping sections by their score bound never changes the passages found or their scores', () => {
-    const base = entries()
+    const base = articleSections(ARTICLES, 3, 6)
     const shape = (r: ReturnType<typeof searchCartridges<string>>) =>
       r.map((p) => ({ ref: p.ref, ordinal: p.ordinal, score: p.score, first: p.sentences[0]?.start }))
     let searched = 0
