@@ -20,6 +20,8 @@ export interface CartRoute {
   count: Uint16Array
   /** Passages holding each term, summed over the base's cartridges. */
   df: Uint32Array
+  /** Passages of the base. */
+  passages: number
   /** Approximate bytes, for the operator's memory figures. */
   bytes: number
 }
@@ -28,7 +30,9 @@ export interface CartRoute {
 export function routeCartridges(carts: WarmCartridge[]): CartRoute {
   let maxG = -1
   let pairs = 0
+  let passages = 0
   for (const c of carts) {
+    passages += c.passages.length / 2
     const n = c.gSorted.length
     pairs += n
     if (n > 0) maxG = Math.max(maxG, c.gSorted[n - 1]!)
@@ -66,7 +70,7 @@ export function routeCartridges(carts: WarmCartridge[]): CartRoute {
   })
   let bytes = 0
   for (const a of [terms, off, entry, local, sents, df]) bytes += a.byteLength
-  return { terms, off, entry, local, count: sents, df, bytes }
+  return { terms, off, entry, local, count: sents, df, passages, bytes }
 }
 
 /** The row of a global term number in the route, or -1 when no section of the base holds it. */

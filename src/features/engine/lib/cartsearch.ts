@@ -37,8 +37,8 @@ export function searchCartridges<R>(
   if (input.terms.length === 0 || entries.length === 0) return []
   const route = opts.route
   // Base-wide idf from the cartridges' own passage counts; unknown terms get their closest spelling.
-  let nPassages = 0
-  for (const { cart } of entries) nPassages += cart.passages.length / 2
+  let nPassages = route?.passages ?? 0
+  if (!route) for (const { cart } of entries) nPassages += cart.passages.length / 2
   const dfOf = (gs: Int32Array) => (route ? routeDf(route, gs) : scanDf(entries, gs))
   const asked = dfOf(globalIds(input.terms))
   const { plan, df } =
