@@ -55,13 +55,6 @@ export class EngineCarts {
     this.sets.delete(baseId)
   }
 
-  /** Bytes the bases' routes hold (beside the warm cache's budget). */
-  get routeBytes(): number {
-    let n = 0
-    for (const s of this.sets.values()) n += s.route.bytes
-    return n
-  }
-
   /**
    * The base's cartridges, warm, and its route over them. The route depends only on the cartridges'
    * content, so one reloaded after an eviction keeps it valid.

@@ -22,8 +22,6 @@ export interface CartRoute {
   df: Uint32Array
   /** Passages of the base. */
   passages: number
-  /** Approximate bytes, for the operator's memory figures. */
-  bytes: number
 }
 
 /** Builds the route of a base's cartridges, in the order the search is given them. */
@@ -68,9 +66,7 @@ export function routeCartridges(carts: WarmCartridge[]): CartRoute {
       df[r]! += c.passageDf[id]!
     }
   })
-  let bytes = 0
-  for (const a of [terms, off, entry, local, sents, df]) bytes += a.byteLength
-  return { terms, off, entry, local, count: sents, df, passages, bytes }
+  return { terms, off, entry, local, count: sents, df, passages }
 }
 
 /** The row of a global term number in the route, or -1 when no section of the base holds it. */
