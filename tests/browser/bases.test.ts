@@ -190,6 +190,8 @@ describe('console: document bases', () => {
     const counters = await page.locator('.base-counters dd').allTextContents()
     expect(counters.slice(0, 4)).toEqual(['7', '7', '0', '0'])
     const history = page.getByRole('table', { name: /Onboarding history/ })
+    // The history is fetched apart from the base's counters: wait for the finished run's row.
+    await history.getByText('succeeded').waitFor()
     expect(await history.getByRole('row').count()).toBe(2)
     expect(await history.getByText('succeeded').count()).toBe(1)
     console.log(`onboarding of 7 files took ${Date.now() - started} ms in the browser`)
