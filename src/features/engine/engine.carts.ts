@@ -6,6 +6,7 @@ import { type CartRoute, routeCartridges } from './lib/cartroute'
 import type { CartEntry } from './lib/cartsearch'
 import { decodeCartridge } from './lib/codec'
 import type { SectionRef } from './lib/ragsearch'
+import { internTerm } from './lib/terms'
 import { contentTerms } from './lib/text'
 
 /** Where cartridges are kept durably: the object store's byte-level calls. */
@@ -14,7 +15,7 @@ export type CartStore = Pick<ObjectStore, 'getBytes' | 'put' | 'delete'>
 /** A section of a base as the cart strategy needs it, before its cartridge is warm. */
 interface ManifestEntry {
   ref: SectionRef
-  titleTerms: string[]
+  titleIds: Uint32Array
   cartKey: string
 }
 
@@ -76,7 +77,8 @@ export class EngineCarts {
     if (!manifest) {
       manifest = this.repo.sections(baseId).map((s) => ({
         ref: { sectionId: s.section_id, documentId: s.document_id, title: s.title, filename: s.filename },
-        titleTerms: contentTerms(s.title),
+        // Global numbers, so a question's terms meet the title's by number.
+        titleIds: Uint32Array.from(contentTerms(s.title), internTerm),
         cartKey: s.cart_key,
       }))
       this.manifests.set(baseId, manifest)
@@ -91,13 +93,13 @@ export class EngineCarts {
     for (const m of manifest) {
       const cart = this.cache.get(m.cartKey)
       if (!cart) break
-      entries.push({ ref: m.ref, titleTerms: m.titleTerms, cart })
+      entries.push({ ref: m.ref, titleIds: m.titleIds, cart })
     }
     if (entries.length === manifest.length) return entries
     const rest = await Promise.all(
       manifest.slice(entries.length).map(async (m) => ({
         ref: m.ref,
-        titleTerms: m.titleTerms,
+        titleIds: m.titleIds,
         cart:
           this.cache.get(m.cartKey) ?? (await this.cache.getOrLoad(m.cartKey, () => this.load(m.cartKey))),
       })),

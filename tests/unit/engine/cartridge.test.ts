@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { deflateSync, inflateSync } from 'node:zlib'
 import { compileCartridge, localId, localTerm } from '../../../src/features/engine/lib/cartridge'
-import { searchCartridges } from '../../../src/features/engine/lib/cartsearch'
+import { cartEntry, searchCartridges } from '../../../src/features/engine/lib/cartsearch'
 import { CARTRIDGE_VERSION, decodeCartridge, encodeCartridge } from '../../../src/features/engine/lib/codec'
 import { fitCartridge, landsOn, selfTest } from '../../../src/features/engine/lib/fit'
 import { planQuery } from '../../../src/features/engine/lib/query'
@@ -44,8 +44,8 @@ describe('cartridges', () => {
     for (const [k, v] of Object.entries(cart.weights))
       expect(back.weights[k as keyof typeof cart.weights]).toBeCloseTo(v, 5)
     const plan = planQuery('Who discovered oxygen in Uppsala?')
-    const a = searchCartridges([{ ref: 1, cart, titleTerms: [] }], plan, 3)
-    const b = searchCartridges([{ ref: 1, cart: back, titleTerms: [] }], plan, 3)
+    const a = searchCartridges([cartEntry(1, cart)], plan, 3)
+    const b = searchCartridges([cartEntry(1, back)], plan, 3)
     expect(b.map((p) => [p.start, p.end, p.sentences[0]!.start])).toEqual(
       a.map((p) => [p.start, p.end, p.sentences[0]!.start]),
     )

@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import { migrations } from '../../../migrations/index'
 import { type CartStore, Engine } from '../../../src/features/engine/engine.service'
 import { compileCartridge } from '../../../src/features/engine/lib/cartridge'
-import type { CartEntry } from '../../../src/features/engine/lib/cartsearch'
+import { type CartEntry, cartEntry } from '../../../src/features/engine/lib/cartsearch'
 import { contentTerms } from '../../../src/features/engine/lib/text'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
@@ -99,11 +99,7 @@ export function articleSections(articles: string[], copies: number, perSection: 
           .slice(i, i + perSection)
           .join('\n\n')
           .replace(/\b(\d+)\b/g, (n) => String(Number(n) + copy))
-        out.push({
-          ref: `${file}:${copy}:${i}`,
-          cart: compileCartridge(text),
-          titleTerms: contentTerms(file),
-        })
+        out.push(cartEntry(`${file}:${copy}:${i}`, compileCartridge(text), contentTerms(file)))
       }
   }
   return out

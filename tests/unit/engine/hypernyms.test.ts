@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { HYPERNYMS_PATH, renderHypernyms } from '../../../scripts/build-hypernyms'
 import { compileCartridge } from '../../../src/features/engine/lib/cartridge'
-import { searchCartridges } from '../../../src/features/engine/lib/cartsearch'
+import { cartEntry, searchCartridges } from '../../../src/features/engine/lib/cartsearch'
 import { answerKind, KindTest, kindTest, nounSense } from '../../../src/features/engine/lib/hypernyms'
 import { AnswerType, planQuery } from '../../../src/features/engine/lib/query'
 import { tokenize } from '../../../src/features/engine/lib/text'
@@ -59,8 +59,8 @@ describe('answer kinds from WordNet', () => {
 
   test('the cart strategy ranks the passage offering a word of the kind first', () => {
     const entries = [
-      { ref: 'noise', cart: compileCartridge(NOISE), titleTerms: [] },
-      { ref: 'lightning', cart: compileCartridge(LIGHTNING), titleTerms: [] },
+      cartEntry('noise', compileCartridge(NOISE)),
+      cartEntry('lightning', compileCartridge(LIGHTNING)),
     ]
     expect(searchCartridges(entries, planQuery(QUESTION), 2).map((p) => p.ref)).toEqual([
       'lightning',

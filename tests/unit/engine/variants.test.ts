@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { compileCartridge } from '../../../src/features/engine/lib/cartridge'
-import { searchCartridges } from '../../../src/features/engine/lib/cartsearch'
+import { cartEntry, searchCartridges } from '../../../src/features/engine/lib/cartsearch'
 import { planQuery, termOf } from '../../../src/features/engine/lib/query'
 import { defaultWeights, sentenceScores, sequenceFeatures } from '../../../src/features/engine/lib/score'
 import { variantsOf } from '../../../src/features/engine/lib/variants'
@@ -32,11 +32,7 @@ describe('word-family variants and near-synonyms', () => {
     const cart = compileCartridge(
       'The new governor rebuilt the old harbour in stone. Later the governor died of a fever in the port town.\n\nShips still call at the harbour every week.',
     )
-    const [best] = searchCartridges(
-      [{ ref: 1, cart, titleTerms: [] }],
-      planQuery('When did the governor perish?'),
-      3,
-    )
+    const [best] = searchCartridges([cartEntry(1, cart)], planQuery('When did the governor perish?'), 3)
     const top = best!.sentences[0]!
     expect(cart.text.slice(top.start, top.end)).toContain('died of a fever')
   })

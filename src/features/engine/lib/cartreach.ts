@@ -11,6 +11,7 @@ import type { CartEntry } from './cartscan'
  * how many of its sentences hold it. `touched` lists the sections reached, each once.
  */
 export interface Reach {
+  /** In no particular order: the search orders sections by bound, then by index. */
   touched: number[]
   mask: Int32Array
   expMask: Int32Array
@@ -20,14 +21,36 @@ export interface Reach {
   variants(e: number): number[][]
 }
 
+// The arrays of a reach, reused by every question (questions run one at a time on the event loop)
+// and grown to the largest base asked. Outside the sections a question touched they hold their
+// defaults (local -1, the rest 0); releaseReach restores those when the search is done.
+let pool = {
+  mask: new Int32Array(0),
+  expMask: new Int32Array(0),
+  local: new Int32Array(0),
+  counts: new Uint16Array(0),
+}
+
 function emptyReach(nEntries: number, nq: number, variants: (e: number) => number[][]): Reach {
-  return {
-    touched: [],
-    mask: new Int32Array(nEntries),
-    expMask: new Int32Array(nEntries),
-    local: new Int32Array(nEntries * nq).fill(-1),
-    counts: new Uint16Array(nEntries * nq),
-    variants,
+  if (pool.mask.length < nEntries || pool.local.length < nEntries * nq) {
+    const n = Math.max(nEntries, pool.mask.length)
+    const cells = Math.max(nEntries * nq, pool.local.length)
+    pool = {
+      mask: new Int32Array(n),
+      expMask: new Int32Array(n),
+      local: new Int32Array(cells).fill(-1),
+      counts: new Uint16Array(cells),
+    }
+  }
+  return { touched: [], ...pool, variants }
+}
+
+/** Gives a reach's arrays back, as the next question expects them. */
+export function releaseReach(r: Reach, nq: number): void {
+  for (const e of r.touched) {
+    r.mask[e] = r.expMask[e] = 0
+    r.local.fill(-1, e * nq, e * nq + nq)
+    r.counts.fill(0, e * nq, e * nq + nq)
   }
 }
 
@@ -53,8 +76,8 @@ export function scanReach<R>(
     const cart = entries[e]!.cart
     for (let q = 0; q < nq; q++) {
       const id = gs[q]! < 0 ? -1 : localId(cart, gs[q]!)
-      r.local[e * nq + q] = id
       if (id >= 0 && qw[q]! > 0) {
+        r.local[e * nq + q] = id
         r.mask[e]! |= 1 << q
         r.counts[e * nq + q] = cart.postOff[id + 1]! - cart.postOff[id]!
       }
@@ -80,13 +103,13 @@ export function routeReach(
 ): Reach {
   const nq = gs.length
   // Each section's variant ids as the route lists them: a chain per section through `next`.
-  const head = new Int32Array(nEntries).fill(-1)
+  const head = new Map<number, number>()
   const next: number[] = []
   const varTerm: number[] = []
   const varLocal: number[] = []
   const r = emptyReach(nEntries, nq, (e) => {
     const out = Array.from({ length: nq }, () => [] as number[])
-    for (let at = head[e]!; at >= 0; at = next[at]!) out[varTerm[at]!]!.push(varLocal[at]!)
+    for (let at = head.get(e) ?? -1; at >= 0; at = next[at]!) out[varTerm[at]!]!.push(varLocal[at]!)
     // The chain runs newest first: each term's variants are read back in the order they were asked.
     for (const ids of out) ids.reverse()
     return out
@@ -96,12 +119,11 @@ export function routeReach(
   }
   for (let q = 0; q < nq; q++) {
     const row = routeRow(route, gs[q]!)
-    if (row >= 0)
+    if (row >= 0 && qw[q]! > 0)
       for (let i = route.off[row]!; i < route.off[row + 1]!; i++) {
         const e = route.entry[i]!
-        r.local[e * nq + q] = route.local[i]!
-        if (qw[q]! <= 0) continue
         touch(e)
+        r.local[e * nq + q] = route.local[i]!
         r.mask[e]! |= 1 << q
         r.counts[e * nq + q] = route.count[i]!
       }
@@ -113,13 +135,11 @@ export function routeReach(
         const e = route.entry[i]!
         touch(e)
         r.expMask[e]! |= 1 << q
-        next.push(head[e]!)
-        head[e] = varTerm.push(q) - 1
+        next.push(head.get(e) ?? -1)
+        head.set(e, varTerm.push(q) - 1)
         varLocal.push(route.local[i]!)
       }
     }
   }
-  // In entry order, as the scan lists them: equal bounds then sort the same way.
-  r.touched.sort((a, b) => a - b)
   return r
 }

@@ -22,6 +22,8 @@ export interface CartRoute {
   df: Uint32Array
   /** Passages of the base. */
   passages: number
+  /** Content words of each section's shortest sentence (the length the cart search's bound assumes). */
+  shortest: Uint16Array
 }
 
 /** Builds the route of a base's cartridges, in the order the search is given them. */
@@ -66,7 +68,15 @@ export function routeCartridges(carts: WarmCartridge[]): CartRoute {
       df[r]! += c.passageDf[id]!
     }
   })
-  return { terms, off, entry, local, count: sents, df, passages }
+  const shortest = Uint16Array.from(carts, (c) => Math.min(65_535, shortestSentence(c)))
+  return { terms, off, entry, local, count: sents, df, passages, shortest }
+}
+
+/** The content words of a cartridge's shortest sentence (0 for one without sentences). */
+export function shortestSentence(cart: WarmCartridge): number {
+  let n = Number.POSITIVE_INFINITY
+  for (let s = 0; s + 1 < cart.sentOff.length; s++) n = Math.min(n, cart.sentOff[s + 1]! - cart.sentOff[s]!)
+  return Number.isFinite(n) ? n : 0
 }
 
 /** The row of a global term number in the route, or -1 when no section of the base holds it. */

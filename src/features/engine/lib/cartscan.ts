@@ -10,6 +10,7 @@ import {
   type TopK,
 } from './rank'
 import { sentenceScores, sequenceFeatures } from './score'
+import { internTerm } from './terms'
 
 // One cartridge searched for one question: the sentences holding its terms (or their expansions)
 // are scored, and their passages offered to the question's top list.
@@ -18,8 +19,14 @@ import { sentenceScores, sequenceFeatures } from './score'
 export interface CartEntry<R> {
   ref: R
   cart: WarmCartridge
-  /** Index terms of the section's title (its document's name): context for every sentence. */
-  titleTerms: string[]
+  /** Global numbers of the section title's index terms (its document's name): context for every sentence. */
+  titleIds: Uint32Array
+}
+
+/** An entry of a cartridge, its caller's reference and its title's index terms. */
+export function cartEntry<R>(ref: R, cart: WarmCartridge, titleTerms: string[] = []): CartEntry<R> {
+  // Title terms take global numbers too, so a question's term meets them by number.
+  return { ref, cart, titleIds: Uint32Array.from(titleTerms, internTerm) }
 }
 
 /** What the sentence bound needs of the question: its pairs' term masks and count, and whether it asks a kind. */
@@ -29,13 +36,11 @@ export interface SentenceGate {
   typed: boolean
 }
 
-/** A section worth searching for one question: its index in the entries, title terms and score bound. */
+/** What the search of one section needs of its bound: which query terms its title names, and its prior. */
 export interface Candidate {
-  e: number
   titleMask: number
   /** The section prior (exact: it depends only on how many sentences hold each term). */
   secScore: number
-  bound: number
 }
 
 interface Scratch {
@@ -49,29 +54,40 @@ interface Scratch {
   seq: Int8Array
   kseq: Uint8Array
 }
-// Per-cartridge work arrays, reused by every query (queries run one at a time on the event loop).
-const scratches = new WeakMap<WarmCartridge, Scratch>()
+// One set of work arrays for every cartridge (questions run one at a time on the event loop), grown
+// to the largest cartridge searched. A search leaves them as it found them (hit, exp and pass zero,
+// best -Infinity, qmap -1); the other arrays are written before they are read.
+let scratch: Scratch | null = null
 
 function scratchOf(cart: WarmCartridge): Scratch {
-  let s = scratches.get(cart)
-  if (!s) {
-    const nSents = cart.sents.length / 2
-    let longest = 0
-    for (let i = 0; i < nSents; i++) longest = Math.max(longest, cart.sentOff[i + 1]! - cart.sentOff[i]!)
-    s = {
-      hit: new Uint16Array(nSents),
-      exp: new Uint16Array(nSents),
-      pass: new Uint16Array(cart.passages.length / 2),
-      best: new Float64Array(cart.passages.length / 2).fill(Number.NEGATIVE_INFINITY),
-      score: new Float64Array(nSents),
-      typed: new Uint8Array(nSents),
-      qmap: new Int8Array(cart.vocab.length).fill(-1),
-      seq: new Int8Array(longest),
-      kseq: new Uint8Array(longest),
-    }
-    scratches.set(cart, s)
+  const nSents = cart.sents.length / 2
+  const nPassages = cart.passages.length / 2
+  // The words of a sentence: at most all of the cartridge's (cheaper than finding its longest each time).
+  const longest = cart.sentTerms.length
+  const x = scratch
+  const fits =
+    x !== null &&
+    x.hit.length >= nSents &&
+    x.best.length >= nPassages &&
+    x.qmap.length >= cart.vocab.length &&
+    x.seq.length >= longest
+  if (fits) return x
+  const grow = (have: number | undefined, need: number) => Math.max(have ?? 0, need)
+  const sents = grow(x?.hit.length, nSents)
+  const passages = grow(x?.best.length, nPassages)
+  const words = grow(x?.seq.length, longest)
+  scratch = {
+    hit: new Uint16Array(sents),
+    exp: new Uint16Array(sents),
+    pass: new Uint16Array(passages),
+    best: new Float64Array(passages).fill(Number.NEGATIVE_INFINITY),
+    score: new Float64Array(sents),
+    typed: new Uint8Array(sents),
+    qmap: new Int8Array(grow(x?.qmap.length, cart.vocab.length)).fill(-1),
+    seq: new Int8Array(words),
+    kseq: new Uint8Array(words),
   }
-  return s
+  return scratch
 }
 
 /** Searches one cartridge: marks, scores and offers its passages, then resets what it touched. */

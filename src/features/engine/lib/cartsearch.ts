@@ -1,7 +1,8 @@
-import { type Reach, routeReach, scanReach } from './cartreach'
+import { BoundQueue } from './boundqueue'
+import { type Reach, releaseReach, routeReach, scanReach } from './cartreach'
 import { localId, type WarmCartridge } from './cartridge'
-import { type CartRoute, routeDf, routeKnownTerms } from './cartroute'
-import { type Candidate, type CartEntry, searchOne } from './cartscan'
+import { type CartRoute, routeDf, routeKnownTerms, shortestSentence } from './cartroute'
+import { type CartEntry, searchOne } from './cartscan'
 import { kindTest } from './hypernyms'
 import type { QueryPlan } from './query'
 import { pairSet, type RankedPassage, scoreBound, sectionPrior, TopK, termWeights } from './rank'
@@ -11,7 +12,7 @@ import type { TermEvidence } from './support'
 import { lookupTerm, termsStartingWith } from './terms'
 import { variantsOf } from './variants'
 
-export type { CartEntry } from './cartscan'
+export { type CartEntry, cartEntry } from './cartscan'
 
 /**
  * The cart strategy's retrieval: scores the sentences that share a term with the question (or with
@@ -56,7 +57,7 @@ export function searchCartridges<R>(
   const reach = route
     ? routeReach(route, entries.length, gs, qw, variantIds)
     : scanReach(entries, gs, qw, variantIds)
-  const candidates = boundSections(entries, plan, qw, total, reach)
+  const bounds = boundSections(entries, plan, gs, qw, total, reach, route)
   const pairs = pairSet(plan)
   const kind = plan.kind.length ? kindTest(plan.kind) : null
   const top = new TopK<RankedPassage<R>>(limit)
@@ -73,13 +74,15 @@ export function searchCartridges<R>(
   const nq = plan.terms.length
   // Sections are searched best bound first, and the search stops at the first bound the top list
   // would not take (exact: no section it skips could have entered it).
-  for (const c of candidates) {
-    if (opts.prune !== false && !top.accepts(c.bound)) break
-    const entry = entries[c.e]!
-    const local = reach.local.slice(c.e * nq, c.e * nq + nq)
-    searchOne(entry, local, reach.variants(c.e), c, plan, qw, total, pairs, kind, top, gate)
+  for (let at = bounds.queue.pop(); at >= 0; at = bounds.queue.pop()) {
+    if (opts.prune !== false && !top.accepts(bounds.bound[at]!)) break
+    const e = reach.touched[at]!
+    const local = reach.local.subarray(e * nq, e * nq + nq)
+    const c = { titleMask: bounds.titleMask[at]!, secScore: bounds.secScore[at]! }
+    searchOne(entries[e]!, local, reach.variants(e), c, plan, qw, total, pairs, kind, top, gate)
     if (opts.stats) opts.stats.searched++
   }
+  releaseReach(reach, nq)
   return top.sorted()
 }
 
@@ -115,6 +118,14 @@ function weighTerms(
   return { qw, variantIds: variants.map((vs, q) => (qw[q] === 0 ? new Int32Array(0) : globalIds(vs))) }
 }
 
+/** The sections a question reached, each with what its bound needs, in a queue by bound (by position in `touched`). */
+interface Bounds {
+  queue: BoundQueue
+  bound: Float64Array
+  titleMask: Int32Array
+  secScore: Float64Array
+}
+
 /**
  * The sections worth searching, best bound first: each reached section gets an upper bound of the
  * score it could reach from which terms it holds.
@@ -122,28 +133,35 @@ function weighTerms(
 function boundSections<R>(
   entries: CartEntry<R>[],
   plan: QueryPlan,
+  gs: Int32Array,
   qw: Float64Array,
   total: number,
   reach: Reach,
-): Candidate[] {
+  route: CartRoute | undefined,
+): Bounds {
   const nq = plan.terms.length
-  const termIndex = new Map(plan.terms.map((t, q) => [t, q]))
-  const candidates: Candidate[] = []
+  const n = reach.touched.length
+  const out = {
+    bound: new Float64Array(n),
+    titleMask: new Int32Array(n),
+    secScore: new Float64Array(n),
+  }
   // A phrase pair counts only where both its terms occur (then as often as the question has pairs).
   const nPairs = pairSet(plan).size
   const pairMasks = plan.pairs.map(([a, b]) => (1 << a) | (1 << b))
   const typed = plan.want !== 0
-  for (const e of reach.touched) {
+  for (let at = 0; at < n; at++) {
+    const e = reach.touched[at]!
     const entry = entries[e]!
     let titleMask = 0
-    for (let i = 0; i < entry.titleTerms.length; i++) {
-      const q = termIndex.get(entry.titleTerms[i]!)
-      if (q !== undefined) titleMask |= 1 << q
-    }
-    const secScore = sectionPrior(reach.counts.subarray(e * nq, e * nq + nq), qw)
+    const title = entry.titleIds
+    for (let i = 0; i < title.length; i++)
+      for (let q = 0; q < nq; q++) if (gs[q] === title[i]) titleMask |= 1 << q
+    const secScore = sectionPrior(reach.counts, qw, e * nq)
     const mask = reach.mask[e]!
-    const paired = pairMasks.some((m) => (mask & m) === m)
-    const bound = scoreBound(
+    let paired = false
+    for (const m of pairMasks) paired ||= (mask & m) === m
+    out.bound[at] = scoreBound(
       mask,
       titleMask,
       reach.expMask[e]!,
@@ -152,25 +170,13 @@ function boundSections<R>(
       total,
       paired ? nPairs : 0,
       typed,
-      shortestSentence(entry.cart),
+      route ? route.shortest[e]! : shortestSentence(entry.cart),
       entry.cart.weights,
     )
-    candidates.push({ e, titleMask, secScore, bound })
+    out.titleMask[at] = titleMask
+    out.secScore[at] = secScore
   }
-  return candidates.sort((a, b) => b.bound - a.bound)
-}
-
-const shortest = new WeakMap<WarmCartridge, number>()
-/** The content words of a cartridge's shortest sentence (the length the score bound assumes). */
-function shortestSentence(cart: WarmCartridge): number {
-  let n = shortest.get(cart)
-  if (n === undefined) {
-    n = Number.POSITIVE_INFINITY
-    for (let s = 0; s + 1 < cart.sentOff.length; s++) n = Math.min(n, cart.sentOff[s + 1]! - cart.sentOff[s]!)
-    n = Number.isFinite(n) ? n : 0
-    shortest.set(cart, n)
-  }
-  return n
+  return { ...out, queue: new BoundQueue(reach.touched, out.bound) }
 }
 
 /** The global numbers of terms, -1 for a term no cartridge holds. */

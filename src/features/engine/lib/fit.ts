@@ -1,11 +1,11 @@
 import { type WarmCartridge, withExpansionLists } from './cartridge'
-import { searchCartridges } from './cartsearch'
+import { cartEntry, searchCartridges } from './cartsearch'
 import type { QueryPlan } from './query'
 import { antecedent, isAnaphoric, synthesize } from './synth'
 
 /** The sentence a question lands on within one cartridge (its best sentence overall), or -1. */
 export function landsOn(cart: WarmCartridge, plan: QueryPlan): number {
-  const top = searchCartridges([{ ref: null, cart, titleTerms: [] }], plan, 2, {
+  const top = searchCartridges([cartEntry(null, cart)], plan, 2, {
     respell: false,
     variants: false,
   })

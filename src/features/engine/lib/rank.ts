@@ -175,11 +175,14 @@ export function withDocumentPrior<R>(
 }
 
 const SEC_W = 0.6
-/** Evidence that a section is about the question: per term, how many of its sentences hold it (saturating). */
-export function sectionPrior(sentenceCounts: ArrayLike<number>, qw: Float64Array): number {
+/**
+ * Evidence that a section is about the question: per term, how many of its sentences hold it
+ * (saturating), read from `sentenceCounts` at `from` on.
+ */
+export function sectionPrior(sentenceCounts: ArrayLike<number>, qw: Float64Array, from = 0): number {
   let s = 0
   for (let q = 0; q < qw.length; q++) {
-    const c = sentenceCounts[q]!
+    const c = sentenceCounts[from + q]!
     s += (qw[q]! * c) / (c + 2)
   }
   return SEC_W * s

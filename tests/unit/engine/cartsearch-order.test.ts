@@ -1,0 +1,79 @@
+import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { BoundQueue } from '../../../src/features/engine/lib/boundqueue'
+import { routeCartridges } from '../../../src/features/engine/lib/cartroute'
+import { searchCartridges } from '../../../src/features/engine/lib/cartsearch'
+import { planQuery } from '../../../src/features/engine/lib/query'
+import { FIXTURE_SQUAD as SQUAD } from '../../helpers/fixture-data'
+import { articleSections } from './fixture'
+
+const ARTICLES = ['Nikola_Tesla.txt', 'Oxygen.txt', 'Warsaw.txt']
+const questions = readFileSync(resolve(SQUAD, 'questions.jsonl'), 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l) as { document: string; question: string })
+  .filter((q) => ARTICLES.includes(q.document.replace('articles/', '')))
+  .filter((_, i) => i % 5 === 0)
+  .map((q) => q.question)
+
+/** A deterministic generator (mulberry32), so the random cases are the same on every run. */
+function random(seed: number): () => number {
+  let a = seed
+  return () => {
+    a = (a + 0x6d2b79f5) | 0
+    let t = Math.imul(a ^ (a >>> 15), 1 | a)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+describe('the bound queue', () => {
+  test('gives positions by bound, best first, equal bounds by section index, as a full sort would', () => {
+    const next = random(7)
+    for (let round = 0; round < 50; round++) {
+      const n = Math.floor(next() * 200)
+      // Few distinct bounds, so that ties are common; section indexes in no order.
+      const bounds = Float64Array.from({ length: n }, () => Math.floor(next() * 8))
+      const ids = Array.from({ length: n }, (_, i) => i).sort(() => next() - 0.5)
+      const queue = new BoundQueue(ids, bounds)
+      const popped: number[] = []
+      for (let at = queue.pop(); at >= 0; at = queue.pop()) popped.push(at)
+      const sorted = [...popped].sort((a, b) => bounds[b]! - bounds[a]! || ids[a]! - ids[b]!)
+      expect(popped).toEqual(sorted)
+      expect(new Set(popped).size).toBe(n)
+      expect(queue.peek()).toBe(-1)
+    }
+  })
+})
+
+describe('cart searches one after another', () => {
+  test('a search finds the same whatever was searched before it, on bases of other sizes', () => {
+    // Sections of one paragraph and of eight: the work arrays the searches share grow and shrink in use.
+    const small = articleSections(ARTICLES, 1, 1)
+    const large = articleSections(ARTICLES, 1, 8)
+    const bases = [small, large].map((entries) => ({
+      entries,
+      route: routeCartridges(entries.map((e) => e.cart)),
+    }))
+    const shape = (r: ReturnType<typeof searchCartridges<string>>) =>
+      r.map((p) => ({
+        ref: p.ref,
+        ordinal: p.ordinal,
+        score: p.score,
+        sentences: p.sentences.map((s) => s.start),
+      }))
+    const ask = (b: number, q: string) =>
+      shape(searchCartridges(bases[b]!.entries, planQuery(q), 10, { route: bases[b]!.route }))
+    const forward = questions.map((q, i) => ask(i % 2, q))
+    const interleaved = questions.map((q, i) => {
+      // Another search of the other base, and of the same base with another question, in between.
+      ask(1 - (i % 2), questions[(i + 1) % questions.length]!)
+      ask(i % 2, questions[(i + 7) % questions.length]!)
+      return ask(i % 2, q)
+    })
+    expect(questions.length).toBeGreaterThan(50)
+    expect(interleaved).toEqual(forward)
+    expect(forward.every((r) => r.length > 0)).toBe(true)
+  })
+})
