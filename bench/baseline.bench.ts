@@ -1,5 +1,6 @@
-// `npm run bench baseline`: Engram against the naive baseline of issue 22 (FTS5 BM25 over 120-word
-// windows, best sentence: bench/lib/baseline-server.ts), each a server in a process of its own, asked
+// `npm run bench baseline`: Engram (its executable, as operators run it: lib/engram-process.ts)
+// against the naive baseline of issue 22 (FTS5 BM25 over 120-word windows, best sentence:
+// bench/lib/baseline-server.ts), each a server in a process of its own, asked
 // the same questions over HTTP in the same run. Per scale (the 24 squad-dev articles, then
 // BENCH_SCALES, default `10,100`: the articles repeated that many times, `small` for 5,000
 // one-paragraph files), both are built, then every question goes to the baseline, rag and cart in

@@ -161,13 +161,14 @@ describe('base text', () => {
 })
 
 describe('cartridge footprint', () => {
-  test('counts shared cartridges once, warm ones at their warm size and cold ones at their stored size', async () => {
+  test('counts shared cartridges once, warm ones at their warm size, cold ones at their stored size, and the route', async () => {
     const engine = {
       sectionsOf: () => [{ cartKey: 'a' }, { cartKey: 'b' }, { cartKey: 'a' }],
       cache: { get: (k: string) => (k === 'a' ? { bytes: 1000 } : undefined) },
+      routeBytes: (baseId: string) => (baseId === 'cor' ? 40 : 0),
     }
     const fp = await cartridgeFootprint(engine, async (k) => (k === 'b' ? 300 : null), 'cor')
-    expect(fp).toEqual({ cartridges: 2, warmBytes: 1300 })
+    expect(fp).toEqual({ cartridges: 2, warmBytes: 1340 })
   })
 })
 

@@ -2,7 +2,7 @@ import type { ObjectStore } from '../../platform/storage/object-store'
 import type { EngineRepo } from './engine.repo'
 import { WarmCache } from './lib/cache'
 import type { WarmCartridge } from './lib/cartridge'
-import { type CartRoute, routeCartridges } from './lib/cartroute'
+import { type CartRoute, routeCartridges, routeSize } from './lib/cartroute'
 import type { CartEntry } from './lib/cartsearch'
 import { decodeCartridge } from './lib/codec'
 import type { SectionRef } from './lib/ragsearch'
@@ -48,6 +48,12 @@ export class EngineCarts {
     budgetBytes: number,
   ) {
     this.cache = new WarmCache({ budgetBytes, sizeOf: (c) => c.bytes })
+  }
+
+  /** Bytes of the base's route, 0 until a question has built it. */
+  routeBytes(baseId: string): number {
+    const set = this.sets.get(baseId)
+    return set ? routeSize(set.route) : 0
   }
 
   /** Forgets a base's manifest after a change to its sections. */

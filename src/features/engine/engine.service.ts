@@ -202,15 +202,17 @@ export class Engine {
     for (const s of this.repo.documentSections(documentId)) await this.removeSection(s.section_id)
   }
 
+  /** Bytes of the index over a base's cartridges the cart search keeps, 0 until a question builds it. */
+  routeBytes(baseId: string): number {
+    return this.carts.routeBytes(baseId)
+  }
+
   /** Bytes of the cartridges a base's sections use in the store, each counted once. */
   cartBytes(baseId: string): number {
     return this.repo.cartBytes(baseId)
   }
 
-  /**
-   * Learns the size of cartridges indexed before sizes were recorded, asking the store (`sizeOf`)
-   * once per cartridge; returns how many it measured (EngineCarts.measure).
-   */
+  /** Learns the size of cartridges indexed before sizes were recorded (EngineCarts.measure); returns how many. */
   measureCarts(sizeOf: (key: string) => Promise<number | null>): Promise<number> {
     return this.carts.measure(sizeOf)
   }
@@ -234,10 +236,7 @@ export class Engine {
     this.carts.forgetBase(baseId)
   }
 
-  /**
-   * Loads a base's cartridges into the warm cache now (those compiled on a thread after a run), so
-   * the first question after onboarding does not wait for them.
-   */
+  /** Loads a base's cartridges (those compiled on a thread) warm now, not on the first question after a run. */
   async warmBase(baseId: string): Promise<void> {
     this.prepare()
     await this.carts.set(baseId)

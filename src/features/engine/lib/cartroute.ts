@@ -72,6 +72,12 @@ export function routeCartridges(carts: WarmCartridge[]): CartRoute {
   return { terms, off, entry, local, count: sents, df, passages, shortest }
 }
 
+/** The bytes a route holds. */
+export function routeSize(route: CartRoute): number {
+  const arrays = [route.terms, route.off, route.entry, route.local, route.count, route.df, route.shortest]
+  return arrays.reduce((n, a) => n + a.byteLength, 0)
+}
+
 /** The content words of a cartridge's shortest sentence (0 for one without sentences). */
 export function shortestSentence(cart: WarmCartridge): number {
   let n = Number.POSITIVE_INFINITY
