@@ -2,7 +2,8 @@
 // into a temp dir) serving in a process of its own, on a temp data dir and a free loopback port, so
 // the memory figures read from /proc are the server's alone (the in-process harness shares its heap
 // with the bench and the load it generates). BENCH_ENGRAM=source runs `bun run src/main.ts serve`
-// instead (it holds the transpiled sources too: about 12 MB more at idle).
+// instead (it holds the transpiled sources too: about 12 MB more at idle); BENCH_ENGRAM=<path> runs
+// an executable built before.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -37,10 +38,11 @@ function executable(): Promise<string> {
   return built
 }
 
-/** The command that serves: the executable, or the sources under BENCH_ENGRAM=source. */
+/** The command that serves: the executable, or what BENCH_ENGRAM names. */
 async function serveCommand(): Promise<string[]> {
-  if (process.env.BENCH_ENGRAM === 'source') return [process.execPath, 'run', MAIN, 'serve']
-  return [await executable(), 'serve']
+  const chosen = process.env.BENCH_ENGRAM
+  if (chosen === 'source') return [process.execPath, 'run', MAIN, 'serve']
+  return [chosen || (await executable()), 'serve']
 }
 
 /**
