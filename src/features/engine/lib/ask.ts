@@ -5,7 +5,14 @@ import { type CartEntry, searchCartridges } from './cartsearch'
 import { condenseQuestion, type Turn } from './condense'
 import { AnswerType, planQuery } from './query'
 import { type SectionRef, searchIndex } from './ragsearch'
-import { type RankedPassage, withDocumentPrior, withMeaning, withTermFrequency } from './rank'
+import {
+  type RankedPassage,
+  termWeights,
+  withDocumentPrior,
+  withDocumentTerms,
+  withMeaning,
+  withTermFrequency,
+} from './rank'
 import { leadWith, shortAnswer } from './short'
 import {
   SUPPORT_PASSAGES,
@@ -136,6 +143,10 @@ export async function askBase(
   const depth = input.distinctDocuments ? Math.max(k * DISTINCT_DEPTH, DISTINCT_POOL) : k
   let ranked = await retrieve(ctx, baseId, plan, strategy, depth, input.docIds, evidence)
   ranked = withDocumentPrior(withTermFrequency(ranked, plan.terms.length), (r) => r.documentId, ranked.length)
+  // Ranking documents, a document's whole text is evidence too. Not when passages are asked for:
+  // there it moved squad-dev's best passage to a weaker one of a matching article (RESULTS.md).
+  if (input.distinctDocuments)
+    ranked = withDocumentTerms(ranked, (r) => r.documentId, searchedWeights(evidence))
   const question = meaning && (await meaning.question)
   if (question && meaning) ranked = withMeaning(ranked, question, meaning.vectorOf(strategy), meaning.weight)
   ranked = (input.distinctDocuments ? bestPerDocument(ranked) : ranked).slice(0, k)
@@ -169,6 +180,12 @@ export async function askBase(
       support: round(support),
     },
   }
+}
+
+/** The idf weights of the question's terms as the strategy searched them (respelled, soft terms halved). */
+function searchedWeights(evidence: TermEvidence): Float64Array {
+  const plan = { terms: evidence.terms, pairs: [], want: 0, soft: evidence.soft, kind: [] }
+  return termWeights(plan, evidence.passages, evidence.df)
 }
 
 /** The candidates of a strategy, best first: rag from the index, cart from the warm cartridges. */

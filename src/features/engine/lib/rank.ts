@@ -249,3 +249,45 @@ export function withMeaning<R>(
   for (const [i, p] of passages.entries()) p.score += (weight * (cos[i]! - mean)) / sd
   return passages.sort((a, b) => b.score - a.score)
 }
+
+// Weight of a document's whole-text evidence, and its BM25 saturation and length normalisation.
+const DOC_TF_W = 1
+const DOC_TF_K1 = 1.2
+const DOC_TF_B = 0.75
+/**
+ * Adds BM25 evidence of each candidate's document as a whole: the query-term counts and content
+ * words of all its candidate passages summed, each term weighed by `qw` (its idf in the base), the
+ * length normalised over the candidates' documents. For ranking documents: a document that keeps
+ * returning to the question's terms is about them, even when no one passage says them all.
+ */
+export function withDocumentTerms<R>(
+  passages: RankedPassage<R>[],
+  docOf: (r: R) => string,
+  qw: ArrayLike<number>,
+): RankedPassage<R>[] {
+  if (passages.length < 2 || qw.length === 0) return passages
+  const docs = new Map<string, { tf: Float64Array; words: number }>()
+  for (const p of passages) {
+    if (!p.tf) continue
+    const d = docOf(p.ref)
+    const doc = docs.get(d) ?? { tf: new Float64Array(qw.length), words: 0 }
+    docs.set(d, doc)
+    doc.words += p.words ?? 0
+    for (let q = 0; q < qw.length; q++) doc.tf[q]! += p.tf[q] ?? 0
+  }
+  let words = 0
+  for (const doc of docs.values()) words += doc.words
+  const avg = words / docs.size || 1
+  const score = new Map<string, number>()
+  for (const [d, doc] of docs) {
+    const norm = DOC_TF_K1 * (1 - DOC_TF_B + (DOC_TF_B * doc.words) / avg)
+    let s = 0
+    for (let q = 0; q < qw.length; q++) {
+      const tf = doc.tf[q]!
+      if (tf > 0) s += (qw[q]! * tf * (DOC_TF_K1 + 1)) / (tf + norm)
+    }
+    score.set(d, s)
+  }
+  for (const p of passages) p.score += DOC_TF_W * (score.get(docOf(p.ref)) ?? 0)
+  return passages.sort((a, b) => b.score - a.score)
+}
