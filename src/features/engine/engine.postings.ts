@@ -1,0 +1,247 @@
+import type { Statement } from 'bun:sqlite'
+import type { TopkHit } from './engine.topk'
+import { TopHeap } from './lib/top-heap'
+
+// FTS5's bm25() (fts5_aux.c) computed here from the index's own posting lists, kept in memory. At
+// 100x squad-dev a question's terms hold tens of thousands of passages, and FTS5 calls bm25() on
+// each (reading its size and positions) for every question: most of rag's time. A term's posting
+// list (passages and term counts) is read once from fts5vocab and kept, with every passage's length,
+// for the base's current generation; a question then costs one addition a posting. The sums are
+// FTS5's own, term by term in the query's order with the same expression, so the scores are the same
+// doubles and the top passages the same, ties broken by rowid as FTS5 lists them.
+
+// FTS5's bm25() constants: k1 and b, and the least idf it gives a term.
+const K1 = 1.2
+const B = 0.75
+const IDF_MIN = 1e-6
+// Bytes of posting lists kept over all bases; the least recently used go first.
+const MAX_BYTES = 32 << 20
+// Bytes a posting takes (an Int32 passage id, a Uint16 count).
+const POSTING_BYTES = 6
+
+/** The statements over one FTS5 table that in-memory BM25 reads (FtsIndex prepares them). */
+export interface PostingStatements {
+  /** The table's averages record: its row count and token count, as varints. */
+  averages: Statement
+  /** Every row's id (comma-separated) and token count (hex varints, concatenated), in rowid order. */
+  sizes: Statement
+  /** The rowids of a term's instances, comma-separated, in rowid order (one per occurrence). */
+  instances: Statement
+}
+
+/** A term's passages (their places in the base's rowid list, in order) and its count in each. */
+interface Posting {
+  /** Passages holding the term, as FTS5 counts them for its idf. */
+  df: number
+  at: Int32Array
+  tf: Uint16Array
+}
+
+/** What BM25 needs of one generation of a base's table besides the postings. */
+interface BaseStats {
+  generation: number
+  /** Searches seen at this generation (the lengths are read from the second on). */
+  searches: number
+  rows: number
+  avgdl: number
+  /** The table's rowids in order; lengths[i] is row ids[i]'s token count. */
+  ids: Int32Array | null
+  lengths: Uint32Array | null
+  /** Score accumulators by place in `ids`, zero between searches. */
+  acc: Float64Array | null
+}
+
+/**
+ * Reads `count` SQLite varints (fts5's encoding of sizes and counts) into `out` from `byte(i)`, the
+ * i-th byte. Counts here stay far below the 9-byte form's range, which this does not read.
+ */
+function varints(byte: (i: number) => number, out: Uint32Array | number[], count: number): void {
+  let at = 0
+  for (let i = 0; i < count; i++) {
+    let v = 0
+    let b: number
+    do {
+      b = byte(at++)
+      v = v * 128 + (b & 0x7f)
+    } while (b >= 0x80)
+    out[i] = v
+  }
+}
+
+/** The i-th byte of an upper-case hex string (SQLite's hex()). */
+function hexByte(hex: string, i: number): number {
+  const digit = (c: number) => (c <= 57 ? c - 48 : c - 55)
+  return (digit(hex.charCodeAt(2 * i)) << 4) | digit(hex.charCodeAt(2 * i + 1))
+}
+
+/** Comma-separated integers, appended through `each`. */
+function eachInt(list: string, each: (n: number) => void): void {
+  let n = 0
+  for (let i = 0; i < list.length; i++) {
+    const c = list.charCodeAt(i)
+    if (c === 44) {
+      each(n)
+      n = 0
+    } else n = n * 10 + c - 48
+  }
+  if (list.length > 0) each(n)
+}
+
+/**
+ * Posting lists and passage lengths of bases' FTS5 tables, per base key and generation, and the
+ * BM25 top passages of a query computed from them. Bounded over all bases by bytes of postings.
+ */
+export class Postings {
+  private readonly bases = new Map<number, BaseStats>()
+  /** Posting lists by `key:token`, least recently used first. */
+  private readonly lists = new Map<string, Posting>()
+  private bytes = 0
+
+  constructor(private readonly maxBytes = MAX_BYTES) {}
+
+  /** Keeps what is known of a base only if it is of this generation. */
+  open(key: number, generation: number): void {
+    const b = this.bases.get(key)
+    if (b?.generation === generation) return
+    this.forget(key)
+    this.bases.set(key, { generation, searches: 0, rows: 0, avgdl: 0, ids: null, lengths: null, acc: null })
+  }
+
+  /** Drops a base's postings and lengths (its index changed). */
+  forget(key: number): void {
+    if (!this.bases.delete(key)) return
+    const head = `${key}:`
+    for (const [k, p] of this.lists)
+      if (k.startsWith(head)) {
+        this.lists.delete(k)
+        this.bytes -= p.at.length * POSTING_BYTES
+      }
+  }
+
+  /**
+   * The `limit` best passages of a base for an OR-query of FTS5 tokens by bm25(), in FTS5's order
+   * (lower rank first, then rowid); null when not worth it yet: on a base's first search at a
+   * generation (reading every length would cost more than FTS5's own query while a base is being
+   * written), or for a token FTS5 would fold to another form.
+   */
+  top(key: number, index: PostingStatements, tokens: string[], limit: number): TopkHit[] | null {
+    const base = this.bases.get(key)
+    if (!base || base.searches++ === 0) return null
+    if (tokens.some((t) => t !== t.toLowerCase())) return null
+    if (!base.ids) this.readLengths(base, index)
+    const lists = tokens.map((t) => this.posting(key, base, t, index))
+    return bestOf(base, lists, limit)
+  }
+
+  private readLengths(base: BaseStats, index: PostingStatements): void {
+    const avg = index.averages.values()[0]?.[0] as Uint8Array | undefined
+    const sizes = index.sizes.get() as { n: number; ids: string | null; sz: string | null }
+    const ids = new Int32Array(sizes.n)
+    let i = 0
+    eachInt(sizes.ids ?? '', (id) => {
+      ids[i++] = id
+    })
+    const lengths = new Uint32Array(sizes.n)
+    const hex = sizes.sz ?? ''
+    varints((at) => hexByte(hex, at), lengths, sizes.n)
+    // The averages record: the row count, then each column's token count (one column here).
+    const head = [0, 0]
+    if (avg) varints((at) => avg[at]!, head, 2)
+    Object.assign(base, {
+      rows: head[0]!,
+      avgdl: head[1]! / head[0]!,
+      ids,
+      lengths,
+      acc: new Float64Array(sizes.n),
+    })
+  }
+
+  /** A token's posting list, read from fts5vocab on first use and kept while there is room. */
+  private posting(key: number, base: BaseStats, token: string, index: PostingStatements): Posting {
+    const id = `${key}:${token}`
+    const kept = this.lists.get(id)
+    if (kept) {
+      this.lists.delete(id)
+      this.lists.set(id, kept)
+      return kept
+    }
+    const list = (index.instances.get(token) as { docs: string | null }).docs ?? ''
+    const ids = base.ids!
+    const at: number[] = []
+    const tf: number[] = []
+    let df = 0
+    let last = -1
+    eachInt(list, (d) => {
+      if (d === last) {
+        tf[tf.length - 1]!++
+        return
+      }
+      last = d
+      df++
+      // A passage the lengths do not know was indexed since they were read (another process):
+      // it waits for the next generation.
+      const place = placeOf(ids, d)
+      if (place >= 0) {
+        at.push(place)
+        tf.push(1)
+      }
+    })
+    const p = { df, at: Int32Array.from(at), tf: Uint16Array.from(tf) }
+    this.keep(id, p)
+    return p
+  }
+
+  private keep(id: string, p: Posting): void {
+    const size = p.at.length * POSTING_BYTES
+    if (size > this.maxBytes) return
+    for (const [k, old] of this.lists) {
+      if (this.bytes + size <= this.maxBytes) break
+      this.lists.delete(k)
+      this.bytes -= old.at.length * POSTING_BYTES
+    }
+    this.lists.set(id, p)
+    this.bytes += size
+  }
+}
+
+/**
+ * bm25() of every passage in the lists, summed term by term in the query's order with fts5_aux.c's
+ * expression (so the same doubles), and the `limit` best by a bounded heap.
+ */
+function bestOf(base: BaseStats, lists: Posting[], limit: number): TopkHit[] {
+  const { rows, avgdl } = base
+  const ids = base.ids!
+  const lengths = base.lengths!
+  const acc = base.acc!
+  const touched: number[] = []
+  for (const { df, at, tf } of lists) {
+    let idf = Math.log((rows - df + 0.5) / (df + 0.5))
+    if (idf <= 0) idf = IDF_MIN
+    for (let i = 0; i < at.length; i++) {
+      const p = at[i]!
+      const f = tf[i]!
+      if (acc[p] === 0) touched.push(p)
+      acc[p]! += idf * ((f * (K1 + 1)) / (f + K1 * (1 - B + (B * lengths[p]!) / avgdl)))
+    }
+  }
+  const heap = new TopHeap(limit)
+  for (const p of touched) {
+    heap.offer(acc[p]!, ids[p]!)
+    acc[p] = 0
+  }
+  return heap.sorted().map((h) => ({ id: h.id, rank: -1 * h.score }))
+}
+
+/** The place of rowid `id` in the sorted `ids`, or -1. */
+function placeOf(ids: Int32Array, id: number): number {
+  let lo = 0
+  let hi = ids.length - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    const v = ids[mid]!
+    if (v === id) return mid
+    if (v < id) lo = mid + 1
+    else hi = mid - 1
+  }
+  return -1
+}

@@ -1,0 +1,66 @@
+import { Database } from 'bun:sqlite'
+import { describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
+import { FtsIndexes } from '../../../src/features/engine/engine.fts'
+import { Postings } from '../../../src/features/engine/engine.postings'
+
+// A base's own FTS5 table as engine.fts.ts makes it, with rows put and some deleted.
+function tableOf(rows: string[], deleted: number[]) {
+  const db = new Database(':memory:')
+  const index = new FtsIndexes(db).of(7, true)
+  for (const [i, r] of rows.entries()) index.put.run(i + 1, r)
+  for (const id of deleted) index.del.run(id)
+  // What FTS5 itself ranks first: the query Postings.top stands for.
+  const plain = (terms: string[], limit: number) =>
+    db
+      .query(
+        `SELECT rowid AS id, rank FROM ${index.table} WHERE ${index.table} MATCH ? ORDER BY rank LIMIT ?`,
+      )
+      .all(terms.map((t) => `"${t}"`).join(' OR '), limit) as { id: number; rank: number }[]
+  return { index, plain }
+}
+
+// Words from common to rare: word i of WORDS is drawn about twice as often as word i + 1.
+const WORDS = 'the river water city bridge copper glass tesla volt ohm'.split(' ')
+const word = fc
+  .integer({ min: 0, max: (1 << WORDS.length) - 1 })
+  .map((x) => WORDS[Math.min(WORDS.length - 1, Math.clz32(x + 1) - 32 + WORDS.length)]!)
+const passage = fc.array(word, { minLength: 1, maxLength: 30 }).map((ws) => ws.join(' '))
+
+describe('Postings', () => {
+  test('ranks the passages as FTS5 bm25() does, to the same scores, deletions included', () => {
+    fc.assert(
+      fc.property(
+        fc.array(passage, { minLength: 1, maxLength: 200 }),
+        fc.array(fc.nat(199)),
+        fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 1, max: 40 }),
+        (rows, dead, terms, limit) => {
+          const deleted = [...new Set(dead.filter((d) => d < rows.length).map((d) => d + 1))]
+          const { index, plain } = tableOf(rows, deleted)
+          const postings = new Postings()
+          postings.open(7, 1)
+          // The first search of a generation is left to FTS5.
+          expect(postings.top(7, index, terms, limit)).toBeNull()
+          for (let round = 0; round < 2; round++) {
+            const got = postings.top(7, index, terms, limit)!
+            expect(got).toEqual(plain(terms, limit))
+          }
+        },
+      ),
+      { numRuns: 80 },
+    )
+  })
+
+  test('reads the lists again once the generation changes, and keeps no more bytes than its bound', () => {
+    const { index, plain } = tableOf(['the river', 'the city', 'river city river'], [])
+    const postings = new Postings(12)
+    postings.open(7, 1)
+    postings.top(7, index, ['river'], 5)
+    expect(postings.top(7, index, ['river', 'city'], 5)).toEqual(plain(['river', 'city'], 5))
+    index.put.run(4, 'river river river')
+    postings.open(7, 2)
+    postings.top(7, index, ['river'], 5)
+    expect(postings.top(7, index, ['river', 'the'], 5)).toEqual(plain(['river', 'the'], 5))
+  })
+})
