@@ -18,6 +18,8 @@ const IDF_MIN = 1e-6
 const MAX_BYTES = 32 << 20
 // Bytes a posting takes (an Int32 passage id, a Uint16 count).
 const POSTING_BYTES = 6
+// Bases whose lengths are kept (16 bytes a passage); past it, the least recently searched goes.
+const MAX_BASES = 16
 
 /** The statements over one FTS5 table that in-memory BM25 reads (FtsIndex prepares them). */
 export interface PostingStatements {
@@ -92,6 +94,7 @@ function eachInt(list: string, each: (n: number) => void): void {
  * BM25 top passages of a query computed from them. Bounded over all bases by bytes of postings.
  */
 export class Postings {
+  /** By base key, least recently searched first. */
   private readonly bases = new Map<number, BaseStats>()
   /** Posting lists by `key:token`, least recently used first. */
   private readonly lists = new Map<string, Posting>()
@@ -128,7 +131,13 @@ export class Postings {
     const base = this.bases.get(key)
     if (!base || base.searches++ === 0) return null
     if (tokens.some((t) => t !== t.toLowerCase())) return null
-    if (!base.ids) this.readLengths(base, index)
+    this.bases.delete(key)
+    this.bases.set(key, base)
+    if (!base.ids) {
+      const read = [...this.bases].filter(([, b]) => b.ids)
+      if (read.length >= MAX_BASES) this.forget(read[0]![0])
+      this.readLengths(base, index)
+    }
     const lists = tokens.map((t) => this.posting(key, base, t, index))
     return bestOf(base, lists, limit)
   }

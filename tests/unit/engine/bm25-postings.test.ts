@@ -52,7 +52,7 @@ describe('Postings', () => {
     )
   })
 
-  test('reads the lists again once the generation changes, and keeps no more bytes than its bound', () => {
+  test('reads the lists again once the generation changes, and stays right when its bound keeps almost none', () => {
     const { index, plain } = tableOf(['the river', 'the city', 'river city river'], [])
     const postings = new Postings(12)
     postings.open(7, 1)
@@ -62,5 +62,20 @@ describe('Postings', () => {
     postings.open(7, 2)
     postings.top(7, index, ['river'], 5)
     expect(postings.top(7, index, ['river', 'the'], 5)).toEqual(plain(['river', 'the'], 5))
+  })
+
+  test('keeps the lengths of a bounded number of bases, forgetting the least recently searched', () => {
+    const { index } = tableOf(['the river', 'the city'], [])
+    const postings = new Postings()
+    for (let key = 1; key <= 17; key++) {
+      postings.open(key, 1)
+      postings.top(key, index, ['river'], 5)
+      postings.top(key, index, ['river'], 5)
+    }
+    // Base 1 was forgotten for base 17: its next search starts its generation again.
+    postings.open(1, 1)
+    expect(postings.top(1, index, ['river'], 5)).toBeNull()
+    postings.open(2, 1)
+    expect(postings.top(2, index, ['river'], 5)).not.toBeNull()
   })
 })
