@@ -5,10 +5,11 @@ import { TopHeap } from './lib/top-heap'
 // FTS5's bm25() (fts5_aux.c) computed here from the index's own posting lists, kept in memory. At
 // 100x squad-dev a question's terms hold tens of thousands of passages, and FTS5 calls bm25() on
 // each (reading its size and positions) for every question: most of rag's time. A term's posting
-// list (passages and term counts) is read once from fts5vocab and kept, with every passage's length,
-// for the base's current generation; a question then costs one addition a posting. The sums are
-// FTS5's own, term by term in the query's order with the same expression, so the scores are the same
-// doubles and the top passages the same, ties broken by rowid as FTS5 lists them.
+// list is read once from fts5vocab, with the term's share of each passage's score worked out from
+// the passages' lengths, and kept for the base's current generation; a question then costs one
+// addition a posting. The shares are FTS5's expression and are summed in the query's order, as
+// FTS5 sums them, so the scores are the same doubles and the top passages the same, ties broken by
+// rowid as FTS5 lists them.
 
 // FTS5's bm25() constants: k1 and b, and the least idf it gives a term.
 const K1 = 1.2
@@ -16,8 +17,6 @@ const B = 0.75
 const IDF_MIN = 1e-6
 // Bytes of posting lists kept over all bases; the least recently used go first.
 const MAX_BYTES = 32 << 20
-// Bytes a posting takes (an Int32 passage id, a Uint16 count).
-const POSTING_BYTES = 6
 // Bases whose lengths are kept (16 bytes a passage); past it, the least recently searched goes.
 const MAX_BASES = 16
 
@@ -31,12 +30,16 @@ export interface PostingStatements {
   instances: Statement
 }
 
-/** A term's passages (their places in the base's rowid list, in order) and its count in each. */
+/**
+ * A term's passages (their places in the base's rowid list, in order) and the term's share of each
+ * one's bm25(), worked out once: a share depends only on the term's count in the passage and the
+ * passage's length (given the generation's statistics), so the few distinct shares are listed once
+ * and each posting holds an index into them.
+ */
 interface Posting {
-  /** Passages holding the term, as FTS5 counts them for its idf. */
-  df: number
   at: Int32Array
-  tf: Uint16Array
+  which: Uint16Array | Uint32Array
+  shares: Float64Array
 }
 
 /** What BM25 needs of one generation of a base's table besides the postings. */
@@ -117,7 +120,7 @@ export class Postings {
     for (const [k, p] of this.lists)
       if (k.startsWith(head)) {
         this.lists.delete(k)
-        this.bytes -= p.at.length * POSTING_BYTES
+        this.bytes -= bytesOf(p)
       }
   }
 
@@ -174,39 +177,55 @@ export class Postings {
       this.lists.set(id, kept)
       return kept
     }
-    const list = (index.instances.get(token) as { docs: string | null }).docs ?? ''
-    const ids = base.ids!
-    const at: number[] = []
+    // Each occurrence's rowid, so a passage's count is the length of its run.
+    const docs: number[] = []
     const tf: number[] = []
-    let df = 0
-    let last = -1
-    eachInt(list, (d) => {
-      if (d === last) {
-        tf[tf.length - 1]!++
-        return
-      }
-      last = d
-      df++
-      // A passage the lengths do not know was indexed since they were read (another process):
-      // it waits for the next generation.
-      const place = placeOf(ids, d)
-      if (place >= 0) {
-        at.push(place)
+    eachInt((index.instances.get(token) as { docs: string | null }).docs ?? '', (d) => {
+      if (docs[docs.length - 1] === d) tf[tf.length - 1]!++
+      else {
+        docs.push(d)
         tf.push(1)
       }
     })
-    const p = { df, at: Int32Array.from(at), tf: Uint16Array.from(tf) }
+    const { rows, avgdl, ids, lengths } = base
+    let idf = Math.log((rows - docs.length + 0.5) / (docs.length + 0.5))
+    if (idf <= 0) idf = IDF_MIN
+    const at: number[] = []
+    const which: number[] = []
+    const shares: number[] = []
+    const byKind = new Map<number, number>()
+    for (const [i, d] of docs.entries()) {
+      // A passage the lengths do not know was indexed since they were read (by another process):
+      // it waits for the next generation.
+      const p = placeOf(ids!, d)
+      if (p < 0) continue
+      const f = tf[i]!
+      const length = lengths![p]!
+      const kind = f * 2 ** 32 + length
+      let w = byKind.get(kind)
+      if (w === undefined) {
+        w = shares.push(idf * ((f * (K1 + 1)) / (f + K1 * (1 - B + (B * length) / avgdl)))) - 1
+        byKind.set(kind, w)
+      }
+      at.push(p)
+      which.push(w)
+    }
+    const p = {
+      at: Int32Array.from(at),
+      which: shares.length <= 1 << 16 ? Uint16Array.from(which) : Uint32Array.from(which),
+      shares: Float64Array.from(shares),
+    }
     this.keep(id, p)
     return p
   }
 
   private keep(id: string, p: Posting): void {
-    const size = p.at.length * POSTING_BYTES
+    const size = bytesOf(p)
     if (size > this.maxBytes) return
     for (const [k, old] of this.lists) {
       if (this.bytes + size <= this.maxBytes) break
       this.lists.delete(k)
-      this.bytes -= old.at.length * POSTING_BYTES
+      this.bytes -= bytesOf(old)
     }
     this.lists.set(id, p)
     this.bytes += size
@@ -214,31 +233,30 @@ export class Postings {
 }
 
 /**
- * bm25() of every passage in the lists, summed term by term in the query's order with fts5_aux.c's
- * expression (so the same doubles), and the `limit` best by a bounded heap.
+ * bm25() of every passage in the lists, its shares summed term by term in the query's order as
+ * fts5_aux.c sums them (so the same doubles), and the `limit` best by a bounded heap.
  */
 function bestOf(base: BaseStats, lists: Posting[], limit: number): TopkHit[] {
-  const { rows, avgdl } = base
   const ids = base.ids!
-  const lengths = base.lengths!
   const acc = base.acc!
   const touched: number[] = []
-  for (const { df, at, tf } of lists) {
-    let idf = Math.log((rows - df + 0.5) / (df + 0.5))
-    if (idf <= 0) idf = IDF_MIN
+  for (const { at, which, shares } of lists)
     for (let i = 0; i < at.length; i++) {
       const p = at[i]!
-      const f = tf[i]!
       if (acc[p] === 0) touched.push(p)
-      acc[p]! += idf * ((f * (K1 + 1)) / (f + K1 * (1 - B + (B * lengths[p]!) / avgdl)))
+      acc[p]! += shares[which[i]!]!
     }
-  }
   const heap = new TopHeap(limit)
   for (const p of touched) {
     heap.offer(acc[p]!, ids[p]!)
     acc[p] = 0
   }
   return heap.sorted().map((h) => ({ id: h.id, rank: -1 * h.score }))
+}
+
+/** Bytes a posting list holds. */
+function bytesOf(p: Posting): number {
+  return p.at.byteLength + p.which.byteLength + p.shares.byteLength
 }
 
 /** The place of rowid `id` in the sorted `ids`, or -1. */
