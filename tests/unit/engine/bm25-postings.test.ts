@@ -1,8 +1,16 @@
 import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import fc from 'fast-check'
+import { migrations } from '../../../migrations/index'
 import { FtsIndexes } from '../../../src/features/engine/engine.fts'
 import { Postings } from '../../../src/features/engine/engine.postings'
+import { EngineRepo } from '../../../src/features/engine/engine.repo'
+import { contentTerms } from '../../../src/features/engine/lib/text'
+import { openDatabase } from '../../../src/platform/db/db'
+import { migrate } from '../../../src/platform/db/migrate'
 
 // A base's own FTS5 table as engine.fts.ts makes it, with rows put and some deleted.
 function tableOf(rows: string[], deleted: number[]) {
@@ -77,5 +85,60 @@ describe('Postings', () => {
     expect(postings.top(1, index, ['river'], 5)).toBeNull()
     postings.open(2, 1)
     expect(postings.top(2, index, ['river'], 5)).not.toBeNull()
+  })
+
+  test("a repo's pool is FTS5's own from its second search on, also after another connection writes", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'engram-postings-'))
+    try {
+      const open = () => {
+        const db = openDatabase(join(dir, 'engram.db'))
+        migrate(db, migrations)
+        return new EngineRepo(db.$client)
+      }
+      const writer = open()
+      const reader = open()
+      const put = (id: string, passages: string[]) =>
+        writer.putSection(
+          {
+            section_id: id,
+            base_id: 'cor_a',
+            document_id: id,
+            title: id,
+            filename: `${id}.txt`,
+            cart_key: id,
+            n_passages: 0,
+          },
+          passages.map((text, ordinal) => ({
+            ordinal,
+            text,
+            sents: Uint32Array.from([0, text.length]),
+            terms: contentTerms(text),
+          })),
+        )
+      const terms = contentTerms('copper wire city')
+      // What FTS5 itself ranks first over the base's own table.
+      const plain = () => {
+        const key = reader.baseKey('cor_a')!
+        return reader.client
+          .query(
+            `SELECT rowid AS id, rank FROM engine_fts_${key} WHERE engine_fts_${key} MATCH ? ORDER BY rank LIMIT 3`,
+          )
+          .all(terms.map((t) => `"${key}x${t}"`).join(' OR ')) as { id: number; rank: number }[]
+      }
+      const search = () => {
+        const key = reader.openBase('cor_a')!.key
+        return reader.match(key, terms, 3)
+      }
+      put('s1', ['Copper wire in the city.', 'Copper copper wire.', 'Glass from sand.', 'The city at night.'])
+      expect(search()).toEqual(plain())
+      expect(search()).toEqual(plain())
+      put('s2', ['Copper copper copper wire wire, city city.', 'Wire.'])
+      writer.removeSection('s1')
+      expect(search()).toEqual(plain())
+      expect(search()).toEqual(plain())
+      expect(search().length).toBe(2)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
