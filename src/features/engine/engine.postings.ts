@@ -17,6 +17,10 @@ const B = 0.75
 const IDF_MIN = 1e-6
 // Bytes of posting lists kept over all bases; the least recently used go first.
 const MAX_BYTES = 32 << 20
+// A base's search at a generation from which its lengths are read: the earlier ones take FTS5's own
+// query, as reading every length (tens of ms at 100x) would cost more than it saves while a base is
+// being written, when a generation sees few searches.
+const READ_FROM = 4
 // Bases whose lengths are kept (16 bytes a passage); past it, the least recently searched goes.
 const MAX_BASES = 16
 
@@ -45,7 +49,7 @@ interface Posting {
 /** What BM25 needs of one generation of a base's table besides the postings. */
 interface BaseStats {
   generation: number
-  /** Searches seen at this generation (the lengths are read from the second on). */
+  /** Searches seen at this generation. */
   searches: number
   rows: number
   avgdl: number
@@ -103,7 +107,13 @@ export class Postings {
   private readonly lists = new Map<string, Posting>()
   private bytes = 0
 
-  constructor(private readonly maxBytes = MAX_BYTES) {}
+  private readonly maxBytes: number
+  private readonly readFrom: number
+
+  constructor(opts: { maxBytes?: number; readFrom?: number } = {}) {
+    this.maxBytes = opts.maxBytes ?? MAX_BYTES
+    this.readFrom = opts.readFrom ?? READ_FROM
+  }
 
   /** Keeps what is known of a base only if it is of this generation. */
   open(key: number, generation: number): void {
@@ -126,13 +136,12 @@ export class Postings {
 
   /**
    * The `limit` best passages of a base for an OR-query of FTS5 tokens by bm25(), in FTS5's order
-   * (lower rank first, then rowid); null when not worth it yet: on a base's first search at a
-   * generation (reading every length would cost more than FTS5's own query while a base is being
-   * written), or for a token FTS5 would fold to another form.
+   * (lower rank first, then rowid); null when not worth it yet (a base's first searches at a
+   * generation) or for a token FTS5 would fold to another form.
    */
   top(key: number, index: PostingStatements, tokens: string[], limit: number): TopkHit[] | null {
     const base = this.bases.get(key)
-    if (!base || base.searches++ === 0) return null
+    if (!base || ++base.searches < this.readFrom) return null
     if (tokens.some((t) => t !== t.toLowerCase())) return null
     this.bases.delete(key)
     this.bases.set(key, base)
