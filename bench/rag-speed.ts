@@ -6,7 +6,9 @@
 // code, over the same database, in alternating rounds (A B A B) so both meet the same machine load,
 // and, with --compare, every squad-dev question's rag top-5 source ids and answer are compared
 // (every 10th at larger sizes; --compare-n N for every Nth).
-// Options: --scales 1,100 (base sizes), --questions N (timed per round), --rounds N.
+// Options: --scales 1,100 (base sizes), --questions N (timed per round), --rounds N, --unseen (each
+// round and the warm-up ask questions of their own, so what the engine keeps from a question, such
+// as posting lists, helps the timed ones only as far as their terms are shared).
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -27,6 +29,7 @@ const { values: args } = parseArgs({
     questions: { type: 'string', default: '400' },
     rounds: { type: 'string', default: '4' },
     compare: { type: 'boolean' },
+    unseen: { type: 'boolean' },
     'compare-n': { type: 'string' },
   },
 })
@@ -138,17 +141,22 @@ const old: EngineClass | null = process.env.RAG_OLD
   ? (await import(join(process.env.RAG_OLD, 'src/features/engine/engine.service.ts'))).Engine
   : null
 const n = Number(args.questions)
-const sample = Array.from({ length: n }, (_, i) => questions[(i * 7919) % questions.length]!)
+// Round r's questions (the warm-up's is round -1): the same for every round unless --unseen.
+const sample = (r: number) =>
+  Array.from(
+    { length: n },
+    (_, i) => questions[((i + (args.unseen ? (r + 1) * n : 0)) * 7919) % questions.length]!,
+  )
 for (const factor of args.scales!.split(',').map(Number)) {
   const db = await baseDb(factor)
   const engines: [string, Engine][] = [['new', engineOver(Engine, db)]]
   if (old) engines.unshift(['old', engineOver(old, db) as Engine])
   for (const [, e] of engines) e.prepare()
   // Warm up each (JIT, page cache, term counts), then alternate rounds.
-  for (const [, e] of engines) await timeAsks(e, sample)
+  for (const [, e] of engines) await timeAsks(e, sample(-1))
   const times = new Map<string, number[]>(engines.map(([name]) => [name, []]))
   for (let r = 0; r < Number(args.rounds); r++)
-    for (const [name, e] of engines) times.get(name)!.push(...(await timeAsks(e, sample)))
+    for (const [name, e] of engines) times.get(name)!.push(...(await timeAsks(e, sample(r))))
   for (const [name, t] of times) {
     t.sort((x, y) => x - y)
     console.log(

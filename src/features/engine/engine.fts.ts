@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'bun:sqlite'
+import type { PostingStatements } from './engine.postings'
 import type { Bm25Statements } from './engine.topk'
 import { passageTerms } from './lib/passages'
 
@@ -8,8 +9,15 @@ import { passageTerms } from './lib/passages'
 // workspace indexed something. A base indexed before in the shared `engine_fts` moves to its own
 // table the first time it is searched (`moveToOwn`), its passages' terms read again from their text.
 
+/** The FTS token of a term in a base: the base key, "x", then the term without punctuation. */
+export function ftsToken(key: number, term: string): string {
+  return `${key}x${PLAIN.test(term) ? term : term.replace(/[^\p{L}\p{N}]/gu, '')}`
+}
+// Most terms are plain lower-case ASCII and need no clean-up.
+const PLAIN = /^[a-z0-9]*$/
+
 /** The statements over one FTS5 table and its vocabulary. */
-export interface FtsIndex extends Bm25Statements {
+export interface FtsIndex extends Bm25Statements, PostingStatements {
   table: string
   put: Statement
   del: Statement
@@ -78,12 +86,18 @@ export class FtsIndexes {
   drop(key: number): void {
     const table = `engine_fts_${Math.trunc(key)}`
     this.byKey.delete(key)
+    this.client.run(`DROP TABLE IF EXISTS temp.${table}_inst`)
     this.client.run(`DROP TABLE IF EXISTS ${table}_vocab`)
     this.client.run(`DROP TABLE IF EXISTS ${table}`)
   }
 
   private prepare(table: string): FtsIndex {
     const q = (sql: string) => this.client.prepare(sql)
+    // Each occurrence of a term, for in-memory BM25 (engine.postings.ts): a temp table, as it
+    // stores nothing and need not outlive the connection.
+    this.client.run(
+      `CREATE VIRTUAL TABLE IF NOT EXISTS temp.${table}_inst USING fts5vocab(main, ${table}, instance)`,
+    )
     return {
       table,
       put: q(`INSERT INTO ${table} (rowid, terms) VALUES (?, ?)`),
@@ -94,6 +108,12 @@ export class FtsIndexes {
       rows: q(`SELECT count(*) FROM ${table}_docsize`),
       // bm25() itself, not the rank column: ORDER BY rank takes FTS5's sorted plan, a third slower.
       scores: q(`SELECT rowid AS id, bm25(${table}) AS rank FROM ${table} WHERE ${table} MATCH ?`),
+      // One string per statement: rows read one by one cost more than FTS5 takes to list them.
+      averages: q(`SELECT block FROM ${table}_data WHERE id = 1`),
+      sizes: q(
+        `SELECT count(*) AS n, group_concat(id) AS ids, group_concat(hex(sz), '') AS sz FROM ${table}_docsize`,
+      ),
+      instances: q(`SELECT group_concat(doc) AS docs FROM temp.${table}_inst WHERE term = ?`),
       top: q(
         `SELECT rowid AS id, bm25(${table}) AS rank FROM ${table} WHERE ${table} MATCH ? ORDER BY 2 LIMIT ?`,
       ),

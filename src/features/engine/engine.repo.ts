@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'bun:sqlite'
-import { FtsIndexes } from './engine.fts'
+import { FtsIndexes, ftsToken } from './engine.fts'
+import { Postings } from './engine.postings'
 import { bm25Top, bm25Within, type TopkHit } from './engine.topk'
 import { VectorRepo } from './engine.vectors.repo'
 import { encodePassageWords, scanPassageWords } from './lib/passage-words'
@@ -37,13 +38,6 @@ export interface PassageRow {
   filename: string
 }
 
-/** The FTS token of a term in a base: the base key, "x", then the term without punctuation. */
-export function ftsToken(key: number, term: string): string {
-  return `${key}x${PLAIN.test(term) ? term : term.replace(/[^\p{L}\p{N}]/gu, '')}`
-}
-// Most terms are plain lower-case ASCII and need no clean-up.
-const PLAIN = /^[a-z0-9]*$/
-
 /** Prepared statements over the engine tables; every hot path is one prepared call. */
 export class EngineRepo {
   private readonly s: Record<string, Statement>
@@ -53,6 +47,8 @@ export class EngineRepo {
   private readonly fts: FtsIndexes
   /** Term counts read from fts5vocab, per base key, for one generation of the base (see openBase). */
   private readonly counts = new TermCounts()
+  /** Posting lists and passage lengths for in-memory BM25, per base key, for one generation. */
+  private readonly postings = new Postings()
   /** The passages' embeddings, written in the same transactions as the passages. */
   readonly vectors: VectorRepo
   constructor(readonly client: Database) {
@@ -118,6 +114,7 @@ export class EngineRepo {
     if (row.own_index === 0) row.generation = this.fts.moveToOwn(key, baseId, (t) => ftsToken(key, t))
     this.own.set(row.key, true)
     this.counts.open(row.key, baseId, row.generation)
+    this.postings.open(row.key, row.generation)
     return { key: row.key, passages: row.n }
   }
 
@@ -158,6 +155,7 @@ export class EngineRepo {
       if (vectors) this.vectors.insert(row.section_id, passages, vectors)
       this.s.addCount!.run(passages.length, row.base_id)
       this.counts.forget(key)
+      this.postings.forget(key)
       return previous
     })()
   }
@@ -166,15 +164,16 @@ export class EngineRepo {
   removeSection(sectionId: string): SectionRow | null {
     const row = this.s.section!.get(sectionId) as SectionRow | null
     if (!row) return null
-    const index = this.indexOf(this.baseKey(row.base_id)!)
+    const key = this.baseKey(row.base_id)!
+    const index = this.indexOf(key)
     this.client.transaction(() => {
       for (const { id } of this.s.passageIds!.all(sectionId) as { id: number }[]) index.del.run(id)
       this.s.delPassages!.run(sectionId)
       this.vectors.deleteSection(sectionId)
       this.s.delSection!.run(sectionId)
       this.s.addCount!.run(-row.n_passages, row.base_id)
-      const key = this.keys.get(row.base_id)
-      if (key !== undefined) this.counts.forget(key)
+      this.counts.forget(key)
+      this.postings.forget(key)
     })()
     return row
   }
@@ -219,6 +218,7 @@ export class EngineRepo {
     this.s.delBase!.run(baseId)
     if (key !== null) {
       this.counts.forget(key)
+      this.postings.forget(key)
       if (this.own.get(key)) this.fts.drop(key)
       this.own.delete(key)
     }
@@ -268,14 +268,12 @@ export class EngineRepo {
     const index = this.indexOf(key)
     const tokens = terms.map((t) => ftsToken(key, t))
     if (documentIds) return bm25Within(this.client, index.table, tokens, documentIds, limit)
-    const df = this.documentFrequencies(key, terms)
+    // In-memory BM25 once the base's postings are worth reading; FTS5's own query until then.
+    const kept = this.postings.top(key, index, tokens, limit)
+    if (kept) return kept
+    const df = this.documentFrequencies(key, terms).map((n, i) => ({ token: tokens[i]!, df: n }))
     const rows = this.counts.rows(key) ?? this.counts.keepRows(key, index.rows.values()[0]![0] as number)
-    return bm25Top(
-      index,
-      rows,
-      tokens.map((token, i) => ({ token, df: df[i]! })),
-      limit,
-    )
+    return bm25Top(index, rows, df, limit)
   }
 
   /** Passages by id with their section's source fields, in the order of `ids`. */
