@@ -29,6 +29,14 @@ export interface ShortQuestion {
   last: string | null
   /** The noun naming the kind asked for ("which river"): an answer may repeat it ("the Vistula River"). */
   head: string | null
+  /**
+   * The question's content terms read as a statement with a hole where the answer goes: those before
+   * the hole and those after it. "Who discovered oxygen" puts the hole first ("X discovered oxygen");
+   * a question whose wh-phrase is followed by an auxiliary ("what did the army throw", "what was the
+   * price of oil") puts it last ("the army threw X").
+   */
+  left: Set<string>
+  right: Set<string>
 }
 
 /** Reads what kind of short answer a question asks for. */
@@ -55,9 +63,35 @@ export function shortQuestion(question: string): ShortQuestion {
     }
     break
   }
+  // "Name a luxury model that ...": an imperative asking for a thing.
+  if (at < 0 && tokens[0]?.norm === 'name') {
+    want = Want.thing
+    at = 0
+  }
   const anchors = neighbours(tokens, at)
   if (want === Want.thing && at >= 0 && QUANTITIES.test(firstContent(tokens, at + 1))) want = Want.number
-  return { want, kind, terms, ...anchors }
+  return { want, kind, terms, ...anchors, ...sides(tokens, at, anchors.head) }
+}
+
+// Auxiliaries after a wh-phrase that move the answer's slot to the end of the statement.
+const AUX = new Set('did does do is was are were has have had can could will would'.split(' '))
+
+/** The question's content terms either side of the answer's slot (see ShortQuestion.left). */
+function sides(tokens: Token[], at: number, head: string | null): Pick<ShortQuestion, 'left' | 'right'> {
+  const left = new Set<string>()
+  const right = new Set<string>()
+  if (at < 0) return { left, right }
+  let j = at + 1
+  if (/^(many|much)$/.test(tokens[j]?.norm ?? '')) j++
+  if (tokens[j] && tokens[j]!.term === head) j++
+  const last = AUX.has(tokens[j]?.norm ?? '')
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!
+    if (t.stop || (i >= at && i < j)) continue
+    if (i < at || last) left.add(t.term)
+    else right.add(t.term)
+  }
+  return { left, right }
 }
 
 // Nouns naming a quantity: "what was the price of oil" asks for a number.

@@ -1,4 +1,4 @@
-import { nounSense } from './hypernyms'
+import { mostlyNoun, nounSense } from './hypernyms'
 import { TokenKind } from './query'
 import type { SpanWord } from './short-words'
 
@@ -116,8 +116,9 @@ function runs(
     out.push({ from: i, to: j, type, kind: kindOf(words, i, j) })
     const m = type === SpanType.value ? modifier(words, i) : 0
     if (m > 0) out.push({ from: i - m, to: j, type, kind: kindOf(words, i, j) })
-    if (type === SpanType.value && words[j] && !words[j]!.stop && !words[j]!.broken && !words[j]!.cap)
-      // The value with its unit ("3,000 soldiers", "40 km").
+    const unit = words[j]
+    if (type === SpanType.value && unit && !unit.stop && !unit.broken && !unit.cap && mostlyNoun(unit.norm))
+      // The value with its unit ("3,000 soldiers", "40 km"), not with the verb after it ("1999 caused").
       out.push({ from: i, to: j + 1, type, kind: kindOf(words, i, j + 1) })
     i = j
   }
