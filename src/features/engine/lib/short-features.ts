@@ -39,6 +39,7 @@ export const FEATURES = [
   'found',
   'cue',
   'appositive',
+  'aside',
 ] as const
 
 export type Features = Record<(typeof FEATURES)[number], number>
@@ -111,6 +112,7 @@ export function spanFeatures(words: SpanWord[], s: Span, q: ShortQuestion, rank:
     found: 0,
     cue: cue(words, s.from) ? 1 : 0,
     appositive: appositive(words, s, q) ? 1 : 0,
+    aside: words[s.from]!.bracket ? 1 : 0,
   }
   if (q.kind.length > 0) {
     const sense = nounSense(words[s.to - 1]!.norm)

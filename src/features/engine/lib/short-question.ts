@@ -83,6 +83,7 @@ function sides(tokens: Token[], at: number, head: string | null): Pick<ShortQues
   if (at < 0) return { left, right }
   let j = at + 1
   if (/^(many|much)$/.test(tokens[j]?.norm ?? '')) j++
+  if (KIND_OF.test(tokens[j]?.norm ?? '') && tokens[j + 1]?.norm === 'of') j += 2
   if (tokens[j] && tokens[j]!.term === head) j++
   const last = AUX.has(tokens[j]?.norm ?? '')
   for (let i = 0; i < tokens.length; i++) {
@@ -104,6 +105,8 @@ function firstContent(tokens: Token[], from: number): string {
   return ''
 }
 
+const KIND_OF = /^(kind|kinds|type|types|sort|sorts|form|forms|class|classes)$/
+
 // Auxiliaries after which a question's subject comes before its verb ("what did the army throw"):
 // in a sentence the answer follows that verb.
 const DO = new Set(['did', 'does', 'do'])
@@ -123,6 +126,8 @@ function neighbours(tokens: Token[], at: number): Pick<ShortQuestion, 'before' |
   // "what year did", "which country has", "how many people": the kind noun, right after.
   if (tokens[at]!.norm === 'how' && /^(many|much)$/.test(tokens[j]?.norm ?? '')) j++
   if (tokens[at]!.norm !== 'how' || j > at + 1) {
+    // "what kind of cells": the kind noun is the one after "kind of".
+    if (KIND_OF.test(tokens[j]?.norm ?? '') && tokens[j + 1]?.norm === 'of') j += 2
     if (tokens[j] && !tokens[j]!.stop) head = tokens[j++]!.term
   }
   const doQuestion = DO.has(tokens[j]?.norm ?? '')

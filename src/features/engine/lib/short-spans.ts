@@ -1,4 +1,4 @@
-import { mostlyNoun, nounSense } from './hypernyms'
+import { mostlyNoun } from './hypernyms'
 import { TokenKind } from './query'
 import type { SpanWord } from './short-words'
 
@@ -146,8 +146,9 @@ function phrases(words: SpanWord[], out: Span[]): void {
   }
 }
 
+/** Whether a phrase may end on a word: a name, a value, or a word mostly used as a noun ("saw" is not). */
 function nominal(w: SpanWord): boolean {
-  return w.cap || (w.kind & VALUE_KINDS) !== 0 || nounSense(w.norm) >= 0
+  return w.cap || (w.kind & VALUE_KINDS) !== 0 || mostlyNoun(w.norm)
 }
 
 function kindOf(words: SpanWord[], from: number, to: number): number {
