@@ -3,7 +3,8 @@
 // FILE`: the even-numbered articles only; the odd ones stay held out). Scores every candidate span of
 // every record with the weights in short.ts and prints EM and token F1 (a null short answer counts as
 // empty), by the kind of answer asked for, beside the best candidate's F1. With --fit: a listwise
-// softmax fit of the expected F1 from the current weights, then coordinate ascent on F1 itself;
+// softmax fit of the expected F1 from the current weights, then coordinate ascent on F1 itself (or
+// coordinate ascent from the current weights alone, whichever ends higher);
 // fitted on the first half of the records (their articles) and checked on the second (and the reverse), then on all, whose
 // weights it prints. Deterministic: no randomness, fixed steps.
 // Usage: bun run scripts/fit-short.ts FILE [--fit]
@@ -155,7 +156,12 @@ function coordinateAscent(set: Item[], w0: Float64Array, rounds = 4): Float64Arr
   return w
 }
 
-const fit = (set: Item[], w: Float64Array) => coordinateAscent(set, softmaxFit(set, w))
+/** The better of coordinate ascent from the softmax fit and from the weights given. */
+function fit(set: Item[], w: Float64Array): Float64Array {
+  const a = coordinateAscent(set, softmaxFit(set, w))
+  const b = coordinateAscent(set, w)
+  return score(set, a).f1 >= score(set, b).f1 ? a : b
+}
 const fmt = (s: { f1: number; em: number }) => `EM ${s.em.toFixed(3)} F1 ${s.f1.toFixed(3)}`
 const current = Float64Array.from(FEATURES, (name) => shortWeights[name] ?? 0)
 const oracle = items.reduce((a, it) => a + Math.max(0, ...it.f1), 0) / items.length

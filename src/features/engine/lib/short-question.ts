@@ -1,5 +1,6 @@
 import { answerKind } from './hypernyms'
 import { AnswerType, answerType } from './query'
+import { hyphenTerm } from './short-words'
 import { type Token, tokenize } from './text'
 
 /** What a question wants of a short answer. */
@@ -43,6 +44,10 @@ export interface ShortQuestion {
 export function shortQuestion(question: string): ShortQuestion {
   const tokens = tokenize(question)
   const terms = new Set(tokens.filter((t) => !t.stop).map((t) => t.term))
+  // Hyphenated words as a span's words read them ("News-Record": "new-record").
+  for (let i = 1; i < tokens.length; i++)
+    if (question.slice(tokens[i - 1]!.end, tokens[i]!.start) === '-')
+      terms.add(hyphenTerm(`${tokens[i - 1]!.norm}-${tokens[i]!.norm}`))
   const type = answerType(tokens)
   const kind = answerKind(tokens)
   let want: number = Want.none
@@ -125,7 +130,8 @@ function neighbours(tokens: Token[], at: number): Pick<ShortQuestion, 'before' |
   let head: string | null = null
   // "what year did", "which country has", "how many people": the kind noun, right after.
   if (tokens[at]!.norm === 'how' && /^(many|much)$/.test(tokens[j]?.norm ?? '')) j++
-  if (tokens[at]!.norm !== 'how' || j > at + 1) {
+  // Only "what", "which" and "how many" name a kind ("who discovered": "discovered" is the verb).
+  if (/^(what|which|name)$/.test(tokens[at]!.norm) || j > at + 1) {
     // "what kind of cells": the kind noun is the one after "kind of".
     if (KIND_OF.test(tokens[j]?.norm ?? '') && tokens[j + 1]?.norm === 'of') j += 2
     if (tokens[j] && !tokens[j]!.stop) head = tokens[j++]!.term

@@ -12,7 +12,7 @@ export type ShortWeights = Record<(typeof FEATURES)[number], number>
  * articles are held out (bench/quality.ts reports them apart).
  */
 export const shortWeights: ShortWeights = {
-  typeDate: 5.31,
+  typeDate: 5.26,
   typeNumber: 5.54,
   valueOff: -0.64,
   namePerson: 5.15,
@@ -34,7 +34,7 @@ export const shortWeights: ShortWeights = {
   before: 2.72,
   verb: 2.06,
   head: 1.9,
-  window: 2.05,
+  window: 2,
   prep: 2.48,
   sideOk: 0.65,
   sideBad: -0.57,
