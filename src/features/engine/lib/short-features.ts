@@ -3,6 +3,7 @@ import { TokenKind } from './query'
 import { type ShortQuestion, Want } from './short-question'
 import { type Span, SpanType } from './short-spans'
 import type { SpanWord } from './short-words'
+import { normWord } from './text'
 
 /** The features a candidate span is scored on (short.ts weighs them). */
 export const FEATURES = [
@@ -194,16 +195,12 @@ function copula(words: SpanWord[], s: Span, q: ShortQuestion): boolean {
 const ARTICLES = new Set(['a', 'an', 'the', 'one'])
 
 // Words that introduce an example or a name: "such as X", "including X", "known as X", "namely X".
-const CUES = new Set([
-  'such as',
-  'including',
-  'known as',
-  'called',
-  'named',
-  'namely',
-  'especially',
-  'particularly',
-])
+// In normal form, as SpanWord.norm has them ("known" is "know").
+const CUES = new Set(
+  ['such as', 'including', 'known as', 'called', 'named', 'namely', 'especially', 'particularly'].map((c) =>
+    c.split(' ').map(normWord).join(' '),
+  ),
+)
 
 /** Whether the words right before word `at` introduce an example or a name. */
 function cue(words: SpanWord[], at: number): boolean {
