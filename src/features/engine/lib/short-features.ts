@@ -33,10 +33,8 @@ export const FEATURES = [
   'prep',
   'sideOk',
   'sideBad',
-  'near',
   'clause',
   'copula',
-  'close',
   'found',
   'cue',
   'appositive',
@@ -49,8 +47,6 @@ export type Features = Record<(typeof FEATURES)[number], number>
 const GAP = 3
 // The words either side of a span in which the question's words are counted.
 const WINDOW = 6
-// The narrower window of question words right around a span.
-const CLOSE = 3
 // Prepositions that introduce each kind of answer: "in Paris", "in 1879", "by Scheele".
 const PREPS: Record<number, Set<string>> = {
   [Want.place]: new Set(['in', 'at', 'from', 'near', 'to', 'into', 'on']),
@@ -106,10 +102,8 @@ export function spanFeatures(words: SpanWord[], s: Span, q: ShortQuestion, rank:
     window: 0,
     prep: s.from > 0 && PREPS[q.want]?.has(words[s.from - 1]!.norm) ? 1 : 0,
     ...sides(words, s, q),
-    near: 0,
     clause: 0,
     copula: copula(words, s, q) ? 1 : 0,
-    close: 0,
     found: 0,
     cue: cue(words, s.from) ? 1 : 0,
     appositive: appositive(words, s, q) ? 1 : 0,
@@ -119,10 +113,22 @@ export function spanFeatures(words: SpanWord[], s: Span, q: ShortQuestion, rank:
     const sense = nounSense(words[s.to - 1]!.norm)
     if (sense >= 0 && kindTest(q.kind).has(sense)) f.kind = 1
   }
+  return Object.assign(f, proximity(words, s, q))
+}
+
+/**
+ * How close the question's words come to a span: the distance to the nearest (in words), whether
+ * punctuation lies between, and the shares of the question's terms within WINDOW words of it and
+ * anywhere in the sentence.
+ */
+function proximity(
+  words: SpanWord[],
+  s: Span,
+  q: ShortQuestion,
+): Pick<Features, 'dist' | 'clause' | 'window' | 'found'> {
   let dist = 10
   let nearest = -1
   const seen = new Set<string>()
-  const close = new Set<string>()
   const found = new Set<string>()
   for (let i = 0; i < words.length; i++) {
     const x = words[i]!
@@ -131,23 +137,21 @@ export function spanFeatures(words: SpanWord[], s: Span, q: ShortQuestion, rank:
     const d = i < s.from ? s.from - i : i - s.to + 1
     if (d > WINDOW) continue
     seen.add(x.term)
-    if (d <= CLOSE) close.add(x.term)
     if (d < dist) {
       dist = d
       nearest = i
     }
   }
-  f.dist = dist
-  f.near = dist <= 2 ? 1 : 0
   // Punctuation between the span and its nearest question word: another clause, or an aside.
-  if (nearest >= 0) {
-    const from = nearest < s.from ? nearest + 1 : s.to
-    f.clause = broken(words, from, Math.max(nearest, s.from)) ? 1 : 0
+  const clause =
+    nearest >= 0 && broken(words, nearest < s.from ? nearest + 1 : s.to, Math.max(nearest, s.from))
+  const n = Math.max(1, q.terms.size)
+  return {
+    dist,
+    clause: clause ? 1 : 0,
+    window: seen.size / n,
+    found: found.size / n,
   }
-  f.window = seen.size / Math.max(1, q.terms.size)
-  f.close = close.size / Math.max(1, q.terms.size)
-  f.found = found.size / Math.max(1, q.terms.size)
-  return f
 }
 
 /**
