@@ -72,16 +72,6 @@ describe('what a span’s neighbours say', () => {
     expect(f?.cue).toBe(1)
   })
 
-  test('an aside in brackets, and the kind noun right before a comma', () => {
-    expect(featuresOf('What are these cells?', 'Dendritic cells (DC) are phagocytes.', 'DC')?.aside).toBe(1)
-    const f = featuresOf(
-      'Which prince became an administrator?',
-      "He invited a Khitan prince, Chu'Tsai, to rule.",
-      "Chu'Tsai",
-    )
-    expect(f?.appositive).toBe(1)
-  })
-
   test('punctuation between the span and the nearest question word marks another clause', () => {
     const f = featuresOf(
       'Who invited the prince?',

@@ -37,8 +37,6 @@ export const FEATURES = [
   'copula',
   'found',
   'cue',
-  'appositive',
-  'aside',
 ] as const
 
 export type Features = Record<(typeof FEATURES)[number], number>
@@ -106,8 +104,6 @@ export function spanFeatures(words: SpanWord[], s: Span, q: ShortQuestion, rank:
     copula: copula(words, s, q) ? 1 : 0,
     found: 0,
     cue: cue(words, s.from) ? 1 : 0,
-    appositive: appositive(words, s, q) ? 1 : 0,
-    aside: words[s.from]!.bracket ? 1 : 0,
   }
   if (q.kind.length > 0) {
     const sense = nounSense(words[s.to - 1]!.norm)
@@ -212,12 +208,6 @@ function cue(words: SpanWord[], at: number): boolean {
   if (!w1 || words[at]!.broken) return false
   const w2 = words[at - 2]
   return CUES.has(w1.norm) || (!!w2 && !w1.broken && CUES.has(`${w2.norm} ${w1.norm}`))
-}
-
-/** Whether the span follows the noun the question asks for after a comma ("a Khitan prince, Chu'Tsai"). */
-function appositive(words: SpanWord[], s: Span, q: ShortQuestion): boolean {
-  const prev = words[s.from - 1]
-  return q.head !== null && words[s.from]!.comma && !!prev && prev.term === q.head
 }
 
 /** Whether a question word is among words [from, to). */

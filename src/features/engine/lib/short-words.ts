@@ -18,8 +18,6 @@ export interface SpanWord {
   broken: boolean
   /** The punctuation before it is a comma alone. */
   comma: boolean
-  /** An opening bracket comes right before it: an aside ("Dendritic cells (DC)"). */
-  bracket: boolean
 }
 
 // A word: letters and digits, inner dots, commas, apostrophes and hyphens ("3,000", "U.S", "mid-1970s"),
@@ -50,7 +48,6 @@ export function spanWords(text: string): SpanWord[] {
       cap: c0 >= 65 && c0 <= 90 && (!first || nounSense(norm) < 0),
       broken: !first && /[^\s]/.test(gap),
       comma: !first && gap.trim() === ',',
-      bracket: /[([]\s*$/.test(gap),
     })
     prevEnd = end
   }

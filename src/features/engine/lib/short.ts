@@ -42,8 +42,6 @@ export const shortWeights: ShortWeights = {
   copula: 2.1,
   found: 1.39,
   cue: 1.18,
-  appositive: 0.04,
-  aside: -0.04,
 }
 
 /**
