@@ -4,9 +4,9 @@
 // every record with the weights in short.ts and prints EM and token F1 (a null short answer counts as
 // empty), by the kind of answer asked for, beside the best candidate's F1. With --fit: a listwise
 // softmax fit of the expected F1 from the current weights, then coordinate ascent on F1 itself (or
-// coordinate ascent from the current weights alone, whichever ends higher);
-// fitted on the first half of the records (their articles) and checked on the second (and the reverse), then on all, whose
-// weights it prints. Deterministic: no randomness, fixed steps.
+// coordinate ascent from the current weights alone, whichever ends higher); fitted on the first half
+// of the records (their articles) and checked on the second, and the reverse, then on all, whose
+// weights it prints for short.ts. Deterministic: no randomness, fixed steps.
 // Usage: bun run scripts/fit-short.ts FILE [--fit]
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'

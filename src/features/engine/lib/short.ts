@@ -7,9 +7,9 @@ import { spanWords } from './short-words'
 export type ShortWeights = Record<(typeof FEATURES)[number], number>
 
 /**
- * Fitted on the even-numbered articles of squad-dev (the sentences the engine composes, k = 5, rag):
- * a listwise softmax fit to start, then coordinate ascent on the short answers' token F1. The odd
- * articles are held out (bench/quality.ts reports them apart).
+ * Fitted on the even-numbered articles of squad-dev (the sentences the engine composes, k = 5, rag)
+ * by scripts/fit-short.ts: a listwise softmax fit to start, then coordinate ascent on the short
+ * answers' token F1. The odd articles are held out (bench/quality.ts reports them apart).
  */
 export const shortWeights: ShortWeights = {
   typeDate: 5.26,
