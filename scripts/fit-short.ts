@@ -90,12 +90,7 @@ function score(set: Item[], w: Float64Array): { f1: number; em: number } {
 }
 
 /** Gradient ascent on the expected F1 under a softmax over each question's candidates. */
-function softmaxFit(
-  set: Item[],
-  w0: Float64Array,
-  steps = Number(process.env.STEPS ?? 150),
-  rate = Number(process.env.RATE ?? 0.5),
-): Float64Array {
+function softmaxFit(set: Item[], w0: Float64Array, steps = 150, rate = 0.5): Float64Array {
   const w = Float64Array.from(w0)
   for (let step = 0; step < steps; step++) {
     const grad = new Float64Array(N)
