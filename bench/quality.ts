@@ -15,7 +15,9 @@
 // evidence, support signals, top sources), to refit the support model (scripts/refit-support.ts).
 // Last, the retrieval sets found on disk (bench/retrieval.ts: nDCG@10 of both strategies beside FTS5
 // bm25()); --no-retrieval skips them, --retrieval-only skips SQuAD, --retrieval-limit N and
-// --retrieval-dump FILE are bench/retrieval.ts's options.
+// --retrieval-dump FILE are bench/retrieval.ts's options. --short-dump FILE writes the tuning split's
+// short-answer records, one JSON a line (question as searched, the answer's sentences, golds), to refit
+// the span picker (scripts/fit-short.ts).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -23,6 +25,7 @@ import type { AskResult, Engine } from '../src/features/engine/engine.service'
 import { measureAbstention } from './lib/abstention'
 import { type BenchEngine, createBenchEngine, onboardDocuments, sections } from './lib/bench-engine'
 import { sharedData } from './lib/shared-data'
+import { containsGold, exactMatch, tokenF1 } from './lib/squad-metrics'
 import { runRetrieval } from './retrieval'
 
 const squadData = () => sharedData('squad-dev', 'the SQuAD v1.1 dev half (24 articles, 5,665 questions)')
@@ -43,6 +46,7 @@ const { values: args } = parseArgs({
     'retrieval-only': { type: 'boolean' },
     'retrieval-limit': { type: 'string' },
     'retrieval-dump': { type: 'string' },
+    'short-dump': { type: 'string' },
   },
 })
 
@@ -51,51 +55,6 @@ interface Question {
   document: string
   question: string
   answers: { text: string }[]
-}
-
-/** SQuAD normalisation: lower case, no punctuation, no articles, single spaces. */
-function normalize(s: string): string {
-  return s
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s]/gu, ' ')
-    .replace(/\b(a|an|the)\b/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-}
-
-/** Whether `text` contains one of the gold answers as whole normalised words. */
-function containsGold(text: string, golds: string[]): boolean {
-  const hay = ` ${normalize(text)} `
-  return golds.some((g) => normalize(g) !== '' && hay.includes(` ${normalize(g)} `))
-}
-
-/** SQuAD token F1 of a prediction against its best gold answer. */
-function tokenF1(pred: string, golds: string[]): number {
-  const p = normalize(pred).split(' ').filter(Boolean)
-  let best = 0
-  for (const g of golds) {
-    const gt = normalize(g).split(' ').filter(Boolean)
-    const counts = new Map<string, number>()
-    for (const t of gt) counts.set(t, (counts.get(t) ?? 0) + 1)
-    let same = 0
-    for (const t of p) {
-      const c = counts.get(t) ?? 0
-      if (c > 0) {
-        same++
-        counts.set(t, c - 1)
-      }
-    }
-    if (same === 0) continue
-    const precision = same / p.length
-    const recall = same / gt.length
-    best = Math.max(best, (2 * precision * recall) / (precision + recall))
-  }
-  return best
-}
-
-/** SQuAD exact match: the prediction equals one of the golds once normalised. */
-function exactMatch(pred: string, golds: string[]): boolean {
-  return golds.some((g) => normalize(g) === normalize(pred))
 }
 
 const pct = (a: number[], q: number) => a[Math.min(a.length - 1, Math.floor(a.length * q))]!
@@ -153,6 +112,7 @@ async function squad(engine: Engine) {
   const rows: string[] = []
   const fails: string[] = []
   const misses: string[] = []
+  const shortDump: string[] = []
   for (const strategy of strategies) {
     let r1 = 0
     let r5 = 0
@@ -169,7 +129,8 @@ async function squad(engine: Engine) {
     for (const q of questions) {
       const golds = q.answers.map((a) => a.text)
       const s = performance.now()
-      const res: AskResult = await engine.ask(base, { question: q.question, k: 5, strategy })
+      const explain: { sentences?: string[] } = {}
+      const res: AskResult = await engine.ask(base, { question: q.question, k: 5, strategy }, explain)
       lat.push(performance.now() - s)
       const hit1 = res.sources[0] !== undefined && containsGold(res.sources[0].snippet, golds)
       if (hit1) r1++
@@ -194,7 +155,10 @@ async function squad(engine: Engine) {
         short.held++
         short.heldEm += sem
         short.heldF1 += sf1
-      }
+      } else if (args['short-dump'] && strategy === strategies[0])
+        shortDump.push(
+          JSON.stringify({ question: res.condensedQuestion, sentences: explain.sentences ?? [], golds }),
+        )
       if (!ok) fails.push(`${strategy}\t${hit1 ? 'ANS' : 'R1'}\t${q.question}\t${golds[0]}\t${res.answer}`)
     }
     lat.sort((a, b) => a - b)
@@ -230,6 +194,7 @@ async function squad(engine: Engine) {
   }
   if (args.fails) writeFileSync(args.fails, fails.join('\n'))
   if (args.misses) writeFileSync(args.misses, misses.join('\n'))
+  if (args['short-dump']) writeFileSync(args['short-dump'], shortDump.join('\n'))
 }
 
 /** What the embeddings server did over the whole run, when one was used. */

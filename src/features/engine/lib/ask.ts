@@ -84,6 +84,8 @@ export interface AskExplain {
   signals?: SupportSignals
   unchecked?: string
   evidence?: TermEvidence
+  /** The sentences the short answer was picked from, best first (bench/quality.ts dumps them to fit the picker). */
+  sentences?: string[]
 }
 
 /** Re-ranking by meaning for one question: the model's weight and each strategy's way to a passage's vector. */
@@ -163,6 +165,7 @@ export async function askBase(
   const short = composed ? shortAnswer(condensed, composed.ranked) : null
   const answer = composed ? leadWith(short, composed.answer) : ''
   if (explain) explain.unchecked = answered ? answer : compose().answer
+  if (explain && composed) explain.sentences = composed.ranked
   return {
     answer: answer || NO_ANSWER,
     shortAnswer: answer ? short : null,

@@ -85,6 +85,11 @@ export function nounSense(norm: string): number {
   return nounSenses(norm)?.[0] ?? -1
 }
 
+/** Whether a word in normal form is mostly a noun: WordNet has a noun for it and it is not mostly a verb or an adjective. */
+export function mostlyNoun(norm: string): boolean {
+  return nounSense(norm) >= 0 && !mostlyOther(norm)
+}
+
 /** nounSense of a scanned word, looked up once per distinct word (the info is memoised). */
 export function wordSense(w: WordInfo): number {
   if (w.sense === UNSET) w.sense = nounSense(w.norm)

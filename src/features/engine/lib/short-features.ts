@@ -3,6 +3,7 @@ import { TokenKind } from './query'
 import { type ShortQuestion, Want } from './short-question'
 import { type Span, SpanType } from './short-spans'
 import type { SpanWord } from './short-words'
+import { normWord } from './text'
 
 /** The features a candidate span is scored on (short.ts weighs them). */
 export const FEATURES = [
@@ -30,6 +31,12 @@ export const FEATURES = [
   'head',
   'window',
   'prep',
+  'sideOk',
+  'sideBad',
+  'clause',
+  'copula',
+  'found',
+  'cue',
 ] as const
 
 export type Features = Record<(typeof FEATURES)[number], number>
@@ -92,22 +99,122 @@ export function spanFeatures(words: SpanWord[], s: Span, q: ShortQuestion, rank:
     head,
     window: 0,
     prep: s.from > 0 && PREPS[q.want]?.has(words[s.from - 1]!.norm) ? 1 : 0,
+    ...sides(words, s, q),
+    clause: 0,
+    copula: copula(words, s, q) ? 1 : 0,
+    found: 0,
+    cue: cue(words, s.from) ? 1 : 0,
   }
   if (q.kind.length > 0) {
     const sense = nounSense(words[s.to - 1]!.norm)
     if (sense >= 0 && kindTest(q.kind).has(sense)) f.kind = 1
   }
+  return Object.assign(f, proximity(words, s, q))
+}
+
+/**
+ * How close the question's words come to a span: the distance to the nearest (in words), whether
+ * punctuation lies between, and the shares of the question's terms within WINDOW words of it and
+ * anywhere in the sentence.
+ */
+function proximity(
+  words: SpanWord[],
+  s: Span,
+  q: ShortQuestion,
+): Pick<Features, 'dist' | 'clause' | 'window' | 'found'> {
   let dist = 10
+  let nearest = -1
   const seen = new Set<string>()
-  for (let i = Math.max(0, s.from - WINDOW); i < Math.min(words.length, s.to + WINDOW); i++) {
+  const found = new Set<string>()
+  for (let i = 0; i < words.length; i++) {
     const x = words[i]!
     if (x.stop || !q.terms.has(x.term) || (i >= s.from && i < s.to)) continue
+    found.add(x.term)
+    const d = i < s.from ? s.from - i : i - s.to + 1
+    if (d > WINDOW) continue
     seen.add(x.term)
-    dist = Math.min(dist, i < s.from ? s.from - i : i - s.to + 1)
+    if (d < dist) {
+      dist = d
+      nearest = i
+    }
   }
-  f.dist = dist
-  f.window = seen.size / Math.max(1, q.terms.size)
-  return f
+  // Punctuation between the span and its nearest question word: another clause, or an aside.
+  const clause =
+    nearest >= 0 && broken(words, nearest < s.from ? nearest + 1 : s.to, Math.max(nearest, s.from))
+  const n = Math.max(1, q.terms.size)
+  return {
+    dist,
+    clause: clause ? 1 : 0,
+    window: seen.size / n,
+    found: found.size / n,
+  }
+}
+
+/**
+ * How the question's words found in the sentence sit around a span: the share of them on the side of
+ * the span the question's statement puts them (ShortQuestion.left and right), and the share on the
+ * other side. Each term counts once, by its occurrence nearest the span.
+ */
+function sides(words: SpanWord[], s: Span, q: ShortQuestion): { sideOk: number; sideBad: number } {
+  const nearest = new Map<string, number>()
+  for (let i = 0; i < words.length; i++) {
+    if (i === s.from) i = s.to
+    const x = words[i]
+    if (!x || x.stop || !(q.left.has(x.term) || q.right.has(x.term))) continue
+    const d = i < s.from ? i - s.from : i - s.to + 1
+    const was = nearest.get(x.term)
+    if (was === undefined || Math.abs(d) < Math.abs(was)) nearest.set(x.term, d)
+  }
+  if (nearest.size === 0) return { sideOk: 0, sideBad: 0 }
+  let ok = 0
+  for (const [term, d] of nearest) if (d < 0 === q.left.has(term)) ok++
+  return { sideOk: ok / nearest.size, sideBad: (nearest.size - ok) / nearest.size }
+}
+
+/** Whether punctuation comes before any of words [from, to] (the gap between two words). */
+function broken(words: SpanWord[], from: number, to: number): boolean {
+  for (let i = from; i <= to; i++) if (words[i]?.broken) return true
+  return false
+}
+
+const BE = new Set(['is', 'are', 'was', 'were', 'called', 'named', 'as'])
+
+/**
+ * Whether a form of "be" (or "called", "named", "known as") links the span to a question word: "X is
+ * a trade magazine" for "what is X", "Falls are one of the most common causes" for "what is the most
+ * common cause".
+ */
+function copula(words: SpanWord[], s: Span, q: ShortQuestion): boolean {
+  let i = s.from - 1
+  while (i >= 0 && ARTICLES.has(words[i]!.norm)) i--
+  if (i > 0 && BE.has(words[i]!.norm) && !words[i + 1]!.broken && near(words, i - 2, i, q)) return true
+  const j = s.to
+  return j < words.length && BE.has(words[j]!.norm) && !words[j]!.broken && near(words, j + 1, j + 4, q)
+}
+
+const ARTICLES = new Set(['a', 'an', 'the', 'one'])
+
+// Words that introduce an example or a name: "such as X", "including X", "known as X", "namely X".
+// In normal form, as SpanWord.norm has them ("known" is "know").
+const CUES = new Set(
+  ['such as', 'including', 'known as', 'called', 'named', 'namely', 'especially', 'particularly'].map((c) =>
+    c.split(' ').map(normWord).join(' '),
+  ),
+)
+
+/** Whether the words right before word `at` introduce an example or a name. */
+function cue(words: SpanWord[], at: number): boolean {
+  const w1 = words[at - 1]
+  if (!w1 || words[at]!.broken) return false
+  const w2 = words[at - 2]
+  return CUES.has(w1.norm) || (!!w2 && !w1.broken && CUES.has(`${w2.norm} ${w1.norm}`))
+}
+
+/** Whether a question word is among words [from, to). */
+function near(words: SpanWord[], from: number, to: number, q: ShortQuestion): boolean {
+  for (let i = Math.max(0, from); i < Math.min(words.length, to); i++)
+    if (!words[i]!.stop && q.terms.has(words[i]!.term)) return true
+  return false
 }
 
 /** Whether a word of index term `term` is among words [from, to). */

@@ -1,5 +1,6 @@
 import { answerKind } from './hypernyms'
 import { AnswerType, answerType } from './query'
+import { hyphenTerm } from './short-words'
 import { type Token, tokenize } from './text'
 
 /** What a question wants of a short answer. */
@@ -29,12 +30,24 @@ export interface ShortQuestion {
   last: string | null
   /** The noun naming the kind asked for ("which river"): an answer may repeat it ("the Vistula River"). */
   head: string | null
+  /**
+   * The question's content terms read as a statement with a hole where the answer goes: those before
+   * the hole and those after it. "Who discovered oxygen" puts the hole first ("X discovered oxygen");
+   * a question whose wh-phrase is followed by an auxiliary ("what did the army throw", "what was the
+   * price of oil") puts it last ("the army threw X").
+   */
+  left: Set<string>
+  right: Set<string>
 }
 
 /** Reads what kind of short answer a question asks for. */
 export function shortQuestion(question: string): ShortQuestion {
   const tokens = tokenize(question)
   const terms = new Set(tokens.filter((t) => !t.stop).map((t) => t.term))
+  // Hyphenated words as a span's words read them ("News-Record": "new-record").
+  for (let i = 1; i < tokens.length; i++)
+    if (question.slice(tokens[i - 1]!.end, tokens[i]!.start) === '-')
+      terms.add(hyphenTerm(`${tokens[i - 1]!.norm}-${tokens[i]!.norm}`))
   const type = answerType(tokens)
   const kind = answerKind(tokens)
   let want: number = Want.none
@@ -55,9 +68,36 @@ export function shortQuestion(question: string): ShortQuestion {
     }
     break
   }
+  // "Name a luxury model that ...": an imperative asking for a thing.
+  if (at < 0 && tokens[0]?.norm === 'name') {
+    want = Want.thing
+    at = 0
+  }
   const anchors = neighbours(tokens, at)
   if (want === Want.thing && at >= 0 && QUANTITIES.test(firstContent(tokens, at + 1))) want = Want.number
-  return { want, kind, terms, ...anchors }
+  return { want, kind, terms, ...anchors, ...sides(tokens, at, anchors.head) }
+}
+
+// Auxiliaries after a wh-phrase that move the answer's slot to the end of the statement.
+const AUX = new Set('did does do is was are were has have had can could will would'.split(' '))
+
+/** The question's content terms either side of the answer's slot (see ShortQuestion.left). */
+function sides(tokens: Token[], at: number, head: string | null): Pick<ShortQuestion, 'left' | 'right'> {
+  const left = new Set<string>()
+  const right = new Set<string>()
+  if (at < 0) return { left, right }
+  let j = at + 1
+  if (/^(many|much)$/.test(tokens[j]?.norm ?? '')) j++
+  if (KIND_OF.test(tokens[j]?.norm ?? '') && tokens[j + 1]?.norm === 'of') j += 2
+  if (tokens[j] && tokens[j]!.term === head) j++
+  const last = AUX.has(tokens[j]?.norm ?? '')
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!
+    if (t.stop || (i >= at && i < j)) continue
+    if (i < at || last) left.add(t.term)
+    else right.add(t.term)
+  }
+  return { left, right }
 }
 
 // Nouns naming a quantity: "what was the price of oil" asks for a number.
@@ -69,6 +109,8 @@ function firstContent(tokens: Token[], from: number): string {
   for (let i = from; i < tokens.length; i++) if (!tokens[i]!.stop) return tokens[i]!.norm
   return ''
 }
+
+const KIND_OF = /^(kind|kinds|type|types|sort|sorts|form|forms|class|classes)$/
 
 // Auxiliaries after which a question's subject comes before its verb ("what did the army throw"):
 // in a sentence the answer follows that verb.
@@ -88,7 +130,10 @@ function neighbours(tokens: Token[], at: number): Pick<ShortQuestion, 'before' |
   let head: string | null = null
   // "what year did", "which country has", "how many people": the kind noun, right after.
   if (tokens[at]!.norm === 'how' && /^(many|much)$/.test(tokens[j]?.norm ?? '')) j++
-  if (tokens[at]!.norm !== 'how' || j > at + 1) {
+  // Only "what", "which" and "how many" name a kind ("who discovered": "discovered" is the verb).
+  if (/^(what|which|name)$/.test(tokens[at]!.norm) || j > at + 1) {
+    // "what kind of cells": the kind noun is the one after "kind of".
+    if (KIND_OF.test(tokens[j]?.norm ?? '') && tokens[j + 1]?.norm === 'of') j += 2
     if (tokens[j] && !tokens[j]!.stop) head = tokens[j++]!.term
   }
   const doQuestion = DO.has(tokens[j]?.norm ?? '')

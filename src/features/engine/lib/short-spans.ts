@@ -1,4 +1,4 @@
-import { nounSense } from './hypernyms'
+import { mostlyNoun } from './hypernyms'
 import { TokenKind } from './query'
 import type { SpanWord } from './short-words'
 
@@ -116,8 +116,9 @@ function runs(
     out.push({ from: i, to: j, type, kind: kindOf(words, i, j) })
     const m = type === SpanType.value ? modifier(words, i) : 0
     if (m > 0) out.push({ from: i - m, to: j, type, kind: kindOf(words, i, j) })
-    if (type === SpanType.value && words[j] && !words[j]!.stop && !words[j]!.broken && !words[j]!.cap)
-      // The value with its unit ("3,000 soldiers", "40 km").
+    const unit = words[j]
+    if (type === SpanType.value && unit && !unit.stop && !unit.broken && !unit.cap && mostlyNoun(unit.norm))
+      // The value with its unit ("3,000 soldiers", "40 km"), not with the verb after it ("1999 caused").
       out.push({ from: i, to: j + 1, type, kind: kindOf(words, i, j + 1) })
     i = j
   }
@@ -145,8 +146,9 @@ function phrases(words: SpanWord[], out: Span[]): void {
   }
 }
 
+/** Whether a phrase may end on a word: a name, a value, or a word mostly used as a noun ("saw" is not). */
 function nominal(w: SpanWord): boolean {
-  return w.cap || (w.kind & VALUE_KINDS) !== 0 || nounSense(w.norm) >= 0
+  return w.cap || (w.kind & VALUE_KINDS) !== 0 || mostlyNoun(w.norm)
 }
 
 function kindOf(words: SpanWord[], from: number, to: number): number {

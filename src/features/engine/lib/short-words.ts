@@ -41,7 +41,7 @@ export function spanWords(text: string): SpanWord[] {
       start,
       end,
       norm,
-      term: stop ? norm : stem(norm),
+      term: stop ? norm : hyphenTerm(norm),
       stop,
       kind: tokenKind(raw, 0, norm, stop, first),
       // A sentence's first word is capitalised anyway: a name only when it is no common noun.
@@ -52,4 +52,17 @@ export function spanWords(text: string): SpanWord[] {
     prevEnd = end
   }
   return out
+}
+
+/**
+ * A word's index term; a hyphenated word's is its parts' terms joined by hyphens ("news-record"), as
+ * shortQuestion joins a question's hyphenated words, so that a span repeating one is seen to.
+ */
+export function hyphenTerm(norm: string): string {
+  return norm.includes('-')
+    ? norm
+        .split('-')
+        .map((p) => (isStop(p) ? p : stem(p)))
+        .join('-')
+    : stem(norm)
 }

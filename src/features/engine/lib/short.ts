@@ -7,35 +7,41 @@ import { spanWords } from './short-words'
 export type ShortWeights = Record<(typeof FEATURES)[number], number>
 
 /**
- * Fitted on the even-numbered articles of squad-dev (the sentences the engine composes, k = 5, rag):
- * a listwise softmax fit to start, then coordinate ascent on the short answers' token F1. The odd
- * articles are held out (bench/quality.ts reports them apart).
+ * Fitted on the even-numbered articles of squad-dev (the sentences the engine composes, k = 5, rag)
+ * by scripts/fit-short.ts: a listwise softmax fit to start, then coordinate ascent on the short
+ * answers' token F1. The odd articles are held out (bench/quality.ts reports them apart).
  */
 export const shortWeights: ShortWeights = {
-  typeDate: 2.85,
-  typeNumber: 2.2,
-  valueOff: -0.66,
-  namePerson: 1.63,
-  namePlace: 1.46,
-  nameThing: -0.08,
-  kind: 1.62,
-  phrasePerson: 0.07,
-  phrasePlace: -0.14,
-  phraseThing: -0.85,
-  phraseValue: -0.11,
-  overlap: -0.48,
-  dist: -0.06,
-  len: -0.01,
-  one: -0.45,
-  long: 0.22,
-  partial: -0.16,
-  later: -0.31,
-  after: 0.3,
-  before: 1.17,
-  verb: 0.51,
-  head: 0.73,
-  window: 1.32,
-  prep: 0.88,
+  typeDate: 5.26,
+  typeNumber: 5.54,
+  valueOff: -0.64,
+  namePerson: 5.15,
+  namePlace: 2.34,
+  nameThing: 0.78,
+  kind: 4.1,
+  phrasePerson: -0.14,
+  phrasePlace: -1.5,
+  phraseThing: -1.57,
+  phraseValue: -0.85,
+  overlap: -0.56,
+  dist: -0.38,
+  len: 0.05,
+  one: -0.82,
+  long: 0.05,
+  partial: -0.67,
+  later: -1.99,
+  after: 0.71,
+  before: 2.72,
+  verb: 2.06,
+  head: 1.9,
+  window: 2,
+  prep: 2.48,
+  sideOk: 0.65,
+  sideBad: -0.57,
+  clause: -1.04,
+  copula: 2.1,
+  found: 1.39,
+  cue: 1.18,
 }
 
 /**
