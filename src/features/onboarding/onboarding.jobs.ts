@@ -12,6 +12,7 @@ export type SectionOnboarder = Pick<
   | 'prepareSection'
   | 'onboardSections'
   | 'warmBase'
+  | 'warmUp'
   | 'removeDocument'
   | 'removeBase'
   | 'embeddingModel'

@@ -81,7 +81,9 @@ export class OnboardingService {
     if (units.length === 0) throw fail('nothing_to_train')
     const now = this.now()
     // The run, its batches, the documents' and the base's status and the event land together.
-    return transaction(this.d.db, () => this.startRun(workspaceId, corpusId, { units, force }, now))
+    const run = transaction(this.d.db, () => this.startRun(workspaceId, corpusId, { units, force }, now))
+    this.d.engine.warmUp()
+    return run
   }
 
   /** Enqueues the run and its batches, marks its units and the base, and tells `onboarding.started`. */
