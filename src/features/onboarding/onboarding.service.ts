@@ -11,6 +11,8 @@ import type { CorporaService } from '../corpora/corpora.service'
 import { progressOf } from './onboarding.estimate'
 import {
   BATCH_KIND,
+  type BatchUnit,
+  batchesOf,
   EMBED_ATTEMPTS,
   EMBED_KIND,
   KINDS,
@@ -90,7 +92,7 @@ export class OnboardingService {
   private startRun(
     workspaceId: string,
     corpusId: string,
-    { units, force }: { units: { id: string; parent_id: string | null }[]; force: boolean },
+    { units, force }: { units: BatchUnit[]; force: boolean },
     now: number,
   ): Job {
     const run = this.d.queue.enqueue({
@@ -102,8 +104,7 @@ export class OnboardingService {
       payload: { force },
       detail: `${units.length} section(s) to onboard`,
     })
-    for (let i = 0; i < units.length; i += this.batchSize) {
-      const batch = units.slice(i, i + this.batchSize)
+    for (const batch of batchesOf(units, this.batchSize)) {
       this.d.queue.enqueue({
         workspaceId,
         subjectId: corpusId,
