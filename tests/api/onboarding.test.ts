@@ -20,10 +20,12 @@ const FILES: FixtureFile[] = [
   },
 ]
 
+/** Filler that makes a note large enough (8.5 KB) for runs to batch notes 16 at a time, as they do large files. */
+const FILLER = ' The archive keeps this note beside its neighbours for a later reading.'.repeat(120)
 const many = (n: number): FixtureFile[] =>
   Array.from({ length: n }, (_, i) => ({
     path: `notes/n${i}.txt`,
-    text: `Note number ${i} says the code word is w${i}.`,
+    text: `Note number ${i} says the code word is w${i}.${FILLER}`,
   }))
 
 async function newBase(t: TestApp, token: string) {

@@ -32,6 +32,7 @@ export function engineFeature(d: EngineFeatureDeps): Feature<Engine> & { purger:
     store: d.objects,
     cacheBytes: d.config.warm_cache_mb * 1024 * 1024,
     compile: compiler ? (text) => compiler.compile(text) : undefined,
+    warmCompile: compiler ? () => compiler.warm() : undefined,
     embedder,
   })
   // Deleted documents leave the index and the cartridges (warm copy first) before the delete

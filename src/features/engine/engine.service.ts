@@ -1,13 +1,18 @@
 import type { Database } from 'bun:sqlite'
 import type { Db } from '../../platform/db/db'
-import { objectKey } from '../../platform/storage/keys'
 import { type CartStore, EngineCarts } from './engine.carts'
-import { EngineRepo, type SectionRow } from './engine.repo'
+import {
+  type OnboardResult,
+  onboardSections,
+  type PreparedSection,
+  type SectionInput,
+} from './engine.onboard'
+import { EngineRepo } from './engine.repo'
 import { type Embedder, EngineVectors, type SectionVectors } from './engine.vectors'
 import { type AskExplain, type AskInput, type AskResult, askBase } from './lib/ask'
 import type { WarmCache } from './lib/cache'
 import { compileCartridge, type WarmCartridge } from './lib/cartridge'
-import { contentKey, encodeCartridge } from './lib/codec'
+import { encodeCartridge } from './lib/codec'
 import type { CompiledSection } from './lib/compile-threads'
 import { fitCartridge } from './lib/fit'
 import { prepareHypernyms } from './lib/hypernyms'
@@ -16,6 +21,7 @@ import { prepareStaticVectors } from './lib/static-vectors'
 import { prepareSynonyms } from './lib/variants'
 
 export type { CartStore } from './engine.carts'
+export type { OnboardResult, PreparedSection, SectionInput } from './engine.onboard'
 export type { Embedder, SectionVectors } from './engine.vectors'
 export { type AskInput, type AskMetrics, type AskResult, NO_ANSWER, type Source } from './lib/ask'
 /** How an answer is streamed, piece by piece (the answers feature streams through it). */
@@ -35,36 +41,14 @@ export interface EngineDeps {
    * in process. Either way the results are compileSection's.
    */
   compile?: (text: string) => Promise<CompiledSection>
+  /** Starts the compile threads ahead of a run (CompileThreads.warm); nothing to start by default. */
+  warmCompile?: () => void
   /**
    * The model that embeds passages for re-ranking candidates by meaning: an embeddings server (its
    * vectors come after onboarding, from embedSections) or the built-in vectors (made as passages are
    * indexed, embedNow); none when not given.
    */
   embedder?: Embedder | null
-}
-
-/** A section compiled: its cartridge's bytes and index rows, and the warm copy when compiled in process. */
-export interface PreparedSection extends CompiledSection {
-  cart: WarmCartridge | null
-}
-
-/** A section to onboard: its ids, the source fields, and its text. */
-export interface SectionInput {
-  workspaceId: string
-  baseId: string
-  documentId: string
-  sectionId: string
-  title: string
-  filename: string
-  text: string
-}
-
-/** What onboarding a section produced. */
-export interface OnboardResult {
-  cartKey: string
-  cartBytes: number
-  passages: number
-  sentences: number
 }
 
 /**
@@ -108,84 +92,13 @@ export class Engine {
     return one!
   }
 
-  /**
-   * Onboards sections together: cartridges written side by side (each write waits for the disk),
-   * then passages indexed in one transaction; each section's result or error (the others go on). A
-   * cartridge compiled in process is kept warm; one from a thread loads in warmBase or when asked.
-   */
-  async onboardSections(
+  /** Onboards sections together (engine.onboard.ts): each section's result or error. */
+  onboardSections(
     inputs: SectionInput[],
     prepared: Promise<PreparedSection>[],
   ): Promise<(OnboardResult | Error)[]> {
-    const stored = await Promise.all(
-      inputs.map(async (input, i) => {
-        try {
-          const section = await prepared[i]!
-          const cartKey = objectKey(input.workspaceId, 'carts', `${contentKey(input.text)}.cart`)
-          await this.storeCart(cartKey, section.bytes)
-          return { section, cartKey }
-        } catch (e) {
-          return e as Error
-        }
-      }),
-    )
-    const previous: SectionRow[] = [] // rows replaced by another cartridge
-    const all = () => stored.map((s, i) => this.index(inputs[i]!, s, previous))
-    const out = this.repo.client.transaction(all)()
-    // A replaced cartridge leaves the store once no section uses it (drop checks).
-    for (const row of previous) await this.carts.drop(row.cart_key)
-    return out
-  }
-
-  /** Writes a cartridge unless its key already holds these very bytes (a write waits for the disk twice). */
-  private async storeCart(cartKey: string, bytes: Uint8Array): Promise<void> {
-    const held = await this.deps.store.getBytes(cartKey)
-    if (held && Buffer.from(held).equals(bytes)) return
-    await this.deps.store.put(cartKey, bytes, { contentType: 'application/octet-stream' })
-  }
-
-  /** Indexes a stored section in onboardSections' transaction; records the row it replaced. */
-  private index(
-    input: SectionInput,
-    stored: { section: PreparedSection; cartKey: string } | Error,
-    previous: SectionRow[],
-  ): OnboardResult | Error {
-    if (stored instanceof Error) return stored
-    const { section, cartKey } = stored
-    const { bytes, inputs, cart, vectors: made } = section
-    try {
-      const vectors = this.embeddings.forIndexing(
-        inputs.map((p) => p.text),
-        made,
-      )
-      // putSection's own transaction nests as a savepoint: a failing section rolls back alone.
-      const row = this.repo.putSection(
-        {
-          section_id: input.sectionId,
-          base_id: input.baseId,
-          document_id: input.documentId,
-          title: input.title,
-          filename: input.filename,
-          cart_key: cartKey,
-          n_passages: inputs.length,
-          cart_bytes: bytes.length,
-        },
-        inputs,
-        vectors,
-      )
-      if (row && row.cart_key !== cartKey) previous.push(row)
-    } catch (e) {
-      return e as Error
-    }
-    if (cart) this.cache.set(cartKey, cart)
-    this.embeddings.forget(input.sectionId)
-    this.carts.forgetBase(input.baseId)
-    return {
-      cartKey,
-      cartBytes: bytes.length,
-      passages: inputs.length,
-      sentences: inputs.reduce((n, p) => n + p.sents.length / 2, 0),
-    }
+    const { repo, carts, embeddings } = this
+    return onboardSections({ repo, store: this.deps.store, carts, embeddings }, inputs, prepared)
   }
 
   /** Removes a section from the index and its cartridge when nothing else uses it. */
@@ -264,6 +177,29 @@ export class Engine {
   /** Bases with passages that have no vector from the configured model (none without an embedder). */
   basesWithoutVectors(): string[] {
     return this.embeddings.basesWithoutVectors()
+  }
+
+  /**
+   * Readies the engine as an onboarding run starts: the compile threads start and load their tables,
+   * and this thread loads prepare's tables one a turn of the event loop (the batches' work runs
+   * between them), so both cores work during the first groups instead of the tables' loading falling
+   * on the first compile and, here, on the run's end (warmBase).
+   */
+  warmUp(): void {
+    this.deps.warmCompile?.()
+    const steps = [prepareSynonyms, prepareHypernyms, prepareStaticVectors]
+    const next = () => {
+      const step = steps.shift()
+      if (!step) return
+      try {
+        step()
+      } catch {
+        // Not fatal here: warmBase prepares again after the run, and reports what fails.
+        return
+      }
+      setImmediate(next)
+    }
+    setImmediate(next)
   }
 
   /**

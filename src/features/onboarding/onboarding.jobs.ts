@@ -12,6 +12,7 @@ export type SectionOnboarder = Pick<
   | 'prepareSection'
   | 'onboardSections'
   | 'warmBase'
+  | 'warmUp'
   | 'removeDocument'
   | 'removeBase'
   | 'embeddingModel'
@@ -33,8 +34,11 @@ const EMBED_SECTIONS_PER_STEP = 8
 export const EMBED_ATTEMPTS = 30
 /** Every job kind onboarding runs (other kinds' ids are a 404 here). */
 export const KINDS: readonly string[] = [RUN_KIND, BATCH_KIND, EMBED_KIND]
-/** Most sections onboarded together: their cartridges written side by side, their rows in one transaction. */
-const GROUP_SECTIONS = 16
+/**
+ * Most sections onboarded together: their cartridges written side by side, their rows in one
+ * transaction (a batch of small files holds several groups, so one compiles while another is written).
+ */
+const GROUP_SECTIONS = 64
 /**
  * Most text in a group: groups of large sections stay small, so that the next group compiles while
  * this one is stored and indexed.
@@ -60,6 +64,38 @@ interface Group {
   units: PlannedUnit[]
   done: number
   waiting: string | null
+}
+
+/** Text a batch of small units holds beyond its first `batchSize` units. */
+const BATCH_CHARS = 128 * 1024
+/** Most units a batch of small ones holds. */
+const BATCH_UNITS_MAX = 128
+
+/** A unit as a run splits them into batches. */
+export type BatchUnit = { id: string; parent_id: string | null; text_chars: number }
+
+/**
+ * A run's units in batches: `size` units each, or more while the batch holds at most BATCH_CHARS of
+ * text (up to BATCH_UNITS_MAX). Small files share batches, so a run of 5,000 one-paragraph files
+ * has 40 batches, not 313: fewer jobs to claim and settle, and groups large enough to overlap the
+ * compile of the next one with the writes of this one (and to share their fsyncs and transactions).
+ */
+export function batchesOf<U extends BatchUnit>(units: U[], size: number): U[][] {
+  const out: U[][] = []
+  let batch: U[] = []
+  let chars = 0
+  for (const u of units) {
+    const full = batch.length >= BATCH_UNITS_MAX || chars + u.text_chars > BATCH_CHARS
+    if (batch.length >= size && full) {
+      out.push(batch)
+      batch = []
+      chars = 0
+    }
+    batch.push(u)
+    chars += u.text_chars
+  }
+  if (batch.length > 0) out.push(batch)
+  return out
 }
 
 /** Measured cost of a run, kept in its result for economics. */

@@ -11,6 +11,8 @@ import type { CorporaService } from '../corpora/corpora.service'
 import { progressOf } from './onboarding.estimate'
 import {
   BATCH_KIND,
+  type BatchUnit,
+  batchesOf,
   EMBED_ATTEMPTS,
   EMBED_KIND,
   KINDS,
@@ -81,14 +83,16 @@ export class OnboardingService {
     if (units.length === 0) throw fail('nothing_to_train')
     const now = this.now()
     // The run, its batches, the documents' and the base's status and the event land together.
-    return transaction(this.d.db, () => this.startRun(workspaceId, corpusId, { units, force }, now))
+    const run = transaction(this.d.db, () => this.startRun(workspaceId, corpusId, { units, force }, now))
+    this.d.engine.warmUp()
+    return run
   }
 
   /** Enqueues the run and its batches, marks its units and the base, and tells `onboarding.started`. */
   private startRun(
     workspaceId: string,
     corpusId: string,
-    { units, force }: { units: { id: string; parent_id: string | null }[]; force: boolean },
+    { units, force }: { units: BatchUnit[]; force: boolean },
     now: number,
   ): Job {
     const run = this.d.queue.enqueue({
@@ -100,8 +104,7 @@ export class OnboardingService {
       payload: { force },
       detail: `${units.length} section(s) to onboard`,
     })
-    for (let i = 0; i < units.length; i += this.batchSize) {
-      const batch = units.slice(i, i + this.batchSize)
+    for (const batch of batchesOf(units, this.batchSize)) {
       this.d.queue.enqueue({
         workspaceId,
         subjectId: corpusId,

@@ -154,6 +154,49 @@ describe('compile threads', () => {
     await second
   })
 
+  test('warming starts a thread with a short compile before any section, and the first section goes to it', async () => {
+    const workers: FakeWorker[] = []
+    pool = new CompileThreads({
+      threads: 1,
+      spawn: () => {
+        const w = new FakeWorker()
+        workers.push(w)
+        return w
+      },
+    })
+    pool.warm()
+    expect(workers).toHaveLength(1)
+    expect(workers[0]!.sent).toHaveLength(1)
+    const warmText = workers[0]!.sent[0]!.text
+    expect(compileSection(warmText).inputs.length).toBeGreaterThan(0)
+    const first = pool.compile(texts[0]!)
+    expect(workers).toHaveLength(1)
+    expect(workers[0]!.sent.map((m) => m.text)).toEqual([warmText, texts[0]!])
+    // The warm-up's answer is dropped quietly, even a failure.
+    workers[0]!.reply({ type: 'error', id: workers[0]!.sent[0]!.id, message: 'no tables' })
+    workers[0]!.reply({ type: 'done', id: workers[0]!.sent[1]!.id, ...compileSection(texts[0]!) })
+    expect((await first).inputs).toEqual(compileSection(texts[0]!).inputs)
+  })
+
+  test('warming does nothing once the threads have failed or are closed', () => {
+    let spawned = 0
+    pool = new CompileThreads({
+      threads: 1,
+      spawn: () => {
+        spawned++
+        throw new Error('no such script')
+      },
+    })
+    pool.warm()
+    expect(spawned).toBe(1)
+    // Failed: compiling is in process from now on, which needs no warming (and would block).
+    pool.warm()
+    expect(spawned).toBe(1)
+    const closed = new CompileThreads({ threads: 1, spawn: () => new FakeWorker() })
+    closed.close()
+    closed.warm()
+  })
+
   test('closing fails the work still out and refuses more', async () => {
     const worker = new FakeWorker()
     pool = new CompileThreads({ threads: 1, spawn: () => worker })

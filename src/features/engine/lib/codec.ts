@@ -17,14 +17,25 @@ export function contentKey(text: string): string {
 const MAGIC = [0x45, 0x4e, 0x47, 0x43] // "ENGC"
 const WEIGHT_KEYS = Object.keys(defaultWeights) as (keyof ScoreWeights)[]
 
+/**
+ * The writer's buffer, reused from one cartridge to the next: a fresh zeroed 64 KB buffer for each
+ * cost a fifth of a small section's compile. Only the bytes written are read (and deflated into a
+ * new buffer) before the next cartridge starts, so leftovers of an earlier one never leak out.
+ */
+let scratch = new Uint8Array(1 << 16)
+/** Largest buffer kept between cartridges: a huge section's buffer is not held for ever. */
+const SCRATCH_MAX = 4 << 20
+const utf8 = new TextEncoder()
+
 class Writer {
-  private buf = new Uint8Array(1 << 16)
+  private buf = scratch
   len = 0
   private room(n: number): void {
     if (this.len + n <= this.buf.length) return
     const next = new Uint8Array(Math.max(this.buf.length * 2, this.len + n))
     next.set(this.buf.subarray(0, this.len))
     this.buf = next
+    if (next.length <= SCRATCH_MAX) scratch = next
   }
   uint(v: number): void {
     this.room(5)
@@ -51,7 +62,7 @@ class Writer {
     this.len += b.length
   }
   str(s: string): void {
-    this.bytes(new TextEncoder().encode(s))
+    this.bytes(utf8.encode(s))
   }
   done(): Uint8Array {
     return this.buf.subarray(0, this.len)

@@ -79,6 +79,9 @@ export function compileWorkerPath(moduleUrl: string = import.meta.url): string {
   return workerScriptPath(moduleUrl, 'compile-worker.ts', 'features/engine/lib/compile-worker.ts')
 }
 
+/** A short text whose compile touches every table a compile reads. */
+const WARM_TEXT = 'The first cartridge warms the thread. It was compiled in 1973 by Engram.'
+
 interface Pending {
   text: string
   resolve: (section: CompiledSection) => void
@@ -123,6 +126,16 @@ export class CompileThreads {
       slot.pending.set(id, { text, resolve, reject })
       slot.worker.postMessage({ id, text, vectors })
     })
+  }
+
+  /**
+   * Starts a thread ahead of the work and has it load its tables (WordNet kinds, the static vectors)
+   * on a short text, so the first sections of a run do not wait for them. Does nothing once threads
+   * have failed (in-process compiling needs no start) or are closed.
+   */
+  warm(): void {
+    if (this.failed || this.closed) return
+    this.compile(WARM_TEXT).catch(() => {})
   }
 
   /** Stops every thread; what they still had fails. */

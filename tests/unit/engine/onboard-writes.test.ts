@@ -1,0 +1,74 @@
+import { describe, expect, test } from 'bun:test'
+import { migrations } from '../../../migrations/index'
+import { Engine } from '../../../src/features/engine/engine.service'
+import { openDatabase } from '../../../src/platform/db/db'
+import { migrate } from '../../../src/platform/db/migrate'
+import { docs, memoryStore, onboardDoc } from './fixture'
+
+/** An engine over a store that counts its reads and writes by key. */
+function countingEngine() {
+  const db = openDatabase(':memory:')
+  migrate(db, migrations)
+  const store = memoryStore()
+  const reads: string[] = []
+  const writes: string[] = []
+  const { getBytes, put } = store
+  store.getBytes = (key) => {
+    reads.push(key)
+    return getBytes(key)
+  }
+  store.put = (key, body, opts) => {
+    writes.push(key)
+    return put(key, body, opts)
+  }
+  const engine = new Engine({ db, store, cacheBytes: 1 << 24, now: () => 0 })
+  return { engine, store, reads, writes }
+}
+
+const snapshot = (objects: Map<string, Uint8Array>) =>
+  new Map([...objects].map(([k, v]) => [k, Buffer.from(v).toString('base64')]))
+
+describe('storing cartridges as sections are onboarded', () => {
+  test('a new cartridge is written without a read; onboarding the same text again reads it and writes nothing', async () => {
+    const { engine, store, reads, writes } = countingEngine()
+    const first = await onboardDoc(engine, 'cor_1', docs[0]!)
+    expect(writes).toEqual([first.cartKey])
+    expect(reads).toEqual([])
+    const before = snapshot(store.objects)
+    const again = await onboardDoc(engine, 'cor_1', docs[0]!)
+    expect(again).toEqual(first)
+    expect(reads).toEqual([first.cartKey])
+    expect(writes).toEqual([first.cartKey])
+    expect(snapshot(store.objects)).toEqual(before)
+  })
+
+  test('a cartridge in use whose stored bytes differ from the compiled ones is written again', async () => {
+    const { engine, store, writes } = countingEngine()
+    const first = await onboardDoc(engine, 'cor_1', docs[1]!)
+    const compiled = Buffer.from(store.objects.get(first.cartKey)!)
+    // As an older compiler of the same format version would have left it.
+    store.objects.set(first.cartKey, new Uint8Array([1, 2, 3]))
+    await onboardDoc(engine, 'cor_1', docs[1]!)
+    expect(writes).toEqual([first.cartKey, first.cartKey])
+    expect(Buffer.from(store.objects.get(first.cartKey)!).equals(compiled)).toBe(true)
+  })
+
+  test('a key no section uses is overwritten, whatever a crash left there', async () => {
+    const reference = countingEngine()
+    const { cartKey } = await onboardDoc(reference.engine, 'cor_1', docs[2]!)
+    const { engine, store, reads } = countingEngine()
+    store.objects.set(cartKey, new Uint8Array([9, 9]))
+    await onboardDoc(engine, 'cor_1', docs[2]!)
+    expect(reads).toEqual([])
+    expect(snapshot(store.objects)).toEqual(snapshot(reference.store.objects))
+  })
+
+  test('warming up for a run starts the compile threads once', () => {
+    let warmed = 0
+    const db = openDatabase(':memory:')
+    migrate(db, migrations)
+    const engine = new Engine({ db, store: memoryStore(), cacheBytes: 1 << 20, warmCompile: () => warmed++ })
+    engine.warmUp()
+    expect(warmed).toBe(1)
+  })
+})

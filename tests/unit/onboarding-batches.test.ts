@@ -1,0 +1,25 @@
+import { describe, expect, test } from 'bun:test'
+import { batchesOf } from '../../src/features/onboarding/onboarding.jobs'
+
+const units = (chars: number[]) => chars.map((c, i) => ({ id: `u${i}`, parent_id: null, text_chars: c }))
+const sizes = (chars: number[], size = 16) => batchesOf(units(chars), size).map((b) => b.length)
+
+describe('a run split into batches', () => {
+  test('large units go `size` to a batch, the last one holding the rest', () => {
+    expect(sizes(Array(40).fill(20_000))).toEqual([16, 16, 8])
+  })
+
+  test('small units share a batch up to 128 KB of text', () => {
+    expect(sizes(Array(300).fill(2048))).toEqual([64, 64, 64, 64, 44])
+  })
+
+  test('a batch of tiny units holds at most 128 of them', () => {
+    expect(sizes(Array(300).fill(40))).toEqual([128, 128, 44])
+  })
+
+  test('every unit is in exactly one batch, in order', () => {
+    const chars = Array.from({ length: 500 }, (_, i) => (i * 7919) % 30_000)
+    const all = units(chars)
+    expect(batchesOf(all, 16).flat()).toEqual(all)
+  })
+})
