@@ -76,4 +76,25 @@ describe('cart searches one after another', () => {
     expect(interleaved).toEqual(forward)
     expect(forward.every((r) => r.length > 0)).toBe(true)
   })
+
+  test('a search cut short by an error leaves the searches after it unchanged', () => {
+    const entries = articleSections(ARTICLES, 1, 2)
+    const route = routeCartridges(entries.map((e) => e.cart))
+    const ask = (list: typeof entries, q: string) =>
+      searchCartridges(list, planQuery(q), 10, { route }).map((p) => ({ ref: p.ref, score: p.score }))
+    const before = questions.slice(0, 20).map((q) => ask(entries, q))
+    // Every section's cartridge can be read once (for its bound), and the search of it then fails.
+    const failing = entries.map((e) => {
+      let reads = 0
+      return {
+        ...e,
+        get cart() {
+          if (++reads > 1) throw new Error('cartridge unreadable')
+          return e.cart
+        },
+      }
+    })
+    expect(() => ask(failing, questions[0]!)).toThrow('cartridge unreadable')
+    expect(questions.slice(0, 20).map((q) => ask(entries, q))).toEqual(before)
+  })
 })

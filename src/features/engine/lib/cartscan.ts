@@ -90,6 +90,11 @@ function scratchOf(cart: WarmCartridge): Scratch {
   return scratch
 }
 
+/** Drops the shared work arrays (after a search cut short left marks in them); the next search makes new ones. */
+export function forgetScratch(): void {
+  scratch = null
+}
+
 /** Searches one cartridge: marks, scores and offers its passages, then resets what it touched. */
 export function searchOne<R>(
   { ref, cart }: CartEntry<R>,

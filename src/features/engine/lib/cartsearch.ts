@@ -2,7 +2,7 @@ import { BoundQueue } from './boundqueue'
 import { type Reach, releaseReach, routeReach, scanReach } from './cartreach'
 import { localId, type WarmCartridge } from './cartridge'
 import { type CartRoute, routeDf, routeKnownTerms, shortestSentence } from './cartroute'
-import { type CartEntry, searchOne } from './cartscan'
+import { type CartEntry, forgetScratch, searchOne } from './cartscan'
 import { kindTest } from './hypernyms'
 import type { QueryPlan } from './query'
 import { pairSet, type RankedPassage, scoreBound, sectionPrior, TopK, termWeights } from './rank'
@@ -74,15 +74,22 @@ export function searchCartridges<R>(
   const nq = plan.terms.length
   // Sections are searched best bound first, and the search stops at the first bound the top list
   // would not take (exact: no section it skips could have entered it).
-  for (let at = bounds.queue.pop(); at >= 0; at = bounds.queue.pop()) {
-    if (opts.prune !== false && !top.accepts(bounds.bound[at]!)) break
-    const e = reach.touched[at]!
-    const local = reach.local.subarray(e * nq, e * nq + nq)
-    const c = { titleMask: bounds.titleMask[at]!, secScore: bounds.secScore[at]! }
-    searchOne(entries[e]!, local, reach.variants(e), c, plan, qw, total, pairs, kind, top, gate)
-    if (opts.stats) opts.stats.searched++
+  try {
+    for (let at = bounds.queue.pop(); at >= 0; at = bounds.queue.pop()) {
+      if (opts.prune !== false && !top.accepts(bounds.bound[at]!)) break
+      const e = reach.touched[at]!
+      const local = reach.local.subarray(e * nq, e * nq + nq)
+      const c = { titleMask: bounds.titleMask[at]!, secScore: bounds.secScore[at]! }
+      searchOne(entries[e]!, local, reach.variants(e), c, plan, qw, total, pairs, kind, top, gate)
+      if (opts.stats) opts.stats.searched++
+    }
+  } catch (err) {
+    // A search cut short leaves marks in the shared work arrays: the next one starts afresh.
+    forgetScratch()
+    throw err
+  } finally {
+    releaseReach(reach, nq)
   }
-  releaseReach(reach, nq)
   return top.sorted()
 }
 
