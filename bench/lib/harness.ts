@@ -75,21 +75,7 @@ export function smallFiles(articles: { path: string; text: string }[], n: number
   })
 }
 
-/** SQuAD normalisation (as bench/quality.ts): lower case, no punctuation, no articles, single spaces. */
-function normalize(s: string): string {
-  return s
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s]/gu, ' ')
-    .replace(/\b(a|an|the)\b/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-}
-
-/** Whether `text` contains one of the gold answers as whole normalised words. */
-export function containsGold(text: string, golds: string[]): boolean {
-  const hay = ` ${normalize(text)} `
-  return golds.some((g) => normalize(g) !== '' && hay.includes(` ${normalize(g)} `))
-}
+export { containsGold } from './squad-metrics'
 
 /** A server reached over HTTP, with an admin's session and a query key. */
 export interface Server {

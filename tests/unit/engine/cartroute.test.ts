@@ -1,6 +1,4 @@
 import { describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
 import {
   routeCartridges,
   routeDf,
@@ -11,17 +9,11 @@ import { searchCartridges } from '../../../src/features/engine/lib/cartsearch'
 import { planQuery } from '../../../src/features/engine/lib/query'
 import type { TermEvidence } from '../../../src/features/engine/lib/support'
 import { lookupTerm } from '../../../src/features/engine/lib/terms'
-import { FIXTURE_SQUAD as SQUAD } from '../../helpers/fixture-data'
-import { articleSections } from './fixture'
+import { articleQuestions, articleSections } from './fixture'
 
 const ARTICLES = ['Nikola_Tesla.txt', 'Oxygen.txt', 'Warsaw.txt']
 
-const questions = readFileSync(resolve(SQUAD, 'questions.jsonl'), 'utf8')
-  .trim()
-  .split('\n')
-  .map((l) => JSON.parse(l) as { document: string; question: string })
-  .filter((q) => ARTICLES.includes(q.document.replace('articles/', '')))
-  .filter((_, i) => i % 3 === 0)
+const questions = articleQuestions(ARTICLES, 3)
 
 describe('the route over a base’s cartridges', () => {
   const base = articleSections(ARTICLES, 2, 1)
@@ -52,7 +44,7 @@ describe('the route over a base’s cartridges', () => {
       r.map((p) => ({ ref: p.ref, ordinal: p.ordinal, score: p.score, sentences: p.sentences }))
     let searched = 0
     // A misspelt question goes through the respelling of unknown words too.
-    for (const question of [...questions.map((q) => q.question), 'Where was Teslla born?']) {
+    for (const question of [...questions, 'Where was Teslla born?']) {
       const stats = { searched: 0 }
       const routed: TermEvidence = { terms: [], df: [], passages: 0, soft: 0 }
       const scanned: TermEvidence = { terms: [], df: [], passages: 0, soft: 0 }

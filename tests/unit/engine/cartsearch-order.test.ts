@@ -1,21 +1,12 @@
 import { describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
 import { BoundQueue } from '../../../src/features/engine/lib/boundqueue'
 import { routeCartridges } from '../../../src/features/engine/lib/cartroute'
 import { searchCartridges } from '../../../src/features/engine/lib/cartsearch'
 import { planQuery } from '../../../src/features/engine/lib/query'
-import { FIXTURE_SQUAD as SQUAD } from '../../helpers/fixture-data'
-import { articleSections } from './fixture'
+import { articleQuestions, articleSections } from './fixture'
 
 const ARTICLES = ['Nikola_Tesla.txt', 'Oxygen.txt', 'Warsaw.txt']
-const questions = readFileSync(resolve(SQUAD, 'questions.jsonl'), 'utf8')
-  .trim()
-  .split('\n')
-  .map((l) => JSON.parse(l) as { document: string; question: string })
-  .filter((q) => ARTICLES.includes(q.document.replace('articles/', '')))
-  .filter((_, i) => i % 5 === 0)
-  .map((q) => q.question)
+const questions = articleQuestions(ARTICLES, 5)
 
 /** A deterministic generator (mulberry32), so the random cases are the same on every run. */
 function random(seed: number): () => number {

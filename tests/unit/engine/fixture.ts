@@ -104,3 +104,14 @@ export function articleSections(articles: string[], copies: number, perSection: 
   }
   return out
 }
+
+/** The fixture's SQuAD questions about these articles, every `every`-th of them, in file order. */
+export function articleQuestions(articles: string[], every: number): string[] {
+  return readFileSync(resolve(FIXTURE_SQUAD, 'questions.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { document: string; question: string })
+    .filter((q) => articles.includes(q.document.replace('articles/', '')))
+    .filter((_, i) => i % every === 0)
+    .map((q) => q.question)
+}

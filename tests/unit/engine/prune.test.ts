@@ -1,19 +1,11 @@
 import { describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
 import { searchCartridges } from '../../../src/features/engine/lib/cartsearch'
 import { planQuery } from '../../../src/features/engine/lib/query'
-import { FIXTURE_SQUAD as SQUAD } from '../../helpers/fixture-data'
-import { articleSections } from './fixture'
+import { articleQuestions, articleSections } from './fixture'
 
 const ARTICLES = ['Nikola_Tesla.txt', 'Oxygen.txt', 'Warsaw.txt']
 
-const questions = readFileSync(resolve(SQUAD, 'questions.jsonl'), 'utf8')
-  .trim()
-  .split('\n')
-  .map((l) => JSON.parse(l) as { document: string; question: string })
-  .filter((q) => ARTICLES.includes(q.document.replace('articles/', '')))
-  .filter((_, i) => i % 4 === 0)
+const questions = articleQuestions(ARTICLES, 4)
 
 describe('cart search pruning', () => {
   test('skipping sections by their score bound never changes the passages found or their scores', () => {
@@ -22,7 +14,7 @@ describe('cart search pruning', () => {
       r.map((p) => ({ ref: p.ref, ordinal: p.ordinal, score: p.score, first: p.sentences[0]?.start }))
     let searched = 0
     let candidates = 0
-    for (const { question } of questions) {
+    for (const question of questions) {
       const pruned = { searched: 0 }
       const full = { searched: 0 }
       const a = searchCartridges(base, planQuery(question), 20, { stats: pruned })
