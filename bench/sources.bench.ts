@@ -15,6 +15,7 @@ import { createRequire } from 'node:module'
 import { Client } from 'minio'
 import { testApp } from '../tests/helpers/app'
 import { startS3rver } from '../tests/helpers/standins/s3rver'
+import { seededRandom } from './lib/seeded'
 
 const MB = 1024 * 1024
 const BUCKET = 'engram-bench'
@@ -46,18 +47,6 @@ function clientFor(b: Bucket): Client {
   })
 }
 
-/** A small seeded generator (mulberry32): the same files on every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 const WORDS = (
   'invoice contract supplier warehouse budget quarterly forecast meeting minutes policy ' +
   'procedure safety audit compliance customer order shipment delay review approval manager ' +
@@ -68,7 +57,7 @@ const WORDS = (
 
 /** A file of varied text between a few hundred bytes and a few KB, headed by its number. */
 function textOf(n: number, edition = 0): string {
-  const next = seeded(n * 7919 + edition)
+  const next = seededRandom(n * 7919 + edition)
   const target = 300 + Math.floor(next() * 3700)
   const lines = [`Document ${n}${edition ? `, edition ${edition}` : ''}.`]
   let size = lines[0]!.length

@@ -1,3 +1,4 @@
+import { seededRandom } from './seeded'
 // Ranking metrics of the retrieval bench (bench/retrieval.ts): nDCG@k with graded gains, recall@k,
 // and a paired bootstrap of the difference between two systems asked the same queries.
 
@@ -23,18 +24,6 @@ export function ndcgAt(ranked: readonly string[], judged: Judged, k = 10): numbe
 export function recallAt(ranked: readonly string[], judged: Judged, k = 10): number {
   if (judged.size === 0) return 0
   return ranked.slice(0, k).filter((doc) => (judged.get(doc) ?? 0) > 0).length / judged.size
-}
-
-/** A seeded generator of uniform numbers in [0, 1) (mulberry32): the same seed, the same draws. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 /** A mean difference and its 95% interval. */

@@ -3,9 +3,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createBenchEngine } from '../../bench/lib/bench-engine'
-import { ndcgAt, pairedBootstrap, recallAt, seededRandom } from '../../bench/lib/ndcg'
+import { ndcgAt, pairedBootstrap, recallAt } from '../../bench/lib/ndcg'
 import { Fts5Bm25, orQuery } from '../../bench/lib/retrieval-bm25'
 import { findSets, loadSet } from '../../bench/lib/retrieval-sets'
+import { seededRandom } from '../../bench/lib/seeded'
 import { runRetrieval } from '../../bench/retrieval'
 
 const CORPUS = [

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { seededRandom } from '../../../bench/lib/seeded'
 import { BoundQueue } from '../../../src/features/engine/lib/boundqueue'
 import { routeCartridges } from '../../../src/features/engine/lib/cartroute'
 import { searchCartridges } from '../../../src/features/engine/lib/cartsearch'
@@ -8,20 +9,9 @@ import { articleQuestions, articleSections } from './fixture'
 const ARTICLES = ['Nikola_Tesla.txt', 'Oxygen.txt', 'Warsaw.txt']
 const questions = articleQuestions(ARTICLES, 5)
 
-/** A deterministic generator (mulberry32), so the random cases are the same on every run. */
-function random(seed: number): () => number {
-  let a = seed
-  return () => {
-    a = (a + 0x6d2b79f5) | 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 describe('the bound queue', () => {
   test('gives positions by bound, best first, equal bounds by section index, as a full sort would', () => {
-    const next = random(7)
+    const next = seededRandom(7)
     for (let round = 0; round < 50; round++) {
       const n = Math.floor(next() * 200)
       // Few distinct bounds, so that ties are common; section indexes in no order.
