@@ -234,7 +234,6 @@ describe('console: sources of a base', () => {
       finished_at: null,
     }
     const listing = { ...real.items[0]!, syncing: true, current_run: running }
-    let canceled = ''
     const list = new RegExp(`/v1/corpora/${baseId}/sources\\?`)
     await page.route(list, (route) =>
       route.fulfill({ json: { items: [listing], total: 1, next_cursor: null } }),
@@ -257,10 +256,9 @@ describe('console: sources of a base', () => {
         },
       }),
     )
-    await page.route('**/v1/corpora/*/sources/*/cancel', (route) => {
-      canceled = route.request().url()
-      return route.fulfill({ json: { ...running, status: 'canceled' } })
-    })
+    await page.route('**/v1/corpora/*/sources/*/cancel', (route) =>
+      route.fulfill({ json: { ...running, status: 'canceled' } }),
+    )
     await page.reload()
     const item = source('Handbook')
     await item.getByText('42% · about 1 min 35 s left · 42 files looked at').waitFor()
@@ -272,11 +270,12 @@ describe('console: sources of a base', () => {
     expect((await counters(item.locator('.source-state'))).created).toBe('40')
     await accessible(page)
     await r.screenshot(page, 'sources-syncing')
-    await Promise.all([
+    // The request itself, as the page sent it: the route's handler may run after it is seen.
+    const [cancel] = await Promise.all([
       page.waitForRequest('**/v1/corpora/*/sources/*/cancel'),
       item.getByRole('button', { name: 'Cancel sync Handbook' }).click(),
     ])
-    expect(canceled).toContain(`/v1/corpora/${baseId}/sources/`)
+    expect(cancel.url()).toContain(`/v1/corpora/${baseId}/sources/`)
     await page.unroute(list)
     await page.unroute('**/v1/jobs/job_standin')
     await page.unroute('**/v1/corpora/*/sources/*/cancel')
