@@ -31,6 +31,8 @@ interface Rec {
   question: string
   evidence: TermEvidence
   sources: { document_id: string; title: string; snippet: string }[]
+  /** With an embeddings server (--embed): the support signal `model` of each of the first passages. */
+  model?: (number | null)[]
 }
 
 prepareStaticVectors()
@@ -40,8 +42,8 @@ const recs = readFileSync(positionals[0]!, 'utf8')
   .map((l) => JSON.parse(l) as Rec)
 
 type Feat = Record<string, number>
-function features(r: Rec, best: Rec['sources'][number]): Feat {
-  const s = supportSignals(supportQuestion(r.question, r.evidence), best.snippet, best.title)
+function features(r: Rec, best: Rec['sources'][number], rank: number): Feat {
+  const s = supportSignals(supportQuestion(r.question, r.evidence), best.snippet, best.title, r.model?.[rank])
   const f: Feat = { ...s }
   const ev = r.evidence
   const rarest = idf(ev.passages, 0)
@@ -134,12 +136,14 @@ function cos(a: Float32Array, b: Float32Array): number {
 
 // Each question's first passages (the engine's support is the best of the first three).
 const TOP = 5
-const rows = recs.map((r) => ({ r, f: r.sources.slice(0, TOP).map((src) => features(r, src)) }))
+const rows = recs.map((r) => ({ r, f: r.sources.slice(0, TOP).map((src, i) => features(r, src, i)) }))
 // What support.ts uses now, first; then what the model used before and what else was tried.
 const NOW = ['coverage', 'sentence', 'meaning', 'names', 'title', 'untyped']
 const S5 = ['coverage', 'sentence', 'meaning', 'names', 'title']
 const B4 = ['coverage', 'missing', 'meaning', 'names']
 const SETS: Record<string, string[]> = {
+  'now+model top3': [...NOW, 'model'],
+  'now-meaning+model top3': [...NOW.filter((k) => k !== 'meaning'), 'model'],
   'now top3': NOW,
   now: NOW,
   'now top2': NOW,

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import type { Engine } from '../../src/features/engine/engine.service'
-import type { SupportSignals, TermEvidence } from '../../src/features/engine/lib/support'
+import type { AskExplain } from '../../src/features/engine/lib/ask'
 
 /** One article of the data set, already cut into sections. */
 export interface Article {
@@ -75,6 +75,9 @@ export async function measureAbstention(
           filename: a.file,
           text,
         })
+    // What the embed job does after a run, when the model is an embeddings server.
+    if (engine.embedsAfterOnboarding)
+      await engine.embedSections(engine.sectionsOf(base).map((s) => s.sectionId))
     for (const q of questions) {
       const split = tuning.has(q.document) ? 'tuning' : 'held-out'
       const own = half.has(q.document)
@@ -90,7 +93,7 @@ export async function measureAbstention(
           foreignDeclined: 0,
         }
         tallies.set(key, t)
-        const explain: { signals?: SupportSignals; unchecked?: string; evidence?: TermEvidence } = {}
+        const explain: AskExplain = {}
         const res = await engine.ask(base, { question: q.question, k: 5, strategy }, explain)
         if (signalsFile && split === 'tuning') {
           signals.push(
@@ -102,6 +105,7 @@ export async function measureAbstention(
               signals: explain.signals ?? null,
               evidence: explain.evidence,
               unchecked: explain.unchecked ?? '',
+              model: explain.model ?? [],
               sources: res.sources.map((s) => ({
                 document_id: s.documentId,
                 title: s.title,

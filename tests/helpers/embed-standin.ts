@@ -4,9 +4,13 @@ export type EmbedStandinMode = 'ok' | 'error500' | 'hang' | 'short' | 'not-numbe
 /**
  * A local stand-in for an OpenAI-compatible embeddings server (`POST /v1/embeddings`): real HTTP on
  * 127.0.0.1, the real response shape, and switchable failures. Each input's vector is
- * `vectorOf(text)`; `reversed` sends the items in reverse order with their `index`.
+ * `vectorOf(text)`; `reversed` sends the items in reverse order with their `index`. A request
+ * `refuse` picks out is answered 500 whatever the mode.
  */
-export function startEmbedStandin(vectorOf: (text: string) => number[]) {
+export function startEmbedStandin(
+  vectorOf: (text: string) => number[],
+  refuse?: (input: string[]) => boolean,
+) {
   let mode: EmbedStandinMode = 'ok'
   const requests: { model: string; input: string[]; authorization: string | null }[] = []
   const hung: (() => void)[] = []
@@ -18,7 +22,8 @@ export function startEmbedStandin(vectorOf: (text: string) => number[]) {
         return new Response('no', { status: 404 })
       const body = (await req.json()) as { model: string; input: string[] }
       requests.push({ ...body, authorization: req.headers.get('authorization') })
-      if (mode === 'error500') return Response.json({ error: { message: 'boom' } }, { status: 500 })
+      if (mode === 'error500' || refuse?.(body.input))
+        return Response.json({ error: { message: 'boom' } }, { status: 500 })
       if (mode === 'hang')
         return new Promise<Response>((resolve) => hung.push(() => resolve(new Response('late'))))
       let data = body.input.map((t, index) => ({

@@ -3,6 +3,8 @@ import type { Meaning } from './lib/ask'
 import { WarmCache } from './lib/cache'
 import type { SectionRef } from './lib/ragsearch'
 import type { RankedPassage } from './lib/rank'
+import { REFERENCE_SENTENCES } from './lib/reference'
+import { STATIC_MODEL } from './lib/static-vectors'
 
 /** What re-ranking by meaning needs: a model (an embeddings server or the built-in vectors) and the weight of its similarity. */
 export interface Embedder {
@@ -36,6 +38,7 @@ export interface SectionVectors {
 export class EngineVectors {
   /** Passage vectors of the configured model by section, warm for cart. */
   readonly warm: WarmCache<SectionVectors>
+  private references: Promise<Float32Array[] | null> | null = null
 
   constructor(
     private readonly repo: VectorRepo,
@@ -112,12 +115,22 @@ export class EngineVectors {
     return {
       weight: e.weight,
       question: embedded,
+      references: e.model === STATIC_MODEL ? null : this.referenceVectors(e),
       // rag reads the candidates' vectors from the database, as it reads everything; cart has them warm.
       vectorOf: (strategy) =>
         strategy === 'rag'
           ? (p: RankedPassage<SectionRef>) => this.repo.vector(p.ref.sectionId, p.ordinal, e.model)
           : (p: RankedPassage<SectionRef>) => this.warmVectors(p.ref.sectionId, e.model)[p.ordinal] ?? null,
     }
+  }
+
+  /** The reference sentences under the model, embedded once (asked again after a failure). */
+  private referenceVectors(e: Embedder): Promise<Float32Array[] | null> {
+    this.references ??= e.embed([...REFERENCE_SENTENCES]).catch(() => {
+      this.references = null
+      return null
+    })
+    return this.references
   }
 
   /**

@@ -13,6 +13,7 @@ import {
   withMeaning,
   withTermFrequency,
 } from './rank'
+import { pastReference } from './reference'
 import { leadWith, shortAnswer } from './short'
 import {
   SUPPORT_PASSAGES,
@@ -82,6 +83,8 @@ export interface AskResult {
 /** What a benchmark may ask `ask` to report beside the answer (see Engine.ask). */
 export interface AskExplain {
   signals?: SupportSignals
+  /** Under an embeddings server's model, how much closer each passage asked was to the question than the reference sentences. */
+  model?: (number | null)[]
   unchecked?: string
   evidence?: TermEvidence
   /** The sentences the short answer was picked from, best first (bench/quality.ts dumps them to fit the picker). */
@@ -92,6 +95,8 @@ export interface AskExplain {
 export interface Meaning {
   weight: number
   question: Promise<Float32Array | null>
+  /** The reference sentences' vectors (reference.ts) under an embeddings server's model; null for the built-in one. */
+  references: Promise<Float32Array[] | null> | null
   vectorOf(strategy: 'cart' | 'rag'): (p: RankedPassage<SectionRef>) => Float32Array | null
 }
 
@@ -153,7 +158,13 @@ export async function askBase(
   if (question && meaning) ranked = withMeaning(ranked, question, meaning.vectorOf(strategy), meaning.weight)
   ranked = (input.distinctDocuments ? bestPerDocument(ranked) : ranked).slice(0, k)
   const sources = ranked.map(toSource)
-  const support = supportOf(condensed, evidence, sources, explain)
+  const references = question && meaning?.references && (await meaning.references)
+  const model =
+    question && meaning && references
+      ? pastReference(question, references, ranked.slice(0, SUPPORT_PASSAGES).map(meaning.vectorOf(strategy)))
+      : []
+  if (explain) explain.model = model
+  const support = supportOf(condensed, evidence, sources, model, explain)
   if (explain) explain.evidence = evidence
   const t1 = ctx.now()
   const weights = new Map<string, number>()
@@ -226,13 +237,14 @@ function supportOf(
   condensed: string,
   evidence: TermEvidence,
   sources: Source[],
+  model: (number | null)[],
   explain?: AskExplain,
 ): number {
   let support = 0
   if (sources.length === 0) return support
   const asked = supportQuestion(condensed, evidence)
-  for (const s of sources.slice(0, SUPPORT_PASSAGES)) {
-    const signals = supportSignals(asked, s.snippet, s.title)
+  for (const [i, s] of sources.slice(0, SUPPORT_PASSAGES).entries()) {
+    const signals = supportSignals(asked, s.snippet, s.title, model[i])
     const score = supportScore(signals)
     if (score <= support) continue
     support = score

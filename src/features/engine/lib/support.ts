@@ -15,6 +15,10 @@
  *   document's subject);
  * - untyped: whether the question asks for a kind of answer (a date, a number, a name: "when",
  *   "how many", "who") that the best sentence does not offer outside the question's own words.
+ * - model (with an embeddings server only): how much closer the passage is to the question than
+ *   sentences on no one subject are, under the server's model (reference.ts). A contextual model
+ *   tells a passage that says what the question asks from one that only shares its words; with it
+ *   a second model, fitted the same way, decides.
  * (The weight of the rarest question term the passage lacks was a signal too; with the sentence's
  * coverage beside it, the fit gave it no weight.)
  * They are combined by a logistic model fitted on one half of the squad-dev articles and checked on
@@ -48,6 +52,11 @@ export interface SupportSignals {
   names: number
   title: number
   untyped: number
+  /**
+   * With an embeddings server: how much closer the passage is to the question than sentences on no
+   * one subject are, under its model (reference.ts); undefined otherwise.
+   */
+  model?: number
 }
 
 // Weight kept by a term that only names the kind of answer, as in ranking (rank.ts SOFT).
@@ -63,6 +72,19 @@ const MODEL = {
   names: 1.9,
   title: 2.22,
   untyped: -0.72,
+}
+// With an embeddings server, the same signals and its `model` one, fitted the same way on the same
+// split (bench/quality.ts --embed). Its bias is set so that SUPPORT_THRESHOLD is again the
+// probability that declines 2.5% of the tuning split's answerable questions.
+const MODEL_EMBEDDED = {
+  bias: -10.88,
+  coverage: 6.3,
+  sentence: 5.35,
+  meaning: -1.94,
+  names: 2.01,
+  title: 1.79,
+  untyped: -0.6,
+  model: 11.62,
 }
 /**
  * Passages scoring below this probability are not evidence of an answer: on the tuning split, with
@@ -113,7 +135,12 @@ export function supportQuestion(question: string, ev: TermEvidence): SupportQues
 }
 
 /** The signals of a question (supportQuestion) against a passage and its title. */
-export function supportSignals(q: SupportQuestion, passage: string, title: string): SupportSignals {
+export function supportSignals(
+  q: SupportQuestion,
+  passage: string,
+  title: string,
+  model?: number | null,
+): SupportSignals {
   const { index, weights, total, want, own } = q
   // Terms the title holds count for the passage and for each of its sentences.
   const titled = new Uint8Array(weights.length)
@@ -166,6 +193,7 @@ export function supportSignals(q: SupportQuestion, passage: string, title: strin
     names: namesIn(q.names, text),
     title: titled.includes(1) ? 1 : 0,
     untyped: want !== 0 && !bestTyped ? 1 : 0,
+    ...(model != null && { model }),
   }
 }
 
@@ -179,14 +207,16 @@ function shareOf(held: Uint8Array, weights: number[], total: number): number {
 
 /** The model's probability that the passage supports an answer. */
 export function supportScore(s: SupportSignals): number {
+  const m = s.model === undefined ? MODEL : MODEL_EMBEDDED
   const z =
-    MODEL.bias +
-    MODEL.coverage * s.coverage +
-    MODEL.sentence * s.sentence +
-    MODEL.meaning * s.meaning +
-    MODEL.names * s.names +
-    MODEL.title * s.title +
-    MODEL.untyped * s.untyped
+    m.bias +
+    m.coverage * s.coverage +
+    m.sentence * s.sentence +
+    m.meaning * s.meaning +
+    m.names * s.names +
+    m.title * s.title +
+    m.untyped * s.untyped +
+    (s.model === undefined ? 0 : MODEL_EMBEDDED.model * s.model)
   return 1 / (1 + Math.exp(-z))
 }
 

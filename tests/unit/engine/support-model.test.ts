@@ -1,0 +1,164 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { migrations } from '../../../migrations/index'
+import {
+  REFERENCE_SENTENCES_PATH,
+  renderReferenceSentences,
+} from '../../../scripts/build-reference-sentences'
+import { type Embedder, Engine } from '../../../src/features/engine/engine.service'
+import type { AskExplain } from '../../../src/features/engine/lib/ask'
+import { planQuery } from '../../../src/features/engine/lib/query'
+import { pastReference, REFERENCE_SENTENCES } from '../../../src/features/engine/lib/reference'
+import { prepareStaticVectors } from '../../../src/features/engine/lib/static-vectors'
+import {
+  SUPPORT_THRESHOLD,
+  supportQuestion,
+  supportScore,
+  supportSignals,
+  type TermEvidence,
+} from '../../../src/features/engine/lib/support'
+import { openDatabase } from '../../../src/platform/db/db'
+import { migrate } from '../../../src/platform/db/migrate'
+import { createEmbeddingsClient } from '../../../src/platform/llm/embeddings-client'
+import { startEmbedStandin } from '../../helpers/embed-standin'
+import { memoryStore, onboardDoc } from './fixture'
+
+prepareStaticVectors()
+
+const unit = (...v: number[]) => {
+  const n = Math.hypot(...v)
+  return Float32Array.from(v, (x) => x / n)
+}
+
+describe('how much closer a passage is than the reference sentences', () => {
+  test('the committed sentences are what WordNet generates (run scripts/build-reference-sentences.ts)', () => {
+    const committed = readFileSync(REFERENCE_SENTENCES_PATH, 'utf8')
+    expect(committed).toBe(renderReferenceSentences())
+    expect(committed).toContain('WordNet 3.1 Copyright 2011 by Princeton University')
+    expect(REFERENCE_SENTENCES).toHaveLength(100)
+    expect(new Set(REFERENCE_SENTENCES).size).toBe(100)
+  })
+
+  test('0 at the references, 1 at the question itself, null without a vector of its length', () => {
+    const q = unit(1, 0, 0)
+    const refs = [unit(0, 0, 1), unit(0, 1, 1)]
+    const [same, ref, half, none, short] = pastReference(q, refs, [
+      q,
+      refs[0]!,
+      unit(1, 1, 0),
+      null,
+      unit(1, 0),
+    ])
+    expect(same).toBeCloseTo(1, 6)
+    expect(ref).toBeCloseTo(0, 6)
+    expect(half).toBeCloseTo(Math.SQRT1_2, 6)
+    expect(none).toBeNull()
+    expect(short).toBeNull()
+    // A model that embeds everything alike says nothing.
+    expect(pastReference(q, [q, q], [q, unit(0, 1, 0)])).toEqual([null, null])
+    expect(pastReference(q, [], [q])).toEqual([null])
+  })
+
+  test('the same whatever range the model keeps its cosines to', () => {
+    // A second model whose vectors all share one direction: every cosine is raised towards 1.
+    const raise = (v: Float32Array) => unit(0.9, ...Array.from(v, (x) => x * Math.sqrt(1 - 0.81)))
+    const q = unit(1, 0, 0)
+    const refs = [unit(0, 0, 1), unit(0, 1, 0)]
+    const passages = [unit(1, 1, 0), unit(1, 0, 1), unit(3, 1, 1)]
+    const a = pastReference(q, refs, passages)
+    const b = pastReference(raise(q), refs.map(raise), passages.map(raise))
+    for (const [i, x] of a.entries()) expect(b[i]!).toBeCloseTo(x!, 5)
+    // The raw cosines differ a lot between the two models.
+    expect(Math.abs(raise(q).reduce((s, x, i) => s + x * raise(refs[0]!)[i]!, 0))).toBeGreaterThan(0.8)
+  })
+})
+
+// A question about when a school was founded, with its terms as a base of 1,000 passages knows them.
+const QUESTION = 'In what year was the Harwell school founded?'
+const PLAN = planQuery(QUESTION)
+const EVIDENCE: TermEvidence = { terms: PLAN.terms, df: [80, 3, 40, 60], passages: 1000, soft: PLAN.soft }
+// A passage holding some of the question's words over two sentences: lexically, it may answer.
+const SCATTERED = 'Harwell is a village with a school. A bus stops there every year.'
+
+describe('the support check with an embeddings server', () => {
+  test("the model's signal decides a passage that holds only some of the question's words", () => {
+    const q = supportQuestion(QUESTION, EVIDENCE)
+    const lexical = supportSignals(q, SCATTERED, 'Villages')
+    expect(lexical.model).toBeUndefined()
+    expect(supportScore(lexical)).toBeGreaterThanOrEqual(SUPPORT_THRESHOLD)
+    // No closer to the question than sentences on no subject: not evidence of an answer.
+    expect(supportScore(supportSignals(q, SCATTERED, 'Villages', 0.02))).toBeLessThan(SUPPORT_THRESHOLD)
+    // Close in meaning: it is.
+    expect(supportScore(supportSignals(q, SCATTERED, 'Villages', 0.6))).toBeGreaterThanOrEqual(
+      SUPPORT_THRESHOLD,
+    )
+    // No vector for the passage: the lexical model decides, as without a server.
+    expect(supportScore(supportSignals(q, SCATTERED, 'Villages', null))).toBe(supportScore(lexical))
+  })
+
+  // The references, the question and the founding passage each point their own way; the other passage
+  // points away from the question.
+  // (`failReferences`: the server answers 500 to a request holding them.)
+  const references = new Set(REFERENCE_SENTENCES)
+  let failReferences = false
+  const standin = startEmbedStandin(
+    (t) => (references.has(t) ? [0, 0, 1] : t.endsWith('?') || t.includes('founded') ? [1, 0, 0] : [0, 1, 0]),
+    (input) => failReferences && input.some((t) => references.has(t)),
+  )
+  afterAll(() => standin.stop())
+
+  async function engine() {
+    const db = openDatabase(':memory:')
+    migrate(db, migrations)
+    const client = createEmbeddingsClient({ url: standin.url, model: 'mini', timeoutMs: 1000, batch: 16 })
+    const embedder: Embedder = { model: 'mini', weight: 1, embed: (texts) => client.embed(texts) }
+    const e = new Engine({ db, store: memoryStore(), cacheBytes: 1 << 24, now: () => 0, embedder })
+    const docs = [
+      {
+        id: 'doc_a',
+        title: 'Harwell',
+        filename: 'a.txt',
+        text: 'Harwell school was founded in the year 1871.',
+      },
+      { id: 'doc_b', title: 'Villages', filename: 'b.txt', text: SCATTERED },
+    ]
+    for (const d of docs) await onboardDoc(e, 'cor_1', d)
+    await e.embedSections(e.sectionsOf('cor_1').map((s) => s.sectionId))
+    return e
+  }
+  const referenceRequests = () =>
+    standin.requests.filter((r) => r.input.includes(REFERENCE_SENTENCES[0]!)).length
+
+  for (const strategy of ['cart', 'rag'] as const) {
+    test(`${strategy}: each passage asked gets its signal, and the references are embedded once`, async () => {
+      standin.setMode('ok')
+      const e = await engine()
+      const before = referenceRequests()
+      for (let i = 0; i < 2; i++) {
+        const explain: AskExplain = {}
+        const res = await e.ask('cor_1', { question: QUESTION, k: 2, strategy }, explain)
+        expect(res.sources.map((s) => s.documentId)).toEqual(['doc_a', 'doc_b'])
+        expect(explain.model).toHaveLength(2)
+        expect(explain.model![0]!).toBeCloseTo(1, 5)
+        expect(explain.model![1]!).toBeCloseTo(0, 5)
+        expect(res.answered).toBe(true)
+      }
+      expect(referenceRequests() - before).toBe(1)
+    })
+  }
+
+  test('a server that fails on the references leaves the lexical check, and is asked again later', async () => {
+    standin.setMode('ok')
+    const e = await engine()
+    failReferences = true
+    const explain: AskExplain = {}
+    const res = await e.ask('cor_1', { question: QUESTION, k: 2, strategy: 'rag' }, explain)
+    expect(explain.model).toEqual([])
+    expect(res.answered).toBe(true)
+    failReferences = false
+    const again: AskExplain = {}
+    await e.ask('cor_1', { question: QUESTION, k: 2, strategy: 'rag' }, again)
+    expect(again.model).toHaveLength(2)
+    expect(again.model![0]!).toBeCloseTo(1, 5)
+  })
+})
