@@ -98,4 +98,21 @@ describe('support signals', () => {
         .untyped,
     ).toBe(0)
   })
+
+  // A passage holding some of the question's words over two sentences: lexically, it may answer.
+  const SCATTERED = 'Harwell is a village with a school. A bus stops there every year.'
+  test("the model's signal decides a passage that holds only some of the question's words", () => {
+    const q = supportQuestion(QUESTION, EVIDENCE)
+    const lexical = supportSignals(q, SCATTERED, 'Villages')
+    expect(lexical.model).toBeUndefined()
+    expect(supportScore(lexical)).toBeGreaterThanOrEqual(SUPPORT_THRESHOLD)
+    // No closer to the question than sentences on no subject: not evidence of an answer.
+    expect(supportScore(supportSignals(q, SCATTERED, 'Villages', 0.02))).toBeLessThan(SUPPORT_THRESHOLD)
+    // Close in meaning: it is.
+    expect(supportScore(supportSignals(q, SCATTERED, 'Villages', 0.6))).toBeGreaterThanOrEqual(
+      SUPPORT_THRESHOLD,
+    )
+    // No vector for the passage: the lexical model decides, as without a server.
+    expect(supportScore(supportSignals(q, SCATTERED, 'Villages', null))).toBe(supportScore(lexical))
+  })
 })
