@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { NO_ANSWER } from '../../src/features/engine/engine.service'
+import { REFERENCE_SENTENCES } from '../../src/features/engine/lib/reference'
+import { SUPPORT_THRESHOLD } from '../../src/features/engine/lib/support'
+import type { TestApp } from '../helpers/app'
+import { startEmbedStandin } from '../helpers/embed-standin'
+import { type ReadyBase, readyBase } from '../helpers/ready-base'
+import { authApp, bearer } from './accounts.fixture'
+
+const FILES = [
+  {
+    path: 'travel-policy.md',
+    text:
+      '# Travel policy\n\nEmployees book flights through the travel desk at least 14 days before departure. ' +
+      'Economy class is used for flights shorter than six hours.',
+  },
+  {
+    path: 'holidays.md',
+    text: '# Holidays\n\nFull-time staff have 27 days of paid leave a year, approved by the team lead.',
+  },
+]
+// The policy holds most of the question's words without saying what it asks (hotels).
+const QUESTION = 'How many days before departure do employees book hotels?'
+
+describe('the support check with an embeddings server (ENGRAM_EMBED_URL)', () => {
+  // Two servers' models: both put the reference sentences one way and the question another; one puts
+  // every passage a third way (far from the question), the other with the question (near).
+  const references = new Set(REFERENCE_SENTENCES)
+  const model = (near: boolean) => (t: string) =>
+    references.has(t) ? [0, 0, 1] : t === QUESTION || near ? [1, 0, 0] : [0, 1, 0]
+  const far = startEmbedStandin(model(false))
+  const near = startEmbedStandin(model(true))
+  const apps: TestApp[] = []
+  const bases = new Map<string, { t: TestApp; base: ReadyBase }>()
+  beforeAll(async () => {
+    for (const [name, env] of [
+      ['plain', {}],
+      ['far', { ENGRAM_EMBED_URL: far.url }],
+      ['near', { ENGRAM_EMBED_URL: near.url }],
+    ] as const) {
+      const t = authApp({ env })
+      apps.push(t)
+      bases.set(name, { t, base: await readyBase(t, FILES) })
+    }
+  })
+  afterAll(async () => {
+    for (const t of apps) t.close()
+    await far.stop()
+    await near.stop()
+  })
+  const ask = async (name: string, strategy: 'cart' | 'rag') => {
+    const { t, base } = bases.get(name)!
+    const res = await t.request(`/v1/corpora/${base.corpusId}/chat`, {
+      method: 'POST',
+      headers: bearer(base.keys.query),
+      json: { question: QUESTION, strategy },
+    })
+    expect(res.status).toBe(200)
+    return (await res.json()) as { answer: string; answered: boolean; metrics: { support: number } }
+  }
+
+  for (const strategy of ['cart', 'rag'] as const) {
+    test(`${strategy}: the model's meaning decides a passage that shares only some of the question's words`, async () => {
+      // Without a server, the shared words are taken for an answer.
+      expect(await ask('plain', strategy)).toMatchObject({ answered: true })
+      // A model that puts the passage no nearer the question than sentences on no subject: declined.
+      const declined = await ask('far', strategy)
+      expect(declined).toMatchObject({ answered: false, answer: NO_ANSWER })
+      expect(declined.metrics.support).toBeLessThan(SUPPORT_THRESHOLD)
+      // A model that puts it near the question: answered, with its citation.
+      const answered = await ask('near', strategy)
+      expect(answered.answered).toBe(true)
+      expect(answered.answer).toContain('14 days before departure')
+      expect(answered.metrics.support).toBeGreaterThanOrEqual(SUPPORT_THRESHOLD)
+    })
+  }
+
+  test('each server embeds the reference sentences once, however many questions', () => {
+    for (const server of [far, near]) {
+      const asked = server.requests.filter((r) => r.input.includes(REFERENCE_SENTENCES[0]!))
+      expect(asked).toHaveLength(1)
+    }
+  })
+})
