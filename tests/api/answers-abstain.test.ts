@@ -34,9 +34,13 @@ const COMPANY = [
 
 const FOREIGN = 'What is the capital of Mongolia?'
 const OWN = 'How many days of paid leave do full-time staff have?'
+// A question the check lets through (the holiday policy shares its words) that the model finds no answer to.
+const MODEL_FINDS_NONE = 'Who approves the leave requests of contractors?'
 
 describe('a base that does not hold the answer', () => {
-  const standin = startLlmStandin(() => 'Ulaanbaatar is the capital [1].')
+  const standin = startLlmStandin((messages) =>
+    messages.at(-1)!.content.endsWith(MODEL_FINDS_NONE) ? 'NO_ANSWER' : 'Ulaanbaatar is the capital [1].',
+  )
   let plain: TestApp
   let withModel: TestApp
   let b: ReadyBase
@@ -101,6 +105,32 @@ describe('a base that does not hold the answer', () => {
       const own = await (await ask(withModel, m, OWN, strategy)).json()
       expect(own).toMatchObject({ answered: true, answer: 'Ulaanbaatar is the capital [1].' })
       expect(standin.requests.length).toBe(before + 1)
+    })
+
+    test(`${strategy}: a model that finds no answer in the passages it is given declines as the engine does`, async () => {
+      const before = standin.requests.length
+      const body = await (await ask(withModel, m, MODEL_FINDS_NONE, strategy)).json()
+      expect(body).toMatchObject({ answer: NO_ANSWER, answered: false, used_docs: [], short_answer: null })
+      expect(body.metrics.generator).toBe('llm')
+      // The check had let the passages through: the model was asked, and told how to decline.
+      expect(body.metrics.support).toBeGreaterThanOrEqual(SUPPORT_THRESHOLD)
+      expect(standin.requests.length).toBe(before + 1)
+      expect(standin.requests.at(-1)!.messages[0]!.content).toContain('reply with exactly NO_ANSWER')
+      const events = parseSse(
+        await (await ask(withModel, m, MODEL_FINDS_NONE, strategy, 'chat/stream')).text(),
+      )
+      expect(events[0]!.data).toMatchObject({
+        head: true,
+        answered: false,
+        used_docs: [],
+        short_answer: null,
+      })
+      const text = events
+        .filter((e) => e.event === 'delta')
+        .map((e) => (e.data as { delta: string }).delta)
+        .join('')
+      expect(text).toBe(NO_ANSWER)
+      expect(events.at(-1)).toMatchObject({ event: 'done', data: { metrics: { generator: 'llm' } } })
     })
   }
 

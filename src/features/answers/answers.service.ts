@@ -16,7 +16,7 @@ import { rethrowUnavailable, unavailable } from './answers.errors'
 import { AnswersRepo } from './answers.repo'
 import type { ChatReq, FeedbackReq } from './answers.schemas'
 import { answerEvents, CUT_FALLBACK, type OpenedPieces, round } from './answers.stream'
-import { llmMessages, streamPieces, uncut } from './answers.text'
+import { declineState, llmMessages, modelDeclined, openReply, streamPieces, uncut } from './answers.text'
 import type { ChatEvent, ChatResult, Generator } from './answers.types'
 
 export type { ChatEvent, ChatMetrics, ChatResult, StreamMetrics } from './answers.types'
@@ -125,7 +125,7 @@ export class AnswersService {
     const release = await this.slot()
     try {
       const t0 = performance.now()
-      const found = await this.d.engine.ask(corpusId, input)
+      let found = await this.d.engine.ask(corpusId, input)
       let answer = found.answer
       let generator: Generator = 'extractive'
       let fallback: string | null = null
@@ -136,7 +136,12 @@ export class AnswersService {
         try {
           const done = await this.d.llm.completion({ messages, maxTokens: req.max_tokens })
           const text = uncut(done.text, done.finishReason)
-          if (text.trim()) {
+          if (declineState(text) === 'declined') {
+            // The model found no answer in the passages the check let through.
+            found = modelDeclined(found)
+            answer = found.answer
+            generator = 'llm'
+          } else if (text.trim()) {
             answer = text
             generator = 'llm'
             contextTokens = estimateTokens(messages.map((m) => m.content).join('\n'))
@@ -175,8 +180,8 @@ export class AnswersService {
     }
     try {
       const t0 = performance.now()
-      const found = await this.d.engine.ask(corpusId, input)
-      const opened = await this.openPieces(found, req.max_tokens)
+      const asked = await this.d.engine.ask(corpusId, input)
+      const { found, ...opened } = await this.openPieces(asked, req.max_tokens)
       const ttftMs = round(performance.now() - t0)
       this.repo.answered(principal, corpusId, found)
       const contextTokens = estimateTokens(
@@ -197,19 +202,29 @@ export class AnswersService {
    * strict) the extractive answer's. The first piece is awaited so that a dead server is known
    * before the first event.
    */
-  private async openPieces(found: AskResult, maxTokens: number | undefined): Promise<OpenedPieces> {
+  private async openPieces(
+    found: AskResult,
+    maxTokens: number | undefined,
+  ): Promise<OpenedPieces & { found: AskResult }> {
     const extractive = async (fallbackReason: string | null) => {
       const pieces: AsyncGenerator<string, string | null | undefined> = streamPieces(found.answer)
-      return { pieces, first: await pieces.next(), messages: [] as ChatMessage[], fallbackReason }
+      return { found, pieces, first: await pieces.next(), messages: [] as ChatMessage[], fallbackReason }
     }
     if (!this.d.llm || !found.answered) return extractive(null)
     const messages = llmMessages(found.condensedQuestion, found.sources)
-    const pieces = this.d.llm.stream({ messages, maxTokens })
+    const stream = this.d.llm.stream({ messages, maxTokens })
+    let reply: Awaited<ReturnType<typeof openReply>>
     try {
-      return { pieces, first: await pieces.next(), messages, fallbackReason: null }
+      reply = await openReply(stream, await stream.next())
     } catch (e) {
       return extractive(this.fallbackFor(e))
     }
+    if (!reply.declined) return { found, pieces: reply.pieces, first: reply.first, messages, fallbackReason: null }
+    // The model found no answer in the passages the check let through: said as the engine says it.
+    await stream.return(null)
+    const declined = modelDeclined(found)
+    const pieces = streamPieces(declined.answer)
+    return { found: declined, pieces, first: await pieces.next(), messages, fallbackReason: null }
   }
 
   /** Generates and stores the catalog description of a ready base (null when no sentence came out). */

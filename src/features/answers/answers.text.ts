@@ -1,5 +1,51 @@
 import type { ChatMessage } from '../../platform/llm/openai-client'
-import { type Source, streamAnswer } from '../engine/engine.service'
+import { type AskResult, NO_ANSWER, type Source, streamAnswer } from '../engine/engine.service'
+
+/** What the model is told to reply when the sources do not answer the question. */
+export const MODEL_DECLINES = 'NO_ANSWER'
+
+/**
+ * Whether a model's reply, or as much of it as has arrived, is its decline (it starts with
+ * MODEL_DECLINES), may still turn out to be (it is a beginning of it), or is an answer.
+ */
+export function declineState(text: string): 'declined' | 'maybe' | 'answer' {
+  const t = text.trimStart()
+  if (t.startsWith(MODEL_DECLINES)) return 'declined'
+  return MODEL_DECLINES.startsWith(t) ? 'maybe' : 'answer'
+}
+
+/**
+ * Reads a model's streamed reply until it is known whether it is the decline, then gives its
+ * pieces back with what was read in front (`first`); the model's end (its finish reason) is kept.
+ */
+export async function openReply(
+  pieces: AsyncGenerator<string, string | null | undefined>,
+  first: IteratorResult<string, string | null | undefined>,
+): Promise<{
+  declined: boolean
+  pieces: AsyncGenerator<string, string | null | undefined>
+  first: IteratorResult<string, string | null | undefined>
+}> {
+  let held = ''
+  let next = first
+  while (!next.done && declineState(held + next.value) === 'maybe') {
+    held += next.value
+    next = await pieces.next()
+  }
+  if (!next.done) held += next.value
+  if (declineState(held) === 'declined') return { declined: true, pieces, first: next }
+  if (!next.done) return { declined: false, pieces, first: { done: false, value: held } }
+  const end = next
+  const ended = (async function* () {
+    return end.value
+  })()
+  return { declined: false, pieces: ended, first: held ? { done: false, value: held } : end }
+}
+
+/** An answer the model declined: the engine's words for it, no citation, no document used. */
+export function modelDeclined(found: AskResult): AskResult {
+  return { ...found, answer: NO_ANSWER, answered: false, shortAnswer: null, usedDocs: [] }
+}
 
 /** The prompt a model server answers from: numbered sources, then the question. */
 export function llmMessages(question: string, sources: Source[]): ChatMessage[] {
@@ -9,7 +55,7 @@ export function llmMessages(question: string, sources: Source[]): ChatMessage[] 
       role: 'system',
       content:
         'You answer questions using only the numbered sources. Be brief. Cite the sources you use as [n]. ' +
-        'If the sources do not contain the answer, say that you could not find it in these documents.',
+        `If the sources do not contain the answer, reply with exactly ${MODEL_DECLINES} and nothing else.`,
     },
     { role: 'user', content: `Sources:\n${context}\n\nQuestion: ${question}` },
   ]
