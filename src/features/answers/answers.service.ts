@@ -219,7 +219,8 @@ export class AnswersService {
     } catch (e) {
       return extractive(this.fallbackFor(e))
     }
-    if (!reply.declined) return { found, pieces: reply.pieces, first: reply.first, messages, fallbackReason: null }
+    if (!reply.declined)
+      return { found, pieces: reply.pieces, first: reply.first, messages, fallbackReason: null }
     // The model found no answer in the passages the check let through: said as the engine says it.
     await stream.return(null)
     const declined = modelDeclined(found)

@@ -35,11 +35,13 @@ export async function openReply(
   if (!next.done) held += next.value
   if (declineState(held) === 'declined') return { declined: true, pieces, first: next }
   if (!next.done) return { declined: false, pieces, first: { done: false, value: held } }
-  const end = next
-  const ended = (async function* () {
-    return end.value
-  })()
-  return { declined: false, pieces: ended, first: held ? { done: false, value: held } : end }
+  return { declined: false, pieces: ended(next.value), first: held ? { done: false, value: held } : next }
+}
+
+/** A stream already over, that ends as the model's did. */
+async function* ended(value: string | null | undefined): AsyncGenerator<string, string | null | undefined> {
+  yield* []
+  return value
 }
 
 /** An answer the model declined: the engine's words for it, no citation, no document used. */
