@@ -136,15 +136,12 @@ export class AnswersService {
         try {
           const done = await this.d.llm.completion({ messages, maxTokens: req.max_tokens })
           const text = uncut(done.text, done.finishReason)
-          if (declineState(text) === 'declined') {
-            // The model found no answer in the passages the check let through.
-            found = modelDeclined(found)
-            answer = found.answer
-            generator = 'llm'
-          } else if (text.trim()) {
-            answer = text
+          if (text.trim()) {
             generator = 'llm'
             contextTokens = estimateTokens(messages.map((m) => m.content).join('\n'))
+            // The model may find no answer in the passages the check let through.
+            found = declineState(text) === 'declined' ? modelDeclined(found) : found
+            answer = found.answered ? text : found.answer
           } else fallback = CUT_FALLBACK
         } catch (e) {
           fallback = this.fallbackFor(e)
