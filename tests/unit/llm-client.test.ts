@@ -5,7 +5,8 @@ import { startLlmStandin } from '../helpers/llm-standin'
 
 const standin = startLlmStandin((messages) => `You asked: ${messages.at(-1)?.content}`)
 afterAll(() => standin.stop())
-const client = createLlmClient({ url: standin.url, model: 'tiny', apiKey: 'sk-test', timeoutMs: 300 })
+// A timeout a loaded machine never reaches on a served request; the hang test has its own short one.
+const client = createLlmClient({ url: standin.url, model: 'tiny', apiKey: 'sk-test', timeoutMs: 10_000 })
 const ask = [{ role: 'user' as const, content: 'why?' }]
 
 async function collect(gen: AsyncGenerator<string, unknown>) {
@@ -67,7 +68,8 @@ describe('OpenAI-compatible client', () => {
 
   test('a server that does not answer in time is "unavailable" instead of a hang', async () => {
     standin.setMode('hang')
-    const err = await collect(client.stream({ messages: ask })).catch((e) => e)
+    const impatient = createLlmClient({ url: standin.url, model: 'tiny', apiKey: 'sk-test', timeoutMs: 300 })
+    const err = await collect(impatient.stream({ messages: ask })).catch((e) => e)
     expect(err).toBeInstanceOf(LlmUnavailableError)
     expect(err.message).toContain('no answer within 300 ms')
   })
