@@ -102,7 +102,7 @@ export function createApp(deps: AppDeps): App {
     listening: (url) => {
       selfUrl = url.replace(/\/+$/, '')
     },
-    prepare: () => engine.prepare(),
+    prepare: () => void engine.prepare(),
     sweepOrphans: () => f.ingest.service.sweepOrphans(),
     embedMissing: () => f.onboarding.service.embedMissing(),
   }

@@ -151,7 +151,8 @@ export class Engine {
 
   /** Loads a base's cartridges (those compiled on a thread) warm now, not on the first question after a run. */
   async warmBase(baseId: string): Promise<void> {
-    this.prepare()
+    // Not waiting for an embeddings server (the reference sentences): a run does not depend on it.
+    void this.prepare()
     await this.carts.set(baseId)
   }
 
@@ -204,15 +205,17 @@ export class Engine {
 
   /**
    * One-off start-up work that would otherwise fall on the first question (the WordNet tables, a built-in
-   * model), once the server holds a base: one with none stays small (warmBase prepares after a run).
+   * model, an embeddings server's view of the support check's reference sentences, which the promise waits for), once
+   * the server holds a base: one with none stays small (warmBase prepares after a run).
    */
-  prepare(): void {
-    if (!this.repo.hasSections()) return
+  prepare(): Promise<void> {
+    if (!this.repo.hasSections()) return Promise.resolve()
     prepareSynonyms()
     prepareHypernyms()
     // The support check reads the built-in vectors whatever re-ranks by meaning.
     prepareStaticVectors()
     this.deps.embedder?.prepare?.()
+    return this.embeddings.prepare()
   }
 
   /**

@@ -124,6 +124,12 @@ export class EngineVectors {
     }
   }
 
+  /** Has an embeddings server embed the reference sentences now, not with the first question; settles when done or failed. */
+  async prepare(): Promise<void> {
+    const e = this.embedder
+    if (e && e.model !== STATIC_MODEL) await this.referenceVectors(e)
+  }
+
   /** The reference sentences under the model, embedded once (asked again after a failure). */
   private referenceVectors(e: Embedder): Promise<Float32Array[] | null> {
     this.references ??= e.embed([...REFERENCE_SENTENCES]).catch(() => {

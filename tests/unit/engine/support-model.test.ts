@@ -117,6 +117,22 @@ describe('the support check with an embeddings server', () => {
     })
   }
 
+  test('prepared at start-up, the references are embedded before the first question, and only then', async () => {
+    standin.setMode('ok')
+    const e = await engine()
+    const before = referenceRequests()
+    const questions = () => standin.requests.filter((r) => r.input.includes(QUESTION)).length
+    const asked = questions()
+    await e.prepare()
+    expect(referenceRequests() - before).toBe(1)
+    expect(questions()).toBe(asked)
+    const explain: AskExplain = {}
+    await e.ask('cor_1', { question: QUESTION, k: 2, strategy: 'rag' }, explain)
+    expect(referenceRequests() - before).toBe(1)
+    expect(questions()).toBe(asked + 1)
+    expect(explain.model![0]!).toBeCloseTo(1, 5)
+  })
+
   test('a server that fails on the references leaves the lexical check, and is asked again later', async () => {
     standin.setMode('ok')
     const e = await engine()
