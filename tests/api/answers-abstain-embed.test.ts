@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { NO_ANSWER } from '../../src/features/engine/engine.service'
-import { REFERENCE_SENTENCES } from '../../src/features/engine/lib/reference'
+import { REFERENCE_TEXTS } from '../../src/features/engine/lib/reference'
 import { SUPPORT_THRESHOLD } from '../../src/features/engine/lib/support'
 import type { TestApp } from '../helpers/app'
 import { startEmbedStandin } from '../helpers/embed-standin'
 import { type ReadyBase, readyBase } from '../helpers/ready-base'
+import { referenceVector, vector } from '../helpers/reference-vectors'
 import { authApp, bearer } from './accounts.fixture'
 
 const FILES = [
@@ -23,11 +24,11 @@ const FILES = [
 const QUESTION = 'How many days before departure do employees book hotels?'
 
 describe('the support check with an embeddings server (ENGRAM_EMBED_URL)', () => {
-  // Two servers' models: both put the reference sentences one way and the question another; one puts
-  // every passage a third way (far from the question), the other with the question (near).
-  const references = new Set(REFERENCE_SENTENCES)
+  // Two servers' models: both place the reference texts as reference-vectors.ts does and the question
+  // along axis 1; one puts every passage along axis 2 (far from the question), the other with the
+  // question (near).
   const model = (near: boolean) => (t: string) =>
-    references.has(t) ? [0, 0, 1] : t === QUESTION || near ? [1, 0, 0] : [0, 1, 0]
+    referenceVector(t) ?? (t === QUESTION || near ? vector(0, 1) : vector(0, 0, 1))
   const far = startEmbedStandin(model(false))
   const near = startEmbedStandin(model(true))
   const apps: TestApp[] = []
@@ -75,9 +76,9 @@ describe('the support check with an embeddings server (ENGRAM_EMBED_URL)', () =>
     })
   }
 
-  test('each server embeds the reference sentences once, however many questions', () => {
+  test('each server embeds the reference texts once, however many questions', () => {
     for (const server of [far, near]) {
-      const asked = server.requests.filter((r) => r.input.includes(REFERENCE_SENTENCES[0]!))
+      const asked = server.requests.filter((r) => r.input.includes(REFERENCE_TEXTS[0]!))
       expect(asked).toHaveLength(1)
     }
   })

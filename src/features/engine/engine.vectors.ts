@@ -3,7 +3,7 @@ import type { Meaning } from './lib/ask'
 import { WarmCache } from './lib/cache'
 import type { SectionRef } from './lib/ragsearch'
 import type { RankedPassage } from './lib/rank'
-import { REFERENCE_SENTENCES } from './lib/reference'
+import { REFERENCE_TEXTS, type References, referencesOf } from './lib/reference'
 import { STATIC_MODEL } from './lib/static-vectors'
 
 /** What re-ranking by meaning needs: a model (an embeddings server or the built-in vectors) and the weight of its similarity. */
@@ -38,7 +38,7 @@ export interface SectionVectors {
 export class EngineVectors {
   /** Passage vectors of the configured model by section, warm for cart. */
   readonly warm: WarmCache<SectionVectors>
-  private references: Promise<Float32Array[] | null> | null = null
+  private references: Promise<References | null> | null = null
 
   constructor(
     private readonly repo: VectorRepo,
@@ -130,12 +130,15 @@ export class EngineVectors {
     if (e && e.model !== STATIC_MODEL) await this.referenceVectors(e)
   }
 
-  /** The reference sentences under the model, embedded once (asked again after a failure). */
-  private referenceVectors(e: Embedder): Promise<Float32Array[] | null> {
-    this.references ??= e.embed([...REFERENCE_SENTENCES]).catch(() => {
-      this.references = null
-      return null
-    })
+  /** The reference texts under the model, embedded once (asked again after a failure). */
+  private referenceVectors(e: Embedder): Promise<References | null> {
+    this.references ??= e
+      .embed([...REFERENCE_TEXTS])
+      .then(referencesOf)
+      .catch(() => {
+        this.references = null
+        return null
+      })
     return this.references
   }
 

@@ -7,11 +7,20 @@ import {
 } from '../../../scripts/build-reference-sentences'
 import { type Embedder, Engine } from '../../../src/features/engine/engine.service'
 import type { AskExplain } from '../../../src/features/engine/lib/ask'
-import { pastReference, REFERENCE_SENTENCES } from '../../../src/features/engine/lib/reference'
+import {
+  modelSignal,
+  pastReference,
+  REFERENCE_PAIRS,
+  REFERENCE_SENTENCES,
+  REFERENCE_TEXTS,
+  referencesOf,
+} from '../../../src/features/engine/lib/reference'
+import { EMBEDDED_SCALE } from '../../../src/features/engine/lib/support'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
 import { createEmbeddingsClient } from '../../../src/platform/llm/embeddings-client'
 import { startEmbedStandin } from '../../helpers/embed-standin'
+import { referenceVector, vector } from '../../helpers/reference-vectors'
 import { memoryStore, onboardDoc } from './fixture'
 
 const unit = (...v: number[]) => {
@@ -26,6 +35,8 @@ describe('how much closer a passage is than the reference sentences', () => {
     expect(committed).toContain('WordNet 3.1 Copyright 2011 by Princeton University')
     expect(REFERENCE_SENTENCES).toHaveLength(100)
     expect(new Set(REFERENCE_SENTENCES).size).toBe(100)
+    expect(REFERENCE_PAIRS).toHaveLength(80)
+    expect(REFERENCE_TEXTS).toHaveLength(260)
   })
 
   test('0 at the references, 1 at the question itself, null without a vector of its length', () => {
@@ -60,22 +71,74 @@ describe('how much closer a passage is than the reference sentences', () => {
     // The raw cosines differ a lot between the two models.
     expect(Math.abs(raise(q).reduce((s, x, i) => s + x * raise(refs[0]!)[i]!, 0))).toBeGreaterThan(0.8)
   })
+
+  test("the reference pairs put a model on the fitted model's scale", () => {
+    const refs = referencesOf(REFERENCE_TEXTS.map((t) => Float32Array.from(referenceVector(t)!)))
+    expect(refs.related).toBeCloseTo(1 / Math.sqrt(5), 6)
+    expect(refs.unrelated).toBeCloseTo(0, 6)
+    const q = Float32Array.from(vector(0, 1))
+    const [same, half, far] = modelSignal(q, refs, [
+      q,
+      Float32Array.from(vector(0, 1, 1)).map((x) => x / Math.SQRT2),
+      Float32Array.from(vector(0, 0, 1)),
+    ])
+    const { related, unrelated } = EMBEDDED_SCALE
+    const scale = (x: number) =>
+      unrelated + ((x - refs.unrelated) * (related - unrelated)) / (refs.related - refs.unrelated)
+    expect(same!).toBeCloseTo(scale(1), 6)
+    expect(half!).toBeCloseTo(scale(Math.SQRT1_2), 6)
+    expect(far!).toBeCloseTo(unrelated, 6)
+  })
+
+  test('the scaled signal is the same under a model whose cosines keep to another range', () => {
+    const raise = (v: number[]) => {
+      const w = [0.9, ...v.map((x) => x * Math.sqrt(1 - 0.81))]
+      return Float32Array.from(w)
+    }
+    const plain = (v: number[]) => Float32Array.from([0, ...v])
+    const texts = REFERENCE_TEXTS.map((t) => referenceVector(t)!)
+    const q = vector(0, 1)
+    const passages = [
+      vector(0, 1, 1).map((x) => x / Math.SQRT2),
+      vector(0, 0, 1),
+      vector(0, 2, 1).map((x) => x / Math.sqrt(5)),
+    ]
+    const a = modelSignal(plain(q), referencesOf(texts.map(plain)), passages.map(plain))
+    const b = modelSignal(raise(q), referencesOf(texts.map(raise)), passages.map(raise))
+    for (const [i, x] of a.entries()) expect(b[i]!).toBeCloseTo(x!, 5)
+  })
+
+  test('a model that puts a definition no nearer its own example than another gives no signal', () => {
+    const flat = referencesOf(
+      REFERENCE_TEXTS.map((t) =>
+        Float32Array.from(REFERENCE_SENTENCES.includes(t) ? vector(1) : vector(0, 0, 1)),
+      ),
+    )
+    expect(modelSignal(Float32Array.from(vector(0, 1)), flat, [Float32Array.from(vector(0, 1))])).toEqual([
+      null,
+    ])
+  })
 })
 
 // A question about when a school was founded, asked of a base of two passages.
 const QUESTION = 'In what year was the Harwell school founded?'
 
 describe('the support check with an embeddings server', () => {
-  // The references, the question and the founding passage each point their own way; the other passage
-  // points away from the question.
+  // The reference texts as reference-vectors.ts places them; the question and the founding passage
+  // along axis 1, the other passage along axis 2 (far from the question).
   // (`failReferences`: the server answers 500 to a request holding them.)
   const references = new Set(REFERENCE_SENTENCES)
   let failReferences = false
   const standin = startEmbedStandin(
-    (t) => (references.has(t) ? [0, 0, 1] : t.endsWith('?') || t.includes('founded') ? [1, 0, 0] : [0, 1, 0]),
+    (t) => referenceVector(t) ?? (t.endsWith('?') || t.includes('founded') ? vector(0, 1) : vector(0, 0, 1)),
     (input) => failReferences && input.some((t) => references.has(t)),
   )
   afterAll(() => standin.stop())
+  // The founding passage is the question's own direction (1 past the references); the pairs' definitions
+  // are 1/√5 from their examples: on the fitted scale, the passages land here.
+  const { related, unrelated } = EMBEDDED_SCALE
+  const NEAR = unrelated + (related - unrelated) * Math.sqrt(5)
+  const FAR = unrelated
 
   async function engine() {
     const db = openDatabase(':memory:')
@@ -109,8 +172,8 @@ describe('the support check with an embeddings server', () => {
         const res = await e.ask('cor_1', { question: QUESTION, k: 2, strategy }, explain)
         expect(res.sources.map((s) => s.documentId)).toEqual(['doc_a', 'doc_b'])
         expect(explain.model).toHaveLength(2)
-        expect(explain.model![0]!).toBeCloseTo(1, 5)
-        expect(explain.model![1]!).toBeCloseTo(0, 5)
+        expect(explain.model![0]!).toBeCloseTo(NEAR, 5)
+        expect(explain.model![1]!).toBeCloseTo(FAR, 5)
         expect(res.answered).toBe(true)
       }
       expect(referenceRequests() - before).toBe(1)
@@ -130,7 +193,7 @@ describe('the support check with an embeddings server', () => {
     await e.ask('cor_1', { question: QUESTION, k: 2, strategy: 'rag' }, explain)
     expect(referenceRequests() - before).toBe(1)
     expect(questions()).toBe(asked + 1)
-    expect(explain.model![0]!).toBeCloseTo(1, 5)
+    expect(explain.model![0]!).toBeCloseTo(NEAR, 5)
   })
 
   test('a server that fails on the references leaves the lexical check, and is asked again later', async () => {
@@ -145,6 +208,6 @@ describe('the support check with an embeddings server', () => {
     const again: AskExplain = {}
     await e.ask('cor_1', { question: QUESTION, k: 2, strategy: 'rag' }, again)
     expect(again.model).toHaveLength(2)
-    expect(again.model![0]!).toBeCloseTo(1, 5)
+    expect(again.model![0]!).toBeCloseTo(NEAR, 5)
   })
 })

@@ -13,7 +13,7 @@ import {
   withMeaning,
   withTermFrequency,
 } from './rank'
-import { pastReference } from './reference'
+import { modelSignal, type References } from './reference'
 import { leadWith, shortAnswer } from './short'
 import {
   SUPPORT_PASSAGES,
@@ -83,7 +83,7 @@ export interface AskResult {
 /** What a benchmark may ask `ask` to report beside the answer (see Engine.ask). */
 export interface AskExplain {
   signals?: SupportSignals
-  /** Under an embeddings server's model, how much closer each passage asked was to the question than the reference sentences. */
+  /** With an embeddings server, the `model` signal of each passage support was asked of (reference.ts modelSignal). */
   model?: (number | null)[]
   unchecked?: string
   evidence?: TermEvidence
@@ -95,8 +95,8 @@ export interface AskExplain {
 export interface Meaning {
   weight: number
   question: Promise<Float32Array | null>
-  /** The reference sentences' vectors (reference.ts) under an embeddings server's model; null for the built-in one. */
-  references: Promise<Float32Array[] | null> | null
+  /** The reference texts (reference.ts) under an embeddings server's model; null for the built-in one. */
+  references: Promise<References | null> | null
   vectorOf(strategy: 'cart' | 'rag'): (p: RankedPassage<SectionRef>) => Float32Array | null
 }
 
@@ -161,7 +161,7 @@ export async function askBase(
   const references = question && meaning?.references && (await meaning.references)
   const model =
     question && meaning && references
-      ? pastReference(question, references, ranked.slice(0, SUPPORT_PASSAGES).map(meaning.vectorOf(strategy)))
+      ? modelSignal(question, references, ranked.slice(0, SUPPORT_PASSAGES).map(meaning.vectorOf(strategy)))
       : []
   if (explain) explain.model = model
   const support = supportOf(condensed, evidence, sources, model, explain)

@@ -16,7 +16,8 @@
  * - untyped: whether the question asks for a kind of answer (a date, a number, a name: "when",
  *   "how many", "who") that the best sentence does not offer outside the question's own words.
  * - model (with an embeddings server only): how much closer the passage is to the question than
- *   sentences on no one subject are, under the server's model (reference.ts). A contextual model
+ *   sentences on no one subject are, under the server's model, on the scale of the model the check
+ *   was fitted with (reference.ts). A contextual model
  *   tells a passage that says what the question asks from one that only shares its words; with it
  *   a second model, fitted the same way, decides.
  * (The weight of the rarest question term the passage lacks was a signal too; with the sentence's
@@ -86,6 +87,11 @@ const MODEL_EMBEDDED = {
   untyped: -0.6,
   model: 11.62,
 }
+/**
+ * Where the reference pairs (reference.ts) fall under the model MODEL_EMBEDDED was fitted with
+ * (Universal Sentence Encoder lite): another model's `model` signal is put on this scale.
+ */
+export const EMBEDDED_SCALE = { related: 0.2262, unrelated: 0.0605 }
 /**
  * Passages scoring below this probability are not evidence of an answer: on the tuning split, with
  * the best of SUPPORT_PASSAGES passages asked, it declines 2.5% of the questions the base can
