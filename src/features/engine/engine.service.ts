@@ -151,7 +151,7 @@ export class Engine {
 
   /** Loads a base's cartridges (those compiled on a thread) warm now, not on the first question after a run. */
   async warmBase(baseId: string): Promise<void> {
-    // Not waiting for an embeddings server (the reference sentences): a run does not depend on it.
+    // Not waiting for an embeddings server (the reference texts): a run does not depend on it.
     void this.prepare()
     await this.carts.set(baseId)
   }
@@ -204,9 +204,10 @@ export class Engine {
   }
 
   /**
-   * One-off start-up work that would otherwise fall on the first question (the WordNet tables, a built-in
-   * model, an embeddings server's view of the support check's reference sentences, which the promise waits for), once
-   * the server holds a base: one with none stays small (warmBase prepares after a run).
+   * One-off start-up work that would otherwise fall on the first question (the WordNet tables, a
+   * built-in model, an embeddings server's vectors of the support check's reference texts, which the
+   * promise waits for), once the server holds a base: one with none stays small (warmBase prepares
+   * after a run).
    */
   prepare(): Promise<void> {
     if (!this.repo.hasSections()) return Promise.resolve()

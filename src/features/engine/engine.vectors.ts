@@ -124,7 +124,7 @@ export class EngineVectors {
     }
   }
 
-  /** Has an embeddings server embed the reference sentences now, not with the first question; settles when done or failed. */
+  /** Has an embeddings server embed the reference texts now, not with the first question; settles when done or failed. */
   async prepare(): Promise<void> {
     const e = this.embedder
     if (e && e.model !== STATIC_MODEL) await this.referenceVectors(e)

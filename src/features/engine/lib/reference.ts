@@ -26,14 +26,15 @@ export function referencesOf(vectors: Float32Array[]): References {
   const pairs = REFERENCE_PAIRS.length
   const definition = (i: number) => vectors[n + 2 * (i % pairs)]!
   const example = (i: number) => vectors[n + 2 * i + 1]!
+  // pastReference gives null only for a model that puts every text in one place: read as 0 here.
   const median = (f: (i: number) => number | null) => {
     const xs = Array.from({ length: pairs }, (_, i) => f(i) ?? 0).sort((a, b) => a - b)
     return xs[xs.length >> 1] ?? 0
   }
   return {
     sentences,
-    related: median((i) => pastReference(example(i), sentences, [definition(i)])[0]!),
-    unrelated: median((i) => pastReference(example(i), sentences, [definition(i + 1)])[0]!),
+    related: median((i) => pastReference(example(i), sentences, [definition(i)])[0] ?? null),
+    unrelated: median((i) => pastReference(example(i), sentences, [definition(i + 1)])[0] ?? null),
   }
 }
 

@@ -17,9 +17,8 @@
  *   "how many", "who") that the best sentence does not offer outside the question's own words.
  * - model (with an embeddings server only): how much closer the passage is to the question than
  *   sentences on no one subject are, under the server's model, on the scale of the model the check
- *   was fitted with (reference.ts). A contextual model
- *   tells a passage that says what the question asks from one that only shares its words; with it
- *   a second model, fitted the same way, decides.
+ *   was fitted with (reference.ts). A contextual model tells a passage that says what the question
+ *   asks from one that only shares its words; with it a second model, fitted the same way, decides.
  * (The weight of the rarest question term the passage lacks was a signal too; with the sentence's
  * coverage beside it, the fit gave it no weight.)
  * They are combined by a logistic model fitted on one half of the squad-dev articles and checked on
@@ -53,10 +52,7 @@ export interface SupportSignals {
   names: number
   title: number
   untyped: number
-  /**
-   * With an embeddings server: how much closer the passage is to the question than sentences on no
-   * one subject are, under its model (reference.ts); undefined otherwise.
-   */
+  /** With an embeddings server: the `model` signal above (reference.ts modelSignal); undefined otherwise. */
   model?: number
 }
 
