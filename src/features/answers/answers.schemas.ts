@@ -71,7 +71,7 @@ export const AnswerFlags = {
   }),
   answered: Type.Boolean({
     description:
-      'False when the documents of the base do not answer the question: `answer` then says so and cites nothing, and `sources` are only the closest passages found, not evidence.',
+      'False when the documents of the base do not answer the question (no passage supports an answer, or the model server found no answer in the passages it was given): `answer` then says so and cites nothing, and `sources` are only the closest passages found, not evidence.',
   }),
   fallback: Type.Optional(
     Type.Literal('extractive', {
