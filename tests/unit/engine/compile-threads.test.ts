@@ -59,6 +59,21 @@ afterEach(() => {
   pool = null
 })
 
+/** A pool of one thread whose threads are fakes, listed in `workers` as they are started (set `pool` to it). */
+function fakePool(options: Omit<ConstructorParameters<typeof CompileThreads>[0], 'threads' | 'spawn'> = {}) {
+  const workers: FakeWorker[] = []
+  const made = new CompileThreads({
+    ...options,
+    threads: 1,
+    spawn: () => {
+      const w = new FakeWorker()
+      workers.push(w)
+      return w
+    },
+  })
+  return { made, workers }
+}
+
 describe('compile threads', () => {
   test('a real thread gives exactly what compiling in process gives, for several sections at once', async () => {
     pool = new CompileThreads({ threads: 1 })
@@ -87,17 +102,9 @@ describe('compile threads', () => {
   })
 
   test('a thread that dies hands its unfinished work back to the process, and is not restarted', async () => {
-    const workers: FakeWorker[] = []
     const reasons: string[] = []
-    pool = new CompileThreads({
-      threads: 1,
-      spawn: () => {
-        const w = new FakeWorker()
-        workers.push(w)
-        return w
-      },
-      onFallback: (r) => reasons.push(r),
-    })
+    const { made, workers } = fakePool({ onFallback: (r) => reasons.push(r) })
+    pool = made
     const pending = [pool.compile(texts[0]!), pool.compile(texts[1]!)]
     expect(workers).toHaveLength(1)
     expect(workers[0]!.sent.map((m) => m.text)).toEqual([texts[0]!, texts[1]!])
@@ -130,16 +137,8 @@ describe('compile threads', () => {
   })
 
   test('an idle thread is stopped, and the next compile starts a new one', async () => {
-    const workers: FakeWorker[] = []
-    pool = new CompileThreads({
-      threads: 1,
-      idleMs: 0,
-      spawn: () => {
-        const w = new FakeWorker()
-        workers.push(w)
-        return w
-      },
-    })
+    const { made, workers } = fakePool({ idleMs: 0 })
+    pool = made
     const first = pool.compile(texts[0]!)
     workers[0]!.reply({ type: 'done', id: workers[0]!.sent[0]!.id, ...compileSection(texts[0]!) })
     await first
@@ -155,15 +154,8 @@ describe('compile threads', () => {
   })
 
   test('warming starts a thread with a short compile before any section, and the first section goes to it', async () => {
-    const workers: FakeWorker[] = []
-    pool = new CompileThreads({
-      threads: 1,
-      spawn: () => {
-        const w = new FakeWorker()
-        workers.push(w)
-        return w
-      },
-    })
+    const { made, workers } = fakePool()
+    pool = made
     pool.warm()
     expect(workers).toHaveLength(1)
     expect(workers[0]!.sent).toHaveLength(1)

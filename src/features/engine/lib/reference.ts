@@ -1,5 +1,5 @@
 import REFERENCE from '../../../../assets/engine/reference-sentences.txt' with { type: 'text' }
-import { EMBEDDED_SCALE } from './support'
+import { cosine, EMBEDDED_SCALE } from './support'
 
 const ROWS = REFERENCE.split('\n').filter((l) => l !== '' && !l.startsWith('#'))
 /** Sentences on no one subject (WordNet glosses: scripts/build-reference-sentences.ts). */
@@ -69,16 +69,10 @@ export function pastReference(
   references: Float32Array[],
   passages: (Float32Array | null)[],
 ): (number | null)[] {
+  if (references.some((r) => r.length !== question.length)) return passages.map(() => null)
   let m = 0
-  for (const r of references) m += dot(question, r) / references.length
+  for (const r of references) m += cosine(question, r) / references.length
   // A model that puts every text in one place tells nothing.
   if (references.length === 0 || !(1 - m > 1e-6)) return passages.map(() => null)
-  return passages.map((p) => (p && p.length === question.length ? (dot(question, p) - m) / (1 - m) : null))
-}
-
-function dot(a: Float32Array, b: Float32Array): number {
-  if (a.length !== b.length) return 0
-  let d = 0
-  for (let i = 0; i < a.length; i++) d += a[i]! * b[i]!
-  return d
+  return passages.map((p) => (p && p.length === question.length ? (cosine(question, p) - m) / (1 - m) : null))
 }

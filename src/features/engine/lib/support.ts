@@ -238,7 +238,8 @@ function namesIn(names: string[], text: string): number {
 
 const WH = new Set(['what', 'which', 'who', 'whom', 'whose', 'when', 'where', 'why', 'how', 'i'])
 
-function cosine(a: Float32Array, b: Float32Array): number {
+/** The cosine of two vectors of length one (their dot product). */
+export function cosine(a: Float32Array, b: Float32Array): number {
   let d = 0
   for (let i = 0; i < a.length; i++) d += a[i]! * b[i]!
   return d
