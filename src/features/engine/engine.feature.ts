@@ -4,6 +4,7 @@ import type { DocumentPurger } from '../corpora/corpora.service'
 import { BUILTIN_MODEL, embedderFrom } from './embedder'
 import { Engine } from './engine.service'
 import { CompileThreads } from './lib/compile-threads'
+import { EncoderThread } from './lib/encoder-thread'
 
 export interface EngineFeatureDeps extends Platform {
   config: Config['engine']
@@ -13,7 +14,8 @@ export interface EngineFeatureDeps extends Platform {
 /**
  * The answer engine: search indexes, cartridges, extractive answers. No routes: answers,
  * onboarding and economics use it through its service. Cartridges compile on threads when
- * `engine.compile_threads` says so, and in process if a thread fails.
+ * `engine.compile_threads` says so, and in process if a thread fails. The built-in sentence
+ * encoder runs on a thread of its own, started by the first question it is asked about.
  */
 export function engineFeature(d: EngineFeatureDeps): Feature<Engine> & { purger: DocumentPurger } {
   const embedder = embedderFrom(d.embed, d.clock, d.log)
@@ -27,6 +29,15 @@ export function engineFeature(d: EngineFeatureDeps): Feature<Engine> & { purger:
             d.log.warn('cartridges now compile in process: a compile thread failed', { reason }),
         })
       : null
+  // Not beside an embeddings server: its model gives the support check its signal.
+  const encoder =
+    d.embed.encoder && !d.embed.url
+      ? new EncoderThread({
+          idleMs: d.embed.encoder_idle_seconds * 1000,
+          onFailure: (reason) =>
+            d.log.warn('the support check is now word-level only: the built-in encoder failed', { reason }),
+        })
+      : null
   const service = new Engine({
     db: d.db,
     store: d.objects,
@@ -34,6 +45,7 @@ export function engineFeature(d: EngineFeatureDeps): Feature<Engine> & { purger:
     compile: compiler ? (text) => compiler.compile(text) : undefined,
     warmCompile: compiler ? () => compiler.warm() : undefined,
     embedder,
+    encoder: encoder ? (texts) => encoder.embed(texts) : null,
   })
   // Deleted documents leave the index and the cartridges (warm copy first) before the delete
   // answers, so no answer cites them afterwards; a deleted base also drops its queued jobs.

@@ -14,6 +14,7 @@ import type { WarmCache } from './lib/cache'
 import { compileCartridge, type WarmCartridge } from './lib/cartridge'
 import { encodeCartridge } from './lib/codec'
 import type { CompiledSection } from './lib/compile-threads'
+import type { EncoderEmbed } from './lib/encoder-check'
 import { fitCartridge } from './lib/fit'
 import { prepareHypernyms } from './lib/hypernyms'
 import { passageInputs } from './lib/passages'
@@ -49,6 +50,12 @@ export interface EngineDeps {
    * indexed, embedNow); none when not given.
    */
   embedder?: Embedder | null
+  /**
+   * The built-in sentence encoder (EncoderThread.embed), asked about the questions the word-level
+   * support check is unsure of; none when not given. Not asked where an embeddings server's model
+   * gives the check its signal.
+   */
+  encoder?: EncoderEmbed | null
 }
 
 /**
@@ -230,6 +237,7 @@ export class Engine {
       index: this.repo,
       carts: (id: string) => this.carts.set(id),
       meaning: (question: string) => this.embeddings.meaning(question),
+      encoder: this.deps.encoder,
       now: this.now,
     }
     return askBase(ctx, baseId, input, explain)

@@ -359,6 +359,18 @@ export const configDefinition = {
       default: 1.5,
       kind: { type: 'number', min: 0, max: 1000 },
     }),
+    encoder: leaf({
+      doc: 'Without an embeddings server, ask the built-in sentence encoder (Universal Sentence Encoder lite, on a thread of its own) about the questions the word-level support check is unsure of, so more questions the base cannot answer are declined.',
+      env: 'ENGRAM_EMBED_ENCODER',
+      default: true,
+      kind: { type: 'bool' },
+    }),
+    encoder_idle_seconds: leaf({
+      doc: 'Seconds without a question for the built-in encoder after which its thread stops and gives its memory (about 140 MB) back; the next such question starts it again (about a second).',
+      env: 'ENGRAM_EMBED_ENCODER_IDLE_SECONDS',
+      default: 300,
+      kind: { type: 'int', min: 1, max: 86400 },
+    }),
   },
   status: {
     cache_seconds: leaf({

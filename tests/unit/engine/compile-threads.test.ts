@@ -13,6 +13,7 @@ import {
 } from '../../../src/features/engine/lib/compile-threads'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
+import { FakeWorker as FakeThread } from '../../helpers/fake-worker'
 import { FIXTURE_SQUAD } from '../../helpers/fixture-data'
 import { docs, memoryStore, onboardDoc } from './fixture'
 
@@ -21,37 +22,8 @@ const texts = ['Warsaw.txt', 'Oxygen.txt', 'Nikola_Tesla.txt'].map((f) =>
   readFileSync(join(ARTICLES, f), 'utf8'),
 )
 
-/** A worker stand-in: records what it is sent and answers only when told to. */
-class FakeWorker implements CompileWorker {
-  sent: CompileRequest[] = []
-  terminated = false
-  /** Whether it would keep the process alive (ref'd). */
-  held = false
-  onmessage: ((e: MessageEvent) => void) | null = null
-  onerror: ((e: ErrorEvent) => void) | null = null
-  private closeListeners: ((e: Event) => void)[] = []
-  postMessage(msg: CompileRequest): void {
-    this.sent.push(msg)
-  }
-  terminate(): void {
-    this.terminated = true
-  }
-  ref(): void {
-    this.held = true
-  }
-  unref(): void {
-    this.held = false
-  }
-  addEventListener(_type: 'close', listener: (e: Event) => void): void {
-    this.closeListeners.push(listener)
-  }
-  reply(msg: CompileReply): void {
-    this.onmessage?.({ data: msg } as MessageEvent)
-  }
-  exit(): void {
-    for (const l of this.closeListeners) l(new Event('close'))
-  }
-}
+/** A compile thread stand-in. */
+class FakeWorker extends FakeThread<CompileRequest, CompileReply> implements CompileWorker {}
 
 let pool: CompileThreads | null = null
 afterEach(() => {

