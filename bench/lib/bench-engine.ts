@@ -24,6 +24,8 @@ export interface BenchEngineOptions {
   embed?: boolean
   /** The similarity's weight; the configuration's default otherwise. */
   embedWeight?: string
+  /** The built-in encoder on or off, whatever ENGRAM_EMBED_ENCODER says (never beside a server). */
+  encoder?: boolean
 }
 
 /** A benchmark's engine, the embeddings server it uses (if any), and how to remove both. */
@@ -76,7 +78,9 @@ export async function createBenchEngine(options: BenchEngineOptions = {}): Promi
   )
   const stats = { asked: 0, ms: 0 }
   const encoder =
-    c.encoder && !embedServer ? new EncoderThread({ idleMs: c.encoder_idle_seconds * 1000 }) : null
+    (options.encoder ?? c.encoder) && !embedServer
+      ? new EncoderThread({ idleMs: c.encoder_idle_seconds * 1000 })
+      : null
   const engine = new Engine({
     db,
     store,

@@ -2,7 +2,7 @@ import { createApp, VERSION } from '../app'
 import { baseUrl, type Config } from '../platform/config/config.load'
 import type { Db } from '../platform/db/db'
 import { isLoopback } from '../platform/http/loopback'
-import { logModelSettings } from '../platform/llm/settings'
+import { logModelSettings, logSupportSettings } from '../platform/llm/settings'
 import { openRuntime } from './runtime'
 
 /** True while the install has no workspace at all. */
@@ -71,6 +71,7 @@ export async function serve(config: Config): Promise<void> {
     (e) => rt.log.error('orphan sweep failed', { error: (e as Error).message }),
   )
   logModelSettings(config.llm, rt.log)
+  logSupportSettings(config.embed, rt.log)
   rt.log.info('ready', {
     console: `${baseUrl(config)}/console/`,
     docs: `${baseUrl(config)}/docs`,

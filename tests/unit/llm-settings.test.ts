@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { loadConfig } from '../../src/platform/config/config.load'
-import { logModelSettings } from '../../src/platform/llm/settings'
+import { logModelSettings, logSupportSettings } from '../../src/platform/llm/settings'
 import { memoryLogger } from '../../src/platform/log/log'
 
 const config = (env: Record<string, string>) => loadConfig({ env, readFile: () => null }).llm
@@ -44,5 +44,30 @@ describe('the model settings logged at start-up', () => {
       llm_api_key: 'unset',
       when_down: 'extractive answer, marked fallback',
     })
+  })
+})
+
+describe('the support check settings logged at start-up', () => {
+  const embed = (env: Record<string, string>) => loadConfig({ env, readFile: () => null }).embed
+  test('the built-in encoder by default, words only when it is off, the server without its credentials', () => {
+    const log = memoryLogger()
+    logSupportSettings(embed({}), log)
+    logSupportSettings(embed({ ENGRAM_EMBED_ENCODER: 'false' }), log)
+    logSupportSettings(
+      embed({
+        ENGRAM_EMBED_URL: 'https://u:pw-secret@emb.internal/v1',
+        ENGRAM_EMBED_API_KEY: 'sk-emb-secret',
+      }),
+      log,
+    )
+    expect(log.lines).toMatchObject([
+      {
+        msg: 'support check: words, and the built-in encoder for the questions they leave unsure',
+        encoder_idle_seconds: 300,
+      },
+      { msg: 'support check: words only (the built-in encoder is off)', encoder: false },
+      { msg: "support check: the embeddings server's model", embed_url: 'https://emb.internal/v1' },
+    ])
+    expect(JSON.stringify(log.lines)).not.toContain('secret')
   })
 })

@@ -34,3 +34,20 @@ export function logModelSettings(llm: Config['llm'], log: Logger): void {
     when_down: llm.strict ? '503 with Retry-After' : 'extractive answer, marked fallback',
   })
 }
+
+/**
+ * Logs at start-up what tells the support check that a base holds no answer (so the answer declines):
+ * the embeddings server's model, or the built-in sentence encoder beside the words, or the words only.
+ */
+export function logSupportSettings(embed: Config['embed'], log: Logger): void {
+  if (embed.url) {
+    log.info("support check: the embeddings server's model", {
+      embed_url: printableUrl(embed.url),
+      embed_model: embed.model,
+    })
+  } else if (embed.encoder) {
+    log.info('support check: words, and the built-in encoder for the questions they leave unsure', {
+      encoder_idle_seconds: embed.encoder_idle_seconds,
+    })
+  } else log.info('support check: words only (the built-in encoder is off)', { encoder: false })
+}

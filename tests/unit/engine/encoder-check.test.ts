@@ -6,6 +6,7 @@ import { Engine } from '../../../src/features/engine/engine.service'
 import type { AskExplain } from '../../../src/features/engine/lib/ask'
 import {
   ENCODER_BAND,
+  ENCODER_MAX_CHARS,
   ENCODER_REFERENCES,
   type EncoderEmbed,
   encoderSignals,
@@ -83,6 +84,16 @@ describe('the built-in encoder in the support check', () => {
     expect(signals[0]!).toBeGreaterThan(0.9)
     expect(await encoderSignals(() => Promise.reject(new Error('down')), 'q', ['p'])).toEqual([])
     expect(await encoderSignals(async () => [axis(0)], 'q', ['p'])).toEqual([])
+  })
+
+  test('the encoder is given at most ENCODER_MAX_CHARS of each text', async () => {
+    const given: string[][] = []
+    const embed: EncoderEmbed = async (texts) => {
+      given.push(texts)
+      return texts.map(() => axis(0))
+    }
+    await encoderSignals(embed, 'q'.repeat(4000), ['short passage', 'p'.repeat(ENCODER_MAX_CHARS + 1)])
+    expect(given[0]!.map((t) => t.length)).toEqual([ENCODER_MAX_CHARS, 13, ENCODER_MAX_CHARS])
   })
 })
 

@@ -151,6 +151,31 @@ describe('the built-in encoder thread', () => {
     expect(reasons).toEqual(['the model could not load: no wasm'])
   })
 
+  test('a request past maxPending is refused at once, and the thread goes on with the others', async () => {
+    const workers: FakeEncoder[] = []
+    encoder = new EncoderThread({
+      idleMs: 1000,
+      maxPending: 2,
+      spawn: () => {
+        const w = new FakeEncoder()
+        workers.push(w)
+        return w
+      },
+    })
+    const held = [encoder.embed(['a']), encoder.embed(['bb'])]
+    await expect(encoder.embed(['ccc'])).rejects.toThrow('the encoder is busy')
+    expect(workers[0]!.sent).toHaveLength(2)
+    workers[0]!.answerNext()
+    await held[0]
+    // A place is free again.
+    const next = encoder.embed(['dddd'])
+    workers[0]!.answerNext()
+    workers[0]!.answerNext()
+    expect((await held[1]!)[0]![0]).toBe(2)
+    expect((await next)[0]![0]).toBe(4)
+    expect(encoder.available).toBe(true)
+  })
+
   test('a thread that cannot start turns the encoder off', async () => {
     const reasons: string[] = []
     encoder = new EncoderThread({

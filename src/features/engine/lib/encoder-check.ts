@@ -10,6 +10,12 @@ import { modelSignal, type References } from './reference'
  */
 export const ENCODER_BAND = { low: 0.15, high: 0.6 } as const
 
+/**
+ * The characters of a text the encoder is given: questions and passages are shorter, and the model's
+ * work and memory grow with the square of a text's length.
+ */
+export const ENCODER_MAX_CHARS = 2000
+
 /** Texts to unit-length vectors under the built-in sentence encoder (EncoderThread.embed). */
 export type EncoderEmbed = (texts: string[]) => Promise<Float32Array[]>
 
@@ -31,8 +37,8 @@ export function unsure(support: number): boolean {
 
 /**
  * The `model` signal (reference.ts modelSignal) of each passage under the built-in encoder: the
- * question and the passages' texts embedded together. Empty when the encoder fails or is off: the
- * check then stays word-level.
+ * question and the passages' texts embedded together (each cut at ENCODER_MAX_CHARS). Empty when
+ * the encoder fails, is busy or is off: the check then stays word-level.
  */
 export async function encoderSignals(
   embed: EncoderEmbed,
@@ -41,7 +47,7 @@ export async function encoderSignals(
 ): Promise<(number | null)[]> {
   let vectors: Float32Array[]
   try {
-    vectors = await embed([question, ...passages])
+    vectors = await embed([question, ...passages].map((t) => t.slice(0, ENCODER_MAX_CHARS)))
   } catch {
     return []
   }

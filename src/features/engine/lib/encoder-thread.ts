@@ -27,6 +27,11 @@ export interface EncoderThreadOptions {
   spawn?: () => EncoderWorker
   /** Milliseconds without work before the thread (and the model's memory) is let go. */
   idleMs: number
+  /**
+   * Requests the thread may hold at once; one more is refused at once (the caller answers without
+   * the encoder), so a burst of questions neither queues behind the model nor holds their texts.
+   */
+  maxPending?: number
   /** Told once, with the reason, when the thread fails: the encoder is then off for the process. */
   onFailure?: (reason: string) => void
   setTimer?: (fn: () => void, ms: number) => unknown
@@ -40,6 +45,9 @@ export interface EncoderThreadOptions {
 export function encoderWorkerPath(moduleUrl: string = import.meta.url): string {
   return workerScriptPath(moduleUrl, 'encoder-worker.ts', 'features/engine/lib/encoder-worker.ts')
 }
+
+/** Requests held at once by default: a few questions' worth (each is a fraction of a second). */
+const MAX_PENDING = 8
 
 interface Pending {
   resolve: (vectors: Float32Array[]) => void
@@ -72,6 +80,8 @@ export class EncoderThread {
   embed(texts: string[]): Promise<Float32Array[]> {
     if (this.closed) return Promise.reject(new Error('the encoder is closed'))
     if (this.failed) return Promise.reject(new Error(`the encoder is off: ${this.failed}`))
+    if (this.pending.size >= (this.opts.maxPending ?? MAX_PENDING))
+      return Promise.reject(new Error('the encoder is busy'))
     const worker = this.start()
     if (!worker) return Promise.reject(new Error(`the encoder is off: ${this.failed}`))
     return new Promise((resolve, reject) => {
