@@ -3,7 +3,7 @@ import { composeAnswer } from './answer'
 import type { CartRoute } from './cartroute'
 import { type CartEntry, searchCartridges } from './cartsearch'
 import { condenseQuestion, type Turn } from './condense'
-import { type EncoderEmbed, encoderSignals, unsure } from './encoder-check'
+import { ENCODER_BAND, type EncoderEmbed, encoderSignals, unsure } from './encoder-check'
 import { AnswerType, planQuery } from './query'
 import { type SectionRef, searchIndex } from './ragsearch'
 import {
@@ -238,7 +238,10 @@ async function retrieve(
   return searchCartridges(entries, plan, Math.max(k, 20), { evidence, route })
 }
 
-/** The best support among the passages an answer may quote (composeAnswer draws on the first three). */
+/**
+ * The best support among the passages an answer may quote (composeAnswer draws on the first three),
+ * asked in order; one above the encoder's band ends it (the best is then answered whatever the rest say).
+ */
 function supportOf(
   condensed: string,
   evidence: TermEvidence,
@@ -255,6 +258,7 @@ function supportOf(
     if (score <= support) continue
     support = score
     if (explain) explain.signals = signals
+    if (support > ENCODER_BAND.high) break
   }
   return support
 }
