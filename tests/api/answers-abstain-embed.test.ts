@@ -7,19 +7,9 @@ import { startEmbedStandin } from '../helpers/embed-standin'
 import { type ReadyBase, readyBase } from '../helpers/ready-base'
 import { referenceVector, vector } from '../helpers/reference-vectors'
 import { authApp, bearer } from './accounts.fixture'
+import { TWO_POLICIES } from './texts.fixture'
 
-const FILES = [
-  {
-    path: 'travel-policy.md',
-    text:
-      '# Travel policy\n\nEmployees book flights through the travel desk at least 14 days before departure. ' +
-      'Economy class is used for flights shorter than six hours.',
-  },
-  {
-    path: 'holidays.md',
-    text: '# Holidays\n\nFull-time staff have 27 days of paid leave a year, approved by the team lead.',
-  },
-]
+const FILES = TWO_POLICIES
 // The policy holds most of the question's words without saying what it asks (hotels).
 const QUESTION = 'How many days before departure do employees book hotels?'
 

@@ -4,19 +4,9 @@ import { SUPPORT_THRESHOLD } from '../../src/features/engine/lib/support'
 import type { TestApp } from '../helpers/app'
 import { type ReadyBase, readyBase } from '../helpers/ready-base'
 import { authApp, bearer } from './accounts.fixture'
+import { TWO_POLICIES } from './texts.fixture'
 
-const FILES = [
-  {
-    path: 'travel-policy.md',
-    text:
-      '# Travel policy\n\nEmployees book flights through the travel desk at least 14 days before departure. ' +
-      'Economy class is used for flights shorter than six hours.',
-  },
-  {
-    path: 'holidays.md',
-    text: '# Holidays\n\nFull-time staff have 27 days of paid leave a year, approved by the team lead.',
-  },
-]
+const FILES = TWO_POLICIES
 // Its words are all in the policies ("approves", "travel"), what it asks is not.
 const FOREIGN = 'Who approves the travel budget?'
 const OWN = 'How many days before departure do employees book flights?'

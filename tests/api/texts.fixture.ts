@@ -33,3 +33,20 @@ export const TWO_SENTENCES: FixtureFile[] = [
     text: 'The 1973 oil crisis began in October 1973 when OAPEC proclaimed an oil embargo.',
   },
 ]
+
+/**
+ * Two short company policies, for the support check: questions that share their words without
+ * asking what they say ("How many days before departure do employees book hotels?").
+ */
+export const TWO_POLICIES: FixtureFile[] = [
+  {
+    path: 'travel-policy.md',
+    text:
+      '# Travel policy\n\nEmployees book flights through the travel desk at least 14 days before departure. ' +
+      'Economy class is used for flights shorter than six hours.',
+  },
+  {
+    path: 'holidays.md',
+    text: '# Holidays\n\nFull-time staff have 27 days of paid leave a year, approved by the team lead.',
+  },
+]

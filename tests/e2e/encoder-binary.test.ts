@@ -1,10 +1,12 @@
 import { expect, test } from 'bun:test'
+import { TWO_POLICIES } from '../api/texts.fixture'
 import { binaryForFile, signUpOn } from '../helpers/binary'
 
 // The built-in sentence encoder in the compiled executable: its thread's script, the model's
 // weights, vocabulary and WebAssembly files all come from inside the binary (it runs from an empty
-// directory), and so does the cartridge compiler's thread. A question that only shares the base's words is declined, which the word-level check
-// alone would answer (tests/api/answers-abstain-encoder.test.ts shows both).
+// directory), and so does the cartridge compiler's thread. A question that only shares the base's
+// words is declined, which the word-level check alone would answer
+// (tests/api/answers-abstain-encoder.test.ts shows both).
 const binary = binaryForFile('engram-encoder-')
 
 test('the executable asks its embedded encoder and declines a question that only shares the base’s words', async () => {
@@ -18,41 +20,29 @@ test('the executable asks its embedded encoder and declines a question that only
   })
   const corpusId = ((await created.json()) as { id: string }).id
   const form = new FormData()
-  form.append(
-    'files',
-    new File(
-      [
-        '# Travel policy\n\nEmployees book flights through the travel desk at least 14 days before departure. ' +
-          'Economy class is used for flights shorter than six hours.',
-      ],
-      'travel-policy.md',
-      { type: 'text/markdown' },
-    ),
-  )
-  form.append(
-    'files',
-    new File(
-      ['# Holidays\n\nFull-time staff have 27 days of paid leave a year, approved by the team lead.'],
-      'holidays.md',
-      {
-        type: 'text/markdown',
-      },
-    ),
-  )
-  expect(
-    (await api(`/v1/corpora/${corpusId}/documents`, { method: 'POST', headers: auth, body: form })).status,
-  ).toBe(200)
-  // Documents are extracted in the background; a run started before they are ready onboards none.
-  for (let i = 0; ; i++) {
-    if (i > 2000) throw new Error('the base never became ready')
-    const base = (await (await api(`/v1/corpora/${corpusId}`, { headers: auth })).json()) as {
-      status: string
-      document_count?: number
+  for (const f of TWO_POLICIES) form.append('files', new File([f.text], f.path, { type: 'text/markdown' }))
+  const up = await api(`/v1/corpora/${corpusId}/documents`, { method: 'POST', headers: auth, body: form })
+  expect(up.status).toBe(200)
+  // Extraction runs in the background (the upload's sync run), then one onboarding run.
+  const settled = async (path: string, done: (body: { status: string }) => boolean) => {
+    for (let i = 0; i < 5000; i++) {
+      const body = (await (await api(path, { headers: auth })).json()) as { status: string }
+      if (done(body)) return body
+      await Bun.sleep(10)
     }
-    if (base.status === 'ready') break
-    if (i % 20 === 0) await api(`/v1/corpora/${corpusId}/train`, { method: 'POST', headers: auth })
-    await Bun.sleep(10)
+    throw new Error(`${path} never settled`)
   }
+  await settled(
+    `/v1/corpora/${corpusId}/sync-runs/${up.headers.get('x-sync-run-id')}`,
+    (r) => r.status !== 'running',
+  )
+  const train = await api(`/v1/corpora/${corpusId}/train`, { method: 'POST', headers: auth })
+  expect(train.status).toBe(200)
+  expect(
+    await settled(`/v1/corpora/${corpusId}`, (b) => b.status === 'ready' || b.status === 'failed'),
+  ).toMatchObject({
+    status: 'ready',
+  })
   const ask = async (question: string) => {
     const res = await api(`/v1/corpora/${corpusId}/chat`, {
       method: 'POST',

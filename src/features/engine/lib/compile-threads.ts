@@ -1,3 +1,4 @@
+import type { ThreadWorker } from '../../../platform/concurrency/thread-worker'
 import { workerScriptPath } from '../../../platform/concurrency/worker-path'
 import { compileCartridge } from './cartridge'
 import { encodeCartridge } from './codec'
@@ -47,15 +48,7 @@ export function transferables(section: CompiledSection): ArrayBuffer[] {
 }
 
 /** A worker as the pool uses it (a Web Worker, or a stand-in in tests). */
-export interface CompileWorker {
-  postMessage(msg: CompileRequest): void
-  terminate(): void
-  ref(): void
-  unref(): void
-  onmessage: ((e: MessageEvent) => void) | null
-  onerror: ((e: ErrorEvent) => void) | null
-  addEventListener(type: 'close', listener: (e: Event) => void): void
-}
+export type CompileWorker = ThreadWorker<CompileRequest>
 
 /** How many threads, how they start (tests), and where a fall-back to in-process compiling is told. */
 export interface CompileThreadsOptions {

@@ -1,3 +1,4 @@
+import type { ThreadWorker } from '../../../platform/concurrency/thread-worker'
 import { workerScriptPath } from '../../../platform/concurrency/worker-path'
 
 /** What the encoder thread is sent: texts to embed. */
@@ -12,15 +13,7 @@ export type EncoderReply =
   | { type: 'error'; id: number; message: string; fatal?: boolean }
 
 /** The thread as this file uses it (a Web Worker, or a stand-in in tests). */
-export interface EncoderWorker {
-  postMessage(msg: unknown): void
-  terminate(): void
-  ref(): void
-  unref(): void
-  onmessage: ((e: MessageEvent) => void) | null
-  onerror: ((e: ErrorEvent) => void) | null
-  addEventListener(type: 'close', listener: (e: Event) => void): void
-}
+export type EncoderWorker = ThreadWorker<EncoderRequest>
 
 /** How an EncoderThread starts its thread, when it stops an idle one, and whom it tells of a failure. */
 export interface EncoderThreadOptions {
