@@ -9,7 +9,7 @@ let built: { dir: string; path: string } | undefined
 
 /**
  * Path of the compiled executable: ENGRAM_BINARY if given, else built once per test run into a
- * temporary folder (never into the checkout: it is about 145 MB with its source maps), which
+ * temporary folder (never into the checkout: it is about 180 MB with its source maps), which
  * `removeBuiltBinary` deletes when the run ends (tests/helpers/run-hooks.ts).
  */
 export function binaryPath(): string {
