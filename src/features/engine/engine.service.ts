@@ -14,7 +14,7 @@ import type { WarmCache } from './lib/cache'
 import { compileCartridge, type WarmCartridge } from './lib/cartridge'
 import { encodeCartridge } from './lib/codec'
 import type { CompiledSection } from './lib/compile-threads'
-import type { EncoderEmbed } from './lib/encoder-check'
+import { EncoderCache, type EncoderEmbed } from './lib/encoder-check'
 import { fitCartridge } from './lib/fit'
 import { prepareHypernyms } from './lib/hypernyms'
 import { passageInputs } from './lib/passages'
@@ -51,7 +51,7 @@ export interface EngineDeps {
    */
   embedder?: Embedder | null
   /**
-   * The built-in sentence encoder (EncoderThread.embed), asked about the questions the word-level
+   * The built-in sentence encoder (EncoderThread.embed; its vectors kept by base in an EncoderCache), asked about the questions the word-level
    * support check is unsure of; none when not given. Not asked where an embeddings server's model
    * gives the check its signal.
    */
@@ -68,6 +68,7 @@ export class Engine {
   private readonly carts: EngineCarts
   private readonly embeddings: EngineVectors
   private readonly now: () => number
+  private readonly encoder: EncoderCache | null
   /** The warm cartridges (the operator's status reads their bytes and count). */
   readonly cache: WarmCache<WarmCartridge>
   /** Passage vectors of the configured model by section, warm for cart (a quarter of the cartridges' budget). */
@@ -80,6 +81,7 @@ export class Engine {
     this.cache = this.carts.cache
     this.vectors = this.embeddings.warm
     this.now = deps.now ?? (() => performance.now())
+    this.encoder = deps.encoder ? new EncoderCache(deps.encoder) : null
   }
 
   /**
@@ -237,7 +239,7 @@ export class Engine {
       index: this.repo,
       carts: (id: string) => this.carts.set(id),
       meaning: (question: string) => this.embeddings.meaning(question),
-      encoder: this.deps.encoder,
+      encoder: this.encoder && ((texts: string[]) => this.encoder!.vectorsFor(baseId, texts)),
       now: this.now,
     }
     return askBase(ctx, baseId, input, explain)

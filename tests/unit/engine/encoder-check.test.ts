@@ -8,6 +8,7 @@ import {
   ENCODER_BAND,
   ENCODER_MAX_CHARS,
   ENCODER_REFERENCES,
+  EncoderCache,
   type EncoderEmbed,
   encoderSignals,
   unsure,
@@ -97,6 +98,55 @@ describe('the built-in encoder in the support check', () => {
   })
 })
 
+describe("the encoder's cache", () => {
+  /** An encoder stand-in: each text's vector is [its length, 1], and every request is recorded. */
+  function recording() {
+    const asked: string[][] = []
+    const embed: EncoderEmbed = async (texts) => {
+      asked.push(texts)
+      return texts.map((t) => Float32Array.of(t.length, 1))
+    }
+    return { asked, embed }
+  }
+
+  test('a text is embedded once per base; only the missing ones are asked for, in one request', async () => {
+    const { asked, embed } = recording()
+    const cache = new EncoderCache(embed)
+    const first = await cache.vectorsFor('cor_a', ['question', 'passage one', 'passage one'])
+    expect(first.map((v) => v[0])).toEqual([8, 11, 11])
+    expect(asked).toEqual([['question', 'passage one']])
+    const second = await cache.vectorsFor('cor_a', ['passage one', 'another question'])
+    expect(second.map((v) => v[0])).toEqual([11, 16])
+    expect(asked[1]).toEqual(['another question'])
+    // Another base's texts are its own: nothing of cor_a answers for cor_b.
+    await cache.vectorsFor('cor_b', ['question'])
+    expect(asked[2]).toEqual(['question'])
+    expect(cache.size).toBe(4)
+  })
+
+  test('past its capacity, the least recently used vectors go first', async () => {
+    const { asked, embed } = recording()
+    const cache = new EncoderCache(embed, 2)
+    await cache.vectorsFor('b', ['a'])
+    await cache.vectorsFor('b', ['bb'])
+    await cache.vectorsFor('b', ['a'])
+    await cache.vectorsFor('b', ['ccc'])
+    expect(cache.size).toBe(2)
+    await cache.vectorsFor('b', ['a'])
+    await cache.vectorsFor('b', ['bb'])
+    expect(asked).toEqual([['a'], ['bb'], ['ccc'], ['bb']])
+  })
+
+  test('a failed or short answer rejects and keeps nothing', async () => {
+    const failing = new EncoderCache(() => Promise.reject(new Error('the encoder is busy')))
+    await expect(failing.vectorsFor('b', ['q'])).rejects.toThrow('busy')
+    expect(failing.size).toBe(0)
+    const short = new EncoderCache(async () => [Float32Array.of(1)])
+    await expect(short.vectorsFor('b', ['q', 'p'])).rejects.toThrow('another number')
+    expect(short.size).toBe(0)
+  })
+})
+
 const POLICIES = [
   {
     id: 'doc_travel',
@@ -150,7 +200,8 @@ describe('asking the built-in encoder when the word-level check is unsure', () =
 
       const far = standin(1)
       const explain: AskExplain = {}
-      const declined = await (await engine(far.embed)).ask('cor_1', { question: UNSURE, strategy }, explain)
+      const farEngine = await engine(far.embed)
+      const declined = await farEngine.ask('cor_1', { question: UNSURE, strategy }, explain)
       expect(declined.answered).toBe(false)
       expect(declined.metrics.support).toBeLessThan(SUPPORT_THRESHOLD)
       expect(far.asked).toHaveLength(1)
@@ -159,6 +210,9 @@ describe('asking the built-in encoder when the word-level check is unsure', () =
       expect(far.asked[0]!.slice(1)).toEqual(declined.sources.slice(0, 3).map((s) => s.snippet))
       expect(far.asked[0]!.some((t) => t.includes('paid leave') && !t.includes('office'))).toBe(true)
       expect(explain.model).toHaveLength(far.asked[0]!.length - 1)
+      // Asked again, the question and its passages are kept: the encoder is not asked twice.
+      expect(await farEngine.ask('cor_1', { question: UNSURE, strategy })).toEqual(declined)
+      expect(far.asked).toHaveLength(1)
 
       const near = standin(0)
       const answered = await (await engine(near.embed)).ask('cor_1', { question: UNSURE, strategy })

@@ -56,3 +56,48 @@ export async function encoderSignals(
     ? modelSignal(q, ENCODER_REFERENCES, vectors.slice(1))
     : []
 }
+
+/**
+ * The built-in encoder's vectors kept by base and text, most recently used first, so passages that
+ * answer many questions (and questions asked again) are embedded once. Keys are the base's id and a
+ * hash of the text: a base's answers never depend on what another base asked.
+ */
+export class EncoderCache {
+  private readonly vectors = new Map<string, Float32Array>()
+
+  constructor(
+    private readonly embed: EncoderEmbed,
+    private readonly capacity = ENCODER_CACHE_VECTORS,
+  ) {}
+
+  /** The texts' vectors for one base: those kept, and the others embedded in one request. */
+  async vectorsFor(baseId: string, texts: string[]): Promise<Float32Array[]> {
+    const keys = texts.map((t) => `${baseId}\u0000${Bun.hash(t).toString(36)}\u0000${t.length}`)
+    const missing = [...new Set(keys.filter((k) => !this.vectors.has(k)))]
+    if (missing.length > 0) {
+      const made = await this.embed(missing.map((k) => texts[keys.indexOf(k)]!))
+      if (made.length !== missing.length) throw new Error('the encoder answered another number of vectors')
+      for (const [i, k] of missing.entries()) this.vectors.set(k, made[i]!)
+    }
+    const out = keys.map((k) => {
+      const v = this.vectors.get(k)!
+      // Most recently used last: a Map keeps insertion order.
+      this.vectors.delete(k)
+      this.vectors.set(k, v)
+      return v
+    })
+    for (const k of this.vectors.keys()) {
+      if (this.vectors.size <= this.capacity) break
+      this.vectors.delete(k)
+    }
+    return out
+  }
+
+  /** How many vectors are kept (at most the capacity). */
+  get size(): number {
+    return this.vectors.size
+  }
+}
+
+/** Vectors the cache keeps: 4,096 of 512 floats, 8 MB. */
+export const ENCODER_CACHE_VECTORS = 4096
