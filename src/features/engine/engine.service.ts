@@ -51,9 +51,9 @@ export interface EngineDeps {
    */
   embedder?: Embedder | null
   /**
-   * The built-in sentence encoder (EncoderThread.embed; its vectors kept by base in an EncoderCache), asked about the questions the word-level
-   * support check is unsure of; none when not given. Not asked where an embeddings server's model
-   * gives the check its signal.
+   * The built-in sentence encoder (EncoderThread.embed), asked about the questions the word-level
+   * support check is unsure of, its vectors kept by base (EncoderCache); none when not given. Not
+   * asked where an embeddings server's model gives the check its signal.
    */
   encoder?: EncoderEmbed | null
 }

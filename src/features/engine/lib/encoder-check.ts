@@ -58,9 +58,9 @@ export async function encoderSignals(
 }
 
 /**
- * The built-in encoder's vectors kept by base and text, most recently used first, so passages that
- * answer many questions (and questions asked again) are embedded once. Keys are the base's id and a
- * hash of the text: a base's answers never depend on what another base asked.
+ * The built-in encoder's vectors kept by base and text, so passages that answer many questions (and
+ * questions asked again) are embedded once; when full, the least recently used go first. Keys are
+ * the base's id and a hash of the text: a base's answers never depend on what another base asked.
  */
 export class EncoderCache {
   private readonly vectors = new Map<string, Float32Array>()
