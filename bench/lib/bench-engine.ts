@@ -8,9 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { migrations } from '../../migrations/index'
-import { embedderFrom } from '../../src/features/engine/embedder'
+import { embedderFrom, encoderFrom } from '../../src/features/engine/embedder'
 import { Engine } from '../../src/features/engine/engine.service'
-import { EncoderThread } from '../../src/features/engine/lib/encoder-thread'
 import { systemClock } from '../../src/platform/clock/clock'
 import { loadConfig } from '../../src/platform/config/config.load'
 import { openDatabase } from '../../src/platform/db/db'
@@ -77,10 +76,10 @@ export async function createBenchEngine(options: BenchEngineOptions = {}): Promi
     createLogger('warn'),
   )
   const stats = { asked: 0, ms: 0 }
-  const encoder =
-    (options.encoder ?? c.encoder) && !embedServer
-      ? new EncoderThread({ idleMs: c.encoder_idle_seconds * 1000 })
-      : null
+  const encoder = encoderFrom(
+    { ...c, encoder: options.encoder ?? c.encoder, url: embedServer?.url ?? null },
+    createLogger('warn'),
+  )
   const engine = new Engine({
     db,
     store,

@@ -3,6 +3,7 @@ import type { Config } from '../../platform/config/config.load'
 import { createEmbeddingsClient } from '../../platform/llm/embeddings-client'
 import type { Logger } from '../../platform/log/log'
 import type { Embedder } from './engine.vectors'
+import { EncoderThread } from './lib/encoder-thread'
 import { prepareStaticVectors, STATIC_MODEL, staticVector } from './lib/static-vectors'
 
 /** The built-in static word vectors' model name (passages embedded by another model are embedded again). */
@@ -49,4 +50,18 @@ export function embedderFrom(c: Config['embed'], clock: Clock, log: Logger): Emb
       })
     },
   }
+}
+
+/**
+ * The built-in sentence encoder from `[embed]` configuration, for the support check: on its thread
+ * when `encoder` is on and no embeddings server is configured (the server's model gives the check
+ * its signal), else null. A failure of the thread is logged once.
+ */
+export function encoderFrom(c: Config['embed'], log: Logger): EncoderThread | null {
+  if (!c.encoder || c.url) return null
+  return new EncoderThread({
+    idleMs: c.encoder_idle_seconds * 1000,
+    onFailure: (reason) =>
+      log.warn('the support check is now word-level only: the built-in encoder failed', { reason }),
+  })
 }

@@ -1,10 +1,9 @@
 import type { Config } from '../../platform/config/config.load'
 import type { Feature, Platform } from '../../platform/feature/feature'
 import type { DocumentPurger } from '../corpora/corpora.service'
-import { BUILTIN_MODEL, embedderFrom } from './embedder'
+import { BUILTIN_MODEL, embedderFrom, encoderFrom } from './embedder'
 import { Engine } from './engine.service'
 import { CompileThreads } from './lib/compile-threads'
-import { EncoderThread } from './lib/encoder-thread'
 
 export interface EngineFeatureDeps extends Platform {
   config: Config['engine']
@@ -29,15 +28,7 @@ export function engineFeature(d: EngineFeatureDeps): Feature<Engine> & { purger:
             d.log.warn('cartridges now compile in process: a compile thread failed', { reason }),
         })
       : null
-  // Not beside an embeddings server: its model gives the support check its signal.
-  const encoder =
-    d.embed.encoder && !d.embed.url
-      ? new EncoderThread({
-          idleMs: d.embed.encoder_idle_seconds * 1000,
-          onFailure: (reason) =>
-            d.log.warn('the support check is now word-level only: the built-in encoder failed', { reason }),
-        })
-      : null
+  const encoder = encoderFrom(d.embed, d.log)
   const service = new Engine({
     db: d.db,
     store: d.objects,

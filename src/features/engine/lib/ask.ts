@@ -169,7 +169,7 @@ export async function askBase(
   let support = supportOf(condensed, evidence, sources, model, explain)
   // Without a server's model, the built-in encoder is asked only where the word-level check is unsure.
   if (model.length === 0 && ctx.encoder && unsure(support)) {
-    const passages = ranked.slice(0, SUPPORT_PASSAGES).map((p) => p.text.slice(p.start, p.end))
+    const passages = sources.slice(0, SUPPORT_PASSAGES).map((s) => s.snippet)
     model = await encoderSignals(ctx.encoder, condensed, passages)
     if (model.length > 0) support = supportOf(condensed, evidence, sources, model, explain)
   }
