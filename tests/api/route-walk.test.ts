@@ -66,6 +66,16 @@ function unscopedWrites(routes: RouteDef[]): string[] {
     .filter((name) => !(name in UNSCOPED_WRITES))
 }
 
+/**
+ * Routes that need a key's `admin` scope but let a member's session in: a key without `admin`
+ * acts as a member (spec, Authentication 5), so a session must be an admin's for the same route.
+ */
+function adminScopeOnly(routes: RouteDef[]): string[] {
+  return routes
+    .filter((r) => r.scope === 'admin' && r.auth !== 'admin')
+    .map((r) => `${r.method} ${r.path}`)
+}
+
 /** Scoped routes that do not answer 403 `missing_scope` to a key holding every other scope. */
 async function underScoped(t: TestApp, a: Tenant): Promise<string[]> {
   const findings: string[] = []
@@ -170,6 +180,10 @@ describe('the route walk', () => {
 
   test("every admin route answers 403 to a member's session and to a key without the admin scope", async () => {
     expect(await notAdminOnly(t, a)).toEqual([])
+  })
+
+  test("every route that needs a key's admin scope refuses a member's session too", () => {
+    expect(adminScopeOnly(t.routes)).toEqual([])
   })
 
   test('every route that writes declares the scope a key needs for it, refuses keys, or says why not', () => {

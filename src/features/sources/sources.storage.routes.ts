@@ -50,7 +50,8 @@ export function storageRoutes(deps: StorageRouteDeps): RouteDef[] {
       method: 'GET',
       path: '/sources/s3/setup',
       mount: 'v1',
-      auth: 'bearer',
+      // Source administration (spec, Authentication 4): a key needs `admin`, a session an admin's.
+      auth: 'admin',
       scope: 'admin',
       summary:
         'What bucket policy, user and role to create for S3 storage, upload credentials and bucket sources',

@@ -8,7 +8,7 @@ import {
 } from '../../../src/features/sources/upload-credentials'
 import type { Config } from '../../../src/platform/config/config.load'
 import { ApiError } from '../../../src/platform/errors/errors'
-import { bearer, expectError, mintKey, signUp } from '../../api/accounts.fixture'
+import { addMember, bearer, expectError, mintKey, signUp } from '../../api/accounts.fixture'
 import { createBase } from '../../api/ingest.fixture'
 import { type TestApp, testApp } from '../../helpers/app'
 import { startStsStandin } from '../../helpers/standins/sts-standin'
@@ -326,6 +326,24 @@ describe('POST /v1/corpora/{id}/upload-credentials and GET /v1/sources/s3/setup'
     expect(text).not.toContain(ACCESS)
     const guide = JSON.parse(text) as { storage: string; bucket: string; endpoint: string }
     expect(guide).toMatchObject({ storage: 's3', bucket: BUCKET, endpoint: sts.url })
+    t.close()
+  })
+
+  test("the setup guide is an admin's: a member's session is refused, an admin's session reads it", async () => {
+    const t = storageApp()
+    const admin = await signUp(t)
+    const member = await addMember(t, admin.token)
+    const path = '/v1/sources/s3/setup'
+    await expectError(
+      await t.request(path, { headers: bearer(member.token) }),
+      path,
+      403,
+      'admin_required',
+      'Workspace admin role required.',
+    )
+    const res = await t.request(path, { headers: bearer(admin.token) })
+    expect(res.status).toBe(200)
+    expect(((await res.json()) as { bucket: string }).bucket).toBe(BUCKET)
     t.close()
   })
 })
