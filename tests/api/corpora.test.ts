@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { bearer, expectError, issues, mounts, signUp } from './accounts.fixture'
+import { addMember, bearer, expectError, issues, mounts, signUp } from './accounts.fixture'
 import { count, createBase, type Doc, drain, ingestSetup, upload } from './ingest.fixture'
 
 let f: Awaited<ReturnType<typeof ingestSetup>>
@@ -62,6 +62,27 @@ describe('document bases', () => {
       )
       await expectError(await t.request(path), path, 401, 'unauthorized')
       expect((await t.request(path, { headers: bearer(queryKey) })).status).toBe(200)
+    }
+  })
+
+  test("deleting a base is any member's (spec: bearer), and a key's with the ingest scope", async () => {
+    const { t, token, queryKey, ingestKey } = f
+    const member = await addMember(t, token)
+    for (const path of mounts('/corpora')) {
+      const [byMember, byKey] = [await createBase(t, token), await createBase(t, token)]
+      await expectError(
+        await t.request(`${path}/${byKey}`, { method: 'DELETE', headers: bearer(queryKey) }),
+        `${path}/${byKey}`,
+        403,
+        'missing_scope',
+        'API key missing required scope: ingest',
+      )
+      const res = await t.request(`${path}/${byMember}`, { method: 'DELETE', headers: bearer(member.token) })
+      expect(res.status).toBe(204)
+      expect(
+        (await t.request(`${path}/${byKey}`, { method: 'DELETE', headers: bearer(ingestKey) })).status,
+      ).toBe(204)
+      expect(count(t, 'corpora', 'id IN (?, ?)', byMember, byKey)).toBe(0)
     }
   })
 
