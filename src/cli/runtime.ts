@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { migrations } from '../../migrations/index'
 import type { AppDeps } from '../app'
@@ -7,6 +7,7 @@ import { type Config, loadConfig } from '../platform/config/config.load'
 import { base62, cryptoRandom } from '../platform/crypto/random'
 import { openDatabase } from '../platform/db/db'
 import { migrate } from '../platform/db/migrate'
+import { privateDir } from '../platform/files/private-files'
 import { createLogger } from '../platform/log/log'
 import { createObjectStore } from '../platform/storage/create-object-store'
 
@@ -42,8 +43,14 @@ export function resolveSecret(config: Config, dataDir: string): string {
 /** Opens the data dir and database, applies migrations, and returns the app's dependencies. */
 export function openRuntime(config: Config): AppDeps & { dataDir: string; applied: string[] } {
   const dataDir = resolve(config.data.dir)
-  mkdirSync(dataDir, { recursive: true })
   const log = createLogger(config.server.log_level)
+  // Owner-only, and tightened when an older version left it 0755 (see private-files.ts).
+  if (!privateDir(dataDir)) {
+    log.warn('the data dir is not owned by this user, so it cannot be made readable by its owner only', {
+      data_dir: dataDir,
+      hint: 'chown it to the user the server runs as, or chmod 700 it',
+    })
+  }
   const secret = resolveSecret(config, dataDir)
   const db = openDatabase(join(dataDir, 'engram.db'))
   const applied = migrate(db, migrations)

@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import type { Clock } from '../clock/clock'
 import { type Config, ConfigError } from '../config/config.load'
+import { privateDir } from '../files/private-files'
 import { LocalObjectStore } from './local-store'
 import type { ObjectStore } from './object-store'
 import { S3ObjectStore } from './s3-store'
@@ -22,7 +23,12 @@ export function createObjectStore(
   deps: { clock?: Clock } = {},
 ): ObjectStore {
   const s = config.storage
-  if (s.driver === 'local') return new LocalObjectStore({ root: join(dataDir, 'objects'), clock: deps.clock })
+  if (s.driver === 'local') {
+    const root = join(dataDir, 'objects')
+    // An older version made its folders 0755: the root is tightened, which closes everything below.
+    privateDir(root)
+    return new LocalObjectStore({ root, clock: deps.clock })
+  }
   const problems = S3_REQUIRED.filter(([k]) => !s[k]).map(
     ([k, env]) => `storage.${k} (${env}) is required when storage.driver is s3`,
   )

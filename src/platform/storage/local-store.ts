@@ -3,6 +3,7 @@ import { type FileHandle, mkdir, open, readdir, rename, rm, rmdir, stat, unlink 
 import { dirname, join, resolve, sep } from 'node:path'
 import { type Clock, systemClock } from '../clock/clock'
 import { cryptoRandom, type Random } from '../crypto/random'
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../files/private-files'
 import { assertDeletablePrefix, assertValidKey, assertValidPrefix } from './keys'
 import {
   InvalidObjectKeyError,
@@ -63,12 +64,13 @@ export class LocalObjectStore implements ObjectStore {
 
   async put(key: string, body: ObjectBody, opts: PutOptions = {}): Promise<PutResult> {
     const final = this.pathOf(key)
-    await mkdir(this.tempDir, { recursive: true })
+    // Folders and files owner-only: objects are the tenants' documents (see private-files.ts).
+    await mkdir(this.tempDir, { recursive: true, mode: PRIVATE_DIR_MODE })
     const tmp = join(this.tempDir, `${toHex(this.random.bytes(16))}.part`)
     const meter = new MeteredHash(opts.maxBytes)
     let fh: FileHandle | undefined
     try {
-      fh = await open(tmp, 'wx', 0o600)
+      fh = await open(tmp, 'wx', PRIVATE_FILE_MODE)
       for await (const chunk of bodyChunks(body)) {
         meter.update(chunk)
         await writeFully(fh, chunk)
@@ -91,7 +93,7 @@ export class LocalObjectStore implements ObjectStore {
     const dir = dirname(final)
     for (let attempt = 0; ; attempt++) {
       try {
-        await mkdir(dir, { recursive: true })
+        await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE })
         await rename(tmp, final)
         break
       } catch (e) {
