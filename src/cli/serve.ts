@@ -1,7 +1,7 @@
 import { createApp, VERSION } from '../app'
 import { baseUrl, type Config } from '../platform/config/config.load'
 import type { Db } from '../platform/db/db'
-import { isLoopback } from '../platform/http/loopback'
+import { emailMode } from '../platform/email/email'
 import { logModelSettings, logSupportSettings } from '../platform/llm/settings'
 import { openRuntime } from './runtime'
 
@@ -10,17 +10,36 @@ function firstStart(db: Db): boolean {
   return db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM workspaces').get()?.n === 0
 }
 
+/** One line of what the operator should know at start-up, at the level it deserves. */
+export interface StartupNotice {
+  level: 'info' | 'warn' | 'error'
+  msg: string
+}
+
 /**
- * What an operator exposing this server to a network should know at start-up, one line each.
- * Listening beyond loopback with email disabled: verification and reset links cannot be mailed, so
- * callers from other machines get none and the links are written to this log instead.
+ * What an operator should know at start-up about who can reach what, one line each: where the
+ * links of verification, reset and invitation go, and what a forwarded client address is worth.
  */
-export function startupWarnings(config: Config): string[] {
-  const out: string[] = []
-  if (config.email.transport === 'disabled' && !isLoopback(config.server.host)) {
-    out.push(
-      `email is disabled while listening on ${config.server.host || 'every address'}: verification and password reset links are written to this log (they are answered only to callers on this machine); set ENGRAM_EMAIL to an smtp:// URL to mail them`,
-    )
+export function startupWarnings(config: Config): StartupNotice[] {
+  const out: StartupNotice[] = []
+  const mode = emailMode(config.email.transport)
+  if (mode === 'disabled') {
+    out.push({
+      level: 'error',
+      msg: 'ENGRAM_EMAIL=disabled: verification, password-reset and invitation links are answered to whoever asks for them, so anyone who can reach this server can take over any account, admins included. Set ENGRAM_EMAIL=log (links go to this log) or an smtp:// URL.',
+    })
+  }
+  if (mode === 'log') {
+    out.push({
+      level: 'info',
+      msg: 'email: no mail server (ENGRAM_EMAIL=log): verification, password-reset and invitation links are written to this log for you to pass on; set ENGRAM_EMAIL to an smtp:// URL to mail them',
+    })
+  }
+  if (config.server.trust_proxy) {
+    out.push({
+      level: 'warn',
+      msg: 'ENGRAM_TRUST_PROXY=true believes X-Forwarded-For from any peer: a client that reaches this port without the proxy chooses its own address for rate limits and the audit trail. Set ENGRAM_TRUSTED_PROXIES to the proxy\'s address (or "loopback") instead.',
+    })
   }
   return out
 }
@@ -50,7 +69,7 @@ export async function serve(config: Config): Promise<void> {
     storage: rt.objects.driver,
     swept_temp_objects: swept,
   })
-  for (const warning of startupWarnings(config)) rt.log.warn(warning)
+  for (const notice of startupWarnings(config)) rt.log[notice.level](notice.msg)
   app.jobs.scheduler.start()
   app.events.dispatcher.start()
   // The scale test loads this server over loopback, so it needs an address it can reach.

@@ -256,6 +256,7 @@ describe('me, setup and config', () => {
         billing_enabled: false,
         default_plan: 'free',
         email_enabled: false,
+        link_delivery: 'response',
         google_enabled: false,
         sso_enabled: false,
       })
@@ -268,6 +269,7 @@ describe('me, setup and config', () => {
         signup_mode: 'open',
         default_plan: 'trial',
         email_enabled: true,
+        link_delivery: 'email',
         first_run: true,
       })
     } finally {

@@ -192,7 +192,7 @@ describe('registration in invite mode', () => {
   test('registration is rate limited per client IP, and the window passes', async () => {
     const limited = app({
       ENGRAM_RATE_LIMITS: 'on',
-      ENGRAM_TRUST_PROXY: 'true',
+      ENGRAM_TRUSTED_PROXIES: 'loopback',
       ENGRAM_REGISTER_PER_IP_HOUR: '2',
     })
     const from = (ip: string) => ({ 'x-forwarded-for': ip })
@@ -384,7 +384,7 @@ describe('open sign-up', () => {
   test('the open sign-up limit per IP is separate from, and on top of, the registration limit', async () => {
     const t = open({
       ENGRAM_RATE_LIMITS: 'on',
-      ENGRAM_TRUST_PROXY: 'true',
+      ENGRAM_TRUSTED_PROXIES: 'loopback',
       ENGRAM_REGISTER_PER_IP_HOUR: '100',
       ENGRAM_OPEN_SIGNUP_PER_IP_DAY: '1',
     })

@@ -35,6 +35,7 @@ describe('members and invitations', () => {
     const inv = await (await invite('/v1/admin/invites', s.token, { email: pending.toUpperCase() })).json()
     expect(inv).toEqual({
       status: 'sent',
+      link_delivery: 'response',
       invite_link: expect.stringMatching(
         /^http:\/\/localhost:8080\/console\/accept-invite\?token=[0-9A-Za-z]{43}$/,
       ),

@@ -168,7 +168,7 @@ describe('login', () => {
 
   test('sign-in is rate limited per client IP when limits are on', async () => {
     const limited = authApp({
-      env: { ENGRAM_RATE_LIMITS: 'on', ENGRAM_TRUST_PROXY: 'true', ENGRAM_LOGIN_PER_IP_MINUTE: '2' },
+      env: { ENGRAM_RATE_LIMITS: 'on', ENGRAM_TRUSTED_PROXIES: 'loopback', ENGRAM_LOGIN_PER_IP_MINUTE: '2' },
     })
     try {
       const s = await signUp(limited)

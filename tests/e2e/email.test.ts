@@ -180,7 +180,7 @@ describe('email over SMTP', () => {
       { email: 'guest@example.com' },
       { authorization: `Bearer ${token}` },
     )
-    expect(await invited.json()).toEqual({ status: 'sent' })
+    expect(await invited.json()).toEqual({ status: 'sent', link_delivery: 'email' })
     const mail = await box.next('guest@example.com')
     expect(mail.subject).toBe('You are invited to Team on Engram')
     const inviteToken = new URL(linkIn(mail)).searchParams.get('token')

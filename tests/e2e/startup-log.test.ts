@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type RunningBinary, startBinary } from '../helpers/binary'
 
-// Issue 18, items 1 and 11: what the executable tells its operator at start-up.
+// Issue 18, items 1 and 11, and issue 32, item 1: what the executable tells its operator at start-up.
 
 let dir = ''
 let server: RunningBinary | null = null
@@ -14,7 +14,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-test('start-up logs the model server settings without its key; loopback with email off is no warning', async () => {
+test('start-up logs the model server settings without its key, and that links go to this log', async () => {
   dir = mkdtempSync(join(tmpdir(), 'engram-startup-'))
   server = await startBinary({
     cwd: dir,
@@ -36,5 +36,21 @@ test('start-up logs the model server settings without its key; loopback with ema
   const all = JSON.stringify(server.lines)
   expect(all).not.toContain('sk-secret-never-logged')
   expect(all).not.toContain('pw@')
-  expect(server.lines.some((l) => String(l.msg).startsWith('email is disabled while listening'))).toBe(false)
+  // The default email mode (log) is said once, as information; nothing is an error.
+  expect(server.lines.filter((l) => String(l.msg).startsWith('email: no mail server'))).toMatchObject([
+    { level: 'info' },
+  ])
+  expect(server.lines.filter((l) => l.level === 'error')).toEqual([])
+})
+
+test('ENGRAM_EMAIL=disabled is an error line at start-up: anyone can take over any account', async () => {
+  dir = mkdtempSync(join(tmpdir(), 'engram-startup-'))
+  server = await startBinary({
+    cwd: dir,
+    env: { ENGRAM_DATA_DIR: join(dir, 'data'), ENGRAM_EMAIL: 'disabled' },
+  })
+  await server.waitForLine((l) => l.msg === 'ready')
+  expect(server.lines.filter((l) => l.level === 'error')).toMatchObject([
+    { msg: expect.stringContaining('anyone who can reach this server can take over any account') },
+  ])
 })

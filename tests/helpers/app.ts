@@ -41,8 +41,16 @@ export interface TestAppOptions {
 export function testApp(opts: TestAppOptions = {}): TestApp {
   const dataDir = mkdtempSync(join(tmpdir(), 'engram-test-'))
   const config: Config = loadConfig({
-    // Tests make many workspaces: registration stays on unless a test sets the switch itself.
-    env: { ENGRAM_DATA_DIR: dataDir, ENGRAM_RATE_LIMITS: 'off', ENGRAM_REGISTRATION: 'on', ...opts.env },
+    // Tests make many workspaces: registration stays on unless a test sets the switch itself. Links
+    // come back in the answers (ENGRAM_EMAIL=disabled) so tests can follow them; the default, `log`,
+    // has its own tests (tests/api/link-delivery.test.ts).
+    env: {
+      ENGRAM_DATA_DIR: dataDir,
+      ENGRAM_RATE_LIMITS: 'off',
+      ENGRAM_REGISTRATION: 'on',
+      ENGRAM_EMAIL: 'disabled',
+      ...opts.env,
+    },
     readFile: () => null,
   })
   const db = openDatabase(join(dataDir, 'engram.db'))

@@ -39,7 +39,8 @@ export interface ConsoleRig {
 
 /**
  * Starts a server from a fresh data dir and a browser before the file's tests; stops both after.
- * `env` configures the server (email, sign-up mode, ...).
+ * `env` configures the server (email, sign-up mode, ...). Links come back in the API's answers
+ * (ENGRAM_EMAIL=disabled) unless `env` says otherwise, so tests can follow them.
  */
 export function consoleRig(env: Record<string, string> = {}): () => ConsoleRig {
   let dir = ''
@@ -48,7 +49,7 @@ export function consoleRig(env: Record<string, string> = {}): () => ConsoleRig {
     dir = mkdtempSync(join(tmpdir(), 'engram-console-'))
     const server = await startSource({
       cwd: dir,
-      env: { ENGRAM_DATA_DIR: join(dir, 'data'), ...env },
+      env: { ENGRAM_DATA_DIR: join(dir, 'data'), ENGRAM_EMAIL: 'disabled', ...env },
     })
     const browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] })
     mkdirSync(ARTIFACTS, { recursive: true })

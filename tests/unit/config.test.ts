@@ -14,7 +14,7 @@ describe('configuration', () => {
     expect(c.accounts.signup_mode).toBe('invite')
     expect(c.accounts.registration).toBe('first')
     expect(c.accounts.default_plan).toBe('free')
-    expect(c.email.transport).toBe('disabled')
+    expect(c.email.transport).toBe('log')
     expect(c.storage.driver).toBe('local')
     expect(c.billing.mode).toBe('off')
     expect(c.llm.url).toBeNull()

@@ -24,12 +24,11 @@ import { bearerToken, type SessionService } from './accounts.sessions'
 
 const TAGS = ['auth']
 
-// While email is disabled, a verification or reset link is answered only to a caller on the server's
-// own machine (a loopback socket, no proxy trusted); anyone else gets `sent` and the link goes to the
-// server log for the operator. The spec returns it to every caller; that let anyone who can reach
-// the server take over any account, so this deviation is deliberate (docs/accounts.md).
-const LINKS_WHILE_EMAIL_DISABLED =
-  "With email disabled, the link is in the body only for a caller on the server's machine (loopback, no proxy trusted); otherwise it is written to the server log for the operator, and `link_delivery` says which."
+// Where a verification or reset link goes is the operator's choice (ENGRAM_EMAIL), never the
+// caller's: a loopback socket proves nothing, since a reverse proxy on the same host makes every
+// request arrive over loopback. Only `disabled`, the spec's behaviour, answers the link (docs/accounts.md).
+const LINK_DELIVERY =
+  "Where the link goes depends on the server's email setting only, and `link_delivery` says which: `email` (mailed), `server_log` (the default without a mail server: written to the server log for the operator to pass on), or `response` (email explicitly `disabled`: the link is in this body, for any caller)."
 
 // Routes whose answer carries a secret (a session token, or a link while email is disabled) set
 // `idempotent: false`: an Idempotency-Key replay would mean storing that secret in the clear.
@@ -64,12 +63,12 @@ export function accountsRoutes(
       idempotent: false,
       auth: 'none',
       summary: 'Create a workspace and its first admin',
-      description: `Invite mode: open while the registration switch allows (\`first\`, the default: until the first workspace exists), else 403 \`registration_closed\`. Open mode: the admin is unverified until the emailed link is used. ${LINKS_WHILE_EMAIL_DISABLED}`,
+      description: `Invite mode: open while the registration switch allows (\`first\`, the default: until the first workspace exists), else 403 \`registration_closed\`. Open mode: the admin is unverified until the emailed link is used. ${LINK_DELIVERY}`,
       tags: TAGS,
       errors: ['rate_limited'],
       body: RegisterReq,
       response: TokenResp,
-      handler: ({ body, ip, requestId, loopback }) => accounts.register(body, { ip, requestId, loopback }),
+      handler: ({ body, ip, requestId }) => accounts.register(body, { ip, requestId }),
     }),
     defineRoute({
       method: 'GET',
@@ -87,13 +86,12 @@ export function accountsRoutes(
       idempotent: false,
       auth: 'none',
       summary: 'Send the verification link again (per-address cooldown)',
-      description: LINKS_WHILE_EMAIL_DISABLED,
+      description: LINK_DELIVERY,
       tags: TAGS,
       errors: ['rate_limited'],
       body: EmailReq,
       response: LinkResp,
-      handler: ({ body, ip, requestId, loopback }) =>
-        accounts.resendVerification(body.email, { ip, requestId, loopback }),
+      handler: ({ body, ip, requestId }) => accounts.resendVerification(body.email, { ip, requestId }),
     }),
     defineRoute({
       method: 'POST',
@@ -112,13 +110,12 @@ export function accountsRoutes(
       idempotent: false,
       auth: 'none',
       summary: 'Send a password reset link',
-      description: LINKS_WHILE_EMAIL_DISABLED,
+      description: LINK_DELIVERY,
       tags: TAGS,
       errors: ['rate_limited'],
       body: EmailReq,
       response: LinkResp,
-      handler: ({ body, ip, requestId, loopback }) =>
-        accounts.forgotPassword(body.email, { ip, requestId, loopback }),
+      handler: ({ body, ip, requestId }) => accounts.forgotPassword(body.email, { ip, requestId }),
     }),
     defineRoute({
       method: 'POST',
@@ -236,7 +233,8 @@ export function accountsRoutes(
         resend_cooldown_seconds: config.accounts.resend_cooldown_seconds,
         billing_enabled: config.billing.mode !== 'off',
         default_plan: config.accounts.default_plan,
-        email_enabled: config.email.transport !== 'disabled',
+        email_enabled: accounts.linkDelivery() === 'email',
+        link_delivery: accounts.linkDelivery(),
         google_enabled: false,
         sso_enabled: false,
       }),

@@ -29,7 +29,7 @@ export const LinkDelivery = Type.Union(
   [Type.Literal('email'), Type.Literal('response'), Type.Literal('server_log')],
   {
     description:
-      "`email`: mailed. `response`: in this body (email is disabled and the caller is on the server's machine). `server_log`: email is disabled and the caller is remote, so the link was written to the server log for the operator to pass on.",
+      '`email`: mailed (ENGRAM_EMAIL is an smtp URL). `server_log`: no mail server (ENGRAM_EMAIL=log, the default), so the link was written to the server log for the operator to pass on. `response`: the operator set ENGRAM_EMAIL=disabled, so the link is in this body, whoever asked. Depends on the configuration only.',
   },
 )
 
@@ -40,7 +40,7 @@ export const TokenResp = namedObject('TokenResp', {
   email_verified: Type.Boolean(),
   verify_link: Type.Optional(
     Type.String({
-      description: "Only when the email backend is disabled and the caller is on the server's machine.",
+      description: 'Only when the email backend is disabled (`link_delivery: response`).',
     }),
   ),
   link_delivery: Type.Optional(LinkDelivery),
@@ -81,9 +81,9 @@ export const MeResp = Type.Union([UserResp, ApiKeyMeResp], { $id: 'MeResp' })
 
 export const LinkResp = namedObject('LinkResp', {
   status: Type.String(),
-  invite_link: Type.Optional(Type.String()),
-  reset_link: Type.Optional(Type.String()),
-  verify_link: Type.Optional(Type.String()),
+  invite_link: Type.Optional(Type.String({ description: 'Only with `link_delivery: response`.' })),
+  reset_link: Type.Optional(Type.String({ description: 'Only with `link_delivery: response`.' })),
+  verify_link: Type.Optional(Type.String({ description: 'Only with `link_delivery: response`.' })),
   link_delivery: Type.Optional(LinkDelivery),
 })
 
@@ -129,7 +129,12 @@ export const AuthConfigResp = namedObject('AuthConfigResp', {
   }),
   billing_enabled: Type.Boolean(),
   default_plan: Type.String(),
-  email_enabled: Type.Boolean({ description: 'False: links are returned in responses.' }),
+  email_enabled: Type.Boolean({ description: 'True when a mail server is configured and links are mailed.' }),
+  link_delivery: {
+    ...LinkDelivery,
+    description:
+      'Where verification, password-reset and invitation links go on this server: `email` (mailed), `server_log` (written to the server log for the operator to pass on; the default without a mail server) or `response` (answered to whoever asks: email explicitly disabled).',
+  },
   google_enabled: Type.Boolean({ description: 'Whether social sign-in is configured.' }),
   sso_enabled: Type.Boolean(),
 })

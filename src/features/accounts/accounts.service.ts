@@ -24,7 +24,7 @@ import {
 import { normaliseEmail, type RegisterReq, type UserResp } from './accounts.schemas'
 import { SignIn } from './accounts.signin'
 import { type NewUser, SignUp } from './accounts.signup'
-import type { AccountsDeps, Caller, Link, Token } from './accounts.types'
+import type { AccountsDeps, Caller, Link, LinkDelivery, Token } from './accounts.types'
 
 export type { AccountsConfig, AccountsDeps, Caller, LinkDelivery } from './accounts.types'
 export type { UserRow }
@@ -60,6 +60,11 @@ export class AccountsService {
   /** True while the install has no workspace at all: the console offers to create the first one. */
   firstRun(): boolean {
     return this.signUp.firstRun()
+  }
+
+  /** Where verification, reset and invitation links go on this server (ENGRAM_EMAIL); the same for every caller. */
+  linkDelivery(): LinkDelivery {
+    return this.d.mailer.delivery
   }
 
   /** `GET /auth/verify-email`: spends a verification link once; bad, spent or expired is a 400. */

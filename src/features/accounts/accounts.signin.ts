@@ -24,7 +24,7 @@ export class SignIn {
 
   /** `POST /auth/login`: the password pair; refused for unverified, deactivated and suspended. */
   async login(username: string, password: string, remember: boolean, caller: Caller): Promise<Token> {
-    this.limits.login(caller.ip)
+    this.limits.login(caller.ip, username)
     const user = findUserByEmail(this.d.db, normaliseEmail(username))
     const ok = await this.hasher.matches(password, user?.passwordHash)
     if (!user || !ok) throw fail('invalid_credentials')

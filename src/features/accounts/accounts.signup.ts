@@ -70,10 +70,10 @@ export class SignUp {
     })
     if (!open) return this.signIn.signIn(user, 'normal', 'register', caller)
 
-    const delivered = await this.links.issueTo(user, 'verify_email', caller, { wait: true })
+    const delivered = await this.links.issue(user, 'verify_email', caller, { wait: true })
     const out: Token = { access_token: '', token_type: 'bearer', expires_at: null, email_verified: false }
     if (delivered) out.verify_link = delivered
-    out.link_delivery = this.links.delivery(caller)
+    out.link_delivery = this.links.delivery()
     return out
   }
 
@@ -107,7 +107,7 @@ export class SignUp {
 
   /** `POST /auth/resend-verification`: always `sent`; a new link at most once per cooldown per address. */
   async resendVerification(rawEmail: string, caller: Caller): Promise<Link> {
-    this.limits.login(caller.ip)
+    this.limits.link(caller.ip, rawEmail)
     const user = findUserByEmail(this.d.db, normaliseEmail(rawEmail))
     const unverified = user && user.emailVerifiedAt === null && user.status === 'active'
     return this.links.answer(unverified ? user : undefined, 'verify_email', caller)

@@ -31,12 +31,10 @@ export interface AccountsDeps {
   log: Logger
 }
 
-/** Where a request came from, for rate limits and the audit trail. */
+/** Where a request came from (the client address a trusted proxy reports, else the socket peer), for rate limits and the audit trail. */
 export interface Caller {
   ip: string
   requestId: string
-  /** The caller is on the server's machine (loopback socket, no proxy): see `AccountLinks.deliver`. */
-  loopback?: boolean
 }
 
 /** Where a verification or reset link went (`link_delivery` in responses). */

@@ -41,10 +41,13 @@ export function membersRoutes(members: MembersService): RouteDef[] {
       auth: 'admin',
       scope: 'admin',
       summary: 'Invite an address (the link is returned only when email is disabled)',
+      description:
+        'The invitation link goes where the server sends every link, and `link_delivery` says which: `email` (mailed; `status: failed` when the mail server refused it), `server_log` (no mail server, the default: written to the server log for the operator to pass on) or `response` (email explicitly `disabled`: `invite_link` is in this body).',
       tags: ADMIN,
       body: InviteCreateReq,
       response: LinkResp,
-      handler: ({ principal, body }) => members.invite(principal, body.email, body.role ?? 'member'),
+      handler: ({ principal, body, ip, requestId }) =>
+        members.invite(principal, body.email, body.role ?? 'member', { ip, requestId }),
     }),
     defineRoute({
       method: 'DELETE',

@@ -9,7 +9,7 @@ import type { Db } from '../../platform/db/db'
 import type { Mailer } from '../../platform/email/email'
 import { fail, notFound } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
-import { normaliseEmail, requireName } from '../accounts/accounts.schemas'
+import { type LinkResp, normaliseEmail, requireName } from '../accounts/accounts.schemas'
 import type { AccountsService, Caller, UserRow } from '../accounts/accounts.service'
 import { actorOf } from '../audit/audit.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
@@ -79,13 +79,10 @@ export class MembersService {
 
   /**
    * `POST /admin/invites`: invites an address (again, if an invitation is open: the old link stops
-   * working). The accept link is in the answer only when email is disabled.
+   * working). The accept link goes where every link goes (ENGRAM_EMAIL): mailed, written to the
+   * server log for the operator, or, only when email is explicitly `disabled`, in the answer.
    */
-  async invite(
-    p: Principal,
-    rawEmail: string,
-    role: Role,
-  ): Promise<{ status: string; invite_link?: string }> {
+  async invite(p: Principal, rawEmail: string, role: Role, caller: Caller): Promise<Static<typeof LinkResp>> {
     const email = normaliseEmail(rawEmail)
     const existing = this.d.accounts.userByEmail(email)
     // Only a member of this workspace is reported; whether an address has an account elsewhere is not ours to tell.
@@ -113,13 +110,24 @@ export class MembersService {
       })
     }
     const link = `${baseUrl(this.d.config)}/console/accept-invite?token=${token}`
-    if (!this.d.mailer.enabled) return { status: 'sent', invite_link: link }
-    const sent = await this.d.mailer.send({
-      to: email,
-      subject: `You are invited to ${ws.name} on Engram`,
-      text: `Hello,\n\nYou are invited to join the workspace "${ws.name}" on Engram. To accept, open:\n\n${link}\n\nThe link works once and expires in ${this.d.config.accounts.invite_days} days.\n`,
-    })
-    return { status: sent ? 'sent' : 'failed' }
+    // The admin waits for the mail server: the answer says whether the invitation went out.
+    const handed = await this.d.mailer.deliverLink(
+      {
+        to: email,
+        kind: 'invite',
+        link,
+        requestId: caller.requestId,
+        subject: `You are invited to ${ws.name} on Engram`,
+        text: `Hello,\n\nYou are invited to join the workspace "${ws.name}" on Engram. To accept, open:\n\n${link}\n\nThe link works once and expires in ${this.d.config.accounts.invite_days} days.\n`,
+      },
+      { wait: true },
+    )
+    const out: Static<typeof LinkResp> = {
+      status: handed.sent ? 'sent' : 'failed',
+      link_delivery: handed.delivery,
+    }
+    if (handed.link) out.invite_link = handed.link
+    return out
   }
 
   /** `DELETE /admin/invites/{id}`: withdraws an open invitation; another workspace's id is a 404. */

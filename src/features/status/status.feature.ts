@@ -7,8 +7,14 @@ import { databaseProbe, StatusService } from './status.service'
 export interface StatusFeatureDeps extends Platform {
   config: Config['status']
   version: string
-  mailer: Pick<Mailer, 'enabled'>
+  mailer: Pick<Mailer, 'mode'>
 }
+
+const EMAIL_STATUS = {
+  smtp: { status: 'operational' },
+  log: { status: 'disabled', detail: 'links written to the server log' },
+  disabled: { status: 'disabled', detail: 'links returned in responses' },
+} as const
 
 /** Platform status and service objectives: the database answers, email is on or says why not. */
 export function statusFeature(d: StatusFeatureDeps): Feature<StatusService> {
@@ -16,10 +22,7 @@ export function statusFeature(d: StatusFeatureDeps): Feature<StatusService> {
     databaseProbe(d.db),
     {
       name: 'email',
-      check: () =>
-        d.mailer.enabled
-          ? { status: 'operational' }
-          : { status: 'disabled', detail: 'links returned in responses' },
+      check: () => EMAIL_STATUS[d.mailer.mode],
     },
   ])
   return { service, routes: statusRoutes(service) }

@@ -45,8 +45,14 @@ export const configDefinition = {
       default: 1_048_576,
       kind: { type: 'int', min: 1024, max: 1_073_741_824 },
     }),
+    trusted_proxies: leaf({
+      doc: 'Reverse proxies whose X-Forwarded-For is believed, comma-separated: addresses, CIDR ranges (10.0.0.0/8), loopback (a proxy on this machine) or private (RFC 1918 and fc00::/7). Only when the socket peer is one of them is the header read, from the right, past every listed proxy; the first other hop is the client (rate limits, audit). Empty trusts nobody: the client is the socket peer. See docs/deployment.md.',
+      env: 'ENGRAM_TRUSTED_PROXIES',
+      default: '',
+      kind: { type: 'string' },
+    }),
     trust_proxy: leaf({
-      doc: 'Take the client address from X-Forwarded-For (only behind a reverse proxy you control).',
+      doc: 'Older switch: true trusts the socket peer as a proxy whatever its address, so the last X-Forwarded-For hop is the client (hops further left count only past proxies in trusted_proxies). Prefer trusted_proxies, which also refuses the header from anyone else.',
       env: 'ENGRAM_TRUST_PROXY',
       default: false,
       kind: { type: 'bool' },
@@ -85,7 +91,7 @@ export const configDefinition = {
       secret: true,
     }),
     rate_limits: leaf({
-      doc: 'Per-IP rate limits: on or off (tests may switch them off).',
+      doc: 'Rate limits per client address and per account: on or off (tests may switch them off).',
       env: 'ENGRAM_RATE_LIMITS',
       default: 'on',
       kind: { type: 'enum', values: ['on', 'off'] },
@@ -171,21 +177,27 @@ export const configDefinition = {
       kind: { type: 'int', min: 1, max: 100000 },
     }),
     login_per_ip_minute: leaf({
-      doc: 'Sign-in and password-reset attempts accepted per client IP per minute.',
+      doc: 'Sign-in, password-change, resend and password-reset requests accepted per client address per minute (an IPv6 client counts by its /64).',
       env: 'ENGRAM_LOGIN_PER_IP_MINUTE',
       default: 20,
+      kind: { type: 'int', min: 1, max: 100000 },
+    }),
+    login_per_account_minute: leaf({
+      doc: 'Sign-in attempts accepted per account (the address tried, known or not) per minute, from all client addresses together; resend and password-reset requests per address count separately against the same number. Over it the account waits out the minute: docs/accounts.md says what that costs.',
+      env: 'ENGRAM_LOGIN_PER_ACCOUNT_MINUTE',
+      default: 10,
       kind: { type: 'int', min: 1, max: 100000 },
     }),
   },
   email: {
     transport: leaf({
-      doc: 'disabled (links are returned in responses) or an smtp:// or smtps:// URL.',
+      doc: 'How verification, password-reset and invitation links reach people. log (no mail server): each link is written to the server log as a warn line for the operator to pass on, never answered. An smtp:// or smtps:// URL: mailed. disabled: the link is answered in the response to whoever asked, so anyone who can reach the server can take over any account; only for a machine nobody else can reach.',
       env: 'ENGRAM_EMAIL',
-      default: 'disabled',
+      default: 'log',
       kind: {
         type: 'string',
-        pattern: /^(disabled|smtps?:\/\/.+)$/,
-        patternHint: 'disabled or an smtp(s):// URL',
+        pattern: /^(log|disabled|smtps?:\/\/.+)$/,
+        patternHint: 'log, disabled or an smtp(s):// URL',
       },
       secret: true,
     }),

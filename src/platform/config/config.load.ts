@@ -1,4 +1,5 @@
 import { parse as parseToml } from 'smol-toml'
+import { trustedProxyProblems } from '../http/trusted-proxies'
 import { type ConfigDefinition, configDefinition, type Leaf } from './config.definition'
 
 type LeafValue<L extends Leaf> = (L['kind'] extends { type: 'enum'; values: readonly (infer V)[] }
@@ -150,6 +151,7 @@ function show(def: Leaf, value: unknown): string {
 }
 
 function crossCheck(c: Config, problems: string[]): void {
+  problems.push(...trustedProxyProblems(c.server.trusted_proxies))
   if (c.storage.driver === 's3') {
     for (const k of ['s3_endpoint', 's3_bucket', 's3_access_key', 's3_secret_key'] as const) {
       if (!c.storage[k]) problems.push(`storage.${k} is required when ENGRAM_STORAGE=s3`)

@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal'
 import type { PageRequest } from '../paging/paging'
-import { isLoopback } from './loopback'
+import type { ClientAddresses } from './client-address'
 import type { RequestState } from './request-state'
 import type { ApiStyle, AuthRequirement, RouteContext } from './route'
 
@@ -12,13 +12,13 @@ import type { ApiStyle, AuthRequirement, RouteContext } from './route'
 export class HandlerContext implements RouteContext<unknown, unknown, unknown, AuthRequirement> {
   body: unknown = undefined
   private parsedUrl: URL | undefined
-  private client: { ip: string; loopback: boolean } | undefined
+  private client: string | undefined
 
   constructor(
     readonly request: Request,
     private readonly state: RequestState,
     readonly style: ApiStyle,
-    private readonly trustProxy: boolean,
+    private readonly clients: ClientAddresses,
     readonly principal: Principal | null,
     readonly query: unknown,
     readonly params: unknown,
@@ -34,29 +34,12 @@ export class HandlerContext implements RouteContext<unknown, unknown, unknown, A
     return this.parsedUrl
   }
 
-  get ip(): string {
-    return this.clientOf().ip
-  }
-
-  get loopback(): boolean {
-    return this.clientOf().loopback
-  }
-
   /**
-   * Where the request comes from. The socket peer, or with a trusted proxy the first
-   * X-Forwarded-For address. A request handed to the app in process (tests, tools) has no socket:
-   * it comes from this machine. `loopback` is true only for a loopback socket with no proxy
-   * trusted: behind a proxy the socket is always the proxy, and the forwarded address is only the
-   * proxy's word.
+   * The client's address: the socket peer, or behind a trusted proxy the address it reports
+   * (`ClientAddresses.resolve`). A request handed to the app in process has no socket: this machine.
    */
-  private clientOf(): { ip: string; loopback: boolean } {
-    if (!this.client) {
-      const peer = this.state.peer ?? '127.0.0.1'
-      const forwarded = this.trustProxy
-        ? this.request.headers.get('x-forwarded-for')?.split(',')[0]?.trim()
-        : undefined
-      this.client = { ip: forwarded || peer, loopback: !this.trustProxy && isLoopback(peer) }
-    }
+  get ip(): string {
+    if (this.client === undefined) this.client = this.clients.resolve(this.state.peer, this.request.headers)
     return this.client
   }
 }

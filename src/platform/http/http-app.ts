@@ -8,6 +8,7 @@ import type { Config } from '../config/config.load'
 import type { Random } from '../crypto/random'
 import type { Db } from '../db/db'
 import type { Logger } from '../log/log'
+import { ClientAddresses } from './client-address'
 import { IdempotencyStore } from './idempotency'
 import { mountRoutes } from './mount'
 import { buildOpenApi } from './openapi'
@@ -43,7 +44,11 @@ export function createHttpApp(d: HttpAppDeps, routes: RouteDef[]): HttpApp {
   })
   mountRoutes(shell.router, routes, {
     maxBodyBytes: config.server.max_body_bytes,
-    trustProxy: config.server.trust_proxy,
+    clients: new ClientAddresses({
+      trustedProxies: config.server.trusted_proxies,
+      trustPeer: config.server.trust_proxy,
+      log: d.log,
+    }),
     idempotency: new IdempotencyStore(d.db, d.clock, config.api.idempotency_ttl_hours * 3_600_000),
     authenticate: d.authenticate,
   })

@@ -5,6 +5,7 @@ import { sha256Hex } from '../crypto/hash'
 import { ApiError, fail } from '../errors/errors'
 import { decodeCursor, type ListResult } from '../paging/paging'
 import { decodeBody, readBody } from './body'
+import type { ClientAddresses } from './client-address'
 import { HandlerContext } from './context'
 import type { IdempotencyStore } from './idempotency'
 import { pageQueryProperties } from './pagination'
@@ -16,8 +17,8 @@ import { compileValidator, type Validator } from './validation'
 /** What the mount needs from the outside world. */
 export interface MountDeps {
   maxBodyBytes: number
-  /** Read the client address from X-Forwarded-For (behind a trusted reverse proxy). */
-  trustProxy: boolean
+  /** Works out the client address (the socket peer, or what a trusted proxy reports). */
+  clients: ClientAddresses
   idempotency: IdempotencyStore
   authenticate: Authenticator
 }
@@ -141,7 +142,7 @@ function compileRoute(route: RouteDef, style: ApiStyle, deps: MountDeps) {
       const query = parseQuery(request, queryKeys, queryValidator) as Record<string, unknown>
       const params = paramsValidator ? paramsValidator.parse(rawParams) : rawParams
       const page = route.list && style === 'v1' ? pageOf(query) : null
-      const ctx = new HandlerContext(request, state, style, deps.trustProxy, principal, query, params, page)
+      const ctx = new HandlerContext(request, state, style, deps.clients, principal, query, params, page)
       if (bodyValidator) return withBody(ctx, state, bodyValidator)
       const answer = proceed(ctx, state, null)
       return answer instanceof Promise ? answer.catch((e) => failure(state, e)) : answer

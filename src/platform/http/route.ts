@@ -21,12 +21,8 @@ export interface RouteContext<B, Q, P, A extends AuthRequirement> {
   url: URL
   requestId: string
   style: ApiStyle
+  /** The client's address: the socket peer, or what a trusted proxy reports (client-address.ts). */
   ip: string
-  /**
-   * The request reached this process over a loopback socket with no proxy trusted: the caller is
-   * on this machine (the operator). Secrets meant for the operator may be answered only then.
-   */
-  loopback: boolean
   body: B
   query: Q
   params: P

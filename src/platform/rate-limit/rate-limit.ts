@@ -1,5 +1,19 @@
+import ipaddr from 'ipaddr.js'
 import type { Clock } from '../clock/clock'
 import { fail } from '../errors/errors'
+
+/**
+ * The key a client address is counted under. An IPv6 client usually holds a whole /64 (one
+ * customer's network), and could otherwise take a fresh address for every request; so IPv6 counts
+ * by its /64, IPv4 (and anything that does not parse) by the address itself.
+ */
+export function clientKey(ip: string): string {
+  if (!ipaddr.IPv6.isValid(ip) || ipaddr.IPv4.isValidFourPartDecimal(ip)) return ip
+  const v6 = ipaddr.process(ip)
+  if (v6.kind() === 'ipv4') return v6.toString()
+  const parts = (v6 as ipaddr.IPv6).parts.slice(0, 4)
+  return `${parts.map((p) => p.toString(16)).join(':')}::/64`
+}
 
 /** One limit: at most `max` hits per `windowMs` for each key. */
 export interface RateLimitRule {
