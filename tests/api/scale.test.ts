@@ -16,8 +16,8 @@ afterAll(() => t.close())
 const scaleTest = (json: unknown, key = b.keys.query, prefix = '/v1', corpusId = b.corpusId) =>
   t.request(`${prefix}/corpora/${corpusId}/scale-test/stream`, { method: 'POST', headers: bearer(key), json })
 
-const queriesServed = () =>
-  t.db.$client.query<{ n: number | null }, []>('SELECT sum(queries) AS n FROM usage_daily').get()!.n ?? 0
+const queriesServed = (app = t) =>
+  app.db.$client.query<{ n: number | null }, []>('SELECT sum(queries) AS n FROM usage_daily').get()!.n ?? 0
 
 type Stats = {
   qps: number
@@ -105,6 +105,46 @@ describe('scale test', () => {
     const again = await scaleTest({ queries: ['Where does the Rhine begin?'], max_concurrency: 1 })
     expect(again.status).toBe(200)
     expect(parseSse(await again.text()).at(-1)!.event).toBe('done')
+  })
+
+  test('a workspace starts at most max_per_hour tests an hour: then 429 with Retry-After, others unaffected', async () => {
+    const own = authApp({
+      env: { ENGRAM_SCALE_TEST_MAX_PER_HOUR: '2', ENGRAM_SCALE_TEST_MAX_REQUESTS_PER_LEVEL: '1' },
+    })
+    try {
+      const [mine, theirs] = [await readyBase(own, FILES), await readyBase(own, FILES)]
+      const run = (base: ReadyBase) =>
+        own.request(`/v1/corpora/${base.corpusId}/scale-test/stream`, {
+          method: 'POST',
+          headers: bearer(base.keys.query),
+          json: { queries: ['Where does the Rhine begin?'], max_concurrency: 1 },
+        })
+      for (let i = 0; i < 2; i++) {
+        const res = await run(mine)
+        expect(parseSse(await res.text()).at(-1)!.event).toBe('done')
+        own.clock.advance(60_000)
+      }
+      const served = queriesServed(own)
+      expect(served).toBeGreaterThan(0)
+      const refused = await run(mine)
+      expect(refused.status).toBe(429)
+      expect(refused.headers.get('retry-after')).toBe('3480')
+      expect(((await refused.json()) as { error: unknown }).error).toEqual({
+        code: 'rate_limited',
+        status: 429,
+        message:
+          'This workspace has started 2 scale tests within the hour, the most allowed (setting scale_test.max_per_hour). Try again in 3480 s.',
+        details: { limit: 'scale_tests_per_hour', retry_after: 3480 },
+        request_id: expect.any(String),
+      })
+      expect(queriesServed(own)).toBe(served)
+      // Another workspace has its own allowance, and the hour renews this one's.
+      expect(parseSse(await (await run(theirs)).text()).at(-1)!.event).toBe('done')
+      own.clock.advance(3_480_000)
+      expect(parseSse(await (await run(mine)).text()).at(-1)!.event).toBe('done')
+    } finally {
+      own.close()
+    }
   })
 
   test('needs the query scope and a credential; another workspace sees a 404; a raw base is a 409', async () => {

@@ -19,7 +19,11 @@ export interface ScaleFeatureDeps extends Platform {
 export function scaleFeature(d: ScaleFeatureDeps): Feature<ScaleService> {
   const service = new ScaleService({
     ...d,
-    limits: { maxSeconds: d.config.max_seconds, maxRequestsPerLevel: d.config.max_requests_per_level },
+    limits: {
+      maxSeconds: d.config.max_seconds,
+      maxRequestsPerLevel: d.config.max_requests_per_level,
+      maxPerHour: d.config.max_per_hour,
+    },
   })
   return { service, routes: scaleRoutes(service) }
 }

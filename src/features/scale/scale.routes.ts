@@ -27,13 +27,14 @@ export function scaleRoutes(scale: ScaleService): RouteDef[] {
         'is loaded in turn through the chat stream route, over HTTP with the caller’s credential once the server ' +
         'listens (`transport: http`). Queries are sampled from the base when none are given. Bounded by ' +
         '`[scale_test]` max_seconds and max_requests_per_level; one test at a time per workspace ' +
-        '(409 `scale_test_in_progress`); a client that disconnects stops the test.',
+        '(409 `scale_test_in_progress`) and at most `[scale_test]` max_per_hour started per workspace and hour ' +
+        '(429 `rate_limited` with Retry-After); a client that disconnects stops the test.',
       tags: ['economics'],
       params: CorpusParams,
       body: ScaleTestReq,
       produces: 'text/event-stream',
       events: { start: ScaleStartEvent, level: LevelRecord, done: ScaleDoneEvent, error: StreamErrorEvent },
-      errors: ['corpus_not_ready', 'scale_test_in_progress'],
+      errors: ['corpus_not_ready', 'scale_test_in_progress', 'rate_limited'],
       idempotent: false,
       // The records go to sseResponse as they are (no mapping generator between): its return() must
       // reach abortOnReturn at once, not queue behind a record being waited for.

@@ -3,9 +3,10 @@ import type { Principal } from '../../platform/auth/principal'
 import { type Clock, iso } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
-import { fail } from '../../platform/errors/errors'
+import { ApiError, fail } from '../../platform/errors/errors'
 import type { ListResult } from '../../platform/paging/paging'
 import { keysetPage } from '../../platform/paging/paging'
+import { RateLimiter, type RateLimitRule } from '../../platform/rate-limit/rate-limit'
 import type { AnswersService } from '../answers/answers.service'
 import type { CorporaService } from '../corpora/corpora.service'
 import type { EconomicsService } from '../economics/economics.service'
@@ -31,7 +32,7 @@ export interface ScaleDeps {
   corpora: CorporaService
   answers: Pick<AnswersService, 'chatStream'>
   economics: Pick<EconomicsService, 'servable' | 'sample' | 'cpu'>
-  limits: { maxSeconds: number; maxRequestsPerLevel: number }
+  limits: { maxSeconds: number; maxRequestsPerLevel: number; maxPerHour: number }
   /** Monotonic timer for the timings and the bounds (real by default; tests step a fake one). */
   timer?: Timer
   /**
@@ -56,10 +57,19 @@ export class ScaleService {
   private readonly timer: Timer
   /** Scale tests running, per workspace, with their start (timer ms). */
   private readonly running = new Map<string, number>()
+  /**
+   * Tests started per workspace and hour. One at a time is not enough: each test makes this server
+   * answer up to thousands of queries, so a workspace that starts them back to back takes the
+   * server's cores from every other. Always on (not a per-IP limit that tests switch off).
+   */
+  private readonly starts: RateLimiter
+  private readonly hourly: RateLimitRule
 
   constructor(private readonly d: ScaleDeps) {
     this.repo = new ScaleRepo(d.db)
     this.timer = d.timer ?? realTimer
+    this.starts = new RateLimiter(d.clock, true)
+    this.hourly = { name: 'scale_tests_per_hour', max: d.limits.maxPerHour, windowMs: 3_600_000 }
   }
 
   /**
@@ -82,6 +92,7 @@ export class ScaleService {
     if (since !== undefined && started - since < this.d.limits.maxSeconds * 1000 + STALE_GRACE_MS) {
       throw fail('scale_test_in_progress')
     }
+    this.countStart(ws)
     const queries = req.queries?.length ? req.queries : await this.d.economics.sample(corpus, SAMPLED_QUERIES)
     this.running.set(ws, started)
     const release = () => {
@@ -137,6 +148,22 @@ export class ScaleService {
       }
     }
     return abortOnReturn(guarded(), controller, release)
+  }
+
+  /** Counts a test's start against the workspace's hourly allowance; 429 with Retry-After past it. */
+  private countStart(workspaceId: string): void {
+    try {
+      this.starts.hit(this.hourly, workspaceId)
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e
+      const wait = Number(e.headers?.['retry-after'] ?? 0)
+      throw fail(
+        'rate_limited',
+        `This workspace has started ${this.hourly.max} scale tests within the hour, the most allowed (setting scale_test.max_per_hour). Try again in ${wait} s.`,
+        e.details,
+        e.headers,
+      )
+    }
   }
 
   /** Keeps a finished scale run. */

@@ -635,6 +635,12 @@ export const configDefinition = {
       default: 200,
       kind: { type: 'int', min: 1, max: 100_000 },
     }),
+    max_per_hour: leaf({
+      doc: 'Scale tests one workspace may start per hour (each sends up to max_requests_per_level queries per strategy and level to this server); beyond it 429 rate_limited with Retry-After. One runs at a time per workspace whatever this says.',
+      env: 'ENGRAM_SCALE_TEST_MAX_PER_HOUR',
+      default: 6,
+      kind: { type: 'int', min: 1, max: 10_000 },
+    }),
   },
   api: {
     frozen_removal_date: leaf({
