@@ -17,6 +17,7 @@ import m13 from './0013_events.sql' with { type: 'text' }
 import m14 from './0014_sources.sql' with { type: 'text' }
 import m15 from './0015_engine_own_index.sql' with { type: 'text' }
 import m16 from './0016_engine_passage_words.sql' with { type: 'text' }
+import m17 from './0017_jobs_fair_claim.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -37,4 +38,5 @@ export const migrations: Migration[] = [
   { tag: '0014_sources', sql: m14 },
   { tag: '0015_engine_own_index', sql: m15 },
   { tag: '0016_engine_passage_words', sql: m16 },
+  { tag: '0017_jobs_fair_claim', sql: m17 },
 ]

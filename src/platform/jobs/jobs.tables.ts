@@ -35,6 +35,8 @@ export const jobs = sqliteTable(
   },
   (t) => [
     index('jobs_claim').on(t.status, t.runAt),
+    // The fair claim walks the workspaces with pending jobs, then each one's due jobs (fair-claim.ts).
+    index('jobs_fair').on(t.status, t.workspaceId, t.runAt),
     index('jobs_parent').on(t.parentId),
     index('jobs_subject').on(t.workspaceId, t.subjectId, t.createdAt),
   ],
