@@ -3,8 +3,8 @@ import type { Page } from 'playwright-core'
 import { consoleRig, seriousViolations } from '../helpers/browser'
 
 // Open sign-up mode: sign-up, "check your email" with the resend cooldown, the verification
-// landing page, sign-in; then forgot and reset password. Email is off and the browser is on the
-// server's machine, so the links come back in the API's answers (link_delivery: response). A short
+// landing page, sign-in; then forgot and reset password. Email is turned off (ENGRAM_EMAIL=disabled,
+// the rig's default), so the links come back in the API's answers (link_delivery: response). A short
 // cooldown lets the test watch the countdown run out instead of sleeping through a minute.
 const rig = consoleRig({
   ENGRAM_SIGNUP_MODE: 'open',

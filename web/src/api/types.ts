@@ -1,12 +1,15 @@
 // The API's shapes the console reads (snake_case, as on the wire; /openapi.json is the reference).
 
+/** Where a verification, reset or invitation link went (or goes, in AuthConfig). */
+export type LinkDelivery = 'email' | 'response' | 'server_log'
+
 export interface TokenResp {
   access_token: string
   token_type: 'bearer'
   expires_at: string | null
   email_verified: boolean
   verify_link?: string
-  link_delivery?: 'email' | 'response' | 'server_log'
+  link_delivery?: LinkDelivery
 }
 
 export interface SessionResp {
@@ -34,6 +37,7 @@ export interface AuthConfig {
   billing_enabled: boolean
   default_plan: string
   email_enabled: boolean
+  link_delivery: LinkDelivery
   google_enabled: boolean
   sso_enabled: boolean
 }
@@ -43,7 +47,7 @@ export interface LinkResp {
   invite_link?: string
   reset_link?: string
   verify_link?: string
-  link_delivery?: 'email' | 'response' | 'server_log'
+  link_delivery?: LinkDelivery
 }
 
 /** A page of a `/v1` list route. */

@@ -3,6 +3,7 @@ import { useLocation } from 'preact-iso'
 import { ApiError, api } from '../api/client'
 import type { LinkResp } from '../api/types'
 import { PublicLayout } from '../components/layout'
+import { ServerLog } from '../components/link-delivery'
 import { Button, ErrorBox, Field, Loading, Note } from '../components/ui'
 import { useAuthConfig } from '../lib/auth-config'
 import { consolePath } from '../lib/console-link'
@@ -18,8 +19,8 @@ function WhereItWent({ email, delivery, link }: { email: string; delivery: Deliv
     return (
       <>
         <p>
-          Email is not set up on this server. You are on the server's own machine, so the confirmation link
-          for <strong>{email}</strong> is right here:
+          Email is turned off on this server, so the confirmation link for <strong>{email}</strong> is shown
+          here:
         </p>
         <a class="btn btn-primary" href={consolePath(link)}>
           Confirm my address
@@ -27,27 +28,36 @@ function WhereItWent({ email, delivery, link }: { email: string; delivery: Deliv
       </>
     )
   }
-  if (delivery === 'response' || delivery === 'server_log') {
+  if (delivery === 'response') {
     return (
       <p>
-        Email is not set up on this server, so the confirmation link for <strong>{email}</strong> was written
-        to the server's log. Ask the person who runs this server to send it to you.
+        Email is turned off on this server: the confirmation link for <strong>{email}</strong> is shown on
+        this page when it is sent. Send it again to see a new one.
+      </p>
+    )
+  }
+  if (delivery === 'server_log') {
+    return (
+      <p>
+        This server sends no email, so the confirmation link for <strong>{email}</strong> was written to{' '}
+        <ServerLog />, not sent to you: ask the person who runs this server for it.
       </p>
     )
   }
   return (
     <p>
-      We sent a confirmation link to <strong>{email}</strong>. Open it to finish creating your workspace. It
-      works once; if it does not arrive in a few minutes, check your spam folder or send it again.
+      We sent a confirmation link to <strong>{email}</strong>: check your inbox. Open it to finish creating
+      your workspace. It works once; if it does not arrive in a few minutes, check your spam folder or send it
+      again.
     </p>
   )
 }
 
-/** What a resend did, in the visitor's terms; it reveals nothing to a caller off the server's machine. */
+/** What a resend did, in the visitor's terms; the same whether or not the address is waiting. */
 function resentNote(delivery: Delivery, resent: 'link' | 'none'): string {
   if (delivery === 'email') return 'If that address is waiting to be confirmed, a new link is on its way.'
   if (delivery === 'server_log')
-    return "If that address is waiting to be confirmed, a new link was written to the server's log."
+    return "If that address is waiting to be confirmed, a new link was written to the server's log for its operator."
   return resent === 'link'
     ? 'Here is a new link; the older one no longer works.'
     : 'No new link: the address is already confirmed, has no sign-up waiting, or had a link moments ago.'
@@ -98,11 +108,11 @@ export function CheckEmail() {
     <PublicLayout title="Check your email">
       <div class="stack">
         {query.email || (resent && link) ? (
-          <WhereItWent email={email} delivery={delivery} link={link} />
+          <WhereItWent email={email} delivery={delivery ?? config.link_delivery} link={link} />
         ) : (
           <p>Enter the address you signed up with to get a new confirmation link.</p>
         )}
-        {resent && <Note kind="ok">{resentNote(delivery, resent)}</Note>}
+        {resent && <Note kind="ok">{resentNote(delivery ?? config.link_delivery, resent)}</Note>}
         <form class="stack" onSubmit={resend}>
           {!query.email && (
             <Field

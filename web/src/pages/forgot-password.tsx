@@ -2,7 +2,9 @@ import { useState } from 'preact/hooks'
 import { api } from '../api/client'
 import type { LinkResp } from '../api/types'
 import { PublicLayout } from '../components/layout'
+import { LinkDeliveryHint, ServerLog } from '../components/link-delivery'
 import { Button, ErrorBox, Field, Note } from '../components/ui'
+import { useAuthConfig } from '../lib/auth-config'
 import { consolePath } from '../lib/console-link'
 import '../styles/accounts.css'
 
@@ -12,8 +14,8 @@ function Sent({ email, resp }: { email: string; resp: LinkResp }) {
     return (
       <div class="stack">
         <p>
-          Email is not set up on this server. You are on the server's own machine, so the reset link for{' '}
-          <strong>{email}</strong> is right here. It works once and expires within the hour.
+          Email is turned off on this server, so the reset link for <strong>{email}</strong> is shown here. It
+          works once and expires within the hour.
         </p>
         <a class="btn btn-primary" href={consolePath(resp.reset_link)}>
           Choose a new password
@@ -24,8 +26,9 @@ function Sent({ email, resp }: { email: string; resp: LinkResp }) {
   if (resp.link_delivery === 'server_log') {
     return (
       <Note>
-        Email is not set up on this server. If <strong>{email}</strong> has an account, its reset link was
-        written to the server's log: ask the person who runs this server to send it to you.
+        This server sends no email. If <strong>{email}</strong> has an account, its reset link was written to{' '}
+        <ServerLog />, not sent to you: ask the person who runs this server for it. It works once and expires
+        within the hour.
       </Note>
     )
   }
@@ -39,14 +42,15 @@ function Sent({ email, resp }: { email: string; resp: LinkResp }) {
   }
   return (
     <Note>
-      If <strong>{email}</strong> has an account, a reset link is on its way. It works once and expires within
-      the hour; check your spam folder if it does not arrive.
+      If <strong>{email}</strong> has an account, a reset link is on its way: check your inbox. It works once
+      and expires within the hour; check your spam folder if it does not arrive.
     </Note>
   )
 }
 
 /** Asks for a password reset link (`POST /auth/forgot-password`, always `sent`). */
 export function ForgotPassword() {
+  const config = useAuthConfig()
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<Error | null>(null)
   const [done, setDone] = useState<{ email: string; resp: LinkResp } | null>(null)
@@ -71,6 +75,7 @@ export function ForgotPassword() {
       ) : (
         <form class="stack" onSubmit={onSubmit}>
           <p>Enter the address you sign in with; we will send a link to choose a new password.</p>
+          <LinkDeliveryHint delivery={config?.link_delivery} what="the reset link" />
           <Field label="Email" type="email" name="email" required autocomplete="email" />
           <ErrorBox error={error} />
           <Button type="submit" variant="primary" busy={busy}>

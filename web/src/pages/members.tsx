@@ -5,6 +5,7 @@ import { api } from '../api/client'
 import { loadMe, me } from '../api/session'
 import type { LinkResp } from '../api/types'
 import { CopyLink } from '../components/copy-link'
+import { ServerLog } from '../components/link-delivery'
 import { Async, Button, Confirm, Empty, ErrorBox, Field, Note, PageHeader, Time } from '../components/ui'
 import { useLoad } from '../lib/use-load'
 import '../styles/accounts.css'
@@ -12,7 +13,7 @@ import '../styles/accounts.css'
 const LAST_ADMIN_RULE =
   'A workspace always keeps at least one admin: the only admin cannot be demoted or removed until another member is made admin. Nobody can remove themself.'
 
-/** Invites an address; while email is off, the link comes back to be passed on by hand. */
+/** Invites an address; says where the link went: mailed, in the server log, or here (email turned off). */
 function InviteForm({ onInvited }: { onInvited: () => void }) {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<Error | null>(null)
@@ -57,7 +58,7 @@ function InviteForm({ onInvited }: { onInvited: () => void }) {
         {sent?.resp.invite_link && (
           <>
             <Note kind="ok">
-              Invitation ready for <strong>{sent.email}</strong>. Email is not set up on this server: send
+              Invitation ready for <strong>{sent.email}</strong>. Email is turned off on this server: send
               them this link yourself. It works once and expires in a few days.
             </Note>
             <CopyLink label="Invitation link" value={sent.resp.invite_link} />
@@ -65,7 +66,17 @@ function InviteForm({ onInvited }: { onInvited: () => void }) {
         )}
         {sent && !sent.resp.invite_link && sent.resp.status === 'sent' && (
           <Note kind="ok">
-            Invitation emailed to <strong>{sent.email}</strong>.
+            {sent.resp.link_delivery === 'server_log' ? (
+              <>
+                Invitation ready for <strong>{sent.email}</strong>. This server sends no email, so the
+                invitation link was written to <ServerLog />: whoever runs the server passes it on to them. It
+                works once and expires in a few days.
+              </>
+            ) : (
+              <>
+                Invitation emailed to <strong>{sent.email}</strong>: they will find the link in their inbox.
+              </>
+            )}
           </Note>
         )}
         {sent && sent.resp.status === 'failed' && (

@@ -4,6 +4,7 @@ import { api } from '../api/client'
 import { adopt, loadMe } from '../api/session'
 import type { TokenResp } from '../api/types'
 import { PublicLayout } from '../components/layout'
+import { FirstRunLinkNote, LinkDeliveryHint } from '../components/link-delivery'
 import { Button, ErrorBox, Field, Loading, Note } from '../components/ui'
 import { reloadAuthConfig, useAuthConfig } from '../lib/auth-config'
 import { handedLink } from '../lib/handoff'
@@ -70,6 +71,10 @@ export function SignUp() {
           This server has no workspace yet. Create the first one: you will be its admin, and you can invite
           your team from the Members page.
         </Note>
+      )}
+      {first && <FirstRunLinkNote delivery={config.link_delivery} />}
+      {!first && config.signup_mode === 'open' && (
+        <LinkDeliveryHint delivery={config.link_delivery} what="the link that confirms your address" />
       )}
       <form onSubmit={onSubmit} class="stack">
         <Field label="Workspace name" name="workspace" required maxLength={120} autocomplete="organization" />
