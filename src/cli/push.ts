@@ -1,4 +1,8 @@
 import type { Static } from '@sinclair/typebox'
+// Paths and server messages are printed with direction controls and invisible characters as
+// `<U+202E>` markers: a terminal that lays out bidirectional text would otherwise show a file
+// `x\u202Efdp.exe` as `xexe.pdf`. The console's rule, so both clients show a name the same way.
+import { visibleText } from '../../web/src/lib/visible-text'
 import type { SyncRunResp } from '../features/ingest/ingest.schemas'
 import { parseFlags } from './args'
 import { CliError } from './cli-error'
@@ -118,7 +122,7 @@ function apiClient(o: PushOptions): Api {
           return text
         }
       })()
-      throw new CliError(`${method} ${path} failed (${res.status}): ${msg}`)
+      throw new CliError(`${method} ${path} failed (${res.status}): ${visibleText(msg)}`)
     }
     return JSON.parse(text) as T
   }
@@ -169,7 +173,11 @@ async function uploadChanged(
     const url = presigned ? u.url : `${o.url}${u.url}`
     const headers = { ...u.headers, ...(presigned ? {} : { authorization: `Bearer ${o.key}` }) }
     const res = await fetch(url, { method: 'PUT', headers, body: Bun.file(f.abs) })
-    if (!res.ok) throw new CliError(`upload of ${f.path} failed (${res.status}): ${await res.text()}`)
+    if (!res.ok) {
+      throw new CliError(
+        `upload of ${visibleText(f.path)} failed (${res.status}): ${visibleText(await res.text())}`,
+      )
+    }
     await res.arrayBuffer()
     sent.bytes += f.size
     sent.files++
@@ -194,7 +202,8 @@ export async function push(o: PushOptions, io: PushIo): Promise<number> {
     limits: { max_file_bytes: number }
   }>('POST', '/documents/diff', { files: manifestOf(files), prefix: o.prefix || undefined })
   const tooLarge = files.filter((f) => f.size > diff.limits.max_file_bytes)
-  for (const f of tooLarge) io.err(`skipped ${f.path}: ${mb(f.size)} is over the server's limit per file`)
+  for (const f of tooLarge)
+    io.err(`skipped ${visibleText(f.path)}: ${mb(f.size)} is over the server's limit per file`)
   const kept = files.filter((f) => f.size <= diff.limits.max_file_bytes)
   const toSend = new Set([...diff.new, ...diff.changed])
   const sent = await uploadChanged(
@@ -234,7 +243,7 @@ async function waitForRun(io: PushIo, api: Api, started: SyncRun): Promise<SyncR
     await io.sleep(500)
     run = await api<SyncRun>('GET', `/sync-runs/${run.id}`)
   }
-  for (const e of run.errors) io.err(`failed ${e.path}: ${e.error}`)
+  for (const e of run.errors) io.err(`failed ${visibleText(e.path)}: ${visibleText(e.error)}`)
   return run
 }
 

@@ -145,6 +145,21 @@ describe('engram push', () => {
     expect(res.out).toMatch(/sync run run_\w+: partial \(1 failed\)/)
   }, 60_000)
 
+  test('prints a path with a direction override as it is spelled, the override as a marker', async () => {
+    const base = await createBase(f.t, f.token)
+    const jpg = readFileSync(resolve(import.meta.dir, '../unit/extract/fixtures/example.jpg'))
+    // Laid out by a bidirectional terminal, the raw name would read "invoice-gpj.exe".
+    const dir = folder({ 'invoice-\u202Eexe.jpg': jpg })
+    const res = await push([dir, '--base', base, '--url', url, '--key', f.ingestKey, '--wait'])
+    expect(res.code).toBe(2)
+    expect(res.err).toContain(
+      'failed invoice-<U+202E>exe.jpg: Unsupported file type: JPG image (image/jpeg).',
+    )
+    expect(res.err).not.toContain('\u202E')
+    // Stored and answered as the user named it.
+    expect((await listDocs(f.t, f.token, base)).map((d) => d.filename)).toEqual(['invoice-\u202Eexe.jpg'])
+  }, 60_000)
+
   test('exits with status 1 and the server message on a refused credential or bad arguments', async () => {
     const base = await createBase(f.t, f.token)
     const dir = folder({ 'x.txt': 'x' })

@@ -3,6 +3,8 @@
  * sources, with the document it comes from, in a dialog.
  */
 import type { Source } from '../api/answers'
+import { visibleText } from '../lib/visible-text'
+import { FileName } from './file-name'
 import { Dialog } from './ui'
 
 /** The answer's text with each `[n]` that names one of `sources` as a button opening it. */
@@ -20,7 +22,7 @@ export function CitedText(props: { text: string; sources: Source[]; onCite: (ind
             key={i}
             type="button"
             class="cite"
-            aria-label={`Source ${n}: ${source.filename}`}
+            aria-label={`Source ${n}: ${visibleText(source.filename)}`}
             onClick={() => props.onCite(n - 1)}
           >
             [{n}]
@@ -39,12 +41,12 @@ export function SourceList(props: { sources: Source[]; onOpen: (index: number) =
       {props.sources.map((s, i) => (
         <li key={s.id}>
           <button type="button" class="source-link" onClick={() => props.onOpen(i)}>
-            <span class="source-n">[{i + 1}]</span> {s.title || s.filename}
+            <span class="source-n">[{i + 1}]</span> <bdi>{visibleText(s.title || s.filename)}</bdi>
           </button>
           {s.title && s.title !== s.filename && (
             <>
               {' '}
-              <span class="muted source-file">{s.filename}</span>
+              <FileName name={s.filename} class="muted source-file" />
             </>
           )}
         </li>
@@ -63,7 +65,7 @@ export function SourceDialog(props: {
   return (
     <Dialog
       open={Boolean(s)}
-      title={s ? `Source ${props.source?.n}: ${s.title || s.filename}` : 'Source'}
+      title={s ? `Source ${props.source?.n}: ${visibleText(s.title || s.filename)}` : 'Source'}
       onClose={props.onClose}
     >
       {s && (
@@ -74,7 +76,7 @@ export function SourceDialog(props: {
               <a
                 href={`/console/bases/${encodeURIComponent(props.baseId)}?document=${encodeURIComponent(s.document_id)}`}
               >
-                {s.filename}
+                <FileName name={s.filename} class="source-file" />
               </a>
             </dd>
             <dt>Passage</dt>

@@ -8,7 +8,9 @@ import type { Corpus, Doc } from '../api/bases'
 import { api, listAll } from '../api/client'
 import { formatSize } from '../lib/format'
 import type { CursorPages } from '../lib/use-cursor-pages'
+import { visibleText } from '../lib/visible-text'
 import { StatusBadge } from './base-status'
+import { FileName } from './file-name'
 import { Button, Confirm, Empty, ErrorBox, Loading, Time } from './ui'
 
 /** Section rows of a base by parent id, or the error of reading them. */
@@ -179,8 +181,8 @@ function DocRows(props: {
       >
         <th scope="row" class="doc-cell">
           <div class="doc-name">
-            <span class="doc-path">{doc.filename}</span>
-            {doc.title && doc.title !== doc.filename && <span class="hint">{doc.title}</span>}
+            <FileName name={doc.filename} />
+            {doc.title && doc.title !== doc.filename && <bdi class="hint">{visibleText(doc.title)}</bdi>}
             {doc.error && <span class="upload-error">{doc.error}</span>}
           </div>
         </th>
@@ -198,7 +200,7 @@ function DocRows(props: {
               class="btn btn-plain btn-small"
               aria-expanded={props.open}
               aria-controls={panel}
-              aria-label={`${props.open ? 'Hide' : 'Show'} ${doc.section_count} sections of ${doc.filename}`}
+              aria-label={`${props.open ? 'Hide' : 'Show'} ${doc.section_count} sections of ${visibleText(doc.filename)}`}
               onClick={props.onToggle}
             >
               {props.open ? 'Hide' : 'Show'} {doc.section_count}
@@ -215,7 +217,7 @@ function DocRows(props: {
           <button
             type="button"
             class="btn btn-plain btn-small"
-            aria-label={`Delete ${doc.filename}`}
+            aria-label={`Delete ${visibleText(doc.filename)}`}
             onClick={props.onDelete}
           >
             Delete
@@ -246,10 +248,10 @@ function SectionList({ doc, sections, onRetry }: { doc: Doc; sections: Sections;
   if (list.length === 0) return <p class="muted">This document is read as one section.</p>
   // The API gives no section index, so the list claims no order.
   return (
-    <ul class="sections" aria-label={`Sections of ${doc.filename}`}>
+    <ul class="sections" aria-label={`Sections of ${visibleText(doc.filename)}`}>
       {list.map((s) => (
         <li key={s.id}>
-          <span class="section-title">{s.title || 'Untitled section'}</span>
+          <bdi class="section-title">{s.title ? visibleText(s.title) : 'Untitled section'}</bdi>
           <span class="muted">{formatSize(s.size)}</span>
           <StatusBadge status={s.status} />
           {s.error && <span class="upload-error">{s.error}</span>}
@@ -296,8 +298,9 @@ function DeleteDocument(props: {
       }}
     >
       <p>
-        <strong class="doc-path">{doc?.filename}</strong> will be deleted from {props.base.name}, with its
-        text and sections; answers will no longer cite it. This cannot be undone.
+        <strong>{doc && <FileName name={doc.filename} />}</strong> will be deleted from{' '}
+        <bdi>{props.base.name}</bdi>, with its text and sections; answers will no longer cite it. This cannot
+        be undone.
       </p>
     </Confirm>
   )

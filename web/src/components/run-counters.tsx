@@ -3,6 +3,7 @@
 import { ApiError } from '../api/client'
 import type { SyncRun } from '../api/sources'
 import { fmtCount } from '../lib/format'
+import { FileName } from './file-name'
 
 const COUNTERS: {
   key: 'created' | 'updated' | 'unchanged' | 'deleted' | 'failed' | 'pending'
@@ -43,7 +44,7 @@ export function RunErrors({ run }: { run: SyncRun }) {
           <ul>
             {run.errors.map((e) => (
               <li key={`${e.path}-${e.error}`}>
-                <span class="doc-path">{e.path}</span>: {e.error}
+                <FileName name={e.path} />: {e.error}
               </li>
             ))}
           </ul>

@@ -5,6 +5,8 @@
 
 import { formatSize } from '../lib/format'
 import type { UploadItem, Uploads } from '../lib/use-uploads'
+import { visibleText } from '../lib/visible-text'
+import { FileName } from './file-name'
 import { Progress } from './ui'
 
 const WORDS: Record<UploadItem['state'], string> = {
@@ -69,9 +71,7 @@ function UploadLine({ item, uploads }: { item: UploadItem; uploads: Uploads }) {
   return (
     <li class={`upload-item upload-${item.state}`} data-path={item.path}>
       <div class="upload-line">
-        <span class="upload-path" title={item.path}>
-          {item.path}
-        </span>
+        <FileName name={item.path} class="upload-path" />
         <span class="upload-size muted">{formatSize(item.file.size)}</span>
         <span class="upload-state">
           {WORDS[item.state]}
@@ -81,7 +81,7 @@ function UploadLine({ item, uploads }: { item: UploadItem; uploads: Uploads }) {
           <button
             type="button"
             class="btn btn-plain btn-small"
-            aria-label={`Stop ${item.path}`}
+            aria-label={`Stop ${visibleText(item.path)}`}
             onClick={() => uploads.stop(item.key)}
           >
             Stop
@@ -91,14 +91,14 @@ function UploadLine({ item, uploads }: { item: UploadItem; uploads: Uploads }) {
           <button
             type="button"
             class="btn btn-plain btn-small"
-            aria-label={`Retry ${item.path}`}
+            aria-label={`Retry ${visibleText(item.path)}`}
             onClick={() => uploads.retry(item.key)}
           >
             Retry
           </button>
         )}
       </div>
-      <Progress value={fraction} label={`Upload of ${item.path}`} />
+      <Progress value={fraction} label={`Upload of ${visibleText(item.path)}`} />
       {item.error && <p class="upload-error">{item.error.message}</p>}
     </li>
   )
