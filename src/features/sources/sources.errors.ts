@@ -15,6 +15,7 @@ const CODES: Record<SourceErrorCode, ErrorCode> = {
   file_too_large: 'payload_too_large',
   file_not_found: 'source_folder_not_found',
   cursor_expired: 'source_failed',
+  no_progress: 'source_failed',
 }
 
 /** A source's failure as the API answers it, in the words the connector chose; Retry-After when said. */

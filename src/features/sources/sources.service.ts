@@ -114,9 +114,8 @@ export class SourcesService {
     const docs = o.deleteDocuments ? this.documentsOf(row) : []
     let removed: DocumentRow[] = []
     transaction(this.d.db, () => {
-      for (const jobId of [row.next_job_id, this.currentRun(row)?.job_id]) {
-        if (jobId) this.d.queue.requestCancel(jobId)
-      }
+      // Every run of the source stops: pending ones now, a listing one at its next page or request.
+      this.d.queue.cancelSubject(workspaceId, row.id)
       if (row.current_run_id) {
         this.d.ingest.closeSourceRun(row.current_run_id, {
           status: 'canceled',

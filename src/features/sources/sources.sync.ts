@@ -16,6 +16,7 @@ import type { AuditActor } from '../audit/audit.service'
 import type { CorporaService } from '../corpora/corpora.service'
 import type { IngestService } from '../ingest/ingest.service'
 import { type ConnectorEnv, type ConnectorKind, SourceError, type SourceKind } from './connectors/connector'
+import { forRun } from './connectors/run'
 import type { Connections } from './sources.connections'
 import type { SourceRow, SourcesRepo } from './sources.repo'
 import { SyncBatch, type Tally } from './sources.sync-batch'
@@ -44,12 +45,21 @@ export interface SyncDeps {
   maxFileBytes: number
 }
 
-/** The sync job with its settle hook. */
+/**
+ * The sync job with its settle hook. It runs in the bulk lane (a listing can take hours, so it never
+ * takes the slots kept for extraction and onboarding) and within `sources.max_run_minutes`.
+ */
 export function syncJob(d: SyncDeps): JobDefinition {
+  const minutes = d.config.max_run_minutes
   return {
     kind: SYNC_JOB,
     run: (ctx) => runSync(d, ctx),
     onSettled: (job) => settleSync(d, job),
+    lane: 'bulk',
+    budget: {
+      ms: minutes * 60_000,
+      message: `The run took longer than its time budget of ${minutes} minutes (sources.max_run_minutes) and was stopped; the files it took are kept, and the next sync goes on from there.`,
+    },
   }
 }
 
@@ -68,6 +78,9 @@ async function runSync(d: SyncDeps, ctx: JobContext): Promise<unknown> {
   try {
     await listAndTake(d, ctx, source, runId, tally)
   } catch (e) {
+    // A run told to stop ends as told (canceled, out of time), whatever failure the stop caused:
+    // an aborted request surfaces as a network error the source did not make.
+    ctx.checkpoint()
     const reason = asSourceError(e)
     if (!reason) throw e
     if (reason.transient) throw new TransientError(reason.message, reason.retryAfterMs)
@@ -103,7 +116,9 @@ async function listAndTake(
 ): Promise<void> {
   const connection = d.connections.open(source.workspace_id, source.connection_id)
   const kind = d.kinds.get(connection.kind)!
-  const connector = kind.open({ ...connection, folder: source.folder, env: d.env })
+  // Every page and request of the run checks the job first and is aborted with it.
+  const env = forRun(d.env, { signal: ctx.signal, checkpoint: () => ctx.checkpoint() })
+  const connector = kind.open({ ...connection, folder: source.folder, env })
   const batch = new SyncBatch(
     {
       ...d,

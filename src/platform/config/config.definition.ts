@@ -446,8 +446,20 @@ export const configDefinition = {
     workers: leaf({
       doc: 'Background job worker slots (onboarding, extraction, syncs) in this process.',
       env: 'ENGRAM_JOB_WORKERS',
-      default: 2,
+      default: 3,
       kind: { type: 'int', min: 1, max: 64 },
+    }),
+    workspace_slots: leaf({
+      doc: "Most worker slots one workspace's jobs may hold at once, so that one workspace never holds them all; free slots go to the workspace running the fewest jobs first. 0: all slots but one (jobs.workers - 1, at least 1).",
+      env: 'ENGRAM_JOB_WORKSPACE_SLOTS',
+      default: 0,
+      kind: { type: 'int', min: 0, max: 64 },
+    }),
+    interactive_slots: leaf({
+      doc: 'Worker slots kept for short jobs someone waits for (extraction of uploads, onboarding): syncs and imports, which can run for hours, never take them. At most jobs.workers - 1 are kept.',
+      env: 'ENGRAM_JOB_INTERACTIVE_SLOTS',
+      default: 1,
+      kind: { type: 'int', min: 0, max: 63 },
     }),
     lease_seconds: leaf({
       doc: 'How long a claimed job is owned without a heartbeat before another worker may take it over.',
@@ -576,6 +588,12 @@ export const configDefinition = {
       env: 'ENGRAM_SOURCES_REQUEST_TIMEOUT_SECONDS',
       default: 30,
       kind: { type: 'int', min: 1, max: 3600 },
+    }),
+    max_run_minutes: leaf({
+      doc: 'Longest a sync or import run may take, in minutes, counted from its start (waits for a busy source included); past it the run ends failed, keeping what it took, and the next sync goes on from there.',
+      env: 'ENGRAM_SOURCES_MAX_RUN_MINUTES',
+      default: 360,
+      kind: { type: 'int', min: 1, max: 10_080 },
     }),
     min_interval_minutes: leaf({
       doc: 'Shortest schedule interval a source may ask for, in minutes.',

@@ -10,7 +10,7 @@ import type { Dispatcher, Subscriber } from '../events/dispatcher'
 import type { Outbox } from '../events/outbox'
 import type { RouteDef } from '../http/route'
 import type { JobQueue } from '../jobs/queue'
-import type { JobHandler, Scheduler, SettledHook } from '../jobs/scheduler'
+import type { JobBudget, JobHandler, JobLane, Scheduler, SettledHook } from '../jobs/scheduler'
 import type { Logger } from '../log/log'
 import type { ObjectStore } from '../storage/object-store'
 
@@ -33,6 +33,10 @@ export interface JobDefinition {
   kind: string
   run: JobHandler
   onSettled?: SettledHook
+  /** `bulk` for work that can run for hours (syncs, imports): it never takes the interactive slots. */
+  lane?: JobLane
+  /** How long one job of the kind may run before it fails with the budget's message. */
+  budget?: JobBudget
 }
 
 /** What a feature's factory returns. */
@@ -54,7 +58,7 @@ export function install(
 ): RouteDef[] {
   const routes: RouteDef[] = []
   for (const f of features) {
-    for (const j of f.jobs ?? []) into.scheduler.register(j.kind, j.run, j.onSettled)
+    for (const j of f.jobs ?? []) into.scheduler.register(j.kind, j.run, j)
     for (const s of f.subscribers ?? []) into.dispatcher.subscribe(s)
     routes.push(...(f.routes ?? []))
   }

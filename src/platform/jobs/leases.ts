@@ -3,6 +3,7 @@
 // state and lease owner, so two workers can never both own a job.
 import type { Clock } from '../clock/clock'
 import type { Db } from '../db/db'
+import { type ClaimPolicy, OPEN_POLICY, pickFairly, readCandidates, readRunning } from './fair-claim'
 import { decode, type Job, type Row } from './job'
 
 /** Claims, heartbeats, outcomes and lease recovery of the jobs table. */
@@ -21,30 +22,46 @@ export class JobLeases {
   }
 
   /**
-   * Claims up to `limit` due pending jobs of the given kinds for `owner`, oldest first, with a lease
-   * until now + leaseMs. One UPDATE ... RETURNING, so a job is never claimed twice.
+   * Claims up to `limit` due pending jobs of the given kinds for `owner`, with a lease until
+   * now + leaseMs, chosen by `policy` (fair-claim.ts: a cap a workspace, slots long-running kinds
+   * cannot take, round robin between workspaces, oldest first within one). The candidates are read
+   * and claimed in one transaction, and the UPDATE is guarded by the pending status, so a job is
+   * never claimed twice even by another process that read the same candidates.
    */
-  claim(kinds: readonly string[], owner: string, leaseMs: number, limit: number): Job[] {
+  claim(
+    kinds: readonly string[],
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    policy: ClaimPolicy = OPEN_POLICY,
+  ): Job[] {
     if (kinds.length === 0 || limit <= 0) return []
     const now = this.now()
-    const marks = kinds.map(() => '?').join(',')
-    return (
-      this.c
-        .query<Row, (string | number)[]>(
-          `UPDATE jobs SET status = 'running', lease_owner = ?, lease_until = ?, attempts = attempts + 1,
-           started_at = coalesce(started_at, ?), updated_at = ?
-         WHERE id IN (SELECT id FROM jobs WHERE status = 'pending' AND run_at <= ? AND kind IN (${marks})
-                      ORDER BY run_at, rowid LIMIT ?)
-         RETURNING *, rowid AS seq`,
-        )
-        .all(owner, now + leaseMs, now, now, now, ...kinds, limit)
-        // RETURNING gives no order guarantee; rowid is the insertion order.
-        .sort(
-          (a, b) =>
-            a.run_at - b.run_at || (a as Row & { seq: number }).seq - (b as Row & { seq: number }).seq,
-        )
-        .map(decode)
-    )
+    return this.c
+      .transaction(() => {
+        const running = readRunning(this.c, owner, policy)
+        const candidates = readCandidates(this.c, kinds, policy, now, Math.min(limit, policy.perWorkspace))
+        const ids = pickFairly(candidates, running, policy, limit)
+        if (ids.length === 0) return []
+        const marks = ids.map(() => '?').join(',')
+        const rows = this.c
+          .query<Row, (string | number)[]>(
+            `UPDATE jobs SET status = 'running', lease_owner = ?, lease_until = ?, attempts = attempts + 1,
+             started_at = coalesce(started_at, ?), updated_at = ?
+           WHERE id IN (${marks}) AND status = 'pending'
+           RETURNING *`,
+          )
+          .all(owner, now + leaseMs, now, now, ...ids)
+        // RETURNING gives no order guarantee: the jobs start in the order they were chosen.
+        const byId = new Map(rows.map((r) => [r.id, r]))
+        return ids.flatMap((id) => {
+          const r = byId.get(id)
+          return r ? [decode(r)] : []
+        })
+        // Immediate: the write lock is taken before the reads, so another process cannot claim in
+        // between and turn the UPDATE into a busy error on a stale snapshot.
+      })
+      .immediate()
   }
 
   /** Extends a lease and records progress; false when the lease was lost (the job moved on). */

@@ -1,9 +1,11 @@
 import type { Clock } from '../clock/clock'
 import { newId, type Random } from '../crypto/random'
 import type { Db } from '../db/db'
+import { type ClaimPolicy, OPEN_POLICY } from './fair-claim'
 import { decode, isTerminal, type Job, type JobStatus, type NewJob, type Row } from './job'
 import { JobLeases } from './leases'
 
+export { type ClaimPolicy, OPEN_POLICY } from './fair-claim'
 export { isTerminal, type Job, type JobStatus, type NewJob } from './job'
 
 /**
@@ -113,9 +115,18 @@ export class JobQueue {
       .map(decode)
   }
 
-  /** Claims up to `limit` due pending jobs of `kinds` for `owner`, oldest first (see `JobLeases.claim`). */
-  claim(kinds: readonly string[], owner: string, leaseMs: number, limit: number): Job[] {
-    return this.leases.claim(kinds, owner, leaseMs, limit)
+  /**
+   * Claims up to `limit` due pending jobs of `kinds` for `owner`: oldest first, fairly between
+   * workspaces under `policy` (see `JobLeases.claim`).
+   */
+  claim(
+    kinds: readonly string[],
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    policy: ClaimPolicy = OPEN_POLICY,
+  ): Job[] {
+    return this.leases.claim(kinds, owner, leaseMs, limit, policy)
   }
 
   /** Extends a lease and records progress; false when the lease was lost (the job moved on). */
@@ -176,6 +187,29 @@ export class JobQueue {
            WHERE parent_id = ? AND status = 'pending'`,
         )
         .run(now, now, id)
+    })()
+  }
+
+  /**
+   * Asks every job of a subject that has not ended to stop (the subject is going away): pending ones
+   * end `canceled` at once, running ones at their next checkpoint. Returns how many were asked.
+   */
+  cancelSubject(workspaceId: string, subjectId: string): number {
+    const now = this.now()
+    return this.c.transaction(() => {
+      const asked = this.c
+        .query(
+          `UPDATE jobs SET cancel_requested = 1, updated_at = ?
+           WHERE workspace_id = ? AND subject_id = ? AND status IN ('pending','running')`,
+        )
+        .run(now, workspaceId, subjectId).changes
+      this.c
+        .query(
+          `UPDATE jobs SET status = 'canceled', finished_at = ?, updated_at = ?
+           WHERE workspace_id = ? AND subject_id = ? AND status = 'pending'`,
+        )
+        .run(now, now, workspaceId, subjectId)
+      return asked
     })()
   }
 

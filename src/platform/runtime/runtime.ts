@@ -47,6 +47,9 @@ export function createRuntime(d: RuntimeDeps): Runtime {
     clock,
     log,
     workers: jobs.workers,
+    // 0 leaves one slot that a single workspace can never take.
+    workspaceSlots: jobs.workspace_slots || Math.max(1, jobs.workers - 1),
+    interactiveSlots: jobs.interactive_slots,
     leaseMs: jobs.lease_seconds * 1000,
     pollMs: jobs.poll_ms,
     owner,

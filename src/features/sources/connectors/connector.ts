@@ -63,6 +63,16 @@ export interface ConnectorEnv {
   checkHost(urlOrHost: string): Promise<void>
   clock: Clock
   log: Logger
+  /**
+   * Set for a sync or import run (run.ts `forRun`): aborted when the run must stop (canceled, its
+   * source deleted, its time budget spent). Pass it to every request.
+   */
+  signal?: AbortSignal
+  /**
+   * Set for a sync or import run: throws when the run must stop. Call it before every page of a
+   * listing and every request, so a stop takes effect within one page.
+   */
+  checkpoint?(): void
 }
 
 /** One kind of source: the shapes of its connection fields and how to open it. */
@@ -99,6 +109,7 @@ export type SourceErrorCode =
   | 'file_too_large'
   | 'file_not_found'
   | 'cursor_expired'
+  | 'no_progress'
 
 export class SourceError extends Error {
   override name = 'SourceError'

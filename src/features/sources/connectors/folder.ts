@@ -102,6 +102,8 @@ async function* walk(
   path: string,
   ancestors: Set<string>,
   linked: Set<string>,
+  /** The run's checkpoint, before every entry: a stop takes effect within one entry. */
+  checkpoint: () => void,
 ): AsyncGenerator<SourceChange> {
   const handle = await opendir(dir).catch((e) => {
     // A directory that vanished mid-walk has no files left; one that cannot be read fails the
@@ -112,10 +114,11 @@ async function* walk(
   if (!handle) return
   ancestors.add(dir)
   for await (const entry of handle) {
+    checkpoint()
     const childPath = path ? `${path}/${entry.name}` : entry.name
     const child = join(dir, entry.name)
     if (entry.isDirectory()) {
-      yield* walk(base, child, childPath, ancestors, linked)
+      yield* walk(base, child, childPath, ancestors, linked, checkpoint)
     } else if (entry.isFile()) {
       const st = await stat(child).catch(() => null)
       if (st?.isFile()) yield { kind: 'file', file: fileOf(childPath, st) }
@@ -127,7 +130,7 @@ async function* walk(
         yield { kind: 'file', file: fileOf(childPath, st) }
       } else if (st?.isDirectory() && !ancestors.has(target) && !linked.has(target)) {
         linked.add(target)
-        yield* walk(base, target, childPath, ancestors, linked)
+        yield* walk(base, target, childPath, ancestors, linked, checkpoint)
       }
     }
     // Sockets, FIFOs and devices are not documents.
@@ -204,9 +207,12 @@ export const folderKind: ConnectorKind = {
     },
     async list() {
       const base = await resolveFolder(folder, env.config)
-      return { complete: true, changes: walk(base, base, '', new Set(), new Set()), nextCursor: () => null }
+      const checkpoint = () => env.checkpoint?.()
+      const changes = walk(base, base, '', new Set(), new Set(), checkpoint)
+      return { complete: true, changes, nextCursor: () => null }
     },
     async read(file, maxBytes) {
+      env.checkpoint?.()
       return readInside(await resolveFolder(folder, env.config), file.id, maxBytes)
     },
   }),

@@ -94,6 +94,7 @@ const MESSAGES: Record<SourceErrorCode, string> = {
   file_too_large: 'The file is larger than the limit.',
   file_not_found: 'The file is no longer in Google Drive.',
   cursor_expired: 'The saved Drive changes token is no longer accepted.',
+  no_progress: 'The Drive listing made no progress.',
 }
 
 /** A SourceError with this connector's wording for `code`. */

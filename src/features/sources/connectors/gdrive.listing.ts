@@ -3,6 +3,7 @@
 import type { drive_v3 } from '@googleapis/drive'
 import type { ConnectorEnv, SourceChange, SourceErrorCode, SourceFile } from './connector'
 import { driveError, FILE_FIELDS, toSourceError } from './gdrive.client'
+import { PageProgress } from './run'
 
 export const FOLDER_MIME = 'application/vnd.google-apps.folder'
 const NATIVE_PREFIX = 'application/vnd.google-apps.'
@@ -97,9 +98,12 @@ export async function* walk(
   const seen = new Set([id])
   for (let folder = folders.pop(); folder; folder = folders.pop()) {
     const q = `'${folder.id}' in parents${trashedToo ? '' : ' and trashed=false'}`
+    // Per folder: the run's checkpoint before every page, and an end to a listing going nowhere.
+    const progress = new PageProgress("The Drive folder's listing", d.env)
     let pageToken: string | undefined
     do {
       const params = { q, pageSize: 1000, pageToken, fields: `nextPageToken,files(${FILE_FIELDS})` }
+      progress.before()
       const page = await call(
         d,
         () => d.api.files.list({ ...params, ...driveParams(d, 'files') }),
@@ -115,6 +119,7 @@ export async function* walk(
         if (file) yield file
       }
       pageToken = page.nextPageToken ?? undefined
+      progress.after(page.files?.length ?? 0, pageToken ?? null)
     } while (pageToken)
   }
 }

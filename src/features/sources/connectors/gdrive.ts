@@ -22,6 +22,7 @@ import {
   ParentPaths,
   walk,
 } from './gdrive.listing'
+import { PageProgress } from './run'
 
 const DRIVE_ID = '^[A-Za-z0-9_-]{10,200}$'
 
@@ -222,15 +223,18 @@ class ChangesFeed {
   next: string | null = null
   private page: drive_v3.Schema$ChangeList | null = null
   private readonly paths: ParentPaths
+  private readonly progress: PageProgress
 
   constructor(
     private readonly d: DriveScope,
     private pageToken: string,
   ) {
     this.paths = new ParentPaths(d)
+    this.progress = new PageProgress("The Drive changes feed's listing", d.env)
   }
 
   async fetch(): Promise<void> {
+    this.progress.before()
     const fields = `nextPageToken,newStartPageToken,changes(changeType,fileId,removed,file(${FILE_FIELDS}))`
     const params = { pageToken: this.pageToken, pageSize: 1000, includeRemoved: true, fields }
     this.page = await call(
@@ -249,6 +253,7 @@ class ChangesFeed {
       }
       if (!this.page.nextPageToken)
         throw driveError('source_error', null, 'The changes feed ended without a token.')
+      this.progress.after(this.page.changes?.length ?? 0, this.page.nextPageToken)
       this.pageToken = this.page.nextPageToken
       await this.fetch()
     }

@@ -17,9 +17,14 @@ export class RequestTimeout extends Error {
  * (Bun's socket timeouts do not fire, so a timer does it.) Bodies have their own limits: `within`
  * for listings, `readCapped`'s idle timer for objects.
  */
-function timedTransport(base: typeof http | typeof https, ms: number): Pick<typeof http, 'request'> {
+function timedTransport(
+  base: typeof http | typeof https,
+  ms: number,
+  signal?: AbortSignal,
+): Pick<typeof http, 'request'> {
   const request = ((options: http.RequestOptions, callback?: (res: http.IncomingMessage) => void) => {
-    const req = base.request(options, (res) => {
+    // The run's signal ends the request when the run stops (canceled, source deleted, out of time).
+    const req = base.request({ ...options, ...(signal ? { signal } : {}) }, (res) => {
       clearTimeout(timer)
       callback?.(res)
     })
@@ -30,16 +35,21 @@ function timedTransport(base: typeof http | typeof https, ms: number): Pick<type
   return { request }
 }
 
-/** `work`, or a RequestTimeout when it takes longer than `ms`. */
-export async function within<T>(ms: number, work: Promise<T>): Promise<T> {
+/** `work`, or a RequestTimeout when it takes longer than `ms`, or the signal's reason once it aborts. */
+export async function within<T>(ms: number, work: Promise<T>, signal?: AbortSignal): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined
+  let onAbort = () => {}
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new RequestTimeout(`No answer within ${ms} ms.`)), ms)
+    onAbort = () => reject(signal?.reason)
+    if (signal?.aborted) onAbort()
+    else signal?.addEventListener('abort', onAbort, { once: true })
   })
   try {
     return await Promise.race([work, late])
   } finally {
     clearTimeout(timer)
+    signal?.removeEventListener('abort', onAbort)
   }
 }
 
@@ -57,7 +67,7 @@ export interface S3Access {
  * The client for one connection; retries are off because the sync retries with the source's own
  * delays. The library is loaded by the first S3 source a server syncs, not at start-up.
  */
-export async function clientFor(s: S3Access, timeoutMs: number): Promise<Client> {
+export async function clientFor(s: S3Access, timeoutMs: number, signal?: AbortSignal): Promise<Client> {
   const { Client } = await import('minio')
   const url = new URL(s.endpoint)
   const useSSL = url.protocol === 'https:'
@@ -70,7 +80,7 @@ export async function clientFor(s: S3Access, timeoutMs: number): Promise<Client>
     ...(s.session_token ? { sessionToken: s.session_token } : {}),
     region: s.region ?? 'us-east-1',
     pathStyle: s.path_style ?? true,
-    transport: timedTransport(useSSL ? https : http, timeoutMs),
+    transport: timedTransport(useSSL ? https : http, timeoutMs, signal),
     retryOptions: { disableRetry: true },
   })
 }

@@ -13,6 +13,7 @@ import {
   SourceError,
   type SourceFile,
 } from './connector'
+import { PageProgress } from './run'
 import { clientFor, readCapped, within } from './s3-client'
 import { asSourceError } from './s3-errors'
 
@@ -140,6 +141,47 @@ function fileOf(
   }
 }
 
+/** A page of ListObjectsV2 as the minio client returns it. */
+type ListPage = Awaited<ReturnType<Client['listObjectsV2Query']>>
+
+/**
+ * Every object under the prefix. One page in memory at a time: the next is asked for only once
+ * this one has been consumed. The run's checkpoint comes before every page, and a listing that
+ * stops moving (empty pages on and on, a token sent before, keys that do not come in order) ends
+ * with `no_progress`.
+ */
+async function* everything(
+  page: (token: string) => Promise<ListPage>,
+  prefix: string,
+  env: ConnectorEnv,
+): AsyncGenerator<SourceChange> {
+  const progress = new PageProgress("The bucket's listing", env)
+  let token = ''
+  let last: Buffer | null = null
+  do {
+    progress.before()
+    const listed = await page(token)
+    for (const o of listed.objects) {
+      if (o.name === undefined) continue
+      // S3 lists keys in UTF-8 byte order: a key that does not come after the last went back.
+      const key = Buffer.from(o.name)
+      if (last && Buffer.compare(key, last) <= 0) throw progress.wentBack()
+      last = key
+      // Keys ending in '/' are the empty "directory markers" consoles create, not files.
+      if (o.name.endsWith('/')) continue
+      yield { kind: 'file', file: fileOf(prefix, o) }
+    }
+    if (listed.isTruncated && !listed.nextContinuationToken) {
+      throw new SourceError(
+        'source_error',
+        'The S3 server cut a listing short without saying where to go on.',
+      )
+    }
+    token = listed.isTruncated ? listed.nextContinuationToken : ''
+    progress.after(listed.objects.length, token || null)
+  } while (token)
+}
+
 function openS3(
   c: {
     settings: Record<string, unknown>
@@ -153,34 +195,19 @@ function openS3(
   const timeoutMs = c.env.config.request_timeout_seconds * 1000
   const access = { ...s, ...parsed(S3Secrets, c.secrets) }
   let made: Promise<Client> | null = null
-  const client = () => (made ??= clientFor(access, timeoutMs))
+  const client = () => (made ??= clientFor(access, timeoutMs, c.env.signal))
   const prefix = c.folder
   const failed = (e: unknown) => asSourceError(e, s.bucket)
 
-  /** One page in memory at a time: the next is asked for only once this one has been consumed. */
-  async function* everything(): AsyncGenerator<SourceChange> {
-    let token = ''
-    do {
-      const page = await within(
-        timeoutMs,
-        (await client()).listObjectsV2Query(s.bucket, prefix, token, '', pageSize, ''),
-      ).catch((e) => {
-        throw failed(e)
-      })
-      for (const o of page.objects) {
-        // Keys ending in '/' are the empty "directory markers" consoles create, not files.
-        if (o.name === undefined || o.name.endsWith('/')) continue
-        yield { kind: 'file', file: fileOf(prefix, o) }
-      }
-      if (page.isTruncated && !page.nextContinuationToken) {
-        throw new SourceError(
-          'source_error',
-          'The S3 server cut a listing short without saying where to go on.',
-        )
-      }
-      token = page.isTruncated ? page.nextContinuationToken : ''
-    } while (token)
-  }
+  /** One page of the listing after `token` ('' for the first), within the request timeout and the run. */
+  const page = async (token: string) =>
+    within(
+      timeoutMs,
+      (await client()).listObjectsV2Query(s.bucket, prefix, token, '', pageSize, ''),
+      c.env.signal,
+    ).catch((e) => {
+      throw failed(e)
+    })
 
   return {
     async validate() {
@@ -202,7 +229,7 @@ function openS3(
 
     async list() {
       await guard(c.env, s)
-      return { complete: true, changes: everything(), nextCursor: () => null }
+      return { complete: true, changes: everything(page, prefix, c.env), nextCursor: () => null }
     },
 
     async read(file, maxBytes) {
@@ -210,6 +237,7 @@ function openS3(
         throw new SourceError('file_not_found', 'The object is not under the prefix.')
       if (file.size > maxBytes)
         throw new SourceError('file_too_large', `The object is larger than ${maxBytes} bytes.`)
+      c.env.checkpoint?.()
       await guard(c.env, s)
       try {
         return await readCapped(await (await client()).getObject(s.bucket, file.id), maxBytes, timeoutMs)

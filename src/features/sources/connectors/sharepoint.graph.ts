@@ -31,7 +31,9 @@ class GuardedTransport implements Middleware {
       await this.env.checkHost(url)
       const headers = new Headers(context.options?.headers as HeadersInit | undefined)
       if (state) headers.set('authorization', `Bearer ${state.token}`)
-      const signal = timeoutSignal(this.env)
+      // Ends with the request timeout, or at once when the run stops (canceled, out of time).
+      const timeout = timeoutSignal(this.env)
+      const signal = this.env.signal ? AbortSignal.any([timeout, this.env.signal]) : timeout
       const res = await fetch(url, { ...context.options, headers, redirect: 'manual', signal })
       const location = res.headers.get('location')
       if (res.status >= 300 && res.status < 400 && location) {

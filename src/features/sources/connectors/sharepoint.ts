@@ -10,6 +10,7 @@ import {
   type SourceFile,
   type SourceListing,
 } from './connector'
+import { PageProgress } from './run'
 import { changeOf, type DeltaPage, type DriveItem, DrivePaths } from './sharepoint.delta'
 import { GRAPH, GraphApi } from './sharepoint.graph'
 import { statusError } from './sharepoint.http'
@@ -140,16 +141,20 @@ class SharePointConnector implements SourceConnector {
     done: (deltaLink: string) => void,
   ): AsyncGenerator<SourceChange> {
     let page = first
+    // The run's checkpoint before every page, and an end to a delta that goes nowhere.
+    const progress = new PageProgress("The library's delta listing", this.env)
     for (;;) {
       for (const item of page.value ?? []) {
         const change = await changeOf(item, this.folder, paths, complete)
         if (change) yield change
       }
       const next = page['@odata.nextLink']
+      progress.after(page.value?.length ?? 0, next ?? null)
       if (!next) break
       const path = this.api.pathOf(next)
       if (path === null)
         throw new SourceError('source_error', `${GRAPH} returned a page link outside its API.`)
+      progress.before()
       page = await this.page(path)
     }
     const deltaLink = page['@odata.deltaLink']

@@ -1,0 +1,155 @@
+// Which due jobs a worker claims when slots free up, so that no workspace can hold every slot and
+// long-running work cannot starve short work. The queue is shared by every workspace: claiming in
+// plain age order let one workspace's three endless syncs hold every slot while another
+// workspace's upload waited (issue 32).
+//
+// The rules, applied to the slots of one lease owner (one process):
+// - a workspace holds at most `perWorkspace` running jobs;
+// - `bulk` kinds (syncs, imports: they can run for hours) hold at most `bulkSlots` running jobs, so
+//   the other slots are always there for short, interactive work (extraction, onboarding);
+// - among what is left, the workspace with the fewest running jobs goes first (round robin), and
+//   within a workspace, and between workspaces running as many, the oldest due job.
+//
+// The candidates are read with plain SQL every database Engram may run on has: a recursive CTE
+// walks the workspaces that have pending jobs through the (status, workspace_id, run_at) index,
+// one index seek each, and a correlated subquery takes at most a few due jobs of each. Its cost
+// grows with the number of workspaces waiting, not with the number of jobs waiting (a push of
+// 100,000 files is still a few seeks).
+import type { Database } from 'bun:sqlite'
+
+/** How an owner's free slots may be filled. */
+export interface ClaimPolicy {
+  /** Kinds that run long (syncs, imports); the others are interactive. */
+  bulk: readonly string[]
+  /** Most running jobs of this owner's that may be bulk. */
+  bulkSlots: number
+  /** Most running jobs of this owner's from one workspace. */
+  perWorkspace: number
+}
+
+/** No caps: the plain oldest-first claim. */
+export const OPEN_POLICY: ClaimPolicy = {
+  bulk: [],
+  bulkSlots: Number.POSITIVE_INFINITY,
+  perWorkspace: Number.POSITIVE_INFINITY,
+}
+
+/** A due pending job as the choice sees it (the row itself is read by the claim's UPDATE). */
+export interface Candidate {
+  id: string
+  workspace_id: string
+  kind: string
+  run_at: number
+  /** Insertion order, the tie-break between jobs due at the same time. */
+  seq: number
+}
+
+/** What the owner runs already: jobs by workspace, and how many are bulk. */
+export interface Running {
+  byWorkspace: Map<string, number>
+  bulk: number
+}
+
+const older = (a: Candidate, b: Candidate) => a.run_at - b.run_at || a.seq - b.seq
+
+/**
+ * Picks up to `limit` candidates by the rules above. Pure: it reads `running` and the candidates
+ * and returns ids in the order they were chosen.
+ */
+export function pickFairly(
+  candidates: readonly Candidate[],
+  running: Running,
+  policy: ClaimPolicy,
+  limit: number,
+): string[] {
+  const bulk = new Set(policy.bulk)
+  const queues = new Map<string, { interactive: Candidate[]; bulk: Candidate[] }>()
+  for (const c of [...candidates].sort(older)) {
+    const q = queues.get(c.workspace_id) ?? { interactive: [], bulk: [] }
+    queues.set(c.workspace_id, q)
+    if (bulk.has(c.kind)) q.bulk.push(c)
+    else q.interactive.push(c)
+  }
+  const held = new Map(running.byWorkspace)
+  let bulkHeld = running.bulk
+  const chosen: string[] = []
+  while (chosen.length < limit) {
+    let best: { ws: string; head: Candidate; held: number } | null = null
+    for (const [ws, q] of queues) {
+      const n = held.get(ws) ?? 0
+      if (n >= policy.perWorkspace) continue
+      const bulkHead = bulkHeld < policy.bulkSlots ? q.bulk[0] : undefined
+      const head = [q.interactive[0], bulkHead].filter((c): c is Candidate => c !== undefined).sort(older)[0]
+      if (!head) continue
+      if (!best || n < best.held || (n === best.held && older(head, best.head) < 0))
+        best = { ws, head, held: n }
+    }
+    if (!best) break
+    const q = queues.get(best.ws)!
+    if (bulk.has(best.head.kind)) {
+      q.bulk.shift()
+      bulkHeld++
+    } else q.interactive.shift()
+    held.set(best.ws, best.held + 1)
+    chosen.push(best.head.id)
+  }
+  return chosen
+}
+
+/**
+ * The due pending jobs of `kinds`, at most `perLane` a workspace from each lane (interactive and
+ * bulk), read through the workspaces that have pending jobs. `rowid` is SQLite's insertion order;
+ * on PostgreSQL a sequence column takes its place.
+ */
+export function readCandidates(
+  c: Database,
+  kinds: readonly string[],
+  policy: ClaimPolicy,
+  now: number,
+  perLane: number,
+): Candidate[] {
+  const bulk = new Set(policy.bulk)
+  const lanes = [kinds.filter((k) => !bulk.has(k)), kinds.filter((k) => bulk.has(k))].filter(
+    (l) => l.length > 0,
+  )
+  const out: Candidate[] = []
+  for (const lane of lanes) {
+    const marks = lane.map(() => '?').join(',')
+    out.push(
+      ...c
+        .query<Candidate, (string | number)[]>(
+          `WITH RECURSIVE ws(id) AS (
+             SELECT min(workspace_id) FROM jobs WHERE status = 'pending'
+             UNION ALL
+             SELECT (SELECT min(workspace_id) FROM jobs WHERE status = 'pending' AND workspace_id > ws.id)
+             FROM ws WHERE ws.id IS NOT NULL
+           )
+           SELECT j.id, j.workspace_id, j.kind, j.run_at, j.rowid AS seq
+           FROM ws JOIN jobs j ON j.id IN (
+             SELECT d.id FROM jobs d
+             WHERE d.status = 'pending' AND d.workspace_id = ws.id AND d.run_at <= ? AND d.kind IN (${marks})
+             ORDER BY d.run_at, d.rowid LIMIT ?
+           )`,
+        )
+        .all(now, ...lane, perLane),
+    )
+  }
+  return out
+}
+
+/** What `owner` runs now, by workspace, and how many of those are bulk. */
+export function readRunning(c: Database, owner: string, policy: ClaimPolicy): Running {
+  const bulk = new Set(policy.bulk)
+  const running: Running = { byWorkspace: new Map(), bulk: 0 }
+  const rows = c
+    .query<{ workspace_id: string; kind: string; n: number }, [string]>(
+      `SELECT workspace_id, kind, count(*) AS n FROM jobs WHERE status = 'running' AND lease_owner = ?
+       GROUP BY workspace_id, kind`,
+    )
+    .all(owner)
+  for (const r of rows) {
+    running.byWorkspace.set(r.workspace_id, (running.byWorkspace.get(r.workspace_id) ?? 0) + r.n)
+    if (bulk.has(r.kind)) running.bulk += r.n
+  }
+  return running
+}

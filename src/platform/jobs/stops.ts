@@ -1,0 +1,71 @@
+// Why a running job must stop, and telling it to: a cancel (its flag or its parent's), its kind's
+// time budget spent, or its lease lost to another worker. A stopped job's signal is aborted, so its
+// requests end at once, and its checkpoint throws the matching error from then on.
+import type { Clock } from '../clock/clock'
+import { JobCanceledError, JobOverBudgetError } from './handler'
+import type { Job } from './job'
+import type { JobKinds } from './kinds'
+import type { JobQueue } from './queue'
+
+/** Why a running job is being stopped. */
+export type StopReason = 'canceled' | 'over_budget' | 'lease_lost'
+
+/** A job this process runs. */
+export interface Slot {
+  job: Job
+  promise: Promise<void>
+  controller: AbortController
+  stop: StopReason | null
+  /** When it was told to stop: a job still running a lease later loses its slot. */
+  stoppedAt: number
+  /** Its slot was taken back and its outcome written: the handler's late end changes nothing. */
+  abandoned: boolean
+}
+
+/** A slot for a job just claimed. */
+export function slotFor(job: Job): Slot {
+  return {
+    job,
+    promise: Promise.resolve(),
+    controller: new AbortController(),
+    stop: null,
+    stoppedAt: 0,
+    abandoned: false,
+  }
+}
+
+/** Reads and applies the reasons to stop of one scheduler's jobs. */
+export class Stops {
+  constructor(
+    private readonly queue: JobQueue,
+    private readonly kinds: JobKinds,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Why a job must stop now, read from the queue and the clock; null when it may go on. */
+  reasonOf(job: Job): StopReason | null {
+    if (this.queue.cancelRequested(job.id)) return 'canceled'
+    const budget = this.kinds.budget(job.kind)
+    const now = this.clock.now().getTime()
+    if (budget && now - (job.startedAt ?? now) > budget.ms) return 'over_budget'
+    return null
+  }
+
+  /** Tells a job to stop (once): records why and when, and aborts its signal. */
+  stop(slot: Slot, reason: StopReason): void {
+    if (slot.stop) return
+    slot.stop = reason
+    slot.stoppedAt = this.clock.now().getTime()
+    slot.controller.abort(this.errorOf(slot.job, reason))
+  }
+
+  /** The error a stopped job's checkpoint throws. */
+  errorOf(job: Job, reason: StopReason): Error {
+    if (reason === 'over_budget') {
+      return new JobOverBudgetError(
+        this.kinds.budget(job.kind)?.message ?? 'The job ran past its time budget.',
+      )
+    }
+    return new JobCanceledError(reason === 'lease_lost' ? 'another worker took the job over' : 'canceled')
+  }
+}

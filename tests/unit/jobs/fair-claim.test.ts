@@ -1,0 +1,253 @@
+import { afterEach, describe, expect, test } from 'bun:test'
+import { migrations } from '../../../migrations/index'
+import { ManualClock } from '../../../src/platform/clock/clock'
+import { seededRandom } from '../../../src/platform/crypto/random'
+import { type Db, openDatabase } from '../../../src/platform/db/db'
+import { migrate } from '../../../src/platform/db/migrate'
+import { type ClaimPolicy, readCandidates } from '../../../src/platform/jobs/fair-claim'
+import { JobQueue } from '../../../src/platform/jobs/queue'
+import { type JobHandler, Scheduler } from '../../../src/platform/jobs/scheduler'
+import { memoryLogger } from '../../../src/platform/log/log'
+
+// The claim that keeps one workspace from holding every worker slot, and long-running work from
+// taking the slots of short work (issue 32): first the queue's claim under a policy, then the
+// scheduler that applies it, stops jobs asked to stop and holds them to their time budget.
+
+let db: Db
+afterEach(() => db.$client.close())
+
+function queue() {
+  db = openDatabase(':memory:')
+  migrate(db, migrations)
+  const clock = new ManualClock('2026-05-01T00:00:00Z')
+  return { q: new JobQueue(db, clock, seededRandom(5)), clock }
+}
+
+const policy = (p: Partial<ClaimPolicy> = {}): ClaimPolicy => ({
+  bulk: ['sync'],
+  bulkSlots: 64,
+  perWorkspace: 64,
+  ...p,
+})
+
+/** Enqueues `n` jobs of a kind for a workspace, one clock tick apart; returns their ids. */
+function jobs(q: JobQueue, clock: ManualClock, workspaceId: string, kind: string, n = 1): string[] {
+  return Array.from({ length: n }, () => {
+    clock.advance(1)
+    return q.enqueue({ workspaceId, kind }).id
+  })
+}
+
+describe('the fair claim', () => {
+  test("another workspace's newer job is claimed before a busy workspace's second", () => {
+    const { q, clock } = queue()
+    const t = jobs(q, clock, 'ws_t', 'extract', 5)
+    // Neither a job not yet due nor a kind not asked for is a candidate.
+    q.enqueue({ workspaceId: 'ws_c', kind: 'extract', runAt: clock.now().getTime() + 60_000 })
+    jobs(q, clock, 'ws_d', 'other')
+    const [b] = jobs(q, clock, 'ws_b', 'extract')
+    // Oldest first would take three of T's; round robin takes T's oldest, then B's, then T's next.
+    expect(q.claim(['extract'], 'w1', 60_000, 3, policy()).map((j) => j.id)).toEqual([t[0]!, b!, t[1]!])
+  })
+
+  test("a workspace at its cap gets no slot, whatever its jobs' age; the cap counts what the owner runs", () => {
+    const { q, clock } = queue()
+    const t = jobs(q, clock, 'ws_t', 'extract', 4)
+    const [b] = jobs(q, clock, 'ws_b', 'extract')
+    const capped = policy({ perWorkspace: 2 })
+    expect(q.claim(['extract'], 'w1', 60_000, 2, capped).map((j) => j.id)).toEqual([t[0]!, b!])
+    expect(q.claim(['extract'], 'w1', 60_000, 3, capped).map((j) => j.id)).toEqual([t[1]!])
+    expect(q.claim(['extract'], 'w1', 60_000, 3, capped)).toEqual([])
+    // Another owner's slots are its own: T's jobs running at w1 do not count against w2.
+    expect(q.claim(['extract'], 'w2', 60_000, 3, capped).map((j) => j.id)).toEqual([t[2]!, t[3]!])
+  })
+
+  test('bulk jobs never take the slots kept for interactive work, even when they are older', () => {
+    const { q, clock } = queue()
+    const syncs = jobs(q, clock, 'ws_t', 'sync', 3)
+    const [upload] = jobs(q, clock, 'ws_b', 'extract')
+    const p = policy({ bulkSlots: 1 })
+    expect(q.claim(['sync', 'extract'], 'w1', 60_000, 2, p).map((j) => j.id)).toEqual([syncs[0]!, upload!])
+    const [later] = jobs(q, clock, 'ws_b', 'extract')
+    // One slot free: the older syncs wait, the bulk slot being taken; the upload runs.
+    expect(q.claim(['sync', 'extract'], 'w1', 60_000, 1, p).map((j) => j.id)).toEqual([later!])
+  })
+
+  test('a workspace whose oldest job is a blocked sync still gets its own interactive job', () => {
+    const { q, clock } = queue()
+    const [first] = jobs(q, clock, 'ws_t', 'sync')
+    const [second] = jobs(q, clock, 'ws_t', 'sync')
+    const [extract] = jobs(q, clock, 'ws_t', 'extract')
+    const p = policy({ bulkSlots: 1 })
+    expect(q.claim(['sync', 'extract'], 'w1', 60_000, 3, p).map((j) => j.id)).toEqual([first!, extract!])
+    expect(q.get(second!)!.status).toBe('pending')
+  })
+
+  test('free slots go to the workspace running the fewest jobs, then to the oldest job', () => {
+    const { q, clock } = queue()
+    const [a1, a2] = jobs(q, clock, 'ws_a', 'extract', 2)
+    expect(q.claim(['extract'], 'w1', 60_000, 1, policy()).map((j) => j.id)).toEqual([a1!])
+    const [c1] = jobs(q, clock, 'ws_c', 'extract')
+    const [b1] = jobs(q, clock, 'ws_b', 'extract')
+    // A runs one already: C's and B's jobs (C's older) come before A's older second.
+    expect(q.claim(['extract'], 'w1', 60_000, 3, policy()).map((j) => j.id)).toEqual([c1!, b1!, a2!])
+  })
+
+  test('the candidates read are a few a workspace, not every waiting job', () => {
+    const { q, clock } = queue()
+    jobs(q, clock, 'ws_t', 'extract', 2_000)
+    jobs(q, clock, 'ws_t', 'sync', 50)
+    jobs(q, clock, 'ws_b', 'extract', 3)
+    const read = readCandidates(db.$client, ['extract', 'sync'], policy(), clock.now().getTime(), 2)
+    const count = (ws: string, kind: string) =>
+      read.filter((c) => c.workspace_id === ws && c.kind === kind).length
+    expect([count('ws_t', 'extract'), count('ws_t', 'sync'), count('ws_b', 'extract')]).toEqual([2, 2, 2])
+  })
+
+  test('deleting a subject cancels its pending jobs at once and flags its running ones', () => {
+    const { q, clock } = queue()
+    const running = q.enqueue({ workspaceId: 'ws_t', kind: 'sync', subjectId: 'src_1' })
+    q.claim(['sync'], 'w1', 60_000, 1, policy())
+    clock.advance(1)
+    const pending = q.enqueue({ workspaceId: 'ws_t', kind: 'sync', subjectId: 'src_1' })
+    const other = q.enqueue({ workspaceId: 'ws_t', kind: 'sync', subjectId: 'src_2' })
+    expect(q.cancelSubject('ws_t', 'src_1')).toBe(2)
+    expect(q.get(pending.id)).toMatchObject({ status: 'canceled', cancelRequested: true })
+    expect(q.get(running.id)).toMatchObject({ status: 'running', cancelRequested: true })
+    expect(q.get(other.id)).toMatchObject({ status: 'pending', cancelRequested: false })
+  })
+})
+
+/** A scheduler over the test's queue with the production caps. */
+function scheduler(q: JobQueue, clock: ManualClock, o: { workers: number; workspaceSlots?: number }) {
+  return new Scheduler({
+    queue: q,
+    clock,
+    log: memoryLogger(),
+    workers: o.workers,
+    workspaceSlots: o.workspaceSlots ?? o.workers - 1,
+    interactiveSlots: 1,
+    leaseMs: 30_000,
+    pollMs: 50,
+    owner: 'node-a',
+  })
+}
+
+/** A handler that runs until its job's stop signal aborts it (a listing that never ends). */
+const endless: JobHandler = (ctx) =>
+  new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)))
+
+describe('the scheduler under the fair claim', () => {
+  test("one workspace's three endless syncs leave a slot for another workspace's upload", async () => {
+    const { q, clock } = queue()
+    const s = scheduler(q, clock, { workers: 2 })
+    s.register('sync', endless, { lane: 'bulk' })
+    s.register('extract', async () => 'extracted')
+    const syncs = jobs(q, clock, 'ws_t', 'sync', 3)
+    const [upload] = jobs(q, clock, 'ws_b', 'extract')
+    expect(s.tick().map((j) => j.id)).toEqual([syncs[0]!, upload!])
+    await s.whenSettled(upload!)
+    expect(q.get(upload!)!.status).toBe('succeeded')
+    // The freed slot is interactive: the other syncs still wait.
+    expect(s.tick()).toEqual([])
+    for (const id of syncs) q.requestCancel(id)
+    await s.drain()
+    expect(syncs.map((id) => q.get(id)!.status)).toEqual(['canceled', 'canceled', 'canceled'])
+  })
+
+  test("a cancel aborts the running job's signal at the next tick: its requests end, the job ends canceled", async () => {
+    const { q, clock } = queue()
+    const s = scheduler(q, clock, { workers: 2 })
+    s.register('sync', endless, { lane: 'bulk' })
+    const [id] = jobs(q, clock, 'ws_t', 'sync')
+    s.tick()
+    q.requestCancel(id!)
+    s.tick()
+    await s.idle()
+    expect(q.get(id!)).toMatchObject({ status: 'canceled', leaseOwner: null })
+  })
+
+  test('a job that ignores its stop is not kept alive by heartbeat: a lease later its slot is taken back', async () => {
+    const { q, clock } = queue()
+    const s = scheduler(q, clock, { workers: 1 })
+    const settled: string[] = []
+    s.register('deaf', () => new Promise(() => {}), { onSettled: (j) => settled.push(j.status) })
+    s.register('extract', async () => 'ok')
+    const [deaf] = jobs(q, clock, 'ws_t', 'deaf')
+    s.tick()
+    q.requestCancel(deaf!)
+    s.tick()
+    clock.advance(29_000)
+    s.tick()
+    expect(q.get(deaf!)!.status).toBe('running')
+    clock.advance(1_000)
+    const [next] = jobs(q, clock, 'ws_b', 'extract')
+    expect(s.tick().map((j) => j.id)).toEqual([next!])
+    expect(q.get(deaf!)).toMatchObject({ status: 'canceled', leaseOwner: null })
+    expect(settled).toEqual(['canceled'])
+    // Its lease is not renewed any more: nothing of it is left running here.
+    await s.idle()
+    expect(s.active).toBe(0)
+  })
+
+  test("a job past its kind's time budget fails with the budget's message, at a checkpoint or at a tick", async () => {
+    const { q, clock } = queue()
+    const s = scheduler(q, clock, { workers: 2, workspaceSlots: 2 })
+    const budget = { ms: 60_000, message: 'The run took longer than its budget.' }
+    let proceed = () => {}
+    s.register(
+      'paged',
+      async (ctx) => {
+        ctx.checkpoint()
+        await new Promise<void>((r) => {
+          proceed = r
+        })
+        ctx.checkpoint()
+        return 'never'
+      },
+      { lane: 'bulk', budget },
+    )
+    s.register('waiting', endless, { budget })
+    const [paged, waiting] = [...jobs(q, clock, 'ws_t', 'paged'), ...jobs(q, clock, 'ws_u', 'waiting')]
+    s.tick()
+    // Ticks within the lease renew it; the budget counts from the start all the same.
+    for (let i = 0; i < 3; i++) {
+      clock.advance(20_000)
+      s.tick()
+    }
+    expect(q.get(paged!)!.status).toBe('running')
+    clock.advance(1)
+    proceed()
+    await s.whenSettled(paged!)
+    expect(q.get(paged!)).toMatchObject({ status: 'failed', error: budget.message })
+    s.tick()
+    await s.idle()
+    expect(q.get(waiting!)).toMatchObject({ status: 'failed', error: budget.message })
+  })
+
+  test('a job another worker took over is stopped here and not ended by this worker', async () => {
+    const { q, clock } = queue()
+    const s = scheduler(q, clock, { workers: 1 })
+    let stopped = ''
+    s.register(
+      'sync',
+      (ctx) =>
+        endless(ctx).catch((e) => {
+          stopped = (e as Error).message
+          throw e
+        }),
+      { lane: 'bulk' },
+    )
+    const [id] = jobs(q, clock, 'ws_t', 'sync')
+    s.tick()
+    // This process stalled past its lease: another took the job over.
+    clock.advance(31_000)
+    q.recoverExpired()
+    const [taken] = q.claim(['sync'], 'node-b', 30_000, 1)
+    expect(taken!.id).toBe(id!)
+    s.tick()
+    await s.idle()
+    expect(stopped).toBe('another worker took the job over')
+    expect(q.get(id!)).toMatchObject({ status: 'running', leaseOwner: 'node-b' })
+  })
+})
