@@ -41,6 +41,12 @@ export function startupWarnings(config: Config): StartupNotice[] {
       msg: 'ENGRAM_TRUST_PROXY=true believes X-Forwarded-For from any peer: a client that reaches this port without the proxy chooses its own address for rate limits and the audit trail. Set ENGRAM_TRUSTED_PROXIES to the proxy\'s address (or "loopback") instead.',
     })
   }
+  if (config.sources.allow_loopback && !config.sources.deny_private_networks) {
+    out.push({
+      level: 'warn',
+      msg: "ENGRAM_SOURCES_ALLOW_LOOPBACK=true: a workspace admin's S3 endpoint may reach loopback and this machine's own addresses (its admin ports, databases, the model server). Leave it off unless every workspace admin is trusted with this machine.",
+    })
+  }
   return out
 }
 

@@ -48,6 +48,8 @@ beforeAll(async () => {
   graph = new GraphStandin({ pageSize: 2 })
   t = authApp({
     env: {
+      // The stand-ins listen on loopback, which workspaces' endpoints reach only when allowed.
+      ENGRAM_SOURCES_ALLOW_LOOPBACK: 'true',
       ENGRAM_SOURCES_GDRIVE_API_URL: drive.url,
       ENGRAM_SOURCES_GOOGLE_TOKEN_URL: drive.tokenUrl,
       ENGRAM_SOURCES_GRAPH_API_URL: graph.url,

@@ -21,24 +21,36 @@ import { THREE_TOPICS } from './texts.fixture'
 
 let t: TestApp
 let roots: string
+let tenants: string
 let share: string
 let outside: string
 let admin: Awaited<ReturnType<typeof signUp>>
 
+/** Grants `roots` to a workspace: its folder under the `*=<tenants>/{workspace_id}` template. */
+const grantRoots = (workspaceId: string) => symlinkSync(roots, join(tenants, workspaceId))
+
 beforeAll(async () => {
   roots = folderOf({})
+  tenants = folderOf({})
   share = folderOf(
     { 'a.txt': 'Alpha file.', 'b.md': '# Beta\n\nBeta file.', 'sub/c.txt': 'Gamma file.' },
     join(roots, 'share'),
   )
   outside = folderOf({ 'secret.txt': 'Not for the base.' })
-  t = authApp({ env: { ENGRAM_SOURCES_FOLDER_ROOTS: roots } })
+  t = authApp({
+    env: {
+      ENGRAM_SOURCES_FOLDER_ROOTS: `*=${tenants}/{workspace_id}`,
+      // Connections below name an S3 endpoint on loopback (nothing is fetched from it).
+      ENGRAM_SOURCES_ALLOW_LOOPBACK: 'true',
+    },
+  })
   admin = await signUp(t)
+  grantRoots(admin.workspaceId)
 })
 
 afterAll(() => {
   t.close()
-  for (const d of [roots, outside]) rmSync(d, { recursive: true, force: true })
+  for (const d of [roots, tenants, outside]) rmSync(d, { recursive: true, force: true })
 })
 
 const folderConnection = (token = admin.token) =>
@@ -219,6 +231,7 @@ describe('a server folder as a source', () => {
 
   test('a file deleted at the source is gone from every store and table, and no longer cited', async () => {
     const owner = await signUp(t, { workspace_name: 'Deletion' })
+    grantRoots(owner.workspaceId)
     const queryKey = (await mintKey(t, owner.token, ['query'])).key
     const base = await createBase(t, owner.token)
     const conn = await folderConnection(owner.token)

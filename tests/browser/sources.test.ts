@@ -5,8 +5,8 @@ import { join } from 'node:path'
 import type { BrowserContext, Locator, Page } from 'playwright-core'
 import { consoleRig, seriousViolations } from '../helpers/browser'
 
-// Issue 21: the Sources tab of a base, end to end against the real server. The server may read
-// folders under one root (ENGRAM_SOURCES_FOLDER_ROOTS); a folder connection and a source are added
+// Issue 21: the Sources tab of a base, end to end against the real server. The workspace may read
+// folders under one root (granted in ENGRAM_SOURCES_FOLDER_ROOTS); a folder connection and a source are added
 // through the form, validated, synced, a file deleted on disk is deleted from the base on the next
 // sync, a folder is imported, the schedule is changed, validate names what is wrong (a folder that
 // now leads outside the root, a folder gone), and the source is deleted with its documents. One
@@ -33,7 +33,12 @@ writeFileSync(join(archive, 'minutes-2024.md'), '# Minutes 2024\n\nThe new offic
 writeFileSync(join(outside, 'secret.txt'), 'Nothing under the root may lead here.\n')
 
 // Files past 4 KB are refused, so that a sync has a file it cannot take.
-const rig = consoleRig({ ENGRAM_SOURCES_FOLDER_ROOTS: root, ENGRAM_INGEST_MAX_FILE_BYTES: '4096' })
+// The workspace's folder is <top>/tenants/<its id>: linked to the root once the workspace exists.
+const tenants = join(top, 'tenants')
+const rig = consoleRig({
+  ENGRAM_SOURCES_FOLDER_ROOTS: `*=${tenants}/{workspace_id}`,
+  ENGRAM_INGEST_MAX_FILE_BYTES: '4096',
+})
 const EMAIL = 'sol@example.com'
 
 let ctx: BrowserContext
@@ -101,6 +106,9 @@ describe('console: sources of a base', () => {
     expect(reg.status).toBe(200)
     const session = (await reg.json()) as { access_token: string; expires_at: string }
     token = session.access_token
+    const me = (await (await apiCall('/auth/me')).json()) as { workspace_id: string }
+    mkdirSync(tenants, { recursive: true })
+    symlinkSync(root, join(tenants, me.workspace_id))
     const base = await apiCall('/corpora', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { type RunningBinary, signUpOn, startBinary } from '../helpers/binary'
@@ -82,7 +82,8 @@ const start = () =>
       ENGRAM_DATA_DIR: join(dir, 'data'),
       ENGRAM_JOB_LEASE_SECONDS: LEASE_SECONDS,
       ENGRAM_LOG_LEVEL: 'info',
-      ENGRAM_SOURCES_FOLDER_ROOTS: share,
+      // Each workspace reads its own folder; the test links the share there once it has one.
+      ENGRAM_SOURCES_FOLDER_ROOTS: `*=${join(dir, 'tenants')}/{workspace_id}`,
       ENGRAM_SOURCES_BATCH_FILES: String(BATCH_FILES),
     },
   })
@@ -118,6 +119,9 @@ test('a server killed mid-sync resumes the same run after a restart and ends wit
     })
     return { status: res.status, body: (await res.json()) as T }
   }
+  const me = await api<{ workspace_id: string }>('/v1/auth/me')
+  mkdirSync(join(dir, 'tenants'), { recursive: true })
+  symlinkSync(share, join(dir, 'tenants', me.body.workspace_id))
   const base = await api<{ id: string }>('/v1/corpora', { method: 'POST', json: { name: 'Share' } })
   expect(base.status).toBe(200)
   const corpusId = base.body.id

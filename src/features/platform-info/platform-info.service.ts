@@ -44,7 +44,7 @@ export class PlatformInfoService {
       {
         name: 'document sources',
         // Not the operator's to configure: only a workspace that connects a source makes the server reach it.
-        purpose: `Only when a workspace connects one: listing and reading the buckets, Drive folders and SharePoint libraries a workspace connects, and only those. Link-local and cloud metadata addresses are always refused; private networks are ${config.sources.deny_private_networks ? 'refused too' : 'allowed (on-premises stores live there)'}. Server folders are read only under the roots the operator allows.`,
+        purpose: `Only when a workspace connects one: listing and reading the buckets, Drive folders and SharePoint libraries a workspace connects, and only those. Link-local and cloud metadata addresses are always refused; this server's own addresses (loopback and its interfaces) are ${config.sources.allow_loopback && !config.sources.deny_private_networks ? 'allowed by the operator' : 'refused'}; private networks are ${config.sources.deny_private_networks ? 'refused too' : 'allowed (on-premises stores live there)'}. Server folders are read only under the folders the operator granted to each workspace.`,
         configured: false,
       },
       {

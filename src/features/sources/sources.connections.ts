@@ -54,7 +54,7 @@ export class Connections {
       clock: Clock
       random: Random
       /** The outbound guard: an address in the settings it refuses is refused before anything is stored. */
-      checkHost: (urlOrHost: string) => Promise<void>
+      checkHost: (urlOrHost: string) => Promise<unknown>
     },
   ) {}
 
@@ -191,8 +191,9 @@ export class Connections {
   }
 
   /**
-   * Refuses settings that point at an address no source may be at (metadata, link-local; private
-   * when denied). A name that does not resolve now is left to validation, which says unreachable.
+   * Refuses settings that point at an address no source may be at (metadata, link-local; loopback
+   * and this server's own unless allowed; private when denied), before anything is stored or any
+   * port is contacted. A name that does not resolve now is left to validation, which says unreachable.
    */
   private async reachable(settings: Record<string, unknown>): Promise<void> {
     for (const [field, value] of Object.entries(settings)) {

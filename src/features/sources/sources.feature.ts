@@ -32,7 +32,10 @@ export interface SourcesFeatureDeps extends Platform {
 export function sourcesFeature(d: SourcesFeatureDeps): Feature<SourcesService> {
   const repo = new SourcesRepo(d.db)
   const kinds = connectorKinds()
-  const guard = new EgressGuard({ denyPrivateNetworks: d.config.deny_private_networks })
+  const guard = new EgressGuard({
+    denyPrivateNetworks: d.config.deny_private_networks,
+    allowLoopback: d.config.allow_loopback,
+  })
   const env = {
     config: d.config,
     fetch: guard.fetch,

@@ -198,7 +198,7 @@ export class SourcesService {
     const kind = this.d.connections.kindOf(connection.kind)
     let folder: string
     try {
-      folder = await kind.folder(input.folder, this.d.env)
+      folder = await kind.folder(input.folder, this.d.env, workspaceId)
     } catch (e) {
       const reason = asSourceError(e)
       throw reason ? apiErrorOf(reason) : e

@@ -532,17 +532,21 @@ export const configDefinition = {
   },
   sources: {
     folder_roots: leaf({
-      doc: 'Server directories a `folder` source may read, comma-separated absolute paths; empty: folder sources are refused. A source folder must be one of them or inside one, after symlinks are resolved.',
+      doc: 'Server directories `folder` sources may read, each granted to workspaces, comma-separated: `ws_<id>=/srv/a` grants /srv/a to that workspace alone; `*=/srv/engram/{workspace_id}` gives every workspace the directory named by its own id (created by the operator; one that does not exist admits nothing). Empty (the default): no workspace reads any server folder. A source folder must be a granted directory or inside one, after symlinks and `..` are resolved. A bare path, which once granted every workspace, is refused at start-up.',
       env: 'ENGRAM_SOURCES_FOLDER_ROOTS',
       default: '',
       kind: {
         type: 'string',
-        pattern: /^$|^\/[^,]*(,\s*\/[^,]*)*$/,
-        patternHint: 'comma-separated absolute paths',
+        // A grant is a workspace id or `*`; `*` needs the {workspace_id} placeholder, so that no
+        // directory is ever shared by every workspace.
+        pattern:
+          /^$|^\s*(ws_[A-Za-z0-9]+=\/[^,]*|\*=\/[^,]*\{workspace_id\}[^,]*)(\s*,\s*(ws_[A-Za-z0-9]+=\/[^,]*|\*=\/[^,]*\{workspace_id\}[^,]*))*\s*$/,
+        patternHint:
+          'comma-separated grants, each ws_<workspace id>=/absolute/path or *=/absolute/path/{workspace_id}. A bare path no longer grants every workspace: write ws_<id>=/srv/docs to grant /srv/docs to one workspace, or *=/srv/docs/{workspace_id} to give each workspace a folder of its own',
       },
     }),
     deny_private_networks: leaf({
-      doc: 'Refuse sources on private, loopback and unique-local addresses too (link-local and cloud metadata addresses are always refused). Off by default: on-premises object stores live on private networks.',
+      doc: "Refuse sources on private, unique-local and carrier-grade NAT addresses, and on loopback and this server's own addresses whatever allow_loopback says. Off by default: on-premises object stores live on private networks. (Link-local and cloud metadata addresses are always refused.)",
       env: 'ENGRAM_SOURCES_DENY_PRIVATE_NETWORKS',
       default: false,
       kind: { type: 'bool' },
@@ -552,6 +556,12 @@ export const configDefinition = {
       env: 'ENGRAM_SOURCES_GDRIVE_API_URL',
       default: 'https://www.googleapis.com',
       kind: { type: 'string', pattern: /^https?:\/\/[^\s]+$/, patternHint: 'an http(s) URL' },
+    }),
+    allow_loopback: leaf({
+      doc: "Let sources reach loopback and this server's own addresses (its interfaces): an S3 endpoint a workspace gives, and the addresses and redirects of Drive, Graph and the login services below. Off by default: a tenant's endpoint could otherwise reach the services of this machine (admin ports, databases, the model server) and map its ports. Turn on only for an evaluation on one machine or tests with stand-ins on loopback; deny_private_networks still refuses them.",
+      env: 'ENGRAM_SOURCES_ALLOW_LOOPBACK',
+      default: false,
+      kind: { type: 'bool' },
     }),
     google_token_url: leaf({
       doc: "Google's OAuth 2.0 token endpoint (service-account and refresh-token grants).",

@@ -94,7 +94,8 @@ export const errorTable = {
   invalid_folder: { status: 422, message: 'The folder is not valid for this kind of source.' },
   folder_root_not_allowed: {
     status: 422,
-    message: 'The folder is not inside a directory the operator allows (sources.folder_roots).',
+    message:
+      'The folder is not inside a folder the operator granted to this workspace (sources.folder_roots).',
   },
   egress_denied: { status: 422, message: 'Requests to this address are not allowed from this server.' },
   source_credentials_rejected: { status: 422, message: 'The source refused the credentials.' },

@@ -1,69 +1,34 @@
-// The outbound guard for requests a tenant points somewhere (sources): a host is resolved and every
-// address it resolves to is checked before anything connects. Link-local and cloud metadata
-// addresses are never reachable; private networks are, unless the operator denies them.
+// The outbound guard for requests a tenant points somewhere (sources): a host is read the way the
+// WHATWG URL parser reads it, resolved, and every address it resolves to is judged
+// (address-policy.ts) before anything connects; the connection is then made to a judged address,
+// never to a second resolution of the name (which a rebinding DNS server could answer differently).
 import { lookup } from 'node:dns/promises'
-import ipaddr from 'ipaddr.js'
+import type { LookupFunction } from 'node:net'
+import { type AddressPolicy, isIpLiteral, ownAddresses, refusalOf } from './address-policy'
+import { EgressDenied } from './egress-denied'
+import { guardedFetch } from './guarded-fetch'
 
-/** Why an address was refused. */
-export type EgressRefusal = 'metadata' | 'link_local' | 'private' | 'unspecified' | 'unresolvable'
-
-/** A destination the guard refuses, with the reason; the caller words it for the person. */
-export class EgressDenied extends Error {
-  override name = 'EgressDenied'
-  constructor(
-    readonly host: string,
-    readonly reason: EgressRefusal,
-  ) {
-    super(
-      reason === 'unresolvable'
-        ? `The host "${host}" could not be resolved.`
-        : `Outbound requests to "${host}" are not allowed (${REASONS[reason]}).`,
-    )
-  }
-}
-
-const REASONS: Record<EgressRefusal, string> = {
-  metadata: 'a cloud metadata address',
-  link_local: 'a link-local address',
-  private: 'a private or loopback address, denied by sources.deny_private_networks',
-  unspecified: 'an unspecified or broadcast address',
-  unresolvable: 'no address',
-}
+export { refusalOf } from './address-policy'
+export { EgressDenied, type EgressRefusal } from './egress-denied'
 
 /** Names that answer with a cloud provider's instance metadata whatever they resolve to. */
 const METADATA_NAMES = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data'])
 
-/** Addresses of instance metadata services (AWS, GCP, Azure, Oracle: 169.254.169.254; Alibaba; AWS IPv6). */
-const METADATA_ADDRESSES = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200', 'fd00:ec2::254'])
+const URL_WITH_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i
 
-const PRIVATE_RANGES = new Set(['private', 'loopback', 'uniqueLocal', 'carrierGradeNat'])
-
-/** How an address is classed, or null when any request may reach it. */
-export function refusalOf(address: string, denyPrivate: boolean): EgressRefusal | null {
-  if (!ipaddr.isValid(address)) return 'unresolvable'
-  let ip = ipaddr.parse(address)
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) {
-    ip = (ip as ipaddr.IPv6).toIPv4Address()
-  }
-  if (METADATA_ADDRESSES.has(ip.toNormalizedString()) || METADATA_ADDRESSES.has(ip.toString())) {
-    return 'metadata'
-  }
-  const range = ip.range()
-  if (range === 'linkLocal') return 'link_local'
-  if (range === 'unspecified' || range === 'broadcast' || range === 'multicast') return 'unspecified'
-  if (denyPrivate && PRIVATE_RANGES.has(range)) return 'private'
-  return null
-}
-
-/** The host of a URL or a bare host name, without brackets or port. */
-export function hostOf(urlOrHost: string): string {
-  let host = urlOrHost
+/**
+ * The host of a URL or a bare host name as the WHATWG URL parser reads it (the parser every client
+ * here uses): lower case, numeric IPv4 forms (2130706433, 0x7f.1, 0177.0.0.1, 127.1) as dotted
+ * quads, IPv6 in canonical form without brackets. Null when it is no host at all.
+ */
+export function hostOf(urlOrHost: string): string | null {
+  const bare = urlOrHost.includes(':') && !URL_WITH_SCHEME.test(urlOrHost) ? `[${urlOrHost}]` : urlOrHost
   try {
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(urlOrHost)) host = new URL(urlOrHost).hostname
+    const host = new URL(URL_WITH_SCHEME.test(urlOrHost) ? urlOrHost : `http://${bare}`).hostname
+    return host ? host.replace(/^\[|\]$/g, '') : null
   } catch {
-    return urlOrHost
+    return null
   }
-  return host.replace(/^\[|\]$/g, '').toLowerCase()
 }
 
 /** Resolves a host; returns its addresses (an IP literal resolves to itself). */
@@ -74,43 +39,86 @@ export const dnsResolver: Resolver = async (host) => {
   return found.map((a) => a.address)
 }
 
-/** Checks destinations before a client library connects to them. */
-export class EgressGuard {
-  constructor(private readonly o: { denyPrivateNetworks: boolean; resolve?: Resolver }) {}
+export interface EgressOptions {
+  /** Refuse private networks too (`sources.deny_private_networks`). */
+  denyPrivateNetworks: boolean
+  /** Allow loopback and this server's own addresses (`sources.allow_loopback`); refused when left out. */
+  allowLoopback?: boolean
+  resolve?: Resolver
+  /** This server's addresses; tests give their own. */
+  ownAddresses?: () => ReadonlySet<string>
+}
 
-  /** Throws EgressDenied unless every address the host resolves to may be reached. */
-  async check(urlOrHost: string): Promise<void> {
+/** Checks destinations before a client connects to them, and connects only to what it judged. */
+export class EgressGuard {
+  constructor(private readonly o: EgressOptions) {}
+
+  /**
+   * Throws EgressDenied unless every address the host resolves to may be reached; returns those
+   * addresses, the only ones a connection to this host may use.
+   */
+  check = async (urlOrHost: string): Promise<string[]> => {
+    if (URL_WITH_SCHEME.test(urlOrHost) && !/^https?:\/\//i.test(urlOrHost)) {
+      throw new EgressDenied(`${urlOrHost.split(':')[0]}:`, 'scheme')
+    }
     const host = hostOf(urlOrHost)
+    if (!host) throw new EgressDenied(urlOrHost, 'unresolvable')
     if (METADATA_NAMES.has(host.replace(/\.$/, ''))) throw new EgressDenied(host, 'metadata')
     let addresses: string[]
     try {
-      addresses = ipaddr.isValid(host) ? [host] : await (this.o.resolve ?? dnsResolver)(host)
+      addresses = isIpLiteral(host) ? [host] : await (this.o.resolve ?? dnsResolver)(host)
     } catch {
       throw new EgressDenied(host, 'unresolvable')
     }
     if (addresses.length === 0) throw new EgressDenied(host, 'unresolvable')
+    const policy: AddressPolicy = {
+      denyPrivateNetworks: this.o.denyPrivateNetworks,
+      allowLoopback: this.o.allowLoopback ?? false,
+      own: (this.o.ownAddresses ?? ownAddresses)(),
+    }
     for (const a of addresses) {
-      const refusal = refusalOf(a, this.o.denyPrivateNetworks)
+      if (!isIpLiteral(a)) throw new EgressDenied(host, 'unresolvable')
+      const refusal = refusalOf(a, policy)
       if (refusal) throw new EgressDenied(host, refusal)
     }
+    return addresses
   }
 
-  /** `fetch` that checks the destination first, and every redirect's, by following them itself. */
-  fetch: typeof fetch = (async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-    let url = input instanceof Request ? input.url : String(input)
-    let request = init
-    for (let hop = 0; hop < 5; hop++) {
-      await this.check(url)
-      const response = await fetch(input instanceof Request && hop === 0 ? input : url, {
-        ...request,
-        redirect: 'manual',
-      })
-      const location = response.headers.get('location')
-      if (response.status < 300 || response.status >= 400 || !location) return response
-      url = new URL(location, url).toString()
-      // A redirect is followed with GET and no body, as browsers do for 301-303.
-      if (response.status <= 303) request = { ...request, method: 'GET', body: null }
-    }
-    throw new Error(`Too many redirects from ${hostOf(url)}.`)
-  }) as typeof fetch
+  /** A `dns.lookup` for node:http(s) clients (the minio client): only judged addresses come back. */
+  lookup: LookupFunction = judgedLookup(this.check)
+
+  /**
+   * `fetch` that judges every destination, connects to the judged address, and follows redirects
+   * itself: each hop is judged again, and credentials and bodies never go on to another origin.
+   */
+  fetch: typeof fetch = guardedFetch(this.check)
+}
+
+/**
+ * A `dns.lookup`-shaped function over a judging resolver. Node and Bun skip the lookup for an IP
+ * literal, so a client must judge a literal host itself before it connects (clientFor does).
+ */
+export function judgedLookup(check: (host: string) => Promise<string[]>): LookupFunction {
+  return ((hostname: string, options: unknown, callback?: unknown) => {
+    const done = (typeof options === 'function' ? options : callback) as (
+      err: Error | null,
+      address?: string | { address: string; family: number }[],
+      family?: number,
+    ) => void
+    const o = (typeof options === 'object' && options ? options : {}) as { all?: boolean; family?: unknown }
+    const family = Number(String(typeof options === 'number' ? options : (o.family ?? 0)).replace('IPv', ''))
+    check(hostname).then(
+      (addresses) => {
+        const list = addresses
+          .map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))
+          .filter((a) => !family || a.family === family)
+        const first = list[0]
+        if (!first) {
+          done(Object.assign(new Error(`No IPv${family} address for ${hostname}.`), { code: 'ENOTFOUND' }))
+        } else if (o.all) done(null, list)
+        else done(null, first.address, first.family)
+      },
+      (e: Error) => done(e),
+    )
+  }) as LookupFunction
 }

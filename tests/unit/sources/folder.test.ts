@@ -23,15 +23,30 @@ let allowed = ''
 let docs = ''
 let outside = ''
 
+/** The workspace the tests' folders are granted to. */
+const WS = 'ws_test'
+
+/** Roots as paths, granted to WS (`sources.folder_roots` entries `ws_test=<path>`). */
 function env(roots = `${allowed}, ${join(tmp, 'roots', 'second')}`): ConnectorEnv {
   const guard = new EgressGuard({ denyPrivateNetworks: false })
+  const grants = roots
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean)
+    .map((r) => `${WS}=${r}`)
+    .join(',')
   return {
-    config: { ...loadConfig({ env: {}, readFile: () => null }).sources, folder_roots: roots },
+    config: { ...loadConfig({ env: {}, readFile: () => null }).sources, folder_roots: grants },
     fetch: guard.fetch,
     checkHost: (h) => guard.check(h),
     clock: new ManualClock(),
     log: memoryLogger(),
   }
+}
+
+/** The folder kind's check of a folder for WS. */
+function folderFor(raw: string, e: ConnectorEnv): Promise<string> {
+  return folderKind.folder(raw, e, WS)
 }
 
 function write(path: string, body: string): void {
@@ -55,7 +70,13 @@ async function files(changes: AsyncIterable<SourceChange>): Promise<SourceFile[]
 }
 
 async function opened(folder: string, e = env()) {
-  return folderKind.open({ settings: {}, secrets: {}, folder: await folderKind.folder(folder, e), env: e })
+  return folderKind.open({
+    workspaceId: WS,
+    settings: {},
+    secrets: {},
+    folder: await folderFor(folder, e),
+    env: e,
+  })
 }
 
 /** A temporary folder source of its own under the allowed root, for tests that change files. */
@@ -85,47 +106,46 @@ afterAll(() => {
 
 describe('folder (where a source may point)', () => {
   test('a root itself, a folder inside one and one inside a second root are allowed, resolved', async () => {
-    expect(await folderKind.folder(allowed, env())).toBe(allowed)
-    expect(await folderKind.folder(`${docs}/`, env())).toBe(docs)
-    expect(await folderKind.folder(join(tmp, 'roots', 'second'), env())).toBe(join(tmp, 'roots', 'second'))
+    expect(await folderFor(allowed, env())).toBe(allowed)
+    expect(await folderFor(`${docs}/`, env())).toBe(docs)
+    expect(await folderFor(join(tmp, 'roots', 'second'), env())).toBe(join(tmp, 'roots', 'second'))
   })
 
   test('a folder outside every root is root_not_allowed, and so is any folder when no root is configured', async () => {
-    expect(await codeOf(folderKind.folder(outside, env()))).toBe('root_not_allowed')
-    expect(await codeOf(folderKind.folder('/', env()))).toBe('root_not_allowed')
-    expect(await codeOf(folderKind.folder(docs, env('')))).toBe('root_not_allowed')
+    expect(await codeOf(folderFor(outside, env()))).toBe('root_not_allowed')
+    expect(await codeOf(folderFor('/', env()))).toBe('root_not_allowed')
+    expect(await codeOf(folderFor(docs, env('')))).toBe('root_not_allowed')
   })
 
   test('a root is a directory, not a name prefix: a sibling sharing its first letters is refused', async () => {
     mkdirSync(`${allowed}-evil`, { recursive: true })
-    expect(await codeOf(folderKind.folder(`${allowed}-evil`, env()))).toBe('root_not_allowed')
+    expect(await codeOf(folderFor(`${allowed}-evil`, env()))).toBe('root_not_allowed')
   })
 
   test('".." is resolved: one that stays inside is allowed, one that climbs out is refused', async () => {
-    expect(await folderKind.folder(join(docs, 'sub', '..', '..', 'other'), env())).toBe(
-      join(allowed, 'other'),
-    )
-    expect(await codeOf(folderKind.folder(`${allowed}/../../outside`, env()))).toBe('root_not_allowed')
-    expect(await codeOf(folderKind.folder(`${docs}/../../../outside`, env()))).toBe('root_not_allowed')
+    expect(await folderFor(join(docs, 'sub', '..', '..', 'other'), env())).toBe(join(allowed, 'other'))
+    expect(await codeOf(folderFor(`${allowed}/../../outside`, env()))).toBe('root_not_allowed')
+    expect(await codeOf(folderFor(`${docs}/../../../outside`, env()))).toBe('root_not_allowed')
   })
 
   test('a symlinked folder inside a root that points outside it is refused', async () => {
     symlinkSync(outside, join(allowed, 'escape'))
-    expect(await codeOf(folderKind.folder(join(allowed, 'escape'), env()))).toBe('root_not_allowed')
+    expect(await codeOf(folderFor(join(allowed, 'escape'), env()))).toBe('root_not_allowed')
   })
 
   test('a missing folder inside a root is folder_not_found; outside the roots it is refused the same as any', async () => {
-    expect(await codeOf(folderKind.folder(join(allowed, 'nope'), env()))).toBe('folder_not_found')
-    expect(await codeOf(folderKind.folder(join(tmp, 'nope'), env()))).toBe('root_not_allowed')
+    expect(await codeOf(folderFor(join(allowed, 'nope'), env()))).toBe('folder_not_found')
+    expect(await codeOf(folderFor(join(tmp, 'nope'), env()))).toBe('root_not_allowed')
   })
 
   test('a relative path or a file is invalid_folder', async () => {
-    expect(await codeOf(folderKind.folder('roots/allowed', env()))).toBe('invalid_folder')
-    expect(await codeOf(folderKind.folder(join(docs, 'a.txt'), env()))).toBe('invalid_folder')
+    expect(await codeOf(folderFor('roots/allowed', env()))).toBe('invalid_folder')
+    expect(await codeOf(folderFor(join(docs, 'a.txt'), env()))).toBe('invalid_folder')
   })
 
   test('validate re-checks the roots: a folder whose root was removed from configuration is refused', async () => {
     const connector = folderKind.open({
+      workspaceId: WS,
       settings: {},
       secrets: {},
       folder: docs,

@@ -34,7 +34,8 @@ beforeEach(() => {
 afterEach(() => drive.stop())
 
 function env(o: { apiUrl?: string; denyPrivate?: boolean } = {}): ConnectorEnv {
-  const guard = new EgressGuard({ denyPrivateNetworks: o.denyPrivate ?? false })
+  // The stand-ins listen on loopback, which the operator must allow (sources.allow_loopback).
+  const guard = new EgressGuard({ denyPrivateNetworks: o.denyPrivate ?? false, allowLoopback: true })
   const config = loadConfig({ env: {}, readFile: () => null }).sources
   return {
     config: {

@@ -27,7 +27,8 @@ function env(o: { denyPrivateNetworks?: boolean } = {}): ConnectorEnv {
     },
     readFile: () => null,
   }).sources
-  const guard = new EgressGuard({ denyPrivateNetworks: o.denyPrivateNetworks ?? false })
+  // The stand-in listens on loopback, which the operator must allow (sources.allow_loopback).
+  const guard = new EgressGuard({ denyPrivateNetworks: o.denyPrivateNetworks ?? false, allowLoopback: true })
   return {
     config,
     fetch: guard.fetch,

@@ -39,7 +39,8 @@ export const SOURCE_KINDS: SourceKindInfo[] = [
     kind: 'folder',
     label: 'Server folder',
     folderLabel: 'Folder on the server',
-    folderHint: 'An absolute path inside a directory the operator allows (sources.folder_roots).',
+    folderHint:
+      'An absolute path inside a folder the operator granted to this workspace (sources.folder_roots).',
     folderPlaceholder: '/srv/shares/handbook',
     fields: [],
   },

@@ -57,10 +57,16 @@ export interface SourceConnector {
 /** What connectors are given: configuration, a guarded way out, time and a log. */
 export interface ConnectorEnv {
   config: Config['sources']
-  /** `fetch` that refuses metadata and link-local destinations (and private ones when configured). */
+  /**
+   * `fetch` through the outbound guard (src/platform/net/egress.ts): every destination and redirect
+   * judged, the connection made to the judged address, credentials kept from other origins.
+   */
   fetch: typeof fetch
-  /** Throws EgressDenied for a destination requests may not reach; call before a library connects. */
-  checkHost(urlOrHost: string): Promise<void>
+  /**
+   * Throws EgressDenied for a destination requests may not reach; otherwise returns the judged
+   * addresses, the only ones a connection to it may use. Call before a library connects.
+   */
+  checkHost(urlOrHost: string): Promise<string[]>
   clock: Clock
   log: Logger
   /**
@@ -85,13 +91,17 @@ export interface ConnectorKind {
   /**
    * Checks and normalizes a source folder for this kind (a key prefix, an absolute directory, a
    * Drive folder id, a library path); throws SourceError `invalid_folder` or `root_not_allowed`.
+   * `workspaceId` is whose source it is: server folders are granted per workspace, and without it
+   * none is.
    */
-  folder(raw: string, env: ConnectorEnv): Promise<string>
+  folder(raw: string, env: ConnectorEnv, workspaceId?: string): Promise<string>
   open(c: {
     settings: Record<string, unknown>
     secrets: Record<string, unknown>
     folder: string
     env: ConnectorEnv
+    /** Whose source it is (a folder source reads only the roots granted to it). */
+    workspaceId?: string
   }): SourceConnector
 }
 

@@ -1,6 +1,8 @@
-// The `folder` kind: a directory on the server, only under the roots the operator allows
-// (`sources.folder_roots`). Paths are checked after symlinks are resolved, when the source is added
-// and again on every validate, listing and read, so neither `..` nor a symlink leads outside.
+// The `folder` kind: a directory on the server, only under the roots the operator granted to the
+// source's workspace (`sources.folder_roots`: `ws_<id>=/path`, or `*=/path/{workspace_id}`).
+// Paths are checked after symlinks are resolved, when the source is added and again on every
+// validate, listing and read, so neither `..` nor a symlink leads outside, and a grant withdrawn
+// stops the sources that relied on it.
 import { constants, type Stats } from 'node:fs'
 import { open, opendir, realpath, stat } from 'node:fs/promises'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
@@ -35,11 +37,42 @@ function fsError(e: unknown, missing: 'folder_not_found' | 'file_not_found'): So
   return new SourceError('source_error', `The file system failed${code ? ` (${code})` : ''}.`)
 }
 
-/** The allowed roots, each as configured and with symlinks resolved; a root that does not exist admits nothing. */
-async function rootsOf(config: Config['sources']): Promise<{ given: string; real: string }[]> {
+/** What a workspace id must look like before it becomes part of a path (no `/`, no `..`). */
+const WORKSPACE_ID = /^ws_[A-Za-z0-9]+$/
+
+/**
+ * The directories `sources.folder_roots` grants to one workspace: those named for its id, and the
+ * `*` templates with its id in place of `{workspace_id}`. Nothing for no workspace. (Entries of
+ * another shape never pass the configuration's own check; they are skipped here all the same.)
+ */
+export function grantedRoots(folderRoots: string, workspaceId: string | undefined): string[] {
+  if (!workspaceId || !WORKSPACE_ID.test(workspaceId)) return []
+  const roots: string[] = []
+  for (const entry of folderRoots.split(',')) {
+    const at = entry.indexOf('=')
+    if (at < 0) continue
+    const grant = entry.slice(0, at).trim()
+    const path = entry.slice(at + 1).trim()
+    if (grant === workspaceId) roots.push(path)
+    else if (grant === '*' && path.includes('{workspace_id}')) {
+      roots.push(path.replaceAll('{workspace_id}', workspaceId))
+    }
+  }
+  return roots.filter((r) => isAbsolute(r))
+}
+
+/**
+ * The roots granted to the workspace, each as configured and with symlinks resolved; a root that
+ * does not exist admits nothing. Whether a folder is inside a root is then a comparison of real
+ * paths: `/roots/ab` is not inside `/roots/a`, and on a case-insensitive disk a path typed in
+ * another case is refused rather than admitted (realpath does not always fold case).
+ */
+async function rootsOf(
+  config: Config['sources'],
+  workspaceId: string | undefined,
+): Promise<{ given: string; real: string }[]> {
   const roots: { given: string; real: string }[] = []
-  for (const given of config.folder_roots.split(',').map((r) => r.trim())) {
-    if (!isAbsolute(given)) continue
+  for (const given of grantedRoots(config.folder_roots, workspaceId)) {
     const real = await realpath(given).catch(() => null)
     if (real) roots.push({ given: resolve(given), real })
   }
@@ -51,16 +84,21 @@ async function rootsOf(config: Config['sources']): Promise<{ given: string; real
  * symlinks and `..` are resolved. A path outside the roots is refused the same whether or not it
  * exists, so the check cannot be used to probe the server's directories.
  */
-async function resolveFolder(raw: string, config: Config['sources']): Promise<string> {
+async function resolveFolder(
+  raw: string,
+  config: Config['sources'],
+  workspaceId: string | undefined,
+): Promise<string> {
   if (!isAbsolute(raw) || raw.includes('\0')) {
     throw new SourceError('invalid_folder', 'The folder must be an absolute path on the server.')
   }
-  const roots = await rootsOf(config)
+  const roots = await rootsOf(config, workspaceId)
+  // The message never names a root: another workspace's directories are none of this one's business.
   const refused = new SourceError(
     'root_not_allowed',
     roots.length === 0
-      ? 'No folder roots are configured on this server (sources.folder_roots).'
-      : 'The folder is not inside a root this server allows (sources.folder_roots).',
+      ? 'No server folder is granted to this workspace (the operator grants them in sources.folder_roots).'
+      : 'The folder is not inside a folder granted to this workspace (sources.folder_roots).',
   )
   let real: string
   try {
@@ -196,24 +234,24 @@ export const folderKind: ConnectorKind = {
   kind: 'folder',
   settings: FolderSettings,
   secrets: FolderSecrets,
-  folder: (raw, env) => resolveFolder(raw, env.config),
-  open: ({ folder, env }) => ({
+  folder: (raw, env, workspaceId) => resolveFolder(raw, env.config, workspaceId),
+  open: ({ folder, env, workspaceId }) => ({
     async validate() {
-      const base = await resolveFolder(folder, env.config)
+      const base = await resolveFolder(folder, env.config, workspaceId)
       const dir = await opendir(base).catch((e) => {
         throw fsError(e, 'folder_not_found')
       })
       await dir.close()
     },
     async list() {
-      const base = await resolveFolder(folder, env.config)
+      const base = await resolveFolder(folder, env.config, workspaceId)
       const checkpoint = () => env.checkpoint?.()
       const changes = walk(base, base, '', new Set(), new Set(), checkpoint)
       return { complete: true, changes, nextCursor: () => null }
     },
     async read(file, maxBytes) {
       env.checkpoint?.()
-      return readInside(await resolveFolder(folder, env.config), file.id, maxBytes)
+      return readInside(await resolveFolder(folder, env.config, workspaceId), file.id, maxBytes)
     },
   }),
 }

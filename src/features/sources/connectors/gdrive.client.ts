@@ -37,8 +37,13 @@ export async function driveClient(c: GdriveCredentials, env: ConnectorEnv): Prom
   const transporterOptions = {
     timeout,
     // Through the guard: it checks every destination and redirect (gaxios would use node-fetch).
-    fetchImplementation: ((input: RequestInfo | URL, init?: RequestInit) =>
-      env.fetch(String(input) === LIBRARY_TOKEN_URL ? tokenUrl : input, init)) as typeof fetch,
+    // Token requests carry the private key's assertion or the client secret and refresh token:
+    // a redirect of one is refused, never followed.
+    fetchImplementation: ((input: RequestInfo | URL, init?: RequestInit) => {
+      const url = input instanceof Request ? input.url : String(input)
+      if (url !== LIBRARY_TOKEN_URL && url !== tokenUrl) return env.fetch(input, init)
+      return env.fetch(tokenUrl, { ...init, redirect: 'error' })
+    }) as typeof fetch,
   }
   // forceRefreshOnFailure: an access token the API refuses (expired early, revoked) is replaced once
   // and the call retried, even though its expiry says it is still good.

@@ -1,8 +1,10 @@
 // The minio client as the s3 kind uses it: retries off, and every request and body bounded in time.
 import http from 'node:http'
 import https from 'node:https'
+import type { LookupFunction } from 'node:net'
 import type { Readable } from 'node:stream'
 import type { Client } from 'minio'
+import { judgedLookup } from '../../../platform/net/egress'
 import { concatChunks } from '../../../platform/storage/streams'
 import { SourceError } from './connector'
 
@@ -20,11 +22,14 @@ export class RequestTimeout extends Error {
 function timedTransport(
   base: typeof http | typeof https,
   ms: number,
+  lookup: LookupFunction,
   signal?: AbortSignal,
 ): Pick<typeof http, 'request'> {
   const request = ((options: http.RequestOptions, callback?: (res: http.IncomingMessage) => void) => {
+    // Names are resolved by the outbound guard and the socket goes to an address it judged, so a
+    // DNS answer that changes after the check (rebinding) cannot aim the request elsewhere.
     // The run's signal ends the request when the run stops (canceled, source deleted, out of time).
-    const req = base.request({ ...options, ...(signal ? { signal } : {}) }, (res) => {
+    const req = base.request({ ...options, lookup, ...(signal ? { signal } : {}) }, (res) => {
       clearTimeout(timer)
       callback?.(res)
     })
@@ -65,9 +70,17 @@ export interface S3Access {
 
 /**
  * The client for one connection; retries are off because the sync retries with the source's own
- * delays. The library is loaded by the first S3 source a server syncs, not at start-up.
+ * delays. The library is loaded by the first S3 source a server syncs, not at start-up. `check` is
+ * the outbound guard (ConnectorEnv.checkHost): the endpoint is judged here, before any client
+ * exists, because an IP literal never goes through the lookup that judges names on every connect.
  */
-export async function clientFor(s: S3Access, timeoutMs: number, signal?: AbortSignal): Promise<Client> {
+export async function clientFor(
+  s: S3Access,
+  timeoutMs: number,
+  check: (host: string) => Promise<string[]>,
+  signal?: AbortSignal,
+): Promise<Client> {
+  await check(s.endpoint)
   const { Client } = await import('minio')
   const url = new URL(s.endpoint)
   const useSSL = url.protocol === 'https:'
@@ -80,7 +93,7 @@ export async function clientFor(s: S3Access, timeoutMs: number, signal?: AbortSi
     ...(s.session_token ? { sessionToken: s.session_token } : {}),
     region: s.region ?? 'us-east-1',
     pathStyle: s.path_style ?? true,
-    transport: timedTransport(useSSL ? https : http, timeoutMs, signal),
+    transport: timedTransport(useSSL ? https : http, timeoutMs, judgedLookup(check), signal),
     retryOptions: { disableRetry: true },
   })
 }

@@ -1,4 +1,5 @@
 // What the minio client's failures mean in the connector contract's terms (connector.ts).
+import { EgressDenied } from '../../../platform/net/egress'
 import { SourceError } from './connector'
 
 /** Error codes S3 servers answer for keys or signatures that are not accepted. */
@@ -19,20 +20,14 @@ const THROTTLED = new Set([
   'ThrottlingException',
 ])
 const UNAVAILABLE = new Set(['ServiceUnavailable', 'InternalError', 'RequestTimeout'])
-/** Socket errors (Node's and Bun's names) that mean the server could not be reached or went away. */
-const NETWORK = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-  'ConnectionRefused',
-  'ConnectionClosed',
-  'FailedToOpenSocket',
-])
+
+/**
+ * Everything that is not an S3 server's own answer: a refused or reset connection, a timeout, a
+ * peer that speaks another protocol, an HTTP server without S3's error codes, a 5xx. One message
+ * for all of them, without the errno or the status: the differences would tell a caller what
+ * listens on a port (a closed one, an SSH daemon, a web server), and a tenant could map a network.
+ */
+const UNREACHABLE = 'The S3 endpoint could not be reached, or did not answer as an S3 server.'
 
 /**
  * What a failure from the minio client means for the person. Messages name the bucket, never a
@@ -40,8 +35,19 @@ const NETWORK = new Set([
  */
 export function asSourceError(e: unknown, bucket: string): SourceError {
   if (e instanceof SourceError) return e
-  const err = e as { code?: string; message?: string }
-  const code = String(err?.code ?? '')
+  // The guard refused the address at connect time (clientFor's lookup): a name that resolved
+  // somewhere not allowed, perhaps only now.
+  if (e instanceof EgressDenied) {
+    return new SourceError(e.reason === 'unresolvable' ? 'unreachable' : 'egress_denied', e.message)
+  }
+  const err = e as { name?: string; code?: string; message?: string }
+  // With retries off, minio reports a 429 only through this message, without a code.
+  if (/Retryable HTTP status: 429\b/.test(err?.message ?? '')) {
+    return new SourceError('rate_limited', 'The S3 server asked to slow down (429).')
+  }
+  // Only minio's S3Error carries an S3 error code; other codes are errnos and parser errors.
+  const code = err?.name === 'S3Error' ? String(err.code ?? '') : ''
+  if (!code) return new SourceError('unreachable', UNREACHABLE)
   if (BAD_CREDENTIALS.has(code))
     return new SourceError('bad_credentials', `The S3 server refused the keys (${code}).`)
   // SigV4 signs the region into the credential scope: a wrong region is refused like a wrong key.
@@ -60,12 +66,5 @@ export function asSourceError(e: unknown, bucket: string): SourceError {
   if (THROTTLED.has(code))
     return new SourceError('rate_limited', `The S3 server asked to slow down (${code}).`)
   if (UNAVAILABLE.has(code)) return new SourceError('source_error', `The S3 server failed (${code}).`)
-  if (NETWORK.has(code))
-    return new SourceError('unreachable', `The S3 server could not be reached (${code}).`)
-  // With retries off, minio reports a 408, 429 or 5xx only through this message, without a code.
-  const status = Number(/Retryable HTTP status: (\d{3})/.exec(err?.message ?? '')?.[1] ?? 0)
-  if (status === 429) return new SourceError('rate_limited', 'The S3 server asked to slow down (429).')
-  if (status === 408) return new SourceError('unreachable', 'The S3 server timed out (408).')
-  if (status >= 500) return new SourceError('source_error', `The S3 server failed (${status}).`)
-  return new SourceError('source_error', `The S3 server answered with an error${code ? ` (${code})` : ''}.`)
+  return new SourceError('source_error', `The S3 server answered with an error (${code}).`)
 }

@@ -194,10 +194,14 @@ function openS3(
   const s = parsed(S3Settings, c.settings)
   const timeoutMs = c.env.config.request_timeout_seconds * 1000
   const access = { ...s, ...parsed(S3Secrets, c.secrets) }
-  let made: Promise<Client> | null = null
-  const client = () => (made ??= clientFor(access, timeoutMs, c.env.signal))
-  const prefix = c.folder
   const failed = (e: unknown) => asSourceError(e, s.bucket)
+  let made: Promise<Client> | null = null
+  // A refusal of the endpoint by the guard (clientFor judges it) is a SourceError like the others.
+  const client = () =>
+    (made ??= clientFor(access, timeoutMs, c.env.checkHost, c.env.signal).catch((e) => {
+      throw failed(e)
+    }))
+  const prefix = c.folder
 
   /** One page of the listing after `token` ('' for the first), within the request timeout and the run. */
   const page = async (token: string) =>

@@ -72,6 +72,9 @@ export class ClientCredentials {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
         body,
+        // The body holds the client secret: a token endpoint that redirects is not followed anywhere,
+        // not even to its own origin (the guard refuses the redirect before sending anything on).
+        redirect: 'error',
         signal: timeoutSignal(this.env),
       })
       answer = (await res.json().catch(() => ({}))) as typeof answer
