@@ -3,6 +3,8 @@
 // is stored or any port is contacted, and what validate answers does not tell one port from another.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createServer, type Server } from 'node:net'
+import { startupWarnings } from '../../src/cli/serve'
+import { loadConfig } from '../../src/platform/config/config.load'
 import type { TestApp } from '../helpers/app'
 import { type S3Standin, startS3rver } from '../helpers/standins/s3rver'
 import { auditRows, authApp, bearer, rows, signUp } from './accounts.fixture'
@@ -173,4 +175,18 @@ describe('with loopback allowed by the operator (a stand-in for a host of the ne
     // An S3 server answers as one: it refuses the keys.
     expect((await validate(Number(new URL(s3.endpoint).port))).error.code).toBe('source_credentials_rejected')
   })
+})
+
+test('the server warns at start-up while loopback is open to workspaces, unless private networks are denied', () => {
+  const warnings = (env: Record<string, string>) =>
+    startupWarnings(
+      loadConfig({ env: { ENGRAM_EMAIL: 'smtp://mail.example.com:25', ...env }, readFile: () => null }),
+    )
+  expect(warnings({})).toEqual([])
+  expect(warnings({ ENGRAM_SOURCES_ALLOW_LOOPBACK: 'true' })).toEqual([
+    { level: 'warn', msg: expect.stringContaining('ENGRAM_SOURCES_ALLOW_LOOPBACK=true') },
+  ])
+  expect(
+    warnings({ ENGRAM_SOURCES_ALLOW_LOOPBACK: 'true', ENGRAM_SOURCES_DENY_PRIVATE_NETWORKS: 'true' }),
+  ).toEqual([])
 })
