@@ -146,6 +146,13 @@ async function hashFolder(o: PushOptions, io: PushIo): Promise<LocalFile[]> {
 
 const manifestOf = (list: LocalFile[]) => list.map((f) => ({ path: f.path, sha256: f.sha256, size: f.size }))
 
+/**
+ * Files asked about per upload-urls request: well under any server's manifest limit, and each
+ * chunk's URLs are asked for just before its files go (a presigned URL lives an hour; a large
+ * folder takes longer to send).
+ */
+const UPLOAD_URLS_CHUNK = 1000
+
 /** Sends the content the server asks for, `o.concurrency` files at once; returns what was sent. */
 async function uploadChanged(
   o: PushOptions,
@@ -155,34 +162,42 @@ async function uploadChanged(
 ): Promise<{ files: number; bytes: number }> {
   const sent = { files: 0, bytes: 0 }
   if (sending.length === 0) return sent
-  const targets = await api<{
-    mode: 'presigned' | 'raw'
-    uploads: { path: string; upload: boolean; url: string; headers: Record<string, string> }[]
-  }>('POST', '/documents/upload-urls', { files: manifestOf(sending) })
-  const byPath = new Map(sending.map((f) => [f.path, f]))
-  const work = targets.uploads.filter((u) => u.upload)
   const bar = progress(
     io,
     o.quiet,
     'uploading',
-    work.reduce((n, u) => n + byPath.get(u.path)!.size, 0),
+    sending.reduce((n, f) => n + f.size, 0),
   )
-  await pool(work, o.concurrency, async (u) => {
-    const f = byPath.get(u.path)!
-    const presigned = targets.mode === 'presigned'
-    const url = presigned ? u.url : `${o.url}${u.url}`
-    const headers = { ...u.headers, ...(presigned ? {} : { authorization: `Bearer ${o.key}` }) }
-    const res = await fetch(url, { method: 'PUT', headers, body: Bun.file(f.abs) })
-    if (!res.ok) {
-      throw new CliError(
-        `upload of ${visibleText(f.path)} failed (${res.status}): ${visibleText(await res.text())}`,
-      )
-    }
-    await res.arrayBuffer()
-    sent.bytes += f.size
-    sent.files++
-    bar.tick(f.size)
-  })
+  for (let at = 0; at < sending.length; at += UPLOAD_URLS_CHUNK) {
+    const chunk = sending.slice(at, at + UPLOAD_URLS_CHUNK)
+    const targets = await api<{
+      mode: 'presigned' | 'raw'
+      uploads: { path: string; upload: boolean; url: string; headers: Record<string, string> }[]
+    }>('POST', '/documents/upload-urls', { files: manifestOf(chunk) })
+    const byPath = new Map(chunk.map((f) => [f.path, f]))
+    // Content the server already holds need not travel: it counts as done at once.
+    for (const u of targets.uploads) if (!u.upload) bar.tick(byPath.get(u.path)!.size)
+    await pool(
+      targets.uploads.filter((u) => u.upload),
+      o.concurrency,
+      async (u) => {
+        const f = byPath.get(u.path)!
+        const presigned = targets.mode === 'presigned'
+        const url = presigned ? u.url : `${o.url}${u.url}`
+        const headers = { ...u.headers, ...(presigned ? {} : { authorization: `Bearer ${o.key}` }) }
+        const res = await fetch(url, { method: 'PUT', headers, body: Bun.file(f.abs) })
+        if (!res.ok) {
+          throw new CliError(
+            `upload of ${visibleText(f.path)} failed (${res.status}): ${visibleText(await res.text())}`,
+          )
+        }
+        await res.arrayBuffer()
+        sent.bytes += f.size
+        sent.files++
+        bar.tick(f.size)
+      },
+    )
+  }
   bar.stop()
   return sent
 }

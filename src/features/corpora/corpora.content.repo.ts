@@ -59,6 +59,24 @@ export class DocumentContentRepo {
     )
   }
 
+  /**
+   * `rawKeyBySha` for many contents in one statement (the SHA-256s as one JSON array parameter):
+   * the stored object of each that the base holds; absent ones are not in the map. One row a
+   * content however many copies of it the base holds.
+   */
+  rawKeysBySha(corpusId: string, shas: string[]): Map<string, string> {
+    const rows = this.db.$client
+      .query<{ sha256: string; raw_key: string | null }, [string, string]>(
+        `SELECT s.value AS sha256, (SELECT raw_key FROM documents WHERE corpus_id = ? AND sha256 = s.value
+           AND parent_id IS NULL AND raw_key IS NOT NULL AND status != 'failed' LIMIT 1) AS raw_key
+         FROM json_each(?) s`,
+      )
+      .all(corpusId, JSON.stringify(shas))
+    const out = new Map<string, string>()
+    for (const r of rows) if (r.raw_key !== null) out.set(r.sha256, r.raw_key)
+    return out
+  }
+
   /** Whether any row still uses an object, as its raw file or its text sidecar. */
   keyInUse(key: string): boolean {
     return (

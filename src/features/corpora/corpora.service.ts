@@ -184,6 +184,11 @@ export class CorporaService {
     return this.content.rawKeyBySha(corpusId, sha256)
   }
 
+  /** `rawKeyBySha` for many contents at once: the stored object of each the base holds. */
+  rawKeysBySha(corpusId: string, shas: string[]): Map<string, string> {
+    return this.content.rawKeysBySha(corpusId, shas)
+  }
+
   /** Whether any document row still uses an object, as its raw file or its text sidecar. */
   keyInUse(key: string): boolean {
     return this.content.keyInUse(key)

@@ -10,6 +10,7 @@ import {
   type IngestDeps,
   type Registered,
 } from './ingest.types'
+import { UploadsRepo } from './ingest.uploads.repo'
 import { blobKey } from './lib/keys'
 
 /** A batch of stored files to register, and documents to delete with it. */
@@ -47,11 +48,16 @@ export type RegistrarDeps = Pick<
  */
 export class Registrar {
   readonly repo: IngestRepo
+  /** Pushed content waiting for its commit. */
+  readonly uploads: UploadsRepo
   /** Object keys written but not yet referenced by a committed row. */
   readonly inflight = new Set<string>()
+  /** Push runs whose commit this process is registering, batch by batch (the sweep spares them). */
+  readonly committing = new Set<string>()
 
   constructor(private readonly deps: RegistrarDeps) {
     this.repo = new IngestRepo(deps.db, deps.events)
+    this.uploads = new UploadsRepo(deps.db)
   }
 
   /** Now, in epoch milliseconds, from the injected clock. */
@@ -128,7 +134,7 @@ export class Registrar {
           this.told('document.created', workspaceId, corpusId, id)
         }
         ids.push(id)
-        this.repo.deleteUploadsByKey(rawKey)
+        this.uploads.deleteUploadsByKey(rawKey)
         jobs.push({ corpus_id: corpusId, document_id: id, raw_key: rawKey, run_id: runId, path: item.path })
       }
       if (batch.deletions) removed = corpora.detach(workspaceId, corpusId, deletions, batch.deletions.by)
@@ -181,7 +187,7 @@ export class Registrar {
   /** Deletes an object no row, live upload or request in flight uses. */
   async dropIfUnused(key: string): Promise<boolean> {
     if (this.inflight.has(key) || this.deps.corpora.keyInUse(key)) return false
-    if (this.repo.uploadHolds(key, this.now())) return false
+    if (this.uploads.uploadHolds(key, this.now())) return false
     await this.deps.objects.delete(key)
     return true
   }

@@ -4,12 +4,12 @@ import type { Outbox } from '../../platform/events/outbox'
 
 export type { RunError, SyncRunRow, UploadRow } from './ingest.rows'
 
-import type { RunError, SyncRunRow, UploadRow } from './ingest.rows'
+import type { RunError, SyncRunRow } from './ingest.rows'
 
 /** A run keeps at most this many error entries; the `failed` counter keeps counting. */
 export const MAX_RUN_ERRORS = 1000
 
-/** Data functions of sync runs and pending push uploads. */
+/** Data functions of sync runs (pending push uploads: ingest.uploads.repo.ts). */
 export class IngestRepo {
   constructor(
     private readonly db: Db,
@@ -87,13 +87,16 @@ export class IngestRepo {
     })
   }
 
-  /** Opens the run of a source's sync: it stays running while the source is listed (`listing`). */
+  /**
+   * Opens a run that stays running while its files are still coming (`listing`): a source's sync
+   * while the source is listed, a push commit while its batches are registered.
+   */
   openRun(r: {
     id: string
     workspaceId: string
     corpusId: string
-    source: 'sync' | 'import'
-    sourceId: string
+    source: 'sync' | 'import' | 'push'
+    sourceId: string | null
     jobId: string | null
     now: number
   }): void {
@@ -157,6 +160,28 @@ export class IngestRepo {
     })
   }
 
+  /**
+   * Ends the push runs a crash left open while their commit was being registered (none of
+   * `inFlight`, the commits of this process): `failed`, with what to do, keeping what they took.
+   * Returns how many.
+   */
+  closeInterruptedCommits(now: number, inFlight: ReadonlySet<string>): number {
+    const open = this.c
+      .query<{ id: string }, []>(
+        `SELECT id FROM sync_runs WHERE source = 'push' AND listing = 1 AND status = 'running'`,
+      )
+      .all()
+      .filter((r) => !inFlight.has(r.id))
+    for (const r of open) {
+      this.closeListing(r.id, now, {
+        status: 'failed',
+        error:
+          'The server stopped while this commit was being registered; the files registered before are kept. Push again to finish.',
+      })
+    }
+    return open.length
+  }
+
   /** One run of a base, or null. */
   run(corpusId: string, id: string): SyncRunRow | null {
     return this.c
@@ -205,62 +230,6 @@ export class IngestRepo {
       if (status !== 'running') this.finished({ ...run, status, failed })
       return true
     })
-  }
-
-  /** Records a pending push upload. */
-  insertUpload(u: {
-    id: string
-    workspaceId: string
-    corpusId: string
-    sha256: string
-    size: number
-    key: string
-    verified: boolean
-    now: number
-    expiresAt: number
-  }): void {
-    this.c
-      .query(
-        `INSERT INTO ingest_uploads (id, workspace_id, corpus_id, sha256, size, object_key, verified, created_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(u.id, u.workspaceId, u.corpusId, u.sha256, u.size, u.key, u.verified ? 1 : 0, u.now, u.expiresAt)
-  }
-
-  /** Live uploads of a base for one content, newest (and server-verified) first. */
-  uploadsBySha(corpusId: string, sha256: string, now: number): UploadRow[] {
-    return this.c
-      .query<UploadRow, [string, string, number]>(
-        `SELECT * FROM ingest_uploads WHERE corpus_id = ? AND sha256 = ? AND expires_at > ?
-         ORDER BY verified DESC, created_at DESC, id DESC`,
-      )
-      .all(corpusId, sha256, now)
-  }
-
-  /** Forgets an upload (adopted by a commit, or refused). */
-  deleteUpload(id: string): void {
-    this.c.query('DELETE FROM ingest_uploads WHERE id = ?').run(id)
-  }
-
-  /** Forgets every upload of a base for one object key (a commit adopted the object). */
-  deleteUploadsByKey(key: string): void {
-    this.c.query('DELETE FROM ingest_uploads WHERE object_key = ?').run(key)
-  }
-
-  /** Whether a live upload still holds an object. */
-  uploadHolds(key: string, now: number): boolean {
-    return (
-      this.c
-        .query<{ n: number }, [string, number]>(
-          'SELECT EXISTS (SELECT 1 FROM ingest_uploads WHERE object_key = ? AND expires_at > ?) AS n',
-        )
-        .get(key, now)?.n === 1
-    )
-  }
-
-  /** Drops uploads whose commit never came; returns how many. Their objects become orphans. */
-  deleteExpiredUploads(now: number): number {
-    return this.c.query('DELETE FROM ingest_uploads WHERE expires_at <= ?').run(now).changes
   }
 }
 

@@ -23,6 +23,10 @@ export const SYNC_RUN_HEADER = 'x-sync-run-id'
 
 const CorpusParams = Type.Object({ corpus_id: Type.String({ maxLength: 64 }) })
 
+/** What every manifest route says of its limits (the numbers are the server's settings). */
+const MANIFEST_LIMITS =
+  'A manifest lists at most `ingest.max_manifest_files` files (50,000 by default; more is a 422 `too_many_files` with `details: {limit, files}`) in a body of at most `ingest.max_json_bytes` (16 MiB by default; more is a 413 `payload_too_large` with `details.limit`, refused before the body is read whole); nothing is written then. `GET /v1/platform/info` gives both.'
+
 /** Upload, the `/v1` push protocol and sync runs (spec: "Document bases" upload and "Ingest"). */
 export function ingestRoutes(
   ingest: IngestService,
@@ -56,6 +60,7 @@ export function ingestRoutes(
       auth: 'bearer',
       scope: 'ingest',
       summary: 'Compare a manifest (path, SHA-256, size) with the base',
+      description: MANIFEST_LIMITS,
       tags: ['ingest'],
       params: CorpusParams,
       body: DiffReq,
@@ -71,8 +76,7 @@ export function ingestRoutes(
       auth: 'bearer',
       scope: 'ingest',
       summary: 'Where to PUT the content of new and changed files',
-      description:
-        'Presigned PUT URLs when the object store is S3 (`mode: presigned`); otherwise `mode: raw` and each URL is `PUT /v1/corpora/{id}/documents/raw`. Content the base already holds has `upload: false`.',
+      description: `Presigned PUT URLs when the object store is S3 (\`mode: presigned\`); otherwise \`mode: raw\` and each URL is \`PUT /v1/corpora/{id}/documents/raw\`. Content the base already holds has \`upload: false\`. ${MANIFEST_LIMITS}`,
       tags: ['ingest'],
       params: CorpusParams,
       body: UploadUrlsReq,
@@ -106,8 +110,7 @@ export function ingestRoutes(
       auth: 'bearer',
       scope: 'ingest',
       summary: 'Register a manifest and start the work; returns the sync run',
-      description:
-        'Every new or changed file must have its content uploaded (or already in the base), else 422 `content_missing` and nothing changes. The files a commit creates or changes become managed by push. With `delete_missing`, push-managed documents under the prefix that the manifest does not list are deleted, each with a receipt in the audit log; documents uploaded by hand or upserted are never deleted by a push.',
+      description: `Every new or changed file must have its content uploaded (or already in the base), else 422 \`content_missing\` and nothing changes. The files a commit creates or changes become managed by push. With \`delete_missing\`, push-managed documents under the prefix that the manifest does not list are deleted, each with a receipt in the audit log; documents uploaded by hand or upserted are never deleted by a push. A large manifest is registered in batches into its run, which stays \`running\` until the last. ${MANIFEST_LIMITS}`,
       tags: ['ingest'],
       params: CorpusParams,
       body: CommitReq,

@@ -10,9 +10,6 @@ const Path = Type.String({
   description: 'Relative path of the file in the base (`/` separators; no `..`, not absolute).',
 })
 
-/** Most entries in one manifest (diff, upload-urls, commit). */
-export const MAX_MANIFEST_FILES = 100_000
-
 export const ManifestEntry = namedObject(
   'ManifestEntry',
   {
@@ -22,6 +19,11 @@ export const ManifestEntry = namedObject(
   },
   { additionalProperties: false },
 )
+
+/** A manifest's entries; how many one request may list is the server's setting (`too_many_files`). */
+const Manifest = Type.Array(ManifestEntry, {
+  description: 'The files: at most `ingest.max_manifest_files` (50,000 by default), each path once.',
+})
 
 const Prefix = Type.Optional(
   Type.String({
@@ -33,7 +35,7 @@ const Prefix = Type.Optional(
 
 export const DiffReq = namedObject(
   'DiffReq',
-  { files: Type.Array(ManifestEntry, { maxItems: MAX_MANIFEST_FILES }), prefix: Prefix },
+  { files: Manifest, prefix: Prefix },
   { additionalProperties: false },
 )
 
@@ -52,7 +54,7 @@ export const DiffResp = namedObject('DiffResp', {
 
 export const UploadUrlsReq = namedObject(
   'UploadUrlsReq',
-  { files: Type.Array(ManifestEntry, { maxItems: MAX_MANIFEST_FILES }) },
+  { files: Manifest },
   { additionalProperties: false },
 )
 
@@ -90,7 +92,7 @@ export const RawResp = namedObject('RawResp', {
 export const CommitReq = namedObject(
   'CommitReq',
   {
-    files: Type.Array(ManifestEntry, { maxItems: MAX_MANIFEST_FILES }),
+    files: Manifest,
     delete_missing: Type.Optional(
       Type.Boolean({
         default: false,

@@ -35,5 +35,11 @@ export const PlatformInfoResp = namedObject('PlatformInfoResp', {
     max_file_bytes: Type.Integer(),
     max_files_per_request: Type.Integer(),
     max_request_bytes: Type.Integer(),
+    max_manifest_files: Type.Integer({
+      description: 'Most files one push manifest (diff, upload-urls, commit) lists.',
+    }),
+    max_json_bytes: Type.Integer({
+      description: 'Largest JSON body of the push protocol (a manifest, an upsert).',
+    }),
   }),
 })

@@ -72,6 +72,8 @@ export class PlatformInfoService {
         max_file_bytes: config.ingest.max_file_bytes,
         max_files_per_request: config.ingest.max_files_per_request,
         max_request_bytes: config.ingest.max_request_bytes,
+        max_manifest_files: config.ingest.max_manifest_files,
+        max_json_bytes: config.ingest.max_json_bytes,
       },
     }
   }

@@ -494,10 +494,16 @@ export const configDefinition = {
       kind: { type: 'int', min: 1, max: 100_000 },
     }),
     max_json_bytes: leaf({
-      doc: 'Largest JSON body of the push protocol (manifests of diff, upload-urls and commit; upsert), in bytes.',
+      doc: 'Largest JSON body of the push protocol (manifests of diff, upload-urls and commit; upsert), in bytes; a larger one is refused with 413 before it is read whole. Reading and parsing a body holds the server for a few ms per MB: larger files go through upload-urls and raw.',
       env: 'ENGRAM_INGEST_MAX_JSON_BYTES',
-      default: 67_108_864,
+      default: 16_777_216,
       kind: { type: 'int', min: 1024, max: 1_073_741_824 },
+    }),
+    max_manifest_files: leaf({
+      doc: 'Most files one manifest (diff, upload-urls, commit) may list; more is a 422 too_many_files. The work and memory of a manifest grow with it (about 2 KB a file while upload-urls works through it); a larger folder is pushed as sub-folders (engram push --prefix).',
+      env: 'ENGRAM_INGEST_MAX_MANIFEST_FILES',
+      default: 50_000,
+      kind: { type: 'int', min: 100, max: 1_000_000 },
     }),
     max_extract_bytes: leaf({
       doc: 'Largest document whose text is extracted (it is read whole into memory); larger ones are kept but fail with a clear error.',

@@ -91,6 +91,7 @@ export const errorTable = {
   invalid_path: { status: 422, message: 'The file path is not a safe relative path.' },
   checksum_mismatch: { status: 422, message: 'The content does not match its SHA-256.' },
   content_missing: { status: 422, message: 'Content of some files of the manifest was not uploaded.' },
+  too_many_files: { status: 422, message: 'The manifest lists more files than one request may.' },
   invalid_folder: { status: 422, message: 'The folder is not valid for this kind of source.' },
   folder_root_not_allowed: {
     status: 422,

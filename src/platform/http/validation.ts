@@ -58,13 +58,15 @@ export interface Validator {
 export function compileValidator(schema: TSchema, location: Location): Validator {
   const check: TypeCheck<TSchema> = TypeCompiler.Compile(schema)
   const coerceStrings = location !== 'body'
-  const defaults = coerceStrings ? flatDefaults(schema) : null
-  const typed = typedProperties(schema)
+  // A body whose defaults are all top-level scalars needs no deep walk nor clone: a parsed body is
+  // the request's own, and a manifest of 50,000 entries took 220 ms to clone and walk, 10 to check.
+  const defaults = coerceStrings ? flatDefaults(schema) : topLevelDefaults(schema)
+  const typed = coerceStrings ? typedProperties(schema) : []
   return {
     schema,
     parse(input) {
       let value: unknown
-      if (defaults && typeof input === 'object' && input !== null) {
+      if (defaults && typeof input === 'object' && input !== null && !Array.isArray(input)) {
         // What `Value.Default` and `coerceFlat` do to a flat object, without walking the schema.
         const out: Record<string, unknown> = { ...(input as Record<string, unknown>) }
         for (const [k, v] of defaults) if (out[k] === undefined) out[k] = v
@@ -101,6 +103,45 @@ function flatDefaults(schema: TSchema): [string, unknown][] | null {
   const props = Object.entries(schema.properties as Record<string, TSchema>)
   if (!props.every(([, s]) => isScalar(s, true))) return null
   return props.filter(([, s]) => s.default !== undefined).map(([k, s]) => [k, s.default])
+}
+
+/** Keys under which a schema holds other schemas. */
+const NESTED = ['properties', 'patternProperties', 'items', 'prefixItems', 'anyOf', 'allOf', 'oneOf', 'not']
+
+/** Whether a schema, or any schema inside it, declares a default or is a reference (unknown inside). */
+function defaultWithin(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return false
+  const s = schema as Record<string | symbol, unknown>
+  if ('default' in s || s[Kind] === 'Ref' || s[Kind] === 'This') return true
+  const extra = s.additionalProperties
+  if (typeof extra === 'object' && defaultWithin(extra)) return true
+  return NESTED.some((k) => {
+    const inner = s[k]
+    if (Array.isArray(inner)) return inner.some(defaultWithin)
+    if (k === 'properties' || k === 'patternProperties') {
+      return typeof inner === 'object' && inner !== null && Object.values(inner).some(defaultWithin)
+    }
+    return defaultWithin(inner)
+  })
+}
+
+/**
+ * The defaults of a body schema that declares them only on its own properties, as plain scalars
+ * (`delete_missing: false`), or null when `Value.Default`'s full walk is needed.
+ */
+function topLevelDefaults(schema: TSchema): [string, unknown][] | null {
+  if (schema[Kind] !== 'Object' || 'default' in schema) return null
+  const extra = schema.additionalProperties
+  if (typeof extra === 'object' && defaultWithin(extra)) return null
+  const out: [string, unknown][] = []
+  for (const [k, s] of Object.entries(schema.properties as Record<string, TSchema>)) {
+    const { default: value, ...rest } = s
+    if (defaultWithin(rest) || (typeof value === 'object' && value !== null) || typeof value === 'function') {
+      return null
+    }
+    if ('default' in s) out.push([k, value])
+  }
+  return out
 }
 
 const INTEGER = /^-?\d+$/

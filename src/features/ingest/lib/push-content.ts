@@ -1,11 +1,20 @@
 // How pushed content reaches the server: upload targets (presigned or through the raw route) and
 // the raw route itself, each upload recorded until its commit comes or it expires.
 import { iso } from '../../../platform/clock/clock'
+import { inSlices } from '../../../platform/concurrency/yield'
 import { newId } from '../../../platform/crypto/random'
+import { transaction } from '../../../platform/db/transaction'
 import { fail } from '../../../platform/errors/errors'
 import { ObjectTooLargeError } from '../../../platform/storage/object-store'
 import { normalizePath } from './paths'
-import { type ManifestFile, type PushDeps, readManifest, type UploadUrls } from './push-manifest'
+import {
+  MANIFEST_SLICE,
+  type ManifestFile,
+  manifestLimits,
+  type PushDeps,
+  readManifest,
+  type UploadUrls,
+} from './push-manifest'
 
 /** How long a pushed object waits for its commit: the staging time plus the URL's own lifetime. */
 function stagingMs(config: PushDeps['config']): number {
@@ -21,25 +30,24 @@ export async function uploadUrls(
 ): Promise<UploadUrls> {
   const { config, objects, corpora } = deps
   corpora.get(ws, corpusId)
-  const entries = readManifest(files, '', config.max_file_bytes)
+  const entries = await readManifest(files, '', manifestLimits(config, true))
   const presigned = objects.driver === 's3'
   const now = deps.registrar.now()
   const keyOfSha = new Map<string, string | null>()
   const uploads: UploadUrls['uploads'] = []
-  for (const e of entries) {
-    let key = keyOfSha.get(e.sha256)
-    if (key === undefined) {
-      key = uploadKey(deps, ws, corpusId, e, presigned, now)
-      keyOfSha.set(e.sha256, key)
+  await inSlices(entries, MANIFEST_SLICE, async (slice) => {
+    uploadKeys(deps, ws, corpusId, slice, keyOfSha, presigned, now)
+    for (const e of slice) {
+      const key = keyOfSha.get(e.sha256) ?? null
+      const url =
+        key === null
+          ? ''
+          : presigned
+            ? ((await objects.presignPut(key, config.upload_url_seconds)) ?? '')
+            : `/v1/corpora/${corpusId}/documents/raw?${new URLSearchParams({ path: e.path, sha256: e.sha256 })}`
+      uploads.push({ ...e, upload: key !== null, method: 'PUT', url, headers: {} })
     }
-    const url =
-      key === null
-        ? ''
-        : presigned
-          ? ((await objects.presignPut(key, config.upload_url_seconds)) ?? '')
-          : `/v1/corpora/${corpusId}/documents/raw?${new URLSearchParams({ path: e.path, sha256: e.sha256 })}`
-    uploads.push({ ...e, upload: key !== null, method: 'PUT', url, headers: {} })
-  }
+  })
   return {
     mode: presigned ? 'presigned' : 'raw',
     expires_at: presigned ? iso(new Date(now + config.upload_url_seconds * 1000)) : null,
@@ -48,36 +56,51 @@ export async function uploadUrls(
 }
 
 /**
- * The object a file's content should be sent to: null when it need not travel, '' for the raw
- * route, or a key (pending upload recorded) for a presigned PUT.
+ * The object each content of a slice should be sent to, into `keyOfSha` (each SHA-256 once): null
+ * when it need not travel, '' for the raw route, or a key (pending upload recorded) for a
+ * presigned PUT. The slice's contents are looked up in two statements and recorded in one
+ * transaction, not two lookups and a commit per file.
  */
-function uploadKey(
+function uploadKeys(
   deps: PushDeps,
   ws: string,
   corpusId: string,
-  e: ManifestFile,
+  slice: ManifestFile[],
+  keyOfSha: Map<string, string | null>,
   presigned: boolean,
   now: number,
-): string | null {
+): void {
   const { registrar } = deps
-  const live = registrar.repo.uploadsBySha(corpusId, e.sha256, now)
-  // Content the base holds, or that the server already received and checked, need not travel.
-  if (deps.corpora.rawKeyBySha(corpusId, e.sha256) || live.some((u) => u.verified === 1)) return null
-  if (!presigned) return ''
-  if (live[0]) return live[0].object_key
-  const key = registrar.newBlobKey(ws, corpusId)
-  registrar.repo.insertUpload({
-    id: newId(deps.random, 'upl'),
-    workspaceId: ws,
-    corpusId,
-    sha256: e.sha256,
-    size: e.size,
-    key,
-    verified: false,
-    now,
-    expiresAt: now + stagingMs(deps.config),
+  const sizes = new Map<string, number>()
+  for (const e of slice) if (!keyOfSha.has(e.sha256) && !sizes.has(e.sha256)) sizes.set(e.sha256, e.size)
+  if (sizes.size === 0) return
+  const shas = [...sizes.keys()]
+  const held = deps.corpora.rawKeysBySha(corpusId, shas)
+  const live = registrar.uploads.uploadsByShas(corpusId, shas, now)
+  transaction(deps.db, () => {
+    for (const [sha, size] of sizes) {
+      const uploads = live.get(sha) ?? []
+      // Content the base holds, or that the server already received and checked, need not travel.
+      if (held.has(sha) || uploads.some((u) => u.verified === 1)) keyOfSha.set(sha, null)
+      else if (!presigned) keyOfSha.set(sha, '')
+      else if (uploads[0]) keyOfSha.set(sha, uploads[0].object_key)
+      else {
+        const key = registrar.newBlobKey(ws, corpusId)
+        registrar.uploads.insertUpload({
+          id: newId(deps.random, 'upl'),
+          workspaceId: ws,
+          corpusId,
+          sha256: sha,
+          size,
+          key,
+          verified: false,
+          now,
+          expiresAt: now + stagingMs(deps.config),
+        })
+        keyOfSha.set(sha, key)
+      }
+    }
   })
-  return key
 }
 
 /** `raw`: receives one file's content through the server, checked against its SHA-256. */
@@ -117,7 +140,7 @@ export async function putRaw(
       )
     }
     const now = registrar.now()
-    registrar.repo.insertUpload({
+    registrar.uploads.insertUpload({
       id: newId(deps.random, 'upl'),
       workspaceId: ws,
       corpusId,

@@ -1,4 +1,5 @@
 // The push protocol's shapes and the manifest rules every step of it applies.
+import { inSlices } from '../../../platform/concurrency/yield'
 import { fail } from '../../../platform/errors/errors'
 import type { AuditActor } from '../../audit/audit.service'
 import type { DocumentRow } from '../../corpora/corpora.service'
@@ -16,7 +17,7 @@ export interface ManifestFile {
 
 /** The push protocol of `/v1` (diff, upload-urls, raw, commit); see docs/ingest.md. */
 export interface PushProtocol {
-  diff(ws: string, corpusId: string, body: { files: ManifestFile[]; prefix?: string }): DiffResult
+  diff(ws: string, corpusId: string, body: { files: ManifestFile[]; prefix?: string }): Promise<DiffResult>
   uploadUrls(ws: string, corpusId: string, files: ManifestFile[]): Promise<UploadUrls>
   putRaw(
     ws: string,
@@ -54,26 +55,51 @@ export interface UploadUrls {
   }[]
 }
 
-/** Canonical paths, each once, under the prefix, and (when asked) within the size limit. */
-export function readManifest(files: ManifestFile[], prefix: string, maxBytes: number | null): ManifestFile[] {
+/**
+ * Entries of a manifest handled between two yields to the event loop: a slice of path checks,
+ * lookups or registrations takes a few milliseconds, so a manifest of the largest size the server
+ * takes delays other requests by that much at a time, never by its whole length (issue 32).
+ */
+export const MANIFEST_SLICE = 250
+
+/**
+ * Canonical paths, each once, under the prefix, and (when asked) within the size limit; a manifest
+ * of more than `maxFiles` entries is refused first (422 `too_many_files`), before any is looked at.
+ */
+export async function readManifest(
+  files: ManifestFile[],
+  prefix: string,
+  limits: { maxFiles: number; maxBytes: number | null },
+): Promise<ManifestFile[]> {
+  const { maxFiles, maxBytes } = limits
+  if (files.length > maxFiles) {
+    throw fail(
+      'too_many_files',
+      `The manifest lists ${files.length} files; one request may list ${maxFiles} at most (setting ingest.max_manifest_files). Push the folder in parts, as sub-folders (engram push --prefix).`,
+      { limit: maxFiles, files: files.length },
+    )
+  }
   const seen = new Set<string>()
   const tooLarge: string[] = []
-  const out = files.map((f, i) => {
-    const loc = ['body', 'files', i, 'path']
-    const path = normalizePath(f.path, loc)
-    if (!path.startsWith(prefix)) {
-      throw fail('invalid_path', `The path "${path}" is outside the prefix "${prefix}".`, [
-        { loc, msg: 'Outside the prefix', type: 'invalid_path' },
-      ])
-    }
-    if (seen.has(path)) {
-      throw fail('invalid_path', `The path "${path}" appears more than once in the manifest.`, [
-        { loc, msg: 'Duplicate path', type: 'duplicate_path' },
-      ])
-    }
-    seen.add(path)
-    if (maxBytes !== null && f.size > maxBytes) tooLarge.push(path)
-    return { path, sha256: f.sha256, size: f.size }
+  const out: ManifestFile[] = []
+  await inSlices(files, MANIFEST_SLICE, (slice, offset) => {
+    slice.forEach((f, j) => {
+      const loc = ['body', 'files', offset + j, 'path']
+      const path = normalizePath(f.path, loc)
+      if (!path.startsWith(prefix)) {
+        throw fail('invalid_path', `The path "${path}" is outside the prefix "${prefix}".`, [
+          { loc, msg: 'Outside the prefix', type: 'invalid_path' },
+        ])
+      }
+      if (seen.has(path)) {
+        throw fail('invalid_path', `The path "${path}" appears more than once in the manifest.`, [
+          { loc, msg: 'Duplicate path', type: 'duplicate_path' },
+        ])
+      }
+      seen.add(path)
+      if (maxBytes !== null && f.size > maxBytes) tooLarge.push(path)
+      out.push({ path, sha256: f.sha256, size: f.size })
+    })
   })
   if (tooLarge.length > 0) {
     throw fail(
@@ -94,6 +120,11 @@ export function managed(docs: DocumentRow[]): DocumentRow[] {
 }
 
 /** What the push protocol works with. */
-export type PushDeps = Pick<IngestDeps, 'config' | 'objects' | 'corpora' | 'random'> & {
+export type PushDeps = Pick<IngestDeps, 'db' | 'config' | 'objects' | 'corpora' | 'random'> & {
   registrar: Registrar
+}
+
+/** The manifest limits of the configuration; `perFile` when files over `max_file_bytes` are refused. */
+export function manifestLimits(config: IngestDeps['config'], perFile: boolean) {
+  return { maxFiles: config.max_manifest_files, maxBytes: perFile ? config.max_file_bytes : null }
 }

@@ -1,20 +1,35 @@
 // The push protocol's face: diff and commit here, the content's way in in push-content.ts, the
-// shapes and manifest rules in push-manifest.ts.
+// shapes and manifest rules in push-manifest.ts. A manifest is worked through in slices with the
+// event loop free between them (issue 32: one of 100,000 files held every request for seconds).
+import { inSlices } from '../../../platform/concurrency/yield'
+import { newId } from '../../../platform/crypto/random'
 import { fail } from '../../../platform/errors/errors'
 import type { AuditActor } from '../../audit/audit.service'
 import type { DocumentRow } from '../../corpora/corpora.service'
+import type { RegisterBatch } from '../ingest.registrar'
 import type { SyncRunRow } from '../ingest.repo'
 import type { Incoming } from '../ingest.types'
 import { normalizePrefix } from './paths'
 import { putRaw, uploadUrls } from './push-content'
 import {
   type DiffResult,
+  MANIFEST_SLICE,
   type ManifestFile,
   managed,
+  manifestLimits,
   type PushDeps,
   type PushProtocol,
   readManifest,
 } from './push-manifest'
+
+/**
+ * Files (or deletions) a commit registers per transaction, as many as a source's sync does by
+ * default (`sources.batch_files`). A transaction cannot yield (SQLite's belongs to the connection),
+ * so a large commit is registered in several, each 10-20 ms (a file costs 60-190 µs, more as the
+ * base grows), into one sync run that stays open (`listing`) until the last, so that the run
+ * cannot end half way.
+ */
+export const COMMIT_BATCH = 100
 
 /** Builds the push protocol on top of the registrar. */
 export function pushProtocol(deps: PushDeps): PushProtocol {
@@ -32,15 +47,15 @@ function documentsUnder(deps: PushDeps, corpusId: string, prefix: string): Map<s
 }
 
 /** `diff`: which files of the manifest are new, changed, unchanged, and which push-managed ones are missing. */
-function diff(
+async function diff(
   deps: PushDeps,
   ws: string,
   corpusId: string,
   body: { files: ManifestFile[]; prefix?: string },
-): DiffResult {
+): Promise<DiffResult> {
   deps.corpora.get(ws, corpusId)
   const prefix = normalizePrefix(body.prefix)
-  const files = readManifest(body.files, prefix, null)
+  const files = await readManifest(body.files, prefix, manifestLimits(deps.config, false))
   const docs = documentsUnder(deps, corpusId, prefix)
   const out: DiffResult = {
     new: [],
@@ -49,13 +64,15 @@ function diff(
     missing: [],
     limits: { max_file_bytes: deps.config.max_file_bytes },
   }
-  for (const f of files) {
-    const doc = docs.get(f.path)
-    if (!doc) out.new.push(f.path)
-    else if (doc.sha256 === f.sha256) out.unchanged.push(f.path)
-    else out.changed.push(f.path)
-    docs.delete(f.path)
-  }
+  await inSlices(files, MANIFEST_SLICE, (slice) => {
+    for (const f of slice) {
+      const doc = docs.get(f.path)
+      if (!doc) out.new.push(f.path)
+      else if (doc.sha256 === f.sha256) out.unchanged.push(f.path)
+      else out.changed.push(f.path)
+      docs.delete(f.path)
+    }
+  })
   out.missing = managed([...docs.values()]).map((d) => d.path)
   return out
 }
@@ -70,17 +87,20 @@ async function commit(
 ): Promise<SyncRunRow> {
   deps.corpora.get(ws, corpusId)
   const prefix = normalizePrefix(body.prefix)
-  const files = readManifest(body.files, prefix, deps.config.max_file_bytes)
+  const files = await readManifest(body.files, prefix, manifestLimits(deps.config, true))
   const docs = documentsUnder(deps, corpusId, prefix)
   const contentOf = contentFinder(deps, corpusId)
   const items: Incoming[] = []
   const missing: ManifestFile[] = []
-  for (const f of files) {
-    const doc = docs.get(f.path)
-    const key = doc && doc.sha256 === f.sha256 ? doc.raw_key : await contentOf(f)
-    if (key === null) missing.push(f)
-    else items.push({ ...f, contentType: null, rawKey: key })
-  }
+  await inSlices(files, MANIFEST_SLICE, async (slice) => {
+    const same = (f: ManifestFile) => docs.get(f.path)?.sha256 === f.sha256
+    const found = await contentOf(slice.filter((f) => !same(f)))
+    for (const f of slice) {
+      const key = same(f) ? docs.get(f.path)!.raw_key : (found.get(f.sha256) ?? null)
+      if (key === null) missing.push(f)
+      else items.push({ ...f, contentType: null, rawKey: key })
+    }
+  })
   if (missing.length > 0) {
     throw fail(
       'content_missing',
@@ -93,35 +113,96 @@ async function commit(
   }
   const listed = new Set(files.map((f) => f.path))
   const deletions = body.delete_missing ? managed([...docs.values()]).filter((d) => !listed.has(d.path)) : []
-  const registered = await deps.registrar.register(ws, corpusId, {
-    source: 'push',
-    items,
-    fresh: [],
-    managedBy: 'push',
-    deletions: { rows: deletions, by: { actor, via: 'push' } },
-  })
-  return registered.run
+  return registerInBatches(deps, ws, corpusId, items, { rows: deletions, by: { actor, via: 'push' } })
 }
 
 /**
- * Finds the content sent for a commit's file: the base's own copy, or the newest complete upload
- * of it. Each SHA-256 is looked up once.
+ * Registers a commit's files, then its deletions, `COMMIT_BATCH` at a time into one push run that
+ * is closed after the last batch. A failure part way (the base deleted meanwhile) ends the run
+ * `failed`, keeping what was registered; a crash leaves it open until the start-up sweep ends it
+ * (`closeInterruptedCommits`). Pushing again finishes the work: unchanged files cost nothing.
  */
-function contentFinder(deps: PushDeps, corpusId: string): (f: ManifestFile) => Promise<string | null> {
+async function registerInBatches(
+  deps: PushDeps,
+  ws: string,
+  corpusId: string,
+  items: Incoming[],
+  deletions: NonNullable<RegisterBatch['deletions']>,
+): Promise<SyncRunRow> {
+  const { registrar } = deps
+  const runId = newId(deps.random, 'run')
+  const batches: Pick<RegisterBatch, 'items' | 'deletions'>[] = []
+  for (let at = 0; at < items.length; at += COMMIT_BATCH)
+    batches.push({ items: items.slice(at, at + COMMIT_BATCH) })
+  for (let at = 0; at < deletions.rows.length; at += COMMIT_BATCH) {
+    batches.push({
+      items: [],
+      deletions: { rows: deletions.rows.slice(at, at + COMMIT_BATCH), by: deletions.by },
+    })
+  }
+  // An empty manifest still records its run and moves the base's last sync.
+  if (batches.length === 0) batches.push({ items: [] })
+  registrar.repo.openRun({
+    id: runId,
+    workspaceId: ws,
+    corpusId,
+    source: 'push',
+    sourceId: null,
+    jobId: null,
+    now: registrar.now(),
+  })
+  registrar.committing.add(runId)
+  try {
+    await inSlices(batches, 1, async ([batch]) => {
+      await registrar.register(ws, corpusId, {
+        ...batch!,
+        source: 'push',
+        fresh: [],
+        managedBy: 'push',
+        into: { runId, unchanged: 0, failures: [] },
+      })
+    })
+    registrar.repo.closeListing(runId, registrar.now())
+  } catch (e) {
+    registrar.repo.closeListing(runId, registrar.now(), {
+      status: 'failed',
+      error: `The commit stopped part way (${(e as Error).message}); the files registered before are kept. Push again to finish.`,
+    })
+    throw e
+  } finally {
+    registrar.committing.delete(runId)
+  }
+  return registrar.repo.run(corpusId, runId)!
+}
+
+/**
+ * Finds the content sent for a slice of a commit's files: the base's own copy, or the newest
+ * complete upload of it. Each SHA-256 is looked up once, a slice's in two statements.
+ */
+function contentFinder(
+  deps: PushDeps,
+  corpusId: string,
+): (slice: ManifestFile[]) => Promise<Map<string, string | null>> {
   const now = deps.registrar.now()
   const found = new Map<string, string | null>()
-  return async (f) => {
-    const cached = found.get(f.sha256)
-    if (cached !== undefined) return cached
-    let key = deps.corpora.rawKeyBySha(corpusId, f.sha256)
-    for (const u of key ? [] : deps.registrar.repo.uploadsBySha(corpusId, f.sha256, now)) {
-      const head = await deps.objects.head(u.object_key)
-      if (head && head.size === f.size) {
-        key = u.object_key
-        break
+  return async (slice) => {
+    const sizes = new Map<string, number>()
+    for (const f of slice) if (!found.has(f.sha256) && !sizes.has(f.sha256)) sizes.set(f.sha256, f.size)
+    if (sizes.size === 0) return found
+    const shas = [...sizes.keys()]
+    const held = deps.corpora.rawKeysBySha(corpusId, shas)
+    const uploads = deps.registrar.uploads.uploadsByShas(corpusId, shas, now)
+    for (const [sha, size] of sizes) {
+      let key = held.get(sha) ?? null
+      for (const u of key ? [] : (uploads.get(sha) ?? [])) {
+        const head = await deps.objects.head(u.object_key)
+        if (head && head.size === size) {
+          key = u.object_key
+          break
+        }
       }
+      found.set(sha, key)
     }
-    found.set(f.sha256, key)
-    return key
+    return found
   }
 }

@@ -53,11 +53,15 @@ function forgetJobs(deps: SweepDeps, workspaceId: string, corpusId: string, rows
  * Removes objects of the corpora area that no row references: leftovers of a crash between storing
  * a file and committing its row, old versions whose deletion was interrupted, pushed content whose
  * commit never came (once its upload has expired), and everything of a base that no longer exists.
- * Objects of requests in flight are spared.
+ * Objects of requests in flight are spared. Push runs a crash left open part way through their
+ * commit are ended first.
  */
 export async function sweepOrphans(deps: SweepDeps): Promise<{ removed: number; uploadsExpired: number }> {
   const { objects, corpora, log, registrar } = deps
-  const uploadsExpired = registrar.repo.deleteExpiredUploads(registrar.now())
+  const commitsClosed = registrar.repo.closeInterruptedCommits(registrar.now(), registrar.committing)
+  if (commitsClosed > 0)
+    log.warn('push commits cut short by a stop were ended as failed', { runs: commitsClosed })
+  const uploadsExpired = registrar.uploads.deleteExpiredUploads(registrar.now())
   const bases = new Map<string, boolean>()
   const orphans: string[] = []
   for await (const o of objects.list('')) {
