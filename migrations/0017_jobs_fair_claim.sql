@@ -1,1 +1,1 @@
-CREATE INDEX `jobs_fair` ON `jobs` (`status`,`workspace_id`,`run_at`);
+CREATE INDEX `jobs_fair` ON `jobs` (`status`,`workspace_id`,`kind`,`run_at`);

@@ -11,8 +11,9 @@
 //   within a workspace, and between workspaces running as many, the oldest due job.
 //
 // The candidates are read with plain SQL every database Engram may run on has: a recursive CTE
-// walks the workspaces that have pending jobs through the (status, workspace_id, run_at) index,
-// one index seek each, and a correlated subquery takes at most a few due jobs of each. Its cost
+// walks the workspaces that have pending jobs through the (status, workspace_id, kind, run_at)
+// index, one index seek each, and a correlated subquery takes at most a few due jobs of each kind
+// of each. Its cost
 // grows with the number of workspaces waiting, not with the number of jobs waiting (a push of
 // 100,000 files is still a few seeks).
 import type { Database } from 'bun:sqlite'
@@ -97,44 +98,33 @@ export function pickFairly(
 }
 
 /**
- * The due pending jobs of `kinds`, at most `perLane` a workspace from each lane (interactive and
- * bulk), read through the workspaces that have pending jobs. `rowid` is SQLite's insertion order;
- * on PostgreSQL a sequence column takes its place.
+ * The due pending jobs of `kinds`, at most `perKind` a workspace of each kind, read through the
+ * workspaces that have pending jobs. One query a kind: with the kind in the index before `run_at`,
+ * each workspace's due jobs of a kind are one index range already in age order, so a workspace
+ * with 50,000 waiting extractions costs one seek, not a scan, when its one sync is looked for.
+ * `rowid` is SQLite's insertion order; on PostgreSQL a sequence column takes its place.
  */
 export function readCandidates(
   c: Database,
   kinds: readonly string[],
-  policy: ClaimPolicy,
   now: number,
-  perLane: number,
+  perKind: number,
 ): Candidate[] {
-  const bulk = new Set(policy.bulk)
-  const lanes = [kinds.filter((k) => !bulk.has(k)), kinds.filter((k) => bulk.has(k))].filter(
-    (l) => l.length > 0,
+  const query = c.query<Candidate, [string, number, number]>(
+    `WITH RECURSIVE ws(id) AS (
+       SELECT min(workspace_id) FROM jobs WHERE status = 'pending'
+       UNION ALL
+       SELECT (SELECT min(workspace_id) FROM jobs WHERE status = 'pending' AND workspace_id > ws.id)
+       FROM ws WHERE ws.id IS NOT NULL
+     )
+     SELECT j.id, j.workspace_id, j.kind, j.run_at, j.rowid AS seq
+     FROM ws JOIN jobs j ON j.id IN (
+       SELECT d.id FROM jobs d
+       WHERE d.status = 'pending' AND d.workspace_id = ws.id AND d.kind = ?1 AND d.run_at <= ?2
+       ORDER BY d.run_at, d.rowid LIMIT ?3
+     )`,
   )
-  const out: Candidate[] = []
-  for (const lane of lanes) {
-    const marks = lane.map(() => '?').join(',')
-    out.push(
-      ...c
-        .query<Candidate, (string | number)[]>(
-          `WITH RECURSIVE ws(id) AS (
-             SELECT min(workspace_id) FROM jobs WHERE status = 'pending'
-             UNION ALL
-             SELECT (SELECT min(workspace_id) FROM jobs WHERE status = 'pending' AND workspace_id > ws.id)
-             FROM ws WHERE ws.id IS NOT NULL
-           )
-           SELECT j.id, j.workspace_id, j.kind, j.run_at, j.rowid AS seq
-           FROM ws JOIN jobs j ON j.id IN (
-             SELECT d.id FROM jobs d
-             WHERE d.status = 'pending' AND d.workspace_id = ws.id AND d.run_at <= ? AND d.kind IN (${marks})
-             ORDER BY d.run_at, d.rowid LIMIT ?
-           )`,
-        )
-        .all(now, ...lane, perLane),
-    )
-  }
-  return out
+  return kinds.flatMap((kind) => query.all(kind, now, perKind))
 }
 
 /** What `owner` runs now, by workspace, and how many of those are bulk. */

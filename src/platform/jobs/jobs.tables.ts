@@ -35,8 +35,10 @@ export const jobs = sqliteTable(
   },
   (t) => [
     index('jobs_claim').on(t.status, t.runAt),
-    // The fair claim walks the workspaces with pending jobs, then each one's due jobs (fair-claim.ts).
-    index('jobs_fair').on(t.status, t.workspaceId, t.runAt),
+    // The fair claim walks the workspaces with pending jobs, then each one's due jobs of one kind
+    // in age order (fair-claim.ts): kind before run_at, so a workspace's 50,000 waiting
+    // extractions are not read through to find its one sync.
+    index('jobs_fair').on(t.status, t.workspaceId, t.kind, t.runAt),
     index('jobs_parent').on(t.parentId),
     index('jobs_subject').on(t.workspaceId, t.subjectId, t.createdAt),
   ],

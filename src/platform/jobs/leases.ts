@@ -40,7 +40,7 @@ export class JobLeases {
     return this.c
       .transaction(() => {
         const running = readRunning(this.c, owner, policy)
-        const candidates = readCandidates(this.c, kinds, policy, now, Math.min(limit, policy.perWorkspace))
+        const candidates = readCandidates(this.c, kinds, now, Math.min(limit, policy.perWorkspace))
         const ids = pickFairly(candidates, running, policy, limit)
         if (ids.length === 0) return []
         const marks = ids.map(() => '?').join(',')

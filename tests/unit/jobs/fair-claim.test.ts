@@ -98,10 +98,22 @@ describe('the fair claim', () => {
     jobs(q, clock, 'ws_t', 'extract', 2_000)
     jobs(q, clock, 'ws_t', 'sync', 50)
     jobs(q, clock, 'ws_b', 'extract', 3)
-    const read = readCandidates(db.$client, ['extract', 'sync'], policy(), clock.now().getTime(), 2)
+    const read = readCandidates(db.$client, ['extract', 'sync'], clock.now().getTime(), 2)
     const count = (ws: string, kind: string) =>
       read.filter((c) => c.workspace_id === ws && c.kind === kind).length
     expect([count('ws_t', 'extract'), count('ws_t', 'sync'), count('ws_b', 'extract')]).toEqual([2, 2, 2])
+    // Each workspace's due jobs of a kind are one range of the index, already in age order: a
+    // workspace's thousands of waiting extractions are not read through to find its syncs.
+    const plan = db.$client
+      .query<{ detail: string }, []>(
+        `EXPLAIN QUERY PLAN SELECT d.id FROM jobs d WHERE d.status = 'pending' AND d.workspace_id = 'ws_t'
+         AND d.kind = 'sync' AND d.run_at <= 0 ORDER BY d.run_at, d.rowid LIMIT 2`,
+      )
+      .all()
+      .map((r) => r.detail)
+    expect(plan).toEqual([
+      'SEARCH d USING INDEX jobs_fair (status=? AND workspace_id=? AND kind=? AND run_at<?)',
+    ])
   })
 
   test('deleting a subject cancels its pending jobs at once and flags its running ones', () => {
