@@ -1,8 +1,8 @@
+import type { Actor } from '../../platform/auth/principal'
 import { iso } from '../../platform/clock/clock'
 import type { SessionClass } from '../../platform/crypto/token'
 import { transaction } from '../../platform/db/transaction'
 import { fail } from '../../platform/errors/errors'
-import type { AuditActor } from '../audit/audit.service'
 import type { PasswordHasher } from './accounts.hasher'
 import type { AccountLimits } from './accounts.limits'
 import { findUserByEmail, type UserRow, updateUser } from './accounts.repo'
@@ -10,7 +10,7 @@ import { normaliseEmail } from './accounts.schemas'
 import type { AccountsDeps, Caller, Token } from './accounts.types'
 
 /** The audit actor of a signed-in user acting for themselves. */
-export function userActor(id: string, caller: Caller): AuditActor {
+export function userActor(id: string, caller: Caller): Actor {
   return { type: 'user', id, ip: caller.ip, requestId: caller.requestId }
 }
 

@@ -1,4 +1,4 @@
-import type { Principal } from '../../platform/auth/principal'
+import type { Actor } from '../../platform/auth/principal'
 import type { Clock } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
@@ -18,28 +18,13 @@ export type AuditAction =
   | 'connection.updated'
   | 'connection.deleted'
 
-/** Who did it and from where. */
-export interface AuditActor {
-  type: 'user' | 'api_key' | 'system'
-  id: string | null
-  ip?: string | null
-  requestId?: string | null
-}
-
 /** One event to record. */
 export interface AuditEntry {
   workspaceId: string
-  actor: AuditActor
+  actor: Actor
   action: AuditAction
   target?: { type: string; id: string }
   details?: Record<string, unknown>
-}
-
-/** The actor a principal stands for: its user, or the API key it presented. */
-export function actorOf(p: Principal, ip?: string, requestId?: string): AuditActor {
-  return p.kind === 'api_key'
-    ? { type: 'api_key', id: p.keyId, ip, requestId }
-    : { type: 'user', id: p.userId, ip, requestId }
 }
 
 /**

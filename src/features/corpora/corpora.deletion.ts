@@ -1,9 +1,10 @@
+import type { Actor } from '../../platform/auth/principal'
 import type { Db } from '../../platform/db/db'
 import { transaction } from '../../platform/db/transaction'
 import { notFound } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import type { Logger } from '../../platform/log/log'
-import type { AuditActor, AuditService } from '../audit/audit.service'
+import type { AuditService } from '../audit/audit.service'
 import type { CorporaRepo, CorpusRow, DocumentRow } from './corpora.repo'
 
 /**
@@ -30,7 +31,7 @@ export interface DeleteReceipt {
 
 /** Who deletes documents and through which path, for the deletion receipts in the audit log. */
 export interface DeletedBy {
-  actor: AuditActor
+  actor: Actor
   /** `api`: DELETE of a document; `push`: a push commit with `delete_missing`; `source`: gone at its source. */
   via: 'api' | 'push' | 'source'
 }
@@ -64,7 +65,7 @@ export class CorporaDeletion {
     workspaceId: string,
     corpusId: string,
     parent: DocumentRow,
-    actor: AuditActor,
+    actor: Actor,
   ): Promise<DeleteReceipt> {
     const buildRunning = this.buildRunning(workspaceId, corpusId)
     const rows = this.detach(workspaceId, corpusId, [parent], { actor, via: 'api' })
@@ -129,7 +130,7 @@ export class CorporaDeletion {
    * Deletes a base with its rows, objects, index entries, cartridges and warm copies; its receipt
    * is written in the transaction that deletes the rows.
    */
-  async deleteCorpus(workspaceId: string, base: CorpusRow, actor: AuditActor): Promise<DeleteReceipt> {
+  async deleteCorpus(workspaceId: string, base: CorpusRow, actor: Actor): Promise<DeleteReceipt> {
     const { repo, audit, events, db } = this.deps
     const corpusId = base.id
     const buildRunning = this.buildRunning(workspaceId, corpusId)

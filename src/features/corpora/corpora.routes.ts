@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
+import { actorOf } from '../../platform/auth/principal'
 import { fail } from '../../platform/errors/errors'
 import { defineRoute, type RouteDef, reply } from '../../platform/http/route'
-import { actorOf } from '../audit/audit.service'
 import {
   CorpusCreateReq,
   CorpusParams,

@@ -1,3 +1,4 @@
+import type { Actor } from '../../platform/auth/principal'
 import { type Clock, iso } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
@@ -5,7 +6,7 @@ import { fail, notFound } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import type { Logger } from '../../platform/log/log'
 import { keysetPage } from '../../platform/paging/paging'
-import type { AuditActor, AuditService } from '../audit/audit.service'
+import type { AuditService } from '../audit/audit.service'
 import { DocumentContentRepo, type Extraction, type NewContent } from './corpora.content.repo'
 import { CorporaDeletion, type DeletedBy, type DeleteReceipt, type DocumentPurger } from './corpora.deletion'
 import { CorporaRepo, type CorpusRow, type DocumentRow } from './corpora.repo'
@@ -112,7 +113,7 @@ export class CorporaService {
     workspaceId: string,
     corpusId: string,
     documentId: string,
-    actor: AuditActor,
+    actor: Actor,
   ): Promise<DeleteReceipt> {
     this.get(workspaceId, corpusId)
     const doc = this.repo.document(corpusId, documentId)
@@ -137,7 +138,7 @@ export class CorporaService {
   }
 
   /** Deletes a base with its rows, objects, index entries, cartridges and warm copies. */
-  async deleteCorpus(workspaceId: string, corpusId: string, actor: AuditActor): Promise<DeleteReceipt> {
+  async deleteCorpus(workspaceId: string, corpusId: string, actor: Actor): Promise<DeleteReceipt> {
     return this.deletion.deleteCorpus(workspaceId, this.get(workspaceId, corpusId), actor)
   }
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
+import { actorOf } from '../../platform/auth/principal'
 import { defineRoute, type RouteDef, reply } from '../../platform/http/route'
-import { actorOf } from '../audit/audit.service'
 import { DocumentResp, documentResp } from '../corpora/corpora.schemas'
 import {
   CommitReq,

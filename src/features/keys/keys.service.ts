@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox'
-import { type Principal, SCOPES, type Scope } from '../../platform/auth/principal'
+import { actorOf, type Principal, SCOPES, type Scope } from '../../platform/auth/principal'
 import { type Clock, iso } from '../../platform/clock/clock'
 import { base62, newId, type Random } from '../../platform/crypto/random'
 import { secretHash } from '../../platform/crypto/token'
@@ -10,7 +10,6 @@ import { fail, notFound, validationFailed } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import type { ListResult } from '../../platform/paging/paging'
 import { keysetPage, type PageRequest } from '../../platform/paging/paging'
-import { actorOf } from '../audit/audit.service'
 import {
   type ApiKeyRow,
   countActiveKeys,

@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox'
-import type { Principal } from '../../platform/auth/principal'
+import { actorOf, type Principal } from '../../platform/auth/principal'
 import { type Clock, iso } from '../../platform/clock/clock'
 import { baseUrl, type Config } from '../../platform/config/config.load'
 import { sha256Hex } from '../../platform/crypto/hash'
@@ -11,7 +11,6 @@ import { fail, notFound } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import { type LinkResp, normaliseEmail, requireName } from '../accounts/accounts.schemas'
 import type { AccountsService, Caller, UserRow } from '../accounts/accounts.service'
-import { actorOf } from '../audit/audit.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import {
   acceptInvite,

@@ -1,5 +1,5 @@
+import { actorOf } from '../../platform/auth/principal'
 import { defineRoute, type RouteDef, reply } from '../../platform/http/route'
-import { actorOf } from '../audit/audit.service'
 import {
   ConnectionParams,
   ConnectionReq,

@@ -1,12 +1,12 @@
 import type { TObject } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import type { Actor } from '../../platform/auth/principal'
 import type { Clock } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import { SealBroken, type Sealer } from '../../platform/crypto/sealed'
 import type { Db } from '../../platform/db/db'
 import { transaction } from '../../platform/db/transaction'
 import { fail, notFound, type ValidationIssue, validationFailed } from '../../platform/errors/errors'
-import type { EventActor } from '../../platform/events/events'
 import type { Outbox } from '../../platform/events/outbox'
 import { EgressDenied } from '../../platform/net/egress'
 import type { ConnectorKind, SourceKind } from './connectors/connector'
@@ -58,7 +58,7 @@ export class Connections {
     },
   ) {}
 
-  async create(workspaceId: string, input: ConnectionInput, actor: EventActor): Promise<Connection> {
+  async create(workspaceId: string, input: ConnectionInput, actor: Actor): Promise<Connection> {
     const kind = this.kindOf(input.kind)
     const settings = checked(kind.settings, input.settings ?? {}, 'settings')
     const secrets = checked(kind.secrets, input.secrets ?? {}, 'secrets')
@@ -126,7 +126,7 @@ export class Connections {
     workspaceId: string,
     id: string,
     input: { name?: string; settings?: Record<string, unknown>; secrets?: Record<string, unknown | null> },
-    actor: EventActor,
+    actor: Actor,
   ): Promise<Connection> {
     // Secrets sealed under another instance secret cannot be kept, only set again.
     const current = this.openOr(workspaceId, id)
@@ -158,7 +158,7 @@ export class Connections {
   }
 
   /** Deletes a connection no source uses (409 `connection_in_use` otherwise). */
-  delete(workspaceId: string, id: string, actor: EventActor): void {
+  delete(workspaceId: string, id: string, actor: Actor): void {
     const row = this.row(workspaceId, id)
     const users = this.d.repo.usersOf(row.id)
     if (users > 0) {
@@ -180,7 +180,7 @@ export class Connections {
   private told(
     type: 'connection.created' | 'connection.updated' | 'connection.deleted',
     row: ConnectionRow,
-    actor: EventActor,
+    actor: Actor,
     secrets: string[] = [],
   ): void {
     const base = { connectionId: row.id, kind: row.kind, name: row.name, actor }

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
+import { actorOf } from '../../platform/auth/principal'
 import { iso } from '../../platform/clock/clock'
 import { defineRoute, type RouteDef, reply } from '../../platform/http/route'
-import { actorOf } from '../audit/audit.service'
 import { SyncRunResp } from '../ingest/ingest.schemas'
 import { syncRunResp } from '../ingest/ingest.service'
 import {

@@ -1,7 +1,7 @@
+import type { Actor } from '../../platform/auth/principal'
 import { newId } from '../../platform/crypto/random'
 import { transaction } from '../../platform/db/transaction'
 import { fail, notFound, validationFailed } from '../../platform/errors/errors'
-import type { AuditActor } from '../audit/audit.service'
 import type { DocumentRow } from '../corpora/corpora.service'
 import type { SyncRunRow } from '../ingest/ingest.service'
 import type { ConnectorKind, SourceKind } from './connectors/connector'
@@ -108,7 +108,7 @@ export class SourcesService {
     workspaceId: string,
     corpusId: string,
     id: string,
-    o: { deleteDocuments: boolean; actor: AuditActor },
+    o: { deleteDocuments: boolean; actor: Actor },
   ): Promise<{ deleted_documents: number }> {
     const row = this.row(workspaceId, corpusId, id)
     const docs = o.deleteDocuments ? this.documentsOf(row) : []

@@ -1,8 +1,9 @@
 // One transaction's worth of a sync: the files to fetch, those seen unchanged, those gone. A batch
 // fetches its files (a few at once), stores them, and registers everything in one transaction with
 // the records of what each file became, so a sync killed at any point resumes without duplicates.
+
+import type { Actor } from '../../platform/auth/principal'
 import type { Db } from '../../platform/db/db'
-import type { AuditActor } from '../audit/audit.service'
 import type { CorporaService, DocumentRow } from '../corpora/corpora.service'
 import type { IngestService } from '../ingest/ingest.service'
 import { type SourceConnector, SourceError, type SourceFile } from './connectors/connector'
@@ -78,7 +79,7 @@ export class SyncBatch {
   }
 
   /** Fetches, stores and registers the batch; then it is empty again. */
-  async flush(actor: AuditActor): Promise<void> {
+  async flush(actor: Actor): Promise<void> {
     if (this.size === 0) return
     const { ingest, repo, source } = { ...this.d, source: this.source }
     const files = this.fetch

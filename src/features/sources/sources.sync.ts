@@ -3,6 +3,7 @@
 // after a crash, skipping the files its run already took; a source that is busy or rate-limiting
 // makes the job retry later, as the source asked.
 
+import type { Actor } from '../../platform/auth/principal'
 import type { Clock } from '../../platform/clock/clock'
 import type { Config } from '../../platform/config/config.load'
 import type { Random } from '../../platform/crypto/random'
@@ -12,7 +13,6 @@ import type { Job, JobQueue } from '../../platform/jobs/queue'
 import { type JobContext, TransientError } from '../../platform/jobs/scheduler'
 import type { Logger } from '../../platform/log/log'
 import { EgressDenied } from '../../platform/net/egress'
-import type { AuditActor } from '../audit/audit.service'
 import type { CorporaService } from '../corpora/corpora.service'
 import type { IngestService } from '../ingest/ingest.service'
 import { type ConnectorEnv, type ConnectorKind, SourceError, type SourceKind } from './connectors/connector'
@@ -64,7 +64,7 @@ export function syncJob(d: SyncDeps): JobDefinition {
 }
 
 /** Deletions at the source are recorded as the system's, on behalf of the source. */
-const actorFor = (source: SourceRow): AuditActor => ({ type: 'system', id: source.id })
+const actorFor = (source: SourceRow): Actor => ({ type: 'system', id: source.id })
 
 async function runSync(d: SyncDeps, ctx: JobContext): Promise<unknown> {
   const p = ctx.job.payload as unknown as SyncPayload

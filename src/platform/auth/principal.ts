@@ -22,3 +22,21 @@ export interface Principal {
  * are checked against SQLite synchronously, so the request path needs no promise for it.
  */
 export type Authenticator = (request: Request) => Principal
+
+/**
+ * Who did something and from where: a caller (its user, or the API key it presented) or the system
+ * (a sync acting for its source). Audit rows and domain events record the same shape.
+ */
+export interface Actor {
+  type: 'user' | 'api_key' | 'system'
+  id: string | null
+  ip?: string | null
+  requestId?: string | null
+}
+
+/** The actor a principal stands for: its user, or the API key it presented. */
+export function actorOf(p: Principal, ip?: string, requestId?: string): Actor {
+  return p.kind === 'api_key'
+    ? { type: 'api_key', id: p.keyId, ip, requestId }
+    : { type: 'user', id: p.userId, ip, requestId }
+}

@@ -4,13 +4,7 @@
 // Payloads hold ids and the few facts a subscriber needs, never whole rows: a subscriber that
 // wants more reads it through the owning feature's service.
 
-/** Who caused an event and from where (a request's caller, or the system). */
-export interface EventActor {
-  type: 'user' | 'api_key' | 'system'
-  id: string | null
-  ip?: string | null
-  requestId?: string | null
-}
+import type { Actor } from '../auth/principal'
 
 /** Every event type and its payload. */
 export interface DomainEvents {
@@ -34,26 +28,26 @@ export interface DomainEvents {
     deleted: number
     failed: number
   }
-  'key.created': { keyId: string; name: string; prefix: string; scopes: string[]; actor: EventActor }
-  'key.revoked': { keyId: string; name: string; prefix: string; actor: EventActor }
+  'key.created': { keyId: string; name: string; prefix: string; scopes: string[]; actor: Actor }
+  'key.revoked': { keyId: string; name: string; prefix: string; actor: Actor }
   'member.joined': { userId: string; role: string; inviteId: string }
   /** A role change; `email` and `from` are the member's as they were, for the audit row. */
-  'member.changed': { userId: string; email: string; from: string; role: string; actor: EventActor }
+  'member.changed': { userId: string; email: string; from: string; role: string; actor: Actor }
   /** `email` and `role` as they were when the member was removed (the row is gone). */
-  'member.removed': { userId: string; email: string; role: string; actor: EventActor }
+  'member.removed': { userId: string; email: string; role: string; actor: Actor }
   /** A question answered from a base (declined ones too: they were asked); `keyId` when asked with a key. */
   'question.answered': { corpusId: string; strategy: 'cart' | 'rag'; answered: boolean; keyId: string | null }
-  'settings.changed': { keys: string[]; actor: EventActor }
+  'settings.changed': { keys: string[]; actor: Actor }
   /** A connection's credentials added, changed (`secrets`: the secret fields written) or deleted. */
-  'connection.created': { connectionId: string; kind: string; name: string; actor: EventActor }
+  'connection.created': { connectionId: string; kind: string; name: string; actor: Actor }
   'connection.updated': {
     connectionId: string
     kind: string
     name: string
     secrets: string[]
-    actor: EventActor
+    actor: Actor
   }
-  'connection.deleted': { connectionId: string; kind: string; name: string; actor: EventActor }
+  'connection.deleted': { connectionId: string; kind: string; name: string; actor: Actor }
 }
 
 export type EventType = keyof DomainEvents

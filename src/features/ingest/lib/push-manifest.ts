@@ -1,7 +1,8 @@
 // The push protocol's shapes and the manifest rules every step of it applies.
+
+import type { Actor } from '../../../platform/auth/principal'
 import { inSlices } from '../../../platform/concurrency/yield'
 import { fail } from '../../../platform/errors/errors'
-import type { AuditActor } from '../../audit/audit.service'
 import type { DocumentRow } from '../../corpora/corpora.service'
 import type { Registrar } from '../ingest.registrar'
 import type { SyncRunRow } from '../ingest.repo'
@@ -29,7 +30,7 @@ export interface PushProtocol {
     ws: string,
     corpusId: string,
     body: { files: ManifestFile[]; delete_missing?: boolean; prefix?: string },
-    actor: AuditActor,
+    actor: Actor,
   ): Promise<SyncRunRow>
 }
 

@@ -1,10 +1,11 @@
 // The push protocol's face: diff and commit here, the content's way in in push-content.ts, the
 // shapes and manifest rules in push-manifest.ts. A manifest is worked through in slices with the
 // event loop free between them (issue 32: one of 100,000 files held every request for seconds).
+
+import type { Actor } from '../../../platform/auth/principal'
 import { inSlices } from '../../../platform/concurrency/yield'
 import { newId } from '../../../platform/crypto/random'
 import { fail } from '../../../platform/errors/errors'
-import type { AuditActor } from '../../audit/audit.service'
 import type { DocumentRow } from '../../corpora/corpora.service'
 import type { RegisterBatch } from '../ingest.registrar'
 import type { SyncRunRow } from '../ingest.repo'
@@ -83,7 +84,7 @@ async function commit(
   ws: string,
   corpusId: string,
   body: { files: ManifestFile[]; delete_missing?: boolean; prefix?: string },
-  actor: AuditActor,
+  actor: Actor,
 ): Promise<SyncRunRow> {
   deps.corpora.get(ws, corpusId)
   const prefix = normalizePrefix(body.prefix)
