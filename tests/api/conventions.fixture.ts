@@ -9,7 +9,8 @@ import { type TestApp, testApp } from '../helpers/app'
 
 /**
  * A tiny "widgets" feature used only to exercise the HTTP conventions through the real mount:
- * a JSON create, a paginated list, a form route, a protected route and a route that crashes.
+ * a JSON create, a create whose answer carries a secret, a paginated list, a form route, a
+ * protected route and a route that crashes.
  */
 export interface WidgetFixture {
   app: TestApp
@@ -54,6 +55,7 @@ export function widgetApp(env: Record<string, string> = {}): WidgetFixture {
         if (gate) await gate
         if (body.name === 'boom') throw new Error('kaboom: secret internals')
         if (body.name === 'taken') throw fail('conflict', 'Name taken.')
+        if (body.name === 'busy') throw fail('rate_limited', undefined, { limit: 'widgets', retry_after: 5 })
         insert(body.name)
         const row = db!.$client
           .query<{ id: string; name: string; created_at: number }, []>(
@@ -61,6 +63,23 @@ export function widgetApp(env: Record<string, string> = {}): WidgetFixture {
           )
           .get()!
         return reply(201, { id: row.id, name: row.name, created_at: iso(new Date(row.created_at)) })
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/widget-keys',
+      auth: 'none',
+      // Like `POST /api-keys`: the answer carries a secret, so it is never stored for a replay.
+      idempotent: 'once',
+      summary: 'Create a widget and answer its secret',
+      tags: ['test'],
+      body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 50 }) }),
+      handler: async ({ body }) => {
+        runs++
+        if (gate) await gate
+        if (body.name === 'taken') throw fail('conflict', 'Name taken.')
+        insert(body.name)
+        return reply(201, { name: body.name, secret: `wsk_${runs}` })
       },
     }),
     defineRoute({

@@ -31,7 +31,8 @@ const LINK_DELIVERY =
   "Where the link goes depends on the server's email setting only, and `link_delivery` says which: `email` (mailed), `server_log` (the default without a mail server: written to the server log for the operator to pass on), or `response` (email explicitly `disabled`: the link is in this body, for any caller)."
 
 // Routes whose answer carries a secret (a session token, or a link while email is disabled) set
-// `idempotent: false`: an Idempotency-Key replay would mean storing that secret in the clear.
+// `idempotent: 'once'`: an Idempotency-Key replay would mean storing that secret in the clear, so a
+// key runs the request once and a reuse is refused (409 `idempotency_key_reused`).
 
 /** The user id of a session principal; API keys have no user, so user routes refuse them. */
 function sessionUser(p: Principal): string {
@@ -60,7 +61,7 @@ export function accountsRoutes(
     defineRoute({
       method: 'POST',
       path: '/auth/register',
-      idempotent: false,
+      idempotent: 'once',
       auth: 'none',
       summary: 'Create a workspace and its first admin',
       description: `Invite mode: open while the registration switch allows (\`first\`, the default: until the first workspace exists), else 403 \`registration_closed\`. Open mode: the admin is unverified until the emailed link is used. ${LINK_DELIVERY}`,
@@ -83,7 +84,7 @@ export function accountsRoutes(
     defineRoute({
       method: 'POST',
       path: '/auth/resend-verification',
-      idempotent: false,
+      idempotent: 'once',
       auth: 'none',
       summary: 'Send the verification link again (per-address cooldown)',
       description: LINK_DELIVERY,
@@ -107,7 +108,7 @@ export function accountsRoutes(
     defineRoute({
       method: 'POST',
       path: '/auth/forgot-password',
-      idempotent: false,
+      idempotent: 'once',
       auth: 'none',
       summary: 'Send a password reset link',
       description: LINK_DELIVERY,
@@ -130,7 +131,7 @@ export function accountsRoutes(
     defineRoute({
       method: 'POST',
       path: '/auth/login',
-      idempotent: false,
+      idempotent: 'once',
       auth: 'none',
       summary: 'Sign in with the OAuth2 password form',
       tags: TAGS,
@@ -144,7 +145,7 @@ export function accountsRoutes(
     defineRoute({
       method: 'POST',
       path: '/auth/refresh',
-      idempotent: false,
+      idempotent: 'once',
       auth: 'bearer',
       summary: 'Swap a session token past half its life for a fresh one of the same class',
       tags: TAGS,
@@ -183,7 +184,7 @@ export function accountsRoutes(
     defineRoute({
       method: 'POST',
       path: '/auth/change-password',
-      idempotent: false,
+      idempotent: 'once',
       auth: 'bearer',
       summary: 'Change your password (ends your other sessions)',
       description:

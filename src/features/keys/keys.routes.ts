@@ -9,8 +9,9 @@ export function keysRoutes(keys: KeysService): RouteDef[] {
       method: 'POST',
       path: '/api-keys',
       // The secret is shown once and only its SHA-256 is kept: storing the answer for an
-      // Idempotency-Key replay would keep the secret in the clear, so this route does not replay.
-      idempotent: false,
+      // Idempotency-Key replay would keep the secret in the clear, so a key runs it once and a
+      // reuse is refused (409 `idempotency_key_reused`) rather than minting a second key.
+      idempotent: 'once',
       auth: 'admin',
       scope: 'admin',
       summary: 'Create an API key (the secret is shown once)',

@@ -15,8 +15,9 @@ import type { MembersService } from './members.service'
 
 const ADMIN = ['admin']
 
-// `idempotent: false` where the answer carries a secret (a session token, an invite link while
-// email is disabled): an Idempotency-Key replay would mean storing that secret in the clear.
+// `idempotent: 'once'` where the answer carries a secret (a session token, an invite link while
+// email is disabled): an Idempotency-Key replay would mean storing that secret in the clear, so a
+// key runs the request once and a reuse is refused (409 `idempotency_key_reused`).
 
 /**
  * `/admin/members`, `/admin/invites` and the public invite routes. Administration needs a workspace
@@ -37,7 +38,7 @@ export function membersRoutes(members: MembersService): RouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/admin/invites',
-      idempotent: false,
+      idempotent: 'once',
       auth: 'admin',
       scope: 'admin',
       summary: 'Invite an address (the link is returned only when email is disabled)',
@@ -103,7 +104,7 @@ export function membersRoutes(members: MembersService): RouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/auth/accept-invite',
-      idempotent: false,
+      idempotent: 'once',
       auth: 'none',
       summary: 'Accept an invitation; the invitee is signed in at once',
       tags: ['auth'],

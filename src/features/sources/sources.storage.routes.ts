@@ -28,8 +28,9 @@ export function storageRoutes(deps: StorageRouteDeps): RouteDef[] {
       params: CorpusParams,
       response: UploadCredentialsResp,
       errors: ['not_found', 'upload_credentials_unavailable', 'service_unavailable'],
-      // The answer carries a secret: an Idempotency-Key replay would mean storing it in the clear.
-      idempotent: false,
+      // The answer carries a secret: an Idempotency-Key replay would mean storing it in the clear,
+      // so a key runs the request once and a reuse is refused (409 `idempotency_key_reused`).
+      idempotent: 'once',
       handler: async ({ principal, params }) => {
         if (!deps.corporaExists(principal.workspaceId, params.corpus_id)) throw notFound('Document base')
         const c = await deps.uploadCredentials.issue(principal.workspaceId, params.corpus_id)

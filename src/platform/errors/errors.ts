@@ -69,6 +69,13 @@ export const errorTable = {
     status: 409,
     message: 'A request with this Idempotency-Key is still being processed.',
   },
+  // The first answer carried a secret (an API key, an invitation link, a session token) that is
+  // never stored, so it cannot be replayed; running the request again would make a second one.
+  idempotency_key_reused: {
+    status: 409,
+    message:
+      'This Idempotency-Key was already used. The first response carried a secret that is not stored, so it cannot be replayed; send a new Idempotency-Key to make another request.',
+  },
   sync_in_progress: { status: 409, message: 'A sync of this source is already running.' },
   import_in_progress: { status: 409, message: 'An import for this base is already running.' },
   connection_in_use: {

@@ -22,6 +22,8 @@ export interface HttpAppDeps {
   random: Random
   log: Logger
   authenticate: Authenticator
+  /** The server's signing secret; it also keys the fingerprints of idempotent requests. */
+  secret: string
   info: { title: string; version: string; description: string }
 }
 
@@ -49,7 +51,7 @@ export function createHttpApp(d: HttpAppDeps, routes: RouteDef[]): HttpApp {
       trustPeer: config.server.trust_proxy,
       log: d.log,
     }),
-    idempotency: new IdempotencyStore(d.db, d.clock, config.api.idempotency_ttl_hours * 3_600_000),
+    idempotency: new IdempotencyStore(d.db, d.clock, config.api.idempotency_ttl_hours * 3_600_000, d.secret),
     authenticate: d.authenticate,
   })
   let document: Record<string, unknown> | null = null

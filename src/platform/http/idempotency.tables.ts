@@ -1,13 +1,17 @@
 import { blob, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 
-/** Stored outcomes of requests sent with an `Idempotency-Key`, per tenant scope, for replay. */
+/**
+ * Stored outcomes of requests sent with an `Idempotency-Key`, per tenant scope, for replay (or,
+ * for answers carrying a secret, only the fact that the key was used).
+ */
 export const idempotencyKeys = sqliteTable(
   'idempotency_keys',
   {
     scope: text('scope').notNull(),
     key: text('key').notNull(),
     requestHash: text('request_hash').notNull(),
-    state: text('state', { enum: ['pending', 'done'] }).notNull(),
+    // `spent`: the first answer carried a secret, so only the use of the key is kept (no answer).
+    state: text('state', { enum: ['pending', 'done', 'spent'] }).notNull(),
     status: integer('status'),
     headers: text('headers'),
     body: blob('body', { mode: 'buffer' }),

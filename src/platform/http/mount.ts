@@ -1,7 +1,6 @@
 import { type TObject, type TSchema, Type } from '@sinclair/typebox'
 import type { Elysia } from 'elysia'
 import type { Authenticator, Principal } from '../auth/principal'
-import { sha256Hex } from '../crypto/hash'
 import { ApiError, fail } from '../errors/errors'
 import { decodeCursor, type ListResult } from '../paging/paging'
 import { decodeBody, readBody } from './body'
@@ -11,7 +10,7 @@ import type { IdempotencyStore } from './idempotency'
 import { pageQueryProperties } from './pagination'
 import { errorResponse, jsonResponse } from './render'
 import { type RequestState, requestState } from './request-state'
-import { type ApiStyle, Reply, type RouteDef } from './route'
+import { type ApiStyle, idempotencyOf, Reply, type RouteDef } from './route'
 import { compileValidator, type Validator } from './validation'
 
 /** What the mount needs from the outside world. */
@@ -23,7 +22,6 @@ export interface MountDeps {
   authenticate: Authenticator
 }
 
-const IDEMPOTENT_METHODS = new Set(['POST', 'PUT', 'DELETE'])
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
 
 /** The path a route answers on for a style: `/v1<path>` or `<path>`. */
@@ -94,7 +92,7 @@ function compileRoute(route: RouteDef, style: ApiStyle, deps: MountDeps) {
   const bodyKind = route.bodyKind ?? 'json'
   const bodyValidator = route.body && bodyKind !== 'stream' ? compileValidator(route.body, 'body') : null
   const maxBody = route.maxBodyBytes ?? deps.maxBodyBytes
-  const idempotent = route.idempotent ?? (IDEMPOTENT_METHODS.has(route.method) && bodyKind !== 'stream')
+  const idempotency = idempotencyOf(route)
   const routeName = `${route.method} ${mountedPath(route, style)}`
   const failure = (state: RequestState, e: unknown): Response => {
     if (!(e instanceof ApiError)) state.error = e
@@ -109,18 +107,24 @@ function compileRoute(route: RouteDef, style: ApiStyle, deps: MountDeps) {
     return toResponse(route, style, result)
   }
   const proceed = (ctx: HandlerContext, state: RequestState, bodyBytes: Uint8Array | null) => {
-    const key = idempotent ? ctx.request.headers.get('idempotency-key') : null
+    const key = idempotency === 'off' ? null : ctx.request.headers.get('idempotency-key')
     if (key === null) return invoke(ctx)
     if (!IDEMPOTENCY_KEY.test(key)) {
       throw fail('bad_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters.')
     }
     const { pathname, search } = ctx.url
-    const hash = sha256Hex(`${route.method}\n${pathname}${search}\n${sha256Hex(bodyBytes ?? '')}`)
+    const hash = deps.idempotency.fingerprint(route.method, `${pathname}${search}`, bodyBytes)
+    // Unauthenticated routes share the `public` scope: they have no tenant to keep records under.
     const scope = ctx.principal?.workspaceId ?? 'public'
-    return deps.idempotency.respond(scope, key, hash, () =>
-      Promise.resolve()
-        .then(() => invoke(ctx))
-        .catch((e) => errorResponse(e, style, state.requestId)),
+    return deps.idempotency.respond(
+      scope,
+      key,
+      hash,
+      () =>
+        Promise.resolve()
+          .then(() => invoke(ctx))
+          .catch((e) => errorResponse(e, style, state.requestId)),
+      idempotency === 'replay',
     )
   }
   const withBody = async (ctx: HandlerContext, state: RequestState, validator: Validator) => {

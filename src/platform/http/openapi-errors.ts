@@ -3,7 +3,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { type ErrorCode, errorTable } from '../errors/errors'
 import { Components, ref } from './openapi-components'
-import type { ApiStyle, RouteDef } from './route'
+import { type ApiStyle, idempotencyOf, type RouteDef } from './route'
 
 /** The error codes a route can answer, from its auth, inputs, body and declared `errors`. */
 function errorCodes(route: RouteDef, style: ApiStyle): ErrorCode[] {
@@ -14,13 +14,13 @@ function errorCodes(route: RouteDef, style: ApiStyle): ErrorCode[] {
     codes.add('payload_too_large')
     codes.add('unsupported_media_type')
   }
-  const idempotent =
-    route.idempotent ?? (['POST', 'PUT', 'DELETE'].includes(route.method) && bodyKind !== 'stream')
-  if (idempotent) {
+  const idempotency = idempotencyOf(route)
+  if (idempotency !== 'off') {
     codes.add('bad_request')
     codes.add('idempotency_in_progress')
     codes.add('idempotency_mismatch')
   }
+  if (idempotency === 'once') codes.add('idempotency_key_reused')
   if (route.auth !== 'none') {
     codes.add('unauthorized')
     codes.add('account_disabled')

@@ -3,7 +3,12 @@ import { mountedPath, querySchemaOf, stylesOf } from './mount'
 import { Components, refName } from './openapi-components'
 import { codeErrorSchemas, failures } from './openapi-errors'
 import { errorSchemas } from './render'
-import type { ApiStyle, RouteDef } from './route'
+import { type ApiStyle, idempotencyOf, type RouteDef } from './route'
+
+const ONCE_NOTE =
+  'The answer carries a secret that is never stored, so an `Idempotency-Key` is not replayed here: ' +
+  'the first request with a key runs, and any later one with the same key is refused with 409 ' +
+  '`idempotency_key_reused` (send a new key to make another request).'
 
 /** Facts about the service printed in the document's `info`. */
 export interface OpenApiInfo {
@@ -85,6 +90,7 @@ function operation(
   if (route.description) notes.push(route.description)
   if (route.auth === 'admin') notes.push('Requires a workspace admin.')
   if (route.scope) notes.push(`API keys need the \`${route.scope}\` scope.`)
+  if (idempotencyOf(route) === 'once') notes.push(ONCE_NOTE)
   if (notes.length) op.description = notes.join('\n\n')
   if (route.scope) op['x-required-scope'] = route.scope
   if (route.auth !== 'none') op.security = [{ bearer: [] }]

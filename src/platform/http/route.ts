@@ -87,9 +87,24 @@ export interface RouteDef<
   errors?: ErrorCode[]
   /** A list route: `/v1` answers a page, the frozen mount the whole array. */
   list?: boolean
-  /** Honour `Idempotency-Key`; on by default for POST, PUT and DELETE with a JSON or form body. */
-  idempotent?: boolean
+  /**
+   * How the route takes `Idempotency-Key` (`idempotencyOf`): `true` replays the first answer (the
+   * default for POST, PUT and DELETE with a JSON or form body); `'once'` for an answer carrying a
+   * secret, which is never stored: the request runs once per key and a reuse is refused; `false`
+   * ignores the key (streams).
+   */
+  idempotent?: boolean | 'once'
   handler: (ctx: RouteContext<Infer<B>, Infer<Q>, Infer<P>, A>) => unknown | Promise<unknown>
+}
+
+/**
+ * What an `Idempotency-Key` does on a route: `replay` the stored first answer, run the request
+ * `once` and refuse a reuse (its answer carries a secret that is not stored), or nothing (`off`).
+ */
+export function idempotencyOf(route: RouteDef): 'replay' | 'once' | 'off' {
+  if (route.idempotent === 'once') return 'once'
+  const byDefault = ['POST', 'PUT', 'DELETE'].includes(route.method) && route.bodyKind !== 'stream'
+  return (route.idempotent ?? byDefault) ? 'replay' : 'off'
 }
 
 /** Declares a route with full type inference of body, query, params and principal. */
