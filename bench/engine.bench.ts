@@ -135,9 +135,9 @@ try {
   console.log('chat over HTTP (k=5, sequential unless noted):')
   for (const r of rows) console.log(`  ${r}`)
 
-  const stats = b.app.engineStats()
+  const { cache } = b.app.services.engine
   console.log(
-    `warm cartridges: ${stats.warmCartridges} holding ${fmt(stats.warmBytes / 1e6)} MB = ${fmt(stats.warmBytes / 1e6 / base.mb)} MB per MB of text; process RSS grew ${fmt((b.rss() - rss0) / 1e6)} MB`,
+    `warm cartridges: ${cache.size} holding ${fmt(cache.bytes / 1e6)} MB = ${fmt(cache.bytes / 1e6 / base.mb)} MB per MB of text; process RSS grew ${fmt((b.rss() - rss0) / 1e6)} MB`,
   )
 
   let smallMBs = 0

@@ -85,7 +85,7 @@ const b = await startBench({
   ENGRAM_SCALE_TEST_MAX_PER_HOUR: '1000',
 })
 // As `engram serve` does: the scale test then loads the server over HTTP from a worker thread.
-b.app.listening(b.url)
+await b.app.start({ url: b.url })
 const base = await onboardBase(b, 'squad-dev', squadArticles())
 console.log(
   `squad-dev: ${base.mb.toFixed(2)} MB onboarded in ${base.trainSeconds.toFixed(1)} s; ` +

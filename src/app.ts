@@ -1,4 +1,5 @@
 import pkg from '../package.json'
+import type { App, AppDeps } from './app.types'
 import { accountsFeature } from './features/accounts/accounts.feature'
 import { answersFeature } from './features/answers/answers.feature'
 import { auditFeature } from './features/audit/audit.feature'
@@ -9,7 +10,6 @@ import { engineFeature } from './features/engine/engine.feature'
 import { ingestFeature } from './features/ingest/ingest.feature'
 import { keysFeature } from './features/keys/keys.feature'
 import { mcpFeature } from './features/mcp/mcp.feature'
-import type { McpService } from './features/mcp/mcp.service'
 import { membersFeature } from './features/members/members.feature'
 import { onboardingFeature } from './features/onboarding/onboarding.feature'
 import { platformInfoFeature } from './features/platform-info/platform-info.feature'
@@ -19,170 +19,89 @@ import { sourcesFeature } from './features/sources/sources.feature'
 import { statusFeature } from './features/status/status.feature'
 import { usageFeature } from './features/usage/usage.feature'
 import { workspacesFeature } from './features/workspaces/workspaces.feature'
-import type { Clock } from './platform/clock/clock'
-import type { Config } from './platform/config/config.load'
-import type { Random } from './platform/crypto/random'
-import type { Db } from './platform/db/db'
-import type { Dispatcher } from './platform/events/dispatcher'
-import type { Outbox } from './platform/events/outbox'
-import { type Feature, install } from './platform/feature/feature'
+import { type Feature, install, ordered, startAll, stopAll } from './platform/feature/feature'
 import { createHttpApp } from './platform/http/http-app'
-import type { RouteDef } from './platform/http/route'
-import type { PeerSource } from './platform/http/server'
-import type { JobQueue } from './platform/jobs/queue'
-import type { Scheduler } from './platform/jobs/scheduler'
-import type { Logger } from './platform/log/log'
 import { createRuntime, type Runtime } from './platform/runtime/runtime'
-import type { ObjectStore } from './platform/storage/object-store'
 
-/** Everything the application is built from; nothing is reached through globals. */
-export interface AppDeps {
-  config: Config
-  db: Db
-  clock: Clock
-  random: Random
-  log: Logger
-  /** The token-signing secret (configured or generated into the data dir). */
-  secret: string
-  /** Where raw files, text sidecars and cartridges live. */
-  objects: ObjectStore
-  /** Extra routes mounted with the product's own; tests use this to exercise the conventions. */
-  extraRoutes?: RouteDef[]
-}
-
-/** The built application: a fetch-style handler plus what tests and tools inspect. */
-export interface App {
-  /** Answers one request; Bun passes its server, which tells the socket peer. */
-  handle(request: Request, server?: PeerSource): Promise<Response>
-  routes: RouteDef[]
-  openapi(): Record<string, unknown>
-  /** The durable job queue and its scheduler (started by `serve`, stepped by tests). */
-  jobs: { queue: JobQueue; scheduler: Scheduler }
-  /** The domain events' outbox and dispatcher (started by `serve`, stepped by tests). */
-  events: { outbox: Outbox; dispatcher: Dispatcher }
-  /** Memory held by warm cartridge copies (benchmarks and status). */
-  engineStats(): { warmBytes: number; warmCartridges: number }
-  /** The agent surface's service; `engram mcp` serves its tools over stdio from it. */
-  mcp: McpService
-  /** Tells the app where its HTTP server listens (the scale test loads the server through it). */
-  listening(url: string): void
-  /** Start-up work that would otherwise fall on the first question; `serve` and `mcp` call it once ready. */
-  prepare(): void
-  /** Start-up housekeeping `serve` runs: removes stored objects no row references. */
-  sweepOrphans(): Promise<{ removed: number; uploadsExpired: number }>
-  /**
-   * Start-up work `serve` runs: queues embedding for bases with passages that have no vector from
-   * the configured model (an embeddings server or the built-in vectors); returns how many bases.
-   */
-  embedMissing(): number
-}
+export type { App, AppDeps, AppServices, StartOptions } from './app.types'
 
 export const VERSION: string = pkg.version
 
+/** The order routes are mounted in, the spec's (the OpenAPI document follows it), after the service's own. */
+const MOUNT_ORDER =
+  `console corpora ingest sources onboarding answers economics scale mcp accounts members keys
+  usage status platform-info workspaces audit engine`.split(/\s+/)
+
 /**
- * Composes the features into one app: the runtime, the features (composeFeatures), and `install`,
- * which registers their jobs and subscribers and hands their routes to the HTTP app. Pure: opens
- * nothing, starts nothing, listens nowhere.
+ * Composes the features into one app: the runtime (queue, scheduler, outbox, dispatcher, mailer),
+ * the features in order, and the HTTP app over their routes. Pure: opens nothing, starts nothing,
+ * listens nowhere; `start` starts the runners asked for and the features in order, `stop` undoes it.
  */
 export function createApp(deps: AppDeps): App {
-  const runtime = createRuntime(deps)
-  let selfUrl: string | null = null
-  const f = composeFeatures(deps, runtime, { openapi: () => http.openapi(), selfUrl: () => selfUrl })
-  const routes = [...install(f.mountOrder, runtime), ...(deps.extraRoutes ?? [])]
-  const http = createHttpApp({ ...deps, authenticate: f.accounts.authenticate, info: INFO }, routes)
-  const engine = f.engine.service
+  const rt = createRuntime(deps)
+  const f = features(deps, rt)
+  const http = createHttpApp({ ...deps, authenticate: f.authenticate }, f.routes)
   return {
     handle: http.handle,
-    routes,
-    openapi: http.openapi,
-    jobs: { queue: runtime.platform.queue, scheduler: runtime.scheduler },
-    events: { outbox: runtime.platform.events, dispatcher: runtime.dispatcher },
-    engineStats: () => ({ warmBytes: engine.cache.bytes, warmCartridges: engine.cache.size }),
-    mcp: f.mcp.service,
-    listening: (url) => {
-      selfUrl = url.replace(/\/+$/, '')
+    routes: f.routes,
+    openapi: f.docs.openapi,
+    jobs: { queue: rt.platform.queue, scheduler: rt.scheduler },
+    events: { outbox: rt.platform.events, dispatcher: rt.dispatcher },
+    services: f.services,
+    async start({ url, jobs = false, events = false } = {}) {
+      rt.start({ jobs, events })
+      await startAll(f.list, { url: url ?? null, jobs })
     },
-    prepare: () => void engine.prepare(),
-    sweepOrphans: () => f.ingest.service.sweepOrphans(),
-    embedMissing: () => f.onboarding.service.embedMissing(),
+    async stop() {
+      await stopAll(f.list)
+      await rt.stop()
+    },
   }
 }
 
 /**
- * Builds every feature in dependency order, each from the platform, its config slice and the
- * services of those before it. `late` holds what exists only once the app is assembled.
+ * The features in the order they are built and started. Each is given the platform, its config
+ * and, by name, the services it uses, all of features above it: who depends on whom reads here.
  */
-function composeFeatures(
-  deps: AppDeps,
-  { platform: p, mailer }: Runtime,
-  late: { openapi: () => Record<string, unknown>; selfUrl: () => string | null },
-) {
-  const { config } = deps
-  const { frozen_removal_date: frozenRemovalDate } = config.api
-  const service = serviceFeature({ version: VERSION, frozenRemovalDate, openapi: late.openapi })
-  const console = consoleFeature()
-  const workspaces = workspacesFeature(p)
-  const audit = auditFeature(p)
-  const keys = keysFeature(p)
-  const people = { config, mailer, workspaces: workspaces.service }
-  const accounts = accountsFeature({
-    ...p,
-    ...people,
-    secret: deps.secret,
-    keys: keys.service,
-    audit: audit.service,
-  })
-  const members = membersFeature({ ...p, ...people, accounts: accounts.service })
-  const engine = engineFeature({ ...p, config: config.engine, embed: config.embed })
-  // Deleting documents purges ingest's objects, then the engine's index, before it answers; its
-  // receipt says whether a build is running. Both are asked at delete time (built below).
-  const corpora = corporaFeature({
-    ...p,
-    audit: audit.service,
-    purgers: () => [ingest.purger, engine.purger],
-    buildRunning: (ws, id) => onboarding.service.inFlight(ws, id) !== null,
-  })
-  const uses = { corpora: corpora.service, engine: engine.service }
-  const ingest = ingestFeature({ ...p, config: config.ingest, corpora: corpora.service })
-  const sources = sourcesFeature({
-    ...p,
-    config: config.sources,
-    storage: config.storage,
-    maxFileBytes: config.ingest.max_file_bytes,
-    secret: deps.secret,
-    corpora: corpora.service,
-    ingest: ingest.service,
-  })
-  const onboarding = onboardingFeature({ ...p, ...uses })
-  const usage = usageFeature({ ...p, ...uses, accounts: accounts.service, keys: keys.service })
-  const answers = answersFeature({ ...p, ...uses, llm: config.llm, engineLimits: config.engine })
-  const asks = { corpora: corpora.service, answers: answers.service }
-  const mcp = mcpFeature({ ...p, ...asks, version: VERSION, maxBodyBytes: config.server.max_body_bytes })
-  const economics = economicsFeature({
-    ...p,
-    ...uses,
-    ...asks,
-    onboarding: onboarding.service,
-    rates: config.rates,
-  })
-  const scale = scaleFeature({
-    ...p,
-    ...asks,
-    economics: economics.service,
-    selfUrl: late.selfUrl,
-    config: config.scale_test,
-  })
-  const status = statusFeature({ ...p, config: config.status, version: VERSION, mailer })
-  const platformInfo = platformInfoFeature({ config, version: VERSION, ingest: ingest.service })
-  // The service's own pages, the console, then the API in the order the spec lists it.
-  const mountOrder: Feature[] = [service, console, corpora, ingest, sources, onboarding, answers, economics]
-  mountOrder.push(scale)
-  mountOrder.push(mcp, accounts, members, keys, usage, status, platformInfo, workspaces, audit, engine)
-  return { mountOrder, accounts, engine, ingest, onboarding, mcp }
-}
-
-const INFO = {
-  title: 'Engram',
-  version: VERSION,
-  description: 'Self-hosted document question-answering control plane.',
+function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime) {
+  const { platform: p, mailer } = rt
+  const version = VERSION
+  const list: Feature[] = []
+  /** Appends a feature to the list and hands its service to the features after it. */
+  const use = <S>(feature: Feature<S>): S => {
+    list.push(feature)
+    return feature.service
+  }
+  const workspaces = use(workspacesFeature(p))
+  const audit = use(auditFeature(p))
+  const keys = use(keysFeature(p))
+  const signIn = accountsFeature(p, { config: c, secret, mailer, workspaces, keys, audit })
+  const accounts = use(signIn)
+  use(membersFeature(p, { config: c, mailer, accounts, workspaces }))
+  // Ingest and the engine add their purgers to corpora's deletes; onboarding tells it of builds.
+  const corpora = use(corporaFeature(p, { audit }))
+  const ingest = use(ingestFeature(p, { config: c.ingest, corpora }))
+  const engine = use(engineFeature(p, { config: c.engine, embed: c.embed, corpora }))
+  use(sourcesFeature(p, { config: c, secret, corpora, ingest }))
+  const onboarding = use(onboardingFeature(p, { corpora, engine }))
+  const answers = use(answersFeature(p, { llm: c.llm, engineLimits: c.engine, corpora, engine }))
+  use(usageFeature(p, { accounts, keys, corpora, engine }))
+  const mcp = use(mcpFeature(p, { version, maxBodyBytes: c.server.max_body_bytes, corpora, answers }))
+  const economics = use(economicsFeature(p, { rates: c.rates, corpora, answers, onboarding, engine }))
+  use(scaleFeature(p, { config: c.scale_test, corpora, answers, economics }))
+  use(statusFeature(p, { config: c.status, version, mailer }))
+  use(platformInfoFeature({ config: c, version, ingest }))
+  use(consoleFeature())
+  // The service's own pages describe every route, so they come last here; they are mounted first.
+  const routes = [...install(ordered(list, MOUNT_ORDER), rt), ...extraRoutes]
+  const frozenRemovalDate = c.api.frozen_removal_date
+  const service = serviceFeature({ version, frozenRemovalDate, routes })
+  const docs = use(service)
+  return {
+    list,
+    routes: [...(service.routes ?? []), ...routes],
+    authenticate: signIn.authenticate,
+    docs,
+    services: { mcp, engine, ingest, onboarding },
+  }
 }

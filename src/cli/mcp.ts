@@ -84,7 +84,7 @@ export async function mcpCommand(args: string[], env: Record<string, string | un
     // No scheduler, no listener: only the read and answer paths of the services run here. The
     // event dispatcher runs, so the questions asked here are counted in usage as they are answered.
     const app = createApp({ ...rt, log })
-    app.events.dispatcher.start()
+    await app.start({ events: true })
     // Whoever can read the data dir can read every base of it; the workspace only narrows the view.
     const principal: Principal = {
       kind: 'session',
@@ -94,13 +94,12 @@ export async function mcpCommand(args: string[], env: Record<string, string | un
       scopes: null,
       keyId: null,
     }
-    backend = localBackend(app.mcp, principal)
+    backend = localBackend(app.services.mcp, principal)
     close = async () => {
-      await app.events.dispatcher.stop()
+      await app.stop()
       rt.db.$client.close()
     }
     log.info('engram mcp ready', { mode: 'local', data_dir: dataDir, workspace_id: workspace.id })
-    setTimeout(() => app.prepare(), 0)
   }
   await serveStdio(backend, log, close)
 }

@@ -76,25 +76,12 @@ export async function serve(config: Config): Promise<void> {
     swept_temp_objects: swept,
   })
   for (const notice of startupWarnings(config)) rt.log[notice.level](notice.msg)
-  app.jobs.scheduler.start()
-  app.events.dispatcher.start()
-  // The scale test loads this server over loopback, so it needs an address it can reach.
+  // The scale test loads this server over loopback, so it needs an address it can reach. Start-up
+  // work (the engine's preparation, the orphan sweep, embedding of bases without vectors) runs in the
+  // background from the features' own start hooks.
   const host = ['0.0.0.0', '::', ''].includes(config.server.host) ? '127.0.0.1' : config.server.host
-  app.listening(`http://${host.includes(':') ? `[${host}]` : host}:${server.port}`)
-  // Once serving, not on the first question (the WordNet tables block the loop for about 200 ms).
-  // Then bases onboarded before an embeddings server was plugged in (or under another model) get
-  // their passages embedded in the background.
-  setTimeout(() => {
-    app.prepare()
-    const bases = app.embedMissing()
-    if (bases > 0) rt.log.info('embedding passages in the background', { bases })
-  }, 0)
-  // Objects a crash left without a row (an upload killed mid-request) go in the background;
-  // objects of requests in flight are spared, so serving need not wait for a long listing.
-  void app.sweepOrphans().then(
-    (r) => rt.log.info('orphan sweep', { removed_objects: r.removed, expired_uploads: r.uploadsExpired }),
-    (e) => rt.log.error('orphan sweep failed', { error: (e as Error).message }),
-  )
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`
+  await app.start({ url, jobs: true, events: true })
   logModelSettings(config.llm, rt.log)
   logSupportSettings(config.embed, rt.log)
   rt.log.info('ready', {
@@ -126,8 +113,7 @@ export async function serve(config: Config): Promise<void> {
   const stop = async (signal: string) => {
     rt.log.info('stopping', { signal })
     await server.stop()
-    await app.jobs.scheduler.stop()
-    await app.events.dispatcher.stop()
+    await app.stop()
     rt.db.$client.close()
     process.exit(0)
   }

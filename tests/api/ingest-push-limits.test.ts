@@ -222,7 +222,7 @@ describe('a commit registered in batches', () => {
       if (finished) return
       const live = open()[0]
       if (live && seen.length === 0) {
-        sweeping = f.t.sweepOrphans()
+        sweeping = f.t.services.ingest.sweepOrphans()
         const row = f.t.db.$client
           .query<{ status: string }, [string]>('SELECT status FROM sync_runs WHERE id = ?')
           .get(live.id)!

@@ -13,9 +13,10 @@ beforeAll(async () => {
   t = authApp({ env: { ENGRAM_SCALE_TEST_MAX_REQUESTS_PER_LEVEL: '5' } })
   b = await readyBase(t, FILES)
   server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: t.handle })
-  t.listening(`http://127.0.0.1:${server.port}/`)
+  await t.start({ url: `http://127.0.0.1:${server.port}/` })
 })
 afterAll(async () => {
+  await t.stop()
   await server.stop(true)
   t.close()
 })

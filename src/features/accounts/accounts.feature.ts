@@ -10,7 +10,7 @@ import { accountsRoutes } from './accounts.routes'
 import { type AccountsConfig, AccountsService } from './accounts.service'
 import { createAuthenticator, SessionService } from './accounts.sessions'
 
-export interface AccountsFeatureDeps extends Platform {
+export interface AccountsFeatureDeps {
   config: AccountsConfig
   /** The token-signing secret. */
   secret: string
@@ -25,6 +25,7 @@ export interface AccountsFeatureDeps extends Platform {
  * route runs takes session tokens here and hands API keys to the keys service.
  */
 export function accountsFeature(
+  p: Platform,
   d: AccountsFeatureDeps,
 ): Feature<AccountsService> & { authenticate: Authenticator } {
   const a = d.config.accounts
@@ -33,10 +34,11 @@ export function accountsFeature(
     remember: a.remember_days * 86_400,
     cap: a.session_cap_days * 86_400,
   })
-  const limiter = new RateLimiter(d.clock, d.config.security.rate_limits === 'on')
-  const service = new AccountsService({ ...d, sessions: tokens, limiter })
-  const sessions = new SessionService(d.db, d.clock, tokens)
+  const limiter = new RateLimiter(p.clock, d.config.security.rate_limits === 'on')
+  const service = new AccountsService({ ...p, ...d, sessions: tokens, limiter })
+  const sessions = new SessionService(p.db, p.clock, tokens)
   return {
+    name: 'accounts',
     service,
     routes: accountsRoutes(service, sessions, d.keys, d.config),
     authenticate: createAuthenticator(sessions, (secret) => d.keys.authenticate(secret)),

@@ -7,7 +7,7 @@ import type { Engine } from '../engine/engine.service'
 import { answersRoutes } from './answers.routes'
 import { AnswersService } from './answers.service'
 
-export interface AnswersFeatureDeps extends Platform {
+export interface AnswersFeatureDeps {
   llm: Config['llm']
   engineLimits: Pick<Config['engine'], 'max_concurrent' | 'max_queued'>
   corpora: CorporaService
@@ -19,7 +19,7 @@ export interface AnswersFeatureDeps extends Platform {
  * server is configured (falling back to the extractive one unless `llm.strict`). Questions beyond
  * `engine.max_concurrent` wait in a bounded queue, then get 503.
  */
-export function answersFeature(d: AnswersFeatureDeps): Feature<AnswersService> {
+export function answersFeature(p: Platform, d: AnswersFeatureDeps): Feature<AnswersService> {
   const llm = d.llm.url
     ? createLlmClient({
         url: d.llm.url,
@@ -29,10 +29,11 @@ export function answersFeature(d: AnswersFeatureDeps): Feature<AnswersService> {
       })
     : null
   const service = new AnswersService({
+    ...p,
     ...d,
     llm,
     strict: d.llm.strict,
     gate: new Gate(d.engineLimits.max_concurrent, d.engineLimits.max_queued),
   })
-  return { service, routes: answersRoutes(service) }
+  return { name: 'answers', service, routes: answersRoutes(service) }
 }

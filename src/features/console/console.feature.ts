@@ -3,5 +3,5 @@ import { consoleRoutes } from './console.routes'
 
 /** The web console's bundle and pages at `/console/` (docs/console.md). */
 export function consoleFeature(): Feature<null> {
-  return { service: null, routes: consoleRoutes() }
+  return { name: 'console', service: null, routes: consoleRoutes() }
 }

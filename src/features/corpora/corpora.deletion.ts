@@ -10,7 +10,8 @@ import type { CorporaRepo, CorpusRow, DocumentRow } from './corpora.repo'
 /**
  * Removes what other features keep for documents, before a delete answers. Ingest's forgets stored
  * objects (raw files, text sidecars) and extraction jobs; the engine's forgets index entries,
- * durable cartridges and warm copies. createApp hands them to corpora (`purgers`).
+ * durable cartridges and warm copies. Each adds its own (`CorporaService.addPurger`) in its
+ * factory: they are built after corpora and depend on it, so the hook points back down the list.
  */
 export interface DocumentPurger {
   /**
@@ -22,6 +23,9 @@ export interface DocumentPurger {
   /** Called after a whole base is gone. */
   purgeCorpus(workspaceId: string, corpusId: string): Promise<void>
 }
+
+/** Whether a build (an onboarding run) of a base is in flight, for a delete's receipt. */
+export type BuildProbe = (workspaceId: string, corpusId: string) => boolean
 
 /** What a delete did, for the caller's receipt. */
 export interface DeleteReceipt {
@@ -42,8 +46,9 @@ export interface DeletedBy {
  * answers (objects, index entries, cartridges) are purgers, run here synchronously.
  */
 export class CorporaDeletion {
-  private readonly purgers: () => DocumentPurger[]
-  private readonly buildRunning: (workspaceId: string, corpusId: string) => boolean
+  /** In the order added: ingest's objects go before the engine's index entries. */
+  private readonly purgers: DocumentPurger[] = []
+  private buildRunning: BuildProbe = () => false
 
   constructor(
     private readonly deps: {
@@ -52,12 +57,17 @@ export class CorporaDeletion {
       repo: CorporaRepo
       audit: AuditService
       log?: Logger | undefined
-      purgers?: () => DocumentPurger[]
-      buildRunning?: (workspaceId: string, corpusId: string) => boolean
     },
-  ) {
-    this.purgers = deps.purgers ?? (() => [])
-    this.buildRunning = deps.buildRunning ?? (() => false)
+  ) {}
+
+  /** Adds a purger; purgers run in the order they were added. */
+  addPurger(purger: DocumentPurger): void {
+    this.purgers.push(purger)
+  }
+
+  /** Sets what tells whether a build of a base is running (none: never). */
+  setBuildProbe(probe: BuildProbe): void {
+    this.buildRunning = probe
   }
 
   /** Deletes a parent document with its sections, records its receipt and purges what it left. */
@@ -117,7 +127,7 @@ export class CorporaDeletion {
     const carts = [...new Set(rows.map((r) => r.cart_id).filter((c): c is string => c !== null))].filter(
       (c) => this.deps.repo.cartUsers(c, ids) === 0,
     )
-    for (const p of this.purgers()) {
+    for (const p of this.purgers) {
       try {
         await p.purgeDocuments(workspaceId, corpusId, rows, carts)
       } catch (e) {
@@ -155,7 +165,7 @@ export class CorporaDeletion {
       return all
     })
     await this.purge(workspaceId, corpusId, rows)
-    for (const p of this.purgers()) {
+    for (const p of this.purgers) {
       try {
         await p.purgeCorpus(workspaceId, corpusId)
       } catch (e) {

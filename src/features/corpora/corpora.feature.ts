@@ -1,18 +1,19 @@
 import type { Feature, Platform } from '../../platform/feature/feature'
 import type { AuditService } from '../audit/audit.service'
 import { corporaRoutes } from './corpora.routes'
-import { CorporaService, type DocumentPurger } from './corpora.service'
+import { CorporaService } from './corpora.service'
 
-export interface CorporaFeatureDeps extends Platform {
+export interface CorporaFeatureDeps {
+  /** Where every deletion writes its receipt, in the transaction that deletes. */
   audit: AuditService
-  /** What must forget deleted documents before a delete answers, in order (see CorporaDeps). */
-  purgers: () => DocumentPurger[]
-  /** Whether a build of a base is in flight, for the delete's receipt. */
-  buildRunning: (workspaceId: string, corpusId: string) => boolean
 }
 
-/** Document bases and their documents: create, list, read, delete (with the purges above). */
-export function corporaFeature(d: CorporaFeatureDeps): Feature<CorporaService> {
-  const service = new CorporaService(d)
-  return { service, routes: corporaRoutes(service) }
+/**
+ * Document bases and their documents: create, list, read, delete. What must forget deleted
+ * documents (ingest's objects, the engine's index) and whether a build is running are told to the
+ * service by the features that know, built after this one (`addPurger`, `setBuildProbe`).
+ */
+export function corporaFeature(p: Platform, d: CorporaFeatureDeps): Feature<CorporaService> {
+  const service = new CorporaService({ ...p, ...d })
+  return { name: 'corpora', service, routes: corporaRoutes(service) }
 }

@@ -8,12 +8,18 @@ import type { Logger } from '../../platform/log/log'
 import { keysetPage } from '../../platform/paging/paging'
 import type { AuditService } from '../audit/audit.service'
 import { DocumentContentRepo, type Extraction, type NewContent } from './corpora.content.repo'
-import { CorporaDeletion, type DeletedBy, type DeleteReceipt, type DocumentPurger } from './corpora.deletion'
+import {
+  type BuildProbe,
+  CorporaDeletion,
+  type DeletedBy,
+  type DeleteReceipt,
+  type DocumentPurger,
+} from './corpora.deletion'
 import { CorporaRepo, type CorpusRow, type DocumentRow } from './corpora.repo'
 import { corpusResp, documentResp } from './corpora.schemas'
 
 export type { Extraction, NewContent, NewSection } from './corpora.content.repo'
-export type { DeletedBy, DeleteReceipt, DocumentPurger } from './corpora.deletion'
+export type { BuildProbe, DeletedBy, DeleteReceipt, DocumentPurger } from './corpora.deletion'
 export type { CorpusRow, DocumentRow } from './corpora.repo'
 export { corpusResp } from './corpora.schemas'
 
@@ -26,13 +32,6 @@ export interface CorporaDeps {
   audit: AuditService
   /** Deletions are told as `document.deleted` / `corpus.deleted`, in the same transaction. */
   events: Outbox
-  /**
-   * Features that must forget deleted documents before the delete answers (ingest's stored objects,
-   * the engine's index), in order; asked at delete time, as they are built after this service.
-   */
-  purgers?: () => DocumentPurger[]
-  /** Whether a build (an onboarding run) of a base is in flight, for the delete's receipt. */
-  buildRunning?: (workspaceId: string, corpusId: string) => boolean
 }
 
 /**
@@ -135,6 +134,19 @@ export class CorporaService {
   /** Tells every purger that `rows` are gone (or stale); a failing purger is logged and skipped. */
   purge(workspaceId: string, corpusId: string, rows: DocumentRow[]): Promise<void> {
     return this.deletion.purge(workspaceId, corpusId, rows)
+  }
+
+  /**
+   * Adds what must forget deleted documents before a delete answers (ingest's stored objects, the
+   * engine's index); they run in the order added. The features that keep such things add theirs.
+   */
+  addPurger(purger: DocumentPurger): void {
+    this.deletion.addPurger(purger)
+  }
+
+  /** Sets what tells a delete's receipt whether a build of the base is running (onboarding knows). */
+  setBuildProbe(probe: BuildProbe): void {
+    this.deletion.setBuildProbe(probe)
   }
 
   /** Deletes a base with its rows, objects, index entries, cartridges and warm copies. */

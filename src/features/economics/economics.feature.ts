@@ -7,7 +7,7 @@ import type { OnboardingService } from '../onboarding/onboarding.service'
 import { economicsRoutes } from './economics.routes'
 import { cartridgeFootprint, EconomicsService } from './economics.service'
 
-export interface EconomicsFeatureDeps extends Platform {
+export interface EconomicsFeatureDeps {
   rates: Config['rates']
   corpora: CorporaService
   answers: AnswersService
@@ -16,11 +16,12 @@ export interface EconomicsFeatureDeps extends Platform {
 }
 
 /** Cost per query, the side-by-side compare of the two strategies, and break-even. */
-export function economicsFeature(d: EconomicsFeatureDeps): Feature<EconomicsService> {
+export function economicsFeature(p: Platform, d: EconomicsFeatureDeps): Feature<EconomicsService> {
   const service = new EconomicsService({
+    ...p,
     ...d,
     footprint: (baseId) =>
-      cartridgeFootprint(d.engine, async (key) => (await d.objects.head(key))?.size ?? null, baseId),
+      cartridgeFootprint(d.engine, async (key) => (await p.objects.head(key))?.size ?? null, baseId),
   })
-  return { service, routes: economicsRoutes(service) }
+  return { name: 'economics', service, routes: economicsRoutes(service) }
 }

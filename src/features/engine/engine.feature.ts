@@ -1,13 +1,15 @@
 import type { Config } from '../../platform/config/config.load'
 import type { Feature, Platform } from '../../platform/feature/feature'
-import type { DocumentPurger } from '../corpora/corpora.service'
+import type { CorporaService, DocumentPurger } from '../corpora/corpora.service'
 import { BUILTIN_MODEL, embedderFrom, encoderFrom } from './embedder'
 import { Engine } from './engine.service'
 import { CompileThreads } from './lib/compile-threads'
 
-export interface EngineFeatureDeps extends Platform {
+export interface EngineFeatureDeps {
   config: Config['engine']
   embed: Config['embed']
+  /** The engine indexes corpora's documents and forgets them when they are deleted. */
+  corpora: Pick<CorporaService, 'addPurger'>
 }
 
 /**
@@ -16,8 +18,8 @@ export interface EngineFeatureDeps extends Platform {
  * `engine.compile_threads` says so, and in process if a thread fails. The built-in sentence
  * encoder runs on a thread of its own, started by the first question it is asked about.
  */
-export function engineFeature(d: EngineFeatureDeps): Feature<Engine> & { purger: DocumentPurger } {
-  const embedder = embedderFrom(d.embed, d.clock, d.log)
+export function engineFeature(p: Platform, d: EngineFeatureDeps): Feature<Engine> {
+  const embedder = embedderFrom(d.embed, p.clock, p.log)
   const threads = d.config.compile_threads
   const compiler =
     threads > 0
@@ -25,13 +27,13 @@ export function engineFeature(d: EngineFeatureDeps): Feature<Engine> & { purger:
           threads,
           staticVectors: embedder?.model === BUILTIN_MODEL,
           onFallback: (reason) =>
-            d.log.warn('cartridges now compile in process: a compile thread failed', { reason }),
+            p.log.warn('cartridges now compile in process: a compile thread failed', { reason }),
         })
       : null
-  const encoder = encoderFrom(d.embed, d.log)
+  const encoder = encoderFrom(d.embed, p.log)
   const service = new Engine({
-    db: d.db,
-    store: d.objects,
+    db: p.db,
+    store: p.objects,
     cacheBytes: d.config.warm_cache_mb * 1024 * 1024,
     compile: compiler ? (text) => compiler.compile(text) : undefined,
     warmCompile: compiler ? () => compiler.warm() : undefined,
@@ -40,14 +42,24 @@ export function engineFeature(d: EngineFeatureDeps): Feature<Engine> & { purger:
   })
   // Deleted documents leave the index and the cartridges (warm copy first) before the delete
   // answers, so no answer cites them afterwards; a deleted base also drops its queued jobs.
-  const purger: DocumentPurger = {
+  d.corpora.addPurger({
     purgeDocuments: async (_ws, _corpusId, rows) => {
       for (const r of rows) await service.removeSection(r.id)
     },
     purgeCorpus: async (ws, corpusId) => {
       await service.removeBase(corpusId)
-      d.queue.deleteBySubject(ws, corpusId)
+      p.queue.deleteBySubject(ws, corpusId)
     },
+  } satisfies DocumentPurger)
+  // Once serving, not on the first question (the WordNet tables block the loop for about 200 ms):
+  // on the next turn of the loop, so that start-up finishes first.
+  let preparing: ReturnType<typeof setTimeout> | undefined
+  return {
+    name: 'engine',
+    service,
+    start: () => {
+      preparing = setTimeout(() => void service.prepare(), 0)
+    },
+    stop: () => clearTimeout(preparing),
   }
-  return { service, purger }
 }

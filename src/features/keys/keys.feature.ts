@@ -5,5 +5,5 @@ import { KeysService } from './keys.service'
 /** API keys: created, listed, revoked; every keyed request is authenticated by this service. */
 export function keysFeature(p: Platform): Feature<KeysService> {
   const service = new KeysService(p.db, p.clock, p.random, p.events)
-  return { service, routes: keysRoutes(service) }
+  return { name: 'keys', service, routes: keysRoutes(service) }
 }

@@ -4,7 +4,7 @@ import type { CorporaService } from '../corpora/corpora.service'
 import { mcpRoutes } from './mcp.routes'
 import { McpService } from './mcp.service'
 
-export interface McpFeatureDeps extends Platform {
+export interface McpFeatureDeps {
   version: string
   maxBodyBytes: number
   corpora: CorporaService
@@ -12,10 +12,11 @@ export interface McpFeatureDeps extends Platform {
 }
 
 /** The MCP server for agents (hosted at /mcp; `engram mcp` serves the same tools over stdio). */
-export function mcpFeature(d: McpFeatureDeps): Feature<McpService> {
-  const service = new McpService(d)
+export function mcpFeature(p: Platform, d: McpFeatureDeps): Feature<McpService> {
+  const service = new McpService({ ...p, ...d })
   return {
+    name: 'mcp',
     service,
-    routes: mcpRoutes(service, { version: d.version, maxBodyBytes: d.maxBodyBytes, log: d.log }),
+    routes: mcpRoutes(service, { version: d.version, maxBodyBytes: d.maxBodyBytes, log: p.log }),
   }
 }

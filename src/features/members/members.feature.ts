@@ -6,7 +6,7 @@ import type { WorkspacesService } from '../workspaces/workspaces.service'
 import { membersRoutes } from './members.routes'
 import { MembersService } from './members.service'
 
-export interface MembersFeatureDeps extends Platform {
+export interface MembersFeatureDeps {
   config: Pick<Config, 'accounts' | 'server'>
   mailer: Mailer
   accounts: AccountsService
@@ -14,7 +14,7 @@ export interface MembersFeatureDeps extends Platform {
 }
 
 /** Roles, invitations and removal of a workspace's members. */
-export function membersFeature(d: MembersFeatureDeps): Feature<MembersService> {
-  const service = new MembersService(d)
-  return { service, routes: membersRoutes(service) }
+export function membersFeature(p: Platform, d: MembersFeatureDeps): Feature<MembersService> {
+  const service = new MembersService({ ...p, ...d })
+  return { name: 'members', service, routes: membersRoutes(service) }
 }

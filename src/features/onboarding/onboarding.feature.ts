@@ -4,13 +4,34 @@ import type { SectionOnboarder } from './onboarding.jobs'
 import { onboardingRoutes } from './onboarding.routes'
 import { OnboardingService } from './onboarding.service'
 
-export interface OnboardingFeatureDeps extends Platform {
+export interface OnboardingFeatureDeps {
   corpora: CorporaService
   engine: SectionOnboarder
 }
 
-/** Onboarding runs: batches of documents made answerable by the engine, as durable jobs. */
-export function onboardingFeature(d: OnboardingFeatureDeps): Feature<OnboardingService> {
-  const service = new OnboardingService(d)
-  return { service, routes: onboardingRoutes(service), jobs: service.jobDefinitions }
+/**
+ * Onboarding runs: batches of documents made answerable by the engine, as durable jobs. It tells
+ * corpora whether a base's build is running (a delete's receipt says so). Once the server runs
+ * jobs, bases onboarded before an embeddings server was plugged in (or under another model) get
+ * their passages embedded in the background, after the engine has prepared.
+ */
+export function onboardingFeature(p: Platform, d: OnboardingFeatureDeps): Feature<OnboardingService> {
+  const service = new OnboardingService({ ...p, ...d })
+  d.corpora.setBuildProbe((ws, corpusId) => service.inFlight(ws, corpusId) !== null)
+  let embedding: ReturnType<typeof setTimeout> | undefined
+  return {
+    name: 'onboarding',
+    service,
+    routes: onboardingRoutes(service),
+    jobs: service.jobDefinitions,
+    start: ({ jobs }) => {
+      if (!jobs) return
+      // Queued behind the engine's preparation (started before this, on the same turn).
+      embedding = setTimeout(() => {
+        const bases = service.embedMissing()
+        if (bases > 0) p.log.info('embedding passages in the background', { bases })
+      }, 0)
+    },
+    stop: () => clearTimeout(embedding),
+  }
 }

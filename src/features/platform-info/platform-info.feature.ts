@@ -10,5 +10,5 @@ export function platformInfoFeature(d: {
   ingest: IngestService
 }): Feature<PlatformInfoService> {
   const service = new PlatformInfoService(d.config, d.version, d.ingest)
-  return { service, routes: platformInfoRoutes(service) }
+  return { name: 'platform-info', service, routes: platformInfoRoutes(service) }
 }

@@ -1,7 +1,33 @@
 import type { Feature } from '../../platform/feature/feature'
+import { buildOpenApi } from '../../platform/http/openapi'
+import type { RouteDef } from '../../platform/http/route'
 import { type ServiceRouteDeps, serviceRoutes } from './service.routes'
 
-/** The service's own pages: `/`, `/v1`, `/openapi.json`, `/docs`. */
-export function serviceFeature(d: ServiceRouteDeps): Feature<null> {
-  return { service: null, routes: serviceRoutes(d) }
+export interface ServiceFeatureDeps extends Omit<ServiceRouteDeps, 'openapi'> {
+  /** Every other route, in mount order: the document describes them after the service's own. */
+  routes: RouteDef[]
+}
+
+/** The OpenAPI document of the whole API, built once, on first request. */
+export interface ServiceDocs {
+  openapi(): Record<string, unknown>
+}
+
+/**
+ * The service's own pages: `/`, `/v1`, `/openapi.json`, `/docs`. Listed last, since its document
+ * describes every route before it; mounted first.
+ */
+export function serviceFeature(d: ServiceFeatureDeps): Feature<ServiceDocs> {
+  const info = {
+    title: 'Engram',
+    version: d.version,
+    description: 'Self-hosted document question-answering control plane.',
+  }
+  let document: Record<string, unknown> | null = null
+  const openapi = () => {
+    document ??= buildOpenApi([...routes, ...d.routes], info)
+    return document
+  }
+  const routes = serviceRoutes({ ...d, openapi })
+  return { name: 'service', service: { openapi }, routes }
 }

@@ -17,11 +17,9 @@ import { storageRoutes } from './sources.storage.routes'
 import { syncJob } from './sources.sync'
 import { UploadCredentialsService } from './upload-credentials'
 
-export interface SourcesFeatureDeps extends Platform {
-  config: Config['sources']
-  /** Object storage: upload credentials are issued for its bucket. */
-  storage: Config['storage']
-  maxFileBytes: number
+export interface SourcesFeatureDeps {
+  /** Its own section; `storage` (upload credentials are issued for its bucket); ingest's file size cap. */
+  config: Pick<Config, 'sources' | 'storage' | 'ingest'>
   /** The instance secret: connection secrets are sealed under a key derived from it. */
   secret: string
   corpora: CorporaService
@@ -29,7 +27,17 @@ export interface SourcesFeatureDeps extends Platform {
 }
 
 /** Connections, sources (a base in step with a folder elsewhere), imports, and the sync job. */
-export function sourcesFeature(d: SourcesFeatureDeps): Feature<SourcesService> {
+export function sourcesFeature(
+  p: Platform,
+  { config, ...deps }: SourcesFeatureDeps,
+): Feature<SourcesService> {
+  const d = {
+    ...p,
+    ...deps,
+    config: config.sources,
+    storage: config.storage,
+    maxFileBytes: config.ingest.max_file_bytes,
+  }
   const repo = new SourcesRepo(d.db)
   const kinds = connectorKinds()
   const guard = new EgressGuard({
@@ -57,6 +65,7 @@ export function sourcesFeature(d: SourcesFeatureDeps): Feature<SourcesService> {
   const service = new SourcesService(syncDeps)
   const imports = new Imports(syncDeps, service)
   return {
+    name: 'sources',
     service,
     routes: [
       ...sourcesRoutes(service, d.clock),

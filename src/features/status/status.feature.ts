@@ -4,7 +4,7 @@ import type { Feature, Platform } from '../../platform/feature/feature'
 import { statusRoutes } from './status.routes'
 import { databaseProbe, StatusService } from './status.service'
 
-export interface StatusFeatureDeps extends Platform {
+export interface StatusFeatureDeps {
   config: Config['status']
   version: string
   mailer: Pick<Mailer, 'mode'>
@@ -17,13 +17,13 @@ const EMAIL_STATUS = {
 } as const
 
 /** Platform status and service objectives: the database answers, email is on or says why not. */
-export function statusFeature(d: StatusFeatureDeps): Feature<StatusService> {
-  const service = new StatusService(d.config, d.clock, d.version, [
-    databaseProbe(d.db),
+export function statusFeature(p: Platform, d: StatusFeatureDeps): Feature<StatusService> {
+  const service = new StatusService(d.config, p.clock, d.version, [
+    databaseProbe(p.db),
     {
       name: 'email',
       check: () => EMAIL_STATUS[d.mailer.mode],
     },
   ])
-  return { service, routes: statusRoutes(service) }
+  return { name: 'status', service, routes: statusRoutes(service) }
 }

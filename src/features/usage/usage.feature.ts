@@ -7,7 +7,7 @@ import { usageRoutes } from './usage.routes'
 import { UsageService } from './usage.service'
 import { usageSubscriber } from './usage.subscribers'
 
-export interface UsageFeatureDeps extends Platform {
+export interface UsageFeatureDeps {
   accounts: AccountsService
   keys: KeysService
   corpora: CorporaService
@@ -15,18 +15,18 @@ export interface UsageFeatureDeps extends Platform {
 }
 
 /** Query counters (from `question.answered`) and the usage and billing reports. */
-export function usageFeature(d: UsageFeatureDeps): Feature<UsageService> {
-  const service = new UsageService(d.db, d.clock, {
+export function usageFeature(p: Platform, d: UsageFeatureDeps): Feature<UsageService> {
+  const service = new UsageService(p.db, p.clock, {
     members: (ws) => d.accounts.workspaceUsers(ws).length,
     activeKeys: (ws) => d.keys.activeCount(ws),
     // Documents and stored bytes from the bases' counters, plus their cartridges (sizes still
     // unknown, of cartridges made before sizes were recorded, are asked of the store once).
     bases: async (ws) => {
-      await d.engine.measureCarts(async (key) => (await d.objects.head(key))?.size ?? null)
+      await d.engine.measureCarts(async (key) => (await p.objects.head(key))?.size ?? null)
       return d.corpora
         .usage(ws)
         .map((b) => ({ ...b, storageBytes: b.storageBytes + d.engine.cartBytes(b.id) }))
     },
   })
-  return { service, routes: usageRoutes(service), subscribers: [usageSubscriber(service)] }
+  return { name: 'usage', service, routes: usageRoutes(service), subscribers: [usageSubscriber(service)] }
 }

@@ -1,6 +1,6 @@
 // The HTTP side of the application from its route list: the shell (request ids, CORS, security
 // headers, the error envelope), every route mounted with the conventions (auth, scopes, bodies,
-// idempotency), and the OpenAPI document built once, on first request, from the same list.
+// idempotency). The OpenAPI document of the same list is the service feature's (`/openapi.json`).
 
 import type { Authenticator } from '../auth/principal'
 import type { Clock } from '../clock/clock'
@@ -11,7 +11,6 @@ import type { Logger } from '../log/log'
 import { ClientAddresses } from './client-address'
 import { IdempotencyStore } from './idempotency'
 import { mountRoutes } from './mount'
-import { buildOpenApi } from './openapi'
 import type { RouteDef } from './route'
 import { createHttpShell, type PeerSource } from './server'
 
@@ -24,15 +23,13 @@ export interface HttpAppDeps {
   authenticate: Authenticator
   /** The server's signing secret; it also keys the fingerprints of idempotent requests. */
   secret: string
-  info: { title: string; version: string; description: string }
 }
 
 export interface HttpApp {
   handle(request: Request, server?: PeerSource): Promise<Response>
-  openapi(): Record<string, unknown>
 }
 
-/** Mounts `routes` behind the HTTP shell; the OpenAPI document is built from them on first request. */
+/** Mounts `routes` behind the HTTP shell. */
 export function createHttpApp(d: HttpAppDeps, routes: RouteDef[]): HttpApp {
   const { config } = d
   const shell = createHttpShell({
@@ -54,12 +51,5 @@ export function createHttpApp(d: HttpAppDeps, routes: RouteDef[]): HttpApp {
     idempotency: new IdempotencyStore(d.db, d.clock, config.api.idempotency_ttl_hours * 3_600_000, d.secret),
     authenticate: d.authenticate,
   })
-  let document: Record<string, unknown> | null = null
-  return {
-    handle: shell.handle,
-    openapi: () => {
-      document ??= buildOpenApi(routes, d.info)
-      return document
-    },
-  }
+  return { handle: shell.handle }
 }

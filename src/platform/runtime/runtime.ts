@@ -1,6 +1,6 @@
 // The platform's running parts, built once per app: the durable job queue and its scheduler, the
 // domain events' outbox and dispatcher, the mailer, and what every feature is given (`Platform`). Pure like
-// createApp: nothing starts here; `serve` starts the scheduler and dispatcher, tests step them.
+// createApp: nothing starts here; the app's `start` starts the scheduler and dispatcher, tests step them.
 import { join, resolve } from 'node:path'
 import type { Clock } from '../clock/clock'
 import type { Config } from '../config/config.load'
@@ -31,6 +31,10 @@ export interface Runtime {
   dispatcher: Dispatcher
   /** Outgoing email (disabled by default: links are then returned in responses). */
   mailer: Mailer
+  /** Starts the runners asked for: the scheduler with `jobs`, the dispatcher with `events`. */
+  start(o: { jobs: boolean; events: boolean }): void
+  /** Stops the runners, the scheduler first, each once the work it had in flight has settled. */
+  stop(): Promise<void>
 }
 
 /** Builds the job queue, the outbox and their runners over one database. */
@@ -74,5 +78,14 @@ export function createRuntime(d: RuntimeDeps): Runtime {
     scheduler,
     dispatcher,
     mailer,
+    start(o) {
+      if (o.jobs) scheduler.start()
+      if (o.events) dispatcher.start()
+    },
+    // Stopping a runner that never started does nothing (its lock is released only if held).
+    async stop() {
+      await scheduler.stop()
+      await dispatcher.stop()
+    },
   }
 }
