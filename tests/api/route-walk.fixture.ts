@@ -40,6 +40,7 @@ export const PUBLIC_ROUTES: Record<string, string> = {
   'GET ': 'the /v1 root',
   'GET /openapi.json': 'the API description (spec, Service and versions)',
   'GET /docs': 'the browsable API description (spec, Service and versions)',
+  'GET /docs/assets/:file': "the browsable API description's viewer",
   'GET /auth/config': 'sign-up mode and sign-in options, read before signing in',
   'POST /auth/register': 'sign-up',
   'POST /auth/login': 'sign-in',

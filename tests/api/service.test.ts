@@ -78,11 +78,71 @@ describe('service and versions', () => {
     }
   })
 
-  test('/docs is a self-contained page that reads /openapi.json', async () => {
+  test('/v1/openapi.json answers the same document as /openapi.json', async () => {
+    const frozen = await app.request('/openapi.json')
+    const v1 = await app.request('/v1/openapi.json')
+    expect(v1.status).toBe(200)
+    expect(v1.headers.get('content-type')).toBe(frozen.headers.get('content-type'))
+    const doc = await v1.json()
+    expect(doc).toEqual(await frozen.json())
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/openapi.json', '/v1/openapi.json', '/docs', '/v1/docs']),
+    )
+  })
+
+  test('/docs and /v1/docs answer the same page, which names only files of this origin', async () => {
     const res = await app.request('/docs')
+    expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    expect(res.headers.get('cache-control')).toBe('no-cache')
     const html = await res.text()
+    const v1 = await app.request('/v1/docs')
+    expect(v1.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    expect(v1.headers.get('content-security-policy')).toBe(res.headers.get('content-security-policy'))
+    expect(await v1.text()).toBe(html)
+
+    const refs = [...html.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((m) => m[1]!)
+    expect(refs).toEqual([
+      'data:,',
+      expect.stringMatching(/^\/docs\/assets\/swagger-ui\.[0-9a-f]{12}\.css$/),
+      '/openapi.json',
+      expect.stringMatching(/^\/docs\/assets\/swagger-ui-bundle\.[0-9a-f]{12}\.js$/),
+    ])
+    expect(html).not.toMatch(/https?:\/\//)
     expect(html).toContain("fetch('/openapi.json')")
-    expect(html).not.toMatch(/<script[^>]+src=/)
+    expect(html).toContain('validatorUrl: null')
+  })
+
+  test("the page's policy allows its own files and inline code by hash: no eval, no other origin", async () => {
+    const policy = (await app.request('/docs')).headers.get('content-security-policy')!
+    expect(policy).toMatch(
+      /^default-src 'none'; script-src 'self' 'sha256-[^']+'; style-src 'self' 'sha256-[^']+';/,
+    )
+    expect(policy).toContain("connect-src 'self'")
+    expect(policy).toContain("frame-ancestors 'none'")
+    expect(policy).not.toMatch(/unsafe-(inline|eval)|https?:|\*/)
+  })
+
+  test("the viewer's files are served with their types and cached for good; others are a 404", async () => {
+    const html = await (await app.request('/docs')).text()
+    const script = /src="(\/docs\/assets\/[^"]+)"/.exec(html)![1]!
+    const style = /href="(\/docs\/assets\/[^"]+)"/.exec(html)![1]!
+    const js = await app.request(script)
+    expect(js.status).toBe(200)
+    expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
+    expect(js.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
+    expect(js.headers.get('x-content-type-options')).toBe('nosniff')
+    expect(await js.text()).toContain('SwaggerUIBundle')
+    const css = await app.request(style)
+    expect(css.status).toBe(200)
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8')
+    expect(css.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
+    const sheet = await css.text()
+    expect(sheet).toContain('.swagger-ui')
+    expect(sheet).not.toContain('sourceMappingURL')
+
+    const missing = await app.request('/docs/assets/swagger-ui-bundle.000000000000.js')
+    expect(missing.status).toBe(404)
+    expect(await missing.json()).toEqual({ detail: 'No such file of the API reference.' })
   })
 })

@@ -35,9 +35,25 @@ describe('the compiled executable', () => {
     expect(binary().lines.find((l) => l.msg === 'listening')?.migrations_applied).toBeGreaterThan(0)
   })
 
-  test('serves its docs page and OpenAPI document', async () => {
-    expect((await fetch(`${binary().url}/docs`)).headers.get('content-type')).toContain('text/html')
-    expect((await (await fetch(`${binary().url}/openapi.json`)).json()).openapi).toBe('3.1.0')
+  test('serves its docs page, the viewer embedded in it, and the OpenAPI document at both mounts', async () => {
+    for (const path of ['/docs', '/v1/docs']) {
+      const page = await fetch(`${binary().url}${path}`)
+      expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8')
+      const html = await page.text()
+      const assets = [...html.matchAll(/(?:src|href)="(\/docs\/assets\/[^"]+)"/g)].map((m) => m[1]!)
+      expect(assets).toHaveLength(2)
+      for (const asset of assets) {
+        const res = await fetch(`${binary().url}${asset}`)
+        expect(res.status).toBe(200)
+        expect(res.headers.get('content-type')).toBe(
+          asset.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8',
+        )
+        expect((await res.text()).length).toBeGreaterThan(100_000)
+      }
+    }
+    for (const path of ['/openapi.json', '/v1/openapi.json']) {
+      expect((await (await fetch(`${binary().url}${path}`)).json()).openapi).toBe('3.1.0')
+    }
   })
 
   test('serves the console embedded in it: the page, and the script it loads as JavaScript', async () => {

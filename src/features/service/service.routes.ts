@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
+import { fail } from '../../platform/errors/errors'
 import { defineRoute, type RouteDef } from '../../platform/http/route'
-import { pagePolicy } from '../../platform/http/security-headers'
-import docsPage from './docs.html' with { type: 'text' }
+import { docsViewer } from './service.assets'
 import { OpenApiDocument, RootResp, VersionResp } from './service.schemas'
 
 /** What the service routes need: the version, the deprecation schedule and the OpenAPI document. */
@@ -11,10 +11,13 @@ export interface ServiceRouteDeps {
   openapi: () => Record<string, unknown>
 }
 
-/** The docs page runs only its own inline script and style (by hash) and fetches only this origin. */
-const DOCS_POLICY = pagePolicy(docsPage as unknown as string)
+/** The viewer's files have content-hashed names, so a browser keeps them without asking again. */
+const IMMUTABLE = 'public, max-age=31536000, immutable'
 
-/** `GET /`, `GET /v1`, `/openapi.json` and `/docs` (spec, Service and versions). */
+/**
+ * `GET /`, `GET /v1`, `/openapi.json` and `/docs` (spec, Service and versions); the last two at
+ * both mounts, as the spec gives every path. `/docs/assets/...` serves the reference's viewer.
+ */
 export function serviceRoutes(deps: ServiceRouteDeps): RouteDef[] {
   return [
     defineRoute({
@@ -50,7 +53,6 @@ export function serviceRoutes(deps: ServiceRouteDeps): RouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/openapi.json',
-      mount: 'unversioned',
       auth: 'none',
       summary: 'This OpenAPI document',
       tags: ['service'],
@@ -60,16 +62,37 @@ export function serviceRoutes(deps: ServiceRouteDeps): RouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/docs',
-      mount: 'unversioned',
       auth: 'none',
-      summary: 'Browsable API documentation (works offline)',
+      summary: 'Browsable API reference where a request can be tried with a key (works offline)',
       tags: ['service'],
       produces: 'text/html',
       response: Type.String(),
-      handler: () =>
-        new Response(docsPage as unknown as string, {
-          headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': DOCS_POLICY },
-        }),
+      // The page is never cached: a new version names new viewer files.
+      handler: async () => {
+        const { page, policy } = await docsViewer()
+        return new Response(page, {
+          headers: {
+            'content-type': 'text/html; charset=utf-8',
+            'cache-control': 'no-cache',
+            'content-security-policy': policy,
+          },
+        })
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/docs/assets/:file',
+      mount: 'unversioned',
+      auth: 'none',
+      hidden: true,
+      summary: "A file of the API reference's viewer",
+      tags: ['service'],
+      params: Type.Object({ file: Type.String() }),
+      handler: async ({ params }) => {
+        const file = (await docsViewer()).assets.get(params.file)
+        if (!file) throw fail('not_found', 'No such file of the API reference.')
+        return new Response(file.body, { headers: { 'content-type': file.type, 'cache-control': IMMUTABLE } })
+      },
     }),
   ]
 }
