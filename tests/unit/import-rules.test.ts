@@ -4,29 +4,38 @@ import { dirname, join, relative, resolve } from 'node:path'
 
 // The house's import rules (the house style's, and issue 20's), read from the sources themselves:
 // `platform/` never imports `features/`; a feature reaches another only through its service,
-// schemas or tables file; and no files import each other, directly or round a longer loop.
+// schemas or tables file; and no files import each other, directly or round a longer loop. The
+// console (web/src, .ts and .tsx) is held to the same: no loops, and its API layer imports no page.
 
 const SRC = resolve(import.meta.dir, '../../src')
+const WEB = resolve(import.meta.dir, '../../web/src')
 
-/** Every TypeScript file under `dir`. */
-function sources(dir: string): string[] {
+/** Every TypeScript file under `dir` (with `.tsx` when `tsx`). */
+function sources(dir: string, tsx = false): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name)
-    if (statSync(path).isDirectory()) return sources(path)
-    return path.endsWith('.ts') ? [path] : []
+    if (statSync(path).isDirectory()) return sources(path, tsx)
+    return path.endsWith('.ts') || (tsx && path.endsWith('.tsx')) ? [path] : []
   })
 }
 
-/** What each file imports (and re-exports) from other files of src/, type-only imports included. */
-function importGraph(): Map<string, string[]> {
+/**
+ * What each file under `root` imports (and re-exports) from other files under it, type-only imports
+ * included; an import without an extension is the `.ts`, else the `.tsx`, file of that name.
+ */
+function importGraph(root: string, tsx = false): Map<string, string[]> {
+  const files = sources(root, tsx)
+  const known = new Set(files)
   const graph = new Map<string, string[]>()
-  for (const file of sources(SRC)) {
+  for (const file of files) {
     const text = readFileSync(file, 'utf8')
     const targets = [...text.matchAll(/^(?:import|export)\b[^'"]*?\bfrom\s+['"](\.{1,2}\/[^'"]+)['"]/gm)]
       .map((m) => resolve(dirname(file), m[1]!))
-      .map((t) => (t.endsWith('.ts') ? t : `${t}.ts`))
-      .filter((t) => t.startsWith(SRC) && !/\.(txt|bin|html|sql|json)\.ts$/.test(t))
-    graph.set(relative(SRC, file), [...new Set(targets.map((t) => relative(SRC, t)))])
+      .map((t) =>
+        /\.tsx?$/.test(t) ? t : known.has(`${t}.tsx`) && !known.has(`${t}.ts`) ? `${t}.tsx` : `${t}.ts`,
+      )
+      .filter((t) => t.startsWith(root) && !/\.(txt|bin|html|sql|json)\.ts$/.test(t))
+    graph.set(relative(root, file), [...new Set(targets.map((t) => relative(root, t)))])
   }
   return graph
 }
@@ -66,8 +75,10 @@ function loops(graph: Map<string, string[]>): string[][] {
   return out
 }
 
-const graph = importGraph()
+const graph = importGraph(SRC)
 const edges = [...graph].flatMap(([from, tos]) => tos.map((to) => ({ from, to })))
+const web = importGraph(WEB, true)
+const webEdges = [...web].flatMap(([from, tos]) => tos.map((to) => ({ from, to })))
 
 describe('import rules', () => {
   test('the graph is read: files of both layers and their imports are found', () => {
@@ -91,6 +102,24 @@ describe('import rules', () => {
 
   test('no files import each other, directly or round a loop', () => {
     expect(loops(graph)).toEqual([])
+  })
+
+  test("the console's graph is read: pages, components and the API layer, .ts and .tsx", () => {
+    expect(web.size).toBeGreaterThan(60)
+    expect(webEdges.some((e) => e.from === 'pages/chat.tsx' && e.to === 'api/answers.ts')).toBe(true)
+    expect(webEdges.some((e) => e.from === 'app.tsx' && e.to === 'components/guard.tsx')).toBe(true)
+    // Every import names a file that exists: an import the reading misses cannot hide a loop.
+    expect(webEdges.filter((e) => !web.has(e.to))).toEqual([])
+  })
+
+  test('no console files import each other, directly or round a loop', () => {
+    expect(loops(web)).toEqual([])
+  })
+
+  test("the console's API layer imports no page or component", () => {
+    expect(webEdges.filter((e) => e.from.startsWith('api/') && /^(pages|components)\//.test(e.to))).toEqual(
+      [],
+    )
   })
 
   test('a loop is found when there is one', () => {

@@ -1,79 +1,54 @@
-// The API's shapes the admin pages read: API keys, usage, platform status and the MCP surface
-// (src/features/{keys,usage,status,mcp}/*.schemas.ts are the reference).
+/** The admin routes the admin pages call: API keys, members and invitations, usage. */
+import { http, listAll, ok } from './client'
+import type { ApiKey, ApiKeyCreated, LinkResp, MembersResp, Role, Scope, Usage } from './types'
 
-export type Scope = 'ingest' | 'query' | 'admin'
+/** The workspace's API keys, revoked ones included. */
+export function listKeys(signal?: AbortSignal): Promise<ApiKey[]> {
+  return listAll((cursor) =>
+    ok(http.GET('/v1/api-keys', { params: { query: { limit: 100, cursor } }, signal })),
+  )
+}
 
-/** An API key as listed; the secret is never part of it. */
-export interface ApiKey {
-  id: string
+/** Creates a key; the answer holds its secret, shown this once. */
+export function createKey(body: {
   name: string
-  /** First 12 characters of the secret. */
-  prefix: string
   scopes: Scope[]
-  last_used_at: string | null
   expires_at: string | null
-  revoked_at: string | null
-  created_at: string
+}): Promise<ApiKeyCreated> {
+  return ok(http.POST('/v1/api-keys', { body }))
 }
 
-/** The create answer: the only time the secret (`key`) is ever shown. */
-export interface ApiKeyCreated extends ApiKey {
-  key: string
+/** Revokes a key (it stays listed, marked revoked). */
+export async function revokeKey(id: string): Promise<void> {
+  await http.DELETE('/v1/api-keys/{key_id}', { params: { path: { key_id: id } } })
 }
 
-export interface Usage {
-  period: { start: string; end: string; days: number }
-  totals: {
-    queries: number
-    bases: number
-    documents: number
-    storage_bytes: number
-    members: number
-    api_keys: number
-  }
-  bases: {
-    corpus_id: string
-    name: string | null
-    queries: number
-    documents: number
-    storage_bytes: number
-  }[]
-  /** One entry per day of the period, oldest first, zeros included. */
-  daily: { date: string; queries: number }[]
+/** The workspace's members and pending invitations. */
+export function listMembers(signal?: AbortSignal): Promise<MembersResp> {
+  return ok(http.GET('/v1/admin/members', { signal }))
 }
 
-export type ComponentState = 'operational' | 'degraded' | 'down' | 'disabled'
-
-export interface PlatformStatus {
-  status: 'operational' | 'degraded'
-  version: string
-  checked_at: string
-  cache_seconds: number
-  components: { name: string; status: ComponentState; latency_ms?: number; detail?: string }[]
+/** Invites an address; the answer says where the link went. */
+export function invite(email: string, role: Role): Promise<LinkResp> {
+  return ok(http.POST('/v1/admin/invites', { body: { email, role } }))
 }
 
-export interface Slo {
-  window_days: number
-  availability: { target_percent: number }
-  latency: { p50_ms: number; p99_ms: number }
+/** Withdraws an invitation. */
+export async function revokeInvite(id: string): Promise<void> {
+  await http.DELETE('/v1/admin/invites/{invite_id}', { params: { path: { invite_id: id } } })
 }
 
-/** A base as the MCP page needs it (GET /corpora). */
-export interface BaseSummary {
-  id: string
-  name: string
-  status: string
-  n_documents: number
+/** Makes a member an admin, or an admin a member. */
+export async function setRole(userId: string, role: Role): Promise<void> {
+  await http.PATCH('/v1/admin/members/{user_id}', { params: { path: { user_id: userId } }, body: { role } })
 }
 
-/** `GET /mcp/{id}/meta`: a base as agent catalogs see it, with its endpoints (paths). */
-export interface McpMeta {
-  id: string
-  name: string
-  status: string
-  description: string | null
-  n_documents: number
-  documents_ready: number
-  updated_at: string
-  endpoints: { query: string; documents: string; mcp: string }
+/** Removes a member from the workspace. */
+export async function removeMember(userId: string): Promise<void> {
+  await http.DELETE('/v1/admin/members/{user_id}', { params: { path: { user_id: userId } } })
+}
+
+/** The period's usage: totals, questions a day, each base's share. */
+export function getUsage(signal?: AbortSignal): Promise<Usage> {
+  return ok(http.GET('/v1/admin/usage', { signal }))
 }

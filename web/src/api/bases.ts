@@ -1,65 +1,102 @@
-// The API's shapes of document bases, their documents and onboarding jobs (snake_case, as on the
-// wire: src/features/corpora/corpora.schemas.ts and src/features/onboarding/onboarding.schemas.ts).
+/**
+ * Document bases, their documents and their onboarding jobs (`/v1/corpora`, `/v1/jobs`), and a
+ * base as MCP agents see it.
+ */
+import { http, listAll, ok, type Page } from './client'
+import type { Corpus, Doc, Job, McpMeta } from './types'
 
-/** A document base (`CorpusResp`). */
-export interface Corpus {
-  id: string
-  name: string
-  source_type: string
-  /** `new`, `training`, `ready` or `failed`. */
-  status: string
-  n_documents: number
-  documents_ready: number
-  documents_onboarding: number
-  documents_failed: number
-  last_synced_at: string | null
-  description: string | null
-  created_at: string
-  updated_at: string
+const base = (id: string) => ({ path: { corpus_id: id } })
+
+/** The workspace's bases, newest first. */
+export function listBases(signal?: AbortSignal): Promise<Corpus[]> {
+  return listAll((cursor) =>
+    ok(http.GET('/v1/corpora', { params: { query: { limit: 100, cursor } }, signal })),
+  )
 }
 
-/** A file of a base, or one of its sections (`parent_id` set) (`DocumentResp`). */
-export interface Doc {
-  id: string
-  corpus_id: string
-  /** Relative path of the file in the base. */
-  filename: string
-  size: number
-  content_type: string | null
-  sha256: string | null
-  /** `pending`, `onboarding`, `ready` or `failed`. */
-  status: string
-  error: string | null
-  section_count: number
-  parent_id: string | null
-  cart_id: string | null
-  title: string | null
-  /** `upload`, `push` or `import`. */
-  source: string
-  created_at: string
-  updated_at: string
+/** One base, with its counters. */
+export function getBase(id: string, signal?: AbortSignal): Promise<Corpus> {
+  return ok(http.GET('/v1/corpora/{corpus_id}', { params: base(id), signal }))
 }
 
-/** An onboarding run (`train`), one of its batches (`train_batch`) or an `embed` job (`JobResp`). */
-export interface Job {
-  id: string
-  corpus_id: string
-  parent_id: string | null
-  kind: string
-  /** `pending`, `running`, `succeeded`, `failed` or `canceled`. */
-  status: string
-  /** 0..1 */
-  progress: number
-  /** Estimated seconds left; null until measurable. */
-  eta_seconds: number | null
-  detail: string | null
-  error: string | null
-  created_at: string
-  started_at: string | null
-  finished_at: string | null
+/** Creates a base named `name`. */
+export function createBase(name: string): Promise<Corpus> {
+  return ok(http.POST('/v1/corpora', { body: { name } }))
+}
+
+/** Deletes a base and everything in it. */
+export async function deleteBase(id: string): Promise<void> {
+  await http.DELETE('/v1/corpora/{corpus_id}', { params: base(id) })
+}
+
+/** A page of a base's documents (files only), after `cursor`. */
+export function documentsPage(
+  id: string,
+  cursor: string | undefined,
+  limit: number,
+  signal?: AbortSignal,
+): Promise<Page<Doc>> {
+  return ok(
+    http.GET('/v1/corpora/{corpus_id}/documents', {
+      params: { path: { corpus_id: id }, query: { limit, cursor } },
+      signal,
+    }),
+  )
+}
+
+/** Every document of a base with its sections (the API lists sections for the whole base only). */
+export function listDocumentsWithSections(id: string): Promise<Doc[]> {
+  return listAll((cursor) =>
+    ok(
+      http.GET('/v1/corpora/{corpus_id}/documents', {
+        params: { path: { corpus_id: id }, query: { sections: true, limit: 100, cursor } },
+      }),
+    ),
+  )
+}
+
+/** Deletes one document of a base. */
+export async function deleteDocument(baseId: string, docId: string): Promise<void> {
+  await http.DELETE('/v1/corpora/{corpus_id}/documents/{document_id}', {
+    params: { path: { corpus_id: baseId, document_id: docId } },
+  })
+}
+
+/** The base's onboarding runs and embed jobs, newest first. */
+export function listJobs(id: string, signal?: AbortSignal): Promise<Job[]> {
+  return listAll((cursor) =>
+    ok(
+      http.GET('/v1/corpora/{corpus_id}/jobs', {
+        params: { path: { corpus_id: id }, query: { limit: 100, cursor } },
+        signal,
+      }),
+    ),
+  )
+}
+
+/** Starts onboarding new and changed documents (all of them with `force`). */
+export function startOnboarding(id: string, force: boolean): Promise<Job> {
+  return ok(
+    http.POST('/v1/corpora/{corpus_id}/train', { params: { path: { corpus_id: id }, query: { force } } }),
+  )
+}
+
+/** Asks the running onboarding to stop after the documents in hand. */
+export async function cancelOnboarding(id: string): Promise<void> {
+  await http.POST('/v1/corpora/{corpus_id}/cancel', { params: base(id) })
+}
+
+/** A job's state, progress and estimate. */
+export function getJob(id: string, signal?: AbortSignal): Promise<Job> {
+  return ok(http.GET('/v1/jobs/{job_id}', { params: { path: { job_id: id } }, signal }))
 }
 
 /** A job that will not change any more. */
 export function isFinished(job: Job): boolean {
   return job.status === 'succeeded' || job.status === 'failed' || job.status === 'canceled'
+}
+
+/** A base as MCP agents see it, with its endpoints. */
+export function getMcpMeta(id: string, signal?: AbortSignal): Promise<McpMeta> {
+  return ok(http.GET('/v1/mcp/{corpus_id}/meta', { params: base(id), signal }))
 }

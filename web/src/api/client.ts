@@ -1,11 +1,16 @@
 /**
- * The console's one way to the API: same origin, `/v1` routes, the session's bearer token, and the
+ * The console's one way to the API: same origin, the paths and bodies of the published OpenAPI
+ * document (typed by `openapi-fetch` from `openapi.gen.ts`), the session's bearer token, and the
  * API's error body turned into an `ApiError` whose message is the API's own words. A 401 while
  * signed in ends the session and sends the user to sign-in, then back to where they were.
+ *
+ * Only `web/src/api` names a URL: pages call the functions of its area files (`bases.ts`,
+ * `sources.ts`, ...), never `http` with a path of their own.
  */
+import createClient from 'openapi-fetch'
 import { navigate } from '../lib/navigate'
+import type { paths } from './openapi.gen'
 import { endSession, session } from './session'
-import type { Page } from './types'
 
 /** An error the API answered (or the network gave), in the API's words. */
 export class ApiError extends Error {
@@ -19,48 +24,6 @@ export class ApiError extends Error {
   ) {
     super(message)
   }
-}
-
-export interface RequestOptions {
-  method?: string
-  /** A JSON body. */
-  json?: unknown
-  /** A form body (`application/x-www-form-urlencoded`), as the OAuth2 sign-in wants. */
-  form?: Record<string, string>
-  query?: Record<string, string | number | boolean | undefined>
-  signal?: AbortSignal
-  /** Send no session token (sign-in, sign-up and other public routes). */
-  anonymous?: boolean
-}
-
-/** The request a call makes: method, `/v1` URL and headers (shared by `api` and streams). */
-export function buildRequest(path: string, opts: RequestOptions = {}): Request {
-  const url = new URL(`/v1${path}`, location.origin)
-  for (const [k, v] of Object.entries(opts.query ?? {}))
-    if (v !== undefined) url.searchParams.set(k, String(v))
-  const headers = new Headers({ accept: 'application/json' })
-  const token = session.value?.token
-  if (token && !opts.anonymous) headers.set('authorization', `Bearer ${token}`)
-  let body: BodyInit | undefined
-  if (opts.json !== undefined) {
-    headers.set('content-type', 'application/json')
-    body = JSON.stringify(opts.json)
-  } else if (opts.form) {
-    body = new URLSearchParams(opts.form)
-  }
-  return new Request(url, {
-    method: opts.method ?? (body ? 'POST' : 'GET'),
-    headers,
-    body,
-    signal: opts.signal,
-  })
-}
-
-/** Calls the API and answers its JSON (undefined for 204); throws `ApiError` on any failure. */
-export async function api<T>(path: string, opts: RequestOptions = {}): Promise<T> {
-  const res = await send(buildRequest(path, opts))
-  if (res.status === 204) return undefined as T
-  return (await res.json()) as T
 }
 
 /** Sends a request; a non-2xx answer becomes an `ApiError` (and a 401 ends the session). */
@@ -78,6 +41,46 @@ export async function send(req: Request): Promise<Response> {
   }
   if (res.ok) return res
   throw await errorOf(res, req.headers.has('authorization'))
+}
+
+/** Adds the session's bearer token to a request, when signed in. */
+function withSession(req: Request): Request {
+  const token = session.value?.token
+  if (token) req.headers.set('authorization', `Bearer ${token}`)
+  return req
+}
+
+// `send` throws on every answer that is not a success, so a call through these clients either
+// rejects with an `ApiError` or resolves with `data`: `openapi-fetch`'s `error` branch never happens.
+const accept = { accept: 'application/json' }
+
+/** The API as the signed-in user. */
+export const http = createClient<paths>({ headers: accept, fetch: (req) => send(withSession(req)) })
+
+/** The API without a token: sign-in, sign-up and the other public routes. */
+export const publicHttp = createClient<paths>({ headers: accept, fetch: send })
+
+/** The body of a call through `http` or `publicHttp` (which rejects on anything but success). */
+export async function ok<T>(call: Promise<{ data?: T }>): Promise<T> {
+  return (await call).data as T
+}
+
+/** A page of a `/v1` list route. */
+export interface Page<T> {
+  items: T[]
+  next_cursor: string | null
+}
+
+/** Every item of a `/v1` list route, page by page through `next_cursor` (lists shown whole are small). */
+export async function listAll<T>(page: (cursor: string | undefined) => Promise<Page<T>>): Promise<T[]> {
+  const out: T[] = []
+  let cursor: string | undefined
+  do {
+    const p = await page(cursor)
+    out.push(...p.items)
+    cursor = p.next_cursor ?? undefined
+  } while (cursor)
+  return out
 }
 
 /** The `ApiError` of a failed response. */
@@ -117,16 +120,4 @@ function detailed(message: string, details: unknown): string {
   if (!first.msg) return message
   const field = (first.loc ?? []).filter((p) => p !== 'body' && p !== 'query').join('.')
   return field ? `${field}: ${first.msg}` : first.msg
-}
-
-/** Every item of a `/v1` list route, following `next_cursor` (lists the console shows are small). */
-export async function listAll<T>(path: string, opts: RequestOptions = {}): Promise<T[]> {
-  const out: T[] = []
-  let cursor: string | undefined
-  do {
-    const page = await api<Page<T>>(path, { ...opts, query: { ...opts.query, limit: 100, cursor } })
-    out.push(...page.items)
-    cursor = page.next_cursor ?? undefined
-  } while (cursor)
-  return out
 }

@@ -1,106 +1,73 @@
-// Compare, scale test and economics as the compare page reads them (economics and scale schemas).
-import type { Source, Strategy } from './answers'
+/**
+ * Compare, the scale test and economics, as the compare page reads them
+ * (`/v1/corpora/{id}/compare`, `/scale-test/stream`, `/scale-runs`, `/economics`).
+ */
+import { http, listAll, ok } from './client'
+import { readEvents, type StreamEvent } from './stream'
+import type { CompareResp, Economics, LevelRecord, ScaleRun } from './types'
 
-export interface CostBreakdown {
-  cpu: number
-  memory: number
-  gpu: number
+const base = (id: string) => ({ path: { corpus_id: id } })
+
+/** One question through both strategies, side by side. */
+export function compareBoth(baseId: string, question: string, signal: AbortSignal): Promise<CompareResp> {
+  return ok(
+    http.POST('/v1/corpora/{corpus_id}/compare', {
+      params: { path: { corpus_id: baseId }, query: { side: 'both' } },
+      body: { question },
+      signal,
+    }),
+  )
 }
 
-export interface RateCard {
-  cpu_second_usd: number
-  memory_gb_month_usd: number
-  gpu_hour_usd: number
-  prefill_tokens_per_second: number
-  decode_tokens_per_second: number
-  utilisation: number
+/** What serving the base costs with each strategy at `queriesPerMonth`. */
+export function getEconomics(
+  baseId: string,
+  queriesPerMonth: number,
+  signal?: AbortSignal,
+): Promise<Economics> {
+  return ok(
+    http.GET('/v1/corpora/{corpus_id}/economics', {
+      params: { path: { corpus_id: baseId }, query: { queries_per_month: queriesPerMonth } },
+      signal,
+    }),
+  )
 }
 
-/** One strategy's side of a comparison. */
-export interface CompareSide {
-  key: Strategy
-  answer: string
-  latency_ms: number
-  ttft_ms: number
-  context_tokens: number
-  used_docs: string[]
-  sources: Source[]
-  cost_per_query: number
-  cost_per_month: number
-  cpu_ms: number
-  cost_breakdown: CostBreakdown
+/**
+ * Runs a scale test and yields its events as they arrive (`start`, a `level` each, `done` or
+ * `error`). Throws `ApiError` when the server refuses before the stream starts.
+ */
+export async function* scaleTestStream(
+  baseId: string,
+  body: { max_concurrency: number; queries?: string[] },
+  signal: AbortSignal,
+): AsyncGenerator<StreamEvent> {
+  const { data } = await http.POST('/v1/corpora/{corpus_id}/scale-test/stream', {
+    params: base(baseId),
+    body,
+    headers: { accept: 'text/event-stream' },
+    parseAs: 'stream',
+    signal,
+  })
+  yield* readEvents(data)
 }
 
-export interface CompareResp {
-  strategies: CompareSide[]
-  summary: { cheaper_than_rag_x: number | null; faster_than_rag_x: number | null }
-  queries_per_month: number
-  side: string
-  generator: string
-  rate_card: RateCard
+/** The base's saved scale test runs, newest first. */
+export function listScaleRuns(baseId: string, signal?: AbortSignal): Promise<ScaleRun[]> {
+  return listAll((cursor) =>
+    ok(
+      http.GET('/v1/corpora/{corpus_id}/scale-runs', {
+        params: { path: { corpus_id: baseId }, query: { limit: 100, cursor } },
+        signal,
+      }),
+    ),
+  )
 }
 
-/** One strategy at one concurrency level of a scale test (times in ms, null when nothing answered). */
-export interface LevelStats {
-  qps: number
-  ok: number
-  reqs: number
-  ttft: number | null
-  ttft_p95: number | null
-  lat: number | null
-  lat_p95: number | null
-  cpu_ms?: number | null
-}
-
-export interface LevelRecord {
-  level: number
-  cart: LevelStats
-  rag: LevelStats
-  partial?: boolean
-}
-
-export interface ScaleStart {
-  start: true
-  queries: string[]
-  levels: number[]
-  strategies: string[]
-  transport?: string
-}
-
-export interface ScaleDone {
-  done: true
-  stopped: string
-  levels_run: number | null
-  elapsed_ms?: number
-}
-
-export interface ScaleRun {
-  id: string
-  corpus_id: string
-  queries: string[]
-  max_concurrency: number
-  levels: number[]
-  records: LevelRecord[]
-  note: string | null
-  created_at: string
-}
-
-interface Measured {
-  cpu_ms: number
-  context_tokens: number
-  output_tokens: number
-}
-
-export interface Economics {
-  trained: boolean
-  n_cartridges: number
-  corpus_tokens: number
-  train_seconds: number
-  train_cost: number
-  queries_per_month: number
-  per_query: { cart: number; rag: number }
-  per_month: { cart: number; rag: number }
-  breakeven_vs_rag: number | null
-  rate_card: RateCard
-  measured: { queries: number; generator: string; warm_bytes: number; cart: Measured; rag: Measured }
+/** Keeps a finished scale test run. */
+export async function saveScaleRun(
+  baseId: string,
+  run: { queries: string[]; max_concurrency: number; records: LevelRecord[]; note?: string },
+): Promise<void> {
+  await http.POST('/v1/corpora/{corpus_id}/scale-runs', { params: base(baseId), body: run })
 }

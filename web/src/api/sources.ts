@@ -1,90 +1,97 @@
-// The API's shapes of connections, sources, their sync runs and imports (snake_case, as on the
-// wire: src/features/sources/sources.schemas.ts and src/features/ingest/ingest.schemas.ts).
+/**
+ * Connections, the sources of a base, their sync runs and the base's imports (`/v1/connections`,
+ * `/v1/corpora/{id}/sources`, `/sync-runs`, `/import`, `/import-status`).
+ */
+import { http, listAll, ok } from './client'
+import type { Connection, ConnectionReq, ImportStatus, Source, SourceReq, SyncRun } from './types'
 
-/** Workspace-level credentials for one kind of source (`ConnectionResp`); secrets never come back. */
-export interface Connection {
-  id: string
-  kind: string
-  name: string
-  settings: Record<string, unknown>
-  /** Secret fields that hold a value (their values are write-only). */
-  secrets_set: string[]
-  /** Sources and imports using it. */
-  sources: number
-  created_at: string
-  updated_at: string
+const base = (id: string) => ({ path: { corpus_id: id } })
+const source = (s: { corpus_id: string; id: string }) => ({
+  path: { corpus_id: s.corpus_id, source_id: s.id },
+})
+
+/** The workspace's connections (their secrets never come back). */
+export function listConnections(signal?: AbortSignal): Promise<Connection[]> {
+  return listAll((cursor) =>
+    ok(http.GET('/v1/connections', { params: { query: { limit: 100, cursor } }, signal })),
+  )
 }
 
-/** One file a run could not take (`RunError`). */
-export interface RunError {
-  path: string
-  document_id: string | null
-  error: string
+/** Creates a connection (an admin's). */
+export function createConnection(body: ConnectionReq): Promise<Connection> {
+  return ok(http.POST('/v1/connections', { body }))
 }
 
-/** A sync run: of a source, an import, an upload or a push (`SyncRunResp`). */
-export interface SyncRun {
-  id: string
-  corpus_id: string
-  /** `upload`, `push`, `sync` or `import`. */
-  source: string
-  /** `running`, `succeeded`, `partial`, `failed` or `canceled`. */
-  status: string
-  created: number
-  updated: number
-  unchanged: number
-  deleted: number
-  failed: number
-  pending: number
-  errors: RunError[]
-  error: string | null
-  source_id: string | null
-  job_id: string | null
-  started_at: string
-  finished_at: string | null
+/** The base's sources. */
+export function listSources(baseId: string, signal?: AbortSignal): Promise<Source[]> {
+  return listAll((cursor) =>
+    ok(
+      http.GET('/v1/corpora/{corpus_id}/sources', {
+        params: { path: { corpus_id: baseId }, query: { limit: 100, cursor } },
+        signal,
+      }),
+    ),
+  )
 }
 
-/** A base kept in step with a folder through a connection (`SourceResp`). */
-export interface Source {
-  id: string
-  corpus_id: string
-  connection_id: string
-  kind: string
-  name: string
-  folder: string
-  path_prefix: string
-  interval_minutes: number | null
-  next_sync_at: string | null
-  /** A sync is listing the source now. */
-  syncing: boolean
-  current_run: SyncRun | null
-  last_run: SyncRun | null
-  created_at: string
-  updated_at: string
+/** Adds a source to the base. */
+export function createSource(baseId: string, body: SourceReq): Promise<Source> {
+  return ok(http.POST('/v1/corpora/{corpus_id}/sources', { params: base(baseId), body }))
 }
 
-/** `POST .../validate` when a sync could run. */
-export interface ValidateResp {
-  ok: true
-  kind: string
-  folder: string
-  checked_at: string
+/** Checks that a sync of the source could run; refuses with the reason (an `ApiError`) if not. */
+export function validateSource(s: { corpus_id: string; id: string }): Promise<{ checked_at: string }> {
+  return ok(http.POST('/v1/corpora/{corpus_id}/sources/{source_id}/validate', { params: source(s) }))
 }
 
-/** The base's latest import (`ImportStatusResp`); `state: none` before any. */
-export interface ImportStatus {
-  /** `none`, `running`, `succeeded`, `partial`, `failed` or `canceled`. */
-  state: string
-  id?: string
-  connection_id?: string
-  kind?: string
-  folder?: string
-  run?: SyncRun | null
-  started_at?: string
-  finished_at?: string | null
+/** Starts a sync of the source now. */
+export async function syncSource(s: Source): Promise<void> {
+  await http.POST('/v1/corpora/{corpus_id}/sources/{source_id}/sync', { params: source(s) })
 }
 
-/** A run that will not change any more. */
-export function runEnded(run: SyncRun | null | undefined): boolean {
-  return !!run && run.status !== 'running'
+/** Stops the source's running sync. */
+export async function cancelSync(s: Source): Promise<void> {
+  await http.POST('/v1/corpora/{corpus_id}/sources/{source_id}/cancel', { params: source(s) })
+}
+
+/** Sets how often the source syncs by itself (null: only when asked). */
+export async function setSchedule(s: Source, intervalMinutes: number | null): Promise<void> {
+  await http.PUT('/v1/corpora/{corpus_id}/sources/{source_id}', {
+    params: source(s),
+    body: { interval_minutes: intervalMinutes },
+  })
+}
+
+/** Deletes the source, and its documents with `deleteDocuments`; answers how many documents went. */
+export async function deleteSource(s: Source, deleteDocuments: boolean): Promise<number> {
+  const out = await ok(
+    http.DELETE('/v1/corpora/{corpus_id}/sources/{source_id}', {
+      params: { ...source(s), query: { delete_documents: deleteDocuments } },
+    }),
+  )
+  return out.deleted_documents
+}
+
+/** The latest hundred runs of the base (uploads and pushes too), newest first. */
+export async function latestRuns(baseId: string, signal?: AbortSignal): Promise<SyncRun[]> {
+  const page = await ok(
+    http.GET('/v1/corpora/{corpus_id}/sync-runs', {
+      params: { path: { corpus_id: baseId }, query: { limit: 100 } },
+      signal,
+    }),
+  )
+  return page.items
+}
+
+/** The base's latest import. */
+export function getImportStatus(baseId: string, signal?: AbortSignal): Promise<ImportStatus> {
+  return ok(http.GET('/v1/corpora/{corpus_id}/import-status', { params: base(baseId), signal }))
+}
+
+/** Starts a one-time copy of `folder` into the base through a connection. */
+export async function startImport(baseId: string, connectionId: string, folder: string): Promise<void> {
+  await http.POST('/v1/corpora/{corpus_id}/import', {
+    params: base(baseId),
+    body: { connection_id: connectionId, folder },
+  })
 }

@@ -1,10 +1,9 @@
 /**
  * Server-sent events over a POST. `EventSource` can only GET and cannot send the bearer token, so
- * the console reads the response body of an ordinary `fetch` and parses the `text/event-stream`
- * format itself, event by event as bytes arrive. Refusals before the stream starts (a 503 with
- * Retry-After, a 409, a 401) are `ApiError`s, as for every other call.
+ * the console reads the response body of an ordinary request (`parseAs: 'stream'`) and parses the
+ * `text/event-stream` format itself, event by event as bytes arrive. Refusals before the stream
+ * starts (a 503 with Retry-After, a 409, a 401) are `ApiError`s, as for every other call.
  */
-import { buildRequest, type RequestOptions, send } from './client'
 
 /** One event of a stream: its name (`message` when unnamed) and its JSON payload. */
 export interface StreamEvent<T = unknown> {
@@ -55,16 +54,12 @@ function parseBlock(block: string): StreamEvent | null {
 }
 
 /**
- * POSTs to a `/v1` streaming route and yields its events as they arrive. Abort through
- * `opts.signal` (the request and the reading stop; the server then stops its work). Throws
- * `ApiError` when the server refuses before the stream starts.
+ * The events of a `text/event-stream` body as they arrive. Cancel by aborting the request that
+ * gave the body (the reading stops; the server then stops its work) or by leaving the loop.
  */
-export async function* postStream(path: string, opts: RequestOptions = {}): AsyncGenerator<StreamEvent> {
-  const req = buildRequest(path, { method: 'POST', ...opts })
-  req.headers.set('accept', 'text/event-stream')
-  const res = await send(req)
-  if (!res.body) return
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader()
+export async function* readEvents(body: Response['body'] | undefined): AsyncGenerator<StreamEvent> {
+  if (!body) return
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader()
   const parser = new SseParser()
   try {
     for (;;) {

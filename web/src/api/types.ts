@@ -1,57 +1,81 @@
-// The API's shapes the console reads (snake_case, as on the wire; /openapi.json is the reference).
+/**
+ * The wire shapes the console reads, by the names its pages use: each is the server's own schema
+ * from the generated `openapi.gen.ts` (`npm run console:types`), never written by hand here.
+ */
+import type { components } from './openapi.gen'
 
+type Schemas = components['schemas']
+
+// Accounts and sessions.
+export type TokenResp = Schemas['TokenResp']
+export type SessionResp = Schemas['SessionResp']
+export type User = Schemas['UserResp']
+/** What `/auth/me` answers: a user for a session, another shape for an API key. */
+export type Me = Schemas['MeResp']
+export type AuthConfig = Schemas['AuthConfigResp']
 /** Where a verification, reset or invitation link went (or goes, in AuthConfig). */
-export type LinkDelivery = 'email' | 'response' | 'server_log'
+export type LinkDelivery = AuthConfig['link_delivery']
+export type LinkResp = Schemas['LinkResp']
+export type InviteInfo = Schemas['InviteInfoResp']
 
-export interface TokenResp {
-  access_token: string
-  token_type: 'bearer'
-  expires_at: string | null
-  email_verified: boolean
-  verify_link?: string
-  link_delivery?: LinkDelivery
-}
+// Members, keys and the admin pages.
+export type Member = Schemas['MemberResp']
+export type Role = Member['role']
+export type Invite = Schemas['InviteResp']
+export type MembersResp = Schemas['MembersResp']
+/** An API key as listed; the secret is never part of it. */
+export type ApiKey = Schemas['ApiKeyResp']
+/** The create answer: the only time the secret (`key`) is ever shown. */
+export type ApiKeyCreated = Schemas['ApiKeyCreatedResp']
+export type Scope = ApiKey['scopes'][number]
+export type Usage = Schemas['UsageResp']
+export type PlatformStatus = Schemas['StatusResp']
+export type ComponentState = PlatformStatus['components'][number]['status']
+export type Slo = Schemas['SloResp']
+/** A base as agent catalogs see it, with its endpoints (paths). */
+export type McpMeta = Schemas['McpMetaResp']
 
-export interface SessionResp {
-  access_token: string
-  expires_at: string
-  refreshed: boolean
-  session_class: 'normal' | 'remember'
-}
+// Bases, their documents and onboarding.
+/** A document base. */
+export type Corpus = Schemas['CorpusResp']
+/** A file of a base, or one of its sections (`parent_id` set). */
+export type Doc = Schemas['DocumentResp']
+/** An onboarding run (`train`), one of its batches (`train_batch`) or an `embed` job. */
+export type Job = Schemas['JobResp']
 
-export interface User {
-  id: string
-  email: string
-  name: string
-  workspace_id: string
-  workspace_name: string
-  role: 'admin' | 'member'
-  email_verified: boolean
-}
+// Connections, sources, their runs and imports.
+/** Workspace-level credentials for one kind of source; secrets never come back. */
+export type Connection = Schemas['ConnectionResp']
+export type ConnectionReq = Schemas['ConnectionReq']
+/** A sync run: of a source, an import, an upload or a push. */
+export type SyncRun = Schemas['SyncRunResp']
+/** A base kept in step with a folder through a connection. */
+export type Source = Schemas['SourceResp']
+export type SourceReq = Schemas['SourceReq']
+/** The base's latest import; `state: none` before any. */
+export type ImportStatus = Schemas['ImportStatusResp']
 
-export interface AuthConfig {
-  signup_mode: 'open' | 'invite'
-  registration_enabled: boolean
-  first_run: boolean
-  resend_cooldown_seconds: number
-  billing_enabled: boolean
-  default_plan: string
-  email_enabled: boolean
-  link_delivery: LinkDelivery
-  google_enabled: boolean
-  sso_enabled: boolean
-}
-
-export interface LinkResp {
-  status: string
-  invite_link?: string
-  reset_link?: string
-  verify_link?: string
-  link_delivery?: LinkDelivery
-}
-
-/** A page of a `/v1` list route. */
-export interface Page<T> {
-  items: T[]
-  next_cursor: string | null
-}
+// Answers, comparisons and the scale test.
+export type Strategy = Schemas['CompareStrategy']['key']
+/** A passage an answer drew on. */
+export type Passage = Schemas['Source']
+/** The stream's `head`: how far the answer can be trusted, and its sources, before any text. */
+export type ChatHead = Schemas['ChatHeadEvent']
+/**
+ * The `done` event's figures. The server also sends `fallback` and `fallback_reason` in them, which
+ * the document names only as additional properties of `Metrics`: until the server's schema names
+ * them, they are read as the page reads them (a server change, not the console's to make).
+ */
+export type Metrics = Schemas['Metrics'] & { fallback?: 'extractive'; fallback_reason?: string }
+/** One earlier turn of the conversation, sent so that a follow-up is condensed. */
+export type Turn = Schemas['Turn']
+export type FeedbackReq = Schemas['FeedbackReq']
+export type CompareResp = Schemas['CompareResp']
+/** One strategy's side of a comparison. */
+export type CompareSide = Schemas['CompareStrategy']
+export type Economics = Schemas['EconomicsResp']
+/** Both strategies at one concurrency level of a scale test. */
+export type LevelRecord = Schemas['LevelRecord']
+export type ScaleStart = Schemas['ScaleStartEvent']
+export type ScaleDone = Schemas['ScaleDoneEvent']
+export type ScaleRun = Schemas['ScaleRunResp']

@@ -3,10 +3,9 @@
  * source is created, then validated at once, so the person adding it learns straight away whether a
  * sync could run; a refusal shows the API's code and words.
  */
-import { useState } from 'preact/hooks'
-import type { Corpus } from '../api/bases'
-import { api } from '../api/client'
-import type { Connection, Source } from '../api/sources'
+import { createSource, validateSource } from '../api/sources'
+import type { Connection, Corpus, Source } from '../api/types'
+import { useAction } from '../lib/action'
 import { kindInfo } from '../lib/source-kinds'
 import { ConnectionPicker, useConnectionChoice } from './connection-picker'
 import { CodedError } from './run-counters'
@@ -18,12 +17,10 @@ export interface Check {
   error: Error | null
 }
 
-/** Validates source `id` of base `baseId`; a refusal is part of the answer, not thrown. */
-export async function validateSource(baseId: string, id: string): Promise<Check> {
+/** Validates `source`; a refusal is part of the answer, not thrown. */
+export async function checkSource(source: Source): Promise<Check> {
   try {
-    const ok = await api<{ checked_at: string }>(`/corpora/${baseId}/sources/${id}/validate`, {
-      method: 'POST',
-    })
+    const ok = await validateSource(source)
     return { at: ok.checked_at, error: null }
   } catch (e) {
     return { at: new Date().toISOString(), error: e as Error }
@@ -40,35 +37,23 @@ export function AddSource(props: {
   onClose: () => void
 }) {
   const state = useConnectionChoice(props.connections, props.onConnectionAdded)
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Error | null>(null)
   const info = kindInfo(state.kind)
   const blocked = !state.picked && !props.admin
-  const onSubmit = async (e: Event) => {
+  const add = useAction(async (e: Event) => {
     e.preventDefault()
     const form = new FormData(e.currentTarget as HTMLFormElement)
     const interval = String(form.get('interval') ?? '').trim()
-    setBusy(true)
-    setError(null)
-    try {
-      const connection = await state.resolve()
-      const source = await api<Source>(`/corpora/${props.base.id}/sources`, {
-        json: {
-          connection_id: connection.id,
-          folder: String(form.get('folder') ?? '').trim(),
-          name: String(form.get('name') ?? '').trim() || undefined,
-          interval_minutes: interval ? Number(interval) : null,
-        },
-      })
-      props.onAdded(source, await validateSource(props.base.id, source.id))
-    } catch (err) {
-      setError(err as Error)
-    } finally {
-      setBusy(false)
-    }
-  }
+    const connection = await state.resolve()
+    const source = await createSource(props.base.id, {
+      connection_id: connection.id,
+      folder: String(form.get('folder') ?? '').trim(),
+      name: String(form.get('name') ?? '').trim() || undefined,
+      interval_minutes: interval ? Number(interval) : null,
+    })
+    props.onAdded(source, await checkSource(source))
+  })
   return (
-    <form class="card stack add-source" aria-label="Add a source" onSubmit={onSubmit}>
+    <form class="card stack add-source" aria-label="Add a source" onSubmit={add.run}>
       <h3>Add a source</h3>
       <ConnectionPicker state={state} connections={props.connections} admin={props.admin} />
       <Field
@@ -97,9 +82,9 @@ export function AddSource(props: {
           hint="Leave empty to sync only when asked."
         />
       </div>
-      <CodedError error={error} title="Not added:" />
+      <CodedError error={add.error} title="Not added:" />
       <div class="row">
-        <Button type="submit" variant="primary" busy={busy} disabled={blocked}>
+        <Button type="submit" variant="primary" busy={add.busy} disabled={blocked}>
           Add and validate
         </Button>
         <Button onClick={props.onClose}>Cancel</Button>

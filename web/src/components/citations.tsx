@@ -2,13 +2,13 @@
  * Numbered citations: an answer's `[n]` markers become buttons that open the passage `n` of its
  * sources, with the document it comes from, in a dialog.
  */
-import type { Source } from '../api/answers'
+import type { Passage } from '../api/types'
 import { visibleText } from '../lib/visible-text'
 import { FileName } from './file-name'
 import { Dialog } from './ui'
 
 /** The answer's text with each `[n]` that names one of `sources` as a button opening it. */
-export function CitedText(props: { text: string; sources: Source[]; onCite: (index: number) => void }) {
+export function CitedText(props: { text: string; sources: Passage[]; onCite: (index: number) => void }) {
   const parts = props.text.split(/(\[\d{1,2}\])/)
   return (
     <>
@@ -34,7 +34,7 @@ export function CitedText(props: { text: string; sources: Source[]; onCite: (ind
 }
 
 /** The list of an answer's sources, numbered as the answer cites them. */
-export function SourceList(props: { sources: Source[]; onOpen: (index: number) => void; label?: string }) {
+export function SourceList(props: { sources: Passage[]; onOpen: (index: number) => void; label?: string }) {
   if (props.sources.length === 0) return null
   return (
     <ol class="sources" aria-label={props.label ?? 'Sources'}>
@@ -57,7 +57,7 @@ export function SourceList(props: { sources: Source[]; onOpen: (index: number) =
 
 /** The cited passage and its document, in a dialog; `baseId` links to the base's documents. */
 export function SourceDialog(props: {
-  source: { n: number; source: Source } | null
+  source: { n: number; source: Passage } | null
   baseId: string
   onClose: () => void
 }) {

@@ -4,8 +4,8 @@
  * into password inputs and never shown back: an existing connection lists them as "set".
  */
 import { useEffect, useId, useState } from 'preact/hooks'
-import { api } from '../api/client'
-import type { Connection } from '../api/sources'
+import { createConnection } from '../api/sources'
+import type { Connection, ConnectionReq } from '../api/types'
 import { type KindField, kindInfo, kindLabel, SOURCE_KINDS } from '../lib/source-kinds'
 import { Field } from './ui'
 
@@ -33,7 +33,7 @@ function currentValue(f: KindField, values: Values): string | boolean {
 }
 
 /** The body of `POST /v1/connections` for a new connection; empty optional fields are left out. */
-function connectionBody(c: ConnectionChoice) {
+function connectionBody(c: ConnectionChoice): ConnectionReq {
   const settings: Values = {}
   const secrets: Values = {}
   for (const f of fieldsFor(c.kind, c.values)) {
@@ -73,7 +73,7 @@ export function useConnectionChoice(
   }
   const resolve = async (): Promise<Connection> => {
     if (picked) return picked
-    const created = await api<Connection>('/connections', { json: connectionBody(choice) })
+    const created = await createConnection(connectionBody(choice))
     setChoice((c) => ({ ...c, id: created.id, values: {} }))
     onCreated(created)
     return created

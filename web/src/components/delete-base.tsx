@@ -1,38 +1,27 @@
-import { useState } from 'preact/hooks'
-import type { Corpus } from '../api/bases'
-import { api } from '../api/client'
+import { deleteBase } from '../api/bases'
+import type { Corpus } from '../api/types'
+import { useAction } from '../lib/action'
 import { Confirm } from './ui'
 
 /** The confirmation that deletes a base; it names the base and what goes with it. */
 export function DeleteBase(props: { base: Corpus | null; onClose: () => void; onDeleted: () => void }) {
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Error | null>(null)
   const base = props.base
+  const remove = useAction(async (b: Corpus) => {
+    await deleteBase(b.id)
+    props.onDeleted()
+  })
   const close = () => {
-    setError(null)
+    remove.reset()
     props.onClose()
-  }
-  const onConfirm = async () => {
-    if (!base) return
-    setBusy(true)
-    setError(null)
-    try {
-      await api(`/corpora/${base.id}`, { method: 'DELETE' })
-      props.onDeleted()
-    } catch (err) {
-      setError(err as Error)
-    } finally {
-      setBusy(false)
-    }
   }
   return (
     <Confirm
       open={base !== null}
       title={`Delete the base “${base?.name ?? ''}”?`}
       confirmLabel="Delete base"
-      busy={busy}
-      error={error}
-      onConfirm={onConfirm}
+      busy={remove.busy}
+      error={remove.error}
+      onConfirm={() => base && remove.run(base)}
       onCancel={close}
     >
       <p>

@@ -4,8 +4,8 @@
  * and asks the server only once the user pauses.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { api } from '../api/client'
-import type { Economics } from '../api/economics'
+import { getEconomics } from '../api/economics'
+import type { Economics } from '../api/types'
 import { fmtCount, fmtMs, fmtUsd } from '../lib/format'
 import { useLoad } from '../lib/use-load'
 import { Async } from './ui'
@@ -29,14 +29,7 @@ export function EconomicsPanel({ baseId }: { baseId: string }) {
     const t = setTimeout(() => setQpm(shown), DEBOUNCE_MS)
     return () => clearTimeout(t)
   }, [shown])
-  const econ = useLoad(
-    (signal) =>
-      api<Economics>(`/corpora/${encodeURIComponent(baseId)}/economics`, {
-        query: { queries_per_month: qpm },
-        signal,
-      }),
-    [baseId, qpm],
-  )
+  const econ = useLoad((signal) => getEconomics(baseId, qpm, signal), [baseId, qpm])
   return (
     <section class="card stack" aria-labelledby="economics-title">
       <h2 id="economics-title">Economics</h2>

@@ -2,7 +2,8 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
-import { loadMe, me, session } from '../api/session'
+import { loadMe } from '../api/auth'
+import { me, session } from '../api/session'
 import { Layout } from './layout'
 import { Button, ErrorBox, Loading } from './ui'
 

@@ -3,10 +3,10 @@
  * (`POST /corpora/{id}/import`), then `GET .../import-status` polled until the import ends, with its
  * counters. An import never deletes, and nothing keeps it in step afterwards (a source does that).
  */
-import { useEffect, useRef, useState } from 'preact/hooks'
-import type { Corpus } from '../api/bases'
-import { api } from '../api/client'
-import type { Connection, ImportStatus } from '../api/sources'
+import { useEffect, useRef } from 'preact/hooks'
+import { getImportStatus, startImport } from '../api/sources'
+import type { Connection, Corpus, ImportStatus } from '../api/types'
+import { useAction } from '../lib/action'
 import { kindInfo, kindLabel } from '../lib/source-kinds'
 import { useLoad } from '../lib/use-load'
 import { usePoll } from '../lib/use-poll'
@@ -34,10 +34,7 @@ export function ImportDialog(props: {
 
 function ImportForm(props: Parameters<typeof ImportDialog>[0]) {
   const state = useConnectionChoice(props.connections, props.onConnectionAdded)
-  const status = useLoad(
-    (signal) => api<ImportStatus>(`/corpora/${props.base.id}/import-status`, { signal }),
-    [props.base.id],
-  )
+  const status = useLoad((signal) => getImportStatus(props.base.id, signal), [props.base.id])
   const running = status.data?.state === 'running'
   usePoll(status, running)
   // The base's documents change when an import this dialog saw running ends.
@@ -51,35 +48,23 @@ function ImportForm(props: Parameters<typeof ImportDialog>[0]) {
       imported.current()
     }
   }, [running, status.data])
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Error | null>(null)
   const info = kindInfo(state.kind)
-  const onSubmit = async (e: Event) => {
+  const start = useAction(async (e: Event) => {
     e.preventDefault()
     const folder = String(new FormData(e.currentTarget as HTMLFormElement).get('folder') ?? '').trim()
-    setBusy(true)
-    setError(null)
-    try {
-      const connection = await state.resolve()
-      await api<ImportStatus>(`/corpora/${props.base.id}/import`, {
-        json: { connection_id: connection.id, folder },
-      })
-      // Started here: its end reloads the base, even if it ends before a poll sees it running.
-      wasRunning.current = true
-      status.reload()
-    } catch (err) {
-      setError(err as Error)
-    } finally {
-      setBusy(false)
-    }
-  }
+    const connection = await state.resolve()
+    await startImport(props.base.id, connection.id, folder)
+    // Started here: its end reloads the base, even if it ends before a poll sees it running.
+    wasRunning.current = true
+    status.reload()
+  })
   return (
     <div class="stack import-dialog">
       <p class="hint">
         Copies the folder’s files into the base once. To keep the base in step with a folder, add a source
         instead.
       </p>
-      <form class="stack" aria-label="Start an import" onSubmit={onSubmit}>
+      <form class="stack" aria-label="Start an import" onSubmit={start.run}>
         <ConnectionPicker state={state} connections={props.connections} admin={props.admin} />
         <Field
           label={info.folderLabel}
@@ -90,13 +75,13 @@ function ImportForm(props: Parameters<typeof ImportDialog>[0]) {
           placeholder={info.folderPlaceholder}
           hint={info.folderHint}
         />
-        <CodedError error={error} title="Not started:" />
+        <CodedError error={start.error} title="Not started:" />
         <div class="dialog-actions">
           <Button onClick={props.onClose}>Close</Button>
           <Button
             type="submit"
             variant="primary"
-            busy={busy || running}
+            busy={start.busy || running}
             disabled={!state.picked && !props.admin}
           >
             Start import

@@ -3,8 +3,9 @@
  * live progress bar and the server's estimate of the time left, cancel it, and read the history.
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { type Corpus, isFinished, type Job } from '../api/bases'
-import { api, listAll } from '../api/client'
+import { cancelOnboarding, isFinished, listJobs, startOnboarding } from '../api/bases'
+import type { Corpus, Job } from '../api/types'
+import { useAction } from '../lib/action'
 import { formatSeconds } from '../lib/format'
 import { useJob } from '../lib/use-job'
 import { useLoad } from '../lib/use-load'
@@ -26,7 +27,7 @@ const KIND_WORDS: Record<string, string> = {
  */
 export function OnboardingPanel(props: { base: Corpus; onCounters: () => void; onFinished: () => void }) {
   const { base } = props
-  const jobs = useLoad((signal) => listAll<Job>(`/corpora/${base.id}/jobs`, { signal }), [base.id])
+  const jobs = useLoad((signal) => listJobs(base.id, signal), [base.id])
   const [started, setStarted] = useState<Job | null>(null)
   const listed = jobs.data?.find((j) => j.kind === 'train' && j.parent_id === null) ?? null
   // The run just started is shown until the history lists it.
@@ -38,8 +39,6 @@ export function OnboardingPanel(props: { base: Corpus; onCounters: () => void; o
     props.onFinished()
   })
   const current = followed.job
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Error | null>(null)
   const [force, setForce] = useState(false)
   const inFlight = current !== null && !isFinished(current)
 
@@ -52,31 +51,17 @@ export function OnboardingPanel(props: { base: Corpus; onCounters: () => void; o
     return () => clearInterval(timer)
   }, [inFlight])
 
-  const start = async () => {
-    setBusy(true)
-    setError(null)
-    try {
-      const job = await api<Job>(`/corpora/${base.id}/train`, { method: 'POST', query: { force } })
-      setStarted(job)
+  // Starting and canceling share one busy state and one error: only one of them is offered at a time.
+  const action = useAction(async (what: 'start' | 'cancel') => {
+    if (what === 'start') {
+      setStarted(await startOnboarding(base.id, force))
       props.onCounters()
-    } catch (e) {
-      setError(e as Error)
-    } finally {
-      setBusy(false)
-    }
-  }
-  const cancel = async () => {
-    setBusy(true)
-    setError(null)
-    try {
-      await api<Job>(`/corpora/${base.id}/cancel`, { method: 'POST' })
+    } else {
+      await cancelOnboarding(base.id)
       setCanceling(true)
-    } catch (e) {
-      setError(e as Error)
-    } finally {
-      setBusy(false)
     }
-  }
+  })
+  const { busy, error } = action
 
   return (
     <div class="card stack onboarding">
@@ -93,12 +78,17 @@ export function OnboardingPanel(props: { base: Corpus; onCounters: () => void; o
       <ErrorBox error={error} />
       <div class="row">
         {inFlight ? (
-          <Button variant="danger" busy={busy || canceling} onClick={cancel}>
+          <Button variant="danger" busy={busy || canceling} onClick={() => action.run('cancel')}>
             {canceling ? 'Canceling…' : 'Cancel onboarding'}
           </Button>
         ) : (
           <>
-            <Button variant="primary" busy={busy} disabled={base.n_documents === 0} onClick={start}>
+            <Button
+              variant="primary"
+              busy={busy}
+              disabled={base.n_documents === 0}
+              onClick={() => action.run('start')}
+            >
               Start onboarding
             </Button>
             <label class="check">

@@ -1,7 +1,7 @@
 /** What a sync or import run did, file by file, and errors shown with the API's code. */
 
 import { ApiError } from '../api/client'
-import type { SyncRun } from '../api/sources'
+import type { SyncRun } from '../api/types'
 import { fmtCount } from '../lib/format'
 import { FileName } from './file-name'
 

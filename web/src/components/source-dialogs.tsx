@@ -1,39 +1,27 @@
 /** The dialogs of a source: its schedule, and its deletion (with or without its documents). */
 import { useState } from 'preact/hooks'
-import { api } from '../api/client'
-import type { Source } from '../api/sources'
+import { deleteSource, setSchedule } from '../api/sources'
+import type { Source } from '../api/types'
+import { useAction } from '../lib/action'
 import { Button, Confirm, Dialog, ErrorBox, Field } from './ui'
 
 /** Changes how often `source` syncs by itself (`PUT`, `interval_minutes`; empty: only when asked). */
 export function ScheduleDialog(props: { source: Source | null; onClose: () => void; onSaved: () => void }) {
   const s = props.source
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Error | null>(null)
-  const close = () => {
-    setError(null)
-    props.onClose()
-  }
-  const onSubmit = async (e: Event) => {
+  const save = useAction(async (e: Event) => {
     e.preventDefault()
     if (!s) return
     const raw = String(new FormData(e.currentTarget as HTMLFormElement).get('interval') ?? '').trim()
-    setBusy(true)
-    setError(null)
-    try {
-      await api<Source>(`/corpora/${s.corpus_id}/sources/${s.id}`, {
-        method: 'PUT',
-        json: { interval_minutes: raw ? Number(raw) : null },
-      })
-      props.onSaved()
-    } catch (err) {
-      setError(err as Error)
-    } finally {
-      setBusy(false)
-    }
+    await setSchedule(s, raw ? Number(raw) : null)
+    props.onSaved()
+  })
+  const close = () => {
+    save.reset()
+    props.onClose()
   }
   return (
     <Dialog open={s !== null} title={`Schedule of “${s?.name ?? ''}”`} onClose={close}>
-      <form class="stack" onSubmit={onSubmit}>
+      <form class="stack" onSubmit={save.run}>
         <Field
           label="Sync every (minutes)"
           name="interval"
@@ -43,10 +31,10 @@ export function ScheduleDialog(props: { source: Source | null; onClose: () => vo
           value={s?.interval_minutes ? String(s.interval_minutes) : ''}
           hint="Leave empty to sync only when asked. The first scheduled sync runs one interval from now."
         />
-        <ErrorBox error={error} />
+        <ErrorBox error={save.error} />
         <div class="dialog-actions">
           <Button onClick={close}>Cancel</Button>
-          <Button type="submit" variant="primary" busy={busy}>
+          <Button type="submit" variant="primary" busy={save.busy}>
             Save schedule
           </Button>
         </div>
@@ -62,39 +50,25 @@ export function DeleteSource(props: {
   onDeleted: (deletedDocuments: number) => void
 }) {
   const s = props.source
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Error | null>(null)
   const [withDocs, setWithDocs] = useState(false)
+  const remove = useAction(async (source: Source) => {
+    const deleted = await deleteSource(source, withDocs)
+    setWithDocs(false)
+    props.onDeleted(deleted)
+  })
   const close = () => {
-    setError(null)
+    remove.reset()
     setWithDocs(false)
     props.onClose()
-  }
-  const onConfirm = async () => {
-    if (!s) return
-    setBusy(true)
-    setError(null)
-    try {
-      const out = await api<{ deleted_documents: number }>(`/corpora/${s.corpus_id}/sources/${s.id}`, {
-        method: 'DELETE',
-        query: { delete_documents: withDocs },
-      })
-      setWithDocs(false)
-      props.onDeleted(out.deleted_documents)
-    } catch (err) {
-      setError(err as Error)
-    } finally {
-      setBusy(false)
-    }
   }
   return (
     <Confirm
       open={s !== null}
       title={`Delete the source “${s?.name ?? ''}”?`}
       confirmLabel="Delete source"
-      busy={busy}
-      error={error}
-      onConfirm={onConfirm}
+      busy={remove.busy}
+      error={remove.error}
+      onConfirm={() => s && remove.run(s)}
       onCancel={close}
     >
       <p>

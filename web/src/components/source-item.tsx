@@ -3,15 +3,15 @@
  * the job's progress and estimate; documents still processing; how the last run ended, with its
  * counters and per-file errors); and its actions: validate, sync now, cancel, schedule, delete.
  */
-import { useState } from 'preact/hooks'
-import { isFinished, type Job } from '../api/bases'
-import { api } from '../api/client'
-import type { Source } from '../api/sources'
+import { getJob, isFinished } from '../api/bases'
+import { cancelSync, syncSource } from '../api/sources'
+import type { Source } from '../api/types'
+import { useAction } from '../lib/action'
 import { formatSeconds } from '../lib/format'
 import { kindLabel } from '../lib/source-kinds'
 import { useLoad } from '../lib/use-load'
 import { usePoll } from '../lib/use-poll'
-import { type Check, validateSource } from './add-source'
+import { type Check, checkSource } from './add-source'
 import { StatusBadge } from './base-status'
 import { CodedError, RunCounters, RunErrors } from './run-counters'
 import { Button, ErrorBox, Note, Progress, Time } from './ui'
@@ -32,23 +32,16 @@ export function SourceItem(props: {
   onDelete: () => void
 }) {
   const s = props.source
-  const [busy, setBusy] = useState<'validate' | 'sync' | 'cancel' | null>(null)
-  const [error, setError] = useState<Error | null>(null)
-  const act = async (what: 'validate' | 'sync' | 'cancel') => {
-    setBusy(what)
-    setError(null)
-    try {
-      if (what === 'validate') props.onCheck(await validateSource(s.corpus_id, s.id))
-      else {
-        await api(`/corpora/${s.corpus_id}/sources/${s.id}/${what}`, { method: 'POST' })
-        props.onChanged()
-      }
-    } catch (e) {
-      setError(e as Error)
-    } finally {
-      setBusy(null)
+  const action = useAction(async (what: 'validate' | 'sync' | 'cancel') => {
+    if (what === 'validate') props.onCheck(await checkSource(s))
+    else {
+      await (what === 'sync' ? syncSource(s) : cancelSync(s))
+      props.onChanged()
     }
-  }
+  })
+  /** Whether the button of `what` is the one running. */
+  const busy = (what: 'validate' | 'sync' | 'cancel') => action.busy && action.args?.[0] === what
+  const act = action.run
   const headingId = `source-${s.id}`
   const named = (verb: string) => (
     <>
@@ -96,17 +89,17 @@ export function SourceItem(props: {
             ).
           </Note>
         ))}
-      <ErrorBox error={error} />
+      <ErrorBox error={action.error} />
       <div class="row source-actions">
-        <Button busy={busy === 'validate'} onClick={() => act('validate')}>
+        <Button busy={busy('validate')} onClick={() => act('validate')}>
           {named('Validate')}
         </Button>
         {s.syncing ? (
-          <Button variant="danger" busy={busy === 'cancel'} onClick={() => act('cancel')}>
+          <Button variant="danger" busy={busy('cancel')} onClick={() => act('cancel')}>
             {named('Cancel sync')}
           </Button>
         ) : (
-          <Button variant="primary" busy={busy === 'sync'} onClick={() => act('sync')}>
+          <Button variant="primary" busy={busy('sync')} onClick={() => act('sync')}>
             {named('Sync now')}
           </Button>
         )}
@@ -152,10 +145,7 @@ function SourceState({ source }: { source: Source }) {
 
 /** The sync job's bar and its estimate (`GET /v1/jobs/{id}`), polled while it runs. */
 function SyncProgress({ jobId, name }: { jobId: string | null; name: string }) {
-  const job = useLoad(
-    (signal) => (jobId ? api<Job>(`/jobs/${jobId}`, { signal }) : Promise.resolve(null)),
-    [jobId],
-  )
+  const job = useLoad((signal) => (jobId ? getJob(jobId, signal) : Promise.resolve(null)), [jobId])
   usePoll(job, jobId !== null && !(job.data && isFinished(job.data)))
   const j = job.data
   const pct = Math.round((j?.progress ?? 0) * 100)

@@ -5,11 +5,9 @@
  * a run ends the history and the base's counters and documents are reloaded.
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
-import type { Corpus } from '../api/bases'
-import { api, listAll } from '../api/client'
 import { me } from '../api/session'
-import type { Connection, Source, SyncRun } from '../api/sources'
-import type { Page } from '../api/types'
+import { latestRuns, listConnections, listSources } from '../api/sources'
+import type { Corpus, Source } from '../api/types'
 import { useLoad } from '../lib/use-load'
 import { usePoll } from '../lib/use-poll'
 import { AddSource, type Check } from './add-source'
@@ -36,16 +34,10 @@ const runsOf = (s: Source) =>
 /** The tab; `onChanged` reloads the base's counters and documents. */
 export function SourcesPanel({ base, onChanged }: { base: Corpus; onChanged: () => void }) {
   const admin = me.value?.role === 'admin'
-  const sources = useLoad((signal) => listAll<Source>(`/corpora/${base.id}/sources`, { signal }), [base.id])
-  const connections = useLoad((signal) => listAll<Connection>('/connections', { signal }), [])
+  const sources = useLoad((signal) => listSources(base.id, signal), [base.id])
+  const connections = useLoad((signal) => listConnections(signal), [])
   // The latest hundred runs of the base: the history of its sources and imports is among them.
-  const runs = useLoad(
-    (signal) =>
-      api<Page<SyncRun>>(`/corpora/${base.id}/sync-runs`, { signal, query: { limit: 100 } }).then(
-        (p) => p.items,
-      ),
-    [base.id],
-  )
+  const runs = useLoad((signal) => latestRuns(base.id, signal), [base.id])
   const active = sources.data?.some(busy) ?? false
   usePoll(sources, active)
 

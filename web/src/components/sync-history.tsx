@@ -4,7 +4,7 @@
  * pushes too); the ones a source or an import made carry its id, and only those are shown here.
  */
 import { useId, useState } from 'preact/hooks'
-import type { Source, SyncRun } from '../api/sources'
+import type { Source, SyncRun } from '../api/types'
 import { formatSeconds } from '../lib/format'
 import type { Loaded } from '../lib/use-load'
 import { StatusBadge } from './base-status'

@@ -14,3 +14,13 @@ export function TableScroll({ label, children }: { label: string; children: Comp
     </section>
   )
 }
+
+/** Wraps a table in a section named by its heading (`labelledBy`, the heading's id). */
+export function TableBox({ labelledBy, children }: { labelledBy: string; children: ComponentChildren }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: on a narrow screen the box scrolls, and a keyboard can only scroll what takes focus (axe: scrollable-region-focusable).
+    <section class="table-wrap" aria-labelledby={labelledBy} tabIndex={0}>
+      {children}
+    </section>
+  )
+}

@@ -1,13 +1,13 @@
 import { signal } from '@preact/signals'
 import { useEffect } from 'preact/hooks'
-import { api } from '../api/client'
+import { getAuthConfig } from '../api/auth'
 import type { AuthConfig } from '../api/types'
 
 const config = signal<AuthConfig | null>(null)
 
 /** Fetches the server's sign-up mode and options again (after the first workspace exists). */
 export async function reloadAuthConfig(): Promise<AuthConfig> {
-  config.value = await api<AuthConfig>('/auth/config', { anonymous: true })
+  config.value = await getAuthConfig()
   return config.value
 }
 

@@ -1,6 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
-import { api, type RequestOptions } from '../api/client'
-import type { Page } from '../api/types'
+import type { Page } from '../api/client'
 
 /** A `/v1` list read a page at a time: the items so far, whether there are more, and how to get them. */
 export interface CursorPages<T> {
@@ -13,12 +12,11 @@ export interface CursorPages<T> {
 }
 
 /**
- * Reads `path` a page of `limit` at a time (for lists that can be long, like a base's documents);
- * again from the first page whenever `deps` change or `reload` is called.
+ * Reads a list a page of `limit` at a time through `page` (for lists that can be long, like a
+ * base's documents); again from the first page whenever `deps` change or `reload` is called.
  */
 export function useCursorPages<T>(
-  path: string,
-  query: RequestOptions['query'],
+  page: (cursor: string | undefined, limit: number, signal: AbortSignal) => Promise<Page<T>>,
   deps: unknown[],
   limit = 100,
 ): CursorPages<T> {
@@ -35,11 +33,11 @@ export function useCursorPages<T>(
       const ctl = new AbortController()
       abort.current = ctl
       setLoading(true)
-      api<Page<T>>(path, { query: { ...query, limit, cursor: after ?? undefined }, signal: ctl.signal }).then(
-        (page) => {
+      page(after ?? undefined, limit, ctl.signal).then(
+        (p) => {
           if (ctl.signal.aborted) return
-          setItems((old) => (append && old ? [...old, ...page.items] : page.items))
-          setCursor(page.next_cursor)
+          setItems((old) => (append && old ? [...old, ...p.items] : p.items))
+          setCursor(p.next_cursor)
           setError(undefined)
           setLoading(false)
         },
@@ -50,7 +48,7 @@ export function useCursorPages<T>(
         },
       )
     },
-    [path, limit, ...deps],
+    [limit, ...deps],
   )
 
   useEffect(() => {

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { isFinished, type Job } from '../api/bases'
-import { api } from '../api/client'
+import { getJob, isFinished } from '../api/bases'
+import type { Job } from '../api/types'
 
 /** How often a running job is asked for its progress. */
 export const POLL_MS = 500
@@ -27,7 +27,7 @@ export function useJob(
     let timer: ReturnType<typeof setTimeout> | undefined
     const poll = async () => {
       try {
-        const next = await api<Job>(`/jobs/${job.id}`, { signal: abort.signal })
+        const next = await getJob(job.id, abort.signal)
         if (abort.signal.aborted) return
         setLatest(next)
         setError(null)

@@ -4,8 +4,8 @@
  * the queue empties (the page then reloads the base's counters and documents once, not per file).
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
+import { type UploadRequest, uploadFile } from '../api/uploads'
 import type { PickedFile } from './dropped-files'
-import { type UploadRequest, uploadFile } from './upload-request'
 
 /** Requests in flight at once: enough to keep the line busy, few enough for each bar to move. */
 const PARALLEL = 3

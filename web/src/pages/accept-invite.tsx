@@ -1,11 +1,9 @@
-import { useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
-import type { InviteInfo } from '../api/accounts'
-import { api } from '../api/client'
-import { adopt, loadMe } from '../api/session'
-import type { TokenResp } from '../api/types'
+import { acceptInvite, inviteInfo, loadMe } from '../api/auth'
+import { adopt } from '../api/session'
 import { PublicLayout } from '../components/layout'
 import { Button, ErrorBox, Field, Loading, Time } from '../components/ui'
+import { useAction } from '../lib/action'
 import { useLoad } from '../lib/use-load'
 
 /**
@@ -18,12 +16,20 @@ export function AcceptInvite() {
   const info = useLoad(
     (signal) =>
       token
-        ? api<InviteInfo>('/auth/invite-info', { json: { token }, signal, anonymous: true })
+        ? inviteInfo(token, signal)
         : Promise.reject(new Error('This link has no token. Open the link from the invitation again.')),
     [token],
   )
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Error | null>(null)
+  const join = useAction(
+    async (e: Event) => {
+      e.preventDefault()
+      const f = new FormData(e.currentTarget as HTMLFormElement)
+      adopt(await acceptInvite({ token, name: String(f.get('name')), password: String(f.get('password')) }))
+      await loadMe()
+      route('/console/bases', true)
+    },
+    { leaves: true },
+  )
   if (info.loading && !info.data) {
     return (
       <PublicLayout title="Your invitation">
@@ -49,31 +55,13 @@ export function AcceptInvite() {
   }
   const inv = info.data
   const role = inv.role === 'admin' ? 'an admin' : 'a member'
-  const onSubmit = async (e: Event) => {
-    e.preventDefault()
-    const f = new FormData(e.currentTarget as HTMLFormElement)
-    setBusy(true)
-    setError(null)
-    try {
-      const resp = await api<TokenResp>('/auth/accept-invite', {
-        json: { token, name: String(f.get('name')), password: String(f.get('password')) },
-        anonymous: true,
-      })
-      adopt(resp)
-      await loadMe()
-      route('/console/bases', true)
-    } catch (err) {
-      setError(err as Error)
-      setBusy(false)
-    }
-  }
   return (
     <PublicLayout title={`Join ${inv.workspace_name}`}>
       <p>
         You are invited to <strong>{inv.workspace_name}</strong> as {role}, with the address{' '}
         <strong>{inv.email}</strong>. The invitation expires <Time iso={inv.expires_at} />.
       </p>
-      <form class="stack" onSubmit={onSubmit}>
+      <form class="stack" onSubmit={join.run}>
         <Field label="Your name" name="name" required maxLength={120} autocomplete="name" />
         <Field
           label="Choose a password"
@@ -85,8 +73,8 @@ export function AcceptInvite() {
           autocomplete="new-password"
           hint="8 to 128 characters. You sign in with your address and this password."
         />
-        <ErrorBox error={error} />
-        <Button type="submit" variant="primary" busy={busy}>
+        <ErrorBox error={join.error} />
+        <Button type="submit" variant="primary" busy={join.busy}>
           Join the workspace
         </Button>
       </form>

@@ -1,28 +1,19 @@
 import { useState } from 'preact/hooks'
-import { api } from '../api/client'
+import { changePassword, setupWorkspace, updateProfile } from '../api/auth'
 import { adopt, me } from '../api/session'
-import type { TokenResp, User } from '../api/types'
+import type { User } from '../api/types'
 import { Button, ErrorBox, Field, Note, PageHeader } from '../components/ui'
+import { useAction } from '../lib/action'
 import '../styles/accounts.css'
 
-/** A form's submit state: busy, the API's refusal, and a saved note. */
+/** A form's submit: the action, and the note its work answers once saved. */
 function useSubmit() {
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Error | null>(null)
   const [saved, setSaved] = useState<string | null>(null)
-  const run = async (work: () => Promise<string>) => {
-    setBusy(true)
-    setError(null)
+  const action = useAction(async (work: () => Promise<string>) => {
     setSaved(null)
-    try {
-      setSaved(await work())
-    } catch (err) {
-      setError(err as Error)
-    } finally {
-      setBusy(false)
-    }
-  }
-  return { busy, error, saved, run }
+    setSaved(await work())
+  })
+  return { ...action, saved }
 }
 
 /** The display name, any member's own (`PATCH /auth/me`). */
@@ -32,7 +23,7 @@ function DisplayName({ user }: { user: User }) {
     e.preventDefault()
     const name = String(new FormData(e.currentTarget as HTMLFormElement).get('name'))
     s.run(async () => {
-      me.value = await api<User>('/auth/me', { method: 'PATCH', json: { name } })
+      me.value = await updateProfile(name)
       return 'Your name is saved.'
     })
   }
@@ -83,9 +74,7 @@ function WorkspaceName({ user }: { user: User }) {
     const workspace = String(new FormData(e.currentTarget as HTMLFormElement).get('workspace'))
     s.run(async () => {
       // The route renames both; the display name is sent as it is now, so only the workspace changes.
-      me.value = await api<User>('/auth/setup', {
-        json: { workspace_name: workspace, name: me.value?.name ?? user.name },
-      })
+      me.value = await setupWorkspace({ workspace_name: workspace, name: me.value?.name ?? user.name })
       return 'The workspace name is saved.'
     })
   }
@@ -124,10 +113,7 @@ function ChangePassword() {
     const next = String(f.get('new'))
     s.run(async () => {
       if (next !== String(f.get('confirm'))) throw new Error('The two new passwords are not the same.')
-      const resp = await api<TokenResp>('/auth/change-password', {
-        json: { current_password: String(f.get('current')), new_password: next },
-      })
-      adopt(resp)
+      adopt(await changePassword({ current_password: String(f.get('current')), new_password: next }))
       form.reset()
       return 'Your password is changed. Your other sessions are signed out; this one stays signed in.'
     })

@@ -8,8 +8,8 @@
  */
 import { useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
-import type { Corpus, Doc } from '../api/bases'
-import { api } from '../api/client'
+import { documentsPage, getBase } from '../api/bases'
+import type { Corpus } from '../api/types'
 import { StatusBadge } from '../components/base-status'
 import { DeleteBase } from '../components/delete-base'
 import { DocumentsTable } from '../components/documents-table'
@@ -26,7 +26,7 @@ import '../styles/bases.css'
 
 /** The page of base `id`. */
 export function Base({ id = '' }: { id?: string }) {
-  const base = useLoad((signal) => api<Corpus>(`/corpora/${id}`, { signal }), [id])
+  const base = useLoad((signal) => getBase(id, signal), [id])
   return (
     <>
       <p class="base-back">
@@ -48,7 +48,10 @@ function BaseView({ base, reloadBase }: { base: Corpus; reloadBase: () => void }
   const tab = query.tab === 'sources' ? 'sources' : 'documents'
   // The tab is in the address (replacing it, not adding to history) so a reload or a link keeps it.
   const pick = (id: string) => route(id === 'documents' ? path : `${path}?tab=${id}`, true)
-  const docs = useCursorPages<Doc>(`/corpora/${base.id}/documents`, undefined, [base.id])
+  const docs = useCursorPages(
+    (cursor, limit, signal) => documentsPage(base.id, cursor, limit, signal),
+    [base.id],
+  )
   const [deleting, setDeleting] = useState(false)
   const refresh = () => {
     reloadBase()

@@ -6,17 +6,18 @@
  */
 import { useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
-import type { Corpus } from '../api/bases'
-import { api, listAll } from '../api/client'
+import { createBase, listBases } from '../api/bases'
+import type { Corpus } from '../api/types'
 import { StatusBadge } from '../components/base-status'
 import { DeleteBase } from '../components/delete-base'
 import { Async, Button, Empty, ErrorBox, Field, PageHeader, Time } from '../components/ui'
+import { useAction } from '../lib/action'
 import { useLoad } from '../lib/use-load'
 import '../styles/bases.css'
 
 /** The list of bases. */
 export function Bases(_props: { id?: string }) {
-  const bases = useLoad((signal) => listAll<Corpus>('/corpora', { signal }), [])
+  const bases = useLoad((signal) => listBases(signal), [])
   const [doomed, setDoomed] = useState<Corpus | null>(null)
   return (
     <>
@@ -52,23 +53,17 @@ export function Bases(_props: { id?: string }) {
 /** The form that creates a base and opens it. */
 function CreateBase({ first }: { first: boolean }) {
   const { route } = useLocation()
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Error | null>(null)
-  const onSubmit = async (e: Event) => {
-    e.preventDefault()
-    const name = String(new FormData(e.currentTarget as HTMLFormElement).get('name') ?? '')
-    setBusy(true)
-    setError(null)
-    try {
-      const base = await api<Corpus>('/corpora', { json: { name } })
+  const create = useAction(
+    async (e: Event) => {
+      e.preventDefault()
+      const name = String(new FormData(e.currentTarget as HTMLFormElement).get('name') ?? '')
+      const base = await createBase(name)
       route(`/console/bases/${base.id}`)
-    } catch (err) {
-      setError(err as Error)
-      setBusy(false)
-    }
-  }
+    },
+    { leaves: true },
+  )
   return (
-    <form class="card stack create-base" onSubmit={onSubmit} aria-label="Create a document base">
+    <form class="card stack create-base" onSubmit={create.run} aria-label="Create a document base">
       <div class="row">
         <div class="create-base-name">
           <Field
@@ -80,11 +75,11 @@ function CreateBase({ first }: { first: boolean }) {
             autocomplete="off"
           />
         </div>
-        <Button type="submit" variant="primary" busy={busy}>
+        <Button type="submit" variant="primary" busy={create.busy}>
           Create base
         </Button>
       </div>
-      <ErrorBox error={error} />
+      <ErrorBox error={create.error} />
     </form>
   )
 }

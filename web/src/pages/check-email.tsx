@@ -1,10 +1,12 @@
 import { useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
-import { ApiError, api } from '../api/client'
+import { resendVerification } from '../api/auth'
+import { ApiError } from '../api/client'
 import type { LinkResp } from '../api/types'
 import { PublicLayout } from '../components/layout'
 import { ServerLog } from '../components/link-delivery'
 import { Button, ErrorBox, Field, Loading, Note } from '../components/ui'
+import { useAction } from '../lib/action'
 import { useAuthConfig } from '../lib/auth-config'
 import { consolePath } from '../lib/console-link'
 import { useCountdown } from '../lib/countdown'
@@ -75,34 +77,28 @@ export function CheckEmail() {
   const [delivery, setDelivery] = useState<Delivery>((query.delivery as Delivery) ?? undefined)
   // The sign-up that brought the visitor here has just sent a link: the cooldown starts now.
   const [sentAt, setSentAt] = useState(() => (query.email ? Date.now() : 0))
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Error | null>(null)
   // What the last resend answered: a fresh link ('link'), or none ('none').
   const [resent, setResent] = useState<'link' | 'none' | null>(null)
   const cooldown = (config?.resend_cooldown_seconds ?? 60) * 1000
   const [until, setUntil] = useState(0)
   const wait = useCountdown(until || sentAt + cooldown)
-  if (!config) return <Loading />
-
-  const resend = async (e: Event) => {
+  const resend = useAction(async (e: Event) => {
     e.preventDefault()
-    setBusy(true)
-    setError(null)
     try {
-      const resp = await api<LinkResp>('/auth/resend-verification', { json: { email }, anonymous: true })
+      const resp = await resendVerification(email)
       setDelivery(resp.link_delivery)
       if (resp.verify_link) setLink(resp.verify_link)
       setResent(resp.verify_link ? 'link' : 'none')
       setUntil(0)
       setSentAt(Date.now())
     } catch (err) {
+      // Too soon: the countdown follows the server's Retry-After.
       const retry = err instanceof ApiError ? err.retryAfter : null
       if (retry) setUntil(Date.now() + retry * 1000)
-      setError(err as Error)
-    } finally {
-      setBusy(false)
+      throw err
     }
-  }
+  })
+  if (!config) return <Loading />
 
   return (
     <PublicLayout title="Check your email">
@@ -113,7 +109,7 @@ export function CheckEmail() {
           <p>Enter the address you signed up with to get a new confirmation link.</p>
         )}
         {resent && <Note kind="ok">{resentNote(delivery ?? config.link_delivery, resent)}</Note>}
-        <form class="stack" onSubmit={resend}>
+        <form class="stack" onSubmit={resend.run}>
           {!query.email && (
             <Field
               label="Email"
@@ -125,8 +121,8 @@ export function CheckEmail() {
               onInput={(e) => setEmail(e.currentTarget.value)}
             />
           )}
-          <ErrorBox error={error} />
-          <Button type="submit" busy={busy} disabled={wait > 0 || !email}>
+          <ErrorBox error={resend.error} />
+          <Button type="submit" busy={resend.busy} disabled={wait > 0 || !email}>
             {wait > 0 ? `Send the link again in ${wait} s` : 'Send the link again'}
           </Button>
           {wait > 0 && (

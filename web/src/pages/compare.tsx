@@ -3,15 +3,17 @@
  * first token, cost per query), the scale test, and the economics of onboarding.
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
-import type { BaseHead, Source } from '../api/answers'
 import { servable } from '../api/answers'
-import { ApiError, api } from '../api/client'
-import type { CompareResp, CompareSide } from '../api/economics'
+import { getBase } from '../api/bases'
+import { ApiError } from '../api/client'
+import { compareBoth } from '../api/economics'
+import type { CompareResp, CompareSide, Passage } from '../api/types'
 import { CitedText, SourceDialog, SourceList } from '../components/citations'
 import { EconomicsPanel } from '../components/economics-panel'
 import { RetryCountdown } from '../components/retry-countdown'
 import { ScaleTest } from '../components/scale-test'
 import { Async, Button, Empty, ErrorBox, PageHeader } from '../components/ui'
+import { useAction } from '../lib/action'
 import { fmtCount, fmtMs, fmtRatio, fmtUsd } from '../lib/format'
 import { useLoad } from '../lib/use-load'
 import '../styles/chat.css'
@@ -21,7 +23,7 @@ const NAMES = { cart: 'Cartridges (cart)', rag: 'Retrieval (rag)' } as const
 
 /** The compare page of a base (`/console/bases/:id/compare`). */
 export function Compare({ id = '' }: { id?: string }) {
-  const base = useLoad((signal) => api<BaseHead>(`/corpora/${encodeURIComponent(id)}`, { signal }), [id])
+  const base = useLoad((signal) => getBase(id, signal), [id])
   return (
     <>
       <PageHeader
@@ -60,35 +62,25 @@ export function Compare({ id = '' }: { id?: string }) {
 function CompareOne({ baseId }: { baseId: string }) {
   const [question, setQuestion] = useState('')
   const [result, setResult] = useState<CompareResp | null>(null)
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Error | null>(null)
   const [retry, setRetry] = useState<{ seconds: number; attempt: number; message: string } | null>(null)
-  const [open, setOpen] = useState<{ n: number; source: Source } | null>(null)
+  const [open, setOpen] = useState<{ n: number; source: Passage } | null>(null)
   const abort = useRef<AbortController | null>(null)
   useEffect(() => () => abort.current?.abort(), [])
 
-  async function run(q: string, attempt: number) {
+  // A 503 (the engine is busy) is not a failure: it is counted down and tried again, 30 times at most.
+  const compare = useAction(async (q: string, attempt: number) => {
     const controller = new AbortController()
     abort.current = controller
-    setBusy(true)
-    setError(null)
     setRetry(null)
     try {
-      const r = await api<CompareResp>(`/corpora/${encodeURIComponent(baseId)}/compare`, {
-        query: { side: 'both' },
-        json: { question: q },
-        signal: controller.signal,
-      })
-      setResult(r)
+      setResult(await compareBoth(baseId, q, controller.signal))
     } catch (err) {
       if (controller.signal.aborted) return
       if (err instanceof ApiError && err.status === 503 && attempt < 30)
         setRetry({ seconds: err.retryAfter ?? 1, attempt: attempt + 1, message: err.message })
-      else setError(err as Error)
-    } finally {
-      setBusy(false)
+      else throw err
     }
-  }
+  })
 
   return (
     <section class="card stack" aria-labelledby="compare-title">
@@ -97,7 +89,7 @@ function CompareOne({ baseId }: { baseId: string }) {
         class="row"
         onSubmit={(e) => {
           e.preventDefault()
-          if (question.trim()) void run(question.trim(), 1)
+          if (question.trim()) void compare.run(question.trim(), 1)
         }}
       >
         <div class="field grow">
@@ -110,7 +102,7 @@ function CompareOne({ baseId }: { baseId: string }) {
             onInput={(e) => setQuestion(e.currentTarget.value)}
           />
         </div>
-        <Button type="submit" variant="primary" busy={busy}>
+        <Button type="submit" variant="primary" busy={compare.busy}>
           Compare
         </Button>
       </form>
@@ -119,11 +111,11 @@ function CompareOne({ baseId }: { baseId: string }) {
           seconds={retry.seconds}
           attempt={retry.attempt}
           message={`The answer engine is busy: ${retry.message}`}
-          onRetry={() => run(question.trim(), retry.attempt)}
+          onRetry={() => compare.run(question.trim(), retry.attempt)}
           onCancel={() => setRetry(null)}
         />
       )}
-      <ErrorBox error={error} />
+      <ErrorBox error={compare.error} />
       {result && (
         <>
           <p class="compare-summary" role="status">
@@ -161,7 +153,7 @@ function summaryText(r: CompareResp): string {
 function SideView(props: {
   side: CompareSide
   result: CompareResp
-  onCite: (open: { n: number; source: Source }) => void
+  onCite: (open: { n: number; source: Passage }) => void
 }) {
   const s = props.side
   const cite = (i: number) => {

@@ -1,9 +1,10 @@
 import { useState } from 'preact/hooks'
-import { api } from '../api/client'
+import { forgotPassword } from '../api/auth'
 import type { LinkResp } from '../api/types'
 import { PublicLayout } from '../components/layout'
 import { LinkDeliveryHint, ServerLog } from '../components/link-delivery'
 import { Button, ErrorBox, Field, Note } from '../components/ui'
+import { useAction } from '../lib/action'
 import { useAuthConfig } from '../lib/auth-config'
 import { consolePath } from '../lib/console-link'
 import '../styles/accounts.css'
@@ -51,34 +52,23 @@ function Sent({ email, resp }: { email: string; resp: LinkResp }) {
 /** Asks for a password reset link (`POST /auth/forgot-password`, always `sent`). */
 export function ForgotPassword() {
   const config = useAuthConfig()
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Error | null>(null)
   const [done, setDone] = useState<{ email: string; resp: LinkResp } | null>(null)
-  const onSubmit = async (e: Event) => {
+  const ask = useAction(async (e: Event) => {
     e.preventDefault()
     const email = String(new FormData(e.currentTarget as HTMLFormElement).get('email'))
-    setBusy(true)
-    setError(null)
-    try {
-      const resp = await api<LinkResp>('/auth/forgot-password', { json: { email }, anonymous: true })
-      setDone({ email, resp })
-    } catch (err) {
-      setError(err as Error)
-    } finally {
-      setBusy(false)
-    }
-  }
+    setDone({ email, resp: await forgotPassword(email) })
+  })
   return (
     <PublicLayout title="Reset your password">
       {done ? (
         <Sent email={done.email} resp={done.resp} />
       ) : (
-        <form class="stack" onSubmit={onSubmit}>
+        <form class="stack" onSubmit={ask.run}>
           <p>Enter the address you sign in with; we will send a link to choose a new password.</p>
           <LinkDeliveryHint delivery={config?.link_delivery} what="the reset link" />
           <Field label="Email" type="email" name="email" required autocomplete="email" />
-          <ErrorBox error={error} />
-          <Button type="submit" variant="primary" busy={busy}>
+          <ErrorBox error={ask.error} />
+          <Button type="submit" variant="primary" busy={ask.busy}>
             Send the reset link
           </Button>
         </form>

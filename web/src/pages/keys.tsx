@@ -3,11 +3,12 @@
  * secret shown once, with a copy button); revoke one (it stays listed, marked revoked).
  */
 import { useState } from 'preact/hooks'
-import type { ApiKey, ApiKeyCreated, Scope } from '../api/admin'
-import { api, listAll } from '../api/client'
+import { createKey, listKeys, revokeKey } from '../api/admin'
+import type { ApiKey, ApiKeyCreated, Scope } from '../api/types'
 import { CopyButton } from '../components/copy-button'
 import { TableScroll } from '../components/table-scroll'
 import { Async, Button, Confirm, Dialog, Empty, ErrorBox, Field, PageHeader, Time } from '../components/ui'
+import { useAction } from '../lib/action'
 import { rememberFreshKey } from '../lib/fresh-keys'
 import { useLoad } from '../lib/use-load'
 import '../styles/admin.css'
@@ -20,7 +21,7 @@ const SCOPES: { scope: Scope; label: string; hint: string }[] = [
 
 /** The API keys page. */
 export function Keys(_props: { id?: string }) {
-  const keys = useLoad(() => listAll<ApiKey>('/api-keys'), [])
+  const keys = useLoad(() => listKeys(), [])
   const [created, setCreated] = useState<ApiKeyCreated | null>(null)
   const [revoking, setRevoking] = useState<ApiKey | null>(null)
   return (
@@ -71,29 +72,17 @@ function CreateKey({ onCreated }: { onCreated: (k: ApiKeyCreated) => void }) {
   const [name, setName] = useState('')
   const [scopes, setScopes] = useState<Scope[]>(['query'])
   const [expiry, setExpiry] = useState('')
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Error | null>(null)
-  const submit = async (e: Event) => {
+  const create = useAction(async (e: Event) => {
     e.preventDefault()
-    setBusy(true)
-    setError(null)
-    try {
-      const k = await api<ApiKeyCreated>('/api-keys', {
-        json: { name, scopes, expires_at: expiry ? endOfDay(expiry) : null },
-      })
-      setName('')
-      setExpiry('')
-      onCreated(k)
-    } catch (err) {
-      setError(err as Error)
-    } finally {
-      setBusy(false)
-    }
-  }
+    const k = await createKey({ name, scopes, expires_at: expiry ? endOfDay(expiry) : null })
+    setName('')
+    setExpiry('')
+    onCreated(k)
+  })
   const toggle = (s: Scope, on: boolean) =>
     setScopes((cur) => (on ? [...cur.filter((c) => c !== s), s] : cur.filter((c) => c !== s)))
   return (
-    <form class="card stack key-form" onSubmit={submit} aria-labelledby="create-key-title">
+    <form class="card stack key-form" onSubmit={create.run} aria-labelledby="create-key-title">
       <h2 id="create-key-title" class="card-title">
         Create a key
       </h2>
@@ -136,9 +125,9 @@ function CreateKey({ onCreated }: { onCreated: (k: ApiKeyCreated) => void }) {
           Choose at least one scope.
         </p>
       )}
-      <ErrorBox error={error} />
+      <ErrorBox error={create.error} />
       <div>
-        <Button variant="primary" type="submit" busy={busy} disabled={scopes.length === 0}>
+        <Button variant="primary" type="submit" busy={create.busy} disabled={scopes.length === 0}>
           Create key
         </Button>
       </div>
@@ -260,32 +249,21 @@ function SecretDialog({ created, onClose }: { created: ApiKeyCreated | null; onC
 }
 
 function RevokeKey(props: { target: ApiKey | null; onDone: () => void; onCancel: () => void }) {
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Error | null>(null)
   const k = props.target
-  const revoke = async () => {
-    if (!k) return
-    setBusy(true)
-    setError(null)
-    try {
-      await api<ApiKey>(`/api-keys/${encodeURIComponent(k.id)}`, { method: 'DELETE' })
-      props.onDone()
-    } catch (err) {
-      setError(err as Error)
-    } finally {
-      setBusy(false)
-    }
-  }
+  const revoke = useAction(async (key: ApiKey) => {
+    await revokeKey(key.id)
+    props.onDone()
+  })
   return (
     <Confirm
       open={k !== null}
       title={k ? `Revoke the key “${k.name}”?` : 'Revoke the key?'}
       confirmLabel="Revoke key"
-      busy={busy}
-      error={error}
-      onConfirm={revoke}
+      busy={revoke.busy}
+      error={revoke.error}
+      onConfirm={() => k && revoke.run(k)}
       onCancel={() => {
-        setError(null)
+        revoke.reset()
         props.onCancel()
       }}
     >

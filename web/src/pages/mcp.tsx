@@ -6,9 +6,10 @@
  */
 import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import type { ApiKey, BaseSummary, McpMeta } from '../api/admin'
-import { api, listAll } from '../api/client'
+import { listKeys } from '../api/admin'
+import { getMcpMeta, listBases } from '../api/bases'
 import { me } from '../api/session'
+import type { ApiKey, Corpus, McpMeta } from '../api/types'
 import { CopyButton } from '../components/copy-button'
 import { Async, Empty, ErrorBox, Loading, Note, PageHeader } from '../components/ui'
 import { freshKeys } from '../lib/fresh-keys'
@@ -25,9 +26,9 @@ function usable(k: ApiKey): boolean {
 /** The MCP page. */
 export function Mcp(_props: { id?: string }) {
   const admin = me.value?.role === 'admin'
-  const bases = useLoad(() => listAll<BaseSummary>('/corpora'), [])
+  const bases = useLoad(() => listBases(), [])
   // Only admins may list keys; a member is told to ask for one.
-  const keys = useLoad(() => (admin ? listAll<ApiKey>('/api-keys') : Promise.resolve([])), [admin])
+  const keys = useLoad(() => (admin ? listKeys() : Promise.resolve([])), [admin])
   return (
     <>
       <PageHeader
@@ -57,7 +58,7 @@ export function Mcp(_props: { id?: string }) {
   )
 }
 
-function Configure(props: { bases: BaseSummary[]; keys: ApiKey[]; keysError?: Error; admin: boolean }) {
+function Configure(props: { bases: Corpus[]; keys: ApiKey[]; keysError?: Error; admin: boolean }) {
   const fresh = freshKeys.value
   const [baseId, setBaseId] = useState(props.bases[0]!.id)
   const [keyId, setKeyId] = useState('')
@@ -73,10 +74,7 @@ function Configure(props: { bases: BaseSummary[]; keys: ApiKey[]; keysError?: Er
   }, [props.keys])
   const key = props.keys.find((k) => k.id === keyId)
   const secret = (key && fresh[key.id]) ?? PLACEHOLDER
-  const meta = useLoad(
-    (signal) => api<McpMeta>(`/mcp/${encodeURIComponent(baseId)}/meta`, { signal }),
-    [baseId],
-  )
+  const meta = useLoad((signal) => getMcpMeta(baseId, signal), [baseId])
   return (
     <div class="stack">
       <div class="card grid-2">

@@ -1,27 +1,18 @@
 import { useState } from 'preact/hooks'
-import { api } from '../api/client'
+import { requestAccess } from '../api/auth'
 import { PublicLayout } from '../components/layout'
 import { Button, ErrorBox, Field, Note } from '../components/ui'
+import { useAction } from '../lib/action'
 
 /** While sign-up is by invitation only: leaves an address for the operator (always `pending`). */
 export function RequestAccess() {
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Error | null>(null)
   const [sent, setSent] = useState<string | null>(null)
-  const onSubmit = async (e: Event) => {
+  const request = useAction(async (e: Event) => {
     e.preventDefault()
     const email = String(new FormData(e.currentTarget as HTMLFormElement).get('email'))
-    setBusy(true)
-    setError(null)
-    try {
-      await api('/auth/request-access', { json: { email }, anonymous: true })
-      setSent(email)
-    } catch (err) {
-      setError(err as Error)
-    } finally {
-      setBusy(false)
-    }
-  }
+    await requestAccess(email)
+    setSent(email)
+  })
   return (
     <PublicLayout title="Request access">
       {sent ? (
@@ -30,14 +21,14 @@ export function RequestAccess() {
           a workspace; you will hear from them at that address.
         </Note>
       ) : (
-        <form class="stack" onSubmit={onSubmit}>
+        <form class="stack" onSubmit={request.run}>
           <p>
             This server creates workspaces by invitation. Leave your address and its operator can invite you.
             If a colleague already has a workspace here, ask them for an invitation instead.
           </p>
           <Field label="Email" type="email" name="email" required autocomplete="email" />
-          <ErrorBox error={error} />
-          <Button type="submit" variant="primary" busy={busy}>
+          <ErrorBox error={request.error} />
+          <Button type="submit" variant="primary" busy={request.busy}>
             Request access
           </Button>
         </form>

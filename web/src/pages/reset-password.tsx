@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
-import { api } from '../api/client'
-import type { LinkResp } from '../api/types'
+import { resetPassword } from '../api/auth'
 import { PublicLayout } from '../components/layout'
 import { Button, ErrorBox, Field, Note } from '../components/ui'
+import { useAction } from '../lib/action'
 
 /**
  * Where the emailed reset link lands: a new password, sent with the link's token
@@ -12,28 +12,15 @@ import { Button, ErrorBox, Field, Note } from '../components/ui'
 export function ResetPassword() {
   const { query } = useLocation()
   const token = query.token ?? ''
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Error | null>(null)
   const [done, setDone] = useState(false)
-  const onSubmit = async (e: Event) => {
+  const reset = useAction(async (e: Event) => {
     e.preventDefault()
     const f = new FormData(e.currentTarget as HTMLFormElement)
     const password = String(f.get('password'))
-    if (password !== String(f.get('confirm'))) {
-      setError(new Error('The two passwords are not the same.'))
-      return
-    }
-    setBusy(true)
-    setError(null)
-    try {
-      await api<LinkResp>('/auth/reset-password', { json: { token, password }, anonymous: true })
-      setDone(true)
-    } catch (err) {
-      setError(err as Error)
-    } finally {
-      setBusy(false)
-    }
-  }
+    if (password !== String(f.get('confirm'))) throw new Error('The two passwords are not the same.')
+    await resetPassword(token, password)
+    setDone(true)
+  })
   if (!token) {
     return (
       <PublicLayout title="Choose a new password">
@@ -58,7 +45,7 @@ export function ResetPassword() {
   }
   return (
     <PublicLayout title="Choose a new password">
-      <form class="stack" onSubmit={onSubmit}>
+      <form class="stack" onSubmit={reset.run}>
         <Field
           label="New password"
           type="password"
@@ -78,8 +65,8 @@ export function ResetPassword() {
           maxLength={128}
           autocomplete="new-password"
         />
-        <ErrorBox error={error} />
-        <Button type="submit" variant="primary" busy={busy}>
+        <ErrorBox error={reset.error} />
+        <Button type="submit" variant="primary" busy={reset.busy}>
           Set the new password
         </Button>
       </form>

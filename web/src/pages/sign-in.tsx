@@ -1,9 +1,11 @@
 import { useEffect, useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
+import { loadMe, signIn } from '../api/auth'
 import { ApiError } from '../api/client'
-import { adopt, loadMe, signIn } from '../api/session'
+import { adopt } from '../api/session'
 import { PublicLayout } from '../components/layout'
 import { Button, ErrorBox, Field } from '../components/ui'
+import { useAction } from '../lib/action'
 import { useAuthConfig } from '../lib/auth-config'
 
 /** Where to go after signing in: the page the visitor came from, if it is one of ours. */
@@ -16,8 +18,7 @@ export function nextPath(query: Record<string, string>): string {
 export function SignIn() {
   const { query, route } = useLocation()
   const config = useAuthConfig()
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Error | null>(null)
+  const [handoffError, setHandoffError] = useState<Error | null>(null)
   const [email, setEmail] = useState('')
   // A social or single sign-on hand-off puts the session in the fragment (never sent to a server,
   // kept out of logs); it is taken, and the fragment cleared from the address bar and history.
@@ -29,27 +30,25 @@ export function SignIn() {
     adopt({ access_token: token, expires_at: hand.get('expires_at') })
     loadMe().then(
       () => route(nextPath(query), true),
-      (err: Error) => setError(err),
+      (err: Error) => setHandoffError(err),
     )
   }, [])
-  const onSubmit = async (e: Event) => {
-    e.preventDefault()
-    const f = new FormData(e.currentTarget as HTMLFormElement)
-    setEmail(String(f.get('email')))
-    setBusy(true)
-    setError(null)
-    try {
+  const submit = useAction(
+    async (e: Event) => {
+      e.preventDefault()
+      const f = new FormData(e.currentTarget as HTMLFormElement)
+      setEmail(String(f.get('email')))
+      setHandoffError(null)
       await signIn(String(f.get('email')), String(f.get('password')), f.get('remember') === 'on')
       route(nextPath(query), true)
-    } catch (err) {
-      setError(err as Error)
-      setBusy(false)
-    }
-  }
+    },
+    { leaves: true },
+  )
+  const error = submit.error ?? handoffError
   return (
     <PublicLayout title="Sign in">
       {query.error && <ErrorBox error={new Error(query.error)} />}
-      <form onSubmit={onSubmit} class="stack">
+      <form onSubmit={submit.run} class="stack">
         <Field label="Email" type="email" name="email" autocomplete="username" required />
         <Field label="Password" type="password" name="password" autocomplete="current-password" required />
         <label class="check">
@@ -63,7 +62,7 @@ export function SignIn() {
             </a>
           </p>
         )}
-        <Button type="submit" variant="primary" busy={busy}>
+        <Button type="submit" variant="primary" busy={submit.busy}>
           Sign in
         </Button>
       </form>

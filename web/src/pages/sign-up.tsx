@@ -1,11 +1,10 @@
-import { useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
-import { api } from '../api/client'
-import { adopt, loadMe } from '../api/session'
-import type { TokenResp } from '../api/types'
+import { loadMe, register } from '../api/auth'
+import { adopt } from '../api/session'
 import { PublicLayout } from '../components/layout'
 import { FirstRunLinkNote, LinkDeliveryHint } from '../components/link-delivery'
 import { Button, ErrorBox, Field, Loading, Note } from '../components/ui'
+import { useAction } from '../lib/action'
 import { reloadAuthConfig, useAuthConfig } from '../lib/auth-config'
 import { handedLink } from '../lib/handoff'
 
@@ -17,24 +16,16 @@ import { handedLink } from '../lib/handoff'
 export function SignUp() {
   const { route } = useLocation()
   const config = useAuthConfig()
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Error | null>(null)
-  if (!config) return <Loading />
-  const onSubmit = async (e: Event) => {
-    e.preventDefault()
-    const f = new FormData(e.currentTarget as HTMLFormElement)
-    const email = String(f.get('email'))
-    setBusy(true)
-    setError(null)
-    try {
-      const resp = await api<TokenResp>('/auth/register', {
-        json: {
-          workspace_name: String(f.get('workspace')),
-          name: String(f.get('name')),
-          email,
-          password: String(f.get('password')),
-        },
-        anonymous: true,
+  const submit = useAction(
+    async (e: Event) => {
+      e.preventDefault()
+      const f = new FormData(e.currentTarget as HTMLFormElement)
+      const email = String(f.get('email'))
+      const resp = await register({
+        workspace_name: String(f.get('workspace')),
+        name: String(f.get('name')),
+        email,
+        password: String(f.get('password')),
       })
       await reloadAuthConfig()
       if (resp.access_token) {
@@ -47,11 +38,10 @@ export function SignUp() {
         if (resp.link_delivery) q.set('delivery', resp.link_delivery)
         route(`/console/check-email?${q}`, true)
       }
-    } catch (err) {
-      setError(err as Error)
-      setBusy(false)
-    }
-  }
+    },
+    { leaves: true },
+  )
+  if (!config) return <Loading />
   const first = config.first_run
   if (!config.registration_enabled) {
     return (
@@ -76,7 +66,7 @@ export function SignUp() {
       {!first && config.signup_mode === 'open' && (
         <LinkDeliveryHint delivery={config.link_delivery} what="the link that confirms your address" />
       )}
-      <form onSubmit={onSubmit} class="stack">
+      <form onSubmit={submit.run} class="stack">
         <Field label="Workspace name" name="workspace" required maxLength={120} autocomplete="organization" />
         <Field label="Your name" name="name" required maxLength={120} autocomplete="name" />
         <Field label="Email" type="email" name="email" required autocomplete="email" />
@@ -89,8 +79,8 @@ export function SignUp() {
           autocomplete="new-password"
           hint="At least 8 characters."
         />
-        <ErrorBox error={error} />
-        <Button type="submit" variant="primary" busy={busy}>
+        <ErrorBox error={submit.error} />
+        <Button type="submit" variant="primary" busy={submit.busy}>
           {first ? 'Create the workspace' : 'Create workspace'}
         </Button>
       </form>

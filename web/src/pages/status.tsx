@@ -1,6 +1,6 @@
 /** Platform status: each component's live state (as the server last measured it) and the service objectives. */
-import type { ComponentState, PlatformStatus, Slo } from '../api/admin'
-import { api } from '../api/client'
+import { getSlo, getStatus } from '../api/status'
+import type { ComponentState, PlatformStatus } from '../api/types'
 import { TableScroll } from '../components/table-scroll'
 import { Async, Button, PageHeader, Time } from '../components/ui'
 import { useLoad } from '../lib/use-load'
@@ -15,8 +15,8 @@ const BADGE: Record<ComponentState, { cls: string; text: string }> = {
 
 /** The status page. */
 export function Status(_props: { id?: string }) {
-  const status = useLoad((signal) => api<PlatformStatus>('/status', { signal }), [])
-  const slo = useLoad((signal) => api<Slo>('/status/slo', { signal }), [])
+  const status = useLoad((signal) => getStatus(signal), [])
+  const slo = useLoad((signal) => getSlo(signal), [])
   return (
     <>
       <PageHeader title="Platform status" lead="How this Engram server and what it depends on are doing.">

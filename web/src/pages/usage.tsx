@@ -1,6 +1,6 @@
 /** Usage (admin): the period's totals, the questions asked each day as a chart, and each base's share. */
-import type { Usage as UsageData } from '../api/admin'
-import { api } from '../api/client'
+import { getUsage } from '../api/admin'
+import type { Usage as UsageData } from '../api/types'
 import { DailyChart } from '../components/daily-chart'
 import { TableScroll } from '../components/table-scroll'
 import { Async, Button, Empty, PageHeader } from '../components/ui'
@@ -23,7 +23,7 @@ const count = new Intl.NumberFormat()
 
 /** The usage page. */
 export function Usage(_props: { id?: string }) {
-  const usage = useLoad((signal) => api<UsageData>('/admin/usage', { signal }), [])
+  const usage = useLoad((signal) => getUsage(signal), [])
   return (
     <>
       <PageHeader

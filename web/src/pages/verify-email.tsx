@@ -1,6 +1,5 @@
 import { useLocation } from 'preact-iso'
-import { api } from '../api/client'
-import type { LinkResp } from '../api/types'
+import { verifyEmail } from '../api/auth'
 import { PublicLayout } from '../components/layout'
 import { ErrorBox, Loading, Note } from '../components/ui'
 import { useLoad } from '../lib/use-load'
@@ -15,7 +14,7 @@ export function VerifyEmail() {
   const load = useLoad(
     (signal) =>
       token
-        ? api<LinkResp>('/auth/verify-email', { query: { token }, signal, anonymous: true })
+        ? verifyEmail(token, signal)
         : Promise.reject(new Error('This link has no token. Open the link from the email again.')),
     [token],
   )
