@@ -89,6 +89,7 @@ describe('only web/src/api names a URL', () => {
       "import { http, ApiError } from '../api/client'",
       '// `/v1/corpora` in a comment is documentation',
       "const a = api('/corpora')",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the sample is source text holding a template literal.
       'const b = api(`/v1/corpora/${id}/chat`)',
       "const c = fetch('/v1/status')",
       "route('/console/bases')",

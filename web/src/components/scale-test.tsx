@@ -113,6 +113,7 @@ export function ScaleTest({ baseId }: { baseId: string }) {
   )
 }
 
+/** How the run stopped, in words. */
 function stoppedText(d: ScaleDone): string {
   const n = d.levels_run ?? 0
   const took = d.elapsed_ms !== undefined ? ` in ${fmtMs(d.elapsed_ms)}` : ''
