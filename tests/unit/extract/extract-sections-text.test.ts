@@ -115,6 +115,69 @@ describe('splitSections', () => {
   test('empty pieces are dropped', () => {
     expect(splitSections([{ title: 'a', text: '  ' }])).toEqual([])
   })
+
+  test('a section that starts under a heading takes its name; a glued page joins its sentence with a space', () => {
+    const pieces = [
+      { title: 'Dragon', text: para(900), page: 1, boundary: 'weak' as const },
+      { title: null, text: 'goes on here.', page: 2, glue: ' ' },
+      { title: null, text: para(900), page: 3, boundary: 'weak' as const },
+      { title: 'Golem', text: para(900), page: 3, boundary: 'weak' as const },
+    ]
+    const s = splitSections(pieces, { minChars: 100, targetChars: 800, maxChars: 2000 })
+    expect(s.map((x) => x.title)).toEqual(['Dragon', 'Dragon', 'Golem'])
+    expect(s[0]!.text).toBe(`${pieces[0]!.text} goes on here.`)
+    expect(s.map((x) => [x.page, x.pageEnd])).toEqual([
+      [1, 2],
+      [3, undefined],
+      [3, undefined],
+    ])
+  })
+
+  test('pages marked none never open a section unless the current one is full', () => {
+    const pages = Array.from({ length: 6 }, (_, i) => ({
+      title: i === 3 ? 'Heading' : null,
+      text: para(400),
+      page: i + 1,
+      boundary: i === 3 ? ('weak' as const) : ('none' as const),
+    }))
+    const s = splitSections(pages, { minChars: 100, targetChars: 500, maxChars: 1300 })
+    // Pages 1-3 fit (1,204 characters); the heading on page 4 opens the next section.
+    expect(s.map((x) => [x.title, x.page, x.pageEnd])).toEqual([
+      [null, 1, 3],
+      ['Heading', 4, 6],
+    ])
+  })
+})
+
+describe('page ranges', () => {
+  test('each page of a PDF is a range of the text; a blank page is empty where the next starts', async () => {
+    const { pageRanges } = await import('../../../src/features/ingest/extract/extract.pages.ts')
+    const sections = splitSections(
+      [
+        { title: 'A', text: 'Page one text.', page: 1 },
+        { title: null, text: 'Page two', page: 2, boundary: 'none' },
+        { title: null, text: 'goes on.', page: 4, glue: ' ' },
+      ],
+      {},
+    )
+    const text = sections.map((x) => x.text).join('\n\n')
+    expect(text).toBe('Page one text.\n\nPage two goes on.')
+    const ranges = pageRanges(text, sections, 5)
+    expect(ranges).toEqual([
+      { number: 1, start: 0, end: 14 },
+      { number: 2, start: 16, end: 24 },
+      { number: 3, start: 25, end: 25 },
+      { number: 4, start: 25, end: 33 },
+      { number: 5, start: 33, end: 33 },
+    ])
+    expect(ranges.map((r) => text.slice(r.start, r.end))).toEqual([
+      'Page one text.',
+      'Page two',
+      '',
+      'goes on.',
+      '',
+    ])
+  })
 })
 
 describe('text decoding', () => {

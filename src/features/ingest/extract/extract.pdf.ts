@@ -1,11 +1,14 @@
 import { getDocumentProxy } from 'unpdf'
 import { ExtractError, unreadable } from './extract.errors.ts'
+import { findFurniture } from './extract.pdf-furniture.ts'
+import { type LaidPage, layoutPages } from './extract.pdf-layout.ts'
+import { type PdfLine, pageLines, type TextItem } from './extract.pdf-lines.ts'
 import { outlineStarts } from './extract.pdf-outline.ts'
-import { cleanText } from './extract.text-util.ts'
 import type { Piece, ReadResult } from './extract.types.ts'
 
 // unpdf ships pdf.js built to run without a worker or a DOM, which is what a Bun server needs; the
 // text layer comes from pdf.js's own getTextContent, page by page, so page boundaries are exact.
+// The pages are read whole first: running headers and footers are found by comparing pages.
 
 /** A page with fewer letters and digits than this is counted as having no text (scan, image). */
 export const PDF_MIN_PAGE_CHARS = 16
@@ -20,35 +23,32 @@ export const PDF_MIN_READABLE_SHARE = 0.2
 const GARBAGE = /[\u0000-\u0008\u000b-\u001f\ufffd]/g
 const WORD_CHAR = /[\p{L}\p{N}]/gu
 
-interface TextItem {
-  str: string
-  transform: number[]
-  height: number
-  hasEOL: boolean
-}
-
-/** Reads the text layer of a PDF, one piece per page; refuses encrypted and image-only files. */
+/**
+ * Reads the text layer of a PDF: one piece per page, and one more at each heading found on a page;
+ * page numbers and running headers and footers left out, lines joined into paragraphs (see
+ * extract.pdf-layout.ts). Refuses encrypted and image-only files.
+ */
 export async function readPdf(bytes: Uint8Array): Promise<ReadResult> {
   const doc = await open(bytes)
   try {
-    const pieces: Piece[] = []
+    const pages: PdfLine[][] = []
     const textless: number[] = []
     const unreadable: number[] = []
     let treeFailure: unknown = null
     for (let n = 1; n <= doc.numPages; n++) {
-      let raw = ''
+      let lines: PdfLine[] = []
       try {
         const page = await doc.getPage(n)
         const content = await page.getTextContent()
-        raw = pageText(content.items as (TextItem | object)[])
+        lines = pageLines(content.items as (TextItem | object)[], n)
         page.cleanup()
-        if (!isReadable(raw)) textless.push(n)
+        if (!isReadable(lines.map((l) => l.text).join('\n'))) textless.push(n)
       } catch (e) {
         // A page that cannot be loaded is counted once, as unreadable, not also as textless.
         unreadable.push(n)
         if (!treeFailure && (isLoop(e) || unreadable.length === doc.numPages)) treeFailure = e
       }
-      pieces.push({ title: null, text: cleanText(raw), page: n })
+      pages.push(lines)
     }
     if (treeFailure) {
       // The page tree itself is broken: it loops back on itself (pdf.js then cannot tell which
@@ -68,17 +68,46 @@ export async function readPdf(bytes: Uint8Array): Promise<ReadResult> {
           : `Only ${readable} of the ${doc.numPages} pages of this PDF have a readable text layer (the rest are scans, images or fonts without a character map). Run it through OCR and upload it again.`,
       )
     }
-    await titleByOutline(pieces, doc)
+    const furniture = findFurniture(pages)
+    const laid = layoutPages(pages.map((lines) => lines.filter((l) => !furniture.has(l))))
+    const pieces = piecesOf(laid.pages, await outlineStarts(doc), laid.headings >= doc.numPages / 3)
     const warnings: string[] = []
     if (unreadable.length > 0) warnings.push(`${listPages(unreadable)} could not be read.`)
     if (textless.length > 0) {
       const verb = textless.length === 1 ? 'has' : 'have'
       warnings.push(`${listPages(textless)} ${verb} no readable text (blank, scanned or images only).`)
     }
-    return { pieces, pages: doc.numPages, title: await titleOf(doc), warnings, pageWord: 'Page' }
+    return { pieces, pages: doc.numPages, title: await titleOf(doc), warnings, pageWord: 'Page', paged: true }
   } finally {
     await doc.destroy()
   }
+}
+
+/**
+ * The pieces sections are cut from: each page's text before its first heading, then one piece per
+ * heading. A page where an outline entry starts is a strong boundary titled by the entry; a heading
+ * is a weak one; a page break is weak too, unless the document has headings enough to cut at them
+ * instead (then a page break cuts only a full section), or the page goes on with the paragraph of
+ * the page before (then it is glued to it).
+ */
+function piecesOf(pages: LaidPage[], outline: Map<number, string>, cutAtHeadings: boolean): Piece[] {
+  const pieces: Piece[] = []
+  for (const { page, parts, glue } of pages) {
+    const chapter = outline.get(page)
+    if (parts.length === 0) pieces.push({ title: chapter ?? null, text: '', page })
+    parts.forEach((part, i) => {
+      const piece: Piece = { title: part.heading, text: part.text, page, boundary: 'weak' }
+      if (i === 0 && chapter) {
+        piece.title = chapter
+        piece.boundary = 'strong'
+      } else if (i === 0 && part.heading === null) {
+        if (glue !== null) piece.glue = glue
+        piece.boundary = glue !== null || cutAtHeadings ? 'none' : 'weak'
+      }
+      pieces.push(piece)
+    })
+  }
+  return pieces
 }
 
 async function open(bytes: Uint8Array) {
@@ -98,50 +127,6 @@ async function open(bytes: Uint8Array) {
       throw new ExtractError('corrupt_file', 'The file is not a valid PDF (its structure cannot be read).', e)
     }
     throw unreadable('The PDF', e)
-  }
-}
-
-/**
- * Joins the text items of one page. pdf.js marks line ends; a vertical gap clearly wider than the
- * line height starts a new paragraph, so later splitting and chunking can cut between paragraphs.
- * Words hyphenated across a line end are joined again. The text is returned uncleaned so that
- * the caller can judge whether it is readable.
- */
-export function pageText(items: (TextItem | object)[]): string {
-  let out = ''
-  let lastY: number | null = null
-  let lastHeight = 0
-  let atLineStart = true
-  for (const item of items) {
-    if (!('str' in item)) continue
-    const y = item.transform[5] ?? 0
-    const height = item.height || Math.abs(item.transform[3] ?? 0)
-    if (atLineStart && lastY !== null && out.length > 0) {
-      const gap = Math.abs(lastY - y)
-      out += gap > 1.7 * Math.max(height, lastHeight, 1) ? '\n\n' : '\n'
-    }
-    out += item.str
-    if (item.str.trim()) {
-      lastY = y
-      lastHeight = height
-    }
-    atLineStart = item.hasEOL
-  }
-  return out.replace(/(\p{Ll})-\n(\p{Ll})/gu, '$1$2')
-}
-
-/**
- * Gives each page the title of the outline entry it belongs to; a page where an entry starts is a
- * strong boundary (a section may start there), other pages are weak ones.
- */
-async function titleByOutline(pages: Piece[], doc: Parameters<typeof outlineStarts>[0]): Promise<void> {
-  const starts = await outlineStarts(doc)
-  let current: string | null = null
-  for (const piece of pages) {
-    const start = starts.get(piece.page ?? 0)
-    if (start) current = start
-    piece.title = current
-    piece.boundary = start ? 'strong' : 'weak'
   }
 }
 

@@ -1,4 +1,4 @@
-import type { ExtractedSection, Piece } from './extract.types.ts'
+import type { ExtractedSection, PageStart, Piece } from './extract.types.ts'
 
 /** A section shorter than this is merged with its neighbour rather than standing alone. */
 export const SECTION_MIN_CHARS = 2_000
@@ -35,13 +35,14 @@ export function splitSections(pieces: Piece[], options: SplitOptions = {}): Extr
   const kept = pieces.filter((p) => p.text.trim().length > 0)
   if (kept.length === 0) return []
   const total = kept.reduce((n, p) => n + p.text.length + SEPARATOR.length, -SEPARATOR.length)
-  if (total <= maxChars) return [merge(kept)]
+  if (total <= maxChars) return [merge(kept, kept.find((p) => p.title !== null)?.title ?? null)]
 
   const bounded = kept.flatMap((p) => (p.text.length > maxChars ? cutPiece(p, maxChars) : [p]))
   const sections: Piece[][] = []
   let current: Piece[] = []
   let size = 0
   const isStrong = (p: Piece) => (p.boundary ? p.boundary === 'strong' : p.title !== null)
+  const isNone = (p: Piece) => p.boundary === 'none' || p.glue !== undefined
   // The small tail of a chapter (its last pages, started at a weak boundary) belongs with that
   // chapter, not with the next one: give it back to the previous section when it fits there.
   const absorbTail = () => {
@@ -52,7 +53,13 @@ export function splitSections(pieces: Piece[], options: SplitOptions = {}): Extr
     return true
   }
   for (const piece of bounded) {
-    if (current.length > 0) {
+    if (current.length > 0 && isNone(piece)) {
+      if (size + SEPARATOR.length + piece.text.length > maxChars) {
+        sections.push(current)
+        current = []
+        size = 0
+      }
+    } else if (current.length > 0) {
       const strong = isStrong(piece)
       const full = size >= (strong ? minChars : targetChars)
       const overflow = size + SEPARATOR.length + piece.text.length > maxChars
@@ -71,40 +78,58 @@ export function splitSections(pieces: Piece[], options: SplitOptions = {}): Extr
   const last = sections[sections.length - 1]
   if (last && size < minChars && textLength(last) + SEPARATOR.length + size <= maxChars) last.push(...current)
   else sections.push(current)
-  return sections.map(merge)
+  return titled(sections).map(([group, title]) => merge(group, title))
 }
 
-/** The document text the sections were cut from: the pieces joined by blank lines. */
-export function joinPieces(pieces: Piece[]): string {
-  return pieces
-    .map((p) => p.text.trim())
-    .filter((t) => t.length > 0)
-    .join(SEPARATOR)
+/**
+ * Each section's title: the title of the piece it starts with, else the nearest title before it
+ * (a section that starts inside a chapter or under a heading takes that heading's name), else the
+ * first title inside it.
+ */
+function titled(sections: Piece[][]): [Piece[], string | null][] {
+  let before: string | null = null
+  return sections.map((group) => {
+    const title = group[0]!.title ?? before ?? group.find((p) => p.title !== null)?.title ?? null
+    for (const p of group) if (p.title !== null) before = p.title
+    return [group, title]
+  })
 }
 
 function textLength(pieces: Piece[]): number {
   return pieces.reduce((n, p) => n + p.text.length + SEPARATOR.length, -SEPARATOR.length)
 }
 
-function merge(pieces: Piece[]): ExtractedSection {
+function merge(pieces: Piece[], title: string | null): ExtractedSection {
   const first = pieces[0]!
   const lastPiece = pieces[pieces.length - 1]!
-  const section: ExtractedSection = {
-    title: pieces.find((p) => p.title !== null)?.title ?? null,
-    text: pieces.map((p) => p.text.trim()).join(SEPARATOR),
-  }
+  // Pieces are parted by a blank line, unless one goes on with the paragraph before it.
+  let text = ''
+  const pageStarts: PageStart[] = []
+  pieces.forEach((p, i) => {
+    if (i > 0) text += p.glue ?? SEPARATOR
+    if (p.page !== undefined && (i === 0 || p.page !== pieces[i - 1]!.page)) {
+      pageStarts.push({ page: p.page, offset: text.length })
+    }
+    text += p.text.trim()
+  })
+  const section: ExtractedSection = { title, text }
   if (first.page !== undefined) section.page = first.page
   const end = lastPiece.pageEnd ?? lastPiece.page
   if (end !== undefined && end !== first.page) section.pageEnd = end
+  if (pageStarts.length > 0) section.pageStarts = pageStarts
   return section
 }
 
 function cutPiece(piece: Piece, maxChars: number): Piece[] {
-  return cutText(piece.text, maxChars, 0).map((text, i) => ({
-    ...piece,
-    title: i > 0 && piece.title !== null ? `${piece.title} (continued)` : piece.title,
-    text,
-  }))
+  return cutText(piece.text, maxChars, 0).map((text, i) => {
+    const part: Piece = {
+      ...piece,
+      title: i > 0 && piece.title !== null ? `${piece.title} (continued)` : piece.title,
+      text,
+    }
+    if (i > 0) delete part.glue
+    return part
+  })
 }
 
 /** Cuts text into parts of at most maxChars, preferring the coarsest boundary that works. */

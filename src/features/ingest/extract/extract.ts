@@ -5,11 +5,12 @@ import { ExtractError, unreadable } from './extract.errors.ts'
 import { readHtml } from './extract.html.ts'
 import { readJson } from './extract.json.ts'
 import { readMarkdown } from './extract.markdown.ts'
+import { pageRanges } from './extract.pages.ts'
 import { readPdf } from './extract.pdf.ts'
 import { readPdfInWorker } from './extract.pdf-worker-run.ts'
 import { readPlain } from './extract.plain.ts'
 import { readPptx } from './extract.pptx.ts'
-import { joinPieces, type SplitOptions, splitSections } from './extract.sections.ts'
+import { type SplitOptions, splitSections } from './extract.sections.ts'
 import { hasWords, pageRangeTitle } from './extract.text-util.ts'
 import type { DocumentKind, ExtractInput, ExtractResult, ReadResult } from './extract.types.ts'
 import { readXlsx } from './extract.xlsx.ts'
@@ -30,7 +31,13 @@ export {
   tooSlowMessage,
 } from './extract.errors.ts'
 export { SECTION_MAX_CHARS, SECTION_MIN_CHARS, type SplitOptions, splitSections } from './extract.sections.ts'
-export type { DocumentKind, ExtractedSection, ExtractInput, ExtractResult } from './extract.types.ts'
+export type {
+  DocumentKind,
+  ExtractedSection,
+  ExtractInput,
+  ExtractResult,
+  PageRange,
+} from './extract.types.ts'
 
 /** How `extractText` reads: section sizes, and where a PDF is parsed. */
 export interface ExtractOptions extends SplitOptions {
@@ -99,13 +106,17 @@ export async function extractText(input: ExtractInput, options: ExtractOptions =
     if (read.pageWord) {
       for (const s of sections) s.title ??= pageRangeTitle(read.pageWord, s.page, s.pageEnd)
     }
-    text = joinPieces(read.pieces)
+    // The sidecar: each section is an exact slice of it (ingest records their offsets so).
+    text = sections.map((s) => s.text).join('\n\n')
   } catch (e) {
     throw unreadable(KIND_NAMES[kind], e)
   }
   if (!hasWords(text)) throw new ExtractError('empty_document')
   const result: ExtractResult = { kind, text, sections, warnings: read.warnings ?? [] }
   if (read.pages !== undefined) result.pages = read.pages
+  if (read.paged && read.pages !== undefined) result.pageRanges = pageRanges(text, sections, read.pages)
+  // Where pages start inside sections is what pageRanges is made from, not a section's own fact.
+  for (const s of sections) delete s.pageStarts
   if (read.title !== undefined) result.title = read.title
   if (read.encoding !== undefined) result.encoding = read.encoding
   return result

@@ -36,6 +36,28 @@ export interface ExtractedSection {
   page?: number
   /** Last page or slide the section covers, when it spans more than one. */
   pageEnd?: number
+  /**
+   * Where each page (or slide) the section covers starts in its text, first page first; read by
+   * `extractText` to make `pageRanges` and not kept in its result.
+   */
+  pageStarts?: PageStart[]
+}
+
+/** Where a page starts within a text. */
+export interface PageStart {
+  page: number
+  offset: number
+}
+
+/**
+ * One page of a paged document (PDF) in its text: `text.slice(start, end)` is what the page holds.
+ * Offsets count UTF-16 code units, as JavaScript strings do. A page without text (blank, a scan)
+ * is empty (`start === end`), placed where the next page starts.
+ */
+export interface PageRange {
+  number: number
+  start: number
+  end: number
 }
 
 /** The text of one document and its sections. */
@@ -45,6 +67,8 @@ export interface ExtractResult {
   text: string
   /** Page count (PDF), slide count (PPTX) or sheet count (XLSX). */
   pages?: number
+  /** Every page of a PDF, in order, as a range of `text`. */
+  pageRanges?: PageRange[]
   /** Document title when the format carries one (HTML `<title>`, first heading, ...). */
   title?: string | null
   /** The character encoding the bytes were decoded from, for text formats. */
@@ -62,10 +86,18 @@ export interface Piece {
   pageEnd?: number
   /**
    * Whether a section may start here as soon as the current one reaches the minimum size
-   * (`strong`: a heading) or only once it reaches the target size (`weak`: a page break).
-   * Defaults to strong for titled pieces and weak for untitled ones.
+   * (`strong`: a heading), only once it reaches the target size (`weak`: a page break), or only
+   * when the current one could not take the piece whole (`none`: a page in a document whose
+   * headings are the better places to cut). Defaults to strong for titled pieces and weak for
+   * untitled ones.
    */
-  boundary?: 'strong' | 'weak'
+  boundary?: 'strong' | 'weak' | 'none'
+  /**
+   * How the piece joins the one before it when it goes on with its paragraph (a sentence running
+   * across a page break): a space, or nothing (a hyphenated word made whole). Absent: a blank line.
+   * A section never starts at such a piece unless it must (the section is full).
+   */
+  glue?: string
 }
 
 /** What one format reader hands back before sectioning. */
@@ -77,4 +109,6 @@ export interface ReadResult {
   warnings?: string[]
   /** Word used to title untitled page-led sections ("Page 3", "Slide 2"). */
   pageWord?: string
+  /** The pieces' `page` are printed pages (a PDF): the result records where each page lies in the text. */
+  paged?: boolean
 }
