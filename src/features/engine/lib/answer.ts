@@ -1,11 +1,20 @@
+import { type Definitional, definesSubject } from './definition'
 import type { RankedPassage, RankedSentence } from './rank'
+import { notAStatement, statementAfter } from './statement'
 import { wordCount } from './text'
 
-/** What composing needs of the question: its terms' weights and the kind of answer it wants. */
+/**
+ * What composing needs of the question: its terms' weights (their keys are its index terms), the kind
+ * of answer it wants, and the subject it asks to define, if it is a definitional question.
+ */
 export interface ComposeQuery {
   weights: Map<string, number>
   want: number
+  defines?: Definitional | null
 }
+
+// Sentences a passage offers the answer: its best three statements.
+const PER_PASSAGE = 3
 
 // A sentence offering the kind of answer the best one lacks may join it at this fraction of its score.
 const TYPE_RATIO = 0.5
@@ -52,18 +61,26 @@ export function composeAnswer<R>(
   q: ComposeQuery,
   opts: ComposeOptions = defaultComposeOptions,
 ): Composed {
-  const pool: Pick[] = []
+  const pool = candidates(passages, q)
   // A candidate's text is cleaned only when it is considered (most never are).
   const textOf = (c: Pick) => {
     if (c.text === null) c.text = clean(passages[c.source - 1]!.text, c.sentence)
     return c.text
   }
-  passages.slice(0, 3).forEach((p, i) => {
-    for (const s of p.sentences.slice(0, 3)) pool.push({ source: i + 1, sentence: s, text: null })
-  })
   if (pool.length === 0) return { answer: '', cited: [], ranked: [] }
-  const first = passages[0]!.sentences[0]!
-  const best = pool.find((c) => c.sentence === first) ?? pool[0]!
+  // The best statement of the best passage leads; for a definitional question, the best sentence
+  // defining its subject (or, failing one, having it as its subject) among the passages quoted.
+  let best = pool[0]!
+  let level = 0
+  if (q.defines)
+    for (const c of pool) {
+      const p = passages[c.source - 1]!
+      const l = definesSubject(p.text, c.sentence.start, c.sentence.end, q.defines)
+      if (l > level || (l === level && l > 0 && c.sentence.score > best.sentence.score)) {
+        best = c
+        level = l
+      }
+    }
   const picks = [best]
   let words = wordCount(textOf(best))
   pool.sort((a, b) => b.sentence.score - a.sentence.score)
@@ -79,11 +96,42 @@ export function composeAnswer<R>(
     break
   }
   const ranked = picks.map(textOf)
-  // Sentences from the same passage read in document order.
-  picks.sort((a, b) => a.source - b.source || a.sentence.start - b.sentence.start)
+  // Sentences from the same passage read in document order; a definition leads whatever its place.
+  if (level === 0) picks.sort((a, b) => a.source - b.source || a.sentence.start - b.sentence.start)
   const cited = [...new Set(picks.map((p) => p.source))].sort((a, b) => a - b)
   const answer = picks.map((p) => `${p.text} [${p.source}]`).join(' ')
   return { answer, cited, ranked }
+}
+
+/**
+ * The statements the answer may quote, best passage first, each passage's by score: its best three,
+ * a heading or a question replaced by the statement it heads (with its score), and for a definitional
+ * question every sentence naming the subject too. Headings, questions, sentences cut at their start
+ * and sentences that only restate the question are never quoted (statement.ts).
+ */
+function candidates<R>(passages: RankedPassage<R>[], q: ComposeQuery): Pick[] {
+  const asked = new Set(q.weights.keys())
+  const pool: Pick[] = []
+  passages.slice(0, 3).forEach((p, i) => {
+    const seen = new Set<number>()
+    let taken = 0
+    for (const s of p.sentences) {
+      const defining = q.defines ? definesSubject(p.text, s.start, s.end, q.defines) > 0 : false
+      if (taken >= PER_PASSAGE && !defining) continue
+      const why = notAStatement(p.text, s, p.start, p.end, asked)
+      let sentence: RankedSentence | null = why === null ? s : null
+      if (why === 'heading' || why === 'question' || why === 'restates') {
+        const body = statementAfter(p.text, s, p.end, asked)
+        // What a heading heads answers as well as the heading matched; it is a sentence of its own.
+        if (body) sentence = { ...body, score: s.score, hit: s.hit, typeOk: false }
+      }
+      if (!sentence || seen.has(sentence.start)) continue
+      seen.add(sentence.start)
+      pool.push({ source: i + 1, sentence, text: null })
+      taken++
+    }
+  })
+  return pool
 }
 
 /** A sentence's text on one line, without a trailing reference mark like "[12]". */

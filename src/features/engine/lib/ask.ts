@@ -3,6 +3,7 @@ import { composeAnswer } from './answer'
 import type { CartRoute } from './cartroute'
 import { type CartEntry, searchCartridges } from './cartsearch'
 import { condenseQuestion, type Turn } from './condense'
+import { definitional } from './definition'
 import { ENCODER_BAND, type EncoderEmbed, encoderSignals, unsure } from './encoder-check'
 import { AnswerType, planQuery } from './query'
 import { type SectionRef, searchIndex } from './ragsearch'
@@ -180,7 +181,8 @@ export async function askBase(
   for (const t of plan.terms) weights.set(t, 1)
   // Decided on the retrieval evidence alone: nothing is composed from passages that do not answer.
   const answered = support >= SUPPORT_THRESHOLD
-  const compose = () => composeAnswer(ranked, { weights, want: plan.want & ~AnswerType.noun })
+  const defines = definitional(condensed)
+  const compose = () => composeAnswer(ranked, { weights, want: plan.want & ~AnswerType.noun, defines })
   const composed = answered ? compose() : null
   const short = composed ? shortAnswer(condensed, composed.ranked) : null
   const answer = composed ? leadWith(short, composed.answer) : ''

@@ -38,6 +38,9 @@ export function splitSentences(text: string, from = 0, to = text.length): Span[]
     if (ch !== '.' && ch !== '!' && ch !== '?') continue
     let j = i + 1
     while (j < to && /["'”’)\]]/.test(text[j]!)) j++
+    // A reference mark after the end belongs to the sentence it closes: "...in 1978.[12] On November".
+    const mark = /^\[[^\]\n]{1,40}\]/.exec(text.slice(j, Math.min(to, j + 42)))
+    if (mark) j += mark[0].length
     if (j < to && !/\s/.test(text[j]!)) continue
     let k = j
     while (k < to && /\s/.test(text[k]!)) k++
@@ -56,10 +59,14 @@ function isBreakAfterNewline(text: string, start: number, i: number, to: number)
   let k = i + 1
   while (k < to && (text[k] === ' ' || text[k] === '\t' || text[k] === '\r')) k++
   if (k < to && text[k] === '\n') return true
-  const line = text.slice(Math.max(start, text.lastIndexOf('\n', i - 1) + 1), i).trim()
+  const lineStart = text.lastIndexOf('\n', i - 1) + 1
+  const line = text.slice(Math.max(start, lineStart), i).trim()
   if (line.length === 0) return false
   if (/[.!?:;]["'”’)]?$/.test(line)) return true
-  // A short line with no final punctuation followed by a capital is a heading or a list item.
+  // A short line with no final punctuation followed by a capital is a heading or a list item, when
+  // the line is all its own: a wrapped line that began by ending the sentence before ("... (4).
+  // SpiderMonkey is the JavaScript⏎VM embedded in ...") is the middle of a sentence, not a heading.
+  if (text.slice(lineStart, start).trim().length > 0) return false
   return line.length < 80 && k < to && /[\p{Lu}\p{N}•\-*]/u.test(text[k]!)
 }
 
