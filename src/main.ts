@@ -2,6 +2,7 @@
 import { VERSION } from './app'
 import { parseFlags } from './cli/args'
 import { mcpCommand } from './cli/mcp'
+import { onboardCommand } from './cli/onboard'
 import { pushCommand } from './cli/push'
 import { configFromProcess, openRuntime } from './cli/runtime'
 import { serve } from './cli/serve'
@@ -17,6 +18,7 @@ Commands:
   serve        Run the HTTP server (default)
   migrate      Apply database migrations and exit
   push DIR     Sync a folder into a document base (engram push --help)
+  onboard ID   Start onboarding a document base and follow it (engram onboard --help)
   mcp          Serve the agent tools over stdio to a desktop agent (engram mcp --help)
   version      Print the version
   help         Print this help
@@ -61,6 +63,10 @@ async function main(argv: string[]): Promise<void> {
   // A client of a running server: it needs no configuration, database or data dir.
   if (argv[0] === 'push') {
     process.exitCode = await pushCommand(argv.slice(1), process.env)
+    return
+  }
+  if (argv[0] === 'onboard') {
+    process.exitCode = await onboardCommand(argv.slice(1), process.env)
     return
   }
   // Speaks MCP on stdin and stdout, so it parses its own flags and never prints to stdout.

@@ -40,13 +40,23 @@ export async function pool<T>(items: T[], n: number, work: (item: T) => Promise<
   await Promise.all(lanes)
 }
 
-/** A progress bar on a terminal, nothing elsewhere. */
-export function progress(io: { tty: boolean }, quiet: boolean, label: string, total: number) {
+/** A progress bar on a terminal, nothing elsewhere; `unit` names what is counted. */
+export function progress(
+  io: { tty: boolean },
+  quiet: boolean,
+  label: string,
+  total: number,
+  unit = label === 'uploading' ? 'bytes' : 'files',
+) {
   if (!io.tty || quiet || total === 0) return { tick: (_n = 1) => {}, stop: () => {} }
   const bar = new SingleBar(
-    { format: `${label.padEnd(9)} [{bar}] {value}/{total} {unit}`, stream: process.stderr, hideCursor: true },
+    {
+      format: `${label.padEnd(10)} [{bar}] {value}/{total} {unit}`,
+      stream: process.stderr,
+      hideCursor: true,
+    },
     Presets.shades_classic,
   )
-  bar.start(total, 0, { unit: label === 'uploading' ? 'bytes' : 'files' })
+  bar.start(total, 0, { unit })
   return { tick: (n = 1) => bar.increment(n), stop: () => bar.stop() }
 }

@@ -4,8 +4,11 @@ import type { Static } from '@sinclair/typebox'
 // `x\u202Efdp.exe` as `xexe.pdf`. The console's rule, so both clients show a name the same way.
 import { visibleText } from '../../web/src/lib/visible-text'
 import type { SyncRunResp } from '../features/ingest/ingest.schemas'
+import { type Api, baseClient } from './api'
 import { parseFlags } from './args'
 import { CliError } from './cli-error'
+import { type CliEnv, type CliIo, terminalIo } from './io'
+import { awaitAnswering } from './onboard'
 import { hashFile, pool, progress, walk } from './push-local'
 
 /** `engram push` usage. */
@@ -23,7 +26,10 @@ Options:
                    files uploaded by hand or upserted are never deleted
   --prefix P       Push the folder as the sub-folder P of the base
   --concurrency N  Parallel uploads (default 4)
-  --wait           Wait until the documents are processed and report failures
+  --wait           Wait until the new and changed documents answer questions (extracted, then
+                   onboarded by the base itself), and report the ones that failed
+  --onboard        Start onboarding after the commit when the base does not onboard new documents
+                   by itself (a base never onboarded, or with auto_onboard off)
   --quiet          Print only errors`
 
 interface PushOptions {
@@ -35,6 +41,7 @@ interface PushOptions {
   prefix: string
   concurrency: number
   wait: boolean
+  onboard: boolean
   quiet: boolean
 }
 
@@ -46,16 +53,10 @@ interface LocalFile {
 }
 
 /** Where messages go; injected so tests and the real terminal differ only here. */
-export interface PushIo {
-  out: (line: string) => void
-  err: (line: string) => void
-  /** Whether stderr is a terminal (the progress bar is drawn only then). */
-  tty: boolean
-  sleep: (ms: number) => Promise<void>
-}
+export type PushIo = CliIo
 
 /** The environment variables push reads: the key and the server URL, so neither need be typed. */
-export type PushEnv = Record<string, string | undefined>
+export type PushEnv = CliEnv
 
 /** `engram push` flags (its one positional argument is the folder). */
 const PUSH_FLAGS = {
@@ -67,6 +68,7 @@ const PUSH_FLAGS = {
     concurrency: { type: 'string' },
     delete: { type: 'boolean', default: false },
     wait: { type: 'boolean', default: false },
+    onboard: { type: 'boolean', default: false },
     quiet: { type: 'boolean', default: false },
   },
   positionals: 1,
@@ -84,6 +86,7 @@ export function parsePushArgs(args: string[], env: PushEnv = {}): PushOptions {
     concurrency: Math.max(1, Math.min(32, Number(v.concurrency) || 4)),
     delete: v.delete,
     wait: v.wait,
+    onboard: v.onboard,
     quiet: v.quiet,
   }
   o.key ??= env.ENGRAM_API_KEY || undefined
@@ -101,32 +104,6 @@ export function parsePushArgs(args: string[], env: PushEnv = {}): PushOptions {
 }
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`
-
-/** Calls the base's routes of the server with the key; a refusal becomes a CliError with the server's message. */
-type Api = <T>(method: string, path: string, body?: unknown) => Promise<T>
-
-/** The push protocol's client for one base. */
-function apiClient(o: PushOptions): Api {
-  return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const res = await fetch(`${o.url}/v1/corpora/${encodeURIComponent(o.base)}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${o.key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    })
-    const text = await res.text()
-    if (!res.ok) {
-      const msg = (() => {
-        try {
-          return (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? text
-        } catch {
-          return text
-        }
-      })()
-      throw new CliError(`${method} ${path} failed (${res.status}): ${visibleText(msg)}`)
-    }
-    return JSON.parse(text) as T
-  }
-}
 
 /** The folder's files with their paths in the base (under --prefix) and their SHA-256. */
 async function hashFolder(o: PushOptions, io: PushIo): Promise<LocalFile[]> {
@@ -202,9 +179,12 @@ async function uploadChanged(
   return sent
 }
 
-/** `engram push`: hash, diff, upload what changed, commit, report. Returns the exit status. */
+/**
+ * `engram push`: hash, diff, upload what changed, commit, report; with --wait, until the new and
+ * changed documents answer (or failed). Returns the exit status.
+ */
 export async function push(o: PushOptions, io: PushIo): Promise<number> {
-  const api = apiClient(o)
+  const api = baseClient(o.url, o.key, o.base)
   const say = (line: string) => {
     if (!o.quiet) io.out(line)
   }
@@ -248,7 +228,14 @@ export async function push(o: PushOptions, io: PushIo): Promise<number> {
   }
   const done = await waitForRun(io, api, run)
   say(`sync run ${done.id}: ${done.status} (${done.failed} failed)`)
-  return done.status === 'succeeded' && tooLarge.length === 0 ? 0 : 2
+  let ok = done.status === 'succeeded' && tooLarge.length === 0
+  // Extracted is not yet answerable: the documents answer once onboarded, by the base itself
+  // (auto_onboard) or by the run --onboard starts.
+  if (done.created + done.updated > 0) {
+    const paths = new Set(kept.filter((f) => toSend.has(f.path)).map((f) => f.path))
+    ok = (await awaitAnswering(api, io, { base: o.base, paths, start: o.onboard, quiet: o.quiet })) && ok
+  }
+  return ok ? 0 : 2
 }
 
 /** Polls a sync run until it ends, then lists its failures on stderr. */
@@ -270,12 +257,7 @@ type SyncRun = Static<typeof SyncRunResp>
  * `env` is the process environment (ENGRAM_API_KEY, ENGRAM_URL), passed in by main.
  */
 export async function pushCommand(args: string[], env: PushEnv): Promise<number> {
-  const io: PushIo = {
-    out: (l) => console.log(l),
-    err: (l) => console.error(l),
-    tty: process.stderr.isTTY === true,
-    sleep: (ms) => Bun.sleep(ms),
-  }
+  const io = terminalIo()
   try {
     if (args.includes('--help') || args.includes('-h')) {
       io.out(PUSH_USAGE)

@@ -372,6 +372,8 @@ describe('usage and billing', () => {
       expect(body.period).toEqual({ start: '2026-01-31', end: '2026-03-01', days: 30 })
       expect(body.totals).toEqual({
         queries: 0,
+        load_test_queries: 0,
+        compare_queries: 0,
         bases: 0,
         documents: 0,
         storage_bytes: 0,
@@ -380,8 +382,9 @@ describe('usage and billing', () => {
       })
       expect(body.bases).toEqual([])
       expect(body.daily).toHaveLength(30)
-      expect(body.daily[0]).toEqual({ date: '2026-01-31', queries: 0 })
-      expect(body.daily.at(-1)).toEqual({ date: '2026-03-01', queries: 0 })
+      const none = { queries: 0, load_test_queries: 0, compare_queries: 0 }
+      expect(body.daily[0]).toEqual({ date: '2026-01-31', ...none })
+      expect(body.daily.at(-1)).toEqual({ date: '2026-03-01', ...none })
       expect(body.daily.every((d: { queries: number }) => d.queries === 0)).toBe(true)
     }
   })
@@ -397,7 +400,15 @@ describe('usage and billing', () => {
     const id = (await created.json()).id
     const body = await (await t.request('/v1/admin/usage', { headers: bearer(s.token) })).json()
     expect(body.bases).toEqual([
-      { corpus_id: id, name: 'Handbook', queries: 0, documents: 0, storage_bytes: 0 },
+      {
+        corpus_id: id,
+        name: 'Handbook',
+        queries: 0,
+        load_test_queries: 0,
+        compare_queries: 0,
+        documents: 0,
+        storage_bytes: 0,
+      },
     ])
     expect(body.totals).toMatchObject({ bases: 1, documents: 0, queries: 0 })
   })
@@ -416,15 +427,34 @@ describe('usage and billing', () => {
     t.clock.advance(86_400_000)
     usage.recordQueries(s.workspaceId, 'cor_a')
     usage.recordQueries(s.workspaceId, 'cor_gone', 4)
+    // Load the scale test and compare sent is counted apart from people's questions.
+    usage.recordQueries(s.workspaceId, 'cor_a', 30, undefined, 'scale_test')
+    usage.recordQueries(s.workspaceId, 'cor_a', 6, undefined, 'compare')
     const report = await usage.usage(s.workspaceId)
-    expect(report.totals).toMatchObject({ queries: 7, bases: 1, documents: 3, storage_bytes: 1200 })
+    expect(report.totals).toMatchObject({
+      queries: 7,
+      load_test_queries: 30,
+      compare_queries: 6,
+      bases: 1,
+      documents: 3,
+      storage_bytes: 1200,
+    })
+    const none = { load_test_queries: 0, compare_queries: 0 }
     expect(report.daily.slice(-2)).toEqual([
-      { date: '2026-03-01', queries: 2 },
-      { date: '2026-03-02', queries: 5 },
+      { date: '2026-03-01', queries: 2, ...none },
+      { date: '2026-03-02', queries: 5, load_test_queries: 30, compare_queries: 6 },
     ])
     expect(report.bases).toEqual([
-      { corpus_id: 'cor_a', name: 'Handbook', queries: 3, documents: 3, storage_bytes: 1200 },
-      { corpus_id: 'cor_gone', name: null, queries: 4, documents: 0, storage_bytes: 0 },
+      {
+        corpus_id: 'cor_a',
+        name: 'Handbook',
+        queries: 3,
+        load_test_queries: 30,
+        compare_queries: 6,
+        documents: 3,
+        storage_bytes: 1200,
+      },
+      { corpus_id: 'cor_gone', name: null, queries: 4, ...none, documents: 0, storage_bytes: 0 },
     ])
     t.clock.advance(-86_400_000)
   })

@@ -28,8 +28,10 @@ const QUESTION = { question: 'When did the 1973 oil crisis begin?' }
 const compare = (query = '', json: unknown = QUESTION, key = b.keys.query, prefix = '/v1') =>
   t.request(`${prefix}/corpora/${b.corpusId}/compare${query}`, { method: 'POST', headers: bearer(key), json })
 
+// Compare's questions measure the strategies: usage counts them apart from people's questions.
 const queriesServed = () =>
-  t.db.$client.query<{ n: number | null }, []>('SELECT sum(queries) AS n FROM usage_daily').get()!.n ?? 0
+  t.db.$client.query<{ n: number | null }, []>('SELECT sum(compare_queries) AS n FROM usage_daily').get()!
+    .n ?? 0
 
 type Strat = {
   key: string

@@ -17,7 +17,7 @@ import {
   upload,
 } from './ingest.fixture'
 
-// A base's counters (n_documents, documents_ready/onboarding/failed, storage_bytes) are stored and
+// A base's counters (n_documents, documents_ready/onboarding/pending/failed, storage_bytes) are stored and
 // kept by triggers. These tests hold them to a fresh count after long random sequences of every
 // kind of change, and show that reading bases no longer reads the documents table.
 
@@ -47,8 +47,9 @@ function fresh(t: TestApp, corpusId: string) {
   return {
     n_documents: n('parent_id IS NULL'),
     documents_ready: n("parent_id IS NULL AND status = 'ready'"),
-    documents_onboarding: n("parent_id IS NULL AND status IN ('pending', 'onboarding')"),
+    documents_onboarding: n("parent_id IS NULL AND status = 'onboarding'"),
     documents_failed: n("parent_id IS NULL AND status = 'failed'"),
+    documents_pending: n("parent_id IS NULL AND status = 'pending'"),
     rows: n('1 = 1'),
     storage_bytes: (raw ?? 0) + (text ?? 0),
   }
@@ -70,6 +71,7 @@ async function served(t: TestApp, token: string, corpusId: string) {
     documents_ready: b.documents_ready,
     documents_onboarding: b.documents_onboarding,
     documents_failed: b.documents_failed,
+    documents_pending: b.documents_pending,
     rows: Number(list.headers.get('x-total-count')),
     storage_bytes: stored,
   }
@@ -230,10 +232,11 @@ describe('stored base counters', () => {
     ])
     await drain(t)
     const list = (await (await t.request('/v1/corpora?limit=100', { headers: bearer(token) })).json()) as {
-      items: { id: string; n_documents: number; documents_onboarding: number }[]
+      items: { id: string; n_documents: number; documents_onboarding: number; documents_pending: number }[]
     }
     const item = list.items.find((b) => b.id === base)!
-    expect(item).toMatchObject({ n_documents: 2, documents_onboarding: 2 })
+    // Extracted and waiting: pending, not onboarding (no run has started).
+    expect(item).toMatchObject({ n_documents: 2, documents_onboarding: 0, documents_pending: 2 })
     expect(await objectKeys(t, `${f.admin.workspaceId}/corpora/${base}/`)).toHaveLength(4)
   })
 })
@@ -284,7 +287,12 @@ describe('reading bases', () => {
     })()
     const { repo, ran } = recordingRepo(t.db)
     const row = repo.get(ws, base)!
-    expect(row).toMatchObject({ n_documents: 2000, documents_ready: 667, documents_onboarding: 1333 })
+    expect(row).toMatchObject({
+      n_documents: 2000,
+      documents_ready: 667,
+      documents_onboarding: 0,
+      documents_pending: 1333,
+    })
     expect(row.storage_bytes).toBe(20_000)
     expect(repo.listPage(ws, null, 50).some((b) => b.id === base)).toBe(true)
     expect(repo.listAll(ws).some((b) => b.id === base)).toBe(true)
@@ -328,13 +336,15 @@ describe('the counters migration', () => {
     expect(
       c
         .query(
-          'SELECT n_documents, documents_ready, documents_onboarding, documents_failed, n_rows, storage_bytes FROM corpora',
+          'SELECT n_documents, documents_ready, documents_onboarding, documents_pending, documents_failed, n_rows, storage_bytes FROM corpora',
         )
         .get(),
     ).toEqual({
       n_documents: 3,
       documents_ready: 1,
-      documents_onboarding: 1,
+      // 0018 counts the waiting document apart from those in a run.
+      documents_onboarding: 0,
+      documents_pending: 1,
       documents_failed: 1,
       n_rows: 5,
       storage_bytes: 100 + 7 + 72 + 5,
@@ -355,6 +365,69 @@ describe('the counters migration', () => {
     })
     c.run("DELETE FROM documents WHERE id = 'doc_b'")
     expect(c.query('SELECT storage_bytes AS s FROM corpora').get()).toEqual({ s: 12 })
+    db.$client.close()
+  })
+
+  test('0018 counts waiting documents apart from those in a run, and last_synced_at only from syncs and imports', () => {
+    const db = openDatabase(':memory:')
+    const at = migrations.findIndex((m) => m.tag === '0018_auto_onboard')
+    migrate(db, migrations.slice(0, at))
+    const c = db.$client
+    // Two bases that moved last_synced_at the old way: one by an upload only, one by a source's sync.
+    c.run(`INSERT INTO corpora (id, workspace_id, name, last_synced_at, created_at, updated_at)
+           VALUES ('cor_up', 'ws_1', 'Uploaded', 500, 1, 1), ('cor_src', 'ws_1', 'Synced', 900, 1, 1)`)
+    const doc = c.query(
+      `INSERT INTO documents (id, workspace_id, corpus_id, path, status, created_at, updated_at)
+       VALUES (?, 'ws_1', 'cor_up', ?, ?, 1, 1)`,
+    )
+    doc.run('doc_p1', 'p1.txt', 'pending')
+    doc.run('doc_p2', 'p2.txt', 'pending')
+    doc.run('doc_o', 'o.txt', 'onboarding')
+    doc.run('doc_r', 'r.txt', 'ready')
+    const run = c.query(
+      `INSERT INTO sync_runs (id, workspace_id, corpus_id, source, status, source_id, started_at, finished_at)
+       VALUES (?, 'ws_1', ?, ?, ?, ?, ?, ?)`,
+    )
+    run.run('run_u', 'cor_up', 'upload', 'succeeded', null, 400, 500)
+    run.run('run_s1', 'cor_src', 'sync', 'partial', 'src_1', 600, 700)
+    run.run('run_s2', 'cor_src', 'sync', 'failed', 'src_1', 800, 900)
+    const counters = () =>
+      c
+        .query<Record<string, number | string | null>, []>(
+          `SELECT id, documents_onboarding, documents_pending, documents_ready, last_synced_at, auto_onboard
+           FROM corpora ORDER BY id`,
+        )
+        .all()
+    // Before: the old triggers count the waiting documents as onboarding.
+    expect(c.query("SELECT documents_onboarding AS n FROM corpora WHERE id = 'cor_up'").get()).toEqual({
+      n: 3,
+    })
+    migrate(db, migrations)
+    expect(counters()).toEqual([
+      // The last sync that listed its folder to the end (the failed one did not).
+      {
+        id: 'cor_src',
+        documents_onboarding: 0,
+        documents_pending: 0,
+        documents_ready: 0,
+        last_synced_at: 700,
+        auto_onboard: 1,
+      },
+      // An upload is no sync: never synced.
+      {
+        id: 'cor_up',
+        documents_onboarding: 1,
+        documents_pending: 2,
+        documents_ready: 1,
+        last_synced_at: null,
+        auto_onboard: 1,
+      },
+    ])
+    // From here on the new triggers keep them apart.
+    c.run("UPDATE documents SET status = 'onboarding' WHERE id = 'doc_p1'")
+    c.run("DELETE FROM documents WHERE id = 'doc_p2'")
+    c.run("UPDATE documents SET status = 'ready' WHERE id = 'doc_o'")
+    expect(counters()[1]).toMatchObject({ documents_onboarding: 1, documents_pending: 0, documents_ready: 2 })
     db.$client.close()
   })
 })

@@ -28,6 +28,8 @@ describe('document bases', () => {
         documents_ready: 0,
         documents_onboarding: 0,
         documents_failed: 0,
+        documents_pending: 0,
+        auto_onboard: true,
         last_synced_at: null,
         description: null,
         created_at: t.clock.now().toISOString(),
@@ -129,7 +131,7 @@ describe('document bases', () => {
     }
   })
 
-  test('counters follow the documents: onboarding while pending, failed with a reason', async () => {
+  test('counters follow the documents: waiting (pending) until a run takes them, failed with a reason', async () => {
     const { t, token } = f
     const base = await createBase(t, token)
     await upload(t, token, base, [
@@ -137,15 +139,22 @@ describe('document bases', () => {
       { filename: 'empty.md', content: '   \n\n  ' },
     ])
     const pending = await (await t.request(`/v1/corpora/${base}`, { headers: bearer(token) })).json()
+    // No run has started: nothing is onboarding ("Onboarding 2" before onboarding was wrong).
     expect(pending).toMatchObject({
       n_documents: 2,
-      documents_onboarding: 2,
+      documents_pending: 2,
+      documents_onboarding: 0,
       documents_failed: 0,
       documents_ready: 0,
     })
     await drain(t)
     const after = await (await t.request(`/v1/corpora/${base}`, { headers: bearer(token) })).json()
-    expect(after).toMatchObject({ n_documents: 2, documents_onboarding: 1, documents_failed: 1 })
+    expect(after).toMatchObject({
+      n_documents: 2,
+      documents_pending: 1,
+      documents_onboarding: 0,
+      documents_failed: 1,
+    })
   })
 
   test('the document listing pages under /v1 and answers the whole array unversioned', async () => {

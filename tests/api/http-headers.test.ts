@@ -86,14 +86,14 @@ describe('methods', () => {
       expect(res.headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS')
       await expectError(res, path, 405, 'method_not_allowed')
     }
-    const one = await t.request('/v1/corpora/cor_nothing', { method: 'PATCH' })
-    expect(one.headers.get('allow')).toBe('GET, HEAD, DELETE, OPTIONS')
+    const one = await t.request('/v1/corpora/cor_nothing', { method: 'PUT' })
+    expect(one.headers.get('allow')).toBe('GET, HEAD, PATCH, DELETE, OPTIONS')
     await expectError(
       one,
       '/v1',
       405,
       'method_not_allowed',
-      'PATCH is not allowed here. Allowed: GET, HEAD, DELETE, OPTIONS.',
+      'PUT is not allowed here. Allowed: GET, HEAD, PATCH, DELETE, OPTIONS.',
     )
     const root = await t.request('/', { method: 'DELETE' })
     expect(root.status).toBe(405)

@@ -40,8 +40,13 @@ function folder(files: Record<string, string | Uint8Array>): string {
 }
 
 /** Runs `engram push` (with the given environment) and returns its exit status and output. */
-async function push(args: string[], env: Record<string, string> = {}) {
-  const proc = Bun.spawn([process.execPath, 'run', 'src/main.ts', 'push', ...args], {
+function push(args: string[], env: Record<string, string> = {}) {
+  return engram(['push', ...args], env)
+}
+
+/** Runs an `engram` command (with the given environment) and returns its exit status and output. */
+async function engram(args: string[], env: Record<string, string> = {}) {
+  const proc = Bun.spawn([process.execPath, 'run', 'src/main.ts', ...args], {
     cwd: ROOT,
     stdout: 'pipe',
     stderr: 'pipe',
@@ -192,5 +197,83 @@ describe('engram push', () => {
     const none = await push([dir, '--base', base])
     expect(none.code).toBe(1)
     expect(none.err).toContain('Missing url (or ENGRAM_URL), key (or ENGRAM_API_KEY)\n')
+  }, 60_000)
+})
+
+describe('engram push --wait and engram onboard', () => {
+  // The test app's clock is a manual one: it is moved along (5x real time) while these run, so that
+  // an automatic run, due 2 s after the push has been extracted, comes due.
+  let ticking: ReturnType<typeof setInterval> | undefined
+  beforeAll(() => {
+    ticking = setInterval(() => f.t.clock.advance(500), 100)
+  })
+  afterAll(() => clearInterval(ticking))
+
+  const docStatuses = async (base: string) =>
+    Object.fromEntries((await listDocs(f.t, f.token, base)).map((d) => [d.filename, d.status]))
+
+  test('engram onboard --wait onboards a base and follows the run to its end', async () => {
+    const base = await createBase(f.t, f.token)
+    const dir = folder({
+      'oil.txt': 'The 1973 oil crisis began in October 1973.',
+      'rhine.txt': 'The Rhine rises in the Alps.',
+    })
+    const pushed = await push([dir, '--base', base, '--url', url, '--key', f.ingestKey, '--wait'])
+    expect(pushed.code).toBe(0)
+    // A base never onboarded does not start by itself: push says what to run.
+    expect(pushed.out).toContain(
+      `2 document(s) wait for onboarding; the base answers from them once onboarded: engram onboard ${base} --wait`,
+    )
+    expect(await docStatuses(base)).toEqual({ 'oil.txt': 'pending', 'rhine.txt': 'pending' })
+    const res = await engram(['onboard', base, '--wait'], { ENGRAM_API_KEY: f.ingestKey, ENGRAM_URL: url })
+    expect(res.err).toBe('')
+    expect(res.code).toBe(0)
+    expect(res.out).toMatch(/onboarding run job_\w+: succeeded \(2 section\(s\) onboarded, 0 failed\)/)
+    expect(res.out).toContain(`base ${base}: ready (2 ready, 0 failed)`)
+    expect(await docStatuses(base)).toEqual({ 'oil.txt': 'ready', 'rhine.txt': 'ready' })
+    // Nothing new: said so, status 0.
+    const again = await engram(['onboard', base, '--url', url, '--key', f.ingestKey])
+    expect(again.code).toBe(0)
+    expect(again.out).toContain('Nothing new to onboard')
+    const scope = await engram(['onboard', base, '--url', url, '--key', f.queryKey])
+    expect(scope.code).toBe(1)
+    expect(scope.err).toContain(
+      'engram onboard: POST /train?force=false failed (403): API key missing required scope: ingest',
+    )
+    const usage = await engram(['onboard', '--url', url])
+    expect(usage.code).toBe(1)
+    expect(usage.err).toContain('Usage: engram onboard BASE')
+  }, 60_000)
+
+  test('push --wait into an onboarded base returns once the pushed documents answer, with no onboarding asked for', async () => {
+    const base = await createBase(f.t, f.token)
+    const dir = folder({ 'oil.txt': 'The 1973 oil crisis began in October 1973.' })
+    const args = (...extra: string[]) => [dir, '--base', base, '--url', url, '--key', f.ingestKey, ...extra]
+    // --onboard starts the first run of a new base.
+    const first = await push(args('--wait', '--onboard'))
+    expect(first.err).toBe('')
+    expect(first.code).toBe(0)
+    expect(first.out).toContain('onboarding: 1 ready, 0 failed')
+    writeFileSync(join(dir, 'rhine.txt'), 'The Rhine begins in the Swiss Alps at Lake Toma.')
+    writeFileSync(join(dir, 'oil.txt'), 'The 1973 oil crisis began in October 1973, with an embargo.')
+    const second = await push(args('--wait'))
+    expect(second.err).toBe('')
+    expect(second.code).toBe(0)
+    expect(second.out).toContain('2 files: 1 created, 1 updated, 0 unchanged, 0 deleted')
+    expect(second.out).toContain('onboarding: 2 ready, 0 failed')
+    // Answering when push returned: the base onboarded them by itself.
+    expect(await docStatuses(base)).toEqual({ 'oil.txt': 'ready', 'rhine.txt': 'ready' })
+    const runs = f.t.db.$client
+      .query<{ auto: number }, [string]>(
+        "SELECT json_extract(payload, '$.auto') AS auto FROM jobs WHERE kind = 'train' AND subject_id = ? ORDER BY rowid",
+      )
+      .all(base)
+    expect(runs.map((r) => r.auto)).toEqual([0, 1])
+    const answer = await f.t.request(`/v1/corpora/${base}/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${f.queryKey}` },
+      json: { question: 'Where does the Rhine begin?' },
+    })
+    expect(((await answer.json()) as { answer: string }).answer).toContain('Lake Toma')
   }, 60_000)
 })

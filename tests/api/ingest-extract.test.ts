@@ -185,7 +185,12 @@ describe('the extraction job', () => {
       },
     ])
     const counters = await (await t.request(`/v1/corpora/${base}`, { headers: bearer(token) })).json()
-    expect(counters).toMatchObject({ n_documents: 3, documents_failed: 2, documents_onboarding: 1 })
+    expect(counters).toMatchObject({
+      n_documents: 3,
+      documents_failed: 2,
+      documents_pending: 1,
+      documents_onboarding: 0,
+    })
   })
 
   test('a document replaced before its extraction ran is extracted once, from the new content', async () => {

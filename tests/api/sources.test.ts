@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { TestApp } from '../helpers/app'
-import { train } from '../helpers/ready-base'
+import { train, upload } from '../helpers/ready-base'
 import {
   addMember,
   auditRows,
@@ -227,6 +227,28 @@ describe('a server folder as a source', () => {
       `/v1/corpora/${base}/sources`,
     )
     expect(listed.body.items[0]).toMatchObject({ id, syncing: false, last_run: { id: third.id } })
+  })
+
+  test('last_synced_at is null until a sync lists its folder to the end; uploads and failed syncs leave it', async () => {
+    const base = await createBase(t, admin.token)
+    const synced = async () =>
+      (await call<{ last_synced_at: string | null }>(t, admin.token, 'GET', `/v1/corpora/${base}`)).body
+        .last_synced_at
+    await upload(t, admin.token, base, [{ path: 'by-hand.txt', text: 'Uploaded in the console.' }])
+    await t.jobs.scheduler.drain()
+    // An upload is no sync: the console would say "last synced" beside "no syncs or imports yet".
+    expect(await synced()).toBeNull()
+    const dir = folderOf({ 'a.txt': 'Alpha file.' }, join(roots, 'synced-at'))
+    const id = await source(t, admin.token, base, { connection_id: await folderConnection(), folder: dir })
+    t.clock.advance(60_000)
+    const at = t.clock.now().toISOString()
+    expect(await syncNow(t, admin.token, base, id)).toMatchObject({ status: 'succeeded', created: 1 })
+    expect(await synced()).toBe(at)
+    // A sync that cannot read its folder has not synced.
+    rmSync(dir, { recursive: true, force: true })
+    t.clock.advance(60_000)
+    expect(await syncNow(t, admin.token, base, id)).toMatchObject({ status: 'failed' })
+    expect(await synced()).toBe(at)
   })
 
   test('a file deleted at the source is gone from every store and table, and no longer cited', async () => {

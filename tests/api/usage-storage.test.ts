@@ -77,6 +77,8 @@ describe('storage in /admin/usage', () => {
       corpus_id: a,
       name: 'A',
       queries: 0,
+      load_test_queries: 0,
+      compare_queries: 0,
       documents: 4,
       storage_bytes: rawA,
     } as never)

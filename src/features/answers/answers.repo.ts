@@ -1,6 +1,7 @@
 import type { Principal } from '../../platform/auth/principal'
 import type { Db } from '../../platform/db/db'
 import { transaction } from '../../platform/db/transaction'
+import type { QuestionOrigin } from '../../platform/events/events'
 import type { Outbox } from '../../platform/events/outbox'
 import { answerFeedback } from './answers.tables'
 
@@ -14,18 +15,19 @@ export class AnswersRepo {
     private readonly events: Outbox,
   ) {}
 
-  /** Tells `question.answered` (usage counts it), in its own one-row transaction. */
+  /** Tells `question.answered` (usage counts it, by who asked), in its own one-row transaction. */
   answered(
     principal: Principal,
     corpusId: string,
     found: { strategy: 'cart' | 'rag'; answered: boolean },
+    origin: QuestionOrigin,
   ): void {
     const { strategy, answered } = found
     transaction(this.db, () =>
       this.events.emit(this.db, {
         type: 'question.answered',
         workspaceId: principal.workspaceId,
-        payload: { corpusId, strategy, answered, keyId: principal.keyId ?? null },
+        payload: { corpusId, strategy, answered, keyId: principal.keyId ?? null, origin },
       }),
     )
   }

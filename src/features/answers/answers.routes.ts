@@ -15,10 +15,10 @@ import {
   toChatResp,
   toChatSse,
 } from './answers.schemas'
-import type { AnswersService } from './answers.service'
+import { type AnswersService, ORIGIN_HEADER, originOf } from './answers.service'
 
 const UNAVAILABLE =
-  'Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question.'
+  'Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question. With `X-Engram-Origin: scale_test` (or `compare`) the question is counted in `/admin/usage` as measuring load, apart from the questions people ask.'
 
 /** Chat, streamed chat, describe and feedback (spec: Answers, Onboarding). */
 export function answersRoutes(answers: AnswersService): RouteDef[] {
@@ -35,8 +35,10 @@ export function answersRoutes(answers: AnswersService): RouteDef[] {
       body: ChatReq,
       response: ChatResp,
       errors: SERVING_ERRORS,
-      handler: async ({ principal, params, body }) =>
-        toChatResp(await answers.chat(principal, params.corpus_id, body)),
+      handler: async ({ principal, params, body, request }) =>
+        toChatResp(
+          await answers.chat(principal, params.corpus_id, body, originOf(request.headers.get(ORIGIN_HEADER))),
+        ),
     }),
     defineRoute({
       method: 'POST',
@@ -52,12 +54,21 @@ export function answersRoutes(answers: AnswersService): RouteDef[] {
       events: { head: ChatHeadEvent, delta: ChatDeltaEvent, done: ChatDoneEvent, error: StreamErrorEvent },
       errors: SERVING_ERRORS,
       idempotent: false,
-      handler: async ({ principal, params, body }) =>
-        sseFrom(await answers.chatStream(principal, params.corpus_id, body), toChatSse, {
-          terminal: ['done', 'error'],
-          onError: errorEvent('The answer failed.'),
-          keepAliveMs: 15_000,
-        }),
+      handler: async ({ principal, params, body, request }) =>
+        sseFrom(
+          await answers.chatStream(
+            principal,
+            params.corpus_id,
+            body,
+            originOf(request.headers.get(ORIGIN_HEADER)),
+          ),
+          toChatSse,
+          {
+            terminal: ['done', 'error'],
+            onError: errorEvent('The answer failed.'),
+            keepAliveMs: 15_000,
+          },
+        ),
     }),
     defineRoute({
       method: 'POST',

@@ -5,6 +5,7 @@ import { type Gate, SaturatedError } from '../../platform/concurrency/gate'
 import { newId, type Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
 import { fail, notFound } from '../../platform/errors/errors'
+import type { QuestionOrigin } from '../../platform/events/events'
 import type { Outbox } from '../../platform/events/outbox'
 import type { ChatMessage, LlmClient } from '../../platform/llm/openai-client'
 import { LlmUnavailableError } from '../../platform/llm/server-request'
@@ -19,7 +20,20 @@ import { answerEvents, CUT_FALLBACK, type OpenedPieces, round } from './answers.
 import { declineState, llmMessages, modelDeclined, openReply, streamPieces, uncut } from './answers.text'
 import type { ChatEvent, ChatResult, Generator } from './answers.types'
 
+export type { QuestionOrigin } from '../../platform/events/events'
 export type { ChatEvent, ChatMetrics, ChatResult, StreamMetrics } from './answers.types'
+
+/**
+ * The request header that marks a question as measuring load, `scale_test` or `compare` (the scale
+ * test's worker sends it with every query): usage counts such questions apart from people's. A
+ * client can only move its own workspace's questions from one counter to the other with it.
+ */
+export const ORIGIN_HEADER = 'x-engram-origin'
+
+/** Who asked, from the value of ORIGIN_HEADER: people unless it names measuring load. */
+export function originOf(header: string | null): QuestionOrigin {
+  return header === 'scale_test' || header === 'compare' ? header : 'person'
+}
 
 /** The answer engine's query call. */
 export type Answerer = Pick<Engine, 'ask'>
@@ -119,8 +133,13 @@ export class AnswersService {
     }
   }
 
-  /** Answers a question with its sources. */
-  async chat(principal: Principal, corpusId: string, req: Req): Promise<ChatResult> {
+  /** Answers a question with its sources; `origin` says who asked (usage counts load apart). */
+  async chat(
+    principal: Principal,
+    corpusId: string,
+    req: Req,
+    origin: QuestionOrigin = 'person',
+  ): Promise<ChatResult> {
     const input = this.prepare(principal.workspaceId, corpusId, req)
     const release = await this.slot()
     try {
@@ -148,7 +167,7 @@ export class AnswersService {
         }
       }
       const latency = round(performance.now() - t0)
-      this.repo.answered(principal, corpusId, found)
+      this.repo.answered(principal, corpusId, found, origin)
       return {
         ...found,
         answer,
@@ -167,7 +186,12 @@ export class AnswersService {
    * refusal that can be known before the first event (not ready, unknown pins, saturation, model
    * server down) is thrown instead, so that it is an ordinary error response.
    */
-  async chatStream(principal: Principal, corpusId: string, req: Req): Promise<AsyncGenerator<ChatEvent>> {
+  async chatStream(
+    principal: Principal,
+    corpusId: string,
+    req: Req,
+    origin: QuestionOrigin = 'person',
+  ): Promise<AsyncGenerator<ChatEvent>> {
     const input = this.prepare(principal.workspaceId, corpusId, req)
     const release = await this.slot()
     let released = false
@@ -180,7 +204,7 @@ export class AnswersService {
       const asked = await this.d.engine.ask(corpusId, input)
       const { found, ...opened } = await this.openPieces(asked, req.max_tokens)
       const ttftMs = round(performance.now() - t0)
-      this.repo.answered(principal, corpusId, found)
+      this.repo.answered(principal, corpusId, found, origin)
       const contextTokens = estimateTokens(
         opened.messages.length > 0
           ? opened.messages.map((m) => m.content).join('\n')

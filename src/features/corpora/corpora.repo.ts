@@ -16,6 +16,9 @@ export interface CorpusRow {
   documents_ready: number
   documents_onboarding: number
   documents_failed: number
+  documents_pending: number
+  /** 1 when new and changed documents are onboarded by themselves once the base has been onboarded. */
+  auto_onboard: number
   n_rows: number
   storage_bytes: number
 }
@@ -83,13 +86,13 @@ export class CorporaRepo {
   }
 
   /** Inserts a base. */
-  insert(row: { id: string; workspaceId: string; name: string; now: number }): void {
+  insert(row: { id: string; workspaceId: string; name: string; autoOnboard: boolean; now: number }): void {
     this.db.$client
       .query(
-        `INSERT INTO corpora (id, workspace_id, name, source_type, status, created_at, updated_at)
-         VALUES (?, ?, ?, 'upload', 'new', ?, ?)`,
+        `INSERT INTO corpora (id, workspace_id, name, source_type, status, auto_onboard, created_at, updated_at)
+         VALUES (?, ?, ?, 'upload', 'new', ?, ?, ?)`,
       )
-      .run(row.id, row.workspaceId, row.name, row.now, row.now)
+      .run(row.id, row.workspaceId, row.name, row.autoOnboard ? 1 : 0, row.now, row.now)
   }
 
   /** One base of a workspace, or null (another workspace's id is null too). */
@@ -129,15 +132,25 @@ export class CorporaRepo {
     return this.count.get(workspaceId)?.n ?? 0
   }
 
-  /** Sets status, description or sync time. */
+  /** Sets status, description, sync time or the automatic onboarding switch (1 or 0). */
   update(
     workspaceId: string,
     id: string,
-    p: { status?: CorpusRow['status']; description?: string | null; lastSyncedAt?: number },
+    p: {
+      status?: CorpusRow['status']
+      description?: string | null
+      lastSyncedAt?: number
+      autoOnboard?: 0 | 1
+    },
     now: number,
   ): void {
     // Only the fields given change; the column names come from this fixed map, never from input.
-    const columns = { status: 'status', description: 'description', lastSyncedAt: 'last_synced_at' } as const
+    const columns = {
+      status: 'status',
+      description: 'description',
+      lastSyncedAt: 'last_synced_at',
+      autoOnboard: 'auto_onboard',
+    } as const
     const set = (Object.keys(columns) as (keyof typeof columns)[]).filter((k) => p[k] !== undefined)
     if (set.length === 0) return
     this.db.$client

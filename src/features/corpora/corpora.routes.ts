@@ -6,6 +6,7 @@ import {
   CorpusCreateReq,
   CorpusParams,
   CorpusResp,
+  CorpusUpdateReq,
   corpusResp,
   DocumentParams,
   DocumentResp,
@@ -29,7 +30,12 @@ export function corporaRoutes(corpora: CorporaService): RouteDef[] {
       tags: ['corpora'],
       body: CorpusCreateReq,
       response: CorpusResp,
-      handler: ({ principal, body }) => corpusResp(corpora.create(principal.workspaceId, body.name)),
+      handler: ({ principal, body }) =>
+        corpusResp(
+          corpora.create(principal.workspaceId, body.name, {
+            ...(body.auto_onboard === undefined ? {} : { autoOnboard: body.auto_onboard }),
+          }),
+        ),
     }),
     defineRoute({
       method: 'GET',
@@ -50,6 +56,24 @@ export function corporaRoutes(corpora: CorporaService): RouteDef[] {
       params: CorpusParams,
       response: CorpusResp,
       handler: ({ principal, params }) => corpusResp(corpora.get(principal.workspaceId, params.corpus_id)),
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: '/corpora/:corpus_id',
+      auth: 'bearer',
+      scope: 'ingest',
+      summary: "Change a document base's settings",
+      description: 'Fields absent from the body stay as they are.',
+      tags: ['corpora'],
+      params: CorpusParams,
+      body: CorpusUpdateReq,
+      response: CorpusResp,
+      handler: ({ principal, params, body }) =>
+        corpusResp(
+          corpora.update(principal.workspaceId, params.corpus_id, {
+            ...(body.auto_onboard === undefined ? {} : { autoOnboard: body.auto_onboard }),
+          }),
+        ),
     }),
     defineRoute({
       method: 'DELETE',

@@ -7,20 +7,46 @@ import type { CorpusRow, DocumentRow } from './corpora.repo'
 const Timestamp = Type.String({ format: 'date-time' })
 const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()])
 
+const AutoOnboard = (extra: string) =>
+  Type.Boolean({
+    description: `Once the base has been onboarded, onboard new and changed documents by themselves (a run starts a few seconds after an upload, push or sync has been extracted). ${extra}`,
+  })
+
 export const CorpusCreateReq = namedObject('CorpusCreateReq', {
   name: NameString({ minLength: 1, maxLength: 200, description: 'Name of the base (trimmed; not empty).' }),
+  auto_onboard: Type.Optional(AutoOnboard('Default true.')),
 })
+
+export const CorpusUpdateReq = namedObject(
+  'CorpusUpdateReq',
+  { auto_onboard: Type.Optional(AutoOnboard('Absent: unchanged.')) },
+  { additionalProperties: false },
+)
 
 export const CorpusResp = namedObject('CorpusResp', {
   id: Type.String(),
   name: Type.String(),
   source_type: Type.String({ description: '`upload` for a base created through the API.' }),
   status: Type.String({ description: '`new`, `training`, `ready` or `failed`.' }),
-  n_documents: Type.Integer(),
-  documents_ready: Type.Integer(),
-  documents_onboarding: Type.Integer(),
+  n_documents: Type.Integer({ description: 'Documents (files; sections are not counted).' }),
+  documents_ready: Type.Integer({ description: 'Documents that answer questions.' }),
+  documents_onboarding: Type.Integer({ description: 'Documents an onboarding run is working on now.' }),
   documents_failed: Type.Integer(),
-  last_synced_at: Nullable(Timestamp),
+  documents_pending: Type.Integer({
+    description:
+      'Documents waiting for onboarding: new or changed since the last run (being extracted, or extracted). They do not answer yet.',
+  }),
+  auto_onboard: Type.Boolean({
+    description:
+      'Whether new and changed documents are onboarded by themselves once the base has been onboarded (status other than `new`).',
+  }),
+  last_synced_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description:
+        "When a source's sync or an import last listed its folder to the end; null until one has (uploads and pushes do not move it).",
+    }),
+  ),
   description: Nullable(Type.String()),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -71,6 +97,8 @@ export function corpusResp(r: CorpusRow) {
     documents_ready: r.documents_ready,
     documents_onboarding: r.documents_onboarding,
     documents_failed: r.documents_failed,
+    documents_pending: r.documents_pending,
+    auto_onboard: r.auto_onboard === 1,
     last_synced_at: ts(r.last_synced_at),
     description: r.description,
     created_at: iso(new Date(r.created_at)),

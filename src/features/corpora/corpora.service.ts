@@ -50,8 +50,8 @@ export class CorporaService {
     this.deletion = new CorporaDeletion({ ...deps, repo: this.repo })
   }
 
-  /** Creates an empty base. */
-  create(workspaceId: string, name: string): CorpusRow {
+  /** Creates an empty base; new and changed documents are onboarded by themselves unless `autoOnboard` is false. */
+  create(workspaceId: string, name: string, opts: { autoOnboard?: boolean } = {}): CorpusRow {
     const trimmed = name.trim()
     if (!trimmed) {
       throw fail('validation_error', 'The name must not be empty.', [
@@ -59,8 +59,19 @@ export class CorporaService {
       ])
     }
     const id = newId(this.deps.random, 'cor')
-    this.repo.insert({ id, workspaceId, name: trimmed, now: this.deps.clock.now().getTime() })
+    const now = this.deps.clock.now().getTime()
+    this.repo.insert({ id, workspaceId, name: trimmed, autoOnboard: opts.autoOnboard ?? true, now })
     return this.repo.get(workspaceId, id)!
+  }
+
+  /** Changes a base's settings (absent fields stay); another workspace's id is a 404. */
+  update(workspaceId: string, id: string, p: { autoOnboard?: boolean }): CorpusRow {
+    this.get(workspaceId, id)
+    if (p.autoOnboard !== undefined) {
+      const now = this.deps.clock.now().getTime()
+      this.repo.update(workspaceId, id, { autoOnboard: p.autoOnboard ? 1 : 0 }, now)
+    }
+    return this.get(workspaceId, id)
   }
 
   /** A base of the workspace; another workspace's id is a 404. */
@@ -154,7 +165,7 @@ export class CorporaService {
     return this.deletion.deleteCorpus(workspaceId, this.get(workspaceId, corpusId), actor)
   }
 
-  /** Sets the time of the base's latest sync (an upload, a push, an import). */
+  /** Sets the time of the base's latest sync: a source's sync or an import listed its folder to the end. */
   touchSynced(workspaceId: string, corpusId: string, at: number): void {
     this.repo.update(workspaceId, corpusId, { lastSyncedAt: at }, at)
   }

@@ -17,15 +17,26 @@ export const corpora = sqliteTable(
       .default('new'),
     /** Catalog description from the describe operation; null until one complete sentence was produced. */
     description: text('description'),
+    /** When a source's sync or an import last listed its folder to the end; null until one has. */
     lastSyncedAt: integer('last_synced_at'),
+    /**
+     * 1: once the base has been onboarded, new and changed documents are onboarded by themselves
+     * (docs/onboarding-and-answers.md, "Automatic onboarding"); 0: only when someone starts a run.
+     */
+    autoOnboard: integer('auto_onboard').notNull().default(1),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     /** Parent documents (files; sections are not counted). */
     nDocuments: integer('n_documents').notNull().default(0),
-    /** Parent documents by status: `ready`; `pending` or `onboarding`; `failed`. */
+    /**
+     * Parent documents by status: `ready`; `onboarding` (in a run now); `failed`; `pending` (new or
+     * changed, waiting for onboarding). Until migration 0018 `documents_onboarding` counted the
+     * pending ones too, so a base showed documents "onboarding" before any run started.
+     */
     documentsReady: integer('documents_ready').notNull().default(0),
     documentsOnboarding: integer('documents_onboarding').notNull().default(0),
     documentsFailed: integer('documents_failed').notNull().default(0),
+    documentsPending: integer('documents_pending').notNull().default(0),
     /** Every row of `documents` of the base, sections included (the total of `?sections=true`). */
     nRows: integer('n_rows').notNull().default(0),
     /** Bytes the base's documents hold in the object store: raw objects (each once) and text sidecars. */

@@ -88,7 +88,8 @@ export class EconomicsService {
   private async measure(principal: Principal, corpusId: string, req: Chat, strategy: Strategy) {
     const cpu0 = this.cpu()
     const t0 = this.now()
-    const result = await this.d.answers.chat(principal, corpusId, { ...req, strategy })
+    // Measuring, not asking: usage counts these apart from people's questions.
+    const result = await this.d.answers.chat(principal, corpusId, { ...req, strategy }, 'compare')
     // Process CPU includes other requests served meanwhile; a query cannot use more than its wall time.
     const cpuMs = Math.min(this.cpu() - cpu0, this.now() - t0)
     return { result, work: workOf(result, cpuMs) }
@@ -145,7 +146,7 @@ export class EconomicsService {
     this.servable(principal.workspaceId, corpusId)
     const cpu0 = this.cpu()
     const t0 = this.now()
-    const inner = await this.d.answers.chatStream(principal, corpusId, { ...req, strategy: side })
+    const inner = await this.d.answers.chatStream(principal, corpusId, { ...req, strategy: side }, 'compare')
     const self = this
     async function* events(): AsyncGenerator<CompareEvent> {
       let answer = ''

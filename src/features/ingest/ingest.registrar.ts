@@ -161,7 +161,6 @@ export class Registrar {
           now,
         })
       batch.into?.within?.(ids)
-      corpora.touchSynced(workspaceId, corpusId, now)
     })
     await corpora.purge(workspaceId, corpusId, [...stale, ...removed])
     // Committed now: rows protect what they use, and whatever none of them uses may go.

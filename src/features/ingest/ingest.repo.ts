@@ -142,21 +142,23 @@ export class IngestRepo {
 
   /**
    * Ends a source's listing: the run ends now when nothing is pending (else when its last document
-   * settles). `failed` or `canceled` end it at once whatever is pending, with the reason.
+   * settles). `failed` or `canceled` end it at once whatever is pending, with the reason. Returns
+   * the run as it was before (null when it had ended already).
    */
   closeListing(
     runId: string,
     now: number,
     end?: { status: 'failed' | 'canceled'; error: string | null },
-  ): void {
-    transaction(this.db, () => {
+  ): SyncRunRow | null {
+    return transaction(this.db, () => {
       const run = this.c.query<SyncRunRow, [string]>('SELECT * FROM sync_runs WHERE id = ?').get(runId)
-      if (run?.status !== 'running') return
+      if (run?.status !== 'running') return null
       const status = end?.status ?? (run.pending > 0 ? 'running' : finalStatus(run.failed, taken(run)))
       this.c
         .query('UPDATE sync_runs SET listing = 0, status = ?, error = ?, finished_at = ? WHERE id = ?')
         .run(status, end?.error ?? null, status === 'running' ? null : now, runId)
       if (status !== 'running') this.finished({ ...run, status })
+      return run
     })
   }
 

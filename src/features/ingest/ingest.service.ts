@@ -1,5 +1,6 @@
 import { iso } from '../../platform/clock/clock'
 import { newId } from '../../platform/crypto/random'
+import { transaction } from '../../platform/db/transaction'
 import { notFound } from '../../platform/errors/errors'
 import type { JobDefinition } from '../../platform/feature/feature'
 import { keysetPage, type PageRequest } from '../../platform/paging/paging'
@@ -145,9 +146,19 @@ export class IngestService {
     return this.registrar.registerOrDiscard(workspaceId, corpusId, batch)
   }
 
-  /** Ends a source's listing: its run ends once its documents are extracted, or now when it failed. */
+  /**
+   * Ends a source's listing: its run ends once its documents are extracted, or now when it failed.
+   * A listing read to the end is what the base's `last_synced_at` tells (uploads and pushes do not
+   * move it: a base fed by hand has never synced).
+   */
   closeSourceRun(runId: string, end?: { status: 'failed' | 'canceled'; error: string | null }): void {
-    this.registrar.repo.closeListing(runId, this.registrar.now(), end)
+    const now = this.registrar.now()
+    transaction(this.deps.db, () => {
+      const run = this.registrar.repo.closeListing(runId, now, end)
+      if (run && !end && run.source_id !== null) {
+        this.deps.corpora.touchSynced(run.workspace_id, run.corpus_id, now)
+      }
+    })
   }
 
   /** A run of a base by id (no workspace check: for the feature that holds the id). */

@@ -24,6 +24,8 @@ export function onboardingFeature(p: Platform, d: OnboardingFeatureDeps): Featur
     service,
     routes: onboardingRoutes(service),
     jobs: service.jobDefinitions,
+    // New documents of onboarded bases with auto_onboard start a run by themselves.
+    subscribers: service.subscribers,
     start: ({ jobs }) => {
       if (!jobs) return
       // Queued behind the engine's preparation (started before this, on the same turn).

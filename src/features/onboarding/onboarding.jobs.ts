@@ -32,8 +32,6 @@ export const EMBED_KIND = 'embed'
 const EMBED_SECTIONS_PER_STEP = 8
 /** Tries of an embed job while the embeddings server is down (backoff up to 5 minutes each: hours). */
 export const EMBED_ATTEMPTS = 30
-/** Every job kind onboarding runs (other kinds' ids are a 404 here). */
-export const KINDS: readonly string[] = [RUN_KIND, BATCH_KIND, EMBED_KIND]
 /**
  * Most sections onboarded together: their cartridges written side by side, their rows in one
  * transaction (a batch of small files holds several groups, so one compiles while another is written).
@@ -98,11 +96,12 @@ export function batchesOf<U extends BatchUnit>(units: U[], size: number): U[][] 
   return out
 }
 
-/** Measured cost of a run, kept in its result for economics. */
+/** Measured cost of a run (kept in its result for economics), and its units that failed. */
 export interface RunStats {
   units: number
   chars: number
   cpuMs: number
+  failed: number
 }
 
 /** What the onboarding jobs work with. */
@@ -137,7 +136,7 @@ export class OnboardingJobs {
    */
   async runBatch(ctx: JobContext): Promise<RunStats> {
     const ids = (ctx.job.payload.unit_ids as string[]) ?? []
-    const stats: RunStats = { units: 0, chars: 0, cpuMs: 0 }
+    const stats: RunStats = { units: 0, chars: 0, cpuMs: 0, failed: 0 }
     const texts = new Map<string, Promise<string | null>>()
     const cursor = { next: 0, done: 0 }
     // The process's CPU time while the batch ran (threads and other work included), read once a batch.
@@ -251,6 +250,7 @@ export class OnboardingJobs {
     for (const [u, e] of errors) {
       this.d.log.warn('onboarding a document failed', { document_id: u.unit.id, error: e.message })
       this.repo.setStatus([u.unit.id], 'failed', e.message, now)
+      stats.failed++
     }
     const parents = group.units.flatMap((u) => [u.unit.parent_id, ...u.leaves.map((l) => l.parent_id)])
     this.repo.rollUpParents(

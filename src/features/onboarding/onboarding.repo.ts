@@ -30,18 +30,32 @@ export class OnboardingRepo {
 
   /**
    * Units a run should onboard: with `force`, every leaf that did not fail extraction; otherwise the
-   * leaves still pending (new or changed since the last run).
+   * leaves still pending (new or changed since the last run). `extracted` leaves out documents
+   * whose text is still being extracted (an automatic run takes them in the run after their sync).
    */
-  units(corpusId: string, force: boolean): UnitRow[] {
+  units(corpusId: string, force: boolean, extracted = false): UnitRow[] {
     const statuses = force ? "('pending','onboarding','ready')" : "('pending','onboarding')"
     return this.c
       .query<UnitRow, [string]>(
         `SELECT d.id, d.workspace_id, d.corpus_id, d.parent_id, d.path, d.status, d.section_title, d.text_key,
                 d.text_chars, d.text_offset, d.cart_id
          FROM documents d WHERE d.corpus_id = ? AND ${LEAF} AND d.status IN ${statuses}
+           ${extracted ? 'AND d.text_key IS NOT NULL' : ''}
          ORDER BY d.created_at, d.path, d.section_index`,
       )
       .all(corpusId)
+  }
+
+  /** Whether a base has extracted units waiting for a run (`pending`: not in one now). */
+  hasWaiting(corpusId: string): boolean {
+    return (
+      this.c
+        .query<{ n: number }, [string]>(
+          `SELECT 1 AS n FROM documents d WHERE d.corpus_id = ? AND d.status = 'pending' AND d.text_key IS NOT NULL
+             AND ${LEAF} LIMIT 1`,
+        )
+        .get(corpusId) !== null
+    )
   }
 
   /** Number of parent documents of a base. */

@@ -1,6 +1,6 @@
 import { defineRoute, type RouteDef } from '../../platform/http/route'
 import { encodeCursor } from '../../platform/paging/paging'
-import { CorpusParams, JobParams, JobResp, TrainQuery } from './onboarding.schemas'
+import { CorpusParams, JobParams, JobResp, JobsQuery, TrainQuery } from './onboarding.schemas'
 import type { OnboardingService } from './onboarding.service'
 
 /** Routes of the spec's "Onboarding and jobs" section (describe lives with answers). */
@@ -27,6 +27,8 @@ export function onboardingRoutes(onboarding: OnboardingService): RouteDef[] {
       auth: 'bearer',
       scope: 'ingest',
       summary: 'Cancel the onboarding run in flight (cooperative)',
+      description:
+        'An automatic run waiting to start (`train_auto`) is canceled too; when it is all there was, it is the answer.',
       tags: ['onboarding'],
       params: CorpusParams,
       response: JobResp,
@@ -48,13 +50,16 @@ export function onboardingRoutes(onboarding: OnboardingService): RouteDef[] {
       method: 'GET',
       path: '/corpora/:corpus_id/jobs',
       auth: 'bearer',
-      summary: 'Onboarding runs of a base, their batches and embed jobs, newest first',
+      summary: 'Onboarding runs of a base, their batches, embed and train_auto jobs, newest first',
       tags: ['onboarding'],
       params: CorpusParams,
+      query: JobsQuery,
       list: true,
       response: JobResp,
-      handler: ({ principal, params, page }) => {
-        const all = onboarding.jobs(principal.workspaceId, params.corpus_id).map((j) => onboarding.jobResp(j))
+      handler: ({ principal, params, query, page }) => {
+        const all = onboarding
+          .jobs(principal.workspaceId, params.corpus_id, query.kind)
+          .map((j) => onboarding.jobResp(j))
         if (!page) return { items: all, total: all.length, nextCursor: null }
         // Jobs of one base are few; continue after the last id seen, so new runs never shift a page.
         const start = page.after ? all.findIndex((j) => j.id === page.after?.[0]) + 1 : 0

@@ -1,5 +1,10 @@
 import { Type } from '@sinclair/typebox'
+import { iso } from '../../platform/clock/clock'
 import { namedObject } from '../../platform/http/schema'
+import { isTerminal, type Job, type JobQueue } from '../../platform/jobs/queue'
+import { AUTO_KIND } from './onboarding.auto'
+import { progressOf } from './onboarding.estimate'
+import { BATCH_KIND, RUN_KIND, type RunStats } from './onboarding.jobs'
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()])
 const Timestamp = Type.String({ format: 'date-time' })
@@ -10,7 +15,7 @@ export const JobResp = namedObject('JobResp', {
   parent_id: Nullable(Type.String()),
   kind: Type.String({
     description:
-      '`train` for a run, `train_batch` for one of its batches, `embed` for embedding the passages of a base after a run (only with an embeddings server).',
+      '`train` for a run, `train_batch` for one of its batches, `embed` for embedding the passages of a base after a run (only with an embeddings server), `train_auto` for the start of an automatic run waiting for new documents to stop arriving (`auto_onboard`).',
   }),
   status: Type.String({ description: '`pending`, `running`, `succeeded`, `failed` or `canceled`.' }),
   progress: Type.Number({ minimum: 0, maximum: 1 }),
@@ -19,6 +24,14 @@ export const JobResp = namedObject('JobResp', {
   }),
   detail: Nullable(Type.String()),
   error: Nullable(Type.String()),
+  units_failed: Type.Integer({
+    description:
+      'For a run and its batches: sections (or one-section documents) that could not be onboarded, each `failed` with its reason. A run that ran to the end is `succeeded` even when some failed; this says how many. 0 for other kinds.',
+  }),
+  auto: Type.Boolean({
+    description:
+      'Started without anyone asking: a `train_auto` job, or the run it started for new documents of a base with `auto_onboard`.',
+  }),
   created_at: Timestamp,
   started_at: Nullable(Timestamp),
   finished_at: Nullable(Timestamp),
@@ -30,5 +43,48 @@ export const TrainQuery = Type.Object({
   ),
 })
 
+export const JobsQuery = Type.Object({
+  kind: Type.Optional(
+    Type.String({
+      maxLength: 32,
+      description: 'Only jobs of this kind (`train`, `train_batch`, `embed`, `train_auto`).',
+    }),
+  ),
+})
+
 export const CorpusParams = Type.Object({ corpus_id: Type.String({ maxLength: 64 }) })
 export const JobParams = Type.Object({ job_id: Type.String({ maxLength: 64 }) })
+
+/** The wire shape of a job, with its progress and estimate (`now`: epoch ms) and its failures. */
+export function jobResp(queue: JobQueue, job: Job, now: number) {
+  const { progress, eta } = progressOf(queue, job, now)
+  const ts = (ms: number | null) => (ms === null ? null : iso(new Date(ms)))
+  return {
+    id: job.id,
+    corpus_id: job.subjectId ?? '',
+    parent_id: job.parentId,
+    kind: job.kind,
+    status: job.status,
+    progress: Math.round(progress * 1000) / 1000,
+    eta_seconds: eta,
+    detail: job.detail,
+    error: job.error,
+    units_failed: unitsFailed(queue, job),
+    auto: job.kind === AUTO_KIND || job.payload.auto === true,
+    created_at: iso(new Date(job.createdAt)),
+    started_at: ts(job.startedAt),
+    finished_at: ts(job.finishedAt),
+  }
+}
+
+/**
+ * Units a run (or batch) could not onboard: a run `succeeded` when its batches ran to the end,
+ * however many units failed on the way, so this is what says some did. A run in flight counts
+ * its batches that have ended.
+ */
+function unitsFailed(queue: JobQueue, job: Job): number {
+  const failedOf = (j: Job) => Number((j.result as Partial<RunStats> | null)?.failed ?? 0)
+  if (job.kind === BATCH_KIND || (job.kind === RUN_KIND && isTerminal(job.status))) return failedOf(job)
+  if (job.kind !== RUN_KIND) return 0
+  return queue.children(job.id).reduce((n, c) => n + failedOf(c), 0)
+}

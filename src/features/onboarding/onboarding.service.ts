@@ -1,29 +1,34 @@
-import { type Clock, iso } from '../../platform/clock/clock'
+import type { Clock } from '../../platform/clock/clock'
 import type { Db } from '../../platform/db/db'
 import { transaction } from '../../platform/db/transaction'
 import { fail, notFound } from '../../platform/errors/errors'
+import type { Subscriber } from '../../platform/events/dispatcher'
 import type { Outbox } from '../../platform/events/outbox'
 import type { JobDefinition } from '../../platform/feature/feature'
 import { isTerminal, type Job, type JobQueue } from '../../platform/jobs/queue'
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { CorporaService } from '../corpora/corpora.service'
-import { progressOf } from './onboarding.estimate'
+import { AUTO_KIND, AutoOnboarding } from './onboarding.auto'
+import { EmbedJobs } from './onboarding.embed'
 import {
   BATCH_KIND,
   type BatchUnit,
   batchesOf,
-  EMBED_ATTEMPTS,
   EMBED_KIND,
-  KINDS,
   OnboardingJobs,
   RUN_KIND,
   type RunStats,
   type SectionOnboarder,
 } from './onboarding.jobs'
-import { OnboardingRepo } from './onboarding.repo'
+import { OnboardingRepo, type UnitRow } from './onboarding.repo'
+import { jobResp } from './onboarding.schemas'
 
+export { AUTO_KIND } from './onboarding.auto'
 export { RUN_KIND } from './onboarding.jobs'
+
+/** Every job kind onboarding runs (other kinds' ids are a 404 here). */
+const KINDS: readonly string[] = [RUN_KIND, BATCH_KIND, EMBED_KIND, AUTO_KIND]
 
 export interface OnboardingDeps {
   db: Db
@@ -48,17 +53,34 @@ export interface OnboardingDeps {
 export class OnboardingService {
   private readonly repo: OnboardingRepo
   private readonly batchSize: number
-  /** The jobs onboarding runs: its batches (settling the run when the last ends) and embedding. */
+  /** Runs nobody asked for: new documents of bases with `auto_onboard` (onboarding.auto.ts). */
+  private readonly auto: AutoOnboarding
+  private readonly embeds: EmbedJobs
+  /**
+   * The jobs onboarding runs: its batches (settling the run when the last ends), embedding, and the
+   * debounced start of automatic runs.
+   */
   readonly jobDefinitions: JobDefinition[]
+  /** Extracted uploads, pushes and syncs (`sync.finished`) schedule automatic runs. */
+  readonly subscribers: Subscriber[]
 
   constructor(private readonly d: OnboardingDeps) {
     this.repo = new OnboardingRepo(d.db)
     this.batchSize = d.batchSize ?? 16
     const jobs = new OnboardingJobs({ ...d, repo: this.repo })
+    this.embeds = new EmbedJobs(d)
+    this.auto = new AutoOnboarding({
+      ...d,
+      repo: this.repo,
+      inFlight: (ws, corpusId) => this.inFlight(ws, corpusId),
+      begin: (ws, corpusId, units) => this.begin(ws, corpusId, units, { force: false, auto: true }),
+    })
     this.jobDefinitions = [
       { kind: BATCH_KIND, run: (ctx) => jobs.runBatch(ctx), onSettled: (job) => this.settle(job) },
       { kind: EMBED_KIND, run: (ctx) => jobs.runEmbed(ctx) },
+      { kind: AUTO_KIND, run: (ctx) => this.auto.run(ctx) },
     ]
+    this.subscribers = [this.auto.subscriber() as Subscriber]
   }
 
   private now(): number {
@@ -81,9 +103,18 @@ export class OnboardingService {
     if (this.repo.documentCount(corpusId) === 0) throw fail('corpus_empty')
     const units = this.repo.units(corpusId, force)
     if (units.length === 0) throw fail('nothing_to_train')
+    return this.begin(workspaceId, corpusId, units, { force, auto: false })
+  }
+
+  /** Starts a run over `units`: the run, its batches, the documents' and the base's status and the event land together. */
+  private begin(
+    workspaceId: string,
+    corpusId: string,
+    units: UnitRow[],
+    how: { force: boolean; auto: boolean },
+  ): Job {
     const now = this.now()
-    // The run, its batches, the documents' and the base's status and the event land together.
-    const run = transaction(this.d.db, () => this.startRun(workspaceId, corpusId, { units, force }, now))
+    const run = transaction(this.d.db, () => this.startRun(workspaceId, corpusId, { units, ...how }, now))
     this.d.engine.warmUp()
     return run
   }
@@ -92,7 +123,7 @@ export class OnboardingService {
   private startRun(
     workspaceId: string,
     corpusId: string,
-    { units, force }: { units: BatchUnit[]; force: boolean },
+    { units, force, auto }: { units: BatchUnit[]; force: boolean; auto: boolean },
     now: number,
   ): Job {
     const run = this.d.queue.enqueue({
@@ -101,8 +132,8 @@ export class OnboardingService {
       kind: RUN_KIND,
       status: 'running',
       unitsTotal: units.length,
-      payload: { force },
-      detail: `${units.length} section(s) to onboard`,
+      payload: { force, auto },
+      detail: `${units.length} section(s) to onboard${auto ? ' (new documents, started by themselves)' : ''}`,
     })
     for (const batch of batchesOf(units, this.batchSize)) {
       this.d.queue.enqueue({
@@ -135,11 +166,18 @@ export class OnboardingService {
     return run
   }
 
-  /** Asks the run in flight to stop; pending batches end at once, running ones at their next unit. */
+  /**
+   * Asks the run in flight to stop; pending batches end at once, running ones at their next unit.
+   * An automatic run waiting to start is canceled too (answered when it is all there was).
+   */
   cancel(workspaceId: string, corpusId: string): Job {
     this.d.corpora.get(workspaceId, corpusId)
     const run = this.inFlight(workspaceId, corpusId)
-    if (!run) throw fail('no_training_in_progress')
+    const waiting = this.auto.cancelWaiting(workspaceId, corpusId)
+    if (!run) {
+      if (waiting) return waiting
+      throw fail('no_training_in_progress')
+    }
     this.d.queue.requestCancel(run.id)
     this.rollUp(run.id)
     return this.d.queue.get(run.id)!
@@ -154,63 +192,25 @@ export class OnboardingService {
     return job
   }
 
-  /** Runs, batches and embed jobs of a base, newest first. */
-  jobs(workspaceId: string, corpusId: string): Job[] {
+  /** Runs, batches, embed and `train_auto` jobs of a base (or those of one kind), newest first. */
+  jobs(workspaceId: string, corpusId: string, kind?: string): Job[] {
     this.d.corpora.get(workspaceId, corpusId)
-    return this.d.queue.listBySubject(workspaceId, corpusId).filter((j) => KINDS.includes(j.kind))
-  }
-
-  /**
-   * Queues an embed job for a base unless one is already waiting (a running one may have passed the
-   * newest sections). Nothing when no model embeds passages.
-   */
-  embedLater(workspaceId: string, corpusId: string): Job | null {
-    if (this.d.engine.embeddingModel === null) return null
-    const waiting = this.d.queue
+    return this.d.queue
       .listBySubject(workspaceId, corpusId)
-      .find((j) => j.kind === EMBED_KIND && j.status === 'pending')
-    if (waiting) return null
-    return this.d.queue.enqueue({
-      workspaceId,
-      subjectId: corpusId,
-      kind: EMBED_KIND,
-      maxAttempts: EMBED_ATTEMPTS,
-      detail: `passages to embed with ${this.d.engine.embeddingModel}`,
-    })
+      .filter((j) => KINDS.includes(j.kind) && (kind === undefined || j.kind === kind))
   }
 
   /**
-   * Queues an embed job for every base with passages that have no vector from the configured model:
-   * bases onboarded before an embeddings server was plugged in, or under another model. `serve` calls
-   * it at start-up; returns how many jobs were queued.
+   * Queues an embed job for every base with passages that have no vector from the configured model
+   * (`serve` calls it at start-up); returns how many jobs were queued.
    */
   embedMissing(): number {
-    let queued = 0
-    for (const corpusId of this.d.engine.basesWithoutVectors()) {
-      const ws = this.d.corpora.workspaceOf(corpusId)
-      if (ws && this.embedLater(ws, corpusId)) queued++
-    }
-    return queued
+    return this.embeds.missing()
   }
 
-  /** The wire shape of a job, with its progress and estimate. */
+  /** The wire shape of a job, with its progress, estimate and failures. */
   jobResp(job: Job) {
-    const { progress, eta } = progressOf(this.d.queue, job, this.now())
-    const ts = (ms: number | null) => (ms === null ? null : iso(new Date(ms)))
-    return {
-      id: job.id,
-      corpus_id: job.subjectId ?? '',
-      parent_id: job.parentId,
-      kind: job.kind,
-      status: job.status,
-      progress: Math.round(progress * 1000) / 1000,
-      eta_seconds: eta,
-      detail: job.detail,
-      error: job.error,
-      created_at: iso(new Date(job.createdAt)),
-      started_at: ts(job.startedAt),
-      finished_at: ts(job.finishedAt),
-    }
+    return jobResp(this.d.queue, job, this.now())
   }
 
   private settle(batch: Job): void {
@@ -232,7 +232,7 @@ export class OnboardingService {
         this.d.log.warn('warming a base failed', { corpus_id: run.subjectId, error: (e as Error).message })
       })
       // An in-process model embedded the passages as they were indexed.
-      if (this.d.engine.embedsAfterOnboarding) this.embedLater(run.workspaceId, run.subjectId!)
+      if (this.d.engine.embedsAfterOnboarding) this.embeds.later(run.workspaceId, run.subjectId!)
     }
   }
 
@@ -249,9 +249,10 @@ export class OnboardingService {
           units: a.units + (r.units ?? 0),
           chars: a.chars + (r.chars ?? 0),
           cpuMs: a.cpuMs + (r.cpuMs ?? 0),
+          failed: a.failed + (r.failed ?? 0),
         }
       },
-      { units: 0, chars: 0, cpuMs: 0 },
+      { units: 0, chars: 0, cpuMs: 0, failed: 0 },
     )
     // Nothing may stay "onboarding" once no run is working on it.
     this.repo.resetOnboarding(run.subjectId!, now)
@@ -263,10 +264,12 @@ export class OnboardingService {
     this.d.queue.updateAggregate(runId, {
       status,
       unitsDone: stats.units,
-      detail: `${stats.units} section(s) onboarded, ${counts.failed} document(s) failed`,
+      // This run's figures: the base's own failed count includes earlier runs' failures.
+      detail: `${stats.units} section(s) onboarded, ${stats.failed} failed`,
       error: failed[0]?.error ?? null,
     })
     this.d.queue.setResult(runId, stats)
+    this.auto.afterRun(run, children, status)
     const payload = { runId, corpusId: run.subjectId! }
     const { db, events } = this.d
     const workspaceId = run.workspaceId

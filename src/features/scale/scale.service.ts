@@ -7,7 +7,7 @@ import { ApiError, fail } from '../../platform/errors/errors'
 import type { ListResult } from '../../platform/paging/paging'
 import { keysetPage } from '../../platform/paging/paging'
 import { RateLimiter, type RateLimitRule } from '../../platform/rate-limit/rate-limit'
-import type { AnswersService } from '../answers/answers.service'
+import { type AnswersService, ORIGIN_HEADER } from '../answers/answers.service'
 import type { CorporaService } from '../corpora/corpora.service'
 import type { EconomicsService } from '../economics/economics.service'
 import { eventProbe } from './lib/probe'
@@ -114,7 +114,7 @@ export class ScaleService {
           cpuMs: this.d.economics.cpu,
           send: (strategy: Strategy, question: string, signal: AbortSignal) =>
             eventProbe(
-              () => this.d.answers.chatStream(principal, corpusId, { question, strategy }),
+              () => this.d.answers.chatStream(principal, corpusId, { question, strategy }, 'scale_test'),
               () => this.timer.now(),
               signal,
             ),
@@ -131,6 +131,8 @@ export class ScaleService {
               plan: { ...plan, strategies: [...plan.strategies], transport: 'http' },
               url: `${own}/v1/corpora/${encodeURIComponent(corpusId)}/chat/stream`,
               authorization,
+              // Usage counts the load apart from the questions people ask.
+              headers: { [ORIGIN_HEADER]: 'scale_test' },
             },
             {
               signal: controller.signal,

@@ -7,8 +7,15 @@ const Period = namedObject('Period', {
   days: Type.Integer(),
 })
 
+const PEOPLE =
+  'Questions people and their applications asked (the console, the API, MCP); the load the scale test and compare send to measure the strategies is counted apart.'
+const LOAD_TEST = 'Questions the scale test sent as load.'
+const COMPARE = 'Questions the compare and economics pages asked to measure the strategies.'
+
 const Totals = namedObject('Totals', {
-  queries: Type.Integer({ description: 'Questions answered in the period.' }),
+  queries: Type.Integer({ description: `${PEOPLE} In the period.` }),
+  load_test_queries: Type.Integer({ description: LOAD_TEST }),
+  compare_queries: Type.Integer({ description: COMPARE }),
   bases: Type.Integer(),
   documents: Type.Integer(),
   storage_bytes: Type.Integer(),
@@ -23,15 +30,25 @@ export const UsageResp = namedObject('UsageResp', {
     Type.Object({
       corpus_id: Type.String(),
       name: Type.Union([Type.String(), Type.Null()]),
-      queries: Type.Integer(),
+      queries: Type.Integer({ description: PEOPLE }),
+      load_test_queries: Type.Integer({ description: LOAD_TEST }),
+      compare_queries: Type.Integer({ description: COMPARE }),
       documents: Type.Integer(),
       storage_bytes: Type.Integer(),
     }),
     { description: 'Per-base breakdown; empty when there are no bases.' },
   ),
-  daily: Type.Array(Type.Object({ date: Type.String(), queries: Type.Integer() }), {
-    description: 'One entry per day of the period, oldest first, zeros included.',
-  }),
+  daily: Type.Array(
+    Type.Object({
+      date: Type.String(),
+      queries: Type.Integer({ description: PEOPLE }),
+      load_test_queries: Type.Integer({ description: LOAD_TEST }),
+      compare_queries: Type.Integer({ description: COMPARE }),
+    }),
+    {
+      description: 'One entry per day of the period, oldest first, zeros included.',
+    },
+  ),
 })
 
 const Limit = Type.Union([Type.Integer(), Type.Null()], { description: 'null: no cap.' })

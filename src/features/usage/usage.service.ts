@@ -1,7 +1,8 @@
 import type { Static } from '@sinclair/typebox'
 import type { Clock } from '../../platform/clock/clock'
 import type { Db } from '../../platform/db/db'
-import { prepareAddQueries, queriesBetween } from './usage.repo'
+import type { QuestionOrigin } from '../../platform/events/events'
+import { prepareAddQueries, type QueryCounts, queriesBetween } from './usage.repo'
 import type { BillingResp, UsageResp } from './usage.schemas'
 
 /** What a base contributes to the usage report; filled in by the feature that owns bases. */
@@ -27,6 +28,24 @@ function day(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10)
 }
 
+/** Adds one row's counts to a key's. */
+function add(to: Map<string, QueryCounts>, key: string, n: QueryCounts): void {
+  const at = to.get(key) ?? { queries: 0, loadTestQueries: 0, compareQueries: 0 }
+  at.queries += n.queries
+  at.loadTestQueries += n.loadTestQueries
+  at.compareQueries += n.compareQueries
+  to.set(key, at)
+}
+
+/** Counts on the wire: `queries` are people's questions; the load is counted apart. */
+function wire(n: QueryCounts | undefined) {
+  return {
+    queries: n?.queries ?? 0,
+    load_test_queries: n?.loadTestQueries ?? 0,
+    compare_queries: n?.compareQueries ?? 0,
+  }
+}
+
 /** Usage counters and the `/admin/usage` and `/admin/billing` reports. Never fails for lack of data. */
 export class UsageService {
   private readonly addQueries: ReturnType<typeof prepareAddQueries>
@@ -39,9 +58,22 @@ export class UsageService {
     this.addQueries = prepareAddQueries(db)
   }
 
-  /** Counts answered questions for a workspace and base on the UTC day of `at` (now by default). */
-  recordQueries(workspaceId: string, corpusId: string, n = 1, at = this.clock.now().getTime()): void {
-    this.addQueries(workspaceId, corpusId, day(at), n)
+  /**
+   * Counts answered questions for a workspace and base on the UTC day of `at` (now by default), under
+   * who asked: people's questions apart from the load the scale test and compare make.
+   */
+  recordQueries(
+    workspaceId: string,
+    corpusId: string,
+    n = 1,
+    at = this.clock.now().getTime(),
+    origin: QuestionOrigin = 'person',
+  ): void {
+    this.addQueries(workspaceId, corpusId, day(at), {
+      queries: origin === 'person' ? n : 0,
+      loadTestQueries: origin === 'scale_test' ? n : 0,
+      compareQueries: origin === 'compare' ? n : 0,
+    })
   }
 
   /** `GET /admin/usage`: totals, per-base breakdown and a 30-day daily series, zeros when empty. */
@@ -50,11 +82,11 @@ export class UsageService {
     const days = Array.from({ length: DAYS }, (_, i) => day(now - (DAYS - 1 - i) * DAY_MS))
     const period = { start: days[0]!, end: days[DAYS - 1]!, days: DAYS }
     const rows = queriesBetween(this.db, workspaceId, period.start, period.end)
-    const perDay = new Map<string, number>()
-    const perBase = new Map<string, number>()
+    const perDay = new Map<string, QueryCounts>()
+    const perBase = new Map<string, QueryCounts>()
     for (const r of rows) {
-      perDay.set(r.day, (perDay.get(r.day) ?? 0) + r.queries)
-      if (r.corpusId) perBase.set(r.corpusId, (perBase.get(r.corpusId) ?? 0) + r.queries)
+      add(perDay, r.day, r)
+      if (r.corpusId) add(perBase, r.corpusId, r)
     }
     const bases = await this.sources.bases(workspaceId)
     const known = new Set(bases.map((b) => b.id))
@@ -62,20 +94,23 @@ export class UsageService {
       ...bases.map((b) => ({
         corpus_id: b.id,
         name: b.name as string | null,
-        queries: perBase.get(b.id) ?? 0,
+        ...wire(perBase.get(b.id)),
         documents: b.documents,
         storage_bytes: b.storageBytes,
       })),
       // Queries of bases deleted since still count; their names are gone.
       ...[...perBase.entries()]
         .filter(([id]) => !known.has(id))
-        .map(([id, queries]) => ({ corpus_id: id, name: null, queries, documents: 0, storage_bytes: 0 })),
+        .map(([id, n]) => ({ corpus_id: id, name: null, ...wire(n), documents: 0, storage_bytes: 0 })),
     ]
-    const daily = days.map((date) => ({ date, queries: perDay.get(date) ?? 0 }))
+    const daily = days.map((date) => ({ date, ...wire(perDay.get(date)) }))
+    const sum = (k: keyof ReturnType<typeof wire>) => daily.reduce((n, d) => n + d[k], 0)
     return {
       period,
       totals: {
-        queries: daily.reduce((n, d) => n + d.queries, 0),
+        queries: sum('queries'),
+        load_test_queries: sum('load_test_queries'),
+        compare_queries: sum('compare_queries'),
         bases: bases.length,
         documents: bases.reduce((n, b) => n + b.documents, 0),
         storage_bytes: bases.reduce((n, b) => n + b.storageBytes, 0),

@@ -11,7 +11,12 @@ export const usageDaily = sqliteTable(
     corpusId: text('corpus_id').notNull().default(''),
     /** UTC calendar day, YYYY-MM-DD. */
     day: text('day').notNull(),
+    /** Questions people and their applications asked (the console, the API, MCP). */
     queries: integer('queries').notNull().default(0),
+    /** Questions the scale test sent as load. */
+    loadTestQueries: integer('load_test_queries').notNull().default(0),
+    /** Questions the compare and economics pages asked to measure the strategies. */
+    compareQueries: integer('compare_queries').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.workspaceId, t.corpusId, t.day] })],
 )

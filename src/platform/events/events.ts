@@ -35,8 +35,18 @@ export interface DomainEvents {
   'member.changed': { userId: string; email: string; from: string; role: string; actor: Actor }
   /** `email` and `role` as they were when the member was removed (the row is gone). */
   'member.removed': { userId: string; email: string; role: string; actor: Actor }
-  /** A question answered from a base (declined ones too: they were asked); `keyId` when asked with a key. */
-  'question.answered': { corpusId: string; strategy: 'cart' | 'rag'; answered: boolean; keyId: string | null }
+  /**
+   * A question answered from a base (declined ones too: they were asked); `keyId` when asked with a
+   * key. `origin` says who asked: people and their applications, or the load the scale test and the
+   * compare and economics pages make to measure the strategies (absent in events before it: people).
+   */
+  'question.answered': {
+    corpusId: string
+    strategy: 'cart' | 'rag'
+    answered: boolean
+    keyId: string | null
+    origin?: QuestionOrigin
+  }
   'settings.changed': { keys: string[]; actor: Actor }
   /** A connection's credentials added, changed (`secrets`: the secret fields written) or deleted. */
   'connection.created': { connectionId: string; kind: string; name: string; actor: Actor }
@@ -51,6 +61,9 @@ export interface DomainEvents {
 }
 
 export type EventType = keyof DomainEvents
+
+/** Who asked a question: `person` (the console, the API, MCP), or measuring load. */
+export type QuestionOrigin = 'person' | 'scale_test' | 'compare'
 
 /** What an emitter hands over: the type, the workspace it happened in and the payload. */
 export type NewEvent<T extends EventType = EventType> = {

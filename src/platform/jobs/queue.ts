@@ -213,6 +213,31 @@ export class JobQueue {
     })()
   }
 
+  /**
+   * Moves a job that has not started to another due time (a debounced job waiting for more work
+   * to arrive); false when it is no longer pending.
+   */
+  postpone(id: string, runAt: number): boolean {
+    return (
+      this.c
+        .query("UPDATE jobs SET run_at = ?, updated_at = ? WHERE id = ? AND status = 'pending'")
+        .run(runAt, this.now(), id).changes > 0
+    )
+  }
+
+  /** Ends a job that has not started `canceled`; false when it is no longer pending. */
+  cancelPending(id: string): boolean {
+    const now = this.now()
+    return (
+      this.c
+        .query(
+          `UPDATE jobs SET status = 'canceled', cancel_requested = 1, finished_at = ?, updated_at = ?
+           WHERE id = ? AND status = 'pending'`,
+        )
+        .run(now, now, id).changes > 0
+    )
+  }
+
   /** Whether a job or its parent has been asked to stop. */
   cancelRequested(id: string): boolean {
     const r = this.c

@@ -163,7 +163,13 @@ export interface paths {
         delete: operations["v1_delete_v1_corpora_corpus_id"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a document base's settings
+         * @description Fields absent from the body stay as they are.
+         *
+         *     API keys need the `ingest` scope.
+         */
+        patch: operations["v1_patch_v1_corpora_corpus_id"];
         trace?: never;
     };
     "/corpora/{corpus_id}": {
@@ -184,7 +190,13 @@ export interface paths {
         delete: operations["frozen_delete_corpora_corpus_id"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a document base's settings
+         * @description Fields absent from the body stay as they are.
+         *
+         *     API keys need the `ingest` scope.
+         */
+        patch: operations["frozen_patch_corpora_corpus_id"];
         trace?: never;
     };
     "/v1/corpora/{corpus_id}/documents": {
@@ -802,7 +814,9 @@ export interface paths {
         put?: never;
         /**
          * Cancel the onboarding run in flight (cooperative)
-         * @description API keys need the `ingest` scope.
+         * @description An automatic run waiting to start (`train_auto`) is canceled too; when it is all there was, it is the answer.
+         *
+         *     API keys need the `ingest` scope.
          */
         post: operations["v1_post_v1_corpora_corpus_id_cancel"];
         delete?: never;
@@ -822,7 +836,9 @@ export interface paths {
         put?: never;
         /**
          * Cancel the onboarding run in flight (cooperative)
-         * @description API keys need the `ingest` scope.
+         * @description An automatic run waiting to start (`train_auto`) is canceled too; when it is all there was, it is the answer.
+         *
+         *     API keys need the `ingest` scope.
          */
         post: operations["frozen_post_corpora_corpus_id_cancel"];
         delete?: never;
@@ -872,7 +888,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Onboarding runs of a base, their batches and embed jobs, newest first */
+        /** Onboarding runs of a base, their batches, embed and train_auto jobs, newest first */
         get: operations["v1_get_v1_corpora_corpus_id_jobs"];
         put?: never;
         post?: never;
@@ -889,7 +905,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Onboarding runs of a base, their batches and embed jobs, newest first */
+        /** Onboarding runs of a base, their batches, embed and train_auto jobs, newest first */
         get: operations["frozen_get_corpora_corpus_id_jobs"];
         put?: never;
         post?: never;
@@ -910,7 +926,7 @@ export interface paths {
         put?: never;
         /**
          * Answer a question from a ready base, with the sources used
-         * @description Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question.
+         * @description Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question. With `X-Engram-Origin: scale_test` (or `compare`) the question is counted in `/admin/usage` as measuring load, apart from the questions people ask.
          *
          *     API keys need the `query` scope.
          */
@@ -932,7 +948,7 @@ export interface paths {
         put?: never;
         /**
          * Answer a question from a ready base, with the sources used
-         * @description Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question.
+         * @description Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question. With `X-Engram-Origin: scale_test` (or `compare`) the question is counted in `/admin/usage` as measuring load, apart from the questions people ask.
          *
          *     API keys need the `query` scope.
          */
@@ -954,7 +970,7 @@ export interface paths {
         put?: never;
         /**
          * Stream an answer as server-sent events: head, delta..., done (or one error)
-         * @description Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question.
+         * @description Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question. With `X-Engram-Origin: scale_test` (or `compare`) the question is counted in `/admin/usage` as measuring load, apart from the questions people ask.
          *
          *     API keys need the `query` scope.
          */
@@ -976,7 +992,7 @@ export interface paths {
         put?: never;
         /**
          * Stream an answer as server-sent events: head, delta..., done (or one error)
-         * @description Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question.
+         * @description Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question. With `X-Engram-Origin: scale_test` (or `compare`) the question is counted in `/admin/usage` as measuring load, apart from the questions people ask.
          *
          *     API keys need the `query` scope.
          */
@@ -2555,10 +2571,17 @@ export interface components {
             source_type: string;
             /** @description `new`, `training`, `ready` or `failed`. */
             status: string;
+            /** @description Documents (files; sections are not counted). */
             n_documents: number;
+            /** @description Documents that answer questions. */
             documents_ready: number;
+            /** @description Documents an onboarding run is working on now. */
             documents_onboarding: number;
             documents_failed: number;
+            /** @description Documents waiting for onboarding: new or changed since the last run (being extracted, or extracted). They do not answer yet. */
+            documents_pending: number;
+            /** @description Whether new and changed documents are onboarded by themselves once the base has been onboarded (status other than `new`). */
+            auto_onboard: boolean;
             last_synced_at: string | null;
             description: string | null;
             /** Format: date-time */
@@ -2572,11 +2595,17 @@ export interface components {
              * @description Name of the base (trimmed; not empty).
              */
             name: string;
+            /** @description Once the base has been onboarded, onboard new and changed documents by themselves (a run starts a few seconds after an upload, push or sync has been extracted). Default true. */
+            auto_onboard?: boolean;
         };
         CorpusRespPage: {
             items: components["schemas"]["CorpusResp"][];
             /** @description Cursor of the next page; null on the last. */
             next_cursor: string | null;
+        };
+        CorpusUpdateReq: {
+            /** @description Once the base has been onboarded, onboard new and changed documents by themselves (a run starts a few seconds after an upload, push or sync has been extracted). Absent: unchanged. */
+            auto_onboard?: boolean;
         };
         DocumentResp: {
             id: string;
@@ -2916,7 +2945,7 @@ export interface components {
             id: string;
             corpus_id: string;
             parent_id: string | null;
-            /** @description `train` for a run, `train_batch` for one of its batches, `embed` for embedding the passages of a base after a run (only with an embeddings server). */
+            /** @description `train` for a run, `train_batch` for one of its batches, `embed` for embedding the passages of a base after a run (only with an embeddings server), `train_auto` for the start of an automatic run waiting for new documents to stop arriving (`auto_onboard`). */
             kind: string;
             /** @description `pending`, `running`, `succeeded`, `failed` or `canceled`. */
             status: string;
@@ -2925,6 +2954,10 @@ export interface components {
             eta_seconds: number | null;
             detail: string | null;
             error: string | null;
+            /** @description For a run and its batches: sections (or one-section documents) that could not be onboarded, each `failed` with its reason. A run that ran to the end is `succeeded` even when some failed; this says how many. 0 for other kinds. */
+            units_failed: number;
+            /** @description Started without anyone asking: a `train_auto` job, or the run it started for new documents of a base with `auto_onboard`. */
+            auto: boolean;
             /** Format: date-time */
             created_at: string;
             started_at: string | null;
@@ -3551,8 +3584,12 @@ export interface components {
             days: number;
         };
         Totals: {
-            /** @description Questions answered in the period. */
+            /** @description Questions people and their applications asked (the console, the API, MCP); the load the scale test and compare send to measure the strategies is counted apart. In the period. */
             queries: number;
+            /** @description Questions the scale test sent as load. */
+            load_test_queries: number;
+            /** @description Questions the compare and economics pages asked to measure the strategies. */
+            compare_queries: number;
             bases: number;
             documents: number;
             storage_bytes: number;
@@ -3567,14 +3604,24 @@ export interface components {
             bases: {
                 corpus_id: string;
                 name: string | null;
+                /** @description Questions people and their applications asked (the console, the API, MCP); the load the scale test and compare send to measure the strategies is counted apart. */
                 queries: number;
+                /** @description Questions the scale test sent as load. */
+                load_test_queries: number;
+                /** @description Questions the compare and economics pages asked to measure the strategies. */
+                compare_queries: number;
                 documents: number;
                 storage_bytes: number;
             }[];
             /** @description One entry per day of the period, oldest first, zeros included. */
             daily: {
                 date: string;
+                /** @description Questions people and their applications asked (the console, the API, MCP); the load the scale test and compare send to measure the strategies is counted apart. */
                 queries: number;
+                /** @description Questions the scale test sent as load. */
+                load_test_queries: number;
+                /** @description Questions the compare and economics pages asked to measure the strategies. */
+                compare_queries: number;
             }[];
         };
         BillingResp: {
@@ -4417,6 +4464,110 @@ export interface operations {
             };
         };
     };
+    v1_patch_v1_corpora_corpus_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                corpus_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CorpusUpdateReq"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CorpusResp"];
+                };
+            };
+            /** @description `malformed_json`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `missing_scope`: API key missing required scope.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported content type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     frozen_get_corpora_corpus_id: {
         parameters: {
             query?: never;
@@ -4568,6 +4719,110 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"] | components["schemas"]["Detail"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
+    frozen_patch_corpora_corpus_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                corpus_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CorpusUpdateReq"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CorpusResp"];
+                };
+            };
+            /** @description `malformed_json`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `missing_scope`: API key missing required scope.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported content type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
             /** @description Any other error (`internal_error` and the rest of the error table). */
@@ -8374,6 +8629,8 @@ export interface operations {
     v1_get_v1_corpora_corpus_id_jobs: {
         parameters: {
             query?: {
+                /** @description Only jobs of this kind (`train`, `train_batch`, `embed`, `train_auto`). */
+                kind?: string;
                 /** @description Page size. */
                 limit?: number;
                 /** @description Opaque cursor from `next_cursor`. */
@@ -8455,7 +8712,10 @@ export interface operations {
     };
     frozen_get_corpora_corpus_id_jobs: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only jobs of this kind (`train`, `train_batch`, `embed`, `train_auto`). */
+                kind?: string;
+            };
             header?: never;
             path: {
                 corpus_id: string;

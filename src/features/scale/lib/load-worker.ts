@@ -21,7 +21,7 @@ self.onmessage = async (e: MessageEvent) => {
       () =>
         fetch(msg.url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: msg.authorization },
+          headers: { ...msg.headers, 'content-type': 'application/json', authorization: msg.authorization },
           body: JSON.stringify({ question, strategy }),
           signal,
         }),

@@ -9,6 +9,8 @@ export interface WorkerStart {
   url: string
   /** The caller's credential, so the load is served exactly as the caller's queries are. */
   authorization: string
+  /** Headers sent with every query besides: the one that has usage count them as load. */
+  headers?: Record<string, string>
 }
 
 /** Messages the worker posts. */

@@ -1,0 +1,155 @@
+import type { Clock } from '../../platform/clock/clock'
+import type { Subscriber } from '../../platform/events/dispatcher'
+import type { Job, JobQueue } from '../../platform/jobs/queue'
+import type { JobContext } from '../../platform/jobs/scheduler'
+import type { CorporaService, CorpusRow } from '../corpora/corpora.service'
+import type { OnboardingRepo, UnitRow } from './onboarding.repo'
+
+/** Waits for new documents to stop arriving, then starts a run over them (`auto_onboard`). */
+export const AUTO_KIND = 'train_auto'
+
+/**
+ * Quiet time after an upload, push or sync has been extracted before its documents' run starts:
+ * a folder uploaded file by file (one sync run a request) ends up in one run, not one each.
+ */
+export const AUTO_DELAY_MS = 2_000
+/** Longest arrivals that keep coming put a run off: past it the run starts with what is extracted. */
+export const AUTO_MAX_WAIT_MS = 60_000
+
+/** What automatic onboarding works with. */
+export interface AutoOnboardingDeps {
+  clock: Clock
+  queue: JobQueue
+  corpora: CorporaService
+  repo: OnboardingRepo
+  /** The run of a base that has not ended, or null. */
+  inFlight(workspaceId: string, corpusId: string): Job | null
+  /** Starts a run over these units (in its own transaction), flagged as started automatically. */
+  begin(workspaceId: string, corpusId: string, units: UnitRow[]): Job
+}
+
+/** What a `train_auto` job did, kept as its result. */
+export interface AutoOutcome {
+  run_id: string | null
+  reason: string
+}
+
+/**
+ * Onboarding of new and changed documents without anyone asking, in a base that has been onboarded
+ * and keeps `auto_onboard` on. A sync run that ends with documents created or updated (an upload, a
+ * push commit, an upsert, a source's sync or an import: `sync.finished`) schedules one `train_auto`
+ * job a base, due AUTO_DELAY_MS later; each later arrival puts it off again, up to AUTO_MAX_WAIT_MS
+ * after the first, so a push of 1,000 files (one sync run) or a folder uploaded file by file starts
+ * one run. When it is due it starts a run over the extracted pending documents, unless a run is in
+ * flight: that run, when it ends (succeeded or failed, not canceled), schedules the next one for the
+ * documents that arrived while it ran.
+ */
+export class AutoOnboarding {
+  constructor(private readonly d: AutoOnboardingDeps) {}
+
+  private now(): number {
+    return this.d.clock.now().getTime()
+  }
+
+  /** The base, or null when it was deleted meanwhile. */
+  private base(workspaceId: string, corpusId: string): CorpusRow | null {
+    return this.d.corpora.exists(workspaceId, corpusId) ? this.d.corpora.get(workspaceId, corpusId) : null
+  }
+
+  /** Whether a base onboards new documents by itself: its switch is on and it has been onboarded. */
+  applies(base: CorpusRow): boolean {
+    return base.auto_onboard === 1 && base.status !== 'new'
+  }
+
+  /** The `train_auto` job of a base waiting to be due, or null. */
+  waiting(workspaceId: string, corpusId: string): Job | null {
+    return (
+      this.d.queue
+        .listBySubject(workspaceId, corpusId)
+        .find((j) => j.kind === AUTO_KIND && j.status === 'pending') ?? null
+    )
+  }
+
+  /**
+   * Schedules the base's automatic run `delayMs` from now, or puts off the one waiting (never past
+   * AUTO_MAX_WAIT_MS after it was first asked for). Nothing when the base does not onboard by itself.
+   */
+  schedule(workspaceId: string, corpusId: string, delayMs = AUTO_DELAY_MS): Job | null {
+    const base = this.base(workspaceId, corpusId)
+    if (!base || !this.applies(base)) return null
+    const now = this.now()
+    const waiting = this.waiting(workspaceId, corpusId)
+    if (waiting) {
+      const firstAt = Number(waiting.payload.first_at ?? waiting.createdAt)
+      this.d.queue.postpone(waiting.id, Math.min(now + delayMs, firstAt + AUTO_MAX_WAIT_MS))
+      return waiting
+    }
+    return this.d.queue.enqueue({
+      workspaceId,
+      subjectId: corpusId,
+      kind: AUTO_KIND,
+      runAt: now + delayMs,
+      payload: { first_at: now },
+      maxAttempts: 3,
+      detail: 'New documents are onboarded once no more arrive for a moment.',
+    })
+  }
+
+  /** The `train_auto` job: starts the run, or says why it did not. */
+  async run(ctx: JobContext): Promise<AutoOutcome> {
+    const { workspaceId, subjectId } = ctx.job
+    const out = this.start(workspaceId, subjectId ?? '')
+    ctx.progress({ detail: out.reason })
+    return out
+  }
+
+  private start(workspaceId: string, corpusId: string): AutoOutcome {
+    const base = this.base(workspaceId, corpusId)
+    if (!base) return { run_id: null, reason: 'The base was deleted.' }
+    if (!this.applies(base)) return { run_id: null, reason: 'The base no longer onboards by itself.' }
+    const running = this.d.inFlight(workspaceId, corpusId)
+    if (running) {
+      return {
+        run_id: null,
+        reason: `Run ${running.id} is in flight; the new documents go to the run that follows it.`,
+      }
+    }
+    const units = this.d.repo.units(corpusId, false, true)
+    if (units.length === 0) return { run_id: null, reason: 'Nothing new to onboard.' }
+    const run = this.d.begin(workspaceId, corpusId, units)
+    return { run_id: run.id, reason: `Started run ${run.id} over ${units.length} new section(s).` }
+  }
+
+  /**
+   * After a run ends (in its transaction): documents that arrived while it ran, extracted and not in
+   * it, get the next run at once. A canceled run is not followed: someone asked onboarding to stop.
+   */
+  afterRun(run: Job, children: Job[], status: 'succeeded' | 'failed' | 'canceled'): void {
+    if (status === 'canceled' || !run.subjectId) return
+    const taken = new Set(children.flatMap((c) => (c.payload.unit_ids as string[] | undefined) ?? []))
+    const late = this.d.repo.units(run.subjectId, false, true).some((u) => !taken.has(u.id))
+    if (late) this.schedule(run.workspaceId, run.subjectId, 0)
+  }
+
+  /** Cancels the base's waiting `train_auto` job, if any; returns it. */
+  cancelWaiting(workspaceId: string, corpusId: string): Job | null {
+    const waiting = this.waiting(workspaceId, corpusId)
+    if (!waiting || !this.d.queue.cancelPending(waiting.id)) return null
+    return this.d.queue.get(waiting.id)
+  }
+
+  /** Reacts to a sync run that ended with new or changed documents (see the class comment). */
+  subscriber(): Subscriber<'sync.finished'> {
+    return {
+      name: 'onboarding.auto',
+      types: ['sync.finished'],
+      // Only this database is written, synchronously: the job and the delivery commit together.
+      transactional: true,
+      handle: (e) => {
+        const { corpusId, created, updated } = e.payload
+        // Delivered late, the run someone started meanwhile may have taken them all already.
+        if (created + updated > 0 && this.d.repo.hasWaiting(corpusId)) this.schedule(e.workspaceId, corpusId)
+      },
+    }
+  }
+}

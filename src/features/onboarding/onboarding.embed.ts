@@ -1,0 +1,50 @@
+import type { Job, JobQueue } from '../../platform/jobs/queue'
+import type { CorporaService } from '../corpora/corpora.service'
+import { EMBED_ATTEMPTS, EMBED_KIND, type SectionOnboarder } from './onboarding.jobs'
+
+/**
+ * The embed jobs that give a base's passages their vectors for re-ranking by meaning: one after a
+ * run, and at start-up one for every base onboarded before the configured model was plugged in.
+ */
+export class EmbedJobs {
+  constructor(
+    private readonly d: {
+      queue: JobQueue
+      corpora: CorporaService
+      engine: Pick<SectionOnboarder, 'embeddingModel' | 'basesWithoutVectors'>
+    },
+  ) {}
+
+  /**
+   * Queues an embed job for a base unless one is already waiting (a running one may have passed the
+   * newest sections). Nothing when no model embeds passages.
+   */
+  later(workspaceId: string, corpusId: string): Job | null {
+    if (this.d.engine.embeddingModel === null) return null
+    const waiting = this.d.queue
+      .listBySubject(workspaceId, corpusId)
+      .find((j) => j.kind === EMBED_KIND && j.status === 'pending')
+    if (waiting) return null
+    return this.d.queue.enqueue({
+      workspaceId,
+      subjectId: corpusId,
+      kind: EMBED_KIND,
+      maxAttempts: EMBED_ATTEMPTS,
+      detail: `passages to embed with ${this.d.engine.embeddingModel}`,
+    })
+  }
+
+  /**
+   * Queues an embed job for every base with passages that have no vector from the configured model:
+   * bases onboarded before an embeddings server was plugged in, or under another model. Returns how
+   * many jobs were queued.
+   */
+  missing(): number {
+    let queued = 0
+    for (const corpusId of this.d.engine.basesWithoutVectors()) {
+      const ws = this.d.corpora.workspaceOf(corpusId)
+      if (ws && this.later(ws, corpusId)) queued++
+    }
+    return queued
+  }
+}

@@ -1,0 +1,403 @@
+import { afterEach, describe, expect, test } from 'bun:test'
+import type { TestApp } from '../helpers/app'
+import { type FixtureFile, readyBase, upload } from '../helpers/ready-base'
+import { authApp, bearer, expectError, mintKey, rows, signUp } from './accounts.fixture'
+import { sha256 } from './ingest.fixture'
+
+// Documents added to a base that has been onboarded are onboarded by themselves (auto_onboard, on
+// by default): a sync run that ends with new or changed documents schedules one `train_auto` job,
+// due two seconds later and put off by later arrivals; it starts one run over what is extracted.
+// The scheduler and the dispatcher are stepped by hand, with the manual clock.
+
+let t: TestApp
+afterEach(() => t.close())
+
+const FILES: FixtureFile[] = [
+  {
+    path: 'oil.txt',
+    text: 'The 1973 oil crisis began in October 1973 when OAPEC proclaimed an oil embargo.',
+  },
+  {
+    path: 'plague.txt',
+    text: 'The Black Death was a bubonic plague pandemic that peaked in Europe from 1347 to 1351.',
+  },
+]
+const RHINE: FixtureFile = {
+  path: 'rhine.txt',
+  text: 'The Rhine begins in the Swiss Alps at Lake Toma and flows into the North Sea at Rotterdam.',
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the bodies of several routes, read field by field
+const get = async (token: string, path: string): Promise<any> =>
+  (await t.request(path, { headers: bearer(token) })).json()
+
+/** Runs due jobs and delivers the events they emitted, until neither has anything left. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) {
+    await t.jobs.scheduler.drain()
+    const pending = rows(t, 'domain_events', 'delivered_at IS NULL')
+    await t.events.dispatcher.drain()
+    if (pending === 0) return
+  }
+}
+
+/** Onboarding jobs of a base by kind, oldest first. */
+async function jobs(token: string, corpusId: string, kind: string) {
+  const list = (await get(token, `/v1/corpora/${corpusId}/jobs?kind=${kind}&limit=500`)).items as {
+    id: string
+    kind: string
+    status: string
+    auto: boolean
+    detail: string | null
+    units_failed: number
+  }[]
+  return list.reverse()
+}
+
+/** Pushes files through the protocol (upload-urls, raw PUTs, commit); returns the sync run. */
+async function push(token: string, corpusId: string, files: FixtureFile[]) {
+  const manifest = files.map((f) => ({
+    path: f.path,
+    sha256: sha256(f.text),
+    size: Buffer.byteLength(f.text),
+  }))
+  const post = (route: string, json: unknown) =>
+    t.request(`/v1/corpora/${corpusId}/documents/${route}`, { method: 'POST', headers: bearer(token), json })
+  const plan = (await (await post('upload-urls', { files: manifest })).json()) as {
+    uploads: { path: string; upload: boolean; url: string }[]
+  }
+  for (const u of plan.uploads.filter((x) => x.upload)) {
+    const body = files.find((f) => f.path === u.path)!.text
+    expect((await t.request(u.url, { method: 'PUT', headers: bearer(token), body })).status).toBe(200)
+  }
+  const res = await post('commit', { files: manifest })
+  expect(res.status).toBe(202)
+  return (await res.json()) as { id: string }
+}
+
+const ask = async (key: string, corpusId: string, question: string) =>
+  (await (
+    await t.request(`/v1/corpora/${corpusId}/chat`, {
+      method: 'POST',
+      headers: bearer(key),
+      json: { question },
+    })
+  ).json()) as { answered: boolean; used_docs: string[]; answer: string }
+
+describe('automatic onboarding', () => {
+  test('a push of many files into an onboarded base starts one run by itself, and the new documents answer', async () => {
+    t = authApp()
+    const b = await readyBase(t, FILES)
+    const notes = Array.from({ length: 40 }, (_, i) => ({
+      path: `notes/n${i}.txt`,
+      text: `Note ${i}: the archive keeps the code word w${i} in drawer ${i}.`,
+    }))
+    await push(b.adminToken, b.corpusId, [RHINE, ...notes])
+    await settle()
+    // Extracted, waiting: the base still answers from the rest and says how many wait.
+    let base = await get(b.adminToken, `/v1/corpora/${b.corpusId}`)
+    expect(base).toMatchObject({
+      status: 'ready',
+      auto_onboard: true,
+      n_documents: 43,
+      documents_ready: 2,
+      documents_pending: 41,
+      documents_onboarding: 0,
+    })
+    const waiting = await jobs(b.adminToken, b.corpusId, 'train_auto')
+    expect(waiting.map((j) => [j.status, j.auto])).toEqual([['pending', true]])
+    expect((await ask(b.keys.query, b.corpusId, 'Where does the Rhine begin?')).used_docs).not.toContain(
+      (await get(b.adminToken, `/v1/corpora/${b.corpusId}/documents?limit=500`)).items.find(
+        (d: { filename: string }) => d.filename === 'rhine.txt',
+      ).id,
+    )
+    t.clock.advance(2_000)
+    await settle()
+    base = await get(b.adminToken, `/v1/corpora/${b.corpusId}`)
+    expect(base).toMatchObject({
+      status: 'ready',
+      documents_ready: 43,
+      documents_pending: 0,
+      documents_onboarding: 0,
+    })
+    // One run for the whole push, besides the first; started by itself.
+    const runs = await jobs(b.adminToken, b.corpusId, 'train')
+    expect(runs.map((r) => [r.status, r.auto])).toEqual([
+      ['succeeded', false],
+      ['succeeded', true],
+    ])
+    expect(runs[1]!.detail).toBe('41 section(s) onboarded, 0 failed')
+    const trigger = (await jobs(b.adminToken, b.corpusId, 'train_auto'))[0]!
+    expect(trigger).toMatchObject({
+      status: 'succeeded',
+      detail: `Started run ${runs[1]!.id} over 41 new section(s).`,
+    })
+    const answer = await ask(b.keys.query, b.corpusId, 'Where does the Rhine begin?')
+    expect(answer.answered).toBe(true)
+    expect(answer.answer).toContain('Lake Toma')
+  })
+
+  test('uploads that keep arriving put the run off (at most a minute), so one run takes them all', async () => {
+    t = authApp()
+    const b = await readyBase(t, FILES)
+    // A folder uploaded file by file: one sync run a request, a second apart.
+    for (let i = 0; i < 5; i++) {
+      await upload(t, b.adminToken, b.corpusId, [
+        { path: `f${i}.txt`, text: `File ${i} holds the word q${i}.` },
+      ])
+      await settle()
+      t.clock.advance(1_000)
+      await settle()
+    }
+    expect(await jobs(b.adminToken, b.corpusId, 'train')).toHaveLength(1)
+    expect((await jobs(b.adminToken, b.corpusId, 'train_auto')).map((j) => j.status)).toEqual(['pending'])
+    t.clock.advance(1_000)
+    await settle()
+    const runs = await jobs(b.adminToken, b.corpusId, 'train')
+    expect(runs.map((r) => r.detail)).toEqual([
+      '2 section(s) onboarded, 0 failed',
+      '5 section(s) onboarded, 0 failed',
+    ])
+    // Arrivals that never stop still get a run a minute after the first of them.
+    for (let i = 0; i < 45; i++) {
+      await upload(t, b.adminToken, b.corpusId, [{ path: `g${i}.txt`, text: `Later file ${i}, word z${i}.` }])
+      await settle()
+      t.clock.advance(1_500)
+    }
+    await settle()
+    // The run due a minute after the first of them took what was extracted by then (40 files; the
+    // one extracted beside it had the run that follows); the last few wait for a quiet moment.
+    const later = (await jobs(b.adminToken, b.corpusId, 'train')).slice(2)
+    const onboarded = later.map((r) => Number(r.detail?.split(' ')[0]))
+    expect(onboarded[0]).toBe(40)
+    const base = await get(b.adminToken, `/v1/corpora/${b.corpusId}`)
+    expect(base.documents_pending).toBe(45 - onboarded.reduce((a, n) => a + n, 0))
+    expect(base.documents_pending).toBeGreaterThan(0)
+    expect((await jobs(b.adminToken, b.corpusId, 'train_auto')).at(-1)!.status).toBe('pending')
+  }, 60_000)
+
+  test('a run in flight is followed by another for the documents that arrived while it ran', async () => {
+    t = authApp()
+    const b = await readyBase(t, FILES)
+    await upload(t, b.adminToken, b.corpusId, [RHINE])
+    await settle()
+    // Someone starts a run by hand; another process holds its batch (the run stays in flight).
+    const manual = await (
+      await t.request(`/v1/corpora/${b.corpusId}/train`, { method: 'POST', headers: bearer(b.adminToken) })
+    ).json()
+    expect(t.jobs.queue.claim(['train_batch'], 'other-process', 60_000, 10)).toHaveLength(1)
+    const late: FixtureFile = { path: 'late.txt', text: 'The late note says the ferry leaves at noon.' }
+    await upload(t, b.adminToken, b.corpusId, [late])
+    await settle()
+    expect(await get(b.adminToken, `/v1/corpora/${b.corpusId}`)).toMatchObject({
+      status: 'training',
+      documents_onboarding: 1,
+      documents_pending: 1,
+    })
+    t.clock.advance(2_000)
+    await settle()
+    // Due while the run is in flight: it starts nothing, and says where the documents go.
+    const [trigger] = await jobs(b.adminToken, b.corpusId, 'train_auto')
+    expect(trigger).toMatchObject({
+      status: 'succeeded',
+      detail: `Run ${manual.id} is in flight; the new documents go to the run that follows it.`,
+    })
+    // The other process dies; its batch is taken up again, and the run's end starts the next one.
+    t.clock.advance(61_000)
+    await settle()
+    const runs = await jobs(b.adminToken, b.corpusId, 'train')
+    expect(runs.map((r) => [r.status, r.auto, r.detail])).toEqual([
+      ['succeeded', false, '2 section(s) onboarded, 0 failed'],
+      ['succeeded', false, '1 section(s) onboarded, 0 failed'],
+      ['succeeded', true, '1 section(s) onboarded, 0 failed'],
+    ])
+    expect(await get(b.adminToken, `/v1/corpora/${b.corpusId}`)).toMatchObject({
+      status: 'ready',
+      documents_ready: 4,
+      documents_pending: 0,
+    })
+  })
+
+  test('canceling stops a run waiting to start, and a canceled run is not followed', async () => {
+    t = authApp()
+    const b = await readyBase(t, FILES)
+    await upload(t, b.adminToken, b.corpusId, [RHINE])
+    await settle()
+    const res = await t.request(`/v1/corpora/${b.corpusId}/cancel`, {
+      method: 'POST',
+      headers: bearer(b.adminToken),
+    })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ kind: 'train_auto', status: 'canceled', auto: true })
+    t.clock.advance(5_000)
+    await settle()
+    expect(await jobs(b.adminToken, b.corpusId, 'train')).toHaveLength(1)
+    expect(await get(b.adminToken, `/v1/corpora/${b.corpusId}`)).toMatchObject({ documents_pending: 1 })
+    // A run canceled while documents wait is not followed by another.
+    const run = await (
+      await t.request(`/v1/corpora/${b.corpusId}/train`, { method: 'POST', headers: bearer(b.adminToken) })
+    ).json()
+    expect(t.jobs.queue.claim(['train_batch'], 'other-process', 60_000, 10)).toHaveLength(1)
+    await upload(t, b.adminToken, b.corpusId, [{ path: 'late.txt', text: 'A late note.' }])
+    await settle()
+    await t.request(`/v1/corpora/${b.corpusId}/cancel`, { method: 'POST', headers: bearer(b.adminToken) })
+    t.clock.advance(61_000)
+    await settle()
+    expect((await get(b.adminToken, `/v1/jobs/${run.id}`)).status).toBe('canceled')
+    expect((await jobs(b.adminToken, b.corpusId, 'train')).map((r) => r.status)).toEqual([
+      'succeeded',
+      'canceled',
+    ])
+    expect(await get(b.adminToken, `/v1/corpora/${b.corpusId}`)).toMatchObject({ documents_pending: 2 })
+  })
+
+  test('a base never onboarded, or with auto_onboard off, waits for someone to start a run', async () => {
+    t = authApp()
+    const admin = await signUp(t)
+    // Never onboarded: its first run is someone's choice (the console shows the estimate first).
+    const fresh = await (
+      await t.request('/v1/corpora', { method: 'POST', headers: bearer(admin.token), json: { name: 'New' } })
+    ).json()
+    expect(fresh).toMatchObject({ auto_onboard: true, status: 'new', documents_pending: 0 })
+    await upload(t, admin.token, fresh.id, FILES)
+    await settle()
+    t.clock.advance(120_000)
+    await settle()
+    expect(await get(admin.token, `/v1/corpora/${fresh.id}`)).toMatchObject({
+      status: 'new',
+      documents_pending: 2,
+      documents_onboarding: 0,
+    })
+    expect(rows(t, 'jobs', "kind IN ('train', 'train_auto')")).toBe(0)
+
+    // Switched off at creation: onboarded once by hand, new documents then wait.
+    const off = await (
+      await t.request('/v1/corpora', {
+        method: 'POST',
+        headers: bearer(admin.token),
+        json: { name: 'Manual', auto_onboard: false },
+      })
+    ).json()
+    expect(off.auto_onboard).toBe(false)
+    await upload(t, admin.token, off.id, FILES)
+    await settle()
+    await t.request(`/v1/corpora/${off.id}/train`, { method: 'POST', headers: bearer(admin.token) })
+    await settle()
+    await upload(t, admin.token, off.id, [RHINE])
+    await settle()
+    t.clock.advance(120_000)
+    await settle()
+    expect(await get(admin.token, `/v1/corpora/${off.id}`)).toMatchObject({
+      status: 'ready',
+      documents_pending: 1,
+    })
+    // Switched on: the next arrival brings the waiting one along.
+    const on = await t.request(`/v1/corpora/${off.id}`, {
+      method: 'PATCH',
+      headers: bearer(admin.token),
+      json: { auto_onboard: true },
+    })
+    expect(on.status).toBe(200)
+    expect(await on.json()).toMatchObject({ id: off.id, auto_onboard: true })
+    await upload(t, admin.token, off.id, [{ path: 'next.txt', text: 'The next note.' }])
+    await settle()
+    t.clock.advance(2_000)
+    await settle()
+    expect(await get(admin.token, `/v1/corpora/${off.id}`)).toMatchObject({
+      documents_pending: 0,
+      documents_ready: 4,
+    })
+  })
+
+  test('PATCH needs the ingest scope, refuses unknown fields and another workspace’s base, and writes nothing then', async () => {
+    t = authApp()
+    const admin = await signUp(t)
+    const base = await (
+      await t.request('/v1/corpora', { method: 'POST', headers: bearer(admin.token), json: { name: 'B' } })
+    ).json()
+    const patch = (token: string, json: unknown, path = `/v1/corpora/${base.id}`) =>
+      t.request(path, { method: 'PATCH', headers: bearer(token), json })
+    const query = (await mintKey(t, admin.token, ['query'])).key
+    await expectError(await patch(query, { auto_onboard: false }), '/v1', 403, 'missing_scope')
+    await expectError(await patch(admin.token, { auto_onboard: 'no' }), '/v1', 422, 'validation_error')
+    await expectError(await patch(admin.token, { auto_onbaord: false }), '/v1', 422, 'validation_error')
+    const other = await signUp(t)
+    await expectError(await patch(other.token, { auto_onboard: false }), '/v1', 404, 'not_found')
+    expect((await get(admin.token, `/v1/corpora/${base.id}`)).auto_onboard).toBe(true)
+    // The frozen mount has it too; an empty body changes nothing.
+    expect(
+      await (await patch(admin.token, { auto_onboard: false }, `/corpora/${base.id}`)).json(),
+    ).toMatchObject({
+      auto_onboard: false,
+    })
+    expect(await (await patch(admin.token, {})).json()).toMatchObject({ auto_onboard: false })
+  })
+})
+
+describe('states that agree', () => {
+  test('documents_onboarding counts documents in a run; documents_pending those waiting for one', async () => {
+    t = authApp()
+    const admin = await signUp(t)
+    const base = await (
+      await t.request('/v1/corpora', { method: 'POST', headers: bearer(admin.token), json: { name: 'B' } })
+    ).json()
+    await upload(t, admin.token, base.id, FILES)
+    // Before extraction and after it: waiting, not onboarding.
+    expect(await get(admin.token, `/v1/corpora/${base.id}`)).toMatchObject({
+      documents_pending: 2,
+      documents_onboarding: 0,
+    })
+    await settle()
+    expect(await get(admin.token, `/v1/corpora/${base.id}`)).toMatchObject({
+      documents_pending: 2,
+      documents_onboarding: 0,
+    })
+    await t.request(`/v1/corpora/${base.id}/train`, { method: 'POST', headers: bearer(admin.token) })
+    expect(await get(admin.token, `/v1/corpora/${base.id}`)).toMatchObject({
+      status: 'training',
+      documents_pending: 0,
+      documents_onboarding: 2,
+    })
+    await settle()
+    expect(await get(admin.token, `/v1/corpora/${base.id}`)).toMatchObject({
+      status: 'ready',
+      documents_ready: 2,
+      documents_pending: 0,
+      documents_onboarding: 0,
+    })
+  })
+
+  test('a run that could not onboard some documents succeeds, and says how many failed', async () => {
+    t = authApp()
+    const admin = await signUp(t)
+    const base = await (
+      await t.request('/v1/corpora', { method: 'POST', headers: bearer(admin.token), json: { name: 'B' } })
+    ).json()
+    const docs = await upload(t, admin.token, base.id, FILES)
+    await settle()
+    // One document's extracted text is lost from the store: its onboarding fails, the other's does not.
+    const textKey = t.db.$client
+      .query<{ k: string }, [string]>('SELECT text_key AS k FROM documents WHERE id = ?')
+      .get(docs[0]!.id)!.k
+    await t.deps.objects.delete(textKey)
+    const run = await (
+      await t.request(`/v1/corpora/${base.id}/train`, { method: 'POST', headers: bearer(admin.token) })
+    ).json()
+    expect(run.units_failed).toBe(0)
+    await settle()
+    const done = await get(admin.token, `/v1/jobs/${run.id}`)
+    expect(done).toMatchObject({
+      status: 'succeeded',
+      units_failed: 1,
+      detail: '1 section(s) onboarded, 1 failed',
+      auto: false,
+    })
+    const batches = await jobs(admin.token, base.id, 'train_batch')
+    expect(batches.map((j) => j.units_failed)).toEqual([1])
+    expect(await get(admin.token, `/v1/corpora/${base.id}`)).toMatchObject({
+      status: 'ready',
+      documents_ready: 1,
+      documents_failed: 1,
+    })
+  })
+})
