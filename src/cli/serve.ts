@@ -50,6 +50,58 @@ export function startupWarnings(config: Config): StartupNotice[] {
   return out
 }
 
+/** True for a listen address only this machine reaches (127.0.0.0/8, ::1, localhost). */
+export function loopbackOnly(host: string): boolean {
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h)
+}
+
+/**
+ * Without ENGRAM_BASE_URL, emailed and invitation links start with http://localhost:<port>, which
+ * opens only on this machine: fine while the server listens on loopback alone, wrong once others
+ * can reach it. Links are never made from a request's Host header (a caller could choose it), so
+ * the operator has to say the address; this line says how.
+ */
+export function baseUrlWarning(config: Config): StartupNotice | null {
+  if (config.server.base_url || loopbackOnly(config.server.host)) return null
+  return {
+    level: 'warn',
+    msg: `ENGRAM_BASE_URL is not set: links in emails and invitations start with ${baseUrl(config)}, which only this machine opens, while the server listens on ${config.server.host || 'every address'}. Set ENGRAM_BASE_URL to the address people use (ENGRAM_BASE_URL=https://engram.example.com, or base_url under [server] in the config file).`,
+  }
+}
+
+/**
+ * Why the server could not listen, in one line that says what to do: a port already taken names
+ * --port and ENGRAM_PORT (Bun's own words, "Failed to start server. Is port 8080 in use?", say
+ * neither). Other failures pass through as they are.
+ */
+export function listenError(e: unknown, server: Pick<Config['server'], 'host' | 'port'>): unknown {
+  const code = (e as { code?: string } | null)?.code
+  const { port } = server
+  const where = `${server.host || '0.0.0.0'}:${port}`
+  const next = port === 65535 ? 8080 : port + 1
+  if (code === 'EADDRINUSE') {
+    return Object.assign(
+      new Error(
+        `port ${port} is already in use (${where}): stop what listens there, or start on another port with --port ${next} or ENGRAM_PORT=${next}.`,
+      ),
+      { exitCode: 1 },
+    )
+  }
+  if (code === 'EACCES') {
+    return Object.assign(
+      new Error(
+        `port ${port} needs privileges this process does not have (${where}): start on a port above 1023 with --port 8080 or ENGRAM_PORT=8080.`,
+      ),
+      { exitCode: 1 },
+    )
+  }
+  return e
+}
+
 /** Largest request Bun accepts at all; routes apply their own, smaller limits. */
 const SERVER_BODY_CAP = 8 * 1024 * 1024 * 1024
 
@@ -59,13 +111,18 @@ export async function serve(config: Config): Promise<void> {
   // Leftovers of writes interrupted by a crash are removed before anything new is written.
   const swept = await rt.objects.sweepTemp()
   const app = createApp(rt)
-  const server = Bun.serve({
-    hostname: config.server.host,
-    port: config.server.port,
-    fetch: app.handle,
-    maxRequestBodySize: SERVER_BODY_CAP,
-    idleTimeout: 120,
-  })
+  let server: ReturnType<typeof Bun.serve>
+  try {
+    server = Bun.serve({
+      hostname: config.server.host,
+      port: config.server.port,
+      fetch: app.handle,
+      maxRequestBodySize: SERVER_BODY_CAP,
+      idleTimeout: 120,
+    })
+  } catch (e) {
+    throw listenError(e, config.server)
+  }
   rt.log.info('listening', {
     version: VERSION,
     url: `http://${server.hostname}:${server.port}`,
@@ -76,6 +133,8 @@ export async function serve(config: Config): Promise<void> {
     swept_temp_objects: swept,
   })
   for (const notice of startupWarnings(config)) rt.log[notice.level](notice.msg)
+  const noLinkBase = baseUrlWarning(config)
+  if (noLinkBase) rt.log[noLinkBase.level](noLinkBase.msg)
   // The scale test loads this server over loopback, so it needs an address it can reach. Start-up
   // work (the engine's preparation, the orphan sweep, embedding of bases without vectors) runs in the
   // background from the features' own start hooks.

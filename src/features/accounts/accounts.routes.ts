@@ -1,4 +1,5 @@
 import type { Principal } from '../../platform/auth/principal'
+import { baseUrl } from '../../platform/config/config.load'
 import { fail } from '../../platform/errors/errors'
 import { defineRoute, type RouteDef } from '../../platform/http/route'
 import type { KeysService } from '../keys/keys.service'
@@ -236,6 +237,8 @@ export function accountsRoutes(
         default_plan: config.accounts.default_plan,
         email_enabled: accounts.linkDelivery() === 'email',
         link_delivery: accounts.linkDelivery(),
+        base_url_configured: !!config.server.base_url,
+        link_base_url: baseUrl(config),
         google_enabled: false,
         sso_enabled: false,
       }),

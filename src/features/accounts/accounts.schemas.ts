@@ -135,6 +135,14 @@ export const AuthConfigResp = namedObject('AuthConfigResp', {
     description:
       'Where verification, password-reset and invitation links go on this server: `email` (mailed), `server_log` (written to the server log for the operator to pass on; the default without a mail server) or `response` (answered to whoever asks: email explicitly disabled).',
   },
+  base_url_configured: Type.Boolean({
+    description:
+      "Whether the operator set the public address (`server.base_url`, ENGRAM_BASE_URL). Without it, emailed and invitation links start with `http://localhost:<port>`, which opens only on the server's own machine. Links never come from a request's Host header.",
+  }),
+  link_base_url: Type.String({
+    description:
+      'What every emailed and invitation link starts with: the configured base URL, or `http://localhost:<port>`.',
+  }),
   google_enabled: Type.Boolean({ description: 'Whether social sign-in is configured.' }),
   sso_enabled: Type.Boolean(),
 })

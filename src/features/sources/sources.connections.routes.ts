@@ -7,6 +7,7 @@ import {
   ConnectionUpdateReq,
   connectionResp,
   describeKinds,
+  SourceKindsResp,
 } from './sources.schemas'
 import type { SourcesService } from './sources.service'
 
@@ -15,6 +16,18 @@ export function connectionRoutes(sources: SourcesService): RouteDef[] {
   const connections = sources.connections
   const kinds = describeKinds(sources.kinds())
   return [
+    defineRoute({
+      method: 'GET',
+      path: '/source-kinds',
+      mount: 'v1',
+      auth: 'bearer',
+      summary: 'The kinds of source this workspace can connect, and why one is off',
+      description:
+        'A server folder (`folder`) is off until the operator grants this workspace a folder (`sources.folder_roots`); the other kinds reach out over the network and are always on.',
+      tags: ['sources'],
+      response: SourceKindsResp,
+      handler: async ({ principal }) => ({ kinds: await sources.kindsFor(principal.workspaceId) }),
+    }),
     defineRoute({
       method: 'POST',
       path: '/connections',

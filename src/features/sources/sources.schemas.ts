@@ -45,6 +45,19 @@ export const ConnectionResp = namedObject('ConnectionResp', {
   updated_at: Timestamp,
 })
 
+export const SourceKindsResp = namedObject('SourceKindsResp', {
+  kinds: Type.Array(
+    Type.Object({
+      kind: Type.String(),
+      enabled: Type.Boolean({ description: 'Whether this workspace can use the kind on this server now.' }),
+      reason: Type.Union([Type.String(), Type.Null()], {
+        description: 'Why the kind is off for this workspace (null when enabled).',
+      }),
+    }),
+    { description: 'Every kind of source the server knows, in the order to offer them.' },
+  ),
+})
+
 export const SourceReq = namedObject('SourceReq', {
   connection_id: Type.String({ maxLength: 64 }),
   folder: Type.String({

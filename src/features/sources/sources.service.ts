@@ -42,6 +42,18 @@ export class SourcesService {
     return [...this.d.kinds.values()]
   }
 
+  /** Every kind, and whether this workspace can use it now (a server folder needs a granted root). */
+  async kindsFor(
+    workspaceId: string,
+  ): Promise<{ kind: SourceKind; enabled: boolean; reason: string | null }[]> {
+    return Promise.all(
+      this.kinds().map(async (k) => {
+        const reason = (await k.unavailable?.(this.d.env, workspaceId)) ?? null
+        return { kind: k.kind, enabled: reason === null, reason }
+      }),
+    )
+  }
+
   async create(workspaceId: string, corpusId: string, input: SourceInput): Promise<SourceView> {
     this.d.corpora.get(workspaceId, corpusId)
     const fields = await this.checked(workspaceId, input)

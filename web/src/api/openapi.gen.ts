@@ -579,6 +579,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/source-kinds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The kinds of source this workspace can connect, and why one is off
+         * @description A server folder (`folder`) is off until the operator grants this workspace a folder (`sources.folder_roots`); the other kinds reach out over the network and are always on.
+         */
+        get: operations["v1_get_v1_source_kinds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/connections": {
         parameters: {
             query?: never;
@@ -2820,6 +2840,16 @@ export interface components {
             /** Format: date-time */
             checked_at: string;
         };
+        SourceKindsResp: {
+            /** @description Every kind of source the server knows, in the order to offer them. */
+            kinds: {
+                kind: string;
+                /** @description Whether this workspace can use the kind on this server now. */
+                enabled: boolean;
+                /** @description Why the kind is off for this workspace (null when enabled). */
+                reason: string | null;
+            }[];
+        };
         ConnectionResp: {
             id: string;
             kind: string;
@@ -3484,6 +3514,10 @@ export interface components {
             email_enabled: boolean;
             /** @description Where verification, password-reset and invitation links go on this server: `email` (mailed), `server_log` (written to the server log for the operator to pass on; the default without a mail server) or `response` (answered to whoever asks: email explicitly disabled). */
             link_delivery: "email" | "response" | "server_log";
+            /** @description Whether the operator set the public address (`server.base_url`, ENGRAM_BASE_URL). Without it, emailed and invitation links start with `http://localhost:<port>`, which opens only on the server's own machine. Links never come from a request's Host header. */
+            base_url_configured: boolean;
+            /** @description What every emailed and invitation link starts with: the configured base URL, or `http://localhost:<port>`. */
+            link_base_url: string;
             /** @description Whether social sign-in is configured. */
             google_enabled: boolean;
             sso_enabled: boolean;
@@ -7021,6 +7055,66 @@ export interface operations {
              *
              *     `validation_error`: The request failed validation.
              */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_get_v1_source_kinds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SourceKindsResp"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -95,6 +95,11 @@ export interface ConnectorKind {
    * none is.
    */
   folder(raw: string, env: ConnectorEnv, workspaceId?: string): Promise<string>
+  /**
+   * Why the workspace cannot use this kind on this server (a server folder with no folder granted
+   * to it), or null when it can. Absent: always usable.
+   */
+  unavailable?(env: ConnectorEnv, workspaceId: string): Promise<string | null>
   open(c: {
     settings: Record<string, unknown>
     secrets: Record<string, unknown>

@@ -235,6 +235,10 @@ export const folderKind: ConnectorKind = {
   settings: FolderSettings,
   secrets: FolderSecrets,
   folder: (raw, env, workspaceId) => resolveFolder(raw, env.config, workspaceId),
+  unavailable: async (env, workspaceId) =>
+    (await rootsOf(env.config, workspaceId)).length === 0
+      ? 'No server folder is granted to this workspace (the operator grants them in sources.folder_roots, ENGRAM_SOURCES_FOLDER_ROOTS).'
+      : null,
   open: ({ folder, env, workspaceId }) => ({
     async validate() {
       const base = await resolveFolder(folder, env.config, workspaceId)
