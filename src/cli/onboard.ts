@@ -182,7 +182,14 @@ async function allDocuments(api: Api): Promise<Doc[]> {
 export async function awaitAnswering(
   api: Api,
   io: CliIo,
-  o: { base: string; paths: ReadonlySet<string>; start: boolean; quiet: boolean },
+  o: {
+    base: string
+    paths: ReadonlySet<string>
+    /** Paths whose failure was listed already (the sync run's errors): counted, not listed again. */
+    reported?: ReadonlySet<string>
+    start: boolean
+    quiet: boolean
+  },
 ): Promise<boolean> {
   const say = (line: string) => {
     if (!o.quiet) io.out(line)
@@ -222,7 +229,7 @@ export async function awaitAnswering(
   const mine = (await allDocuments(api)).filter((d) => o.paths.has(d.filename))
   const failed = mine.filter((d) => d.status === 'failed')
   const waiting = mine.filter((d) => d.status === 'pending' || d.status === 'onboarding')
-  for (const d of failed)
+  for (const d of failed.filter((d) => !o.reported?.has(d.filename)))
     io.err(`failed ${visibleText(d.filename)}: ${visibleText(d.error ?? 'unknown error')}`)
   const ready = mine.length - failed.length - waiting.length
   say(

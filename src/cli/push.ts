@@ -233,7 +233,15 @@ export async function push(o: PushOptions, io: PushIo): Promise<number> {
   // (auto_onboard) or by the run --onboard starts.
   if (done.created + done.updated > 0) {
     const paths = new Set(kept.filter((f) => toSend.has(f.path)).map((f) => f.path))
-    ok = (await awaitAnswering(api, io, { base: o.base, paths, start: o.onboard, quiet: o.quiet })) && ok
+    const reported = new Set(done.errors.map((e) => e.path))
+    const answering = await awaitAnswering(api, io, {
+      base: o.base,
+      paths,
+      reported,
+      start: o.onboard,
+      quiet: o.quiet,
+    })
+    ok = answering && ok
   }
   return ok ? 0 : 2
 }

@@ -256,13 +256,19 @@ describe('engram push --wait and engram onboard', () => {
     expect(first.out).toContain('onboarding: 1 ready, 0 failed')
     writeFileSync(join(dir, 'rhine.txt'), 'The Rhine begins in the Swiss Alps at Lake Toma.')
     writeFileSync(join(dir, 'oil.txt'), 'The 1973 oil crisis began in October 1973, with an embargo.')
+    writeFileSync(join(dir, 'blank.md'), '   \n')
     const second = await push(args('--wait'))
-    expect(second.err).toBe('')
-    expect(second.code).toBe(0)
-    expect(second.out).toContain('2 files: 1 created, 1 updated, 0 unchanged, 0 deleted')
-    expect(second.out).toContain('onboarding: 2 ready, 0 failed')
+    expect(second.out).toContain('3 files: 2 created, 1 updated, 0 unchanged, 0 deleted')
+    expect(second.out).toContain('onboarding: 2 ready, 1 failed')
+    // The file with no text is listed once (by the sync run), and makes the exit status 2.
+    expect(second.err.match(/failed blank\.md: /g)).toHaveLength(1)
+    expect(second.code).toBe(2)
     // Answering when push returned: the base onboarded them by itself.
-    expect(await docStatuses(base)).toEqual({ 'oil.txt': 'ready', 'rhine.txt': 'ready' })
+    expect(await docStatuses(base)).toEqual({
+      'blank.md': 'failed',
+      'oil.txt': 'ready',
+      'rhine.txt': 'ready',
+    })
     const runs = f.t.db.$client
       .query<{ auto: number }, [string]>(
         "SELECT json_extract(payload, '$.auto') AS auto FROM jobs WHERE kind = 'train' AND subject_id = ? ORDER BY rowid",
