@@ -26,6 +26,7 @@ import {
   supportSignals,
   type TermEvidence,
 } from './support'
+import { answerTable, cartTables, type TableAnswer, type TableReader } from './tables'
 
 /** A question to a base, as ChatReq carries it. */
 export interface AskInput {
@@ -79,6 +80,11 @@ export interface AskResult {
   sources: Source[]
   /** The question as searched: a follow-up rewritten with what the history names. */
   condensedQuestion: string
+  /**
+   * True when the answer was computed from a table's rows (tables.ts), not quoted from passages: its
+   * figures are in no passage, so a model server is not asked to write it from the sources.
+   */
+  computed?: boolean
   metrics: AskMetrics
 }
 
@@ -110,6 +116,8 @@ export interface AskContext {
   meaning(question: string): Meaning | null
   /** The built-in sentence encoder, asked when the word-level check is unsure; absent with an embeddings server or when off. */
   encoder?: EncoderEmbed | null
+  /** Where rag reads the rows of a table a question asks about (cart reads its warm cartridges); none: no table answers. */
+  tables?: TableReader | null
   now(): number
 }
 
@@ -160,6 +168,10 @@ export async function askBase(
     ranked = withDocumentTerms(ranked, (r) => r.documentId, searchedWeights(evidence))
   const question = meaning && (await meaning.question)
   if (question && meaning) ranked = withMeaning(ranked, question, meaning.vectorOf(strategy), meaning.weight)
+  // A question about a table's values is answered from its rows, computed: no passage says it.
+  const reader = strategy === 'rag' ? (ctx.tables ?? null) : cartTables((await ctx.carts(baseId)).entries)
+  const table = reader && answerTable(reader, baseId, condensed, ranked, k, input.docIds)
+  if (table) return tableResult(table, strategy, k, condensed, t0, ctx.now)
   ranked = (input.distinctDocuments ? bestPerDocument(ranked) : ranked).slice(0, k)
   const sources = ranked.map(toSource)
   const references = question && meaning?.references && (await meaning.references)
@@ -263,6 +275,38 @@ function supportOf(
     if (support > ENCODER_BAND.high) break
   }
   return support
+}
+
+/** The result of a question answered from a table: its cited passages are its sources. */
+function tableResult(
+  table: TableAnswer,
+  strategy: 'cart' | 'rag',
+  k: number,
+  condensed: string,
+  t0: number,
+  now: () => number,
+): AskResult {
+  const sources = table.cited.map(({ passage, document }) => ({
+    id: `${passage.sectionId}:${passage.ordinal}`,
+    title: passage.title,
+    documentId: document.documentId,
+    filename: document.filename,
+    snippet: passage.text,
+    score: 1,
+  }))
+  const ms = round(now() - t0)
+  return {
+    answer: table.answer,
+    shortAnswer: table.short,
+    answered: true,
+    strategy,
+    usedDocs: [...new Set(sources.map((s) => s.documentId))],
+    sources,
+    condensedQuestion: condensed,
+    computed: true,
+    // Computed from the rows it cites: support is not in question.
+    metrics: { latencyMs: ms, retrievalMs: ms, strategy, k, support: 1 },
+  }
 }
 
 function toSource(p: RankedPassage<SectionRef>): Source {

@@ -1,0 +1,264 @@
+import {
+  type Column,
+  cellNumber,
+  empty,
+  headerMatch,
+  isNumeric,
+  namedValues,
+  tableColumns,
+  truthy,
+} from './table-columns'
+import type { TableQuestion } from './table-question'
+import type { Table } from './table-rows'
+
+// Answers computed from a table's rows: each statement cites the rows it rests on. Where the asked
+// computation does not apply (no column of numbers to average), the answer says what the rows hold.
+
+/** A piece of a table answer: a statement, the rows (indexes into the table) it cites, and what follows the citation. */
+export interface TablePiece {
+  text: string
+  rows: number[]
+  after?: string
+}
+
+/** A table answer: its pieces and the value it comes to (the short answer), if one. */
+export interface TableResult {
+  pieces: TablePiece[]
+  short: string | null
+}
+
+// Values named one by one in a list; beyond, the most frequent.
+const LIST_MAX = 12
+// Rows cited for a statement about many (the rows lacking a value, an average).
+const CITE_MAX = 3
+
+/** The answer `q` gets from `table` (of `total` rows read), or null when the table does not answer it. */
+export function answerFromTable(table: Table, q: TableQuestion): TableResult | null {
+  const columns = tableColumns(table)
+  const words = q.tokens
+  const matched = columns.map((c) => headerMatch(c, words))
+  const targetOf = (c: Column) => headerMatch(c, q.target).length
+  // What is listed or counted: the column the question's "which X" names (the most of its words,
+  // then of the question's), if any.
+  const target = best(columns, (c) => (targetOf(c) > 0 ? targetOf(c) * 100 + matched[c.index]!.length : 0))
+  const filter = namedValues(columns, words).find((v) => v.column !== target) ?? null
+  const rows = table.rows
+    .map((_, i) => i)
+    .filter((i) => !filter || keyOf(table, i, filter.column) === filter.key)
+  const within = filter ? `Of the rows with ${filter.column.name} ${filter.text}, ` : ''
+  const numeric = best(columns, (c) => (isNumeric(c) && c !== target ? matched[c.index]!.length : 0))
+  const named = best(columns, (c) => matched[c.index]!.length)
+  switch (q.op) {
+    case 'list':
+      return listing(table, rows, target ?? labelColumn(columns), target ? phrase(q) : null, within)
+    case 'count': {
+      const truth = best(columns, (c) => (c.boolean ? matched[c.index]!.length : 0))
+      if (truth) {
+        const yes = rows.filter((i) => truthy(table.rows[i]!.cells[truth.index]))
+        const value = table.rows[yes[0] ?? 0]?.cells[truth.index] ?? 'true'
+        return one(
+          `${yes.length} of the ${rows.length} rows have ${truth.name} ${value}`,
+          yes.slice(0, 1),
+          `${yes.length}`,
+        )
+      }
+      if (filter) {
+        const of = `${rows.length} of the ${table.rows.length} rows have ${filter.column.name} ${filter.text}`
+        return one(of, rows.slice(0, 1), `${rows.length}`)
+      }
+      if (target && !isNumeric(target)) return listing(table, rows, target, phrase(q), within)
+      return one(`The table has ${table.rows.length} rows`, [0], `${table.rows.length}`)
+    }
+    case 'missing': {
+      if (!named) return null
+      const lack = rows.filter((i) => empty(table.rows[i]!.cells[named.index]))
+      const text = `${within}${named.name} is missing in ${lack.length} of the ${rows.length} rows`
+      return one(text, lack.slice(0, CITE_MAX), `${lack.length}`)
+    }
+    case 'max':
+    case 'min':
+      if (!numeric) return named ? notNumbers(table, rows, named) : null
+      return extreme(table, rows, numeric, q.op, target, within)
+    case 'mean':
+    case 'sum':
+      if (!numeric) return named ? notNumbers(table, rows, named) : null
+      return aggregate(table, rows, numeric, q.op, within)
+    case 'lookup': {
+      if (!filter || rows.length === 0) return null
+      const asked = best(columns, (c) => (c !== filter.column ? matched[c.index]!.length : 0))
+      const shown = rows.slice(0, CITE_MAX)
+      if (asked) {
+        const cells = shown.map((i) => table.rows[i]!.cells[asked.index] ?? '(none)')
+        const pieces = shown.map((i, n) => ({ text: `${filter.text}: ${asked.name} ${cells[n]}`, rows: [i] }))
+        return { pieces, short: cells.length === 1 ? cells[0]! : null }
+      }
+      return { pieces: shown.map((i) => ({ text: table.rows[i]!.line, rows: [i] })), short: null }
+    }
+  }
+}
+
+/** The values of `col` among `rows`, each citing its first row: all of them, or the most frequent. */
+function listing(
+  table: Table,
+  rows: number[],
+  col: Column,
+  noun: string | null,
+  within: string,
+): TableResult {
+  const values = new Map<string, { text: string; row: number; count: number }>()
+  for (const i of rows) {
+    const cell = table.rows[i]!.cells[col.index]
+    if (empty(cell)) continue
+    const key = cell!.toLowerCase()
+    const seen = values.get(key)
+    if (seen) seen.count++
+    else values.set(key, { text: cell!, row: i, count: 1 })
+  }
+  const all = [...values.values()]
+  const what = noun ?? `${col.name} values`
+  const head = `${within}${within ? 't' : 'T'}he table lists ${all.length} ${what}`
+  if (all.length === 0) return one(`${head}`, rows.slice(0, 1), '0')
+  const shown = all.length <= LIST_MAX ? all : [...all].sort((a, b) => b.count - a.count).slice(0, LIST_MAX)
+  const counted = shown.some((v) => v.count > 1)
+  const more = all.length > LIST_MAX ? all.length - LIST_MAX : 0
+  const pieces: TablePiece[] = [{ text: `${head}${more ? ', the most frequent' : ''}:`, rows: [] }]
+  shown.forEach((v, n) => {
+    const rowsOf = counted ? ` (${v.count} ${v.count === 1 ? 'row' : 'rows'})` : ''
+    const last = n === shown.length - 1
+    pieces.push({
+      text: `${v.text}${rowsOf}`,
+      rows: [v.row],
+      after: last ? (more ? `, and ${more} more` : '') : ',',
+    })
+  })
+  return { pieces, short: shown.map((v) => v.text).join(', ') }
+}
+
+/** The row holding the largest or smallest number of `col`, named by `label` when the question asks "which". */
+function extreme(
+  table: Table,
+  rows: number[],
+  col: Column,
+  op: 'max' | 'min',
+  label: Column | null,
+  within: string,
+): TableResult {
+  let top: number | null = null
+  let at: number[] = []
+  for (const i of rows) {
+    const n = cellNumber(table.rows[i]!.cells[col.index])
+    if (n === null) continue
+    if (top === null || (op === 'max' ? n > top : n < top)) {
+      top = n
+      at = [i]
+    } else if (n === top) at.push(i)
+  }
+  if (top === null) return notNumbers(table, rows, col)
+  const word = op === 'max' ? 'highest' : 'lowest'
+  const row = table.rows[at[0]!]!
+  const value = row.cells[col.index]!
+  const ties = at.length > 1 ? ` (${at.length} rows have it)` : ''
+  const name = label && label !== col ? row.cells[label.index] : undefined
+  const main =
+    name !== undefined
+      ? one(`${within}${name} has the ${word} ${col.name}: ${value}${ties}`, at.slice(0, 1), name)
+      : one(
+          `${within}${within ? 't' : 'T'}he ${word} ${col.name} is ${value}${ties}: ${row.line}`,
+          at.slice(0, 1),
+          value,
+        )
+  return withMissing(main, table, rows, col)
+}
+
+/** A result followed, when some rows lack the column it computed over, by how many. */
+function withMissing(result: TableResult, table: Table, rows: number[], col: Column): TableResult {
+  const lacking = rows.filter((i) => cellNumber(table.rows[i]!.cells[col.index]) === null).length
+  if (lacking === 0) return result
+  const last = result.pieces[result.pieces.length - 1]!
+  last.after = `${last.after ?? ''}.`
+  const what = rows.length === lacking ? 'every row' : `${lacking} of the ${rows.length} rows`
+  result.pieces.push({ text: `${col.name} is missing or not a number in ${what}`, rows: [] })
+  return result
+}
+
+/** The average or total of the numbers of `col` among `rows`, citing the first rows. */
+function aggregate(
+  table: Table,
+  rows: number[],
+  col: Column,
+  op: 'mean' | 'sum',
+  within: string,
+): TableResult {
+  let sum = 0
+  const used: number[] = []
+  for (const i of rows) {
+    const n = cellNumber(table.rows[i]!.cells[col.index])
+    if (n === null) continue
+    sum += n
+    used.push(i)
+  }
+  if (used.length === 0) return notNumbers(table, rows, col)
+  const value = format(op === 'mean' ? sum / used.length : sum)
+  const what = op === 'mean' ? `average ${col.name}` : `total of ${col.name}`
+  const text = `${within}${within ? 't' : 'T'}he ${what} is ${value} over ${used.length} rows`
+  return withMissing(one(text, firstPerPassage(table, used), value), table, rows, col)
+}
+
+/** What the rows hold where a number was asked of a column without numbers. */
+function notNumbers(table: Table, rows: number[], col: Column): TableResult {
+  const listed = listing(table, rows, col, null, '')
+  listed.pieces[0]!.text =
+    `${col.name} holds no numbers: ${listed.pieces[0]!.text.charAt(0).toLowerCase()}${listed.pieces[0]!.text.slice(1)}`
+  return { pieces: listed.pieces, short: null }
+}
+
+/** The column a table's rows are named by: its first that holds neither numbers nor yes/no. */
+function labelColumn(columns: Column[]): Column {
+  return columns.find((c) => !isNumeric(c) && !c.boolean) ?? columns[0]!
+}
+
+/** The column scoring highest (first on ties), or null when none scores above 0. */
+function best(columns: Column[], score: (c: Column) => number): Column | null {
+  let top: Column | null = null
+  let s = 0
+  for (const c of columns) {
+    const v = score(c)
+    if (v > s) {
+      top = c
+      s = v
+    }
+  }
+  return top
+}
+
+/** What a question calls the things it lists ("which penguin species": "penguin species"). */
+function phrase(q: TableQuestion): string | null {
+  return q.target.length ? q.target.map((t) => t.norm).join(' ') : null
+}
+
+function one(text: string, rows: number[], short: string | null): TableResult {
+  return { pieces: [{ text, rows }], short }
+}
+
+function keyOf(table: Table, row: number, col: Column): string | undefined {
+  return table.rows[row]!.cells[col.index]?.toLowerCase()
+}
+
+/** The first row of each passage among `rows`, at most CITE_MAX. */
+function firstPerPassage(table: Table, rows: number[]): number[] {
+  const seen = new Set<number>()
+  const out: number[] = []
+  for (const i of rows) {
+    const p = table.rows[i]!.passage
+    if (seen.has(p)) continue
+    seen.add(p)
+    out.push(i)
+    if (out.length === CITE_MAX) break
+  }
+  return out
+}
+
+/** A number as an answer gives it: at most two decimals, no trailing zeros. */
+function format(n: number): string {
+  return String(Math.round(n * 100) / 100)
+}
