@@ -8,6 +8,7 @@ import {
   type SectionInput,
 } from './engine.onboard'
 import { EngineRepo } from './engine.repo'
+import { TableRepo } from './engine.tables.repo'
 import { type Embedder, EngineVectors, type SectionVectors } from './engine.vectors'
 import { type AskExplain, type AskInput, type AskResult, askBase } from './lib/ask'
 import type { WarmCache } from './lib/cache'
@@ -65,6 +66,8 @@ export interface EngineDeps {
  */
 export class Engine {
   private readonly repo: EngineRepo
+  /** Where rag reads the rows of a table a question asks about. */
+  private readonly tables: TableRepo
   private readonly carts: EngineCarts
   private readonly embeddings: EngineVectors
   private readonly now: () => number
@@ -76,6 +79,7 @@ export class Engine {
 
   constructor(private readonly deps: EngineDeps) {
     this.repo = new EngineRepo('$client' in deps.db ? deps.db.$client : deps.db)
+    this.tables = new TableRepo(this.repo.client)
     this.carts = new EngineCarts(this.repo, deps.store, deps.cacheBytes)
     this.embeddings = new EngineVectors(this.repo.vectors, deps.embedder ?? null, deps.cacheBytes / 4)
     this.cache = this.carts.cache
@@ -240,6 +244,7 @@ export class Engine {
       carts: (id: string) => this.carts.set(id),
       meaning: (question: string) => this.embeddings.meaning(question),
       encoder: this.encoder && ((texts: string[]) => this.encoder!.vectorsFor(baseId, texts)),
+      tables: this.tables,
       now: this.now,
     }
     return askBase(ctx, baseId, input, explain)
