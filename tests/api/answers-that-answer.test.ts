@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { TestApp } from '../helpers/app'
 import { FIXTURE_DOCS } from '../helpers/fixture-data'
+import { startLlmStandin } from '../helpers/llm-standin'
 import { type ReadyBase, readyBase } from '../helpers/ready-base'
 import { authApp, bearer } from './accounts.fixture'
 import { THREE_TOPICS } from './texts.fixture'
@@ -97,3 +98,29 @@ for (const strategy of ['cart', 'rag']) {
     })
   })
 }
+
+describe('with a model server', () => {
+  const standin = startLlmStandin(() => 'The dataset has many penguins [1].')
+  let withModel: TestApp
+  let m: ReadyBase
+  beforeAll(async () => {
+    withModel = authApp({ env: { ENGRAM_LLM_URL: standin.url, ENGRAM_LLM_MODEL: 'tiny' } })
+    m = await readyBase(withModel, [PENGUINS])
+  })
+  afterAll(() => {
+    withModel.close()
+    standin.stop()
+  })
+
+  test('an answer computed from the rows is not given to the model to rewrite: its figures are in no source', async () => {
+    const res = await withModel.request(`/v1/corpora/${m.corpusId}/chat`, {
+      method: 'POST',
+      headers: bearer(m.keys.query),
+      json: { question: 'How many penguins are in the dataset?' },
+    })
+    const body = (await res.json()) as Chat & { metrics: { generator: string } }
+    expect(body.answer).toBe('The table has 344 rows [1].')
+    expect(body.metrics.generator).toBe('extractive')
+    expect(standin.requests).toHaveLength(0)
+  })
+})

@@ -149,8 +149,9 @@ export class AnswersService {
       let generator: Generator = 'extractive'
       let fallback: string | null = null
       let contextTokens = estimateTokens(found.sources.map((s) => s.snippet).join('\n'))
-      // A base that does not answer the question is not given to the model to answer from.
-      if (this.d.llm && found.answered) {
+      // A base that does not answer the question is not given to the model to answer from, nor is an
+      // answer computed from a table's rows (its figures are in no source the model would read).
+      if (this.d.llm && found.answered && !found.computed) {
         const messages = llmMessages(found.condensedQuestion, found.sources)
         try {
           const done = await this.d.llm.completion({ messages, maxTokens: req.max_tokens })
@@ -231,7 +232,7 @@ export class AnswersService {
       const pieces: AsyncGenerator<string, string | null | undefined> = streamPieces(found.answer)
       return { found, pieces, first: await pieces.next(), messages: [] as ChatMessage[], fallbackReason }
     }
-    if (!this.d.llm || !found.answered) return extractive(null)
+    if (!this.d.llm || !found.answered || found.computed) return extractive(null)
     const messages = llmMessages(found.condensedQuestion, found.sources)
     const stream = this.d.llm.stream({ messages, maxTokens })
     let reply: Awaited<ReturnType<typeof openReply>>
