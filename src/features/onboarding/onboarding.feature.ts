@@ -1,4 +1,5 @@
 import type { Feature, Platform } from '../../platform/feature/feature'
+import type { ReadableJobs } from '../../platform/jobs/queue'
 import type { CorporaService } from '../corpora/corpora.service'
 import type { SectionOnboarder } from './onboarding.jobs'
 import { onboardingRoutes } from './onboarding.routes'
@@ -7,6 +8,8 @@ import { OnboardingService } from './onboarding.service'
 export interface OnboardingFeatureDeps {
   corpora: CorporaService
   engine: SectionOnboarder
+  /** Other features' jobs that `GET /jobs/{job_id}` answers for (sources' syncs and imports). */
+  readable: readonly ReadableJobs[]
 }
 
 /**

@@ -40,11 +40,15 @@ export function onboardingRoutes(onboarding: OnboardingService): RouteDef[] {
       path: '/jobs/:job_id',
       auth: 'bearer',
       summary: 'A job with its progress and estimate',
+      description:
+        "An onboarding job (`train`, `train_batch`, `embed`, `train_auto`) or a source's sync or import (`sources.sync`: the `job_id` of its sync run). Another workspace's job is a 404.",
       tags: ['onboarding'],
       params: JobParams,
       response: JobResp,
-      handler: ({ principal, params }) =>
-        onboarding.jobResp(onboarding.job(principal.workspaceId, params.job_id)),
+      handler: ({ principal, params }) => {
+        const { job, corpusId } = onboarding.job(principal.workspaceId, params.job_id)
+        return onboarding.jobResp(job, corpusId)
+      },
     }),
     defineRoute({
       method: 'GET',

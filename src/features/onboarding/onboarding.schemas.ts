@@ -15,7 +15,7 @@ export const JobResp = namedObject('JobResp', {
   parent_id: Nullable(Type.String()),
   kind: Type.String({
     description:
-      '`train` for a run, `train_batch` for one of its batches, `embed` for embedding the passages of a base after a run (only with an embeddings server), `train_auto` for the start of an automatic run waiting for new documents to stop arriving (`auto_onboard`).',
+      "`train` for a run, `train_batch` for one of its batches, `embed` for embedding the passages of a base after a run (only with an embeddings server), `train_auto` for the start of an automatic run waiting for new documents to stop arriving (`auto_onboard`), `sources.sync` for a source's sync or an import listing its folder (its progress is files looked at against the folder's size at the last sync).",
   }),
   status: Type.String({ description: '`pending`, `running`, `succeeded`, `failed` or `canceled`.' }),
   progress: Type.Number({ minimum: 0, maximum: 1 }),
@@ -55,13 +55,16 @@ export const JobsQuery = Type.Object({
 export const CorpusParams = Type.Object({ corpus_id: Type.String({ maxLength: 64 }) })
 export const JobParams = Type.Object({ job_id: Type.String({ maxLength: 64 }) })
 
-/** The wire shape of a job, with its progress and estimate (`now`: epoch ms) and its failures. */
-export function jobResp(queue: JobQueue, job: Job, now: number) {
+/**
+ * The wire shape of a job, with its progress and estimate (`now`: epoch ms) and its failures;
+ * `corpusId` is its base (onboarding's jobs are about the base; a sync job is about its source).
+ */
+export function jobResp(queue: JobQueue, job: Job, now: number, corpusId: string) {
   const { progress, eta } = progressOf(queue, job, now)
   const ts = (ms: number | null) => (ms === null ? null : iso(new Date(ms)))
   return {
     id: job.id,
-    corpus_id: job.subjectId ?? '',
+    corpus_id: corpusId,
     parent_id: job.parentId,
     kind: job.kind,
     status: job.status,

@@ -5,7 +5,7 @@ import { fail, notFound } from '../../platform/errors/errors'
 import type { Subscriber } from '../../platform/events/dispatcher'
 import type { Outbox } from '../../platform/events/outbox'
 import type { JobDefinition } from '../../platform/feature/feature'
-import { isTerminal, type Job, type JobQueue } from '../../platform/jobs/queue'
+import { isTerminal, type Job, type JobQueue, type ReadableJobs } from '../../platform/jobs/queue'
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { CorporaService } from '../corpora/corpora.service'
@@ -42,6 +42,8 @@ export interface OnboardingDeps {
   engine: SectionOnboarder
   /** Units per batch job. */
   batchSize?: number
+  /** Other features' jobs `GET /jobs/{job_id}` answers for too (sources' syncs). */
+  readable?: readonly ReadableJobs[]
 }
 
 /**
@@ -183,13 +185,20 @@ export class OnboardingService {
     return this.d.queue.get(run.id)!
   }
 
-  /** A job of the workspace (another workspace's id is a 404). */
-  job(workspaceId: string, id: string): Job {
+  /**
+   * A job of the workspace that callers may follow, with the base it works on: one of onboarding's,
+   * or of a kind another feature made readable. Another workspace's id, a kind nobody made readable
+   * (a feature's inner work) and a job whose base is gone are each a 404.
+   */
+  job(workspaceId: string, id: string): { job: Job; corpusId: string } {
     const job = this.d.queue.get(id)
-    if (!job || job.workspaceId !== workspaceId || !KINDS.includes(job.kind)) {
-      throw notFound('Job')
+    if (job && job.workspaceId === workspaceId) {
+      if (KINDS.includes(job.kind)) return { job, corpusId: job.subjectId ?? '' }
+      const owner = this.d.readable?.find((r) => r.kinds.includes(job.kind))
+      const corpusId = owner?.corpusOf(job) ?? null
+      if (corpusId !== null) return { job, corpusId }
     }
-    return job
+    throw notFound('Job')
   }
 
   /** Runs, batches, embed and `train_auto` jobs of a base (or those of one kind), newest first. */
@@ -208,9 +217,9 @@ export class OnboardingService {
     return this.embeds.missing()
   }
 
-  /** The wire shape of a job, with its progress, estimate and failures. */
-  jobResp(job: Job) {
-    return jobResp(this.d.queue, job, this.now())
+  /** The wire shape of a job, with its progress, estimate and failures (`corpusId`: its base, when not its subject). */
+  jobResp(job: Job, corpusId = job.subjectId ?? '') {
+    return jobResp(this.d.queue, job, this.now(), corpusId)
   }
 
   private settle(batch: Job): void {

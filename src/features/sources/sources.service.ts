@@ -2,6 +2,7 @@ import type { Actor } from '../../platform/auth/principal'
 import { newId } from '../../platform/crypto/random'
 import { transaction } from '../../platform/db/transaction'
 import { fail, notFound, validationFailed } from '../../platform/errors/errors'
+import type { ReadableJobs } from '../../platform/jobs/queue'
 import type { DocumentRow } from '../corpora/corpora.service'
 import type { SyncRunRow } from '../ingest/ingest.service'
 import type { ConnectorKind, SourceKind } from './connectors/connector'
@@ -31,7 +32,19 @@ export interface SourceInput {
  * caller's (else 404), the folder is valid for the kind, the schedule is not too frequent.
  */
 export class SourcesService {
-  constructor(private readonly d: SyncDeps) {}
+  /**
+   * Sync jobs (a source's or an import's) are followed by id like onboarding's: the console's bar
+   * and docs/sources.md read `GET /jobs/{job_id}`, which onboarding serves and asks this. A job's
+   * subject is its source; the source names the base (a deleted source's job is gone with it).
+   */
+  readonly readableJobs: ReadableJobs
+
+  constructor(private readonly d: SyncDeps) {
+    this.readableJobs = {
+      kinds: [SYNC_JOB],
+      corpusOf: (job) => (job.subjectId ? (d.repo.sourceById(job.subjectId)?.corpus_id ?? null) : null),
+    }
+  }
 
   get connections() {
     return this.d.connections

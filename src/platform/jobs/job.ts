@@ -30,6 +30,15 @@ export interface Job {
   updatedAt: number
 }
 
+/**
+ * Job kinds a feature lets callers follow by id (`GET /jobs/{job_id}`, a route of onboarding's),
+ * and the base a job of them works on: null when it is gone, and the job with it.
+ */
+export interface ReadableJobs {
+  kinds: readonly string[]
+  corpusOf(job: Job): string | null
+}
+
 /** What a new job needs; aggregates are created `running` and never claimed. */
 export interface NewJob {
   workspaceId: string

@@ -6,7 +6,7 @@ import { decode, isTerminal, type Job, type JobStatus, type NewJob, type Row } f
 import { JobLeases } from './leases'
 
 export { type ClaimPolicy, OPEN_POLICY } from './fair-claim'
-export { isTerminal, type Job, type JobStatus, type NewJob } from './job'
+export { isTerminal, type Job, type JobStatus, type NewJob, type ReadableJobs } from './job'
 
 /**
  * The data functions of the durable job queue: enqueue, reads, cancellation and aggregates here,

@@ -874,7 +874,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A job with its progress and estimate */
+        /**
+         * A job with its progress and estimate
+         * @description An onboarding job (`train`, `train_batch`, `embed`, `train_auto`) or a source's sync or import (`sources.sync`: the `job_id` of its sync run). Another workspace's job is a 404.
+         */
         get: operations["v1_get_v1_jobs_job_id"];
         put?: never;
         post?: never;
@@ -891,7 +894,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A job with its progress and estimate */
+        /**
+         * A job with its progress and estimate
+         * @description An onboarding job (`train`, `train_batch`, `embed`, `train_auto`) or a source's sync or import (`sources.sync`: the `job_id` of its sync run). Another workspace's job is a 404.
+         */
         get: operations["frozen_get_jobs_job_id"];
         put?: never;
         post?: never;
@@ -2975,7 +2981,7 @@ export interface components {
             id: string;
             corpus_id: string;
             parent_id: string | null;
-            /** @description `train` for a run, `train_batch` for one of its batches, `embed` for embedding the passages of a base after a run (only with an embeddings server), `train_auto` for the start of an automatic run waiting for new documents to stop arriving (`auto_onboard`). */
+            /** @description `train` for a run, `train_batch` for one of its batches, `embed` for embedding the passages of a base after a run (only with an embeddings server), `train_auto` for the start of an automatic run waiting for new documents to stop arriving (`auto_onboard`), `sources.sync` for a source's sync or an import listing its folder (its progress is files looked at against the folder's size at the last sync). */
             kind: string;
             /** @description `pending`, `running`, `succeeded`, `failed` or `canceled`. */
             status: string;
