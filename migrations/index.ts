@@ -19,6 +19,7 @@ import m15 from './0015_engine_own_index.sql' with { type: 'text' }
 import m16 from './0016_engine_passage_words.sql' with { type: 'text' }
 import m17 from './0017_jobs_fair_claim.sql' with { type: 'text' }
 import m18 from './0018_auto_onboard.sql' with { type: 'text' }
+import m19 from './0019_document_places.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -41,4 +42,5 @@ export const migrations: Migration[] = [
   { tag: '0016_engine_passage_words', sql: m16 },
   { tag: '0017_jobs_fair_claim', sql: m17 },
   { tag: '0018_auto_onboard', sql: m18 },
+  { tag: '0019_document_places', sql: m19 },
 ]

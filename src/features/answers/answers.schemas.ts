@@ -35,13 +35,29 @@ export const ChatReq = namedObject('ChatReq', {
   strategy: Type.Optional(Type.Union([Type.Literal('cart'), Type.Literal('rag')], { default: 'cart' })),
 })
 
+const NullableInt = (description: string) => Type.Union([Type.Integer(), Type.Null()], { description })
+
 export const Source = namedObject('Source', {
-  id: Type.String(),
+  id: Type.String({ description: 'The passage: `<section id>:<ordinal>`.' }),
   title: Type.String(),
   document_id: Type.String(),
   filename: Type.String(),
-  snippet: Type.String({ description: 'The passage text the answer drew on.' }),
+  snippet: Type.String({
+    description:
+      "The passage text the answer drew on, as the document's text holds it (a PDF's lines joined into paragraphs, its page numbers and running headers left out).",
+  }),
   score: Type.Number(),
+  page: NullableInt(
+    'The page of a PDF the passage starts on (1-based); null for documents without pages and for passages onboarded before pages were kept.',
+  ),
+  section_title: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'The title of the section the passage is in (its nearest heading); null for a document of one section.',
+  }),
+  start: NullableInt(
+    "Where the passage starts in the document's text (`GET /v1/corpora/{id}/documents/{document_id}/text`), in UTF-16 code units; null when not known (a passage onboarded before offsets were kept: onboard the base again).",
+  ),
+  end: NullableInt("Where the passage ends in the document's text; `text.slice(start, end)` is the snippet."),
 })
 
 export const Metrics = namedObject(
@@ -145,6 +161,10 @@ export function toSourceResp(s: SourceOf) {
     filename: s.filename,
     snippet: s.snippet,
     score: s.score,
+    page: s.page ?? null,
+    section_title: s.sectionTitle ?? null,
+    start: s.start ?? null,
+    end: s.end ?? null,
   }
 }
 

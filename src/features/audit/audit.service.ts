@@ -13,6 +13,7 @@ export type AuditAction =
   | 'member.role_changed'
   | 'member.removed'
   | 'document.deleted'
+  | 'document.downloaded'
   | 'corpus.deleted'
   | 'connection.created'
   | 'connection.updated'

@@ -4,6 +4,7 @@ import type { AuditEntry, AuditService } from './audit.service'
 
 /** The events the audit log records from the outbox rather than inline. */
 type Audited =
+  | 'document.downloaded'
   | 'key.created'
   | 'key.revoked'
   | 'member.changed'
@@ -13,7 +14,8 @@ type Audited =
   | 'connection.deleted'
 
 /**
- * Writes the audit rows of key, membership and connection changes after they commit. The row's id is derived
+ * Writes the audit rows of downloads of documents' files, and of key, membership and connection
+ * changes, after they commit. The row's id is derived
  * from the event's, so a second delivery of one event (a crash between the write and its delivery
  * record) finds the row already there; its time is the event's, so the row reads as if written with
  * the change.
@@ -22,6 +24,7 @@ export function auditSubscriber(audit: AuditService): Subscriber<Audited> {
   return {
     name: 'audit',
     types: [
+      'document.downloaded',
       'key.created',
       'key.revoked',
       'member.changed',
@@ -38,6 +41,16 @@ export function auditSubscriber(audit: AuditService): Subscriber<Audited> {
 function entryOf(e: DomainEvent<Audited>): AuditEntry {
   const { workspaceId } = e
   switch (e.type) {
+    case 'document.downloaded': {
+      const { corpusId, documentId, filename, size, actor } = e.payload
+      return {
+        workspaceId,
+        actor,
+        action: 'document.downloaded',
+        target: { type: 'document', id: documentId },
+        details: { corpus_id: corpusId, filename, size },
+      }
+    }
     case 'key.created':
     case 'key.revoked': {
       const { keyId, name, prefix, actor } = e.payload

@@ -1,4 +1,5 @@
 import type { Db } from '../../platform/db/db'
+import { encodePageRanges, type PageRange } from './corpora.pages'
 import type { DocumentRow } from './corpora.repo'
 
 /** New content of a parent document, as an upload, push or upsert registers it. */
@@ -36,6 +37,8 @@ export interface Extraction {
   title: string | null
   cartId: string | null
   sections: NewSection[]
+  /** A PDF's pages as ranges of the sidecar; null for documents without pages. */
+  pageRanges: PageRange[] | null
   now: number
 }
 
@@ -123,7 +126,7 @@ export class DocumentContentRepo {
     c.query(
       `UPDATE documents SET size = ?, content_type = ?, sha256 = ?, status = 'pending', error = NULL, source = ?,
          managed_by = ?, raw_key = ?, text_key = NULL, text_chars = 0, text_bytes = 0, section_count = 1, section_title = NULL, cart_id = NULL,
-         updated_at = ?
+         page_ranges = NULL, updated_at = ?
        WHERE id = ? AND parent_id IS NULL`,
     ).run(r.size, r.contentType, r.sha256, r.source, r.managedBy, r.rawKey, r.now, id)
   }
@@ -134,7 +137,7 @@ export class DocumentContentRepo {
     c.query('DELETE FROM documents WHERE parent_id = ?').run(parent.id)
     c.query(
       `UPDATE documents SET text_key = ?, text_chars = ?, text_bytes = ?, content_type = ?, section_title = ?,
-         cart_id = ?, section_count = ?, status = 'pending', error = NULL, updated_at = ?
+         cart_id = ?, section_count = ?, page_ranges = ?, status = 'pending', error = NULL, updated_at = ?
        WHERE id = ?`,
     ).run(
       x.textKey,
@@ -144,6 +147,7 @@ export class DocumentContentRepo {
       x.title,
       x.cartId,
       Math.max(1, x.sections.length),
+      x.pageRanges ? encodePageRanges(x.pageRanges) : null,
       x.now,
       parent.id,
     )

@@ -15,11 +15,15 @@ import {
   type DeleteReceipt,
   type DocumentPurger,
 } from './corpora.deletion'
+import type { PageRange } from './corpora.pages'
+import { type PassagePlace, type PassageSpan, PlacesRepo } from './corpora.places.repo'
 import { CorporaRepo, type CorpusRow, type DocumentRow } from './corpora.repo'
 import { corpusResp, documentResp } from './corpora.schemas'
 
 export type { Extraction, NewContent, NewSection } from './corpora.content.repo'
 export type { BuildProbe, DeletedBy, DeleteReceipt, DocumentPurger } from './corpora.deletion'
+export { type PageRange, pageAt } from './corpora.pages'
+export type { PassagePlace, PassageSpan } from './corpora.places.repo'
 export type { CorpusRow, DocumentRow } from './corpora.repo'
 export { corpusResp } from './corpora.schemas'
 
@@ -43,11 +47,13 @@ export class CorporaService {
   private readonly repo: CorporaRepo
   private readonly content: DocumentContentRepo
   private readonly deletion: CorporaDeletion
+  private readonly places: PlacesRepo
 
   constructor(private readonly deps: CorporaDeps) {
     this.repo = new CorporaRepo(deps.db)
     this.content = new DocumentContentRepo(deps.db)
     this.deletion = new CorporaDeletion({ ...deps, repo: this.repo })
+    this.places = new PlacesRepo(deps.db)
   }
 
   /** Creates an empty base; new and changed documents are onboarded by themselves unless `autoOnboard` is false. */
@@ -186,6 +192,19 @@ export class CorporaService {
   /** The parent document of a base at a relative path, or null. */
   documentByPath(corpusId: string, path: string): DocumentRow | null {
     return this.repo.documentByPath(corpusId, path)
+  }
+
+  /** The pages of a parent document as ranges of its text; null when it has none (not a PDF, or extracted before). */
+  pageRanges(parent: Pick<DocumentRow, 'id' | 'text_key'>): PageRange[] | null {
+    return this.places.pages(parent.id, parent.text_key)
+  }
+
+  /**
+   * Where passages of a base's sections lie in their documents: the page, the section's title and
+   * the offsets in the document's text (the engine's sources carry them). One statement for all.
+   */
+  placePassages(corpusId: string, spans: PassageSpan[]): PassagePlace[] {
+    return this.places.place(corpusId, spans)
   }
 
   /** A document's section rows in order. */

@@ -83,6 +83,11 @@ export const documents = sqliteTable(
     /** Bytes of the text sidecar (parents; 0 until extracted), counted in the base's storage. */
     textBytes: integer('text_bytes').notNull().default(0),
     /**
+     * A PDF's pages as ranges of the sidecar (parents): JSON `[[start, end], ...]`, page n at index
+     * n - 1, UTF-16 code units (corpora.pages.ts). Null for other formats and until extracted.
+     */
+    pageRanges: text('page_ranges'),
+    /**
      * Who keeps the document in step with a folder: `push` when a push commit created it or gave it
      * its content, so a later `delete_missing` may remove it; null for uploads and upserts (a push
      * never deletes them).

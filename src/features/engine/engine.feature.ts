@@ -8,8 +8,11 @@ import { CompileThreads } from './lib/compile-threads'
 export interface EngineFeatureDeps {
   config: Config['engine']
   embed: Config['embed']
-  /** The engine indexes corpora's documents and forgets them when they are deleted. */
-  corpora: Pick<CorporaService, 'addPurger'>
+  /**
+   * The engine indexes corpora's documents and forgets them when they are deleted; corpora places
+   * the passages an answer cites in their documents (page, section, offsets).
+   */
+  corpora: Pick<CorporaService, 'addPurger' | 'placePassages'>
 }
 
 /**
@@ -39,6 +42,7 @@ export function engineFeature(p: Platform, d: EngineFeatureDeps): Feature<Engine
     warmCompile: compiler ? () => compiler.warm() : undefined,
     embedder,
     encoder: encoder ? (texts) => encoder.embed(texts) : null,
+    locate: (baseId, spans) => d.corpora.placePassages(baseId, spans),
   })
   // Deleted documents leave the index and the cartridges (warm copy first) before the delete
   // answers, so no answer cites them afterwards; a deleted base also drops its queued jobs.

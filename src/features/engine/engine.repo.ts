@@ -78,7 +78,7 @@ export class EngineRepo {
       delSection: q('DELETE FROM engine_sections WHERE section_id = ?'),
       cartUsers: q('SELECT count(*) AS n FROM engine_sections WHERE cart_key = ?'),
       putPassage: q(
-        'INSERT INTO engine_passages (section_id, ordinal, text, sents, words) VALUES (?, ?, ?, ?, ?)',
+        'INSERT INTO engine_passages (section_id, ordinal, text, sents, words, start) VALUES (?, ?, ?, ?, ?, ?)',
       ),
       passageIds: q('SELECT id FROM engine_passages WHERE section_id = ?'),
       delPassages: q('DELETE FROM engine_passages WHERE section_id = ?'),
@@ -146,10 +146,11 @@ export class EngineRepo {
       )
       const tokens = new Map<string, string>()
       const token = (t: string) => tokens.get(t) ?? tokens.set(t, ftsToken(key, t)).get(t)!
+      const put = this.s.putPassage!
       for (const p of passages) {
         const sents = new Uint8Array(p.sents.buffer, p.sents.byteOffset, p.sents.byteLength)
         const words = encodePassageWords(scanPassageWords(p.text, p.sents))
-        const { lastInsertRowid } = this.s.putPassage!.run(row.section_id, p.ordinal, p.text, sents, words)
+        const { lastInsertRowid } = put.run(row.section_id, p.ordinal, p.text, sents, words, p.start ?? null)
         index.put.run(lastInsertRowid, p.terms.map(token).join(' '))
       }
       if (vectors) this.vectors.insert(row.section_id, passages, vectors)

@@ -1,6 +1,8 @@
 import type { Database } from 'bun:sqlite'
 import type { Db } from '../../platform/db/db'
 import { type CartStore, EngineCarts } from './engine.carts'
+import { type AskResult, placeSources, type SourceLocator } from './engine.citations'
+import { CitationsRepo } from './engine.citations.repo'
 import {
   type OnboardResult,
   onboardSections,
@@ -10,7 +12,7 @@ import {
 import { EngineRepo } from './engine.repo'
 import { TableRepo } from './engine.tables.repo'
 import { type Embedder, EngineVectors, type SectionVectors } from './engine.vectors'
-import { type AskExplain, type AskInput, type AskResult, askBase } from './lib/ask'
+import { type AskExplain, type AskInput, askBase } from './lib/ask'
 import type { WarmCache } from './lib/cache'
 import { compileCartridge, type WarmCartridge } from './lib/cartridge'
 import { encodeCartridge } from './lib/codec'
@@ -23,9 +25,10 @@ import { prepareStaticVectors } from './lib/static-vectors'
 import { prepareSynonyms } from './lib/variants'
 
 export type { CartStore } from './engine.carts'
+export type { AskResult, SectionSpan, Source, SourceLocator, SourcePlace } from './engine.citations'
 export type { OnboardResult, PreparedSection, SectionInput } from './engine.onboard'
 export type { Embedder, SectionVectors } from './engine.vectors'
-export { type AskInput, type AskMetrics, type AskResult, NO_ANSWER, type Source } from './lib/ask'
+export { type AskInput, type AskMetrics, NO_ANSWER } from './lib/ask'
 /** How an answer is streamed, piece by piece (the answers feature streams through it). */
 export { streamAnswer } from './lib/stream'
 
@@ -57,6 +60,11 @@ export interface EngineDeps {
    * asked where an embeddings server's model gives the check its signal.
    */
   encoder?: EncoderEmbed | null
+  /**
+   * Places cited passages in their documents (page, section, offsets); corpora's, given by the
+   * feature. Without it sources carry no place.
+   */
+  locate?: SourceLocator | null
 }
 
 /**
@@ -69,6 +77,8 @@ export class Engine {
   /** Where rag reads the rows of a table a question asks about. */
   private readonly tables: TableRepo
   private readonly carts: EngineCarts
+  /** Where cited passages start in their sections (sources are placed in their documents from it). */
+  private readonly citations: CitationsRepo
   private readonly embeddings: EngineVectors
   private readonly now: () => number
   private readonly encoder: EncoderCache | null
@@ -81,6 +91,7 @@ export class Engine {
     this.repo = new EngineRepo('$client' in deps.db ? deps.db.$client : deps.db)
     this.tables = new TableRepo(this.repo.client)
     this.carts = new EngineCarts(this.repo, deps.store, deps.cacheBytes)
+    this.citations = new CitationsRepo(this.repo.client)
     this.embeddings = new EngineVectors(this.repo.vectors, deps.embedder ?? null, deps.cacheBytes / 4)
     this.cache = this.carts.cache
     this.vectors = this.embeddings.warm
@@ -238,7 +249,7 @@ export class Engine {
    * `explain`, when given, receives the support signals of the passage that decided (benchmarks fit
    * the model on them) and the answer that would be composed without the check.
    */
-  ask(baseId: string, input: AskInput, explain?: AskExplain): Promise<AskResult> {
+  async ask(baseId: string, input: AskInput, explain?: AskExplain): Promise<AskResult> {
     const ctx = {
       index: this.repo,
       carts: (id: string) => this.carts.set(id),
@@ -247,6 +258,7 @@ export class Engine {
       tables: this.tables,
       now: this.now,
     }
-    return askBase(ctx, baseId, input, explain)
+    const result = await askBase(ctx, baseId, input, explain)
+    return placeSources(this.citations, this.deps.locate ?? null, baseId, result)
   }
 }

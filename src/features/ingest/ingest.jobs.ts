@@ -151,6 +151,7 @@ async function record(
         title: result.title ?? null,
         cartId: texts.length === 1 ? cartIdOf(text) : null,
         sections,
+        pageRanges: result.pageRanges ?? null,
         now: registrar.now(),
       })
     })

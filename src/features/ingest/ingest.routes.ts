@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { actorOf } from '../../platform/auth/principal'
 import { defineRoute, type RouteDef, reply } from '../../platform/http/route'
 import { DocumentResp, documentResp } from '../corpora/corpora.schemas'
+import { readingRoutes } from './ingest.reading.routes'
 import {
   CommitReq,
   DiffReq,
@@ -170,6 +171,8 @@ export function ingestRoutes(
       handler: ({ principal, params }) =>
         syncRunResp(ingest.run(principal.workspaceId, params.corpus_id, params.run_id)),
     }),
+    // Documents read back: their text and their files (ingest keeps both in the object store).
+    ...readingRoutes(ingest),
   ]
   return routes
 }

@@ -1,3 +1,4 @@
+import type { Actor } from '../../platform/auth/principal'
 import { iso } from '../../platform/clock/clock'
 import { newId } from '../../platform/crypto/random'
 import { transaction } from '../../platform/db/transaction'
@@ -14,6 +15,7 @@ import type { Extractor, IngestDeps, Registered } from './ingest.types'
 import { normalizePrefix } from './lib/paths'
 import { pushProtocol } from './lib/push'
 import type { PushProtocol } from './lib/push-manifest'
+import { type DocumentText, type RawFile, readRaw, readText } from './lib/reading'
 import { type StoredFile, storeSourceFile } from './lib/source-files'
 import { objectsPurger, sweepOrphans } from './lib/sweep'
 import { uploadFiles } from './lib/upload'
@@ -85,6 +87,24 @@ export class IngestService {
   async upsert(workspaceId: string, corpusId: string, body: UpsertBody): Promise<Registered> {
     this.deps.corpora.get(workspaceId, corpusId)
     return upsertDocument(this.context, workspaceId, corpusId, body)
+  }
+
+  /**
+   * A window of a document's extracted text (by its id or a section's) with its pages and sections;
+   * 409 `document_not_ready` while it has none.
+   */
+  readText(
+    workspaceId: string,
+    corpusId: string,
+    documentId: string,
+    window: { offset?: number; limit?: number },
+  ): Promise<DocumentText> {
+    return readText(this.deps, workspaceId, corpusId, documentId, window)
+  }
+
+  /** A document's original file as a stream; the download is told as `document.downloaded` (audit). */
+  readRaw(workspaceId: string, corpusId: string, documentId: string, actor: Actor): Promise<RawFile> {
+    return readRaw(this.deps, workspaceId, corpusId, documentId, actor)
   }
 
   /** Sync runs of a base, newest first (page null: all). */

@@ -11,6 +11,14 @@ export interface DomainEvents {
   'document.created': { corpusId: string; documentId: string }
   'document.updated': { corpusId: string; documentId: string }
   'document.deleted': { corpusId: string; documentId: string }
+  /** A document's original file was downloaded (`GET .../documents/{id}/raw`): by whom, for the audit log. */
+  'document.downloaded': {
+    corpusId: string
+    documentId: string
+    filename: string
+    size: number
+    actor: Actor
+  }
   /** A whole base deleted (one event, not one per document); `documents` is how many it held. */
   'corpus.deleted': { corpusId: string; documents: number }
   'onboarding.started': { runId: string; corpusId: string }

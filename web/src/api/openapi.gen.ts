@@ -465,6 +465,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/corpora/{corpus_id}/documents/{document_id}/text": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A document's extracted text, with its pages and sections
+         * @description The text as the answers read it, a window at a time: at most 1,000,000 UTF-16 code units from `offset` (ask again from `next_offset`). `pages` (PDFs) and `sections` are ranges of the whole text, so a source's `start`, `end` and `page` open it at the cited passage. 409 `document_not_ready` while the text is not extracted (or could not be). Reading a document needs what asking the base does: a session of the workspace, or an API key with `query` (its content is what answers quote); an `ingest`-only key is refused with 403. A section id reads its file.
+         *
+         *     API keys need the `query` scope.
+         */
+        get: operations["v1_get_v1_corpora_corpus_id_documents_document_id_text"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/corpora/{corpus_id}/documents/{document_id}/text": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A document's extracted text, with its pages and sections
+         * @description The text as the answers read it, a window at a time: at most 1,000,000 UTF-16 code units from `offset` (ask again from `next_offset`). `pages` (PDFs) and `sections` are ranges of the whole text, so a source's `start`, `end` and `page` open it at the cited passage. 409 `document_not_ready` while the text is not extracted (or could not be). Reading a document needs what asking the base does: a session of the workspace, or an API key with `query` (its content is what answers quote); an `ingest`-only key is refused with 403. A section id reads its file.
+         *
+         *     API keys need the `query` scope.
+         */
+        get: operations["frozen_get_corpora_corpus_id_documents_document_id_text"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/corpora/{corpus_id}/documents/{document_id}/raw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the original file of a document
+         * @description The bytes as uploaded, streamed, with the type they were read as, as an attachment named after the file (`filename*` in UTF-8; the plain `filename` in ASCII, without control or direction characters). It never runs in a browser: `X-Content-Type-Options: nosniff` and a sandboxing `Content-Security-Policy`. Each download is written to the audit log (`document.downloaded`). Reading a document needs what asking the base does: a session of the workspace, or an API key with `query` (its content is what answers quote); an `ingest`-only key is refused with 403. A section id reads its file.
+         *
+         *     API keys need the `query` scope.
+         */
+        get: operations["v1_get_v1_corpora_corpus_id_documents_document_id_raw"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/corpora/{corpus_id}/documents/{document_id}/raw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the original file of a document
+         * @description The bytes as uploaded, streamed, with the type they were read as, as an attachment named after the file (`filename*` in UTF-8; the plain `filename` in ASCII, without control or direction characters). It never runs in a browser: `X-Content-Type-Options: nosniff` and a sandboxing `Content-Security-Policy`. Each download is written to the audit log (`document.downloaded`). Reading a document needs what asking the base does: a session of the workspace, or an API key with `query` (its content is what answers quote); an `ingest`-only key is refused with 403. A section id reads its file.
+         *
+         *     API keys need the `query` scope.
+         */
+        get: operations["frozen_get_corpora_corpus_id_documents_document_id_raw"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/corpora/{corpus_id}/sources": {
         parameters: {
             query?: never;
@@ -2791,6 +2879,46 @@ export interface components {
             /** @description Cursor of the next page; null on the last. */
             next_cursor: string | null;
         };
+        PageRange: {
+            /** @description The page number (1 is the first page of the file). */
+            number: number;
+            /** @description An offset in the text, in UTF-16 code units. */
+            start: number;
+            /** @description `text.slice(start, end)` is what the page holds; a page without text is empty (`start == end`). */
+            end: number;
+        };
+        SectionRange: {
+            /** @description The section row (a `DocumentResp` with `parent_id`); the document itself when it has one section. */
+            id: string;
+            /** @description The heading the section starts under. */
+            title: string | null;
+            /** @description An offset in the text, in UTF-16 code units. */
+            start: number;
+            end: number;
+            /** @description The page (of a PDF) the section starts on; null without pages. */
+            page: number | null;
+        };
+        DocumentTextView: {
+            /** @description The document (file); a section id asked for answers its file. */
+            document_id: string;
+            /** @description Relative path of the file in the base. */
+            filename: string;
+            content_type: string | null;
+            /** @description The title found in the document, if any. */
+            title: string | null;
+            /** @description Length of the whole text, in UTF-16 code units. */
+            text_chars: number;
+            /** @description An offset in the text, in UTF-16 code units. */
+            offset: number;
+            /** @description Where the rest of the text starts (ask again with `offset`); null when this window reaches its end. */
+            next_offset: number | null;
+            /** @description The window of the extracted text: paragraphs parted by a blank line (a PDF's lines joined, its page numbers and running headers and footers left out). */
+            text: string;
+            /** @description Every page of a PDF as a range of the whole text (not only of this window), in order; null for documents without pages and for PDFs extracted before pages were kept. */
+            pages: components["schemas"]["PageRange"][] | null;
+            /** @description The sections as ranges of the whole text, in order; sources of answers name them in `section_title`. */
+            sections: components["schemas"]["SectionRange"][];
+        };
         SourceResp: {
             id: string;
             corpus_id: string;
@@ -3005,13 +3133,22 @@ export interface components {
             next_cursor: string | null;
         };
         Source: {
+            /** @description The passage: `<section id>:<ordinal>`. */
             id: string;
             title: string;
             document_id: string;
             filename: string;
-            /** @description The passage text the answer drew on. */
+            /** @description The passage text the answer drew on, as the document's text holds it (a PDF's lines joined into paragraphs, its page numbers and running headers left out). */
             snippet: string;
             score: number;
+            /** @description The page of a PDF the passage starts on (1-based); null for documents without pages and for passages onboarded before pages were kept. */
+            page: number | null;
+            /** @description The title of the section the passage is in (its nearest heading); null for a document of one section. */
+            section_title: string | null;
+            /** @description Where the passage starts in the document's text (`GET /v1/corpora/{id}/documents/{document_id}/text`), in UTF-16 code units; null when not known (a passage onboarded before offsets were kept: onboard the base again). */
+            start: number | null;
+            /** @description Where the passage ends in the document's text; `text.slice(start, end)` is the snippet. */
+            end: number | null;
         };
         Metrics: {
             latency_ms: number;
@@ -3296,9 +3433,17 @@ export interface components {
             title: string;
             document_id: string;
             filename: string;
-            /** @description The passage text the answer drew on. */
+            /** @description The passage text the answer drew on, as the document's text holds it (a PDF's lines joined into paragraphs, its page numbers and running headers left out). */
             snippet: string;
             score: number;
+            /** @description The page of a PDF the passage starts on (1-based); null for documents without pages and for passages onboarded before pages were kept. */
+            page: number | null;
+            /** @description The title of the section the passage is in (its nearest heading); null for a document of one section. */
+            section_title: string | null;
+            /** @description Where the passage starts in the document's text (`GET /v1/corpora/{id}/documents/{document_id}/text`), in UTF-16 code units; null when not known (a passage onboarded before offsets were kept: onboard the base again). */
+            start: number | null;
+            /** @description Where the passage ends in the document's text; `text.slice(start, end)` is the snippet. */
+            end: number | null;
             /** @description The pinnable id of the source document (same as `document_id`). */
             id: string;
             /** @description The passage the snippet comes from. */
@@ -6236,6 +6381,330 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_get_v1_corpora_corpus_id_documents_document_id_text: {
+        parameters: {
+            query?: {
+                /** @description Where the window starts, in UTF-16 code units of the text (JavaScript string indices). By default the text's start, or, for a section id, where that section starts. */
+                offset?: number;
+                /** @description Most code units to answer (at most 1000000); `next_offset` says where the rest starts. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                corpus_id: string;
+                document_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentTextView"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `missing_scope`: API key missing required scope.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `document_not_ready`: The text of this document is not extracted yet. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    frozen_get_corpora_corpus_id_documents_document_id_text: {
+        parameters: {
+            query?: {
+                /** @description Where the window starts, in UTF-16 code units of the text (JavaScript string indices). By default the text's start, or, for a section id, where that section starts. */
+                offset?: number;
+                /** @description Most code units to answer (at most 1000000); `next_offset` says where the rest starts. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                corpus_id: string;
+                document_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentTextView"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `missing_scope`: API key missing required scope.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `document_not_ready`: The text of this document is not extracted yet. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
+    v1_get_v1_corpora_corpus_id_documents_document_id_raw: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                corpus_id: string;
+                document_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `missing_scope`: API key missing required scope.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    frozen_get_corpora_corpus_id_documents_document_id_raw: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                corpus_id: string;
+                document_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `missing_scope`: API key missing required scope.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
                 };
             };
         };

@@ -4,6 +4,11 @@ import { scanWords } from './text'
 /** A passage as the index stores it: its place in the section, text, sentence spans and terms. */
 export interface PassageInput {
   ordinal: number
+  /**
+   * Where the passage starts in its section's text: a citation is placed in its document from it
+   * (compiling always knows it; absent only where a caller builds passages by hand).
+   */
+  start?: number
   text: string
   sents: Uint32Array
   terms: string[]
@@ -24,7 +29,7 @@ export function passageInputs(cart: CartridgeData): PassageInput[] {
     const terms: string[] = []
     for (let i = cart.sentOff[first]!; i < cart.sentOff[last + 1]!; i++)
       terms.push(cart.vocab[cart.sentTerms[i]!]!)
-    out.push({ ordinal: p, text: cart.text.slice(start, cart.sents[2 * last + 1]!), sents, terms })
+    out.push({ ordinal: p, start, text: cart.text.slice(start, cart.sents[2 * last + 1]!), sents, terms })
   }
   return out
 }

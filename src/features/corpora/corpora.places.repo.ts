@@ -1,0 +1,94 @@
+import type { Db } from '../../platform/db/db'
+import { decodePageRanges, type PageRange, pageAt } from './corpora.pages'
+
+/** A passage to place: the section (or one-section document) it is in and its span in that text. */
+export interface PassageSpan {
+  sectionId: string
+  /** Offsets in the section's text; null when the index does not know them. */
+  start: number | null
+  end: number | null
+}
+
+/** Where a passage lies in its document: the page, the section's title, offsets in the document's text. */
+export interface PassagePlace {
+  page: number | null
+  sectionTitle: string | null
+  start: number | null
+  end: number | null
+}
+
+interface PlaceRow {
+  id: string
+  parent_id: string | null
+  text_offset: number | null
+  section_title: string | null
+  text_key: string | null
+  page_ranges: string | null
+}
+
+/** Documents whose parsed pages are kept (a cited manual's are parsed once, not at every question). */
+const CACHED_DOCUMENTS = 512
+
+/**
+ * Data functions that place text in documents: the pages of a document, and where the passages an
+ * answer cites lie (page, section, offsets), so that a viewer can open the document there.
+ */
+export class PlacesRepo {
+  private readonly rows
+  private readonly ranges
+  /** By sidecar key, with the column it was parsed from: a re-extraction that moved pages is seen. */
+  private readonly cache = new Map<string, { column: string; pages: PageRange[] }>()
+
+  constructor(db: Db) {
+    const c = db.$client
+    // Each cited row with its file's sidecar key and pages (a section's are its parent's).
+    this.rows = c.query<PlaceRow, [string, string]>(
+      `SELECT d.id, d.parent_id, d.text_offset, d.section_title,
+              coalesce(p.text_key, d.text_key) AS text_key, coalesce(p.page_ranges, d.page_ranges) AS page_ranges
+       FROM documents d LEFT JOIN documents p ON p.id = d.parent_id
+       WHERE d.corpus_id = ? AND d.id IN (SELECT value FROM json_each(?))`,
+    )
+    this.ranges = c.query<{ page_ranges: string | null }, [string]>(
+      'SELECT page_ranges FROM documents WHERE id = ?',
+    )
+  }
+
+  /** The pages of a parent document (null: not paged, or extracted before pages were kept). */
+  pages(documentId: string, textKey: string | null): PageRange[] | null {
+    return this.parsed(textKey, this.ranges.get(documentId)?.page_ranges ?? null)
+  }
+
+  /** Where each passage lies, in order; a passage of a row the base no longer has gets nulls. */
+  place(corpusId: string, spans: readonly PassageSpan[]): PassagePlace[] {
+    if (spans.length === 0) return []
+    const ids = [...new Set(spans.map((s) => s.sectionId))]
+    const byId = new Map(this.rows.all(corpusId, JSON.stringify(ids)).map((r) => [r.id, r]))
+    return spans.map((s) => {
+      const row = byId.get(s.sectionId)
+      if (!row) return { page: null, sectionTitle: null, start: null, end: null }
+      // A section is a slice of its parent's text; a one-section document is its own whole text.
+      const base = row.parent_id !== null ? (row.text_offset ?? 0) : 0
+      const start = s.start === null ? null : base + s.start
+      const end = s.end === null ? null : base + s.end
+      const pages = this.parsed(row.text_key, row.page_ranges)
+      return {
+        page: start === null ? null : pageAt(pages, start),
+        // A one-section document has no section of its own: its row's title is the document's.
+        sectionTitle: row.parent_id !== null ? row.section_title : null,
+        start,
+        end,
+      }
+    })
+  }
+
+  private parsed(textKey: string | null, column: string | null): PageRange[] | null {
+    if (column === null) return null
+    if (textKey === null) return decodePageRanges(column)
+    const hit = this.cache.get(textKey)
+    if (hit?.column === column) return hit.pages
+    const pages = decodePageRanges(column)!
+    if (this.cache.size >= CACHED_DOCUMENTS) this.cache.delete(this.cache.keys().next().value as string)
+    this.cache.set(textKey, { column, pages })
+    return pages
+  }
+}
