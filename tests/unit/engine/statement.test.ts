@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { composeAnswer } from '../../../src/features/engine/lib/answer'
-import { definesSubject, definitional } from '../../../src/features/engine/lib/definition'
+import { definesSubject, definitional, definitionPhrase } from '../../../src/features/engine/lib/definition'
 import type { RankedPassage } from '../../../src/features/engine/lib/rank'
 import { splitSentences } from '../../../src/features/engine/lib/sentences'
 import { notAStatement } from '../../../src/features/engine/lib/statement'
@@ -153,6 +153,30 @@ describe('definitional questions', () => {
     expect(level('A framework for search is called Haystack.')).toBe(2)
     expect(level('Haystack offers comprehensive tooling.')).toBe(1)
     expect(level('At the core of Haystack are its components.')).toBe(0)
+    // The subject inside another phrase is not defined by the comma after it.
+    const bronto = definitional('What is a bronto?')!
+    const might = 'Possessing the might of three brontos, the cretahl charged their prey.'
+    expect(definesSubject(might, 0, might.length, bronto)).toBe(0)
+  })
+
+  test("a definition's short answer is its phrase up to the first clause boundary, when short", () => {
+    const phrase = (q: string, s: string) => definitionPhrase(s, definitional(q)!)
+    expect(phrase('What is tamoxifen?', 'Tamoxifen is known as an anti-oestrogen drug.')).toBe(
+      'an anti-oestrogen drug',
+    )
+    expect(
+      phrase(
+        'What is Engineering News-Record?',
+        'Engineering News-Record (ENR), a trade magazine for the construction industry, ranks firms.',
+      ),
+    ).toBe('a trade magazine for the construction industry')
+    // Longer than a short answer, and cutting it would leave a fragment.
+    expect(
+      phrase(
+        'What is Haystack?',
+        'Haystack is the open source Python framework by deepset for building custom apps with large language models.',
+      ),
+    ).toBeNull()
   })
 })
 

@@ -3,7 +3,7 @@ import { composeAnswer } from './answer'
 import type { CartRoute } from './cartroute'
 import { type CartEntry, searchCartridges } from './cartsearch'
 import { condenseQuestion, type Turn } from './condense'
-import { definitional } from './definition'
+import { type Definitional, definesSubject, definitional, definitionPhrase } from './definition'
 import { ENCODER_BAND, type EncoderEmbed, encoderSignals, unsure } from './encoder-check'
 import { AnswerType, planQuery } from './query'
 import { type SectionRef, searchIndex } from './ragsearch'
@@ -172,6 +172,9 @@ export async function askBase(
   const reader = strategy === 'rag' ? (ctx.tables ?? null) : cartTables((await ctx.carts(baseId)).entries)
   const table = reader && answerTable(reader, baseId, condensed, ranked, k, input.docIds)
   if (table) return tableResult(table, strategy, k, condensed, t0, ctx.now)
+  // A definitional question is asked of the passage that defines its subject, wherever the search put it.
+  const defines = definitional(condensed)
+  if (defines) ranked = definingFirst(ranked, defines)
   ranked = (input.distinctDocuments ? bestPerDocument(ranked) : ranked).slice(0, k)
   const sources = ranked.map(toSource)
   const references = question && meaning?.references && (await meaning.references)
@@ -193,10 +196,11 @@ export async function askBase(
   for (const t of plan.terms) weights.set(t, 1)
   // Decided on the retrieval evidence alone: nothing is composed from passages that do not answer.
   const answered = support >= SUPPORT_THRESHOLD
-  const defines = definitional(condensed)
   const compose = () => composeAnswer(ranked, { weights, want: plan.want & ~AnswerType.noun, defines })
   const composed = answered ? compose() : null
-  const short = composed ? shortAnswer(condensed, composed.ranked) : null
+  // A definition's short answer is what the defining sentence says the subject is, when it says so briefly.
+  const defined = defines && composed?.ranked[0] ? definitionPhrase(composed.ranked[0], defines) : null
+  const short = composed ? (defined ?? shortAnswer(condensed, composed.ranked)) : null
   const answer = composed ? leadWith(short, composed.answer) : ''
   if (explain) explain.unchecked = answered ? answer : compose().answer
   if (explain && composed) explain.sentences = composed.ranked
@@ -217,6 +221,15 @@ export async function askBase(
       support: round(support),
     },
   }
+}
+
+/**
+ * The candidates with the best one holding a sentence that defines the subject ("X is a ...", "X, a
+ * ...") first, the others in their order; as they are when none does.
+ */
+function definingFirst(ranked: RankedPassage<SectionRef>[], d: Definitional): RankedPassage<SectionRef>[] {
+  const at = ranked.findIndex((p) => p.sentences.some((s) => definesSubject(p.text, s.start, s.end, d) === 2))
+  return at <= 0 ? ranked : [ranked[at]!, ...ranked.slice(0, at), ...ranked.slice(at + 1)]
 }
 
 /** The idf weights of the question's terms as the strategy searched them (respelled, soft terms halved). */

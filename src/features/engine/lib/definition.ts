@@ -72,8 +72,8 @@ export function definesSubject(text: string, start: number, end: number, d: Defi
   const words = tokenize(text, start, end)
   const at = findSubject(words, d.subject)
   if (!at) return 0
-  if (DEFINES.test(text.slice(words[at.last]!.end, end))) return 2
   const before = text.slice(start, words[at.first]!.start)
+  if (OPENS.test(before) && DEFINES.test(text.slice(words[at.last]!.end, end))) return 2
   if (NAMED.test(before)) return 2
   return LEADS.test(before) ? 1 : 0
 }
@@ -82,6 +82,10 @@ export function definesSubject(text: string, start: number, end: number, d: Defi
 // "are the", "was one of"), "refers to", "means", "stands for", or an apposition (", a ...").
 const DEFINES =
   /^["'”’]?(?:\s*\([^)]{0,80}\))?(?:\s+(?:is|are|was|were)\s+(?:also\s+)?(?:a|an|the|one|any|some)\s|\s+(?:refers?\s+to|means|stands\s+for|is\s+defined\s+as|(?:is|are)\s+(?:known|described)\s+as)\s|,\s+(?:a|an|the)\s)/i
+// Before a subject that a copula or an apposition defines: nothing, an article or a determiner, "of"
+// ("the core of X is a ..."), a possessive ("Apple's X is a ..."), or a mark opening a phrase; not a
+// number or an adjective, where X is part of another phrase ("the might of three brontos, the ...").
+const OPENS = /(?:^|[,(:;"“'‘]|['’]s|\b(?:a|an|the|of|our|its|their|this|these|that))\s*$/i
 // Before the subject: "... is called X", "... known as X", "we present X" (as the sentence's end of a naming).
 const NAMED =
   /(?:\b(?:is|are)\s+(?:called|named|termed|known\s+as)|\b(?:introduces?|presents?|present)\s*)\s*(?:a|an|the)?\s*["'“‘]?$/i
@@ -99,4 +103,33 @@ function findSubject(
     return { first: content[c]!.i, last: content[c + subject.length - 1]!.i }
   }
   return null
+}
+
+// Where a definition's phrase ends: a clause boundary (a comma, a bracket, "that", "which" ...).
+const PHRASE_END =
+  /[,;:(]|\s(?:that|which|who|whom|whose|where|when|while|because|although|and is|but)\s|\.\s*$/i
+// A phrase longer than this is not a short answer; cutting it shorter would leave a fragment.
+const PHRASE_WORDS = 12
+
+/**
+ * What a sentence defining the subject says it is, as a short answer: the phrase after "is" or the
+ * apposition's comma, up to the first clause boundary ("Haystack is the open source Python framework,
+ * which ..." : "the open source Python framework"). Null when the sentence does not define the
+ * subject so, or the phrase is one word or longer than PHRASE_WORDS.
+ */
+export function definitionPhrase(sentence: string, d: Definitional): string | null {
+  const words = tokenize(sentence)
+  const at = findSubject(words, d.subject)
+  if (!at || !OPENS.test(sentence.slice(0, words[at.first]!.start))) return null
+  const after = sentence.slice(words[at.last]!.end)
+  const m = DEFINES.exec(after)
+  if (!m) return null
+  // The phrase starts at the determiner a copula keeps ("is a ...") or after the apposition's comma.
+  let rest = after.slice(m.index + m[0].length)
+  const det = /(?:a|an|the|one|any|some)\s$/i.exec(m[0])
+  if (det) rest = det[0] + rest
+  const end = PHRASE_END.exec(rest)
+  const phrase = (end ? rest.slice(0, end.index) : rest).trim()
+  const n = phrase.split(/\s+/).length
+  return n >= 2 && n <= PHRASE_WORDS ? phrase : null
 }
