@@ -53,6 +53,9 @@ export function rowCells(line: string): [string, string][] | null {
 
 /** Whether a passage's text is rows: at least half of its lines (and one) are. */
 export function isRowsText(text: string): boolean {
+  // Most passages are prose: a row's separators are looked for before its lines are.
+  const semi = text.indexOf('; ')
+  if (semi < 0 || text.lastIndexOf(': ', semi) < 0) return false
   const lines = text.split('\n').filter((l) => l.trim().length > 0)
   const rows = lines.filter((l) => rowCells(l) !== null).length
   return rows > 0 && rows * 2 >= lines.length
