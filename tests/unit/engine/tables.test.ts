@@ -122,6 +122,10 @@ describe('answers computed from the rows', () => {
     expect(ask(passagesOf(TEAMS, 't'), 'How many teams are there?')?.text).toBe(
       'The table lists 3 teams: Blues {0}, Flyers {1}, Maple Leafs {2}',
     )
+    // The values are called as the question calls them, up to the word naming the column.
+    expect(ask(passagesOf(TEAMS, 't'), 'Which teams appear in the table?')?.text).toStartWith(
+      'The table lists 3 teams:',
+    )
     const survived = passagesOf('survived,name\n1,a\n0,b\n1,c', 's')
     expect(ask(survived, 'How many passengers survived?')).toEqual({
       text: '2 of the 3 rows have survived 1 {0}',

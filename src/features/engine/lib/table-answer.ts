@@ -50,7 +50,7 @@ export function answerFromTable(table: Table, q: TableQuestion): TableResult | n
   const named = best(columns, (c) => matched[c.index]!.length)
   switch (q.op) {
     case 'list':
-      return listing(table, rows, target ?? labelColumn(columns), target ? phrase(q) : null, within)
+      return listing(table, rows, target ?? labelColumn(columns), target ? phrase(q, target) : null, within)
     case 'count': {
       const truth = best(columns, (c) => (c.boolean ? matched[c.index]!.length : 0))
       if (truth) {
@@ -66,7 +66,7 @@ export function answerFromTable(table: Table, q: TableQuestion): TableResult | n
         const of = `${rows.length} of the ${table.rows.length} rows have ${filter.column.name} ${filter.text}`
         return one(of, rows.slice(0, 1), `${rows.length}`)
       }
-      if (target && !isNumeric(target)) return listing(table, rows, target, phrase(q), within)
+      if (target && !isNumeric(target)) return listing(table, rows, target, phrase(q, target), within)
       return one(`The table has ${table.rows.length} rows`, [0], `${table.rows.length}`)
     }
     case 'missing': {
@@ -231,9 +231,19 @@ function best(columns: Column[], score: (c: Column) => number): Column | null {
   return top
 }
 
-/** What a question calls the things it lists ("which penguin species": "penguin species"). */
-function phrase(q: TableQuestion): string | null {
-  return q.target.length ? q.target.map((t) => t.norm).join(' ') : null
+/**
+ * What a question calls the things it lists: its words after "which" up to the last the column's
+ * header holds ("which penguin species": "penguin species"; "which passenger classes appear":
+ * "passenger classes").
+ */
+function phrase(q: TableQuestion, col: Column): string | null {
+  const last = q.target.findLastIndex((t) => col.terms.has(t.term))
+  return last >= 0
+    ? q.target
+        .slice(0, last + 1)
+        .map((t) => t.norm)
+        .join(' ')
+    : null
 }
 
 function one(text: string, rows: number[], short: string | null): TableResult {
