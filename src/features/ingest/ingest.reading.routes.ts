@@ -62,7 +62,7 @@ export function readingRoutes(ingest: IngestService): RouteDef[] {
           headers: {
             ...SECURITY_DEFAULTS,
             'content-type': type ?? 'application/octet-stream',
-            'content-length': String(doc.size),
+            'content-length': String(file.size),
             'content-disposition': attachmentDisposition(doc.path),
             'content-security-policy': RAW_POLICY,
             ...(doc.sha256 ? { etag: `"${doc.sha256}"` } : {}),

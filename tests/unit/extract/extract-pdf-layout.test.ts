@@ -1,7 +1,11 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { findFurniture, isPageNumber } from '../../../src/features/ingest/extract/extract.pdf-furniture.ts'
 import { layoutPages } from '../../../src/features/ingest/extract/extract.pdf-layout.ts'
-import type { PdfLine } from '../../../src/features/ingest/extract/extract.pdf-lines.ts'
+import {
+  type PdfLine,
+  pageLines,
+  type TextItem,
+} from '../../../src/features/ingest/extract/extract.pdf-lines.ts'
 import { extracted } from './docs.ts'
 
 // pdf.js reads the 619-page manual in 2 to 5 s, as the machine is loaded; the first test to ask for it waits.
@@ -172,6 +176,61 @@ describe('PDF paragraphs', () => {
       ]),
     ])
     expect(laid.pages[0]!.parts.map((p) => p.heading)).toEqual([null, 'Mabari War Hound'])
+  })
+})
+
+describe('PDF lines', () => {
+  const run = (str: string, x: number, y: number, eol: boolean, size = 12, font = 'body'): TextItem => ({
+    str,
+    transform: [size, 0, 0, size, x, y],
+    width: str.length * CHAR,
+    height: size,
+    hasEOL: eol,
+    fontName: font,
+  })
+
+  test("a heading's right-hand tag, given after the line its title wrapped onto, is put back beside it", () => {
+    const lines = pageLines(
+      [
+        run('A Study of the Fifth Blight, Vol.', LEFT, 700, true, 14, 'bold'),
+        run('One', LEFT + 36, 684, true, 14, 'bold'),
+        run('Same as in DAII', 440, 700, true, 14, 'bold'),
+        run('While some of my contemporaries dispute whether the Fifth Blight was a true', LEFT, 660, true),
+        run('Blight, historians agree.', LEFT, 646, true),
+      ],
+      1,
+    )
+    expect(lines.map((l) => l.cells)).toEqual([
+      ['A Study of the Fifth Blight, Vol.', 'Same as in DAII'],
+      ['One'],
+      ['While some of my contemporaries dispute whether the Fifth Blight was a true'],
+      ['Blight, historians agree.'],
+    ])
+    const laid = layoutPages([lines])
+    expect(laid.pages[0]!.parts).toEqual([
+      {
+        heading: 'A Study of the Fifth Blight, Vol. One',
+        text: 'A Study of the Fifth Blight, Vol. One\nSame as in DAII\n\nWhile some of my contemporaries dispute whether the Fifth Blight was a true Blight, historians agree.',
+      },
+    ])
+  })
+
+  test('runs after a superscript stay on their line, and a run placed elsewhere without a line end starts a line', () => {
+    const lines = pageLines(
+      [
+        run('Vladimir Karpukhin', 100, 700, false),
+        run('∗', 208, 704, true, 8),
+        run(', Barlas Oguz', 212, 700, true),
+        run('For information, call', LEFT, 80, false),
+        run('Understanding', LEFT, 480, false, 32),
+      ],
+      1,
+    )
+    expect(lines.map((l) => l.text)).toEqual([
+      'Vladimir Karpukhin∗, Barlas Oguz',
+      'For information, call',
+      'Understanding',
+    ])
   })
 })
 

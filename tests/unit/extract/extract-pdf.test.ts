@@ -56,8 +56,14 @@ describe('PDF text layer', () => {
     expect(r.text).toContain('Dense Passage Retrieval for Open-Domain Question Answering')
     expect(r.text).toContain('Open-domain question answering relies on efficient passage retrieval')
     expect(r.sections).toHaveLength(1)
-    // Titled by its first heading; the paper's title (a line of the same font as its authors) is not one.
-    expect(r.sections[0]).toMatchObject({ title: 'Abstract', page: 1, pageEnd: 2 })
+    // Titled by its first heading: the paper's title.
+    expect(r.sections[0]).toMatchObject({
+      title: 'Dense Passage Retrieval for Open-Domain Question Answering',
+      page: 1,
+      pageEnd: 2,
+    })
+    // The authors, set as runs after superscripts, read as one line.
+    expect(r.text).toContain('Vladimir Karpukhin∗, Barlas O˘guz∗, Sewon Min†, Patrick Lewis, Ledell Wu')
   })
 
   test('Korean text and table cells are extracted', async () => {

@@ -21,6 +21,10 @@ const SMALL = new Set(
   ),
 )
 
+// Abbreviations a title may end a line with.
+const ABBREVIATION =
+  /\b(?:Vol|No|Nos|Pt|Ch|Chap|Sec|Art|Fig|St|Mt|Dr|Mr|Mrs|Ms|Jr|Sr|Inc|Ltd|Co|Ed|Eds|Rev)\.$/
+
 /** What is known of a line when its headingness is judged. */
 export interface LineContext {
   line: PdfLine
@@ -33,10 +37,12 @@ export interface LineContext {
   bodyHeight: number
 }
 
-/** A heading: its title and how many lines it takes (a long title wraps). */
+/** A heading: its title, how many lines it takes (a long title wraps), and what its lines say beside it. */
 export interface Heading {
   title: string
   lines: number
+  /** The other cells of its lines: a tag set to the right ("Rogue Item Pack II", "Same as in DAO"). */
+  extras: string[]
 }
 
 /**
@@ -81,6 +87,7 @@ export function findHeadings(lines: PdfLine[], context: (i: number) => LineConte
 function wrapped(lines: PdfLine[], i: number): Heading {
   const first = lines[i]!
   let title = titleText(first)
+  const extras = first.cells.slice(1)
   let n = 1
   for (let j = i + 1; j < lines.length && n < 3; j++) {
     const prev = lines[j - 1]!
@@ -92,9 +99,10 @@ function wrapped(lines: PdfLine[], i: number): Heading {
     const more = titleText(next)
     if (`${title} ${more}`.length > MAX_CHARS || /[.,;:!]$/.test(more)) break
     title = `${title} ${more}`
+    extras.push(...next.cells.slice(1))
     n++
   }
-  return { title, lines: n }
+  return { title, lines: n, extras }
 }
 
 /** The title a heading line gives: its first cell ("Fiona", not "Fiona   Rogue Item Pack II"). */
@@ -107,8 +115,9 @@ function headingShape(text: string, c: LineContext): boolean {
   if (text.length < 2 || text.length > MAX_CHARS) return false
   if (text.split(' ').length > MAX_WORDS) return false
   if ((text.match(/\p{L}/gu)?.length ?? 0) < 2) return false
-  // A question is a heading ("What is cancer?"); other end punctuation ends a sentence or a clause.
-  if (/[.,;:!"”’')\]»]$/u.test(text)) return false
+  // A question is a heading ("What is cancer?"); other end punctuation ends a sentence or a clause,
+  // unless the full stop is an abbreviation's ("A Study of the Fifth Blight, Vol." wraps to "One").
+  if (/[.,;:!"”’')\]»]$/u.test(text) && !ABBREVIATION.test(text)) return false
   // Leaders and a page number: a line of a table of contents.
   if (/\.{3,}|…/.test(text)) return false
   const first = text.codePointAt(0)!

@@ -1,4 +1,4 @@
-import { findHeadings, type LineContext } from './extract.pdf-headings.ts'
+import { findHeadings, type Heading, type LineContext } from './extract.pdf-headings.ts'
 import { bodyFont, lineSpacing, type PdfLine } from './extract.pdf-lines.ts'
 import { cleanText } from './extract.text-util.ts'
 
@@ -58,11 +58,11 @@ export function layoutPages(pages: PdfLine[][]): { pages: LaidPage[]; headings: 
     })
   })
   const found = findHeadings(all, (i) => contexts[i]!)
-  // A heading's first line starts a part; the lines it wraps onto join it.
-  const headingOf = new Map<PdfLine, string>()
+  // A heading's first line starts a part; the lines it wraps onto are in its title.
+  const headingOf = new Map<PdfLine, Heading>()
   const wrapped = new Set<PdfLine>()
   for (const [i, h] of found) {
-    headingOf.set(all[i]!, h.title)
+    headingOf.set(all[i]!, h)
     for (let k = 1; k < h.lines; k++) wrapped.add(all[i + k]!)
   }
   const laid = pages.map((lines, p) => layoutPage(lines, p + 1, info[p]!, headingOf, wrapped))
@@ -123,8 +123,11 @@ function pageInfo(lines: PdfLine[], docSpacing: number | null, docFont: string):
     }
     for (let i = start; i < end; i++) {
       left[i] = minX
-      if (i + 1 < end)
-        full[i] = right - lines[i]!.right < firstWordWidth(lines[i + 1]!) + charWidth(lines[i]!)
+      // A line of cells (a tag set to the right) reaches the edge by its layout, not by wrapping.
+      const line = lines[i]!
+      if (i + 1 < end && line.cells.length === 1) {
+        full[i] = right - line.right < firstWordWidth(lines[i + 1]!) + charWidth(line)
+      }
     }
     start = end
   }
@@ -141,7 +144,7 @@ function layoutPage(
   lines: PdfLine[],
   page: number,
   info: PageInfo,
-  headingOf: Map<PdfLine, string>,
+  headingOf: Map<PdfLine, Heading>,
   wrapped: Set<PdfLine>,
 ): LaidPage {
   const parts: PagePart[] = []
@@ -151,17 +154,19 @@ function layoutPage(
     const heading = headingOf.get(line)
     if (heading !== undefined) {
       if (part.text.trim() || part.heading !== null) parts.push(part)
-      part = { heading, text }
+      // The title whole, then what stood beside it on a line of its own: "Fiona\nRogue Item Pack II".
+      const beside = heading.extras.join(' ')
+      part = { heading: heading.title, text: beside ? `${heading.title}\n${beside}` : heading.title }
       return
     }
+    if (wrapped.has(line)) return
     if (part.text === '') {
       part.text = text
       return
     }
     const prev = lines[i - 1]!
     const afterHeading = headingOf.has(prev) || wrapped.has(prev)
-    const sep = wrapped.has(line) ? ' ' : separator(prev, line, i, info, afterHeading)
-    part.text = joinLines(part.text, text, sep)
+    part.text = joinLines(part.text, text, separator(prev, line, i, info, afterHeading))
   })
   if (part.text.trim() || part.heading !== null) parts.push(part)
   return { page, parts: parts.map((p) => ({ ...p, text: cleanText(p.text) })), glue: null }

@@ -53,7 +53,44 @@ export function pageLines(items: (TextItem | object)[], page: number): PdfLine[]
     }
   }
   if (cur) pushLine(lines, cur, page)
-  return lines
+  return rejoinRuns(lines)
+}
+
+/** Lines back this far are looked at for a run that finishes one of them. */
+const REJOIN_BACK = 3
+
+/**
+ * Puts back on its line a run that pdf.js gave as a line of its own after others: the right-hand
+ * tag of a heading whose title wrapped ("A Study of the Fifth Blight, Vol." / "One" / then "Same as
+ * in DAII" on the first line's baseline), or the text after a superscript. A run on the baseline of
+ * one of the few lines before it, to their right, belongs to that line: in the same cell when it
+ * follows closely, else as a new cell.
+ */
+function rejoinRuns(lines: PdfLine[]): PdfLine[] {
+  const out: PdfLine[] = []
+  for (const line of lines) {
+    const size = (l: PdfLine) => Math.max(l.height, line.height, 1)
+    const host = out
+      .slice(-REJOIN_BACK)
+      .reverse()
+      .find((l) => Math.abs(l.y - line.y) < 0.3 * size(l) && line.x >= l.right - 0.5 * size(l))
+    if (!host) {
+      out.push(line)
+      continue
+    }
+    const gap = line.x - host.right
+    // A gap of a space or more is a space; less is the same word going on (after a superscript).
+    const space = gap > 0.2 * size(host) ? ' ' : ''
+    if (gap > CELL_GAP * size(host)) host.cells.push(...line.cells)
+    else {
+      const [first = '', ...rest] = line.cells
+      host.cells[host.cells.length - 1] += space + first
+      host.cells.push(...rest)
+    }
+    host.text += space + line.text.trim()
+    host.right = Math.max(host.right, line.right)
+  }
+  return out
 }
 
 interface Draft {

@@ -38,6 +38,8 @@ export interface DocumentText {
 export interface RawFile {
   document: DocumentRow
   body: ReadableStream<Uint8Array>
+  /** Bytes of the stored object (content pushed to a presigned URL is checked only by extraction). */
+  size: number
 }
 
 type ReadingDeps = Pick<IngestDeps, 'db' | 'corpora' | 'objects' | 'events'>
@@ -94,8 +96,9 @@ export async function readRaw(
   actor: Actor,
 ): Promise<RawFile> {
   const { parent } = fileOf(deps, workspaceId, corpusId, documentId)
-  const body = parent.raw_key ? await deps.objects.get(parent.raw_key) : null
-  if (!body) throw notFound('Document file')
+  const head = parent.raw_key ? await deps.objects.head(parent.raw_key) : null
+  const body = head && parent.raw_key ? await deps.objects.get(parent.raw_key) : null
+  if (!head || !body) throw notFound('Document file')
   transaction(deps.db, () =>
     deps.events.emit(deps.db, {
       type: 'document.downloaded',
@@ -103,7 +106,7 @@ export async function readRaw(
       payload: { corpusId, documentId: parent.id, filename: parent.path, size: parent.size, actor },
     }),
   )
-  return { document: parent, body }
+  return { document: parent, body, size: head.size }
 }
 
 /** 409 for a document whose text is not there: not extracted yet, or extraction failed. */
