@@ -3,7 +3,7 @@ import { composeAnswer } from './answer'
 import type { CartRoute } from './cartroute'
 import { type CartEntry, searchCartridges } from './cartsearch'
 import { condenseQuestion, type Turn } from './condense'
-import { type Definitional, definesSubject, definitional, definitionPhrase } from './definition'
+import { definingFirst, definitional, definitionPhrase } from './definition'
 import { ENCODER_BAND, type EncoderEmbed, encoderSignals, unsure } from './encoder-check'
 import { AnswerType, planQuery } from './query'
 import { type SectionRef, searchIndex } from './ragsearch'
@@ -26,7 +26,8 @@ import {
   supportSignals,
   type TermEvidence,
 } from './support'
-import { answerTable, cartTables, type TableAnswer, type TableReader } from './tables'
+import { tableResult } from './table-result'
+import { answerTable, cartTables, type TableReader } from './tables'
 
 /** A question to a base, as ChatReq carries it. */
 export interface AskInput {
@@ -223,15 +224,6 @@ export async function askBase(
   }
 }
 
-/**
- * The candidates with the best one holding a sentence that defines the subject ("X is a ...", "X, a
- * ...") first, the others in their order; as they are when none does.
- */
-function definingFirst(ranked: RankedPassage<SectionRef>[], d: Definitional): RankedPassage<SectionRef>[] {
-  const at = ranked.findIndex((p) => p.sentences.some((s) => definesSubject(p.text, s.start, s.end, d) === 2))
-  return at <= 0 ? ranked : [ranked[at]!, ...ranked.slice(0, at), ...ranked.slice(at + 1)]
-}
-
 /** The idf weights of the question's terms as the strategy searched them (respelled, soft terms halved). */
 function searchedWeights(evidence: TermEvidence): Float64Array {
   const plan = { terms: evidence.terms, pairs: [], want: 0, soft: evidence.soft, kind: [] }
@@ -288,38 +280,6 @@ function supportOf(
     if (support > ENCODER_BAND.high) break
   }
   return support
-}
-
-/** The result of a question answered from a table: its cited passages are its sources. */
-function tableResult(
-  table: TableAnswer,
-  strategy: 'cart' | 'rag',
-  k: number,
-  condensed: string,
-  t0: number,
-  now: () => number,
-): AskResult {
-  const sources = table.cited.map(({ passage, document }) => ({
-    id: `${passage.sectionId}:${passage.ordinal}`,
-    title: passage.title,
-    documentId: document.documentId,
-    filename: document.filename,
-    snippet: passage.text,
-    score: 1,
-  }))
-  const ms = round(now() - t0)
-  return {
-    answer: table.answer,
-    shortAnswer: table.short,
-    answered: true,
-    strategy,
-    usedDocs: [...new Set(sources.map((s) => s.documentId))],
-    sources,
-    condensedQuestion: condensed,
-    computed: true,
-    // Computed from the rows it cites: support is not in question.
-    metrics: { latencyMs: ms, retrievalMs: ms, strategy, k, support: 1 },
-  }
 }
 
 function toSource(p: RankedPassage<SectionRef>): Source {

@@ -1,3 +1,4 @@
+import type { RankedPassage } from './rank'
 import { tokenize } from './text'
 
 // "What is X?", "Who is X?", "What does X do?" ask what X is, not for a fact about it: the answer is
@@ -132,4 +133,13 @@ export function definitionPhrase(sentence: string, d: Definitional): string | nu
   const phrase = (end ? rest.slice(0, end.index) : rest).trim()
   const n = phrase.split(/\s+/).length
   return n >= 2 && n <= PHRASE_WORDS ? phrase : null
+}
+
+/**
+ * The candidates with the best one holding a sentence that defines the subject ("X is a ...", "X, a
+ * ...") first, the others in their order; as they are when none does.
+ */
+export function definingFirst<R>(ranked: RankedPassage<R>[], d: Definitional): RankedPassage<R>[] {
+  const at = ranked.findIndex((p) => p.sentences.some((s) => definesSubject(p.text, s.start, s.end, d) === 2))
+  return at <= 0 ? ranked : [ranked[at]!, ...ranked.slice(0, at), ...ranked.slice(at + 1)]
 }
