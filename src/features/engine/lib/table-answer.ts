@@ -32,9 +32,15 @@ const LIST_MAX = 12
 // Rows cited for a statement about many (the rows lacking a value, an average).
 const CITE_MAX = 3
 
-/** The answer `q` gets from `table` (of `total` rows read), or null when the table does not answer it. */
-export function answerFromTable(table: Table, q: TableQuestion): TableResult | null {
-  const columns = tableColumns(table)
+/**
+ * The answer `q` gets from `table` (its columns as the caller counted them, if it did), or null when
+ * the table does not answer it.
+ */
+export function answerFromTable(
+  table: Table,
+  q: TableQuestion,
+  columns = tableColumns(table),
+): TableResult | null {
   const words = q.tokens
   const matched = columns.map((c) => headerMatch(c, words))
   const targetOf = (c: Column) => headerMatch(c, q.target).length

@@ -88,10 +88,10 @@ export function answerTable(
     (a, b) => matchedWords(b, q) - matchedWords(a, q) || b.rows.length - a.rows.length,
   )[0]
   if (!table) return null
-  const specific =
-    matchedWords(table, q) > 0 || namedValues(tableColumns(table), q.tokens).length > 0 || q.namesTable
+  const columns = tableColumns(table)
+  const specific = matchedWords(table, q) > 0 || namedValues(columns, q.tokens).length > 0 || q.namesTable
   if (chosen.doc.named > 0 && chosen.doc.rank >= 3 && !specific) return null
-  const result = answerFromTable(table, q)
+  const result = answerFromTable(table, q, columns)
   if (!result) return null
   // Rows were left unread when either cap was met.
   const cut = read.truncated || passages.reduce((n, p) => n + p.text.length, 0) >= limits.chars
