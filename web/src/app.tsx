@@ -13,6 +13,7 @@ import { Bases } from './pages/bases'
 import { Chat } from './pages/chat'
 import { CheckEmail } from './pages/check-email'
 import { Compare } from './pages/compare'
+import { DocumentPage } from './pages/document'
 import { ForgotPassword } from './pages/forgot-password'
 import { Keys } from './pages/keys'
 import { Mcp } from './pages/mcp'
@@ -41,6 +42,7 @@ const BasesPage = signedIn(Bases)
 const BasePage = signedIn(Base)
 const ChatPage = signedIn(Chat)
 const ComparePage = signedIn(Compare)
+const DocumentViewer = signedIn(DocumentPage)
 const KeysPage = signedIn(Keys, true)
 const MembersPage = signedIn(Members, true)
 const UsagePage = signedIn(Usage, true)
@@ -66,6 +68,7 @@ export function App() {
         <Route path="/console/bases/:id" component={BasePage} />
         <Route path="/console/bases/:id/chat" component={ChatPage} />
         <Route path="/console/bases/:id/compare" component={ComparePage} />
+        <Route path="/console/bases/:id/documents/:doc" component={DocumentViewer} />
         <Route path="/console/keys" component={KeysPage} />
         <Route path="/console/members" component={MembersPage} />
         <Route path="/console/usage" component={UsagePage} />

@@ -42,6 +42,10 @@ export type Corpus = Schemas['CorpusResp']
 export type Doc = Schemas['DocumentResp']
 /** An onboarding run (`train`), one of its batches (`train_batch`) or an `embed` job. */
 export type Job = Schemas['JobResp']
+/** A window of a document's text, with its PDF pages and its sections as ranges of the whole text. */
+export type DocumentText = Schemas['DocumentTextView']
+export type PageRange = Schemas['PageRange']
+export type SectionRange = Schemas['SectionRange']
 
 // Connections, sources, their runs and imports.
 /** Workspace-level credentials for one kind of source; secrets never come back. */

@@ -3,6 +3,7 @@
  * sources, with the document it comes from, in a dialog.
  */
 import type { Passage } from '../api/types'
+import { documentPath } from '../lib/document-link'
 import { visibleText } from '../lib/visible-text'
 import { FileName } from './file-name'
 import { Dialog } from './ui'
@@ -55,13 +56,19 @@ export function SourceList(props: { sources: Passage[]; onOpen: (index: number) 
   )
 }
 
-/** The cited passage and its document, in a dialog; `baseId` links to the base's documents. */
+/**
+ * The cited passage in a dialog, as a reader needs it: the document, the page and section it is
+ * on, the passage itself, and a way to open the document there. Internal ids and match scores
+ * are left out: they say nothing to a reader.
+ */
 export function SourceDialog(props: {
   source: { n: number; source: Passage } | null
   baseId: string
   onClose: () => void
 }) {
   const s = props.source?.source
+  const at = s && s.start !== null && s.end !== null ? { start: s.start, end: s.end } : null
+  const href = s ? documentPath(props.baseId, s.document_id, at) : ''
   return (
     <Dialog
       open={Boolean(s)}
@@ -73,26 +80,36 @@ export function SourceDialog(props: {
           <dl class="facts">
             <dt>Document</dt>
             <dd>
-              <a
-                href={`/console/bases/${encodeURIComponent(props.baseId)}?document=${encodeURIComponent(s.document_id)}`}
-              >
+              <a href={href}>
                 <FileName name={s.filename} class="source-file" />
               </a>
             </dd>
-            <dt>Passage</dt>
-            <dd>
-              <code>{s.id}</code>
-            </dd>
-            <dt>Match score</dt>
-            <dd>{s.score.toFixed(2)}</dd>
+            {s.page !== null && (
+              <>
+                <dt>Page</dt>
+                <dd>Page {s.page}</dd>
+              </>
+            )}
+            {s.section_title && (
+              <>
+                <dt>Section</dt>
+                <dd>
+                  <bdi>{visibleText(s.section_title)}</bdi>
+                </dd>
+              </>
+            )}
           </dl>
           <blockquote class="passage" aria-label="Passage">
             {s.snippet || <span class="muted">This passage has no text to show.</span>}
           </blockquote>
           <div class="dialog-actions">
-            <button type="button" class="btn btn-primary" onClick={props.onClose}>
+            <button type="button" class="btn btn-plain" onClick={props.onClose}>
               Close
             </button>
+            {/* A link, not a button: it can be opened in a new tab and its address shared. */}
+            <a class="btn btn-primary" href={href}>
+              Open in document
+            </a>
           </div>
         </div>
       )}

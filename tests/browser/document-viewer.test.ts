@@ -1,0 +1,138 @@
+/**
+ * Sources can be read (issue 34): a citation's dialog names the page and section of its passage
+ * (not internal ids or scores) and opens the document viewer at the passage, highlighted and in
+ * view, on its PDF page; the viewer's address survives a reload; the original file downloads
+ * byte for byte.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import type { BrowserContext, Page } from 'playwright-core'
+import { parseSse } from '../../src/platform/http/sse'
+import { consoleRig, seriousViolations } from '../helpers/browser'
+import { type ConsoleBase, fixtureFile, readyBaseOn } from '../helpers/console-base'
+
+const PDF = 'pdf/Unstructured-IO_unstructured__layout-parser-paper-fast.pdf'
+const PDF_NAME = 'Unstructured-IO_unstructured__layout-parser-paper-fast.pdf'
+// Answered on the paper's second page ("Existing models are developed using distinct frameworks
+// like TensorFlow [1] or PyTorch [24]").
+const QUESTION = 'Which frameworks are existing models developed using?'
+
+interface Source {
+  id: string
+  document_id: string
+  filename: string
+  snippet: string
+  score: number
+  page: number | null
+  start: number | null
+  end: number | null
+}
+
+async function signedIn(ctx: BrowserContext, b: ConsoleBase): Promise<Page> {
+  await ctx.addInitScript((s) => sessionStorage.setItem('engram.session', JSON.stringify(s)), {
+    token: b.token,
+    expiresAt: b.expiresAt,
+  })
+  return ctx.newPage()
+}
+
+/** Asks in the chat and answers the stream's `head` sources once the answer is whole. */
+async function ask(page: Page, question: string): Promise<Source[]> {
+  await page.getByLabel('Question', { exact: true }).fill(question)
+  const [res] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith('/chat/stream') && r.request().method() === 'POST'),
+    page.getByRole('button', { name: 'Ask' }).click(),
+  ])
+  const events = parseSse(await res.text())
+  await page.getByRole('button', { name: 'Good answer' }).last().waitFor()
+  return (events.find((e) => e.event === 'head')!.data as { sources: Source[] }).sources
+}
+
+/** Whether the element is wholly or partly inside the viewport. */
+async function inViewport(page: Page, selector: string): Promise<boolean> {
+  return page.$eval(selector, (el) => {
+    const r = el.getBoundingClientRect()
+    return r.bottom > 0 && r.top < innerHeight && r.height > 0
+  })
+}
+
+const squash = (s: string) => s.replace(/\s+/g, ' ').trim()
+
+describe('console: reading a cited document', () => {
+  const rig = consoleRig()
+  let b: ConsoleBase
+  beforeAll(async () => {
+    b = await readyBaseOn(rig().server.url, [fixtureFile(PDF, 'application/pdf')], { name: 'Papers' })
+  }, 120_000)
+  let ctx: BrowserContext
+  afterAll(async () => ctx?.close())
+
+  test('the citation dialog shows page and passage, no ids or scores, and opens the viewer at the passage', async () => {
+    const r = rig()
+    ctx = await r.context({ height: 700 })
+    const page = await signedIn(ctx, b)
+    await page.goto(r.url(`/console/bases/${b.corpusId}/chat`))
+    await page.getByRole('heading', { name: 'Chat' }).waitFor()
+    const sources = await ask(page, QUESTION)
+    const first = sources[0]!
+    expect(first.page).toBe(2)
+    expect(first.start).not.toBeNull()
+
+    await page
+      .getByRole('button', { name: /^Source 1:/ })
+      .first()
+      .click()
+    const dialog = page.getByRole('dialog')
+    await dialog.waitFor()
+    const shown = (await dialog.textContent()) ?? ''
+    expect(shown).toContain('Page 2')
+    expect(squash((await dialog.getByLabel('Passage').textContent()) ?? '')).toBe(squash(first.snippet))
+    // Nothing internal: no passage or document id, no raw score.
+    expect(shown).not.toContain(first.id)
+    expect(shown).not.toContain(first.document_id)
+    expect(shown).not.toMatch(/score/i)
+    expect(shown).not.toContain(first.score.toFixed(2))
+    expect(await seriousViolations(page)).toEqual([])
+    await page.screenshot({ path: '/tmp/viewer/citation-dialog.png' })
+    await r.screenshot(page, 'citation-dialog')
+
+    await dialog.getByRole('link', { name: 'Open in document' }).click()
+    await page.waitForURL(/\/documents\/[^/?]+\?at=\d+-\d+$/)
+    const mark = page.locator('mark.cited').first()
+    await mark.waitFor()
+    expect(new URL(page.url()).search).toBe(`?at=${first.start}-${first.end}`)
+    expect(squash((await page.locator('mark.cited').allTextContents()).join(''))).toBe(squash(first.snippet))
+    expect(await inViewport(page, 'mark.cited')).toBe(true)
+    expect(await page.getByText('The cited passage is on page 2').count()).toBe(1)
+    // The passage sits under page 2's marker: the last marker before it names page 2.
+    const pageOfMark = await page.$eval('mark.cited', (m) => {
+      const markers = [...document.querySelectorAll('.page-marker')]
+      const before = markers.filter((p) => p.compareDocumentPosition(m) & Node.DOCUMENT_POSITION_FOLLOWING)
+      return before.at(-1)?.getAttribute('data-page')
+    })
+    expect(pageOfMark).toBe('2')
+    expect(await seriousViolations(page)).toEqual([])
+    await page.screenshot({ path: '/tmp/viewer/viewer.png' })
+    await r.screenshot(page, 'document-viewer')
+
+    // The address is the place: a reload opens the same passage, highlighted and in view.
+    await page.reload()
+    await page.locator('mark.cited').first().waitFor()
+    expect(await inViewport(page, 'mark.cited')).toBe(true)
+
+    // The original, byte for byte, under the server's name.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download original' }).click(),
+    ])
+    expect(download.suggestedFilename()).toBe(PDF_NAME)
+    const saved = readFileSync((await download.path())!)
+    const original = readFileSync(resolve(import.meta.dir, '../fixtures/data/docs', PDF))
+    expect(saved.length).toBe(original.length)
+    expect(createHash('sha256').update(saved).digest('hex')).toBe(
+      createHash('sha256').update(original).digest('hex'),
+    )
+  }, 120_000)
+})
