@@ -22,7 +22,7 @@ afterEach(async () => {
 test('a port already in use stops the start with one line naming --port and ENGRAM_PORT', async () => {
   dir = mkdtempSync(join(tmpdir(), 'engram-port-'))
   holder = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('someone else') })
-  const port = holder.port
+  const port = holder.port as number
   const proc = Bun.spawn([process.execPath, 'run', join(ROOT, 'src/main.ts'), 'serve'], {
     cwd: dir,
     env: {

@@ -107,7 +107,7 @@ export async function errorOf(res: Response, hadSession = false): Promise<ApiErr
     details,
   )
   if (res.status === 401 && hadSession) {
-    endSession()
+    endSession('expired')
     navigate(`/console/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`)
   }
   return error

@@ -1,9 +1,18 @@
 /**
- * Connections, the sources of a base, their sync runs and the base's imports (`/v1/connections`,
- * `/v1/corpora/{id}/sources`, `/sync-runs`, `/import`, `/import-status`).
+ * Connections and the kinds of source they can be, the sources of a base, their sync runs and the
+ * base's imports (`/v1/connections`, `/v1/source-kinds`, `/v1/corpora/{id}/sources`, `/sync-runs`,
+ * `/import`, `/import-status`).
  */
 import { http, listAll, ok } from './client'
-import type { Connection, ConnectionReq, ImportStatus, Source, SourceReq, SyncRun } from './types'
+import type {
+  Connection,
+  ConnectionReq,
+  ImportStatus,
+  Source,
+  SourceKindState,
+  SourceReq,
+  SyncRun,
+} from './types'
 
 const base = (id: string) => ({ path: { corpus_id: id } })
 const source = (s: { corpus_id: string; id: string }) => ({
@@ -20,6 +29,16 @@ export function listConnections(signal?: AbortSignal): Promise<Connection[]> {
 /** Creates a connection (an admin's). */
 export function createConnection(body: ConnectionReq): Promise<Connection> {
   return ok(http.POST('/v1/connections', { body }))
+}
+
+/** Deletes a connection no source uses (an admin's). */
+export async function deleteConnection(id: string): Promise<void> {
+  await http.DELETE('/v1/connections/{connection_id}', { params: { path: { connection_id: id } } })
+}
+
+/** The kinds of source this workspace can connect, and why one is off. */
+export async function listSourceKinds(signal?: AbortSignal): Promise<SourceKindState[]> {
+  return (await ok(http.GET('/v1/source-kinds', { signal }))).kinds
 }
 
 /** The base's sources. */

@@ -51,6 +51,8 @@ export type SectionRange = Schemas['SectionRange']
 /** Workspace-level credentials for one kind of source; secrets never come back. */
 export type Connection = Schemas['ConnectionResp']
 export type ConnectionReq = Schemas['ConnectionReq']
+/** A kind of source, and whether this workspace can use it (`GET /v1/source-kinds`). */
+export type SourceKindState = Schemas['SourceKindsResp']['kinds'][number]
 /** A sync run: of a source, an import, an upload or a push. */
 export type SyncRun = Schemas['SyncRunResp']
 /** A base kept in step with a folder through a connection. */

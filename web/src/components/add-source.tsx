@@ -7,7 +7,8 @@ import { createSource, validateSource } from '../api/sources'
 import type { Connection, Corpus, Source } from '../api/types'
 import { useAction } from '../lib/action'
 import { kindInfo } from '../lib/source-kinds'
-import { ConnectionPicker, useConnectionChoice } from './connection-picker'
+import { useConnectionChoice } from '../lib/use-connection-choice'
+import { ConnectionPicker } from './connection-picker'
 import { CodedError } from './run-counters'
 import { Button, Field } from './ui'
 
@@ -43,13 +44,15 @@ export function AddSource(props: {
     e.preventDefault()
     const form = new FormData(e.currentTarget as HTMLFormElement)
     const interval = String(form.get('interval') ?? '').trim()
-    const connection = await state.resolve()
-    const source = await createSource(props.base.id, {
-      connection_id: connection.id,
-      folder: String(form.get('folder') ?? '').trim(),
-      name: String(form.get('name') ?? '').trim() || undefined,
-      interval_minutes: interval ? Number(interval) : null,
-    })
+    // A new connection is made for the source and deleted again if the source is refused.
+    const source = await state.withConnection((connection) =>
+      createSource(props.base.id, {
+        connection_id: connection.id,
+        folder: String(form.get('folder') ?? '').trim(),
+        name: String(form.get('name') ?? '').trim() || undefined,
+        interval_minutes: interval ? Number(interval) : null,
+      }),
+    )
     props.onAdded(source, await checkSource(source))
   })
   return (

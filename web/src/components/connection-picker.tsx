@@ -1,87 +1,19 @@
 /**
  * Picks the connection a source or an import reads through: one the workspace has, or a new one
- * (admins only: `POST /v1/connections` is an admin route) with its kind's fields. Secrets are typed
- * into password inputs and never shown back: an existing connection lists them as "set".
+ * (admins only: `POST /v1/connections` is an admin route) of a kind the workspace can use, with its
+ * kind's fields. Secrets are typed into password inputs and never shown back: an existing
+ * connection lists them as "set".
  */
-import { useEffect, useId, useState } from 'preact/hooks'
-import { createConnection } from '../api/sources'
-import type { Connection, ConnectionReq } from '../api/types'
-import { type KindField, kindInfo, kindLabel, SOURCE_KINDS } from '../lib/source-kinds'
-import { Field } from './ui'
-
-type Values = Record<string, string | boolean>
-
-/** The picker's state: an existing connection's id, or '' and the new connection's fields. */
-export interface ConnectionChoice {
-  id: string
-  kind: string
-  name: string
-  values: Values
-}
-
-/** Fields of `kind` that apply with these values (Drive asks for different ones by sign-in). */
-function fieldsFor(kind: string, values: Values): KindField[] {
-  return kindInfo(kind).fields.filter((f) => !f.when || f.when(values))
-}
-
-/** A select's value when none was picked yet is its first option. */
-function currentValue(f: KindField, values: Values): string | boolean {
-  return (
-    values[f.name] ??
-    (f.input === 'select' ? (f.options?.[0]?.value ?? '') : f.input === 'checkbox' ? false : '')
-  )
-}
-
-/** The body of `POST /v1/connections` for a new connection; empty optional fields are left out. */
-function connectionBody(c: ConnectionChoice): ConnectionReq {
-  const settings: Values = {}
-  const secrets: Values = {}
-  for (const f of fieldsFor(c.kind, c.values)) {
-    let v = currentValue(f, c.values)
-    if (typeof v === 'string') {
-      v = v.trim()
-      // A key copied from a JSON key file writes its line breaks as \n; a one-line input keeps them so.
-      if (f.secret) v = v.replace(/\\n/g, '\n')
-      if (v === '') continue
-    }
-    if (f.secret) secrets[f.name] = v
-    else settings[f.name] = v
-  }
-  return { kind: c.kind, name: c.name.trim(), settings, secrets }
-}
-
-/**
- * The picker's state over `connections`: the first one is picked once they load (a new one when
- * there is none). `resolve` answers the picked connection, creating it first when it is new; a
- * created one stays picked, so trying again after a refused folder does not create it twice.
- */
-export function useConnectionChoice(
-  connections: Connection[] | undefined,
-  onCreated: (c: Connection) => void,
-) {
-  const [choice, setChoice] = useState<ConnectionChoice>({ id: '', kind: 'folder', name: '', values: {} })
-  const [touched, setTouched] = useState(false)
-  useEffect(() => {
-    if (!touched && connections && connections.length > 0 && choice.id === '') {
-      setChoice((c) => ({ ...c, id: connections[0]!.id }))
-    }
-  }, [connections])
-  const picked = connections?.find((c) => c.id === choice.id)
-  const update = (next: Partial<ConnectionChoice>) => {
-    setTouched(true)
-    setChoice((c) => ({ ...c, ...next }))
-  }
-  const resolve = async (): Promise<Connection> => {
-    if (picked) return picked
-    const created = await createConnection(connectionBody(choice))
-    setChoice((c) => ({ ...c, id: created.id, values: {} }))
-    onCreated(created)
-    return created
-  }
-  return { choice, update, kind: picked?.kind ?? choice.kind, picked, resolve }
-}
-
-export type ConnectionChoiceState = ReturnType<typeof useConnectionChoice>
+import { useId } from 'preact/hooks'
+import type { Connection, SourceKindState } from '../api/types'
+import { type KindField, kindInfo, kindLabel, type SourceKindInfo } from '../lib/source-kinds'
+import {
+  type ConnectionChoice,
+  type ConnectionChoiceState,
+  currentValue,
+  fieldsFor,
+} from '../lib/use-connection-choice'
+import { Field, Loading } from './ui'
 
 /** The connection select, then the picked connection's summary or the new connection's fields. */
 export function ConnectionPicker(props: {
@@ -115,7 +47,14 @@ export function ConnectionPicker(props: {
       {picked ? (
         <ConnectionSummary connection={picked} />
       ) : (
-        props.admin && <NewConnection choice={choice} update={update} />
+        props.admin && (
+          <NewConnection
+            choice={choice}
+            update={update}
+            offered={props.state.offered}
+            off={props.state.off}
+          />
+        )
       )}
     </>
   )
@@ -150,11 +89,17 @@ function ConnectionSummary({ connection }: { connection: Connection }) {
   )
 }
 
-/** The new connection's kind, name and the kind's fields. */
-function NewConnection(props: { choice: ConnectionChoice; update: (c: Partial<ConnectionChoice>) => void }) {
+/** The new connection's kind (of those on), name and the kind's fields; what is off, and why. */
+function NewConnection(props: {
+  choice: ConnectionChoice
+  update: (c: Partial<ConnectionChoice>) => void
+  offered: SourceKindInfo[] | null
+  off: SourceKindState[]
+}) {
   const kindId = useId()
-  const { choice, update } = props
+  const { choice, update, offered } = props
   const set = (name: string, v: string | boolean) => update({ values: { ...choice.values, [name]: v } })
+  if (!offered) return <Loading label="Loading the kinds of source…" />
   return (
     <fieldset class="stack new-connection">
       <legend>New connection</legend>
@@ -163,14 +108,24 @@ function NewConnection(props: { choice: ConnectionChoice; update: (c: Partial<Co
         <select
           id={kindId}
           value={choice.kind}
+          aria-describedby={props.off.length ? `${kindId}-off` : undefined}
           onChange={(e) => update({ kind: e.currentTarget.value, values: {} })}
         >
-          {SOURCE_KINDS.map((k) => (
+          {offered.map((k) => (
             <option key={k.kind} value={k.kind}>
               {k.label}
             </option>
           ))}
         </select>
+        {props.off.length > 0 && (
+          <p class="hint" id={`${kindId}-off`}>
+            {props.off.map((k) => (
+              <span key={k.kind}>
+                {kindLabel(k.kind)} is not offered. {k.reason}{' '}
+              </span>
+            ))}
+          </p>
+        )}
       </div>
       <Field
         label="Connection name"

@@ -1,9 +1,11 @@
 /**
  * A button that copies a text to the clipboard and says so ("Copied", announced to screen readers).
- * Where the clipboard is refused (no permission, an insecure origin) it says so and the caller's
- * text stays on screen to be selected by hand.
+ * Where the clipboard API is missing or refused (a plain-HTTP install, no permission) the older copy
+ * command is tried (lib/clipboard.ts); where that fails too, the text is shown beside the button,
+ * selected, with how to copy it by hand.
  */
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { copyText } from '../lib/clipboard'
 
 type State = 'idle' | 'copied' | 'failed'
 
@@ -18,27 +20,42 @@ export function CopyButton({
   small?: boolean
 }) {
   const [state, setState] = useState<State>('idle')
+  const button = useRef<HTMLButtonElement>(null)
+  const manual = useRef<HTMLInputElement>(null)
   useEffect(() => {
-    if (state === 'idle') return
+    if (state !== 'copied') return
     const t = setTimeout(() => setState('idle'), 4000)
     return () => clearTimeout(t)
   }, [state])
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(text)
-      setState('copied')
-    } catch {
-      setState('failed')
-    }
-  }
+  // The text to copy by hand is selected as soon as it shows.
+  useEffect(() => {
+    if (state !== 'failed' || !manual.current) return
+    manual.current.focus()
+    manual.current.select()
+  }, [state])
+  const copy = async () => setState((await copyText(text, button.current)) ? 'copied' : 'failed')
   return (
-    <span class="copy">
-      <button type="button" class={`btn btn-plain${small ? ' btn-small' : ''}`} onClick={copy}>
+    <span class={state === 'failed' ? 'copy copy-open' : 'copy'}>
+      <button type="button" ref={button} class={`btn btn-plain${small ? ' btn-small' : ''}`} onClick={copy}>
         {label}
       </button>
       <span class={state === 'failed' ? 'copy-status copy-failed' : 'copy-status'} role="status">
-        {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed: select the text and copy it' : ''}
+        {state === 'copied'
+          ? 'Copied'
+          : state === 'failed'
+            ? 'This browser would not copy: the text is selected below, press Ctrl+C (⌘C on a Mac).'
+            : ''}
       </span>
+      {state === 'failed' && (
+        <input
+          ref={manual}
+          class="copy-manual"
+          readOnly
+          value={text}
+          aria-label={`${label}: the text to copy`}
+          onFocus={(e) => e.currentTarget.select()}
+        />
+      )}
     </span>
   )
 }

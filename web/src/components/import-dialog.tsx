@@ -8,10 +8,11 @@ import { getImportStatus, startImport } from '../api/sources'
 import type { Connection, Corpus, ImportStatus } from '../api/types'
 import { useAction } from '../lib/action'
 import { kindInfo, kindLabel } from '../lib/source-kinds'
+import { useConnectionChoice } from '../lib/use-connection-choice'
 import { useLoad } from '../lib/use-load'
 import { usePoll } from '../lib/use-poll'
 import { StatusBadge } from './base-status'
-import { ConnectionPicker, useConnectionChoice } from './connection-picker'
+import { ConnectionPicker } from './connection-picker'
 import { CodedError, RunCounters, RunErrors } from './run-counters'
 import { Button, Dialog, Field, Loading, Time } from './ui'
 
@@ -52,8 +53,8 @@ function ImportForm(props: Parameters<typeof ImportDialog>[0]) {
   const start = useAction(async (e: Event) => {
     e.preventDefault()
     const folder = String(new FormData(e.currentTarget as HTMLFormElement).get('folder') ?? '').trim()
-    const connection = await state.resolve()
-    await startImport(props.base.id, connection.id, folder)
+    // A new connection is made for the import and deleted again if the import is refused.
+    await state.withConnection((connection) => startImport(props.base.id, connection.id, folder))
     // Started here: its end reloads the base, even if it ends before a poll sees it running.
     wasRunning.current = true
     status.reload()

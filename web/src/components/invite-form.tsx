@@ -3,9 +3,28 @@ import { useState } from 'preact/hooks'
 import { invite } from '../api/admin'
 import type { LinkResp, Role } from '../api/types'
 import { useAction } from '../lib/action'
+import { useAuthConfig } from '../lib/auth-config'
 import { CopyLink } from './copy-link'
 import { ServerLog } from './link-delivery'
 import { Button, ErrorBox, Field, Note } from './ui'
+
+/**
+ * Without a configured base URL, invitation links start with http://localhost:<port>: they open on
+ * the server's machine only, so an invitee elsewhere gets a link that goes nowhere. The server never
+ * takes the address from a request (a caller could choose it); whoever runs it has to set it.
+ */
+function LinkBaseNote() {
+  const config = useAuthConfig()
+  if (!config || config.base_url_configured) return null
+  return (
+    <Note kind="warn">
+      Invitation links start with <code>{config.link_base_url}</code>, which opens only on the server's own
+      machine: this server has no public address set. Whoever runs it sets <code>ENGRAM_BASE_URL</code> to the
+      address people use (for example <code>ENGRAM_BASE_URL=https://engram.example.com</code>) and restarts
+      it; links made after that use it.
+    </Note>
+  )
+}
 
 /** Invites an address; says where the link went: mailed, in the server log, or here (email turned off). */
 export function InviteForm({ onInvited }: { onInvited: () => void }) {
@@ -24,6 +43,7 @@ export function InviteForm({ onInvited }: { onInvited: () => void }) {
   return (
     <section class="card invite-card" aria-labelledby="invite-h">
       <h2 id="invite-h">Invite someone</h2>
+      <LinkBaseNote />
       <form class="inline-form" onSubmit={send.run}>
         <Field label="Email address" type="email" name="email" required autocomplete="off" />
         <div class="field">

@@ -1,7 +1,8 @@
-/** The frame of every signed-in page: navigation (what the role may use), the user, sign out. */
+/** The frame of every signed-in page: navigation (what the role may use), the theme, the user, sign out. */
 import type { ComponentChildren } from 'preact'
 import { useLocation } from 'preact-iso'
 import { endSession, me } from '../api/session'
+import { ThemeSwitch } from './theme-switch'
 
 interface NavItem {
   href: string
@@ -36,7 +37,8 @@ export function Layout({ children }: { children: ComponentChildren }) {
         </a>
         <span class="workspace">{user?.workspace_name}</span>
         <div class="user">
-          <span>{user?.name}</span>
+          <ThemeSwitch />
+          <span class="user-name">{user?.name}</span>
           <button
             type="button"
             class="btn btn-plain"
@@ -75,7 +77,10 @@ export function PublicLayout({ title, children }: { title: string; children: Com
   return (
     <main class="public" id="main">
       <div class="card public-card">
-        <p class="brand">Engram</p>
+        <div class="public-top">
+          <p class="brand">Engram</p>
+          <ThemeSwitch />
+        </div>
         <h1>{title}</h1>
         {children}
       </div>

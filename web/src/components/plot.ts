@@ -1,13 +1,14 @@
 /**
  * The one way the console draws a uPlot chart: uPlot is fetched on first use (lib/uplot.ts), the
- * chart is as wide as its box and follows it, is drawn again when the system switches between
- * light and dark (colours come from the style sheet's variables), and is destroyed with its
+ * chart is as wide as its box and follows it, is drawn again when the page switches between light
+ * and dark (colours come from the style sheet's variables), and is destroyed with its
  * component. A chart is cheap: new data draws it again.
  */
 import type { RefObject } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import type uPlot from 'uplot'
 import 'uplot/dist/uPlot.min.css'
+import { onThemeChange } from '../lib/theme'
 import { loadUPlot, type UPlot } from '../lib/uplot'
 
 /** A style sheet variable's value on `el` (a canvas takes no CSS variables). */
@@ -38,8 +39,7 @@ export function usePlot(
       if (plot && Math.abs(plot.width - el.clientWidth) > 1)
         plot.setSize({ width: el.clientWidth, height: height() })
     })
-    const scheme = matchMedia('(prefers-color-scheme: dark)')
-    const redraw = () => draw()
+    let stopFollowingTheme = () => {}
     loadUPlot().then(
       (Plot) => {
         if (gone) return
@@ -50,14 +50,14 @@ export function usePlot(
         }
         draw()
         resize.observe(el)
-        scheme.addEventListener('change', redraw)
+        stopFollowingTheme = onThemeChange(() => draw())
       },
       (e: Error) => !gone && setFailed(e),
     )
     return () => {
       gone = true
       resize.disconnect()
-      scheme.removeEventListener('change', redraw)
+      stopFollowingTheme()
       plot?.destroy()
     }
   }, deps)

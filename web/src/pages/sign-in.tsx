@@ -2,9 +2,9 @@ import { useEffect, useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
 import { loadMe, signIn } from '../api/auth'
 import { ApiError } from '../api/client'
-import { adopt } from '../api/session'
+import { adopt, signedOut } from '../api/session'
 import { PublicLayout } from '../components/layout'
-import { Button, ErrorBox, Field } from '../components/ui'
+import { Button, ErrorBox, Field, Note } from '../components/ui'
 import { useAction } from '../lib/action'
 import { useAuthConfig } from '../lib/auth-config'
 
@@ -14,7 +14,10 @@ export function nextPath(query: Record<string, string>): string {
   return next.startsWith('/console/') && !next.startsWith('//') ? next : '/console/bases'
 }
 
-/** Sign-in with the OAuth2 password form; remember-me asks for the long session. */
+/**
+ * Sign-in with the OAuth2 password form; remember-me asks for the long session. A session that
+ * ended by itself (expired, or a 401) is said first, so that landing here is not a mystery.
+ */
 export function SignIn() {
   const { query, route } = useLocation()
   const config = useAuthConfig()
@@ -47,6 +50,12 @@ export function SignIn() {
   const error = submit.error ?? handoffError
   return (
     <PublicLayout title="Sign in">
+      {signedOut.value === 'expired' && !submit.busy && (
+        <Note kind="warn">
+          <strong>You were signed out</strong>: your session ended (it expired, or was ended on the server).
+          Sign in again to go back {query.next ? 'to the page you were on' : 'to the console'}.
+        </Note>
+      )}
       {query.error && <ErrorBox error={new Error(query.error)} />}
       <form onSubmit={submit.run} class="stack">
         <Field label="Email" type="email" name="email" autocomplete="username" required />
