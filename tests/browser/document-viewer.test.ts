@@ -18,6 +18,8 @@ const PDF_NAME = 'Unstructured-IO_unstructured__layout-parser-paper-fast.pdf'
 // Answered on the paper's second page ("Existing models are developed using distinct frameworks
 // like TensorFlow [1] or PyTorch [24]").
 const QUESTION = 'Which frameworks are existing models developed using?'
+// 14 pages, 83,000 characters of text in six sections: more than the viewer reads at once.
+const LONG = 'pdf/mozilla_pdf.js__tracemonkey.pdf'
 
 interface Source {
   id: string
@@ -64,7 +66,11 @@ describe('console: reading a cited document', () => {
   const rig = consoleRig()
   let b: ConsoleBase
   beforeAll(async () => {
-    b = await readyBaseOn(rig().server.url, [fixtureFile(PDF, 'application/pdf')], { name: 'Papers' })
+    b = await readyBaseOn(
+      rig().server.url,
+      [fixtureFile(PDF, 'application/pdf'), fixtureFile(LONG, 'application/pdf')],
+      { name: 'Papers' },
+    )
   }, 120_000)
   let ctx: BrowserContext
   afterAll(async () => ctx?.close())
@@ -134,5 +140,79 @@ describe('console: reading a cited document', () => {
     expect(createHash('sha256').update(saved).digest('hex')).toBe(
       createHash('sha256').update(original).digest('hex'),
     )
+  }, 120_000)
+
+  test('a shared viewer address opens a long document around its place; more text loads above and below; the outline moves', async () => {
+    const r = rig()
+    const api = async <T>(path: string): Promise<T> => {
+      const res = await fetch(`${r.server.url}/v1/corpora/${b.corpusId}${path}`, {
+        headers: { authorization: b.authorization },
+      })
+      expect(res.status).toBe(200)
+      return (await res.json()) as T
+    }
+    const docs = await api<{ items: { id: string; filename: string }[] }>('/documents')
+    const id = docs.items.find((d) => d.filename.endsWith('tracemonkey.pdf'))!.id
+    const whole = await api<{
+      text: string
+      pages: { number: number; start: number; end: number }[]
+      sections: { title: string | null; start: number }[]
+    }>(`/documents/${id}/text`)
+    const section = whole.sections.find((s) => s.title === '6.6 Correctness')!
+    const at = { start: section.start, end: section.start + 400 }
+
+    const page = await signedIn(await r.context(), b)
+    await page.goto(r.url(`/console/bases/${b.corpusId}/documents/${id}?at=${at.start}-${at.end}`))
+    await page.locator('mark.cited').first().waitFor()
+    expect(await inViewport(page, 'mark.cited')).toBe(true)
+    expect(squash((await page.locator('mark.cited').allTextContents()).join(''))).toBe(
+      squash(whole.text.slice(at.start, at.end)),
+    )
+    // The section's heading is the text's own first line, shown once, as a heading.
+    expect(await page.getByRole('heading', { name: '6.6 Correctness' }).count()).toBe(1)
+    expect(await page.getByText('6.6 Correctness').count()).toBe(2) // the heading and the outline
+    expect(await page.getByText('The cited passage is on page 10').count()).toBe(1)
+
+    // Only a window around the place was read: more loads above and below until the whole text.
+    const shown = () =>
+      page.$$eval(
+        '.doc-text > span:not(.doc-anchor), .doc-text > mark, .doc-section > span, .doc-section > mark',
+        (els) => els.map((e) => e.textContent ?? '').join(''),
+      )
+    expect((await shown()).length).toBeLessThan(whole.text.length)
+    while ((await page.getByRole('button', { name: 'Load earlier text' }).count()) > 0) {
+      await page.getByRole('button', { name: 'Load earlier text' }).click()
+      await page.waitForFunction(() => !document.querySelector('.doc-body button[aria-busy="true"]'))
+    }
+    while ((await page.getByRole('button', { name: 'Load more text' }).count()) > 0) {
+      await page.getByRole('button', { name: 'Load more text' }).click()
+      await page.waitForFunction(() => !document.querySelector('.doc-body button[aria-busy="true"]'))
+    }
+    expect(await shown()).toBe(whole.text)
+    expect(await page.locator('.page-marker').count()).toBe(whole.pages.length)
+
+    // The outline: a page picked is shown at its marker, and the address names the place.
+    await page.getByLabel('Page', { exact: true }).fill('13')
+    await page.getByRole('button', { name: 'Go' }).click()
+    const p13 = whole.pages.find((p) => p.number === 13)!
+    await page.waitForURL((u) => u.search === `?at=${p13.start}-${p13.start}`)
+    await page.waitForFunction(() => {
+      const r = document.querySelector('#page-13')?.getBoundingClientRect()
+      return r && r.top >= 0 && r.top < innerHeight
+    })
+    await page
+      .getByRole('navigation', { name: 'Outline' })
+      .getByRole('button', { name: '3. Trace Trees' })
+      .click()
+    await page.waitForFunction(() => {
+      const h = [...document.querySelectorAll('h2.doc-section')].find(
+        (e) => e.textContent?.trim() === '3. Trace Trees',
+      )
+      const r = h?.getBoundingClientRect()
+      return r && r.top >= 0 && r.top < innerHeight
+    })
+    expect(await seriousViolations(page)).toEqual([])
+    await page.screenshot({ path: '/tmp/viewer/viewer-long.png' })
+    await r.screenshot(page, 'document-viewer-long')
   }, 120_000)
 })

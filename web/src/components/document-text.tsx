@@ -68,22 +68,37 @@ export function DocumentText(props: Props) {
   }
   // A document of one untitled section is that section: a heading would only repeat its name.
   const titled = props.sections.filter((s) => s.title && props.sections.length > 1)
+  // Where the text itself opens the section with its heading, those characters are the heading
+  // (with the line breaks after it, which a block needs no more); elsewhere the title is added.
+  const headings: { start: number; end: number; id: string }[] = []
   for (const s of titled) {
+    const title = s.title ?? ''
     if (!inside(s.start)) continue
+    const rel = s.start - from
+    if (text.startsWith(title, rel)) {
+      let end = rel + title.length
+      while (text[end] === '\n') end++
+      headings.push({ start: rel, end, id: s.id })
+      continue
+    }
     cuts.push({
-      at: s.start - from,
+      at: rel,
       node: (key) => (
         <h2 key={key} class="doc-section" id={`section-${s.id}`}>
-          {s.title}
+          {title}
         </h2>
       ),
     })
   }
   cuts.sort((a, b) => a.at - b.at)
 
-  // The points where the text is split: each cut, and both ends of the mark.
+  // The points where the text is split: each cut, each heading's ends and both ends of the mark.
   const m = mark && mark.end > from && mark.start < to ? mark : null
   const points = new Set<number>([0, text.length, ...cuts.map((c) => c.at)])
+  for (const h of headings) {
+    points.add(h.start)
+    points.add(h.end)
+  }
   if (m) {
     points.add(Math.max(0, m.start - from))
     points.add(Math.min(text.length, m.end - from))
@@ -93,31 +108,51 @@ export function DocumentText(props: Props) {
   const sorted = [...points].sort((a, b) => a - b)
 
   const out: ComponentChildren[] = []
+  // The pieces of the heading being built, flushed as one <h2> when the text leaves it.
+  let heading: { id: string; at: number; first: boolean; children: ComponentChildren[] } | null = null
+  const flush = () => {
+    if (!heading) return
+    out.push(
+      <h2
+        key={`h-${heading.at}`}
+        class="doc-section"
+        id={heading.first ? `section-${heading.id}` : undefined}
+      >
+        {heading.children}
+      </h2>,
+    )
+    heading = null
+  }
   let c = 0
   let markPlaced = false
   for (let i = 0; i < sorted.length; i++) {
     const at = sorted[i] as number
+    const next = sorted[i + 1]
+    const h = headings.find((x) => at >= x.start && at < x.end)
+    if (!h || h.id !== heading?.id || at === focus || cuts[c]?.at === at) flush()
     // Before the page marker or heading at the same place, so that scrolling to it shows them.
     if (at === focus) out.push(<span key="anchor" ref={anchorRef} class="doc-anchor" />)
     while (c < cuts.length && (cuts[c] as Cut).at === at) {
       out.push((cuts[c] as Cut).node(`cut-${c}`))
       c++
     }
-    const next = sorted[i + 1]
     if (next === undefined || next === at) continue
     const piece = text.slice(at, next)
     const marked = m !== null && from + at >= m.start && from + next <= m.end
-    if (marked) {
-      // Only the first piece holds the ref: a page break inside the passage splits the mark.
-      out.push(
-        <mark key={`t-${at}`} class="cited" ref={markPlaced ? undefined : markRef} data-cited="">
-          {piece}
-        </mark>,
-      )
-      markPlaced = true
-    } else {
-      out.push(<span key={`t-${at}`}>{piece}</span>)
-    }
+    // Only the first piece holds the ref: a page break inside the passage splits the mark.
+    const node = marked ? (
+      <mark key={`t-${at}`} class="cited" ref={markPlaced ? undefined : markRef} data-cited="">
+        {piece}
+      </mark>
+    ) : (
+      <span key={`t-${at}`}>{piece}</span>
+    )
+    if (marked) markPlaced = true
+    if (h) {
+      heading ??= { id: h.id, at, first: at === h.start, children: [] }
+      heading.children.push(node)
+    } else out.push(node)
   }
+  flush()
   return <div class="doc-text">{out}</div>
 }
