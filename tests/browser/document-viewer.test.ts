@@ -121,7 +121,7 @@ describe('console: reading a cited document', () => {
     expect(pageOfMark).toBe('2')
     expect(await seriousViolations(page)).toEqual([])
     await page.screenshot({ path: '/tmp/viewer/viewer.png' })
-    await r.screenshot(page, 'document-viewer')
+    await r.screenshot(page, 'document-viewer', { fullPage: false })
 
     // The address is the place: a reload opens the same passage, highlighted and in view.
     await page.reload()
@@ -213,6 +213,6 @@ describe('console: reading a cited document', () => {
     })
     expect(await seriousViolations(page)).toEqual([])
     await page.screenshot({ path: '/tmp/viewer/viewer-long.png' })
-    await r.screenshot(page, 'document-viewer-long')
+    await r.screenshot(page, 'document-viewer-long', { fullPage: false })
   }, 120_000)
 })

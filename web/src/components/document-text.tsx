@@ -47,8 +47,9 @@ export function DocumentText(props: Props) {
   const anchorRef = useRef<HTMLElement>(null)
 
   useEffect(() => {
-    // A passage is centred rather than put at the top: the lines before it say where it sits.
-    if (markRef.current) markRef.current.scrollIntoView({ block: 'center' })
+    // A passage starts some way down (its scroll margin): the lines before it, often its
+    // page marker, say where it sits, and a long passage still shows its beginning.
+    if (markRef.current) markRef.current.scrollIntoView({ block: 'start' })
     else anchorRef.current?.scrollIntoView({ block: 'start' })
   }, [props.placeKey])
 
