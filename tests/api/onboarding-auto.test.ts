@@ -389,6 +389,7 @@ describe('states that agree', () => {
     expect(done).toMatchObject({
       status: 'succeeded',
       units_failed: 1,
+      units_total: 2,
       detail: '1 section(s) onboarded, 1 failed',
       auto: false,
     })

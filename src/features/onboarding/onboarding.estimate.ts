@@ -3,9 +3,13 @@ import { RUN_KIND } from './onboarding.jobs'
 
 /**
  * Progress (0..1) of an onboarding job and an estimate of the seconds left, from its measured
- * throughput so far; a run counts the units of its batches.
+ * throughput so far, and the units it works on (`total`); a run counts the units of its batches.
  */
-export function progressOf(queue: JobQueue, job: Job, now: number): { progress: number; eta: number | null } {
+export function progressOf(
+  queue: JobQueue,
+  job: Job,
+  now: number,
+): { progress: number; eta: number | null; total: number } {
   let done = job.unitsDone
   let total = job.unitsTotal
   if (job.kind === RUN_KIND) {
@@ -13,11 +17,11 @@ export function progressOf(queue: JobQueue, job: Job, now: number): { progress: 
     done = sums.unitsDone
     total = Math.max(total, sums.unitsTotal)
   }
-  if (job.status === 'succeeded') return { progress: 1, eta: 0 }
+  if (job.status === 'succeeded') return { progress: 1, eta: 0, total }
   const progress = total > 0 ? Math.min(1, done / total) : 0
   if (isTerminal(job.status) || !job.startedAt || done <= 0)
-    return { progress, eta: isTerminal(job.status) ? 0 : null }
+    return { progress, eta: isTerminal(job.status) ? 0 : null, total }
   const elapsed = (now - job.startedAt) / 1000
   const rate = done / Math.max(elapsed, 1e-3)
-  return { progress, eta: Math.round(((total - done) / rate) * 10) / 10 }
+  return { progress, eta: Math.round(((total - done) / rate) * 10) / 10, total }
 }

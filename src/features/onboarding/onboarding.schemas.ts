@@ -28,6 +28,10 @@ export const JobResp = namedObject('JobResp', {
     description:
       'For a run and its batches: sections (or one-section documents) that could not be onboarded, each `failed` with its reason. A run that ran to the end is `succeeded` even when some failed; this says how many. 0 for other kinds.',
   }),
+  units_total: Type.Integer({
+    description:
+      'Units the job works on: for a run and its batches, the sections (or one-section documents, or documents still being extracted) it took, of which `units_failed` could not be onboarded; for an embed job, its sections; for a sync, the files it has looked at or expects to. 0 for `train_auto`.',
+  }),
   auto: Type.Boolean({
     description:
       'Started without anyone asking: a `train_auto` job, or the run it started for new documents of a base with `auto_onboard`.',
@@ -60,7 +64,7 @@ export const JobParams = Type.Object({ job_id: Type.String({ maxLength: 64 }) })
  * `corpusId` is its base (onboarding's jobs are about the base; a sync job is about its source).
  */
 export function jobResp(queue: JobQueue, job: Job, now: number, corpusId: string) {
-  const { progress, eta } = progressOf(queue, job, now)
+  const { progress, eta, total } = progressOf(queue, job, now)
   const ts = (ms: number | null) => (ms === null ? null : iso(new Date(ms)))
   return {
     id: job.id,
@@ -73,6 +77,7 @@ export function jobResp(queue: JobQueue, job: Job, now: number, corpusId: string
     detail: job.detail,
     error: job.error,
     units_failed: unitsFailed(queue, job),
+    units_total: total,
     auto: job.kind === AUTO_KIND || job.payload.auto === true,
     created_at: iso(new Date(job.createdAt)),
     started_at: ts(job.startedAt),

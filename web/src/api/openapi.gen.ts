@@ -3120,6 +3120,8 @@ export interface components {
             error: string | null;
             /** @description For a run and its batches: sections (or one-section documents) that could not be onboarded, each `failed` with its reason. A run that ran to the end is `succeeded` even when some failed; this says how many. 0 for other kinds. */
             units_failed: number;
+            /** @description Units the job works on: for a run and its batches, the sections (or one-section documents, or documents still being extracted) it took, of which `units_failed` could not be onboarded; for an embed job, its sections; for a sync, the files it has looked at or expects to. 0 for `train_auto`. */
+            units_total: number;
             /** @description Started without anyone asking: a `train_auto` job, or the run it started for new documents of a base with `auto_onboard`. */
             auto: boolean;
             /** Format: date-time */
