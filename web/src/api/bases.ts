@@ -24,6 +24,11 @@ export function createBase(name: string): Promise<Corpus> {
   return ok(http.POST('/v1/corpora', { body: { name } }))
 }
 
+/** Turns automatic onboarding of new and changed documents on or off; answers the base. */
+export function setAutoOnboard(id: string, on: boolean): Promise<Corpus> {
+  return ok(http.PATCH('/v1/corpora/{corpus_id}', { params: base(id), body: { auto_onboard: on } }))
+}
+
 /** Deletes a base and everything in it. */
 export async function deleteBase(id: string): Promise<void> {
   await http.DELETE('/v1/corpora/{corpus_id}', { params: base(id) })
@@ -62,16 +67,27 @@ export async function deleteDocument(baseId: string, docId: string): Promise<voi
   })
 }
 
-/** The base's onboarding runs and embed jobs, newest first. */
-export function listJobs(id: string, signal?: AbortSignal): Promise<Job[]> {
-  return listAll((cursor) =>
-    ok(
-      http.GET('/v1/corpora/{corpus_id}/jobs', {
-        params: { path: { corpus_id: id }, query: { limit: 100, cursor } },
-        signal,
-      }),
+/** The kinds of job a base's history shows: runs, automatic starts, embedding (not a run's batches). */
+const HISTORY_KINDS = ['train', 'train_auto', 'embed'] as const
+
+/**
+ * The base's onboarding runs, automatic starts (`train_auto`) and embed jobs, newest first. Asked
+ * kind by kind: a run's batches, many in a large base, are not listed only to be left out.
+ */
+export async function listJobs(id: string, signal?: AbortSignal): Promise<Job[]> {
+  const lists = await Promise.all(
+    HISTORY_KINDS.map((kind) =>
+      listAll((cursor) =>
+        ok(
+          http.GET('/v1/corpora/{corpus_id}/jobs', {
+            params: { path: { corpus_id: id }, query: { kind, limit: 100, cursor } },
+            signal,
+          }),
+        ),
+      ),
     ),
   )
+  return lists.flat().sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id))
 }
 
 /** Starts onboarding new and changed documents (all of them with `force`). */

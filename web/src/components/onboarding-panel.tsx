@@ -1,25 +1,27 @@
 /**
  * Onboarding of a base: start a run (new and changed documents, or all of them), follow it with a
  * live progress bar and the server's estimate of the time left, cancel it, and read the history.
+ * With automatic onboarding a run also starts by itself: a `train_auto` job waits a moment for
+ * uploads to stop, then starts one. While documents wait for such a run, the panel looks for it
+ * every second, says when it is about to start, and follows it like one started here.
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { cancelOnboarding, isFinished, listJobs, startOnboarding } from '../api/bases'
 import type { Corpus, Job } from '../api/types'
 import { useAction } from '../lib/action'
-import { formatSeconds } from '../lib/format'
+import { documents, onboardsByItself, waitingWords } from '../lib/base-state'
 import { useJob } from '../lib/use-job'
 import { useLoad } from '../lib/use-load'
+import { usePoll } from '../lib/use-poll'
 import { StatusBadge } from './base-status'
-import { Async, Button, ErrorBox, Progress, Time } from './ui'
+import { JobHistory } from './onboarding-history'
+import { RunProgress } from './onboarding-run'
+import { Async, Button, ErrorBox } from './ui'
 
 /** How often the base's counters are refreshed while a run goes (the job itself is polled faster). */
 const COUNTERS_MS = 2000
-
-const KIND_WORDS: Record<string, string> = {
-  train: 'Onboarding',
-  embed: 'Embedding passages',
-  train_batch: 'Batch',
-}
+/** How often the jobs and the base are asked while a run is expected to start by itself. */
+const EXPECT_MS = 1000
 
 /**
  * The onboarding panel of `base`. `onCounters` reloads the base's counters (during a run);
@@ -27,9 +29,14 @@ const KIND_WORDS: Record<string, string> = {
  */
 export function OnboardingPanel(props: { base: Corpus; onCounters: () => void; onFinished: () => void }) {
   const { base } = props
-  const jobs = useLoad((signal) => listJobs(base.id, signal), [base.id])
+  // Asked again when documents arrive or leave: an upload may have scheduled an automatic start.
+  const jobs = useLoad(
+    (signal) => listJobs(base.id, signal),
+    [base.id, base.n_documents, base.documents_pending],
+  )
   const [started, setStarted] = useState<Job | null>(null)
-  const listed = jobs.data?.find((j) => j.kind === 'train' && j.parent_id === null) ?? null
+  // The newest run: the newest job may be an automatic start or an embed job.
+  const listed = jobs.data?.find((j) => j.kind === 'train') ?? null
   // The run just started is shown until the history lists it.
   const run = started && !jobs.data?.some((j) => j.id === started.id) ? started : listed
   const [canceling, setCanceling] = useState(false)
@@ -41,15 +48,33 @@ export function OnboardingPanel(props: { base: Corpus; onCounters: () => void; o
   const current = followed.job
   const [force, setForce] = useState(false)
   const inFlight = current !== null && !isFinished(current)
+  const autoStart = jobs.data?.find((j) => j.kind === 'train_auto' && !isFinished(j)) ?? null
+  // A canceled run is not followed by an automatic one until new documents arrive.
+  const stopped = listed?.status === 'canceled' && autoStart === null
+  const expecting =
+    !inFlight && (autoStart !== null || (onboardsByItself(base) && base.documents_pending > 0 && !stopped))
+  usePoll(jobs, expecting, EXPECT_MS)
 
-  // The base's counters move with the run; refresh them now and then, not at every poll.
+  // The base's counters move with the run, or when it starts by itself; refresh them now and then.
   const counters = useRef(props.onCounters)
   counters.current = props.onCounters
   useEffect(() => {
-    if (!inFlight) return
-    const timer = setInterval(() => counters.current(), COUNTERS_MS)
+    if (!inFlight && !expecting) return
+    const timer = setInterval(() => counters.current(), inFlight ? COUNTERS_MS : EXPECT_MS)
     return () => clearInterval(timer)
-  }, [inFlight])
+  }, [inFlight, expecting])
+
+  // A run that started and ended between two looks was never followed: its end still reloads the
+  // base and its documents.
+  const finished = useRef(props.onFinished)
+  finished.current = props.onFinished
+  const seen = useRef<string | null | undefined>(undefined)
+  useEffect(() => {
+    if (!jobs.data) return
+    const id = listed?.id ?? null
+    if (seen.current !== undefined && id !== seen.current && listed && isFinished(listed)) finished.current()
+    seen.current = id
+  }, [jobs.data, listed?.id])
 
   // Starting and canceling share one busy state and one error: only one of them is offered at a time.
   const action = useAction(async (what: 'start' | 'cancel') => {
@@ -59,12 +84,14 @@ export function OnboardingPanel(props: { base: Corpus; onCounters: () => void; o
     } else {
       await cancelOnboarding(base.id)
       setCanceling(true)
+      jobs.reload()
     }
   })
   const { busy, error } = action
 
   return (
     <div class="card stack onboarding">
+      <Waiting base={base} autoStart={autoStart} inFlight={inFlight} stopped={stopped} />
       {current ? (
         <RunProgress job={current} canceling={canceling} />
       ) : (
@@ -77,7 +104,7 @@ export function OnboardingPanel(props: { base: Corpus; onCounters: () => void; o
       <ErrorBox error={followed.error} />
       <ErrorBox error={error} />
       <div class="row">
-        {inFlight ? (
+        {inFlight || autoStart ? (
           <Button variant="danger" busy={busy || canceling} onClick={() => action.run('cancel')}>
             {canceling ? 'Canceling…' : 'Cancel onboarding'}
           </Button>
@@ -104,86 +131,40 @@ export function OnboardingPanel(props: { base: Corpus; onCounters: () => void; o
       </div>
       {base.n_documents === 0 && !inFlight && <p class="hint">Upload documents first, then onboard them.</p>}
       <h3>History</h3>
-      <Async load={jobs}>{(items) => <JobHistory items={items.filter((j) => j.parent_id === null)} />}</Async>
+      <Async load={jobs}>{(items) => <JobHistory items={items} />}</Async>
     </div>
   )
 }
 
-/** The run's bar, its percentage, the estimate, and how it ended. */
-function RunProgress({ job, canceling }: { job: Job; canceling: boolean }) {
-  const pct = Math.round(job.progress * 100)
-  let words: string
-  if (job.status === 'pending') words = 'Waiting to start…'
-  else if (job.status === 'running')
-    words = canceling
-      ? `${pct}% · stopping after the documents in hand…`
-      : `${pct}% · ${job.eta_seconds === null ? 'estimating the time left…' : `about ${formatSeconds(job.eta_seconds)} left`}`
-  else if (job.status === 'succeeded') words = `100% · finished${took(job)}`
-  else if (job.status === 'canceled') words = `Canceled at ${pct}%`
-  else words = `Failed at ${pct}%`
-  return (
-    <div class="stack run-progress">
-      <div class="run-head">
-        <span class="label">Latest run</span>
-        <StatusBadge status={job.status} />
-        <span class="muted">
-          started <Time iso={job.started_at ?? job.created_at} />
+/**
+ * What becomes of the documents waiting for a run: an automatic start about to begin, the run after
+ * this one, by itself, or a person's click.
+ */
+function Waiting(props: { base: Corpus; autoStart: Job | null; inFlight: boolean; stopped: boolean }) {
+  const { base, autoStart, inFlight, stopped } = props
+  const n = base.documents_pending
+  if (autoStart && !inFlight)
+    return (
+      <p class="run-head" aria-live="polite">
+        <StatusBadge status="starting" />
+        <span>
+          {n > 0 ? `${documents(n)} waiting: onboarding` : 'Onboarding of the new documents'} starts in a
+          moment.
         </span>
-      </div>
-      <Progress value={job.progress} label="Onboarding progress" />
-      <p class="run-words" aria-live="polite">
-        {words}
       </p>
-      {job.detail && <p class="hint">{job.detail}</p>}
-      {job.error && <p class="upload-error">{job.error}</p>}
-    </div>
-  )
-}
-
-/** " in 12 s" for a job that has started and finished, else nothing. */
-function took(job: Job): string {
-  if (!job.started_at || !job.finished_at) return ''
-  return ` in ${formatSeconds((Date.parse(job.finished_at) - Date.parse(job.started_at)) / 1000)}`
-}
-
-/** Runs and embed jobs of the base, newest first. */
-function JobHistory({ items }: { items: Job[] }) {
-  if (items.length === 0) return <p class="muted">No onboarding runs yet.</p>
-  // A table of text only: its scrolling box must take the focus to be scrolled by keyboard on a phone.
+    )
+  if (n === 0) return null
+  let words: string
+  if (inFlight)
+    words = onboardsByItself(base)
+      ? `${documents(n)} more waiting: they are onboarded by themselves when this run ends.`
+      : `${documents(n)} more waiting: start onboarding again when this run ends.`
+  else if (stopped && onboardsByItself(base))
+    words = `${documents(n)} waiting to be onboarded: onboarding was canceled, and starts by itself again when new documents arrive.`
+  else words = `${waitingWords(base)}.`
   return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (WCAG 2.1.1).
-    <section class="table-wrap" tabIndex={0} aria-label="Onboarding history">
-      <table>
-        <caption class="visually-hidden">Onboarding history, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Started</th>
-            <th scope="col">Job</th>
-            <th scope="col">Status</th>
-            <th scope="col" class="num">
-              Progress
-            </th>
-            <th scope="col">Took</th>
-            <th scope="col">Detail</th>
-          </tr>
-        </thead>
-        <tbody>
-          {items.map((j) => (
-            <tr key={j.id}>
-              <td>
-                <Time iso={j.started_at ?? j.created_at} />
-              </td>
-              <td>{KIND_WORDS[j.kind] ?? j.kind}</td>
-              <td>
-                <StatusBadge status={j.status} />
-              </td>
-              <td class="num">{Math.round(j.progress * 100)}%</td>
-              <td>{took(j).replace(/^ in /, '') || '—'}</td>
-              <td>{j.error ?? j.detail ?? ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </section>
+    <p class="run-waiting" aria-live="polite">
+      {words}
+    </p>
   )
 }

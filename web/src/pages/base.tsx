@@ -10,15 +10,17 @@ import { useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
 import { documentsPage, getBase } from '../api/bases'
 import type { Corpus } from '../api/types'
-import { StatusBadge } from '../components/base-status'
+import { BaseSettings } from '../components/base-settings'
+import { LastSynced, StatusBadge } from '../components/base-status'
 import { DeleteBase } from '../components/delete-base'
 import { DocumentsTable } from '../components/documents-table'
 import { OnboardingPanel } from '../components/onboarding-panel'
 import { SourcesPanel } from '../components/sources-panel'
 import { Tabs } from '../components/tabs'
-import { Async, Button, PageHeader, Time } from '../components/ui'
+import { Async, Button, PageHeader } from '../components/ui'
 import { UploadDropZone } from '../components/upload-drop-zone'
 import { UploadList } from '../components/upload-list'
+import { statusWords } from '../lib/base-state'
 import { useCursorPages } from '../lib/use-cursor-pages'
 import { useLoad } from '../lib/use-load'
 import { useUploads } from '../lib/use-uploads'
@@ -93,6 +95,11 @@ function BaseView({ base, reloadBase }: { base: Corpus; reloadBase: () => void }
               <h2 id="documents-heading">Documents</h2>
               <DocumentsTable base={base} docs={docs} onDeleted={refresh} />
             </section>
+
+            <section class="base-part" aria-labelledby="settings-heading">
+              <h2 id="settings-heading">Settings</h2>
+              <BaseSettings base={base} onChanged={reloadBase} />
+            </section>
           </>
         )}
       </Tabs>
@@ -106,22 +113,19 @@ function BaseView({ base, reloadBase }: { base: Corpus; reloadBase: () => void }
   )
 }
 
-/** The line under the name: status, and what it means for chatting. */
+/** The line under the name: status, what it means for chatting, and the documents still waiting. */
 function BaseSummary({ base }: { base: Corpus }) {
-  const hint: Record<string, string> = {
-    new: 'Upload documents, then start onboarding.',
-    training: 'Onboarding is running.',
-    ready: 'Ready for questions.',
-    failed: 'The last onboarding failed: see its history below.',
-  }
   return (
     <span class="base-summary">
-      <StatusBadge status={base.status} /> {hint[base.status] ?? ''}
+      <StatusBadge status={base.status} /> <span>{statusWords(base)}</span>
     </span>
   )
 }
 
-/** The base's document counters. */
+/**
+ * The base's document counters. "Onboarding" shows only while a run holds documents (documents
+ * waiting for a run are "Waiting"); "Last synced" is a source's sync or an import, never an upload.
+ */
 function Counters({ base }: { base: Corpus }) {
   return (
     <dl class="base-counters">
@@ -134,9 +138,15 @@ function Counters({ base }: { base: Corpus }) {
         <dd>{base.documents_ready}</dd>
       </div>
       <div>
-        <dt>Onboarding</dt>
-        <dd>{base.documents_onboarding}</dd>
+        <dt>Waiting</dt>
+        <dd>{base.documents_pending}</dd>
       </div>
+      {base.documents_onboarding > 0 && (
+        <div>
+          <dt>Onboarding</dt>
+          <dd>{base.documents_onboarding}</dd>
+        </div>
+      )}
       <div>
         <dt>Failed</dt>
         <dd>{base.documents_failed}</dd>
@@ -144,7 +154,7 @@ function Counters({ base }: { base: Corpus }) {
       <div>
         <dt>Last synced</dt>
         <dd>
-          <Time iso={base.last_synced_at} />
+          <LastSynced iso={base.last_synced_at} />
         </dd>
       </div>
     </dl>

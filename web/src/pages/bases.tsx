@@ -6,12 +6,13 @@
  */
 import { useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
-import { createBase, listBases } from '../api/bases'
+import { createBase, listBases, startOnboarding } from '../api/bases'
 import type { Corpus } from '../api/types'
-import { StatusBadge } from '../components/base-status'
+import { LastSynced, StatusBadge } from '../components/base-status'
 import { DeleteBase } from '../components/delete-base'
-import { Async, Button, Empty, ErrorBox, Field, PageHeader, Time } from '../components/ui'
+import { Async, Button, Empty, ErrorBox, Field, PageHeader } from '../components/ui'
 import { useAction } from '../lib/action'
+import { documents, onboardsByItself } from '../lib/base-state'
 import { useLoad } from '../lib/use-load'
 import '../styles/bases.css'
 
@@ -34,7 +35,7 @@ export function Bases(_props: { id?: string }) {
               <p>Create your first base above: give it a name, then drop your files on its page.</p>
             </Empty>
           ) : (
-            <BaseTable items={items} onDelete={setDoomed} />
+            <BaseTable items={items} onDelete={setDoomed} onStarted={bases.reload} />
           )
         }
       </Async>
@@ -84,10 +85,19 @@ function CreateBase({ first }: { first: boolean }) {
   )
 }
 
-/** Bases as a table: name, status, counters, last sync; a delete button per base. */
-function BaseTable({ items, onDelete }: { items: Corpus[]; onDelete: (b: Corpus) => void }) {
+/**
+ * Bases as a table: name, status, counters, last sync; a delete button per base. Documents waiting
+ * for a run say whether onboarding starts by itself, or offer to start it.
+ */
+function BaseTable(props: { items: Corpus[]; onDelete: (b: Corpus) => void; onStarted: () => void }) {
+  const { items, onDelete } = props
+  const start = useAction(async (b: Corpus) => {
+    await startOnboarding(b.id, false)
+    props.onStarted()
+  })
   return (
     <div class="table-wrap">
+      <ErrorBox error={start.error} />
       <table class="bases-table">
         <caption class="visually-hidden">Document bases, newest first</caption>
         <thead>
@@ -100,9 +110,7 @@ function BaseTable({ items, onDelete }: { items: Corpus[]; onDelete: (b: Corpus)
             <th scope="col" class="num">
               Ready
             </th>
-            <th scope="col" class="num">
-              Onboarding
-            </th>
+            <th scope="col">Waiting</th>
             <th scope="col" class="num">
               Failed
             </th>
@@ -120,13 +128,36 @@ function BaseTable({ items, onDelete }: { items: Corpus[]; onDelete: (b: Corpus)
               </th>
               <td>
                 <StatusBadge status={b.status} />
+                {b.documents_onboarding > 0 && (
+                  <span class="muted"> {documents(b.documents_onboarding)}</span>
+                )}
               </td>
               <td class="num">{b.n_documents}</td>
               <td class="num">{b.documents_ready}</td>
-              <td class="num">{b.documents_onboarding}</td>
+              <td class="cell-waiting">
+                {b.documents_pending === 0 ? (
+                  '0'
+                ) : onboardsByItself(b) ? (
+                  `${b.documents_pending} waiting — onboarding starts by itself`
+                ) : (
+                  <>
+                    {b.documents_pending} waiting{' '}
+                    <button
+                      type="button"
+                      class="btn btn-primary btn-small"
+                      aria-label={`Start onboarding ${b.name}`}
+                      aria-busy={start.busy && start.args?.[0].id === b.id}
+                      disabled={start.busy || b.status === 'training'}
+                      onClick={() => start.run(b)}
+                    >
+                      Start onboarding
+                    </button>
+                  </>
+                )}
+              </td>
               <td class="num">{b.documents_failed}</td>
               <td>
-                <Time iso={b.last_synced_at} />
+                <LastSynced iso={b.last_synced_at} />
               </td>
               <td class="cell-actions">
                 <button
