@@ -77,8 +77,10 @@ describe('console: usage, status and MCP pages', () => {
       })
       await signInUi(page, r, admin, '/console/usage')
       await page.getByRole('heading', { name: 'Usage', level: 1 }).waitFor()
-      const tile = page.locator('.tile', { hasText: 'Questions answered' })
-      expect(await tile.locator('dd').textContent()).toBe(String(QUESTIONS.length))
+      const tile = page.locator('.tile', { hasText: 'Questions asked' })
+      expect(await tile.locator('dd').evaluate((dd) => dd.firstChild?.textContent)).toBe(
+        String(QUESTIONS.length),
+      )
       await page
         .getByRole('img', { name: /Questions, chart of the last 30 days/ })
         .locator('canvas')

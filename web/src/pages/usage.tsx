@@ -45,8 +45,10 @@ export function Usage(_props: { id?: string }) {
 
 function UsageView({ u }: { u: UsageData }) {
   const t = u.totals
-  const tiles: [string, string][] = [
-    ['Questions answered', count.format(t.queries)],
+  // The scale test's load and compare's questions measure the strategies: not people's questions.
+  const load = t.load_test_queries + t.compare_queries
+  const tiles: [string, string, string?][] = [
+    ['Questions asked', count.format(t.queries), `Load tests and comparisons: ${count.format(load)}`],
     ['Document bases', count.format(t.bases)],
     ['Documents', count.format(t.documents)],
     ['Storage', formatBytes(t.storage_bytes)],
@@ -60,20 +62,27 @@ function UsageView({ u }: { u: UsageData }) {
           Totals
         </h2>
         <dl class="tiles">
-          {tiles.map(([label, value]) => (
+          {tiles.map(([label, value, note]) => (
             <div class="tile card" key={label}>
               <dt>{label}</dt>
-              <dd>{value}</dd>
+              <dd>
+                {value}
+                {note && <span class="tile-note">{note}</span>}
+              </dd>
             </div>
           ))}
         </dl>
       </section>
       <section aria-labelledby="daily-title">
-        <h2 id="daily-title">Questions per day</h2>
-        {t.queries === 0 && (
+        <h2 id="daily-title">Questions asked per day</h2>
+        {t.queries === 0 ? (
           <p class="hint">
-            No questions were answered in this period yet. Ask one in a base's chat, through the API or an MCP
+            No questions were asked in this period yet. Ask one in a base's chat, through the API or an MCP
             agent, and it is counted here on the day it was answered.
+          </p>
+        ) : (
+          <p class="hint">
+            Questions people and their applications asked; load tests and comparisons are left out.
           </p>
         )}
         <div class="card">
@@ -96,7 +105,10 @@ function UsageView({ u }: { u: UsageData }) {
                 <tr>
                   <th scope="col">Base</th>
                   <th scope="col" class="num">
-                    Questions
+                    Questions asked
+                  </th>
+                  <th scope="col" class="num">
+                    Load tests and comparisons
                   </th>
                   <th scope="col" class="num">
                     Documents
@@ -117,6 +129,7 @@ function UsageView({ u }: { u: UsageData }) {
                       )}
                     </td>
                     <td class="num">{count.format(b.queries)}</td>
+                    <td class="num muted">{count.format(b.load_test_queries + b.compare_queries)}</td>
                     <td class="num">{count.format(b.documents)}</td>
                     <td class="num">{formatBytes(b.storage_bytes)}</td>
                   </tr>
