@@ -60,6 +60,19 @@ export const Source = namedObject('Source', {
   end: NullableInt("Where the passage ends in the document's text; `text.slice(start, end)` is the snippet."),
 })
 
+/** Present when a model server is configured but the answer is the extractive one: on the answer and in its metrics. */
+const FallbackFlags = {
+  fallback: Type.Optional(
+    Type.Literal('extractive', {
+      description:
+        'Present when a model server is configured but the answer is the extractive one (the server was down or too slow, or spent its tokens before ending a sentence); see `fallback_reason`.',
+    }),
+  ),
+  fallback_reason: Type.Optional(
+    Type.String({ description: 'Why the answer fell back to the extractive one.' }),
+  ),
+}
+
 export const Metrics = namedObject(
   'Metrics',
   {
@@ -75,6 +88,7 @@ export const Metrics = namedObject(
           'Probability (0..1) that the best passage answers the question; below the threshold the answer is `answered: false`.',
       }),
     ),
+    ...FallbackFlags,
   },
   { additionalProperties: true },
 )
@@ -89,15 +103,7 @@ export const AnswerFlags = {
     description:
       'False when the documents of the base do not answer the question (no passage supports an answer, or the model server found no answer in the passages it was given): `answer` then says so and cites nothing, and `sources` are only the closest passages found, not evidence.',
   }),
-  fallback: Type.Optional(
-    Type.Literal('extractive', {
-      description:
-        'Present when a model server is configured but the answer is the extractive one (the server was down or too slow, or spent its tokens before ending a sentence); see `fallback_reason`.',
-    }),
-  ),
-  fallback_reason: Type.Optional(
-    Type.String({ description: 'Why the answer fell back to the extractive one.' }),
-  ),
+  ...FallbackFlags,
 }
 
 export const ChatResp = namedObject('ChatResp', {

@@ -3162,6 +3162,13 @@ export interface components {
             generator?: string;
             /** @description Probability (0..1) that the best passage answers the question; below the threshold the answer is `answered: false`. */
             support?: number;
+            /**
+             * @description Present when a model server is configured but the answer is the extractive one (the server was down or too slow, or spent its tokens before ending a sentence); see `fallback_reason`.
+             * @constant
+             */
+            fallback?: "extractive";
+            /** @description Why the answer fell back to the extractive one. */
+            fallback_reason?: string;
         } & {
             [key: string]: unknown;
         };
@@ -3317,6 +3324,13 @@ export interface components {
                 generator?: string;
                 /** @description Probability (0..1) that the best passage answers the question; below the threshold the answer is `answered: false`. */
                 support?: number;
+                /**
+                 * @description Present when a model server is configured but the answer is the extractive one (the server was down or too slow, or spent its tokens before ending a sentence); see `fallback_reason`.
+                 * @constant
+                 */
+                fallback?: "extractive";
+                /** @description Why the answer fell back to the extractive one. */
+                fallback_reason?: string;
                 cpu_ms: number;
             } & {
                 [key: string]: unknown;

@@ -67,12 +67,8 @@ export type Strategy = Schemas['CompareStrategy']['key']
 export type Passage = Schemas['Source']
 /** The stream's `head`: how far the answer can be trusted, and its sources, before any text. */
 export type ChatHead = Schemas['ChatHeadEvent']
-/**
- * The `done` event's figures. The server also sends `fallback` and `fallback_reason` in them, which
- * the document names only as additional properties of `Metrics`: until the server's schema names
- * them, they are read as the page reads them (a server change, not the console's to make).
- */
-export type Metrics = Schemas['Metrics'] & { fallback?: 'extractive'; fallback_reason?: string }
+/** The `done` event's figures, `fallback` and `fallback_reason` among them. */
+export type Metrics = Schemas['Metrics']
 /** One earlier turn of the conversation, sent so that a follow-up is condensed. */
 export type Turn = Schemas['Turn']
 export type FeedbackReq = Schemas['FeedbackReq']
