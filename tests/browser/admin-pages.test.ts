@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
+import { inspectorAskCommand, inspectorListCommand } from '../../web/src/lib/mcp-commands'
 import { type ConsoleRig, consoleRig, seriousViolations } from '../helpers/browser'
 import { type Account, addMember, registerAdmin, signInUi } from '../helpers/console-workspace'
 
@@ -146,6 +147,10 @@ describe('console: usage, status and MCP pages', () => {
       mcpServers: { engram: { url: string; headers: { Authorization: string } } }
     }
     expect(config.mcpServers.engram.url).toBe(hosted)
+    // The MCP Inspector's commands carry the same address, key and base, as tests/e2e/mcp-inspector.test.ts runs them.
+    const inspector = (await page.locator('#cfg-inspector').textContent()) ?? ''
+    expect(inspector).toContain(inspectorListCommand(hosted, secret))
+    expect(inspector).toContain(inspectorAskCommand(hosted, secret, baseId, 'What is this base about?'))
     // The configuration works as pasted: the hosted server lists the tools for it.
     const listed = await fetch(config.mcpServers.engram.url, {
       method: 'POST',

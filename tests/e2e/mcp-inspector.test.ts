@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { inspectorAskCommand, inspectorListCommand, KEY_PLACEHOLDER } from '../../web/src/lib/mcp-commands'
 import { authApp } from '../api/accounts.fixture'
 import { FILES } from '../api/mcp.fixture'
 import type { TestApp } from '../helpers/app'
@@ -54,6 +55,59 @@ async function inspector(args: string[]) {
   ])
   return { code, stdout, stderr }
 }
+
+/** A command line split as a POSIX shell splits it (spaces, double-quoted words). */
+function shellWords(line: string): string[] {
+  return [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? '')
+}
+
+/**
+ * Runs a command the console and docs/mcp.md print, `npx @modelcontextprotocol/inspector --cli
+ * ...`, with the Inspector's own launcher (its `--cli` parses the same flags in 1.x and 2.x; the 2.x
+ * package needs Node 22.19, so the pinned 1.x CLI stands in), word for word after the package name.
+ */
+async function printed(line: string) {
+  const words = shellWords(line)
+  expect(words.slice(0, 3)).toEqual(['npx', '@modelcontextprotocol/inspector', '--cli'])
+  const proc = Bun.spawn(['node', join(INSPECTOR_DIR, 'build/cli.js'), ...words.slice(2)], {
+    cwd: join(INSPECTOR_DIR, 'build'),
+    env: { PATH: Bun.env.PATH ?? '', HOME: home },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const [code, stdout, stderr] = await Promise.all([
+    proc.exited,
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+  ])
+  return { code, stdout, stderr }
+}
+
+describe('the MCP Inspector commands the console and the docs print', () => {
+  test('listing the tools and asking a base work as written', async () => {
+    const listed = await printed(inspectorListCommand(url, b.keys.query))
+    expect(listed.code).toBe(0)
+    expect((JSON.parse(listed.stdout).tools as { name: string }[]).map((x) => x.name)).toContain('query_base')
+    const asked = await printed(
+      inspectorAskCommand(url, b.keys.query, b.corpusId, 'Where does the Rhine begin?'),
+    )
+    expect(asked.code).toBe(0)
+    expect(JSON.parse(asked.stdout).content[0].text).toContain('Graubünden')
+  }, 30_000)
+
+  test('docs/mcp.md prints the same commands', () => {
+    const doc = readFileSync(join(ROOT, 'docs/mcp.md'), 'utf8')
+    expect(doc).toContain(inspectorListCommand('http://localhost:8080/mcp-http/', KEY_PLACEHOLDER))
+    expect(doc).toContain(
+      inspectorAskCommand(
+        'http://localhost:8080/mcp-http/',
+        KEY_PLACEHOLDER,
+        'cor_...',
+        'What is this base about?',
+      ),
+    )
+  })
+})
 
 describe('MCP Inspector CLI', () => {
   test('calls query_base with the API key header and gets the answer with citable sources', async () => {
