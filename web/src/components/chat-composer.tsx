@@ -6,6 +6,20 @@ import { useState } from 'preact/hooks'
 import type { Strategy } from '../api/types'
 import { Button } from './ui'
 
+/** The two strategies, each with what it does in one line (the compare page measures them). */
+const STRATEGIES: { value: Strategy; label: string; hint: string }[] = [
+  {
+    value: 'cart',
+    label: 'Cartridges (cart)',
+    hint: "Reads the base's compiled cartridges, held in memory: every section's sentences, quickly.",
+  },
+  {
+    value: 'rag',
+    label: 'Retrieval (rag)',
+    hint: "Searches the base's full-text index for the passages nearest the question, then answers from them.",
+  },
+]
+
 /** The composer; `onAsk` answers whether the question was taken (it is then cleared). */
 export function ChatComposer(props: {
   busy: boolean
@@ -30,26 +44,24 @@ export function ChatComposer(props: {
     <form class="composer card" onSubmit={ask}>
       <fieldset class="strategy">
         <legend>Strategy</legend>
-        <label class="check">
-          <input
-            type="radio"
-            name="strategy"
-            value="cart"
-            checked={strategy === 'cart'}
-            onChange={() => setStrategy('cart')}
-          />
-          Cartridges (cart)
-        </label>
-        <label class="check">
-          <input
-            type="radio"
-            name="strategy"
-            value="rag"
-            checked={strategy === 'rag'}
-            onChange={() => setStrategy('rag')}
-          />
-          Retrieval (rag)
-        </label>
+        {STRATEGIES.map((o) => (
+          <div class="strategy-option" key={o.value}>
+            <label class="check">
+              <input
+                type="radio"
+                name="strategy"
+                value={o.value}
+                checked={strategy === o.value}
+                aria-describedby={`strategy-${o.value}-hint`}
+                onChange={() => setStrategy(o.value)}
+              />
+              {o.label}
+            </label>
+            <p class="hint" id={`strategy-${o.value}-hint`}>
+              {o.hint}
+            </p>
+          </div>
+        ))}
       </fieldset>
       <div class="field">
         <label for="chat-question">Question</label>

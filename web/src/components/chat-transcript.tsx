@@ -1,8 +1,9 @@
 /**
  * The conversation so far: each question, and its answer as it arrives (a busy engine's countdown,
  * "not in this base", a fallback note, the text with its numbered citations, the sources, the
- * figures and the rating), kept scrolled to the newest.
+ * figures and the rating), the newest brought into view as it is asked and as its answer grows.
  */
+import type { Ref } from 'preact'
 import { useEffect, useRef } from 'preact/hooks'
 import { fmtMs } from '../lib/format'
 import type { Exchange } from '../lib/use-conversation'
@@ -19,13 +20,42 @@ interface ExchangeHandlers {
   onCancelRetry: (x: Exchange) => void
 }
 
+// Room left between an answer and the edges of what can be seen.
+const MARGIN = 16
+
+/**
+ * Brings the newest exchange into view, down to the end of its answer, but never so far that its
+ * question leaves the top. What can be seen ends at the question box where that box stays at the
+ * bottom of the window (wide screens), so an answer is never left under it. `asked` is for a new
+ * question (or a conversation opened); while an answer grows, the page follows only while the
+ * exchange is on screen, so a reader who scrolled back up is not pulled down. The jump is instant:
+ * a smooth scroll still under way would make an answer that ends quickly look off screen.
+ */
+function reveal(article: HTMLElement, asked: boolean) {
+  const box = article.getBoundingClientRect()
+  const composer = article.closest('.chat')?.querySelector('.composer')?.getBoundingClientRect()
+  const visibleBottom = Math.min(window.innerHeight, composer && composer.top > 0 ? composer.top : Infinity)
+  if (!asked && (box.top >= visibleBottom || box.bottom <= 0)) return
+  const by =
+    asked && box.top < MARGIN
+      ? box.top - MARGIN
+      : Math.max(0, Math.min(box.bottom + MARGIN - visibleBottom, box.top - MARGIN))
+  if (Math.abs(by) >= 1) window.scrollBy(0, by)
+}
+
 /** The exchanges, or what to do when there are none yet. */
 export function Transcript(props: { exchanges: Exchange[] } & ExchangeHandlers) {
   const { exchanges } = props
-  const endRef = useRef<HTMLDivElement>(null)
+  const lastRef = useRef<HTMLElement>(null)
+  const last = exchanges[exchanges.length - 1]
+  // A new question (or a conversation opened): its exchange comes into view.
   useEffect(() => {
-    endRef.current?.scrollIntoView?.({ block: 'nearest' })
-  }, [exchanges.length])
+    if (lastRef.current) reveal(lastRef.current, true)
+  }, [last?.id])
+  // Its answer grows and ends: the page follows it.
+  useEffect(() => {
+    if (lastRef.current) reveal(lastRef.current, false)
+  }, [last?.text.length, last?.status, last?.head])
   return (
     <section class="chat-log" aria-label="Conversation">
       {exchanges.length === 0 ? (
@@ -37,6 +67,7 @@ export function Transcript(props: { exchanges: Exchange[] } & ExchangeHandlers) 
           <ExchangeView
             key={x.id}
             x={x}
+            articleRef={x === last ? lastRef : undefined}
             onCite={(i) => props.onCite(x, i)}
             onRate={(r) => props.onRate(x, r)}
             onRetry={() => props.onRetry(x)}
@@ -44,7 +75,6 @@ export function Transcript(props: { exchanges: Exchange[] } & ExchangeHandlers) 
           />
         ))
       )}
-      <div ref={endRef} />
     </section>
   )
 }
@@ -52,6 +82,7 @@ export function Transcript(props: { exchanges: Exchange[] } & ExchangeHandlers) 
 /** One exchange: the question, and its answer as it arrives, with its sources and figures. */
 function ExchangeView(props: {
   x: Exchange
+  articleRef?: Ref<HTMLElement>
   onCite: (index: number) => void
   onRate: (rating: 'up' | 'down') => void
   onRetry: () => void
@@ -62,7 +93,7 @@ function ExchangeView(props: {
   const fallback = x.head?.fallback ? x.head : x.metrics?.fallback ? x.metrics : null
   const writing = x.status === 'waiting' || x.status === 'streaming'
   return (
-    <article class="exchange" aria-label={`Question: ${x.question}`}>
+    <article class="exchange" aria-label={`Question: ${x.question}`} ref={props.articleRef}>
       <div class="bubble bubble-user">
         <span class="visually-hidden">You asked: </span>
         {x.question}

@@ -38,6 +38,8 @@ export interface Conversation {
   stop: () => void
   /** Starts a new conversation. */
   clear: () => void
+  /** Shows another conversation (a kept one reopened), stopping any answer being written. */
+  replace: (exchanges: Exchange[]) => void
 }
 
 // A busy engine is retried this many times before the page gives up and says so.
@@ -45,11 +47,11 @@ const MAX_ATTEMPTS = 30
 // Earlier turns sent with a question so that a follow-up is understood (the API takes 20).
 const HISTORY_TURNS = 20
 
-/** The conversation with base `baseId`. */
-export function useConversation(baseId: string): Conversation {
-  const [exchanges, setExchanges] = useState<Exchange[]>([])
+/** The conversation with base `baseId`, starting from `initial` (a conversation kept from before). */
+export function useConversation(baseId: string, initial: Exchange[] = []): Conversation {
+  const [exchanges, setExchanges] = useState<Exchange[]>(initial)
   const abort = useRef<AbortController | null>(null)
-  const nextId = useRef(1)
+  const nextId = useRef(nextIdAfter(initial))
   const busy = exchanges.some(
     (e) => e.status === 'waiting' || e.status === 'streaming' || e.status === 'retrying',
   )
@@ -140,8 +142,21 @@ export function useConversation(baseId: string): Conversation {
     cancelRetry: (x) => patch(x.id, { status: 'stopped', retry: undefined }),
     rate: (x, rating) => void rate(x, rating),
     stop: () => abort.current?.abort(),
-    clear: () => setExchanges([]),
+    clear: () => {
+      abort.current?.abort()
+      setExchanges([])
+    },
+    replace: (list) => {
+      abort.current?.abort()
+      // Fresh ids: the stopped answer's last patch must not land on an exchange of the new list.
+      setExchanges(list.map((x) => ({ ...x, id: nextId.current++ })))
+    },
   }
+}
+
+/** An id no exchange of `list` has. */
+function nextIdAfter(list: Exchange[]): number {
+  return list.reduce((max, x) => Math.max(max, x.id), 0) + 1
 }
 
 /** The answered turns before a question, as the API takes them (most recent last). */

@@ -1,17 +1,21 @@
 /**
  * Chat with a ready base: each answer streams in as the server writes it, cites its passages by
  * number, says honestly when the base does not hold the answer, and waits out a busy engine (503
- * with Retry-After) with a countdown instead of failing.
+ * with Retry-After) with a countdown instead of failing. Conversations are kept in this browser:
+ * the open one comes back with the page, and past ones can be reopened.
  */
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { servable } from '../api/answers'
 import { getBase } from '../api/bases'
+import { me } from '../api/session'
 import type { Passage } from '../api/types'
 import { ChatComposer } from '../components/chat-composer'
+import { ChatHistory } from '../components/chat-history'
 import { Transcript } from '../components/chat-transcript'
 import { SourceDialog } from '../components/citations'
 import { Async, Empty, PageHeader } from '../components/ui'
 import { useConversation } from '../lib/use-conversation'
+import { useKeptConversations } from '../lib/use-kept-conversations'
 import { useLoad } from '../lib/use-load'
 import '../styles/chat.css'
 
@@ -48,12 +52,32 @@ export function Chat({ id = '' }: { id?: string }) {
   )
 }
 
-/** The transcript, the composer under it, and the passage a citation opened. */
+/**
+ * Past conversations, the transcript, the composer under it, and the passage a citation opened.
+ * The conversation is kept in this browser as it goes, so it is still there after leaving the page.
+ */
 function Conversation({ baseId }: { baseId: string }) {
-  const chat = useConversation(baseId)
+  const user = me.value
+  const kept = useKeptConversations({
+    workspaceId: user?.workspace_id ?? '',
+    userId: user?.id ?? '',
+    baseId,
+  })
+  const chat = useConversation(baseId, kept.initial)
   const [open, setOpen] = useState<{ n: number; source: Passage } | null>(null)
+  useEffect(() => kept.keep(chat.exchanges), [chat.exchanges])
   return (
     <div class="chat">
+      <ChatHistory
+        list={kept.list}
+        openId={kept.openId}
+        onOpen={(id) => chat.replace(kept.open(id))}
+        onDelete={(id) => kept.remove(id) && chat.clear()}
+        onClearAll={() => {
+          kept.removeAll()
+          chat.clear()
+        }}
+      />
       <Transcript
         exchanges={chat.exchanges}
         onCite={(x, i) => {
@@ -69,7 +93,10 @@ function Conversation({ baseId }: { baseId: string }) {
         started={chat.exchanges.length > 0}
         onAsk={chat.ask}
         onStop={chat.stop}
-        onClear={chat.clear}
+        onClear={() => {
+          kept.startNew()
+          chat.clear()
+        }}
       />
       <SourceDialog source={open} baseId={baseId} onClose={() => setOpen(null)} />
     </div>
