@@ -20,8 +20,8 @@ function LinkBaseNote() {
     <Note kind="warn">
       Invitation links start with <code>{config.link_base_url}</code>, which opens only on the server's own
       machine: this server has no public address set. Whoever runs it sets <code>ENGRAM_BASE_URL</code> to the
-      address people use (for example <code>ENGRAM_BASE_URL=https://engram.example.com</code>) and restarts
-      it; links made after that use it.
+      address people use (the one this page was opened at, <code>ENGRAM_BASE_URL={location.origin}</code>, if
+      others use it too) and restarts it; links made after that use it.
     </Note>
   )
 }
