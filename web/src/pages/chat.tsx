@@ -35,7 +35,8 @@ export function Chat({ id = '' }: { id?: string }) {
       <Async load={base}>
         {(b) =>
           servable(b) ? (
-            <Conversation baseId={id} />
+            // Keyed by base: another base's chat starts from its own kept conversation.
+            <Conversation key={id} baseId={id} />
           ) : (
             <Empty title="This base is not ready for questions yet">
               <p>
