@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
 import { consoleRig, seriousViolations } from '../helpers/browser'
+import { baseCounter, uploadUi } from '../helpers/console-steps'
 import { type Account, registerAdmin, signInUi } from '../helpers/console-workspace'
 import { filesUnder } from '../helpers/files-under'
 
@@ -54,16 +55,15 @@ async function api<T>(path: string, init: { method?: string; json?: unknown; hea
   return JSON.parse(text) as T
 }
 
-/** Uploads files through the page's file input and waits until each is done. */
-async function uploadUi(names: string[]): Promise<void> {
-  await page.getByLabel('Files to upload').setInputFiles(names.map((n) => join(FILES, n)))
-  for (const n of names)
-    await page.locator(`li.upload-item[data-path="${n}"] .upload-state`, { hasText: /^Done/ }).waitFor()
-}
+/** Uploads files of FILES through the page's file input and waits until each is done. */
+const upload = (names: string[]) =>
+  uploadUi(
+    page,
+    names.map((n) => join(FILES, n)),
+  )
 
 /** The base page's counter `label` (Documents, Ready, Waiting, ...). */
-const counter = (label: string) =>
-  page.locator('.base-counters > div', { has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) })
+const counter = (label: string) => baseCounter(page, label)
 
 /** The status of the document `name` in the documents table. */
 const docStatus = (name: string) => page.getByRole('row', { name: new RegExp(name) }).locator('.badge')
@@ -86,7 +86,7 @@ describe('console: a base’s states agree', () => {
     await signInUi(page, r, admin, `/console/bases/${baseId}`)
     await page.getByRole('heading', { level: 1, name: BASE }).waitFor()
     // An upload is not a sync: the base stays never synced.
-    await uploadUi(['harbour.md'])
+    await upload(['harbour.md'])
     await counter('Documents').locator('dd', { hasText: /^1$/ }).waitFor()
     expect(await counter('Last synced').locator('dd').textContent()).toBe('never synced')
     await page.getByRole('tab', { name: 'Sources' }).click()
@@ -111,7 +111,7 @@ describe('console: a base’s states agree', () => {
     await page.getByRole('button', { name: 'Start onboarding' }).click()
     await summary.getByText('Ready for questions.', { exact: true }).waitFor({ timeout: 90_000 })
 
-    await uploadUi(['rhine.txt'])
+    await upload(['rhine.txt'])
     await summary
       .getByText('Ready for questions · 1 document waiting — onboarding starts by itself.')
       .waitFor()
@@ -147,7 +147,7 @@ describe('console: a base’s states agree', () => {
     await page.reload()
     expect(await page.getByLabel('Onboard new and changed documents by themselves').isChecked()).toBe(false)
 
-    await uploadUi(['kept.txt', 'lost.txt'])
+    await upload(['kept.txt', 'lost.txt'])
     const summary = page.locator('.base-summary')
     await summary.getByText('Ready for questions · 2 documents waiting to be onboarded.').waitFor()
     await page.getByText('2 documents waiting to be onboarded.', { exact: true }).waitFor()

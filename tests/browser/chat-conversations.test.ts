@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import type { BrowserContext, Page } from 'playwright-core'
 import { consoleRig, seriousViolations } from '../helpers/browser'
 import { type ConsoleBase, fixtureFile, readyBaseOn } from '../helpers/console-base'
+import { lastAnswerPlace } from '../helpers/console-steps'
 
 // Issue 34, "the chat behaves like a chat": the page brings each new answer into view, the
 // conversation is still there after leaving the page, past conversations can be reopened, and the
@@ -26,39 +27,6 @@ async function askAndWait(page: Page, question: string, nth: number) {
   await page.getByLabel('Question', { exact: true }).fill(question)
   await page.getByRole('button', { name: 'Ask' }).click()
   await page.getByRole('button', { name: 'Good answer' }).nth(nth).waitFor()
-}
-
-/**
- * Where the newest answer is: its box, the viewport's height, and the top of the question box
- * that stays at the bottom of a wide screen (an answer under it is hidden).
- */
-async function lastAnswerPlace(page: Page) {
-  // The page scrolls smoothly where the visitor allows motion: wait for it to come to rest.
-  await page.waitForFunction(
-    () => {
-      const w = window as unknown as { lastY?: number }
-      const still = w.lastY === window.scrollY
-      w.lastY = window.scrollY
-      return still
-    },
-    undefined,
-    { polling: 150 },
-  )
-  return page.evaluate(() => {
-    const answers = document.querySelectorAll('.bubble-answer')
-    const box = answers[answers.length - 1]!.getBoundingClientRect()
-    const text = document.querySelectorAll('.answer-text')
-    const words = text[text.length - 1]!.getBoundingClientRect()
-    const composer = document.querySelector('.composer')!.getBoundingClientRect()
-    return {
-      top: box.top,
-      bottom: box.bottom,
-      wordsTop: words.top,
-      wordsBottom: words.bottom,
-      viewport: window.innerHeight,
-      composerTop: composer.top,
-    }
-  })
 }
 
 describe('console: a chat that behaves like one', () => {

@@ -9,9 +9,9 @@ import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
-import { parseSse } from '../../src/platform/http/sse'
 import { consoleRig, seriousViolations } from '../helpers/browser'
 import { type ConsoleBase, fixtureFile, readyBaseOn } from '../helpers/console-base'
+import { askInChat, inViewport } from '../helpers/console-steps'
 
 const PDF = 'pdf/Unstructured-IO_unstructured__layout-parser-paper-fast.pdf'
 const PDF_NAME = 'Unstructured-IO_unstructured__layout-parser-paper-fast.pdf'
@@ -21,43 +21,12 @@ const QUESTION = 'Which frameworks are existing models developed using?'
 // 14 pages, 83,000 characters of text in six sections: more than the viewer reads at once.
 const LONG = 'pdf/mozilla_pdf.js__tracemonkey.pdf'
 
-interface Source {
-  id: string
-  document_id: string
-  filename: string
-  snippet: string
-  score: number
-  page: number | null
-  start: number | null
-  end: number | null
-}
-
 async function signedIn(ctx: BrowserContext, b: ConsoleBase): Promise<Page> {
   await ctx.addInitScript((s) => sessionStorage.setItem('engram.session', JSON.stringify(s)), {
     token: b.token,
     expiresAt: b.expiresAt,
   })
   return ctx.newPage()
-}
-
-/** Asks in the chat and answers the stream's `head` sources once the answer is whole. */
-async function ask(page: Page, question: string): Promise<Source[]> {
-  await page.getByLabel('Question', { exact: true }).fill(question)
-  const [res] = await Promise.all([
-    page.waitForResponse((r) => r.url().endsWith('/chat/stream') && r.request().method() === 'POST'),
-    page.getByRole('button', { name: 'Ask' }).click(),
-  ])
-  const events = parseSse(await res.text())
-  await page.getByRole('button', { name: 'Good answer' }).last().waitFor()
-  return (events.find((e) => e.event === 'head')!.data as { sources: Source[] }).sources
-}
-
-/** Whether the element is wholly or partly inside the viewport. */
-async function inViewport(page: Page, selector: string): Promise<boolean> {
-  return page.$eval(selector, (el) => {
-    const r = el.getBoundingClientRect()
-    return r.bottom > 0 && r.top < innerHeight && r.height > 0
-  })
 }
 
 const squash = (s: string) => s.replace(/\s+/g, ' ').trim()
@@ -81,7 +50,7 @@ describe('console: reading a cited document', () => {
     const page = await signedIn(ctx, b)
     await page.goto(r.url(`/console/bases/${b.corpusId}/chat`))
     await page.getByRole('heading', { name: 'Chat' }).waitFor()
-    const sources = await ask(page, QUESTION)
+    const sources = await askInChat(page, QUESTION)
     const first = sources[0]!
     expect(first.page).toBe(2)
     expect(first.start).not.toBeNull()

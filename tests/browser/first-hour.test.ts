@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import type { BrowserContext, Page } from 'playwright-core'
 import { consoleRig, seriousViolations } from '../helpers/browser'
+import { refuseClipboard } from '../helpers/console-steps'
 import { type Account, registerAdmin } from '../helpers/console-workspace'
 
 // Issue 34, "small things that stop people": copying where the clipboard API is refused, a light
@@ -16,28 +17,6 @@ async function withSession(ctx: BrowserContext, token: string, expiresAt = new D
     expiresAt: expiresAt.toISOString(),
   })
   return ctx.newPage()
-}
-
-/** Makes the clipboard API refuse, as a browser does on a plain-HTTP origin or without permission. */
-async function refuseClipboard(ctx: BrowserContext, opts: { commandToo?: boolean } = {}) {
-  await ctx.addInitScript((commandToo) => {
-    const w = window as unknown as { copied: string[] }
-    w.copied = []
-    if (navigator.clipboard) {
-      navigator.clipboard.writeText = () =>
-        Promise.reject(new DOMException('Write permission denied.', 'NotAllowedError'))
-    }
-    if (commandToo) document.execCommand = () => false
-    // What the copy command copies: the selection of the focused text field.
-    document.addEventListener(
-      'copy',
-      () => {
-        const el = document.activeElement as HTMLTextAreaElement | null
-        if (el && 'value' in el) w.copied.push(el.value.slice(el.selectionStart, el.selectionEnd))
-      },
-      true,
-    )
-  }, opts.commandToo ?? false)
 }
 
 /** Invites someone on the members page; answers the invitation link it shows (email is off). */
