@@ -257,6 +257,9 @@ describe('me, setup and config', () => {
         default_plan: 'free',
         email_enabled: false,
         link_delivery: 'response',
+        // No ENGRAM_BASE_URL: links start with the default, and the console says how to set it.
+        base_url_configured: false,
+        link_base_url: 'http://localhost:8080',
         google_enabled: false,
         sso_enabled: false,
       })
