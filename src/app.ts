@@ -86,7 +86,7 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
   // GET /jobs/{id} is onboarding's; sources' syncs are followed through it too.
   const onboarding = use(onboardingFeature(p, { corpora, engine, readable: [sources.readableJobs] }))
   const answers = use(answersFeature(p, { llm: c.llm, engineLimits: c.engine, corpora, engine }))
-  use(usageFeature(p, { accounts, keys, corpora, engine }))
+  use(usageFeature(p, { accounts, keys, corpora, engine, answers }))
   const mcp = use(mcpFeature(p, { version, maxBodyBytes: c.server.max_body_bytes, corpora, answers }))
   const economics = use(economicsFeature(p, { rates: c.rates, corpora, answers, onboarding, engine }))
   use(scaleFeature(p, { config: c.scale_test, corpora, answers, economics }))

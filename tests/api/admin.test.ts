@@ -374,6 +374,8 @@ describe('usage and billing', () => {
         queries: 0,
         load_test_queries: 0,
         compare_queries: 0,
+        feedback_up: 0,
+        feedback_down: 0,
         bases: 0,
         documents: 0,
         storage_bytes: 0,
@@ -382,7 +384,7 @@ describe('usage and billing', () => {
       })
       expect(body.bases).toEqual([])
       expect(body.daily).toHaveLength(30)
-      const none = { queries: 0, load_test_queries: 0, compare_queries: 0 }
+      const none = { queries: 0, load_test_queries: 0, compare_queries: 0, feedback_up: 0, feedback_down: 0 }
       expect(body.daily[0]).toEqual({ date: '2026-01-31', ...none })
       expect(body.daily.at(-1)).toEqual({ date: '2026-03-01', ...none })
       expect(body.daily.every((d: { queries: number }) => d.queries === 0)).toBe(true)
@@ -406,6 +408,8 @@ describe('usage and billing', () => {
         queries: 0,
         load_test_queries: 0,
         compare_queries: 0,
+        feedback_up: 0,
+        feedback_down: 0,
         documents: 0,
         storage_bytes: 0,
       },
@@ -420,6 +424,7 @@ describe('usage and billing', () => {
       members: () => 1,
       activeKeys: () => 0,
       bases: () => [{ id: 'cor_a', name: 'Handbook', documents: 3, storageBytes: 1200 }],
+      feedback: () => [],
     })
     t.clock.set(START)
     usage.recordQueries(s.workspaceId, 'cor_a', 2)
@@ -439,10 +444,11 @@ describe('usage and billing', () => {
       documents: 3,
       storage_bytes: 1200,
     })
-    const none = { load_test_queries: 0, compare_queries: 0 }
+    const unrated = { feedback_up: 0, feedback_down: 0 }
+    const none = { load_test_queries: 0, compare_queries: 0, ...unrated }
     expect(report.daily.slice(-2)).toEqual([
       { date: '2026-03-01', queries: 2, ...none },
-      { date: '2026-03-02', queries: 5, load_test_queries: 30, compare_queries: 6 },
+      { date: '2026-03-02', queries: 5, load_test_queries: 30, compare_queries: 6, ...unrated },
     ])
     expect(report.bases).toEqual([
       {
@@ -451,6 +457,7 @@ describe('usage and billing', () => {
         queries: 3,
         load_test_queries: 30,
         compare_queries: 6,
+        ...unrated,
         documents: 3,
         storage_bytes: 1200,
       },

@@ -71,6 +71,8 @@ describe('usage by who asked', () => {
       queries: 4,
       load_test_queries: 9,
       compare_queries: 10,
+      feedback_up: 0,
+      feedback_down: 0,
     })
     // Billing reads the same totals.
     const billing = await (await t.request('/v1/admin/billing', { headers: bearer(b.adminToken) })).json()

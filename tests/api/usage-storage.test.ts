@@ -79,6 +79,8 @@ describe('storage in /admin/usage', () => {
       queries: 0,
       load_test_queries: 0,
       compare_queries: 0,
+      feedback_up: 0,
+      feedback_down: 0,
       documents: 4,
       storage_bytes: rawA,
     } as never)

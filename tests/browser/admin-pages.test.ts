@@ -64,6 +64,13 @@ beforeAll(async () => {
     })
     expect(`${res.status} ${await res.text()}`).toStartWith('200 ')
   }
+  // One answer rated helpful: the usage page shows the feedback given.
+  const rated = await fetch(`${r.server.url}/corpora/${baseId}/feedback`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...bearer(admin.token) },
+    body: JSON.stringify({ rating: 'up', question: QUESTIONS[0] }),
+  })
+  expect(rated.status).toBe(200)
 }, 120_000)
 
 describe('console: usage, status and MCP pages', () => {
@@ -88,6 +95,9 @@ describe('console: usage, status and MCP pages', () => {
         .waitFor()
       const row = page.getByRole('row', { name: /Harbour notes/ })
       expect(await row.getByRole('cell').nth(1).textContent()).toBe(String(QUESTIONS.length))
+      const feedback = page.locator('.tile', { hasText: 'Feedback on answers' })
+      expect(await feedback.locator('dd').evaluate((dd) => dd.firstChild?.textContent)).toBe('👍 1 · 👎 0')
+      expect(await row.getByRole('cell').nth(3).textContent()).toBe('👍 1 · 👎 0')
       // The numbers behind the chart are there for screen readers and keyboard users.
       await page.getByText('Show the numbers').click()
       const today = new Date().toISOString().slice(0, 10)

@@ -1,3 +1,4 @@
+import { and, eq, gte, lt, sql } from 'drizzle-orm'
 import type { Principal } from '../../platform/auth/principal'
 import type { Db } from '../../platform/db/db'
 import { transaction } from '../../platform/db/transaction'
@@ -7,6 +8,17 @@ import { answerFeedback } from './answers.tables'
 
 /** A rating of an answer, as stored. */
 export type FeedbackRow = typeof answerFeedback.$inferInsert
+
+/** How many ratings of each kind a base had on a UTC day (YYYY-MM-DD). */
+export interface FeedbackCount {
+  corpusId: string
+  day: string
+  up: number
+  down: number
+}
+
+/** The UTC day (YYYY-MM-DD) of a rating, from its time in milliseconds. */
+const ratedDay = sql<string>`strftime('%Y-%m-%d', ${answerFeedback.createdAt} / 1000, 'unixepoch')`
 
 /** Rows of the answers feature: the ratings given to answers, and the record that a question was answered. */
 export class AnswersRepo {
@@ -35,5 +47,21 @@ export class AnswersRepo {
   /** Stores one rating. */
   insertFeedback(row: FeedbackRow): void {
     this.db.insert(answerFeedback).values(row).run()
+  }
+
+  /** Ratings given in a workspace from `fromMs` (inclusive) to `toMs` (exclusive), by base and UTC day. */
+  feedbackCounts(workspaceId: string, fromMs: number, toMs: number): FeedbackCount[] {
+    const f = answerFeedback
+    return this.db
+      .select({
+        corpusId: f.corpusId,
+        day: ratedDay,
+        up: sql<number>`count(*) filter (where ${f.rating} = 'up')`.mapWith(Number),
+        down: sql<number>`count(*) filter (where ${f.rating} = 'down')`.mapWith(Number),
+      })
+      .from(f)
+      .where(and(eq(f.workspaceId, workspaceId), gte(f.createdAt, fromMs), lt(f.createdAt, toMs)))
+      .groupBy(f.corpusId, ratedDay)
+      .all()
   }
 }

@@ -14,7 +14,7 @@ import type { CorporaService } from '../corpora/corpora.service'
 import type { AskResult, Engine } from '../engine/engine.service'
 import { describeBase } from './answers.describe'
 import { rethrowUnavailable, unavailable } from './answers.errors'
-import { AnswersRepo } from './answers.repo'
+import { AnswersRepo, type FeedbackCount } from './answers.repo'
 import type { ChatReq, FeedbackReq } from './answers.schemas'
 import { answerEvents, CUT_FALLBACK, type OpenedPieces, round } from './answers.stream'
 import { declineState, llmMessages, modelDeclined, openReply, streamPieces, uncut } from './answers.text'
@@ -288,5 +288,10 @@ export class AnswersService {
       createdAt: this.d.clock.now().getTime(),
     })
     return { id, status: 'recorded' }
+  }
+
+  /** Ratings given in a workspace from `fromMs` to `toMs` (exclusive), up and down, by base and UTC day. */
+  feedbackCounts(workspaceId: string, fromMs: number, toMs: number): FeedbackCount[] {
+    return this.repo.feedbackCounts(workspaceId, fromMs, toMs)
   }
 }

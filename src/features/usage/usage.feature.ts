@@ -1,5 +1,6 @@
 import type { Feature, Platform } from '../../platform/feature/feature'
 import type { AccountsService } from '../accounts/accounts.service'
+import type { AnswersService } from '../answers/answers.service'
 import type { CorporaService } from '../corpora/corpora.service'
 import type { Engine } from '../engine/engine.service'
 import type { KeysService } from '../keys/keys.service'
@@ -12,9 +13,10 @@ export interface UsageFeatureDeps {
   keys: KeysService
   corpora: CorporaService
   engine: Engine
+  answers: AnswersService
 }
 
-/** Query counters (from `question.answered`) and the usage and billing reports. */
+/** Query counters (from `question.answered`) and the usage and billing reports (with answers' ratings). */
 export function usageFeature(p: Platform, d: UsageFeatureDeps): Feature<UsageService> {
   const service = new UsageService(p.db, p.clock, {
     members: (ws) => d.accounts.workspaceUsers(ws).length,
@@ -27,6 +29,7 @@ export function usageFeature(p: Platform, d: UsageFeatureDeps): Feature<UsageSer
         .usage(ws)
         .map((b) => ({ ...b, storageBytes: b.storageBytes + d.engine.cartBytes(b.id) }))
     },
+    feedback: (ws, from, to) => d.answers.feedbackCounts(ws, from, to),
   })
   return { name: 'usage', service, routes: usageRoutes(service), subscribers: [usageSubscriber(service)] }
 }

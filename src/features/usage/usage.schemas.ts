@@ -11,11 +11,15 @@ const PEOPLE =
   'Questions people and their applications asked (the console, the API, MCP); the load the scale test and compare send to measure the strategies is counted apart.'
 const LOAD_TEST = 'Questions the scale test sent as load.'
 const COMPARE = 'Questions the compare and economics pages asked to measure the strategies.'
+const UP = 'Answers rated helpful (thumbs up, `POST /corpora/{id}/feedback`).'
+const DOWN = 'Answers rated not helpful (thumbs down, `POST /corpora/{id}/feedback`).'
 
 const Totals = namedObject('Totals', {
   queries: Type.Integer({ description: `${PEOPLE} In the period.` }),
   load_test_queries: Type.Integer({ description: LOAD_TEST }),
   compare_queries: Type.Integer({ description: COMPARE }),
+  feedback_up: Type.Integer({ description: `${UP} In the period.` }),
+  feedback_down: Type.Integer({ description: `${DOWN} In the period.` }),
   bases: Type.Integer(),
   documents: Type.Integer(),
   storage_bytes: Type.Integer(),
@@ -33,6 +37,8 @@ export const UsageResp = namedObject('UsageResp', {
       queries: Type.Integer({ description: PEOPLE }),
       load_test_queries: Type.Integer({ description: LOAD_TEST }),
       compare_queries: Type.Integer({ description: COMPARE }),
+      feedback_up: Type.Integer({ description: UP }),
+      feedback_down: Type.Integer({ description: DOWN }),
       documents: Type.Integer(),
       storage_bytes: Type.Integer(),
     }),
@@ -44,6 +50,8 @@ export const UsageResp = namedObject('UsageResp', {
       queries: Type.Integer({ description: PEOPLE }),
       load_test_queries: Type.Integer({ description: LOAD_TEST }),
       compare_queries: Type.Integer({ description: COMPARE }),
+      feedback_up: Type.Integer({ description: UP }),
+      feedback_down: Type.Integer({ description: DOWN }),
     }),
     {
       description: 'One entry per day of the period, oldest first, zeros included.',

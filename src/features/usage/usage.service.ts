@@ -19,6 +19,22 @@ export interface UsageSources {
   activeKeys(workspaceId: string): number
   /** The workspace's bases with what they hold (may need the object store, hence a promise). */
   bases(workspaceId: string): BaseUsage[] | Promise<BaseUsage[]>
+  /** Ratings of answers given from `fromMs` to `toMs` (exclusive), by base and UTC day (YYYY-MM-DD). */
+  feedback(workspaceId: string, fromMs: number, toMs: number): FeedbackCount[]
+}
+
+/** Ratings of answers a base had on a day. */
+export interface FeedbackCount {
+  corpusId: string
+  day: string
+  up: number
+  down: number
+}
+
+/** What the report counts per day and per base: questions, and ratings given to answers. */
+interface Counts extends QueryCounts {
+  up: number
+  down: number
 }
 
 const DAYS = 30
@@ -29,20 +45,24 @@ function day(ms: number): string {
 }
 
 /** Adds one row's counts to a key's. */
-function add(to: Map<string, QueryCounts>, key: string, n: QueryCounts): void {
-  const at = to.get(key) ?? { queries: 0, loadTestQueries: 0, compareQueries: 0 }
-  at.queries += n.queries
-  at.loadTestQueries += n.loadTestQueries
-  at.compareQueries += n.compareQueries
+function add(to: Map<string, Counts>, key: string, n: Partial<Counts>): void {
+  const at = to.get(key) ?? { queries: 0, loadTestQueries: 0, compareQueries: 0, up: 0, down: 0 }
+  at.queries += n.queries ?? 0
+  at.loadTestQueries += n.loadTestQueries ?? 0
+  at.compareQueries += n.compareQueries ?? 0
+  at.up += n.up ?? 0
+  at.down += n.down ?? 0
   to.set(key, at)
 }
 
 /** Counts on the wire: `queries` are people's questions; the load is counted apart. */
-function wire(n: QueryCounts | undefined) {
+function wire(n: Counts | undefined) {
   return {
     queries: n?.queries ?? 0,
     load_test_queries: n?.loadTestQueries ?? 0,
     compare_queries: n?.compareQueries ?? 0,
+    feedback_up: n?.up ?? 0,
+    feedback_down: n?.down ?? 0,
   }
 }
 
@@ -81,9 +101,13 @@ export class UsageService {
     const now = this.clock.now().getTime()
     const days = Array.from({ length: DAYS }, (_, i) => day(now - (DAYS - 1 - i) * DAY_MS))
     const period = { start: days[0]!, end: days[DAYS - 1]!, days: DAYS }
-    const rows = queriesBetween(this.db, workspaceId, period.start, period.end)
-    const perDay = new Map<string, QueryCounts>()
-    const perBase = new Map<string, QueryCounts>()
+    const rows = [
+      ...queriesBetween(this.db, workspaceId, period.start, period.end),
+      // Ratings are read where they are kept, over the same UTC days.
+      ...this.sources.feedback(workspaceId, Date.parse(period.start), Date.parse(period.end) + DAY_MS),
+    ]
+    const perDay = new Map<string, Counts>()
+    const perBase = new Map<string, Counts>()
     for (const r of rows) {
       add(perDay, r.day, r)
       if (r.corpusId) add(perBase, r.corpusId, r)
@@ -111,6 +135,8 @@ export class UsageService {
         queries: sum('queries'),
         load_test_queries: sum('load_test_queries'),
         compare_queries: sum('compare_queries'),
+        feedback_up: sum('feedback_up'),
+        feedback_down: sum('feedback_down'),
         bases: bases.length,
         documents: bases.reduce((n, b) => n + b.documents, 0),
         storage_bytes: bases.reduce((n, b) => n + b.storageBytes, 0),

@@ -3791,6 +3791,10 @@ export interface components {
             load_test_queries: number;
             /** @description Questions the compare and economics pages asked to measure the strategies. */
             compare_queries: number;
+            /** @description Answers rated helpful (thumbs up, `POST /corpora/{id}/feedback`). In the period. */
+            feedback_up: number;
+            /** @description Answers rated not helpful (thumbs down, `POST /corpora/{id}/feedback`). In the period. */
+            feedback_down: number;
             bases: number;
             documents: number;
             storage_bytes: number;
@@ -3811,6 +3815,10 @@ export interface components {
                 load_test_queries: number;
                 /** @description Questions the compare and economics pages asked to measure the strategies. */
                 compare_queries: number;
+                /** @description Answers rated helpful (thumbs up, `POST /corpora/{id}/feedback`). */
+                feedback_up: number;
+                /** @description Answers rated not helpful (thumbs down, `POST /corpora/{id}/feedback`). */
+                feedback_down: number;
                 documents: number;
                 storage_bytes: number;
             }[];
@@ -3823,6 +3831,10 @@ export interface components {
                 load_test_queries: number;
                 /** @description Questions the compare and economics pages asked to measure the strategies. */
                 compare_queries: number;
+                /** @description Answers rated helpful (thumbs up, `POST /corpora/{id}/feedback`). */
+                feedback_up: number;
+                /** @description Answers rated not helpful (thumbs down, `POST /corpora/{id}/feedback`). */
+                feedback_down: number;
             }[];
         };
         BillingResp: {

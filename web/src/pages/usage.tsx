@@ -43,12 +43,18 @@ export function Usage(_props: { id?: string }) {
   )
 }
 
+/** Ratings of answers, up and down: "👍 3 · 👎 1". */
+function rated(n: { feedback_up: number; feedback_down: number }): string {
+  return `👍 ${count.format(n.feedback_up)} · 👎 ${count.format(n.feedback_down)}`
+}
+
 function UsageView({ u }: { u: UsageData }) {
   const t = u.totals
   // The scale test's load and compare's questions measure the strategies: not people's questions.
   const load = t.load_test_queries + t.compare_queries
   const tiles: [string, string, string?][] = [
     ['Questions asked', count.format(t.queries), `Load tests and comparisons: ${count.format(load)}`],
+    ['Feedback on answers', rated(t), 'Ratings given to answers in the chat or through the API'],
     ['Document bases', count.format(t.bases)],
     ['Documents', count.format(t.documents)],
     ['Storage', formatBytes(t.storage_bytes)],
@@ -111,6 +117,9 @@ function UsageView({ u }: { u: UsageData }) {
                     Load tests and comparisons
                   </th>
                   <th scope="col" class="num">
+                    Feedback
+                  </th>
+                  <th scope="col" class="num">
                     Documents
                   </th>
                   <th scope="col" class="num">
@@ -130,6 +139,7 @@ function UsageView({ u }: { u: UsageData }) {
                     </td>
                     <td class="num">{count.format(b.queries)}</td>
                     <td class="num muted">{count.format(b.load_test_queries + b.compare_queries)}</td>
+                    <td class="num">{rated(b)}</td>
                     <td class="num">{count.format(b.documents)}</td>
                     <td class="num">{formatBytes(b.storage_bytes)}</td>
                   </tr>
