@@ -244,17 +244,20 @@ describe('console: the first hour, as a new user walks it', () => {
     })
     await snippet.getByRole('button', { name: /^Copy: / }).click()
     await snippet.getByRole('status').filter({ hasText: 'would not copy' }).waitFor()
-    const manual = snippet.locator('input.copy-manual')
-    const chosen = await manual.evaluate((el: HTMLInputElement) => ({
+    const manual = snippet.locator('.copy-manual')
+    const chosen = await manual.evaluate((el: HTMLInputElement | HTMLTextAreaElement) => ({
+      tag: el.tagName,
       focused: el === document.activeElement,
       whole: el.selectionStart === 0 && el.selectionEnd === el.value.length,
       value: el.value,
     }))
     expect(chosen.focused).toBe(true)
     expect(chosen.whole).toBe(true)
-    // The field is a one-line input: it holds the snippet without its line breaks (harmless in
-    // this JSON; a multi-line snippet such as the Inspector's two commands would run together).
-    expect(chosen.value).toBe(text.replace(/[\r\n]/g, ''))
+    // The snippet has line breaks, so the field is a text area that keeps them (a one-line input
+    // would run the JSON's lines, or the Inspector's two commands, together).
+    expect(text).toMatch(/\n/)
+    expect(chosen.tag).toBe('TEXTAREA')
+    expect(chosen.value).toBe(text)
     await shot('13-mcp-copy-fallback')
     await r.screenshot(page, 'first-hour-journey', { fullPage: false })
     console.log(`first-hour journey: ${((Date.now() - started) / 1000).toFixed(1)} s`)

@@ -79,6 +79,41 @@ describe('console: the small things of the first hour', () => {
     await ctx.close()
   }, 30_000)
 
+  test('a multi-line snippet copied by hand keeps its line breaks: a text area, sized, selected', async () => {
+    const r = rig()
+    const ctx = await r.context()
+    await refuseClipboard(ctx, { commandToo: true })
+    // The MCP page shows its configurations for a base: an empty one is enough.
+    const made = await fetch(`${r.server.url}/v1/corpora`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${admin.token}` },
+      body: JSON.stringify({ name: 'Snippets' }),
+    })
+    expect(made.status).toBeLessThan(300)
+    const page = await withSession(ctx, admin.token)
+    await page.goto(r.url('/console/mcp'))
+    const snippet = page.locator('section.snippet').first()
+    await snippet.waitFor()
+    const text = (await snippet.locator('pre').textContent()) ?? ''
+    expect(text).toContain('\n')
+    await snippet.getByRole('button', { name: /^Copy: / }).click()
+    await snippet.getByRole('status').filter({ hasText: 'would not copy' }).waitFor()
+    const manual = snippet.getByLabel(/: the text to copy$/)
+    const field = await manual.evaluate((el: HTMLInputElement | HTMLTextAreaElement) => ({
+      tag: el.tagName,
+      readOnly: el.readOnly,
+      focused: el === document.activeElement,
+      selected: el.value.slice(el.selectionStart ?? 0, el.selectionEnd ?? 0),
+      rows: el instanceof HTMLTextAreaElement ? el.rows : 1,
+      value: el.value,
+    }))
+    expect(field.tag).toBe('TEXTAREA')
+    expect(field.value).toBe(text)
+    expect(field).toMatchObject({ readOnly: true, focused: true, selected: text })
+    expect(field.rows).toBe(Math.min(text.split('\n').length, 24))
+    await ctx.close()
+  }, 30_000)
+
   test('the members page says invitation links need ENGRAM_BASE_URL when none is set', async () => {
     const r = rig()
     const ctx = await r.context()

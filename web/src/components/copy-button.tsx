@@ -21,7 +21,7 @@ export function CopyButton({
 }) {
   const [state, setState] = useState<State>('idle')
   const button = useRef<HTMLButtonElement>(null)
-  const manual = useRef<HTMLInputElement>(null)
+  const manual = useRef<HTMLInputElement & HTMLTextAreaElement>(null)
   useEffect(() => {
     if (state !== 'copied') return
     const t = setTimeout(() => setState('idle'), 4000)
@@ -33,6 +33,7 @@ export function CopyButton({
     manual.current.focus()
     manual.current.select()
   }, [state])
+  const lines = text.split(/\r\n|\r|\n/)
   const copy = async () => setState((await copyText(text, button.current)) ? 'copied' : 'failed')
   return (
     <span class={state === 'failed' ? 'copy copy-open' : 'copy'}>
@@ -46,16 +47,30 @@ export function CopyButton({
             ? 'This browser would not copy: the text is selected below, press Ctrl+C (⌘C on a Mac).'
             : ''}
       </span>
-      {state === 'failed' && (
-        <input
-          ref={manual}
-          class="copy-manual"
-          readOnly
-          value={text}
-          aria-label={`${label}: the text to copy`}
-          onFocus={(e) => e.currentTarget.select()}
-        />
-      )}
+      {state === 'failed' &&
+        (lines.length > 1 ? (
+          // Text with line breaks (commands, JSON) keeps them: a text area as tall as the text.
+          <textarea
+            ref={manual}
+            class="copy-manual"
+            readOnly
+            value={text}
+            rows={Math.min(lines.length, 24)}
+            wrap="off"
+            spellcheck={false}
+            aria-label={`${label}: the text to copy`}
+            onFocus={(e) => e.currentTarget.select()}
+          />
+        ) : (
+          <input
+            ref={manual}
+            class="copy-manual"
+            readOnly
+            value={text}
+            aria-label={`${label}: the text to copy`}
+            onFocus={(e) => e.currentTarget.select()}
+          />
+        ))}
     </span>
   )
 }
