@@ -402,3 +402,57 @@ describe('states that agree', () => {
     })
   })
 })
+
+describe('the first run of a new base', () => {
+  const DOCS = 'tests/fixtures/data/docs'
+  const send = async (token: string, corpusId: string, path: string, type: string) => {
+    const form = new FormData()
+    const bytes = await Bun.file(`${DOCS}/${path}`).arrayBuffer()
+    form.append('files', new File([bytes], path.split('/').pop()!, { type }))
+    const res = await t.request(`/v1/corpora/${corpusId}/documents`, {
+      method: 'POST',
+      headers: bearer(token),
+      body: form,
+    })
+    expect(res.status).toBe(200)
+  }
+
+  for (const extractedFirst of [true, false]) {
+    test(`is not followed by an automatic run when nothing waits (${extractedFirst ? 'extracted first' : 'started at once'})`, async () => {
+      t = authApp()
+      const admin = await signUp(t)
+      const base = await (
+        await t.request('/v1/corpora', {
+          method: 'POST',
+          headers: bearer(admin.token),
+          json: { name: 'New' },
+        })
+      ).json()
+      // Three uploads, a multi-section PDF among them; Start onboarding is clicked once they are in.
+      await send(
+        admin.token,
+        base.id,
+        'pdf/Unstructured-IO_unstructured__layout-parser-paper-fast.pdf',
+        'application/pdf',
+      )
+      await send(admin.token, base.id, 'csv/mwaskom_seaborn-data__penguins.csv', 'text/csv')
+      await send(admin.token, base.id, 'html/Unstructured-IO_unstructured__example-10k-1p.html', 'text/html')
+      if (extractedFirst) await settle()
+      const res = await t.request(`/v1/corpora/${base.id}/train`, {
+        method: 'POST',
+        headers: bearer(admin.token),
+      })
+      expect(res.status).toBe(200)
+      await settle()
+      t.clock.advance(120_000)
+      await settle()
+      expect(rows(t, 'jobs', "kind = 'train_auto'")).toBe(0)
+      expect(await get(admin.token, `/v1/corpora/${base.id}`)).toMatchObject({
+        status: 'ready',
+        documents_pending: 0,
+        documents_onboarding: 0,
+      })
+      expect((await jobs(admin.token, base.id, 'train')).map((r) => r.auto)).toEqual([false])
+    }, 60_000)
+  }
+})

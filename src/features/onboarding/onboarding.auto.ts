@@ -1,6 +1,6 @@
 import type { Clock } from '../../platform/clock/clock'
 import type { Subscriber } from '../../platform/events/dispatcher'
-import type { Job, JobQueue } from '../../platform/jobs/queue'
+import { isTerminal, type Job, type JobQueue } from '../../platform/jobs/queue'
 import type { JobContext } from '../../platform/jobs/scheduler'
 import type { CorporaService, CorpusRow } from '../corpora/corpora.service'
 import type { OnboardingRepo, UnitRow } from './onboarding.repo'
@@ -131,6 +131,26 @@ export class AutoOnboarding {
     if (late) this.schedule(run.workspaceId, run.subjectId, 0)
   }
 
+  /**
+   * Whether extracted units wait that no run will take. A run in flight takes the units of its
+   * batches still to end, with their sections: a document it took before its text was extracted is
+   * `pending` again once extracted (with new section rows), yet that run onboards it.
+   */
+  private leftOver(workspaceId: string, corpusId: string): boolean {
+    if (!this.d.repo.hasWaiting(corpusId)) return false
+    const run = this.d.inFlight(workspaceId, corpusId)
+    if (!run) return true
+    const taken = new Set(
+      this.d.queue
+        .children(run.id)
+        .filter((c) => !isTerminal(c.status))
+        .flatMap((c) => (c.payload.unit_ids as string[] | undefined) ?? []),
+    )
+    return this.d.repo
+      .units(corpusId, false, true)
+      .some((u) => u.status === 'pending' && !taken.has(u.id) && !(u.parent_id && taken.has(u.parent_id)))
+  }
+
   /** Cancels the base's waiting `train_auto` job, if any; returns it. */
   cancelWaiting(workspaceId: string, corpusId: string): Job | null {
     const waiting = this.waiting(workspaceId, corpusId)
@@ -148,7 +168,8 @@ export class AutoOnboarding {
       handle: (e) => {
         const { corpusId, created, updated } = e.payload
         // Delivered late, the run someone started meanwhile may have taken them all already.
-        if (created + updated > 0 && this.d.repo.hasWaiting(corpusId)) this.schedule(e.workspaceId, corpusId)
+        if (created + updated > 0 && this.leftOver(e.workspaceId, corpusId))
+          this.schedule(e.workspaceId, corpusId)
       },
     }
   }
