@@ -25,7 +25,7 @@ interface Chat {
   short_answer: string | null
   answered: boolean
   used_docs: string[]
-  sources: { id: string; document_id: string; snippet: string }[]
+  sources: { id: string; document_id: string; title: string; snippet: string }[]
 }
 
 let t: TestApp
@@ -78,6 +78,16 @@ for (const strategy of ['cart', 'rag']) {
       expect(r.sources[0]!.snippet).toContain('species: Adelie')
       expect(r.sources[1]!.snippet).toContain('species: Chinstrap')
       expect(r.sources[2]!.snippet).toContain('species: Gentoo')
+      // ...where its rows are: a species whose first rows end a passage of another is cited by the
+      // passage holding most of its rows (Chinstrap's first two rows end "Rows 1–154").
+      const species = ['Adelie', 'Chinstrap', 'Gentoo']
+      const rowsOf = (snippet: string, name: string) => snippet.split(`species: ${name};`).length - 1
+      species.forEach((name, n) => {
+        const snippet = r.sources[n]!.snippet
+        for (const other of species.filter((o) => o !== name))
+          expect(rowsOf(snippet, name)).toBeGreaterThan(rowsOf(snippet, other))
+      })
+      expect(r.sources[1]!.title).not.toBe(r.sources[0]!.title)
     })
 
     test('"How many" is counted over the rows, and missing values are counted too', async () => {

@@ -106,9 +106,10 @@ describe('questions of a table', () => {
 describe('answers computed from the rows', () => {
   const penguins = passagesOf(PENGUINS, 'penguins')
 
-  test('"which" lists the values of the column it names, each citing its first row', () => {
+  test('"which" lists the values of the column it names, each citing its first row where most of its rows are', () => {
+    // Chinstrap's first rows (152, 153) end a passage of Adelie rows: it cites the next passage's first.
     expect(ask(penguins, 'Which penguin species are in the dataset?')).toEqual({
-      text: 'The table lists 3 penguin species: Adelie (152 rows) {0}, Chinstrap (68 rows) {152}, Gentoo (124 rows) {220}',
+      text: 'The table lists 3 penguin species: Adelie (152 rows) {0}, Chinstrap (68 rows) {160}, Gentoo (124 rows) {220}',
       short: 'Adelie, Chinstrap, Gentoo',
     })
   })

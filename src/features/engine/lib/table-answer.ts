@@ -103,7 +103,11 @@ export function answerFromTable(
   }
 }
 
-/** The values of `col` among `rows`, each citing its first row: all of them, or the most frequent. */
+/**
+ * The values of `col` among `rows`, all of them or the most frequent, each citing the passage that
+ * holds the most of its rows (the first of them on ties) by its first row there: a value whose
+ * first rows end a passage of other values is cited where its rows are.
+ */
 function listing(
   table: Table,
   rows: number[],
@@ -111,14 +115,23 @@ function listing(
   noun: string | null,
   within: string,
 ): TableResult {
-  const values = new Map<string, { text: string; row: number; count: number }>()
+  const values = new Map<string, { text: string; row: number; count: number; at: Map<number, Spot> }>()
   for (const i of rows) {
     const cell = table.rows[i]!.cells[col.index]
     if (empty(cell)) continue
     const key = cell!.toLowerCase()
-    const seen = values.get(key)
-    if (seen) seen.count++
-    else values.set(key, { text: cell!, row: i, count: 1 })
+    const p = table.rows[i]!.passage
+    const seen = values.get(key) ?? { text: cell!, row: i, count: 0, at: new Map<number, Spot>() }
+    values.set(key, seen)
+    seen.count++
+    const spot = seen.at.get(p)
+    if (spot) spot.count++
+    else seen.at.set(p, { row: i, count: 1 })
+  }
+  for (const v of values.values()) {
+    let top: Spot | null = null
+    for (const spot of v.at.values()) if (!top || spot.count > top.count) top = spot
+    v.row = top!.row
   }
   const all = [...values.values()]
   const what = noun ?? `${col.name} values`
@@ -138,6 +151,12 @@ function listing(
     })
   })
   return { pieces, short: shown.map((v) => v.text).join(', ') }
+}
+
+/** A passage's rows of one value: the first of them and how many. */
+interface Spot {
+  row: number
+  count: number
 }
 
 /** The row holding the largest or smallest number of `col`, named by `label` when the question asks "which". */
