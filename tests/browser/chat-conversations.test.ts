@@ -97,32 +97,49 @@ describe('console: a chat that behaves like one', () => {
     await page.goto(r.url(`/console/bases/${b.corpusId}/chat`))
     await page.getByText('Ask the first question').waitFor()
     await askAndWait(page, 'What is superlinear return?', 0)
+    // The very first conversation, on screen, is not a past one: none is counted or listed.
+    const history = page.locator('details.chat-history')
+    const count = history.locator('summary .badge')
+    expect(await count.textContent()).toBe('0')
+    await history.locator('summary').click()
+    await history.getByText('None yet. The conversation on screen is kept').waitFor()
+    expect(await history.getByRole('list', { name: 'Past conversations' }).count()).toBe(0)
+    await history.locator('summary').click()
     await page.getByRole('button', { name: 'Bad answer' }).click()
     await page.getByText('Thanks: your rating was recorded.').waitFor()
     await page.getByRole('button', { name: 'New conversation' }).click()
     await page.getByText('Ask the first question').waitFor()
     await askAndWait(page, 'What is Haystack?', 0)
 
+    // The one before is past; the one on screen is not listed.
+    expect(await count.textContent()).toBe('1')
     await page.getByText('Past conversations').click()
     const list = page.getByRole('list', { name: 'Past conversations' })
     await list.waitFor()
-    const titles = await list.getByRole('listitem').getByRole('button').allTextContents()
-    expect(titles.filter((t) => t !== 'Delete')).toEqual(['What is Haystack?', 'What is superlinear return?'])
+    const titles = async () =>
+      (await list.getByRole('listitem').getByRole('button').allTextContents()).filter((t) => t !== 'Delete')
+    expect(await titles()).toEqual(['What is superlinear return?'])
     expect(await seriousViolations(page)).toEqual([])
     await r.screenshot(page, 'chat-past-conversations')
 
-    // Reopened: the earlier exchange, its answer and its rating are back, and it can go on.
+    // Reopened: the earlier exchange, its answer and its rating are back, and it can go on; the
+    // one it replaced on screen is now the past one.
     await list.getByRole('button', { name: 'What is superlinear return?', exact: true }).click()
     await page.getByRole('article', { name: 'Question: What is superlinear return?' }).waitFor()
     expect(await page.locator('article.exchange').count()).toBe(1)
     expect(await page.getByRole('button', { name: 'Bad answer' }).getAttribute('aria-pressed')).toBe('true')
+    expect(await titles()).toEqual(['What is Haystack?'])
     await askAndWait(page, 'Why does it matter?', 1)
     expect(await page.locator('article.exchange').count()).toBe(2)
 
-    // Deleting the one on screen starts afresh; the other stays.
-    await list.getByRole('button', { name: 'Delete the conversation “What is superlinear return?”' }).click()
+    // Deleting a past one leaves the one on screen; a new conversation makes it past again.
+    await list.getByRole('button', { name: 'Delete the conversation “What is Haystack?”' }).click()
+    await history.getByText('None yet. The conversation on screen is kept').waitFor()
+    expect(await count.textContent()).toBe('0')
+    expect(await page.locator('article.exchange').count()).toBe(2)
+    await page.getByRole('button', { name: 'New conversation' }).click()
     await page.getByText('Ask the first question').waitFor()
-    expect(await list.getByRole('listitem').count()).toBe(1)
+    expect(await titles()).toEqual(['What is superlinear return?'])
     await page.getByRole('button', { name: 'Clear all' }).click()
     const confirm = page.getByRole('dialog')
     await confirm.getByRole('button', { name: 'Clear all' }).click()

@@ -1,6 +1,8 @@
 /**
  * Past conversations with a base, kept in this browser: each named by its first question, with
  * when it was last asked and how many questions it holds; open one, delete one, or clear them all.
+ * The conversation on screen is not a past one: it is neither counted nor listed (it is, once a new
+ * one is started or another is opened).
  */
 import { useState } from 'preact/hooks'
 import type { SavedConversation } from '../lib/conversation-store'
@@ -15,7 +17,8 @@ export function ChatHistory(props: {
   onClearAll: () => void
 }) {
   const [clearing, setClearing] = useState(false)
-  const { list } = props
+  const list = props.list.filter((c) => c.id !== props.openId)
+  const onScreen = props.openId !== null && list.length < props.list.length
   return (
     <details class="card chat-history">
       <summary>
@@ -23,18 +26,19 @@ export function ChatHistory(props: {
       </summary>
       {list.length === 0 ? (
         <p class="muted">
-          None yet. Each conversation is kept in this browser, for you and this base, once it has a question.
+          {onScreen
+            ? 'None yet. The conversation on screen is kept in this browser, for you and this base; it is listed here once you start a new one.'
+            : 'None yet. Each conversation is kept in this browser, for you and this base, once it has a question.'}
         </p>
       ) : (
         <>
           <ul class="chat-history-list" aria-label="Past conversations">
             {list.map((c) => (
-              <li key={c.id} aria-current={c.id === props.openId ? 'true' : undefined}>
+              <li key={c.id}>
                 <button type="button" class="link-button" onClick={() => props.onOpen(c.id)}>
                   {c.title || 'Untitled conversation'}
                 </button>
                 <span class="muted chat-history-meta">
-                  {c.id === props.openId ? 'On screen · ' : ''}
                   {c.exchanges.length} {c.exchanges.length === 1 ? 'question' : 'questions'} ·{' '}
                   <Time iso={new Date(c.updatedAt).toISOString()} />
                 </span>
@@ -67,8 +71,9 @@ export function ChatHistory(props: {
         onCancel={() => setClearing(false)}
       >
         <p>
-          The {list.length} {list.length === 1 ? 'conversation' : 'conversations'} kept in this browser go.
-          The documents and the answers' sources are not touched.
+          The {list.length} past {list.length === 1 ? 'conversation' : 'conversations'}
+          {onScreen ? ' and the one on screen' : ''} kept in this browser go. The documents and the answers'
+          sources are not touched.
         </p>
       </Confirm>
     </details>
