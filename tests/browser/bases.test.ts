@@ -106,6 +106,19 @@ describe('console: document bases', () => {
         await route.abort('connectionreset')
       } else await route.continue()
     })
+    // How full each row's bar is at the moment the row turns "Done" (its bar is full by then).
+    await page.evaluate(() => {
+      const fill: Record<string, number> = {}
+      ;(window as unknown as { doneFill: Record<string, number> }).doneFill = fill
+      new MutationObserver(() => {
+        for (const li of document.querySelectorAll<HTMLElement>('li.upload-done')) {
+          const path = li.dataset.path ?? ''
+          if (path in fill) continue
+          const track = li.querySelector('.progress')!.getBoundingClientRect().width
+          fill[path] = li.querySelector('.progress-bar')!.getBoundingClientRect().width / track
+        }
+      }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true })
+    })
     await page.getByLabel('Files to upload').setInputFiles(PICKED)
     // A drop of a real file, as a person dragging it from their desktop makes it.
     const md = readFileSync(DROPPED).toString('base64')
@@ -143,6 +156,11 @@ describe('console: document bases', () => {
     expect(await page.locator('.uploads-summary').textContent()).toBe(
       `${all.length} of ${all.length} uploaded.`,
     )
+    const fills = await page.evaluate(
+      () => (window as unknown as { doneFill: Record<string, number> }).doneFill,
+    )
+    expect(Object.keys(fills).sort()).toEqual([...all].sort())
+    for (const path of all) expect(fills[path]).toBeGreaterThan(0.999)
     // The documents table lists every file once the queue is empty.
     for (const path of all) await page.getByRole('rowheader', { name: path }).waitFor()
     expect(await page.locator('.base-counters dd').first().textContent()).toBe(String(all.length))
