@@ -195,9 +195,10 @@ describe('Idempotency-Key on a route whose answer carries a secret', () => {
       }),
     )
     const pending = [1, 2, 3].map(() => post('/v1/widget-keys', { name: 'c' }, 'once-5'))
-    // The first is held inside its handler; the duplicates reach the store meanwhile.
-    while (f.executions() === 0) await Bun.sleep(1)
-    await Bun.sleep(20)
+    // The first is held inside its handler; the duplicates reach the store meanwhile (a few turns
+    // of the event loop; should one come later, it still finds the key used and is refused).
+    while (f.executions() === 0) await new Promise((r) => setImmediate(r))
+    for (let turn = 0; turn < 10; turn++) await new Promise((r) => setImmediate(r))
     expect(records().map((r) => r.state)).toEqual(['pending'])
     release()
     f.hold(null)
