@@ -453,6 +453,16 @@ describe('the first run of a new base', () => {
         documents_onboarding: 0,
       })
       expect((await jobs(admin.token, base.id, 'train')).map((r) => r.auto)).toEqual([false])
+      // The run's figures are every section it onboarded, also those a batch onboarded before it
+      // waited for an extraction and was tried again.
+      const sections = rows(
+        t,
+        'documents',
+        `corpus_id = '${base.id}' AND status = 'ready' AND id NOT IN
+        (SELECT parent_id FROM documents WHERE parent_id IS NOT NULL)`,
+      )
+      const [run] = await jobs(admin.token, base.id, 'train')
+      expect(run!.detail).toBe(`${sections} section(s) onboarded, 0 failed`)
     }, 60_000)
   }
 })

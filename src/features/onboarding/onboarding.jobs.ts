@@ -142,10 +142,10 @@ export class OnboardingJobs {
     // The process's CPU time while the batch ran (threads and other work included), read once a batch.
     const cpu0 = process.cpuUsage()
     ctx.checkpoint()
-    let next = this.planGroup(ids, cursor, texts)
+    let next = this.planGroup(ids, cursor, texts, stats)
     while (next.units.length > 0) {
       const group = next
-      next = this.planGroup(ids, cursor, texts)
+      next = this.planGroup(ids, cursor, texts, stats)
       await this.onboardGroup(group, stats)
       ctx.progress({ unitsDone: group.done, detail: `${group.done}/${ids.length} onboarded` })
       ctx.checkpoint()
@@ -161,12 +161,13 @@ export class OnboardingJobs {
    * text), each leaf's text read and its compile started. Units done by an earlier attempt of the
    * batch (a retry after a crash or a transient failure) or deleted meanwhile are passed over; a
    * document still waiting for its text extraction ends the group and, when it comes first, is
-   * returned as `waiting` (the batch retries later).
+   * returned as `waiting` (the batch retries later); those an earlier attempt ended count in `stats`.
    */
   private planGroup(
     ids: string[],
     cursor: { next: number; done: number },
     texts: Map<string, Promise<string | null>>,
+    stats: RunStats,
   ): Group {
     const group: Group = { units: [], done: cursor.done, waiting: null }
     let sections = 0
@@ -185,7 +186,8 @@ export class OnboardingJobs {
         group.units.push({ unit, leaves, todo: todo.map((leaf) => this.compile(leaf, texts)) })
         sections += todo.length
         chars += todo.reduce((n, l) => n + l.text_chars, 0)
-      }
+      } else if (unit?.status === 'ready') stats.units += Math.max(1, this.repo.leavesOf(unit.id).length)
+      else if (unit?.status === 'failed') stats.failed++
       cursor.next++
       cursor.done++
     }
