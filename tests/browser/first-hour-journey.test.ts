@@ -245,6 +245,7 @@ describe('console: the first hour, as a new user walks it', () => {
     await snippet.getByRole('button', { name: /^Copy: / }).click()
     await snippet.getByRole('status').filter({ hasText: 'would not copy' }).waitFor()
     const manual = snippet.locator('.copy-manual')
+    await page.waitForFunction(() => document.activeElement?.classList.contains('copy-manual') ?? false)
     const chosen = await manual.evaluate((el: HTMLInputElement | HTMLTextAreaElement) => ({
       tag: el.tagName,
       focused: el === document.activeElement,

@@ -98,6 +98,7 @@ describe('console: the small things of the first hour', () => {
     expect(text).toContain('\n')
     await snippet.getByRole('button', { name: /^Copy: / }).click()
     await snippet.getByRole('status').filter({ hasText: 'would not copy' }).waitFor()
+    await page.waitForFunction(() => document.activeElement?.classList.contains('copy-manual') ?? false)
     const manual = snippet.getByLabel(/: the text to copy$/)
     const field = await manual.evaluate((el: HTMLInputElement | HTMLTextAreaElement) => ({
       tag: el.tagName,

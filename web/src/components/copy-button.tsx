@@ -4,7 +4,7 @@
  * command is tried (lib/clipboard.ts); where that fails too, the text is shown beside the button,
  * selected, with how to copy it by hand.
  */
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { copyText } from '../lib/clipboard'
 
 type State = 'idle' | 'copied' | 'failed'
@@ -27,8 +27,9 @@ export function CopyButton({
     const t = setTimeout(() => setState('idle'), 4000)
     return () => clearTimeout(t)
   }, [state])
-  // The text to copy by hand is selected as soon as it shows.
-  useEffect(() => {
+  // The text to copy by hand is selected as soon as it shows: in the same turn as the field and the
+  // message appear (a layout effect), so nobody, a test neither, sees them before it is selected.
+  useLayoutEffect(() => {
     if (state !== 'failed' || !manual.current) return
     manual.current.focus()
     manual.current.select()
