@@ -14,7 +14,7 @@ export function formatBases(bases: Base[]): string {
 }
 
 /**
- * An answer followed by its numbered sources ([n] filename — snippet) and the pinnable ids used.
+ * An answer followed by its numbered sources ([n] filename, page p — snippet) and the pinnable ids used.
  * When the base does not answer the question the passages are listed as the closest found, not as
  * sources; an extractive answer given because the model server failed says so.
  */
@@ -24,7 +24,9 @@ export function formatAnswer(a: McpAnswer): string {
   if (a.sources.length > 0) {
     out.push('', a.answered ? 'Sources:' : 'Closest passages (they do not answer the question):')
     a.sources.forEach((s, i) => {
-      out.push(`[${i + 1}] ${s.filename} — ${oneLine(s.snippet, SNIPPET_CHARS)} (document ${s.id})`)
+      // A PDF's page, so an agent can point its reader at it as the console's viewer does.
+      const where = s.page === null ? s.filename : `${s.filename}, page ${s.page}`
+      out.push(`[${i + 1}] ${where} — ${oneLine(s.snippet, SNIPPET_CHARS)} (document ${s.id})`)
     })
   }
   if (a.used_docs.length > 0) {
