@@ -14,10 +14,10 @@ import { EgressGuard } from '../../../src/platform/net/egress'
 // <tmp>/tenants/ws_a/{a.txt, notes/n.txt}    granted to ws_a by the template
 // <tmp>/tenants/ws_b/b-private.md            granted to ws_b by the template
 // <tmp>/tenants/ws_ab/ab.txt                 a name that starts like ws_a's
-// <tmp>/shared/s.txt                         granted to ws_c by name, to nobody else
+// <tmp>/common/s.txt                         granted to ws_c by name, to nobody else
 let tmp = ''
 let tenants = ''
-let shared = ''
+let common = ''
 
 function env(folderRoots: string): ConnectorEnv {
   const guard = new EgressGuard({ denyPrivateNetworks: false })
@@ -30,7 +30,7 @@ function env(folderRoots: string): ConnectorEnv {
   }
 }
 
-const grants = () => `*=${tenants}/{workspace_id}, ws_c=${shared}`
+const grants = () => `*=${tenants}/{workspace_id}, ws_c=${common}`
 
 async function outcome(p: Promise<unknown>): Promise<string> {
   try {
@@ -54,12 +54,12 @@ function write(path: string, body: string): void {
 beforeAll(() => {
   tmp = realpathSync(mkdtempSync(join(tmpdir(), 'engram-grants-')))
   tenants = join(tmp, 'tenants')
-  shared = join(tmp, 'shared')
+  common = join(tmp, 'common')
   write(join(tenants, 'ws_a', 'a.txt'), 'mine')
   write(join(tenants, 'ws_a', 'notes', 'n.txt'), 'my notes')
   write(join(tenants, 'ws_b', 'b-private.md'), "tenant B's secret")
   write(join(tenants, 'ws_ab', 'ab.txt'), 'not A')
-  write(join(shared, 's.txt'), 'for ws_c')
+  write(join(common, 's.txt'), 'for ws_c')
   // Links ws_a could plant inside its own folder (through a share it writes to), pointing at B's.
   symlinkSync(join(tenants, 'ws_b'), join(tenants, 'ws_a', 'to-b'))
   symlinkSync(join(tenants, 'ws_b', 'b-private.md'), join(tenants, 'ws_a', 'b-link.md'))
@@ -73,7 +73,7 @@ describe('grants', () => {
     expect(await folderKind.folder(join(tenants, 'ws_a', 'notes'), env(grants()), 'ws_a')).toBe(
       join(tenants, 'ws_a', 'notes'),
     )
-    expect(await folderKind.folder(shared, env(grants()), 'ws_c')).toBe(shared)
+    expect(await folderKind.folder(common, env(grants()), 'ws_c')).toBe(common)
   })
 
   test("another workspace's folder is refused however the path is written", async () => {
@@ -87,7 +87,7 @@ describe('grants', () => {
       join(tenants, 'ws_ab'),
       `${tenants}/ws_a/../ws_ab`,
       tenants,
-      shared,
+      common,
       '/',
     ]) {
       expect([raw, await outcome(folderKind.folder(raw, e, 'ws_a'))]).toEqual([raw, 'root_not_allowed'])
@@ -95,7 +95,7 @@ describe('grants', () => {
   })
 
   test('a folder granted to nobody, or any folder without a workspace, is refused; no grant, nothing', async () => {
-    expect(await outcome(folderKind.folder(shared, env(grants()), 'ws_d'))).toBe('root_not_allowed')
+    expect(await outcome(folderKind.folder(common, env(grants()), 'ws_d'))).toBe('root_not_allowed')
     expect(await outcome(folderKind.folder(join(tenants, 'ws_a'), env(grants())))).toBe('root_not_allowed')
     expect(await outcome(folderKind.folder(join(tenants, 'ws_a'), env(''), 'ws_a'))).toBe('root_not_allowed')
     // A template whose directory the operator has not made for this workspace admits nothing.
@@ -177,7 +177,7 @@ describe('configuration', () => {
   })
 
   test('a bare path, which once granted every workspace, stops the start with what to write instead', () => {
-    for (const roots of ['/srv/docs', 'ws_a=/srv/a,/srv/docs', '*=/srv/shared', 'ws_a=srv/a']) {
+    for (const roots of ['/srv/docs', 'ws_a=/srv/a,/srv/docs', '*=/srv/common', 'ws_a=srv/a']) {
       let problems: string[] = []
       try {
         load(roots)
