@@ -1,5 +1,6 @@
 import type { Db } from '../../platform/db/db'
 import { decodePageRanges, type PageRange, pageAt } from './corpora.pages'
+import type { documents } from './corpora.tables'
 
 /** A passage to place: the section (or one-section document) it is in and its span in that text. */
 export interface PassageSpan {
@@ -17,13 +18,16 @@ export interface PassagePlace {
   end: number | null
 }
 
+type Document = typeof documents.$inferSelect
+
+/** A cited row as the placing query reads it: the documents table's columns under their SQL names. */
 interface PlaceRow {
-  id: string
-  parent_id: string | null
-  text_offset: number | null
-  section_title: string | null
-  text_key: string | null
-  page_ranges: string | null
+  id: Document['id']
+  parent_id: Document['parentId']
+  text_offset: Document['textOffset']
+  section_title: Document['sectionTitle']
+  text_key: Document['textKey']
+  page_ranges: Document['pageRanges']
 }
 
 /** Documents whose parsed pages are kept (a cited manual's are parsed once, not at every question). */
