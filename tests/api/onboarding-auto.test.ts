@@ -218,6 +218,63 @@ describe('automatic onboarding', () => {
     })
   })
 
+  test('a document a run already onboarded, changed again before the run ends, gets the run that follows', async () => {
+    t = authApp()
+    const b = await readyBase(t, FILES)
+    // Sixteen notes of 9,000 characters fill a batch (16 units, past 128 KB); rhine.txt is the next one's.
+    const notes = Array.from({ length: 16 }, (_, i) => ({
+      path: `a${String(i).padStart(2, '0')}.txt`,
+      text: `Note ${i} keeps the word k${i}. ${'The archive is quiet. '.repeat(410)}`,
+    }))
+    await upload(t, b.adminToken, b.corpusId, [...notes, RHINE])
+    await settle()
+    const manual = await (
+      await t.request(`/v1/corpora/${b.corpusId}/train`, { method: 'POST', headers: bearer(b.adminToken) })
+    ).json()
+    expect(manual.units_total).toBe(17)
+    // Another process holds the notes' batch (the run stays in flight); rhine.txt's batch runs here.
+    expect(t.jobs.queue.claim(['train_batch'], 'other-process', 60_000, 1)).toHaveLength(1)
+    await settle()
+    const rhine = (await get(b.adminToken, `/v1/corpora/${b.corpusId}/documents?limit=500`)).items.find(
+      (d: { filename: string }) => d.filename === 'rhine.txt',
+    )
+    expect(rhine.status).toBe('ready')
+    // rhine.txt changes while the run is still in flight, after the run onboarded it.
+    const changed: FixtureFile = {
+      path: 'rhine.txt',
+      text: 'The Rhine begins at the Rheinquelle spring and its new ferry to Basel leaves at dawn.',
+    }
+    await upload(t, b.adminToken, b.corpusId, [changed])
+    await settle()
+    expect(await get(b.adminToken, `/v1/corpora/${b.corpusId}`)).toMatchObject({
+      status: 'training',
+      documents_pending: 1,
+    })
+    t.clock.advance(2_000)
+    await settle()
+    const [trigger] = await jobs(b.adminToken, b.corpusId, 'train_auto')
+    expect(trigger!.detail).toBe(
+      `Run ${manual.id} is in flight; the new documents go to the run that follows it.`,
+    )
+    // The other process dies; the run ends, and the document it took before the change is followed.
+    t.clock.advance(61_000)
+    await settle()
+    const runs = await jobs(b.adminToken, b.corpusId, 'train')
+    expect(runs.map((r) => [r.status, r.auto, r.detail])).toEqual([
+      ['succeeded', false, '2 section(s) onboarded, 0 failed'],
+      ['succeeded', false, '17 section(s) onboarded, 0 failed'],
+      ['succeeded', true, '1 section(s) onboarded, 0 failed'],
+    ])
+    expect(await get(b.adminToken, `/v1/corpora/${b.corpusId}`)).toMatchObject({
+      status: 'ready',
+      documents_ready: 19,
+      documents_pending: 0,
+    })
+    const answer = await ask(b.keys.query, b.corpusId, 'Where does the ferry to Basel leave?')
+    expect(answer.answered).toBe(true)
+    expect(answer.answer).toContain('dawn')
+  }, 60_000)
+
   test('canceling stops a run waiting to start, and a canceled run is not followed', async () => {
     t = authApp()
     const b = await readyBase(t, FILES)

@@ -126,8 +126,8 @@ export class AutoOnboarding {
    */
   afterRun(run: Job, children: Job[], status: 'succeeded' | 'failed' | 'canceled'): void {
     if (status === 'canceled' || !run.subjectId) return
-    const taken = new Set(children.flatMap((c) => (c.payload.unit_ids as string[] | undefined) ?? []))
-    const late = this.d.repo.units(run.subjectId, false, true).some((u) => !taken.has(u.id))
+    const taken = takenBy(children)
+    const late = this.d.repo.units(run.subjectId, false, true).some((u) => !tookAsIs(taken, u))
     if (late) this.schedule(run.workspaceId, run.subjectId, 0)
   }
 
@@ -140,15 +140,8 @@ export class AutoOnboarding {
     if (!this.d.repo.hasWaiting(corpusId)) return false
     const run = this.d.inFlight(workspaceId, corpusId)
     if (!run) return true
-    const taken = new Set(
-      this.d.queue
-        .children(run.id)
-        .filter((c) => !isTerminal(c.status))
-        .flatMap((c) => (c.payload.unit_ids as string[] | undefined) ?? []),
-    )
-    return this.d.repo
-      .units(corpusId, false, true)
-      .some((u) => u.status === 'pending' && !taken.has(u.id) && !(u.parent_id && taken.has(u.parent_id)))
+    const taken = takenBy(this.d.queue.children(run.id).filter((c) => !isTerminal(c.status)))
+    return this.d.repo.units(corpusId, false, true).some((u) => u.status === 'pending' && !tookAsIs(taken, u))
   }
 
   /** Cancels the base's waiting `train_auto` job, if any; returns it. */
@@ -173,4 +166,28 @@ export class AutoOnboarding {
       },
     }
   }
+}
+
+/** Units batches took, by id, with the content each had then (null: a batch queued before versions were kept). */
+function takenBy(batches: Job[]): Map<string, string | null> {
+  const taken = new Map<string, string | null>()
+  for (const b of batches) {
+    const ids = (b.payload.unit_ids as string[] | undefined) ?? []
+    const versions = b.payload.unit_versions as string[] | undefined
+    ids.forEach((id, i) => {
+      taken.set(id, versions?.[i] ?? null)
+    })
+  }
+  return taken
+}
+
+/**
+ * Whether a run took this unit as it is now: the unit, or the document it is a section of (a run
+ * may take a document before its extraction made sections), with the same content. A unit whose
+ * file was uploaded again after the run took it is not: the run onboarded (or will) the old text.
+ */
+function tookAsIs(taken: Map<string, string | null>, u: UnitRow): boolean {
+  const own = taken.get(u.id)
+  const version = own !== undefined ? own : u.parent_id ? taken.get(u.parent_id) : undefined
+  return version !== undefined && (version === null || version === u.version)
 }

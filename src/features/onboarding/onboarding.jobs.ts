@@ -236,22 +236,23 @@ export class OnboardingJobs {
       }
     }
     const results = await this.d.engine.onboardSections(inputs, prepared)
-    const ready: string[] = []
+    const ready: UnitRow[] = []
     results.forEach((r, i) => {
       const { unit, leaf, chars } = owners[i]!
       if (r instanceof Error) {
         if (!errors.has(unit)) errors.set(unit, r)
         return
       }
-      ready.push(leaf.id)
+      ready.push(leaf)
       stats.units++
       stats.chars += chars
     })
     const now = this.now()
-    this.repo.setStatus(ready, 'ready', null, now)
+    // A document given new content while its text was being onboarded stays pending (the next run's).
+    this.repo.settleLeaves(ready, 'ready', null, now)
     for (const [u, e] of errors) {
       this.d.log.warn('onboarding a document failed', { document_id: u.unit.id, error: e.message })
-      this.repo.setStatus([u.unit.id], 'failed', e.message, now)
+      this.repo.settleLeaves([u.unit], 'failed', e.message, now)
       stats.failed++
     }
     const parents = group.units.flatMap((u) => [u.unit.parent_id, ...u.leaves.map((l) => l.parent_id)])

@@ -15,7 +15,16 @@ export interface UnitRow {
   /** Where a section starts in its document's text sidecar (null: the whole sidecar). */
   text_offset: number | null
   cart_id: string | null
+  /**
+   * The content a run takes: its file's SHA-256 (a section's parent's). A new upload of the file
+   * changes it; extracting the same content does not (a run may take a file before its extraction).
+   */
+  version: string
 }
+
+const UNIT_COLUMNS = `d.id, d.workspace_id, d.corpus_id, d.parent_id, d.path, d.status, d.section_title, d.text_key,
+  d.text_chars, d.text_offset, d.cart_id, COALESCE(p.sha256, d.sha256, '') AS version`
+const WITH_PARENT = 'documents d LEFT JOIN documents p ON p.id = d.parent_id'
 
 // A leaf is a section row, or a parent that has no section rows.
 const LEAF = `(d.parent_id IS NOT NULL OR NOT EXISTS (SELECT 1 FROM documents s WHERE s.parent_id = d.id))`
@@ -37,9 +46,8 @@ export class OnboardingRepo {
     const statuses = force ? "('pending','onboarding','ready')" : "('pending','onboarding')"
     return this.c
       .query<UnitRow, [string]>(
-        `SELECT d.id, d.workspace_id, d.corpus_id, d.parent_id, d.path, d.status, d.section_title, d.text_key,
-                d.text_chars, d.text_offset, d.cart_id
-         FROM documents d WHERE d.corpus_id = ? AND ${LEAF} AND d.status IN ${statuses}
+        `SELECT ${UNIT_COLUMNS}
+         FROM ${WITH_PARENT} WHERE d.corpus_id = ? AND ${LEAF} AND d.status IN ${statuses}
            ${extracted ? 'AND d.text_key IS NOT NULL' : ''}
          ORDER BY d.created_at, d.path, d.section_index`,
       )
@@ -72,10 +80,7 @@ export class OnboardingRepo {
   /** One unit by id (null when it was deleted meanwhile). */
   unit(id: string): UnitRow | null {
     return this.c
-      .query<UnitRow, [string]>(
-        `SELECT id, workspace_id, corpus_id, parent_id, path, status, section_title, text_key, text_chars, text_offset, cart_id
-         FROM documents WHERE id = ?`,
-      )
+      .query<UnitRow, [string]>(`SELECT ${UNIT_COLUMNS} FROM ${WITH_PARENT} WHERE d.id = ?`)
       .get(id)
   }
 
@@ -83,9 +88,8 @@ export class OnboardingRepo {
   leavesOf(documentId: string): UnitRow[] {
     return this.c
       .query<UnitRow, [string, string]>(
-        `SELECT d.id, d.workspace_id, d.corpus_id, d.parent_id, d.path, d.status, d.section_title, d.text_key,
-                d.text_chars, d.text_offset, d.cart_id
-         FROM documents d WHERE (d.parent_id = ? OR (d.id = ? AND ${LEAF})) ORDER BY d.section_index`,
+        `SELECT ${UNIT_COLUMNS}
+         FROM ${WITH_PARENT} WHERE (d.parent_id = ? OR (d.id = ? AND ${LEAF})) ORDER BY d.section_index`,
       )
       .all(documentId, documentId)
   }
@@ -96,6 +100,25 @@ export class OnboardingRepo {
     const set = this.c.query('UPDATE documents SET status = ?, error = ?, updated_at = ? WHERE id = ?')
     transaction(this.db, () => {
       for (const id of ids) set.run(status, error, now, id)
+    })
+  }
+
+  /**
+   * Sets the status of rows a batch onboarded (or failed to), each only while it still holds the
+   * text the batch read: a row given new content meanwhile stays `pending` for the run that follows.
+   */
+  settleLeaves(
+    rows: { id: string; text_key: string | null }[],
+    status: 'ready' | 'failed',
+    error: string | null,
+    now: number,
+  ): void {
+    if (rows.length === 0) return
+    const set = this.c.query(
+      'UPDATE documents SET status = ?, error = ?, updated_at = ? WHERE id = ? AND text_key IS ?',
+    )
+    transaction(this.db, () => {
+      for (const r of rows) set.run(status, error, now, r.id, r.text_key)
     })
   }
 

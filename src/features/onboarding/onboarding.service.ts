@@ -125,7 +125,7 @@ export class OnboardingService {
   private startRun(
     workspaceId: string,
     corpusId: string,
-    { units, force, auto }: { units: BatchUnit[]; force: boolean; auto: boolean },
+    { units, force, auto }: { units: (BatchUnit & { version: string })[]; force: boolean; auto: boolean },
     now: number,
   ): Job {
     const run = this.d.queue.enqueue({
@@ -146,7 +146,8 @@ export class OnboardingService {
         unitsTotal: batch.length,
         // A batch waits (transient retries with backoff) for documents still being extracted.
         maxAttempts: 10,
-        payload: { unit_ids: batch.map((u) => u.id) },
+        // With the content each unit had when taken: one changed after it was taken gets a follow-up run.
+        payload: { unit_ids: batch.map((u) => u.id), unit_versions: batch.map((u) => u.version) },
       })
     }
     this.repo.setStatus(
