@@ -8,6 +8,7 @@ import { LocationProvider, Route, Router } from 'preact-iso'
 import { Protected } from './components/guard'
 import { AcceptInvite } from './pages/accept-invite'
 import { Account } from './pages/account'
+import { AuthCallback } from './pages/auth-callback'
 import { Base } from './pages/base'
 import { Bases } from './pages/bases'
 import { Chat } from './pages/chat'
@@ -16,6 +17,7 @@ import { Compare } from './pages/compare'
 import { DocumentPage } from './pages/document'
 import { ForgotPassword } from './pages/forgot-password'
 import { Keys } from './pages/keys'
+import { LinkAccount } from './pages/link-account'
 import { Mcp } from './pages/mcp'
 import { Members } from './pages/members'
 import { NotFound } from './pages/not-found'
@@ -23,6 +25,7 @@ import { RequestAccess } from './pages/request-access'
 import { ResetPassword } from './pages/reset-password'
 import { SignIn } from './pages/sign-in'
 import { SignUp } from './pages/sign-up'
+import { Sso } from './pages/sso'
 import { Start } from './pages/start'
 import { Status } from './pages/status'
 import { Usage } from './pages/usage'
@@ -46,6 +49,7 @@ const DocumentViewer = signedIn(DocumentPage)
 const KeysPage = signedIn(Keys, true)
 const MembersPage = signedIn(Members, true)
 const UsagePage = signedIn(Usage, true)
+const SsoPage = signedIn(Sso, true)
 const McpPage = signedIn(Mcp)
 const StatusPage = signedIn(Status)
 const AccountPage = signedIn(Account)
@@ -64,6 +68,8 @@ export function App() {
         <Route path="/console/reset-password" component={ResetPassword} />
         <Route path="/console/accept-invite" component={AcceptInvite} />
         <Route path="/console/request-access" component={RequestAccess} />
+        <Route path="/console/auth/callback" component={AuthCallback} />
+        <Route path="/console/auth/link" component={LinkAccount} />
         <Route path="/console/bases" component={BasesPage} />
         <Route path="/console/bases/:id" component={BasePage} />
         <Route path="/console/bases/:id/chat" component={ChatPage} />
@@ -72,6 +78,7 @@ export function App() {
         <Route path="/console/keys" component={KeysPage} />
         <Route path="/console/members" component={MembersPage} />
         <Route path="/console/usage" component={UsagePage} />
+        <Route path="/console/sso" component={SsoPage} />
         <Route path="/console/mcp" component={McpPage} />
         <Route path="/console/status" component={StatusPage} />
         <Route path="/console/account" component={AccountPage} />

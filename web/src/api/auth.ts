@@ -8,11 +8,20 @@ import { http, ok, publicHttp } from './client'
 import { adopt, me, type Stored, session } from './session'
 import type { AuthConfig, InviteInfo, LinkResp, Me, TokenResp, User } from './types'
 
-/** Signs in with the OAuth2 password form; loads the user. */
-export async function signIn(email: string, password: string, remember: boolean): Promise<User> {
+/**
+ * Signs in with the OAuth2 password form; loads the user. `recoveryCode` is an admin's one-time
+ * break-glass code, for a workspace that enforces single sign-on.
+ */
+export async function signIn(
+  email: string,
+  password: string,
+  remember: boolean,
+  opts: { recoveryCode?: string } = {},
+): Promise<User> {
+  const body = { username: email, password, remember_me: remember ? 'true' : 'false' }
   const resp = await ok(
     publicHttp.POST('/v1/auth/login', {
-      body: { username: email, password, remember_me: remember ? 'true' : 'false' },
+      body: opts.recoveryCode ? { ...body, recovery_code: opts.recoveryCode } : body,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     }),
   )

@@ -16,6 +16,7 @@ export const NAV: NavItem[] = [
   { href: '/console/keys', label: 'API keys', adminOnly: true },
   { href: '/console/members', label: 'Members', adminOnly: true },
   { href: '/console/usage', label: 'Usage', adminOnly: true },
+  { href: '/console/sso', label: 'Single sign-on', adminOnly: true },
   { href: '/console/mcp', label: 'MCP' },
   { href: '/console/status', label: 'Status' },
   { href: '/console/account', label: 'Account' },
