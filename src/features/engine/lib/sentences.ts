@@ -17,10 +17,37 @@ const ABBREV = new Set(
 // extraction without punctuation would otherwise make one "sentence" of a whole page.
 const MAX_SENTENCE_CHARS = 600
 
-/** The sentences of text[from, to), trimmed, as spans. Blank lines always end a sentence. */
+// A table row as extraction renders a CSV's or a spreadsheet's ("header: value; header: value"). A
+// row is a sentence of its own: rows follow each other without a sentence's end, and cutting a run of
+// them by length would start a passage, and so a citation, in the middle of one ("sex: MALE⏎species:
+// Gentoo; ..."). (A Markdown table's lines are text, read as before: a row of cells between bars,
+// short and dense in words, would otherwise outrank the prose that answers.)
+const ROW_LINE = /^[^:;\n]{1,80}: [^\n]*; [^:;\n]{1,80}: /
+
+/** Whether the line starting at `lineStart` is a table row. */
+function isRowLine(text: string, lineStart: number): boolean {
+  const end = text.indexOf('\n', lineStart)
+  return ROW_LINE.test(text.slice(lineStart, end < 0 ? text.length : end))
+}
+
+/**
+ * The sentences of text[from, to), trimmed, as spans. Blank lines always end a sentence, and so
+ * does the end of a table row's line; a row is never cut inside.
+ */
 export function splitSentences(text: string, from = 0, to = text.length): Span[] {
   const out: Span[] = []
   let start = from
+  // Whether the line being read is a row, worked out once a line (at its first possible sentence end).
+  let rowAt = -1
+  let row = false
+  const inRow = (i: number) => {
+    const lineStart = text.lastIndexOf('\n', i - 1) + 1
+    if (lineStart !== rowAt) {
+      rowAt = lineStart
+      row = isRowLine(text, lineStart)
+    }
+    return row
+  }
   const push = (end: number) => {
     let s = start
     let e = end
@@ -32,7 +59,7 @@ export function splitSentences(text: string, from = 0, to = text.length): Span[]
   for (let i = from; i < to; i++) {
     const ch = text[i]!
     if (ch === '\n') {
-      if (isBreakAfterNewline(text, start, i, to)) push(i)
+      if (inRow(i) || isBreakAfterNewline(text, start, i, to)) push(i)
       continue
     }
     if (ch !== '.' && ch !== '!' && ch !== '?') continue
@@ -47,6 +74,8 @@ export function splitSentences(text: string, from = 0, to = text.length): Span[]
     if (k >= to) continue
     if (!/[\p{Lu}\p{N}"“'‘([]/u.test(text[k]!)) continue
     if (ch === '.' && isAbbreviation(text, start, i)) continue
+    // A period inside a cell ("name: Braund, Mr. Owen Harris") does not end the row.
+    if (inRow(i)) continue
     push(j)
     i = j - 1
   }
