@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test'
+import { loadConfig } from '../../src/platform/config/config.load'
 import type { TestApp } from '../helpers/app'
 import { type FixtureFile, readyBase, upload } from '../helpers/ready-base'
 import { authApp, bearer, expectError, mintKey, rows, signUp } from './accounts.fixture'
@@ -175,6 +176,40 @@ describe('automatic onboarding', () => {
     expect(base.documents_pending).toBeGreaterThan(0)
     expect((await jobs(b.adminToken, b.corpusId, 'train_auto')).at(-1)!.status).toBe('pending')
   }, 60_000)
+
+  test('the quiet time and the longest wait come from [onboarding] auto_delay_ms and auto_max_wait_ms', async () => {
+    t = authApp({
+      env: { ENGRAM_ONBOARDING_AUTO_DELAY_MS: '10000', ENGRAM_ONBOARDING_AUTO_MAX_WAIT_MS: '25000' },
+    })
+    const b = await readyBase(t, FILES)
+    const runs = async () => (await jobs(b.adminToken, b.corpusId, 'train')).length
+    await upload(t, b.adminToken, b.corpusId, [RHINE])
+    await settle()
+    // Not after the default 2 s: after 10 s of quiet.
+    t.clock.advance(9_000)
+    await settle()
+    expect(await runs()).toBe(1)
+    t.clock.advance(1_000)
+    await settle()
+    expect(await runs()).toBe(2)
+    // Arrivals every 8 s keep putting the next run off, until 25 s after the first of them.
+    for (let i = 0; i < 4; i++) {
+      await upload(t, b.adminToken, b.corpusId, [{ path: `p${i}.txt`, text: `Paper ${i}, word y${i}.` }])
+      await settle()
+      expect(await runs()).toBe(2)
+      t.clock.advance(8_000)
+      await settle()
+    }
+    // The fourth arrived 24 s after the first; the run was due at 25 s and took them all.
+    const last = (await jobs(b.adminToken, b.corpusId, 'train')).at(-1)!
+    expect(await runs()).toBe(3)
+    expect(last.detail).toBe('4 section(s) onboarded, 0 failed')
+    // Out of bounds, the value is refused at start-up with the option named.
+    const refused = (value: string) => () =>
+      loadConfig({ env: { ENGRAM_ONBOARDING_AUTO_DELAY_MS: value }, readFile: () => null })
+    expect(refused('-1')).toThrow('ENGRAM_ONBOARDING_AUTO_DELAY_MS')
+    expect(refused('3600001')).toThrow('ENGRAM_ONBOARDING_AUTO_DELAY_MS')
+  })
 
   test('a run in flight is followed by another for the documents that arrived while it ran', async () => {
     t = authApp()

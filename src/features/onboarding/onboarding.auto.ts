@@ -8,17 +8,21 @@ import type { OnboardingRepo, UnitRow } from './onboarding.repo'
 /** Waits for new documents to stop arriving, then starts a run over them (`auto_onboard`). */
 export const AUTO_KIND = 'train_auto'
 
-/**
- * Quiet time after an upload, push or sync has been extracted before its documents' run starts:
- * a folder uploaded file by file (one sync run a request) ends up in one run, not one each.
- */
-export const AUTO_DELAY_MS = 2_000
-/** Longest arrivals that keep coming put a run off: past it the run starts with what is extracted. */
-export const AUTO_MAX_WAIT_MS = 60_000
+/** The debounce of automatic runs (`[onboarding]` auto_delay_ms and auto_max_wait_ms). */
+export interface AutoTiming {
+  /**
+   * Quiet time after an upload, push or sync has been extracted before its documents' run starts:
+   * a folder uploaded file by file (one sync run a request) ends up in one run, not one each.
+   */
+  delayMs: number
+  /** Longest arrivals that keep coming put a run off: past it the run starts with what is extracted. */
+  maxWaitMs: number
+}
 
 /** What automatic onboarding works with. */
 export interface AutoOnboardingDeps {
   clock: Clock
+  timing: AutoTiming
   queue: JobQueue
   corpora: CorporaService
   repo: OnboardingRepo
@@ -38,8 +42,8 @@ export interface AutoOutcome {
  * Onboarding of new and changed documents without anyone asking, in a base that has been onboarded
  * and keeps `auto_onboard` on. A sync run that ends with documents created or updated (an upload, a
  * push commit, an upsert, a source's sync or an import: `sync.finished`) schedules one `train_auto`
- * job a base, due AUTO_DELAY_MS later; each later arrival puts it off again, up to AUTO_MAX_WAIT_MS
- * after the first, so a push of 1,000 files (one sync run) or a folder uploaded file by file starts
+ * job a base, due `delayMs` later; each later arrival puts it off again, up to `maxWaitMs` after
+ * the first, so a push of 1,000 files (one sync run) or a folder uploaded file by file starts
  * one run. When it is due it starts a run over the extracted pending documents, unless a run is in
  * flight: that run, when it ends (succeeded or failed, not canceled), schedules the next one for the
  * documents that arrived while it ran.
@@ -72,16 +76,16 @@ export class AutoOnboarding {
 
   /**
    * Schedules the base's automatic run `delayMs` from now, or puts off the one waiting (never past
-   * AUTO_MAX_WAIT_MS after it was first asked for). Nothing when the base does not onboard by itself.
+   * `maxWaitMs` after it was first asked for). Nothing when the base does not onboard by itself.
    */
-  schedule(workspaceId: string, corpusId: string, delayMs = AUTO_DELAY_MS): Job | null {
+  schedule(workspaceId: string, corpusId: string, delayMs = this.d.timing.delayMs): Job | null {
     const base = this.base(workspaceId, corpusId)
     if (!base || !this.applies(base)) return null
     const now = this.now()
     const waiting = this.waiting(workspaceId, corpusId)
     if (waiting) {
       const firstAt = Number(waiting.payload.first_at ?? waiting.createdAt)
-      this.d.queue.postpone(waiting.id, Math.min(now + delayMs, firstAt + AUTO_MAX_WAIT_MS))
+      this.d.queue.postpone(waiting.id, Math.min(now + delayMs, firstAt + this.d.timing.maxWaitMs))
       return waiting
     }
     return this.d.queue.enqueue({

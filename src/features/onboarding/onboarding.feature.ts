@@ -1,3 +1,4 @@
+import type { Config } from '../../platform/config/config.load'
 import type { Feature, Platform } from '../../platform/feature/feature'
 import type { ReadableJobs } from '../../platform/jobs/queue'
 import type { CorporaService } from '../corpora/corpora.service'
@@ -6,6 +7,8 @@ import { onboardingRoutes } from './onboarding.routes'
 import { OnboardingService } from './onboarding.service'
 
 export interface OnboardingFeatureDeps {
+  /** The debounce of automatic runs. */
+  config: Config['onboarding']
   corpora: CorporaService
   engine: SectionOnboarder
   /** Other features' jobs that `GET /jobs/{job_id}` answers for (sources' syncs and imports). */
@@ -19,7 +22,8 @@ export interface OnboardingFeatureDeps {
  * their passages embedded in the background, after the engine has prepared.
  */
 export function onboardingFeature(p: Platform, d: OnboardingFeatureDeps): Feature<OnboardingService> {
-  const service = new OnboardingService({ ...p, ...d })
+  const autoTiming = { delayMs: d.config.auto_delay_ms, maxWaitMs: d.config.auto_max_wait_ms }
+  const service = new OnboardingService({ ...p, ...d, autoTiming })
   d.corpora.setBuildProbe((ws, corpusId) => service.inFlight(ws, corpusId) !== null)
   let embedding: ReturnType<typeof setTimeout> | undefined
   return {

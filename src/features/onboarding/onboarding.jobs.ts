@@ -248,7 +248,6 @@ export class OnboardingJobs {
       stats.chars += chars
     })
     const now = this.now()
-    // A document given new content while its text was being onboarded stays pending (the next run's).
     this.repo.settleLeaves(ready, 'ready', null, now)
     for (const [u, e] of errors) {
       this.d.log.warn('onboarding a document failed', { document_id: u.unit.id, error: e.message })

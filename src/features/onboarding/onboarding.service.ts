@@ -9,7 +9,7 @@ import { isTerminal, type Job, type JobQueue, type ReadableJobs } from '../../pl
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { CorporaService } from '../corpora/corpora.service'
-import { AUTO_KIND, AutoOnboarding } from './onboarding.auto'
+import { AUTO_KIND, AutoOnboarding, type AutoTiming } from './onboarding.auto'
 import { EmbedJobs } from './onboarding.embed'
 import {
   BATCH_KIND,
@@ -42,6 +42,8 @@ export interface OnboardingDeps {
   engine: SectionOnboarder
   /** Units per batch job. */
   batchSize?: number
+  /** When automatic runs start after documents arrive (config `[onboarding]`). */
+  autoTiming: AutoTiming
   /** Other features' jobs `GET /jobs/{job_id}` answers for too (sources' syncs). */
   readable?: readonly ReadableJobs[]
 }
@@ -73,6 +75,7 @@ export class OnboardingService {
     this.embeds = new EmbedJobs(d)
     this.auto = new AutoOnboarding({
       ...d,
+      timing: d.autoTiming,
       repo: this.repo,
       inFlight: (ws, corpusId) => this.inFlight(ws, corpusId),
       begin: (ws, corpusId, units) => this.begin(ws, corpusId, units, { force: false, auto: true }),

@@ -536,6 +536,20 @@ export const configDefinition = {
       kind: { type: 'int', min: 1, max: 720 },
     }),
   },
+  onboarding: {
+    auto_delay_ms: leaf({
+      doc: "Automatic onboarding (auto_onboard): quiet time after an upload, push or sync has been extracted before its documents' run starts, in milliseconds; each later arrival puts the run off again, so a folder uploaded file by file ends up in one run.",
+      env: 'ENGRAM_ONBOARDING_AUTO_DELAY_MS',
+      default: 2000,
+      kind: { type: 'int', min: 0, max: 3_600_000 },
+    }),
+    auto_max_wait_ms: leaf({
+      doc: 'Automatic onboarding: longest arrivals that keep coming may put a run off, in milliseconds from the first of them; past it the run starts with what is extracted (never sooner than auto_delay_ms after the first).',
+      env: 'ENGRAM_ONBOARDING_AUTO_MAX_WAIT_MS',
+      default: 60_000,
+      kind: { type: 'int', min: 0, max: 86_400_000 },
+    }),
+  },
   sources: {
     folder_roots: leaf({
       doc: 'Server directories `folder` sources may read, each granted to workspaces, comma-separated: `ws_<id>=/srv/a` grants /srv/a to that workspace alone; `*=/srv/engram/{workspace_id}` gives every workspace the directory named by its own id (created by the operator; one that does not exist admits nothing). Empty (the default): no workspace reads any server folder. A source folder must be a granted directory or inside one, after symlinks and `..` are resolved. A bare path, which once granted every workspace, is refused at start-up.',
