@@ -20,6 +20,7 @@ import m16 from './0016_engine_passage_words.sql' with { type: 'text' }
 import m17 from './0017_jobs_fair_claim.sql' with { type: 'text' }
 import m18 from './0018_auto_onboard.sql' with { type: 'text' }
 import m19 from './0019_document_places.sql' with { type: 'text' }
+import m20 from './0020_key_bases.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -43,4 +44,5 @@ export const migrations: Migration[] = [
   { tag: '0017_jobs_fair_claim', sql: m17 },
   { tag: '0018_auto_onboard', sql: m18 },
   { tag: '0019_document_places', sql: m19 },
+  { tag: '0020_key_bases', sql: m20 },
 ]

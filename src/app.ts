@@ -74,12 +74,13 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
   }
   const workspaces = use(workspacesFeature(p))
   const audit = use(auditFeature(p))
-  const keys = use(keysFeature(p))
+  // Ingest and the engine add their purgers to corpora's deletes; onboarding tells it of builds.
+  const corpora = use(corporaFeature(p, { audit }))
+  // A key bound to some bases names bases of its workspace.
+  const keys = use(keysFeature(p, { corpora }))
   const signIn = accountsFeature(p, { config: c, secret, mailer, workspaces, keys, audit })
   const accounts = use(signIn)
   use(membersFeature(p, { config: c, mailer, accounts, workspaces }))
-  // Ingest and the engine add their purgers to corpora's deletes; onboarding tells it of builds.
-  const corpora = use(corporaFeature(p, { audit }))
   const ingest = use(ingestFeature(p, { config: c.ingest, corpora }))
   const engine = use(engineFeature(p, { config: c.engine, embed: c.embed, corpora }))
   const sources = use(sourcesFeature(p, { config: c, secret, corpora, ingest }))

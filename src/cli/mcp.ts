@@ -93,6 +93,7 @@ export async function mcpCommand(args: string[], env: Record<string, string | un
       role: 'admin',
       scopes: null,
       keyId: null,
+      corpusIds: null,
     }
     backend = localBackend(app.services.mcp, principal)
     close = async () => {

@@ -180,6 +180,7 @@ describe('me, setup and config', () => {
           name: 'key admin+query',
           prefix: key.prefix,
           scopes: ['query', 'admin'],
+          corpus_ids: null,
           last_used_at: now,
           expires_at: null,
           revoked_at: null,

@@ -34,6 +34,7 @@ describe('creating keys', () => {
         name: 'CI pipeline',
         prefix: key.key.slice(0, 12),
         scopes: ['ingest', 'query'],
+        corpus_ids: null,
         last_used_at: null,
         expires_at: null,
         revoked_at: null,

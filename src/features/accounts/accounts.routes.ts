@@ -161,6 +161,8 @@ export function accountsRoutes(
       method: 'GET',
       path: '/auth/me',
       auth: 'bearer',
+      // A key's own profile: its bases and nothing about others.
+      boundKeys: 'served',
       summary: 'Who the credential is: the signed-in user, or the API key and its workspace',
       description:
         'A session answers UserResp. An API key has no user: it answers `kind: "api_key"`, the key as listed (never its secret), its workspace, and the role it acts with.',

@@ -63,6 +63,7 @@ export class SessionService {
       role: row.role,
       scopes: null,
       keyId: null,
+      corpusIds: null,
     }
   }
 

@@ -59,7 +59,7 @@ function entryOf(e: DomainEvent<Audited>): AuditEntry {
         actor,
         action: e.type === 'key.created' ? 'api_key.created' : 'api_key.revoked',
         target: { type: 'api_key', id: keyId },
-        details: e.type === 'key.created' ? { name, prefix, scopes: e.payload.scopes } : { name, prefix },
+        details: e.type === 'key.created' ? keyCreated(e.payload) : { name, prefix },
       }
     }
     case 'member.changed': {
@@ -102,4 +102,10 @@ function entryOf(e: DomainEvent<Audited>): AuditEntry {
 /** `aud_` with the random part of the event id: one audit row per event, whatever the deliveries. */
 function auditIdOf(eventId: string): string {
   return `aud_${eventId.slice(eventId.indexOf('_') + 1)}`
+}
+
+/** What the audit keeps of a minted key: its name, prefix and scopes, and its bases when bound. */
+function keyCreated(p: DomainEvent<'key.created'>['payload']): Record<string, unknown> {
+  const bound = p.corpusIds ? { corpus_ids: p.corpusIds } : {}
+  return { name: p.name, prefix: p.prefix, scopes: p.scopes, ...bound }
 }

@@ -41,11 +41,13 @@ export function corporaRoutes(corpora: CorporaService): RouteDef[] {
       method: 'GET',
       path: '/corpora',
       auth: 'bearer',
+      // A key bound to some bases lists those only.
+      boundKeys: 'served',
       summary: 'List document bases, newest first',
       tags: ['corpora'],
       list: true,
       response: CorpusResp,
-      handler: ({ principal, page }) => corpora.list(principal.workspaceId, page),
+      handler: ({ principal, page }) => corpora.list(principal.workspaceId, page, principal.corpusIds),
     }),
     defineRoute({
       method: 'GET',

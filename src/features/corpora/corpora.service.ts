@@ -5,7 +5,7 @@ import type { Db } from '../../platform/db/db'
 import { fail, notFound } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import type { Logger } from '../../platform/log/log'
-import { keysetPage } from '../../platform/paging/paging'
+import { keysetPage, type PageRequest } from '../../platform/paging/paging'
 import type { AuditService } from '../audit/audit.service'
 import { DocumentContentRepo, type Extraction, type NewContent } from './corpora.content.repo'
 import {
@@ -15,6 +15,7 @@ import {
   type DeleteReceipt,
   type DocumentPurger,
 } from './corpora.deletion'
+import { pageOfSome } from './corpora.listing'
 import type { PageRange } from './corpora.pages'
 import { type PassagePlace, type PassageSpan, PlacesRepo } from './corpora.places.repo'
 import { CorporaRepo, type CorpusRow, type DocumentRow } from './corpora.repo'
@@ -92,8 +93,10 @@ export class CorporaService {
     return this.repo.get(workspaceId, id) !== null
   }
 
-  /** Bases of a workspace, paged (page null: all). */
-  list(workspaceId: string, page: { limit: number; after: readonly (string | number)[] | null } | null) {
+  /** Bases of a workspace, paged (page null: all); `only` narrows them (a bound key's bases). */
+  list(workspaceId: string, page: PageRequest | null, only: readonly string[] | null = null) {
+    const some = only?.map((id) => this.repo.get(workspaceId, id)).filter((r) => r !== null)
+    if (some) return pageOfSome(some, page)
     const total = this.repo.countAll(workspaceId)
     if (!page) return { items: this.repo.listAll(workspaceId).map(corpusResp), total, nextCursor: null }
     const rows = this.repo.listPage(workspaceId, page.after, page.limit)

@@ -10,6 +10,7 @@ import { fail, notFound, validationFailed } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import type { ListResult } from '../../platform/paging/paging'
 import { keysetPage, type PageRequest } from '../../platform/paging/paging'
+import type { CorporaService } from '../corpora/corpora.service'
 import {
   type ApiKeyRow,
   countActiveKeys,
@@ -46,6 +47,7 @@ export function keyResp(row: ApiKeyRow): KeyResp {
     name: row.name,
     prefix: row.prefix,
     scopes: JSON.parse(row.scopes) as Scope[],
+    corpus_ids: row.corpusIds === null ? null : (JSON.parse(row.corpusIds) as string[]),
     last_used_at: t(row.lastUsedAt),
     expires_at: t(row.expiresAt),
     revoked_at: t(row.revokedAt),
@@ -67,6 +69,8 @@ export class KeysService {
     private readonly random: Random,
     /** Key changes are told as `key.created` / `key.revoked` (the audit log subscribes). */
     private readonly events: Outbox,
+    /** The bases a key may be bound to are looked up there (a base of the caller's workspace). */
+    private readonly corpora: Pick<CorporaService, 'exists'>,
   ) {
     this.auth = keyAuthStatements(db)
     this.rows = new CommitMemo(commitWatch(db.$client), (hash) => this.auth.lookup(hash))
@@ -94,6 +98,7 @@ export class KeysService {
         { loc: ['body', 'name'], msg: 'String should have at least 1 character', type: 'string_too_short' },
       ])
     }
+    const corpusIds = this.boundBases(p.workspaceId, body.corpus_ids ?? null)
     const secret = `ek_${base62(this.random, SECRET_CHARS)}`
     const row: ApiKeyRow = {
       id: newId(this.random, 'key'),
@@ -103,6 +108,7 @@ export class KeysService {
       secretHash: secretHash(secret),
       // Canonical order, duplicates dropped.
       scopes: JSON.stringify(SCOPES.filter((s) => body.scopes.includes(s))),
+      corpusIds: corpusIds === null ? null : JSON.stringify(corpusIds),
       createdBy: p.userId ?? p.keyId,
       createdAt: now,
       expiresAt,
@@ -119,11 +125,33 @@ export class KeysService {
           name: row.name,
           prefix: row.prefix,
           scopes: JSON.parse(row.scopes) as string[],
+          corpusIds,
           actor: actorOf(p, caller.ip, caller.requestId),
         },
       })
     })
     return { ...keyResp(row), key: secret }
+  }
+
+  /**
+   * The bases a new key is bound to, checked: distinct ids, each a base of the workspace (an
+   * unknown id and another workspace's answer the same 404). Null: every base.
+   */
+  private boundBases(workspaceId: string, ids: readonly string[] | null): string[] | null {
+    if (ids === null) return null
+    const seen = new Set<string>()
+    ids.forEach((id, i) => {
+      if (seen.has(id)) {
+        throw validationFailed([
+          { loc: ['body', 'corpus_ids', i], msg: `${id} is listed twice`, type: 'value_error' },
+        ])
+      }
+      seen.add(id)
+    })
+    for (const id of ids) {
+      if (!this.corpora.exists(workspaceId, id)) throw fail('not_found', `Document base not found: ${id}.`)
+    }
+    return [...ids]
   }
 
   /** `GET /api-keys`: newest first, revoked included; a page on `/v1`, everything otherwise. */
@@ -180,7 +208,7 @@ export class KeysService {
     // A lookup by the hash of a high-entropy secret: timing reveals nothing usable about the secret.
     const row = this.rows.get(secretHash(secret))
     if (!row) throw invalidKey('Invalid API key.')
-    const [id, workspaceId, scopeJson, expiresAt, revokedAt, lastUsedAt, wsStatus] = row
+    const [id, workspaceId, scopeJson, expiresAt, revokedAt, lastUsedAt, wsStatus, basesJson] = row
     const now = this.clock.now().getTime()
     if (revokedAt !== null) throw invalidKey('This API key has been revoked.')
     if (expiresAt !== null && expiresAt <= now) throw invalidKey('This API key has expired.')
@@ -201,6 +229,8 @@ export class KeysService {
       role: scopes.includes('admin') ? 'admin' : 'member',
       scopes,
       keyId: id,
+      // Only a bound key pays for a parse; an unbound one (the usual case) has null.
+      corpusIds: basesJson === null ? null : (JSON.parse(basesJson) as string[]),
     }
   }
 }

@@ -15,6 +15,8 @@ export const apiKeys = sqliteTable(
     secretHash: text('secret_hash').notNull(),
     /** JSON array of scopes: `ingest`, `query`, `admin`. */
     scopes: text('scopes').notNull(),
+    /** JSON array of the base ids the key is bound to; null: every base of its workspace. */
+    corpusIds: text('corpus_ids'),
     createdBy: text('created_by'),
     createdAt: integer('created_at').notNull(),
     expiresAt: integer('expires_at'),

@@ -32,6 +32,8 @@ export function mcpRoutes(mcp: McpService, http: McpHttpOptions): RouteDef[] {
       path: '/mcp-http/',
       mount: 'unversioned',
       auth: 'bearer',
+      // Each tool sees only the key's bases (McpService).
+      boundKeys: 'served',
       summary:
         method === 'POST'
           ? 'Hosted MCP server: one JSON-RPC message or batch'

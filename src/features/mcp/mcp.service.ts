@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox'
-import type { Principal, Scope } from '../../platform/auth/principal'
+import { type Principal, reachesBase, type Scope } from '../../platform/auth/principal'
 import { iso } from '../../platform/clock/clock'
-import { fail } from '../../platform/errors/errors'
+import { fail, notFound } from '../../platform/errors/errors'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import { type ChatReq, toChatResp } from '../answers/answers.schemas'
 import type { AnswersService } from '../answers/answers.service'
@@ -54,9 +54,9 @@ export class McpService {
     this.texts = new TextCache(d.objects)
   }
 
-  /** The bases the principal can see, newest first. */
+  /** The bases the principal can see (a bound key's only), newest first. */
   bases(principal: Principal): Base[] {
-    return this.d.corpora.list(principal.workspaceId, null).items.map((c) => ({
+    return this.d.corpora.list(principal.workspaceId, null, principal.corpusIds).items.map((c) => ({
       id: c.id,
       name: c.name,
       status: c.status,
@@ -66,9 +66,18 @@ export class McpService {
     }))
   }
 
+  /**
+   * A base the principal reaches: another workspace's, and one a bound key is not bound to, are
+   * missing (404). Every tool and route of the agent surface looks its base up here.
+   */
+  private base(principal: Principal, corpusId: string) {
+    if (!reachesBase(principal, corpusId)) throw notFound('Document base')
+    return this.d.corpora.get(principal.workspaceId, corpusId)
+  }
+
   /** Identity, status and catalog description of a base, with where agents reach it. */
   meta(principal: Principal, corpusId: string): McpMeta {
-    const c = this.d.corpora.get(principal.workspaceId, corpusId)
+    const c = this.base(principal, corpusId)
     return {
       id: c.id,
       name: c.name,
@@ -88,6 +97,7 @@ export class McpService {
   /** Answers a question; source ids are the pinnable document ids the inventory lists. */
   async query(principal: Principal, corpusId: string, req: Static<typeof ChatReq>): Promise<McpAnswer> {
     requireScope(principal, 'query')
+    this.base(principal, corpusId)
     const r = toChatResp(await this.d.answers.chat(principal, corpusId, req))
     return {
       ...r,
@@ -104,7 +114,7 @@ export class McpService {
 
   /** The pinnable documents (files, not sections) of a base, by filename, filtered and paged. */
   async documents(principal: Principal, corpusId: string, req: DocsRequest): Promise<McpDocs> {
-    this.d.corpora.get(principal.workspaceId, corpusId)
+    this.base(principal, corpusId)
     const limit = req.limit ?? DOCS_LIMIT_DEFAULT
     const offset = req.offset ?? 0
     let rows = this.d.corpora.parentDocuments(corpusId)
@@ -142,7 +152,7 @@ export class McpService {
     req: TextRequest,
   ): Promise<DocumentText> {
     requireScope(principal, 'query')
-    this.d.corpora.get(principal.workspaceId, corpusId)
+    this.base(principal, corpusId)
     const doc = this.d.corpora.document(corpusId, documentId)
     if (!doc) throw fail('not_found', 'Document not found.')
     const whole = await this.texts.text(doc)

@@ -1,3 +1,5 @@
+import { reachesBase } from '../../platform/auth/principal'
+import { notFound } from '../../platform/errors/errors'
 import { defineRoute, type RouteDef } from '../../platform/http/route'
 import { encodeCursor } from '../../platform/paging/paging'
 import { CorpusParams, JobParams, JobResp, JobsQuery, TrainQuery } from './onboarding.schemas'
@@ -39,6 +41,8 @@ export function onboardingRoutes(onboarding: OnboardingService): RouteDef[] {
       method: 'GET',
       path: '/jobs/:job_id',
       auth: 'bearer',
+      // A key bound to some bases finds the jobs of those only.
+      boundKeys: 'served',
       summary: 'A job with its progress and estimate',
       description:
         "An onboarding job (`train`, `train_batch`, `embed`, `train_auto`) or a source's sync or import (`sources.sync`: the `job_id` of its sync run). Another workspace's job is a 404.",
@@ -47,6 +51,8 @@ export function onboardingRoutes(onboarding: OnboardingService): RouteDef[] {
       response: JobResp,
       handler: ({ principal, params }) => {
         const { job, corpusId } = onboarding.job(principal.workspaceId, params.job_id)
+        // A key bound to some bases finds another base's job missing, as its base is.
+        if (!reachesBase(principal, corpusId)) throw notFound('Job')
         return onboarding.jobResp(job, corpusId)
       },
     }),

@@ -21,6 +21,8 @@ export function connectionRoutes(sources: SourcesService): RouteDef[] {
       path: '/source-kinds',
       mount: 'v1',
       auth: 'bearer',
+      // The kinds of source there are: nothing about any base.
+      boundKeys: 'served',
       summary: 'The kinds of source this workspace can connect, and why one is off',
       description:
         'A server folder (`folder`) is off until the operator grants this workspace a folder (`sources.folder_roots`); the other kinds reach out over the network and are always on.',

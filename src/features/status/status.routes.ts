@@ -9,6 +9,8 @@ export function statusRoutes(status: StatusService): RouteDef[] {
       method: 'GET',
       path: '/status',
       auth: 'bearer',
+      // The platform's status: nothing about any base.
+      boundKeys: 'served',
       summary: 'Live platform status (cached for a configured interval)',
       tags: ['service'],
       response: StatusResp,
@@ -18,6 +20,8 @@ export function statusRoutes(status: StatusService): RouteDef[] {
       method: 'GET',
       path: '/status/slo',
       auth: 'bearer',
+      // The platform's objectives: nothing about any base.
+      boundKeys: 'served',
       summary: 'The published service objectives',
       tags: ['service'],
       response: SloResp,

@@ -14,6 +14,16 @@ export interface Principal {
   /** Scopes of an API key; null for a session (a session is not scope-limited). */
   scopes: readonly Scope[] | null
   keyId: string | null
+  /**
+   * The bases (corpus ids) an API key is bound to; null when it reaches every base of its
+   * workspace, as a session and an unbound key do. A bound key sees any other base as missing.
+   */
+  corpusIds: readonly string[] | null
+}
+
+/** Whether a principal reaches a base: every base unless its key is bound to some. */
+export function reachesBase(p: Principal, corpusId: string): boolean {
+  return p.corpusIds === null || p.corpusIds.includes(corpusId)
 }
 
 /**

@@ -43,6 +43,11 @@ export const errorTable = {
     message:
       'This route is for agents: authenticate with an API key (Authorization: Bearer ek_...), not a session.',
   },
+  key_bound_to_bases: {
+    status: 403,
+    message:
+      'This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).',
+  },
   not_found: { status: 404, message: 'Not found.' },
   method_not_allowed: { status: 405, message: 'Method not allowed.' },
   conflict: { status: 409, message: 'The request conflicts with the current state.' },

@@ -36,7 +36,15 @@ export interface DomainEvents {
     deleted: number
     failed: number
   }
-  'key.created': { keyId: string; name: string; prefix: string; scopes: string[]; actor: Actor }
+  'key.created': {
+    keyId: string
+    name: string
+    prefix: string
+    scopes: string[]
+    /** The bases the key is bound to; null (or absent in older events): every base. */
+    corpusIds?: string[] | null
+    actor: Actor
+  }
   'key.revoked': { keyId: string; name: string; prefix: string; actor: Actor }
   'member.joined': { userId: string; role: string; inviteId: string }
   /** A role change; `email` and `from` are the member's as they were, for the audit row. */

@@ -1,7 +1,7 @@
 import { type TObject, type TSchema, Type } from '@sinclair/typebox'
 import type { Elysia } from 'elysia'
-import type { Authenticator, Principal } from '../auth/principal'
-import { ApiError, fail } from '../errors/errors'
+import { type Authenticator, type Principal, reachesBase } from '../auth/principal'
+import { ApiError, fail, notFound } from '../errors/errors'
 import { decodeCursor, type ListResult } from '../paging/paging'
 import { decodeBody, readBody } from './body'
 import type { ClientAddresses } from './client-address'
@@ -145,6 +145,7 @@ function compileRoute(route: RouteDef, style: ApiStyle, deps: MountDeps) {
       state.workspaceId = principal?.workspaceId ?? null
       const query = parseQuery(request, queryKeys, queryValidator) as Record<string, unknown>
       const params = paramsValidator ? paramsValidator.parse(rawParams) : rawParams
+      if (principal?.corpusIds) boundTo(route, principal, params as Record<string, unknown> | undefined)
       const page = route.list && style === 'v1' ? pageOf(query) : null
       const ctx = new HandlerContext(request, state, style, deps.clients, principal, query, params, page)
       if (bodyValidator) return withBody(ctx, state, bodyValidator)
@@ -163,6 +164,19 @@ function authorize(route: RouteDef, request: Request, deps: MountDeps): Principa
   }
   if (route.auth === 'admin' && principal.role !== 'admin') throw fail('admin_required')
   return principal
+}
+
+/**
+ * The one check of a key bound to some bases, before any handler runs: a path naming another base
+ * answers 404 as a missing base would, and a route acting on the whole workspace refuses it.
+ */
+function boundTo(route: RouteDef, principal: Principal, params: Record<string, unknown> | undefined): void {
+  const corpusId = params?.corpus_id
+  if (typeof corpusId === 'string') {
+    if (!reachesBase(principal, corpusId)) throw notFound('Document base')
+  } else if (route.boundKeys !== 'served') {
+    throw fail('key_bound_to_bases')
+  }
 }
 
 /** The query parameters of a request, validated; a URL without a query string is not parsed. */

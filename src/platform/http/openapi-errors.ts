@@ -27,6 +27,11 @@ function errorCodes(route: RouteDef, style: ApiStyle): ErrorCode[] {
     codes.add('workspace_suspended')
     if (route.scope) codes.add('missing_scope')
     if (route.auth === 'admin') codes.add('admin_required')
+    // A key bound to some bases is refused by a route acting on the whole workspace (mount.ts).
+    const keyed = !route.errors?.includes('session_required')
+    if (keyed && !route.path.includes(':corpus_id') && route.boundKeys !== 'served') {
+      codes.add('key_bound_to_bases')
+    }
   }
   if (route.path.includes(':')) codes.add('not_found')
   // Every route validates its query (unknown parameters are refused), so every route can 422.

@@ -61,6 +61,12 @@ export interface RouteDef<
   auth: A
   /** The API-key scope this route needs (spec, Authentication); checked for keys only. */
   scope?: Scope
+  /**
+   * What a key bound to some bases may do here, when the path names no base (`:corpus_id`): by
+   * default nothing (403 `key_bound_to_bases`), since such a route acts on the whole workspace.
+   * `'served'`: the route shows only the key's bases, or none at all (a base's path names its own).
+   */
+  boundKeys?: 'served'
   summary: string
   tags: string[]
   description?: string

@@ -1,0 +1,29 @@
+import { keysetPage, type ListResult, type PageRequest } from '../../platform/paging/paging'
+import type { CorpusRow } from './corpora.repo'
+import { corpusResp } from './corpora.schemas'
+
+/**
+ * A page of some bases (those a key is bound to), in the order and keyset pages of the whole
+ * listing: newest first, continuing strictly after [created_at, id]. A bound key names at most a
+ * hundred bases, so they are read one by one and paged here rather than in SQL.
+ */
+export function pageOfSome(
+  rows: CorpusRow[],
+  page: PageRequest | null,
+): ListResult<ReturnType<typeof corpusResp>> {
+  const sorted = [...rows].sort(
+    (x, y) => y.created_at - x.created_at || (y.id < x.id ? -1 : y.id > x.id ? 1 : 0),
+  )
+  if (!page) return { items: sorted.map(corpusResp), total: sorted.length, nextCursor: null }
+  const [at, id] = page.after ?? [Number.MAX_SAFE_INTEGER, '']
+  const after = sorted.filter(
+    (r) => r.created_at < (at as number) || (r.created_at === at && r.id < (id as string)),
+  )
+  return keysetPage(
+    after.slice(0, page.limit + 1),
+    page.limit,
+    (r) => [r.created_at, r.id],
+    corpusResp,
+    sorted.length,
+  )
+}
