@@ -1,5 +1,6 @@
 /** Rating an answer: good or bad, sent once chosen, with what the answer was and drew on. */
 import type { Exchange } from '../lib/use-conversation'
+import { Thumb } from './thumb'
 import { ErrorBox } from './ui'
 
 /** Good or bad: the rating buttons of an answer, and whether the rating was recorded. */
@@ -33,26 +34,5 @@ export function Feedback({ x, onRate }: { x: Exchange; onRate: (r: 'up' | 'down'
       )}
       {x.feedback instanceof Error && <ErrorBox error={x.feedback} />}
     </fieldset>
-  )
-}
-
-/** A thumb drawn in SVG (no emoji font is needed: the console ships no fonts). */
-function Thumb({ down }: { down?: boolean }) {
-  return (
-    <svg
-      class={`thumb${down ? ' thumb-down' : ''}`}
-      viewBox="0 0 24 24"
-      width="16"
-      height="16"
-      aria-hidden="true"
-    >
-      <path
-        fill="none"
-        stroke="currentColor"
-        stroke-width="2"
-        stroke-linejoin="round"
-        d="M7 10v11H3V10h4Zm0 0 4-8c1.7 0 3 1.3 3 3v4h5.5a2 2 0 0 1 2 2.3l-1.4 8A2 2 0 0 1 18.1 21H7"
-      />
-    </svg>
   )
 }

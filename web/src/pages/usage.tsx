@@ -1,8 +1,10 @@
 /** Usage (admin): the period's totals, the questions asked each day as a chart, and each base's share. */
+import type { ComponentChild } from 'preact'
 import { getUsage } from '../api/admin'
 import type { Usage as UsageData } from '../api/types'
 import { DailyChart } from '../components/daily-chart'
 import { TableScroll } from '../components/table-scroll'
+import { Thumb } from '../components/thumb'
 import { Async, Button, Empty, PageHeader } from '../components/ui'
 import { useLoad } from '../lib/use-load'
 import '../styles/admin.css'
@@ -43,18 +45,32 @@ export function Usage(_props: { id?: string }) {
   )
 }
 
-/** Ratings of answers, up and down: "👍 3 · 👎 1". */
-function rated(n: { feedback_up: number; feedback_down: number }): string {
-  return `👍 ${count.format(n.feedback_up)} · 👎 ${count.format(n.feedback_down)}`
+/**
+ * Ratings of answers, up and down: "3 good, 1 bad", each after its thumb. The thumbs are drawn
+ * (an emoji needs a font a server or a headless browser may lack); the words say it without them.
+ */
+function Rated({ n }: { n: { feedback_up: number; feedback_down: number } }) {
+  return (
+    <span class="ratings">
+      <span class="rating">
+        <Thumb />
+        {`${count.format(n.feedback_up)} good,`}
+      </span>{' '}
+      <span class="rating">
+        <Thumb down />
+        {`${count.format(n.feedback_down)} bad`}
+      </span>
+    </span>
+  )
 }
 
 function UsageView({ u }: { u: UsageData }) {
   const t = u.totals
   // The scale test's load and compare's questions measure the strategies: not people's questions.
   const load = t.load_test_queries + t.compare_queries
-  const tiles: [string, string, string?][] = [
+  const tiles: [string, ComponentChild, string?][] = [
     ['Questions asked', count.format(t.queries), `Load tests and comparisons: ${count.format(load)}`],
-    ['Feedback on answers', rated(t), 'Ratings given to answers in the chat or through the API'],
+    ['Feedback on answers', <Rated n={t} />, 'Ratings given to answers in the chat or through the API'],
     ['Document bases', count.format(t.bases)],
     ['Documents', count.format(t.documents)],
     ['Storage', formatBytes(t.storage_bytes)],
@@ -139,7 +155,9 @@ function UsageView({ u }: { u: UsageData }) {
                     </td>
                     <td class="num">{count.format(b.queries)}</td>
                     <td class="num muted">{count.format(b.load_test_queries + b.compare_queries)}</td>
-                    <td class="num">{rated(b)}</td>
+                    <td class="num">
+                      <Rated n={b} />
+                    </td>
                     <td class="num">{count.format(b.documents)}</td>
                     <td class="num">{formatBytes(b.storage_bytes)}</td>
                   </tr>
