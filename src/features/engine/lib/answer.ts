@@ -141,5 +141,9 @@ function clean(text: string, s: RankedSentence): string {
     .replace(/\s+/g, ' ')
     .replace(/\[[^\]]{0,40}\]/g, '') // reference marks: [12], [citation needed]
     .replace(/([\p{L}.,;)"]):\d+(?:[–-]\d+)?(?=\s|$)/gu, '$1') // page marks: "visions.:33"
-  return one.replace(/\s+([,.;:])/g, '$1').trim()
+  // A mark taken from between two words leaves their two spaces ("TensorFlow [1] or": "TensorFlow or").
+  return one
+    .replace(/ {2,}/g, ' ')
+    .replace(/\s+([,.;:])/g, '$1')
+    .trim()
 }

@@ -5,6 +5,7 @@ import { type CartEntry, searchCartridges } from './cartsearch'
 import { condenseQuestion, type Turn } from './condense'
 import { definingFirst, definitional, definitionPhrase } from './definition'
 import { ENCODER_BAND, type EncoderEmbed, encoderSignals, unsure } from './encoder-check'
+import { ledAnswer } from './lead'
 import { AnswerType, planQuery } from './query'
 import { type SectionRef, searchIndex } from './ragsearch'
 import {
@@ -16,7 +17,7 @@ import {
   withTermFrequency,
 } from './rank'
 import { modelSignal, type References } from './reference'
-import { leadWith, shortAnswer } from './short'
+import { shortAnswer } from './short'
 import {
   SUPPORT_PASSAGES,
   SUPPORT_THRESHOLD,
@@ -63,7 +64,7 @@ export interface AskMetrics {
 
 /** The engine's answer to a question. */
 export interface AskResult {
-  /** The answer: the short answer when there is one, then the supporting sentences, each with its [n]. */
+  /** The answer: the short answer if it reads as one (lead.ts), then the sentences, each with its [n]. */
   answer: string
   /**
    * The exact span (a name, a date, a number) answering a fact question, picked from the cited
@@ -202,7 +203,7 @@ export async function askBase(
   // A definition's short answer is what the defining sentence says the subject is, when it says so briefly.
   const defined = defines && composed?.ranked[0] ? definitionPhrase(composed.ranked[0], defines) : null
   const short = composed ? (defined ?? shortAnswer(condensed, composed.ranked)) : null
-  const answer = composed ? leadWith(short, composed.answer) : ''
+  const answer = composed ? ledAnswer(composed, short, condensed, defines, defined) : ''
   if (explain) explain.unchecked = answered ? answer : compose().answer
   if (explain && composed) explain.sentences = composed.ranked
   return {

@@ -80,9 +80,10 @@ export function definesSubject(text: string, start: number, end: number, d: Defi
 }
 
 // After the subject: an aside in brackets may come first, then a copula and a determiner ("is a",
-// "are the", "was one of"), "refers to", "means", "stands for", or an apposition (", a ...").
+// "are the", "was one of", a possessive: "is Australia's"), "refers to", "means", "stands for", or an
+// apposition (", a ...").
 const DEFINES =
-  /^["'”’]?(?:\s*\([^)]{0,80}\))?(?:\s+(?:is|are|was|were)\s+(?:also\s+)?(?:a|an|the|one|any|some)\s|\s+(?:refers?\s+to|means|stands\s+for|is\s+defined\s+as|(?:is|are)\s+(?:known|described)\s+as)\s|,\s+(?:a|an|the)\s)/i
+  /^["'”’]?(?:\s*\([^)]{0,80}\))?(?:\s+(?:is|are|was|were)\s+(?:also\s+)?(?:a|an|the|one|any|some|[^\s'’]+['’]s)\s|\s+(?:refers?\s+to|means|stands\s+for|is\s+defined\s+as|(?:is|are)\s+(?:known|described)\s+as)\s|,\s+(?:a|an|the)\s)/i
 // Before a subject that a copula or an apposition defines: nothing, an article or a determiner, "of"
 // ("the core of X is a ..."), a possessive ("Apple's X is a ..."), or a mark opening a phrase; not a
 // number or an adjective, where X is part of another phrase ("the might of three brontos, the ...").
@@ -127,7 +128,7 @@ export function definitionPhrase(sentence: string, d: Definitional): string | nu
   if (!m) return null
   // The phrase starts at the determiner a copula keeps ("is a ...") or after the apposition's comma.
   let rest = after.slice(m.index + m[0].length)
-  const det = /(?:a|an|the|one|any|some)\s$/i.exec(m[0])
+  const det = /(?:a|an|the|one|any|some|[^\s'’]+['’]s)\s$/i.exec(m[0])
   if (det) rest = det[0] + rest
   const end = PHRASE_END.exec(rest)
   const phrase = (end ? rest.slice(0, end.index) : rest).trim()

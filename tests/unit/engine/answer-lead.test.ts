@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { migrations } from '../../../migrations/index'
+import { Engine } from '../../../src/features/engine/engine.service'
+import { definitional, definitionPhrase } from '../../../src/features/engine/lib/definition'
+import { leading } from '../../../src/features/engine/lib/lead'
+import { extractText } from '../../../src/features/ingest/extract/extract'
+import { openDatabase } from '../../../src/platform/db/db'
+import { migrate } from '../../../src/platform/db/migrate'
+import { FIXTURE_DOCS } from '../../helpers/fixture-data'
+import { memoryStore } from './fixture'
+
+// An answer never opens with a fragment (issue 34): the short answer leads the answer only when it
+// reads as an answer on its own, and a sentence is quoted without the gaps its reference marks left.
+
+describe('the short answer leads only when it reads as one', () => {
+  const lead = (question: string, short: string, sentence: string) =>
+    leading(short, question, [sentence], definitional(question), null)
+
+  test('a value, a name or a phrase answering a fact question leads', () => {
+    expect(lead('When was Tesla born?', '10 July 1856', 'He was born on 10 July 1856 in Smiljan.')).toBe(
+      '10 July 1856',
+    )
+    expect(
+      lead('Who discovered oxygen?', 'Carl Wilhelm Scheele', 'Carl Wilhelm Scheele discovered oxygen.'),
+    ).toBe('Carl Wilhelm Scheele')
+  })
+
+  test('most of a sentence, starting with the question’s own words, does not', () => {
+    const sentence =
+      'Existing models are developed using distinct frameworks like TensorFlow or PyTorch, and the high-level parameters can be obfuscated by implementation details.'
+    const short =
+      'developed using distinct frameworks like TensorFlow or PyTorch, and the high-level parameters'
+    expect(lead('Which frameworks are existing models developed using?', short, sentence)).toBeNull()
+  })
+
+  test('half a possessive does not', () => {
+    const sentence = 'The council is Australia’s peak non-government cancer control organisation.'
+    expect(
+      lead('Which organisation is the peak cancer control organisation?', 'Australia’s', sentence),
+    ).toBeNull()
+  })
+
+  test('a definitional question is led by what a sentence defining its subject says, not by a word of one mentioning it', () => {
+    const mention =
+      'It’s remarkable how often a situation with one source of superlinear returns also has the other.'
+    expect(lead('What is superlinear return?', 'source', mention)).toBeNull()
+    expect(
+      lead('What is a revenant?', 'corpse', 'A revenant is a corpse possessed by a demon of pride.'),
+    ).toBe('corpse')
+  })
+})
+
+describe('a definition through a possessive', () => {
+  test('"X is Australia’s peak ..." defines X, and says what X is', () => {
+    const d = definitional('What is Cancer Council?')!
+    const sentence = 'Cancer Council is Australia’s peak non-government cancer control organisation.'
+    expect(definitionPhrase(sentence, d)).toBe('Australia’s peak non-government cancer control organisation')
+  })
+})
+
+describe('answers of real documents open with a whole statement', () => {
+  const db = openDatabase(':memory:')
+  migrate(db, migrations)
+  const engine = new Engine({ db, store: memoryStore(), cacheBytes: 64 * 1024 * 1024, now: () => 0 })
+  const PDF = 'pdf/Unstructured-IO_unstructured__layout-parser-paper-fast.pdf'
+  const HTML = 'html/deepset-ai_haystack__paul_graham_superlinear.html'
+
+  beforeAll(async () => {
+    for (const path of [PDF, HTML]) {
+      const bytes = new Uint8Array(readFileSync(join(FIXTURE_DOCS, path)))
+      const { sections, title } = await extractText({ bytes, filename: path }, { pdfThread: false })
+      for (const [i, s] of sections.entries())
+        await engine.onboardSection({
+          workspaceId: 'ws_1',
+          baseId: 'cor_1',
+          documentId: `doc_${path}`,
+          sectionId: `sec_${i}_${path}`,
+          title: (sections.length === 1 ? title : s.title) ?? path,
+          filename: path,
+          text: s.text,
+        })
+    }
+  })
+  afterAll(() => db.$client.close())
+
+  for (const strategy of ['cart', 'rag'] as const) {
+    test(`${strategy}: the PDF's answer is its sentence, once, without a fragment before it`, async () => {
+      const r = await engine.ask('cor_1', {
+        question: 'Which frameworks are existing models developed using?',
+        strategy,
+      })
+      expect(r.answered).toBe(true)
+      expect(r.answer).toStartWith(
+        'Existing models are developed using distinct frameworks like TensorFlow or PyTorch, and the high-level parameters can be obfuscated by implementation details. [1]',
+      )
+    })
+
+    test(`${strategy}: a definitional question about a page that defines nothing opens with a statement, not one of its words`, async () => {
+      const r = await engine.ask('cor_1', { question: 'What is superlinear return?', strategy })
+      expect(r.answered).toBe(true)
+      expect(r.answer).not.toContain(' — ')
+      expect(r.answer).toMatch(/^\p{Lu}/u)
+    })
+  }
+})
