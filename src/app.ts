@@ -16,6 +16,7 @@ import { platformInfoFeature } from './features/platform-info/platform-info.feat
 import { scaleFeature } from './features/scale/scale.feature'
 import { serviceFeature } from './features/service/service.feature'
 import { sourcesFeature } from './features/sources/sources.feature'
+import { ssoFeature } from './features/sso/sso.feature'
 import { statusFeature } from './features/status/status.feature'
 import { usageFeature } from './features/usage/usage.feature'
 import { workspacesFeature } from './features/workspaces/workspaces.feature'
@@ -29,7 +30,7 @@ export const VERSION: string = pkg.version
 
 /** The order routes are mounted in, the spec's (the OpenAPI document follows it), after the service's own. */
 const MOUNT_ORDER =
-  `console corpora ingest sources onboarding answers economics scale mcp accounts members keys
+  `console corpora ingest sources onboarding answers economics scale mcp accounts members sso keys
   usage status platform-info workspaces audit engine`.split(/\s+/)
 
 /**
@@ -81,6 +82,7 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
   const signIn = accountsFeature(p, { config: c, secret, mailer, workspaces, keys, audit })
   const accounts = use(signIn)
   use(membersFeature(p, { config: c, mailer, accounts, workspaces }))
+  use(ssoFeature(p, { config: c, secret, accounts, audit, workspaces }))
   const ingest = use(ingestFeature(p, { config: c.ingest, corpora }))
   const engine = use(engineFeature(p, { config: c.engine, embed: c.embed, corpora }))
   const sources = use(sourcesFeature(p, { config: c, secret, corpora, ingest }))

@@ -189,16 +189,59 @@ export interface Tenant {
   memberToken: string
   /** A key holding every scope. */
   adminKey: string
+  /** A key holding every scope, bound to this workspace's base (`ids.corpus_id`) only. */
+  boundKey: string
   /** Keys holding every scope but the one named. */
   lacking: Record<Scope, string>
   /** An id of this workspace for each tenant parameter a path can hold. */
   ids: Record<string, string>
 }
 
+/** The path parameters that name a base or something in one: what a key bound to bases is kept to. */
+export const BASE_PARAMS = ['corpus_id', 'document_id', 'run_id', 'job_id', 'source_id'] as const
+
+/** The requests a walk's set-up makes with an admin's session, expecting `status`. */
+function caller(t: TestApp, token: string) {
+  return async <T>(path: string, init: RequestInit & { json?: unknown } = {}, status = 200): Promise<T> => {
+    const res = await t.request(path, { ...init, headers: bearer(token) })
+    expect(res.status).toBe(status)
+    return (await res.json()) as T
+  }
+}
+
+/**
+ * A base of the workspace with an object for each id a base's paths can hold: a document (an
+ * upsert, which also records a sync run), an onboarding job and a source on `connectionId`.
+ */
+export async function baseObjects(
+  t: TestApp,
+  token: string,
+  connectionId: string,
+): Promise<Record<(typeof BASE_PARAMS)[number], string>> {
+  const call = caller(t, token)
+  const corpusId = await createBase(t, token, 'Walk')
+  const upsert = await call<{ document: { id: string }; sync_run: { id: string } }>(
+    `/v1/corpora/${corpusId}/documents/upsert`,
+    { method: 'POST', json: { path: 'walk.txt', content: 'The route walk checks every route.' } },
+  )
+  const job = await call<{ id: string }>(`/v1/corpora/${corpusId}/train`, { method: 'POST' })
+  const source = await call<{ id: string }>(
+    `/v1/corpora/${corpusId}/sources`,
+    { method: 'POST', json: { connection_id: connectionId, folder: 'docs/' } },
+    201,
+  )
+  return {
+    corpus_id: corpusId,
+    document_id: upsert.document.id,
+    run_id: upsert.sync_run.id,
+    job_id: job.id,
+    source_id: source.id,
+  }
+}
+
 /**
  * Makes a workspace and, through the API, an object for each id a route path can hold: a base
- * with a document (an upsert, which also records a sync run), an onboarding job, a key, an open
- * invitation and a member.
+ * with its objects (`baseObjects`), a key, a connection, an open invitation and a member.
  */
 export async function tenant(t: TestApp): Promise<Tenant> {
   const admin = await signUp(t)
@@ -208,33 +251,23 @@ export async function tenant(t: TestApp): Promise<Tenant> {
   for (const s of SCOPES) {
     lacking[s] = (await mintKey(t, admin.token, without(s))).key
   }
-  const corpusId = await createBase(t, admin.token, 'Walk')
-  const call = async <T>(path: string, init: RequestInit & { json?: unknown } = {}): Promise<T> => {
-    const res = await t.request(path, { ...init, headers: bearer(admin.token) })
-    expect(res.status).toBe(200)
-    return (await res.json()) as T
-  }
-  const made = async <T>(path: string, json: unknown): Promise<T> => {
-    const res = await t.request(path, { method: 'POST', json, headers: bearer(admin.token) })
-    expect(res.status).toBe(201)
-    return (await res.json()) as T
-  }
-  const upsert = await call<{ document: { id: string }; sync_run: { id: string } }>(
-    `/v1/corpora/${corpusId}/documents/upsert`,
-    { method: 'POST', json: { path: 'walk.txt', content: 'The route walk checks every route.' } },
-  )
-  const job = await call<{ id: string }>(`/v1/corpora/${corpusId}/train`, { method: 'POST' })
+  const call = caller(t, admin.token)
   // A bucket nobody listens at: creating a source does not reach it; validating it is a 502.
-  const connection = await made<{ id: string }>('/v1/connections', {
-    kind: 's3',
-    name: 'Walk bucket',
-    settings: { endpoint: 'http://127.0.0.1:9', bucket: 'walk' },
-    secrets: { access_key: 'walk-access', secret_key: 'walk-secret-key' },
-  })
-  const source = await made<{ id: string }>(`/v1/corpora/${corpusId}/sources`, {
-    connection_id: connection.id,
-    folder: 'docs/',
-  })
+  const connection = await call<{ id: string }>(
+    '/v1/connections',
+    {
+      method: 'POST',
+      json: {
+        kind: 's3',
+        name: 'Walk bucket',
+        settings: { endpoint: 'http://127.0.0.1:9', bucket: 'walk' },
+        secrets: { access_key: 'walk-access', secret_key: 'walk-secret-key' },
+      },
+    },
+    201,
+  )
+  const base = await baseObjects(t, admin.token, connection.id)
+  const boundKey = await mintKey(t, admin.token, [...SCOPES], { corpus_ids: [base.corpus_id] })
   await call('/v1/admin/invites', { method: 'POST', json: { email: `pending-${admin.userId}@example.com` } })
   const members = await call<{ invites: { id: string }[] }>('/v1/admin/members')
   return {
@@ -242,17 +275,14 @@ export async function tenant(t: TestApp): Promise<Tenant> {
     token: admin.token,
     memberToken: member.token,
     adminKey: adminKey.key,
+    boundKey: boundKey.key,
     lacking,
     ids: {
-      corpus_id: corpusId,
-      document_id: upsert.document.id,
-      run_id: upsert.sync_run.id,
-      job_id: job.id,
+      ...base,
       key_id: adminKey.id,
       invite_id: members.invites[0]!.id,
       user_id: member.userId,
       connection_id: connection.id,
-      source_id: source.id,
     },
   }
 }

@@ -9,6 +9,7 @@ import type { WorkspacesService } from '../workspaces/workspaces.service'
 import { accountsRoutes } from './accounts.routes'
 import { type AccountsConfig, AccountsService } from './accounts.service'
 import { createAuthenticator, SessionService } from './accounts.sessions'
+import { SsoGate } from './accounts.sso'
 
 export interface AccountsFeatureDeps {
   config: AccountsConfig
@@ -35,8 +36,9 @@ export function accountsFeature(
     cap: a.session_cap_days * 86_400,
   })
   const limiter = new RateLimiter(p.clock, d.config.security.rate_limits === 'on')
-  const service = new AccountsService({ ...p, ...d, sessions: tokens, limiter })
-  const sessions = new SessionService(p.db, p.clock, tokens)
+  const sso = new SsoGate()
+  const service = new AccountsService({ ...p, ...d, sessions: tokens, limiter, sso })
+  const sessions = new SessionService(p.db, p.clock, tokens, sso)
   return {
     name: 'accounts',
     service,

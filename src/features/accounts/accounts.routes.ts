@@ -135,13 +135,21 @@ export function accountsRoutes(
       idempotent: 'once',
       auth: 'none',
       summary: 'Sign in with the OAuth2 password form',
+      description:
+        'A workspace that enforces single sign-on refuses a password with 403 `sso_required` (after checking it), also one just reset; an admin of it may add `recovery_code`, one of the codes shown when enforcement was turned on, to sign in once (403 `invalid_recovery_code` when unknown or spent).',
       tags: TAGS,
-      errors: ['rate_limited'],
+      errors: ['rate_limited', 'sso_required', 'invalid_recovery_code'],
       bodyKind: 'form',
       body: LoginForm,
       response: TokenResp,
       handler: ({ body, ip, requestId }) =>
-        accounts.login(body.username, body.password, isTrue(body.remember_me), { ip, requestId }),
+        accounts.login(
+          body.username,
+          body.password,
+          isTrue(body.remember_me),
+          { ip, requestId },
+          body.recovery_code,
+        ),
     }),
     defineRoute({
       method: 'POST',
@@ -242,7 +250,8 @@ export function accountsRoutes(
         base_url_configured: !!config.server.base_url,
         link_base_url: baseUrl(config),
         google_enabled: false,
-        sso_enabled: false,
+        // Some workspace signs in through its own provider: the sign-in page asks for a work address.
+        sso_enabled: accounts.ssoAvailable(),
       }),
     }),
   ]

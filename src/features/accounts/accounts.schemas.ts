@@ -104,6 +104,14 @@ export const LoginForm = namedObject('LoginForm', {
   scope: Type.Optional(Type.String({ maxLength: 1000 })),
   client_id: Type.Optional(Type.String({ maxLength: 1000 })),
   client_secret: Type.Optional(Type.String({ maxLength: 1000 })),
+  recovery_code: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description:
+        'Break-glass: an unused recovery code of a workspace that enforces single sign-on, which lets an admin sign in with the password once.',
+    }),
+  ),
 })
 
 export const WorkspaceSetupReq = namedObject('WorkspaceSetupReq', {

@@ -24,8 +24,10 @@ import {
 import { normaliseEmail, type RegisterReq, type UserResp } from './accounts.schemas'
 import { SignIn } from './accounts.signin'
 import { type NewUser, SignUp } from './accounts.signup'
+import type { SsoPolicy } from './accounts.sso'
 import type { AccountsDeps, Caller, Link, LinkDelivery, Token } from './accounts.types'
 
+export { SSO_METHODS, type SsoPolicy } from './accounts.sso'
 export type { AccountsConfig, AccountsDeps, Caller, LinkDelivery } from './accounts.types'
 export type { UserRow }
 
@@ -108,9 +110,28 @@ export class AccountsService {
     return this.passwords.changePassword(userId, current, next, cls, caller)
   }
 
-  /** `POST /auth/login`: the password pair; refused for unverified, deactivated and suspended. */
-  login(username: string, password: string, remember: boolean, caller: Caller): Promise<Token> {
-    return this.signIns.login(username, password, remember, caller)
+  /**
+   * `POST /auth/login`: the password pair; refused for unverified, deactivated and suspended, and
+   * where the workspace enforces SSO unless an admin brings a recovery code.
+   */
+  login(
+    username: string,
+    password: string,
+    remember: boolean,
+    caller: Caller,
+    recoveryCode?: string,
+  ): Promise<Token> {
+    return this.signIns.login(username, password, remember, caller, recoveryCode)
+  }
+
+  /** Whether any workspace signs in through SSO: the sign-in page then offers it. */
+  ssoAvailable(): boolean {
+    return this.d.sso.available()
+  }
+
+  /** Plugs in single sign-on's rules (the sso feature, built after this one, calls it once). */
+  useSsoPolicy(policy: SsoPolicy): void {
+    this.d.sso.use(policy)
   }
 
   /** Mints a session for a user, records the sign-in, and answers TokenResp. */

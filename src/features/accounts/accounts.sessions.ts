@@ -9,6 +9,7 @@ import type { Db } from '../../platform/db/db'
 import { type ApiError, fail } from '../../platform/errors/errors'
 import { type SessionRow, sessionUserLookup } from './accounts.repo'
 import type { SessionResp } from './accounts.schemas'
+import type { SsoPolicy } from './accounts.sso'
 
 /** Resolves API keys (`ek_...`) to principals; implemented by the keys feature. */
 export type KeyAuthenticator = (secret: string) => Principal
@@ -42,6 +43,7 @@ export class SessionService {
     db: Db,
     private readonly clock: Clock,
     private readonly tokens: SessionTokens,
+    private readonly sso: SsoPolicy,
   ) {
     this.users = new CommitMemo(commitWatch(db.$client), sessionUserLookup(db))
   }
@@ -56,6 +58,9 @@ export class SessionService {
     if (row.status !== 'active') throw fail('account_disabled')
     if (row.ws_status !== 'active') throw fail('workspace_suspended')
     if (row.email_verified_at === null) throw fail('email_not_verified')
+    if (this.sso.sessionEnded(claims.wid, claims.via ?? 'password', claims.sat)) {
+      throw unauthorized('This session has ended: the workspace now signs in through single sign-on.')
+    }
     return {
       kind: 'session',
       workspaceId: row.workspace_id,
@@ -81,6 +86,7 @@ export class SessionService {
         claims.cls,
         now,
         claims.sat,
+        claims.via,
       )
       out = { ...fresh, refreshed: true }
     }

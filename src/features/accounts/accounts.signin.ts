@@ -22,8 +22,19 @@ export class SignIn {
     private readonly hasher: PasswordHasher,
   ) {}
 
-  /** `POST /auth/login`: the password pair; refused for unverified, deactivated and suspended. */
-  async login(username: string, password: string, remember: boolean, caller: Caller): Promise<Token> {
+  /**
+   * `POST /auth/login`: the password pair; refused for unverified, deactivated and suspended. Where
+   * the workspace enforces SSO a password alone is refused (`sso_required`, said only once the
+   * password proved right, so it tells a guesser nothing); an admin who also brings an unused
+   * recovery code is let in once (break-glass).
+   */
+  async login(
+    username: string,
+    password: string,
+    remember: boolean,
+    caller: Caller,
+    recoveryCode?: string,
+  ): Promise<Token> {
     this.limits.login(caller.ip, username)
     const user = findUserByEmail(this.d.db, normaliseEmail(username))
     const ok = await this.hasher.matches(password, user?.passwordHash)
@@ -31,13 +42,21 @@ export class SignIn {
     if (user.emailVerifiedAt === null) throw fail('email_not_verified')
     if (user.status !== 'active') throw fail('account_disabled')
     if (this.d.workspaces.get(user.workspaceId)?.status !== 'active') throw fail('workspace_suspended')
-    return this.signIn(user, remember ? 'remember' : 'normal', 'password', caller)
+    let method = 'password'
+    if (this.d.sso.enforces(user.workspaceId)) {
+      if (!recoveryCode || user.role !== 'admin') throw fail('sso_required')
+      if (!this.d.sso.spendRecoveryCode(user.workspaceId, user.id, recoveryCode, caller)) {
+        throw fail('invalid_recovery_code')
+      }
+      method = 'recovery_code'
+    }
+    return this.signIn(user, remember ? 'remember' : 'normal', method, caller)
   }
 
   /** Mints a session for a user, records the sign-in, and answers TokenResp. */
   signIn(user: UserRow, cls: SessionClass, method: string, caller: Caller): Token {
     const now = this.d.clock.now().getTime()
-    const out = this.mint(user, cls)
+    const out = this.mint(user, cls, method)
     transaction(this.d.db, () => {
       updateUser(this.d.db, user.id, { lastLoginAt: now }, now)
       this.d.audit.record({
@@ -51,12 +70,18 @@ export class SignIn {
     return out
   }
 
-  /** A fresh session token for a user at their current token version (TokenResp). */
-  mint(user: UserRow, cls: SessionClass): Token {
+  /**
+   * A fresh session token for a user at their current token version (TokenResp); `method` is how
+   * they signed in (`password`, `sso`, ...), which the token carries for SSO enforcement.
+   */
+  mint(user: UserRow, cls: SessionClass, method = 'password'): Token {
+    const nowSec = Math.floor(this.d.clock.now().getTime() / 1000)
     const { token, claims } = this.d.sessions.issue(
       { userId: user.id, workspaceId: user.workspaceId, tokenVersion: user.tokenVersion },
       cls,
-      Math.floor(this.d.clock.now().getTime() / 1000),
+      nowSec,
+      nowSec,
+      method,
     )
     return {
       access_token: token,

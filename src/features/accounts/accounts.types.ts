@@ -13,6 +13,7 @@ import type { RateLimiter } from '../../platform/rate-limit/rate-limit'
 import type { AuditService } from '../audit/audit.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import type { LinkDelivery as LinkDeliverySchema, LinkResp, TokenResp } from './accounts.schemas'
+import type { SsoGate } from './accounts.sso'
 
 /** What the accounts feature is built from. */
 /** The configuration accounts read: its own section, and the server, security, billing and email settings it tells of. */
@@ -29,6 +30,8 @@ export interface AccountsDeps {
   workspaces: WorkspacesService
   audit: AuditService
   log: Logger
+  /** Single sign-on's enforcement and recovery codes (the sso feature plugs its policy in). */
+  sso: SsoGate
 }
 
 /** Where a request came from (the client address a trusted proxy reports, else the socket peer), for rate limits and the audit trail. */

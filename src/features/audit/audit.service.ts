@@ -18,6 +18,11 @@ export type AuditAction =
   | 'connection.created'
   | 'connection.updated'
   | 'connection.deleted'
+  | 'sso.configured'
+  | 'sso.deleted'
+  | 'sso.recovery_codes_issued'
+  | 'sso.member_joined'
+  | 'auth.recovery_code_used'
 
 /** One event to record. */
 export interface AuditEntry {

@@ -67,6 +67,12 @@ export interface SessionClaims {
   exp: number
   /** Original sign-in time; the absolute cap counts from here across refreshes. */
   sat: number
+  /**
+   * How the user signed in (`password`, `sso`, `google`, `recovery_code`), kept across refreshes:
+   * a workspace that turns single sign-on enforcement on ends the sessions not made through it.
+   * Absent from tokens minted before it existed, which count as `password`.
+   */
+  via?: string
 }
 
 /** Session lifetimes in seconds. */
@@ -90,12 +96,13 @@ export class SessionTokens {
     this.signer = new TokenSigner(secret, 'session')
   }
 
-  /** A new token for a sign-in at `nowSec` (or a refresh keeping `signedInAt`). */
+  /** A new token for a sign-in at `nowSec` by `via` (or a refresh keeping `signedInAt` and `via`). */
   issue(
     subject: { userId: string; workspaceId: string; tokenVersion: number },
     cls: SessionClass,
     nowSec: number,
     signedInAt = nowSec,
+    via?: string,
   ): { token: string; claims: SessionClaims } {
     const claims: SessionClaims = {
       sub: subject.userId,
@@ -105,6 +112,7 @@ export class SessionTokens {
       iat: nowSec,
       exp: Math.min(nowSec + this.lifetimes[cls], signedInAt + this.lifetimes.cap),
       sat: signedInAt,
+      ...(via === undefined ? {} : { via }),
     }
     return { token: this.signer.sign({ ...claims }), claims }
   }
@@ -120,7 +128,8 @@ export class SessionTokens {
       (c.cls === 'normal' || c.cls === 'remember') &&
       Number.isInteger(c.iat) &&
       Number.isInteger(c.exp) &&
-      Number.isInteger(c.sat)
+      Number.isInteger(c.sat) &&
+      (c.via === undefined || typeof c.via === 'string')
     return ok ? (c as unknown as SessionClaims) : null
   }
 

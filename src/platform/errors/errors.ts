@@ -26,8 +26,17 @@ export const errorTable = {
   malformed_json: { status: 400, message: 'The request body is not valid JSON.' },
   unknown_documents: { status: 400, message: 'Some pinned document ids are not in the base.' },
   invalid_token: { status: 400, message: 'The link is invalid, already used or expired.' },
+  invalid_state: {
+    status: 400,
+    message: 'The sign-in took too long, was started in another browser, or was already used. Start again.',
+  },
   unauthorized: { status: 401, message: 'Not authenticated.' },
   invalid_credentials: { status: 401, message: 'Incorrect email or password.' },
+  sso_token_invalid: {
+    status: 401,
+    message:
+      "The identity provider's answer did not check out (signature, issuer, audience, expiry or nonce).",
+  },
   // A 403, not a 401: the caller's session is fine, only the password they retyped is not.
   wrong_password: { status: 403, message: 'The current password is incorrect.' },
   forbidden: { status: 403, message: 'You do not have permission to do this.' },
@@ -48,10 +57,34 @@ export const errorTable = {
     message:
       'This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).',
   },
+  // A 403, not a 401: the password was right; only the break-glass code that must come with it is not.
+  invalid_recovery_code: { status: 403, message: 'The recovery code is not valid or was already used.' },
+  sso_required: {
+    status: 403,
+    message: 'This workspace signs in through single sign-on: use "Sign in with SSO" and your work address.',
+  },
+  seat_cap_reached: {
+    status: 403,
+    message:
+      'The workspace has no free seat for a new single sign-on member. An admin can raise the seat cap.',
+  },
+  sso_domain_not_claimed: {
+    status: 403,
+    message: "The identity provider vouched for an address outside the workspace's single sign-on domains.",
+  },
   not_found: { status: 404, message: 'Not found.' },
+  sso_not_configured: { status: 404, message: 'Single sign-on is not set up for this address.' },
   method_not_allowed: { status: 405, message: 'Method not allowed.' },
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
   email_taken: { status: 409, message: 'An account with this email already exists.' },
+  sso_domain_taken: {
+    status: 409,
+    message: 'Another workspace already signs in this domain through single sign-on.',
+  },
+  sso_not_enforced: {
+    status: 409,
+    message: 'Recovery codes are for a workspace that enforces single sign-on; turn enforcement on first.',
+  },
   last_admin: { status: 409, message: 'A workspace must keep at least one admin.' },
   cannot_remove_self: { status: 409, message: 'You cannot remove yourself from the workspace.' },
   corpus_empty: { status: 409, message: 'The base has no documents to onboard. Upload documents first.' },
@@ -124,6 +157,11 @@ export const errorTable = {
     details: RateLimitedDetail,
   },
   source_unreachable: { status: 502, message: 'The source could not be reached.' },
+  sso_provider_error: {
+    status: 502,
+    message:
+      'The identity provider could not be reached or refused the request. An admin can test the set-up.',
+  },
   source_failed: { status: 502, message: 'The source answered with an error.' },
   internal_error: { status: 500, message: 'Internal server error.' },
   service_unavailable: { status: 503, message: 'The service is temporarily unavailable.' },

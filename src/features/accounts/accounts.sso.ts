@@ -1,0 +1,54 @@
+// What sign-in and the session check ask of single sign-on. The sso feature keeps the answers but is
+// built after accounts (it creates users through this service), so accounts declares the port and
+// sso plugs its policy in from its factory (AccountsService.useSsoPolicy); until then, and on a
+// server where no workspace set SSO up, nothing is enforced.
+import type { Caller } from './accounts.types'
+
+/** The ways a session is made that enforcement leaves alone: the provider, and break-glass. */
+export const SSO_METHODS = new Set(['sso', 'recovery_code'])
+
+/** Single sign-on's rules, as accounts needs them. */
+export interface SsoPolicy {
+  /** Whether any workspace on this server signs in through SSO (`sso_enabled` in `/auth/config`). */
+  available(): boolean
+  /** Whether the workspace refuses password sign-in (`sso_required`). */
+  enforces(workspaceId: string): boolean
+  /** Whether a session signed in by `method` at `signedInAtSec` (Unix seconds) was ended by enforcement. */
+  sessionEnded(workspaceId: string, method: string, signedInAtSec: number): boolean
+  /** Spends one recovery code of the workspace for an admin's sign-in (audited); false when unknown or spent. */
+  spendRecoveryCode(workspaceId: string, userId: string, code: string, caller: Caller): boolean
+}
+
+/** The policy before sso plugs in: nothing enforced, no code accepted. */
+const NONE: SsoPolicy = {
+  available: () => false,
+  enforces: () => false,
+  sessionEnded: () => false,
+  spendRecoveryCode: () => false,
+}
+
+/** The slot sign-in and the session check read the policy through, filled once the sso feature is built. */
+export class SsoGate implements SsoPolicy {
+  private policy: SsoPolicy = NONE
+
+  /** Plugs in the sso feature's policy. */
+  use(policy: SsoPolicy): void {
+    this.policy = policy
+  }
+
+  available(): boolean {
+    return this.policy.available()
+  }
+
+  enforces(workspaceId: string): boolean {
+    return this.policy.enforces(workspaceId)
+  }
+
+  sessionEnded(workspaceId: string, method: string, signedInAtSec: number): boolean {
+    return this.policy.sessionEnded(workspaceId, method, signedInAtSec)
+  }
+
+  spendRecoveryCode(workspaceId: string, userId: string, code: string, caller: Caller): boolean {
+    return this.policy.spendRecoveryCode(workspaceId, userId, code, caller)
+  }
+}

@@ -1,0 +1,54 @@
+import { OidcRelyingParty } from '../../platform/auth/oidc'
+import { OidcFlowState } from '../../platform/auth/oidc-flow'
+import { baseUrl, type Config } from '../../platform/config/config.load'
+import { Sealer } from '../../platform/crypto/sealed'
+import type { Feature, Platform } from '../../platform/feature/feature'
+import { EgressGuard } from '../../platform/net/egress'
+import type { AccountsService } from '../accounts/accounts.service'
+import type { AuditService } from '../audit/audit.service'
+import type { WorkspacesService } from '../workspaces/workspaces.service'
+import { SsoRepo } from './sso.repo'
+import { ssoRoutes } from './sso.routes'
+import { SsoService } from './sso.service'
+import { CALLBACK_PATH } from './sso.settings'
+
+export interface SsoFeatureDeps {
+  /** The public URL (the redirect URI); the outbound rules of `sources`, which a customer's issuer follows too. */
+  config: Pick<Config, 'server' | 'sources'>
+  /** The instance secret: client secrets and flow cookies are sealed under keys derived from it. */
+  secret: string
+  accounts: AccountsService
+  audit: AuditService
+  workspaces: WorkspacesService
+}
+
+/**
+ * Per-workspace OpenID Connect single sign-on. Built after accounts, whose users it signs in and
+ * creates; it plugs its enforcement into accounts' sign-in and session check from here.
+ */
+export function ssoFeature(p: Platform, d: SsoFeatureDeps): Feature<SsoService> {
+  // A customer's issuer is an address a tenant chose: reached through the outbound guard, as sources are.
+  const guard = new EgressGuard({
+    denyPrivateNetworks: d.config.sources.deny_private_networks,
+    allowLoopback: d.config.sources.allow_loopback,
+  })
+  const rp = new OidcRelyingParty({ clock: p.clock, random: p.random, fetch: guard.fetch })
+  const flow = new OidcFlowState(d.secret, p.clock, {
+    name: 'engram_sso_flow',
+    path: CALLBACK_PATH,
+    secure: baseUrl(d.config).startsWith('https:'),
+  })
+  const service = new SsoService(
+    {
+      ...p,
+      ...d,
+      repo: new SsoRepo(p.db),
+      sealer: new Sealer(d.secret, 'engram/sso/client-secret'),
+      rp,
+      allowHttpIssuer: false,
+    },
+    flow,
+  )
+  d.accounts.useSsoPolicy(service.policy)
+  return { name: 'sso', service, routes: ssoRoutes(service) }
+}

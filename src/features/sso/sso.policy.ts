@@ -1,0 +1,55 @@
+import { CommitMemo, commitWatch } from '../../platform/db/commit-watch'
+import { transaction } from '../../platform/db/transaction'
+import { type Caller, SSO_METHODS, type SsoPolicy } from '../accounts/accounts.service'
+import { recoveryCodeHash } from './sso.recovery'
+import type { PolicyRow } from './sso.repo'
+import type { SsoDeps } from './sso.types'
+
+/**
+ * Enforcement as accounts asks about it: on every signed-in request (is this session ended?) and
+ * at password sign-in (is a password refused? is this recovery code good?). The workspace's row is
+ * read once per commit to the database, so a signed-in request pays a map lookup.
+ */
+export class SsoEnforcement implements SsoPolicy {
+  private readonly rows: CommitMemo<PolicyRow>
+
+  constructor(private readonly d: Pick<SsoDeps, 'db' | 'repo' | 'clock' | 'audit'>) {
+    this.rows = new CommitMemo(commitWatch(d.db.$client), (wid) => d.repo.policy(wid))
+  }
+
+  available(): boolean {
+    return this.d.repo.anyConfigured()
+  }
+
+  enforces(workspaceId: string): boolean {
+    return this.rows.get(workspaceId)?.enforce === 1
+  }
+
+  /**
+   * A session not made through the provider (or a recovery code) ends while the workspace enforces
+   * SSO, and stays ended if it was signed in before enforcement was last turned on, even once
+   * enforcement is off again: an ended session does not come back.
+   */
+  sessionEnded(workspaceId: string, method: string, signedInAtSec: number): boolean {
+    if (SSO_METHODS.has(method)) return false
+    const row = this.rows.get(workspaceId)
+    if (!row) return false
+    return row.enforce === 1 || (row.ended_before !== null && signedInAtSec * 1000 <= row.ended_before)
+  }
+
+  spendRecoveryCode(workspaceId: string, userId: string, code: string, caller: Caller): boolean {
+    const now = this.d.clock.now().getTime()
+    return transaction(this.d.db, () => {
+      const id = this.d.repo.spendRecoveryCode(workspaceId, recoveryCodeHash(code), userId, now)
+      if (!id) return false
+      this.d.audit.record({
+        workspaceId,
+        actor: { type: 'user', id: userId, ip: caller.ip, requestId: caller.requestId },
+        action: 'auth.recovery_code_used',
+        target: { type: 'user', id: userId },
+        details: { recovery_code_id: id, codes_left: this.d.repo.recoveryCodesLeft(workspaceId) },
+      })
+      return true
+    })
+  }
+}

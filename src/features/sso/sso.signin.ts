@@ -1,0 +1,201 @@
+import type { AuthorizationRequest, OidcClientSettings, VerifiedClaims } from '../../platform/auth/oidc'
+import { OidcError } from '../../platform/auth/oidc'
+import { FlowRefused, type OidcFlowState } from '../../platform/auth/oidc-flow'
+import { baseUrl } from '../../platform/config/config.load'
+import { SealBroken } from '../../platform/crypto/sealed'
+import { ApiError, type ErrorCode, fail } from '../../platform/errors/errors'
+import { normaliseEmail } from '../accounts/accounts.schemas'
+import type { Caller, UserRow } from '../accounts/accounts.service'
+import { domainOf } from './sso.domains'
+import type { SsoConfigRow } from './sso.repo'
+import type { SsoSettings } from './sso.settings'
+import type { SsoDeps } from './sso.types'
+
+/** Where `POST /auth/sso/start` sends the browser, and the cookie that binds the flow to it. */
+export interface SsoStart {
+  authorizationUrl: string
+  cookie: string
+}
+
+/** Where the callback sends the browser, and the cookie it clears. */
+export interface SsoLanding {
+  location: string
+  cookie: string
+}
+
+/** A provider's own OAuth error code, passed on to the sign-in page only when it is one. */
+const OAUTH_ERROR = /^[a-z_]{1,64}$/
+
+/**
+ * Sign-in through a workspace's identity provider: the start (address → domain → workspace →
+ * the provider's page, the flow sealed into a cookie), and the callback (the flow taken once, the
+ * code exchanged and the ID token checked by the shared relying party, then the member found or
+ * created under the seat cap). SSO never creates a workspace: the flow names the workspace of the
+ * domain, and nothing else can.
+ */
+export class SsoSignIn {
+  constructor(
+    private readonly d: SsoDeps,
+    private readonly settings: SsoSettings,
+    private readonly flow: OidcFlowState,
+  ) {}
+
+  /** `POST /auth/sso/start`: the provider's sign-in page for the workspace that claimed the address's domain. */
+  async start(rawEmail: string): Promise<SsoStart> {
+    const email = normaliseEmail(rawEmail)
+    const workspaceId = this.d.repo.workspaceOfDomain(domainOf(email))
+    const row = workspaceId ? this.d.repo.config(workspaceId) : undefined
+    if (!row) throw fail('sso_not_configured')
+    let req: AuthorizationRequest
+    try {
+      req = await this.d.rp.authorizationUrl(this.client(row), this.settings.redirectUri(), {
+        login_hint: email,
+      })
+    } catch (e) {
+      if (!(e instanceof OidcError)) throw e
+      this.d.log.warn('sso provider unavailable', {
+        workspace_id: row.workspaceId,
+        reason: e.reason,
+        detail: e.detail,
+      })
+      throw fail('sso_provider_error')
+    }
+    const cookie = this.flow.issue({
+      state: req.state,
+      nonce: req.nonce,
+      codeVerifier: req.codeVerifier,
+      payload: { workspace_id: row.workspaceId },
+    })
+    return { authorizationUrl: req.url.href, cookie }
+  }
+
+  /**
+   * `GET /auth/sso/callback`: a session in the console's URL fragment, or the sign-in page with
+   * the error's code. Every refusal is logged with its reason (never a token or a secret).
+   */
+  async callback(request: Request, params: URLSearchParams, caller: Caller): Promise<SsoLanding> {
+    const cookie = this.flow.clear()
+    const base = baseUrl(this.d.config)
+    try {
+      const t = await this.finish(request, params, caller)
+      const fragment = new URLSearchParams({
+        access_token: t.access_token,
+        token_type: t.token_type,
+        expires_at: t.expires_at ?? '',
+      })
+      return { location: `${base}/console/auth/callback#${fragment}`, cookie }
+    } catch (e) {
+      const code = landingCode(e)
+      if (code === 'internal_error') {
+        this.d.log.error('sso callback failed', { error: String(e), request_id: caller.requestId })
+      } else {
+        this.d.log.info('sso sign-in refused', {
+          code,
+          reason: (e as Error).message,
+          request_id: caller.requestId,
+        })
+      }
+      return { location: `${base}/console/sign-in?error=${encodeURIComponent(code)}`, cookie }
+    }
+  }
+
+  private async finish(request: Request, params: URLSearchParams, caller: Caller) {
+    const flow = this.flow.take(request, params.get('state') ?? undefined)
+    const providerError = params.get('error')
+    if (providerError !== null) {
+      throw new ProviderSaid(OAUTH_ERROR.test(providerError) ? providerError : 'sso_provider_error')
+    }
+    const row = this.d.repo.config(flow.payload?.workspace_id ?? '')
+    if (!row) throw fail('sso_not_configured')
+    let claims: VerifiedClaims
+    try {
+      claims = await this.d.rp.finish(this.client(row), params, {
+        state: flow.state,
+        nonce: flow.nonce,
+        codeVerifier: flow.codeVerifier,
+        redirectUri: this.settings.redirectUri(),
+      })
+    } catch (e) {
+      if (!(e instanceof OidcError)) throw e
+      const code = e.reason === 'invalid_response' ? 'sso_token_invalid' : 'sso_provider_error'
+      throw fail(code, `${e.reason}: ${e.detail}`)
+    }
+    if (!claims.email || !claims.emailVerified) {
+      throw fail(
+        'email_not_verified',
+        'The provider did not vouch for the address (email_verified is not true).',
+      )
+    }
+    const user = this.member(row, normaliseEmail(claims.email), claims)
+    if (user.status !== 'active') throw fail('account_disabled')
+    if (this.d.workspaces.get(row.workspaceId)?.status !== 'active') throw fail('workspace_suspended')
+    return this.d.accounts.signIn(user, 'normal', 'sso', caller)
+  }
+
+  /**
+   * The member the provider vouched for: the workspace's user of that address, or a new member
+   * created just in time with the default role, when the address is at one of the workspace's
+   * domains and a seat is free. An address of another workspace is refused: SSO moves no one.
+   */
+  private member(row: SsoConfigRow, email: string, claims: VerifiedClaims): UserRow {
+    const existing = this.d.accounts.userByEmail(email)
+    if (existing) {
+      if (existing.workspaceId !== row.workspaceId) {
+        throw fail('email_taken', 'The address belongs to another workspace.')
+      }
+      return existing
+    }
+    if (this.d.repo.workspaceOfDomain(domainOf(email)) !== row.workspaceId)
+      throw fail('sso_domain_not_claimed')
+    return this.d.accounts.transaction(() => {
+      // Counted and created in one transaction, so two first sign-ins cannot both take the last seat.
+      const active = this.d.accounts
+        .workspaceUsers(row.workspaceId)
+        .filter((u) => u.status === 'active').length
+      if (row.seatCap !== null && active >= row.seatCap) throw fail('seat_cap_reached')
+      const user = this.d.accounts.createUser({
+        workspaceId: row.workspaceId,
+        email,
+        name: (claims.name ?? '').trim().slice(0, 120) || email.slice(0, email.indexOf('@')),
+        passwordHash: null,
+        role: row.defaultRole,
+        verified: true,
+      })
+      this.d.audit.record({
+        workspaceId: row.workspaceId,
+        actor: { type: 'user', id: user.id },
+        action: 'sso.member_joined',
+        target: { type: 'user', id: user.id },
+        details: { email, role: user.role, issuer: claims.issuer },
+      })
+      return user
+    })
+  }
+
+  private client(row: SsoConfigRow): OidcClientSettings {
+    try {
+      return this.settings.client(row)
+    } catch (e) {
+      if (!(e instanceof SealBroken)) throw e
+      throw fail(
+        'sso_provider_error',
+        'The stored client secret cannot be read (the instance secret changed?).',
+      )
+    }
+  }
+}
+
+/** The provider's own refusal (`error=access_denied` on the callback), passed on as it said it. */
+class ProviderSaid extends Error {
+  constructor(readonly code: string) {
+    super(`The provider answered ${code}.`)
+  }
+}
+
+/** The `error` code a refusal lands on the sign-in page with (`internal_error` for a fault). */
+function landingCode(e: unknown): string {
+  if (e instanceof FlowRefused) return 'invalid_state' satisfies ErrorCode
+  if (e instanceof ProviderSaid) return e.code
+  if (e instanceof ApiError) return e.code
+  return 'internal_error' satisfies ErrorCode
+}

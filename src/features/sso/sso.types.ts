@@ -1,0 +1,42 @@
+// What the sso feature is built from, kept apart from its service so the parts it is made of
+// (settings, policy, sign-in) can name it without importing the service back.
+import type { Static } from '@sinclair/typebox'
+import type { OidcRelyingParty } from '../../platform/auth/oidc'
+import type { Clock } from '../../platform/clock/clock'
+import type { Config } from '../../platform/config/config.load'
+import type { Random } from '../../platform/crypto/random'
+import type { Sealer } from '../../platform/crypto/sealed'
+import type { Db } from '../../platform/db/db'
+import type { Logger } from '../../platform/log/log'
+import type { AccountsService } from '../accounts/accounts.service'
+import type { AuditService } from '../audit/audit.service'
+import type { WorkspacesService } from '../workspaces/workspaces.service'
+import type { SsoRepo } from './sso.repo'
+import type { SsoSettingsReq, SsoSettingsResp } from './sso.schemas'
+
+/** The configuration sso reads: the public URL (its redirect URI). */
+export type SsoConfig = Pick<Config, 'server'>
+
+export interface SsoDeps {
+  db: Db
+  clock: Clock
+  random: Random
+  log: Logger
+  config: SsoConfig
+  repo: SsoRepo
+  /** Seals client secrets, bound to their workspace. */
+  sealer: Sealer
+  /** The shared OpenID Connect relying party (src/platform/auth/oidc.ts). */
+  rp: OidcRelyingParty
+  /** Whether an `http://` issuer off loopback is accepted (the operator's choice, for a lab). */
+  allowHttpIssuer: boolean
+  accounts: AccountsService
+  audit: AuditService
+  workspaces: WorkspacesService
+}
+
+/** The body of `PUT /v1/enterprise/sso`. */
+export type SsoSettingsInput = Static<typeof SsoSettingsReq>
+
+/** The answer of the settings routes. */
+export type SsoSettingsView = Static<typeof SsoSettingsResp>
