@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Type } from '@sinclair/typebox'
+import { notFound } from '../../src/platform/errors/errors'
 import { defineRoute, type RouteDef } from '../../src/platform/http/route'
 import type { TestApp } from '../helpers/app'
 import { authApp } from './accounts.fixture'
 import {
+  BASE_PARAMS,
+  baseObjects,
   type Mounted,
   mountedRoutes,
   outcome,
@@ -134,23 +137,65 @@ async function leaks(t: TestApp, a: Tenant, b: Tenant): Promise<string[]> {
   return findings
 }
 
+/** Whether a route's path names a base or something in one (a document, job, run or source). */
+const namesBase = (route: RouteDef) =>
+  tenantParams(route).some((p) => (BASE_PARAMS as readonly string[]).includes(p))
+
+/**
+ * Issue 35: what `a`'s key bound to its base A reaches of base B (`sibling`, in the same workspace).
+ * Every route naming B's objects answers 404 (all of them B's, and each alone among A's); every
+ * route naming no base and not declared to serve bound keys refuses with 403 `key_bound_to_bases`;
+ * and what a bound key reads, from the routes it is served (with A's ids), names nothing of B.
+ */
+async function boundLeaks(t: TestApp, a: Tenant, sibling: Record<string, string>): Promise<string[]> {
+  const findings: string[] = []
+  const theirs = Object.values(sibling)
+  // Deletions last, deepest path first: one that got through must not hide what comes after it.
+  const last = (m: Mounted) => (m.route.method === 'DELETE' ? 1000 - m.route.path.length : 0)
+  for (const m of mountedRoutes(t.routes).sort((x, y) => last(x) - last(y))) {
+    if (m.route.auth === 'none' || refuses(m.route, 'api_key')) continue
+    const served = namesBase(m.route) || m.route.boundKeys === 'served'
+    if (namesBase(m.route)) {
+      const variants = [{ ...a.ids, ...sibling }]
+      for (const p of tenantParams(m.route)) if (p in sibling) variants.push({ ...a.ids, [p]: sibling[p]! })
+      for (const ids of variants) {
+        const found = await check(t, m, requestTo(m, a.boundKey, ids), 404, 'not_found')
+        if (found) findings.push(found)
+      }
+    } else if (!served) {
+      const found = await check(t, m, requestTo(m, a.boundKey, a.ids), 403, 'key_bound_to_bases')
+      if (found) findings.push(found)
+    }
+    if (!served || m.route.method !== 'GET') continue
+    const sent = requestTo(m, a.boundKey, a.ids)
+    const text = await (await t.request(sent.path, sent.init)).text()
+    const shown = theirs.filter((id) => text.includes(id))
+    if (shown.length > 0) findings.push(`${m.name} (${sent.path}) shows base B's ${shown.join(', ')}`)
+  }
+  return findings
+}
+
 /**
  * The control of `leaks`: the same requests from the owner of the ids reach the handler, so the
  * 404s above come from the tenant check and not from a request the walk built wrong (an id of the
  * wrong kind, an invalid body). Deletions go last, deepest path first, each on one mount only (the
- * other mount would find the thing gone).
+ * other mount would find the thing gone). `bound`: the same for the owner's key bound to its base,
+ * on every route naming a base that takes keys, so that `boundLeaks`'s 404s are the binding's.
  */
-async function unreached(t: TestApp, owner: Tenant): Promise<string[]> {
-  const walked = mountedRoutes(t.routes).filter((m) => tenantParams(m.route).length > 0)
+async function unreached(t: TestApp, owner: Tenant, bound = false): Promise<string[]> {
+  const walked = mountedRoutes(t.routes).filter((m) =>
+    bound ? namesBase(m.route) && !refuses(m.route, 'api_key') : tenantParams(m.route).length > 0,
+  )
   const last = (m: Mounted) => (m.route.method === 'DELETE' ? 1000 - m.route.path.length : 0)
   const deleted = new Set<RouteDef>()
   const findings: string[] = []
   for (const m of walked.sort((x, y) => last(x) - last(y))) {
     if (deleted.has(m.route)) continue
     if (m.route.method === 'DELETE') deleted.add(m.route)
-    const sent = requestTo(m, refuses(m.route, 'session') ? owner.adminKey : owner.token, owner.ids)
+    const token = bound ? owner.boundKey : refuses(m.route, 'session') ? owner.adminKey : owner.token
+    const sent = requestTo(m, token, owner.ids)
     const got = await outcome(await t.request(sent.path, sent.init))
-    if (got.status === 404 || got.code === 'validation_error') {
+    if (got.status === 404 || got.code === 'validation_error' || got.code === 'key_bound_to_bases') {
       findings.push(`${m.name} (${sent.path}) to its owner: ${got.status} ${got.message}`)
     }
   }
@@ -160,11 +205,14 @@ async function unreached(t: TestApp, owner: Tenant): Promise<string[]> {
 let t: TestApp
 let a: Tenant
 let b: Tenant
+/** Base B of `a`'s workspace, with its objects: what `a.boundKey` must not reach. */
+let sibling: Record<string, string>
 beforeAll(async () => {
   // The walk's bucket is on loopback (nobody listens there), so the server lets sources reach it.
   t = authApp({ env: { ENGRAM_SOURCES_ALLOW_LOOPBACK: 'true' } })
   a = await tenant(t)
   b = await tenant(t)
+  sibling = await baseObjects(t, a.token, a.ids.connection_id!)
 })
 afterAll(() => t?.close())
 
@@ -199,6 +247,17 @@ describe('the route walk', () => {
   test('the same requests from the owner of the ids reach the route, so those 404s are the tenant check', async () => {
     expect(await unreached(t, await tenant(t))).toEqual([])
   })
+
+  test("a key bound to one base gets 404 for another base's objects on every route, is refused workspace-wide, and never sees it", async () => {
+    const theirs = [...Object.values(sibling)]
+    const before = await rowsNaming(t, theirs)
+    expect(await boundLeaks(t, a, sibling)).toEqual([])
+    expect(await rowsNaming(t, theirs)).toEqual(before)
+  })
+
+  test('the same requests from a key bound to the base of the ids reach the route, so those 404s are the binding', async () => {
+    expect(await unreached(t, await tenant(t), true)).toEqual([])
+  })
 })
 
 describe('the walk itself', () => {
@@ -231,6 +290,32 @@ describe('the walk itself', () => {
         tags: ['test'],
         handler: () => null,
       }),
+      defineRoute({
+        method: 'GET',
+        path: '/walk-bases',
+        auth: 'bearer',
+        boundKeys: 'served',
+        summary: 'Says it serves bound keys, but lists every base of the workspace',
+        tags: ['test'],
+        handler: ({ principal }) =>
+          leaky.db.$client.query('SELECT id FROM corpora WHERE workspace_id = ?').all(principal.workspaceId),
+      }),
+      defineRoute({
+        method: 'GET',
+        path: '/walk-jobs/:job_id',
+        auth: 'bearer',
+        boundKeys: 'served',
+        summary: "Finds a job in the caller's workspace, whatever its base",
+        tags: ['test'],
+        params: Type.Object({ job_id: Type.String() }),
+        handler: ({ principal, params }) => {
+          const job = leaky.db.$client
+            .query('SELECT id FROM jobs WHERE id = ? AND workspace_id = ?')
+            .get(params.job_id, principal.workspaceId)
+          if (!job) throw notFound('Job')
+          return job
+        },
+      }),
     ]
     const leaky: TestApp = authApp({ extraRoutes: added, env: { ENGRAM_SOURCES_ALLOW_LOOPBACK: 'true' } })
     try {
@@ -250,6 +335,15 @@ describe('the walk itself', () => {
         leak(''),
         'GET /v1/walk-widgets/:widget_id: the walk makes no :widget_id (add one to tenant())',
       ])
+      // A key bound to base A: the listing shows base B, and B's job is found.
+      const lsib = await baseObjects(leaky, la.token, la.ids.connection_id!)
+      const jobs = (mount: string) =>
+        `GET ${mount}/walk-jobs/:job_id (${mount}/walk-jobs/${lsib.job_id}): 200`
+      const bases = (mount: string) =>
+        `GET ${mount}/walk-bases (${mount}/walk-bases) shows base B's ${lsib.corpus_id}`
+      expect((await boundLeaks(leaky, la, lsib)).sort()).toEqual(
+        [bases('/v1'), bases(''), jobs('/v1'), jobs('/v1'), jobs(''), jobs('')].sort(),
+      )
     } finally {
       leaky.close()
     }
