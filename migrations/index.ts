@@ -21,6 +21,7 @@ import m17 from './0017_jobs_fair_claim.sql' with { type: 'text' }
 import m18 from './0018_auto_onboard.sql' with { type: 'text' }
 import m19 from './0019_document_places.sql' with { type: 'text' }
 import m20 from './0020_key_bases.sql' with { type: 'text' }
+import m21 from './0021_lumpy_invisible_woman.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -45,4 +46,5 @@ export const migrations: Migration[] = [
   { tag: '0018_auto_onboard', sql: m18 },
   { tag: '0019_document_places', sql: m19 },
   { tag: '0020_key_bases', sql: m20 },
+  { tag: '0021_lumpy_invisible_woman', sql: m21 },
 ]

@@ -7,6 +7,7 @@ import { consoleFeature } from './features/console/console.feature'
 import { corporaFeature } from './features/corpora/corpora.feature'
 import { economicsFeature } from './features/economics/economics.feature'
 import { engineFeature } from './features/engine/engine.feature'
+import { identityFeature } from './features/identity/identity.feature'
 import { ingestFeature } from './features/ingest/ingest.feature'
 import { keysFeature } from './features/keys/keys.feature'
 import { mcpFeature } from './features/mcp/mcp.feature'
@@ -30,7 +31,7 @@ export const VERSION: string = pkg.version
 
 /** The order routes are mounted in, the spec's (the OpenAPI document follows it), after the service's own. */
 const MOUNT_ORDER =
-  `console corpora ingest sources onboarding answers economics scale mcp accounts members sso keys
+  `console corpora ingest sources onboarding answers economics scale mcp accounts identity members sso keys
   usage status platform-info workspaces audit engine`.split(/\s+/)
 
 /**
@@ -82,7 +83,8 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
   const signIn = accountsFeature(p, { config: c, secret, mailer, workspaces, keys, audit })
   const accounts = use(signIn)
   use(membersFeature(p, { config: c, mailer, accounts, workspaces }))
-  use(ssoFeature(p, { config: c, secret, accounts, audit, workspaces }))
+  const sso = use(ssoFeature(p, { config: c, secret, accounts, audit, workspaces }))
+  use(identityFeature(p, { config: c, secret, accounts, workspaces, audit, sso: sso.policy }))
   const ingest = use(ingestFeature(p, { config: c.ingest, corpora }))
   const engine = use(engineFeature(p, { config: c.engine, embed: c.embed, corpora }))
   const sources = use(sourcesFeature(p, { config: c, secret, corpora, ingest }))

@@ -51,6 +51,11 @@ export const PUBLIC_ROUTES: Record<string, string> = {
   'POST /auth/reset-password': 'reset, by the emailed grant',
   'POST /auth/invite-info': 'invite routes, by the invitation token',
   'POST /auth/accept-invite': 'invite routes, by the invitation token',
+  'GET /auth/google/login': 'social sign-in: the browser is sent to Google before anyone is signed in',
+  'GET /auth/google/callback':
+    'social sign-in: Google sends the browser back here; the flow cookie, state and ID token prove it',
+  'POST /auth/link-info': 'linking a social identity, by the signed link ticket',
+  'POST /auth/link': "linking a social identity, by the signed link ticket and the account's password",
   'GET /platform/info':
     'public by the spec (Authentication 10): storage, region, egress, accepted file types',
   // The console is a single-page app: its pages and assets are public, its data comes from the API.

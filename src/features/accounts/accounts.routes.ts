@@ -249,7 +249,8 @@ export function accountsRoutes(
         link_delivery: accounts.linkDelivery(),
         base_url_configured: !!config.server.base_url,
         link_base_url: baseUrl(config),
-        google_enabled: false,
+        // Google sign-in (the identity feature) is on when its client id and secret are both set.
+        google_enabled: !!(config.google.client_id && config.google.client_secret),
         // Some workspace signs in through its own provider: the sign-in page asks for a work address.
         sso_enabled: accounts.ssoAvailable(),
       }),

@@ -17,7 +17,7 @@ import type { SsoGate } from './accounts.sso'
 
 /** What the accounts feature is built from. */
 /** The configuration accounts read: its own section, and the server, security, billing and email settings it tells of. */
-export type AccountsConfig = Pick<Config, 'accounts' | 'server' | 'security' | 'billing' | 'email'>
+export type AccountsConfig = Pick<Config, 'accounts' | 'server' | 'security' | 'billing' | 'email' | 'google'>
 
 export interface AccountsDeps {
   db: Db

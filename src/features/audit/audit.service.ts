@@ -8,6 +8,7 @@ import { AuditRepo } from './audit.repo'
 export type AuditAction =
   | 'auth.sign_in'
   | 'auth.password_changed'
+  | 'identity.linked'
   | 'api_key.created'
   | 'api_key.revoked'
   | 'member.role_changed'

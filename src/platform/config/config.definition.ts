@@ -189,6 +189,33 @@ export const configDefinition = {
       kind: { type: 'int', min: 1, max: 100000 },
     }),
   },
+  google: {
+    issuer: leaf({
+      doc: 'OpenID Connect issuer of "Sign in with Google"; its endpoints are read from discovery. Another provider (a local one in tests or a lab) may stand in: https always, http:// only on a loopback address or with allow_http_issuer.',
+      env: 'ENGRAM_GOOGLE_ISSUER',
+      default: 'https://accounts.google.com',
+      kind: { type: 'string', pattern: /^https?:\/\/[^\s/]+(\/[^\s]*)?$/, patternHint: 'an http(s) URL' },
+    }),
+    client_id: leaf({
+      doc: 'OAuth client id of this server at Google (Google Cloud console, Credentials). Google sign-in is on when both it and client_secret are set; register <base_url>/v1/auth/google/callback as its redirect URI (docs/accounts.md).',
+      env: 'ENGRAM_GOOGLE_CLIENT_ID',
+      default: null,
+      kind: { type: 'string' },
+    }),
+    client_secret: leaf({
+      doc: 'OAuth client secret that goes with client_id.',
+      env: 'ENGRAM_GOOGLE_CLIENT_SECRET',
+      default: null,
+      kind: { type: 'string' },
+      secret: true,
+    }),
+    allow_http_issuer: leaf({
+      doc: 'Accept an http:// issuer that is not on a loopback address (an air-gapped lab): tokens and the client secret then cross the network in the clear.',
+      env: 'ENGRAM_GOOGLE_ALLOW_HTTP_ISSUER',
+      default: false,
+      kind: { type: 'bool' },
+    }),
+  },
   email: {
     transport: leaf({
       doc: 'How verification, password-reset and invitation links reach people. log (no mail server): each link is written to the server log as a warn line for the operator to pass on, never answered. An smtp:// or smtps:// URL: mailed. disabled: the link is answered in the response to whoever asked, so anyone who can reach the server can take over any account; only for a machine nobody else can reach.',

@@ -26,6 +26,15 @@ export const errorTable = {
   malformed_json: { status: 400, message: 'The request body is not valid JSON.' },
   unknown_documents: { status: 400, message: 'Some pinned document ids are not in the base.' },
   invalid_token: { status: 400, message: 'The link is invalid, already used or expired.' },
+  // Google sign-in and linking (docs/accounts.md); its callback also redirects with `invalid_state`.
+  provider_sign_in_failed: {
+    status: 400,
+    message: 'The identity provider refused the sign-in, or its answer could not be verified. Try again.',
+  },
+  link_ticket_invalid: {
+    status: 400,
+    message: 'The link ticket is invalid or has expired. Sign in with the provider again.',
+  },
   invalid_state: {
     status: 400,
     message: 'The sign-in took too long, was started in another browser, or was already used. Start again.',
@@ -73,10 +82,15 @@ export const errorTable = {
     message: "The identity provider vouched for an address outside the workspace's single sign-on domains.",
   },
   not_found: { status: 404, message: 'Not found.' },
+  google_not_configured: { status: 404, message: 'Google sign-in is not set up on this server.' },
   sso_not_configured: { status: 404, message: 'Single sign-on is not set up for this address.' },
   method_not_allowed: { status: 405, message: 'Method not allowed.' },
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
   email_taken: { status: 409, message: 'An account with this email already exists.' },
+  identity_linked_elsewhere: {
+    status: 409,
+    message: "This provider's account is already linked to another account.",
+  },
   sso_domain_taken: {
     status: 409,
     message: 'Another workspace already signs in this domain through single sign-on.',
@@ -163,6 +177,10 @@ export const errorTable = {
       'The identity provider could not be reached or refused the request. An admin can test the set-up.',
   },
   source_failed: { status: 502, message: 'The source answered with an error.' },
+  provider_unavailable: {
+    status: 502,
+    message: 'The identity provider could not be reached. Try again later.',
+  },
   internal_error: { status: 500, message: 'Internal server error.' },
   service_unavailable: { status: 503, message: 'The service is temporarily unavailable.' },
   serving_unavailable: {

@@ -1808,7 +1808,9 @@ export interface paths {
         put?: never;
         /**
          * Sign in with the OAuth2 password form
-         * @description The answer carries a secret that is never stored, so an `Idempotency-Key` is not replayed here: the first request with a key runs, and any later one with the same key is refused with 409 `idempotency_key_reused` (send a new key to make another request).
+         * @description A workspace that enforces single sign-on refuses a password with 403 `sso_required` (after checking it), also one just reset; an admin of it may add `recovery_code`, one of the codes shown when enforcement was turned on, to sign in once (403 `invalid_recovery_code` when unknown or spent).
+         *
+         *     The answer carries a secret that is never stored, so an `Idempotency-Key` is not replayed here: the first request with a key runs, and any later one with the same key is refused with 409 `idempotency_key_reused` (send a new key to make another request).
          */
         post: operations["v1_post_v1_auth_login"];
         delete?: never;
@@ -1828,7 +1830,9 @@ export interface paths {
         put?: never;
         /**
          * Sign in with the OAuth2 password form
-         * @description The answer carries a secret that is never stored, so an `Idempotency-Key` is not replayed here: the first request with a key runs, and any later one with the same key is refused with 409 `idempotency_key_reused` (send a new key to make another request).
+         * @description A workspace that enforces single sign-on refuses a password with 403 `sso_required` (after checking it), also one just reset; an admin of it may add `recovery_code`, one of the codes shown when enforcement was turned on, to sign in once (403 `invalid_recovery_code` when unknown or spent).
+         *
+         *     The answer carries a secret that is never stored, so an `Idempotency-Key` is not replayed here: the first request with a key runs, and any later one with the same key is refused with 409 `idempotency_key_reused` (send a new key to make another request).
          */
         post: operations["frozen_post_auth_login"];
         delete?: never;
@@ -2045,6 +2049,170 @@ export interface paths {
         get: operations["frozen_get_auth_config"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/google/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Go to Google's sign-in (a browser navigation)
+         * @description Redirects to Google's consent screen (OpenID Connect code flow with PKCE, state and nonce), binding the flow to this browser with a short-lived HttpOnly cookie. Not configured or unreachable: redirects to `/console/sign-in?error=google_not_configured` or `provider_unavailable`.
+         */
+        get: operations["v1_get_v1_auth_google_login"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/google/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Go to Google's sign-in (a browser navigation)
+         * @description Redirects to Google's consent screen (OpenID Connect code flow with PKCE, state and nonce), binding the flow to this browser with a short-lived HttpOnly cookie. Not configured or unreachable: redirects to `/console/sign-in?error=google_not_configured` or `provider_unavailable`.
+         */
+        get: operations["frozen_get_auth_google_login"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/google/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where Google sends the browser back (a browser navigation)
+         * @description Always a redirect. Signed in: `/console/auth/callback#access_token=...&token_type=bearer&expires_at=...` (a linked identity, or a new workspace as sign-up makes one: sign-up mode, registration switch and default plan obeyed). The address belongs to a password account: `/console/auth/callback#link_ticket=...` (see `/auth/link`). Refused: `/console/sign-in?error=<code>` with a code of the error table (`invalid_state`, `provider_sign_in_failed`, `email_not_verified`, `registration_closed`, `account_disabled`, `workspace_suspended`, `sso_required`, ...) or the provider's own (`access_denied`). The redirect URI to register at Google is `<base_url>/v1/auth/google/callback`.
+         */
+        get: operations["v1_get_v1_auth_google_callback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/google/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where Google sends the browser back (a browser navigation)
+         * @description Always a redirect. Signed in: `/console/auth/callback#access_token=...&token_type=bearer&expires_at=...` (a linked identity, or a new workspace as sign-up makes one: sign-up mode, registration switch and default plan obeyed). The address belongs to a password account: `/console/auth/callback#link_ticket=...` (see `/auth/link`). Refused: `/console/sign-in?error=<code>` with a code of the error table (`invalid_state`, `provider_sign_in_failed`, `email_not_verified`, `registration_closed`, `account_disabled`, `workspace_suspended`, `sso_required`, ...) or the provider's own (`access_denied`). The redirect URI to register at Google is `<base_url>/v1/auth/google/callback`.
+         */
+        get: operations["frozen_get_auth_google_callback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/link-info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The address and provider a link ticket names
+         * @description An expired or forged ticket: 400 `link_ticket_invalid`, one message for both.
+         */
+        post: operations["v1_post_v1_auth_link_info"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/link-info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The address and provider a link ticket names
+         * @description An expired or forged ticket: 400 `link_ticket_invalid`, one message for both.
+         */
+        post: operations["frozen_post_auth_link_info"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link a provider identity to an existing password account (the account's password proves it)
+         * @description The password is checked as `/auth/login` checks it (same rate limits; 401 `invalid_credentials`). Refused when the workspace enforces single sign-on (403 `sso_required`) or the account is deactivated (403 `account_disabled`); an identity already linked to another account is 409 `identity_linked_elsewhere`. Answers a session.
+         *
+         *     The answer carries a secret that is never stored, so an `Idempotency-Key` is not replayed here: the first request with a key runs, and any later one with the same key is refused with 409 `idempotency_key_reused` (send a new key to make another request).
+         */
+        post: operations["v1_post_v1_auth_link"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link a provider identity to an existing password account (the account's password proves it)
+         * @description The password is checked as `/auth/login` checks it (same rate limits; 401 `invalid_credentials`). Refused when the workspace enforces single sign-on (403 `sso_required`) or the account is deactivated (403 `account_disabled`); an identity already linked to another account is 409 `identity_linked_elsewhere`. Answers a session.
+         *
+         *     The answer carries a secret that is never stored, so an `Idempotency-Key` is not replayed here: the first request with a key runs, and any later one with the same key is refused with 409 `idempotency_key_reused` (send a new key to make another request).
+         */
+        post: operations["frozen_post_auth_link"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2315,6 +2483,178 @@ export interface paths {
          * @description The answer carries a secret that is never stored, so an `Idempotency-Key` is not replayed here: the first request with a key runs, and any later one with the same key is refused with 409 `idempotency_key_reused` (send a new key to make another request).
          */
         post: operations["frozen_post_auth_accept_invite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/enterprise/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's single sign-on set-up (never the client secret)
+         * @description Answers `{configured: false}` when the workspace has none.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        get: operations["v1_get_v1_enterprise_sso"];
+        /**
+         * Set up or replace single sign-on (OpenID Connect) for the workspace
+         * @description The client secret is stored encrypted and never returned; left out, the stored one is kept. A domain belongs to one workspace (409 `sso_domain_taken`). Turning `enforce` on refuses password sign-in (`sso_required`), ends the password sessions signed in until now, and answers ten `recovery_codes`, this once.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         *
+         *     The answer carries a secret that is never stored, so an `Idempotency-Key` is not replayed here: the first request with a key runs, and any later one with the same key is refused with 409 `idempotency_key_reused` (send a new key to make another request).
+         */
+        put: operations["v1_put_v1_enterprise_sso"];
+        post?: never;
+        /**
+         * Remove single sign-on: members sign in with their passwords again
+         * @description Sessions ended by enforcement stay ended. 404 when the workspace has no set-up.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        delete: operations["v1_delete_v1_enterprise_sso"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/enterprise/sso/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check the set-up against the provider: discovery, its key set, the token endpoint
+         * @description Each check says what it found or exactly what failed; the token endpoint is sent a made-up code with the client credentials (`invalid_grant` back means they were accepted).
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        post: operations["v1_post_v1_enterprise_sso_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/enterprise/sso/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New break-glass recovery codes (shown once); every earlier code stops working
+         * @description 409 `sso_not_enforced` while enforcement is off: the codes are for an enforcing workspace.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         *
+         *     The answer carries a secret that is never stored, so an `Idempotency-Key` is not replayed here: the first request with a key runs, and any later one with the same key is refused with 409 `idempotency_key_reused` (send a new key to make another request).
+         */
+        post: operations["v1_post_v1_enterprise_sso_recovery_codes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Where a work address signs in: its workspace's identity provider
+         * @description 404 `sso_not_configured` when no workspace set single sign-on up for the address's domain. The answer sets a short-lived cookie that binds the sign-in to this browser; the callback refuses a flow without it.
+         */
+        post: operations["v1_post_v1_auth_sso_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Where a work address signs in: its workspace's identity provider
+         * @description 404 `sso_not_configured` when no workspace set single sign-on up for the address's domain. The answer sets a short-lived cookie that binds the sign-in to this browser; the callback refuses a flow without it.
+         */
+        post: operations["frozen_post_auth_sso_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the identity provider sends the browser back
+         * @description Always a redirect. Success: `/console/auth/callback#access_token=...&token_type=bearer&expires_at=...` (the session in the fragment, never in a log or a Referer). Failure: `/console/sign-in?error=<code>`, the code from the error table (`invalid_state`, `sso_token_invalid`, `email_not_verified`, `email_taken`, `sso_domain_not_claimed`, `seat_cap_reached`, ...) or the provider's own (`access_denied`).
+         */
+        get: operations["v1_get_v1_auth_sso_callback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the identity provider sends the browser back
+         * @description Always a redirect. Success: `/console/auth/callback#access_token=...&token_type=bearer&expires_at=...` (the session in the fragment, never in a log or a Referer). Failure: `/console/sign-in?error=<code>`, the code from the error table (`invalid_state`, `sso_token_invalid`, `email_not_verified`, `email_taken`, `sso_domain_not_claimed`, `seat_cap_reached`, ...) or the provider's own (`access_denied`).
+         */
+        get: operations["frozen_get_auth_sso_callback"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2605,7 +2945,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @enum {string} */
-                code: "bad_request" | "malformed_json" | "unknown_documents" | "invalid_token" | "unauthorized" | "invalid_credentials" | "wrong_password" | "forbidden" | "missing_scope" | "admin_required" | "email_not_verified" | "registration_closed" | "account_disabled" | "workspace_suspended" | "session_required" | "api_key_required" | "not_found" | "method_not_allowed" | "conflict" | "email_taken" | "last_admin" | "cannot_remove_self" | "corpus_empty" | "nothing_to_train" | "training_in_progress" | "no_training_in_progress" | "corpus_not_ready" | "document_not_ready" | "scale_test_in_progress" | "idempotency_in_progress" | "idempotency_key_reused" | "sync_in_progress" | "import_in_progress" | "connection_in_use" | "upload_credentials_unavailable" | "payload_too_large" | "unsupported_media_type" | "validation_error" | "idempotency_mismatch" | "invalid_cursor" | "invalid_path" | "checksum_mismatch" | "content_missing" | "too_many_files" | "invalid_folder" | "folder_root_not_allowed" | "egress_denied" | "source_credentials_rejected" | "source_permission_denied" | "source_folder_not_found" | "rate_limited" | "source_unreachable" | "source_failed" | "internal_error" | "service_unavailable" | "serving_unavailable" | "source_rate_limited";
+                code: "bad_request" | "malformed_json" | "unknown_documents" | "invalid_token" | "provider_sign_in_failed" | "link_ticket_invalid" | "invalid_state" | "unauthorized" | "invalid_credentials" | "sso_token_invalid" | "wrong_password" | "forbidden" | "missing_scope" | "admin_required" | "email_not_verified" | "registration_closed" | "account_disabled" | "workspace_suspended" | "session_required" | "api_key_required" | "key_bound_to_bases" | "invalid_recovery_code" | "sso_required" | "seat_cap_reached" | "sso_domain_not_claimed" | "not_found" | "google_not_configured" | "sso_not_configured" | "method_not_allowed" | "conflict" | "email_taken" | "identity_linked_elsewhere" | "sso_domain_taken" | "sso_not_enforced" | "last_admin" | "cannot_remove_self" | "corpus_empty" | "nothing_to_train" | "training_in_progress" | "no_training_in_progress" | "corpus_not_ready" | "document_not_ready" | "scale_test_in_progress" | "idempotency_in_progress" | "idempotency_key_reused" | "sync_in_progress" | "import_in_progress" | "connection_in_use" | "upload_credentials_unavailable" | "payload_too_large" | "unsupported_media_type" | "validation_error" | "idempotency_mismatch" | "invalid_cursor" | "invalid_path" | "checksum_mismatch" | "content_missing" | "too_many_files" | "invalid_folder" | "folder_root_not_allowed" | "egress_denied" | "source_credentials_rejected" | "source_permission_denied" | "source_folder_not_found" | "rate_limited" | "source_unreachable" | "sso_provider_error" | "source_failed" | "provider_unavailable" | "internal_error" | "service_unavailable" | "serving_unavailable" | "source_rate_limited";
                 message: string;
                 status: number;
                 details?: unknown;
@@ -2696,6 +3036,8 @@ export interface components {
             documents_pending: number;
             /** @description Whether new and changed documents are onboarded by themselves once the base has been onboarded (status other than `new`). */
             auto_onboard: boolean;
+            /** @description True once someone canceled onboarding (`POST /corpora/{id}/cancel`): documents waiting are not onboarded by themselves until documents are added or changed (the run that starts then takes them all) or someone starts a run. False again from then on. */
+            auto_onboard_paused: boolean;
             last_synced_at: string | null;
             description: string | null;
             /** Format: date-time */
@@ -3602,6 +3944,8 @@ export interface components {
             scope?: string;
             client_id?: string;
             client_secret?: string;
+            /** @description Break-glass: an unused recovery code of a workspace that enforces single sign-on, which lets an admin sign in with the password once. */
+            recovery_code?: string;
         };
         SessionResp: {
             access_token: string;
@@ -3629,6 +3973,8 @@ export interface components {
             /** @description First 12 characters of the secret. */
             prefix: string;
             scopes: ("ingest" | "query" | "admin")[];
+            /** @description The bases the key is bound to; null: every base of the workspace. */
+            corpus_ids: string[] | null;
             last_used_at: string | null;
             expires_at: string | null;
             revoked_at: string | null;
@@ -3688,6 +4034,18 @@ export interface components {
             /** @description Whether social sign-in is configured. */
             google_enabled: boolean;
             sso_enabled: boolean;
+        };
+        LinkAccountInfoResp: {
+            /** @description The address the provider vouched for, which has a password account here. */
+            email: string;
+            /** @description The provider whose identity would be linked (`google`). */
+            provider: string;
+        };
+        LinkAccountReq: {
+            /** @description The `link_ticket` of the callback. */
+            ticket: string;
+            /** @description The existing account's password; required by `/auth/link`, ignored by `/auth/link-info`. */
+            password?: string;
         };
         MemberResp: {
             id: string;
@@ -3750,12 +4108,76 @@ export interface components {
              */
             name: string;
         };
+        SsoSettingsResp: {
+            /** @description False when the workspace has no SSO; the other fields are then absent. */
+            configured: boolean;
+            issuer?: string;
+            client_id?: string;
+            /** @description The secret itself is never returned. */
+            client_secret_set?: boolean;
+            domains?: string[];
+            enforce?: boolean;
+            /** @description The role of a member created on their first SSO sign-in. */
+            default_role?: "member" | "admin";
+            /** @description Active members the workspace may hold before SSO stops adding new ones (existing members still sign in); null for no cap. At least the current number of active members. */
+            seat_cap?: number | null;
+            /** @description The redirect URI to register at the provider (from ENGRAM_BASE_URL). */
+            redirect_uri?: string;
+            /** @description Unused recovery codes. */
+            recovery_codes_left?: number;
+            /** Format: date-time */
+            updated_at?: string;
+            /** @description One-time break-glass codes, shown this once and stored only hashed: each lets one admin sign in with their password once while SSO is enforced (POST /auth/login with `recovery_code`). */
+            recovery_codes?: string[];
+        };
+        SsoSettingsReq: {
+            /** @description The OpenID provider's issuer identifier (discovery is read from `<issuer>/.well-known/openid-configuration`). https://, or http:// on a loopback address. */
+            issuer: string;
+            client_id: string;
+            /** @description Write-only, stored encrypted. Required the first time; left out, the stored one is kept. */
+            client_secret?: string;
+            /** @description Email domains whose addresses sign in here. A domain belongs to one workspace on the server; public and throwaway mail domains are refused. */
+            domains: string[];
+            /** @description Refuse password sign-in (`sso_required`) and end password sessions. Turning it on answers new recovery codes. Default false. */
+            enforce?: boolean;
+            /** @description The role of a member created on their first SSO sign-in. */
+            default_role?: "member" | "admin";
+            /** @description Active members the workspace may hold before SSO stops adding new ones (existing members still sign in); null for no cap. At least the current number of active members. */
+            seat_cap?: number | null;
+        };
+        SsoCheckResp: {
+            /** @description True when every check passed. */
+            ok: boolean;
+            checks: {
+                name: "discovery" | "jwks" | "token_endpoint";
+                ok: boolean;
+                /** @description What was found, or exactly what failed. */
+                detail: string;
+            }[];
+        };
+        RecoveryCodesResp: {
+            /** @description One-time break-glass codes, shown this once and stored only hashed: each lets one admin sign in with their password once while SSO is enforced (POST /auth/login with `recovery_code`). */
+            recovery_codes: string[];
+        };
+        SsoStartResp: {
+            /** @description The provider's sign-in page; send the browser there. */
+            authorization_url: string;
+        };
+        SsoStartReq: {
+            /**
+             * Format: email
+             * @description Email address.
+             */
+            email: string;
+        };
         ApiKeyCreatedResp: {
             id: string;
             name: string;
             /** @description First 12 characters of the secret. */
             prefix: string;
             scopes: ("ingest" | "query" | "admin")[];
+            /** @description The bases the key is bound to; null: every base of the workspace. */
+            corpus_ids: string[] | null;
             last_used_at: string | null;
             expires_at: string | null;
             revoked_at: string | null;
@@ -3771,6 +4193,8 @@ export interface components {
             scopes: ("ingest" | "query" | "admin")[];
             /** @description Must be in the future; null or absent means never. */
             expires_at?: string | null;
+            /** @description The bases the key reaches (1 to 100 distinct ids of this workspace's bases); null or absent: every base. A bound key sees any other base as missing (404) and cannot act on the whole workspace (403 `key_bound_to_bases`). */
+            corpus_ids?: string[] | null;
         };
         ApiKeyRespPage: {
             items: components["schemas"]["ApiKeyResp"][];
@@ -4283,6 +4707,8 @@ export interface operations {
              *     `workspace_suspended`: This workspace is suspended.
              *
              *     `missing_scope`: API key missing required scope.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -4453,6 +4879,8 @@ export interface operations {
              *     `workspace_suspended`: This workspace is suspended.
              *
              *     `missing_scope`: API key missing required scope.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -7675,6 +8103,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -7760,6 +8190,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -7855,6 +8287,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -7947,6 +8381,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -8062,6 +8498,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -8666,6 +9104,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -13597,6 +14037,19 @@ export interface operations {
                 };
             };
             /**
+             * @description `sso_required`: This workspace signs in through single sign-on: use "Sign in with SSO" and your work address.
+             *
+             *     `invalid_recovery_code`: The recovery code is not valid or was already used.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
              * @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed.
              *
              *     `idempotency_key_reused`: This Idempotency-Key was already used. The first response carried a secret that is not stored, so it cannot be replayed; send a new Idempotency-Key to make another request.
@@ -13686,6 +14139,19 @@ export interface operations {
             };
             /** @description `bad_request`: The request is not valid. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `sso_required`: This workspace signs in through single sign-on: use "Sign in with SSO" and your work address.
+             *
+             *     `invalid_recovery_code`: The recovery code is not valid or was already used.
+             */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14547,6 +15013,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -14659,6 +15127,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -14795,6 +15265,578 @@ export interface operations {
             };
         };
     };
+    v1_get_v1_auth_google_login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    frozen_get_auth_google_login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
+    v1_get_v1_auth_google_callback: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    frozen_get_auth_google_callback: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
+    v1_post_v1_auth_link_info: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkAccountReq"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkAccountInfoResp"];
+                };
+            };
+            /**
+             * @description `malformed_json`: The request body is not valid JSON.
+             *
+             *     `bad_request`: The request is not valid.
+             *
+             *     `link_ticket_invalid`: The link ticket is invalid or has expired. Sign in with the provider again.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported content type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: This Idempotency-Key was used with a different request.
+             *
+             *     `validation_error`: The request failed validation.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    frozen_post_auth_link_info: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkAccountReq"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkAccountInfoResp"];
+                };
+            };
+            /**
+             * @description `malformed_json`: The request body is not valid JSON.
+             *
+             *     `bad_request`: The request is not valid.
+             *
+             *     `link_ticket_invalid`: The link ticket is invalid or has expired. Sign in with the provider again.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported content type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: This Idempotency-Key was used with a different request.
+             *
+             *     `validation_error`: The request failed validation.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"] | components["schemas"]["Detail"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
+    v1_post_v1_auth_link: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkAccountReq"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResp"];
+                };
+            };
+            /**
+             * @description `malformed_json`: The request body is not valid JSON.
+             *
+             *     `bad_request`: The request is not valid.
+             *
+             *     `link_ticket_invalid`: The link ticket is invalid or has expired. Sign in with the provider again.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `email_not_verified`: Email address not verified. Use the link we sent you.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `sso_required`: This workspace signs in through single sign-on: use "Sign in with SSO" and your work address.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed.
+             *
+             *     `idempotency_key_reused`: This Idempotency-Key was already used. The first response carried a secret that is not stored, so it cannot be replayed; send a new Idempotency-Key to make another request.
+             *
+             *     `identity_linked_elsewhere`: This provider's account is already linked to another account.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported content type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: This Idempotency-Key was used with a different request.
+             *
+             *     `validation_error`: The request failed validation.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests. Try again later. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    frozen_post_auth_link: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkAccountReq"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResp"];
+                };
+            };
+            /**
+             * @description `malformed_json`: The request body is not valid JSON.
+             *
+             *     `bad_request`: The request is not valid.
+             *
+             *     `link_ticket_invalid`: The link ticket is invalid or has expired. Sign in with the provider again.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `email_not_verified`: Email address not verified. Use the link we sent you.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `sso_required`: This workspace signs in through single sign-on: use "Sign in with SSO" and your work address.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed.
+             *
+             *     `idempotency_key_reused`: This Idempotency-Key was already used. The first response carried a secret that is not stored, so it cannot be replayed; send a new Idempotency-Key to make another request.
+             *
+             *     `identity_linked_elsewhere`: This provider's account is already linked to another account.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported content type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: This Idempotency-Key was used with a different request.
+             *
+             *     `validation_error`: The request failed validation.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"] | components["schemas"]["Detail"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests. Try again later. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
     v1_get_v1_admin_members: {
         parameters: {
             query?: never;
@@ -14830,6 +15872,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -14894,6 +15938,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -14975,6 +16021,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -15091,6 +16139,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -15199,6 +16249,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -15294,6 +16346,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -15389,6 +16443,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -15490,6 +16546,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -15590,6 +16648,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -15691,6 +16751,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -16099,6 +17161,692 @@ export interface operations {
             };
         };
     };
+    v1_get_v1_enterprise_sso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoSettingsResp"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_put_v1_enterprise_sso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoSettingsReq"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoSettingsResp"];
+                };
+            };
+            /**
+             * @description `malformed_json`: The request body is not valid JSON.
+             *
+             *     `bad_request`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed.
+             *
+             *     `idempotency_key_reused`: This Idempotency-Key was already used. The first response carried a secret that is not stored, so it cannot be replayed; send a new Idempotency-Key to make another request.
+             *
+             *     `sso_domain_taken`: Another workspace already signs in this domain through single sign-on.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported content type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: This Idempotency-Key was used with a different request.
+             *
+             *     `validation_error`: The request failed validation.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_delete_v1_enterprise_sso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `bad_request`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: This Idempotency-Key was used with a different request.
+             *
+             *     `validation_error`: The request failed validation.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_post_v1_enterprise_sso_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoCheckResp"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_post_v1_enterprise_sso_recovery_codes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodesResp"];
+                };
+            };
+            /** @description `bad_request`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed.
+             *
+             *     `idempotency_key_reused`: This Idempotency-Key was already used. The first response carried a secret that is not stored, so it cannot be replayed; send a new Idempotency-Key to make another request.
+             *
+             *     `sso_not_enforced`: Recovery codes are for a workspace that enforces single sign-on; turn enforcement on first.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: This Idempotency-Key was used with a different request.
+             *
+             *     `validation_error`: The request failed validation.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_post_v1_auth_sso_start: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoStartReq"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoStartResp"];
+                };
+            };
+            /** @description `malformed_json`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `sso_not_configured`: Single sign-on is not set up for this address. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported content type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `sso_provider_error`: The identity provider could not be reached or refused the request. An admin can test the set-up. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    frozen_post_auth_sso_start: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoStartReq"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoStartResp"];
+                };
+            };
+            /** @description `malformed_json`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `sso_not_configured`: Single sign-on is not set up for this address. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported content type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description `sso_provider_error`: The identity provider could not be reached or refused the request. An admin can test the set-up. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
+    v1_get_v1_auth_sso_callback: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    frozen_get_auth_sso_callback: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
     v1_get_v1_api_keys: {
         parameters: {
             query?: {
@@ -16141,6 +17889,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -16226,6 +17976,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -16325,6 +18077,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -16406,6 +18160,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -16516,6 +18272,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -16613,6 +18371,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -16699,6 +18459,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -16763,6 +18525,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -16827,6 +18591,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {
@@ -16891,6 +18657,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
                 headers: {

@@ -1,0 +1,52 @@
+// The identity feature's face: provider sign-in (Google) and linking a provider identity to an
+// existing password account. The work is done by the parts beside it (identity.google.ts, the flow;
+// identity.signin.ts, who an identity signs in as; identity.tickets.ts, link tickets).
+import type { OidcFlowState } from '../../platform/auth/oidc-flow'
+import { validationFailed } from '../../platform/errors/errors'
+import type { Caller } from '../accounts/accounts.service'
+import { GoogleSignIn } from './identity.google'
+import { IdentitySignIn, type Token } from './identity.signin'
+import { LinkTickets } from './identity.tickets'
+import type { IdentityDeps, Landing } from './identity.types'
+
+export { GOOGLE_CALLBACK_PATH } from './identity.google'
+export type { IdentityConfig, Landing, SsoEnforcement } from './identity.types'
+
+/** Google sign-in and account linking (spec, Accounts and sign-in). */
+export class IdentityService {
+  private readonly google: GoogleSignIn
+  private readonly signIn: IdentitySignIn
+
+  constructor(d: IdentityDeps, flow: OidcFlowState) {
+    this.signIn = new IdentitySignIn(d, new LinkTickets(d.secret, d.clock))
+    this.google = new GoogleSignIn(d, flow, this.signIn)
+  }
+
+  /** Whether Google sign-in is configured (`google_enabled` in `/auth/config`). */
+  googleEnabled(): boolean {
+    return this.google.enabled()
+  }
+
+  /** `GET /auth/google/login`: where the browser goes, and the cookie binding the flow to it. */
+  googleLogin(): Promise<Landing> {
+    return this.google.login()
+  }
+
+  /** `GET /auth/google/callback`: the console with a session or link ticket, or the sign-in page with an error. */
+  googleCallback(request: Request, params: URLSearchParams, caller: Caller): Promise<Landing> {
+    return this.google.callback(request, params, caller)
+  }
+
+  /** `POST /auth/link-info`: the address and provider a live ticket names. */
+  linkInfo(ticket: string): { email: string; provider: string } {
+    return this.signIn.linkInfo(ticket)
+  }
+
+  /** `POST /auth/link`: proves the account's password, links the identity, answers the session. */
+  link(ticket: string, password: string | undefined, caller: Caller): Promise<Token> {
+    if (password === undefined) {
+      throw validationFailed([{ loc: ['body', 'password'], msg: 'Field required', type: 'missing' }])
+    }
+    return this.signIn.link(ticket, password, caller)
+  }
+}

@@ -1,0 +1,141 @@
+// Who a verified provider identity signs in as. A linked identity signs in its user (with the same
+// refusals as a password: unverified, deactivated, suspended, and single sign-on enforced); an
+// address that already has an account gets a link ticket, so the account's owner proves the
+// password before the identity is linked; a new address gets a new workspace as sign-up would (the
+// sign-up mode, registration switch and default plan obeyed), its address verified by the provider.
+import type { Static } from '@sinclair/typebox'
+import type { VerifiedClaims } from '../../platform/auth/oidc'
+import { newId } from '../../platform/crypto/random'
+import { fail } from '../../platform/errors/errors'
+import { normaliseEmail, type TokenResp } from '../accounts/accounts.schemas'
+import type { Caller, UserRow } from '../accounts/accounts.service'
+import type { LinkTicket, LinkTickets } from './identity.tickets'
+import type { IdentityDeps } from './identity.types'
+
+/** A session (TokenResp). */
+export type Token = Static<typeof TokenResp>
+
+/** How a callback ends: a session, or a ticket to link the identity to an existing account. */
+export type Outcome = { kind: 'session'; token: Token } | { kind: 'link'; ticket: string }
+
+const NAME_MAX = 120
+
+/** Signs in, links or creates the user of a provider identity. */
+export class IdentitySignIn {
+  constructor(
+    private readonly d: IdentityDeps,
+    private readonly tickets: LinkTickets,
+  ) {}
+
+  /** The outcome of a verified identity of `provider` (spec, `/auth/google/callback`). */
+  resolve(provider: string, claims: VerifiedClaims, caller: Caller): Outcome {
+    // Only an address the provider vouches for may find or make an account.
+    if (!claims.email || !claims.emailVerified) throw fail('email_not_verified')
+    const email = normaliseEmail(claims.email)
+    const linked = this.d.repo.find(claims.issuer, claims.subject)
+    if (linked) {
+      const user = this.d.accounts.workspaceUser(linked.workspaceId, linked.userId)
+      return { kind: 'session', token: this.signInAs(user, provider, caller) }
+    }
+    const existing = this.d.accounts.userByEmail(email)
+    if (existing) {
+      // Said now rather than after the password: the link would be refused for the same reasons.
+      if (existing.status !== 'active') throw fail('account_disabled')
+      if (this.d.sso.enforces(existing.workspaceId)) throw fail('sso_required')
+      const ticket = { provider, issuer: claims.issuer, subject: claims.subject, email, name: claims.name }
+      return { kind: 'link', ticket: this.tickets.issue(ticket) }
+    }
+    return { kind: 'session', token: this.create(provider, claims, email, caller) }
+  }
+
+  /** `POST /auth/link-info`: the address and provider a live ticket names. */
+  linkInfo(ticket: string): { email: string; provider: string } {
+    const t = this.tickets.read(ticket)
+    return { email: t.email, provider: t.provider }
+  }
+
+  /**
+   * `POST /auth/link`: the account's password proves the person owns it (through password sign-in,
+   * so its rate limits and refusals apply, single sign-on enforcement included); the identity is then
+   * linked and the answer is the session.
+   */
+  async link(ticket: string, password: string, caller: Caller): Promise<Token> {
+    const t = this.tickets.read(ticket)
+    const user = this.d.accounts.userByEmail(t.email)
+    if (!user) throw fail('link_ticket_invalid')
+    const linked = this.d.repo.find(t.issuer, t.subject)
+    if (linked && linked.userId !== user.id) throw fail('identity_linked_elsewhere')
+    if (user.status !== 'active') throw fail('account_disabled')
+    if (this.d.sso.enforces(user.workspaceId)) throw fail('sso_required')
+    const token = await this.d.accounts.login(t.email, password, false, caller)
+    if (!linked) this.d.accounts.transaction(() => this.linkIdentity(user, t, caller))
+    return token
+  }
+
+  /** Signs in the user of a linked identity, refused as password sign-in would be. */
+  private signInAs(user: UserRow, provider: string, caller: Caller): Token {
+    if (user.emailVerifiedAt === null) throw fail('email_not_verified')
+    if (user.status !== 'active') throw fail('account_disabled')
+    if (this.d.workspaces.get(user.workspaceId)?.status !== 'active') throw fail('workspace_suspended')
+    if (this.d.sso.enforces(user.workspaceId)) throw fail('sso_required')
+    return this.d.accounts.signIn(user, 'normal', provider, caller)
+  }
+
+  /** A new workspace and its first admin for a new address, as `/auth/register` would make them. */
+  private create(provider: string, claims: VerifiedClaims, email: string, caller: Caller): Token {
+    const a = this.d.config.accounts
+    if (!this.d.accounts.registrationOpen()) throw fail('registration_closed')
+    const name = (claims.name?.trim() || email.split('@')[0] || email).slice(0, NAME_MAX)
+    const user = this.d.accounts.transaction(() => {
+      // Checked again where it cannot race: two first sign-ups at once make one workspace.
+      if (!this.d.accounts.registrationOpen()) throw fail('registration_closed')
+      const ws = this.d.workspaces.create(
+        `${name}'s workspace`.slice(0, NAME_MAX),
+        a.signup_mode === 'open' ? a.default_plan : 'beta',
+      )
+      // The provider verified the address, so no verification link is needed.
+      const row = this.d.accounts.createUser({
+        workspaceId: ws.id,
+        email,
+        name,
+        passwordHash: null,
+        role: 'admin',
+        verified: true,
+      })
+      this.linkIdentity(
+        row,
+        { provider, issuer: claims.issuer, subject: claims.subject, email, name },
+        caller,
+      )
+      return row
+    })
+    return this.d.accounts.signIn(user, 'normal', provider, caller)
+  }
+
+  /** Links an identity to a user and records it. Call inside a transaction. */
+  private linkIdentity(user: UserRow, t: LinkTicket, caller: Caller): void {
+    try {
+      this.d.repo.insert({
+        id: newId(this.d.random, 'idn'),
+        provider: t.provider,
+        issuer: t.issuer,
+        subject: t.subject,
+        userId: user.id,
+        workspaceId: user.workspaceId,
+        email: t.email,
+        createdAt: this.d.clock.now().getTime(),
+      })
+    } catch (e) {
+      // The unique index settles two links of one identity at once.
+      if (String((e as Error).message).includes('UNIQUE')) throw fail('identity_linked_elsewhere')
+      throw e
+    }
+    this.d.audit.record({
+      workspaceId: user.workspaceId,
+      actor: { type: 'user', id: user.id, ip: caller.ip, requestId: caller.requestId },
+      action: 'identity.linked',
+      target: { type: 'user', id: user.id },
+      details: { provider: t.provider, issuer: t.issuer },
+    })
+  }
+}
