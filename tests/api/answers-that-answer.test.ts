@@ -98,7 +98,7 @@ for (const strategy of ['cart', 'rag']) {
       const adelie = await ask('How many Adelie penguins are there?', strategy)
       expect(adelie.short_answer).toBe('152')
       const missing = await ask('How many penguins have no recorded body mass?', strategy)
-      expect(missing.answer).toStartWith('body_mass_g is missing in 2 of the 344 rows [1]')
+      expect(missing.answer).toStartWith('The body_mass_g is missing in 2 of the 344 rows [1]')
     })
 
     test('a "how many" question about text is still answered from the text', async () => {

@@ -136,11 +136,11 @@ describe('answers computed from the rows', () => {
 
   test('where values are missing, the answer says in how many rows, citing them', () => {
     expect(ask(penguins, 'How many penguins have no recorded body mass?')).toEqual({
-      text: 'body_mass_g is missing in 2 of the 344 rows {3,339}',
+      text: 'The body_mass_g is missing in 2 of the 344 rows {3,339}',
       short: '2',
     })
     expect(ask(penguins, 'What is the average body mass of the penguins?')).toEqual({
-      text: 'The average body_mass_g is 4201.75 over 342 rows {0,10,20}. body_mass_g is missing or not a number in 2 of the 344 rows',
+      text: 'The average body_mass_g is 4201.75 over 342 rows {0,10,20}. The body_mass_g of 2 of the 344 rows is missing or not a number',
       short: '4201.75',
     })
   })
@@ -161,7 +161,7 @@ describe('answers computed from the rows', () => {
     })
     expect(ask(passagesOf(PEOPLE, 'p'), 'What is the age of Mike Johnson?')?.short).toBe('47')
     expect(ask(penguins, 'What is the average island?')?.text).toStartWith(
-      'island holds no numbers: the table lists 3 island values',
+      'The island column holds no numbers: the table lists 3 island values',
     )
   })
 })

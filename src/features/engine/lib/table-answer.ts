@@ -78,7 +78,8 @@ export function answerFromTable(
     case 'missing': {
       if (!named) return null
       const lack = rows.filter((i) => empty(table.rows[i]!.cells[named.index]))
-      const text = `${within}${named.name} is missing in ${lack.length} of the ${rows.length} rows`
+      // Every sentence of a table's answer opens as a sentence does, not with a column's lower-case name.
+      const text = `${within}${within ? 't' : 'T'}he ${named.name} is missing in ${lack.length} of the ${rows.length} rows`
       return one(text, lack.slice(0, CITE_MAX), `${lack.length}`)
     }
     case 'max':
@@ -202,7 +203,7 @@ function withMissing(result: TableResult, table: Table, rows: number[], col: Col
   const last = result.pieces[result.pieces.length - 1]!
   last.after = `${last.after ?? ''}.`
   const what = rows.length === lacking ? 'every row' : `${lacking} of the ${rows.length} rows`
-  result.pieces.push({ text: `${col.name} is missing or not a number in ${what}`, rows: [] })
+  result.pieces.push({ text: `The ${col.name} of ${what} is missing or not a number`, rows: [] })
   return result
 }
 
@@ -233,7 +234,7 @@ function aggregate(
 function notNumbers(table: Table, rows: number[], col: Column): TableResult {
   const listed = listing(table, rows, col, null, '')
   listed.pieces[0]!.text =
-    `${col.name} holds no numbers: ${listed.pieces[0]!.text.charAt(0).toLowerCase()}${listed.pieces[0]!.text.slice(1)}`
+    `The ${col.name} column holds no numbers: ${listed.pieces[0]!.text.charAt(0).toLowerCase()}${listed.pieces[0]!.text.slice(1)}`
   return { pieces: listed.pieces, short: null }
 }
 
