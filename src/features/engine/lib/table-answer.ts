@@ -78,7 +78,6 @@ export function answerFromTable(
     case 'missing': {
       if (!named) return null
       const lack = rows.filter((i) => empty(table.rows[i]!.cells[named.index]))
-      // Every sentence of a table's answer opens as a sentence does, not with a column's lower-case name.
       const text = `${within}${within ? 't' : 'T'}he ${named.name} is missing in ${lack.length} of the ${rows.length} rows`
       return one(text, lack.slice(0, CITE_MAX), `${lack.length}`)
     }
