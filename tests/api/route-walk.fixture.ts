@@ -51,6 +51,9 @@ export const PUBLIC_ROUTES: Record<string, string> = {
   'POST /auth/reset-password': 'reset, by the emailed grant',
   'POST /auth/invite-info': 'invite routes, by the invitation token',
   'POST /auth/accept-invite': 'invite routes, by the invitation token',
+  'POST /auth/sso/start': "SSO start: a work address is sent to its workspace's identity provider",
+  'GET /auth/sso/callback':
+    'the identity provider redirects the browser back; the sealed flow cookie and the ID token are the proof',
   'GET /auth/google/login': 'social sign-in: the browser is sent to Google before anyone is signed in',
   'GET /auth/google/callback':
     'social sign-in: Google sends the browser back here; the flow cookie, state and ID token prove it',
