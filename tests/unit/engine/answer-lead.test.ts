@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { migrations } from '../../../migrations/index'
 import { Engine } from '../../../src/features/engine/engine.service'
+import { composeAnswer } from '../../../src/features/engine/lib/answer'
 import { definitional, definitionPhrase } from '../../../src/features/engine/lib/definition'
 import { leading } from '../../../src/features/engine/lib/lead'
 import { extractText } from '../../../src/features/ingest/extract/extract'
@@ -49,6 +50,32 @@ describe('the short answer leads only when it reads as one', () => {
     expect(
       lead('What is a revenant?', 'corpse', 'A revenant is a corpse possessed by a demon of pride.'),
     ).toBe('corpse')
+  })
+})
+
+describe('the same statement is quoted once', () => {
+  // Two passages (a PDF's abstract and its body, say), each with one sentence that scores alike.
+  const passage = (text: string, score: number) => ({
+    ref: null,
+    ordinal: 0,
+    text,
+    start: 0,
+    end: text.length,
+    score,
+    sentences: [{ start: 0, end: text.length, score, hit: 1, typeOk: true }],
+  })
+  const q = { weights: new Map([['framework', 1]]), want: 0 }
+
+  test('a second sentence whose every content word the first holds is not added', () => {
+    const first = 'Existing models are developed using distinct frameworks like TensorFlow or PyTorch.'
+    const again = 'Models are developed using frameworks like PyTorch or TensorFlow.'
+    expect(composeAnswer([passage(first, 10), passage(again, 9.9)], q).answer).toBe(`${first} [1]`)
+  })
+
+  test('a second sentence that says more is added', () => {
+    const first = 'Existing models are developed using distinct frameworks like TensorFlow or PyTorch.'
+    const more = 'Both frameworks are maintained by large companies.'
+    expect(composeAnswer([passage(first, 10), passage(more, 9.9)], q).answer).toBe(`${first} [1] ${more} [2]`)
   })
 })
 

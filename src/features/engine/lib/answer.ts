@@ -1,7 +1,7 @@
 import { type Definitional, definesSubject } from './definition'
 import type { RankedPassage, RankedSentence } from './rank'
 import { notAStatement, statementAfter } from './statement'
-import { wordCount } from './text'
+import { contentTerms, wordCount } from './text'
 
 /**
  * What composing needs of the question: its terms' weights (their keys are its index terms), the kind
@@ -88,7 +88,7 @@ export function composeAnswer<R>(
   for (const c of pool) {
     if (c === best) continue
     const ratio = needType && c.sentence.typeOk ? TYPE_RATIO : opts.secondRatio
-    if (c.sentence.score < ratio * best.sentence.score || textOf(c) === best.text) continue
+    if (c.sentence.score < ratio * best.sentence.score || sameStatement(textOf(c), textOf(best))) continue
     const n = wordCount(textOf(c))
     if (words + n > opts.maxWords) continue
     picks.push(c)
@@ -132,6 +132,15 @@ function candidates<R>(passages: RankedPassage<R>[], q: ComposeQuery): Pick[] {
     }
   })
   return pool
+}
+
+/**
+ * Whether a second sentence says nothing the first does not: every content word of it is one of the
+ * first's (the same statement from another passage, or a page's repeat of it).
+ */
+function sameStatement(second: string, first: string): boolean {
+  const said = new Set(contentTerms(first))
+  return contentTerms(second).every((t) => said.has(t))
 }
 
 /** A sentence's text on one line, without a trailing reference mark like "[12]". */
