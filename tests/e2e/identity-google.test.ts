@@ -104,6 +104,10 @@ describe('Google sign-in', () => {
     expect([...landed.fragment.keys()]).toEqual(['access_token', 'token_type', 'expires_at'])
     expect(landed.fragment.get('token_type')).toBe('bearer')
     expect(landed.setCookie).toContain('engram_google_flow=; Path=/v1/auth/google/callback; Max-Age=0')
+    // The console serves the landing page (its catch-all), which reads the fragment.
+    const page = await fetch(`${open.base}/console/auth/callback`)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toContain('text/html')
     const user = await me(open, landed.fragment.get('access_token')!)
     expect(user.email).toBe('new.person@example.com')
     expect(user.name).toBe('New Person')
