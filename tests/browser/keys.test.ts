@@ -58,7 +58,8 @@ describe('console: API keys', () => {
     const row = page.getByRole('row', { name: /Nightly sync/ })
     await row.waitFor()
     expect(await row.textContent()).toContain(secret.slice(0, 12))
-    expect(await row.getByRole('cell').nth(4).textContent()).not.toBe('never')
+    expect(await row.getByRole('cell').nth(3).textContent()).toBe('All bases')
+    expect(await row.getByRole('cell').nth(5).textContent()).not.toBe('never')
     expect(await page.content()).not.toContain(secret)
 
     await row.getByRole('button', { name: 'Revoke Nightly sync' }).click()
@@ -72,6 +73,55 @@ describe('console: API keys', () => {
     expect(await statusWith(secret)).toBe(401)
     expect(await seriousViolations(page)).toEqual([])
     await r.screenshot(page, 'keys-revoked')
+    await ctx.close()
+  })
+
+  test('a key for only some bases is made by ticking them; it reaches those alone, and the list names them', async () => {
+    const r = rig()
+    const who = await theAdmin()
+    const made: Record<string, string> = {}
+    for (const name of ['Alpha', 'Beta']) {
+      const res = await fetch(`${r.server.url}/v1/corpora`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${who.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      })
+      made[name] = ((await res.json()) as { id: string }).id
+    }
+    const ctx = await r.context()
+    const page = await ctx.newPage()
+    await signInUi(page, r, who, '/console/keys')
+    await page.getByLabel('Key name').fill('Alpha agent')
+    expect(await page.getByRole('radio', { name: /All bases/ }).isChecked()).toBe(true)
+    await page.getByRole('radio', { name: /Only some bases/ }).check()
+    // None ticked yet: the button says why it cannot be pressed.
+    expect(await page.getByRole('button', { name: 'Create key' }).isDisabled()).toBe(true)
+    await page.getByText('Choose at least one base.').waitFor()
+    await page.getByRole('checkbox', { name: 'Alpha' }).check()
+    expect(await seriousViolations(page)).toEqual([])
+    await r.screenshot(page, 'keys-some-bases')
+    await page.getByRole('button', { name: 'Create key' }).click()
+
+    const dialog = page.getByRole('dialog', { name: 'Your new API key' })
+    await dialog.waitFor()
+    expect(await dialog.textContent()).toContain('Bases: Alpha.')
+    const secret = await dialog.getByLabel(/Secret of/).inputValue()
+    await dialog.getByRole('button', { name: 'I have copied it' }).click()
+    const row = page.getByRole('row', { name: /Alpha agent/ })
+    expect(await row.getByRole('cell').nth(3).textContent()).toBe('Alpha')
+
+    // Outside the browser it lists Alpha alone, finds no Beta, and cannot create a base.
+    const get = (path: string) =>
+      fetch(`${r.server.url}${path}`, { headers: { authorization: `Bearer ${secret}` } })
+    const listed = (await (await get('/v1/corpora')).json()) as { items: { id: string }[] }
+    expect(listed.items.map((c) => c.id)).toEqual([made.Alpha!])
+    expect((await get(`/v1/corpora/${made.Beta}`)).status).toBe(404)
+    const create = await fetch(`${r.server.url}/v1/corpora`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Gamma' }),
+    })
+    expect(create.status).toBe(403)
     await ctx.close()
   })
 

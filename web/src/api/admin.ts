@@ -14,6 +14,8 @@ export function createKey(body: {
   name: string
   scopes: Scope[]
   expires_at: string | null
+  /** The bases the key is bound to; null: every base. */
+  corpus_ids: string[] | null
 }): Promise<ApiKeyCreated> {
   return ok(http.POST('/v1/api-keys', { body }))
 }

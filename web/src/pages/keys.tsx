@@ -1,11 +1,14 @@
 /**
- * API keys (admin): the workspace's keys with their scopes, last use and state; create one (its
- * secret shown once, with a copy button); revoke one (it stays listed, marked revoked).
+ * API keys (admin): the workspace's keys with their scopes, bases, last use and state; create one
+ * (its secret shown once, with a copy button), for every base or only some; revoke one (it stays
+ * listed, marked revoked).
  */
 import { useState } from 'preact/hooks'
 import { createKey, listKeys, revokeKey } from '../api/admin'
-import type { ApiKey, ApiKeyCreated, Scope } from '../api/types'
+import { listBases } from '../api/bases'
+import type { ApiKey, ApiKeyCreated, Corpus, Scope } from '../api/types'
 import { CopyButton } from '../components/copy-button'
+import { BaseChoice, type KeyReach, reachText } from '../components/key-bases'
 import { TableScroll } from '../components/table-scroll'
 import { Async, Button, Confirm, Dialog, Empty, ErrorBox, Field, PageHeader, Time } from '../components/ui'
 import { useAction } from '../lib/action'
@@ -22,6 +25,8 @@ const SCOPES: { scope: Scope; label: string; hint: string }[] = [
 /** The API keys page. */
 export function Keys(_props: { id?: string }) {
   const keys = useLoad(() => listKeys(), [])
+  const bases = useLoad((signal) => listBases(signal), [])
+  const known = bases.data ?? []
   const [created, setCreated] = useState<ApiKeyCreated | null>(null)
   const [revoking, setRevoking] = useState<ApiKey | null>(null)
   return (
@@ -31,6 +36,7 @@ export function Keys(_props: { id?: string }) {
         lead="Keys let scripts, agents and the MCP server call Engram for this workspace. Each key holds only the scopes you give it."
       />
       <CreateKey
+        bases={known}
         onCreated={(k) => {
           rememberFreshKey(k.id, k.key)
           setCreated(k)
@@ -45,11 +51,11 @@ export function Keys(_props: { id?: string }) {
               <p>Create one above to call the API or connect an agent over MCP.</p>
             </Empty>
           ) : (
-            <KeyTable keys={list} onRevoke={setRevoking} />
+            <KeyTable keys={list} bases={known} onRevoke={setRevoking} />
           )
         }
       </Async>
-      <SecretDialog created={created} onClose={() => setCreated(null)} />
+      <SecretDialog created={created} bases={known} onClose={() => setCreated(null)} />
       <RevokeKey
         target={revoking}
         onDone={() => {
@@ -68,17 +74,21 @@ function endOfDay(date: string): string {
   return new Date(y, m - 1, d, 23, 59, 59, 999).toISOString()
 }
 
-function CreateKey({ onCreated }: { onCreated: (k: ApiKeyCreated) => void }) {
+function CreateKey({ bases, onCreated }: { bases: Corpus[]; onCreated: (k: ApiKeyCreated) => void }) {
   const [name, setName] = useState('')
   const [scopes, setScopes] = useState<Scope[]>(['query'])
   const [expiry, setExpiry] = useState('')
+  const [reach, setReach] = useState<KeyReach>(null)
   const create = useAction(async (e: Event) => {
     e.preventDefault()
-    const k = await createKey({ name, scopes, expires_at: expiry ? endOfDay(expiry) : null })
+    const expires_at = expiry ? endOfDay(expiry) : null
+    const k = await createKey({ name, scopes, expires_at, corpus_ids: reach })
     setName('')
     setExpiry('')
+    setReach(null)
     onCreated(k)
   })
+  const noBase = reach !== null && reach.length === 0
   const toggle = (s: Scope, on: boolean) =>
     setScopes((cur) => (on ? [...cur.filter((c) => c !== s), s] : cur.filter((c) => c !== s)))
   return (
@@ -120,14 +130,15 @@ function CreateKey({ onCreated }: { onCreated: (k: ApiKeyCreated) => void }) {
           ))}
         </div>
       </fieldset>
-      {scopes.length === 0 && (
+      <BaseChoice bases={bases} value={reach} onChange={setReach} />
+      {(scopes.length === 0 || noBase) && (
         <p class="hint" role="status">
-          Choose at least one scope.
+          {scopes.length === 0 ? 'Choose at least one scope.' : 'Choose at least one base.'}
         </p>
       )}
       <ErrorBox error={create.error} />
       <div>
-        <Button variant="primary" type="submit" busy={create.busy} disabled={scopes.length === 0}>
+        <Button variant="primary" type="submit" busy={create.busy} disabled={scopes.length === 0 || noBase}>
           Create key
         </Button>
       </div>
@@ -143,7 +154,8 @@ function KeyState({ k }: { k: ApiKey }) {
   return <span class="badge badge-ok">Active</span>
 }
 
-function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (k: ApiKey) => void }) {
+function KeyTable(props: { keys: ApiKey[]; bases: Corpus[]; onRevoke: (k: ApiKey) => void }) {
+  const { keys, bases, onRevoke } = props
   return (
     <TableScroll label="API keys">
       <table>
@@ -153,6 +165,7 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (k: ApiKey) =>
             <th scope="col">Name</th>
             <th scope="col">Key</th>
             <th scope="col">Scopes</th>
+            <th scope="col">Bases</th>
             <th scope="col">State</th>
             <th scope="col">Last used</th>
             <th scope="col">Expires</th>
@@ -170,6 +183,7 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (k: ApiKey) =>
                 <code>{k.prefix}…</code>
               </td>
               <td>{k.scopes.join(', ')}</td>
+              <td>{reachText(k.corpus_ids, bases)}</td>
               <td>
                 <KeyState k={k} />
                 {k.revoked_at && (
@@ -206,7 +220,8 @@ function KeyTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (k: ApiKey) =>
 }
 
 /** The one time the secret is shown: a warning, the secret, a copy button. */
-function SecretDialog({ created, onClose }: { created: ApiKeyCreated | null; onClose: () => void }) {
+function SecretDialog(props: { created: ApiKeyCreated | null; bases: Corpus[]; onClose: () => void }) {
+  const { created, bases, onClose } = props
   return (
     <Dialog open={created !== null} title="Your new API key" onClose={onClose}>
       {created && (
@@ -226,7 +241,7 @@ function SecretDialog({ created, onClose }: { created: ApiKeyCreated | null; onC
             />
           </div>
           <p class="hint">
-            Scopes: {created.scopes.join(', ')}.{' '}
+            Scopes: {created.scopes.join(', ')}. Bases: {reachText(created.corpus_ids, bases)}.{' '}
             {created.expires_at ? (
               <>
                 Expires <Time iso={created.expires_at} />.
