@@ -22,6 +22,7 @@ import m18 from './0018_auto_onboard.sql' with { type: 'text' }
 import m19 from './0019_document_places.sql' with { type: 'text' }
 import m20 from './0020_key_bases.sql' with { type: 'text' }
 import m21 from './0021_lumpy_invisible_woman.sql' with { type: 'text' }
+import m22 from './0022_pause_and_extractor_version.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -47,4 +48,5 @@ export const migrations: Migration[] = [
   { tag: '0019_document_places', sql: m19 },
   { tag: '0020_key_bases', sql: m20 },
   { tag: '0021_lumpy_invisible_woman', sql: m21 },
+  { tag: '0022_pause_and_extractor_version', sql: m22 },
 ]

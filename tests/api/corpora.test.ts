@@ -30,6 +30,7 @@ describe('document bases', () => {
         documents_failed: 0,
         documents_pending: 0,
         auto_onboard: true,
+        auto_onboard_paused: false,
         last_synced_at: null,
         description: null,
         created_at: t.clock.now().toISOString(),

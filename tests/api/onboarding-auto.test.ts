@@ -313,6 +313,8 @@ describe('automatic onboarding', () => {
   test('canceling stops a run waiting to start, and a canceled run is not followed', async () => {
     t = authApp()
     const b = await readyBase(t, FILES)
+    const base = () => get(b.adminToken, `/v1/corpora/${b.corpusId}`)
+    expect(await base()).toMatchObject({ auto_onboard: true, auto_onboard_paused: false })
     await upload(t, b.adminToken, b.corpusId, [RHINE])
     await settle()
     const res = await t.request(`/v1/corpora/${b.corpusId}/cancel`, {
@@ -324,11 +326,13 @@ describe('automatic onboarding', () => {
     t.clock.advance(5_000)
     await settle()
     expect(await jobs(b.adminToken, b.corpusId, 'train')).toHaveLength(1)
-    expect(await get(b.adminToken, `/v1/corpora/${b.corpusId}`)).toMatchObject({ documents_pending: 1 })
+    // The base says its waiting document is not onboarded by itself now.
+    expect(await base()).toMatchObject({ documents_pending: 1, auto_onboard_paused: true })
     // A run canceled while documents wait is not followed by another.
     const run = await (
       await t.request(`/v1/corpora/${b.corpusId}/train`, { method: 'POST', headers: bearer(b.adminToken) })
     ).json()
+    expect(await base()).toMatchObject({ status: 'training', auto_onboard_paused: false })
     expect(t.jobs.queue.claim(['train_batch'], 'other-process', 60_000, 10)).toHaveLength(1)
     await upload(t, b.adminToken, b.corpusId, [{ path: 'late.txt', text: 'A late note.' }])
     await settle()
@@ -340,7 +344,26 @@ describe('automatic onboarding', () => {
       'succeeded',
       'canceled',
     ])
-    expect(await get(b.adminToken, `/v1/corpora/${b.corpusId}`)).toMatchObject({ documents_pending: 2 })
+    expect(await base()).toMatchObject({ status: 'ready', documents_pending: 2, auto_onboard_paused: true })
+    // The next document added ends the pause: the run that starts takes every waiting document.
+    await upload(t, b.adminToken, b.corpusId, [{ path: 'next.txt', text: 'The next note.' }])
+    await settle()
+    expect(await base()).toMatchObject({ documents_pending: 3, auto_onboard_paused: false })
+    t.clock.advance(2_000)
+    await settle()
+    expect(await base()).toMatchObject({ documents_pending: 0, documents_ready: 5, auto_onboard_paused: false })
+    expect((await jobs(b.adminToken, b.corpusId, 'train')).at(-1)).toMatchObject({
+      auto: true,
+      detail: '3 section(s) onboarded, 0 failed',
+    })
+    // Nothing to cancel is a 409, and pauses nothing.
+    await expectError(
+      await t.request(`/v1/corpora/${b.corpusId}/cancel`, { method: 'POST', headers: bearer(b.adminToken) }),
+      '/v1',
+      409,
+      'no_training_in_progress',
+    )
+    expect(await base()).toMatchObject({ auto_onboard_paused: false })
   })
 
   test('a base never onboarded, or with auto_onboard off, waits for someone to start a run', async () => {

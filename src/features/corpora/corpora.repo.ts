@@ -19,6 +19,8 @@ export interface CorpusRow {
   documents_pending: number
   /** 1 when new and changed documents are onboarded by themselves once the base has been onboarded. */
   auto_onboard: number
+  /** 1 after a cancel, until documents arrive or a run starts (see corpora.tables.ts). */
+  auto_onboard_paused: number
   n_rows: number
   storage_bytes: number
 }
@@ -132,7 +134,7 @@ export class CorporaRepo {
     return this.count.get(workspaceId)?.n ?? 0
   }
 
-  /** Sets status, description, sync time or the automatic onboarding switch (1 or 0). */
+  /** Sets status, description, sync time, the automatic onboarding switch or its pause (1 or 0). */
   update(
     workspaceId: string,
     id: string,
@@ -141,6 +143,7 @@ export class CorporaRepo {
       description?: string | null
       lastSyncedAt?: number
       autoOnboard?: 0 | 1
+      autoOnboardPaused?: 0 | 1
     },
     now: number,
   ): void {
@@ -150,6 +153,7 @@ export class CorporaRepo {
       description: 'description',
       lastSyncedAt: 'last_synced_at',
       autoOnboard: 'auto_onboard',
+      autoOnboardPaused: 'auto_onboard_paused',
     } as const
     const set = (Object.keys(columns) as (keyof typeof columns)[]).filter((k) => p[k] !== undefined)
     if (set.length === 0) return

@@ -40,6 +40,10 @@ export const CorpusResp = namedObject('CorpusResp', {
     description:
       'Whether new and changed documents are onboarded by themselves once the base has been onboarded (status other than `new`).',
   }),
+  auto_onboard_paused: Type.Boolean({
+    description:
+      'True once someone canceled onboarding (`POST /corpora/{id}/cancel`): documents waiting are not onboarded by themselves until documents are added or changed (the run that starts then takes them all) or someone starts a run. False again from then on.',
+  }),
   last_synced_at: Nullable(
     Type.String({
       format: 'date-time',
@@ -99,6 +103,7 @@ export function corpusResp(r: CorpusRow) {
     documents_failed: r.documents_failed,
     documents_pending: r.documents_pending,
     auto_onboard: r.auto_onboard === 1,
+    auto_onboard_paused: r.auto_onboard_paused === 1,
     last_synced_at: ts(r.last_synced_at),
     description: r.description,
     created_at: iso(new Date(r.created_at)),

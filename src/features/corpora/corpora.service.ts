@@ -71,13 +71,12 @@ export class CorporaService {
     return this.repo.get(workspaceId, id)!
   }
 
-  /** Changes a base's settings (absent fields stay); another workspace's id is a 404. */
-  update(workspaceId: string, id: string, p: { autoOnboard?: boolean }): CorpusRow {
+  /** Changes a base's settings or its onboarding pause (absent fields stay); another workspace's id is a 404. */
+  update(workspaceId: string, id: string, p: { autoOnboard?: boolean; autoOnboardPaused?: boolean }) {
     this.get(workspaceId, id)
-    if (p.autoOnboard !== undefined) {
-      const now = this.deps.clock.now().getTime()
-      this.repo.update(workspaceId, id, { autoOnboard: p.autoOnboard ? 1 : 0 }, now)
-    }
+    const bit = (b?: boolean): 0 | 1 | undefined => (b === undefined ? undefined : b ? 1 : 0)
+    const set = { autoOnboard: bit(p.autoOnboard), autoOnboardPaused: bit(p.autoOnboardPaused) }
+    this.repo.update(workspaceId, id, set, this.deps.clock.now().getTime())
     return this.get(workspaceId, id)
   }
 

@@ -24,6 +24,11 @@ export const corpora = sqliteTable(
      * (docs/onboarding-and-answers.md, "Automatic onboarding"); 0: only when someone starts a run.
      */
     autoOnboard: integer('auto_onboard').notNull().default(1),
+    /**
+     * 1 once someone canceled onboarding: the waiting documents are not onboarded by themselves until
+     * documents are added or changed (the next automatic run takes them all) or a run is started.
+     */
+    autoOnboardPaused: integer('auto_onboard_paused').notNull().default(0),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     /** Parent documents (files; sections are not counted). */
@@ -87,6 +92,12 @@ export const documents = sqliteTable(
      * n - 1, UTF-16 code units (corpora.pages.ts). Null for other formats and until extracted.
      */
     pageRanges: text('page_ranges'),
+    /**
+     * Version of the text extraction that wrote the sidecar and sections (parents; ingest's
+     * EXTRACTOR_VERSION). Null until extracted, and for documents extracted before versions were
+     * kept: a `force` run extracts a document again when its version is older than the current one.
+     */
+    extractorVersion: integer('extractor_version'),
     /**
      * Who keeps the document in step with a folder: `push` when a push commit created it or gave it
      * its content, so a later `delete_missing` may remove it; null for uploads and upserts (a push

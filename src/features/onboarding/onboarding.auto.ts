@@ -81,6 +81,7 @@ export class AutoOnboarding {
   schedule(workspaceId: string, corpusId: string, delayMs = this.d.timing.delayMs): Job | null {
     const base = this.base(workspaceId, corpusId)
     if (!base || !this.applies(base)) return null
+    this.resume(base)
     const now = this.now()
     const waiting = this.waiting(workspaceId, corpusId)
     if (waiting) {
@@ -146,6 +147,20 @@ export class AutoOnboarding {
     if (!run) return true
     const taken = takenBy(this.d.queue.children(run.id).filter((c) => !isTerminal(c.status)))
     return this.d.repo.units(corpusId, false, true).some((u) => u.status === 'pending' && !tookAsIs(taken, u))
+  }
+
+  /**
+   * After a cancel: the base's waiting documents are not onboarded by themselves (`auto_onboard_paused`)
+   * until documents arrive (`schedule`) or a run starts (`resume`).
+   */
+  pause(workspaceId: string, corpusId: string): void {
+    this.d.corpora.update(workspaceId, corpusId, { autoOnboardPaused: true })
+  }
+
+  /** Ends a pause (documents arrived, or a run starts); writes nothing when there is none. */
+  resume(base: CorpusRow): void {
+    if (base.auto_onboard_paused === 1)
+      this.d.corpora.update(base.workspace_id, base.id, { autoOnboardPaused: false })
   }
 
   /** Cancels the base's waiting `train_auto` job, if any; returns it. */

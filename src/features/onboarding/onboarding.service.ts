@@ -131,6 +131,7 @@ export class OnboardingService {
     { units, force, auto }: { units: (BatchUnit & { version: string })[]; force: boolean; auto: boolean },
     now: number,
   ): Job {
+    this.auto.resume(this.d.corpora.get(workspaceId, corpusId))
     const run = this.d.queue.enqueue({
       workspaceId,
       subjectId: corpusId,
@@ -153,12 +154,8 @@ export class OnboardingService {
         payload: { unit_ids: batch.map((u) => u.id), unit_versions: batch.map((u) => u.version) },
       })
     }
-    this.repo.setStatus(
-      units.map((u) => u.id),
-      'onboarding',
-      null,
-      now,
-    )
+    const ids = units.map((u) => u.id)
+    this.repo.setStatus(ids, 'onboarding', null, now)
     this.repo.rollUpParents(
       units.flatMap((u) => (u.parent_id ? [u.parent_id] : [])),
       now,
@@ -174,16 +171,16 @@ export class OnboardingService {
 
   /**
    * Asks the run in flight to stop; pending batches end at once, running ones at their next unit.
-   * An automatic run waiting to start is canceled too (answered when it is all there was).
+   * An automatic run waiting to start is canceled too (answered when it is all there was), and
+   * automatic onboarding pauses until documents arrive or a run starts.
    */
   cancel(workspaceId: string, corpusId: string): Job {
     this.d.corpora.get(workspaceId, corpusId)
     const run = this.inFlight(workspaceId, corpusId)
     const waiting = this.auto.cancelWaiting(workspaceId, corpusId)
-    if (!run) {
-      if (waiting) return waiting
-      throw fail('no_training_in_progress')
-    }
+    if (!run && !waiting) throw fail('no_training_in_progress')
+    this.auto.pause(workspaceId, corpusId)
+    if (!run) return waiting!
     this.d.queue.requestCancel(run.id)
     this.rollUp(run.id)
     return this.d.queue.get(run.id)!
