@@ -240,6 +240,38 @@ describe('the redirect chain', () => {
   })
 })
 
+describe('provider identities', () => {
+  test('the first SSO sign-in links the identity; a later one finds the member by it even after the address changed at the provider', async () => {
+    const l = await signIn('new2', `new2@${ACME}`)
+    const me = (await (
+      await fetch(`${base}/v1/auth/me`, { headers: auth(l.fragment.get('access_token')!) })
+    ).json()) as {
+      id: string
+    }
+    const links = app.db.$client
+      .query('SELECT provider, issuer, subject, workspace_id FROM user_identities WHERE user_id = ?')
+      .all(me.id)
+    expect(links).toEqual([
+      { provider: 'sso', issuer: op.issuer, subject: 'new2', workspace_id: acme.workspaceId },
+    ])
+    const account = op.accounts.get('new2')!
+    op.accounts.set('new2', { ...account, email: `renamed@${ACME}` })
+    try {
+      const users = count('users')
+      const again = await signIn('new2', `new2@${ACME}`)
+      const who = (await (
+        await fetch(`${base}/v1/auth/me`, { headers: auth(again.fragment.get('access_token')!) })
+      ).json()) as {
+        id: string
+      }
+      expect(who.id).toBe(me.id)
+      expect(count('users')).toBe(users)
+    } finally {
+      op.accounts.set('new2', account)
+    }
+  })
+})
+
 describe('attacks, each refused', () => {
   test('a replayed callback (same code, state and cookie) is refused the second time', async () => {
     const s = await start(`new2@${ACME}`)

@@ -129,6 +129,14 @@ export class AccountsService {
     return this.d.sso.available()
   }
 
+  /**
+   * Single sign-on's rules as plugged in (none until the sso feature is built): features built
+   * before sso read enforcement through this.
+   */
+  ssoPolicy(): SsoPolicy {
+    return this.d.sso
+  }
+
   /** Plugs in single sign-on's rules (the sso feature, built after this one, calls it once). */
   useSsoPolicy(policy: SsoPolicy): void {
     this.d.sso.use(policy)

@@ -3,10 +3,10 @@
 // identity.signin.ts, who an identity signs in as; identity.tickets.ts, link tickets).
 import type { OidcFlowState } from '../../platform/auth/oidc-flow'
 import { validationFailed } from '../../platform/errors/errors'
-import type { Caller } from '../accounts/accounts.service'
+import type { Caller, UserRow } from '../accounts/accounts.service'
 import { GoogleSignIn } from './identity.google'
 import { IdentitySignIn, type Token } from './identity.signin'
-import { LinkTickets } from './identity.tickets'
+import { type LinkTicket, LinkTickets } from './identity.tickets'
 import type { IdentityDeps, Landing } from './identity.types'
 
 export { GOOGLE_CALLBACK_PATH } from './identity.google'
@@ -17,7 +17,10 @@ export class IdentityService {
   private readonly google: GoogleSignIn
   private readonly signIn: IdentitySignIn
 
-  constructor(d: IdentityDeps, flow: OidcFlowState) {
+  constructor(
+    private readonly d: IdentityDeps,
+    flow: OidcFlowState,
+  ) {
     this.signIn = new IdentitySignIn(d, new LinkTickets(d.secret, d.clock))
     this.google = new GoogleSignIn(d, flow, this.signIn)
   }
@@ -35,6 +38,17 @@ export class IdentityService {
   /** `GET /auth/google/callback`: the console with a session or link ticket, or the sign-in page with an error. */
   googleCallback(request: Request, params: URLSearchParams, caller: Caller): Promise<Landing> {
     return this.google.callback(request, params, caller)
+  }
+
+  /** The user a provider identity (issuer, subject) is linked to, or undefined: single sign-on asks before the address. */
+  linkedUser(issuer: string, subject: string): { userId: string; workspaceId: string } | undefined {
+    const row = this.d.repo.find(issuer, subject)
+    return row ? { userId: row.userId, workspaceId: row.workspaceId } : undefined
+  }
+
+  /** Links a provider identity to a user and audits it (single sign-on's first sign-in of a member). Call inside a transaction. */
+  linkIdentity(user: UserRow, identity: LinkTicket, caller: Caller): void {
+    this.signIn.linkIdentity(user, identity, caller)
   }
 
   /** `POST /auth/link-info`: the address and provider a live ticket names. */

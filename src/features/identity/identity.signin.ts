@@ -112,8 +112,8 @@ export class IdentitySignIn {
     return this.d.accounts.signIn(user, 'normal', provider, caller)
   }
 
-  /** Links an identity to a user and records it. Call inside a transaction. */
-  private linkIdentity(user: UserRow, t: LinkTicket, caller: Caller): void {
+  /** Links an identity to a user and records it (single sign-on links its members too). Call inside a transaction. */
+  linkIdentity(user: UserRow, t: LinkTicket, caller: Caller): void {
     try {
       this.d.repo.insert({
         id: newId(this.d.random, 'idn'),

@@ -6,6 +6,7 @@ import type { Feature, Platform } from '../../platform/feature/feature'
 import { EgressGuard } from '../../platform/net/egress'
 import type { AccountsService } from '../accounts/accounts.service'
 import type { AuditService } from '../audit/audit.service'
+import type { IdentityService } from '../identity/identity.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import { SsoRepo } from './sso.repo'
 import { ssoRoutes } from './sso.routes'
@@ -20,11 +21,13 @@ export interface SsoFeatureDeps {
   accounts: AccountsService
   audit: AuditService
   workspaces: WorkspacesService
+  identity: IdentityService
 }
 
 /**
  * Per-workspace OpenID Connect single sign-on. Built after accounts, whose users it signs in and
- * creates; it plugs its enforcement into accounts' sign-in and session check from here.
+ * creates, and identity, which keeps the provider identities it links; it plugs its enforcement into
+ * accounts (sign-in, the session check, and identity's Google sign-in through it) from here.
  */
 export function ssoFeature(p: Platform, d: SsoFeatureDeps): Feature<SsoService> {
   // A customer's issuer is an address a tenant chose: reached through the outbound guard, as sources are.

@@ -126,32 +126,39 @@ export class SsoSignIn {
         'The provider did not vouch for the address (email_verified is not true).',
       )
     }
-    const user = this.member(row, normaliseEmail(claims.email), claims)
-    if (user.status !== 'active') throw fail('account_disabled')
     if (this.d.workspaces.get(row.workspaceId)?.status !== 'active') throw fail('workspace_suspended')
+    const user = this.member(row, normaliseEmail(claims.email), claims, caller)
     return this.d.accounts.signIn(user, 'normal', 'sso', caller)
   }
 
   /**
-   * The member the provider vouched for: the workspace's user of that address, or a new member
-   * created just in time with the default role, when the address is at one of the workspace's
-   * domains and a seat is free. An address of another workspace is refused: SSO moves no one.
+   * The member the provider vouched for: the user its identity (issuer, subject) was linked to, else
+   * the workspace's user of that address (linked now), else a new member created just in time with
+   * the default role, when the address is at one of the workspace's domains and a seat is free. An
+   * address or identity of another workspace is refused: SSO moves no one between workspaces.
    */
-  private member(row: SsoConfigRow, email: string, claims: VerifiedClaims): UserRow {
+  private member(row: SsoConfigRow, email: string, claims: VerifiedClaims, caller: Caller): UserRow {
+    const linked = this.d.identity.linkedUser(claims.issuer, claims.subject)
+    if (linked) {
+      if (linked.workspaceId !== row.workspaceId) throw fail('email_taken', 'The identity belongs to another workspace.')
+      const user = this.d.accounts.workspaceUser(row.workspaceId, linked.userId)
+      if (user.status !== 'active') throw fail('account_disabled')
+      return user
+    }
+    const identity = { provider: 'sso', issuer: claims.issuer, subject: claims.subject, email, name: claims.name }
     const existing = this.d.accounts.userByEmail(email)
     if (existing) {
       if (existing.workspaceId !== row.workspaceId) {
         throw fail('email_taken', 'The address belongs to another workspace.')
       }
+      if (existing.status !== 'active') throw fail('account_disabled')
+      this.d.accounts.transaction(() => this.d.identity.linkIdentity(existing, identity, caller))
       return existing
     }
-    if (this.d.repo.workspaceOfDomain(domainOf(email)) !== row.workspaceId)
-      throw fail('sso_domain_not_claimed')
+    if (this.d.repo.workspaceOfDomain(domainOf(email)) !== row.workspaceId) throw fail('sso_domain_not_claimed')
     return this.d.accounts.transaction(() => {
       // Counted and created in one transaction, so two first sign-ins cannot both take the last seat.
-      const active = this.d.accounts
-        .workspaceUsers(row.workspaceId)
-        .filter((u) => u.status === 'active').length
+      const active = this.d.accounts.workspaceUsers(row.workspaceId).filter((u) => u.status === 'active').length
       if (row.seatCap !== null && active >= row.seatCap) throw fail('seat_cap_reached')
       const user = this.d.accounts.createUser({
         workspaceId: row.workspaceId,
@@ -163,11 +170,12 @@ export class SsoSignIn {
       })
       this.d.audit.record({
         workspaceId: row.workspaceId,
-        actor: { type: 'user', id: user.id },
+        actor: { type: 'user', id: user.id, ip: caller.ip, requestId: caller.requestId },
         action: 'sso.member_joined',
         target: { type: 'user', id: user.id },
         details: { email, role: user.role, issuer: claims.issuer },
       })
+      this.d.identity.linkIdentity(user, identity, caller)
       return user
     })
   }

@@ -10,6 +10,7 @@ import type { Db } from '../../platform/db/db'
 import type { Logger } from '../../platform/log/log'
 import type { AccountsService } from '../accounts/accounts.service'
 import type { AuditService } from '../audit/audit.service'
+import type { IdentityService } from '../identity/identity.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import type { SsoRepo } from './sso.repo'
 import type { SsoSettingsReq, SsoSettingsResp } from './sso.schemas'
@@ -33,6 +34,8 @@ export interface SsoDeps {
   accounts: AccountsService
   audit: AuditService
   workspaces: WorkspacesService
+  /** Provider identities: a member's (issuer, subject) is linked on first SSO sign-in and found by it after. */
+  identity: IdentityService
 }
 
 /** The body of `PUT /v1/enterprise/sso`. */
