@@ -140,12 +140,19 @@ export class SsoSignIn {
   private member(row: SsoConfigRow, email: string, claims: VerifiedClaims, caller: Caller): UserRow {
     const linked = this.d.identity.linkedUser(claims.issuer, claims.subject)
     if (linked) {
-      if (linked.workspaceId !== row.workspaceId) throw fail('email_taken', 'The identity belongs to another workspace.')
+      if (linked.workspaceId !== row.workspaceId)
+        throw fail('email_taken', 'The identity belongs to another workspace.')
       const user = this.d.accounts.workspaceUser(row.workspaceId, linked.userId)
       if (user.status !== 'active') throw fail('account_disabled')
       return user
     }
-    const identity = { provider: 'sso', issuer: claims.issuer, subject: claims.subject, email, name: claims.name }
+    const identity = {
+      provider: 'sso',
+      issuer: claims.issuer,
+      subject: claims.subject,
+      email,
+      name: claims.name,
+    }
     const existing = this.d.accounts.userByEmail(email)
     if (existing) {
       if (existing.workspaceId !== row.workspaceId) {
@@ -155,10 +162,13 @@ export class SsoSignIn {
       this.d.accounts.transaction(() => this.d.identity.linkIdentity(existing, identity, caller))
       return existing
     }
-    if (this.d.repo.workspaceOfDomain(domainOf(email)) !== row.workspaceId) throw fail('sso_domain_not_claimed')
+    if (this.d.repo.workspaceOfDomain(domainOf(email)) !== row.workspaceId)
+      throw fail('sso_domain_not_claimed')
     return this.d.accounts.transaction(() => {
       // Counted and created in one transaction, so two first sign-ins cannot both take the last seat.
-      const active = this.d.accounts.workspaceUsers(row.workspaceId).filter((u) => u.status === 'active').length
+      const active = this.d.accounts
+        .workspaceUsers(row.workspaceId)
+        .filter((u) => u.status === 'active').length
       if (row.seatCap !== null && active >= row.seatCap) throw fail('seat_cap_reached')
       const user = this.d.accounts.createUser({
         workspaceId: row.workspaceId,
