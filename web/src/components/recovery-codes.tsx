@@ -41,7 +41,8 @@ export function RecoveryCodesDialog(props: {
             ))}
           </ol>
           <p class="hint">
-            On the sign-in page, an admin enters their address, password and one code. Each code works once.
+            On the sign-in page, an admin enters their address, password and one code. Each code works once. A
+            session signed in with a password has ended: sign in again through your identity provider.
           </p>
           <div class="dialog-actions">
             <CopyButton text={codes.join('\n')} label="Copy the codes" />

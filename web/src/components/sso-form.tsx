@@ -119,8 +119,9 @@ export function SsoForm({ current, onSaved }: { current: SsoSettings; onSaved: (
       </label>
       {turningOn && (
         <Note kind="warn">
-          Saving ends every password session of the workspace and refuses passwords from then on. You get
-          recovery codes, shown once: keep them to sign in as an admin if the provider ever fails.
+          Saving refuses passwords from then on and ends every session signed in with one, yours included: you
+          sign in again through your identity provider. You get recovery codes, shown once: keep them to sign
+          in as an admin if the provider ever fails.
         </Note>
       )}
       <ErrorBox error={save.error} />

@@ -11,10 +11,13 @@ export async function reloadAuthConfig(): Promise<AuthConfig> {
   return config.value
 }
 
-/** The server's sign-up mode and options (`/auth/config`), loaded once; null until known. */
-export function useAuthConfig(): AuthConfig | null {
+/**
+ * The server's sign-up mode and options (`/auth/config`), loaded once; null until known. `fresh`
+ * asks again on mount (the sign-in page: an admin may have set single sign-on up since).
+ */
+export function useAuthConfig(fresh = false): AuthConfig | null {
   useEffect(() => {
-    if (!config.value) reloadAuthConfig().catch(() => undefined)
+    if (fresh || !config.value) reloadAuthConfig().catch(() => undefined)
   }, [])
   return config.value
 }

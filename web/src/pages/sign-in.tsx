@@ -25,7 +25,7 @@ export function nextPath(query: Record<string, string>): string {
  */
 export function SignIn() {
   const { query, route } = useLocation()
-  const config = useAuthConfig()
+  const config = useAuthConfig(true)
   const [email, setEmail] = useState('')
   const [ssoStep, setSsoStep] = useState(false)
   // Once the password was refused for SSO, the recovery code stays offered (a wrong code included).

@@ -76,7 +76,12 @@ export function Sso(_props: { id?: string }) {
       <RecoveryCodesDialog
         codes={codes}
         workspace={me.value?.workspace_name ?? ''}
-        onClose={() => setCodes(null)}
+        onClose={() => {
+          setCodes(null)
+          // Enforcing ended the password sessions, perhaps this one: a 401 here goes to sign-in and back.
+          setSaved(null)
+          settings.reload()
+        }}
       />
       <RemoveSso
         open={removing}
