@@ -36,7 +36,8 @@ export function BaseChoice(props: { bases: Corpus[]; value: KeyReach; onChange: 
         (bases.length === 0 ? (
           <p class="hint">This workspace has no base yet: create one first.</p>
         ) : (
-          <div class="scope-list key-bases" role="group" aria-label="Bases">
+          <fieldset class="scope-list key-bases">
+            <legend class="visually-hidden">Bases</legend>
             {bases.map((b) => (
               <label class="check" key={b.id}>
                 <input
@@ -47,7 +48,7 @@ export function BaseChoice(props: { bases: Corpus[]; value: KeyReach; onChange: 
                 <span>{b.name}</span>
               </label>
             ))}
-          </div>
+          </fieldset>
         ))}
     </fieldset>
   )
