@@ -201,6 +201,24 @@ describe('a key bound to base A', () => {
   })
 })
 
+describe('the API description', () => {
+  test('documents key_bound_to_bases on the routes that refuse a bound key, and only there', async () => {
+    const doc = await (await t.request('/openapi.json')).json()
+    const refusal = (path: string, method: string) =>
+      String(doc.paths[path][method].responses['403']?.description ?? '').includes('`key_bound_to_bases`')
+    expect(refusal('/v1/corpora', 'post')).toBe(true)
+    expect(refusal('/v1/api-keys', 'post')).toBe(true)
+    expect(refusal('/v1/admin/usage', 'get')).toBe(true)
+    expect(refusal('/v1/corpora', 'get')).toBe(false)
+    expect(refusal('/v1/jobs/{job_id}', 'get')).toBe(false)
+    expect(refusal('/v1/corpora/{corpus_id}', 'get')).toBe(false)
+    // A route for sessions only cannot meet a key at all.
+    expect(refusal('/v1/auth/change-password', 'post')).toBe(false)
+    const create = doc.components.schemas.ApiKeyCreateReq.properties.corpus_ids
+    expect(JSON.stringify(create)).toContain('"maxItems":100')
+  })
+})
+
 describe('the MCP tools with a key bound to base A', () => {
   let client: Client
   beforeAll(async () => {
