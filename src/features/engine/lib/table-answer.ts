@@ -1,9 +1,11 @@
 import {
+  best,
   type Column,
   cellNumber,
   empty,
   headerMatch,
   isNumeric,
+  labelColumn,
   namedValues,
   tableColumns,
   truthy,
@@ -68,6 +70,10 @@ export function answerFromTable(
           `${yes.length}`,
         )
       }
+      // "How many Stanley Cups have the Blues won?": the number the rows of the value named hold.
+      const counted = target && isNumeric(target) ? target : numeric
+      if (filter && counted && rows.length > 0 && rows.length <= CITE_MAX)
+        return valuesOf(table, rows, filter.text, counted)
       if (filter) {
         const of = `${rows.length} of the ${table.rows.length} rows have ${filter.column.name} ${filter.text}`
         return one(of, rows.slice(0, 1), `${rows.length}`)
@@ -92,15 +98,21 @@ export function answerFromTable(
     case 'lookup': {
       if (!filter || rows.length === 0) return null
       const asked = best(columns, (c) => (c !== filter.column ? matched[c.index]!.length : 0))
-      const shown = rows.slice(0, CITE_MAX)
-      if (asked) {
-        const cells = shown.map((i) => table.rows[i]!.cells[asked.index] ?? '(none)')
-        const pieces = shown.map((i, n) => ({ text: `${filter.text}: ${asked.name} ${cells[n]}`, rows: [i] }))
-        return { pieces, short: cells.length === 1 ? cells[0]! : null }
+      if (asked) return valuesOf(table, rows, filter.text, asked)
+      return {
+        pieces: rows.slice(0, CITE_MAX).map((i) => ({ text: table.rows[i]!.line, rows: [i] })),
+        short: null,
       }
-      return { pieces: shown.map((i) => ({ text: table.rows[i]!.line, rows: [i] })), short: null }
     }
   }
+}
+
+/** The cells of `col` in the first rows of a value (`named`), each citing its row. */
+function valuesOf(table: Table, rows: number[], named: string, col: Column): TableResult {
+  const shown = rows.slice(0, CITE_MAX)
+  const cells = shown.map((i) => table.rows[i]!.cells[col.index] ?? '(none)')
+  const pieces = shown.map((i, n) => ({ text: `${named}: ${col.name} ${cells[n]}`, rows: [i] }))
+  return { pieces, short: cells.length === 1 ? cells[0]! : null }
 }
 
 /**
@@ -235,25 +247,6 @@ function notNumbers(table: Table, rows: number[], col: Column): TableResult {
   listed.pieces[0]!.text =
     `The ${col.name} column holds no numbers: ${listed.pieces[0]!.text.charAt(0).toLowerCase()}${listed.pieces[0]!.text.slice(1)}`
   return { pieces: listed.pieces, short: null }
-}
-
-/** The column a table's rows are named by: its first that holds neither numbers nor yes/no. */
-function labelColumn(columns: Column[]): Column {
-  return columns.find((c) => !isNumeric(c) && !c.boolean) ?? columns[0]!
-}
-
-/** The column scoring highest (first on ties), or null when none scores above 0. */
-function best(columns: Column[], score: (c: Column) => number): Column | null {
-  let top: Column | null = null
-  let s = 0
-  for (const c of columns) {
-    const v = score(c)
-    if (v > s) {
-      top = c
-      s = v
-    }
-  }
-  return top
 }
 
 /**

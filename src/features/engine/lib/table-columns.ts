@@ -93,6 +93,25 @@ export function headerMatch(c: Column, words: Token[]): number[] {
   return out
 }
 
+/** The column a table's rows are named by: its first that holds neither numbers nor yes/no. */
+export function labelColumn(columns: Column[]): Column {
+  return columns.find((c) => !isNumeric(c) && !c.boolean) ?? columns[0]!
+}
+
+/** The column scoring highest (first on ties), or null when none scores above 0. */
+export function best(columns: Column[], score: (c: Column) => number): Column | null {
+  let top: Column | null = null
+  let s = 0
+  for (const c of columns) {
+    const v = score(c)
+    if (v > s) {
+      top = c
+      s = v
+    }
+  }
+  return top
+}
+
 /** A value the question names: its column and the value as the table spells it. */
 export interface NamedValue {
   column: Column

@@ -51,8 +51,9 @@ export function rowCells(line: string): [string, string][] | null {
   return cells.length >= 2 ? cells : null
 }
 
-/** Whether a passage's text is rows: at least half of its lines (and one) are. */
+/** Whether a passage's text is rows (at least half of its lines, and one), or holds a Markdown table. */
 export function isRowsText(text: string): boolean {
+  if (text.includes('|') && PIPE_SEPARATOR_IN.test(text)) return true
   // Most passages are prose: a row's separators are looked for before its lines are.
   const semi = text.indexOf('; ')
   if (semi < 0 || text.lastIndexOf(': ', semi) < 0) return false
@@ -70,7 +71,7 @@ export function readTables(passages: TablePassage[], maxRows: number): ReadTable
   const tables: Table[] = []
   let current: { table: Table; index: Map<string, number> } | null = null
   let read = 0
-  for (const { line, passage } of rowLines(passages)) {
+  for (const { line, passage } of withPipeRows(rowLines(passages))) {
     const cells = rowCells(line)
     if (!cells) continue
     if (read >= maxRows) return { tables, truncated: true }
@@ -119,4 +120,51 @@ function* rowLines(passages: TablePassage[]): Generator<{ line: string; passage:
     }
   }
   if (from >= 0 && line.trim()) yield { line: line.trim(), passage: from }
+}
+
+// A Markdown table inside text: a line of cells between bars, a line of dashes under it ("---|---",
+// "| :-- | --: |"), then its rows. Its rows are read as extraction renders a CSV's ("Item: Juicy
+// Apples; Price: 1.99; # In stock: 739"), headed by the cells of the line above the dashes.
+const PIPE_SEPARATOR = /^\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?$|^\|\s*:?-+:?\s*\|$/
+const PIPE_SEPARATOR_IN = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*\|[ \t|:-]*$/m
+
+/** The cells of a line of a Markdown table. */
+function pipeCells(line: string): string[] {
+  return line
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split('|')
+    .map((c) => c.trim())
+}
+
+/**
+ * The lines of `lines` with each Markdown table's rows rendered as rows ("header: value; ...") and
+ * its header and dashes left out; other lines as they are. A table without a header (blank header
+ * cells) gives no rows: its cells are not named.
+ */
+function* withPipeRows(
+  lines: Iterable<{ line: string; passage: number }>,
+): Generator<{ line: string; passage: number }> {
+  let header: string[] | null = null
+  let held: { line: string; passage: number } | null = null
+  for (const l of lines) {
+    if (held && PIPE_SEPARATOR.test(l.line)) {
+      header = pipeCells(held.line).map((h) => h.replace(/[:;]/g, ' ').trim())
+      held = null
+      continue
+    }
+    if (held) yield held
+    held = null
+    if (header && l.line.includes('|')) {
+      const cells = pipeCells(l.line)
+      const pairs = header.flatMap((h, i) => (h && cells[i] ? [`${h}: ${cells[i]}`] : []))
+      if (pairs.length >= 2) yield { line: pairs.join('; '), passage: l.passage }
+      continue
+    }
+    header = null
+    // A line with a bar may head a table: it is kept until the next line tells.
+    if (l.line.includes('|')) held = l
+    else yield l
+  }
+  if (held) yield held
 }
