@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { expectedAlgorithm, issuerAllowed, OidcError, OidcRelyingParty } from '../../src/platform/auth/oidc'
 import { FlowRefused, OidcFlowState, readCookie } from '../../src/platform/auth/oidc-flow'
 import { ManualClock } from '../../src/platform/clock/clock'
+import { loadConfig } from '../../src/platform/config/config.load'
 import { cryptoRandom } from '../../src/platform/crypto/random'
 import { startProvider, type Tamper, type TestProvider } from '../helpers/oidc-provider'
 
@@ -31,6 +32,26 @@ describe('the issuer rule', () => {
     expect(issuerAllowed('http://idp.lab.internal', true)).toBe(true)
     expect(issuerAllowed('ftp://idp.example.com', true)).toBe(false)
     expect(issuerAllowed('not a url')).toBe(false)
+  })
+
+  test('start-up refuses a plain-http issuer off loopback, and a client id without its secret', () => {
+    const load = (env: Record<string, string>) => () => loadConfig({ env, readFile: () => null })
+    const client = { ENGRAM_GOOGLE_CLIENT_ID: 'id', ENGRAM_GOOGLE_CLIENT_SECRET: 'secret' }
+    expect(load({ ...client, ENGRAM_GOOGLE_ISSUER: 'http://idp.lab.internal' })).toThrow(
+      /google\.issuer http:\/\/idp\.lab\.internal is plain http off loopback/,
+    )
+    expect(
+      load({
+        ...client,
+        ENGRAM_GOOGLE_ISSUER: 'http://idp.lab.internal',
+        ENGRAM_GOOGLE_ALLOW_HTTP_ISSUER: 'true',
+      }),
+    ).not.toThrow()
+    expect(load({ ...client, ENGRAM_GOOGLE_ISSUER: 'http://127.0.0.1:9000' })).not.toThrow()
+    expect(load({ ENGRAM_GOOGLE_CLIENT_ID: 'id' })).toThrow(
+      /google\.client_id and google\.client_secret are set together/,
+    )
+    expect(load({})).not.toThrow()
   })
 
   test('the expected algorithm is asymmetric, RS256 when listed, never none', () => {

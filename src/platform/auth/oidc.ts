@@ -7,8 +7,10 @@ import * as oidc from 'openid-client'
 import type { Clock } from '../clock/clock'
 import type { Random } from '../crypto/random'
 import { checkProvider, type ProviderCheck } from './oidc-check'
+import { issuerAllowed } from './oidc-issuer'
 
 export type { ProviderCheck } from './oidc-check'
+export { issuerAllowed } from './oidc-issuer'
 
 /** Who we are at a provider: its issuer and our client there. */
 export interface OidcClientSettings {
@@ -68,24 +70,6 @@ export class OidcError extends Error {
   ) {
     super(detail)
   }
-}
-
-const LOOPBACK = /^(127(?:\.\d{1,3}){3}|\[::1\]|localhost)$/i
-
-/**
- * Whether an issuer may be used: `https://` always; `http://` only on a loopback address (tests, a
- * provider on this machine) or when the operator allows it, since tokens and the client secret
- * would otherwise cross the network in the clear.
- */
-export function issuerAllowed(issuer: string, allowHttp = false): boolean {
-  let url: URL
-  try {
-    url = new URL(issuer)
-  } catch {
-    return false
-  }
-  if (url.protocol === 'https:') return true
-  return url.protocol === 'http:' && (allowHttp || LOOPBACK.test(url.hostname))
 }
 
 /**

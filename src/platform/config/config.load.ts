@@ -1,4 +1,5 @@
 import { parse as parseToml } from 'smol-toml'
+import { issuerAllowed } from '../auth/oidc-issuer'
 import { trustedProxyProblems } from '../http/trusted-proxies'
 import { type ConfigDefinition, configDefinition, type Leaf } from './config.definition'
 
@@ -161,6 +162,15 @@ function crossCheck(c: Config, problems: string[]): void {
     for (const k of ['stripe_secret_key', 'stripe_webhook_secret'] as const) {
       if (!c.billing[k]) problems.push(`billing.${k} is required when ENGRAM_BILLING=stripe`)
     }
+  }
+  const g = c.google
+  if (!g.client_id !== !g.client_secret) {
+    problems.push('google.client_id and google.client_secret are set together (Google sign-in needs both)')
+  }
+  if (g.client_id && !issuerAllowed(g.issuer, g.allow_http_issuer)) {
+    problems.push(
+      `google.issuer ${g.issuer} is plain http off loopback: use https, or set google.allow_http_issuer for an air-gapped lab`,
+    )
   }
   if (c.api.frozen_removal_date && Number.isNaN(Date.parse(`${c.api.frozen_removal_date}T00:00:00Z`))) {
     problems.push(`api.frozen_removal_date is not a real date: ${c.api.frozen_removal_date}`)
