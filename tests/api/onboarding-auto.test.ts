@@ -322,7 +322,13 @@ describe('automatic onboarding', () => {
       headers: bearer(b.adminToken),
     })
     expect(res.status).toBe(200)
-    expect(await res.json()).toMatchObject({ kind: 'train_auto', status: 'canceled', auto: true })
+    expect(await res.json()).toMatchObject({
+      kind: 'train_auto',
+      status: 'canceled',
+      auto: true,
+      detail:
+        'Canceled: the waiting documents are onboarded once documents are added or changed, or a run is started.',
+    })
     t.clock.advance(5_000)
     await settle()
     expect(await jobs(b.adminToken, b.corpusId, 'train')).toHaveLength(1)
@@ -351,7 +357,11 @@ describe('automatic onboarding', () => {
     expect(await base()).toMatchObject({ documents_pending: 3, auto_onboard_paused: false })
     t.clock.advance(2_000)
     await settle()
-    expect(await base()).toMatchObject({ documents_pending: 0, documents_ready: 5, auto_onboard_paused: false })
+    expect(await base()).toMatchObject({
+      documents_pending: 0,
+      documents_ready: 5,
+      auto_onboard_paused: false,
+    })
     expect((await jobs(b.adminToken, b.corpusId, 'train')).at(-1)).toMatchObject({
       auto: true,
       detail: '3 section(s) onboarded, 0 failed',

@@ -18,7 +18,8 @@ import { filesUnder } from '../helpers/files-under'
 
 /** The server's data dir, known to the test: a document's text is taken from it to make it fail. */
 const DATA = mkdtempSync(join(tmpdir(), 'engram-states-data-'))
-const rig = consoleRig({ ENGRAM_DATA_DIR: DATA })
+// Automatic starts wait 4 s of quiet (not 2): time enough to cancel one from the page.
+const rig = consoleRig({ ENGRAM_DATA_DIR: DATA, ENGRAM_ONBOARDING_AUTO_DELAY_MS: '4000' })
 const FILES = mkdtempSync(join(tmpdir(), 'engram-states-files-'))
 const BASE = 'Field notes'
 
@@ -28,6 +29,7 @@ const TEXTS: Record<string, string> = {
   'rhine.txt': 'The Rhine begins in the Swiss Alps at Lake Toma and flows into the North Sea at Rotterdam.\n',
   'kept.txt': 'The Danube flows through ten countries, more than any other river in the world.\n',
   'lost.txt': 'The Volga is the longest river in Europe and flows into the Caspian Sea.\n',
+  'tagus.txt': 'The Tagus is the longest river of the Iberian Peninsula and reaches the sea at Lisbon.\n',
 }
 for (const [name, text] of Object.entries(TEXTS)) writeFileSync(join(FILES, name), text)
 
@@ -136,6 +138,38 @@ describe('console: a base’s states agree', () => {
     expect(answer.answered).toBe(true)
     expect(answer.sources[0]?.filename).toBe('rhine.txt')
     await accessible(page)
+  }, 120_000)
+
+  test('after a canceled start the header, the panel and the list say the document waits for a start or the next change', async () => {
+    const r = rig()
+    const summary = page.locator('.base-summary')
+    await upload(['tagus.txt'])
+    await page.getByText('1 document waiting: onboarding starts in a moment.').waitFor()
+    await page.getByRole('button', { name: 'Cancel onboarding' }).click()
+    // The server paused automatic onboarding; every place that shows the waiting document says so.
+    const paused =
+      '1 document waiting — onboarding was canceled: start it, or it starts by itself once documents are added or changed'
+    await summary.getByText(`Ready for questions · ${paused}.`).waitFor()
+    await page.locator('.run-waiting').getByText(`${paused}.`).waitFor()
+    await page.getByRole('button', { name: 'Start onboarding' }).waitFor()
+    const base = await api<{ auto_onboard_paused: boolean; documents_pending: number }>(`/corpora/${baseId}`)
+    expect(base).toMatchObject({ auto_onboard_paused: true, documents_pending: 1 })
+    const autoStarts = await api<{ items: { status: string }[] }>(`/corpora/${baseId}/jobs?kind=train_auto`)
+    expect(autoStarts.items.map((j) => j.status)).not.toContain('pending')
+    expect(await page.getByText('onboarding starts by itself').count()).toBe(0)
+    await accessible(page)
+    await r.screenshot(page, 'base-canceled')
+    await page.getByRole('link', { name: 'All bases' }).click()
+    const row = page.getByRole('row', { name: new RegExp(`^${BASE}`) })
+    await row.getByRole('button', { name: `Start onboarding ${BASE}` }).waitFor()
+    await row.getByRole('link', { name: BASE }).click()
+    // Started by hand: the pause ends, and the document answers.
+    await page.getByRole('button', { name: 'Start onboarding' }).click()
+    await summary.getByText('Ready for questions.', { exact: true }).waitFor({ timeout: 90_000 })
+    await docStatus('tagus.txt').filter({ hasText: 'ready' }).waitFor()
+    expect((await api<{ auto_onboard_paused: boolean }>(`/corpora/${baseId}`)).auto_onboard_paused).toBe(
+      false,
+    )
   }, 120_000)
 
   test('with automatic onboarding off, waiting documents offer "Start onboarding"; a run that loses one reads partly failed', async () => {

@@ -167,6 +167,9 @@ export class AutoOnboarding {
   cancelWaiting(workspaceId: string, corpusId: string): Job | null {
     const waiting = this.waiting(workspaceId, corpusId)
     if (!waiting || !this.d.queue.cancelPending(waiting.id)) return null
+    const detail =
+      'Canceled: the waiting documents are onboarded once documents are added or changed, or a run is started.'
+    this.d.queue.updateAggregate(waiting.id, { detail })
     return this.d.queue.get(waiting.id)
   }
 

@@ -49,10 +49,9 @@ export function OnboardingPanel(props: { base: Corpus; onCounters: () => void; o
   const [force, setForce] = useState(false)
   const inFlight = current !== null && !isFinished(current)
   const autoStart = jobs.data?.find((j) => j.kind === 'train_auto' && !isFinished(j)) ?? null
-  // A canceled run is not followed by an automatic one until new documents arrive.
-  const stopped = listed?.status === 'canceled' && autoStart === null
+  // After a cancel the server starts nothing by itself until documents arrive (auto_onboard_paused).
   const expecting =
-    !inFlight && (autoStart !== null || (onboardsByItself(base) && base.documents_pending > 0 && !stopped))
+    !inFlight && (autoStart !== null || (onboardsByItself(base) && base.documents_pending > 0))
   usePoll(jobs, expecting, EXPECT_MS)
 
   // The base's counters move with the run, or when it starts by itself; refresh them now and then.
@@ -85,13 +84,15 @@ export function OnboardingPanel(props: { base: Corpus; onCounters: () => void; o
       await cancelOnboarding(base.id)
       setCanceling(true)
       jobs.reload()
+      // The base now says its automatic onboarding is paused (auto_onboard_paused).
+      props.onCounters()
     }
   })
   const { busy, error } = action
 
   return (
     <div class="card stack onboarding">
-      <Waiting base={base} autoStart={autoStart} inFlight={inFlight} stopped={stopped} />
+      <Waiting base={base} autoStart={autoStart} inFlight={inFlight} />
       {current ? (
         <RunProgress job={current} canceling={canceling} />
       ) : (
@@ -140,8 +141,8 @@ export function OnboardingPanel(props: { base: Corpus; onCounters: () => void; o
  * What becomes of the documents waiting for a run: an automatic start about to begin, the run after
  * this one, by itself, or a person's click.
  */
-function Waiting(props: { base: Corpus; autoStart: Job | null; inFlight: boolean; stopped: boolean }) {
-  const { base, autoStart, inFlight, stopped } = props
+function Waiting(props: { base: Corpus; autoStart: Job | null; inFlight: boolean }) {
+  const { base, autoStart, inFlight } = props
   const n = base.documents_pending
   if (autoStart && !inFlight)
     return (
@@ -159,8 +160,6 @@ function Waiting(props: { base: Corpus; autoStart: Job | null; inFlight: boolean
     words = onboardsByItself(base)
       ? `${documents(n)} more waiting: they are onboarded by themselves when this run ends.`
       : `${documents(n)} more waiting: start onboarding again when this run ends.`
-  else if (stopped && onboardsByItself(base))
-    words = `${documents(n)} waiting to be onboarded: onboarding was canceled, and starts by itself again when new documents arrive.`
   else words = `${waitingWords(base)}.`
   return (
     <p class="run-waiting" aria-live="polite">

@@ -13,18 +13,34 @@ export function documents(n: number): string {
 
 /**
  * Whether the base's waiting documents are onboarded without anyone asking: `auto_onboard` is on and
- * the base has been onboarded (its first run stays a person's choice, after the estimate).
+ * the base has been onboarded (its first run stays a person's choice, after the estimate), and no
+ * cancel paused it since.
  */
 export function onboardsByItself(base: Corpus): boolean {
-  return base.auto_onboard && base.status !== 'new'
+  return base.auto_onboard && base.status !== 'new' && !base.auto_onboard_paused
 }
 
-/** "3 documents waiting — onboarding starts by itself", or "3 documents waiting to be onboarded". */
+/**
+ * Whether someone canceled onboarding of a base that otherwise onboards by itself: its waiting
+ * documents wait for the next added or changed document, or for a person to start a run.
+ */
+export function pausedByCancel(base: Corpus): boolean {
+  return base.auto_onboard && base.status !== 'new' && base.auto_onboard_paused
+}
+
+/** What the server does after a cancel, said the same wherever a paused base's waiting documents show. */
+const AFTER_CANCEL =
+  'onboarding was canceled: start it, or it starts by itself once documents are added or changed'
+
+/**
+ * "3 documents waiting — onboarding starts by itself", "3 documents waiting — onboarding was
+ * canceled: ...", or "3 documents waiting to be onboarded".
+ */
 export function waitingWords(base: Corpus): string {
   const n = base.documents_pending
-  return onboardsByItself(base)
-    ? `${documents(n)} waiting — onboarding starts by itself`
-    : `${documents(n)} waiting to be onboarded`
+  if (onboardsByItself(base)) return `${documents(n)} waiting — onboarding starts by itself`
+  if (pausedByCancel(base)) return `${documents(n)} waiting — ${AFTER_CANCEL}`
+  return `${documents(n)} waiting to be onboarded`
 }
 
 /** The line under a base's name, after its status badge: what the status means now. */
