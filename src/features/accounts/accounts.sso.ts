@@ -2,7 +2,12 @@
 // built after accounts (it creates users through this service), so accounts declares the port and
 // sso plugs its policy in from its factory (AccountsService.useSsoPolicy); until then, and on a
 // server where no workspace set SSO up, nothing is enforced.
-import type { Caller } from './accounts.types'
+
+/** Who is asking (accounts.types' Caller, written out here so the two files do not import each other). */
+interface Caller {
+  ip: string
+  requestId: string
+}
 
 /** The ways a session is made that enforcement leaves alone: the provider, and break-glass. */
 export const SSO_METHODS = new Set(['sso', 'recovery_code'])
