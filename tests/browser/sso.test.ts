@@ -250,7 +250,7 @@ describe('console: single sign-on', () => {
     await page.waitForURL('**/console/sso')
     await page.getByText('Single sign-on is required.').waitFor()
     // Shown once: the page shows how many are left, never the codes.
-    await page.getByText('10 recovery codes left.').waitFor()
+    await page.getByText(/^10 codes are left\./).waitFor()
     expect(await page.getByText(codes[0] as string).count()).toBe(0)
     recoveryCodes = codes
     await ctx.close()
@@ -278,7 +278,25 @@ describe('console: single sign-on', () => {
     await page.getByRole('button', { name: 'Sign in', exact: true }).click()
     await page.getByRole('navigation', { name: 'Sections' }).waitFor()
     await page.goto(r.url('/console/sso'))
-    await page.getByText('9 recovery codes left.').waitFor()
+    await page.getByText(/^9 codes are left\./).waitFor()
+
+    // New codes replace the old ones, after a confirmation, and are shown once like the first.
+    await page.getByRole('button', { name: 'Make new recovery codes' }).click()
+    await page
+      .getByRole('dialog', { name: 'Make new recovery codes?' })
+      .getByRole('button', { name: 'Make new codes' })
+      .click()
+    const dialog = page.getByRole('dialog', { name: 'Your recovery codes' })
+    await dialog.waitFor()
+    const fresh = await dialog
+      .getByRole('list', { name: 'Recovery codes' })
+      .getByRole('listitem')
+      .allTextContents()
+    expect(fresh).toHaveLength(10)
+    expect(fresh).not.toContain(recoveryCodes[1])
+    await dialog.getByRole('button', { name: 'I have saved them' }).click()
+    await page.getByText(/^10 codes are left\./).waitFor()
+    expect(await page.getByText(fresh[0] as string).count()).toBe(0)
     await ctx.close()
   })
 

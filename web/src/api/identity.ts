@@ -4,49 +4,8 @@
  * The provider hand-offs are browser navigations, not calls: their addresses are made here so that
  * no page names an API path.
  */
-import { ok, http as typedHttp, publicHttp as typedPublicHttp } from './client'
-import type { TokenResp } from './types'
-
-// TEMPORARY until the identity and SSO routes land in /openapi.json: the shapes the brief gives,
-// and untyped clients. Replaced by the generated types (`npm run console:types`).
-type Call = (path: string, init?: object) => Promise<{ data?: never }>
-type Loose = { GET: Call; POST: Call; PUT: Call; DELETE: Call }
-const http = typedHttp as unknown as Loose
-const publicHttp = typedPublicHttp as unknown as Loose
-export interface SsoStartResp {
-  authorization_url: string
-}
-export interface LinkInfo {
-  email: string
-  provider: string
-}
-export interface SsoSettings {
-  configured: boolean
-  issuer?: string
-  client_id?: string
-  client_secret_set?: boolean
-  domains?: string[]
-  enforce?: boolean
-  default_role?: 'admin' | 'member'
-  seat_cap?: number | null
-  redirect_uri?: string
-  recovery_codes_left?: number
-  updated_at?: string
-  recovery_codes?: string[]
-}
-export interface SsoSaveReq {
-  issuer: string
-  client_id: string
-  client_secret?: string
-  domains: string[]
-  enforce?: boolean
-  default_role?: 'admin' | 'member'
-  seat_cap?: number | null
-}
-export interface SsoTestResp {
-  ok: boolean
-  checks: { name: string; ok: boolean; detail: string }[]
-}
+import { http, ok, publicHttp } from './client'
+import type { LinkInfo, SsoCheck, SsoSettings, SsoSettingsReq, SsoStart, TokenResp } from './types'
 
 /** Where "Sign in with Google" goes: the server redirects on to Google's consent screen. */
 export function googleLoginUrl(): string {
@@ -54,28 +13,28 @@ export function googleLoginUrl(): string {
 }
 
 /** Asks where a work address signs in; answers the workspace's provider's page (404: no SSO). */
-export function ssoStart(email: string): Promise<SsoStartResp> {
-  return ok<SsoStartResp>(publicHttp.POST('/v1/auth/sso/start', { body: { email } }))
+export function ssoStart(email: string): Promise<SsoStart> {
+  return ok(publicHttp.POST('/v1/auth/sso/start', { body: { email } }))
 }
 
 /** The address and provider a link ticket (from a social sign-in) names. */
 export function linkInfo(ticket: string, signal?: AbortSignal): Promise<LinkInfo> {
-  return ok<LinkInfo>(publicHttp.POST('/v1/auth/link-info', { body: { ticket }, signal }))
+  return ok(publicHttp.POST('/v1/auth/link-info', { body: { ticket }, signal }))
 }
 
 /** Links the ticket's identity to the password account of its address; answers a session. */
 export function linkAccount(ticket: string, password: string): Promise<TokenResp> {
-  return ok<TokenResp>(publicHttp.POST('/v1/auth/link', { body: { ticket, password } }))
+  return ok(publicHttp.POST('/v1/auth/link', { body: { ticket, password } }))
 }
 
 /** The workspace's SSO settings (`configured: false` before any); the secret never comes back. */
 export function getSso(signal?: AbortSignal): Promise<SsoSettings> {
-  return ok<SsoSettings>(http.GET('/v1/enterprise/sso', { signal }))
+  return ok(http.GET('/v1/enterprise/sso', { signal }))
 }
 
 /** Saves the SSO settings; turning enforcement on answers the recovery codes, this once. */
-export function saveSso(body: SsoSaveReq): Promise<SsoSettings> {
-  return ok<SsoSettings>(http.PUT('/v1/enterprise/sso', { body }))
+export function saveSso(body: SsoSettingsReq): Promise<SsoSettings> {
+  return ok(http.PUT('/v1/enterprise/sso', { body }))
 }
 
 /** Removes the SSO settings: members sign in with their passwords again. */
@@ -84,6 +43,11 @@ export async function deleteSso(): Promise<void> {
 }
 
 /** Checks the settings against the provider (discovery, keys, the client); one result a check. */
-export function testSso(): Promise<SsoTestResp> {
-  return ok<SsoTestResp>(http.POST('/v1/enterprise/sso/test'))
+export function testSso(): Promise<SsoCheck> {
+  return ok(http.POST('/v1/enterprise/sso/test'))
+}
+
+/** New recovery codes, shown once; every earlier code stops working. */
+export async function newRecoveryCodes(): Promise<string[]> {
+  return (await ok(http.POST('/v1/enterprise/sso/recovery-codes'))).recovery_codes
 }

@@ -18,6 +18,17 @@ export type LinkDelivery = AuthConfig['link_delivery']
 export type LinkResp = Schemas['LinkResp']
 export type InviteInfo = Schemas['InviteInfoResp']
 
+// Enterprise identity: Google and single sign-on.
+/** The address and provider a link ticket names. */
+export type LinkInfo = Schemas['LinkAccountInfoResp']
+/** Where a work address signs in (`authorization_url`). */
+export type SsoStart = Schemas['SsoStartResp']
+/** The workspace's SSO set-up; `recovery_codes` only in the answer that turned enforcement on. */
+export type SsoSettings = Schemas['SsoSettingsResp']
+export type SsoSettingsReq = Schemas['SsoSettingsReq']
+/** The test's result, one entry a check. */
+export type SsoCheck = Schemas['SsoCheckResp']
+
 // Members, keys and the admin pages.
 export type Member = Schemas['MemberResp']
 export type Role = Member['role']

@@ -4,7 +4,8 @@
  * what was found or exactly what failed.
  */
 import { useState } from 'preact/hooks'
-import { type SsoTestResp, testSso } from '../api/identity'
+import { testSso } from '../api/identity'
+import type { SsoCheck } from '../api/types'
 import { useAction } from '../lib/action'
 import { Button, ErrorBox } from './ui'
 
@@ -21,7 +22,7 @@ export function checkName(name: string): string {
 
 /** The test button and, once run, each check's result. */
 export function SsoChecks() {
-  const [result, setResult] = useState<SsoTestResp | null>(null)
+  const [result, setResult] = useState<SsoCheck | null>(null)
   const test = useAction(async () => {
     setResult(null)
     setResult(await testSso())

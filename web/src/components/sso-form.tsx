@@ -4,8 +4,8 @@
  * sign-in is refused. The secret is write-only: once stored, leaving it empty keeps it.
  */
 import { useState } from 'preact/hooks'
-import type { SsoSettings } from '../api/identity'
 import { saveSso } from '../api/identity'
+import type { SsoSettings } from '../api/types'
 import { useAction } from '../lib/action'
 import { Button, ErrorBox, Field, Note } from './ui'
 

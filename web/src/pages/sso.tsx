@@ -4,12 +4,14 @@
  * recovery codes shown once when sign-on becomes required.
  */
 import { useState } from 'preact/hooks'
-import { deleteSso, getSso, type SsoSettings } from '../api/identity'
+import { deleteSso, getSso } from '../api/identity'
 import { me } from '../api/session'
+import type { SsoSettings } from '../api/types'
 import { CopyLink } from '../components/copy-link'
 import { RecoveryCodesDialog } from '../components/recovery-codes'
 import { SsoChecks } from '../components/sso-checks'
 import { SsoForm } from '../components/sso-form'
+import { SsoRecovery } from '../components/sso-recovery'
 import { Async, Button, Confirm, Note, PageHeader, Time } from '../components/ui'
 import { useAction } from '../lib/action'
 import { useLoad } from '../lib/use-load'
@@ -53,6 +55,7 @@ export function Sso(_props: { id?: string }) {
                 }}
               />
               {s.configured && <SsoChecks />}
+              {s.enforce && <SsoRecovery left={s.recovery_codes_left ?? 0} onCodes={setCodes} />}
               {s.configured && (
                 <section class="card stack" aria-labelledby="sso-remove-h">
                   <h2 id="sso-remove-h" class="card-title">
@@ -112,7 +115,6 @@ function Summary({ s }: { s: SsoSettings }) {
       {s.enforce
         ? 'Password sign-in is refused for everyone in the workspace, except an admin with a recovery code.'
         : 'Addresses at its domains can sign in through the provider; passwords still work.'}{' '}
-      {s.enforce && s.recovery_codes_left !== undefined && `${s.recovery_codes_left} recovery codes left. `}
       {s.updated_at && (
         <>
           Last changed <Time iso={s.updated_at} />.
