@@ -254,6 +254,27 @@ describe('break-glass recovery codes', () => {
     expect(rows(t, 'sso_recovery_codes', `used_at IS NOT NULL AND workspace_id = '${s.workspaceId}'`)).toBe(0)
   })
 
+  test('a break-glass session that changes the password keeps how it was made, so it is not ended', async () => {
+    const s = await enforcing()
+    const res = await login({ username: s.email, password: s.password, recovery_code: s.codes[3]! })
+    const token = ((await res.json()) as { access_token: string }).access_token
+    const changed = await t.request('/v1/auth/change-password', {
+      method: 'POST',
+      headers: bearer(token),
+      json: { current_password: s.password, new_password: 'another new password' },
+    })
+    expect(changed.status).toBe(200)
+    const fresh = ((await changed.json()) as { access_token: string }).access_token
+    expect((await me(fresh)).status).toBe(200)
+    // The new password alone is still refused.
+    await expectError(
+      await login({ username: s.email, password: 'another new password' }),
+      '/v1/auth/login',
+      403,
+      'sso_required',
+    )
+  })
+
   test('new codes make the earlier ones stop working', async () => {
     const s = await enforcing()
     const res = await t.request('/v1/enterprise/sso/recovery-codes', {

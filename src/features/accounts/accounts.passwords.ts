@@ -45,8 +45,8 @@ export class Passwords {
    * `POST /auth/change-password`: the signed-in user proves the current password and sets a new
    * one. As with a reset, the token version moves on, so every other session (a stolen token
    * included) ends and outstanding reset links stop working; the caller gets a fresh session of
-   * the class it had, so the tab that asked stays signed in. Guesses count against the sign-in
-   * rate limit: a borrowed session must not become a password oracle.
+   * the class and sign-in method (`via`) it had, so the tab that asked stays signed in. Guesses
+   * count against the sign-in rate limit: a borrowed session must not become a password oracle.
    */
   async changePassword(
     userId: string,
@@ -54,6 +54,7 @@ export class Passwords {
     next: string,
     cls: SessionClass,
     caller: Caller,
+    via = 'password',
   ): Promise<Token> {
     const user = findUser(this.d.db, userId)
     if (!user) throw fail('unauthorized')
@@ -79,6 +80,6 @@ export class Passwords {
       })
       return findUser(this.d.db, userId)!
     })
-    return this.signIn.mint(changed, cls)
+    return this.signIn.mint(changed, cls, via)
   }
 }

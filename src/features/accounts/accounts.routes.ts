@@ -206,11 +206,21 @@ export function accountsRoutes(
       response: TokenResp,
       handler: ({ principal, body, request, ip, requestId }) => {
         const userId = sessionUser(principal)
-        const cls = sessions.sessionClass(bearerToken(request))
-        return accounts.changePassword(userId, body.current_password, body.new_password, cls, {
-          ip,
-          requestId,
-        })
+        const token = bearerToken(request)
+        const cls = sessions.sessionClass(token)
+        // The renewed session says how the user signed in, as the one it replaces did (SSO enforcement reads it).
+        const via = sessions.signedInVia(token)
+        return accounts.changePassword(
+          userId,
+          body.current_password,
+          body.new_password,
+          cls,
+          {
+            ip,
+            requestId,
+          },
+          via,
+        )
       },
     }),
     defineRoute({

@@ -106,8 +106,9 @@ export class AccountsService {
     next: string,
     cls: SessionClass,
     caller: Caller,
+    via = 'password',
   ): Promise<Token> {
-    return this.passwords.changePassword(userId, current, next, cls, caller)
+    return this.passwords.changePassword(userId, current, next, cls, caller, via)
   }
 
   /**

@@ -105,6 +105,11 @@ export class SessionService {
     return this.claims(token).cls
   }
 
+  /** How the user of a live session token signed in (`password` for tokens that do not say). */
+  signedInVia(token: string): string {
+    return this.claims(token).via ?? 'password'
+  }
+
   private claims(token: string): SessionClaims {
     const claims = this.tokens.read(token)
     if (!claims) throw unauthorized('Invalid credential.')
