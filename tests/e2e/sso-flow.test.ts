@@ -240,6 +240,50 @@ describe('the redirect chain', () => {
   })
 })
 
+describe('the provider check against the real provider', () => {
+  const check = async (key: string) => {
+    const res = await fetch(`${base}/v1/enterprise/sso/test`, { method: 'POST', headers: auth(key) })
+    expect(res.status).toBe(200)
+    return (await res.json()) as { ok: boolean; checks: { name: string; ok: boolean; detail: string }[] }
+  }
+
+  test('discovery, the key set and the client at the token endpoint all pass', async () => {
+    const body = await check(acme.key)
+    expect(body.ok).toBe(true)
+    expect(body.checks.map((c) => [c.name, c.ok])).toEqual([
+      ['discovery', true],
+      ['jwks', true],
+      ['token_endpoint', true],
+    ])
+    expect(body.checks[0]!.detail).toBe(`The provider ${op.issuer} published its configuration.`)
+  })
+
+  test('a wrong client secret fails at the token endpoint and says so, without the secret', async () => {
+    const other = await register('dora@delta.example.com', 'Delta')
+    const wrong = 'not-the-client-secret-9f8e7d'
+    const res = await fetch(`${base}/v1/enterprise/sso`, {
+      method: 'PUT',
+      headers: { ...auth(other.token), 'content-type': 'application/json' },
+      body: JSON.stringify({
+        issuer: op.issuer,
+        ...CLIENT,
+        client_secret: wrong,
+        domains: ['delta.example.com'],
+      }),
+    })
+    expect(res.status).toBe(200)
+    const body = await check(other.token)
+    expect(body.ok).toBe(false)
+    expect(body.checks.map((c) => [c.name, c.ok])).toEqual([
+      ['discovery', true],
+      ['jwks', true],
+      ['token_endpoint', false],
+    ])
+    expect(body.checks[2]!.detail).toBe('The token endpoint refused the client id or secret.')
+    expect(JSON.stringify(body)).not.toContain(wrong)
+  })
+})
+
 describe('provider identities', () => {
   test('the first SSO sign-in links the identity; a later one finds the member by it even after the address changed at the provider', async () => {
     const l = await signIn('new2', `new2@${ACME}`)
