@@ -92,7 +92,7 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
   const sources = use(sourcesFeature(p, { config: c, secret, corpora, ingest }))
   // GET /jobs/{id} is onboarding's; sources' syncs are followed through it too.
   const readable = [sources.readableJobs]
-  const onboarding = use(onboardingFeature(p, { config: c.onboarding, corpora, engine, readable }))
+  const onboarding = use(onboardingFeature(p, { config: c.onboarding, corpora, ingest, engine, readable }))
   const answers = use(answersFeature(p, { llm: c.llm, engineLimits: c.engine, corpora, engine }))
   use(usageFeature(p, { accounts, keys, corpora, engine, answers }))
   const mcp = use(mcpFeature(p, { version, maxBodyBytes: c.server.max_body_bytes, corpora, answers }))

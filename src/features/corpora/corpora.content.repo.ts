@@ -39,6 +39,8 @@ export interface Extraction {
   sections: NewSection[]
   /** A PDF's pages as ranges of the sidecar; null for documents without pages. */
   pageRanges: PageRange[] | null
+  /** Ingest's EXTRACTOR_VERSION of the extraction that made them. */
+  extractorVersion: number
   now: number
 }
 
@@ -126,7 +128,7 @@ export class DocumentContentRepo {
     c.query(
       `UPDATE documents SET size = ?, content_type = ?, sha256 = ?, status = 'pending', error = NULL, source = ?,
          managed_by = ?, raw_key = ?, text_key = NULL, text_chars = 0, text_bytes = 0, section_count = 1, section_title = NULL, cart_id = NULL,
-         page_ranges = NULL, updated_at = ?
+         page_ranges = NULL, extractor_version = NULL, updated_at = ?
        WHERE id = ? AND parent_id IS NULL`,
     ).run(r.size, r.contentType, r.sha256, r.source, r.managedBy, r.rawKey, r.now, id)
   }
@@ -137,7 +139,8 @@ export class DocumentContentRepo {
     c.query('DELETE FROM documents WHERE parent_id = ?').run(parent.id)
     c.query(
       `UPDATE documents SET text_key = ?, text_chars = ?, text_bytes = ?, content_type = ?, section_title = ?,
-         cart_id = ?, section_count = ?, page_ranges = ?, status = 'pending', error = NULL, updated_at = ?
+         cart_id = ?, section_count = ?, page_ranges = ?, extractor_version = ?, status = 'pending', error = NULL,
+         updated_at = ?
        WHERE id = ?`,
     ).run(
       x.textKey,
@@ -148,6 +151,7 @@ export class DocumentContentRepo {
       x.cartId,
       Math.max(1, x.sections.length),
       x.pageRanges ? encodePageRanges(x.pageRanges) : null,
+      x.extractorVersion,
       x.now,
       parent.id,
     )

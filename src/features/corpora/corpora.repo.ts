@@ -48,6 +48,8 @@ export interface DocumentRow {
   text_offset: number | null
   text_bytes: number
   managed_by: string | null
+  /** Ingest's EXTRACTOR_VERSION of the document's extraction; null before one (or before versions were kept). */
+  extractor_version: number | null
   created_at: number
   updated_at: number
 }

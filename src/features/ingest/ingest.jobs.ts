@@ -8,7 +8,7 @@ import type { JobContext } from '../../platform/jobs/scheduler'
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { CorporaService, NewSection } from '../corpora/corpora.service'
-import { type ExtractResult, isExtractError, KIND_CONTENT_TYPES } from './extract/extract'
+import { EXTRACTOR_VERSION, type ExtractResult, isExtractError, KIND_CONTENT_TYPES } from './extract/extract'
 import type { Registrar } from './ingest.registrar'
 import { EXTRACT_JOB, type Extractor, type ExtractPayload } from './ingest.types'
 import { textKeyOf } from './lib/keys'
@@ -152,6 +152,7 @@ async function record(
         cartId: texts.length === 1 ? cartIdOf(text) : null,
         sections,
         pageRanges: result.pageRanges ?? null,
+        extractorVersion: EXTRACTOR_VERSION,
         now: registrar.now(),
       })
     })

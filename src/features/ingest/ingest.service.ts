@@ -16,6 +16,7 @@ import { normalizePrefix } from './lib/paths'
 import { pushProtocol } from './lib/push'
 import type { PushProtocol } from './lib/push-manifest'
 import { type DocumentText, type RawFile, readRaw, readText } from './lib/reading'
+import { reextractStale } from './lib/reextract'
 import { type StoredFile, storeSourceFile } from './lib/source-files'
 import { objectsPurger, sweepOrphans } from './lib/sweep'
 import { uploadFiles } from './lib/upload'
@@ -189,6 +190,11 @@ export class IngestService {
   /** Removes objects of the corpora area that nothing references; run at start-up. */
   sweepOrphans(): Promise<{ removed: number; uploadsExpired: number }> {
     return sweepOrphans(this.context)
+  }
+
+  /** Puts the documents of a base extracted by an older extractor back for extraction (a `force` run asks); how many. */
+  reextract(workspaceId: string, corpusId: string): number {
+    return reextractStale(this.context, workspaceId, corpusId)
   }
 }
 

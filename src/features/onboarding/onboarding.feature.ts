@@ -2,6 +2,7 @@ import type { Config } from '../../platform/config/config.load'
 import type { Feature, Platform } from '../../platform/feature/feature'
 import type { ReadableJobs } from '../../platform/jobs/queue'
 import type { CorporaService } from '../corpora/corpora.service'
+import type { IngestService } from '../ingest/ingest.service'
 import type { SectionOnboarder } from './onboarding.jobs'
 import { onboardingRoutes } from './onboarding.routes'
 import { OnboardingService } from './onboarding.service'
@@ -10,6 +11,8 @@ export interface OnboardingFeatureDeps {
   /** The debounce of automatic runs. */
   config: Config['onboarding']
   corpora: CorporaService
+  /** Extracts documents again before a `force` run when an older extractor read them. */
+  ingest: Pick<IngestService, 'reextract'>
   engine: SectionOnboarder
   /** Other features' jobs that `GET /jobs/{job_id}` answers for (sources' syncs and imports). */
   readable: readonly ReadableJobs[]

@@ -9,6 +9,7 @@ import { isTerminal, type Job, type JobQueue, type ReadableJobs } from '../../pl
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { CorporaService } from '../corpora/corpora.service'
+import type { IngestService } from '../ingest/ingest.service'
 import { AUTO_KIND, AutoOnboarding, type AutoTiming } from './onboarding.auto'
 import { EmbedJobs } from './onboarding.embed'
 import {
@@ -39,6 +40,7 @@ export interface OnboardingDeps {
   events: Outbox
   objects: ObjectStore
   corpora: CorporaService
+  ingest?: Pick<IngestService, 'reextract'>
   engine: SectionOnboarder
   /** Units per batch job. */
   batchSize?: number
@@ -101,11 +103,12 @@ export class OnboardingService {
     )
   }
 
-  /** Starts a run over new or changed documents (all with `force`). */
+  /** Starts a run over new or changed documents (all with `force`, extracting again those an older extractor read). */
   train(workspaceId: string, corpusId: string, force: boolean): Job {
     this.d.corpora.get(workspaceId, corpusId)
     if (this.inFlight(workspaceId, corpusId)) throw fail('training_in_progress')
     if (this.repo.documentCount(corpusId) === 0) throw fail('corpus_empty')
+    if (force) this.d.ingest?.reextract(workspaceId, corpusId)
     const units = this.repo.units(corpusId, force)
     if (units.length === 0) throw fail('nothing_to_train')
     return this.begin(workspaceId, corpusId, units, { force, auto: false })

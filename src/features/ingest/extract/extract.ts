@@ -31,6 +31,13 @@ export {
   tooSlowMessage,
 } from './extract.errors.ts'
 export { SECTION_MAX_CHARS, SECTION_MIN_CHARS, type SplitOptions, splitSections } from './extract.sections.ts'
+
+/**
+ * The version of what extraction records, kept on each document (`documents.extractor_version`).
+ * Raise it when documents extracted before should be extracted again: a `force` onboarding run
+ * extracts documents with an older version (or none) again. 1: PDF pages (`page_ranges`).
+ */
+export const EXTRACTOR_VERSION = 1
 export type {
   DocumentKind,
   ExtractedSection,
