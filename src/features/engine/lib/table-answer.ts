@@ -3,6 +3,7 @@ import {
   type Column,
   cellNumber,
   empty,
+  format,
   headerMatch,
   isNumeric,
   labelColumn,
@@ -10,6 +11,7 @@ import {
   tableColumns,
   truthy,
 } from './table-columns'
+import { type GroupOp, perGroup } from './table-groups'
 import type { TableQuestion } from './table-question'
 import type { Table } from './table-rows'
 
@@ -31,6 +33,8 @@ export interface TableResult {
 
 // Values named one by one in a list; beyond, the most frequent.
 const LIST_MAX = 12
+// The computations a question may ask for each value of a column.
+const GROUP_OPS = new Set(['mean', 'sum', 'max', 'min'])
 // Rows cited for a statement about many (the rows lacking a value, an average).
 const CITE_MAX = 3
 
@@ -56,6 +60,11 @@ export function answerFromTable(
   const within = filter ? `Of the rows with ${filter.column.name} ${filter.text}, ` : ''
   const numeric = best(columns, (c) => (isNumeric(c) && c !== target ? matched[c.index]!.length : 0))
   const named = best(columns, (c) => matched[c.index]!.length)
+  // "The average body mass per species": the computation over each value's rows.
+  const group = best(columns, (c) => (c !== numeric && !isNumeric(c) ? headerMatch(c, q.group).length : 0))
+  const grouped =
+    group && numeric && GROUP_OPS.has(q.op) && perGroup(table, rows, numeric, group, q.op as GroupOp)
+  if (grouped) return grouped
   switch (q.op) {
     case 'list':
       return listing(table, rows, target ?? labelColumn(columns), target ? phrase(q, target) : null, within)
@@ -284,9 +293,4 @@ function firstPerPassage(table: Table, rows: number[]): number[] {
     if (out.length === CITE_MAX) break
   }
   return out
-}
-
-/** A number as an answer gives it: at most two decimals, no trailing zeros. */
-function format(n: number): string {
-  return String(Math.round(n * 100) / 100)
 }

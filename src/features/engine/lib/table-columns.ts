@@ -146,3 +146,8 @@ function normPhrase(value: string): string {
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim()
 }
+
+/** A number as an answer gives it: at most two decimals, no trailing zeros. */
+export function format(n: number): string {
+  return String(Math.round(n * 100) / 100)
+}

@@ -14,6 +14,8 @@ export interface TableQuestion {
   tokens: Token[]
   /** The words after "which", "what" or "how many" ("which penguin species": penguin, species). */
   target: Token[]
+  /** The words naming what it computes for each of ("per species", "on each island", "by class"). */
+  group: Token[]
   /** Whether the question calls what it asks about a table ("in the dataset", "the iris table"). */
   namesTable: boolean
 }
@@ -60,5 +62,23 @@ export function tableQuestion(question: string): TableQuestion | null {
   }
   // "What is the price of bananas?" names no kind of value to list: it asks for a row.
   if (op === 'list' && target.length === 0 && !norms.some((n) => LIST.test(n))) op = 'lookup'
-  return { op, tokens, target, namesTable }
+  return { op, tokens, target, namesTable, group: groupWords(tokens) }
+}
+
+// Words before what a computation is made for each of: "per", "by", "for/of/in/on/across each|every".
+const EACH = /^(?:each|every)$/
+const OVER = /^(?:for|of|in|on|across)$/
+
+/** The words after "per species", "for each island" or "by class", up to a function word: none when none. */
+function groupWords(tokens: Token[]): Token[] {
+  for (let i = 0; i < tokens.length; i++) {
+    const n = tokens[i]!.norm
+    const from =
+      n === 'per' || n === 'by' ? i + 1 : OVER.test(n) && EACH.test(tokens[i + 1]?.norm ?? '') ? i + 2 : -1
+    if (from < 0) continue
+    const words: Token[] = []
+    for (let j = from; j < tokens.length && !tokens[j]!.stop; j++) words.push(tokens[j]!)
+    if (words.length > 0) return words
+  }
+  return []
 }
