@@ -13,9 +13,11 @@ const PUBLIC = [
   '/console/accept-invite?token=x',
   '/console/request-access',
   '/console/check-email?email=a%40example.com',
+  '/console/auth/callback',
+  '/console/auth/link',
   '/console/no-such-page',
 ]
-const SIGNED_IN = ['bases', 'keys', 'members', 'usage', 'mcp', 'status', 'account']
+const SIGNED_IN = ['bases', 'keys', 'members', 'usage', 'sso', 'mcp', 'status', 'account']
 
 describe('console: accessibility of every page', () => {
   test('no page has a serious or critical axe violation, light or dark, wide or narrow', async () => {

@@ -21,6 +21,8 @@ function freePort(): number {
 const PORT = freePort()
 const BASE = `http://127.0.0.1:${PORT}`
 const SSO_CLIENT = { client_id: 'engram-sso', client_secret: 'sso client secret 1' }
+// The same provider plays Google, with a client of its own.
+const GOOGLE_CLIENT = { client_id: 'engram-google', client_secret: 'google client secret 1' }
 const ADMIN = { email: 'ada@example.com', password: 'correct horse 1', name: 'Ada Admin' }
 
 // Filled before the server starts (the rig reads its env in its own beforeAll, registered after).
@@ -34,13 +36,19 @@ const env: Record<string, string> = {
 let provider: TestProvider
 beforeAll(async () => {
   provider = await startProvider({
-    clients: [{ ...SSO_CLIENT, redirect_uris: [`${BASE}/auth/sso/callback`] }],
+    clients: [
+      { ...SSO_CLIENT, redirect_uris: [`${BASE}/auth/sso/callback`] },
+      { ...GOOGLE_CLIENT, redirect_uris: [`${BASE}/v1/auth/google/callback`] },
+    ],
     accounts: {
       carol: { email: 'carol@example.com', email_verified: true, name: 'Carol Sso' },
       ada: { email: ADMIN.email, email_verified: true, name: ADMIN.name },
       unverified: { email: 'dan@example.com', email_verified: false, name: 'Dan Unverified' },
     },
   })
+  env.ENGRAM_GOOGLE_ISSUER = provider.issuer
+  env.ENGRAM_GOOGLE_CLIENT_ID = GOOGLE_CLIENT.client_id
+  env.ENGRAM_GOOGLE_CLIENT_SECRET = GOOGLE_CLIENT.client_secret
 }, 60_000)
 const rig = consoleRig(env)
 // A server with neither Google nor any SSO: the sign-in page offers only the password.
@@ -162,6 +170,58 @@ describe('console: single sign-on', () => {
     expect(page.url()).toBe(r.url('/console/sign-in?next=%2Fconsole%2Fusage'))
     await page.goForward()
     expect(page.url()).toBe(r.url('/console/usage'))
+    await ctx.close()
+  })
+
+  test('Sign in with Google: an address with a password account is linked once with its password, then Google signs it in directly', async () => {
+    const r = rig()
+    const ctx = await r.context()
+    const page = await ctx.newPage()
+    // Google is configured and no workspace has SSO yet: only the Google button.
+    await page.goto(r.url('/console/sign-in?next=%2Fconsole%2Fmcp'))
+    const google = page.getByRole('link', { name: 'Sign in with Google' })
+    await google.waitFor()
+    expect(await page.getByRole('button', { name: 'Sign in with SSO' }).count()).toBe(0)
+    await accessible(page)
+    await r.screenshot(page, 'sign-in-google')
+
+    // The address has a password account: the callback hands over a link ticket, and the link
+    // page names the address and the provider and asks for that password.
+    await google.click()
+    await signInAtProvider(page, 'ada')
+    await page.waitForURL('**/console/auth/link')
+    await page.getByRole('heading', { name: 'Link your account' }).waitFor()
+    expect(await page.getByText(/already has an Engram account/).textContent()).toContain(
+      `${ADMIN.email} already has an Engram account that signs in with a password. Enter that password once to link your Google sign-in to it`,
+    )
+    expect(page.url()).not.toContain('link_ticket')
+    await accessible(page)
+    await r.screenshot(page, 'link-account')
+    await page.getByLabel('Your Engram password').fill('not the password')
+    await page.getByRole('button', { name: 'Link and sign in' }).click()
+    await page.getByRole('alert').waitFor()
+    expect(await page.getByRole('alert').textContent()).toMatch(/password/i)
+    await page.getByLabel('Your Engram password').fill(ADMIN.password)
+    await page.getByRole('button', { name: 'Link and sign in' }).click()
+    await page.waitForURL('**/console/mcp')
+    await page.getByRole('navigation', { name: 'Sections' }).waitFor()
+    expect(await page.evaluate(() => sessionStorage.getItem('engram.link_ticket'))).toBeNull()
+
+    // Linked: the next Google sign-in, in a fresh browser, goes straight in.
+    const ctx2 = await r.context()
+    const again = await ctx2.newPage()
+    await again.goto(r.url('/console/sign-in'))
+    await again.getByRole('link', { name: 'Sign in with Google' }).click()
+    await signInAtProvider(again, 'ada')
+    await again.waitForURL('**/console/bases')
+    await again.getByRole('navigation', { name: 'Sections' }).waitFor()
+    expect(await again.getByText(ADMIN.name).first().isVisible()).toBe(true)
+
+    // The link page without a ticket (a reload after it was spent) says to start again.
+    await again.goto(r.url('/console/auth/link'))
+    await again.getByRole('heading', { name: 'This sign-in cannot be linked' }).waitFor()
+    await accessible(again)
+    await ctx2.close()
     await ctx.close()
   })
 
@@ -338,6 +398,18 @@ describe('console: single sign-on', () => {
     expect(await other.getByRole('alert').textContent()).toBe(
       'The identity provider has not verified this email address, so it cannot be used to sign in.',
     )
+    // Google for an address of a workspace that requires SSO lands back on sign-in, in words.
+    const ctx3 = await r.context()
+    const third = await ctx3.newPage()
+    await third.goto(r.url('/console/sign-in'))
+    await third.getByRole('link', { name: 'Sign in with Google' }).click()
+    await signInAtProvider(third, 'ada')
+    await third.waitForURL('**/console/sign-in?error=sso_required')
+    expect(await third.getByRole('alert').textContent()).toBe(
+      'Your workspace signs in with single sign-on: use “Sign in with SSO” and your work address.',
+    )
+    await third.getByRole('button', { name: 'Sign in with SSO' }).waitFor()
+    await ctx3.close()
     await ctx2.close()
     await ctx.close()
   })
