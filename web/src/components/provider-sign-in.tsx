@@ -58,7 +58,7 @@ export function ProviderButtons(props: {
   )
 }
 
-/** The email-first step of single sign-on: the work address, then off to its provider. */
+/** The email-first step of single sign-on (under the page's heading): the work address, then off to its provider. */
 export function SsoStep(props: { email: string; returnTo: string; onBack: () => void }) {
   const [email, setEmail] = useState(props.email)
   const go = useAction(
@@ -69,8 +69,7 @@ export function SsoStep(props: { email: string; returnTo: string; onBack: () => 
     { leaves: true },
   )
   return (
-    <form class="stack" onSubmit={go.run} aria-labelledby="sso-step-h">
-      <h2 id="sso-step-h">Sign in with SSO</h2>
+    <form class="stack" onSubmit={go.run}>
       <p class="hint">
         Enter your work address: you are sent to your organisation&rsquo;s sign-in page, then back here.
       </p>

@@ -52,7 +52,7 @@ export function SignIn() {
   const code = submit.error instanceof ApiError ? submit.error.code : null
   if (ssoStep) {
     return (
-      <PublicLayout title="Sign in">
+      <PublicLayout title="Sign in with SSO">
         <SsoStep email={email} returnTo={returnTo} onBack={() => setSsoStep(false)} />
       </PublicLayout>
     )
