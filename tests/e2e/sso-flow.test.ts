@@ -59,6 +59,7 @@ beforeAll(async () => {
       unverified: { email: `unverified@${ACME}`, email_verified: false, name: 'Not Verified' },
       outsider: { email: 'someone@elsewhere.example.net', email_verified: true, name: 'Outsider' },
       taken: { email: 'bob@beta.example.com', email_verified: true, name: 'Bob Of Beta' },
+      unlinked: { email: `unlinked@${ACME}`, email_verified: true, name: 'Not Linked Yet' },
     },
   })
   app = testApp({
@@ -81,6 +82,23 @@ beforeAll(async () => {
   acme = { ...a, key: ((await keyRes.json()) as { key: string }).key }
   expect((await putSso(acme.key)).status).toBe(200)
   await register('bob@beta.example.com', 'Beta')
+  // A member of Acme by invitation, with a password and no provider identity linked yet.
+  const invite = await fetch(`${base}/v1/admin/invites`, {
+    method: 'POST',
+    headers: { ...auth(acme.key), 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `unlinked@${ACME}` }),
+  })
+  const link = ((await invite.json()) as { invite_link: string }).invite_link
+  const accepted = await fetch(`${base}/v1/auth/accept-invite`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      token: new URL(link).searchParams.get('token'),
+      password: 'member password',
+      name: 'Unlinked',
+    }),
+  })
+  expect(accepted.status).toBe(200)
 }, 60_000)
 
 afterAll(async () => {
@@ -391,6 +409,26 @@ describe('attacks, each refused', () => {
     const users = count('users')
     expectRefused(await signIn('outsider', `admin@${ACME}`), 'sso_domain_not_claimed')
     expect(count('users')).toBe(users)
+  })
+
+  test('a deactivated member is refused, and nothing is linked for them', async () => {
+    // No route deactivates a member yet; the row is set as an operator would.
+    app.db.$client.query(`UPDATE users SET status = 'deactivated' WHERE email = 'unlinked@${ACME}'`).run()
+    expect(count('users', `email = 'unlinked@${ACME}'`)).toBe(1)
+    const identities = count('user_identities')
+    expectRefused(await signIn('unlinked', `unlinked@${ACME}`), 'account_disabled')
+    expect(count('user_identities')).toBe(identities)
+  })
+
+  test('a member whose address was never confirmed is refused before anything is linked', async () => {
+    app.db.$client
+      .query(`UPDATE users SET status = 'active', email_verified_at = NULL WHERE email = 'unlinked@${ACME}'`)
+      .run()
+    const identities = count('user_identities')
+    const signIns = count('audit_events', "action = 'auth.sign_in'")
+    expectRefused(await signIn('unlinked', `unlinked@${ACME}`), 'email_not_verified')
+    expect(count('user_identities')).toBe(identities)
+    expect(count('audit_events', "action = 'auth.sign_in'")).toBe(signIns)
   })
 
   test('with the seat cap reached a new member is refused; existing members still sign in', async () => {

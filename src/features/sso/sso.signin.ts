@@ -143,7 +143,7 @@ export class SsoSignIn {
       if (linked.workspaceId !== row.workspaceId)
         throw fail('email_taken', 'The identity belongs to another workspace.')
       const user = this.d.accounts.workspaceUser(row.workspaceId, linked.userId)
-      if (user.status !== 'active') throw fail('account_disabled')
+      usable(user)
       return user
     }
     const identity = {
@@ -158,7 +158,7 @@ export class SsoSignIn {
       if (existing.workspaceId !== row.workspaceId) {
         throw fail('email_taken', 'The address belongs to another workspace.')
       }
-      if (existing.status !== 'active') throw fail('account_disabled')
+      usable(existing)
       this.d.accounts.transaction(() => this.d.identity.linkIdentity(existing, identity, caller))
       return existing
     }
@@ -201,6 +201,15 @@ export class SsoSignIn {
       )
     }
   }
+}
+
+/**
+ * Refuses a member who could not use a session: deactivated, or an open sign-up never confirmed
+ * (its session would be refused on the first request). Checked before anything is linked.
+ */
+function usable(user: UserRow): void {
+  if (user.status !== 'active') throw fail('account_disabled')
+  if (user.emailVerifiedAt === null) throw fail('email_not_verified')
 }
 
 /** The provider's own refusal (`error=access_denied` on the callback), passed on as it said it. */
