@@ -384,6 +384,12 @@ describe('console: single sign-on', () => {
     expect(await page.getByText('Carol Sso').first().isVisible()).toBe(true)
     expect(provider.seen).toContain('POST /token')
     await r.screenshot(page, 'sso-signed-in')
+    // Carol joined as a member: no Single sign-on section, and its page says it is for admins.
+    const nav = page.getByRole('navigation', { name: 'Sections' })
+    expect(await nav.getByRole('link', { name: 'Single sign-on' }).count()).toBe(0)
+    await page.goto(r.url('/console/sso'))
+    await page.getByRole('heading', { name: 'Not available' }).waitFor()
+    expect(await page.getByRole('button', { name: /Save settings|Turn on single sign-on/ }).count()).toBe(0)
 
     // An address the provider has not verified comes back to sign-in with the reason in words.
     // A browser of its own: the provider still holds Carol's session in this one.
