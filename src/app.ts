@@ -1,6 +1,7 @@
 import pkg from '../package.json'
 import type { App, AppDeps } from './app.types'
 import { accountsFeature } from './features/accounts/accounts.feature'
+import { allowlistFeature } from './features/allowlist/allowlist.feature'
 import { answersFeature } from './features/answers/answers.feature'
 import { auditFeature } from './features/audit/audit.feature'
 import { consoleFeature } from './features/console/console.feature'
@@ -31,8 +32,8 @@ export const VERSION: string = pkg.version
 
 /** The order routes are mounted in, the spec's (the OpenAPI document follows it), after the service's own. */
 const MOUNT_ORDER =
-  `console corpora ingest sources onboarding answers economics scale mcp accounts identity members sso keys
-  usage status platform-info workspaces audit engine`.split(/\s+/)
+  `console corpora ingest sources onboarding answers economics scale mcp accounts identity members sso allowlist
+  keys usage status platform-info workspaces audit engine`.split(/\s+/)
 
 /**
  * Composes the features into one app: the runtime (queue, scheduler, outbox, dispatcher, mailer),
@@ -42,7 +43,7 @@ const MOUNT_ORDER =
 export function createApp(deps: AppDeps): App {
   const rt = createRuntime(deps)
   const f = features(deps, rt)
-  const http = createHttpApp({ ...deps, authenticate: f.authenticate }, f.routes)
+  const http = createHttpApp({ ...deps, authenticate: f.authenticate, admit: f.admit }, f.routes)
   return {
     handle: http.handle,
     routes: f.routes,
@@ -87,6 +88,7 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
   const sso = accounts.ssoPolicy()
   const identity = use(identityFeature(p, { config: c, secret, accounts, workspaces, audit, sso }))
   use(ssoFeature(p, { config: c, secret, accounts, audit, workspaces, identity }))
+  const allowlist = use(allowlistFeature(p))
   const ingest = use(ingestFeature(p, { config: c.ingest, corpora }))
   const engine = use(engineFeature(p, { config: c.engine, embed: c.embed, corpora }))
   const sources = use(sourcesFeature(p, { config: c, secret, corpora, ingest }))
@@ -110,6 +112,7 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
     list,
     routes: [...(service.routes ?? []), ...routes],
     authenticate: signIn.authenticate,
+    admit: allowlist.admit,
     docs,
     services: { mcp, engine, ingest, onboarding },
   }

@@ -33,6 +33,21 @@ export function reachesBase(p: Principal, corpusId: string): boolean {
  */
 export type Authenticator = (request: Request) => Principal
 
+/** Where a request comes from, as an access check sees it; the address is worked out when read. */
+export interface Caller {
+  readonly ip: string
+  readonly requestId: string
+  /** The matched route (`GET /v1/corpora/:corpus_id`), for the audit trail. */
+  readonly route: string | null
+}
+
+/**
+ * A check of a request once its principal is known (the workspace's IP allowlist), injected by the
+ * composition: it throws the refusal. Mounting runs it for every route that takes a credential,
+ * before scopes and roles, so no route can be reached around it.
+ */
+export type AccessCheck = (principal: Principal, caller: Caller) => void
+
 /**
  * Who did something and from where: a caller (its user, or the API key it presented) or the system
  * (a sync acting for its source). Audit rows and domain events record the same shape.

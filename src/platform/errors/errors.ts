@@ -15,6 +15,16 @@ const RateLimitedDetail = Type.Object(
   { $id: 'RateLimitedDetail' },
 )
 
+/** The `details` of a 403 `ip_not_allowed` and a 409 `would_lock_out`. */
+const ClientAddressDetail = Type.Object(
+  {
+    address: Type.String({
+      description: 'The client address as the server sees it (behind trusted proxies).',
+    }),
+  },
+  { $id: 'ClientAddressDetail' },
+)
+
 /**
  * The one table of error codes. Every failure the API answers comes from a line here: its code
  * (clients switch on it), HTTP status and default message. Features raise them with `fail(code)`.
@@ -66,6 +76,12 @@ export const errorTable = {
     message:
       'This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).',
   },
+  // The credential is valid; the address it was sent from is not on its workspace's allowlist.
+  ip_not_allowed: {
+    status: 403,
+    message: "The workspace's IP allowlist does not include the address this request came from.",
+    details: ClientAddressDetail,
+  },
   // A 403, not a 401: the password was right; only the break-glass code that must come with it is not.
   invalid_recovery_code: { status: 403, message: 'The recovery code is not valid or was already used.' },
   sso_required: {
@@ -98,6 +114,12 @@ export const errorTable = {
   sso_not_enforced: {
     status: 409,
     message: 'Recovery codes are for a workspace that enforces single sign-on; turn enforcement on first.',
+  },
+  would_lock_out: {
+    status: 409,
+    message:
+      'The allowlist does not include your own address: saving it would shut you out. Add your address, or send confirm_lockout: true.',
+    details: ClientAddressDetail,
   },
   last_admin: { status: 409, message: 'A workspace must keep at least one admin.' },
   cannot_remove_self: { status: 409, message: 'You cannot remove yourself from the workspace.' },

@@ -74,6 +74,16 @@ export interface DomainEvents {
     actor: Actor
   }
   'connection.deleted': { connectionId: string; kind: string; name: string; actor: Actor }
+  /** The workspace IP allowlist saved (src/features/allowlist), and a request it refused. */
+  'ip_allowlist.updated': ActionFacts
+  'ip_allowlist.refused': ActionFacts
+}
+
+/** Who did what to what, with what else a reviewer needs (never a secret). */
+export interface ActionFacts {
+  actor: Actor
+  target?: { type: string; id: string } | null
+  details?: Record<string, unknown>
 }
 
 export type EventType = keyof DomainEvents

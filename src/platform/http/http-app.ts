@@ -2,7 +2,7 @@
 // headers, the error envelope), every route mounted with the conventions (auth, scopes, bodies,
 // idempotency). The OpenAPI document of the same list is the service feature's (`/openapi.json`).
 
-import type { Authenticator } from '../auth/principal'
+import type { AccessCheck, Authenticator } from '../auth/principal'
 import type { Clock } from '../clock/clock'
 import type { Config } from '../config/config.load'
 import type { Random } from '../crypto/random'
@@ -21,6 +21,8 @@ export interface HttpAppDeps {
   random: Random
   log: Logger
   authenticate: Authenticator
+  /** Refuses a principal's request by where it comes from (the workspace's IP allowlist). */
+  admit?: AccessCheck
   /** The server's signing secret; it also keys the fingerprints of idempotent requests. */
   secret: string
 }
@@ -50,6 +52,7 @@ export function createHttpApp(d: HttpAppDeps, routes: RouteDef[]): HttpApp {
     }),
     idempotency: new IdempotencyStore(d.db, d.clock, config.api.idempotency_ttl_hours * 3_600_000, d.secret),
     authenticate: d.authenticate,
+    admit: d.admit,
   })
   return { handle: shell.handle }
 }

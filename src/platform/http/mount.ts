@@ -1,6 +1,12 @@
 import { type TObject, type TSchema, Type } from '@sinclair/typebox'
 import type { Elysia } from 'elysia'
-import { type Authenticator, type Principal, reachesBase } from '../auth/principal'
+import {
+  type AccessCheck,
+  type Authenticator,
+  type Caller,
+  type Principal,
+  reachesBase,
+} from '../auth/principal'
 import { ApiError, fail, notFound } from '../errors/errors'
 import { decodeCursor, type ListResult } from '../paging/paging'
 import { decodeBody, readBody } from './body'
@@ -20,6 +26,8 @@ export interface MountDeps {
   clients: ClientAddresses
   idempotency: IdempotencyStore
   authenticate: Authenticator
+  /** Refuses a principal's request by where it comes from (the workspace's IP allowlist). */
+  admit?: AccessCheck
 }
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
@@ -141,7 +149,7 @@ function compileRoute(route: RouteDef, style: ApiStyle, deps: MountDeps) {
     const state = requestState(request)
     state.route = routeName
     try {
-      const principal = route.auth === 'none' ? null : authorize(route, request, deps)
+      const principal = route.auth === 'none' ? null : authorize(route, request, state, deps)
       state.workspaceId = principal?.workspaceId ?? null
       const query = parseQuery(request, queryKeys, queryValidator) as Record<string, unknown>
       const params = paramsValidator ? paramsValidator.parse(rawParams) : rawParams
@@ -157,13 +165,28 @@ function compileRoute(route: RouteDef, style: ApiStyle, deps: MountDeps) {
   }
 }
 
-function authorize(route: RouteDef, request: Request, deps: MountDeps): Principal {
+function authorize(route: RouteDef, request: Request, state: RequestState, deps: MountDeps): Principal {
   const principal = deps.authenticate(request)
+  // Every credentialed request, whatever its scope or role, is first checked for where it comes from.
+  if (deps.admit) deps.admit(principal, callerOf(request, state, deps.clients))
   if (route.scope && principal.scopes !== null && !principal.scopes.includes(route.scope)) {
     throw fail('missing_scope', `API key missing required scope: ${route.scope}`)
   }
   if (route.auth === 'admin' && principal.role !== 'admin') throw fail('admin_required')
   return principal
+}
+
+/** The caller of a request; its address is worked out only if the check reads it. */
+function callerOf(request: Request, state: RequestState, clients: ClientAddresses): Caller {
+  let ip: string | undefined
+  return {
+    get ip() {
+      if (ip === undefined) ip = clients.resolve(state.peer, request.headers)
+      return ip
+    },
+    requestId: state.requestId,
+    route: state.route,
+  }
 }
 
 /**

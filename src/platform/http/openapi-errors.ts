@@ -25,6 +25,8 @@ function errorCodes(route: RouteDef, style: ApiStyle): ErrorCode[] {
     codes.add('unauthorized')
     codes.add('account_disabled')
     codes.add('workspace_suspended')
+    // The workspace's IP allowlist is checked on every request with a credential (mount.ts).
+    codes.add('ip_not_allowed')
     if (route.scope) codes.add('missing_scope')
     if (route.auth === 'admin') codes.add('admin_required')
     // A key bound to some bases is refused by a route acting on the whole workspace (mount.ts).

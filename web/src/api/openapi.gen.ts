@@ -2661,6 +2661,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/enterprise/ip-allowlist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's IP allowlist, and the caller's address as the server sees it
+         * @description `your_address` is the client address this server worked out (behind a reverse proxy only if the operator trusts it: ENGRAM_TRUSTED_PROXIES), so an admin can check it is listed before enabling.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        get: operations["v1_get_v1_enterprise_ip_allowlist"];
+        /**
+         * Replace the IP allowlist: the workspace's credentials are refused from other addresses
+         * @description Enabled, every request with a session or an API key of the workspace (REST, MCP, streams) from an address not listed answers 403 `ip_not_allowed`; sign-in itself is not blocked, but the session it gives is refused the same way. A list that leaves out the caller's own address is refused with 409 `would_lock_out` unless `confirm_lockout` is true. A bad entry is a 422 naming it.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        put: operations["v1_put_v1_enterprise_ip_allowlist"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -2945,7 +2977,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @enum {string} */
-                code: "bad_request" | "malformed_json" | "unknown_documents" | "invalid_token" | "provider_sign_in_failed" | "link_ticket_invalid" | "invalid_state" | "unauthorized" | "invalid_credentials" | "sso_token_invalid" | "wrong_password" | "forbidden" | "missing_scope" | "admin_required" | "email_not_verified" | "registration_closed" | "account_disabled" | "workspace_suspended" | "session_required" | "api_key_required" | "key_bound_to_bases" | "invalid_recovery_code" | "sso_required" | "seat_cap_reached" | "sso_domain_not_claimed" | "not_found" | "google_not_configured" | "sso_not_configured" | "method_not_allowed" | "conflict" | "email_taken" | "identity_linked_elsewhere" | "sso_domain_taken" | "sso_not_enforced" | "last_admin" | "cannot_remove_self" | "corpus_empty" | "nothing_to_train" | "training_in_progress" | "no_training_in_progress" | "corpus_not_ready" | "document_not_ready" | "scale_test_in_progress" | "idempotency_in_progress" | "idempotency_key_reused" | "sync_in_progress" | "import_in_progress" | "connection_in_use" | "upload_credentials_unavailable" | "payload_too_large" | "unsupported_media_type" | "validation_error" | "idempotency_mismatch" | "invalid_cursor" | "invalid_path" | "checksum_mismatch" | "content_missing" | "too_many_files" | "invalid_folder" | "folder_root_not_allowed" | "egress_denied" | "source_credentials_rejected" | "source_permission_denied" | "source_folder_not_found" | "rate_limited" | "source_unreachable" | "sso_provider_error" | "source_failed" | "provider_unavailable" | "internal_error" | "service_unavailable" | "serving_unavailable" | "source_rate_limited";
+                code: "bad_request" | "malformed_json" | "unknown_documents" | "invalid_token" | "provider_sign_in_failed" | "link_ticket_invalid" | "invalid_state" | "unauthorized" | "invalid_credentials" | "sso_token_invalid" | "wrong_password" | "forbidden" | "missing_scope" | "admin_required" | "email_not_verified" | "registration_closed" | "account_disabled" | "workspace_suspended" | "session_required" | "api_key_required" | "key_bound_to_bases" | "ip_not_allowed" | "invalid_recovery_code" | "sso_required" | "seat_cap_reached" | "sso_domain_not_claimed" | "not_found" | "google_not_configured" | "sso_not_configured" | "method_not_allowed" | "conflict" | "email_taken" | "identity_linked_elsewhere" | "sso_domain_taken" | "sso_not_enforced" | "would_lock_out" | "last_admin" | "cannot_remove_self" | "corpus_empty" | "nothing_to_train" | "training_in_progress" | "no_training_in_progress" | "corpus_not_ready" | "document_not_ready" | "scale_test_in_progress" | "idempotency_in_progress" | "idempotency_key_reused" | "sync_in_progress" | "import_in_progress" | "connection_in_use" | "upload_credentials_unavailable" | "payload_too_large" | "unsupported_media_type" | "validation_error" | "idempotency_mismatch" | "invalid_cursor" | "invalid_path" | "checksum_mismatch" | "content_missing" | "too_many_files" | "invalid_folder" | "folder_root_not_allowed" | "egress_denied" | "source_credentials_rejected" | "source_permission_denied" | "source_folder_not_found" | "rate_limited" | "source_unreachable" | "sso_provider_error" | "source_failed" | "provider_unavailable" | "internal_error" | "service_unavailable" | "serving_unavailable" | "source_rate_limited";
                 message: string;
                 status: number;
                 details?: unknown;
@@ -2962,6 +2994,10 @@ export interface components {
         Detail: {
             detail: string;
         };
+        ClientAddressDetail: {
+            /** @description The client address as the server sees it (behind trusted proxies). */
+            address: string;
+        };
         RateLimitedDetail: {
             /** @description The limit that was reached. */
             limit: string;
@@ -2971,6 +3007,20 @@ export interface components {
         ServingUnavailableDetail: {
             /** @description Seconds to wait before asking again. */
             retry_after_seconds: number;
+        };
+        IpNotAllowedError: components["schemas"]["ErrorEnvelope"] & {
+            error?: {
+                /** @constant */
+                code?: "ip_not_allowed";
+                details: components["schemas"]["ClientAddressDetail"];
+            };
+        };
+        WouldLockOutError: components["schemas"]["ErrorEnvelope"] & {
+            error?: {
+                /** @constant */
+                code?: "would_lock_out";
+                details: components["schemas"]["ClientAddressDetail"];
+            };
         };
         RateLimitedError: components["schemas"]["ErrorEnvelope"] & {
             error?: {
@@ -4170,6 +4220,31 @@ export interface components {
              */
             email: string;
         };
+        IpAllowlistResp: {
+            enabled: boolean;
+            /** @description The entries as saved (normalized). */
+            cidrs: string[];
+            /** @description The address this request came from, as the server sees it (behind trusted proxies only). */
+            your_address: string;
+            /** @description Whether `cidrs` includes `your_address`. */
+            your_address_listed: boolean;
+            /** @description When the list was last saved; null if never. */
+            updated_at: string | null;
+        };
+        IpAllowlistReq: {
+            /** @description Refuse requests with the workspace's sessions and API keys from any address not in `cidrs` (403 `ip_not_allowed`). Needs at least one entry. */
+            enabled: boolean;
+            /**
+             * @description IPv4 or IPv6 addresses and CIDR ranges (`203.0.113.7`, `10.0.0.0/8`, `2001:db8::/32`), at most 500. Saved normalized: host bits cleared, IPv6 compressed, IPv4-mapped IPv6 (`::ffff:10.0.0.0/104`) as IPv4, a single address without its /32 or /128, duplicates dropped.
+             * @example [
+             *       "203.0.113.0/24",
+             *       "2001:db8::/32"
+             *     ]
+             */
+            cidrs: string[];
+            /** @description Save an enabled list that does not include the caller's own address (otherwise 409 `would_lock_out`): this credential is refused from the next request on. */
+            confirm_lockout?: boolean;
+        };
         ApiKeyCreatedResp: {
             id: string;
             name: string;
@@ -4624,6 +4699,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -4705,6 +4782,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              *
@@ -4800,6 +4879,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -4877,6 +4958,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              *
@@ -4974,6 +5057,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -5052,6 +5137,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -5152,6 +5239,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -5242,6 +5331,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -5320,6 +5411,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -5420,6 +5513,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -5519,6 +5614,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -5599,6 +5696,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -5674,6 +5773,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -5750,6 +5851,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -5825,6 +5928,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -5899,6 +6004,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -5978,6 +6085,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -6072,6 +6181,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -6175,6 +6286,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -6297,6 +6410,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -6406,6 +6521,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -6495,6 +6612,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -6617,6 +6736,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -6727,6 +6848,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -6803,6 +6926,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -6880,6 +7005,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -6969,6 +7096,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -7052,6 +7181,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -7125,6 +7256,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -7205,6 +7338,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -7297,6 +7432,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -7408,6 +7545,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -7497,6 +7636,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -7621,6 +7762,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -7716,6 +7859,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -7849,6 +7994,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -7949,6 +8096,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -8036,6 +8185,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -8103,6 +8254,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
@@ -8186,6 +8339,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              *
@@ -8288,6 +8443,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
              */
             403: {
@@ -8377,6 +8534,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              *
@@ -8495,6 +8654,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
@@ -8605,6 +8766,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -8737,6 +8900,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -8850,6 +9015,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -8921,6 +9088,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -9001,6 +9170,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -9101,6 +9272,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
@@ -9180,6 +9353,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -9279,6 +9454,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -9373,6 +9550,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -9469,6 +9648,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -9554,6 +9735,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -9625,6 +9808,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -9705,6 +9890,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -9783,6 +9970,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -9873,6 +10062,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -10011,6 +10202,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -10164,6 +10357,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -10308,6 +10503,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -10428,6 +10625,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -10537,6 +10736,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -10655,6 +10856,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -10782,6 +10985,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -10924,6 +11129,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -11081,6 +11288,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -11229,6 +11438,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -11343,6 +11554,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -11438,6 +11651,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -11560,6 +11775,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -11705,6 +11922,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -11827,6 +12046,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -11920,6 +12141,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -12025,6 +12248,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              */
             403: {
@@ -12114,6 +12339,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              */
@@ -12237,6 +12464,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              *
@@ -12378,6 +12607,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              *
              *     `api_key_required`: This route is for agents: authenticate with an API key (Authorization: Bearer ek_...), not a session.
@@ -12506,6 +12737,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `api_key_required`: This route is for agents: authenticate with an API key (Authorization: Bearer ek_...), not a session.
              */
             403: {
@@ -12586,6 +12819,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `api_key_required`: This route is for agents: authenticate with an API key (Authorization: Bearer ek_...), not a session.
              */
             403: {
@@ -12665,6 +12900,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              *
              *     `api_key_required`: This route is for agents: authenticate with an API key (Authorization: Bearer ek_...), not a session.
@@ -12739,6 +12976,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -12806,6 +13045,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -12864,6 +13105,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -12922,6 +13165,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -14266,6 +14511,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `session_required`: This route needs a user session, not an API key.
              */
             403: {
@@ -14354,6 +14601,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `session_required`: This route needs a user session, not an API key.
              */
             403: {
@@ -14432,6 +14681,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -14505,6 +14756,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `session_required`: This route needs a user session, not an API key.
              */
@@ -14585,6 +14838,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -14658,6 +14913,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `session_required`: This route needs a user session, not an API key.
              */
@@ -14755,6 +15012,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `wrong_password`: The current password is incorrect.
              *
@@ -14883,6 +15142,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `wrong_password`: The current password is incorrect.
              *
              *     `session_required`: This route needs a user session, not an API key.
@@ -15010,6 +15271,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
@@ -15123,6 +15386,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              *
@@ -15869,6 +16134,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
@@ -15934,6 +16201,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              *
@@ -16017,6 +16286,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              *
@@ -16136,6 +16407,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
@@ -16246,6 +16519,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
@@ -16343,6 +16618,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
@@ -16439,6 +16716,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              *
@@ -16543,6 +16822,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
@@ -16644,6 +16925,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              *
@@ -16747,6 +17030,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              *
@@ -17193,6 +17478,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
@@ -17275,6 +17562,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              *
@@ -17386,6 +17675,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
@@ -17465,6 +17756,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
@@ -17539,6 +17832,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              *
@@ -17847,6 +18142,194 @@ export interface operations {
             };
         };
     };
+    v1_get_v1_enterprise_ip_allowlist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IpAllowlistResp"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_put_v1_enterprise_ip_allowlist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IpAllowlistReq"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IpAllowlistResp"];
+                };
+            };
+            /**
+             * @description `malformed_json`: The request body is not valid JSON.
+             *
+             *     `bad_request`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed.
+             *
+             *     `would_lock_out`: The allowlist does not include your own address: saving it would shut you out. Add your address, or send confirm_lockout: true.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported content type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: This Idempotency-Key was used with a different request.
+             *
+             *     `validation_error`: The request failed validation.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     v1_get_v1_api_keys: {
         parameters: {
             query?: {
@@ -17885,6 +18368,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              *
@@ -17972,6 +18457,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              *
@@ -18074,6 +18561,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
@@ -18156,6 +18645,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              *
@@ -18269,6 +18760,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
@@ -18368,6 +18861,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
@@ -18456,6 +18951,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
@@ -18521,6 +19018,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
              *
@@ -18588,6 +19087,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
@@ -18654,6 +19155,8 @@ export interface operations {
              *
              *     `workspace_suspended`: This workspace is suspended.
              *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
              *     `missing_scope`: API key missing required scope.
              *
              *     `admin_required`: Workspace admin role required.
@@ -18719,6 +19222,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -18779,6 +19284,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -18839,6 +19346,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {
@@ -18899,6 +19408,8 @@ export interface operations {
              * @description `account_disabled`: This account is deactivated.
              *
              *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              */
             403: {
                 headers: {

@@ -1,0 +1,173 @@
+import type { Static } from '@sinclair/typebox'
+import {
+  type AccessCheck,
+  type Actor,
+  actorOf,
+  type Caller,
+  type Principal,
+} from '../../platform/auth/principal'
+import { type Clock, iso } from '../../platform/clock/clock'
+import { CommitMemo, commitWatch } from '../../platform/db/commit-watch'
+import type { Db } from '../../platform/db/db'
+import { transaction } from '../../platform/db/transaction'
+import { fail, validationFailed } from '../../platform/errors/errors'
+import type { Outbox } from '../../platform/events/outbox'
+import type { Logger } from '../../platform/log/log'
+import { AddressMatcher, normalizeEntries } from './allowlist.entries'
+import { RefusalLog } from './allowlist.refusals'
+import { AllowlistRepo, type AllowlistRow } from './allowlist.repo'
+import type { AllowlistReq, AllowlistResp } from './allowlist.schemas'
+
+type Resp = Static<typeof AllowlistResp>
+
+/** What the request check keeps of a workspace: its matcher, or null when its list is not enforced. */
+interface Policy {
+  matcher: AddressMatcher | null
+}
+
+const OPEN: Policy = { matcher: null }
+/** Distinct saved lists whose matchers are kept; beyond it they are rebuilt as asked. */
+const MAX_MATCHERS = 1_000
+
+export interface AllowlistDeps {
+  db: Db
+  clock: Clock
+  log: Logger
+  /** Changes and refusals are told as `ip_allowlist.updated` / `.refused` (the audit log subscribes). */
+  events: Outbox
+}
+
+/**
+ * The workspace IP allowlist: its settings (`/v1/enterprise/ip-allowlist`) and `admit`, the check the
+ * HTTP layer runs on every request with a credential. The check reads the list through a memo that
+ * lasts until the next commit to the database (any process's), so it costs a map lookup on most
+ * requests and a saved list is enforced from the very next request.
+ */
+export class AllowlistService {
+  private readonly repo: AllowlistRepo
+  private readonly policies: CommitMemo<Policy>
+  /** Matchers by the saved list's JSON: a commit elsewhere empties the memo, not these. */
+  private readonly matchers = new Map<string, AddressMatcher>()
+  private readonly refusals: RefusalLog
+
+  constructor(private readonly d: AllowlistDeps) {
+    this.repo = new AllowlistRepo(d.db)
+    this.policies = new CommitMemo(commitWatch(d.db.$client), (ws) => this.policyOf(ws))
+    this.refusals = new RefusalLog(d.clock)
+  }
+
+  /** `GET /v1/enterprise/ip-allowlist`: the list, and the caller's address as the server sees it. */
+  get(workspaceId: string, callerIp: string): Resp {
+    const row = this.repo.get(workspaceId)
+    return resp(row, callerIp)
+  }
+
+  /**
+   * `PUT /v1/enterprise/ip-allowlist`: saves the list, normalized. An enabled list needs an entry, and
+   * one that leaves out the caller's own address is refused (409 `would_lock_out`) unless confirmed.
+   */
+  put(p: Principal, body: Static<typeof AllowlistReq>, caller: Omit<Caller, 'route'>): Resp {
+    const cidrs = normalizeEntries(body.cidrs)
+    if (body.enabled && cidrs.length === 0) {
+      throw validationFailed([
+        {
+          loc: ['body', 'cidrs'],
+          msg: 'An enabled allowlist needs at least one entry: with none, every request would be refused',
+          type: 'value_error',
+        },
+      ])
+    }
+    const listed = new AddressMatcher(cidrs).allows(caller.ip)
+    if (body.enabled && !listed && body.confirm_lockout !== true) {
+      throw fail('would_lock_out', undefined, { address: caller.ip })
+    }
+    const before = this.repo.get(p.workspaceId)
+    const row: AllowlistRow = {
+      workspaceId: p.workspaceId,
+      enabled: body.enabled,
+      cidrs: JSON.stringify(cidrs),
+      updatedBy: p.userId ?? p.keyId,
+      updatedAt: this.d.clock.now().getTime(),
+    }
+    const was = before ? (JSON.parse(before.cidrs) as string[]) : []
+    transaction(this.d.db, () => {
+      this.repo.save(row)
+      this.d.events.emit(this.d.db, {
+        type: 'ip_allowlist.updated',
+        workspaceId: p.workspaceId,
+        payload: {
+          actor: actorOf(p, caller.ip, caller.requestId),
+          target: { type: 'workspace', id: p.workspaceId },
+          details: {
+            enabled: body.enabled,
+            was_enabled: before?.enabled ?? false,
+            cidrs,
+            added: cidrs.filter((c) => !was.includes(c)),
+            removed: was.filter((c) => !cidrs.includes(c)),
+            // Saved although it shuts out the address it was saved from.
+            confirmed_lockout: body.enabled && !listed,
+          },
+        },
+      })
+    })
+    return resp(row, caller.ip)
+  }
+
+  /**
+   * The check of every request with a credential: a workspace whose list is enabled refuses any
+   * address not on it with 403 `ip_not_allowed`, sessions and API keys alike, whatever the route.
+   * The address is worked out only for such a workspace.
+   */
+  readonly admit: AccessCheck = (principal, caller) => {
+    const { matcher } = this.policies.get(principal.workspaceId) ?? OPEN
+    if (matcher === null) return
+    const address = caller.ip
+    if (matcher.allows(address)) return
+    this.recordRefusal(principal, caller, address)
+    throw fail('ip_not_allowed', undefined, { address })
+  }
+
+  private policyOf(workspaceId: string): Policy {
+    const row = this.repo.enforced(workspaceId)
+    // A workspace without a list is memoised too (CommitMemo keeps only values it is given).
+    if (!row?.enabled) return OPEN
+    let matcher = this.matchers.get(row.cidrs)
+    if (!matcher) {
+      if (this.matchers.size >= MAX_MATCHERS) this.matchers.clear()
+      matcher = new AddressMatcher(JSON.parse(row.cidrs) as string[])
+      this.matchers.set(row.cidrs, matcher)
+    }
+    return { matcher }
+  }
+
+  /** An audit row for the refusal, at most one a minute per address (allowlist.refusals.ts). */
+  private recordRefusal(principal: Principal, caller: Caller, address: string): void {
+    const repeats = this.refusals.take(principal.workspaceId, address)
+    if (repeats === null) return
+    const actor: Actor = actorOf(principal, address, caller.requestId)
+    try {
+      transaction(this.d.db, () =>
+        this.d.events.emit(this.d.db, {
+          type: 'ip_allowlist.refused',
+          workspaceId: principal.workspaceId,
+          payload: { actor, details: { address, route: caller.route, unrecorded_before: repeats } },
+        }),
+      )
+    } catch (e) {
+      // The refusal stands whether or not its row could be written.
+      this.d.log.warn('could not record a request refused by the IP allowlist', { error: String(e) })
+    }
+  }
+}
+
+/** The wire form of a workspace's list (an empty, disabled one when it never saved any). */
+function resp(row: AllowlistRow | undefined, callerIp: string): Resp {
+  const cidrs = row ? (JSON.parse(row.cidrs) as string[]) : []
+  return {
+    enabled: row?.enabled ?? false,
+    cidrs,
+    your_address: callerIp,
+    your_address_listed: new AddressMatcher(cidrs).allows(callerIp),
+    updated_at: row ? iso(new Date(row.updatedAt)) : null,
+  }
+}
