@@ -134,6 +134,16 @@ describe('console: signing in without a provider', () => {
     )
     await accessible(page)
 
+    // Without ENGRAM_BASE_URL, the SSO page's redirect URI is a localhost one, and it says why.
+    await passwordSignIn(page, r, ADMIN)
+    await page.goto(r.url('/console/sso'))
+    const uri = page.getByLabel('Redirect URI to register at the provider')
+    await uri.waitFor()
+    expect(await uri.inputValue()).toMatch(/^http:\/\/localhost:\d+\/auth\/sso\/callback$/)
+    await page.getByText(/because this server has no public address set/).waitFor()
+    await accessible(page)
+    await page.getByRole('button', { name: 'Sign out' }).click()
+
     // The callback page opened with nothing to take says so, and signs nobody in.
     await page.goto(r.url('/console/auth/callback'))
     await page.getByRole('heading', { name: 'Nothing to sign in with' }).waitFor()
@@ -234,6 +244,14 @@ describe('console: single sign-on', () => {
     await page.getByRole('link', { name: 'Single sign-on', exact: true }).click()
     await page.getByRole('heading', { name: 'Single sign-on', level: 1 }).waitFor()
     await page.getByText('Single sign-on is off.').waitFor()
+    // The redirect URI to register at the provider comes first, with its copy button; the server
+    // has its public address, so no warning about it.
+    const uri = page.getByLabel('Redirect URI to register at the provider')
+    expect(await uri.inputValue()).toBe(`${BASE}/auth/sso/callback`)
+    await page.getByRole('button', { name: 'Copy' }).click()
+    await page.getByText('Copied').waitFor()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${BASE}/auth/sso/callback`)
+    expect(await page.getByText('this server has no public address set').count()).toBe(0)
     await accessible(page)
 
     // A public mail domain is refused in the API's words, and nothing is saved.
@@ -249,12 +267,9 @@ describe('console: single sign-on', () => {
     await page.getByRole('button', { name: 'Turn on single sign-on' }).click()
     await page.getByText('Single sign-on is on.').waitFor()
 
-    // The redirect URI to register, with its copy button.
+    // The redirect URI, now the server's own, is the one registered before saving.
     const redirect = page.getByLabel('Redirect URI to register at the provider')
     expect(await redirect.inputValue()).toBe(`${BASE}/auth/sso/callback`)
-    await page.getByRole('button', { name: 'Copy' }).click()
-    await page.getByText('Copied').waitFor()
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${BASE}/auth/sso/callback`)
     // The stored settings come back; the secret never does.
     expect(await page.getByLabel('Email domains').inputValue()).toBe('example.com')
     expect(await page.getByLabel('Client secret').inputValue()).toBe('')

@@ -7,11 +7,11 @@ import { useState } from 'preact/hooks'
 import { deleteSso, getSso } from '../api/identity'
 import { me } from '../api/session'
 import type { SsoSettings } from '../api/types'
-import { CopyLink } from '../components/copy-link'
 import { RecoveryCodesDialog } from '../components/recovery-codes'
 import { SsoChecks } from '../components/sso-checks'
 import { SsoForm } from '../components/sso-form'
 import { SsoRecovery } from '../components/sso-recovery'
+import { SsoRedirect } from '../components/sso-redirect'
 import { Async, Button, Confirm, Note, PageHeader, Time } from '../components/ui'
 import { useAction } from '../lib/action'
 import { useLoad } from '../lib/use-load'
@@ -38,14 +38,7 @@ export function Sso(_props: { id?: string }) {
           return (
             <div class="stack">
               <Summary s={s} />
-              {s.redirect_uri && (
-                <div class="card stack">
-                  <CopyLink label="Redirect URI to register at the provider" value={s.redirect_uri} />
-                  <p class="hint">
-                    Register it as the application&rsquo;s redirect (callback) URI, exactly as written.
-                  </p>
-                </div>
-              )}
+              <SsoRedirect saved={s.redirect_uri} />
               <SsoForm
                 key={s.updated_at ?? 'new'}
                 current={s}
@@ -105,7 +98,8 @@ function Summary({ s }: { s: SsoSettings }) {
     return (
       <Note>
         <strong>Single sign-on is off.</strong> Members sign in with their passwords. Register Engram as an
-        application at your provider, then fill in the form below.
+        application at your provider with the redirect URI below, then fill in the form with what it gives
+        you.
       </Note>
     )
   }
