@@ -13,7 +13,6 @@ import { join } from 'node:path'
 import { Elysia } from 'elysia'
 import { migrations } from '../migrations/index'
 import { createApp } from '../src/app'
-import { AuditService } from '../src/features/audit/audit.service'
 import { CorpusParams, CorpusResp } from '../src/features/corpora/corpora.schemas'
 import { CorporaService, corpusResp } from '../src/features/corpora/corpora.service'
 import { systemClock } from '../src/platform/clock/clock'
@@ -107,7 +106,6 @@ async function server(): Promise<void> {
     clock: systemClock,
     random: cryptoRandom,
     log: createLogger('silent'),
-    audit: new AuditService(db, systemClock, cryptoRandom),
     events: new Outbox(db, systemClock, cryptoRandom),
   })
   let workspaceId = ''

@@ -78,7 +78,7 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
   const workspaces = use(workspacesFeature(p))
   const audit = use(auditFeature(p))
   // Ingest and the engine add their purgers to corpora's deletes; onboarding tells it of builds.
-  const corpora = use(corporaFeature(p, { audit }))
+  const corpora = use(corporaFeature(p))
   // A key bound to some bases names bases of its workspace.
   const keys = use(keysFeature(p, { corpora }))
   const signIn = accountsFeature(p, { config: c, secret, mailer, workspaces, keys, audit })

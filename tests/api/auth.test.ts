@@ -64,7 +64,7 @@ describe('login', () => {
     expect((await normal.json()).expires_at).toBe(new Date(t.clock.now().getTime() + 12 * HOUR).toISOString())
   })
 
-  test('each sign-in writes an audit row; a refused one writes nothing', async () => {
+  test('each sign-in writes an audit row; a refused one writes only its auth.sign_in_failed row', async () => {
     const s = await signUp(t)
     const before = auditRows(t, 'auth.sign_in').length
     await signIn(t, s.email, s.password, true)
@@ -78,7 +78,15 @@ describe('login', () => {
     expect(JSON.parse(rows.at(-1)!.details)).toEqual({ method: 'password', session_class: 'remember' })
     const snap = snapshot(t)
     await login('/v1/auth/login', { username: s.email, password: 'wrong password' })
-    expect(snapshot(t)).toEqual(snap)
+    // Issue 36: a security reviewer sees refused sign-ins of the workspace's accounts; the password tried is never kept.
+    expect(snapshot(t)).toEqual({ ...snap, audit_events: snap.audit_events! + 1 })
+    const failed = auditRows(t, 'auth.sign_in_failed').at(-1)!
+    expect(failed).toMatchObject({ workspace_id: s.workspaceId, actor_id: s.userId, target_id: s.userId })
+    expect(JSON.parse(failed.details)).toEqual({ method: 'password', reason: 'invalid_credentials' })
+    // An address nobody holds belongs to no workspace: nothing is written.
+    const again = snapshot(t)
+    await login('/v1/auth/login', { username: 'nobody-at-all@example.com', password: 'wrong password' })
+    expect(snapshot(t)).toEqual(again)
   })
 
   test('a wrong password and an unknown address get the same 401 on both mounts', async () => {

@@ -2,7 +2,7 @@ import type { Actor } from '../../platform/auth/principal'
 import { iso } from '../../platform/clock/clock'
 import type { SessionClass } from '../../platform/crypto/token'
 import { transaction } from '../../platform/db/transaction'
-import { fail } from '../../platform/errors/errors'
+import { ApiError, fail } from '../../platform/errors/errors'
 import type { PasswordHasher } from './accounts.hasher'
 import type { AccountLimits } from './accounts.limits'
 import { findUserByEmail, type UserRow, updateUser } from './accounts.repo'
@@ -38,19 +38,41 @@ export class SignIn {
     this.limits.login(caller.ip, username)
     const user = findUserByEmail(this.d.db, normaliseEmail(username))
     const ok = await this.hasher.matches(password, user?.passwordHash)
-    if (!user || !ok) throw fail('invalid_credentials')
-    if (user.emailVerifiedAt === null) throw fail('email_not_verified')
-    if (user.status !== 'active') throw fail('account_disabled')
-    if (this.d.workspaces.get(user.workspaceId)?.status !== 'active') throw fail('workspace_suspended')
-    let method = 'password'
-    if (this.d.sso.enforces(user.workspaceId)) {
-      if (!recoveryCode || user.role !== 'admin') throw fail('sso_required')
-      if (!this.d.sso.spendRecoveryCode(user.workspaceId, user.id, recoveryCode, caller)) {
-        throw fail('invalid_recovery_code')
+    // An address nobody holds belongs to no workspace, so no audit log: only the rate limit sees it.
+    if (!user) throw fail('invalid_credentials')
+    try {
+      if (!ok) throw fail('invalid_credentials')
+      if (user.emailVerifiedAt === null) throw fail('email_not_verified')
+      if (user.status !== 'active') throw fail('account_disabled')
+      if (this.d.workspaces.get(user.workspaceId)?.status !== 'active') throw fail('workspace_suspended')
+      let method = 'password'
+      if (this.d.sso.enforces(user.workspaceId)) {
+        if (!recoveryCode || user.role !== 'admin') throw fail('sso_required')
+        if (!this.d.sso.spendRecoveryCode(user.workspaceId, user.id, recoveryCode, caller)) {
+          throw fail('invalid_recovery_code')
+        }
+        method = 'recovery_code'
       }
-      method = 'recovery_code'
+      return this.signIn(user, remember ? 'remember' : 'normal', method, caller)
+    } catch (e) {
+      if (e instanceof ApiError) this.refused(user, e.code, caller)
+      throw e
     }
-    return this.signIn(user, remember ? 'remember' : 'normal', method, caller)
+  }
+
+  /** Tells a refused password sign-in of a known account (`auth.sign_in_failed`): why, never what was typed. */
+  private refused(user: UserRow, reason: string, caller: Caller): void {
+    transaction(this.d.db, () =>
+      this.d.events.emit(this.d.db, {
+        type: 'auth.sign_in_failed',
+        workspaceId: user.workspaceId,
+        payload: {
+          actor: userActor(user.id, caller),
+          target: { type: 'user', id: user.id },
+          details: { method: 'password', reason },
+        },
+      }),
+    )
   }
 
   /** Mints a session for a user, records the sign-in, and answers TokenResp. */
@@ -59,12 +81,14 @@ export class SignIn {
     const out = this.mint(user, cls, method)
     transaction(this.d.db, () => {
       updateUser(this.d.db, user.id, { lastLoginAt: now }, now)
-      this.d.audit.record({
+      this.d.events.emit(this.d.db, {
+        type: 'auth.sign_in',
         workspaceId: user.workspaceId,
-        actor: userActor(user.id, caller),
-        action: 'auth.sign_in',
-        target: { type: 'user', id: user.id },
-        details: { method, session_class: cls },
+        payload: {
+          actor: userActor(user.id, caller),
+          target: { type: 'user', id: user.id },
+          details: { method, session_class: cls },
+        },
       })
     })
     return out

@@ -7,6 +7,7 @@ import type { Config } from '../../platform/config/config.load'
 import type { Random } from '../../platform/crypto/random'
 import type { SessionTokens } from '../../platform/crypto/token'
 import type { Db } from '../../platform/db/db'
+import type { Outbox } from '../../platform/events/outbox'
 import type { Mailer } from '../../platform/email/email'
 import type { Logger } from '../../platform/log/log'
 import type { RateLimiter } from '../../platform/rate-limit/rate-limit'
@@ -29,6 +30,8 @@ export interface AccountsDeps {
   sessions: SessionTokens
   workspaces: WorkspacesService
   audit: AuditService
+  /** Audited actions are told as events (`auth.sign_in`, `auth.sign_in_failed`, ...). */
+  events: Outbox
   log: Logger
   /** Single sign-on's enforcement and recovery codes (the sso feature plugs its policy in). */
   sso: SsoGate

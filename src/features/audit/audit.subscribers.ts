@@ -1,100 +1,131 @@
 import type { Subscriber } from '../../platform/events/dispatcher'
-import type { DomainEvent } from '../../platform/events/events'
+import { ACTION_EVENTS, type ActionEventType, type DomainEvent } from '../../platform/events/events'
 import type { AuditEntry, AuditService } from './audit.service'
 
-/** The events the audit log records from the outbox rather than inline. */
-type Audited =
-  | 'document.downloaded'
-  | 'key.created'
-  | 'key.revoked'
-  | 'member.changed'
-  | 'member.removed'
-  | 'connection.created'
-  | 'connection.updated'
-  | 'connection.deleted'
+/** The events told for other subscribers too, whose audit rows are built here. */
+const OWN_SHAPES = [
+  'document.downloaded',
+  'document.deleted',
+  'corpus.deleted',
+  'key.created',
+  'key.revoked',
+  'member.joined',
+  'member.changed',
+  'member.removed',
+  'connection.created',
+  'connection.updated',
+  'connection.deleted',
+  'settings.changed',
+] as const
+
+type Audited = ActionEventType | (typeof OWN_SHAPES)[number]
 
 /**
- * Writes the audit rows of downloads of documents' files, and of key, membership and connection
- * changes, after they commit. The row's id is derived
- * from the event's, so a second delivery of one event (a crash between the write and its delivery
- * record) finds the row already there; its time is the event's, so the row reads as if written with
- * the change.
+ * The one way audit rows are written: one row for each audited domain event, appended to its
+ * workspace's hash chain. Transactional: the row, its place in the chain and the record of the
+ * delivery commit together, so each event gives exactly one row, and the dispatcher's one delivery
+ * at a time per workspace, in the events' order, keeps the chain in the order things happened. The
+ * row's time is the event's (the change's commit) and its id derives from the event's.
  */
 export function auditSubscriber(audit: AuditService): Subscriber<Audited> {
   return {
     name: 'audit',
-    types: [
-      'document.downloaded',
-      'key.created',
-      'key.revoked',
-      'member.changed',
-      'member.removed',
-      'connection.created',
-      'connection.updated',
-      'connection.deleted',
-    ],
-    handle: (e: DomainEvent<Audited>) => audit.recordOnce(auditIdOf(e.id), e.occurredAt, entryOf(e)),
+    types: [...ACTION_EVENTS, ...OWN_SHAPES],
+    transactional: true,
+    handle: (e: DomainEvent<Audited>) => {
+      const entry = entryOf(e)
+      if (entry) audit.append(auditIdOf(e.id), e.occurredAt, entry)
+    },
   }
 }
 
-/** The audit row an event stands for: the same action, target and details the change wrote inline before. */
-function entryOf(e: DomainEvent<Audited>): AuditEntry {
+const isAction = (e: DomainEvent<Audited>): e is DomainEvent<ActionEventType> =>
+  (ACTION_EVENTS as readonly string[]).includes(e.type)
+
+/** The audit row an event stands for; null for a deletion told before receipts came through events. */
+function entryOf(e: DomainEvent<Audited>): AuditEntry | null {
   const { workspaceId } = e
-  switch (e.type) {
+  if (isAction(e)) {
+    const { actor, target, details } = e.payload
+    return { workspaceId, actor, action: e.type, target: target ?? null, details: details ?? {} }
+  }
+  const own = e as DomainEvent<(typeof OWN_SHAPES)[number]>
+  switch (own.type) {
     case 'document.downloaded': {
-      const { corpusId, documentId, filename, size, actor } = e.payload
-      return {
-        workspaceId,
-        actor,
-        action: 'document.downloaded',
-        target: { type: 'document', id: documentId },
-        details: { corpus_id: corpusId, filename, size },
-      }
+      const { corpusId, documentId, filename, size, actor } = own.payload
+      const details = { corpus_id: corpusId, filename, size }
+      return { workspaceId, actor, action: own.type, target: { type: 'document', id: documentId }, details }
+    }
+    case 'document.deleted': {
+      // Before receipts were told here, the delete wrote its receipt itself: nothing to add.
+      const { corpusId, documentId, actor, receipt } = own.payload
+      if (!actor) return null
+      const details = { corpus_id: corpusId, ...receipt }
+      return { workspaceId, actor, action: own.type, target: { type: 'document', id: documentId }, details }
+    }
+    case 'corpus.deleted': {
+      const { corpusId, documents, actor, receipt } = own.payload
+      if (!actor) return null
+      const details = { ...receipt, documents }
+      return { workspaceId, actor, action: own.type, target: { type: 'corpus', id: corpusId }, details }
     }
     case 'key.created':
     case 'key.revoked': {
-      const { keyId, name, prefix, actor } = e.payload
+      const { keyId, name, prefix, actor } = own.payload
       return {
         workspaceId,
         actor,
-        action: e.type === 'key.created' ? 'api_key.created' : 'api_key.revoked',
+        action: own.type === 'key.created' ? 'api_key.created' : 'api_key.revoked',
         target: { type: 'api_key', id: keyId },
-        details: e.type === 'key.created' ? keyCreated(e.payload) : { name, prefix },
+        details: own.type === 'key.created' ? keyCreated(own.payload) : { name, prefix },
       }
     }
+    case 'member.joined': {
+      // The invitee accepted: they act for themselves (the request's address is not in the event).
+      const { userId, role, inviteId } = own.payload
+      const actor = { type: 'user' as const, id: userId }
+      const details = { role, invite_id: inviteId }
+      return { workspaceId, actor, action: own.type, target: { type: 'user', id: userId }, details }
+    }
     case 'member.changed': {
-      const { userId, email, from, role, actor } = e.payload
+      const { userId, email, from, role, actor } = own.payload
+      const details = { email, from, to: role }
       return {
         workspaceId,
         actor,
         action: 'member.role_changed',
         target: { type: 'user', id: userId },
-        details: { email, from, to: role },
+        details,
+      }
+    }
+    case 'member.removed': {
+      const { userId, email, role, actor } = own.payload
+      return {
+        workspaceId,
+        actor,
+        action: own.type,
+        target: { type: 'user', id: userId },
+        details: { email, role },
       }
     }
     case 'connection.created':
     case 'connection.updated':
     case 'connection.deleted': {
-      const { connectionId, kind, name, actor } = e.payload
+      const { connectionId, kind, name, actor } = own.payload
       // Which secret fields were written, never their values.
-      const secrets = e.type === 'connection.updated' ? { secrets: e.payload.secrets } : {}
+      const secrets = own.type === 'connection.updated' ? { secrets: own.payload.secrets } : {}
+      const details = { kind, name, ...secrets }
       return {
         workspaceId,
         actor,
-        action: e.type,
+        action: own.type,
         target: { type: 'connection', id: connectionId },
-        details: { kind, name, ...secrets },
+        details,
       }
     }
-    case 'member.removed': {
-      const { userId, email, role, actor } = e.payload
-      return {
-        workspaceId,
-        actor,
-        action: 'member.removed',
-        target: { type: 'user', id: userId },
-        details: { email, role },
-      }
+    case 'settings.changed': {
+      const { keys, actor } = own.payload
+      return { workspaceId, actor, action: own.type, target: null, details: { keys } }
     }
   }
 }

@@ -4,7 +4,6 @@ import { transaction } from '../../platform/db/transaction'
 import { notFound } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import type { Logger } from '../../platform/log/log'
-import type { AuditService } from '../audit/audit.service'
 import type { CorporaRepo, CorpusRow, DocumentRow } from './corpora.repo'
 
 /**
@@ -33,7 +32,7 @@ export interface DeleteReceipt {
   buildRunning: boolean
 }
 
-/** Who deletes documents and through which path, for the deletion receipts in the audit log. */
+/** Who deletes documents and through which path, for the deletion receipts (told with `document.deleted`). */
 export interface DeletedBy {
   actor: Actor
   /** `api`: DELETE of a document; `push`: a push commit with `delete_missing`; `source`: gone at its source. */
@@ -55,7 +54,6 @@ export class CorporaDeletion {
       db: Db
       events: Outbox
       repo: CorporaRepo
-      audit: AuditService
       log?: Logger | undefined
     },
   ) {}
@@ -84,34 +82,32 @@ export class CorporaDeletion {
   }
 
   /**
-   * Deletes parent documents and their sections at once, writes one deletion receipt per file in
-   * the same transaction, and returns every row removed. Synchronous, so a caller may run it inside
+   * Deletes parent documents and their sections at once, tells one `document.deleted` per file in
+   * the same transaction (carrying its receipt, which the audit log writes), and returns every row
+   * removed. Synchronous, so a caller may run it inside
    * its own transaction; `purge` the rows afterwards.
    */
   detach(workspaceId: string, corpusId: string, parents: DocumentRow[], by: DeletedBy): DocumentRow[] {
     const rows: DocumentRow[] = []
     if (parents.length === 0) return rows
-    const { repo, audit, events, db } = this.deps
+    const { repo, events, db } = this.deps
     const buildRunning = this.buildRunning(workspaceId, corpusId)
     transaction(db, () => {
       for (const p of parents) {
         const sections = repo.sections(p.id)
         rows.push(p, ...sections)
         if (!repo.deleteDocument(corpusId, p.id)) continue
-        audit.record({
+        const receipt = {
+          filename: p.path,
+          rows: 1 + sections.length,
+          via: by.via,
+          build_running: buildRunning,
+        }
+        events.emit(db, {
+          type: 'document.deleted',
           workspaceId,
-          actor: by.actor,
-          action: 'document.deleted',
-          target: { type: 'document', id: p.id },
-          details: {
-            corpus_id: corpusId,
-            filename: p.path,
-            rows: 1 + sections.length,
-            via: by.via,
-            build_running: buildRunning,
-          },
+          payload: { corpusId, documentId: p.id, actor: by.actor, receipt },
         })
-        events.emit(db, { type: 'document.deleted', workspaceId, payload: { corpusId, documentId: p.id } })
       }
     })
     return rows
@@ -138,29 +134,26 @@ export class CorporaDeletion {
 
   /**
    * Deletes a base with its rows, objects, index entries, cartridges and warm copies; its receipt
-   * is written in the transaction that deletes the rows.
+   * is told (`corpus.deleted`) in the transaction that deletes the rows.
    */
   async deleteCorpus(workspaceId: string, base: CorpusRow, actor: Actor): Promise<DeleteReceipt> {
-    const { repo, audit, events, db } = this.deps
+    const { repo, events, db } = this.deps
     const corpusId = base.id
     const buildRunning = this.buildRunning(workspaceId, corpusId)
     const rows = transaction(db, () => {
       const all = repo.allDocumentRows(corpusId)
       if (!repo.delete(workspaceId, corpusId)) throw notFound('Document base')
       const documents = all.filter((r) => r.parent_id === null).length
-      events.emit(db, { type: 'corpus.deleted', workspaceId, payload: { corpusId, documents } })
-      audit.record({
+      const receipt = {
+        name: base.name,
+        rows: all.length,
+        storage_bytes: base.storage_bytes,
+        build_running: buildRunning,
+      }
+      events.emit(db, {
+        type: 'corpus.deleted',
         workspaceId,
-        actor,
-        action: 'corpus.deleted',
-        target: { type: 'corpus', id: corpusId },
-        details: {
-          name: base.name,
-          documents,
-          rows: all.length,
-          storage_bytes: base.storage_bytes,
-          build_running: buildRunning,
-        },
+        payload: { corpusId, documents, actor, receipt },
       })
       return all
     })

@@ -1,19 +1,13 @@
 import type { Feature, Platform } from '../../platform/feature/feature'
-import type { AuditService } from '../audit/audit.service'
 import { corporaRoutes } from './corpora.routes'
 import { CorporaService } from './corpora.service'
-
-export interface CorporaFeatureDeps {
-  /** Where every deletion writes its receipt, in the transaction that deletes. */
-  audit: AuditService
-}
 
 /**
  * Document bases and their documents: create, list, read, delete. What must forget deleted
  * documents (ingest's objects, the engine's index) and whether a build is running are told to the
  * service by the features that know, built after this one (`addPurger`, `setBuildProbe`).
  */
-export function corporaFeature(p: Platform, d: CorporaFeatureDeps): Feature<CorporaService> {
-  const service = new CorporaService({ ...p, ...d })
+export function corporaFeature(p: Platform): Feature<CorporaService> {
+  const service = new CorporaService(p)
   return { name: 'corpora', service, routes: corporaRoutes(service) }
 }

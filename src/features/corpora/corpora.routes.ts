@@ -87,7 +87,7 @@ export function corporaRoutes(corpora: CorporaService): RouteDef[] {
       params: CorpusParams,
       status: 204,
       handler: async ({ principal, params, ip, requestId }) => {
-        // The service writes the receipt (audit row) in the transaction that deletes.
+        // The service tells the receipt (audit row) in the transaction that deletes.
         const receipt = await corpora.deleteCorpus(
           principal.workspaceId,
           params.corpus_id,

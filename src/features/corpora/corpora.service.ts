@@ -6,7 +6,6 @@ import { fail, notFound } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import type { Logger } from '../../platform/log/log'
 import { keysetPage, type PageRequest } from '../../platform/paging/paging'
-import type { AuditService } from '../audit/audit.service'
 import { DocumentContentRepo, type Extraction, type NewContent } from './corpora.content.repo'
 import {
   type BuildProbe,
@@ -33,9 +32,7 @@ export interface CorporaDeps {
   clock: Clock
   random: Random
   log?: Logger
-  /** Where every deletion writes its receipt, in the transaction that deletes. */
-  audit: AuditService
-  /** Deletions are told as `document.deleted` / `corpus.deleted`, in the same transaction. */
+  /** Deletions are told as `document.deleted` / `corpus.deleted` with their receipts, in the same transaction. */
   events: Outbox
 }
 

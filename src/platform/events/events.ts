@@ -6,11 +6,64 @@
 
 import type { Actor } from '../auth/principal'
 
+/**
+ * The facts of a security-relevant action, as the audit log keeps them: who did it (with the
+ * address and request id), on what, and what else a reviewer needs (never a secret).
+ */
+export interface ActionFacts {
+  actor: Actor
+  target?: { type: string; id: string } | null
+  details?: Record<string, unknown>
+}
+
+/**
+ * Security-relevant actions told as they are (payload `ActionFacts`): the audit log writes one row
+ * for each, its action the event's type (docs/governance.md, "Adding an audited action"). A new one
+ * is a line here and an `emit` in the transaction of the change.
+ */
+export const ACTION_EVENTS = [
+  'auth.sign_in',
+  'auth.sign_in_failed',
+  'auth.password_changed',
+  'auth.recovery_code_used',
+  'identity.linked',
+  'sso.configured',
+  'sso.deleted',
+  'sso.recovery_codes_issued',
+  'sso.member_joined',
+  'audit.exported',
+  'usage.exported',
+  // Webhook endpoints (src/features/webhooks): `webhook.disabled` is the system's, after failures.
+  'webhook.created',
+  'webhook.deleted',
+  'webhook.enabled',
+  'webhook.disabled',
+  // The workspace IP allowlist (src/features/allowlist): saved, and a request it refused.
+  'ip_allowlist.updated',
+  'ip_allowlist.refused',
+] as const
+
+/** The type of an event whose payload is `ActionFacts`. */
+export type ActionEventType = (typeof ACTION_EVENTS)[number]
+
+type ActionEvents = { [K in ActionEventType]: ActionFacts }
+
+/** Who deleted and how, carried by deletion events for the receipt (absent in events before receipts moved to the outbox). */
+export interface DeletionFacts {
+  actor?: Actor
+  /** The receipt's details (`filename`, `rows`, `via`, `build_running`, ...; docs/ingest.md, "Deletion"). */
+  receipt?: Record<string, unknown>
+}
+
 /** Every event type and its payload. */
-export interface DomainEvents {
+export interface DomainEvents extends ActionEvents {
   'document.created': { corpusId: string; documentId: string }
   'document.updated': { corpusId: string; documentId: string }
-  'document.deleted': { corpusId: string; documentId: string }
+  'document.deleted': { corpusId: string; documentId: string } & DeletionFacts
+  /** A document onboarded: it answers questions now (each time its content is onboarded again too). */
+  'document.ready': { corpusId: string; documentId: string }
+  /** A document that could not be extracted or onboarded; `error` is the reason the user sees. */
+  'document.failed': { corpusId: string; documentId: string; error: string }
   /** A document's original file was downloaded (`GET .../documents/{id}/raw`): by whom, for the audit log. */
   'document.downloaded': {
     corpusId: string
@@ -20,7 +73,7 @@ export interface DomainEvents {
     actor: Actor
   }
   /** A whole base deleted (one event, not one per document); `documents` is how many it held. */
-  'corpus.deleted': { corpusId: string; documents: number }
+  'corpus.deleted': { corpusId: string; documents: number } & DeletionFacts
   'onboarding.started': { runId: string; corpusId: string }
   'onboarding.finished': { runId: string; corpusId: string }
   'onboarding.failed': { runId: string; corpusId: string; error: string }
@@ -74,16 +127,6 @@ export interface DomainEvents {
     actor: Actor
   }
   'connection.deleted': { connectionId: string; kind: string; name: string; actor: Actor }
-  /** The workspace IP allowlist saved (src/features/allowlist), and a request it refused. */
-  'ip_allowlist.updated': ActionFacts
-  'ip_allowlist.refused': ActionFacts
-}
-
-/** Who did what to what, with what else a reviewer needs (never a secret). */
-export interface ActionFacts {
-  actor: Actor
-  target?: { type: string; id: string } | null
-  details?: Record<string, unknown>
 }
 
 export type EventType = keyof DomainEvents

@@ -10,8 +10,10 @@ import { seededRandom } from '../../../src/platform/crypto/random'
 import { type Db, openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
 import type { DomainEvent } from '../../../src/platform/events/events'
+import { Outbox } from '../../../src/platform/events/outbox'
 
-// The audit log as a subscriber: one row per event however often it is delivered, dated by the event.
+// The audit log as a subscriber: one row per event however often it is delivered, dated by the event,
+// each linked to the one before in its workspace's chain.
 
 let dir = ''
 let db: Db
@@ -28,7 +30,7 @@ afterEach(() => {
 describe('audit subscriber', () => {
   test('a key event delivered twice writes one row, at the time of the event', async () => {
     const clock = new ManualClock('2026-05-01T00:00:00Z')
-    const sub = auditSubscriber(new AuditService(db, clock, seededRandom(1)))
+    const sub = auditSubscriber(new AuditService(db, new Outbox(db, clock, seededRandom(1))))
     const event: DomainEvent<'key.revoked'> = {
       id: 'evt_abc',
       type: 'key.revoked',
@@ -58,13 +60,16 @@ describe('audit subscriber', () => {
         ip: '10.0.0.1',
         request_id: 'req_1',
         created_at: Date.parse('2026-04-30T10:00:00Z'),
+        seq: 1,
+        prev_hash: null,
+        hash: expect.stringMatching(/^[0-9a-f]{64}$/),
       },
     ])
   })
 
   test('member events delivered twice write one row each, with the details the change wrote inline', async () => {
     const clock = new ManualClock('2026-05-01T00:00:00Z')
-    const sub = auditSubscriber(new AuditService(db, clock, seededRandom(1)))
+    const sub = auditSubscriber(new AuditService(db, new Outbox(db, clock, seededRandom(1))))
     const actor = { type: 'api_key' as const, id: 'key_9', ip: '10.0.0.2', requestId: 'req_2' }
     const changed: DomainEvent<'member.changed'> = {
       id: 'evt_chg',
@@ -96,6 +101,9 @@ describe('audit subscriber', () => {
         ip: '10.0.0.2',
         request_id: 'req_2',
         created_at: Date.parse('2026-04-30T10:00:00Z'),
+        seq: 1,
+        prev_hash: null,
+        hash: expect.stringMatching(/^[0-9a-f]{64}$/),
       },
       {
         ...row,
@@ -106,6 +114,9 @@ describe('audit subscriber', () => {
         ip: '10.0.0.2',
         request_id: 'req_2',
         created_at: Date.parse('2026-04-30T11:00:00Z'),
+        seq: 2,
+        prev_hash: (rows[0] as { hash: string }).hash,
+        hash: expect.stringMatching(/^[0-9a-f]{64}$/),
       },
     ])
   })
