@@ -1,4 +1,6 @@
+import { Database } from 'bun:sqlite'
 import { afterAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
 import type { TestApp } from '../helpers/app'
 import {
   addMember,
@@ -450,6 +452,28 @@ describe('what the check covers', () => {
     expect((await send(t, '/v1/auth/me', b.token, { peer: '198.51.100.7' })).status).toBe(200)
     expect(await read(t, b.token, { peer: '198.51.100.7' })).toMatchObject({ enabled: false, cidrs: [] })
     await refused(await send(t, '/v1/auth/me', a.token, { peer: '198.51.100.7' }), '198.51.100.7')
+  })
+})
+
+describe('the cached list', () => {
+  test('a list saved by another process (another connection to the database) is enforced on the next request', async () => {
+    const t = app()
+    const a = await signUp(t)
+    const me = (peer: string) => send(t, '/v1/auth/me', a.token, { peer })
+    // Read once: the workspace's "no list" is now in the check's memo.
+    expect((await me('198.51.100.7')).status).toBe(200)
+    const other = new Database(join(t.dataDir, 'engram.db'))
+    try {
+      other
+        .query('INSERT INTO ip_allowlists (workspace_id, enabled, cidrs, updated_at) VALUES (?, 1, ?, 0)')
+        .run(a.workspaceId, JSON.stringify([OFFICE]))
+      await refused(await me('198.51.100.7'), '198.51.100.7')
+      expect((await me('203.0.113.7')).status).toBe(200)
+      other.query('UPDATE ip_allowlists SET enabled = 0').run()
+      expect((await me('198.51.100.7')).status).toBe(200)
+    } finally {
+      other.close()
+    }
   })
 })
 
