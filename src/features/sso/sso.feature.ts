@@ -4,18 +4,23 @@ import { baseUrl, type Config } from '../../platform/config/config.load'
 import { Sealer } from '../../platform/crypto/sealed'
 import type { Feature, Platform } from '../../platform/feature/feature'
 import { EgressGuard } from '../../platform/net/egress'
+import { RateLimiter } from '../../platform/rate-limit/rate-limit'
 import type { AccountsService } from '../accounts/accounts.service'
 import type { AuditService } from '../audit/audit.service'
 import type { IdentityService } from '../identity/identity.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
+import { SsoLimits } from './sso.limits'
 import { SsoRepo } from './sso.repo'
 import { ssoRoutes } from './sso.routes'
 import { SsoService } from './sso.service'
 import { CALLBACK_PATH } from './sso.settings'
 
 export interface SsoFeatureDeps {
-  /** The public URL (the redirect URI); the outbound rules of `sources`, which a customer's issuer follows too. */
-  config: Pick<Config, 'server' | 'sources'>
+  /**
+   * The public URL (the redirect URI); the outbound rules of `sources`, which a customer's issuer
+   * follows too; its own section (http issuers, the start's rate limit) and whether limits are on.
+   */
+  config: Pick<Config, 'server' | 'sources' | 'sso' | 'security'>
   /** The instance secret: client secrets and flow cookies are sealed under keys derived from it. */
   secret: string
   accounts: AccountsService
@@ -41,6 +46,7 @@ export function ssoFeature(p: Platform, d: SsoFeatureDeps): Feature<SsoService> 
     path: CALLBACK_PATH,
     secure: baseUrl(d.config).startsWith('https:'),
   })
+  const limiter = new RateLimiter(p.clock, d.config.security.rate_limits === 'on')
   const service = new SsoService(
     {
       ...p,
@@ -48,7 +54,8 @@ export function ssoFeature(p: Platform, d: SsoFeatureDeps): Feature<SsoService> 
       repo: new SsoRepo(p.db),
       sealer: new Sealer(d.secret, 'engram/sso/client-secret'),
       rp,
-      allowHttpIssuer: false,
+      allowHttpIssuer: d.config.sso.allow_http_issuer,
+      limits: new SsoLimits(limiter, d.config.sso),
     },
     flow,
   )

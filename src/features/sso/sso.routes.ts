@@ -104,13 +104,13 @@ export function ssoRoutes(sso: SsoService): RouteDef[] {
       auth: 'none',
       summary: "Where a work address signs in: its workspace's identity provider",
       description:
-        "404 `sso_not_configured` when no workspace set single sign-on up for the address's domain. The answer sets a short-lived cookie that binds the sign-in to this browser; the callback refuses a flow without it.",
+        "404 `sso_not_configured` when no workspace set single sign-on up for the address's domain. Limited per client address (`sso.start_per_ip_minute`, 429 `rate_limited` with `Retry-After`), every start counted. The answer sets a short-lived cookie that binds the sign-in to this browser; the callback refuses a flow without it.",
       tags: ['auth'],
       body: SsoStartReq,
       response: SsoStartResp,
-      errors: ['sso_not_configured', 'sso_provider_error'],
-      handler: async ({ body }) => {
-        const out = await sso.start(body.email)
+      errors: ['sso_not_configured', 'sso_provider_error', 'rate_limited'],
+      handler: async ({ body, ip, requestId }) => {
+        const out = await sso.start(body.email, { ip, requestId })
         return reply(200, { authorization_url: out.authorizationUrl }, { 'set-cookie': out.cookie })
       },
     }),

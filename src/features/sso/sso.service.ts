@@ -51,8 +51,8 @@ export class SsoService {
   }
 
   /** `POST /auth/sso/start`. */
-  start(email: string): Promise<SsoStart> {
-    return this.signIns.start(email)
+  start(email: string, caller: Caller): Promise<SsoStart> {
+    return this.signIns.start(email, caller)
   }
 
   /** `GET /auth/sso/callback`. */

@@ -41,7 +41,8 @@ export class SsoSignIn {
   ) {}
 
   /** `POST /auth/sso/start`: the provider's sign-in page for the workspace that claimed the address's domain. */
-  async start(rawEmail: string): Promise<SsoStart> {
+  async start(rawEmail: string, caller: Caller): Promise<SsoStart> {
+    this.d.limits.started(caller.ip)
     const email = normaliseEmail(rawEmail)
     const workspaceId = this.d.repo.workspaceOfDomain(domainOf(email))
     const row = workspaceId ? this.d.repo.config(workspaceId) : undefined

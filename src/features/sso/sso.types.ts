@@ -12,6 +12,7 @@ import type { AccountsService } from '../accounts/accounts.service'
 import type { AuditService } from '../audit/audit.service'
 import type { IdentityService } from '../identity/identity.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
+import type { SsoLimits } from './sso.limits'
 import type { SsoRepo } from './sso.repo'
 import type { SsoSettingsReq, SsoSettingsResp } from './sso.schemas'
 
@@ -29,8 +30,10 @@ export interface SsoDeps {
   sealer: Sealer
   /** The shared OpenID Connect relying party (src/platform/auth/oidc.ts). */
   rp: OidcRelyingParty
-  /** Whether an `http://` issuer off loopback is accepted (the operator's choice, for a lab). */
+  /** Whether an `http://` issuer off loopback is accepted (`sso.allow_http_issuer`, the operator's choice, for a lab). */
   allowHttpIssuer: boolean
+  /** The rate limit of the sign-in's start, per client address. */
+  limits: SsoLimits
   accounts: AccountsService
   audit: AuditService
   workspaces: WorkspacesService

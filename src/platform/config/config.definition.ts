@@ -216,6 +216,20 @@ export const configDefinition = {
       kind: { type: 'bool' },
     }),
   },
+  sso: {
+    allow_http_issuer: leaf({
+      doc: "Accept a workspace's single sign-on issuer on http:// that is not on a loopback address (an air-gapped lab): the codes, tokens and the client secret then cross the network in the clear. Off by default: https, or http:// on loopback only.",
+      env: 'ENGRAM_SSO_ALLOW_HTTP_ISSUER',
+      default: false,
+      kind: { type: 'bool' },
+    }),
+    start_per_ip_minute: leaf({
+      doc: 'Single sign-on starts (POST /auth/sso/start) accepted per client address per minute (an IPv6 client counts by its /64); each one costs a look-up at the provider.',
+      env: 'ENGRAM_SSO_START_PER_IP_MINUTE',
+      default: 20,
+      kind: { type: 'int', min: 1, max: 100000 },
+    }),
+  },
   email: {
     transport: leaf({
       doc: 'How verification, password-reset and invitation links reach people. log (no mail server): each link is written to the server log as a warn line for the operator to pass on, never answered. An smtp:// or smtps:// URL: mailed. disabled: the link is answered in the response to whoever asked, so anyone who can reach the server can take over any account; only for a machine nobody else can reach.',
