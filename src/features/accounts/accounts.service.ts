@@ -113,7 +113,8 @@ export class AccountsService {
 
   /**
    * `POST /auth/login`: the password pair; refused for unverified, deactivated and suspended, and
-   * where the workspace enforces SSO unless an admin brings a recovery code.
+   * where the workspace enforces SSO unless an admin brings a recovery code. `via` names the method
+   * the session records when the password proves a provider link (`/auth/link`: `google`).
    */
   login(
     username: string,
@@ -121,8 +122,9 @@ export class AccountsService {
     remember: boolean,
     caller: Caller,
     recoveryCode?: string,
+    via = 'password',
   ): Promise<Token> {
-    return this.signIns.login(username, password, remember, caller, recoveryCode)
+    return this.signIns.login(username, password, remember, caller, recoveryCode, via)
   }
 
   /** Whether any workspace signs in through SSO: the sign-in page then offers it. */

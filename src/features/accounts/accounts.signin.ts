@@ -26,7 +26,8 @@ export class SignIn {
    * `POST /auth/login`: the password pair; refused for unverified, deactivated and suspended. Where
    * the workspace enforces SSO a password alone is refused (`sso_required`, said only once the
    * password proved right, so it tells a guesser nothing); an admin who also brings an unused
-   * recovery code is let in once (break-glass).
+   * recovery code is let in once (break-glass). `via` is the sign-in method the session and the
+   * audit row record: `password`, or the provider whose identity the password is linking (`google`).
    */
   async login(
     username: string,
@@ -34,6 +35,7 @@ export class SignIn {
     remember: boolean,
     caller: Caller,
     recoveryCode?: string,
+    via = 'password',
   ): Promise<Token> {
     this.limits.login(caller.ip, username)
     const user = findUserByEmail(this.d.db, normaliseEmail(username))
@@ -45,7 +47,7 @@ export class SignIn {
       if (user.emailVerifiedAt === null) throw fail('email_not_verified')
       if (user.status !== 'active') throw fail('account_disabled')
       if (this.d.workspaces.get(user.workspaceId)?.status !== 'active') throw fail('workspace_suspended')
-      let method = 'password'
+      let method = via
       if (this.d.sso.enforces(user.workspaceId)) {
         if (!recoveryCode || user.role !== 'admin') throw fail('sso_required')
         if (!this.d.sso.spendRecoveryCode(user.workspaceId, user.id, recoveryCode, caller)) {

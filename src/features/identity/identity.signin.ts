@@ -57,7 +57,10 @@ export class IdentitySignIn {
   /**
    * `POST /auth/link`: the account's password proves the person owns it (through password sign-in,
    * so its rate limits and refusals apply, single sign-on enforcement included); the identity is then
-   * linked and the answer is the session.
+   * linked and the answer is the session, recorded as made by the provider (`via: google`): the
+   * person signs in with it from now on. An account links one identity per issuer: one the account
+   * had at this issuer (the address was given to a new provider account) is replaced, since the
+   * password holder, not the address, decided.
    */
   async link(ticket: string, password: string, caller: Caller): Promise<Token> {
     const t = this.tickets.read(ticket)
@@ -67,8 +70,14 @@ export class IdentitySignIn {
     if (linked && linked.userId !== user.id) throw fail('identity_linked_elsewhere')
     if (user.status !== 'active') throw fail('account_disabled')
     if (this.d.sso.enforces(user.workspaceId)) throw fail('sso_required')
-    const token = await this.d.accounts.login(t.email, password, false, caller)
-    if (!linked) this.d.accounts.transaction(() => this.linkIdentity(user, t, caller))
+    const token = await this.d.accounts.login(t.email, password, false, caller, undefined, t.provider)
+    if (!linked) {
+      this.d.accounts.transaction(() => {
+        const earlier = this.d.repo.ofUserAt(user.id, t.issuer)
+        if (earlier) this.d.repo.delete(earlier.id)
+        this.linkIdentity(user, t, caller)
+      })
+    }
     return token
   }
 
