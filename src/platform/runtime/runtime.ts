@@ -14,6 +14,7 @@ import { OwnerLocks } from '../jobs/owner-locks'
 import { JobQueue } from '../jobs/queue'
 import { Scheduler } from '../jobs/scheduler'
 import type { Logger } from '../log/log'
+import { EnvelopeStore } from '../storage/envelope-store'
 import type { ObjectStore } from '../storage/object-store'
 
 export interface RuntimeDeps {
@@ -31,6 +32,8 @@ export interface Runtime {
   dispatcher: Dispatcher
   /** Outgoing email (disabled by default: links are then returned in responses). */
   mailer: Mailer
+  /** The object store features are given, sealing content under workspace keys once one is installed. */
+  envelope: EnvelopeStore
   /** Starts the runners asked for: the scheduler with `jobs`, the dispatcher with `events`. */
   start(o: { jobs: boolean; events: boolean }): void
   /** Stops the runners, the scheduler first, each once the work it had in flight has settled. */
@@ -73,11 +76,14 @@ export function createRuntime(d: RuntimeDeps): Runtime {
     owners: owners(),
   })
   const mailer = createMailer({ transport: d.config.email.transport, from: d.config.email.from, log })
+  // Every feature reads and writes objects through the envelope; the kms feature installs its keys.
+  const envelope = new EnvelopeStore(d.objects)
   return {
-    platform: { db, clock, random, log, objects: d.objects, queue, events },
+    platform: { db, clock, random, log, objects: envelope, queue, events },
     scheduler,
     dispatcher,
     mailer,
+    envelope,
     start(o) {
       if (o.jobs) scheduler.start()
       if (o.events) dispatcher.start()

@@ -66,6 +66,12 @@ export interface ObjectStore {
   presignPut(key: string, expiresSeconds: number): Promise<string | null>
   /** Removes leftovers of interrupted writes; run at start-up. Returns how many were removed. */
   sweepTemp(opts?: SweepOptions): Promise<number>
+  /**
+   * Throws when the workspace's content may not be read now (its encryption key is disabled:
+   * envelope-store.ts); the drivers themselves never refuse. Callers serving content from memory
+   * (warm caches, answers) ask it first, so a disabled key stops every read at once.
+   */
+  assertReadable(workspaceId: string): void
 }
 
 /** A write exceeded its `maxBytes`; nothing was stored. Callers map it to 413. */

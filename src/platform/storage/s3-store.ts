@@ -235,6 +235,9 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
+  /** Plain storage refuses no workspace (envelope-store.ts does, for a disabled key). */
+  assertReadable(_workspaceId: string): void {}
+
   async presignPut(key: string, expiresSeconds: number): Promise<string | null> {
     assertValidKey(key)
     await this.ensureBucket()

@@ -1,0 +1,288 @@
+// Envelope encryption in front of the object store (docs/governance.md, "Encryption at rest"). The
+// store does not know about keys: a feature installs a `Keyring` that, per workspace, says whether
+// its content may be read, hands out a fresh data key for each new object and unwraps the key an
+// object carries. Without a keyring, or for a workspace without a key, objects pass through plain.
+import {
+  HEADER_MIN,
+  isSealed,
+  newHeader,
+  openChunks,
+  parseHeader,
+  plainSize,
+  sealChunks,
+  withWrapped,
+} from './envelope-format'
+import type {
+  ObjectBody,
+  ObjectEntry,
+  ObjectHead,
+  ObjectStore,
+  PutOptions,
+  PutResult,
+  SweepOptions,
+} from './object-store'
+import { bodyChunks, MeteredHash, readAll } from './streams'
+
+/** A data key for one new object: the key itself and the same key wrapped by the workspace key. */
+export interface DataKey {
+  plaintext: Uint8Array
+  wrapped: Uint8Array
+}
+
+/** The per-workspace key lookup a feature provides (src/features/kms). Its refusals propagate as they are. */
+export interface Keyring {
+  /** Throws when the workspace's content may not be read now (its key disabled). */
+  assertReadable(workspaceId: string): void
+  /** A fresh data key for a new object of the workspace, or null when the workspace keeps objects plain. */
+  dataKey(workspaceId: string): Promise<DataKey | null>
+  /** The data key an object of the workspace carries, unwrapped by the workspace key. */
+  unwrap(workspaceId: string, wrapped: Uint8Array): Promise<Uint8Array>
+}
+
+/** An object's first bytes looked at, and the whole object still to read. */
+interface Peeked {
+  head: Uint8Array
+  /** Every byte of the object, `head` included. */
+  rest: AsyncIterable<Uint8Array>
+  /** Stops reading (closes the file or connection), whether or not `rest` was started. */
+  close(): Promise<void>
+}
+
+/** The workspace an object key belongs to: keys are `<workspaceId>/...` (keys.ts). */
+export function workspaceOfKey(key: string): string {
+  return key.slice(0, key.indexOf('/'))
+}
+
+/**
+ * An ObjectStore that seals what it writes under the writing workspace's key and opens what it
+ * reads, streaming both ways. Sizes and SHA-256 reported by `put` and `head` are the plaintext's.
+ */
+export class EnvelopeStore implements ObjectStore {
+  private keyring: Keyring | null = null
+
+  constructor(readonly inner: ObjectStore) {}
+
+  get driver(): 'local' | 's3' {
+    return this.inner.driver
+  }
+
+  /** Installs the key lookup (once, by the feature that owns keys). */
+  install(keyring: Keyring): void {
+    this.keyring = keyring
+  }
+
+  assertReadable(workspaceId: string): void {
+    this.keyring?.assertReadable(workspaceId)
+  }
+
+  async put(key: string, body: ObjectBody, opts: PutOptions = {}): Promise<PutResult> {
+    const dk = this.keyring ? await this.keyring.dataKey(workspaceOfKey(key)) : null
+    if (!dk) return this.inner.put(key, body, opts)
+    const meter = new MeteredHash(opts.maxBytes)
+    const metered = async function* () {
+      for await (const c of bodyChunks(body)) {
+        meter.update(c)
+        yield c
+      }
+    }
+    const sealed = streamOf(sealChunks(dk.plaintext, newHeader(dk.wrapped), metered()))
+    await this.inner.put(key, sealed, { contentType: opts.contentType })
+    return { key, size: meter.size, sha256: meter.digest() }
+  }
+
+  async get(key: string): Promise<ReadableStream<Uint8Array> | null> {
+    const ws = workspaceOfKey(key)
+    this.assertReadable(ws)
+    const peeked = await this.peek(key)
+    if (!peeked) return null
+    if (!isSealed(peeked.head)) return streamOf(peeked.rest)
+    try {
+      const header = await headerOf(peeked)
+      const dataKey = await this.keyring!.unwrap(ws, header.wrapped)
+      return streamOf(openChunks(dataKey, header.fixed, skip(peeked.rest, header.length)))
+    } catch (e) {
+      await peeked.close()
+      throw e
+    }
+  }
+
+  async getBytes(key: string): Promise<Uint8Array | null> {
+    const s = await this.get(key)
+    return s ? readAll(s) : null
+  }
+
+  async getText(key: string): Promise<string | null> {
+    const b = await this.getBytes(key)
+    return b ? new TextDecoder().decode(b) : null
+  }
+
+  /** The plaintext size: a sealed object's header is read (no key needed) to take it off. */
+  async head(key: string): Promise<ObjectHead | null> {
+    const h = await this.inner.head(key)
+    if (!h || h.size < HEADER_MIN) return h
+    const peeked = await this.peek(key)
+    if (!peeked || !isSealed(peeked.head)) return h
+    const header = await headerOf(peeked, true)
+    return { ...h, size: plainSize(h.size, header.length) }
+  }
+
+  delete(key: string): Promise<void> {
+    return this.inner.delete(key)
+  }
+
+  deletePrefix(prefix: string): Promise<number> {
+    return this.inner.deletePrefix(prefix)
+  }
+
+  /** Listed sizes are the stored ones (a sealed object's header and tags included). */
+  list(prefix: string): AsyncIterable<ObjectEntry> {
+    return this.inner.list(prefix)
+  }
+
+  /** Bytes put through the URL reach the bucket plain; they are sealed by the next write or pass. */
+  presignPut(key: string, expiresSeconds: number): Promise<string | null> {
+    return this.inner.presignPut(key, expiresSeconds)
+  }
+
+  sweepTemp(opts?: SweepOptions): Promise<number> {
+    return this.inner.sweepTemp(opts)
+  }
+
+  /** Whether the stored object is sealed; null when there is none. Reads only its first bytes. */
+  async sealedState(key: string): Promise<boolean | null> {
+    const peeked = await this.peek(key)
+    if (!peeked) return null
+    const sealed = isSealed(peeked.head)
+    await peeked.close()
+    return sealed
+  }
+
+  /**
+   * Seals a plain object in place under its workspace's key (objects written before the key was
+   * set); returns whether it did. A sealed object, a missing one, or a workspace without a key: false.
+   */
+  async sealInPlace(key: string): Promise<boolean> {
+    const peeked = await this.peek(key)
+    if (!peeked) return false
+    try {
+      const dk =
+        isSealed(peeked.head) || !this.keyring ? null : await this.keyring.dataKey(workspaceOfKey(key))
+      if (dk) {
+        await this.inner.put(key, streamOf(sealChunks(dk.plaintext, newHeader(dk.wrapped), peeked.rest)))
+        return true
+      }
+    } finally {
+      await peeked.close()
+    }
+    return false
+  }
+
+  /**
+   * Rotation: gives the object's wrapped data key to `rewrap` and stores what it returns in its
+   * place, copying the encrypted content unchanged. Returns whether the object was rewritten.
+   */
+  async rewrapInPlace(
+    key: string,
+    rewrap: (wrapped: Uint8Array) => Promise<Uint8Array | null>,
+  ): Promise<boolean> {
+    const peeked = await this.peek(key)
+    if (!peeked) return false
+    try {
+      if (!isSealed(peeked.head)) return false
+      const header = await headerOf(peeked)
+      const next = await rewrap(header.wrapped)
+      if (!next) return false
+      const content = skip(peeked.rest, header.length)
+      const body = async function* () {
+        yield withWrapped(header.fixed, next)
+        yield* content
+      }
+      await this.inner.put(key, streamOf(body()))
+      return true
+    } finally {
+      await peeked.close()
+    }
+  }
+
+  /** The object's first bytes (enough for a header's fixed part), and all of it still to read. */
+  private async peek(key: string): Promise<Peeked | null> {
+    const stream = await this.inner.get(key)
+    if (!stream) return null
+    const it = bodyChunks(stream)
+    const seen: Uint8Array[] = []
+    let size = 0
+    while (size < HEADER_MIN) {
+      const r = await it.next()
+      if (r.done) break
+      seen.push(r.value)
+      size += r.value.byteLength
+    }
+    const head = Buffer.concat(seen)
+    const rest = async function* () {
+      if (head.byteLength > 0) yield new Uint8Array(head.buffer, head.byteOffset, head.byteLength)
+      yield* it
+    }
+    const close = async () => {
+      await it.return(undefined)
+    }
+    return { head: new Uint8Array(head.buffer, head.byteOffset, head.byteLength), rest: rest(), close }
+  }
+}
+
+/**
+ * The header of a peeked sealed object. It usually fits in the first chunk read; otherwise the
+ * object's bytes are read on, and the caller gets the same `rest` (reading resumes after them).
+ */
+async function headerOf(p: Peeked, thenCancel = false) {
+  let header = parseHeader(p.head)
+  if (!header) {
+    const it = p.rest[Symbol.asyncIterator]()
+    const seen: Uint8Array[] = []
+    for (;;) {
+      const r = await it.next()
+      if (r.done) throw new Error('a sealed object ends inside its header')
+      seen.push(r.value)
+      header = parseHeader(Buffer.concat(seen))
+      if (header) break
+    }
+    const all = Buffer.concat(seen)
+    p.rest = (async function* () {
+      yield new Uint8Array(all.buffer, all.byteOffset, all.byteLength)
+      yield* { [Symbol.asyncIterator]: () => it }
+    })()
+  }
+  if (thenCancel) await p.close()
+  return header
+}
+
+/** The bytes of `source` after its first `n`. */
+async function* skip(source: AsyncIterable<Uint8Array>, n: number): AsyncGenerator<Uint8Array> {
+  let left = n
+  for await (const c of source) {
+    if (left >= c.byteLength) {
+      left -= c.byteLength
+      continue
+    }
+    yield left > 0 ? c.subarray(left) : c
+    left = 0
+  }
+}
+
+/** A web stream pulling from an async iterable, which it closes when the reader cancels. */
+function streamOf(source: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> {
+  const it = source[Symbol.asyncIterator]()
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const r = await it.next()
+        if (r.done) controller.close()
+        else controller.enqueue(r.value)
+      } catch (e) {
+        controller.error(e)
+      }
+    },
+    async cancel() {
+      await it.return?.()
+    },
+  })
+}
