@@ -37,4 +37,10 @@ describe('rows are sentences of their own', () => {
     ]
     expect(spans(rows.join('\n'))).toEqual(rows)
   })
+
+  test('a line whose "; " parts are not all cells is prose, split at its sentence ends', () => {
+    expect(
+      spans('Note: prices rose; the company grew; Result: fine. Sales fell in May.\nNext line here.'),
+    ).toEqual(['Note: prices rose; the company grew; Result: fine.', 'Sales fell in May.', 'Next line here.'])
+  })
 })

@@ -23,11 +23,17 @@ const MAX_SENTENCE_CHARS = 600
 // Gentoo; ..."). (A Markdown table's lines are text, read as before: a row of cells between bars,
 // short and dense in words, would otherwise outrank the prose that answers.)
 const ROW_LINE = /^[^:;\n]{1,80}: [^\n]*; [^:;\n]{1,80}: /
+// Each cell of a row: a header and its value.
+const CELL = /^[^:;\n]{1,80}: /
 
-/** Whether the line starting at `lineStart` is a table row. */
+/**
+ * Whether the line starting at `lineStart` is a table row: every "; "-separated part of it a header
+ * and its value (prose such as "Note: prices rose; the company grew. Sales ..." has a part without one).
+ */
 function isRowLine(text: string, lineStart: number): boolean {
   const end = text.indexOf('\n', lineStart)
-  return ROW_LINE.test(text.slice(lineStart, end < 0 ? text.length : end))
+  const line = text.slice(lineStart, end < 0 ? text.length : end)
+  return ROW_LINE.test(line) && line.split('; ').every((part) => CELL.test(part))
 }
 
 /**
