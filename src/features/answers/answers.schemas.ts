@@ -97,7 +97,7 @@ export const Metrics = namedObject(
 export const AnswerFlags = {
   short_answer: Type.Union([Type.String(), Type.Null()], {
     description:
-      'The exact span answering a fact question (who, when, where, how many, which): a name, a date, a number, picked from the cited sentence. The extractive `answer` leads with it, then the supporting sentence and its citation. Null when the answer was declined, when the question does not ask for a fact (why, how), or when a model server wrote the answer.',
+      'The exact span answering a fact question (who, when, where, how many, which): a name, a date, a number, picked from the cited sentence. The extractive `answer` leads with it when it reads as an answer on its own (not a fragment of its sentence), then the supporting sentence and its citation. Null when the answer was declined, when the question does not ask for a fact (why, how), or when a model server wrote the answer.',
   }),
   answered: Type.Boolean({
     description:

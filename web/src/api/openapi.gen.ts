@@ -3566,7 +3566,7 @@ export interface components {
         };
         ChatResp: {
             answer: string;
-            /** @description The exact span answering a fact question (who, when, where, how many, which): a name, a date, a number, picked from the cited sentence. The extractive `answer` leads with it, then the supporting sentence and its citation. Null when the answer was declined, when the question does not ask for a fact (why, how), or when a model server wrote the answer. */
+            /** @description The exact span answering a fact question (who, when, where, how many, which): a name, a date, a number, picked from the cited sentence. The extractive `answer` leads with it when it reads as an answer on its own (not a fragment of its sentence), then the supporting sentence and its citation. Null when the answer was declined, when the question does not ask for a fact (why, how), or when a model server wrote the answer. */
             short_answer: string | null;
             /** @description False when the documents of the base do not answer the question (no passage supports an answer, or the model server found no answer in the passages it was given): `answer` then says so and cites nothing, and `sources` are only the closest passages found, not evidence. */
             answered: boolean;
@@ -3610,7 +3610,7 @@ export interface components {
         ChatHeadEvent: {
             /** @constant */
             head: true;
-            /** @description The exact span answering a fact question (who, when, where, how many, which): a name, a date, a number, picked from the cited sentence. The extractive `answer` leads with it, then the supporting sentence and its citation. Null when the answer was declined, when the question does not ask for a fact (why, how), or when a model server wrote the answer. */
+            /** @description The exact span answering a fact question (who, when, where, how many, which): a name, a date, a number, picked from the cited sentence. The extractive `answer` leads with it when it reads as an answer on its own (not a fragment of its sentence), then the supporting sentence and its citation. Null when the answer was declined, when the question does not ask for a fact (why, how), or when a model server wrote the answer. */
             short_answer: string | null;
             /** @description False when the documents of the base do not answer the question (no passage supports an answer, or the model server found no answer in the passages it was given): `answer` then says so and cites nothing, and `sources` are only the closest passages found, not evidence. */
             answered: boolean;
@@ -3859,7 +3859,7 @@ export interface components {
         };
         McpQueryResp: {
             answer: string;
-            /** @description The exact span answering a fact question (who, when, where, how many, which): a name, a date, a number, picked from the cited sentence. The extractive `answer` leads with it, then the supporting sentence and its citation. Null when the answer was declined, when the question does not ask for a fact (why, how), or when a model server wrote the answer. */
+            /** @description The exact span answering a fact question (who, when, where, how many, which): a name, a date, a number, picked from the cited sentence. The extractive `answer` leads with it when it reads as an answer on its own (not a fragment of its sentence), then the supporting sentence and its citation. Null when the answer was declined, when the question does not ask for a fact (why, how), or when a model server wrote the answer. */
             short_answer: string | null;
             /** @description False when the documents of the base do not answer the question (no passage supports an answer, or the model server found no answer in the passages it was given): `answer` then says so and cites nothing, and `sources` are only the closest passages found, not evidence. */
             answered: boolean;
