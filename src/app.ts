@@ -21,6 +21,7 @@ import { sourcesFeature } from './features/sources/sources.feature'
 import { ssoFeature } from './features/sso/sso.feature'
 import { statusFeature } from './features/status/status.feature'
 import { usageFeature } from './features/usage/usage.feature'
+import { webhooksFeature } from './features/webhooks/webhooks.feature'
 import { workspacesFeature } from './features/workspaces/workspaces.feature'
 import { type Feature, install, ordered, startAll, stopAll } from './platform/feature/feature'
 import { createHttpApp } from './platform/http/http-app'
@@ -33,7 +34,7 @@ export const VERSION: string = pkg.version
 /** The order routes are mounted in, the spec's (the OpenAPI document follows it), after the service's own. */
 const MOUNT_ORDER =
   `console corpora ingest sources onboarding answers economics scale mcp accounts identity members sso allowlist
-  keys usage status platform-info workspaces audit engine`.split(/\s+/)
+  keys webhooks usage status platform-info workspaces audit engine`.split(/\s+/)
 
 /**
  * Composes the features into one app: the runtime (queue, scheduler, outbox, dispatcher, mailer),
@@ -97,6 +98,7 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
   const onboarding = use(onboardingFeature(p, { config: c.onboarding, corpora, ingest, engine, readable }))
   const answers = use(answersFeature(p, { llm: c.llm, engineLimits: c.engine, corpora, engine }))
   use(usageFeature(p, { accounts, keys, corpora, engine, answers }))
+  use(webhooksFeature(p, { config: c.webhooks, secret, version }))
   const mcp = use(mcpFeature(p, { version, maxBodyBytes: c.server.max_body_bytes, corpora, answers }))
   const economics = use(economicsFeature(p, { rates: c.rates, corpora, answers, onboarding, engine }))
   use(scaleFeature(p, { config: c.scale_test, corpora, answers, economics }))
@@ -105,15 +107,13 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
   use(consoleFeature())
   // The service's own pages describe every route, so they come last here; they are mounted first.
   const routes = [...install(ordered(list, MOUNT_ORDER), rt), ...extraRoutes]
-  const frozenRemovalDate = c.api.frozen_removal_date
-  const service = serviceFeature({ version, frozenRemovalDate, routes })
-  const docs = use(service)
+  const service = serviceFeature({ version, frozenRemovalDate: c.api.frozen_removal_date, routes })
   return {
     list,
     routes: [...(service.routes ?? []), ...routes],
     authenticate: signIn.authenticate,
     admit: allowlist.admit,
-    docs,
+    docs: use(service),
     services: { mcp, engine, ingest, onboarding },
   }
 }

@@ -275,6 +275,12 @@ export async function tenant(t: TestApp): Promise<Tenant> {
     201,
   )
   const base = await baseObjects(t, admin.token, connection.id)
+  // A public address as a literal (no lookup); the walk never runs the queue, so nothing is sent.
+  const webhook = await call<{ id: string }>(
+    '/v1/webhooks',
+    { method: 'POST', json: { url: 'https://93.184.216.34/walk', events: ['document.ready'] } },
+    201,
+  )
   const boundKey = await mintKey(t, admin.token, [...SCOPES], { corpus_ids: [base.corpus_id] })
   await call('/v1/admin/invites', { method: 'POST', json: { email: `pending-${admin.userId}@example.com` } })
   const members = await call<{ invites: { id: string }[] }>('/v1/admin/members')
@@ -291,6 +297,7 @@ export async function tenant(t: TestApp): Promise<Tenant> {
       invite_id: members.invites[0]!.id,
       user_id: member.userId,
       connection_id: connection.id,
+      webhook_id: webhook.id,
     },
   }
 }

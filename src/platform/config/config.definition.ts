@@ -673,6 +673,44 @@ export const configDefinition = {
       kind: { type: 'int', min: 1, max: 10_080 },
     }),
   },
+  webhooks: {
+    allow_http: leaf({
+      doc: 'Let workspaces subscribe plain-http webhook endpoints. Off by default: a delivery carries its payload and signature in the clear over http. Turn on only for a lab or tests.',
+      env: 'ENGRAM_WEBHOOKS_ALLOW_HTTP',
+      default: false,
+      kind: { type: 'bool' },
+    }),
+    allow_private_networks: leaf({
+      doc: 'Let webhook endpoints be on private, unique-local and carrier-grade NAT addresses (a receiver inside the company network). Off by default: a workspace could otherwise make this server post to services behind its edge. Link-local and cloud metadata addresses are always refused.',
+      env: 'ENGRAM_WEBHOOKS_ALLOW_PRIVATE_NETWORKS',
+      default: false,
+      kind: { type: 'bool' },
+    }),
+    allow_loopback: leaf({
+      doc: "Let webhook endpoints be on loopback and this server's own addresses. Off by default (the services of this machine); turn on only for an evaluation on one machine or tests with a receiver on loopback.",
+      env: 'ENGRAM_WEBHOOKS_ALLOW_LOOPBACK',
+      default: false,
+      kind: { type: 'bool' },
+    }),
+    timeout_ms: leaf({
+      doc: 'Longest one delivery attempt may take (connecting, sending, the status line), in milliseconds; past it the attempt counts as failed and is retried.',
+      env: 'ENGRAM_WEBHOOKS_TIMEOUT_MS',
+      default: 10_000,
+      kind: { type: 'int', min: 100, max: 60_000 },
+    }),
+    disable_after_failures: leaf({
+      doc: 'An endpoint is disabled after this many failed attempts in a row (any success resets the count), once the first of them is at least disable_after_hours old. A disabled endpoint gets nothing until an admin enables it again.',
+      env: 'ENGRAM_WEBHOOKS_DISABLE_AFTER_FAILURES',
+      default: 5,
+      kind: { type: 'int', min: 1, max: 10_000 },
+    }),
+    disable_after_hours: leaf({
+      doc: 'How long an endpoint must have been failing (since the first failed attempt of its run of failures) before it is disabled; 0 disables on the count alone.',
+      env: 'ENGRAM_WEBHOOKS_DISABLE_AFTER_HOURS',
+      default: 24,
+      kind: { type: 'int', min: 0, max: 720 },
+    }),
+  },
   rates: {
     cpu_second_usd: leaf({
       doc: 'Rate card: price of one CPU-second of query or onboarding work, in USD (about $0.0425 a vCPU-hour).',

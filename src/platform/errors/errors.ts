@@ -150,6 +150,11 @@ export const errorTable = {
     message:
       'This Idempotency-Key was already used. The first response carried a secret that is not stored, so it cannot be replayed; send a new Idempotency-Key to make another request.',
   },
+  webhook_disabled: {
+    status: 409,
+    message: 'The webhook endpoint is disabled after failing deliveries. Enable it again first.',
+  },
+  webhook_limit_reached: { status: 409, message: 'The workspace has as many webhook endpoints as it may.' },
   sync_in_progress: { status: 409, message: 'A sync of this source is already running.' },
   import_in_progress: { status: 409, message: 'An import for this base is already running.' },
   connection_in_use: {

@@ -1,0 +1,256 @@
+import type { Static } from '@sinclair/typebox'
+import type { Actor, Principal } from '../../platform/auth/principal'
+import { actorOf } from '../../platform/auth/principal'
+import { type Clock, iso } from '../../platform/clock/clock'
+import { newId, type Random } from '../../platform/crypto/random'
+import type { Sealer } from '../../platform/crypto/sealed'
+import type { Db } from '../../platform/db/db'
+import { transaction } from '../../platform/db/transaction'
+import { fail, notFound, validationFailed } from '../../platform/errors/errors'
+import type { Outbox } from '../../platform/events/outbox'
+import type { JobQueue } from '../../platform/jobs/queue'
+import { EgressDenied } from '../../platform/net/egress'
+import { keysetPage, type ListResult, type PageRequest } from '../../platform/paging/paging'
+import type { Deliveries } from './webhooks.deliveries'
+import { type Destinations, urlProblem, type WebhooksConfig } from './webhooks.destinations'
+import { TEST_EVENT_TYPE } from './webhooks.events'
+import type { AttemptRow, DeliveryRow, EndpointRow, WebhooksRepo } from './webhooks.repo'
+import type {
+  WebhookCreatedResp,
+  WebhookCreateReq,
+  WebhookDeliveryResp,
+  WebhookResp,
+  WebhookTestResp,
+} from './webhooks.schemas'
+
+type Resp = Static<typeof WebhookResp>
+
+/** Endpoints one workspace may have. */
+export const MAX_ENDPOINTS = 20
+/** Random bytes of a signing secret (Standard Webhooks asks for 24 to 64). */
+const SECRET_BYTES = 32
+
+/** Where a request came from, for the audit trail. */
+export interface Caller {
+  ip: string
+  requestId: string
+}
+
+export interface WebhooksServiceDeps {
+  db: Db
+  clock: Clock
+  random: Random
+  events: Outbox
+  queue: JobQueue
+  repo: WebhooksRepo
+  sealer: Sealer
+  destinations: Destinations
+  deliveries: Deliveries
+  config: WebhooksConfig
+}
+
+/** The endpoint changes told to the audit log (the system's `webhook.disabled` is told by deliveries). */
+type EndpointChange = 'webhook.created' | 'webhook.deleted' | 'webhook.enabled'
+
+const t = (ms: number | null) => (ms === null ? null : iso(new Date(ms)))
+
+/** The wire form of an endpoint (never its secret). */
+export function webhookResp(e: EndpointRow): Resp {
+  return {
+    id: e.id,
+    url: e.url,
+    description: e.description,
+    events: JSON.parse(e.events) as string[],
+    enabled: e.enabled,
+    disabled_reason: e.disabledReason === 'failures' ? 'failures' : null,
+    disabled_at: t(e.disabledAt),
+    consecutive_failures: e.consecutiveFailures,
+    last_delivery:
+      e.lastAt === null
+        ? null
+        : {
+            at: iso(new Date(e.lastAt)),
+            event_type: e.lastEventType ?? '',
+            attempt: e.lastAttempt ?? 1,
+            status_code: e.lastStatusCode,
+            ok: e.lastOk === true,
+          },
+    created_at: iso(new Date(e.createdAt)),
+  }
+}
+
+/** A workspace's webhook endpoints: subscribe (secret shown once), list, delete, enable, test. */
+export class WebhooksService {
+  constructor(private readonly d: WebhooksServiceDeps) {}
+
+  /** `POST /v1/webhooks`: the URL is judged now (and again at every delivery). */
+  async create(
+    p: Principal,
+    body: Static<typeof WebhookCreateReq>,
+    caller: Caller,
+  ): Promise<Static<typeof WebhookCreatedResp>> {
+    const url = body.url.trim()
+    const problem = urlProblem(url, this.d.config.allow_http)
+    if (problem) throw validationFailed([{ loc: ['body', 'url'], msg: problem, type: 'value_error' }])
+    const twice = body.events.findIndex((x, i) => body.events.indexOf(x) !== i)
+    if (twice >= 0) {
+      const msg = `${body.events[twice]} is listed twice`
+      throw validationFailed([{ loc: ['body', 'events', twice], msg, type: 'value_error' }])
+    }
+    try {
+      await this.d.destinations.check(url)
+    } catch (e) {
+      if (e instanceof EgressDenied) throw fail('egress_denied', e.message)
+      throw e
+    }
+    const id = newId(this.d.random, 'wh')
+    const secret = `whsec_${Buffer.from(this.d.random.bytes(SECRET_BYTES)).toString('base64')}`
+    const row: EndpointRow = {
+      id,
+      workspaceId: p.workspaceId,
+      url,
+      description: (body.description ?? '').trim(),
+      events: JSON.stringify(body.events),
+      secretSealed: this.d.sealer.seal(secret, id),
+      enabled: true,
+      disabledReason: null,
+      disabledAt: null,
+      consecutiveFailures: 0,
+      failingSince: null,
+      lastAt: null,
+      lastEventType: null,
+      lastAttempt: null,
+      lastStatusCode: null,
+      lastOk: null,
+      createdBy: p.userId ?? p.keyId,
+      createdAt: this.now(),
+    }
+    transaction(this.d.db, () => {
+      if (this.d.repo.countEndpoints(p.workspaceId) >= MAX_ENDPOINTS) {
+        throw fail(
+          'webhook_limit_reached',
+          `A workspace may have at most ${MAX_ENDPOINTS} webhook endpoints.`,
+        )
+      }
+      this.d.repo.insertEndpoint(row)
+      this.told('webhook.created', row, actorOf(p, caller.ip, caller.requestId), { events: body.events })
+    })
+    return { ...webhookResp(row), secret }
+  }
+
+  /** `GET /v1/webhooks`: newest first. */
+  list(workspaceId: string, page: PageRequest | null): ListResult<Resp> {
+    const total = this.d.repo.countEndpoints(workspaceId)
+    const rows = this.d.repo.listEndpoints(workspaceId, page?.after ?? null, page ? page.limit + 1 : null)
+    return keysetPage(rows, page?.limit ?? rows.length, (r) => [r.createdAt, r.id], webhookResp, total)
+  }
+
+  /** One endpoint; another workspace's answers 404 like a missing one. */
+  get(workspaceId: string, id: string): Resp {
+    return webhookResp(this.find(workspaceId, id))
+  }
+
+  /** `DELETE /v1/webhooks/{id}`: the endpoint, its deliveries and their attempts; queued ones stop. */
+  remove(p: Principal, id: string, caller: Caller): void {
+    transaction(this.d.db, () => {
+      const e = this.find(p.workspaceId, id)
+      this.d.repo.deleteEndpoint(p.workspaceId, id)
+      this.d.queue.cancelSubject(p.workspaceId, id)
+      this.told('webhook.deleted', e, actorOf(p, caller.ip, caller.requestId))
+    })
+  }
+
+  /** `POST /v1/webhooks/{id}/enable`: a disabled endpoint receives again (new events only). */
+  enable(p: Principal, id: string, caller: Caller): Resp {
+    return transaction(this.d.db, () => {
+      const e = this.find(p.workspaceId, id)
+      if (this.d.repo.enable(e.id)) this.told('webhook.enabled', e, actorOf(p, caller.ip, caller.requestId))
+      return webhookResp(this.find(p.workspaceId, id))
+    })
+  }
+
+  /** `POST /v1/webhooks/{id}/test`: queues a `webhook.test` delivery, whatever the endpoint subscribes to. */
+  sendTest(workspaceId: string, id: string, message: string | undefined): Static<typeof WebhookTestResp> {
+    return transaction(this.d.db, () => {
+      const e = this.find(workspaceId, id)
+      if (!e.enabled) throw fail('webhook_disabled')
+      const deliveryId = this.send(e, null, TEST_EVENT_TYPE, {
+        webhook_id: e.id,
+        message: message ?? 'A test event from Engram.',
+      })
+      return { delivery_id: deliveryId, event_type: TEST_EVENT_TYPE, status: 'pending' }
+    })
+  }
+
+  /** Queues an event to an endpoint; returns the delivery id (the `webhook-id`). */
+  send(e: EndpointRow, eventId: string | null, type: string, data: object, at = this.now()): string {
+    const id = newId(this.d.random, 'msg')
+    const body = JSON.stringify({ type, timestamp: iso(new Date(at)), data })
+    const created = this.now()
+    this.d.deliveries.queue(e, {
+      id,
+      workspaceId: e.workspaceId,
+      endpointId: e.id,
+      eventId,
+      eventType: type,
+      body,
+      createdAt: created,
+    })
+    return id
+  }
+
+  /** `GET /v1/webhooks/{id}/deliveries`: newest first, each with its attempts. */
+  deliveries(
+    workspaceId: string,
+    id: string,
+    page: PageRequest | null,
+  ): ListResult<Static<typeof WebhookDeliveryResp>> {
+    const e = this.find(workspaceId, id)
+    const total = this.d.repo.countDeliveries(e.id)
+    const rows = this.d.repo.listDeliveries(e.id, page?.after ?? null, page ? page.limit + 1 : null)
+    const shown = page ? rows.slice(0, page.limit) : rows
+    const attempts = new Map<string, AttemptRow[]>()
+    for (const a of this.d.repo.attemptsOf(shown.map((r) => r.id))) {
+      attempts.set(a.deliveryId, [...(attempts.get(a.deliveryId) ?? []), a])
+    }
+    const resp = (r: DeliveryRow) => deliveryResp(r, attempts.get(r.id) ?? [])
+    return keysetPage(rows, page?.limit ?? rows.length, (r) => [r.createdAt, r.id], resp, total)
+  }
+
+  private find(workspaceId: string, id: string): EndpointRow {
+    const e = this.d.repo.findEndpoint(workspaceId, id)
+    if (!e) throw notFound('Webhook')
+    return e
+  }
+
+  /** Emits an endpoint change for the audit log, in the caller's transaction. */
+  private told(type: EndpointChange, e: EndpointRow, actor: Actor, extra: Record<string, unknown> = {}) {
+    this.d.events.emit(this.d.db, {
+      type,
+      workspaceId: e.workspaceId,
+      payload: { actor, target: { type: 'webhook', id: e.id }, details: { url: e.url, ...extra } },
+    })
+  }
+
+  private now(): number {
+    return this.d.clock.now().getTime()
+  }
+}
+
+function deliveryResp(r: DeliveryRow, attempts: AttemptRow[]): Static<typeof WebhookDeliveryResp> {
+  return {
+    id: r.id,
+    event_type: r.eventType,
+    status: r.status,
+    attempts: attempts.map((a) => ({
+      attempt: a.attempt,
+      at: iso(new Date(a.at)),
+      status_code: a.statusCode,
+      ok: a.ok,
+      error: a.error,
+      duration_ms: a.durationMs,
+    })),
+    next_attempt_at: t(r.nextAttemptAt),
+    created_at: iso(new Date(r.createdAt)),
+  }
+}

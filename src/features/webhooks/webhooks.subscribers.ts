@@ -1,0 +1,24 @@
+import type { Subscriber } from '../../platform/events/dispatcher'
+import { TOLD_EVENTS, type Told, webhookEventOf } from './webhooks.events'
+import type { WebhooksRepo } from './webhooks.repo'
+import type { WebhooksService } from './webhooks.service'
+
+/**
+ * Queues a delivery to every enabled endpoint of the event's workspace that subscribes to its
+ * webhook type. Transactional: the deliveries, their jobs and the record that the event was taken
+ * commit together, so each event is queued to each endpoint exactly once, crashes included.
+ */
+export function webhooksSubscriber(repo: WebhooksRepo, service: WebhooksService): Subscriber<Told> {
+  return {
+    name: 'webhooks',
+    types: TOLD_EVENTS,
+    transactional: true,
+    handle: (e) => {
+      const { type, data } = webhookEventOf(e)
+      for (const endpoint of repo.enabledEndpoints(e.workspaceId)) {
+        if (!(JSON.parse(endpoint.events) as string[]).includes(type)) continue
+        service.send(endpoint, e.id, type, data, e.occurredAt)
+      }
+    },
+  }
+}
