@@ -2592,7 +2592,7 @@ export interface paths {
         put?: never;
         /**
          * Where a work address signs in: its workspace's identity provider
-         * @description 404 `sso_not_configured` when no workspace set single sign-on up for the address's domain. The answer sets a short-lived cookie that binds the sign-in to this browser; the callback refuses a flow without it.
+         * @description 404 `sso_not_configured` when no workspace set single sign-on up for the address's domain. Limited per client address (`sso.start_per_ip_minute`, 429 `rate_limited` with `Retry-After`), every start counted. The answer sets a short-lived cookie that binds the sign-in to this browser; the callback refuses a flow without it.
          */
         post: operations["v1_post_v1_auth_sso_start"];
         delete?: never;
@@ -2612,7 +2612,7 @@ export interface paths {
         put?: never;
         /**
          * Where a work address signs in: its workspace's identity provider
-         * @description 404 `sso_not_configured` when no workspace set single sign-on up for the address's domain. The answer sets a short-lived cookie that binds the sign-in to this browser; the callback refuses a flow without it.
+         * @description 404 `sso_not_configured` when no workspace set single sign-on up for the address's domain. Limited per client address (`sso.start_per_ip_minute`, 429 `rate_limited` with `Retry-After`), every start counted. The answer sets a short-lived cookie that binds the sign-in to this browser; the callback refuses a flow without it.
          */
         post: operations["frozen_post_auth_sso_start"];
         delete?: never;
@@ -2797,6 +2797,138 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's webhook endpoints, newest first, each with its last delivery
+         * @description Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        get: operations["v1_get_v1_webhooks"];
+        put?: never;
+        /**
+         * Subscribe an endpoint to webhook events (the signing secret is shown once)
+         * @description The URL must be https (http only when the operator sets `webhooks.allow_http`) and may not reach link-local, cloud metadata, loopback or private addresses unless the operator allows them (422 `egress_denied`); it is judged again at every delivery. Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). At most 20 endpoints a workspace (409 `webhook_limit_reached`).
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         *
+         *     The answer carries a secret that is never stored, so an `Idempotency-Key` is not replayed here: the first request with a key runs, and any later one with the same key is refused with 409 `idempotency_key_reused` (send a new key to make another request).
+         */
+        post: operations["v1_post_v1_webhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook endpoint (never its secret)
+         * @description Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        get: operations["v1_get_v1_webhooks_webhook_id"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint, with its deliveries; queued deliveries are not sent
+         * @description Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        delete: operations["v1_delete_v1_webhooks_webhook_id"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable an endpoint disabled after failing deliveries (idempotent)
+         * @description Its run of failures is forgotten and new events are delivered again; deliveries ended when it was disabled are not sent.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        post: operations["v1_post_v1_webhooks_webhook_id_enable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue a `webhook.test` event to the endpoint, whatever it subscribes to
+         * @description Sent and retried like any delivery; follow it in the endpoint's deliveries. 409 `webhook_disabled` while the endpoint is disabled.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        post: operations["v1_post_v1_webhooks_webhook_id_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An endpoint's deliveries, newest first, each with its attempts
+         * @description Only the status of each answer is kept, never its body.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        get: operations["v1_get_v1_webhooks_webhook_id_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/usage": {
         parameters: {
             query?: never;
@@ -2970,6 +3102,198 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's audit log, newest first
+         * @description Every security-relevant action: sign-ins (and refused ones), passwords, single sign-on, keys, members and invitations, connections, deletions, downloads and exports. Each row carries its place in the workspace's hash chain (`seq`, `prev_hash`, `hash`). Filters: `actor` (a user or key id), `action` (`api_key.revoked`, or a family: `auth.*`), `target` (an id), `since` (at or after) and `until` (before), RFC 3339; all must hold. Another workspace's rows are never shown.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        get: operations["v1_get_v1_audit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's audit log, newest first
+         * @description Every security-relevant action: sign-ins (and refused ones), passwords, single sign-on, keys, members and invitations, connections, deletions, downloads and exports. Each row carries its place in the workspace's hash chain (`seq`, `prev_hash`, `hash`). Filters: `actor` (a user or key id), `action` (`api_key.revoked`, or a family: `auth.*`), `target` (an id), `since` (at or after) and `until` (before), RFC 3339; all must hold. Another workspace's rows are never shown.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        get: operations["frozen_get_audit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit/deletions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The deletion receipts, newest first
+         * @description One row per deleted file (`document.deleted`: base, file name, rows, `via` api, push or source, whether a build was running) and per deleted base (`corpus.deleted`: name, documents, rows, bytes). Filters: `actor` (a user or key id), `action` (`api_key.revoked`, or a family: `auth.*`), `target` (an id), `since` (at or after) and `until` (before), RFC 3339; all must hold. Another workspace's rows are never shown.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        get: operations["v1_get_v1_audit_deletions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit/deletions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The deletion receipts, newest first
+         * @description One row per deleted file (`document.deleted`: base, file name, rows, `via` api, push or source, whether a build was running) and per deleted base (`corpus.deleted`: name, documents, rows, bytes). Filters: `actor` (a user or key id), `action` (`api_key.revoked`, or a family: `auth.*`), `target` (an id), `since` (at or after) and `until` (before), RFC 3339; all must hold. Another workspace's rows are never shown.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        get: operations["frozen_get_audit_deletions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the audit log (CSV or JSON Lines), streamed
+         * @description The rows written before the export began, oldest first, with their hashes, so the chain can be checked away from the server. Streamed a batch at a time (bounded memory, whatever the size). The export is itself audited (`audit.exported`). Filters: `actor` (a user or key id), `action` (`api_key.revoked`, or a family: `auth.*`), `target` (an id), `since` (at or after) and `until` (before), RFC 3339; all must hold. Another workspace's rows are never shown.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        get: operations["v1_get_v1_audit_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the audit log (CSV or JSON Lines), streamed
+         * @description The rows written before the export began, oldest first, with their hashes, so the chain can be checked away from the server. Streamed a batch at a time (bounded memory, whatever the size). The export is itself audited (`audit.exported`). Filters: `actor` (a user or key id), `action` (`api_key.revoked`, or a family: `auth.*`), `target` (an id), `since` (at or after) and `until` (before), RFC 3339; all must hold. Another workspace's rows are never shown.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        get: operations["frozen_get_audit_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check the workspace's audit hash chain
+         * @description Walks every row in chain order: each must link to the row before (`prev_hash`), hold the next place (`seq`) and match its own hash. `first_broken` names the first row that does not (an altered, removed or inserted row), `head` the last sound row.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        get: operations["v1_get_v1_audit_verify"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check the workspace's audit hash chain
+         * @description Walks every row in chain order: each must link to the row before (`prev_hash`), hold the next place (`seq`) and match its own hash. `first_broken` names the first row that does not (an altered, removed or inserted row), `head` the last sound row.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        get: operations["frozen_get_audit_verify"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2977,7 +3301,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @enum {string} */
-                code: "bad_request" | "malformed_json" | "unknown_documents" | "invalid_token" | "provider_sign_in_failed" | "link_ticket_invalid" | "invalid_state" | "unauthorized" | "invalid_credentials" | "sso_token_invalid" | "wrong_password" | "forbidden" | "missing_scope" | "admin_required" | "email_not_verified" | "registration_closed" | "account_disabled" | "workspace_suspended" | "session_required" | "api_key_required" | "key_bound_to_bases" | "ip_not_allowed" | "invalid_recovery_code" | "sso_required" | "seat_cap_reached" | "sso_domain_not_claimed" | "not_found" | "google_not_configured" | "sso_not_configured" | "method_not_allowed" | "conflict" | "email_taken" | "identity_linked_elsewhere" | "sso_domain_taken" | "sso_not_enforced" | "would_lock_out" | "last_admin" | "cannot_remove_self" | "corpus_empty" | "nothing_to_train" | "training_in_progress" | "no_training_in_progress" | "corpus_not_ready" | "document_not_ready" | "scale_test_in_progress" | "idempotency_in_progress" | "idempotency_key_reused" | "sync_in_progress" | "import_in_progress" | "connection_in_use" | "upload_credentials_unavailable" | "payload_too_large" | "unsupported_media_type" | "validation_error" | "idempotency_mismatch" | "invalid_cursor" | "invalid_path" | "checksum_mismatch" | "content_missing" | "too_many_files" | "invalid_folder" | "folder_root_not_allowed" | "egress_denied" | "source_credentials_rejected" | "source_permission_denied" | "source_folder_not_found" | "rate_limited" | "source_unreachable" | "sso_provider_error" | "source_failed" | "provider_unavailable" | "internal_error" | "service_unavailable" | "serving_unavailable" | "source_rate_limited";
+                code: "bad_request" | "malformed_json" | "unknown_documents" | "invalid_token" | "provider_sign_in_failed" | "link_ticket_invalid" | "invalid_state" | "unauthorized" | "invalid_credentials" | "sso_token_invalid" | "wrong_password" | "forbidden" | "missing_scope" | "admin_required" | "email_not_verified" | "registration_closed" | "account_disabled" | "workspace_suspended" | "session_required" | "api_key_required" | "key_bound_to_bases" | "ip_not_allowed" | "invalid_recovery_code" | "sso_required" | "seat_cap_reached" | "sso_domain_not_claimed" | "not_found" | "google_not_configured" | "sso_not_configured" | "method_not_allowed" | "conflict" | "email_taken" | "identity_linked_elsewhere" | "sso_domain_taken" | "sso_not_enforced" | "would_lock_out" | "last_admin" | "cannot_remove_self" | "corpus_empty" | "nothing_to_train" | "training_in_progress" | "no_training_in_progress" | "corpus_not_ready" | "document_not_ready" | "scale_test_in_progress" | "idempotency_in_progress" | "idempotency_key_reused" | "webhook_disabled" | "webhook_limit_reached" | "sync_in_progress" | "import_in_progress" | "connection_in_use" | "upload_credentials_unavailable" | "payload_too_large" | "unsupported_media_type" | "validation_error" | "idempotency_mismatch" | "invalid_cursor" | "invalid_path" | "checksum_mismatch" | "content_missing" | "too_many_files" | "invalid_folder" | "folder_root_not_allowed" | "egress_denied" | "source_credentials_rejected" | "source_permission_denied" | "source_folder_not_found" | "rate_limited" | "source_unreachable" | "sso_provider_error" | "source_failed" | "provider_unavailable" | "internal_error" | "service_unavailable" | "serving_unavailable" | "source_rate_limited";
                 message: string;
                 status: number;
                 details?: unknown;
@@ -4276,6 +4600,101 @@ export interface components {
             /** @description Cursor of the next page; null on the last. */
             next_cursor: string | null;
         };
+        WebhookLastDelivery: {
+            /** Format: date-time */
+            at: string;
+            event_type: string;
+            /** @description Which attempt of its delivery it was (1 is the first). */
+            attempt: number;
+            /** @description The receiver's HTTP status; null when none came (a timeout, a refused address). */
+            status_code: number | null;
+            /** @description A 2xx answer. */
+            ok: boolean;
+        };
+        WebhookCreatedResp: {
+            id: string;
+            url: string;
+            description: string;
+            events: string[];
+            enabled: boolean;
+            /** @description `failures`: disabled after a run of failed deliveries; null while enabled. */
+            disabled_reason: "failures" | null;
+            disabled_at: string | null;
+            consecutive_failures: number;
+            /** @description The last attempt made to the endpoint, of any delivery; null before the first. */
+            last_delivery: components["schemas"]["WebhookLastDelivery"] | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The signing secret (`whsec_` + base64), for verifying `webhook-signature` per Standard Webhooks. Shown only here; kept encrypted. */
+            secret: string;
+        };
+        WebhookCreateReq: {
+            /** @description Where deliveries are POSTed: https (http only when the operator allows it), no user name or password, no fragment. Checked against the outbound rules now and at every delivery. */
+            url: string;
+            /** @description The event types delivered to it; at least one, each once. */
+            events: ("document.ready" | "document.failed" | "document.deleted" | "onboarding.finished" | "onboarding.failed" | "onboarding.cancelled" | "sync.finished" | "api_key.created" | "api_key.revoked" | "member.joined" | "member.removed")[];
+            /** Format: text */
+            description?: string;
+        };
+        WebhookResp: {
+            id: string;
+            url: string;
+            description: string;
+            events: string[];
+            enabled: boolean;
+            /** @description `failures`: disabled after a run of failed deliveries; null while enabled. */
+            disabled_reason: "failures" | null;
+            disabled_at: string | null;
+            consecutive_failures: number;
+            /** @description The last attempt made to the endpoint, of any delivery; null before the first. */
+            last_delivery: components["schemas"]["WebhookLastDelivery"] | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        WebhookRespPage: {
+            items: components["schemas"]["WebhookResp"][];
+            /** @description Cursor of the next page; null on the last. */
+            next_cursor: string | null;
+        };
+        WebhookTestResp: {
+            delivery_id: string;
+            /** @constant */
+            event_type: "webhook.test";
+            /** @constant */
+            status: "pending";
+        };
+        WebhookTestReq: {
+            /**
+             * Format: text
+             * @description Carried in the data as `message`.
+             */
+            message?: string;
+        };
+        WebhookAttemptResp: {
+            attempt: number;
+            /** Format: date-time */
+            at: string;
+            status_code: number | null;
+            ok: boolean;
+            error: string | null;
+            duration_ms: number;
+        };
+        WebhookDeliveryResp: {
+            /** @description The `webhook-id` header: the same on every attempt. */
+            id: string;
+            event_type: string;
+            status: "pending" | "succeeded" | "failed";
+            attempts: components["schemas"]["WebhookAttemptResp"][];
+            /** @description When a pending delivery is tried next. */
+            next_attempt_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        WebhookDeliveryRespPage: {
+            items: components["schemas"]["WebhookDeliveryResp"][];
+            /** @description Cursor of the next page; null on the last. */
+            next_cursor: string | null;
+        };
         Period: {
             /** @description First day (YYYY-MM-DD, UTC). */
             start: string;
@@ -4423,6 +4842,53 @@ export interface components {
                 /** @description Largest JSON body of the push protocol (a manifest, an upsert). */
                 max_json_bytes: number;
             };
+        };
+        AuditEntryResp: {
+            id: string;
+            /** @description Place in the workspace's chain, from 1. */
+            seq: number;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Dotted action name, e.g. `auth.sign_in`, `document.deleted`. */
+            action: string;
+            /** @description `user`, `api_key` or `system`. */
+            actor_type: string;
+            actor_id: string | null;
+            target_type: string | null;
+            target_id: string | null;
+            /** @description Facts of the action; never a secret. */
+            details: {
+                [key: string]: unknown;
+            };
+            /** @description The client's address. */
+            ip: string | null;
+            request_id: string | null;
+            /** @description The previous row's `hash`; null for the first row. */
+            prev_hash: string | null;
+            /** @description Hex SHA-256 of the row's canonical form (docs/governance.md). */
+            hash: string;
+        };
+        AuditEntryRespPage: {
+            items: components["schemas"]["AuditEntryResp"][];
+            /** @description Cursor of the next page; null on the last. */
+            next_cursor: string | null;
+        };
+        AuditVerifyResp: {
+            /** @description Every row links to the one before and matches its hash. */
+            ok: boolean;
+            /** @description Rows checked (up to and including the first broken one). */
+            checked: number;
+            /** @description The first row that breaks the chain, and how; null when none does. */
+            first_broken: {
+                id: string;
+                seq: number | null;
+                reason: "hash_mismatch" | "prev_hash_mismatch" | "seq_gap" | "unchained";
+            } | null;
+            /** @description The last sound row: note it, and a later check that shows an earlier head means rows were cut from the end. */
+            head: {
+                seq: number;
+                hash: string;
+            } | null;
         };
     };
     responses: never;
@@ -17955,6 +18421,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `rate_limited`: Too many requests. Try again later. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description `sso_provider_error`: The identity provider could not be reached or refused the request. An admin can test the set-up. */
             502: {
                 headers: {
@@ -18040,6 +18517,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests. Try again later. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
                 };
             };
             /** @description `sso_provider_error`: The identity provider could not be reached or refused the request. An admin can test the set-up. */
@@ -18919,6 +19407,697 @@ export interface operations {
             };
         };
     };
+    v1_get_v1_webhooks: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Opaque cursor from `next_cursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page; follow `next_cursor` until it is null. */
+            200: {
+                headers: {
+                    "X-Total-Count"?: number;
+                    "X-Next-Cursor"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRespPage"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `validation_error`: The request failed validation.
+             *
+             *     `invalid_cursor`: The pagination cursor is not valid.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_post_v1_webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreateReq"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreatedResp"];
+                };
+            };
+            /**
+             * @description `malformed_json`: The request body is not valid JSON.
+             *
+             *     `bad_request`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed.
+             *
+             *     `idempotency_key_reused`: This Idempotency-Key was already used. The first response carried a secret that is not stored, so it cannot be replayed; send a new Idempotency-Key to make another request.
+             *
+             *     `webhook_limit_reached`: The workspace has as many webhook endpoints as it may.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported content type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: This Idempotency-Key was used with a different request.
+             *
+             *     `validation_error`: The request failed validation.
+             *
+             *     `egress_denied`: Requests to this address are not allowed from this server.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_get_v1_webhooks_webhook_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResp"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_delete_v1_webhooks_webhook_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `bad_request`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: This Idempotency-Key was used with a different request.
+             *
+             *     `validation_error`: The request failed validation.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_post_v1_webhooks_webhook_id_enable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResp"];
+                };
+            };
+            /** @description `bad_request`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: This Idempotency-Key was used with a different request.
+             *
+             *     `validation_error`: The request failed validation.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_post_v1_webhooks_webhook_id_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestReq"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestResp"];
+                };
+            };
+            /** @description `malformed_json`: The request body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `webhook_disabled`: The webhook endpoint is disabled after failing deliveries. Enable it again first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported content type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_get_v1_webhooks_webhook_id_deliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description Opaque cursor from `next_cursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page; follow `next_cursor` until it is null. */
+            200: {
+                headers: {
+                    "X-Total-Count"?: number;
+                    "X-Next-Cursor"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryRespPage"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `validation_error`: The request failed validation.
+             *
+             *     `invalid_cursor`: The pagination cursor is not valid.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     v1_get_v1_admin_usage: {
         parameters: {
             query?: never;
@@ -19473,6 +20652,640 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_get_v1_audit: {
+        parameters: {
+            query?: {
+                /** @description The actor: a user id (`usr_...`) or an API key id (`key_...`). */
+                actor?: string;
+                /** @description An action (`api_key.revoked`), or a family of them (`auth.*`). */
+                action?: string;
+                /** @description The target: a document, base, key, user or connection id. */
+                target?: string;
+                /** @description Rows written at or after (RFC 3339). */
+                since?: string;
+                /** @description Rows written before (RFC 3339); after `since`. */
+                until?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description Opaque cursor from `next_cursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page; follow `next_cursor` until it is null. */
+            200: {
+                headers: {
+                    "X-Total-Count"?: number;
+                    "X-Next-Cursor"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntryRespPage"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `validation_error`: The request failed validation.
+             *
+             *     `invalid_cursor`: The pagination cursor is not valid.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    frozen_get_audit: {
+        parameters: {
+            query?: {
+                /** @description The actor: a user id (`usr_...`) or an API key id (`key_...`). */
+                actor?: string;
+                /** @description An action (`api_key.revoked`), or a family of them (`auth.*`). */
+                action?: string;
+                /** @description The target: a document, base, key, user or connection id. */
+                target?: string;
+                /** @description Rows written at or after (RFC 3339). */
+                since?: string;
+                /** @description Rows written before (RFC 3339); after `since`. */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntryResp"][];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
+    v1_get_v1_audit_deletions: {
+        parameters: {
+            query?: {
+                /** @description The actor: a user id (`usr_...`) or an API key id (`key_...`). */
+                actor?: string;
+                /** @description An action (`api_key.revoked`), or a family of them (`auth.*`). */
+                action?: string;
+                /** @description The target: a document, base, key, user or connection id. */
+                target?: string;
+                /** @description Rows written at or after (RFC 3339). */
+                since?: string;
+                /** @description Rows written before (RFC 3339); after `since`. */
+                until?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description Opaque cursor from `next_cursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page; follow `next_cursor` until it is null. */
+            200: {
+                headers: {
+                    "X-Total-Count"?: number;
+                    "X-Next-Cursor"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntryRespPage"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `validation_error`: The request failed validation.
+             *
+             *     `invalid_cursor`: The pagination cursor is not valid.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    frozen_get_audit_deletions: {
+        parameters: {
+            query?: {
+                /** @description The actor: a user id (`usr_...`) or an API key id (`key_...`). */
+                actor?: string;
+                /** @description An action (`api_key.revoked`), or a family of them (`auth.*`). */
+                action?: string;
+                /** @description The target: a document, base, key, user or connection id. */
+                target?: string;
+                /** @description Rows written at or after (RFC 3339). */
+                since?: string;
+                /** @description Rows written before (RFC 3339); after `since`. */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntryResp"][];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
+    v1_get_v1_audit_export: {
+        parameters: {
+            query?: {
+                /** @description The actor: a user id (`usr_...`) or an API key id (`key_...`). */
+                actor?: string;
+                /** @description An action (`api_key.revoked`), or a family of them (`auth.*`). */
+                action?: string;
+                /** @description The target: a document, base, key, user or connection id. */
+                target?: string;
+                /** @description Rows written at or after (RFC 3339). */
+                since?: string;
+                /** @description Rows written before (RFC 3339); after `since`. */
+                until?: string;
+                /** @description `jsonl`: one JSON object a line; `csv`: RFC 4180, a header line, cells a spreadsheet would read as a formula (`=`, `+`, `-`, `@`, tab, CR) prefixed with `'`. */
+                format?: "csv" | "jsonl";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["AuditEntryResp"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    frozen_get_audit_export: {
+        parameters: {
+            query?: {
+                /** @description The actor: a user id (`usr_...`) or an API key id (`key_...`). */
+                actor?: string;
+                /** @description An action (`api_key.revoked`), or a family of them (`auth.*`). */
+                action?: string;
+                /** @description The target: a document, base, key, user or connection id. */
+                target?: string;
+                /** @description Rows written at or after (RFC 3339). */
+                since?: string;
+                /** @description Rows written before (RFC 3339); after `since`. */
+                until?: string;
+                /** @description `jsonl`: one JSON object a line; `csv`: RFC 4180, a header line, cells a spreadsheet would read as a formula (`=`, `+`, `-`, `@`, tab, CR) prefixed with `'`. */
+                format?: "csv" | "jsonl";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["AuditEntryResp"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
+    v1_get_v1_audit_verify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditVerifyResp"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    frozen_get_audit_verify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditVerifyResp"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
                 };
             };
         };
