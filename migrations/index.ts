@@ -25,6 +25,7 @@ import m21 from './0021_lumpy_invisible_woman.sql' with { type: 'text' }
 import m22 from './0022_pause_and_extractor_version.sql' with { type: 'text' }
 import m23 from './0023_audit_chain.sql' with { type: 'text' }
 import m24 from './0024_premium_lockjaw.sql' with { type: 'text' }
+import m25 from './0025_cloudy_apocalypse.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -53,4 +54,5 @@ export const migrations: Migration[] = [
   { tag: '0022_pause_and_extractor_version', sql: m22 },
   { tag: '0023_audit_chain', sql: m23 },
   { tag: '0024_premium_lockjaw', sql: m24 },
+  { tag: '0025_cloudy_apocalypse', sql: m25 },
 ]

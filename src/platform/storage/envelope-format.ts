@@ -1,5 +1,4 @@
-// The at-rest format of an object sealed under its workspace's key (docs/governance.md, "Encryption
-// at rest"): a header carrying the object's data key wrapped by the workspace key, then the content
+// The at-rest format of an object sealed under its workspace's key (docs/encryption.md): a header carrying the object's data key wrapped by the workspace key, then the content
 // in chunks of AES-256-GCM, each with its own nonce (the header's random prefix, the chunk's index
 // and a last-chunk flag), so a stream is encrypted and decrypted in bounded memory and a reordered,
 // dropped or truncated chunk fails authentication. The wrapped key is outside the authenticated

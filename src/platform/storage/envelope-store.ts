@@ -1,4 +1,4 @@
-// Envelope encryption in front of the object store (docs/governance.md, "Encryption at rest"). The
+// Envelope encryption in front of the object store (docs/encryption.md). The
 // store does not know about keys: a feature installs a `Keyring` that, per workspace, says whether
 // its content may be read, hands out a fresh data key for each new object and unwraps the key an
 // object carries. Without a keyring, or for a workspace without a key, objects pass through plain.
