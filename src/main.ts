@@ -1,5 +1,6 @@
 #!/usr/bin/env bun
 import { VERSION } from './app'
+import { allowlistCommand } from './cli/allowlist'
 import { parseFlags } from './cli/args'
 import { mcpCommand } from './cli/mcp'
 import { onboardCommand } from './cli/onboard'
@@ -20,6 +21,7 @@ Commands:
   push DIR     Sync a folder into a document base (engram push --help)
   onboard ID   Start onboarding a document base and follow it (engram onboard --help)
   mcp          Serve the agent tools over stdio to a desktop agent (engram mcp --help)
+  allowlist ID Show a workspace's IP allowlist, or switch it off (engram allowlist --help)
   version      Print the version
   help         Print this help
 
@@ -63,6 +65,10 @@ async function main(argv: string[]): Promise<void> {
   // A client of a running server: it needs no configuration, database or data dir.
   if (argv[0] === 'push') {
     process.exitCode = await pushCommand(argv.slice(1), process.env)
+    return
+  }
+  if (argv[0] === 'allowlist') {
+    process.exitCode = await allowlistCommand(argv.slice(1), process.env)
     return
   }
   if (argv[0] === 'onboard') {

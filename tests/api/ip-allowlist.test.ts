@@ -1,6 +1,8 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
+import { allowlistCommand } from '../../src/cli/allowlist'
+import type { CliIo } from '../../src/cli/io'
 import type { TestApp } from '../helpers/app'
 import {
   addMember,
@@ -474,6 +476,61 @@ describe('the cached list', () => {
     } finally {
       other.close()
     }
+  })
+})
+
+describe("the operator's break-glass: engram allowlist", () => {
+  /** Runs the command against the test app's data dir; answers its exit code and what it printed. */
+  const cli = async (t: TestApp, args: string[]) => {
+    const out: string[] = []
+    const err: string[] = []
+    const io: CliIo = { out: (l) => out.push(l), err: (l) => err.push(l), tty: false, sleep: async () => {} }
+    const code = await allowlistCommand(args, { ENGRAM_DATA_DIR: t.dataDir, ENGRAM_LOG_LEVEL: 'error' }, io)
+    return { code, out, err }
+  }
+
+  test('--off switches off a list that shuts every admin out, keeping its entries, and is told as the system', async () => {
+    const t = app()
+    const a = await signUp(t)
+    await save(t, a.token, [OFFICE], { peer: '198.51.100.1' }, { confirm_lockout: true })
+    await refused(await send(t, PATH, a.token, { peer: '198.51.100.1' }), '198.51.100.1')
+    expect(await cli(t, [a.workspaceId])).toEqual({
+      code: 0,
+      out: [`${a.workspaceId}: IP allowlist on; entries: ${OFFICE}`],
+      err: [],
+    })
+    expect(await cli(t, [a.workspaceId, '--off'])).toEqual({
+      code: 0,
+      out: [`${a.workspaceId}: IP allowlist switched off (was on); entries kept: ${OFFICE}`],
+      err: [],
+    })
+    // The app enforces the change on its next request.
+    expect(await read(t, a.token, { peer: '198.51.100.1' })).toMatchObject({
+      enabled: false,
+      cidrs: [OFFICE],
+    })
+    const told = events(t, 'ip_allowlist.updated').at(-1) as Record<string, unknown>
+    expect(told).toMatchObject({
+      workspaceId: a.workspaceId,
+      actor: { type: 'system', id: null },
+      details: { enabled: false, was_enabled: true, cidrs: [OFFICE], via: 'engram allowlist --off' },
+    })
+  })
+
+  test('a workspace without a list, and a command without a workspace, are errors that change nothing', async () => {
+    const t = app()
+    const a = await signUp(t)
+    expect(await cli(t, [a.workspaceId, '--off'])).toEqual({
+      code: 1,
+      out: [],
+      err: [`engram allowlist: workspace ${a.workspaceId} has no IP allowlist (or does not exist).`],
+    })
+    const bare = await cli(t, [])
+    expect(bare.code).toBe(2)
+    expect(bare.err[0]).toStartWith('engram allowlist: Name the workspace (ws_...).')
+    expect((await cli(t, [a.workspaceId, '--of'])).code).toBe(2)
+    expect(rows(t, 'ip_allowlists')).toBe(0)
+    expect(events(t, 'ip_allowlist.updated')).toEqual([])
   })
 })
 

@@ -114,6 +114,43 @@ export class AllowlistService {
   }
 
   /**
+   * The operator's break-glass (`engram allowlist WORKSPACE --off`): switches a workspace's list off,
+   * its entries kept, for when no admin can reach the server from a listed address. Answers the list
+   * as it was, or undefined when the workspace has none.
+   */
+  switchOff(workspaceId: string, actor: Actor): AllowlistRow | undefined {
+    const before = this.repo.get(workspaceId)
+    if (!before) return undefined
+    const cidrs = JSON.parse(before.cidrs) as string[]
+    transaction(this.d.db, () => {
+      this.repo.save({ ...before, enabled: false, updatedBy: null, updatedAt: this.d.clock.now().getTime() })
+      this.d.events.emit(this.d.db, {
+        type: 'ip_allowlist.updated',
+        workspaceId,
+        payload: {
+          actor,
+          target: { type: 'workspace', id: workspaceId },
+          details: {
+            enabled: false,
+            was_enabled: before.enabled,
+            cidrs,
+            added: [],
+            removed: [],
+            confirmed_lockout: false,
+            via: 'engram allowlist --off',
+          },
+        },
+      })
+    })
+    return before
+  }
+
+  /** A workspace's saved list, as the operator's command shows it; undefined when it has none. */
+  saved(workspaceId: string): AllowlistRow | undefined {
+    return this.repo.get(workspaceId)
+  }
+
+  /**
    * The check of every request with a credential: a workspace whose list is enabled refuses any
    * address not on it with 403 `ip_not_allowed`, sessions and API keys alike, whatever the route.
    * The address is worked out only for such a workspace.
