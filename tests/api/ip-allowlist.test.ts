@@ -562,6 +562,49 @@ describe('the audit trail', () => {
     ])
   })
 
+  test('a save and a refusal are audit rows, with who, from where and what', async () => {
+    const t = app()
+    const a = await signUp(t)
+    const key = await mintKey(t, a.token, ['admin'])
+    await save(t, key.key, [OFFICE, '2001:db8::/32'], { peer: '203.0.113.5' })
+    await refused(await send(t, '/v1/auth/me', a.token, { peer: '198.51.100.7' }), '198.51.100.7')
+    const audit = t.db.$client
+      .query<Record<string, string | null>, []>(
+        "SELECT workspace_id, actor_type, actor_id, action, target_type, target_id, details, ip FROM audit_events WHERE action LIKE 'ip_allowlist.%' ORDER BY rowid",
+      )
+      .all()
+      .map((r) => ({ ...r, details: JSON.parse(r.details ?? '{}') }))
+    expect(audit).toEqual([
+      {
+        workspace_id: a.workspaceId,
+        actor_type: 'api_key',
+        actor_id: key.id,
+        action: 'ip_allowlist.updated',
+        target_type: 'workspace',
+        target_id: a.workspaceId,
+        details: {
+          enabled: true,
+          was_enabled: false,
+          cidrs: [OFFICE, '2001:db8::/32'],
+          added: [OFFICE, '2001:db8::/32'],
+          removed: [],
+          confirmed_lockout: false,
+        },
+        ip: '203.0.113.5',
+      },
+      {
+        workspace_id: a.workspaceId,
+        actor_type: 'user',
+        actor_id: a.userId,
+        action: 'ip_allowlist.refused',
+        target_type: null,
+        target_id: null,
+        details: { address: '198.51.100.7', route: 'GET /v1/auth/me', unrecorded_before: 0 },
+        ip: '198.51.100.7',
+      },
+    ])
+  })
+
   test('a workspace gets at most 60 refusal rows a minute, however many addresses', async () => {
     const t = app()
     const a = await signUp(t)
