@@ -54,6 +54,20 @@ export class AccountsService {
     return this.signUp.register(body, caller)
   }
 
+  /**
+   * The refusals and limits of `/auth/register` for a sign-up that makes a workspace another way (a
+   * provider's first sign-in): registration closed, the per-address sign-up limits, a disposable or
+   * taken address. Throws as `/auth/register` would answer.
+   */
+  admitSignUp(email: string, caller: Caller): void {
+    this.signUp.admitSignUp(email, caller)
+  }
+
+  /** A new workspace and its first admin, after `admitSignUp`. Call inside a transaction. */
+  createWorkspace(u: Omit<NewUser, 'workspaceId' | 'role'> & { workspaceName: string }): UserRow {
+    return this.signUp.createWorkspace(u)
+  }
+
   /** Whether `/auth/register` takes a new workspace now (see `SignUp.registrationOpen`). */
   registrationOpen(): boolean {
     return this.signUp.registrationOpen()

@@ -33,15 +33,46 @@ export class SignUp {
 
   /** `POST /auth/register`: a new workspace and its first admin (spec, Accounts and sign-in). */
   async register(body: Static<typeof RegisterReq>, caller: Caller): Promise<Token> {
-    const { accounts } = this.d.config
-    const open = accounts.signup_mode === 'open'
-    if (!this.registrationOpen()) throw fail('registration_closed')
-    this.limits.register(caller.ip)
-    if (open) this.limits.openSignup(caller.ip)
-
+    const open = this.d.config.accounts.signup_mode === 'open'
+    this.admitCaller(caller)
     const email = normaliseEmail(body.email)
     const name = requireName(body.name, 'name')
     const workspaceName = requireName(body.workspace_name, 'workspace_name')
+    this.admitAddress(email)
+    const passwordHash = await this.hasher.hash(body.password)
+
+    // Open sign-up is verified by email; invite mode needs no verification.
+    const user = transaction(this.d.db, () =>
+      this.createWorkspace({ workspaceName, email, name, passwordHash, verified: !open }),
+    )
+    if (!open) return this.signIn.signIn(user, 'normal', 'register', caller)
+
+    const delivered = await this.links.issue(user, 'verify_email', caller, { wait: true })
+    const out: Token = { access_token: '', token_type: 'bearer', expires_at: null, email_verified: false }
+    if (delivered) out.verify_link = delivered
+    out.link_delivery = this.links.delivery()
+    return out
+  }
+
+  /**
+   * The refusals and limits every new workspace passes, whichever way it signs up (`/auth/register`,
+   * a provider's first sign-in): the registration switch, the per-address sign-up limits (hourly,
+   * and daily in open mode), a disposable address (422 on `email`), an address already taken.
+   */
+  admitSignUp(email: string, caller: Caller): void {
+    this.admitCaller(caller)
+    this.admitAddress(normaliseEmail(email))
+  }
+
+  /** The registration switch, then the client address's sign-up limits (every attempt counts). */
+  private admitCaller(caller: Caller): void {
+    if (!this.registrationOpen()) throw fail('registration_closed')
+    this.limits.register(caller.ip)
+    if (this.d.config.accounts.signup_mode === 'open') this.limits.openSignup(caller.ip)
+  }
+
+  /** A disposable address is a 422 on `email`; a taken one a 409. */
+  private admitAddress(email: string): void {
     if (isDisposableAddress(email)) {
       throw validationFailed([
         {
@@ -52,29 +83,26 @@ export class SignUp {
       ])
     }
     if (findUserByEmail(this.d.db, email)) throw fail('email_taken')
-    const passwordHash = await this.hasher.hash(body.password)
+  }
 
-    const user = transaction(this.d.db, () => {
-      // Checked again where it cannot race: two first sign-ups at once make one workspace.
-      if (!this.registrationOpen()) throw fail('registration_closed')
-      // Open sign-up lands on the configured plan, unverified; invite mode on the legacy beta plan.
-      const ws = this.d.workspaces.create(workspaceName, open ? accounts.default_plan : 'beta')
-      return this.createUser({
-        workspaceId: ws.id,
-        email,
-        name,
-        passwordHash,
-        role: 'admin',
-        verified: !open,
-      })
+  /**
+   * A new workspace and its first admin, after `admitSignUp`. Call inside a transaction: the switch
+   * is checked again there, where it cannot race (two first sign-ups at once make one workspace).
+   * Open mode lands on the configured plan, invite mode on the legacy beta plan.
+   */
+  createWorkspace(u: Omit<NewUser, 'workspaceId' | 'role'> & { workspaceName: string }): UserRow {
+    const { accounts } = this.d.config
+    if (!this.registrationOpen()) throw fail('registration_closed')
+    const plan = accounts.signup_mode === 'open' ? accounts.default_plan : 'beta'
+    const ws = this.d.workspaces.create(u.workspaceName, plan)
+    return this.createUser({
+      workspaceId: ws.id,
+      email: u.email,
+      name: u.name,
+      passwordHash: u.passwordHash,
+      role: 'admin',
+      verified: u.verified,
     })
-    if (!open) return this.signIn.signIn(user, 'normal', 'register', caller)
-
-    const delivered = await this.links.issue(user, 'verify_email', caller, { wait: true })
-    const out: Token = { access_token: '', token_type: 'bearer', expires_at: null, email_verified: false }
-    if (delivered) out.verify_link = delivered
-    out.link_delivery = this.links.delivery()
-    return out
   }
 
   /**

@@ -105,7 +105,8 @@ export class GoogleSignIn {
     }
     if (e instanceof ApiError) {
       log(e.code)
-      return e.code
+      // Sign-up's refusal of a throwaway address is a 422 on a field; the sign-in page gets its name.
+      return isDisposable(e) ? 'disposable_email' : e.code
     }
     throw e
   }
@@ -124,6 +125,15 @@ export class GoogleSignIn {
       allowHttpIssuer: g.allow_http_issuer,
     }
   }
+}
+
+/** Whether an error is sign-up's 422 for a disposable address. */
+function isDisposable(e: ApiError): boolean {
+  return (
+    e.code === 'validation_error' &&
+    Array.isArray(e.details) &&
+    e.details.some((i) => (i as { type?: unknown }).type === 'disposable_email')
+  )
 }
 
 /** The provider answered the callback with an OAuth error (the person cancelled, or it refused). */

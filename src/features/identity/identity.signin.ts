@@ -90,25 +90,21 @@ export class IdentitySignIn {
     return this.d.accounts.signIn(user, 'normal', provider, caller)
   }
 
-  /** A new workspace and its first admin for a new address, as `/auth/register` would make them. */
+  /**
+   * A new workspace and its first admin for a new address, through accounts' own sign-up: the same
+   * refusals and per-address limits as `/auth/register` (registration switch, hourly and open-mode
+   * daily limits, disposable addresses), the same plan.
+   */
   private create(provider: string, claims: VerifiedClaims, email: string, caller: Caller): Token {
-    const a = this.d.config.accounts
-    if (!this.d.accounts.registrationOpen()) throw fail('registration_closed')
+    this.d.accounts.admitSignUp(email, caller)
     const name = (claims.name?.trim() || email.split('@')[0] || email).slice(0, NAME_MAX)
     const user = this.d.accounts.transaction(() => {
-      // Checked again where it cannot race: two first sign-ups at once make one workspace.
-      if (!this.d.accounts.registrationOpen()) throw fail('registration_closed')
-      const ws = this.d.workspaces.create(
-        `${name}'s workspace`.slice(0, NAME_MAX),
-        a.signup_mode === 'open' ? a.default_plan : 'beta',
-      )
       // The provider verified the address, so no verification link is needed.
-      const row = this.d.accounts.createUser({
-        workspaceId: ws.id,
+      const row = this.d.accounts.createWorkspace({
+        workspaceName: `${name}'s workspace`.slice(0, NAME_MAX),
         email,
         name,
         passwordHash: null,
-        role: 'admin',
         verified: true,
       })
       this.linkIdentity(

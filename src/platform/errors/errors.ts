@@ -107,6 +107,12 @@ export const errorTable = {
     status: 409,
     message: "This provider's account is already linked to another account.",
   },
+  // The address's member signs in as another person (subject) at the same provider: not taken over.
+  identity_mismatch: {
+    status: 409,
+    message:
+      'This address belongs to a member who signs in as another person at this identity provider. An admin must remove that member before the address can sign in again.',
+  },
   sso_domain_taken: {
     status: 409,
     message: 'Another workspace already signs in this domain through single sign-on.',
@@ -169,6 +175,8 @@ export const errorTable = {
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'Unsupported content type.' },
   validation_error: { status: 422, message: 'The request failed validation.' },
+  // A provider's first sign-in redirects with it (`/auth/register` says it as a 422 on `email`).
+  disposable_email: { status: 422, message: 'Disposable email addresses are not accepted.' },
   idempotency_mismatch: {
     status: 422,
     message: 'This Idempotency-Key was used with a different request.',
