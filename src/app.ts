@@ -77,18 +77,18 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
     return feature.service
   }
   const workspaces = use(workspacesFeature(p))
-  const audit = use(auditFeature(p))
+  use(auditFeature(p))
   // Ingest and the engine add their purgers to corpora's deletes; onboarding tells it of builds.
   const corpora = use(corporaFeature(p))
   // A key bound to some bases names bases of its workspace.
   const keys = use(keysFeature(p, { corpora }))
-  const signIn = accountsFeature(p, { config: c, secret, mailer, workspaces, keys, audit })
+  const signIn = accountsFeature(p, { config: c, secret, mailer, workspaces, keys })
   const accounts = use(signIn)
   use(membersFeature(p, { config: c, mailer, accounts, workspaces }))
   // Identity reads SSO enforcement through accounts; sso links its members' identities through identity.
   const sso = accounts.ssoPolicy()
-  const identity = use(identityFeature(p, { config: c, secret, accounts, workspaces, audit, sso }))
-  use(ssoFeature(p, { config: c, secret, accounts, audit, workspaces, identity }))
+  const identity = use(identityFeature(p, { config: c, secret, accounts, workspaces, sso }))
+  use(ssoFeature(p, { config: c, secret, accounts, workspaces, identity }))
   const allowlist = use(allowlistFeature(p))
   const ingest = use(ingestFeature(p, { config: c.ingest, corpora }))
   const engine = use(engineFeature(p, { config: c.engine, embed: c.embed, corpora }))

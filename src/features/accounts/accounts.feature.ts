@@ -3,7 +3,6 @@ import { SessionTokens } from '../../platform/crypto/token'
 import type { Mailer } from '../../platform/email/email'
 import type { Feature, Platform } from '../../platform/feature/feature'
 import { RateLimiter } from '../../platform/rate-limit/rate-limit'
-import type { AuditService } from '../audit/audit.service'
 import type { KeysService } from '../keys/keys.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import { accountsRoutes } from './accounts.routes'
@@ -18,7 +17,6 @@ export interface AccountsFeatureDeps {
   mailer: Mailer
   workspaces: WorkspacesService
   keys: KeysService
-  audit: AuditService
 }
 
 /**

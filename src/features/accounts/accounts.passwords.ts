@@ -72,11 +72,13 @@ export class Passwords {
       }
       replacePassword(this.d.db, userId, hash, now)
       spendEmailTokens(this.d.db, userId, 'reset_password', now)
-      this.d.audit.record({
+      this.d.events.emit(this.d.db, {
+        type: 'auth.password_changed',
         workspaceId: user.workspaceId,
-        actor: userActor(userId, caller),
-        action: 'auth.password_changed',
-        target: { type: 'user', id: userId },
+        payload: {
+          actor: userActor(userId, caller),
+          target: { type: 'user', id: userId },
+        },
       })
       return findUser(this.d.db, userId)!
     })

@@ -7,11 +7,10 @@ import type { Config } from '../../platform/config/config.load'
 import type { Random } from '../../platform/crypto/random'
 import type { SessionTokens } from '../../platform/crypto/token'
 import type { Db } from '../../platform/db/db'
-import type { Outbox } from '../../platform/events/outbox'
 import type { Mailer } from '../../platform/email/email'
+import type { Outbox } from '../../platform/events/outbox'
 import type { Logger } from '../../platform/log/log'
 import type { RateLimiter } from '../../platform/rate-limit/rate-limit'
-import type { AuditService } from '../audit/audit.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import type { LinkDelivery as LinkDeliverySchema, LinkResp, TokenResp } from './accounts.schemas'
 import type { SsoGate } from './accounts.sso'
@@ -29,7 +28,6 @@ export interface AccountsDeps {
   limiter: RateLimiter
   sessions: SessionTokens
   workspaces: WorkspacesService
-  audit: AuditService
   /** Audited actions are told as events (`auth.sign_in`, `auth.sign_in_failed`, ...). */
   events: Outbox
   log: Logger

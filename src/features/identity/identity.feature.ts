@@ -3,7 +3,6 @@ import { OidcFlowState } from '../../platform/auth/oidc-flow'
 import { baseUrl } from '../../platform/config/config.load'
 import type { Feature, Platform } from '../../platform/feature/feature'
 import type { AccountsService } from '../accounts/accounts.service'
-import type { AuditService } from '../audit/audit.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import { IdentityRepo } from './identity.repo'
 import { identityRoutes } from './identity.routes'
@@ -20,7 +19,6 @@ export interface IdentityFeatureDeps {
   secret: string
   accounts: AccountsService
   workspaces: WorkspacesService
-  audit: AuditService
   /** Single sign-on's enforcement: an enforcing workspace refuses Google sign-in and linking. */
   sso: SsoEnforcement
 }

@@ -135,12 +135,14 @@ export class IdentitySignIn {
       if (String((e as Error).message).includes('UNIQUE')) throw fail('identity_linked_elsewhere')
       throw e
     }
-    this.d.audit.record({
+    this.d.events.emit(this.d.db, {
+      type: 'identity.linked',
       workspaceId: user.workspaceId,
-      actor: { type: 'user', id: user.id, ip: caller.ip, requestId: caller.requestId },
-      action: 'identity.linked',
-      target: { type: 'user', id: user.id },
-      details: { provider: t.provider, issuer: t.issuer },
+      payload: {
+        actor: { type: 'user', id: user.id, ip: caller.ip, requestId: caller.requestId },
+        target: { type: 'user', id: user.id },
+        details: { provider: t.provider, issuer: t.issuer },
+      },
     })
   }
 }

@@ -5,9 +5,9 @@ import type { Clock } from '../../platform/clock/clock'
 import type { Config } from '../../platform/config/config.load'
 import type { Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
+import type { Outbox } from '../../platform/events/outbox'
 import type { Logger } from '../../platform/log/log'
 import type { AccountsService } from '../accounts/accounts.service'
-import type { AuditService } from '../audit/audit.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import type { IdentityRepo } from './identity.repo'
 
@@ -33,7 +33,8 @@ export interface IdentityDeps {
   secret: string
   accounts: AccountsService
   workspaces: WorkspacesService
-  audit: AuditService
+  /** `identity.linked` is told as an event. */
+  events: Outbox
   repo: IdentityRepo
   rp: OidcRelyingParty
   sso: SsoEnforcement

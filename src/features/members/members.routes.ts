@@ -59,8 +59,8 @@ export function membersRoutes(members: MembersService): RouteDef[] {
       tags: ADMIN,
       params: InviteIdParams,
       status: 204,
-      handler: ({ principal, params }) => {
-        members.revokeInvite(principal, params.invite_id)
+      handler: ({ principal, params, ip, requestId }) => {
+        members.revokeInvite(principal, params.invite_id, { ip, requestId })
         return reply(204)
       },
     }),

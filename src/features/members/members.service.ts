@@ -92,22 +92,35 @@ export class MembersService {
     const { token, hash } = newLinkToken(this.d.random)
     const expiresAt = now + this.d.config.accounts.invite_days * 86_400_000
     const invitedBy = p.userId ?? p.keyId
-    const open = findOpenInvite(this.d.db, p.workspaceId, email)
-    if (open) reissueInvite(this.d.db, open.id, { role, tokenHash: hash, sentAt: now, expiresAt, invitedBy })
-    else {
-      insertInvite(this.d.db, {
-        id: newId(this.d.random, 'inv'),
+    this.d.accounts.transaction(() => {
+      const open = findOpenInvite(this.d.db, p.workspaceId, email)
+      const id = open?.id ?? newId(this.d.random, 'inv')
+      if (open) reissueInvite(this.d.db, id, { role, tokenHash: hash, sentAt: now, expiresAt, invitedBy })
+      else {
+        insertInvite(this.d.db, {
+          id,
+          workspaceId: p.workspaceId,
+          email,
+          role,
+          tokenHash: hash,
+          invitedBy,
+          sentAt: now,
+          expiresAt,
+          acceptedAt: null,
+          createdAt: now,
+        })
+      }
+      // Audited (never the link): who invited which address, and whether an open invitation was sent again.
+      this.d.events.emit(this.d.db, {
+        type: 'member.invited',
         workspaceId: p.workspaceId,
-        email,
-        role,
-        tokenHash: hash,
-        invitedBy,
-        sentAt: now,
-        expiresAt,
-        acceptedAt: null,
-        createdAt: now,
+        payload: {
+          actor: actorOf(p, caller.ip, caller.requestId),
+          target: { type: 'invite', id },
+          details: { email, role, reissued: open !== undefined },
+        },
       })
-    }
+    })
     const link = `${baseUrl(this.d.config)}/console/accept-invite?token=${token}`
     // The admin waits for the mail server: the answer says whether the invitation went out.
     const handed = await this.d.mailer.deliverLink(
@@ -130,8 +143,18 @@ export class MembersService {
   }
 
   /** `DELETE /admin/invites/{id}`: withdraws an open invitation; another workspace's id is a 404. */
-  revokeInvite(p: Principal, inviteId: string): void {
-    if (!deleteInvite(this.d.db, p.workspaceId, inviteId)) throw notFound('Invite')
+  revokeInvite(p: Principal, inviteId: string, caller?: Caller): void {
+    this.d.accounts.transaction(() => {
+      if (!deleteInvite(this.d.db, p.workspaceId, inviteId)) throw notFound('Invite')
+      this.d.events.emit(this.d.db, {
+        type: 'member.invite_revoked',
+        workspaceId: p.workspaceId,
+        payload: {
+          actor: actorOf(p, caller?.ip, caller?.requestId),
+          target: { type: 'invite', id: inviteId },
+        },
+      })
+    })
   }
 
   /** `PATCH /admin/members/{id}`: changes a role; the last active admin cannot be demoted. */

@@ -37,8 +37,13 @@ export function sourcesRoutes(sources: SourcesService, clock: { now(): Date }): 
       status: 201,
       response: SourceResp,
       errors: [...SOURCE_ERRORS],
-      handler: async ({ principal, params, body }) =>
-        reply(201, sourceResp(await sources.create(principal.workspaceId, params.corpus_id, body))),
+      handler: async ({ principal, params, body, ip, requestId }) => {
+        const actor = actorOf(principal, ip, requestId)
+        return reply(
+          201,
+          sourceResp(await sources.create(principal.workspaceId, params.corpus_id, body, actor)),
+        )
+      },
     }),
     defineRoute({
       method: 'GET',
@@ -80,8 +85,11 @@ export function sourcesRoutes(sources: SourcesService, clock: { now(): Date }): 
       body: SourceUpdateReq,
       response: SourceResp,
       errors: [...SOURCE_ERRORS],
-      handler: async ({ principal, params, body }) =>
-        sourceResp(await sources.update(principal.workspaceId, params.corpus_id, params.source_id, body)),
+      handler: async ({ principal, params, body, ip, requestId }) => {
+        const { workspaceId } = principal
+        const actor = actorOf(principal, ip, requestId)
+        return sourceResp(await sources.update(workspaceId, params.corpus_id, params.source_id, body, actor))
+      },
     }),
     defineRoute({
       method: 'DELETE',

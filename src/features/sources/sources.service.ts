@@ -6,6 +6,7 @@ import type { ReadableJobs } from '../../platform/jobs/queue'
 import type { DocumentRow } from '../corpora/corpora.service'
 import type { SyncRunRow } from '../ingest/ingest.service'
 import type { ConnectorKind, SourceKind } from './connectors/connector'
+import { tellSourceChange } from './sources.audit'
 import { apiErrorOf } from './sources.errors'
 import type { SourceRow } from './sources.repo'
 import { asSourceError, endRun, SYNC_JOB, type SyncDeps, scheduleNext } from './sources.sync'
@@ -67,7 +68,12 @@ export class SourcesService {
     )
   }
 
-  async create(workspaceId: string, corpusId: string, input: SourceInput): Promise<SourceView> {
+  async create(
+    workspaceId: string,
+    corpusId: string,
+    input: SourceInput,
+    actor?: Actor,
+  ): Promise<SourceView> {
     this.d.corpora.get(workspaceId, corpusId)
     const fields = await this.checked(workspaceId, input)
     const now = this.now()
@@ -88,6 +94,7 @@ export class SourcesService {
     transaction(this.d.db, () => {
       this.d.repo.insertSource(row)
       scheduleNext(this.d, row)
+      tellSourceChange(this.d, 'source.created', row, actor)
     })
     return this.get(workspaceId, corpusId, row.id)
   }
@@ -107,6 +114,7 @@ export class SourcesService {
     corpusId: string,
     id: string,
     input: Partial<SourceInput>,
+    actor?: Actor,
   ): Promise<SourceView> {
     const row = this.row(workspaceId, corpusId, id)
     const fields = await this.checked(workspaceId, {
@@ -121,6 +129,7 @@ export class SourcesService {
       const next = { ...row, ...fields, cursor: moved ? null : row.cursor, updated_at: this.now() }
       this.d.repo.updateSource(next)
       if (next.interval_minutes !== row.interval_minutes) scheduleNext(this.d, next)
+      tellSourceChange(this.d, 'source.updated', next, actor)
     })
     return this.get(workspaceId, corpusId, id)
   }
@@ -149,6 +158,7 @@ export class SourcesService {
       }
       removed = this.d.corpora.detach(workspaceId, corpusId, docs, { actor: o.actor, via: 'api' })
       this.d.repo.deleteSource(row.id)
+      tellSourceChange(this.d, 'source.deleted', row, o.actor, { deleted_documents: docs.length })
     })
     await this.d.corpora.purge(workspaceId, corpusId, removed)
     return { deleted_documents: docs.length }

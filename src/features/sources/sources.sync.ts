@@ -8,6 +8,7 @@ import type { Clock } from '../../platform/clock/clock'
 import type { Config } from '../../platform/config/config.load'
 import type { Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
+import type { Outbox } from '../../platform/events/outbox'
 import type { JobDefinition } from '../../platform/feature/feature'
 import type { Job, JobQueue } from '../../platform/jobs/queue'
 import { type JobContext, TransientError } from '../../platform/jobs/scheduler'
@@ -41,6 +42,8 @@ export interface SyncDeps {
   env: ConnectorEnv
   ingest: IngestService
   corpora: CorporaService
+  /** A source's changes are told for the audit log (`sources.audit.ts`). */
+  events: Outbox
   config: Config['sources']
   maxFileBytes: number
 }

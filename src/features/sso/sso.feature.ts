@@ -6,7 +6,6 @@ import type { Feature, Platform } from '../../platform/feature/feature'
 import { EgressGuard } from '../../platform/net/egress'
 import { RateLimiter } from '../../platform/rate-limit/rate-limit'
 import type { AccountsService } from '../accounts/accounts.service'
-import type { AuditService } from '../audit/audit.service'
 import type { IdentityService } from '../identity/identity.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import { SsoLimits } from './sso.limits'
@@ -24,7 +23,6 @@ export interface SsoFeatureDeps {
   /** The instance secret: client secrets and flow cookies are sealed under keys derived from it. */
   secret: string
   accounts: AccountsService
-  audit: AuditService
   workspaces: WorkspacesService
   identity: IdentityService
 }

@@ -13,7 +13,7 @@ import type { SsoDeps } from './sso.types'
 export class SsoEnforcement implements SsoPolicy {
   private readonly rows: CommitMemo<PolicyRow>
 
-  constructor(private readonly d: Pick<SsoDeps, 'db' | 'repo' | 'clock' | 'audit'>) {
+  constructor(private readonly d: Pick<SsoDeps, 'db' | 'repo' | 'clock' | 'events'>) {
     this.rows = new CommitMemo(commitWatch(d.db.$client), (wid) => d.repo.policy(wid))
   }
 
@@ -42,12 +42,14 @@ export class SsoEnforcement implements SsoPolicy {
     return transaction(this.d.db, () => {
       const id = this.d.repo.spendRecoveryCode(workspaceId, recoveryCodeHash(code), userId, now)
       if (!id) return false
-      this.d.audit.record({
+      this.d.events.emit(this.d.db, {
+        type: 'auth.recovery_code_used',
         workspaceId,
-        actor: { type: 'user', id: userId, ip: caller.ip, requestId: caller.requestId },
-        action: 'auth.recovery_code_used',
-        target: { type: 'user', id: userId },
-        details: { recovery_code_id: id, codes_left: this.d.repo.recoveryCodesLeft(workspaceId) },
+        payload: {
+          actor: { type: 'user', id: userId, ip: caller.ip, requestId: caller.requestId },
+          target: { type: 'user', id: userId },
+          details: { recovery_code_id: id, codes_left: this.d.repo.recoveryCodesLeft(workspaceId) },
+        },
       })
       return true
     })

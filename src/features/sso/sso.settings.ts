@@ -68,20 +68,22 @@ export class SsoSettings {
           this.storeCodes(workspaceId, codes, now)
           this.d.repo.setCutoff(workspaceId, now)
         } else if (!row.enforce) this.d.repo.replaceRecoveryCodes(workspaceId, [])
-        this.d.audit.record({
+        this.d.events.emit(this.d.db, {
+          type: 'sso.configured',
           workspaceId,
-          actor,
-          action: 'sso.configured',
-          target: { type: 'workspace', id: workspaceId },
-          details: {
-            issuer: row.issuer,
-            client_id: row.clientId,
-            client_secret_changed: body.client_secret !== undefined,
-            domains: input.domains,
-            enforce: row.enforce,
-            default_role: row.defaultRole,
-            seat_cap: row.seatCap,
-            ...(turnedOn ? { recovery_codes_issued: codes.length } : {}),
+          payload: {
+            actor,
+            target: { type: 'workspace', id: workspaceId },
+            details: {
+              issuer: row.issuer,
+              client_id: row.clientId,
+              client_secret_changed: body.client_secret !== undefined,
+              domains: input.domains,
+              enforce: row.enforce,
+              default_role: row.defaultRole,
+              seat_cap: row.seatCap,
+              ...(turnedOn ? { recovery_codes_issued: codes.length } : {}),
+            },
           },
         })
       })
@@ -101,12 +103,14 @@ export class SsoSettings {
     if (!before) throw notFound('SSO set-up')
     transaction(this.d.db, () => {
       this.d.repo.deleteConfig(workspaceId)
-      this.d.audit.record({
+      this.d.events.emit(this.d.db, {
+        type: 'sso.deleted',
         workspaceId,
-        actor,
-        action: 'sso.deleted',
-        target: { type: 'workspace', id: workspaceId },
-        details: { issuer: before.issuer, client_id: before.clientId },
+        payload: {
+          actor,
+          target: { type: 'workspace', id: workspaceId },
+          details: { issuer: before.issuer, client_id: before.clientId },
+        },
       })
     })
     this.d.rp.forget({ issuer: before.issuer, clientId: before.clientId })
@@ -120,12 +124,14 @@ export class SsoSettings {
     const codes = this.newCodes()
     transaction(this.d.db, () => {
       this.storeCodes(workspaceId, codes, this.d.clock.now().getTime())
-      this.d.audit.record({
+      this.d.events.emit(this.d.db, {
+        type: 'sso.recovery_codes_issued',
         workspaceId,
-        actor,
-        action: 'sso.recovery_codes_issued',
-        target: { type: 'workspace', id: workspaceId },
-        details: { count: codes.length },
+        payload: {
+          actor,
+          target: { type: 'workspace', id: workspaceId },
+          details: { count: codes.length },
+        },
       })
     })
     return codes

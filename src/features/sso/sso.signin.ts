@@ -179,12 +179,14 @@ export class SsoSignIn {
         role: row.defaultRole,
         verified: true,
       })
-      this.d.audit.record({
+      this.d.events.emit(this.d.db, {
+        type: 'sso.member_joined',
         workspaceId: row.workspaceId,
-        actor: { type: 'user', id: user.id, ip: caller.ip, requestId: caller.requestId },
-        action: 'sso.member_joined',
-        target: { type: 'user', id: user.id },
-        details: { email, role: user.role, issuer: claims.issuer },
+        payload: {
+          actor: { type: 'user', id: user.id, ip: caller.ip, requestId: caller.requestId },
+          target: { type: 'user', id: user.id },
+          details: { email, role: user.role, issuer: claims.issuer },
+        },
       })
       this.d.identity.linkIdentity(user, identity, caller)
       return user

@@ -7,9 +7,9 @@ import type { Config } from '../../platform/config/config.load'
 import type { Random } from '../../platform/crypto/random'
 import type { Sealer } from '../../platform/crypto/sealed'
 import type { Db } from '../../platform/db/db'
+import type { Outbox } from '../../platform/events/outbox'
 import type { Logger } from '../../platform/log/log'
 import type { AccountsService } from '../accounts/accounts.service'
-import type { AuditService } from '../audit/audit.service'
 import type { IdentityService } from '../identity/identity.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import type { SsoLimits } from './sso.limits'
@@ -35,7 +35,8 @@ export interface SsoDeps {
   /** The rate limit of the sign-in's start, per client address. */
   limits: SsoLimits
   accounts: AccountsService
-  audit: AuditService
+  /** Its audited actions are told as events (`sso.configured`, `sso.member_joined`, ...). */
+  events: Outbox
   workspaces: WorkspacesService
   /** Provider identities: a member's (issuer, subject) is linked on first SSO sign-in and found by it after. */
   identity: IdentityService

@@ -31,6 +31,11 @@ export const ACTION_EVENTS = [
   'sso.deleted',
   'sso.recovery_codes_issued',
   'sso.member_joined',
+  'member.invited',
+  'member.invite_revoked',
+  'source.created',
+  'source.updated',
+  'source.deleted',
   'audit.exported',
   'usage.exported',
   // Webhook endpoints (src/features/webhooks): `webhook.disabled` is the system's, after failures.

@@ -1,0 +1,31 @@
+import type { Actor } from '../../platform/auth/principal'
+import type { Db } from '../../platform/db/db'
+import type { Outbox } from '../../platform/events/outbox'
+import type { SourceRow } from './sources.repo'
+
+/**
+ * Tells a source's change (`source.created`, `.updated`, `.deleted`) for the audit log, inside the
+ * change's transaction: its base, connection, folder, name and schedule, never a credential. A
+ * change made without a caller (none today) is the system's.
+ */
+export function tellSourceChange(
+  d: { db: Db; events: Outbox },
+  type: 'source.created' | 'source.updated' | 'source.deleted',
+  row: SourceRow,
+  actor: Actor = { type: 'system', id: null },
+  extra: Record<string, unknown> = {},
+): void {
+  const details = {
+    corpus_id: row.corpus_id,
+    connection_id: row.connection_id,
+    folder: row.folder,
+    name: row.name,
+    interval_minutes: row.interval_minutes,
+    ...extra,
+  }
+  d.events.emit(d.db, {
+    type,
+    workspaceId: row.workspace_id,
+    payload: { actor, target: { type: 'source', id: row.id }, details },
+  })
+}
