@@ -46,6 +46,11 @@ export class IdentityService {
     return row ? { userId: row.userId, workspaceId: row.workspaceId } : undefined
   }
 
+  /** The subject a user's identity at an issuer has (one per issuer), or undefined when none is linked there. */
+  subjectAt(userId: string, issuer: string): string | undefined {
+    return this.d.repo.ofUserAt(userId, issuer)?.subject
+  }
+
   /** Links a provider identity to a user and audits it (single sign-on's first sign-in of a member). Call inside a transaction. */
   linkIdentity(user: UserRow, identity: LinkTicket, caller: Caller): void {
     this.signIn.linkIdentity(user, identity, caller)

@@ -136,7 +136,9 @@ export class SsoSignIn {
    * The member the provider vouched for: the user its identity (issuer, subject) was linked to, else
    * the workspace's user of that address (linked now), else a new member created just in time with
    * the default role, when the address is at one of the workspace's domains and a seat is free. An
-   * address or identity of another workspace is refused: SSO moves no one between workspaces.
+   * address or identity of another workspace is refused: SSO moves no one between workspaces. So is
+   * an address whose member is linked to another subject at this issuer (`identity_mismatch`): the
+   * company gave the address to another person, who must not sign in as the old member.
    */
   private member(row: SsoConfigRow, email: string, claims: VerifiedClaims, caller: Caller): UserRow {
     const linked = this.d.identity.linkedUser(claims.issuer, claims.subject)
@@ -160,7 +162,13 @@ export class SsoSignIn {
         throw fail('email_taken', 'The address belongs to another workspace.')
       }
       usable(existing)
-      this.d.accounts.transaction(() => this.d.identity.linkIdentity(existing, identity, caller))
+      this.d.accounts.transaction(() => {
+        // Read where it cannot race a concurrent first sign-in of the old subject.
+        if (this.d.identity.subjectAt(existing.id, claims.issuer) !== undefined) {
+          throw fail('identity_mismatch')
+        }
+        this.d.identity.linkIdentity(existing, identity, caller)
+      })
       return existing
     }
     if (this.d.repo.workspaceOfDomain(domainOf(email)) !== row.workspaceId)
