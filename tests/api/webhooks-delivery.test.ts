@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { MAX_ATTEMPTS, RETRY_SCHEDULE_MS } from '../../src/features/webhooks/webhooks.deliveries'
 import type { TestApp } from '../helpers/app'
+import { train, upload } from '../helpers/ready-base'
 import { auditRows, authApp, bearer, expectError, mintKey, signUp } from './accounts.fixture'
 import { type Receiver, receiver } from './webhooks.fixture'
 
@@ -283,5 +284,44 @@ describe('what a receiver refuses', () => {
     await t.request(`/v1/webhooks/${hook.id}/test`, { method: 'POST', headers: bearer(s.token), json: {} })
     await t.jobs.scheduler.drain()
     expect(r.received[3]!.rejected).toBe('No matching signature found')
+  })
+})
+
+describe('document and onboarding events', () => {
+  test('an upload tells its sync, the document that failed extraction, the one onboarded, and the run', async () => {
+    const { t, r } = setUp()
+    const events = ['document.ready', 'document.failed', 'sync.finished', 'onboarding.finished']
+    const { s } = await subscribed(t, r, events)
+    const created = await t.request('/v1/corpora', {
+      method: 'POST',
+      headers: bearer(s.token),
+      json: { name: 'Hooks', auto_onboard: false },
+    })
+    const corpusId = ((await created.json()) as { id: string }).id
+    const docs = await upload(t, s.token, corpusId, [
+      { path: 'notes.txt', text: 'The harbour opens at dawn and closes at dusk.' },
+      { path: 'broken.pdf', text: 'not a PDF at all', type: 'application/pdf' },
+    ])
+    const id = (name: string) => docs.find((d) => d.filename === name)!.id
+    const run = await train(t, s.token, corpusId)
+    // Events of jobs reach the outbox's subscribers when the dispatcher runs, then their deliveries go.
+    await t.events.dispatcher.drain()
+    await t.jobs.scheduler.drain()
+    const got = new Map(r.received.map((x) => [x.payload?.type, x.payload?.data]))
+    expect([...got.keys()].sort()).toEqual(events.sort())
+    expect(r.received.every((x) => x.rejected === null && x.status === 200)).toBe(true)
+    expect(got.get('document.ready')).toEqual({ corpus_id: corpusId, document_id: id('notes.txt') })
+    expect(got.get('document.failed')).toEqual({
+      corpus_id: corpusId,
+      document_id: id('broken.pdf'),
+      error: expect.any(String),
+    })
+    expect(got.get('onboarding.finished')).toEqual({ corpus_id: corpusId, run_id: run.id })
+    expect(got.get('sync.finished')).toMatchObject({
+      corpus_id: corpusId,
+      source: 'upload',
+      created: 2,
+      failed: 1,
+    })
   })
 })

@@ -1,4 +1,6 @@
 import type { Db } from '../../platform/db/db'
+import { transaction } from '../../platform/db/transaction'
+import type { Outbox } from '../../platform/events/outbox'
 import { encodePageRanges, type PageRange } from './corpora.pages'
 import type { DocumentRow } from './corpora.repo'
 
@@ -183,13 +185,18 @@ export class DocumentContentRepo {
     }
   }
 
-  /** Marks a document failed with the reason the user will see. */
-  setFailed(id: string, error: string, now: number, contentType?: string): void {
-    this.db.$client
-      .query(
-        `UPDATE documents SET status = 'failed', error = ?, content_type = coalesce(?, content_type), updated_at = ?
-         WHERE id = ?`,
-      )
-      .run(error, contentType ?? null, now, id)
+  /** Marks a document failed with the reason the user will see, telling it in the same transaction. */
+  setFailed(id: string, error: string, now: number, contentType: string | undefined, events: Outbox): void {
+    transaction(this.db, () => {
+      const at = this.db.$client
+        .query<{ workspace_id: string; corpus_id: string }, [string, string | null, number, string]>(
+          `UPDATE documents SET status = 'failed', error = ?, content_type = coalesce(?, content_type), updated_at = ?
+           WHERE id = ? RETURNING workspace_id, corpus_id`,
+        )
+        .get(error, contentType ?? null, now, id)
+      if (!at) return
+      const payload = { corpusId: at.corpus_id, documentId: id, error }
+      events.emit(this.db, { type: 'document.failed', workspaceId: at.workspace_id, payload })
+    })
   }
 }

@@ -251,9 +251,9 @@ export class CorporaService {
     this.content.setExtracted(parent, x)
   }
 
-  /** Marks a document failed with the reason the user will see. */
+  /** Marks a document failed with the reason the user will see, and tells it (`document.failed`). */
   markFailed(documentId: string, error: string, now: number, contentType?: string): void {
-    this.content.setFailed(documentId, error, now, contentType)
+    this.content.setFailed(documentId, error, now, contentType, this.deps.events)
   }
 
   /** Sets the base's description. */

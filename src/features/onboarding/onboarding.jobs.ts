@@ -1,4 +1,5 @@
 import type { Clock } from '../../platform/clock/clock'
+import type { Outbox } from '../../platform/events/outbox'
 import { type JobContext, TransientError } from '../../platform/jobs/scheduler'
 import { LlmUnavailableError } from '../../platform/llm/server-request'
 import type { Logger } from '../../platform/log/log'
@@ -111,6 +112,8 @@ export interface OnboardingJobDeps {
   objects: ObjectStore
   engine: SectionOnboarder
   repo: OnboardingRepo
+  /** Documents that become ready or fail are told (`document.ready`, `document.failed`). */
+  events: Outbox
 }
 
 /**
@@ -247,18 +250,14 @@ export class OnboardingJobs {
       stats.units++
       stats.chars += chars
     })
-    const now = this.now()
-    this.repo.settleLeaves(ready, 'ready', null, now)
     for (const [u, e] of errors) {
       this.d.log.warn('onboarding a document failed', { document_id: u.unit.id, error: e.message })
-      this.repo.settleLeaves([u.unit], 'failed', e.message, now)
       stats.failed++
     }
+    const failed = [...errors].map(([u, e]) => ({ unit: u.unit, error: e.message }))
     const parents = group.units.flatMap((u) => [u.unit.parent_id, ...u.leaves.map((l) => l.parent_id)])
-    this.repo.rollUpParents(
-      parents.filter((p): p is string => p !== null),
-      now,
-    )
+    const settled = { ready, failed, parents: parents.filter((p): p is string => p !== null) }
+    this.repo.settleGroup(settled, this.now(), this.d.events)
   }
 
   /** A leaf's text: its slice of the document's text sidecar (read once per batch). */

@@ -1,5 +1,6 @@
 import type { Db } from '../../platform/db/db'
 import { transaction } from '../../platform/db/transaction'
+import type { Outbox } from '../../platform/events/outbox'
 
 /** A unit of onboarding: a section row, a one-section document, or a document still to extract. */
 export interface UnitRow {
@@ -106,19 +107,50 @@ export class OnboardingRepo {
   /**
    * Sets the status of rows a batch onboarded (or failed to), each only while it still holds the
    * text the batch read: a row given new content meanwhile stays `pending` for the run that follows.
+   * Returns the rows it set.
    */
-  settleLeaves(
-    rows: { id: string; text_key: string | null }[],
-    status: 'ready' | 'failed',
-    error: string | null,
-    now: number,
-  ): void {
-    if (rows.length === 0) return
+  settleLeaves(rows: UnitRow[], status: 'ready' | 'failed', error: string | null, now: number): UnitRow[] {
+    if (rows.length === 0) return []
     const set = this.c.query(
       'UPDATE documents SET status = ?, error = ?, updated_at = ? WHERE id = ? AND text_key IS ?',
     )
+    return transaction(this.db, () =>
+      rows.filter((r) => set.run(status, error, now, r.id, r.text_key).changes > 0),
+    )
+  }
+
+  /**
+   * Settles a group's onboarded and failed units and rolls their parents up, in one transaction
+   * with the events of the whole documents that became ready or failed (`document.ready`,
+   * `document.failed`: a one-section document itself, a sectioned one once its sections are done).
+   */
+  settleGroup(
+    g: { ready: UnitRow[]; failed: { unit: UnitRow; error: string }[]; parents: string[] },
+    now: number,
+    events: Outbox,
+  ): void {
     transaction(this.db, () => {
-      for (const r of rows) set.run(status, error, now, r.id, r.text_key)
+      const tell = (d: { workspace_id: string; corpus_id: string; id: string }, error: string | null) => {
+        const ids = { corpusId: d.corpus_id, documentId: d.id }
+        events.emit(
+          this.db,
+          error === null
+            ? { type: 'document.ready', workspaceId: d.workspace_id, payload: ids }
+            : { type: 'document.failed', workspaceId: d.workspace_id, payload: { ...ids, error } },
+        )
+      }
+      for (const r of this.settleLeaves(g.ready, 'ready', null, now)) if (!r.parent_id) tell(r, null)
+      for (const f of g.failed) {
+        for (const r of this.settleLeaves([f.unit], 'failed', f.error, now))
+          if (!r.parent_id) tell(r, f.error)
+      }
+      const place = new Map([...g.ready, ...g.failed.map((f) => f.unit)].map((u) => [u.parent_id, u]))
+      for (const p of this.rollUpParents(g.parents, now)) {
+        const unit = place.get(p.id)
+        if (!unit || (p.status !== 'ready' && p.status !== 'failed')) continue
+        const doc = { workspace_id: unit.workspace_id, corpus_id: unit.corpus_id, id: p.id }
+        tell(doc, p.status === 'ready' ? null : 'Every section of the document failed to onboard.')
+      }
     })
   }
 
@@ -126,11 +158,12 @@ export class OnboardingRepo {
    * Recomputes each parent's status from its sections: failed only when every section failed,
    * ready when every section is ready or failed, else onboarding or pending.
    */
-  rollUpParents(parentIds: string[], now: number): void {
+  rollUpParents(parentIds: string[], now: number): { id: string; status: string }[] {
     const rows = this.c.query<{ status: string; n: number }, [string]>(
       'SELECT status, count(*) AS n FROM documents WHERE parent_id = ? GROUP BY status',
     )
     const set = this.c.query('UPDATE documents SET status = ?, updated_at = ? WHERE id = ?')
+    const out: { id: string; status: string }[] = []
     transaction(this.db, () => {
       for (const id of new Set(parentIds)) {
         const counts = new Map(rows.all(id).map((r) => [r.status, r.n]))
@@ -147,8 +180,10 @@ export class OnboardingRepo {
                 ? 'onboarding'
                 : 'pending'
         set.run(status, now, id)
+        out.push({ id, status })
       }
     })
+    return out
   }
 
   /** Puts rows left `onboarding` by a stopped run back to `pending`. */
