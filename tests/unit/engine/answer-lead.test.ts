@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { migrations } from '../../../migrations/index'
 import { Engine } from '../../../src/features/engine/engine.service'
 import { composeAnswer } from '../../../src/features/engine/lib/answer'
-import { definitional, definitionPhrase } from '../../../src/features/engine/lib/definition'
+import { definesSubject, definitional, definitionPhrase } from '../../../src/features/engine/lib/definition'
 import { leading } from '../../../src/features/engine/lib/lead'
 import { extractText } from '../../../src/features/ingest/extract/extract'
 import { openDatabase } from '../../../src/platform/db/db'
@@ -76,6 +76,18 @@ describe('the same statement is quoted once', () => {
     const first = 'Existing models are developed using distinct frameworks like TensorFlow or PyTorch.'
     const more = 'Both frameworks are maintained by large companies.'
     expect(composeAnswer([passage(first, 10), passage(more, 9.9)], q).answer).toBe(`${first} [1] ${more} [2]`)
+  })
+})
+
+describe('a definition by naming', () => {
+  const level = (question: string, sentence: string) =>
+    definesSubject(sentence, 0, sentence.length, definitional(question)!)
+
+  test('"... drawn by large white stags called halla" defines the halla; "he called Jerrik" names no one', () => {
+    const halla =
+      'The Dalish travel in ornately carved wagons known as aravel, drawn by large white stags called halla.'
+    expect(level('What are the halla?', halla)).toBe(2)
+    expect(level('Who is Jerrik?', 'At dawn he called Jerrik to the gate.')).toBe(0)
   })
 })
 

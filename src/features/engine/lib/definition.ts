@@ -90,7 +90,7 @@ const DEFINES =
 const OPENS = /(?:^|[,(:;"“'‘]|['’]s|\b(?:a|an|the|of|our|its|their|this|these|that))\s*$/i
 // Before the subject: "... is called X", "... known as X", "we present X" (as the sentence's end of a naming).
 const NAMED =
-  /(?:\b(?:is|are)\s+(?:called|named|termed|known\s+as)|\b(?:introduces?|presents?|present)\s*)\s*(?:a|an|the)?\s*["'“‘]?$/i
+  /(?:\b(?:is|are)\s+(?:called|named|termed|known\s+as)|\b(?!(?:he|she|they|we|i|you|it|who|which|that)\s)\p{Ll}{3,}s\s+(?:called|named|known\s+as)|\b(?:introduces?|presents?|present)\s*)\s*(?:a|an|the)?\s*["'“‘]?$/iu
 // The subject starts the sentence (after an article or a possessive pronoun): the sentence is about it.
 const LEADS = /^\s*(?:(?:the|a|an|our|its|their|this|these)\s+)?["'“‘]?$/i
 
