@@ -1,11 +1,12 @@
 import type { Static } from '@sinclair/typebox'
 import type { Config } from '../../platform/config/config.load'
 import type { IngestService } from '../ingest/ingest.service'
+import { erasureTimeline } from './platform-info.erasure'
 import type { PlatformInfoResp } from './platform-info.schemas'
 
 export type PlatformInfoConfig = Pick<
   Config,
-  'storage' | 'llm' | 'embed' | 'email' | 'billing' | 'ingest' | 'sources'
+  'storage' | 'llm' | 'embed' | 'email' | 'billing' | 'ingest' | 'sources' | 'api'
 >
 
 type Info = Static<typeof PlatformInfoResp>
@@ -17,8 +18,10 @@ type Info = Static<typeof PlatformInfoResp>
  */
 export class PlatformInfoService {
   private readonly info: Info
+  private readonly timeline: ReturnType<typeof erasureTimeline>
 
   constructor(config: PlatformInfoConfig, version: string, ingest: Pick<IngestService, 'acceptedTypes'>) {
+    this.timeline = erasureTimeline(config)
     const s3 = config.storage.driver === 's3'
     const destinations = [
       {
@@ -80,5 +83,10 @@ export class PlatformInfoService {
 
   get(): Info {
     return this.info
+  }
+
+  /** `GET /platform/erasure-timeline`: what a deletion does to each kind of data, for this configuration. */
+  erasureTimeline(): ReturnType<typeof erasureTimeline> {
+    return this.timeline
   }
 }

@@ -4,6 +4,8 @@ import type { AnswersService } from '../answers/answers.service'
 import type { CorporaService } from '../corpora/corpora.service'
 import type { Engine } from '../engine/engine.service'
 import type { KeysService } from '../keys/keys.service'
+import { UsageExport } from './usage.export'
+import { usageExportRoutes } from './usage.export.routes'
 import { usageRoutes } from './usage.routes'
 import { UsageService } from './usage.service'
 import { usageSubscriber } from './usage.subscribers'
@@ -16,7 +18,7 @@ export interface UsageFeatureDeps {
   answers: AnswersService
 }
 
-/** Query counters (from `question.answered`) and the usage and billing reports (with answers' ratings). */
+/** Query counters (from `question.answered`), the usage and billing reports (with answers' ratings) and the usage export. */
 export function usageFeature(p: Platform, d: UsageFeatureDeps): Feature<UsageService> {
   const service = new UsageService(p.db, p.clock, {
     members: (ws) => d.accounts.workspaceUsers(ws).length,
@@ -31,5 +33,6 @@ export function usageFeature(p: Platform, d: UsageFeatureDeps): Feature<UsageSer
     },
     feedback: (ws, from, to) => d.answers.feedbackCounts(ws, from, to),
   })
-  return { name: 'usage', service, routes: usageRoutes(service), subscribers: [usageSubscriber(service)] }
+  const routes = [...usageRoutes(service), ...usageExportRoutes(new UsageExport(p))]
+  return { name: 'usage', service, routes, subscribers: [usageSubscriber(service)] }
 }
