@@ -568,7 +568,7 @@ describe('the audit trail', () => {
     const key = await mintKey(t, a.token, ['admin'])
     await save(t, key.key, [OFFICE, '2001:db8::/32'], { peer: '203.0.113.5' })
     await refused(await send(t, '/v1/auth/me', a.token, { peer: '198.51.100.7' }), '198.51.100.7')
-    const audit = t.db.$client
+    const audit: unknown[] = t.db.$client
       .query<Record<string, string | null>, []>(
         "SELECT workspace_id, actor_type, actor_id, action, target_type, target_id, details, ip FROM audit_events WHERE action LIKE 'ip_allowlist.%' ORDER BY rowid",
       )

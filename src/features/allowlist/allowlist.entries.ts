@@ -76,24 +76,112 @@ export function normalizeEntries(raw: readonly string[]): string[] {
   return [...out]
 }
 
-/** Tells whether a client address is in a saved list; built once per list and reused. */
+/** Client addresses whose verdict a matcher remembers; a list's clients are few and come back. */
+const MAX_VERDICTS = 4_096
+
+/**
+ * Tells whether a client address is in a saved list; built once per list and shared by requests.
+ * The list is kept as sorted, disjoint intervals of integers (IPv4 as numbers, IPv6 as bigints),
+ * so a lookup is a binary search however long the list, and each address's verdict is remembered:
+ * on the request path a repeat client costs a map lookup.
+ */
 export class AddressMatcher {
-  private readonly ranges: Range[]
+  private readonly v4: number[]
+  private readonly v6: bigint[]
+  private readonly verdicts = new Map<string, boolean>()
 
   constructor(entries: readonly string[]) {
+    const v4: [number, number][] = []
+    const v6: [bigint, bigint][] = []
     // Saved entries were normalized on the way in; one that no longer parses matches nothing.
-    this.ranges = entries.map(parseEntry).filter((r) => r !== null)
+    for (const range of entries.map(parseEntry)) {
+      if (!range) continue
+      const [net, bits] = range
+      if (net instanceof ipaddr.IPv4) {
+        const lo = v4Number(net)
+        v4.push([lo, lo + 2 ** (32 - bits) - 1])
+      } else {
+        const lo = v6Number(net as ipaddr.IPv6)
+        v6.push([lo, lo + (1n << BigInt(128 - bits)) - 1n])
+      }
+    }
+    this.v4 = merged(v4, (end, start) => start <= end + 1)
+    this.v6 = merged(v6, (end, start) => start <= end + 1n)
   }
 
   /** Whether `address` (the client address as the server worked it out) is in the list. */
   allows(address: string): boolean {
-    const bare = address.split('%')[0]!
-    if (!ipaddr.isValid(bare)) return false
-    // A dual-stack socket reports IPv4 clients as ::ffff:a.b.c.d: compared as the IPv4 address.
-    const client = ipaddr.process(bare)
-    for (const [net, bits] of this.ranges) {
-      if (net.kind() === client.kind() && client.match(net, bits)) return true
+    let verdict = this.verdicts.get(address)
+    if (verdict === undefined) {
+      verdict = this.judge(address)
+      if (this.verdicts.size >= MAX_VERDICTS) this.verdicts.clear()
+      this.verdicts.set(address, verdict)
     }
-    return false
+    return verdict
   }
+
+  private judge(address: string): boolean {
+    // The resolver's addresses are canonical: IPv4 in four decimal parts, read here without ipaddr.js.
+    const quad = DOTTED.exec(address)
+    if (quad) {
+      const octets = quad.slice(1).map(Number)
+      return (
+        octets.every((o) => o <= 255) &&
+        inside(
+          this.v4,
+          octets.reduce((n, o) => n * 256 + o, 0),
+        )
+      )
+    }
+    let client: ipaddr.IPv4 | ipaddr.IPv6
+    try {
+      client = ipaddr.parse(address.split('%')[0]!)
+    } catch {
+      return false
+    }
+    // A dual-stack socket reports IPv4 clients as ::ffff:a.b.c.d: compared as the IPv4 address.
+    if (client instanceof ipaddr.IPv6 && client.isIPv4MappedAddress()) client = client.toIPv4Address()
+    return client instanceof ipaddr.IPv4
+      ? inside(this.v4, v4Number(client))
+      : inside(this.v6, v6Number(client as ipaddr.IPv6))
+  }
+}
+
+const DOTTED = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/
+
+function v4Number(a: ipaddr.IPv4): number {
+  return a.octets.reduce((n, o) => n * 256 + o, 0)
+}
+
+function v6Number(a: ipaddr.IPv6): bigint {
+  return a.parts.reduce((n, p) => (n << 16n) | BigInt(p), 0n)
+}
+
+/**
+ * Intervals sorted and joined where they overlap or touch (`touches`: the second starts at most one
+ * past the end of the first), flattened to [lo, hi, lo, hi, ...].
+ */
+function merged<T extends number | bigint>(intervals: [T, T][], touches: (end: T, start: T) => boolean): T[] {
+  intervals.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+  const out: T[] = []
+  for (const [lo, hi] of intervals) {
+    const end = out.at(-1)
+    if (end !== undefined && touches(end, lo)) {
+      if (hi > end) out[out.length - 1] = hi
+    } else out.push(lo, hi)
+  }
+  return out
+}
+
+/** Whether `x` is in one of the flattened, sorted, disjoint intervals (binary search). */
+function inside<T extends number | bigint>(flat: T[], x: T): boolean {
+  let lo = 0
+  let hi = flat.length / 2 - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    if (x < (flat[2 * mid] as T)) hi = mid - 1
+    else if (x > (flat[2 * mid + 1] as T)) lo = mid + 1
+    else return true
+  }
+  return false
 }
