@@ -11,6 +11,7 @@ import { engineFeature } from './features/engine/engine.feature'
 import { identityFeature } from './features/identity/identity.feature'
 import { ingestFeature } from './features/ingest/ingest.feature'
 import { keysFeature } from './features/keys/keys.feature'
+import { kmsFeature } from './features/kms/kms.feature'
 import { mcpFeature } from './features/mcp/mcp.feature'
 import { membersFeature } from './features/members/members.feature'
 import { onboardingFeature } from './features/onboarding/onboarding.feature'
@@ -34,7 +35,7 @@ export const VERSION: string = pkg.version
 /** The order routes are mounted in, the spec's (the OpenAPI document follows it), after the service's own. */
 const MOUNT_ORDER =
   `console corpora ingest sources onboarding answers economics scale mcp accounts identity members sso allowlist
-  keys webhooks usage status platform-info workspaces audit engine`.split(/\s+/)
+  kms keys webhooks usage status platform-info workspaces audit engine`.split(/\s+/)
 
 /**
  * Composes the features into one app: the runtime (queue, scheduler, outbox, dispatcher, mailer),
@@ -44,9 +45,8 @@ const MOUNT_ORDER =
 export function createApp(deps: AppDeps): App {
   const rt = createRuntime(deps)
   const f = features(deps, rt)
-  const http = createHttpApp({ ...deps, authenticate: f.authenticate, admit: f.admit }, f.routes)
   return {
-    handle: http.handle,
+    handle: createHttpApp({ ...deps, authenticate: f.authenticate, admit: f.admit }, f.routes).handle,
     routes: f.routes,
     openapi: f.docs.openapi,
     jobs: { queue: rt.platform.queue, scheduler: rt.scheduler },
@@ -68,8 +68,7 @@ export function createApp(deps: AppDeps): App {
  * and, by name, the services it uses, all of features above it: who depends on whom reads here.
  */
 function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime) {
-  const { platform: p, mailer } = rt
-  const version = VERSION
+  const [{ platform: p, mailer }, version] = [rt, VERSION]
   const list: Feature[] = []
   /** Appends a feature to the list and hands its service to the features after it. */
   const use = <S>(feature: Feature<S>): S => {
@@ -90,6 +89,7 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
   const identity = use(identityFeature(p, { config: c, secret, accounts, workspaces, sso }))
   use(ssoFeature(p, { config: c, secret, accounts, workspaces, identity }))
   const allowlist = use(allowlistFeature(p))
+  use(kmsFeature(p, { config: c.kms, secret, envelope: rt.envelope }))
   const ingest = use(ingestFeature(p, { config: c.ingest, corpora }))
   const engine = use(engineFeature(p, { config: c.engine, embed: c.embed, corpora }))
   const sources = use(sourcesFeature(p, { config: c, secret, corpora, ingest }))

@@ -711,6 +711,58 @@ export const configDefinition = {
       kind: { type: 'int', min: 0, max: 720 },
     }),
   },
+  kms: {
+    allow_http: leaf({
+      doc: 'Let workspaces point their customer-managed key (provider aws-kms) at a plain-http KMS endpoint. Off by default: data keys would cross the network in the clear. Turn on only for a lab or tests.',
+      env: 'ENGRAM_KMS_ALLOW_HTTP',
+      default: false,
+      kind: { type: 'bool' },
+    }),
+    allow_private_networks: leaf({
+      doc: 'Let a KMS endpoint be on a private, unique-local or carrier-grade NAT address (an on-prem KMS inside the company network). Off by default. Link-local and cloud metadata addresses are always refused.',
+      env: 'ENGRAM_KMS_ALLOW_PRIVATE_NETWORKS',
+      default: false,
+      kind: { type: 'bool' },
+    }),
+    allow_loopback: leaf({
+      doc: "Let a KMS endpoint be on loopback or this server's own addresses (a KMS on the same machine, or tests). Off by default.",
+      env: 'ENGRAM_KMS_ALLOW_LOOPBACK',
+      default: false,
+      kind: { type: 'bool' },
+    }),
+    aws_region: leaf({
+      doc: 'Region of the KMS when a workspace names none.',
+      env: 'ENGRAM_KMS_AWS_REGION',
+      default: 'us-east-1',
+      kind: { type: 'string' },
+    }),
+    aws_access_key_id: leaf({
+      doc: "Access key the server signs KMS requests with. Unset: the AWS SDK's default chain (AWS_* environment, shared files, the instance or task role).",
+      env: 'ENGRAM_KMS_AWS_ACCESS_KEY_ID',
+      default: null,
+      kind: { type: 'string' },
+      secret: true,
+    }),
+    aws_secret_access_key: leaf({
+      doc: 'Secret of aws_access_key_id.',
+      env: 'ENGRAM_KMS_AWS_SECRET_ACCESS_KEY',
+      default: null,
+      kind: { type: 'string' },
+      secret: true,
+    }),
+    timeout_ms: leaf({
+      doc: 'Longest one KMS request may take, in milliseconds; past it the read or write it serves fails with encryption_key_unavailable.',
+      env: 'ENGRAM_KMS_TIMEOUT_MS',
+      default: 5_000,
+      kind: { type: 'int', min: 100, max: 60_000 },
+    }),
+    data_key_cache_seconds: leaf({
+      doc: 'How long an unwrapped data key is kept in memory for further reads of its object (bounded to 10,000 keys; dropped at once when the key is disabled). 0 asks the KMS on every read. A key disabled inside the KMS itself is noticed at the latest this long after.',
+      env: 'ENGRAM_KMS_DATA_KEY_CACHE_SECONDS',
+      default: 300,
+      kind: { type: 'int', min: 0, max: 86_400 },
+    }),
+  },
   rates: {
     cpu_second_usd: leaf({
       doc: 'Rate card: price of one CPU-second of query or onboarding work, in USD (about $0.0425 a vCPU-hour).',

@@ -161,6 +161,13 @@ export const errorTable = {
     message: 'The webhook endpoint is disabled after failing deliveries. Enable it again first.',
   },
   webhook_limit_reached: { status: 409, message: 'The workspace has as many webhook endpoints as it may.' },
+  // A 409, not a 503: the workspace's admin (or the KMS they control) turned the key off; retrying
+  // changes nothing until they turn it on again, and it is no outage of this server (docs/encryption.md).
+  encryption_key_unavailable: {
+    status: 409,
+    message:
+      "The workspace's encryption key is disabled or the KMS refused it, so its content cannot be read or written. An admin can enable the key again (PUT /v1/enterprise/kms-key).",
+  },
   sync_in_progress: { status: 409, message: 'A sync of this source is already running.' },
   import_in_progress: { status: 409, message: 'An import for this base is already running.' },
   connection_in_use: {
@@ -191,6 +198,10 @@ export const errorTable = {
     status: 422,
     message:
       'The folder is not inside a folder the operator granted to this workspace (sources.folder_roots).',
+  },
+  kms_key_rejected: {
+    status: 422,
+    message: 'The KMS could not be reached or refused to make and open a data key with this key.',
   },
   egress_denied: { status: 422, message: 'Requests to this address are not allowed from this server.' },
   source_credentials_rejected: { status: 422, message: 'The source refused the credentials.' },

@@ -46,6 +46,9 @@ export const ACTION_EVENTS = [
   // The workspace IP allowlist (src/features/allowlist): saved, and a request it refused.
   'ip_allowlist.updated',
   'ip_allowlist.refused',
+  // The workspace's customer-managed key (src/features/kms): saved (set, turned off or on), rotated.
+  'kms_key.updated',
+  'kms_key.rotated',
 ] as const
 
 /** The type of an event whose payload is `ActionFacts`. */

@@ -2104,7 +2104,7 @@ export interface paths {
         };
         /**
          * Where Google sends the browser back (a browser navigation)
-         * @description Always a redirect. Signed in: `/console/auth/callback#access_token=...&token_type=bearer&expires_at=...` (a linked identity, or a new workspace as sign-up makes one: sign-up mode, registration switch and default plan obeyed). The address belongs to a password account: `/console/auth/callback#link_ticket=...` (see `/auth/link`). Refused: `/console/sign-in?error=<code>` with a code of the error table (`invalid_state`, `provider_sign_in_failed`, `email_not_verified`, `registration_closed`, `account_disabled`, `workspace_suspended`, `sso_required`, ...) or the provider's own (`access_denied`). The redirect URI to register at Google is `<base_url>/v1/auth/google/callback`.
+         * @description Always a redirect. Signed in: `/console/auth/callback#access_token=...&token_type=bearer&expires_at=...` (a linked identity, or a new workspace through sign-up itself: sign-up mode, registration switch, default plan, the per-address sign-up limits and the refusal of disposable addresses as `/auth/register` applies them). The address belongs to a password account: `/console/auth/callback#link_ticket=...` (see `/auth/link`). Refused: `/console/sign-in?error=<code>` with a code of the error table (`invalid_state`, `provider_sign_in_failed`, `email_not_verified`, `registration_closed`, `rate_limited`, `disposable_email`, `account_disabled`, `workspace_suspended`, `sso_required`, ...) or the provider's own (`access_denied`). The redirect URI to register at Google is `<base_url>/v1/auth/google/callback`.
          */
         get: operations["v1_get_v1_auth_google_callback"];
         put?: never;
@@ -2124,7 +2124,7 @@ export interface paths {
         };
         /**
          * Where Google sends the browser back (a browser navigation)
-         * @description Always a redirect. Signed in: `/console/auth/callback#access_token=...&token_type=bearer&expires_at=...` (a linked identity, or a new workspace as sign-up makes one: sign-up mode, registration switch and default plan obeyed). The address belongs to a password account: `/console/auth/callback#link_ticket=...` (see `/auth/link`). Refused: `/console/sign-in?error=<code>` with a code of the error table (`invalid_state`, `provider_sign_in_failed`, `email_not_verified`, `registration_closed`, `account_disabled`, `workspace_suspended`, `sso_required`, ...) or the provider's own (`access_denied`). The redirect URI to register at Google is `<base_url>/v1/auth/google/callback`.
+         * @description Always a redirect. Signed in: `/console/auth/callback#access_token=...&token_type=bearer&expires_at=...` (a linked identity, or a new workspace through sign-up itself: sign-up mode, registration switch, default plan, the per-address sign-up limits and the refusal of disposable addresses as `/auth/register` applies them). The address belongs to a password account: `/console/auth/callback#link_ticket=...` (see `/auth/link`). Refused: `/console/sign-in?error=<code>` with a code of the error table (`invalid_state`, `provider_sign_in_failed`, `email_not_verified`, `registration_closed`, `rate_limited`, `disposable_email`, `account_disabled`, `workspace_suspended`, `sso_required`, ...) or the provider's own (`access_denied`). The redirect URI to register at Google is `<base_url>/v1/auth/google/callback`.
          */
         get: operations["frozen_get_auth_google_callback"];
         put?: never;
@@ -2460,7 +2460,9 @@ export interface paths {
         put?: never;
         /**
          * Accept an invitation; the invitee is signed in at once
-         * @description The answer carries a secret that is never stored, so an `Idempotency-Key` is not replayed here: the first request with a key runs, and any later one with the same key is refused with 409 `idempotency_key_reused` (send a new key to make another request).
+         * @description The invitee is created with the invited address (verified) and role. In a workspace that enforces single sign-on, no password is asked or stored and no session is answered: `{access_token: "", expires_at: null, email_verified: true, sso_required: true}`, and the invitee signs in with SSO. Elsewhere `password` is required (422).
+         *
+         *     The answer carries a secret that is never stored, so an `Idempotency-Key` is not replayed here: the first request with a key runs, and any later one with the same key is refused with 409 `idempotency_key_reused` (send a new key to make another request).
          */
         post: operations["v1_post_v1_auth_accept_invite"];
         delete?: never;
@@ -2480,7 +2482,9 @@ export interface paths {
         put?: never;
         /**
          * Accept an invitation; the invitee is signed in at once
-         * @description The answer carries a secret that is never stored, so an `Idempotency-Key` is not replayed here: the first request with a key runs, and any later one with the same key is refused with 409 `idempotency_key_reused` (send a new key to make another request).
+         * @description The invitee is created with the invited address (verified) and role. In a workspace that enforces single sign-on, no password is asked or stored and no session is answered: `{access_token: "", expires_at: null, email_verified: true, sso_required: true}`, and the invitee signs in with SSO. Elsewhere `password` is required (422).
+         *
+         *     The answer carries a secret that is never stored, so an `Idempotency-Key` is not replayed here: the first request with a key runs, and any later one with the same key is refused with 409 `idempotency_key_reused` (send a new key to make another request).
          */
         post: operations["frozen_post_auth_accept_invite"];
         delete?: never;
@@ -2630,7 +2634,7 @@ export interface paths {
         };
         /**
          * Where the identity provider sends the browser back
-         * @description Always a redirect. Success: `/console/auth/callback#access_token=...&token_type=bearer&expires_at=...` (the session in the fragment, never in a log or a Referer). Failure: `/console/sign-in?error=<code>`, the code from the error table (`invalid_state`, `sso_token_invalid`, `email_not_verified`, `email_taken`, `sso_domain_not_claimed`, `seat_cap_reached`, ...) or the provider's own (`access_denied`).
+         * @description Always a redirect. Success: `/console/auth/callback#access_token=...&token_type=bearer&expires_at=...` (the session in the fragment, never in a log or a Referer). Failure: `/console/sign-in?error=<code>`, the code from the error table (`invalid_state`, `sso_token_invalid`, `email_not_verified`, `email_taken`, `identity_mismatch`, `sso_domain_not_claimed`, `seat_cap_reached`, ...) or the provider's own (`access_denied`).
          */
         get: operations["v1_get_v1_auth_sso_callback"];
         put?: never;
@@ -2650,7 +2654,7 @@ export interface paths {
         };
         /**
          * Where the identity provider sends the browser back
-         * @description Always a redirect. Success: `/console/auth/callback#access_token=...&token_type=bearer&expires_at=...` (the session in the fragment, never in a log or a Referer). Failure: `/console/sign-in?error=<code>`, the code from the error table (`invalid_state`, `sso_token_invalid`, `email_not_verified`, `email_taken`, `sso_domain_not_claimed`, `seat_cap_reached`, ...) or the provider's own (`access_denied`).
+         * @description Always a redirect. Success: `/console/auth/callback#access_token=...&token_type=bearer&expires_at=...` (the session in the fragment, never in a log or a Referer). Failure: `/console/sign-in?error=<code>`, the code from the error table (`invalid_state`, `sso_token_invalid`, `email_not_verified`, `email_taken`, `identity_mismatch`, `sso_domain_not_claimed`, `seat_cap_reached`, ...) or the provider's own (`access_denied`).
          */
         get: operations["frozen_get_auth_sso_callback"];
         put?: never;
@@ -2687,6 +2691,62 @@ export interface paths {
          */
         put: operations["v1_put_v1_enterprise_ip_allowlist"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/enterprise/kms-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's customer-managed key: where it is, whether it is on, what it sealed
+         * @description Never shows a key: only where it lives (`provider`, `key_id`, `endpoint`, `region`), its status, the background pass running, and the objects the last pass counted sealed and plain.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        get: operations["v1_get_v1_enterprise_kms_key"];
+        /**
+         * Set the workspace's encryption key, or turn it off and on
+         * @description From the first save, every object the workspace writes (raw files, text sidecars, cartridges) is sealed with a data key of its own wrapped by this key, and a background pass seals the objects stored before. An enabled `aws-kms` key is tried first (a data key made and opened); a KMS that refuses is a 422 `kms_key_rejected` and nothing is saved. `enabled: false` refuses every read and write of the workspace's content at once (409 `encryption_key_unavailable`) until it is true again; nothing is lost. The provider cannot change once set, and another `aws-kms` key is reached by rotating to it.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        put: operations["v1_put_v1_enterprise_kms_key"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/enterprise/kms-key/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the key: every data key is re-wrapped, no content is re-encrypted
+         * @description A `local` key gets a new version; an `aws-kms` key is re-wrapped under its newest key material, or under another key of the same KMS (`key_id`). A background pass (`pass: "rotate"`) then re-wraps each object's data key, copying its encrypted content unchanged; `rotated_at` is set when it has finished, and a local key's older versions are then dropped. 409 while the key is disabled or a rotation runs.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        post: operations["v1_post_v1_enterprise_kms_key_rotate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3017,6 +3077,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/usage/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export daily usage per base (CSV or JSON Lines), streamed
+         * @description One line per UTC day and base with questions counted that day: `queries` (people and their applications), `load_test_queries` (the scale test), `compare_queries` (compare and economics); `corpus_id` null for counts that belong to no base. Oldest day first, streamed a batch at a time. `from` after `to`, or a day that does not exist, is a 422. The export is audited (`usage.exported`).
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        get: operations["v1_get_v1_usage_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export daily usage per base (CSV or JSON Lines), streamed
+         * @description One line per UTC day and base with questions counted that day: `queries` (people and their applications), `load_test_queries` (the scale test), `compare_queries` (compare and economics); `corpus_id` null for counts that belong to no base. Oldest day first, streamed a batch at a time. `from` after `to`, or a day that does not exist, is a 422. The export is audited (`usage.exported`).
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        get: operations["frozen_get_usage_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/status": {
         parameters: {
             query?: never;
@@ -3094,6 +3202,54 @@ export interface paths {
         };
         /** Where this server stores documents, what it may send elsewhere, and what files it reads */
         get: operations["v1_get_v1_platform_info"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platform/erasure-timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * For each kind of stored data: when a deletion makes it unreachable, and when it is physically gone
+         * @description Read from what the code does on a delete (the rows, the object store, the index, the cartridges, the outbox, the idempotency store, the audit log), for this server's storage. `after_seconds` is the longest wait after the delete answers; null when it is not bounded by this server (the database's free pages, the bucket's versions, backups). See docs/governance.md.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        get: operations["v1_get_v1_platform_erasure_timeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/erasure-timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * For each kind of stored data: when a deletion makes it unreachable, and when it is physically gone
+         * @description Read from what the code does on a delete (the rows, the object store, the index, the cartridges, the outbox, the idempotency store, the audit log), for this server's storage. `after_seconds` is the longest wait after the delete answers; null when it is not bounded by this server (the database's free pages, the bucket's versions, backups). See docs/governance.md.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        get: operations["frozen_get_platform_erasure_timeline"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3301,7 +3457,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @enum {string} */
-                code: "bad_request" | "malformed_json" | "unknown_documents" | "invalid_token" | "provider_sign_in_failed" | "link_ticket_invalid" | "invalid_state" | "unauthorized" | "invalid_credentials" | "sso_token_invalid" | "wrong_password" | "forbidden" | "missing_scope" | "admin_required" | "email_not_verified" | "registration_closed" | "account_disabled" | "workspace_suspended" | "session_required" | "api_key_required" | "key_bound_to_bases" | "ip_not_allowed" | "invalid_recovery_code" | "sso_required" | "seat_cap_reached" | "sso_domain_not_claimed" | "not_found" | "google_not_configured" | "sso_not_configured" | "method_not_allowed" | "conflict" | "email_taken" | "identity_linked_elsewhere" | "sso_domain_taken" | "sso_not_enforced" | "would_lock_out" | "last_admin" | "cannot_remove_self" | "corpus_empty" | "nothing_to_train" | "training_in_progress" | "no_training_in_progress" | "corpus_not_ready" | "document_not_ready" | "scale_test_in_progress" | "idempotency_in_progress" | "idempotency_key_reused" | "webhook_disabled" | "webhook_limit_reached" | "sync_in_progress" | "import_in_progress" | "connection_in_use" | "upload_credentials_unavailable" | "payload_too_large" | "unsupported_media_type" | "validation_error" | "idempotency_mismatch" | "invalid_cursor" | "invalid_path" | "checksum_mismatch" | "content_missing" | "too_many_files" | "invalid_folder" | "folder_root_not_allowed" | "egress_denied" | "source_credentials_rejected" | "source_permission_denied" | "source_folder_not_found" | "rate_limited" | "source_unreachable" | "sso_provider_error" | "source_failed" | "provider_unavailable" | "internal_error" | "service_unavailable" | "serving_unavailable" | "source_rate_limited";
+                code: "bad_request" | "malformed_json" | "unknown_documents" | "invalid_token" | "provider_sign_in_failed" | "link_ticket_invalid" | "invalid_state" | "unauthorized" | "invalid_credentials" | "sso_token_invalid" | "wrong_password" | "forbidden" | "missing_scope" | "admin_required" | "email_not_verified" | "registration_closed" | "account_disabled" | "workspace_suspended" | "session_required" | "api_key_required" | "key_bound_to_bases" | "ip_not_allowed" | "invalid_recovery_code" | "sso_required" | "seat_cap_reached" | "sso_domain_not_claimed" | "not_found" | "google_not_configured" | "sso_not_configured" | "method_not_allowed" | "conflict" | "email_taken" | "identity_linked_elsewhere" | "identity_mismatch" | "sso_domain_taken" | "sso_not_enforced" | "would_lock_out" | "last_admin" | "cannot_remove_self" | "corpus_empty" | "nothing_to_train" | "training_in_progress" | "no_training_in_progress" | "corpus_not_ready" | "document_not_ready" | "scale_test_in_progress" | "idempotency_in_progress" | "idempotency_key_reused" | "webhook_disabled" | "webhook_limit_reached" | "encryption_key_unavailable" | "sync_in_progress" | "import_in_progress" | "connection_in_use" | "upload_credentials_unavailable" | "payload_too_large" | "unsupported_media_type" | "validation_error" | "disposable_email" | "idempotency_mismatch" | "invalid_cursor" | "invalid_path" | "checksum_mismatch" | "content_missing" | "too_many_files" | "invalid_folder" | "folder_root_not_allowed" | "kms_key_rejected" | "egress_denied" | "source_credentials_rejected" | "source_permission_denied" | "source_folder_not_found" | "rate_limited" | "source_unreachable" | "sso_provider_error" | "source_failed" | "provider_unavailable" | "internal_error" | "service_unavailable" | "serving_unavailable" | "source_rate_limited";
                 message: string;
                 status: number;
                 details?: unknown;
@@ -4263,6 +4419,8 @@ export interface components {
             verify_link?: string;
             /** @description `email`: mailed (ENGRAM_EMAIL is an smtp URL). `server_log`: no mail server (ENGRAM_EMAIL=log, the default), so the link was written to the server log for the operator to pass on. `response`: the operator set ENGRAM_EMAIL=disabled, so the link is in this body, whoever asked. Depends on the configuration only. */
             link_delivery?: "email" | "response" | "server_log";
+            /** @description Only `true`, on an invitation accepted in a workspace that enforces single sign-on: the member exists but no session is answered (`access_token` is empty); sign in with SSO and the invited address. */
+            sso_required?: boolean;
         };
         RegisterReq: {
             /**
@@ -4466,6 +4624,8 @@ export interface components {
             role: "admin" | "member";
             /** Format: date-time */
             expires_at: string;
+            /** @description The workspace signs in through single sign-on: accepting asks no password and answers no session; the invitee then signs in with SSO and this address. */
+            sso_required: boolean;
         };
         InviteInfoReq: {
             /** @description Token from the link. */
@@ -4474,8 +4634,8 @@ export interface components {
         AcceptInviteReq: {
             /** @description Token from the link. */
             token: string;
-            /** @description 8 to 128 characters. */
-            password: string;
+            /** @description 8 to 128 characters. Required unless the workspace enforces single sign-on (`sso_required` in `/auth/invite-info`); there none is set, and one sent is not stored. */
+            password?: string;
             /**
              * Format: name
              * @description Display name.
@@ -4568,6 +4728,41 @@ export interface components {
             cidrs: string[];
             /** @description Save an enabled list that does not include the caller's own address (otherwise 409 `would_lock_out`): this credential is refused from the next request on. */
             confirm_lockout?: boolean;
+        };
+        KmsKeyResp: {
+            /** @description null: no key; objects are stored plain. */
+            provider: ("local" | "aws-kms") | null;
+            key_id: string | null;
+            endpoint: string | null;
+            region: string | null;
+            status: "not_configured" | "enabled" | "disabled";
+            /** @description The background pass running over the workspace's objects: `encrypt` seals those stored plain (written before the key was set), `rotate` re-wraps every data key without re-encrypting content. */
+            pass: "encrypt" | "rotate" | null;
+            /** @description When the last rotation finished re-wrapping every object. */
+            rotated_at: string | null;
+            /** @description Objects sealed under the key, as the last finished pass counted them. */
+            encrypted_objects: number;
+            /** @description Objects still plain when the last pass counted them. */
+            plaintext_objects: number;
+            /** @description When the last pass finished counting. */
+            counted_at: string | null;
+            /** @description When the settings were last saved. */
+            updated_at: string | null;
+        };
+        KmsKeyReq: {
+            /** @description `local`: a key Engram holds itself, sealed under the server secret (installs without a KMS). `aws-kms`: a key in AWS KMS, or in a KMS speaking its API at `endpoint`. */
+            provider: "local" | "aws-kms";
+            /** @description The KMS key id, ARN or alias (`aws-kms`, required). `local` names its own key and ignores this. */
+            key_id?: string;
+            /** @description The KMS's URL (`aws-kms` only): unset for AWS itself, or an on-prem KMS speaking the AWS KMS API. https unless the operator allows http (kms.allow_http); private and loopback addresses only as the operator allows (kms.allow_private_networks, kms.allow_loopback). */
+            endpoint?: string;
+            region?: string;
+            /** @description false: every read and write of the workspace's content (answers, MCP, document text and downloads, onboarding, uploads) is refused at once with 409 `encryption_key_unavailable`, until it is true again. Nothing is deleted. */
+            enabled: boolean;
+        };
+        KmsRotateReq: {
+            /** @description `aws-kms` only: move to this key of the same KMS (every data key is re-wrapped under it). */
+            key_id?: string;
         };
         ApiKeyCreatedResp: {
             id: string;
@@ -4842,6 +5037,27 @@ export interface components {
                 /** @description Largest JSON body of the push protocol (a manifest, an upsert). */
                 max_json_bytes: number;
             };
+        };
+        ErasureTimelineResp: {
+            storage: "local" | "s3";
+            kinds: {
+                kind: string;
+                /** @description What this kind of data holds. */
+                what: string;
+                unreachable: {
+                    /** @description In words: what makes it so. */
+                    when: string;
+                    /** @description The longest wait after the delete answers, in seconds: 0 is before the answer; null when it is not bounded by this server (the operator's storage, backups or retention). */
+                    after_seconds: number | null;
+                };
+                physically_gone: {
+                    /** @description In words: what makes it so. */
+                    when: string;
+                    /** @description The longest wait after the delete answers, in seconds: 0 is before the answer; null when it is not bounded by this server (the operator's storage, backups or retention). */
+                    after_seconds: number | null;
+                };
+            }[];
+            notes: string[];
         };
         AuditEntryResp: {
             id: string;
@@ -18818,6 +19034,320 @@ export interface operations {
             };
         };
     };
+    v1_get_v1_enterprise_kms_key: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KmsKeyResp"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_put_v1_enterprise_kms_key: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KmsKeyReq"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KmsKeyResp"];
+                };
+            };
+            /**
+             * @description `malformed_json`: The request body is not valid JSON.
+             *
+             *     `bad_request`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed.
+             *
+             *     `conflict`: The request conflicts with the current state.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported content type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: This Idempotency-Key was used with a different request.
+             *
+             *     `validation_error`: The request failed validation.
+             *
+             *     `kms_key_rejected`: The KMS could not be reached or refused to make and open a data key with this key.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_post_v1_enterprise_kms_key_rotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KmsRotateReq"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KmsKeyResp"];
+                };
+            };
+            /**
+             * @description `malformed_json`: The request body is not valid JSON.
+             *
+             *     `bad_request`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed.
+             *
+             *     `conflict`: The request conflicts with the current state.
+             *
+             *     `encryption_key_unavailable`: The workspace's encryption key is disabled or the KMS refused it, so its content cannot be read or written. An admin can enable the key again (PUT /v1/enterprise/kms-key).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported content type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: This Idempotency-Key was used with a different request.
+             *
+             *     `validation_error`: The request failed validation.
+             *
+             *     `kms_key_rejected`: The KMS could not be reached or refused to make and open a data key with this key.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     v1_get_v1_api_keys: {
         parameters: {
             query?: {
@@ -20370,6 +20900,168 @@ export interface operations {
             };
         };
     };
+    v1_get_v1_usage_export: {
+        parameters: {
+            query?: {
+                /** @description `jsonl`: one JSON object a line; `csv`: RFC 4180 with a header line (cells a spreadsheet would read as a formula are prefixed with `'`). */
+                format?: "csv" | "jsonl";
+                /** @description First day, inclusive; the first day counted when absent (YYYY-MM-DD, UTC). */
+                from?: string;
+                /** @description Last day, inclusive; the last day counted when absent (YYYY-MM-DD, UTC). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": {
+                        day: string;
+                        corpus_id: string | null;
+                        queries: number;
+                        load_test_queries: number;
+                        compare_queries: number;
+                    };
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    frozen_get_usage_export: {
+        parameters: {
+            query?: {
+                /** @description `jsonl`: one JSON object a line; `csv`: RFC 4180 with a header line (cells a spreadsheet would read as a formula are prefixed with `'`). */
+                format?: "csv" | "jsonl";
+                /** @description First day, inclusive; the first day counted when absent (YYYY-MM-DD, UTC). */
+                from?: string;
+                /** @description Last day, inclusive; the last day counted when absent (YYYY-MM-DD, UTC). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": {
+                        day: string;
+                        corpus_id: string | null;
+                        queries: number;
+                        load_test_queries: number;
+                        compare_queries: number;
+                    };
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
     v1_get_v1_status: {
         parameters: {
             query?: never;
@@ -20652,6 +21344,142 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_get_v1_platform_erasure_timeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureTimelineResp"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    frozen_get_platform_erasure_timeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureTimelineResp"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
                 };
             };
         };
