@@ -9,6 +9,7 @@ import { startProvider, type TestProvider } from '../helpers/oidc-provider'
 
 const CLIENT = { client_id: 'engram-sso-rules', client_secret: 'sso-rules-secret-never-logged' }
 const ACME = 'acme.example.com'
+const CORP = 'corp.example.com'
 
 let op: TestProvider
 let app: TestApp
@@ -44,6 +45,7 @@ beforeAll(async () => {
     clients: [{ ...CLIENT, redirect_uris: [`${base}/auth/sso/callback`] }],
     accounts: {
       'alice-2019': { email: `alice@${ACME}`, email_verified: true, name: 'Alice (2019)' },
+      carol: { email: `carol@${CORP}`, email_verified: true, name: 'Carol At The Provider' },
     },
   })
   app = testApp({
@@ -150,5 +152,47 @@ describe('an address the company gave to another person', () => {
     const me = await json('/v1/auth/me', { token: joined.fragment.get('access_token')! })
     expect(me.body).toMatchObject({ email: `alice@${ACME}`, name: 'Alice (2024)' })
     expect(me.body.id).not.toBe(alice)
+  })
+})
+
+describe('an invitation accepted where SSO is enforced', () => {
+  test('makes the member without a password or session; the invitee then signs in through the provider as that member', async () => {
+    const reg = await json('/v1/auth/register', {
+      body: { email: `admin@${CORP}`, password: 'correct horse 2', workspace_name: 'Corp', name: 'Admin' },
+    })
+    const token = reg.body.access_token!
+    const key = (await json('/v1/api-keys', { token, body: { name: 'corp admin', scopes: ['admin'] } })).body
+      .key!
+    const put = await json('/v1/enterprise/sso', {
+      method: 'PUT',
+      token: key,
+      body: { issuer: op.issuer, ...CLIENT, domains: [CORP], enforce: true },
+    })
+    expect(put.status).toBe(200)
+    const inv = await json('/v1/admin/invites', {
+      token: key,
+      body: { email: `carol@${CORP}`, role: 'admin' },
+    })
+    const invite = new URL(inv.body.invite_link as string).searchParams.get('token')!
+
+    expect((await json('/v1/auth/invite-info', { body: { token: invite } })).body.sso_required).toBe(true)
+    const accepted = await json('/v1/auth/accept-invite', { body: { token: invite, name: 'Carol' } })
+    expect(accepted).toEqual({
+      status: 200,
+      body: {
+        access_token: '',
+        token_type: 'bearer',
+        expires_at: null,
+        email_verified: true,
+        sso_required: true,
+      },
+    })
+    const carol = userIdOf(`carol@${CORP}`)!
+
+    const landed = await ssoSignIn('carol', `carol@${CORP}`)
+    expect(landed.error).toBeNull()
+    const me = await json('/v1/auth/me', { token: landed.fragment.get('access_token')! })
+    // The member the invitation made, with its name and role, not a new one from the provider.
+    expect(me.body).toMatchObject({ id: carol, name: 'Carol', role: 'admin', email: `carol@${CORP}` })
   })
 })

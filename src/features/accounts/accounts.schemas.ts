@@ -44,6 +44,12 @@ export const TokenResp = namedObject('TokenResp', {
     }),
   ),
   link_delivery: Type.Optional(LinkDelivery),
+  sso_required: Type.Optional(
+    Type.Boolean({
+      description:
+        'Only `true`, on an invitation accepted in a workspace that enforces single sign-on: the member exists but no session is answered (`access_token` is empty); sign in with SSO and the invited address.',
+    }),
+  ),
 })
 
 export const SessionResp = namedObject('SessionResp', {

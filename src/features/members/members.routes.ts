@@ -107,6 +107,8 @@ export function membersRoutes(members: MembersService): RouteDef[] {
       idempotent: 'once',
       auth: 'none',
       summary: 'Accept an invitation; the invitee is signed in at once',
+      description:
+        'The invitee is created with the invited address (verified) and role. In a workspace that enforces single sign-on, no password is asked or stored and no session is answered: `{access_token: "", expires_at: null, email_verified: true, sso_required: true}`, and the invitee signs in with SSO. Elsewhere `password` is required (422).',
       tags: ['auth'],
       body: AcceptInviteReq,
       response: TokenResp,

@@ -48,10 +48,18 @@ export const InviteInfoResp = namedObject('InviteInfoResp', {
   email: Type.String(),
   role: Role,
   expires_at: Time,
+  sso_required: Type.Boolean({
+    description:
+      'The workspace signs in through single sign-on: accepting asks no password and answers no session; the invitee then signs in with SSO and this address.',
+  }),
 })
 
 export const AcceptInviteReq = namedObject('AcceptInviteReq', {
   token: LinkToken,
-  password: Password,
+  password: Type.Optional({
+    ...Password,
+    description:
+      '8 to 128 characters. Required unless the workspace enforces single sign-on (`sso_required` in `/auth/invite-info`); there none is set, and one sent is not stored.',
+  }),
   name: { ...Name, description: 'Display name.' },
 })

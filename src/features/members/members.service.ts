@@ -7,9 +7,9 @@ import { newId, type Random } from '../../platform/crypto/random'
 import { newLinkToken } from '../../platform/crypto/token'
 import type { Db } from '../../platform/db/db'
 import type { Mailer } from '../../platform/email/email'
-import { fail, notFound } from '../../platform/errors/errors'
+import { fail, notFound, validationFailed } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
-import { type LinkResp, normaliseEmail, requireName } from '../accounts/accounts.schemas'
+import { type LinkResp, normaliseEmail, requireName, type TokenResp } from '../accounts/accounts.schemas'
 import type { AccountsService, Caller, UserRow } from '../accounts/accounts.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import {
@@ -220,24 +220,36 @@ export class MembersService {
       email: invite.email,
       role: invite.role,
       expires_at: iso(new Date(invite.expiresAt)),
+      sso_required: this.d.accounts.ssoPolicy().enforces(ws.id),
     }
   }
 
-  /** `POST /auth/accept-invite`: creates the invitee (address proven by the link) and signs them in. */
-  async accept(body: Static<typeof AcceptInviteReq>, caller: Caller) {
+  /**
+   * `POST /auth/accept-invite`: creates the invitee (address proven by the link) and signs them in.
+   * Where the workspace enforces single sign-on the member is made without a password (one sent is
+   * not stored: it could never sign in, and the page may predate enforcement) and gets no session,
+   * which enforcement would end at once: the answer says `sso_required`, and they sign in through
+   * the provider, which finds them by address.
+   */
+  async accept(body: Static<typeof AcceptInviteReq>, caller: Caller): Promise<Static<typeof TokenResp>> {
     const name = requireName(body.name, 'name')
     const a = this.d.accounts
-    const passwordHash = await a.hashPassword(body.password)
-    const user = a.transaction(() => {
+    const hash = body.password === undefined ? null : await a.hashPassword(body.password)
+    const { user, sso } = a.transaction(() => {
       const invite = acceptInvite(this.d.db, sha256Hex(body.token), this.d.clock.now().getTime())
       if (!invite) throw fail('invalid_token')
       if (this.d.workspaces.get(invite.workspaceId)?.status !== 'active') throw fail('workspace_suspended')
+      const sso = a.ssoPolicy().enforces(invite.workspaceId)
+      // Thrown in here, so the acceptance is rolled back with it.
+      if (!sso && hash === null) {
+        throw validationFailed([{ loc: ['body', 'password'], msg: 'Field required', type: 'missing' }])
+      }
       // A duplicate address throws email_taken here, which rolls back the acceptance too.
       const created = a.createUser({
         workspaceId: invite.workspaceId,
         email: invite.email,
         name,
-        passwordHash,
+        passwordHash: sso ? null : hash,
         role: invite.role,
         verified: true,
       })
@@ -246,8 +258,17 @@ export class MembersService {
         workspaceId: invite.workspaceId,
         payload: { userId: created.id, role: created.role, inviteId: invite.id },
       })
-      return created
+      return { user: created, sso }
     })
+    if (sso) {
+      return {
+        access_token: '',
+        token_type: 'bearer',
+        expires_at: null,
+        email_verified: true,
+        sso_required: true,
+      }
+    }
     return a.signIn(user, 'normal', 'invite', caller)
   }
 }
