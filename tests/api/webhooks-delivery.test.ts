@@ -203,6 +203,42 @@ describe('delivery', () => {
   })
 })
 
+describe('keeping deliveries', () => {
+  test('an endpoint deleted while an attempt is out: the attempt ends quietly, leaving nothing behind', async () => {
+    const { t, r } = setUp()
+    const { s, hook, admin } = await subscribed(t, r, ['api_key.created'])
+    r.plan('hang')
+    await mintKey(t, s.token, ['query'])
+    const sending = t.jobs.scheduler.drain()
+    await r.arrived(1)
+    const gone = await t.request(`/v1/webhooks/${hook.id}`, { method: 'DELETE', headers: bearer(admin) })
+    expect(gone.status).toBe(204)
+    r.release()
+    await sending
+    expect(t.db.$client.query('SELECT count(*) AS n FROM webhook_attempts').get()).toEqual({ n: 0 })
+    expect(t.log.lines.filter((l) => l.level === 'error')).toEqual([])
+  })
+
+  test('ended deliveries are kept 30 days, then pruned as new events come', async () => {
+    const { t, r } = setUp()
+    const { s, hook, admin } = await subscribed(t, r, ['api_key.created'])
+    await mintKey(t, s.token, ['query'])
+    await t.jobs.scheduler.drain()
+    const [old] = await deliveriesOf(t, admin, hook.id)
+    t.clock.advance(29 * 86_400_000)
+    await mintKey(t, admin, ['query'])
+    await t.jobs.scheduler.drain()
+    expect((await deliveriesOf(t, admin, hook.id)).map((d: { id: string }) => d.id)).toContain(old.id)
+    t.clock.advance(2 * 86_400_000)
+    await mintKey(t, admin, ['query'])
+    await t.jobs.scheduler.drain()
+    const kept = (await deliveriesOf(t, admin, hook.id)).map((d: { id: string }) => d.id)
+    expect(kept).toHaveLength(2)
+    expect(kept).not.toContain(old.id)
+    expect(t.db.$client.query('SELECT count(*) AS n FROM webhook_attempts').get()).toEqual({ n: 2 })
+  })
+})
+
 describe('disabling after failures', () => {
   test('a run of failures over the set time disables the endpoint; enabling it again delivers new events', async () => {
     // One worker: the retries run one after another, so which of them disables the endpoint is fixed.

@@ -130,6 +130,8 @@ export class Deliveries {
     const wait = a.ok || last ? null : this.wait(a.attempt)
     const status = a.ok ? 'succeeded' : last ? 'failed' : 'pending'
     return transaction(this.d.db, () => {
+      // The endpoint was deleted while the attempt was out: nothing is left to record it on.
+      if (!this.d.repo.hasDelivery(d.id)) return { status: 'deleted', wait: null, disabled: false }
       this.d.repo.recordAttempt(a, {
         attempts: a.attempt,
         status,

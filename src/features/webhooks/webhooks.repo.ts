@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, lt, or, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, lt, ne, or, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/db'
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks.tables'
 
@@ -161,6 +161,22 @@ export class WebhooksRepo {
       .where(and(eq(t.endpointId, endpointId), eq(t.status, 'pending')))
       .returning({ id: t.id })
       .all().length
+  }
+
+  /** Deletes the ended deliveries of an endpoint made before `before` (with their attempts); how many. */
+  pruneDeliveries(endpointId: string, before: number): number {
+    const t = webhookDeliveries
+    return this.db
+      .delete(t)
+      .where(and(eq(t.endpointId, endpointId), lt(t.createdAt, before), ne(t.status, 'pending')))
+      .returning({ id: t.id })
+      .all().length
+  }
+
+  /** Whether a delivery is still there (its endpoint may have been deleted during an attempt). */
+  hasDelivery(id: string): boolean {
+    const t = webhookDeliveries
+    return this.db.select({ id: t.id }).from(t).where(eq(t.id, id)).get() !== undefined
   }
 
   /** Deliveries of an endpoint, newest first. */

@@ -3,6 +3,9 @@ import { TOLD_EVENTS, type Told, webhookEventOf } from './webhooks.events'
 import type { WebhooksRepo } from './webhooks.repo'
 import type { WebhooksService } from './webhooks.service'
 
+/** How long an ended delivery and its attempts are kept (the deliveries listing shows them). */
+export const KEEP_DELIVERIES_DAYS = 30
+
 /**
  * Queues a delivery to every enabled endpoint of the event's workspace that subscribes to its
  * webhook type. Transactional: the deliveries, their jobs and the record that the event was taken
@@ -16,6 +19,8 @@ export function webhooksSubscriber(repo: WebhooksRepo, service: WebhooksService)
     handle: (e) => {
       const { type, data } = webhookEventOf(e)
       for (const endpoint of repo.enabledEndpoints(e.workspaceId)) {
+        // Ended deliveries are kept KEEP_DELIVERIES_DAYS; the ones that aged out go as new ones come.
+        repo.pruneDeliveries(endpoint.id, e.occurredAt - KEEP_DELIVERIES_DAYS * 86_400_000)
         if (!(JSON.parse(endpoint.events) as string[]).includes(type)) continue
         service.send(endpoint, e.id, type, data, e.occurredAt)
       }
