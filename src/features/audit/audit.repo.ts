@@ -54,6 +54,10 @@ export class AuditRepo {
    */
   append(row: NewAuditRow): boolean {
     return transaction(this.db, () => {
+      // Take the write lock before reading the chain's end: a transaction that read first and
+      // another process then wrote would be refused at its write (SQLITE_BUSY_SNAPSHOT) instead of
+      // waiting its turn. An UPDATE that matches nothing takes the lock and changes nothing.
+      this.db.update(auditEvents).set({ seq: sql`${auditEvents.seq}` }).where(sql`0`).run()
       if (this.db.select({ id: auditEvents.id }).from(auditEvents).where(eq(auditEvents.id, row.id)).get()) {
         return false
       }
