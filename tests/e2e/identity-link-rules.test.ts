@@ -123,6 +123,13 @@ describe('one identity per issuer', () => {
     const second = await post('/v1/auth/link', { ticket, password: 'moved-password-1' })
     expect(second.status).toBe(200)
     expect(identitiesOf('moved@example.com')).toEqual([{ subject: 'second', provider: 'google' }])
+    // The audit trail says which identity went.
+    const links = auditRows(e.app).filter((a) => a.action === 'identity.linked')
+    expect(JSON.parse(links.at(-1)!.details!)).toEqual({
+      provider: 'google',
+      issuer: s.op.issuer,
+      replaced_subject: 'first',
+    })
 
     // The old Google account no longer signs the account in; it is offered a link like a stranger.
     const old = await signInWithGoogle(s, e, 'first')

@@ -58,7 +58,7 @@ export function identityRoutes(identity: IdentityService): RouteDef[] {
       auth: 'none',
       summary: "Link a provider identity to an existing password account (the account's password proves it)",
       description:
-        'The password is checked as `/auth/login` checks it (same rate limits; 401 `invalid_credentials`). Refused when the workspace enforces single sign-on (403 `sso_required`) or the account is deactivated (403 `account_disabled`); an identity already linked to another account is 409 `identity_linked_elsewhere`. Answers a session.',
+        'The password is checked as `/auth/login` checks it (same rate limits; 401 `invalid_credentials`). Refused when the workspace enforces single sign-on (403 `sso_required`) or the account is deactivated (403 `account_disabled`); an identity already linked to another account is 409 `identity_linked_elsewhere`. Answers a session, recorded as made through the provider (`via` and the `auth.sign_in` audit row say `google`). An identity the account had at the same issuer is replaced (audit `identity.linked` names its `replaced_subject`).',
       tags: TAGS,
       errors: [
         'link_ticket_invalid',

@@ -75,7 +75,7 @@ export class IdentitySignIn {
       this.d.accounts.transaction(() => {
         const earlier = this.d.repo.ofUserAt(user.id, t.issuer)
         if (earlier) this.d.repo.delete(earlier.id)
-        this.linkIdentity(user, t, caller)
+        this.linkIdentity(user, t, caller, earlier?.subject)
       })
     }
     return token
@@ -117,8 +117,11 @@ export class IdentitySignIn {
     return this.d.accounts.signIn(user, 'normal', provider, caller)
   }
 
-  /** Links an identity to a user and records it (single sign-on links its members too). Call inside a transaction. */
-  linkIdentity(user: UserRow, t: LinkTicket, caller: Caller): void {
+  /**
+   * Links an identity to a user and records it (single sign-on links its members too); `replaced` is
+   * the subject of the identity at the same issuer it takes the place of. Call inside a transaction.
+   */
+  linkIdentity(user: UserRow, t: LinkTicket, caller: Caller, replaced?: string): void {
     try {
       this.d.repo.insert({
         id: newId(this.d.random, 'idn'),
@@ -141,7 +144,11 @@ export class IdentitySignIn {
       payload: {
         actor: { type: 'user', id: user.id, ip: caller.ip, requestId: caller.requestId },
         target: { type: 'user', id: user.id },
-        details: { provider: t.provider, issuer: t.issuer },
+        details: {
+          provider: t.provider,
+          issuer: t.issuer,
+          ...(replaced === undefined ? {} : { replaced_subject: replaced }),
+        },
       },
     })
   }

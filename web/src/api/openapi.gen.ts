@@ -2186,7 +2186,7 @@ export interface paths {
         put?: never;
         /**
          * Link a provider identity to an existing password account (the account's password proves it)
-         * @description The password is checked as `/auth/login` checks it (same rate limits; 401 `invalid_credentials`). Refused when the workspace enforces single sign-on (403 `sso_required`) or the account is deactivated (403 `account_disabled`); an identity already linked to another account is 409 `identity_linked_elsewhere`. Answers a session.
+         * @description The password is checked as `/auth/login` checks it (same rate limits; 401 `invalid_credentials`). Refused when the workspace enforces single sign-on (403 `sso_required`) or the account is deactivated (403 `account_disabled`); an identity already linked to another account is 409 `identity_linked_elsewhere`. Answers a session, recorded as made through the provider (`via` and the `auth.sign_in` audit row say `google`). An identity the account had at the same issuer is replaced (audit `identity.linked` names its `replaced_subject`).
          *
          *     The answer carries a secret that is never stored, so an `Idempotency-Key` is not replayed here: the first request with a key runs, and any later one with the same key is refused with 409 `idempotency_key_reused` (send a new key to make another request).
          */
@@ -2208,7 +2208,7 @@ export interface paths {
         put?: never;
         /**
          * Link a provider identity to an existing password account (the account's password proves it)
-         * @description The password is checked as `/auth/login` checks it (same rate limits; 401 `invalid_credentials`). Refused when the workspace enforces single sign-on (403 `sso_required`) or the account is deactivated (403 `account_disabled`); an identity already linked to another account is 409 `identity_linked_elsewhere`. Answers a session.
+         * @description The password is checked as `/auth/login` checks it (same rate limits; 401 `invalid_credentials`). Refused when the workspace enforces single sign-on (403 `sso_required`) or the account is deactivated (403 `account_disabled`); an identity already linked to another account is 409 `identity_linked_elsewhere`. Answers a session, recorded as made through the provider (`via` and the `auth.sign_in` audit row say `google`). An identity the account had at the same issuer is replaced (audit `identity.linked` names its `replaced_subject`).
          *
          *     The answer carries a secret that is never stored, so an `Idempotency-Key` is not replayed here: the first request with a key runs, and any later one with the same key is refused with 409 `idempotency_key_reused` (send a new key to make another request).
          */
