@@ -278,7 +278,7 @@ describe('disabling after failures', () => {
     await t.jobs.scheduler.drain()
     expect(r.received).toHaveLength(4)
     await expectError(
-      await t.request(`/v1/webhooks/${hook.id}/test`, { method: 'POST', headers: bearer(admin), json: {} }),
+      await t.request(`/v1/webhooks/${hook.id}/test`, { method: 'POST', headers: bearer(admin) }),
       '/v1/webhooks',
       409,
       'webhook_disabled',
@@ -299,7 +299,7 @@ describe('what a receiver refuses', () => {
   test('a captured delivery replayed later is rejected for its old timestamp, and a re-dated one for its signature', async () => {
     const { t, r } = setUp()
     const { s, hook } = await subscribed(t, r, ['api_key.created'])
-    await t.request(`/v1/webhooks/${hook.id}/test`, { method: 'POST', headers: bearer(s.token), json: {} })
+    await t.request(`/v1/webhooks/${hook.id}/test`, { method: 'POST', headers: bearer(s.token) })
     await t.jobs.scheduler.drain()
     const captured = r.received[0]!
     expect(captured.payload?.type).toBe('webhook.test')
@@ -317,7 +317,7 @@ describe('what a receiver refuses', () => {
     expect(r.received[2]!.rejected).toBe('No matching signature found')
     // Signed with another endpoint's secret: refused too.
     r.secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`
-    await t.request(`/v1/webhooks/${hook.id}/test`, { method: 'POST', headers: bearer(s.token), json: {} })
+    await t.request(`/v1/webhooks/${hook.id}/test`, { method: 'POST', headers: bearer(s.token) })
     await t.jobs.scheduler.drain()
     expect(r.received[3]!.rejected).toBe('No matching signature found')
   })

@@ -5,7 +5,6 @@ import {
   WebhookDeliveryResp,
   WebhookIdParams,
   WebhookResp,
-  WebhookTestReq,
   WebhookTestResp,
 } from './webhooks.schemas'
 import type { WebhooksService } from './webhooks.service'
@@ -102,11 +101,10 @@ export function webhooksRoutes(webhooks: WebhooksService): RouteDef[] {
         "Sent and retried like any delivery; follow it in the endpoint's deliveries. 409 `webhook_disabled` while the endpoint is disabled.",
       tags: TAGS,
       params: WebhookIdParams,
-      body: WebhookTestReq,
       response: WebhookTestResp,
       errors: ['webhook_disabled'],
-      handler: ({ principal, params, body }) =>
-        reply(202, webhooks.sendTest(principal.workspaceId, params.webhook_id, body?.message)),
+      handler: ({ principal, params }) =>
+        reply(202, webhooks.sendTest(principal.workspaceId, params.webhook_id)),
     }),
     defineRoute({
       method: 'GET',

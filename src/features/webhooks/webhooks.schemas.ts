@@ -90,10 +90,6 @@ export const WebhookDeliveryResp = namedObject('WebhookDeliveryResp', {
   created_at: Time,
 })
 
-export const WebhookTestReq = namedObject('WebhookTestReq', {
-  message: Type.Optional(TextString({ maxLength: 200, description: 'Carried in the data as `message`.' })),
-})
-
 /** What a test send answers: the delivery queued (follow it in the endpoint's deliveries). */
 export const WebhookTestResp = namedObject('WebhookTestResp', {
   delivery_id: Type.String(),

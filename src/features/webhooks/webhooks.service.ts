@@ -170,13 +170,13 @@ export class WebhooksService {
   }
 
   /** `POST /v1/webhooks/{id}/test`: queues a `webhook.test` delivery, whatever the endpoint subscribes to. */
-  sendTest(workspaceId: string, id: string, message: string | undefined): Static<typeof WebhookTestResp> {
+  sendTest(workspaceId: string, id: string): Static<typeof WebhookTestResp> {
     return transaction(this.d.db, () => {
       const e = this.find(workspaceId, id)
       if (!e.enabled) throw fail('webhook_disabled')
       const deliveryId = this.send(e, null, TEST_EVENT_TYPE, {
         webhook_id: e.id,
-        message: message ?? 'A test event from Engram.',
+        message: 'A test event from Engram.',
       })
       return { delivery_id: deliveryId, event_type: TEST_EVENT_TYPE, status: 'pending' }
     })
