@@ -4858,13 +4858,6 @@ export interface components {
             /** @constant */
             status: "pending";
         };
-        WebhookTestReq: {
-            /**
-             * Format: text
-             * @description Carried in the data as `message`.
-             */
-            message?: string;
-        };
         WebhookAttemptResp: {
             attempt: number;
             /** Format: date-time */
@@ -20428,11 +20421,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WebhookTestReq"];
-            };
-        };
+        requestBody?: never;
         responses: {
             /** @description Success. */
             202: {
@@ -20441,15 +20430,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookTestResp"];
-                };
-            };
-            /** @description `malformed_json`: The request body is not valid JSON. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description `unauthorized`: Not authenticated. */
@@ -20493,24 +20473,6 @@ export interface operations {
             };
             /** @description `webhook_disabled`: The webhook endpoint is disabled after failing deliveries. Enable it again first. */
             409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description `payload_too_large`: The request body is too large. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description `unsupported_media_type`: Unsupported content type. */
-            415: {
                 headers: {
                     [name: string]: unknown;
                 };
