@@ -422,6 +422,9 @@ describe('what the check covers', () => {
       [PATH, { method: 'PUT', json: { enabled: false, cidrs: [] } }],
     ]
     for (const [path, init] of tries) await refused(await send(t, path, a.token, out, init), '198.51.100.7')
+    // The log line of each refusal names the workspace, for the operator following one up.
+    const lines = t.log.lines.filter((l) => l.msg === 'request' && l.status === 403)
+    expect(lines.map((l) => l.workspace_id)).toEqual(tries.map(() => a.workspaceId))
     expect({
       keys: rows(t, 'api_keys'),
       corpora: rows(t, 'corpora'),

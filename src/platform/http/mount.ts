@@ -167,6 +167,8 @@ function compileRoute(route: RouteDef, style: ApiStyle, deps: MountDeps) {
 
 function authorize(route: RouteDef, request: Request, state: RequestState, deps: MountDeps): Principal {
   const principal = deps.authenticate(request)
+  // Known before any refusal below, so that the request's log line names the workspace.
+  state.workspaceId = principal.workspaceId
   // Every credentialed request, whatever its scope or role, is first checked for where it comes from.
   if (deps.admit) deps.admit(principal, callerOf(request, state, deps.clients))
   if (route.scope && principal.scopes !== null && !principal.scopes.includes(route.scope)) {
