@@ -63,6 +63,15 @@ describe('subscribing an endpoint', () => {
     }
   })
 
+  test('the URL is kept as the parser reads it: what is listed is what is reached', async () => {
+    const s = await signUp(t)
+    const res = await post(s.token, '/v1/webhooks', {
+      url: 'HTTPS://93.184.216.34:443',
+      events: ['sync.finished'],
+    })
+    expect((await res.json()).url).toBe('https://93.184.216.34/')
+  })
+
   test('an audit row names the endpoint and its events, never the secret', async () => {
     const s = await signUp(t)
     const hook = await (
@@ -90,6 +99,8 @@ describe('subscribing an endpoint', () => {
       [{ url: 'https://user:pw@93.184.216.34/x', events: ['sync.finished'] }, ['body', 'url']],
       [{ url: 'https://93.184.216.34/x#frag', events: ['sync.finished'] }, ['body', 'url']],
       [{ url: `https://93.184.216.34/${'x'.repeat(2048)}`, events: ['sync.finished'] }, ['body', 'url']],
+      [{ url: 'https://93.184.216.34/a\nb', events: ['sync.finished'] }, ['body', 'url']],
+      [{ url: 'https://93.184.216.34/a b', events: ['sync.finished'] }, ['body', 'url']],
     ]
     for (const [body, loc] of cases) {
       const found = await issues(await post(s.token, '/v1/webhooks', body), '/v1/webhooks')

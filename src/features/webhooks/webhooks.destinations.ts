@@ -28,6 +28,8 @@ const RANGE_ONLY: ReadonlySet<string> = new Set()
 
 /** Why a URL is not one a webhook may be subscribed at, in a person's words, or null. */
 export function urlProblem(url: string, allowHttp: boolean): string | null {
+  // The URL parser drops tabs and line breaks silently: what is shown would not be what is reached.
+  if (/[\s\u0000-\u001f\u007f]/.test(url)) return 'Must not contain spaces or control characters'
   let u: URL
   try {
     u = new URL(url)

@@ -89,9 +89,10 @@ export class WebhooksService {
     body: Static<typeof WebhookCreateReq>,
     caller: Caller,
   ): Promise<Static<typeof WebhookCreatedResp>> {
-    const url = body.url.trim()
-    const problem = urlProblem(url, this.d.config.allow_http)
+    const problem = urlProblem(body.url.trim(), this.d.config.allow_http)
     if (problem) throw validationFailed([{ loc: ['body', 'url'], msg: problem, type: 'value_error' }])
+    // Kept as the parser reads it (host in lower case and punycode, default port dropped): what is shown is what is reached.
+    const url = new URL(body.url.trim()).href
     const twice = body.events.findIndex((x, i) => body.events.indexOf(x) !== i)
     if (twice >= 0) {
       const msg = `${body.events[twice]} is listed twice`
