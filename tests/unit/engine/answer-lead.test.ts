@@ -6,6 +6,7 @@ import { Engine } from '../../../src/features/engine/engine.service'
 import { composeAnswer } from '../../../src/features/engine/lib/answer'
 import { definesSubject, definitional, definitionPhrase } from '../../../src/features/engine/lib/definition'
 import { leading } from '../../../src/features/engine/lib/lead'
+import { splitSentences } from '../../../src/features/engine/lib/sentences'
 import { extractText } from '../../../src/features/ingest/extract/extract'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
@@ -88,6 +89,36 @@ describe('a definition by naming', () => {
       'The Dalish travel in ornately carved wagons known as aravel, drawn by large white stags called halla.'
     expect(level('What are the halla?', halla)).toBe(2)
     expect(level('Who is Jerrik?', 'At dawn he called Jerrik to the gate.')).toBe(0)
+  })
+})
+
+describe('a heading that is the subject opens its entry', () => {
+  const text =
+    'Bronto\n\n"There\'s only two things a noble will step aside for: Paragons and angry brontos." —Dwarven saying.\n\nThis hulking beast was bred by the dwarven Shaperate as a beast of burden and food source.\n\nThe bronto took to Jerrik immediately.'
+  const spans = splitSentences(text)
+  // The search ranks the heading and the sentence having the bronto as its subject; the entry's body it does not.
+  const scored = (i: number, score: number) => ({ ...spans[i]!, score, hit: 1, typeOk: false })
+  const passage = {
+    ref: null,
+    ordinal: 0,
+    text,
+    start: 0,
+    end: text.length,
+    score: 10,
+    sentences: [scored(0, 10), scored(3, 8)],
+  }
+  const ask = (question: string) =>
+    composeAnswer([passage], { weights: new Map([['bronto', 1]]), want: 0, defines: definitional(question) })
+      .answer
+
+  test("a definitional question is answered by the entry's first statement, past the quotation under the heading", () => {
+    expect(ask('What is a bronto?')).toStartWith(
+      'This hulking beast was bred by the dwarven Shaperate as a beast of burden and food source. [1]',
+    )
+  })
+
+  test('another question is answered as before', () => {
+    expect(ask('Who did the bronto take to?')).toStartWith('"There\'s only two things')
   })
 })
 

@@ -1,5 +1,6 @@
 import { type Definitional, definesSubject } from './definition'
 import type { RankedPassage, RankedSentence } from './rank'
+import { type Span, splitSentences } from './sentences'
 import { notAStatement, statementAfter } from './statement'
 import { contentTerms, wordCount } from './text'
 
@@ -14,6 +15,10 @@ export interface ComposeQuery {
 }
 
 // Sentences a passage offers the answer: its best three statements.
+// How far past a heading naming the subject its entry's first statement is looked for.
+const ENTRY_LOOKAHEAD = 4
+// How well an entry's first statement defines its heading's subject (definesSubject's scale: 2 defines, 1 leads).
+const ENTRY_LEVEL = 1.5
 const PER_PASSAGE = 3
 
 // A sentence offering the kind of answer the best one lacks may join it at this fraction of its score.
@@ -48,6 +53,8 @@ interface Pick {
   sentence: RankedSentence
   /** The sentence cleaned, once it is considered. */
   text: string | null
+  /** How well it defines a definitional question's subject, when known otherwise than by its words. */
+  level?: number
 }
 
 /**
@@ -75,7 +82,7 @@ export function composeAnswer<R>(
   if (q.defines)
     for (const c of pool) {
       const p = passages[c.source - 1]!
-      const l = definesSubject(p.text, c.sentence.start, c.sentence.end, q.defines)
+      const l = Math.max(c.level ?? 0, definesSubject(p.text, c.sentence.start, c.sentence.end, q.defines))
       if (l > level || (l === level && l > 0 && c.sentence.score > best.sentence.score)) {
         best = c
         level = l
@@ -120,18 +127,40 @@ function candidates<R>(passages: RankedPassage<R>[], q: ComposeQuery): Pick[] {
       if (taken >= PER_PASSAGE && !defining) continue
       const why = notAStatement(p.text, s, p.start, p.end, asked)
       let sentence: RankedSentence | null = why === null ? s : null
+      let level: number | undefined
       if (why === 'heading' || why === 'question' || why === 'restates') {
-        const body = statementAfter(p.text, s, p.end, asked)
+        // A heading that is the subject opens its entry: the entry's first statement defines it.
+        const entry =
+          q.defines && why === 'heading' ? entryStatement(p.text, s, p.end, asked, q.defines) : null
+        // Below a sentence defining it in so many words, above one merely having it as its subject.
+        if (entry) level = ENTRY_LEVEL
+        const body = entry ?? statementAfter(p.text, s, p.end, asked)
         // What a heading heads answers as well as the heading matched; it is a sentence of its own.
         if (body) sentence = { ...body, score: s.score, hit: s.hit, typeOk: false }
       }
       if (!sentence || seen.has(sentence.start)) continue
       seen.add(sentence.start)
-      pool.push({ source: i + 1, sentence, text: null })
+      pool.push({ source: i + 1, sentence, text: null, level })
       taken++
     }
   })
   return pool
+}
+
+/**
+ * The first statement of the entry a heading naming the subject opens, past a quotation set under it
+ * ("Bronto⏎"There's only two things ..." —Dwarven saying.⏎This hulking beast was originally bred ...
+ * as a beast of burden"): null when the heading is not the subject or no statement follows.
+ */
+function entryStatement(text: string, h: Span, to: number, asked: ReadonlySet<string>, d: Definitional) {
+  const heading = contentTerms(text, h.start, h.end)
+  if (heading.length !== d.subject.length || heading.some((t, i) => t !== d.subject[i])) return null
+  return (
+    splitSentences(text, h.end, to)
+      .slice(0, ENTRY_LOOKAHEAD)
+      .find((n) => !/^["“'‘—–]/.test(text[n.start]!) && notAStatement(text, n, h.end, to, asked) === null) ??
+    null
+  )
 }
 
 /**
