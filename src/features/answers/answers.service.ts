@@ -10,6 +10,7 @@ import type { Outbox } from '../../platform/events/outbox'
 import type { ChatMessage, LlmClient } from '../../platform/llm/openai-client'
 import { LlmUnavailableError } from '../../platform/llm/server-request'
 import type { Logger } from '../../platform/log/log'
+import type { ObjectStore } from '../../platform/storage/object-store'
 import type { CorporaService } from '../corpora/corpora.service'
 import type { AskResult, Engine } from '../engine/engine.service'
 import { describeBase } from './answers.describe'
@@ -56,6 +57,7 @@ export interface AnswersDeps {
   /** Where fallbacks are reported (at most once a minute). */
   log?: Logger
   gate: Gate
+  objects: Pick<ObjectStore, 'assertReadable'> // a key turned off refuses questions (docs/encryption.md)
 }
 
 // A model server that keeps failing is reported at most this often (every question would fail alike).
@@ -95,6 +97,7 @@ export class AnswersService {
     // The hot path of every question: one cheap lookup, not the base's document counters.
     const state = this.d.corpora.servingState(workspaceId, corpusId)
     if (!state) throw notFound('Document base')
+    this.d.objects.assertReadable(workspaceId)
     const servable = state.status === 'ready' || (state.status === 'training' && state.anyReady)
     if (!servable) throw fail('corpus_not_ready')
     let docIds: string[] | undefined

@@ -20,12 +20,13 @@ export class TextCache {
   private readonly texts = new Map<string, string>()
   private textChars = 0
 
-  constructor(private readonly objects: Pick<ObjectStore, 'get' | 'getText'>) {}
+  constructor(private readonly objects: Pick<ObjectStore, 'get' | 'getText' | 'assertReadable'>) {}
 
   /** The opening of a document's extracted text (after its title line), or null while it has none. */
   async description(doc: Pick<DocumentRow, 'text_key'>, title?: string): Promise<string | null> {
     const key = doc.text_key
     if (key === null) return null
+    this.readable(key)
     const hit = this.descriptions.get(key)
     if (hit !== undefined) return hit
     const head = await this.head(key)
@@ -51,7 +52,13 @@ export class TextCache {
     return whole
   }
 
+  /** Cached text is content too: refused, like the store, while its workspace's key is off. */
+  private readable(key: string): void {
+    this.objects.assertReadable(key.slice(0, key.indexOf('/')))
+  }
+
   private async sidecar(key: string): Promise<string | null> {
+    this.readable(key)
     const hit = this.texts.get(key)
     if (hit !== undefined) {
       // Refresh recency: Map keeps insertion order, the first key is the least recently used.

@@ -1,0 +1,340 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { isSealed, parseHeader } from '../../src/platform/storage/envelope-format'
+import type { TestApp } from '../helpers/app'
+import { type KmsStandin, startKmsStandin } from '../helpers/kms-standin'
+import { type FixtureFile, readyBase, train, upload } from '../helpers/ready-base'
+import { authApp, bearer, expectError, signUp } from './accounts.fixture'
+
+// Issue 36, the customer-managed key at work: a workspace's raw files, text sidecars and cartridges
+// are sealed on disk (the test greps them), answers and reads work through the key, turning the key
+// off refuses every read of the workspace's content at once (chat, its stream, document text,
+// downloads, MCP, onboarding, uploads) and turning it on again loses nothing; rotation re-wraps
+// the data keys and leaves the encrypted content byte for byte as it was. Both providers: local,
+// and aws-kms through the unchanged SDK against a stand-in KMS on loopback.
+
+const ACCESS_KEY = 'AKIASTANDIN000000000'
+const MARKER = 'ZEPHYR4412'
+const FILES: FixtureFile[] = [
+  {
+    path: 'vault.txt',
+    text: `The Ravenholm vault is opened with the code ${MARKER}. The vault holds the archive of the old mine and its maps.`,
+  },
+  {
+    path: 'river.txt',
+    text: `The Rhine begins in the Swiss canton of Graubünden and empties into the North Sea; its gauge code is ${MARKER}.`,
+  },
+]
+const QUESTION = 'What code opens the Ravenholm vault?'
+
+const apps: TestApp[] = []
+const stands: KmsStandin[] = []
+afterAll(() => {
+  for (const t of apps) t.close()
+  for (const k of stands) k.stop()
+})
+
+function app() {
+  const t = authApp({
+    env: {
+      ENGRAM_KMS_ALLOW_HTTP: 'true',
+      ENGRAM_KMS_ALLOW_LOOPBACK: 'true',
+      ENGRAM_KMS_AWS_ACCESS_KEY_ID: ACCESS_KEY,
+      ENGRAM_KMS_AWS_SECRET_ACCESS_KEY: 'standin-secret',
+    },
+  })
+  apps.push(t)
+  return t
+}
+
+/** Every stored object of a workspace: its key and its bytes on disk. */
+function onDisk(t: TestApp, workspaceId: string): { key: string; bytes: Buffer }[] {
+  const root = join(t.dataDir, 'objects')
+  const dir = join(root, workspaceId)
+  return (readdirSync(dir, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[])
+    .filter((e) => e.isFile())
+    .map((e) => {
+      const path = join(e.parentPath, e.name)
+      return { key: relative(root, path), bytes: readFileSync(path) }
+    })
+}
+
+/** The workspace's objects are all sealed and none holds the marker; returns them. */
+function expectSealed(t: TestApp, workspaceId: string) {
+  const objects = onDisk(t, workspaceId)
+  // Raw uploads, text sidecars and cartridges: at least one of each for the two files.
+  expect(objects.length).toBeGreaterThanOrEqual(5)
+  for (const o of objects) {
+    expect({ key: o.key, sealed: isSealed(o.bytes) }).toEqual({ key: o.key, sealed: true })
+    expect(o.bytes.includes(Buffer.from(MARKER))).toBe(false)
+    expect(o.bytes.includes(Buffer.from('Ravenholm'))).toBe(false)
+  }
+  return objects
+}
+
+const putKey = (t: TestApp, token: string, json: object) =>
+  t.request('/v1/enterprise/kms-key', { method: 'PUT', headers: bearer(token), json })
+
+interface Reads {
+  chat: () => Promise<Response>
+  stream: () => Promise<Response>
+  text: () => Promise<Response>
+  raw: () => Promise<Response>
+  mcpQuery: () => Promise<Response>
+  mcpText: () => Promise<Response>
+  train: () => Promise<Response>
+  upload: () => Promise<Response>
+}
+
+/** Every way a workspace's content is read (and one write), for a base and one of its documents. */
+function reads(t: TestApp, token: string, queryKey: string, corpusId: string, docId: string): Reads {
+  const base = `/v1/corpora/${corpusId}`
+  const ask = { method: 'POST', headers: bearer(token), json: { question: QUESTION } }
+  return {
+    chat: () => t.request(`${base}/chat`, ask),
+    stream: () => t.request(`${base}/chat/stream`, ask),
+    text: () => t.request(`${base}/documents/${docId}/text`, { headers: bearer(token) }),
+    raw: () => t.request(`${base}/documents/${docId}/raw`, { headers: bearer(token) }),
+    mcpQuery: () =>
+      t.request(`/v1/mcp/${corpusId}/query`, {
+        method: 'POST',
+        headers: bearer(queryKey),
+        json: { question: QUESTION },
+      }),
+    mcpText: () => t.request(`/v1/mcp/${corpusId}/documents/${docId}/text`, { headers: bearer(queryKey) }),
+    train: () => t.request(`${base}/train?force=true`, { method: 'POST', headers: bearer(token) }),
+    upload: () => {
+      const form = new FormData()
+      form.append('files', new File([`more about ${MARKER}`], 'more.txt', { type: 'text/plain' }))
+      return t.request(`${base}/documents`, { method: 'POST', headers: bearer(token), body: form })
+    },
+  }
+}
+
+/** Each read answers with the content (the answer names the code, the file is the file). */
+async function expectReadable(r: Reads) {
+  const chat = await r.chat()
+  expect(chat.status).toBe(200)
+  expect(JSON.stringify(await chat.json())).toContain(MARKER)
+  const stream = await r.stream()
+  expect(stream.status).toBe(200)
+  expect(await stream.text()).toContain(MARKER)
+  const text = await r.text()
+  expect(text.status).toBe(200)
+  expect(JSON.stringify(await text.json())).toContain(MARKER)
+  const raw = await r.raw()
+  expect(raw.status).toBe(200)
+  expect(await raw.text()).toBe(FILES[0]!.text)
+  const q = await r.mcpQuery()
+  expect(q.status).toBe(200)
+  expect(JSON.stringify(await q.json())).toContain(MARKER)
+  const mt = await r.mcpText()
+  expect(mt.status).toBe(200)
+  expect(JSON.stringify(await mt.json())).toContain(MARKER)
+}
+
+/** Each read (and an upload, and an onboarding run) is refused with encryption_key_unavailable. */
+async function expectRefused(t: TestApp, r: Reads) {
+  const before = onDisk(t, '').length
+  for (const [name, call] of Object.entries(r)) {
+    const res = await call()
+    expect({ name, status: res.status }).toEqual({ name, status: 409 })
+    await expectError(res, '/v1', 409, 'encryption_key_unavailable')
+  }
+  expect(onDisk(t, '').length).toBe(before)
+}
+
+describe('a local key', () => {
+  test('seals every object written after it is set; off refuses every read at once, on brings them back', async () => {
+    const t = app()
+    const admin = await signUp(t)
+    expect((await putKey(t, admin.token, { provider: 'local', enabled: true })).status).toBe(200)
+    await t.jobs.scheduler.drain()
+    const created = await t.request('/v1/corpora', {
+      method: 'POST',
+      headers: bearer(admin.token),
+      json: { name: 'Sealed' },
+    })
+    const corpusId = ((await created.json()) as { id: string }).id
+    const docs = await upload(t, admin.token, corpusId, FILES)
+    await train(t, admin.token, corpusId)
+    expectSealed(t, admin.workspaceId)
+    const key = await t.request('/v1/api-keys', {
+      method: 'POST',
+      headers: bearer(admin.token),
+      json: { name: 'agent', scopes: ['query'] },
+    })
+    const queryKey = ((await key.json()) as { key: string }).key
+    const r = reads(t, admin.token, queryKey, corpusId, docs[0]!.id)
+    await expectReadable(r)
+
+    expect((await putKey(t, admin.token, { provider: 'local', enabled: false })).status).toBe(200)
+    await expectRefused(t, r)
+
+    expect((await putKey(t, admin.token, { provider: 'local', enabled: true })).status).toBe(200)
+    await t.jobs.scheduler.drain()
+    await expectReadable(r)
+  })
+
+  test('rotation re-wraps each data key and leaves the encrypted content byte for byte', async () => {
+    const t = app()
+    const admin = await signUp(t)
+    await putKey(t, admin.token, { provider: 'local', enabled: true })
+    const created = await t.request('/v1/corpora', {
+      method: 'POST',
+      headers: bearer(admin.token),
+      json: { name: 'R' },
+    })
+    const corpusId = ((await created.json()) as { id: string }).id
+    const docs = await upload(t, admin.token, corpusId, FILES)
+    await train(t, admin.token, corpusId)
+    const before = expectSealed(t, admin.workspaceId)
+    const res = await t.request('/v1/enterprise/kms-key/rotate', {
+      method: 'POST',
+      headers: bearer(admin.token),
+      json: {},
+    })
+    expect(res.status).toBe(202)
+    await t.jobs.scheduler.drain()
+    const after = new Map(expectSealed(t, admin.workspaceId).map((o) => [o.key, o.bytes]))
+    for (const o of before) {
+      const now = after.get(o.key)!
+      const [h1, h2] = [parseHeader(o.bytes)!, parseHeader(now)!]
+      expect(Buffer.from(h2.wrapped).equals(Buffer.from(h1.wrapped))).toBe(false)
+      expect(now.subarray(h2.length).equals(o.bytes.subarray(h1.length))).toBe(true)
+    }
+    const state = (await (
+      await t.request('/v1/enterprise/kms-key', { headers: bearer(admin.token) })
+    ).json()) as {
+      rotated_at: string
+      encrypted_objects: number
+    }
+    expect(state).toMatchObject({ rotated_at: t.clock.now().toISOString(), encrypted_objects: before.length })
+    // Only the newest version is kept once every object is re-wrapped.
+    const kept = t.db.$client
+      .query<{ local_keys: string }, []>('SELECT local_keys FROM workspace_keys')
+      .get()!
+    expect((JSON.parse(kept.local_keys) as { version: number }[]).map((v) => v.version)).toEqual([2])
+    const raw = await t.request(`/v1/corpora/${corpusId}/documents/${docs[0]!.id}/raw`, {
+      headers: bearer(admin.token),
+    })
+    expect(await raw.text()).toBe(FILES[0]!.text)
+  })
+})
+
+describe('an aws-kms key through the SDK and a stand-in KMS', () => {
+  test('objects stored before the key are sealed by a pass; the KMS unwraps data keys; off and on', async () => {
+    const t = app()
+    const k = startKmsStandin(ACCESS_KEY)
+    stands.push(k)
+    const keyId = k.createKey()
+    const b = await readyBase(t, FILES)
+    // Stored plain so far: the marker is on disk.
+    expect(onDisk(t, b.workspaceId).some((o) => o.bytes.includes(Buffer.from(MARKER)))).toBe(true)
+    const set = await putKey(t, b.adminToken, {
+      provider: 'aws-kms',
+      key_id: keyId,
+      endpoint: k.url,
+      enabled: true,
+    })
+    expect(set.status).toBe(200)
+    expect(await set.json()).toMatchObject({ pass: 'encrypt', status: 'enabled' })
+    await t.jobs.scheduler.drain()
+    const sealed = expectSealed(t, b.workspaceId)
+    const state = await (await t.request('/v1/enterprise/kms-key', { headers: bearer(b.adminToken) })).json()
+    expect(state).toMatchObject({ pass: null, encrypted_objects: sealed.length, plaintext_objects: 0 })
+    // A data key per object, made by the KMS.
+    expect(k.count('GenerateDataKey')).toBe(sealed.length + 1)
+    const r = reads(t, b.adminToken, b.keys.query, b.corpusId, b.docs['vault.txt']!)
+    await expectReadable(r)
+    expect(k.count('Decrypt')).toBeGreaterThan(1)
+
+    expect(
+      (await putKey(t, b.adminToken, { provider: 'aws-kms', key_id: keyId, endpoint: k.url, enabled: false }))
+        .status,
+    ).toBe(200)
+    const calls = k.calls.length
+    await expectRefused(t, r)
+    // Refused by the setting itself: the KMS is not even asked.
+    expect(k.calls.length).toBe(calls)
+    expect(
+      (await putKey(t, b.adminToken, { provider: 'aws-kms', key_id: keyId, endpoint: k.url, enabled: true }))
+        .status,
+    ).toBe(200)
+    await t.jobs.scheduler.drain()
+    await expectReadable(r)
+  })
+
+  test('a key disabled inside the KMS refuses reads once cached data keys expire; enabled there, they work', async () => {
+    const t = app()
+    const k = startKmsStandin(ACCESS_KEY)
+    stands.push(k)
+    const keyId = k.createKey()
+    const admin = await signUp(t)
+    await putKey(t, admin.token, { provider: 'aws-kms', key_id: keyId, endpoint: k.url, enabled: true })
+    const created = await t.request('/v1/corpora', {
+      method: 'POST',
+      headers: bearer(admin.token),
+      json: { name: 'K' },
+    })
+    const corpusId = ((await created.json()) as { id: string }).id
+    const docs = await upload(t, admin.token, corpusId, FILES)
+    const raw = () =>
+      t.request(`/v1/corpora/${corpusId}/documents/${docs[0]!.id}/raw`, { headers: bearer(admin.token) })
+    expect(await (await raw()).text()).toBe(FILES[0]!.text)
+    k.disable(keyId)
+    t.clock.advance(301_000)
+    await expectError(
+      await raw(),
+      '/v1',
+      409,
+      'encryption_key_unavailable',
+      "The workspace's encryption key is disabled or the KMS refused it, so its content cannot be read or written. An admin can enable the key again (PUT /v1/enterprise/kms-key). (The KMS answered DisabledException.)",
+    )
+    k.enable(keyId)
+    expect(await (await raw()).text()).toBe(FILES[0]!.text)
+  })
+
+  test('rotation re-wraps every data key inside the KMS (to new material or another key), content untouched', async () => {
+    const t = app()
+    const k = startKmsStandin(ACCESS_KEY)
+    stands.push(k)
+    const [first, second] = [k.createKey(), k.createKey()]
+    const admin = await signUp(t)
+    await putKey(t, admin.token, { provider: 'aws-kms', key_id: first, endpoint: k.url, enabled: true })
+    const created = await t.request('/v1/corpora', {
+      method: 'POST',
+      headers: bearer(admin.token),
+      json: { name: 'R' },
+    })
+    const corpusId = ((await created.json()) as { id: string }).id
+    const docs = await upload(t, admin.token, corpusId, FILES)
+    await train(t, admin.token, corpusId)
+    const before = expectSealed(t, admin.workspaceId)
+    k.rotate(first)
+    const rotate = (json: object) =>
+      t.request('/v1/enterprise/kms-key/rotate', { method: 'POST', headers: bearer(admin.token), json })
+    expect((await rotate({})).status).toBe(202)
+    await t.jobs.scheduler.drain()
+    expect(k.count('ReEncrypt')).toBe(before.length)
+    const moved = await rotate({ key_id: second })
+    expect(moved.status).toBe(202)
+    expect(await moved.json()).toMatchObject({ key_id: second, pass: 'rotate' })
+    await t.jobs.scheduler.drain()
+    const after = new Map(expectSealed(t, admin.workspaceId).map((o) => [o.key, o.bytes]))
+    for (const o of before) {
+      const now = after.get(o.key)!
+      const [h1, h2] = [parseHeader(o.bytes)!, parseHeader(now)!]
+      expect(Buffer.from(h2.wrapped).equals(Buffer.from(h1.wrapped))).toBe(false)
+      expect(now.subarray(h2.length).equals(o.bytes.subarray(h1.length))).toBe(true)
+    }
+    // Everything now opens under the second key alone.
+    k.disable(first)
+    t.clock.advance(301_000)
+    const raw = await t.request(`/v1/corpora/${corpusId}/documents/${docs[0]!.id}/raw`, {
+      headers: bearer(admin.token),
+    })
+    expect(await raw.text()).toBe(FILES[0]!.text)
+  })
+})
