@@ -44,7 +44,57 @@ export interface AuditFilter {
  * existed.
  */
 export class AuditRepo {
-  constructor(private readonly db: Db) {}
+  /** The statements every append runs (one per audited event), prepared once. */
+  private readonly q
+
+  constructor(private readonly db: Db) {
+    const ws = sql.placeholder('ws')
+    const last = db
+      .select({ seq: auditEvents.seq, hash: auditEvents.hash })
+      .from(auditEvents)
+      .where(and(eq(auditEvents.workspaceId, ws), isNotNull(auditEvents.seq)))
+      .orderBy(desc(auditEvents.seq))
+      .limit(1)
+    this.q = {
+      // An UPDATE that matches nothing: it takes the write lock and changes nothing.
+      lock: db
+        .update(auditEvents)
+        .set({ seq: sql`${auditEvents.seq}` })
+        .where(sql`0`)
+        .prepare(),
+      exists: db
+        .select({ id: auditEvents.id })
+        .from(auditEvents)
+        .where(eq(auditEvents.id, sql.placeholder('id')))
+        .prepare(),
+      unchained: db
+        .select({ id: auditEvents.id })
+        .from(auditEvents)
+        .where(and(eq(auditEvents.workspaceId, ws), isNull(auditEvents.hash)))
+        .limit(1)
+        .prepare(),
+      last: last.prepare(),
+      insert: db
+        .insert(auditEvents)
+        .values({
+          id: sql.placeholder('id'),
+          workspaceId: sql.placeholder('workspaceId'),
+          actorType: sql.placeholder('actorType'),
+          actorId: sql.placeholder('actorId'),
+          action: sql.placeholder('action'),
+          targetType: sql.placeholder('targetType'),
+          targetId: sql.placeholder('targetId'),
+          details: sql.placeholder('details'),
+          ip: sql.placeholder('ip'),
+          requestId: sql.placeholder('requestId'),
+          createdAt: sql.placeholder('createdAt'),
+          seq: sql.placeholder('seq'),
+          prevHash: sql.placeholder('prevHash'),
+          hash: sql.placeholder('hash'),
+        })
+        .prepare(),
+    }
+  }
 
   /**
    * Appends a row at the end of its workspace's chain, in one transaction (a savepoint of the
@@ -56,12 +106,10 @@ export class AuditRepo {
     return transaction(this.db, () => {
       // Take the write lock before reading the chain's end: a transaction that read first and
       // another process then wrote would be refused at its write (SQLITE_BUSY_SNAPSHOT) instead of
-      // waiting its turn. An UPDATE that matches nothing takes the lock and changes nothing.
-      this.db.update(auditEvents).set({ seq: sql`${auditEvents.seq}` }).where(sql`0`).run()
-      if (this.db.select({ id: auditEvents.id }).from(auditEvents).where(eq(auditEvents.id, row.id)).get()) {
-        return false
-      }
-      this.chainPending(row.workspaceId)
+      // waiting its turn.
+      this.q.lock.run()
+      if (this.q.exists.get({ id: row.id })) return false
+      if (this.q.unchained.get({ ws: row.workspaceId })) this.chainPending(row.workspaceId)
       const last = this.last(row.workspaceId)
       const placed = {
         actorId: null,
@@ -74,23 +122,14 @@ export class AuditRepo {
         seq: (last?.seq ?? 0) + 1,
         prevHash: last?.hash ?? null,
       }
-      this.db
-        .insert(auditEvents)
-        .values({ ...placed, hash: rowHash(placed) })
-        .run()
+      this.q.insert.run({ ...placed, hash: rowHash(placed) })
       return true
     })
   }
 
   /** The end of a workspace's chain. */
   last(workspaceId: string): { seq: number; hash: string } | undefined {
-    const r = this.db
-      .select({ seq: auditEvents.seq, hash: auditEvents.hash })
-      .from(auditEvents)
-      .where(and(eq(auditEvents.workspaceId, workspaceId), isNotNull(auditEvents.seq)))
-      .orderBy(desc(auditEvents.seq))
-      .limit(1)
-      .get()
+    const r = this.q.last.get({ ws: workspaceId })
     return r?.seq != null && r.hash != null ? { seq: r.seq, hash: r.hash } : undefined
   }
 
@@ -111,12 +150,14 @@ export class AuditRepo {
    */
   chainPending(workspaceId: string): number {
     return transaction(this.db, () => {
+      // Sorted here, not by SQL: an ORDER BY would walk the workspace's whole log by time instead of
+      // the small index of unchained rows (none, once start-up has chained them).
       const rows = this.db
         .select()
         .from(auditEvents)
         .where(and(eq(auditEvents.workspaceId, workspaceId), isNull(auditEvents.hash)))
-        .orderBy(asc(auditEvents.createdAt), asc(auditEvents.id))
         .all()
+        .sort((x, y) => x.createdAt - y.createdAt || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0))
       let last = this.last(workspaceId)
       for (const r of rows) {
         const placed = { ...r, seq: (last?.seq ?? 0) + 1, prevHash: last?.hash ?? null }

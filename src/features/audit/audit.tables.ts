@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 /**
@@ -36,5 +37,7 @@ export const auditEvents = sqliteTable(
     // One row per position: two writers racing for the same place cannot fork a chain.
     uniqueIndex('audit_events_chain').on(t.workspaceId, t.seq),
     index('audit_events_action').on(t.workspaceId, t.action, t.seq),
+    // Rows not chained yet (written before the chain existed): every append looks for them first.
+    index('audit_events_unchained').on(t.workspaceId).where(sql`${t.hash} IS NULL`),
   ],
 )

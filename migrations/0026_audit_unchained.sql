@@ -1,0 +1,1 @@
+CREATE INDEX `audit_events_unchained` ON `audit_events` (`workspace_id`) WHERE "audit_events"."hash" IS NULL;
