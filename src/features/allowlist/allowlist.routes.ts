@@ -1,5 +1,5 @@
 import { defineRoute, type RouteDef } from '../../platform/http/route'
-import { AllowlistReq, AllowlistResp } from './allowlist.schemas'
+import { AllowlistReq, AllowlistResp, toAllowlistResp } from './allowlist.schemas'
 import type { AllowlistService } from './allowlist.service'
 
 const TAGS = ['enterprise']
@@ -18,7 +18,7 @@ export function allowlistRoutes(allowlist: AllowlistService): RouteDef[] {
         '`your_address` is the client address this server worked out (behind a reverse proxy only if the operator trusts it: ENGRAM_TRUSTED_PROXIES), so an admin can check it is listed before enabling.',
       tags: TAGS,
       response: AllowlistResp,
-      handler: ({ principal, ip }) => allowlist.get(principal.workspaceId, ip),
+      handler: ({ principal, ip }) => toAllowlistResp(allowlist.get(principal.workspaceId, ip)),
     }),
     defineRoute({
       method: 'PUT',
@@ -33,7 +33,10 @@ export function allowlistRoutes(allowlist: AllowlistService): RouteDef[] {
       body: AllowlistReq,
       response: AllowlistResp,
       errors: ['would_lock_out'],
-      handler: ({ principal, body, ip, requestId }) => allowlist.put(principal, body, { ip, requestId }),
+      handler: ({ principal, body, ip, requestId }) => {
+        const change = { enabled: body.enabled, cidrs: body.cidrs, confirmLockout: body.confirm_lockout }
+        return toAllowlistResp(allowlist.put(principal, change, { ip, requestId }))
+      },
     }),
   ]
 }

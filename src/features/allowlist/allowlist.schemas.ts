@@ -1,6 +1,8 @@
-import { Type } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
+import { iso } from '../../platform/clock/clock'
 import { namedObject } from '../../platform/http/schema'
 import { MAX_ENTRIES } from './allowlist.entries'
+import type { AllowlistView } from './allowlist.service'
 
 const Entries = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
   maxItems: MAX_ENTRIES,
@@ -33,3 +35,14 @@ export const AllowlistResp = namedObject('IpAllowlistResp', {
     description: 'When the list was last saved; null if never.',
   }),
 })
+
+/** The wire form of a workspace's list. */
+export function toAllowlistResp(v: AllowlistView): Static<typeof AllowlistResp> {
+  return {
+    enabled: v.enabled,
+    cidrs: v.cidrs,
+    your_address: v.yourAddress,
+    your_address_listed: v.yourAddressListed,
+    updated_at: v.updatedAt ? iso(v.updatedAt) : null,
+  }
+}

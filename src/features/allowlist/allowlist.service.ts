@@ -1,4 +1,3 @@
-import type { Static } from '@sinclair/typebox'
 import {
   type AccessCheck,
   type Actor,
@@ -6,7 +5,7 @@ import {
   type Caller,
   type Principal,
 } from '../../platform/auth/principal'
-import { type Clock, iso } from '../../platform/clock/clock'
+import type { Clock } from '../../platform/clock/clock'
 import { CommitMemo, commitWatch } from '../../platform/db/commit-watch'
 import type { Db } from '../../platform/db/db'
 import { transaction } from '../../platform/db/transaction'
@@ -16,9 +15,25 @@ import type { Logger } from '../../platform/log/log'
 import { AddressMatcher, normalizeEntries } from './allowlist.entries'
 import { RefusalLog } from './allowlist.refusals'
 import { AllowlistRepo, type AllowlistRow } from './allowlist.repo'
-import type { AllowlistReq, AllowlistResp } from './allowlist.schemas'
 
-type Resp = Static<typeof AllowlistResp>
+/** A workspace's list as its admin sees it, with the caller's address as the server worked it out. */
+export interface AllowlistView {
+  enabled: boolean
+  cidrs: string[]
+  yourAddress: string
+  /** Whether `cidrs` includes `yourAddress`, enabled or not. */
+  yourAddressListed: boolean
+  /** Null when the list was never saved. */
+  updatedAt: Date | null
+}
+
+/** A list to save, as an admin sent it. */
+export interface AllowlistChange {
+  enabled: boolean
+  cidrs: readonly string[]
+  /** Save an enabled list that leaves out the caller's own address. */
+  confirmLockout?: boolean
+}
 
 /** What the request check keeps of a workspace: its matcher, or null when its list is not enforced. */
 interface Policy {
@@ -57,16 +72,15 @@ export class AllowlistService {
   }
 
   /** `GET /v1/enterprise/ip-allowlist`: the list, and the caller's address as the server sees it. */
-  get(workspaceId: string, callerIp: string): Resp {
-    const row = this.repo.get(workspaceId)
-    return resp(row, callerIp)
+  get(workspaceId: string, callerIp: string): AllowlistView {
+    return viewOf(this.repo.get(workspaceId), callerIp)
   }
 
   /**
    * `PUT /v1/enterprise/ip-allowlist`: saves the list, normalized. An enabled list needs an entry, and
    * one that leaves out the caller's own address is refused (409 `would_lock_out`) unless confirmed.
    */
-  put(p: Principal, body: Static<typeof AllowlistReq>, caller: Omit<Caller, 'route'>): Resp {
+  put(p: Principal, body: AllowlistChange, caller: Omit<Caller, 'route'>): AllowlistView {
     const cidrs = normalizeEntries(body.cidrs)
     if (body.enabled && cidrs.length === 0) {
       throw validationFailed([
@@ -78,7 +92,7 @@ export class AllowlistService {
       ])
     }
     const listed = new AddressMatcher(cidrs).allows(caller.ip)
-    if (body.enabled && !listed && body.confirm_lockout !== true) {
+    if (body.enabled && !listed && body.confirmLockout !== true) {
       throw fail('would_lock_out', undefined, { address: caller.ip })
     }
     const before = this.repo.get(p.workspaceId)
@@ -110,7 +124,7 @@ export class AllowlistService {
         },
       })
     })
-    return resp(row, caller.ip)
+    return viewOf(row, caller.ip)
   }
 
   /**
@@ -197,14 +211,14 @@ export class AllowlistService {
   }
 }
 
-/** The wire form of a workspace's list (an empty, disabled one when it never saved any). */
-function resp(row: AllowlistRow | undefined, callerIp: string): Resp {
+/** A workspace's list as its admin sees it (an empty, disabled one when it never saved any). */
+function viewOf(row: AllowlistRow | undefined, callerIp: string): AllowlistView {
   const cidrs = row ? (JSON.parse(row.cidrs) as string[]) : []
   return {
     enabled: row?.enabled ?? false,
     cidrs,
-    your_address: callerIp,
-    your_address_listed: new AddressMatcher(cidrs).allows(callerIp),
-    updated_at: row ? iso(new Date(row.updatedAt)) : null,
+    yourAddress: callerIp,
+    yourAddressListed: new AddressMatcher(cidrs).allows(callerIp),
+    updatedAt: row ? new Date(row.updatedAt) : null,
   }
 }
