@@ -27,6 +27,7 @@ import m23 from './0023_audit_chain.sql' with { type: 'text' }
 import m24 from './0024_premium_lockjaw.sql' with { type: 'text' }
 import m25 from './0025_cloudy_apocalypse.sql' with { type: 'text' }
 import m26 from './0026_audit_unchained.sql' with { type: 'text' }
+import m27 from './0027_cooing_skullbuster.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -57,4 +58,5 @@ export const migrations: Migration[] = [
   { tag: '0024_premium_lockjaw', sql: m24 },
   { tag: '0025_cloudy_apocalypse', sql: m25 },
   { tag: '0026_audit_unchained', sql: m26 },
+  { tag: '0027_cooing_skullbuster', sql: m27 },
 ]

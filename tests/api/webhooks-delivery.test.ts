@@ -1,4 +1,5 @@
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, describe, expect, setSystemTime, test } from 'bun:test'
+import { Webhook } from 'standardwebhooks'
 import { MAX_ATTEMPTS, RETRY_SCHEDULE_MS } from '../../src/features/webhooks/webhooks.deliveries'
 import type { TestApp } from '../helpers/app'
 import { train, upload } from '../helpers/ready-base'
@@ -292,6 +293,54 @@ describe('disabling after failures', () => {
     await t.jobs.scheduler.drain()
     expect(r.received.map((x) => x.status)).toEqual([500, 500, 500, 500, 200])
     expect(await hookOf(t, admin, hook.id)).toMatchObject({ enabled: true, last_delivery: { ok: true } })
+  })
+})
+
+describe('rotating the secret', () => {
+  test('the new secret is shown once; for a day deliveries verify with either secret, then with the new one only', async () => {
+    const { t, r } = setUp()
+    const { s, hook, admin } = await subscribed(t, r, ['api_key.created'])
+    const res = await t.request(`/v1/webhooks/${hook.id}/rotate-secret`, {
+      method: 'POST',
+      headers: bearer(s.token),
+    })
+    expect(res.status).toBe(200)
+    const rotated = await res.json()
+    const until = new Date(t.clock.now().getTime() + 24 * 3_600_000).toISOString()
+    expect(rotated).toMatchObject({ id: hook.id, previous_secret_expires_at: until })
+    expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+    expect(rotated.secret).not.toBe(hook.secret)
+    const shown = await hookOf(t, admin, hook.id)
+    expect(shown.previous_secret_expires_at).toBe(until)
+    expect(JSON.stringify(shown)).not.toContain('whsec_')
+    const audit = auditRows(t, 'webhook.secret_rotated').find((x) => x.target_id === hook.id)
+    expect(JSON.parse(audit!.details)).toEqual({ url: r.url, previous_secret_expires_at: until })
+    // The receiver still holds the old secret: the message carries a signature for each.
+    await mintKey(t, s.token, ['query'])
+    await t.jobs.scheduler.drain()
+    expect(r.received[0]!.rejected).toBeNull()
+    expect(r.received[0]!.signature.split(' ')).toHaveLength(2)
+    r.secret = rotated.secret
+    await t.request(`/v1/webhooks/${hook.id}/test`, { method: 'POST', headers: bearer(admin) })
+    await t.jobs.scheduler.drain()
+    expect(r.received[1]!.rejected).toBeNull()
+    // A day on, the old secret no longer signs.
+    t.clock.advance(24 * 3_600_000)
+    await t.request(`/v1/webhooks/${hook.id}/test`, { method: 'POST', headers: bearer(admin) })
+    await t.jobs.scheduler.drain()
+    const late = r.received[2]!
+    expect(late.rejected).toBeNull()
+    expect(late.signature.split(' ')).toHaveLength(1)
+    setSystemTime(t.clock.now())
+    try {
+      expect(() => new Webhook(hook.secret).verify(late.body, late.headers)).toThrow(
+        'No matching signature found',
+      )
+    } finally {
+      setSystemTime()
+    }
+    expect((await hookOf(t, admin, hook.id)).previous_secret_expires_at).toBe(until)
+    expect(JSON.stringify(t.log.lines)).not.toContain(rotated.secret.slice(6))
   })
 })
 

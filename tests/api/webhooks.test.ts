@@ -44,6 +44,7 @@ describe('subscribing an endpoint', () => {
       disabled_reason: null,
       disabled_at: null,
       consecutive_failures: 0,
+      previous_secret_expires_at: null,
       last_delivery: null,
       created_at: t.clock.now().toISOString(),
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),

@@ -96,10 +96,9 @@ export class Deliveries {
       return { skipped: 'disabled' }
     }
     const at = this.d.clock.now()
-    const secret = this.d.sealer.open(endpoint.secretSealed, endpoint.id)
     const outcome = await this.d.sender.send(
       endpoint.url,
-      secret,
+      this.secretsOf(endpoint, at.getTime()),
       { id: delivery.id, at, body: delivery.body },
       ctx.signal,
     )
@@ -122,6 +121,15 @@ export class Deliveries {
     }
     if (status === 'pending' && wait !== null) throw new TransientError(outcome.error ?? 'failed', wait)
     return { status, attempt: attempt.attempt }
+  }
+
+  /** The secrets a message is signed with now: the endpoint's, and the one it replaced while that still signs. */
+  private secretsOf(e: EndpointRow, now: number): string[] {
+    const secrets = [this.d.sealer.open(e.secretSealed, e.id)]
+    if (e.previousSecretSealed && (e.previousSecretExpiresAt ?? 0) > now) {
+      secrets.push(this.d.sealer.open(e.previousSecretSealed, e.id))
+    }
+    return secrets
   }
 
   /** Records an attempt, its delivery's new state and its endpoint's, in one transaction. */

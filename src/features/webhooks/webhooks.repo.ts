@@ -83,6 +83,16 @@ export class WebhooksRepo {
     return row !== undefined
   }
 
+  /** Puts a new sealed secret in place, the current one kept as the previous until `until`. */
+  rotate(e: EndpointRow, sealed: string, until: number): void {
+    const t = webhookEndpoints
+    this.db
+      .update(t)
+      .set({ secretSealed: sealed, previousSecretSealed: e.secretSealed, previousSecretExpiresAt: until })
+      .where(eq(t.id, e.id))
+      .run()
+  }
+
   /** Disables an enabled endpoint; false when it already was. */
   disable(id: string, reason: string, at: number): boolean {
     const t = webhookEndpoints

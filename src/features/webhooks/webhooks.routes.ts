@@ -89,6 +89,23 @@ export function webhooksRoutes(webhooks: WebhooksService): RouteDef[] {
     }),
     defineRoute({
       method: 'POST',
+      path: '/webhooks/:webhook_id/rotate-secret',
+      mount: 'v1',
+      // The answer carries the new secret, which is never stored in the clear: a key runs once.
+      idempotent: 'once',
+      auth: 'admin',
+      scope: 'admin',
+      summary: 'Replace the signing secret (the new one is shown once)',
+      description:
+        'For 24 hours deliveries carry two signatures, one with each secret (Standard Webhooks allows several, space-separated), so the receiver can switch to the new secret in its own time; `previous_secret_expires_at` says until when. Rotating again within that time drops the oldest secret at once.',
+      tags: TAGS,
+      params: WebhookIdParams,
+      response: WebhookCreatedResp,
+      handler: ({ principal, params, ip, requestId }) =>
+        webhooks.rotateSecret(principal, params.webhook_id, { ip, requestId }),
+    }),
+    defineRoute({
+      method: 'POST',
       path: '/webhooks/:webhook_id/test',
       mount: 'v1',
       // Each call is another test message.

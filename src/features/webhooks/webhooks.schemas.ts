@@ -54,6 +54,10 @@ const endpointFields = {
   }),
   disabled_at: Type.Union([Time, Type.Null()]),
   consecutive_failures: Type.Integer({ minimum: 0 }),
+  previous_secret_expires_at: Type.Union([Time, Type.Null()], {
+    description:
+      'After a rotation, until when deliveries are also signed with the secret it replaced; null when none is.',
+  }),
   last_delivery: Type.Union([LastDelivery, Type.Null()], {
     description: 'The last attempt made to the endpoint, of any delivery; null before the first.',
   }),

@@ -25,12 +25,16 @@ export interface Message {
   body: string
 }
 
-/** The three Standard Webhooks headers for a message signed with `secret` (`whsec_...`). */
-export function signedHeaders(secret: string, m: Message): Record<string, string> {
+/**
+ * The three Standard Webhooks headers for a message signed with each of `secrets` (`whsec_...`):
+ * during a rotation the signature header holds one signature per secret, space-separated, and a
+ * receiver holding either secret verifies it.
+ */
+export function signedHeaders(secrets: readonly string[], m: Message): Record<string, string> {
   return {
     'webhook-id': m.id,
     'webhook-timestamp': String(Math.floor(m.at.getTime() / 1000)),
-    'webhook-signature': new Webhook(secret).sign(m.id, m.at, m.body),
+    'webhook-signature': secrets.map((s) => new Webhook(s).sign(m.id, m.at, m.body)).join(' '),
   }
 }
 
@@ -42,8 +46,8 @@ export class Sender {
     private readonly version: string,
   ) {}
 
-  /** POSTs `m` to `url` signed with `secret`; `stop` aborts it (the job was stopped). */
-  async send(url: string, secret: string, m: Message, stop: AbortSignal): Promise<Outcome> {
+  /** POSTs `m` to `url` signed with `secrets`; `stop` aborts it (the job was stopped). */
+  async send(url: string, secrets: readonly string[], m: Message, stop: AbortSignal): Promise<Outcome> {
     const started = performance.now()
     const took = () => Math.round(performance.now() - started)
     const problem = urlProblem(url, this.config.allow_http)
@@ -56,7 +60,7 @@ export class Sender {
         headers: {
           'content-type': 'application/json',
           'user-agent': `Engram-Webhooks/${this.version}`,
-          ...signedHeaders(secret, m),
+          ...signedHeaders(secrets, m),
         },
         body: m.body,
         signal: AbortSignal.any([stop, timeout]),

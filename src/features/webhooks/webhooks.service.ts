@@ -27,6 +27,8 @@ type Resp = Static<typeof WebhookResp>
 
 /** Endpoints one workspace may have. */
 export const MAX_ENDPOINTS = 20
+/** How long a rotated-out secret keeps signing beside the new one. */
+export const ROTATION_OVERLAP_MS = 24 * 3_600_000
 /** Random bytes of a signing secret (Standard Webhooks asks for 24 to 64). */
 const SECRET_BYTES = 32
 
@@ -50,7 +52,7 @@ export interface WebhooksServiceDeps {
 }
 
 /** The endpoint changes told to the audit log (the system's `webhook.disabled` is told by deliveries). */
-type EndpointChange = 'webhook.created' | 'webhook.deleted' | 'webhook.enabled'
+type EndpointChange = 'webhook.created' | 'webhook.deleted' | 'webhook.enabled' | 'webhook.secret_rotated'
 
 const t = (ms: number | null) => (ms === null ? null : iso(new Date(ms)))
 
@@ -65,6 +67,10 @@ export function webhookResp(e: EndpointRow): Resp {
     disabled_reason: e.disabledReason === 'failures' ? 'failures' : null,
     disabled_at: t(e.disabledAt),
     consecutive_failures: e.consecutiveFailures,
+    previous_secret_expires_at:
+      e.previousSecretSealed && e.previousSecretExpiresAt !== null
+        ? iso(new Date(e.previousSecretExpiresAt))
+        : null,
     last_delivery:
       e.lastAt === null
         ? null
@@ -105,7 +111,7 @@ export class WebhooksService {
       throw e
     }
     const id = newId(this.d.random, 'wh')
-    const secret = `whsec_${Buffer.from(this.d.random.bytes(SECRET_BYTES)).toString('base64')}`
+    const secret = this.newSecret()
     const row: EndpointRow = {
       id,
       workspaceId: p.workspaceId,
@@ -113,6 +119,8 @@ export class WebhooksService {
       description: (body.description ?? '').trim(),
       events: JSON.stringify(body.events),
       secretSealed: this.d.sealer.seal(secret, id),
+      previousSecretSealed: null,
+      previousSecretExpiresAt: null,
       enabled: true,
       disabledReason: null,
       disabledAt: null,
@@ -170,6 +178,23 @@ export class WebhooksService {
     })
   }
 
+  /**
+   * `POST /v1/webhooks/{id}/rotate-secret`: a new secret, shown this once. The one it replaces keeps
+   * signing beside it for ROTATION_OVERLAP_MS, so the receiver can take the new one in its own time;
+   * a secret replaced before that stops at once.
+   */
+  rotateSecret(p: Principal, id: string, caller: Caller): Static<typeof WebhookCreatedResp> {
+    const secret = this.newSecret()
+    const until = this.now() + ROTATION_OVERLAP_MS
+    return transaction(this.d.db, () => {
+      const e = this.find(p.workspaceId, id)
+      this.d.repo.rotate(e, this.d.sealer.seal(secret, e.id), until)
+      const expires = { previous_secret_expires_at: iso(new Date(until)) }
+      this.told('webhook.secret_rotated', e, actorOf(p, caller.ip, caller.requestId), expires)
+      return { ...webhookResp(this.find(p.workspaceId, id)), secret }
+    })
+  }
+
   /** `POST /v1/webhooks/{id}/test`: queues a `webhook.test` delivery, whatever the endpoint subscribes to. */
   sendTest(workspaceId: string, id: string): Static<typeof WebhookTestResp> {
     return transaction(this.d.db, () => {
@@ -216,6 +241,11 @@ export class WebhooksService {
     }
     const resp = (r: DeliveryRow) => deliveryResp(r, attempts.get(r.id) ?? [])
     return keysetPage(rows, page?.limit ?? rows.length, (r) => [r.createdAt, r.id], resp, total)
+  }
+
+  /** `whsec_` + base64 of SECRET_BYTES random bytes, the form Standard Webhooks libraries take. */
+  private newSecret(): string {
+    return `whsec_${Buffer.from(this.d.random.bytes(SECRET_BYTES)).toString('base64')}`
   }
 
   private find(workspaceId: string, id: string): EndpointRow {

@@ -17,6 +17,9 @@ export const webhookEndpoints = sqliteTable(
     /** JSON array of the webhook event types it receives. */
     events: text('events').notNull(),
     secretSealed: text('secret_sealed').notNull(),
+    /** The secret before the last rotation: it signs beside the new one until `previousSecretExpiresAt`. */
+    previousSecretSealed: text('previous_secret_sealed'),
+    previousSecretExpiresAt: integer('previous_secret_expires_at'),
     enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
     /** Why it was disabled (`failures`); null while enabled. */
     disabledReason: text('disabled_reason'),

@@ -43,6 +43,7 @@ export const ACTION_EVENTS = [
   'webhook.deleted',
   'webhook.enabled',
   'webhook.disabled',
+  'webhook.secret_rotated',
   // The workspace IP allowlist (src/features/allowlist): saved, and a request it refused.
   'ip_allowlist.updated',
   'ip_allowlist.refused',
