@@ -2941,6 +2941,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/{webhook_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret (the new one is shown once)
+         * @description For 24 hours deliveries carry two signatures, one with each secret (Standard Webhooks allows several, space-separated), so the receiver can switch to the new secret in its own time; `previous_secret_expires_at` says until when. Rotating again within that time drops the oldest secret at once.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         *
+         *     The answer carries a secret that is never stored, so an `Idempotency-Key` is not replayed here: the first request with a key runs, and any later one with the same key is refused with 409 `idempotency_key_reused` (send a new key to make another request).
+         */
+        post: operations["v1_post_v1_webhooks_webhook_id_rotate_secret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/{webhook_id}/test": {
         parameters: {
             query?: never;
@@ -4816,6 +4842,8 @@ export interface components {
             disabled_reason: "failures" | null;
             disabled_at: string | null;
             consecutive_failures: number;
+            /** @description After a rotation, until when deliveries are also signed with the secret it replaced; null when none is. */
+            previous_secret_expires_at: string | null;
             /** @description The last attempt made to the endpoint, of any delivery; null before the first. */
             last_delivery: components["schemas"]["WebhookLastDelivery"] | null;
             /** Format: date-time */
@@ -4841,6 +4869,8 @@ export interface components {
             disabled_reason: "failures" | null;
             disabled_at: string | null;
             consecutive_failures: number;
+            /** @description After a rotation, until when deliveries are also signed with the secret it replaced; null when none is. */
+            previous_secret_expires_at: string | null;
             /** @description The last attempt made to the endpoint, of any delivery; null before the first. */
             last_delivery: components["schemas"]["WebhookLastDelivery"] | null;
             /** Format: date-time */
@@ -20380,6 +20410,111 @@ export interface operations {
                 };
             };
             /** @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: This Idempotency-Key was used with a different request.
+             *
+             *     `validation_error`: The request failed validation.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_post_v1_webhooks_webhook_id_rotate_secret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreatedResp"];
+                };
+            };
+            /** @description `bad_request`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed.
+             *
+             *     `idempotency_key_reused`: This Idempotency-Key was already used. The first response carried a secret that is not stored, so it cannot be replayed; send a new Idempotency-Key to make another request.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
