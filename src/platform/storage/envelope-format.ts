@@ -1,11 +1,15 @@
-// The at-rest format of an object sealed under its workspace's key (docs/encryption.md): a header carrying the object's data key wrapped by the workspace key, then the content
-// in chunks of AES-256-GCM, each with its own nonce (the header's random prefix, the chunk's index
+// The at-rest format of an object sealed under its workspace's key (docs/encryption.md): a header
+// carrying the object's data key wrapped by the workspace key, then the content in chunks of AES-256-GCM, each with its own nonce (the header's random prefix, the chunk's index
 // and a last-chunk flag), so a stream is encrypted and decrypted in bounded memory and a reordered,
 // dropped or truncated chunk fails authentication. The wrapped key is outside the authenticated
 // data on purpose: rotation replaces it without touching a byte of the content.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 
-/** `\x89ENGENV` and the format version; a plain object starting so is not a concern (see isSealed). */
+/**
+ * `\x89ENGENV` and the format version. A plain object can only start so if someone uploaded such
+ * bytes on purpose, to a workspace without a key (with one, their upload is sealed like any other):
+ * it then reads as a sealed object that no key opens, which harms no one but that uploader.
+ */
 export const MAGIC = Uint8Array.from([0x89, 0x45, 0x4e, 0x47, 0x45, 0x4e, 0x56, 0x01])
 /** Plaintext bytes a chunk holds (the last may hold fewer); 64 KiB bounds memory and tag overhead. */
 export const CHUNK_EXP = 16

@@ -1,7 +1,7 @@
-// Envelope encryption in front of the object store (docs/encryption.md). The
-// store does not know about keys: a feature installs a `Keyring` that, per workspace, says whether
-// its content may be read, hands out a fresh data key for each new object and unwraps the key an
-// object carries. Without a keyring, or for a workspace without a key, objects pass through plain.
+// Envelope encryption in front of the object store (docs/encryption.md). The store does not know
+// about keys: a feature installs a `Keyring` that, per workspace, says whether its content may be
+// read, hands out a fresh data key for each new object and unwraps the key an object carries.
+// Without a keyring, or for a workspace without a key, objects pass through plain.
 import {
   HEADER_MIN,
   isSealed,
@@ -95,10 +95,10 @@ export class EnvelopeStore implements ObjectStore {
     this.assertReadable(ws)
     const peeked = await this.peek(key)
     if (!peeked) return null
-    if (!isSealed(peeked.head)) return streamOf(peeked.rest)
+    if (!isSealed(peeked.head) || !this.keyring) return streamOf(peeked.rest)
     try {
       const header = await headerOf(peeked)
-      const dataKey = await this.keyring!.unwrap(ws, header.wrapped)
+      const dataKey = await this.keyring.unwrap(ws, header.wrapped)
       return streamOf(openChunks(dataKey, header.fixed, skip(peeked.rest, header.length)))
     } catch (e) {
       await peeked.close()
