@@ -14,7 +14,8 @@ export function Protected({ children, admin }: { children: ComponentChildren; ad
   const signedIn = session.value !== null
   useEffect(() => {
     if (!signedIn) {
-      route(`/console/sign-in?next=${encodeURIComponent(url)}`, true)
+      // A 401 may have sent the tab to sign-in already (client.ts): not again, around its own address.
+      if (!url.startsWith('/console/sign-in')) route(`/console/sign-in?next=${encodeURIComponent(url)}`, true)
       return
     }
     if (!me.value) loadMe().catch((e: Error) => setError(e))

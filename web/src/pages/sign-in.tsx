@@ -10,10 +10,16 @@ import { useAction } from '../lib/action'
 import { useAuthConfig } from '../lib/auth-config'
 import { signInErrorMessage } from '../lib/sign-in-errors'
 
-/** Where to go after signing in: the page the visitor came from, if it is one of ours. */
+/**
+ * Where to go after signing in: the page the visitor came from, if it is one of ours. A `next` that
+ * is itself the sign-in page (two redirects to sign-in racing as a session ends) is unwrapped.
+ */
 export function nextPath(query: Record<string, string>): string {
   const next = query.next ?? ''
-  return next.startsWith('/console/') && !next.startsWith('//') ? next : '/console/bases'
+  if (!next.startsWith('/console/') || next.startsWith('//')) return '/console/bases'
+  const inner = new URL(next, location.origin)
+  if (inner.pathname === '/console/sign-in') return nextPath({ next: inner.searchParams.get('next') ?? '' })
+  return next
 }
 
 /**
