@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,66 +9,12 @@ import { EnvelopeStore, type Keyring } from '../../../src/platform/storage/envel
 import { LocalObjectStore } from '../../../src/platform/storage/local-store'
 import { generatedBody, streamSha256 } from './bodies'
 import { objectStoreContract } from './object-store.contract'
+import { testKeyring, unwrap } from './test-keyring'
 
 const dirs: string[] = []
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
-
-/** A keyring wrapping data keys with AES-GCM under one key per workspace; `off` refuses a workspace. */
-function testKeyring(plainWorkspaces: string[] = []) {
-  const kek = new Map<string, Buffer>()
-  const off = new Set<string>()
-  const calls = { unwrap: 0, dataKey: 0 }
-  const kekOf = (ws: string) => {
-    if (!kek.has(ws)) kek.set(ws, randomBytes(32))
-    return kek.get(ws)!
-  }
-  const keyring: Keyring & {
-    off: Set<string>
-    calls: typeof calls
-    rotate(ws: string): Buffer
-    wrapWs(ws: string, key: Uint8Array): Uint8Array
-  } = {
-    off,
-    calls,
-    wrapWs: (ws, key) => wrap(kekOf(ws), key),
-    rotate(ws) {
-      const old = kekOf(ws)
-      kek.set(ws, randomBytes(32))
-      return old
-    },
-    assertReadable(ws) {
-      if (off.has(ws)) throw new Error(`key of ${ws} disabled`)
-    },
-    async dataKey(ws) {
-      if (plainWorkspaces.includes(ws)) return null
-      keyring.assertReadable(ws)
-      calls.dataKey++
-      const plaintext = randomBytes(32)
-      return { plaintext, wrapped: wrap(kekOf(ws), plaintext) }
-    },
-    async unwrap(ws, wrapped) {
-      keyring.assertReadable(ws)
-      calls.unwrap++
-      return unwrap(kekOf(ws), wrapped)
-    },
-  }
-  return keyring
-}
-
-function wrap(kek: Buffer, key: Uint8Array): Uint8Array {
-  const iv = randomBytes(12)
-  const c = createCipheriv('aes-256-gcm', kek, iv)
-  return Buffer.concat([iv, c.update(key), c.final(), c.getAuthTag()])
-}
-
-function unwrap(kek: Buffer, wrapped: Uint8Array): Uint8Array {
-  const w = Buffer.from(wrapped)
-  const d = createDecipheriv('aes-256-gcm', kek, w.subarray(0, 12))
-  d.setAuthTag(w.subarray(w.length - 16))
-  return Buffer.concat([d.update(w.subarray(12, w.length - 16)), d.final()])
-}
 
 function fresh(keyring: Keyring | null = testKeyring()) {
   const root = join(mkdtempSync(join(tmpdir(), 'engram-envelope-')), 'objects')
