@@ -2,7 +2,7 @@ import { setSystemTime } from 'bun:test'
 import { Webhook } from 'standardwebhooks'
 
 /** What a receiver does with the next request: answer with a status, or hold it until released. */
-export type Behaviour = { status: number } | 'hang'
+export type Behaviour = { status: number; location?: string } | 'hang'
 
 /** A request the receiver took, and what its check of the signature said. */
 export interface Received {
@@ -56,12 +56,12 @@ export function receiver(now: () => Date = () => new Date()) {
         await new Promise<void>((resolve) => held.push(resolve))
         return answer(r, 200)
       }
-      return answer(r, next.status)
+      return answer(r, next.status, next.location)
     },
   })
-  function answer(r: Received, status: number): Response {
+  function answer(r: Received, status: number, location?: string): Response {
     r.status = status
-    return new Response(status < 300 ? 'ok' : 'no', { status })
+    return new Response(status < 300 ? 'ok' : 'no', { status, headers: location ? { location } : {} })
   }
   function check(body: string, headers: Record<string, string>): Pick<Received, 'payload' | 'rejected'> {
     // The package reads the time from Date.now(): the receiver's clock for this one check.

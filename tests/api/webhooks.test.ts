@@ -1,8 +1,10 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Destinations } from '../../src/features/webhooks/webhooks.destinations'
+import { Sender } from '../../src/features/webhooks/webhooks.sender'
 import { loadConfig } from '../../src/platform/config/config.load'
 import { EgressDenied } from '../../src/platform/net/egress'
 import { auditRows, authApp, bearer, expectError, issues, mintKey, rows, signUp } from './accounts.fixture'
+import { receiver } from './webhooks.fixture'
 
 // Issue 36, outbound webhooks: the /v1/webhooks routes, what they refuse (each refusal writes
 // nothing), the outbound rules a URL is judged by, and the signing secret shown once and never again.
@@ -281,6 +283,53 @@ describe('the destination guard', () => {
     const later = await d.check('https://hooks.example.com/x').catch((e) => e)
     expect(later).toBeInstanceOf(EgressDenied)
     expect((later as EgressDenied).reason).toBe('metadata')
+  })
+
+  test('each send is judged again: once the name resolves to the metadata address, nothing is sent', async () => {
+    const r = receiver()
+    try {
+      const secret = `whsec_${Buffer.alloc(32, 1).toString('base64')}`
+      r.secret = secret
+      const answers = [['127.0.0.1'], ['169.254.169.254']]
+      const open = { ...config, allow_http: true, allow_loopback: true }
+      const sender = new Sender(open, new Destinations(open, async () => answers.shift() ?? []), 'test')
+      const url = r.url.replace('127.0.0.1', 'hooks.example.test')
+      const send = () =>
+        sender.send(url, [secret], { id: 'msg_1', at: new Date(), body: '{}' }, new AbortController().signal)
+      expect(await send()).toMatchObject({ ok: true, statusCode: 200 })
+      const refused = await send()
+      expect(refused).toMatchObject({ ok: false, statusCode: null })
+      expect(refused.error).toEndWith('(a cloud metadata address).')
+      expect(r.received).toHaveLength(1)
+    } finally {
+      r.stop()
+    }
+  })
+
+  test('a redirect is not followed: the attempt fails and its target gets nothing', async () => {
+    const [r, elsewhere] = [receiver(), receiver()]
+    try {
+      const open = { ...config, allow_http: true, allow_loopback: true }
+      const sender = new Sender(open, new Destinations(open), 'test')
+      const secret = `whsec_${Buffer.alloc(32, 2).toString('base64')}`
+      r.secret = secret
+      r.plan({ status: 307, location: elsewhere.url })
+      const out = await sender.send(
+        r.url,
+        [secret],
+        { id: 'msg_2', at: new Date(), body: '{}' },
+        new AbortController().signal,
+      )
+      expect(out).toMatchObject({
+        ok: false,
+        statusCode: 307,
+        error: 'HTTP 307 (redirects are not followed)',
+      })
+      expect(elsewhere.received).toHaveLength(0)
+    } finally {
+      r.stop()
+      elsewhere.stop()
+    }
   })
 
   test('a name resolving to a private address is refused unless allow_private_networks', async () => {
