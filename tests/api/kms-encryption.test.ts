@@ -5,7 +5,7 @@ import { isSealed, parseHeader } from '../../src/platform/storage/envelope-forma
 import type { TestApp } from '../helpers/app'
 import { type KmsStandin, startKmsStandin } from '../helpers/kms-standin'
 import { type FixtureFile, readyBase, train, upload } from '../helpers/ready-base'
-import { authApp, bearer, expectError, signUp } from './accounts.fixture'
+import { authApp, bearer, expectError, rows, signUp } from './accounts.fixture'
 
 // Issue 36, the customer-managed key at work: a workspace's raw files, text sidecars and cartridges
 // are sealed on disk (the test greps them), answers and reads work through the key, turning the key
@@ -137,12 +137,14 @@ async function expectReadable(r: Reads) {
 /** Each read (and an upload, and an onboarding run) is refused with encryption_key_unavailable. */
 async function expectRefused(t: TestApp, r: Reads) {
   const before = onDisk(t, '').length
+  const written = ['documents', 'jobs', 'domain_events'].map((table) => rows(t, table))
   for (const [name, call] of Object.entries(r)) {
     const res = await call()
     expect({ name, status: res.status }).toEqual({ name, status: 409 })
     await expectError(res, '/v1', 409, 'encryption_key_unavailable')
   }
   expect(onDisk(t, '').length).toBe(before)
+  expect(['documents', 'jobs', 'domain_events'].map((table) => rows(t, table))).toEqual(written)
 }
 
 describe('a local key', () => {

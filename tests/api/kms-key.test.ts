@@ -141,6 +141,8 @@ describe('GET/PUT /v1/enterprise/kms-key', () => {
     // Signed with the configured access key, the secret never sent.
     expect(k.authorizations.every((a) => a.includes(`Credential=${ACCESS_KEY}/`))).toBe(true)
     expect(k.authorizations.join('\n')).not.toContain(SECRET_KEY)
+    expect(JSON.stringify(t.log.lines)).not.toContain(SECRET_KEY)
+    expect(JSON.stringify(await (await get(t, admin.token)).json())).not.toContain(SECRET_KEY)
   })
 
   test('a key the KMS refuses (unknown, disabled, or a KMS down) is 422 kms_key_rejected and nothing is saved', async () => {
