@@ -33,8 +33,32 @@ const MESSAGES: Record<string, string> = {
   registration_closed:
     'This server does not create workspaces on sign-in. Ask an admin for an invitation, or request access.',
   link_ticket_invalid: 'The sign-in to link has expired or is not valid. Sign in with the provider again.',
+  identity_mismatch:
+    'Your identity provider signed you in as a different person than the account linked to that address. Sign out of the provider and sign in again as yourself, or ask your admin.',
+  rate_limited: 'Too many sign-ups from here in the last hour. Wait a while, then try again.',
+  disposable_email:
+    'That address is at a throwaway email service, which cannot open a workspace. Sign in with a lasting address.',
+  ip_not_allowed:
+    "Your workspace only accepts sign-ins from its own networks, and this one is not among them. Connect from your organisation's network, or ask your admin.",
+  validation_error:
+    'The identity provider sent details this server cannot accept for a new account (such as a name or address that is too long). Ask your admin.',
+  invalid_token: 'The sign-in link has expired or was already used. Start again from this page.',
+  // The provider's own OAuth refusals, passed on as it said them.
+  login_required: 'The identity provider asks you to sign in there first. Try again and sign in when it asks.',
+  consent_required:
+    'The identity provider needs your consent to share your address with Engram. Try again and allow it.',
+  interaction_required: 'The identity provider needs you to do something there first. Try again.',
+  unauthorized_client:
+    'The identity provider does not let this server sign people in yet. Ask your admin to check the set-up.',
+  invalid_request: 'The identity provider refused the sign-in request. Ask your admin to test the set-up.',
+  invalid_scope: 'The identity provider refused the sign-in request. Ask your admin to test the set-up.',
+  server_error: 'The identity provider ran into an error. Try again later.',
+  temporarily_unavailable: 'The identity provider is busy or down for the moment. Try again later.',
   internal_error: 'Something went wrong on the server while signing you in. Try again in a moment.',
 }
+
+/** The codes that have a sentence of their own (tests check the server's codes against it). */
+export const KNOWN_SIGN_IN_ERRORS: readonly string[] = Object.keys(MESSAGES)
 
 /** The sentence for a failed provider sign-in's `error` code. */
 export function signInErrorMessage(code: string): string {
