@@ -44,7 +44,8 @@ const MESSAGES: Record<string, string> = {
     'The identity provider sent details this server cannot accept for a new account (such as a name or address that is too long). Ask your admin.',
   invalid_token: 'The sign-in link has expired or was already used. Start again from this page.',
   // The provider's own OAuth refusals, passed on as it said them.
-  login_required: 'The identity provider asks you to sign in there first. Try again and sign in when it asks.',
+  login_required:
+    'The identity provider asks you to sign in there first. Try again and sign in when it asks.',
   consent_required:
     'The identity provider needs your consent to share your address with Engram. Try again and allow it.',
   interaction_required: 'The identity provider needs you to do something there first. Try again.',
