@@ -109,7 +109,7 @@ describe('what a delete really does, as the timeline says', () => {
     const doc = base.docs['secret.txt']!
     const before = await objectKeys(t, base.workspaceId)
     const sectionIds = t.db.$client
-      .query<{ id: string }, [string]>('SELECT id FROM documents WHERE id = ? OR parent_id = ?')
+      .query<{ id: string }, [string, string]>('SELECT id FROM documents WHERE id = ? OR parent_id = ?')
       .all(doc, doc)
       .map((r) => r.id)
     const passages = () =>

@@ -80,6 +80,23 @@ function entryOf(e: DomainEvent<Audited>): AuditEntry | null {
         details: own.type === 'key.created' ? keyCreated(own.payload) : { name, prefix },
       }
     }
+    default:
+      return peopleEntry(workspaceId, own)
+  }
+}
+
+/** The rows of membership, connection and settings events. */
+function peopleEntry(
+  workspaceId: string,
+  own: DomainEvent<
+    | 'member.joined'
+    | 'member.changed'
+    | 'member.removed'
+    | 'settings.changed'
+    | `connection.${'created' | 'updated' | 'deleted'}`
+  >,
+): AuditEntry {
+  switch (own.type) {
     case 'member.joined': {
       // The invitee accepted: they act for themselves (the request's address is not in the event).
       const { userId, role, inviteId } = own.payload

@@ -51,8 +51,21 @@ export function erasureTimeline(config: Pick<Config, 'storage' | 'api'>) {
     when: 'Before the delete answers: the rows are gone in its transaction, so no route, answer or MCP tool finds it.',
     after_seconds: 0,
   }
-  const idempotencyS = config.api.idempotency_ttl_hours * 3600
-  const kinds: Kind[] = [
+  return {
+    storage: s3 ? ('s3' as const) : ('local' as const),
+    kinds: [...documentKinds(store, s3, now), ...keptKinds(config.api.idempotency_ttl_hours)],
+    notes: [
+      "A base deletion does the same for every document of the base at once, deletes everything under the base's object prefix and drops its index table.",
+      'Nothing the user deleted is served afterwards: every row a route reads is gone before the delete answers.',
+    ],
+  }
+}
+
+type When = Kind['unreachable']
+
+/** What the delete itself removes: the document's rows, objects, index entries, cartridges and jobs. */
+function documentKinds(store: string, s3: boolean, now: When): Kind[] {
+  return [
     {
       kind: 'document_rows',
       what: "A file's row and its sections' rows: path, title, type, size, counters.",
@@ -107,6 +120,13 @@ export function erasureTimeline(config: Pick<Config, 'storage' | 'api'>) {
       },
       physically_gone: { when: SQLITE_PAGES, after_seconds: null },
     },
+  ]
+}
+
+/** What outlives the delete for a while, or on purpose: events, replays, feedback, receipts, backups. */
+function keptKinds(idempotencyHours: number): Kind[] {
+  const idempotencyS = idempotencyHours * 3600
+  return [
     {
       kind: 'domain_events',
       what: 'The outbox rows that told of the document (its id, base, and for the deletion its file name and who deleted it).',
@@ -120,7 +140,7 @@ export function erasureTimeline(config: Pick<Config, 'storage' | 'api'>) {
       kind: 'idempotency_records',
       what: "The stored answers of requests sent with an Idempotency-Key (an upload's answer names its documents).",
       unreachable: {
-        when: `Replayed only to the same key for ${config.api.idempotency_ttl_hours} hours.`,
+        when: `Replayed only to the same key for ${idempotencyHours} hours.`,
         after_seconds: idempotencyS,
       },
       physically_gone: { when: `Swept once expired. ${SQLITE_PAGES}`, after_seconds: null },
@@ -153,12 +173,4 @@ export function erasureTimeline(config: Pick<Config, 'storage' | 'api'>) {
       physically_gone: { when: "When the operator's backup retention expires them.", after_seconds: null },
     },
   ]
-  return {
-    storage: s3 ? ('s3' as const) : ('local' as const),
-    kinds,
-    notes: [
-      "A base deletion does the same for every document of the base at once, deletes everything under the base's object prefix and drops its index table.",
-      'Nothing the user deleted is served afterwards: every row a route reads is gone before the delete answers.',
-    ],
-  }
 }
