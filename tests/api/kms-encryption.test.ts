@@ -268,7 +268,7 @@ describe('an aws-kms key through the SDK and a stand-in KMS', () => {
     await expectReadable(r)
   })
 
-  test('a key disabled inside the KMS refuses reads once cached data keys expire; enabled there, they work', async () => {
+  test('a key the KMS refuses stops every read of the workspace at once, answers from memory included, until it serves again', async () => {
     const t = app()
     const k = startKmsStandin(ACCESS_KEY)
     stands.push(k)
@@ -282,20 +282,32 @@ describe('an aws-kms key through the SDK and a stand-in KMS', () => {
     })
     const corpusId = ((await created.json()) as { id: string }).id
     const docs = await upload(t, admin.token, corpusId, FILES)
+    await train(t, admin.token, corpusId)
     const raw = () =>
       t.request(`/v1/corpora/${corpusId}/documents/${docs[0]!.id}/raw`, { headers: bearer(admin.token) })
+    const chat = () =>
+      t.request(`/v1/corpora/${corpusId}/chat`, {
+        method: 'POST',
+        headers: bearer(admin.token),
+        json: { question: QUESTION },
+      })
     expect(await (await raw()).text()).toBe(FILES[0]!.text)
+    expect((await chat()).status).toBe(200)
     k.disable(keyId)
+    // Data keys unwrapped before are reused until the cache expires (kms.data_key_cache_seconds).
+    expect((await raw()).status).toBe(200)
     t.clock.advance(301_000)
-    await expectError(
-      await raw(),
-      '/v1',
-      409,
-      'encryption_key_unavailable',
-      "The workspace's encryption key is disabled or the KMS refused it, so its content cannot be read or written. An admin can enable the key again (PUT /v1/enterprise/kms-key). (The KMS answered DisabledException.)",
-    )
+    const message =
+      "The workspace's encryption key is disabled or the KMS refused it, so its content cannot be read or written. An admin can enable the key again (PUT /v1/enterprise/kms-key). (The KMS answered DisabledException.)"
+    await expectError(await raw(), '/v1', 409, 'encryption_key_unavailable', message)
+    // The engine's cartridges are warm in memory: refused all the same, without asking the KMS.
+    const asked = k.calls.length
+    await expectError(await chat(), '/v1', 409, 'encryption_key_unavailable', message)
+    expect(k.calls.length).toBe(asked)
     k.enable(keyId)
+    t.clock.advance(30_000)
     expect(await (await raw()).text()).toBe(FILES[0]!.text)
+    expect((await chat()).status).toBe(200)
   })
 
   test('rotation re-wraps every data key inside the KMS (to new material or another key), content untouched', async () => {

@@ -14,6 +14,11 @@ import type { KeyRow, KmsRepo } from './kms.repo'
 
 /** Unwrapped data keys kept at most; beyond it the oldest go. */
 const MAX_CACHED = 10_000
+/**
+ * After the KMS refused a workspace's key, how long every read of the workspace is refused without
+ * asking it again (answers from warm memory included); the first read after it tries the KMS anew.
+ */
+export const REFUSAL_HOLD_MS = 30_000
 
 interface Cached {
   workspaceId: string
@@ -36,6 +41,8 @@ export interface KeyringDeps {
 export class KmsKeyring implements Keyring {
   private readonly rows: CommitMemo<KeyRow | null>
   private readonly cache = new Map<string, Cached>()
+  /** Workspaces whose key the KMS refused: until when, and its error name. */
+  private readonly refused = new Map<string, { until: number; reason: string }>()
 
   constructor(private readonly d: KeyringDeps) {
     this.rows = new CommitMemo(commitWatch(d.db.$client), (ws) => d.repo.get(ws) ?? null)
@@ -48,10 +55,13 @@ export class KmsKeyring implements Keyring {
 
   assertReadable(workspaceId: string): void {
     const row = this.row(workspaceId)
-    if (row && !row.enabled) {
-      this.forget(workspaceId)
+    if (!row) return
+    if (!row.enabled) {
+      this.dropKeys(workspaceId)
       throw fail('encryption_key_unavailable')
     }
+    const held = this.refused.get(workspaceId)
+    if (held && held.until > this.d.clock.now().getTime()) throw refusal(held.reason)
   }
 
   async dataKey(workspaceId: string): Promise<DataKey | null> {
@@ -90,22 +100,40 @@ export class KmsKeyring implements Keyring {
     return key
   }
 
-  /** Drops the workspace's cached data keys (its key was disabled, rotated or refused). */
+  /** Forgets what is held of the workspace's key (saved, turned off, rotated): cached data keys, a refusal. */
   forget(workspaceId: string): void {
+    this.dropKeys(workspaceId)
+    this.refused.delete(workspaceId)
+  }
+
+  private dropKeys(workspaceId: string): void {
     for (const [id, c] of this.cache) if (c.workspaceId === workspaceId) this.cache.delete(id)
   }
 
-  /** Runs a provider call; a KMS refusal (or a key that does not open) becomes the one API error. */
+  /**
+   * Runs a provider call; a refusal becomes the one API error. A KMS refusal (the key disabled,
+   * gone, denied, or the KMS unreachable) also holds the whole workspace refused for a while.
+   */
   private async refusing<T>(workspaceId: string, fn: () => Promise<T>): Promise<T> {
     try {
-      return await fn()
+      const out = await fn()
+      this.refused.delete(workspaceId)
+      return out
     } catch (e) {
-      this.forget(workspaceId)
+      this.dropKeys(workspaceId)
       const why = e instanceof KmsRefused ? e.reason : (e as Error).name
-      throw fail(
-        'encryption_key_unavailable',
-        `${errorTable.encryption_key_unavailable.message} (The KMS answered ${why}.)`,
-      )
+      if (e instanceof KmsRefused) {
+        this.refused.set(workspaceId, { until: this.d.clock.now().getTime() + REFUSAL_HOLD_MS, reason: why })
+      }
+      throw refusal(why)
     }
   }
+}
+
+/** 409 `encryption_key_unavailable`, naming what the KMS answered. */
+function refusal(reason: string) {
+  return fail(
+    'encryption_key_unavailable',
+    `${errorTable.encryption_key_unavailable.message} (The KMS answered ${reason}.)`,
+  )
 }

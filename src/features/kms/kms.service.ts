@@ -122,7 +122,7 @@ export class KmsService {
         },
       })
     })
-    if (!row.enabled) this.d.keyring.forget(ws)
+    this.d.keyring.forget(ws)
     return resp(row)
   }
 
