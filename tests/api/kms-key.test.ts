@@ -322,4 +322,23 @@ describe('POST /v1/enterprise/kms-key/rotate', () => {
     expect(done.rotated_at).toBe(t.clock.now().toISOString())
     expect((await rotate(t, admin.token, { key_id: 'x' })).status).toBe(422)
   })
+
+  test('rotating to a key the KMS refuses is 422 kms_key_rejected and keeps the key as it was', async () => {
+    const t = app()
+    const k = standin()
+    const keyId = k.createKey()
+    const admin = await signUp(t)
+    await put(t, admin.token, { provider: 'aws-kms', key_id: keyId, endpoint: k.url, enabled: true })
+    await t.jobs.scheduler.drain()
+    const before = (await (await get(t, admin.token)).json()) as KeyResp
+    await expectError(
+      await rotate(t, admin.token, { key_id: 'no-such-key' }),
+      `${PATH}/rotate`,
+      422,
+      'kms_key_rejected',
+      'The KMS could not make and open a data key with this key (it answered NotFoundException).',
+    )
+    expect(await (await get(t, admin.token)).json()).toEqual(before)
+    expect(auditRows(t, 'kms_key.rotated')).toHaveLength(0)
+  })
 })
