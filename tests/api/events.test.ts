@@ -135,8 +135,30 @@ describe('domain events', () => {
     expect(gone.status).toBe(204)
     const events = await since(from)
     expect(events.map(brief)).toEqual(['document.deleted', 'corpus.deleted'])
-    expect(events[0]!.payload).toEqual({ corpusId: b.corpusId, documentId: id })
-    expect(events[1]!.payload).toEqual({ corpusId: b.corpusId, documents: FILES.length - 1 })
+    // Each carries its deletion receipt (who, and what went), which the audit log writes (issue 36).
+    const actor = {
+      type: 'user',
+      id: expect.stringMatching(/^usr_/),
+      ip: '127.0.0.1',
+      requestId: expect.any(String),
+    }
+    expect(events[0]!.payload).toEqual({
+      corpusId: b.corpusId,
+      documentId: id,
+      actor,
+      receipt: { filename: expect.any(String), rows: 1, via: 'api', build_running: false },
+    })
+    expect(events[1]!.payload).toEqual({
+      corpusId: b.corpusId,
+      documents: FILES.length - 1,
+      actor,
+      receipt: {
+        name: expect.any(String),
+        rows: expect.any(Number),
+        storage_bytes: expect.any(Number),
+        build_running: false,
+      },
+    })
   })
 
   test('a run cancelled before its batches ran tells onboarding.cancelled', async () => {
