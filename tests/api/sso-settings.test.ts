@@ -16,6 +16,8 @@ import {
 // its recovery codes. The sign-in itself runs against a real provider in tests/e2e/sso-flow.test.ts.
 
 const t = authApp({ env: { ENGRAM_BASE_URL: 'https://engram.example.org/' } })
+/** The one callback the workspaces' providers send browsers back to. */
+const REDIRECT_URI = 'https://engram.example.org/auth/sso/callback'
 afterAll(() => t.close())
 
 const SECRET = 'client-secret-7f3a9c1e5b'
@@ -56,7 +58,7 @@ describe('reading and saving the set-up', () => {
     const s = await signUp(t)
     const res = await get(s.token)
     expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({ configured: false })
+    expect(await res.json()).toEqual({ configured: false, redirect_uri: REDIRECT_URI })
   })
 
   test('PUT saves it and answers it whole, with the redirect URI and never the secret', async () => {
@@ -76,7 +78,7 @@ describe('reading and saving the set-up', () => {
       enforce: false,
       default_role: 'member',
       seat_cap: null,
-      redirect_uri: 'https://engram.example.org/auth/sso/callback',
+      redirect_uri: REDIRECT_URI,
       recovery_codes_left: 0,
       updated_at: t.clock.now().toISOString(),
     })
@@ -159,7 +161,7 @@ describe('validation: refused whole, nothing written', () => {
       const res = await put(s.token, settings(over))
       expect((await issues(res, PATH)).map((i) => i.loc)).toContainEqual(loc)
       expect(ssoRows(t)).toEqual(before)
-      expect(await (await get(s.token)).json()).toEqual({ configured: false })
+      expect(await (await get(s.token)).json()).toEqual({ configured: false, redirect_uri: REDIRECT_URI })
     })
   }
 
@@ -200,7 +202,7 @@ describe('a domain belongs to one workspace', () => {
       details: { domains: [taken] },
     })
     expect(ssoRows(t)).toEqual(before)
-    expect(await (await get(b.token)).json()).toEqual({ configured: false })
+    expect(await (await get(b.token)).json()).toEqual({ configured: false, redirect_uri: REDIRECT_URI })
     // The owner saving its own domain again is no conflict.
     expect((await put(a.token, settings({ domains: [taken] }))).status).toBe(200)
   })
@@ -216,7 +218,7 @@ describe('deleting', () => {
     expect((await get(s.token)).status).toBe(401)
     const del = await t.request(PATH, { method: 'DELETE', headers: bearer(key) })
     expect(del.status).toBe(204)
-    expect(await (await get(key)).json()).toEqual({ configured: false })
+    expect(await (await get(key)).json()).toEqual({ configured: false, redirect_uri: REDIRECT_URI })
     expect(rows(t, 'sso_domains', `domain = '${d}'`)).toBe(0)
     expect(rows(t, 'sso_recovery_codes', `workspace_id = '${s.workspaceId}'`)).toBe(0)
     const audit = auditRows(t, 'sso.deleted').filter((r) => r.workspace_id === s.workspaceId)
@@ -320,7 +322,7 @@ describe('who may', () => {
     const a = await signUp(t)
     const b = await signUp(t)
     expect((await put(a.token, settings())).status).toBe(200)
-    expect(await (await get(b.token)).json()).toEqual({ configured: false })
+    expect(await (await get(b.token)).json()).toEqual({ configured: false, redirect_uri: REDIRECT_URI })
     const del = await t.request(PATH, { method: 'DELETE', headers: bearer(b.token) })
     expect(del.status).toBe(404)
     expect((await (await get(a.token)).json()).configured).toBe(true)

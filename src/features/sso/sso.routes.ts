@@ -26,7 +26,8 @@ export function ssoRoutes(sso: SsoService): RouteDef[] {
       auth: 'admin',
       scope: 'admin',
       summary: "The workspace's single sign-on set-up (never the client secret)",
-      description: 'Answers `{configured: false}` when the workspace has none.',
+      description:
+        'Answers `{configured: false, redirect_uri}` when the workspace has none: the redirect URI is registered at the provider first.',
       tags: TAGS,
       response: SsoSettingsResp,
       handler: ({ principal }) => sso.get(principal.workspaceId),

@@ -49,7 +49,7 @@ export const SsoSettingsReq = namedObject('SsoSettingsReq', {
 
 export const SsoSettingsResp = namedObject('SsoSettingsResp', {
   configured: Type.Boolean({
-    description: 'False when the workspace has no SSO; the other fields are then absent.',
+    description: 'False when the workspace has no SSO; the other fields but `redirect_uri` are then absent.',
   }),
   issuer: Type.Optional(Type.String()),
   client_id: Type.Optional(Type.String()),
@@ -58,9 +58,10 @@ export const SsoSettingsResp = namedObject('SsoSettingsResp', {
   enforce: Type.Optional(Type.Boolean()),
   default_role: Type.Optional(Role),
   seat_cap: Type.Optional(SeatCap),
-  redirect_uri: Type.Optional(
-    Type.String({ description: 'The redirect URI to register at the provider (from ENGRAM_BASE_URL).' }),
-  ),
+  redirect_uri: Type.String({
+    description:
+      'The redirect URI to register at the provider (from ENGRAM_BASE_URL), also before any set-up is saved.',
+  }),
   recovery_codes_left: Type.Optional(Type.Integer({ minimum: 0, description: 'Unused recovery codes.' })),
   updated_at: Type.Optional(Type.String({ format: 'date-time' })),
   recovery_codes: Type.Optional(RecoveryCodes),

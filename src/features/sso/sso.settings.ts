@@ -31,10 +31,13 @@ export class SsoSettings {
     return `${baseUrl(this.d.config)}${CALLBACK_PATH}`
   }
 
-  /** `GET /v1/enterprise/sso`: the set-up without its secret; `{configured: false}` when none. */
+  /**
+   * `GET /v1/enterprise/sso`: the set-up without its secret; `{configured: false, redirect_uri}`
+   * when none, since registering the application at the provider comes before saving the set-up.
+   */
   get(workspaceId: string): SsoSettingsView {
     const row = this.d.repo.config(workspaceId)
-    return row ? this.view(row) : { configured: false }
+    return row ? this.view(row) : { configured: false, redirect_uri: this.redirectUri() }
   }
 
   /**

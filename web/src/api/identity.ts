@@ -51,11 +51,3 @@ export function testSso(): Promise<SsoCheck> {
 export async function newRecoveryCodes(): Promise<string[]> {
   return (await ok(http.POST('/v1/enterprise/sso/recovery-codes'))).recovery_codes
 }
-
-/**
- * The redirect URI to register at the workspace's provider, before the settings are saved (they
- * answer it as `redirect_uri` after): the server's public address and its SSO callback path.
- */
-export function ssoRedirectUri(linkBaseUrl: string): string {
-  return `${linkBaseUrl}/auth/sso/callback`
-}

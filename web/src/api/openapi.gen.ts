@@ -2502,7 +2502,7 @@ export interface paths {
         };
         /**
          * The workspace's single sign-on set-up (never the client secret)
-         * @description Answers `{configured: false}` when the workspace has none.
+         * @description Answers `{configured: false, redirect_uri}` when the workspace has none: the redirect URI is registered at the provider first.
          *
          *     Requires a workspace admin.
          *
@@ -4669,7 +4669,7 @@ export interface components {
             name: string;
         };
         SsoSettingsResp: {
-            /** @description False when the workspace has no SSO; the other fields are then absent. */
+            /** @description False when the workspace has no SSO; the other fields but `redirect_uri` are then absent. */
             configured: boolean;
             issuer?: string;
             client_id?: string;
@@ -4681,8 +4681,8 @@ export interface components {
             default_role?: "member" | "admin";
             /** @description Active members the workspace may hold before SSO stops adding new ones (existing members still sign in); null for no cap. At least the current number of active members. */
             seat_cap?: number | null;
-            /** @description The redirect URI to register at the provider (from ENGRAM_BASE_URL). */
-            redirect_uri?: string;
+            /** @description The redirect URI to register at the provider (from ENGRAM_BASE_URL), also before any set-up is saved. */
+            redirect_uri: string;
             /** @description Unused recovery codes. */
             recovery_codes_left?: number;
             /** Format: date-time */

@@ -1,18 +1,14 @@
 /**
- * The redirect URI the admin registers at the provider, with a copy button. Before the settings are
- * saved it is made from the server's public address (`/auth/config`), since registering the
- * application at the provider comes first; after, the server's own `redirect_uri` is shown.
+ * The redirect URI the admin registers at the provider, with a copy button: the server answers it
+ * before any settings are saved, since registering the application at the provider comes first.
  */
-import { ssoRedirectUri } from '../api/identity'
 import { useAuthConfig } from '../lib/auth-config'
 import { CopyLink } from './copy-link'
 import { Note } from './ui'
 
-/** The redirect URI card; `saved` is the settings' `redirect_uri`, when there are settings. */
-export function SsoRedirect({ saved }: { saved: string | undefined }) {
+/** The redirect URI card; `uri` is the settings' `redirect_uri`. */
+export function SsoRedirect({ uri }: { uri: string }) {
   const config = useAuthConfig()
-  const uri = saved ?? (config ? ssoRedirectUri(config.link_base_url) : null)
-  if (!uri) return null
   return (
     <div class="card stack">
       <CopyLink label="Redirect URI to register at the provider" value={uri} />

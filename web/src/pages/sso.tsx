@@ -38,7 +38,7 @@ export function Sso(_props: { id?: string }) {
           return (
             <div class="stack">
               <Summary s={s} />
-              <SsoRedirect saved={s.redirect_uri} />
+              <SsoRedirect uri={s.redirect_uri} />
               <SsoForm
                 key={s.updated_at ?? 'new'}
                 current={s}
