@@ -213,11 +213,12 @@ describe('a local key', () => {
       encrypted_objects: number
     }
     expect(state).toMatchObject({ rotated_at: t.clock.now().toISOString(), encrypted_objects: before.length })
-    // Only the newest version is kept once every object is re-wrapped.
+    // Every object now names version 2; version 1 is kept for uploads that took their key before.
     const kept = t.db.$client
       .query<{ local_keys: string }, []>('SELECT local_keys FROM workspace_keys')
       .get()!
-    expect((JSON.parse(kept.local_keys) as { version: number }[]).map((v) => v.version)).toEqual([2])
+    expect((JSON.parse(kept.local_keys) as { version: number }[]).map((v) => v.version)).toEqual([1, 2])
+    for (const o of after.values()) expect(Buffer.from(parseHeader(o)!.wrapped).readUInt32BE(1)).toBe(2)
     const raw = await t.request(`/v1/corpora/${corpusId}/documents/${docs[0]!.id}/raw`, {
       headers: bearer(admin.token),
     })

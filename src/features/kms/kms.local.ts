@@ -1,7 +1,8 @@
 // The `local` provider: for installs without a KMS, the workspace key is 32 random bytes Engram
 // holds itself, sealed under the server secret (platform/crypto/sealed). Each rotation adds a
 // version; a wrapped data key names the version that wrapped it, so objects not yet re-wrapped
-// still open while a rotation runs, and retired versions are dropped once it has finished.
+// still open while a rotation runs. Older versions wrap nothing new but are kept: an upload that
+// took its data key before a rotation and lands after the pass went by still names one.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 import type { Sealer } from '../../platform/crypto/sealed'
 import type { DataKey } from '../../platform/storage/envelope-store'
@@ -39,12 +40,6 @@ export class LocalKeys {
     const versions = parse(localKeys)
     const next = Math.max(...versions.map((v) => v.version)) + 1
     return JSON.stringify([...versions, this.newVersion(workspaceId, next)])
-  }
-
-  /** `local_keys` without the versions a finished rotation re-wrapped every object away from. */
-  retire(localKeys: string): string {
-    const versions = parse(localKeys)
-    return JSON.stringify([current(versions)])
   }
 
   /** A fresh data key wrapped by the current version. */

@@ -70,10 +70,6 @@ export async function runPass(d: PassDeps, ctx: JobContext): Promise<PassResult 
     plaintextObjects: out.plaintext_objects,
     countedAt: now,
     ...(mode === 'rotate' ? { rotatedAt: now } : {}),
-    // Every object is re-wrapped: the versions before the current one open nothing any more.
-    ...(mode === 'rotate' && row.provider === 'local' && row.localKeys
-      ? { localKeys: d.local.retire(row.localKeys) }
-      : {}),
   })
   d.keyring.forget(ws)
   return out

@@ -20,8 +20,8 @@ export const workspaceKeys = sqliteTable('workspace_keys', {
   enabled: integer('enabled', { mode: 'boolean' }).notNull(),
   /**
    * `local` only: JSON array of `{ version, sealed }`, each a 32-byte key sealed under the server
-   * secret; the highest version wraps new data keys, older ones are kept until rotation re-wrapped
-   * every object away from them.
+   * secret; the highest version wraps new data keys, older ones only open objects that still name
+   * them (an upload in flight during a rotation).
    */
   localKeys: text('local_keys'),
   /** When the last rotation finished re-wrapping every object; null before any. */
