@@ -2740,7 +2740,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the key: every data key is re-wrapped, no content is re-encrypted
-         * @description A `local` key gets a new version; an `aws-kms` key is re-wrapped under its newest key material, or under another key of the same KMS (`key_id`). A background pass (`pass: "rotate"`) then re-wraps each object's data key, copying its encrypted content unchanged; `rotated_at` is set when it has finished, and a local key's older versions are then dropped. 409 while the key is disabled or a rotation runs.
+         * @description A `local` key gets a new version; an `aws-kms` key is re-wrapped under its newest key material, or under another key of the same KMS (`key_id`). A background pass (`pass: "rotate"`) then re-wraps each object's data key, copying its encrypted content unchanged; `rotated_at` is set when it has finished. Older key versions (or the key rotated away from) still open objects that name them, such as an upload in flight during the rotation. 409 while the key is disabled or a rotation runs.
          *
          *     Requires a workspace admin.
          *
