@@ -85,8 +85,11 @@ export function inviteInfo(token: string, signal?: AbortSignal): Promise<InviteI
   return ok(publicHttp.POST('/v1/auth/invite-info', { body: { token }, signal }))
 }
 
-/** Creates the invited account; answers its session. */
-export function acceptInvite(body: { token: string; name: string; password: string }): Promise<TokenResp> {
+/**
+ * Creates the invited account; answers its session, or, where the workspace enforces single
+ * sign-on (no password sent), an empty token and `sso_required: true`.
+ */
+export function acceptInvite(body: { token: string; name: string; password?: string }): Promise<TokenResp> {
   return ok(publicHttp.POST('/v1/auth/accept-invite', { body }))
 }
 

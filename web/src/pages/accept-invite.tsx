@@ -9,6 +9,8 @@ import { useLoad } from '../lib/use-load'
 /**
  * Where an invitation link lands: names the workspace and the address invited
  * (`POST /auth/invite-info`), then creates the account and signs it in (`/auth/accept-invite`).
+ * Where the workspace enforces single sign-on (`sso_required`), no password is asked and no session
+ * comes back: the invitee goes on to the sign-in page's SSO step with the invited address.
  */
 export function AcceptInvite() {
   const { query, route } = useLocation()
@@ -24,7 +26,18 @@ export function AcceptInvite() {
     async (e: Event) => {
       e.preventDefault()
       const f = new FormData(e.currentTarget as HTMLFormElement)
-      adopt(await acceptInvite({ token, name: String(f.get('name')), password: String(f.get('password')) }))
+      const sso = info.data?.sso_required === true
+      const name = String(f.get('name'))
+      const answer = await acceptInvite(
+        sso ? { token, name } : { token, name, password: String(f.get('password')) },
+      )
+      if (answer.sso_required) {
+        // No session: the workspace signs in through its identity provider, as this address.
+        const q = new URLSearchParams({ sso: '1', email: info.data?.email ?? '' })
+        route(`/console/sign-in?${q}`, true)
+        return
+      }
+      adopt(answer)
       await loadMe()
       route('/console/bases', true)
     },
@@ -63,16 +76,23 @@ export function AcceptInvite() {
       </p>
       <form class="stack" onSubmit={join.run}>
         <Field label="Your name" name="name" required maxLength={120} autocomplete="name" />
-        <Field
-          label="Choose a password"
-          type="password"
-          name="password"
-          required
-          minLength={8}
-          maxLength={128}
-          autocomplete="new-password"
-          hint="8 to 128 characters. You sign in with your address and this password."
-        />
+        {inv.sso_required ? (
+          <p class="hint">
+            {inv.workspace_name} signs in with single sign-on: no password is needed. After joining, you sign
+            in through your organisation&rsquo;s sign-in page as {inv.email}.
+          </p>
+        ) : (
+          <Field
+            label="Choose a password"
+            type="password"
+            name="password"
+            required
+            minLength={8}
+            maxLength={128}
+            autocomplete="new-password"
+            hint="8 to 128 characters. You sign in with your address and this password."
+          />
+        )}
         <ErrorBox error={join.error} />
         <Button type="submit" variant="primary" busy={join.busy}>
           Join the workspace

@@ -32,8 +32,9 @@ export function nextPath(query: Record<string, string>): string {
 export function SignIn() {
   const { query, route } = useLocation()
   const config = useAuthConfig(true)
-  const [email, setEmail] = useState('')
-  const [ssoStep, setSsoStep] = useState(false)
+  // `?sso=1&email=` opens the SSO step for that address (where an invitation under SSO sends its invitee).
+  const [email, setEmail] = useState(query.email ?? '')
+  const [ssoStep, setSsoStep] = useState(query.sso === '1')
   // Once the password was refused for SSO, the recovery code stays offered (a wrong code included).
   const [enforced, setEnforced] = useState(false)
   const returnTo = nextPath(query)
