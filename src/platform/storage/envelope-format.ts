@@ -1,8 +1,10 @@
 // The at-rest format of an object sealed under its workspace's key (docs/encryption.md): a header
-// carrying the object's data key wrapped by the workspace key, then the content in chunks of AES-256-GCM, each with its own nonce (the header's random prefix, the chunk's index
-// and a last-chunk flag), so a stream is encrypted and decrypted in bounded memory and a reordered,
-// dropped or truncated chunk fails authentication. The wrapped key is outside the authenticated
-// data on purpose: rotation replaces it without touching a byte of the content.
+// carrying the object's data key wrapped by the workspace key, then the content in chunks of
+// AES-256-GCM, each with its own nonce (the header's random prefix, the chunk's index and a
+// last-chunk flag) and bound to the object's key, so a stream is encrypted and decrypted in bounded
+// memory, and a reordered, dropped or truncated chunk, or an object moved to another key, fails
+// authentication. The wrapped key is outside the authenticated data on purpose: rotation replaces
+// it without touching a byte of the content.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 
 /**
@@ -91,17 +93,40 @@ function nonce(fixed: Uint8Array, index: number, last: boolean): Uint8Array {
   return n
 }
 
-function sealChunk(key: Uint8Array, fixed: Uint8Array, index: number, last: boolean, plain: Uint8Array) {
+/**
+ * The data every chunk authenticates: the header's fixed part and the object's key, so that a sealed
+ * object put under another key (another document's, by someone with write access to the bucket)
+ * does not open there.
+ */
+function associated(fixed: Uint8Array, objectKey: string): Uint8Array {
+  return Buffer.concat([fixed.subarray(0, FIXED), Buffer.from(objectKey, 'utf8')])
+}
+
+function sealChunk(
+  key: Uint8Array,
+  fixed: Uint8Array,
+  aad: Uint8Array,
+  index: number,
+  last: boolean,
+  plain: Uint8Array,
+) {
   const c = createCipheriv('aes-256-gcm', key, nonce(fixed, index, last))
-  c.setAAD(fixed.subarray(0, FIXED))
+  c.setAAD(aad)
   const out = Buffer.concat([c.update(plain), c.final(), c.getAuthTag()])
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength)
 }
 
-function openChunk(key: Uint8Array, fixed: Uint8Array, index: number, last: boolean, sealed: Uint8Array) {
+function openChunk(
+  key: Uint8Array,
+  fixed: Uint8Array,
+  aad: Uint8Array,
+  index: number,
+  last: boolean,
+  sealed: Uint8Array,
+) {
   if (sealed.byteLength < TAG) throw new SealedContentBroken('a chunk shorter than its tag')
   const d = createDecipheriv('aes-256-gcm', key, nonce(fixed, index, last))
-  d.setAAD(fixed.subarray(0, FIXED))
+  d.setAAD(aad)
   d.setAuthTag(sealed.subarray(sealed.byteLength - TAG))
   try {
     const out = Buffer.concat([d.update(sealed.subarray(0, sealed.byteLength - TAG)), d.final()])
@@ -142,8 +167,10 @@ export async function* sealChunks(
   key: Uint8Array,
   header: Uint8Array,
   plain: AsyncIterable<Uint8Array>,
+  objectKey: string,
 ): AsyncGenerator<Uint8Array> {
   const fixed = header.subarray(0, FIXED)
+  const aad = associated(fixed, objectKey)
   const size = 1 << CHUNK_EXP
   yield header
   const buf = new Buffered()
@@ -151,9 +178,9 @@ export async function* sealChunks(
   for await (const part of plain) {
     buf.push(part)
     // Strictly more than a chunk: the last chunk is only known at the end, and it carries the flag.
-    while (buf.size > size) yield sealChunk(key, fixed, index++, false, buf.take(size))
+    while (buf.size > size) yield sealChunk(key, fixed, aad, index++, false, buf.take(size))
   }
-  yield sealChunk(key, fixed, index, true, buf.take(buf.size))
+  yield sealChunk(key, fixed, aad, index, true, buf.take(buf.size))
 }
 
 /** Decrypts the content after a header (`fixed` its fixed part), chunk by chunk. */
@@ -161,13 +188,15 @@ export async function* openChunks(
   key: Uint8Array,
   fixed: Uint8Array,
   sealed: AsyncIterable<Uint8Array>,
+  objectKey: string,
 ): AsyncGenerator<Uint8Array> {
+  const aad = associated(fixed, objectKey)
   const full = (1 << CHUNK_EXP) + TAG
   const buf = new Buffered()
   let index = 0
   for await (const part of sealed) {
     buf.push(part)
-    while (buf.size > full) yield openChunk(key, fixed, index++, false, buf.take(full))
+    while (buf.size > full) yield openChunk(key, fixed, aad, index++, false, buf.take(full))
   }
-  yield openChunk(key, fixed, index, true, buf.take(buf.size))
+  yield openChunk(key, fixed, aad, index, true, buf.take(buf.size))
 }

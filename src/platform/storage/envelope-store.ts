@@ -85,7 +85,7 @@ export class EnvelopeStore implements ObjectStore {
         yield c
       }
     }
-    const sealed = streamOf(sealChunks(dk.plaintext, newHeader(dk.wrapped), metered()))
+    const sealed = streamOf(sealChunks(dk.plaintext, newHeader(dk.wrapped), metered(), key))
     await this.inner.put(key, sealed, { contentType: opts.contentType })
     return { key, size: meter.size, sha256: meter.digest() }
   }
@@ -99,7 +99,7 @@ export class EnvelopeStore implements ObjectStore {
     try {
       const header = await headerOf(peeked)
       const dataKey = await this.keyring.unwrap(ws, header.wrapped)
-      return streamOf(openChunks(dataKey, header.fixed, skip(peeked.rest, header.length)))
+      return streamOf(openChunks(dataKey, header.fixed, skip(peeked.rest, header.length), key))
     } catch (e) {
       await peeked.close()
       throw e
@@ -168,7 +168,7 @@ export class EnvelopeStore implements ObjectStore {
       const dk =
         isSealed(peeked.head) || !this.keyring ? null : await this.keyring.dataKey(workspaceOfKey(key))
       if (dk) {
-        await this.inner.put(key, streamOf(sealChunks(dk.plaintext, newHeader(dk.wrapped), peeked.rest)))
+        await this.inner.put(key, streamOf(sealChunks(dk.plaintext, newHeader(dk.wrapped), peeked.rest, key)))
         return true
       }
     } finally {

@@ -96,6 +96,15 @@ describe('envelope store', () => {
     }
   })
 
+  test('a sealed object moved under another key of its workspace does not open there', async () => {
+    const { store, root } = fresh()
+    await store.put('ws_1/doc_a/raw', 'the contract of A')
+    await store.put('ws_1/doc_b/raw', 'the contract of B')
+    writeFileSync(join(root, 'ws_1/doc_b/raw'), readFileSync(join(root, 'ws_1/doc_a/raw')))
+    await expect(store.getText('ws_1/doc_b/raw')).rejects.toThrow('does not authenticate')
+    expect(await store.getText('ws_1/doc_a/raw')).toBe('the contract of A')
+  })
+
   test('a workspace without a key, and objects written before one, pass through plain', async () => {
     const { store, root } = fresh(testKeyring(['ws_plain']))
     await store.put('ws_plain/a', 'plain text')
