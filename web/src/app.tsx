@@ -8,6 +8,7 @@ import { LocationProvider, Route, Router } from 'preact-iso'
 import { Protected } from './components/guard'
 import { AcceptInvite } from './pages/accept-invite'
 import { Account } from './pages/account'
+import { Audit } from './pages/audit'
 import { AuthCallback } from './pages/auth-callback'
 import { Base } from './pages/base'
 import { Bases } from './pages/bases'
@@ -23,6 +24,7 @@ import { Members } from './pages/members'
 import { NotFound } from './pages/not-found'
 import { RequestAccess } from './pages/request-access'
 import { ResetPassword } from './pages/reset-password'
+import { Security } from './pages/security'
 import { SignIn } from './pages/sign-in'
 import { SignUp } from './pages/sign-up'
 import { Sso } from './pages/sso'
@@ -50,6 +52,8 @@ const KeysPage = signedIn(Keys, true)
 const MembersPage = signedIn(Members, true)
 const UsagePage = signedIn(Usage, true)
 const SsoPage = signedIn(Sso, true)
+const AuditPage = signedIn(Audit, true)
+const SecurityPage = signedIn(Security, true)
 const McpPage = signedIn(Mcp)
 const StatusPage = signedIn(Status)
 const AccountPage = signedIn(Account)
@@ -79,6 +83,8 @@ export function App() {
         <Route path="/console/members" component={MembersPage} />
         <Route path="/console/usage" component={UsagePage} />
         <Route path="/console/sso" component={SsoPage} />
+        <Route path="/console/audit" component={AuditPage} />
+        <Route path="/console/security" component={SecurityPage} />
         <Route path="/console/mcp" component={McpPage} />
         <Route path="/console/status" component={StatusPage} />
         <Route path="/console/account" component={AccountPage} />

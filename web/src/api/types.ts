@@ -2,7 +2,7 @@
  * The wire shapes the console reads, by the names its pages use: each is the server's own schema
  * from the generated `openapi.gen.ts` (`npm run console:types`), never written by hand here.
  */
-import type { components } from './openapi.gen'
+import type { components, operations } from './openapi.gen'
 
 type Schemas = components['schemas']
 
@@ -92,3 +92,18 @@ export type LevelRecord = Schemas['LevelRecord']
 export type ScaleStart = Schemas['ScaleStartEvent']
 export type ScaleDone = Schemas['ScaleDoneEvent']
 export type ScaleRun = Schemas['ScaleRunResp']
+
+// Audit and security.
+/** A row of the audit log, with its place in the workspace's hash chain. */
+export type AuditEntry = Schemas['AuditEntryResp']
+/** The chain's check: ok, rows checked, the first broken row. */
+export type AuditVerify = Schemas['AuditVerifyResp']
+/** The filters of the audit routes (all must hold). */
+export type AuditFilters = Pick<
+  NonNullable<operations['v1_get_v1_audit']['parameters']['query']>,
+  'actor' | 'action' | 'target' | 'since' | 'until'
+>
+export type Allowlist = Schemas['IpAllowlistResp']
+export type AllowlistReq = Schemas['IpAllowlistReq']
+export type KmsKey = Schemas['KmsKeyResp']
+export type KmsKeyReq = Schemas['KmsKeyReq']
