@@ -13,23 +13,10 @@ import {
 } from './table-columns'
 import { type GroupOp, perGroup } from './table-groups'
 import type { TableQuestion } from './table-question'
-import type { Table } from './table-rows'
+import type { Table, TablePiece, TableResult } from './table-rows'
 
 // Answers computed from a table's rows: each statement cites the rows it rests on. Where the asked
 // computation does not apply (no column of numbers to average), the answer says what the rows hold.
-
-/** A piece of a table answer: a statement, the rows (indexes into the table) it cites, and what follows the citation. */
-export interface TablePiece {
-  text: string
-  rows: number[]
-  after?: string
-}
-
-/** A table answer: its pieces and the value it comes to (the short answer), if one. */
-export interface TableResult {
-  pieces: TablePiece[]
-  short: string | null
-}
 
 // Values named one by one in a list; beyond, the most frequent.
 const LIST_MAX = 12

@@ -1,6 +1,5 @@
-import type { TablePiece, TableResult } from './table-answer'
 import { type Column, cellNumber, empty, format } from './table-columns'
-import type { Table } from './table-rows'
+import type { Table, TablePiece, TableResult } from './table-rows'
 
 // A computation for each value of a column ("What is the average body mass per species?"): the
 // average, total, highest or lowest of a column of numbers over each value's rows, each value citing

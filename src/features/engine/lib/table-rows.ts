@@ -168,3 +168,16 @@ function* withPipeRows(
   }
   if (held) yield held
 }
+
+/** A piece of a table answer: a statement, the rows (indexes into the table) it cites, and what follows the citation. */
+export interface TablePiece {
+  text: string
+  rows: number[]
+  after?: string
+}
+
+/** A table answer: its pieces and the value it comes to (the short answer), if one. */
+export interface TableResult {
+  pieces: TablePiece[]
+  short: string | null
+}

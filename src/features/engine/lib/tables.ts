@@ -1,10 +1,10 @@
 import type { CartEntry } from './cartscan'
 import type { SectionRef } from './ragsearch'
 import type { RankedPassage } from './rank'
-import { answerFromTable, type TableResult } from './table-answer'
+import { answerFromTable } from './table-answer'
 import { headerMatch, namedValues, tableColumns } from './table-columns'
 import { type TableQuestion, tableQuestion } from './table-question'
-import { isRowsText, readTables, type Table, type TablePassage } from './table-rows'
+import { isRowsText, readTables, type Table, type TablePassage, type TableResult } from './table-rows'
 import { contentTerms } from './text'
 
 // Questions about a table's values (which, how many, list, the largest, smallest, average, total)
