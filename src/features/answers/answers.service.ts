@@ -10,7 +10,6 @@ import type { Outbox } from '../../platform/events/outbox'
 import type { ChatMessage, LlmClient } from '../../platform/llm/openai-client'
 import { LlmUnavailableError } from '../../platform/llm/server-request'
 import type { Logger } from '../../platform/log/log'
-import type { ObjectStore } from '../../platform/storage/object-store'
 import type { CorporaService } from '../corpora/corpora.service'
 import type { AskResult, Engine } from '../engine/engine.service'
 import { describeBase } from './answers.describe'
@@ -57,7 +56,7 @@ export interface AnswersDeps {
   /** Where fallbacks are reported (at most once a minute). */
   log?: Logger
   gate: Gate
-  objects: Pick<ObjectStore, 'assertReadable'> // a key turned off refuses questions (docs/encryption.md)
+  objects: { assertReadable(workspaceId: string): void } // a key turned off refuses (docs/encryption.md)
 }
 
 // A model server that keeps failing is reported at most this often (every question would fail alike).

@@ -105,8 +105,7 @@ export class OnboardingService {
 
   /** Starts a run over new or changed documents (all with `force`, extracting again those an older extractor read). */
   train(workspaceId: string, corpusId: string, force: boolean): Job {
-    this.d.corpora.get(workspaceId, corpusId)
-    this.d.objects.assertReadable(workspaceId)
+    this.d.objects.assertReadable(this.d.corpora.get(workspaceId, corpusId).workspace_id)
     if (this.inFlight(workspaceId, corpusId)) throw fail('training_in_progress')
     if (this.repo.documentCount(corpusId) === 0) throw fail('corpus_empty')
     if (force) this.d.ingest?.reextract(workspaceId, corpusId)
