@@ -17,7 +17,18 @@ const PUBLIC = [
   '/console/auth/link',
   '/console/no-such-page',
 ]
-const SIGNED_IN = ['bases', 'keys', 'members', 'usage', 'sso', 'mcp', 'status', 'account']
+const SIGNED_IN = [
+  'bases',
+  'keys',
+  'members',
+  'usage',
+  'sso',
+  'security',
+  'audit',
+  'mcp',
+  'status',
+  'account',
+]
 
 describe('console: accessibility of every page', () => {
   test('no page has a serious or critical axe violation, light or dark, wide or narrow', async () => {
