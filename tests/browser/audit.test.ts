@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { consoleRig, seriousViolations } from '../helpers/browser'
-import { type Account, registerAdmin, signInUi } from '../helpers/console-workspace'
+import { type Account, addMember, registerAdmin, signInUi } from '../helpers/console-workspace'
 
 const rig = consoleRig()
 let admin: Account | undefined
@@ -132,6 +132,23 @@ describe('console: audit log', () => {
     await page.getByText('No rows').waitFor()
     expect(await seriousViolations(page)).toEqual([])
     await r.screenshot(page, 'audit-empty')
+    await ctx.close()
+  }, 60_000)
+
+  test('a member sees neither Audit log nor Security, and opening them says they are for admins', async () => {
+    const r = rig()
+    const member = await addMember(r, await theAdmin())
+    const ctx = await r.context()
+    const page = await ctx.newPage()
+    await signInUi(page, r, member, '/console/audit')
+    const nav = page.getByRole('navigation', { name: 'Sections' })
+    expect(await nav.getByRole('link', { name: 'Audit log' }).count()).toBe(0)
+    expect(await nav.getByRole('link', { name: 'Security' }).count()).toBe(0)
+    await page.getByText('This page is for workspace admins.').waitFor()
+    expect(await page.getByRole('table').count()).toBe(0)
+    await page.goto(r.url('/console/security'))
+    await page.getByText('This page is for workspace admins.').waitFor()
+    expect(await page.getByText('Your address:').count()).toBe(0)
     await ctx.close()
   }, 60_000)
 })
