@@ -252,6 +252,33 @@ describe('each action writes its row', () => {
     }
   })
 
+  test('renaming the workspace: from, to, by whom (a session or an admin key)', async () => {
+    const a = await signUp(t, { workspace_name: 'Acme' })
+    const setup = await t.request('/v1/auth/setup', {
+      method: 'POST',
+      headers: bearer(a.token),
+      json: { workspace_name: 'Acme Legal', name: 'Ada' },
+    })
+    expect(setup.status).toBe(200)
+    const key = await mintKey(t, a.token, ['admin'])
+    const byKey = await t.request('/v1/auth/setup', {
+      method: 'POST',
+      headers: bearer(key.key),
+      json: { workspace_name: 'Acme Legal EU', name: 'ignored' },
+    })
+    expect(byKey.status).toBe(200)
+    const ws = { target_type: 'workspace', target_id: a.workspaceId }
+    expect(await rowsOf(a.token, 'workspace.renamed')).toMatchObject([
+      {
+        ...ws,
+        actor_type: 'api_key',
+        actor_id: key.id,
+        details: { from: 'Acme Legal', to: 'Acme Legal EU' },
+      },
+      { ...ws, actor_type: 'user', actor_id: a.userId, details: { from: 'Acme', to: 'Acme Legal' } },
+    ])
+  })
+
   test('an export is itself audited: who, the format and the filters', async () => {
     const a = await signUp(t)
     const res = await t.request('/v1/audit/export?format=jsonl&action=auth.*', { headers: bearer(a.token) })
@@ -343,7 +370,7 @@ describe('reading the log', () => {
         ['action=auth.%25', 'action'],
         ['action=DROP TABLE', 'action'],
         ['actor=usr_1%27--', 'actor'],
-        ['target=' + 'x'.repeat(65), 'target'],
+        [`target=${'x'.repeat(65)}`, 'target'],
       ] as const) {
         const res = await t.request(`${path}?${q}`, { headers: bearer(a.token) })
         expect((await issues(res, path)).map((i) => i.loc)).toEqual([['query', field]])

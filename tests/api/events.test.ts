@@ -137,7 +137,7 @@ describe('domain events', () => {
     expect(events.map(brief)).toEqual(['document.deleted', 'corpus.deleted'])
     // Each carries its deletion receipt (who, and what went), which the audit log writes (issue 36).
     const actor = {
-      type: 'user',
+      type: 'user' as const,
       id: expect.stringMatching(/^usr_/),
       ip: '127.0.0.1',
       requestId: expect.any(String),

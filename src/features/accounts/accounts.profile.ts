@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox'
+import type { Actor } from '../../platform/auth/principal'
 import { transaction } from '../../platform/db/transaction'
 import { fail } from '../../platform/errors/errors'
 import { findUser, updateUser } from './accounts.repo'
@@ -9,7 +10,7 @@ type Profile = Static<typeof UserResp>
 
 /** The caller's own profile and names: display name, workspace name, the first-run setup. */
 export class Profiles {
-  constructor(private readonly d: Pick<AccountsDeps, 'db' | 'clock' | 'workspaces'>) {}
+  constructor(private readonly d: Pick<AccountsDeps, 'db' | 'clock' | 'workspaces' | 'events'>) {}
 
   /** UserResp of a user id (the caller's own). */
   profile(userId: string): Profile {
@@ -43,20 +44,33 @@ export class Profiles {
   }
 
   /** `POST /auth/setup` with an API key: renames the workspace only (a key has no display name). */
-  renameWorkspace(workspaceId: string, workspaceName: string): void {
-    this.d.workspaces.rename(workspaceId, requireName(workspaceName, 'workspace_name'))
+  renameWorkspace(workspaceId: string, workspaceName: string, actor: Actor): void {
+    const name = requireName(workspaceName, 'workspace_name')
+    transaction(this.d.db, () => this.renamed(workspaceId, name, actor))
   }
 
   /** `POST /auth/setup`: renames the caller's workspace and display name. */
-  setup(userId: string, workspaceName: string, name: string): Profile {
+  setup(userId: string, workspaceName: string, name: string, actor: Actor): Profile {
     const ws = requireName(workspaceName, 'workspace_name')
     const display = requireName(name, 'name')
     const user = findUser(this.d.db, userId)
     if (!user) throw fail('unauthorized')
     transaction(this.d.db, () => {
-      this.d.workspaces.rename(user.workspaceId, ws)
+      this.renamed(user.workspaceId, ws, actor)
       updateUser(this.d.db, user.id, { name: display }, this.d.clock.now().getTime())
     })
     return this.profile(userId)
+  }
+
+  /** Renames a workspace and tells it for the audit log (`workspace.renamed`: from, to). Call inside a transaction. */
+  private renamed(workspaceId: string, name: string, actor: Actor): void {
+    const from = this.workspaceName(workspaceId)
+    this.d.workspaces.rename(workspaceId, name)
+    if (from === name) return
+    this.d.events.emit(this.d.db, {
+      type: 'workspace.renamed',
+      workspaceId,
+      payload: { actor, target: { type: 'workspace', id: workspaceId }, details: { from, to: name } },
+    })
   }
 }

@@ -1,4 +1,4 @@
-import type { Principal } from '../../platform/auth/principal'
+import { actorOf, type Principal } from '../../platform/auth/principal'
 import { baseUrl } from '../../platform/config/config.load'
 import { fail } from '../../platform/errors/errors'
 import { defineRoute, type RouteDef } from '../../platform/http/route'
@@ -234,10 +234,11 @@ export function accountsRoutes(
       tags: TAGS,
       body: WorkspaceSetupReq,
       response: MeResp,
-      handler: ({ principal, body }) => {
+      handler: ({ principal, body, ip, requestId }) => {
+        const actor = actorOf(principal, ip, requestId)
         if (principal.kind !== 'api_key')
-          return accounts.setup(sessionUser(principal), body.workspace_name, body.name)
-        accounts.renameWorkspace(principal.workspaceId, body.workspace_name)
+          return accounts.setup(sessionUser(principal), body.workspace_name, body.name, actor)
+        accounts.renameWorkspace(principal.workspaceId, body.workspace_name, actor)
         return keyProfile(principal)
       },
     }),

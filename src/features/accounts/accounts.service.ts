@@ -1,8 +1,10 @@
 // The accounts feature's face: routes, members and the app call this class only. The work is done
+
 // by parts named for what they do (accounts.signup.ts, accounts.signin.ts, accounts.passwords.ts,
 // accounts.profile.ts, with links, limits and hashing beside them); this file builds them from the
 // feature's dependencies and answers for them.
 import type { Static } from '@sinclair/typebox'
+import type { Actor } from '../../platform/auth/principal'
 import type { SessionClass } from '../../platform/crypto/token'
 import { transaction } from '../../platform/db/transaction'
 import { notFound } from '../../platform/errors/errors'
@@ -180,13 +182,13 @@ export class AccountsService {
   }
 
   /** `POST /auth/setup` with an API key: renames the workspace only (a key has no display name). */
-  renameWorkspace(workspaceId: string, workspaceName: string): void {
-    this.profiles.renameWorkspace(workspaceId, workspaceName)
+  renameWorkspace(workspaceId: string, workspaceName: string, actor: Actor): void {
+    this.profiles.renameWorkspace(workspaceId, workspaceName, actor)
   }
 
   /** `POST /auth/setup`: renames the caller's workspace and display name. */
-  setup(userId: string, workspaceName: string, name: string): Static<typeof UserResp> {
-    return this.profiles.setup(userId, workspaceName, name)
+  setup(userId: string, workspaceName: string, name: string, actor: Actor): Static<typeof UserResp> {
+    return this.profiles.setup(userId, workspaceName, name, actor)
   }
 
   /** The user holding an address (normalised here), or undefined. */

@@ -36,6 +36,7 @@ export const ACTION_EVENTS = [
   'source.created',
   'source.updated',
   'source.deleted',
+  'workspace.renamed',
   'audit.exported',
   'usage.exported',
   // Webhook endpoints (src/features/webhooks): `webhook.disabled` is the system's, after failures.
