@@ -281,6 +281,11 @@ export async function tenant(t: TestApp): Promise<Tenant> {
     { method: 'POST', json: { url: 'https://93.184.216.34/walk', events: ['document.ready'] } },
     201,
   )
+  const delivery = await call<{ delivery_id: string }>(
+    `/v1/webhooks/${webhook.id}/test`,
+    { method: 'POST' },
+    202,
+  )
   const boundKey = await mintKey(t, admin.token, [...SCOPES], { corpus_ids: [base.corpus_id] })
   await call('/v1/admin/invites', { method: 'POST', json: { email: `pending-${admin.userId}@example.com` } })
   const members = await call<{ invites: { id: string }[] }>('/v1/admin/members')
@@ -298,6 +303,7 @@ export async function tenant(t: TestApp): Promise<Tenant> {
       user_id: member.userId,
       connection_id: connection.id,
       webhook_id: webhook.id,
+      delivery_id: delivery.delivery_id,
     },
   }
 }

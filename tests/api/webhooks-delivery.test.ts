@@ -284,6 +284,15 @@ describe('disabling after failures', () => {
       409,
       'webhook_disabled',
     )
+    await expectError(
+      await t.request(`/v1/webhooks/${hook.id}/deliveries/${ended[0].id}/retry`, {
+        method: 'POST',
+        headers: bearer(admin),
+      }),
+      '/v1/webhooks',
+      409,
+      'webhook_disabled',
+    )
     // Enabled again (audited), its run of failures forgotten: the next event is delivered.
     const res = await t.request(`/v1/webhooks/${hook.id}/enable`, { method: 'POST', headers: bearer(admin) })
     expect(await res.json()).toMatchObject({ enabled: true, disabled_reason: null, consecutive_failures: 0 })
@@ -293,6 +302,56 @@ describe('disabling after failures', () => {
     await t.jobs.scheduler.drain()
     expect(r.received.map((x) => x.status)).toEqual([500, 500, 500, 500, 200])
     expect(await hookOf(t, admin, hook.id)).toMatchObject({ enabled: true, last_delivery: { ok: true } })
+  })
+})
+
+describe('sending a delivery again', () => {
+  test('a failed delivery is sent again with its webhook-id once the receiver is mended; a pending or foreign one is refused', async () => {
+    const { t, r } = setUp({ ENGRAM_WEBHOOKS_DISABLE_AFTER_FAILURES: '100' })
+    const { s, hook, admin } = await subscribed(t, r, ['api_key.created'])
+    const retry = (hookId: string, id: string) =>
+      t.request(`/v1/webhooks/${hookId}/deliveries/${id}/retry`, { method: 'POST', headers: bearer(admin) })
+    r.plan(...Array.from({ length: MAX_ATTEMPTS }, () => ({ status: 500 })))
+    await mintKey(t, s.token, ['query'])
+    await t.jobs.scheduler.drain()
+    const [pending] = await deliveriesOf(t, admin, hook.id)
+    await expectError(
+      await retry(hook.id, pending.id),
+      '/v1/webhooks',
+      409,
+      'conflict',
+      'The delivery is still pending: it is retried by itself.',
+    )
+    for (const base of RETRY_SCHEDULE_MS) {
+      t.clock.advance(base * 1.1)
+      await t.jobs.scheduler.drain()
+    }
+    expect((await deliveriesOf(t, admin, hook.id))[0].status).toBe('failed')
+    // The receiver is mended: one more attempt, the same message.
+    const res = await retry(hook.id, pending.id)
+    expect(res.status).toBe(202)
+    expect(await res.json()).toMatchObject({ id: pending.id, status: 'pending' })
+    await t.jobs.scheduler.drain()
+    expect(r.received).toHaveLength(MAX_ATTEMPTS + 1)
+    const again = r.received[MAX_ATTEMPTS]!
+    expect(again).toMatchObject({ id: pending.id, rejected: null, status: 200 })
+    const [done] = await deliveriesOf(t, admin, hook.id)
+    expect(done.status).toBe('succeeded')
+    expect(done.attempts).toHaveLength(MAX_ATTEMPTS + 1)
+    // Another endpoint of the workspace does not reach this delivery.
+    const other = await t.request('/v1/webhooks', {
+      method: 'POST',
+      headers: bearer(admin),
+      json: { url: r.url, events: ['sync.finished'] },
+    })
+    const otherId = ((await other.json()) as { id: string }).id
+    await expectError(
+      await retry(otherId, pending.id),
+      '/v1/webhooks',
+      404,
+      'not_found',
+      'Delivery not found.',
+    )
   })
 })
 

@@ -67,15 +67,30 @@ export class Deliveries {
       updatedAt: now,
     }
     if (!this.d.repo.insertDelivery(row)) return false
+    this.enqueue(e, row.id)
+    return true
+  }
+
+  /**
+   * Sends an ended delivery again (same webhook-id and body); called inside the caller's
+   * transaction. Its attempts go on from its count: the schedule's remaining retries, or a single
+   * attempt when it had used them all. False when it is pending already.
+   */
+  retry(e: EndpointRow, d: DeliveryRow): boolean {
+    if (!this.d.repo.reopen(d.id, this.now())) return false
+    this.enqueue(e, d.id)
+    return true
+  }
+
+  private enqueue(e: EndpointRow, deliveryId: string): void {
     this.d.queue.enqueue({
       workspaceId: e.workspaceId,
       kind: DELIVER_KIND,
       subjectId: e.id,
-      payload: { deliveryId: row.id },
+      payload: { deliveryId },
       // The delivery counts its own attempts; these leave room for leases lost to restarts.
       maxAttempts: MAX_ATTEMPTS * 2,
     })
-    return true
   }
 
   /** The job kind: one attempt per run, a retry scheduled by throwing TransientError with its wait. */

@@ -4,6 +4,7 @@
 // own addresses unless `webhooks.allow_loopback`; this file adds that private networks are refused
 // unless `webhooks.allow_private_networks`, and that a URL is https unless `webhooks.allow_http`.
 import type { Config } from '../../platform/config/config.load'
+import { hasControl } from '../../platform/http/text-formats'
 import { type AddressPolicy, refusalOf } from '../../platform/net/address-policy'
 import {
   EgressDenied,
@@ -29,7 +30,7 @@ const RANGE_ONLY: ReadonlySet<string> = new Set()
 /** Why a URL is not one a webhook may be subscribed at, in a person's words, or null. */
 export function urlProblem(url: string, allowHttp: boolean): string | null {
   // The URL parser drops tabs and line breaks silently: what is shown would not be what is reached.
-  if (/[\s\u0000-\u001f\u007f]/.test(url)) return 'Must not contain spaces or control characters'
+  if (/\s/.test(url) || hasControl(url)) return 'Must not contain spaces or control characters'
   let u: URL
   try {
     u = new URL(url)

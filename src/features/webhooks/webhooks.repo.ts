@@ -151,6 +151,28 @@ export class WebhooksRepo {
     return row ?? undefined
   }
 
+  /** A delivery of an endpoint; another endpoint's is undefined (answers 404). */
+  findDelivery(endpointId: string, id: string): DeliveryRow | undefined {
+    const t = webhookDeliveries
+    return this.db
+      .select()
+      .from(t)
+      .where(and(eq(t.id, id), eq(t.endpointId, endpointId)))
+      .get()
+  }
+
+  /** Puts an ended delivery back to pending, due at `at`; false when it was pending already. */
+  reopen(id: string, at: number): boolean {
+    const t = webhookDeliveries
+    const row = this.db
+      .update(t)
+      .set({ status: 'pending', nextAttemptAt: at, updatedAt: at })
+      .where(and(eq(t.id, id), ne(t.status, 'pending')))
+      .returning({ id: t.id })
+      .get()
+    return row !== undefined
+  }
+
   /** Adds an attempt and sets its delivery's state after it. */
   recordAttempt(a: AttemptRow, d: Partial<DeliveryRow>): DeliveryRow {
     this.db.insert(webhookAttempts).values(a).onConflictDoNothing().run()

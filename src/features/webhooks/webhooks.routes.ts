@@ -1,5 +1,6 @@
 import { defineRoute, type RouteDef, reply } from '../../platform/http/route'
 import {
+  DeliveryIdParams,
   WebhookCreatedResp,
   WebhookCreateReq,
   WebhookDeliveryResp,
@@ -137,6 +138,25 @@ export function webhooksRoutes(webhooks: WebhooksService): RouteDef[] {
       response: WebhookDeliveryResp,
       handler: ({ principal, params, page }) =>
         webhooks.deliveries(principal.workspaceId, params.webhook_id, page),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/webhooks/:webhook_id/deliveries/:delivery_id/retry',
+      mount: 'v1',
+      // Each call is another send.
+      idempotent: false,
+      auth: 'admin',
+      scope: 'admin',
+      status: 202,
+      summary: 'Send an ended delivery again, with the same webhook-id and body',
+      description:
+        "For a delivery that failed (its retries spent, or ended when the endpoint was disabled) once the receiver is mended. Its attempts go on from its count: the schedule's remaining retries, or one attempt when it had used them all. 409 `conflict` while it is still pending, 409 `webhook_disabled` while the endpoint is disabled.",
+      tags: TAGS,
+      params: DeliveryIdParams,
+      response: WebhookDeliveryResp,
+      errors: ['conflict', 'webhook_disabled'],
+      handler: ({ principal, params }) =>
+        reply(202, webhooks.retryDelivery(principal.workspaceId, params.webhook_id, params.delivery_id)),
     }),
   ]
 }

@@ -1,12 +1,18 @@
-import { Type } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
+import { iso } from '../../platform/clock/clock'
 import { namedObject } from '../../platform/http/schema'
 import { TextString } from '../../platform/http/text-formats'
 import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from './webhooks.events'
+import type { AttemptRow, DeliveryRow, EndpointRow } from './webhooks.repo'
 
 /** Longest endpoint URL accepted. */
 export const MAX_URL_CHARS = 2048
 
 export const WebhookIdParams = Type.Object({ webhook_id: Type.String({ maxLength: 64 }) })
+export const DeliveryIdParams = Type.Object({
+  webhook_id: Type.String({ maxLength: 64 }),
+  delivery_id: Type.String({ maxLength: 64 }),
+})
 
 const EventType = Type.Union(
   WEBHOOK_EVENT_TYPES.map((t) => Type.Literal(t)),
@@ -100,3 +106,53 @@ export const WebhookTestResp = namedObject('WebhookTestResp', {
   event_type: Type.Literal(TEST_EVENT_TYPE),
   status: Type.Literal('pending'),
 })
+
+const t = (ms: number | null) => (ms === null ? null : iso(new Date(ms)))
+
+/** The wire form of an endpoint (never its secret). */
+export function webhookResp(e: EndpointRow): Static<typeof WebhookResp> {
+  return {
+    id: e.id,
+    url: e.url,
+    description: e.description,
+    events: JSON.parse(e.events) as string[],
+    enabled: e.enabled,
+    disabled_reason: e.disabledReason === 'failures' ? 'failures' : null,
+    disabled_at: t(e.disabledAt),
+    consecutive_failures: e.consecutiveFailures,
+    previous_secret_expires_at:
+      e.previousSecretSealed && e.previousSecretExpiresAt !== null
+        ? iso(new Date(e.previousSecretExpiresAt))
+        : null,
+    last_delivery:
+      e.lastAt === null
+        ? null
+        : {
+            at: iso(new Date(e.lastAt)),
+            event_type: e.lastEventType ?? '',
+            attempt: e.lastAttempt ?? 1,
+            status_code: e.lastStatusCode,
+            ok: e.lastOk === true,
+          },
+    created_at: iso(new Date(e.createdAt)),
+  }
+}
+
+/** The wire form of a delivery with its attempts. */
+export function deliveryResp(r: DeliveryRow, attempts: AttemptRow[]): Static<typeof WebhookDeliveryResp> {
+  return {
+    id: r.id,
+    event_type: r.eventType,
+    status: r.status,
+    attempts: attempts.map((a) => ({
+      attempt: a.attempt,
+      at: iso(new Date(a.at)),
+      status_code: a.statusCode,
+      ok: a.ok,
+      error: a.error,
+      duration_ms: a.durationMs,
+    })),
+    next_attempt_at: t(r.nextAttemptAt),
+    created_at: iso(new Date(r.createdAt)),
+  }
+}

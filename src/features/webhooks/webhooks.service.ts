@@ -15,12 +15,14 @@ import type { Deliveries } from './webhooks.deliveries'
 import { type Destinations, urlProblem, type WebhooksConfig } from './webhooks.destinations'
 import { TEST_EVENT_TYPE } from './webhooks.events'
 import type { AttemptRow, DeliveryRow, EndpointRow, WebhooksRepo } from './webhooks.repo'
-import type {
-  WebhookCreatedResp,
-  WebhookCreateReq,
-  WebhookDeliveryResp,
-  WebhookResp,
-  WebhookTestResp,
+import {
+  deliveryResp,
+  type WebhookCreatedResp,
+  type WebhookCreateReq,
+  type WebhookDeliveryResp,
+  type WebhookResp,
+  type WebhookTestResp,
+  webhookResp,
 } from './webhooks.schemas'
 
 type Resp = Static<typeof WebhookResp>
@@ -53,37 +55,6 @@ export interface WebhooksServiceDeps {
 
 /** The endpoint changes told to the audit log (the system's `webhook.disabled` is told by deliveries). */
 type EndpointChange = 'webhook.created' | 'webhook.deleted' | 'webhook.enabled' | 'webhook.secret_rotated'
-
-const t = (ms: number | null) => (ms === null ? null : iso(new Date(ms)))
-
-/** The wire form of an endpoint (never its secret). */
-export function webhookResp(e: EndpointRow): Resp {
-  return {
-    id: e.id,
-    url: e.url,
-    description: e.description,
-    events: JSON.parse(e.events) as string[],
-    enabled: e.enabled,
-    disabled_reason: e.disabledReason === 'failures' ? 'failures' : null,
-    disabled_at: t(e.disabledAt),
-    consecutive_failures: e.consecutiveFailures,
-    previous_secret_expires_at:
-      e.previousSecretSealed && e.previousSecretExpiresAt !== null
-        ? iso(new Date(e.previousSecretExpiresAt))
-        : null,
-    last_delivery:
-      e.lastAt === null
-        ? null
-        : {
-            at: iso(new Date(e.lastAt)),
-            event_type: e.lastEventType ?? '',
-            attempt: e.lastAttempt ?? 1,
-            status_code: e.lastStatusCode,
-            ok: e.lastOk === true,
-          },
-    created_at: iso(new Date(e.createdAt)),
-  }
-}
 
 /** A workspace's webhook endpoints: subscribe (secret shown once), list, delete, enable, test. */
 export class WebhooksService {
@@ -225,6 +196,24 @@ export class WebhooksService {
     return id
   }
 
+  /**
+   * `POST /v1/webhooks/{id}/deliveries/{delivery_id}/retry`: an ended delivery (failed, or one to
+   * send again) is queued once more, with its webhook-id and body.
+   */
+  retryDelivery(workspaceId: string, id: string, deliveryId: string): Static<typeof WebhookDeliveryResp> {
+    return transaction(this.d.db, () => {
+      const e = this.find(workspaceId, id)
+      const d = this.d.repo.findDelivery(e.id, deliveryId)
+      if (!d) throw notFound('Delivery')
+      if (!e.enabled) throw fail('webhook_disabled')
+      if (!this.d.deliveries.retry(e, d)) {
+        throw fail('conflict', 'The delivery is still pending: it is retried by itself.')
+      }
+      const attempts = this.d.repo.attemptsOf([d.id])
+      return deliveryResp(this.d.repo.findDelivery(e.id, deliveryId)!, attempts)
+    })
+  }
+
   /** `GET /v1/webhooks/{id}/deliveries`: newest first, each with its attempts. */
   deliveries(
     workspaceId: string,
@@ -265,23 +254,5 @@ export class WebhooksService {
 
   private now(): number {
     return this.d.clock.now().getTime()
-  }
-}
-
-function deliveryResp(r: DeliveryRow, attempts: AttemptRow[]): Static<typeof WebhookDeliveryResp> {
-  return {
-    id: r.id,
-    event_type: r.eventType,
-    status: r.status,
-    attempts: attempts.map((a) => ({
-      attempt: a.attempt,
-      at: iso(new Date(a.at)),
-      status_code: a.statusCode,
-      ok: a.ok,
-      error: a.error,
-      duration_ms: a.durationMs,
-    })),
-    next_attempt_at: t(r.nextAttemptAt),
-    created_at: iso(new Date(r.createdAt)),
   }
 }
