@@ -66,6 +66,7 @@ describe('the timeline', () => {
     })
     expect(kindOf(tl, 'audit_log').physically_gone.after_seconds).toBeNull()
     expect(kindOf(tl, 'document_rows').physically_gone.when).toContain('free pages')
+    expect(tl.notes.join(' ')).toContain('customer-managed key')
   })
 
   test('with an S3 bucket, objects are gone from it at once but old versions are the bucket’s', () => {

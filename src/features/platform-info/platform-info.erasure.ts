@@ -57,6 +57,7 @@ export function erasureTimeline(config: Pick<Config, 'storage' | 'api'>) {
     notes: [
       "A base deletion does the same for every document of the base at once, deletes everything under the base's object prefix and drops its index table.",
       'Nothing the user deleted is served afterwards: every row a route reads is gone before the delete answers.',
+      "With a customer-managed key (/v1/enterprise/kms-key, docs/encryption.md) the workspace's original files, text sidecars and cartridges are sealed under it: destroying the key at the KMS leaves every remaining copy of them unreadable, bucket versions and backups included. The database (rows, index, audit log) is not sealed by it.",
     ],
   }
 }
