@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { AuditRepo } from '../../src/features/audit/audit.repo'
 import { sha256Hex } from '../../src/platform/crypto/hash'
@@ -122,6 +123,24 @@ describe('the chain', () => {
     expect(chain(t, a.workspaceId).map((r) => r.seq)).toEqual([1, 2])
     expect(chain(t, b.workspaceId).map((r) => r.seq)).toEqual([1, 2])
     expect(chain(t, b.workspaceId)[0]!.prev_hash).toBeNull()
+  })
+
+  test('no code outside the audit feature names the table, and its repo never deletes nor updates a chained row', () => {
+    const src = resolve(import.meta.dir, '../../src')
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))
+    const naming = files.filter((f) =>
+      /\baudit_events\b|\bauditEvents\b/.test(readFileSync(join(src, f), 'utf8')),
+    )
+    expect(naming.sort()).toEqual([
+      'features/audit/audit.chain.ts',
+      'features/audit/audit.repo.ts',
+      'features/audit/audit.tables.ts',
+    ])
+    const repo = readFileSync(join(src, 'features/audit/audit.repo.ts'), 'utf8')
+    expect(repo).not.toMatch(/\.delete\(|DELETE /)
+    // The only updates: the no-op that takes the write lock, and chaining rows that have no hash yet.
+    expect(repo.match(/\.update\(auditEvents\)/g)).toHaveLength(2)
+    expect(repo).toContain('isNull(auditEvents.hash)))\n          .run()')
   })
 
   test('the database refuses to update or delete an audit row', async () => {
