@@ -19,6 +19,27 @@ async function get<T>(path: string): Promise<{ status: number; body: T }> {
   return { status: res.status, body: (await res.json()) as T }
 }
 
+/** Uploads a small text file to a new base as the admin: the status (refused while the key is off). */
+let bases = 0
+async function uploadStatus(): Promise<number> {
+  const auth = { authorization: `Bearer ${(await theAdmin()).token}` }
+  const made = await fetch(`${rig().server.url}/v1/corpora`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `Base ${++bases}` }),
+  })
+  const { id } = (await made.json()) as { id: string }
+  const form = new FormData()
+  form.append('files', new File(['some text'], 'note.txt', { type: 'text/plain' }))
+  const res = await fetch(`${rig().server.url}/v1/corpora/${id}/documents`, {
+    method: 'POST',
+    headers: auth,
+    body: form,
+  })
+  await res.arrayBuffer()
+  return res.status
+}
+
 interface Allowlist {
   enabled: boolean
   cidrs: string[]
@@ -77,11 +98,14 @@ describe('console: security', () => {
     await ask.waitFor({ state: 'hidden' })
     await card.getByText('Off: the content cannot be read or written').waitFor()
     expect((await get<KmsKey>('/v1/enterprise/kms-key')).body.status).toBe('disabled')
+    // The content is refused at once: an upload answers 409 encryption_key_unavailable.
+    expect(await uploadStatus()).toBe(409)
 
     await card.getByLabel('Key enabled').check()
     await card.getByRole('button', { name: 'Save key settings' }).click()
     await card.getByText('On', { exact: true }).waitFor()
     expect((await get<KmsKey>('/v1/enterprise/kms-key')).body.status).toBe('enabled')
+    expect(await uploadStatus()).toBeLessThan(300)
     await r.screenshot(page, 'security-key')
     await ctx.close()
   }, 60_000)
