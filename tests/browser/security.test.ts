@@ -19,8 +19,9 @@ async function get<T>(path: string): Promise<{ status: number; body: T }> {
   return { status: res.status, body: (await res.json()) as T }
 }
 
-/** Uploads a small text file to a new base as the admin: the status (refused while the key is off). */
 let bases = 0
+
+/** Uploads a small text file to a new base as the admin: the status (refused while the key is off). */
 async function uploadStatus(): Promise<number> {
   const auth = { authorization: `Bearer ${(await theAdmin()).token}` }
   const made = await fetch(`${rig().server.url}/v1/corpora`, {
