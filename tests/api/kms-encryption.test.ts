@@ -305,10 +305,17 @@ describe('an aws-kms key through the SDK and a stand-in KMS', () => {
     const asked = k.calls.length
     await expectError(await chat(), '/v1', 409, 'encryption_key_unavailable', message)
     expect(k.calls.length).toBe(asked)
+    const keyState = async () =>
+      (await (await t.request('/v1/enterprise/kms-key', { headers: bearer(admin.token) })).json()) as {
+        status: string
+        kms_error: string | null
+      }
+    expect(await keyState()).toMatchObject({ status: 'enabled', kms_error: 'DisabledException' })
     k.enable(keyId)
     t.clock.advance(30_000)
     expect(await (await raw()).text()).toBe(FILES[0]!.text)
     expect((await chat()).status).toBe(200)
+    expect((await keyState()).kms_error).toBeNull()
   })
 
   test('rotation re-wraps every data key inside the KMS (to new material or another key), content untouched', async () => {

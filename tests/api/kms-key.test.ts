@@ -66,6 +66,7 @@ interface KeyResp {
   plaintext_objects: number
   counted_at: string | null
   updated_at: string | null
+  kms_error: string | null
 }
 
 describe('GET/PUT /v1/enterprise/kms-key', () => {
@@ -86,6 +87,7 @@ describe('GET/PUT /v1/enterprise/kms-key', () => {
       plaintext_objects: 0,
       counted_at: null,
       updated_at: null,
+      kms_error: null,
     })
   })
 

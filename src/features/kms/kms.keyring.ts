@@ -100,6 +100,11 @@ export class KmsKeyring implements Keyring {
     return key
   }
 
+  /** What the KMS answered when it last refused the workspace's key (in this process), until it serves it again. */
+  kmsError(workspaceId: string): string | null {
+    return this.refused.get(workspaceId)?.reason ?? null
+  }
+
   /** Forgets what is held of the workspace's key (saved, turned off, rotated): cached data keys, a refusal. */
   forget(workspaceId: string): void {
     this.dropKeys(workspaceId)

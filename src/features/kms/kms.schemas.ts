@@ -62,4 +62,8 @@ export const KmsKeyResp = namedObject('KmsKeyResp', {
   plaintext_objects: Type.Integer({ description: 'Objects still plain when the last pass counted them.' }),
   counted_at: Time('When the last pass finished counting.'),
   updated_at: Time('When the settings were last saved.'),
+  kms_error: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "The error the KMS answered when it last refused the key (`DisabledException`, `AccessDeniedException`, a timeout ...), as this server saw it; null once it serves the key again. While set, the workspace's content is refused (docs/encryption.md).",
+  }),
 })

@@ -52,7 +52,7 @@ export class KmsService {
 
   /** `GET /v1/enterprise/kms-key`. */
   get(workspaceId: string): Resp {
-    return resp(this.d.repo.get(workspaceId))
+    return resp(this.d.repo.get(workspaceId), this.d.keyring.kmsError(workspaceId))
   }
 
   /**
@@ -209,7 +209,7 @@ function blank(workspaceId: string, now: number): KeyRow {
 const time = (ms: number | null) => (ms === null ? null : iso(new Date(ms)))
 
 /** The wire form of the settings (never a key, sealed or not). */
-export function resp(row: KeyRow | undefined): Resp {
+export function resp(row: KeyRow | undefined, kmsError: string | null = null): Resp {
   return {
     provider: row?.provider ?? null,
     key_id: row?.keyId ?? null,
@@ -222,5 +222,6 @@ export function resp(row: KeyRow | undefined): Resp {
     plaintext_objects: row?.plaintextObjects ?? 0,
     counted_at: time(row?.countedAt ?? null),
     updated_at: time(row?.updatedAt ?? null),
+    kms_error: kmsError,
   }
 }

@@ -4798,6 +4798,8 @@ export interface components {
             counted_at: string | null;
             /** @description When the settings were last saved. */
             updated_at: string | null;
+            /** @description The error the KMS answered when it last refused the key (`DisabledException`, `AccessDeniedException`, a timeout ...), as this server saw it; null once it serves the key again. While set, the workspace's content is refused (docs/encryption.md). */
+            kms_error: string | null;
         };
         KmsKeyReq: {
             /** @description `local`: a key Engram holds itself, sealed under the server secret (installs without a KMS). `aws-kms`: a key in AWS KMS, or in a KMS speaking its API at `endpoint`. */
