@@ -64,6 +64,6 @@ export const KmsKeyResp = namedObject('KmsKeyResp', {
   updated_at: Time('When the settings were last saved.'),
   kms_error: Type.Union([Type.String(), Type.Null()], {
     description:
-      "The error the KMS answered when it last refused the key (`DisabledException`, `AccessDeniedException`, a timeout ...), as this server saw it; null once it serves the key again. While set, the workspace's content is refused (docs/encryption.md).",
+      "The error the KMS answered when it last refused the key (`DisabledException`, `AccessDeniedException`, a timeout ...), as this server saw it; null once it serves the key again. For 30 seconds after each refusal the workspace's content is refused without asking the KMS again (docs/encryption.md).",
   }),
 })

@@ -4798,7 +4798,7 @@ export interface components {
             counted_at: string | null;
             /** @description When the settings were last saved. */
             updated_at: string | null;
-            /** @description The error the KMS answered when it last refused the key (`DisabledException`, `AccessDeniedException`, a timeout ...), as this server saw it; null once it serves the key again. While set, the workspace's content is refused (docs/encryption.md). */
+            /** @description The error the KMS answered when it last refused the key (`DisabledException`, `AccessDeniedException`, a timeout ...), as this server saw it; null once it serves the key again. For 30 seconds after each refusal the workspace's content is refused without asking the KMS again (docs/encryption.md). */
             kms_error: string | null;
         };
         KmsKeyReq: {
