@@ -3,7 +3,6 @@ import type { Actor } from '../../platform/auth/principal'
 import { iso } from '../../platform/clock/clock'
 import type { Db } from '../../platform/db/db'
 import { transaction } from '../../platform/db/transaction'
-import { ACTION_EVENTS, type ActionEventType, type NewEvent } from '../../platform/events/events'
 import type { Outbox } from '../../platform/events/outbox'
 import { keysetPage, type ListResult, type PageRequest } from '../../platform/paging/paging'
 import { type AuditRow, type Break, ChainWalker } from './audit.chain'
@@ -11,9 +10,6 @@ import { type AuditFilter, AuditRepo } from './audit.repo'
 import type { AuditEntryResp } from './audit.schemas'
 
 type EntryResp = Static<typeof AuditEntryResp>
-
-/** The actions whose facts are told as they are (`ACTION_EVENTS`); the others come from their features' own events. */
-export type AuditAction = ActionEventType
 
 /** One action to record. */
 export interface AuditEntry {
@@ -40,8 +36,9 @@ export interface ChainReport {
 
 /**
  * The audit log. Rows are written one way: the audit subscriber appends one for each audited
- * domain event (`audit.subscribers.ts`), chained per workspace, inside the delivery's transaction.
- * This service reads them: pages, the deletion receipts, exports and the chain check.
+ * domain event (`audit.subscribers.ts`), chained per workspace, inside the delivery's transaction;
+ * a feature audits an action by emitting its event, never by calling this service. This service
+ * reads them: pages, the deletion receipts, exports and the chain check.
  */
 export class AuditService {
   private readonly repo: AuditRepo
@@ -51,20 +48,6 @@ export class AuditService {
     private readonly events: Outbox,
   ) {
     this.repo = new AuditRepo(db)
-  }
-
-  /**
-   * Tells an audited action as its domain event, in the caller's open transaction (the row follows
-   * from the outbox). Kept for callers written before the events: prefer emitting the event.
-   * @deprecated emit the `ACTION_EVENTS` event in the change's transaction instead.
-   */
-  record(e: AuditEntry & { action: AuditAction }): void {
-    if (!ACTION_EVENTS.includes(e.action))
-      throw new Error(`no event tells ${e.action}: add it to ACTION_EVENTS`)
-    const { actor, target, details } = e
-    // One event of the action's type; the checker cannot pair a union of types with one payload.
-    const event = { type: e.action, workspaceId: e.workspaceId, payload: { actor, target, details } }
-    this.events.emit(this.db, event as NewEvent<AuditAction>)
   }
 
   /** Appends one row under a given id and time; a second call with the same id does nothing. */
