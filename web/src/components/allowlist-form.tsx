@@ -117,7 +117,7 @@ export function AllowlistForm(props: { current: Allowlist; onSaved: (a: Allowlis
           <Button onClick={() => setRows((rs) => [...rs, ''])}>Add an entry</Button>
         </div>
       </fieldset>
-      <label class="check">
+      <label class="check switch">
         <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
         <span>
           <strong>Enforce the allowlist</strong>{' '}

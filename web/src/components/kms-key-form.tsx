@@ -142,7 +142,7 @@ export function KmsKeyForm(props: { current: KmsKey; onSaved: (k: KmsKey) => voi
           />
         </div>
       )}
-      <label class="check">
+      <label class="check switch">
         <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
         <span>
           <strong>Key enabled</strong>
