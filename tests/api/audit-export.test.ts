@@ -152,7 +152,7 @@ describe('CSV', () => {
     // Rows whose actor, target and request id a caller chose (an older build, a hostile client).
     const repo = new AuditRepo(t.db)
     const evil = ['=HYPERLINK("http://x","y")', '+1+1', '-2+3', '@SUM(A1)', '\tcmd', '\r=1']
-    evil.forEach((v, i) =>
+    evil.forEach((v, i) => {
       repo.append({
         id: `aud_evil_${i}`,
         workspaceId: b.workspaceId,
@@ -163,8 +163,8 @@ describe('CSV', () => {
         targetId: v,
         requestId: v,
         createdAt: i,
-      }),
-    )
+      })
+    })
     const text = await (await exported('format=csv&action=test.formula', b.token)).text()
     const table = parseCsv(text).slice(1)
     expect(table.map((c) => [c[5], c[7], c[10]])).toEqual(evil.map((v) => [`'${v}`, `'${v}`, `'${v}`]))
