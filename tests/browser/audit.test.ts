@@ -167,4 +167,33 @@ describe('console: audit log', () => {
     await r.screenshot(page, 'security-375')
     await ctx.close()
   }, 60_000)
+
+  test('a broken chain is said plainly: the rows checked, the first broken row and why', async () => {
+    const r = rig()
+    const ctx = await r.context()
+    const page = await ctx.newPage()
+    // The server's verdict on a tampered log (tests/api/audit-chain.test.ts makes one for real).
+    await page.route('**/v1/audit/verify', (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          ok: false,
+          checked: 3,
+          first_broken: { id: 'aud_tampered', seq: 3, reason: 'hash_mismatch' },
+          head: { seq: 2, hash: 'ab'.repeat(32) },
+        }),
+      }),
+    )
+    await signInUi(page, r, await theAdmin(), '/console/audit')
+    await page.getByRole('button', { name: 'Verify the log' }).click()
+    const verdict = page.getByRole('status').filter({ hasText: 'The chain is broken.' })
+    await verdict.waitFor()
+    expect(await verdict.textContent()).toBe(
+      'The chain is broken. 3 rows checked; the first broken row is row 3 (aud_tampered): its contents do not match its hash (the row was altered).',
+    )
+    expect(await verdict.getAttribute('class')).toContain('alert-error')
+    expect(await seriousViolations(page)).toEqual([])
+    await ctx.close()
+  }, 60_000)
 })
