@@ -38,12 +38,14 @@ const sso = (enforce: boolean, token: string) =>
 describe('console: accepting an invitation under single sign-on', () => {
   test('with SSO set up but not enforced the password is asked; enforced, none is, and joining leads to "Sign in with SSO" with the address', async () => {
     const r = rig()
-    const { access_token: admin } = await call('POST', '/v1/auth/register', {
-      workspace_name: 'Corp',
-      name: 'Ada Admin',
-      email: `admin@${DOMAIN}`,
-      password: 'correct horse 1',
-    })
+    const admin = (
+      await call('POST', '/v1/auth/register', {
+        workspace_name: 'Corp',
+        name: 'Ada Admin',
+        email: `admin@${DOMAIN}`,
+        password: 'correct horse 1',
+      })
+    ).access_token as string
     const invite = async (email: string) => {
       // The link names the server's public address; the path is opened on the test's server.
       const link = new URL(
