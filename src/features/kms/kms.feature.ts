@@ -1,7 +1,9 @@
 import type { Config } from '../../platform/config/config.load'
 import { Sealer } from '../../platform/crypto/sealed'
+import type { Subscriber } from '../../platform/events/dispatcher'
 import type { Feature, Platform } from '../../platform/feature/feature'
 import type { EnvelopeStore } from '../../platform/storage/envelope-store'
+import type { CorporaService } from '../corpora/corpora.service'
 import { AwsKeys } from './kms.aws'
 import { KmsKeyring } from './kms.keyring'
 import { LocalKeys } from './kms.local'
@@ -9,6 +11,7 @@ import { runPass } from './kms.pass'
 import { KmsRepo } from './kms.repo'
 import { kmsRoutes } from './kms.routes'
 import { KmsService, PASS_JOB } from './kms.service'
+import { sealUploadsSubscriber } from './kms.subscribers'
 
 export interface KmsFeatureDeps {
   config: Config['kms']
@@ -16,6 +19,8 @@ export interface KmsFeatureDeps {
   secret: string
   /** The object store every feature is given; the keyring is installed into it here. */
   envelope: EnvelopeStore
+  /** New documents' original files, sealed if they reached the bucket plain (kms.subscribers.ts). */
+  corpora: Pick<CorporaService, 'document'>
 }
 
 /**
@@ -42,6 +47,7 @@ export function kmsFeature(p: Platform, d: KmsFeatureDeps): Feature<KmsService> 
     service,
     routes: kmsRoutes(service),
     jobs: [{ kind: PASS_JOB, run: (ctx) => runPass(pass, ctx), lane: 'bulk' }],
+    subscribers: [sealUploadsSubscriber({ keyring, envelope: d.envelope, corpora: d.corpora }) as Subscriber],
     stop: () => aws.close(),
   }
 }

@@ -139,7 +139,7 @@ export class EnvelopeStore implements ObjectStore {
     return this.inner.list(prefix)
   }
 
-  /** Bytes put through the URL reach the bucket plain; they are sealed by the next write or pass. */
+  /** Bytes put through the URL reach the bucket plain; the keyring's feature seals them in place later. */
   presignPut(key: string, expiresSeconds: number): Promise<string | null> {
     return this.inner.presignPut(key, expiresSeconds)
   }
