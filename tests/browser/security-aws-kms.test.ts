@@ -26,7 +26,7 @@ describe('console: security, a key in a KMS', () => {
     const card = page.locator('form', { has: page.getByRole('heading', { name: 'Encryption key' }) })
     await card.getByText('Not set: objects are stored plain').waitFor()
     await card.getByLabel('Provider').selectOption('aws-kms')
-    await card.getByLabel('Key id').fill('no-such-key')
+    await card.getByLabel('Key id', { exact: true }).fill('no-such-key')
     await card.getByLabel('Region').fill('us-east-1')
     await card.getByLabel('Endpoint (optional)').fill(kms.url)
     await card.getByRole('button', { name: 'Set the key' }).click()
@@ -42,7 +42,7 @@ describe('console: security, a key in a KMS', () => {
     expect((await current()).status).toBe('not_configured')
     expect(await card.getByText('Not set: objects are stored plain').count()).toBe(1)
 
-    await card.getByLabel('Key id').fill(keyId)
+    await card.getByLabel('Key id', { exact: true }).fill(keyId)
     await card.getByRole('button', { name: 'Set the key' }).click()
     await card.getByText('Key settings saved.').waitFor()
     await card.getByText('On', { exact: true }).waitFor()
@@ -54,7 +54,18 @@ describe('console: security, a key in a KMS', () => {
     })
     // Where the key lives is fixed once set; another key of the KMS is reached by rotating.
     expect(await card.getByLabel('Provider').isDisabled()).toBe(true)
-    expect(await card.getByLabel('Key id').isDisabled()).toBe(true)
+    expect(await card.getByLabel('Key id', { exact: true }).isDisabled()).toBe(true)
+    // Rotating to another key of the same KMS moves the key there.
+    const other = kms.createKey('console-key-2')
+    await card.getByLabel('Rotate to another key (optional)').fill(other)
+    await card.getByRole('button', { name: 'Rotate the key' }).click()
+    await card.getByText(/Rotation started/).waitFor()
+    expect((await current()).key_id).toBe(other)
+    expect(await card.getByLabel('Key id', { exact: true }).inputValue()).toBe(other)
+    // A save after it keeps the key rotated to.
+    await card.getByRole('button', { name: 'Save key settings' }).click()
+    await card.getByText('Key settings saved.').waitFor()
+    expect(await current()).toMatchObject({ key_id: other, status: 'enabled' })
     expect(await page.content()).not.toContain(SECRET_KEY)
     expect(await seriousViolations(page)).toEqual([])
     await r.screenshot(page, 'security-aws-kms')

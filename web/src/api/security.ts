@@ -26,7 +26,10 @@ export function putKmsKey(body: KmsKeyReq): Promise<KmsKey> {
   return ok(http.PUT('/v1/enterprise/kms-key', { body }))
 }
 
-/** Rotates the key: every data key is re-wrapped in the background. */
-export function rotateKmsKey(): Promise<KmsKey> {
-  return ok(http.POST('/v1/enterprise/kms-key/rotate', { body: {} }))
+/**
+ * Rotates the key: every data key is re-wrapped in the background; an `aws-kms` key moves to
+ * `keyId` of the same KMS when given.
+ */
+export function rotateKmsKey(keyId?: string): Promise<KmsKey> {
+  return ok(http.POST('/v1/enterprise/kms-key/rotate', { body: keyId ? { key_id: keyId } : {} }))
 }

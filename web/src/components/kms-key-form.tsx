@@ -65,6 +65,7 @@ export function KmsKeyForm(props: { current: KmsKey; onSaved: (k: KmsKey) => voi
   const [endpoint, setEndpoint] = useState(k.endpoint ?? '')
   const [region, setRegion] = useState(k.region ?? '')
   const [enabled, setEnabled] = useState(k.status !== 'disabled')
+  const [nextKeyId, setNextKeyId] = useState('')
   const [asking, setAsking] = useState(false)
   const [note, setNote] = useState<string | null>(null)
   const aws = provider === 'aws-kms'
@@ -83,7 +84,10 @@ export function KmsKeyForm(props: { current: KmsKey; onSaved: (k: KmsKey) => voi
   })
   const rotate = useAction(async () => {
     setNote(null)
-    const next = await rotateKmsKey()
+    const next = await rotateKmsKey(nextKeyId.trim() || undefined)
+    setNextKeyId('')
+    // The key id saved from now on is the one rotated to.
+    setKeyId(next.key_id ?? '')
     setNote('Rotation started: every data key is re-wrapped in the background.')
     props.onSaved(next)
   })
@@ -158,6 +162,14 @@ export function KmsKeyForm(props: { current: KmsKey; onSaved: (k: KmsKey) => voi
       <ErrorBox error={save.error} />
       <ErrorBox error={rotate.error} />
       {note && <Note kind="ok">{note}</Note>}
+      {k.status === 'enabled' && k.provider === 'aws-kms' && (
+        <Field
+          label="Rotate to another key (optional)"
+          value={nextKeyId}
+          hint="A key id, ARN or alias of the same KMS. Leave empty to re-wrap under this key's newest material."
+          onInput={(e) => setNextKeyId(e.currentTarget.value)}
+        />
+      )}
       <div class="audit-actions">
         <Button variant={turningOff ? 'danger' : 'primary'} type="submit" busy={save.busy && !asking}>
           {k.status === 'not_configured' ? 'Set the key' : 'Save key settings'}
