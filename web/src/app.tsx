@@ -32,6 +32,7 @@ import { Start } from './pages/start'
 import { Status } from './pages/status'
 import { Usage } from './pages/usage'
 import { VerifyEmail } from './pages/verify-email'
+import { Webhooks } from './pages/webhooks'
 
 /** A page that needs a signed-in user (an admin, with `admin`); route params pass through. */
 function signedIn<P extends object>(Page: ComponentType<P>, admin = false) {
@@ -52,6 +53,7 @@ const KeysPage = signedIn(Keys, true)
 const MembersPage = signedIn(Members, true)
 const UsagePage = signedIn(Usage, true)
 const SsoPage = signedIn(Sso, true)
+const WebhooksPage = signedIn(Webhooks, true)
 const AuditPage = signedIn(Audit, true)
 const SecurityPage = signedIn(Security, true)
 const McpPage = signedIn(Mcp)
@@ -83,6 +85,7 @@ export function App() {
         <Route path="/console/members" component={MembersPage} />
         <Route path="/console/usage" component={UsagePage} />
         <Route path="/console/sso" component={SsoPage} />
+        <Route path="/console/webhooks" component={WebhooksPage} />
         <Route path="/console/audit" component={AuditPage} />
         <Route path="/console/security" component={SecurityPage} />
         <Route path="/console/mcp" component={McpPage} />

@@ -17,6 +17,7 @@ export const NAV: NavItem[] = [
   { href: '/console/members', label: 'Members', adminOnly: true },
   { href: '/console/usage', label: 'Usage', adminOnly: true },
   { href: '/console/sso', label: 'Single sign-on', adminOnly: true },
+  { href: '/console/webhooks', label: 'Webhooks', adminOnly: true },
   { href: '/console/security', label: 'Security', adminOnly: true },
   { href: '/console/audit', label: 'Audit log', adminOnly: true },
   { href: '/console/mcp', label: 'MCP' },
