@@ -23,6 +23,7 @@ const SIGNED_IN = [
   'members',
   'usage',
   'sso',
+  'webhooks',
   'security',
   'audit',
   'mcp',
