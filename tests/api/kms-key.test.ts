@@ -343,4 +343,40 @@ describe('POST /v1/enterprise/kms-key/rotate', () => {
     expect(await (await get(t, admin.token)).json()).toEqual(before)
     expect(auditRows(t, 'kms_key.rotated')).toHaveLength(0)
   })
+
+  test('a KMS that does not answer within kms.timeout_ms is 422 kms_key_rejected (TimeoutError), nothing saved', async () => {
+    const t = app({ ENGRAM_KMS_TIMEOUT_MS: '200' })
+    let release!: () => void
+    const held = new Promise<void>((r) => {
+      release = r
+    })
+    const silent = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: async () => {
+        await held
+        return new Response('{}')
+      },
+    })
+    try {
+      const admin = await signUp(t)
+      const res = await put(t, admin.token, {
+        provider: 'aws-kms',
+        key_id: 'k',
+        endpoint: `http://127.0.0.1:${silent.port}`,
+        enabled: true,
+      })
+      await expectError(
+        res,
+        PATH,
+        422,
+        'kms_key_rejected',
+        'The KMS could not make and open a data key with this key (it answered TimeoutError).',
+      )
+      expect(rows(t, 'workspace_keys')).toBe(0)
+    } finally {
+      release()
+      silent.stop(true)
+    }
+  })
 })

@@ -111,7 +111,12 @@ export class AwsKeys {
       const o: KMSClientConfig = {
         region,
         maxAttempts: 2,
-        requestHandler: { requestTimeout: this.config.timeout_ms, connectionTimeout: this.config.timeout_ms },
+        requestHandler: {
+          requestTimeout: this.config.timeout_ms,
+          connectionTimeout: this.config.timeout_ms,
+          // Without it a request past its timeout only logs a warning and waits on.
+          throwOnRequestTimeout: true,
+        },
       }
       if (ref.endpoint) o.endpoint = ref.endpoint
       const { aws_access_key_id: accessKeyId, aws_secret_access_key: secretAccessKey } = this.config
