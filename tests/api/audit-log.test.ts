@@ -279,6 +279,33 @@ describe('each action writes its row', () => {
     ])
   })
 
+  test("a base's settings: the field, from and to, by whom; a PATCH that changes nothing or is refused writes none", async () => {
+    const a = await signUp(t)
+    const base = await createBase(t, a.token)
+    const key = await mintKey(t, a.token, ['ingest'])
+    const patch = (token: string, json: unknown) =>
+      t.request(`/v1/corpora/${base}`, { method: 'PATCH', headers: bearer(token), json })
+    expect((await patch(a.token, { auto_onboard: false })).status).toBe(200)
+    expect((await patch(key.key, { auto_onboard: false })).status).toBe(200)
+    expect((await patch(key.key, { auto_onboard: 'no' })).status).toBe(422)
+    expect((await patch(key.key, { auto_onboard: true })).status).toBe(200)
+    const target = { target_type: 'corpus', target_id: base }
+    expect(await rowsOf(a.token, 'corpus.settings_changed')).toMatchObject([
+      {
+        ...target,
+        actor_type: 'api_key',
+        actor_id: key.id,
+        details: { auto_onboard: { from: false, to: true } },
+      },
+      {
+        ...target,
+        actor_type: 'user',
+        actor_id: a.userId,
+        details: { auto_onboard: { from: true, to: false } },
+      },
+    ])
+  })
+
   test('an export is itself audited: who, the format and the filters', async () => {
     const a = await signUp(t)
     const res = await t.request('/v1/audit/export?format=jsonl&action=auth.*', { headers: bearer(a.token) })

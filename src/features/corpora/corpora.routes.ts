@@ -70,11 +70,14 @@ export function corporaRoutes(corpora: CorporaService): RouteDef[] {
       params: CorpusParams,
       body: CorpusUpdateReq,
       response: CorpusResp,
-      handler: ({ principal, params, body }) =>
+      handler: ({ principal, params, body, ip, requestId }) =>
         corpusResp(
-          corpora.update(principal.workspaceId, params.corpus_id, {
-            ...(body.auto_onboard === undefined ? {} : { autoOnboard: body.auto_onboard }),
-          }),
+          corpora.update(
+            principal.workspaceId,
+            params.corpus_id,
+            body.auto_onboard === undefined ? {} : { autoOnboard: body.auto_onboard },
+            actorOf(principal, ip, requestId),
+          ),
         ),
     }),
     defineRoute({

@@ -19,6 +19,7 @@ import type { PageRange } from './corpora.pages'
 import { type PassagePlace, type PassageSpan, PlacesRepo } from './corpora.places.repo'
 import { CorporaRepo, type CorpusRow, type DocumentRow } from './corpora.repo'
 import { corpusResp, documentResp } from './corpora.schemas'
+import { type CorpusChange, changeBits, settingsChanged } from './corpora.settings'
 
 export type { Extraction, NewContent, NewSection } from './corpora.content.repo'
 export type { BuildProbe, DeletedBy, DeleteReceipt, DocumentPurger } from './corpora.deletion'
@@ -68,12 +69,17 @@ export class CorporaService {
     return this.repo.get(workspaceId, id)!
   }
 
-  /** Changes a base's settings or its onboarding pause (absent fields stay); another workspace's id is a 404. */
-  update(workspaceId: string, id: string, p: { autoOnboard?: boolean; autoOnboardPaused?: boolean }) {
-    this.get(workspaceId, id)
-    const bit = (b?: boolean): 0 | 1 | undefined => (b === undefined ? undefined : b ? 1 : 0)
-    const set = { autoOnboard: bit(p.autoOnboard), autoOnboardPaused: bit(p.autoOnboardPaused) }
-    this.repo.update(workspaceId, id, set, this.deps.clock.now().getTime())
+  /**
+   * Changes a base's settings or its onboarding pause (absent fields stay); another workspace's id is
+   * a 404. A setting changed by `actor` is told as `corpus.settings_changed` (its audit row) in the
+   * same transaction.
+   */
+  update(workspaceId: string, id: string, p: CorpusChange, actor?: Actor) {
+    const told = actor ? settingsChanged(this.get(workspaceId, id), p, actor) : null
+    this.deps.db.transaction(() => {
+      this.repo.update(workspaceId, id, changeBits(p), this.deps.clock.now().getTime())
+      if (told) this.deps.events.emit(this.deps.db, told)
+    })
     return this.get(workspaceId, id)
   }
 

@@ -37,6 +37,8 @@ export const ACTION_EVENTS = [
   'source.updated',
   'source.deleted',
   'workspace.renamed',
+  // A base's settings changed by a person or a key (PATCH /corpora/{id}): the fields, from and to.
+  'corpus.settings_changed',
   'audit.exported',
   'usage.exported',
   // Webhook endpoints (src/features/webhooks): `webhook.disabled` is the system's, after failures.
