@@ -48,6 +48,7 @@ describe('the timeline', () => {
       'cartridges',
       'extraction_jobs',
       'domain_events',
+      'webhook_deliveries',
       'idempotency_records',
       'answer_feedback',
       'audit_log',

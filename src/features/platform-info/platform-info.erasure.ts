@@ -138,6 +138,18 @@ function keptKinds(idempotencyHours: number): Kind[] {
       },
     },
     {
+      kind: 'webhook_deliveries',
+      what: "The messages sent to the workspace's webhook endpoints, with their attempts (a document's ids, a member's address on member.removed), kept to be read and sent again (docs/webhooks.md).",
+      unreachable: {
+        when: "Shown to the workspace's admins among an endpoint's deliveries until pruned; never with the document's content.",
+        after_seconds: null,
+      },
+      physically_gone: {
+        when: `An ended delivery 30 days old is pruned when its endpoint's next delivery is queued, and with the endpoint. ${SQLITE_PAGES}`,
+        after_seconds: null,
+      },
+    },
+    {
       kind: 'idempotency_records',
       what: "The stored answers of requests sent with an Idempotency-Key (an upload's answer names its documents).",
       unreachable: {
