@@ -74,6 +74,19 @@ describe('console: webhooks', () => {
     await row.getByText('HTTP 200').waitFor()
     expect(await seriousViolations(page)).toEqual([])
     await c.screenshot(page, 'webhooks-delivered')
+    // On a phone, in the dark: the page fits the screen (the tables scroll in their own boxes).
+    const phone = await c.context({ width: 375, height: 800, dark: true })
+    const small = await phone.newPage()
+    await signInUi(small, c, admin, '/console/webhooks')
+    await small.getByRole('button', { name: `Deliveries to ${r.url}` }).click()
+    await small
+      .getByRole('region', { name: /Deliveries to/ })
+      .getByText('Delivered')
+      .waitFor()
+    expect(await small.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375)
+    expect(await seriousViolations(small)).toEqual([])
+    await c.screenshot(small, 'webhooks-375-dark')
+    await phone.close()
 
     // The receiver fails the next one: one failure disables the endpoint here.
     r.plan({ status: 500 })
