@@ -2,6 +2,10 @@
 // at a configured endpoint (an on-prem KMS), through the unchanged `@aws-sdk/client-kms`. The server
 // signs with the configured access key or, without one, the SDK's default chain (environment,
 // shared files, instance or task role); credentials never leave this file's client.
+
+import { Agent as HttpAgent } from 'node:http'
+import { Agent as HttpsAgent } from 'node:https'
+import type { LookupFunction } from 'node:net'
 import {
   DecryptCommand,
   GenerateDataKeyCommand,
@@ -10,7 +14,9 @@ import {
   ReEncryptCommand,
 } from '@aws-sdk/client-kms'
 import type { Config } from '../../platform/config/config.load'
+import type { Resolver } from '../../platform/net/egress'
 import type { DataKey } from '../../platform/storage/envelope-store'
+import { kmsLookup } from './kms.endpoint'
 
 /** The first byte of a data key wrapped by the KMS (its ciphertext blob follows). */
 export const AWS_TAG = 0x41
@@ -33,8 +39,16 @@ export class KmsRefused extends Error {
 /** Makes, opens and re-wraps data keys through the KMS, one client per endpoint and region. */
 export class AwsKeys {
   private readonly clients = new Map<string, KMSClient>()
+  /** Every connection's host is resolved through the outbound guard (kms.endpoint.ts). */
+  private readonly lookup: LookupFunction
 
-  constructor(private readonly config: Config['kms']) {}
+  /** `resolve`: another resolver for the guard (tests). */
+  constructor(
+    private readonly config: Config['kms'],
+    resolve?: Resolver,
+  ) {
+    this.lookup = kmsLookup(config, resolve)
+  }
 
   /** A fresh 256-bit data key and the KMS's wrapping of it, bound to the workspace. */
   async generate(workspaceId: string, ref: AwsKeyRef): Promise<DataKey> {
@@ -116,6 +130,8 @@ export class AwsKeys {
           connectionTimeout: this.config.timeout_ms,
           // Without it a request past its timeout only logs a warning and waits on.
           throwOnRequestTimeout: true,
+          httpAgent: new HttpAgent({ keepAlive: true, lookup: this.lookup }),
+          httpsAgent: new HttpsAgent({ keepAlive: true, lookup: this.lookup }),
         },
       }
       if (ref.endpoint) o.endpoint = ref.endpoint
