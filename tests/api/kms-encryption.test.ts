@@ -226,6 +226,47 @@ describe('a local key', () => {
   })
 })
 
+test('an extraction that runs while the key is off fails its document; uploaded again after enabling, it answers', async () => {
+  const t = app()
+  const admin = await signUp(t)
+  await putKey(t, admin.token, { provider: 'local', enabled: true })
+  const created = await t.request('/v1/corpora', {
+    method: 'POST',
+    headers: bearer(admin.token),
+    json: { name: 'J' },
+  })
+  const corpusId = ((await created.json()) as { id: string }).id
+  // Uploaded (and sealed) with the key on; its extraction job waits in the queue.
+  const docs = await upload(t, admin.token, corpusId, FILES)
+  await putKey(t, admin.token, { provider: 'local', enabled: false })
+  await t.jobs.scheduler.drain()
+  const doc = async () => {
+    const list = (await (
+      await t.request(`/v1/corpora/${corpusId}/documents`, { headers: bearer(admin.token) })
+    ).json()) as { items: { id: string; status: string; error: string | null }[] }
+    return list.items.find((d) => d.id === docs[0]!.id)!
+  }
+  expect(await doc()).toMatchObject({ status: 'failed' })
+  expect((await doc()).error).toContain("The workspace's encryption key is disabled")
+  await putKey(t, admin.token, { provider: 'local', enabled: true })
+  // Its stored file is intact; deleting the document and uploading the file again brings it back.
+  const del = await t.request(`/v1/corpora/${corpusId}/documents/${docs[0]!.id}`, {
+    method: 'DELETE',
+    headers: bearer(admin.token),
+  })
+  expect(del.status).toBeLessThan(300)
+  const [again] = await upload(t, admin.token, corpusId, [FILES[0]!])
+  docs[0] = again!
+  await train(t, admin.token, corpusId)
+  expect(await doc()).toMatchObject({ status: 'ready', error: null })
+  const chat = await t.request(`/v1/corpora/${corpusId}/chat`, {
+    method: 'POST',
+    headers: bearer(admin.token),
+    json: { question: QUESTION },
+  })
+  expect(JSON.stringify(await chat.json())).toContain(MARKER)
+})
+
 describe('an aws-kms key through the SDK and a stand-in KMS', () => {
   test('objects stored before the key are sealed by a pass; the KMS unwraps data keys; off and on', async () => {
     const t = app()
