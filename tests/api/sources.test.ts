@@ -301,7 +301,11 @@ describe('a server folder as a source', () => {
     const events = left.domain_events!.map(
       (e) => JSON.parse(e) as { type: string; delivered_at: number | null },
     )
-    expect(events.map((e) => e.type).sort()).toEqual(['document.created', 'document.deleted', 'document.ready'])
+    expect(events.map((e) => e.type).sort()).toEqual([
+      'document.created',
+      'document.deleted',
+      'document.ready',
+    ])
     expect(events.every((e) => e.delivered_at !== null)).toBe(true)
     expect(left['(objects)']!.filter((k) => k.includes(oil))).toEqual([])
     const receipt = JSON.parse(left.audit_events!.find((r) => r.includes('document.deleted'))!) as {
