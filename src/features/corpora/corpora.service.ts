@@ -70,9 +70,8 @@ export class CorporaService {
   }
 
   /**
-   * Changes a base's settings or its onboarding pause (absent fields stay); another workspace's id is
-   * a 404. A setting changed by `actor` is told as `corpus.settings_changed` (its audit row) in the
-   * same transaction.
+   * Changes a base's settings or onboarding pause (absent fields stay; another workspace's is a 404).
+   * A setting `actor` changes is told as `corpus.settings_changed` (its audit row) in the transaction.
    */
   update(workspaceId: string, id: string, p: CorpusChange, actor?: Actor) {
     const told = actor ? settingsChanged(this.get(workspaceId, id), p, actor) : null
