@@ -15,6 +15,7 @@ import { kmsFeature } from './features/kms/kms.feature'
 import { mcpFeature } from './features/mcp/mcp.feature'
 import { membersFeature } from './features/members/members.feature'
 import { onboardingFeature } from './features/onboarding/onboarding.feature'
+import { plansFeature } from './features/plans/plans.feature'
 import { platformInfoFeature } from './features/platform-info/platform-info.feature'
 import { scaleFeature } from './features/scale/scale.feature'
 import { serviceFeature } from './features/service/service.feature'
@@ -29,13 +30,12 @@ import { createHttpApp } from './platform/http/http-app'
 import { createRuntime, type Runtime } from './platform/runtime/runtime'
 
 export type { App, AppDeps, AppServices, StartOptions } from './app.types'
-
 export const VERSION: string = pkg.version
 
 /** The order routes are mounted in, the spec's (the OpenAPI document follows it), after the service's own. */
 const MOUNT_ORDER =
   `console corpora ingest sources onboarding answers economics scale mcp accounts identity members sso allowlist
-  kms keys webhooks usage status platform-info workspaces audit engine`.split(/\s+/)
+  kms keys webhooks usage plans status platform-info workspaces audit engine`.split(/\s+/)
 
 /**
  * Composes the features into one app: the runtime (queue, scheduler, outbox, dispatcher, mailer),
@@ -68,14 +68,14 @@ export function createApp(deps: AppDeps): App {
  * and, by name, the services it uses, all of features above it: who depends on whom reads here.
  */
 function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime) {
-  const [{ platform: p, mailer }, version] = [rt, VERSION]
-  const list: Feature[] = []
+  const [{ platform: p, mailer }, version, list] = [rt, VERSION, [] as Feature[]]
   /** Appends a feature to the list and hands its service to the features after it. */
   const use = <S>(feature: Feature<S>): S => {
     list.push(feature)
     return feature.service
   }
   const workspaces = use(workspacesFeature(p))
+  const plans = use(plansFeature(p, { config: c, workspaces }))
   use(auditFeature(p))
   // Ingest and the engine add their purgers to corpora's deletes; onboarding tells it of builds.
   const corpora = use(corporaFeature(p))
@@ -97,7 +97,7 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
   const readable = [sources.readableJobs]
   const onboarding = use(onboardingFeature(p, { config: c.onboarding, corpora, ingest, engine, readable }))
   const answers = use(answersFeature(p, { llm: c.llm, engineLimits: c.engine, corpora, engine }))
-  use(usageFeature(p, { accounts, keys, corpora, engine, answers }))
+  use(usageFeature(p, { accounts, keys, corpora, engine, answers, plans }))
   use(webhooksFeature(p, { config: c.webhooks, secret, version }))
   const mcp = use(mcpFeature(p, { version, maxBodyBytes: c.server.max_body_bytes, corpora, answers }))
   const economics = use(economicsFeature(p, { rates: c.rates, corpora, answers, onboarding, engine }))

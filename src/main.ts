@@ -4,6 +4,7 @@ import { allowlistCommand } from './cli/allowlist'
 import { parseFlags } from './cli/args'
 import { mcpCommand } from './cli/mcp'
 import { onboardCommand } from './cli/onboard'
+import { planCommand } from './cli/plan'
 import { pushCommand } from './cli/push'
 import { configFromProcess, openRuntime } from './cli/runtime'
 import { serve } from './cli/serve'
@@ -22,6 +23,7 @@ Commands:
   onboard ID   Start onboarding a document base and follow it (engram onboard --help)
   mcp          Serve the agent tools over stdio to a desktop agent (engram mcp --help)
   allowlist ID Show a workspace's IP allowlist, or switch it off (engram allowlist --help)
+  plan         List the plans, or move a workspace to one (engram plan --help)
   version      Print the version
   help         Print this help
 
@@ -69,6 +71,10 @@ async function main(argv: string[]): Promise<void> {
   }
   if (argv[0] === 'allowlist') {
     process.exitCode = await allowlistCommand(argv.slice(1), process.env)
+    return
+  }
+  if (argv[0] === 'plan') {
+    process.exitCode = await planCommand(argv.slice(1), process.env)
     return
   }
   if (argv[0] === 'onboard') {

@@ -424,6 +424,7 @@ describe('usage and billing', () => {
       activeKeys: () => 0,
       bases: () => [{ id: 'cor_a', name: 'Handbook', documents: 3, storageBytes: 1200 }],
       feedback: () => [],
+      plan: () => undefined,
     })
     t.clock.set(START)
     usage.recordQueries(s.workspaceId, 'cor_a', 2)
@@ -465,7 +466,7 @@ describe('usage and billing', () => {
     t.clock.advance(-86_400_000)
   })
 
-  test('billing answers the beta plan with no caps until billing lands; members are refused', async () => {
+  test('billing answers the beta plan of an invite-mode workspace, with no caps; members are refused', async () => {
     const s = await signUp(t)
     const m = await addMember(t, s.token)
     await mintKey(t, s.token, ['query'])

@@ -42,6 +42,7 @@ export const PUBLIC_ROUTES: Record<string, string> = {
   'GET /docs': 'the browsable API description (spec, Service and versions)',
   'GET /docs/assets/:file': "the browsable API description's viewer",
   'GET /auth/config': 'sign-up mode and sign-in options, read before signing in',
+  'GET /plans': 'the plans and their prices, read before signing up (spec, Authentication 10)',
   'POST /auth/register': 'sign-up',
   'POST /auth/login': 'sign-in',
   'GET /auth/verify-email': 'verification, by the emailed token',

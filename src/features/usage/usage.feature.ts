@@ -4,6 +4,7 @@ import type { AnswersService } from '../answers/answers.service'
 import type { CorporaService } from '../corpora/corpora.service'
 import type { Engine } from '../engine/engine.service'
 import type { KeysService } from '../keys/keys.service'
+import type { PlansService } from '../plans/plans.service'
 import { UsageExport } from './usage.export'
 import { usageExportRoutes } from './usage.export.routes'
 import { usageRoutes } from './usage.routes'
@@ -16,6 +17,7 @@ export interface UsageFeatureDeps {
   corpora: CorporaService
   engine: Engine
   answers: AnswersService
+  plans: PlansService
 }
 
 /** Query counters (from `question.answered`), the usage and billing reports (with answers' ratings) and the usage export. */
@@ -32,6 +34,7 @@ export function usageFeature(p: Platform, d: UsageFeatureDeps): Feature<UsageSer
         .map((b) => ({ ...b, storageBytes: b.storageBytes + d.engine.cartBytes(b.id) }))
     },
     feedback: (ws, from, to) => d.answers.feedbackCounts(ws, from, to),
+    plan: (ws) => d.plans.planOf(ws),
   })
   const routes = [...usageRoutes(service), ...usageExportRoutes(new UsageExport(p))]
   return { name: 'usage', service, routes, subscribers: [usageSubscriber(service)] }

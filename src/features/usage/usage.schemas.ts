@@ -62,19 +62,41 @@ export const UsageResp = namedObject('UsageResp', {
 const Limit = Type.Union([Type.Integer(), Type.Null()], { description: 'null: no cap.' })
 
 export const BillingResp = namedObject('BillingResp', {
-  plan: Type.String(),
+  plan: Type.String({ description: "The workspace's plan id (GET /plans)." }),
+  plan_name: Type.String(),
   billing_enabled: Type.Boolean(),
   period: Period,
-  limits: Type.Object({
-    bases: Limit,
-    documents: Limit,
-    queries_per_month: Limit,
-    seats: Limit,
-    storage_bytes: Limit,
-  }),
+  limits: Type.Object(
+    {
+      bases: Limit,
+      documents: Limit,
+      queries_per_month: Limit,
+      seats: Limit,
+      storage_bytes: Limit,
+      api_keys: Limit,
+    },
+    { description: "The plan's caps." },
+  ),
+  used: Type.Object(
+    {
+      bases: Type.Integer(),
+      documents: Type.Integer(),
+      queries_per_month: Type.Integer({ description: 'Questions people asked this calendar month (UTC).' }),
+      seats: Type.Integer({ description: 'Members.' }),
+      storage_bytes: Type.Integer(),
+      api_keys: Type.Integer(),
+    },
+    { description: 'Use against each cap of `limits`, now.' },
+  ),
   usage: Totals,
-  estimated_cost: Type.Object({
-    amount: Type.Number(),
-    currency: Type.String(),
-  }),
+  estimated_cost: Type.Object(
+    {
+      amount: Type.Number(),
+      currency: Type.String(),
+    },
+    {
+      description:
+        "The plan's monthly price plus its rate card's metered prices for this month's questions and stored bytes so far.",
+    },
+  ),
 })

@@ -2,6 +2,7 @@ import type { Static } from '@sinclair/typebox'
 import type { Clock } from '../../platform/clock/clock'
 import type { Db } from '../../platform/db/db'
 import type { QuestionOrigin } from '../../platform/events/events'
+import type { PlanDef } from '../plans/plans.schemas'
 import { prepareAddQueries, type QueryCounts, queriesBetween } from './usage.repo'
 import type { BillingResp, UsageResp } from './usage.schemas'
 
@@ -21,6 +22,8 @@ export interface UsageSources {
   bases(workspaceId: string): BaseUsage[] | Promise<BaseUsage[]>
   /** Ratings of answers given from `fromMs` to `toMs` (exclusive), by base and UTC day (YYYY-MM-DD). */
   feedback(workspaceId: string, fromMs: number, toMs: number): FeedbackCount[]
+  /** The workspace's plan (id, name, price, caps, rate card), read through the plans feature. */
+  plan(workspaceId: string): PlanDef | undefined
 }
 
 /** Ratings of answers a base had on a day. */
@@ -148,16 +151,48 @@ export class UsageService {
     }
   }
 
-  /** `GET /admin/billing`: until billing lands, every workspace is on the beta plan with no caps. */
+  /**
+   * `GET /admin/billing`: the workspace's plan, its caps, use against each now (questions over the
+   * calendar month, UTC) and the month's estimated cost: the plan's price plus its metered rates.
+   */
   async billing(workspaceId: string): Promise<Static<typeof BillingResp>> {
     const u = await this.usage(workspaceId)
+    const plan = this.sources.plan(workspaceId)
+    const today = day(this.clock.now().getTime())
+    const monthQueries = queriesBetween(this.db, workspaceId, `${today.slice(0, 8)}01`, today).reduce(
+      (n, r) => n + r.queries,
+      0,
+    )
+    const caps = plan?.caps
+    const rates = plan?.rate_card
+    const cost =
+      (plan?.prices.month ?? 0) +
+      ((rates?.queries_per_1000 ?? 0) * monthQueries) / 1000 +
+      ((rates?.storage_gb_month ?? 0) * u.totals.storage_bytes) / 1024 ** 3
     return {
-      plan: 'beta',
+      plan: plan?.id ?? 'unknown',
+      plan_name: plan?.name ?? 'unknown',
       billing_enabled: false,
       period: u.period,
-      limits: { bases: null, documents: null, queries_per_month: null, seats: null, storage_bytes: null },
+      limits: {
+        bases: caps?.bases ?? null,
+        documents: caps?.documents ?? null,
+        queries_per_month: caps?.queries_per_month ?? null,
+        seats: caps?.seats ?? null,
+        storage_bytes: caps?.storage_bytes ?? null,
+        api_keys: caps?.api_keys ?? null,
+      },
+      used: {
+        bases: u.totals.bases,
+        documents: u.totals.documents,
+        queries_per_month: monthQueries,
+        seats: u.totals.members,
+        storage_bytes: u.totals.storage_bytes,
+        api_keys: u.totals.api_keys,
+      },
       usage: u.totals,
-      estimated_cost: { amount: 0, currency: 'usd' },
+      // Cents are the smallest unit shown; rounding keeps float noise out of the report.
+      estimated_cost: { amount: Math.round(cost * 100) / 100, currency: plan?.prices.currency ?? 'usd' },
     }
   }
 }

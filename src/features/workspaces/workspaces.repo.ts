@@ -20,6 +20,11 @@ export function renameWorkspace(db: Db, id: string, name: string, at: number): v
   db.update(workspaces).set({ name, updatedAt: at }).where(eq(workspaces.id, id)).run()
 }
 
+/** Moves a workspace to another plan. */
+export function setWorkspacePlan(db: Db, id: string, plan: string, at: number): void {
+  db.update(workspaces).set({ plan, updatedAt: at }).where(eq(workspaces.id, id)).run()
+}
+
 /** Whether any workspace exists. */
 export function anyWorkspace(db: Db): boolean {
   return db.select({ id: workspaces.id }).from(workspaces).limit(1).get() !== undefined

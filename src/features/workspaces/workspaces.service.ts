@@ -6,12 +6,13 @@ import {
   findWorkspace,
   insertWorkspace,
   renameWorkspace,
+  setWorkspacePlan,
   type WorkspaceRow,
 } from './workspaces.repo'
 
 export type { WorkspaceRow }
 
-/** Workspaces (tenants): creation at sign-up, lookup, rename. */
+/** Workspaces (tenants): creation at sign-up, lookup, rename, plan. */
 export class WorkspacesService {
   constructor(
     private readonly db: Db,
@@ -47,5 +48,10 @@ export class WorkspacesService {
   /** Renames a workspace. */
   rename(id: string, name: string): void {
     renameWorkspace(this.db, id, name, this.clock.now().getTime())
+  }
+
+  /** Moves a workspace to another plan (the plans feature checks the plan exists). */
+  setPlan(id: string, plan: string): void {
+    setWorkspacePlan(this.db, id, plan, this.clock.now().getTime())
   }
 }

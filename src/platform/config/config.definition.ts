@@ -328,6 +328,12 @@ export const configDefinition = {
       default: null,
       kind: { type: 'string' },
     }),
+    plans_file: leaf({
+      doc: 'JSON file of the plans offered, in the shape GET /plans answers ({"plans": [...]}); replaces the built-in free, beta, team, business and enterprise. Checked at start-up: the server refuses to start on a bad one (docs/plans.md).',
+      env: 'ENGRAM_PLANS_FILE',
+      default: null,
+      kind: { type: 'string' },
+    }),
   },
   llm: {
     url: leaf({

@@ -3175,6 +3175,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The plans this server offers, with their prices, caps and rate card
+         * @description Public. `caps` null is unlimited; `public` false marks a plan not offered for sign-up (the legacy `beta`, negotiated plans). The operator replaces the defaults with `ENGRAM_PLANS_FILE` (docs/plans.md).
+         */
+        get: operations["v1_get_v1_plans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The plans this server offers, with their prices, caps and rate card
+         * @description Public. `caps` null is unlimited; `public` false marks a plan not offered for sign-up (the legacy `beta`, negotiated plans). The operator replaces the defaults with `ENGRAM_PLANS_FILE` (docs/plans.md).
+         */
+        get: operations["frozen_get_plans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/status": {
         parameters: {
             query?: never;
@@ -5000,9 +5040,12 @@ export interface components {
             }[];
         };
         BillingResp: {
+            /** @description The workspace's plan id (GET /plans). */
             plan: string;
+            plan_name: string;
             billing_enabled: boolean;
             period: components["schemas"]["Period"];
+            /** @description The plan's caps. */
             limits: {
                 /** @description null: no cap. */
                 bases: number | null;
@@ -5014,12 +5057,62 @@ export interface components {
                 seats: number | null;
                 /** @description null: no cap. */
                 storage_bytes: number | null;
+                /** @description null: no cap. */
+                api_keys: number | null;
+            };
+            /** @description Use against each cap of `limits`, now. */
+            used: {
+                bases: number;
+                documents: number;
+                /** @description Questions people asked this calendar month (UTC). */
+                queries_per_month: number;
+                /** @description Members. */
+                seats: number;
+                storage_bytes: number;
+                api_keys: number;
             };
             usage: components["schemas"]["Totals"];
+            /** @description The plan's monthly price plus its rate card's metered prices for this month's questions and stored bytes so far. */
             estimated_cost: {
                 amount: number;
                 currency: string;
             };
+        };
+        PlanCaps: {
+            /** @description null: unlimited. */
+            bases: number | null;
+            /** @description null: unlimited. */
+            documents: number | null;
+            /** @description null: unlimited. */
+            storage_bytes: number | null;
+            /** @description null: unlimited. */
+            queries_per_month: number | null;
+            /** @description null: unlimited. */
+            seats: number | null;
+            /** @description null: unlimited. */
+            api_keys: number | null;
+        };
+        Plan: {
+            id: string;
+            name: string;
+            prices: {
+                currency: string;
+                month: number;
+                year: number;
+            };
+            caps: components["schemas"]["PlanCaps"];
+            /** @description Metered prices on top of the monthly price (null: not charged). */
+            rate_card: {
+                /** @description null: not charged. */
+                queries_per_1000: number | null;
+                /** @description null: not charged. */
+                storage_gb_month: number | null;
+            };
+            /** @description Offered on the pricing page; false for legacy and negotiated plans. */
+            public: boolean;
+        };
+        PlansResp: {
+            plans: components["schemas"]["Plan"][];
         };
         StatusResp: {
             /** @description degraded when any component is degraded or down. */
@@ -21256,6 +21349,82 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
+    v1_get_v1_plans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlansResp"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    frozen_get_plans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlansResp"];
                 };
             };
             /** @description `validation_error`: The request failed validation. */
