@@ -12,6 +12,7 @@ import { identityFeature } from './features/identity/identity.feature'
 import { ingestFeature } from './features/ingest/ingest.feature'
 import { keysFeature } from './features/keys/keys.feature'
 import { kmsFeature } from './features/kms/kms.feature'
+import { legalFeature } from './features/legal/legal.feature'
 import { mcpFeature } from './features/mcp/mcp.feature'
 import { membersFeature } from './features/members/members.feature'
 import { onboardingFeature } from './features/onboarding/onboarding.feature'
@@ -35,12 +36,10 @@ export const VERSION: string = pkg.version
 /** The order routes are mounted in, the spec's (the OpenAPI document follows it), after the service's own. */
 const MOUNT_ORDER =
   `console corpora ingest sources onboarding answers economics scale mcp accounts identity members sso allowlist
-  kms keys webhooks usage plans status platform-info workspaces audit engine`.split(/\s+/)
+  kms keys webhooks usage legal plans status platform-info workspaces audit engine`.split(/\s+/)
 
 /**
- * Composes the features into one app: the runtime (queue, scheduler, outbox, dispatcher, mailer),
- * the features in order, and the HTTP app over their routes. Pure: opens nothing, starts nothing,
- * listens nowhere; `start` starts the runners asked for and the features in order, `stop` undoes it.
+ * Composes the runtime, the features in order and the HTTP app over their routes; pure until `start` runs.
  */
 export function createApp(deps: AppDeps): App {
   const rt = createRuntime(deps)
@@ -75,6 +74,7 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
     return feature.service
   }
   const workspaces = use(workspacesFeature(p))
+  const legal = use(legalFeature(p, { config: c.legal }))
   const plans = use(plansFeature(p, { config: c, workspaces }))
   use(auditFeature(p))
   // Ingest and the engine add their purgers to corpora's deletes; onboarding tells it of builds.
@@ -114,6 +114,6 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
     authenticate: signIn.authenticate,
     admit: allowlist.admit,
     docs: use(service),
-    services: { mcp, engine, ingest, onboarding },
+    services: { mcp, engine, ingest, onboarding, legal },
   }
 }

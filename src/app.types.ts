@@ -2,6 +2,7 @@
 // answers, and how a process starts and stops it.
 import type { Engine } from './features/engine/engine.service'
 import type { IngestService } from './features/ingest/ingest.service'
+import type { LegalService } from './features/legal/legal.service'
 import type { McpService } from './features/mcp/mcp.service'
 import type { OnboardingService } from './features/onboarding/onboarding.service'
 import type { Clock } from './platform/clock/clock'
@@ -52,6 +53,8 @@ export interface AppServices {
   ingest: IngestService
   /** Onboarding (its embedding of bases without vectors, which `start` queues). */
   onboarding: OnboardingService
+  /** Legal acceptance (billing will gate checkout on `firstUnaccepted`; tests call it). */
+  legal: LegalService
 }
 
 /** The built application: a fetch-style handler plus what tests and tools inspect. */

@@ -34,3 +34,8 @@ declare module 'swagger-ui-dist/swagger-ui.css' {
   const path: string
   export default path
 }
+// The shipped legal documents (src/features/legal/legal.documents.ts), imported as text.
+declare module '*.md' {
+  const text: string
+  export default text
+}

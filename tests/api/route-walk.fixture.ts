@@ -60,6 +60,8 @@ export const PUBLIC_ROUTES: Record<string, string> = {
     'social sign-in: Google sends the browser back here; the flow cookie, state and ID token prove it',
   'POST /auth/link-info': 'linking a social identity, by the signed link ticket',
   'POST /auth/link': "linking a social identity, by the signed link ticket and the account's password",
+  'GET /legal/:document':
+    'public by the spec (Authentication 10): a legal document is read before anyone signs up or accepts it',
   'GET /platform/info':
     'public by the spec (Authentication 10): storage, region, egress, accepted file types',
   // The console is a single-page app: its pages and assets are public, its data comes from the API.
@@ -82,8 +84,8 @@ export function refuses(route: RouteDef, kind: 'session' | 'api_key'): boolean {
   return route.errors?.includes(kind === 'session' ? 'api_key_required' : 'session_required') ?? false
 }
 
-/** Path parameters that are not tenant ids (a console asset's file name). */
-const NOT_TENANT = new Set(['file'])
+/** Path parameters that are not tenant ids (a console asset's file name, a legal document's name). */
+const NOT_TENANT = new Set(['file', 'document'])
 
 /** The tenant ids in a route's path, from its `:param` segments. */
 export function tenantParams(route: RouteDef): string[] {

@@ -841,6 +841,14 @@ export const configDefinition = {
       kind: { type: 'int', min: 1, max: 720 },
     }),
   },
+  legal: {
+    dir: leaf({
+      doc: "Folder of the operator's legal documents (terms.md, privacy.md, dpa.md, each opening with a version and title block; docs/legal.md). A document without a file there is the shipped template.",
+      env: 'ENGRAM_LEGAL_DIR',
+      default: null,
+      kind: { type: 'string' },
+    }),
+  },
 } as const satisfies Record<string, Record<string, Leaf>>
 
 export type ConfigDefinition = typeof configDefinition

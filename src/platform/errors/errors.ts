@@ -25,6 +25,12 @@ const ClientAddressDetail = Type.Object(
   { $id: 'ClientAddressDetail' },
 )
 
+/** The `details` of a 409 `legal_version_outdated`: the document, and the version it can be accepted in. */
+const LegalVersionDetail = Type.Object(
+  { document: Type.String(), current_version: Type.String() },
+  { $id: 'LegalVersionDetail' },
+)
+
 /**
  * The one table of error codes. Every failure the API answers comes from a line here: its code
  * (clients switch on it), HTTP status and default message. Features raise them with `fail(code)`.
@@ -128,6 +134,11 @@ export const errorTable = {
     details: ClientAddressDetail,
   },
   last_admin: { status: 409, message: 'A workspace must keep at least one admin.' },
+  legal_version_outdated: {
+    status: 409,
+    message: 'That version of the document is not the current one; accept the current version.',
+    details: LegalVersionDetail,
+  },
   cannot_remove_self: { status: 409, message: 'You cannot remove yourself from the workspace.' },
   corpus_empty: { status: 409, message: 'The base has no documents to onboard. Upload documents first.' },
   nothing_to_train: {

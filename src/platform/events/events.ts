@@ -53,6 +53,8 @@ export const ACTION_EVENTS = [
   // The workspace's customer-managed key (src/features/kms): saved (set, turned off or on), rotated.
   'kms_key.updated',
   'kms_key.rotated',
+  // A workspace admin accepted a version of a legal document (src/features/legal).
+  'legal.accepted',
   // A workspace moved to another plan (src/features/plans): by the operator's `engram plan set`.
   'plan.changed',
 ] as const

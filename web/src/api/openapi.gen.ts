@@ -3175,6 +3175,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/legal/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The current version of every legal document and whether the caller's workspace accepted it */
+        get: operations["v1_get_v1_legal_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/legal/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept the current version of a legal document on the workspace's behalf
+         * @description Records who, when, from which client address, and the SHA-256 of the exact text; answers the receipt. Only the current version can be accepted (409 `legal_version_outdated` names it); accepting the same version again answers the first receipt and records nothing.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        post: operations["v1_post_v1_legal_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/legal/{document}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A legal document: its current version, title, text and the SHA-256 of the text */
+        get: operations["v1_get_v1_legal_document"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/legal/{document}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's latest acceptance of a legal document: who, when, from where, which text
+         * @description A 404 when the workspace never accepted any version of it.
+         */
+        get: operations["v1_get_v1_legal_document_receipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/plans": {
         parameters: {
             query?: never;
@@ -3547,7 +3625,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @enum {string} */
-                code: "bad_request" | "malformed_json" | "unknown_documents" | "invalid_token" | "provider_sign_in_failed" | "link_ticket_invalid" | "invalid_state" | "unauthorized" | "invalid_credentials" | "sso_token_invalid" | "wrong_password" | "forbidden" | "missing_scope" | "admin_required" | "email_not_verified" | "registration_closed" | "account_disabled" | "workspace_suspended" | "session_required" | "api_key_required" | "key_bound_to_bases" | "ip_not_allowed" | "invalid_recovery_code" | "sso_required" | "seat_cap_reached" | "sso_domain_not_claimed" | "not_found" | "google_not_configured" | "sso_not_configured" | "method_not_allowed" | "conflict" | "email_taken" | "identity_linked_elsewhere" | "identity_mismatch" | "sso_domain_taken" | "sso_not_enforced" | "would_lock_out" | "last_admin" | "cannot_remove_self" | "corpus_empty" | "nothing_to_train" | "training_in_progress" | "no_training_in_progress" | "corpus_not_ready" | "document_not_ready" | "scale_test_in_progress" | "idempotency_in_progress" | "idempotency_key_reused" | "webhook_disabled" | "webhook_limit_reached" | "encryption_key_unavailable" | "sync_in_progress" | "import_in_progress" | "connection_in_use" | "upload_credentials_unavailable" | "payload_too_large" | "unsupported_media_type" | "validation_error" | "disposable_email" | "idempotency_mismatch" | "invalid_cursor" | "invalid_path" | "checksum_mismatch" | "content_missing" | "too_many_files" | "invalid_folder" | "folder_root_not_allowed" | "kms_key_rejected" | "egress_denied" | "source_credentials_rejected" | "source_permission_denied" | "source_folder_not_found" | "rate_limited" | "source_unreachable" | "sso_provider_error" | "source_failed" | "provider_unavailable" | "internal_error" | "service_unavailable" | "serving_unavailable" | "source_rate_limited";
+                code: "bad_request" | "malformed_json" | "unknown_documents" | "invalid_token" | "provider_sign_in_failed" | "link_ticket_invalid" | "invalid_state" | "unauthorized" | "invalid_credentials" | "sso_token_invalid" | "wrong_password" | "forbidden" | "missing_scope" | "admin_required" | "email_not_verified" | "registration_closed" | "account_disabled" | "workspace_suspended" | "session_required" | "api_key_required" | "key_bound_to_bases" | "ip_not_allowed" | "invalid_recovery_code" | "sso_required" | "seat_cap_reached" | "sso_domain_not_claimed" | "not_found" | "google_not_configured" | "sso_not_configured" | "method_not_allowed" | "conflict" | "email_taken" | "identity_linked_elsewhere" | "identity_mismatch" | "sso_domain_taken" | "sso_not_enforced" | "would_lock_out" | "last_admin" | "legal_version_outdated" | "cannot_remove_self" | "corpus_empty" | "nothing_to_train" | "training_in_progress" | "no_training_in_progress" | "corpus_not_ready" | "document_not_ready" | "scale_test_in_progress" | "idempotency_in_progress" | "idempotency_key_reused" | "webhook_disabled" | "webhook_limit_reached" | "encryption_key_unavailable" | "sync_in_progress" | "import_in_progress" | "connection_in_use" | "upload_credentials_unavailable" | "payload_too_large" | "unsupported_media_type" | "validation_error" | "disposable_email" | "idempotency_mismatch" | "invalid_cursor" | "invalid_path" | "checksum_mismatch" | "content_missing" | "too_many_files" | "invalid_folder" | "folder_root_not_allowed" | "kms_key_rejected" | "egress_denied" | "source_credentials_rejected" | "source_permission_denied" | "source_folder_not_found" | "rate_limited" | "source_unreachable" | "sso_provider_error" | "source_failed" | "provider_unavailable" | "internal_error" | "service_unavailable" | "serving_unavailable" | "source_rate_limited";
                 message: string;
                 status: number;
                 details?: unknown;
@@ -3567,6 +3645,10 @@ export interface components {
         ClientAddressDetail: {
             /** @description The client address as the server sees it (behind trusted proxies). */
             address: string;
+        };
+        LegalVersionDetail: {
+            document: string;
+            current_version: string;
         };
         RateLimitedDetail: {
             /** @description The limit that was reached. */
@@ -3590,6 +3672,13 @@ export interface components {
                 /** @constant */
                 code?: "would_lock_out";
                 details: components["schemas"]["ClientAddressDetail"];
+            };
+        };
+        LegalVersionOutdatedError: components["schemas"]["ErrorEnvelope"] & {
+            error?: {
+                /** @constant */
+                code?: "legal_version_outdated";
+                details: components["schemas"]["LegalVersionDetail"];
             };
         };
         RateLimitedError: components["schemas"]["ErrorEnvelope"] & {
@@ -5077,6 +5166,59 @@ export interface components {
                 amount: number;
                 currency: string;
             };
+        };
+        LegalStatusResp: {
+            /** @description Whether the workspace accepted the current version of every document. */
+            all_accepted: boolean;
+            documents: {
+                document: string;
+                /** @description The current version. */
+                version: string;
+                title: string;
+                /** @description SHA-256 (hex) of the exact `text`. */
+                sha256: string;
+                /** @description Whether the workspace accepted the current version. */
+                accepted: boolean;
+                /** @description The latest version the workspace accepted, which may be an older one; null if none. */
+                accepted_version: string | null;
+                /** @description When it accepted `accepted_version`. */
+                accepted_at: string | null;
+            }[];
+        };
+        LegalReceiptResp: {
+            id: string;
+            document: string;
+            version: string;
+            title: string;
+            /** @description SHA-256 (hex) of the exact text accepted. */
+            sha256: string;
+            accepted_by: {
+                /** @description `user` or `api_key`. */
+                type: string;
+                id: string;
+            };
+            /** Format: date-time */
+            accepted_at: string;
+            /** @description The client address the acceptance came from, as the server saw it. */
+            address: string;
+            /** @description Whether this is the current version of the document. */
+            current: boolean;
+            current_version: string;
+        };
+        LegalAcceptReq: {
+            /** @description The document: `terms`, `privacy`, `dpa`. */
+            document: string;
+            /** @description The version read: the current one. */
+            version: string;
+        };
+        LegalDocumentResp: {
+            document: string;
+            version: string;
+            title: string;
+            /** @description The text, Markdown, exactly as accepted; `sha256` is its hash. */
+            text: string;
+            /** @description SHA-256 (hex) of the exact `text`. */
+            sha256: string;
         };
         PlanCaps: {
             /** @description null: unlimited. */
@@ -21367,6 +21509,314 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
+    v1_get_v1_legal_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegalStatusResp"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_post_v1_legal_accept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LegalAcceptReq"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegalReceiptResp"];
+                };
+            };
+            /**
+             * @description `malformed_json`: The request body is not valid JSON.
+             *
+             *     `bad_request`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed.
+             *
+             *     `legal_version_outdated`: That version of the document is not the current one; accept the current version.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported content type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: This Idempotency-Key was used with a different request.
+             *
+             *     `validation_error`: The request failed validation.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_get_v1_legal_document: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                document: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegalDocumentResp"];
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    v1_get_v1_legal_document_receipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                document: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegalReceiptResp"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
         };
