@@ -266,12 +266,12 @@ describe('me, setup and config', () => {
       })
     }
     const open = authApp({
-      env: { ENGRAM_SIGNUP_MODE: 'open', ENGRAM_DEFAULT_PLAN: 'trial', ENGRAM_EMAIL: 'smtp://127.0.0.1:9' },
+      env: { ENGRAM_SIGNUP_MODE: 'open', ENGRAM_DEFAULT_PLAN: 'team', ENGRAM_EMAIL: 'smtp://127.0.0.1:9' },
     })
     try {
       expect(await (await open.request('/v1/auth/config')).json()).toMatchObject({
         signup_mode: 'open',
-        default_plan: 'trial',
+        default_plan: 'team',
         email_enabled: true,
         link_delivery: 'email',
         first_run: true,

@@ -251,11 +251,9 @@ describe('open sign-up', () => {
   })
 
   test('the workspace plan follows ENGRAM_DEFAULT_PLAN', async () => {
-    const t = open({ ENGRAM_DEFAULT_PLAN: 'starter', ENGRAM_REGISTRATION: 'off' })
+    const t = open({ ENGRAM_DEFAULT_PLAN: 'team', ENGRAM_REGISTRATION: 'off' })
     expect((await register(t, '/v1/auth/register', valid())).status).toBe(200)
-    expect(t.db.$client.query<{ plan: string }, []>('SELECT plan FROM workspaces').get()?.plan).toBe(
-      'starter',
-    )
+    expect(t.db.$client.query<{ plan: string }, []>('SELECT plan FROM workspaces').get()?.plan).toBe('team')
   })
 
   test('an unverified account is refused everywhere until the link is used, then works', async () => {

@@ -29,7 +29,7 @@ beforeAll(async () => {
       stranger: { email: 'stranger@example.com', email_verified: true, name: 'Stranger' },
     },
     [
-      { ENGRAM_SIGNUP_MODE: 'open', ENGRAM_DEFAULT_PLAN: 'starter' },
+      { ENGRAM_SIGNUP_MODE: 'open', ENGRAM_DEFAULT_PLAN: 'team' },
       { ENGRAM_SIGNUP_MODE: 'invite', ENGRAM_REGISTRATION: 'off' },
     ],
   )
@@ -119,7 +119,7 @@ describe('Google sign-in', () => {
     const ws = open.app.db.$client
       .query('SELECT name, plan FROM workspaces WHERE id = ?')
       .get(user.workspace_id) as { name: string; plan: string }
-    expect(ws).toEqual({ name: "New Person's workspace", plan: 'starter' })
+    expect(ws).toEqual({ name: "New Person's workspace", plan: 'team' })
     const actions = auditRows(open.app).slice(-2)
     expect(actions.map((a) => a.action)).toEqual(['identity.linked', 'auth.sign_in'])
     expect(JSON.parse(actions[1]!.details!)).toMatchObject({ method: 'google' })
