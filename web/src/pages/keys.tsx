@@ -3,10 +3,12 @@
  * (its secret shown once, with a copy button), for every base or only some; revoke one (it stays
  * listed, marked revoked).
  */
+
 import { useState } from 'preact/hooks'
 import { createKey, listKeys, revokeKey } from '../api/admin'
 import { listBases } from '../api/bases'
 import type { ApiKey, ApiKeyCreated, Corpus, Scope } from '../api/types'
+import { CheckList } from '../components/check-list'
 import { CopyButton } from '../components/copy-button'
 import { BaseChoice, type KeyReach, reachText } from '../components/key-bases'
 import { TableScroll } from '../components/table-scroll'
@@ -89,8 +91,6 @@ function CreateKey({ bases, onCreated }: { bases: Corpus[]; onCreated: (k: ApiKe
     onCreated(k)
   })
   const noBase = reach !== null && reach.length === 0
-  const toggle = (s: Scope, on: boolean) =>
-    setScopes((cur) => (on ? [...cur.filter((c) => c !== s), s] : cur.filter((c) => c !== s)))
   return (
     <form class="card stack key-form" onSubmit={create.run} aria-labelledby="create-key-title">
       <h2 id="create-key-title" class="card-title">
@@ -113,23 +113,12 @@ function CreateKey({ bases, onCreated }: { bases: Corpus[]; onCreated: (k: ApiKe
           onInput={(e) => setExpiry(e.currentTarget.value)}
         />
       </div>
-      <fieldset>
-        <legend>Scopes (at least one)</legend>
-        <div class="scope-list">
-          {SCOPES.map((s) => (
-            <label class="check" key={s.scope}>
-              <input
-                type="checkbox"
-                checked={scopes.includes(s.scope)}
-                onChange={(e) => toggle(s.scope, e.currentTarget.checked)}
-              />
-              <span>
-                <strong>{s.label}</strong> <span class="muted">— {s.hint}</span>
-              </span>
-            </label>
-          ))}
-        </div>
-      </fieldset>
+      <CheckList
+        legend="Scopes (at least one)"
+        options={SCOPES.map((s) => ({ value: s.scope, label: <strong>{s.label}</strong>, hint: s.hint }))}
+        value={scopes}
+        onChange={setScopes}
+      />
       <BaseChoice bases={bases} value={reach} onChange={setReach} />
       {(scopes.length === 0 || noBase) && (
         <p class="hint" role="status">

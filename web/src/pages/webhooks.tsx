@@ -3,6 +3,7 @@
  * copy button), the endpoints with their state and last delivery, each one's deliveries, a test
  * event, re-enabling an endpoint disabled after failures, and deletion after a confirmation.
  */
+
 import { useState } from 'preact/hooks'
 import {
   createWebhook,
@@ -11,6 +12,7 @@ import {
   type WebhookCreated,
   type WebhookEvent,
 } from '../api/webhooks'
+import { CheckList } from '../components/check-list'
 import { CopyButton } from '../components/copy-button'
 import { Async, Button, Dialog, Empty, ErrorBox, Field, PageHeader } from '../components/ui'
 import { WebhookDeliveries } from '../components/webhook-deliveries'
@@ -121,8 +123,6 @@ function CreateWebhook({ onCreated }: { onCreated: (w: WebhookCreated) => void }
     setEvents([])
     onCreated(w)
   })
-  const toggle = (t: WebhookEvent, on: boolean) =>
-    setEvents((cur) => (on ? [...cur.filter((c) => c !== t), t] : cur.filter((c) => c !== t)))
   return (
     <form class="card stack key-form" onSubmit={create.run} aria-labelledby="create-webhook-title">
       <h2 id="create-webhook-title" class="card-title">
@@ -147,23 +147,12 @@ function CreateWebhook({ onCreated }: { onCreated: (w: WebhookCreated) => void }
           onInput={(e) => setDescription(e.currentTarget.value)}
         />
       </div>
-      <fieldset>
-        <legend>Events to send (at least one)</legend>
-        <div class="scope-list">
-          {EVENTS.map((ev) => (
-            <label class="check" key={ev.type}>
-              <input
-                type="checkbox"
-                checked={events.includes(ev.type)}
-                onChange={(e) => toggle(ev.type, e.currentTarget.checked)}
-              />
-              <span>
-                <code>{ev.type}</code> <span class="muted">— {ev.hint}</span>
-              </span>
-            </label>
-          ))}
-        </div>
-      </fieldset>
+      <CheckList
+        legend="Events to send (at least one)"
+        options={EVENTS.map((ev) => ({ value: ev.type, label: <code>{ev.type}</code>, hint: ev.hint }))}
+        value={events}
+        onChange={setEvents}
+      />
       {events.length === 0 && (
         <p class="hint" role="status">
           Choose at least one event.
