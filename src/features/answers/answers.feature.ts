@@ -4,6 +4,7 @@ import type { Feature, Platform } from '../../platform/feature/feature'
 import { createLlmClient } from '../../platform/llm/openai-client'
 import type { CorporaService } from '../corpora/corpora.service'
 import type { Engine } from '../engine/engine.service'
+import type { PlansService } from '../plans/plans.service'
 import { answersRoutes } from './answers.routes'
 import { AnswersService } from './answers.service'
 
@@ -11,6 +12,8 @@ export interface AnswersFeatureDeps {
   llm: Config['llm']
   engineLimits: Pick<Config['engine'], 'max_concurrent' | 'max_queued'>
   corpora: CorporaService
+  /** Questions are held to the workspace's plan (queries per month). */
+  plans: PlansService
   engine: Engine
 }
 

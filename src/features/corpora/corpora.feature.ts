@@ -1,4 +1,5 @@
 import type { Feature, Platform } from '../../platform/feature/feature'
+import type { PlansService } from '../plans/plans.service'
 import { corporaRoutes } from './corpora.routes'
 import { CorporaService } from './corpora.service'
 
@@ -7,7 +8,7 @@ import { CorporaService } from './corpora.service'
  * documents (ingest's objects, the engine's index) and whether a build is running are told to the
  * service by the features that know, built after this one (`addPurger`, `setBuildProbe`).
  */
-export function corporaFeature(p: Platform): Feature<CorporaService> {
+export function corporaFeature(p: Platform, _d: { plans: PlansService }): Feature<CorporaService> {
   const service = new CorporaService(p)
   return { name: 'corpora', service, routes: corporaRoutes(service) }
 }

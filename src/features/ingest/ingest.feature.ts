@@ -1,12 +1,15 @@
 import type { Config } from '../../platform/config/config.load'
 import type { Feature, Platform } from '../../platform/feature/feature'
 import type { CorporaService } from '../corpora/corpora.service'
+import type { PlansService } from '../plans/plans.service'
 import { ingestRoutes } from './ingest.routes'
 import { IngestService } from './ingest.service'
 
 export interface IngestFeatureDeps {
   config: Config['ingest']
   corpora: CorporaService
+  /** Documents and storage are held to the workspace's plan. */
+  plans: PlansService
 }
 
 /**

@@ -1,10 +1,14 @@
 import type { Feature, Platform } from '../../platform/feature/feature'
 import type { CorporaService } from '../corpora/corpora.service'
+import type { PlansService } from '../plans/plans.service'
 import { keysRoutes } from './keys.routes'
 import { KeysService } from './keys.service'
 
 /** API keys: created, listed, revoked; every keyed request is authenticated by this service. */
-export function keysFeature(p: Platform, d: { corpora: CorporaService }): Feature<KeysService> {
+export function keysFeature(
+  p: Platform,
+  d: { corpora: CorporaService; plans: PlansService },
+): Feature<KeysService> {
   const service = new KeysService(p.db, p.clock, p.random, p.events, d.corpora)
   return { name: 'keys', service, routes: keysRoutes(service) }
 }

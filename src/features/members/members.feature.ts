@@ -2,6 +2,7 @@ import type { Config } from '../../platform/config/config.load'
 import type { Mailer } from '../../platform/email/email'
 import type { Feature, Platform } from '../../platform/feature/feature'
 import type { AccountsService } from '../accounts/accounts.service'
+import type { PlansService } from '../plans/plans.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import { membersRoutes } from './members.routes'
 import { MembersService } from './members.service'
@@ -11,6 +12,8 @@ export interface MembersFeatureDeps {
   mailer: Mailer
   accounts: AccountsService
   workspaces: WorkspacesService
+  /** Invitations and joins take seats of the workspace's plan. */
+  plans: PlansService
 }
 
 /** Roles, invitations and removal of a workspace's members. */

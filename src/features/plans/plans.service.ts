@@ -1,9 +1,10 @@
 import type { Actor } from '../../platform/auth/principal'
 import type { Db } from '../../platform/db/db'
 import { transaction } from '../../platform/db/transaction'
+import { fail } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
-import type { Caps, PlanDef } from './plans.schemas'
+import type { CapName, Caps, PlanDef } from './plans.schemas'
 
 /** Why a workspace could not be moved to a plan. */
 export type SetPlanRefusal = 'unknown_plan' | 'unknown_workspace'
@@ -55,6 +56,25 @@ export class PlansService {
   /** The caps a workspace is held to; undefined for an unknown workspace. */
   capsOf(workspaceId: string): Caps | undefined {
     return this.planOf(workspaceId)?.caps
+  }
+
+  /**
+   * Refuses with 403 `plan_limit_reached` (details `{cap, limit, used}`) when adding `adding` to
+   * `used` would pass the workspace's cap; an unlimited cap (null) never refuses, and neither does
+   * adding nothing (a replacement that does not grow). Call it inside the transaction that writes,
+   * with `used` counted in that transaction, so that two requests cannot both take the last unit
+   * and a refused request writes nothing.
+   */
+  ensureRoom(workspaceId: string, cap: CapName, used: number, adding = 1): void {
+    const limit = this.capsOf(workspaceId)?.[cap]
+    if (limit === null || limit === undefined || adding <= 0) return
+    if (used + adding <= limit) return
+    const what = cap.replace(/_/g, ' ')
+    throw fail(
+      'plan_limit_reached',
+      `The workspace's plan allows ${limit} ${what}; it uses ${used}, and this would add ${adding}. An admin can move it to a larger plan.`,
+      { cap, limit, used },
+    )
   }
 
   /**

@@ -7,6 +7,7 @@ import { EgressGuard } from '../../platform/net/egress'
 import { RateLimiter } from '../../platform/rate-limit/rate-limit'
 import type { AccountsService } from '../accounts/accounts.service'
 import type { IdentityService } from '../identity/identity.service'
+import type { PlansService } from '../plans/plans.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import { SsoLimits } from './sso.limits'
 import { SsoRepo } from './sso.repo'
@@ -25,6 +26,8 @@ export interface SsoFeatureDeps {
   accounts: AccountsService
   workspaces: WorkspacesService
   identity: IdentityService
+  /** Members who join through single sign-on take seats of the workspace's plan. */
+  plans: PlansService
 }
 
 /**

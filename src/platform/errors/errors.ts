@@ -31,6 +31,28 @@ const LegalVersionDetail = Type.Object(
   { $id: 'LegalVersionDetail' },
 )
 
+/** The `details` of a 403 `plan_limit_reached`: which cap, its limit, and what is used of it. */
+const PlanLimitDetail = Type.Object(
+  {
+    cap: Type.String({
+      description: 'bases, documents, storage_bytes, queries_per_month, seats or api_keys.',
+    }),
+    limit: Type.Integer({ minimum: 0, description: "The workspace's plan allows this much." }),
+    used: Type.Integer({ minimum: 0, description: 'What the workspace uses of it now.' }),
+  },
+  { $id: 'PlanLimitDetail' },
+)
+
+/** The `details` of a 403 `legal_acceptance_required`: the first document to accept, and where. */
+const LegalAcceptanceDetail = Type.Object(
+  {
+    document: Type.String({ description: 'terms, privacy or dpa.' }),
+    version: Type.String({ description: 'The version to accept.' }),
+    accept_url: Type.String({ description: 'Where to accept it (POST, with document and version).' }),
+  },
+  { $id: 'LegalAcceptanceDetail' },
+)
+
 /**
  * The one table of error codes. Every failure the API answers comes from a line here: its code
  * (clients switch on it), HTTP status and default message. Features raise them with `fail(code)`.
@@ -103,6 +125,17 @@ export const errorTable = {
     status: 403,
     message: "The identity provider vouched for an address outside the workspace's single sign-on domains.",
   },
+  // The workspace's plan does not allow more; nothing of the request was written (docs/plans.md).
+  plan_limit_reached: {
+    status: 403,
+    message: "The workspace's plan does not allow more of this. An admin can move it to a larger plan.",
+    details: PlanLimitDetail,
+  },
+  legal_acceptance_required: {
+    status: 403,
+    message: 'A workspace admin must accept the current terms before a paid plan is bought or changed.',
+    details: LegalAcceptanceDetail,
+  },
   not_found: { status: 404, message: 'Not found.' },
   google_not_configured: { status: 404, message: 'Google sign-in is not set up on this server.' },
   sso_not_configured: { status: 404, message: 'Single sign-on is not set up for this address.' },
@@ -132,6 +165,19 @@ export const errorTable = {
     message:
       'The allowlist does not include your own address: saving it would shut you out. Add your address, or send confirm_lockout: true.',
     details: ClientAddressDetail,
+  },
+  subscription_exists: {
+    status: 409,
+    message: 'The workspace already has a subscription: change its plan (POST /billing/change-plan) instead.',
+  },
+  checkout_required: {
+    status: 409,
+    message:
+      'The workspace has no subscription yet: buy a plan through checkout (POST /billing/checkout) first.',
+  },
+  no_billing_account: {
+    status: 409,
+    message: 'The workspace has no billing account yet: buy a plan through checkout first.',
   },
   last_admin: { status: 409, message: 'A workspace must keep at least one admin.' },
   legal_version_outdated: {
@@ -240,6 +286,7 @@ export const errorTable = {
   },
   internal_error: { status: 500, message: 'Internal server error.' },
   service_unavailable: { status: 503, message: 'The service is temporarily unavailable.' },
+  billing_disabled: { status: 503, message: 'Billing is not enabled on this server.' },
   serving_unavailable: {
     status: 503,
     message: 'Answering is temporarily unavailable. Retry after the delay given.',
