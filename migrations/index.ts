@@ -29,6 +29,7 @@ import m25 from './0025_cloudy_apocalypse.sql' with { type: 'text' }
 import m26 from './0026_audit_unchained.sql' with { type: 'text' }
 import m27 from './0027_cooing_skullbuster.sql' with { type: 'text' }
 import m28 from './0028_legal_giant_man.sql' with { type: 'text' }
+import m29 from './0029_grey_tigra.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -61,4 +62,5 @@ export const migrations: Migration[] = [
   { tag: '0026_audit_unchained', sql: m26 },
   { tag: '0027_cooing_skullbuster', sql: m27 },
   { tag: '0028_legal_giant_man', sql: m28 },
+  { tag: '0029_grey_tigra', sql: m29 },
 ]

@@ -4,7 +4,20 @@ import { transaction } from '../../platform/db/transaction'
 import { fail } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
+import { PlansRepo } from './plans.repo'
 import type { CapName, Caps, PlanDef } from './plans.schemas'
+
+/** One question taken from a workspace's month; hand it back to `releaseQuery` if it goes unanswered. */
+export interface QueryTicket {
+  workspaceId: string
+  /** The calendar month (UTC, YYYY-MM) it was taken from. */
+  month: string
+}
+
+/** The calendar month, UTC, of a time in milliseconds (YYYY-MM). */
+export function monthOf(atMs: number): string {
+  return new Date(atMs).toISOString().slice(0, 7)
+}
 
 /** Why a workspace could not be moved to a plan. */
 export type SetPlanRefusal = 'unknown_plan' | 'unknown_workspace'
@@ -15,6 +28,7 @@ export type SetPlanRefusal = 'unknown_plan' | 'unknown_workspace'
  */
 export class PlansService {
   private readonly byId: Map<string, PlanDef>
+  private readonly repo: PlansRepo
 
   constructor(
     private readonly d: { db: Db; events: Outbox; workspaces: WorkspacesService },
@@ -22,6 +36,7 @@ export class PlansService {
     private readonly defaultPlan: string,
   ) {
     this.byId = new Map(plans.map((p) => [p.id, p]))
+    this.repo = new PlansRepo(d.db)
   }
 
   /** Every plan, in the order they are defined. */
@@ -78,10 +93,47 @@ export class PlansService {
   }
 
   /**
+   * Takes one question from the workspace's `queries_per_month` for the calendar month (UTC) of
+   * `atMs`, or refuses with 403 `plan_limit_reached` when the month's are all taken. One conditional
+   * statement (PlansRepo.take), so concurrent questions cannot overshoot the cap. An unlimited plan
+   * still counts, for /admin/billing. Call it before any work on the question, and `releaseQuery`
+   * when the question fails before it is answered.
+   */
+  takeQuery(workspaceId: string, atMs: number): QueryTicket {
+    const month = monthOf(atMs)
+    const limit = this.capsOf(workspaceId)?.queries_per_month ?? null
+    if ((limit === null || limit > 0) && this.repo.take(workspaceId, month, limit))
+      return { workspaceId, month }
+    // Refused: bun:sqlite is synchronous, so nothing was released between the take and this read.
+    const used = Math.max(this.repo.taken(workspaceId, month), limit ?? 0)
+    throw fail(
+      'plan_limit_reached',
+      `The workspace's plan allows ${limit} questions a month and ${used} have been asked this month (${month}, UTC); the allowance renews on the first of next month. An admin can move the workspace to a larger plan.`,
+      { cap: 'queries_per_month', limit, used },
+    )
+  }
+
+  /** Gives back a question taken by `takeQuery` that was not answered (refused or failed). */
+  releaseQuery(ticket: QueryTicket): void {
+    this.repo.release(ticket.workspaceId, ticket.month)
+  }
+
+  /** Questions the workspace has taken in the calendar month (UTC) of `atMs`: what the cap counts. */
+  queriesUsed(workspaceId: string, atMs: number): number {
+    return this.repo.taken(workspaceId, monthOf(atMs))
+  }
+
+  /**
    * Moves a workspace to a defined plan and records who did it (`plan.changed`, in the audit log),
    * in one transaction. Answers the plan it was on, or why it refused (then nothing is written).
+   * `via` says what moved it (`engram plan set`, `billing`); inside a caller's transaction it joins it.
    */
-  setPlan(workspaceId: string, planId: string, actor: Actor): { from: string } | { refused: SetPlanRefusal } {
+  setPlan(
+    workspaceId: string,
+    planId: string,
+    actor: Actor,
+    via = 'engram plan set',
+  ): { from: string } | { refused: SetPlanRefusal } {
     if (!this.byId.has(planId)) return { refused: 'unknown_plan' }
     const ws = this.d.workspaces.get(workspaceId)
     if (!ws) return { refused: 'unknown_workspace' }
@@ -93,7 +145,7 @@ export class PlansService {
         payload: {
           actor,
           target: { type: 'workspace', id: workspaceId },
-          details: { from: ws.plan, to: planId, via: 'engram plan set' },
+          details: { from: ws.plan, to: planId, via },
         },
       })
     })
