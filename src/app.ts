@@ -4,6 +4,7 @@ import { accountsFeature } from './features/accounts/accounts.feature'
 import { allowlistFeature } from './features/allowlist/allowlist.feature'
 import { answersFeature } from './features/answers/answers.feature'
 import { auditFeature } from './features/audit/audit.feature'
+import { billingFeature } from './features/billing/billing.feature'
 import { consoleFeature } from './features/console/console.feature'
 import { corporaFeature } from './features/corpora/corpora.feature'
 import { economicsFeature } from './features/economics/economics.feature'
@@ -36,7 +37,7 @@ export const VERSION: string = pkg.version
 /** The order routes are mounted in, the spec's (the OpenAPI document follows it), after the service's own. */
 const MOUNT_ORDER =
   `console corpora ingest sources onboarding answers economics scale mcp accounts identity members sso allowlist
-  kms keys webhooks usage legal plans status platform-info workspaces audit engine`.split(/\s+/)
+  kms keys webhooks usage legal plans billing status platform-info workspaces audit engine`.split(/\s+/)
 
 /**
  * Composes the runtime, the features in order and the HTTP app over their routes; pure until `start` runs.
@@ -76,6 +77,7 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
   const workspaces = use(workspacesFeature(p))
   const legal = use(legalFeature(p, { config: c.legal }))
   const plans = use(plansFeature(p, { config: c, workspaces }))
+  use(billingFeature(p, { config: c, plans, legal, workspaces }))
   use(auditFeature(p))
   // Ingest and the engine add their purgers to corpora's deletes; onboarding tells it of builds.
   const corpora = use(corporaFeature(p, { plans }))
@@ -108,12 +110,7 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
   // The service's own pages describe every route, so they come last here; they are mounted first.
   const routes = [...install(ordered(list, MOUNT_ORDER), rt), ...extraRoutes]
   const service = serviceFeature({ version, frozenRemovalDate: c.api.frozen_removal_date, routes })
-  return {
-    list,
-    routes: [...(service.routes ?? []), ...routes],
-    authenticate: signIn.authenticate,
-    admit: allowlist.admit,
-    docs: use(service),
-    services: { mcp, engine, ingest, onboarding, legal },
-  }
+  const [docs, authenticate, admit] = [use(service), signIn.authenticate, allowlist.admit]
+  const services = { mcp, engine, ingest, onboarding, legal }
+  return { list, routes: [...(service.routes ?? []), ...routes], authenticate, admit, docs, services }
 }

@@ -62,6 +62,8 @@ export const PUBLIC_ROUTES: Record<string, string> = {
   'POST /auth/link': "linking a social identity, by the signed link ticket and the account's password",
   'GET /legal/:document':
     'public by the spec (Authentication 10): a legal document is read before anyone signs up or accepts it',
+  'POST /billing/webhook':
+    "Stripe's events: no bearer credential, authenticated by the Stripe-Signature header over the raw body (spec, Authentication 10)",
   'GET /platform/info':
     'public by the spec (Authentication 10): storage, region, egress, accepted file types',
   // The console is a single-page app: its pages and assets are public, its data comes from the API.

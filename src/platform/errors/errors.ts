@@ -64,6 +64,12 @@ export const errorTable = {
   malformed_json: { status: 400, message: 'The request body is not valid JSON.' },
   unknown_documents: { status: 400, message: 'Some pinned document ids are not in the base.' },
   invalid_token: { status: 400, message: 'The link is invalid, already used or expired.' },
+  // The billing webhook (docs/billing.md): the body must carry Stripe's valid, recent signature.
+  invalid_signature: {
+    status: 400,
+    message:
+      'The Stripe-Signature header is missing, or does not match the body with the webhook signing secret, or is too old.',
+  },
   // Google sign-in and linking (docs/accounts.md); its callback also redirects with `invalid_state`.
   provider_sign_in_failed: {
     status: 400,
@@ -280,6 +286,10 @@ export const errorTable = {
       'The identity provider could not be reached or refused the request. An admin can test the set-up.',
   },
   source_failed: { status: 502, message: 'The source answered with an error.' },
+  payment_provider_failed: {
+    status: 502,
+    message: 'The payment provider could not be reached or refused the request. Try again later.',
+  },
   provider_unavailable: {
     status: 502,
     message: 'The identity provider could not be reached. Try again later.',

@@ -72,6 +72,13 @@ export interface RouteDef<
   description?: string
   body?: B
   bodyKind?: BodyKind
+  /**
+   * A check run after authentication (and the bound-key check), before the body is read and
+   * validated: a refusal that must come first whatever the body holds (billing's legal acceptance
+   * and its 503 when off). It throws an `ApiError` to refuse; the handler still re-checks what it
+   * relies on.
+   */
+  precondition?: (ctx: { request: Request; principal: Principal | null }) => void
   /** Body size cap for this route; defaults to `server.max_body_bytes`. */
   maxBodyBytes?: number
   query?: Q

@@ -1040,7 +1040,7 @@ export interface paths {
         put?: never;
         /**
          * Answer a question from a ready base, with the sources used
-         * @description Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question. With `X-Engram-Origin: scale_test` (or `compare`) the question is counted in `/admin/usage` as measuring load, apart from the questions people ask.
+         * @description Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question. With `X-Engram-Origin: scale_test` (or `compare`) the question is counted in `/admin/usage` as measuring load, apart from the questions people ask. Each question takes one of the plan's `queries_per_month` (the calendar month, UTC) before any work: past it, 403 `plan_limit_reached` with `{cap, limit, used}` and nothing is written; a question that fails before it is answered (503, an engine error) gives it back. The origin header does not exempt a question from the cap.
          *
          *     API keys need the `query` scope.
          */
@@ -1062,7 +1062,7 @@ export interface paths {
         put?: never;
         /**
          * Answer a question from a ready base, with the sources used
-         * @description Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question. With `X-Engram-Origin: scale_test` (or `compare`) the question is counted in `/admin/usage` as measuring load, apart from the questions people ask.
+         * @description Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question. With `X-Engram-Origin: scale_test` (or `compare`) the question is counted in `/admin/usage` as measuring load, apart from the questions people ask. Each question takes one of the plan's `queries_per_month` (the calendar month, UTC) before any work: past it, 403 `plan_limit_reached` with `{cap, limit, used}` and nothing is written; a question that fails before it is answered (503, an engine error) gives it back. The origin header does not exempt a question from the cap.
          *
          *     API keys need the `query` scope.
          */
@@ -1084,7 +1084,7 @@ export interface paths {
         put?: never;
         /**
          * Stream an answer as server-sent events: head, delta..., done (or one error)
-         * @description Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question. With `X-Engram-Origin: scale_test` (or `compare`) the question is counted in `/admin/usage` as measuring load, apart from the questions people ask.
+         * @description Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question. With `X-Engram-Origin: scale_test` (or `compare`) the question is counted in `/admin/usage` as measuring load, apart from the questions people ask. Each question takes one of the plan's `queries_per_month` (the calendar month, UTC) before any work: past it, 403 `plan_limit_reached` with `{cap, limit, used}` and nothing is written; a question that fails before it is answered (503, an engine error) gives it back. The origin header does not exempt a question from the cap.
          *
          *     API keys need the `query` scope.
          */
@@ -1106,7 +1106,7 @@ export interface paths {
         put?: never;
         /**
          * Stream an answer as server-sent events: head, delta..., done (or one error)
-         * @description Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question. With `X-Engram-Origin: scale_test` (or `compare`) the question is counted in `/admin/usage` as measuring load, apart from the questions people ask.
+         * @description Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question. With `X-Engram-Origin: scale_test` (or `compare`) the question is counted in `/admin/usage` as measuring load, apart from the questions people ask. Each question takes one of the plan's `queries_per_month` (the calendar month, UTC) before any work: past it, 403 `plan_limit_reached` with `{cap, limit, used}` and nothing is written; a question that fails before it is answered (503, an engine error) gives it back. The origin header does not exempt a question from the cap.
          *
          *     API keys need the `query` scope.
          */
@@ -2634,7 +2634,7 @@ export interface paths {
         };
         /**
          * Where the identity provider sends the browser back
-         * @description Always a redirect. Success: `/console/auth/callback#access_token=...&token_type=bearer&expires_at=...` (the session in the fragment, never in a log or a Referer). Failure: `/console/sign-in?error=<code>`, the code from the error table (`invalid_state`, `sso_token_invalid`, `email_not_verified`, `email_taken`, `identity_mismatch`, `sso_domain_not_claimed`, `seat_cap_reached`, ...) or the provider's own (`access_denied`).
+         * @description Always a redirect. Success: `/console/auth/callback#access_token=...&token_type=bearer&expires_at=...` (the session in the fragment, never in a log or a Referer). Failure: `/console/sign-in?error=<code>`, the code from the error table (`invalid_state`, `sso_token_invalid`, `email_not_verified`, `email_taken`, `identity_mismatch`, `sso_domain_not_claimed`, `seat_cap_reached`, `plan_limit_reached`, ...) or the provider's own (`access_denied`).
          */
         get: operations["v1_get_v1_auth_sso_callback"];
         put?: never;
@@ -2654,7 +2654,7 @@ export interface paths {
         };
         /**
          * Where the identity provider sends the browser back
-         * @description Always a redirect. Success: `/console/auth/callback#access_token=...&token_type=bearer&expires_at=...` (the session in the fragment, never in a log or a Referer). Failure: `/console/sign-in?error=<code>`, the code from the error table (`invalid_state`, `sso_token_invalid`, `email_not_verified`, `email_taken`, `identity_mismatch`, `sso_domain_not_claimed`, `seat_cap_reached`, ...) or the provider's own (`access_denied`).
+         * @description Always a redirect. Success: `/console/auth/callback#access_token=...&token_type=bearer&expires_at=...` (the session in the fragment, never in a log or a Referer). Failure: `/console/sign-in?error=<code>`, the code from the error table (`invalid_state`, `sso_token_invalid`, `email_not_verified`, `email_taken`, `identity_mismatch`, `sso_domain_not_claimed`, `seat_cap_reached`, `plan_limit_reached`, ...) or the provider's own (`access_denied`).
          */
         get: operations["frozen_get_auth_sso_callback"];
         put?: never;
@@ -3293,6 +3293,230 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/billing/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's plan, its mirrored subscription and whether billing is on
+         * @description Always 200, billing on or off. Times are RFC 3339; null when the workspace has no subscription.
+         */
+        get: operations["v1_get_v1_billing_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's plan, its mirrored subscription and whether billing is on
+         * @description Always 200, billing on or off. Times are RFC 3339; null when the workspace has no subscription.
+         */
+        get: operations["frozen_get_billing_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a hosted Stripe checkout for a plan and term (a card is always required)
+         * @description Refusals in order: 403 `legal_acceptance_required` (before the body is read), 503 `billing_disabled`, 422 on the body or a plan not on sale for the term, 409 `subscription_exists` when the workspace has a live subscription (use change-plan). The workspace moves to the plan when Stripe confirms (webhook).
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        post: operations["v1_post_v1_billing_checkout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a hosted Stripe checkout for a plan and term (a card is always required)
+         * @description Refusals in order: 403 `legal_acceptance_required` (before the body is read), 503 `billing_disabled`, 422 on the body or a plan not on sale for the term, 409 `subscription_exists` when the workspace has a live subscription (use change-plan). The workspace moves to the plan when Stripe confirms (webhook).
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        post: operations["frozen_post_billing_checkout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/change-plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the subscription's plan or term: an upgrade now with proration, anything else at the period end
+         * @description Same refusal order as checkout. No live subscription: 409 `checkout_required`. The plan and term it is on already: 409 `conflict`, unless a downgrade is waiting, which is then dropped. An upgrade (more a month) is invoiced prorated at once and moves the workspace now; a downgrade is scheduled for the end of the paid period and shown as `pending_change` until then.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        post: operations["v1_post_v1_billing_change_plan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing/change-plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the subscription's plan or term: an upgrade now with proration, anything else at the period end
+         * @description Same refusal order as checkout. No live subscription: 409 `checkout_required`. The plan and term it is on already: 409 `conflict`, unless a downgrade is waiting, which is then dropped. An upgrade (more a month) is invoiced prorated at once and moves the workspace now; a downgrade is scheduled for the end of the paid period and shown as `pending_change` until then.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        post: operations["frozen_post_billing_change_plan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/portal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A Stripe billing portal session for the workspace's payment methods, invoices and cancellation
+         * @description Not gated by legal acceptance. Billing off: 503. No billing account yet: 409 `no_billing_account`.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        post: operations["v1_post_v1_billing_portal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing/portal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A Stripe billing portal session for the workspace's payment methods, invoices and cancellation
+         * @description Not gated by legal acceptance. Billing off: 503. No billing account yet: 409 `no_billing_account`.
+         *
+         *     Requires a workspace admin.
+         *
+         *     API keys need the `admin` scope.
+         */
+        post: operations["frozen_post_billing_portal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe's events (subscriptions, checkouts, invoices, schedules), authenticated by their signature
+         * @description No bearer credential: the `Stripe-Signature` header must match the raw body with the webhook signing secret. Bad or absent: 400 `invalid_signature`, nothing written. Every verified event is answered 200, ignored and failed ones included; an event already applied is not applied again.
+         */
+        post: operations["v1_post_v1_billing_webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe's events (subscriptions, checkouts, invoices, schedules), authenticated by their signature
+         * @description No bearer credential: the `Stripe-Signature` header must match the raw body with the webhook signing secret. Bad or absent: 400 `invalid_signature`, nothing written. Every verified event is answered 200, ignored and failed ones included; an event already applied is not applied again.
+         */
+        post: operations["frozen_post_billing_webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/status": {
         parameters: {
             query?: never;
@@ -3625,7 +3849,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @enum {string} */
-                code: "bad_request" | "malformed_json" | "unknown_documents" | "invalid_token" | "provider_sign_in_failed" | "link_ticket_invalid" | "invalid_state" | "unauthorized" | "invalid_credentials" | "sso_token_invalid" | "wrong_password" | "forbidden" | "missing_scope" | "admin_required" | "email_not_verified" | "registration_closed" | "account_disabled" | "workspace_suspended" | "session_required" | "api_key_required" | "key_bound_to_bases" | "ip_not_allowed" | "invalid_recovery_code" | "sso_required" | "seat_cap_reached" | "sso_domain_not_claimed" | "not_found" | "google_not_configured" | "sso_not_configured" | "method_not_allowed" | "conflict" | "email_taken" | "identity_linked_elsewhere" | "identity_mismatch" | "sso_domain_taken" | "sso_not_enforced" | "would_lock_out" | "last_admin" | "legal_version_outdated" | "cannot_remove_self" | "corpus_empty" | "nothing_to_train" | "training_in_progress" | "no_training_in_progress" | "corpus_not_ready" | "document_not_ready" | "scale_test_in_progress" | "idempotency_in_progress" | "idempotency_key_reused" | "webhook_disabled" | "webhook_limit_reached" | "encryption_key_unavailable" | "sync_in_progress" | "import_in_progress" | "connection_in_use" | "upload_credentials_unavailable" | "payload_too_large" | "unsupported_media_type" | "validation_error" | "disposable_email" | "idempotency_mismatch" | "invalid_cursor" | "invalid_path" | "checksum_mismatch" | "content_missing" | "too_many_files" | "invalid_folder" | "folder_root_not_allowed" | "kms_key_rejected" | "egress_denied" | "source_credentials_rejected" | "source_permission_denied" | "source_folder_not_found" | "rate_limited" | "source_unreachable" | "sso_provider_error" | "source_failed" | "provider_unavailable" | "internal_error" | "service_unavailable" | "serving_unavailable" | "source_rate_limited";
+                code: "bad_request" | "malformed_json" | "unknown_documents" | "invalid_token" | "invalid_signature" | "provider_sign_in_failed" | "link_ticket_invalid" | "invalid_state" | "unauthorized" | "invalid_credentials" | "sso_token_invalid" | "wrong_password" | "forbidden" | "missing_scope" | "admin_required" | "email_not_verified" | "registration_closed" | "account_disabled" | "workspace_suspended" | "session_required" | "api_key_required" | "key_bound_to_bases" | "ip_not_allowed" | "invalid_recovery_code" | "sso_required" | "seat_cap_reached" | "sso_domain_not_claimed" | "plan_limit_reached" | "legal_acceptance_required" | "not_found" | "google_not_configured" | "sso_not_configured" | "method_not_allowed" | "conflict" | "email_taken" | "identity_linked_elsewhere" | "identity_mismatch" | "sso_domain_taken" | "sso_not_enforced" | "would_lock_out" | "subscription_exists" | "checkout_required" | "no_billing_account" | "last_admin" | "legal_version_outdated" | "cannot_remove_self" | "corpus_empty" | "nothing_to_train" | "training_in_progress" | "no_training_in_progress" | "corpus_not_ready" | "document_not_ready" | "scale_test_in_progress" | "idempotency_in_progress" | "idempotency_key_reused" | "webhook_disabled" | "webhook_limit_reached" | "encryption_key_unavailable" | "sync_in_progress" | "import_in_progress" | "connection_in_use" | "upload_credentials_unavailable" | "payload_too_large" | "unsupported_media_type" | "validation_error" | "disposable_email" | "idempotency_mismatch" | "invalid_cursor" | "invalid_path" | "checksum_mismatch" | "content_missing" | "too_many_files" | "invalid_folder" | "folder_root_not_allowed" | "kms_key_rejected" | "egress_denied" | "source_credentials_rejected" | "source_permission_denied" | "source_folder_not_found" | "rate_limited" | "source_unreachable" | "sso_provider_error" | "source_failed" | "payment_provider_failed" | "provider_unavailable" | "internal_error" | "service_unavailable" | "billing_disabled" | "serving_unavailable" | "source_rate_limited";
                 message: string;
                 status: number;
                 details?: unknown;
@@ -3646,6 +3870,22 @@ export interface components {
             /** @description The client address as the server sees it (behind trusted proxies). */
             address: string;
         };
+        PlanLimitDetail: {
+            /** @description bases, documents, storage_bytes, queries_per_month, seats or api_keys. */
+            cap: string;
+            /** @description The workspace's plan allows this much. */
+            limit: number;
+            /** @description What the workspace uses of it now. */
+            used: number;
+        };
+        LegalAcceptanceDetail: {
+            /** @description terms, privacy or dpa. */
+            document: string;
+            /** @description The version to accept. */
+            version: string;
+            /** @description Where to accept it (POST, with document and version). */
+            accept_url: string;
+        };
         LegalVersionDetail: {
             document: string;
             current_version: string;
@@ -3665,6 +3905,20 @@ export interface components {
                 /** @constant */
                 code?: "ip_not_allowed";
                 details: components["schemas"]["ClientAddressDetail"];
+            };
+        };
+        PlanLimitReachedError: components["schemas"]["ErrorEnvelope"] & {
+            error?: {
+                /** @constant */
+                code?: "plan_limit_reached";
+                details: components["schemas"]["PlanLimitDetail"];
+            };
+        };
+        LegalAcceptanceRequiredError: components["schemas"]["ErrorEnvelope"] & {
+            error?: {
+                /** @constant */
+                code?: "legal_acceptance_required";
+                details: components["schemas"]["LegalAcceptanceDetail"];
             };
         };
         WouldLockOutError: components["schemas"]["ErrorEnvelope"] & {
@@ -3866,6 +4120,8 @@ export interface components {
             path: string;
             document_id: string | null;
             error: string;
+            /** @description An error code when one applies: `plan_limit_reached` when the file would have taken the workspace past its plan's documents or storage cap (it was not taken; the next sync tries it again). */
+            code?: string;
         };
         SyncRunResp: {
             id: string;
@@ -5256,6 +5512,68 @@ export interface components {
         PlansResp: {
             plans: components["schemas"]["Plan"][];
         };
+        PendingChange: {
+            tier: string;
+            /** @description The billing term: monthly or yearly. */
+            term: "month" | "year";
+            /** Format: date-time */
+            effective_at: string;
+        };
+        BillingStatusResp: {
+            billing_enabled: boolean;
+            /** @description Metered prices of the workspace's plan (null: not charged). */
+            rate_card: {
+                queries_per_1000: number | null;
+                storage_gb_month: number | null;
+            };
+            /** @description Billing is on and the workspace has a billing account. */
+            portal_available: boolean;
+            /** @description The plan the workspace is on now. */
+            tier: string;
+            /** @description The term of its subscription; null without one. */
+            term: ("month" | "year") | null;
+            /** @description Stripe's status, as last mirrored: trialing, active, past_due, unpaid, canceled, incomplete, ... */
+            subscription_status: string | null;
+            trial_ends_at: string | null;
+            renews_at: string | null;
+            cancel_at_period_end: boolean;
+            /** @description Billing is on and the workspace has no live subscription: buy one through checkout first. */
+            checkout_required: boolean;
+            caps: components["schemas"]["PlanCaps"];
+            pending_change: components["schemas"]["PendingChange"] | null;
+        };
+        CheckoutResp: {
+            /** @description Stripe's hosted checkout page. */
+            url: string;
+            session_id: string;
+        };
+        CheckoutReq: {
+            /** @description A public plan id with a price for the term (GET /plans). */
+            tier: string;
+            /** @description The billing term: monthly or yearly. */
+            term: "month" | "year";
+        };
+        ChangePlanResp: {
+            tier: string;
+            /** @description The billing term: monthly or yearly. */
+            term: "month" | "year";
+            effective: "now" | "period_end";
+            /** Format: date-time */
+            effective_at: string;
+        };
+        ChangePlanReq: {
+            /** @description A public plan id with a price for the term (GET /plans). */
+            tier: string;
+            /** @description The billing term: monthly or yearly. */
+            term: "month" | "year";
+        };
+        BillingPortalResp: {
+            url: string;
+        };
+        BillingWebhookResp: {
+            received: boolean;
+            outcome: "applied" | "ignored" | "failed";
+        };
         StatusResp: {
             /** @description degraded when any component is degraded or down. */
             status: "operational" | "degraded";
@@ -5754,6 +6072,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
              */
             403: {
                 headers: {
@@ -5930,6 +6250,8 @@ export interface operations {
              *     `missing_scope`: API key missing required scope.
              *
              *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
              */
             403: {
                 headers: {
@@ -11032,6 +11354,8 @@ export interface operations {
              *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
+             *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
              */
             403: {
                 headers: {
@@ -11172,6 +11496,8 @@ export interface operations {
              *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
+             *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
              */
             403: {
                 headers: {
@@ -11326,6 +11652,8 @@ export interface operations {
              *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
+             *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
              */
             403: {
                 headers: {
@@ -11472,6 +11800,8 @@ export interface operations {
              *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
+             *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
              */
             403: {
                 headers: {
@@ -11955,6 +12285,8 @@ export interface operations {
              *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
+             *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
              */
             403: {
                 headers: {
@@ -12099,6 +12431,8 @@ export interface operations {
              *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
+             *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
              */
             403: {
                 headers: {
@@ -12257,6 +12591,8 @@ export interface operations {
              *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
+             *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
              */
             403: {
                 headers: {
@@ -12407,6 +12743,8 @@ export interface operations {
              *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
+             *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
              */
             403: {
                 headers: {
@@ -13435,6 +13773,8 @@ export interface operations {
              *
              *     `missing_scope`: API key missing required scope.
              *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
+             *
              *     `api_key_required`: This route is for agents: authenticate with an API key (Authorization: Bearer ek_...), not a session.
              */
             403: {
@@ -13576,6 +13916,8 @@ export interface operations {
              *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
+             *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
              *
              *     `api_key_required`: This route is for agents: authenticate with an API key (Authorization: Bearer ek_...), not a session.
              */
@@ -17260,6 +17602,8 @@ export interface operations {
              *     `admin_required`: Workspace admin role required.
              *
              *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
              */
             403: {
                 headers: {
@@ -17380,6 +17724,8 @@ export interface operations {
              *     `admin_required`: Workspace admin role required.
              *
              *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
              */
             403: {
                 headers: {
@@ -18267,6 +18613,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanLimitReachedError"];
+                };
+            };
             /**
              * @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed.
              *
@@ -18350,6 +18705,15 @@ export interface operations {
              *     `bad_request`: The request is not valid.
              */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19767,6 +20131,8 @@ export interface operations {
              *     `admin_required`: Workspace admin role required.
              *
              *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
              */
             403: {
                 headers: {
@@ -19955,6 +20321,8 @@ export interface operations {
              *     `admin_required`: Workspace admin role required.
              *
              *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
              */
             403: {
                 headers: {
@@ -21884,6 +22252,1034 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
+    v1_get_v1_billing_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingStatusResp"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    frozen_get_billing_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingStatusResp"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
+    v1_post_v1_billing_checkout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutReq"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutResp"];
+                };
+            };
+            /**
+             * @description `malformed_json`: The request body is not valid JSON.
+             *
+             *     `bad_request`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             *
+             *     `legal_acceptance_required`: A workspace admin must accept the current terms before a paid plan is bought or changed.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed.
+             *
+             *     `subscription_exists`: The workspace already has a subscription: change its plan (POST /billing/change-plan) instead.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported content type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: This Idempotency-Key was used with a different request.
+             *
+             *     `validation_error`: The request failed validation.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payment_provider_failed`: The payment provider could not be reached or refused the request. Try again later. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `billing_disabled`: Billing is not enabled on this server. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    frozen_post_billing_checkout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutReq"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutResp"];
+                };
+            };
+            /**
+             * @description `malformed_json`: The request body is not valid JSON.
+             *
+             *     `bad_request`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             *
+             *     `legal_acceptance_required`: A workspace admin must accept the current terms before a paid plan is bought or changed.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed.
+             *
+             *     `subscription_exists`: The workspace already has a subscription: change its plan (POST /billing/change-plan) instead.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported content type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: This Idempotency-Key was used with a different request.
+             *
+             *     `validation_error`: The request failed validation.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"] | components["schemas"]["Detail"];
+                };
+            };
+            /** @description `payment_provider_failed`: The payment provider could not be reached or refused the request. Try again later. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `billing_disabled`: Billing is not enabled on this server. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
+    v1_post_v1_billing_change_plan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangePlanReq"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangePlanResp"];
+                };
+            };
+            /**
+             * @description `malformed_json`: The request body is not valid JSON.
+             *
+             *     `bad_request`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             *
+             *     `legal_acceptance_required`: A workspace admin must accept the current terms before a paid plan is bought or changed.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed.
+             *
+             *     `checkout_required`: The workspace has no subscription yet: buy a plan through checkout (POST /billing/checkout) first.
+             *
+             *     `conflict`: The request conflicts with the current state.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported content type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: This Idempotency-Key was used with a different request.
+             *
+             *     `validation_error`: The request failed validation.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payment_provider_failed`: The payment provider could not be reached or refused the request. Try again later. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `billing_disabled`: Billing is not enabled on this server. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    frozen_post_billing_change_plan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangePlanReq"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangePlanResp"];
+                };
+            };
+            /**
+             * @description `malformed_json`: The request body is not valid JSON.
+             *
+             *     `bad_request`: The request is not valid.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             *
+             *     `legal_acceptance_required`: A workspace admin must accept the current terms before a paid plan is bought or changed.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed.
+             *
+             *     `checkout_required`: The workspace has no subscription yet: buy a plan through checkout (POST /billing/checkout) first.
+             *
+             *     `conflict`: The request conflicts with the current state.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `payload_too_large`: The request body is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported content type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: This Idempotency-Key was used with a different request.
+             *
+             *     `validation_error`: The request failed validation.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"] | components["schemas"]["Detail"];
+                };
+            };
+            /** @description `payment_provider_failed`: The payment provider could not be reached or refused the request. Try again later. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `billing_disabled`: Billing is not enabled on this server. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
+    v1_post_v1_billing_portal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingPortalResp"];
+                };
+            };
+            /** @description `bad_request`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed.
+             *
+             *     `no_billing_account`: The workspace has no billing account yet: buy a plan through checkout first.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: This Idempotency-Key was used with a different request.
+             *
+             *     `validation_error`: The request failed validation.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payment_provider_failed`: The payment provider could not be reached or refused the request. Try again later. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `billing_disabled`: Billing is not enabled on this server. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    frozen_post_billing_portal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingPortalResp"];
+                };
+            };
+            /** @description `bad_request`: The request is not valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `unauthorized`: Not authenticated. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `account_disabled`: This account is deactivated.
+             *
+             *     `workspace_suspended`: This workspace is suspended.
+             *
+             *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
+             *
+             *     `missing_scope`: API key missing required scope.
+             *
+             *     `admin_required`: Workspace admin role required.
+             *
+             *     `key_bound_to_bases`: This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed.
+             *
+             *     `no_billing_account`: The workspace has no billing account yet: buy a plan through checkout first.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /**
+             * @description `idempotency_mismatch`: This Idempotency-Key was used with a different request.
+             *
+             *     `validation_error`: The request failed validation.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"] | components["schemas"]["Detail"];
+                };
+            };
+            /** @description `payment_provider_failed`: The payment provider could not be reached or refused the request. Try again later. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `billing_disabled`: Billing is not enabled on this server. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
+    v1_post_v1_billing_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingWebhookResp"];
+                };
+            };
+            /** @description `invalid_signature`: The Stripe-Signature header is missing, or does not match the body with the webhook signing secret, or is too old. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `billing_disabled`: Billing is not enabled on this server. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    frozen_post_billing_webhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingWebhookResp"];
+                };
+            };
+            /** @description `invalid_signature`: The Stripe-Signature header is missing, or does not match the body with the webhook signing secret, or is too old. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description `billing_disabled`: Billing is not enabled on this server. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
                 };
             };
             /** @description Any other error (`internal_error` and the rest of the error table). */

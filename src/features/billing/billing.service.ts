@@ -1,0 +1,244 @@
+import type { Clock } from '../../platform/clock/clock'
+import { sha256Hex } from '../../platform/crypto/hash'
+import { ApiError, fail, validationFailed } from '../../platform/errors/errors'
+import type { Logger } from '../../platform/log/log'
+import type { LegalService } from '../legal/legal.service'
+import type { PlanDef } from '../plans/plans.schemas'
+import type { PlansService } from '../plans/plans.service'
+import type { WorkspacesService } from '../workspaces/workspaces.service'
+import { type BillingEvents, type EventOutcome, isLive } from './billing.events'
+import type { BillingAccountRow, BillingRepo } from './billing.repo'
+import type { BillingStatus } from './billing.schemas'
+import type { StripeGateway, Term } from './billing.stripe'
+
+/** What the billing service is built from. */
+export interface BillingDeps {
+  clock: Clock
+  log: Logger
+  repo: BillingRepo
+  plans: PlansService
+  legal: LegalService
+  workspaces: WorkspacesService
+  /** Null when billing is off. */
+  gateway: StripeGateway | null
+  events: BillingEvents | null
+  /** The public URL Stripe sends the browser back to. */
+  baseUrl: string
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
+
+/** The price a month of a plan costs on a term, to tell an upgrade from a downgrade. */
+const monthly = (plan: PlanDef | undefined, term: Term | null): number =>
+  plan ? (term === 'year' ? plan.prices.year / 12 : plan.prices.month) : 0
+
+/** Runs a call to Stripe; its failures answer 502 `payment_provider_failed` (and are logged). */
+async function provider<T>(log: Logger, what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (e) {
+    if (e instanceof ApiError) throw e
+    log.warn('stripe call failed', { call: what, error: (e as Error).message })
+    throw fail('payment_provider_failed')
+  }
+}
+
+/**
+ * Billing through Stripe: the workspace's status, checkout, plan changes, the portal and the
+ * webhook. Stripe holds the truth; this service mirrors it and moves the workspace's plan.
+ */
+export class BillingService {
+  constructor(private readonly d: BillingDeps) {}
+
+  /** Whether billing is on (ENGRAM_BILLING=stripe). */
+  get enabled(): boolean {
+    return this.d.gateway !== null
+  }
+
+  /** Refuses with 503 `billing_disabled` when billing is off. */
+  ensureEnabled(): { gateway: StripeGateway; events: BillingEvents } {
+    if (!this.d.gateway || !this.d.events) throw fail('billing_disabled')
+    return { gateway: this.d.gateway, events: this.d.events }
+  }
+
+  /**
+   * Refuses a purchase before anything else: 403 `legal_acceptance_required` naming the first
+   * document the workspace has not accepted in its current version, then 503 when billing is off.
+   */
+  gatePurchase(workspaceId: string): void {
+    const missing = this.d.legal.firstUnaccepted(workspaceId)
+    if (missing) {
+      throw fail(
+        'legal_acceptance_required',
+        `The workspace must accept version ${missing.version} of the ${missing.document} document first (POST ${missing.accept_url}).`,
+        missing,
+      )
+    }
+    this.ensureEnabled()
+  }
+
+  /** The workspace's billing status; always answers, billing on or off. */
+  status(workspaceId: string): BillingStatus {
+    const plan = this.d.plans.planOf(workspaceId) as PlanDef
+    const a = this.d.repo.byWorkspace(workspaceId)
+    const pending =
+      a?.pendingTier && a.pendingTerm && a.pendingAt !== null
+        ? { tier: a.pendingTier, term: a.pendingTerm as Term, effective_at: iso(a.pendingAt) as string }
+        : null
+    return {
+      billing_enabled: this.enabled,
+      rate_card: plan.rate_card,
+      portal_available: this.enabled && a !== undefined,
+      tier: plan.id,
+      term: (a?.term as Term | null | undefined) ?? null,
+      subscription_status: a?.status ?? null,
+      trial_ends_at: iso(a?.trialEndsAt ?? null),
+      renews_at: iso(a?.renewsAt ?? null),
+      cancel_at_period_end: a?.cancelAtPeriodEnd ?? false,
+      checkout_required: this.enabled && !(a?.subscriptionId && isLive(a.status)),
+      caps: plan.caps,
+      pending_change: pending,
+    }
+  }
+
+  /** The plan a workspace may buy on a term: public, with a price; 422 otherwise. */
+  private sellable(tier: string, term: Term): PlanDef {
+    const plan = this.d.plans.find(tier)
+    if (!plan?.public || !(plan.prices[term] > 0)) {
+      throw validationFailed([
+        {
+          loc: ['body', 'tier'],
+          msg: `"${tier}" is not a plan on sale with a ${term}ly price (GET /plans lists them).`,
+          type: 'value_error',
+        },
+      ])
+    }
+    return plan
+  }
+
+  /** Opens a hosted checkout for a plan; the customer is created once per workspace. */
+  async checkout(workspaceId: string, tier: string, term: Term, requestKey: string | null) {
+    this.gatePurchase(workspaceId)
+    const { gateway } = this.ensureEnabled()
+    const before = this.d.repo.byWorkspace(workspaceId)
+    if (before?.subscriptionId && isLive(before.status)) throw fail('subscription_exists')
+    const plan = this.sellable(tier, term)
+    const account = await this.accountOf(workspaceId, gateway)
+    const priceId = await provider(this.d.log, 'price', () => gateway.priceOf(plan, term))
+    const base = this.d.baseUrl
+    const session = await provider(this.d.log, 'checkout', () =>
+      gateway.checkout({
+        customerId: account.customerId,
+        workspaceId,
+        priceId,
+        tier,
+        term,
+        successUrl: `${base}/console/plan?checkout=success`,
+        cancelUrl: `${base}/console/plan?checkout=cancelled`,
+        idempotencyKey: keyFor('checkout', workspaceId, requestKey, `${tier}:${term}`),
+      }),
+    )
+    return { url: session.url, session_id: session.id }
+  }
+
+  /** The workspace's account, linking it to a new customer the first time. */
+  private async accountOf(workspaceId: string, gateway: StripeGateway): Promise<BillingAccountRow> {
+    const existing = this.d.repo.byWorkspace(workspaceId)
+    if (existing) return existing
+    const name = this.d.workspaces.get(workspaceId)?.name ?? workspaceId
+    const customerId = await provider(this.d.log, 'customer', () => gateway.createCustomer(workspaceId, name))
+    return this.d.repo.link(workspaceId, customerId, this.d.clock.now().getTime())
+  }
+
+  /**
+   * Moves a subscription to another plan or term. An upgrade (more a month) is applied now with
+   * the prorated difference invoiced at once; anything else waits for the end of the paid period.
+   */
+  async changePlan(workspaceId: string, tier: string, term: Term, requestKey: string | null) {
+    this.gatePurchase(workspaceId)
+    const { gateway, events } = this.ensureEnabled()
+    const account = this.d.repo.byWorkspace(workspaceId)
+    if (!account?.subscriptionId || !isLive(account.status)) throw fail('checkout_required')
+    const plan = this.sellable(tier, term)
+    const subId = account.subscriptionId
+    const meta = { workspace_id: workspaceId, tier, term }
+    return events.serial(account.customerId, async () => {
+      const sub = await provider(this.d.log, 'subscription', () => gateway.subscription(subId))
+      const now = this.d.clock.now()
+      const schedule = typeof sub.schedule === 'string' ? sub.schedule : (sub.schedule?.id ?? null)
+      if (tier === account.tier && term === account.term) {
+        // Back to the plan it is on: a waiting downgrade is dropped; with none, there is nothing to do.
+        if (!schedule) throw fail('conflict', `The workspace is already on ${tier}, billed each ${term}.`)
+        await provider(this.d.log, 'release', () => gateway.release(schedule))
+        await events.mirror(account, await gateway.subscription(subId), null)
+        return { tier, term, effective: 'now' as const, effective_at: now.toISOString() }
+      }
+      const current = this.d.plans.find(account.tier ?? '')
+      if (monthly(plan, term) > monthly(current, account.term as Term | null)) {
+        if (schedule) await provider(this.d.log, 'release', () => gateway.release(schedule))
+        const priceId = await provider(this.d.log, 'price', () => gateway.priceOf(plan, term))
+        const key = keyFor('upgrade', workspaceId, requestKey, `${tier}:${term}`)
+        const updated = await provider(this.d.log, 'upgrade', () => gateway.upgrade(sub, priceId, meta, key))
+        // Applied from Stripe's answer now; the webhook that follows finds it already mirrored.
+        await events.mirror(account, updated, null)
+        return { tier, term, effective: 'now' as const, effective_at: now.toISOString() }
+      }
+      const priceId = await provider(this.d.log, 'price', () => gateway.priceOf(plan, term))
+      const scheduled = await provider(this.d.log, 'downgrade', () => gateway.downgrade(sub, priceId, meta))
+      const fresh = await provider(this.d.log, 'subscription', () => gateway.subscription(subId))
+      await events.mirror(account, fresh, null)
+      const at = scheduled.phases[1]?.start_date ?? Math.floor(now.getTime() / 1000)
+      return { tier, term, effective: 'period_end' as const, effective_at: new Date(at * 1000).toISOString() }
+    })
+  }
+
+  /** A billing portal session for the workspace's customer. */
+  async portal(workspaceId: string): Promise<{ url: string }> {
+    const { gateway } = this.ensureEnabled()
+    const account = this.d.repo.byWorkspace(workspaceId)
+    if (!account) throw fail('no_billing_account')
+    const url = await provider(this.d.log, 'portal', () =>
+      gateway.portal(account.customerId, `${this.d.baseUrl}/console/plan`),
+    )
+    return { url }
+  }
+
+  /**
+   * Verifies and applies a webhook event. A bad or absent signature is refused (400
+   * `invalid_signature`, nothing written); an event seen before and not failed is not applied
+   * again; a handler that fails is recorded as failed and retried when Stripe sends it again.
+   */
+  async receive(payload: Uint8Array, signature: string | null): Promise<{ outcome: EventOutcome }> {
+    const { gateway, events } = this.ensureEnabled()
+    if (!signature) throw fail('invalid_signature', 'The Stripe-Signature header is missing.')
+    const nowSeconds = Math.floor(this.d.clock.now().getTime() / 1000)
+    const event = await gateway.verify(payload, signature, nowSeconds).catch(() => {
+      throw fail('invalid_signature')
+    })
+    const seen = this.d.repo.event(event.id)
+    if (seen && seen.outcome !== 'failed') return { outcome: seen.outcome as EventOutcome }
+    const receivedAt = this.d.clock.now().getTime()
+    const record = { eventId: event.id, type: event.type, receivedAt }
+    try {
+      const { outcome, workspaceId } = await events.apply(event)
+      this.d.repo.recordEvent({ ...record, workspaceId, outcome, error: null })
+      return { outcome }
+    } catch (e) {
+      const error = (e as Error).message.slice(0, 500)
+      this.d.log.warn('billing event failed', { event_id: event.id, type: event.type, error })
+      this.d.repo.recordEvent({ ...record, workspaceId: null, outcome: 'failed', error })
+      return { outcome: 'failed' }
+    }
+  }
+}
+
+/** An idempotency key for Stripe derived from the caller's own key, so a retried request reuses it. */
+function keyFor(
+  what: string,
+  workspaceId: string,
+  requestKey: string | null,
+  body: string,
+): string | undefined {
+  if (!requestKey) return undefined
+  return `engram-${what}-${sha256Hex(`${workspaceId}\n${requestKey}\n${body}`)}`
+}
