@@ -8,7 +8,7 @@ import { CorporaService } from './corpora.service'
  * documents (ingest's objects, the engine's index) and whether a build is running are told to the
  * service by the features that know, built after this one (`addPurger`, `setBuildProbe`).
  */
-export function corporaFeature(p: Platform, _d: { plans: PlansService }): Feature<CorporaService> {
-  const service = new CorporaService(p)
+export function corporaFeature(p: Platform, d: { plans: PlansService }): Feature<CorporaService> {
+  const service = new CorporaService({ ...p, plans: d.plans })
   return { name: 'corpora', service, routes: corporaRoutes(service) }
 }

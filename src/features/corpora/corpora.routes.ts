@@ -28,6 +28,7 @@ export function corporaRoutes(corpora: CorporaService): RouteDef[] {
       scope: 'ingest',
       summary: 'Create a document base',
       tags: ['corpora'],
+      errors: ['plan_limit_reached'],
       body: CorpusCreateReq,
       response: CorpusResp,
       handler: ({ principal, body }) =>

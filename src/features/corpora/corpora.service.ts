@@ -1,12 +1,14 @@
 import type { Actor } from '../../platform/auth/principal'
 import { type Clock, iso } from '../../platform/clock/clock'
-import { newId, type Random } from '../../platform/crypto/random'
+import type { Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
-import { fail, notFound } from '../../platform/errors/errors'
+import { notFound } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import type { Logger } from '../../platform/log/log'
 import { keysetPage, type PageRequest } from '../../platform/paging/paging'
+import type { PlansService } from '../plans/plans.service'
 import { DocumentContentRepo, type Extraction, type NewContent } from './corpora.content.repo'
+import { createBase } from './corpora.create'
 import {
   type BuildProbe,
   CorporaDeletion,
@@ -35,6 +37,8 @@ export interface CorporaDeps {
   log?: Logger
   /** Deletions are told as `document.deleted` / `corpus.deleted` with their receipts, in the same transaction. */
   events: Outbox
+  /** A new base takes one of the plan's `bases` (corpora.create.ts). */
+  plans?: Pick<PlansService, 'ensureRoom'>
 }
 
 /**
@@ -55,18 +59,9 @@ export class CorporaService {
     this.places = new PlacesRepo(deps.db)
   }
 
-  /** Creates an empty base; new and changed documents are onboarded by themselves unless `autoOnboard` is false. */
+  /** Creates an empty base (one of the plan's `bases`); new and changed documents are onboarded by themselves unless `autoOnboard` is false. */
   create(workspaceId: string, name: string, opts: { autoOnboard?: boolean } = {}): CorpusRow {
-    const trimmed = name.trim()
-    if (!trimmed) {
-      throw fail('validation_error', 'The name must not be empty.', [
-        { loc: ['body', 'name'], msg: 'The name must not be empty', type: 'string_too_short' },
-      ])
-    }
-    const id = newId(this.deps.random, 'cor')
-    const now = this.deps.clock.now().getTime()
-    this.repo.insert({ id, workspaceId, name: trimmed, autoOnboard: opts.autoOnboard ?? true, now })
-    return this.repo.get(workspaceId, id)!
+    return createBase({ ...this.deps, repo: this.repo }, workspaceId, name, opts)
   }
 
   /**

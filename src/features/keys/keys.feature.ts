@@ -9,6 +9,6 @@ export function keysFeature(
   p: Platform,
   d: { corpora: CorporaService; plans: PlansService },
 ): Feature<KeysService> {
-  const service = new KeysService(p.db, p.clock, p.random, p.events, d.corpora)
+  const service = new KeysService(p.db, p.clock, p.random, p.events, d.corpora, d.plans)
   return { name: 'keys', service, routes: keysRoutes(service) }
 }

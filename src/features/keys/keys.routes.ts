@@ -16,6 +16,7 @@ export function keysRoutes(keys: KeysService): RouteDef[] {
       scope: 'admin',
       summary: 'Create an API key (the secret is shown once)',
       tags: ['api-keys'],
+      errors: ['plan_limit_reached'],
       body: ApiKeyCreateReq,
       response: ApiKeyCreatedResp,
       handler: ({ principal, body, ip, requestId }) => keys.create(principal, body, { ip, requestId }),

@@ -11,6 +11,7 @@ import type { Outbox } from '../../platform/events/outbox'
 import type { ListResult } from '../../platform/paging/paging'
 import { keysetPage, type PageRequest } from '../../platform/paging/paging'
 import type { CorporaService } from '../corpora/corpora.service'
+import type { PlansService } from '../plans/plans.service'
 import {
   type ApiKeyRow,
   countActiveKeys,
@@ -71,6 +72,8 @@ export class KeysService {
     private readonly events: Outbox,
     /** The bases a key may be bound to are looked up there (a base of the caller's workspace). */
     private readonly corpora: Pick<CorporaService, 'exists'>,
+    /** A key that works (not revoked, not expired) takes one of the plan's `api_keys`. */
+    private readonly plans: Pick<PlansService, 'ensureRoom'>,
   ) {
     this.auth = keyAuthStatements(db)
     this.rows = new CommitMemo(commitWatch(db.$client), (hash) => this.auth.lookup(hash))
@@ -116,6 +119,10 @@ export class KeysService {
       lastUsedAt: null,
     }
     transaction(this.db, () => {
+      // Counted, checked and inserted in one synchronous transaction: parallel creations cannot pass
+      // the cap, and a refused one writes nothing. On PostgreSQL (issue 39) this needs a row lock on
+      // the workspace.
+      this.plans.ensureRoom(p.workspaceId, 'api_keys', countActiveKeys(this.db, p.workspaceId, now))
       insertKey(this.db, row)
       this.events.emit(this.db, {
         type: 'key.created',

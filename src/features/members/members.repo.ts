@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull } from 'drizzle-orm'
+import { and, asc, count, eq, gt, isNull, ne } from 'drizzle-orm'
 import type { Db } from '../../platform/db/db'
 import { invites } from './members.tables'
 
@@ -71,4 +71,22 @@ export function acceptInvite(db: Db, tokenHash: string, now: number): InviteRow 
     .where(and(eq(invites.tokenHash, tokenHash), isNull(invites.acceptedAt), gt(invites.expiresAt, now)))
     .returning()
     .get()
+}
+
+/** Live (unaccepted, unexpired) invitations of a workspace, but the one to `except`: seats they hold. */
+export function countLiveInvites(db: Db, workspaceId: string, now: number, except: string): number {
+  return (
+    db
+      .select({ n: count() })
+      .from(invites)
+      .where(
+        and(
+          eq(invites.workspaceId, workspaceId),
+          isNull(invites.acceptedAt),
+          gt(invites.expiresAt, now),
+          ne(invites.email, except),
+        ),
+      )
+      .get()?.n ?? 0
+  )
 }

@@ -45,6 +45,7 @@ export function membersRoutes(members: MembersService): RouteDef[] {
       description:
         'The invitation link goes where the server sends every link, and `link_delivery` says which: `email` (mailed; `status: failed` when the mail server refused it), `server_log` (no mail server, the default: written to the server log for the operator to pass on) or `response` (email explicitly `disabled`: `invite_link` is in this body).',
       tags: ADMIN,
+      errors: ['plan_limit_reached'],
       body: InviteCreateReq,
       response: LinkResp,
       handler: ({ principal, body, ip, requestId }) =>
@@ -110,6 +111,7 @@ export function membersRoutes(members: MembersService): RouteDef[] {
       description:
         'The invitee is created with the invited address (verified) and role. In a workspace that enforces single sign-on, no password is asked or stored and no session is answered: `{access_token: "", expires_at: null, email_verified: true, sso_required: true}`, and the invitee signs in with SSO. Elsewhere `password` is required (422).',
       tags: ['auth'],
+      errors: ['plan_limit_reached'],
       body: AcceptInviteReq,
       response: TokenResp,
       handler: ({ body, ip, requestId }) => members.accept(body, { ip, requestId }),

@@ -11,9 +11,11 @@ import { fail, notFound, validationFailed } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import { type LinkResp, normaliseEmail, requireName, type TokenResp } from '../accounts/accounts.schemas'
 import type { AccountsService, Caller, UserRow } from '../accounts/accounts.service'
+import type { PlansService } from '../plans/plans.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import {
   acceptInvite,
+  countLiveInvites,
   deleteInvite,
   findLiveInvite,
   findOpenInvite,
@@ -35,6 +37,8 @@ export interface MembersDeps {
   workspaces: WorkspacesService
   /** Membership changes are told as `member.joined` / `member.changed` / `member.removed` (the audit log subscribes). */
   events: Outbox
+  /** Members and live invitations take the plan's `seats`. */
+  plans: Pick<PlansService, 'ensureRoom'>
 }
 
 type Role = 'admin' | 'member'
@@ -93,6 +97,11 @@ export class MembersService {
     const expiresAt = now + this.d.config.accounts.invite_days * 86_400_000
     const invitedBy = p.userId ?? p.keyId
     this.d.accounts.transaction(() => {
+      // A seat is held from the invitation on (re-inviting the address holds none more), so accepting
+      // what was sent does not fail later; counted here, so parallel invitations cannot pass the cap.
+      // On PostgreSQL (issue 39) this count needs a row lock on the workspace.
+      const invited = countLiveInvites(this.d.db, p.workspaceId, now, email)
+      this.d.plans.ensureRoom(p.workspaceId, 'seats', this.seats(p.workspaceId) + invited)
       const open = findOpenInvite(this.d.db, p.workspaceId, email)
       const id = open?.id ?? newId(this.d.random, 'inv')
       if (open) reissueInvite(this.d.db, id, { role, tokenHash: hash, sentAt: now, expiresAt, invitedBy })
@@ -201,6 +210,11 @@ export class MembersService {
     })
   }
 
+  /** Seats a workspace's members take (every member, as `/admin/billing` counts them). */
+  private seats(workspaceId: string): number {
+    return this.d.accounts.workspaceUsers(workspaceId).length
+  }
+
   /** Refuses to demote or remove a workspace's last active admin (call inside the change's transaction). */
   private keepLastAdmin(user: UserRow, change: 'demoted' | 'removed'): void {
     if (user.role !== 'admin' || user.status !== 'active') return
@@ -239,6 +253,9 @@ export class MembersService {
       const invite = acceptInvite(this.d.db, sha256Hex(body.token), this.d.clock.now().getTime())
       if (!invite) throw fail('invalid_token')
       if (this.d.workspaces.get(invite.workspaceId)?.status !== 'active') throw fail('workspace_suspended')
+      // The cap may have shrunk since the invitation: the members alone must leave a seat. Thrown in
+      // here, so the acceptance is rolled back (the link still works once there is room).
+      this.d.plans.ensureRoom(invite.workspaceId, 'seats', this.seats(invite.workspaceId))
       const sso = a.ssoPolicy().enforces(invite.workspaceId)
       // Thrown in here, so the acceptance is rolled back with it.
       if (!sso && hash === null) {

@@ -121,7 +121,7 @@ export function ssoRoutes(sso: SsoService): RouteDef[] {
       auth: 'none',
       summary: 'Where the identity provider sends the browser back',
       description:
-        "Always a redirect. Success: `/console/auth/callback#access_token=...&token_type=bearer&expires_at=...` (the session in the fragment, never in a log or a Referer). Failure: `/console/sign-in?error=<code>`, the code from the error table (`invalid_state`, `sso_token_invalid`, `email_not_verified`, `email_taken`, `identity_mismatch`, `sso_domain_not_claimed`, `seat_cap_reached`, ...) or the provider's own (`access_denied`).",
+        "Always a redirect. Success: `/console/auth/callback#access_token=...&token_type=bearer&expires_at=...` (the session in the fragment, never in a log or a Referer). Failure: `/console/sign-in?error=<code>`, the code from the error table (`invalid_state`, `sso_token_invalid`, `email_not_verified`, `email_taken`, `identity_mismatch`, `sso_domain_not_claimed`, `seat_cap_reached`, `plan_limit_reached`, ...) or the provider's own (`access_denied`).",
       tags: ['auth'],
       query: SsoCallbackQuery,
       status: 302,

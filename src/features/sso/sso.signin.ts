@@ -179,6 +179,10 @@ export class SsoSignIn {
         .workspaceUsers(row.workspaceId)
         .filter((u) => u.status === 'active').length
       if (row.seatCap !== null && active >= row.seatCap) throw fail('seat_cap_reached')
+      // The plan's seats count every member (as /admin/billing does); on PostgreSQL (issue 39) this
+      // count needs a row lock on the workspace.
+      const members = this.d.accounts.workspaceUsers(row.workspaceId).length
+      this.d.plans.ensureRoom(row.workspaceId, 'seats', members)
       const user = this.d.accounts.createUser({
         workspaceId: row.workspaceId,
         email,

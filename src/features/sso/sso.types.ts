@@ -11,6 +11,7 @@ import type { Outbox } from '../../platform/events/outbox'
 import type { Logger } from '../../platform/log/log'
 import type { AccountsService } from '../accounts/accounts.service'
 import type { IdentityService } from '../identity/identity.service'
+import type { PlansService } from '../plans/plans.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import type { SsoLimits } from './sso.limits'
 import type { SsoRepo } from './sso.repo'
@@ -40,6 +41,8 @@ export interface SsoDeps {
   workspaces: WorkspacesService
   /** Provider identities: a member's (issuer, subject) is linked on first SSO sign-in and found by it after. */
   identity: IdentityService
+  /** A member who joins just in time takes one of the plan's `seats`. */
+  plans: Pick<PlansService, 'ensureRoom'>
 }
 
 /** The body of `PUT /v1/enterprise/sso`. */

@@ -22,6 +22,8 @@ const MESSAGES: Record<string, string> = {
     "Your identity provider vouched for an address outside your workspace's single sign-on domains. Sign in with your work address.",
   seat_cap_reached:
     'Your workspace has no free seat for a new single sign-on member. Ask an admin of the workspace to raise the seat cap.',
+  plan_limit_reached:
+    "Your workspace's plan has no free seat for a new member. Ask an admin of the workspace to free a seat or move to a larger plan.",
   google_not_configured: 'Sign-in with Google is not set up on this server. Sign in with your password.',
   email_not_verified:
     'The identity provider has not verified this email address, so it cannot be used to sign in.',
