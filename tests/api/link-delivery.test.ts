@@ -150,7 +150,8 @@ describe('default (email = log): links go to the server log, never to a caller',
   })
 
   test('no response body carries a logged link, and each link is logged exactly once', async () => {
-    const t = app({ ...DEFAULT_EMAIL, ENGRAM_SIGNUP_MODE: 'open' })
+    // On a plan with seats to invite into (the default `free` has the admin's one seat only).
+    const t = app({ ...DEFAULT_EMAIL, ENGRAM_SIGNUP_MODE: 'open', ENGRAM_DEFAULT_PLAN: 'team' })
     const bodies: string[] = []
     const keep = async (res: Promise<Response>) => bodies.push(await (await res).text())
     // An open-mode admin, verified with the link the operator read in the log.

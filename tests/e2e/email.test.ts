@@ -77,6 +77,8 @@ beforeAll(async () => {
   app = testApp({
     env: {
       ENGRAM_SIGNUP_MODE: 'open',
+      // A plan with seats to invite into (the default `free` has the admin's one seat only).
+      ENGRAM_DEFAULT_PLAN: 'team',
       ENGRAM_EMAIL: `smtp://127.0.0.1:${smtpPort}`,
       ENGRAM_EMAIL_FROM: 'Engram Test <robot@engram.test>',
       ENGRAM_BASE_URL: base,
