@@ -4,15 +4,16 @@
 // customers, products, prices, checkout sessions, portal sessions, subscriptions, schedules and
 // invoices; a test completes checkouts and moves its clock (renewals, phase changes, cancellations at
 // period end, failed payments), and every change becomes an event signed with the webhook secret
-// and POSTed to the endpoint given to deliverTo. Objects carry the stand-in's clock; signatures
-// carry wall-clock time as Stripe's do (pass `signedAt` to sign at another time).
+// and POSTed to the endpoint given to deliverTo. Objects and signatures carry the stand-in's clock,
+// so that an app verifying with the same injected clock accepts them after advanceTo (Stripe signs
+// at wall-clock time even for test clocks: pass `signedAt: () => Date.now() / 1000` for that).
 import { randomBytes } from 'node:crypto'
 import { completeCheckout } from './standins/stripe-checkout'
 import { advanceTo, failNextPayment } from './standins/stripe-clock'
 import { type Delivery, StripeEvents } from './standins/stripe-events'
 import { type RecordedRequest, stripeHttp } from './standins/stripe-http'
 import { STRIPE_ROUTES } from './standins/stripe-routes'
-import { StripeStore } from './standins/stripe-store'
+import { StripeStore, snapshot } from './standins/stripe-store'
 import type { StripeSubscription } from './standins/stripe-types'
 
 export type {
@@ -48,17 +49,18 @@ export interface StripeStandin {
   requests: RecordedRequest[]
   /** The stand-in's clock, epoch seconds (a test clock: it moves only by advanceTo). */
   now(): number
-  /** Completes a checkout as a paying customer would (trialDays overrides the session's trial). */
+  /** Completes a checkout as a paying customer would (trialDays overrides the session's trial); a copy. */
   completeCheckout(sessionId: string, opts?: { trialDays?: number }): Promise<StripeSubscription>
   /** Moves the clock: schedule phase changes, renewals (new period, invoice), cancels at period end. */
   advanceTo(epochSeconds: number): Promise<void>
   /** The subscription's next renewal fails: status past_due, invoice.payment_failed. */
   failNextPayment(subscriptionId: string): void
+  /** A copy of the subscription as it is now. */
   subscription(id: string): StripeSubscription | undefined
   close(): Promise<void>
 }
 
-/** Options: the clock to start at (epoch seconds) and the time signatures carry (default: wall clock). */
+/** Options: the clock to start at (epoch seconds; default now) and the time signatures carry (default: that clock). */
 export interface StripeStandinOptions {
   now?: number
   signedAt?: () => number
@@ -72,11 +74,7 @@ export async function startStripeStandin(opts: StripeStandinOptions = {}): Promi
     opts.now ?? Math.floor(Date.now() / 1000),
     (type, object, previous) => events.emit(type, object, previous),
   )
-  const events = new StripeEvents(
-    webhookSecret,
-    () => store.clock,
-    opts.signedAt ?? (() => Math.floor(Date.now() / 1000)),
-  )
+  const events = new StripeEvents(webhookSecret, () => store.clock, opts.signedAt ?? (() => store.clock))
   const requests: RecordedRequest[] = []
   const server = Bun.serve({
     hostname: '127.0.0.1',
@@ -104,10 +102,13 @@ export async function startStripeStandin(opts: StripeStandinOptions = {}): Promi
     deliverPending: () => events.deliverPending(),
     requests,
     now: () => store.clock,
-    completeCheckout: (id, o) => completeCheckout(store, id, o),
+    completeCheckout: async (id, o) => snapshot(await completeCheckout(store, id, o)),
     advanceTo: (t) => advanceTo(store, t),
     failNextPayment: (id) => failNextPayment(store, id),
-    subscription: (id) => store.subscriptions.get(id),
+    subscription: (id) => {
+      const sub = store.subscriptions.get(id)
+      return sub && snapshot(sub)
+    },
     close: async () => {
       await server.stop(true)
     },

@@ -2,6 +2,7 @@
 // POSTs so that the SDK's own verification accepts them (and refuses a tampered body).
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import Stripe from 'stripe'
+import { addInterval } from '../helpers/standins/stripe-store'
 import { type StripeStandin, startStripeStandin } from '../helpers/stripe-standin'
 
 const START = Date.UTC(2026, 0, 15, 12) / 1000 // 2026-01-15T12:00:00Z
@@ -37,7 +38,15 @@ beforeAll(async () => {
       const body = await req.text()
       const signature = req.headers.get('stripe-signature') ?? ''
       try {
-        const event = await stripe.webhooks.constructEventAsync(body, signature, standin.webhookSecret)
+        // Signed at the stand-in's clock: verified as an app with the same injected clock would.
+        const event = await stripe.webhooks.constructEventAsync(
+          body,
+          signature,
+          standin.webhookSecret,
+          undefined,
+          undefined,
+          standin.now(),
+        )
         received.push({ type: event.type, event, body, signature, error: null })
         return new Response('ok')
       } catch (e) {
@@ -290,5 +299,272 @@ describe('Stripe stand-in: catalogue and checkout', () => {
     expect(res.type).toBe('error')
     expect(standin.deliveries.at(-1)).toMatchObject({ eventId: queued[0]!.id, url: deadUrl, status: null })
     standin.deliverTo(`http://127.0.0.1:${receiver.port}/billing/webhook`)
+  })
+})
+
+const DAY = 86400
+
+/** The events the receiver verified about one subscription (its own, its invoices', its schedule's). */
+function eventsOf(subId: string, from = 0) {
+  return received.slice(from).filter((r) => {
+    const o = r.event?.data.object as unknown as Record<string, unknown>
+    const parent = o.parent as { subscription_details?: { subscription?: string } } | null
+    return (
+      o.id === subId ||
+      o.subscription === subId ||
+      o.released_subscription === subId ||
+      parent?.subscription_details?.subscription === subId
+    )
+  })
+}
+
+describe('Stripe stand-in: subscriptions over time', () => {
+  test('an upgrade with always_invoice bills the unused time as two proration lines, paid at once', async () => {
+    const team = await priceFor('team_monthly', 2900)
+    const business = await priceFor('business_monthly', 9900)
+    const { sub } = await subscribed(team.id)
+    const item = sub.items.data[0]!
+    const periodEnd = item.current_period_end
+    const at = item.current_period_start + 10 * DAY
+    await standin.advanceTo(at)
+    const from = received.length
+    const updated = await stripe.subscriptions.update(sub.id, {
+      items: [{ id: item.id, price: business.id }],
+      proration_behavior: 'always_invoice',
+      metadata: { tier: 'business' },
+    })
+    expect(updated.items.data[0]).toMatchObject({
+      id: item.id,
+      price: { id: business.id },
+      current_period_end: periodEnd,
+    })
+    expect(updated.metadata).toEqual({ ws: 'ws_1', tier: 'business' })
+    const events = eventsOf(sub.id, from)
+    expect(events.map((e) => e.type)).toEqual(['customer.subscription.updated', 'invoice.paid'])
+    const previous = events[0]!.event!.data.previous_attributes as Partial<Stripe.Subscription>
+    expect(previous.items!.data[0]!.price.id).toBe(team.id)
+    expect(previous.metadata).toEqual({ ws: 'ws_1' })
+
+    const fraction = (periodEnd - at) / (periodEnd - item.current_period_start)
+    const invoices = await stripe.invoices.list({ subscription: sub.id })
+    expect(invoices.data.map((i) => i.billing_reason)).toEqual(['subscription_update', 'subscription_create'])
+    const invoice = invoices.data[0]!
+    expect(invoice).toMatchObject({ object: 'invoice', status: 'paid', customer: sub.customer })
+    expect(invoice.lines.data.map((l) => [l.amount, l.parent?.subscription_item_details?.proration])).toEqual(
+      [
+        [-Math.round(2900 * fraction), true],
+        [Math.round(9900 * fraction), true],
+      ],
+    )
+    expect(invoice.lines.data[1]!.pricing?.price_details?.price).toBe(business.id)
+    expect(invoice.total).toBe(Math.round(9900 * fraction) - Math.round(2900 * fraction))
+    expect(invoice.amount_paid).toBe(invoice.total)
+    expect((events[1]!.event!.data.object as Stripe.Invoice).id).toBe(invoice.id)
+  })
+
+  test('create_prorations keeps the lines for the renewal invoice; the renewal starts a new period', async () => {
+    const team = await priceFor('team_monthly', 2900)
+    const business = await priceFor('business_monthly', 9900)
+    const { sub } = await subscribed(business.id)
+    const item = sub.items.data[0]!
+    await standin.advanceTo(standin.now() + 5 * DAY)
+    await stripe.subscriptions.update(sub.id, { items: [{ id: item.id, price: team.id }] })
+    expect((await stripe.invoices.list({ subscription: sub.id })).data).toHaveLength(1)
+    const from = received.length
+    await standin.advanceTo(item.current_period_end)
+    const renewed = await stripe.subscriptions.retrieve(sub.id)
+    const d = new Date(item.current_period_end * 1000)
+    const nextMonth =
+      Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), d.getUTCHours()) / 1000
+    expect(renewed.items.data[0]).toMatchObject({
+      current_period_start: item.current_period_end,
+      current_period_end: nextMonth,
+    })
+    const events = eventsOf(sub.id, from)
+    expect(events.map((e) => e.type)).toEqual(['customer.subscription.updated', 'invoice.paid'])
+    const invoice = (await stripe.invoices.list({ subscription: sub.id })).data[0]!
+    expect(invoice.billing_reason).toBe('subscription_cycle')
+    expect(invoice.lines.data.map((l) => l.parent?.subscription_item_details?.proration)).toEqual([
+      true,
+      true,
+      false,
+    ])
+    expect(invoice.lines.data[2]!.amount).toBe(2900)
+  })
+
+  test('a schedule from the subscription, a second phase set, and advanceTo moves the price at the boundary', async () => {
+    const team = await priceFor('team_monthly', 2900)
+    const business = await priceFor('business_monthly', 9900)
+    const { sub } = await subscribed(business.id)
+    const item = sub.items.data[0]!
+    const schedule = await stripe.subscriptionSchedules.create({ from_subscription: sub.id })
+    expect(schedule).toMatchObject({
+      object: 'subscription_schedule',
+      subscription: sub.id,
+      status: 'active',
+      current_phase: { start_date: item.current_period_start, end_date: item.current_period_end },
+    })
+    expect(schedule.phases.map((p) => p.items[0]!.price)).toEqual([business.id])
+    expect((await stripe.subscriptions.retrieve(sub.id)).schedule).toBe(schedule.id)
+    const again = await stripe.subscriptionSchedules.create({ from_subscription: sub.id }).catch((e) => e)
+    expect(again).toMatchObject({ statusCode: 400, param: 'from_subscription' })
+
+    const updated = await stripe.subscriptionSchedules.update(schedule.id, {
+      end_behavior: 'release',
+      phases: [
+        {
+          items: [{ price: business.id, quantity: 1 }],
+          start_date: item.current_period_start,
+          end_date: item.current_period_end,
+        },
+        {
+          items: [{ price: team.id, quantity: 1 }],
+          start_date: item.current_period_end,
+          metadata: { tier: 'team' },
+        },
+      ],
+    })
+    expect(updated.phases.map((p) => [p.items[0]!.price, p.start_date])).toEqual([
+      [business.id, item.current_period_start],
+      [team.id, item.current_period_end],
+    ])
+    const bad = await stripe.subscriptionSchedules
+      .update(schedule.id, {
+        phases: [{ items: [{ price: 'price_missing' }], start_date: item.current_period_start }],
+      })
+      .catch((e) => e)
+    expect(bad).toMatchObject({
+      statusCode: 400,
+      code: 'resource_missing',
+      param: 'phases[0][items][0][price]',
+    })
+    expect((await stripe.subscriptionSchedules.retrieve(schedule.id)).phases).toHaveLength(2)
+
+    const from = received.length
+    await standin.advanceTo(item.current_period_end + 60)
+    const moved = await stripe.subscriptions.retrieve(sub.id)
+    expect(moved.items.data[0]!.price.id).toBe(team.id)
+    expect(moved.items.data[0]!.current_period_start).toBe(item.current_period_end)
+    expect(eventsOf(sub.id, from).map((e) => e.type)).toEqual([
+      'customer.subscription.updated',
+      'subscription_schedule.updated',
+      'customer.subscription.updated',
+      'invoice.paid',
+    ])
+    const renewal = (await stripe.invoices.list({ subscription: sub.id })).data[0]!
+    expect(renewal.lines.data.map((l) => l.amount)).toEqual([2900])
+    expect((await stripe.subscriptionSchedules.retrieve(schedule.id)).current_phase?.start_date).toBe(
+      item.current_period_end,
+    )
+
+    const released = await stripe.subscriptionSchedules.release(schedule.id)
+    expect(released).toMatchObject({ status: 'released', released_subscription: sub.id, subscription: null })
+    expect((await stripe.subscriptions.retrieve(sub.id)).schedule).toBeNull()
+  })
+
+  test('a failed renewal leaves the subscription past_due; cancel_at_period_end ends it at the period end', async () => {
+    const team = await priceFor('team_monthly', 2900)
+    const { sub } = await subscribed(team.id)
+    const end = sub.items.data[0]!.current_period_end
+    standin.failNextPayment(sub.id)
+    let from = received.length
+    await standin.advanceTo(end)
+    expect(standin.subscription(sub.id)!.status).toBe('past_due')
+    expect(eventsOf(sub.id, from).map((e) => e.type)).toEqual([
+      'customer.subscription.updated',
+      'invoice.payment_failed',
+    ])
+    expect(eventsOf(sub.id, from)[0]!.event!.data.previous_attributes).toMatchObject({ status: 'active' })
+    expect((await stripe.invoices.list({ subscription: sub.id })).data[0]).toMatchObject({
+      status: 'open',
+      amount_paid: 0,
+    })
+
+    const next = standin.subscription(sub.id)!.items.data[0]!.current_period_end
+    const cancelling = await stripe.subscriptions.update(sub.id, { cancel_at_period_end: true })
+    expect(cancelling).toMatchObject({ cancel_at_period_end: true, cancel_at: next, status: 'past_due' })
+    from = received.length
+    await standin.advanceTo(next + 1)
+    expect(eventsOf(sub.id, from).map((e) => e.type)).toEqual(['customer.subscription.deleted'])
+    expect(await stripe.subscriptions.retrieve(sub.id)).toMatchObject({ status: 'canceled', ended_at: next })
+  })
+
+  test('the portal session is on the stand-in; cancel ends now; a second cancel is refused', async () => {
+    const team = await priceFor('team_monthly', 2900)
+    const { customer, sub } = await subscribed(team.id)
+    const portal = await stripe.billingPortal.sessions.create({
+      customer: customer.id,
+      return_url: 'https://engram.test/billing',
+    })
+    expect(portal).toMatchObject({
+      object: 'billing_portal.session',
+      customer: customer.id,
+      return_url: 'https://engram.test/billing',
+    })
+    expect(portal.id).toMatch(/^bps_/)
+    expect(portal.url.startsWith(`${standin.url}/portal/`)).toBe(true)
+    const noCustomer = await stripe.billingPortal.sessions.create({ customer: 'cus_nope' }).catch((e) => e)
+    expect(noCustomer).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError)
+
+    const from = received.length
+    const canceled = await stripe.subscriptions.cancel(sub.id)
+    expect(canceled).toMatchObject({
+      id: sub.id,
+      status: 'canceled',
+      canceled_at: standin.now(),
+      ended_at: standin.now(),
+    })
+    expect(eventsOf(sub.id, from).map((e) => e.type)).toEqual(['customer.subscription.deleted'])
+    const twice = await stripe.subscriptions.cancel(sub.id).catch((e) => e)
+    expect(twice).toMatchObject({ statusCode: 400, type: 'StripeInvalidRequestError' })
+    const missing = await stripe.subscriptions.retrieve('sub_missing').catch((e) => e)
+    expect(missing).toMatchObject({ statusCode: 404, code: 'resource_missing' })
+  })
+})
+
+describe('Stripe stand-in: edges', () => {
+  test('a refused checkout session writes nothing (not even the price its price_data would make)', async () => {
+    const prices = (await stripe.prices.list({ limit: 100 })).data.length
+    const err = await stripe.checkout.sessions
+      .create({
+        mode: 'subscription',
+        line_items: [
+          {
+            quantity: 1,
+            price_data: {
+              currency: 'eur',
+              unit_amount: 100,
+              recurring: { interval: 'month' },
+              product_data: { name: 'P' },
+            },
+          },
+          { price: 'price_missing', quantity: 1 },
+        ],
+        success_url: 'https://engram.test/ok',
+      })
+      .catch((e) => e)
+    expect(err).toMatchObject({ statusCode: 400, code: 'resource_missing', param: 'line_items[1][price]' })
+    expect((await stripe.prices.list({ limit: 100 })).data.length).toBe(prices)
+  })
+
+  test('a trial ends into the first paid period; monthly periods keep the anchor day, clamped', async () => {
+    const team = await priceFor('team_monthly', 2900)
+    const { sub } = await subscribed(team.id, { trialDays: 7 })
+    expect(sub).toMatchObject({ status: 'trialing', trial_end: standin.now() + 7 * DAY })
+    const from = received.length
+    await standin.advanceTo(sub.trial_end!)
+    const events = eventsOf(sub.id, from)
+    expect(events.map((e) => e.type)).toEqual(['customer.subscription.updated', 'invoice.paid'])
+    expect(events[0]!.event!.data.previous_attributes).toMatchObject({ status: 'trialing' })
+    expect(standin.subscription(sub.id)).toMatchObject({ status: 'active' })
+    expect((events[1]!.event!.data.object as Stripe.Invoice).amount_paid).toBe(2900)
+
+    const jan31 = Date.UTC(2027, 0, 31, 9) / 1000
+    const month = { interval: 'month', interval_count: 1 } as const
+    expect([1, 2, 13].map((n) => new Date(addInterval(jan31, month, n) * 1000).toISOString())).toEqual([
+      '2027-02-28T09:00:00.000Z',
+      '2027-03-31T09:00:00.000Z',
+      '2028-02-29T09:00:00.000Z',
+    ])
   })
 })

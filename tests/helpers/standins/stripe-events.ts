@@ -32,7 +32,7 @@ export class StripeEvents {
   constructor(
     private readonly secret: string,
     private readonly clock: () => number,
-    /** The time signatures carry (Stripe signs at wall-clock time, even for test clocks). */
+    /** The time signatures carry, epoch seconds. */
     private readonly signedAt: () => number,
   ) {}
 
