@@ -425,6 +425,7 @@ describe('usage and billing', () => {
       bases: () => [{ id: 'cor_a', name: 'Handbook', documents: 3, storageBytes: 1200 }],
       feedback: () => [],
       plan: () => undefined,
+      queriesUsed: () => 0,
     })
     t.clock.set(START)
     usage.recordQueries(s.workspaceId, 'cor_a', 2)

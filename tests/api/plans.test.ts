@@ -258,6 +258,12 @@ describe('GET /admin/billing on the real plan', () => {
     )
     add.run(a.workspaceId, base, '2026-02-28', 700)
     add.run(a.workspaceId, base, '2026-03-01', 1500)
+    // The cap and the report count the questions taken from the month, not these counters.
+    const taken = t.db.$client.prepare(
+      'INSERT INTO plan_queries (workspace_id, month, taken) VALUES (?, ?, ?)',
+    )
+    taken.run(a.workspaceId, '2026-02', 700)
+    taken.run(a.workspaceId, '2026-03', 1500)
     expect((await cli(t, ['set', a.workspaceId, 'enterprise'])).code).toBe(0)
     for (const path of mounts('/admin/billing')) {
       const body = await (await t.request(path, { headers: bearer(a.token) })).json()

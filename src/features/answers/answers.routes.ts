@@ -18,7 +18,7 @@ import {
 import { type AnswersService, ORIGIN_HEADER, originOf } from './answers.service'
 
 const UNAVAILABLE =
-  'Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question. With `X-Engram-Origin: scale_test` (or `compare`) the question is counted in `/admin/usage` as measuring load, apart from the questions people ask.'
+  'Answers 503 `serving_unavailable` with `Retry-After` when the engine is saturated, or when the model server is down or slow and `llm.strict` is on (otherwise the answer falls back to the extractive one, marked `fallback: "extractive"`). `answered: false` means the documents do not answer the question. With `X-Engram-Origin: scale_test` (or `compare`) the question is counted in `/admin/usage` as measuring load, apart from the questions people ask. Each question takes one of the plan\'s `queries_per_month` (the calendar month, UTC) before any work: past it, 403 `plan_limit_reached` with `{cap, limit, used}` and nothing is written; a question that fails before it is answered (503, an engine error) gives it back. The origin header does not exempt a question from the cap.'
 
 /** Chat, streamed chat, describe and feedback (spec: Answers, Onboarding). */
 export function answersRoutes(answers: AnswersService): RouteDef[] {
@@ -37,7 +37,13 @@ export function answersRoutes(answers: AnswersService): RouteDef[] {
       errors: SERVING_ERRORS,
       handler: async ({ principal, params, body, request }) =>
         toChatResp(
-          await answers.chat(principal, params.corpus_id, body, originOf(request.headers.get(ORIGIN_HEADER))),
+          await answers.chat(
+            principal,
+            params.corpus_id,
+            body,
+            originOf(request.headers.get(ORIGIN_HEADER)),
+            answers.allowance.countedOf(request.headers),
+          ),
         ),
     }),
     defineRoute({
@@ -61,6 +67,7 @@ export function answersRoutes(answers: AnswersService): RouteDef[] {
             params.corpus_id,
             body,
             originOf(request.headers.get(ORIGIN_HEADER)),
+            answers.allowance.countedOf(request.headers),
           ),
           toChatSse,
           {

@@ -156,7 +156,12 @@ export const ChatDoneEvent = namedObject('ChatDoneEvent', { done: Type.Literal(t
 export const StreamErrorEvent = namedObject('StreamErrorEvent', { error: Type.String() })
 
 /** What asking a base can refuse beyond bad input and credentials (chat, stream, compare, MCP). */
-export const SERVING_ERRORS: ErrorCode[] = ['unknown_documents', 'corpus_not_ready', 'serving_unavailable']
+export const SERVING_ERRORS: ErrorCode[] = [
+  'unknown_documents',
+  'corpus_not_ready',
+  'serving_unavailable',
+  'plan_limit_reached',
+]
 
 /** The wire shape of a source. */
 export function toSourceResp(s: SourceOf) {

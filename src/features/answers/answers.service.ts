@@ -7,33 +7,23 @@ import type { Db } from '../../platform/db/db'
 import { fail, notFound } from '../../platform/errors/errors'
 import type { QuestionOrigin } from '../../platform/events/events'
 import type { Outbox } from '../../platform/events/outbox'
-import type { ChatMessage, LlmClient } from '../../platform/llm/openai-client'
+import type { LlmClient } from '../../platform/llm/openai-client'
 import { LlmUnavailableError } from '../../platform/llm/server-request'
 import type { Logger } from '../../platform/log/log'
 import type { CorporaService } from '../corpora/corpora.service'
-import type { AskResult, Engine } from '../engine/engine.service'
+import type { Engine } from '../engine/engine.service'
+import { Allowance, type Counted, type QueryAllowance } from './answers.allowance'
 import { describeBase } from './answers.describe'
 import { rethrowUnavailable, unavailable } from './answers.errors'
 import { AnswersRepo, type FeedbackCount } from './answers.repo'
 import type { ChatReq, FeedbackReq } from './answers.schemas'
-import { answerEvents, CUT_FALLBACK, type OpenedPieces, round } from './answers.stream'
-import { declineState, llmMessages, modelDeclined, openReply, streamPieces, uncut } from './answers.text'
+import { answerEvents, CUT_FALLBACK, openPieces, round } from './answers.stream'
+import { declineState, llmMessages, modelDeclined, uncut } from './answers.text'
 import type { ChatEvent, ChatResult, Generator } from './answers.types'
 
 export type { QuestionOrigin } from '../../platform/events/events'
+export { type Counted, LOAD_PASS_HEADER, ORIGIN_HEADER, originOf } from './answers.allowance'
 export type { ChatEvent, ChatMetrics, ChatResult, StreamMetrics } from './answers.types'
-
-/**
- * The request header that marks a question as measuring load, `scale_test` or `compare` (the scale
- * test's worker sends it with every query): usage counts such questions apart from people's. A
- * client can only move its own workspace's questions from one counter to the other with it.
- */
-export const ORIGIN_HEADER = 'x-engram-origin'
-
-/** Who asked, from the value of ORIGIN_HEADER: people unless it names measuring load. */
-export function originOf(header: string | null): QuestionOrigin {
-  return header === 'scale_test' || header === 'compare' ? header : 'person'
-}
 
 /** The answer engine's query call. */
 export type Answerer = Pick<Engine, 'ask'>
@@ -44,6 +34,8 @@ export interface AnswersDeps {
   random: Random
   corpora: CorporaService
   engine: Answerer
+  /** Each question takes one of the month's `queries_per_month` before any work (answers.allowance.ts). */
+  plans: QueryAllowance
   /** Each answered question is told as `question.answered` (usage counts it). */
   events: Outbox
   /** The model server, when configured; null means extractive answers. */
@@ -73,8 +65,16 @@ export function estimateTokens(text: string): number {
 export class AnswersService {
   private reported = Number.NEGATIVE_INFINITY
   private readonly repo: AnswersRepo
+  /** Questions against the plan's cap; the scale test's pass (its load over HTTP is exempt). */
+  readonly allowance: Allowance
   constructor(private readonly d: AnswersDeps) {
     this.repo = new AnswersRepo(d.db, d.events)
+    this.allowance = new Allowance(d)
+  }
+
+  /** Takes one question of the month for a caller that answers it in parts (compare); answers its give-back. */
+  takeQuestion(workspaceId: string): () => void {
+    return this.allowance.take(workspaceId, 'take')
   }
 
   /**
@@ -135,16 +135,23 @@ export class AnswersService {
     }
   }
 
-  /** Answers a question with its sources; `origin` says who asked (usage counts load apart). */
+  /**
+   * Answers a question with its sources; `origin` says who asked (usage counts load apart) and
+   * `counted` how it counts against the plan: a question that fails before it is answered (503, an
+   * engine error) gives back what it took.
+   */
   async chat(
     principal: Principal,
     corpusId: string,
     req: Req,
     origin: QuestionOrigin = 'person',
+    counted: Counted = 'take',
   ): Promise<ChatResult> {
     const input = this.prepare(principal.workspaceId, corpusId, req)
-    const release = await this.slot()
+    const giveBack = this.allowance.take(principal.workspaceId, counted)
+    let release = () => {}
     try {
+      release = await this.slot()
       const t0 = performance.now()
       let found = await this.d.engine.ask(corpusId, input)
       let answer = found.answer
@@ -179,6 +186,9 @@ export class AnswersService {
         ...(fallback ? { fallbackReason: fallback } : {}),
         metrics: { ...found.metrics, latencyMs: latency, ttftMs: latency, contextTokens, generator },
       }
+    } catch (e) {
+      giveBack()
+      throw e
     } finally {
       release()
     }
@@ -187,25 +197,33 @@ export class AnswersService {
   /**
    * Streams an answer: its sources, the text piece by piece, then the figures (answerEvents). Every
    * refusal that can be known before the first event (not ready, unknown pins, saturation, model
-   * server down) is thrown instead, so that it is an ordinary error response.
+   * server down, the plan's cap) is thrown instead, so that it is an ordinary error response; the
+   * question is counted as `chat` counts it once its first event is ready.
    */
   async chatStream(
     principal: Principal,
     corpusId: string,
     req: Req,
     origin: QuestionOrigin = 'person',
+    counted: Counted = 'take',
   ): Promise<AsyncGenerator<ChatEvent>> {
     const input = this.prepare(principal.workspaceId, corpusId, req)
-    const release = await this.slot()
-    let released = false
+    const giveBack = this.allowance.take(principal.workspaceId, counted)
+    let release: (() => void) | null = null
     const done = () => {
-      if (!released) release()
-      released = true
+      release?.()
+      release = null
     }
     try {
+      release = await this.slot()
       const t0 = performance.now()
       const asked = await this.d.engine.ask(corpusId, input)
-      const { found, ...opened } = await this.openPieces(asked, req.max_tokens)
+      const { found, ...opened } = await openPieces(
+        this.d.llm,
+        (e) => this.fallbackFor(e),
+        asked,
+        req.max_tokens,
+      )
       const ttftMs = round(performance.now() - t0)
       this.repo.answered(principal, corpusId, found, origin)
       const contextTokens = estimateTokens(
@@ -215,41 +233,10 @@ export class AnswersService {
       )
       return answerEvents({ found, opened, t0, ttftMs, contextTokens, release: done })
     } catch (e) {
+      giveBack()
       done()
       throw e
     }
-  }
-
-  /**
-   * The pieces a streamed answer is made of and the first of them: the model's when a model server
-   * is configured and the base answers the question, else (or when the server is down and not
-   * strict) the extractive answer's. The first piece is awaited so that a dead server is known
-   * before the first event.
-   */
-  private async openPieces(
-    found: AskResult,
-    maxTokens: number | undefined,
-  ): Promise<OpenedPieces & { found: AskResult }> {
-    const extractive = async (fallbackReason: string | null) => {
-      const pieces: AsyncGenerator<string, string | null | undefined> = streamPieces(found.answer)
-      return { found, pieces, first: await pieces.next(), messages: [] as ChatMessage[], fallbackReason }
-    }
-    if (!this.d.llm || !found.answered || found.computed) return extractive(null)
-    const messages = llmMessages(found.condensedQuestion, found.sources)
-    const stream = this.d.llm.stream({ messages, maxTokens })
-    let reply: Awaited<ReturnType<typeof openReply>>
-    try {
-      reply = await openReply(stream, await stream.next())
-    } catch (e) {
-      return extractive(this.fallbackFor(e))
-    }
-    if (!reply.declined)
-      return { found, pieces: reply.pieces, first: reply.first, messages, fallbackReason: null }
-    // The model found no answer in the passages the check let through: said as the engine says it.
-    await stream.return(null)
-    const declined = modelDeclined(found)
-    const pieces = streamPieces(declined.answer)
-    return { found: declined, pieces, first: await pieces.next(), messages, fallbackReason: null }
   }
 
   /** Generates and stores the catalog description of a ready base (null when no sentence came out). */

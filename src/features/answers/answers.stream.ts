@@ -1,6 +1,6 @@
-import type { ChatMessage } from '../../platform/llm/openai-client'
+import type { ChatMessage, LlmClient } from '../../platform/llm/openai-client'
 import type { AskResult } from '../engine/engine.service'
-import { wholeSentences } from './answers.text'
+import { llmMessages, modelDeclined, openReply, streamPieces, wholeSentences } from './answers.text'
 import type { ChatEvent, Generator } from './answers.types'
 
 /** The model spent its token budget before ending a first sentence. */
@@ -89,4 +89,38 @@ export async function* answerEvents(s: StreamStart): AsyncGenerator<ChatEvent> {
 /** Milliseconds to two decimals, as the serving figures are given. */
 export function round(x: number): number {
   return Math.round(x * 100) / 100
+}
+
+/**
+ * The pieces a streamed answer is made of and the first of them: the model's when a model server
+ * is configured and the base answers the question, else (or when the server is down and not
+ * strict) the extractive answer's. The first piece is awaited so that a dead server is known
+ * before the first event; `fallbackFor` turns a failed model call into the reason, or throws.
+ */
+export async function openPieces(
+  llm: LlmClient | null,
+  fallbackFor: (e: unknown) => string,
+  found: AskResult,
+  maxTokens: number | undefined,
+): Promise<OpenedPieces & { found: AskResult }> {
+  const extractive = async (fallbackReason: string | null) => {
+    const pieces: AsyncGenerator<string, string | null | undefined> = streamPieces(found.answer)
+    return { found, pieces, first: await pieces.next(), messages: [] as ChatMessage[], fallbackReason }
+  }
+  if (!llm || !found.answered || found.computed) return extractive(null)
+  const messages = llmMessages(found.condensedQuestion, found.sources)
+  const stream = llm.stream({ messages, maxTokens })
+  let reply: Awaited<ReturnType<typeof openReply>>
+  try {
+    reply = await openReply(stream, await stream.next())
+  } catch (e) {
+    return extractive(fallbackFor(e))
+  }
+  if (!reply.declined)
+    return { found, pieces: reply.pieces, first: reply.first, messages, fallbackReason: null }
+  // The model found no answer in the passages the check let through: said as the engine says it.
+  await stream.return(null)
+  const declined = modelDeclined(found)
+  const pieces = streamPieces(declined.answer)
+  return { found: declined, pieces, first: await pieces.next(), messages, fallbackReason: null }
 }

@@ -4,7 +4,7 @@ import type { Random } from '../../platform/crypto/random'
 import { fail } from '../../platform/errors/errors'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { ChatReq } from '../answers/answers.schemas'
-import type { AnswersService, ChatResult } from '../answers/answers.service'
+import type { AnswersService, ChatResult, Counted } from '../answers/answers.service'
 import type { CorporaService, CorpusRow } from '../corpora/corpora.service'
 import { type OnboardingService, RUN_KIND } from '../onboarding/onboarding.service'
 import type { CompareEvent, Comparison } from './economics.types'
@@ -37,7 +37,7 @@ export interface Footprint {
 export interface EconomicsDeps {
   random: Random
   corpora: CorporaService
-  answers: Pick<AnswersService, 'chat' | 'chatStream'>
+  answers: Pick<AnswersService, 'chat' | 'chatStream' | 'takeQuestion'>
   onboarding: Pick<OnboardingService, 'jobs'>
   objects: Pick<ObjectStore, 'getText'>
   footprint: (corpusId: string) => Promise<Footprint>
@@ -84,12 +84,21 @@ export class EconomicsService {
     return corpus
   }
 
-  /** Runs one question through `answers.chat` and measures the CPU time it took. */
-  private async measure(principal: Principal, corpusId: string, req: Chat, strategy: Strategy) {
+  /**
+   * Runs one question through `answers.chat` and measures the CPU time it took. A compare has taken
+   * its one question of the plan already; the economics probe's questions are the server's, exempt.
+   */
+  private async measure(
+    principal: Principal,
+    corpusId: string,
+    req: Chat,
+    strategy: Strategy,
+    counted: Counted,
+  ) {
     const cpu0 = this.cpu()
     const t0 = this.now()
     // Measuring, not asking: usage counts these apart from people's questions.
-    const result = await this.d.answers.chat(principal, corpusId, { ...req, strategy }, 'compare')
+    const result = await this.d.answers.chat(principal, corpusId, { ...req, strategy }, 'compare', counted)
     // Process CPU includes other requests served meanwhile; a query cannot use more than its wall time.
     const cpuMs = Math.min(this.cpu() - cpu0, this.now() - t0)
     return { result, work: workOf(result, cpuMs) }
@@ -105,7 +114,10 @@ export class EconomicsService {
     return queryCost({ ...work, warmBytes: strategy === 'cart' ? fp.warmBytes : 0 }, this.d.rates, qpm)
   }
 
-  /** Runs the same question through the chosen strategies and prices each. */
+  /**
+   * Runs the same question through the chosen strategies and prices each: one question of the
+   * plan's `queries_per_month` however many strategies run, given back when none was answered.
+   */
   async compare(
     principal: Principal,
     corpusId: string,
@@ -116,7 +128,15 @@ export class EconomicsService {
     this.servable(principal.workspaceId, corpusId)
     const keys: Strategy[] = side === 'both' ? ['cart', 'rag'] : [side]
     const measured: { key: Strategy; result: ChatResult; work: Omit<QueryWork, 'warmBytes'> }[] = []
-    for (const key of keys) measured.push({ key, ...(await this.measure(principal, corpusId, req, key)) })
+    const giveBack = this.d.answers.takeQuestion(principal.workspaceId)
+    try {
+      for (const key of keys) {
+        measured.push({ key, ...(await this.measure(principal, corpusId, req, key, 'taken')) })
+      }
+    } catch (e) {
+      if (measured.length === 0) giveBack()
+      throw e
+    }
     const fp = await this.d.footprint(corpusId)
     return {
       runs: measured.map(({ key, result, work }) => ({
@@ -134,7 +154,8 @@ export class EconomicsService {
 
   /**
    * Streams one strategy's answer: its sources and text, then `summary` with the measured figures and
-   * the cost per query. Refusals known before the first event are thrown, as ordinary errors.
+   * the cost per query. Refusals known before the first event are thrown, as ordinary errors. One
+   * question of the plan's `queries_per_month` per request, taken as chat takes it.
    */
   async compareStream(
     principal: Principal,
@@ -223,10 +244,10 @@ export class EconomicsService {
     const questions = await this.sample(corpus, PROBE_QUERIES)
     const out: Measured = { queries: questions.length, generator: 'extractive', cart: zero(), rag: zero() }
     for (const strategy of ['cart', 'rag'] as const) {
-      await this.measure(principal, corpus.id, { question: questions[0]! }, strategy)
+      await this.measure(principal, corpus.id, { question: questions[0]! }, strategy, 'exempt')
       const sum = zero()
       for (const question of questions) {
-        const { work } = await this.measure(principal, corpus.id, { question }, strategy)
+        const { work } = await this.measure(principal, corpus.id, { question }, strategy, 'exempt')
         sum.cpuMs += work.cpuMs / questions.length
         sum.contextTokens += work.contextTokens / questions.length
         sum.outputTokens += work.outputTokens / questions.length

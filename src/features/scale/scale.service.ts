@@ -7,7 +7,7 @@ import { ApiError, fail } from '../../platform/errors/errors'
 import type { ListResult } from '../../platform/paging/paging'
 import { keysetPage } from '../../platform/paging/paging'
 import { RateLimiter, type RateLimitRule } from '../../platform/rate-limit/rate-limit'
-import { type AnswersService, ORIGIN_HEADER } from '../answers/answers.service'
+import { type AnswersService, LOAD_PASS_HEADER, ORIGIN_HEADER } from '../answers/answers.service'
 import type { CorporaService } from '../corpora/corpora.service'
 import type { EconomicsService } from '../economics/economics.service'
 import { eventProbe } from './lib/probe'
@@ -30,7 +30,7 @@ export interface ScaleDeps {
   clock: Clock
   random: Random
   corpora: CorporaService
-  answers: Pick<AnswersService, 'chatStream'>
+  answers: Pick<AnswersService, 'chatStream' | 'allowance'>
   economics: Pick<EconomicsService, 'servable' | 'sample' | 'cpu'>
   limits: { maxSeconds: number; maxRequestsPerLevel: number; maxPerHour: number }
   /** Monotonic timer for the timings and the bounds (real by default; tests step a fake one). */
@@ -114,7 +114,15 @@ export class ScaleService {
           cpuMs: this.d.economics.cpu,
           send: (strategy: Strategy, question: string, signal: AbortSignal) =>
             eventProbe(
-              () => this.d.answers.chatStream(principal, corpusId, { question, strategy }, 'scale_test'),
+              // An admin's bounded load: not counted against the plan's queries_per_month.
+              () =>
+                this.d.answers.chatStream(
+                  principal,
+                  corpusId,
+                  { question, strategy },
+                  'scale_test',
+                  'exempt',
+                ),
               () => this.timer.now(),
               signal,
             ),
@@ -131,8 +139,11 @@ export class ScaleService {
               plan: { ...plan, strategies: [...plan.strategies], transport: 'http' },
               url: `${own}/v1/corpora/${encodeURIComponent(corpusId)}/chat/stream`,
               authorization,
-              // Usage counts the load apart from the questions people ask.
-              headers: { [ORIGIN_HEADER]: 'scale_test' },
+              // Usage counts the load apart from the questions people ask; the pass keeps it off the cap.
+              headers: {
+                [ORIGIN_HEADER]: 'scale_test',
+                [LOAD_PASS_HEADER]: this.d.answers.allowance.loadPass(),
+              },
             },
             {
               signal: controller.signal,

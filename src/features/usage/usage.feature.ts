@@ -35,6 +35,7 @@ export function usageFeature(p: Platform, d: UsageFeatureDeps): Feature<UsageSer
     },
     feedback: (ws, from, to) => d.answers.feedbackCounts(ws, from, to),
     plan: (ws) => d.plans.planOf(ws),
+    queriesUsed: (ws, at) => d.plans.queriesUsed(ws, at),
   })
   const routes = [...usageRoutes(service), ...usageExportRoutes(new UsageExport(p))]
   return { name: 'usage', service, routes, subscribers: [usageSubscriber(service)] }

@@ -24,6 +24,11 @@ export interface UsageSources {
   feedback(workspaceId: string, fromMs: number, toMs: number): FeedbackCount[]
   /** The workspace's plan (id, name, price, caps, rate card), read through the plans feature. */
   plan(workspaceId: string): PlanDef | undefined
+  /**
+   * Questions taken from the plan's `queries_per_month` in the calendar month (UTC) of `atMs`: the
+   * number the cap checks, read through the plans feature.
+   */
+  queriesUsed(workspaceId: string, atMs: number): number
 }
 
 /** Ratings of answers a base had on a day. */
@@ -152,17 +157,15 @@ export class UsageService {
   }
 
   /**
-   * `GET /admin/billing`: the workspace's plan, its caps, use against each now (questions over the
-   * calendar month, UTC) and the month's estimated cost: the plan's price plus its metered rates.
+   * `GET /admin/billing`: the workspace's plan, its caps, use against each now and the month's
+   * estimated cost: the plan's price plus its metered rates. Questions are those the cap counts
+   * (taken this calendar month, UTC; one per compare; not the scale test's load), not the usage
+   * counters, which are told after the fact.
    */
   async billing(workspaceId: string): Promise<Static<typeof BillingResp>> {
     const u = await this.usage(workspaceId)
     const plan = this.sources.plan(workspaceId)
-    const today = day(this.clock.now().getTime())
-    const monthQueries = queriesBetween(this.db, workspaceId, `${today.slice(0, 8)}01`, today).reduce(
-      (n, r) => n + r.queries,
-      0,
-    )
+    const monthQueries = this.sources.queriesUsed(workspaceId, this.clock.now().getTime())
     const caps = plan?.caps
     const rates = plan?.rate_card
     const cost =

@@ -211,7 +211,7 @@ export interface paths {
         put?: never;
         /**
          * Upload files (multipart `files`, several per request)
-         * @description Each file streams to storage. A path already in the base is replaced in place (same id, new content); the same content again is left unchanged. A refused file (too large: 413; unsupported type: 415; unsafe path: 422) refuses the whole request and nothing is kept. Text extraction runs in the background; the documents stay `pending` until onboarding. The response header `x-sync-run-id` names the sync run.
+         * @description Each file streams to storage. A path already in the base is replaced in place (same id, new content); the same content again is left unchanged. A refused file (too large: 413; unsupported type: 415; unsafe path: 422) refuses the whole request and nothing is kept. Text extraction runs in the background; the documents stay `pending` until onboarding. The response header `x-sync-run-id` names the sync run. 403 `plan_limit_reached` (nothing kept) when the request would take the workspace past the documents or storage cap of its plan; replacing a file with content no larger never does.
          *
          *     API keys need the `ingest` scope.
          */
@@ -234,7 +234,7 @@ export interface paths {
         put?: never;
         /**
          * Upload files (multipart `files`, several per request)
-         * @description Each file streams to storage. A path already in the base is replaced in place (same id, new content); the same content again is left unchanged. A refused file (too large: 413; unsupported type: 415; unsafe path: 422) refuses the whole request and nothing is kept. Text extraction runs in the background; the documents stay `pending` until onboarding. The response header `x-sync-run-id` names the sync run.
+         * @description Each file streams to storage. A path already in the base is replaced in place (same id, new content); the same content again is left unchanged. A refused file (too large: 413; unsupported type: 415; unsafe path: 422) refuses the whole request and nothing is kept. Text extraction runs in the background; the documents stay `pending` until onboarding. The response header `x-sync-run-id` names the sync run. 403 `plan_limit_reached` (nothing kept) when the request would take the workspace past the documents or storage cap of its plan; replacing a file with content no larger never does.
          *
          *     API keys need the `ingest` scope.
          */
@@ -400,7 +400,7 @@ export interface paths {
         put?: never;
         /**
          * Register a manifest and start the work; returns the sync run
-         * @description Every new or changed file must have its content uploaded (or already in the base), else 422 `content_missing` and nothing changes. The files a commit creates or changes become managed by push. With `delete_missing`, push-managed documents under the prefix that the manifest does not list are deleted, each with a receipt in the audit log; documents uploaded by hand or upserted are never deleted by a push. A large manifest is registered in batches into its run, which stays `running` until the last. A manifest lists at most `ingest.max_manifest_files` files (50,000 by default; more is a 422 `too_many_files` with `details: {limit, files}`) in a body of at most `ingest.max_json_bytes` (16 MiB by default; more is a 413 `payload_too_large` with `details.limit`, refused before the body is read whole); nothing is written then. `GET /v1/platform/info` gives both.
+         * @description Every new or changed file must have its content uploaded (or already in the base), else 422 `content_missing` and nothing changes. The files a commit creates or changes become managed by push. With `delete_missing`, push-managed documents under the prefix that the manifest does not list are deleted, each with a receipt in the audit log; documents uploaded by hand or upserted are never deleted by a push. A large manifest is registered in batches into its run, which stays `running` until the last. 403 `plan_limit_reached` (nothing committed; the uploaded content stays until it expires) when the commit would take the workspace past its plan's documents or storage cap. A manifest lists at most `ingest.max_manifest_files` files (50,000 by default; more is a 422 `too_many_files` with `details: {limit, files}`) in a body of at most `ingest.max_json_bytes` (16 MiB by default; more is a 413 `payload_too_large` with `details.limit`, refused before the body is read whole); nothing is written then. `GET /v1/platform/info` gives both.
          *
          *     API keys need the `ingest` scope.
          */
@@ -422,7 +422,9 @@ export interface paths {
         put?: never;
         /**
          * Write one document by path with its content in the body
-         * @description API keys need the `ingest` scope.
+         * @description 403 `plan_limit_reached` (nothing written) when a new path or larger content would take the workspace past its plan's documents or storage cap.
+         *
+         *     API keys need the `ingest` scope.
          */
         post: operations["v1_post_v1_corpora_corpus_id_documents_upsert"];
         delete?: never;
@@ -756,7 +758,7 @@ export interface paths {
         put?: never;
         /**
          * Import a folder through a connection (once; poll import-status)
-         * @description The base and the connection must both be the caller's (else 404). 409 `import_in_progress` while an import of the base runs. An import copies; it never deletes.
+         * @description The base and the connection must both be the caller's (else 404). 409 `import_in_progress` while an import of the base runs. An import copies; it never deletes. 403 `plan_limit_reached` when the workspace is at its plan's documents or storage cap; files past a cap during the import are listed in its run's errors with that code.
          *
          *     API keys need the `ingest` scope.
          */
@@ -778,7 +780,7 @@ export interface paths {
         put?: never;
         /**
          * Import a folder through a connection (once; poll import-status)
-         * @description The base and the connection must both be the caller's (else 404). 409 `import_in_progress` while an import of the base runs. An import copies; it never deletes.
+         * @description The base and the connection must both be the caller's (else 404). 409 `import_in_progress` while an import of the base runs. An import copies; it never deletes. 403 `plan_limit_reached` when the workspace is at its plan's documents or storage cap; files past a cap during the import are listed in its run's errors with that code.
          *
          *     API keys need the `ingest` scope.
          */
@@ -6987,6 +6989,8 @@ export interface operations {
              *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
+             *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
              */
             403: {
                 headers: {
@@ -7142,6 +7146,8 @@ export interface operations {
              *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
+             *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
              */
             403: {
                 headers: {
@@ -7904,6 +7910,8 @@ export interface operations {
              *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
+             *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
              */
             403: {
                 headers: {
@@ -8027,6 +8035,8 @@ export interface operations {
              *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
+             *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
              */
             403: {
                 headers: {
@@ -10058,6 +10068,8 @@ export interface operations {
              *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
+             *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
              */
             403: {
                 headers: {
@@ -10191,6 +10203,8 @@ export interface operations {
              *     `ip_not_allowed`: The workspace's IP allowlist does not include the address this request came from.
              *
              *     `missing_scope`: API key missing required scope.
+             *
+             *     `plan_limit_reached`: The workspace's plan does not allow more of this. An admin can move it to a larger plan.
              */
             403: {
                 headers: {
