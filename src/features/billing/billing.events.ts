@@ -129,6 +129,17 @@ export class BillingEvents {
     })
   }
 
+  /** Reads the workspace's subscription from Stripe again and mirrors it (after billing changed it). */
+  refresh(workspaceId: string): Promise<boolean> {
+    const before = this.d.repo.byWorkspace(workspaceId)
+    if (!before) return Promise.resolve(false)
+    return this.serial(before.customerId, async () => {
+      const account = this.d.repo.byWorkspace(workspaceId)
+      if (!account?.subscriptionId) return false
+      return this.mirror(account, await this.d.gateway.subscription(account.subscriptionId), null)
+    })
+  }
+
   /**
    * Mirrors a subscription read from Stripe onto its workspace's account and moves the workspace
    * to the plan it pays for (or back to the default plan once it ended). Answers false, writing

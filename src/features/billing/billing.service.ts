@@ -162,34 +162,39 @@ export class BillingService {
     const plan = this.sellable(tier, term)
     const subId = account.subscriptionId
     const meta = { workspace_id: workspaceId, tier, term }
-    return events.serial(account.customerId, async () => {
-      const sub = await provider(this.d.log, 'subscription', () => gateway.subscription(subId))
-      const now = this.d.clock.now()
-      const schedule = typeof sub.schedule === 'string' ? sub.schedule : (sub.schedule?.id ?? null)
-      if (tier === account.tier && term === account.term) {
-        // Back to the plan it is on: a waiting downgrade is dropped; with none, there is nothing to do.
-        if (!schedule) throw fail('conflict', `The workspace is already on ${tier}, billed each ${term}.`)
-        await provider(this.d.log, 'release', () => gateway.release(schedule))
-        await events.mirror(account, await gateway.subscription(subId), null)
-        return { tier, term, effective: 'now' as const, effective_at: now.toISOString() }
-      }
-      const current = this.d.plans.find(account.tier ?? '')
-      if (monthly(plan, term) > monthly(current, account.term as Term | null)) {
-        if (schedule) await provider(this.d.log, 'release', () => gateway.release(schedule))
-        const priceId = await provider(this.d.log, 'price', () => gateway.priceOf(plan, term))
-        const key = keyFor('upgrade', workspaceId, requestKey, `${tier}:${term}`)
-        const updated = await provider(this.d.log, 'upgrade', () => gateway.upgrade(sub, priceId, meta, key))
-        // Applied from Stripe's answer now; the webhook that follows finds it already mirrored.
-        await events.mirror(account, updated, null)
-        return { tier, term, effective: 'now' as const, effective_at: now.toISOString() }
-      }
-      const priceId = await provider(this.d.log, 'price', () => gateway.priceOf(plan, term))
-      const scheduled = await provider(this.d.log, 'downgrade', () => gateway.downgrade(sub, priceId, meta))
-      const fresh = await provider(this.d.log, 'subscription', () => gateway.subscription(subId))
-      await events.mirror(account, fresh, null)
-      const at = scheduled.phases[1]?.start_date ?? Math.floor(now.getTime() / 1000)
-      return { tier, term, effective: 'period_end' as const, effective_at: new Date(at * 1000).toISOString() }
+    const now = this.d.clock.now()
+    const log = this.d.log
+    // Stripe's writes are not made under the customer's lock: their events may arrive (and take
+    // it) before Stripe answers. The subscription is read back afterwards, under the lock.
+    const sub = await provider(log, 'subscription', () => gateway.subscription(subId))
+    const schedule = typeof sub.schedule === 'string' ? sub.schedule : (sub.schedule?.id ?? null)
+    const answer = (effective: 'now' | 'period_end', at: Date) => ({
+      tier,
+      term,
+      effective,
+      effective_at: at.toISOString(),
     })
+    if (tier === account.tier && term === account.term) {
+      // Back to the plan it is on: a waiting downgrade is dropped; with none, there is nothing to do.
+      if (!schedule) throw fail('conflict', `The workspace is already on ${tier}, billed each ${term}.`)
+      await provider(log, 'release', () => gateway.release(schedule))
+      await provider(log, 'subscription', () => events.refresh(workspaceId))
+      return answer('now', now)
+    }
+    const priceId = await provider(log, 'price', () => gateway.priceOf(plan, term))
+    const current = this.d.plans.find(account.tier ?? '')
+    if (monthly(plan, term) > monthly(current, account.term as Term | null)) {
+      if (schedule) await provider(log, 'release', () => gateway.release(schedule))
+      const key = keyFor('upgrade', workspaceId, requestKey, `${tier}:${term}`)
+      await provider(log, 'upgrade', () => gateway.upgrade(sub, priceId, meta, key))
+      // Applied now, from Stripe's state after the update; its webhook then finds nothing to change.
+      await provider(log, 'subscription', () => events.refresh(workspaceId))
+      return answer('now', now)
+    }
+    const scheduled = await provider(log, 'downgrade', () => gateway.downgrade(sub, priceId, meta))
+    await provider(log, 'subscription', () => events.refresh(workspaceId))
+    const at = scheduled.phases[1]?.start_date
+    return answer('period_end', at ? new Date(at * 1000) : now)
   }
 
   /** A billing portal session for the workspace's customer. */
