@@ -140,3 +140,34 @@ export function eventOutcomes(t: TestApp): Record<string, number> {
     out[r.outcome] = r.n
   return out
 }
+
+/** Calls the stand-in's API as the operator would from Stripe's dashboard (a portal cancellation). */
+export async function stripeApi(
+  s: BillingStand,
+  method: string,
+  path: string,
+  form?: Record<string, string>,
+) {
+  const res = await fetch(`${s.stripe.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${s.stripe.secretKey}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: form ? new URLSearchParams(form).toString() : undefined,
+  })
+  expect(res.status).toBe(200)
+  return (await res.json()) as Record<string, unknown>
+}
+
+/** POSTs a body to the app's webhook with a signature (a valid one for `signedBody` when given). */
+export async function webhook(s: BillingStand, body: string, signature: string | null) {
+  const headers: Record<string, string> = { 'content-type': 'application/json' }
+  if (signature !== null) headers['stripe-signature'] = signature
+  return fetch(`${s.url}/v1/billing/webhook`, { method: 'POST', headers, body })
+}
+
+/** The ids of the stand-in's events of a type, in order. */
+export function eventIds(s: BillingStand, type: string): string[] {
+  return s.stripe.events.filter((e) => e.type === type).map((e) => e.id)
+}

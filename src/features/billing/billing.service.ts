@@ -216,8 +216,7 @@ export class BillingService {
   async receive(payload: Uint8Array, signature: string | null): Promise<{ outcome: EventOutcome }> {
     const { gateway, events } = this.ensureEnabled()
     if (!signature) throw fail('invalid_signature', 'The Stripe-Signature header is missing.')
-    const nowSeconds = Math.floor(this.d.clock.now().getTime() / 1000)
-    const event = await gateway.verify(payload, signature, nowSeconds).catch(() => {
+    const event = await gateway.verify(payload, signature, this.d.clock.now().getTime()).catch(() => {
       throw fail('invalid_signature')
     })
     const seen = this.d.repo.event(event.id)

@@ -59,15 +59,18 @@ export class StripeGateway {
     })
   }
 
-  /** Verifies a webhook's `Stripe-Signature` (SubtleCrypto, as Bun has it) and answers its event. */
-  verify(payload: string | Uint8Array, signature: string, nowSeconds: number): Promise<StripeEvent> {
+  /**
+   * Verifies a webhook's `Stripe-Signature` (SubtleCrypto, as Bun has it) and answers its event. A
+   * signature older than Stripe's tolerance (5 minutes) at `nowMs` is refused: a replay.
+   */
+  verify(payload: string | Uint8Array, signature: string, nowMs: number): Promise<StripeEvent> {
     return this.stripe.webhooks.constructEventAsync(
       payload,
       signature,
       this.s.webhookSecret,
       undefined,
       undefined,
-      nowSeconds,
+      nowMs,
     )
   }
 
