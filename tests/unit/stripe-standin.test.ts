@@ -445,6 +445,7 @@ describe('Stripe stand-in: subscriptions over time', () => {
     const moved = await stripe.subscriptions.retrieve(sub.id)
     expect(moved.items.data[0]!.price.id).toBe(team.id)
     expect(moved.items.data[0]!.current_period_start).toBe(item.current_period_end)
+    expect(moved.metadata).toEqual({ ws: 'ws_1', tier: 'team' })
     expect(eventsOf(sub.id, from).map((e) => e.type)).toEqual([
       'customer.subscription.updated',
       'subscription_schedule.updated',
@@ -566,5 +567,25 @@ describe('Stripe stand-in: edges', () => {
       '2027-03-31T09:00:00.000Z',
       '2028-02-29T09:00:00.000Z',
     ])
+  })
+
+  test('customers update; subscriptions list by customer; an expired session cannot be completed', async () => {
+    const team = await priceFor('team_monthly', 2900)
+    const { customer, sub } = await subscribed(team.id)
+    const renamed = await stripe.customers.update(customer.id, { name: 'Acme', metadata: { ws: '' } })
+    expect(renamed).toMatchObject({ id: customer.id, name: 'Acme', email: 'a@example.test', metadata: {} })
+    const subs = await stripe.subscriptions.list({ customer: customer.id })
+    expect(subs.data.map((x) => x.id)).toEqual([sub.id])
+
+    const session = await stripe.checkout.sessions.create({
+      mode: 'subscription',
+      customer: customer.id,
+      line_items: [{ price: team.id, quantity: 1 }],
+      success_url: 'https://engram.test/ok',
+    })
+    const from = received.length
+    expect(await stripe.checkout.sessions.expire(session.id)).toMatchObject({ status: 'expired', url: null })
+    expect(received.slice(from).map((r) => r.type)).toEqual(['checkout.session.expired'])
+    await expect(standin.completeCheckout(session.id)).rejects.toThrow('is expired')
   })
 })

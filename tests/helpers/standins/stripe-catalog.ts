@@ -27,6 +27,14 @@ export function createCustomer(s: StripeStore, f: Form): StripeCustomer {
   return c
 }
 
+/** POST /v1/customers/:id: email, name, description, metadata. */
+export function updateCustomer(s: StripeStore, f: Form, [id]: string[]): StripeCustomer {
+  const c = s.find(s.customers, id!, 'customer')
+  for (const k of ['email', 'name', 'description'] as const) if (f[k] !== undefined) c[k] = str(f[k])
+  if (f.metadata !== undefined) c.metadata = mergeMetadata(c.metadata, f.metadata)
+  return c
+}
+
 /** POST /v1/products */
 export function createProduct(s: StripeStore, f: Form): StripeProduct {
   const name = str(f.name)

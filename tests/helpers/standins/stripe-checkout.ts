@@ -189,6 +189,17 @@ export async function completeCheckout(
   return sub
 }
 
+/** POST /v1/checkout/sessions/:id/expire: an open session can no longer be paid. */
+export async function expireSession(s: StripeStore, _f: Form, [id]: string[]) {
+  const session = s.find(s.sessions, id!, 'checkout.session')
+  if (session.status !== 'open')
+    throw new StripeFail(400, `Only Checkout Sessions with a status in ["open"] can be expired.`)
+  session.status = 'expired'
+  session.url = null
+  await s.emit('checkout.session.expired', session)
+  return session
+}
+
 /** POST /v1/billing_portal/sessions */
 export function createPortalSession(s: StripeStore, f: Form): StripePortalSession {
   const customer = str(f.customer)

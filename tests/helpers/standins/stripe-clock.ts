@@ -27,7 +27,7 @@ async function crossPhase(s: StripeStore, sub: StripeSubscription): Promise<void
     schedule.current_phase = { start_date: next.start_date, end_date: next.end_date }
     // At a period boundary there is no unused time to prorate; mid-period the phase says how.
     const atPeriodEnd = sub.items.data[0]!.current_period_end <= s.clock
-    await moveToPhase(s, sub, next, atPeriodEnd ? 'none' : next.proration_behavior)
+    await moveToPhase(s, sub, next, atPeriodEnd ? 'none' : next.proration_behavior, true)
     await s.emit('subscription_schedule.updated', schedule, { current_phase: before.current_phase })
     return
   }

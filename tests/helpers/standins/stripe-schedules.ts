@@ -180,26 +180,32 @@ export async function updateSchedule(s: StripeStore, f: Form, [id]: string[]) {
   return schedule
 }
 
-/** Applies a phase to the subscription and emits what that changed (its update, an invoice). */
+/**
+ * Applies a phase to the subscription and emits what that changed (its update, an invoice). On
+ * entering a phase its metadata is also set on the subscription, as Stripe does.
+ */
 export async function moveToPhase(
   s: StripeStore,
   sub: StripeSubscription,
   phase: StripeSchedulePhase,
   b: Proration,
+  entering = false,
 ) {
   const before = snapshot(sub)
   const r = applyPhase(s, sub, phase, b)
-  if (!r.changed) return
+  const previous: Record<string, unknown> = r.changed ? { items: before.items } : {}
+  if (entering && Object.keys(phase.metadata).length > 0) {
+    sub.metadata = { ...sub.metadata, ...phase.metadata }
+    if (JSON.stringify(sub.metadata) !== JSON.stringify(before.metadata)) previous.metadata = before.metadata
+  }
+  if (Object.keys(previous).length === 0) return
   const book = s.book(sub.id)
   const invoice = r.invoiceNow
     ? makeInvoice(s, sub, 'subscription_update', [...book.pending.splice(0), ...r.lines])
     : null
   if (!invoice) book.pending.push(...r.lines)
-  await s.emit(
-    'customer.subscription.updated',
-    sub,
-    invoice ? { items: before.items, latest_invoice: before.latest_invoice } : { items: before.items },
-  )
+  if (invoice) previous.latest_invoice = before.latest_invoice
+  await s.emit('customer.subscription.updated', sub, previous)
   if (invoice) await s.emit('invoice.paid', invoice)
 }
 

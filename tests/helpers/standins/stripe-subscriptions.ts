@@ -149,3 +149,20 @@ export async function cancelSubscription(s: StripeStore, _f: Form, [id]: string[
   await endSubscription(s, sub)
   return sub
 }
+
+/** GET /v1/subscriptions: filters customer, price, status (default: all but canceled); newest first. */
+export function listSubscriptions(s: StripeStore, f: Form) {
+  const limit = int(f.limit, 'limit') ?? 10
+  const status = str(f.status)
+  const data = [...s.subscriptions.values()]
+    .filter((x) => (status === 'all' ? true : status ? x.status === status : x.status !== 'canceled'))
+    .filter((x) => f.customer === undefined || x.customer === f.customer)
+    .filter((x) => f.price === undefined || x.items.data.some((i) => i.price.id === f.price))
+    .reverse()
+  return {
+    object: 'list' as const,
+    data: data.slice(0, limit),
+    has_more: data.length > limit,
+    url: '/v1/subscriptions',
+  }
+}
