@@ -1,11 +1,17 @@
-import { newId } from '../../platform/crypto/random'
+import type { Clock } from '../../platform/clock/clock'
+import { newId, type Random } from '../../platform/crypto/random'
+import type { Db } from '../../platform/db/db'
 import { transaction } from '../../platform/db/transaction'
 import { fail } from '../../platform/errors/errors'
+import type { PlansService } from '../plans/plans.service'
 import type { CorporaRepo, CorpusRow } from './corpora.repo'
-import type { CorporaDeps } from './corpora.service'
 
-/** What creating a base needs: the service's deps and its repo. */
-export interface CreateBaseDeps extends CorporaDeps {
+/** What creating a base needs: the service's store, clock, randomness, plans and repo. */
+export interface CreateBaseDeps {
+  db: Db
+  clock: Clock
+  random: Random
+  plans?: Pick<PlansService, 'ensureRoom'>
   repo: CorporaRepo
 }
 
