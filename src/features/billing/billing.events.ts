@@ -25,9 +25,12 @@ const LIVE = new Set(['active', 'trialing', 'past_due'])
 /** Statuses that end the subscription: the workspace goes back to the default plan. */
 const ENDED = new Set(['canceled', 'unpaid', 'incomplete_expired'])
 
-/** Whether a mirrored status is a subscription that checkout must not duplicate. */
+/**
+ * Whether a mirrored status is a subscription that checkout must not duplicate: any but a finished
+ * one (an unpaid subscription still exists at Stripe, to be paid in the portal).
+ */
 export function isLive(status: string | null): boolean {
-  return status !== null && !ENDED.has(status)
+  return status !== null && status !== 'canceled' && status !== 'incomplete_expired'
 }
 
 /** The system actor billing's plan changes are audited under. */
