@@ -221,6 +221,8 @@ describe('Stripe stand-in: catalogue and checkout', () => {
     expect(completed).toMatchObject({
       id: session.id,
       status: 'complete',
+      url: null,
+      customer_details: { email: 'c@example.test' },
       subscription: sub.id,
       customer: customer.id,
     })
@@ -587,5 +589,30 @@ describe('Stripe stand-in: edges', () => {
     expect(await stripe.checkout.sessions.expire(session.id)).toMatchObject({ status: 'expired', url: null })
     expect(received.slice(from).map((r) => r.type)).toEqual(['checkout.session.expired'])
     await expect(standin.completeCheckout(session.id)).rejects.toThrow('is expired')
+  })
+
+  test("the checkout page's Pay button completes the session and redirects to success_url with its id", async () => {
+    const team = await priceFor('team_monthly', 2900)
+    const session = await stripe.checkout.sessions.create({
+      mode: 'subscription',
+      line_items: [{ price: team.id, quantity: 1 }],
+      customer_email: 'pay@example.test',
+      success_url: 'https://engram.test/billing?session={CHECKOUT_SESSION_ID}',
+    })
+    const pageHtml = await (await fetch(session.url!)).text()
+    expect(pageHtml).toContain('29.00 EUR')
+    const from = received.length
+    const paid = await fetch(session.url!, { method: 'POST', redirect: 'manual' })
+    expect(paid.status).toBe(303)
+    expect(paid.headers.get('location')).toBe(`https://engram.test/billing?session=${session.id}`)
+    expect(received.slice(from).map((r) => r.type)).toEqual([
+      'checkout.session.completed',
+      'customer.subscription.created',
+      'invoice.paid',
+    ])
+    const done = await stripe.checkout.sessions.retrieve(session.id, { expand: ['customer'] })
+    expect(done.status).toBe('complete')
+    expect((done.customer as Stripe.Customer).email).toBe('pay@example.test')
+    expect((await fetch(session.url!, { method: 'POST', redirect: 'manual' })).status).toBe(409)
   })
 })

@@ -75,6 +75,7 @@ export function createSession(s: StripeStore, f: Form): StripeCheckoutSession {
     expires_at: s.clock + 86400,
     customer,
     customer_email: str(f.customer_email),
+    customer_details: null,
     client_reference_id: str(f.client_reference_id),
     subscription: null,
     invoice: null,
@@ -176,8 +177,11 @@ export async function completeCheckout(
       : line
   })
   const invoice = makeInvoice(s, sub, 'subscription_create', lines)
+  const email = s.customers.get(customer)?.email ?? session.customer_email
   Object.assign(session, {
     status: 'complete',
+    url: null,
+    customer_details: { email, name: null, phone: null, address: null, tax_exempt: 'none', tax_ids: [] },
     payment_status: invoice.amount_due > 0 ? 'paid' : 'no_payment_required',
     customer,
     subscription: sub.id,

@@ -1,9 +1,10 @@
 // The HTTP face of the stand-in: Stripe's v1 routes, `Authorization: Bearer <secret key>`,
 // form-encoded bodies and queries, `Idempotency-Key` replays (same key and parameters: the first
 // answer again; same key, other parameters: Stripe's idempotency_error), `expand[]`, and Stripe's
-// error body. Pages the customer would see (checkout, portal, invoice) are plain HTML.
+// error body. Pages the customer would see (checkout, portal, invoice) are in stripe-pages.
 import { timingSafeEqual } from 'node:crypto'
 import { type Form, list, parseForm } from './stripe-form'
+import { stripePage } from './stripe-pages'
 import { StripeFail, type StripeStore, stripeId } from './stripe-store'
 
 /** One API request as received (for GET, `body` is the decoded query). */
@@ -89,11 +90,6 @@ function sessionLines(s: StripeStore, sessionId: string) {
   return { object: 'list', data, has_more: false, url: `/v1/checkout/sessions/${sessionId}/line_items` }
 }
 
-const page = (title: string, text: string) =>
-  new Response(`<!doctype html><title>${title}</title><h1>${title}</h1><p>${text}</p>`, {
-    headers: { 'content-type': 'text/html; charset=utf-8' },
-  })
-
 /** The fetch handler of the stand-in's server. */
 export function stripeHttp(
   s: StripeStore,
@@ -104,8 +100,8 @@ export function stripeHttp(
   const replays = new Map<string, { fingerprint: string; response: { status: number; body: unknown } }>()
   return async (req) => {
     const url = new URL(req.url)
-    const pageMatch = url.pathname.match(/^\/(checkout|portal|invoice)\/([A-Za-z0-9_]+)$/)
-    if (req.method === 'GET' && pageMatch) return page(`Stand-in ${pageMatch[1]}`, pageMatch[2]!)
+    const page = await stripePage(s, req, url.pathname)
+    if (page) return page
     const raw = req.method === 'GET' || req.method === 'DELETE' ? url.search.slice(1) : await req.text()
     const form = parseForm(raw)
     const key = req.headers.get('idempotency-key')

@@ -78,6 +78,15 @@ export interface StripeCheckoutSession {
   expires_at: number
   customer: string | null
   customer_email: string | null
+  /** Set when the customer completes the checkout. */
+  customer_details: {
+    email: string | null
+    name: null
+    phone: null
+    address: null
+    tax_exempt: 'none'
+    tax_ids: []
+  } | null
   client_reference_id: string | null
   subscription: string | null
   invoice: string | null
