@@ -2,6 +2,7 @@ import { newId } from '../../platform/crypto/random'
 import { transaction } from '../../platform/db/transaction'
 import { notFound } from '../../platform/errors/errors'
 import type { DeletedBy, DocumentRow } from '../corpora/corpora.service'
+import { capped as capsApply, ensureRoomFor, holdings, isCapRefusal, noLarger } from './ingest.caps'
 import { IngestRepo, type RunError } from './ingest.repo'
 import {
   EXTRACT_JOB,
@@ -24,21 +25,37 @@ export interface RegisterBatch {
   /**
    * Adds to an open run (a source's sync) instead of opening one: with the files it saw unchanged
    * and those it could not take, and `within`, called in the same transaction with each item's
-   * document id, in order (the sync records what its files became, atomically with them).
+   * document id, in order (the sync records what its files became, atomically with them; null for
+   * a file a plan's cap left out).
    */
   into?: {
     runId: string
     unchanged: number
     failures: RunError[]
-    within?: (documentIds: string[]) => void
+    within?: (documentIds: (string | null)[]) => void
+    /**
+     * A source's sync: files that would take the workspace past its plan's `documents` or
+     * `storage_bytes` cap are left out and listed as the run's errors (`plan_limit_reached`), the
+     * others registered; without it a batch past a cap is refused whole (403, nothing written).
+     */
+    partial?: boolean
   }
 }
 
 /** What the registrar works with. */
 export type RegistrarDeps = Pick<
   IngestDeps,
-  'db' | 'clock' | 'random' | 'objects' | 'corpora' | 'queue' | 'events'
+  'db' | 'clock' | 'random' | 'objects' | 'corpora' | 'queue' | 'events' | 'plans'
 >
+
+/** What registering one file did. */
+interface ItemDone {
+  id: string
+  result: Registered['results'][number]
+  /** Rows whose old content is forgotten after the commit. */
+  stale: DocumentRow[]
+  job: ExtractPayload | null
+}
 
 /**
  * What every way in (upload, push, upsert) and the extraction jobs share: registering stored files
@@ -103,41 +120,44 @@ export class Registrar {
     const { corpora, queue, db } = this.deps
     const now = this.now()
     const runId = batch.into?.runId ?? newId(this.deps.random, 'run')
-    const ids: string[] = []
+    const ids: (string | null)[] = []
     const results: Registered['results'] = []
     const stale: DocumentRow[] = []
     let removed: DocumentRow[] = []
+    const capped = capsApply(this.deps, workspaceId)
+    const refused: RunError[] = []
     transaction(db, () => {
       if (!corpora.exists(workspaceId, corpusId)) throw notFound('Document base')
       const jobs: ExtractPayload[] = []
+      const start = capped ? holdings(this.deps, workspaceId) : null
+      const freed = deletions.filter((r) => r.parent_id === null).length
+      let noneLarger = true
       for (const item of items) {
-        // Identical content already in the base is shared rather than stored twice.
-        const rawKey = corpora.rawKeyBySha(corpusId, item.sha256) ?? item.rawKey
-        const fields = { ...item, rawKey, source, managedBy: batch.managedBy ?? null, now }
         const existing = corpora.documentByPath(corpusId, item.path)
-        if (existing && existing.sha256 === item.sha256) {
-          ids.push(existing.id)
-          results.push('unchanged')
+        noneLarger &&= noLarger(item, existing)
+        const write = () => this.registerItem(workspaceId, corpusId, batch, item, existing, runId, now)
+        // A source's sync takes the files that fit, each in a savepoint; the rest are its run's errors.
+        const fits = capped && batch.into?.partial
+        const done = fits ? this.ifItFits(workspaceId, item, existing, freed, write) : write()
+        if (!('id' in done)) {
+          ids.push(null)
+          refused.push(done)
           continue
         }
-        let id: string
-        if (existing) {
-          stale.push(existing, ...corpora.sections(existing.id))
-          corpora.replaceContent(existing.id, fields)
-          id = existing.id
-          results.push('updated')
-          this.told('document.updated', workspaceId, corpusId, id)
-        } else {
-          id = newId(this.deps.random, 'doc')
-          corpora.insertParent({ ...fields, id, workspaceId, corpusId, path: item.path })
-          results.push('created')
-          this.told('document.created', workspaceId, corpusId, id)
-        }
-        ids.push(id)
-        this.uploads.deleteUploadsByKey(rawKey)
-        jobs.push({ corpus_id: corpusId, document_id: id, raw_key: rawKey, run_id: runId, path: item.path })
+        ids.push(done.id)
+        results.push(done.result)
+        stale.push(...done.stale)
+        if (done.job) jobs.push(done.job)
       }
       if (batch.deletions) removed = corpora.detach(workspaceId, corpusId, deletions, batch.deletions.by)
+      // The whole batch or nothing: what it adds in all, against what the workspace held before it.
+      if (start && !batch.into?.partial) {
+        ensureRoomFor(this.deps, workspaceId, {
+          before: start,
+          after: holdings(this.deps, workspaceId),
+          noLarger: noneLarger,
+        })
+      }
       for (const payload of jobs) {
         queue.enqueue({
           workspaceId,
@@ -148,7 +168,7 @@ export class Registrar {
         })
       }
       const counts = countsOf(results, removed, jobs.length, batch.into?.unchanged ?? 0)
-      if (batch.into) this.repo.addToRun(runId, counts, batch.into.failures)
+      if (batch.into) this.repo.addToRun(runId, counts, [...batch.into.failures, ...refused])
       else
         this.repo.insertRun({
           ...counts,
@@ -167,10 +187,68 @@ export class Registrar {
     for (const key of fresh) this.inflight.delete(key)
     for (const key of fresh) await this.dropIfUnused(key)
     return {
-      docs: ids.map((id) => corpora.document(corpusId, id)!),
+      docs: ids.flatMap((id) => (id === null ? [] : [corpora.document(corpusId, id)!])),
       results,
       run: this.repo.run(corpusId, runId)!,
     }
+  }
+
+  /**
+   * Registers one file in a savepoint if it fits the plan's caps (with `freed`, the documents its
+   * batch deletes after it), else rolls it back and answers the run error that lists it.
+   */
+  private ifItFits(
+    workspaceId: string,
+    item: Incoming,
+    existing: DocumentRow | null,
+    freed: number,
+    write: () => ItemDone,
+  ): ItemDone | RunError {
+    try {
+      return transaction(this.deps.db, () => {
+        const before = holdings(this.deps, workspaceId)
+        const out = write()
+        const after = holdings(this.deps, workspaceId)
+        ensureRoomFor(this.deps, workspaceId, { before, after, freed, noLarger: noLarger(item, existing) })
+        return out
+      })
+    } catch (e) {
+      if (!isCapRefusal(e)) throw e
+      return { path: item.path, document_id: existing?.id ?? null, error: e.message, code: e.code }
+    }
+  }
+
+  /** Registers one file of a batch (new path, new content or unchanged); inside its transaction. */
+  private registerItem(
+    workspaceId: string,
+    corpusId: string,
+    batch: RegisterBatch,
+    item: Incoming,
+    existing: DocumentRow | null,
+    runId: string,
+    now: number,
+  ): ItemDone {
+    const { corpora } = this.deps
+    if (existing && existing.sha256 === item.sha256)
+      return { id: existing.id, result: 'unchanged', stale: [], job: null }
+    // Identical content already in the base is shared rather than stored twice.
+    const rawKey = corpora.rawKeyBySha(corpusId, item.sha256) ?? item.rawKey
+    const fields = { ...item, rawKey, source: batch.source, managedBy: batch.managedBy ?? null, now }
+    let id: string
+    let stale: DocumentRow[] = []
+    if (existing) {
+      stale = [existing, ...corpora.sections(existing.id)]
+      corpora.replaceContent(existing.id, fields)
+      id = existing.id
+      this.told('document.updated', workspaceId, corpusId, id)
+    } else {
+      id = newId(this.deps.random, 'doc')
+      corpora.insertParent({ ...fields, id, workspaceId, corpusId, path: item.path })
+      this.told('document.created', workspaceId, corpusId, id)
+    }
+    this.uploads.deleteUploadsByKey(rawKey)
+    const job = { corpus_id: corpusId, document_id: id, raw_key: rawKey, run_id: runId, path: item.path }
+    return { id, result: existing ? 'updated' : 'created', stale, job }
   }
 
   /** Tells that a document was created or given new content; inside the registering transaction. */

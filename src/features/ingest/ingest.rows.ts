@@ -40,4 +40,6 @@ export interface RunError {
   path: string
   document_id: string | null
   error: string
+  /** Why, as an error code, when one applies (`plan_limit_reached`: the plan's cap left the file out). */
+  code?: string
 }

@@ -109,6 +109,12 @@ export const RunErrorSchema = namedObject('RunErrorSchema', {
   path: Type.String(),
   document_id: Type.Union([Type.String(), Type.Null()]),
   error: Type.String(),
+  code: Type.Optional(
+    Type.String({
+      description:
+        "An error code when one applies: `plan_limit_reached` when the file would have taken the workspace past its plan's documents or storage cap (it was not taken; the next sync tries it again).",
+    }),
+  ),
 })
 
 export const SyncRunResp = namedObject('SyncRunResp', {

@@ -8,6 +8,7 @@ import { keysetPage, type PageRequest } from '../../platform/paging/paging'
 import type { DocumentPurger } from '../corpora/corpora.service'
 import { type AcceptedType, acceptedTypes } from './extract/extract.detect'
 import { ExtractSandbox } from './extract/extract.sandbox'
+import { ensureRoomAhead } from './ingest.caps'
 import { extractionJob } from './ingest.jobs'
 import { type RegisterBatch, Registrar } from './ingest.registrar'
 import type { RunError, SyncRunRow } from './ingest.repo'
@@ -160,6 +161,14 @@ export class IngestService {
     file: { path: string; bytes: Uint8Array; contentType: string | null },
   ): Promise<StoredFile> {
     return storeSourceFile(this.context, workspaceId, corpusId, file)
+  }
+
+  /**
+   * Refuses (403 `plan_limit_reached`) when the workspace is at its plan's documents or storage cap
+   * already: an import is refused before it starts, since no new file would fit.
+   */
+  ensureNotFull(workspaceId: string): void {
+    ensureRoomAhead(this.deps, workspaceId, { documents: 1, bytes: 1 })
   }
 
   /** Registers a batch of a source's stored files into its open run (`batch.into`), with its deletions. */

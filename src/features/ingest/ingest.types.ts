@@ -7,6 +7,7 @@ import type { JobQueue } from '../../platform/jobs/queue'
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { CorporaService, DocumentRow } from '../corpora/corpora.service'
+import type { PlansService } from '../plans/plans.service'
 import type { ExtractInput, ExtractResult } from './extract/extract'
 import type { SyncRunRow } from './ingest.repo'
 
@@ -33,6 +34,8 @@ export interface IngestDeps {
   queue: JobQueue
   /** Documents created and updated, and sync runs that end, are told as domain events. */
   events: Outbox
+  /** Documents and stored bytes are held to the workspace's plan (ingest.caps.ts). */
+  plans: Pick<PlansService, 'capsOf' | 'ensureRoom'>
   /** Where documents are extracted; by default child processes capped at `config.extract_memory_mb`. */
   extractor?: Extractor
 }

@@ -32,13 +32,19 @@ export function importRoutes(imports: Imports): RouteDef[] {
       scope: 'ingest',
       summary: 'Import a folder through a connection (once; poll import-status)',
       description:
-        "The base and the connection must both be the caller's (else 404). 409 `import_in_progress` while an import of the base runs. An import copies; it never deletes.",
+        "The base and the connection must both be the caller's (else 404). 409 `import_in_progress` while an import of the base runs. An import copies; it never deletes. 403 `plan_limit_reached` when the workspace is at its plan's documents or storage cap; files past a cap during the import are listed in its run's errors with that code.",
       tags: ['sources'],
       params: CorpusParams,
       body: ImportReq,
       status: 202,
       response: ImportStatusResp,
-      errors: ['import_in_progress', 'invalid_folder', 'folder_root_not_allowed', 'egress_denied'],
+      errors: [
+        'import_in_progress',
+        'invalid_folder',
+        'folder_root_not_allowed',
+        'egress_denied',
+        'plan_limit_reached',
+      ],
       handler: async ({ principal, params, body }) =>
         reply(202, importStatusResp(await imports.start(principal.workspaceId, params.corpus_id, body))),
     }),

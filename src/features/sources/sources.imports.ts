@@ -21,7 +21,7 @@ export class Imports {
     private readonly sources: SourcesService,
   ) {}
 
-  /** Starts an import (409 `import_in_progress` while one of the base runs). */
+  /** Starts an import (409 `import_in_progress` while one of the base runs; 403 `plan_limit_reached` when full). */
   async start(
     workspaceId: string,
     corpusId: string,
@@ -33,6 +33,9 @@ export class Imports {
     if (latest && this.sources.currentRun(latest)?.status === 'running') {
       throw fail('import_in_progress', undefined, { import_id: latest.id })
     }
+    // A workspace at its plan's documents or storage cap has no room for any new file: 403 now.
+    // Otherwise the files that fit are taken and the rest listed as the run's errors (sync-batch).
+    this.d.ingest.ensureNotFull(workspaceId)
     const now = this.d.clock.now().getTime()
     const row: SourceRow = {
       id: newId(this.d.random, 'imp'),

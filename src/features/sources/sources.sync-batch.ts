@@ -87,6 +87,7 @@ export class SyncBatch {
     const taken = stored.filter((s) => s.ok)
     const failures = stored.filter((s) => !s.ok)
     const deletions = this.deletable([...this.gone, ...this.moved])
+    let refused = 0
     const unchanged = this.unchanged
     const gone = this.gone
     this.fetch = []
@@ -104,9 +105,17 @@ export class SyncBatch {
         runId: this.runId,
         unchanged: unchanged.length,
         failures: failures.map((f) => ({ path: f.file.path, document_id: f.documentId, error: f.error })),
+        // Files past the plan's documents or storage cap are left out and listed as the run's errors.
+        partial: true,
         within: (ids) => {
           taken.forEach((s, i) => {
-            repo.putItem({ ...s.record, document_id: ids[i] ?? null, seen_run: this.runId })
+            const id = ids[i] ?? null
+            // A file the cap left out keeps its old record: the next sync tries it again.
+            if (id === null) refused++
+            repo.putItem({
+              ...(id === null ? s.retry : { ...s.record, document_id: id }),
+              seen_run: this.runId,
+            })
           })
           for (const f of failures) repo.putItem({ ...f.record, seen_run: this.runId })
           repo.markSeen(source.id, unchanged, this.runId)
@@ -117,8 +126,8 @@ export class SyncBatch {
         },
       },
     })
-    this.tally.fetched += taken.length
-    this.tally.failed += failures.length
+    this.tally.fetched += taken.length - refused
+    this.tally.failed += failures.length + refused
     this.tally.removed += deletions.length
   }
 
@@ -174,13 +183,14 @@ export class SyncBatch {
     const { source } = this
     const previous = this.d.repo.item(source.id, file.id)
     const record = { source_id: source.id, item_id: file.id, path: file.path, version: file.version }
+    // The old version stays recorded: the next sync tries the file again.
+    const retry = { ...record, version: previous?.version ?? '', document_id: previous?.document_id ?? null }
     const failed = (error: string): Fetched => ({
       ok: false,
       file,
       error,
       documentId: previous?.document_id ?? null,
-      // The old version stays recorded: the next sync tries the file again.
-      record: { ...record, version: previous?.version ?? '', document_id: previous?.document_id ?? null },
+      record: retry,
     })
     let bytes: Uint8Array
     try {
@@ -196,7 +206,7 @@ export class SyncBatch {
       contentType: file.contentType,
     })
     if (!stored.ok) return failed(stored.error)
-    return { ok: true, file, item: stored.item, fresh: stored.fresh, record }
+    return { ok: true, file, item: stored.item, fresh: stored.fresh, record, retry }
   }
 }
 
@@ -207,6 +217,8 @@ type Fetched =
       item: Parameters<IngestService['registerSourceBatch']>[2]['items'][number]
       fresh: string | null
       record: Omit<ItemRow, 'document_id' | 'seen_run'>
+      /** What is recorded when the plan's cap leaves the file out (as a failed file's). */
+      retry: Omit<ItemRow, 'seen_run'>
     }
   | {
       ok: false

@@ -7,6 +7,7 @@ import { inSlices } from '../../../platform/concurrency/yield'
 import { newId } from '../../../platform/crypto/random'
 import { fail } from '../../../platform/errors/errors'
 import type { DocumentRow } from '../../corpora/corpora.service'
+import { capped, commitAdds, ensureRoomAhead } from '../ingest.caps'
 import type { RegisterBatch } from '../ingest.registrar'
 import type { SyncRunRow } from '../ingest.repo'
 import type { Incoming } from '../ingest.types'
@@ -114,11 +115,21 @@ async function commit(
   }
   const listed = new Set(files.map((f) => f.path))
   const deletions = body.delete_missing ? managed([...docs.values()]).filter((d) => !listed.has(d.path)) : []
-  return registerInBatches(deps, ws, corpusId, items, { rows: deletions, by: { actor, via: 'push' } })
+  // Past the plan's caps the commit is refused before its first batch (nothing registered); each
+  // batch's transaction checks again. A commit that frees the room it takes deletes first.
+  let deletionsFirst = false
+  if (capped(deps, ws)) {
+    const adds = commitAdds(deps, docs, items, deletions)
+    ensureRoomAhead(deps, ws, adds)
+    deletionsFirst = deletions.length > 0 && adds.documents + deletions.length > 0
+  }
+  const gone = { rows: deletions, by: { actor, via: 'push' as const } }
+  return registerInBatches(deps, ws, corpusId, items, gone, deletionsFirst)
 }
 
 /**
- * Registers a commit's files, then its deletions, `COMMIT_BATCH` at a time into one push run that
+ * Registers a commit's files, then its deletions (or the deletions first, when they make the room
+ * the files take under the plan's caps), `COMMIT_BATCH` at a time into one push run that
  * is closed after the last batch. A failure part way (the base deleted meanwhile) ends the run
  * `failed`, keeping what was registered; a crash leaves it open until the start-up sweep ends it
  * (`closeInterruptedCommits`). Pushing again finishes the work: unchanged files cost nothing.
@@ -129,6 +140,7 @@ async function registerInBatches(
   corpusId: string,
   items: Incoming[],
   deletions: NonNullable<RegisterBatch['deletions']>,
+  deletionsFirst = false,
 ): Promise<SyncRunRow> {
   const { registrar } = deps
   const runId = newId(deps.random, 'run')
@@ -136,10 +148,12 @@ async function registerInBatches(
   for (let at = 0; at < items.length; at += COMMIT_BATCH)
     batches.push({ items: items.slice(at, at + COMMIT_BATCH) })
   for (let at = 0; at < deletions.rows.length; at += COMMIT_BATCH) {
-    batches.push({
+    const batch = {
       items: [],
       deletions: { rows: deletions.rows.slice(at, at + COMMIT_BATCH), by: deletions.by },
-    })
+    }
+    if (deletionsFirst) batches.splice(at / COMMIT_BATCH, 0, batch)
+    else batches.push(batch)
   }
   // An empty manifest still records its run and moves the base's last sync.
   if (batches.length === 0) batches.push({ items: [] })

@@ -1,5 +1,6 @@
 import { ApiError, fail } from '../../../platform/errors/errors'
 import { ObjectTooLargeError } from '../../../platform/storage/object-store'
+import { newPathsAhead } from '../ingest.caps'
 import type { Registrar } from '../ingest.registrar'
 import type { Incoming, IngestDeps, Registered } from '../ingest.types'
 import { detectUpload, HeadBuffer } from './detect'
@@ -7,12 +8,16 @@ import { type FilePart, fileParts, MultipartError, partStream, RequestTooLargeEr
 import { normalizePath } from './paths'
 
 /** What an upload works with. */
-export type UploadDeps = Pick<IngestDeps, 'config' | 'objects'> & { registrar: Registrar }
+export type UploadDeps = Pick<IngestDeps, 'config' | 'objects' | 'corpora' | 'plans'> & {
+  registrar: Registrar
+}
 
 /**
  * Streams every file of a multipart upload straight to the object store (hashing as it goes),
  * checks its path, size and type, and registers the whole request at once. Any refusal removes
- * what the request had stored: a request is taken whole or not at all.
+ * what the request had stored: a request is taken whole or not at all. The plan's documents and
+ * storage caps are checked as it registers; a part with a new path is refused earlier, before its
+ * body is read, when the workspace has no document left.
  */
 export async function uploadFiles(
   deps: UploadDeps,
@@ -59,6 +64,8 @@ async function storeParts(
 ): Promise<Incoming[]> {
   const { config, registrar } = deps
   const stored: Incoming[] = []
+  // A part with a new path the documents cap has no room for is refused before its body is read.
+  const room = newPathsAhead(deps, workspaceId, corpusId)
   const parts = fileParts(request, {
     maxRequestBytes: config.max_request_bytes,
     maxFiles: config.max_files_per_request,
@@ -73,6 +80,7 @@ async function storeParts(
         { loc, msg: 'Duplicate path', type: 'duplicate_path' },
       ])
     }
+    room(path)
     const key = registrar.newBlobKey(workspaceId, corpusId)
     written.push(key)
     registrar.inflight.add(key)
