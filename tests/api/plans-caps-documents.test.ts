@@ -62,6 +62,11 @@ describe('upload', () => {
     const before = await written()
     await expectCapRefusal(await upload(t, token, base, files('d')), { cap: 'documents', limit: 3, used: 3 })
     expect(await written()).toEqual(before)
+    // The frozen mount refuses the same in its own shape.
+    const frozen = await upload(t, token, base, files('d'), '')
+    expect(frozen.status).toBe(403)
+    expect(((await frozen.json()) as { detail: string }).detail).toContain('allows 3 documents; it uses 3')
+    expect(await written()).toEqual(before)
 
     // Replacing a file by its path takes no new document.
     const again = await upload(t, token, base, [{ filename: 'a.txt', content: 'Notes a, revised' }])
