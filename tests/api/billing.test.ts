@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/platform/config/config.load'
 import type { TestApp } from '../helpers/app'
-import { authApp, bearer, expectError, mintKey, mounts, rows, signUp } from './accounts.fixture'
+import { addMember, authApp, bearer, expectError, mintKey, mounts, rows, signUp } from './accounts.fixture'
 import {
   acceptLegal,
   BASE_URL,
@@ -234,6 +234,31 @@ describe('checkout against Stripe', () => {
     expect(((await res.json()) as { url: string }).url).toStartWith(`${s.stripe.url}/portal/`)
     const sent = s.stripe.requests.find((r) => r.path === '/v1/billing_portal/sessions')!
     expect(sent.body.return_url).toBe(`${BASE_URL}/console/plan`)
+  })
+
+  test('credentials are checked before legal acceptance: 401 without one, 403 admin_required for a member', async () => {
+    const s = await on()
+    const a = await signUp(s.t)
+    const member = await addMember(s.t, a.token)
+    for (const path of ['/v1/billing/checkout', '/v1/billing/change-plan', '/v1/billing/portal']) {
+      const none = await s.t.request(path, { method: 'POST', json: {} })
+      expect(none.status).toBe(401)
+      await expectError(await post(s.t, path, member.token, {}), path, 403, 'admin_required')
+    }
+    expect((await s.t.request('/v1/billing/status', { headers: bearer(member.token) })).status).toBe(200)
+  })
+
+  test('Stripe failing answers 502 payment_provider_failed; the customer made before is kept and reused', async () => {
+    const s = await on()
+    const a = await customer(s.t)
+    s.failNext('POST', '/v1/checkout/sessions')
+    const res = await post(s.t, '/v1/billing/checkout', a.token, { tier: 'team', term: 'month' })
+    await expectError(res, '/v1', 502, 'payment_provider_failed')
+    expect((await post(s.t, '/v1/billing/checkout', a.token, { tier: 'team', term: 'month' })).status).toBe(
+      200,
+    )
+    expect(s.stripe.requests.filter((r) => r.path === '/v1/customers').length).toBe(1)
+    expect(rows(s.t, 'billing_accounts')).toBe(1)
   })
 
   test('a key bound to some bases cannot reach billing (key_bound_to_bases)', async () => {

@@ -219,6 +219,10 @@ export class BillingService {
     const event = await gateway.verify(payload, signature, this.d.clock.now().getTime()).catch(() => {
       throw fail('invalid_signature')
     })
+    // Stripe's events always carry both; a signed body without them is not one to record.
+    if (typeof event.id !== 'string' || typeof event.type !== 'string') {
+      throw fail('bad_request', 'The signed body is not a Stripe event (no id or type).')
+    }
     const seen = this.d.repo.event(event.id)
     if (seen && seen.outcome !== 'failed') return { outcome: seen.outcome as EventOutcome }
     const receivedAt = this.d.clock.now().getTime()
