@@ -151,9 +151,12 @@ describe('configuration', () => {
     expect(load({ ENGRAM_STRIPE_SECRET_KEY: 'sk_test_x' })).toThrow(
       /billing.stripe_webhook_secret is required/,
     )
-    expect(
-      load({ ENGRAM_STRIPE_SECRET_KEY: 'sk_test_x', ENGRAM_STRIPE_WEBHOOK_SECRET: 'whsec_x' }),
-    ).not.toThrow()
+    const keys = { ENGRAM_STRIPE_SECRET_KEY: 'sk_test_x', ENGRAM_STRIPE_WEBHOOK_SECRET: 'whsec_x' }
+    expect(load(keys)).not.toThrow()
+    expect(load({ ...keys, ENGRAM_STRIPE_API_BASE: 'stripe.local' })).toThrow(
+      /an http\(s\) URL without a path/,
+    )
+    expect(load({ ...keys, ENGRAM_STRIPE_API_BASE: 'http://127.0.0.1:12111' })).not.toThrow()
   })
 })
 

@@ -326,7 +326,11 @@ export const configDefinition = {
       doc: 'Stripe API base URL (a local stand-in in tests).',
       env: 'ENGRAM_STRIPE_API_BASE',
       default: null,
-      kind: { type: 'string' },
+      kind: {
+        type: 'string',
+        pattern: /^https?:\/\/[^\s/]+\/?$/,
+        patternHint: 'an http(s) URL without a path',
+      },
     }),
     plans_file: leaf({
       doc: 'JSON file of the plans offered, in the shape GET /plans answers ({"plans": [...]}); replaces the built-in free, beta, team, business and enterprise. Checked at start-up: the server refuses to start on a bad one (docs/plans.md).',
