@@ -110,6 +110,29 @@ describe('POST /billing/change-plan', () => {
     expect(s.stripe.requests.some((r) => r.path.endsWith('/release'))).toBe(true)
   })
 
+  test('a second downgrade while one waits replaces it in the same schedule', async () => {
+    const s = await on()
+    const a = await customer(s.t)
+    const sub = await buy(s, a.token, 'business')
+    const end = periodEnd(s, sub)
+    expect((await changePlan(s, a.token, 'team')).status).toBe(200)
+    const res = await changePlan(s, a.token, 'team', 'year')
+    expect(await res.json()).toMatchObject({
+      tier: 'team',
+      term: 'year',
+      effective: 'period_end',
+      effective_at: iso(end),
+    })
+    expect((await status(s.t, a.token)).pending_change).toEqual({
+      tier: 'team',
+      term: 'year',
+      effective_at: iso(end),
+    })
+    expect(s.stripe.requests.filter((r) => r.path === '/v1/subscription_schedules').length).toBe(1)
+    await s.stripe.advanceTo(end + DAY)
+    expect(await status(s.t, a.token)).toMatchObject({ tier: 'team', term: 'year', pending_change: null })
+  })
+
   test('a plan not on sale for the term is 422 and changes nothing', async () => {
     const s = await on()
     const a = await customer(s.t)

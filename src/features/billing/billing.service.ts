@@ -193,7 +193,8 @@ export class BillingService {
     }
     const scheduled = await provider(log, 'downgrade', () => gateway.downgrade(sub, priceId, meta))
     await provider(log, 'subscription', () => events.refresh(workspaceId))
-    const at = scheduled.phases[1]?.start_date
+    // The phase just set last (a schedule keeps its past phases before the current one).
+    const at = scheduled.phases.at(-1)?.start_date
     return answer('period_end', at ? new Date(at * 1000) : now)
   }
 
