@@ -22,6 +22,7 @@ import { LinkAccount } from './pages/link-account'
 import { Mcp } from './pages/mcp'
 import { Members } from './pages/members'
 import { NotFound } from './pages/not-found'
+import { Plan } from './pages/plan'
 import { RequestAccess } from './pages/request-access'
 import { ResetPassword } from './pages/reset-password'
 import { Security } from './pages/security'
@@ -52,6 +53,8 @@ const DocumentViewer = signedIn(DocumentPage)
 const KeysPage = signedIn(Keys, true)
 const MembersPage = signedIn(Members, true)
 const UsagePage = signedIn(Usage, true)
+// Members see their plan read-only; buying and accepting are for admins (the page says so).
+const PlanPage = signedIn(Plan)
 const SsoPage = signedIn(Sso, true)
 const WebhooksPage = signedIn(Webhooks, true)
 const AuditPage = signedIn(Audit, true)
@@ -84,6 +87,7 @@ export function App() {
         <Route path="/console/keys" component={KeysPage} />
         <Route path="/console/members" component={MembersPage} />
         <Route path="/console/usage" component={UsagePage} />
+        <Route path="/console/plan" component={PlanPage} />
         <Route path="/console/sso" component={SsoPage} />
         <Route path="/console/webhooks" component={WebhooksPage} />
         <Route path="/console/audit" component={AuditPage} />

@@ -16,6 +16,7 @@ export const NAV: NavItem[] = [
   { href: '/console/keys', label: 'API keys', adminOnly: true },
   { href: '/console/members', label: 'Members', adminOnly: true },
   { href: '/console/usage', label: 'Usage', adminOnly: true },
+  { href: '/console/plan', label: 'Plan' },
   { href: '/console/sso', label: 'Single sign-on', adminOnly: true },
   { href: '/console/webhooks', label: 'Webhooks', adminOnly: true },
   { href: '/console/security', label: 'Security', adminOnly: true },

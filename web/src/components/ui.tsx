@@ -1,6 +1,7 @@
 /** The console's small set of building blocks; every page is made of these. */
 import type { ButtonHTMLAttributes, ComponentChildren, InputHTMLAttributes } from 'preact'
 import { useEffect, useId, useRef } from 'preact/hooks'
+import { ApiError } from '../api/client'
 import type { Loaded } from '../lib/use-load'
 
 /** A page's heading, with its actions on the right. */
@@ -73,12 +74,19 @@ export function Field({ label, hint, ...input }: FieldProps) {
   )
 }
 
-/** An error in the API's words; announced to screen readers. */
+/** An error in the API's words; announced to screen readers. A plan's cap reached links to the Plan page. */
 export function ErrorBox({ error }: { error: Error | null | undefined }) {
   if (!error) return null
+  const capped = error instanceof ApiError && error.code === 'plan_limit_reached'
   return (
     <div class="alert alert-error" role="alert">
       {error.message}
+      {capped && (
+        <>
+          {' '}
+          <a href="/console/plan">See the plan and its limits</a>
+        </>
+      )}
     </div>
   )
 }
@@ -165,14 +173,28 @@ export function Dialog(props: {
 }) {
   const ref = useRef<HTMLDialogElement>(null)
   const id = useId()
+  // A close is told as an event after the fact (a task later): one this component made is not a
+  // dismissal, least of all of what the dialog shows by then (e.g. the next document to accept).
+  const closing = useRef(false)
   useEffect(() => {
     const d = ref.current
     if (!d) return
     if (props.open && !d.open) d.showModal()
-    if (!props.open && d.open) d.close()
+    if (!props.open && d.open) {
+      closing.current = true
+      d.close()
+    }
   }, [props.open])
   return (
-    <dialog ref={ref} aria-labelledby={id} onClose={props.onClose} class="dialog">
+    <dialog
+      ref={ref}
+      aria-labelledby={id}
+      onClose={() => {
+        if (closing.current) closing.current = false
+        else props.onClose()
+      }}
+      class="dialog"
+    >
       <h2 id={id}>{props.title}</h2>
       {props.open && props.children}
     </dialog>
