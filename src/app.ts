@@ -99,7 +99,7 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
   const readable = [sources.readableJobs]
   const onboarding = use(onboardingFeature(p, { config: c.onboarding, corpora, ingest, engine, readable }))
   const answers = use(answersFeature(p, { llm: c.llm, engineLimits: c.engine, corpora, engine, plans }))
-  use(usageFeature(p, { accounts, keys, corpora, engine, answers, plans }))
+  use(usageFeature(p, { billing: c.billing, accounts, keys, corpora, engine, answers, plans }))
   use(webhooksFeature(p, { config: c.webhooks, secret, version }))
   const mcp = use(mcpFeature(p, { version, maxBodyBytes: c.server.max_body_bytes, corpora, answers }))
   const economics = use(economicsFeature(p, { rates: c.rates, corpora, answers, onboarding, engine }))

@@ -30,6 +30,9 @@ const del = (path: string, token: string) => t.request(path, { method: 'DELETE',
 describe('members and invitations', () => {
   test('members lists the people of the workspace plus invitations not yet accepted', async () => {
     const s = await signUp(t, { name: 'Owner' })
+    const joined = t.clock.now().toISOString()
+    // Members are listed by when they joined; the member joins a second after the owner.
+    t.clock.advance(1000)
     const m = await addMember(t, s.token)
     const pending = address('pending')
     const inv = await (await invite('/v1/admin/invites', s.token, { email: pending.toUpperCase() })).json()
@@ -50,8 +53,8 @@ describe('members and invitations', () => {
           role: 'admin',
           status: 'active',
           email_verified: true,
-          last_login_at: t.clock.now().toISOString(),
-          created_at: t.clock.now().toISOString(),
+          last_login_at: joined,
+          created_at: joined,
         },
         expect.objectContaining({ id: m.userId, email: m.email, role: 'member', email_verified: true }),
       ])
@@ -422,7 +425,7 @@ describe('usage and billing', () => {
     const usage = new UsageService(t.db, t.clock, {
       members: () => 1,
       activeKeys: () => 0,
-      bases: () => [{ id: 'cor_a', name: 'Handbook', documents: 3, storageBytes: 1200 }],
+      bases: () => [{ id: 'cor_a', name: 'Handbook', documents: 3, storageBytes: 1200, documentBytes: 1000 }],
       feedback: () => [],
       plan: () => undefined,
       queriesUsed: () => 0,

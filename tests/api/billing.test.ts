@@ -202,7 +202,7 @@ describe('checkout against Stripe', () => {
       cancel_at_period_end: false,
     })
     const admin = await (await s.t.request('/v1/admin/billing', { headers: bearer(a.token) })).json()
-    expect(admin).toMatchObject({ plan: 'team', limits: st.caps as object })
+    expect(admin).toMatchObject({ plan: 'team', billing_enabled: true, limits: st.caps as object })
     // A live subscription: checkout again is refused, and nothing more is asked of Stripe.
     const asked = s.stripe.requests.length
     await expectError(

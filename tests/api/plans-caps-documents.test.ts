@@ -102,6 +102,9 @@ describe('upload', () => {
       used: 100,
     })
     expect(await written()).toEqual(before)
+    // The admin's report shows what the cap counts.
+    const report = await t.request('/v1/admin/billing', { headers: bearer(token) })
+    expect(((await report.json()) as { used: { storage_bytes: number } }).used.storage_bytes).toBe(100)
     // The same content under another path is stored once: no byte more.
     expect((await upload(t, token, base, [{ filename: 'copy.txt', content: text('a', 60) }])).status).toBe(
       200,

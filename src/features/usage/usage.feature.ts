@@ -1,3 +1,4 @@
+import type { Config } from '../../platform/config/config.load'
 import type { Feature, Platform } from '../../platform/feature/feature'
 import type { AccountsService } from '../accounts/accounts.service'
 import type { AnswersService } from '../answers/answers.service'
@@ -18,25 +19,34 @@ export interface UsageFeatureDeps {
   engine: Engine
   answers: AnswersService
   plans: PlansService
+  /** Whether billing is on (`mode` is not `off`), for `/admin/billing`. */
+  billing: Pick<Config['billing'], 'mode'>
 }
 
 /** Query counters (from `question.answered`), the usage and billing reports (with answers' ratings) and the usage export. */
 export function usageFeature(p: Platform, d: UsageFeatureDeps): Feature<UsageService> {
-  const service = new UsageService(p.db, p.clock, {
-    members: (ws) => d.accounts.workspaceUsers(ws).length,
-    activeKeys: (ws) => d.keys.activeCount(ws),
-    // Documents and stored bytes from the bases' counters, plus their cartridges (sizes still
-    // unknown, of cartridges made before sizes were recorded, are asked of the store once).
-    bases: async (ws) => {
-      await d.engine.measureCarts(async (key) => (await p.objects.head(key))?.size ?? null)
-      return d.corpora
-        .usage(ws)
-        .map((b) => ({ ...b, storageBytes: b.storageBytes + d.engine.cartBytes(b.id) }))
+  const service = new UsageService(
+    p.db,
+    p.clock,
+    {
+      members: (ws) => d.accounts.workspaceUsers(ws).length,
+      activeKeys: (ws) => d.keys.activeCount(ws),
+      // Documents and stored bytes from the bases' counters, plus their cartridges (sizes still
+      // unknown, of cartridges made before sizes were recorded, are asked of the store once).
+      bases: async (ws) => {
+        await d.engine.measureCarts(async (key) => (await p.objects.head(key))?.size ?? null)
+        return d.corpora.usage(ws).map((b) => ({
+          ...b,
+          storageBytes: b.storageBytes + d.engine.cartBytes(b.id),
+          documentBytes: b.storageBytes,
+        }))
+      },
+      feedback: (ws, from, to) => d.answers.feedbackCounts(ws, from, to),
+      plan: (ws) => d.plans.planOf(ws),
+      queriesUsed: (ws, at) => d.plans.queriesUsed(ws, at),
     },
-    feedback: (ws, from, to) => d.answers.feedbackCounts(ws, from, to),
-    plan: (ws) => d.plans.planOf(ws),
-    queriesUsed: (ws, at) => d.plans.queriesUsed(ws, at),
-  })
+    d.billing.mode !== 'off',
+  )
   const routes = [...usageRoutes(service), ...usageExportRoutes(new UsageExport(p))]
   return { name: 'usage', service, routes, subscribers: [usageSubscriber(service)] }
 }

@@ -11,7 +11,10 @@ export interface BaseUsage {
   id: string
   name: string
   documents: number
+  /** Everything the base keeps: its documents and what is built from them (cartridges). */
   storageBytes: number
+  /** Its documents' own bytes: what the plan's `storage_bytes` cap counts (ingest.caps.ts). */
+  documentBytes: number
 }
 
 /** Counts the usage report reads from other features, through their services. */
@@ -82,6 +85,8 @@ export class UsageService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly sources: UsageSources,
+    /** Whether this server bills through a payment provider (`billing.mode`), for `/admin/billing`. */
+    private readonly billingEnabled = false,
   ) {
     this.addQueries = prepareAddQueries(db)
   }
@@ -164,6 +169,8 @@ export class UsageService {
    */
   async billing(workspaceId: string): Promise<Static<typeof BillingResp>> {
     const u = await this.usage(workspaceId)
+    // Storage against the cap, and priced, is what the cap counts: the documents' own bytes.
+    const documentBytes = (await this.sources.bases(workspaceId)).reduce((n, b) => n + b.documentBytes, 0)
     const plan = this.sources.plan(workspaceId)
     const monthQueries = this.sources.queriesUsed(workspaceId, this.clock.now().getTime())
     const caps = plan?.caps
@@ -171,11 +178,11 @@ export class UsageService {
     const cost =
       (plan?.prices.month ?? 0) +
       ((rates?.queries_per_1000 ?? 0) * monthQueries) / 1000 +
-      ((rates?.storage_gb_month ?? 0) * u.totals.storage_bytes) / 1024 ** 3
+      ((rates?.storage_gb_month ?? 0) * documentBytes) / 1024 ** 3
     return {
       plan: plan?.id ?? 'unknown',
       plan_name: plan?.name ?? 'unknown',
-      billing_enabled: false,
+      billing_enabled: this.billingEnabled,
       period: u.period,
       limits: {
         bases: caps?.bases ?? null,
@@ -190,7 +197,7 @@ export class UsageService {
         documents: u.totals.documents,
         queries_per_month: monthQueries,
         seats: u.totals.members,
-        storage_bytes: u.totals.storage_bytes,
+        storage_bytes: documentBytes,
         api_keys: u.totals.api_keys,
       },
       usage: u.totals,
