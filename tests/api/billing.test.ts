@@ -172,8 +172,10 @@ describe('checkout against Stripe', () => {
     expect(first.status).toBe(200)
     const session = (await first.json()) as { url: string; session_id: string }
     expect(session.url).toStartWith(`${s.stripe.url}/checkout/`)
-    const again = await post(s.t, '/v1/billing/checkout', a.token, { tier: 'team', term: 'year' })
+    // A second checkout (the first tab left open) replaces the first: its session is expired.
+    const again = await post(s.t, '/v1/billing/checkout', a.token, { tier: 'team', term: 'month' })
     expect(again.status).toBe(200)
+    const replacing = (await again.json()) as { url: string; session_id: string }
     const sent = s.stripe.requests.filter((r) => r.method === 'POST')
     expect(sent.filter((r) => r.path === '/v1/customers').map((r) => r.body.metadata)).toEqual([
       { workspace_id: a.workspaceId },
@@ -189,7 +191,8 @@ describe('checkout against Stripe', () => {
       success_url: `${BASE_URL}/console/plan?checkout=success`,
       cancel_url: `${BASE_URL}/console/plan?checkout=cancelled`,
     })
-    const sub = await s.stripe.completeCheckout(session.session_id)
+    expect(sent.map((r) => r.path)).toContain(`/v1/checkout/sessions/${session.session_id}/expire`)
+    const sub = await s.stripe.completeCheckout(replacing.session_id)
     const st = await status(s.t, a.token)
     const end = new Date(sub.items.data[0]!.current_period_end * 1000).toISOString()
     expect(st).toMatchObject({

@@ -8,6 +8,7 @@ import type { Db } from '../../platform/db/db'
 import { transaction } from '../../platform/db/transaction'
 import type { PlansService } from '../plans/plans.service'
 import type { BillingAccountRow, BillingRepo, SubscriptionMirror } from './billing.repo'
+import { KeyedQueue } from './billing.serial'
 import {
   parseLookupKey,
   type StripeEvent,
@@ -90,7 +91,7 @@ function pendingOf(
  * of the same subscription cannot land in the wrong order.
  */
 export class BillingEvents {
-  private readonly chains = new Map<string, Promise<unknown>>()
+  private readonly customers = new KeyedQueue()
 
   constructor(
     private readonly d: {
@@ -105,14 +106,7 @@ export class BillingEvents {
 
   /** Runs `work` after the customer's earlier work has settled. */
   serial<T>(customerId: string, work: () => Promise<T>): Promise<T> {
-    const before = this.chains.get(customerId) ?? Promise.resolve()
-    const run = before.then(work, work)
-    const tail = run.catch(() => undefined)
-    this.chains.set(customerId, tail)
-    void tail.then(() => {
-      if (this.chains.get(customerId) === tail) this.chains.delete(customerId)
-    })
-    return run
+    return this.customers.run(customerId, work)
   }
 
   /** Applies one verified event; throws when its handler failed (the caller records it). */

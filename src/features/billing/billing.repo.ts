@@ -58,6 +58,15 @@ export class BillingRepo {
       .run()
   }
 
+  /** Records the checkout session the workspace opened last. */
+  setOpenCheckout(workspaceId: string, sessionId: string, at: number): void {
+    this.db
+      .update(billingAccounts)
+      .set({ openCheckoutId: sessionId, updatedAt: at })
+      .where(eq(billingAccounts.workspaceId, workspaceId))
+      .run()
+  }
+
   /** A received event, if it was seen before. */
   event(eventId: string): BillingEventRow | undefined {
     return this.db.select().from(billingEvents).where(eq(billingEvents.eventId, eventId)).get()

@@ -9,6 +9,7 @@ import type { WorkspacesService } from '../workspaces/workspaces.service'
 import { type BillingEvents, type EventOutcome, isLive } from './billing.events'
 import type { BillingAccountRow, BillingRepo } from './billing.repo'
 import type { BillingStatus } from './billing.schemas'
+import { KeyedQueue } from './billing.serial'
 import type { StripeGateway, Term } from './billing.stripe'
 
 /** What the billing service is built from. */
@@ -48,6 +49,8 @@ async function provider<T>(log: Logger, what: string, call: () => Promise<T>): P
  * webhook. Stripe holds the truth; this service mirrors it and moves the workspace's plan.
  */
 export class BillingService {
+  private readonly checkouts = new KeyedQueue()
+
   constructor(private readonly d: BillingDeps) {}
 
   /** Whether billing is on (ENGRAM_BILLING=stripe). */
@@ -123,7 +126,28 @@ export class BillingService {
     const before = this.d.repo.byWorkspace(workspaceId)
     if (before?.subscriptionId && isLive(before.status)) throw fail('subscription_exists')
     const plan = this.sellable(tier, term)
+    // One checkout of a workspace at a time, so that two cannot both leave a session open.
+    return this.checkouts.run(workspaceId, () => this.openCheckout(workspaceId, plan, term, requestKey))
+  }
+
+  /**
+   * Closes the workspace's earlier checkout and opens a new one. A session already paid whose
+   * subscription has not come through the webhook yet refuses with 409 `subscription_exists`;
+   * one still open is expired, so that the two cannot both be paid.
+   */
+  private async openCheckout(workspaceId: string, plan: PlanDef, term: Term, requestKey: string | null) {
+    const { gateway } = this.ensureEnabled()
+    const tier = plan.id
     const account = await this.accountOf(workspaceId, gateway)
+    const earlier = account.openCheckoutId
+    if (earlier) {
+      const state = await provider(this.d.log, 'checkout', () => gateway.checkoutState(earlier))
+      // Paid, and its subscription not mirrored yet (one mirrored is live, refused above, or ended).
+      const paid = state.status === 'complete' && state.subscription !== account.subscriptionId
+      if (paid) throw fail('subscription_exists')
+      if (state.status === 'open')
+        await provider(this.d.log, 'checkout', () => gateway.expireCheckout(earlier))
+    }
     const priceId = await provider(this.d.log, 'price', () => gateway.priceOf(plan, term))
     const base = this.d.baseUrl
     const session = await provider(this.d.log, 'checkout', () =>
@@ -138,6 +162,7 @@ export class BillingService {
         idempotencyKey: keyFor('checkout', workspaceId, requestKey, `${tier}:${term}`),
       }),
     )
+    this.d.repo.setOpenCheckout(workspaceId, session.id, this.d.clock.now().getTime())
     return { url: session.url, session_id: session.id }
   }
 

@@ -147,6 +147,22 @@ export class StripeGateway {
     return { id: session.id, url: session.url ?? '' }
   }
 
+  /** Whether a checkout session is still open, completed (then with its subscription) or expired. */
+  async checkoutState(
+    id: string,
+  ): Promise<{ status: 'open' | 'complete' | 'expired'; subscription: string | null }> {
+    const session = await this.stripe.checkout.sessions.retrieve(id)
+    const sub = session.subscription
+    const subscription = typeof sub === 'string' ? sub : (sub?.id ?? null)
+    if (session.status === 'open') return { status: 'open', subscription }
+    return { status: session.status === 'complete' ? 'complete' : 'expired', subscription }
+  }
+
+  /** Expires an open checkout session: it can no longer be paid. */
+  async expireCheckout(id: string): Promise<void> {
+    await this.stripe.checkout.sessions.expire(id)
+  }
+
   /** A billing portal session's URL. */
   async portal(customerId: string, returnUrl: string): Promise<string> {
     const session = await this.stripe.billingPortal.sessions.create({

@@ -29,6 +29,11 @@ export const billingAccounts = sqliteTable(
     pendingTerm: text('pending_term'),
     pendingAt: integer('pending_at'),
     scheduleId: text('schedule_id'),
+    /**
+     * The checkout session opened last: expired before another is opened, and refused while its
+     * payment is being set up, so that one workspace cannot end up with two subscriptions.
+     */
+    openCheckoutId: text('open_checkout_id'),
     /** When the subscription was last read from Stripe, and the `created` of the latest event applied. */
     syncedAt: integer('synced_at'),
     lastEventCreated: integer('last_event_created'),

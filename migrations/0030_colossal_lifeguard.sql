@@ -1,0 +1,1 @@
+ALTER TABLE `billing_accounts` ADD `open_checkout_id` text;
