@@ -143,10 +143,26 @@ export function usePlanActions(opts: {
     }
   })
   const action = (plan: Plan) => {
-    if (!status?.billing_enabled || plan.prices[term] === 0) return null
+    if (!status?.billing_enabled) return null
     const hasSubscription = !status.checkout_required
-    if (plan.id === current && (!hasSubscription || status.term === term)) return null
-    const verb = hasSubscription ? 'Change to' : 'Upgrade to'
+    if (plan.prices[term] === 0) {
+      // A free plan is no subscription: leaving the paid one is a cancellation (docs/billing.md).
+      return hasSubscription && status.portal_available ? (
+        <span class="hint">Cancel through Manage billing</span>
+      ) : null
+    }
+    const pending = status.pending_change
+    if (pending && pending.tier === plan.id && pending.term === term) {
+      return (
+        <span class="hint">
+          From <Time iso={pending.effective_at} />
+        </span>
+      )
+    }
+    const same = plan.id === current && (!hasSubscription || status.term === term)
+    // Asking for the plan it is on drops a downgrade waiting for the period end (docs/billing.md).
+    if (same && !(hasSubscription && status.pending_change)) return null
+    const verb = same ? 'Keep' : hasSubscription ? 'Change to' : 'Upgrade to'
     return (
       <Button
         variant={hasSubscription ? 'plain' : 'primary'}

@@ -52,7 +52,7 @@ export function Plan(_props: { id?: string }) {
         lead="What this workspace may use, how much of it is used, and the plans on offer."
       />
       <div class="stack">
-        {back && <Note kind={back[1]}>{back[0]}</Note>}
+        {back && !changed && <Note kind={back[1]}>{back[0]}</Note>}
         {changed && (
           <Note kind="ok">
             {changed.effective === 'now'
