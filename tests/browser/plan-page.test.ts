@@ -47,11 +47,14 @@ const rig = consoleRig({
 })
 
 let admin: Account | undefined
+/** The id of the workspace's first base. */
+let handbook = ''
 /** The workspace's admin with two bases (the cap: full) and four API keys of five (nearly full). */
 async function theAdmin(): Promise<Account> {
   if (admin) return admin
   const a = await openSignUp(rig())
-  for (const name of ['Handbook', 'Contracts']) await api(a, 'POST', '/v1/corpora', { name })
+  handbook = (await api<{ id: string }>(a, 'POST', '/v1/corpora', { name: 'Handbook' })).id
+  await api(a, 'POST', '/v1/corpora', { name: 'Contracts' })
   for (let i = 1; i <= 4; i++) await api(a, 'POST', '/v1/api-keys', { name: `Key ${i}`, scopes: ['query'] })
   admin = a
   return a
@@ -122,6 +125,35 @@ describe('console: plan', () => {
     await refusal.getByRole('link', { name: 'See the plan and its limits' }).click()
     await page.waitForURL('**/console/plan')
     await page.getByRole('heading', { name: 'Small plan' }).waitFor()
+
+    // An upload refused for the storage cap says so on its line, with the same way to the page.
+    // (The refusal is answered here as the error table has it; the cap itself is tests/api's.)
+    await page.route(/\/v1\/corpora\/[^/]+\/documents$/, (route) =>
+      route.request().method() === 'POST'
+        ? route.fulfill({
+            status: 403,
+            json: {
+              error: {
+                code: 'plan_limit_reached',
+                message: "The workspace's plan allows 1 MB of storage; it uses 0 B, and this would add 2 MB.",
+                status: 403,
+                details: { cap: 'storage_bytes', limit: MB, used: 0 },
+              },
+            },
+          })
+        : route.fallback(),
+    )
+    await page.goto(r.url(`/console/bases/${handbook}`))
+    await page.getByLabel('Files to upload').setInputFiles({
+      name: 'big.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.alloc(2 * MB, 'a'),
+    })
+    const line = page.locator('.upload-error')
+    await line.waitFor()
+    expect(await line.textContent()).toContain('allows 1 MB of storage')
+    await line.getByRole('link', { name: 'See the plan and its limits' }).click()
+    await page.waitForURL('**/console/plan')
     await ctx.close()
   }, 90_000)
 

@@ -74,19 +74,24 @@ export function Field({ label, hint, ...input }: FieldProps) {
   )
 }
 
+/** After a refusal for a plan's cap (403 `plan_limit_reached`), the way to the Plan page; else nothing. */
+export function PlanLimitLink({ error }: { error: Error | null | undefined }) {
+  if (!(error instanceof ApiError) || error.code !== 'plan_limit_reached') return null
+  return (
+    <>
+      {' '}
+      <a href="/console/plan">See the plan and its limits</a>
+    </>
+  )
+}
+
 /** An error in the API's words; announced to screen readers. A plan's cap reached links to the Plan page. */
 export function ErrorBox({ error }: { error: Error | null | undefined }) {
   if (!error) return null
-  const capped = error instanceof ApiError && error.code === 'plan_limit_reached'
   return (
     <div class="alert alert-error" role="alert">
       {error.message}
-      {capped && (
-        <>
-          {' '}
-          <a href="/console/plan">See the plan and its limits</a>
-        </>
-      )}
+      <PlanLimitLink error={error} />
     </div>
   )
 }

@@ -7,7 +7,7 @@ import { formatSize } from '../lib/format'
 import type { UploadItem, Uploads } from '../lib/use-uploads'
 import { visibleText } from '../lib/visible-text'
 import { FileName } from './file-name'
-import { Progress } from './ui'
+import { PlanLimitLink, Progress } from './ui'
 
 const WORDS: Record<UploadItem['state'], string> = {
   queued: 'Waiting',
@@ -99,7 +99,12 @@ function UploadLine({ item, uploads }: { item: UploadItem; uploads: Uploads }) {
         )}
       </div>
       <Progress value={fraction} label={`Upload of ${visibleText(item.path)}`} />
-      {item.error && <p class="upload-error">{item.error.message}</p>}
+      {item.error && (
+        <p class="upload-error">
+          {item.error.message}
+          <PlanLimitLink error={item.error} />
+        </p>
+      )}
     </li>
   )
 }
