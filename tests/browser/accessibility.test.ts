@@ -22,6 +22,7 @@ const SIGNED_IN = [
   'keys',
   'members',
   'usage',
+  'plan',
   'sso',
   'webhooks',
   'security',

@@ -60,7 +60,10 @@ describe('console: plan with billing on', () => {
     for (const doc of legal.documents) {
       const dialog = page.getByRole('dialog', { name: doc.title })
       await dialog.getByText(`Version ${doc.version}.`).waitFor()
-      if (doc === legal.documents[0]) expect(await seriousViolations(page)).toEqual([])
+      if (doc === legal.documents[0]) {
+        expect(await seriousViolations(page)).toEqual([])
+        await r.screenshot(page, 'plan-legal-dialog')
+      }
       await dialog.getByRole('button', { name: 'I accept' }).click()
       await dialog.waitFor({ state: 'hidden' })
     }

@@ -172,7 +172,10 @@ describe('console: plan', () => {
     expect(await page.getByRole('button', { name: /Upgrade|Change to|Manage billing/ }).count()).toBe(0)
     await legal.getByRole('button', { name: 'Read Terms of Service (template)' }).click()
     const dialog = page.getByRole('dialog', { name: 'Terms of Service (template)' })
-    await dialog.getByRole('document').waitFor()
+    // The text as it reads: a line wrapped in the source joins the one before it.
+    expect(await dialog.getByRole('document').textContent()).toContain(
+      'It is not legal advice and is not a contract anyone has reviewed.',
+    )
     expect(await dialog.getByRole('button', { name: 'I accept' }).count()).toBe(0)
     expect(await seriousViolations(page)).toEqual([])
     await dialog.getByRole('button', { name: 'Close' }).click()

@@ -42,7 +42,9 @@ export function LegalDialog({ open }: { open: OpenDocument | null }) {
           </p>
           {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the text scrolls, and a keyboard can only scroll what takes focus. */}
           <div class="legal-text" tabIndex={0} role="document" aria-label={`${open.doc.title}, text`}>
-            {open.doc.text}
+            {blocks(open.doc.text).map((b, i) => (
+              <p key={i}>{b}</p>
+            ))}
           </div>
           <ErrorBox error={accept.error} />
           <div class="dialog-actions">
@@ -57,6 +59,25 @@ export function LegalDialog({ open }: { open: OpenDocument | null }) {
       )}
     </Dialog>
   )
+}
+
+/**
+ * The text's paragraphs as it reads (Markdown, shown as written): blank lines part paragraphs, a
+ * line wrapped in the source joins the one before, and a heading or list item starts a line.
+ */
+export function blocks(text: string): string[] {
+  return text
+    .split(/\n\s*\n/)
+    .map((block) =>
+      block
+        .split('\n')
+        .map((line) => line.trim())
+        .reduce((out, line) => {
+          if (!out) return line
+          return /^(#+ |[-*] |\d+[.)] )/.test(line) ? `${out}\n${line}` : `${out} ${line}`
+        }, ''),
+    )
+    .filter((b) => b !== '')
 }
 
 /** The details of a 403 `legal_acceptance_required`. */
