@@ -72,6 +72,7 @@ export function blocks(text: string): string[] {
       block
         .split('\n')
         .map((line) => line.trim())
+        .filter((line) => line !== '')
         .reduce((out, line) => {
           if (!out) return line
           return /^(#+ |[-*] |\d+[.)] )/.test(line) ? `${out}\n${line}` : `${out} ${line}`
