@@ -157,6 +157,19 @@ describe('console: plan', () => {
     await ctx.close()
   }, 90_000)
 
+  test('at 375 px in the dark scheme the page fits the screen: the plans table scrolls in its own box', async () => {
+    const r = rig()
+    const ctx = await r.context({ width: 375, height: 780, dark: true })
+    const page = await ctx.newPage()
+    await signInUi(page, r, await theAdmin(), '/console/plan')
+    await page.getByRole('heading', { name: 'Small plan' }).waitFor()
+    await page.getByRole('region', { name: 'Legal documents' }).getByRole('table').waitFor()
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375)
+    expect(await seriousViolations(page)).toEqual([])
+    await r.screenshot(page, 'plan-375-dark')
+    await ctx.close()
+  }, 60_000)
+
   test('a member sees the plan and the documents read-only: no use bars, nothing to buy or accept', async () => {
     const r = rig()
     const member = await addMember(r, await theAdmin())
