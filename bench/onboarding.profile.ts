@@ -4,13 +4,15 @@
 // engine.bench.ts times it), then forced re-onboardings; the engine's and the store's calls are
 // timed on the event loop, and the compile's stages are timed again in process on the same texts.
 
+import {
+  compileCartridge,
+  encodeCartridge,
+  fitCartridge,
+  passageInputs,
+} from '../src/features/engine/cart/index'
 import { EngineRepo } from '../src/features/engine/engine.repo'
 import { Engine } from '../src/features/engine/engine.service'
-import { compileCartridge } from '../src/features/engine/lib/cartridge'
-import { encodeCartridge } from '../src/features/engine/lib/codec'
-import { fitCartridge } from '../src/features/engine/lib/fit'
-import { passageInputs } from '../src/features/engine/lib/passages'
-import { prepareStaticVectors, staticVector } from '../src/features/engine/lib/static-vectors'
+import { prepareStaticVectors, staticVector } from '../src/features/engine/text/index'
 import { OnboardingJobs } from '../src/features/onboarding/onboarding.jobs'
 import { OnboardingService } from '../src/features/onboarding/onboarding.service'
 import { LocalObjectStore } from '../src/platform/storage/local-store'

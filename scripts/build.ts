@@ -29,9 +29,9 @@ const result = Bun.spawnSync(
     // A third: the PDF reader's thread, so a large PDF does not stall the server's event loop.
     'src/features/ingest/extract/extract.pdf-worker.ts',
     // A fourth: the cartridge compiler's threads, so onboarding runs beside the event loop.
-    'src/features/engine/lib/compile-worker.ts',
+    'src/features/engine/cart/compile-worker.ts',
     // A fifth: the built-in sentence encoder's thread (its model's files are embedded with it).
-    'src/features/engine/lib/encoder-worker.ts',
+    'src/features/engine/support/encoder-worker.ts',
     // Not code: the console's files, embedded as they are.
     pack,
     '--outfile',

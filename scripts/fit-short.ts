@@ -1,4 +1,4 @@
-// Refits the short-answer picker's weights (src/features/engine/lib/short.ts) offline from the tuning
+// Refits the short-answer picker's weights (src/features/engine/compose/short.ts) offline from the tuning
 // split's records (`npm run bench:quality -- --strategy rag --no-abstain --no-retrieval --short-dump
 // FILE`: the even-numbered articles only; the odd ones stay held out). Scores every candidate span of
 // every record with the weights in short.ts and prints EM and token F1 (a null short answer counts as
@@ -11,11 +11,15 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { exactMatch, tokenF1 } from '../bench/lib/squad-metrics'
-import { shortWeights } from '../src/features/engine/lib/short'
-import { FEATURES, spanFeatures } from '../src/features/engine/lib/short-features'
-import { shortQuestion, Want } from '../src/features/engine/lib/short-question'
-import { candidateSpans } from '../src/features/engine/lib/short-spans'
-import { spanWords } from '../src/features/engine/lib/short-words'
+import {
+  candidateSpans,
+  FEATURES,
+  shortQuestion,
+  shortWeights,
+  spanFeatures,
+  spanWords,
+  Want,
+} from '../src/features/engine/compose/index'
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),

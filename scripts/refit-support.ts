@@ -1,4 +1,4 @@
-// Refits the support model of src/features/engine/lib/support.ts offline from the tuning split's
+// Refits the support model of src/features/engine/support/support.ts offline from the tuning split's
 // records (`npm run bench:quality -- --abstain-signals FILE`): a logistic model over named feature
 // sets, fitted on each question's first passage, with the threshold that loses `--lose` of the own
 // questions. A set named "... topN" scores a question by the best of its first N passages (the
@@ -11,11 +11,9 @@
 // Usage: bun run scripts/refit-support.ts FILE [--lose 0.025]
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { planQuery } from '../src/features/engine/lib/query'
-import { idf } from '../src/features/engine/lib/score'
-import { prepareStaticVectors, staticVector } from '../src/features/engine/lib/static-vectors'
-import { supportQuestion, supportSignals, type TermEvidence } from '../src/features/engine/lib/support'
-import { contentTerms, tokenize } from '../src/features/engine/lib/text'
+import { idf, planQuery } from '../src/features/engine/rank/index'
+import { supportQuestion, supportSignals, type TermEvidence } from '../src/features/engine/support/index'
+import { contentTerms, prepareStaticVectors, staticVector, tokenize } from '../src/features/engine/text/index'
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),

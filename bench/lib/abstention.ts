@@ -3,12 +3,12 @@
 // names (an order nobody chose): A1, B1, A2, B2. Base A holds A1 + A2, base B holds B1 + B2 (half
 // the articles each). Each base is asked the questions of every article: its own and the other
 // half's. The tuning split is the questions of A1 and B1 (the support model of
-// src/features/engine/lib/support.ts was fitted and its threshold set on them only); the held-out
+// src/features/engine/support/support.ts was fitted and its threshold set on them only); the held-out
 // split is the questions of A2 and B2, never looked at while tuning.
 import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
+import type { AskExplain } from '../../src/features/engine/compose/index'
 import type { Engine } from '../../src/features/engine/engine.service'
-import type { AskExplain } from '../../src/features/engine/lib/ask'
 
 /** One article of the data set, already cut into sections. */
 export interface Article {

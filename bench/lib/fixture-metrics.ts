@@ -2,7 +2,7 @@
 // acceptable answer, does it merely repeat the question or a heading, does it start with a cut-off
 // fragment. Judged from the answer's text and its document's extracted text only, so that any engine
 // (or a person's answer) can be scored the same way.
-import { contentTerms } from '../../src/features/engine/lib/text'
+import { contentTerms } from '../../src/features/engine/text/index'
 import { normalize } from './squad-metrics'
 
 /** An acceptable answer: a string, or strings that must all be in the answer. */

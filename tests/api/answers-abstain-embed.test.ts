@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { NO_ANSWER } from '../../src/features/engine/engine.service'
-import { REFERENCE_TEXTS } from '../../src/features/engine/lib/reference'
-import { SUPPORT_THRESHOLD } from '../../src/features/engine/lib/support'
+import { REFERENCE_TEXTS, SUPPORT_THRESHOLD } from '../../src/features/engine/support/index'
 import type { TestApp } from '../helpers/app'
 import { startEmbedStandin } from '../helpers/embed-standin'
 import { type ReadyBase, readyBase } from '../helpers/ready-base'

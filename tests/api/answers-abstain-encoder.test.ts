@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { NO_ANSWER } from '../../src/features/engine/engine.service'
-import { SUPPORT_THRESHOLD } from '../../src/features/engine/lib/support'
+import { SUPPORT_THRESHOLD } from '../../src/features/engine/support/index'
 import type { TestApp } from '../helpers/app'
 import { type ReadyBase, readyBase } from '../helpers/ready-base'
 import { authApp, bearer } from './accounts.fixture'

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { NO_ANSWER } from '../../src/features/engine/engine.service'
-import { SUPPORT_THRESHOLD } from '../../src/features/engine/lib/support'
+import { SUPPORT_THRESHOLD } from '../../src/features/engine/support/index'
 import { parseSse } from '../../src/platform/http/sse'
 import type { TestApp } from '../helpers/app'
 import { startLlmStandin } from '../helpers/llm-standin'

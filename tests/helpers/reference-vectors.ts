@@ -1,4 +1,4 @@
-import { REFERENCE_PAIRS, REFERENCE_SENTENCES } from '../../src/features/engine/lib/reference'
+import { REFERENCE_PAIRS, REFERENCE_SENTENCES } from '../../src/features/engine/support/index'
 
 /**
  * Vectors an embeddings stand-in can give the support check's reference texts (reference.ts): every

@@ -3,8 +3,8 @@ import type { Config } from '../../platform/config/config.load'
 import { createEmbeddingsClient } from '../../platform/llm/embeddings-client'
 import type { Logger } from '../../platform/log/log'
 import type { Embedder } from './engine.vectors'
-import { EncoderThread } from './lib/encoder-thread'
-import { prepareStaticVectors, STATIC_MODEL, staticVector } from './lib/static-vectors'
+import { EncoderThread } from './support/index'
+import { prepareStaticVectors, STATIC_MODEL, staticVector } from './text/index'
 
 /** The built-in static word vectors' model name (passages embedded by another model are embedded again). */
 export const BUILTIN_MODEL = STATIC_MODEL

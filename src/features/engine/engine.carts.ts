@@ -1,13 +1,17 @@
 import type { ObjectStore } from '../../platform/storage/object-store'
+import {
+  type CartEntry,
+  type CartRoute,
+  decodeCartridge,
+  internTerm,
+  routeCartridges,
+  routeSize,
+  type WarmCartridge,
+} from './cart/index'
 import type { EngineRepo } from './engine.repo'
-import { WarmCache } from './lib/cache'
-import type { WarmCartridge } from './lib/cartridge'
-import { type CartRoute, routeCartridges, routeSize } from './lib/cartroute'
-import type { CartEntry } from './lib/cartsearch'
-import { decodeCartridge } from './lib/codec'
-import type { SectionRef } from './lib/ragsearch'
-import { internTerm } from './lib/terms'
-import { contentTerms } from './lib/text'
+import type { SectionRef } from './rag/index'
+import { WarmCache } from './shared/index'
+import { contentTerms } from './text/index'
 
 /** Where cartridges are kept durably: the object store's byte-level calls. */
 export type CartStore = Pick<ObjectStore, 'getBytes' | 'put' | 'delete'>

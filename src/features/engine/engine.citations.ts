@@ -1,5 +1,5 @@
+import type { AskResult as Asked, Source as Passage } from './compose/index'
 import type { CitationsRepo } from './engine.citations.repo'
-import type { AskResult as Asked, Source as Passage } from './lib/ask'
 
 // Where the passages an answer cites lie in their documents: the page, the section and the offsets
 // in the document's text, so that a viewer can open the document at the passage and mark it. The

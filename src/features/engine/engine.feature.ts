@@ -1,9 +1,9 @@
 import type { Config } from '../../platform/config/config.load'
 import type { Feature, Platform } from '../../platform/feature/feature'
 import type { CorporaService, DocumentPurger } from '../corpora/corpora.service'
+import { CompileThreads } from './cart/index'
 import { BUILTIN_MODEL, embedderFrom, encoderFrom } from './embedder'
 import { Engine } from './engine.service'
-import { CompileThreads } from './lib/compile-threads'
 
 export interface EngineFeatureDeps {
   config: Config['engine']

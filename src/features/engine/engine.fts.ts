@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'bun:sqlite'
+import { passageTerms } from './cart/index'
 import type { PostingStatements } from './engine.postings'
 import type { Bm25Statements } from './engine.topk'
-import { passageTerms } from './lib/passages'
 
 // Where a base's passages are indexed. A base has an FTS5 table of its own, `engine_fts_<key>`
 // (migrations/0015_engine_own_index.sql), so BM25's passage count and average length, which FTS5

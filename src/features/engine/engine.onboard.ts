@@ -1,10 +1,8 @@
 import { objectKey } from '../../platform/storage/keys'
+import { type CompiledSection, contentKey, type WarmCartridge } from './cart/index'
 import type { CartStore, EngineCarts } from './engine.carts'
 import type { EngineRepo, SectionRow } from './engine.repo'
 import type { EngineVectors } from './engine.vectors'
-import type { WarmCartridge } from './lib/cartridge'
-import { contentKey } from './lib/codec'
-import type { CompiledSection } from './lib/compile-threads'
 
 /** A section compiled: its cartridge's bytes and index rows, and the warm copy when compiled in process. */
 export interface PreparedSection extends CompiledSection {

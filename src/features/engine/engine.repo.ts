@@ -1,11 +1,10 @@
 import type { Database, Statement } from 'bun:sqlite'
+import type { PassageInput } from './cart/index'
 import { FtsIndexes, ftsToken } from './engine.fts'
 import { Postings } from './engine.postings'
 import { bm25Top, bm25Within, type TopkHit } from './engine.topk'
 import { VectorRepo } from './engine.vectors.repo'
-import { encodePassageWords, scanPassageWords } from './lib/passage-words'
-import type { PassageInput } from './lib/passages'
-import { TermCounts } from './lib/term-counts'
+import { encodePassageWords, scanPassageWords, TermCounts } from './rank/index'
 
 // The engine's tables are created by migrations/0004_engine.sql. Each base's passages are indexed in
 // an FTS5 table of its own (engine.fts.ts: BM25's statistics are the base's), terms prefixed with the
@@ -31,7 +30,7 @@ export interface PassageRow {
   ordinal: number
   text: string
   sents: Uint8Array
-  /** Its content words as ranking reads them (lib/passage-words.ts); null when indexed before they were stored. */
+  /** Its content words as ranking reads them (rank/passage-words.ts); null when indexed before they were stored. */
   words: Uint8Array | null
   document_id: string
   title: string

@@ -1,5 +1,14 @@
 import type { Database } from 'bun:sqlite'
 import type { Db } from '../../platform/db/db'
+import {
+  type CompiledSection,
+  compileCartridge,
+  encodeCartridge,
+  fitCartridge,
+  passageInputs,
+  type WarmCartridge,
+} from './cart/index'
+import { type AskExplain, type AskInput, askBase } from './compose/index'
 import { type CartStore, EngineCarts } from './engine.carts'
 import { type AskResult, placeSources, type SourceLocator } from './engine.citations'
 import { CitationsRepo } from './engine.citations.repo'
@@ -12,25 +21,19 @@ import {
 import { EngineRepo } from './engine.repo'
 import { TableRepo } from './engine.tables.repo'
 import { type Embedder, EngineVectors, type SectionVectors } from './engine.vectors'
-import { type AskExplain, type AskInput, askBase } from './lib/ask'
-import type { WarmCache } from './lib/cache'
-import { compileCartridge, type WarmCartridge } from './lib/cartridge'
-import { encodeCartridge } from './lib/codec'
-import type { CompiledSection } from './lib/compile-threads'
-import { EncoderCache, type EncoderEmbed } from './lib/encoder-check'
-import { fitCartridge } from './lib/fit'
-import { prepareHypernyms } from './lib/hypernyms'
-import { passageInputs } from './lib/passages'
-import { prepareStaticVectors } from './lib/static-vectors'
-import { prepareSynonyms } from './lib/variants'
+import type { WarmCache } from './shared/index'
+import { EncoderCache, type EncoderEmbed } from './support/index'
+import { prepareHypernyms, prepareStaticVectors, prepareSynonyms } from './text/index'
 
+/**
+ * What the answers feature uses of an answer: its input and metrics, the no-answer text, and how an
+ * answer is streamed, piece by piece.
+ */
+export { type AskInput, type AskMetrics, NO_ANSWER, streamAnswer } from './compose/index'
 export type { CartStore } from './engine.carts'
 export type { AskResult, SectionSpan, Source, SourceLocator, SourcePlace } from './engine.citations'
 export type { OnboardResult, PreparedSection, SectionInput } from './engine.onboard'
 export type { Embedder, SectionVectors } from './engine.vectors'
-export { type AskInput, type AskMetrics, NO_ANSWER } from './lib/ask'
-/** How an answer is streamed, piece by piece (the answers feature streams through it). */
-export { streamAnswer } from './lib/stream'
 
 /** What the engine needs: the database, the object store, a warm-copy budget and a timer. */
 export interface EngineDeps {

@@ -1,9 +1,14 @@
 import type { Database, Statement } from 'bun:sqlite'
-import type { TablePassage } from './lib/table-rows'
-import { inReadingOrder, TABLE_FILE, type TableDocument, type TableReader } from './lib/tables'
+import {
+  inReadingOrder,
+  TABLE_FILE,
+  type TableDocument,
+  type TablePassage,
+  type TableReader,
+} from './compose/index'
 
 /**
- * Prepared statements rag reads table rows with (lib/tables.ts): a base's table files, kept for
+ * Prepared statements rag reads table rows with (compose/tables.ts): a base's table files, kept for
  * the base's generation (every change to its index bumps it), and a document's passages in reading
  * order, read until the caller's cap.
  */

@@ -1,10 +1,10 @@
+import type { Meaning } from './compose/index'
 import type { VectorRepo } from './engine.vectors.repo'
-import type { Meaning } from './lib/ask'
-import { WarmCache } from './lib/cache'
-import type { SectionRef } from './lib/ragsearch'
-import type { RankedPassage } from './lib/rank'
-import { REFERENCE_TEXTS, type References, referencesOf } from './lib/reference'
-import { STATIC_MODEL } from './lib/static-vectors'
+import type { SectionRef } from './rag/index'
+import type { RankedPassage } from './rank/index'
+import { WarmCache } from './shared/index'
+import { REFERENCE_TEXTS, type References, referencesOf } from './support/index'
+import { STATIC_MODEL } from './text/index'
 
 /** What re-ranking by meaning needs: a model (an embeddings server or the built-in vectors) and the weight of its similarity. */
 export interface Embedder {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { uncut, wholeSentences } from '../../../src/features/answers/answers.text'
-import { composeAnswer } from '../../../src/features/engine/lib/answer'
-import type { RankedPassage } from '../../../src/features/engine/lib/rank'
+import { composeAnswer } from '../../../src/features/engine/compose/index'
+import type { RankedPassage } from '../../../src/features/engine/rank/index'
 
 /** A passage of the given sentences, each scored as given (the first is the best). */
 function passage(sentences: string[], scores: number[]): RankedPassage<string> {

@@ -2,11 +2,15 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { migrations } from '../../../migrations/index'
+import {
+  composeAnswer,
+  definesSubject,
+  definitional,
+  definitionPhrase,
+  leading,
+} from '../../../src/features/engine/compose/index'
 import { Engine } from '../../../src/features/engine/engine.service'
-import { composeAnswer } from '../../../src/features/engine/lib/answer'
-import { definesSubject, definitional, definitionPhrase } from '../../../src/features/engine/lib/definition'
-import { leading } from '../../../src/features/engine/lib/lead'
-import { splitSentences } from '../../../src/features/engine/lib/sentences'
+import { splitSentences } from '../../../src/features/engine/text/index'
 import { extractText } from '../../../src/features/ingest/extract/extract'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'

@@ -8,7 +8,7 @@ import { migrations } from '../../../migrations/index'
 import { FtsIndexes } from '../../../src/features/engine/engine.fts'
 import { Postings } from '../../../src/features/engine/engine.postings'
 import { EngineRepo } from '../../../src/features/engine/engine.repo'
-import { contentTerms } from '../../../src/features/engine/lib/text'
+import { contentTerms } from '../../../src/features/engine/text/index'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
 

@@ -1,12 +1,21 @@
 import { describe, expect, test } from 'bun:test'
 import { deflateSync, inflateSync } from 'node:zlib'
-import { compileCartridge, localId, localTerm } from '../../../src/features/engine/lib/cartridge'
-import { cartEntry, searchCartridges } from '../../../src/features/engine/lib/cartsearch'
-import { CARTRIDGE_VERSION, decodeCartridge, encodeCartridge } from '../../../src/features/engine/lib/codec'
-import { fitCartridge, landsOn, selfTest } from '../../../src/features/engine/lib/fit'
-import { planQuery } from '../../../src/features/engine/lib/query'
-import { synthesize } from '../../../src/features/engine/lib/synth'
-import { internTerm } from '../../../src/features/engine/lib/terms'
+import {
+  CARTRIDGE_VERSION,
+  cartEntry,
+  compileCartridge,
+  decodeCartridge,
+  encodeCartridge,
+  fitCartridge,
+  internTerm,
+  landsOn,
+  localId,
+  localTerm,
+  searchCartridges,
+  selfTest,
+  synthesize,
+} from '../../../src/features/engine/cart/index'
+import { planQuery } from '../../../src/features/engine/rank/index'
 import { docs } from './fixture'
 
 const text = docs.map((d) => d.text).join('\n\n')

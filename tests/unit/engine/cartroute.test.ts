@@ -1,14 +1,14 @@
 import { describe, expect, test } from 'bun:test'
 import {
+  lookupTerm,
   routeCartridges,
   routeDf,
   routeKnownTerms,
   routeRow,
-} from '../../../src/features/engine/lib/cartroute'
-import { searchCartridges } from '../../../src/features/engine/lib/cartsearch'
-import { planQuery } from '../../../src/features/engine/lib/query'
-import type { TermEvidence } from '../../../src/features/engine/lib/support'
-import { lookupTerm } from '../../../src/features/engine/lib/terms'
+  searchCartridges,
+} from '../../../src/features/engine/cart/index'
+import { planQuery } from '../../../src/features/engine/rank/index'
+import type { TermEvidence } from '../../../src/features/engine/support/index'
 import { articleQuestions, articleSections } from './fixture'
 
 const ARTICLES = ['Nikola_Tesla.txt', 'Oxygen.txt', 'Warsaw.txt']

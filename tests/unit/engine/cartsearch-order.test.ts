@@ -1,9 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { seededRandom } from '../../../bench/lib/seeded'
-import { BoundQueue } from '../../../src/features/engine/lib/boundqueue'
-import { routeCartridges } from '../../../src/features/engine/lib/cartroute'
-import { searchCartridges } from '../../../src/features/engine/lib/cartsearch'
-import { planQuery } from '../../../src/features/engine/lib/query'
+import { BoundQueue, routeCartridges, searchCartridges } from '../../../src/features/engine/cart/index'
+import { planQuery } from '../../../src/features/engine/rank/index'
 import { articleQuestions, articleSections } from './fixture'
 
 const ARTICLES = ['Nikola_Tesla.txt', 'Oxygen.txt', 'Warsaw.txt']

@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { chunkSection } from '../../../src/features/engine/lib/chunk'
-import { splitSentences } from '../../../src/features/engine/lib/sentences'
+import { chunkSection, splitSentences } from '../../../src/features/engine/text/index'
 
 const spans = (text: string) => splitSentences(text).map((s) => text.slice(s.start, s.end))
 

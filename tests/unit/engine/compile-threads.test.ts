@@ -2,15 +2,15 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { migrations } from '../../../migrations/index'
-import { BUILTIN_MODEL, builtinEmbedder } from '../../../src/features/engine/embedder'
-import { Engine } from '../../../src/features/engine/engine.service'
 import {
   type CompileReply,
   type CompileRequest,
   CompileThreads,
   type CompileWorker,
   compileSection,
-} from '../../../src/features/engine/lib/compile-threads'
+} from '../../../src/features/engine/cart/index'
+import { BUILTIN_MODEL, builtinEmbedder } from '../../../src/features/engine/embedder'
+import { Engine } from '../../../src/features/engine/engine.service'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
 import { FakeWorker as FakeThread } from '../../helpers/fake-worker'

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { condenseQuestion, keyPhrase } from '../../../src/features/engine/lib/condense'
+import { condenseQuestion, keyPhrase } from '../../../src/features/engine/rank/index'
 
 const history = (q: string) => [
   { role: 'user', content: q },

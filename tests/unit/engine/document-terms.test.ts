@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { type RankedPassage, withDocumentTerms } from '../../../src/features/engine/lib/rank'
+import { type RankedPassage, withDocumentTerms } from '../../../src/features/engine/rank/index'
 
 // A candidate passage `id` of document `doc`, with its query-term counts and content-word count.
 const passage = (doc: string, id: string, score: number, tf: number[], words: number) =>

@@ -2,20 +2,22 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { migrations } from '../../../migrations/index'
 import { ENCODER_REFERENCES_PATH, renderEncoderReferences } from '../../../scripts/build-encoder-references'
+import type { AskExplain } from '../../../src/features/engine/compose/index'
 import { Engine } from '../../../src/features/engine/engine.service'
-import type { AskExplain } from '../../../src/features/engine/lib/ask'
 import {
   ENCODER_BAND,
   ENCODER_MAX_CHARS,
   ENCODER_REFERENCES,
   EncoderCache,
   type EncoderEmbed,
+  EncoderThread,
   encoderSignals,
+  modelSignal,
+  REFERENCE_TEXTS,
+  referencesOf,
+  SUPPORT_THRESHOLD,
   unsure,
-} from '../../../src/features/engine/lib/encoder-check'
-import { EncoderThread } from '../../../src/features/engine/lib/encoder-thread'
-import { modelSignal, REFERENCE_TEXTS, referencesOf } from '../../../src/features/engine/lib/reference'
-import { SUPPORT_THRESHOLD } from '../../../src/features/engine/lib/support'
+} from '../../../src/features/engine/support/index'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
 import { memoryStore, onboardDoc } from './fixture'

@@ -4,7 +4,7 @@ import {
   type EncoderRequest,
   EncoderThread,
   type EncoderWorker,
-} from '../../../src/features/engine/lib/encoder-thread'
+} from '../../../src/features/engine/support/index'
 import { FakeWorker } from '../../helpers/fake-worker'
 
 class FakeEncoder extends FakeWorker<EncoderRequest, EncoderReply> implements EncoderWorker {

@@ -1,11 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { HYPERNYMS_PATH, renderHypernyms } from '../../../scripts/build-hypernyms'
-import { compileCartridge } from '../../../src/features/engine/lib/cartridge'
-import { cartEntry, searchCartridges } from '../../../src/features/engine/lib/cartsearch'
-import { answerKind, KindTest, kindTest, nounSense } from '../../../src/features/engine/lib/hypernyms'
-import { AnswerType, planQuery } from '../../../src/features/engine/lib/query'
-import { tokenize } from '../../../src/features/engine/lib/text'
+import { cartEntry, compileCartridge, searchCartridges } from '../../../src/features/engine/cart/index'
+import { AnswerType, planQuery } from '../../../src/features/engine/rank/index'
+import { answerKind, KindTest, kindTest, nounSense, tokenize } from '../../../src/features/engine/text/index'
 import { fixtureEngine, onboardDoc } from './fixture'
 
 const kindOf = (question: string) => new KindTest(answerKind(tokenize(question)))

@@ -4,10 +4,10 @@ import {
   encodePassageWords,
   scanPassageWords,
   TermTags,
+  TokenKind,
   termHash,
-} from '../../../src/features/engine/lib/passage-words'
-import { TokenKind } from '../../../src/features/engine/lib/query'
-import { contentTerms } from '../../../src/features/engine/lib/text'
+} from '../../../src/features/engine/rank/index'
+import { contentTerms } from '../../../src/features/engine/text/index'
 
 const TEXT = 'Tesla was born in 1856. In Smiljan, the village, he learned of the river.'
 const SENTS = Uint32Array.from([0, 23, 24, TEXT.length])

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { searchCartridges } from '../../../src/features/engine/lib/cartsearch'
-import { planQuery } from '../../../src/features/engine/lib/query'
+import { searchCartridges } from '../../../src/features/engine/cart/index'
+import { planQuery } from '../../../src/features/engine/rank/index'
 import { articleQuestions, articleSections } from './fixture'
 
 const ARTICLES = ['Nikola_Tesla.txt', 'Oxygen.txt', 'Warsaw.txt']

@@ -1,7 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { leadWith, shortAnswer } from '../../../src/features/engine/lib/short'
-import { candidateSpans } from '../../../src/features/engine/lib/short-spans'
-import { spanWords } from '../../../src/features/engine/lib/short-words'
+import { candidateSpans, leadWith, shortAnswer, spanWords } from '../../../src/features/engine/compose/index'
 
 describe('the short answer of a fact question', () => {
   const cases = [

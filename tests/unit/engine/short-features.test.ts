@@ -1,9 +1,13 @@
 import { describe, expect, test } from 'bun:test'
-import { shortAnswer } from '../../../src/features/engine/lib/short'
-import { type Features, spanFeatures } from '../../../src/features/engine/lib/short-features'
-import { shortQuestion, Want } from '../../../src/features/engine/lib/short-question'
-import { candidateSpans } from '../../../src/features/engine/lib/short-spans'
-import { spanWords } from '../../../src/features/engine/lib/short-words'
+import {
+  candidateSpans,
+  type Features,
+  shortAnswer,
+  shortQuestion,
+  spanFeatures,
+  spanWords,
+  Want,
+} from '../../../src/features/engine/compose/index'
 
 /** The candidate spans of a sentence, as text. */
 function spans(text: string): string[] {

@@ -1,10 +1,13 @@
 import { describe, expect, test } from 'bun:test'
-import { composeAnswer } from '../../../src/features/engine/lib/answer'
-import { definesSubject, definitional, definitionPhrase } from '../../../src/features/engine/lib/definition'
-import type { RankedPassage } from '../../../src/features/engine/lib/rank'
-import { splitSentences } from '../../../src/features/engine/lib/sentences'
-import { notAStatement } from '../../../src/features/engine/lib/statement'
-import { contentTerms } from '../../../src/features/engine/lib/text'
+import {
+  composeAnswer,
+  definesSubject,
+  definitional,
+  definitionPhrase,
+  notAStatement,
+} from '../../../src/features/engine/compose/index'
+import type { RankedPassage } from '../../../src/features/engine/rank/index'
+import { contentTerms, splitSentences } from '../../../src/features/engine/text/index'
 
 // Answers that answer (issue 34): an answer never consists of the question's own words or a heading,
 // a definitional question gets the sentence that defines its subject, and an answer never starts

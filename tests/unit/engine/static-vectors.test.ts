@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { BUILTIN_MODEL, embedderFrom } from '../../../src/features/engine/embedder'
-import { staticDims, staticVector } from '../../../src/features/engine/lib/static-vectors'
+import { staticDims, staticVector } from '../../../src/features/engine/text/index'
 import { ManualClock } from '../../../src/platform/clock/clock'
 import { configDefinition } from '../../../src/platform/config/config.definition'
 import { memoryLogger } from '../../../src/platform/log/log'

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { answerPieces, streamAnswer } from '../../../src/features/engine/lib/stream'
+import { answerPieces, streamAnswer } from '../../../src/features/engine/compose/index'
 
 describe('the answer streamer', () => {
   test('pieces join back to exactly the answer, a few words each', async () => {

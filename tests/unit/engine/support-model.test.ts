@@ -5,17 +5,17 @@ import {
   REFERENCE_SENTENCES_PATH,
   renderReferenceSentences,
 } from '../../../scripts/build-reference-sentences'
+import type { AskExplain } from '../../../src/features/engine/compose/index'
 import { type Embedder, Engine } from '../../../src/features/engine/engine.service'
-import type { AskExplain } from '../../../src/features/engine/lib/ask'
 import {
+  EMBEDDED_SCALE,
   modelSignal,
   pastReference,
   REFERENCE_PAIRS,
   REFERENCE_SENTENCES,
   REFERENCE_TEXTS,
   referencesOf,
-} from '../../../src/features/engine/lib/reference'
-import { EMBEDDED_SCALE } from '../../../src/features/engine/lib/support'
+} from '../../../src/features/engine/support/index'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
 import { createEmbeddingsClient } from '../../../src/platform/llm/embeddings-client'

@@ -1,13 +1,13 @@
 import { describe, expect, test } from 'bun:test'
-import { planQuery } from '../../../src/features/engine/lib/query'
-import { prepareStaticVectors } from '../../../src/features/engine/lib/static-vectors'
+import { planQuery } from '../../../src/features/engine/rank/index'
 import {
   SUPPORT_THRESHOLD,
   supportQuestion,
   supportScore,
   supportSignals,
   type TermEvidence,
-} from '../../../src/features/engine/lib/support'
+} from '../../../src/features/engine/support/index'
+import { prepareStaticVectors } from '../../../src/features/engine/text/index'
 
 prepareStaticVectors()
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { renderSynonyms, SYNONYMS_PATH } from '../../../scripts/build-synonyms'
-import { normWord } from '../../../src/features/engine/lib/text'
+import { normWord } from '../../../src/features/engine/text/index'
 
 describe('the synonym table and word normalisation', () => {
   test('the committed synonym table is what WordNet generates (run scripts/build-synonyms.ts)', () => {

@@ -1,7 +1,11 @@
 import { describe, expect, test } from 'bun:test'
-import { answerFromTable } from '../../../src/features/engine/lib/table-answer'
-import { tableQuestion } from '../../../src/features/engine/lib/table-question'
-import { isRowsText, readTables, type TablePassage } from '../../../src/features/engine/lib/table-rows'
+import {
+  answerFromTable,
+  isRowsText,
+  readTables,
+  type TablePassage,
+  tableQuestion,
+} from '../../../src/features/engine/compose/index'
 
 // Tables inside text (issue 34): a Markdown table's rows are read as a CSV's are, so a question about
 // its values is answered from them; and "how many" of a value the question names, with a column of

@@ -1,7 +1,10 @@
 import { describe, expect, test } from 'bun:test'
-import { answerFromTable } from '../../../src/features/engine/lib/table-answer'
-import { tableQuestion } from '../../../src/features/engine/lib/table-question'
-import { readTables, type TablePassage } from '../../../src/features/engine/lib/table-rows'
+import {
+  answerFromTable,
+  readTables,
+  type TablePassage,
+  tableQuestion,
+} from '../../../src/features/engine/compose/index'
 
 // Computations for each value of a column (issue 34): "the average body mass per species" is an
 // average over each species' rows, each citing a row of it, and rows without a number are counted.

@@ -1,12 +1,17 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { SectionRef } from '../../../src/features/engine/lib/ragsearch'
-import type { RankedPassage } from '../../../src/features/engine/lib/rank'
-import { answerFromTable } from '../../../src/features/engine/lib/table-answer'
-import { tableQuestion } from '../../../src/features/engine/lib/table-question'
-import { readTables, rowCells, type TablePassage } from '../../../src/features/engine/lib/table-rows'
-import { answerTable, type TableReader } from '../../../src/features/engine/lib/tables'
+import {
+  answerFromTable,
+  answerTable,
+  readTables,
+  rowCells,
+  type TablePassage,
+  type TableReader,
+  tableQuestion,
+} from '../../../src/features/engine/compose/index'
+import type { SectionRef } from '../../../src/features/engine/rag/index'
+import type { RankedPassage } from '../../../src/features/engine/rank/index'
 import { renderTable } from '../../../src/features/ingest/extract/extract.table'
 import { FIXTURE_DOCS } from '../../helpers/fixture-data'
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { type RankedPassage, withTermFrequency } from '../../../src/features/engine/lib/rank'
+import { type RankedPassage, withTermFrequency } from '../../../src/features/engine/rank/index'
 
 const passage = (id: string, score: number, tf?: number[], words?: number): RankedPassage<string> => ({
   ref: id,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { TokenKind, tokenKind, wordKind } from '../../../src/features/engine/lib/query'
-import { nextMark, scanWords, termSlot, type WordInfo } from '../../../src/features/engine/lib/text'
+import { TokenKind, tokenKind, wordKind } from '../../../src/features/engine/rank/index'
+import { nextMark, scanWords, termSlot, type WordInfo } from '../../../src/features/engine/text/index'
 
 /** The scanned words of a text with their offsets. */
 function words(text: string): { w: WordInfo; at: number }[] {

@@ -1,9 +1,13 @@
 import { describe, expect, test } from 'bun:test'
-import { compileCartridge } from '../../../src/features/engine/lib/cartridge'
-import { cartEntry, searchCartridges } from '../../../src/features/engine/lib/cartsearch'
-import { planQuery, termOf } from '../../../src/features/engine/lib/query'
-import { defaultWeights, sentenceScores, sequenceFeatures } from '../../../src/features/engine/lib/score'
-import { variantsOf } from '../../../src/features/engine/lib/variants'
+import { cartEntry, compileCartridge, searchCartridges } from '../../../src/features/engine/cart/index'
+import {
+  defaultWeights,
+  planQuery,
+  sentenceScores,
+  sequenceFeatures,
+  termOf,
+} from '../../../src/features/engine/rank/index'
+import { variantsOf } from '../../../src/features/engine/text/index'
 
 const qw = new Float64Array([1, 1, 1])
 const known = (vocab: string[]) => (c: string[]) => c.map((t) => vocab.includes(t))

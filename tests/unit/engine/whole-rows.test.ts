@@ -1,9 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { chunkSection } from '../../../src/features/engine/lib/chunk'
-import { splitSentences } from '../../../src/features/engine/lib/sentences'
-import { rowCells } from '../../../src/features/engine/lib/table-rows'
+import { rowCells } from '../../../src/features/engine/compose/index'
+import { chunkSection, splitSentences } from '../../../src/features/engine/text/index'
 import { extractText } from '../../../src/features/ingest/extract/extract'
 import { FIXTURE_DOCS } from '../../helpers/fixture-data'
 

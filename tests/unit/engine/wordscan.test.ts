@@ -1,8 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { scanWords } from '../../../src/features/engine/lib/text'
-import { wordCharAt, wordEnd } from '../../../src/features/engine/lib/wordscan'
+import { scanWords, wordCharAt, wordEnd } from '../../../src/features/engine/text/index'
 import { FIXTURE_DATA as DATA } from '../../helpers/fixture-data'
 
 // The definition of a word the scanner writes out by hand.

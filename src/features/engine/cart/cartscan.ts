@@ -1,0 +1,254 @@
+import {
+  boundable,
+  passageScore,
+  type QueryPlan,
+  type RankedPassage,
+  type RankedSentence,
+  sentenceBound,
+  sentenceScores,
+  sequenceFeatures,
+  TokenKind,
+  type TopK,
+} from '../rank/index'
+import type { KindTest } from '../text/index'
+import type { WarmCartridge } from './cartridge'
+import { internTerm } from './terms'
+
+// One cartridge searched for one question: the sentences holding its terms (or their expansions)
+// are scored, and their passages offered to the question's top list.
+
+/** A warm cartridge and the caller's reference for the section it belongs to. */
+export interface CartEntry<R> {
+  ref: R
+  cart: WarmCartridge
+  /** Global numbers of the section title's index terms (its document's name): context for every sentence. */
+  titleIds: Uint32Array
+}
+
+/** An entry of a cartridge, its caller's reference and its title's index terms. */
+export function cartEntry<R>(ref: R, cart: WarmCartridge, titleTerms: string[] = []): CartEntry<R> {
+  // Title terms take global numbers too, so a question's term meets them by number.
+  return { ref, cart, titleIds: Uint32Array.from(titleTerms, internTerm) }
+}
+
+/** What the sentence bound needs of the question: its pairs' term masks and count, and whether it asks a kind. */
+export interface SentenceGate {
+  pairMasks: number[]
+  nPairs: number
+  typed: boolean
+}
+
+/** What the search of one section needs of its bound: which query terms its title names, and its prior. */
+export interface Candidate {
+  titleMask: number
+  /** The section prior (exact: it depends only on how many sentences hold each term). */
+  secScore: number
+}
+
+interface Scratch {
+  hit: Uint16Array
+  exp: Uint16Array
+  pass: Uint16Array
+  best: Float64Array
+  score: Float64Array
+  typed: Uint8Array
+  qmap: Int8Array
+  seq: Int8Array
+  kseq: Uint8Array
+}
+// One set of work arrays for every cartridge (questions run one at a time on the event loop), grown
+// to the largest cartridge searched. A search leaves them as it found them (hit, exp and pass zero,
+// best -Infinity, qmap -1); the other arrays are written before they are read.
+let scratch: Scratch | null = null
+
+function scratchOf(cart: WarmCartridge): Scratch {
+  const nSents = cart.sents.length / 2
+  const nPassages = cart.passages.length / 2
+  // The words of a sentence: at most all of the cartridge's (cheaper than finding its longest each time).
+  const longest = cart.sentTerms.length
+  const x = scratch
+  const fits =
+    x !== null &&
+    x.hit.length >= nSents &&
+    x.best.length >= nPassages &&
+    x.qmap.length >= cart.vocab.length &&
+    x.seq.length >= longest
+  if (fits) return x
+  const grow = (have: number | undefined, need: number) => Math.max(have ?? 0, need)
+  const sents = grow(x?.hit.length, nSents)
+  const passages = grow(x?.best.length, nPassages)
+  const words = grow(x?.seq.length, longest)
+  scratch = {
+    hit: new Uint16Array(sents),
+    exp: new Uint16Array(sents),
+    pass: new Uint16Array(passages),
+    best: new Float64Array(passages).fill(Number.NEGATIVE_INFINITY),
+    score: new Float64Array(sents),
+    typed: new Uint8Array(sents),
+    qmap: new Int8Array(grow(x?.qmap.length, cart.vocab.length)).fill(-1),
+    seq: new Int8Array(words),
+    kseq: new Uint8Array(words),
+  }
+  return scratch
+}
+
+/** Drops the shared work arrays (after a search cut short left marks in them); the next search makes new ones. */
+export function forgetScratch(): void {
+  scratch = null
+}
+
+/** Searches one cartridge: marks, scores and offers its passages, then resets what it touched. */
+export function searchOne<R>(
+  { ref, cart }: CartEntry<R>,
+  ids: Int32Array,
+  vars: number[][],
+  { titleMask, secScore: sectionScore }: Candidate,
+  plan: QueryPlan,
+  qw: Float64Array,
+  total: number,
+  pairs: Set<number>,
+  kind: KindTest | null,
+  top: TopK<RankedPassage<R>>,
+  gate?: SentenceGate,
+): void {
+  const x = scratchOf(cart)
+  const touched: number[] = []
+  const passages: number[] = []
+  for (let q = 0; q < ids.length; q++) {
+    const id = ids[q]!
+    const bit = 1 << q
+    // Word-family variants count as expansions of the term.
+    for (const v of vars[q]!)
+      for (let i = cart.postOff[v]!; i < cart.postOff[v + 1]!; i++) {
+        const s = cart.post[i]!
+        if (x.hit[s] === 0 && x.exp[s] === 0) touched.push(s)
+        x.exp[s]! |= bit
+      }
+    if (id < 0 || qw[q] === 0) continue
+    x.qmap[id] = q
+    for (let i = cart.postOff[id]!; i < cart.postOff[id + 1]!; i++) {
+      const s = cart.post[i]!
+      if (x.hit[s] === 0 && x.exp[s] === 0) touched.push(s)
+      x.hit[s]! |= bit
+      x.pass[cart.passageOf[s]!]! |= bit
+    }
+    for (let i = cart.expPostOff[id]!; i < cart.expPostOff[id + 1]!; i++) {
+      const s = cart.expPost[i]!
+      if (x.hit[s] === 0 && x.exp[s] === 0) touched.push(s)
+      x.exp[s]! |= bit
+    }
+  }
+  const secScore = touched.length ? sectionScore : 0
+  if (gate && !top.accepts(bestBound(cart, touched, x, titleMask, secScore, qw, total, gate))) {
+    // No passage of the section can enter the top list: nothing is scored.
+    for (const s of touched) {
+      x.pass[cart.passageOf[s]!] = 0
+      x.hit[s] = x.exp[s] = 0
+    }
+    for (const id of ids) if (id >= 0) x.qmap[id] = -1
+    return
+  }
+  for (const s of touched) {
+    const from = cart.sentOff[s]!
+    const to = cart.sentOff[s + 1]!
+    // Only a word that is no question term, in a sentence holding one, can offer the noun kind.
+    const kindHere = x.hit[s] !== 0 ? kind : null
+    for (let i = from; i < to; i++) {
+      const t = cart.sentTerms[i]!
+      const q = x.qmap[t]!
+      x.seq[i - from] = q
+      x.kseq[i - from] =
+        q < 0 && kindHere?.has(cart.vocabSense[t]!) ? cart.sentKinds[i]! | TokenKind.noun : cart.sentKinds[i]!
+    }
+    const f = sequenceFeatures(x.seq, x.kseq, 0, to - from, plan.want, pairs, qw)
+    const p = cart.passageOf[s]!
+    const near = s > cart.passages[2 * p]! ? x.hit[s - 1]! : 0
+    const { rank, pick } = sentenceScores(f, titleMask, x.pass[p]!, x.exp[s]!, qw, total, cart.weights, near)
+    x.score[s] = pick
+    x.typed[s] = f.pickTypeOk ? 1 : 0
+    if (x.best[p] === Number.NEGATIVE_INFINITY) passages.push(p)
+    if (rank > x.best[p]!) x.best[p] = rank
+  }
+  pushPassages(cart, ref, passages, x, titleMask, secScore, qw, plan.terms.length, top)
+  // Reset only what this query touched.
+  for (const s of touched) x.hit[s] = x.exp[s] = 0
+  for (const p of passages) {
+    x.pass[p] = 0
+    x.best[p] = Number.NEGATIVE_INFINITY
+  }
+  for (const id of ids) if (id >= 0) x.qmap[id] = -1
+}
+
+/**
+ * The best score any passage of the section could reach, from the marked terms of each touched
+ * sentence (rank.ts's sentenceBound), or +Infinity when the section's weights allow no bound.
+ */
+function bestBound(
+  cart: WarmCartridge,
+  touched: number[],
+  x: Scratch,
+  titleMask: number,
+  secScore: number,
+  qw: Float64Array,
+  total: number,
+  gate: SentenceGate,
+): number {
+  if (!boundable(cart.weights)) return Number.POSITIVE_INFINITY
+  let best = Number.NEGATIVE_INFINITY
+  for (const s of touched) {
+    const hit = x.hit[s]!
+    const pass = x.pass[cart.passageOf[s]!]!
+    const paired = gate.pairMasks.some((m) => (hit & m) === m)
+    const len = cart.sentOff[s + 1]! - cart.sentOff[s]!
+    const rank = sentenceBound(
+      hit,
+      x.exp[s]!,
+      pass | titleMask,
+      len,
+      qw,
+      total,
+      paired ? gate.nPairs : 0,
+      gate.typed,
+      cart.weights,
+    )
+    best = Math.max(best, passageScore(rank, pass, titleMask, qw))
+  }
+  return best + secScore
+}
+
+/** Offers the passages this question touched to the top list, with their matching sentences and term counts. */
+function pushPassages<R>(
+  cart: WarmCartridge,
+  ref: R,
+  passages: number[],
+  x: Scratch,
+  titleMask: number,
+  secScore: number,
+  qw: Float64Array,
+  nTerms: number,
+  top: TopK<RankedPassage<R>>,
+): void {
+  for (const p of passages) {
+    const score = passageScore(x.best[p]!, x.pass[p]!, titleMask, qw) + secScore
+    if (!top.accepts(score)) continue
+    const first = cart.passages[2 * p]!
+    const last = cart.passages[2 * p + 1]!
+    const sentences: RankedSentence[] = []
+    const tf = new Uint16Array(nTerms)
+    for (let s = first; s <= last; s++) {
+      if (x.hit[s] === 0 && x.exp[s] === 0) continue
+      // Term counts for withTermFrequency: only sentences holding a query term can add to them.
+      if (x.hit[s] !== 0)
+        for (let i = cart.sentOff[s]!; i < cart.sentOff[s + 1]!; i++) {
+          const q = x.qmap[cart.sentTerms[i]!]!
+          if (q >= 0) tf[q]!++
+        }
+      const [start, end] = [cart.sents[2 * s]!, cart.sents[2 * s + 1]!]
+      sentences.push({ start, end, score: x.score[s]!, hit: x.hit[s]!, typeOk: x.typed[s] === 1 })
+    }
+    sentences.sort((a, b) => b.score - a.score)
+    const [start, end] = [cart.sents[2 * first]!, cart.sents[2 * last + 1]!]
+    const words = cart.sentOff[last + 1]! - cart.sentOff[first]!
+    top.push({ ref, ordinal: p, text: cart.text, start, end, score, sentences, tf, words })
+  }
+}

@@ -1,0 +1,19 @@
+// The cart stage: cartridges, compiled (in threads), encoded, fitted, routed and searched.
+// Code outside this folder imports only this file (tests/unit/engine-stages.test.ts).
+export { BoundQueue } from './boundqueue'
+export { compileCartridge, localId, localTerm, type WarmCartridge } from './cartridge'
+export { type CartRoute, routeCartridges, routeDf, routeKnownTerms, routeRow, routeSize } from './cartroute'
+export { type CartEntry, cartEntry, searchCartridges } from './cartsearch'
+export { CARTRIDGE_VERSION, contentKey, decodeCartridge, encodeCartridge } from './codec'
+export {
+  type CompiledSection,
+  type CompileReply,
+  type CompileRequest,
+  CompileThreads,
+  type CompileWorker,
+  compileSection,
+} from './compile-threads'
+export { fitCartridge, landsOn, selfTest } from './fit'
+export { type PassageInput, passageInputs, passageTerms } from './passages'
+export { synthesize } from './synth'
+export { internTerm, lookupTerm } from './terms'

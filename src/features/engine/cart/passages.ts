@@ -1,0 +1,50 @@
+import { scanWords } from '../text/index'
+import type { CartridgeData } from './cartridge'
+
+/** A passage as the index stores it: its place in the section, text, sentence spans and terms. */
+export interface PassageInput {
+  ordinal: number
+  /**
+   * Where the passage starts in its section's text: a citation is placed in its document from it
+   * (compiling always knows it; absent only where a caller builds passages by hand).
+   */
+  start?: number
+  text: string
+  sents: Uint32Array
+  terms: string[]
+}
+
+/** The index rows of a compiled section: each passage's text, sentence spans and index terms. */
+export function passageInputs(cart: CartridgeData): PassageInput[] {
+  const out: PassageInput[] = []
+  for (let p = 0; p < cart.passages.length / 2; p++) {
+    const first = cart.passages[2 * p]!
+    const last = cart.passages[2 * p + 1]!
+    const start = cart.sents[2 * first]!
+    const sents = new Uint32Array((last - first + 1) * 2)
+    for (let s = first; s <= last; s++) {
+      sents[2 * (s - first)] = cart.sents[2 * s]! - start
+      sents[2 * (s - first) + 1] = cart.sents[2 * s + 1]! - start
+    }
+    const terms: string[] = []
+    for (let i = cart.sentOff[first]!; i < cart.sentOff[last + 1]!; i++)
+      terms.push(cart.vocab[cart.sentTerms[i]!]!)
+    out.push({ ordinal: p, start, text: cart.text.slice(start, cart.sents[2 * last + 1]!), sents, terms })
+  }
+  return out
+}
+
+/**
+ * The index terms of a stored passage, read again from its text and sentence spans: the words
+ * that are not stop words, in order, as compiling its section found them (`passageInputs`). Used
+ * to index again a base whose index moved (engine.repo.ts).
+ */
+export function passageTerms(text: string, sents: Uint32Array): string[] {
+  const terms: string[] = []
+  for (let i = 0; i < sents.length; i += 2) {
+    scanWords(text, sents[i]!, sents[i + 1]!, (w) => {
+      if (!w.stop) terms.push(w.slot.term)
+    })
+  }
+  return terms
+}

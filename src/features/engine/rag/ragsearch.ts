@@ -1,0 +1,176 @@
+import type { EngineRepo, PassageRow } from '../engine.repo'
+import {
+  decodePassageWords,
+  defaultWeights,
+  idf,
+  pairSet,
+  passageScore,
+  type QueryPlan,
+  type RankedPassage,
+  type RankedSentence,
+  respellPlan,
+  type ScoreWeights,
+  scanPassageWords,
+  sectionPrior,
+  sentenceScores,
+  sequenceFeatures,
+  TermTags,
+  TokenKind,
+  termWeights,
+} from '../rank/index'
+import type { TermEvidence } from '../support/index'
+import { contentTerms, type KindTest, kindTest, variantsOf } from '../text/index'
+
+/** Where a retrieved passage comes from: the fields a source needs. */
+export interface SectionRef {
+  sectionId: string
+  documentId: string
+  title: string
+  filename: string
+}
+
+/** Options of an index search. */
+export interface IndexSearchOptions {
+  /** Candidates taken from FTS5's BM25 order before re-ranking by sentence. */
+  pool: number
+  documentIds?: string[]
+  weights?: ScoreWeights
+  /** Filled in with the question's terms as searched and their passage counts (for support.ts). */
+  evidence?: TermEvidence
+}
+
+const titleTermCache = new Map<string, string[]>()
+function titleTerms(title: string): string[] {
+  let t = titleTermCache.get(title)
+  if (!t) {
+    if (titleTermCache.size > 10_000) titleTermCache.clear()
+    t = contentTerms(title)
+    titleTermCache.set(title, t)
+  }
+  return t
+}
+
+/**
+ * The rag strategy's retrieval: FTS5 BM25 over the base's passages gives a candidate pool, whose
+ * passages are re-read, split into their stored sentences and ranked by the shared sentence scorer.
+ */
+export function searchIndex(
+  repo: EngineRepo,
+  baseId: string,
+  input: QueryPlan,
+  limit: number,
+  opts: IndexSearchOptions,
+): RankedPassage<SectionRef>[] {
+  const base = repo.openBase(baseId)
+  if (base === null || input.terms.length === 0) return []
+  const { key, passages: nPassages } = base
+  const { plan, df } = respellPlan(input, repo.documentFrequencies(key, input.terms), (p) =>
+    repo.termsWithPrefix(key, p),
+  )
+  if (opts.evidence)
+    Object.assign(opts.evidence, { terms: plan.terms, df, passages: nPassages, soft: plan.soft })
+  const qw = termWeights(plan, nPassages, df)
+  const live = plan.terms.filter((_, i) => qw[i]! > 0)
+  // Word-family variants and near-synonyms of the terms: weak evidence in scoring. They join the
+  // FTS5 query only for a term the base lacks (for the others they crowded out better candidates),
+  // which then weighs as its rarest known variant would.
+  // Each term is tagged for this search with its question term and the first term it is a variant
+  // of, so a passage's words (stored by term hash) map to the question without a string.
+  const tags = new TermTags()
+  variantsOf(
+    plan.terms,
+    (t) => repo.termsWithPrefix(key, t).map((r) => r.term),
+    (c) => repo.documentFrequencies(key, c).map((d) => d > 0),
+  ).forEach((vs, q) => {
+    if (vs.length > 0 && qw[q] === 0) {
+      qw[q] = idf(nPassages, Math.min(...repo.documentFrequencies(key, vs)))
+      live.push(...vs)
+    }
+    if (qw[q]! > 0) for (const v of vs) tags.tag(v, q, 8)
+  })
+  const hits = repo.match(key, live, opts.pool, opts.documentIds)
+  const rows = repo.passages(hits.map((h) => h.id))
+  let total = 0
+  for (const w of qw) total += w
+  for (const [q, t] of plan.terms.entries()) tags.tag(t, q, 0)
+  const pairs = pairSet(plan)
+  const weights = opts.weights ?? defaultWeights
+  const kind = plan.kind.length ? kindTest(plan.kind) : null
+  const ranked = rows.map((row) => rankPassage(row, plan, tags, qw, total, pairs, weights, kind))
+  // The section prior, from the sentences of the pool (the cart strategy counts the whole section).
+  const counts = new Map<string, Uint16Array>()
+  for (const r of ranked) {
+    let c = counts.get(r.ref.sectionId)
+    if (!c) {
+      c = new Uint16Array(qw.length)
+      counts.set(r.ref.sectionId, c)
+    }
+    for (const s of r.sentences) for (let q = 0; q < qw.length; q++) if (s.hit & (1 << q)) c[q]!++
+  }
+  for (const r of ranked) r.score += sectionPrior(counts.get(r.ref.sectionId)!, qw)
+  ranked.sort((a, b) => b.score - a.score)
+  return ranked.slice(0, limit)
+}
+
+function rankPassage(
+  row: PassageRow,
+  plan: QueryPlan,
+  tags: TermTags,
+  qw: Float64Array,
+  total: number,
+  pairs: Set<number>,
+  weights: ScoreWeights,
+  kind: KindTest | null,
+): RankedPassage<SectionRef> {
+  const spans = new Uint32Array(row.sents.slice().buffer)
+  // Passages indexed before their words were stored are read from their text.
+  const pw = decodePassageWords(row.words) ?? scanPassageWords(row.text, spans)
+  const words = pw.terms.length
+  const qidx = new Int8Array(words)
+  const kinds = new Uint8Array(words)
+  const tf = new Uint16Array(plan.terms.length)
+  const feats = []
+  let passMask = 0
+  for (let s = 0; s + 1 < pw.off.length; s++) {
+    const from = pw.off[s]!
+    const to = pw.off[s + 1]!
+    let exp = 0
+    for (let i = from; i < to; i++) {
+      const id = tags.get(pw.terms[i]!)
+      if (id > 0xff) exp |= 1 << ((id >> 8) - 1)
+      const q = (id & 0xff) - 1
+      if (q >= 0 && qw[q]! > 0) tf[q]!++
+      qidx[i] = q
+      kinds[i] = kind?.has(pw.senses[i]!) ? pw.kinds[i]! | TokenKind.noun : pw.kinds[i]!
+    }
+    const f = sequenceFeatures(qidx, kinds, from, to, plan.want, pairs, qw)
+    passMask |= f.hit
+    feats.push({ f, start: spans[2 * s]!, end: spans[2 * s + 1]!, exp })
+  }
+  let titleMask = 0
+  const tt = titleTerms(row.title)
+  plan.terms.forEach((t, i) => {
+    if (tt.includes(t)) titleMask |= 1 << i
+  })
+  const sentences: RankedSentence[] = []
+  let best = Number.NEGATIVE_INFINITY
+  for (const [i, { f, start, end, exp }] of feats.entries()) {
+    if (f.hit === 0 && exp === 0) continue
+    const near = i > 0 ? feats[i - 1]!.f.hit : 0
+    const { rank, pick } = sentenceScores(f, titleMask, passMask, exp, qw, total, weights, near)
+    if (rank > best) best = rank
+    sentences.push({ start, end, score: pick, hit: f.hit, typeOk: f.pickTypeOk })
+  }
+  sentences.sort((a, b) => b.score - a.score)
+  return {
+    ref: { sectionId: row.section_id, documentId: row.document_id, title: row.title, filename: row.filename },
+    ordinal: row.ordinal,
+    text: row.text,
+    start: 0,
+    end: row.text.length,
+    score: sentences.length ? passageScore(best, passMask, titleMask, qw) : Number.NEGATIVE_INFINITY,
+    sentences,
+    tf,
+    words,
+  }
+}

@@ -1,0 +1,32 @@
+// The support stage: whether the passages found support an answer, by words and vectors, and the
+// built-in encoder's check (its thread and worker).
+// Code outside this folder imports only this file (tests/unit/engine-stages.test.ts).
+export {
+  ENCODER_BAND,
+  ENCODER_MAX_CHARS,
+  ENCODER_REFERENCES,
+  EncoderCache,
+  type EncoderEmbed,
+  encoderSignals,
+  unsure,
+} from './encoder-check'
+export { type EncoderReply, type EncoderRequest, EncoderThread, type EncoderWorker } from './encoder-thread'
+export {
+  modelSignal,
+  pastReference,
+  REFERENCE_PAIRS,
+  REFERENCE_SENTENCES,
+  REFERENCE_TEXTS,
+  type References,
+  referencesOf,
+} from './reference'
+export {
+  EMBEDDED_SCALE,
+  SUPPORT_PASSAGES,
+  SUPPORT_THRESHOLD,
+  type SupportSignals,
+  supportQuestion,
+  supportScore,
+  supportSignals,
+  type TermEvidence,
+} from './support'

@@ -1,0 +1,32 @@
+// The text stage: words and their stems, sentences, chunks, WordNet's senses and synonyms, and the
+// static word vectors; everything after it reads text through these.
+// Code outside this folder imports only this file (tests/unit/engine-stages.test.ts).
+export { type ChunkOptions, chunkSection, defaultChunkOptions } from './chunk'
+export {
+  answerKind,
+  KindTest,
+  kindTest,
+  mostlyNoun,
+  nounSense,
+  prepareHypernyms,
+  wordSense,
+} from './hypernyms'
+export { type Span, splitSentences } from './sentences'
+export { prepareStaticVectors, STATIC_MODEL, staticDims, staticVector } from './static-vectors'
+export {
+  contentTerms,
+  isStop,
+  nextMark,
+  normWord,
+  scanWords,
+  stem,
+  type Token,
+  termSlot,
+  tokenize,
+  UNSET,
+  WH_WORDS,
+  type WordInfo,
+  wordCount,
+} from './text'
+export { prepareSynonyms, variantsOf } from './variants'
+export { FNV_OFFSET, FNV_PRIME, wordCharAt, wordEnd } from './wordscan'
