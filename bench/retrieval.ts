@@ -5,7 +5,8 @@
 // entry. Prints; asserts nothing. `npm run bench:quality` runs it at the end (its --no-retrieval,
 // --retrieval-only); alone: bun run bench/retrieval.ts [--retrieval-limit N] [--retrieval-dump FILE]
 // [--embed] [--embed-weight W]. Sets are looked for in ENGRAM_RETRIEVAL_DATA's directories
-// (colon-separated), by default ../shared/data/retrieval and bench/.data/retrieval.
+// (colon-separated), by default ../shared/data/retrieval and bench/.data/retrieval. A query that is
+// itself a document of the corpus (ArguAna's points) is left out of its own ranking, as BEIR scores it.
 // --retrieval-limit N asks the first N queries of each split; --retrieval-dump FILE writes one JSON a
 // line per query of the tuning splits and system (set, split, query, system, ndcg, recall, each
 // relevant document's rank or null, the ranking) to study them. Held-out splits are never dumped:
@@ -64,7 +65,9 @@ async function askSplit(
   for (const q of split.queries) {
     for (const system of SYSTEMS) {
       const t0 = performance.now()
-      const ranked = await rank[system](q.text)
+      // A query that is itself a document of the corpus (ArguAna's points) is left out of its own
+      // ranking, as BEIR's evaluation does (ignore_identical_ids): each system ranks one more.
+      const ranked = (await rank[system](q.text)).filter((d) => d !== q.id).slice(0, K)
       const s = scores[system]
       s.ms.push(performance.now() - t0)
       s.ndcg.push(ndcgAt(ranked, q.judged, K))
@@ -130,14 +133,14 @@ async function measureSet(
   const porter = new Fts5Bm25(set.corpus, 'porter unicode61')
   const idOf = new Map(set.corpus.map((d) => [`doc_${d.id}.txt`, d.id]))
   const ask = (strategy: 'rag' | 'cart') => async (question: string) => {
-    const r = await engine.ask(base, { question, k: K, strategy, distinctDocuments: true })
+    const r = await engine.ask(base, { question, k: K + 1, strategy, distinctDocuments: true })
     return r.sources.map((s) => idOf.get(s.documentId) ?? s.documentId)
   }
   const rank = {
     rag: ask('rag'),
     cart: ask('cart'),
-    bm25: (q: string) => bm25.rank(q, K),
-    'bm25 porter': (q: string) => porter.rank(q, K),
+    bm25: (q: string) => bm25.rank(q, K + 1),
+    'bm25 porter': (q: string) => porter.rank(q, K + 1),
   }
   const t0 = performance.now()
   let asked = 0
@@ -165,7 +168,7 @@ export async function runRetrieval(engine: Engine, options: RetrievalOptions = {
   if (sets.length === 0) {
     console.log(
       `\nretrieval: no retrieval set found in ${dirs.map((d) => relative(process.cwd(), d)).join(', ')}; ` +
-        'scripts/retrieval-sets/README.md says how to get SciFact, Cranfield, CISI and CACM in BEIR layout; ' +
+        'scripts/retrieval-sets/README.md says how to get SciFact, Cranfield, CISI, CACM and ArguAna in BEIR layout; ' +
         'put them there, or name their directories in ENGRAM_RETRIEVAL_DATA (colon-separated).',
     )
     return false

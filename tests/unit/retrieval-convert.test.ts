@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { strToU8, zipSync } from 'fflate'
 import { loadSet } from '../../bench/lib/retrieval-sets'
+import { arguanaId, convertArguana } from '../../scripts/retrieval-sets/arguana'
 import { writeBeirSet } from '../../scripts/retrieval-sets/beir'
 import { convertCranfield, cranfieldGain } from '../../scripts/retrieval-sets/cranfield'
 import { convertSciFact, pythonStrings } from '../../scripts/retrieval-sets/scifact'
@@ -75,6 +76,51 @@ describe('Cranfield', () => {
     expect(loaded.splits[0]!.queries.map((q) => [q.id, [...q.judged]])).toEqual([
       ['1', [['1', 3]]],
       ['2', [['2', 4]]],
+    ])
+  })
+})
+
+describe('ArguAna from the Counterargs corpus', () => {
+  test('a point is a query whose counter is its one relevant document; validation tunes, test is held out', () => {
+    const src = join(dir, 'arguana')
+    const put = (path: string, text: string) => {
+      mkdirSync(join(src, path, '..'), { recursive: true })
+      writeFileSync(join(src, path), text)
+    }
+    const debate = 'animals-environment-general-health'
+    put(`test/environment/${debate}/pro/pro01a-point.txt`, 'Meat harms\n\nFarming  pollutes rivers.\n')
+    put(`test/environment/${debate}/pro/pro01b-counter.txt`, 'Grazing keeps meadows.')
+    put(`test/environment/${debate}/con/con01a-point.txt`, 'A point without its counter.')
+    put(`test/environment/${debate}/thesis.txt`, 'This House would go vegetarian')
+    put('validation/sport/ban-boxing/con/con01a-point.txt', 'Boxing injures.')
+    put('validation/sport/ban-boxing/con/con01b-counter.txt', 'Adults may choose.')
+    expect(arguanaId('test', 'environment', debate, 'pro01b-counter.txt')).toBe(
+      'test-environment-aegh-pro01b',
+    )
+    const set = convertArguana(src)
+    expect(set.corpus.map((d) => d.id)).toEqual([
+      'validation-sport-bb-con01a',
+      'validation-sport-bb-con01b',
+      'test-environment-aegh-pro01a',
+      'test-environment-aegh-pro01b',
+      'test-environment-aegh-con01a',
+    ])
+    expect(set.corpus[2]).toEqual({
+      id: 'test-environment-aegh-pro01a',
+      title: 'animals environment general health',
+      text: 'Meat harms Farming pollutes rivers.',
+    })
+    expect(set.qrels.dev!.map((j) => `${j.query}:${j.doc}`)).toEqual([
+      'validation-sport-bb-con01a:validation-sport-bb-con01b',
+    ])
+    expect(set.qrels.test!.map((j) => `${j.query}:${j.doc}`)).toEqual([
+      'test-environment-aegh-pro01a:test-environment-aegh-pro01b',
+    ])
+    writeBeirSet(join(dir, 'arguana-out'), set)
+    const loaded = loadSet(join(dir, 'arguana-out'))
+    expect(loaded.splits.map((s) => [s.name, s.tuning, s.queries.length])).toEqual([
+      ['dev', true, 1],
+      ['test', false, 1],
     ])
   })
 })
