@@ -16,11 +16,18 @@ import { contentTerms } from './text/index'
 /** Where cartridges are kept durably: the object store's byte-level calls. */
 export type CartStore = Pick<ObjectStore, 'getBytes' | 'put' | 'delete'>
 
+/** Cartridges loaded from the store at once when a base's are warmed. */
+const LOADS_AT_ONCE = 8
+/** Warm bytes per stored byte of a cartridge until loads have measured it (squad-dev: 4.07). */
+const WARM_PER_STORED = 4
+
 /** A section of a base as the cart strategy needs it, before its cartridge is warm. */
 interface ManifestEntry {
   ref: SectionRef
   titleIds: Uint32Array
   cartKey: string
+  /** The cartridge's size in the store (0 when not measured). */
+  storedBytes: number
 }
 
 /** A base's warm cartridges for one question, and its route over them (the same order). */
@@ -45,6 +52,10 @@ export class EngineCarts {
   private readonly sets = new Map<string, CartSet & { manifest: ManifestEntry[]; version: number }>()
   /** Cartridge keys measure found missing from the store, not asked again. */
   private readonly missing = new Set<string>()
+  /** Stored and warm bytes of the cartridges loaded so far (how much a cartridge grows when warm). */
+  private readonly loaded = { stored: 0, warm: 0 }
+  /** Whether each base fits, as last worked out, for its manifest and the cache's version then. */
+  private readonly fitting = new Map<string, { manifest: ManifestEntry[]; version: number; fits: boolean }>()
 
   constructor(
     private readonly repo: EngineRepo,
@@ -60,10 +71,46 @@ export class EngineCarts {
     return set ? routeSize(set.route) : 0
   }
 
+  /**
+   * Whether a base's cartridges, warm, fit the cache's budget. The cart search reads all of a base's
+   * cartridges for every question, so a base that does not fit would hold them all beyond the budget
+   * (and load them again on every question): its questions are answered by rag instead.
+   */
+  fits(baseId: string): boolean {
+    const manifest = this.manifestOf(baseId)
+    const last = this.fitting.get(baseId)
+    if (last?.manifest === manifest && last.version === this.cache.version) return last.fits
+    // Warm cartridges by their size; the others by their stored size, grown as much as the base's
+    // warm ones grew (else as loads have measured, else by WARM_PER_STORED).
+    let warm = 0
+    let cold = 0
+    const known = { stored: 0, warm: 0 }
+    for (const m of manifest) {
+      const size = this.cache.sizeOf(m.cartKey)
+      if (size === undefined) cold += m.storedBytes
+      else warm += size
+      if (size !== undefined && m.storedBytes > 0) {
+        known.stored += m.storedBytes
+        known.warm += size
+      }
+    }
+    const { loaded } = this
+    const grows =
+      known.stored > 0
+        ? known.warm / known.stored
+        : loaded.stored > 0
+          ? loaded.warm / loaded.stored
+          : WARM_PER_STORED
+    const fits = warm + cold * grows <= this.cache.budget
+    this.fitting.set(baseId, { manifest, version: this.cache.version, fits })
+    return fits
+  }
+
   /** Forgets a base's manifest after a change to its sections. */
   forgetBase(baseId: string): void {
     this.manifests.delete(baseId)
     this.sets.delete(baseId)
+    this.fitting.delete(baseId)
   }
 
   /**
@@ -90,6 +137,7 @@ export class EngineCarts {
         // Global numbers, so a question's terms meet the title's by number.
         titleIds: Uint32Array.from(contentTerms(s.title), internTerm),
         cartKey: s.cart_key,
+        storedBytes: s.cart_bytes,
       }))
       this.manifests.set(baseId, manifest)
     }
@@ -106,14 +154,21 @@ export class EngineCarts {
       entries.push({ ref: m.ref, titleIds: m.titleIds, cart })
     }
     if (entries.length === manifest.length) return entries
-    const rest = await Promise.all(
-      manifest.slice(entries.length).map(async (m) => ({
-        ref: m.ref,
-        titleIds: m.titleIds,
-        cart:
-          this.cache.get(m.cartKey) ?? (await this.cache.getOrLoad(m.cartKey, () => this.load(m.cartKey))),
-      })),
-    )
+    // A few loads at a time: all of a large base's at once held every stored copy together.
+    const rest: CartEntry<SectionRef>[] = []
+    const todo = manifest.slice(entries.length)
+    for (let i = 0; i < todo.length; i += LOADS_AT_ONCE)
+      rest.push(
+        ...(await Promise.all(
+          todo.slice(i, i + LOADS_AT_ONCE).map(async (m) => ({
+            ref: m.ref,
+            titleIds: m.titleIds,
+            cart:
+              this.cache.get(m.cartKey) ??
+              (await this.cache.getOrLoad(m.cartKey, () => this.load(m.cartKey))),
+          })),
+        )),
+      )
     return entries.concat(rest)
   }
 
@@ -149,6 +204,9 @@ export class EngineCarts {
   private async load(key: string): Promise<WarmCartridge> {
     const bytes = await this.store.getBytes(key)
     if (!bytes) throw new Error(`cartridge ${key} is missing from the object store`)
-    return decodeCartridge(bytes)
+    const cart = decodeCartridge(bytes)
+    this.loaded.stored += bytes.byteLength
+    this.loaded.warm += cart.bytes
+    return cart
   }
 }

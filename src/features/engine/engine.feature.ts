@@ -4,6 +4,7 @@ import type { CorporaService, DocumentPurger } from '../corpora/corpora.service'
 import { CompileThreads } from './cart/index'
 import { BUILTIN_MODEL, embedderFrom, encoderFrom } from './embedder'
 import { Engine } from './engine.service'
+import { machineMemoryBytes, warmBudgets } from './shared/index'
 
 export interface EngineFeatureDeps {
   config: Config['engine']
@@ -37,7 +38,7 @@ export function engineFeature(p: Platform, d: EngineFeatureDeps): Feature<Engine
   const service = new Engine({
     db: p.db,
     store: p.objects,
-    cacheBytes: d.config.warm_cache_mb * 1024 * 1024,
+    cacheBytes: warmBudgets(d.config.warm_cache_mb, machineMemoryBytes()).total,
     compile: compiler ? (text) => compiler.compile(text) : undefined,
     warmCompile: compiler ? () => compiler.warm() : undefined,
     embedder,

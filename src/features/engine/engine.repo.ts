@@ -46,11 +46,13 @@ export class EngineRepo {
   private readonly fts: FtsIndexes
   /** Term counts read from fts5vocab, per base key, for one generation of the base (see openBase). */
   private readonly counts = new TermCounts()
-  /** Posting lists and passage lengths for in-memory BM25, per base key, for one generation. */
-  private readonly postings = new Postings()
   /** The passages' embeddings, written in the same transactions as the passages. */
   readonly vectors: VectorRepo
-  constructor(readonly client: Database) {
+  /** `postings`: posting lists and passage lengths for in-memory BM25, per base key, for one generation. */
+  constructor(
+    readonly client: Database,
+    private readonly postings = new Postings(),
+  ) {
     this.vectors = new VectorRepo(client)
     this.fts = new FtsIndexes(client)
     const q = (sql: string) => client.prepare(sql)

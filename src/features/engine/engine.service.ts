@@ -18,10 +18,11 @@ import {
   type PreparedSection,
   type SectionInput,
 } from './engine.onboard'
+import { Postings } from './engine.postings'
 import { EngineRepo } from './engine.repo'
 import { TableRepo } from './engine.tables.repo'
 import { type Embedder, EngineVectors, type SectionVectors } from './engine.vectors'
-import type { WarmCache } from './shared/index'
+import { splitWarmBudget, type WarmCache } from './shared/index'
 import { EncoderCache, type EncoderEmbed } from './support/index'
 import { prepareHypernyms, prepareStaticVectors, prepareSynonyms } from './text/index'
 
@@ -39,7 +40,10 @@ export type { Embedder, SectionVectors } from './engine.vectors'
 export interface EngineDeps {
   db: Db | Database
   store: CartStore
-  /** Memory budget of warm cartridges, in bytes. */
+  /**
+   * Memory budget of the warm caches together, in bytes: cartridges, passage vectors and posting
+   * lists share it (splitWarmBudget).
+   */
   cacheBytes: number
   /** A monotonic millisecond timer for the latency in `metrics` (performance.now by default). */
   now?: () => number
@@ -91,11 +95,13 @@ export class Engine {
   readonly vectors: WarmCache<SectionVectors>
 
   constructor(private readonly deps: EngineDeps) {
-    this.repo = new EngineRepo('$client' in deps.db ? deps.db.$client : deps.db)
+    const budget = splitWarmBudget(deps.cacheBytes)
+    const postings = new Postings({ maxBytes: budget.postings })
+    this.repo = new EngineRepo('$client' in deps.db ? deps.db.$client : deps.db, postings)
     this.tables = new TableRepo(this.repo.client)
-    this.carts = new EngineCarts(this.repo, deps.store, deps.cacheBytes)
+    this.carts = new EngineCarts(this.repo, deps.store, budget.carts)
     this.citations = new CitationsRepo(this.repo.client)
-    this.embeddings = new EngineVectors(this.repo.vectors, deps.embedder ?? null, deps.cacheBytes / 4)
+    this.embeddings = new EngineVectors(this.repo.vectors, deps.embedder ?? null, budget.vectors)
     this.cache = this.carts.cache
     this.vectors = this.embeddings.warm
     this.now = deps.now ?? (() => performance.now())
@@ -180,7 +186,8 @@ export class Engine {
   async warmBase(baseId: string): Promise<void> {
     // Not waiting for an embeddings server (the reference texts): a run does not depend on it.
     void this.prepare()
-    await this.carts.set(baseId)
+    // A base too large for the budget is answered by rag: nothing of it to warm.
+    if (this.carts.fits(baseId)) await this.carts.set(baseId)
   }
 
   /** The model that embeds passages, or null when there is none (no server, built-in vectors off). */
@@ -253,6 +260,10 @@ export class Engine {
    * the model on them) and the answer that would be composed without the check.
    */
   async ask(baseId: string, input: AskInput, explain?: AskExplain): Promise<AskResult> {
+    // Cart reads every cartridge of the base: one whose cartridges exceed their budget answers by rag
+    // (the result says so), so the budget holds.
+    if ((input.strategy ?? 'cart') === 'cart' && !this.carts.fits(baseId))
+      input = { ...input, strategy: 'rag' }
     const ctx = {
       index: this.repo,
       carts: (id: string) => this.carts.set(id),

@@ -152,9 +152,10 @@ describe('deleting what is served', () => {
     })
     const later = await ask('cor_1', 'Until when was Krakow the capital of Poland?')
     expect(later.sources[0]?.documentId).toBe('doc_krakow')
-    // Another base's cartridges evict this one's under a budget that holds about one base.
+    // Another base's cartridges evict this one's under a budget whose cartridges' share (three
+    // quarters) holds about one base (a tenth more: a cold base's size is estimated, EngineCarts.fits).
     const budget = engine.cache.bytes
-    const small = await fixtureEngine(budget)
+    const small = await fixtureEngine(Math.ceil((budget * 4 * 1.1) / 3))
     const other = docs.map((d) => ({ ...d, id: `${d.id}_2`, text: `${d.text}\n\nA second copy.` }))
     for (const d of other) await onboardDoc(small.engine, 'cor_2', d)
     const before = await small.engine.ask('cor_1', { question: river, strategy: 'cart' })

@@ -20,6 +20,10 @@ export class WarmCache<V> {
 
   constructor(private readonly opts: WarmCacheOptions<V>) {}
 
+  /** The byte budget. */
+  get budget(): number {
+    return this.opts.budgetBytes
+  }
   /** Bytes held now. */
   get bytes(): number {
     return this.total
@@ -38,6 +42,11 @@ export class WarmCache<V> {
   /** The keys from least to most recently used. */
   keys(): string[] {
     return [...this.entries.keys()]
+  }
+
+  /** The size of `key`'s entry when warm, without marking it used; undefined when not held. */
+  sizeOf(key: string): number | undefined {
+    return this.entries.get(key)?.size
   }
 
   /** The value for `key` when warm (and marks it most recently used). */

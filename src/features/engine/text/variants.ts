@@ -1,34 +1,133 @@
 import SYNONYMS from '../../../../assets/engine/synonyms.txt' with { type: 'text' }
 import { normWord, stem } from './text'
+import { FNV_OFFSET, FNV_PRIME } from './wordscan'
 
 // Near-synonyms from WordNet (scripts/build-synonyms.ts): questions paraphrase the text's verbs and
-// nouns ("killed" for "died", "started" for "began"). Stemmed on first use.
-let related: Map<string, string[]> | null = null
+// nouns ("killed" for "died", "started" for "began"). Stemmed on first use and packed: the stems in
+// one string, found through an open-addressing table of their FNV-1a hashes, and each stem's related
+// stems as a run of stem numbers (CSR). A Map of Sets of strings held about 10 MB of heap.
+interface Related {
+  /** The stems, one after another; stem i is names[starts[i], starts[i + 1]). */
+  names: string
+  starts: Uint32Array
+  /** Stem number + 1 per slot (0: empty). */
+  slots: Int32Array
+  mask: number
+  /** Stem i's related stems are list[off[i], off[i + 1]), in the order the file first links them. */
+  off: Uint32Array
+  list: Int32Array
+}
+
+let related: Related | null = null
+
+/** FNV-1a over a string's code units. */
+function hashOf(s: string): number {
+  let h = FNV_OFFSET
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), FNV_PRIME)
+  return h
+}
 
 /** Builds the stemmed synonym table now (about 150 ms) instead of on the first question. */
 export function prepareSynonyms(): void {
   relatedStems('')
 }
 
-/** The stems related to a stem by the synonym table. */
-function relatedStems(term: string): string[] {
-  if (!related) {
-    const sets = new Map<string, Set<string>>()
-    const link = (a: string, b: string) => {
-      sets.set(a, (sets.get(a) ?? new Set<string>()).add(b))
+/** Reads the file into the packed table: each line's word linked to every other word's stem. */
+function build(): Related {
+  const ids = new Map<string, number>()
+  const names: string[] = []
+  const id = (word: string) => {
+    const s = stem(normWord(word))
+    let i = ids.get(s)
+    if (i === undefined) {
+      i = names.length
+      ids.set(s, i)
+      names.push(s)
     }
-    for (const line of SYNONYMS.split('\n')) {
-      if (line === '' || line.startsWith('#')) continue
-      const [word, ...others] = line.split(' ')
-      const a = stem(normWord(word!))
-      for (const other of others) {
-        const b = stem(normWord(other))
-        if (b !== a) link(a, b)
+    return i
+  }
+  let from = new Int32Array(1 << 16)
+  let to = new Int32Array(1 << 16)
+  let n = 0
+  for (let at = 0; at < SYNONYMS.length; ) {
+    let end = SYNONYMS.indexOf('\n', at)
+    if (end < 0) end = SYNONYMS.length
+    if (end > at && SYNONYMS.charCodeAt(at) !== 35) {
+      const line = SYNONYMS.slice(at, end).split(' ')
+      const a = id(line[0]!)
+      for (let j = 1; j < line.length; j++) {
+        const b = id(line[j]!)
+        if (b === a) continue
+        if (n === from.length) {
+          const f = new Int32Array(n * 2)
+          f.set(from)
+          from = f
+          const t = new Int32Array(n * 2)
+          t.set(to)
+          to = t
+        }
+        from[n] = a
+        to[n++] = b
       }
     }
-    related = new Map([...sets].map(([t, s]) => [t, [...s]]))
+    at = end + 1
   }
-  return related.get(term) ?? []
+  // Group the links by stem in file order (a stable counting sort), then keep each link's first.
+  const count = names.length
+  const off = new Uint32Array(count + 1)
+  for (let i = 0; i < n; i++) off[from[i]! + 1]!++
+  for (let i = 0; i < count; i++) off[i + 1]! += off[i]!
+  const fill = off.slice(0, count)
+  const grouped = new Int32Array(n)
+  for (let i = 0; i < n; i++) grouped[fill[from[i]!]!++] = to[i]!
+  const list = new Int32Array(n)
+  let kept = 0
+  for (let i = 0; i < count; i++) {
+    const start = kept
+    for (let j = off[i]!; j < off[i + 1]!; j++) {
+      const b = grouped[j]!
+      let seen = false
+      for (let k = start; k < kept && !seen; k++) seen = list[k] === b
+      if (!seen) list[kept++] = b
+    }
+    off[i] = start
+  }
+  off[count] = kept
+  const starts = new Uint32Array(count + 1)
+  for (let i = 0; i < count; i++) starts[i + 1] = starts[i]! + names[i]!.length
+  let size = 1
+  while (size < count * 2) size *= 2
+  const slots = new Int32Array(size)
+  for (let i = 0; i < count; i++) {
+    let slot = hashOf(names[i]!) & (size - 1)
+    while (slots[slot] !== 0) slot = (slot + 1) & (size - 1)
+    slots[slot] = i + 1
+  }
+  return { names: names.join(''), starts, slots, mask: size - 1, off, list: list.slice(0, kept) }
+}
+
+/** The number of a stem in the table, -1 when the file has no word with that stem. */
+function stemIndex(r: Related, term: string): number {
+  for (let at = hashOf(term) & r.mask; r.slots[at] !== 0; at = (at + 1) & r.mask) {
+    const i = r.slots[at]! - 1
+    const start = r.starts[i]!
+    if (r.starts[i + 1]! - start === term.length && r.names.startsWith(term, start)) return i
+  }
+  return -1
+}
+
+/** The stems related to a stem by the synonym table. */
+function relatedStems(term: string): string[] {
+  related ??= build()
+  const r = related
+  const i = stemIndex(r, term)
+  const out: string[] = []
+  if (i < 0) return out
+  for (let j = r.off[i]!; j < r.off[i + 1]!; j++) {
+    const b = r.list[j]!
+    out.push(r.names.slice(r.starts[b]!, r.starts[b + 1]!))
+  }
+  return out
 }
 
 /**

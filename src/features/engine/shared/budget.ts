@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs'
+import { totalmem } from 'node:os'
+
+const MiB = 1024 * 1024
+
+/** Smallest and largest automatic budget of the warm caches together. */
+export const AUTO_MIN_BYTES = 32 * MiB
+export const AUTO_MAX_BYTES = 256 * MiB
+
+/** Where a cgroup's memory limit is written: v2 first, then v1. */
+const CGROUP_LIMITS = ['/sys/fs/cgroup/memory.max', '/sys/fs/cgroup/memory/memory.limit_in_bytes']
+
+/** A file's text, or null when it cannot be read (no such cgroup controller here). */
+function readText(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The memory this process may use: the machine's RAM, or its cgroup's limit when that is smaller
+ * (a container). `read` is the file reader (tests pass their own).
+ */
+export function machineMemoryBytes(
+  read: (path: string) => string | null = readText,
+  ram: number = totalmem(),
+): number {
+  let bytes = ram
+  for (const path of CGROUP_LIMITS) {
+    const text = read(path)?.trim()
+    // "max" (v2) or a number near 2^63 (v1) mean no limit.
+    if (!text || !/^\d+$/.test(text)) continue
+    const limit = Number(text)
+    if (limit > 0 && limit < bytes) bytes = limit
+  }
+  return bytes
+}
+
+/** The byte budgets of the engine's warm caches: cartridges, passage vectors and posting lists. */
+export interface WarmBudgets {
+  total: number
+  carts: number
+  vectors: number
+  postings: number
+}
+
+/**
+ * The warm caches' budget: `configuredMb` MiB (engine.warm_cache_mb), or when it is 0 a sixteenth of
+ * the machine's memory, between 32 and 256 MiB; split by splitWarmBudget.
+ */
+export function warmBudgets(configuredMb: number, machineBytes: number): WarmBudgets {
+  const total =
+    configuredMb > 0
+      ? configuredMb * MiB
+      : Math.min(AUTO_MAX_BYTES, Math.max(AUTO_MIN_BYTES, Math.floor(machineBytes / 16)))
+  return splitWarmBudget(total)
+}
+
+/** Splits a budget: three quarters to the cartridges, an eighth each to passage vectors and posting lists. */
+export function splitWarmBudget(total: number): WarmBudgets {
+  const eighth = Math.floor(total / 8)
+  return { total, carts: total - 2 * eighth, vectors: eighth, postings: eighth }
+}
