@@ -12,7 +12,7 @@ export const TokenKind = { date: 1, number: 2, entity: 4, noun: 8 } as const
 
 /** A question reduced to what retrieval needs. */
 export interface QueryPlan {
-  /** Distinct index terms of the question, in order of first use (at most 16, the rarest kept). */
+  /** Distinct index terms of the question, in order of first use (at most MAX_TERMS: see planQuery). */
   terms: string[]
   /** Pairs of term indexes adjacent in the question (a phrase match is stronger evidence). */
   pairs: [number, number][]
@@ -107,7 +107,13 @@ function answerNoun(tokens: Token[]): number {
   return -1
 }
 
-/** Turns a question into a QueryPlan; `weight` ranks terms so the rarest are kept when over 16. */
+/** Terms a plan keeps at most (the scorer's masks and weights were made for short questions). */
+export const MAX_TERMS = 16
+
+/**
+ * Turns a question into a QueryPlan; `weight` ranks terms to keep when over MAX_TERMS (by default
+ * the question's own uses of each term).
+ */
 export function planQuery(question: string, weight?: (term: string) => number): QueryPlan {
   const tokens = tokenize(question)
   const order: string[] = []
@@ -121,11 +127,17 @@ export function planQuery(question: string, weight?: (term: string) => number): 
     if (i < 0) i = order.push(t.term) - 1
     seq.push(i)
   }
+  // A long question (more distinct terms than a plan keeps: a pasted paragraph, an email) keeps the
+  // terms it repeats most, what it is about (the first used on a tie), and is not read as a short
+  // question: no answer type, kind noun or answer noun, which a paragraph's words match by chance.
+  const long = order.length > MAX_TERMS
   let terms = order
   let remap = order.map((_, i) => i)
-  if (order.length > 16) {
-    const w = weight ?? (() => 1)
-    const keep = new Set([...order].sort((a, b) => w(b) - w(a)).slice(0, 16))
+  if (long) {
+    const uses = new Map<string, number>()
+    for (const s of seq) if (s >= 0) uses.set(order[s]!, (uses.get(order[s]!) ?? 0) + 1)
+    const w = weight ?? ((t: string) => uses.get(t)!)
+    const keep = new Set([...order].sort((a, b) => w(b) - w(a)).slice(0, MAX_TERMS))
     terms = order.filter((t) => keep.has(t))
     remap = order.map((t) => terms.indexOf(t))
   }
@@ -141,6 +153,7 @@ export function planQuery(question: string, weight?: (term: string) => number): 
     // Function words between two terms still leave them a phrase ("Bank of England").
     if (cur >= 0) prev = cur
   }
+  if (long) return { terms, pairs, want: AnswerType.none, soft: 0, kind: [] }
   let soft = 0
   const noun = answerNoun(tokens)
   if (noun >= 0 && seq[noun]! >= 0 && remap[seq[noun]!]! >= 0) soft |= 1 << remap[seq[noun]!]!
