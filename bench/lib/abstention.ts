@@ -78,6 +78,8 @@ export async function measureAbstention(
     // What the embed job does after a run, when the model is an embeddings server.
     if (engine.embedsAfterOnboarding)
       await engine.embedSections(engine.sectionsOf(base).map((s) => s.sectionId))
+    // What the encode job does after a run, with the built-in encoder on (the default).
+    await engine.encodings.encodeSections(engine.sectionsOf(base).map((s) => s.sectionId))
     for (const q of questions) {
       const split = tuning.has(q.document) ? 'tuning' : 'held-out'
       const own = half.has(q.document)

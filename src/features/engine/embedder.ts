@@ -65,3 +65,30 @@ export function encoderFrom(c: Config['embed'], log: Logger): EncoderThread | nu
       log.warn('the support check is now word-level only: the built-in encoder failed', { reason }),
   })
 }
+
+/**
+ * How long a question waits for the built-in encoder (`encoder_wait_ms`), and the report of waits
+ * that ran out: logged at most once a minute, with how many since the last report.
+ */
+export function encoderWaitFrom(
+  c: Config['embed'],
+  clock: Clock,
+  log: Logger,
+): { waitMs: number; onTimeout: () => void } {
+  let reported = Number.NEGATIVE_INFINITY
+  let missed = 0
+  return {
+    waitMs: c.encoder_wait_ms,
+    onTimeout: () => {
+      missed++
+      const now = clock.now().getTime()
+      if (now - reported < REPORT_EVERY_MS) return
+      reported = now
+      log.warn('questions were checked without the built-in encoder: it did not answer in time', {
+        questions: missed,
+        wait_ms: c.encoder_wait_ms,
+      })
+      missed = 0
+    },
+  }
+}

@@ -2,7 +2,8 @@ import type { Config } from '../../platform/config/config.load'
 import type { Feature, Platform } from '../../platform/feature/feature'
 import type { CorporaService, DocumentPurger } from '../corpora/corpora.service'
 import { CompileThreads } from './cart/index'
-import { BUILTIN_MODEL, embedderFrom, encoderFrom } from './embedder'
+import { BUILTIN_MODEL, embedderFrom, encoderFrom, encoderWaitFrom } from './embedder'
+import { encodeJob, encodeSubscriber, queueEncode } from './engine.jobs'
 import { Engine } from './engine.service'
 import { machineMemoryBytes, warmBudgets } from './shared/index'
 
@@ -13,14 +14,15 @@ export interface EngineFeatureDeps {
    * The engine indexes corpora's documents and forgets them when they are deleted; corpora places
    * the passages an answer cites in their documents (page, section, offsets).
    */
-  corpora: Pick<CorporaService, 'addPurger' | 'placePassages'>
+  corpora: Pick<CorporaService, 'addPurger' | 'placePassages' | 'workspaceOf'>
 }
 
 /**
  * The answer engine: search indexes, cartridges, extractive answers. No routes: answers,
  * onboarding and economics use it through its service. Cartridges compile on threads when
  * `engine.compile_threads` says so, and in process if a thread fails. The built-in sentence
- * encoder runs on a thread of its own, started by the first question it is asked about.
+ * encoder runs on a thread of its own, started by the first base to encode (its `encode` job, after
+ * each onboarding run) or question to check; it stops when idle.
  */
 export function engineFeature(p: Platform, d: EngineFeatureDeps): Feature<Engine> {
   const embedder = embedderFrom(d.embed, p.clock, p.log)
@@ -43,6 +45,7 @@ export function engineFeature(p: Platform, d: EngineFeatureDeps): Feature<Engine
     warmCompile: compiler ? () => compiler.warm() : undefined,
     embedder,
     encoder: encoder ? (texts) => encoder.embed(texts) : null,
+    encoderWait: { ...encoderWaitFrom(d.embed, p.clock, p.log), loaded: () => !!encoder?.loaded },
     locate: (baseId, spans) => d.corpora.placePassages(baseId, spans),
   })
   // Deleted documents leave the index and the cartridges (warm copy first) before the delete
@@ -62,9 +65,19 @@ export function engineFeature(p: Platform, d: EngineFeatureDeps): Feature<Engine
   return {
     name: 'engine',
     service,
-    start: () => {
+    jobs: [encodeJob(service)],
+    subscribers: [encodeSubscriber(p.queue, service)],
+    start: ({ jobs }) => {
       preparing = setTimeout(() => void service.prepare(), 0)
+      // Bases onboarded before the encoder was on, or left half encoded by a stopped process.
+      for (const corpusId of jobs ? service.encodings.basesWithoutEncodings() : []) {
+        const ws = d.corpora.workspaceOf(corpusId)
+        if (ws) queueEncode(p.queue, service, ws, corpusId)
+      }
     },
-    stop: () => clearTimeout(preparing),
+    stop: () => {
+      clearTimeout(preparing)
+      encoder?.close()
+    },
   }
 }

@@ -12,6 +12,7 @@ import { type AskExplain, type AskInput, askBase } from './compose/index'
 import { type CartStore, EngineCarts } from './engine.carts'
 import { type AskResult, placeSources, type SourceLocator } from './engine.citations'
 import { CitationsRepo } from './engine.citations.repo'
+import { type EncodingOptions, EngineEncodings } from './engine.encodings'
 import {
   type OnboardResult,
   onboardSections,
@@ -23,7 +24,7 @@ import { EngineRepo } from './engine.repo'
 import { TableRepo } from './engine.tables.repo'
 import { type Embedder, EngineVectors, type SectionVectors } from './engine.vectors'
 import { splitWarmBudget, type WarmCache } from './shared/index'
-import { EncoderCache, type EncoderEmbed } from './support/index'
+import type { EncoderEmbed } from './support/index'
 import { prepareHypernyms, prepareStaticVectors, prepareSynonyms } from './text/index'
 
 /**
@@ -62,11 +63,11 @@ export interface EngineDeps {
    */
   embedder?: Embedder | null
   /**
-   * The built-in sentence encoder (EncoderThread.embed), asked about the questions the word-level
-   * support check is unsure of, its vectors kept by base (EncoderCache); none when not given. Not
-   * asked where an embeddings server's model gives the check its signal.
+   * The built-in sentence encoder (EncoderThread.embed), for the support check, and how long a question
+   * waits for it (EngineEncodings); none when not given (off, or beside an embeddings server).
    */
   encoder?: EncoderEmbed | null
+  encoderWait?: EncodingOptions
   /**
    * Places cited passages in their documents (page, section, offsets); corpora's, given by the
    * feature. Without it sources carry no place.
@@ -88,7 +89,7 @@ export class Engine {
   private readonly citations: CitationsRepo
   private readonly embeddings: EngineVectors
   private readonly now: () => number
-  private readonly encoder: EncoderCache | null
+  readonly encodings: EngineEncodings
   /** The warm cartridges (the operator's status reads their bytes and count). */
   readonly cache: WarmCache<WarmCartridge>
   /** Passage vectors of the configured model by section, warm for cart (a quarter of the cartridges' budget). */
@@ -105,7 +106,7 @@ export class Engine {
     this.cache = this.carts.cache
     this.vectors = this.embeddings.warm
     this.now = deps.now ?? (() => performance.now())
-    this.encoder = deps.encoder ? new EncoderCache(deps.encoder) : null
+    this.encodings = new EngineEncodings(this.repo.vectors, deps.encoder ?? null, deps.encoderWait)
   }
 
   /**
@@ -268,7 +269,7 @@ export class Engine {
       index: this.repo,
       carts: (id: string) => this.carts.set(id),
       meaning: (question: string) => this.embeddings.meaning(question),
-      encoder: this.encoder && ((texts: string[]) => this.encoder!.vectorsFor(baseId, texts)),
+      encoder: this.encodings.forBase(baseId),
       tables: this.tables,
       now: this.now,
     }

@@ -7,7 +7,10 @@ export interface PendingPassage {
   text: string
 }
 
-/** Prepared statements over `engine_vectors`: the passages' embeddings, by model. */
+/**
+ * Prepared statements over `engine_vectors`, the passages' embeddings by model, and
+ * `engine_encodings`, their vectors under the built-in encoder for the support check (int8).
+ */
 export class VectorRepo {
   private readonly s: Record<string, Statement>
   constructor(private readonly client: Database) {
@@ -37,6 +40,26 @@ export class VectorRepo {
         'SELECT ordinal, vec FROM engine_vectors WHERE section_id = ? AND model = ? ORDER BY ordinal',
       ),
       delVectors: q('DELETE FROM engine_vectors WHERE section_id = ?'),
+      // As putVector: only while the passage still holds the text the encoding was made from.
+      putEncoding: q(
+        `INSERT OR REPLACE INTO engine_encodings (section_id, ordinal, vec)
+         SELECT ?1, ?2, ?3 WHERE EXISTS
+           (SELECT 1 FROM engine_passages WHERE section_id = ?1 AND ordinal = ?2 AND text = ?4)`,
+      ),
+      unencoded: q(
+        `SELECT p.section_id, p.ordinal, p.text FROM engine_passages p
+         WHERE p.section_id = ? AND NOT EXISTS (SELECT 1 FROM engine_encodings e
+           WHERE e.section_id = p.section_id AND e.ordinal = p.ordinal)
+         ORDER BY p.ordinal`,
+      ),
+      unencodedBases: q(
+        `SELECT DISTINCT s.base_id FROM engine_sections s WHERE EXISTS (SELECT 1 FROM engine_passages p
+           WHERE p.section_id = s.section_id AND NOT EXISTS (SELECT 1 FROM engine_encodings e
+             WHERE e.section_id = p.section_id AND e.ordinal = p.ordinal))
+         ORDER BY s.base_id`,
+      ),
+      encoding: q('SELECT vec FROM engine_encodings WHERE section_id = ? AND ordinal = ?'),
+      delEncodings: q('DELETE FROM engine_encodings WHERE section_id = ?'),
     }
   }
 
@@ -53,9 +76,35 @@ export class VectorRepo {
     }
   }
 
-  /** Removes a section's vectors (in the caller's transaction). */
+  /** Removes a section's vectors and encodings (in the caller's transaction). */
   deleteSection(sectionId: string): void {
     this.s.delVectors!.run(sectionId)
+    this.s.delEncodings!.run(sectionId)
+  }
+
+  /** The passages of a section without an encoding, in order. */
+  passagesWithoutEncoding(sectionId: string): PendingPassage[] {
+    return this.s.unencoded!.all(sectionId) as PendingPassage[]
+  }
+
+  /** Stores passages' encodings, skipping passages whose text is no longer `text`; returns how many. */
+  putEncodings(rows: (PendingPassage & { vec: Uint8Array })[]): number {
+    let stored = 0
+    this.client.transaction(() => {
+      for (const r of rows) stored += this.s.putEncoding!.run(r.section_id, r.ordinal, r.vec, r.text).changes
+    })()
+    return stored
+  }
+
+  /** Bases with at least one passage without an encoding. */
+  basesWithoutEncodings(): string[] {
+    return (this.s.unencodedBases!.all() as { base_id: string }[]).map((r) => r.base_id)
+  }
+
+  /** A passage's stored encoding (support/encodings.ts quantize), or null when it has none yet. */
+  encoding(sectionId: string, ordinal: number): Uint8Array | null {
+    const row = this.s.encoding!.get(sectionId, ordinal) as { vec: Uint8Array } | null
+    return row?.vec ?? null
   }
 
   /** The passages of a section with no vector from `model`, in order. */

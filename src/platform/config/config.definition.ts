@@ -434,6 +434,12 @@ export const configDefinition = {
       default: 300,
       kind: { type: 'int', min: 1, max: 86400 },
     }),
+    encoder_wait_ms: leaf({
+      doc: "Milliseconds a question the support check is unsure of waits for the built-in encoder (its passages were encoded after onboarding, so only the question is); past them it is decided on its words, and the operator's log says how often.",
+      env: 'ENGRAM_EMBED_ENCODER_WAIT_MS',
+      default: 250,
+      kind: { type: 'int', min: 1, max: 60000 },
+    }),
   },
   status: {
     cache_seconds: leaf({

@@ -2,7 +2,7 @@ import type { CartEntry, CartRoute } from '../cart/index'
 import type { EngineRepo } from '../engine.repo'
 import type { SectionRef } from '../rag/index'
 import type { RankedPassage, Turn } from '../rank/index'
-import type { EncoderEmbed, References, SupportSignals, TermEvidence } from '../support/index'
+import type { References, SupportEncoder, SupportSignals, TermEvidence } from '../support/index'
 import type { TableReader } from './tables'
 
 // The ask pipeline's vocabulary (ask.ts): a question as asked, its sources, answer and metrics, what
@@ -94,8 +94,11 @@ export interface AskContext {
   carts(baseId: string): Promise<{ entries: CartEntry<SectionRef>[]; route: CartRoute }>
   /** Null without an embedder; started before the search so the embedding is fetched meanwhile. */
   meaning(question: string): Meaning | null
-  /** The built-in sentence encoder, asked when the word-level check is unsure; absent with an embeddings server or when off. */
-  encoder?: EncoderEmbed | null
+  /**
+   * The built-in sentence encoder's signal of the passages (support/encodings.ts EncoderCheck), asked
+   * when the word-level check is unsure; absent with an embeddings server or when off.
+   */
+  encoder?: SupportEncoder | null
   /** Where rag reads the rows of a table a question asks about (cart reads its warm cartridges); none: no table answers. */
   tables?: TableReader | null
   now(): number

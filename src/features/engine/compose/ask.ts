@@ -13,7 +13,6 @@ import {
 } from '../rank/index'
 import {
   ENCODER_BAND,
-  encoderSignals,
   modelSignal,
   SUPPORT_PASSAGES,
   SUPPORT_THRESHOLD,
@@ -93,10 +92,13 @@ export async function askBase(
       ? modelSignal(question, references, ranked.slice(0, SUPPORT_PASSAGES).map(meaning.vectorOf(strategy)))
       : []
   let support = supportOf(condensed, evidence, sources, model, explain)
-  // Without a server's model, the built-in encoder is asked only where the word-level check is unsure.
+  // Without a server's model, the built-in encoder is asked only where the word-level check is unsure
+  // (the passages as the sources quote them; their vectors are stored once the base is encoded).
   if (model.length === 0 && ctx.encoder && unsure(support)) {
-    const passages = sources.slice(0, SUPPORT_PASSAGES).map((s) => s.snippet)
-    model = await encoderSignals(ctx.encoder, condensed, passages)
+    const passages = ranked
+      .slice(0, SUPPORT_PASSAGES)
+      .map((p, i) => ({ sectionId: p.ref.sectionId, ordinal: p.ordinal, text: sources[i]!.snippet }))
+    model = await ctx.encoder(condensed, passages)
     if (model.length > 0) support = supportOf(condensed, evidence, sources, model, explain)
   }
   if (explain) explain.model = model

@@ -37,24 +37,27 @@ export function unsure(support: number): boolean {
 
 /**
  * The `model` signal (reference.ts modelSignal) of each passage under the built-in encoder: the
- * question and the passages' texts embedded together (each cut at ENCODER_MAX_CHARS). Empty when
- * the encoder fails, is busy or is off: the check then stays word-level.
+ * question embedded with the passages given as texts (each cut at ENCODER_MAX_CHARS), in one
+ * request; a passage given as its vector (encoded at onboarding, EncoderCheck) is not embedded
+ * again. Empty when the encoder fails, is busy or is off: the check then stays word-level.
  */
 export async function encoderSignals(
   embed: EncoderEmbed,
   question: string,
-  passages: string[],
+  passages: (string | Float32Array)[],
 ): Promise<(number | null)[]> {
+  const texts = [question, ...passages.filter((p): p is string => typeof p === 'string')]
   let vectors: Float32Array[]
   try {
-    vectors = await embed([question, ...passages].map((t) => t.slice(0, ENCODER_MAX_CHARS)))
+    vectors = await embed(texts.map((t) => t.slice(0, ENCODER_MAX_CHARS)))
   } catch {
     return []
   }
   const q = vectors[0]
-  return q && vectors.length === passages.length + 1
-    ? modelSignal(q, ENCODER_REFERENCES, vectors.slice(1))
-    : []
+  if (!q || vectors.length !== texts.length) return []
+  let next = 1
+  const list = passages.map((p) => (typeof p === 'string' ? vectors[next++]! : p))
+  return modelSignal(q, ENCODER_REFERENCES, list)
 }
 
 /**

@@ -61,8 +61,14 @@ export class EncoderThread {
   private nextId = 1
   private failed: string | null = null
   private closed = false
+  private answered = false
 
   constructor(private readonly opts: EncoderThreadOptions) {}
+
+  /** Whether the thread has answered since it started: its model is loaded (a start takes about a second). */
+  get loaded(): boolean {
+    return this.answered && this.worker !== null
+  }
 
   /** Whether the encoder can still be asked (it has not failed and is not closed). */
   get available(): boolean {
@@ -132,8 +138,10 @@ export class EncoderThread {
       ;(timer as { unref?: () => void }).unref?.()
       this.idle = timer
     }
-    if (msg.type === 'done') p.resolve(msg.vectors)
-    else p.reject(new Error(msg.message))
+    if (msg.type === 'done') {
+      this.answered = true
+      p.resolve(msg.vectors)
+    } else p.reject(new Error(msg.message))
   }
 
   private clearIdle(): void {
@@ -147,6 +155,7 @@ export class EncoderThread {
     this.clearIdle()
     const worker = this.worker
     this.worker = null
+    this.answered = false
     worker?.terminate()
   }
 

@@ -12,6 +12,18 @@ export {
 } from './encoder-check'
 export { type EncoderReply, type EncoderRequest, EncoderThread, type EncoderWorker } from './encoder-thread'
 export {
+  type CheckedPassage,
+  dequantize,
+  ENCODE_BATCH,
+  ENCODER_START_WAIT_MS,
+  EncoderCheck,
+  type EncoderCheckOptions,
+  type EncoderCheckStats,
+  encodePassages,
+  quantize,
+  type SupportEncoder,
+} from './encodings'
+export {
   modelSignal,
   pastReference,
   REFERENCE_PAIRS,

@@ -1,0 +1,81 @@
+import type { Subscriber } from '../../platform/events/dispatcher'
+import type { JobDefinition } from '../../platform/feature/feature'
+import type { Job, JobQueue } from '../../platform/jobs/queue'
+import { type JobContext, TransientError } from '../../platform/jobs/scheduler'
+import type { Engine } from './engine.service'
+
+/**
+ * The engine's own durable job: a base's passages encoded with the built-in encoder for the
+ * support check (EngineEncodings), queued when an onboarding run finishes and, at start-up, for
+ * every base with passages still without an encoding. The base answers meanwhile: a passage not
+ * encoded yet is embedded with its question.
+ */
+export const ENCODE_KIND = 'encode'
+// A failing encoder (busy with a burst of questions, or a thread that died) is tried again later.
+const ENCODE_ATTEMPTS = 5
+// Sections a step: progress is recorded, and the cancel flag read, between steps (and requests).
+const SECTIONS_PER_STEP = 8
+
+type EngineParts = Pick<Engine, 'encodings' | 'sectionsOf'>
+
+/** Queues a base's encode job unless one is already waiting (or the encoder is off); returns it. */
+export function queueEncode(
+  queue: JobQueue,
+  engine: EngineParts,
+  workspaceId: string,
+  corpusId: string,
+): Job | null {
+  if (!engine.encodings.on) return null
+  const waiting = queue
+    .listBySubject(workspaceId, corpusId)
+    .find((j) => j.kind === ENCODE_KIND && j.status === 'pending')
+  if (waiting) return null
+  return queue.enqueue({
+    workspaceId,
+    subjectId: corpusId,
+    kind: ENCODE_KIND,
+    maxAttempts: ENCODE_ATTEMPTS,
+    detail: 'passages to encode for the support check',
+  })
+}
+
+/** The encode job: the base's sections a step, each passage without an encoding encoded and stored. */
+export function encodeJob(engine: EngineParts): JobDefinition {
+  return {
+    kind: ENCODE_KIND,
+    // Minutes per MB of text on two cores: it never takes the slots kept for onboarding runs.
+    lane: 'bulk',
+    run: async (ctx: JobContext) => {
+      const sections = engine.sectionsOf(ctx.job.subjectId!).map((s) => s.sectionId)
+      ctx.progress({ unitsTotal: sections.length })
+      let passages = 0
+      for (let i = 0; i < sections.length; i += SECTIONS_PER_STEP) {
+        ctx.checkpoint()
+        try {
+          passages += await engine.encodings.encodeSections(sections.slice(i, i + SECTIONS_PER_STEP), () =>
+            ctx.checkpoint(),
+          )
+        } catch (e) {
+          // Encodings stored so far stay; the next attempt starts with the passages still without one.
+          if (e instanceof Error && e.message.startsWith('the encoder')) throw new TransientError(e.message)
+          throw e
+        }
+        const done = Math.min(sections.length, i + SECTIONS_PER_STEP)
+        ctx.progress({ unitsDone: done, detail: `${done}/${sections.length} sections encoded` })
+      }
+      return { passages }
+    },
+  }
+}
+
+/** Queues the encode job of a base whose onboarding run finished (in the event's transaction). */
+export function encodeSubscriber(queue: JobQueue, engine: EngineParts): Subscriber<'onboarding.finished'> {
+  return {
+    name: 'engine.encode',
+    types: ['onboarding.finished'],
+    transactional: true,
+    handle: (event) => {
+      queueEncode(queue, engine, event.workspaceId, event.payload.corpusId)
+    },
+  }
+}
