@@ -10,6 +10,7 @@ import {
   type Bench,
   benchSample,
   embedded,
+  encoded,
   load,
   onboardBase,
   pct,
@@ -107,6 +108,11 @@ try {
     if (EMBED) await embedded(b, base.id)
   }
   again.sort((x, y) => x - y)
+  // The support check's encodings follow each run in the background (the encode job): measured
+  // once they are made, as a base answers once it is built.
+  console.log(
+    `  then the passages' encodings: ${fmt(await encoded(b, base.id))} s more (the base answered meanwhile)`,
+  )
   console.log(
     `  re-onboarding (force), median of ${RETRAINS}: ${fmt(base.mb / again[RETRAINS >> 1]!)} MB/s (${again.map((s) => fmt(base.mb / s)).join(', ')})`,
   )

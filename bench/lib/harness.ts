@@ -213,6 +213,17 @@ export async function embedded(b: Server, id: string): Promise<number> {
   return (performance.now() - t0) / 1000
 }
 
+/**
+ * Seconds until every passage of the base is encoded for the support check (the engine's encode job
+ * after a run; at once when the built-in encoder is off).
+ */
+export async function encoded(b: Bench, id: string): Promise<number> {
+  const t0 = performance.now()
+  const { encodings } = b.app.services.engine
+  await waitFor(async () => !encodings.basesWithoutEncodings().includes(id))
+  return (performance.now() - t0) / 1000
+}
+
 async function get(b: Server, path: string) {
   const res = await fetch(`${b.url}${path}`, { headers: { authorization: `Bearer ${b.token}` } })
   return (await res.json()) as Record<string, unknown>
