@@ -36,6 +36,13 @@ for (const encoder of [false, true]) {
   const bench = await createBenchEngine({ encoder })
   const base = 'cor_bench'
   await onboardDocuments(bench.engine, base, articles)
+  // What the encode job does after a run (issue 38): the passages' encodings, so a question costs
+  // one encoder pass; timed apart from the questions.
+  const e0 = performance.now()
+  const encoded = await bench.engine.encodings.encodeSections(
+    bench.engine.sectionsOf(base).map((s) => s.sectionId),
+  )
+  if (encoder) console.log(`encoded ${encoded} passages in ${((performance.now() - e0) / 1000).toFixed(1)} s`)
   Bun.gc(true)
   const before = process.memoryUsage().rss
   let peak = before
@@ -44,17 +51,18 @@ for (const encoder of [false, true]) {
   const declined = { own: 0, foreign: 0 }
   const counts = { own: 0, foreign: 0 }
   for (const q of questions) {
-    const asked = bench.encoderStats().asked
+    const asked = bench.engine.encodings.stats().asked
     const t0 = performance.now()
     const res = await bench.engine.ask(base, { question: q.question, k: 5, strategy: 'cart' })
     const ms = performance.now() - t0
     lat.push(ms)
-    if (bench.encoderStats().asked > asked) askedLat.push(ms)
+    if (bench.engine.encodings.stats().asked > asked) askedLat.push(ms)
     const side = isOwn(q) ? 'own' : 'foreign'
     counts[side]++
     if (!res.answered) declined[side]++
     peak = Math.max(peak, process.memoryUsage().rss)
   }
+  if (encoder) console.log('the check counted:', bench.engine.encodings.stats())
   bench.close()
   Bun.gc(true)
   const after = process.memoryUsage().rss
