@@ -31,6 +31,7 @@ import m27 from './0027_cooing_skullbuster.sql' with { type: 'text' }
 import m28 from './0028_legal_giant_man.sql' with { type: 'text' }
 import m29 from './0029_grey_tigra.sql' with { type: 'text' }
 import m30 from './0030_colossal_lifeguard.sql' with { type: 'text' }
+import m31 from './0031_powerful_wonder_man.sql' with { type: 'text' }
 import m32 from './0032_engine_encodings.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
@@ -66,5 +67,6 @@ export const migrations: Migration[] = [
   { tag: '0028_legal_giant_man', sql: m28 },
   { tag: '0029_grey_tigra', sql: m29 },
   { tag: '0030_colossal_lifeguard', sql: m30 },
+  { tag: '0031_powerful_wonder_man', sql: m31 },
   { tag: '0032_engine_encodings', sql: m32 },
 ]

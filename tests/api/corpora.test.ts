@@ -31,6 +31,7 @@ describe('document bases', () => {
         documents_pending: 0,
         auto_onboard: true,
         auto_onboard_paused: false,
+        cart_status: 'none',
         last_synced_at: null,
         description: null,
         created_at: t.clock.now().toISOString(),

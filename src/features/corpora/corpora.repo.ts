@@ -21,6 +21,8 @@ export interface CorpusRow {
   auto_onboard: number
   /** 1 after a cancel, until documents arrive or a run starts (see corpora.tables.ts). */
   auto_onboard_paused: number
+  /** Whether cart answers from the base's cartridges, or by rag while they are built (see corpora.tables.ts). */
+  cart_status: 'none' | 'building' | 'ready'
   n_rows: number
   storage_bytes: number
 }
@@ -146,6 +148,7 @@ export class CorporaRepo {
       lastSyncedAt?: number
       autoOnboard?: 0 | 1
       autoOnboardPaused?: 0 | 1
+      cartStatus?: CorpusRow['cart_status']
     },
     now: number,
   ): void {
@@ -156,6 +159,7 @@ export class CorporaRepo {
       lastSyncedAt: 'last_synced_at',
       autoOnboard: 'auto_onboard',
       autoOnboardPaused: 'auto_onboard_paused',
+      cartStatus: 'cart_status',
     } as const
     const set = (Object.keys(columns) as (keyof typeof columns)[]).filter((k) => p[k] !== undefined)
     if (set.length === 0) return

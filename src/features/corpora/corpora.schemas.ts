@@ -44,6 +44,10 @@ export const CorpusResp = namedObject('CorpusResp', {
     description:
       'True once someone canceled onboarding (`POST /corpora/{id}/cancel`): documents waiting are not onboarded by themselves until documents are added or changed (the run that starts then takes them all) or someone starts a run. False again from then on.',
   }),
+  cart_status: Type.Union([Type.Literal('none'), Type.Literal('building'), Type.Literal('ready')], {
+    description:
+      "The cart strategy's state. `none`: nothing onboarded yet. `building`: the base answers (by rag) while its cartridges are built in the background; a question asking for cart is answered by rag and its answer says so (`metrics.strategy`). `ready`: cart answers from the cartridges.",
+  }),
   last_synced_at: Nullable(
     Type.String({
       format: 'date-time',
@@ -104,6 +108,7 @@ export function corpusResp(r: CorpusRow) {
     documents_pending: r.documents_pending,
     auto_onboard: r.auto_onboard === 1,
     auto_onboard_paused: r.auto_onboard_paused === 1,
+    cart_status: r.cart_status,
     last_synced_at: ts(r.last_synced_at),
     description: r.description,
     created_at: iso(new Date(r.created_at)),

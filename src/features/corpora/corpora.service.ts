@@ -266,6 +266,11 @@ export class CorporaService {
     this.repo.update(workspaceId, corpusId, { status }, at)
   }
 
+  /** Records whether the base's cartridges are built (onboarding's deferred job). */
+  setCartStatus(ws: string, corpusId: string, cartStatus: CorpusRow['cart_status'], at: number): void {
+    this.repo.update(ws, corpusId, { cartStatus }, at)
+  }
+
   /** The workspace a base belongs to, or null (start-up work only: no tenant check). */
   workspaceOf(corpusId: string): string | null {
     return this.repo.workspaceOf(corpusId)

@@ -29,6 +29,14 @@ export const corpora = sqliteTable(
      * documents are added or changed (the next automatic run takes them all) or a run is started.
      */
     autoOnboardPaused: integer('auto_onboard_paused').notNull().default(0),
+    /**
+     * The cart strategy's state: `none` until a run has indexed something; `building` while the
+     * cartridges a run left for its deferred job are built (the base answers by rag meanwhile, cart
+     * questions too); `ready` once every indexed section has its cartridge.
+     */
+    cartStatus: text('cart_status', { enum: ['none', 'building', 'ready'] })
+      .notNull()
+      .default('none'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     /** Parent documents (files; sections are not counted). */

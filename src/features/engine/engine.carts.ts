@@ -8,6 +8,7 @@ import {
   routeSize,
   type WarmCartridge,
 } from './cart/index'
+import { BuildsRepo, isBuilt } from './engine.builds.repo'
 import type { EngineRepo } from './engine.repo'
 import type { SectionRef } from './rag/index'
 import { WarmCache } from './shared/index'
@@ -52,6 +53,10 @@ export class EngineCarts {
   private readonly sets = new Map<string, CartSet & { manifest: ManifestEntry[]; version: number }>()
   /** Cartridge keys measure found missing from the store, not asked again. */
   private readonly missing = new Set<string>()
+  /** The sections waiting for their cartridge (onboarding's deferred build). */
+  readonly builds: BuildsRepo
+  /** Whether each base has every cartridge built, as last read (until a change to the base). */
+  private readonly built = new Map<string, boolean>()
   /** Stored and warm bytes of the cartridges loaded so far (how much a cartridge grows when warm). */
   private readonly loaded = { stored: 0, warm: 0 }
   /** Whether each base fits, as last worked out, for its manifest and the cache's version then. */
@@ -63,6 +68,7 @@ export class EngineCarts {
     budgetBytes: number,
   ) {
     this.cache = new WarmCache({ budgetBytes, sizeOf: (c) => c.bytes })
+    this.builds = new BuildsRepo(repo.client)
   }
 
   /** Bytes of the base's route, 0 until a question has built it. */
@@ -108,9 +114,19 @@ export class EngineCarts {
 
   /** Forgets a base's manifest after a change to its sections. */
   forgetBase(baseId: string): void {
+    this.built.delete(baseId)
     this.manifests.delete(baseId)
     this.sets.delete(baseId)
     this.fitting.delete(baseId)
+  }
+
+  /** Whether every section of the base has its cartridge (none waits for its deferred build). */
+  ready(baseId: string): boolean {
+    const known = this.built.get(baseId)
+    if (known !== undefined) return known
+    const ready = !this.builds.anyWaiting(baseId)
+    this.built.set(baseId, ready)
+    return ready
   }
 
   /**
@@ -132,13 +148,17 @@ export class EngineCarts {
   private manifestOf(baseId: string): ManifestEntry[] {
     let manifest = this.manifests.get(baseId)
     if (!manifest) {
-      manifest = this.repo.sections(baseId).map((s) => ({
-        ref: { sectionId: s.section_id, documentId: s.document_id, title: s.title, filename: s.filename },
-        // Global numbers, so a question's terms meet the title's by number.
-        titleIds: Uint32Array.from(contentTerms(s.title), internTerm),
-        cartKey: s.cart_key,
-        storedBytes: s.cart_bytes,
-      }))
+      // Sections without a cartridge (waiting for it, or failed to compile) are rag's alone.
+      manifest = this.repo
+        .sections(baseId)
+        .filter((s) => isBuilt(s.cart_key))
+        .map((s) => ({
+          ref: { sectionId: s.section_id, documentId: s.document_id, title: s.title, filename: s.filename },
+          // Global numbers, so a question's terms meet the title's by number.
+          titleIds: Uint32Array.from(contentTerms(s.title), internTerm),
+          cartKey: s.cart_key,
+          storedBytes: s.cart_bytes,
+        }))
       this.manifests.set(baseId, manifest)
     }
     return manifest
@@ -174,7 +194,7 @@ export class EngineCarts {
 
   /** Warm copy first, then the durable object, and only when no section uses it any more. */
   async drop(cartKey: string): Promise<void> {
-    if (this.repo.cartInUse(cartKey)) return
+    if (!isBuilt(cartKey) || this.repo.cartInUse(cartKey)) return
     this.cache.delete(cartKey)
     await this.store.delete(cartKey)
   }
@@ -191,7 +211,8 @@ export class EngineCarts {
       const keys = this.repo.unmeasuredCarts(100 + this.missing.size).filter((k) => !this.missing.has(k))
       if (keys.length === 0) return measured
       for (const key of keys) {
-        const size = await sizeOf(key)
+        // A section waiting for its cartridge has none yet: its build records the size.
+        const size = isBuilt(key) ? await sizeOf(key) : null
         if (size === null || size === 0) this.missing.add(key)
         else {
           this.repo.measureCart(key, size)

@@ -1,5 +1,6 @@
 import { objectKey } from '../../platform/storage/keys'
-import { type CompiledSection, contentKey, type WarmCartridge } from './cart/index'
+import { type CompiledSection, contentKey, sectionPassages, type WarmCartridge } from './cart/index'
+import { type BuildsRepo, FAILED, isBuilt, PENDING } from './engine.builds.repo'
 import type { CartStore, EngineCarts } from './engine.carts'
 import type { EngineRepo, SectionRow } from './engine.repo'
 import type { EngineVectors } from './engine.vectors'
@@ -20,52 +21,174 @@ export interface SectionInput {
   text: string
 }
 
-/** What onboarding a section produced. */
+/** What indexing a section produced. */
 export interface OnboardResult {
+  /** Where its cartridge is (PENDING until the deferred build has made it). */
   cartKey: string
+  /** Its cartridge's bytes; 0 until built. */
   cartBytes: number
   passages: number
   sentences: number
 }
 
-/** What the engine's onboarding writes go through: its repo, store, cartridges and vectors. */
+/** What one step of a base's deferred build did, and how many sections are still waiting. */
+export interface DeferredStep {
+  built: number
+  failed: number
+  left: number
+}
+
+/** What the engine's onboarding writes go through: its repos, store, cartridges and vectors. */
 export interface OnboardParts {
   repo: EngineRepo
+  builds: BuildsRepo
   store: CartStore
   carts: EngineCarts
   embeddings: EngineVectors
 }
 
-type Stored = { section: PreparedSection; cartKey: string } | Error
+/** A section's text as onboarding has it (null when its document changed or left since it was indexed). */
+export type TextOf = (sectionId: string) => Promise<string | null>
+
+/** Sections a deferred step compiles together (both compile threads busy, one transaction to record them). */
+export const DEFERRED_SECTIONS = 64
+
+/** The object key of a section's cartridge: by content, so identical sections share one. */
+function cartKeyOf(workspaceId: string, text: string): string {
+  return objectKey(workspaceId, 'carts', `${contentKey(text)}.cart`)
+}
 
 /**
- * Onboards sections together: cartridges written side by side (each write waits for the disk),
- * then passages indexed in one transaction; each section's result or error (the others go on). A
- * cartridge compiled in process is kept warm; one from a thread loads in warmBase or when asked.
+ * Indexes sections' text for rag in one transaction (the fast part of onboarding: the base answers
+ * as soon as it commits): passages chunked, their FTS5 rows and stored words. Their cartridges and
+ * vectors are left to buildDeferred (the section's key marked PENDING). Each section's result or
+ * error; a failing section rolls back to its savepoint alone.
  */
-export async function onboardSections(
+export async function indexSections(
   parts: OnboardParts,
   inputs: SectionInput[],
-  prepared: Promise<PreparedSection>[],
 ): Promise<(OnboardResult | Error)[]> {
-  const stored = await Promise.all(
-    inputs.map(async (input, i): Promise<Stored> => {
-      try {
-        const section = await prepared[i]!
-        const cartKey = objectKey(input.workspaceId, 'carts', `${contentKey(input.text)}.cart`)
-        await storeCart(parts, cartKey, section.bytes)
-        return { section, cartKey }
-      } catch (e) {
-        return e as Error
-      }
-    }),
-  )
-  const previous: SectionRow[] = [] // rows replaced by another cartridge
-  const all = () => stored.map((s, i) => index(parts, inputs[i]!, s, previous))
+  const previous: SectionRow[] = [] // rows replaced, whose cartridges may be left unused
+  const all = () => inputs.map((input) => indexOne(parts, input, previous))
   const out = parts.repo.client.transaction(all)()
   // A replaced cartridge leaves the store once no section uses it (drop checks).
   for (const row of previous) await parts.carts.drop(row.cart_key)
   return out
+}
+
+/**
+ * Indexes one section. A text some section already has a cartridge for (a forced re-onboarding of
+ * unchanged text, a copy) uses that cartridge at once, with its vectors made now (no compile to wait
+ * for); any other waits for its deferred build.
+ */
+function indexOne(parts: OnboardParts, input: SectionInput, previous: SectionRow[]): OnboardResult | Error {
+  const key = cartKeyOf(input.workspaceId, input.text)
+  const size = parts.builds.builtSize(key)
+  const cartKey = size === null ? PENDING + key : key
+  let sentences = 0
+  let passages = 0
+  try {
+    const inputs = sectionPassages(input.text)
+    const vectors = size === null ? null : parts.embeddings.forIndexing(inputs.map((p) => p.text))
+    // putSection's own transaction nests as a savepoint: a failing section rolls back alone.
+    const row = parts.repo.putSection(
+      {
+        section_id: input.sectionId,
+        base_id: input.baseId,
+        document_id: input.documentId,
+        title: input.title,
+        filename: input.filename,
+        cart_key: cartKey,
+        n_passages: inputs.length,
+        cart_bytes: size ?? 0,
+      },
+      inputs,
+      vectors,
+    )
+    if (row && row.cart_key !== cartKey && isBuilt(row.cart_key)) previous.push(row)
+    passages = inputs.length
+    for (const p of inputs) sentences += p.sents.length / 2
+  } catch (e) {
+    return e as Error
+  }
+  parts.embeddings.forget(input.sectionId)
+  parts.carts.forgetBase(input.baseId)
+  return { cartKey, cartBytes: size ?? 0, passages, sentences }
+}
+
+/** A waiting section with its text read, the compile started. */
+interface Building {
+  row: SectionRow
+  key: string
+  text: string
+  prepared: Promise<PreparedSection>
+}
+
+/**
+ * One step of a base's deferred build: up to DEFERRED_SECTIONS sections waiting for their
+ * cartridge are compiled (`compile`: the compile threads), their cartridges stored, and in one
+ * transaction each section points at its cartridge and its passages get the vectors the compile
+ * made (the built-in model's). A section whose text (`textOf`, onboarding's) changed or left since
+ * it was indexed is passed over (the run indexing it again leaves it waiting anew); one whose compile
+ * fails is marked FAILED (cart passes over it; rag still finds it). A failing write to the store
+ * rejects: the job's retry finds the sections still waiting.
+ */
+export async function buildDeferred(
+  parts: OnboardParts,
+  baseId: string,
+  textOf: TextOf,
+  compile: (text: string) => Promise<PreparedSection>,
+): Promise<DeferredStep> {
+  const rows = parts.builds.waiting(baseId, DEFERRED_SECTIONS)
+  const texts = await Promise.all(rows.map((r) => textOf(r.section_id)))
+  const work: Building[] = []
+  rows.forEach((row, i) => {
+    const text = texts[i]
+    if (text === null || text === undefined) return
+    const workspaceId = row.cart_key.slice(PENDING.length).split('/')[0]!
+    const key = cartKeyOf(workspaceId, text)
+    if (PENDING + key !== row.cart_key) return
+    const prepared = compile(text)
+    prepared.catch(() => {})
+    work.push({ row, key, text, prepared })
+  })
+  // Side by side: each write waits for the disk.
+  const done = await Promise.all(
+    work.map(async (w) => {
+      const section = await w.prepared.catch((e: Error) => e)
+      if (!(section instanceof Error)) await storeCart(parts, w.key, section.bytes)
+      return section
+    }),
+  )
+  let built = 0
+  let failed = 0
+  parts.repo.client.transaction(() => {
+    work.forEach((w, i) => {
+      const section = done[i]!
+      const id = w.row.section_id
+      if (section instanceof Error) {
+        if (parts.builds.setCart(id, w.row.cart_key, FAILED + w.key, 0)) failed++
+        return
+      }
+      if (!parts.builds.setCart(id, w.row.cart_key, w.key, section.bytes.length)) return
+      built++
+      const vectors = parts.embeddings.forIndexing(
+        section.inputs.map((p) => p.text),
+        section.vectors,
+      )
+      if (!vectors) return
+      const missing = parts.repo.vectors.passagesWithoutVector(id, vectors.model)
+      const rows = missing.map((p) => ({ ...p, vec: vectors.list[p.ordinal]! })).filter((p) => p.vec)
+      parts.repo.vectors.putVectors(vectors.model, rows)
+    })
+  })()
+  work.forEach((w, i) => {
+    const section = done[i]!
+    if (!(section instanceof Error) && section.cart) parts.carts.cache.set(w.key, section.cart)
+    parts.embeddings.forget(w.row.section_id)
+  })
+  parts.carts.forgetBase(baseId)
+  return { built, failed, left: parts.builds.left(baseId) }
 }
 
 /**
@@ -79,49 +202,4 @@ async function storeCart(parts: OnboardParts, cartKey: string, bytes: Uint8Array
     if (held && Buffer.from(held).equals(bytes)) return
   }
   await parts.store.put(cartKey, bytes, { contentType: 'application/octet-stream' })
-}
-
-/** Indexes a stored section in onboardSections' transaction; records the row it replaced. */
-function index(
-  parts: OnboardParts,
-  input: SectionInput,
-  stored: Stored,
-  previous: SectionRow[],
-): OnboardResult | Error {
-  if (stored instanceof Error) return stored
-  const { section, cartKey } = stored
-  const { bytes, inputs, cart, vectors: made } = section
-  try {
-    const vectors = parts.embeddings.forIndexing(
-      inputs.map((p) => p.text),
-      made,
-    )
-    // putSection's own transaction nests as a savepoint: a failing section rolls back alone.
-    const row = parts.repo.putSection(
-      {
-        section_id: input.sectionId,
-        base_id: input.baseId,
-        document_id: input.documentId,
-        title: input.title,
-        filename: input.filename,
-        cart_key: cartKey,
-        n_passages: inputs.length,
-        cart_bytes: bytes.length,
-      },
-      inputs,
-      vectors,
-    )
-    if (row && row.cart_key !== cartKey) previous.push(row)
-  } catch (e) {
-    return e as Error
-  }
-  if (cart) parts.carts.cache.set(cartKey, cart)
-  parts.embeddings.forget(input.sectionId)
-  parts.carts.forgetBase(input.baseId)
-  return {
-    cartKey,
-    cartBytes: bytes.length,
-    passages: inputs.length,
-    sentences: inputs.reduce((n, p) => n + p.sents.length / 2, 0),
-  }
 }

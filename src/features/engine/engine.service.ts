@@ -14,12 +14,17 @@ import { type AskResult, placeSources, type SourceLocator } from './engine.citat
 import { CitationsRepo } from './engine.citations.repo'
 import { type EncodingOptions, EngineEncodings } from './engine.encodings'
 import {
+  buildDeferred,
+  type DeferredStep,
+  indexSections,
+  type OnboardParts,
   type OnboardResult,
-  onboardSections,
   type PreparedSection,
   type SectionInput,
+  type TextOf,
 } from './engine.onboard'
 import { Postings } from './engine.postings'
+import type { BuildsRepo } from './engine.builds.repo'
 import { EngineRepo } from './engine.repo'
 import { TableRepo } from './engine.tables.repo'
 import { type Embedder, EngineVectors, type SectionVectors } from './engine.vectors'
@@ -34,7 +39,7 @@ import { prepareHypernyms, prepareStaticVectors, prepareSynonyms } from './text/
 export { type AskInput, type AskMetrics, NO_ANSWER, streamAnswer } from './compose/index'
 export type { CartStore } from './engine.carts'
 export type { AskResult, SectionSpan, Source, SourceLocator, SourcePlace } from './engine.citations'
-export type { OnboardResult, PreparedSection, SectionInput } from './engine.onboard'
+export type { DeferredStep, OnboardResult, PreparedSection, SectionInput } from './engine.onboard'
 export type { Embedder, SectionVectors } from './engine.vectors'
 
 /** What the engine needs: the database, the object store, a warm-copy budget and a timer. */
@@ -88,6 +93,10 @@ export class Engine {
   /** Where cited passages start in their sections (sources are placed in their documents from it). */
   private readonly citations: CitationsRepo
   private readonly embeddings: EngineVectors
+  /** What onboarding writes through (engine.onboard.ts). */
+  private readonly parts: OnboardParts
+  /** Sections waiting for their deferred build, by base (cart answers by rag until none does). */
+  readonly builds: Pick<BuildsRepo, 'left' | 'bases'>
   private readonly now: () => number
   readonly encodings: EngineEncodings
   /** The warm cartridges (the operator's status reads their bytes and count). */
@@ -105,34 +114,37 @@ export class Engine {
     this.embeddings = new EngineVectors(this.repo.vectors, deps.embedder ?? null, budget.vectors)
     this.cache = this.carts.cache
     this.vectors = this.embeddings.warm
+    const { repo, carts, embeddings } = this
+    this.parts = { repo, builds: carts.builds, store: deps.store, carts, embeddings }
+    this.builds = carts.builds
     this.now = deps.now ?? (() => performance.now())
     this.encodings = new EngineEncodings(this.repo.vectors, deps.encoder ?? null, deps.encoderWait)
   }
 
-  /**
-   * Compiles a section's cartridge. Called ahead of onboardSection, it lets the compile of one section
-   * run on a compile thread while the one before is being indexed.
-   */
+  /** Compiles a section's cartridge (on a compile thread when there are some). */
   async prepareSection(text: string): Promise<PreparedSection> {
     if (this.deps.compile) return { ...(await this.deps.compile(text)), cart: null }
     const cart = compileCartridge(text, { fit: fitCartridge })
     return { bytes: encodeCartridge(cart), inputs: passageInputs(cart), cart }
   }
 
-  /** Onboards one section (onboardSections of one), compiling it unless it was prepared. */
-  async onboardSection(input: SectionInput, prepared?: Promise<PreparedSection>): Promise<OnboardResult> {
-    const [one] = await this.onboardSections([input], [prepared ?? this.prepareSection(input.text)])
+  /** Onboards one section whole: indexed, then its cartridge built (benchmarks and tests). */
+  async onboardSection(input: SectionInput): Promise<OnboardResult> {
+    const [one] = await this.indexSections([input])
     if (one instanceof Error) throw one
-    return one!
+    await this.buildDeferred(input.baseId, async (id) => (id === input.sectionId ? input.text : null))
+    const row = this.repo.documentSections(input.documentId).find((s) => s.section_id === input.sectionId)!
+    return { ...one!, cartKey: row.cart_key, cartBytes: row.cart_bytes }
   }
 
-  /** Onboards sections together (engine.onboard.ts): each section's result or error. */
-  onboardSections(
-    inputs: SectionInput[],
-    prepared: Promise<PreparedSection>[],
-  ): Promise<(OnboardResult | Error)[]> {
-    const { repo, carts, embeddings } = this
-    return onboardSections({ repo, store: this.deps.store, carts, embeddings }, inputs, prepared)
+  /** Indexes sections' text for rag (engine.onboard.ts); cartridges and vectors wait for buildDeferred. */
+  indexSections(inputs: SectionInput[]): Promise<(OnboardResult | Error)[]> {
+    return indexSections(this.parts, inputs)
+  }
+
+  /** A step of a base's deferred build (engine.onboard.ts): what questions read but rag answers without. */
+  buildDeferred(baseId: string, textOf: TextOf): Promise<DeferredStep> {
+    return buildDeferred(this.parts, baseId, textOf, (text) => this.prepareSection(text))
   }
 
   /** Removes a section from the index and its cartridge when nothing else uses it. */
@@ -273,6 +285,9 @@ export class Engine {
       tables: this.tables,
       now: this.now,
     }
+    // Until its cartridges are built (the deferred build), a base answers cart questions by rag too.
+    if ((input.strategy ?? 'cart') === 'cart' && !this.carts.ready(baseId))
+      input = { ...input, strategy: 'rag' }
     const result = await askBase(ctx, baseId, input, explain)
     return placeSources(this.citations, this.deps.locate ?? null, baseId, result)
   }

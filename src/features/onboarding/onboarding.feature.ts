@@ -22,7 +22,8 @@ export interface OnboardingFeatureDeps {
  * Onboarding runs: batches of documents made answerable by the engine, as durable jobs. It tells
  * corpora whether a base's build is running (a delete's receipt says so). Once the server runs
  * jobs, bases onboarded before an embeddings server was plugged in (or under another model) get
- * their passages embedded in the background, after the engine has prepared.
+ * their passages embedded in the background, after the engine has prepared, and bases whose
+ * deferred build a stopped process left unfinished get it again.
  */
 export function onboardingFeature(p: Platform, d: OnboardingFeatureDeps): Feature<OnboardingService> {
   const autoTiming = { delayMs: d.config.auto_delay_ms, maxWaitMs: d.config.auto_max_wait_ms }
@@ -42,6 +43,9 @@ export function onboardingFeature(p: Platform, d: OnboardingFeatureDeps): Featur
       embedding = setTimeout(() => {
         const bases = service.embedMissing()
         if (bases > 0) p.log.info('embedding passages in the background', { bases })
+        // Bases whose cartridges a stopped process left unbuilt answer by rag until their job ends.
+        const building = service.buildMissing()
+        if (building > 0) p.log.info('building cartridges in the background', { bases: building })
       }, 0)
     },
     stop: () => clearTimeout(embedding),

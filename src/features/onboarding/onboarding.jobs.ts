@@ -4,14 +4,15 @@ import { type JobContext, TransientError } from '../../platform/jobs/scheduler'
 import { LlmUnavailableError } from '../../platform/llm/server-request'
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
-import type { Engine, PreparedSection, SectionInput } from '../engine/engine.service'
+import type { Engine, SectionInput } from '../engine/engine.service'
 import type { OnboardingRepo, UnitRow } from './onboarding.repo'
 
 /** The answer engine's onboarding calls this feature needs. */
 export type SectionOnboarder = Pick<
   Engine,
-  | 'prepareSection'
-  | 'onboardSections'
+  | 'indexSections'
+  | 'buildDeferred'
+  | 'builds'
   | 'warmBase'
   | 'warmUp'
   | 'removeDocument'
@@ -34,21 +35,17 @@ const EMBED_SECTIONS_PER_STEP = 8
 /** Tries of an embed job while the embeddings server is down (backoff up to 5 minutes each: hours). */
 export const EMBED_ATTEMPTS = 30
 /**
- * Most sections onboarded together: their cartridges written side by side, their rows in one
- * transaction (a batch of small files holds several groups, so one compiles while another is written).
+ * Most sections indexed together, their rows in one transaction (the next group's texts are read
+ * while this one is indexed).
  */
-const GROUP_SECTIONS = 64
-/**
- * Most text in a group: groups of large sections stay small, so that the next group compiles while
- * this one is stored and indexed.
- */
-const GROUP_CHARS = 64 * 1024
+const GROUP_SECTIONS = 128
+/** Most text in a group: a transaction of about this much text keeps the event loop's turns short. */
+const GROUP_CHARS = 128 * 1024
 
-/** A leaf of a group: its text being read and its cartridge being compiled. */
+/** A leaf of a group: its text being read. */
 interface PlannedLeaf {
   leaf: UnitRow
   text: Promise<string>
-  prepared: Promise<PreparedSection>
 }
 
 /** A unit of a group: its row, its leaves, and those still to onboard. */
@@ -134,8 +131,8 @@ export class OnboardingJobs {
 
   /**
    * Onboards the units of one batch, a group of sections at a time (the cancel flag is read between
-   * groups). The next group's texts are read and compiled while the current one is stored and
-   * indexed, so the compile threads and the event loop work side by side.
+   * groups): their text indexed for rag (Engine.indexSections), the next group's texts read while the
+   * current one is indexed. Cartridges and vectors follow in the base's deferred job (onboarding.deferred.ts).
    */
   async runBatch(ctx: JobContext): Promise<RunStats> {
     const ids = (ctx.job.payload.unit_ids as string[]) ?? []
@@ -161,7 +158,7 @@ export class OnboardingJobs {
 
   /**
    * The next units of a batch to onboard together (up to GROUP_SECTIONS sections or GROUP_CHARS of
-   * text), each leaf's text read and its compile started. Units done by an earlier attempt of the
+   * text), each leaf's text being read. Units done by an earlier attempt of the
    * batch (a retry after a crash or a transient failure) or deleted meanwhile are passed over; a
    * document still waiting for its text extraction ends the group and, when it comes first, is
    * returned as `waiting` (the batch retries later); those an earlier attempt ended count in `stats`.
@@ -186,7 +183,7 @@ export class OnboardingJobs {
         const todo = (leaves.length > 0 ? leaves : [unit]).filter(
           (l) => l.status !== 'ready' || l.id === unit.id,
         )
-        group.units.push({ unit, leaves, todo: todo.map((leaf) => this.compile(leaf, texts)) })
+        group.units.push({ unit, leaves, todo: todo.map((leaf) => this.read(leaf, texts)) })
         sections += todo.length
         chars += todo.reduce((n, l) => n + l.text_chars, 0)
       } else if (unit?.status === 'ready') stats.units += Math.max(1, this.repo.leavesOf(unit.id).length)
@@ -198,22 +195,18 @@ export class OnboardingJobs {
     return group
   }
 
-  /** A leaf's text read and its compile started; a failure is kept for its turn (a compile left unread is not reported). */
-  private compile(leaf: UnitRow, texts: Map<string, Promise<string | null>>): PlannedLeaf {
+  /** A leaf's text being read; a failure is kept for its turn (one left unread is not reported). */
+  private read(leaf: UnitRow, texts: Map<string, Promise<string | null>>): PlannedLeaf {
     const text = this.leafText(leaf, texts)
-    const prepared = text.then((t) => this.d.engine.prepareSection(t))
     text.catch(() => {})
-    prepared.catch(() => {})
-    return { leaf, text, prepared }
+    return { leaf, text }
   }
 
   /**
-   * Stores and indexes a group's sections together (Engine.onboardSections) and records each
-   * unit's outcome: a unit with a section that failed is marked failed, and does not stop the batch.
+   * Indexes a group's sections together (Engine.indexSections) and records each unit's outcome: a unit with a section that failed is marked failed, and does not stop the batch.
    */
   private async onboardGroup(group: Group, stats: RunStats): Promise<void> {
     const inputs: SectionInput[] = []
-    const prepared: Promise<PreparedSection>[] = []
     const owners: { unit: PlannedUnit; leaf: UnitRow; chars: number }[] = []
     const errors = new Map<PlannedUnit, Error>()
     for (const u of group.units) {
@@ -234,11 +227,10 @@ export class OnboardingJobs {
           filename: leaf.path,
           text,
         })
-        prepared.push(p.prepared)
         owners.push({ unit: u, leaf, chars: text.length })
       }
     }
-    const results = await this.d.engine.onboardSections(inputs, prepared)
+    const results = await this.d.engine.indexSections(inputs)
     const ready: UnitRow[] = []
     results.forEach((r, i) => {
       const { unit, leaf, chars } = owners[i]!
@@ -260,8 +252,8 @@ export class OnboardingJobs {
     this.repo.settleGroup(settled, this.now(), this.d.events)
   }
 
-  /** A leaf's text: its slice of the document's text sidecar (read once per batch). */
-  private async leafText(leaf: UnitRow, texts: Map<string, Promise<string | null>>): Promise<string> {
+  /** A leaf's text: its slice of the document's text sidecar (read once per batch, or per call without `texts`). */
+  async leafText(leaf: UnitRow, texts = new Map<string, Promise<string | null>>()): Promise<string> {
     const key = leaf.text_key
     if (!key) throw new Error('The document has no extracted text; upload it again.')
     let read = texts.get(key)

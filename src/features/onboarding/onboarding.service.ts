@@ -11,6 +11,7 @@ import type { ObjectStore } from '../../platform/storage/object-store'
 import type { CorporaService } from '../corpora/corpora.service'
 import type { IngestService } from '../ingest/ingest.service'
 import { AUTO_KIND, AutoOnboarding, type AutoTiming } from './onboarding.auto'
+import { DEFERRED_KIND, DeferredJobs } from './onboarding.deferred'
 import { EmbedJobs } from './onboarding.embed'
 import {
   BATCH_KIND,
@@ -52,9 +53,9 @@ export interface OnboardingDeps {
 
 /**
  * Onboarding runs: a `train` aggregate with `train_batch` children run by the job scheduler. Each
- * batch extracts (when needed) and onboards its units, reading the cancel flag between units. With
- * an embeddings server, an `embed` job follows each run: the base answers (lexically) as soon as the
- * run ends, and re-ranking by meaning starts once its passages have vectors.
+ * batch indexes its units' text, reading the cancel flag between groups: the base answers by rag as
+ * soon as the run ends. A `train_deferred` job follows with the cartridges and built-in vectors (cart
+ * answers once they are all there), and with an embeddings server an `embed` job with its vectors.
  */
 export class OnboardingService {
   private readonly repo: OnboardingRepo
@@ -62,10 +63,8 @@ export class OnboardingService {
   /** Runs nobody asked for: new documents of bases with `auto_onboard` (onboarding.auto.ts). */
   private readonly auto: AutoOnboarding
   private readonly embeds: EmbedJobs
-  /**
-   * The jobs onboarding runs: its batches (settling the run when the last ends), embedding, and the
-   * debounced start of automatic runs.
-   */
+  private readonly deferred: DeferredJobs
+  /** Its jobs: batches (the last settles the run), deferred builds, embedding, automatic runs' start. */
   readonly jobDefinitions: JobDefinition[]
   /** Extracted uploads, pushes and syncs (`sync.finished`) schedule automatic runs. */
   readonly subscribers: Subscriber[]
@@ -75,6 +74,7 @@ export class OnboardingService {
     this.batchSize = d.batchSize ?? 16
     const jobs = new OnboardingJobs({ ...d, repo: this.repo })
     this.embeds = new EmbedJobs(d)
+    this.deferred = new DeferredJobs({ ...d, repo: this.repo, jobs })
     this.auto = new AutoOnboarding({
       ...d,
       timing: d.autoTiming,
@@ -84,6 +84,7 @@ export class OnboardingService {
     })
     this.jobDefinitions = [
       { kind: BATCH_KIND, run: (ctx) => jobs.runBatch(ctx), onSettled: (job) => this.settle(job) },
+      { kind: DEFERRED_KIND, run: (ctx) => this.deferred.run(ctx) },
       { kind: EMBED_KIND, run: (ctx) => jobs.runEmbed(ctx) },
       { kind: AUTO_KIND, run: (ctx) => this.auto.run(ctx) },
     ]
@@ -159,16 +160,11 @@ export class OnboardingService {
     }
     const ids = units.map((u) => u.id)
     this.repo.setStatus(ids, 'onboarding', null, now)
-    this.repo.rollUpParents(
-      units.flatMap((u) => (u.parent_id ? [u.parent_id] : [])),
-      now,
-    )
+    const parents = units.flatMap((u) => (u.parent_id ? [u.parent_id] : []))
+    this.repo.rollUpParents(parents, now)
     this.d.corpora.setStatus(workspaceId, corpusId, 'training', now)
-    this.d.events.emit(this.d.db, {
-      type: 'onboarding.started',
-      workspaceId,
-      payload: { runId: run.id, corpusId },
-    })
+    const payload = { runId: run.id, corpusId }
+    this.d.events.emit(this.d.db, { type: 'onboarding.started', workspaceId, payload })
     return run
   }
 
@@ -205,7 +201,7 @@ export class OnboardingService {
     throw notFound('Job')
   }
 
-  /** Runs, batches, embed and `train_auto` jobs of a base (or those of one kind), newest first. */
+  /** Runs, batches, embed and `train_auto` jobs of a base (or those of one kind), newest first; not its deferred builds. */
   jobs(workspaceId: string, corpusId: string, kind?: string): Job[] {
     this.d.corpora.get(workspaceId, corpusId)
     return this.d.queue
@@ -213,12 +209,14 @@ export class OnboardingService {
       .filter((j) => KINDS.includes(j.kind) && (kind === undefined || j.kind === kind))
   }
 
-  /**
-   * Queues an embed job for every base with passages that have no vector from the configured model
-   * (`serve` calls it at start-up); returns how many jobs were queued.
-   */
+  /** Queues an embed job for every base with passages without the configured model's vector (at start-up); returns how many. */
   embedMissing(): number {
     return this.embeds.missing()
+  }
+
+  /** Queues a deferred job for every base with sections still without their cartridge (at start-up); returns how many. */
+  buildMissing(): number {
+    return this.deferred.missing()
   }
 
   /** The wire shape of a job, with its progress, estimate and failures (`corpusId`: its base, when not its subject). */
@@ -227,6 +225,8 @@ export class OnboardingService {
   }
 
   private settle(batch: Job): void {
+    // A batch's sections start their deferred build while the next batches are indexed.
+    if (batch.status === 'succeeded') this.deferred.later(batch.workspaceId, batch.subjectId!)
     if (batch.parentId) this.rollUp(batch.parentId)
   }
 
@@ -239,17 +239,17 @@ export class OnboardingService {
     if (sums.ended < sums.children) return
     const children = this.d.queue.children(runId)
     const corpusStatus = transaction(this.d.db, () => this.endRun(run, children))
-    // Cartridges compiled on a thread are not warm yet: load them now, not on the first question.
+    // Answers by rag now; cartridges and built-in vectors follow (deferred job), a server's (embed job).
     if (corpusStatus === 'ready') {
+      this.deferred.later(run.workspaceId, run.subjectId!)
       this.d.engine.warmBase(run.subjectId!).catch((e) => {
         this.d.log.warn('warming a base failed', { corpus_id: run.subjectId, error: (e as Error).message })
       })
-      // An in-process model embedded the passages as they were indexed.
       if (this.d.engine.embedsAfterOnboarding) this.embeds.later(run.workspaceId, run.subjectId!)
     }
   }
 
-  /** Records a run's end (its figures, the documents' and the base's status) and tells it; returns the base's status. */
+  /** Records a run's end (figures, the documents' and base's status), tells it; returns the base's status. */
   private endRun(run: Job, children: Job[]): 'ready' | 'failed' | 'new' {
     const now = this.now()
     const runId = run.id

@@ -14,6 +14,6 @@ export {
   compileSection,
 } from './compile-threads'
 export { fitCartridge, landsOn, selfTest } from './fit'
-export { type PassageInput, passageInputs, passageTerms } from './passages'
+export { type PassageInput, passageInputs, passageTerms, sectionPassages } from './passages'
 export { synthesize } from './synth'
 export { internTerm, lookupTerm } from './terms'

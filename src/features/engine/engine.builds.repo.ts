@@ -1,0 +1,72 @@
+import type { Database, Statement } from 'bun:sqlite'
+import type { SectionRow } from './engine.repo'
+
+/**
+ * A section's cartridge key before its cartridge is built (onboarding indexes text first, the
+ * deferred build compiles it): never an object's key, which has no colon.
+ */
+export const PENDING = 'pending:'
+/** The key of a section whose cartridge failed to compile: the cart strategy passes over it. */
+export const FAILED = 'failed:'
+
+/** Whether a key names a cartridge in the store (not one waiting to be built or that failed). */
+export function isBuilt(cartKey: string): boolean {
+  return !cartKey.startsWith(PENDING) && !cartKey.startsWith(FAILED)
+}
+
+/** The sections still waiting for their cartridge (engine_sections' keys marked PENDING), and their builds. */
+export class BuildsRepo {
+  private readonly s: Record<string, Statement>
+  constructor(readonly client: Database) {
+    const q = (sql: string) => client.prepare(sql)
+    // `cart_key >= 'pending:' AND cart_key < 'pending;'` is the prefix as an index range.
+    const pending = "cart_key >= 'pending:' AND cart_key < 'pending;'"
+    this.s = {
+      waiting: q(
+        `SELECT * FROM engine_sections WHERE base_id = ? AND ${pending} ORDER BY section_id LIMIT ?`,
+      ),
+      left: q(`SELECT count(*) AS n FROM engine_sections WHERE base_id = ? AND ${pending}`),
+      any: q(`SELECT 1 AS n FROM engine_sections WHERE base_id = ? AND ${pending} LIMIT 1`),
+      size: q('SELECT max(cart_bytes) AS n FROM engine_sections WHERE cart_key = ?'),
+      bases: q(`SELECT DISTINCT base_id FROM engine_sections WHERE ${pending}`),
+      setKey: q('UPDATE engine_sections SET cart_key = ? WHERE section_id = ? AND cart_key = ?'),
+      // Apart from the key, so that the cart_bytes trigger counts the size under the new key.
+      setBytes: q('UPDATE engine_sections SET cart_bytes = ? WHERE section_id = ? AND cart_bytes = 0'),
+    }
+  }
+
+  /** Up to `limit` sections of the base waiting for their cartridge. */
+  waiting(baseId: string, limit: number): SectionRow[] {
+    return this.s.waiting!.all(baseId, limit) as SectionRow[]
+  }
+
+  /** How many sections of the base wait for their cartridge. */
+  left(baseId: string): number {
+    return (this.s.left!.get(baseId) as { n: number }).n
+  }
+
+  /** Whether any section of the base waits for its cartridge. */
+  anyWaiting(baseId: string): boolean {
+    return this.s.any!.get(baseId) !== null
+  }
+
+  /** The size of a built cartridge some section uses (null when none does). */
+  builtSize(cartKey: string): number | null {
+    return (this.s.size!.get(cartKey) as { n: number | null }).n
+  }
+
+  /** Bases with sections waiting for their cartridge. */
+  bases(): string[] {
+    return (this.s.bases!.all() as { base_id: string }[]).map((r) => r.base_id)
+  }
+
+  /**
+   * Points a section at its built cartridge (or FAILED) unless its key changed since it was read
+   * (the section indexed again, or removed); returns whether it did.
+   */
+  setCart(sectionId: string, from: string, to: string, bytes: number): boolean {
+    if (this.s.setKey!.run(to, sectionId, from).changes === 0) return false
+    if (bytes > 0) this.s.setBytes!.run(bytes, sectionId)
+    return true
+  }
+}
