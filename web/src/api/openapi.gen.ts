@@ -4003,6 +4003,8 @@ export interface components {
             auto_onboard: boolean;
             /** @description True once someone canceled onboarding (`POST /corpora/{id}/cancel`): documents waiting are not onboarded by themselves until documents are added or changed (the run that starts then takes them all) or someone starts a run. False again from then on. */
             auto_onboard_paused: boolean;
+            /** @description The cart strategy's state. `none`: nothing onboarded yet. `building`: the base answers (by rag) while its cartridges are built in the background; a question asking for cart is answered by rag and its answer says so (`metrics.strategy`). `ready`: cart answers from the cartridges. */
+            cart_status: "none" | "building" | "ready";
             last_synced_at: string | null;
             description: string | null;
             /** Format: date-time */
