@@ -11,9 +11,10 @@ describe('answering from a small base', () => {
       '10 July 1856 — He was born on 10 July 1856 in the village of Smiljan. [1]',
       'doc_tesla',
     ],
+    // A name the sentence opens with, or a lower-case phrase, does not lead (lead.ts): short_answer has it.
     [
       'Who discovered oxygen?',
-      'Carl Wilhelm Scheele — Carl Wilhelm Scheele discovered oxygen in Uppsala by 1773. [1]',
+      'Carl Wilhelm Scheele discovered oxygen in Uppsala by 1773. [1]',
       'doc_oxygen',
     ],
     [
@@ -26,8 +27,12 @@ describe('answering from a small base', () => {
       '7 January 1943 — He died there on 7 January 1943, at the age of 86. [1]',
       'doc_tesla',
     ],
-    ['What colour is liquid oxygen?', 'pale blue — Liquid oxygen is pale blue. [1]', 'doc_oxygen'],
+    ['What colour is liquid oxygen?', 'Liquid oxygen is pale blue. [1]', 'doc_oxygen'],
   ] as const
+  const shorts: Record<string, string> = {
+    'Who discovered oxygen?': 'Carl Wilhelm Scheele',
+    'What colour is liquid oxygen?': 'pale blue',
+  }
   for (const strategy of strategies)
     for (const [question, answer, doc] of cases)
       test(`${strategy} answers "${question}" with its short answer, the supporting sentence and its citation`, async () => {
@@ -36,8 +41,9 @@ describe('answering from a small base', () => {
         expect(res.answer).toBe(answer)
         expect(res.strategy).toBe(strategy)
         expect(res.sources[0]!.documentId).toBe(doc)
-        // The answer leads with its short answer, then quotes the passage.
-        const [short, sentence] = answer.replace(' [1]', '').split(' — ')
+        // The answer leads with its short answer, then quotes the passage (or quotes it alone).
+        const led = answer.replace(' [1]', '').split(' — ')
+        const [short, sentence] = led.length === 2 ? led : [shorts[question], led[0]]
         expect(res.shortAnswer).toBe(short!)
         expect(res.sources[0]!.snippet).toContain(sentence!)
         expect(res.usedDocs[0]).toBe(doc)

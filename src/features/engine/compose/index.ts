@@ -1,11 +1,11 @@
 // The compose stage: the answer from the ranked passages (its lead, short answer, tables, statements,
 // stream) and the ask pipeline that runs every stage.
 // Code outside this folder imports only this file (tests/unit/engine-stages.test.ts).
-export { composeAnswer } from './answer'
+export { type Composed, composeAnswer } from './answer'
 export { askBase, NO_ANSWER } from './ask'
 export type { AskExplain, AskInput, AskMetrics, AskResult, Meaning, Source } from './ask-types'
 export { definesSubject, definitional, definitionPhrase } from './definition'
-export { leading } from './lead'
+export { leading, ledAnswer } from './lead'
 export { leadWith, shortAnswer, shortWeights } from './short'
 export { FEATURES, type Features, spanFeatures } from './short-features'
 export { shortQuestion, Want } from './short-question'
