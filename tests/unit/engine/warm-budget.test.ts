@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { Engine } from '../../../src/features/engine/engine.service'
 import { machineMemoryBytes, splitWarmBudget, warmBudgets } from '../../../src/features/engine/shared/index'
 import { docs, fixtureEngine, onboardDoc } from './fixture'
 
@@ -69,5 +70,28 @@ describe("the warm caches' budget", () => {
     expect(res.answer).toBe('Vistula River — It stands on the Vistula River in east-central Poland. [1]')
     expect(engine.cache.size).toBe(0)
     expect(engine.cache.stats.misses).toBe(0)
+  })
+
+  test("a cold base's cartridges are loaded from the store a few at a time, not all at once", async () => {
+    const { db, store } = await fixtureEngine()
+    const warm = new Engine({ db, store, cacheBytes: 64 * MiB, now: () => 0 })
+    for (let i = 0; i < 20; i++)
+      await onboardDoc(warm, 'cor_3', { ...docs[2]!, id: `doc_${i}`, text: `${docs[2]!.text}\n\nCopy ${i}.` })
+    let now = 0
+    let most = 0
+    const counting = {
+      ...store,
+      getBytes: async (key: string) => {
+        most = Math.max(most, ++now)
+        await Promise.resolve()
+        now--
+        return store.getBytes(key)
+      },
+    }
+    const cold = new Engine({ db, store: counting, cacheBytes: 64 * MiB, now: () => 0 })
+    const res = await cold.ask('cor_3', { question: ASK, k: 3, strategy: 'cart' })
+    expect(res.strategy).toBe('cart')
+    expect(cold.cache.stats.misses).toBe(20)
+    expect(most).toBe(8)
   })
 })
