@@ -66,13 +66,13 @@ export function engineFeature(p: Platform, d: EngineFeatureDeps): Feature<Engine
     name: 'engine',
     service,
     jobs: [encodeJob(service)],
-    subscribers: [encodeSubscriber(p.queue, service)],
+    subscribers: [encodeSubscriber(p.queue, p.clock, service)],
     start: ({ jobs }) => {
       preparing = setTimeout(() => void service.prepare(), 0)
       // Bases onboarded before the encoder was on, or left half encoded by a stopped process.
       for (const corpusId of jobs ? service.encodings.basesWithoutEncodings() : []) {
         const ws = d.corpora.workspaceOf(corpusId)
-        if (ws) queueEncode(p.queue, service, ws, corpusId)
+        if (ws) queueEncode(p.queue, p.clock, service, ws, corpusId)
       }
     },
     stop: () => {

@@ -1,3 +1,4 @@
+import type { Clock } from '../../platform/clock/clock'
 import type { Subscriber } from '../../platform/events/dispatcher'
 import type { JobDefinition } from '../../platform/feature/feature'
 import type { Job, JobQueue } from '../../platform/jobs/queue'
@@ -13,14 +14,20 @@ import type { Engine } from './engine.service'
 export const ENCODE_KIND = 'encode'
 // A failing encoder (busy with a burst of questions, or a thread that died) is tried again later.
 const ENCODE_ATTEMPTS = 5
+/**
+ * How long after a run its base's encoding starts: a base onboarded again meanwhile (a change
+ * onboarded automatically, a forced run) is encoded once, not once a run. It answers meanwhile.
+ */
+export const ENCODE_DELAY_MS = 60_000
 // Sections a step: progress is recorded, and the cancel flag read, between steps (and requests).
 const SECTIONS_PER_STEP = 8
 
 type EngineParts = Pick<Engine, 'encodings' | 'sectionsOf'>
 
-/** Queues a base's encode job unless one is already waiting (or the encoder is off); returns it. */
+/** Queues a base's encode job, to start ENCODE_DELAY_MS from now, unless one is already waiting (or the encoder is off). */
 export function queueEncode(
   queue: JobQueue,
+  clock: Clock,
   engine: EngineParts,
   workspaceId: string,
   corpusId: string,
@@ -35,6 +42,7 @@ export function queueEncode(
     subjectId: corpusId,
     kind: ENCODE_KIND,
     maxAttempts: ENCODE_ATTEMPTS,
+    runAt: clock.now().getTime() + ENCODE_DELAY_MS,
     detail: 'passages to encode for the support check',
   })
 }
@@ -69,13 +77,17 @@ export function encodeJob(engine: EngineParts): JobDefinition {
 }
 
 /** Queues the encode job of a base whose onboarding run finished (in the event's transaction). */
-export function encodeSubscriber(queue: JobQueue, engine: EngineParts): Subscriber<'onboarding.finished'> {
+export function encodeSubscriber(
+  queue: JobQueue,
+  clock: Clock,
+  engine: EngineParts,
+): Subscriber<'onboarding.finished'> {
   return {
     name: 'engine.encode',
     types: ['onboarding.finished'],
     transactional: true,
     handle: (event) => {
-      queueEncode(queue, engine, event.workspaceId, event.payload.corpusId)
+      queueEncode(queue, clock, engine, event.workspaceId, event.payload.corpusId)
     },
   }
 }
