@@ -37,7 +37,7 @@ async function table(name: string): Promise<void> {
   Bun.gc(true)
   const before = { ...own(), heap: heapStats().heapSize }
   if (name === 'encoder') {
-    const { EncoderThread } = await import('../src/features/engine/support/encoder-thread')
+    const { EncoderThread } = await import('../src/features/engine/support/index')
     const t = new EncoderThread({ idleMs: 600_000, onFailure: () => {} })
     const step = async (label: string, texts: string[]) => {
       await t.embed(texts)

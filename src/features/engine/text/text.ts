@@ -27,11 +27,16 @@ const stemCache = new Map<string, string>()
 export function stem(word: string): string {
   let s = stemCache.get(word)
   if (s === undefined) {
-    s = /^\d/.test(word) || word.length < 3 ? word : stemmer(word)
+    s = stemOnce(word)
     if (stemCache.size > 200_000) stemCache.clear()
     stemCache.set(word, s)
   }
   return s
+}
+
+/** stem() without its cache, for tables read once (the synonyms' 130,000 words would fill it). */
+export function stemOnce(word: string): string {
+  return /^\d/.test(word) || word.length < 3 ? word : stemmer(word)
 }
 
 /** True for a lower-case word that carries no evidence on its own. */

@@ -1,5 +1,5 @@
 import SYNONYMS from '../../../../assets/engine/synonyms.txt' with { type: 'text' }
-import { normWord, stem } from './text'
+import { normWord, stemOnce } from './text'
 import { FNV_OFFSET, FNV_PRIME } from './wordscan'
 
 // Near-synonyms from WordNet (scripts/build-synonyms.ts): questions paraphrase the text's verbs and
@@ -37,7 +37,7 @@ function build(): Related {
   const ids = new Map<string, number>()
   const names: string[] = []
   const id = (word: string) => {
-    const s = stem(normWord(word))
+    const s = stemOnce(normWord(word))
     let i = ids.get(s)
     if (i === undefined) {
       i = names.length
