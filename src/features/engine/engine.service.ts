@@ -9,6 +9,7 @@ import {
   type WarmCartridge,
 } from './cart/index'
 import { type AskExplain, type AskInput, askBase } from './compose/index'
+import type { BuildsRepo } from './engine.builds.repo'
 import { type CartStore, EngineCarts } from './engine.carts'
 import { type AskResult, placeSources, type SourceLocator } from './engine.citations'
 import { CitationsRepo } from './engine.citations.repo'
@@ -24,7 +25,6 @@ import {
   type TextOf,
 } from './engine.onboard'
 import { Postings } from './engine.postings'
-import type { BuildsRepo } from './engine.builds.repo'
 import { EngineRepo } from './engine.repo'
 import { TableRepo } from './engine.tables.repo'
 import { type Embedder, EngineVectors, type SectionVectors } from './engine.vectors'
