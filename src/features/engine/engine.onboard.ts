@@ -162,6 +162,8 @@ export async function buildDeferred(
   )
   let built = 0
   let failed = 0
+  // Cartridges stored for sections gone meanwhile (their base or document deleted, new text).
+  const unused = new Set<number>()
   parts.repo.client.transaction(() => {
     work.forEach((w, i) => {
       const section = done[i]!
@@ -170,7 +172,10 @@ export async function buildDeferred(
         if (parts.builds.setCart(id, w.row.cart_key, FAILED + w.key, 0)) failed++
         return
       }
-      if (!parts.builds.setCart(id, w.row.cart_key, w.key, section.bytes.length)) return
+      if (!parts.builds.setCart(id, w.row.cart_key, w.key, section.bytes.length)) {
+        unused.add(i)
+        return
+      }
       built++
       const vectors = parts.embeddings.forIndexing(
         section.inputs.map((p) => p.text),
@@ -182,9 +187,12 @@ export async function buildDeferred(
       parts.repo.vectors.putVectors(vectors.model, rows)
     })
   })()
+  // A deletion's purge ran before these were stored: they leave the store unless a section uses them.
+  for (const i of unused) await parts.carts.drop(work[i]!.key)
   work.forEach((w, i) => {
     const section = done[i]!
-    if (!(section instanceof Error) && section.cart) parts.carts.cache.set(w.key, section.cart)
+    if (!(section instanceof Error) && section.cart && !unused.has(i))
+      parts.carts.cache.set(w.key, section.cart)
     parts.embeddings.forget(w.row.section_id)
   })
   parts.carts.forgetBase(baseId)

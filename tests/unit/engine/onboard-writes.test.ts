@@ -74,6 +74,20 @@ describe('storing cartridges as sections are onboarded', () => {
     expect(snapshot(store.objects)).toEqual(snapshot(reference.store.objects))
   })
 
+  test('a base deleted while its cartridges are built leaves none of them in the store', async () => {
+    const { engine, store, writes } = countingEngine()
+    await engine.indexSections([input(docs[0]!)])
+    expect(engine.builds.left('cor_1')).toBe(1)
+    // The text is read, then the base goes (its purge finds no cartridge yet), then the compile ends.
+    const step = await engine.buildDeferred('cor_1', async (id) => {
+      await engine.removeBase('cor_1')
+      return id === `sec_${docs[0]!.id}` ? docs[0]!.text : null
+    })
+    expect(step.built).toBe(0)
+    expect(writes.length).toBe(1)
+    expect([...store.objects.keys()]).toEqual([])
+  })
+
   test('warming up for a run starts the compile threads once', () => {
     let warmed = 0
     const db = openDatabase(':memory:')
