@@ -12,7 +12,7 @@ import {
 } from '../../../src/features/engine/support/index'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
-import { memoryStore, onboardDoc } from './fixture'
+import { memoryStore, onboardDoc, POLICIES } from './fixture'
 
 /** A unit vector of the encoder's 512 dimensions along one axis. */
 const axis = (i: number) => {
@@ -21,26 +21,6 @@ const axis = (i: number) => {
   return v
 }
 
-const POLICIES = [
-  {
-    id: 'doc_travel',
-    title: 'Travel policy',
-    filename: 'travel.md',
-    text:
-      'Employees book flights through the travel desk at least 14 days before departure. ' +
-      'Economy class is used for flights shorter than six hours.',
-  },
-  {
-    id: 'doc_leave',
-    title: 'Holidays',
-    filename: 'holidays.md',
-    text:
-      'The office opens at eight in the morning and closes at six in the evening on weekdays. On ' +
-      'Saturdays it opens at nine and closes at one, and it stays closed on Sundays and public holidays.\n\n' +
-      'Full-time staff have 27 days of paid leave a year, approved by the team lead. Leave is booked in ' +
-      'the staff portal, and days not taken by the end of March are lost unless the manager agrees.',
-  },
-]
 // The word-level check is unsure of it (encoder-check.test.ts): the encoder decides.
 const UNSURE = 'Where is sick leave booked?'
 

@@ -114,3 +114,25 @@ export function articleQuestions(articles: string[], every: number): string[] {
     .filter((_, i) => i % every === 0)
     .map((q) => q.question)
 }
+
+/** Two policies an office might keep: the support check's questions are about them (the leave policy is two passages: the office hours, then the leave). */
+export const POLICIES = [
+  {
+    id: 'doc_travel',
+    title: 'Travel policy',
+    filename: 'travel.md',
+    text:
+      'Employees book flights through the travel desk at least 14 days before departure. ' +
+      'Economy class is used for flights shorter than six hours.',
+  },
+  {
+    id: 'doc_leave',
+    title: 'Holidays',
+    filename: 'holidays.md',
+    text:
+      'The office opens at eight in the morning and closes at six in the evening on weekdays. On ' +
+      'Saturdays it opens at nine and closes at one, and it stays closed on Sundays and public holidays.\n\n' +
+      'Full-time staff have 27 days of paid leave a year, approved by the team lead. Leave is booked in ' +
+      'the staff portal, and days not taken by the end of March are lost unless the manager agrees.',
+  },
+]
