@@ -1,20 +1,12 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { auditRows, expectError } from './accounts.fixture'
-import { type BillingStand, billingStand, buy, customer, post, status, stripeApi } from './billing.fixture'
+import { type BillingStand, buy, customer, post, standsForFile, status, stripeApi } from './billing.fixture'
 
 // Issue 37, plan changes: an upgrade now with the prorated difference invoiced at once, a downgrade
 // at the end of the paid period (shown as pending until then), a cancellation at period end back to
 // the default plan, trials and failed renewals, as Stripe (the stand-in) carries them out.
 
-const stands: BillingStand[] = []
-const on = async () => {
-  const s = await billingStand()
-  stands.push(s)
-  return s
-}
-afterAll(async () => {
-  for (const s of stands) await s.close()
-})
+const on = standsForFile()
 
 const DAY = 86_400
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString()

@@ -1,19 +1,11 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { expectError } from './accounts.fixture'
-import { type BillingStand, billingStand, customer, post, status } from './billing.fixture'
+import { type BillingStand, customer, post, standsForFile, status } from './billing.fixture'
 
 // Issue 37: one workspace cannot end up with two subscriptions through two checkouts, whether
 // they are opened one after the other, at once, or the first is paid before its webhook arrives.
 
-const stands: BillingStand[] = []
-const on = async () => {
-  const s = await billingStand()
-  stands.push(s)
-  return s
-}
-afterAll(async () => {
-  for (const s of stands) await s.close()
-})
+const on = standsForFile()
 
 /** The checkout sessions the app asked the stand-in to open, and those it expired. */
 function sessions(s: BillingStand) {

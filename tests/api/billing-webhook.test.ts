@@ -3,11 +3,11 @@ import Stripe from 'stripe'
 import { auditRows, bearer, expectError, rows } from './accounts.fixture'
 import {
   type BillingStand,
-  billingStand,
   buy,
   customer,
   eventIds,
   eventOutcomes,
+  standsForFile,
   status,
   stripeApi,
   webhook,
@@ -17,15 +17,7 @@ import {
 // 200; an event is applied once; events out of order end in the subscription's real state; a
 // failed handler is retried on redelivery; an event moves only the workspace that owns its customer.
 
-const stands: BillingStand[] = []
-const on = async () => {
-  const s = await billingStand()
-  stands.push(s)
-  return s
-}
-afterAll(async () => {
-  for (const s of stands) await s.close()
-})
+const on = standsForFile()
 
 const plan = (s: BillingStand, ws: string) =>
   s.t.db.$client.query<{ plan: string }, [string]>('SELECT plan FROM workspaces WHERE id = ?').get(ws)!.plan

@@ -1,4 +1,4 @@
-import { expect } from 'bun:test'
+import { afterAll, expect } from 'bun:test'
 import type { TestApp } from '../helpers/app'
 import { type StripeStandin, startStripeStandin } from '../helpers/stripe-standin'
 import { authApp, bearer, signUp } from './accounts.fixture'
@@ -170,4 +170,17 @@ export async function webhook(s: BillingStand, body: string, signature: string |
 /** The ids of the stand-in's events of a type, in order. */
 export function eventIds(s: BillingStand, type: string): string[] {
   return s.stripe.events.filter((e) => e.type === type).map((e) => e.id)
+}
+
+/** A test file's `on()`: each call starts a billing stand, all closed after the file's tests. */
+export function standsForFile(): () => Promise<BillingStand> {
+  const stands: BillingStand[] = []
+  afterAll(async () => {
+    for (const s of stands) await s.close()
+  })
+  return async () => {
+    const s = await billingStand()
+    stands.push(s)
+    return s
+  }
 }
