@@ -8,8 +8,8 @@ import { dirname, join, relative, resolve } from 'node:path'
 
 const ROOT = resolve(import.meta.dir, '../..')
 const ENGINE = join(ROOT, 'src/features/engine')
-/** The stages, in the order data passes through them, and the engine's shared helpers. */
-const STAGES = ['text', 'rank', 'rag', 'cart', 'support', 'compose', 'shared']
+/** The stages, in the order data passes through them, and the engine's common helpers. */
+const STAGES = ['text', 'rank', 'rag', 'cart', 'support', 'compose', 'common']
 
 /** Every .ts/.tsx file under `dir`. */
 function sources(dir: string): string[] {
@@ -86,7 +86,7 @@ describe('the engine arranged by stages', () => {
       const runtime = text.replace(/^(?:import|export) type\b[^'"]*?\bfrom\s+['"][^'"]+['"]/gm, '')
       for (const target of importsOf(path, runtime)) {
         const to = relative(ENGINE, target).split('/')[0]!
-        if (!STAGES.includes(to) || to === from[0] || to === 'shared') continue
+        if (!STAGES.includes(to) || to === from[0] || to === 'common') continue
         if (STAGES.indexOf(to) > STAGES.indexOf(from[0]!)) wrong.push(`${from.join('/')} -> ${to}`)
       }
     }

@@ -19,7 +19,7 @@ export interface CreateBaseDeps {
  * Creates an empty base under the plan's `bases` cap: counted, checked and inserted in one
  * transaction, so concurrent creations cannot pass the cap and a refused one writes nothing.
  * bun:sqlite runs the transaction synchronously on the one connection; on PostgreSQL (issue 39)
- * the count needs a row lock on the workspace (`SELECT ... FOR UPDATE`) to keep that promise.
+ * the count needs a row lock on the workspace (a locking read) to keep that promise.
  */
 export function createBase(
   d: CreateBaseDeps,

@@ -8,10 +8,10 @@ import {
   routeSize,
   type WarmCartridge,
 } from './cart/index'
+import { WarmCache } from './common/index'
 import { BuildsRepo, isBuilt } from './engine.builds.repo'
 import type { EngineRepo } from './engine.repo'
 import type { SectionRef } from './rag/index'
-import { WarmCache } from './shared/index'
 import { contentTerms } from './text/index'
 
 /** Where cartridges are kept durably: the object store's byte-level calls. */

@@ -2,10 +2,10 @@ import type { Config } from '../../platform/config/config.load'
 import type { Feature, Platform } from '../../platform/feature/feature'
 import type { CorporaService, DocumentPurger } from '../corpora/corpora.service'
 import { CompileThreads } from './cart/index'
+import { machineMemoryBytes, warmBudgets } from './common/index'
 import { BUILTIN_MODEL, embedderFrom, encoderFrom, encoderWaitFrom } from './embedder'
 import { encodeJob, encodeSubscriber, queueEncode } from './engine.jobs'
 import { Engine } from './engine.service'
-import { machineMemoryBytes, warmBudgets } from './shared/index'
 
 export interface EngineFeatureDeps {
   config: Config['engine']

@@ -1,6 +1,6 @@
 import type { Statement } from 'bun:sqlite'
+import { TopHeap } from './common/index'
 import type { TopkHit } from './engine.topk'
-import { TopHeap } from './shared/index'
 
 // FTS5's bm25() (fts5_aux.c) computed here from the index's own posting lists, kept in memory. At
 // 100x squad-dev a question's terms hold tens of thousands of passages, and FTS5 calls bm25() on

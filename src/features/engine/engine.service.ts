@@ -8,6 +8,7 @@ import {
   passageInputs,
   type WarmCartridge,
 } from './cart/index'
+import { splitWarmBudget, type WarmCache } from './common/index'
 import { type AskExplain, type AskInput, askBase } from './compose/index'
 import type { BuildsRepo } from './engine.builds.repo'
 import { type CartStore, EngineCarts } from './engine.carts'
@@ -28,7 +29,6 @@ import { Postings } from './engine.postings'
 import { EngineRepo } from './engine.repo'
 import { TableRepo } from './engine.tables.repo'
 import { type Embedder, EngineVectors, type SectionVectors } from './engine.vectors'
-import { splitWarmBudget, type WarmCache } from './shared/index'
 import type { EncoderEmbed } from './support/index'
 import { prepareHypernyms, prepareStaticVectors, prepareSynonyms } from './text/index'
 

@@ -1,8 +1,8 @@
+import { WarmCache } from './common/index'
 import type { Meaning } from './compose/index'
 import type { VectorRepo } from './engine.vectors.repo'
 import type { SectionRef } from './rag/index'
 import type { RankedPassage } from './rank/index'
-import { WarmCache } from './shared/index'
 import { REFERENCE_TEXTS, type References, referencesOf } from './support/index'
 import { STATIC_MODEL } from './text/index'
 

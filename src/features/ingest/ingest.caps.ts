@@ -50,8 +50,8 @@ export function capped(d: CapsDeps, workspaceId: string): boolean {
  *
  * Called inside the registering transaction after its writes and before its commit, so two
  * requests cannot both take the last unit: bun:sqlite transactions are synchronous and the
- * connection's only. On PostgreSQL (issue 39) this needs a row lock on the workspace (SELECT ...
- * FOR UPDATE) before counting.
+ * connection's only. On PostgreSQL (issue 39) this needs a row lock on the workspace (a locking
+ * read) before counting.
  */
 export function ensureRoomFor(
   d: CapsDeps,

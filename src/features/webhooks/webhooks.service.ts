@@ -130,7 +130,7 @@ export class WebhooksService {
     return webhookResp(this.find(workspaceId, id))
   }
 
-  /** `DELETE /v1/webhooks/{id}`: the endpoint, its deliveries and their attempts; queued ones stop. */
+  /** Deletes an endpoint (the webhooks route's DELETE): the endpoint, its deliveries and their attempts; queued ones stop. */
   remove(p: Principal, id: string, caller: Caller): void {
     transaction(this.d.db, () => {
       const e = this.find(p.workspaceId, id)

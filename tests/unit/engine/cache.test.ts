@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { WarmCache } from '../../../src/features/engine/shared/index'
+import { WarmCache } from '../../../src/features/engine/common/index'
 
 const cache = (budget: number) => new WarmCache<{ n: number }>({ budgetBytes: budget, sizeOf: (v) => v.n })
 

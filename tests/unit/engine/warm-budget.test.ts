@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
+import { machineMemoryBytes, splitWarmBudget, warmBudgets } from '../../../src/features/engine/common/index'
 import { Engine } from '../../../src/features/engine/engine.service'
-import { machineMemoryBytes, splitWarmBudget, warmBudgets } from '../../../src/features/engine/shared/index'
 import { docs, fixtureEngine, onboardDoc } from './fixture'
 
 const ASK = 'What river is Warsaw on?'
