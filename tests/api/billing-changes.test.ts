@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { auditRows, expectError } from './accounts.fixture'
 import { type BillingStand, buy, customer, post, standsForFile, status, stripeApi } from './billing.fixture'
 

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { expectError } from './accounts.fixture'
 import { type BillingStand, customer, post, standsForFile, status } from './billing.fixture'
 

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import Stripe from 'stripe'
 import { auditRows, bearer, expectError, rows } from './accounts.fixture'
 import {

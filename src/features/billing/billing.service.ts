@@ -122,7 +122,6 @@ export class BillingService {
   /** Opens a hosted checkout for a plan; the customer is created once per workspace. */
   async checkout(workspaceId: string, tier: string, term: Term, requestKey: string | null) {
     this.gatePurchase(workspaceId)
-    const { gateway } = this.ensureEnabled()
     const before = this.d.repo.byWorkspace(workspaceId)
     if (before?.subscriptionId && isLive(before.status)) throw fail('subscription_exists')
     const plan = this.sellable(tier, term)
