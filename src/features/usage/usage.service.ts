@@ -111,6 +111,11 @@ export class UsageService {
 
   /** `GET /admin/usage`: totals, per-base breakdown and a 30-day daily series, zeros when empty. */
   async usage(workspaceId: string): Promise<Static<typeof UsageResp>> {
+    return this.report(workspaceId, await this.sources.bases(workspaceId))
+  }
+
+  /** The usage report over the bases as their owner reported them. */
+  private report(workspaceId: string, bases: BaseUsage[]): Static<typeof UsageResp> {
     const now = this.clock.now().getTime()
     const days = Array.from({ length: DAYS }, (_, i) => day(now - (DAYS - 1 - i) * DAY_MS))
     const period = { start: days[0]!, end: days[DAYS - 1]!, days: DAYS }
@@ -125,7 +130,6 @@ export class UsageService {
       add(perDay, r.day, r)
       if (r.corpusId) add(perBase, r.corpusId, r)
     }
-    const bases = await this.sources.bases(workspaceId)
     const known = new Set(bases.map((b) => b.id))
     const breakdown = [
       ...bases.map((b) => ({
@@ -168,9 +172,10 @@ export class UsageService {
    * counters, which are told after the fact.
    */
   async billing(workspaceId: string): Promise<Static<typeof BillingResp>> {
-    const u = await this.usage(workspaceId)
+    const bases = await this.sources.bases(workspaceId)
+    const u = this.report(workspaceId, bases)
     // Storage against the cap, and priced, is what the cap counts: the documents' own bytes.
-    const documentBytes = (await this.sources.bases(workspaceId)).reduce((n, b) => n + b.documentBytes, 0)
+    const documentBytes = bases.reduce((n, b) => n + b.documentBytes, 0)
     const plan = this.sources.plan(workspaceId)
     const monthQueries = this.sources.queriesUsed(workspaceId, this.clock.now().getTime())
     const caps = plan?.caps
