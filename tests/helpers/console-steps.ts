@@ -64,12 +64,25 @@ export async function lastAnswerPlace(page: Page) {
   })
 }
 
-/** Whether the element is wholly or partly inside the viewport. */
-export async function inViewport(page: Page, selector: string): Promise<boolean> {
-  return page.$eval(selector, (el) => {
-    const r = el.getBoundingClientRect()
-    return r.bottom > 0 && r.top < innerHeight && r.height > 0
-  })
+/**
+ * Whether the element comes to be wholly or partly inside the viewport within `timeoutMs`. The
+ * viewer scrolls to a passage in an effect after the render that shows it, so the element can be
+ * in the page a moment before it is in view: a test waits for that moment rather than reading once.
+ */
+export async function inViewport(page: Page, selector: string, timeoutMs = 5_000): Promise<boolean> {
+  return page
+    .waitForFunction(
+      (sel) => {
+        const r = document.querySelector(sel)?.getBoundingClientRect()
+        return !!r && r.bottom > 0 && r.top < innerHeight && r.height > 0
+      },
+      selector,
+      { timeout: timeoutMs },
+    )
+    .then(
+      () => true,
+      () => false,
+    )
 }
 
 /**
