@@ -34,6 +34,11 @@ declare module 'swagger-ui-dist/swagger-ui.css' {
   const path: string
   export default path
 }
+// mailchecker's list of throwaway domains, read as text (src/features/accounts/accounts.disposable.ts).
+declare module 'mailchecker/platform/node/index.js' {
+  const text: string
+  export default text
+}
 // The shipped legal documents (src/features/legal/legal.documents.ts), imported as text.
 declare module '*.md' {
   const text: string

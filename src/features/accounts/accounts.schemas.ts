@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox'
-import { isValid as mailcheckerValid } from 'mailchecker'
 import { validationFailed } from '../../platform/errors/errors'
 import { namedObject } from '../../platform/http/schema'
 import { NameString } from '../../platform/http/text-formats'
 import { ApiKeyResp } from '../keys/keys.schemas'
+import { isThrowawayAddress } from './accounts.disposable'
 
 /** An email address as accepted on the wire; it is trimmed and lower-cased before use. */
 export const Email = Type.String({ format: 'email', maxLength: 254, description: 'Email address.' })
@@ -181,5 +181,5 @@ export function requireName(value: string, field: string): string {
 
 /** Whether the address is at a disposable (throwaway) domain, from a maintained list package. */
 export function isDisposableAddress(email: string): boolean {
-  return !mailcheckerValid(email)
+  return isThrowawayAddress(email)
 }
