@@ -6,17 +6,15 @@
 import { Agent as HttpAgent } from 'node:http'
 import { Agent as HttpsAgent } from 'node:https'
 import type { LookupFunction } from 'node:net'
-import {
-  DecryptCommand,
-  GenerateDataKeyCommand,
-  KMSClient,
-  type KMSClientConfig,
-  ReEncryptCommand,
-} from '@aws-sdk/client-kms'
+import type { KMSClient, KMSClientConfig } from '@aws-sdk/client-kms'
 import type { Config } from '../../platform/config/config.load'
 import type { Resolver } from '../../platform/net/egress'
 import type { DataKey } from '../../platform/storage/envelope-store'
 import { kmsLookup } from './kms.endpoint'
+
+/** The SDK, loaded at the first KMS call: its modules are about 4 MB of a server that may never call one. */
+type Sdk = typeof import('@aws-sdk/client-kms')
+let sdk: Promise<Sdk> | null = null
 
 /** The first byte of a data key wrapped by the KMS (its ciphertext blob follows). */
 export const AWS_TAG = 0x41
@@ -52,9 +50,9 @@ export class AwsKeys {
 
   /** A fresh 256-bit data key and the KMS's wrapping of it, bound to the workspace. */
   async generate(workspaceId: string, ref: AwsKeyRef): Promise<DataKey> {
-    const out = await this.call(ref, (c) =>
+    const out = await this.call(ref, (c, kms) =>
       c.send(
-        new GenerateDataKeyCommand({
+        new kms.GenerateDataKeyCommand({
           KeyId: ref.keyId,
           KeySpec: 'AES_256',
           EncryptionContext: context(workspaceId),
@@ -68,9 +66,12 @@ export class AwsKeys {
   /** The data key `wrapped` holds. */
   async unwrap(workspaceId: string, ref: AwsKeyRef, wrapped: Uint8Array): Promise<Uint8Array> {
     if (wrapped[0] !== AWS_TAG) throw new KmsRefused('NotAKmsWrappedKey')
-    const out = await this.call(ref, (c) =>
+    const out = await this.call(ref, (c, kms) =>
       c.send(
-        new DecryptCommand({ CiphertextBlob: wrapped.subarray(1), EncryptionContext: context(workspaceId) }),
+        new kms.DecryptCommand({
+          CiphertextBlob: wrapped.subarray(1),
+          EncryptionContext: context(workspaceId),
+        }),
       ),
     )
     if (!out.Plaintext) throw new KmsRefused('EmptyResponse')
@@ -80,9 +81,9 @@ export class AwsKeys {
   /** `wrapped` re-wrapped by `ref`'s key (its newest material) inside the KMS: the data key never comes out. */
   async rewrap(workspaceId: string, ref: AwsKeyRef, wrapped: Uint8Array): Promise<Uint8Array> {
     if (wrapped[0] !== AWS_TAG) throw new KmsRefused('NotAKmsWrappedKey')
-    const out = await this.call(ref, (c) =>
+    const out = await this.call(ref, (c, kms) =>
       c.send(
-        new ReEncryptCommand({
+        new kms.ReEncryptCommand({
           CiphertextBlob: wrapped.subarray(1),
           DestinationKeyId: ref.keyId,
           SourceEncryptionContext: context(workspaceId),
@@ -108,16 +109,18 @@ export class AwsKeys {
   }
 
   /** Runs one KMS call; any failure becomes KmsRefused naming the KMS's error, nothing more. */
-  private async call<T>(ref: AwsKeyRef, fn: (c: KMSClient) => Promise<T>): Promise<T> {
+  private async call<T>(ref: AwsKeyRef, fn: (c: KMSClient, kms: Sdk) => Promise<T>): Promise<T> {
     try {
-      return await fn(this.client(ref))
+      sdk ??= import('@aws-sdk/client-kms')
+      const kms = await sdk
+      return await fn(this.client(ref, kms), kms)
     } catch (e) {
       const name = (e as { name?: unknown }).name
       throw new KmsRefused(typeof name === 'string' && /^[A-Za-z.]{1,80}$/.test(name) ? name : 'KmsError')
     }
   }
 
-  private client(ref: AwsKeyRef): KMSClient {
+  private client(ref: AwsKeyRef, kms: Sdk): KMSClient {
     const region = ref.region ?? this.config.aws_region
     const id = `${ref.endpoint ?? ''} ${region}`
     let c = this.clients.get(id)
@@ -137,7 +140,7 @@ export class AwsKeys {
       if (ref.endpoint) o.endpoint = ref.endpoint
       const { aws_access_key_id: accessKeyId, aws_secret_access_key: secretAccessKey } = this.config
       if (accessKeyId && secretAccessKey) o.credentials = { accessKeyId, secretAccessKey }
-      c = new KMSClient(o)
+      c = new kms.KMSClient(o)
       this.clients.set(id, c)
     }
     return c
