@@ -86,8 +86,13 @@ export class EnvelopeStore implements ObjectStore {
       }
     }
     const sealed = streamOf(sealChunks(dk.plaintext, newHeader(dk.wrapped), metered(), key))
-    await this.inner.put(key, sealed, { contentType: opts.contentType })
+    const inner = { contentType: opts.contentType, ...(opts.deferSync ? { deferSync: true } : {}) }
+    await this.inner.put(key, sealed, inner)
     return { key, size: meter.size, sha256: meter.digest() }
+  }
+
+  sync(keys: readonly string[]): Promise<void> {
+    return this.inner.sync(keys)
   }
 
   async get(key: string): Promise<ReadableStream<Uint8Array> | null> {

@@ -4,6 +4,7 @@ import { dirname, join, resolve, sep } from 'node:path'
 import { type Clock, systemClock } from '../clock/clock'
 import { cryptoRandom, type Random } from '../crypto/random'
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../files/private-files'
+import { fsyncDir, fsyncFile, inParallel, SYNC_PARALLEL, writeFully } from './fs-sync'
 import { assertDeletablePrefix, assertValidKey, assertValidPrefix } from './keys'
 import {
   InvalidObjectKeyError,
@@ -75,11 +76,12 @@ export class LocalObjectStore implements ObjectStore {
         meter.update(chunk)
         await writeFully(fh, chunk)
       }
-      // Data must be on disk before the rename makes it visible, or a crash could publish a hole.
-      await fh.sync()
+      // Data must be on disk before the rename makes it visible, or a crash could publish a hole
+      // (a deferred write is published first and made durable by `sync`, before anything refers to it).
+      if (!opts.deferSync) await fh.sync()
       await fh.close()
       fh = undefined
-      await this.publish(key, tmp, final)
+      await this.publish(key, tmp, final, !opts.deferSync)
     } catch (e) {
       await fh?.close().catch(() => {})
       await rm(tmp, { force: true })
@@ -88,8 +90,8 @@ export class LocalObjectStore implements ObjectStore {
     return { key, size: meter.size, sha256: meter.digest() }
   }
 
-  /** Renames the finished temp file into place and makes the rename durable. */
-  private async publish(key: string, tmp: string, final: string): Promise<void> {
+  /** Renames the finished temp file into place and (unless deferred) makes the rename durable. */
+  private async publish(key: string, tmp: string, final: string, durable: boolean): Promise<void> {
     const dir = dirname(final)
     for (let attempt = 0; ; attempt++) {
       try {
@@ -108,7 +110,14 @@ export class LocalObjectStore implements ObjectStore {
         throw e
       }
     }
-    await fsyncDir(dir)
+    if (durable) await fsyncDir(dir)
+  }
+
+  /** Each file's data, then each folder's names once, a few at a time (the disk merges the flushes). */
+  async sync(keys: readonly string[]): Promise<void> {
+    const paths = [...new Set(keys.map((k) => this.pathOf(k)))]
+    await inParallel(paths, SYNC_PARALLEL, fsyncFile)
+    await inParallel([...new Set(paths.map(dirname))], SYNC_PARALLEL, fsyncDir)
   }
 
   /** Opens the object's file for reading, or null when there is no such object. */
@@ -251,21 +260,4 @@ export class LocalObjectStore implements ObjectStore {
     }
     return removed
   }
-}
-
-/** Writes the whole chunk; a file write may in principle be short. */
-async function writeFully(fh: FileHandle, chunk: Uint8Array): Promise<void> {
-  let at = 0
-  while (at < chunk.byteLength) {
-    const { bytesWritten } = await fh.write(chunk, at, chunk.byteLength - at)
-    at += bytesWritten
-  }
-}
-
-/** Makes a rename in `dir` durable; directories cannot be fsynced on every platform, hence the catch. */
-async function fsyncDir(dir: string): Promise<void> {
-  const fh = await open(dir, 'r').catch(() => null)
-  if (!fh) return
-  await fh.sync().catch(() => {})
-  await fh.close()
 }

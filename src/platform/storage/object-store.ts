@@ -12,6 +12,12 @@ export interface PutOptions {
   contentType?: string
   /** Largest body accepted, in bytes; beyond it the write aborts with `ObjectTooLargeError`. */
   maxBytes?: number
+  /**
+   * Publish now, make durable later: the object is whole for readers as soon as `put` resolves, but
+   * may be lost in a crash until `sync` of its key resolves. For a batch of fresh keys nothing refers
+   * to yet (one request's files): one `sync` of them all costs far less than a synced write each.
+   */
+  deferSync?: boolean
 }
 
 /** What a finished write reports; `sha256` is computed while the body streams through. */
@@ -56,6 +62,11 @@ export interface ObjectStore {
   getText(key: string): Promise<string | null>
   /** Size and content type, or null when absent. */
   head(key: string): Promise<ObjectHead | null>
+  /**
+   * Makes objects written with `deferSync` durable (on disk, with their names), all at once; a key
+   * already durable or absent is no work. Drivers whose writes are durable on return do nothing.
+   */
+  sync(keys: readonly string[]): Promise<void>
   /** Removes the object; removing an absent object is not an error. */
   delete(key: string): Promise<void>
   /** Removes every object whose key starts with `prefix` (which must end with `/`); returns how many. */

@@ -238,6 +238,9 @@ export class S3ObjectStore implements ObjectStore {
   /** Plain storage refuses no workspace (envelope-store.ts does, for a disabled key). */
   assertReadable(_workspaceId: string): void {}
 
+  /** A PUT is durable once the bucket answered it. */
+  async sync(_keys: readonly string[]): Promise<void> {}
+
   async presignPut(key: string, expiresSeconds: number): Promise<string | null> {
     assertValidKey(key)
     await this.ensureBucket()

@@ -261,6 +261,17 @@ export function objectStoreContract(name: string, h: ContractHarness): void {
       if (h.tempCount) expect(await h.tempCount(s)).toBe(0)
     })
 
+    test('a write with deferSync is whole for readers at once; sync of it, twice, or of an absent key is no error', async () => {
+      const s = await h.make()
+      const keys = ['ws_1/deferred/a', 'ws_1/deferred/b']
+      for (const k of keys) await s.put(k, `body of ${k}`, { deferSync: true })
+      for (const k of keys) expect(await s.getText(k)).toBe(`body of ${k}`)
+      await s.sync([...keys, 'ws_1/deferred/absent'])
+      await s.sync(keys)
+      expect(await s.getText('ws_1/deferred/b')).toBe('body of ws_1/deferred/b')
+      if (h.tempCount) expect(await h.tempCount(s)).toBe(0)
+    })
+
     test('sweepTemp leaves committed objects alone', async () => {
       const s = await h.make()
       await s.put('ws_1/keep', 'kept')

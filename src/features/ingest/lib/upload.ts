@@ -40,6 +40,8 @@ export async function uploadFiles(
   let stored: Incoming[]
   try {
     stored = await storeParts(deps, workspaceId, corpusId, request, written)
+    // Each file was published unsynced: all of them reach the disk at once, before any row names one.
+    await objects.sync(written)
   } catch (e) {
     for (const key of written) {
       registrar.inflight.delete(key)
@@ -103,7 +105,7 @@ async function storePart(deps: UploadDeps, part: FilePart, path: string, key: st
     put = await objects.put(
       key,
       partStream(part.stream, (c) => head.add(c)),
-      { maxBytes: config.max_file_bytes },
+      { maxBytes: config.max_file_bytes, deferSync: true },
     )
   } catch (e) {
     if (e instanceof ObjectTooLargeError) {
