@@ -4,6 +4,7 @@ import { type BuildsRepo, FAILED, isBuilt, PENDING } from './engine.builds.repo'
 import type { CartStore, EngineCarts } from './engine.carts'
 import type { EngineRepo, SectionRow } from './engine.repo'
 import type { EngineVectors } from './engine.vectors'
+import { encodePassageWords, scanPassageWords } from './rank/index'
 
 /** A section compiled: its cartridge's bytes and index rows, and the warm copy when compiled in process. */
 export interface PreparedSection extends CompiledSection {
@@ -60,9 +61,10 @@ function cartKeyOf(workspaceId: string, text: string): string {
 
 /**
  * Indexes sections' text for rag in one transaction (the fast part of onboarding: the base answers
- * as soon as it commits): passages chunked, their FTS5 rows and stored words. Their cartridges and
- * vectors are left to buildDeferred (the section's key marked PENDING). Each section's result or
- * error; a failing section rolls back to its savepoint alone.
+ * as soon as it commits): passages chunked and their FTS5 rows. Their cartridges, vectors and stored
+ * words (rag reads a passage's text until they are there) are left to buildDeferred, on the compile
+ * threads (the section's key marked PENDING). Each section's result or error; a failing section
+ * rolls back to its savepoint alone.
  */
 export async function indexSections(
   parts: OnboardParts,
@@ -78,8 +80,8 @@ export async function indexSections(
 
 /**
  * Indexes one section. A text some section already has a cartridge for (a forced re-onboarding of
- * unchanged text, a copy) uses that cartridge at once, with its vectors made now (no compile to wait
- * for); any other waits for its deferred build.
+ * unchanged text, a copy) uses that cartridge at once, with its vectors and stored words made now (no
+ * compile to wait for); any other waits for its deferred build.
  */
 function indexOne(parts: OnboardParts, input: SectionInput, previous: SectionRow[]): OnboardResult | Error {
   const key = cartKeyOf(input.workspaceId, input.text)
@@ -90,6 +92,8 @@ function indexOne(parts: OnboardParts, input: SectionInput, previous: SectionRow
   try {
     const inputs = sectionPassages(input.text)
     const vectors = size === null ? null : parts.embeddings.forIndexing(inputs.map((p) => p.text))
+    const words =
+      size === null ? null : inputs.map((p) => encodePassageWords(scanPassageWords(p.text, p.sents)))
     // putSection's own transaction nests as a savepoint: a failing section rolls back alone.
     const row = parts.repo.putSection(
       {
@@ -104,6 +108,7 @@ function indexOne(parts: OnboardParts, input: SectionInput, previous: SectionRow
       },
       inputs,
       vectors,
+      words,
     )
     if (row && row.cart_key !== cartKey && isBuilt(row.cart_key)) previous.push(row)
     passages = inputs.length
@@ -127,11 +132,11 @@ interface Building {
 /**
  * One step of a base's deferred build: up to DEFERRED_SECTIONS sections waiting for their
  * cartridge are compiled (`compile`: the compile threads), their cartridges stored, and in one
- * transaction each section points at its cartridge and its passages get the vectors the compile
- * made (the built-in model's). A section whose text (`textOf`, onboarding's) changed or left since
- * it was indexed is passed over (the run indexing it again leaves it waiting anew); one whose compile
- * fails is marked FAILED (cart passes over it; rag still finds it). A failing write to the store
- * rejects: the job's retry finds the sections still waiting.
+ * transaction each section points at its cartridge and its passages get the stored words and the
+ * vectors the compile made (the built-in model's). A section whose text (`textOf`, onboarding's)
+ * changed or left since it was indexed is passed over (the run indexing it again leaves it waiting
+ * anew); one whose compile fails is marked FAILED (cart passes over it; rag still finds it). A
+ * failing write to the store rejects: the job's retry finds the sections still waiting.
  */
 export async function buildDeferred(
   parts: OnboardParts,
@@ -177,6 +182,7 @@ export async function buildDeferred(
         return
       }
       built++
+      parts.repo.putWords(id, section.words)
       const vectors = parts.embeddings.forIndexing(
         section.inputs.map((p) => p.text),
         section.vectors,

@@ -4,7 +4,7 @@ import { FtsIndexes, ftsToken } from './engine.fts'
 import { Postings } from './engine.postings'
 import { bm25Top, bm25Within, type TopkHit } from './engine.topk'
 import { VectorRepo } from './engine.vectors.repo'
-import { encodePassageWords, scanPassageWords, TermCounts } from './rank/index'
+import { TermCounts } from './rank/index'
 
 // The engine's tables are created by migrations/0004_engine.sql. Each base's passages are indexed in
 // an FTS5 table of its own (engine.fts.ts: BM25's statistics are the base's), terms prefixed with the
@@ -82,6 +82,7 @@ export class EngineRepo {
         'INSERT INTO engine_passages (section_id, ordinal, text, sents, words, start) VALUES (?, ?, ?, ?, ?, ?)',
       ),
       passageIds: q('SELECT id FROM engine_passages WHERE section_id = ?'),
+      putWords: q('UPDATE engine_passages SET words = ? WHERE section_id = ? AND ordinal = ?'),
       delPassages: q('DELETE FROM engine_passages WHERE section_id = ?'),
       delBase: q('DELETE FROM engine_bases WHERE base_id = ?'),
     }
@@ -121,13 +122,14 @@ export class EngineRepo {
 
   /**
    * Indexes a section's passages and records the section, replacing an earlier indexing of it (which
-   * it returns) in the same transaction; with `vectors`, also stores the passages' embeddings (one per
-   * passage, in order).
+   * it returns) in the same transaction; with `vectors`, also stores the passages' embeddings, and
+   * with `words` their stored words (one per passage, in order; else putWords adds them later).
    */
   putSection(
     row: Omit<SectionRow, 'cart_bytes'> & { cart_bytes?: number },
     passages: PassageInput[],
     vectors?: { model: string; list: Float32Array[] } | null,
+    words?: Uint8Array[] | null,
   ): SectionRow | null {
     return this.client.transaction(() => {
       const previous = this.removeSection(row.section_id)
@@ -148,12 +150,12 @@ export class EngineRepo {
       const tokens = new Map<string, string>()
       const token = (t: string) => tokens.get(t) ?? tokens.set(t, ftsToken(key, t)).get(t)!
       const put = this.s.putPassage!
-      for (const p of passages) {
+      passages.forEach((p, i) => {
         const sents = new Uint8Array(p.sents.buffer, p.sents.byteOffset, p.sents.byteLength)
-        const words = encodePassageWords(scanPassageWords(p.text, p.sents))
-        const { lastInsertRowid } = put.run(row.section_id, p.ordinal, p.text, sents, words, p.start ?? null)
+        const w = words?.[i] ?? null
+        const { lastInsertRowid } = put.run(row.section_id, p.ordinal, p.text, sents, w, p.start ?? null)
         index.put.run(lastInsertRowid, p.terms.map(token).join(' '))
-      }
+      })
       if (vectors) this.vectors.insert(row.section_id, passages, vectors)
       this.s.addCount!.run(passages.length, row.base_id)
       this.counts.forget(key)
@@ -161,7 +163,10 @@ export class EngineRepo {
       return previous
     })()
   }
-
+  /** Stores the words of a section's passages (`words`: one per ordinal), when indexed without them. */
+  putWords(sectionId: string, words: Uint8Array[]): void {
+    for (const [ordinal, w] of words.entries()) this.s.putWords!.run(w, sectionId, ordinal)
+  }
   /** Removes a section's index entries and row; returns the row that was removed, if any. */
   removeSection(sectionId: string): SectionRow | null {
     const row = this.s.section!.get(sectionId) as SectionRow | null
@@ -180,11 +185,10 @@ export class EngineRepo {
     return row
   }
 
-  /** The sections of a base. */
+  /** The sections of a base, or of one document. */
   sections(baseId: string): SectionRow[] {
     return this.s.sections!.all(baseId) as SectionRow[]
   }
-  /** The sections of one document. */
   documentSections(documentId: string): SectionRow[] {
     return this.s.docSections!.all(documentId) as SectionRow[]
   }
@@ -193,18 +197,15 @@ export class EngineRepo {
   cartInUse(cartKey: string): boolean {
     return (this.s.cartUsers!.get(cartKey) as { n: number }).n > 0
   }
-
   /** Bytes of the cartridges a base's sections use, each once (kept by triggers). */
   cartBytes(baseId: string): number {
     return (this.s.cartBytes!.get(baseId) as { n: number } | null)?.n ?? 0
   }
 
-  /** Up to `limit` cartridge keys whose size no section records yet. */
+  /** Up to `limit` cartridge keys whose size no section records yet; measureCart records one's size. */
   unmeasuredCarts(limit: number): string[] {
     return (this.s.unmeasured!.all(limit) as { cart_key: string }[]).map((r) => r.cart_key)
   }
-
-  /** Records a cartridge's size on the sections that did not know it. */
   measureCart(cartKey: string, bytes: number): void {
     this.s.measure!.run(bytes, cartKey)
   }
@@ -213,7 +214,6 @@ export class EngineRepo {
   private indexOf(key: number) {
     return this.fts.of(key, this.own.get(key) ?? true)
   }
-
   /** Forgets a base's key and counters once its sections are gone. */
   dropBase(baseId: string): void {
     const key = this.keys.get(baseId) ?? this.baseKey(baseId)

@@ -29,6 +29,7 @@ import { Postings } from './engine.postings'
 import { EngineRepo } from './engine.repo'
 import { TableRepo } from './engine.tables.repo'
 import { type Embedder, EngineVectors, type SectionVectors } from './engine.vectors'
+import { encodePassageWords, scanPassageWords } from './rank/index'
 import type { EncoderEmbed } from './support/index'
 import { prepareHypernyms, prepareStaticVectors, prepareSynonyms } from './text/index'
 
@@ -125,7 +126,9 @@ export class Engine {
   async prepareSection(text: string): Promise<PreparedSection> {
     if (this.deps.compile) return { ...(await this.deps.compile(text)), cart: null }
     const cart = compileCartridge(text, { fit: fitCartridge })
-    return { bytes: encodeCartridge(cart), inputs: passageInputs(cart), cart }
+    const inputs = passageInputs(cart)
+    const words = inputs.map((p) => encodePassageWords(scanPassageWords(p.text, p.sents)))
+    return { bytes: encodeCartridge(cart), inputs, words, cart }
   }
 
   /** Onboards one section whole: indexed, then its cartridge built (benchmarks and tests). */
@@ -228,26 +231,13 @@ export class Engine {
   }
 
   /**
-   * Readies the engine as an onboarding run starts: the compile threads start and load their tables,
-   * and this thread loads prepare's tables one a turn of the event loop (the batches' work runs
-   * between them), so both cores work during the first groups instead of the tables' loading falling
-   * on the first compile and, here, on the run's end (warmBase).
+   * Readies the engine as an onboarding run starts: the compile threads start and load their tables
+   * (the deferred build's compiles follow the run's first batches). The event loop loads nothing here:
+   * a run reads no WordNet table (the stored words are made on the compile threads), and the tables
+   * questions read load as the run ends (warmBase), not in the middle of the run's writes.
    */
   warmUp(): void {
     this.deps.warmCompile?.()
-    const steps = [prepareSynonyms, prepareHypernyms, prepareStaticVectors]
-    const next = () => {
-      const step = steps.shift()
-      if (!step) return
-      try {
-        step()
-      } catch {
-        // Not fatal here: warmBase prepares again after the run, and reports what fails.
-        return
-      }
-      setImmediate(next)
-    }
-    setImmediate(next)
   }
 
   /**

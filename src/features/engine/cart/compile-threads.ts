@@ -1,5 +1,6 @@
 import type { ThreadWorker } from '../../../platform/concurrency/thread-worker'
 import { workerScriptPath } from '../../../platform/concurrency/worker-path'
+import { encodePassageWords, scanPassageWords } from '../rank/index'
 import { STATIC_MODEL, staticVector } from '../text/index'
 import { compileCartridge } from './cartridge'
 import { encodeCartridge } from './codec'
@@ -18,6 +19,11 @@ export interface CompileRequest {
 export interface CompiledSection {
   bytes: Uint8Array
   inputs: PassageInput[]
+  /**
+   * The passages' stored words (rank's encodePassageWords, one per input, in order): made here, on
+   * the thread that has the WordNet tables, not on the event loop while a run indexes the text.
+   */
+  words: Uint8Array[]
   /** The passages' vectors (one per input, in order) and the model that made them, when asked for. */
   vectors?: { model: string; list: Float32Array[] }
 }
@@ -28,13 +34,14 @@ export type CompileReply =
   | { type: 'error'; id: number; message: string }
 
 /**
- * A section's cartridge compiled, fitted and encoded, and its index rows, with their built-in static
- * vectors when `vectors` is set: the same on any thread.
+ * A section's cartridge compiled, fitted and encoded, and its index rows with their stored words,
+ * and their built-in static vectors when `vectors` is set: the same on any thread.
  */
 export function compileSection(text: string, vectors = false): CompiledSection {
   const cart = compileCartridge(text, { fit: fitCartridge })
   const inputs = passageInputs(cart)
-  const section: CompiledSection = { bytes: encodeCartridge(cart), inputs }
+  const words = inputs.map((p) => encodePassageWords(scanPassageWords(p.text, p.sents)))
+  const section: CompiledSection = { bytes: encodeCartridge(cart), inputs, words }
   if (vectors) section.vectors = { model: STATIC_MODEL, list: inputs.map((p) => staticVector(p.text)) }
   return section
 }
@@ -43,6 +50,7 @@ export function compileSection(text: string, vectors = false): CompiledSection {
 export function transferables(section: CompiledSection): ArrayBuffer[] {
   return [
     section.bytes.buffer as ArrayBuffer,
+    ...section.words.map((w) => w.buffer as ArrayBuffer),
     ...(section.vectors?.list ?? []).map((v) => v.buffer as ArrayBuffer),
   ]
 }
@@ -176,7 +184,8 @@ export class CompileThreads {
       slot.idle = setTimeout(() => this.stop(slot), this.opts.idleMs ?? 10_000)
       ;(slot.idle as { unref?: () => void }).unref?.()
     }
-    if (msg.type === 'done') p.resolve({ bytes: msg.bytes, inputs: msg.inputs, vectors: msg.vectors })
+    if (msg.type === 'done')
+      p.resolve({ bytes: msg.bytes, inputs: msg.inputs, words: msg.words, vectors: msg.vectors })
     else p.reject(new Error(msg.message))
   }
 
