@@ -145,8 +145,30 @@ describe('memory bombs', () => {
 })
 
 describe('the extraction sandbox', () => {
-  test('reuses one child for consecutive small files and answers as extractText does', async () => {
+  test('reads a small plain file in this process, and a page or a large file in a child', async () => {
     const own = new ExtractSandbox({ memoryMb: 256 })
+    try {
+      const note = new TextEncoder().encode('# Title\n\nSome text of a note.')
+      expect(await own.extract({ bytes: note, filename: 'a.md' })).toEqual(
+        await extractText({ bytes: note, filename: 'a.md' }),
+      )
+      expect(await own.extract({ bytes: note, filename: 'a.csv' })).toEqual(
+        await extractText({ bytes: note, filename: 'a.csv' }),
+      )
+      expect(own.children).toBe(0)
+      const page = new TextEncoder().encode('<p>Some text of a page.</p>')
+      expect((await own.extract({ bytes: page, filename: 'a.html' })).text).toBe('Some text of a page.')
+      expect(own.children).toBe(1)
+      const big = new TextEncoder().encode('A line of a long note.\n'.repeat(4000))
+      expect((await own.extract({ bytes: big, filename: 'big.txt' })).text).toContain('A line of a long note.')
+      expect(own.children).toBe(1)
+    } finally {
+      own.close()
+    }
+  }, 60_000)
+
+  test('reuses one child for consecutive small files and answers as extractText does', async () => {
+    const own = new ExtractSandbox({ memoryMb: 256, inProcessBytes: 0 })
     try {
       const bytes = new TextEncoder().encode('# Title\n\nSome text of a note.')
       const a = await own.extract({ bytes, filename: 'a.md' })
@@ -189,6 +211,7 @@ describe('the extraction sandbox', () => {
     const broken = new ExtractSandbox({
       memoryMb: 256,
       command: ['/nonexistent/engram-extract-child'],
+      inProcessBytes: 0,
       onFallback: (r) => reasons.push(r),
     })
     const r = await broken.extract({

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { Subprocess } from 'bun'
+import { detectType } from './extract.detect.ts'
 import { ExtractError, overBudgetMessage, tooSlowMessage, unreadable } from './extract.errors.ts'
 import { errorOf } from './extract.pdf-worker-run.ts'
 import { EXIT_OVER_BUDGET, type SandboxReply, type SandboxRequest } from './extract.sandbox-protocol.ts'
@@ -36,7 +37,18 @@ export interface SandboxOptions {
   onMeasured?: (peakBytes: number, filename: string) => void
   /** Told once when no child can start and files are extracted in this process instead. */
   onFallback?: (reason: string) => void
+  /**
+   * Plain text, Markdown, CSV and JSON files of at most this many bytes are read in this process
+   * (64 KiB by default; 0: none): their readers are linear and their memory a few times their size,
+   * so a child's round trip would cost more than the reading. Every other file goes to a child.
+   */
+  inProcessBytes?: number
 }
+
+/** Kinds whose readers need no sandbox for a small file (HTML's parser can go quadratic: a child). */
+const IN_PROCESS_KINDS = new Set(['text', 'markdown', 'csv', 'json'])
+/** Default of `SandboxOptions.inProcessBytes`. */
+export const IN_PROCESS_BYTES = 64 * 1024
 
 interface Child {
   proc: Subprocess
@@ -65,6 +77,7 @@ export class ExtractSandbox {
   /** Extracts one document within the memory budget (see `extractText` for what it returns). */
   async extract(input: ExtractInput, options: ExtractOptions = {}): Promise<ExtractResult> {
     const memoryMb = this.opts.memoryMb
+    if (await this.readsHere(input)) return extractText({ ...input, memoryMb }, options)
     const child = this.fallback === null ? await this.take() : null
     if (!child) return extractText({ ...input, memoryMb }, options)
     const request: SandboxRequest = {
@@ -128,6 +141,13 @@ export class ExtractSandbox {
       this.busy.delete(child)
       this.release(child)
     }
+  }
+
+  /** Whether a file is small and plain enough to read in this process. */
+  private async readsHere(input: ExtractInput): Promise<boolean> {
+    if (input.bytes.byteLength > (this.opts.inProcessBytes ?? IN_PROCESS_BYTES)) return false
+    const detection = await detectType(input.filename, input.bytes, input.contentType)
+    return detection.supported && IN_PROCESS_KINDS.has(detection.kind)
   }
 
   /** Stops every child; later extractions start new ones. */
