@@ -83,7 +83,7 @@ async function load(): Promise<EmbeddingsModel> {
  * The weight files in one buffer, read one at a time (not all held and then copied: 24 MB less at
  * the peak). Sizes first (statSync works inside the compiled executable's embedded files too).
  */
-function readShards(paths: string[]): Uint8Array {
+function readShards(paths: string[]): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(paths.reduce((n, p) => n + statSync(p).size, 0))
   let at = 0
   for (const p of paths) {
