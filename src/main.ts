@@ -2,6 +2,7 @@
 import { VERSION } from './app'
 import { allowlistCommand } from './cli/allowlist'
 import { parseFlags } from './cli/args'
+import { sizeHeap } from './cli/heap-size'
 import { mcpCommand } from './cli/mcp'
 import { onboardCommand } from './cli/onboard'
 import { planCommand } from './cli/plan'
@@ -92,6 +93,8 @@ async function main(argv: string[]): Promise<void> {
   const config = configFromProcess({ ...process.env, ...env })
   switch (command) {
     case 'serve':
+      // Starts this process again with the collector sized from engine.heap_mb, unless it is.
+      sizeHeap(config.engine)
       return serve(config)
     case 'migrate': {
       const rt = openRuntime(config)

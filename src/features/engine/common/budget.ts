@@ -7,6 +7,10 @@ const MiB = 1024 * 1024
 export const AUTO_MIN_BYTES = 32 * MiB
 export const AUTO_MAX_BYTES = 256 * MiB
 
+/** Smallest and largest automatic heap size (engine.heap_mb). */
+export const HEAP_MIN_BYTES = 256 * MiB
+export const HEAP_MAX_BYTES = 1024 * MiB
+
 /** Where a cgroup's memory limit is written: v2 first, then v1. */
 const CGROUP_LIMITS = ['/sys/fs/cgroup/memory.max', '/sys/fs/cgroup/memory/memory.limit_in_bytes']
 
@@ -62,4 +66,15 @@ export function warmBudgets(configuredMb: number, machineBytes: number): WarmBud
 export function splitWarmBudget(total: number): WarmBudgets {
   const eighth = Math.floor(total / 8)
   return { total, carts: total - 2 * eighth, vectors: eighth, postings: eighth }
+}
+
+/**
+ * The RAM size JavaScriptCore sizes its collector for (BUN_JSC_forceRAMSize): `configuredMb` MiB
+ * (engine.heap_mb), or when it is 0 a sixty-fourth of the machine's memory, between 256 MiB and
+ * 1 GiB. Sized from a 24 GB machine's whole RAM, the collector let garbage wait: at 100x squad-dev
+ * the server's peak was 710 MB, 586 with 400 MB (bench/RESULTS.md).
+ */
+export function heapRamBytes(configuredMb: number, machineBytes: number): number {
+  if (configuredMb > 0) return configuredMb * MiB
+  return Math.min(HEAP_MAX_BYTES, Math.max(HEAP_MIN_BYTES, Math.floor(machineBytes / 64)))
 }

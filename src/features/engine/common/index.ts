@@ -4,6 +4,7 @@
 export {
   AUTO_MAX_BYTES,
   AUTO_MIN_BYTES,
+  heapRamBytes,
   machineMemoryBytes,
   splitWarmBudget,
   type WarmBudgets,

@@ -1,0 +1,54 @@
+// The JavaScript collector's heap size (engine.heap_mb). JavaScriptCore reads the RAM size it sizes
+// its collector for once, at start-up, from BUN_JSC_forceRAMSize, and without it takes all of the
+// machine's RAM (on 24 GB, garbage waited until a 100x base's server peaked at 710 MB). A server
+// started without the variable starts itself again with it set: the same process (execve keeps the
+// pid, the arguments and the rest of the environment), before anything is opened.
+import { heapRamBytes, machineMemoryBytes } from '../features/engine/common/index'
+import type { Config } from '../platform/config/config.load'
+
+/** The variable JavaScriptCore's RAM size is read from (Bun passes BUN_JSC_* on as JSC options). */
+export const HEAP_VARIABLE = 'BUN_JSC_forceRAMSize'
+
+/** How the process is started again (process.execve), and what it was started with. */
+export interface Restart {
+  execve: (file: string, args: string[], env: Record<string, string | undefined>) => void
+  execPath: string
+  /** process.argv: in the compiled executable, bun's name and the embedded script's path first. */
+  argv: string[]
+  /** process.execArgv: bun's own flags before the script (from source). */
+  execArgv: string[]
+}
+
+/**
+ * The command line that starts this program again: the executable with its arguments, or, from
+ * source, bun with its flags, the script and its arguments.
+ */
+export function restartCommand(r: Omit<Restart, 'execve'>): string[] {
+  const compiled = r.argv[1]?.startsWith('/$bunfs/') ?? false
+  return compiled ? [r.execPath, ...r.argv.slice(2)] : [r.execPath, ...r.execArgv, ...r.argv.slice(1)]
+}
+
+/**
+ * Starts the process again with BUN_JSC_forceRAMSize set from `engine.heap_mb` when it is not set
+ * (an operator's own value stands); returns when it is set, or when the restart is not possible.
+ */
+export function sizeHeap(
+  config: Config['engine'],
+  env: Record<string, string | undefined> = process.env,
+  restart: Restart = {
+    execve: (file, args, e) => process.execve?.(file, args, e),
+    execPath: process.execPath,
+    argv: process.argv,
+    execArgv: process.execArgv,
+  },
+  machineBytes: () => number = machineMemoryBytes,
+): void {
+  if (env[HEAP_VARIABLE]) return
+  const bytes = heapRamBytes(config.heap_mb, machineBytes())
+  const [file, ...args] = restartCommand(restart)
+  try {
+    restart.execve(file!, [file!, ...args], { ...env, [HEAP_VARIABLE]: String(bytes) })
+  } catch {
+    // Not restarted (no execve here): the collector sizes from the machine, as before.
+  }
+}
