@@ -4,6 +4,11 @@ import { type ObjectBody, ObjectTooLargeError } from './object-store'
 
 /** Size of the chunks read from disk; large enough for throughput, small enough to stay bounded. */
 const READ_CHUNK = 256 * 1024
+/**
+ * The first chunk of a file: most objects read whole are small (a paragraph's text, a cartridge),
+ * and a fresh READ_CHUNK buffer for each (zeroed, then mostly thrown away) cost more than the read.
+ */
+const FIRST_CHUNK = 16 * 1024
 
 /**
  * The body's chunks, one at a time, pulled only as fast as the consumer asks. Leaving the loop
@@ -70,17 +75,22 @@ export function fileHandleStream(fh: FileHandle): ReadableStream<Uint8Array> {
     closed = true
     await fh.close().catch(() => {})
   }
+  // The first read is small; once a read fills its buffer, the next ones take READ_CHUNK, and one
+  // that comes short (the end is near) is followed by a small one that finds the end.
+  let chunk = FIRST_CHUNK
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        const buf = new Uint8Array(READ_CHUNK)
-        const { bytesRead } = await fh.read(buf, 0, READ_CHUNK, null)
+        const buf = new Uint8Array(chunk)
+        const { bytesRead } = await fh.read(buf, 0, chunk, null)
         if (bytesRead === 0) {
           await close()
           controller.close()
           return
         }
-        controller.enqueue(bytesRead === READ_CHUNK ? buf : buf.subarray(0, bytesRead))
+        const full = bytesRead === chunk
+        chunk = full ? READ_CHUNK : FIRST_CHUNK
+        controller.enqueue(full ? buf : buf.subarray(0, bytesRead))
       } catch (e) {
         await close()
         controller.error(e)
