@@ -9,6 +9,7 @@ import { consoleFeature } from './features/console/console.feature'
 import { corporaFeature } from './features/corpora/corpora.feature'
 import { economicsFeature } from './features/economics/economics.feature'
 import { engineFeature } from './features/engine/engine.feature'
+import { encodeJobs } from './features/engine/engine.jobs'
 import { identityFeature } from './features/identity/identity.feature'
 import { ingestFeature } from './features/ingest/ingest.feature'
 import { keysFeature } from './features/keys/keys.feature'
@@ -95,8 +96,8 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
   const ingest = use(ingestFeature(p, { config: c.ingest, corpora, plans }))
   const engine = use(engineFeature(p, { config: c.engine, embed: c.embed, corpora }))
   const sources = use(sourcesFeature(p, { config: c, secret, corpora, ingest }))
-  // GET /jobs/{id} is onboarding's; sources' syncs are followed through it too.
-  const readable = [sources.readableJobs]
+  // GET /jobs/{id} is onboarding's; sources' syncs and the engine's encoding are followed through it too.
+  const readable = [sources.readableJobs, encodeJobs]
   const onboarding = use(onboardingFeature(p, { config: c.onboarding, corpora, ingest, engine, readable }))
   const answers = use(answersFeature(p, { llm: c.llm, engineLimits: c.engine, corpora, engine, plans }))
   use(usageFeature(p, { billing: c.billing, accounts, keys, corpora, engine, answers, plans }))

@@ -28,7 +28,15 @@ export class BuildsRepo {
       left: q(`SELECT count(*) AS n FROM engine_sections WHERE base_id = ? AND ${pending}`),
       any: q(`SELECT 1 AS n FROM engine_sections WHERE base_id = ? AND ${pending} LIMIT 1`),
       size: q('SELECT max(cart_bytes) AS n FROM engine_sections WHERE cart_key = ?'),
+      holds: q('SELECT 1 AS n FROM engine_sections WHERE base_id = ? LIMIT 1'),
       bases: q(`SELECT DISTINCT base_id FROM engine_sections WHERE ${pending}`),
+      built: q(
+        `SELECT DISTINCT cart_key FROM engine_sections WHERE base_id = ? AND cart_key NOT LIKE 'pending:%'
+           AND cart_key NOT LIKE 'failed:%' ORDER BY cart_key`,
+      ),
+      users: q('SELECT DISTINCT base_id FROM engine_sections WHERE cart_key = ?'),
+      // Every section using the cartridge, in any base: they share its one object.
+      damage: q(`UPDATE engine_sections SET cart_key = '${PENDING}' || cart_key WHERE cart_key = ?`),
       setKey: q('UPDATE engine_sections SET cart_key = ? WHERE section_id = ? AND cart_key = ?'),
       // Apart from the key, so that the cart_bytes trigger counts the size under the new key.
       setBytes: q('UPDATE engine_sections SET cart_bytes = ? WHERE section_id = ? AND cart_bytes = 0'),
@@ -50,6 +58,11 @@ export class BuildsRepo {
     return this.s.any!.get(baseId) !== null
   }
 
+  /** Whether the base has any section indexed (a base deleted has none). */
+  holds(baseId: string): boolean {
+    return this.s.holds!.get(baseId) !== null
+  }
+
   /** The size of a built cartridge some section uses (null when none does). */
   builtSize(cartKey: string): number | null {
     return (this.s.size!.get(cartKey) as { n: number | null }).n
@@ -58,6 +71,22 @@ export class BuildsRepo {
   /** Bases with sections waiting for their cartridge. */
   bases(): string[] {
     return (this.s.bases!.all() as { base_id: string }[]).map((r) => r.base_id)
+  }
+
+  /** The cartridges a base's sections use (built ones only), each once. */
+  builtKeys(baseId: string): string[] {
+    return (this.s.built!.all(baseId) as { cart_key: string }[]).map((r) => r.cart_key)
+  }
+
+  /**
+   * Marks a cartridge missing or damaged in the store as waiting to be built again, for every section
+   * using it (their deferred build compiles it anew); returns the bases of those sections.
+   */
+  damage(cartKey: string): string[] {
+    if (!isBuilt(cartKey)) return []
+    const bases = (this.s.users!.all(cartKey) as { base_id: string }[]).map((r) => r.base_id)
+    this.s.damage!.run(cartKey)
+    return bases
   }
 
   /**

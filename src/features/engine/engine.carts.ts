@@ -31,6 +31,21 @@ interface ManifestEntry {
   storedBytes: number
 }
 
+/**
+ * A question's cartridge could not be loaded: missing or damaged in the store (`damaged`: its
+ * sections now wait for their deferred build to make it again), or the store failed to answer. The
+ * question is answered by rag instead.
+ */
+export class CartUnavailable extends Error {
+  constructor(
+    readonly cartKey: string,
+    readonly damaged: boolean,
+    cause: string,
+  ) {
+    super(`cartridge ${cartKey} unavailable: ${cause}`)
+  }
+}
+
 /** A base's warm cartridges for one question, and its route over them (the same order). */
 export interface CartSet {
   entries: CartEntry<SectionRef>[]
@@ -61,6 +76,8 @@ export class EngineCarts {
   private readonly loaded = { stored: 0, warm: 0 }
   /** Whether each base fits, as last worked out, for its manifest and the cache's version then. */
   private readonly fitting = new Map<string, { manifest: ManifestEntry[]; version: number; fits: boolean }>()
+  /** Told the bases whose cartridges were found missing or damaged (onboarding queues their build). */
+  private readonly damagedListeners: ((baseId: string) => void)[] = []
 
   constructor(
     private readonly repo: EngineRepo,
@@ -222,12 +239,49 @@ export class EngineCarts {
     }
   }
 
+  /** Calls `listener` with each base whose cartridges are found missing or damaged in the store. */
+  whenDamaged(listener: (baseId: string) => void): void {
+    this.damagedListeners.push(listener)
+  }
+
+  /**
+   * A cartridge found missing or damaged: its sections (in every base using it) wait for their
+   * deferred build again, so cart answers by rag until it is made anew, and their bases are told.
+   */
+  damaged(cartKey: string): string[] {
+    this.cache.delete(cartKey)
+    const bases = this.builds.damage(cartKey)
+    for (const baseId of bases) {
+      this.forgetBase(baseId)
+      for (const tell of this.damagedListeners) tell(baseId)
+    }
+    return bases
+  }
+
   private async load(key: string): Promise<WarmCartridge> {
-    const bytes = await this.store.getBytes(key)
-    if (!bytes) throw new Error(`cartridge ${key} is missing from the object store`)
-    const cart = decodeCartridge(bytes)
+    const bytes = await this.store.getBytes(key).catch((e: Error) => {
+      throw new CartUnavailable(key, false, e.message)
+    })
+    const cart = bytes ? decodeOrNull(bytes) : null
+    if (!bytes || !cart) {
+      this.damaged(key)
+      throw new CartUnavailable(
+        key,
+        true,
+        bytes ? 'damaged in the object store' : 'missing from the object store',
+      )
+    }
     this.loaded.stored += bytes.byteLength
     this.loaded.warm += cart.bytes
     return cart
+  }
+}
+
+/** A cartridge's bytes decoded, or null when they are not a whole cartridge (deflate checks its data). */
+export function decodeOrNull(bytes: Uint8Array): WarmCartridge | null {
+  try {
+    return decodeCartridge(bytes)
+  } catch {
+    return null
   }
 }

@@ -1,7 +1,7 @@
 import type { Clock } from '../../platform/clock/clock'
 import type { Subscriber } from '../../platform/events/dispatcher'
 import type { JobDefinition } from '../../platform/feature/feature'
-import type { Job, JobQueue } from '../../platform/jobs/queue'
+import type { Job, JobQueue, ReadableJobs } from '../../platform/jobs/queue'
 import { type JobContext, TransientError } from '../../platform/jobs/scheduler'
 import type { Engine } from './engine.service'
 
@@ -22,7 +22,10 @@ export const ENCODE_DELAY_MS = 60_000
 // Sections a step: progress is recorded, and the cancel flag read, between steps (and requests).
 const SECTIONS_PER_STEP = 8
 
-type EngineParts = Pick<Engine, 'encodings' | 'sectionsOf'>
+type EngineParts = Pick<Engine, 'encodings' | 'sectionsOf' | 'builds'>
+
+/** The encode jobs callers follow (`GET /jobs/{job_id}`, a base's jobs): each is about its base, its subject. */
+export const encodeJobs: ReadableJobs = { kinds: [ENCODE_KIND], corpusOf: (job) => job.subjectId }
 
 /** Queues a base's encode job, to start ENCODE_DELAY_MS from now, unless one is already waiting (or the encoder is off). */
 export function queueEncode(
@@ -32,7 +35,8 @@ export function queueEncode(
   workspaceId: string,
   corpusId: string,
 ): Job | null {
-  if (!engine.encodings.on) return null
+  // A base deleted before its run's event was delivered has nothing to encode: no job left behind.
+  if (!engine.encodings.on || !engine.builds.holds(corpusId)) return null
   const waiting = queue
     .listBySubject(workspaceId, corpusId)
     .find((j) => j.kind === ENCODE_KIND && j.status === 'pending')

@@ -10,8 +10,7 @@ import {
 } from './cart/index'
 import { splitWarmBudget, type WarmCache } from './common/index'
 import { type AskExplain, type AskInput, askBase } from './compose/index'
-import type { BuildsRepo } from './engine.builds.repo'
-import { type CartStore, EngineCarts } from './engine.carts'
+import { type CartStore, CartUnavailable, EngineCarts } from './engine.carts'
 import { type AskResult, placeSources, type SourceLocator } from './engine.citations'
 import { CitationsRepo } from './engine.citations.repo'
 import { type EncodingOptions, EngineEncodings } from './engine.encodings'
@@ -26,6 +25,7 @@ import {
   type TextOf,
 } from './engine.onboard'
 import { Postings } from './engine.postings'
+import { CartBuilds } from './engine.repairs'
 import { EngineRepo } from './engine.repo'
 import { TableRepo } from './engine.tables.repo'
 import { type Embedder, EngineVectors, type SectionVectors } from './engine.vectors'
@@ -97,7 +97,7 @@ export class Engine {
   /** What onboarding writes through (engine.onboard.ts). */
   private readonly parts: OnboardParts
   /** Sections waiting for their deferred build, by base (cart answers by rag until none does). */
-  readonly builds: Pick<BuildsRepo, 'left' | 'bases'>
+  readonly builds: CartBuilds
   private readonly now: () => number
   readonly encodings: EngineEncodings
   /** The warm cartridges (the operator's status reads their bytes and count). */
@@ -117,7 +117,7 @@ export class Engine {
     this.vectors = this.embeddings.warm
     const { repo, carts, embeddings } = this
     this.parts = { repo, builds: carts.builds, store: deps.store, carts, embeddings }
-    this.builds = carts.builds
+    this.builds = new CartBuilds(carts.builds, carts, deps.store)
     this.now = deps.now ?? (() => performance.now())
     this.encodings = new EngineEncodings(this.repo.vectors, deps.encoder ?? null, deps.encoderWait)
   }
@@ -278,7 +278,11 @@ export class Engine {
     // Until its cartridges are built (the deferred build), a base answers cart questions by rag too.
     if ((input.strategy ?? 'cart') === 'cart' && !this.carts.ready(baseId))
       input = { ...input, strategy: 'rag' }
-    const result = await askBase(ctx, baseId, input, explain)
+    // A cartridge missing or damaged in the store: this question by rag (it says so), its build queued.
+    const result = await askBase(ctx, baseId, input, explain).catch((e) => {
+      if (!(e instanceof CartUnavailable)) throw e
+      return askBase(ctx, baseId, { ...input, strategy: 'rag' }, explain)
+    })
     return placeSources(this.citations, this.deps.locate ?? null, baseId, result)
   }
 }

@@ -2,7 +2,7 @@ import type { Clock } from '../../platform/clock/clock'
 import type { JobContext } from '../../platform/jobs/handler'
 import type { Job, JobQueue } from '../../platform/jobs/queue'
 import type { CorporaService } from '../corpora/corpora.service'
-import type { OnboardingJobs, SectionOnboarder } from './onboarding.jobs'
+import { type OnboardingJobs, RUN_KIND, type SectionOnboarder } from './onboarding.jobs'
 import type { OnboardingRepo } from './onboarding.repo'
 
 /**
@@ -12,6 +12,16 @@ import type { OnboardingRepo } from './onboarding.repo'
 export const DEFERRED_KIND = 'train_deferred'
 /** Tries of a deferred job (a crash mid-way resumes with the sections still waiting). */
 const DEFERRED_ATTEMPTS = 5
+/** Sections left out of cart a job's result names (its detail counts them all). */
+const DROPPED_NAMED = 20
+
+/** A section the deferred build could not make a cartridge for: left to rag, and why. */
+interface Dropped {
+  section_id: string
+  document_id: string
+  filename: string
+  reason: string
+}
 
 /**
  * The deferred jobs: one queued after each run that leaves a base ready, and at start-up one for
@@ -19,6 +29,9 @@ const DEFERRED_ATTEMPTS = 5
  * sections a step (Engine.buildDeferred), reading the cancel flag between steps.
  */
 export class DeferredJobs {
+  /** Bases whose job is checking their cartridges now (the damage it finds is its own to build). */
+  private readonly checking = new Set<string>()
+
   constructor(
     private readonly d: {
       clock: Clock
@@ -28,30 +41,41 @@ export class DeferredJobs {
       repo: OnboardingRepo
       jobs: Pick<OnboardingJobs, 'leafText'>
     },
-  ) {}
+  ) {
+    // A question that met a missing or damaged cartridge: the base builds it again (cart_status building).
+    d.engine.builds.whenDamaged((corpusId) => {
+      const ws = this.checking.has(corpusId) ? null : d.corpora.workspaceOf(corpusId)
+      if (ws) this.later(ws, corpusId)
+    })
+  }
 
   /**
    * After a run that left the base ready: marks its cart `building` and queues its deferred job when
    * sections wait for their cartridge (unless a job is already waiting: a running one may have passed
-   * the newest sections); marks it `ready` when none do.
+   * the newest sections); marks it `ready` when none do. After a forced run the job first checks the
+   * cartridges the base kept (once a run): they stay `ready` unless the check finds one damaged.
    */
   later(workspaceId: string, corpusId: string): Job | null {
+    // A base deleted meanwhile (its run's last batch ending after the delete) leaves no job behind.
+    if (this.d.corpora.workspaceOf(corpusId) === null) return null
     const now = this.d.clock.now().getTime()
+    const jobs = this.d.queue.listBySubject(workspaceId, corpusId)
+    const run = jobs.find((j) => j.kind === RUN_KIND)
+    const check = run?.payload.force === true ? run.id : null
+    const deferred = jobs.filter((j) => j.kind === DEFERRED_KIND)
+    const checked = check === null || deferred.some((j) => j.payload.check === check)
     if (this.d.engine.builds.left(corpusId) === 0) {
       this.d.corpora.setCartStatus(workspaceId, corpusId, 'ready', now)
-      return null
-    }
-    this.d.corpora.setCartStatus(workspaceId, corpusId, 'building', now)
-    const waiting = this.d.queue
-      .listBySubject(workspaceId, corpusId)
-      .find((j) => j.kind === DEFERRED_KIND && j.status === 'pending')
-    if (waiting) return null
+      if (checked) return null
+    } else this.d.corpora.setCartStatus(workspaceId, corpusId, 'building', now)
+    if (checked && deferred.some((j) => j.status === 'pending')) return null
     return this.d.queue.enqueue({
       workspaceId,
       subjectId: corpusId,
       kind: DEFERRED_KIND,
       maxAttempts: DEFERRED_ATTEMPTS,
-      detail: 'cartridges and vectors to build',
+      payload: checked ? {} : { check },
+      detail: checked ? 'cartridges and vectors to build' : 'cartridges to check, and to build',
     })
   }
 
@@ -65,31 +89,75 @@ export class DeferredJobs {
     return queued
   }
 
-  /** Builds the base's waiting sections a group a step, until none is left. */
-  async run(ctx: JobContext): Promise<{ built: number; failed: number }> {
+  /**
+   * Checks the base's cartridges when a forced run asked for it, then builds its waiting sections a
+   * group a step until none is left. A step that can build none of its sections (their text lost, or
+   * changed since they were indexed) leaves them out of cart, named in the job's result, so the build
+   * always ends.
+   */
+  async run(
+    ctx: JobContext,
+  ): Promise<{ built: number; failed: number; damaged: number; dropped: Dropped[] }> {
     const corpusId = ctx.job.subjectId!
-    const total = { built: 0, failed: 0 }
+    const ws = ctx.job.workspaceId
+    const total = { built: 0, failed: 0, damaged: 0, dropped: [] as Dropped[] }
+    if (ctx.job.payload.check) total.damaged = await this.check(ctx, corpusId)
+    let dropped = 0
     for (;;) {
       ctx.checkpoint()
       // Each step reads its sections' documents once (sections of one document share its text).
       const texts = new Map<string, Promise<string | null>>()
+      const unreadable = new Map<string, string>()
       const textOf = async (sectionId: string): Promise<string | null> => {
         const unit = this.d.repo.unit(sectionId)
-        return unit ? this.d.jobs.leafText(unit, texts).catch(() => null) : null
+        if (!unit) unreadable.set(sectionId, 'its document is gone')
+        if (!unit) return null
+        return this.d.jobs.leafText(unit, texts).catch((e: Error) => {
+          unreadable.set(sectionId, e.message)
+          return null
+        })
       }
       const step = await this.d.engine.buildDeferred(corpusId, textOf)
       total.built += step.built
       total.failed += step.failed
-      const done = total.built + total.failed
-      ctx.progress({ unitsDone: done, unitsTotal: done + step.left, detail: `${done} section(s) built` })
-      if (step.left === 0) break
-      // Sections whose text changed or left since they were indexed wait for the run that follows.
-      if (step.built + step.failed === 0) return total
+      if (step.left > 0 && step.built + step.failed === 0) {
+        // Read again: a section indexed anew since the step read it is built by the next step.
+        for (const s of this.d.engine.builds.waiting(corpusId)) {
+          if (!this.d.engine.builds.giveUp(s, await textOf(s.section_id))) continue
+          dropped++
+          const { section_id, document_id, filename } = s
+          const reason =
+            unreadable.get(section_id) ?? 'its document changed since it was indexed; the next run builds it'
+          if (total.dropped.length < DROPPED_NAMED)
+            total.dropped.push({ section_id, document_id, filename, reason })
+        }
+      }
+      const done = total.built + total.failed + dropped
+      const left = this.d.engine.builds.left(corpusId)
+      const out = dropped > 0 ? `, ${dropped} left out of cart (text unreadable)` : ''
+      ctx.progress({ unitsDone: done, unitsTotal: done + left, detail: `${done} section(s) built${out}` })
+      if (left === 0) break
     }
-    this.d.corpora.setCartStatus(ctx.job.workspaceId, corpusId, 'ready', this.d.clock.now().getTime())
+    this.d.corpora.setCartStatus(ws, corpusId, 'ready', this.d.clock.now().getTime())
     // Compiled on threads, the cartridges are not warm yet: loaded now, not on the first question.
     // A failure here is not the build's: the first question loads what is missing.
     await this.d.engine.warmBase(corpusId).catch(() => {})
     return total
+  }
+
+  /** Checks the base's cartridges in the store; those damaged wait to be built again (the base `building`). */
+  private async check(ctx: JobContext, corpusId: string): Promise<number> {
+    this.checking.add(corpusId)
+    try {
+      const { damaged } = await this.d.engine.builds.verify(corpusId, (done, total) => {
+        ctx.checkpoint()
+        ctx.progress({ unitsDone: 0, unitsTotal: total, detail: `${done}/${total} cartridges checked` })
+      })
+      if (damaged > 0)
+        this.d.corpora.setCartStatus(ctx.job.workspaceId, corpusId, 'building', this.d.clock.now().getTime())
+      return damaged
+    } finally {
+      this.checking.delete(corpusId)
+    }
   }
 }

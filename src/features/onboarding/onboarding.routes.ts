@@ -45,7 +45,7 @@ export function onboardingRoutes(onboarding: OnboardingService): RouteDef[] {
       boundKeys: 'served',
       summary: 'A job with its progress and estimate',
       description:
-        "An onboarding job (`train`, `train_batch`, `embed`, `train_auto`) or a source's sync or import (`sources.sync`: the `job_id` of its sync run). Another workspace's job is a 404.",
+        "An onboarding job (`train`, `train_batch`, `embed`, `train_auto`, `train_deferred`), a base's encoding (`encode`) or a source's sync or import (`sources.sync`: the `job_id` of its sync run). Another workspace's job is a 404.",
       tags: ['onboarding'],
       params: JobParams,
       response: JobResp,
@@ -60,7 +60,9 @@ export function onboardingRoutes(onboarding: OnboardingService): RouteDef[] {
       method: 'GET',
       path: '/corpora/:corpus_id/jobs',
       auth: 'bearer',
-      summary: 'Onboarding runs of a base, their batches, embed and train_auto jobs, newest first',
+      summary: 'Onboarding runs of a base, their batches and its background jobs, newest first',
+      description:
+        'Runs (`train`), their batches, automatic starts (`train_auto`), and the work that follows a run: `train_deferred` (cartridges), `embed` (an embeddings server) and `encode` (the built-in encoder), each with its progress.',
       tags: ['onboarding'],
       params: CorpusParams,
       query: JobsQuery,

@@ -15,7 +15,7 @@ export const JobResp = namedObject('JobResp', {
   parent_id: Nullable(Type.String()),
   kind: Type.String({
     description:
-      "`train` for a run, `train_batch` for one of its batches, `embed` for embedding the passages of a base after a run (only with an embeddings server), `train_auto` for the start of an automatic run waiting for new documents to stop arriving (`auto_onboard`), `sources.sync` for a source's sync or an import listing its folder (its progress is files looked at against the folder's size at the last sync).",
+      "`train` for a run, `train_batch` for one of its batches, `embed` for embedding the passages of a base after a run (only with an embeddings server), `train_auto` for the start of an automatic run waiting for new documents to stop arriving (`auto_onboard`), `train_deferred` for building the base's cartridges after a run (it answers by rag meanwhile; after a forced run it first checks the cartridges the base kept, and builds again any missing or damaged), `encode` for encoding the base's passages for the support check after a run (built-in encoder), `sources.sync` for a source's sync or an import listing its folder (its progress is files looked at against the folder's size at the last sync).",
   }),
   status: Type.String({ description: '`pending`, `running`, `succeeded`, `failed` or `canceled`.' }),
   progress: Type.Number({ minimum: 0, maximum: 1 }),
@@ -30,7 +30,7 @@ export const JobResp = namedObject('JobResp', {
   }),
   units_total: Type.Integer({
     description:
-      'Units the job works on: for a run and its batches, the sections (or one-section documents, or documents still being extracted) it took, of which `units_failed` could not be onboarded; for an embed job, its sections; for a sync, the files it has looked at or expects to. 0 for `train_auto`.',
+      'Units the job works on: for a run and its batches, the sections (or one-section documents, or documents still being extracted) it took, of which `units_failed` could not be onboarded; for an embed, encode or `train_deferred` job, its sections; for a sync, the files it has looked at or expects to. 0 for `train_auto`.',
   }),
   auto: Type.Boolean({
     description:
@@ -51,7 +51,8 @@ export const JobsQuery = Type.Object({
   kind: Type.Optional(
     Type.String({
       maxLength: 32,
-      description: 'Only jobs of this kind (`train`, `train_batch`, `embed`, `train_auto`).',
+      description:
+        'Only jobs of this kind (`train`, `train_batch`, `embed`, `train_auto`, `train_deferred`, `encode`).',
     }),
   ),
 })

@@ -29,8 +29,8 @@ import { jobResp } from './onboarding.schemas'
 export { AUTO_KIND } from './onboarding.auto'
 export { RUN_KIND } from './onboarding.jobs'
 
-/** Every job kind onboarding runs (other kinds' ids are a 404 here). */
-const KINDS: readonly string[] = [RUN_KIND, BATCH_KIND, EMBED_KIND, AUTO_KIND]
+/** Every job kind onboarding runs (other kinds' ids are a 404 here, unless made readable). */
+const KINDS: readonly string[] = [RUN_KIND, BATCH_KIND, EMBED_KIND, AUTO_KIND, DEFERRED_KIND]
 
 export interface OnboardingDeps {
   db: Db
@@ -201,12 +201,12 @@ export class OnboardingService {
     throw notFound('Job')
   }
 
-  /** Runs, batches, embed and `train_auto` jobs of a base (or those of one kind), newest first; not its deferred builds. */
+  /** A base's jobs (or those of one kind), newest first: onboarding's, and others' readable ones about it (its encoding). */
   jobs(workspaceId: string, corpusId: string, kind?: string): Job[] {
     this.d.corpora.get(workspaceId, corpusId)
-    return this.d.queue
-      .listBySubject(workspaceId, corpusId)
-      .filter((j) => KINDS.includes(j.kind) && (kind === undefined || j.kind === kind))
+    const kinds = [...KINDS, ...(this.d.readable ?? []).flatMap((r) => r.kinds)]
+    const all = this.d.queue.listBySubject(workspaceId, corpusId)
+    return all.filter((j) => kinds.includes(j.kind) && (kind === undefined || j.kind === kind))
   }
 
   /** Queues an embed job for every base with passages without the configured model's vector (at start-up); returns how many. */

@@ -67,11 +67,15 @@ export async function deleteDocument(baseId: string, docId: string): Promise<voi
   })
 }
 
-/** The kinds of job a base's history shows: runs, automatic starts, embedding (not a run's batches). */
-const HISTORY_KINDS = ['train', 'train_auto', 'embed'] as const
+/**
+ * The kinds of job a base's history shows: runs, automatic starts, embedding, and the background
+ * work after a run (cartridges, encoding); not a run's batches.
+ */
+const HISTORY_KINDS = ['train', 'train_auto', 'embed', 'train_deferred', 'encode'] as const
 
 /**
- * The base's onboarding runs, automatic starts (`train_auto`) and embed jobs, newest first. Asked
+ * The base's onboarding runs, automatic starts (`train_auto`), embed jobs and background builds
+ * (`train_deferred`: cartridges; `encode`: passages for the support check), newest first. Asked
  * kind by kind: a run's batches, many in a large base, are not listed only to be left out.
  */
 export async function listJobs(id: string, signal?: AbortSignal): Promise<Job[]> {

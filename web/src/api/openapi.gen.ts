@@ -966,7 +966,7 @@ export interface paths {
         };
         /**
          * A job with its progress and estimate
-         * @description An onboarding job (`train`, `train_batch`, `embed`, `train_auto`) or a source's sync or import (`sources.sync`: the `job_id` of its sync run). Another workspace's job is a 404.
+         * @description An onboarding job (`train`, `train_batch`, `embed`, `train_auto`, `train_deferred`), a base's encoding (`encode`) or a source's sync or import (`sources.sync`: the `job_id` of its sync run). Another workspace's job is a 404.
          */
         get: operations["v1_get_v1_jobs_job_id"];
         put?: never;
@@ -986,7 +986,7 @@ export interface paths {
         };
         /**
          * A job with its progress and estimate
-         * @description An onboarding job (`train`, `train_batch`, `embed`, `train_auto`) or a source's sync or import (`sources.sync`: the `job_id` of its sync run). Another workspace's job is a 404.
+         * @description An onboarding job (`train`, `train_batch`, `embed`, `train_auto`, `train_deferred`), a base's encoding (`encode`) or a source's sync or import (`sources.sync`: the `job_id` of its sync run). Another workspace's job is a 404.
          */
         get: operations["frozen_get_jobs_job_id"];
         put?: never;
@@ -1004,7 +1004,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Onboarding runs of a base, their batches, embed and train_auto jobs, newest first */
+        /**
+         * Onboarding runs of a base, their batches and its background jobs, newest first
+         * @description Runs (`train`), their batches, automatic starts (`train_auto`), and the work that follows a run: `train_deferred` (cartridges), `embed` (an embeddings server) and `encode` (the built-in encoder), each with its progress.
+         */
         get: operations["v1_get_v1_corpora_corpus_id_jobs"];
         put?: never;
         post?: never;
@@ -1021,7 +1024,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Onboarding runs of a base, their batches, embed and train_auto jobs, newest first */
+        /**
+         * Onboarding runs of a base, their batches and its background jobs, newest first
+         * @description Runs (`train`), their batches, automatic starts (`train_auto`), and the work that follows a run: `train_deferred` (cartridges), `embed` (an embeddings server) and `encode` (the built-in encoder), each with its progress.
+         */
         get: operations["frozen_get_corpora_corpus_id_jobs"];
         put?: never;
         post?: never;
@@ -4420,7 +4426,7 @@ export interface components {
             id: string;
             corpus_id: string;
             parent_id: string | null;
-            /** @description `train` for a run, `train_batch` for one of its batches, `embed` for embedding the passages of a base after a run (only with an embeddings server), `train_auto` for the start of an automatic run waiting for new documents to stop arriving (`auto_onboard`), `sources.sync` for a source's sync or an import listing its folder (its progress is files looked at against the folder's size at the last sync). */
+            /** @description `train` for a run, `train_batch` for one of its batches, `embed` for embedding the passages of a base after a run (only with an embeddings server), `train_auto` for the start of an automatic run waiting for new documents to stop arriving (`auto_onboard`), `train_deferred` for building the base's cartridges after a run (it answers by rag meanwhile; after a forced run it first checks the cartridges the base kept, and builds again any missing or damaged), `encode` for encoding the base's passages for the support check after a run (built-in encoder), `sources.sync` for a source's sync or an import listing its folder (its progress is files looked at against the folder's size at the last sync). */
             kind: string;
             /** @description `pending`, `running`, `succeeded`, `failed` or `canceled`. */
             status: string;
@@ -4431,7 +4437,7 @@ export interface components {
             error: string | null;
             /** @description For a run and its batches: sections (or one-section documents) that could not be onboarded, each `failed` with its reason. A run that ran to the end is `succeeded` even when some failed; this says how many. 0 for other kinds. */
             units_failed: number;
-            /** @description Units the job works on: for a run and its batches, the sections (or one-section documents, or documents still being extracted) it took, of which `units_failed` could not be onboarded; for an embed job, its sections; for a sync, the files it has looked at or expects to. 0 for `train_auto`. */
+            /** @description Units the job works on: for a run and its batches, the sections (or one-section documents, or documents still being extracted) it took, of which `units_failed` could not be onboarded; for an embed, encode or `train_deferred` job, its sections; for a sync, the files it has looked at or expects to. 0 for `train_auto`. */
             units_total: number;
             /** @description Started without anyone asking: a `train_auto` job, or the run it started for new documents of a base with `auto_onboard`. */
             auto: boolean;
@@ -11155,7 +11161,7 @@ export interface operations {
     v1_get_v1_corpora_corpus_id_jobs: {
         parameters: {
             query?: {
-                /** @description Only jobs of this kind (`train`, `train_batch`, `embed`, `train_auto`). */
+                /** @description Only jobs of this kind (`train`, `train_batch`, `embed`, `train_auto`, `train_deferred`, `encode`). */
                 kind?: string;
                 /** @description Page size. */
                 limit?: number;
@@ -11241,7 +11247,7 @@ export interface operations {
     frozen_get_corpora_corpus_id_jobs: {
         parameters: {
             query?: {
-                /** @description Only jobs of this kind (`train`, `train_batch`, `embed`, `train_auto`). */
+                /** @description Only jobs of this kind (`train`, `train_batch`, `embed`, `train_auto`, `train_deferred`, `encode`). */
                 kind?: string;
             };
             header?: never;

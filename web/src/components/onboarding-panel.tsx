@@ -14,7 +14,7 @@ import { useJob } from '../lib/use-job'
 import { useLoad } from '../lib/use-load'
 import { usePoll } from '../lib/use-poll'
 import { StatusBadge } from './base-status'
-import { JobHistory } from './onboarding-history'
+import { building, JobHistory } from './onboarding-history'
 import { RunProgress } from './onboarding-run'
 import { Async, Button, ErrorBox } from './ui'
 
@@ -53,6 +53,8 @@ export function OnboardingPanel(props: { base: Corpus; onCounters: () => void; o
   const expecting =
     !inFlight && (autoStart !== null || (onboardsByItself(base) && base.documents_pending > 0))
   usePoll(jobs, expecting, EXPECT_MS)
+  // Cartridges and encodings built after a run: followed until they end.
+  usePoll(jobs, !expecting && !inFlight && building(jobs.data ?? []).length > 0, COUNTERS_MS)
 
   // The base's counters move with the run, or when it starts by itself; refresh them now and then.
   const counters = useRef(props.onCounters)

@@ -1,0 +1,87 @@
+import { sha256Hex } from '../../platform/crypto/hash'
+import { contentKey } from './cart/index'
+import { type BuildsRepo, FAILED, PENDING } from './engine.builds.repo'
+import { type CartStore, decodeOrNull, type EngineCarts } from './engine.carts'
+import { DEFERRED_SECTIONS } from './engine.onboard'
+import type { SectionRow } from './engine.repo'
+
+/** What a check of a base's cartridges found: those read, and those missing or damaged (to build again). */
+export interface CartCheck {
+  checked: number
+  damaged: number
+}
+
+/** A section waiting for its cartridge, as onboarding's deferred build sees it. */
+export type WaitingSection = Pick<SectionRow, 'section_id' | 'document_id' | 'filename' | 'cart_key'>
+
+/**
+ * The deferred build's side of the cartridges, for onboarding: the sections waiting, giving up on
+ * one whose text cannot be read, and checking that the cartridges a base keeps are whole in the
+ * store (a forced run), their damaged ones waiting to be built again.
+ */
+export class CartBuilds {
+  constructor(
+    private readonly builds: BuildsRepo,
+    private readonly carts: EngineCarts,
+    private readonly store: CartStore,
+  ) {}
+
+  /** How many sections of the base wait for their cartridge. */
+  left(baseId: string): number {
+    return this.builds.left(baseId)
+  }
+
+  /** Whether the base has any section indexed (none once it is deleted). */
+  holds(baseId: string): boolean {
+    return this.builds.holds(baseId)
+  }
+
+  /** Bases with sections waiting for their cartridge. */
+  bases(): string[] {
+    return this.builds.bases()
+  }
+
+  /** Up to `limit` sections of the base waiting for their cartridge (a deferred step's worth by default). */
+  waiting(baseId: string, limit = DEFERRED_SECTIONS): WaitingSection[] {
+    return this.builds.waiting(baseId, limit)
+  }
+
+  /**
+   * Gives up on a waiting section's cartridge when its text (`text`, as onboarding reads it now) is
+   * lost or no longer the text it was indexed with: marked FAILED, so the cart strategy passes over
+   * it and rag still answers from its indexed text (a run indexing it anew makes it wait again). A
+   * section whose text still matches, or indexed again since it was read (its key changed), is left
+   * to its build; returns whether it gave up.
+   */
+  giveUp(section: WaitingSection, text: string | null): boolean {
+    if (!section.cart_key.startsWith(PENDING)) return false
+    if (text !== null && section.cart_key.endsWith(`/${contentKey(text)}.cart`)) return false
+    const failed = FAILED + section.cart_key.slice(PENDING.length)
+    return this.builds.setCart(section.section_id, section.cart_key, failed, 0)
+  }
+
+  /** Tells `listener` of each base whose cartridges a question found missing or damaged. */
+  whenDamaged(listener: (baseId: string) => void): void {
+    this.carts.whenDamaged(listener)
+  }
+
+  /**
+   * Reads every cartridge the base's sections use from the store and checks it: it exists, decodes
+   * (deflate's checksum covers its data) and holds the text its content key names (the text's hash). One that does not
+   * is marked damaged: its sections wait for the deferred build again. `step` runs between cartridges
+   * (the job's cancel flag). A store that fails to answer rejects (the job tries again).
+   */
+  async verify(baseId: string, step: (done: number, total: number) => void = () => {}): Promise<CartCheck> {
+    const keys = this.builds.builtKeys(baseId)
+    let damaged = 0
+    for (const [i, key] of keys.entries()) {
+      step(i, keys.length)
+      const bytes = await this.store.getBytes(key)
+      const cart = bytes ? decodeOrNull(bytes) : null
+      if (cart && key.endsWith(`-${sha256Hex(cart.text)}.cart`)) continue
+      this.carts.damaged(key)
+      damaged++
+    }
+    return { checked: keys.length, damaged }
+  }
+}
