@@ -238,6 +238,23 @@ describe('deletes', () => {
     expect(t.services.onboarding.buildMissing()).toBe(0)
   })
 
+  test('a base deleted while its deferred build runs leaves no job, cartridge or error behind', async () => {
+    t = authApp({ env: { ENGRAM_JOB_WORKERS: '1' } })
+    const { admin, corpusId } = await uploaded()
+    await runOnly(corpusId, admin.token)
+    t.jobs.scheduler.tick() // the deferred build starts
+    const del = await t.request(`/v1/corpora/${corpusId}`, { method: 'DELETE', headers: bearer(admin.token) })
+    expect(del.status).toBeLessThan(300)
+    await t.jobs.scheduler.idle()
+    await t.jobs.scheduler.drain()
+    expect(t.jobs.queue.listBySubject(admin.workspaceId, corpusId)).toEqual([])
+    expect(rows(t, 'engine_sections')).toBe(0)
+    const carts: string[] = []
+    for await (const o of t.deps.objects.list(`${admin.workspaceId}/carts/`)) carts.push(o.key)
+    expect(carts).toEqual([])
+    expect(t.services.onboarding.buildMissing()).toBe(0)
+  })
+
   test('a document deleted before its cartridge is built leaves none, and the build ends ready', async () => {
     t = authApp({ env: { ENGRAM_JOB_WORKERS: '1' } })
     const { admin, query, corpusId } = await uploaded()
