@@ -78,8 +78,10 @@ export class EngineEncodings {
    * cancel check).
    */
   async encodeSections(sectionIds: string[], between?: () => void): Promise<number> {
-    const embed = this.embed
-    if (!embed) return 0
+    const question = this.embed
+    if (!question) return 0
+    // Background work: the encoder's thread is let go soon after the last of it (EncoderThread).
+    const embed: EncoderEmbed = (texts) => question(texts, true)
     let stored = 0
     for (const id of sectionIds) {
       const pending = this.repo.passagesWithoutEncoding(id)

@@ -44,7 +44,7 @@ export function engineFeature(p: Platform, d: EngineFeatureDeps): Feature<Engine
     compile: compiler ? (text) => compiler.compile(text) : undefined,
     warmCompile: compiler ? () => compiler.warm() : undefined,
     embedder,
-    encoder: encoder ? (texts) => encoder.embed(texts) : null,
+    encoder: encoder ? (texts, bulk) => encoder.embed(texts, bulk) : null,
     encoderWait: { ...encoderWaitFrom(d.embed, p.clock, p.log), loaded: () => !!encoder?.loaded },
     locate: (baseId, spans) => d.corpora.placePassages(baseId, spans),
   })

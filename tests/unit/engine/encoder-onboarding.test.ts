@@ -65,11 +65,13 @@ const pick = (t: ReturnType<typeof manualTimers>) => ({ setTimer: t.setTimer, cl
 /** An encoder stand-in: questions (texts ending in "?") on axis 0, passages on `passageAxis`; records requests. */
 function standin(passageAxis: number) {
   const asked: string[][] = []
-  const embed: EncoderEmbed = async (texts) => {
+  const bulk: boolean[] = []
+  const embed: EncoderEmbed = async (texts, isBulk) => {
     asked.push(texts)
+    bulk.push(isBulk ?? false)
     return texts.map((t) => (t.endsWith('?') ? axis(0) : axis(passageAxis)))
   }
-  return { asked, embed }
+  return { asked, bulk, embed }
 }
 
 describe('passages encoded once, at onboarding', () => {
@@ -106,7 +108,9 @@ describe('passages encoded once, at onboarding', () => {
     expect(e.encodings.basesWithoutEncodings()).toEqual(['cor_1'])
     expect(await e.encodings.encodeSections(sections())).toBe(passages)
     expect(count('SELECT count(*) AS n FROM engine_encodings')).toBe(passages)
-    // What was sent: the passages' own texts, not their sections'.
+    // Sent as bulk work (the thread is let go soon after it), the passages' own texts, not their sections'.
+    expect(enc.bulk.length).toBeGreaterThan(0)
+    expect(enc.bulk.every(Boolean)).toBe(true)
     expect(enc.asked.flat().some((t) => t.includes('paid leave') && !t.includes('office'))).toBe(true)
     expect(e.encodings.basesWithoutEncodings()).toEqual([])
     expect(await e.encodings.encodeSections(sections())).toBe(0)

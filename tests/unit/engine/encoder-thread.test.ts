@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import {
+  BULK_IDLE_MS,
   type EncoderReply,
   type EncoderRequest,
   EncoderThread,
@@ -91,6 +92,25 @@ describe('the built-in encoder thread', () => {
     expect(workers).toHaveLength(2)
     workers[1]!.answerNext()
     expect((await second)[0]![0]).toBe(2)
+  })
+
+  test('after bulk work the idle thread is stopped after bulkIdleMs; a question after it brings back idleMs', async () => {
+    const { encoder, workers, clock } = fakeEncoder()
+    const job = encoder.embed(['passage one', 'passage two'], true)
+    workers[0]!.answerNext()
+    await job
+    expect([...clock.timers.values()].map((t) => t.ms)).toEqual([BULK_IDLE_MS])
+    const question = encoder.embed(['a question?'])
+    expect(clock.timers.size).toBe(0)
+    workers[0]!.answerNext()
+    await question
+    expect([...clock.timers.values()].map((t) => t.ms)).toEqual([5000])
+    const more = encoder.embed(['passage three'], true)
+    workers[0]!.answerNext()
+    await more
+    expect([...clock.timers.values()].map((t) => t.ms)).toEqual([BULK_IDLE_MS])
+    clock.fireAll()
+    expect(workers[0]!.terminated).toBe(true)
   })
 
   test('a request before the idle time is up keeps the thread', async () => {

@@ -16,8 +16,8 @@ export const ENCODER_BAND = { low: 0.15, high: 0.6 } as const
  */
 export const ENCODER_MAX_CHARS = 2000
 
-/** Texts to unit-length vectors under the built-in sentence encoder (EncoderThread.embed). */
-export type EncoderEmbed = (texts: string[]) => Promise<Float32Array[]>
+/** Texts to unit-length vectors under the built-in sentence encoder (EncoderThread.embed; `bulk`: background work). */
+export type EncoderEmbed = (texts: string[], bulk?: boolean) => Promise<Float32Array[]>
 
 /**
  * The reference texts under the built-in encoder, made ahead (scripts/build-encoder-references.ts):

@@ -21,6 +21,12 @@ export interface EncoderThreadOptions {
   /** Milliseconds without work before the thread (and the model's memory) is let go. */
   idleMs: number
   /**
+   * The same after a bulk request (a base's passages encoded in the background): a job's requests
+   * follow each other closely, and once it ends no question may come for a long time, so the
+   * thread's ~130 MB are let go soon (BULK_IDLE_MS by default) instead of after `idleMs`.
+   */
+  bulkIdleMs?: number
+  /**
    * Requests the thread may hold at once; one more is refused at once (the caller answers without
    * the encoder), so a burst of questions neither queues behind the model nor holds their texts.
    */
@@ -38,6 +44,9 @@ export interface EncoderThreadOptions {
 export function encoderWorkerPath(moduleUrl: string = import.meta.url): string {
   return workerScriptPath(moduleUrl, 'encoder-worker.ts', 'features/engine/support/encoder-worker.ts')
 }
+
+/** How long a thread whose last request was bulk work stays idle before it is stopped, by default. */
+export const BULK_IDLE_MS = 10_000
 
 /** Requests held at once by default: a few questions' worth (each is a fraction of a second). */
 const MAX_PENDING = 8
@@ -62,8 +71,12 @@ export class EncoderThread {
   private failed: string | null = null
   private closed = false
   private answered = false
+  /** The idle time the last request asked for (a question's, or bulk work's). */
+  private idleAfter: number
 
-  constructor(private readonly opts: EncoderThreadOptions) {}
+  constructor(private readonly opts: EncoderThreadOptions) {
+    this.idleAfter = opts.idleMs
+  }
 
   /** Whether the thread has answered since it started: its model is loaded (a start takes about a second). */
   get loaded(): boolean {
@@ -75,8 +88,11 @@ export class EncoderThread {
     return !this.failed && !this.closed
   }
 
-  /** One unit-length vector per text. */
-  embed(texts: string[]): Promise<Float32Array[]> {
+  /**
+   * One unit-length vector per text. `bulk`: background work (a base's passages), after which an
+   * idle thread is stopped after `bulkIdleMs`, not `idleMs`, unless a question's request follows.
+   */
+  embed(texts: string[], bulk = false): Promise<Float32Array[]> {
     if (this.closed) return Promise.reject(new Error('the encoder is closed'))
     if (this.failed) return Promise.reject(new Error(`the encoder is off: ${this.failed}`))
     if (this.pending.size >= (this.opts.maxPending ?? MAX_PENDING))
@@ -90,6 +106,7 @@ export class EncoderThread {
         worker.ref()
       }
       this.pending.set(id, { resolve, reject })
+      this.idleAfter = bulk ? (this.opts.bulkIdleMs ?? BULK_IDLE_MS) : this.opts.idleMs
       worker.postMessage({ id, texts } satisfies EncoderRequest)
     })
   }
@@ -134,7 +151,7 @@ export class EncoderThread {
     this.pending.delete(msg.id)
     if (this.pending.size === 0 && this.worker) {
       this.worker.unref()
-      const timer = (this.opts.setTimer ?? setTimeout)(() => this.stop(), this.opts.idleMs)
+      const timer = (this.opts.setTimer ?? setTimeout)(() => this.stop(), this.idleAfter)
       ;(timer as { unref?: () => void }).unref?.()
       this.idle = timer
     }

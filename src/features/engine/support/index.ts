@@ -10,7 +10,13 @@ export {
   encoderSignals,
   unsure,
 } from './encoder-check'
-export { type EncoderReply, type EncoderRequest, EncoderThread, type EncoderWorker } from './encoder-thread'
+export {
+  BULK_IDLE_MS,
+  type EncoderReply,
+  type EncoderRequest,
+  EncoderThread,
+  type EncoderWorker,
+} from './encoder-thread'
 export {
   type CheckedPassage,
   dequantize,
