@@ -19,6 +19,9 @@ const result = Bun.spawnSync(
     '--minify-syntax',
     '--minify-whitespace',
     '--sourcemap',
+    // Code loaded by a dynamic import() goes into chunks of its own, read when first imported: an
+    // idle server does not hold the code of what it has not used (the KMS SDK, ...).
+    '--splitting',
     // Entry points keep their paths below the checkout (worker threads find their scripts there:
     // src/platform/concurrency/worker-path.ts), wherever the console's pack is written.
     '--root',
