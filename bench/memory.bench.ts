@@ -6,8 +6,8 @@
 //    another build; BENCH_MEMORY_BUILDS, below, several side by side), with the default configuration
 //    and ENGRAM_* settings of the shell: idle after the admin's registration, after onboarding each
 //    scale (BENCH_SCALES, default `1`: the 24 squad-dev articles repeated), 12 s later (the compile
-//    thread stops when idle), after BENCH_QUESTIONS (default 100) questions by rag, then by cart,
-//    and the peak. Prints; asserts nothing.
+//    thread stops when idle), after BENCH_QUESTIONS (default 100) questions by rag, then by cart
+//    (with their latency over HTTP, p50 and p90), and the peak. Prints; asserts nothing.
 import { heapStats } from 'bun:jsc'
 import { readFileSync } from 'node:fs'
 import { spawnEngram } from './lib/engram-process'
@@ -106,7 +106,9 @@ for (const scale of SCALES)
       await Bun.sleep(12_000)
       line('12 s later')
       for (const strategy of ['rag', 'cart']) {
+        const times: number[] = []
         for (const q of sample) {
+          const t0 = performance.now()
           const res = await fetch(`${e.url}/v1/corpora/${base.id}/chat`, {
             method: 'POST',
             headers: { 'content-type': 'application/json', authorization: `Bearer ${e.queryKey}` },
@@ -114,8 +116,12 @@ for (const scale of SCALES)
           })
           if (!res.ok) throw new Error(`chat: ${res.status} ${await res.text()}`)
           await res.arrayBuffer()
+          times.push(performance.now() - t0)
         }
-        line(`${sample.length} questions by ${strategy}`)
+        // Latency over HTTP, one client: memory settings must not cost answers their speed.
+        times.sort((a, b) => a - b)
+        const at = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))]!.toFixed(1)
+        line(`${sample.length} questions by ${strategy} (p50 ${at(0.5)} ms, p90 ${at(0.9)} ms)`)
       }
     } finally {
       await e.stop()
