@@ -9,7 +9,8 @@ import { fileHandleStream } from '../../../src/platform/storage/streams'
 async function chunksOf(path: string): Promise<Uint8Array[]> {
   const out: Uint8Array[] = []
   const fh = await open(path, 'r')
-  for await (const c of fileHandleStream(fh)) out.push(c)
+  const reader = fileHandleStream(fh).getReader()
+  for (let r = await reader.read(); !r.done; r = await reader.read()) out.push(r.value)
   return out
 }
 
