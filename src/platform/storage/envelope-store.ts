@@ -126,7 +126,12 @@ export class EnvelopeStore implements ObjectStore {
     const h = await this.inner.head(key)
     if (!h || h.size < HEADER_MIN) return h
     const peeked = await this.peek(key)
-    if (!peeked || !isSealed(peeked.head)) return h
+    if (!peeked) return h
+    if (!isSealed(peeked.head)) {
+      // Only its first bytes were read: the file is closed now, not when the collector finds it.
+      await peeked.close()
+      return h
+    }
     const header = await headerOf(peeked, true)
     return { ...h, size: plainSize(h.size, header.length) }
   }
@@ -223,9 +228,15 @@ export class EnvelopeStore implements ObjectStore {
       size += r.value.byteLength
     }
     const head = Buffer.concat(seen)
+    // Stopped early (a window of a text read, then cancelled), it closes the object's file too: left
+    // at its first yield it would never reach `it`, and the file would stay open until collected.
     const rest = async function* () {
-      if (head.byteLength > 0) yield new Uint8Array(head.buffer, head.byteOffset, head.byteLength)
-      yield* it
+      try {
+        if (head.byteLength > 0) yield new Uint8Array(head.buffer, head.byteOffset, head.byteLength)
+        yield* it
+      } finally {
+        await it.return(undefined)
+      }
     }
     const close = async () => {
       await it.return(undefined)
