@@ -293,11 +293,14 @@ describe('a server folder as a source', () => {
     }
     const left = await rowsNaming(t, [oil])
     // What remains names the document only as history, as after a user's delete: its deletion
-    // receipt, the delivered `document.*` events, and the finished onboarding batch that once read it.
+    // receipt, the delivered `document.*` events, and the finished onboarding and extraction batches
+    // that once read it.
     const tables = Object.keys(left).filter((k) => k !== '(objects)')
     expect(tables.sort()).toEqual(['audit_events', 'domain_events', 'jobs'])
-    for (const job of left.jobs!)
-      expect(JSON.parse(job)).toMatchObject({ kind: 'train_batch', status: 'succeeded' })
+    for (const job of left.jobs!) {
+      expect(JSON.parse(job)).toMatchObject({ status: 'succeeded' })
+      expect(['train_batch', 'ingest.extract']).toContain(JSON.parse(job).kind)
+    }
     const events = left.domain_events!.map(
       (e) => JSON.parse(e) as { type: string; delivered_at: number | null },
     )

@@ -4,14 +4,9 @@ import { notFound } from '../../platform/errors/errors'
 import type { DeletedBy, DocumentRow } from '../corpora/corpora.service'
 import { capped as capsApply, ensureRoomFor, holdings, isCapRefusal, noLarger } from './ingest.caps'
 import { IngestRepo, type RunError } from './ingest.repo'
-import {
-  EXTRACT_JOB,
-  type ExtractPayload,
-  type Incoming,
-  type IngestDeps,
-  type Registered,
-} from './ingest.types'
+import type { ExtractPayload, Incoming, IngestDeps, Registered } from './ingest.types'
 import { UploadsRepo } from './ingest.uploads.repo'
+import { enqueueExtraction } from './lib/extract-batch'
 import { blobKey } from './lib/keys'
 
 /** A batch of stored files to register, and documents to delete with it. */
@@ -158,15 +153,7 @@ export class Registrar {
           noLarger: noneLarger,
         })
       }
-      for (const payload of jobs) {
-        queue.enqueue({
-          workspaceId,
-          kind: EXTRACT_JOB,
-          subjectId: payload.document_id,
-          payload: { ...payload },
-          maxAttempts: 3,
-        })
-      }
+      enqueueExtraction(queue, workspaceId, jobs)
       const counts = countsOf(results, removed, jobs.length, batch.into?.unchanged ?? 0)
       if (batch.into) this.repo.addToRun(runId, counts, [...batch.into.failures, ...refused])
       else

@@ -23,6 +23,16 @@ export interface ExtractPayload {
   path: string
 }
 
+/**
+ * What an extraction job of several documents is given: those one request (or batch) registered
+ * into one run, extracted together with one flush of their sidecars and one transaction.
+ */
+export interface ExtractBatchPayload {
+  corpus_id: string
+  run_id: string
+  documents: { document_id: string; raw_key: string; path: string }[]
+}
+
 export interface IngestDeps {
   db: Db
   clock: Clock

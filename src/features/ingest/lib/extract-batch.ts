@@ -1,0 +1,150 @@
+import { transaction } from '../../../platform/db/transaction'
+import type { JobQueue } from '../../../platform/jobs/queue'
+import { isTerminal, type Job } from '../../../platform/jobs/queue'
+import type { JobContext } from '../../../platform/jobs/scheduler'
+import type { ExtractJobDeps, ExtractOutcome } from '../ingest.jobs'
+import { EXTRACT_JOB, type ExtractBatchPayload, type ExtractPayload } from '../ingest.types'
+import { currentDocument, isOutcome, readAndExtract, sidecarOf } from './extract-steps'
+import { textKeyOf } from './keys'
+
+/** Most documents one extraction job takes: a large request becomes several jobs, run side by side. */
+export const EXTRACT_BATCH_DOCUMENTS = 64
+
+/** What an extraction job of several documents reports: each one's outcome, in payload order. */
+export interface BatchOutcome {
+  outcome: 'batch'
+  items: ExtractOutcome[]
+}
+
+/** Whether a job's payload lists several documents. */
+export function isBatch(payload: Record<string, unknown>): boolean {
+  return Array.isArray(payload.documents)
+}
+
+/**
+ * Queues the extraction of what one registration took into one run: one job for a single document
+ * (as a re-extraction is), one job for every `EXTRACT_BATCH_DOCUMENTS` otherwise, whose subject is
+ * the base (its deletion drops them). Inside the registering transaction.
+ */
+export function enqueueExtraction(queue: JobQueue, workspaceId: string, jobs: ExtractPayload[]): void {
+  if (jobs.length === 1) {
+    const payload = jobs[0]!
+    queue.enqueue({
+      workspaceId,
+      kind: EXTRACT_JOB,
+      subjectId: payload.document_id,
+      payload: { ...payload },
+      maxAttempts: 3,
+    })
+    return
+  }
+  for (let at = 0; at < jobs.length; at += EXTRACT_BATCH_DOCUMENTS) {
+    const part = jobs.slice(at, at + EXTRACT_BATCH_DOCUMENTS)
+    const payload: ExtractBatchPayload = {
+      corpus_id: part[0]!.corpus_id,
+      run_id: part[0]!.run_id,
+      documents: part.map((j) => ({ document_id: j.document_id, raw_key: j.raw_key, path: j.path })),
+    }
+    queue.enqueue({
+      workspaceId,
+      kind: EXTRACT_JOB,
+      subjectId: payload.corpus_id,
+      payload: { ...payload },
+      maxAttempts: 3,
+    })
+  }
+}
+
+/** One document of a batch as a single job's payload. */
+function single(p: ExtractBatchPayload, i: number): ExtractPayload {
+  return { ...p.documents[i]!, corpus_id: p.corpus_id, run_id: p.run_id }
+}
+
+/**
+ * Extracts the documents of a batch one after the other, as a job of one does, but writes their
+ * sidecars unsynced, flushes them all at once and records them in one transaction. A document an
+ * earlier attempt recorded is not read again, so an unsynced write never replaces a sidecar a row
+ * refers to (but for two workers running the same batch at once after a lost lease, which write the
+ * same bytes, and a crash in that moment).
+ */
+export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promise<BatchOutcome> {
+  const { corpora, objects, db, random, registrar } = deps
+  const p = ctx.job.payload as unknown as ExtractBatchPayload
+  const items: ExtractOutcome[] = []
+  const written: { i: number; key: string; record: (now: number) => void }[] = []
+  const dropped: string[] = []
+  try {
+    for (let i = 0; i < p.documents.length; i++) {
+      const one = single(p, i)
+      const doc = currentDocument(deps, one)
+      if (!doc) items.push({ outcome: 'skipped' })
+      else if (doc.text_key !== null) {
+        items.push({ outcome: 'extracted', sections: doc.section_count, chars: doc.text_chars })
+      } else {
+        const result = await readAndExtract(deps, ctx, one, doc)
+        if (isOutcome(result)) {
+          items.push(result)
+          continue
+        }
+        const side = sidecarOf(result, random)
+        const key = textKeyOf(one.raw_key, one.document_id)
+        registrar.inflight.add(key)
+        const stored = await objects.put(key, side.text, {
+          contentType: 'text/plain; charset=utf-8',
+          deferSync: true,
+        })
+        written.push({
+          i,
+          key,
+          record: (now) => corpora.setExtracted(doc, side.extraction(key, stored.size, now)),
+        })
+        items.push(side.outcome)
+      }
+    }
+    await objects.sync(written.map((w) => w.key))
+    ctx.checkpoint()
+    transaction(db, () => {
+      const now = registrar.now()
+      for (const w of written) {
+        const doc = currentDocument(deps, single(p, w.i))
+        // Deleted, given new content, or recorded by another worker meanwhile: this text is not used.
+        if (!doc || doc.text_key !== null) {
+          dropped.push(w.key)
+          if (!doc) items[w.i] = { outcome: 'skipped' }
+        } else w.record(now)
+      }
+    })
+  } catch (e) {
+    dropped.push(...written.map((w) => w.key))
+    throw e
+  } finally {
+    for (const w of written) registrar.inflight.delete(w.key)
+    for (const key of dropped) await registrar.dropIfUnused(key).catch(() => false)
+  }
+  return { outcome: 'batch', items }
+}
+
+/**
+ * Counts each document of a settled batch in its sync run, in one transaction; a batch that
+ * crashed fails its documents not recorded yet (a canceled one settles them without an error).
+ */
+export function settleBatch(deps: ExtractJobDeps, job: Job): void {
+  const { corpora, registrar, db } = deps
+  if (!isTerminal(job.status)) return
+  const p = job.payload as unknown as ExtractBatchPayload
+  const out = job.result as BatchOutcome | null
+  const now = registrar.now()
+  transaction(db, () => {
+    p.documents.forEach((d, i) => {
+      const item = out?.items[i]
+      let error: string | null = item?.outcome === 'failed' ? item.error : null
+      if (job.status === 'failed') {
+        const doc = currentDocument(deps, single(p, i))
+        error =
+          doc && doc.text_key === null ? `Text extraction failed: ${job.error ?? 'unknown error'}` : null
+        if (doc && error) corpora.markFailed(doc.id, error, now)
+      }
+      registrar.repo.settle(p.run_id, error ? { path: d.path, document_id: d.document_id, error } : null, now)
+    })
+  })
+}

@@ -1,0 +1,125 @@
+import { sha256Hex } from '../../../platform/crypto/hash'
+import { newId, type Random } from '../../../platform/crypto/random'
+import type { JobContext } from '../../../platform/jobs/scheduler'
+import type { DocumentRow, NewSection } from '../../corpora/corpora.service'
+import { EXTRACTOR_VERSION, type ExtractResult, isExtractError, KIND_CONTENT_TYPES } from '../extract/extract'
+import type { ExtractJobDeps, ExtractOutcome } from '../ingest.jobs'
+import type { ExtractPayload } from '../ingest.types'
+
+/** The content address of a text: identical sections share one cartridge. */
+export function cartIdOf(text: string): string {
+  return `cart_${sha256Hex(text).slice(0, 32)}`
+}
+
+/** The document as the job was queued for it, or null once deleted or given new content. */
+export function currentDocument(deps: ExtractJobDeps, p: ExtractPayload): DocumentRow | null {
+  const d = deps.corpora.document(p.corpus_id, p.document_id)
+  return d && d.raw_key === p.raw_key ? d : null
+}
+
+/**
+ * Reads a document's raw object, checks it against its SHA-256 and extracts its text. A file that
+ * cannot be read fails its document (with the reason) and answers the outcome; a document that
+ * moved on meanwhile is skipped.
+ */
+export async function readAndExtract(
+  deps: ExtractJobDeps,
+  ctx: JobContext,
+  p: ExtractPayload,
+  doc: DocumentRow,
+): Promise<ExtractResult | ExtractOutcome> {
+  const { corpora, objects, registrar, maxExtractBytes } = deps
+  const failed = (error: string, contentType?: string): ExtractOutcome => {
+    if (!currentDocument(deps, p)) return { outcome: 'skipped' }
+    corpora.markFailed(doc.id, error, registrar.now(), contentType)
+    return { outcome: 'failed', error }
+  }
+  if (doc.size > maxExtractBytes) {
+    return failed(
+      `The document (${doc.size} bytes) is larger than text extraction allows (${maxExtractBytes} bytes).`,
+    )
+  }
+  const bytes = await objects.getBytes(p.raw_key)
+  if (!bytes) return failed('The stored file is missing; upload it again.')
+  const sha = sha256Hex(bytes)
+  if (sha !== doc.sha256) {
+    return failed(
+      `The stored content does not match its SHA-256 (expected ${doc.sha256}, got ${sha}); upload it again.`,
+    )
+  }
+  ctx.checkpoint()
+  let result: ExtractResult
+  try {
+    const input = {
+      bytes,
+      filename: doc.path,
+      ...(doc.content_type ? { contentType: doc.content_type } : {}),
+    }
+    result = await deps.extractor.extract(input)
+  } catch (e) {
+    if (!isExtractError(e)) throw e
+    // The person sees the worded message; the library's own words are for the operator's log.
+    const cause = (e.cause as Error | undefined)?.message
+    deps.log.info('document extraction failed', {
+      document_id: doc.id,
+      code: e.code,
+      ...(cause ? { cause } : {}),
+    })
+    return failed(e.message)
+  }
+  ctx.checkpoint()
+  return result
+}
+
+/** Whether `readAndExtract` answered an outcome rather than a text. */
+export function isOutcome(r: ExtractResult | ExtractOutcome): r is ExtractOutcome {
+  return 'outcome' in r
+}
+
+/**
+ * The sidecar of an extraction (its sections joined by blank lines, so each section is an exact
+ * slice of it), its sections' rows when there are several, and what `setExtracted` records.
+ */
+export function sidecarOf(result: ExtractResult, random: Random) {
+  const texts = result.sections.map((s) => s.text)
+  const text = texts.join('\n\n')
+  const sections: NewSection[] = []
+  let offset = 0
+  if (texts.length > 1) {
+    result.sections.forEach((s, index) => {
+      sections.push({
+        id: newId(random, 'doc'),
+        index,
+        title: s.title,
+        cartId: cartIdOf(s.text),
+        sha256: sha256Hex(s.text),
+        size: Buffer.byteLength(s.text, 'utf8'),
+        chars: s.text.length,
+        offset,
+      })
+      offset += s.text.length + 2
+    })
+  }
+  const outcome: ExtractOutcome = {
+    outcome: 'extracted',
+    sections: Math.max(1, sections.length),
+    chars: text.length,
+  }
+  return {
+    text,
+    outcome,
+    /** The fields `corpora.setExtracted` records, once the sidecar is stored at `textKey`. */
+    extraction: (textKey: string, textBytes: number, now: number) => ({
+      textKey,
+      textChars: text.length,
+      textBytes,
+      contentType: KIND_CONTENT_TYPES[result.kind],
+      title: result.title ?? null,
+      cartId: texts.length === 1 ? cartIdOf(text) : null,
+      sections,
+      pageRanges: result.pageRanges ?? null,
+      extractorVersion: EXTRACTOR_VERSION,
+      now,
+    }),
+  }
+}

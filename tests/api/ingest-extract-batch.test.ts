@@ -1,0 +1,100 @@
+// An upload of many files is extracted by one job a batch (not one a file), with the same results.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { bearer } from './accounts.fixture'
+import { createBase, type Doc, drain, ingestSetup, type Part, upload } from './ingest.fixture'
+
+let f: Awaited<ReturnType<typeof ingestSetup>>
+beforeAll(async () => {
+  f = await ingestSetup()
+})
+afterAll(() => f.t.close())
+
+interface Run {
+  status: string
+  created: number
+  failed: number
+  pending: number
+  errors: { path: string; error: string }[]
+}
+
+const notes = (n: number): Part[] =>
+  Array.from({ length: n }, (_, i) => ({
+    filename: `notes/n${i}.txt`,
+    content: `Note ${i} says the river is ${i} km long.`,
+  }))
+const extractionJobs = (ws: string) =>
+  f.t.db.$client
+    .query<{ payload: string; status: string }, [string]>(
+      "SELECT payload, status FROM jobs WHERE workspace_id = ? AND kind = 'ingest.extract' ORDER BY rowid",
+    )
+    .all(ws)
+const row = (id: string) =>
+  f.t.db.$client
+    .query<{ text_key: string | null; status: string; error: string | null }, [string]>(
+      'SELECT text_key, status, error FROM documents WHERE id = ?',
+    )
+    .get(id)!
+const runOf = async (base: string, id: string) =>
+  (await (
+    await f.t.request(`/v1/corpora/${base}/sync-runs/${id}`, { headers: bearer(f.token) })
+  ).json()) as Run
+
+describe('extraction of an upload of many files', () => {
+  test('70 files make two jobs (64 and 6); every text is read, an unreadable file fails alone, the run counts all', async () => {
+    const { t, token, admin } = f
+    const base = await createBase(t, token, 'Many')
+    const parts = [...notes(69), { filename: 'blank.txt', content: '   \n\n   ' }]
+    const res = await upload(t, token, base, parts)
+    expect(res.status).toBe(200)
+    const runId = res.headers.get('x-sync-run-id')!
+    const docs = (await res.json()) as Doc[]
+    const jobs = extractionJobs(admin.workspaceId)
+    expect(jobs.map((j) => (JSON.parse(j.payload) as { documents: unknown[] }).documents.length)).toEqual([
+      64, 6,
+    ])
+    expect(await runOf(base, runId)).toMatchObject({ status: 'running', created: 70, pending: 70 })
+    await drain(t)
+    expect(extractionJobs(admin.workspaceId).map((j) => j.status)).toEqual(['succeeded', 'succeeded'])
+    for (const [i, d] of docs.slice(0, 69).entries()) {
+      const text = await t.deps.objects.getText(row(d.id).text_key!)
+      expect(text).toBe(`Note ${i} says the river is ${i} km long.`)
+    }
+    const blank = row(docs[69]!.id)
+    expect(blank.status).toBe('failed')
+    expect(blank.text_key).toBeNull()
+    const run = await runOf(base, runId)
+    expect(run).toMatchObject({ status: 'partial', created: 70, failed: 1, pending: 0 })
+    expect(run.errors).toEqual([
+      { path: 'blank.txt', document_id: docs[69]!.id, error: blank.error! },
+    ] as never)
+  })
+
+  test('a document deleted while its batch waits is skipped; the others are read and the run ends', async () => {
+    const { t, token } = f
+    const base = await createBase(t, token, 'Deleted')
+    const res = await upload(t, token, base, notes(3))
+    const runId = res.headers.get('x-sync-run-id')!
+    const docs = (await res.json()) as Doc[]
+    const del = await t.request(`/v1/corpora/${base}/documents/${docs[1]!.id}`, {
+      method: 'DELETE',
+      headers: bearer(token),
+    })
+    expect(del.status).toBe(204)
+    await drain(t)
+    expect(row(docs[0]!.id).text_key).not.toBeNull()
+    expect(row(docs[2]!.id).text_key).not.toBeNull()
+    expect(await runOf(base, runId)).toMatchObject({ status: 'succeeded', created: 3, failed: 0, pending: 0 })
+  })
+
+  test('one file alone keeps its own job, about its document', async () => {
+    const { t, token, admin } = f
+    const before = extractionJobs(admin.workspaceId).length
+    const base = await createBase(t, token, 'Alone')
+    const res = await upload(t, token, base, notes(1))
+    const [doc] = (await res.json()) as Doc[]
+    const jobs = extractionJobs(admin.workspaceId).slice(before)
+    expect(jobs.map((j) => JSON.parse(j.payload).document_id)).toEqual([doc!.id])
+    await drain(t)
+    expect(row(doc!.id).text_key).not.toBeNull()
+  })
+})
