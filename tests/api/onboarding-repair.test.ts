@@ -183,6 +183,32 @@ describe('a section whose text is lost', () => {
     // Nothing is queued again: the build ended.
     expect(t.services.onboarding.buildMissing()).toBe(0)
   })
+
+  test('a store that fails to answer is tried again later, and leaves nothing out of cart', async () => {
+    t = authApp({ env: { ENGRAM_JOB_WORKERS: '1' } })
+    const { admin, query, corpusId } = await uploaded()
+    await runOnly(corpusId, admin.token)
+    // The app reads through its envelope store, which reads the stream of this one.
+    const store = t.deps.objects
+    const read = store.get.bind(store)
+    store.get = async () => {
+      throw new Error('the object store did not answer')
+    }
+    await t.jobs.scheduler.drain()
+    const [job] = deferred(corpusId, admin.workspaceId)
+    expect(job).toMatchObject({ status: 'pending', error: 'the object store did not answer' })
+    expect(rows(t, 'engine_sections', "cart_key LIKE 'pending:%'")).toBe(3)
+    expect((await get(`/v1/corpora/${corpusId}`, admin.token)).cart_status).toBe('building')
+    store.get = read
+    t.clock.advance(10 * 60_000)
+    await t.jobs.scheduler.drain()
+    expect(t.jobs.queue.get(job!.id)).toMatchObject({
+      status: 'succeeded',
+      result: { built: 3, dropped: [] },
+    })
+    expect((await get(`/v1/corpora/${corpusId}`, admin.token)).cart_status).toBe('ready')
+    expect((await ask(corpusId, query)).strategy).toBe('cart')
+  })
 })
 
 describe("a base's background jobs", () => {

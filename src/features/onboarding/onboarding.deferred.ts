@@ -1,5 +1,10 @@
 import type { Clock } from '../../platform/clock/clock'
-import type { JobContext } from '../../platform/jobs/handler'
+import {
+  JobCanceledError,
+  type JobContext,
+  JobOverBudgetError,
+  TransientError,
+} from '../../platform/jobs/handler'
 import type { Job, JobQueue } from '../../platform/jobs/queue'
 import type { CorporaService } from '../corpora/corpora.service'
 import { type OnboardingJobs, RUN_KIND, type SectionOnboarder } from './onboarding.jobs'
@@ -14,6 +19,16 @@ export const DEFERRED_KIND = 'train_deferred'
 const DEFERRED_ATTEMPTS = 5
 /** Sections left out of cart a job's result names (its detail counts them all). */
 const DROPPED_NAMED = 20
+
+/** How onboarding says a section's text is gone for good (OnboardingJobs.leafText): not worth trying again. */
+const LOST = ['The document has no extracted text', 'The extracted text is missing']
+
+/** Rethrows a failure of the store or database as one the job tries again later (a cancel as it is). */
+function transient(e: Error): never {
+  const control =
+    e instanceof TransientError || e instanceof JobCanceledError || e instanceof JobOverBudgetError
+  throw control ? e : new TransientError(e.message)
+}
 
 /** A section the deferred build could not make a cartridge for: left to rag, and why. */
 interface Dropped {
@@ -101,29 +116,37 @@ export class DeferredJobs {
     const corpusId = ctx.job.subjectId!
     const ws = ctx.job.workspaceId
     const total = { built: 0, failed: 0, damaged: 0, dropped: [] as Dropped[] }
-    if (ctx.job.payload.check) total.damaged = await this.check(ctx, corpusId)
+    if (ctx.job.payload.check) total.damaged = await this.check(ctx, corpusId).catch(transient)
     let dropped = 0
+    let stalled = 0
     for (;;) {
       ctx.checkpoint()
       // Each step reads its sections' documents once (sections of one document share its text).
       const texts = new Map<string, Promise<string | null>>()
       const unreadable = new Map<string, string>()
+      let failure: Error | null = null
       const textOf = async (sectionId: string): Promise<string | null> => {
         const unit = this.d.repo.unit(sectionId)
         if (!unit) unreadable.set(sectionId, 'its document is gone')
         if (!unit) return null
         return this.d.jobs.leafText(unit, texts).catch((e: Error) => {
-          unreadable.set(sectionId, e.message)
+          // The text lost (or never extracted) is for good; a store that failed to answer is tried again.
+          if (LOST.some((m) => e.message.startsWith(m))) unreadable.set(sectionId, e.message)
+          else failure = e
           return null
         })
       }
-      const step = await this.d.engine.buildDeferred(corpusId, textOf)
+      const step = await this.d.engine.buildDeferred(corpusId, textOf).catch(transient)
       total.built += step.built
       total.failed += step.failed
       if (step.left > 0 && step.built + step.failed === 0) {
+        if (failure) transient(failure)
+        // A step that builds nothing thrice, giving up on nothing, is a fault: the job fails (listed).
+        let gaveUp = 0
         // Read again: a section indexed anew since the step read it is built by the next step.
         for (const s of this.d.engine.builds.waiting(corpusId)) {
           if (!this.d.engine.builds.giveUp(s, await textOf(s.section_id))) continue
+          gaveUp++
           dropped++
           const { section_id, document_id, filename } = s
           const reason =
@@ -131,6 +154,7 @@ export class DeferredJobs {
           if (total.dropped.length < DROPPED_NAMED)
             total.dropped.push({ section_id, document_id, filename, reason })
         }
+        if (gaveUp === 0 && ++stalled >= 3) throw new Error('the deferred build makes no progress')
       }
       const done = total.built + total.failed + dropped
       const left = this.d.engine.builds.left(corpusId)
