@@ -278,7 +278,7 @@ export class EngineCarts {
 }
 
 /** A cartridge's bytes decoded, or null when they are not a whole cartridge (deflate checks its data). */
-export function decodeOrNull(bytes: Uint8Array): WarmCartridge | null {
+function decodeOrNull(bytes: Uint8Array): WarmCartridge | null {
   try {
     return decodeCartridge(bytes)
   } catch {

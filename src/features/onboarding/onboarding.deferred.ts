@@ -5,7 +5,7 @@ import {
   JobOverBudgetError,
   TransientError,
 } from '../../platform/jobs/handler'
-import type { Job, JobQueue } from '../../platform/jobs/queue'
+import { isTerminal, type Job, type JobQueue } from '../../platform/jobs/queue'
 import type { CorporaService } from '../corpora/corpora.service'
 import { type OnboardingJobs, RUN_KIND, type SectionOnboarder } from './onboarding.jobs'
 import type { OnboardingRepo } from './onboarding.repo'
@@ -67,16 +67,17 @@ export class DeferredJobs {
   /**
    * After a run that left the base ready: marks its cart `building` and queues its deferred job when
    * sections wait for their cartridge (unless a job is already waiting: a running one may have passed
-   * the newest sections); marks it `ready` when none do. After a forced run the job first checks the
-   * cartridges the base kept (once a run): they stay `ready` unless the check finds one damaged.
+   * the newest sections); marks it `ready` when none do. After a forced run has ended, a job first
+   * checks the cartridges the base kept (once a run): `ready` stays unless it finds one damaged.
    */
   later(workspaceId: string, corpusId: string): Job | null {
     // A base deleted meanwhile (its run's last batch ending after the delete) leaves no job behind.
     if (this.d.corpora.workspaceOf(corpusId) === null) return null
     const now = this.d.clock.now().getTime()
     const jobs = this.d.queue.listBySubject(workspaceId, corpusId)
+    // Checked once the run has ended: not competing with its batches, so the base answers as soon.
     const run = jobs.find((j) => j.kind === RUN_KIND)
-    const check = run?.payload.force === true ? run.id : null
+    const check = run?.payload.force === true && isTerminal(run.status) ? run.id : null
     const deferred = jobs.filter((j) => j.kind === DEFERRED_KIND)
     const checked = check === null || deferred.some((j) => j.payload.check === check)
     if (this.d.engine.builds.left(corpusId) === 0) {

@@ -142,6 +142,20 @@ export function encodeCartridge(c: CartridgeData): Uint8Array {
   return out
 }
 
+/**
+ * The text a cartridge holds when its bytes are whole, else null: its header checked and its data
+ * inflated (deflate's checksum covers it), without building the warm copy decoding makes.
+ */
+export function cartridgeText(bytes: Uint8Array): string | null {
+  if (bytes.length < 5 || MAGIC.some((b, i) => bytes[i] !== b)) return null
+  if (bytes[4]! < 1 || bytes[4]! > CARTRIDGE_VERSION) return null
+  try {
+    return new Reader(new Uint8Array(inflateSync(bytes.subarray(5)))).str()
+  } catch {
+    return null
+  }
+}
+
 /** Parses bytes written by `encodeCartridge` into a warm copy; throws on a foreign or newer format. */
 export function decodeCartridge(bytes: Uint8Array): WarmCartridge {
   if (bytes.length < 5 || MAGIC.some((b, i) => bytes[i] !== b)) throw new Error('not a cartridge')

@@ -4,7 +4,7 @@ export { BoundQueue } from './boundqueue'
 export { compileCartridge, localId, localTerm, type WarmCartridge } from './cartridge'
 export { type CartRoute, routeCartridges, routeDf, routeKnownTerms, routeRow, routeSize } from './cartroute'
 export { type CartEntry, cartEntry, searchCartridges } from './cartsearch'
-export { CARTRIDGE_VERSION, contentKey, decodeCartridge, encodeCartridge } from './codec'
+export { CARTRIDGE_VERSION, cartridgeText, contentKey, decodeCartridge, encodeCartridge } from './codec'
 export {
   type CompiledSection,
   type CompileReply,
