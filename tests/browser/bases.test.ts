@@ -257,9 +257,22 @@ describe('console: document bases', () => {
     ).toBe('43')
     await accessible(page)
     await r.screenshot(page, 'base-onboarding-running')
+    // The cartridges' build after a run is said above the history while it goes (issue 38).
+    const building = /\/v1\/corpora\/[^/]+\/jobs\?kind=train_deferred/
+    await page.route(building, (route) =>
+      route.fulfill({
+        json: {
+          items: [{ ...job('running', 0.4, 3), id: 'job_deferred', kind: 'train_deferred' }],
+          next_cursor: null,
+        },
+      }),
+    )
     await page.getByRole('button', { name: 'Cancel onboarding' }).click()
     await page.getByText('Canceled at 43%').waitFor()
     await page.getByRole('button', { name: 'Start onboarding' }).waitFor()
+    await page.getByRole('status').filter({ hasText: 'Building cartridges: 40%' }).waitFor()
+    await page.unroute(building)
+    await page.getByText('Building cartridges: 40%').waitFor({ state: 'detached' })
     await page.unroute('**/v1/corpora/*/train*')
     await page.unroute('**/v1/jobs/job_standin')
     await page.unroute('**/v1/corpora/*/cancel')
