@@ -65,13 +65,17 @@ export class LocalObjectStore implements ObjectStore {
 
   async put(key: string, body: ObjectBody, opts: PutOptions = {}): Promise<PutResult> {
     const final = this.pathOf(key)
-    // Folders and files owner-only: objects are the tenants' documents (see private-files.ts).
-    await mkdir(this.tempDir, { recursive: true, mode: PRIVATE_DIR_MODE })
     const tmp = join(this.tempDir, `${toHex(this.random.bytes(16))}.part`)
     const meter = new MeteredHash(opts.maxBytes)
     let fh: FileHandle | undefined
     try {
-      fh = await open(tmp, 'wx', PRIVATE_FILE_MODE)
+      // Folders and files owner-only: objects are the tenants' documents (see private-files.ts).
+      // The temp folder is made when missing (once), not asked for at every write.
+      fh = await open(tmp, 'wx', PRIVATE_FILE_MODE).catch(async (e) => {
+        if (errCode(e) !== 'ENOENT') throw e
+        await mkdir(this.tempDir, { recursive: true, mode: PRIVATE_DIR_MODE })
+        return open(tmp, 'wx', PRIVATE_FILE_MODE)
+      })
       for await (const chunk of bodyChunks(body)) {
         meter.update(chunk)
         await writeFully(fh, chunk)
@@ -95,11 +99,12 @@ export class LocalObjectStore implements ObjectStore {
     const dir = dirname(final)
     for (let attempt = 0; ; attempt++) {
       try {
-        await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE })
+        // The folder is made when the rename finds none (a concurrent delete may also prune it
+        // between mkdir and rename: it is made again).
+        if (attempt > 0) await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE })
         await rename(tmp, final)
         break
       } catch (e) {
-        // A concurrent delete may prune the directory between mkdir and rename: make it again.
         if (errCode(e) === 'ENOENT' && attempt < 5) continue
         if (['ENOTDIR', 'EISDIR', 'ENOTEMPTY', 'EEXIST'].includes(errCode(e) ?? '')) {
           throw new InvalidObjectKeyError(

@@ -10,6 +10,9 @@ import { textKeyOf } from './keys'
 /** Most documents one extraction job takes: a large request becomes several jobs, run side by side. */
 export const EXTRACT_BATCH_DOCUMENTS = 64
 
+/** Sidecar writes of a batch in flight at once. */
+const PUTS_IN_FLIGHT = 8
+
 /** What an extraction job of several documents reports: each one's outcome, in payload order. */
 export interface BatchOutcome {
   outcome: 'batch'
@@ -73,6 +76,8 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
   const items: ExtractOutcome[] = []
   const written: { i: number; key: string; record: (now: number) => void }[] = []
   const dropped: string[] = []
+  const keys: string[] = []
+  const puts = new Set<Promise<void>>()
   try {
     for (let i = 0; i < p.documents.length; i++) {
       const one = single(p, i)
@@ -89,19 +94,26 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
         const side = sidecarOf(result, random)
         const key = textKeyOf(one.raw_key, one.document_id)
         registrar.inflight.add(key)
-        const stored = await objects.put(key, side.text, {
-          contentType: 'text/plain; charset=utf-8',
-          deferSync: true,
-        })
-        written.push({
-          i,
-          key,
-          record: (now) => corpora.setExtracted(doc, side.extraction(key, stored.size, now)),
-        })
+        // A few sidecars are written while the next documents are read (their texts held meanwhile).
+        if (puts.size >= PUTS_IN_FLIGHT) await Promise.race(puts)
+        const put = objects
+          .put(key, side.text, { contentType: 'text/plain; charset=utf-8', deferSync: true })
+          .then((stored) => {
+            written.push({
+              i,
+              key,
+              record: (now) => corpora.setExtracted(doc, side.extraction(key, stored.size, now)),
+            })
+          })
+          .finally(() => puts.delete(put))
+        put.catch(() => {})
+        puts.add(put)
+        keys.push(key)
         items.push(side.outcome)
       }
     }
-    await objects.sync(written.map((w) => w.key))
+    await Promise.all(puts)
+    await objects.sync(keys)
     ctx.checkpoint()
     transaction(db, () => {
       const now = registrar.now()
@@ -115,10 +127,11 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
       }
     })
   } catch (e) {
-    dropped.push(...written.map((w) => w.key))
+    await Promise.allSettled(puts)
+    dropped.push(...keys)
     throw e
   } finally {
-    for (const w of written) registrar.inflight.delete(w.key)
+    for (const key of keys) registrar.inflight.delete(key)
     for (const key of dropped) await registrar.dropIfUnused(key).catch(() => false)
   }
   return { outcome: 'batch', items }

@@ -130,21 +130,36 @@ export async function* fileParts(request: Request, limits: MultipartLimits): Asy
   }
 }
 
+/** A part this small is read whole before it is stored (its write overlaps reading the next parts). */
+export const SMALL_PART_BYTES = 64 * 1024
+
 /**
- * A web stream over a part's bytes, pulled with backpressure, calling `seen` with each chunk (the
- * caller keeps the first kilobytes for type detection). Cancelling it destroys the part.
+ * A part's bytes whole when it ends within `limit` bytes, else a web stream of all of them (those
+ * read so far first), pulled with backpressure; cancelling it destroys the part.
  */
-export function partStream(part: Readable, seen: (chunk: Uint8Array) => void): ReadableStream<Uint8Array> {
+export async function readUpTo(
+  part: Readable,
+  limit: number,
+): Promise<Uint8Array | ReadableStream<Uint8Array>> {
   const it = part[Symbol.asyncIterator]()
+  const first: Uint8Array[] = []
+  let size = 0
+  while (size <= limit) {
+    const r = await it.next()
+    if (r.done) return new Uint8Array(Buffer.concat(first))
+    const chunk = r.value as Uint8Array
+    first.push(chunk)
+    size += chunk.byteLength
+  }
   return new ReadableStream<Uint8Array>(
     {
       async pull(c) {
+        const held = first.shift()
+        if (held) return c.enqueue(held)
         try {
           const r = await it.next()
           if (r.done) return c.close()
-          const chunk = r.value as Uint8Array
-          seen(chunk)
-          c.enqueue(chunk)
+          c.enqueue(r.value as Uint8Array)
         } catch (e) {
           c.error(e)
         }
@@ -154,5 +169,20 @@ export function partStream(part: Readable, seen: (chunk: Uint8Array) => void): R
       },
     },
     { highWaterMark: 0 },
+  )
+}
+
+/** A stream that calls `seen` with each chunk as it passes (the caller keeps the first kilobytes). */
+export function seenStream(
+  body: ReadableStream<Uint8Array>,
+  seen: (chunk: Uint8Array) => void,
+): ReadableStream<Uint8Array> {
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, c) {
+        seen(chunk)
+        c.enqueue(chunk)
+      },
+    }),
   )
 }

@@ -4,7 +4,15 @@ import { newPathsAhead } from '../ingest.caps'
 import type { Registrar } from '../ingest.registrar'
 import type { Incoming, IngestDeps, Registered } from '../ingest.types'
 import { detectUpload, HeadBuffer } from './detect'
-import { type FilePart, fileParts, MultipartError, partStream, RequestTooLargeError } from './multipart'
+import {
+  type FilePart,
+  fileParts,
+  MultipartError,
+  RequestTooLargeError,
+  readUpTo,
+  SMALL_PART_BYTES,
+  seenStream,
+} from './multipart'
 import { normalizePath } from './paths'
 
 /** What an upload works with. */
@@ -56,6 +64,9 @@ export async function uploadFiles(
   })
 }
 
+/** Small files written at once while the next parts of the request are read. */
+const WRITES_IN_FLIGHT = 16
+
 /** Stores every file part of the request in turn; `written` collects the keys, for the caller to undo. */
 async function storeParts(
   deps: UploadDeps,
@@ -65,55 +76,95 @@ async function storeParts(
   written: string[],
 ): Promise<Incoming[]> {
   const { config, registrar } = deps
-  const stored: Incoming[] = []
+  const paths: string[] = []
+  const stored: Promise<Incoming>[] = []
+  // Small files are written while the next parts are read, a few at a time (their bytes held meanwhile).
+  const writes = new Set<Promise<Incoming>>()
   // A part with a new path the documents cap has no room for is refused before its body is read.
   const room = newPathsAhead(deps, workspaceId, corpusId)
   const parts = fileParts(request, {
     maxRequestBytes: config.max_request_bytes,
     maxFiles: config.max_files_per_request,
   })
-  for await (const part of parts) {
-    // Browsers send an empty, nameless part for a file input left empty.
-    if (part.filename === '') continue
-    const loc = ['body', 'files', stored.length, 'filename']
-    const path = normalizePath(part.filename, loc)
-    if (stored.some((s) => s.path === path)) {
-      throw fail('invalid_path', `The path "${path}" appears more than once in the request.`, [
-        { loc, msg: 'Duplicate path', type: 'duplicate_path' },
+  try {
+    for await (const part of parts) {
+      // Browsers send an empty, nameless part for a file input left empty.
+      if (part.filename === '') continue
+      const loc = ['body', 'files', paths.length, 'filename']
+      const path = normalizePath(part.filename, loc)
+      if (paths.includes(path)) {
+        throw fail('invalid_path', `The path "${path}" appears more than once in the request.`, [
+          { loc, msg: 'Duplicate path', type: 'duplicate_path' },
+        ])
+      }
+      room(path)
+      paths.push(path)
+      const key = registrar.newBlobKey(workspaceId, corpusId)
+      written.push(key)
+      registrar.inflight.add(key)
+      const body = await readUpTo(part.stream, SMALL_PART_BYTES)
+      if (!(body instanceof Uint8Array)) {
+        stored.push(Promise.resolve(await storePart(deps, part, body, path, key)))
+        continue
+      }
+      if (writes.size >= WRITES_IN_FLIGHT) await Promise.race(writes)
+      const write = storeSmall(deps, part, body, path, key).finally(() => writes.delete(write))
+      write.catch(() => {})
+      writes.add(write)
+      stored.push(write)
+    }
+    if (stored.length === 0) {
+      throw fail('validation_error', 'No files in the request: send each file as a "files" part.', [
+        { loc: ['body', 'files'], msg: 'Field required', type: 'missing' },
       ])
     }
-    room(path)
-    const key = registrar.newBlobKey(workspaceId, corpusId)
-    written.push(key)
-    registrar.inflight.add(key)
-    stored.push(await storePart(deps, part, path, key))
+    return await Promise.all(stored)
+  } finally {
+    // A refusal is answered once no write of the request is still under way (its caller removes them).
+    await Promise.allSettled(writes)
   }
-  if (stored.length === 0) {
-    throw fail('validation_error', 'No files in the request: send each file as a "files" part.', [
-      { loc: ['body', 'files'], msg: 'Field required', type: 'missing' },
-    ])
+}
+
+/** A small file, whole in memory: its type checked, then written (unsynced, as every part is). */
+async function storeSmall(
+  deps: UploadDeps,
+  part: FilePart,
+  bytes: Uint8Array,
+  path: string,
+  key: string,
+): Promise<Incoming> {
+  const { config, objects } = deps
+  if (bytes.byteLength > config.max_file_bytes) throw fileTooLarge(path, config.max_file_bytes)
+  const detection = await detectUpload(path, bytes, bytes.byteLength, part.mimeType, async () => bytes)
+  if (!detection.supported) {
+    throw fail('unsupported_media_type', detection.message, { filename: path, type: detection.typeName })
   }
-  return stored
+  const put = await objects.put(key, bytes, { deferSync: true })
+  return { path, sha256: put.sha256, size: put.size, contentType: detection.contentType, rawKey: key }
 }
 
 /** Streams one part to `key` within the size limit, then checks that its type is one we read. */
-async function storePart(deps: UploadDeps, part: FilePart, path: string, key: string): Promise<Incoming> {
+async function storePart(
+  deps: UploadDeps,
+  part: FilePart,
+  body: ReadableStream<Uint8Array>,
+  path: string,
+  key: string,
+): Promise<Incoming> {
   const { config, objects } = deps
   const head = new HeadBuffer()
   let put: { size: number; sha256: string }
   try {
     put = await objects.put(
       key,
-      partStream(part.stream, (c) => head.add(c)),
-      { maxBytes: config.max_file_bytes, deferSync: true },
+      seenStream(body, (c) => head.add(c)),
+      {
+        maxBytes: config.max_file_bytes,
+        deferSync: true,
+      },
     )
   } catch (e) {
-    if (e instanceof ObjectTooLargeError) {
-      throw fail('payload_too_large', `The file "${path}" exceeds the limit of ${e.limit} bytes per file.`, {
-        limit: e.limit,
-        filename: path,
-      })
-    }
+    if (e instanceof ObjectTooLargeError) throw fileTooLarge(path, e.limit)
     throw e
   }
   const detection = await detectUpload(path, head.bytes(), put.size, part.mimeType, () =>
@@ -123,6 +174,13 @@ async function storePart(deps: UploadDeps, part: FilePart, path: string, key: st
     throw fail('unsupported_media_type', detection.message, { filename: path, type: detection.typeName })
   }
   return { path, sha256: put.sha256, size: put.size, contentType: detection.contentType, rawKey: key }
+}
+
+function fileTooLarge(path: string, limit: number): ApiError {
+  return fail('payload_too_large', `The file "${path}" exceeds the limit of ${limit} bytes per file.`, {
+    limit,
+    filename: path,
+  })
 }
 
 function requestTooLarge(limit: number): ApiError {
