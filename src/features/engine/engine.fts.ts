@@ -2,6 +2,7 @@ import type { Database, Statement } from 'bun:sqlite'
 import { passageTerms } from './cart/index'
 import type { PostingStatements } from './engine.postings'
 import type { Bm25Statements } from './engine.topk'
+import { ftsTerm } from './text/index'
 
 // Where a base's passages are indexed. A base has an FTS5 table of its own, `engine_fts_<key>`
 // (migrations/0015_engine_own_index.sql), so BM25's passage count and average length, which FTS5
@@ -11,10 +12,13 @@ import type { Bm25Statements } from './engine.topk'
 
 /** The FTS token of a term in a base: the base key, "x", then the term without punctuation. */
 export function ftsToken(key: number, term: string): string {
-  return `${key}x${PLAIN.test(term) ? term : term.replace(/[^\p{L}\p{N}]/gu, '')}`
+  return `${key}x${ftsTerm(term)}`
 }
-// Most terms are plain lower-case ASCII and need no clean-up.
-const PLAIN = /^[a-z0-9]*$/
+
+/** A passage's FTS5 row in a base from its terms as ftsTerm cleans them, joined by spaces (`count` of them). */
+export function ftsRow(key: number, terms: string, count: number): string {
+  return count === 0 ? '' : `${key}x${terms.replaceAll(' ', ` ${key}x`)}`
+}
 
 /** The statements over one FTS5 table and its vocabulary. */
 export interface FtsIndex extends Bm25Statements, PostingStatements {

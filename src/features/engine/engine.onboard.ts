@@ -1,5 +1,11 @@
 import { objectKey } from '../../platform/storage/keys'
-import { type CompiledSection, contentKey, sectionPassages, type WarmCartridge } from './cart/index'
+import {
+  type CompiledSection,
+  contentKey,
+  type IndexedSection,
+  indexSection,
+  type WarmCartridge,
+} from './cart/index'
 import { type BuildsRepo, FAILED, isBuilt, PENDING } from './engine.builds.repo'
 import type { CartStore, EngineCarts } from './engine.carts'
 import type { EngineRepo, SectionRow } from './engine.repo'
@@ -64,14 +70,16 @@ function cartKeyOf(workspaceId: string, text: string): string {
  * as soon as it commits): passages chunked and their FTS5 rows. Their cartridges, vectors and stored
  * words (rag reads a passage's text until they are there) are left to buildDeferred, on the compile
  * threads (the section's key marked PENDING). Each section's result or error; a failing section
- * rolls back to its savepoint alone.
+ * rolls back to its savepoint alone. `chunked`: the sections already chunked (on a compile thread,
+ * indexSection), in order; those missing are chunked here.
  */
 export async function indexSections(
   parts: OnboardParts,
   inputs: SectionInput[],
+  chunked: readonly IndexedSection[] = [],
 ): Promise<(OnboardResult | Error)[]> {
   const previous: SectionRow[] = [] // rows replaced, whose cartridges may be left unused
-  const all = () => inputs.map((input) => indexOne(parts, input, previous))
+  const all = () => inputs.map((input, i) => indexOne(parts, input, chunked[i], previous))
   const out = parts.repo.client.transaction(all)()
   // A replaced cartridge leaves the store once no section uses it (drop checks).
   for (const row of previous) await parts.carts.drop(row.cart_key)
@@ -83,14 +91,19 @@ export async function indexSections(
  * unchanged text, a copy) uses that cartridge at once, with its vectors and stored words made now (no
  * compile to wait for); any other waits for its deferred build.
  */
-function indexOne(parts: OnboardParts, input: SectionInput, previous: SectionRow[]): OnboardResult | Error {
+function indexOne(
+  parts: OnboardParts,
+  input: SectionInput,
+  chunked: IndexedSection | undefined,
+  previous: SectionRow[],
+): OnboardResult | Error {
   const key = cartKeyOf(input.workspaceId, input.text)
   const size = parts.builds.builtSize(key)
   const cartKey = size === null ? PENDING + key : key
   let sentences = 0
   let passages = 0
   try {
-    const inputs = sectionPassages(input.text)
+    const { passages: inputs, fts } = chunked ?? indexSection(input.text)
     const vectors = size === null ? null : parts.embeddings.forIndexing(inputs.map((p) => p.text))
     const words =
       size === null ? null : inputs.map((p) => encodePassageWords(scanPassageWords(p.text, p.sents)))
@@ -108,7 +121,7 @@ function indexOne(parts: OnboardParts, input: SectionInput, previous: SectionRow
       },
       inputs,
       vectors,
-      words,
+      { words, fts },
     )
     if (row && row.cart_key !== cartKey && isBuilt(row.cart_key)) previous.push(row)
     passages = inputs.length

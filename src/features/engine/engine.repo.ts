@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'bun:sqlite'
 import type { PassageInput } from './cart/index'
-import { FtsIndexes, ftsToken } from './engine.fts'
+import { FtsIndexes, ftsRow, ftsToken } from './engine.fts'
 import { Postings } from './engine.postings'
 import { bm25Top, bm25Within, type TopkHit } from './engine.topk'
 import { VectorRepo } from './engine.vectors.repo'
@@ -122,14 +122,14 @@ export class EngineRepo {
 
   /**
    * Indexes a section's passages and records the section, replacing an earlier indexing of it (which
-   * it returns) in the same transaction; with `vectors`, also stores the passages' embeddings, and
-   * with `words` their stored words (one per passage, in order; else putWords adds them later).
+   * it returns) in the same transaction; with `vectors`, also stores the passages' embeddings, with
+   * `words` their stored words (else putWords adds them later), with `fts` their FTS5 rows (ftsRow).
    */
   putSection(
     row: Omit<SectionRow, 'cart_bytes'> & { cart_bytes?: number },
     passages: PassageInput[],
     vectors?: { model: string; list: Float32Array[] } | null,
-    words?: Uint8Array[] | null,
+    { words, fts }: { words?: Uint8Array[] | null; fts?: { terms: string; count: number }[] } = {},
   ): SectionRow | null {
     return this.client.transaction(() => {
       const previous = this.removeSection(row.section_id)
@@ -154,7 +154,8 @@ export class EngineRepo {
         const sents = new Uint8Array(p.sents.buffer, p.sents.byteOffset, p.sents.byteLength)
         const w = words?.[i] ?? null
         const { lastInsertRowid } = put.run(row.section_id, p.ordinal, p.text, sents, w, p.start ?? null)
-        index.put.run(lastInsertRowid, p.terms.map(token).join(' '))
+        const f = fts?.[i]
+        index.put.run(lastInsertRowid, f ? ftsRow(key, f.terms, f.count) : p.terms.map(token).join(' '))
       })
       if (vectors) this.vectors.insert(row.section_id, passages, vectors)
       this.s.addCount!.run(passages.length, row.base_id)
@@ -184,7 +185,6 @@ export class EngineRepo {
     })()
     return row
   }
-
   /** The sections of a base, or of one document. */
   sections(baseId: string): SectionRow[] {
     return this.s.sections!.all(baseId) as SectionRow[]

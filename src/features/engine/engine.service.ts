@@ -5,6 +5,8 @@ import {
   compileCartridge,
   encodeCartridge,
   fitCartridge,
+  type IndexedSection,
+  indexSection,
   passageInputs,
   type WarmCartridge,
 } from './cart/index'
@@ -33,6 +35,7 @@ import { encodePassageWords, scanPassageWords } from './rank/index'
 import type { EncoderEmbed } from './support/index'
 import { prepareHypernyms, prepareStaticVectors, prepareSynonyms } from './text/index'
 
+export type { IndexedSection } from './cart/index'
 /**
  * What the answers feature uses of an answer: its input and metrics, the no-answer text, and how an
  * answer is streamed, piece by piece.
@@ -62,6 +65,8 @@ export interface EngineDeps {
   compile?: (text: string) => Promise<CompiledSection>
   /** Starts the compile threads ahead of a run (CompileThreads.warm); nothing to start by default. */
   warmCompile?: () => void
+  /** Chunks sections' texts for the index elsewhere (CompileThreads.index); in process by default. */
+  chunk?: (texts: string[]) => Promise<IndexedSection[]>
   /**
    * The model that embeds passages for re-ranking candidates by meaning: an embeddings server (its
    * vectors come after onboarding, from embedSections) or the built-in vectors (made as passages are
@@ -140,9 +145,14 @@ export class Engine {
     return { ...one!, cartKey: row.cart_key, cartBytes: row.cart_bytes }
   }
 
-  /** Indexes sections' text for rag (engine.onboard.ts); cartridges and vectors wait for buildDeferred. */
-  indexSections(inputs: SectionInput[]): Promise<(OnboardResult | Error)[]> {
-    return indexSections(this.parts, inputs)
+  /** Indexes sections' text for rag (engine.onboard.ts; `chunked`: as chunkSections gave them). */
+  indexSections(inputs: SectionInput[], chunked?: IndexedSection[]): Promise<(OnboardResult | Error)[]> {
+    return indexSections(this.parts, inputs, chunked)
+  }
+  /** Sections' texts chunked for indexSections, on a compile thread when there are some. */
+  chunkSections(texts: string[]): Promise<IndexedSection[]> {
+    if (this.deps.chunk) return this.deps.chunk(texts)
+    return new Promise((resolve) => resolve(texts.map(indexSection)))
   }
 
   /** A step of a base's deferred build (engine.onboard.ts): what questions read but rag answers without. */

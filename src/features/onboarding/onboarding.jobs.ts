@@ -4,13 +4,14 @@ import { type JobContext, TransientError } from '../../platform/jobs/scheduler'
 import { LlmUnavailableError } from '../../platform/llm/server-request'
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
-import type { Engine, SectionInput } from '../engine/engine.service'
+import type { Engine, IndexedSection, SectionInput } from '../engine/engine.service'
 import type { OnboardingRepo, UnitRow } from './onboarding.repo'
 
 /** The answer engine's onboarding calls this feature needs. */
 export type SectionOnboarder = Pick<
   Engine,
   | 'indexSections'
+  | 'chunkSections'
   | 'buildDeferred'
   | 'builds'
   | 'warmBase'
@@ -42,6 +43,9 @@ const GROUP_SECTIONS = 128
 /** Most text in a group: a transaction of about this much text keeps the event loop's turns short. */
 const GROUP_CHARS = 128 * 1024
 
+/** No sections chunked (a group without units). */
+const NONE: Promise<null> = Promise.resolve(null)
+
 /** A leaf of a group: its text being read. */
 interface PlannedLeaf {
   leaf: UnitRow
@@ -55,44 +59,19 @@ interface PlannedUnit {
   todo: PlannedLeaf[]
 }
 
-/** Units onboarded together; `done` counts the batch's units up to its end, `waiting` a document still being extracted. */
+/**
+ * Units onboarded together; `done` counts the batch's units up to its end, `waiting` a document
+ * still being extracted; `chunked`, its sections (those whose text was read, in order) chunked on a
+ * compile thread while the group before is written (null when that failed: indexSections chunks them).
+ */
 interface Group {
   units: PlannedUnit[]
   done: number
   waiting: string | null
+  chunked: Promise<IndexedSection[] | null>
 }
 
-/** Text a batch of small units holds beyond its first `batchSize` units. */
-const BATCH_CHARS = 128 * 1024
-/** Most units a batch of small ones holds. */
-const BATCH_UNITS_MAX = 128
-
-/** A unit as a run splits them into batches. */
-export type BatchUnit = { id: string; parent_id: string | null; text_chars: number }
-
-/**
- * A run's units in batches: `size` units each, or more while the batch holds at most BATCH_CHARS of
- * text (up to BATCH_UNITS_MAX). Small files share batches, so a run of 5,000 one-paragraph files
- * has 40 batches, not 313: fewer jobs to claim and settle, and groups large enough to overlap the
- * compile of the next one with the writes of this one (and to share their fsyncs and transactions).
- */
-export function batchesOf<U extends BatchUnit>(units: U[], size: number): U[][] {
-  const out: U[][] = []
-  let batch: U[] = []
-  let chars = 0
-  for (const u of units) {
-    const full = batch.length >= BATCH_UNITS_MAX || chars + u.text_chars > BATCH_CHARS
-    if (batch.length >= size && full) {
-      out.push(batch)
-      batch = []
-      chars = 0
-    }
-    batch.push(u)
-    chars += u.text_chars
-  }
-  if (batch.length > 0) out.push(batch)
-  return out
-}
+export { type BatchUnit, batchesOf } from './onboarding.batches'
 
 /** Measured cost of a run (kept in its result for economics), and its units that failed. */
 export interface RunStats {
@@ -169,7 +148,7 @@ export class OnboardingJobs {
     texts: Map<string, Promise<string | null>>,
     stats: RunStats,
   ): Group {
-    const group: Group = { units: [], done: cursor.done, waiting: null }
+    const group: Group = { units: [], done: cursor.done, waiting: null, chunked: NONE }
     let sections = 0
     let chars = 0
     while (cursor.next < ids.length && sections < GROUP_SECTIONS && chars < GROUP_CHARS) {
@@ -192,7 +171,14 @@ export class OnboardingJobs {
       cursor.done++
     }
     group.done = cursor.done
+    if (group.units.length > 0) group.chunked = this.chunk(group)
     return group
+  }
+
+  /** The group's sections chunked (Engine.chunkSections) once their texts are read; null when that fails. */
+  private async chunk(group: Group): Promise<IndexedSection[] | null> {
+    const read = await Promise.all(group.units.flatMap((u) => u.todo.map((p) => p.text.catch(() => null))))
+    return this.d.engine.chunkSections(read.filter((t): t is string => t !== null)).catch(() => null)
   }
 
   /** A leaf's text being read; a failure is kept for its turn (one left unread is not reported). */
@@ -230,7 +216,10 @@ export class OnboardingJobs {
         owners.push({ unit: u, leaf, chars: text.length })
       }
     }
-    const results = await this.d.engine.indexSections(inputs)
+    // Chunked on a thread when that is done (the group before took long enough), else here.
+    const all = await group.chunked
+    const chunked = all?.length === inputs.length ? all : undefined
+    const results = await this.d.engine.indexSections(inputs, chunked)
     const ready: UnitRow[] = []
     results.forEach((r, i) => {
       const { unit, leaf, chars } = owners[i]!

@@ -225,8 +225,8 @@ export class OnboardingService {
   }
 
   private settle(batch: Job): void {
-    // A batch's sections start their deferred build while the next batches are indexed.
-    if (batch.status === 'succeeded') this.deferred.later(batch.workspaceId, batch.subjectId!)
+    // The deferred build starts as the run ends (rollUp): until then the compile thread chunks the
+    // run's next groups, and the run has both cores.
     if (batch.parentId) this.rollUp(batch.parentId)
   }
 

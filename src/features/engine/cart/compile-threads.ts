@@ -1,18 +1,45 @@
 import type { ThreadWorker } from '../../../platform/concurrency/thread-worker'
 import { workerScriptPath } from '../../../platform/concurrency/worker-path'
 import { encodePassageWords, scanPassageWords } from '../rank/index'
-import { STATIC_MODEL, staticVector } from '../text/index'
+import { ftsTerm, STATIC_MODEL, staticVector } from '../text/index'
 import { compileCartridge } from './cartridge'
 import { encodeCartridge } from './codec'
 import { fitCartridge } from './fit'
-import { type PassageInput, passageInputs } from './passages'
+import { type PassageInput, passageInputs, sectionPassages } from './passages'
 
-/** What a compile thread is sent: a section's text, under an id its answer carries back. */
+/**
+ * What a compile thread is sent, under an id its answer carries back: a section's text to compile,
+ * or (`index`) sections' texts to chunk into the passages a run indexes.
+ */
 export interface CompileRequest {
   id: number
   text: string
   /** Whether to embed the passages with the built-in static vectors too. */
   vectors: boolean
+  /** Sections to chunk for the index (indexSection), instead of `text` to compile. */
+  index?: string[]
+}
+
+/**
+ * A section chunked for the index, as a run writes it: its passages (their `terms` left empty) and
+ * each passage's terms as the FTS5 row holds them (ftsTerm, joined by spaces; the base's key is
+ * put before each where the row is written), with how many there are.
+ */
+export interface IndexedSection {
+  passages: PassageInput[]
+  fts: { terms: string; count: number }[]
+}
+
+/** A section's text chunked for the index (sectionPassages), its terms ready for the FTS5 rows. */
+export function indexSection(text: string): IndexedSection {
+  const passages = sectionPassages(text)
+  const fts = passages.map((p) => {
+    const terms = p.terms.map(ftsTerm).join(' ')
+    const count = p.terms.length
+    p.terms = []
+    return { terms, count }
+  })
+  return { passages, fts }
 }
 
 /** A section compiled: its encoded cartridge and its passages as the index stores them. */
@@ -31,6 +58,7 @@ export interface CompiledSection {
 /** What a compile thread answers: the compiled section, or the message of the error it threw. */
 export type CompileReply =
   | ({ type: 'done'; id: number } & CompiledSection)
+  | { type: 'indexed'; id: number; sections: IndexedSection[] }
   | { type: 'error'; id: number; message: string }
 
 /**
@@ -87,14 +115,27 @@ interface Pending {
   text: string
   resolve: (section: CompiledSection) => void
   reject: (e: Error) => void
+  /** Sections to chunk (an index request); its answer goes to `indexed`. */
+  index?: string[]
+  indexed?: (sections: IndexedSection[]) => void
 }
 
 interface Slot {
   worker: CompileWorker
   pending: Map<number, Pending>
+  /** Compiles posted to the thread and not answered yet (at most COMPILES_POSTED). */
+  posted: number
+  /** Compiles held here until the thread has fewer posted: an index request passes them. */
+  held: CompileRequest[]
   idle: ReturnType<typeof setTimeout> | null
   stopped: boolean
 }
+
+/**
+ * Compiles a thread is given at once. The deferred build asks for many; a run's index requests,
+ * which its writes wait for, go to the thread at once and so wait for at most these.
+ */
+const COMPILES_POSTED = 2
 
 /**
  * Compiles cartridges on worker threads, so onboarding's heaviest step leaves the event loop free
@@ -119,24 +160,51 @@ export class CompileThreads {
     if (!slot) return inProcess(text, vectors)
     return new Promise<CompiledSection>((resolve, reject) => {
       const id = this.nextId++
-      if (slot.pending.size === 0) {
-        if (slot.idle) clearTimeout(slot.idle)
-        slot.idle = null
-        slot.worker.ref()
-      }
+      this.busy(slot)
       slot.pending.set(id, { text, resolve, reject })
-      slot.worker.postMessage({ id, text, vectors })
+      const request = { id, text, vectors }
+      if (slot.posted < COMPILES_POSTED) this.post(slot, request)
+      else slot.held.push(request)
     })
   }
 
   /**
-   * Starts a thread ahead of the work and has it load its tables (WordNet kinds, the static vectors)
-   * on a short text, so the first sections of a run do not wait for them. Does nothing once threads
-   * have failed (in-process compiling needs no start) or are closed.
+   * Sections' texts chunked for the index (indexSection's results, in order), on a thread ahead of
+   * the compiles it holds, so that a run's next group is chunked while the event loop writes this one.
+   */
+  index(texts: string[]): Promise<IndexedSection[]> {
+    if (this.closed) return Promise.reject(new Error('the compile threads are closed'))
+    const slot = this.failed ? null : this.slot()
+    if (!slot) return new Promise((resolve) => resolve(texts.map(indexSection)))
+    return new Promise<IndexedSection[]>((indexed, reject) => {
+      const id = this.nextId++
+      this.busy(slot)
+      slot.pending.set(id, { text: '', resolve: () => {}, reject, index: texts, indexed })
+      slot.worker.postMessage({ id, text: texts[0] ?? '', vectors: false, index: texts })
+    })
+  }
+
+  /** A thread given work: kept from stopping while it has some. */
+  private busy(slot: Slot): void {
+    if (slot.pending.size > 0) return
+    if (slot.idle) clearTimeout(slot.idle)
+    slot.idle = null
+    slot.worker.ref()
+  }
+
+  private post(slot: Slot, request: CompileRequest): void {
+    slot.posted++
+    slot.worker.postMessage(request)
+  }
+
+  /**
+   * Starts a thread ahead of a run and has it chunk a short text (the tables a run's chunking reads),
+   * so the run's first groups do not wait for it; the compile's own tables load with the first
+   * compile, after the run. Does nothing once threads have failed or are closed.
    */
   warm(): void {
     if (this.failed || this.closed) return
-    this.compile(WARM_TEXT).catch(() => {})
+    this.index([WARM_TEXT]).catch(() => {})
   }
 
   /** Stops every thread; what they still had fails. */
@@ -157,7 +225,7 @@ export class CompileThreads {
       const worker = (
         this.opts.spawn ?? (() => new Worker(compileWorkerPath()) as unknown as CompileWorker)
       )()
-      const slot: Slot = { worker, pending: new Map(), idle: null, stopped: false }
+      const slot: Slot = { worker, pending: new Map(), posted: 0, held: [], idle: null, stopped: false }
       worker.onmessage = (e) => this.answer(slot, e.data as CompileReply)
       worker.onerror = (e) => {
         e.preventDefault?.()
@@ -179,12 +247,18 @@ export class CompileThreads {
     const p = slot.pending.get(msg.id)
     if (!p) return
     slot.pending.delete(msg.id)
+    if (!p.index) {
+      slot.posted--
+      const next = slot.held.shift()
+      if (next) this.post(slot, next)
+    }
     if (slot.pending.size === 0) {
       slot.worker.unref()
       slot.idle = setTimeout(() => this.stop(slot), this.opts.idleMs ?? 10_000)
       ;(slot.idle as { unref?: () => void }).unref?.()
     }
-    if (msg.type === 'done')
+    if (msg.type === 'indexed') p.indexed?.(msg.sections)
+    else if (msg.type === 'done')
       p.resolve({ bytes: msg.bytes, inputs: msg.inputs, words: msg.words, vectors: msg.vectors })
     else p.reject(new Error(msg.message))
   }
@@ -206,8 +280,12 @@ export class CompileThreads {
     if (!slot) return
     this.stop(slot)
     const vectors = this.opts.staticVectors ?? false
-    for (const p of slot.pending.values()) inProcess(p.text, vectors).then(p.resolve, p.reject)
+    for (const p of slot.pending.values()) {
+      if (p.index) p.indexed?.(p.index.map(indexSection))
+      else inProcess(p.text, vectors).then(p.resolve, p.reject)
+    }
     slot.pending.clear()
+    slot.held = []
   }
 }
 

@@ -6,15 +6,20 @@ import {
   type CompileReply,
   type CompileRequest,
   compileSection,
+  indexSection,
   transferables,
 } from './compile-threads'
 
 declare const self: Worker
 
 self.onmessage = (e: MessageEvent) => {
-  const { id, text, vectors } = e.data as CompileRequest
+  const { id, text, vectors, index } = e.data as CompileRequest
   let section: CompiledSection
   try {
+    if (index) {
+      self.postMessage({ type: 'indexed', id, sections: index.map(indexSection) } satisfies CompileReply)
+      return
+    }
     section = compileSection(text, vectors)
   } catch (err) {
     self.postMessage({

@@ -12,6 +12,8 @@ export {
   CompileThreads,
   type CompileWorker,
   compileSection,
+  type IndexedSection,
+  indexSection,
 } from './compile-threads'
 export { fitCartridge, landsOn, selfTest } from './fit'
 export { type PassageInput, passageInputs, passageTerms, sectionPassages } from './passages'

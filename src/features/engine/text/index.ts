@@ -29,4 +29,4 @@ export {
   wordCount,
 } from './text'
 export { prepareSynonyms, variantsOf } from './variants'
-export { FNV_OFFSET, FNV_PRIME, wordCharAt, wordEnd } from './wordscan'
+export { FNV_OFFSET, FNV_PRIME, ftsTerm, wordCharAt, wordEnd } from './wordscan'

@@ -7,6 +7,13 @@
  * match, cost about two thirds of that scan.
  */
 
+/** An index term as the FTS5 index holds it (after the base's key): without punctuation. */
+export function ftsTerm(term: string): string {
+  return PLAIN.test(term) ? term : term.replace(/[^\p{L}\p{N}]/gu, '')
+}
+// Most terms are plain lower-case ASCII and need no clean-up.
+const PLAIN = /^[a-z0-9]*$/
+
 // Per UTF-16 unit of the Basic Multilingual Plane: 0 not classified yet, 1 letter or digit, 2 neither.
 const bmp = new Uint8Array(65536)
 for (let c = 0; c < 128; c++)

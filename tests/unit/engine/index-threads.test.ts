@@ -1,0 +1,71 @@
+import { afterEach, describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import {
+  type CompileReply,
+  type CompileRequest,
+  CompileThreads,
+  type CompileWorker,
+  compileSection,
+  indexSection,
+  sectionPassages,
+} from '../../../src/features/engine/cart/index'
+import { ftsRow, ftsToken } from '../../../src/features/engine/engine.fts'
+import { FakeWorker as FakeThread } from '../../helpers/fake-worker'
+import { FIXTURE_SQUAD } from '../../helpers/fixture-data'
+
+// A run's sections are chunked on the compile thread (indexSection) while the event loop writes the
+// group before; the deferred build's compiles, which may be many, wait behind a run's requests.
+
+const ARTICLES = join(FIXTURE_SQUAD, 'articles')
+const texts = ['Warsaw.txt', 'Oxygen.txt', 'Nikola_Tesla.txt'].map((f) =>
+  readFileSync(join(ARTICLES, f), 'utf8'),
+)
+
+class FakeWorker extends FakeThread<CompileRequest, CompileReply> implements CompileWorker {}
+
+let pool: CompileThreads | null = null
+afterEach(() => {
+  pool?.close()
+  pool = null
+})
+
+describe("a run's chunking on the compile thread", () => {
+  test('gives the passages and FTS5 rows chunking in process gives, on a real thread', async () => {
+    pool = new CompileThreads({ threads: 1 })
+    const chunked = await pool.index(texts)
+    chunked.forEach((c, i) => {
+      const local = sectionPassages(texts[i]!)
+      expect(c.passages.map(({ terms, ...p }) => p)).toEqual(local.map(({ terms, ...p }) => p))
+      for (const key of [1, 37])
+        expect(c.fts.map((f) => ftsRow(key, f.terms, f.count))).toEqual(
+          local.map((p) => p.terms.map((t) => ftsToken(key, t)).join(' ')),
+        )
+    })
+    expect(indexSection(texts[0]!)).toEqual(chunked[0]!)
+  })
+
+  test('goes to the thread ahead of the compiles it holds back', async () => {
+    const workers: FakeWorker[] = []
+    pool = new CompileThreads({
+      threads: 1,
+      spawn: () => {
+        const w = new FakeWorker()
+        workers.push(w)
+        return w
+      },
+    })
+    const compiles = texts.map((t) => pool!.compile(t))
+    for (const c of compiles) c.catch(() => {})
+    const chunked = pool.index([texts[0]!])
+    const sent = () => workers[0]!.sent.map((m) => (m.index ? 'index' : texts.indexOf(m.text)))
+    // Two compiles at a time: the third waits here, the run's request does not.
+    expect(sent()).toEqual([0, 1, 'index'])
+    const [first, , index] = workers[0]!.sent
+    workers[0]!.reply({ type: 'indexed', id: index!.id, sections: [indexSection(texts[0]!)] })
+    expect(await chunked).toEqual([indexSection(texts[0]!)])
+    workers[0]!.reply({ type: 'done', id: first!.id, ...compileSection(texts[0]!) })
+    await compiles[0]
+    expect(sent()).toEqual([0, 1, 'index', 2])
+  })
+})
