@@ -69,6 +69,22 @@ describe('extraction of an upload of many files', () => {
     ] as never)
   })
 
+  test('large files make batches of at most 512 KiB: four of 200 KB are two jobs of two', async () => {
+    const { t, token, admin } = f
+    const before = extractionJobs(admin.workspaceId).length
+    const base = await createBase(t, token, 'Large')
+    const line = 'The river flows north through the valley and past the old mill.\n'
+    const big = (i: number): Part => ({ filename: `big${i}.txt`, content: `${i} ${line.repeat(3100)}` })
+    const res = await upload(t, token, base, [0, 1, 2, 3].map(big))
+    expect(res.status).toBe(200)
+    const jobs = extractionJobs(admin.workspaceId).slice(before)
+    expect(jobs.map((j) => (JSON.parse(j.payload) as { documents: unknown[] }).documents.length)).toEqual([
+      2, 2,
+    ])
+    await drain(t)
+    for (const d of (await res.json()) as Doc[]) expect(row(d.id).text_key).not.toBeNull()
+  })
+
   test('a document deleted while its batch waits is skipped; the others are read and the run ends', async () => {
     const { t, token } = f
     const base = await createBase(t, token, 'Deleted')

@@ -124,6 +124,7 @@ export class Registrar {
     transaction(db, () => {
       if (!corpora.exists(workspaceId, corpusId)) throw notFound('Document base')
       const jobs: ExtractPayload[] = []
+      const sizes: number[] = []
       const start = capped ? holdings(this.deps, workspaceId) : null
       const freed = deletions.filter((r) => r.parent_id === null).length
       let noneLarger = true
@@ -142,7 +143,10 @@ export class Registrar {
         ids.push(done.id)
         results.push(done.result)
         stale.push(...done.stale)
-        if (done.job) jobs.push(done.job)
+        if (done.job) {
+          jobs.push(done.job)
+          sizes.push(item.size)
+        }
       }
       if (batch.deletions) removed = corpora.detach(workspaceId, corpusId, deletions, batch.deletions.by)
       // The whole batch or nothing: what it adds in all, against what the workspace held before it.
@@ -153,7 +157,7 @@ export class Registrar {
           noLarger: noneLarger,
         })
       }
-      enqueueExtraction(queue, workspaceId, jobs)
+      enqueueExtraction(queue, workspaceId, jobs, sizes)
       const counts = countsOf(results, removed, jobs.length, batch.into?.unchanged ?? 0)
       if (batch.into) this.repo.addToRun(runId, counts, [...batch.into.failures, ...refused])
       else

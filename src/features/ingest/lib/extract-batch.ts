@@ -7,8 +7,12 @@ import { EXTRACT_JOB, type ExtractBatchPayload, type ExtractPayload } from '../i
 import { currentDocument, isOutcome, readAndExtract, sidecarOf } from './extract-steps'
 import { textKeyOf } from './keys'
 
-/** Most documents one extraction job takes: a large request becomes several jobs, run side by side. */
+/**
+ * Most documents, and most bytes of files, one extraction job takes: a large request becomes
+ * several jobs, which the worker slots run side by side.
+ */
 export const EXTRACT_BATCH_DOCUMENTS = 64
+export const EXTRACT_BATCH_BYTES = 512 * 1024
 
 /** Sidecar writes of a batch in flight at once. */
 const PUTS_IN_FLIGHT = 8
@@ -26,10 +30,16 @@ export function isBatch(payload: Record<string, unknown>): boolean {
 
 /**
  * Queues the extraction of what one registration took into one run: one job for a single document
- * (as a re-extraction is), one job for every `EXTRACT_BATCH_DOCUMENTS` otherwise, whose subject is
- * the base (its deletion drops them). Inside the registering transaction.
+ * (as a re-extraction is), else one job for every `EXTRACT_BATCH_DOCUMENTS` or `EXTRACT_BATCH_BYTES`
+ * (`sizes`: each file's), whose subject is the base (its deletion drops them). Inside the
+ * registering transaction.
  */
-export function enqueueExtraction(queue: JobQueue, workspaceId: string, jobs: ExtractPayload[]): void {
+export function enqueueExtraction(
+  queue: JobQueue,
+  workspaceId: string,
+  jobs: ExtractPayload[],
+  sizes: number[],
+): void {
   if (jobs.length === 1) {
     const payload = jobs[0]!
     queue.enqueue({
@@ -41,8 +51,10 @@ export function enqueueExtraction(queue: JobQueue, workspaceId: string, jobs: Ex
     })
     return
   }
-  for (let at = 0; at < jobs.length; at += EXTRACT_BATCH_DOCUMENTS) {
-    const part = jobs.slice(at, at + EXTRACT_BATCH_DOCUMENTS)
+  let part: ExtractPayload[] = []
+  let bytes = 0
+  const flush = () => {
+    if (part.length === 0) return
     const payload: ExtractBatchPayload = {
       corpus_id: part[0]!.corpus_id,
       run_id: part[0]!.run_id,
@@ -55,7 +67,17 @@ export function enqueueExtraction(queue: JobQueue, workspaceId: string, jobs: Ex
       payload: { ...payload },
       maxAttempts: 3,
     })
+    part = []
+    bytes = 0
   }
+  jobs.forEach((job, i) => {
+    const size = sizes[i] ?? 0
+    if (part.length >= EXTRACT_BATCH_DOCUMENTS || (part.length > 0 && bytes + size > EXTRACT_BATCH_BYTES))
+      flush()
+    part.push(job)
+    bytes += size
+  })
+  flush()
 }
 
 /** One document of a batch as a single job's payload. */
