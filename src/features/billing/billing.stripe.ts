@@ -1,6 +1,6 @@
 // The only file that speaks to Stripe (the `stripe` SDK): customers, prices by lookup key,
 // checkout and portal sessions, subscription updates and schedules, and webhook signatures.
-import Stripe from 'stripe'
+import type Stripe from 'stripe'
 import type { PlanDef } from '../plans/plans.schemas'
 
 /** A billing term: what a price recurs by. */
@@ -47,24 +47,31 @@ function endpointOf(apiBase: string | null): { host?: string; port?: number; pro
  * the first time a plan and term is sold; the ids are cached for the process's life.
  */
 export class StripeGateway {
-  private readonly stripe: Stripe
+  private client: Promise<Stripe> | null = null
   private readonly prices = new Map<string, Promise<string>>()
 
-  constructor(private readonly s: StripeSettings) {
-    this.stripe = new Stripe(s.secretKey, {
-      httpClient: Stripe.createFetchHttpClient(),
-      maxNetworkRetries: 2,
-      timeout: 20_000,
-      ...endpointOf(s.apiBase),
-    })
+  constructor(private readonly s: StripeSettings) {}
+
+  /** The SDK's client, made at the first call: the SDK is loaded then, not by a server that never bills. */
+  private get stripe(): Promise<Stripe> {
+    this.client ??= import('stripe').then(
+      ({ default: Sdk }) =>
+        new Sdk(this.s.secretKey, {
+          httpClient: Sdk.createFetchHttpClient(),
+          maxNetworkRetries: 2,
+          timeout: 20_000,
+          ...endpointOf(this.s.apiBase),
+        }),
+    )
+    return this.client
   }
 
   /**
    * Verifies a webhook's `Stripe-Signature` (SubtleCrypto, as Bun has it) and answers its event. A
    * signature older than Stripe's tolerance (5 minutes) at `nowMs` is refused: a replay.
    */
-  verify(payload: string | Uint8Array, signature: string, nowMs: number): Promise<StripeEvent> {
-    return this.stripe.webhooks.constructEventAsync(
+  async verify(payload: string | Uint8Array, signature: string, nowMs: number): Promise<StripeEvent> {
+    return (await this.stripe).webhooks.constructEventAsync(
       payload,
       signature,
       this.s.webhookSecret,
@@ -76,7 +83,7 @@ export class StripeGateway {
 
   /** Creates the workspace's customer; the key makes a repeated call answer the same customer. */
   async createCustomer(workspaceId: string, name: string): Promise<string> {
-    const customer = await this.stripe.customers.create(
+    const customer = await (await this.stripe).customers.create(
       { name, metadata: { workspace_id: workspaceId } },
       { idempotencyKey: `engram-customer-${workspaceId}` },
     )
@@ -97,14 +104,14 @@ export class StripeGateway {
   }
 
   private async findOrCreatePrice(plan: PlanDef, term: Term, key: string): Promise<string> {
-    const listed = await this.stripe.prices.list({ lookup_keys: [key], active: true, limit: 1 })
+    const listed = await (await this.stripe).prices.list({ lookup_keys: [key], active: true, limit: 1 })
     const existing = listed.data[0]
     if (existing) return existing.id
-    const product = await this.stripe.products.create(
+    const product = await (await this.stripe).products.create(
       { name: `Engram ${plan.name}`, metadata: { plan: plan.id } },
       { idempotencyKey: `engram-product-${key}` },
     )
-    const price = await this.stripe.prices.create(
+    const price = await (await this.stripe).prices.create(
       {
         product: product.id,
         currency: plan.prices.currency,
@@ -130,7 +137,7 @@ export class StripeGateway {
     idempotencyKey?: string
   }): Promise<{ id: string; url: string }> {
     const metadata = { workspace_id: o.workspaceId, tier: o.tier, term: o.term }
-    const session = await this.stripe.checkout.sessions.create(
+    const session = await (await this.stripe).checkout.sessions.create(
       {
         mode: 'subscription',
         customer: o.customerId,
@@ -151,7 +158,7 @@ export class StripeGateway {
   async checkoutState(
     id: string,
   ): Promise<{ status: 'open' | 'complete' | 'expired'; subscription: string | null }> {
-    const session = await this.stripe.checkout.sessions.retrieve(id)
+    const session = await (await this.stripe).checkout.sessions.retrieve(id)
     const sub = session.subscription
     const subscription = typeof sub === 'string' ? sub : (sub?.id ?? null)
     if (session.status === 'open') return { status: 'open', subscription }
@@ -160,12 +167,12 @@ export class StripeGateway {
 
   /** Expires an open checkout session: it can no longer be paid. */
   async expireCheckout(id: string): Promise<void> {
-    await this.stripe.checkout.sessions.expire(id)
+    await (await this.stripe).checkout.sessions.expire(id)
   }
 
   /** A billing portal session's URL. */
   async portal(customerId: string, returnUrl: string): Promise<string> {
-    const session = await this.stripe.billingPortal.sessions.create({
+    const session = await (await this.stripe).billingPortal.sessions.create({
       customer: customerId,
       return_url: returnUrl,
     })
@@ -173,19 +180,19 @@ export class StripeGateway {
   }
 
   /** The subscription as Stripe holds it now. */
-  subscription(id: string): Promise<StripeSubscription> {
-    return this.stripe.subscriptions.retrieve(id)
+  async subscription(id: string): Promise<StripeSubscription> {
+    return (await this.stripe).subscriptions.retrieve(id)
   }
 
   /** A subscription schedule. */
-  schedule(id: string): Promise<StripeSchedule> {
-    return this.stripe.subscriptionSchedules.retrieve(id)
+  async schedule(id: string): Promise<StripeSchedule> {
+    return (await this.stripe).subscriptionSchedules.retrieve(id)
   }
 
   /** Moves the subscription's item to another price now, invoicing the prorated difference at once. */
   async upgrade(sub: StripeSubscription, priceId: string, meta: Record<string, string>, key?: string) {
     const item = sub.items.data[0] as Stripe.SubscriptionItem
-    return this.stripe.subscriptions.update(
+    return (await this.stripe).subscriptions.update(
       sub.id,
       {
         items: [{ id: item.id, price: priceId }],
@@ -198,7 +205,7 @@ export class StripeGateway {
 
   /** Releases a schedule: the subscription goes on as it is, with no phase waiting. */
   async release(scheduleId: string): Promise<void> {
-    await this.stripe.subscriptionSchedules.release(scheduleId)
+    await (await this.stripe).subscriptionSchedules.release(scheduleId)
   }
 
   /**
@@ -210,11 +217,11 @@ export class StripeGateway {
     const scheduleId = typeof sub.schedule === 'string' ? sub.schedule : sub.schedule?.id
     const schedule = scheduleId
       ? await this.schedule(scheduleId)
-      : await this.stripe.subscriptionSchedules.create({ from_subscription: sub.id })
+      : await (await this.stripe).subscriptionSchedules.create({ from_subscription: sub.id })
     const item = sub.items.data[0] as Stripe.SubscriptionItem
     const start = schedule.current_phase?.start_date ?? item.current_period_start
     const end = schedule.current_phase?.end_date ?? item.current_period_end
-    return this.stripe.subscriptionSchedules.update(schedule.id, {
+    return (await this.stripe).subscriptionSchedules.update(schedule.id, {
       end_behavior: 'release',
       phases: [
         { items: [{ price: item.price.id, quantity: item.quantity ?? 1 }], start_date: start, end_date: end },
