@@ -281,6 +281,31 @@ describe('deletes', () => {
     expect(t.services.onboarding.buildMissing()).toBe(0)
   })
 
+  test("a document deleted before its base's encoding runs leaves no encoding of it", async () => {
+    t = authApp({ env: { ENGRAM_JOB_WORKERS: '1' } })
+    const { admin, corpusId } = await uploaded()
+    await runOnly(corpusId, admin.token)
+    await t.jobs.scheduler.drain()
+    // Queued by the run's end (delivered with the next request), due a minute later.
+    await get(`/v1/corpora/${corpusId}`, admin.token)
+    const encode = t.jobs.queue.listBySubject(admin.workspaceId, corpusId).filter((j) => j.kind === 'encode')
+    expect(encode.map((j) => j.status)).toEqual(['pending'])
+    const doc = t.db.$client
+      .query<{ id: string }, []>("SELECT id FROM documents WHERE path = 'oil.txt'")
+      .get()!.id
+    const del = await t.request(`/v1/corpora/${corpusId}/documents/${doc}`, {
+      method: 'DELETE',
+      headers: bearer(admin.token),
+    })
+    expect(del.status).toBeLessThan(300)
+    t.clock.advance(61_000)
+    await t.jobs.scheduler.drain()
+    expect(t.jobs.queue.get(encode[0]!.id)!.status).toBe('succeeded')
+    expect(rows(t, 'engine_encodings', `section_id NOT IN (SELECT section_id FROM engine_sections)`)).toBe(0)
+    expect(rows(t, 'engine_encodings')).toBe(rows(t, 'engine_passages'))
+    expect(rows(t, 'jobs', "status = 'failed'")).toBe(0)
+  })
+
   test('a document deleted before its cartridge is built leaves none, and the build ends ready', async () => {
     t = authApp({ env: { ENGRAM_JOB_WORKERS: '1' } })
     const { admin, query, corpusId } = await uploaded()
