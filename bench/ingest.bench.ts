@@ -3,7 +3,9 @@
 //   1. the 24 SQuAD articles in one upload request, then their extraction;
 //   2. the 619-page PDF, uploaded then extracted;
 //   3. a 200 MB file (`--mb=N`) generated on the fly and uploaded, with RSS sampled throughout:
-//      it must stay bounded (the body streams to disk, never whole in memory).
+//      it must stay bounded (the body streams to disk, never whole in memory);
+//   4. 5,000 one-paragraph files of the articles (`--phase=small`), 50 a request as a client
+//      uploading a folder sends them, then their extraction.
 // Each phase runs in a child process of its own so its peak RSS is its own. Prints; asserts nothing.
 import { readdirSync, readFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
@@ -110,14 +112,21 @@ async function setup() {
 
 const mb = (b: number) => (b / MB).toFixed(0)
 
-async function files(label: string, list: { name: string; bytes: Uint8Array }[]): Promise<void> {
+async function files(
+  label: string,
+  list: { name: string; bytes: Uint8Array }[],
+  perRequest = list.length,
+): Promise<void> {
   const { t, post } = await setup()
   const bytes = list.reduce((n, f) => n + f.bytes.byteLength, 0)
-  const body = multipart(list)
+  const bodies: Uint8Array[] = []
+  for (let i = 0; i < list.length; i += perRequest) bodies.push(multipart(list.slice(i, i + perRequest)))
   const up = await measure(async () => {
-    const res = await post(body)
-    if (res.status !== 200) throw new Error(`upload failed: ${res.status} ${await res.text()}`)
-    return (await res.json()) as unknown[]
+    for (const body of bodies) {
+      const res = await post(body)
+      if (res.status !== 200) throw new Error(`upload failed: ${res.status} ${await res.text()}`)
+      await res.arrayBuffer()
+    }
   })
   const ex = await measure(() => t.jobs.scheduler.drain())
   const sections = t.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM documents').get()!.n
@@ -158,10 +167,28 @@ if (phase === 'articles') {
 } else if (phase === 'pdf') {
   const path = join(DATA, 'docs/pdf/Unstructured-IO_unstructured__DA-619p.pdf')
   await files('619-page PDF', [{ name: basename(path), bytes: new Uint8Array(readFileSync(path)) }])
+} else if (phase === 'small') {
+  const dir = join(DATA, 'squad-dev/articles')
+  const paragraphs = readdirSync(dir)
+    .filter((f) => f.endsWith('.txt'))
+    .sort()
+    .flatMap((f) =>
+      readFileSync(join(dir, f), 'utf8')
+        .split(/\n[ \t]*\n/)
+        .map((p) => p.trim())
+        .filter(Boolean)
+        .map((text, i) => ({ name: f.replace(/\.txt$/, `-${i}.txt`), text })),
+    )
+  const list = Array.from({ length: 5000 }, (_, i) => {
+    const c = Math.floor(i / paragraphs.length)
+    const p = paragraphs[i % paragraphs.length]!
+    return { name: `copy${c}/${p.name}`, bytes: enc.encode(c === 0 ? p.text : `${p.text} (copy ${c}).`) }
+  })
+  await files('5,000 one-paragraph files, 50 a request', list, 50)
 } else if (phase === 'big') {
   await big(totalMb)
 } else {
-  for (const p of ['articles', 'pdf', 'big']) {
+  for (const p of ['articles', 'small', 'pdf', 'big']) {
     const run = Bun.spawnSync([process.execPath, import.meta.path, `--phase=${p}`, `--mb=${totalMb}`], {
       stdout: 'inherit',
       stderr: 'inherit',
