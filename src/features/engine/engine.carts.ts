@@ -1,3 +1,4 @@
+import { ApiError } from '../../platform/errors/errors'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import {
   type CartEntry,
@@ -259,8 +260,9 @@ export class EngineCarts {
   }
 
   private async load(key: string): Promise<WarmCartridge> {
+    // A refusal (the workspace's key disabled) stands: the question is refused, not answered by rag.
     const bytes = await this.store.getBytes(key).catch((e: Error) => {
-      throw new CartUnavailable(key, false, e.message)
+      throw e instanceof ApiError ? e : new CartUnavailable(key, false, e.message)
     })
     const cart = bytes ? decodeOrNull(bytes) : null
     if (!bytes || !cart) {
