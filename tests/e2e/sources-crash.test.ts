@@ -191,10 +191,12 @@ test('a server killed mid-sync resumes the same run after a restart and ends wit
   expect(resumed.count).toBeGreaterThanOrEqual(1)
   expect(s.lines.some((l) => l.msg === 'jobs recovered after an expired lease')).toBe(false)
   // The start-up sweep removes the objects no row named, and only those (the resumed sync's own
-  // objects are in flight, so spared): the unregistered batch's raw objects and any unnamed sidecars.
+  // objects are in flight, so spared): the unregistered batch's raw objects and the unnamed
+  // sidecars, but for those the resumed extraction batch writes again at their keys meanwhile.
   const sweep = await until(() => s.lines.find((l) => l.msg === 'orphan sweep') ?? null, 'the orphan sweep')
   expect(orphans.filter((k) => !k.endsWith('.txt'))).toHaveLength(unregistered)
-  expect(sweep.removed_objects).toBe(orphans.length)
+  expect(sweep.removed_objects).toBeGreaterThanOrEqual(unregistered)
+  expect(sweep.removed_objects).toBeLessThanOrEqual(orphans.length)
 
   // The listing ends, then the run ends once the last document is extracted.
   const finished = await until(async () => {
