@@ -44,6 +44,7 @@ export function engineFeature(p: Platform, d: EngineFeatureDeps): Feature<Engine
     compile: compiler ? (text) => compiler.compile(text) : undefined,
     warmCompile: compiler ? () => compiler.warm() : undefined,
     chunk: compiler ? (texts) => compiler.index(texts) : undefined,
+    synonyms: compiler ? () => compiler.synonyms() : undefined,
     embedder,
     encoder: encoder ? (texts, bulk) => encoder.embed(texts, bulk) : null,
     encoderWait: { ...encoderWaitFrom(d.embed, p.clock, p.log), loaded: () => !!encoder?.loaded },

@@ -31,9 +31,10 @@ import { CartBuilds } from './engine.repairs'
 import { EngineRepo } from './engine.repo'
 import { TableRepo } from './engine.tables.repo'
 import { type Embedder, EngineVectors, type SectionVectors } from './engine.vectors'
+import { WordTables } from './engine.word-tables'
 import { encodePassageWords, scanPassageWords } from './rank/index'
 import type { EncoderEmbed } from './support/index'
-import { prepareHypernyms, prepareStaticVectors, prepareSynonyms } from './text/index'
+import type { SynonymTable } from './text/index'
 
 export type { IndexedSection } from './cart/index'
 /**
@@ -67,6 +68,8 @@ export interface EngineDeps {
   warmCompile?: () => void
   /** Chunks sections' texts for the index elsewhere (CompileThreads.index); in process by default. */
   chunk?: (texts: string[]) => Promise<IndexedSection[]>
+  /** Builds the synonym table elsewhere (CompileThreads.synonyms); here, on the event loop, by default. */
+  synonyms?: () => Promise<SynonymTable>
   /**
    * The model that embeds passages for re-ranking candidates by meaning: an embeddings server (its
    * vectors come after onboarding, from embedSections) or the built-in vectors (made as passages are
@@ -104,6 +107,7 @@ export class Engine {
   /** Sections waiting for their deferred build, by base (cart answers by rag until none does). */
   readonly builds: CartBuilds
   private readonly now: () => number
+  private readonly words: WordTables
   readonly encodings: EngineEncodings
   /** The warm cartridges (the operator's status reads their bytes and count). */
   readonly cache: WarmCache<WarmCartridge>
@@ -124,6 +128,7 @@ export class Engine {
     this.parts = { repo, builds: carts.builds, store: deps.store, carts, embeddings }
     this.builds = new CartBuilds(carts.builds, carts, deps.store)
     this.now = deps.now ?? (() => performance.now())
+    this.words = new WordTables(deps.synonyms)
     this.encodings = new EngineEncodings(this.repo.vectors, deps.encoder ?? null, deps.encoderWait)
   }
 
@@ -241,27 +246,22 @@ export class Engine {
   }
 
   /**
-   * Readies the engine as an onboarding run starts: the compile threads start and load their tables
-   * (the deferred build's compiles follow the run's first batches). The event loop loads nothing here:
-   * a run reads no WordNet table (the stored words are made on the compile threads), and the tables
-   * questions read load as the run ends (warmBase), not in the middle of the run's writes.
+   * Readies the engine as a run starts: the compile thread starts, and builds the synonym table for
+   * questions (WordTables). The event loop loads no table: a run reads none, and the rest load as it ends.
    */
   warmUp(): void {
     this.deps.warmCompile?.()
+    this.words.startElsewhere()
   }
 
   /**
-   * One-off start-up work that would otherwise fall on the first question (the WordNet tables, a
-   * built-in model, an embeddings server's vectors of the support check's reference texts, which the
-   * promise waits for), once the server holds a base: one with none stays small (warmBase prepares
-   * after a run).
+   * One-off start-up work that would otherwise fall on the first question (the word tables, a built-in
+   * model, an embeddings server's vectors of the support check's reference texts), once the server
+   * holds a base: one with none stays small (warmBase prepares after a run).
    */
-  prepare(): Promise<void> {
-    if (!this.repo.hasSections()) return Promise.resolve()
-    prepareSynonyms()
-    prepareHypernyms()
-    // The support check reads the built-in vectors whatever re-ranks by meaning.
-    prepareStaticVectors()
+  async prepare(): Promise<void> {
+    if (!this.repo.hasSections()) return
+    await this.words.load()
     this.deps.embedder?.prepare?.()
     return this.embeddings.prepare()
   }
@@ -273,6 +273,7 @@ export class Engine {
    * the model on them) and the answer that would be composed without the check.
    */
   async ask(baseId: string, input: AskInput, explain?: AskExplain): Promise<AskResult> {
+    await this.words.ready() // a synonym table a compile thread builds: waited for, not built here too
     // Cart reads every cartridge of the base: one whose cartridges exceed their budget answers by rag
     // (the result says so), so the budget holds.
     if ((input.strategy ?? 'cart') === 'cart' && !this.carts.fits(baseId))

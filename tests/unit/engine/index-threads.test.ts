@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { migrations } from '../../../migrations/index'
 import {
   type CompileReply,
   type CompileRequest,
@@ -11,8 +12,13 @@ import {
   sectionPassages,
 } from '../../../src/features/engine/cart/index'
 import { ftsRow, ftsToken } from '../../../src/features/engine/engine.fts'
+import { Engine } from '../../../src/features/engine/engine.service'
+import { type SynonymTable, synonymTable } from '../../../src/features/engine/text/index'
+import { openDatabase } from '../../../src/platform/db/db'
+import { migrate } from '../../../src/platform/db/migrate'
 import { FakeWorker as FakeThread } from '../../helpers/fake-worker'
 import { FIXTURE_SQUAD } from '../../helpers/fixture-data'
+import { docs, memoryStore, onboardDoc } from './fixture'
 
 // A run's sections are chunked on the compile thread (indexSection) while the event loop writes the
 // group before; the deferred build's compiles, which may be many, wait behind a run's requests.
@@ -67,5 +73,31 @@ describe("a run's chunking on the compile thread", () => {
     workers[0]!.reply({ type: 'done', id: first!.id, ...compileSection(texts[0]!) })
     await compiles[0]
     expect(sent()).toEqual([0, 1, 'index', 2])
+  })
+
+  test('a thread builds the synonym table questions read, the same as in process', async () => {
+    pool = new CompileThreads({ threads: 1 })
+    expect(await pool.synonyms()).toEqual(synonymTable())
+  })
+
+  test('a question waits for the synonym table a run started building elsewhere', async () => {
+    const db = openDatabase(':memory:')
+    migrate(db, migrations)
+    let hand: (t: SynonymTable) => void = () => {}
+    const built = new Promise<SynonymTable>((resolve) => {
+      hand = resolve
+    })
+    const engine = new Engine({ db, store: memoryStore(), cacheBytes: 1 << 24, synonyms: () => built })
+    await onboardDoc(engine, 'cor_1', docs[0]!)
+    engine.warmUp()
+    let answered = false
+    const asked = engine.ask('cor_1', { question: 'When was Tesla born?', strategy: 'rag' }).then((r) => {
+      answered = true
+      return r
+    })
+    await Bun.sleep(0)
+    expect(answered).toBe(false)
+    hand(synonymTable())
+    expect((await asked).answer).toContain('1856')
   })
 })

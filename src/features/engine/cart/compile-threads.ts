@@ -1,15 +1,16 @@
 import type { ThreadWorker } from '../../../platform/concurrency/thread-worker'
 import { workerScriptPath } from '../../../platform/concurrency/worker-path'
 import { encodePassageWords, scanPassageWords } from '../rank/index'
-import { ftsTerm, STATIC_MODEL, staticVector } from '../text/index'
+import { STATIC_MODEL, type SynonymTable, staticVector, synonymTable } from '../text/index'
 import { compileCartridge } from './cartridge'
 import { encodeCartridge } from './codec'
 import { fitCartridge } from './fit'
-import { type PassageInput, passageInputs, sectionPassages } from './passages'
+import { type IndexedSection, indexSection } from './index-section'
+import { type PassageInput, passageInputs } from './passages'
 
 /**
  * What a compile thread is sent, under an id its answer carries back: a section's text to compile,
- * or (`index`) sections' texts to chunk into the passages a run indexes.
+ * sections' texts to chunk into the passages a run indexes (`index`), or for its synonym table.
  */
 export interface CompileRequest {
   id: number
@@ -18,28 +19,8 @@ export interface CompileRequest {
   vectors: boolean
   /** Sections to chunk for the index (indexSection), instead of `text` to compile. */
   index?: string[]
-}
-
-/**
- * A section chunked for the index, as a run writes it: its passages (their `terms` left empty) and
- * each passage's terms as the FTS5 row holds them (ftsTerm, joined by spaces; the base's key is
- * put before each where the row is written), with how many there are.
- */
-export interface IndexedSection {
-  passages: PassageInput[]
-  fts: { terms: string; count: number }[]
-}
-
-/** A section's text chunked for the index (sectionPassages), its terms ready for the FTS5 rows. */
-export function indexSection(text: string): IndexedSection {
-  const passages = sectionPassages(text)
-  const fts = passages.map((p) => {
-    const terms = p.terms.map(ftsTerm).join(' ')
-    const count = p.terms.length
-    p.terms = []
-    return { terms, count }
-  })
-  return { passages, fts }
+  /** The stemmed synonym table (synonymTable), instead of `text` to compile. */
+  tables?: boolean
 }
 
 /** A section compiled: its encoded cartridge and its passages as the index stores them. */
@@ -59,6 +40,7 @@ export interface CompiledSection {
 export type CompileReply =
   | ({ type: 'done'; id: number } & CompiledSection)
   | { type: 'indexed'; id: number; sections: IndexedSection[] }
+  | { type: 'tables'; id: number; synonyms: SynonymTable }
   | { type: 'error'; id: number; message: string }
 
 /**
@@ -115,9 +97,9 @@ interface Pending {
   text: string
   resolve: (section: CompiledSection) => void
   reject: (e: Error) => void
-  /** Sections to chunk (an index request); its answer goes to `indexed`. */
-  index?: string[]
-  indexed?: (sections: IndexedSection[]) => void
+  /** A request other than a compile: its answer goes to `other`; `local` makes it in process. */
+  other?: (answer: unknown) => void
+  local?: () => unknown
 }
 
 interface Slot {
@@ -173,14 +155,25 @@ export class CompileThreads {
    * the compiles it holds, so that a run's next group is chunked while the event loop writes this one.
    */
   index(texts: string[]): Promise<IndexedSection[]> {
+    return this.ask({ index: texts }, () => texts.map(indexSection))
+  }
+
+  /** The stemmed synonym table, built on a thread (the event loop adopts it instead of building it). */
+  synonyms(): Promise<SynonymTable> {
+    return this.ask({ tables: true }, synonymTable)
+  }
+
+  /** A request other than a compile, sent at once (ahead of the compiles held); in process without a thread. */
+  private ask<T>(request: { index?: string[]; tables?: boolean }, local: () => T): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the compile threads are closed'))
     const slot = this.failed ? null : this.slot()
-    if (!slot) return new Promise((resolve) => resolve(texts.map(indexSection)))
-    return new Promise<IndexedSection[]>((indexed, reject) => {
+    if (!slot) return new Promise((resolve) => resolve(local()))
+    return new Promise<T>((resolve, reject) => {
       const id = this.nextId++
       this.busy(slot)
-      slot.pending.set(id, { text: '', resolve: () => {}, reject, index: texts, indexed })
-      slot.worker.postMessage({ id, text: texts[0] ?? '', vectors: false, index: texts })
+      const other = resolve as (answer: unknown) => void
+      slot.pending.set(id, { text: '', resolve: () => {}, reject, other, local })
+      slot.worker.postMessage({ id, text: request.index?.[0] ?? '', vectors: false, ...request })
     })
   }
 
@@ -247,7 +240,7 @@ export class CompileThreads {
     const p = slot.pending.get(msg.id)
     if (!p) return
     slot.pending.delete(msg.id)
-    if (!p.index) {
+    if (!p.other) {
       slot.posted--
       const next = slot.held.shift()
       if (next) this.post(slot, next)
@@ -257,7 +250,8 @@ export class CompileThreads {
       slot.idle = setTimeout(() => this.stop(slot), this.opts.idleMs ?? 10_000)
       ;(slot.idle as { unref?: () => void }).unref?.()
     }
-    if (msg.type === 'indexed') p.indexed?.(msg.sections)
+    if (msg.type === 'indexed') p.other?.(msg.sections)
+    else if (msg.type === 'tables') p.other?.(msg.synonyms)
     else if (msg.type === 'done')
       p.resolve({ bytes: msg.bytes, inputs: msg.inputs, words: msg.words, vectors: msg.vectors })
     else p.reject(new Error(msg.message))
@@ -281,7 +275,7 @@ export class CompileThreads {
     this.stop(slot)
     const vectors = this.opts.staticVectors ?? false
     for (const p of slot.pending.values()) {
-      if (p.index) p.indexed?.(p.index.map(indexSection))
+      if (p.other) p.other(p.local!())
       else inProcess(p.text, vectors).then(p.resolve, p.reject)
     }
     slot.pending.clear()

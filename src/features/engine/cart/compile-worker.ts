@@ -1,21 +1,27 @@
 // The cartridge compiler on a thread of its own (started by CompileThreads): answers each request
 // with the compiled section (the cartridge's and vectors' buffers transferred, not copied) or the
 // error's message.
+
+import { synonymTable } from '../text/index'
 import {
   type CompiledSection,
   type CompileReply,
   type CompileRequest,
   compileSection,
-  indexSection,
   transferables,
 } from './compile-threads'
+import { indexSection } from './index-section'
 
 declare const self: Worker
 
 self.onmessage = (e: MessageEvent) => {
-  const { id, text, vectors, index } = e.data as CompileRequest
+  const { id, text, vectors, index, tables } = e.data as CompileRequest
   let section: CompiledSection
   try {
+    if (tables) {
+      self.postMessage({ type: 'tables', id, synonyms: synonymTable() } satisfies CompileReply)
+      return
+    }
     if (index) {
       self.postMessage({ type: 'indexed', id, sections: index.map(indexSection) } satisfies CompileReply)
       return

@@ -12,10 +12,9 @@ export {
   CompileThreads,
   type CompileWorker,
   compileSection,
-  type IndexedSection,
-  indexSection,
 } from './compile-threads'
 export { fitCartridge, landsOn, selfTest } from './fit'
+export { type IndexedSection, indexSection } from './index-section'
 export { type PassageInput, passageInputs, passageTerms, sectionPassages } from './passages'
 export { synthesize } from './synth'
 export { internTerm, lookupTerm } from './terms'

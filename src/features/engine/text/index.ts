@@ -28,5 +28,5 @@ export {
   type WordInfo,
   wordCount,
 } from './text'
-export { prepareSynonyms, variantsOf } from './variants'
+export { adoptSynonyms, prepareSynonyms, type SynonymTable, synonymTable, variantsOf } from './variants'
 export { FNV_OFFSET, FNV_PRIME, ftsTerm, wordCharAt, wordEnd } from './wordscan'

@@ -6,7 +6,7 @@ import { FNV_OFFSET, FNV_PRIME } from './wordscan'
 // nouns ("killed" for "died", "started" for "began"). Stemmed on first use and packed: the stems in
 // one string, found through an open-addressing table of their FNV-1a hashes, and each stem's related
 // stems as a run of stem numbers (CSR). A Map of Sets of strings held about 10 MB of heap.
-interface Related {
+export interface SynonymTable {
   /** The stems, one after another; stem i is names[starts[i], starts[i + 1]). */
   names: string
   starts: Uint32Array
@@ -18,7 +18,7 @@ interface Related {
   list: Int32Array
 }
 
-let related: Related | null = null
+let related: SynonymTable | null = null
 
 /** FNV-1a over a string's code units. */
 function hashOf(s: string): number {
@@ -32,8 +32,19 @@ export function prepareSynonyms(): void {
   relatedStems('')
 }
 
+/** The stemmed synonym table (built now if need be), as a compile thread hands it to the event loop. */
+export function synonymTable(): SynonymTable {
+  related ??= build()
+  return related
+}
+
+/** Takes a table another thread built (synonymTable's), unless this one has its own already. */
+export function adoptSynonyms(table: SynonymTable): void {
+  related ??= table
+}
+
 /** Reads the file into the packed table: each line's word linked to every other word's stem. */
-function build(): Related {
+function build(): SynonymTable {
   const ids = new Map<string, number>()
   const names: string[] = []
   const id = (word: string) => {
@@ -110,7 +121,7 @@ function build(): Related {
 }
 
 /** The number of a stem in the table, -1 when the file has no word with that stem. */
-function stemIndex(r: Related, term: string): number {
+function stemIndex(r: SynonymTable, term: string): number {
   for (let at = hashOf(term) & r.mask; r.slots[at] !== 0; at = (at + 1) & r.mask) {
     const i = r.slots[at]! - 1
     const start = r.starts[i]!

@@ -1,0 +1,25 @@
+// A run's chunking of its sections (on a compile thread, CompileThreads.index, or in process).
+import { ftsTerm } from '../text/index'
+import { type PassageInput, sectionPassages } from './passages'
+
+/**
+ * A section chunked for the index, as a run writes it: its passages (their `terms` left empty) and
+ * each passage's terms as the FTS5 row holds them (ftsTerm, joined by spaces; the base's key is
+ * put before each where the row is written), with how many there are.
+ */
+export interface IndexedSection {
+  passages: PassageInput[]
+  fts: { terms: string; count: number }[]
+}
+
+/** A section's text chunked for the index (sectionPassages), its terms ready for the FTS5 rows. */
+export function indexSection(text: string): IndexedSection {
+  const passages = sectionPassages(text)
+  const fts = passages.map((p) => {
+    const terms = p.terms.map(ftsTerm).join(' ')
+    const count = p.terms.length
+    p.terms = []
+    return { terms, count }
+  })
+  return { passages, fts }
+}

@@ -1,0 +1,37 @@
+import {
+  adoptSynonyms,
+  prepareHypernyms,
+  prepareStaticVectors,
+  prepareSynonyms,
+  type SynonymTable,
+} from './text/index'
+
+/**
+ * The tables questions read (WordNet's synonyms and noun senses, the built-in static vectors),
+ * loaded once a process. The synonym table, the largest to build, can be built elsewhere (a compile
+ * thread, as a run starts) and adopted here, so that the event loop does not build it.
+ */
+export class WordTables {
+  private building: Promise<void> | undefined
+
+  constructor(private readonly buildElsewhere?: () => Promise<SynonymTable>) {}
+
+  /** Starts building the synonym table elsewhere, once a process (nothing to do without a builder). */
+  startElsewhere(): void {
+    this.building ??= this.buildElsewhere?.().then(adoptSynonyms, () => {})
+  }
+
+  /** Resolves once a table being built elsewhere is adopted (undefined when none is). */
+  ready(): Promise<void> | undefined {
+    return this.building
+  }
+
+  /** Loads every table now (after one being built elsewhere: a failure there builds it here). */
+  async load(): Promise<void> {
+    await this.building
+    prepareSynonyms()
+    prepareHypernyms()
+    // The support check reads the built-in vectors whatever re-ranks by meaning.
+    prepareStaticVectors()
+  }
+}
