@@ -1,39 +1,21 @@
-import type { Random } from '../../platform/crypto/random'
-import type { Db } from '../../platform/db/db'
 import { transaction } from '../../platform/db/transaction'
 import type { JobDefinition } from '../../platform/feature/feature'
 import { isTerminal, type Job } from '../../platform/jobs/queue'
 import type { JobContext } from '../../platform/jobs/scheduler'
-import type { Logger } from '../../platform/log/log'
-import type { ObjectStore } from '../../platform/storage/object-store'
-import type { CorporaService } from '../corpora/corpora.service'
 import type { ExtractResult } from './extract/extract'
-import type { Registrar } from './ingest.registrar'
-import { EXTRACT_JOB, type Extractor, type ExtractPayload } from './ingest.types'
+import { EXTRACT_JOB, type ExtractPayload } from './ingest.types'
 import { extractBatch, isBatch, settleBatch } from './lib/extract-batch'
-import { currentDocument, isOutcome, readAndExtract, sidecarOf } from './lib/extract-steps'
+import {
+  currentDocument,
+  type ExtractJobDeps,
+  type ExtractOutcome,
+  isOutcome,
+  readAndExtract,
+  sidecarOf,
+} from './lib/extract-steps'
 import { textKeyOf } from './lib/keys'
 
-export { cartIdOf } from './lib/extract-steps'
-
-/** What an extraction job reports; the settle hook turns it into sync-run counters. */
-export type ExtractOutcome =
-  | { outcome: 'extracted'; sections: number; chars: number }
-  | { outcome: 'failed'; error: string }
-  | { outcome: 'skipped' }
-
-/** What the extraction job works with. */
-export interface ExtractJobDeps {
-  db: Db
-  random: Random
-  log: Logger
-  objects: ObjectStore
-  corpora: CorporaService
-  registrar: Registrar
-  extractor: Extractor
-  /** Documents larger than this are not extracted (`ingest.max_extract_bytes`). */
-  maxExtractBytes: number
-}
+export { cartIdOf, type ExtractJobDeps, type ExtractOutcome } from './lib/extract-steps'
 
 /**
  * The extraction job, with its settle hook, bound to what they work with: one document, or the

@@ -6,7 +6,7 @@ import { capped as capsApply, ensureRoomFor, holdings, isCapRefusal, noLarger } 
 import { IngestRepo, type RunError } from './ingest.repo'
 import type { ExtractPayload, Incoming, IngestDeps, Registered } from './ingest.types'
 import { UploadsRepo } from './ingest.uploads.repo'
-import { enqueueExtraction } from './lib/extract-batch'
+import { enqueueExtraction } from './lib/extract-enqueue'
 import { blobKey } from './lib/keys'
 
 /** A batch of stored files to register, and documents to delete with it. */

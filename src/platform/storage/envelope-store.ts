@@ -86,8 +86,7 @@ export class EnvelopeStore implements ObjectStore {
       }
     }
     const sealed = streamOf(sealChunks(dk.plaintext, newHeader(dk.wrapped), metered(), key))
-    const inner = { contentType: opts.contentType, ...(opts.deferSync ? { deferSync: true } : {}) }
-    await this.inner.put(key, sealed, inner)
+    await this.inner.put(key, sealed, { contentType: opts.contentType, deferSync: opts.deferSync })
     return { key, size: meter.size, sha256: meter.digest() }
   }
 
@@ -127,11 +126,8 @@ export class EnvelopeStore implements ObjectStore {
     if (!h || h.size < HEADER_MIN) return h
     const peeked = await this.peek(key)
     if (!peeked) return h
-    if (!isSealed(peeked.head)) {
-      // Only its first bytes were read: the file is closed now, not when the collector finds it.
-      await peeked.close()
-      return h
-    }
+    // Only its first bytes were read: a plain object's file is closed now, not by the collector.
+    if (!isSealed(peeked.head)) return peeked.close().then(() => h)
     const header = await headerOf(peeked, true)
     return { ...h, size: plainSize(h.size, header.length) }
   }
@@ -228,8 +224,7 @@ export class EnvelopeStore implements ObjectStore {
       size += r.value.byteLength
     }
     const head = Buffer.concat(seen)
-    // Stopped early (a window of a text read, then cancelled), it closes the object's file too: left
-    // at its first yield it would never reach `it`, and the file would stay open until collected.
+    // Stopped at its first yield (a text window read, then cancelled), it closes the file too.
     const rest = async function* () {
       try {
         if (head.byteLength > 0) yield new Uint8Array(head.buffer, head.byteOffset, head.byteLength)

@@ -1,10 +1,32 @@
 import { sha256Hex } from '../../../platform/crypto/hash'
 import { newId, type Random } from '../../../platform/crypto/random'
+import type { Db } from '../../../platform/db/db'
 import type { JobContext } from '../../../platform/jobs/scheduler'
-import type { DocumentRow, NewSection } from '../../corpora/corpora.service'
+import type { Logger } from '../../../platform/log/log'
+import type { ObjectStore } from '../../../platform/storage/object-store'
+import type { CorporaService, DocumentRow, NewSection } from '../../corpora/corpora.service'
 import { EXTRACTOR_VERSION, type ExtractResult, isExtractError, KIND_CONTENT_TYPES } from '../extract/extract'
-import type { ExtractJobDeps, ExtractOutcome } from '../ingest.jobs'
-import type { ExtractPayload } from '../ingest.types'
+import type { Registrar } from '../ingest.registrar'
+import type { Extractor, ExtractPayload } from '../ingest.types'
+
+/** What an extraction job reports; the settle hook turns it into sync-run counters. */
+export type ExtractOutcome =
+  | { outcome: 'extracted'; sections: number; chars: number }
+  | { outcome: 'failed'; error: string }
+  | { outcome: 'skipped' }
+
+/** What the extraction job works with. */
+export interface ExtractJobDeps {
+  db: Db
+  random: Random
+  log: Logger
+  objects: ObjectStore
+  corpora: CorporaService
+  registrar: Registrar
+  extractor: Extractor
+  /** Documents larger than this are not extracted (`ingest.max_extract_bytes`). */
+  maxExtractBytes: number
+}
 
 /** The content address of a text: identical sections share one cartridge. */
 export function cartIdOf(text: string): string {
