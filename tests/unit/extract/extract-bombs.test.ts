@@ -160,7 +160,9 @@ describe('the extraction sandbox', () => {
       expect((await own.extract({ bytes: page, filename: 'a.html' })).text).toBe('Some text of a page.')
       expect(own.children).toBe(1)
       const big = new TextEncoder().encode('A line of a long note.\n'.repeat(4000))
-      expect((await own.extract({ bytes: big, filename: 'big.txt' })).text).toContain('A line of a long note.')
+      expect((await own.extract({ bytes: big, filename: 'big.txt' })).text).toContain(
+        'A line of a long note.',
+      )
       expect(own.children).toBe(1)
     } finally {
       own.close()
