@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import type { TestApp } from '../helpers/app'
 import { upload } from '../helpers/ready-base'
 import { authApp, bearer, mintKey, rows, signUp } from './accounts.fixture'
-import { THREE_TOPICS as FILES } from './texts.fixture'
+import { getJson, uploadedBase } from './deferred.fixture'
 
 // Issue 38: a run makes the base answerable by rag as soon as its text is indexed; its cartridges
 // and built-in vectors follow in a `train_deferred` job. Jobs are stepped by hand (tick, idle), so
@@ -11,24 +11,8 @@ import { THREE_TOPICS as FILES } from './texts.fixture'
 let t: TestApp
 afterEach(() => t.close())
 
-// biome-ignore lint/suspicious/noExplicitAny: bodies read field by field
-const get = async (path: string, token: string): Promise<any> =>
-  (await t.request(path, { headers: bearer(token) })).json()
-
-/** A base with FILES uploaded and extracted, and a query key; no run yet. */
-async function uploaded() {
-  const admin = await signUp(t)
-  const query = (await mintKey(t, admin.token, ['query'])).key
-  const res = await t.request('/v1/corpora', {
-    method: 'POST',
-    headers: bearer(admin.token),
-    json: { name: 'B' },
-  })
-  const corpusId = ((await res.json()) as { id: string }).id
-  await upload(t, admin.token, corpusId, FILES)
-  await t.jobs.scheduler.drain()
-  return { admin, query, corpusId }
-}
+const get = (path: string, token: string) => getJson(t, path, token)
+const uploaded = () => uploadedBase(t)
 
 /** Starts a run and runs the jobs due until it has ended, leaving the deferred job queued, not run. */
 async function runOnly(corpusId: string, token: string, force = false) {
