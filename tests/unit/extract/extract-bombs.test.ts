@@ -159,11 +159,31 @@ describe('the extraction sandbox', () => {
       const page = new TextEncoder().encode('<p>Some text of a page.</p>')
       expect((await own.extract({ bytes: page, filename: 'a.html' })).text).toBe('Some text of a page.')
       expect(own.children).toBe(1)
-      const big = new TextEncoder().encode('A line of a long note.\n'.repeat(4000))
+      // Plain text up to 256 KiB is read here; Markdown past 64 KiB, and text past 256 KiB, in a child.
+      const midText = new TextEncoder().encode('A line of a long note.\n'.repeat(4000))
+      expect(await own.extract({ bytes: midText, filename: 'mid.txt' })).toEqual(
+        await extractText({ bytes: midText, filename: 'mid.txt' }),
+      )
+      expect(own.children).toBe(1)
+      const big = new TextEncoder().encode('A line of a long note.\n'.repeat(12000))
       expect((await own.extract({ bytes: big, filename: 'big.txt' })).text).toContain(
         'A line of a long note.',
       )
+      expect((await own.extract({ bytes: midText, filename: 'mid.md' })).text).toContain(
+        'A line of a long note.',
+      )
       expect(own.children).toBe(1)
+      const seen: number[] = []
+      const counted = new ExtractSandbox({ memoryMb: 256, onMeasured: (peak) => seen.push(peak) })
+      try {
+        await counted.extract({ bytes: midText, filename: 'mid.txt' })
+        expect(counted.children).toBe(0)
+        await counted.extract({ bytes: big, filename: 'big.txt' })
+        await counted.extract({ bytes: midText, filename: 'mid.md' })
+        expect(seen).toHaveLength(2)
+      } finally {
+        counted.close()
+      }
     } finally {
       own.close()
     }
