@@ -225,6 +225,16 @@ export async function encoded(b: Bench, id: string): Promise<number> {
   return (performance.now() - t0) / 1000
 }
 
+/**
+ * Waits until the base's cartridges are all built (`cart_status` ready: the deferred build that
+ * follows a run), so questions are timed on the base as it stays; seconds waited.
+ */
+export async function cartReady(b: Server, id: string): Promise<number> {
+  const t0 = performance.now()
+  await waitFor(async () => (await get(b, `/v1/corpora/${id}`)).cart_status === 'ready')
+  return (performance.now() - t0) / 1000
+}
+
 async function get(b: Server, path: string) {
   const res = await fetch(`${b.url}${path}`, { headers: { authorization: `Bearer ${b.token}` } })
   return (await res.json()) as Record<string, unknown>
