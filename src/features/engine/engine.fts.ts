@@ -57,6 +57,11 @@ export class FtsIndexes {
     return index
   }
 
+  /** Forgets a base's own table's statements (created in a transaction that was rolled back). */
+  forget(key: number): void {
+    this.byKey.delete(key)
+  }
+
   /**
    * Moves a base from the shared table to one of its own, in one transaction: each passage's terms
    * are read again from its stored text and sentence spans (as compiling found them), indexed in the

@@ -60,6 +60,9 @@ export type TextOf = (sectionId: string) => Promise<string | null>
 /** Sections a deferred step compiles together (both compile threads busy, one transaction to record them). */
 export const DEFERRED_SECTIONS = 64
 
+/** Thrown to roll a group's writes back when one of its sections failed (indexSections writes it again). */
+const GROUP_FAILED = new Error('a section of the group failed')
+
 /** The object key of a section's cartridge: by content, so identical sections share one. */
 function cartKeyOf(workspaceId: string, text: string): string {
   return objectKey(workspaceId, 'carts', `${contentKey(text)}.cart`)
@@ -69,18 +72,32 @@ function cartKeyOf(workspaceId: string, text: string): string {
  * Indexes sections' text for rag in one transaction (the fast part of onboarding: the base answers
  * as soon as it commits): passages chunked and their FTS5 rows. Their cartridges, vectors and stored
  * words (rag reads a passage's text until they are there) are left to buildDeferred, on the compile
- * threads (the section's key marked PENDING). Each section's result or error; a failing section
- * rolls back to its savepoint alone. `chunked`: the sections already chunked (on a compile thread,
- * indexSection), in order; those missing are chunked here.
+ * threads (the section's key marked PENDING). Each section's result or error: the group is written
+ * without a savepoint a section and its bases' passage counts added once; when a section fails, that
+ * is rolled back and the group written again a savepoint a section, so a failing section rolls back
+ * alone. `chunked`: the sections already chunked (on a compile thread, indexSection), in order;
+ * those missing are chunked here.
  */
 export async function indexSections(
   parts: OnboardParts,
   inputs: SectionInput[],
   chunked: readonly IndexedSection[] = [],
 ): Promise<(OnboardResult | Error)[]> {
-  const previous: SectionRow[] = [] // rows replaced, whose cartridges may be left unused
-  const all = () => inputs.map((input, i) => indexOne(parts, input, chunked[i], previous))
-  const out = parts.repo.client.transaction(all)()
+  let previous: SectionRow[] = [] // rows replaced, whose cartridges may be left unused
+  const write = (counts?: Map<string, number>) => {
+    previous = []
+    const out = inputs.map((input, i) => indexOne(parts, input, chunked[i], previous, counts))
+    if (counts && out.some((r) => r instanceof Error)) throw GROUP_FAILED
+    if (counts) parts.repo.addCounts(counts)
+    return out
+  }
+  let out: (OnboardResult | Error)[]
+  try {
+    out = parts.repo.client.transaction(write)(new Map())
+  } catch {
+    parts.repo.forgetBases(new Set(inputs.map((input) => input.baseId)))
+    out = parts.repo.client.transaction(write)()
+  }
   // A replaced cartridge leaves the store once no section uses it (drop checks).
   for (const row of previous) await parts.carts.drop(row.cart_key)
   return out
@@ -96,6 +113,7 @@ function indexOne(
   input: SectionInput,
   chunked: IndexedSection | undefined,
   previous: SectionRow[],
+  counts?: Map<string, number>,
 ): OnboardResult | Error {
   const key = cartKeyOf(input.workspaceId, input.text)
   const size = parts.builds.builtSize(key)
@@ -121,7 +139,7 @@ function indexOne(
       },
       inputs,
       vectors,
-      { words, fts },
+      { words, fts, counts },
     )
     if (row && row.cart_key !== cartKey && isBuilt(row.cart_key)) previous.push(row)
     passages = inputs.length

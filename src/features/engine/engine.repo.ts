@@ -2,6 +2,7 @@ import type { Database, Statement } from 'bun:sqlite'
 import type { PassageInput } from './cart/index'
 import { FtsIndexes, ftsRow, ftsToken } from './engine.fts'
 import { Postings } from './engine.postings'
+import type { PassageRow, SectionRow, SectionWrites } from './engine.rows'
 import { bm25Top, bm25Within, type TopkHit } from './engine.topk'
 import { VectorRepo } from './engine.vectors.repo'
 import { TermCounts } from './rank/index'
@@ -10,32 +11,7 @@ import { TermCounts } from './rank/index'
 // an FTS5 table of its own (engine.fts.ts: BM25's statistics are the base's), terms prefixed with the
 // base's key ("12xoil"); passage text lives beside it in `engine_passages` (same rowid).
 
-/** What the engine records about an indexed section (the source fields come from here). */
-export interface SectionRow {
-  section_id: string
-  base_id: string
-  document_id: string
-  title: string
-  filename: string
-  cart_key: string
-  n_passages: number
-  /** Bytes of the cartridge in the store; 0 while unknown (sections indexed before it was recorded). */
-  cart_bytes: number
-}
-
-/** A passage as rag reads it back: its text, sentence spans within it, and its section's fields. */
-export interface PassageRow {
-  id: number
-  section_id: string
-  ordinal: number
-  text: string
-  sents: Uint8Array
-  /** Its content words as ranking reads them (rank/passage-words.ts); null when indexed before they were stored. */
-  words: Uint8Array | null
-  document_id: string
-  title: string
-  filename: string
-}
+export type { PassageRow, SectionRow } from './engine.rows'
 
 /** Prepared statements over the engine tables; every hot path is one prepared call. */
 export class EngineRepo {
@@ -124,15 +100,17 @@ export class EngineRepo {
    * Indexes a section's passages and records the section, replacing an earlier indexing of it (which
    * it returns) in the same transaction; with `vectors`, also stores the passages' embeddings, with
    * `words` their stored words (else putWords adds them later), with `fts` their FTS5 rows (ftsRow).
+   * With `counts` (a group's writes in the caller's transaction), no savepoint of its own and the
+   * bases' passage counts are added up there for addCounts, once a group.
    */
   putSection(
     row: Omit<SectionRow, 'cart_bytes'> & { cart_bytes?: number },
     passages: PassageInput[],
     vectors?: { model: string; list: Float32Array[] } | null,
-    { words, fts }: { words?: Uint8Array[] | null; fts?: { terms: string; count: number }[] } = {},
+    { words, fts, counts }: SectionWrites = {},
   ): SectionRow | null {
-    return this.client.transaction(() => {
-      const previous = this.removeSection(row.section_id)
+    const write = () => {
+      const previous = this.removeSection(row.section_id, counts)
       const key = this.baseKey(row.base_id, true)!
       // A base on the shared index moves to its own once nothing of it is left there.
       if (!this.own.get(key) && this.s.ownIndex!.run(row.base_id).changes > 0) this.own.set(key, true)
@@ -158,31 +136,49 @@ export class EngineRepo {
         index.put.run(lastInsertRowid, f ? ftsRow(key, f.terms, f.count) : p.terms.map(token).join(' '))
       })
       if (vectors) this.vectors.insert(row.section_id, passages, vectors)
-      this.s.addCount!.run(passages.length, row.base_id)
-      this.counts.forget(key)
-      this.postings.forget(key)
+      this.addCount(row.base_id, passages.length, counts)
       return previous
-    })()
+    }
+    return counts ? write() : this.client.transaction(write)()
+  }
+  /** Adds a group's passage counts (putSection's `counts`) to their bases. */
+  addCounts(counts: Map<string, number>): void {
+    for (const [baseId, n] of counts) this.addCount(baseId, n)
+  }
+  private addCount(baseId: string, n: number, counts?: Map<string, number>): void {
+    if (counts) counts.set(baseId, (counts.get(baseId) ?? 0) + n)
+    else this.s.addCount!.run(n, baseId)
+    const key = this.keys.get(baseId)
+    if (key !== undefined) this.counts.forget(key)
+    if (key !== undefined) this.postings.forget(key)
+  }
+  /** Forgets the keys and indexes cached for bases whose writes were rolled back (a failed group). */
+  forgetBases(baseIds: Iterable<string>): void {
+    for (const baseId of baseIds) {
+      const key = this.keys.get(baseId)
+      this.keys.delete(baseId)
+      if (key !== undefined) this.own.delete(key)
+      if (key !== undefined) this.fts.forget(key)
+    }
   }
   /** Stores the words of a section's passages (`words`: one per ordinal), when indexed without them. */
   putWords(sectionId: string, words: Uint8Array[]): void {
     for (const [ordinal, w] of words.entries()) this.s.putWords!.run(w, sectionId, ordinal)
   }
   /** Removes a section's index entries and row; returns the row that was removed, if any. */
-  removeSection(sectionId: string): SectionRow | null {
+  removeSection(sectionId: string, counts?: Map<string, number>): SectionRow | null {
     const row = this.s.section!.get(sectionId) as SectionRow | null
     if (!row) return null
-    const key = this.baseKey(row.base_id)!
-    const index = this.indexOf(key)
-    this.client.transaction(() => {
+    const index = this.indexOf(this.baseKey(row.base_id)!)
+    const remove = () => {
       for (const { id } of this.s.passageIds!.all(sectionId) as { id: number }[]) index.del.run(id)
       this.s.delPassages!.run(sectionId)
       this.vectors.deleteSection(sectionId)
       this.s.delSection!.run(sectionId)
-      this.s.addCount!.run(-row.n_passages, row.base_id)
-      this.counts.forget(key)
-      this.postings.forget(key)
-    })()
+      this.addCount(row.base_id, -row.n_passages, counts)
+    }
+    if (counts) remove()
+    else this.client.transaction(remove)()
     return row
   }
   /** The sections of a base, or of one document. */

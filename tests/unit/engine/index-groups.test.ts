@@ -1,0 +1,83 @@
+import { describe, expect, test } from 'bun:test'
+import { migrations } from '../../../migrations/index'
+import { indexSection } from '../../../src/features/engine/cart/index'
+import { Engine } from '../../../src/features/engine/engine.service'
+import { openDatabase } from '../../../src/platform/db/db'
+import { migrate } from '../../../src/platform/db/migrate'
+import { docs, memoryStore } from './fixture'
+
+// A run's group of sections is written in one transaction without a savepoint a section, the base's
+// passage count (and generation) updated once; a failing section still rolls back alone: the group is
+// written again a savepoint a section.
+
+function engineOf() {
+  const db = openDatabase(':memory:')
+  migrate(db, migrations)
+  const engine = new Engine({ db, store: memoryStore(), cacheBytes: 1 << 24, now: () => 0 })
+  return { db, engine }
+}
+
+const inputs = (baseId: string) =>
+  docs.map((d) => ({
+    workspaceId: 'ws_1',
+    baseId,
+    documentId: d.id,
+    sectionId: `sec_${baseId}_${d.id}`,
+    title: d.title,
+    filename: d.filename,
+    text: d.text,
+  }))
+
+type Base = { n: number; generation: number; own_index: number }
+const base = (db: ReturnType<typeof openDatabase>, baseId: string) =>
+  db.$client
+    .query('SELECT n_passages AS n, generation, own_index FROM engine_bases WHERE base_id = ?')
+    .get(baseId) as Base | null
+const passages = (db: ReturnType<typeof openDatabase>) =>
+  (db.$client.query('SELECT count(*) AS n FROM engine_passages').get() as { n: number }).n
+const sources = async (engine: Engine, baseId: string, question: string) =>
+  (await engine.ask(baseId, { question, strategy: 'rag', k: 3 })).sources.map((s) => s.documentId)
+
+describe("a run's group of sections", () => {
+  test("is counted once: the base's passage count and generation change once a group, and again once when it is indexed again", async () => {
+    const { db, engine } = engineOf()
+    const group = inputs('cor_1')
+    const out = await engine.indexSections(group)
+    const total = out.reduce((n, r) => n + (r instanceof Error ? 0 : r.passages), 0)
+    expect(total).toBeGreaterThanOrEqual(group.length)
+    const first = base(db, 'cor_1')!
+    expect(first.n).toBe(total)
+    expect(passages(db)).toBe(total)
+    // A forced run replaces every section: the count nets out, the generation moves once more.
+    await engine.indexSections(group)
+    const again = base(db, 'cor_1')!
+    expect(again.n).toBe(total)
+    expect(again.generation).toBe(first.generation + 1)
+    expect(passages(db)).toBe(total)
+    expect(await sources(engine, 'cor_1', 'Who discovered oxygen?')).toContain('doc_oxygen')
+  })
+
+  test('with a failing section: that section alone is left out, the others indexed and counted, the new base answers', async () => {
+    const { db, engine } = engineOf()
+    const group = inputs('cor_new')
+    const chunked = group.map((g) => indexSection(g.text))
+    // The second section's passages cannot be written (no sentence spans): it fails mid-write.
+    const broken = { ...chunked[1]!, passages: chunked[1]!.passages.map((p) => ({ ...p, sents: undefined })) }
+    const out = await engine.indexSections(group, [chunked[0]!, broken as never, chunked[2]!])
+    expect(out[1]).toBeInstanceOf(Error)
+    expect(out[0]).not.toBeInstanceOf(Error)
+    expect(out[2]).not.toBeInstanceOf(Error)
+    const written = [out[0], out[2]].reduce((n, r) => n + (r as { passages: number }).passages, 0)
+    expect(base(db, 'cor_new')).toMatchObject({ n: written, own_index: 1 })
+    expect(passages(db)).toBe(written)
+    const rows = db.$client.query('SELECT section_id FROM engine_sections ORDER BY section_id').all()
+    expect(rows).toEqual([{ section_id: group[0]!.sectionId }, { section_id: group[2]!.sectionId }])
+    expect(await sources(engine, 'cor_new', 'What river is Warsaw on?')).toContain('doc_warsaw')
+    expect(await sources(engine, 'cor_new', 'Who discovered oxygen?')).not.toContain('doc_oxygen')
+    // The failed section indexed later joins the same base's table and count.
+    const retry = await engine.indexSections([group[1]!])
+    const n = (retry[0] as { passages: number }).passages
+    expect(base(db, 'cor_new')!.n).toBe(written + n)
+    expect(await sources(engine, 'cor_new', 'Who discovered oxygen?')).toContain('doc_oxygen')
+  })
+})
