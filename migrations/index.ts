@@ -33,6 +33,7 @@ import m29 from './0029_grey_tigra.sql' with { type: 'text' }
 import m30 from './0030_colossal_lifeguard.sql' with { type: 'text' }
 import m31 from './0031_powerful_wonder_man.sql' with { type: 'text' }
 import m32 from './0032_engine_encodings.sql' with { type: 'text' }
+import m33 from './0033_engine_cart_bytes_known.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -69,4 +70,5 @@ export const migrations: Migration[] = [
   { tag: '0030_colossal_lifeguard', sql: m30 },
   { tag: '0031_powerful_wonder_man', sql: m31 },
   { tag: '0032_engine_encodings', sql: m32 },
+  { tag: '0033_engine_cart_bytes_known', sql: m33 },
 ]

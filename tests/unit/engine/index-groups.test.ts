@@ -81,3 +81,43 @@ describe("a run's group of sections", () => {
     expect(await sources(engine, 'cor_new', 'Who discovered oxygen?')).toContain('doc_oxygen')
   })
 })
+
+describe("a base's cartridge bytes (kept by triggers, migrations 0012 and 0033)", () => {
+  test('equal the sizes of the cartridges its sections use, once each, through indexing, building, copies, re-indexing and deletes', async () => {
+    const { db, engine } = engineOf()
+    const kept = () =>
+      (
+        db.$client.query('SELECT cart_bytes AS n FROM engine_bases WHERE base_id = ?').get('cor_1') as {
+          n: number
+        }
+      ).n
+    const recomputed = () =>
+      (
+        db.$client
+          .query(
+            'SELECT coalesce(sum(m), 0) AS n FROM (SELECT max(cart_bytes) AS m FROM engine_sections WHERE base_id = ? GROUP BY cart_key)',
+          )
+          .get('cor_1') as { n: number }
+      ).n
+    const group = inputs('cor_1')
+    await engine.indexSections(group)
+    expect(kept()).toBe(0)
+    while (engine.builds.left('cor_1') > 0)
+      await engine.buildDeferred('cor_1', async (id) => group.find((g) => g.sectionId === id)?.text ?? null)
+    const built = kept()
+    expect(built).toBeGreaterThan(0)
+    expect(built).toBe(recomputed())
+    // A copy in the same base shares its cartridge: counted once.
+    await engine.indexSections([{ ...group[0]!, sectionId: 'sec_copy', documentId: 'doc_copy' }])
+    expect(kept()).toBe(built)
+    // Re-indexing unchanged text keeps the built cartridges; a changed text waits for a new one.
+    await engine.indexSections([group[1]!, { ...group[2]!, text: `${group[2]!.text} It has a zoo.` }])
+    expect(kept()).toBe(recomputed())
+    expect(kept()).toBeLessThan(built)
+    await engine.removeSection('sec_copy')
+    await engine.removeSection(group[0]!.sectionId)
+    expect(kept()).toBe(recomputed())
+    for (const g of group) await engine.removeSection(g.sectionId)
+    expect(kept()).toBe(0)
+  })
+})
