@@ -237,7 +237,8 @@ describe('stored base counters', () => {
     const item = list.items.find((b) => b.id === base)!
     // Extracted and waiting: pending, not onboarding (no run has started).
     expect(item).toMatchObject({ n_documents: 2, documents_onboarding: 0, documents_pending: 2 })
-    expect(await objectKeys(t, `${f.admin.workspaceId}/corpora/${base}/`)).toHaveLength(4)
+    // Two raw objects: each text is its file (no sidecars).
+    expect(await objectKeys(t, `${f.admin.workspaceId}/corpora/${base}/`)).toHaveLength(2)
   })
 })
 

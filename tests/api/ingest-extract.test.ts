@@ -201,7 +201,8 @@ describe('the extraction job', () => {
     const id = ((await r2.json()) as Doc[])[0]!.id
     await drain(t)
     expect(await sidecar(id)).toBe('the new memo')
-    expect((await objectKeys(t, `${f.admin.workspaceId}/corpora/${base}/`)).length).toBe(2)
+    // The new raw object (its text is the file: no sidecar); the old one is gone.
+    expect((await objectKeys(t, `${f.admin.workspaceId}/corpora/${base}/`)).length).toBe(1)
     for (const r of [r1, r2]) {
       const run = await (
         await t.request(`/v1/corpora/${base}/sync-runs/${r.headers.get('x-sync-run-id')}`, {

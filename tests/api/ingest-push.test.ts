@@ -175,7 +175,7 @@ describe('the push protocol on the local store', () => {
     const stored = await f.t.deps.objects.list(`${f.admin.workspaceId}/corpora/${base}/`)
     let n = 0
     for await (const _ of stored) n++
-    expect(n).toBe(6) // three raw objects and three sidecars
+    expect(n).toBe(3) // three raw objects: each text is its file, so no sidecars
   })
 
   test('without delete_missing a commit keeps documents absent from the manifest', async () => {

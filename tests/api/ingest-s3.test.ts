@@ -106,11 +106,14 @@ describe('the push protocol on an S3 store', () => {
       ['hr/policy.md', 'pending', 'text/markdown'],
     ])
     const keys = await objectKeys(t, `${f.admin.workspaceId}/corpora/${base}/`)
-    expect(keys).toHaveLength(4)
-    const sidecar = keys.find(
-      (k) => k.endsWith('.txt') && k.includes(docs.find((d) => d.filename === 'hr/policy.md')!.id),
-    )!
-    expect(await t.deps.objects.getText(sidecar)).toBe(files['hr/policy.md'])
+    // Two raw objects: each text is its file, read back from S3 (no sidecars).
+    expect(keys).toHaveLength(2)
+    const policy = docs.find((d) => d.filename === 'hr/policy.md')!.id
+    const textKey = t.db.$client
+      .query<{ k: string }, [string]>('SELECT text_key AS k FROM documents WHERE id = ?')
+      .get(policy)!.k
+    expect(keys).toContain(textKey)
+    expect(await t.deps.objects.getText(textKey)).toBe(files['hr/policy.md'])
   })
 
   test('content PUT to a presigned URL that does not match its SHA-256 fails its document', async () => {

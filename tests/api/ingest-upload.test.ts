@@ -261,9 +261,10 @@ describe('replacing and sharing content', () => {
   test('a re-uploaded path keeps its id, takes the new content and loses the old objects', async () => {
     const { t, token } = f
     const base = await createBase(t, token)
+    // CRLF line ends, which extraction changes: each version's text is a sidecar.
     const first = (
       (await (
-        await upload(t, token, base, [{ filename: 'plan.txt', content: 'version one' }])
+        await upload(t, token, base, [{ filename: 'plan.txt', content: 'version one\r\n' }])
       ).json()) as Doc[]
     )[0]!
     await drain(t)
@@ -272,10 +273,10 @@ describe('replacing and sharing content', () => {
     expect(oldKeys).toHaveLength(2) // raw object and its text sidecar
     expect(oldKeys[1]).toBe(`${oldKeys[0]}.${first.id}.txt`)
 
-    const res = await upload(t, token, base, [{ filename: 'plan.txt', content: 'version two, longer' }])
+    const res = await upload(t, token, base, [{ filename: 'plan.txt', content: 'version two, longer\r\n' }])
     const second = ((await res.json()) as Doc[])[0]!
     expect(second.id).toBe(first.id)
-    expect(second.sha256).toBe(sha256('version two, longer'))
+    expect(second.sha256).toBe(sha256('version two, longer\r\n'))
     expect(second.status).toBe('pending')
     expect(count(t, 'documents', 'corpus_id = ?', base)).toBe(1)
     const newKeys = await objectKeys(t, prefix)
@@ -318,8 +319,9 @@ describe('replacing and sharing content', () => {
     const base = await createBase(t, token)
     const docs = (await (
       await upload(t, token, base, [
-        { filename: 'a/copy.txt', content: 'duplicated content' },
-        { filename: 'b/copy.txt', content: 'duplicated content' },
+        // CRLF line ends, which extraction changes: each document's text is a sidecar.
+        { filename: 'a/copy.txt', content: 'duplicated content\r\n' },
+        { filename: 'b/copy.txt', content: 'duplicated content\r\n' },
       ])
     ).json()) as Doc[]
     const prefix = `${f.admin.workspaceId}/corpora/${base}/`

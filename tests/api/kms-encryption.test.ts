@@ -16,14 +16,16 @@ import { authApp, bearer, expectError, rows, signUp } from './accounts.fixture'
 
 const ACCESS_KEY = 'AKIASTANDIN000000000'
 const MARKER = 'ZEPHYR4412'
+// Each ends with a line break, which extraction drops: their texts are sidecars (a file that is its
+// own text has none).
 const FILES: FixtureFile[] = [
   {
     path: 'vault.txt',
-    text: `The Ravenholm vault is opened with the code ${MARKER}. The vault holds the archive of the old mine and its maps.`,
+    text: `The Ravenholm vault is opened with the code ${MARKER}. The vault holds the archive of the old mine and its maps.\n`,
   },
   {
     path: 'river.txt',
-    text: `The Rhine begins in the Swiss canton of Graubünden and empties into the North Sea; its gauge code is ${MARKER}.`,
+    text: `The Rhine begins in the Swiss canton of Graubünden and empties into the North Sea; its gauge code is ${MARKER}.\n`,
   },
 ]
 const QUESTION = 'What code opens the Ravenholm vault?'

@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { TestApp } from '../helpers/app'
 import { bearer } from './accounts.fixture'
-import { createBase, type Doc, drain, ingestSetup, listDocs, longMarkdown, upload } from './ingest.fixture'
+import {
+  createBase,
+  type Doc,
+  drain,
+  ingestSetup,
+  listDocs,
+  longMarkdown,
+  objectKeys,
+  upload,
+} from './ingest.fixture'
 
 // `/admin/usage` reports the bytes each base occupies in the object store: its raw objects (a file
 // stored once for every path that holds the same content), its text sidecars and the cartridges its
@@ -57,8 +66,10 @@ describe('storage in /admin/usage', () => {
     const { t, token } = f
     const a = await createBase(t, token, 'A')
     const b = await createBase(t, token, 'B')
-    const shared = 'The same text at two paths is stored once.'
-    const long = longMarkdown(6)
+    // CRLF line ends, which extraction changes: these texts are sidecars. 'Größe ✓' is its own
+    // text (no sidecar, nothing added to the storage).
+    const shared = 'The same text at two paths is stored once.\r\n'
+    const long = longMarkdown(6).replaceAll('\n', '\r\n')
     const docs = (await (
       await upload(t, token, a, [
         { filename: 'one.txt', content: shared },
@@ -87,12 +98,14 @@ describe('storage in /admin/usage', () => {
     expect(u.bases.find((x) => x.corpus_id === b)!.storage_bytes).toBe(bytes('bravo'))
     expect(rawA).toBe(await storeBytes(t, a))
 
-    // After extraction: each document's sidecar too, as the store holds them.
+    // After extraction: each document's sidecar too, as the store holds them (three raw objects
+    // and three sidecars: the shared content's two and long.md's).
     await drain(t)
     expect((await listDocs(t, token, a, true)).length).toBeGreaterThan(4) // long.md was split
     u = await usage()
     const sizeA = await storeBytes(t, a)
     expect(sizeA).toBeGreaterThan(rawA)
+    expect((await objectKeys(t, `${f.admin.workspaceId}/corpora/${a}/`)).length).toBe(6)
     expect(u.bases.find((x) => x.corpus_id === a)!.storage_bytes).toBe(sizeA)
     expect(u.bases.find((x) => x.corpus_id === b)!.storage_bytes).toBe(await storeBytes(t, b))
     expect(u.totals.storage_bytes).toBe(sizeA + (await storeBytes(t, b)))

@@ -2,16 +2,17 @@ import { transaction } from '../../platform/db/transaction'
 import type { JobDefinition } from '../../platform/feature/feature'
 import { isTerminal, type Job } from '../../platform/jobs/queue'
 import type { JobContext } from '../../platform/jobs/scheduler'
-import type { ExtractResult } from './extract/extract'
 import { EXTRACT_JOB, type ExtractPayload } from './ingest.types'
 import { extractBatch, isBatch, settleBatch } from './lib/extract-batch'
 import {
   currentDocument,
+  type Extracted,
   type ExtractJobDeps,
   type ExtractOutcome,
   isOutcome,
   readAndExtract,
   sidecarOf,
+  textIsFile,
 } from './lib/extract-steps'
 import { textKeyOf } from './lib/keys'
 
@@ -43,20 +44,23 @@ export async function extractDocument(deps: ExtractJobDeps, ctx: JobContext): Pr
   return isOutcome(result) ? result : record(deps, p, result)
 }
 
-/** Writes the sidecar and the sections, unless the document moved on while we worked. */
-async function record(
-  deps: ExtractJobDeps,
-  p: ExtractPayload,
-  result: ExtractResult,
-): Promise<ExtractOutcome> {
+/**
+ * Writes the sidecar (none when the text is the file itself: the raw object serves) and the
+ * sections, unless the document moved on while we worked.
+ */
+async function record(deps: ExtractJobDeps, p: ExtractPayload, result: Extracted): Promise<ExtractOutcome> {
   const { corpora, objects, db, random, registrar } = deps
   const side = sidecarOf(result, random)
-  const textKey = textKeyOf(p.raw_key, p.document_id)
+  const sidecarKey = textKeyOf(p.raw_key, p.document_id)
+  const own = !textIsFile(result.raw, side.text)
+  const textKey = own ? sidecarKey : p.raw_key
   let previous: string | null = null
   let superseded = false
-  registrar.inflight.add(textKey)
+  if (own) registrar.inflight.add(textKey)
   try {
-    const stored = await objects.put(textKey, side.text, { contentType: 'text/plain; charset=utf-8' })
+    const stored = own
+      ? await objects.put(textKey, side.text, { contentType: 'text/plain; charset=utf-8' })
+      : { size: 0 } // no sidecar adds to the base's storage
     transaction(db, () => {
       const doc = currentDocument(deps, p)
       if (!doc) {
@@ -67,13 +71,15 @@ async function record(
       corpora.setExtracted(doc, side.extraction(textKey, stored.size, registrar.now()))
     })
   } finally {
-    registrar.inflight.delete(textKey)
+    if (own) registrar.inflight.delete(textKey)
   }
   if (superseded) {
-    await registrar.dropIfUnused(textKey)
+    if (own) await registrar.dropIfUnused(textKey)
     return { outcome: 'skipped' }
   }
   if (previous) await registrar.dropIfUnused(previous)
+  // Extracted again (a newer extractor) from a file its text now is: the old sidecar goes.
+  if (!own && previous === null) await registrar.dropIfUnused(sidecarKey).catch(() => false)
   return side.outcome
 }
 

@@ -9,6 +9,7 @@ import {
   isOutcome,
   readAndExtract,
   sidecarOf,
+  textIsFile,
 } from './extract-steps'
 import { textKeyOf } from './keys'
 
@@ -32,8 +33,8 @@ function single(p: ExtractBatchPayload, i: number): ExtractPayload {
 }
 
 /**
- * Extracts the documents of a batch one after the other, as a job of one does, but writes their
- * sidecars unsynced, flushes them all at once and records them in one transaction. A document an
+ * Extracts the documents of a batch one after the other, as a job of one does (a text that is its
+ * file gets no sidecar: the raw object serves), but writes their sidecars unsynced, flushes them all at once and records them in one transaction. A document an
  * earlier attempt recorded is not read again, so an unsynced write never replaces a sidecar a row
  * refers to (but for two workers running the same batch at once after a lost lease, which write the
  * same bytes, and a crash in that moment).
@@ -42,7 +43,7 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
   const { corpora, objects, db, random, registrar } = deps
   const p = ctx.job.payload as unknown as ExtractBatchPayload
   const items: ExtractOutcome[] = []
-  const written: { i: number; key: string; record: (now: number) => void }[] = []
+  const written: { i: number; key: string; own: boolean; record: (now: number) => void }[] = []
   const dropped: string[] = []
   const keys: string[] = []
   const puts = new Set<Promise<void>>()
@@ -60,6 +61,14 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
           continue
         }
         const side = sidecarOf(result, random)
+        items.push(side.outcome)
+        if (textIsFile(result.raw, side.text)) {
+          // The text is the file: its raw object (named by the row, flushed before it) serves, and
+          // no sidecar adds to the base's storage.
+          const record = (now: number) => corpora.setExtracted(doc, side.extraction(one.raw_key, 0, now))
+          written.push({ i, key: one.raw_key, own: false, record })
+          continue
+        }
         const key = textKeyOf(one.raw_key, one.document_id)
         registrar.inflight.add(key)
         // A few sidecars are written while the next documents are read (their texts held meanwhile).
@@ -70,6 +79,7 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
             written.push({
               i,
               key,
+              own: true,
               record: (now) => corpora.setExtracted(doc, side.extraction(key, stored.size, now)),
             })
           })
@@ -77,7 +87,6 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
         put.catch(() => {})
         puts.add(put)
         keys.push(key)
-        items.push(side.outcome)
       }
     }
     await Promise.all(puts)
@@ -89,7 +98,7 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
         const doc = currentDocument(deps, single(p, w.i))
         // Deleted, given new content, or recorded by another worker meanwhile: this text is not used.
         if (!doc || doc.text_key !== null) {
-          dropped.push(w.key)
+          if (w.own) dropped.push(w.key)
           if (!doc) items[w.i] = { outcome: 'skipped' }
         } else w.record(now)
       }

@@ -49,7 +49,7 @@ export async function readAndExtract(
   ctx: JobContext,
   p: ExtractPayload,
   doc: DocumentRow,
-): Promise<ExtractResult | ExtractOutcome> {
+): Promise<Extracted | ExtractOutcome> {
   const { corpora, objects, registrar, maxExtractBytes } = deps
   const failed = (error: string, contentType?: string): ExtractOutcome => {
     if (!currentDocument(deps, p)) return { outcome: 'skipped' }
@@ -90,12 +90,26 @@ export async function readAndExtract(
     return failed(e.message)
   }
   ctx.checkpoint()
-  return result
+  return { ...result, raw: bytes }
 }
 
+/** An extraction and the bytes of the file it was read from. */
+export type Extracted = ExtractResult & { raw: Uint8Array }
+
 /** Whether `readAndExtract` answered an outcome rather than a text. */
-export function isOutcome(r: ExtractResult | ExtractOutcome): r is ExtractOutcome {
+export function isOutcome(r: Extracted | ExtractOutcome): r is ExtractOutcome {
   return 'outcome' in r
+}
+
+/**
+ * Whether a text is its file's bytes exactly (a UTF-8 plain file extraction left as it was): its
+ * raw object then serves as its text (`text_key` is the raw key), and no sidecar is written; every
+ * reader of the text reads the same bytes either way. (A file handed to a worker thread is
+ * detached, so empty here: never its text.)
+ */
+export function textIsFile(raw: Uint8Array, text: string): boolean {
+  if (text.length === 0 || raw.byteLength !== Buffer.byteLength(text, 'utf8')) return false
+  return Buffer.from(text, 'utf8').equals(raw)
 }
 
 /**
