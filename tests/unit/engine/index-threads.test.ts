@@ -80,57 +80,6 @@ describe("a run's chunking on the compile thread", () => {
     expect(await pool.synonyms()).toEqual(synonymTable())
   })
 
-  test("the synonym table is built on a thread of its own, stopped once it answers: a run's chunks do not wait behind it", async () => {
-    const workers: FakeWorker[] = []
-    pool = new CompileThreads({
-      threads: 1,
-      spawn: () => {
-        const w = new FakeWorker()
-        workers.push(w)
-        return w
-      },
-    })
-    pool.warm()
-    const table = pool.synonyms()
-    const chunked = pool.index([texts[0]!])
-    expect(workers).toHaveLength(2)
-    const [compile, tables] = workers
-    expect(compile!.sent.every((m) => m.index && !m.tables)).toBe(true)
-    expect(compile!.sent).toHaveLength(2)
-    expect(tables!.sent.map((m) => m.tables)).toEqual([true])
-    // The run's chunks are answered while the table is still being built.
-    compile!.reply({ type: 'indexed', id: compile!.sent[1]!.id, sections: [indexSection(texts[0]!)] })
-    expect(await chunked).toEqual([indexSection(texts[0]!)])
-    const built = synonymTable()
-    expect(tables!.terminated).toBe(false)
-    tables!.reply({ type: 'tables', id: tables!.sent[0]!.id, synonyms: built })
-    expect(await table).toBe(built)
-    expect(tables!.terminated).toBe(true)
-    expect(compile!.terminated).toBe(false)
-  })
-
-  test('a synonym table thread that fails or exits rejects (the table is built where it is needed); the compile threads carry on', async () => {
-    const workers: FakeWorker[] = []
-    pool = new CompileThreads({
-      threads: 1,
-      spawn: () => {
-        const w = new FakeWorker()
-        workers.push(w)
-        return w
-      },
-    })
-    const crashed = pool.synonyms()
-    workers[0]!.crash('out of memory')
-    await expect(crashed).rejects.toThrow('out of memory')
-    const exited = pool.synonyms()
-    workers[1]!.exit()
-    await expect(exited).rejects.toThrow('exited')
-    const chunked = pool.index([texts[1]!])
-    expect(workers).toHaveLength(3)
-    workers[2]!.reply({ type: 'indexed', id: workers[2]!.sent[0]!.id, sections: [indexSection(texts[1]!)] })
-    expect(await chunked).toEqual([indexSection(texts[1]!)])
-  })
-
   test('a question waits for the synonym table a run started building elsewhere', async () => {
     const db = openDatabase(':memory:')
     migrate(db, migrations)

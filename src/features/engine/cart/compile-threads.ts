@@ -7,7 +7,6 @@ import { encodeCartridge } from './codec'
 import { fitCartridge } from './fit'
 import { type IndexedSection, indexSection } from './index-section'
 import { type PassageInput, passageInputs } from './passages'
-import { synonymsOnThread } from './table-thread'
 
 /**
  * What a compile thread is sent, under an id its answer carries back: a section's text to compile,
@@ -91,10 +90,6 @@ export function compileWorkerPath(moduleUrl: string = import.meta.url): string {
   return workerScriptPath(moduleUrl, 'compile-worker.ts', 'features/engine/cart/compile-worker.ts')
 }
 
-function spawnCompileWorker(): CompileWorker {
-  return new Worker(compileWorkerPath()) as unknown as CompileWorker
-}
-
 /** A short text whose compile touches every table a compile reads. */
 const WARM_TEXT = 'The first cartridge warms the thread. It was compiled in 1973 by Engram.'
 
@@ -163,17 +158,13 @@ export class CompileThreads {
     return this.ask({ index: texts }, () => texts.map(indexSection))
   }
 
-  /**
-   * The stemmed synonym table, built on a thread of its own beside the compile threads (the event loop
-   * adopts it instead of building it; a run's chunks do not wait behind it); in process once threads failed.
-   */
+  /** The stemmed synonym table, built on a thread (the event loop adopts it instead of building it). */
   synonyms(): Promise<SynonymTable> {
-    if (this.closed || this.failed) return this.ask({}, synonymTable)
-    return synonymsOnThread(this.opts.spawn ?? spawnCompileWorker)
+    return this.ask({ tables: true }, synonymTable)
   }
 
   /** A request other than a compile, sent at once (ahead of the compiles held); in process without a thread. */
-  private ask<T>(request: { index?: string[] }, local: () => T): Promise<T> {
+  private ask<T>(request: { index?: string[]; tables?: boolean }, local: () => T): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the compile threads are closed'))
     const slot = this.failed ? null : this.slot()
     if (!slot) return new Promise((resolve) => resolve(local()))
@@ -224,7 +215,9 @@ export class CompileThreads {
     for (const s of this.slots) if (!best || s.pending.size < best.pending.size) best = s
     if (best && (best.pending.size === 0 || this.slots.length >= this.opts.threads)) return best
     try {
-      const worker = (this.opts.spawn ?? spawnCompileWorker)()
+      const worker = (
+        this.opts.spawn ?? (() => new Worker(compileWorkerPath()) as unknown as CompileWorker)
+      )()
       const slot: Slot = { worker, pending: new Map(), posted: 0, held: [], idle: null, stopped: false }
       worker.onmessage = (e) => this.answer(slot, e.data as CompileReply)
       worker.onerror = (e) => {
