@@ -1,29 +1,13 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { migrations } from '../../../migrations/index'
-import {
-  type CompileReply,
-  type CompileRequest,
-  CompileThreads,
-  type CompileWorker,
-  compileSection,
-} from '../../../src/features/engine/cart/index'
+import { CompileThreads, compileSection } from '../../../src/features/engine/cart/index'
 import { BUILTIN_MODEL, builtinEmbedder } from '../../../src/features/engine/embedder'
 import { Engine } from '../../../src/features/engine/engine.service'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
-import { FakeWorker as FakeThread } from '../../helpers/fake-worker'
-import { FIXTURE_SQUAD } from '../../helpers/fixture-data'
-import { docs, memoryStore, onboardDoc } from './fixture'
+import { articleTexts, docs, FakeCompileWorker, memoryStore, onboardDoc } from './fixture'
 
-const ARTICLES = join(FIXTURE_SQUAD, 'articles')
-const texts = ['Warsaw.txt', 'Oxygen.txt', 'Nikola_Tesla.txt'].map((f) =>
-  readFileSync(join(ARTICLES, f), 'utf8'),
-)
-
-/** A compile thread stand-in. */
-class FakeWorker extends FakeThread<CompileRequest, CompileReply> implements CompileWorker {}
+const texts = articleTexts
 
 let pool: CompileThreads | null = null
 afterEach(() => {
@@ -33,12 +17,12 @@ afterEach(() => {
 
 /** A pool of one thread whose threads are fakes, listed in `workers` as they are started (set `pool` to it). */
 function fakePool(options: Omit<ConstructorParameters<typeof CompileThreads>[0], 'threads' | 'spawn'> = {}) {
-  const workers: FakeWorker[] = []
+  const workers: FakeCompileWorker[] = []
   const made = new CompileThreads({
     ...options,
     threads: 1,
     spawn: () => {
-      const w = new FakeWorker()
+      const w = new FakeCompileWorker()
       workers.push(w)
       return w
     },
@@ -95,7 +79,7 @@ describe('compile threads', () => {
   })
 
   test('an error thrown on the thread fails that section only', async () => {
-    const worker = new FakeWorker()
+    const worker = new FakeCompileWorker()
     pool = new CompileThreads({ threads: 1, spawn: () => worker })
     const bad = pool.compile('one')
     const good = pool.compile(texts[0]!)
@@ -156,13 +140,13 @@ describe('compile threads', () => {
     // Failed: compiling is in process from now on, which needs no warming (and would block).
     pool.warm()
     expect(spawned).toBe(1)
-    const closed = new CompileThreads({ threads: 1, spawn: () => new FakeWorker() })
+    const closed = new CompileThreads({ threads: 1, spawn: () => new FakeCompileWorker() })
     closed.close()
     closed.warm()
   })
 
   test('closing fails the work still out and refuses more', async () => {
-    const worker = new FakeWorker()
+    const worker = new FakeCompileWorker()
     pool = new CompileThreads({ threads: 1, spawn: () => worker })
     const out = pool.compile(texts[0]!)
     pool.close()

@@ -1,11 +1,19 @@
 import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { migrations } from '../../../migrations/index'
-import { type CartEntry, cartEntry, compileCartridge } from '../../../src/features/engine/cart/index'
+import {
+  type CartEntry,
+  type CompileReply,
+  type CompileRequest,
+  type CompileWorker,
+  cartEntry,
+  compileCartridge,
+} from '../../../src/features/engine/cart/index'
 import { type CartStore, Engine } from '../../../src/features/engine/engine.service'
 import { contentTerms } from '../../../src/features/engine/text/index'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
+import { FakeWorker } from '../../helpers/fake-worker'
 import { FIXTURE_SQUAD } from '../../helpers/fixture-data'
 
 /** Three short documents with distinct facts; each is one section of its own. */
@@ -136,3 +144,11 @@ export const POLICIES = [
       'the staff portal, and days not taken by the end of March are lost unless the manager agrees.',
   },
 ]
+
+/** Three whole squad-dev articles, as the compile thread tests give them to a thread. */
+export const articleTexts = ['Warsaw.txt', 'Oxygen.txt', 'Nikola_Tesla.txt'].map((f) =>
+  readFileSync(join(FIXTURE_SQUAD, 'articles', f), 'utf8'),
+)
+
+/** A compile thread stand-in. */
+export class FakeCompileWorker extends FakeWorker<CompileRequest, CompileReply> implements CompileWorker {}

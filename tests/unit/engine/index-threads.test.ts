@@ -1,12 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { migrations } from '../../../migrations/index'
 import {
-  type CompileReply,
-  type CompileRequest,
   CompileThreads,
-  type CompileWorker,
   compileSection,
   indexSection,
   sectionPassages,
@@ -16,19 +11,12 @@ import { Engine } from '../../../src/features/engine/engine.service'
 import { type SynonymTable, synonymTable } from '../../../src/features/engine/text/index'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
-import { FakeWorker as FakeThread } from '../../helpers/fake-worker'
-import { FIXTURE_SQUAD } from '../../helpers/fixture-data'
-import { docs, memoryStore, onboardDoc } from './fixture'
+import { articleTexts, docs, FakeCompileWorker, memoryStore, onboardDoc } from './fixture'
 
 // A run's sections are chunked on the compile thread (indexSection) while the event loop writes the
 // group before; the deferred build's compiles, which may be many, wait behind a run's requests.
 
-const ARTICLES = join(FIXTURE_SQUAD, 'articles')
-const texts = ['Warsaw.txt', 'Oxygen.txt', 'Nikola_Tesla.txt'].map((f) =>
-  readFileSync(join(ARTICLES, f), 'utf8'),
-)
-
-class FakeWorker extends FakeThread<CompileRequest, CompileReply> implements CompileWorker {}
+const texts = articleTexts
 
 let pool: CompileThreads | null = null
 afterEach(() => {
@@ -52,11 +40,11 @@ describe("a run's chunking on the compile thread", () => {
   })
 
   test('goes to the thread ahead of the compiles it holds back', async () => {
-    const workers: FakeWorker[] = []
+    const workers: FakeCompileWorker[] = []
     pool = new CompileThreads({
       threads: 1,
       spawn: () => {
-        const w = new FakeWorker()
+        const w = new FakeCompileWorker()
         workers.push(w)
         return w
       },
