@@ -273,6 +273,12 @@ describe('console: document bases', () => {
     const buildingLine = page.getByRole('status').filter({ hasText: 'Building cartridges: 40%' })
     await buildingLine.waitFor()
     await buildingLine.scrollIntoViewIfNeeded()
+    // It is the base's state, not a row of its history: above the history's heading, saying how it answers meanwhile.
+    expect(await buildingLine.textContent()).toContain(
+      'Questions are answered by rag until the cartridges are built.',
+    )
+    const history = page.getByRole('heading', { name: 'History', exact: true })
+    expect((await buildingLine.boundingBox())!.y).toBeLessThan((await history.boundingBox())!.y)
     await r.screenshot(page, 'base-building-cartridges', { fullPage: false })
     await page.unroute(building)
     await page.getByText('Building cartridges: 40%').waitFor({ state: 'detached' })

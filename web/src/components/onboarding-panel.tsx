@@ -14,7 +14,7 @@ import { useJob } from '../lib/use-job'
 import { useLoad } from '../lib/use-load'
 import { usePoll } from '../lib/use-poll'
 import { StatusBadge } from './base-status'
-import { building, JobHistory } from './onboarding-history'
+import { building, JobHistory, StillBuilding } from './onboarding-history'
 import { RunProgress } from './onboarding-run'
 import { Async, Button, ErrorBox } from './ui'
 
@@ -133,6 +133,7 @@ export function OnboardingPanel(props: { base: Corpus; onCounters: () => void; o
         )}
       </div>
       {base.n_documents === 0 && !inFlight && <p class="hint">Upload documents first, then onboard them.</p>}
+      {jobs.data && <StillBuilding items={jobs.data} />}
       <h3>History</h3>
       <Async load={jobs}>{(items) => <JobHistory items={items} />}</Async>
     </div>
