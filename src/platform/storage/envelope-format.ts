@@ -183,6 +183,21 @@ export async function* sealChunks(
   yield sealChunk(key, fixed, aad, index, true, buf.take(buf.size))
 }
 
+/** Decrypts a whole sealed object held in memory (`stored`, its header parsed as `header`). */
+export async function openWhole(
+  key: Uint8Array,
+  header: SealedHeader,
+  stored: Uint8Array,
+  objectKey: string,
+): Promise<Uint8Array> {
+  const parts: Uint8Array[] = []
+  const content = (async function* () {
+    yield stored.subarray(header.length)
+  })()
+  for await (const c of openChunks(key, header.fixed, content, objectKey)) parts.push(c)
+  return parts.length === 1 ? parts[0]! : new Uint8Array(Buffer.concat(parts))
+}
+
 /** Decrypts the content after a header (`fixed` its fixed part), chunk by chunk. */
 export async function* openChunks(
   key: Uint8Array,

@@ -1,5 +1,16 @@
 import type { Dirent } from 'node:fs'
-import { type FileHandle, mkdir, open, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises'
+import {
+  type FileHandle,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  unlink,
+} from 'node:fs/promises'
 import { dirname, join, resolve, sep } from 'node:path'
 import { type Clock, systemClock } from '../clock/clock'
 import { cryptoRandom, type Random } from '../crypto/random'
@@ -148,14 +159,19 @@ export class LocalObjectStore implements ObjectStore {
     return fh ? fileHandleStream(fh) : null
   }
 
+  /** One call for the whole file (a folder, a key that is only a prefix, reads as missing). */
   async getBytes(key: string): Promise<Uint8Array | null> {
-    const fh = await this.openObject(key)
-    if (!fh) return null
+    let b: Buffer
     try {
-      return new Uint8Array(await fh.readFile())
-    } finally {
-      await fh.close()
+      b = await readFile(this.pathOf(key))
+    } catch (e) {
+      if (isMissing(e)) return null
+      throw e
     }
+    // A plain array of its own (it may be handed to a worker thread and detached).
+    return b.byteOffset === 0 && b.buffer.byteLength === b.byteLength
+      ? new Uint8Array(b.buffer)
+      : new Uint8Array(b)
   }
 
   async getText(key: string): Promise<string | null> {

@@ -135,3 +135,22 @@ export function concatChunks(chunks: Uint8Array[], total: number): Uint8Array {
   }
   return out
 }
+
+/** A web stream pulling from an async iterable, which it closes when the reader cancels. */
+export function streamOf(source: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> {
+  const it = source[Symbol.asyncIterator]()
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const r = await it.next()
+        if (r.done) controller.close()
+        else controller.enqueue(r.value)
+      } catch (e) {
+        controller.error(e)
+      }
+    },
+    async cancel() {
+      await it.return?.()
+    },
+  })
+}
