@@ -5,6 +5,8 @@ import { workerScriptPath } from '../../../platform/concurrency/worker-path'
 export interface EncoderRequest {
   id: number
   texts: string[]
+  /** Background work (a base's passages): the thread computes a question's texts before it. */
+  bulk?: boolean
 }
 
 /** What it answers: one unit-length vector per text, or why it could not (`fatal`: it never will, the model did not load). */
@@ -23,7 +25,7 @@ export interface EncoderThreadOptions {
   /**
    * The same after a bulk request (a base's passages encoded in the background): a job's requests
    * follow each other closely, and once it ends no question may come for a long time, so the
-   * thread's ~130 MB are let go soon (BULK_IDLE_MS by default) instead of after `idleMs`.
+   * thread's memory is let go soon (BULK_IDLE_MS by default) instead of after `idleMs`.
    */
   bulkIdleMs?: number
   /**
@@ -107,7 +109,7 @@ export class EncoderThread {
       }
       this.pending.set(id, { resolve, reject })
       this.idleAfter = bulk ? (this.opts.bulkIdleMs ?? BULK_IDLE_MS) : this.opts.idleMs
-      worker.postMessage({ id, texts } satisfies EncoderRequest)
+      worker.postMessage({ id, texts, bulk } satisfies EncoderRequest)
     })
   }
 

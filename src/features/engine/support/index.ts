@@ -48,3 +48,6 @@ export {
   supportSignals,
   type TermEvidence,
 } from './support'
+export { MAX_PIECES, UseLite } from './use-lite'
+export { loadUseLite, type UseLiteFiles } from './use-lite-files'
+export { PieceTokenizer, type Vocabulary } from './use-lite-tokens'
