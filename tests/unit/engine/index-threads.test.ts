@@ -14,7 +14,8 @@ import { migrate } from '../../../src/platform/db/migrate'
 import { articleTexts, docs, FakeCompileWorker, memoryStore, onboardDoc } from './fixture'
 
 // A run's sections are chunked on the compile thread (indexSection) while the event loop writes the
-// group before; the deferred build's compiles, which may be many, wait behind a run's requests.
+// group before, once the thread is free for it (in process before); the deferred build's compiles,
+// which may be many, wait behind a run's requests.
 
 const texts = articleTexts
 
@@ -27,6 +28,8 @@ afterEach(() => {
 describe("a run's chunking on the compile thread", () => {
   test('gives the passages and FTS5 rows chunking in process gives, on a real thread', async () => {
     pool = new CompileThreads({ threads: 1 })
+    // Started and done with the synonym table: free to chunk a run's groups.
+    await pool.synonyms()
     const chunked = await pool.index(texts)
     chunked.forEach((c, i) => {
       const local = sectionPassages(texts[i]!)
@@ -49,6 +52,11 @@ describe("a run's chunking on the compile thread", () => {
         return w
       },
     })
+    // The thread has started (it answered the warm-up chunking).
+    pool.warm()
+    const warmUp = workers[0]!.sent[0]!
+    workers[0]!.reply({ type: 'indexed', id: warmUp.id, sections: warmUp.index!.map(indexSection) })
+    workers[0]!.sent = []
     const compiles = texts.map((t) => pool!.compile(t))
     for (const c of compiles) c.catch(() => {})
     const chunked = pool.index([texts[0]!])
@@ -61,6 +69,38 @@ describe("a run's chunking on the compile thread", () => {
     workers[0]!.reply({ type: 'done', id: first!.id, ...compileSection(texts[0]!) })
     await compiles[0]
     expect(sent()).toEqual([0, 1, 'index', 2])
+  })
+
+  test('is made in process while the thread starts or builds the synonym table, or has two groups already', async () => {
+    const workers: FakeCompileWorker[] = []
+    pool = new CompileThreads({
+      threads: 1,
+      spawn: () => {
+        const w = new FakeCompileWorker()
+        workers.push(w)
+        return w
+      },
+    })
+    const kinds = () => workers[0]!.sent.map((m) => (m.tables ? 'tables' : m.index ? 'index' : 'compile'))
+    pool.warm()
+    const tables = pool.synonyms()
+    // Not started yet: chunked here at once, nothing more sent.
+    expect(await pool.index([texts[0]!])).toEqual([indexSection(texts[0]!)])
+    expect(kinds()).toEqual(['index', 'tables'])
+    const [warmUp, table] = workers[0]!.sent
+    workers[0]!.reply({ type: 'indexed', id: warmUp!.id, sections: warmUp!.index!.map(indexSection) })
+    // Started, but building the synonym table: still here.
+    expect(await pool.index([texts[1]!])).toEqual([indexSection(texts[1]!)])
+    expect(kinds()).toEqual(['index', 'tables'])
+    workers[0]!.reply({ type: 'tables', id: table!.id, synonyms: synonymTable() })
+    await tables
+    // Free: two groups go to the thread, a third while both wait is chunked here.
+    const onThread = [pool.index([texts[0]!]), pool.index([texts[1]!])]
+    expect(await pool.index([texts[2]!])).toEqual([indexSection(texts[2]!)])
+    expect(kinds()).toEqual(['index', 'tables', 'index', 'index'])
+    for (const m of workers[0]!.sent.slice(2))
+      workers[0]!.reply({ type: 'indexed', id: m.id, sections: m.index!.map(indexSection) })
+    expect(await Promise.all(onThread)).toEqual([[indexSection(texts[0]!)], [indexSection(texts[1]!)]])
   })
 
   test('a thread builds the synonym table questions read, the same as in process', async () => {

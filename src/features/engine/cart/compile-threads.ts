@@ -1,69 +1,13 @@
 import type { ThreadWorker } from '../../../platform/concurrency/thread-worker'
 import { workerScriptPath } from '../../../platform/concurrency/worker-path'
-import { encodePassageWords, scanPassageWords } from '../rank/index'
-import { STATIC_MODEL, type SynonymTable, staticVector, synonymTable } from '../text/index'
-import { compileCartridge } from './cartridge'
-import { encodeCartridge } from './codec'
-import { fitCartridge } from './fit'
+import { type SynonymTable, synonymTable } from '../text/index'
+import {
+  type CompiledSection,
+  type CompileReply,
+  type CompileRequest,
+  compileSection,
+} from './compile-messages'
 import { type IndexedSection, indexSection } from './index-section'
-import { type PassageInput, passageInputs } from './passages'
-
-/**
- * What a compile thread is sent, under an id its answer carries back: a section's text to compile,
- * sections' texts to chunk into the passages a run indexes (`index`), or for its synonym table.
- */
-export interface CompileRequest {
-  id: number
-  text: string
-  /** Whether to embed the passages with the built-in static vectors too. */
-  vectors: boolean
-  /** Sections to chunk for the index (indexSection), instead of `text` to compile. */
-  index?: string[]
-  /** The stemmed synonym table (synonymTable), instead of `text` to compile. */
-  tables?: boolean
-}
-
-/** A section compiled: its encoded cartridge and its passages as the index stores them. */
-export interface CompiledSection {
-  bytes: Uint8Array
-  inputs: PassageInput[]
-  /**
-   * The passages' stored words (rank's encodePassageWords, one per input, in order): made here, on
-   * the thread that has the WordNet tables, not on the event loop while a run indexes the text.
-   */
-  words: Uint8Array[]
-  /** The passages' vectors (one per input, in order) and the model that made them, when asked for. */
-  vectors?: { model: string; list: Float32Array[] }
-}
-
-/** What a compile thread answers: the compiled section, or the message of the error it threw. */
-export type CompileReply =
-  | ({ type: 'done'; id: number } & CompiledSection)
-  | { type: 'indexed'; id: number; sections: IndexedSection[] }
-  | { type: 'tables'; id: number; synonyms: SynonymTable }
-  | { type: 'error'; id: number; message: string }
-
-/**
- * A section's cartridge compiled, fitted and encoded, and its index rows with their stored words,
- * and their built-in static vectors when `vectors` is set: the same on any thread.
- */
-export function compileSection(text: string, vectors = false): CompiledSection {
-  const cart = compileCartridge(text, { fit: fitCartridge })
-  const inputs = passageInputs(cart)
-  const words = inputs.map((p) => encodePassageWords(scanPassageWords(p.text, p.sents)))
-  const section: CompiledSection = { bytes: encodeCartridge(cart), inputs, words }
-  if (vectors) section.vectors = { model: STATIC_MODEL, list: inputs.map((p) => staticVector(p.text)) }
-  return section
-}
-
-/** The buffers a compiled section's message can hand over instead of copying. */
-export function transferables(section: CompiledSection): ArrayBuffer[] {
-  return [
-    section.bytes.buffer as ArrayBuffer,
-    ...section.words.map((w) => w.buffer as ArrayBuffer),
-    ...(section.vectors?.list ?? []).map((v) => v.buffer as ArrayBuffer),
-  ]
-}
 
 /** A worker as the pool uses it (a Web Worker, or a stand-in in tests). */
 export type CompileWorker = ThreadWorker<CompileRequest>
@@ -100,6 +44,8 @@ interface Pending {
   /** A request other than a compile: its answer goes to `other`; `local` makes it in process. */
   other?: (answer: unknown) => void
   local?: () => unknown
+  /** Which request other than a compile it is. */
+  kind?: 'index' | 'tables'
 }
 
 interface Slot {
@@ -111,7 +57,12 @@ interface Slot {
   held: CompileRequest[]
   idle: ReturnType<typeof setTimeout> | null
   stopped: boolean
+  /** Whether the thread has answered once (it has started and loaded its code). */
+  answered: boolean
 }
+
+/** A run's groups a thread may have been given and not answered yet, beyond which the next is chunked in process. */
+const INDEX_QUEUED = 2
 
 /**
  * Compiles a thread is given at once. The deferred build asks for many; a run's index requests,
@@ -151,28 +102,59 @@ export class CompileThreads {
   }
 
   /**
-   * Sections' texts chunked for the index (indexSection's results, in order), on a thread ahead of
-   * the compiles it holds, so that a run's next group is chunked while the event loop writes this one.
+   * Sections' texts chunked for the index (indexSection's results, in order): on a thread ahead of
+   * the compiles it holds, so that a run's next group is chunked while the event loop writes this
+   * one, when a thread is free for it (freeToIndex); else here, at once. A run's first groups would
+   * otherwise wait for the thread to start and build the synonym table (0.3-0.7 s, most of a small
+   * run), for chunking that takes a few milliseconds a group here.
    */
   index(texts: string[]): Promise<IndexedSection[]> {
-    return this.ask({ index: texts }, () => texts.map(indexSection))
+    const local = () => texts.map(indexSection)
+    const slot = this.freeToIndex()
+    if (slot || this.closed) return this.ask('index', { index: texts }, local, slot ?? undefined)
+    return inProcessOther(local)
   }
 
   /** The stemmed synonym table, built on a thread (the event loop adopts it instead of building it). */
   synonyms(): Promise<SynonymTable> {
-    return this.ask({ tables: true }, synonymTable)
+    return this.ask('tables', { tables: true }, synonymTable)
   }
 
-  /** A request other than a compile, sent at once (ahead of the compiles held); in process without a thread. */
-  private ask<T>(request: { index?: string[]; tables?: boolean }, local: () => T): Promise<T> {
+  /**
+   * A thread a run's group can be chunked on without a long wait: started (it has answered), not
+   * building the synonym table, given fewer than INDEX_QUEUED groups not answered yet (its compiles
+   * make it wait for at most COMPILES_POSTED); null when none is.
+   */
+  private freeToIndex(): Slot | null {
+    if (this.failed || this.closed) return null
+    for (const slot of this.slots) {
+      if (!slot.answered) continue
+      let queued = 0
+      let tables = false
+      for (const p of slot.pending.values()) {
+        if (p.kind === 'index') queued++
+        else if (p.kind === 'tables') tables = true
+      }
+      if (!tables && queued < INDEX_QUEUED) return slot
+    }
+    return null
+  }
+
+  /** A request other than a compile, sent at once (ahead of the compiles held; `to`: that thread); in process without a thread. */
+  private ask<T>(
+    kind: 'index' | 'tables',
+    request: { index?: string[]; tables?: boolean },
+    local: () => T,
+    to?: Slot,
+  ): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the compile threads are closed'))
-    const slot = this.failed ? null : this.slot()
-    if (!slot) return new Promise((resolve) => resolve(local()))
+    const slot = to ?? (this.failed ? null : this.slot())
+    if (!slot) return inProcessOther(local)
     return new Promise<T>((resolve, reject) => {
       const id = this.nextId++
       this.busy(slot)
       const other = resolve as (answer: unknown) => void
-      slot.pending.set(id, { text: '', resolve: () => {}, reject, other, local })
+      slot.pending.set(id, { text: '', resolve: () => {}, reject, other, local, kind })
       slot.worker.postMessage({ id, text: request.index?.[0] ?? '', vectors: false, ...request })
     })
   }
@@ -197,7 +179,7 @@ export class CompileThreads {
    */
   warm(): void {
     if (this.failed || this.closed) return
-    this.index([WARM_TEXT]).catch(() => {})
+    this.ask('index', { index: [WARM_TEXT] }, () => [indexSection(WARM_TEXT)]).catch(() => {})
   }
 
   /** Stops every thread; what they still had fails. */
@@ -218,7 +200,15 @@ export class CompileThreads {
       const worker = (
         this.opts.spawn ?? (() => new Worker(compileWorkerPath()) as unknown as CompileWorker)
       )()
-      const slot: Slot = { worker, pending: new Map(), posted: 0, held: [], idle: null, stopped: false }
+      const slot: Slot = {
+        worker,
+        pending: new Map(),
+        posted: 0,
+        held: [],
+        idle: null,
+        stopped: false,
+        answered: false,
+      }
       worker.onmessage = (e) => this.answer(slot, e.data as CompileReply)
       worker.onerror = (e) => {
         e.preventDefault?.()
@@ -237,6 +227,7 @@ export class CompileThreads {
   }
 
   private answer(slot: Slot, msg: CompileReply): void {
+    slot.answered = true
     const p = slot.pending.get(msg.id)
     if (!p) return
     slot.pending.delete(msg.id)
@@ -285,4 +276,9 @@ export class CompileThreads {
 
 function inProcess(text: string, vectors: boolean): Promise<CompiledSection> {
   return new Promise((resolve) => resolve(compileSection(text, vectors)))
+}
+
+/** A request other than a compile made in process now (its error, the promise's). */
+function inProcessOther<T>(local: () => T): Promise<T> {
+  return new Promise((resolve) => resolve(local()))
 }

@@ -9,7 +9,7 @@ import {
   type CompileRequest,
   compileSection,
   transferables,
-} from './compile-threads'
+} from './compile-messages'
 import { indexSection } from './index-section'
 
 declare const self: Worker

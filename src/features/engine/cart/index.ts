@@ -9,10 +9,9 @@ export {
   type CompiledSection,
   type CompileReply,
   type CompileRequest,
-  CompileThreads,
-  type CompileWorker,
   compileSection,
-} from './compile-threads'
+} from './compile-messages'
+export { CompileThreads, type CompileWorker } from './compile-threads'
 export { fitCartridge, landsOn, selfTest } from './fit'
 export { type IndexedSection, indexSection } from './index-section'
 export { type PassageInput, passageInputs, passageTerms, sectionPassages } from './passages'

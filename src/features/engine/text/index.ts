@@ -11,7 +11,8 @@ export {
   prepareHypernyms,
   wordSense,
 } from './hypernyms'
-export { type Span, splitSentences } from './sentences'
+export { porterStem } from './porter'
+export { type Span, splitParagraphs, splitSentences } from './sentences'
 export { prepareStaticVectors, STATIC_MODEL, staticDims, staticVector } from './static-vectors'
 export {
   contentTerms,
@@ -20,6 +21,7 @@ export {
   normWord,
   scanWords,
   stem,
+  stemOnce,
   type Token,
   termSlot,
   tokenize,

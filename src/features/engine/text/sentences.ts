@@ -36,6 +36,52 @@ function isRowLine(text: string, lineStart: number): boolean {
   return ROW_LINE.test(line) && line.split('; ').every((part) => CELL.test(part))
 }
 
+// Per UTF-16 unit, whether a class below holds it: 0 not asked yet, 1 yes, 2 no. Each is the
+// regular expression's answer for the unit alone (as `text[i]` gives it), asked once a unit.
+const SPACE = /\s/
+const OPENER = /[\p{Lu}\p{N}"“'‘([]/u
+const WORDISH = /[\p{L}\p{N}.]/u
+const spaceUnits = new Uint8Array(65536)
+const openerUnits = new Uint8Array(65536)
+const wordishUnits = new Uint8Array(65536)
+
+/** Whether the regular expression `re` matches the single unit `c`, memoised in `memo`. */
+function unitIs(memo: Uint8Array, re: RegExp, c: number): boolean {
+  let v = memo[c]!
+  if (v === 0) {
+    v = re.test(String.fromCharCode(c)) ? 1 : 2
+    memo[c] = v
+  }
+  return v === 1
+}
+
+/** Whether text's unit at i is white space (`\s`). */
+function spaceAt(text: string, i: number): boolean {
+  const c = text.charCodeAt(i)
+  if (c === 32) return true
+  return unitIs(spaceUnits, SPACE, c)
+}
+
+/** Closing quotes and brackets that may follow a sentence's end: " ' ” ’ ) ]. */
+function isCloser(c: number): boolean {
+  return c === 34 || c === 39 || c === 0x201d || c === 0x2019 || c === 41 || c === 93
+}
+
+/**
+ * Where a reference mark at j ends ("[12]": 1 to 40 units other than "]" or a newline between
+ * brackets, all before `to`), or j when there is none.
+ */
+function afterMark(text: string, j: number, to: number): number {
+  if (j >= to || text.charCodeAt(j) !== 91) return j
+  const last = Math.min(to, j + 42)
+  for (let k = j + 1; k < last; k++) {
+    const c = text.charCodeAt(k)
+    if (c === 10) return j
+    if (c === 93) return k > j + 1 ? k + 1 : j
+  }
+  return j
+}
+
 /**
  * The sentences of text[from, to), trimmed, as spans. Blank lines always end a sentence, and so
  * does the end of a table row's line; a row is never cut inside.
@@ -57,29 +103,28 @@ export function splitSentences(text: string, from = 0, to = text.length): Span[]
   const push = (end: number) => {
     let s = start
     let e = end
-    while (s < e && /\s/.test(text[s]!)) s++
-    while (e > s && /\s/.test(text[e - 1]!)) e--
+    while (s < e && spaceAt(text, s)) s++
+    while (e > s && spaceAt(text, e - 1)) e--
     if (e > s) pushCapped(text, s, e, out)
     start = end
   }
   for (let i = from; i < to; i++) {
-    const ch = text[i]!
-    if (ch === '\n') {
+    const ch = text.charCodeAt(i)
+    if (ch === 10) {
       if (inRow(i) || isBreakAfterNewline(text, start, i, to)) push(i)
       continue
     }
-    if (ch !== '.' && ch !== '!' && ch !== '?') continue
+    if (ch !== 46 && ch !== 33 && ch !== 63) continue
     let j = i + 1
-    while (j < to && /["'”’)\]]/.test(text[j]!)) j++
+    while (j < to && isCloser(text.charCodeAt(j))) j++
     // A reference mark after the end belongs to the sentence it closes: "...in 1978.[12] On November".
-    const mark = /^\[[^\]\n]{1,40}\]/.exec(text.slice(j, Math.min(to, j + 42)))
-    if (mark) j += mark[0].length
-    if (j < to && !/\s/.test(text[j]!)) continue
+    j = afterMark(text, j, to)
+    if (j < to && !spaceAt(text, j)) continue
     let k = j
-    while (k < to && /\s/.test(text[k]!)) k++
+    while (k < to && spaceAt(text, k)) k++
     if (k >= to) continue
-    if (!/[\p{Lu}\p{N}"“'‘([]/u.test(text[k]!)) continue
-    if (ch === '.' && isAbbreviation(text, start, i)) continue
+    if (!unitIs(openerUnits, OPENER, text.charCodeAt(k))) continue
+    if (ch === 46 && isAbbreviation(text, start, i)) continue
     // A period inside a cell ("name: Braund, Mr. Owen Harris") does not end the row.
     if (inRow(i)) continue
     push(j)
@@ -92,8 +137,9 @@ export function splitSentences(text: string, from = 0, to = text.length): Span[]
 /** A newline ends a sentence at a blank line, or after a short heading-like line without punctuation. */
 function isBreakAfterNewline(text: string, start: number, i: number, to: number): boolean {
   let k = i + 1
-  while (k < to && (text[k] === ' ' || text[k] === '\t' || text[k] === '\r')) k++
-  if (k < to && text[k] === '\n') return true
+  let c = text.charCodeAt(k)
+  while (k < to && (c === 32 || c === 9 || c === 13)) c = text.charCodeAt(++k)
+  if (k < to && text.charCodeAt(k) === 10) return true
   const lineStart = text.lastIndexOf('\n', i - 1) + 1
   const line = text.slice(Math.max(start, lineStart), i).trim()
   if (line.length === 0) return false
@@ -108,7 +154,7 @@ function isBreakAfterNewline(text: string, start: number, i: number, to: number)
 /** Whether the period at `dot` closes an abbreviation or an initial rather than a sentence. */
 function isAbbreviation(text: string, start: number, dot: number): boolean {
   let b = dot
-  while (b > start && /[\p{L}\p{N}.]/u.test(text[b - 1]!)) b--
+  while (b > start && unitIs(wordishUnits, WORDISH, text.charCodeAt(b - 1))) b--
   const word = text.slice(b, dot)
   if (word.length === 0) return false
   if (/^\p{Lu}$/u.test(word)) return true // an initial: "J. R. R. Tolkien"
@@ -135,7 +181,7 @@ function pushCapped(text: string, s: number, e: number, out: Span[]): void {
   if (cut < 0) cut = s + MAX_SENTENCE_CHARS
   out.push({ start: s, end: cut })
   let n = cut
-  while (n < e && /\s/.test(text[n]!)) n++
+  while (n < e && spaceAt(text, n)) n++
   if (n < e) pushCapped(text, n, e, out)
 }
 
