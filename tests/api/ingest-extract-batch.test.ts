@@ -1,5 +1,5 @@
 // An upload of many files is extracted by one job a batch (not one a file), with the same results.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, spyOn, test } from 'bun:test'
 import { bearer } from './accounts.fixture'
 import { createBase, type Doc, drain, ingestSetup, type Part, upload } from './ingest.fixture'
 
@@ -100,6 +100,55 @@ describe('extraction of an upload of many files', () => {
     expect(row(docs[0]!.id).text_key).not.toBeNull()
     expect(row(docs[2]!.id).text_key).not.toBeNull()
     expect(await runOf(base, runId)).toMatchObject({ status: 'succeeded', created: 3, failed: 0, pending: 0 })
+  })
+
+  test('a batch reads the queue for a stop every few documents, not twice a document; a cancel mid-batch still ends it', async () => {
+    const { t, token, admin } = f
+    const base = await createBase(t, token, 'Canceled')
+    const res = await upload(t, token, base, notes(64))
+    const docs = (await res.json()) as Doc[]
+    const [job] = t.db.$client
+      .query<{ id: string }, [string, string]>(
+        "SELECT id FROM jobs WHERE workspace_id = ? AND kind = 'ingest.extract' AND status = 'pending' AND payload LIKE ?",
+      )
+      .all(admin.workspaceId, `%${docs[0]!.id}%`)
+    const { queue } = t.jobs
+    // Someone cancels the batch while it reads its 20th file (whichever way the store is read).
+    const objects = t.deps.objects
+    let reads = 0
+    const reading = () => {
+      if (++reads === 20) queue.requestCancel(job!.id)
+    }
+    const whole = objects.getBytes.bind(objects)
+    const stream = objects.get.bind(objects)
+    const bytes = spyOn(objects, 'getBytes').mockImplementation(async (key: string) => {
+      reading()
+      return whole(key)
+    })
+    const streams = spyOn(objects, 'get').mockImplementation(async (key: string) => {
+      reading()
+      return stream(key)
+    })
+    let checks = 0
+    const asked = queue.cancelRequested
+    queue.cancelRequested = (id: string) => {
+      checks++
+      return asked.call(queue, id)
+    }
+    try {
+      await drain(t)
+    } finally {
+      bytes.mockRestore()
+      streams.mockRestore()
+      queue.cancelRequested = asked
+    }
+    expect(queue.get(job!.id)?.status).toBe('canceled')
+    const extracted = docs.filter((d) => row(d.id).text_key !== null).length
+    expect(extracted).toBe(0)
+    // Two checkpoints a document, read every 16th: the cancel is seen within 8 more documents.
+    expect(reads).toBeGreaterThanOrEqual(20)
+    expect(reads).toBeLessThanOrEqual(28)
+    expect(checks).toBeLessThanOrEqual(8)
   })
 
   test('one file alone keeps its own job, about its document', async () => {
