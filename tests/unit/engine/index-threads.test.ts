@@ -1,14 +1,25 @@
 import { afterEach, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { migrations } from '../../../migrations/index'
 import {
+  type CompileReply,
+  type CompileRequest,
   CompileThreads,
   compileSection,
+  compileWorkerPath,
   indexSection,
   sectionPassages,
 } from '../../../src/features/engine/cart/index'
 import { ftsRow, ftsToken } from '../../../src/features/engine/engine.fts'
 import { Engine } from '../../../src/features/engine/engine.service'
-import { type SynonymTable, synonymTable } from '../../../src/features/engine/text/index'
+import {
+  prepareHypernyms,
+  type SynonymTable,
+  staticVectorTable,
+  synonymTable,
+} from '../../../src/features/engine/text/index'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
 import { articleTexts, docs, FakeCompileWorker, memoryStore, onboardDoc } from './fixture'
@@ -106,6 +117,53 @@ describe("a run's chunking on the compile thread", () => {
   test('a thread builds the synonym table questions read, the same as in process', async () => {
     pool = new CompileThreads({ threads: 1 })
     expect(await pool.synonyms()).toEqual(synonymTable())
+  })
+
+  test("the thread's tables bring the noun kinds and static vectors too, equal to those read in process", async () => {
+    const worker = new Worker(compileWorkerPath())
+    try {
+      const reply = new Promise<CompileReply>((resolve) => {
+        worker.onmessage = (e) => resolve(e.data as CompileReply)
+      })
+      worker.postMessage({ id: 1, text: '', vectors: false, tables: true } satisfies CompileRequest)
+      const msg = await reply
+      if (msg.type !== 'tables') throw new Error(`unexpected ${msg.type}`)
+      expect(msg.hypernyms).toEqual(prepareHypernyms())
+      const local = staticVectorTable()
+      const { vectors } = msg
+      expect(vectors!.dims).toBe(local.dims)
+      for (const k of ['scales', 'values', 'vocab', 'starts', 'stop', 'slots'] as const) {
+        const bytes = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
+        expect(bytes(vectors![k]).equals(bytes(local[k]))).toBe(true)
+      }
+    } finally {
+      worker.terminate()
+    }
+  })
+
+  test('the event loop takes the noun kinds and static vectors a thread sends instead of reading them', () => {
+    // A fresh process, whose tables nothing has read yet; the thread's stand-in sends marked copies.
+    const root = join(import.meta.dir, '../../..')
+    const script = join(mkdtempSync(join(tmpdir(), 'adopt-')), 'adopt.ts')
+    writeFileSync(
+      script,
+      `import { CompileThreads } from '${root}/src/features/engine/cart/index'
+       import * as text from '${root}/src/features/engine/text/index'
+       import { FakeWorker } from '${root}/tests/helpers/fake-worker'
+       const w = new FakeWorker()
+       const pool = new CompileThreads({ threads: 1, spawn: () => w as never })
+       const asked = pool.synonyms()
+       const hypernyms = { lines: new Uint32Array(0), slots: new Int32Array(1), mask: 0, up: new Uint32Array(0),
+         upOff: new Uint32Array(1), person: 7, place: 9 }
+       const vectors = { ...text.staticVectorTable(), dims: 3 }
+       w.reply({ type: 'tables', id: w.sent[0].id, synonyms: text.synonymTable(), hypernyms, vectors })
+       await asked
+       console.log(JSON.stringify({ dims: text.staticDims(), who: text.answerKind(text.tokenize('Who won it?')) }))`,
+    )
+    const run = Bun.spawnSync([process.execPath, script], { stderr: 'pipe' })
+    rmSync(dirname(script), { recursive: true, force: true })
+    expect(run.stderr.toString()).toBe('')
+    expect(JSON.parse(run.stdout.toString())).toEqual({ dims: 3, who: [7] })
   })
 
   test('a question waits for the synonym table a run started building elsewhere', async () => {

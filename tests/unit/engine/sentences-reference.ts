@@ -141,3 +141,16 @@ function pushCapped(text: string, s: number, e: number, out: Span[]): void {
   while (n < e && /\s/.test(text[n]!)) n++
   if (n < e) pushCapped(text, n, e, out)
 }
+
+/** The paragraphs of a text (runs separated by blank lines), as spans. */
+export function splitParagraphsReference(text: string): Span[] {
+  const out: Span[] = []
+  const re = /\n[ \t\r]*\n/g
+  let start = 0
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    if (text.slice(start, m.index).trim()) out.push({ start, end: m.index })
+    start = m.index + m[0].length
+  }
+  if (text.slice(start).trim()) out.push({ start, end: text.length })
+  return out
+}

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { chunkSection, splitParagraphs, splitSentences } from '../../../src/features/engine/text/index'
 import { FIXTURE_DATA, FIXTURE_SQUAD } from '../../helpers/fixture-data'
-import { splitSentencesReference } from './sentences-reference'
+import { splitParagraphsReference, splitSentencesReference } from './sentences-reference'
 
 /** Texts made of pieces every rule of the splitter looks at: ends, quotes, marks, abbreviations, rows, headings. */
 function fuzzTexts(count: number): string[] {
@@ -78,11 +78,12 @@ function fixtureTexts(): string[] {
 }
 
 describe('the sentence splitter', () => {
-  test('splits every fixture and fuzz text as the regular-expression version does, whole and by paragraph', () => {
+  test('splits every fixture and fuzz text into paragraphs and sentences as the regular-expression version does', () => {
     const texts = [...fixtureTexts(), ...fuzzTexts(20_000)]
     let compared = 0
     for (const text of texts) {
       expect(splitSentences(text)).toEqual(splitSentencesReference(text))
+      expect(splitParagraphs(text)).toEqual(splitParagraphsReference(text))
       for (const p of splitParagraphs(text)) {
         expect(splitSentences(text, p.start, p.end)).toEqual(splitSentencesReference(text, p.start, p.end))
         compared++

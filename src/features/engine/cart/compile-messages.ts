@@ -1,6 +1,12 @@
 // What the event loop and a compile thread say to each other, and the compile a thread runs.
 import { encodePassageWords, scanPassageWords } from '../rank/index'
-import { STATIC_MODEL, type SynonymTable, staticVector } from '../text/index'
+import {
+  type HypernymTable,
+  STATIC_MODEL,
+  type StaticVectorTable,
+  type SynonymTable,
+  staticVector,
+} from '../text/index'
 import { compileCartridge } from './cartridge'
 import { encodeCartridge } from './codec'
 import { fitCartridge } from './fit'
@@ -39,7 +45,14 @@ export interface CompiledSection {
 export type CompileReply =
   | ({ type: 'done'; id: number } & CompiledSection)
   | { type: 'indexed'; id: number; sections: IndexedSection[] }
-  | { type: 'tables'; id: number; synonyms: SynonymTable }
+  | {
+      type: 'tables'
+      id: number
+      synonyms: SynonymTable
+      /** The other tables questions read, built on the thread too (the static vectors' buffers handed over). */
+      hypernyms?: HypernymTable
+      vectors?: StaticVectorTable
+    }
   | { type: 'error'; id: number; message: string }
 
 /**

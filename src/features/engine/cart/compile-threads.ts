@@ -1,6 +1,6 @@
 import type { ThreadWorker } from '../../../platform/concurrency/thread-worker'
 import { workerScriptPath } from '../../../platform/concurrency/worker-path'
-import { type SynonymTable, synonymTable } from '../text/index'
+import { adoptStaticVectors, prepareHypernyms, type SynonymTable, synonymTable } from '../text/index'
 import {
   type CompiledSection,
   type CompileReply,
@@ -115,7 +115,10 @@ export class CompileThreads {
     return inProcessOther(local)
   }
 
-  /** The stemmed synonym table, built on a thread (the event loop adopts it instead of building it). */
+  /**
+   * The stemmed synonym table, built on a thread (the event loop adopts it instead of building it);
+   * the thread's answer also brings the noun kinds and static vectors, adopted here.
+   */
   synonyms(): Promise<SynonymTable> {
     return this.ask('tables', { tables: true }, synonymTable)
   }
@@ -242,8 +245,13 @@ export class CompileThreads {
       ;(slot.idle as { unref?: () => void }).unref?.()
     }
     if (msg.type === 'indexed') p.other?.(msg.sections)
-    else if (msg.type === 'tables') p.other?.(msg.synonyms)
-    else if (msg.type === 'done')
+    else if (msg.type === 'tables') {
+      // The noun kinds and static vectors come with the synonyms: questions read them too, and the
+      // event loop takes them instead of reading them (0.1-0.2 s, as a run ends).
+      if (msg.hypernyms) prepareHypernyms(msg.hypernyms)
+      if (msg.vectors) adoptStaticVectors(msg.vectors)
+      p.other?.(msg.synonyms)
+    } else if (msg.type === 'done')
       p.resolve({ bytes: msg.bytes, inputs: msg.inputs, words: msg.words, vectors: msg.vectors })
     else p.reject(new Error(msg.message))
   }

@@ -2,7 +2,7 @@
 // with the compiled section (the cartridge's and vectors' buffers transferred, not copied) or the
 // error's message.
 
-import { synonymTable } from '../text/index'
+import { prepareHypernyms, staticVectorBuffers, staticVectorTable, synonymTable } from '../text/index'
 import {
   type CompiledSection,
   type CompileReply,
@@ -19,7 +19,12 @@ self.onmessage = (e: MessageEvent) => {
   let section: CompiledSection
   try {
     if (tables) {
-      self.postMessage({ type: 'tables', id, synonyms: synonymTable() } satisfies CompileReply)
+      // The synonyms first (the largest), then the noun kinds and the static vectors, whose buffers
+      // go over without a copy (a table of the thread's own is read again should it need one).
+      const synonyms = synonymTable()
+      const vectors = staticVectorTable()
+      const reply = { type: 'tables', id, synonyms, hypernyms: prepareHypernyms(), vectors } as const
+      self.postMessage(reply satisfies CompileReply, staticVectorBuffers(vectors))
       return
     }
     if (index) {

@@ -1,5 +1,4 @@
 // A run's chunking of its sections (on a compile thread, CompileThreads.index, or in process).
-import { ftsTerm } from '../text/index'
 import { type PassageInput, sectionPassages } from './passages'
 
 /**
@@ -14,12 +13,7 @@ export interface IndexedSection {
 
 /** A section's text chunked for the index (sectionPassages), its terms ready for the FTS5 rows. */
 export function indexSection(text: string): IndexedSection {
-  const passages = sectionPassages(text)
-  const fts = passages.map((p) => {
-    const terms = p.terms.map(ftsTerm).join(' ')
-    const count = p.terms.length
-    p.terms = []
-    return { terms, count }
-  })
+  const fts: IndexedSection['fts'] = []
+  const passages = sectionPassages(text, fts)
   return { passages, fts }
 }

@@ -11,7 +11,7 @@ export {
   type CompileRequest,
   compileSection,
 } from './compile-messages'
-export { CompileThreads, type CompileWorker } from './compile-threads'
+export { CompileThreads, type CompileWorker, compileWorkerPath } from './compile-threads'
 export { fitCartridge, landsOn, selfTest } from './fit'
 export { type IndexedSection, indexSection } from './index-section'
 export { type PassageInput, passageInputs, passageTerms, sectionPassages } from './passages'

@@ -1,4 +1,4 @@
-import { chunkSection, defaultChunkOptions, scanWords } from '../text/index'
+import { chunkSection, defaultChunkOptions, ftsTerms, scanWords, type WordInfo } from '../text/index'
 import type { CartridgeData } from './cartridge'
 
 /** A passage as the index stores it: its place in the section, text, sentence spans and terms. */
@@ -53,22 +53,29 @@ export function passageTerms(text: string, sents: Uint32Array): string[] {
  * A section's index rows straight from its text, without compiling its cartridge: the same rows as
  * `passageInputs(compileCartridge(text))` (same chunking, same terms), at a fraction of the cost
  * (no word kinds, senses or fitting). Onboarding indexes these first so that the base answers by rag
- * while the cartridge follows in the background.
+ * while the cartridge follows in the background. With `fts`, each passage's terms go there as its
+ * FTS5 row wants them (ftsTerm, space-separated, with their count) and its `terms` stay empty.
  */
-export function sectionPassages(text: string): PassageInput[] {
+export function sectionPassages(text: string, fts?: { terms: string; count: number }[]): PassageInput[] {
   const { sentences, passages } = chunkSection(text, defaultChunkOptions)
+  const row: string[] = []
+  const addTerm = (w: WordInfo) => {
+    if (!w.stop) row.push(w.slot.term)
+  }
   return passages.map((p, ordinal) => {
     const start = sentences[p.first]!.start
     const sents = new Uint32Array((p.last - p.first + 1) * 2)
-    const terms: string[] = []
+    row.length = 0
     for (let s = p.first; s <= p.last; s++) {
       const span = sentences[s]!
       sents[2 * (s - p.first)] = span.start - start
       sents[2 * (s - p.first) + 1] = span.end - start
-      scanWords(text, span.start, span.end, (w) => {
-        if (!w.stop) terms.push(w.slot.term)
-      })
+      if (fts) ftsTerms(text, span.start, span.end, row)
+      else scanWords(text, span.start, span.end, addTerm)
     }
+    let terms: string[] = []
+    if (fts) fts.push({ terms: row.join(' '), count: row.length })
+    else terms = row.slice()
     return { ordinal, start, text: text.slice(start, sentences[p.last]!.end), sents, terms }
   })
 }

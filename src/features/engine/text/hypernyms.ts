@@ -8,7 +8,7 @@ import { FNV_OFFSET, FNV_PRIME } from './wordscan'
 // each noun line starts (FNV-1a of the word), and its senses are read from its line; the parents of
 // each sense are two typed arrays. No string or array per noun is kept (a Map of them
 // held about 10 MB of heap, and more on every thread that reads it).
-interface Kinds {
+export interface HypernymTable {
   /** Where each noun line starts in TABLE. */
   lines: Uint32Array
   /** Line index + 1 per slot of an open-addressing table over the nouns' FNV-1a hashes (0: empty). */
@@ -21,13 +21,13 @@ interface Kinds {
   place: number
 }
 
-let kinds: Kinds | null = null
+let kinds: HypernymTable | null = null
 
 const SPACE = 32
 const NEWLINE = 10
 const STAR = 42
 
-function table(): Kinds {
+function table(): HypernymTable {
   if (kinds) return kinds
   const lines: number[] = []
   let at = 0
@@ -105,7 +105,7 @@ function hashAt(text: string, from: number): number {
 }
 
 /** The index of a noun's line, -1 when the table has no such noun. */
-function find(k: Kinds, word: string): number {
+function find(k: HypernymTable, word: string): number {
   const { lines, slots, mask } = k
   for (let at = hashAt(word, 0) & mask; slots[at] !== 0; at = (at + 1) & mask) {
     const line = slots[at]! - 1
@@ -120,7 +120,7 @@ function find(k: Kinds, word: string): number {
 }
 
 /** The senses on a noun line (undefined for -1): the base-36 fields after the word, "*" left out. */
-function sensesAt(k: Kinds, line: number): number[] | undefined {
+function sensesAt(k: HypernymTable, line: number): number[] | undefined {
   if (line < 0) return undefined
   let at = k.lines[line]!
   let end = TABLE.indexOf('\n', at)
@@ -137,15 +137,16 @@ function sensesAt(k: Kinds, line: number): number[] | undefined {
 }
 
 /** Whether a noun line ends with "*" (the word is more often another part of speech). */
-function markedOther(k: Kinds, line: number): boolean {
+function markedOther(k: HypernymTable, line: number): boolean {
   let end = TABLE.indexOf('\n', k.lines[line]!)
   if (end < 0) end = TABLE.length
   return TABLE.charCodeAt(end - 1) === STAR && TABLE.charCodeAt(end - 2) === SPACE
 }
 
-/** Indexes the table now instead of on the first question. */
-export function prepareHypernyms(): void {
-  table()
+/** Indexes the table now instead of on the first question (or takes `built`, a compile thread's, if none yet). */
+export function prepareHypernyms(built?: HypernymTable): HypernymTable {
+  kinds ??= built ?? null
+  return table()
 }
 
 /** The noun senses of a word in normal form, trying its singular for a plural; undefined when none. */

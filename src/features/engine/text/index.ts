@@ -4,6 +4,7 @@
 export { type ChunkOptions, chunkSection, defaultChunkOptions } from './chunk'
 export {
   answerKind,
+  type HypernymTable,
   KindTest,
   kindTest,
   mostlyNoun,
@@ -13,9 +14,19 @@ export {
 } from './hypernyms'
 export { porterStem } from './porter'
 export { type Span, splitParagraphs, splitSentences } from './sentences'
-export { prepareStaticVectors, STATIC_MODEL, staticDims, staticVector } from './static-vectors'
+export {
+  adoptStaticVectors,
+  prepareStaticVectors,
+  STATIC_MODEL,
+  type StaticVectorTable,
+  staticDims,
+  staticVector,
+  staticVectorBuffers,
+  staticVectorTable,
+} from './static-vectors'
 export {
   contentTerms,
+  ftsTerms,
   isStop,
   nextMark,
   normWord,

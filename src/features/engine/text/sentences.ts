@@ -157,8 +157,9 @@ function isAbbreviation(text: string, start: number, dot: number): boolean {
   while (b > start && unitIs(wordishUnits, WORDISH, text.charCodeAt(b - 1))) b--
   const word = text.slice(b, dot)
   if (word.length === 0) return false
-  if (/^\p{Lu}$/u.test(word)) return true // an initial: "J. R. R. Tolkien"
-  if (/^(\p{L}\.)+\p{L}$/u.test(word)) return true // U.S. / e.g.
+  // (Each test only where it can hold: one code point is at most two units; "U.S" has a period.)
+  if (word.length <= 2 && /^\p{Lu}$/u.test(word)) return true // an initial: "J. R. R. Tolkien"
+  if (word.includes('.') && /^(\p{L}\.)+\p{L}$/u.test(word)) return true // U.S. / e.g.
   if (/^\d+$/.test(word)) return false
   return ABBREV.has(word.toLowerCase())
 }
@@ -191,9 +192,15 @@ export function splitParagraphs(text: string): Span[] {
   const re = /\n[ \t\r]*\n/g
   let start = 0
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    if (text.slice(start, m.index).trim()) out.push({ start, end: m.index })
+    if (hasText(text, start, m.index)) out.push({ start, end: m.index })
     start = m.index + m[0].length
   }
-  if (text.slice(start).trim()) out.push({ start, end: text.length })
+  if (hasText(text, start, text.length)) out.push({ start, end: text.length })
   return out
+}
+
+/** Whether text[from, to) holds more than white space (what trim() leaves), without slicing it. */
+function hasText(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (!spaceAt(text, i)) return true
+  return false
 }

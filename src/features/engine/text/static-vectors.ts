@@ -23,7 +23,7 @@ const STOP = new Set(
 // character codes picks a slot of an open-addressing table of the vocabulary, and the word is
 // compared with the vocabulary's bytes there.
 
-interface Table {
+export interface StaticVectorTable {
   dims: number
   scales: Float32Array
   values: Int8Array
@@ -37,13 +37,29 @@ interface Table {
   mask: number
 }
 
-let table: Table | null = null
+let table: StaticVectorTable | null = null
 
 /** Whether a character code is an ASCII lower-case letter or digit. */
 const isWordCode = (c: number) => (c >= 97 && c <= 122) || (c >= 48 && c <= 57)
 
-function load(): Table {
-  if (table) return table
+function load(): StaticVectorTable {
+  table ??= staticVectorTable()
+  return table
+}
+
+/** Takes a table another thread read (staticVectorTable's), unless this one has its own already. */
+export function adoptStaticVectors(built: StaticVectorTable): void {
+  table ??= built
+}
+
+/** The buffers of a table, to hand it to another thread without copying them. */
+export function staticVectorBuffers(t: StaticVectorTable): ArrayBuffer[] {
+  const all = [t.scales, t.values, t.vocab, t.starts, t.stop, t.slots].map((a) => a.buffer as ArrayBuffer)
+  return [...new Set(all)]
+}
+
+/** Reads the file into a new table (its buffers its own: a compile thread hands them over). */
+export function staticVectorTable(): StaticVectorTable {
   const bytes = readFileSync(VECTORS_PATH)
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   if (new TextDecoder().decode(bytes.subarray(0, 4)) !== 'ESV1')
@@ -80,7 +96,7 @@ function load(): Table {
     buffer = buffer.slice(at, bytes.byteOffset + bytes.byteLength)
     at = 0
   }
-  table = {
+  const built: StaticVectorTable = {
     dims,
     scales: new Float32Array(buffer, at, count),
     values: new Int8Array(buffer, at + count * 4, count * dims),
@@ -93,14 +109,14 @@ function load(): Table {
   for (const w of STOP) {
     let h = FNV_OFFSET
     for (let j = 0; j < w.length; j++) h = Math.imul(h ^ w.charCodeAt(j), FNV_PRIME)
-    const i = wordIndex(table, w, 0, w.length, h)
-    if (i >= 0) table.stop[i] = 1
+    const i = wordIndex(built, w, 0, w.length, h)
+    if (i >= 0) built.stop[i] = 1
   }
-  return table
+  return built
 }
 
 /** The word index of `text[from, to)` lower-cased, whose hash is `h`; -1 when it is not in the vocabulary. */
-function wordIndex(t: Table, text: string, from: number, to: number, h: number): number {
+function wordIndex(t: StaticVectorTable, text: string, from: number, to: number, h: number): number {
   const { slots, starts, vocab, mask } = t
   for (let at = h & mask; slots[at] !== 0; at = (at + 1) & mask) {
     const index = slots[at]! - 1

@@ -1,5 +1,5 @@
 import { porterStem as stemmer } from './porter'
-import { spanEquals, wordCharAt, wordEnd, wordHash } from './wordscan'
+import { ftsTerm, spanEquals, wordCharAt, wordEnd, wordHash } from './wordscan'
 
 /**
  * English function words and question words. They carry no evidence about which sentence answers a
@@ -102,6 +102,8 @@ export function normWord(raw: string): string {
 /** One index term, shared by every word that stems to it; `mark`/`id` let a compiler number it. */
 export interface TermSlot {
   term: string
+  /** The term as an FTS5 row holds it (ftsTerm), made once a term rather than once a word indexed. */
+  fts: string
   mark: number
   id: number
 }
@@ -149,7 +151,7 @@ export function nextMark(): number {
 export function termSlot(term: string): TermSlot {
   let slot = slots.get(term)
   if (!slot) {
-    slot = { term, mark: -1, id: -1 }
+    slot = { term, fts: ftsTerm(term), mark: -1, id: -1 }
     slots.set(term, slot)
   }
   return slot
@@ -196,6 +198,24 @@ export function scanWords(
     const end = wordEnd(text, i)
     const w = wordAt(text, i, end, wordHash)
     if (w.norm.length > 0) fn(w, i, end)
+    i = end
+  }
+}
+
+/**
+ * Adds the FTS5 form (TermSlot.fts) of each content word starting in text[from, to) to `out`:
+ * scanWords' loop without its call a word, for a run's chunking (the words of every text it indexes).
+ */
+export function ftsTerms(text: string, from: number, to: number, out: string[]): void {
+  let i = from
+  while (i < to) {
+    if (wordCharAt(text, i) === 0) {
+      i++
+      continue
+    }
+    const end = wordEnd(text, i)
+    const w = wordAt(text, i, end, wordHash)
+    if (w.norm.length > 0 && !w.stop) out.push(w.slot.fts)
     i = end
   }
 }
