@@ -24,6 +24,7 @@ export {
   staticVectorBuffers,
   staticVectorTable,
 } from './static-vectors'
+export { packSynonyms, unpackSynonyms } from './synonym-pack'
 export {
   contentTerms,
   ftsTerms,
@@ -41,5 +42,12 @@ export {
   type WordInfo,
   wordCount,
 } from './text'
-export { adoptSynonyms, prepareSynonyms, type SynonymTable, synonymTable, variantsOf } from './variants'
+export {
+  adoptSynonyms,
+  buildSynonyms,
+  prepareSynonyms,
+  type SynonymTable,
+  synonymTable,
+  variantsOf,
+} from './variants'
 export { FNV_OFFSET, FNV_PRIME, ftsTerm, wordCharAt, wordEnd } from './wordscan'

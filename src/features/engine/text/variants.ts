@@ -1,4 +1,5 @@
 import SYNONYMS from '../../../../assets/engine/synonyms.txt' with { type: 'text' }
+import { readPackedSynonyms } from './synonym-pack'
 import { normWord, stemOnce } from './text'
 import { FNV_OFFSET, FNV_PRIME } from './wordscan'
 
@@ -27,14 +28,14 @@ function hashOf(s: string): number {
   return h
 }
 
-/** Builds the stemmed synonym table now (about 150 ms) instead of on the first question. */
+/** Reads the stemmed synonym table now (a few milliseconds) instead of on the first question. */
 export function prepareSynonyms(): void {
   relatedStems('')
 }
 
-/** The stemmed synonym table (built now if need be), as a compile thread hands it to the event loop. */
+/** The stemmed synonym table (read now if need be: synonym-pack.ts), as a compile thread hands it to the event loop. */
 export function synonymTable(): SynonymTable {
-  related ??= build()
+  related ??= readPackedSynonyms()
   return related
 }
 
@@ -43,8 +44,11 @@ export function adoptSynonyms(table: SynonymTable): void {
   related ??= table
 }
 
-/** Reads the file into the packed table: each line's word linked to every other word's stem. */
-function build(): SynonymTable {
+/**
+ * Reads synonyms.txt into the packed table: each line's word linked to every other word's stem. The
+ * build writes it to a file (scripts/build-synonym-table.ts) that processes read instead.
+ */
+export function buildSynonyms(): SynonymTable {
   const ids = new Map<string, number>()
   const names: string[] = []
   const id = (word: string) => {
@@ -132,8 +136,7 @@ function stemIndex(r: SynonymTable, term: string): number {
 
 /** The stems related to a stem by the synonym table. */
 function relatedStems(term: string): string[] {
-  related ??= build()
-  const r = related
+  const r = synonymTable()
   const i = stemIndex(r, term)
   const out: string[] = []
   if (i < 0) return out
