@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/db'
 import { workspaces } from './workspaces.tables'
 
@@ -10,9 +10,24 @@ export function insertWorkspace(db: Db, row: typeof workspaces.$inferInsert): vo
   db.insert(workspaces).values(row).run()
 }
 
+/** The by-id read prepared once per database: every question reads its workspace's plan through it. */
+const byId = new WeakMap<Db, ReturnType<typeof prepareById>>()
+function prepareById(db: Db) {
+  return db
+    .select()
+    .from(workspaces)
+    .where(eq(workspaces.id, sql.placeholder('id')))
+    .prepare()
+}
+
 /** One workspace by id, or undefined. */
 export function findWorkspace(db: Db, id: string): WorkspaceRow | undefined {
-  return db.select().from(workspaces).where(eq(workspaces.id, id)).get()
+  let read = byId.get(db)
+  if (!read) {
+    read = prepareById(db)
+    byId.set(db, read)
+  }
+  return read.get({ id })
 }
 
 /** Renames a workspace. */

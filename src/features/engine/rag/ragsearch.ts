@@ -112,6 +112,14 @@ export function searchIndex(
   return ranked.slice(0, limit)
 }
 
+/** A passage's word marks, reused from one passage to the next (ranking is synchronous; each word is set before it is read). */
+let scratch = { qidx: new Int8Array(4096), kinds: new Uint8Array(4096) }
+function scratchFor(words: number) {
+  if (scratch.qidx.length < words)
+    scratch = { qidx: new Int8Array(2 * words), kinds: new Uint8Array(2 * words) }
+  return scratch
+}
+
 function rankPassage(
   row: PassageRow,
   plan: QueryPlan,
@@ -126,8 +134,7 @@ function rankPassage(
   // Passages indexed before their words were stored are read from their text.
   const pw = decodePassageWords(row.words) ?? scanPassageWords(row.text, spans)
   const words = pw.terms.length
-  const qidx = new Int8Array(words)
-  const kinds = new Uint8Array(words)
+  const { qidx, kinds } = scratchFor(words)
   const tf = new Uint16Array(plan.terms.length)
   const feats = []
   let passMask = 0
@@ -154,7 +161,8 @@ function rankPassage(
   })
   const sentences: RankedSentence[] = []
   let best = Number.NEGATIVE_INFINITY
-  for (const [i, { f, start, end, exp }] of feats.entries()) {
+  for (let i = 0; i < feats.length; i++) {
+    const { f, start, end, exp } = feats[i]!
     if (f.hit === 0 && exp === 0) continue
     const near = i > 0 ? feats[i - 1]!.f.hit : 0
     const { rank, pick } = sentenceScores(f, titleMask, passMask, exp, qw, total, weights, near)

@@ -142,7 +142,7 @@ export function sequenceFeatures(
   }
   return {
     hit,
-    win: to - from <= WINDOW ? hit : densestWindow(qidx, from, to, qw),
+    win: to - from <= WINDOW ? hit : densestWindow(qidx, from, to, qw, hit),
     // Capped at the question's own pair count, so a score has a bound (see scoreBound in rank.ts).
     pairs: Math.min(pairs, qpairs.size),
     typeOk,
@@ -160,9 +160,25 @@ const NEAR = 0.3
 /** Content words in the window a question's terms should fall in when the sentence answers it. */
 export const WINDOW = 12
 
-/** Bits of the distinct query terms in the WINDOW-word stretch holding the most query weight. */
-function densestWindow(qidx: ArrayLike<number>, from: number, to: number, qw: Float64Array): number {
-  const count = new Uint8Array(16)
+/** Occurrences of each query term in the window densestWindow slides (one search at a time: it is synchronous). */
+const windowCounts = new Uint8Array(16)
+
+/**
+ * Bits of the distinct query terms in the WINDOW-word stretch holding the most query weight, `hit`
+ * being the bits of all the sentence's: none when it has none, its one term when that weighs
+ * anything (the first window holding it is the densest), else the windows are slid over.
+ */
+function densestWindow(
+  qidx: ArrayLike<number>,
+  from: number,
+  to: number,
+  qw: Float64Array,
+  hit: number,
+): number {
+  if (hit === 0) return 0
+  // (Terms past the 16th are not counted: a sentence of one such term has no window.)
+  if (hit > 0 && hit < 0x10000 && (hit & (hit - 1)) === 0 && qw[31 - Math.clz32(hit)]! > 0) return hit
+  const count = windowCounts.fill(0)
   let mask = 0
   let weight = 0
   let best = -1
