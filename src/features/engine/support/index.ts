@@ -48,6 +48,6 @@ export {
   supportSignals,
   type TermEvidence,
 } from './support'
-export { MAX_PIECES, UseLite } from './use-lite'
-export { loadUseLite, type UseLiteFiles } from './use-lite-files'
+export { MAX_PIECES, quantizeRows, UseLite, type UseLiteWeights } from './use-lite'
+export { assetWeights, int8Asset, loadUseLite, packageWeights, type UseLitePackage } from './use-lite-files'
 export { PieceTokenizer, type Vocabulary } from './use-lite-tokens'

@@ -1,38 +1,53 @@
-// The built-in encoder's model (use-lite.ts) loaded from its package's files: the manifest in
-// model.json, the weight files and vocab.json (paths, which inside the compiled executable name
-// its embedded files).
+// The built-in encoder's weights (use-lite.ts): read from the model package's files (model.json's
+// manifest and its float32 weight files), or from the int8 asset made of them
+// (assets/engine/use-lite-int8.bin, scripts/build-use-lite-int8.ts), which the thread loads: a
+// quarter of the bytes, resident once (the executable's embedded file is the weights; no copy).
 import { readFileSync, statSync } from 'node:fs'
-import { manifestReader, UseLite, type WeightSpec } from './use-lite'
+import { type Matrix, quantizeRows, transpose, UseLite, type UseLiteWeights } from './use-lite'
+import type { Vocabulary } from './use-lite-tokens'
 
-/** Where the model's files are. */
-export interface UseLiteFiles {
+/** Where the model package's files are (paths; inside the compiled executable, its embedded files). */
+export interface UseLitePackage {
   model: string
-  vocabulary: string
   /** The weight files, in the manifest's order. */
   shards: string[]
 }
 
-export function loadUseLite(files: UseLiteFiles): UseLite {
+/** A weight as model.json's manifest lists it. */
+interface WeightSpec {
+  name: string
+  shape: number[]
+}
+
+/** The package's float32 weights, as they are or (`int8`) quantized a row at a time. */
+export function packageWeights(files: UseLitePackage, int8: boolean): UseLiteWeights {
   const { weightsManifest } = JSON.parse(readFileSync(files.model, 'utf8')) as {
     weightsManifest: { weights: WeightSpec[] }[]
   }
-  const loaded = new UseLite(
-    manifestReader(
-      weightsManifest.flatMap((g) => g.weights),
-      shardBytes(files.shards),
-    ),
-    JSON.parse(readFileSync(files.vocabulary, 'utf8')),
-  )
-  // The weight files' bytes were copied (transposed) into the model: their copies go now.
-  Bun.gc(true)
-  return loaded
+  const place = new Map<string, { offset: number; count: number }>()
+  let offset = 0
+  for (const s of weightsManifest.flatMap((g) => g.weights)) {
+    const count = s.shape.reduce((a, b) => a * b, 1)
+    place.set(s.name, { offset, count })
+    offset += count * 4
+  }
+  const bytes = shardBytes(files.shards)
+  const vector = (name: string) => {
+    const p = place.get(name)
+    if (!p) throw new Error(`the encoder's weights have no ${name}`)
+    return new Float32Array(bytes(p.offset, p.count * 4).buffer)
+  }
+  return {
+    vector,
+    matrix(name, rows, cols, transposed) {
+      const raw = vector(name)
+      const w = transposed ? transpose(raw, cols, rows) : raw
+      return int8 ? quantizeRows(w, rows, cols) : { w, scale: null, rows, cols }
+    },
+  }
 }
 
-/**
- * Bytes of the weight files laid end to end, read a file at a time (the last one kept): the model
- * copies each weight out, so the 28 MB of files are never all held at once. Sizes first (statSync
- * works inside the compiled executable's embedded files too).
- */
+/** Bytes of the weight files laid end to end, read a file at a time (the last one kept). */
 function shardBytes(paths: string[]): (offset: number, bytes: number) => Uint8Array {
   const starts: number[] = []
   let total = 0
@@ -61,4 +76,105 @@ function shardBytes(paths: string[]): (offset: number, bytes: number) => Uint8Ar
     }
     return out
   }
+}
+
+/** One weight in the asset: where its bytes start (after the header), and what it is. */
+interface Entry {
+  name: string
+  /** A vector's floats, or a matrix's rows and columns (its scales, then its int8 rows). */
+  length?: number
+  rows?: number
+  cols?: number
+  offset: number
+}
+
+const FORMAT = 'use-lite-int8/1'
+const pad4 = (n: number) => (n + 3) & ~3
+
+/**
+ * The asset's bytes: every weight UseLite reads from `weights` (int8 matrices), in the order it
+ * reads them, behind a JSON header (its length a u32 first).
+ */
+export function int8Asset(weights: UseLiteWeights, vocabulary: Vocabulary): Uint8Array {
+  const parts: { entry: Entry; data: Uint8Array[] }[] = []
+  let offset = 0
+  const add = (entry: Omit<Entry, 'offset'>, data: Uint8Array[]) => {
+    parts.push({ entry: { ...entry, offset }, data })
+    offset += data.reduce((n, d) => n + pad4(d.byteLength), 0)
+  }
+  new UseLite(
+    {
+      vector(name) {
+        const v = weights.vector(name)
+        add({ name, length: v.length }, [new Uint8Array(v.buffer, v.byteOffset, v.byteLength)])
+        return v
+      },
+      matrix(name, rows, cols, transposed) {
+        const m = weights.matrix(name, rows, cols, transposed)
+        if (!m.scale) throw new Error('the asset holds int8 matrices')
+        add({ name, rows, cols }, [
+          new Uint8Array(m.scale.buffer, m.scale.byteOffset, m.scale.byteLength),
+          new Uint8Array(m.w.buffer, m.w.byteOffset, m.w.byteLength),
+        ])
+        return m
+      },
+    },
+    vocabulary,
+  )
+  const header = new TextEncoder().encode(
+    JSON.stringify({ format: FORMAT, entries: parts.map((p) => p.entry) }),
+  )
+  const start = pad4(4 + header.byteLength)
+  const out = new Uint8Array(start + offset)
+  new DataView(out.buffer).setUint32(0, header.byteLength, true)
+  out.set(header, 4)
+  for (const p of parts) {
+    let at = start + p.entry.offset
+    for (const d of p.data) {
+      out.set(d, at)
+      at += pad4(d.byteLength)
+    }
+  }
+  return out
+}
+
+/** The asset's weights, as views of its bytes (nothing copied). */
+export function assetWeights(bytes: Uint8Array): UseLiteWeights {
+  // Views of floats need a 4-byte aligned start.
+  const buf = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice()
+  const length = new DataView(buf.buffer, buf.byteOffset).getUint32(0, true)
+  const header = JSON.parse(new TextDecoder().decode(buf.subarray(4, 4 + length))) as {
+    format: string
+    entries: Entry[]
+  }
+  if (header.format !== FORMAT) throw new Error(`the encoder's weights are not ${FORMAT}`)
+  const start = buf.byteOffset + pad4(4 + length)
+  const entries = new Map(header.entries.map((e) => [e.name, e]))
+  const entry = (name: string) => {
+    const e = entries.get(name)
+    if (!e) throw new Error(`the encoder's weights have no ${name}`)
+    return e
+  }
+  return {
+    vector: (name) => {
+      const e = entry(name)
+      return new Float32Array(buf.buffer, start + e.offset, e.length)
+    },
+    matrix(name, rows, cols): Matrix {
+      const e = entry(name)
+      if (e.rows !== rows || e.cols !== cols)
+        throw new Error(`the encoder's ${name} is not ${rows} by ${cols}`)
+      const scale = new Float32Array(buf.buffer, start + e.offset, rows)
+      const w = new Int8Array(buf.buffer, start + e.offset + pad4(rows * 4), rows * cols)
+      return { w, scale, rows, cols }
+    },
+  }
+}
+
+/** The encoder as its thread loads it: the int8 asset and the package's vocabulary. */
+export function loadUseLite(files: { weights: string; vocabulary: string }): UseLite {
+  return new UseLite(
+    assetWeights(readFileSync(files.weights)),
+    JSON.parse(readFileSync(files.vocabulary, 'utf8')),
+  )
 }

@@ -14,19 +14,28 @@ const LN_EPS = 1e-6
 /** The heads of each attention layer. */
 const HEADS = 4
 
-/** A weight of the model, as the weights manifest lists it. */
-export interface WeightSpec {
-  name: string
-  shape: number[]
-  dtype: string
+/**
+ * A matrix kept transposed ([outputs][inputs] rows: each output one dot product over a contiguous
+ * row), in float32, or in int8 with one scale a row (quantizeRows; a quarter of the bytes).
+ */
+export interface Matrix {
+  w: Float32Array | Int8Array
+  /** The rows' scales when `w` is int8, else null. */
+  scale: Float32Array | null
+  rows: number
+  cols: number
 }
 
-/** A matrix kept transposed ([out][in]), so each output is one dot product over contiguous rows. */
-interface Dense {
-  t: Float32Array
-  inputs: number
-  outputs: number
+interface Dense extends Matrix {
   bias: Float32Array
+}
+
+/** Where a UseLite's weights come from (use-lite-files.ts: the package's files, or their int8 asset). */
+export interface UseLiteWeights {
+  /** A vector of the graph (biases, layer norms, the timing signal's scales). */
+  vector(name: string): Float32Array
+  /** A graph's [inputs][outputs] matrix, transposed (rows: outputs), or a table as it is (`transpose` false). */
+  matrix(name: string, rows: number, cols: number, transpose: boolean): Matrix
 }
 
 interface Layer {
@@ -42,44 +51,41 @@ interface Layer {
 }
 
 const K = 'module_apply_default/Encoder_en/KonaTransformer/Encode/'
+/** The pieces' vectors: a table, read by row. */
+export const EMBEDDINGS = 'module/Embeddings_en'
 
-/** The graph's weights by name: each read from the weight files' bytes where the manifest puts it. */
-export type WeightReader = (name: string) => Float32Array
-
-/**
- * The weights' places in the files' bytes laid end to end (the manifest's order), and a reader that
- * copies one out. `at(offset, bytes)` gives those bytes (from one file or several).
- */
-export function manifestReader(
-  specs: WeightSpec[],
-  at: (offset: number, bytes: number) => Uint8Array,
-): WeightReader {
-  const place = new Map<string, { offset: number; count: number }>()
-  let offset = 0
-  for (const s of specs) {
-    const count = s.shape.reduce((a, b) => a * b, 1)
-    place.set(s.name, { offset, count })
-    offset += count * 4
+/** int8 rows, each scaled by its largest magnitude over 127 (the scale a float32). */
+export function quantizeRows(w: Float32Array, rows: number, cols: number): Matrix {
+  const q = new Int8Array(rows * cols)
+  const scale = new Float32Array(rows)
+  for (let r = 0; r < rows; r++) {
+    let max = 0
+    for (let c = 0; c < cols; c++) max = Math.max(max, Math.abs(w[r * cols + c]!))
+    const sc = Math.fround(max / 127) || 1
+    scale[r] = sc
+    for (let c = 0; c < cols; c++)
+      q[r * cols + c] = Math.max(-127, Math.min(127, Math.round(w[r * cols + c]! / sc)))
   }
-  return (name) => {
-    const p = place.get(name)
-    if (!p) throw new Error(`the encoder's weights have no ${name}`)
-    const bytes = at(p.offset, p.count * 4)
-    return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + p.count * 4))
-  }
+  return { w: q, scale, rows, cols }
 }
 
-function transposed(w: Float32Array, inputs: number, outputs: number, bias: Float32Array): Dense {
-  const t = new Float32Array(inputs * outputs)
-  for (let i = 0; i < inputs; i++) for (let o = 0; o < outputs; o++) t[o * inputs + i] = w[i * outputs + o]!
-  return { t, inputs, outputs, bias }
+/** A [rows][cols] float32 matrix, transposed. */
+export function transpose(w: Float32Array, rows: number, cols: number): Float32Array {
+  const t = new Float32Array(rows * cols)
+  for (let i = 0; i < rows; i++) for (let o = 0; o < cols; o++) t[o * rows + i] = w[i * cols + o]!
+  return t
 }
 
-function layer(read: WeightReader, n: 0 | 1, width: number, input: number): Layer {
+function layer(src: UseLiteWeights, n: 0 | 1, width: number, input: number): Layer {
   const L = `${K}Layer_${n}/TransformerLayer/`
   const S = `${K}TransformerStack/Layer_${n}/TransformerLayer/`
   const M = `module/Encoder_en/KonaTransformer/Encode/Layer_${n}/TransformerLayer/MultiheadAttention/`
   const c = '/ConcatPartitions/concat'
+  const read = (name: string) => src.vector(name)
+  const dense = (name: string, inputs: number, outputs: number, bias: string): Dense => ({
+    ...src.matrix(name, outputs, inputs, true),
+    bias: read(bias),
+  })
   const ln = (at: string): [Float32Array, Float32Array] => [
     read(`${L}${at}layer_prepostprocess/layer_norm/layer_norm_scale${c}`),
     read(`${L}${at}layer_prepostprocess/layer_norm/layer_norm_bias${c}`),
@@ -87,31 +93,31 @@ function layer(read: WeightReader, n: 0 | 1, width: number, input: number): Laye
   return {
     width,
     ln1: ln(''),
-    qkv: transposed(
-      read(`${M}qkv_transform_single/kernel/part_0`),
+    qkv: dense(
+      `${M}qkv_transform_single/kernel/part_0`,
       input,
       3 * input,
-      read(`${L}MultiheadAttention/qkv_transform_single/bias${c}`),
+      `${L}MultiheadAttention/qkv_transform_single/bias${c}`,
     ),
-    out: transposed(
-      read(`${M}output_transform_single/kernel/part_0`),
+    out: dense(
+      `${M}output_transform_single/kernel/part_0`,
       input,
       width,
-      read(`${L}MultiheadAttention/output_transform_single/bias${c}`),
+      `${L}MultiheadAttention/output_transform_single/bias${c}`,
     ),
-    adjust:
-      input === width
-        ? null
-        : transposed(read(`${L}dense/kernel${c}`), input, width, read(`${L}dense/bias${c}`)),
+    adjust: input === width ? null : dense(`${L}dense/kernel${c}`, input, width, `${L}dense/bias${c}`),
     ln2: ln('FFN/'),
-    ffn1: transposed(read(`${S}FFN/conv1/Tensordot/Reshape_1`), width, 1536, read(`${L}FFN/conv1/bias${c}`)),
-    ffn2: transposed(read(`${S}FFN/conv2/Tensordot/Reshape_1`), 1536, width, read(`${L}FFN/conv2/bias${c}`)),
+    ffn1: dense(`${S}FFN/conv1/Tensordot/Reshape_1`, width, 1536, `${L}FFN/conv1/bias${c}`),
+    ffn2: dense(`${S}FFN/conv2/Tensordot/Reshape_1`, 1536, width, `${L}FFN/conv2/bias${c}`),
   }
 }
 
-/** out[n][outputs] = a[n][inputs] · W + bias, four rows at a time (each weight read once for four). */
+/**
+ * out[n][rows] = a[n][cols] · dᵀ + bias, four rows of `a` at a time (each weight read once for four),
+ * an int8 row's sum scaled once at its end. In the thread only one kind of matrix is met.
+ */
 function dense(a: Float32Array, n: number, d: Dense, out: Float32Array): void {
-  const { t, inputs: k, outputs: m, bias } = d
+  const { w, scale, rows: m, cols: k, bias } = d
   let i = 0
   for (; i + 4 <= n; i += 4) {
     const a0 = i * k
@@ -125,17 +131,18 @@ function dense(a: Float32Array, n: number, d: Dense, out: Float32Array): void {
       let s2 = 0
       let s3 = 0
       for (let p = 0; p < k; p++) {
-        const w = t[w0 + p]!
-        s0 += a[a0 + p]! * w
-        s1 += a[a1 + p]! * w
-        s2 += a[a2 + p]! * w
-        s3 += a[a3 + p]! * w
+        const x = w[w0 + p]!
+        s0 += a[a0 + p]! * x
+        s1 += a[a1 + p]! * x
+        s2 += a[a2 + p]! * x
+        s3 += a[a3 + p]! * x
       }
+      const sc = scale ? scale[j]! : 1
       const b = bias[j]!
-      out[i * m + j] = s0 + b
-      out[(i + 1) * m + j] = s1 + b
-      out[(i + 2) * m + j] = s2 + b
-      out[(i + 3) * m + j] = s3 + b
+      out[i * m + j] = s0 * sc + b
+      out[(i + 1) * m + j] = s1 * sc + b
+      out[(i + 2) * m + j] = s2 * sc + b
+      out[(i + 3) * m + j] = s3 * sc + b
     }
   }
   for (; i < n; i++) {
@@ -143,8 +150,8 @@ function dense(a: Float32Array, n: number, d: Dense, out: Float32Array): void {
     for (let j = 0; j < m; j++) {
       const w0 = j * k
       let s = 0
-      for (let p = 0; p < k; p++) s += a[a0 + p]! * t[w0 + p]!
-      out[i * m + j] = s + bias[j]!
+      for (let p = 0; p < k; p++) s += a[a0 + p]! * w[w0 + p]!
+      out[i * m + j] = s * (scale ? scale[j]! : 1) + bias[j]!
     }
   }
 }
@@ -175,7 +182,8 @@ function layerNorm(
  */
 export class UseLite {
   private readonly tokens: PieceTokenizer
-  private readonly embedding: Float32Array
+  /** The pieces' vectors (8,002 rows of 256). */
+  private readonly embedding: Matrix
   private readonly timescales: Float32Array
   private readonly layers: [Layer, Layer]
   private readonly tanh: Dense
@@ -187,17 +195,15 @@ export class UseLite {
   private readonly heads = new Float32Array(MAX_PIECES * 512)
   private readonly scores = new Float64Array(MAX_PIECES)
 
-  constructor(read: WeightReader, vocabulary: Vocabulary) {
+  constructor(weights: UseLiteWeights, vocabulary: Vocabulary) {
     this.tokens = new PieceTokenizer(vocabulary)
-    this.embedding = read('module/Embeddings_en')
-    this.timescales = read(`${K}TransformerStack/Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`)
-    this.layers = [layer(read, 0, 512, 256), layer(read, 1, 512, 512)]
-    this.tanh = transposed(
-      read('module/Encoder_en/hidden_layers/tanh_layer_0/weights'),
-      512,
-      512,
-      read('module/Encoder_en/hidden_layers/tanh_layer_0/bias'),
-    )
+    this.embedding = weights.matrix(EMBEDDINGS, vocabulary.length + 2, 256, false)
+    this.timescales = weights.vector(`${K}TransformerStack/Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`)
+    this.layers = [layer(weights, 0, 512, 256), layer(weights, 1, 512, 512)]
+    this.tanh = {
+      ...weights.matrix('module/Encoder_en/hidden_layers/tanh_layer_0/weights', 512, 512, true),
+      bias: weights.vector('module/Encoder_en/hidden_layers/tanh_layer_0/bias'),
+    }
   }
 
   /** The text's pieces as the model reads them (at most MAX_PIECES). */
@@ -211,13 +217,15 @@ export class UseLite {
     const { x } = this
     // The graph adds the piece's vector twice (once scattered, once with the timing signal).
     const half = this.timescales.length
+    const { w: table, scale } = this.embedding
     for (let i = 0; i < n; i++) {
       const e = ids[i]! * 256
+      const sc = scale ? scale[ids[i]!]! : 1
       for (let c = 0; c < half; c++) {
         const angle = Math.fround(i * this.timescales[c]!)
-        const emb = this.embedding[e + c]!
+        const emb = Math.fround(table[e + c]! * sc)
         x[i * 256 + c] = emb + Math.fround(emb + Math.fround(Math.sin(angle)))
-        const emb2 = this.embedding[e + half + c]!
+        const emb2 = Math.fround(table[e + half + c]! * sc)
         x[i * 256 + half + c] = emb2 + Math.fround(emb2 + Math.fround(Math.cos(angle)))
       }
     }
