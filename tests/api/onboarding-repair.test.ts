@@ -172,18 +172,21 @@ describe('a section whose text is lost', () => {
     t = authApp({ env: { ENGRAM_JOB_WORKERS: '1' } })
     const { admin, query, corpusId } = await uploaded()
     await runOnly(corpusId, admin.token)
-    // The app reads through its envelope store, which reads the stream of this one.
+    // The app reads through its envelope store, which reads this one (a stream, or bytes whole).
     const store = t.deps.objects
     const read = store.get.bind(store)
+    const readBytes = store.getBytes.bind(store)
     store.get = async () => {
       throw new Error('the object store did not answer')
     }
+    store.getBytes = store.get as never
     await t.jobs.scheduler.drain()
     const [job] = deferred(corpusId, admin.workspaceId)
     expect(job).toMatchObject({ status: 'pending', error: 'the object store did not answer' })
     expect(rows(t, 'engine_sections', "cart_key LIKE 'pending:%'")).toBe(3)
     expect((await get(`/v1/corpora/${corpusId}`, admin.token)).cart_status).toBe('building')
     store.get = read
+    store.getBytes = readBytes
     t.clock.advance(10 * 60_000)
     await t.jobs.scheduler.drain()
     expect(t.jobs.queue.get(job!.id)).toMatchObject({
