@@ -1,6 +1,7 @@
 import type { Db } from '../../platform/db/db'
 import { transaction } from '../../platform/db/transaction'
 import type { Outbox } from '../../platform/events/outbox'
+import { rangeBounds } from '../../platform/storage/ranges'
 import { encodePageRanges, type PageRange } from './corpora.pages'
 import type { DocumentRow } from './corpora.repo'
 
@@ -86,12 +87,16 @@ export class DocumentContentRepo {
 
   /** Whether any row still uses an object, as its raw file or its text sidecar. */
   keyInUse(key: string): boolean {
+    // A pack is in use while a row names any range of it (`<pack>#<offset>+<length>`, ranges.ts).
+    const [lower, upper] = rangeBounds(key)
     return (
       this.db.$client
-        .query<{ n: number }, [string, string]>(
-          'SELECT (EXISTS (SELECT 1 FROM documents WHERE raw_key = ?) OR EXISTS (SELECT 1 FROM documents WHERE text_key = ?)) AS n',
+        .query<{ n: number }, [string, string, string]>(
+          `SELECT (EXISTS (SELECT 1 FROM documents WHERE raw_key = ?1) OR EXISTS (SELECT 1 FROM documents WHERE text_key = ?1)
+             OR EXISTS (SELECT 1 FROM documents WHERE raw_key > ?2 AND raw_key < ?3)
+             OR EXISTS (SELECT 1 FROM documents WHERE text_key > ?2 AND text_key < ?3)) AS n`,
         )
-        .get(key, key)?.n === 1
+        .get(key, lower, upper)?.n === 1
     )
   }
 

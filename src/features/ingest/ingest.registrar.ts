@@ -1,6 +1,7 @@
 import { newId } from '../../platform/crypto/random'
 import { transaction } from '../../platform/db/transaction'
 import { notFound } from '../../platform/errors/errors'
+import { parseRange } from '../../platform/storage/ranges'
 import type { DeletedBy, DocumentRow } from '../corpora/corpora.service'
 import { capped as capsApply, ensureRoomFor, holdings, isCapRefusal, noLarger } from './ingest.caps'
 import { IngestRepo, type RunError } from './ingest.repo'
@@ -252,8 +253,14 @@ export class Registrar {
     this.deps.events.emit(this.deps.db, { type, workspaceId, payload: { corpusId, documentId } })
   }
 
-  /** Deletes an object no row, live upload or request in flight uses. */
+  /**
+   * Deletes an object no row, live upload or request in flight uses; for the range of a pack
+   * (ranges.ts), the pack once no row names any range of it.
+   */
   async dropIfUnused(key: string): Promise<boolean> {
+    const pack = parseRange(key)?.pack
+    if (pack)
+      return this.inflight.has(key) || this.deps.corpora.keyInUse(key) ? false : this.dropIfUnused(pack)
     if (this.inflight.has(key) || this.deps.corpora.keyInUse(key)) return false
     if (this.uploads.uploadHolds(key, this.now())) return false
     await this.deps.objects.delete(key)

@@ -13,15 +13,17 @@ import {
   sealChunks,
   withWrapped,
 } from './envelope-format'
-import type {
-  ObjectBody,
-  ObjectEntry,
-  ObjectHead,
-  ObjectStore,
-  PutOptions,
-  PutResult,
-  SweepOptions,
+import {
+  InvalidObjectKeyError,
+  type ObjectBody,
+  type ObjectEntry,
+  type ObjectHead,
+  type ObjectStore,
+  type PutOptions,
+  type PutResult,
+  type SweepOptions,
 } from './object-store'
+import { cut, objectOf, parseRange } from './ranges'
 import { bodyChunks, MeteredHash, streamOf } from './streams'
 
 /** A data key for one new object: the key itself and the same key wrapped by the workspace key. */
@@ -77,6 +79,7 @@ export class EnvelopeStore implements ObjectStore {
   }
 
   async put(key: string, body: ObjectBody, opts: PutOptions = {}): Promise<PutResult> {
+    if (parseRange(key)) throw new InvalidObjectKeyError(key, 'a range is written with its pack')
     const dk = this.keyring ? await this.keyring.dataKey(workspaceOfKey(key)) : null
     if (!dk) return this.inner.put(key, body, opts)
     const meter = new MeteredHash(opts.maxBytes)
@@ -96,6 +99,7 @@ export class EnvelopeStore implements ObjectStore {
   }
 
   async get(key: string): Promise<ReadableStream<Uint8Array> | null> {
+    if (parseRange(key)) return this.getBytes(key).then((b) => b && new Blob([b as BlobPart]).stream())
     const ws = workspaceOfKey(key)
     this.assertReadable(ws)
     const peeked = await this.peek(key)
@@ -113,6 +117,8 @@ export class EnvelopeStore implements ObjectStore {
 
   /** Read whole in one read of the stored bytes (no stream), opened here when sealed. */
   async getBytes(key: string): Promise<Uint8Array | null> {
+    const range = parseRange(key)
+    if (range) return cut(await this.getBytes(range.pack), range, key)
     const ws = workspaceOfKey(key)
     this.assertReadable(ws)
     const stored = await this.inner.getBytes(key)
@@ -129,6 +135,8 @@ export class EnvelopeStore implements ObjectStore {
 
   /** The plaintext size: a sealed object's header is read (no key needed) to take it off. */
   async head(key: string): Promise<ObjectHead | null> {
+    const range = parseRange(key)
+    if (range) return (await this.head(range.pack)) && { size: range.length }
     const h = await this.inner.head(key)
     if (!h || h.size < HEADER_MIN) return h
     const peeked = await this.peek(key)
@@ -139,8 +147,9 @@ export class EnvelopeStore implements ObjectStore {
     return { ...h, size: plainSize(h.size, header.length) }
   }
 
+  /** A range leaves its pack (and its other ranges) alone. */
   delete(key: string): Promise<void> {
-    return this.inner.delete(key)
+    return parseRange(key) ? Promise.resolve() : this.inner.delete(key)
   }
 
   deletePrefix(prefix: string): Promise<number> {
@@ -163,7 +172,7 @@ export class EnvelopeStore implements ObjectStore {
 
   /** Whether the stored object is sealed; null when there is none. Reads only its first bytes. */
   async sealedState(key: string): Promise<boolean | null> {
-    const peeked = await this.peek(key)
+    const peeked = await this.peek(objectOf(key))
     if (!peeked) return null
     const sealed = isSealed(peeked.head)
     await peeked.close()
@@ -174,7 +183,8 @@ export class EnvelopeStore implements ObjectStore {
    * Seals a plain object in place under its workspace's key (objects written before the key was
    * set); returns whether it did. A sealed object, a missing one, or a workspace without a key: false.
    */
-  async sealInPlace(key: string): Promise<boolean> {
+  async sealInPlace(rangeOrKey: string): Promise<boolean> {
+    const key = objectOf(rangeOrKey)
     const peeked = await this.peek(key)
     if (!peeked) return false
     try {
@@ -195,9 +205,10 @@ export class EnvelopeStore implements ObjectStore {
    * place, copying the encrypted content unchanged. Returns whether the object was rewritten.
    */
   async rewrapInPlace(
-    key: string,
+    rangeOrKey: string,
     rewrap: (wrapped: Uint8Array) => Promise<Uint8Array | null>,
   ): Promise<boolean> {
+    const key = objectOf(rangeOrKey)
     const peeked = await this.peek(key)
     if (!peeked) return false
     try {

@@ -13,6 +13,7 @@ import {
   SMALL_PART_BYTES,
   seenStream,
 } from './multipart'
+import { Packer } from './packs'
 import { normalizePath } from './paths'
 
 /** What an upload works with. */
@@ -64,9 +65,6 @@ export async function uploadFiles(
   })
 }
 
-/** Small files written at once while the next parts of the request are read. */
-const WRITES_IN_FLIGHT = 16
-
 /** Stores every file part of the request in turn; `written` collects the keys, for the caller to undo. */
 async function storeParts(
   deps: UploadDeps,
@@ -78,8 +76,8 @@ async function storeParts(
   const { config, registrar } = deps
   const paths: string[] = []
   const stored: Promise<Incoming>[] = []
-  // Small files are written while the next parts are read, a few at a time (their bytes held meanwhile).
-  const writes = new Set<Promise<Incoming>>()
+  // Small files are written in packs while the next parts are read (their bytes held meanwhile).
+  const packer = new Packer(deps, workspaceId, corpusId, written)
   // A part with a new path the documents cap has no room for is refused before its body is read.
   const room = newPathsAhead(deps, workspaceId, corpusId)
   const parts = fileParts(request, {
@@ -99,20 +97,18 @@ async function storeParts(
       }
       room(path)
       paths.push(path)
+      const body = await readUpTo(part.stream, SMALL_PART_BYTES)
+      if (body instanceof Uint8Array) {
+        const contentType = await checkSmall(deps, part, body, path)
+        stored.push((await packer.add(body, { path, contentType })).stored)
+        continue
+      }
       const key = registrar.newBlobKey(workspaceId, corpusId)
       written.push(key)
       registrar.inflight.add(key)
-      const body = await readUpTo(part.stream, SMALL_PART_BYTES)
-      if (!(body instanceof Uint8Array)) {
-        stored.push(Promise.resolve(await storePart(deps, part, body, path, key)))
-        continue
-      }
-      if (writes.size >= WRITES_IN_FLIGHT) await Promise.race(writes)
-      const write = storeSmall(deps, part, body, path, key).finally(() => writes.delete(write))
-      write.catch(() => {})
-      writes.add(write)
-      stored.push(write)
+      stored.push(Promise.resolve(await storePart(deps, part, body, path, key)))
     }
+    await packer.flush()
     if (stored.length === 0) {
       throw fail('validation_error', 'No files in the request: send each file as a "files" part.', [
         { loc: ['body', 'files'], msg: 'Field required', type: 'missing' },
@@ -121,26 +117,19 @@ async function storeParts(
     return await Promise.all(stored)
   } finally {
     // A refusal is answered once no write of the request is still under way (its caller removes them).
-    await Promise.allSettled(writes)
+    await Promise.allSettled(packer.writes)
   }
 }
 
-/** A small file, whole in memory: its type checked, then written (unsynced, as every part is). */
-async function storeSmall(
-  deps: UploadDeps,
-  part: FilePart,
-  bytes: Uint8Array,
-  path: string,
-  key: string,
-): Promise<Incoming> {
-  const { config, objects } = deps
+/** A small file, whole in memory: its size and type checked (it is written with its pack); its content type. */
+async function checkSmall(deps: UploadDeps, part: FilePart, bytes: Uint8Array, path: string) {
+  const { config } = deps
   if (bytes.byteLength > config.max_file_bytes) throw fileTooLarge(path, config.max_file_bytes)
   const detection = await detectUpload(path, bytes, bytes.byteLength, part.mimeType, async () => bytes)
   if (!detection.supported) {
     throw fail('unsupported_media_type', detection.message, { filename: path, type: detection.typeName })
   }
-  const put = await objects.put(key, bytes, { deferSync: true })
-  return { path, sha256: put.sha256, size: put.size, contentType: detection.contentType, rawKey: key }
+  return detection.contentType
 }
 
 /** Streams one part to `key` within the size limit, then checks that its type is one we read. */

@@ -1,0 +1,48 @@
+// Ranges of pack objects. An upload of many small files writes them as one object, a pack (one
+// file created and flushed instead of one a file), and each file is the range of it its key names:
+// `<pack key>#<offset>+<length>`. The envelope store reads a range as an object of its own (the
+// pack read whole, opened when sealed, and cut), seals and rewraps its pack, and deletes nothing
+// for it: a pack goes when no row names any of its ranges (the ingest registrar decides).
+import { InvalidObjectKeyError } from './object-store'
+
+/** Where a range key points: its pack and its bytes there. */
+export interface ObjectRange {
+  pack: string
+  offset: number
+  length: number
+}
+
+const RANGE = /^(.+)#(\d{1,15})\+(\d{1,15})$/
+
+/** The key of `length` bytes at `offset` of the pack `pack`. */
+export function rangeKey(pack: string, offset: number, length: number): string {
+  return `${pack}#${offset}+${length}`
+}
+
+/** The range a key names, or null for the key of a whole object. */
+export function parseRange(key: string): ObjectRange | null {
+  const m = RANGE.exec(key)
+  return m ? { pack: m[1]!, offset: Number(m[2]), length: Number(m[3]) } : null
+}
+
+/** The object holding a key's bytes: its pack for a range, else the key itself. */
+export function objectOf(key: string): string {
+  return parseRange(key)?.pack ?? key
+}
+
+/**
+ * The bounds of the keys of every range of `pack`, for a look-up by range in an index
+ * (`key > lower AND key < upper`): '#' and '$' are neighbours in byte order.
+ */
+export function rangeBounds(pack: string): [lower: string, upper: string] {
+  return [`${pack}#`, `${pack}$`]
+}
+
+/** A range's bytes, copied out of its pack's (null when the pack is gone). */
+export function cut(packBytes: Uint8Array | null, r: ObjectRange, key: string): Uint8Array | null {
+  if (!packBytes) return null
+  if (r.offset + r.length > packBytes.byteLength) {
+    throw new InvalidObjectKeyError(key, `its pack holds ${packBytes.byteLength} bytes`)
+  }
+  return packBytes.slice(r.offset, r.offset + r.length)
+}

@@ -1,0 +1,175 @@
+// An upload of many small files writes them as one object, a pack, and each document's raw key
+// names its range of it (`<pack>#<offset>+<length>`): every read of a document's bytes or text
+// (download, text, MCP, onboarding and answers, extraction) reads its range; the storage counters
+// count each file once; the pack stays while any of its documents does (the orphan sweep too) and
+// goes with the last; under a workspace key the pack is sealed and every read opens it.
+import { afterAll, describe, expect, test } from 'bun:test'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { isSealed } from '../../src/platform/storage/envelope-format'
+import type { TestApp } from '../helpers/app'
+import { type FixtureFile, train, upload } from '../helpers/ready-base'
+import { authApp, bearer, mintKey, signUp } from './accounts.fixture'
+
+const MARKER = 'QUILLON7731'
+/** Twelve small files: one says the code, one has a line break extraction drops (its text is a sidecar). */
+const FILES: FixtureFile[] = Array.from({ length: 12 }, (_, i) => ({
+  path: `notes/n${i}.txt`,
+  text:
+    i === 3
+      ? `The Ravenholm vault is opened with the code ${MARKER}. It holds the maps of the old mine.`
+      : i === 7
+        ? `Note ${i}: the ferry leaves the harbour at dawn.\n`
+        : `Note ${i}: the river is ${i * 10} km long and flows north.`,
+}))
+
+const apps: TestApp[] = []
+afterAll(() => {
+  for (const t of apps) t.close()
+})
+
+function app() {
+  const t = authApp({ env: { ENGRAM_KMS_ALLOW_HTTP: 'true', ENGRAM_KMS_ALLOW_LOOPBACK: 'true' } })
+  apps.push(t)
+  return t
+}
+
+/** The stored files of a workspace's raw uploads and sidecars (under `blobs/`), with their bytes. */
+function blobs(t: TestApp, workspaceId: string): { key: string; bytes: Buffer }[] {
+  const root = join(t.dataDir, 'objects')
+  let entries: import('node:fs').Dirent[]
+  try {
+    entries = readdirSync(join(root, workspaceId), { recursive: true, withFileTypes: true })
+  } catch {
+    return []
+  }
+  return entries
+    .filter((e) => e.isFile() && e.parentPath.endsWith('/blobs'))
+    .map((e) => {
+      const path = join(e.parentPath, e.name)
+      return { key: relative(root, path), bytes: readFileSync(path) }
+    })
+    .sort((a, b) => (a.key < b.key ? -1 : 1))
+}
+
+const docRow = (t: TestApp, id: string) =>
+  t.db.$client
+    .query<{ raw_key: string; text_key: string | null; size: number }, [string]>(
+      'SELECT raw_key, text_key, size FROM documents WHERE id = ?',
+    )
+    .get(id)!
+const storage = (t: TestApp, corpusId: string) =>
+  t.db.$client
+    .query<{ storage_bytes: number }, [string]>('SELECT storage_bytes FROM corpora WHERE id = ?')
+    .get(corpusId)!.storage_bytes
+
+async function newBase(t: TestApp, token: string, name: string): Promise<string> {
+  const res = await t.request('/v1/corpora', { method: 'POST', headers: bearer(token), json: { name } })
+  return ((await res.json()) as { id: string }).id
+}
+
+/** Every file downloads as sent and reads as its text; MCP reads one; the base answers from them. */
+async function expectEveryRead(t: TestApp, token: string, corpusId: string, docs: { id: string }[]) {
+  const query = (await mintKey(t, token, ['query'])).key
+  for (const [i, d] of docs.entries()) {
+    const raw = await t.request(`/v1/corpora/${corpusId}/documents/${d.id}/raw`, { headers: bearer(token) })
+    expect(raw.status).toBe(200)
+    expect(await raw.text()).toBe(FILES[i]!.text)
+    const text = await t.request(`/v1/corpora/${corpusId}/documents/${d.id}/text`, { headers: bearer(token) })
+    expect(((await text.json()) as { text: string }).text).toBe(FILES[i]!.text.trimEnd())
+  }
+  const mcp = await t.request(`/v1/mcp/${corpusId}/documents/${docs[3]!.id}/text`, { headers: bearer(query) })
+  expect(mcp.status).toBe(200)
+  expect(JSON.stringify(await mcp.json())).toContain(MARKER)
+  await train(t, token, corpusId)
+  const chat = await t.request(`/v1/corpora/${corpusId}/chat`, {
+    method: 'POST',
+    headers: bearer(token),
+    json: { question: 'What code opens the Ravenholm vault?' },
+  })
+  expect(chat.status).toBe(200)
+  expect(JSON.stringify(await chat.json())).toContain(MARKER)
+}
+
+describe('an upload of many small files', () => {
+  test('is one pack: each document its range; every read reads it; storage counts each file once', async () => {
+    const t = app()
+    const admin = await signUp(t)
+    const corpusId = await newBase(t, admin.token, 'Packed')
+    const docs = await upload(t, admin.token, corpusId, FILES)
+    await t.jobs.scheduler.drain()
+    const rows = docs.map((d) => docRow(t, d.id))
+    const pack = rows[0]!.raw_key.replace(/#\d+\+\d+$/, '')
+    let at = 0
+    for (const [i, r] of rows.entries()) {
+      expect(r.raw_key).toBe(`${pack}#${at}+${Buffer.byteLength(FILES[i]!.text)}`)
+      at += r.size
+    }
+    // A text that is its file is its range; the one extraction changed has a sidecar beside the pack.
+    expect(rows[0]!.text_key).toBe(rows[0]!.raw_key)
+    expect(rows[7]!.text_key).toBe(`${rows[7]!.raw_key}.${docs[7]!.id}.txt`)
+    const stored = blobs(t, admin.workspaceId)
+    expect(stored.map((o) => o.key)).toEqual([pack, rows[7]!.text_key!].sort())
+    expect(stored.find((o) => o.key === pack)!.bytes.toString()).toBe(FILES.map((f) => f.text).join(''))
+    const sidecar = Buffer.byteLength(FILES[7]!.text.trimEnd())
+    expect(storage(t, corpusId)).toBe(at + sidecar)
+    await expectEveryRead(t, admin.token, corpusId, docs)
+  })
+
+  test('of fewer than eight files is one object a file, as before', async () => {
+    const t = app()
+    const admin = await signUp(t)
+    const corpusId = await newBase(t, admin.token, 'Few')
+    const docs = await upload(t, admin.token, corpusId, FILES.slice(0, 3))
+    const keys = docs.map((d) => docRow(t, d.id).raw_key)
+    for (const k of keys) expect(k).not.toContain('#')
+    expect(blobs(t, admin.workspaceId).map((o) => o.key)).toEqual([...keys].sort())
+  })
+
+  test('keeps its pack while any of its documents is left (the orphan sweep too), and loses it with the last', async () => {
+    const t = app()
+    const admin = await signUp(t)
+    const corpusId = await newBase(t, admin.token, 'Deleted')
+    const docs = await upload(t, admin.token, corpusId, FILES)
+    await t.jobs.scheduler.drain()
+    const pack = docRow(t, docs[0]!.id).raw_key.replace(/#\d+\+\d+$/, '')
+    const del = (id: string) =>
+      t.request(`/v1/corpora/${corpusId}/documents/${id}`, { method: 'DELETE', headers: bearer(admin.token) })
+    for (const d of docs.slice(0, 11)) expect((await del(d.id)).status).toBe(204)
+    // The deleted file's sidecar went with it; the pack stays for the one file left.
+    expect(blobs(t, admin.workspaceId).map((o) => o.key)).toEqual([pack])
+    expect(await t.services.ingest.sweepOrphans()).toMatchObject({ removed: 0 })
+    expect(blobs(t, admin.workspaceId).map((o) => o.key)).toEqual([pack])
+    const last = await t.request(`/v1/corpora/${corpusId}/documents/${docs[11]!.id}/raw`, {
+      headers: bearer(admin.token),
+    })
+    expect(await last.text()).toBe(FILES[11]!.text)
+    expect(storage(t, corpusId)).toBe(Buffer.byteLength(FILES[11]!.text))
+    expect((await del(docs[11]!.id)).status).toBe(204)
+    expect(blobs(t, admin.workspaceId)).toEqual([])
+    expect(storage(t, corpusId)).toBe(0)
+  })
+
+  test('under a workspace key is a sealed pack, and every read opens it', async () => {
+    const t = app()
+    const admin = await signUp(t)
+    const put = await t.request('/v1/enterprise/kms-key', {
+      method: 'PUT',
+      headers: bearer(admin.token),
+      json: { provider: 'local', enabled: true },
+    })
+    expect(put.status).toBe(200)
+    await t.jobs.scheduler.drain()
+    const corpusId = await newBase(t, admin.token, 'Sealed')
+    const docs = await upload(t, admin.token, corpusId, FILES)
+    await t.jobs.scheduler.drain()
+    expect(docRow(t, docs[0]!.id).raw_key).toMatch(/#0\+\d+$/)
+    const stored = blobs(t, admin.workspaceId)
+    expect(stored).toHaveLength(2)
+    for (const o of stored) {
+      expect({ key: o.key, sealed: isSealed(o.bytes) }).toEqual({ key: o.key, sealed: true })
+      expect(o.bytes.includes(Buffer.from(MARKER))).toBe(false)
+    }
+    await expectEveryRead(t, admin.token, corpusId, docs)
+  })
+})
