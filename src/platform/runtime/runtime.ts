@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path'
 import type { Clock } from '../clock/clock'
 import type { Config } from '../config/config.load'
 import { newId, type Random } from '../crypto/random'
+import { CheckpointThread } from '../db/checkpoints'
 import type { Db } from '../db/db'
 import { createMailer, type Mailer } from '../email/email'
 import { Dispatcher } from '../events/dispatcher'
@@ -34,7 +35,7 @@ export interface Runtime {
   mailer: Mailer
   /** The object store features are given, sealing content under workspace keys once one is installed. */
   envelope: EnvelopeStore
-  /** Starts the runners asked for: the scheduler with `jobs`, the dispatcher with `events`. */
+  /** Starts the runners asked for: the scheduler with `jobs` (and WAL checkpoints on a thread), the dispatcher with `events`. */
   start(o: { jobs: boolean; events: boolean }): void
   /** Stops the runners, the scheduler first, each once the work it had in flight has settled. */
   stop(): Promise<void>
@@ -78,6 +79,10 @@ export function createRuntime(d: RuntimeDeps): Runtime {
   const mailer = createMailer({ transport: d.config.email.transport, from: d.config.email.from, log })
   // Every feature reads and writes objects through the envelope; the kms feature installs its keys.
   const envelope = new EnvelopeStore(d.objects)
+  // WAL checkpoints off the serving connection, so no question waits for one (db/checkpoints.ts).
+  const checkpoints = new CheckpointThread(db.$client, {
+    onError: (error) => log.warn('a WAL checkpoint failed', { error }),
+  })
   return {
     platform: { db, clock, random, log, objects: envelope, queue, events },
     scheduler,
@@ -86,12 +91,14 @@ export function createRuntime(d: RuntimeDeps): Runtime {
     envelope,
     start(o) {
       if (o.jobs) scheduler.start()
+      if (o.jobs) checkpoints.start()
       if (o.events) dispatcher.start()
     },
     // Stopping a runner that never started does nothing (its lock is released only if held).
     async stop() {
       await scheduler.stop()
       await dispatcher.stop()
+      await checkpoints.stop()
     },
   }
 }
