@@ -151,21 +151,32 @@ export class OnboardingJobs {
     const group: Group = { units: [], done: cursor.done, waiting: null, chunked: NONE }
     let sections = 0
     let chars = 0
+    // Units and their leaves are read GROUP_SECTIONS at a time, in two queries instead of two a unit
+    // (a group is mostly that many units or fewer; more when some are done, failed or gone).
+    let read = cursor.next
+    let units = new Map<string, UnitRow>()
+    let leavesOf = new Map<string, UnitRow[]>()
     while (cursor.next < ids.length && sections < GROUP_SECTIONS && chars < GROUP_CHARS) {
-      const unit = this.repo.unit(ids[cursor.next]!)
+      if (cursor.next >= read) {
+        const ahead = ids.slice(cursor.next, cursor.next + GROUP_SECTIONS)
+        units = this.repo.unitsById(ahead)
+        leavesOf = this.repo.leavesOfAll(ahead)
+        read = cursor.next + ahead.length
+      }
+      const unit = units.get(ids[cursor.next]!) ?? null
       if (unit && unit.status !== 'ready' && unit.status !== 'failed') {
         if (unit.text_key === null) {
           if (group.units.length === 0) group.waiting = unit.path
           break
         }
-        const leaves = this.repo.leavesOf(unit.id)
+        const leaves = leavesOf.get(unit.id)!
         const todo = (leaves.length > 0 ? leaves : [unit]).filter(
           (l) => l.status !== 'ready' || l.id === unit.id,
         )
         group.units.push({ unit, leaves, todo: todo.map((leaf) => this.read(leaf, texts)) })
         sections += todo.length
         chars += todo.reduce((n, l) => n + l.text_chars, 0)
-      } else if (unit?.status === 'ready') stats.units += Math.max(1, this.repo.leavesOf(unit.id).length)
+      } else if (unit?.status === 'ready') stats.units += Math.max(1, leavesOf.get(unit.id)!.length)
       else if (unit?.status === 'failed') stats.failed++
       cursor.next++
       cursor.done++

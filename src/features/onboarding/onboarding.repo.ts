@@ -85,6 +85,34 @@ export class OnboardingRepo {
       .get(id)
   }
 
+  /** Units by id, each as `unit` reads it (one deleted meanwhile is missing), in one query. */
+  unitsById(ids: string[]): Map<string, UnitRow> {
+    const rows = this.c
+      .query<UnitRow, [string]>(
+        `SELECT ${UNIT_COLUMNS} FROM ${WITH_PARENT} WHERE d.id IN (SELECT value FROM json_each(?))`,
+      )
+      .all(JSON.stringify(ids))
+    return new Map(rows.map((r) => [r.id, r]))
+  }
+
+  /** The leaves of each of these documents, each list as `leavesOf` reads it, in one query. */
+  leavesOfAll(ids: string[]): Map<string, UnitRow[]> {
+    type Owned = UnitRow & { owner: string; sort_index: number | null }
+    const rows = this.c
+      .query<Owned, [string]>(
+        `SELECT ${UNIT_COLUMNS}, d.parent_id AS owner, d.section_index AS sort_index
+           FROM ${WITH_PARENT} WHERE d.parent_id IN (SELECT value FROM json_each(?1))
+         UNION ALL
+         SELECT ${UNIT_COLUMNS}, d.id AS owner, d.section_index AS sort_index
+           FROM ${WITH_PARENT} WHERE d.id IN (SELECT value FROM json_each(?1)) AND ${LEAF}
+         ORDER BY sort_index`,
+      )
+      .all(JSON.stringify(ids))
+    const out = new Map(ids.map((id) => [id, [] as UnitRow[]]))
+    for (const { owner, sort_index: _, ...row } of rows) out.get(owner)!.push(row)
+    return out
+  }
+
   /** The leaves of a document (its sections, or itself). */
   leavesOf(documentId: string): UnitRow[] {
     return this.c

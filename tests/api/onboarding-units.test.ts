@@ -1,0 +1,49 @@
+import { afterEach, describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { OnboardingRepo } from '../../src/features/onboarding/onboarding.repo'
+import type { TestApp } from '../helpers/app'
+import { FIXTURE_SQUAD } from '../helpers/fixture-data'
+import { upload } from '../helpers/ready-base'
+import { authApp, bearer, signUp } from './accounts.fixture'
+
+let t: TestApp
+afterEach(() => t.close())
+
+const article = (name: string) => readFileSync(join(FIXTURE_SQUAD, 'articles', name), 'utf8')
+
+describe("a run's units read a group at a time", () => {
+  test('give the rows and leaves that reading them one by one gives: sections, whole files, parents, gone ids', async () => {
+    t = authApp()
+    const admin = await signUp(t)
+    const res = await t.request('/v1/corpora', {
+      method: 'POST',
+      headers: bearer(admin.token),
+      json: { name: 'B' },
+    })
+    const corpusId = ((await res.json()) as { id: string }).id
+    await upload(t, admin.token, corpusId, [
+      { path: 'eu.txt', text: article('European_Union_law.txt') },
+      { path: 'oil.txt', text: 'The 1973 oil crisis began in October 1973.' },
+      { path: 'tesla.txt', text: article('Nikola_Tesla.txt') },
+    ])
+    await t.jobs.scheduler.drain()
+    const repo = new OnboardingRepo(t.db)
+    const units = repo.units(corpusId, true)
+    const parents = t.db.$client
+      .query<{ id: string }, [string]>('SELECT id FROM documents WHERE corpus_id = ? AND parent_id IS NULL')
+      .all(corpusId)
+      .map((r) => r.id)
+    // Sections and whole files (the units), their parents, an id that is no row.
+    const ids = [...units.map((u) => u.id), ...parents, 'doc_gone']
+    expect(units.length).toBeGreaterThan(parents.length)
+    const byId = repo.unitsById(ids)
+    const leaves = repo.leavesOfAll(ids)
+    for (const id of ids) {
+      expect(byId.get(id) ?? null).toEqual(repo.unit(id))
+      expect(leaves.get(id)).toEqual(repo.leavesOf(id))
+    }
+    expect(leaves.get('doc_gone')).toEqual([])
+    expect(parents.some((p) => repo.leavesOf(p).length > 1)).toBe(true)
+  })
+})
