@@ -4,6 +4,9 @@ import { join } from 'node:path'
 import { EmbeddingsModel } from '@energetic-ai/embeddings'
 import { renderUseLiteInt8, USE_LITE_PACKAGE } from '../../../scripts/build-use-lite-int8'
 import {
+  denseInScript,
+  type KernelMatrix,
+  kernelMemory,
   loadUseLite,
   MAX_PIECES,
   PieceTokenizer,
@@ -72,6 +75,43 @@ describe('the built-in encoder in JavaScript', () => {
         expect(Math.abs(q.w[r * 50 + c]! * q.scale![r]! - w[r * 50 + c]!)).toBeLessThanOrEqual(
           q.scale![r]! / 2 + 1e-7,
         )
+  })
+
+  test("the WebAssembly kernel's int8 dense layer is JavaScript's, to 1e-5 of each sum's size", () => {
+    let seed = 7
+    const rand = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return seed / 2147483648
+    }
+    const [rows, cols, n] = [24, 64, 5]
+    const matrix = (): KernelMatrix => ({
+      ...quantizeRows(
+        Float32Array.from({ length: rows * cols }, () => rand() - 0.5),
+        rows,
+        cols,
+      ),
+      bias: Float32Array.from({ length: rows }, () => rand()),
+    })
+    const [m1, m2] = [matrix(), matrix()]
+    const want = new Float32Array(8 * rows)
+    const input = Float32Array.from({ length: 8 * cols }, () => rand() * 2 - 1)
+    denseInScript(input, n, m2, want)
+    const k = kernelMemory([m1, m2], [8 * cols, 8 * rows])!
+    expect(k).not.toBeNull()
+    const [a, out] = k.buffers as [Float32Array, Float32Array]
+    a.set(input)
+    k.dense(
+      a.byteOffset,
+      8,
+      k.placed[1]!.w,
+      k.placed[1]!.scale,
+      k.placed[1]!.bias,
+      rows,
+      cols,
+      out.byteOffset,
+    )
+    for (let i = 0; i < n * rows; i++)
+      expect(Math.abs(out[i]! - want[i]!)).toBeLessThan(1e-5 * (1 + Math.abs(want[i]!)))
   })
 
   test('reads at most 128 pieces of a long text (the rest changes nothing)', () => {

@@ -48,6 +48,15 @@ export {
   supportSignals,
   type TermEvidence,
 } from './support'
-export { MAX_PIECES, quantizeRows, UseLite, type UseLiteWeights } from './use-lite'
-export { assetWeights, int8Asset, loadUseLite, packageWeights, type UseLitePackage } from './use-lite-files'
+export { MAX_PIECES, UseLite, type UseLiteWeights } from './use-lite'
+export {
+  assetWeights,
+  int8Asset,
+  loadUseLite,
+  packageWeights,
+  quantizeRows,
+  type UseLitePackage,
+} from './use-lite-files'
+export { type KernelMatrix, kernelMemory } from './use-lite-kernel'
+export { denseInScript } from './use-lite-script'
 export { PieceTokenizer, type Vocabulary } from './use-lite-tokens'

