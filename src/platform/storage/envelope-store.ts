@@ -23,7 +23,7 @@ import {
   type PutResult,
   type SweepOptions,
 } from './object-store'
-import { cut, objectOf, parseRange } from './ranges'
+import { cut, objectOf, PackCache, parseRange } from './ranges'
 import { bodyChunks, MeteredHash, streamOf } from './streams'
 
 /** A data key for one new object: the key itself and the same key wrapped by the workspace key. */
@@ -62,6 +62,7 @@ export function workspaceOfKey(key: string): string {
  */
 export class EnvelopeStore implements ObjectStore {
   private keyring: Keyring | null = null
+  private readonly packs = new PackCache() // packs just read, for their ranges read next
 
   constructor(readonly inner: ObjectStore) {}
 
@@ -80,6 +81,7 @@ export class EnvelopeStore implements ObjectStore {
 
   async put(key: string, body: ObjectBody, opts: PutOptions = {}): Promise<PutResult> {
     if (parseRange(key)) throw new InvalidObjectKeyError(key, 'a range is written with its pack')
+    this.packs.forget(key)
     const dk = this.keyring ? await this.keyring.dataKey(workspaceOfKey(key)) : null
     if (!dk) return this.inner.put(key, body, opts)
     const meter = new MeteredHash(opts.maxBytes)
@@ -117,10 +119,10 @@ export class EnvelopeStore implements ObjectStore {
 
   /** Read whole in one read of the stored bytes (no stream), opened here when sealed. */
   async getBytes(key: string): Promise<Uint8Array | null> {
-    const range = parseRange(key)
-    if (range) return cut(await this.getBytes(range.pack), range, key)
     const ws = workspaceOfKey(key)
     this.assertReadable(ws)
+    const range = parseRange(key)
+    if (range) return cut(await this.packs.read(range.pack, () => this.getBytes(range.pack)), range, key)
     const stored = await this.inner.getBytes(key)
     if (!stored || !isSealed(stored) || !this.keyring) return stored
     const header = parseHeader(stored)
@@ -128,9 +130,8 @@ export class EnvelopeStore implements ObjectStore {
     return openWhole(await this.keyring.unwrap(ws, header.wrapped), header, stored, key)
   }
 
-  async getText(key: string): Promise<string | null> {
-    const b = await this.getBytes(key)
-    return b ? new TextDecoder().decode(b) : null
+  getText(key: string): Promise<string | null> {
+    return this.getBytes(key).then((b) => b && new TextDecoder().decode(b))
   }
 
   /** The plaintext size: a sealed object's header is read (no key needed) to take it off. */
@@ -149,6 +150,7 @@ export class EnvelopeStore implements ObjectStore {
 
   /** A range leaves its pack (and its other ranges) alone. */
   delete(key: string): Promise<void> {
+    this.packs.forget(key)
     return parseRange(key) ? Promise.resolve() : this.inner.delete(key)
   }
 

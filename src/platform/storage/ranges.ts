@@ -46,3 +46,40 @@ export function cut(packBytes: Uint8Array | null, r: ObjectRange, key: string): 
   }
   return packBytes.slice(r.offset, r.offset + r.length)
 }
+
+/** Packs larger than this are not kept (a pack is about 1 MiB). */
+const MAX_CACHED_BYTES = 2 * 1024 * 1024
+
+/**
+ * The last few packs read whole, for the ranges read next: a batch or a run reads a pack's files
+ * in turn, each otherwise reading (and, sealed, opening) the whole pack again. Forgotten after a
+ * moment without reads, so an idle server holds none; a pack written or deleted is forgotten.
+ */
+export class PackCache {
+  private readonly packs = new Map<string, Uint8Array>()
+  private timer: ReturnType<typeof setTimeout> | null = null
+
+  constructor(
+    private readonly size = 4,
+    private readonly idleMs = 2000,
+  ) {}
+
+  /** The pack's bytes, from the cache or `load`. */
+  async read(pack: string, load: () => Promise<Uint8Array | null>): Promise<Uint8Array | null> {
+    const hit = this.packs.get(pack)
+    if (hit) return hit
+    const bytes = await load()
+    if (bytes && bytes.byteLength <= MAX_CACHED_BYTES) {
+      this.packs.set(pack, bytes)
+      if (this.packs.size > this.size) this.packs.delete(this.packs.keys().next().value!)
+      if (this.timer) clearTimeout(this.timer)
+      this.timer = setTimeout(() => this.packs.clear(), this.idleMs)
+      this.timer.unref?.()
+    }
+    return bytes
+  }
+
+  forget(key: string): void {
+    this.packs.delete(key)
+  }
+}

@@ -1,7 +1,7 @@
 // A range of a pack (`<pack>#<offset>+<length>`) reads through the envelope store as an object of
 // its own, plain or sealed, of any size (a sealed pack spans several chunks); it is never written
 // or deleted alone, and its sealing and rewrapping are its pack's.
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, describe, expect, spyOn, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -20,9 +20,11 @@ afterAll(() => {
 function fresh(sealed: boolean) {
   const root = join(mkdtempSync(join(tmpdir(), 'engram-ranges-')), 'objects')
   dirs.push(root)
-  const store = new EnvelopeStore(new LocalObjectStore({ root }))
-  if (sealed) store.install(testKeyring())
-  return { store, root }
+  const inner = new LocalObjectStore({ root })
+  const store = new EnvelopeStore(inner)
+  const keyring = testKeyring()
+  if (sealed) store.install(keyring)
+  return { store, root, inner, keyring }
 }
 
 const PACK = 'ws_1/corpora/c1/blobs/blob_p'
@@ -87,5 +89,20 @@ describe('ranges of a pack', () => {
     expect(await store.sealedState(ranges[0]!)).toBe(true)
     expect(await store.sealInPlace(ranges[2]!)).toBe(false)
     for (const [i, key] of ranges.entries()) expect(await store.getText(key)).toBe(FILES[i]!)
+  })
+
+  test('the ranges of a pack read one after the other read it once; deleted or refused, it is not served', async () => {
+    const { store, inner, keyring } = fresh(true)
+    await store.put(PACK, packBytes)
+    const reads = spyOn(inner, 'getBytes')
+    for (const [i, key] of ranges.entries()) expect(await store.getText(key)).toBe(FILES[i]!)
+    expect(await store.getText(ranges[0]!)).toBe(FILES[0]!)
+    expect(reads).toHaveBeenCalledTimes(1)
+    keyring.off.add('ws_1')
+    await expect(store.getText(ranges[0]!)).rejects.toThrow()
+    keyring.off.delete('ws_1')
+    await store.delete(PACK)
+    expect(await store.getText(ranges[0]!)).toBeNull()
+    reads.mockRestore()
   })
 })
