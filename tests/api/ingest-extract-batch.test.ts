@@ -1,5 +1,6 @@
 // An upload of many files is extracted by one job a batch (not one a file), with the same results.
 import { afterAll, beforeAll, describe, expect, spyOn, test } from 'bun:test'
+import { ExtractSandbox } from '../../src/features/ingest/extract/extract.sandbox'
 import { bearer } from './accounts.fixture'
 import { createBase, type Doc, drain, ingestSetup, type Part, upload } from './ingest.fixture'
 
@@ -114,21 +115,15 @@ describe('extraction of an upload of many files', () => {
       )
       .all(admin.workspaceId, `%${docs[0]!.id}%`)
     const { queue } = t.jobs
-    // Someone cancels the batch while it reads its 20th file (whichever way the store is read).
-    const objects = t.deps.objects
+    // Someone cancels the batch while it extracts its 20th file.
     let reads = 0
-    const reading = () => {
+    const extract = ExtractSandbox.prototype.extract
+    const extracting = spyOn(ExtractSandbox.prototype, 'extract').mockImplementation(function (
+      this: ExtractSandbox,
+      ...args: Parameters<ExtractSandbox['extract']>
+    ) {
       if (++reads === 20) queue.requestCancel(job!.id)
-    }
-    const whole = objects.getBytes.bind(objects)
-    const stream = objects.get.bind(objects)
-    const bytes = spyOn(objects, 'getBytes').mockImplementation(async (key: string) => {
-      reading()
-      return whole(key)
-    })
-    const streams = spyOn(objects, 'get').mockImplementation(async (key: string) => {
-      reading()
-      return stream(key)
+      return extract.apply(this, args)
     })
     let checks = 0
     const asked = queue.cancelRequested
@@ -139,8 +134,7 @@ describe('extraction of an upload of many files', () => {
     try {
       await drain(t)
     } finally {
-      bytes.mockRestore()
-      streams.mockRestore()
+      extracting.mockRestore()
       queue.cancelRequested = asked
     }
     expect(queue.get(job!.id)?.status).toBe('canceled')
