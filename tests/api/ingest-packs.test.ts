@@ -150,6 +150,39 @@ describe('an upload of many small files', () => {
     expect(storage(t, corpusId)).toBe(0)
   })
 
+  test('shares a range between copies, and a file given new content leaves the pack to the others', async () => {
+    const t = app()
+    const admin = await signUp(t)
+    const corpusId = await newBase(t, admin.token, 'Copies')
+    const files = FILES.map((f, i) => (i === 9 ? { ...f, text: FILES[5]!.text } : f))
+    const docs = await upload(t, admin.token, corpusId, files)
+    await t.jobs.scheduler.drain()
+    const rows = docs.map((d) => docRow(t, d.id))
+    const pack = rows[0]!.raw_key.replace(/#\d+\+\d+$/, '')
+    expect(rows[9]!.raw_key).toBe(rows[5]!.raw_key)
+    const counted = files.reduce((n, f, i) => n + (i === 9 ? 0 : Buffer.byteLength(f.text)), 0)
+    const sidecar = Buffer.byteLength(FILES[7]!.text.trimEnd())
+    expect(storage(t, corpusId)).toBe(counted + sidecar)
+    // n0.txt again, alone and changed: its own object; the pack stays for the other eleven.
+    const [again] = await upload(t, admin.token, corpusId, [
+      { path: 'notes/n0.txt', text: 'Note 0, rewritten.' },
+    ])
+    expect(again!.id).toBe(docs[0]!.id)
+    const own = docRow(t, docs[0]!.id).raw_key
+    expect(own).not.toContain('#')
+    expect(blobs(t, admin.workspaceId).map((o) => o.key)).toEqual([pack, own, rows[7]!.text_key!].sort())
+    const del = (id: string) =>
+      t.request(`/v1/corpora/${corpusId}/documents/${id}`, { method: 'DELETE', headers: bearer(admin.token) })
+    for (const d of docs.slice(1, 9)) expect((await del(d.id)).status).toBe(204)
+    const copy = await t.request(`/v1/corpora/${corpusId}/documents/${docs[9]!.id}/raw`, {
+      headers: bearer(admin.token),
+    })
+    expect(await copy.text()).toBe(FILES[5]!.text)
+    for (const d of docs.slice(9)) expect((await del(d.id)).status).toBe(204)
+    expect(blobs(t, admin.workspaceId).map((o) => o.key)).toEqual([own])
+    expect(storage(t, corpusId)).toBe(Buffer.byteLength('Note 0, rewritten.'))
+  })
+
   test('under a workspace key is a sealed pack, and every read opens it', async () => {
     const t = app()
     const admin = await signUp(t)
