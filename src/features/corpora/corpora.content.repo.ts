@@ -5,6 +5,9 @@ import { rangeBounds } from '../../platform/storage/ranges'
 import { encodePageRanges, type PageRange } from './corpora.pages'
 import type { DocumentRow } from './corpora.repo'
 
+/** Rows one multi-row insert of new parents writes at most. */
+const PARENTS_A_STATEMENT = 64
+
 /** New content of a parent document, as an upload, push or upsert registers it. */
 export interface NewContent {
   size: number
@@ -16,6 +19,9 @@ export interface NewContent {
   rawKey: string
   now: number
 }
+
+/** A new parent document and its content. */
+export type NewParent = NewContent & { id: string; workspaceId: string; corpusId: string; path: string }
 
 /** One section row to create after extraction. */
 export interface NewSection {
@@ -100,28 +106,37 @@ export class DocumentContentRepo {
     )
   }
 
-  /** Inserts a new parent document with fresh (not yet extracted) content. */
-  insertParent(r: NewContent & { id: string; workspaceId: string; corpusId: string; path: string }): void {
-    this.db.$client
-      .query(
-        `INSERT INTO documents (id, workspace_id, corpus_id, path, size, content_type, sha256, status, source,
-           managed_by, raw_key, section_count, text_chars, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, 1, 0, ?, ?)`,
-      )
-      .run(
-        r.id,
-        r.workspaceId,
-        r.corpusId,
-        r.path,
-        r.size,
-        r.contentType,
-        r.sha256,
-        r.source,
-        r.managedBy,
-        r.rawKey,
-        r.now,
-        r.now,
-      )
+  /**
+   * Inserts new parent documents with fresh (not yet extracted) content, up to 64 rows a statement:
+   * a statement in a transaction that fires the counters trigger writes a statement journal, once a
+   * statement rather than once a row.
+   */
+  insertParents(rows: NewParent[]): void {
+    for (let at = 0; at < rows.length; at += PARENTS_A_STATEMENT) {
+      const chunk = rows.slice(at, at + PARENTS_A_STATEMENT)
+      const values = chunk.map(() => "(?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, 1, 0, ?, ?)").join(', ')
+      this.db.$client
+        .query(
+          `INSERT INTO documents (id, workspace_id, corpus_id, path, size, content_type, sha256, status, source,
+             managed_by, raw_key, section_count, text_chars, created_at, updated_at) VALUES ${values}`,
+        )
+        .run(
+          ...chunk.flatMap((r) => [
+            r.id,
+            r.workspaceId,
+            r.corpusId,
+            r.path,
+            r.size,
+            r.contentType,
+            r.sha256,
+            r.source,
+            r.managedBy,
+            r.rawKey,
+            r.now,
+            r.now,
+          ]),
+        )
+    }
   }
 
   /**

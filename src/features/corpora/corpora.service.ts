@@ -7,7 +7,7 @@ import type { Outbox } from '../../platform/events/outbox'
 import type { Logger } from '../../platform/log/log'
 import { keysetPage, type PageRequest } from '../../platform/paging/paging'
 import type { PlansService } from '../plans/plans.service'
-import { DocumentContentRepo, type Extraction, type NewContent } from './corpora.content.repo'
+import { DocumentContentRepo, type Extraction, type NewContent, type NewParent } from './corpora.content.repo'
 import { createBase } from './corpora.create'
 import {
   type BuildProbe,
@@ -23,7 +23,7 @@ import { CorporaRepo, type CorpusRow, type DocumentRow } from './corpora.repo'
 import { corpusResp, documentResp } from './corpora.schemas'
 import { type CorpusChange, changeBits, settingsChanged } from './corpora.settings'
 
-export type { Extraction, NewContent, NewSection } from './corpora.content.repo'
+export type { Extraction, NewContent, NewParent, NewSection } from './corpora.content.repo'
 export type { BuildProbe, DeletedBy, DeleteReceipt, DocumentPurger } from './corpora.deletion'
 export { type PageRange, pageAt } from './corpora.pages'
 export type { PassagePlace, PassageSpan } from './corpora.places.repo'
@@ -236,9 +236,9 @@ export class CorporaService {
     return this.content.keyInUse(key)
   }
 
-  /** Adds a parent document with fresh content, waiting for its extraction. */
-  insertParent(r: NewContent & { id: string; workspaceId: string; corpusId: string; path: string }): void {
-    this.content.insertParent(r)
+  /** Adds parent documents with fresh content, waiting for their extraction (several a statement). */
+  insertParents(rows: NewParent[]): void {
+    this.content.insertParents(rows)
   }
 
   /** Gives a parent document new content in place (same id); its sections and derived state go. */

@@ -2,7 +2,7 @@ import { newId } from '../../platform/crypto/random'
 import { transaction } from '../../platform/db/transaction'
 import { notFound } from '../../platform/errors/errors'
 import { parseRange } from '../../platform/storage/ranges'
-import type { DeletedBy, DocumentRow } from '../corpora/corpora.service'
+import type { DeletedBy, DocumentRow, NewParent } from '../corpora/corpora.service'
 import { capped as capsApply, ensureRoomFor, holdings, isCapRefusal, noLarger } from './ingest.caps'
 import { IngestRepo, type RunError } from './ingest.repo'
 import type { ExtractPayload, Incoming, IngestDeps, Registered } from './ingest.types'
@@ -43,6 +43,9 @@ export type RegistrarDeps = Pick<
   IngestDeps,
   'db' | 'clock' | 'random' | 'objects' | 'corpora' | 'queue' | 'events' | 'plans'
 >
+
+/** New documents of a batch waiting for their insert, with their contents and paths. */
+type Pending = { parents: NewParent[]; shas: Map<string, string>; paths: Set<string> }
 
 /** What registering one file did. */
 interface ItemDone {
@@ -129,12 +132,21 @@ export class Registrar {
       const start = capped ? holdings(this.deps, workspaceId) : null
       const freed = deletions.filter((r) => r.parent_id === null).length
       let noneLarger = true
+      // New documents are inserted several a statement, before anything reads them back.
+      const pend: Pending = { parents: [], shas: new Map(), paths: new Set() }
+      const flush = () => corpora.insertParents(pend.parents.splice(0))
+      // A source's sync takes the files that fit, each in a savepoint; the rest are its run's errors.
+      const fits = capped && batch.into?.partial
       for (const item of items) {
+        if (pend.paths.has(item.path)) flush()
+        pend.paths.add(item.path)
         const existing = corpora.documentByPath(corpusId, item.path)
         noneLarger &&= noLarger(item, existing)
-        const write = () => this.registerItem(workspaceId, corpusId, batch, item, existing, runId, now)
-        // A source's sync takes the files that fit, each in a savepoint; the rest are its run's errors.
-        const fits = capped && batch.into?.partial
+        const write = () => {
+          const done = this.registerItem(workspaceId, corpusId, batch, item, existing, runId, now, pend)
+          if (fits) flush()
+          return done
+        }
         const done = fits ? this.ifItFits(workspaceId, item, existing, freed, write) : write()
         if (!('id' in done)) {
           ids.push(null)
@@ -149,6 +161,7 @@ export class Registrar {
           sizes.push(item.size)
         }
       }
+      flush()
       if (batch.deletions) removed = corpora.detach(workspaceId, corpusId, deletions, batch.deletions.by)
       // The whole batch or nothing: what it adds in all, against what the workspace held before it.
       if (start && !batch.into?.partial) {
@@ -219,12 +232,13 @@ export class Registrar {
     existing: DocumentRow | null,
     runId: string,
     now: number,
+    pend: Pending,
   ): ItemDone {
     const { corpora } = this.deps
     if (existing && existing.sha256 === item.sha256)
       return { id: existing.id, result: 'unchanged', stale: [], job: null }
-    // Identical content already in the base is shared rather than stored twice.
-    const rawKey = corpora.rawKeyBySha(corpusId, item.sha256) ?? item.rawKey
+    // Identical content already in the base (or new in this batch) is shared rather than stored twice.
+    const rawKey = corpora.rawKeyBySha(corpusId, item.sha256) ?? pend.shas.get(item.sha256) ?? item.rawKey
     const fields = { ...item, rawKey, source: batch.source, managedBy: batch.managedBy ?? null, now }
     let id: string
     let stale: DocumentRow[] = []
@@ -235,7 +249,8 @@ export class Registrar {
       this.told('document.updated', workspaceId, corpusId, id)
     } else {
       id = newId(this.deps.random, 'doc')
-      corpora.insertParent({ ...fields, id, workspaceId, corpusId, path: item.path })
+      pend.parents.push({ ...fields, id, workspaceId, corpusId, path: item.path })
+      pend.shas.set(item.sha256, rawKey)
       this.told('document.created', workspaceId, corpusId, id)
     }
     this.uploads.deleteUploadsByKey(rawKey)
