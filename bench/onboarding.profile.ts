@@ -5,7 +5,8 @@
 // timed on the event loop, and the compile's stages are timed again in process on the same texts.
 // Since issue 38 a run indexes text only; the cartridges follow (train_deferred): the time until
 // they are all built is printed apart. Since session 21 a run's groups are chunked on the compile
-// thread while the event loop writes (chunkSections) and the stored words come with the cartridges.
+// thread while the event loop writes (chunkSections) and the stored words come with the cartridges;
+// since session 22 in process until the thread is free (started, its word tables read).
 
 import {
   compileCartridge,
@@ -50,7 +51,7 @@ function timeMethod(proto: object, name: string, label: string): void {
 timeMethod(Engine.prototype, 'onboardSections', 'onboardSections (awaits the compiles)')
 timeMethod(Engine.prototype, 'indexSections', 'indexSections (text only: rows + FTS5, one transaction)')
 timeMethod(EngineRepo.prototype, 'putSection', '  putSection (rows + FTS5 + vectors)')
-timeMethod(Engine.prototype, 'chunkSections', 'chunkSections (on the compile thread, awaited)')
+timeMethod(Engine.prototype, 'chunkSections', 'chunkSections (in process, or on the compile thread once free)')
 timeMethod(LocalObjectStore.prototype, 'put', 'store.put (text sidecars, cartridges)')
 timeMethod(LocalObjectStore.prototype, 'getBytes', 'store.getBytes')
 timeMethod(OnboardingJobs.prototype, 'runBatch', 'runBatch (the run)')
