@@ -51,7 +51,7 @@ function timeMethod(proto: object, name: string, label: string): void {
 timeMethod(Engine.prototype, 'onboardSections', 'onboardSections (awaits the compiles)')
 timeMethod(Engine.prototype, 'indexSections', 'indexSections (text only: rows + FTS5, one transaction)')
 timeMethod(EngineRepo.prototype, 'putSection', '  putSection (rows + FTS5 + vectors)')
-timeMethod(Engine.prototype, 'chunkSections', 'chunkSections (in process, or on the compile thread once free)')
+timeMethod(Engine.prototype, 'chunkSections', 'chunkSections (here, or on the thread once free)')
 timeMethod(LocalObjectStore.prototype, 'put', 'store.put (text sidecars, cartridges)')
 timeMethod(LocalObjectStore.prototype, 'getBytes', 'store.getBytes')
 timeMethod(OnboardingJobs.prototype, 'runBatch', 'runBatch (the run)')
