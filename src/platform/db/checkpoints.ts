@@ -55,7 +55,9 @@ self.onmessage = (e) => {
         last = 0
       }
     } catch (err) {
-      postMessage({ error: String((err && err.message) || err) })
+      // Another process's checkpoint (a CLI on the same data dir) holding the lock is no failure.
+      const message = String((err && err.message) || err)
+      if (!/busy|locked/i.test(message)) postMessage({ error: message })
     }
   }, e.data.everyMs)
 }
