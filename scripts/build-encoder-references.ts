@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { EncoderThread, REFERENCE_TEXTS, referencesOf } from '../src/features/engine/support/index'
 
-/** Texts embedded in one request: the encoder pads a batch to its longest text. */
+/** Texts embedded in one request (the thread computes them one at a time). */
 const BATCH = 20
 
 /** The file's content: the mean vector (6 significant digits) and the pairs' two medians. */

@@ -429,7 +429,7 @@ export const configDefinition = {
       kind: { type: 'bool' },
     }),
     encoder_idle_seconds: leaf({
-      doc: "Seconds without a question for the built-in encoder after which its thread stops and gives its memory (about 20-40 MB) back; the next such question starts it again (about a second). After a base's passages are encoded (background work) the thread stops ten seconds after the last of them, unless a question came since.",
+      doc: "Seconds without a question for the built-in encoder after which its thread stops and gives its memory (about 20-40 MB) back; the next such question starts it again (about a tenth of a second). After a base's passages are encoded (background work) the thread stops ten seconds after the last of them, unless a question came since.",
       env: 'ENGRAM_EMBED_ENCODER_IDLE_SECONDS',
       default: 300,
       kind: { type: 'int', min: 1, max: 86400 },

@@ -80,7 +80,7 @@ export class EncoderThread {
     this.idleAfter = opts.idleMs
   }
 
-  /** Whether the thread has answered since it started: its model is loaded (a start takes about a second). */
+  /** Whether the thread has answered since it started: its model is loaded (a start takes about a tenth of a second). */
   get loaded(): boolean {
     return this.answered && this.worker !== null
   }

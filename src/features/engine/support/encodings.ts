@@ -34,8 +34,9 @@ export function dequantize(bytes: Uint8Array): Float32Array {
 
 /**
  * The wait of a question that finds the encoder's thread starting (the first after start-up or an
- * idle stop): its model loads in about a second, more on a loaded machine, and the question waits
- * for it rather than be decided on its words. Bounded all the same.
+ * idle stop): its model loads in about a tenth of a second (a second with TensorFlow.js before),
+ * more on a loaded machine, and the question waits for it rather than be decided on its words.
+ * Bounded all the same.
  */
 export const ENCODER_START_WAIT_MS = 5000
 
