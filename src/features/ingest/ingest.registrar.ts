@@ -2,13 +2,14 @@ import { newId } from '../../platform/crypto/random'
 import { transaction } from '../../platform/db/transaction'
 import { notFound } from '../../platform/errors/errors'
 import { parseRange } from '../../platform/storage/ranges'
-import type { DeletedBy, DocumentRow, NewParent } from '../corpora/corpora.service'
+import type { DeletedBy, DocumentRow } from '../corpora/corpora.service'
 import { capped as capsApply, ensureRoomFor, holdings, isCapRefusal, noLarger } from './ingest.caps'
 import { IngestRepo, type RunError } from './ingest.repo'
 import type { ExtractPayload, Incoming, IngestDeps, Registered } from './ingest.types'
 import { UploadsRepo } from './ingest.uploads.repo'
 import { enqueueExtraction } from './lib/extract-enqueue'
 import { blobKey } from './lib/keys'
+import { PendingParents } from './lib/pending-parents'
 
 /** A batch of stored files to register, and documents to delete with it. */
 export interface RegisterBatch {
@@ -43,9 +44,6 @@ export type RegistrarDeps = Pick<
   IngestDeps,
   'db' | 'clock' | 'random' | 'objects' | 'corpora' | 'queue' | 'events' | 'plans'
 >
-
-/** New documents of a batch waiting for their insert, with their contents and paths. */
-type Pending = { parents: NewParent[]; shas: Map<string, string>; paths: Set<string> }
 
 /** What registering one file did. */
 interface ItemDone {
@@ -132,21 +130,14 @@ export class Registrar {
       const start = capped ? holdings(this.deps, workspaceId) : null
       const freed = deletions.filter((r) => r.parent_id === null).length
       let noneLarger = true
-      // New documents are inserted several a statement, before anything reads them back.
-      const pend: Pending = { parents: [], shas: new Map(), paths: new Set() }
-      const flush = () => corpora.insertParents(pend.parents.splice(0))
       // A source's sync takes the files that fit, each in a savepoint; the rest are its run's errors.
-      const fits = capped && batch.into?.partial
+      const fits = capped && !!batch.into?.partial
+      const pend = new PendingParents(corpora, fits)
       for (const item of items) {
-        if (pend.paths.has(item.path)) flush()
-        pend.paths.add(item.path)
+        pend.before(item.path)
         const existing = corpora.documentByPath(corpusId, item.path)
         noneLarger &&= noLarger(item, existing)
-        const write = () => {
-          const done = this.registerItem(workspaceId, corpusId, batch, item, existing, runId, now, pend)
-          if (fits) flush()
-          return done
-        }
+        const write = () => this.registerItem(workspaceId, corpusId, batch, item, existing, runId, now, pend)
         const done = fits ? this.ifItFits(workspaceId, item, existing, freed, write) : write()
         if (!('id' in done)) {
           ids.push(null)
@@ -161,7 +152,7 @@ export class Registrar {
           sizes.push(item.size)
         }
       }
-      flush()
+      pend.flush()
       if (batch.deletions) removed = corpora.detach(workspaceId, corpusId, deletions, batch.deletions.by)
       // The whole batch or nothing: what it adds in all, against what the workspace held before it.
       if (start && !batch.into?.partial) {
@@ -232,13 +223,13 @@ export class Registrar {
     existing: DocumentRow | null,
     runId: string,
     now: number,
-    pend: Pending,
+    pend: PendingParents,
   ): ItemDone {
     const { corpora } = this.deps
     if (existing && existing.sha256 === item.sha256)
       return { id: existing.id, result: 'unchanged', stale: [], job: null }
     // Identical content already in the base (or new in this batch) is shared rather than stored twice.
-    const rawKey = corpora.rawKeyBySha(corpusId, item.sha256) ?? pend.shas.get(item.sha256) ?? item.rawKey
+    const rawKey = corpora.rawKeyBySha(corpusId, item.sha256) ?? pend.rawKeyOf(item.sha256) ?? item.rawKey
     const fields = { ...item, rawKey, source: batch.source, managedBy: batch.managedBy ?? null, now }
     let id: string
     let stale: DocumentRow[] = []
@@ -249,8 +240,7 @@ export class Registrar {
       this.told('document.updated', workspaceId, corpusId, id)
     } else {
       id = newId(this.deps.random, 'doc')
-      pend.parents.push({ ...fields, id, workspaceId, corpusId, path: item.path })
-      pend.shas.set(item.sha256, rawKey)
+      pend.add({ ...fields, id, workspaceId, corpusId, path: item.path })
       this.told('document.created', workspaceId, corpusId, id)
     }
     this.uploads.deleteUploadsByKey(rawKey)

@@ -148,10 +148,9 @@ export class EnvelopeStore implements ObjectStore {
     return { ...h, size: plainSize(h.size, header.length) }
   }
 
-  /** A range leaves its pack (and its other ranges) alone. */
   delete(key: string): Promise<void> {
     this.packs.forget(key)
-    return parseRange(key) ? Promise.resolve() : this.inner.delete(key)
+    return parseRange(key) ? Promise.resolve() : this.inner.delete(key) // a pack goes with its last range
   }
 
   deletePrefix(prefix: string): Promise<number> {
