@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { sequenceFeatures } from '../../../src/features/engine/rank/index'
-import { WINDOW } from '../../../src/features/engine/rank/score'
+import { sequenceFeatures, WINDOW } from '../../../src/features/engine/rank/index'
 
 /** The densest window as first written: every WINDOW-word stretch weighed, the first heaviest kept. */
 function referenceWindow(qidx: Int8Array, from: number, to: number, qw: Float64Array): number {

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs'
 import PACKED_PATH from '../../../../assets/engine/synonyms.bin' with { type: 'file' }
-import type { SynonymTable } from './variants'
 
 // The stemmed synonym table as built from synonyms.txt (variants.ts, buildSynonyms), packed into a
 // file at build time (scripts/build-synonym-table.ts; a unit test checks it is current), so that a
@@ -8,6 +7,19 @@ import type { SynonymTable } from './variants'
 // quiet machine, most of a second on a busy one, ahead of a base's first question). File: "ESY1",
 // then the stem count, the slot count, the link count and the names' bytes (u32 LE each); starts
 // (count + 1), slots, off (count + 1) and list (u32 or i32 each); the names, ASCII.
+
+/** The stemmed synonym table, packed: what a process reads and what threads hand over. */
+export interface SynonymTable {
+  /** The stems, one after another; stem i is names[starts[i], starts[i + 1]). */
+  names: string
+  starts: Uint32Array
+  /** Stem number + 1 per slot (0: empty). */
+  slots: Int32Array
+  mask: number
+  /** Stem i's related stems are list[off[i], off[i + 1]), in the order the file first links them. */
+  off: Uint32Array
+  list: Int32Array
+}
 
 const MAGIC = 'ESY1'
 const HEADER = 20

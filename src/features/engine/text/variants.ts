@@ -1,23 +1,14 @@
 import SYNONYMS from '../../../../assets/engine/synonyms.txt' with { type: 'text' }
-import { readPackedSynonyms } from './synonym-pack'
+import { readPackedSynonyms, type SynonymTable } from './synonym-pack'
 import { normWord, stemOnce } from './text'
 import { FNV_OFFSET, FNV_PRIME } from './wordscan'
 
 // Near-synonyms from WordNet (scripts/build-synonyms.ts): questions paraphrase the text's verbs and
 // nouns ("killed" for "died", "started" for "began"). Stemmed on first use and packed: the stems in
 // one string, found through an open-addressing table of their FNV-1a hashes, and each stem's related
-// stems as a run of stem numbers (CSR). A Map of Sets of strings held about 10 MB of heap.
-export interface SynonymTable {
-  /** The stems, one after another; stem i is names[starts[i], starts[i + 1]). */
-  names: string
-  starts: Uint32Array
-  /** Stem number + 1 per slot (0: empty). */
-  slots: Int32Array
-  mask: number
-  /** Stem i's related stems are list[off[i], off[i + 1]), in the order the file first links them. */
-  off: Uint32Array
-  list: Int32Array
-}
+// stems as a run of stem numbers (CSR, synonym-pack.ts's SynonymTable). A Map of Sets of strings
+// held about 10 MB of heap.
+export type { SynonymTable }
 
 let related: SynonymTable | null = null
 
