@@ -23,12 +23,23 @@ type Document = typeof documents.$inferSelect
 /** A cited row as the placing query reads it: the documents table's columns under their SQL names. */
 interface PlaceRow {
   id: Document['id']
+  corpus_id: Document['corpusId']
   parent_id: Document['parentId']
   text_offset: Document['textOffset']
   section_title: Document['sectionTitle']
   text_key: Document['textKey']
   page_ranges: Document['pageRanges']
 }
+
+/**
+ * Each cited row with its file's sidecar key and pages (a section's are its parent's), looked up by
+ * primary key: the base is checked on the rows read, not in the WHERE clause, so that no planner
+ * can choose the base's index and visit every document of the base for the five an answer cites.
+ */
+export const PLACE_ROWS_SQL = `SELECT d.id, d.corpus_id, d.parent_id, d.text_offset, d.section_title,
+       coalesce(p.text_key, d.text_key) AS text_key, coalesce(p.page_ranges, d.page_ranges) AS page_ranges
+FROM documents d LEFT JOIN documents p ON p.id = d.parent_id
+WHERE d.id IN (SELECT value FROM json_each(?))`
 
 /** Documents whose parsed pages are kept (a cited manual's are parsed once, not at every question). */
 const CACHED_DOCUMENTS = 512
@@ -45,13 +56,7 @@ export class PlacesRepo {
 
   constructor(db: Db) {
     const c = db.$client
-    // Each cited row with its file's sidecar key and pages (a section's are its parent's).
-    this.rows = c.query<PlaceRow, [string, string]>(
-      `SELECT d.id, d.parent_id, d.text_offset, d.section_title,
-              coalesce(p.text_key, d.text_key) AS text_key, coalesce(p.page_ranges, d.page_ranges) AS page_ranges
-       FROM documents d LEFT JOIN documents p ON p.id = d.parent_id
-       WHERE d.corpus_id = ? AND d.id IN (SELECT value FROM json_each(?))`,
-    )
+    this.rows = c.query<PlaceRow, [string]>(PLACE_ROWS_SQL)
     this.ranges = c.query<{ page_ranges: string | null }, [string]>(
       'SELECT page_ranges FROM documents WHERE id = ?',
     )
@@ -66,7 +71,9 @@ export class PlacesRepo {
   place(corpusId: string, spans: readonly PassageSpan[]): PassagePlace[] {
     if (spans.length === 0) return []
     const ids = [...new Set(spans.map((s) => s.sectionId))]
-    const byId = new Map(this.rows.all(corpusId, JSON.stringify(ids)).map((r) => [r.id, r]))
+    const byId = new Map<string, PlaceRow>()
+    // A row of another base is not this base's: it is placed as one the base no longer has.
+    for (const r of this.rows.all(JSON.stringify(ids))) if (r.corpus_id === corpusId) byId.set(r.id, r)
     return spans.map((s) => {
       const row = byId.get(s.sectionId)
       if (!row) return { page: null, sectionTitle: null, start: null, end: null }

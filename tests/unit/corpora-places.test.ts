@@ -1,0 +1,86 @@
+import { describe, expect, test } from 'bun:test'
+import { migrations } from '../../migrations/index'
+import { PLACE_ROWS_SQL, PlacesRepo } from '../../src/features/corpora/corpora.places.repo'
+import { openDatabase } from '../../src/platform/db/db'
+import { migrate } from '../../src/platform/db/migrate'
+
+/** Two bases: a paged manual in two sections and a one-section note in A, many one-section documents in B. */
+function twoBases() {
+  const db = openDatabase(':memory:')
+  migrate(db, migrations)
+  const c = db.$client
+  c.exec('PRAGMA foreign_keys = OFF')
+  for (const id of ['A', 'B']) {
+    c.run(`INSERT INTO corpora (id, workspace_id, name, created_at, updated_at) VALUES (?, 'w', ?, 0, 0)`, [
+      id,
+      id,
+    ])
+  }
+  const doc = c.query(
+    `INSERT INTO documents (id, workspace_id, corpus_id, parent_id, path, section_index, section_title, text_key,
+       text_offset, page_ranges, sha256, created_at, updated_at) VALUES (?, 'w', ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0)`,
+  )
+  doc.run(
+    'manual',
+    'A',
+    null,
+    'manual.pdf',
+    null,
+    'Manual',
+    'text/manual',
+    null,
+    '[[0,100],[100,250],[250,400]]',
+    's1',
+  )
+  doc.run('manual#1', 'A', 'manual', 'manual.pdf#1', 0, 'Setup', null, 0, null, 's1')
+  doc.run('manual#2', 'A', 'manual', 'manual.pdf#2', 1, 'Repairs', null, 180, null, 's1')
+  doc.run('note', 'A', null, 'note.txt', null, 'A note', 'text/note', null, null, 's2')
+  for (let i = 0; i < 300; i++) doc.run(`b${i}`, 'B', null, `b${i}.txt`, null, null, null, null, null, 'same')
+  return { db, repo: new PlacesRepo(db) }
+}
+
+describe('placing cited passages in their documents', () => {
+  test('each passage gets its page, section title and offsets in its document', () => {
+    const { repo } = twoBases()
+    expect(
+      repo.place('A', [
+        { sectionId: 'manual#2', start: 10, end: 40 },
+        { sectionId: 'manual#1', start: 120, end: 130 },
+        { sectionId: 'note', start: 5, end: 9 },
+        { sectionId: 'manual#2', start: null, end: null },
+      ]),
+    ).toEqual([
+      { page: 2, sectionTitle: 'Repairs', start: 190, end: 220 },
+      { page: 2, sectionTitle: 'Setup', start: 120, end: 130 },
+      { page: null, sectionTitle: null, start: 5, end: 9 },
+      { page: null, sectionTitle: 'Repairs', start: null, end: null },
+    ])
+  })
+
+  test("another base's row, or one no base has, is placed as nothing", () => {
+    const { repo } = twoBases()
+    const none = { page: null, sectionTitle: null, start: null, end: null }
+    expect(repo.place('B', [{ sectionId: 'manual#1', start: 1, end: 2 }])).toEqual([none])
+    expect(
+      repo.place('A', [
+        { sectionId: 'b7', start: 1, end: 2 },
+        { sectionId: 'gone', start: 0, end: 1 },
+      ]),
+    ).toEqual([none, none])
+    expect(repo.place('B', [{ sectionId: 'b7', start: 1, end: 2 }])).toEqual([
+      { page: null, sectionTitle: null, start: 1, end: 2 },
+    ])
+  })
+
+  test('the rows are looked up by primary key, never by scanning the base', () => {
+    const { db } = twoBases()
+    const plan = db.$client
+      .query<{ detail: string }, [string]>(`EXPLAIN QUERY PLAN ${PLACE_ROWS_SQL}`)
+      .all('["b1","b2"]')
+      .map((r) => r.detail)
+    expect(plan.some((d) => /^SEARCH d USING INDEX sqlite_autoindex_documents_1 \(id=\?\)/.test(d))).toBe(
+      true,
+    )
+    expect(plan.some((d) => d.includes('documents_corpus') || /^SCAN d\b/.test(d))).toBe(false)
+  })
+})
