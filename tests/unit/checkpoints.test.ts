@@ -17,11 +17,7 @@ afterEach(async () => {
 })
 
 /** A WAL database file, its checkpoint thread (starting at `startBytes` of WAL) and a writer of pages. */
-function walFile(
-  startBytes: number,
-  onCheckpoint?: (frames: number) => void,
-  restart?: { frames: number; onRestart: () => void },
-) {
+function walFile(startBytes: number, onCheckpoint?: (frames: number, log: number) => void) {
   const dir = mkdtempSync(join(tmpdir(), 'engram-checkpoints-'))
   dirs.push(dir)
   const client = openDatabase(join(dir, 'test.db')).$client
@@ -30,8 +26,6 @@ function walFile(
     startBytes,
     everyMs: 5,
     onCheckpoint,
-    restartFrames: restart?.frames,
-    onRestart: restart?.onRestart,
   })
   open.push({ client, thread })
   // Each row a page or so: as many WAL frames as rows, one commit each (as questions write).
@@ -62,15 +56,17 @@ describe('WAL checkpoints on a thread of their own', () => {
     expect(db.client.query('SELECT count(*) AS n FROM blobs').get()).toEqual({ n: 80 })
   })
 
-  test('a WAL copied back whole is started again from its beginning, so steady writes do not grow it', async () => {
-    let restarted: () => void = () => {}
-    const once = new Promise<void>((resolve) => {
-      restarted = resolve
+  test('a WAL copied back whole is started again from its beginning by the next write, so steady writes do not grow it', async () => {
+    let whole: () => void = () => {}
+    const copied = new Promise<void>((resolve) => {
+      whole = resolve
     })
-    const db = walFile(1, undefined, { frames: 50, onRestart: () => restarted() })
+    const db = walFile(1, (frames, log) => {
+      if (frames === log) whole()
+    })
     db.write(60)
     db.thread.start()
-    await once
+    await copied
     const size = db.walBytes()
     // The next writes reuse the frames from the start of the file instead of appending after them.
     db.write(30)

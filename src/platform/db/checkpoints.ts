@@ -5,6 +5,10 @@
 // machine (bench/RESULTS.md, issue 38 session 22). Here a thread of its own, on a connection of its
 // own, checkpoints PASSIVE (it never waits for a reader or a writer, and none waits for it), and the
 // serving connection's own checkpoint stays only as a backstop, far past where the thread works.
+// A WAL copied back whole is started again from its beginning by SQLite itself, at the serving
+// connection's next write. The thread never restarts it: a RESTART checkpoint holds the writer's
+// lock while it syncs the database file, and under a 100x onboarding that sync outlasted the serving
+// connection's 5 s busy timeout ("database is locked": documents failed their run).
 //
 // The thread costs about 7 MB: it starts only once the WAL file has grown to START_BYTES (a server
 // that answers no question and onboards nothing never starts it), and stays until stop.
@@ -18,8 +22,6 @@ const EVERY_MS = 100
 const START_BYTES = 2 * 1024 * 1024
 /** Pages past which the serving connection checkpoints itself anyway (a thread fallen behind, or gone). */
 export const BACKSTOP_PAGES = 10_000
-/** WAL frames, all copied back, past which the thread restarts the WAL from its beginning. */
-const RESTART_FRAMES = 2_000
 
 // The thread's code, run from a blob URL so that the single-file executable needs no entry for it.
 const THREAD = `
@@ -36,24 +38,12 @@ self.onmessage = (e) => {
   db = new Database(e.data.path, { readwrite: true, create: false })
   db.exec('PRAGMA busy_timeout = 5000')
   const passive = db.query('PRAGMA wal_checkpoint(PASSIVE)')
-  const restart = db.query('PRAGMA wal_checkpoint(RESTART)')
   let last = 0
   timer = setInterval(() => {
     try {
       const r = passive.get()
       if (r.checkpointed !== last) postMessage({ backfilled: r.checkpointed, log: r.log })
       last = r.checkpointed
-      // A WAL copied back whole starts again from its beginning only when a transaction begins with
-      // nothing left to copy, which a busy serving connection seldom does: a long one is restarted
-      // here, waiting for nobody (it gives up at once while a reader or the writer is in it).
-      if (r.log >= e.data.restartFrames && r.checkpointed === r.log) {
-        db.exec('PRAGMA busy_timeout = 0')
-        try {
-          if (restart.get().busy === 0) postMessage({ restarted: true })
-        } catch {}
-        db.exec('PRAGMA busy_timeout = 5000')
-        last = 0
-      }
     } catch (err) {
       // Another process's checkpoint (a CLI on the same data dir) holding the lock is no failure.
       const message = String((err && err.message) || err)
@@ -75,12 +65,9 @@ export class CheckpointThread {
     private readonly o: {
       startBytes?: number
       everyMs?: number
-      restartFrames?: number
       onError?: (message: string) => void
-      /** Told the WAL frames copied back, each time the thread has copied more. */
-      onCheckpoint?: (frames: number) => void
-      /** Told each time the thread has restarted the WAL from its beginning. */
-      onRestart?: () => void
+      /** Told the WAL frames copied back and the WAL's frames, each time the thread has copied more. */
+      onCheckpoint?: (frames: number, log: number) => void
     } = {},
   ) {}
 
@@ -125,15 +112,13 @@ export class CheckpointThread {
     worker.onmessage = (e: MessageEvent) => {
       if (typeof e.data.backfilled === 'number') {
         this.backfilled = e.data.backfilled
-        this.o.onCheckpoint?.(e.data.backfilled)
+        this.o.onCheckpoint?.(e.data.backfilled, e.data.log)
       }
-      if (e.data.restarted) this.o.onRestart?.()
       if (e.data.error) this.o.onError?.(e.data.error)
     }
     worker.postMessage({
       path: this.client.filename,
       everyMs: this.o.everyMs ?? EVERY_MS,
-      restartFrames: this.o.restartFrames ?? RESTART_FRAMES,
     })
     this.worker = worker
     // From now on the thread checkpoints; the serving connection only past the backstop.
