@@ -26,6 +26,11 @@ export interface CompileRequest {
   index?: string[]
   /** The stemmed synonym table (synonymTable), instead of `text` to compile. */
   tables?: boolean
+  /**
+   * The event loop's static vectors, sent with a thread's first compile that embeds: their memory is
+   * shared (a SharedArrayBuffer), so the thread reads no copy of its own.
+   */
+  staticVectors?: StaticVectorTable
 }
 
 /** A section compiled: its encoded cartridge and its passages as the index stores them. */
@@ -49,7 +54,7 @@ export type CompileReply =
       type: 'tables'
       id: number
       synonyms: SynonymTable
-      /** The other tables questions read, built on the thread too (the static vectors' buffers handed over). */
+      /** The other tables questions read, built on the thread too (the static vectors' memory shared). */
       hypernyms?: HypernymTable
       vectors?: StaticVectorTable
     }

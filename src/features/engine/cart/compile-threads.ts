@@ -1,6 +1,7 @@
 import type { ThreadWorker } from '../../../platform/concurrency/thread-worker'
 import { workerScriptPath } from '../../../platform/concurrency/worker-path'
-import { adoptStaticVectors, prepareHypernyms, type SynonymTable, synonymTable } from '../text/index'
+import type { SynonymTable } from '../text/index'
+import * as txt from '../text/index'
 import {
   type CompiledSection,
   type CompileReply,
@@ -59,6 +60,8 @@ interface Slot {
   stopped: boolean
   /** Whether the thread has answered once (it has started and loaded its code). */
   answered: boolean
+  /** Whether the thread has the event loop's static vectors (sent, or the thread read them). */
+  vectors: boolean
 }
 
 /** A run's groups a thread may have been given and not answered yet, beyond which the next is chunked in process. */
@@ -95,7 +98,10 @@ export class CompileThreads {
       const id = this.nextId++
       this.busy(slot)
       slot.pending.set(id, { text, resolve, reject })
-      const request = { id, text, vectors }
+      const request: CompileRequest = { id, text, vectors }
+      // The first compile that embeds brings the event loop's table (shared memory, not a copy).
+      if (vectors && !slot.vectors) request.staticVectors = txt.staticVectors()
+      slot.vectors ||= vectors
       if (slot.posted < COMPILES_POSTED) this.post(slot, request)
       else slot.held.push(request)
     })
@@ -120,7 +126,7 @@ export class CompileThreads {
    * the thread's answer also brings the noun kinds and static vectors, adopted here.
    */
   synonyms(): Promise<SynonymTable> {
-    return this.ask('tables', { tables: true }, synonymTable)
+    return this.ask('tables', { tables: true }, txt.synonymTable)
   }
 
   /**
@@ -177,8 +183,8 @@ export class CompileThreads {
 
   /**
    * Starts a thread ahead of a run and has it chunk a short text (the tables a run's chunking reads),
-   * so the run's first groups do not wait for it; the compile's own tables load with the first
-   * compile, after the run. Does nothing once threads have failed or are closed.
+   * so the run's first groups do not wait for it (the compile's own tables load with the first
+   * compile, after the run). Does nothing once threads have failed or are closed.
    */
   warm(): void {
     if (this.failed || this.closed) return
@@ -211,6 +217,7 @@ export class CompileThreads {
         idle: null,
         stopped: false,
         answered: false,
+        vectors: false,
       }
       worker.onmessage = (e) => this.answer(slot, e.data as CompileReply)
       worker.onerror = (e) => {
@@ -248,8 +255,9 @@ export class CompileThreads {
     else if (msg.type === 'tables') {
       // The noun kinds and static vectors come with the synonyms: questions read them too, and the
       // event loop takes them instead of reading them (0.1-0.2 s, as a run ends).
-      if (msg.hypernyms) prepareHypernyms(msg.hypernyms)
-      if (msg.vectors) adoptStaticVectors(msg.vectors)
+      if (msg.hypernyms) txt.prepareHypernyms(msg.hypernyms)
+      if (msg.vectors) txt.adoptStaticVectors(msg.vectors)
+      slot.vectors = true
       p.other?.(msg.synonyms)
     } else if (msg.type === 'done')
       p.resolve({ bytes: msg.bytes, inputs: msg.inputs, words: msg.words, vectors: msg.vectors })

@@ -2,7 +2,7 @@
 // with the compiled section (the cartridge's and vectors' buffers transferred, not copied) or the
 // error's message.
 
-import { prepareHypernyms, staticVectorBuffers, staticVectorTable, synonymTable } from '../text/index'
+import { adoptStaticVectors, prepareHypernyms, staticVectors, synonymTable } from '../text/index'
 import {
   type CompiledSection,
   type CompileReply,
@@ -15,16 +15,23 @@ import { indexSection } from './index-section'
 declare const self: Worker
 
 self.onmessage = (e: MessageEvent) => {
-  const { id, text, vectors, index, tables } = e.data as CompileRequest
+  const { id, text, vectors, index, tables, staticVectors: shared } = e.data as CompileRequest
+  // The event loop's static vectors (shared memory): used instead of reading a copy of its own.
+  if (shared) adoptStaticVectors(shared)
   let section: CompiledSection
   try {
     if (tables) {
-      // The synonyms first (the largest), then the noun kinds and the static vectors, whose buffers
-      // go over without a copy (a table of the thread's own is read again should it need one).
+      // The synonyms first (the largest), then the noun kinds and the static vectors, which the
+      // event loop shares with this thread (their memory is shared, not copied).
       const synonyms = synonymTable()
-      const vectors = staticVectorTable()
-      const reply = { type: 'tables', id, synonyms, hypernyms: prepareHypernyms(), vectors } as const
-      self.postMessage(reply satisfies CompileReply, staticVectorBuffers(vectors))
+      const reply = {
+        type: 'tables',
+        id,
+        synonyms,
+        hypernyms: prepareHypernyms(),
+        vectors: staticVectors(),
+      } as const
+      self.postMessage(reply satisfies CompileReply)
       return
     }
     if (index) {

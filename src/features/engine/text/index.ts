@@ -21,7 +21,7 @@ export {
   type StaticVectorTable,
   staticDims,
   staticVector,
-  staticVectorBuffers,
+  staticVectors,
   staticVectorTable,
 } from './static-vectors'
 export { packSynonyms, unpackSynonyms } from './synonym-pack'

@@ -52,13 +52,20 @@ export function adoptStaticVectors(built: StaticVectorTable): void {
   table ??= built
 }
 
-/** The buffers of a table, to hand it to another thread without copying them. */
-export function staticVectorBuffers(t: StaticVectorTable): ArrayBuffer[] {
-  const all = [t.scales, t.values, t.vocab, t.starts, t.stop, t.slots].map((a) => a.buffer as ArrayBuffer)
-  return [...new Set(all)]
+/** This thread's table, read now unless it has one (to send to another thread: it shares its memory). */
+export function staticVectors(): StaticVectorTable {
+  return load()
 }
 
-/** Reads the file into a new table (its buffers its own: a compile thread hands them over). */
+/** Rounds up to a multiple of 4 (where a 4-byte array may start). */
+const align4 = (n: number) => (n + 3) & ~3
+
+/**
+ * Reads the file into a new table whose arrays all lie in one SharedArrayBuffer (about 20 MB): a
+ * table sent to another thread is shared, not copied, so a compile thread and the event loop hold
+ * one copy. (The file's bytes are read first, then copied in: in the executable it is embedded data,
+ * which only a whole read reaches.)
+ */
 export function staticVectorTable(): StaticVectorTable {
   const bytes = readFileSync(VECTORS_PATH)
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
@@ -67,12 +74,35 @@ export function staticVectorTable(): StaticVectorTable {
   const dims = view.getUint32(4, true)
   const count = view.getUint32(8, true)
   const vocabBytes = view.getUint32(12, true)
-  const vocab = bytes.subarray(16, 16 + vocabBytes)
-  const starts = new Uint32Array(count + 1)
-  for (let i = 0; i < count; i++) starts[i + 1] = vocab.indexOf(10, starts[i]) + 1
   let size = 1
   while (size < count * 2) size *= 2
-  const slots = new Int32Array(size)
+  // The file placed so that its scales (after the header and vocabulary) start 4-byte aligned; then
+  // the word starts, the slots and the stop marks.
+  const fileAt = (4 - ((16 + vocabBytes) % 4)) % 4
+  const startsAt = align4(fileAt + bytes.byteLength)
+  const slotsAt = startsAt + (count + 1) * 4
+  const stopAt = slotsAt + size * 4
+  const shared = new SharedArrayBuffer(stopAt + count)
+  new Uint8Array(shared, fileAt, bytes.byteLength).set(bytes)
+  const scalesAt = fileAt + 16 + vocabBytes
+  return fill({
+    dims,
+    scales: new Float32Array(shared, scalesAt, count),
+    values: new Int8Array(shared, scalesAt + count * 4, count * dims),
+    vocab: new Uint8Array(shared, fileAt + 16, vocabBytes),
+    starts: new Uint32Array(shared, startsAt, count + 1),
+    stop: new Uint8Array(shared, stopAt, count),
+    slots: new Int32Array(shared, slotsAt, size),
+    mask: size - 1,
+  })
+}
+
+/** Fills a table's word starts, slots and stop marks from its vocabulary. */
+function fill(built: StaticVectorTable): StaticVectorTable {
+  const { vocab, starts, slots, mask } = built
+  const count = starts.length - 1
+  const size = mask + 1
+  for (let i = 0; i < count; i++) starts[i + 1] = vocab.indexOf(10, starts[i]) + 1
   for (let i = 0; i < count; i++) {
     const from = starts[i]!
     const to = starts[i + 1]! - 1
@@ -87,24 +117,6 @@ export function staticVectorTable(): StaticVectorTable {
     let at = h & (size - 1)
     while (slots[at] !== 0) at = (at + 1) & (size - 1)
     slots[at] = i + 1
-  }
-  // The scales are read in place when the file's bytes are 4-byte aligned (a file this size gets a
-  // buffer of its own); copied otherwise.
-  let at = bytes.byteOffset + 16 + vocabBytes
-  let buffer = bytes.buffer as ArrayBuffer
-  if (at % 4 !== 0) {
-    buffer = buffer.slice(at, bytes.byteOffset + bytes.byteLength)
-    at = 0
-  }
-  const built: StaticVectorTable = {
-    dims,
-    scales: new Float32Array(buffer, at, count),
-    values: new Int8Array(buffer, at + count * 4, count * dims),
-    vocab,
-    starts,
-    stop: new Uint8Array(count),
-    slots,
-    mask: size - 1,
   }
   for (const w of STOP) {
     let h = FNV_OFFSET
