@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import type { PassageInput } from './cart/index'
 import { FtsIndexes, ftsRow, ftsToken } from './engine.fts'
+import { type DecodedPassage, PassageCache } from './engine.passages'
 import { Postings } from './engine.postings'
 import type { PassageRow, SectionRow, SectionWrites } from './engine.rows'
 import { bm25Top, bm25Within, type TopkHit } from './engine.topk'
@@ -24,10 +25,11 @@ export class EngineRepo {
   private readonly counts = new TermCounts()
   /** The passages' embeddings, written in the same transactions as the passages. */
   readonly vectors: VectorRepo
-  /** `postings`: posting lists and passage lengths for in-memory BM25, per base key, for one generation. */
+  /** `postings`: posting lists and passage lengths for in-memory BM25, and `decoded`: rag's passages; per base key, for one generation. */
   constructor(
     readonly client: Database,
     private readonly postings = new Postings(),
+    private readonly decoded = new PassageCache(4 * 1024 * 1024),
   ) {
     this.vectors = new VectorRepo(client)
     this.fts = new FtsIndexes(client)
@@ -93,6 +95,7 @@ export class EngineRepo {
     this.own.set(row.key, true)
     this.counts.open(row.key, baseId, row.generation)
     this.postings.open(row.key, row.generation)
+    this.decoded.open(row.key, row.generation)
     return { key: row.key, passages: row.n }
   }
 
@@ -149,8 +152,7 @@ export class EngineRepo {
     if (counts) counts.set(baseId, (counts.get(baseId) ?? 0) + n)
     else this.s.addCount!.run(n, baseId)
     const key = this.keys.get(baseId)
-    if (key !== undefined) this.counts.forget(key)
-    if (key !== undefined) this.postings.forget(key)
+    if (key !== undefined) for (const kept of [this.counts, this.postings, this.decoded]) kept.forget(key)
   }
   /** Forgets the keys and indexes cached for bases whose writes were rolled back (a failed group). */
   forgetBases(baseIds: Iterable<string>): void {
@@ -164,6 +166,7 @@ export class EngineRepo {
   /** Stores the words of a section's passages (`words`: one per ordinal), when indexed without them. */
   putWords(sectionId: string, words: Uint8Array[]): void {
     for (const [ordinal, w] of words.entries()) this.s.putWords!.run(w, sectionId, ordinal)
+    this.decoded.clear()
   }
   /** Removes a section's index entries and row; returns the row that was removed, if any. */
   removeSection(sectionId: string, counts?: Map<string, number>): SectionRow | null {
@@ -188,7 +191,6 @@ export class EngineRepo {
   documentSections(documentId: string): SectionRow[] {
     return this.s.docSections!.all(documentId) as SectionRow[]
   }
-
   /** Whether any section still uses a cartridge (identical content is compiled once). */
   cartInUse(cartKey: string): boolean {
     return (this.s.cartUsers!.get(cartKey) as { n: number }).n > 0
@@ -197,7 +199,6 @@ export class EngineRepo {
   cartBytes(baseId: string): number {
     return (this.s.cartBytes!.get(baseId) as { n: number } | null)?.n ?? 0
   }
-
   /** Up to `limit` cartridge keys whose size no section records yet; measureCart records one's size. */
   unmeasuredCarts(limit: number): string[] {
     return (this.s.unmeasured!.all(limit) as { cart_key: string }[]).map((r) => r.cart_key)
@@ -215,8 +216,7 @@ export class EngineRepo {
     const key = this.keys.get(baseId) ?? this.baseKey(baseId)
     this.s.delBase!.run(baseId)
     if (key !== null) {
-      this.counts.forget(key)
-      this.postings.forget(key)
+      for (const kept of [this.counts, this.postings, this.decoded]) kept.forget(key)
       if (this.own.get(key)) this.fts.drop(key)
       this.own.delete(key)
     }
@@ -286,6 +286,10 @@ export class EngineRepo {
       .all(...ids) as PassageRow[]
     const byId = new Map(rows.map((r) => [r.id, r]))
     return ids.map((id) => byId.get(id)).filter((r): r is PassageRow => r !== undefined)
+  }
+  /** Rag's pool: passages of a base opened by openBase, decoded, kept for its generation (engine.passages.ts). */
+  pooled(key: number, ids: number[]): DecodedPassage[] {
+    return this.decoded.passages(key, ids, (missing) => this.passages(missing))
   }
 
   /** Whether any base holds a section (a server with none need not load the engine's tables yet). */

@@ -26,6 +26,7 @@ import {
   type SectionInput,
   type TextOf,
 } from './engine.onboard'
+import { PassageCache } from './engine.passages'
 import { Postings } from './engine.postings'
 import { CartBuilds } from './engine.repairs'
 import { EngineRepo } from './engine.repo'
@@ -111,13 +112,13 @@ export class Engine {
   readonly encodings: EngineEncodings
   /** The warm cartridges (the operator's status reads their bytes and count). */
   readonly cache: WarmCache<WarmCartridge>
-  /** Passage vectors of the configured model by section, warm for cart (a quarter of the cartridges' budget). */
+  /** Passage vectors of the configured model by section, warm for cart (a sixteenth of the warm caches' budget). */
   readonly vectors: WarmCache<SectionVectors>
 
   constructor(private readonly deps: EngineDeps) {
     const budget = splitWarmBudget(deps.cacheBytes)
-    const postings = new Postings({ maxBytes: budget.postings })
-    this.repo = new EngineRepo('$client' in deps.db ? deps.db.$client : deps.db, postings)
+    const caches = [new Postings({ maxBytes: budget.postings }), new PassageCache(budget.passages)] as const
+    this.repo = new EngineRepo('$client' in deps.db ? deps.db.$client : deps.db, ...caches)
     this.tables = new TableRepo(this.repo.client)
     this.carts = new EngineCarts(this.repo, deps.store, budget.carts)
     this.citations = new CitationsRepo(this.repo.client)
@@ -173,7 +174,6 @@ export class Engine {
     this.carts.forgetBase(row.base_id)
     await this.carts.drop(row.cart_key)
   }
-
   /** Removes every section of a document. */
   async removeDocument(documentId: string): Promise<void> {
     for (const s of this.repo.documentSections(documentId)) await this.removeSection(s.section_id)

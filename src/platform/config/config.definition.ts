@@ -475,7 +475,7 @@ export const configDefinition = {
   },
   engine: {
     warm_cache_mb: leaf({
-      doc: "Memory budget of the engine's warm caches together, in MiB: cartridges (three quarters), passage vectors and posting lists (an eighth each); least recently used entries are evicted beyond it. 0: automatic, a sixteenth of the machine's memory (its RAM, or the container's cgroup limit when smaller), between 32 and 256 MiB.",
+      doc: "Memory budget of the engine's warm caches together, in MiB: cartridges (three quarters), posting lists (an eighth), passage vectors and rag's decoded passages (a sixteenth each); least recently used entries are evicted beyond it. 0: automatic, a sixteenth of the machine's memory (its RAM, or the container's cgroup limit when smaller), between 32 and 256 MiB.",
       env: 'ENGRAM_WARM_CACHE_MB',
       default: 0,
       kind: { type: 'int', min: 0, max: 1_048_576 },

@@ -25,11 +25,17 @@ describe("the warm caches' budget", () => {
     expect(warmBudgets(0, 24 * GiB).total).toBe(256 * MiB)
     expect(warmBudgets(0, 256 * MiB).total).toBe(32 * MiB)
     const b = warmBudgets(64, 24 * GiB)
-    expect(b).toEqual({ total: 64 * MiB, carts: 48 * MiB, vectors: 8 * MiB, postings: 8 * MiB })
+    expect(b).toEqual({
+      total: 64 * MiB,
+      carts: 48 * MiB,
+      vectors: 4 * MiB,
+      postings: 8 * MiB,
+      passages: 4 * MiB,
+    })
   })
 
-  test('splits a budget: three quarters to cartridges, an eighth each to vectors and posting lists', () => {
-    expect(splitWarmBudget(800)).toEqual({ total: 800, carts: 600, vectors: 100, postings: 100 })
+  test('splits a budget: three quarters to cartridges, an eighth to posting lists, a sixteenth each to vectors and passages', () => {
+    expect(splitWarmBudget(800)).toEqual({ total: 800, carts: 600, vectors: 50, postings: 100, passages: 50 })
   })
 
   test('two bases that do not fit together: one evicts the other, and the cartridges stay within budget', async () => {

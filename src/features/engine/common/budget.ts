@@ -42,12 +42,13 @@ export function machineMemoryBytes(
   return bytes
 }
 
-/** The byte budgets of the engine's warm caches: cartridges, passage vectors and posting lists. */
+/** The byte budgets of the engine's warm caches: cartridges, passage vectors, posting lists and rag's decoded passages. */
 export interface WarmBudgets {
   total: number
   carts: number
   vectors: number
   postings: number
+  passages: number
 }
 
 /**
@@ -62,10 +63,19 @@ export function warmBudgets(configuredMb: number, machineBytes: number): WarmBud
   return splitWarmBudget(total)
 }
 
-/** Splits a budget: three quarters to the cartridges, an eighth each to passage vectors and posting lists. */
+/**
+ * Splits a budget: three quarters to the cartridges, an eighth to posting lists, a sixteenth each to
+ * passage vectors and rag's decoded passages.
+ */
 export function splitWarmBudget(total: number): WarmBudgets {
-  const eighth = Math.floor(total / 8)
-  return { total, carts: total - 2 * eighth, vectors: eighth, postings: eighth }
+  const sixteenth = Math.floor(total / 16)
+  return {
+    total,
+    carts: total - 4 * sixteenth,
+    vectors: sixteenth,
+    postings: 2 * sixteenth,
+    passages: sixteenth,
+  }
 }
 
 /**

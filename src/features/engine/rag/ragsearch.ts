@@ -1,6 +1,6 @@
-import type { EngineRepo, PassageRow } from '../engine.repo'
+import type { DecodedPassage } from '../engine.passages'
+import type { EngineRepo } from '../engine.repo'
 import {
-  decodePassageWords,
   defaultWeights,
   idf,
   pairSet,
@@ -10,7 +10,6 @@ import {
   type RankedSentence,
   respellPlan,
   type ScoreWeights,
-  scanPassageWords,
   sectionPrior,
   sentenceScores,
   sequenceFeatures,
@@ -89,7 +88,10 @@ export function searchIndex(
     if (qw[q]! > 0) for (const v of vs) tags.tag(v, q, 8)
   })
   const hits = repo.match(key, live, opts.pool, opts.documentIds)
-  const rows = repo.passages(hits.map((h) => h.id))
+  const rows = repo.pooled(
+    key,
+    hits.map((h) => h.id),
+  )
   let total = 0
   for (const w of qw) total += w
   for (const [q, t] of plan.terms.entries()) tags.tag(t, q, 0)
@@ -121,7 +123,7 @@ function scratchFor(words: number) {
 }
 
 function rankPassage(
-  row: PassageRow,
+  { row, spans, words: pw }: DecodedPassage,
   plan: QueryPlan,
   tags: TermTags,
   qw: Float64Array,
@@ -130,9 +132,6 @@ function rankPassage(
   weights: ScoreWeights,
   kind: KindTest | null,
 ): RankedPassage<SectionRef> {
-  const spans = new Uint32Array(row.sents.slice().buffer)
-  // Passages indexed before their words were stored are read from their text.
-  const pw = decodePassageWords(row.words) ?? scanPassageWords(row.text, spans)
   const words = pw.terms.length
   const { qidx, kinds } = scratchFor(words)
   const tf = new Uint16Array(plan.terms.length)
