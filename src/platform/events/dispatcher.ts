@@ -22,6 +22,14 @@ export interface Subscriber<T extends EventType = EventType> {
    * keying its writes by `event.id` (a counter can simply add). `handle` must not return a promise.
    */
   transactional?: boolean
+  /**
+   * Stronger than `transactional`: the subscriber is applied in the emitter's own transaction, when
+   * the event is written, so its work commits (or rolls back) with the change itself, exactly once
+   * and with no delivery to make. It does not wait for its workspace's earlier events, so it is
+   * only for work whose order does not matter (a counter). When every subscriber of an event is
+   * inline, the event is written delivered.
+   */
+  inline?: boolean
 }
 
 export interface DispatcherOptions {
@@ -64,6 +72,7 @@ export class Dispatcher {
   constructor(private readonly o: DispatcherOptions) {
     this.backoff = o.backoff ?? defaultBackoff
     o.outbox.onEmit(() => this.poke())
+    o.outbox.applyInline((event) => this.applyInline(event))
   }
 
   /** Adds a subscriber; names must be unique. */
@@ -178,6 +187,22 @@ export class Dispatcher {
     }
     if (failures.length === 0) outbox.finish(c.seq, owner)
     else outbox.retry(c.seq, owner, failures.join('; '), this.backoff(c.attempts + 1))
+  }
+
+  /**
+   * Applies an event's inline subscribers in the emitter's transaction (Outbox.emit calls it); true
+   * when no other subscriber takes the event. Deliveries are recorded only when others do.
+   */
+  private applyInline(event: DomainEvent): boolean {
+    const takers = this.subscribers.filter((s) => s.types.includes(event.type))
+    const others = takers.some((s) => !s.inline)
+    for (const s of takers) {
+      if (!s.inline) continue
+      if (s.handle(event) instanceof Promise)
+        throw new Error(`inline subscriber ${s.name} returned a promise`)
+      if (others) this.o.outbox.recordDelivery(event.id, s.name)
+    }
+    return !others
   }
 
   /** A transactional subscriber's work and its delivery record, inside the caller's transaction. */

@@ -39,6 +39,8 @@ function decode(r: Row): Claimed {
  */
 export class Outbox {
   private listeners: (() => void)[] = []
+  /** The dispatcher's inline subscribers, applied at emit (true: nobody else takes the event). */
+  private inline: ((event: DomainEvent) => boolean) | null = null
 
   constructor(
     private readonly db: Db,
@@ -59,24 +61,40 @@ export class Outbox {
     this.listeners.push(fn)
   }
 
+  /** Sets what emit applies in the emitter's transaction (the dispatcher's inline subscribers). */
+  applyInline(fn: (event: DomainEvent) => boolean): void {
+    this.inline = fn
+  }
+
   /**
    * Writes `event` to the outbox on `tx`, which must be inside the caller's open transaction on the
    * same connection as the change: the event then commits or rolls back with it. Called outside a
    * transaction it throws, since an event written on its own could tell of a change that never
-   * happened (or miss one that did). Returns the event's id.
+   * happened (or miss one that did). Inline subscribers are applied here, in that transaction; an
+   * event only they take is written delivered. Returns the event's id.
    */
   emit<T extends EventType>(tx: Pick<Db, '$client'>, e: NewEvent<T>): string {
     if (!tx.$client.inTransaction) throw new Error(`event ${e.type} emitted outside a transaction`)
     const now = this.now()
     const id = newId(this.random, 'evt')
+    const payload = JSON.stringify(e.payload)
+    // The subscribers see the event as a delivery would read it back.
+    const event = {
+      id,
+      type: e.type,
+      workspaceId: e.workspaceId,
+      payload: JSON.parse(payload),
+      occurredAt: now,
+    }
+    const delivered = this.inline?.(event as DomainEvent) ? now : null
     tx.$client
       .query(
-        `INSERT INTO domain_events (id, workspace_id, type, payload, occurred_at, run_at)
-         VALUES (?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO domain_events (id, workspace_id, type, payload, occurred_at, run_at, delivered_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, e.workspaceId, e.type, JSON.stringify(e.payload), now, now)
+      .run(id, e.workspaceId, e.type, payload, now, now, delivered)
     // After the caller's synchronous transaction has ended; a rolled-back event leaves nothing to find.
-    if (this.listeners.length > 0) setImmediate(() => this.notify())
+    if (delivered === null && this.listeners.length > 0) setImmediate(() => this.notify())
     return id
   }
 
