@@ -191,7 +191,7 @@ export class Dispatcher {
 
   /**
    * Applies an event's inline subscribers in the emitter's transaction (Outbox.emit calls it); true
-   * when no other subscriber takes the event. Deliveries are recorded only when others do.
+   * when they are all its subscribers. Deliveries are recorded only when others take it too.
    */
   private applyInline(event: DomainEvent): boolean {
     const takers = this.subscribers.filter((s) => s.types.includes(event.type))
@@ -202,7 +202,8 @@ export class Dispatcher {
         throw new Error(`inline subscriber ${s.name} returned a promise`)
       if (others) this.o.outbox.recordDelivery(event.id, s.name)
     }
-    return !others
+    // An event nobody here takes stays for the dispatcher, as before (another process may take it).
+    return takers.length > 0 && !others
   }
 
   /** A transactional subscriber's work and its delivery record, inside the caller's transaction. */

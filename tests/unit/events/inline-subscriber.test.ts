@@ -84,6 +84,14 @@ describe('inline subscribers', () => {
     expect(calls).toEqual(['k1', 'k2'])
   })
 
+  test('an event no subscriber takes is left for the dispatcher, as before', () => {
+    const created = { keyId: 'k', name: 'k', prefix: 'ek_x', scopes: [], actor: SYSTEM }
+    db.$client.transaction(() =>
+      outbox.emit(db, { type: 'key.created', workspaceId: 'ws_a', payload: created } as never),
+    )()
+    expect(outbox.pending()).toHaveLength(1)
+  })
+
   test('a change that rolls back takes its event and the work with it', () => {
     expect(() => emit('ws_a', 'k1', true)).toThrow('the change fails after its event')
     expect(tally()).toBe(0)
