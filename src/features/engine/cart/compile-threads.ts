@@ -1,6 +1,5 @@
 import type { ThreadWorker } from '../../../platform/concurrency/thread-worker'
 import { workerScriptPath } from '../../../platform/concurrency/worker-path'
-import type { SynonymTable } from '../text/index'
 import * as txt from '../text/index'
 import {
   type CompiledSection,
@@ -101,7 +100,7 @@ export class CompileThreads {
       const request: CompileRequest = { id, text, vectors }
       // The first compile that embeds brings the event loop's table (shared memory, not a copy).
       if (vectors && !slot.vectors) request.staticVectors = txt.staticVectors()
-      slot.vectors ||= vectors
+      if (vectors) slot.vectors = true
       if (slot.posted < COMPILES_POSTED) this.post(slot, request)
       else slot.held.push(request)
     })
@@ -125,7 +124,7 @@ export class CompileThreads {
    * The stemmed synonym table, built on a thread (the event loop adopts it instead of building it);
    * the thread's answer also brings the noun kinds and static vectors, adopted here.
    */
-  synonyms(): Promise<SynonymTable> {
+  synonyms(): Promise<txt.SynonymTable> {
     return this.ask('tables', { tables: true }, txt.synonymTable)
   }
 
