@@ -36,6 +36,21 @@ afterEach(() => {
   pool = null
 })
 
+/** A pool of one thread stood in for by FakeCompileWorkers (one each time it starts a thread), and those workers. */
+function fakePool(): { threads: CompileThreads; workers: FakeCompileWorker[] } {
+  const workers: FakeCompileWorker[] = []
+  const threads = new CompileThreads({
+    threads: 1,
+    spawn: () => {
+      const w = new FakeCompileWorker()
+      workers.push(w)
+      return w
+    },
+  })
+  pool = threads
+  return { threads, workers }
+}
+
 describe("a run's chunking on the compile thread", () => {
   test('gives the passages and FTS5 rows chunking in process gives, on a real thread', async () => {
     pool = new CompileThreads({ threads: 1 })
@@ -54,23 +69,15 @@ describe("a run's chunking on the compile thread", () => {
   })
 
   test('goes to the thread ahead of the compiles it holds back', async () => {
-    const workers: FakeCompileWorker[] = []
-    pool = new CompileThreads({
-      threads: 1,
-      spawn: () => {
-        const w = new FakeCompileWorker()
-        workers.push(w)
-        return w
-      },
-    })
+    const { threads, workers } = fakePool()
     // The thread has started (it answered the warm-up chunking).
-    pool.warm()
+    threads.warm()
     const warmUp = workers[0]!.sent[0]!
     workers[0]!.reply({ type: 'indexed', id: warmUp.id, sections: warmUp.index!.map(indexSection) })
     workers[0]!.sent = []
-    const compiles = texts.map((t) => pool!.compile(t))
+    const compiles = texts.map((t) => threads.compile(t))
     for (const c of compiles) c.catch(() => {})
-    const chunked = pool.index([texts[0]!])
+    const chunked = threads.index([texts[0]!])
     const sent = () => workers[0]!.sent.map((m) => (m.index ? 'index' : texts.indexOf(m.text)))
     // Two compiles at a time: the third waits here, the run's request does not.
     expect(sent()).toEqual([0, 1, 'index'])
@@ -83,31 +90,23 @@ describe("a run's chunking on the compile thread", () => {
   })
 
   test('is made in process while the thread starts or builds the synonym table, or has two groups already', async () => {
-    const workers: FakeCompileWorker[] = []
-    pool = new CompileThreads({
-      threads: 1,
-      spawn: () => {
-        const w = new FakeCompileWorker()
-        workers.push(w)
-        return w
-      },
-    })
+    const { threads, workers } = fakePool()
     const kinds = () => workers[0]!.sent.map((m) => (m.tables ? 'tables' : m.index ? 'index' : 'compile'))
-    pool.warm()
-    const tables = pool.synonyms()
+    threads.warm()
+    const tables = threads.synonyms()
     // Not started yet: chunked here at once, nothing more sent.
-    expect(await pool.index([texts[0]!])).toEqual([indexSection(texts[0]!)])
+    expect(await threads.index([texts[0]!])).toEqual([indexSection(texts[0]!)])
     expect(kinds()).toEqual(['index', 'tables'])
     const [warmUp, table] = workers[0]!.sent
     workers[0]!.reply({ type: 'indexed', id: warmUp!.id, sections: warmUp!.index!.map(indexSection) })
     // Started, but building the synonym table: still here.
-    expect(await pool.index([texts[1]!])).toEqual([indexSection(texts[1]!)])
+    expect(await threads.index([texts[1]!])).toEqual([indexSection(texts[1]!)])
     expect(kinds()).toEqual(['index', 'tables'])
     workers[0]!.reply({ type: 'tables', id: table!.id, synonyms: synonymTable() })
     await tables
     // Free: two groups go to the thread, a third while both wait is chunked here.
-    const onThread = [pool.index([texts[0]!]), pool.index([texts[1]!])]
-    expect(await pool.index([texts[2]!])).toEqual([indexSection(texts[2]!)])
+    const onThread = [threads.index([texts[0]!]), threads.index([texts[1]!])]
+    expect(await threads.index([texts[2]!])).toEqual([indexSection(texts[2]!)])
     expect(kinds()).toEqual(['index', 'tables', 'index', 'index'])
     for (const m of workers[0]!.sent.slice(2))
       workers[0]!.reply({ type: 'indexed', id: m.id, sections: m.index!.map(indexSection) })
