@@ -78,15 +78,16 @@ export class Outbox {
     const now = this.now()
     const id = newId(this.random, 'evt')
     const payload = JSON.stringify(e.payload)
-    // The subscribers see the event as a delivery would read it back.
-    const event = {
+    // The subscribers see the event as a delivery would read it back (built only when there are any).
+    const delivered = this.inline?.({
       id,
       type: e.type,
       workspaceId: e.workspaceId,
       payload: JSON.parse(payload),
       occurredAt: now,
-    }
-    const delivered = this.inline?.(event as DomainEvent) ? now : null
+    } as DomainEvent)
+      ? now
+      : null
     tx.$client
       .query(
         `INSERT INTO domain_events (id, workspace_id, type, payload, occurred_at, run_at, delivered_at)
