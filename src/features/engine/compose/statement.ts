@@ -1,4 +1,4 @@
-import { contentTerms, type Span, splitSentences } from '../text/index'
+import { type Span, scanWords, splitSentences, type WordInfo, wordCharAt, wordEnd } from '../text/index'
 
 // Whether a sentence of a passage can stand as an answer. Ranking rewards short sentences that hold
 // the question's words, and nothing holds them more densely than a heading that is the question
@@ -59,9 +59,33 @@ export function notAStatement(
     if (!finished && !item && words > HEADING_WORDS) return 'cut'
     if (startsCut(text, s.start, from, body)) return 'cut'
   }
-  const terms = contentTerms(text, s.start, s.end)
-  if (terms.every((t) => asked.has(t))) return 'restates'
+  if (onlyAsked(text, s.start, s.end, asked)) return 'restates'
   return null
+}
+
+/**
+ * Whether every content word starting in text[from, to) is one of the question's terms, as
+ * `contentTerms(text, from, to).every(t => asked.has(t))` says, but stopping at the first that is
+ * not (most sentences have one among their first words): one word at a time through `scanWords`.
+ */
+export function onlyAsked(text: string, from: number, to: number, asked: ReadonlySet<string>): boolean {
+  let all = true
+  let next = -1
+  const check = (w: WordInfo, _start: number, end: number) => {
+    next = end
+    if (!w.stop && !asked.has(w.term)) all = false
+  }
+  let i = from
+  while (all && i < to) {
+    if (wordCharAt(text, i) === 0) {
+      i++
+      continue
+    }
+    next = -1
+    scanWords(text, i, i + 1, check)
+    i = next >= 0 ? next : wordEnd(text, i)
+  }
+  return all
 }
 
 /** Whether a text's letters are all capitals ("GALAXY GAMING, INC."): a title, whatever ends it. */
