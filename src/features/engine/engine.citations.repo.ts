@@ -1,11 +1,61 @@
 import type { Database, Statement } from 'bun:sqlite'
 
-/** What citations read of the index: where each passage starts in its section's text. */
+/** Passage starts kept across bases at most (each about a hundred bytes with its key: 1.6 MB). */
+const MAX_KEPT = 16_384
+
+/**
+ * What citations read of the index: where each passage starts in its section's text. A start is
+ * fixed while its base's index is: every change to it bumps the base's generation (in any process),
+ * so the starts read are kept per base for the generation they were read at. A start is the last
+ * column of a passage's row, after its text and words, so reading it reads the whole row.
+ */
 export class CitationsRepo {
   private readonly start: Statement
+  private readonly generation: Statement
+  /** Per base: the generation its starts were read at, and the starts by `sectionId:ordinal`. */
+  private readonly kept = new Map<string, { generation: number; starts: Map<string, number | null> }>()
+  private count = 0
 
   constructor(client: Database) {
     this.start = client.prepare('SELECT start FROM engine_passages WHERE section_id = ? AND ordinal = ?')
+    this.generation = client.prepare('SELECT generation FROM engine_bases WHERE base_id = ?')
+  }
+
+  /** Starts kept now, across bases. */
+  get size(): number {
+    return this.count
+  }
+
+  /**
+   * The passage starts of a base as of now (`passageStart` of each, kept for its generation):
+   * read again after any change to its index.
+   */
+  startsOf(baseId: string): (sectionId: string, ordinal: number) => number | null {
+    const row = this.generation.get(baseId) as { generation: number } | null
+    let kept = this.kept.get(baseId)
+    if (!row) {
+      if (kept) this.drop(baseId)
+      return (sectionId, ordinal) => this.passageStart(sectionId, ordinal)
+    }
+    if (kept && kept.generation !== row.generation) {
+      this.drop(baseId)
+      kept = undefined
+    }
+    const base = kept ?? { generation: row.generation, starts: new Map<string, number | null>() }
+    if (!kept) this.kept.set(baseId, base)
+    return (sectionId, ordinal) => {
+      const key = `${sectionId}:${ordinal}`
+      const known = base.starts.get(key)
+      if (known !== undefined) return known
+      const start = this.passageStart(sectionId, ordinal)
+      if (this.count >= MAX_KEPT) this.clear()
+      // Kept only while the base is (a clear above or another base's may have dropped it).
+      if (this.kept.get(baseId) === base) {
+        base.starts.set(key, start)
+        this.count++
+      }
+      return start
+    }
   }
 
   /**
@@ -15,5 +65,17 @@ export class CitationsRepo {
   passageStart(sectionId: string, ordinal: number): number | null {
     const row = this.start.get(sectionId, ordinal) as { start: number | null } | null
     return row?.start ?? null
+  }
+
+  private drop(baseId: string): void {
+    const kept = this.kept.get(baseId)
+    if (!kept) return
+    this.count -= kept.starts.size
+    this.kept.delete(baseId)
+  }
+
+  private clear(): void {
+    this.kept.clear()
+    this.count = 0
   }
 }

@@ -35,17 +35,18 @@ export type SourceLocator = (baseId: string, spans: SectionSpan[]) => SourcePlac
 
 /** The sources of an answer with their places; without a locator, as they are. */
 export function placeSources(
-  repo: Pick<CitationsRepo, 'passageStart'>,
+  repo: Pick<CitationsRepo, 'startsOf'>,
   locate: SourceLocator | null,
   baseId: string,
   result: Asked,
 ): AskResult {
   if (!locate || result.sources.length === 0) return result
   // A source's id is `<sectionId>:<ordinal>`; its snippet is the passage's whole text.
+  const passageStart = repo.startsOf(baseId)
   const spans = result.sources.map((s): SectionSpan => {
     const cut = s.id.lastIndexOf(':')
     const sectionId = s.id.slice(0, cut)
-    const start = repo.passageStart(sectionId, Number(s.id.slice(cut + 1)))
+    const start = passageStart(sectionId, Number(s.id.slice(cut + 1)))
     return { sectionId, start, end: start === null ? null : start + s.snippet.length }
   })
   const places = locate(baseId, spans)
