@@ -1,5 +1,6 @@
 import { and, eq, gte, lt, sql } from 'drizzle-orm'
 import type { Principal } from '../../platform/auth/principal'
+import { type CommitWatch, commitWatch } from '../../platform/db/commit-watch'
 import type { Db } from '../../platform/db/db'
 import { transaction } from '../../platform/db/transaction'
 import type { QuestionOrigin } from '../../platform/events/events'
@@ -22,10 +23,14 @@ const ratedDay = sql<string>`strftime('%Y-%m-%d', ${answerFeedback.createdAt} / 
 
 /** Rows of the answers feature: the ratings given to answers, and the record that a question was answered. */
 export class AnswersRepo {
+  private readonly commits: CommitWatch
+
   constructor(
     private readonly db: Db,
     private readonly events: Outbox,
-  ) {}
+  ) {
+    this.commits = commitWatch(db.$client)
+  }
 
   /** Tells `question.answered` (usage counts it, by who asked), in its own one-row transaction. */
   answered(
@@ -35,13 +40,18 @@ export class AnswersRepo {
     origin: QuestionOrigin,
   ): void {
     const { strategy, answered } = found
-    transaction(this.db, () =>
-      this.events.emit(this.db, {
-        type: 'question.answered',
-        workspaceId: principal.workspaceId,
-        payload: { corpusId, strategy, answered, keyId: principal.keyId ?? null, origin },
-      }),
-    )
+    // The event and its inline subscriber's count (usage) are no rows the commit-watch memos keep
+    // (keys, allowlists, bases): they keep theirs across this commit (commit-watch.ts, `quietly`).
+    this.commits.quietly(() => {
+      transaction(this.db, () =>
+        this.events.emit(this.db, {
+          type: 'question.answered',
+          workspaceId: principal.workspaceId,
+          payload: { corpusId, strategy, answered, keyId: principal.keyId ?? null, origin },
+        }),
+      )
+      return true
+    })
   }
 
   /** Stores one rating. */

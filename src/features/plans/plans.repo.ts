@@ -1,4 +1,5 @@
 import { and, eq, gt, sql } from 'drizzle-orm'
+import { type CommitWatch, commitWatch } from '../../platform/db/commit-watch'
 import type { Db } from '../../platform/db/db'
 import { planQueries } from './plans.tables'
 
@@ -19,8 +20,10 @@ export class PlansRepo {
   private readonly takeUncapped
   private readonly giveBack
   private readonly read
+  private readonly commits: CommitWatch
 
   constructor(db: Db) {
+    this.commits = commitWatch(db.$client)
     const insert = () => db.insert(q).values({ workspaceId: ws, month, taken: 1 })
     const target = [q.workspaceId, q.month]
     const set = { taken: sql`${q.taken} + 1` }
@@ -47,11 +50,15 @@ export class PlansRepo {
    * Answers whether it was taken.
    */
   take(workspaceId: string, m: string, limit: number | null): boolean {
-    const row =
-      limit === null
-        ? this.takeUncapped.get({ workspaceId, month: m })
-        : this.takeCapped.get({ workspaceId, month: m, limit })
-    return row !== undefined
+    // A question's own commit: the count is no row the commit-watch memos keep (keys, allowlists,
+    // bases), so they keep theirs across it. A row comes back only when one was written.
+    return this.commits.quietly(() => {
+      const row =
+        limit === null
+          ? this.takeUncapped.get({ workspaceId, month: m })
+          : this.takeCapped.get({ workspaceId, month: m, limit })
+      return row !== undefined
+    })
   }
 
   /** Gives one question of the month back (never below zero). */

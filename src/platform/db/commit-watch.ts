@@ -20,11 +20,20 @@ export interface CommitWatch {
   readonly kind: 'mapped' | 'read' | 'none'
   /** A number that stays the same only while no connection has committed to the database. */
   version(): number
+  /**
+   * Runs `write`, which answers whether it committed one transaction of its own on this connection
+   * that changes no row any memo over this watch keeps (a counter, an outbox row): when no other
+   * commit came between the last look and its own, the version stays. Any other commit, by this
+   * connection (a revocation) or another, still moves it; inside a transaction it is `write()`.
+   */
+  quietly(write: () => boolean): boolean
 }
 
 /** u32 words in one copy of the wal-index header (48 bytes). */
 const HEADER_WORDS = 12
 const HEADER_BYTES = 2 * HEADER_WORDS * 4
+/** The header's change counter (`iChange`): one more for every commit, by any connection. */
+const CHANGE = 2
 
 const watches = new WeakMap<Database, CommitWatch>()
 /** Closes a watch's descriptor once its connection is gone (and with it SQLite's locks). */
@@ -75,8 +84,29 @@ function headerWatch(client: Database, map: boolean): CommitWatch | null {
   const seen = new Uint32Array(HEADER_WORDS)
   let version = 0
   let settled = false
+  /** Copies the header's first copy into `first`; false when the two copies differ (a commit being written) or it cannot be read. */
+  const copy = (): boolean => {
+    const header = look()
+    if (!header) return false
+    for (let i = 0; i < HEADER_WORDS; i++) first[i] = header[i]!
+    for (let i = 0; i < HEADER_WORDS; i++) if (first[i] !== header[HEADER_WORDS + i]) return false
+    return true
+  }
   return {
     kind: mapped ? 'mapped' : 'read',
+    quietly(write) {
+      if (client.inTransaction) return write()
+      // The change counter before, when the header is the one last seen (no commit since the last look).
+      let from = -1
+      if (settled && copy()) {
+        from = first[CHANGE]!
+        for (let i = 0; i < HEADER_WORDS && from >= 0; i++) if (first[i] !== seen[i]) from = -1
+      }
+      const committed = write()
+      // Exactly one commit since, and it was this one: the header after it is taken as seen.
+      if (committed && from >= 0 && copy() && first[CHANGE] === (from + 1) >>> 0) seen.set(first)
+      return committed
+    },
     version() {
       // As SQLite reads it: the first copy, then the second. Unequal copies mean a commit is being
       // written: the version moves now, and again once the header has settled. A short read (a file
@@ -142,7 +172,7 @@ function mapHeader(fd: number): Uint32Array | null {
 
 function alwaysChanged(): CommitWatch {
   let version = 0
-  return { kind: 'none', version: () => ++version }
+  return { kind: 'none', version: () => ++version, quietly: (write) => write() }
 }
 
 /**
