@@ -52,11 +52,15 @@ const MAX_CACHED_BYTES = 2 * 1024 * 1024
 
 /**
  * The last few packs read whole, for the ranges read next: a batch or a run reads a pack's files
- * in turn, each otherwise reading (and, sealed, opening) the whole pack again. Forgotten after a
- * moment without reads, so an idle server holds none; a pack written or deleted is forgotten.
+ * in turn, each otherwise reading (and, sealed, opening) the whole pack again. Ranges of one pack
+ * asked for at once (a run reads a group's texts together) share one read of it. Forgotten after a
+ * moment without reads, so an idle server holds none; a pack written or deleted is forgotten, and a
+ * read of it in flight then is not kept.
  */
 export class PackCache {
   private readonly packs = new Map<string, Uint8Array>()
+  /** Reads of packs not answered yet, by pack: a range asked for meanwhile waits for the same read. */
+  private readonly loading = new Map<string, Promise<Uint8Array | null>>()
   private timer: ReturnType<typeof setTimeout> | null = null
 
   constructor(
@@ -64,22 +68,38 @@ export class PackCache {
     private readonly idleMs = 2000,
   ) {}
 
-  /** The pack's bytes, from the cache or `load`. */
-  async read(pack: string, load: () => Promise<Uint8Array | null>): Promise<Uint8Array | null> {
+  /** The pack's bytes, from the cache, a read of it in flight, or `load`. */
+  read(pack: string, load: () => Promise<Uint8Array | null>): Promise<Uint8Array | null> {
     const hit = this.packs.get(pack)
-    if (hit) return hit
-    const bytes = await load()
-    if (bytes && bytes.byteLength <= MAX_CACHED_BYTES) {
-      this.packs.set(pack, bytes)
-      if (this.packs.size > this.size) this.packs.delete(this.packs.keys().next().value!)
-      if (this.timer) clearTimeout(this.timer)
-      this.timer = setTimeout(() => this.packs.clear(), this.idleMs)
-      this.timer.unref?.()
-    }
-    return bytes
+    if (hit) return Promise.resolve(hit)
+    const inFlight = this.loading.get(pack)
+    if (inFlight) return inFlight
+    const loading: Promise<Uint8Array | null> = load().then(
+      (bytes) => {
+        if (this.loading.get(pack) !== loading) return bytes // forgotten meanwhile: not kept
+        this.loading.delete(pack)
+        if (bytes && bytes.byteLength <= MAX_CACHED_BYTES) this.keep(pack, bytes)
+        return bytes
+      },
+      (e) => {
+        if (this.loading.get(pack) === loading) this.loading.delete(pack)
+        throw e
+      },
+    )
+    this.loading.set(pack, loading)
+    return loading
   }
 
   forget(key: string): void {
     this.packs.delete(key)
+    this.loading.delete(key)
+  }
+
+  private keep(pack: string, bytes: Uint8Array): void {
+    this.packs.set(pack, bytes)
+    if (this.packs.size > this.size) this.packs.delete(this.packs.keys().next().value!)
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = setTimeout(() => this.packs.clear(), this.idleMs)
+    this.timer.unref?.()
   }
 }

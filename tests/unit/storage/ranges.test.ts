@@ -105,4 +105,44 @@ describe('ranges of a pack', () => {
     expect(await store.getText(ranges[0]!)).toBeNull()
     reads.mockRestore()
   })
+
+  test('the ranges of a pack asked for at once share one read of it, plain or sealed', async () => {
+    for (const sealed of [false, true]) {
+      const { store, inner } = fresh(sealed)
+      await store.put(PACK, packBytes)
+      const reads = spyOn(inner, 'getBytes')
+      const texts = await Promise.all([...ranges, ...ranges].map((key) => store.getText(key)))
+      expect(texts).toEqual([...FILES, ...FILES])
+      expect(reads).toHaveBeenCalledTimes(1)
+      reads.mockRestore()
+    }
+  })
+
+  test('a pack written again while a read of it is in flight is read again after (the read in flight is not kept)', async () => {
+    const { store, inner } = fresh(false)
+    await store.put(PACK, packBytes)
+    const reads = spyOn(inner, 'getBytes')
+    const first = store.getText(ranges[0]!)
+    await store.put(PACK, new TextEncoder().encode(FILES.join('').toUpperCase()))
+    await first // the old bytes or the new ones, whichever the read found: not kept either way
+    expect(await store.getText(ranges[2]!)).toBe(FILES[2]!.toUpperCase())
+    expect(await store.getText(ranges[0]!)).toBe(FILES[0]!.toUpperCase())
+    expect(reads).toHaveBeenCalledTimes(2)
+    reads.mockRestore()
+  })
+
+  test('a failed read of a pack fails every range waiting for it, and the next read tries again', async () => {
+    const { store, inner } = fresh(false)
+    await store.put(PACK, packBytes)
+    const reads = spyOn(inner, 'getBytes').mockImplementationOnce(() =>
+      Promise.reject(new Error('disk gone')),
+    )
+    const settled = await Promise.allSettled(ranges.map((key) => store.getText(key)))
+    expect(settled.map((s) => s.status === 'rejected' && (s.reason as Error).message)).toEqual(
+      ranges.map(() => 'disk gone'),
+    )
+    expect(await store.getText(ranges[1]!)).toBe(FILES[1]!)
+    expect(reads).toHaveBeenCalledTimes(2)
+    reads.mockRestore()
+  })
 })
