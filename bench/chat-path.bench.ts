@@ -8,7 +8,7 @@
 // and their places) differ between the first tree and each other. With the built-in encoder on, an
 // answer can depend on the load (its wait is bounded); ENGRAM_EMBED_ENCODER=false makes them
 // deterministic. `bun run bench/chat-path.bench.ts /path/to/other/checkout` compares two trees;
-// BENCH_ROUNDS (default 2). Prints; asserts nothing.
+// BENCH_ROUNDS (default 2); BENCH_SHOW_DIFF=1 prints the answers that differ. Prints; asserts nothing.
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 
@@ -93,7 +93,12 @@ console.log(`chat in process: ${sample.length} questions a strategy a round, ${R
 for (const [i, a] of answers.entries()) {
   if (i === 0) continue
   let differ = 0
-  for (const [k, v] of answers[0]!) if (a.get(k) !== v) differ++
+  for (const [k, v] of answers[0]!) {
+    if (a.get(k) === v) continue
+    differ++
+    // BENCH_SHOW_DIFF=1 prints each differing answer, this tree's first.
+    if (process.env.BENCH_SHOW_DIFF) console.log(`differs: ${k}\n  ${v}\n  ${a.get(k)}`)
+  }
   console.log(`answers differing from the first tree: ${differ} of ${answers[0]!.size} (${trees[i]!.root})`)
 }
 for (const [key, f] of figures) {

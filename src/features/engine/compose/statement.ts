@@ -40,10 +40,7 @@ export function notAStatement(
 ): NotAStatement {
   // Reference and page marks or closing emphasis after the end ("... future.[7]", "... ideas).:4–5:24",
   // "**Install.**") are not how it ends.
-  const body = text
-    .slice(s.start, s.end)
-    .trim()
-    .replace(/(?:\[[^\]\n]{1,40}\]|:\d+(?:[–-]\d+)?|\*\*|__)+$/u, '')
+  const body = withoutEndMarks(text.slice(s.start, s.end).trim())
   // A question of its own; one quoted in a statement ('... asks: "Why ...?"') is part of the statement.
   if (/\?[)\]]*$/.test(body)) return 'question'
   // Rows follow each other without a sentence's end, so a sentence may hold several: its first line tells.
@@ -87,6 +84,16 @@ export function onlyAsked(text: string, from: number, to: number, asked: Readonl
   }
   return all
 }
+
+/** A sentence without the reference and page marks or closing emphasis after its end. */
+export function withoutEndMarks(body: string): string {
+  // Each mark ends in "]", a digit, "*" or "_": a sentence ending otherwise has none to take off.
+  const last = body.charCodeAt(body.length - 1)
+  if (last !== 93 && last !== 42 && last !== 95 && !(last >= 48 && last <= 57)) return body
+  return body.replace(END_MARKS, '')
+}
+
+const END_MARKS = /(?:\[[^\]\n]{1,40}\]|:\d+(?:[–-]\d+)?|\*\*|__)+$/u
 
 /** Whether a text's letters are all capitals ("GALAXY GAMING, INC."): a title, whatever ends it. */
 function isCapitals(body: string): boolean {

@@ -122,6 +122,11 @@ function scratchFor(words: number) {
   return scratch
 }
 
+/** What sequenceFeatures answers for a sentence of `len` words none of which is a question term. */
+function noTerms(len: number): ReturnType<typeof sequenceFeatures> {
+  return { hit: 0, win: 0, pairs: 0, typeOk: false, pickTypeOk: false, len }
+}
+
 function rankPassage(
   { row, spans, words: pw }: DecodedPassage,
   plan: QueryPlan,
@@ -141,15 +146,25 @@ function rankPassage(
     const from = pw.off[s]!
     const to = pw.off[s + 1]!
     let exp = 0
+    let any = false
     for (let i = from; i < to; i++) {
       const id = tags.get(pw.terms[i]!)
       if (id > 0xff) exp |= 1 << ((id >> 8) - 1)
       const q = (id & 0xff) - 1
-      if (q >= 0 && qw[q]! > 0) tf[q]!++
+      if (q >= 0) {
+        any = true
+        if (qw[q]! > 0) tf[q]!++
+      }
       qidx[i] = q
-      kinds[i] = kind?.has(pw.senses[i]!) ? pw.kinds[i]! | TokenKind.noun : pw.kinds[i]!
     }
-    const f = sequenceFeatures(qidx, kinds, from, to, plan.want, pairs, qw)
+    // A sentence without a question term has no features but its length (sequenceFeatures gives
+    // the same): its words' kinds are never read.
+    let f: ReturnType<typeof sequenceFeatures>
+    if (any) {
+      for (let i = from; i < to; i++)
+        kinds[i] = kind?.has(pw.senses[i]!) ? pw.kinds[i]! | TokenKind.noun : pw.kinds[i]!
+      f = sequenceFeatures(qidx, kinds, from, to, plan.want, pairs, qw)
+    } else f = noTerms(to - from)
     passMask |= f.hit
     feats.push({ f, start: spans[2 * s]!, end: spans[2 * s + 1]!, exp })
   }
