@@ -111,16 +111,28 @@ export function searchIndex(
   }
   for (const r of ranked) r.score += sectionPrior(counts.get(r.ref.sectionId)!, qw)
   ranked.sort((a, b) => b.score - a.score)
-  return ranked.slice(0, limit)
+  const top = ranked.slice(0, limit)
+  // Each passage's sentences best first; only for the passages kept (the others are dropped here).
+  for (const r of top) r.sentences.sort((a, b) => b.score - a.score)
+  return top
 }
 
-/** A passage's word marks, reused from one passage to the next (ranking is synchronous; each word is set before it is read). */
-let scratch = { qidx: new Int8Array(4096), kinds: new Uint8Array(4096) }
-function scratchFor(words: number) {
-  if (scratch.qidx.length < words)
-    scratch = { qidx: new Int8Array(2 * words), kinds: new Uint8Array(2 * words) }
+/**
+ * A passage's word marks and its sentences' expansion bits, reused from one passage to the next
+ * (ranking is synchronous; each is set before it is read).
+ */
+let scratch = { qidx: new Int8Array(4096), kinds: new Uint8Array(4096), exps: new Int32Array(256) }
+function scratchFor(words: number, sentences: number) {
+  if (scratch.qidx.length < words || scratch.exps.length < sentences) {
+    const w = Math.max(scratch.qidx.length, 2 * words)
+    const n = Math.max(scratch.exps.length, 2 * sentences)
+    scratch = { qidx: new Int8Array(w), kinds: new Uint8Array(w), exps: new Int32Array(n) }
+  }
   return scratch
 }
+
+/** A sentence with neither a question term nor a variant of one: never scored, only its `hit` (0) read. */
+const UNSCORED = noTerms(0)
 
 /** What sequenceFeatures answers for a sentence of `len` words none of which is a question term. */
 function noTerms(len: number): ReturnType<typeof sequenceFeatures> {
@@ -138,11 +150,12 @@ function rankPassage(
   kind: KindTest | null,
 ): RankedPassage<SectionRef> {
   const words = pw.terms.length
-  const { qidx, kinds } = scratchFor(words)
+  const n = pw.off.length - 1
+  const { qidx, kinds, exps } = scratchFor(words, n)
   const tf = new Uint16Array(plan.terms.length)
-  const feats = []
+  const feats: ReturnType<typeof sequenceFeatures>[] = []
   let passMask = 0
-  for (let s = 0; s + 1 < pw.off.length; s++) {
+  for (let s = 0; s < n; s++) {
     const from = pw.off[s]!
     const to = pw.off[s + 1]!
     let exp = 0
@@ -164,9 +177,10 @@ function rankPassage(
       for (let i = from; i < to; i++)
         kinds[i] = kind?.has(pw.senses[i]!) ? pw.kinds[i]! | TokenKind.noun : pw.kinds[i]!
       f = sequenceFeatures(qidx, kinds, from, to, plan.want, pairs, qw)
-    } else f = noTerms(to - from)
+    } else f = exp === 0 ? UNSCORED : noTerms(to - from)
     passMask |= f.hit
-    feats.push({ f, start: spans[2 * s]!, end: spans[2 * s + 1]!, exp })
+    feats.push(f)
+    exps[s] = exp
   }
   let titleMask = 0
   const tt = titleTerms(row.title)
@@ -175,15 +189,22 @@ function rankPassage(
   })
   const sentences: RankedSentence[] = []
   let best = Number.NEGATIVE_INFINITY
-  for (let i = 0; i < feats.length; i++) {
-    const { f, start, end, exp } = feats[i]!
+  for (let i = 0; i < n; i++) {
+    const f = feats[i]!
+    const exp = exps[i]!
     if (f.hit === 0 && exp === 0) continue
-    const near = i > 0 ? feats[i - 1]!.f.hit : 0
+    const near = i > 0 ? feats[i - 1]!.hit : 0
     const { rank, pick } = sentenceScores(f, titleMask, passMask, exp, qw, total, weights, near)
     if (rank > best) best = rank
-    sentences.push({ start, end, score: pick, hit: f.hit, typeOk: f.pickTypeOk })
+    sentences.push({
+      start: spans[2 * i]!,
+      end: spans[2 * i + 1]!,
+      score: pick,
+      hit: f.hit,
+      typeOk: f.pickTypeOk,
+    })
   }
-  sentences.sort((a, b) => b.score - a.score)
+  // Best first once the pool is ranked (searchIndex), for the passages it keeps.
   return {
     ref: { sectionId: row.section_id, documentId: row.document_id, title: row.title, filename: row.filename },
     ordinal: row.ordinal,
