@@ -34,6 +34,7 @@ import m30 from './0030_colossal_lifeguard.sql' with { type: 'text' }
 import m31 from './0031_powerful_wonder_man.sql' with { type: 'text' }
 import m32 from './0032_engine_encodings.sql' with { type: 'text' }
 import m33 from './0033_engine_cart_bytes_known.sql' with { type: 'text' }
+import m34 from './0034_engine_cart_bytes_in_code.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -71,4 +72,5 @@ export const migrations: Migration[] = [
   { tag: '0031_powerful_wonder_man', sql: m31 },
   { tag: '0032_engine_encodings', sql: m32 },
   { tag: '0033_engine_cart_bytes_known', sql: m33 },
+  { tag: '0034_engine_cart_bytes_in_code', sql: m34 },
 ]

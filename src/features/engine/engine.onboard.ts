@@ -86,7 +86,12 @@ export async function indexSections(
   let previous: SectionRow[] = [] // rows replaced, whose cartridges may be left unused
   const write = (counts?: Map<string, number>) => {
     previous = []
-    const out = inputs.map((input, i) => indexOne(parts, input, chunked[i], previous, counts))
+    // A group's earlier rows go first (their built cartridges looked up before): FTS5 writes the terms
+    // it holds as a segment before a delete, so deletes between sections' inserts made one a section.
+    const prior = counts && inputs.map((input) => builtBefore(parts, input))
+    for (const [i, p] of prior?.entries() ?? [])
+      p.replaced = parts.repo.removeSection(inputs[i]!.sectionId, counts)
+    const out = inputs.map((input, i) => indexOne(parts, input, chunked[i], previous, counts, prior?.[i]))
     if (counts && out.some((r) => r instanceof Error)) throw GROUP_FAILED
     if (counts) parts.repo.addCounts(counts)
     return out
@@ -103,6 +108,17 @@ export async function indexSections(
   return out
 }
 
+/** A section's cartridge key, its size when built, and its row removed before its group's writes. */
+interface Prior {
+  key: string
+  size: number | null
+  replaced: SectionRow | null
+}
+function builtBefore(parts: OnboardParts, input: SectionInput): Prior {
+  const key = cartKeyOf(input.workspaceId, input.text)
+  return { key, size: parts.builds.builtSize(key), replaced: null }
+}
+
 /**
  * Indexes one section. A text some section already has a cartridge for (a forced re-onboarding of
  * unchanged text, a copy) uses that cartridge at once, with its vectors and stored words made now (no
@@ -114,9 +130,9 @@ function indexOne(
   chunked: IndexedSection | undefined,
   previous: SectionRow[],
   counts?: Map<string, number>,
+  prior: Prior = builtBefore(parts, input),
 ): OnboardResult | Error {
-  const key = cartKeyOf(input.workspaceId, input.text)
-  const size = parts.builds.builtSize(key)
+  const { key, size, replaced } = prior
   const cartKey = size === null ? PENDING + key : key
   let sentences = 0
   let passages = 0
@@ -126,7 +142,7 @@ function indexOne(
     const words =
       size === null ? null : inputs.map((p) => encodePassageWords(scanPassageWords(p.text, p.sents)))
     // putSection's own transaction nests as a savepoint: a failing section rolls back alone.
-    const row = parts.repo.putSection(
+    const written = parts.repo.putSection(
       {
         section_id: input.sectionId,
         base_id: input.baseId,
@@ -141,6 +157,7 @@ function indexOne(
       vectors,
       { words, fts, counts },
     )
+    const row = written ?? replaced // removed before the group's writes (indexSections), or here
     if (row && row.cart_key !== cartKey && isBuilt(row.cart_key)) previous.push(row)
     passages = inputs.length
     for (const p of inputs) sentences += p.sents.length / 2

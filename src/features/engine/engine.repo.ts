@@ -3,7 +3,7 @@ import type { PassageInput } from './cart/index'
 import { FtsIndexes, ftsRow, ftsToken } from './engine.fts'
 import { type DecodedPassage, PassageCache } from './engine.passages'
 import { Postings } from './engine.postings'
-import type { PassageRow, SectionRow, SectionWrites } from './engine.rows'
+import { CART_BYTES, type PassageRow, type SectionRow, type SectionWrites } from './engine.rows'
 import { bm25Top, bm25Within, type TopkHit } from './engine.topk'
 import { VectorRepo } from './engine.vectors.repo'
 import { TermCounts } from './rank/index'
@@ -18,13 +18,10 @@ export type { PassageRow, SectionRow } from './engine.rows'
 export class EngineRepo {
   private readonly s: Record<string, Statement>
   private readonly keys = new Map<string, number>()
-  /** Whether a base (by key) has an FTS5 table of its own. */
-  private readonly own = new Map<number, boolean>()
+  private readonly own = new Map<number, boolean>() // whether a base (by key) has an FTS5 table of its own
   private readonly fts: FtsIndexes
-  /** Term counts read from fts5vocab, per base key, for one generation of the base (see openBase). */
-  private readonly counts = new TermCounts()
-  /** The passages' embeddings, written in the same transactions as the passages. */
-  readonly vectors: VectorRepo
+  private readonly counts = new TermCounts() // from fts5vocab, per base key, for one generation (openBase)
+  readonly vectors: VectorRepo // the passages' embeddings, written in the passages' transactions
   /** `postings`: posting lists and passage lengths for in-memory BM25, and `decoded`: rag's passages; per base key, for one generation. */
   constructor(
     readonly client: Database,
@@ -50,8 +47,10 @@ export class EngineRepo {
       putSection: q(
         'INSERT INTO engine_sections (section_id, base_id, document_id, title, filename, cart_key, n_passages, cart_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       ),
-      // Cartridge bytes per base are kept by triggers (migrations/0012_engine_cart_bytes.sql).
+      // Cartridge bytes per base: kept as a row is inserted or deleted (CART_BYTES), by a trigger as a size is recorded.
       cartBytes: q('SELECT cart_bytes AS n FROM engine_bases WHERE base_id = ?'),
+      addBytes: q(CART_BYTES.add),
+      takeBytes: q(CART_BYTES.take),
       unmeasured: q('SELECT DISTINCT cart_key FROM engine_sections WHERE cart_bytes = 0 LIMIT ?'),
       measure: q('UPDATE engine_sections SET cart_bytes = ? WHERE cart_key = ? AND cart_bytes = 0'),
       delSection: q('DELETE FROM engine_sections WHERE section_id = ?'),
@@ -128,6 +127,7 @@ export class EngineRepo {
         passages.length,
         row.cart_bytes ?? 0,
       )
+      if (row.cart_bytes) this.s.addBytes!.run(row.cart_bytes, row.base_id, row.cart_key, row.section_id)
       const tokens = new Map<string, string>()
       const token = (t: string) => tokens.get(t) ?? tokens.set(t, ftsToken(key, t)).get(t)!
       const put = this.s.putPassage!
@@ -178,6 +178,7 @@ export class EngineRepo {
       this.s.delPassages!.run(sectionId)
       this.vectors.deleteSection(sectionId)
       this.s.delSection!.run(sectionId)
+      if (row.cart_bytes > 0) this.s.takeBytes!.run(row.cart_bytes, row.base_id, row.cart_key)
       this.addCount(row.base_id, -row.n_passages, counts)
     }
     if (counts) remove()

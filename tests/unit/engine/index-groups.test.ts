@@ -82,7 +82,44 @@ describe("a run's group of sections", () => {
   })
 })
 
-describe("a base's cartridge bytes (kept by triggers, migrations 0012 and 0033)", () => {
+describe("a run's group and FTS5", () => {
+  test('writes its terms as one segment a group, not one a section (no statement in the group makes FTS5 write them early)', async () => {
+    const { db, engine } = engineOf()
+    const key = (baseId: string) =>
+      (db.$client.query('SELECT key FROM engine_bases WHERE base_id = ?').get(baseId) as { key: number }).key
+    const segments = (baseId: string) =>
+      (
+        db.$client.query(`SELECT count(DISTINCT segid) AS n FROM engine_fts_${key(baseId)}_idx`).get() as {
+          n: number
+        }
+      ).n
+    // Twelve sections in one group, each with text of its own.
+    const group = Array.from({ length: 4 }, (_, i) =>
+      inputs('cor_seg').map((g) => ({
+        ...g,
+        sectionId: `${g.sectionId}_${i}`,
+        text: `${g.text} Copy ${i}.`,
+      })),
+    ).flat()
+    const out = await engine.indexSections(group)
+    expect(out.filter((r) => r instanceof Error)).toEqual([])
+    expect(segments('cor_seg')).toBe(1)
+    // Their cartridges built, a forced run of the same group (each section's rows replaced, removed
+    // first): one segment more, and every section keeps its built cartridge (none waits for one again).
+    while (engine.builds.left('cor_seg') > 0)
+      await engine.buildDeferred('cor_seg', async (id) => group.find((g) => g.sectionId === id)?.text ?? null)
+    const keys = () => db.$client.query('SELECT section_id, cart_key FROM engine_sections ORDER BY 1').all()
+    const built = keys()
+    const again = await engine.indexSections(group)
+    expect(again.filter((r) => r instanceof Error)).toEqual([])
+    expect(segments('cor_seg')).toBe(2)
+    expect(engine.builds.left('cor_seg')).toBe(0)
+    expect(keys()).toEqual(built)
+    expect(await sources(engine, 'cor_seg', 'Who discovered oxygen?')).toContain('doc_oxygen')
+  })
+})
+
+describe("a base's cartridge bytes (kept by the repo as a row is written, migration 0034, and a trigger as a size is recorded)", () => {
   test('equal the sizes of the cartridges its sections use, once each, through indexing, building, copies, re-indexing and deletes', async () => {
     const { db, engine } = engineOf()
     const kept = () =>
