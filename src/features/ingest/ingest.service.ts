@@ -18,7 +18,7 @@ import { pushProtocol } from './lib/push'
 import type { PushProtocol } from './lib/push-manifest'
 import { type DocumentText, type RawFile, readRaw, readText } from './lib/reading'
 import { reextractStale } from './lib/reextract'
-import { type StoredFile, storeSourceFile } from './lib/source-files'
+import { SourceFiles } from './lib/source-files'
 import { objectsPurger, sweepOrphans } from './lib/sweep'
 import { uploadFiles } from './lib/upload'
 import { type UpsertBody, upsertDocument } from './lib/upsert'
@@ -154,13 +154,9 @@ export class IngestService {
     return normalizePrefix(raw)
   }
 
-  /** Stores one file a source's sync fetched, or says why it cannot be taken. */
-  storeSourceFile(
-    workspaceId: string,
-    corpusId: string,
-    file: { path: string; bytes: Uint8Array; contentType: string | null },
-  ): Promise<StoredFile> {
-    return storeSourceFile(this.context, workspaceId, corpusId, file)
+  /** Where a batch of a source's sync stores the files it fetched (packs of small files, one flush). */
+  sourceFiles(workspaceId: string, corpusId: string): SourceFiles {
+    return new SourceFiles(this.context, workspaceId, corpusId)
   }
 
   /**

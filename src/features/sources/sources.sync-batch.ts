@@ -83,8 +83,19 @@ export class SyncBatch {
     if (this.size === 0) return
     const { ingest, repo, source } = { ...this.d, source: this.source }
     const files = this.fetch
-    const stored = await this.fetchAll(files)
-    const taken = stored.filter((s) => s.ok)
+    // The batch's new files are written together (small ones in packs) and flushed once, before any is registered.
+    const store = ingest.sourceFiles(source.workspace_id, source.corpus_id)
+    let stored: Fetched[]
+    try {
+      stored = await this.fetchAll(files, store)
+      await store.finish()
+    } catch (e) {
+      await store.undo()
+      throw e
+    }
+    const taken = await Promise.all(
+      stored.flatMap((s) => (s.ok ? [s.item.then((item) => ({ ...s, item }))] : [])),
+    )
     const failures = stored.filter((s) => !s.ok)
     const deletions = this.deletable([...this.gone, ...this.moved])
     let refused = 0
@@ -98,7 +109,7 @@ export class SyncBatch {
       // Documents a connector brought are `import`s whichever way (a sync or a one-time import).
       source: 'import',
       items: taken.map((s) => s.item),
-      fresh: taken.flatMap((s) => (s.fresh ? [s.fresh] : [])),
+      fresh: store.written,
       managedBy: this.managedBy,
       deletions: { rows: deletions, by: { actor, via: 'source' } },
       into: {
@@ -164,7 +175,7 @@ export class SyncBatch {
    * time, so memory stays near `concurrency` small files plus one large one; a file that cannot be
    * taken is a per-file failure.
    */
-  private async fetchAll(files: SourceFile[]): Promise<Fetched[]> {
+  private async fetchAll(files: SourceFile[], store: SourceFiles): Promise<Fetched[]> {
     const out: Fetched[] = new Array(files.length)
     let next = 0
     const worker = async () => {
@@ -172,14 +183,16 @@ export class SyncBatch {
         const i = next++
         const file = files[i]!
         const large = file.size < 0 || file.size > LARGE_FILE_BYTES
-        out[i] = await (large ? this.oneAtATime(() => this.fetchOne(file)) : this.fetchOne(file))
+        out[i] = await (large
+          ? this.oneAtATime(() => this.fetchOne(file, store))
+          : this.fetchOne(file, store))
       }
     }
     await Promise.all(Array.from({ length: Math.min(this.d.concurrency, files.length) }, worker))
     return out
   }
 
-  private async fetchOne(file: SourceFile): Promise<Fetched> {
+  private async fetchOne(file: SourceFile, store: SourceFiles): Promise<Fetched> {
     const { source } = this
     const previous = this.d.repo.item(source.id, file.id)
     const record = { source_id: source.id, item_id: file.id, path: file.path, version: file.version }
@@ -200,22 +213,21 @@ export class SyncBatch {
       throw e
     }
     const path = joinPath(source.path_prefix, file.path)
-    const stored = await this.d.ingest.storeSourceFile(source.workspace_id, source.corpus_id, {
-      path,
-      bytes,
-      contentType: file.contentType,
-    })
+    const stored = await store.store({ path, bytes, contentType: file.contentType })
     if (!stored.ok) return failed(stored.error)
-    return { ok: true, file, item: stored.item, fresh: stored.fresh, record, retry }
+    return { ok: true, file, item: stored.item, record, retry }
   }
 }
+
+/** Where a batch's fetched files are stored (IngestService.sourceFiles). */
+type SourceFiles = ReturnType<IngestService['sourceFiles']>
 
 type Fetched =
   | {
       ok: true
       file: SourceFile
-      item: Parameters<IngestService['registerSourceBatch']>[2]['items'][number]
-      fresh: string | null
+      /** What the file is once stored (its pack written: SourceFiles.finish). */
+      item: Promise<Parameters<IngestService['registerSourceBatch']>[2]['items'][number]>
       record: Omit<ItemRow, 'document_id' | 'seen_run'>
       /** What is recorded when the plan's cap leaves the file out (as a failed file's). */
       retry: Omit<ItemRow, 'seen_run'>
