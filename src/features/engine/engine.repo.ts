@@ -80,9 +80,8 @@ export class EngineRepo {
   }
 
   /**
-   * A base as one search sees it: its key and number of passages (the N of its idf), or null when
-   * nothing of it is indexed. Term counts cached for the base stay only while its generation (bumped
-   * by every change to its index, in any process) is the one they were read at.
+   * A base as one search sees it: its key and passage count (its idf's N), or null when nothing of it is
+   * indexed. What is cached for it stays while its generation (bumped by any change, any process) is.
    */
   openBase(baseId: string): { key: number; passages: number } | null {
     type State = { key: number; n: number; generation: number; own_index: number }
