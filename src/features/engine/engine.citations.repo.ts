@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'bun:sqlite'
+import { type CommitWatch, commitWatch } from '../../platform/db/commit-watch'
 
 /** Passage starts kept across bases at most (each about a hundred bytes with its key: 1.6 MB). */
 const MAX_KEPT = 16_384
@@ -7,16 +8,22 @@ const MAX_KEPT = 16_384
  * What citations read of the index: where each passage starts in its section's text. A start is
  * fixed while its base's index is: every change to it bumps the base's generation (in any process),
  * so the starts read are kept per base for the generation they were read at. A start is the last
- * column of a passage's row, after its text and words, so reading it reads the whole row.
+ * column of a passage's row, after its text and words, so reading it reads the whole row. The
+ * generation itself is read again only after a commit to the database (commit-watch.ts).
  */
 export class CitationsRepo {
   private readonly start: Statement
   private readonly generation: Statement
-  /** Per base: the generation its starts were read at, and the starts by `sectionId:ordinal`. */
-  private readonly kept = new Map<string, { generation: number; starts: Map<string, number | null> }>()
+  /** Per base: the generation its starts were read at (checked at commit-watch version `seen`), and the starts by `sectionId:ordinal`. */
+  private readonly kept = new Map<
+    string,
+    { generation: number; seen: number; starts: Map<string, number | null> }
+  >()
   private count = 0
+  private readonly commits: CommitWatch
 
   constructor(client: Database) {
+    this.commits = commitWatch(client)
     this.start = client.prepare('SELECT start FROM engine_passages WHERE section_id = ? AND ordinal = ?')
     this.generation = client.prepare('SELECT generation FROM engine_bases WHERE base_id = ?')
   }
@@ -31,18 +38,26 @@ export class CitationsRepo {
    * read again after any change to its index.
    */
   startsOf(baseId: string): (sectionId: string, ordinal: number) => number | null {
-    const row = this.generation.get(baseId) as { generation: number } | null
+    // Taken before the read: a commit racing it moves the version, and the next question reads again.
+    const seen = this.commits.version()
     let kept = this.kept.get(baseId)
-    if (!row) {
-      if (kept) this.drop(baseId)
-      return (sectionId, ordinal) => this.passageStart(sectionId, ordinal)
+    if (kept?.seen !== seen) {
+      const row = this.generation.get(baseId) as { generation: number } | null
+      if (!row) {
+        if (kept) this.drop(baseId)
+        return (sectionId, ordinal) => this.passageStart(sectionId, ordinal)
+      }
+      if (kept && kept.generation !== row.generation) {
+        this.drop(baseId)
+        kept = undefined
+      }
+      if (kept) kept.seen = seen
+      else {
+        kept = { generation: row.generation, seen, starts: new Map<string, number | null>() }
+        this.kept.set(baseId, kept)
+      }
     }
-    if (kept && kept.generation !== row.generation) {
-      this.drop(baseId)
-      kept = undefined
-    }
-    const base = kept ?? { generation: row.generation, starts: new Map<string, number | null>() }
-    if (!kept) this.kept.set(baseId, base)
+    const base = kept
     return (sectionId, ordinal) => {
       const key = `${sectionId}:${ordinal}`
       const known = base.starts.get(key)

@@ -102,6 +102,37 @@ describe('passage starts', () => {
     db.$client.close()
   })
 
+  test("a base's generation is read again only after a commit to the database", () => {
+    const { db, setStart, bump } = setup()
+    let reads = 0
+    // The repo's client, counting the reads of a base's generation.
+    const client = new Proxy(db.$client, {
+      get(target, key) {
+        if (key === 'prepare')
+          return (sql: string) => {
+            const statement = target.prepare(sql)
+            if (!sql.includes('generation')) return statement
+            return {
+              get: (...args: [string]) => {
+                reads++
+                return statement.get(...args)
+              },
+            }
+          }
+        const value = Reflect.get(target, key)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+    const repo = new CitationsRepo(client)
+    for (let i = 0; i < 3; i++) expect(repo.startsOf('cor_a')('sec_cor_a', 1)).toBe(100)
+    expect(reads).toBe(1)
+    setStart(db.$client, 'cor_a', 1, 120)
+    bump(db.$client, 'cor_a')
+    expect(repo.startsOf('cor_a')('sec_cor_a', 1)).toBe(120)
+    expect(reads).toBe(2)
+    db.$client.close()
+  })
+
   test('stay within their bound however many passages are cited', () => {
     const { db } = setup()
     const repo = new CitationsRepo(db.$client)
