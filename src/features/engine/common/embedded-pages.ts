@@ -6,7 +6,9 @@
 // gives those pages back (madvise MADV_DONTNEED): a page read again later is read again from the
 // file, the same bytes, as a private mapping never written is its file. Only pages still the file's
 // are given back (a page written to, which a private mapping copies, is left as it is); from the
-// sources, on another system, or where anything is missing, it does nothing.
+// sources, on another system, or where anything is missing, it does nothing. The file cannot change
+// under the mapping: the kernel refuses to write to a running executable (ETXTBSY), and one replaced
+// by another file keeps the old one mapped.
 import { dlopen, FFIType } from 'bun:ffi'
 import { closeSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs'
 

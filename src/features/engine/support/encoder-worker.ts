@@ -19,16 +19,19 @@ declare const self: Worker
 const VOCAB_JSON = vocabFile as unknown as string
 
 let model: UseLite | null = null
+let settled = false
 
 const load = () => loadUseLite({ weights: WEIGHTS, vocabulary: VOCAB_JSON })
 
 /**
- * Once loaded: the loading's garbage (the asset's bytes read, the vocabulary's parse) collected on
- * this thread, which answers nothing until now, and the executable's pages the asset was read from
- * given back (embedded-pages.ts): the kernel's memory holds the weights, and those pages would
- * otherwise stay resident beside it for the life of the thread.
+ * Once loaded and its first request answered: the loading's garbage (the asset's bytes read, the
+ * vocabulary's parse) collected on this thread (10-30 ms, which that request does not wait for),
+ * and the executable's pages the asset was read from given back (embedded-pages.ts): the kernel's
+ * memory holds the weights, and those pages would otherwise stay resident beside it for the life of
+ * the thread.
  */
 function settle(): void {
+  settled = true
   Bun.gc(true)
   releaseEmbeddedPages()
 }
@@ -53,10 +56,7 @@ async function run(): Promise<void> {
       if (!job) return
       const { id, texts } = job.request
       try {
-        if (!model) {
-          model = load()
-          settle()
-        }
+        model ??= load()
       } catch (err) {
         // A model that cannot load never will: the thread is given up.
         const message = `the model could not load: ${(err as Error)?.message ?? String(err)}`
@@ -82,6 +82,8 @@ async function run(): Promise<void> {
           { type: 'done', id, vectors: job.vectors } satisfies EncoderReply,
           job.vectors.map((v) => v.buffer),
         )
+        // After the first answer, which does not wait for it.
+        if (!settled) settle()
       }
       // A request that came meanwhile is queued before the next text.
       await new Promise((resolve) => setTimeout(resolve, 0))
