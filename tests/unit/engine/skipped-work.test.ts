@@ -1,10 +1,16 @@
 import { describe, expect, test } from 'bun:test'
 import { withoutEndMarks } from '../../../src/features/engine/compose/index'
-import { sequenceFeatures } from '../../../src/features/engine/rank/index'
+import {
+  defaultWeights,
+  scoreSentence,
+  sentenceScores,
+  sequenceFeatures,
+} from '../../../src/features/engine/rank/index'
 
 // Work a question skips because its result is known without it: the word kinds of a sentence with
-// no question term (ragsearch.ts), and the end-mark pattern on a sentence that cannot end in one
-// (statement.ts). Each must give what the full work gives.
+// no question term (ragsearch.ts), the end-mark pattern on a sentence that cannot end in one
+// (statement.ts), and a sentence's pick score when it is its rank score (score.ts). Each must give
+// what the full work gives, to the bit.
 
 function seeded(seed: number) {
   let a = seed >>> 0
@@ -73,5 +79,43 @@ describe("a sentence's end marks", () => {
     expect(withoutEndMarks('It was built in 1901.[12]')).toBe('It was built in 1901.')
     expect(withoutEndMarks('**Install.**')).toBe('**Install.')
     expect(withoutEndMarks('')).toBe('')
+  })
+})
+
+describe("a sentence's two scores", () => {
+  test('are each what scoring its parts gives, when the pick reuses the rank and when it does not', () => {
+    const r = seeded(23)
+    let reused = 0
+    for (let k = 0; k < 5_000; k++) {
+      const terms = 1 + Math.floor(r() * 6)
+      const all = (1 << terms) - 1
+      const hit = Math.floor(r() * (all + 1))
+      const win = hit & Math.floor(r() * (all + 1))
+      const f = {
+        hit,
+        win,
+        pairs: Math.floor(r() * 3),
+        typeOk: r() < 0.5,
+        pickTypeOk: r() < 0.5,
+        len: 1 + Math.floor(r() * 40),
+      }
+      const title = r() < 0.5 ? 0 : Math.floor(r() * (all + 1))
+      const pass = hit | Math.floor(r() * (all + 1))
+      const exp = Math.floor(r() * (all + 1))
+      const qw = Float64Array.from({ length: terms }, () => r() * 4)
+      let total = 0
+      for (const w of qw) total += w
+      const ctx = pass | title
+      const rank = scoreSentence({ ...f, ctx, exp }, qw, total, defaultWeights)
+      const pick = scoreSentence(
+        { ...f, hit: hit & ~title, win: win & ~title, typeOk: f.pickTypeOk, ctx, exp },
+        qw,
+        total,
+        defaultWeights,
+      )
+      if (((hit | win) & title) === 0 && f.typeOk === f.pickTypeOk) reused++
+      expect(sentenceScores(f, title, pass, exp, qw, total, defaultWeights)).toEqual({ rank, pick })
+    }
+    expect(reused).toBeGreaterThan(500)
   })
 })

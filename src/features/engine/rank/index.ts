@@ -29,6 +29,14 @@ export {
   withMeaning,
   withTermFrequency,
 } from './rank'
-export { defaultWeights, idf, type ScoreWeights, sentenceScores, sequenceFeatures, WINDOW } from './score'
+export {
+  defaultWeights,
+  idf,
+  type ScoreWeights,
+  scoreSentence,
+  sentenceScores,
+  sequenceFeatures,
+  WINDOW,
+} from './score'
 export { respellPlan } from './spell'
 export { TermCounts } from './term-counts'

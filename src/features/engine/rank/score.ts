@@ -223,17 +223,11 @@ export function sentenceScores(
 ): { rank: number; pick: number } {
   const ctx = passMask | titleMask
   const rank = scoreParts(f.hit, f.win, ctx, exp, f.pairs, f.typeOk, f.len, qw, total, w)
-  const pick = scoreParts(
-    f.hit & ~titleMask,
-    f.win & ~titleMask,
-    ctx,
-    exp,
-    f.pairs,
-    f.pickTypeOk,
-    f.len,
-    qw,
-    total,
-    w,
-  )
+  // With no title term among its matches (the window's are among them) and the same type test, the
+  // pick is scored from the same parts as the rank.
+  const same = ((f.hit | f.win) & titleMask) === 0 && f.typeOk === f.pickTypeOk
+  const pick = same
+    ? rank
+    : scoreParts(f.hit & ~titleMask, f.win & ~titleMask, ctx, exp, f.pairs, f.pickTypeOk, f.len, qw, total, w)
   return { rank, pick: pick + NEAR * maskWeight(near & ~f.hit & ~titleMask, qw) }
 }
