@@ -69,9 +69,6 @@ interface Group {
   done: number
   waiting: string | null
   chunked: Promise<IndexedSection[] | null>
-  /** The group's turn has come (`turn`): its chunking, if still held for a thread, is made here (`now`). */
-  turn?: boolean
-  now?: () => void
 }
 
 export { type BatchUnit, batchesOf } from './onboarding.batches'
@@ -192,11 +189,7 @@ export class OnboardingJobs {
   /** The group's sections chunked (Engine.chunkSections) once their texts are read; null when that fails. */
   private async chunk(group: Group): Promise<IndexedSection[] | null> {
     const read = await Promise.all(group.units.flatMap((u) => u.todo.map((p) => p.text.catch(() => null))))
-    const chunking = this.d.engine.chunkSections(read.filter((t): t is string => t !== null))
-    // A request the compile threads hold for a thread (CompileThreads.index) is made here once wanted.
-    group.now = (chunking as { now?: () => void }).now
-    if (group.turn) group.now?.()
-    return chunking.catch(() => null)
+    return this.d.engine.chunkSections(read.filter((t): t is string => t !== null)).catch(() => null)
   }
 
   /** A leaf's text being read; a failure is kept for its turn (one left unread is not reported). */
@@ -234,9 +227,7 @@ export class OnboardingJobs {
         owners.push({ unit: u, leaf, chars: text.length })
       }
     }
-    // Chunked on a thread when one took it (as the group before was written), else here, now.
-    group.turn = true
-    group.now?.()
+    // Chunked on a thread when that is done (the group before took long enough), else here.
     const all = await group.chunked
     const chunked = all?.length === inputs.length ? all : undefined
     const results = await this.d.engine.indexSections(inputs, chunked)

@@ -89,61 +89,28 @@ describe("a run's chunking on the compile thread", () => {
     expect(sent()).toEqual([0, 1, 'index', 2])
   })
 
-  test('is held while the thread starts, builds the synonym table or has two groups: sent to it once it is free, or made here when wanted first', async () => {
+  test('is made in process while the thread starts or builds the synonym table, or has two groups already', async () => {
     const { threads, workers } = fakePool()
     const kinds = () => workers[0]!.sent.map((m) => (m.tables ? 'tables' : m.index ? 'index' : 'compile'))
-    const reply = (m: (typeof workers)[number]['sent'][number]) =>
-      workers[0]!.reply({ type: 'indexed', id: m.id, sections: m.index!.map(indexSection) })
-    // No thread yet: made here at once, as before.
-    expect(await threads.index([texts[0]!])).toEqual([indexSection(texts[0]!)])
     threads.warm()
     const tables = threads.synonyms()
-    // Not started yet: held (nothing more sent); wanted now, it is made here.
-    const first = threads.index([texts[0]!])
+    // Not started yet: chunked here at once, nothing more sent.
+    expect(await threads.index([texts[0]!])).toEqual([indexSection(texts[0]!)])
     expect(kinds()).toEqual(['index', 'tables'])
-    first.now()
-    expect(await first).toEqual([indexSection(texts[0]!)])
-    expect(kinds()).toEqual(['index', 'tables'])
-    // Started, but building the synonym table: held, then sent to the thread as the table comes.
     const [warmUp, table] = workers[0]!.sent
-    reply(warmUp!)
-    const second = threads.index([texts[1]!])
+    workers[0]!.reply({ type: 'indexed', id: warmUp!.id, sections: warmUp!.index!.map(indexSection) })
+    // Started, but building the synonym table: still here.
+    expect(await threads.index([texts[1]!])).toEqual([indexSection(texts[1]!)])
     expect(kinds()).toEqual(['index', 'tables'])
     workers[0]!.reply({ type: 'tables', id: table!.id, synonyms: synonymTable() })
     await tables
-    expect(kinds()).toEqual(['index', 'tables', 'index'])
-    second.now() // already the thread's: nothing made here
-    reply(workers[0]!.sent[2]!)
-    expect(await second).toEqual([indexSection(texts[1]!)])
-    // Free: two groups go to the thread; a third and a fourth wait; the third is wanted first and made
-    // here, the fourth goes to the thread when it answers one.
+    // Free: two groups go to the thread, a third while both wait is chunked here.
     const onThread = [threads.index([texts[0]!]), threads.index([texts[1]!])]
-    const third = threads.index([texts[2]!])
-    const fourth = threads.index([texts[0]!])
-    expect(kinds()).toEqual(['index', 'tables', 'index', 'index', 'index'])
-    third.now()
-    expect(await third).toEqual([indexSection(texts[2]!)])
-    reply(workers[0]!.sent[3]!)
-    expect(kinds()).toEqual(['index', 'tables', 'index', 'index', 'index', 'index'])
-    for (const m of workers[0]!.sent.slice(4)) reply(m)
-    expect(await Promise.all([...onThread, fourth])).toEqual([
-      [indexSection(texts[0]!)],
-      [indexSection(texts[1]!)],
-      [indexSection(texts[0]!)],
-    ])
-  })
-
-  test('a held group is made here when the thread fails, and refused when the pool closes', async () => {
-    const { threads, workers } = fakePool()
-    threads.warm()
-    const held = threads.index([texts[0]!])
-    workers[0]!.crash('gone')
-    expect(await held).toEqual([indexSection(texts[0]!)])
-    const other = fakePool()
-    other.threads.warm()
-    const refused = other.threads.index([texts[1]!])
-    other.threads.close()
-    await expect(refused).rejects.toThrow('closed')
+    expect(await threads.index([texts[2]!])).toEqual([indexSection(texts[2]!)])
+    expect(kinds()).toEqual(['index', 'tables', 'index', 'index'])
+    for (const m of workers[0]!.sent.slice(2))
+      workers[0]!.reply({ type: 'indexed', id: m.id, sections: m.index!.map(indexSection) })
+    expect(await Promise.all(onThread)).toEqual([[indexSection(texts[0]!)], [indexSection(texts[1]!)]])
   })
 
   test('a thread builds the synonym table questions read, the same as in process', async () => {

@@ -1,18 +1,67 @@
+import type { ThreadWorker } from '../../../platform/concurrency/thread-worker'
+import { workerScriptPath } from '../../../platform/concurrency/worker-path'
 import * as txt from '../text/index'
-import type { CompiledSection, CompileReply, CompileRequest } from './compile-messages'
 import {
-  type CompileThreadsOptions,
-  type CompileWorker,
-  compileWorkerPath,
-  type HeldIndex,
-  inProcess,
-  inProcessOther,
-  type Slot,
-  WARM_TEXT,
-} from './compile-slots'
+  type CompiledSection,
+  type CompileReply,
+  type CompileRequest,
+  compileSection,
+} from './compile-messages'
 import { type IndexedSection, indexSection } from './index-section'
 
-export { type CompileThreadsOptions, type CompileWorker, compileWorkerPath } from './compile-slots'
+/** A worker as the pool uses it (a Web Worker, or a stand-in in tests). */
+export type CompileWorker = ThreadWorker<CompileRequest>
+
+/** How many threads, how they start (tests), and where a fall-back to in-process compiling is told. */
+export interface CompileThreadsOptions {
+  threads: number
+  /** How long a thread may sit idle before it is stopped (its memory freed); default 10 s. */
+  idleMs?: number
+  spawn?: () => CompileWorker
+  onFallback?: (reason: string) => void
+  /**
+   * Embed each section's passages with the built-in static vectors on the thread too (when they are
+   * the engine's embedder), so the event loop does not.
+   */
+  staticVectors?: boolean
+}
+
+/**
+ * Where the worker script is: beside this file from a checkout; in the compiled executable, where
+ * scripts/build.ts adds it as an entry point.
+ */
+export function compileWorkerPath(moduleUrl: string = import.meta.url): string {
+  return workerScriptPath(moduleUrl, 'compile-worker.ts', 'features/engine/cart/compile-worker.ts')
+}
+
+/** A short text whose compile touches every table a compile reads. */
+const WARM_TEXT = 'The first cartridge warms the thread. It was compiled in 1973 by Engram.'
+
+interface Pending {
+  text: string
+  resolve: (section: CompiledSection) => void
+  reject: (e: Error) => void
+  /** A request other than a compile: its answer goes to `other`; `local` makes it in process. */
+  other?: (answer: unknown) => void
+  local?: () => unknown
+  /** Which request other than a compile it is. */
+  kind?: 'index' | 'tables'
+}
+
+interface Slot {
+  worker: CompileWorker
+  pending: Map<number, Pending>
+  /** Compiles posted to the thread and not answered yet (at most COMPILES_POSTED). */
+  posted: number
+  /** Compiles held here until the thread has fewer posted: an index request passes them. */
+  held: CompileRequest[]
+  idle: ReturnType<typeof setTimeout> | null
+  stopped: boolean
+  /** Whether the thread has answered once (it has started and loaded its code). */
+  answered: boolean
+  /** Whether the thread has the event loop's static vectors (sent, or the thread read them). */
+  vectors: boolean
+}
 
 /** A run's groups a thread may have been given and not answered yet, beyond which the next is chunked in process. */
 const INDEX_QUEUED = 2
@@ -32,8 +81,6 @@ const COMPILES_POSTED = 2
  */
 export class CompileThreads {
   private readonly slots: Slot[] = []
-  /** A run's index requests waiting for a thread free for them (or their caller's `now()`). */
-  private readonly heldIndex: HeldIndex[] = []
   private nextId = 1
   private failed = false
   private closed = false
@@ -62,42 +109,15 @@ export class CompileThreads {
   /**
    * Sections' texts chunked for the index (indexSection's results, in order): on a thread ahead of
    * the compiles it holds, so that a run's next group is chunked while the event loop writes this
-   * one, when a thread is free for it (freeToIndex). Else the request is held: sent to a thread as
-   * soon as one is free, or chunked here when its caller wants it first (the promise's `now()`, which
-   * a run calls as it comes to the group). A run's first groups would otherwise wait for the thread
-   * to start and build the synonym table (0.3-0.7 s, most of a small run), for chunking that takes a
-   * few milliseconds a group here; and chunking here at once took the event loop from its writes
-   * for groups a thread would have chunked before they were wanted.
+   * one, when a thread is free for it (freeToIndex); else here, at once. A run's first groups would
+   * otherwise wait for the thread to start and build the synonym table (0.3-0.7 s, most of a small
+   * run), for chunking that takes a few milliseconds a group here.
    */
-  index(texts: string[]): Promise<IndexedSection[]> & { now: () => void } {
+  index(texts: string[]): Promise<IndexedSection[]> {
     const local = () => texts.map(indexSection)
     const slot = this.freeToIndex()
-    const none = { now() {} }
-    if (slot || this.closed)
-      return Object.assign(this.ask('index', { index: texts }, local, slot ?? undefined), none)
-    // Held only while a thread is there to answer (and so to take it, or to free one for it).
-    if (this.failed || this.slots.length === 0) return Object.assign(inProcessOther(local), none)
-    let held: HeldIndex | undefined
-    const promise = new Promise<IndexedSection[]>((resolve, reject) => {
-      held = { texts, resolve, reject }
-      this.heldIndex.push(held)
-    })
-    const now = () => {
-      const at = this.heldIndex.indexOf(held!)
-      if (at < 0) return
-      this.heldIndex.splice(at, 1)
-      inProcessOther(local).then(held!.resolve, held!.reject)
-    }
-    return Object.assign(promise, { now })
-  }
-
-  /** Sends held index requests to a thread while one is free for them. */
-  private sendHeld(): void {
-    for (let slot = this.freeToIndex(); slot && this.heldIndex.length > 0; slot = this.freeToIndex()) {
-      const held = this.heldIndex.shift()!
-      const local = () => held.texts.map(indexSection)
-      this.ask('index', { index: held.texts }, local, slot).then(held.resolve, held.reject)
-    }
+    if (slot || this.closed) return this.ask('index', { index: texts }, local, slot ?? undefined)
+    return inProcessOther(local)
   }
 
   /**
@@ -173,7 +193,6 @@ export class CompileThreads {
   /** Stops every thread; what they still had fails. */
   close(): void {
     this.closed = true
-    for (const held of this.heldIndex.splice(0)) held.reject(new Error('the compile threads are closed'))
     for (const slot of [...this.slots]) {
       this.stop(slot)
       for (const p of slot.pending.values()) p.reject(new Error('the compile threads are closed'))
@@ -242,7 +261,6 @@ export class CompileThreads {
     } else if (msg.type === 'done')
       p.resolve({ bytes: msg.bytes, inputs: msg.inputs, words: msg.words, vectors: msg.vectors })
     else p.reject(new Error(msg.message))
-    this.sendHeld()
   }
 
   /** Stops a thread on purpose (idle, or closing): its exit is not a failure. */
@@ -259,8 +277,6 @@ export class CompileThreads {
     if (this.closed || slot?.stopped) return
     if (!this.failed) this.opts.onFallback?.(reason)
     this.failed = true
-    for (const held of this.heldIndex.splice(0))
-      inProcessOther(() => held.texts.map(indexSection)).then(held.resolve, held.reject)
     if (!slot) return
     this.stop(slot)
     const vectors = this.opts.staticVectors ?? false
@@ -271,4 +287,13 @@ export class CompileThreads {
     slot.pending.clear()
     slot.held = []
   }
+}
+
+function inProcess(text: string, vectors: boolean): Promise<CompiledSection> {
+  return new Promise((resolve) => resolve(compileSection(text, vectors)))
+}
+
+/** A request other than a compile made in process now (its error, the promise's). */
+function inProcessOther<T>(local: () => T): Promise<T> {
+  return new Promise((resolve) => resolve(local()))
 }
