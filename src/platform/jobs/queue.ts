@@ -85,24 +85,20 @@ export class JobQueue {
 
   /**
    * Sums over the children of an aggregate, in one query (a run of many batches is polled often):
-   * how many there are and have ended, their units, and units done (all of a succeeded child's).
+   * how many there are and have ended, their units, units done (all of a succeeded child's), and
+   * with `resultField`, the numbers their results hold there (`resultSum`: none read or decoded).
    */
-  childTotals(parentId: string): { children: number; ended: number; unitsTotal: number; unitsDone: number } {
+  childTotals(parentId: string, resultField?: string) {
+    const none = { children: 0, ended: 0, unitsTotal: 0, unitsDone: 0, resultSum: 0 }
     const row = this.c
-      .query<{ children: number; ended: number | null; total: number | null; done: number | null }, [string]>(
-        `SELECT count(*) AS children,
-                sum(status IN ('succeeded','failed','canceled')) AS ended,
-                sum(units_total) AS total,
-                sum(CASE WHEN status = 'succeeded' THEN units_total ELSE units_done END) AS done
+      .query<typeof none, [string | null, string]>(
+        `SELECT count(*) AS children, coalesce(sum(status IN ('succeeded','failed','canceled')), 0) AS ended,
+                coalesce(sum(units_total), 0) AS unitsTotal, coalesce(sum(json_extract(result, ?)), 0) AS resultSum,
+                coalesce(sum(CASE WHEN status = 'succeeded' THEN units_total ELSE units_done END), 0) AS unitsDone
          FROM jobs WHERE parent_id = ?`,
       )
-      .get(parentId)
-    return {
-      children: row?.children ?? 0,
-      ended: row?.ended ?? 0,
-      unitsTotal: row?.total ?? 0,
-      unitsDone: row?.done ?? 0,
-    }
+      .get(resultField === undefined ? null : `$.${resultField}`, parentId)
+    return row ?? none
   }
 
   /** Jobs of one subject in a workspace, newest first. */
