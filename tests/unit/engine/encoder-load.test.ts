@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { USE_LITE_PACKAGE } from '../../../scripts/build-use-lite-int8'
 import {
   assetWeights,
+  loadUseLite,
   UseLite,
   type UseLiteWeights,
   type Vocabulary,
@@ -52,5 +53,19 @@ describe('the encoder loading its int8 asset', () => {
     ]) {
       expect(Array.from(lent.embed(text))).toEqual(Array.from(copies.embed(text)))
     }
+  })
+
+  test('loading calls afterRead once, after the files are read and before the model is made', () => {
+    let calls = 0
+    const model = loadUseLite({ weights: ASSET, vocabulary: USE_LITE_PACKAGE.vocabulary }, () => calls++)
+    expect(calls).toBe(1)
+    expect(model.embed('When was the cartridge compiled?').length).toBe(512)
+    expect(() =>
+      loadUseLite(
+        { weights: join(import.meta.dir, 'no-such-asset.bin'), vocabulary: USE_LITE_PACKAGE.vocabulary },
+        () => calls++,
+      ),
+    ).toThrow()
+    expect(calls).toBe(1)
   })
 })

@@ -21,7 +21,9 @@ const VOCAB_JSON = vocabFile as unknown as string
 let model: UseLite | null = null
 let settled = false
 
-const load = () => loadUseLite({ weights: WEIGHTS, vocabulary: VOCAB_JSON })
+// The executable's pages the files were read from are given back at once (embedded-pages.ts).
+const load = () =>
+  loadUseLite({ weights: WEIGHTS, vocabulary: VOCAB_JSON }, () => void releaseEmbeddedPages())
 
 /**
  * Once loaded and its first request answered: the loading's garbage (the asset's bytes read, the

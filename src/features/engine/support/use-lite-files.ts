@@ -199,10 +199,15 @@ export function assetWeights(bytes: Uint8Array): UseLiteWeights {
   }
 }
 
-/** The encoder as its thread loads it: the int8 asset and the package's vocabulary. */
-export function loadUseLite(files: { weights: string; vocabulary: string }): UseLite {
-  return new UseLite(
-    assetWeights(readFileSync(files.weights)),
-    JSON.parse(readFileSync(files.vocabulary, 'utf8')),
-  )
+/**
+ * The encoder as its thread loads it: the int8 asset and the package's vocabulary. `afterRead` is
+ * called once both are read, before the model is made of them (the thread gives back the
+ * executable's pages they were read from there, so they are not resident beside the model's
+ * memory as it is made).
+ */
+export function loadUseLite(files: { weights: string; vocabulary: string }, afterRead?: () => void): UseLite {
+  const weights = readFileSync(files.weights)
+  const vocabulary = JSON.parse(readFileSync(files.vocabulary, 'utf8'))
+  afterRead?.()
+  return new UseLite(assetWeights(weights), vocabulary)
 }
