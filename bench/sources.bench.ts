@@ -117,7 +117,14 @@ interface Run {
 
 /** The app, an admin, a base, an s3 connection and a source on the prefix. */
 async function setup(bucket: Bucket) {
-  const t = testApp({ env: { ENGRAM_PASSWORD_MEMORY_KIB: '1024', ENGRAM_RATE_LIMITS: 'off' } })
+  const t = testApp({
+    // s3rver listens on loopback, which a workspace's endpoint reaches only when allowed.
+    env: {
+      ENGRAM_PASSWORD_MEMORY_KIB: '1024',
+      ENGRAM_RATE_LIMITS: 'off',
+      ENGRAM_SOURCES_ALLOW_LOOPBACK: 'true',
+    },
+  })
   let token = ''
   const call = async <T>(method: string, path: string, json?: unknown): Promise<T> => {
     const res = await t.request(path, {
