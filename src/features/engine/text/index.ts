@@ -5,13 +5,12 @@ export { type ChunkOptions, chunkSection, defaultChunkOptions } from './chunk'
 export {
   answerKind,
   type HypernymTable,
-  KindTest,
-  kindTest,
   mostlyNoun,
   nounSense,
   prepareHypernyms,
   wordSense,
 } from './hypernyms'
+export { KindTest, kindTest } from './kind-test'
 export { porterStem } from './porter'
 export { type Span, splitParagraphs, splitSentences } from './sentences'
 export {
