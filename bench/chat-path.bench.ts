@@ -8,14 +8,15 @@
 // and their places) differ between the first tree and each other. With the built-in encoder on, an
 // answer can depend on the load (its wait is bounded); ENGRAM_EMBED_ENCODER=false makes them
 // deterministic. `bun run bench/chat-path.bench.ts /path/to/other/checkout` compares two trees;
-// BENCH_ROUNDS (default 2); BENCH_SHOW_DIFF=1 prints the answers that differ. Prints; asserts nothing.
+// BENCH_ROUNDS (default 2); BENCH_STRATEGIES (default rag,cart; cart alone for a profile with
+// `bun --cpu-prof`); BENCH_SHOW_DIFF=1 prints the answers that differ. Prints; asserts nothing.
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 
 const roots = [resolve(import.meta.dir, '..'), ...process.argv.slice(2).map((r) => resolve(r))]
 const N = Number(process.env.BENCH_QUESTIONS ?? 400)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
-const STRATEGIES = ['rag', 'cart'] as const
+const STRATEGIES = (process.env.BENCH_STRATEGIES ?? 'rag,cart').split(',')
 
 interface Tree {
   root: string

@@ -12,6 +12,8 @@ export interface DecodedPassage {
 
 /** Bytes held besides the passage's text and arrays (the objects and the map's entry), roughly. */
 const OVERHEAD = 400
+/** Bytes a kept vector holds besides its floats. */
+const VECTOR_OVERHEAD = 80
 
 /** Decodes a passage read from the database (passages indexed before their words were stored are read from their text). */
 export function decodePassage(row: PassageRow): DecodedPassage {
@@ -27,6 +29,15 @@ function sizeOf(p: DecodedPassage): number {
   return OVERHEAD + 2 * (row.text.length + ids) + spans.byteLength + (row.words?.byteLength ?? 0) + arrays
 }
 
+interface Entry {
+  key: number
+  value: DecodedPassage
+  size: number
+  /** Its vector from `model` once asked (PassageCache.vector): only one that exists is kept. */
+  vec?: Float32Array
+  model?: string
+}
+
 /**
  * Rag's decoded passages by id, kept like the term counts: per base key, only for the generation of
  * the base they were read at (every change to a base's index bumps it, in any process), and least
@@ -34,7 +45,7 @@ function sizeOf(p: DecodedPassage): number {
  * and decoded only the first time its passages are pooled.
  */
 export class PassageCache {
-  private readonly entries = new Map<number, { key: number; value: DecodedPassage; size: number }>()
+  private readonly entries = new Map<number, Entry>()
   /** The generation each base's kept passages were read at. */
   private readonly generations = new Map<number, number>()
   private total = 0
@@ -104,6 +115,38 @@ export class PassageCache {
     return out
   }
 
+  /**
+   * The vector from `model` of a pooled passage (its id, and the text, section and ordinal it was
+   * ranked with), read with `read` the first time and then kept with the passage, its bytes
+   * counted, for as long as the passage is kept: for the base's generation it was pooled at, and
+   * only while the kept row is the one ranked. A passage without a vector is read again each time
+   * (its vector may be stored later, by an embed job, without a new generation).
+   */
+  vector(
+    id: number,
+    ranked: { text: string; sectionId: string; ordinal: number },
+    model: string,
+    read: () => Float32Array | null,
+  ): Float32Array | null {
+    const e = this.entries.get(id)
+    const row = e?.value.row
+    const same =
+      row !== undefined &&
+      row.text === ranked.text &&
+      row.section_id === ranked.sectionId &&
+      row.ordinal === ranked.ordinal
+    if (same && e!.vec !== undefined && e!.model === model) return e!.vec
+    const vec = read()
+    if (vec === null || !same) return vec
+    const size = vec.byteLength + VECTOR_OVERHEAD - (e!.vec ? e!.vec.byteLength + VECTOR_OVERHEAD : 0)
+    e!.vec = vec
+    e!.model = model
+    e!.size += size
+    this.total += size
+    this.evict()
+    return vec
+  }
+
   private keep(key: number, id: number, value: DecodedPassage): void {
     const size = sizeOf(value)
     if (size > this.maxBytes) return
@@ -112,6 +155,11 @@ export class PassageCache {
     this.entries.delete(id)
     this.entries.set(id, { key, value, size })
     this.total += size
+    this.evict()
+  }
+
+  /** Drops the least recently used passages while more than `maxBytes` are held. */
+  private evict(): void {
     for (const [k, e] of this.entries) {
       if (this.total <= this.maxBytes) break
       this.entries.delete(k)

@@ -122,7 +122,7 @@ export class Engine {
     this.tables = new TableRepo(this.repo.client)
     this.carts = new EngineCarts(this.repo, deps.store, budget.carts)
     this.citations = new CitationsRepo(this.repo.client)
-    this.embeddings = new EngineVectors(this.repo.vectors, deps.embedder ?? null, budget.vectors)
+    this.embeddings = new EngineVectors(this.repo.vectors, deps.embedder ?? null, budget.vectors, caches[1])
     this.cache = this.carts.cache
     this.vectors = this.embeddings.warm
     const { repo, carts, embeddings } = this

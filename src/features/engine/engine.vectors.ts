@@ -1,5 +1,6 @@
 import { WarmCache } from './common/index'
 import type { Meaning } from './compose/index'
+import type { PassageCache } from './engine.passages'
 import type { VectorRepo } from './engine.vectors.repo'
 import type { SectionRef } from './rag/index'
 import type { RankedPassage } from './rank/index'
@@ -44,6 +45,8 @@ export class EngineVectors {
     private readonly repo: VectorRepo,
     private readonly embedder: Embedder | null,
     budgetBytes: number,
+    /** Rag's pooled passages, whose vectors are kept with them once read (none: read every time). */
+    private readonly pooled?: PassageCache,
   ) {
     this.warm = new WarmCache({ budgetBytes, sizeOf: (v) => v.bytes })
   }
@@ -116,10 +119,10 @@ export class EngineVectors {
       weight: e.weight,
       question: embedded,
       references: e.model === STATIC_MODEL ? null : this.referenceVectors(e),
-      // rag reads the candidates' vectors from the database, as it reads everything; cart has them warm.
+      // rag's candidates' vectors are kept with its pooled passages (read once a generation); cart has them warm.
       vectorOf: (strategy) =>
         strategy === 'rag'
-          ? (p: RankedPassage<SectionRef>) => this.repo.vector(p.ref.sectionId, p.ordinal, e.model)
+          ? (p: RankedPassage<SectionRef>) => this.pooledVector(p, e.model)
           : (p: RankedPassage<SectionRef>) => this.warmVectors(p.ref.sectionId, e.model)[p.ordinal] ?? null,
     }
   }
@@ -140,6 +143,18 @@ export class EngineVectors {
         return null
       })
     return this.references
+  }
+
+  /** A rag candidate's vector: kept with its pooled passage, else read from the database. */
+  private pooledVector(p: RankedPassage<SectionRef>, model: string): Float32Array | null {
+    const read = () => this.repo.vector(p.ref.sectionId, p.ordinal, model)
+    if (p.id === undefined || !this.pooled) return read()
+    return this.pooled.vector(
+      p.id,
+      { text: p.text, sectionId: p.ref.sectionId, ordinal: p.ordinal },
+      model,
+      read,
+    )
   }
 
   /**

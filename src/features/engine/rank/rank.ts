@@ -26,6 +26,8 @@ export interface RankedPassage<R> {
   /** Occurrences of each query term in the passage, and its content words (for withTermFrequency). */
   tf?: Uint16Array
   words?: number
+  /** Its row's id in the base's passages, when rag pooled it (its vector is kept with the pool). */
+  id?: number
 }
 
 // Weight kept by a term that only names the kind of answer ("what year"): the answer has a year, not the word.
