@@ -2,6 +2,7 @@ import { sha256Hex } from '../../platform/crypto/hash'
 import { cartridgeText, contentKey } from './cart/index'
 import { type BuildsRepo, FAILED, PENDING } from './engine.builds.repo'
 import type { CartStore, EngineCarts } from './engine.carts'
+import { mergeStep, mergesHeld } from './engine.merges'
 import { DEFERRED_SECTIONS } from './engine.onboard'
 import type { SectionRow } from './engine.repo'
 
@@ -58,6 +59,16 @@ export class CartBuilds {
     if (text !== null && section.cart_key.endsWith(`/${contentKey(text)}.cart`)) return false
     const failed = FAILED + section.cart_key.slice(PENDING.length)
     return this.builds.setCart(section.section_id, section.cart_key, failed, 0)
+  }
+
+  /** Whether a run held the FTS5 merges of the base's index (engine.merges.ts): the deferred job merges. */
+  mergesHeld(baseId: string): boolean {
+    return mergesHeld(this.builds.client, baseId)
+  }
+
+  /** A bounded step of the base's index's merges, its run's hold ended; whether it merged anything. */
+  mergeStep(baseId: string): boolean {
+    return mergeStep(this.builds.client, baseId)
   }
 
   /** Tells `listener` of each base whose cartridges a question found missing or damaged. */

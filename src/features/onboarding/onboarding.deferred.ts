@@ -68,7 +68,8 @@ export class DeferredJobs {
    * After a run that left the base ready: marks its cart `building` and queues its deferred job when
    * sections wait for their cartridge (unless a job is already waiting: a running one may have passed
    * the newest sections); marks it `ready` when none do. After a forced run has ended, a job first
-   * checks the cartridges the base kept (once a run): `ready` stays unless it finds one damaged.
+   * checks the cartridges the base kept (once a run): `ready` stays unless it finds one damaged. A
+   * job is queued too when the run held its index's merges (engine.merges.ts), to do them.
    */
   later(workspaceId: string, corpusId: string): Job | null {
     // A base deleted meanwhile (its run's last batch ending after the delete) leaves no job behind.
@@ -82,7 +83,7 @@ export class DeferredJobs {
     const checked = check === null || deferred.some((j) => j.payload.check === check)
     if (this.d.engine.builds.left(corpusId) === 0) {
       this.d.corpora.setCartStatus(workspaceId, corpusId, 'ready', now)
-      if (checked) return null
+      if (checked && !this.d.engine.builds.mergesHeld(corpusId)) return null
     } else this.d.corpora.setCartStatus(workspaceId, corpusId, 'building', now)
     if (checked && deferred.some((j) => j.status === 'pending')) return null
     return this.d.queue.enqueue({
@@ -118,6 +119,12 @@ export class DeferredJobs {
     const ws = ctx.job.workspaceId
     const total = { built: 0, failed: 0, damaged: 0, dropped: [] as Dropped[] }
     if (ctx.job.payload.check) total.damaged = await this.check(ctx, corpusId).catch(transient)
+    // The merges of the base's index its run held, before its builds: a step at a time, questions in between.
+    if (this.d.engine.builds.mergesHeld(corpusId))
+      while (this.d.engine.builds.mergeStep(corpusId)) {
+        ctx.checkpoint()
+        await new Promise((resolve) => setImmediate(resolve))
+      }
     let dropped = 0
     let stalled = 0
     for (;;) {

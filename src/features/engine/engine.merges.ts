@@ -1,0 +1,67 @@
+import type { Database } from 'bun:sqlite'
+
+// FTS5's merges of a base's own index (engine.fts.ts) while a run writes it, and after. Each of a
+// run's groups commits one FTS5 segment (engine.onboard.ts), and by default (automerge 4) FTS5 merges
+// segments inside those commits: at 10x a quarter of the groups' CPU. While a run writes, the base's
+// table merges only when a level reaches crisismerge's 16 segments (automerge 0, kept by FTS5 in the
+// table's config row, so it is rolled back with the group that set it); the deferred job ends the
+// hold and merges what is left in bounded steps (DeferredJobs), so questions interleave. bm25(), its
+// statistics and the posting lists read through fts5vocab are the same whatever the segments.
+
+/** FTS5's default automerge, which a base's table gets back once its run's merges are done. */
+const AUTOMERGE = 4
+/** Pages of segments a merge step writes at most (FTS5's `merge` command; about 20 ms here). */
+export const MERGE_PAGES = 256
+
+/** A base's own FTS5 table, or null (no row yet, or a base still in the shared table). */
+function tableOf(client: Database, baseId: string): string | null {
+  const row = client.query('SELECT key, own_index FROM engine_bases WHERE base_id = ?').get(baseId) as {
+    key: number
+    own_index: number
+  } | null
+  return row && row.own_index === 1 ? `engine_fts_${Math.trunc(row.key)}` : null
+}
+
+/** The table's automerge as FTS5 keeps it (its default when never set), null when the table is not there. */
+function automergeOf(client: Database, table: string): number | null {
+  const exists = client.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)
+  if (!exists) return null
+  const row = client.query(`SELECT v FROM ${table}_config WHERE k = 'automerge'`).get() as {
+    v: number
+  } | null
+  return row ? Number(row.v) : AUTOMERGE
+}
+
+/** Holds the merges of the bases' own tables (in a run's group transaction: its commit merges nothing). */
+export function holdMerges(client: Database, baseIds: Iterable<string>): void {
+  for (const baseId of baseIds) {
+    const table = tableOf(client, baseId)
+    if (table && automergeOf(client, table) !== 0)
+      client.run(`INSERT INTO ${table} (${table}, rank) VALUES ('automerge', 0)`)
+  }
+}
+
+/** Whether a run holds the base's merges (its table's automerge is 0). */
+export function mergesHeld(client: Database, baseId: string): boolean {
+  const table = tableOf(client, baseId)
+  return table !== null && automergeOf(client, table) === 0
+}
+
+/**
+ * Ends a run's hold on the base's merges (FTS5's default automerge again) and merges a step: up to
+ * `pages` pages of the levels with four segments or more (FTS5's `merge` with usermerge's default,
+ * the shape automerge would have left). Returns whether it merged anything (call again while it does).
+ */
+export function mergeStep(client: Database, baseId: string, pages = MERGE_PAGES): boolean {
+  const table = tableOf(client, baseId)
+  if (table === null || automergeOf(client, table) === null) return false
+  return client.transaction(() => {
+    if (automergeOf(client, table) !== AUTOMERGE)
+      client.run(`INSERT INTO ${table} (${table}, rank) VALUES ('automerge', ${AUTOMERGE})`)
+    // FTS5 says a merge did something when it changed two rows or more (its documentation).
+    const before = client.query('SELECT total_changes() AS n').get() as { n: number }
+    client.run(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ${Math.max(1, Math.trunc(pages))})`)
+    const after = client.query('SELECT total_changes() AS n').get() as { n: number }
+    return after.n - before.n >= 2
+  })()
+}
