@@ -6,10 +6,9 @@ const MiB = 1024 * 1024
 const GiB = 1024 * MiB
 
 describe('the collector heap size (engine.heap_mb)', () => {
-  test('automatic: a hundred-and-twenty-eighth of the machine, between 192 MiB and 1 GiB; a setting wins', () => {
-    expect(heapRamBytes(0, 24 * GiB)).toBe(192 * MiB)
-    expect(heapRamBytes(0, 48 * GiB)).toBe(384 * MiB)
-    expect(heapRamBytes(0, 4 * GiB)).toBe(192 * MiB)
+  test('automatic: a sixty-fourth of the machine, between 256 MiB and 1 GiB; a setting wins', () => {
+    expect(heapRamBytes(0, 24 * GiB)).toBe(384 * MiB)
+    expect(heapRamBytes(0, 4 * GiB)).toBe(256 * MiB)
     expect(heapRamBytes(0, 256 * GiB)).toBe(GiB)
     expect(heapRamBytes(300, 24 * GiB)).toBe(300 * MiB)
   })
@@ -37,7 +36,7 @@ describe('the collector heap size (engine.heap_mb)', () => {
       {
         file: '/opt/engram',
         args: ['/opt/engram', 'serve', '--port', '9'],
-        env: { PATH: '/bin', ENGRAM_PORT: '0', [HEAP_VARIABLE]: String(192 * MiB) },
+        env: { PATH: '/bin', ENGRAM_PORT: '0', [HEAP_VARIABLE]: String(384 * MiB) },
       },
     ])
     calls.length = 0

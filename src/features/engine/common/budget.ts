@@ -8,7 +8,7 @@ export const AUTO_MIN_BYTES = 32 * MiB
 export const AUTO_MAX_BYTES = 256 * MiB
 
 /** Smallest and largest automatic heap size (engine.heap_mb). */
-export const HEAP_MIN_BYTES = 192 * MiB
+export const HEAP_MIN_BYTES = 256 * MiB
 export const HEAP_MAX_BYTES = 1024 * MiB
 
 /** Where a cgroup's memory limit is written: v2 first, then v1. */
@@ -80,15 +80,13 @@ export function splitWarmBudget(total: number): WarmBudgets {
 
 /**
  * The RAM size JavaScriptCore sizes its collector for (BUN_JSC_forceRAMSize): `configuredMb` MiB
- * (engine.heap_mb), or when it is 0 a hundred-and-twenty-eighth of the machine's memory, between
- * 192 MiB and 1 GiB. Sized from a 24 GB machine's whole RAM, the collector let garbage wait: at
- * 100x squad-dev the server's peak was 710 MB, 586 with 400 MB. The heap doubles between
- * collections while under a quarter of that size, then grows by half while under a half: at 192
- * MiB a 1x base's heap (about 60 MB on the event loop) is past the quarter, at 384 it was not, and
- * its peak in the baseline bench's sequence was 35-50 MB lower with no more CPU at 10x
- * (bench/RESULTS.md, issue 38 session 23).
+ * (engine.heap_mb), or when it is 0 a sixty-fourth of the machine's memory, between 256 MiB and
+ * 1 GiB. Sized from a 24 GB machine's whole RAM, the collector let garbage wait: at 100x squad-dev
+ * the server's peak was 710 MB, 586 with 400 MB (bench/RESULTS.md). 192 MiB took the 1x peak 35-50
+ * MB lower, but a 100x base's heap (about 300 MB) is then past the whole size and its questions
+ * cost about three times the CPU (issue 38, session 23): not the default.
  */
 export function heapRamBytes(configuredMb: number, machineBytes: number): number {
   if (configuredMb > 0) return configuredMb * MiB
-  return Math.min(HEAP_MAX_BYTES, Math.max(HEAP_MIN_BYTES, Math.floor(machineBytes / 128)))
+  return Math.min(HEAP_MAX_BYTES, Math.max(HEAP_MIN_BYTES, Math.floor(machineBytes / 64)))
 }
