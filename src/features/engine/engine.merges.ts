@@ -3,13 +3,19 @@ import type { Database } from 'bun:sqlite'
 // FTS5's merges of a base's own index (engine.fts.ts) while a run writes it, and after. Each of a
 // run's groups commits one FTS5 segment (engine.onboard.ts), and by default (automerge 4) FTS5 merges
 // segments inside those commits: at 10x a quarter of the groups' CPU. While a run writes, the base's
-// table merges only when a level reaches crisismerge's 16 segments (automerge 0, kept by FTS5 in the
-// table's config row, so it is rolled back with the group that set it); the deferred job ends the
+// table merges only when a level reaches HELD_CRISISMERGE segments (automerge 0, kept by FTS5 in the
+// table's config rows, so they are rolled back with the group that set them); the deferred job ends the
 // hold and merges what is left in bounded steps (DeferredJobs), so questions interleave. bm25(), its
 // statistics and the posting lists read through fts5vocab are the same whatever the segments.
 
-/** FTS5's default automerge, which a base's table gets back once its run's merges are done. */
+/** FTS5's default automerge and crisismerge, which a base's table gets back once its run's merges are done. */
 const AUTOMERGE = 4
+const CRISISMERGE = 16
+/**
+ * Segments a level holds while a run writes before FTS5 merges them at once: a 10x run's 50-70
+ * groups merge nothing inside the run, and a question meanwhile reads at most this many a level.
+ */
+const HELD_CRISISMERGE = 64
 /** Pages of segments a merge step writes at most (FTS5's `merge` command; about 20 ms here). */
 export const MERGE_PAGES = 256
 
@@ -36,8 +42,9 @@ function automergeOf(client: Database, table: string): number | null {
 export function holdMerges(client: Database, baseIds: Iterable<string>): void {
   for (const baseId of baseIds) {
     const table = tableOf(client, baseId)
-    if (table && automergeOf(client, table) !== 0)
-      client.run(`INSERT INTO ${table} (${table}, rank) VALUES ('automerge', 0)`)
+    if (!table || automergeOf(client, table) === 0) continue
+    client.run(`INSERT INTO ${table} (${table}, rank) VALUES ('automerge', 0)`)
+    client.run(`INSERT INTO ${table} (${table}, rank) VALUES ('crisismerge', ${HELD_CRISISMERGE})`)
   }
 }
 
@@ -56,8 +63,10 @@ export function mergeStep(client: Database, baseId: string, pages = MERGE_PAGES)
   const table = tableOf(client, baseId)
   if (table === null || automergeOf(client, table) === null) return false
   return client.transaction(() => {
-    if (automergeOf(client, table) !== AUTOMERGE)
+    if (automergeOf(client, table) !== AUTOMERGE) {
       client.run(`INSERT INTO ${table} (${table}, rank) VALUES ('automerge', ${AUTOMERGE})`)
+      client.run(`INSERT INTO ${table} (${table}, rank) VALUES ('crisismerge', ${CRISISMERGE})`)
+    }
     // FTS5 says a merge did something when it changed two rows or more (its documentation).
     const before = client.query('SELECT total_changes() AS n').get() as { n: number }
     client.run(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ${Math.max(1, Math.trunc(pages))})`)
