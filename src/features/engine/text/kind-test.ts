@@ -3,7 +3,8 @@ import { prepareHypernyms } from './hypernyms'
 /**
  * Tests senses against the kind a question asks for, remembering its answers; tests are shared by
  * the questions asking for the same kind (see `kindTest`), as the answers never change. The memo is
- * a byte per sense ever asked of any test (`slotOf`), not per WordNet sense: a few KB, not 80.
+ * a byte per slot (`slotOf`: senses get one as any test is first asked about them) up to the last
+ * this test was asked about, not one per WordNet sense (80 KB).
  * A sense is of the kind when its closure holds one of the kind's senses.
  */
 export class KindTest {
