@@ -1,8 +1,8 @@
 import { TokenKind } from '../rank/index'
-import { kindTest, normWord } from '../text/index'
+import { kindTest, normWord, nounSense } from '../text/index'
 import { type ShortQuestion, Want } from './short-question'
 import { type Span, SpanType } from './short-spans'
-import { type SpanWord, senseOf } from './short-words'
+import type { SpanWord } from './short-words'
 
 /** The features a candidate span is scored on (short.ts weighs them). */
 export const FEATURES = [
@@ -105,7 +105,7 @@ export function spanFeatures(words: SpanWord[], s: Span, q: ShortQuestion, rank:
     cue: cue(words, s.from) ? 1 : 0,
   }
   if (q.kind.length > 0) {
-    const sense = senseOf(words[s.to - 1]!.norm)
+    const sense = nounSense(words[s.to - 1]!.norm)
     if (sense >= 0 && kindTest(q.kind).has(sense)) f.kind = 1
   }
   return Object.assign(f, proximity(words, s, q))

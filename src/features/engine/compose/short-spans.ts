@@ -1,5 +1,6 @@
 import { TokenKind } from '../rank/index'
-import { isNoun, type SpanWord } from './short-words'
+import { mostlyNoun } from '../text/index'
+import type { SpanWord } from './short-words'
 
 /** What a candidate short answer is. */
 export const SpanType = { value: 1, name: 2, phrase: 4 } as const
@@ -116,7 +117,7 @@ function runs(
     const m = type === SpanType.value ? modifier(words, i) : 0
     if (m > 0) out.push({ from: i - m, to: j, type, kind: kindOf(words, i, j) })
     const unit = words[j]
-    if (type === SpanType.value && unit && !unit.stop && !unit.broken && !unit.cap && isNoun(unit.norm))
+    if (type === SpanType.value && unit && !unit.stop && !unit.broken && !unit.cap && mostlyNoun(unit.norm))
       // The value with its unit ("3,000 soldiers", "40 km"), not with the verb after it ("1999 caused").
       out.push({ from: i, to: j + 1, type, kind: kindOf(words, i, j + 1) })
     i = j
@@ -147,7 +148,7 @@ function phrases(words: SpanWord[], out: Span[]): void {
 
 /** Whether a phrase may end on a word: a name, a value, or a word mostly used as a noun ("saw" is not). */
 function nominal(w: SpanWord): boolean {
-  return w.cap || (w.kind & VALUE_KINDS) !== 0 || isNoun(w.norm)
+  return w.cap || (w.kind & VALUE_KINDS) !== 0 || mostlyNoun(w.norm)
 }
 
 function kindOf(words: SpanWord[], from: number, to: number): number {

@@ -1,5 +1,5 @@
 import { tokenKind } from '../rank/index'
-import { isStop, mostlyNoun, normWord, nounSense, stem } from '../text/index'
+import { isStop, normWord, nounSense, stem } from '../text/index'
 
 /** One word of an answer sentence, as the short-answer picker sees it. */
 export interface SpanWord {
@@ -31,7 +31,8 @@ export function spanWords(text: string): SpanWord[] {
     const start = m.index
     const end = start + m[0].length
     const raw = m[0].replace(/^[$£€¥]/, '').replace(/%$/, '')
-    const { norm, term, stop } = factsOf(raw)
+    const norm = normWord(raw)
+    const stop = isStop(norm)
     const first = out.length === 0
     const gap = text.slice(prevEnd, start)
     const c0 = raw.charCodeAt(0)
@@ -39,11 +40,11 @@ export function spanWords(text: string): SpanWord[] {
       start,
       end,
       norm,
-      term,
+      term: stop ? norm : hyphenTerm(norm),
       stop,
       kind: tokenKind(raw, 0, norm, stop, first),
       // A sentence's first word is capitalised anyway: a name only when it is no common noun.
-      cap: c0 >= 65 && c0 <= 90 && (!first || senseOf(norm) < 0),
+      cap: c0 >= 65 && c0 <= 90 && (!first || nounSense(norm) < 0),
       broken: !first && /[^\s]/.test(gap),
       comma: !first && gap.trim() === ',',
     })
@@ -63,44 +64,4 @@ export function hyphenTerm(norm: string): string {
         .map((p) => (isStop(p) ? p : stem(p)))
         .join('-')
     : stem(norm)
-}
-
-// What a word's spelling alone decides, worked out once a word rather than once a sentence read (the
-// answer sentences of one base repeat their words): by raw word, and WordNet's by normal form. Each
-// map is cleared whole past MAX_MEMO words (about 2 MB at most).
-const MAX_MEMO = 10_000
-const facts = new Map<string, { norm: string; term: string; stop: boolean }>()
-const nouns = new Map<string, { sense: number; noun: boolean }>()
-
-/** A raw word's normal form, index term (hyphenTerm) and whether it is a stop word. */
-function factsOf(raw: string): { norm: string; term: string; stop: boolean } {
-  let f = facts.get(raw)
-  if (f === undefined) {
-    const norm = normWord(raw)
-    const stop = isStop(norm)
-    f = { norm, term: stop ? norm : hyphenTerm(norm), stop }
-    if (facts.size >= MAX_MEMO) facts.clear()
-    facts.set(raw, f)
-  }
-  return f
-}
-
-function nounOf(norm: string): { sense: number; noun: boolean } {
-  let n = nouns.get(norm)
-  if (n === undefined) {
-    n = { sense: nounSense(norm), noun: mostlyNoun(norm) }
-    if (nouns.size >= MAX_MEMO) nouns.clear()
-    nouns.set(norm, n)
-  }
-  return n
-}
-
-/** nounSense of a word in normal form, memoised. */
-export function senseOf(norm: string): number {
-  return nounOf(norm).sense
-}
-
-/** mostlyNoun of a word in normal form, memoised. */
-export function isNoun(norm: string): boolean {
-  return nounOf(norm).noun
 }
