@@ -48,7 +48,10 @@ export function packSynonyms(t: SynonymTable): Uint8Array {
   return out
 }
 
-/** The table a file's bytes hold (its arrays copied out of them, so the bytes can go). */
+/**
+ * The table a file's bytes hold: its arrays copied out of them into one SharedArrayBuffer (so the
+ * bytes can go), which a compile thread's answer shares with the event loop instead of copying.
+ */
 export function unpackSynonyms(bytes: Uint8Array): SynonymTable {
   if (new TextDecoder().decode(bytes.subarray(0, 4)) !== MAGIC) throw new Error('synonyms.bin: bad header')
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
@@ -56,19 +59,22 @@ export function unpackSynonyms(bytes: Uint8Array): SynonymTable {
   const size = view.getUint32(8, true)
   const links = view.getUint32(12, true)
   const nameBytes = view.getUint32(16, true)
-  let at = bytes.byteOffset + HEADER
-  const take = <T>(make: (b: ArrayBuffer) => T, n: number): T => {
-    const b = bytes.buffer.slice(at, at + n * 4) as ArrayBuffer
+  const words = 2 * (count + 1) + size + links
+  if (bytes.byteLength < HEADER + words * 4 + nameBytes) throw new Error('synonyms.bin: too short')
+  // One copy, shared: the thread that read it and every thread it is posted to see the same memory.
+  const shared = new SharedArrayBuffer(words * 4)
+  new Uint8Array(shared).set(bytes.subarray(HEADER, HEADER + words * 4))
+  let at = 0
+  const take = <T>(make: (b: SharedArrayBuffer, at: number, n: number) => T, n: number): T => {
+    const a = make(shared, at, n)
     at += n * 4
-    return make(b)
+    return a
   }
-  const starts = take((b) => new Uint32Array(b), count + 1)
-  const slots = take((b) => new Int32Array(b), size)
-  const off = take((b) => new Uint32Array(b), count + 1)
-  const list = take((b) => new Int32Array(b), links)
-  const names = new TextDecoder().decode(
-    bytes.subarray(at - bytes.byteOffset, at - bytes.byteOffset + nameBytes),
-  )
+  const starts = take((b, o, n) => new Uint32Array(b, o, n), count + 1)
+  const slots = take((b, o, n) => new Int32Array(b, o, n), size)
+  const off = take((b, o, n) => new Uint32Array(b, o, n), count + 1)
+  const list = take((b, o, n) => new Int32Array(b, o, n), links)
+  const names = new TextDecoder().decode(bytes.subarray(HEADER + at, HEADER + at + nameBytes))
   return { names, starts, slots, mask: size - 1, off, list }
 }
 
