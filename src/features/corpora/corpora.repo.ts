@@ -64,23 +64,18 @@ export class CorporaRepo {
   private readonly byId
   /** Base rows by workspace and id, reused only until the next commit to the database (any process's). */
   private readonly rows: CommitMemo<CorpusRow>
-  private readonly servable
   private readonly page
   private readonly all
   private readonly count
   constructor(private readonly db: Db) {
     const c = db.$client
     this.byId = c.query<CorpusRow, [string, string]>(`${CORPUS_SELECT} WHERE c.workspace_id = ? AND c.id = ?`)
-    // On every question: status, and whether any document is ready.
     // Every keyed read of a base starts here: a row kept until the next commit skips SQLite's read
     // lock (two system calls) on repeated reads, as the key lookup does (DESIGN, Performance notes).
     this.rows = new CommitMemo(commitWatch(c), (key) => {
       const [workspaceId, id] = key.split('\n') as [string, string]
       return this.byId.get(workspaceId, id) ?? undefined
     })
-    this.servable = c.query<{ status: CorpusRow['status']; any_ready: number }, [string, string]>(
-      'SELECT c.status, c.documents_ready > 0 AS any_ready FROM corpora c WHERE c.workspace_id = ? AND c.id = ?',
-    )
     this.page = c.query<CorpusRow, [string, number, number, string, number]>(
       `${CORPUS_SELECT} WHERE c.workspace_id = ? AND (c.created_at < ? OR (c.created_at = ? AND c.id < ?))
        ORDER BY c.created_at DESC, c.id DESC LIMIT ?`,
@@ -118,8 +113,9 @@ export class CorporaRepo {
 
   /** A base's status and whether it has a ready document, or null (another workspace's id too). */
   servingState(workspaceId: string, id: string): { status: CorpusRow['status']; anyReady: boolean } | null {
-    const r = this.servable.get(workspaceId, id)
-    return r ? { status: r.status, anyReady: r.any_ready === 1 } : null
+    // The row kept until the next commit (any process's): a question reads no table here.
+    const r = this.get(workspaceId, id)
+    return r ? { status: r.status, anyReady: r.documents_ready > 0 } : null
   }
 
   /** Bases newest first after a keyset position, `limit + 1` rows. */

@@ -198,7 +198,9 @@ function bestBound(
   for (const s of touched) {
     const hit = x.hit[s]!
     const pass = x.pass[cart.passageOf[s]!]!
-    const paired = gate.pairMasks.some((m) => (hit & m) === m)
+    let paired = false
+    for (let i = 0; i < gate.pairMasks.length && !paired; i++)
+      paired = (hit & gate.pairMasks[i]!) === gate.pairMasks[i]!
     const len = cart.sentOff[s + 1]! - cart.sentOff[s]!
     const rank = sentenceBound(
       hit,
@@ -243,11 +245,17 @@ function pushPassages<R>(
           const q = x.qmap[cart.sentTerms[i]!]!
           if (q >= 0) tf[q]!++
         }
-      const [start, end] = [cart.sents[2 * s]!, cart.sents[2 * s + 1]!]
-      sentences.push({ start, end, score: x.score[s]!, hit: x.hit[s]!, typeOk: x.typed[s] === 1 })
+      sentences.push({
+        start: cart.sents[2 * s]!,
+        end: cart.sents[2 * s + 1]!,
+        score: x.score[s]!,
+        hit: x.hit[s]!,
+        typeOk: x.typed[s] === 1,
+      })
     }
     sentences.sort((a, b) => b.score - a.score)
-    const [start, end] = [cart.sents[2 * first]!, cart.sents[2 * last + 1]!]
+    const start = cart.sents[2 * first]!
+    const end = cart.sents[2 * last + 1]!
     const words = cart.sentOff[last + 1]! - cart.sentOff[first]!
     top.push({ ref, ordinal: p, text: cart.text, start, end, score, sentences, tf, words })
   }

@@ -1,0 +1,91 @@
+import { Database, type Statement } from 'bun:sqlite'
+import { afterEach, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { migrations } from '../../migrations/index'
+import { CorporaRepo } from '../../src/features/corpora/corpora.repo'
+import { type Db, openDatabase } from '../../src/platform/db/db'
+import { migrate } from '../../src/platform/db/migrate'
+
+// A base's serving state is read on every question: it is kept with the base's row until the next
+// commit to the database (any connection's), not read from the table each time.
+
+const dirs: string[] = []
+const open: Database[] = []
+afterEach(() => {
+  for (const db of open.splice(0)) db.close()
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+/** A migrated WAL database file with one workspace's base, and a repo whose statement runs are counted. */
+function setup() {
+  const dir = mkdtempSync(join(tmpdir(), 'engram-serving-'))
+  dirs.push(dir)
+  const file = join(dir, 'test.db')
+  const db = openDatabase(file)
+  open.push(db.$client)
+  migrate(db, migrations)
+  const c = db.$client
+  c.exec('PRAGMA foreign_keys = OFF')
+  c.query(
+    `INSERT INTO corpora (id, workspace_id, name, source_type, status, auto_onboard, created_at, updated_at)
+     VALUES ('base1', 'ws1', 'b', 'upload', 'training', 0, 1, 1)`,
+  ).run()
+  let runs = 0
+  const counted = (stmt: Statement) =>
+    new Proxy(stmt, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver)
+        if (typeof v !== 'function' || !['get', 'all', 'values', 'run', 'iterate'].includes(String(prop)))
+          return v
+        return (...args: unknown[]) => {
+          runs++
+          return (v as (...a: unknown[]) => unknown).apply(target, args)
+        }
+      },
+    })
+  const client = new Proxy(c, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target)
+      if (prop !== 'query' && prop !== 'prepare') return typeof v === 'function' ? v.bind(target) : v
+      return (sql: string) => counted((v as (s: string) => Statement).call(target, sql))
+    },
+  })
+  const repo = new CorporaRepo({ $client: client } as unknown as Db)
+  return { file, c, repo, runs: () => runs }
+}
+
+test('repeated questions read the base once until a commit, and see every commit after', () => {
+  const { file, c, repo, runs } = setup()
+  expect(repo.servingState('ws1', 'base1')).toEqual({ status: 'training', anyReady: false })
+  const first = runs()
+  for (let i = 0; i < 20; i++)
+    expect(repo.servingState('ws1', 'base1')).toEqual({ status: 'training', anyReady: false })
+  // The old code ran a statement on each of the 20.
+  expect(runs()).toBe(first)
+
+  // This connection's commit is seen at the next question.
+  c.query("UPDATE corpora SET documents_ready = 3 WHERE id = 'base1'").run()
+  expect(repo.servingState('ws1', 'base1')).toEqual({ status: 'training', anyReady: true })
+
+  // Another connection's commit too.
+  const other = new Database(file)
+  open.push(other)
+  other.query("UPDATE corpora SET status = 'ready' WHERE id = 'base1'").run()
+  expect(repo.servingState('ws1', 'base1')).toEqual({ status: 'ready', anyReady: true })
+  other.query("DELETE FROM corpora WHERE id = 'base1'").run()
+  expect(repo.servingState('ws1', 'base1')).toBeNull()
+})
+
+test('another workspace never gets the base, and a read inside a transaction sees its own writes', () => {
+  const { c, repo } = setup()
+  expect(repo.servingState('ws2', 'base1')).toBeNull()
+  expect(repo.servingState('ws1', 'base1')?.status).toBe('training')
+  expect(repo.servingState('ws2', 'base1')).toBeNull()
+  c.transaction(() => {
+    c.query("UPDATE corpora SET status = 'failed' WHERE id = 'base1'").run()
+    expect(repo.servingState('ws1', 'base1')?.status).toBe('failed')
+  })()
+  expect(repo.servingState('ws1', 'base1')?.status).toBe('failed')
+})
