@@ -11,7 +11,7 @@ import WEIGHTS from '../../../../assets/engine/use-lite-int8.bin' with { type: '
 import { releaseEmbeddedPages } from '../common/index'
 import type { EncoderReply, EncoderRequest } from './encoder-thread'
 import type { UseLite } from './use-lite'
-import { loadUseLite } from './use-lite-files'
+import { readUseLite } from './use-lite-read'
 
 declare const self: Worker
 
@@ -21,12 +21,13 @@ const VOCAB_JSON = vocabFile as unknown as string
 let model: UseLite | null = null
 let settled = false
 
-// The executable's pages the files were read from are given back at once (embedded-pages.ts).
+// The asset read a weight at a time (use-lite-read.ts); the executable's pages the files were read
+// from are given back at once (embedded-pages.ts).
 const load = () =>
-  loadUseLite({ weights: WEIGHTS, vocabulary: VOCAB_JSON }, () => void releaseEmbeddedPages())
+  readUseLite({ weights: WEIGHTS, vocabulary: VOCAB_JSON }, () => void releaseEmbeddedPages())
 
 /**
- * Once loaded and its first request answered: the loading's garbage (the asset's bytes read, the
+ * Once loaded and its first request answered: the loading's garbage (the weights' slices read, the
  * vocabulary's parse) collected on this thread (10-30 ms, which that request does not wait for),
  * and the executable's pages the asset was read from given back (embedded-pages.ts): the kernel's
  * memory holds the weights, and those pages would otherwise stay resident beside it for the life of
@@ -58,7 +59,7 @@ async function run(): Promise<void> {
       if (!job) return
       const { id, texts } = job.request
       try {
-        model ??= load()
+        model ??= await load()
       } catch (err) {
         // A model that cannot load never will: the thread is given up.
         const message = `the model could not load: ${(err as Error)?.message ?? String(err)}`

@@ -58,5 +58,6 @@ export {
   type UseLitePackage,
 } from './use-lite-files'
 export { type KernelMatrix, kernelMemory } from './use-lite-kernel'
+export { fileSlices, type ReadBytes, readAssetWeights, readUseLite } from './use-lite-read'
 export { denseInScript } from './use-lite-script'
 export { PieceTokenizer, type Vocabulary } from './use-lite-tokens'

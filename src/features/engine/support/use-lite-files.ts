@@ -101,7 +101,7 @@ function shardBytes(paths: string[]): (offset: number, bytes: number) => Uint8Ar
 }
 
 /** One weight in the asset: where its bytes start (after the header), and what it is. */
-interface Entry {
+export interface AssetEntry {
   name: string
   /** A vector's floats, or a matrix's rows and columns (its scales, then its int8 rows). */
   length?: number
@@ -111,16 +111,16 @@ interface Entry {
 }
 
 const FORMAT = 'use-lite-int8/1'
-const pad4 = (n: number) => (n + 3) & ~3
+export const pad4 = (n: number) => (n + 3) & ~3
 
 /**
  * The asset's bytes: every weight UseLite reads from `weights` (int8 matrices), in the order it
  * reads them, behind a JSON header (its length a u32 first).
  */
 export function int8Asset(weights: UseLiteWeights, vocabulary: Vocabulary): Uint8Array {
-  const parts: { entry: Entry; data: Uint8Array[] }[] = []
+  const parts: { entry: AssetEntry; data: Uint8Array[] }[] = []
   let offset = 0
-  const add = (entry: Omit<Entry, 'offset'>, data: Uint8Array[]) => {
+  const add = (entry: Omit<AssetEntry, 'offset'>, data: Uint8Array[]) => {
     parts.push({ entry: { ...entry, offset }, data })
     offset += data.reduce((n, d) => n + pad4(d.byteLength), 0)
   }
@@ -160,6 +160,13 @@ export function int8Asset(weights: UseLiteWeights, vocabulary: Vocabulary): Uint
   return out
 }
 
+/** The asset's header (the bytes after its length): its weights, in the order UseLite reads them. */
+export function assetHeader(bytes: Uint8Array): AssetEntry[] {
+  const header = JSON.parse(new TextDecoder().decode(bytes)) as { format: string; entries: AssetEntry[] }
+  if (header.format !== FORMAT) throw new Error(`the encoder's weights are not ${FORMAT}`)
+  return header.entries
+}
+
 /**
  * The asset's weights: vectors and the table copied out of its bytes, dense layers' matrices lent as
  * views of them (copied once into the kernel's memory; held as views where there is no kernel).
@@ -168,13 +175,8 @@ export function assetWeights(bytes: Uint8Array): UseLiteWeights {
   // Views of floats need a 4-byte aligned start.
   const buf = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice()
   const length = new DataView(buf.buffer, buf.byteOffset).getUint32(0, true)
-  const header = JSON.parse(new TextDecoder().decode(buf.subarray(4, 4 + length))) as {
-    format: string
-    entries: Entry[]
-  }
-  if (header.format !== FORMAT) throw new Error(`the encoder's weights are not ${FORMAT}`)
   const start = buf.byteOffset + pad4(4 + length)
-  const entries = new Map(header.entries.map((e) => [e.name, e]))
+  const entries = new Map(assetHeader(buf.subarray(4, 4 + length)).map((e) => [e.name, e]))
   const entry = (name: string) => {
     const e = entries.get(name)
     if (!e) throw new Error(`the encoder's weights have no ${name}`)

@@ -60,40 +60,50 @@ export interface Placed {
 }
 
 /**
- * One WebAssembly memory holding copies of these int8 matrices and float buffers of these lengths
- * (views of it), and the kernel over it; null when a matrix is float32 or SIMD is missing (the
- * caller computes in JavaScript). The memory never grows: the views stay valid.
+ * One WebAssembly memory holding these int8 matrices and float buffers of these lengths (views of
+ * it), and the kernel over it; null when a matrix is float32 or SIMD is missing (the caller computes
+ * in JavaScript). `memory`, when given, is used instead of a new one: a matrix already read into it
+ * (its rows and scales views of it) stays where it is, not copied, and the memory grows by what the
+ * rest need (growing detaches its old views: every matrix gets views of the grown memory). Not
+ * grown after: the views stay valid.
  */
 export function kernelMemory(
   matrices: KernelMatrix[],
   buffers: number[],
+  memory?: WebAssembly.Memory,
 ): { dense: DenseKernel; placed: Placed[]; buffers: Float32Array[] } | null {
   if (matrices.some((m) => !m.scale)) return null
   const pad = (n: number) => (n + 15) & ~15
-  let size = 0
+  const held = memory?.buffer
+  let size = held?.byteLength ?? 0
   const take = (bytes: number) => {
     const at = size
     size += pad(bytes)
     return at
   }
-  const placed = matrices.map((m) => ({
-    w: take(m.w.byteLength),
-    scale: take(m.rows * 4),
+  const inPlace = matrices.map((m) => held !== undefined && m.w.buffer === held && m.scale!.buffer === held)
+  const lengths = matrices.map((m) => m.w.byteLength)
+  const placed = matrices.map((m, i) => ({
+    w: inPlace[i] ? m.w.byteOffset : take(m.w.byteLength),
+    scale: inPlace[i] ? m.scale!.byteOffset : take(m.rows * 4),
     bias: take(m.rows * 4),
   }))
   const starts = buffers.map((n) => take(n * 4))
-  const memory = new WebAssembly.Memory({ initial: Math.ceil(size / 65536) })
-  const dense = denseKernel(memory)
+  const mem = memory ?? new WebAssembly.Memory({ initial: Math.ceil(size / 65536) })
+  const dense = denseKernel(mem)
   if (!dense) return null
-  const bytes = new Uint8Array(memory.buffer)
+  if (size > mem.buffer.byteLength) mem.grow(Math.ceil((size - mem.buffer.byteLength) / 65536))
+  const bytes = new Uint8Array(mem.buffer)
   for (const [i, m] of matrices.entries()) {
-    bytes.set(new Uint8Array(m.w.buffer, m.w.byteOffset, m.w.byteLength), placed[i]!.w)
-    new Float32Array(memory.buffer, placed[i]!.scale, m.rows).set(m.scale!)
-    new Float32Array(memory.buffer, placed[i]!.bias, m.rows).set(m.bias)
+    if (!inPlace[i]) {
+      bytes.set(new Uint8Array(m.w.buffer, m.w.byteOffset, m.w.byteLength), placed[i]!.w)
+      new Float32Array(mem.buffer, placed[i]!.scale, m.rows).set(m.scale!)
+    }
+    new Float32Array(mem.buffer, placed[i]!.bias, m.rows).set(m.bias)
     // The matrix is read from the kernel's memory from now on: its own arrays can go.
-    m.w = new Int8Array(memory.buffer, placed[i]!.w, m.w.byteLength)
-    m.scale = new Float32Array(memory.buffer, placed[i]!.scale, m.rows)
-    m.bias = new Float32Array(memory.buffer, placed[i]!.bias, m.rows)
+    m.w = new Int8Array(mem.buffer, placed[i]!.w, lengths[i])
+    m.scale = new Float32Array(mem.buffer, placed[i]!.scale, m.rows)
+    m.bias = new Float32Array(mem.buffer, placed[i]!.bias, m.rows)
   }
-  return { dense, placed, buffers: starts.map((at, i) => new Float32Array(memory.buffer, at, buffers[i])) }
+  return { dense, placed, buffers: starts.map((at, i) => new Float32Array(mem.buffer, at, buffers[i])) }
 }

@@ -146,7 +146,8 @@ export class UseLite {
   private readonly vector: Float32Array
   private readonly scores = new Float64Array(MAX_PIECES)
 
-  constructor(weights: UseLiteWeights, vocabulary: Vocabulary) {
+  /** `memory`: the kernel's memory, its dense matrices already read into it (use-lite-read.ts). */
+  constructor(weights: UseLiteWeights, vocabulary: Vocabulary, memory?: WebAssembly.Memory) {
     this.tokens = new PieceTokenizer(vocabulary)
     this.embedding = weights.matrix(EMBEDDINGS, vocabulary.length + 2, 256, false)
     this.timescales = weights.vector(`${K}TransformerStack/Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`)
@@ -160,7 +161,7 @@ export class UseLite {
       this.tanh,
     ].filter((d): d is Dense => d !== null)
     const sizes = [512, 512, 512, 1536, 512].map((w) => MAX_PIECES * w).concat([4 * 512, 4 * 512])
-    const placed = kernelMemory(matrices, sizes)
+    const placed = kernelMemory(matrices, sizes, memory)
     const buffers = placed?.buffers ?? sizes.map((n) => new Float32Array(n))
     ;[this.x, this.h, this.r, this.wide, this.heads, this.mean, this.vector] = buffers as [
       Float32Array,
