@@ -50,6 +50,8 @@ interface Scratch {
   exp: Uint16Array
   pass: Uint16Array
   best: Float64Array
+  /** Per passage, the bound of its score from its marked sentences (bestBound), before the section prior. */
+  bound: Float64Array
   score: Float64Array
   typed: Uint8Array
   qmap: Int8Array
@@ -58,7 +60,7 @@ interface Scratch {
 }
 // One set of work arrays for every cartridge (questions run one at a time on the event loop), grown
 // to the largest cartridge searched. A search leaves them as it found them (hit, exp and pass zero,
-// best -Infinity, qmap -1); the other arrays are written before they are read.
+// best and bound -Infinity, qmap -1); the other arrays are written before they are read.
 let scratch: Scratch | null = null
 
 function scratchOf(cart: WarmCartridge): Scratch {
@@ -83,6 +85,7 @@ function scratchOf(cart: WarmCartridge): Scratch {
     exp: new Uint16Array(sents),
     pass: new Uint16Array(passages),
     best: new Float64Array(passages).fill(Number.NEGATIVE_INFINITY),
+    bound: new Float64Array(passages).fill(Number.NEGATIVE_INFINITY),
     score: new Float64Array(sents),
     typed: new Uint8Array(sents),
     qmap: new Int8Array(grow(x?.qmap.length, cart.vocab.length)).fill(-1),
@@ -139,16 +142,16 @@ export function searchOne<R>(
     }
   }
   const secScore = touched.length ? sectionScore : 0
+  // With a bound, each passage's bound is kept too: a passage that cannot enter the top list is not
+  // scored (its bound only falls short of more as the list fills).
+  const bounded = gate !== undefined && boundable(cart.weights)
   if (gate && !top.accepts(bestBound(cart, touched, x, titleMask, secScore, qw, total, gate))) {
     // No passage of the section can enter the top list: nothing is scored.
-    for (const s of touched) {
-      x.pass[cart.passageOf[s]!] = 0
-      x.hit[s] = x.exp[s] = 0
-    }
-    for (const id of ids) if (id >= 0) x.qmap[id] = -1
+    reset(cart, touched, x, ids)
     return
   }
   for (const s of touched) {
+    if (bounded && !top.accepts(x.bound[cart.passageOf[s]!]! + secScore)) continue
     const from = cart.sentOff[s]!
     const to = cart.sentOff[s + 1]!
     // Only a word that is no question term, in a sentence holding one, can offer the noun kind.
@@ -170,18 +173,25 @@ export function searchOne<R>(
     if (rank > x.best[p]!) x.best[p] = rank
   }
   pushPassages(cart, ref, passages, x, titleMask, secScore, qw, plan.terms.length, top)
-  // Reset only what this query touched.
-  for (const s of touched) x.hit[s] = x.exp[s] = 0
-  for (const p of passages) {
+  for (const p of passages) x.best[p] = Number.NEGATIVE_INFINITY
+  reset(cart, touched, x, ids)
+}
+
+/** Resets only what this query touched (best aside: only scored passages have one). */
+function reset(cart: WarmCartridge, touched: number[], x: Scratch, ids: Int32Array): void {
+  for (const s of touched) {
+    const p = cart.passageOf[s]!
     x.pass[p] = 0
-    x.best[p] = Number.NEGATIVE_INFINITY
+    x.bound[p] = Number.NEGATIVE_INFINITY
+    x.hit[s] = x.exp[s] = 0
   }
   for (const id of ids) if (id >= 0) x.qmap[id] = -1
 }
 
 /**
  * The best score any passage of the section could reach, from the marked terms of each touched
- * sentence (rank.ts's sentenceBound), or +Infinity when the section's weights allow no bound.
+ * sentence (rank.ts's sentenceBound), or +Infinity when the section's weights allow no bound; each
+ * passage's bound (before the prior) is left in `x.bound`.
  */
 function bestBound(
   cart: WarmCartridge,
@@ -213,7 +223,10 @@ function bestBound(
       gate.typed,
       cart.weights,
     )
-    best = Math.max(best, passageScore(rank, pass, titleMask, qw))
+    const p = cart.passageOf[s]!
+    const score = passageScore(rank, pass, titleMask, qw)
+    if (score > x.bound[p]!) x.bound[p] = score
+    if (score > best) best = score
   }
   return best + secScore
 }
