@@ -34,4 +34,22 @@ describe('cart search, passages skipped by their bound', () => {
         expect(whole(searchCartridges(base, planQuery(question), limit))).toEqual(whole(pruned))
       }
   })
+
+  test('a search kept to k passages gives the first k of the unlimited exhaustive one, ties in the order found', () => {
+    const base = articleSections(ARTICLES, 2, 4)
+    const questions = articleQuestions(ARTICLES, 3)
+    const whole = (r: ReturnType<typeof searchCartridges<string>>) =>
+      r.map((p) => ({
+        ref: p.ref,
+        ordinal: p.ordinal,
+        score: p.score,
+        tf: [...p.tf],
+        sentences: p.sentences,
+      }))
+    for (const question of questions) {
+      const all = whole(searchCartridges(base, planQuery(question), 1_000_000, { prune: false }))
+      for (const limit of [1, 3, 5, 20])
+        expect(whole(searchCartridges(base, planQuery(question), limit))).toEqual(all.slice(0, limit))
+    }
+  })
 })

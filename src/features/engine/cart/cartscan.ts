@@ -231,7 +231,12 @@ function bestBound(
   return best + secScore
 }
 
-/** Offers the passages this question touched to the top list, with their matching sentences and term counts. */
+/**
+ * Offers the passages this question touched to the top list, with their matching sentences and term
+ * counts. They are offered best first (equal scores in the order touched), so a passage the list
+ * would take and then drop for a better one of the same section is never built; the list ends the
+ * same, as it keeps the first `k` of its offers in a stable sort by score.
+ */
 function pushPassages<R>(
   cart: WarmCartridge,
   ref: R,
@@ -243,9 +248,15 @@ function pushPassages<R>(
   nTerms: number,
   top: TopK<RankedPassage<R>>,
 ): void {
-  for (const p of passages) {
-    const score = passageScore(x.best[p]!, x.pass[p]!, titleMask, qw) + secScore
-    if (!top.accepts(score)) continue
+  const scores = passages.map((p) => passageScore(x.best[p]!, x.pass[p]!, titleMask, qw) + secScore)
+  const order =
+    passages.length > 1 ? Array.from(passages.keys()).sort((a, b) => scores[b]! - scores[a]! || a - b) : [0]
+  for (const at of order) {
+    if (at >= passages.length) break
+    const p = passages[at]!
+    const score = scores[at]!
+    // The rest score no higher, and the list only grows harder to enter.
+    if (!top.accepts(score)) break
     const first = cart.passages[2 * p]!
     const last = cart.passages[2 * p + 1]!
     const sentences: RankedSentence[] = []
