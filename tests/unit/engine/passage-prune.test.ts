@@ -22,7 +22,7 @@ describe('cart search, passages skipped by their bound', () => {
         start: p.start,
         end: p.end,
         words: p.words,
-        tf: [...p.tf],
+        tf: p.tf ? [...p.tf] : null,
         sentences: p.sentences,
       }))
     for (const limit of [1, 5, 20])
@@ -43,7 +43,7 @@ describe('cart search, passages skipped by their bound', () => {
         ref: p.ref,
         ordinal: p.ordinal,
         score: p.score,
-        tf: [...p.tf],
+        tf: p.tf ? [...p.tf] : null,
         sentences: p.sentences,
       }))
     for (const question of questions) {
