@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { seededRandom } from '../../../bench/lib/seeded'
 import { sequenceFeatures, WINDOW } from '../../../src/features/engine/rank/index'
 
 /** The densest window as first written: every WINDOW-word stretch weighed, the first heaviest kept. */
@@ -15,20 +16,9 @@ function referenceWindow(qidx: Int8Array, from: number, to: number, qw: Float64A
   return bestMask
 }
 
-/** mulberry32: the same seed, the same draws. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = Math.imul(a ^ (a >>> 15), a | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 describe('the densest window of a long sentence', () => {
   test('is the first WINDOW-word stretch holding the most query weight, whatever the terms and weights', () => {
-    const random = seeded(38)
+    const random = seededRandom(38)
     let checked = 0
     for (let round = 0; round < 3000; round++) {
       const terms = 1 + Math.floor(random() * 6)

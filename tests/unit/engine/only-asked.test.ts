@@ -1,21 +1,10 @@
 import { describe, expect, test } from 'bun:test'
+import { seededRandom } from '../../../bench/lib/seeded'
 import { onlyAsked } from '../../../src/features/engine/compose/index'
 import { contentTerms } from '../../../src/features/engine/text/index'
 
 // A sentence that only restates the question (statement.ts): onlyAsked stops at the first content
 // word the question lacks, and must say what the whole scan of `contentTerms` says, on any text.
-
-/** A small seeded generator (mulberry32), so a failure names the same text every run. */
-function seeded(seed: number) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const WORDS = (
   'the of and a to in is was what who when where which how why did does Denver Broncos won Super Bowl 50 ' +
@@ -34,7 +23,7 @@ function text(r: () => number): string {
 
 describe('onlyAsked', () => {
   test('says what contentTerms(...).every(asked.has) says, on 4,000 seeded texts and ranges', () => {
-    const r = seeded(38)
+    const r = seededRandom(38)
     let restating = 0
     for (let k = 0; k < 4_000; k++) {
       const t = text(r)

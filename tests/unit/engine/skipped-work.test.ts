@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { withoutEndMarks } from '../../../src/features/engine/compose/index'
 import {
+import { seededRandom } from '../../../bench/lib/seeded'
   defaultWeights,
   scoreSentence,
   sentenceScores,
@@ -12,20 +13,9 @@ import {
 // (statement.ts), and a sentence's pick score when it is its rank score (score.ts). Each must give
 // what the full work gives, to the bit.
 
-function seeded(seed: number) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 describe('a sentence without a question term', () => {
   test('has no features but its length, whatever its words are and whatever the question wants', () => {
-    const r = seeded(38)
+    const r = seededRandom(38)
     for (let k = 0; k < 2_000; k++) {
       const len = Math.floor(r() * 40)
       const qidx = new Int8Array(len).fill(-1)
@@ -48,7 +38,7 @@ describe('a sentence without a question term', () => {
 describe("a sentence's end marks", () => {
   const MARKS = /(?:\[[^\]\n]{1,40}\]|:\d+(?:[–-]\d+)?|\*\*|__)+$/u
   test('are taken off as the pattern takes them, on 5,000 seeded sentences', () => {
-    const r = seeded(7)
+    const r = seededRandom(7)
     const PARTS = [
       'word',
       ' ',
@@ -84,7 +74,7 @@ describe("a sentence's end marks", () => {
 
 describe("a sentence's two scores", () => {
   test('are each what scoring its parts gives, when the pick reuses the rank and when it does not', () => {
-    const r = seeded(23)
+    const r = seededRandom(23)
     let reused = 0
     for (let k = 0; k < 5_000; k++) {
       const terms = 1 + Math.floor(r() * 6)
