@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
+import { seededRandom } from '../../../bench/lib/seeded'
 import { withoutEndMarks } from '../../../src/features/engine/compose/index'
 import {
-import { seededRandom } from '../../../bench/lib/seeded'
   defaultWeights,
   scoreSentence,
   sentenceScores,
