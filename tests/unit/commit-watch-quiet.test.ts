@@ -1,29 +1,18 @@
 import { Database } from 'bun:sqlite'
-import { afterEach, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { describe, expect, test } from 'bun:test'
 import { CommitMemo, commitWatch } from '../../src/platform/db/commit-watch'
 import { openDatabase } from '../../src/platform/db/db'
 import { writeFromAnotherProcess } from '../helpers/other-process'
+import { tempDatabases } from '../helpers/temp-databases'
 
 // A question's own commits (its allowance, its event) write no row the memos keep: `quietly` keeps
 // the watch's version across such a commit, and only when nothing else committed before or after it.
 
-const dirs: string[] = []
-const open: Database[] = []
-afterEach(() => {
-  for (const db of open.splice(0)) db.close()
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const temp = tempDatabases('engram-quiet-')
 
 /** A WAL database file with a memoised table (kv) and a counter table no memo reads (n). */
 function walFile() {
-  const dir = mkdtempSync(join(tmpdir(), 'engram-quiet-'))
-  dirs.push(dir)
-  const file = join(dir, 'test.db')
-  const client = openDatabase(file).$client
-  open.push(client)
+  const { file, client } = temp.wal()
   client.exec('CREATE TABLE kv (k TEXT PRIMARY KEY, v TEXT)')
   client.exec("INSERT INTO kv VALUES ('a', 'one')")
   client.exec('CREATE TABLE n (id INTEGER PRIMARY KEY, c INTEGER)')
@@ -31,7 +20,7 @@ function walFile() {
   const other = () => {
     const db = new Database(file)
     db.exec('PRAGMA busy_timeout = 5000')
-    open.push(db)
+    temp.keep(db)
     return db
   }
   return { file, client, other }
@@ -154,7 +143,7 @@ for (const map of [true, false]) {
 
 test('over an in-memory database a quiet write still moves the version on every call', () => {
   const client = openDatabase(':memory:').$client
-  open.push(client)
+  temp.keep(client)
   client.exec('CREATE TABLE n (id INTEGER PRIMARY KEY, c INTEGER)')
   client.exec('INSERT INTO n VALUES (1, 0)')
   const watch = commitWatch(client)

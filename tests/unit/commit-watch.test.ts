@@ -1,26 +1,16 @@
 import { Database } from 'bun:sqlite'
-import { afterEach, describe, expect, test } from 'bun:test'
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { describe, expect, test } from 'bun:test'
+import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { CommitMemo, commitWatch } from '../../src/platform/db/commit-watch'
-import { openDatabase } from '../../src/platform/db/db'
 import { writeFromAnotherProcess } from '../helpers/other-process'
+import { tempDatabases } from '../helpers/temp-databases'
 
-const dirs: string[] = []
-const open: Database[] = []
-afterEach(() => {
-  for (const db of open.splice(0)) db.close()
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const temp = tempDatabases('engram-commits-')
 
 /** A WAL database file with one table of (key, value) rows. */
 function walFile() {
-  const dir = mkdtempSync(join(tmpdir(), 'engram-commits-'))
-  dirs.push(dir)
-  const file = join(dir, 'test.db')
-  const client = openDatabase(file).$client
-  open.push(client)
+  const { file, client } = temp.wal()
   client.exec('CREATE TABLE kv (k TEXT PRIMARY KEY, v TEXT)')
   client.exec("INSERT INTO kv VALUES ('a', 'one'), ('b', 'two')")
   return { file, client }
@@ -51,7 +41,7 @@ for (const map of [true, false]) {
       const watch = commitWatch(client, { map })
       const v0 = watch.version()
       const other = new Database(file)
-      open.push(other)
+      temp.keep(other)
       other.exec("UPDATE kv SET v = 'dos' WHERE k = 'b'")
       const v1 = watch.version()
       expect(v1).not.toBe(v0)
@@ -108,13 +98,12 @@ describe('commit watch', () => {
 
   test('an in-memory or rollback-journal database moves on every call', () => {
     const memory = new Database(':memory:')
-    open.push(memory)
+    temp.keep(memory)
     const watch = commitWatch(memory)
     expect(watch.version()).not.toBe(watch.version())
-    const dir = mkdtempSync(join(tmpdir(), 'engram-commits-'))
-    dirs.push(dir)
+    const dir = temp.dir()
     const rollback = new Database(join(dir, 'delete.db'), { create: true })
-    open.push(rollback)
+    temp.keep(rollback)
     rollback.exec('PRAGMA journal_mode = DELETE')
     const other = commitWatch(rollback)
     expect(other.version()).not.toBe(other.version())
@@ -175,7 +164,7 @@ describe('commit memo', () => {
 
   test('over an in-memory database every get reads', () => {
     const memory = new Database(':memory:')
-    open.push(memory)
+    temp.keep(memory)
     memory.exec("CREATE TABLE kv (k TEXT PRIMARY KEY, v TEXT); INSERT INTO kv VALUES ('a', 'one')")
     const { memo, reads } = memoOver(memory)
     memo.get('a')

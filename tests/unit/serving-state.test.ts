@@ -1,30 +1,19 @@
 import { Database, type Statement } from 'bun:sqlite'
-import { afterEach, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { expect, test } from 'bun:test'
 import { migrations } from '../../migrations/index'
 import { CorporaRepo } from '../../src/features/corpora/corpora.repo'
-import { type Db, openDatabase } from '../../src/platform/db/db'
+import type { Db } from '../../src/platform/db/db'
 import { migrate } from '../../src/platform/db/migrate'
+import { tempDatabases } from '../helpers/temp-databases'
 
 // A base's serving state is read on every question: it is kept with the base's row until the next
 // commit to the database (any connection's), not read from the table each time.
 
-const dirs: string[] = []
-const open: Database[] = []
-afterEach(() => {
-  for (const db of open.splice(0)) db.close()
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const temp = tempDatabases('engram-serving-')
 
 /** A migrated WAL database file with one workspace's base, and a repo whose statement runs are counted. */
 function setup() {
-  const dir = mkdtempSync(join(tmpdir(), 'engram-serving-'))
-  dirs.push(dir)
-  const file = join(dir, 'test.db')
-  const db = openDatabase(file)
-  open.push(db.$client)
+  const { file, db } = temp.wal()
   migrate(db, migrations)
   const c = db.$client
   c.exec('PRAGMA foreign_keys = OFF')
@@ -71,7 +60,7 @@ test('repeated questions read the base once until a commit, and see every commit
 
   // Another connection's commit too.
   const other = new Database(file)
-  open.push(other)
+  temp.keep(other)
   other.query("UPDATE corpora SET status = 'ready' WHERE id = 'base1'").run()
   expect(repo.servingState('ws1', 'base1')).toEqual({ status: 'ready', anyReady: true })
   other.query("DELETE FROM corpora WHERE id = 'base1'").run()
