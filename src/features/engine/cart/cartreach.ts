@@ -45,9 +45,20 @@ function emptyReach(nEntries: number, nq: number, variants: (e: number) => numbe
   return { touched: [], ...pool, variants }
 }
 
+// Each section's first and last variant of a route reach, -1 outside the sections a question
+// touched (pooled as the reach's arrays are).
+let ends = { head: new Int32Array(0), tail: new Int32Array(0) }
+
+function chainEnds(nEntries: number): { head: Int32Array; tail: Int32Array } {
+  if (ends.head.length < nEntries)
+    ends = { head: new Int32Array(nEntries).fill(-1), tail: new Int32Array(nEntries).fill(-1) }
+  return ends
+}
+
 /** Gives a reach's arrays back, as the next question expects them. */
 export function releaseReach(r: Reach, nq: number): void {
   for (const e of r.touched) {
+    if (e < ends.head.length) ends.head[e] = ends.tail[e] = -1
     r.mask[e] = r.expMask[e] = 0
     r.local.fill(-1, e * nq, e * nq + nq)
     r.counts.fill(0, e * nq, e * nq + nq)
@@ -102,16 +113,16 @@ export function routeReach(
   variantIds: Int32Array[],
 ): Reach {
   const nq = gs.length
-  // Each section's variant ids as the route lists them: a chain per section through `next`.
-  const head = new Map<number, number>()
+  // Each section's variant ids as the route lists them: a chain per section through `next`, in the
+  // order they were asked (head and tail per section, -1 where none; reset by releaseReach).
+  const ends = chainEnds(nEntries)
   const next: number[] = []
   const varTerm: number[] = []
   const varLocal: number[] = []
   const r = emptyReach(nEntries, nq, (e) => {
-    const out = Array.from({ length: nq }, () => [] as number[])
-    for (let at = head.get(e) ?? -1; at >= 0; at = next[at]!) out[varTerm[at]!]!.push(varLocal[at]!)
-    // The chain runs newest first: each term's variants are read back in the order they were asked.
-    for (const ids of out) ids.reverse()
+    const out: number[][] = []
+    for (let q = 0; q < nq; q++) out.push([])
+    for (let at = ends.head[e]!; at >= 0; at = next[at]!) out[varTerm[at]!]!.push(varLocal[at]!)
     return out
   })
   const touch = (e: number) => {
@@ -135,9 +146,12 @@ export function routeReach(
         const e = route.entry[i]!
         touch(e)
         r.expMask[e]! |= 1 << q
-        next.push(head.get(e) ?? -1)
-        head.set(e, varTerm.push(q) - 1)
+        const at = varTerm.push(q) - 1
         varLocal.push(route.local[i]!)
+        next.push(-1)
+        if (ends.head[e]! < 0) ends.head[e] = at
+        else next[ends.tail[e]!] = at
+        ends.tail[e] = at
       }
     }
   }
