@@ -29,6 +29,7 @@
 
 import { AnswerType, answerType, idf, tokenKind } from '../rank/index'
 import { contentTerms, isStop, scanWords, staticVector, tokenize } from '../text/index'
+import { passageVector } from './passage-vectors'
 
 /** What the search knew of the question's terms in this base (filled in by either strategy). */
 export interface TermEvidence {
@@ -189,7 +190,7 @@ export function supportSignals(
   return {
     coverage: shareOf(inPassage, weights, total),
     sentence,
-    meaning: cosine(q.vector, staticVector(text)),
+    meaning: cosine(q.vector, passageVector(text)),
     names: namesIn(q.names, text),
     title: titled.includes(1) ? 1 : 0,
     untyped: want !== 0 && !bestTyped ? 1 : 0,
