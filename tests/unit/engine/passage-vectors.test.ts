@@ -1,8 +1,12 @@
 import { describe, expect, test } from 'bun:test'
 import { seededRandom } from '../../../bench/lib/seeded'
-import { supportQuestion, supportSignals } from '../../../src/features/engine/support/index'
-import { passageVector, passageVectorsHeld } from '../../../src/features/engine/support/passage-vectors'
-import { cosine } from '../../../src/features/engine/support/support'
+import {
+  cosine,
+  passageVector,
+  passageVectorsHeld,
+  supportQuestion,
+  supportSignals,
+} from '../../../src/features/engine/support/index'
 import { prepareStaticVectors, staticVector } from '../../../src/features/engine/text/index'
 
 prepareStaticVectors()

@@ -1,7 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { seededRandom } from '../../../bench/lib/seeded'
-import { releaseReach, routeReach, scanReach } from '../../../src/features/engine/cart/cartreach'
-import { routeCartridges } from '../../../src/features/engine/cart/index'
+import { releaseReach, routeCartridges, routeReach, scanReach } from '../../../src/features/engine/cart/index'
 import { articleSections } from './fixture'
 
 // The route's reach (cartreach.ts) against the scan's, which asks every cartridge: the same sections,

@@ -1,6 +1,7 @@
 // The cart stage: cartridges, compiled (in threads), encoded, fitted, routed and searched.
 // Code outside this folder imports only this file (tests/unit/engine-stages.test.ts).
 export { BoundQueue } from './boundqueue'
+export { releaseReach, routeReach, scanReach } from './cartreach'
 export { compileCartridge, localId, localTerm, type WarmCartridge } from './cartridge'
 export { type CartRoute, routeCartridges, routeDf, routeKnownTerms, routeRow, routeSize } from './cartroute'
 export { type CartEntry, cartEntry, searchCartridges } from './cartsearch'

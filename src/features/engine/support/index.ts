@@ -29,6 +29,7 @@ export {
   quantize,
   type SupportEncoder,
 } from './encodings'
+export { passageVector, passageVectorsHeld } from './passage-vectors'
 export {
   modelSignal,
   pastReference,
@@ -39,6 +40,7 @@ export {
   referencesOf,
 } from './reference'
 export {
+  cosine,
   EMBEDDED_SCALE,
   SUPPORT_PASSAGES,
   SUPPORT_THRESHOLD,
