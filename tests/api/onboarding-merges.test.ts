@@ -3,7 +3,7 @@ import type { TestApp } from '../helpers/app'
 import { authApp, bearer } from './accounts.fixture'
 import { getJson, uploadedBase } from './deferred.fixture'
 
-// Issue 38: a run's groups commit their FTS5 segments without merging them (engine.merges.ts); the
+// Issue 38: a run's groups commit their FTS5 segments without merging them (engine.merges.repo.ts); the
 // base's deferred job merges them after, a bounded step at a time. Jobs are stepped by hand.
 
 let t: TestApp

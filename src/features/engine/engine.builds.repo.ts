@@ -1,5 +1,18 @@
 import type { Database, Statement } from 'bun:sqlite'
-import type { SectionRow } from './engine.repo'
+import type { SectionRow } from './engine.rows'
+
+/**
+ * A base's cartridge bytes as a section row is inserted (`?1` its bytes, `?2` base, `?3` cartridge,
+ * `?4` section) or deleted: its cartridge counted once a base. These were triggers (migrations 0012,
+ * 0033) until 0034: a trigger gives its statement a statement journal, which makes FTS5 write the
+ * terms it holds as a segment there and then, so a run's group wrote a segment a section.
+ */
+export const CART_BYTES = {
+  add: `UPDATE engine_bases SET cart_bytes = cart_bytes + max(0, ?1 - coalesce((SELECT max(s.cart_bytes)
+    FROM engine_sections s WHERE s.base_id = ?2 AND s.cart_key = ?3 AND s.section_id != ?4), 0)) WHERE base_id = ?2`,
+  take: `UPDATE engine_bases SET cart_bytes = cart_bytes - max(0, ?1 - coalesce((SELECT max(s.cart_bytes)
+    FROM engine_sections s WHERE s.base_id = ?2 AND s.cart_key = ?3), 0)) WHERE base_id = ?2`,
+}
 
 /**
  * A section's cartridge key before its cartridge is built (onboarding indexes text first, the

@@ -8,7 +8,7 @@ import {
 } from './cart/index'
 import { type BuildsRepo, FAILED, isBuilt, PENDING } from './engine.builds.repo'
 import type { CartStore, EngineCarts } from './engine.carts'
-import { holdMerges } from './engine.merges'
+import { holdMerges } from './engine.merges.repo'
 import type { EngineRepo, SectionRow } from './engine.repo'
 import type { EngineVectors } from './engine.vectors'
 import { encodePassageWords, scanPassageWords } from './rank/index'
@@ -95,7 +95,7 @@ export async function indexSections(
     const out = inputs.map((input, i) => indexOne(parts, input, chunked[i], previous, counts, prior?.[i]))
     if (counts && out.some((r) => r instanceof Error)) throw GROUP_FAILED
     if (counts) parts.repo.addCounts(counts)
-    // The group's commit writes its segment without merging; the deferred job merges after (engine.merges.ts).
+    // The group's commit writes its segment without merging; the deferred job merges after (engine.merges.repo.ts).
     holdMerges(parts.repo.client, new Set(inputs.map((input) => input.baseId)))
     return out
   }

@@ -2,7 +2,7 @@ import { sha256Hex } from '../../platform/crypto/hash'
 import { cartridgeText, contentKey } from './cart/index'
 import { type BuildsRepo, FAILED, PENDING } from './engine.builds.repo'
 import type { CartStore, EngineCarts } from './engine.carts'
-import { mergeStep, mergesHeld } from './engine.merges'
+import { mergeStep, mergesHeld } from './engine.merges.repo'
 import { DEFERRED_SECTIONS } from './engine.onboard'
 import type { SectionRow } from './engine.repo'
 
@@ -61,7 +61,7 @@ export class CartBuilds {
     return this.builds.setCart(section.section_id, section.cart_key, failed, 0)
   }
 
-  /** Whether a run held the FTS5 merges of the base's index (engine.merges.ts): the deferred job merges. */
+  /** Whether a run held the FTS5 merges of the base's index (engine.merges.repo.ts): the deferred job merges. */
   mergesHeld(baseId: string): boolean {
     return mergesHeld(this.builds.client, baseId)
   }

@@ -1,16 +1,16 @@
 import type { Database, Statement } from 'bun:sqlite'
 import type { PassageInput } from './cart/index'
+import { CART_BYTES } from './engine.builds.repo'
 import { FtsIndexes, ftsRow, ftsToken } from './engine.fts'
 import { type DecodedPassage, PassageCache } from './engine.passages'
 import { Postings } from './engine.postings'
-import { CART_BYTES, type PassageRow, type SectionRow, type SectionWrites } from './engine.rows'
+import type { PassageRow, SectionRow, SectionWrites } from './engine.rows'
 import { bm25Top, bm25Within, type TopkHit } from './engine.topk'
 import { VectorRepo } from './engine.vectors.repo'
 import { TermCounts } from './rank/index'
 
-// The engine's tables are created by migrations/0004_engine.sql. Each base's passages are indexed in
-// an FTS5 table of its own (engine.fts.ts: BM25's statistics are the base's), terms prefixed with the
-// base's key ("12xoil"); passage text lives beside it in `engine_passages` (same rowid).
+// Tables from migrations/0004_engine.sql. A base's passages are indexed in an FTS5 table of its own
+// (engine.fts.ts), terms prefixed with its key ("12xoil"); their text in `engine_passages` (same rowid).
 
 export type { PassageRow, SectionRow } from './engine.rows'
 

@@ -69,7 +69,7 @@ export class DeferredJobs {
    * sections wait for their cartridge (unless a job is already waiting: a running one may have passed
    * the newest sections); marks it `ready` when none do. After a forced run has ended, a job first
    * checks the cartridges the base kept (once a run): `ready` stays unless it finds one damaged. A
-   * job is queued too when the run held its index's merges (engine.merges.ts), to do them.
+   * job is queued too when the run held its index's merges (engine.merges.repo.ts), to do them.
    */
   later(workspaceId: string, corpusId: string): Job | null {
     // A base deleted meanwhile (its run's last batch ending after the delete) leaves no job behind.
