@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'bun:sqlite'
+import { ascending, descending } from './rank/index'
 
 // FTS5's bm25() constants (fts5_aux.c): a term's share of a passage's score is
 // idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / average)), its idf at least IDF_MIN.
@@ -54,7 +55,7 @@ export function bm25Top(
   const all = or(terms)
   const share = (t: TopkTerm) =>
     (K1 + 1) * Math.max(IDF_MIN, Math.log((passages - t.df + 0.5) / (t.df + 0.5)))
-  const byShare = [...terms].sort((a, b) => share(b) - share(a))
+  const byShare = [...terms].sort((a, b) => descending(share(a), share(b)))
   // Few passages to score: the plain query is cheaper than any pruning.
   let held = 0
   for (const t of terms) held += t.df
@@ -82,7 +83,7 @@ export function bm25Top(
     const aligned = own.length === both.length && both.every((h, i) => h.id === own[i]!.id)
     const byId = aligned ? null : new Map(own.map((o) => [o.id, o.rank]))
     const hits = both.map((h, i) => ({ id: h.id, rank: h.rank - (byId ? byId.get(h.id)! : own[i]!.rank) }))
-    hits.sort((a, b) => a.rank - b.rank || a.id - b.id)
+    hits.sort((a, b) => ascending(a.rank, b.rank) || a.id - b.id)
     // bm25() is negative: the limit-th best score is -rank. A passage holding no rare term scores
     // less than `rest`, so when the limit-th best beats it, no such passage can enter.
     kth = -hits[limit - 1]!.rank

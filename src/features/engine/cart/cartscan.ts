@@ -1,5 +1,6 @@
 import {
   boundable,
+  descending,
   passageScore,
   type QueryPlan,
   type RankedPassage,
@@ -250,7 +251,9 @@ function pushPassages<R>(
 ): void {
   const scores = passages.map((p) => passageScore(x.best[p]!, x.pass[p]!, titleMask, qw) + secScore)
   const order =
-    passages.length > 1 ? Array.from(passages.keys()).sort((a, b) => scores[b]! - scores[a]! || a - b) : [0]
+    passages.length > 1
+      ? Array.from(passages.keys()).sort((a, b) => descending(scores[a]!, scores[b]!) || a - b)
+      : [0]
   for (const at of order) {
     if (at >= passages.length) break
     const p = passages[at]!
@@ -277,7 +280,7 @@ function pushPassages<R>(
         typeOk: x.typed[s] === 1,
       })
     }
-    sentences.sort((a, b) => b.score - a.score)
+    sentences.sort((a, b) => descending(a.score, b.score))
     const start = cart.sents[2 * first]!
     const end = cart.sents[2 * last + 1]!
     const words = cart.sentOff[last + 1]! - cart.sentOff[first]!

@@ -1,4 +1,4 @@
-import type { RankedPassage, RankedSentence } from '../rank/index'
+import { descending, type RankedPassage, type RankedSentence } from '../rank/index'
 import { contentTerms, type Span, splitSentences, wordCount } from '../text/index'
 import { type Definitional, definesSubject } from './definition'
 import { notAStatement, statementAfter } from './statement'
@@ -89,7 +89,7 @@ export function composeAnswer<R>(
     }
   const picks = [best]
   let words = wordCount(textOf(best))
-  pool.sort((a, b) => b.sentence.score - a.sentence.score)
+  pool.sort((a, b) => descending(a.sentence.score, b.sentence.score))
   const needType = q.want !== 0 && !best.sentence.typeOk
   for (const c of pool) {
     if (c === best) continue

@@ -2,6 +2,7 @@ import type { DecodedPassage } from '../engine.passages'
 import type { EngineRepo } from '../engine.repo'
 import {
   defaultWeights,
+  descending,
   idf,
   pairSet,
   passageScore,
@@ -110,10 +111,10 @@ export function searchIndex(
     for (const s of r.sentences) for (let q = 0; q < qw.length; q++) if (s.hit & (1 << q)) c[q]!++
   }
   for (const r of ranked) r.score += sectionPrior(counts.get(r.ref.sectionId)!, qw)
-  ranked.sort((a, b) => b.score - a.score)
+  ranked.sort((a, b) => descending(a.score, b.score))
   const top = ranked.slice(0, limit)
   // Each passage's sentences best first; only for the passages kept (the others are dropped here).
-  for (const r of top) r.sentences.sort((a, b) => b.score - a.score)
+  for (const r of top) r.sentences.sort((a, b) => descending(a.score, b.score))
   return top
 }
 

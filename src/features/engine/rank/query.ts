@@ -1,4 +1,5 @@
 import { answerKind, stem, type Token, tokenize, UNSET, type WordInfo } from '../text/index'
+import { descending } from './order'
 
 /**
  * Kinds of answer a question asks for; a sentence offering one is more likely to hold the answer.
@@ -137,7 +138,7 @@ export function planQuery(question: string, weight?: (term: string) => number): 
     const uses = new Map<string, number>()
     for (const s of seq) if (s >= 0) uses.set(order[s]!, (uses.get(order[s]!) ?? 0) + 1)
     const w = weight ?? ((t: string) => uses.get(t)!)
-    const keep = new Set([...order].sort((a, b) => w(b) - w(a)).slice(0, MAX_TERMS))
+    const keep = new Set([...order].sort((a, b) => descending(w(a), w(b))).slice(0, MAX_TERMS))
     terms = order.filter((t) => keep.has(t))
     remap = order.map((t) => terms.indexOf(t))
   }

@@ -1,3 +1,4 @@
+import { descending } from './order'
 import type { QueryPlan } from './query'
 import { idf, maskWeight, type ScoreWeights } from './score'
 
@@ -173,7 +174,7 @@ export function withDocumentPrior<R>(
     mass.set(d, (mass.get(d) ?? 0) + Math.exp((p.score - best) / DOC_T))
   }
   for (const p of passages) p.score += DOC_W * Math.log(mass.get(docOf(p.ref))!)
-  return passages.sort((a, b) => b.score - a.score).slice(0, k)
+  return passages.sort((a, b) => descending(a.score, b.score)).slice(0, k)
 }
 
 const SEC_W = 0.6
@@ -218,7 +219,7 @@ export function withTermFrequency<R>(passages: RankedPassage<R>[], nTerms: numbe
     }
     p.score += TF_W * s
   }
-  return passages.sort((a, b) => b.score - a.score)
+  return passages.sort((a, b) => descending(a.score, b.score))
 }
 
 /**
@@ -249,7 +250,7 @@ export function withMeaning<R>(
   const sd = Math.sqrt(variance)
   if (!(sd > 1e-9)) return passages
   for (const [i, p] of passages.entries()) p.score += (weight * (cos[i]! - mean)) / sd
-  return passages.sort((a, b) => b.score - a.score)
+  return passages.sort((a, b) => descending(a.score, b.score))
 }
 
 // Weight of a document's whole-text evidence, and its BM25 saturation and length normalisation.
@@ -291,5 +292,5 @@ export function withDocumentTerms<R>(
     score.set(d, s)
   }
   for (const p of passages) p.score += DOC_TF_W * (score.get(docOf(p.ref)) ?? 0)
-  return passages.sort((a, b) => b.score - a.score)
+  return passages.sort((a, b) => descending(a.score, b.score))
 }
