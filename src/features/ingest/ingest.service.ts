@@ -61,6 +61,8 @@ export class IngestService {
   private readonly registrar: Registrar
   /** What the upload, push, upsert and sweep modules work with. */
   private readonly context: IngestDeps & { registrar: Registrar }
+  /** Told as each upload begins (onUpload). */
+  private readonly uploadListeners: ((workspaceId: string, corpusId: string) => void)[] = []
 
   constructor(private readonly deps: IngestDeps) {
     this.registrar = new Registrar(deps)
@@ -79,9 +81,18 @@ export class IngestService {
     return acceptedTypes()
   }
 
+  /**
+   * Calls `listener` as each upload to a base begins, before its bytes are read: onboarding readies
+   * the engine for the run that follows while the files are stored and extracted.
+   */
+  onUpload(listener: (workspaceId: string, corpusId: string) => void): void {
+    this.uploadListeners.push(listener)
+  }
+
   /** `POST /corpora/{id}/documents`: stores every file of a multipart request, then registers them all. */
   async upload(workspaceId: string, corpusId: string, request: Request): Promise<Registered> {
     this.deps.corpora.get(workspaceId, corpusId)
+    for (const listener of this.uploadListeners) listener(workspaceId, corpusId)
     return uploadFiles(this.context, workspaceId, corpusId, request)
   }
 

@@ -11,8 +11,11 @@ export interface OnboardingFeatureDeps {
   /** The debounce of automatic runs. */
   config: Config['onboarding']
   corpora: CorporaService
-  /** Extracts documents again before a `force` run when an older extractor read them. */
-  ingest: Pick<IngestService, 'reextract'>
+  /**
+   * Extracts documents again before a `force` run when an older extractor read them; tells of
+   * uploads as they begin (the engine readied for the run that follows).
+   */
+  ingest: Pick<IngestService, 'reextract' | 'onUpload'>
   engine: SectionOnboarder
   /** Other features' jobs that `GET /jobs/{job_id}` answers for (sources' syncs and imports). */
   readable: readonly ReadableJobs[]
@@ -29,6 +32,8 @@ export function onboardingFeature(p: Platform, d: OnboardingFeatureDeps): Featur
   const autoTiming = { delayMs: d.config.auto_delay_ms, maxWaitMs: d.config.auto_max_wait_ms }
   const service = new OnboardingService({ ...p, ...d, autoTiming })
   d.corpora.setBuildProbe((ws, corpusId) => service.inFlight(ws, corpusId) !== null)
+  // A base's upload starts the compile thread, so a run after it finds the thread ready to chunk.
+  d.ingest.onUpload(() => d.engine.warmUp())
   let embedding: ReturnType<typeof setTimeout> | undefined
   return {
     name: 'onboarding',

@@ -7,6 +7,7 @@ import {
   type CompileReply,
   type CompileRequest,
   CompileThreads,
+  type CompileWorker,
   compileSection,
   compileWorkerPath,
   indexSection,
@@ -89,7 +90,7 @@ describe("a run's chunking on the compile thread", () => {
     expect(sent()).toEqual([0, 1, 'index', 2])
   })
 
-  test('is made in process while the thread starts or builds the synonym table, or has two groups already', async () => {
+  test('is made in process while the thread starts or has two groups already, not while it builds the tables', async () => {
     const { threads, workers } = fakePool()
     const kinds = () => workers[0]!.sent.map((m) => (m.tables ? 'tables' : m.index ? 'index' : 'compile'))
     threads.warm()
@@ -99,18 +100,44 @@ describe("a run's chunking on the compile thread", () => {
     expect(kinds()).toEqual(['index', 'tables'])
     const [warmUp, table] = workers[0]!.sent
     workers[0]!.reply({ type: 'indexed', id: warmUp!.id, sections: warmUp!.index!.map(indexSection) })
-    // Started, but building the synonym table: still here.
-    expect(await threads.index([texts[1]!])).toEqual([indexSection(texts[1]!)])
-    expect(kinds()).toEqual(['index', 'tables'])
-    workers[0]!.reply({ type: 'tables', id: table!.id, synonyms: synonymTable() })
-    await tables
-    // Free: two groups go to the thread, a third while both wait is chunked here.
+    // Started, and building the tables: the thread chunks first, so two groups go to it; a third while
+    // both wait is chunked here.
     const onThread = [threads.index([texts[0]!]), threads.index([texts[1]!])]
     expect(await threads.index([texts[2]!])).toEqual([indexSection(texts[2]!)])
     expect(kinds()).toEqual(['index', 'tables', 'index', 'index'])
     for (const m of workers[0]!.sent.slice(2))
       workers[0]!.reply({ type: 'indexed', id: m.id, sections: m.index!.map(indexSection) })
     expect(await Promise.all(onThread)).toEqual([[indexSection(texts[0]!)], [indexSection(texts[1]!)]])
+    workers[0]!.reply({ type: 'tables', id: table!.id, synonyms: synonymTable() })
+    expect(await tables).toEqual(synonymTable())
+  })
+
+  test("a real thread chunks a run's group before the tables and the compiles asked for before it", async () => {
+    const replies: string[] = []
+    pool = new CompileThreads({
+      threads: 1,
+      spawn: () => {
+        const worker = new Worker(compileWorkerPath())
+        worker.addEventListener('message', (e) => replies.push((e as MessageEvent<CompileReply>).data.type))
+        return worker as unknown as CompileWorker
+      },
+    })
+    pool.warm()
+    await pool.index([texts[0]!]) // in process: the thread has not answered yet
+    while (replies.length === 0) await Bun.sleep(1)
+    // Two compiles (the first loads the compile's tables: the rest arrive while it runs), the tables,
+    // then a group.
+    const compiled = [pool.compile(texts[1]!), pool.compile(texts[0]!)]
+    const tables = pool.synonyms()
+    const chunked = pool.index([texts[2]!])
+    expect(await chunked).toEqual([indexSection(texts[2]!)])
+    await Promise.all([...compiled, tables])
+    // After the warm-up: the group before the tables, the tables before the compile still waiting (the
+    // first compile may have been under way as they came).
+    const after = replies.slice(1)
+    expect(after.filter((r) => r !== 'done')).toEqual(['indexed', 'tables'])
+    expect(after.at(-1)).toBe('done')
+    expect(after.length).toBe(4)
   })
 
   test('a thread builds the synonym table questions read, the same as in process', async () => {

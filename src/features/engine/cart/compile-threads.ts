@@ -34,7 +34,7 @@ export function compileWorkerPath(moduleUrl: string = import.meta.url): string {
   return workerScriptPath(moduleUrl, 'compile-worker.ts', 'features/engine/cart/compile-worker.ts')
 }
 
-/** A short text whose compile touches every table a compile reads. */
+/** A short text whose chunking reads the tables a run's chunking reads. */
 const WARM_TEXT = 'The first cartridge warms the thread. It was compiled in 1973 by Engram.'
 
 interface Pending {
@@ -129,21 +129,18 @@ export class CompileThreads {
   }
 
   /**
-   * A thread a run's group can be chunked on without a long wait: started (it has answered), not
-   * building the synonym table, given fewer than INDEX_QUEUED groups not answered yet (its compiles
-   * make it wait for at most COMPILES_POSTED); null when none is.
+   * A thread a run's group can be chunked on without a long wait: started (it has answered), given
+   * fewer than INDEX_QUEUED groups not answered yet (the thread chunks before it builds tables or
+   * compiles, so those make it wait for one step of the tables or COMPILES_POSTED compiles at most);
+   * null when none is.
    */
   private freeToIndex(): Slot | null {
     if (this.failed || this.closed) return null
     for (const slot of this.slots) {
       if (!slot.answered) continue
       let queued = 0
-      let tables = false
-      for (const p of slot.pending.values()) {
-        if (p.kind === 'index') queued++
-        else if (p.kind === 'tables') tables = true
-      }
-      if (!tables && queued < INDEX_QUEUED) return slot
+      for (const p of slot.pending.values()) if (p.kind === 'index') queued++
+      if (queued < INDEX_QUEUED) return slot
     }
     return null
   }
@@ -181,12 +178,13 @@ export class CompileThreads {
   }
 
   /**
-   * Starts a thread ahead of a run and has it chunk a short text (the tables a run's chunking reads),
-   * so the run's first groups do not wait for it (the compile's own tables load with the first
-   * compile, after the run). Does nothing once threads have failed or are closed.
+   * Starts a thread ahead of a run (as a base's upload begins, and as a run starts) and has it chunk
+   * a short text (the tables a run's chunking reads), so the run's first groups do not wait for it
+   * (the compile's own tables load with the first compile, after the run). Does nothing while a
+   * thread runs, or once threads have failed or are closed.
    */
   warm(): void {
-    if (this.failed || this.closed) return
+    if (this.failed || this.closed || this.slots.length > 0) return
     this.ask('index', { index: [WARM_TEXT] }, () => [indexSection(WARM_TEXT)]).catch(() => {})
   }
 

@@ -1,8 +1,17 @@
 // The cartridge compiler on a thread of its own (started by CompileThreads): answers each request
 // with the compiled section (the cartridge's and vectors' buffers transferred, not copied) or the
-// error's message.
+// error's message. Requests wait here by kind: a run's chunking first (the run waits for it), then
+// the tables questions read (a step at a time, so a run's chunking waits for one step at most), then
+// the deferred build's compiles.
 
-import { adoptStaticVectors, prepareHypernyms, staticVectors, synonymTable } from '../text/index'
+import {
+  adoptStaticVectors,
+  type HypernymTable,
+  prepareHypernyms,
+  type SynonymTable,
+  staticVectors,
+  synonymTable,
+} from '../text/index'
 import {
   type CompiledSection,
   type CompileReply,
@@ -14,30 +23,83 @@ import { indexSection } from './index-section'
 
 declare const self: Worker
 
+/** A tables request under way: the synonyms first (the largest), then the noun kinds, then the static vectors. */
+interface TablesWork {
+  id: number
+  synonyms?: SynonymTable
+  hypernyms?: HypernymTable
+}
+
+const chunks: CompileRequest[] = []
+const tables: TablesWork[] = []
+const compiles: CompileRequest[] = []
+let draining = false
+
 self.onmessage = (e: MessageEvent) => {
-  const { id, text, vectors, index, tables, staticVectors: shared } = e.data as CompileRequest
+  const request = e.data as CompileRequest
   // The event loop's static vectors (shared memory): used instead of reading a copy of its own.
-  if (shared) adoptStaticVectors(shared)
+  if (request.staticVectors) adoptStaticVectors(request.staticVectors)
+  if (request.index) chunks.push(request)
+  else if (request.tables) tables.push({ id: request.id })
+  else compiles.push(request)
+  if (!draining) {
+    draining = true
+    setImmediate(drain)
+  }
+}
+
+/** Does one piece of the waiting work, then lets messages that came meanwhile in before the next. */
+function drain(): void {
+  const chunk = chunks.shift()
+  if (chunk)
+    answer(chunk.id, () => ({ type: 'indexed', id: chunk.id, sections: chunk.index!.map(indexSection) }))
+  else if (tables.length > 0) {
+    const work = tables[0]!
+    try {
+      tablesStep(work)
+    } catch (err) {
+      tables.shift()
+      answer(work.id, () => {
+        throw err
+      })
+    }
+  } else {
+    const request = compiles.shift()
+    if (request) compile(request)
+  }
+  draining = chunks.length + tables.length + compiles.length > 0
+  if (draining) setImmediate(drain)
+}
+
+/** One step of the tables (the static vectors' memory is shared with the event loop, not copied). */
+function tablesStep(work: TablesWork): void {
+  if (!work.synonyms) {
+    work.synonyms = synonymTable()
+    return
+  }
+  if (!work.hypernyms) {
+    work.hypernyms = prepareHypernyms()
+    return
+  }
+  tables.shift()
+  const { id, synonyms, hypernyms } = work
+  answer(id, () => ({ type: 'tables', id, synonyms, hypernyms, vectors: staticVectors() }))
+}
+
+/** Posts what `make` answers, or the message of the error it threw. */
+function answer(id: number, make: () => CompileReply): void {
+  let reply: CompileReply
+  try {
+    reply = make()
+  } catch (err) {
+    reply = { type: 'error', id, message: (err as Error)?.message ?? String(err) }
+  }
+  self.postMessage(reply)
+}
+
+function compile({ id, text, vectors }: CompileRequest): void {
   let section: CompiledSection
   try {
-    if (tables) {
-      // The synonyms first (the largest), then the noun kinds and the static vectors, which the
-      // event loop shares with this thread (their memory is shared, not copied).
-      const synonyms = synonymTable()
-      const reply = {
-        type: 'tables',
-        id,
-        synonyms,
-        hypernyms: prepareHypernyms(),
-        vectors: staticVectors(),
-      } as const
-      self.postMessage(reply satisfies CompileReply)
-      return
-    }
-    if (index) {
-      self.postMessage({ type: 'indexed', id, sections: index.map(indexSection) } satisfies CompileReply)
-      return
-    }
     section = compileSection(text, vectors)
   } catch (err) {
     self.postMessage({
