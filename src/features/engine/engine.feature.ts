@@ -12,6 +12,12 @@ import { Engine } from './engine.service'
  * before the executable's pages their tables were read from are given back (about a millisecond).
  */
 const RELEASE_QUIET_MS = 100
+/**
+ * Work without a quiet time (a run, its deferred build and forced runs back to back) gives them back
+ * every so often too, as a piece of it settles: the compile thread reads its tables at its start,
+ * and those pages were held through the whole burst (20 MB in the baseline bench's forced runs).
+ */
+const RELEASE_EVERY_MS = 500
 
 export interface EngineFeatureDeps {
   config: Config['engine']
@@ -45,7 +51,11 @@ export function engineFeature(p: Platform, d: EngineFeatureDeps): Feature<Engine
   const encoder = encoderFrom(d.embed, p.log)
   // The tables (static vectors, WordNet) are copies of what they were read from: once the work that
   // read them is over, the executable's pages they came from are given back (embedded-pages.ts).
-  const quiet = new QuietHook({ quietMs: RELEASE_QUIET_MS, run: () => void releaseEmbeddedPages() })
+  const quiet = new QuietHook({
+    quietMs: RELEASE_QUIET_MS,
+    everyMs: RELEASE_EVERY_MS,
+    run: () => void releaseEmbeddedPages(),
+  })
   const service = new Engine({
     db: p.db,
     store: p.objects,

@@ -4,6 +4,13 @@ export interface QuietOptions {
   quietMs: number
   /** What is done once a burst of work has been quiet that long (cheap: it runs on the event loop). */
   run: () => void
+  /**
+   * When set, a burst that goes on without a quiet time runs `run` too, as a piece of its work
+   * settles at least `everyMs` after the burst began or `run` last ran (it still runs once quiet).
+   */
+  everyMs?: number
+  /** The clock `everyMs` is read on, in ms (performance.now unless given). */
+  now?: () => number
   setTimer?: (fire: () => void, ms: number) => unknown
   clearTimer?: (timer: unknown) => void
 }
@@ -12,7 +19,8 @@ export interface QuietOptions {
  * Runs `run` once a burst of tracked work (an onboarding run's chunking, then its deferred cartridge
  * build, on the compile threads) has been quiet for `quietMs`: once a burst, however many pieces it
  * had. Work that starts again before the quiet time is up puts it off; a quiet time after no work
- * does nothing. The engine gives back the executable's pages its tables were read from this way
+ * does nothing; with `everyMs`, a burst without a quiet time runs it every so often too. The engine
+ * gives back the executable's pages its tables were read from this way
  * (embedded-pages.ts), after the work that read them.
  */
 export class QuietHook {
@@ -20,6 +28,8 @@ export class QuietHook {
   /** Work was tracked since `run` last ran. */
   private dirty = false
   private timer: unknown = null
+  /** When the burst began or `run` last ran in it (everyMs). */
+  private since = 0
   /** How many times `run` ran. */
   runs = 0
 
@@ -28,10 +38,15 @@ export class QuietHook {
   /** Follows one piece of work (settled either way): `run` waits until it and every other one has settled. */
   track<T>(work: Promise<T>): Promise<T> {
     this.inFlight++
+    if (!this.dirty) this.since = this.now()
     this.dirty = true
     this.cancel()
     const settled = () => {
-      if (--this.inFlight === 0) this.schedule()
+      const ran = this.during()
+      if (--this.inFlight > 0) return
+      // Nothing in flight and `run` just ran: nothing was read since, no quiet run is due.
+      if (ran) this.dirty = false
+      else this.schedule()
     }
     work.then(settled, settled)
     return work
@@ -41,6 +56,22 @@ export class QuietHook {
   close(): void {
     this.cancel()
     this.dirty = false
+  }
+
+  private now(): number {
+    return (this.opts.now ?? performance.now.bind(performance))()
+  }
+
+  /** A piece of the burst settled: `run` when everyMs has passed since it began or last ran; whether it ran. */
+  private during(): boolean {
+    const every = this.opts.everyMs
+    if (every === undefined || !this.dirty) return false
+    const now = this.now()
+    if (now - this.since < every) return false
+    this.since = now
+    this.runs++
+    this.opts.run()
+    return true
   }
 
   private schedule(): void {
