@@ -1,6 +1,11 @@
 import { describe, expect, test } from 'bun:test'
 import { seededRandom } from '../../../bench/lib/seeded'
-import { ascending, descending } from '../../../src/features/engine/rank/index'
+import {
+  ascending,
+  descending,
+  type RankedPassage,
+  withDocumentPrior,
+} from '../../../src/features/engine/rank/index'
 
 // The comparators answer -1, 0 or 1 where the sorts subtracted scores (an int32 for the JIT's
 // inlined sort): a pure speed change, so every comparison, and every sort, must come out the same.
@@ -57,6 +62,38 @@ describe('the score comparators', () => {
       const hits = items.map((x) => ({ rank: x.score, id: Math.floor(random() * 10), k: x.i }))
       expect(hits.toSorted((a, b) => ascending(a.rank, b.rank) || a.id - b.id).map((h) => h.k)).toEqual(
         hits.toSorted((a, b) => a.rank - b.rank || a.id - b.id).map((h) => h.k),
+      )
+    }
+  })
+
+  test("re-rank by the document's evidence exactly as the sum through `?? 0` and the subtraction did", () => {
+    // withDocumentPrior as it was (rank.ts, DOC_W 1 and DOC_T 3).
+    const reference = (ps: { ref: string; score: number }[], k: number) => {
+      if (ps.length < 2) return ps.slice(0, k)
+      const best = ps[0]!.score
+      const mass = new Map<string, number>()
+      for (const p of ps) mass.set(p.ref, (mass.get(p.ref) ?? 0) + Math.exp((p.score - best) / 3))
+      for (const p of ps) p.score += Math.log(mass.get(p.ref)!)
+      return ps.sort((a, b) => b.score - a.score).slice(0, k)
+    }
+    const random = seededRandom(3882)
+    for (let round = 0; round < 2000; round++) {
+      const pool = scores(random)
+        .filter((x) => Number.isFinite(x) && Math.abs(x) < 1e6)
+        .sort((a, b) => b - a)
+        .map((score, i) => ({ ref: `doc${Math.floor(random() * 6)}`, score, i }))
+      const k = 1 + Math.floor(random() * 20)
+      const before = reference(
+        pool.map((p) => ({ ...p })),
+        k,
+      )
+      const after = withDocumentPrior(
+        pool.map((p) => ({ ...p })) as unknown as RankedPassage<string>[],
+        (r) => r,
+        k,
+      ) as unknown as typeof pool
+      expect(after.map((p) => [p.i, p.score])).toEqual(
+        before.map((p) => [(p as (typeof pool)[0]).i, p.score]),
       )
     }
   })

@@ -171,7 +171,10 @@ export function withDocumentPrior<R>(
   const mass = new Map<string, number>()
   for (const p of passages) {
     const d = docOf(p.ref)
-    mass.set(d, (mass.get(d) ?? 0) + Math.exp((p.score - best) / DOC_T))
+    const e = Math.exp((p.score - best) / DOC_T)
+    // Not `(mass.get(d) ?? 0) + e`: the optimized code left on the first passage of each document.
+    const m = mass.get(d)
+    mass.set(d, m === undefined ? e : m + e)
   }
   for (const p of passages) p.score += DOC_W * Math.log(mass.get(docOf(p.ref))!)
   return passages.sort((a, b) => descending(a.score, b.score)).slice(0, k)
