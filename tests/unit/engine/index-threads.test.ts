@@ -140,6 +140,37 @@ describe("a run's chunking on the compile thread", () => {
     expect(after.length).toBe(4)
   })
 
+  test('a thread that keeps being given groups still builds the tables, a step every second group', async () => {
+    const worker = new Worker(compileWorkerPath())
+    try {
+      const replies: string[] = []
+      const all = new Promise<void>((resolve) => {
+        worker.onmessage = (e) => {
+          replies.push((e.data as CompileReply).type)
+          if (replies.length === 10) resolve()
+        }
+      })
+      // A compile (the thread's first: it loads the compile's tables while the rest arrive), the
+      // tables, then eight groups.
+      worker.postMessage({ id: 1, text: texts[0]!, vectors: false } satisfies CompileRequest)
+      worker.postMessage({ id: 2, text: '', vectors: false, tables: true } satisfies CompileRequest)
+      for (let i = 0; i < 8; i++)
+        worker.postMessage({
+          id: 3 + i,
+          text: '',
+          vectors: false,
+          index: [texts[i % 3]!],
+        } satisfies CompileRequest)
+      await all
+      // Two groups, a step of the tables, and so on: the tables (three steps) after the sixth group.
+      const beforeTables = replies.slice(0, replies.indexOf('tables')).filter((r) => r === 'indexed')
+      expect(beforeTables.length).toBe(6)
+      expect(replies.filter((r) => r === 'indexed').length).toBe(8)
+    } finally {
+      worker.terminate()
+    }
+  })
+
   test('a thread builds the synonym table questions read, the same as in process', async () => {
     pool = new CompileThreads({ threads: 1 })
     expect(await pool.synonyms()).toEqual(synonymTable())

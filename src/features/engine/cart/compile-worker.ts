@@ -1,8 +1,8 @@
 // The cartridge compiler on a thread of its own (started by CompileThreads): answers each request
 // with the compiled section (the cartridge's and vectors' buffers transferred, not copied) or the
 // error's message. Requests wait here by kind: a run's chunking first (the run waits for it), then
-// the tables questions read (a step at a time, so a run's chunking waits for one step at most), then
-// the deferred build's compiles.
+// the tables questions read (a step at a time, so a run's chunking waits for one step at most, and a
+// step at least every TABLES_EVERY groups), then the deferred build's compiles.
 
 import {
   adoptStaticVectors,
@@ -34,14 +34,23 @@ const chunks: CompileRequest[] = []
 const tables: TablesWork[] = []
 const compiles: CompileRequest[] = []
 let draining = false
+/**
+ * Groups chunked since the tables' last step: while tables wait, they get a step after every
+ * TABLES_EVERY groups, so a run whose groups keep the thread busy does not keep questions (which wait
+ * for the synonym table) waiting until it ends.
+ */
+let chunkedSinceStep = 0
+const TABLES_EVERY = 2
 
 self.onmessage = (e: MessageEvent) => {
   const request = e.data as CompileRequest
   // The event loop's static vectors (shared memory): used instead of reading a copy of its own.
   if (request.staticVectors) adoptStaticVectors(request.staticVectors)
   if (request.index) chunks.push(request)
-  else if (request.tables) tables.push({ id: request.id })
-  else compiles.push(request)
+  else if (request.tables) {
+    if (tables.length === 0) chunkedSinceStep = 0
+    tables.push({ id: request.id })
+  } else compiles.push(request)
   if (!draining) {
     draining = true
     setImmediate(drain)
@@ -50,10 +59,12 @@ self.onmessage = (e: MessageEvent) => {
 
 /** Does one piece of the waiting work, then lets messages that came meanwhile in before the next. */
 function drain(): void {
-  const chunk = chunks.shift()
-  if (chunk)
+  const chunk = tables.length > 0 && chunkedSinceStep >= TABLES_EVERY ? undefined : chunks.shift()
+  if (chunk) {
+    chunkedSinceStep++
     answer(chunk.id, () => ({ type: 'indexed', id: chunk.id, sections: chunk.index!.map(indexSection) }))
-  else if (tables.length > 0) {
+  } else if (tables.length > 0) {
+    chunkedSinceStep = 0
     const work = tables[0]!
     try {
       tablesStep(work)
