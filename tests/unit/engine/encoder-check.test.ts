@@ -168,7 +168,16 @@ describe('asking the built-in encoder when the word-level check is unsure', () =
   async function engine(encoder: EncoderEmbed | null) {
     const db = openDatabase(':memory:')
     migrate(db, migrations)
-    const e = new Engine({ db, store: memoryStore(), cacheBytes: 1 << 24, now: () => 0, encoder })
+    // The passages are embedded with the question (no stored encodings: the check's reference path,
+    // encoder-onboarding.test.ts has the default one).
+    const e = new Engine({
+      db,
+      store: memoryStore(),
+      cacheBytes: 1 << 24,
+      now: () => 0,
+      encoder,
+      encoderWait: { embedUnstored: true },
+    })
     for (const d of POLICIES) await onboardDoc(e, 'cor_1', d)
     return e
   }
