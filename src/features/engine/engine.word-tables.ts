@@ -14,17 +14,24 @@ import {
  */
 export class WordTables {
   private building: Promise<void> | undefined
+  /** Every table is this thread's (load has run): nothing to build elsewhere or wait for. */
+  private loaded = false
 
   constructor(private readonly buildElsewhere?: () => Promise<SynonymTable>) {}
 
-  /** Starts building the synonym table elsewhere, once a process (nothing to do without a builder). */
+  /**
+   * Starts building the synonym table elsewhere, once a process; nothing to do without a builder or
+   * once the tables are loaded here (a server that held bases at start-up: questions must not wait
+   * for a table it has).
+   */
   startElsewhere(): void {
+    if (this.loaded) return
     this.building ??= this.buildElsewhere?.().then(adoptSynonyms, () => {})
   }
 
-  /** Resolves once a table being built elsewhere is adopted (undefined when none is). */
+  /** Resolves once a table being built elsewhere is adopted (undefined when none is, or once loaded here). */
   ready(): Promise<void> | undefined {
-    return this.building
+    return this.loaded ? undefined : this.building
   }
 
   /** Loads every table now (after one being built elsewhere: a failure there builds it here). */
@@ -34,5 +41,6 @@ export class WordTables {
     prepareHypernyms()
     // The support check reads the built-in vectors whatever re-ranks by meaning.
     prepareStaticVectors()
+    this.loaded = true
   }
 }
