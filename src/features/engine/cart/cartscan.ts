@@ -156,14 +156,24 @@ export function searchOne<R>(
     const from = cart.sentOff[s]!
     const to = cart.sentOff[s + 1]!
     // Only a word that is no question term, in a sentence holding one, can offer the noun kind.
+    // A loop for each case rather than `kindHere?.has` (ragsearch.ts rankPassage: the hoisted check
+    // of its type left the optimized code as it changed).
     const kindHere = x.hit[s] !== 0 ? kind : null
-    for (let i = from; i < to; i++) {
-      const t = cart.sentTerms[i]!
-      const q = x.qmap[t]!
-      x.seq[i - from] = q
-      x.kseq[i - from] =
-        q < 0 && kindHere?.has(cart.vocabSense[t]!) ? cart.sentKinds[i]! | TokenKind.noun : cart.sentKinds[i]!
-    }
+    if (kindHere === null)
+      for (let i = from; i < to; i++) {
+        x.seq[i - from] = x.qmap[cart.sentTerms[i]!]!
+        x.kseq[i - from] = cart.sentKinds[i]!
+      }
+    else
+      for (let i = from; i < to; i++) {
+        const t = cart.sentTerms[i]!
+        const q = x.qmap[t]!
+        x.seq[i - from] = q
+        x.kseq[i - from] =
+          q < 0 && kindHere.has(cart.vocabSense[t]!)
+            ? cart.sentKinds[i]! | TokenKind.noun
+            : cart.sentKinds[i]!
+      }
     const f = sequenceFeatures(x.seq, x.kseq, 0, to - from, plan.want, pairs, qw)
     const p = cart.passageOf[s]!
     const near = s > cart.passages[2 * p]! ? x.hit[s - 1]! : 0

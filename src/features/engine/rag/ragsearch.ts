@@ -19,7 +19,7 @@ import {
   termWeights,
 } from '../rank/index'
 import type { TermEvidence } from '../support/index'
-import { contentTerms, type KindTest, kindTest, variantsOf } from '../text/index'
+import { contentTerms, KindTest, kindTest, variantsOf } from '../text/index'
 
 /** Where a retrieved passage comes from: the fields a source needs. */
 export interface SectionRef {
@@ -98,7 +98,7 @@ export function searchIndex(
   for (const [q, t] of plan.terms.entries()) tags.tag(t, q, 0)
   const pairs = pairSet(plan)
   const weights = opts.weights ?? defaultWeights
-  const kind = plan.kind.length ? kindTest(plan.kind) : null
+  const kind = plan.kind.length ? kindTest(plan.kind) : NO_KIND
   const ranked = rows.map((row) => rankPassage(row, plan, tags, qw, total, pairs, weights, kind))
   // The section prior, from the sentences of the pool (the cart strategy counts the whole section).
   const counts = new Map<string, Uint16Array>()
@@ -132,6 +132,9 @@ function scratchFor(words: number, sentences: number) {
   return scratch
 }
 
+/** The kind test of a question that asks for no kind of answer: never asked (rankPassage). */
+const NO_KIND = new KindTest([])
+
 /** A sentence with neither a question term nor a variant of one: never scored, only its `hit` (0) read. */
 const UNSCORED = noTerms(0)
 
@@ -148,7 +151,7 @@ function rankPassage(
   total: number,
   pairs: Set<number>,
   weights: ScoreWeights,
-  kind: KindTest | null,
+  kind: KindTest,
 ): RankedPassage<SectionRef> {
   const words = pw.terms.length
   const n = pw.off.length - 1
@@ -175,8 +178,13 @@ function rankPassage(
     // the same): its words' kinds are never read.
     let f: ReturnType<typeof sequenceFeatures>
     if (any) {
-      for (let i = from; i < to; i++)
-        kinds[i] = kind?.has(pw.senses[i]!) ? pw.kinds[i]! | TokenKind.noun : pw.kinds[i]!
+      // A loop for each case, and no kind is NO_KIND rather than null (`kind?.has`): JavaScriptCore
+      // hoists the check of `kind`'s type out of the loops, and it left the optimized code whenever
+      // a question with a kind followed ones without (or the reverse).
+      if (kind === NO_KIND) for (let i = from; i < to; i++) kinds[i] = pw.kinds[i]!
+      else
+        for (let i = from; i < to; i++)
+          kinds[i] = kind.has(pw.senses[i]!) ? pw.kinds[i]! | TokenKind.noun : pw.kinds[i]!
       f = sequenceFeatures(qidx, kinds, from, to, plan.want, pairs, qw)
     } else f = exp === 0 ? UNSCORED : noTerms(to - from)
     passMask |= f.hit
