@@ -53,7 +53,7 @@ function shuffled<T>(xs: T[], seed: number): T[] {
 describe('questions with and without a kind of answer, in any order', () => {
   for (const strategy of ['rag', 'cart'] as const)
     test(`${strategy}: each question's passages and answer are the same whichever came before`, async () => {
-      const alone = new Map<string, object>()
+      const alone = new Map<string, unknown>()
       for (const q of QUESTIONS) {
         const { sources, answer, answered } = await (await engine()).ask('cor_1', { question: q, strategy })
         alone.set(q, { sources, answer, answered })
@@ -62,7 +62,7 @@ describe('questions with and without a kind of answer, in any order', () => {
       for (let seed = 1; seed <= 20; seed++)
         for (const q of shuffled(QUESTIONS, seed)) {
           const { sources, answer, answered } = await e.ask('cor_1', { question: q, strategy })
-          expect([q, { sources, answer, answered }]).toEqual([q, alone.get(q)])
+          expect<unknown[]>([q, { sources, answer, answered }]).toEqual([q, alone.get(q)])
         }
     }, 60_000)
 })
