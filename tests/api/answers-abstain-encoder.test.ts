@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ENCODE_DELAY_MS } from '../../src/features/engine/engine.jobs'
 import { NO_ANSWER } from '../../src/features/engine/engine.service'
 import { SUPPORT_THRESHOLD } from '../../src/features/engine/support/index'
 import type { TestApp } from '../helpers/app'
@@ -21,11 +20,6 @@ describe('the support check with the built-in encoder (the default, no model ser
     ] as const) {
       const t = authApp({ env })
       bases.set(name, { t, base: await readyBase(t, FILES) })
-      // The base encoded, as its encode job does a minute after the run: the check then reads the
-      // passages' encodings (before, an unsure question is decided on its words: engine-encode.test.ts).
-      await t.events.dispatcher.drain()
-      t.clock.advance(ENCODE_DELAY_MS)
-      await t.jobs.scheduler.drain()
     }
   })
   afterAll(() => {

@@ -1,4 +1,4 @@
-import type { PendingPassage, VectorRepo } from './engine.vectors.repo'
+import type { VectorRepo } from './engine.vectors.repo'
 import {
   type CheckedPassage,
   dequantize,
@@ -23,28 +23,16 @@ export interface EncodingOptions {
   loaded?: () => boolean
   setTimer?: (fn: () => void, ms: number) => unknown
   clearTimer?: (timer: unknown) => void
-  /** Embed passages not encoded yet with their question and wait (EncoderCheckOptions.embedUnstored). */
-  embedUnstored?: boolean
 }
-
-/**
- * Passages questions needed before their base was encoded, waiting to be encoded in the background
- * (at most this many; past it the encode job gets to them): 1 MB of text at most.
- */
-export const ENCODE_SOON_MAX = 512
 
 /**
  * The passages' vectors under the built-in encoder, for the support check: made once in the
  * background after a base is indexed (the engine's `encode` job: encodeSections), stored int8 in
- * `engine_encodings`, read back when a question is unsure (EncoderCheck). A question that needs a
- * passage without one yet is decided on its words at once, and that passage is encoded in the
- * background soon after (encodeSoon), ahead of the job.
+ * `engine_encodings`, read back when a question is unsure (EncoderCheck). A passage without one yet
+ * is embedded with its question, as before.
  */
 export class EngineEncodings {
   private readonly check: EncoderCheck | null
-  /** Passages to encode soon, by section and ordinal (encodeSoon). */
-  private readonly soon = new Map<string, PendingPassage>()
-  private draining: Promise<void> | null = null
 
   /** `embed`: the built-in encoder (EncoderThread.embed); null when off or beside an embeddings server. */
   constructor(
@@ -58,8 +46,6 @@ export class EngineEncodings {
           stored: (passages) => this.stored(passages),
           waitMs: o.waitMs ?? ENCODER_WAIT_MS,
           onTimeout: o.onTimeout,
-          unstored: (passages) => this.encodeSoon(passages),
-          embedUnstored: o.embedUnstored,
           loaded: o.loaded,
           setTimer: o.setTimer,
           clearTimer: o.clearTimer,
@@ -81,15 +67,7 @@ export class EngineEncodings {
   /** What the check counted since start: questions asked, encoder passes, waits run out. */
   stats(): EncoderCheckStats {
     return {
-      ...(this.check?.stats ?? {
-        asked: 0,
-        passes: 0,
-        stored: 0,
-        embedded: 0,
-        unencoded: 0,
-        timedOut: 0,
-        failed: 0,
-      }),
+      ...(this.check?.stats ?? { asked: 0, passes: 0, stored: 0, embedded: 0, timedOut: 0, failed: 0 }),
     }
   }
 
@@ -118,50 +96,6 @@ export class EngineEncodings {
       }
     }
     return stored
-  }
-
-  /**
-   * Encodes these passages (a question needed them before their base was encoded) in the
-   * background, as the encode job would, a few a request after any question's; at most
-   * ENCODE_SOON_MAX wait. A failure leaves them to the job.
-   */
-  private encodeSoon(passages: CheckedPassage[]): void {
-    if (!this.embed) return
-    for (const p of passages) {
-      if (this.soon.size >= ENCODE_SOON_MAX) break
-      this.soon.set(`${p.sectionId}\u0000${p.ordinal}`, {
-        section_id: p.sectionId,
-        ordinal: p.ordinal,
-        text: p.text,
-      })
-    }
-    this.draining ??= this.drain().finally(() => {
-      this.draining = null
-    })
-  }
-
-  /** Settles once the passages questions asked to encode soon are encoded (or left to the job). */
-  async encodedSoon(): Promise<void> {
-    while (this.draining) await this.draining
-  }
-
-  private async drain(): Promise<void> {
-    const embed = this.embed!
-    while (this.soon.size > 0) {
-      const keys = [...this.soon.keys()].slice(0, ENCODE_BATCH)
-      const batch = keys.map((k) => this.soon.get(k)!)
-      try {
-        const made = await encodePassages(
-          (texts) => embed(texts, true),
-          batch.map((p) => p.text),
-        )
-        // Only while each passage still holds the text (a base re-onboarded or removed meanwhile).
-        this.repo.putEncodings(batch.map((p, j) => ({ ...p, vec: made[j]! })))
-      } catch {
-        // The encoder failed or the engine closed: the encode job (or the next question) gets to them.
-      }
-      for (const k of keys) this.soon.delete(k)
-    }
   }
 
   /** Bases with passages not encoded yet (none when the encoder is off). */

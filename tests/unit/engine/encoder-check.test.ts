@@ -168,16 +168,7 @@ describe('asking the built-in encoder when the word-level check is unsure', () =
   async function engine(encoder: EncoderEmbed | null) {
     const db = openDatabase(':memory:')
     migrate(db, migrations)
-    // The passages are embedded with the question (no stored encodings: the check's reference path,
-    // encoder-onboarding.test.ts has the default one).
-    const e = new Engine({
-      db,
-      store: memoryStore(),
-      cacheBytes: 1 << 24,
-      now: () => 0,
-      encoder,
-      encoderWait: { embedUnstored: true },
-    })
+    const e = new Engine({ db, store: memoryStore(), cacheBytes: 1 << 24, now: () => 0, encoder })
     for (const d of POLICIES) await onboardDoc(e, 'cor_1', d)
     return e
   }

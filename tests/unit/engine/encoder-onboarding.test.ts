@@ -127,9 +127,9 @@ describe('passages encoded once, at onboarding', () => {
   for (const strategy of ['cart', 'rag'] as const) {
     test(`${strategy}: an encoded base costs a question one encoder pass, the question alone, and decides as before`, async () => {
       const before = standin(1)
-      // The reference: the question and its passages embedded in one request (embedUnstored).
-      const old = await engineWith(before.embed, { encoderWait: { embedUnstored: true } })
+      const old = await engineWith(before.embed)
       const declined = await old.e.ask('cor_1', { question: UNSURE, strategy })
+      // Before encoding (a base still building): the question and its passages in one request.
       expect(declined.answered).toBe(false)
       expect(before.asked).toHaveLength(1)
       expect(before.asked[0]!.length).toBeGreaterThan(1)
@@ -150,69 +150,31 @@ describe('passages encoded once, at onboarding', () => {
       expect(unsure(words.metrics.support)).toBe(true)
       const timers = manualTimers()
       const asked: string[][] = []
-      // The base's passages are encoded (bulk requests answered); the question's request never is.
-      const never: EncoderEmbed = (texts, bulk) => {
-        if (bulk) return standin(1).embed(texts, bulk)
+      const never: EncoderEmbed = (texts) => {
         asked.push(texts)
         return new Promise(() => {})
       }
-      const { e, sections } = await engineWith(never, {
+      const { e } = await engineWith(never, {
         encoderWait: { waitMs: 150, setTimer: timers.setTimer, clearTimer: timers.clearTimer },
       })
-      await e.encodings.encodeSections(sections())
       const pending = e.ask('cor_1', { question: UNSURE, strategy })
       // Let the search run up to the wait (it awaits only settled promises and the encoder).
       for (let i = 0; i < 50 && timers.size === 0; i++) await Promise.resolve()
       expect(timers.size).toBe(1)
       timers.fireAll()
       const res = await pending
-      expect(asked).toEqual([[UNSURE]])
+      expect(asked).toHaveLength(1)
       expect(res).toEqual(words)
       expect(e.encodings.stats()).toMatchObject({ asked: 1, timedOut: 1 })
       expect(timers.waits).toEqual([150])
     })
 
-    test(`${strategy}: a base not encoded yet: an unsure question is decided on its words at once, its passages encoded soon after`, async () => {
-      const words = await (await engineWith(null)).e.ask('cor_1', { question: UNSURE, strategy })
-      const reference = await (
-        await engineWith(standin(1).embed, { encoderWait: { embedUnstored: true } })
-      ).e.ask('cor_1', { question: UNSURE, strategy })
-      expect(reference.answered).not.toBe(words.answered)
-      const timers = manualTimers()
-      const enc = standin(1)
-      const { e, count } = await engineWith(enc.embed, { encoderWait: { waitMs: 150, ...pick(timers) } })
-      let done = false
-      const pending = e.ask('cor_1', { question: UNSURE, strategy }).finally(() => {
-        done = true
-      })
-      for (let i = 0; i < 200 && !done; i++) await Promise.resolve()
-      // No wait was started: the answer is there without any timer firing.
-      expect([done, timers.waits]).toEqual([true, []])
-      expect(await pending).toEqual(words)
-      expect(e.encodings.stats()).toMatchObject({ asked: 1, passes: 0, unencoded: 1, timedOut: 0 })
-      // The passages it needed, and only they, go to the encoder as background work.
-      await e.encodings.encodedSoon()
-      expect(enc.bulk.length).toBeGreaterThan(0)
-      expect(enc.bulk.every((b) => b)).toBe(true)
-      const ahead = count('SELECT count(*) AS n FROM engine_encodings')
-      expect(ahead).toBeGreaterThan(0)
-      expect(ahead).toBeLessThanOrEqual(3)
-      expect(ahead).toBeLessThan(count('SELECT count(*) AS n FROM engine_passages'))
-      // Asked again: read stored, the question alone embedded, decided as the reference.
-      enc.asked.length = 0
-      expect(await e.ask('cor_1', { question: UNSURE, strategy })).toEqual(reference)
-      expect(enc.asked).toEqual([[UNSURE]])
-      expect(e.encodings.stats()).toMatchObject({ asked: 2, passes: 1, unencoded: 1, timedOut: 0 })
-    })
-
     test(`${strategy}: an encoder still loading its model is waited for longer, and still bounded`, async () => {
       const timers = manualTimers()
-      const never: EncoderEmbed = (texts, bulk) =>
-        bulk ? standin(1).embed(texts, bulk) : new Promise(() => {})
-      const { e, sections } = await engineWith(never, {
+      const never: EncoderEmbed = () => new Promise(() => {})
+      const { e } = await engineWith(never, {
         encoderWait: { waitMs: 150, loaded: () => false, ...pick(timers) },
       })
-      await e.encodings.encodeSections(sections())
       const pending = e.ask('cor_1', { question: UNSURE, strategy })
       for (let i = 0; i < 50 && timers.size === 0; i++) await Promise.resolve()
       timers.fireAll()
@@ -235,7 +197,7 @@ describe('the built-in encoder itself: decisions unchanged once passages are enc
   ]
 
   test('the same answers, declines and support (to a hundredth) as embedding passages with each question', async () => {
-    const before = await engineWith(embed, { encoderWait: { waitMs: 60_000, embedUnstored: true } })
+    const before = await engineWith(embed, { encoderWait: { waitMs: 60_000 } })
     const after = await engineWith(embed, { encoderWait: { waitMs: 60_000 } })
     await after.e.encodings.encodeSections(after.sections())
     for (const strategy of ['cart', 'rag'] as const)

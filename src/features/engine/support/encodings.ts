@@ -58,13 +58,8 @@ export interface EncoderCheckStats {
   passes: number
   /** Passages whose stored encoding was used. */
   stored: number
-  /** Passages embedded with the question (only with `embedUnstored`: the check's reference). */
+  /** Passages embedded with the question: their base is still being encoded. */
   embedded: number
-  /**
-   * Questions decided on their words at once because a passage they needed had no stored encoding
-   * yet (its base not encoded yet): told to `unstored`, not embedded with the question.
-   */
-  unencoded: number
   /** Questions decided without the encoder because it had not answered within the wait. */
   timedOut: number
   /** Questions decided without it because it failed or was busy. */
@@ -86,39 +81,19 @@ export interface EncoderCheckOptions {
   loaded?: () => boolean
   /** Told each time the wait runs out (the engine logs it, at most once a minute). */
   onTimeout?: () => void
-  /**
-   * Told of the passages without a stored encoding when a question needing them is decided on its
-   * words (the engine encodes them in the background, ahead of its encode job).
-   */
-  unstored?: (passages: CheckedPassage[]) => void
-  /**
-   * Embed passages without a stored encoding with the question and wait for them, as before the
-   * encode job (about 250 ms of the encoder's CPU for four texts): the reference the stored int8
-   * encodings are checked against. Off by default.
-   */
-  embedUnstored?: boolean
   setTimer?: (fn: () => void, ms: number) => unknown
   clearTimer?: (timer: unknown) => void
 }
 
 /**
  * The support check's use of the built-in encoder off the hot path: the passages' vectors come from
- * onboarding (stored, int8), so a question costs at most one encoder pass, its own. A question that
- * needs a passage of a base not encoded yet is decided on its words at once (as when the wait runs
- * out) and the passage is told to `unstored`: embedding it with the question took longer than the
- * wait nearly every time. The wait is bounded: past `waitMs` the question is decided on its words
- * (counted in `stats`), and the encoder's late answer is kept for the next time the question is asked.
+ * onboarding (stored, int8), so a question costs at most one encoder pass, its own; a passage of a
+ * base still being encoded is embedded with it, as before. The wait is bounded: past `waitMs` the
+ * question is decided on its words (counted in `stats`), and the encoder's late answer is kept for
+ * the next time the question is asked.
  */
 export class EncoderCheck {
-  readonly stats: EncoderCheckStats = {
-    asked: 0,
-    passes: 0,
-    stored: 0,
-    embedded: 0,
-    unencoded: 0,
-    timedOut: 0,
-    failed: 0,
-  }
+  readonly stats: EncoderCheckStats = { asked: 0, passes: 0, stored: 0, embedded: 0, timedOut: 0, failed: 0 }
   private readonly cache: EncoderCache
 
   constructor(private readonly o: EncoderCheckOptions) {
@@ -132,11 +107,6 @@ export class EncoderCheck {
   async signals(baseId: string, question: string, passages: CheckedPassage[]): Promise<(number | null)[]> {
     this.stats.asked++
     const stored = this.o.stored(passages)
-    if (!this.o.embedUnstored && stored.includes(null)) {
-      this.stats.unencoded++
-      this.o.unstored?.(passages.filter((_, i) => stored[i] === null))
-      return []
-    }
     const given = stored.map((v, i) => v ?? passages[i]!.text)
     for (const v of stored) v ? this.stats.stored++ : this.stats.embedded++
     let failed = false
