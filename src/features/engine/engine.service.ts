@@ -247,8 +247,7 @@ export class Engine {
 
   /**
    * Readies the engine as a base's upload begins and as a run starts: the compile thread starts, and
-   * builds the synonym table for questions unless this thread has the tables (WordTables). The event
-   * loop loads no table: a run reads none, and the rest load as it ends.
+   * builds the synonym table for questions unless this thread has the tables (WordTables).
    */
   warmUp(): void {
     this.deps.warmCompile?.()
