@@ -62,6 +62,7 @@ export function respellPlan(
 ) {
   const terms = [...plan.terms]
   const counts = [...df]
+  let respelled = false
   terms.forEach((t, i) => {
     if (counts[i]! > 0 || allowedEdits(t) === 0) return
     const candidates = [...known(t.slice(0, 1))]
@@ -69,7 +70,10 @@ export function respellPlan(
     if (fix && !terms.includes(fix)) {
       terms[i] = fix
       counts[i] = candidates.find((c) => c.term === fix)!.doc
+      respelled = true
     }
   })
-  return { plan: { ...plan, terms }, df: counts }
+  // Most questions are spelled as their bases are: the plan itself, not a copy of another shape (a
+  // spread object), which made the reads of its terms in rankPassage leave the optimized code.
+  return { plan: respelled ? { ...plan, terms } : plan, df: counts }
 }

@@ -59,9 +59,11 @@ export const FNV_PRIME = 16777619
 
 /** Where the run of letters and digits starting at `i` ends, hashing it into `h`. */
 function runEnd(text: string, i: number, h: number): number {
-  for (;;) {
+  // The end tested first: charCodeAt past it (NaN) left the optimized code on every text's last word.
+  const n = text.length
+  while (i < n) {
     const c = text.charCodeAt(i)
-    // ASCII letters and digits inline; the rest (and the text's end, NaN) through wordCharAt.
+    // ASCII letters and digits inline; the rest through wordCharAt.
     if (c < 128) {
       if (bmp[c] !== 1) break
       h = Math.imul(h ^ c, FNV_PRIME)
@@ -82,6 +84,7 @@ function runEnd(text: string, i: number, h: number): number {
 export function wordEnd(text: string, start: number): number {
   let i = runEnd(text, start, FNV_OFFSET)
   for (;;) {
+    if (i >= text.length) return i
     const c = text.charCodeAt(i)
     if ((c === 39 || c === 0x2019 || c === 46) && wordCharAt(text, i + 1) > 0) {
       i = runEnd(text, i + 1, Math.imul(wordHash ^ c, FNV_PRIME))
