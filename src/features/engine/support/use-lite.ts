@@ -145,6 +145,9 @@ export class UseLite {
   private readonly mean: Float32Array
   private readonly vector: Float32Array
   private readonly scores = new Float64Array(MAX_PIECES)
+  /** A piece's query row of one head, scaled (attend), and that row's weighted values. */
+  private readonly query = new Float64Array(512 / HEADS)
+  private readonly values = new Float64Array(512 / HEADS)
 
   /** `memory`: the kernel's memory, its dense matrices already read into it (use-lite-read.ts). */
   constructor(weights: UseLiteWeights, vocabulary: Vocabulary, memory?: WebAssembly.Memory) {
@@ -219,7 +222,7 @@ export class UseLite {
 
   /** One Transformer layer over x's n rows of `input` width; x holds its rows `width` wide after it. */
   private attend(l: Layer, n: number, input: number): void {
-    const { x, h, r, wide, heads, scores } = this
+    const { x, h, r, wide, heads, scores, query, values } = this
     const width = l.width
     layerNorm(x, n, input, l.ln1, h)
     dense(h, n, l.qkv, wide, this.kernel)
@@ -231,11 +234,14 @@ export class UseLite {
       const ko = input + hd * dh
       const vo = 2 * input + hd * dh
       for (let i = 0; i < n; i++) {
+        // The same sums in the same order as a dot product a pair (i, j) and a value column a d: the
+        // scaled query row made once for every j, the values summed row by row (j ascending for each d).
+        for (let d = 0; d < dh; d++) query[d] = Math.fround(wide[i * stride + qo + d]! * scale)
         let max = Number.NEGATIVE_INFINITY
         for (let j = 0; j < n; j++) {
           let s = 0
-          for (let d = 0; d < dh; d++)
-            s += Math.fround(wide[i * stride + qo + d]! * scale) * wide[j * stride + ko + d]!
+          const kj = j * stride + ko
+          for (let d = 0; d < dh; d++) s += query[d]! * wide[kj + d]!
           scores[j] = s
           if (s > max) max = s
         }
@@ -244,11 +250,13 @@ export class UseLite {
           scores[j] = Math.exp(scores[j]! - max)
           sum += scores[j]!
         }
-        for (let d = 0; d < dh; d++) {
-          let s = 0
-          for (let j = 0; j < n; j++) s += scores[j]! * wide[j * stride + vo + d]!
-          heads[i * input + qo + d] = s / sum
+        values.fill(0, 0, dh)
+        for (let j = 0; j < n; j++) {
+          const sj = scores[j]!
+          const vj = j * stride + vo
+          for (let d = 0; d < dh; d++) values[d] = values[d]! + sj * wide[vj + d]!
         }
+        for (let d = 0; d < dh; d++) heads[i * input + qo + d] = values[d]! / sum
       }
     }
     // The residual: layer 0's input widened by its dense layer, layer 1's as it is.
