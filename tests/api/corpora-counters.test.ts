@@ -1,10 +1,10 @@
-import type { Statement } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { migrations } from '../../migrations/index'
 import { CorporaRepo } from '../../src/features/corpora/corpora.repo'
 import { type Db, openDatabase } from '../../src/platform/db/db'
 import { migrate } from '../../src/platform/db/migrate'
 import type { TestApp } from '../helpers/app'
+import { watchedClient } from '../helpers/watched-statements'
 import { bearer } from './accounts.fixture'
 import {
   createBase,
@@ -248,26 +248,7 @@ describe('stored base counters', () => {
  */
 function recordingRepo(db: Db): { repo: CorporaRepo; ran: Set<string> } {
   const ran = new Set<string>()
-  const watch = (stmt: Statement, sql: string) =>
-    new Proxy(stmt, {
-      get(target, prop, receiver) {
-        const v = Reflect.get(target, prop, receiver)
-        if (typeof v !== 'function' || !['get', 'all', 'values', 'run', 'iterate'].includes(String(prop)))
-          return v
-        return (...args: unknown[]) => {
-          ran.add(sql)
-          return (v as (...a: unknown[]) => unknown).apply(target, args)
-        }
-      },
-    })
-  const client = new Proxy(db.$client, {
-    get(target, prop) {
-      // Getters (inTransaction, filename) run on the real connection: they read its private fields.
-      const v = Reflect.get(target, prop, target)
-      if (prop !== 'query' && prop !== 'prepare') return typeof v === 'function' ? v.bind(target) : v
-      return (sql: string) => watch((v as (s: string) => Statement).call(target, sql), sql)
-    },
-  })
+  const client = watchedClient(db.$client, (sql) => ran.add(sql))
   return { repo: new CorporaRepo({ $client: client } as unknown as Db), ran }
 }
 

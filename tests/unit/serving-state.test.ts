@@ -1,10 +1,11 @@
-import { Database, type Statement } from 'bun:sqlite'
+import { Database } from 'bun:sqlite'
 import { expect, test } from 'bun:test'
 import { migrations } from '../../migrations/index'
 import { CorporaRepo } from '../../src/features/corpora/corpora.repo'
 import type { Db } from '../../src/platform/db/db'
 import { migrate } from '../../src/platform/db/migrate'
 import { tempDatabases } from '../helpers/temp-databases'
+import { watchedClient } from '../helpers/watched-statements'
 
 // A base's serving state is read on every question: it is kept with the base's row until the next
 // commit to the database (any connection's), not read from the table each time.
@@ -22,25 +23,7 @@ function setup() {
      VALUES ('base1', 'ws1', 'b', 'upload', 'training', 0, 1, 1)`,
   ).run()
   let runs = 0
-  const counted = (stmt: Statement) =>
-    new Proxy(stmt, {
-      get(target, prop, receiver) {
-        const v = Reflect.get(target, prop, receiver)
-        if (typeof v !== 'function' || !['get', 'all', 'values', 'run', 'iterate'].includes(String(prop)))
-          return v
-        return (...args: unknown[]) => {
-          runs++
-          return (v as (...a: unknown[]) => unknown).apply(target, args)
-        }
-      },
-    })
-  const client = new Proxy(c, {
-    get(target, prop) {
-      const v = Reflect.get(target, prop, target)
-      if (prop !== 'query' && prop !== 'prepare') return typeof v === 'function' ? v.bind(target) : v
-      return (sql: string) => counted((v as (s: string) => Statement).call(target, sql))
-    },
-  })
+  const client = watchedClient(c, () => runs++)
   const repo = new CorporaRepo({ $client: client } as unknown as Db)
   return { file, c, repo, runs: () => runs }
 }

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { migrations } from '../../../migrations/index'
 import { PassageCache } from '../../../src/features/engine/engine.passages'
-import type { PassageRow } from '../../../src/features/engine/engine.rows'
 import { Engine } from '../../../src/features/engine/engine.service'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
+import { passageRow } from '../../helpers/passage-rows'
 import { docs, fixtureEngine, memoryStore, onboardDoc } from './fixture'
 
 const tesla = docs[0]!
@@ -28,28 +28,13 @@ const ASK_WARSAW = {
 }
 const rebuilt = { ...warsaw, text: warsaw.text.replace('in 1980', 'in 1981') }
 
-function row(id: number, text: string): PassageRow {
-  const sents = new Uint8Array(new Uint32Array([0, text.length]).buffer)
-  return {
-    id,
-    section_id: `s${id}`,
-    ordinal: 0,
-    text,
-    sents,
-    words: null,
-    document_id: 'd',
-    title: 't',
-    filename: 'f',
-  }
-}
-
 describe("rag's decoded passages", () => {
   test('a passage is read and decoded once for a generation, and read again at the next', () => {
     const cache = new PassageCache(1 << 20)
     const reads: number[][] = []
     const read = (ids: number[]) => {
       reads.push(ids)
-      return ids.filter((id) => id !== 9).map((id) => row(id, `passage ${id} at ${reads.length}.`))
+      return ids.filter((id) => id !== 9).map((id) => passageRow(id, `passage ${id} at ${reads.length}.`))
     }
     cache.open(1, 5)
     expect(cache.passages(1, [3, 2, 9], read).map((p) => p.row.id)).toEqual([3, 2])
@@ -68,7 +53,7 @@ describe("rag's decoded passages", () => {
 
   test('the cache stays within its bytes, least recently used out', () => {
     const cache = new PassageCache(4000)
-    const read = (ids: number[]) => ids.map((id) => row(id, 'word '.repeat(100)))
+    const read = (ids: number[]) => ids.map((id) => passageRow(id, 'word '.repeat(100)))
     cache.open(1, 1)
     for (let id = 0; id < 50; id++) {
       cache.passages(1, [id], read)

@@ -6,6 +6,7 @@ import { type Embedder, Engine } from '../../../src/features/engine/engine.servi
 import { VectorRepo } from '../../../src/features/engine/engine.vectors.repo'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
+import { passageRow } from '../../helpers/passage-rows'
 import { memoryStore, onboardDoc } from './fixture'
 
 // The question and a passage that says "launched" mean the same here; everything else differs.
@@ -48,20 +49,6 @@ async function base(embed = true) {
 const sectionIds = (engine: Engine) => engine.sectionsOf('cor_1').map((s) => s.sectionId)
 const sources = async (engine: Engine) => (await engine.ask('cor_1', ASK)).sources.map((s) => s.documentId)
 
-function row(id: number, text: string, ordinal = 0): PassageRow {
-  const sents = new Uint8Array(new Uint32Array([0, text.length]).buffer)
-  return {
-    id,
-    section_id: `s${id}`,
-    ordinal,
-    text,
-    sents,
-    words: null,
-    document_id: 'd',
-    title: 't',
-    filename: 'f',
-  }
-}
 const ranked = (r: PassageRow) => ({ text: r.text, sectionId: r.section_id, ordinal: r.ordinal })
 
 describe("rag's candidate vectors, kept with its pooled passages", () => {
@@ -106,7 +93,7 @@ describe("rag's candidate vectors, kept with its pooled passages", () => {
       return new Float32Array(8).fill(n)
     }
     cache.open(1, 1)
-    const [p] = cache.passages(1, [7], (ids) => ids.map((id) => row(id, 'first text.')))
+    const [p] = cache.passages(1, [7], (ids) => ids.map((id) => passageRow(id, 'first text.')))
     const before = cache.bytes
     expect(cache.vector(7, ranked(p!.row), 'm', vec)?.[0]).toBe(1)
     expect(cache.bytes).toBe(before + 32 + 80)
@@ -126,21 +113,21 @@ describe("rag's candidate vectors, kept with its pooled passages", () => {
     expect(none).toBe(2)
     // A new generation: the same id is another passage; the old one's ranking never gets its vector.
     cache.open(1, 2)
-    const [q] = cache.passages(1, [7], (ids) => ids.map((id) => row(id, 'second text.')))
+    const [q] = cache.passages(1, [7], (ids) => ids.map((id) => passageRow(id, 'second text.')))
     expect(cache.vector(7, ranked(p!.row), 'other', vec)?.[0]).toBe(3)
     expect(cache.vector(7, ranked(q!.row), 'other', vec)?.[0]).toBe(4)
     expect(cache.vector(7, ranked(q!.row), 'other', vec)?.[0]).toBe(4)
     expect(cache.vector(7, { ...ranked(q!.row), ordinal: 1 }, 'other', vec)?.[0]).toBe(5)
     // A passage not kept (never pooled) is read each time.
-    expect(cache.vector(8, ranked(row(8, 'x')), 'other', vec)?.[0]).toBe(6)
-    expect(cache.vector(8, ranked(row(8, 'x')), 'other', vec)?.[0]).toBe(7)
+    expect(cache.vector(8, ranked(passageRow(8, 'x')), 'other', vec)?.[0]).toBe(6)
+    expect(cache.vector(8, ranked(passageRow(8, 'x')), 'other', vec)?.[0]).toBe(7)
   })
 
   test('vectors stay within the bytes, least recently used passages out', () => {
     const cache = new PassageCache(20_000)
     cache.open(1, 1)
     for (let id = 0; id < 200; id++) {
-      const [p] = cache.passages(1, [id], (ids) => ids.map((i) => row(i, `passage ${i}.`)))
+      const [p] = cache.passages(1, [id], (ids) => ids.map((i) => passageRow(i, `passage ${i}.`)))
       cache.vector(id, ranked(p!.row), 'm', () => new Float32Array(384))
       expect(cache.bytes).toBeLessThanOrEqual(20_000)
     }
