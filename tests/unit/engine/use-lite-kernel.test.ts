@@ -10,25 +10,58 @@ import {
 } from '../../../src/features/engine/support/index'
 
 // The encoder's WebAssembly kernel (src/features/engine/support/use-lite-kernel.wat, assembled by
-// scripts/build-use-lite-kernel.ts into assets/engine/use-lite-kernel.wasm). Its float32 result is
-// fixed by the order of its sums (four lanes a row, added ((0 + 1) + 2) + 3 at the end): the
-// reference below computes that order in JavaScript, rounding to float32 at every step, and the
-// kernel must give the same bits, so an edit to the text that moves a vector's last bit fails here.
-// Beside it, the JavaScript fallback (denseInScript, sums in doubles) agrees to 1e-5 of each sum.
+// scripts/build-use-lite-kernel.ts into assets/engine/use-lite-kernel.wasm). It quantizes each input
+// row to int16 (its own scale) and sums integer products: the reference below computes the same
+// quantization and the same integer sums in JavaScript (exact: every sum is an integer below 2^53),
+// then the same float32 steps, and the kernel must give the same bits, so an edit to the text that
+// moves a vector's last bit fails here. Beside it, the JavaScript fallback (denseInScript, float
+// sums in doubles) agrees within the int16 rounding's bound: each input off by at most half its
+// row's step (largest magnitude / 16383), so a sum by at most that times the weights' magnitudes.
 const ASSET = join(import.meta.dir, '../../../assets/engine/use-lite-kernel.wasm')
 const f = Math.fround
 
-/** The kernel's sums in its own order, in float32. */
-function kernelOrder(a: Float32Array, n: number, d: KernelMatrix, out: Float32Array): void {
+/** x rounded to the nearest integer, ties to even (WebAssembly's nearest). */
+const nearest = (x: number) => {
+  const r = Math.round(x)
+  return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r
+}
+
+/** A row's int16 values and scale, as the kernel quantizes it. */
+function quantizeRow(a: Float32Array, at: number, k: number): { q: number[]; scale: number } {
+  let max = 0
+  for (let p = 0; p < k; p++) max = Math.max(max, Math.abs(a[at + p]!))
+  if (max === 0) return { q: new Array(k).fill(0), scale: 0 }
+  const factor = f(16383 / max)
+  const q: number[] = []
+  for (let p = 0; p < k; p++) q.push(nearest(f(a[at + p]! * factor)))
+  return { q, scale: f(max / 16383) }
+}
+
+/** The kernel's integer sums and float32 steps, in JavaScript. */
+function kernelModel(a: Float32Array, n: number, d: KernelMatrix, out: Float32Array): void {
   const { w, scale, bias, rows: m, cols: k } = d
-  for (let i = 0; i < n; i++)
+  for (let i = 0; i < n; i++) {
+    const { q, scale: rs } = quantizeRow(a, i * k, k)
     for (let j = 0; j < m; j++) {
-      const lanes = [0, 0, 0, 0]
-      for (let p = 0; p < k; p += 4)
-        for (let l = 0; l < 4; l++) lanes[l] = f(lanes[l]! + f(a[i * k + p + l]! * w[j * k + p + l]!))
-      const sum = f(f(f(lanes[0]! + lanes[1]!) + lanes[2]!) + lanes[3]!)
-      out[i * m + j] = f(f(sum * scale![j]!) + bias[j]!)
+      let sum = 0
+      for (let p = 0; p < k; p++) sum += q[p]! * w[j * k + p]!
+      expect(Number.isSafeInteger(sum)).toBe(true)
+      out[i * m + j] = f(f(f(f(sum) * rs) * scale![j]!) + bias[j]!)
     }
+  }
+}
+
+/** How far the kernel may be from float sums: half a step of each input times its weight, summed. */
+function roundingBound(a: Float32Array, i: number, d: KernelMatrix, j: number, want: number): number {
+  const { w, scale, cols: k } = d
+  let max = 0
+  let weights = 0
+  for (let p = 0; p < k; p++) {
+    max = Math.max(max, Math.abs(a[i * k + p]!))
+    weights += Math.abs(w[j * k + p]!)
+  }
+  // 0.51 rather than 0.5: the scaled value is itself rounded to float32 before it is rounded to an integer.
+  return 0.51 * (max / 16383) * weights * scale![j]! + 1e-5 * (1 + Math.abs(want))
 }
 
 /** A deterministic generator of numbers in [0, 1). */
@@ -50,25 +83,30 @@ describe("the encoder's WebAssembly kernel", () => {
     expect(Bun.hash(readFileSync(ASSET))).toBe(Bun.hash(await assembleUseLiteKernel()))
   })
 
-  test("gives the bits of its float32 sums in its order, and JavaScript's sums to 1e-5", () => {
+  test('gives the bits of its integer sums (a JavaScript model of them), and float sums within the rounding bound', () => {
     const rand = generator(38)
-    // The model's shapes (k 256 to 2048) and small ones; n as the caller passes it (rounded up to 4).
+    // The model's shapes (k 256, 512, 1536) and small ones; n as the caller passes it (rounded up to 4).
     for (const [n, m, k] of [
-      [4, 8, 4],
+      [4, 8, 16],
       [8, 24, 64],
       [12, 40, 256],
+      [16, 24, 1536],
       [4, 16, 2048],
       [128, 16, 512],
     ] as const) {
-      const [before, d] = [matrix(m, 8, rand), matrix(m, k, rand)]
+      const [before, d] = [matrix(m, 16, rand), matrix(m, k, rand)]
       const placed = kernelMemory([before, d], [n * k, n * m])
       expect(placed).not.toBeNull()
       const [a, out] = placed!.buffers as [Float32Array, Float32Array]
       for (let i = 0; i < a.length; i++) a[i] = (rand() - 0.5) * 4
+      // A row of zeros, and a row with one large value among small ones.
+      a.fill(0, 0, k)
+      a.fill(1e-3, k, 2 * k)
+      a[k + 3] = -300
       const at = placed!.placed[1]!
       placed!.dense(a.byteOffset, n, at.w, at.scale, at.bias, m, k, out.byteOffset)
       const want = new Float32Array(n * m)
-      kernelOrder(a, n, d, want)
+      kernelModel(a, n, d, want)
       expect({ n, m, k, bits: Array.from(new Uint32Array(out.slice().buffer)) }).toEqual({
         n,
         m,
@@ -77,10 +115,39 @@ describe("the encoder's WebAssembly kernel", () => {
       })
       const script = new Float32Array(n * m)
       denseInScript(a, n, d, script)
-      let worst = 0
-      for (let i = 0; i < n * m; i++)
-        worst = Math.max(worst, Math.abs(out[i]! - script[i]!) / (1 + Math.abs(script[i]!)))
-      expect({ n, m, k, close: worst < 1e-5 }).toEqual({ n, m, k, close: true })
+      let over = 0
+      for (let i = 0; i < n; i++)
+        for (let j = 0; j < m; j++)
+          if (Math.abs(out[i * m + j]! - script[i * m + j]!) > roundingBound(a, i, d, j, script[i * m + j]!))
+            over++
+      expect({ n, m, k, over }).toEqual({ n, m, k, over: 0 })
+    }
+  })
+
+  test('sums past 2^31 stay exact: rows at their largest against weights at theirs, k = 2048', () => {
+    const [n, m, k] = [8, 4, 2048]
+    // Weights all +127 (rows 0, 2) or all -127 (rows 1, 3): each quantized row is its row's sign.
+    const d: KernelMatrix = {
+      ...quantizeRows(
+        Float32Array.from({ length: m * k }, (_, i) => (Math.floor(i / k) % 2 ? -1 : 1)),
+        m,
+        k,
+      ),
+      bias: new Float32Array(m),
+    }
+    const placed = kernelMemory([d], [n * k, n * m])!
+    const [a, out] = placed.buffers as [Float32Array, Float32Array]
+    // Every input at its row's largest magnitude: 16383 after quantization, each sum 2048 x 16383 x 127.
+    for (let i = 0; i < n; i++) a.fill(i + 1, i * k, (i + 1) * k)
+    const at = placed.placed[0]!
+    placed.dense(a.byteOffset, n, at.w, at.scale, at.bias, m, k, out.byteOffset)
+    const want = new Float32Array(n * m)
+    kernelModel(a, n, d, want)
+    expect(Array.from(out)).toEqual(Array.from(want))
+    for (let i = 0; i < n; i++) {
+      // The float sum is (i + 1) x 2048 x (127 x scale), scale = 1 / 127 as float32.
+      expect(out[i * m]! / ((i + 1) * k)).toBeCloseTo(1, 4)
+      expect(out[i * m + 1]! / ((i + 1) * k)).toBeCloseTo(-1, 4)
     }
   })
 })

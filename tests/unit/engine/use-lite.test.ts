@@ -77,7 +77,7 @@ describe('the built-in encoder in JavaScript', () => {
         )
   })
 
-  test("the WebAssembly kernel's int8 dense layer is JavaScript's, to 1e-5 of each sum's size", () => {
+  test("the WebAssembly kernel's int8 dense layer is JavaScript's, within its int16 inputs' rounding", () => {
     let seed = 7
     const rand = () => {
       seed = (seed * 1103515245 + 12345) % 2147483648
@@ -110,8 +110,19 @@ describe('the built-in encoder in JavaScript', () => {
       cols,
       out.byteOffset,
     )
-    for (let i = 0; i < n * rows; i++)
-      expect(Math.abs(out[i]! - want[i]!)).toBeLessThan(1e-5 * (1 + Math.abs(want[i]!)))
+    // The kernel rounds each input row to int16 (its largest magnitude to 16383): a sum may move by
+    // half a step of each input times its weight (use-lite-kernel.test.ts holds its exact sums).
+    for (let i = 0; i < n; i++) {
+      let max = 0
+      for (let p = 0; p < cols; p++) max = Math.max(max, Math.abs(input[i * cols + p]!))
+      for (let j = 0; j < rows; j++) {
+        let weights = 0
+        for (let p = 0; p < cols; p++) weights += Math.abs(m2.w[j * cols + p]!)
+        const bound =
+          0.51 * (max / 16383) * weights * m2.scale![j]! + 1e-5 * (1 + Math.abs(want[i * rows + j]!))
+        expect(Math.abs(out[i * rows + j]! - want[i * rows + j]!)).toBeLessThan(bound)
+      }
+    }
   })
 
   test('reads at most 128 pieces of a long text (the rest changes nothing)', () => {

@@ -1,7 +1,8 @@
-// The built-in encoder's one hot loop (use-lite.ts's int8 dense layers) in WebAssembly SIMD: four
-// weights a step (int8, widened to floats), four rows of the input a weight read. Plain JavaScript
-// did about 1-2 billion multiply-adds a second on this project's machine, which made a question's
-// encoding 2-3 times slower than TensorFlow.js's; this is the same sums in float32 lanes. Its source
+// The built-in encoder's one hot loop (use-lite.ts's int8 dense layers) in WebAssembly SIMD: each
+// input row quantized to int16 (its own scale), sixteen int8 weights a step widened to int16, their
+// products summed in i32 lanes (i32x4.dot_i16x8_s), eight rows of the input a weight read. Plain
+// JavaScript did about 1-2 billion multiply-adds a second on this project's machine; float32 lanes
+// (sessions 22-24) about 11 billion; integer lanes about three times that (issue 38). Its source
 // is use-lite-kernel.wat beside this file, assembled by scripts/build-use-lite-kernel.ts (wabt) into
 // assets/engine/use-lite-kernel.wasm, which is imported as a file (so `bun build --compile` embeds
 // it) and compiled here over a memory the caller makes; no assembler at run time.
@@ -23,8 +24,22 @@ export type DenseKernel = (
   out: number,
 ) => void
 
+/** The module's export: DenseKernel and its scratch (eight int16 rows of k, eight float32 scales). */
+type RawKernel = (
+  a: number,
+  n: number,
+  w: number,
+  scale: number,
+  bias: number,
+  m: number,
+  k: number,
+  out: number,
+  q: number,
+  qs: number,
+) => void
+
 /** The kernel over this memory, or null where WebAssembly SIMD is not available. */
-export function denseKernel(memory: WebAssembly.Memory): DenseKernel | null {
+function denseKernel(memory: WebAssembly.Memory): RawKernel | null {
   if (compiled === undefined) {
     // Read outside the try: a missing file is a broken build, not a machine without SIMD.
     const bytes = readFileSync(KERNEL_PATH)
@@ -37,7 +52,7 @@ export function denseKernel(memory: WebAssembly.Memory): DenseKernel | null {
   if (!compiled) return null
   try {
     const instance = new WebAssembly.Instance(compiled, { m: { memory } })
-    return instance.exports.dense as DenseKernel
+    return instance.exports.dense as RawKernel
   } catch {
     return null
   }
@@ -61,8 +76,8 @@ export interface Placed {
 
 /**
  * One WebAssembly memory holding these int8 matrices and float buffers of these lengths (views of
- * it), and the kernel over it; null when a matrix is float32 or SIMD is missing (the caller computes
- * in JavaScript). `memory`, when given, is used instead of a new one: a matrix already read into it
+ * it), the kernel's scratch, and the kernel over it; null when a matrix is float32, its width not a
+ * multiple of 16, or SIMD is missing (the caller computes in JavaScript). `memory`, when given, is used instead of a new one: a matrix already read into it
  * (its rows and scales views of it) stays where it is, not copied, and the memory grows by what the
  * rest need (growing detaches its old views: every matrix gets views of the grown memory). Not
  * grown after: the views stay valid.
@@ -72,7 +87,7 @@ export function kernelMemory(
   buffers: number[],
   memory?: WebAssembly.Memory,
 ): { dense: DenseKernel; placed: Placed[]; buffers: Float32Array[] } | null {
-  if (matrices.some((m) => !m.scale)) return null
+  if (matrices.some((m) => !m.scale || m.cols % 16 !== 0)) return null
   const pad = (n: number) => (n + 15) & ~15
   const held = memory?.buffer
   let size = held?.byteLength ?? 0
@@ -89,9 +104,13 @@ export function kernelMemory(
     bias: take(m.rows * 4),
   }))
   const starts = buffers.map((n) => take(n * 4))
+  // The kernel's scratch: eight rows of the widest matrix's input as int16, and their scales.
+  const q = take(8 * Math.max(16, ...matrices.map((m) => m.cols)) * 2)
+  const qs = take(8 * 4)
   const mem = memory ?? new WebAssembly.Memory({ initial: Math.ceil(size / 65536) })
-  const dense = denseKernel(mem)
-  if (!dense) return null
+  const raw = denseKernel(mem)
+  if (!raw) return null
+  const dense: DenseKernel = (a, n, w, scale, bias, m, k, out) => raw(a, n, w, scale, bias, m, k, out, q, qs)
   if (size > mem.buffer.byteLength) mem.grow(Math.ceil((size - mem.buffer.byteLength) / 65536))
   const bytes = new Uint8Array(mem.buffer)
   for (const [i, m] of matrices.entries()) {
