@@ -1,6 +1,8 @@
-import { FEATURES, spanFeatures } from './short-features'
+import { kindTest } from '../text/index'
+import { FEATURES } from './short-features'
 import { shortQuestion, Want } from './short-question'
 import { candidateSpans } from './short-spans'
+import { spanSentence, spanValues } from './short-values'
 import { spanWords } from './short-words'
 
 /** Weights of the span features (short-features.ts), one per name of FEATURES. */
@@ -51,21 +53,26 @@ export const shortWeights: ShortWeights = {
 export function shortAnswer(question: string, sentences: string[], w = shortWeights): string | null {
   const q = shortQuestion(question)
   if (q.want === Want.none) return null
+  // The weights and each span's features in FEATURES' order, summed in that order as before.
+  const weights = FEATURES.map((name) => w[name])
+  const f = new Float64Array(FEATURES.length)
+  const kind = q.kind.length > 0 ? kindTest(q.kind) : null
   let best: string | null = null
   let top = Number.NEGATIVE_INFINITY
-  sentences.forEach((text, rank) => {
+  for (let rank = 0; rank < sentences.length; rank++) {
+    const text = sentences[rank]!
     const words = spanWords(text)
+    const sentence = spanSentence(words, q, kind)
     for (const s of candidateSpans(words)) {
-      const f = spanFeatures(words, s, q, rank)
-      if (f === null) continue
+      if (!spanValues(sentence, s, rank, f)) continue
       let score = 0
-      for (const name of FEATURES) score += w[name] * f[name]
+      for (let i = 0; i < weights.length; i++) score += weights[i]! * f[i]!
       if (score > top) {
         top = score
         best = text.slice(words[s.from]!.start, words[s.to - 1]!.end)
       }
     }
-  })
+  }
   return best
 }
 
