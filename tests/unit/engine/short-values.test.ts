@@ -93,3 +93,31 @@ describe('a span’s features without an object a span', () => {
     expect(shortAnswer(QUESTION, sentences)).toBe(best)
   })
 })
+
+describe('the punctuation between two words, read without a string', () => {
+  /** broken and comma as they were read from the gap's text (a regular expression and trim). */
+  function reference(text: string): [boolean, boolean][] {
+    const words = spanWords(text)
+    return words.map((w, i) => {
+      const gap = i === 0 ? '' : text.slice(words[i - 1]!.end, w.start)
+      return [i > 0 && /[^\s]/.test(gap), i > 0 && gap.trim() === ',']
+    })
+  }
+
+  test('white space of every kind around a comma, two marks, a dash, a bracket', () => {
+    for (const text of [
+      'Paris , France and\u00a0,\u00a0Lyon',
+      'one ,, two ; three',
+      'war\u2003,\u2003famine\u3000and weather',
+      'in 1914 — 1918 (the war) ended',
+      'x\u200b,y',
+      '$12 , 40% ,\tthen',
+    ]) {
+      const words = spanWords(text)
+      expect(words.map((w) => [w.broken, w.comma])).toEqual(reference(text))
+    }
+    const words = spanWords('Paris\u00a0,\u2003France, Lyon ;Nice')
+    expect(words.map((w) => w.comma)).toEqual([false, true, true, false])
+    expect(words.map((w) => w.broken)).toEqual([false, true, true, true])
+  })
+})
