@@ -44,11 +44,15 @@ export class TopHeap {
     }
   }
 
+  // The children are compared one then the other, and entries swapped through locals: no array a
+  // step (a pool's hundreds of offers made hundreds of them a question).
   private down(i: number): void {
     const n = this.scores.length
     for (;;) {
       let w = i
-      for (const c of [2 * i + 1, 2 * i + 2]) if (c < n && this.worse(c, this.scores[w]!, this.ids[w]!)) w = c
+      const left = 2 * i + 1
+      if (left < n && this.worse(left, this.scores[w]!, this.ids[w]!)) w = left
+      if (left + 1 < n && this.worse(left + 1, this.scores[w]!, this.ids[w]!)) w = left + 1
       if (w === i) return
       this.swap(i, w)
       i = w
@@ -57,7 +61,11 @@ export class TopHeap {
 
   private swap(a: number, b: number): void {
     const { scores, ids } = this
-    ;[scores[a], scores[b]] = [scores[b]!, scores[a]!]
-    ;[ids[a], ids[b]] = [ids[b]!, ids[a]!]
+    const score = scores[a]!
+    scores[a] = scores[b]!
+    scores[b] = score
+    const id = ids[a]!
+    ids[a] = ids[b]!
+    ids[b] = id
   }
 }
