@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { seededRandom } from '../../../bench/lib/seeded'
 import {
   ascending,
+  byScore,
   descending,
   type RankedPassage,
   withDocumentPrior,
@@ -52,6 +53,8 @@ describe('the score comparators', () => {
       const before = items.toSorted((a, b) => b.score - a.score)
       const after = items.toSorted((a, b) => descending(a.score, b.score))
       expect(after.map((x) => x.i)).toEqual(before.map((x) => x.i))
+      // The one comparator the searches share for passages and sentences (no closure a sort).
+      expect(items.toSorted(byScore).map((x) => x.i)).toEqual(before.map((x) => x.i))
       // Cart's offers: indices by their scores, best first, ties by index (cartscan.ts).
       const s = items.map((x) => x.score)
       const keys = Array.from(s.keys())

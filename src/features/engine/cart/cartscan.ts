@@ -1,5 +1,6 @@
 import {
   boundable,
+  byScore,
   descending,
   passageScore,
   type QueryPlan,
@@ -290,7 +291,7 @@ function pushPassages<R>(
         typeOk: x.typed[s] === 1,
       })
     }
-    sentences.sort((a, b) => descending(a.score, b.score))
+    sentences.sort(byScore)
     const start = cart.sents[2 * first]!
     const end = cart.sents[2 * last + 1]!
     const words = cart.sentOff[last + 1]! - cart.sentOff[first]!

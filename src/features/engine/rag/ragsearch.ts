@@ -1,8 +1,8 @@
 import type { DecodedPassage } from '../engine.passages'
 import type { EngineRepo } from '../engine.repo'
 import {
+  byScore,
   defaultWeights,
-  descending,
   idf,
   pairSet,
   passageScore,
@@ -111,10 +111,10 @@ export function searchIndex(
     for (const s of r.sentences) for (let q = 0; q < qw.length; q++) if (s.hit & (1 << q)) c[q]!++
   }
   for (const r of ranked) r.score += sectionPrior(counts.get(r.ref.sectionId)!, qw)
-  ranked.sort((a, b) => descending(a.score, b.score))
+  ranked.sort(byScore)
   const top = ranked.slice(0, limit)
   // Each passage's sentences best first; only for the passages kept (the others are dropped here).
-  for (const r of top) r.sentences.sort((a, b) => descending(a.score, b.score))
+  for (const r of top) r.sentences.sort(byScore)
   return top
 }
 
@@ -193,9 +193,8 @@ function rankPassage(
   }
   let titleMask = 0
   const tt = titleTerms(row.title)
-  plan.terms.forEach((t, i) => {
-    if (tt.includes(t)) titleMask |= 1 << i
-  })
+  // A loop, not forEach: its closure (and the scope it keeps titleMask in) was made a passage.
+  for (let i = 0; i < plan.terms.length; i++) if (tt.includes(plan.terms[i]!)) titleMask |= 1 << i
   const sentences: RankedSentence[] = []
   let best = Number.NEGATIVE_INFINITY
   for (let i = 0; i < n; i++) {

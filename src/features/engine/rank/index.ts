@@ -2,7 +2,7 @@
 // and respelled), the scores, and what ranking stores and counts of passages (their words, BM25's counts).
 // Code outside this folder imports only this file (tests/unit/engine-stages.test.ts).
 export { condenseQuestion, keyPhrase, type Turn } from './condense'
-export { ascending, descending } from './order'
+export { ascending, byScore, descending } from './order'
 export { decodePassageWords, encodePassageWords, scanPassageWords, TermTags, termHash } from './passage-words'
 export {
   AnswerType,

@@ -17,3 +17,8 @@ export function descending(x: number, y: number): number {
 export function ascending(x: number, y: number): number {
   return x > y ? 1 : x < y ? -1 : 0
 }
+
+/** Items best first by their score (one comparator for every sort of a question, not a closure each). */
+export function byScore(a: { score: number }, b: { score: number }): number {
+  return descending(a.score, b.score)
+}
