@@ -231,4 +231,31 @@ describe('the built-in encoder thread', () => {
     expect(dot(q!, q!)).toBeCloseTo(1, 4)
     expect(dot(q!, near!)).toBeGreaterThan(dot(q!, far!) + 0.3)
   })
+
+  test("the real thread: a question sent while a passage is encoded is answered before that passage's pass ends, the vectors the same", async () => {
+    encoder = new EncoderThread({ idleMs: 5000 })
+    // The model loaded first: the passage's pass then starts as its request comes.
+    await encoder.embed(['warm'])
+    const passage = 'Harwell is a village in Oxfordshire, known for its laboratory and its reactors. '.repeat(
+      8,
+    )
+    const question = 'Who designed the first reactor at Harwell?'
+    const order: string[] = []
+    // Both requests are sent before the thread reads either: the passage's pass starts with the
+    // first (once the thread is idle), and the question is read at the pass's first stop (a turn
+    // of the thread's event loop) and answered there (use-lite.test.ts holds the stops themselves).
+    const answered = (what: string) => (v: Float32Array[]) => {
+      order.push(what)
+      return v
+    }
+    const [p, q] = await Promise.all([
+      encoder.embed([passage], true).then(answered('passage')),
+      encoder.embed([question]).then(answered('question')),
+    ])
+    expect(order).toEqual(['question', 'passage'])
+    const bits = (v: Float32Array) => Array.from(new Uint32Array(v.buffer))
+    const [pAlone, qAlone] = await encoder.embed([passage, question])
+    expect(bits(p![0]!)).toEqual(bits(pAlone!))
+    expect(bits(q![0]!)).toEqual(bits(qAlone!))
+  })
 })

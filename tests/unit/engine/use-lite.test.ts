@@ -132,6 +132,36 @@ describe('the built-in encoder in JavaScript', () => {
     expect(Array.from(int8.embed(more))).toEqual(Array.from(int8.embed(long)))
   })
 
+  test("a pass stopped at any of its steps for another text's gives the same bits, and the other text its own", async () => {
+    const long = fixture.texts.find((t) => int8.pieces(t).length === MAX_PIECES)!
+    const question = 'Who designed the first reactor at Harwell?'
+    const [alone, questionAlone] = [int8.embed(long), int8.embed(question)]
+    const bits = (v: Float32Array) => Array.from(new Uint32Array(v.slice().buffer))
+    let stops = 0
+    await int8.embedWithStops(long, async () => void stops++)
+    // Before each layer and after four of its five parts.
+    expect(stops).toBe(10)
+    for (let at = 0; at < stops; at++) {
+      // The passage's pass, the question embedded whole at its at-th stop.
+      const order: string[] = []
+      let q: Float32Array | null = null
+      let stop = 0
+      const passage = await int8.embedWithStops(long, async () => {
+        if (stop++ === at) {
+          q = int8.embed(question)
+          order.push('question')
+        }
+      })
+      order.push('passage')
+      expect({ at, order, passage: bits(passage), question: bits(q!) }).toEqual({
+        at,
+        order: ['question', 'passage'],
+        passage: bits(alone),
+        question: bits(questionAlone),
+      })
+    }
+  })
+
   test('a vector is unit length and does not depend on the texts computed before it', () => {
     const first = int8.embed('Who approves the travel budget?')
     int8.embed(fixture.texts[5]!)

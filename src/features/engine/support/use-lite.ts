@@ -6,34 +6,26 @@
 // once, works in buffers made once for the longest text it reads (128 pieces), and computes the dense
 // layers with a WebAssembly SIMD kernel (use-lite-kernel.ts), the rest in JavaScript. A text is
 // computed alone: in TensorFlow.js's batches a text's vector did not depend on the others.
-import { type DenseKernel, kernelMemory, type Placed } from './use-lite-kernel'
+import { type DenseKernel, kernelMemory } from './use-lite-kernel'
+import {
+  type Dense,
+  EMBEDDINGS,
+  K,
+  type Layer,
+  layer,
+  layerNorm,
+  type Matrix,
+  type UseLiteWeights,
+} from './use-lite-layers'
 import { denseInScript } from './use-lite-script'
 import { PieceTokenizer, type Vocabulary } from './use-lite-tokens'
 
+export { EMBEDDINGS, type Matrix, type UseLiteWeights } from './use-lite-layers'
+
 /** Pieces of a text the model reads (ClipToMaxLength in the graph); the rest is ignored. */
 export const MAX_PIECES = 128
-/** What the layer norms add to the variance. */
-const LN_EPS = 1e-6
 /** The heads of each attention layer. */
 const HEADS = 4
-
-/**
- * A matrix kept transposed ([outputs][inputs] rows: each output one dot product over a contiguous
- * row), in float32, or in int8 with one scale a row (quantizeRows; a quarter of the bytes).
- */
-export interface Matrix {
-  w: Float32Array | Int8Array
-  /** The rows' scales when `w` is int8, else null. */
-  scale: Float32Array | null
-  rows: number
-  cols: number
-}
-
-interface Dense extends Matrix {
-  bias: Float32Array
-  /** Where it is in the kernel's memory (use-lite-kernel.ts), when computed there. */
-  at?: Placed
-}
 
 /** out[n][rows] = a[n][cols] · dᵀ + bias: in the kernel when it is there, else in JavaScript. */
 function dense(a: Float32Array, n: number, d: Dense, out: Float32Array, kernel: DenseKernel | null): void {
@@ -43,89 +35,10 @@ function dense(a: Float32Array, n: number, d: Dense, out: Float32Array, kernel: 
   else denseInScript(a, n, d, out)
 }
 
-/** Where a UseLite's weights come from (use-lite-files.ts: the package's files, or their int8 asset). */
-export interface UseLiteWeights {
-  /** A vector of the graph (biases, layer norms, the timing signal's scales). */
-  vector(name: string): Float32Array
-  /** A graph's [inputs][outputs] matrix, transposed (rows: outputs), or a table as it is (`transpose` false). */
-  matrix(name: string, rows: number, cols: number, transpose: boolean): Matrix
-}
-
-interface Layer {
-  width: number
-  ln1: [Float32Array, Float32Array]
-  qkv: Dense
-  out: Dense
-  /** Layer 0 widens its input (256 to 512) for the residual. */
-  adjust: Dense | null
-  ln2: [Float32Array, Float32Array]
-  ffn1: Dense
-  ffn2: Dense
-}
-
-const K = 'module_apply_default/Encoder_en/KonaTransformer/Encode/'
-/** The pieces' vectors: a table, read by row. */
-export const EMBEDDINGS = 'module/Embeddings_en'
-
-function layer(src: UseLiteWeights, n: 0 | 1, width: number, input: number): Layer {
-  const L = `${K}Layer_${n}/TransformerLayer/`
-  const S = `${K}TransformerStack/Layer_${n}/TransformerLayer/`
-  const M = `module/Encoder_en/KonaTransformer/Encode/Layer_${n}/TransformerLayer/MultiheadAttention/`
-  const c = '/ConcatPartitions/concat'
-  const read = (name: string) => src.vector(name)
-  const dense = (name: string, inputs: number, outputs: number, bias: string): Dense => ({
-    ...src.matrix(name, outputs, inputs, true),
-    bias: read(bias),
-  })
-  const ln = (at: string): [Float32Array, Float32Array] => [
-    read(`${L}${at}layer_prepostprocess/layer_norm/layer_norm_scale${c}`),
-    read(`${L}${at}layer_prepostprocess/layer_norm/layer_norm_bias${c}`),
-  ]
-  return {
-    width,
-    ln1: ln(''),
-    qkv: dense(
-      `${M}qkv_transform_single/kernel/part_0`,
-      input,
-      3 * input,
-      `${L}MultiheadAttention/qkv_transform_single/bias${c}`,
-    ),
-    out: dense(
-      `${M}output_transform_single/kernel/part_0`,
-      input,
-      width,
-      `${L}MultiheadAttention/output_transform_single/bias${c}`,
-    ),
-    adjust: input === width ? null : dense(`${L}dense/kernel${c}`, input, width, `${L}dense/bias${c}`),
-    ln2: ln('FFN/'),
-    ffn1: dense(`${S}FFN/conv1/Tensordot/Reshape_1`, width, 1536, `${L}FFN/conv1/bias${c}`),
-    ffn2: dense(`${S}FFN/conv2/Tensordot/Reshape_1`, 1536, width, `${L}FFN/conv2/bias${c}`),
-  }
-}
-
-/** Layer norm of each of n rows of `width`, into out. */
-function layerNorm(
-  x: Float32Array,
-  n: number,
-  width: number,
-  [g, b]: [Float32Array, Float32Array],
-  out: Float32Array,
-) {
-  for (let i = 0; i < n; i++) {
-    const o = i * width
-    let mean = 0
-    for (let c = 0; c < width; c++) mean += x[o + c]!
-    mean = Math.fround(mean / width)
-    let v = 0
-    for (let c = 0; c < width; c++) v += (x[o + c]! - mean) ** 2
-    const r = 1 / Math.sqrt(Math.fround(v / width) + LN_EPS)
-    for (let c = 0; c < width; c++) out[o + c] = g[c]! * r * (x[o + c]! - mean) + b[c]!
-  }
-}
-
 /**
- * The encoder: `embed` gives one text's unit-length vector (512 dimensions). Not reentrant: one
- * text at a time (its buffers are shared).
+ * The encoder: `embed` gives one text's unit-length vector (512 dimensions). One text at a time
+ * (its buffers are shared), except that a pass stopped between its steps (embedWithStops) lets
+ * other texts be embedded meanwhile, its rows set aside.
  */
 export class UseLite {
   private readonly tokens: PieceTokenizer
@@ -144,6 +57,10 @@ export class UseLite {
   private readonly heads: Float32Array
   private readonly mean: Float32Array
   private readonly vector: Float32Array
+  /** The pieces of the text being computed (steps), for suspend. */
+  private rows = 0
+  /** Passes stopped (embedWithStops) while other texts may be computed. */
+  private stopped = 0
   private readonly scores = new Float64Array(MAX_PIECES)
   /** A piece's query row of one head, scaled (attend), and that row's weighted values. */
   private readonly query = new Float64Array(512 / HEADS)
@@ -184,9 +101,75 @@ export class UseLite {
     return this.tokens.encode(text).slice(0, MAX_PIECES)
   }
 
+  /**
+   * The text's unit-length vector (512 dimensions). Called while another text's pass is stopped
+   * (embedWithStops), that pass's rows are set aside and put back after.
+   */
   embed(text: string): Float32Array {
+    const resume = this.stopped > 0 ? this.suspend() : null
+    try {
+      const pass = this.steps(text)
+      for (;;) {
+        const step = pass.next()
+        if (step.done) return step.value
+      }
+    } finally {
+      resume?.()
+    }
+  }
+
+  /**
+   * The same vector, its pass stopping between its steps (a few milliseconds of a 128-piece text
+   * apart) until `stop` settles; `stop` may embed other texts meanwhile (a question that came
+   * during a passage's pass is answered without waiting for its end). The same bits as `embed`.
+   */
+  async embedWithStops(text: string, stop: () => Promise<void>): Promise<Float32Array> {
+    const pass = this.steps(text)
+    for (;;) {
+      const step = pass.next()
+      if (step.done) return step.value
+      this.stopped++
+      try {
+        await stop()
+      } finally {
+        this.stopped--
+      }
+    }
+  }
+
+  /**
+   * The text's pass in steps: it stops before each layer and after each of a layer's parts but the
+   * last (the query, key and value product, attention, the output product and the first
+   * feed-forward product). Between two steps another text may be computed, between `suspend()` and
+   * the function it gives back; the vector is the same bits.
+   */
+  private *steps(text: string): Generator<void, Float32Array> {
+    // The work is in methods: a generator's own loops are compiled less well (its locals live
+    // across its stops).
+    const n = this.start(text)
+    for (const [l, input] of [
+      [this.layers[0], 256],
+      [this.layers[1], 512],
+    ] as const) {
+      yield
+      this.part(l, n, input, 0)
+      yield
+      this.part(l, n, input, 1)
+      yield
+      this.part(l, n, input, 2)
+      yield
+      this.part(l, n, input, 3)
+      yield
+      this.part(l, n, input, 4)
+    }
+    return this.pool(n)
+  }
+
+  /** The text's pieces' vectors into x (n rows of 256); gives n. */
+  private start(text: string): number {
     const ids = this.pieces(text)
     const n = ids.length
+    this.rows = n
     const { x } = this
     // The graph adds the piece's vector twice (once scattered, once with the timing signal).
     const half = this.timescales.length
@@ -202,9 +185,40 @@ export class UseLite {
         x[i * 256 + half + c] = emb2 + Math.fround(emb2 + Math.fround(Math.cos(angle)))
       }
     }
-    this.attend(this.layers[0], n, 256)
-    this.attend(this.layers[1], n, 512)
-    // The mean of the pieces' rows (now in x, 512 wide), then the tanh layer and unit length.
+    return n
+  }
+
+  /**
+   * Part `p` of a Transformer layer over x's n rows of `input` width (x holds its rows `width` wide
+   * after part 4): 0 the query, key and value product, 1 attention, 2 the residual and the output
+   * product, 3 the first feed-forward product, 4 the second and the residual.
+   */
+  private part(l: Layer, n: number, input: number, p: number): void {
+    const { x, h, r, wide } = this
+    const width = l.width
+    if (p === 0) {
+      layerNorm(x, n, input, l.ln1, h)
+      dense(h, n, l.qkv, wide, this.kernel)
+    } else if (p === 1) this.attention(n, input)
+    else if (p === 2) {
+      // The residual: layer 0's input widened by its dense layer, layer 1's as it is.
+      if (l.adjust) dense(x, n, l.adjust, r, this.kernel)
+      else r.set(x.subarray(0, n * width))
+      dense(this.heads, n, l.out, h, this.kernel)
+      for (let i = 0; i < n * width; i++) r[i] = r[i]! + h[i]!
+    } else if (p === 3) {
+      layerNorm(r, n, width, l.ln2, h)
+      dense(h, n, l.ffn1, wide, this.kernel)
+      for (let i = 0; i < n * 1536; i++) if (wide[i]! < 0) wide[i] = 0
+    } else {
+      dense(wide, n, l.ffn2, x, this.kernel)
+      for (let i = 0; i < n * width; i++) x[i] = x[i]! + r[i]!
+    }
+  }
+
+  /** The mean of the pieces' rows (in x, 512 wide), then the tanh layer and unit length. */
+  private pool(n: number): Float32Array {
+    const { x } = this
     const mean = this.mean.fill(0)
     for (let i = 0; i < n; i++) for (let c = 0; c < 512; c++) mean[c]! += x[i * 512 + c]!
     for (let c = 0; c < 512; c++) mean[c] = mean[c]! / Math.max(n, 1)
@@ -220,12 +234,25 @@ export class UseLite {
     return v
   }
 
-  /** One Transformer layer over x's n rows of `input` width; x holds its rows `width` wide after it. */
-  private attend(l: Layer, n: number, input: number): void {
-    const { x, h, r, wide, heads, scores, query, values } = this
-    const width = l.width
-    layerNorm(x, n, input, l.ln1, h)
-    dense(h, n, l.qkv, wide, this.kernel)
+  /**
+   * Sets a stopped pass (`steps`) aside: a copy of its rows in every buffer a step leaves for the
+   * next, so another text can be computed; the function given back puts them back.
+   */
+  private suspend(): () => void {
+    const n = this.rows
+    const held = [this.x, this.h, this.r, this.wide, this.heads].map((b) => {
+      const width = b.length / MAX_PIECES
+      return { b, rows: b.slice(0, n * width) }
+    })
+    return () => {
+      for (const { b, rows } of held) b.set(rows)
+      this.rows = n
+    }
+  }
+
+  /** Attention's heads over the query, key and value rows in `wide`, into `heads` (n rows of `input`). */
+  private attention(n: number, input: number): void {
+    const { wide, heads, scores, query, values } = this
     const dh = input / HEADS
     const scale = 1 / Math.sqrt(dh)
     const stride = 3 * input
@@ -259,15 +286,5 @@ export class UseLite {
         for (let d = 0; d < dh; d++) heads[i * input + qo + d] = values[d]! / sum
       }
     }
-    // The residual: layer 0's input widened by its dense layer, layer 1's as it is.
-    if (l.adjust) dense(x, n, l.adjust, r, this.kernel)
-    else r.set(x.subarray(0, n * width))
-    dense(heads, n, l.out, h, this.kernel)
-    for (let i = 0; i < n * width; i++) r[i] = r[i]! + h[i]!
-    layerNorm(r, n, width, l.ln2, h)
-    dense(h, n, l.ffn1, wide, this.kernel)
-    for (let i = 0; i < n * 1536; i++) if (wide[i]! < 0) wide[i] = 0
-    dense(wide, n, l.ffn2, x, this.kernel)
-    for (let i = 0; i < n * width; i++) x[i] = x[i]! + r[i]!
   }
 }
