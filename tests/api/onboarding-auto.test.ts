@@ -256,8 +256,8 @@ describe('automatic onboarding', () => {
   test('a document a run already onboarded, changed again before the run ends, gets the run that follows', async () => {
     t = authApp()
     const b = await readyBase(t, FILES)
-    // Sixteen notes of 9,000 characters fill a batch (16 units, past 128 KB); rhine.txt is the next one's.
-    const notes = Array.from({ length: 16 }, (_, i) => ({
+    // 32 notes of 9,000 characters fill a batch (32 units, past 128 KB); rhine.txt is the next one's.
+    const notes = Array.from({ length: 32 }, (_, i) => ({
       path: `a${String(i).padStart(2, '0')}.txt`,
       text: `Note ${i} keeps the word k${i}. ${'The archive is quiet. '.repeat(410)}`,
     }))
@@ -266,7 +266,7 @@ describe('automatic onboarding', () => {
     const manual = await (
       await t.request(`/v1/corpora/${b.corpusId}/train`, { method: 'POST', headers: bearer(b.adminToken) })
     ).json()
-    expect(manual.units_total).toBe(17)
+    expect(manual.units_total).toBe(33)
     // Another process holds the notes' batch (the run stays in flight); rhine.txt's batch runs here.
     expect(t.jobs.queue.claim(['train_batch'], 'other-process', 60_000, 1)).toHaveLength(1)
     await settle()
@@ -297,12 +297,12 @@ describe('automatic onboarding', () => {
     const runs = await jobs(b.adminToken, b.corpusId, 'train')
     expect(runs.map((r) => [r.status, r.auto, r.detail])).toEqual([
       ['succeeded', false, '2 section(s) onboarded, 0 failed'],
-      ['succeeded', false, '17 section(s) onboarded, 0 failed'],
+      ['succeeded', false, '33 section(s) onboarded, 0 failed'],
       ['succeeded', true, '1 section(s) onboarded, 0 failed'],
     ])
     expect(await get(b.adminToken, `/v1/corpora/${b.corpusId}`)).toMatchObject({
       status: 'ready',
-      documents_ready: 19,
+      documents_ready: 35,
       documents_pending: 0,
     })
     const answer = await ask(b.keys.query, b.corpusId, 'Where does the ferry to Basel leave?')

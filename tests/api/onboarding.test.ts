@@ -20,7 +20,7 @@ const FILES: FixtureFile[] = [
   },
 ]
 
-/** Filler that makes a note large enough (8.5 KB) for runs to batch notes 16 at a time, as they do large files. */
+/** Filler that makes a note large enough (8.5 KB) for runs to batch notes 32 at a time, as they do large files. */
 const FILLER = ' The archive keeps this note beside its neighbours for a later reading.'.repeat(120)
 const many = (n: number): FixtureFile[] =>
   Array.from({ length: n }, (_, i) => ({
@@ -77,7 +77,7 @@ describe('onboarding runs', () => {
 
   test('the jobs of a base list the run and its batches newest first, and a job shows its progress', async () => {
     t = authApp()
-    const b = await readyBase(t, many(20))
+    const b = await readyBase(t, many(40))
     const list = (await (
       await t.request(`/corpora/${b.corpusId}/jobs`, { headers: bearer(b.adminToken) })
     ).json()) as {

@@ -1,4 +1,13 @@
-// How a run's units are split into batch jobs.
+// How a run's units are split into batch jobs, and a batch's into groups.
+import type { IndexedSection } from '../engine/engine.service'
+import type { UnitRow } from './onboarding.repo'
+
+/**
+ * Units a batch job holds (at least): a batch's groups are a pipeline (the next ones chunked while
+ * this one is written), so a base of a few MB is a couple of batches, each running on, not many
+ * short ones each starting its pipeline anew (and waiting for a free slot between them).
+ */
+export const BATCH_UNITS = 32
 
 /** Text a batch of small units holds beyond its first `batchSize` units. */
 const BATCH_CHARS = 128 * 1024
@@ -30,4 +39,50 @@ export function batchesOf<U extends BatchUnit>(units: U[], size: number): U[][] 
   }
   if (batch.length > 0) out.push(batch)
   return out
+}
+
+/**
+ * Most sections indexed together, their rows in one transaction (the next group's texts are read
+ * while this one is indexed).
+ */
+export const GROUP_SECTIONS = 128
+/** Most text in a group: a transaction of about this much text keeps the event loop's turns short. */
+export const GROUP_CHARS = 128 * 1024
+/** Groups of a batch planned at once (the one written and those after it): their texts read, their chunking asked for. */
+export const GROUPS_AHEAD = 3
+/**
+ * How long the run waits for a thread to start chunking the group it is about to write (about a
+ * group's chunking there) before it takes the group back and chunks it itself.
+ */
+export const TAKE_AFTER_MS = 8
+
+/** No sections chunked (a group without units). */
+export const NONE: Promise<null> = Promise.resolve(null)
+
+/** A leaf of a group: its text being read. */
+export interface PlannedLeaf {
+  leaf: UnitRow
+  text: Promise<string>
+}
+
+/** A unit of a group: its row, its leaves, and those still to onboard. */
+export interface PlannedUnit {
+  unit: UnitRow
+  leaves: UnitRow[]
+  todo: PlannedLeaf[]
+}
+
+/**
+ * Units onboarded together; `done` counts the batch's units up to its end, `waiting` a document
+ * still being extracted; `chunked`, its sections (those whose text was read, in order) chunked on a
+ * compile thread while the group before is written (null when that failed: indexSections chunks them).
+ */
+export interface Group {
+  units: PlannedUnit[]
+  done: number
+  waiting: string | null
+  chunked: Promise<IndexedSection[] | null>
+  /** Whether the group is the next to write: its chunking, once asked for, is taken after TAKE_AFTER_MS. */
+  due?: boolean
+  take?: () => void
 }

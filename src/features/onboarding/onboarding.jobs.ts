@@ -5,6 +5,16 @@ import { LlmUnavailableError } from '../../platform/llm/server-request'
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { Engine, IndexedSection, SectionInput } from '../engine/engine.service'
+import {
+  GROUP_CHARS,
+  GROUP_SECTIONS,
+  GROUPS_AHEAD,
+  type Group,
+  NONE,
+  type PlannedLeaf,
+  type PlannedUnit,
+  TAKE_AFTER_MS,
+} from './onboarding.batches'
 import type { OnboardingRepo, UnitRow } from './onboarding.repo'
 
 /** The answer engine's onboarding calls this feature needs. */
@@ -35,43 +45,7 @@ export const EMBED_KIND = 'embed'
 const EMBED_SECTIONS_PER_STEP = 8
 /** Tries of an embed job while the embeddings server is down (backoff up to 5 minutes each: hours). */
 export const EMBED_ATTEMPTS = 30
-/**
- * Most sections indexed together, their rows in one transaction (the next group's texts are read
- * while this one is indexed).
- */
-const GROUP_SECTIONS = 128
-/** Most text in a group: a transaction of about this much text keeps the event loop's turns short. */
-const GROUP_CHARS = 128 * 1024
-
-/** No sections chunked (a group without units). */
-const NONE: Promise<null> = Promise.resolve(null)
-
-/** A leaf of a group: its text being read. */
-interface PlannedLeaf {
-  leaf: UnitRow
-  text: Promise<string>
-}
-
-/** A unit of a group: its row, its leaves, and those still to onboard. */
-interface PlannedUnit {
-  unit: UnitRow
-  leaves: UnitRow[]
-  todo: PlannedLeaf[]
-}
-
-/**
- * Units onboarded together; `done` counts the batch's units up to its end, `waiting` a document
- * still being extracted; `chunked`, its sections (those whose text was read, in order) chunked on a
- * compile thread while the group before is written (null when that failed: indexSections chunks them).
- */
-interface Group {
-  units: PlannedUnit[]
-  done: number
-  waiting: string | null
-  chunked: Promise<IndexedSection[] | null>
-}
-
-export { type BatchUnit, batchesOf } from './onboarding.batches'
+export { BATCH_UNITS, type BatchUnit, batchesOf } from './onboarding.batches'
 
 /** Measured cost of a run (kept in its result for economics), and its units that failed. */
 export interface RunStats {
@@ -121,14 +95,16 @@ export class OnboardingJobs {
     // The process's CPU time while the batch ran (threads and other work included), read once a batch.
     const cpu0 = process.cpuUsage()
     ctx.checkpoint()
-    let next = this.planGroup(ids, cursor, texts, stats)
-    while (next.units.length > 0) {
-      const group = next
-      next = this.planGroup(ids, cursor, texts, stats)
+    const ahead = [this.planGroup(ids, cursor, texts, stats)]
+    while (ahead[0]!.units.length > 0) {
+      while (ahead.length < GROUPS_AHEAD && ahead.at(-1)!.units.length > 0)
+        ahead.push(this.planGroup(ids, cursor, texts, stats))
+      const group = ahead.shift()!
       await this.onboardGroup(group, stats)
       ctx.progress({ unitsDone: group.done, detail: `${group.done}/${ids.length} onboarded` })
       ctx.checkpoint()
     }
+    const next = ahead[0]!
     if (next.waiting) throw new TransientError(`Waiting for the text extraction of ${next.waiting}.`)
     const cpu = process.cpuUsage(cpu0)
     stats.cpuMs = (cpu.user + cpu.system) / 1000
@@ -186,10 +162,17 @@ export class OnboardingJobs {
     return group
   }
 
-  /** The group's sections chunked (Engine.chunkSections) once their texts are read; null when that fails. */
+  /**
+   * The group's sections chunked (Engine.chunkSections) once their texts are read; null when that
+   * fails. A thread's chunking can be taken back (`take`, CompileThreads.index) once the group is due.
+   */
   private async chunk(group: Group): Promise<IndexedSection[] | null> {
     const read = await Promise.all(group.units.flatMap((u) => u.todo.map((p) => p.text.catch(() => null))))
-    return this.d.engine.chunkSections(read.filter((t): t is string => t !== null)).catch(() => null)
+    const chunking = this.d.engine.chunkSections(read.filter((t): t is string => t !== null))
+    const take = (chunking as { take?: () => void }).take
+    if (take) group.take = () => setTimeout(take, TAKE_AFTER_MS)
+    if (group.due) group.take?.()
+    return chunking.catch(() => null)
   }
 
   /** A leaf's text being read; a failure is kept for its turn (one left unread is not reported). */
@@ -227,7 +210,9 @@ export class OnboardingJobs {
         owners.push({ unit: u, leaf, chars: text.length })
       }
     }
-    // Chunked on a thread when that is done (the group before took long enough), else here.
+    // Chunked on a thread when it gets to it in time (the groups before took long enough), else here.
+    group.due = true
+    group.take?.()
     const all = await group.chunked
     const chunked = all?.length === inputs.length ? all : undefined
     const results = await this.d.engine.indexSections(inputs, chunked)

@@ -15,6 +15,7 @@ import { DEFERRED_KIND, DeferredJobs } from './onboarding.deferred'
 import { EmbedJobs } from './onboarding.embed'
 import {
   BATCH_KIND,
+  BATCH_UNITS,
   type BatchUnit,
   batchesOf,
   EMBED_KIND,
@@ -71,7 +72,7 @@ export class OnboardingService {
 
   constructor(private readonly d: OnboardingDeps) {
     this.repo = new OnboardingRepo(d.db)
-    this.batchSize = d.batchSize ?? 16
+    this.batchSize = d.batchSize ?? BATCH_UNITS
     const jobs = new OnboardingJobs({ ...d, repo: this.repo })
     this.embeds = new EmbedJobs(d)
     this.deferred = new DeferredJobs({ ...d, repo: this.repo, jobs })
@@ -225,8 +226,7 @@ export class OnboardingService {
   }
 
   private settle(batch: Job): void {
-    // The deferred build starts as the run ends (rollUp): until then the compile thread chunks the
-    // run's next groups, and the run has both cores.
+    // The deferred build starts as the run ends (rollUp): until then the run has the compile thread.
     if (batch.parentId) this.rollUp(batch.parentId)
   }
 

@@ -90,26 +90,85 @@ describe("a run's chunking on the compile thread", () => {
     expect(sent()).toEqual([0, 1, 'index', 2])
   })
 
-  test('is made in process while the thread starts or has two groups already, not while it builds the tables', async () => {
+  test('goes to the thread while it starts or builds the tables, up to eight groups; the ninth is made here', async () => {
     const { threads, workers } = fakePool()
     const kinds = () => workers[0]!.sent.map((m) => (m.tables ? 'tables' : m.index ? 'index' : 'compile'))
     threads.warm()
     const tables = threads.synonyms()
-    // Not started yet: chunked here at once, nothing more sent.
-    expect(await threads.index([texts[0]!])).toEqual([indexSection(texts[0]!)])
-    expect(kinds()).toEqual(['index', 'tables'])
-    const [warmUp, table] = workers[0]!.sent
-    workers[0]!.reply({ type: 'indexed', id: warmUp!.id, sections: warmUp!.index!.map(indexSection) })
-    // Started, and building the tables: the thread chunks first, so two groups go to it; a third while
-    // both wait is chunked here.
-    const onThread = [threads.index([texts[0]!]), threads.index([texts[1]!])]
+    // Not started yet (the warm-up not answered), and the tables asked for: sent all the same.
+    const onThread = Array.from({ length: 7 }, (_, i) => threads.index([texts[i % 3]!]))
+    expect(kinds()).toEqual(['index', 'tables', ...onThread.map(() => 'index' as const)])
+    // Eight groups unanswered (the warm-up's one of them): the next is chunked here at once.
     expect(await threads.index([texts[2]!])).toEqual([indexSection(texts[2]!)])
-    expect(kinds()).toEqual(['index', 'tables', 'index', 'index'])
-    for (const m of workers[0]!.sent.slice(2))
+    expect(kinds().length).toBe(9)
+    for (const m of workers[0]!.sent.filter((m) => m.index))
       workers[0]!.reply({ type: 'indexed', id: m.id, sections: m.index!.map(indexSection) })
-    expect(await Promise.all(onThread)).toEqual([[indexSection(texts[0]!)], [indexSection(texts[1]!)]])
-    workers[0]!.reply({ type: 'tables', id: table!.id, synonyms: synonymTable() })
+    expect(await Promise.all(onThread)).toEqual(onThread.map((_, i) => [indexSection(texts[i % 3]!)]))
+    workers[0]!.reply({ type: 'tables', id: workers[0]!.sent[1]!.id, synonyms: synonymTable() })
     expect(await tables).toEqual(synonymTable())
+  })
+
+  test('a group the thread has not started is taken back and chunked here; one it has started is waited for', async () => {
+    const { threads, workers } = fakePool()
+    threads.warm()
+    const started = threads.index([texts[0]!])
+    const notStarted = threads.index([texts[1]!])
+    const [, first, second] = workers[0]!.sent
+    // Each group carries its claim; the thread takes the first (as compile-worker.ts does).
+    expect(Atomics.compareExchange(first!.claim!, 0, 0, 1)).toBe(0)
+    started.take!()
+    notStarted.take!()
+    // The second was the event loop's: chunked here, and the thread, reaching it, may not take it.
+    expect(await notStarted).toEqual([indexSection(texts[1]!)])
+    expect(Atomics.compareExchange(second!.claim!, 0, 0, 1)).toBe(2)
+    let answered = false
+    started.then(() => {
+      answered = true
+    })
+    await Bun.sleep(0)
+    expect(answered).toBe(false)
+    workers[0]!.reply({ type: 'indexed', id: first!.id, sections: [indexSection(texts[0]!)] })
+    expect(await started).toEqual([indexSection(texts[0]!)])
+    // An answer for the group taken back (a thread that chunked it anyway) is ignored.
+    workers[0]!.reply({ type: 'indexed', id: second!.id, sections: [] })
+    expect(await notStarted).toEqual([indexSection(texts[1]!)])
+  })
+
+  test('a real thread passes over a group the event loop took back, and chunks the next', async () => {
+    const worker = new Worker(compileWorkerPath())
+    try {
+      const replies: CompileReply[] = []
+      const answered = new Promise<void>((resolve) => {
+        worker.onmessage = (e) => {
+          replies.push(e.data as CompileReply)
+          resolve()
+        }
+      })
+      const taken = new Int32Array(new SharedArrayBuffer(4))
+      taken[0] = 2
+      const open = new Int32Array(new SharedArrayBuffer(4))
+      worker.postMessage({
+        id: 1,
+        text: '',
+        vectors: false,
+        index: [texts[0]!],
+        claim: taken,
+      } satisfies CompileRequest)
+      worker.postMessage({
+        id: 2,
+        text: '',
+        vectors: false,
+        index: [texts[1]!],
+        claim: open,
+      } satisfies CompileRequest)
+      await answered
+      expect(replies.map((r) => r.id)).toEqual([2])
+      expect(replies[0]!.type === 'indexed' && replies[0]!.sections).toEqual([indexSection(texts[1]!)])
+      expect(open[0]).toBe(1)
+      expect(taken[0]).toBe(2)
+    } finally {
+      worker.terminate()
+    }
   })
 
   test("a real thread chunks a run's group before the tables and the compiles asked for before it", async () => {
@@ -123,8 +182,9 @@ describe("a run's chunking on the compile thread", () => {
       },
     })
     pool.warm()
-    await pool.index([texts[0]!]) // in process: the thread has not answered yet
-    while (replies.length === 0) await Bun.sleep(1)
+    // On the thread, though it has not answered yet: after the warm-up.
+    expect(await pool.index([texts[0]!])).toEqual([indexSection(texts[0]!)])
+    expect(replies).toEqual(['indexed', 'indexed'])
     // Two compiles (the first loads the compile's tables: the rest arrive while it runs), the tables,
     // then a group.
     const compiled = [pool.compile(texts[1]!), pool.compile(texts[0]!)]
@@ -134,7 +194,7 @@ describe("a run's chunking on the compile thread", () => {
     await Promise.all([...compiled, tables])
     // After the warm-up: the group before the tables, the tables before the compile still waiting (the
     // first compile may have been under way as they came).
-    const after = replies.slice(1)
+    const after = replies.slice(2)
     expect(after.filter((r) => r !== 'done')).toEqual(['indexed', 'tables'])
     expect(after.at(-1)).toBe('done')
     expect(after.length).toBe(4)

@@ -24,6 +24,11 @@ export interface CompileRequest {
   vectors: boolean
   /** Sections to chunk for the index (indexSection), instead of `text` to compile. */
   index?: string[]
+  /**
+   * With `index`: who chunks it, in shared memory (0 until taken; 1 the thread, 2 the event loop, which
+   * takes back a group the thread has not started when the run needs it): it is chunked once.
+   */
+  claim?: Int32Array
   /** The stemmed synonym table (synonymTable), instead of `text` to compile. */
   tables?: boolean
   /**
@@ -80,4 +85,14 @@ export function transferables(section: CompiledSection): ArrayBuffer[] {
     ...section.words.map((w) => w.buffer as ArrayBuffer),
     ...(section.vectors?.list ?? []).map((v) => v.buffer as ArrayBuffer),
   ]
+}
+
+/** A section compiled in process (compileSection's result, or its error, as the promise's). */
+export function inProcess(text: string, vectors: boolean): Promise<CompiledSection> {
+  return new Promise((resolve) => resolve(compileSection(text, vectors)))
+}
+
+/** A request other than a compile made in process now (its error, the promise's). */
+export function inProcessOther<T>(local: () => T): Promise<T> {
+  return new Promise((resolve) => resolve(local()))
 }

@@ -5,9 +5,10 @@ import {
   type CompiledSection,
   type CompileReply,
   type CompileRequest,
-  compileSection,
+  inProcess,
+  inProcessOther,
 } from './compile-messages'
-import { type IndexedSection, indexSection } from './index-section'
+import { type Chunking, indexSection } from './index-section'
 
 /** A worker as the pool uses it (a Web Worker, or a stand-in in tests). */
 export type CompileWorker = ThreadWorker<CompileRequest>
@@ -57,14 +58,12 @@ interface Slot {
   held: CompileRequest[]
   idle: ReturnType<typeof setTimeout> | null
   stopped: boolean
-  /** Whether the thread has answered once (it has started and loaded its code). */
-  answered: boolean
   /** Whether the thread has the event loop's static vectors (sent, or the thread read them). */
   vectors: boolean
 }
 
-/** A run's groups a thread may have been given and not answered yet, beyond which the next is chunked in process. */
-const INDEX_QUEUED = 2
+/** A run's groups a thread may have unanswered, beyond which the next is chunked here (the run takes back those not started, Chunking.take). */
+const INDEX_QUEUED = 8
 
 /**
  * Compiles a thread is given at once. The deferred build asks for many; a run's index requests,
@@ -107,17 +106,28 @@ export class CompileThreads {
   }
 
   /**
-   * Sections' texts chunked for the index (indexSection's results, in order): on a thread ahead of
-   * the compiles it holds, so that a run's next group is chunked while the event loop writes this
-   * one, when a thread is free for it (freeToIndex); else here, at once. A run's first groups would
-   * otherwise wait for the thread to start and build the synonym table (0.3-0.7 s, most of a small
-   * run), for chunking that takes a few milliseconds a group here.
+   * Sections' texts chunked for the index (indexSection's results, in order): on a thread ahead of its
+   * compiles, while the event loop writes the run's groups before, when a thread has room (freeToIndex),
+   * else here at once. `take` chunks here a group the thread has not started (starting, or behind).
    */
-  index(texts: string[]): Promise<IndexedSection[]> {
+  index(texts: string[]): Chunking {
     const local = () => texts.map(indexSection)
     const slot = this.freeToIndex()
-    if (slot || this.closed) return this.ask('index', { index: texts }, local, slot ?? undefined)
-    return inProcessOther(local)
+    if (!slot || this.closed) return this.closed ? this.ask('index', {}, local) : inProcessOther(local)
+    const claim = new Int32Array(new SharedArrayBuffer(4))
+    const id = this.nextId
+    const chunking: Chunking = this.ask('index', { index: texts, claim }, local, slot)
+    chunking.take = () => this.take(slot, id, claim)
+    return chunking
+  }
+
+  /** A group the thread has not started, chunked here now (its claim the event loop's); else nothing. */
+  private take(slot: Slot, id: number, claim: Int32Array): void {
+    const p = slot.pending.get(id)
+    if (!p || Atomics.compareExchange(claim, 0, 0, 2) !== 0) return
+    slot.pending.delete(id)
+    this.settled(slot)
+    inProcessOther(p.local!).then(p.other, p.reject)
   }
 
   /**
@@ -129,15 +139,13 @@ export class CompileThreads {
   }
 
   /**
-   * A thread a run's group can be chunked on without a long wait: started (it has answered), given
-   * fewer than INDEX_QUEUED groups not answered yet (the thread chunks before it builds tables or
-   * compiles, so those make it wait for one step of the tables or COMPILES_POSTED compiles at most);
-   * null when none is.
+   * A thread a run's group can be given to: one given fewer than INDEX_QUEUED groups not answered yet
+   * (the thread chunks before it builds tables or compiles, so those make it wait for one step of the
+   * tables or COMPILES_POSTED compiles at most); null when none is.
    */
   private freeToIndex(): Slot | null {
     if (this.failed || this.closed) return null
     for (const slot of this.slots) {
-      if (!slot.answered) continue
       let queued = 0
       for (const p of slot.pending.values()) if (p.kind === 'index') queued++
       if (queued < INDEX_QUEUED) return slot
@@ -148,7 +156,7 @@ export class CompileThreads {
   /** A request other than a compile, sent at once (ahead of the compiles held; `to`: that thread); in process without a thread. */
   private ask<T>(
     kind: 'index' | 'tables',
-    request: { index?: string[]; tables?: boolean },
+    request: { index?: string[]; tables?: boolean; claim?: Int32Array },
     local: () => T,
     to?: Slot,
   ): Promise<T> {
@@ -213,7 +221,6 @@ export class CompileThreads {
         held: [],
         idle: null,
         stopped: false,
-        answered: false,
         vectors: false,
       }
       worker.onmessage = (e) => this.answer(slot, e.data as CompileReply)
@@ -234,7 +241,6 @@ export class CompileThreads {
   }
 
   private answer(slot: Slot, msg: CompileReply): void {
-    slot.answered = true
     const p = slot.pending.get(msg.id)
     if (!p) return
     slot.pending.delete(msg.id)
@@ -243,11 +249,7 @@ export class CompileThreads {
       const next = slot.held.shift()
       if (next) this.post(slot, next)
     }
-    if (slot.pending.size === 0) {
-      slot.worker.unref()
-      slot.idle = setTimeout(() => this.stop(slot), this.opts.idleMs ?? 10_000)
-      ;(slot.idle as { unref?: () => void }).unref?.()
-    }
+    this.settled(slot)
     if (msg.type === 'indexed') p.other?.(msg.sections)
     else if (msg.type === 'tables') {
       // The noun kinds and static vectors come with the synonyms: questions read them too, and the
@@ -259,6 +261,14 @@ export class CompileThreads {
     } else if (msg.type === 'done')
       p.resolve({ bytes: msg.bytes, inputs: msg.inputs, words: msg.words, vectors: msg.vectors })
     else p.reject(new Error(msg.message))
+  }
+
+  /** A thread left with nothing to do: it no longer keeps the process alive, and stops after idleMs. */
+  private settled(slot: Slot): void {
+    if (slot.pending.size > 0) return
+    slot.worker.unref()
+    slot.idle = setTimeout(() => this.stop(slot), this.opts.idleMs ?? 10_000)
+    ;(slot.idle as { unref?: () => void }).unref?.()
   }
 
   /** Stops a thread on purpose (idle, or closing): its exit is not a failure. */
@@ -285,13 +295,4 @@ export class CompileThreads {
     slot.pending.clear()
     slot.held = []
   }
-}
-
-function inProcess(text: string, vectors: boolean): Promise<CompiledSection> {
-  return new Promise((resolve) => resolve(compileSection(text, vectors)))
-}
-
-/** A request other than a compile made in process now (its error, the promise's). */
-function inProcessOther<T>(local: () => T): Promise<T> {
-  return new Promise((resolve) => resolve(local()))
 }

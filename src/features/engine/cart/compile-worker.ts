@@ -60,7 +60,9 @@ self.onmessage = (e: MessageEvent) => {
 /** Does one piece of the waiting work, then lets messages that came meanwhile in before the next. */
 function drain(): void {
   const chunk = tables.length > 0 && chunkedSinceStep >= TABLES_EVERY ? undefined : chunks.shift()
-  if (chunk) {
+  if (chunk && !taken(chunk)) {
+    // Taken back by the event loop, which chunked it itself: nothing to do or to answer.
+  } else if (chunk) {
     chunkedSinceStep++
     answer(chunk.id, () => ({ type: 'indexed', id: chunk.id, sections: chunk.index!.map(indexSection) }))
   } else if (tables.length > 0) {
@@ -80,6 +82,11 @@ function drain(): void {
   }
   draining = chunks.length + tables.length + compiles.length > 0
   if (draining) setImmediate(drain)
+}
+
+/** Whether this thread takes a group to chunk (it is not the event loop's already). */
+function taken(chunk: CompileRequest): boolean {
+  return !chunk.claim || Atomics.compareExchange(chunk.claim, 0, 0, 1) === 0
 }
 
 /** One step of the tables (the static vectors' memory is shared with the event loop, not copied). */

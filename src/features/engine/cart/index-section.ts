@@ -11,6 +11,12 @@ export interface IndexedSection {
   fts: { terms: string; count: number }[]
 }
 
+/**
+ * A run's group being chunked (CompileThreads.index): `take`, when the run is about to write it,
+ * chunks it on the event loop now unless a thread has started it (then its answer is waited for).
+ */
+export type Chunking = Promise<IndexedSection[]> & { take?: () => void }
+
 /** A section's text chunked for the index (sectionPassages), its terms ready for the FTS5 rows. */
 export function indexSection(text: string): IndexedSection {
   const fts: IndexedSection['fts'] = []
