@@ -51,10 +51,11 @@ export const GROUP_CHARS = 128 * 1024
 /** Groups of a batch planned at once (the one written and those after it): their texts read, their chunking asked for. */
 export const GROUPS_AHEAD = 3
 /**
- * How long the run waits for a thread to start chunking the group it is about to write (about a
- * group's chunking there) before it takes the group back and chunks it itself.
+ * How long the run waits for a thread to start chunking the group it is about to write before it
+ * takes the group back and chunks it itself: a thread about to start it gets it, and a thread behind
+ * (a loaded machine) holds a run up by at most this a group.
  */
-export const TAKE_AFTER_MS = 8
+export const TAKE_AFTER_MS = 2
 
 /** No sections chunked (a group without units). */
 export const NONE: Promise<null> = Promise.resolve(null)
