@@ -3,8 +3,10 @@ import { seededRandom } from '../../../bench/lib/seeded'
 import { withoutEndMarks } from '../../../src/features/engine/compose/index'
 import {
   defaultWeights,
+  scored,
   scoreSentence,
   sentenceScores,
+  sentenceScoresOf,
   sequenceFeatures,
 } from '../../../src/features/engine/rank/index'
 
@@ -105,6 +107,27 @@ describe("a sentence's two scores", () => {
       )
       if (((hit | win) & title) === 0 && f.typeOk === f.pickTypeOk) reused++
       expect(sentenceScores(f, title, pass, exp, qw, total, defaultWeights)).toEqual({ rank, pick })
+      // Rag's search scores a sentence from its features one by one, the scores left in `scored`:
+      // the same two numbers, with the sentence before's terms (`near`) as well.
+      const near = Math.floor(r() * (all + 1))
+      const both = sentenceScores(f, title, pass, exp, qw, total, defaultWeights, near)
+      const { hit: h, win: w, pairs, typeOk, pickTypeOk, len } = f
+      sentenceScoresOf(
+        h,
+        w,
+        pairs,
+        typeOk,
+        pickTypeOk,
+        len,
+        title,
+        pass,
+        exp,
+        qw,
+        total,
+        defaultWeights,
+        near,
+      )
+      expect(scored).toEqual(both)
     }
     expect(reused).toBeGreaterThan(500)
   })

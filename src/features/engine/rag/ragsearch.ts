@@ -11,8 +11,9 @@ import {
   type RankedSentence,
   respellPlan,
   type ScoreWeights,
+  scored,
   sectionPrior,
-  sentenceScores,
+  sentenceScoresOf,
   sequenceFeatures,
   TermTags,
   TokenKind,
@@ -119,29 +120,24 @@ export function searchIndex(
 }
 
 /**
- * A passage's word marks and its sentences' expansion bits, reused from one passage to the next
- * (ranking is synchronous; each is set before it is read).
+ * A passage's word marks, and its sentences' expansion bits and features (hit, win, pairs, length,
+ * type tests: bit 1 typeOk, bit 2 pickTypeOk), reused from one passage to the next (ranking is
+ * synchronous; each is set before it is read): no object a sentence.
  */
-let scratch = { qidx: new Int8Array(4096), kinds: new Uint8Array(4096), exps: new Int32Array(256) }
+let scratch = sized(4096, 256)
+function sized(w: number, n: number) {
+  const ints = () => new Int32Array(n)
+  const [qidx, kinds, typed] = [new Int8Array(w), new Uint8Array(w), new Uint8Array(n)]
+  return { qidx, kinds, typed, exps: ints(), hits: ints(), wins: ints(), pairs: ints(), lens: ints() }
+}
 function scratchFor(words: number, sentences: number) {
-  if (scratch.qidx.length < words || scratch.exps.length < sentences) {
-    const w = Math.max(scratch.qidx.length, 2 * words)
-    const n = Math.max(scratch.exps.length, 2 * sentences)
-    scratch = { qidx: new Int8Array(w), kinds: new Uint8Array(w), exps: new Int32Array(n) }
-  }
+  if (scratch.qidx.length < words || scratch.exps.length < sentences)
+    scratch = sized(Math.max(scratch.qidx.length, 2 * words), Math.max(scratch.exps.length, 2 * sentences))
   return scratch
 }
 
 /** The kind test of a question that asks for no kind of answer: never asked (rankPassage). */
 const NO_KIND = new KindTest([])
-
-/** A sentence with neither a question term nor a variant of one: never scored, only its `hit` (0) read. */
-const UNSCORED = noTerms(0)
-
-/** What sequenceFeatures answers for a sentence of `len` words none of which is a question term. */
-function noTerms(len: number): ReturnType<typeof sequenceFeatures> {
-  return { hit: 0, win: 0, pairs: 0, typeOk: false, pickTypeOk: false, len }
-}
 
 function rankPassage(
   { row, spans, words: pw }: DecodedPassage,
@@ -155,9 +151,9 @@ function rankPassage(
 ): RankedPassage<SectionRef> {
   const words = pw.terms.length
   const n = pw.off.length - 1
-  const { qidx, kinds, exps } = scratchFor(words, n)
+  const x = scratchFor(words, n)
+  const { qidx, kinds, exps } = x
   const tf = new Uint16Array(plan.terms.length)
-  const feats: ReturnType<typeof sequenceFeatures>[] = []
   let passMask = 0
   for (let s = 0; s < n; s++) {
     const from = pw.off[s]!
@@ -176,7 +172,6 @@ function rankPassage(
     }
     // A sentence without a question term has no features but its length (sequenceFeatures gives
     // the same): its words' kinds are never read.
-    let f: ReturnType<typeof sequenceFeatures>
     if (any) {
       // A loop for each case, and no kind is NO_KIND rather than null (`kind?.has`): JavaScriptCore
       // hoists the check of `kind`'s type out of the loops, and it left the optimized code whenever
@@ -185,10 +180,14 @@ function rankPassage(
       else
         for (let i = from; i < to; i++)
           kinds[i] = kind.has(pw.senses[i]!) ? pw.kinds[i]! | TokenKind.noun : pw.kinds[i]!
-      f = sequenceFeatures(qidx, kinds, from, to, plan.want, pairs, qw)
-    } else f = exp === 0 ? UNSCORED : noTerms(to - from)
-    passMask |= f.hit
-    feats.push(f)
+      const f = sequenceFeatures(qidx, kinds, from, to, plan.want, pairs, qw)
+      x.hits[s] = f.hit
+      x.wins[s] = f.win
+      x.pairs[s] = f.pairs
+      x.typed[s] = (f.typeOk ? 1 : 0) | (f.pickTypeOk ? 2 : 0)
+    } else x.hits[s] = x.wins[s] = x.pairs[s] = x.typed[s] = 0
+    x.lens[s] = to - from
+    passMask |= x.hits[s]!
     exps[s] = exp
   }
   let titleMask = 0
@@ -198,18 +197,33 @@ function rankPassage(
   const sentences: RankedSentence[] = []
   let best = Number.NEGATIVE_INFINITY
   for (let i = 0; i < n; i++) {
-    const f = feats[i]!
+    const hit = x.hits[i]!
     const exp = exps[i]!
-    if (f.hit === 0 && exp === 0) continue
-    const near = i > 0 ? feats[i - 1]!.hit : 0
-    const { rank, pick } = sentenceScores(f, titleMask, passMask, exp, qw, total, weights, near)
-    if (rank > best) best = rank
+    if (hit === 0 && exp === 0) continue
+    const near = i > 0 ? x.hits[i - 1]! : 0
+    const typed = x.typed[i]!
+    sentenceScoresOf(
+      hit,
+      x.wins[i]!,
+      x.pairs[i]!,
+      (typed & 1) !== 0,
+      (typed & 2) !== 0,
+      x.lens[i]!,
+      titleMask,
+      passMask,
+      exp,
+      qw,
+      total,
+      weights,
+      near,
+    )
+    if (scored.rank > best) best = scored.rank
     sentences.push({
       start: spans[2 * i]!,
       end: spans[2 * i + 1]!,
-      score: pick,
-      hit: f.hit,
-      typeOk: f.pickTypeOk,
+      score: scored.pick,
+      hit,
+      typeOk: (typed & 2) !== 0,
     })
   }
   // Best first once the pool is ranked (searchIndex), for the passages it keeps.

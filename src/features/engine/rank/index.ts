@@ -34,8 +34,10 @@ export {
   defaultWeights,
   idf,
   type ScoreWeights,
+  scored,
   scoreSentence,
   sentenceScores,
+  sentenceScoresOf,
   sequenceFeatures,
   WINDOW,
 } from './score'

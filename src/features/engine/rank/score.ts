@@ -221,13 +221,51 @@ export function sentenceScores(
   w: ScoreWeights,
   near = 0,
 ): { rank: number; pick: number } {
+  sentenceScoresOf(
+    f.hit,
+    f.win,
+    f.pairs,
+    f.typeOk,
+    f.pickTypeOk,
+    f.len,
+    titleMask,
+    passMask,
+    exp,
+    qw,
+    total,
+    w,
+    near,
+  )
+  return { rank: scored.rank, pick: scored.pick }
+}
+
+/** The two scores sentenceScoresOf leaves (one object for every sentence: a search is synchronous). */
+export const scored = { rank: 0, pick: 0 }
+
+/** sentenceScores over the features one by one, its two scores left in `scored` (no object a sentence). */
+export function sentenceScoresOf(
+  hit: number,
+  win: number,
+  pairs: number,
+  typeOk: boolean,
+  pickTypeOk: boolean,
+  len: number,
+  titleMask: number,
+  passMask: number,
+  exp: number,
+  qw: Float64Array,
+  total: number,
+  w: ScoreWeights,
+  near: number,
+): void {
   const ctx = passMask | titleMask
-  const rank = scoreParts(f.hit, f.win, ctx, exp, f.pairs, f.typeOk, f.len, qw, total, w)
+  const rank = scoreParts(hit, win, ctx, exp, pairs, typeOk, len, qw, total, w)
   // With no title term among its matches (the window's are among them) and the same type test, the
   // pick is scored from the same parts as the rank.
-  const same = ((f.hit | f.win) & titleMask) === 0 && f.typeOk === f.pickTypeOk
+  const same = ((hit | win) & titleMask) === 0 && typeOk === pickTypeOk
   const pick = same
     ? rank
-    : scoreParts(f.hit & ~titleMask, f.win & ~titleMask, ctx, exp, f.pairs, f.pickTypeOk, f.len, qw, total, w)
-  return { rank, pick: pick + NEAR * maskWeight(near & ~f.hit & ~titleMask, qw) }
+    : scoreParts(hit & ~titleMask, win & ~titleMask, ctx, exp, pairs, pickTypeOk, len, qw, total, w)
+  scored.rank = rank
+  scored.pick = pick + NEAR * maskWeight(near & ~hit & ~titleMask, qw)
 }
