@@ -65,6 +65,9 @@ function drain(): void {
   } else if (chunk) {
     chunkedSinceStep++
     answer(chunk.id, () => ({ type: 'indexed', id: chunk.id, sections: chunk.index!.map(indexSection) }))
+    // A group's garbage collected once the thread has caught up with the run (as after a compile):
+    // else the thread's heap grew with the run's groups and held the growth while it lived.
+    if (chunks.length === 0) Bun.gc(false)
   } else if (tables.length > 0) {
     chunkedSinceStep = 0
     const work = tables[0]!
