@@ -139,8 +139,9 @@ describe('the built-in encoder in JavaScript', () => {
     const bits = (v: Float32Array) => Array.from(new Uint32Array(v.slice().buffer))
     let stops = 0
     await int8.embedWithStops(long, async () => void stops++)
-    // Before each layer and after four of its five parts.
-    expect(stops).toBe(10)
+    // Before each layer, after its query, key and value product, each of attention's four heads,
+    // its output product and its first feed-forward product.
+    expect(stops).toBe(16)
     for (let at = 0; at < stops; at++) {
       // The passage's pass, the question embedded whole at its at-th stop.
       const order: string[] = []
