@@ -196,6 +196,28 @@ describe('the built-in encoder thread', () => {
     expect(encoder.available).toBe(true)
   })
 
+  test('bulk work is not refused when questions fill maxPending, nor counted against them', async () => {
+    const workers: FakeEncoder[] = []
+    encoder = new EncoderThread({
+      idleMs: 1000,
+      maxPending: 2,
+      spawn: () => {
+        const w = new FakeEncoder()
+        workers.push(w)
+        return w
+      },
+    })
+    const bulk = encoder.embed(['passage'], true)
+    const held = [encoder.embed(['a']), encoder.embed(['bb'])]
+    const more = encoder.embed(['another passage'], true)
+    await expect(encoder.embed(['ccc'])).rejects.toThrow('the encoder is busy')
+    expect(workers[0]!.sent.map((r) => r.texts[0])).toEqual(['passage', 'a', 'bb', 'another passage'])
+    for (let i = 0; i < 4; i++) workers[0]!.answerNext()
+    expect((await bulk)[0]![0]).toBe(7)
+    expect((await more)[0]![0]).toBe(15)
+    expect((await held[1]!)[0]![0]).toBe(2)
+  })
+
   test('a thread that cannot start turns the encoder off', async () => {
     const reasons: string[] = []
     encoder = new EncoderThread({

@@ -29,8 +29,9 @@ export interface EncoderThreadOptions {
    */
   bulkIdleMs?: number
   /**
-   * Requests the thread may hold at once; one more is refused at once (the caller answers without
-   * the encoder), so a burst of questions neither queues behind the model nor holds their texts.
+   * Questions' requests the thread may hold at once; one more is refused at once (the caller
+   * answers without the encoder), so a burst of questions neither queues behind the model nor holds
+   * their texts. Bulk requests are not counted nor refused.
    */
   maxPending?: number
   /** Told once, with the reason, when the thread fails: the encoder is then off for the process. */
@@ -56,6 +57,7 @@ const MAX_PENDING = 8
 interface Pending {
   resolve: (vectors: Float32Array[]) => void
   reject: (e: Error) => void
+  bulk: boolean
 }
 
 /**
@@ -97,7 +99,10 @@ export class EncoderThread {
   embed(texts: string[], bulk = false): Promise<Float32Array[]> {
     if (this.closed) return Promise.reject(new Error('the encoder is closed'))
     if (this.failed) return Promise.reject(new Error(`the encoder is off: ${this.failed}`))
-    if (this.pending.size >= (this.opts.maxPending ?? MAX_PENDING))
+    // Questions are refused past maxPending; bulk work is not (a job sends its next request once
+    // the last is answered, so it holds one place at most, and it would otherwise fail whenever
+    // questions fill the queue).
+    if (!bulk && this.questionsPending() >= (this.opts.maxPending ?? MAX_PENDING))
       return Promise.reject(new Error('the encoder is busy'))
     const worker = this.start()
     if (!worker) return Promise.reject(new Error(`the encoder is off: ${this.failed}`))
@@ -107,10 +112,16 @@ export class EncoderThread {
         this.clearIdle()
         worker.ref()
       }
-      this.pending.set(id, { resolve, reject })
+      this.pending.set(id, { resolve, reject, bulk })
       this.idleAfter = bulk ? (this.opts.bulkIdleMs ?? BULK_IDLE_MS) : this.opts.idleMs
       worker.postMessage({ id, texts, bulk } satisfies EncoderRequest)
     })
+  }
+
+  private questionsPending(): number {
+    let n = 0
+    for (const p of this.pending.values()) if (!p.bulk) n++
+    return n
   }
 
   /** Stops the thread; what it still had fails. */
