@@ -156,9 +156,8 @@ export function searchOne<R>(
     if (bounded && !top.accepts(x.bound[cart.passageOf[s]!]! + secScore)) continue
     const from = cart.sentOff[s]!
     const to = cart.sentOff[s + 1]!
-    // Only a word that is no question term, in a sentence holding one, can offer the noun kind.
-    // A loop for each case rather than `kindHere?.has` (ragsearch.ts rankPassage: the hoisted check
-    // of its type left the optimized code as it changed).
+    // Only a word that is no question term, in a sentence holding one, can offer the noun kind; a loop
+    // for each case, not `kindHere?.has` (ragsearch.ts: its hoisted type check left optimized code).
     const kindHere = x.hit[s] !== 0 ? kind : null
     if (kindHere === null)
       for (let i = from; i < to; i++) {

@@ -139,21 +139,22 @@ function scratchFor(words: number, sentences: number) {
 /** The kind test of a question that asks for no kind of answer: never asked (rankPassage). */
 const NO_KIND = new KindTest([])
 
-function rankPassage(
-  { row, spans, words: pw }: DecodedPassage,
-  plan: QueryPlan,
+/**
+ * Marks a passage's words with their question terms, counts the terms (`tf`) and writes each
+ * sentence's expansion bits and features into `x`; answers the bits of the terms the passage holds.
+ */
+function markSentences(
+  pw: DecodedPassage['words'],
+  n: number,
+  x: ReturnType<typeof sized>,
   tags: TermTags,
   qw: Float64Array,
-  total: number,
+  tf: Uint16Array,
+  plan: QueryPlan,
   pairs: Set<number>,
-  weights: ScoreWeights,
   kind: KindTest,
-): RankedPassage<SectionRef> {
-  const words = pw.terms.length
-  const n = pw.off.length - 1
-  const x = scratchFor(words, n)
+): number {
   const { qidx, kinds, exps } = x
-  const tf = new Uint16Array(plan.terms.length)
   let passMask = 0
   for (let s = 0; s < n; s++) {
     const from = pw.off[s]!
@@ -190,6 +191,25 @@ function rankPassage(
     passMask |= x.hits[s]!
     exps[s] = exp
   }
+  return passMask
+}
+
+function rankPassage(
+  { row, spans, words: pw }: DecodedPassage,
+  plan: QueryPlan,
+  tags: TermTags,
+  qw: Float64Array,
+  total: number,
+  pairs: Set<number>,
+  weights: ScoreWeights,
+  kind: KindTest,
+): RankedPassage<SectionRef> {
+  const words = pw.terms.length
+  const n = pw.off.length - 1
+  const x = scratchFor(words, n)
+  const tf = new Uint16Array(plan.terms.length)
+  const passMask = markSentences(pw, n, x, tags, qw, tf, plan, pairs, kind)
+  const exps = x.exps
   let titleMask = 0
   const tt = titleTerms(row.title)
   // A loop, not forEach: its closure (and the scope it keeps titleMask in) was made a passage.
