@@ -12,10 +12,20 @@ const RESERVED = 6
 /** What a space becomes (SentencePiece's word-start mark), also put before the text. */
 const SEPARATOR = '\u2581'
 
+/** A hash of a string's code points, extended one at a time (`reach`). */
+const extend = (h: number, code: number) => (Math.imul(h, 31) + code) | 0
+
 export class PieceTokenizer {
   private readonly ids = new Map<string, number>()
   /** The longest piece, in code points. */
   private readonly longest: number
+  /**
+   * The hashes of every piece's every start (its first code point, its first two, ..., itself): a
+   * string whose hash is not here starts no piece, so no longer one is looked up (a position tried
+   * every length up to the longest piece's, 16, most of them in vain). A hash shared by chance
+   * only looks further.
+   */
+  private readonly reach = new Set<number>()
 
   constructor(private readonly vocabulary: Vocabulary) {
     let longest = 1
@@ -23,6 +33,11 @@ export class PieceTokenizer {
       const piece = vocabulary[i]![0]
       // A piece listed twice keeps its last id and score, as the package's trie does.
       this.ids.set(piece, i)
+      let h = 0
+      for (const c of piece) {
+        h = extend(h, c.codePointAt(0)!)
+        this.reach.add(h)
+      }
       longest = Math.max(longest, [...piece].length)
     }
     this.longest = longest
@@ -38,10 +53,14 @@ export class PieceTokenizer {
       { length: n + 1 },
       () => [],
     )
+    const codes = symbols.map((c) => c.codePointAt(0)!)
     for (let i = 0; i < n; i++) {
       let piece = ''
       let found = false
+      let h = 0
       for (let len = 1; len <= this.longest && i + len <= n; len++) {
+        h = extend(h, codes[i + len - 1]!)
+        if (!this.reach.has(h)) break
         piece += symbols[i + len - 1]
         const id = this.ids.get(piece)
         if (id === undefined) continue
