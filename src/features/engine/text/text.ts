@@ -83,19 +83,27 @@ const IRREGULAR = new Map<string, string>(
     .map((p) => p.split(':') as [string, string]),
 )
 
+// normWord's patterns, made once (a regular expression literal is a new object each time it is evaluated).
+const NON_ASCII = /[^\u0020-\u007e]/
+const MARKS = /\p{M}/gu
+const DECADE = /^\d0s$/
+const DECIMAL = /^\d+\.\d+$/
+const DOTS = /\./g
+const COMMAS = /,/g
+
 /** Normalises one matched word: lower case, no accents, no possessive 's, no inner dots or commas. */
 export function normWord(raw: string): string {
   let w = raw.toLowerCase()
   // Fold accents so "Gospic" finds "Gospić" (as FTS5's remove_diacritics does).
-  if (/[^\u0020-\u007e]/.test(w)) w = w.normalize('NFKD').replace(/\p{M}/gu, '').replace(/’/g, "'")
+  if (NON_ASCII.test(w)) w = w.normalize('NFKD').replace(MARKS, '').replaceAll('’', "'")
   if (w.endsWith("'s")) w = w.slice(0, -2)
   // Contractions of function words (couldn't, he'd, they've) are function words.
   const apos = w.indexOf("'")
   if (apos > 0 && (STOP.has(w.slice(0, apos)) || w.endsWith("n't"))) return 'the'
-  if (/^\d0s$/.test(w)) w = `19${w}` // "the 70s" is how questions say "the 1970s"
+  if (DECADE.test(w)) w = `19${w}` // "the 70s" is how questions say "the 1970s"
   w = IRREGULAR.get(w) ?? w
-  if (w.includes('.') && !/^\d+\.\d+$/.test(w)) w = w.replace(/\./g, '')
-  if (w.includes(',')) w = w.replace(/,/g, '')
+  if (w.includes('.') && !DECIMAL.test(w)) w = w.replace(DOTS, '')
+  if (w.includes(',')) w = w.replace(COMMAS, '')
   return w
 }
 
