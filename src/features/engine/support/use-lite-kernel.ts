@@ -25,18 +25,7 @@ export type DenseKernel = (
 ) => void
 
 /** The module's export: DenseKernel and its scratch (eight int16 rows of k, eight float32 scales). */
-type RawKernel = (
-  a: number,
-  n: number,
-  w: number,
-  scale: number,
-  bias: number,
-  m: number,
-  k: number,
-  out: number,
-  q: number,
-  qs: number,
-) => void
+type RawKernel = (...args: [...Parameters<DenseKernel>, q: number, qs: number]) => void
 
 /** The kernel over this memory, or null where WebAssembly SIMD is not available. */
 function denseKernel(memory: WebAssembly.Memory): RawKernel | null {
