@@ -141,11 +141,20 @@ export class PieceTokenizer {
     const spaced = normalized.length > 0 ? SEPARATOR + normalized.replace(/ /g, SEPARATOR) : ''
     const codes = new Int32Array(spaced.length)
     const n = codePoints(spaced, codes, 0)
-    // starts[end]: the pieces (id and length in code points) ending at `end`, by start ascending.
-    const starts: { start: number; id: number; length: number; score: number }[][] = Array.from(
-      { length: n + 1 },
-      () => [],
-    )
+    // Best total score of the text up to each position (0: none yet, as in the package), and the
+    // piece ending there. The package walks the pieces ending at a position by ascending start, the
+    // last of equal scores winning; relaxing each piece's end from its start, starts ascending, makes
+    // the same comparisons in the same order (a start's best is final by then: every piece ending
+    // there starts before it), without a list of pieces a position.
+    const best = new Float64Array(n + 1)
+    const words = new Int32Array(n + 1)
+    const relax = (start: number, end: number, id: number, score: number) => {
+      const total = score + best[start]!
+      if (best[end] === 0 || total >= best[end]!) {
+        best[end] = total
+        words[end] = id
+      }
+    }
     for (let i = 0; i < n; i++) {
       let found = false
       let h = 0
@@ -155,24 +164,10 @@ export class PieceTokenizer {
         const id = this.find(h, codes, i, len)
         if (id < 0) continue
         found = true
-        starts[i + len]!.push({ start: i, id, length: len, score: this.scores[id]! })
+        relax(i, i + len, id, this.scores[id]!)
       }
       // No piece starts here: the character alone, unknown (id 0), scored 0.
-      if (!found) starts[i + 1]!.push({ start: i, id: 0, length: 1, score: 0 })
-    }
-    // Best total score of the text up to each position (0: none yet, as in the package).
-    const best = new Float64Array(n + 1)
-    const words = new Int32Array(n + 1)
-    for (let end = 0; end <= n; end++) {
-      // The package walks an object keyed by start, so ascending starts; the last of equal scores wins.
-      const list = starts[end]!.sort((a, b) => a.start - b.start)
-      for (const w of list) {
-        const score = w.score + best[end - w.length]!
-        if (best[end] === 0 || score >= best[end]!) {
-          best[end] = score
-          words[end] = w.id
-        }
-      }
+      if (!found) relax(i, i + 1, 0, 0)
     }
     const ids: number[] = []
     for (let at = n; at > 0; at -= this.units[words[at]!]!) ids.push(words[at]!)
