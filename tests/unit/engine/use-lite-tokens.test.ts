@@ -76,4 +76,22 @@ describe("the encoder's tokenizer, packed", () => {
     // The duplicate's last id is the one used.
     expect(ours.encode('ab')).toContain(13)
   })
+
+  test('ties between splits, and totals of 0, resolved as the package resolves them', () => {
+    const reserved: Vocabulary = ['<unk>', '<s>', '</s>', 'r3', 'r4', 'r5'].map((p) => [p, 0])
+    const ties: Vocabulary = [
+      ...reserved,
+      ['\u2581', 0],
+      ['x', -1],
+      ['y', -1],
+      ['xy', -2],
+      ['z', 0],
+      ['yz', -1],
+      ['xyz', -2],
+      ['\u2581x', -1],
+    ]
+    const ours = new PieceTokenizer(ties)
+    for (const text of ['xy', 'xyz', 'zz', 'x y z', 'yzxy', 'zxyzq', 'xyxyxy z'])
+      expect({ text, ids: ours.encode(text) }).toEqual({ text, ids: theirs(ties).encode(text) })
+  })
 })
