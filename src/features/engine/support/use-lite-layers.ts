@@ -106,3 +106,10 @@ export function layerNorm(
     for (let c = 0; c < width; c++) out[o + c] = g[c]! * r * (x[o + c]! - mean) + b[c]!
   }
 }
+
+/** The mean of column c of a's n rows of `width`. */
+export function columnMean(a: Float32Array, n: number, width: number, c: number): number {
+  let s = 0
+  for (let i = 0; i < n; i++) s += a[i * width + c]!
+  return s / n
+}

@@ -8,6 +8,7 @@
 // computed alone: in TensorFlow.js's batches a text's vector did not depend on the others.
 import { type DenseKernel, kernelMemory } from './use-lite-kernel'
 import {
+  columnMean,
   type Dense,
   EMBEDDINGS,
   K,
@@ -163,9 +164,9 @@ export class UseLite {
       yield
       this.part(l, n, input, 3)
       yield
-      this.part(l, n, input, 4)
+      if (l !== this.layers[1]) this.part(l, n, input, 4)
     }
-    return this.pool(n)
+    return this.pool(n, this.layers[1])
   }
 
   /** The text's pieces' vectors into x (n rows of 256); gives n. */
@@ -219,12 +220,19 @@ export class UseLite {
     }
   }
 
-  /** The mean of the pieces' rows (in x, 512 wide), then the tanh layer and unit length. */
-  private pool(n: number): Float32Array {
-    const { x } = this
+  /**
+   * The mean of the last layer's rows, then the tanh layer and unit length. Its second feed-forward
+   * product (not made in steps) is affine, so the mean of its rows is that product of the mean of its
+   * input rows (wide, made into row 0) plus the mean of the residual's (r): one row's product, not n.
+   */
+  private pool(n: number, l: Layer): Float32Array {
+    const { x, r, wide } = this
     const mean = this.mean.fill(0)
-    for (let i = 0; i < n; i++) for (let c = 0; c < 512; c++) mean[c]! += x[i * 512 + c]!
-    for (let c = 0; c < 512; c++) mean[c] = mean[c]! / Math.max(n, 1)
+    if (n > 0) {
+      for (let c = 0; c < 1536; c++) wide[c] = columnMean(wide, n, 1536, c)
+      dense(wide, 1, l.ffn2, x, this.kernel)
+      for (let c = 0; c < 512; c++) mean[c] = x[c]! + columnMean(r, n, 512, c)
+    }
     dense(mean, 1, this.tanh, this.vector, this.kernel)
     const v = this.vector.slice(0, 512)
     let norm = 0
