@@ -34,10 +34,14 @@ export function squadQuestions(): { question: string; answers: { text: string }[
     .map((l) => JSON.parse(l))
 }
 
-/** The questions a latency bench asks: `n` of squad-dev spread over the file by a prime stride. */
-export function benchSample(n: number) {
+/**
+ * The questions a latency bench asks: `n` of squad-dev spread over the file by a prime stride, from
+ * the `skip`-th of that order (the stride is prime to the file's length, so two ranges of it share
+ * no question).
+ */
+export function benchSample(n: number, skip = 0) {
   const questions = squadQuestions()
-  return Array.from({ length: n }, (_, i) => questions[(i * 7919) % questions.length]!)
+  return Array.from({ length: n }, (_, i) => questions[((i + skip) * 7919) % questions.length]!)
 }
 
 /** A text made distinct for copy `c` > 0: numbers shifted, a copy tag at each paragraph break. */
@@ -222,6 +226,22 @@ export async function encoded(b: Bench, id: string): Promise<number> {
   const t0 = performance.now()
   const engine = b.app.services.engine
   await engine.encodings.encodeSections(engine.sectionsOf(id).map((s) => s.sectionId))
+  return (performance.now() - t0) / 1000
+}
+
+/**
+ * Waits until the base's encode job (the support check's passages, queued a minute after a run) has
+ * run and none is waiting: the base as it stays; seconds waited.
+ */
+export async function encodeDone(b: Server, id: string): Promise<number> {
+  const t0 = performance.now()
+  await waitFor(async () => {
+    const jobs = (await get(b, `/v1/corpora/${id}/jobs?limit=500`)) as {
+      items: { kind: string; status: string }[]
+    }
+    const encodes = jobs.items.filter((j) => j.kind === 'encode')
+    return encodes.length > 0 && encodes.every((j) => j.status !== 'pending' && j.status !== 'running')
+  })
   return (performance.now() - t0) / 1000
 }
 
