@@ -37,7 +37,7 @@ import { encodePassageWords, scanPassageWords } from './rank/index'
 import type { EncoderEmbed } from './support/index'
 import type { SynonymTable } from './text/index'
 
-export type { IndexedSection } from './cart/index'
+export type { Chunking, IndexedSection } from './cart/index'
 /**
  * What the answers feature uses of an answer: its input and metrics, the no-answer text, and how an
  * answer is streamed, piece by piece.
@@ -68,7 +68,7 @@ export interface EngineDeps {
   /** Starts the compile threads ahead of a run (CompileThreads.warm); nothing to start by default. */
   warmCompile?: () => void
   /** Chunks sections' texts for the index elsewhere (CompileThreads.index); in process by default. */
-  chunk?: (texts: string[]) => Promise<IndexedSection[]>
+  chunk?: (texts: string[]) => import('./cart/index').Chunking
   /** Builds the synonym table elsewhere (CompileThreads.synonyms); here, on the event loop, by default. */
   synonyms?: () => Promise<SynonymTable>
   /**
@@ -156,7 +156,7 @@ export class Engine {
     return indexSections(this.parts, inputs, chunked)
   }
   /** Sections' texts chunked for indexSections, on a compile thread when there are some. */
-  chunkSections(texts: string[]): Promise<IndexedSection[]> {
+  chunkSections(texts: string[]): import('./cart/index').Chunking {
     if (this.deps.chunk) return this.deps.chunk(texts)
     return new Promise((resolve) => resolve(texts.map(indexSection)))
   }

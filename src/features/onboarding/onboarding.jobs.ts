@@ -169,7 +169,7 @@ export class OnboardingJobs {
   private async chunk(group: Group): Promise<IndexedSection[] | null> {
     const read = await Promise.all(group.units.flatMap((u) => u.todo.map((p) => p.text.catch(() => null))))
     const chunking = this.d.engine.chunkSections(read.filter((t): t is string => t !== null))
-    const take = (chunking as { take?: () => void }).take
+    const take = chunking.take
     if (take) group.take = () => setTimeout(take, TAKE_AFTER_MS)
     if (group.due) group.take?.()
     return chunking.catch(() => null)

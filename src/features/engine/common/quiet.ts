@@ -35,8 +35,8 @@ export class QuietHook {
 
   constructor(private readonly opts: QuietOptions) {}
 
-  /** Follows one piece of work (settled either way): `run` waits until it and every other one has settled. */
-  track<T>(work: Promise<T>): Promise<T> {
+  /** Follows one piece of work (settled either way): `run` waits until it and every other one has settled; answers it, the same object. */
+  track<P extends Promise<unknown>>(work: P): P {
     this.inFlight++
     if (!this.dirty) this.since = this.now()
     this.dirty = true
