@@ -43,11 +43,12 @@ afterEach(() => {
 })
 
 /** An encoder whose threads are fakes, listed in `workers` as they start. */
-function fakeEncoder(onFailure?: (reason: string) => void) {
+function fakeEncoder(onFailure?: (reason: string) => void, maxPending?: number) {
   const workers: FakeEncoder[] = []
   const clock = manualTimers()
   encoder = new EncoderThread({
     idleMs: 5000,
+    maxPending,
     onFailure,
     setTimer: clock.setTimer,
     clearTimer: clock.clearTimer,
@@ -172,16 +173,7 @@ describe('the built-in encoder thread', () => {
   })
 
   test('a request past maxPending is refused at once, and the thread goes on with the others', async () => {
-    const workers: FakeEncoder[] = []
-    encoder = new EncoderThread({
-      idleMs: 1000,
-      maxPending: 2,
-      spawn: () => {
-        const w = new FakeEncoder()
-        workers.push(w)
-        return w
-      },
-    })
+    const { encoder, workers } = fakeEncoder(undefined, 2)
     const held = [encoder.embed(['a']), encoder.embed(['bb'])]
     await expect(encoder.embed(['ccc'])).rejects.toThrow('the encoder is busy')
     expect(workers[0]!.sent).toHaveLength(2)
@@ -197,16 +189,7 @@ describe('the built-in encoder thread', () => {
   })
 
   test('bulk work is not refused when questions fill maxPending, nor counted against them', async () => {
-    const workers: FakeEncoder[] = []
-    encoder = new EncoderThread({
-      idleMs: 1000,
-      maxPending: 2,
-      spawn: () => {
-        const w = new FakeEncoder()
-        workers.push(w)
-        return w
-      },
-    })
+    const { encoder, workers } = fakeEncoder(undefined, 2)
     const bulk = encoder.embed(['passage'], true)
     const held = [encoder.embed(['a']), encoder.embed(['bb'])]
     const more = encoder.embed(['another passage'], true)
