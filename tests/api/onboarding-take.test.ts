@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { indexSection } from '../../src/features/engine/cart/index'
 import type { TestApp } from '../helpers/app'
-import { upload } from '../helpers/ready-base'
+import { createCorpus, upload } from '../helpers/ready-base'
 import { authApp, bearer, signUp } from './accounts.fixture'
 
 // Issue 38: a run's batch plans its next groups while it writes one (their texts read, their chunking
@@ -22,12 +22,7 @@ const notes = (n: number, filler = FILLER) =>
 
 async function train(n: number, filler = FILLER) {
   const admin = await signUp(t)
-  const res = await t.request('/v1/corpora', {
-    method: 'POST',
-    headers: bearer(admin.token),
-    json: { name: 'B' },
-  })
-  const corpusId = ((await res.json()) as { id: string }).id
+  const corpusId = await createCorpus(t, admin.token, 'B')
   await upload(t, admin.token, corpusId, notes(n, filler))
   await t.jobs.scheduler.drain()
   const run = await (

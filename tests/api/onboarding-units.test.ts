@@ -4,8 +4,8 @@ import { join } from 'node:path'
 import { OnboardingRepo } from '../../src/features/onboarding/onboarding.repo'
 import type { TestApp } from '../helpers/app'
 import { FIXTURE_SQUAD } from '../helpers/fixture-data'
-import { upload } from '../helpers/ready-base'
-import { authApp, bearer, signUp } from './accounts.fixture'
+import { createCorpus, upload } from '../helpers/ready-base'
+import { authApp, signUp } from './accounts.fixture'
 
 let t: TestApp
 afterEach(() => t.close())
@@ -16,12 +16,7 @@ describe("a run's units read a group at a time", () => {
   test('give the rows and leaves that reading them one by one gives: sections, whole files, parents, gone ids', async () => {
     t = authApp()
     const admin = await signUp(t)
-    const res = await t.request('/v1/corpora', {
-      method: 'POST',
-      headers: bearer(admin.token),
-      json: { name: 'B' },
-    })
-    const corpusId = ((await res.json()) as { id: string }).id
+    const corpusId = await createCorpus(t, admin.token, 'B')
     await upload(t, admin.token, corpusId, [
       { path: 'eu.txt', text: article('European_Union_law.txt') },
       { path: 'oil.txt', text: 'The 1973 oil crisis began in October 1973.' },

@@ -45,6 +45,13 @@ export async function train(t: TestApp, token: string, corpusId: string, force =
   return run
 }
 
+/** A new base named `name` in the session's workspace (POST /v1/corpora, 200); its id. */
+export async function createCorpus(t: TestApp, token: string, name: string): Promise<string> {
+  const created = await t.request('/v1/corpora', { method: 'POST', headers: bearer(token), json: { name } })
+  expect(created.status).toBe(200)
+  return ((await created.json()) as { id: string }).id
+}
+
 /**
  * A workspace with an admin session, keys of each scope, and a base holding `files`, uploaded,
  * extracted and onboarded: ready for questions.
@@ -56,13 +63,7 @@ export async function readyBase(t: TestApp, files: FixtureFile[], name = 'Fixtur
     ingest: (await mintKey(t, admin.token, ['ingest'])).key,
     admin: (await mintKey(t, admin.token, ['admin', 'ingest', 'query'])).key,
   }
-  const created = await t.request('/v1/corpora', {
-    method: 'POST',
-    headers: bearer(admin.token),
-    json: { name },
-  })
-  expect(created.status).toBe(200)
-  const corpusId = ((await created.json()) as { id: string }).id
+  const corpusId = await createCorpus(t, admin.token, name)
   const uploaded = await upload(t, admin.token, corpusId, files)
   await train(t, admin.token, corpusId)
   const base = (await (
