@@ -60,14 +60,9 @@ self.onmessage = (e: MessageEvent) => {
 /** Does one piece of the waiting work, then lets messages that came meanwhile in before the next. */
 function drain(): void {
   const chunk = tables.length > 0 && chunkedSinceStep >= TABLES_EVERY ? undefined : chunks.shift()
-  if (chunk && !taken(chunk)) {
-    // Taken back by the event loop, which chunked it itself: nothing to do or to answer.
-  } else if (chunk) {
-    chunkedSinceStep++
-    answer(chunk.id, () => ({ type: 'indexed', id: chunk.id, sections: chunk.index!.map(indexSection) }))
-    // A group's garbage collected once the thread has caught up with the run (as after a compile):
-    // else the thread's heap grew with the run's groups and held the growth while it lived.
-    if (chunks.length === 0) Bun.gc(false)
+  if (chunk) {
+    // A group the event loop took back (and chunked itself) is dropped: nothing to do or to answer.
+    if (taken(chunk)) chunkGroup(chunk)
   } else if (tables.length > 0) {
     chunkedSinceStep = 0
     const work = tables[0]!
@@ -85,6 +80,15 @@ function drain(): void {
   }
   draining = chunks.length + tables.length + compiles.length > 0
   if (draining) setImmediate(drain)
+}
+
+/** Chunks a run's group and answers it. */
+function chunkGroup(chunk: CompileRequest): void {
+  chunkedSinceStep++
+  answer(chunk.id, () => ({ type: 'indexed', id: chunk.id, sections: chunk.index!.map(indexSection) }))
+  // A group's garbage collected once the thread has caught up with the run (as after a compile):
+  // else the thread's heap grew with the run's groups and held the growth while it lived.
+  if (chunks.length === 0) Bun.gc(false)
 }
 
 /** Whether this thread takes a group to chunk (it is not the event loop's already). */
