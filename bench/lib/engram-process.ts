@@ -63,8 +63,9 @@ export async function spawnEngram(env: Record<string, string> = {}): Promise<Eng
       // Request lines at info level would cost the server time on every question.
       ENGRAM_LOG_LEVEL: 'error',
       ENGRAM_MAX_QUEUED_QUERIES: '10000',
-      // Settings of the shell (ENGRAM_COMPILE_THREADS=0 npm run bench baseline) override the defaults.
-      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('ENGRAM_'))),
+      // Settings of the shell (ENGRAM_COMPILE_THREADS=0 npm run bench baseline) override the defaults;
+      // the runtime's own (BUN_JSC_useFTLJIT=0) pass through too, to measure the JIT's share.
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(ENGRAM|BUN_JSC)_/.test(k))),
       ...env,
     } as Record<string, string>,
     stdout: 'inherit',
