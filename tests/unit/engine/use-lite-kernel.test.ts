@@ -85,7 +85,7 @@ describe("the encoder's WebAssembly kernel", () => {
 
   test('gives the bits of its integer sums (a JavaScript model of them), and float sums within the rounding bound', () => {
     const rand = generator(38)
-    // The model's shapes (k 256, 512, 1536) and small ones; n as the caller passes it (rounded up to 4).
+    // The model's shapes (k 256, 512, 1536) and small ones.
     for (const [n, m, k] of [
       [4, 8, 16],
       [8, 24, 64],
@@ -149,5 +149,77 @@ describe("the encoder's WebAssembly kernel", () => {
       expect(out[i * m]! / ((i + 1) * k)).toBeCloseTo(1, 4)
       expect(out[i * m + 1]! / ((i + 1) * k)).toBeCloseTo(-1, 4)
     }
+  })
+
+  test("computes n rows, any n: the model's bits for rows 1 to 19, and no row beyond n written", () => {
+    const rand = generator(26)
+    const [m, k] = [24, 64]
+    const d = matrix(m, k, rand)
+    const placed = kernelMemory([d], [20 * k, 20 * m])!
+    const [a, out] = placed.buffers as [Float32Array, Float32Array]
+    for (let i = 0; i < a.length; i++) a[i] = (rand() - 0.5) * 4
+    const at = placed.placed[0]!
+    for (let n = 1; n <= 19; n++) {
+      out.fill(-7)
+      placed.dense(a.byteOffset, n, at.w, at.scale, at.bias, m, k, out.byteOffset)
+      const want = new Float32Array(20 * m).fill(-7)
+      kernelModel(a, n, d, want)
+      // (The kernel rounded n up to 4 and wrote those rows too before, in buffers with rows to spare.)
+      expect({ n, bits: Array.from(new Uint32Array(out.slice().buffer)) }).toEqual({
+        n,
+        bits: Array.from(new Uint32Array(want.buffer)),
+      })
+    }
+  })
+
+  test("the sparse product gives the dense product's bits: inputs mostly zeros, rows of zeros, more than 1024 inputs not 0, sums past 2^31", () => {
+    const rand = generator(92)
+    for (const [n, m, k, zeros] of [
+      [1, 32, 16, 0.5],
+      [3, 64, 256, 0.92],
+      [14, 512, 1536, 0.92],
+      [5, 96, 1536, 0],
+      [9, 32, 2048, 0.3],
+    ] as const) {
+      const d = matrix(m, k, rand)
+      // The model reads the matrix as it is; the kernel's copy is laid out for the sparse product.
+      const asIs: KernelMatrix = {
+        w: d.w.slice(),
+        scale: d.scale!.slice(),
+        bias: d.bias.slice(),
+        rows: m,
+        cols: k,
+      }
+      const placed = kernelMemory([d], [n * k, n * m], undefined, new Set([d]))!
+      expect(placed.placed[0]!.sparse).toBe(true)
+      const [a, out] = placed.buffers as [Float32Array, Float32Array]
+      for (let i = 0; i < a.length; i++) a[i] = rand() < zeros ? 0 : rand() * 4
+      if (n > 1) a.fill(0, 0, k)
+      const at = placed.placed[0]!
+      placed.sparse(a.byteOffset, n, at.w, at.scale, at.bias, m, k, out.byteOffset)
+      const want = new Float32Array(n * m)
+      kernelModel(a, n, asIs, want)
+      expect({ n, m, k, bits: Array.from(new Uint32Array(out.slice().buffer)) }).toEqual({
+        n,
+        m,
+        k,
+        bits: Array.from(new Uint32Array(want.buffer)),
+      })
+    }
+    // Every input at its largest against weights at theirs: each sum 1536 x 16383 x 127, past 2^31.
+    const [n, m, k] = [2, 32, 1536]
+    const w = Float32Array.from({ length: m * k }, (_, i) => (Math.floor(i / k) % 2 ? -1 : 1))
+    const d: KernelMatrix = { ...quantizeRows(w, m, k), bias: new Float32Array(m) }
+    const asIs: KernelMatrix = { w: d.w.slice(), scale: d.scale!.slice(), bias: d.bias, rows: m, cols: k }
+    const placed = kernelMemory([d], [n * k, n * m], undefined, new Set([d]))!
+    const [a, out] = placed.buffers as [Float32Array, Float32Array]
+    a.fill(3)
+    const at = placed.placed[0]!
+    placed.sparse(a.byteOffset, n, at.w, at.scale, at.bias, m, k, out.byteOffset)
+    const want = new Float32Array(n * m)
+    kernelModel(a, n, asIs, want)
+    expect(Array.from(out)).toEqual(Array.from(want))
+    expect(out[0]! / (3 * k)).toBeCloseTo(1, 4)
+    expect(out[1]! / (3 * k)).toBeCloseTo(-1, 4)
   })
 })

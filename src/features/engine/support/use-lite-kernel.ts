@@ -12,7 +12,7 @@ import KERNEL_PATH from '../../../../assets/engine/use-lite-kernel.wasm' with { 
 /** The compiled kernel, null where this engine cannot compile it (no SIMD); read once a thread. */
 let compiled: WebAssembly.Module | null | undefined
 
-/** out = a · wᵀ (int8 rows, scaled) + bias, over byte addresses in `memory`; n rounded up to 4 by the caller. */
+/** out = a · wᵀ (int8 rows, scaled) + bias, over byte addresses in `memory` (n rows, any number). */
 export type DenseKernel = (
   a: number,
   n: number,
@@ -24,8 +24,11 @@ export type DenseKernel = (
   out: number,
 ) => void
 
-/** The module's export: DenseKernel and its scratch (eight int16 rows of k, eight float32 scales). */
-type RawKernel = (...args: [...Parameters<DenseKernel>, q: number, qs: number]) => void
+/** The module's exports: DenseKernel and its scratch (eight int16 rows of k, eight float32 scales; sparse's list). */
+interface RawKernel {
+  dense: (...args: [...Parameters<DenseKernel>, q: number, qs: number]) => void
+  sparse: (...args: [...Parameters<DenseKernel>, q: number, qs: number, nz: number]) => void
+}
 
 /** The kernel over this memory, or null where WebAssembly SIMD is not available. */
 function denseKernel(memory: WebAssembly.Memory): RawKernel | null {
@@ -41,7 +44,7 @@ function denseKernel(memory: WebAssembly.Memory): RawKernel | null {
   if (!compiled) return null
   try {
     const instance = new WebAssembly.Instance(compiled, { m: { memory } })
-    return instance.exports.dense as RawKernel
+    return instance.exports as unknown as RawKernel
   } catch {
     return null
   }
@@ -61,6 +64,26 @@ export interface Placed {
   w: number
   scale: number
   bias: number
+  /** Laid out for the kernel's sparse product (sparseLayout), which computes it. */
+  sparse: boolean
+}
+
+/** The order of sixteen outputs in a row of sparseLayout (see the kernel's "sparse"). */
+const SPARSE_ORDER = [0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15]
+
+/**
+ * An m-by-k matrix's rows (an output's weights a row) laid out for the kernel's sparse product: a
+ * block for each 32 outputs, of k rows of 32 bytes (row p: input p's weights for the block's
+ * outputs, each sixteen in SPARSE_ORDER), so the inputs not 0 of a row are read from one block of
+ * 32k bytes for its 32 outputs. `into` must not share bytes with `w`.
+ */
+export function sparseLayout(w: Int8Array, m: number, k: number, into: Int8Array): void {
+  for (let j0 = 0; j0 < m; j0 += 16)
+    for (let t = 0; t < 16; t++) {
+      const row = (j0 + SPARSE_ORDER[t]!) * k
+      const at = (j0 >> 5) * 32 * k + (j0 & 16) + t
+      for (let p = 0; p < k; p++) into[at + p * 32] = w[row + p]!
+    }
 }
 
 /**
@@ -69,14 +92,17 @@ export interface Placed {
  * multiple of 16, or SIMD is missing (the caller computes in JavaScript). `memory`, when given, is used instead of a new one: a matrix already read into it
  * (its rows and scales views of it) stays where it is, not copied, and the memory grows by what the
  * rest need (growing detaches its old views: every matrix gets views of the grown memory). Not
- * grown after: the views stay valid.
+ * grown after: the views stay valid. The matrices in `sparse` (their outputs a multiple of 32) are
+ * laid out for the kernel's sparse product instead (sparseLayout; `w` then holds that layout) and
+ * computed by `sparse`.
  */
 export function kernelMemory(
   matrices: KernelMatrix[],
   buffers: number[],
   memory?: WebAssembly.Memory,
-): { dense: DenseKernel; placed: Placed[]; buffers: Float32Array[] } | null {
-  if (matrices.some((m) => !m.scale || m.cols % 16 !== 0)) return null
+  sparse: ReadonlySet<KernelMatrix> = new Set(),
+): { dense: DenseKernel; sparse: DenseKernel; placed: Placed[]; buffers: Float32Array[] } | null {
+  if (matrices.some((m) => !m.scale || m.cols % 16 !== 0 || (sparse.has(m) && m.rows % 32 !== 0))) return null
   const pad = (n: number) => (n + 15) & ~15
   const held = memory?.buffer
   let size = held?.byteLength ?? 0
@@ -91,27 +117,48 @@ export function kernelMemory(
     w: inPlace[i] ? m.w.byteOffset : take(m.w.byteLength),
     scale: inPlace[i] ? m.scale!.byteOffset : take(m.rows * 4),
     bias: take(m.rows * 4),
+    sparse: sparse.has(m),
   }))
   const starts = buffers.map((n) => take(n * 4))
-  // The kernel's scratch: eight rows of the widest matrix's input as int16, and their scales.
-  const q = take(8 * Math.max(16, ...matrices.map((m) => m.cols)) * 2)
+  // The kernel's scratch: eight rows of the widest matrix's input as int16, and their scales; the
+  // sparse product's list of inputs (12 bytes each) and its sums.
+  const widest = Math.max(16, ...matrices.map((m) => m.cols))
+  const q = take(8 * widest * 2)
   const qs = take(8 * 4)
+  const nz = take(widest * 12 + 384)
   const mem = memory ?? new WebAssembly.Memory({ initial: Math.ceil(size / 65536) })
   const raw = denseKernel(mem)
   if (!raw) return null
-  const dense: DenseKernel = (a, n, w, scale, bias, m, k, out) => raw(a, n, w, scale, bias, m, k, out, q, qs)
+  const dense: DenseKernel = (a, n, w, scale, bias, m, k, out) =>
+    raw.dense(a, n, w, scale, bias, m, k, out, q, qs)
+  const sparseProduct: DenseKernel = (a, n, w, scale, bias, m, k, out) =>
+    raw.sparse(a, n, w, scale, bias, m, k, out, q, qs, nz)
   if (size > mem.buffer.byteLength) mem.grow(Math.ceil((size - mem.buffer.byteLength) / 65536))
   const bytes = new Uint8Array(mem.buffer)
   for (const [i, m] of matrices.entries()) {
+    const at = placed[i]!
     if (!inPlace[i]) {
-      bytes.set(new Uint8Array(m.w.buffer, m.w.byteOffset, m.w.byteLength), placed[i]!.w)
-      new Float32Array(mem.buffer, placed[i]!.scale, m.rows).set(m.scale!)
+      bytes.set(new Uint8Array(m.w.buffer, m.w.byteOffset, m.w.byteLength), at.w)
+      new Float32Array(mem.buffer, at.scale, m.rows).set(m.scale!)
     }
-    new Float32Array(mem.buffer, placed[i]!.bias, m.rows).set(m.bias)
+    new Float32Array(mem.buffer, at.bias, m.rows).set(m.bias)
     // The matrix is read from the kernel's memory from now on: its own arrays can go.
-    m.w = new Int8Array(mem.buffer, placed[i]!.w, lengths[i])
-    m.scale = new Float32Array(mem.buffer, placed[i]!.scale, m.rows)
-    m.bias = new Float32Array(mem.buffer, placed[i]!.bias, m.rows)
+    m.w = new Int8Array(mem.buffer, at.w, lengths[i])
+    m.scale = new Float32Array(mem.buffer, at.scale, m.rows)
+    m.bias = new Float32Array(mem.buffer, at.bias, m.rows)
+    if (at.sparse) {
+      // The matrix as it was, held in a buffer big enough (not used yet) rather than a copy of its own.
+      const room = buffers.findIndex((n) => n * 4 >= m.w.byteLength)
+      const was = room < 0 ? m.w.slice() : new Int8Array(mem.buffer, starts[room], m.w.byteLength)
+      was.set(m.w)
+      sparseLayout(was, m.rows, m.cols, m.w)
+      was.fill(0)
+    }
   }
-  return { dense, placed, buffers: starts.map((at, i) => new Float32Array(mem.buffer, at, buffers[i])) }
+  return {
+    dense,
+    sparse: sparseProduct,
+    placed,
+    buffers: starts.map((at, i) => new Float32Array(mem.buffer, at, buffers[i])),
+  }
 }

@@ -8,7 +8,8 @@
 ;; x is nearest(f32(x * f32(16383 / max))), ties to even, and rowScale = f32(max / 16383); a row of
 ;; zeros gives zeros). Sixteen weights a step are loaded and widened to two i16x8
 ;; (i16x8.extend_low/high_i8x16_s), and i32x4.dot_i16x8_s sums the products in pairs into i32
-;; lanes, eight rows of q a weight read (four for the last rows when n is not a multiple of 8).
+;; lanes, eight rows of q a weight read (four, two, then one for the last rows when n is not a
+;; multiple of 8: no row beyond n is computed).
 ;;
 ;; No sum overflows. |q| <= 16383 and |w| <= 127 (quantizeRows: round(x / scale) with scale the
 ;; row's largest magnitude / 127), so a product is at most 2,080,641 in magnitude; each i32 lane
@@ -22,8 +23,8 @@
 ;;
 ;; All addresses are bytes in the caller's memory (use-lite-kernel.ts's kernelMemory, which pads
 ;; every buffer to 16 bytes and gives the scratch: q, eight rows of k int16s, and qs, eight
-;; float32 row scales). The caller rounds n up to a multiple of 4 (its buffers have the rows to
-;; spare) and k is a multiple of 16 (the model's widths are 256, 512 and 1536).
+;; float32 row scales; "sparse" adds its list of inputs). k is a multiple of 16 (the model's widths
+;; are 256, 512 and 1536).
 (module
   (import "m" "memory" (memory 0))
 
@@ -94,7 +95,7 @@
 
   (func (export "dense")
     (param $a i32)     ;; float32 rows of k: the input
-    (param $n i32)     ;; rows of a (a multiple of 4)
+    (param $n i32)     ;; rows of a
     (param $w i32)     ;; int8 rows of k: the matrix, one output a row
     (param $scale i32) ;; float32 a row of w
     (param $bias i32)  ;; float32 a row of w
@@ -301,10 +302,11 @@
             (br $outputs8)))
         (local.set $i (i32.add (local.get $i) (i32.const 8)))
         (br $eights)))
-    ;; The last four rows, when n is not a multiple of 8.
-    (block $rowsDone
-      (loop $rows
-        (br_if $rowsDone (i32.ge_u (local.get $i) (local.get $n)))
+    ;; The rows left when n is not a multiple of 8: four, then two, then one at a time (a row to
+    ;; spare costs as much as a row, and a question has 9-21 pieces).
+    (block $rowsDone4
+      (loop $rows4
+        (br_if $rowsDone4 (i32.gt_u (i32.add (local.get $i) (i32.const 4)) (local.get $n)))
         (call $quantize (i32.add (local.get $a) (i32.mul (local.get $i) (local.get $rowBytes))) (i32.const 4) (local.get $k) (local.get $q) (local.get $qs))
         (local.set $j (i32.const 0))
         (block $outputsDone4
@@ -324,8 +326,7 @@
                 (local.set $wv (v128.load align=1 (local.get $wp)))
                 (local.set $wlo (i16x8.extend_low_i8x16_s (local.get $wv)))
                 (local.set $whi (i16x8.extend_high_i8x16_s (local.get $wv)))
-                ;; acc[r] += q[r][p..p+15] . w[j][p..p+15], in pairs of products (i32x4.dot_i16x8_s); the
-                ;; block's 4 rows' sixteen values are 128 bytes in a row of the scratch (r x 32 bytes apart).
+                ;; acc[r] += q[r][p..p+15] . w[j][p..p+15]; the block's 4 rows' sixteen values are 128 bytes of the scratch.
                 (local.set $acc0
                   (i32x4.add (local.get $acc0)
                     (i32x4.add
@@ -349,8 +350,7 @@
                 (local.set $wp (i32.add (local.get $wp) (i32.const 16)))
                 (local.set $qp (i32.add (local.get $qp) (i32.const 128)))
                 (br $columns4)))
-            ;; out[i + r][j] = f32(acc[r].0 + acc[r].1 + acc[r].2 + acc[r].3, summed exactly in i64)
-            ;;   * rowScale[r] * scale[j] + bias[j], written out for each row (a call cost 7-9% before).
+            ;; out[i + r][j], as for eight rows.
             (local.set $sc (f32.load (i32.add (local.get $scale) (i32.shl (local.get $j) (i32.const 2)))))
             (local.set $b (f32.load (i32.add (local.get $bias) (i32.shl (local.get $j) (i32.const 2)))))
             (f32.store
@@ -404,4 +404,281 @@
             (local.set $j (i32.add (local.get $j) (i32.const 1)))
             (br $outputs4)))
         (local.set $i (i32.add (local.get $i) (i32.const 4)))
-        (br $rows)))))
+        (br $rows4)))
+    (block $rowsDone2
+      (loop $rows2
+        (br_if $rowsDone2 (i32.gt_u (i32.add (local.get $i) (i32.const 2)) (local.get $n)))
+        (call $quantize (i32.add (local.get $a) (i32.mul (local.get $i) (local.get $rowBytes))) (i32.const 2) (local.get $k) (local.get $q) (local.get $qs))
+        (local.set $j (i32.const 0))
+        (block $outputsDone2
+          (loop $outputs2
+            (br_if $outputsDone2 (i32.ge_u (local.get $j) (local.get $m)))
+            (local.set $acc0 (v128.const i32x4 0 0 0 0))
+            (local.set $acc1 (v128.const i32x4 0 0 0 0))
+            (local.set $wp (i32.add (local.get $w) (i32.mul (local.get $j) (local.get $k))))
+            (local.set $wEnd (i32.add (local.get $wp) (local.get $k)))
+            (local.set $qp (local.get $q))
+            (block $columnsDone2
+              (loop $columns2
+                (br_if $columnsDone2 (i32.ge_u (local.get $wp) (local.get $wEnd)))
+                ;; Sixteen int8 weights, widened to two i16x8.
+                (local.set $wv (v128.load align=1 (local.get $wp)))
+                (local.set $wlo (i16x8.extend_low_i8x16_s (local.get $wv)))
+                (local.set $whi (i16x8.extend_high_i8x16_s (local.get $wv)))
+                ;; acc[r] += q[r][p..p+15] . w[j][p..p+15]; the block's 2 rows' sixteen values are 64 bytes of the scratch.
+                (local.set $acc0
+                  (i32x4.add (local.get $acc0)
+                    (i32x4.add
+                      (i32x4.dot_i16x8_s (v128.load offset=0 (local.get $qp)) (local.get $wlo))
+                      (i32x4.dot_i16x8_s (v128.load offset=16 (local.get $qp)) (local.get $whi)))))
+                (local.set $acc1
+                  (i32x4.add (local.get $acc1)
+                    (i32x4.add
+                      (i32x4.dot_i16x8_s (v128.load offset=32 (local.get $qp)) (local.get $wlo))
+                      (i32x4.dot_i16x8_s (v128.load offset=48 (local.get $qp)) (local.get $whi)))))
+                (local.set $wp (i32.add (local.get $wp) (i32.const 16)))
+                (local.set $qp (i32.add (local.get $qp) (i32.const 64)))
+                (br $columns2)))
+            ;; out[i + r][j], as for eight rows.
+            (local.set $sc (f32.load (i32.add (local.get $scale) (i32.shl (local.get $j) (i32.const 2)))))
+            (local.set $b (f32.load (i32.add (local.get $bias) (i32.shl (local.get $j) (i32.const 2)))))
+            (f32.store
+              (i32.add (local.get $out) (i32.shl (i32.add (i32.mul (local.get $i) (local.get $m)) (local.get $j)) (i32.const 2)))
+              (f32.add
+                (f32.mul
+                  (f32.mul
+                    (f32.convert_i64_s
+                      (i64.add
+                        (i64.add (i64.extend_i32_s (i32x4.extract_lane 0 (local.get $acc0))) (i64.extend_i32_s (i32x4.extract_lane 1 (local.get $acc0))))
+                        (i64.add (i64.extend_i32_s (i32x4.extract_lane 2 (local.get $acc0))) (i64.extend_i32_s (i32x4.extract_lane 3 (local.get $acc0))))))
+                    (f32.load offset=0 (local.get $qs)))
+                  (local.get $sc))
+                (local.get $b)))
+            (f32.store
+              (i32.add (local.get $out) (i32.shl (i32.add (i32.mul (i32.add (local.get $i) (i32.const 1)) (local.get $m)) (local.get $j)) (i32.const 2)))
+              (f32.add
+                (f32.mul
+                  (f32.mul
+                    (f32.convert_i64_s
+                      (i64.add
+                        (i64.add (i64.extend_i32_s (i32x4.extract_lane 0 (local.get $acc1))) (i64.extend_i32_s (i32x4.extract_lane 1 (local.get $acc1))))
+                        (i64.add (i64.extend_i32_s (i32x4.extract_lane 2 (local.get $acc1))) (i64.extend_i32_s (i32x4.extract_lane 3 (local.get $acc1))))))
+                    (f32.load offset=4 (local.get $qs)))
+                  (local.get $sc))
+                (local.get $b)))
+            (local.set $j (i32.add (local.get $j) (i32.const 1)))
+            (br $outputs2)))
+        (local.set $i (i32.add (local.get $i) (i32.const 2)))
+        (br $rows2)))
+    (block $rowsDone1
+      (loop $rows1
+        (br_if $rowsDone1 (i32.gt_u (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
+        (call $quantize (i32.add (local.get $a) (i32.mul (local.get $i) (local.get $rowBytes))) (i32.const 1) (local.get $k) (local.get $q) (local.get $qs))
+        (local.set $j (i32.const 0))
+        (block $outputsDone1
+          (loop $outputs1
+            (br_if $outputsDone1 (i32.ge_u (local.get $j) (local.get $m)))
+            (local.set $acc0 (v128.const i32x4 0 0 0 0))
+            (local.set $wp (i32.add (local.get $w) (i32.mul (local.get $j) (local.get $k))))
+            (local.set $wEnd (i32.add (local.get $wp) (local.get $k)))
+            (local.set $qp (local.get $q))
+            (block $columnsDone1
+              (loop $columns1
+                (br_if $columnsDone1 (i32.ge_u (local.get $wp) (local.get $wEnd)))
+                ;; Sixteen int8 weights, widened to two i16x8.
+                (local.set $wv (v128.load align=1 (local.get $wp)))
+                (local.set $wlo (i16x8.extend_low_i8x16_s (local.get $wv)))
+                (local.set $whi (i16x8.extend_high_i8x16_s (local.get $wv)))
+                ;; acc[r] += q[r][p..p+15] . w[j][p..p+15]; the block's 1 row' sixteen values are 32 bytes of the scratch.
+                (local.set $acc0
+                  (i32x4.add (local.get $acc0)
+                    (i32x4.add
+                      (i32x4.dot_i16x8_s (v128.load offset=0 (local.get $qp)) (local.get $wlo))
+                      (i32x4.dot_i16x8_s (v128.load offset=16 (local.get $qp)) (local.get $whi)))))
+                (local.set $wp (i32.add (local.get $wp) (i32.const 16)))
+                (local.set $qp (i32.add (local.get $qp) (i32.const 32)))
+                (br $columns1)))
+            ;; out[i + r][j], as for eight rows.
+            (local.set $sc (f32.load (i32.add (local.get $scale) (i32.shl (local.get $j) (i32.const 2)))))
+            (local.set $b (f32.load (i32.add (local.get $bias) (i32.shl (local.get $j) (i32.const 2)))))
+            (f32.store
+              (i32.add (local.get $out) (i32.shl (i32.add (i32.mul (local.get $i) (local.get $m)) (local.get $j)) (i32.const 2)))
+              (f32.add
+                (f32.mul
+                  (f32.mul
+                    (f32.convert_i64_s
+                      (i64.add
+                        (i64.add (i64.extend_i32_s (i32x4.extract_lane 0 (local.get $acc0))) (i64.extend_i32_s (i32x4.extract_lane 1 (local.get $acc0))))
+                        (i64.add (i64.extend_i32_s (i32x4.extract_lane 2 (local.get $acc0))) (i64.extend_i32_s (i32x4.extract_lane 3 (local.get $acc0))))))
+                    (f32.load offset=0 (local.get $qs)))
+                  (local.get $sc))
+                (local.get $b)))
+            (local.set $j (i32.add (local.get $j) (i32.const 1)))
+            (br $outputs1)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $rows1))))
+  ;; The same products for a matrix whose inputs are mostly zeros (the feed-forward layers' second
+  ;; product, whose input is a ReLU's output: about 92 % zeros), the same bits as "dense": each row
+  ;; of a is quantized as "dense" quantizes it, and its integer sums (q[p] x w[j][p]) are made over
+  ;; its p with q[p] != 0 only, which leaves every sum the same integer (a zero's products are 0).
+  ;; w is laid out for this loop (use-lite-kernel.ts's sparseLayout): a block for each 32 outputs (at
+  ;; w + j x k for outputs j..j+31), of k rows of 32 int8s, row p the weights of input p for the
+  ;; block's outputs, each sixteen outputs j..j+15 in the order j, j+4, j+1,
+  ;; j+5, j+2, j+6, j+3, j+7, then j+8, j+12, ..., j+15, so that i32x4.dot_i16x8_s of their widened
+  ;; values and q[p] in the even (or odd) int16 lanes (0 in the others) gives outputs j..j+3 (or
+  ;; j+4..j+7) in its four i32 lanes. Outputs are made 32 at a time (eight i32x4 sums); m is a
+  ;; multiple of 32. A lane adds one product an input, at most 2,080,641 in magnitude, so 1024 of them
+  ;; fit an i32 (2,130,576,384 < 2^31): the inputs are taken 1024 at a time, each run's sums added
+  ;; into i64 totals (a single run's used as they are), and out[i][j] = f32(total) * rowScale *
+  ;; scale[j] + bias[j], as "dense" makes it.
+  ;; n is the rows' number itself (no rows to spare are computed).
+  (func (export "sparse")
+    (param $a i32) (param $n i32) (param $w i32) (param $scale i32) (param $bias i32) (param $m i32)
+    (param $k i32) (param $out i32) (param $q i32) (param $qs i32)
+    (param $nz i32)    ;; scratch: k entries of 12 bytes (p x 32, q[p] in even and in odd int16 lanes), then 384 bytes
+    (local $i i32)
+    (local $p i32)
+    (local $v i32)
+    (local $cnt i32)   ;; the row's inputs that are not 0
+    (local $e i32)     ;; an entry of nz
+    (local $end i32)
+    (local $s i32)     ;; the first entry of a run of at most 1024
+    (local $runEnd i32)
+    (local $j i32)     ;; the first of the 32 outputs being made
+    (local $jj i32)
+    (local $o i32)
+    (local $base i32)  ;; the 32 outputs' block of w
+    (local $wp i32)
+    (local $sums i32)  ;; scratch: the eight i32x4 sums of a run (128 bytes)
+    (local $totals i32) ;; scratch: the 32 outputs' i64 totals (256 bytes)
+    (local $rs f32)
+    (local $qe v128)
+    (local $qo v128)
+    (local $wv v128)
+    (local $wlo v128)
+    (local $whi v128)
+    (local $acc0 v128)
+    (local $acc1 v128)
+    (local $acc2 v128)
+    (local $acc3 v128)
+    (local $acc4 v128)
+    (local $acc5 v128)
+    (local $acc6 v128)
+    (local $acc7 v128)
+    (local.set $sums (i32.add (local.get $nz) (i32.mul (local.get $k) (i32.const 12))))
+    (local.set $totals (i32.add (local.get $sums) (i32.const 128)))
+    (local.set $i (i32.const 0))
+    (block $rowsDone
+      (loop $rows
+        (br_if $rowsDone (i32.ge_u (local.get $i) (local.get $n)))
+        ;; One row quantized: its int16 values side by side at q (one row's blocks are its columns in order).
+        (call $quantize (i32.add (local.get $a) (i32.mul (local.get $i) (i32.shl (local.get $k) (i32.const 2)))) (i32.const 1) (local.get $k) (local.get $q) (local.get $qs))
+        (local.set $rs (f32.load (local.get $qs)))
+        ;; Its inputs that are not 0, listed without a branch (each written, counted when not 0).
+        (local.set $cnt (i32.const 0))
+        (local.set $p (i32.const 0))
+        (block $listDone
+          (loop $list
+            (br_if $listDone (i32.ge_u (local.get $p) (local.get $k)))
+            (local.set $v (i32.load16_s (i32.add (local.get $q) (i32.shl (local.get $p) (i32.const 1)))))
+            (local.set $e (i32.add (local.get $nz) (i32.mul (local.get $cnt) (i32.const 12))))
+            (i32.store (local.get $e) (i32.shl (local.get $p) (i32.const 5)))
+            (i32.store offset=4 (local.get $e) (i32.and (local.get $v) (i32.const 0xffff)))
+            (i32.store offset=8 (local.get $e) (i32.shl (local.get $v) (i32.const 16)))
+            (local.set $cnt (i32.add (local.get $cnt) (i32.ne (local.get $v) (i32.const 0))))
+            (local.set $p (i32.add (local.get $p) (i32.const 1)))
+            (br $list)))
+        (local.set $j (i32.const 0))
+        (block $outputsDone
+          (loop $outputs
+            (br_if $outputsDone (i32.ge_u (local.get $j) (local.get $m)))
+            (local.set $base (i32.add (local.get $w) (i32.mul (local.get $j) (local.get $k))))
+            (local.set $jj (i32.const 0))
+            (block $zeroDone
+              (loop $zero
+                ;; (Totals only when the row has more than one run.)
+                (br_if $zeroDone (i32.or (i32.le_u (local.get $cnt) (i32.const 1024)) (i32.ge_u (local.get $jj) (i32.const 32))))
+                (i64.store (i32.add (local.get $totals) (i32.shl (local.get $jj) (i32.const 3))) (i64.const 0))
+                (local.set $jj (i32.add (local.get $jj) (i32.const 1)))
+                (br $zero)))
+            (local.set $s (i32.const 0))
+            (loop $runs
+              (local.set $runEnd
+                (select (i32.add (local.get $s) (i32.const 1024)) (local.get $cnt)
+                  (i32.lt_u (i32.add (local.get $s) (i32.const 1024)) (local.get $cnt))))
+              (local.set $acc0 (v128.const i32x4 0 0 0 0))
+              (local.set $acc1 (v128.const i32x4 0 0 0 0))
+              (local.set $acc2 (v128.const i32x4 0 0 0 0))
+              (local.set $acc3 (v128.const i32x4 0 0 0 0))
+              (local.set $acc4 (v128.const i32x4 0 0 0 0))
+              (local.set $acc5 (v128.const i32x4 0 0 0 0))
+              (local.set $acc6 (v128.const i32x4 0 0 0 0))
+              (local.set $acc7 (v128.const i32x4 0 0 0 0))
+              (local.set $e (i32.add (local.get $nz) (i32.mul (local.get $s) (i32.const 12))))
+              (local.set $end (i32.add (local.get $nz) (i32.mul (local.get $runEnd) (i32.const 12))))
+              (block $entriesDone
+                (loop $entries
+                  (br_if $entriesDone (i32.ge_u (local.get $e) (local.get $end)))
+                  (local.set $wp (i32.add (i32.load (local.get $e)) (local.get $base)))
+                  (local.set $qe (i32x4.splat (i32.load offset=4 (local.get $e))))
+                  (local.set $qo (i32x4.splat (i32.load offset=8 (local.get $e))))
+                  (local.set $wv (v128.load align=1 (local.get $wp)))
+                  (local.set $wlo (i16x8.extend_low_i8x16_s (local.get $wv)))
+                  (local.set $whi (i16x8.extend_high_i8x16_s (local.get $wv)))
+                  (local.set $acc0 (i32x4.add (local.get $acc0) (i32x4.dot_i16x8_s (local.get $wlo) (local.get $qe))))
+                  (local.set $acc1 (i32x4.add (local.get $acc1) (i32x4.dot_i16x8_s (local.get $wlo) (local.get $qo))))
+                  (local.set $acc2 (i32x4.add (local.get $acc2) (i32x4.dot_i16x8_s (local.get $whi) (local.get $qe))))
+                  (local.set $acc3 (i32x4.add (local.get $acc3) (i32x4.dot_i16x8_s (local.get $whi) (local.get $qo))))
+                  (local.set $wv (v128.load offset=16 align=1 (local.get $wp)))
+                  (local.set $wlo (i16x8.extend_low_i8x16_s (local.get $wv)))
+                  (local.set $whi (i16x8.extend_high_i8x16_s (local.get $wv)))
+                  (local.set $acc4 (i32x4.add (local.get $acc4) (i32x4.dot_i16x8_s (local.get $wlo) (local.get $qe))))
+                  (local.set $acc5 (i32x4.add (local.get $acc5) (i32x4.dot_i16x8_s (local.get $wlo) (local.get $qo))))
+                  (local.set $acc6 (i32x4.add (local.get $acc6) (i32x4.dot_i16x8_s (local.get $whi) (local.get $qe))))
+                  (local.set $acc7 (i32x4.add (local.get $acc7) (i32x4.dot_i16x8_s (local.get $whi) (local.get $qo))))
+                  (local.set $e (i32.add (local.get $e) (i32.const 12)))
+                  (br $entries)))
+              (v128.store offset=0 (local.get $sums) (local.get $acc0))
+              (v128.store offset=16 (local.get $sums) (local.get $acc1))
+              (v128.store offset=32 (local.get $sums) (local.get $acc2))
+              (v128.store offset=48 (local.get $sums) (local.get $acc3))
+              (v128.store offset=64 (local.get $sums) (local.get $acc4))
+              (v128.store offset=80 (local.get $sums) (local.get $acc5))
+              (v128.store offset=96 (local.get $sums) (local.get $acc6))
+              (v128.store offset=112 (local.get $sums) (local.get $acc7))
+              (local.set $jj (i32.const 0))
+              (block $addDone
+                (loop $add
+                  (br_if $addDone (i32.or (i32.le_u (local.get $cnt) (i32.const 1024)) (i32.ge_u (local.get $jj) (i32.const 32))))
+                  (i64.store (i32.add (local.get $totals) (i32.shl (local.get $jj) (i32.const 3)))
+                    (i64.add (i64.load (i32.add (local.get $totals) (i32.shl (local.get $jj) (i32.const 3))))
+                      (i64.extend_i32_s (i32.load (i32.add (local.get $sums) (i32.shl (local.get $jj) (i32.const 2)))))))
+                  (local.set $jj (i32.add (local.get $jj) (i32.const 1)))
+                  (br $add)))
+              (local.set $s (local.get $runEnd))
+              (br_if $runs (i32.lt_u (local.get $s) (local.get $cnt))))
+            ;; out[i][j + jj] = f32(total) * rowScale * scale[j + jj] + bias[j + jj], as "dense" makes it.
+            (local.set $jj (i32.const 0))
+            (block $storeDone
+              (loop $store
+                (br_if $storeDone (i32.ge_u (local.get $jj) (i32.const 32)))
+                (local.set $o (i32.add (local.get $j) (local.get $jj)))
+                (f32.store
+                  (i32.add (local.get $out) (i32.shl (i32.add (i32.mul (local.get $i) (local.get $m)) (local.get $o)) (i32.const 2)))
+                  (f32.add
+                    (f32.mul
+                      (f32.mul
+                        ;; One run's sum as it is: f32.convert_i32_s rounds the same integer as convert_i64_s.
+                        (if (result f32) (i32.gt_u (local.get $cnt) (i32.const 1024))
+                          (then (f32.convert_i64_s (i64.load (i32.add (local.get $totals) (i32.shl (local.get $jj) (i32.const 3))))))
+                          (else (f32.convert_i32_s (i32.load (i32.add (local.get $sums) (i32.shl (local.get $jj) (i32.const 2)))))))
+                        (local.get $rs))
+                      (f32.load (i32.add (local.get $scale) (i32.shl (local.get $o) (i32.const 2)))))
+                    (f32.load (i32.add (local.get $bias) (i32.shl (local.get $o) (i32.const 2))))))
+                (local.set $jj (i32.add (local.get $jj) (i32.const 1)))
+                (br $store)))
+            (local.set $j (i32.add (local.get $j) (i32.const 32)))
+            (br $outputs)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $rows))))
+)

@@ -113,3 +113,20 @@ export function columnMean(a: Float32Array, n: number, width: number, c: number)
   for (let i = 0; i < n; i++) s += a[i * width + c]!
   return s / n
 }
+
+/**
+ * The timing signal added to the pieces' vectors, for positions 0 to n - 1: a position's row holds
+ * the sines of its angles (position × each timescale, in float32), then their cosines, each rounded
+ * to float32 as the pass rounded it when it computed them for every text.
+ */
+export function timingSignal(timescales: Float32Array, n: number): Float32Array {
+  const half = timescales.length
+  const out = new Float32Array(n * 2 * half)
+  for (let i = 0; i < n; i++)
+    for (let c = 0; c < half; c++) {
+      const angle = Math.fround(i * timescales[c]!)
+      out[i * 2 * half + c] = Math.sin(angle)
+      out[i * 2 * half + half + c] = Math.cos(angle)
+    }
+  return out
+}

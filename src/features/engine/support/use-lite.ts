@@ -6,6 +6,7 @@
 // once, works in buffers made once for the longest text it reads (128 pieces), and computes the dense
 // layers with a WebAssembly SIMD kernel (use-lite-kernel.ts), the rest in JavaScript. A text is
 // computed alone: in TensorFlow.js's batches a text's vector did not depend on the others.
+import { Attention } from './use-lite-attention'
 import { type DenseKernel, kernelMemory } from './use-lite-kernel'
 import {
   columnMean,
@@ -16,6 +17,7 @@ import {
   layer,
   layerNorm,
   type Matrix,
+  timingSignal,
   type UseLiteWeights,
 } from './use-lite-layers'
 import { denseInScript } from './use-lite-script'
@@ -28,11 +30,24 @@ export const MAX_PIECES = 128
 /** The heads of each attention layer. */
 const HEADS = 4
 
+/** The kernel's two products: a matrix laid out for `sparse` (its input mostly zeros) is computed by it. */
+type Kernel = { dense: DenseKernel; sparse: DenseKernel }
+
 /** out[n][rows] = a[n][cols] · dᵀ + bias: in the kernel when it is there, else in JavaScript. */
-function dense(a: Float32Array, n: number, d: Dense, out: Float32Array, kernel: DenseKernel | null): void {
-  // In the kernel's memory, `a` and `out` are views of it with rows to spare (n rounded up to 4).
-  if (kernel && d.at)
-    kernel(a.byteOffset, (n + 3) & ~3, d.at.w, d.at.scale, d.at.bias, d.rows, d.cols, out.byteOffset)
+function dense(a: Float32Array, n: number, d: Dense, out: Float32Array, kernel: Kernel | null): void {
+  // In the kernel's memory, `a` and `out` are views of it.
+  const at = d.at
+  if (kernel && at)
+    (at.sparse ? kernel.sparse : kernel.dense)(
+      a.byteOffset,
+      n,
+      at.w,
+      at.scale,
+      at.bias,
+      d.rows,
+      d.cols,
+      out.byteOffset,
+    )
   else denseInScript(a, n, d, out)
 }
 
@@ -46,10 +61,12 @@ export class UseLite {
   /** The pieces' vectors (8,002 rows of 256). */
   private readonly embedding: Matrix
   private readonly timescales: Float32Array
+  /** The timing signal a position adds (sines then cosines of its angles), made once. */
+  private readonly timing: Float32Array
   private readonly layers: [Layer, Layer]
   private readonly tanh: Dense
   /** The int8 matrices' kernel (WebAssembly SIMD), null when they are computed in JavaScript. */
-  private readonly kernel: DenseKernel | null
+  private readonly kernel: Kernel | null
   // Buffers for the longest text (MAX_PIECES rows); the mean and the vector 4 rows (the kernel's step).
   private readonly x: Float32Array
   private readonly h: Float32Array
@@ -62,16 +79,14 @@ export class UseLite {
   private rows = 0
   /** Passes stopped (embedWithStops) while other texts may be computed. */
   private stopped = 0
-  private readonly scores = new Float64Array(MAX_PIECES)
-  /** A piece's query row of one head, scaled (attend), and that row's weighted values. */
-  private readonly query = new Float64Array(512 / HEADS)
-  private readonly values = new Float64Array(512 / HEADS)
+  private readonly attend = new Attention(MAX_PIECES, 512 / HEADS)
 
   /** `memory`: the kernel's memory, its dense matrices already read into it (use-lite-read.ts). */
   constructor(weights: UseLiteWeights, vocabulary: Vocabulary, memory?: WebAssembly.Memory) {
     this.tokens = new PieceTokenizer(vocabulary)
     this.embedding = weights.matrix(EMBEDDINGS, vocabulary.length + 2, 256, false)
     this.timescales = weights.vector(`${K}TransformerStack/Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`)
+    this.timing = timingSignal(this.timescales, MAX_PIECES)
     this.layers = [layer(weights, 0, 512, 256), layer(weights, 1, 512, 512)]
     this.tanh = {
       ...weights.matrix('module/Encoder_en/hidden_layers/tanh_layer_0/weights', 512, 512, true),
@@ -82,7 +97,8 @@ export class UseLite {
       this.tanh,
     ].filter((d): d is Dense => d !== null)
     const sizes = [512, 512, 512, 1536, 512].map((w) => MAX_PIECES * w).concat([4 * 512, 4 * 512])
-    const placed = kernelMemory(matrices, sizes, memory)
+    // The second feed-forward products' inputs are a ReLU's outputs, about 92 % zeros.
+    const placed = kernelMemory(matrices, sizes, memory, new Set(this.layers.map((l) => l.ffn2)))
     const buffers = placed?.buffers ?? sizes.map((n) => new Float32Array(n))
     ;[this.x, this.h, this.r, this.wide, this.heads, this.mean, this.vector] = buffers as [
       Float32Array,
@@ -93,7 +109,7 @@ export class UseLite {
       Float32Array,
       Float32Array,
     ]
-    this.kernel = placed?.dense ?? null
+    this.kernel = placed ?? null
     if (placed) for (const [i, d] of matrices.entries()) d.at = placed.placed[i]
   }
 
@@ -178,15 +194,13 @@ export class UseLite {
     // The graph adds the piece's vector twice (once scattered, once with the timing signal).
     const half = this.timescales.length
     const { w: table, scale } = this.embedding
+    const timing = this.timing
     for (let i = 0; i < n; i++) {
       const e = ids[i]! * 256
       const sc = scale ? scale[ids[i]!]! : 1
-      for (let c = 0; c < half; c++) {
-        const angle = Math.fround(i * this.timescales[c]!)
+      for (let c = 0; c < 2 * half; c++) {
         const emb = Math.fround(table[e + c]! * sc)
-        x[i * 256 + c] = emb + Math.fround(emb + Math.fround(Math.sin(angle)))
-        const emb2 = Math.fround(table[e + half + c]! * sc)
-        x[i * 256 + half + c] = emb2 + Math.fround(emb2 + Math.fround(Math.cos(angle)))
+        x[i * 256 + c] = emb + Math.fround(emb + timing[i * 2 * half + c]!)
       }
     }
     return n
@@ -263,37 +277,6 @@ export class UseLite {
 
   /** Attention's head `hd` over the query, key and value rows in `wide`, into its columns of `heads` (n rows of `input`). */
   private attention(n: number, input: number, hd: number): void {
-    const { wide, heads, scores, query, values } = this
-    const dh = input / HEADS
-    const scale = 1 / Math.sqrt(dh)
-    const stride = 3 * input
-    const qo = hd * dh
-    const ko = input + hd * dh
-    const vo = 2 * input + hd * dh
-    for (let i = 0; i < n; i++) {
-      // The same sums in the same order as a dot product a pair (i, j) and a value column a d: the
-      // scaled query row made once for every j, the values summed row by row (j ascending for each d).
-      for (let d = 0; d < dh; d++) query[d] = Math.fround(wide[i * stride + qo + d]! * scale)
-      let max = Number.NEGATIVE_INFINITY
-      for (let j = 0; j < n; j++) {
-        let s = 0
-        const kj = j * stride + ko
-        for (let d = 0; d < dh; d++) s += query[d]! * wide[kj + d]!
-        scores[j] = s
-        if (s > max) max = s
-      }
-      let sum = 0
-      for (let j = 0; j < n; j++) {
-        scores[j] = Math.exp(scores[j]! - max)
-        sum += scores[j]!
-      }
-      values.fill(0, 0, dh)
-      for (let j = 0; j < n; j++) {
-        const sj = scores[j]!
-        const vj = j * stride + vo
-        for (let d = 0; d < dh; d++) values[d] = values[d]! + sj * wide[vj + d]!
-      }
-      for (let d = 0; d < dh; d++) heads[i * input + qo + d] = values[d]! / sum
-    }
+    this.attend.head(this.wide, this.heads, n, input, HEADS, hd)
   }
 }
