@@ -1,3 +1,5 @@
+import { ftsTerm } from '../text/index'
+
 /** Term counts of one generation of a base's index. */
 interface BaseCounts {
   baseId: string
@@ -8,6 +10,11 @@ interface BaseCounts {
   rows?: number
   /** Cached counts plus prefix-list entries, for the bound below. */
   entries: number
+  /**
+   * The base's whole vocabulary (its terms starting with ""), once kept: every count and prefix list
+   * of the generation is then answered from it, a term it lacks counting 0. Terms in ascending order.
+   */
+  all?: readonly { term: string; doc: number }[]
 }
 
 // Bound of the term-count cache over all bases (counts and prefix-list entries); past it, it starts again.
@@ -29,9 +36,17 @@ export class TermCounts {
     this.bases.set(key, { baseId, generation, df: new Map(), prefixes: new Map(), entries: 0 })
   }
 
-  /** The kept passage count of a term, if any. */
+  /** The kept passage count of a term, if any (0 for a term the kept whole vocabulary lacks). */
   df(key: number, term: string): number | undefined {
-    return this.bases.get(key)?.df.get(term)
+    const c = this.bases.get(key)
+    const kept = c?.df.get(term)
+    if (kept !== undefined || c?.all === undefined) return kept
+    // The term as the index holds it (EngineRepo reads a count by ftsToken, which cleans it so).
+    const t = ftsTerm(term)
+    const at = firstFrom(c.all, t)
+    const n = at < c.all.length && c.all[at]!.term === t ? c.all[at]!.doc : 0
+    if (this.kept(c, 1)) c.df.set(term, n)
+    return n
   }
 
   /** Keeps a term's passage count for the base's open generation (when there is room). */
@@ -52,15 +67,38 @@ export class TermCounts {
     return n
   }
 
-  /** The kept terms starting with `prefix`, if any. */
-  prefix(key: number, prefix: string): { term: string; doc: number }[] | undefined {
-    return this.bases.get(key)?.prefixes.get(prefix)
+  /** The kept terms starting with `prefix`, if any (from the kept whole vocabulary when there is one). */
+  prefix(key: number, prefix: string): readonly { term: string; doc: number }[] | undefined {
+    const c = this.bases.get(key)
+    const kept = c?.prefixes.get(prefix)
+    if (kept !== undefined || c?.all === undefined) return kept
+    // As EngineRepo reads it: cleaned, and a prefix past U+D7FF read (its range's end is a code point on).
+    const p = ftsTerm(prefix)
+    if (PAST_D7FF.test(p)) return undefined
+    if (p === '') return c.all
+    const from = firstFrom(c.all, p)
+    let to = from
+    while (to < c.all.length && c.all[to]!.term.startsWith(p)) to++
+    const terms = c.all.slice(from, to)
+    if (this.kept(c, 1 + terms.length)) c.prefixes.set(prefix, terms)
+    return terms
   }
 
-  /** Keeps the terms starting with `prefix` for the base's open generation (when there is room). */
-  keepPrefix(key: number, prefix: string, terms: { term: string; doc: number }[]): void {
+  /**
+   * Keeps the terms starting with `prefix` for the base's open generation (when there is room). The
+   * terms starting with "" are the whole vocabulary: kept in place of the counts and lists read so far
+   * (they answer all of them), when in ascending order (as fts5vocab lists them) and within the bound.
+   */
+  keepPrefix(key: number, prefix: string, terms: readonly { term: string; doc: number }[]): void {
     const c = this.bases.get(key)
-    if (c && this.kept(c, 1 + terms.length)) c.prefixes.set(prefix, terms)
+    if (!c) return
+    if (prefix !== '') {
+      if (this.kept(c, 1 + terms.length)) c.prefixes.set(prefix, terms as { term: string; doc: number }[])
+      return
+    }
+    if (!ascending(terms) || this.entries - c.entries + terms.length > MAX_ENTRIES) return
+    this.entries += terms.length - c.entries
+    Object.assign(c, { all: terms, df: new Map(), prefixes: new Map(), entries: terms.length })
   }
 
   /** Drops a base's counts (its index changed). */
@@ -82,4 +120,28 @@ export class TermCounts {
     this.entries += n
     return true
   }
+}
+
+/** A character at or past U+D800 (where JavaScript's order of strings may not be UTF-8's). */
+const PAST_D7FF = /[\ud800-\uffff]/
+
+/** The place of the first term >= `term` in ascending `terms` (their length when none is). */
+function firstFrom(terms: readonly { term: string }[], term: string): number {
+  let lo = 0
+  let hi = terms.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (terms[mid]!.term < term) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/**
+ * Whether terms are strictly ascending as JavaScript compares strings (by UTF-16 code units; fts5vocab
+ * lists them by their UTF-8 bytes, the same order unless a term holds a character past U+D7FF).
+ */
+function ascending(terms: readonly { term: string }[]): boolean {
+  for (let i = 1; i < terms.length; i++) if (!(terms[i - 1]!.term < terms[i]!.term)) return false
+  return true
 }

@@ -1,0 +1,100 @@
+import { describe, expect, test } from 'bun:test'
+import { migrations } from '../../../migrations/index'
+import { EngineRepo } from '../../../src/features/engine/engine.repo'
+import { searchIndex } from '../../../src/features/engine/rag/index'
+import { planQuery, TermCounts } from '../../../src/features/engine/rank/index'
+import { contentTerms } from '../../../src/features/engine/text/index'
+import { openDatabase } from '../../../src/platform/db/db'
+import { migrate } from '../../../src/platform/db/migrate'
+
+const vocabulary = [
+  { term: 'alpha', doc: 2 },
+  { term: 'beta', doc: 1 },
+  { term: 'betas', doc: 3 },
+  { term: 'gamma', doc: 4 },
+]
+
+describe("a base's whole vocabulary, kept as its terms starting with nothing", () => {
+  test('answers every count and prefix list of its generation, a term it lacks counting 0', () => {
+    const counts = new TermCounts()
+    counts.open(1, 'cor_a', 7)
+    expect(counts.df(1, 'beta')).toBeUndefined()
+    counts.keepPrefix(1, '', vocabulary)
+    expect(counts.df(1, 'beta')).toBe(1)
+    expect(counts.df(1, 'delta')).toBe(0)
+    // As the index is read: by the term cleaned as FTS5 holds it.
+    expect(counts.df(1, "be'ta")).toBe(1)
+    expect(counts.prefix(1, 'bet')).toEqual(vocabulary.slice(1, 3))
+    expect(counts.prefix(1, 'z')).toEqual([])
+    expect(counts.prefix(1, '')).toEqual(vocabulary)
+    // Another base, or the next generation of this one, reads its own.
+    expect(counts.df(2, 'beta')).toBeUndefined()
+    counts.open(1, 'cor_a', 8)
+    expect(counts.df(1, 'delta')).toBeUndefined()
+  })
+
+  test('is not kept out of order, nor past the bound', () => {
+    const counts = new TermCounts()
+    counts.open(1, 'cor_a', 1)
+    counts.keepPrefix(1, '', [vocabulary[1]!, vocabulary[0]!])
+    expect(counts.df(1, 'delta')).toBeUndefined()
+    const many = Array.from({ length: 200_001 }, (_, i) => ({
+      term: `t${String(i).padStart(6, '0')}`,
+      doc: 1,
+    }))
+    counts.keepPrefix(1, '', many)
+    expect(counts.df(1, 'delta')).toBeUndefined()
+  })
+})
+
+describe("rag's search of a small base", () => {
+  test('reads its vocabulary whole after a few searches, then no count or prefix list point by point', () => {
+    const db = openDatabase(':memory:')
+    migrate(db, migrations)
+    const repo = new EngineRepo(db.$client)
+    const texts = [
+      'Warsaw lies on the Vistula river in Poland.',
+      'Krakow was the capital of Poland before Warsaw.',
+      'The Vistula flows north to the Baltic sea at Gdansk.',
+    ]
+    repo.putSection(
+      {
+        section_id: 's1',
+        base_id: 'cor_a',
+        document_id: 'd1',
+        title: 'Poland',
+        filename: 'poland.txt',
+        cart_key: 'k_s1',
+        n_passages: 0,
+      },
+      texts.map((text, ordinal) => ({
+        ordinal,
+        text,
+        sents: Uint32Array.from([0, text.length]),
+        terms: contentTerms(text),
+      })),
+    )
+    const search = (q: string) =>
+      searchIndex(repo, 'cor_a', planQuery(q), 3, { pool: 10 }).map((p) => [p.text, p.score])
+    const key = repo.baseKey('cor_a')!
+    const pointReads = ['vistula', 'gdansk', 'odra', 'krakow\u2019s', 'warsaws']
+    const before = [repo.documentFrequencies(key, pointReads), repo.termsWithPrefix(key, 'po')]
+    const first = search('Which river flows through Warsaw?')
+    for (let i = 0; i < 3; i++) search('Which river flows through Warsaw?')
+    // The statements that read a count or a prefix list: not used once the vocabulary is kept.
+    // biome-ignore lint/suspicious/noExplicitAny: the repo's statements, reached for the test
+    const index = (repo as any).indexOf(key)
+    index.df.values = () => {
+      throw new Error('a count read point by point')
+    }
+    index.range.all = () => {
+      throw new Error('a prefix list read')
+    }
+    expect([repo.documentFrequencies(key, pointReads), repo.termsWithPrefix(key, 'po')]).toEqual(before)
+    expect(repo.documentFrequencies(key, ['baltic', 'sea', 'oder'])).toEqual([1, 1, 0])
+    expect(repo.termsWithPrefix(key, 'kr').map((t) => t.term)).toEqual(['krakow'])
+    expect(search('Which river flows through Warsaw?')).toEqual(first)
+    expect(search('Where does the Vistula reach the sea?')[0]![0]).toBe(texts[2])
+    db.$client.close()
+  })
+})
