@@ -30,8 +30,17 @@ export class KindTest {
   private resolve(s: number, at: number): boolean {
     const from = closure(s)
     const to = from + pool[from - 1]!
+    const kind = this.senses
     let is = false
-    for (let i = from; i < to && !is; i++) is = this.senses.includes(pool[i]!)
+    // Loops, not `includes` a closure's sense: a new kind's test resolves every sense it meets once.
+    for (let i = from; i < to && !is; i++) {
+      const a = pool[i]!
+      for (let k = 0; k < kind.length; k++)
+        if (kind[k] === a) {
+          is = true
+          break
+        }
+    }
     this.state = mark(this.state, at, is ? IS : ISNT)
     return is
   }
