@@ -222,4 +222,89 @@ describe("the encoder's WebAssembly kernel", () => {
     expect(out[0]! / (3 * k)).toBeCloseTo(1, 4)
     expect(out[1]! / (3 * k)).toBeCloseTo(-1, 4)
   })
+
+  test("attention's scores and weighted sums give JavaScript's bits: sums in doubles, each in its order", () => {
+    const rand = generator(64)
+    for (const [n, input] of [
+      [1, 256],
+      [7, 256],
+      [14, 512],
+      [23, 512],
+      [128, 512],
+    ] as const) {
+      const dh = input / 4
+      const p = (n + 7) & ~7
+      const placed = kernelMemory(
+        [matrix(16, 16, rand)],
+        [n * 3 * input, n * input, 2 * p * dh, 2 * dh, 2 * n * p, 2 * n],
+      )!
+      const [wide, out, kvf, qrowf, scoresf, sumsf] = placed.buffers as Float32Array[]
+      const f64 = (b: Float32Array) => new Float64Array(b.buffer, b.byteOffset, b.length / 2)
+      const [scores, sums] = [f64(scoresf!), f64(sumsf!)]
+      for (let i = 0; i < wide!.length; i++) wide![i] = (rand() - 0.5) * 6
+      const want = new Float32Array(n * input)
+      for (let hd = 0; hd < 4; hd++) {
+        const [qo, ko, vo, stride, scale] = [
+          hd * dh,
+          input + hd * dh,
+          2 * input + hd * dh,
+          3 * input,
+          1 / Math.sqrt(dh),
+        ]
+        // The kernel's two products, the softmax between them as use-lite-attention.ts makes it.
+        placed.attention.scores(
+          wide!.byteOffset,
+          n,
+          stride * 4,
+          qo * 4,
+          ko * 4,
+          dh,
+          scale,
+          kvf!.byteOffset,
+          qrowf!.byteOffset,
+          scoresf!.byteOffset,
+        )
+        for (let i = 0; i < n; i++) {
+          // The model: a score d ascending, a value column j ascending, in doubles.
+          const q = Array.from({ length: dh }, (_, d) => f(wide![i * stride + qo + d]! * scale))
+          const s = Array.from({ length: n }, (_, j) => {
+            let sum = 0
+            for (let d = 0; d < dh; d++) sum += q[d]! * wide![j * stride + ko + d]!
+            return sum
+          })
+          expect(Array.from(scores.subarray(i * p, i * p + n))).toEqual(s)
+          const max = Math.max(...s)
+          let total = 0
+          for (let j = 0; j < n; j++) {
+            s[j] = Math.exp(s[j]! - max)
+            scores[i * p + j] = s[j]!
+            total += s[j]!
+          }
+          sums[i] = total
+          for (let d = 0; d < dh; d++) {
+            let v = 0
+            for (let j = 0; j < n; j++) v = v + s[j]! * wide![j * stride + vo + d]!
+            want[i * input + qo + d] = v / total
+          }
+        }
+        placed.attention.weighted(
+          wide!.byteOffset,
+          n,
+          stride * 4,
+          vo * 4,
+          dh,
+          scoresf!.byteOffset,
+          sumsf!.byteOffset,
+          kvf!.byteOffset,
+          out!.byteOffset + qo * 4,
+          input * 4,
+        )
+      }
+      expect({ n, input, bits: Array.from(new Uint32Array(out!.slice().buffer)) }).toEqual({
+        n,
+        input,
+        bits: Array.from(new Uint32Array(want.buffer)),
+      })
+    }
+  })
 })

@@ -1,5 +1,21 @@
-// The built-in encoder's attention (use-lite.ts), a head at a time, in JavaScript: a piece's scores
-// against every piece, their softmax and its weighted sum of the values, in doubles.
+// The built-in encoder's attention (use-lite.ts), a head at a time: a piece's scores against every
+// piece, their softmax and its weighted sum of the values, in doubles; the scores and the weighted
+// sums in the kernel (use-lite-kernel.wat's "scores" and "weighted", the same sums in the same
+// order: the same bits) where it is, the softmax in JavaScript (Math.exp).
+import type { AttentionKernel } from './use-lite-kernel'
+
+/** The kernel and its scratch in its memory: keys or values as doubles, a query row, scores, sums. */
+export interface AttentionScratch {
+  kernel: AttentionKernel
+  /** (maxPieces rounded up to 8) × widest head doubles (the keys d-major, then the values). */
+  kv: Float64Array
+  /** widest head doubles. */
+  qrow: Float64Array
+  /** maxPieces × (maxPieces rounded up to 8) doubles. */
+  scores: Float64Array
+  /** maxPieces doubles. */
+  sums: Float64Array
+}
 
 /** One attention layer's scratch: a piece's scores, its scaled query row and its weighted values. */
 export class Attention {
@@ -7,10 +23,64 @@ export class Attention {
   private readonly query: Float64Array
   private readonly values: Float64Array
 
-  constructor(maxPieces: number, widestHead: number) {
+  constructor(
+    maxPieces: number,
+    widestHead: number,
+    private readonly inKernel: AttentionScratch | null = null,
+  ) {
     this.scores = new Float64Array(maxPieces)
     this.query = new Float64Array(widestHead)
     this.values = new Float64Array(widestHead)
+  }
+
+  /** Head `hd` as `head` computes it, its two products in the kernel (`inKernel`). */
+  private headInKernel(
+    k: AttentionScratch,
+    wide: Float32Array,
+    out: Float32Array,
+    n: number,
+    input: number,
+    hd: number,
+    dh: number,
+  ) {
+    const p = (n + 7) & ~7
+    const row = 3 * input * 4
+    const { scores, sums } = k
+    k.kernel.scores(
+      wide.byteOffset,
+      n,
+      row,
+      hd * dh * 4,
+      (input + hd * dh) * 4,
+      dh,
+      1 / Math.sqrt(dh),
+      k.kv.byteOffset,
+      k.qrow.byteOffset,
+      scores.byteOffset,
+    )
+    for (let i = 0; i < n; i++) {
+      const o = i * p
+      let max = Number.NEGATIVE_INFINITY
+      for (let j = 0; j < n; j++) if (scores[o + j]! > max) max = scores[o + j]!
+      let sum = 0
+      for (let j = 0; j < n; j++) {
+        scores[o + j] = Math.exp(scores[o + j]! - max)
+        sum += scores[o + j]!
+      }
+      sums[i] = sum
+    }
+    k.kernel.weighted(
+      wide.byteOffset,
+      n,
+      row,
+      (2 * input + hd * dh) * 4,
+      dh,
+      scores.byteOffset,
+      sums.byteOffset,
+      k.kv.byteOffset,
+      out.byteOffset + hd * dh * 4,
+      input * 4,
+    )
   }
 
   /**
@@ -20,8 +90,12 @@ export class Attention {
    * own order, so the loop is not one chain of dependent additions and the sums are the same bits.
    */
   head(wide: Float32Array, out: Float32Array, n: number, input: number, heads: number, hd: number): void {
-    const { scores, query, values } = this
     const dh = input / heads
+    if (this.inKernel) {
+      this.headInKernel(this.inKernel, wide, out, n, input, hd, dh)
+      return
+    }
+    const { scores, query, values } = this
     const scale = 1 / Math.sqrt(dh)
     const stride = 3 * input
     const qo = hd * dh

@@ -25,9 +25,37 @@ export type DenseKernel = (
 ) => void
 
 /** The module's exports: DenseKernel and its scratch (eight int16 rows of k, eight float32 scales; sparse's list). */
-interface RawKernel {
+interface RawKernel extends AttentionKernel {
   dense: (...args: [...Parameters<DenseKernel>, q: number, qs: number]) => void
   sparse: (...args: [...Parameters<DenseKernel>, q: number, qs: number, nz: number]) => void
+}
+
+/** Attention's two products for a head, over byte addresses (the kernel's "scores" and "weighted"). */
+export interface AttentionKernel {
+  scores: (
+    wide: number,
+    n: number,
+    stride: number,
+    qo: number,
+    ko: number,
+    dh: number,
+    scale: number,
+    kt: number,
+    qrow: number,
+    out: number,
+  ) => void
+  weighted: (
+    wide: number,
+    n: number,
+    stride: number,
+    vo: number,
+    dh: number,
+    scores: number,
+    sums: number,
+    vt: number,
+    out: number,
+    outStride: number,
+  ) => void
 }
 
 /** The kernel over this memory, or null where WebAssembly SIMD is not available. */
@@ -101,7 +129,13 @@ export function kernelMemory(
   buffers: number[],
   memory?: WebAssembly.Memory,
   sparse: ReadonlySet<KernelMatrix> = new Set(),
-): { dense: DenseKernel; sparse: DenseKernel; placed: Placed[]; buffers: Float32Array[] } | null {
+): {
+  dense: DenseKernel
+  sparse: DenseKernel
+  attention: AttentionKernel
+  placed: Placed[]
+  buffers: Float32Array[]
+} | null {
   if (matrices.some((m) => !m.scale || m.cols % 16 !== 0 || (sparse.has(m) && m.rows % 32 !== 0))) return null
   const pad = (n: number) => (n + 15) & ~15
   const held = memory?.buffer
@@ -158,6 +192,7 @@ export function kernelMemory(
   return {
     dense,
     sparse: sparseProduct,
+    attention: { scores: raw.scores, weighted: raw.weighted },
     placed,
     buffers: starts.map((at, i) => new Float32Array(mem.buffer, at, buffers[i])),
   }

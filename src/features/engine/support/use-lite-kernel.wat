@@ -681,4 +681,149 @@
             (br $outputs)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $rows))))
+
+  ;; Attention's two products for one head (use-lite-attention.ts computes the softmax between them),
+  ;; in doubles, with the sums use-lite-attention.ts makes in JavaScript, each in its own order, so the
+  ;; same bits: a score is 0 + q[0] k[0] + q[1] k[1] + ... (d ascending), a value column 0 + s[0] v[0]
+  ;; + s[1] v[1] + ... (j ascending), a lane a sum (f64x2.mul then f64x2.add, nothing fused). Rows of
+  ;; `wide` are `stride` bytes; a head's query, key and value columns start at byte qo, ko and vo of a
+  ;; row; dh (its width) is a multiple of 8.
+
+  ;; scores[i][j] (rows of p doubles, p = n rounded up to 8) = q[i] . k[j] with q[i][d] = f32(f64(q) x scale).
+  (func (export "scores")
+    (param $wide i32) (param $n i32) (param $stride i32) (param $qo i32) (param $ko i32) (param $dh i32)
+    (param $scale f64)
+    (param $kt i32)     ;; scratch: the keys as doubles, d-major (dh rows of p)
+    (param $qrow i32)   ;; scratch: a query row as doubles (dh)
+    (param $out i32)
+    (local $p i32) (local $i i32) (local $j i32) (local $d i32) (local $at i32) (local $qd v128)
+    (local $acc0 v128) (local $acc1 v128) (local $acc2 v128) (local $acc3 v128)
+    (local.set $p (i32.and (i32.add (local.get $n) (i32.const 7)) (i32.const -8)))
+    ;; kt[d][j] = k[j][d] (0 for j >= n).
+    (local.set $d (i32.const 0))
+    (block $ktDone
+      (loop $kts
+        (br_if $ktDone (i32.ge_u (local.get $d) (local.get $dh)))
+        (local.set $j (i32.const 0))
+        (block $ktRowDone
+          (loop $ktRow
+            (br_if $ktRowDone (i32.ge_u (local.get $j) (local.get $p)))
+            (f64.store
+              (i32.add (local.get $kt) (i32.shl (i32.add (i32.mul (local.get $d) (local.get $p)) (local.get $j)) (i32.const 3)))
+              (if (result f64) (i32.lt_u (local.get $j) (local.get $n))
+                (then (f64.promote_f32 (f32.load
+                  (i32.add (local.get $wide) (i32.add (i32.mul (local.get $j) (local.get $stride))
+                    (i32.add (local.get $ko) (i32.shl (local.get $d) (i32.const 2))))))))
+                (else (f64.const 0))))
+            (local.set $j (i32.add (local.get $j) (i32.const 1)))
+            (br $ktRow)))
+        (local.set $d (i32.add (local.get $d) (i32.const 1)))
+        (br $kts)))
+    (local.set $i (i32.const 0))
+    (block $rowsDone
+      (loop $rows
+        (br_if $rowsDone (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $d (i32.const 0))
+        (block $qDone
+          (loop $q
+            (br_if $qDone (i32.ge_u (local.get $d) (local.get $dh)))
+            (f64.store (i32.add (local.get $qrow) (i32.shl (local.get $d) (i32.const 3)))
+              (f64.promote_f32 (f32.demote_f64 (f64.mul (local.get $scale)
+                (f64.promote_f32 (f32.load (i32.add (local.get $wide) (i32.add (i32.mul (local.get $i) (local.get $stride))
+                  (i32.add (local.get $qo) (i32.shl (local.get $d) (i32.const 2)))))))))))
+            (local.set $d (i32.add (local.get $d) (i32.const 1)))
+            (br $q)))
+        ;; Eight keys at a time: four f64x2 sums, d ascending.
+        (local.set $j (i32.const 0))
+        (block $blocksDone
+          (loop $blocks
+            (br_if $blocksDone (i32.ge_u (local.get $j) (local.get $p)))
+            (local.set $acc0 (v128.const i64x2 0 0))
+            (local.set $acc1 (v128.const i64x2 0 0))
+            (local.set $acc2 (v128.const i64x2 0 0))
+            (local.set $acc3 (v128.const i64x2 0 0))
+            (local.set $d (i32.const 0))
+            (block $dsDone
+              (loop $ds
+                (br_if $dsDone (i32.ge_u (local.get $d) (local.get $dh)))
+                (local.set $qd (v128.load64_splat (i32.add (local.get $qrow) (i32.shl (local.get $d) (i32.const 3)))))
+                (local.set $at (i32.add (local.get $kt) (i32.shl (i32.add (i32.mul (local.get $d) (local.get $p)) (local.get $j)) (i32.const 3))))
+                (local.set $acc0 (f64x2.add (local.get $acc0) (f64x2.mul (local.get $qd) (v128.load offset=0 (local.get $at)))))
+                (local.set $acc1 (f64x2.add (local.get $acc1) (f64x2.mul (local.get $qd) (v128.load offset=16 (local.get $at)))))
+                (local.set $acc2 (f64x2.add (local.get $acc2) (f64x2.mul (local.get $qd) (v128.load offset=32 (local.get $at)))))
+                (local.set $acc3 (f64x2.add (local.get $acc3) (f64x2.mul (local.get $qd) (v128.load offset=48 (local.get $at)))))
+                (local.set $d (i32.add (local.get $d) (i32.const 1)))
+                (br $ds)))
+            (local.set $at (i32.add (local.get $out) (i32.shl (i32.add (i32.mul (local.get $i) (local.get $p)) (local.get $j)) (i32.const 3))))
+            (v128.store offset=0 (local.get $at) (local.get $acc0))
+            (v128.store offset=16 (local.get $at) (local.get $acc1))
+            (v128.store offset=32 (local.get $at) (local.get $acc2))
+            (v128.store offset=48 (local.get $at) (local.get $acc3))
+            (local.set $j (i32.add (local.get $j) (i32.const 8)))
+            (br $blocks)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $rows))))
+
+  ;; out[i][d] (rows of outStride bytes) = f32((s[i][0] v[0][d] + s[i][1] v[1][d] + ...) / sums[i]),
+  ;; s the scores' rows (p doubles each, their softmax's numerators) and sums their totals (doubles).
+  (func (export "weighted")
+    (param $wide i32) (param $n i32) (param $stride i32) (param $vo i32) (param $dh i32)
+    (param $scores i32) (param $sums i32)
+    (param $vt i32)     ;; scratch: the values as doubles (n rows of dh)
+    (param $out i32) (param $outStride i32)
+    (local $p i32) (local $i i32) (local $j i32) (local $d i32) (local $at i32) (local $s v128) (local $sum v128)
+    (local $acc0 v128) (local $acc1 v128) (local $acc2 v128) (local $acc3 v128)
+    (local.set $p (i32.and (i32.add (local.get $n) (i32.const 7)) (i32.const -8)))
+    (local.set $j (i32.const 0))
+    (block $vtDone
+      (loop $vts
+        (br_if $vtDone (i32.ge_u (local.get $j) (local.get $n)))
+        (local.set $d (i32.const 0))
+        (block $vtRowDone
+          (loop $vtRow
+            (br_if $vtRowDone (i32.ge_u (local.get $d) (local.get $dh)))
+            (f64.store
+              (i32.add (local.get $vt) (i32.shl (i32.add (i32.mul (local.get $j) (local.get $dh)) (local.get $d)) (i32.const 3)))
+              (f64.promote_f32 (f32.load (i32.add (local.get $wide) (i32.add (i32.mul (local.get $j) (local.get $stride))
+                (i32.add (local.get $vo) (i32.shl (local.get $d) (i32.const 2))))))))
+            (local.set $d (i32.add (local.get $d) (i32.const 1)))
+            (br $vtRow)))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $vts)))
+    (local.set $i (i32.const 0))
+    (block $rowsDone
+      (loop $rows
+        (br_if $rowsDone (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $sum (v128.load64_splat (i32.add (local.get $sums) (i32.shl (local.get $i) (i32.const 3)))))
+        ;; Eight value columns at a time: four f64x2 sums, j ascending.
+        (local.set $d (i32.const 0))
+        (block $blocksDone
+          (loop $blocks
+            (br_if $blocksDone (i32.ge_u (local.get $d) (local.get $dh)))
+            (local.set $acc0 (v128.const i64x2 0 0))
+            (local.set $acc1 (v128.const i64x2 0 0))
+            (local.set $acc2 (v128.const i64x2 0 0))
+            (local.set $acc3 (v128.const i64x2 0 0))
+            (local.set $j (i32.const 0))
+            (block $jsDone
+              (loop $js
+                (br_if $jsDone (i32.ge_u (local.get $j) (local.get $n)))
+                (local.set $s (v128.load64_splat (i32.add (local.get $scores) (i32.shl (i32.add (i32.mul (local.get $i) (local.get $p)) (local.get $j)) (i32.const 3)))))
+                (local.set $at (i32.add (local.get $vt) (i32.shl (i32.add (i32.mul (local.get $j) (local.get $dh)) (local.get $d)) (i32.const 3))))
+                (local.set $acc0 (f64x2.add (local.get $acc0) (f64x2.mul (local.get $s) (v128.load offset=0 (local.get $at)))))
+                (local.set $acc1 (f64x2.add (local.get $acc1) (f64x2.mul (local.get $s) (v128.load offset=16 (local.get $at)))))
+                (local.set $acc2 (f64x2.add (local.get $acc2) (f64x2.mul (local.get $s) (v128.load offset=32 (local.get $at)))))
+                (local.set $acc3 (f64x2.add (local.get $acc3) (f64x2.mul (local.get $s) (v128.load offset=48 (local.get $at)))))
+                (local.set $j (i32.add (local.get $j) (i32.const 1)))
+                (br $js)))
+            ;; Divided by the row's total, rounded to float32 (two a store).
+            (local.set $at (i32.add (local.get $out) (i32.add (i32.mul (local.get $i) (local.get $outStride)) (i32.shl (local.get $d) (i32.const 2)))))
+            (v128.store64_lane offset=0 0 (local.get $at) (f32x4.demote_f64x2_zero (f64x2.div (local.get $acc0) (local.get $sum))))
+            (v128.store64_lane offset=8 0 (local.get $at) (f32x4.demote_f64x2_zero (f64x2.div (local.get $acc1) (local.get $sum))))
+            (v128.store64_lane offset=16 0 (local.get $at) (f32x4.demote_f64x2_zero (f64x2.div (local.get $acc2) (local.get $sum))))
+            (v128.store64_lane offset=24 0 (local.get $at) (f32x4.demote_f64x2_zero (f64x2.div (local.get $acc3) (local.get $sum))))
+            (local.set $d (i32.add (local.get $d) (i32.const 8)))
+            (br $blocks)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $rows))))
 )

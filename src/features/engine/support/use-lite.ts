@@ -79,7 +79,7 @@ export class UseLite {
   private rows = 0
   /** Passes stopped (embedWithStops) while other texts may be computed. */
   private stopped = 0
-  private readonly attend = new Attention(MAX_PIECES, 512 / HEADS)
+  private readonly attend: Attention
 
   /** `memory`: the kernel's memory, its dense matrices already read into it (use-lite-read.ts). */
   constructor(weights: UseLiteWeights, vocabulary: Vocabulary, memory?: WebAssembly.Memory) {
@@ -96,7 +96,10 @@ export class UseLite {
       ...this.layers.flatMap((l) => [l.qkv, l.out, l.adjust, l.ffn1, l.ffn2]),
       this.tanh,
     ].filter((d): d is Dense => d !== null)
+    // x, h, r, wide, heads; the mean and the vector; attention's scratch (doubles: 2 floats each).
+    const head = 512 / HEADS
     const sizes = [512, 512, 512, 1536, 512].map((w) => MAX_PIECES * w).concat([4 * 512, 4 * 512])
+    sizes.push(...[MAX_PIECES * head, head, MAX_PIECES * MAX_PIECES, MAX_PIECES].map((d) => 2 * d))
     // The second feed-forward products' inputs are a ReLU's outputs, about 92 % zeros.
     const placed = kernelMemory(matrices, sizes, memory, new Set(this.layers.map((l) => l.ffn2)))
     const buffers = placed?.buffers ?? sizes.map((n) => new Float32Array(n))
@@ -110,6 +113,11 @@ export class UseLite {
       Float32Array,
     ]
     this.kernel = placed ?? null
+    const [kv, qrow, scores, sums] = buffers
+      .slice(7)
+      .map((b) => new Float64Array(b.buffer, b.byteOffset, b.length / 2))
+    const scratch = placed && { kernel: placed.attention, kv: kv!, qrow: qrow!, scores: scores!, sums: sums! }
+    this.attend = new Attention(MAX_PIECES, head, scratch)
     if (placed) for (const [i, d] of matrices.entries()) d.at = placed.placed[i]
   }
 
