@@ -38,6 +38,8 @@ describe("a base's whole vocabulary, kept as its terms starting with nothing", (
     counts.open(1, 'cor_a', 1)
     counts.keepPrefix(1, '', [vocabulary[1]!, vocabulary[0]!])
     expect(counts.df(1, 'delta')).toBeUndefined()
+    // Kept as any other list, so it is not read again.
+    expect(counts.prefix(1, '')).toEqual([vocabulary[1]!, vocabulary[0]!])
     const many = Array.from({ length: 200_001 }, (_, i) => ({
       term: `t${String(i).padStart(6, '0')}`,
       doc: 1,
@@ -47,33 +49,56 @@ describe("a base's whole vocabulary, kept as its terms starting with nothing", (
   })
 })
 
+function section(repo: EngineRepo, texts: string[]): void {
+  repo.putSection(
+    {
+      section_id: 's1',
+      base_id: 'cor_a',
+      document_id: 'd1',
+      title: 'Poland',
+      filename: 'poland.txt',
+      cart_key: 'k_s1',
+      n_passages: 0,
+    },
+    texts.map((text, ordinal) => ({
+      ordinal,
+      text,
+      sents: Uint32Array.from([0, text.length]),
+      terms: contentTerms(text),
+    })),
+  )
+}
+
+function repoWith(texts: string[]): EngineRepo {
+  const db = openDatabase(':memory:')
+  migrate(db, migrations)
+  const repo = new EngineRepo(db.$client)
+  section(repo, texts)
+  return repo
+}
+
+/** Makes the repo's point reads of counts and prefix lists throw. */
+function noPointReads(repo: EngineRepo): void {
+  // biome-ignore lint/suspicious/noExplicitAny: the repo's statements, reached for the test
+  const index = (repo as any).indexOf(repo.baseKey('cor_a'))
+  index.df.values = () => {
+    throw new Error('a count read point by point')
+  }
+  const range = index.range.all.bind(index.range)
+  index.range.all = (from: string, to: string) => {
+    if (to !== `${repo.baseKey('cor_a')}y`) throw new Error('a prefix list read')
+    return range(from, to)
+  }
+}
+
 describe("rag's search of a small base", () => {
   test('reads its vocabulary whole after a few searches, then no count or prefix list point by point', () => {
-    const db = openDatabase(':memory:')
-    migrate(db, migrations)
-    const repo = new EngineRepo(db.$client)
     const texts = [
       'Warsaw lies on the Vistula river in Poland.',
       'Krakow was the capital of Poland before Warsaw.',
       'The Vistula flows north to the Baltic sea at Gdansk.',
     ]
-    repo.putSection(
-      {
-        section_id: 's1',
-        base_id: 'cor_a',
-        document_id: 'd1',
-        title: 'Poland',
-        filename: 'poland.txt',
-        cart_key: 'k_s1',
-        n_passages: 0,
-      },
-      texts.map((text, ordinal) => ({
-        ordinal,
-        text,
-        sents: Uint32Array.from([0, text.length]),
-        terms: contentTerms(text),
-      })),
-    )
+    const repo = repoWith(texts)
     const search = (q: string) =>
       searchIndex(repo, 'cor_a', planQuery(q), 3, { pool: 10 }).map((p) => [p.text, p.score])
     const key = repo.baseKey('cor_a')!
@@ -82,19 +107,25 @@ describe("rag's search of a small base", () => {
     const first = search('Which river flows through Warsaw?')
     for (let i = 0; i < 3; i++) search('Which river flows through Warsaw?')
     // The statements that read a count or a prefix list: not used once the vocabulary is kept.
-    // biome-ignore lint/suspicious/noExplicitAny: the repo's statements, reached for the test
-    const index = (repo as any).indexOf(key)
-    index.df.values = () => {
-      throw new Error('a count read point by point')
-    }
-    index.range.all = () => {
-      throw new Error('a prefix list read')
-    }
+    noPointReads(repo)
     expect([repo.documentFrequencies(key, pointReads), repo.termsWithPrefix(key, 'po')]).toEqual(before)
     expect(repo.documentFrequencies(key, ['baltic', 'sea', 'oder'])).toEqual([1, 1, 0])
     expect(repo.termsWithPrefix(key, 'kr').map((t) => t.term)).toEqual(['krakow'])
     expect(search('Which river flows through Warsaw?')).toEqual(first)
     expect(search('Where does the Vistula reach the sea?')[0]![0]).toBe(texts[2])
-    db.$client.close()
+    repo.client.close()
+  })
+
+  test('reads it again after a change that keeps its passage count', () => {
+    const repo = repoWith(['Warsaw lies on the Vistula.', 'Krakow lies on the Vistula too.'])
+    for (let i = 0; i < 4; i++) searchIndex(repo, 'cor_a', planQuery('Where is Warsaw?'), 3, { pool: 10 })
+    noPointReads(repo)
+    const key = repo.baseKey('cor_a')!
+    expect(repo.documentFrequencies(key, ['vistula', 'odra'])).toEqual([2, 0])
+    section(repo, ['Wroclaw lies on the Odra.', 'Szczecin lies on the Odra too.'])
+    searchIndex(repo, 'cor_a', planQuery('Where is Wroclaw?'), 3, { pool: 10 })
+    expect(repo.documentFrequencies(key, ['vistula', 'odra', 'wroclaw'])).toEqual([0, 2, 1])
+    expect(repo.termsWithPrefix(key, 'wr').map((t) => t.term)).toEqual(['wroclaw'])
+    repo.client.close()
   })
 })

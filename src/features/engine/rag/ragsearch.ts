@@ -57,23 +57,29 @@ function titleTerms(title: string): string[] {
  * (TermCounts) instead of a point read for each term a question is the first to ask about.
  */
 const WHOLE_VOCABULARY = 16_384
-/**
- * Searches of a base at one passage count before its vocabulary is read (not on every write of a
- * run); it is read once at that count (a change that keeps the count goes back to point reads).
- */
+/** Searches of a base at one passage count before its vocabulary is read (not on every write of a run). */
 const WHOLE_FROM = 4
-const searchesAt = new Map<number, { passages: number; searches: number }>()
+/** Terms past which a vocabulary is not asked for again at that count (TermCounts keeps fewer). */
+const WHOLE_TERMS = 100_000
+const searchesAt = new WeakMap<EngineRepo, Map<number, { passages: number; searches: number }>>()
 
-/** Reads a small base's vocabulary whole once it is searched a few times at one size (kept by generation). */
+/**
+ * Asks for a small base's whole vocabulary once it is searched a few times at one size: read at the
+ * first ask of each generation (TermCounts keeps it for the generation), then answered from memory.
+ */
 function readVocabulary(repo: EngineRepo, key: number, passages: number): void {
   if (passages > WHOLE_VOCABULARY) return
-  let s = searchesAt.get(key)
+  const bases = searchesAt.get(repo) ?? new Map()
+  searchesAt.set(repo, bases)
+  let s = bases.get(key)
   if (s?.passages !== passages) {
-    if (searchesAt.size >= 1024) searchesAt.clear()
+    if (bases.size >= 1024) bases.clear()
     s = { passages, searches: 0 }
-    searchesAt.set(key, s)
+    bases.set(key, s)
   }
-  if (++s.searches === WHOLE_FROM) repo.termsWithPrefix(key, '')
+  if (++s.searches < WHOLE_FROM) return
+  // A vocabulary too large to be kept is not read again at this count.
+  if (repo.termsWithPrefix(key, '').length > WHOLE_TERMS) s.searches = Number.NEGATIVE_INFINITY
 }
 
 /**

@@ -87,18 +87,17 @@ export class TermCounts {
   /**
    * Keeps the terms starting with `prefix` for the base's open generation (when there is room). The
    * terms starting with "" are the whole vocabulary: kept in place of the counts and lists read so far
-   * (they answer all of them), when in ascending order (as fts5vocab lists them) and within the bound.
+   * (they answer all of them) when in ascending order (as fts5vocab lists them) and within the bound,
+   * else as any other list.
    */
   keepPrefix(key: number, prefix: string, terms: readonly { term: string; doc: number }[]): void {
     const c = this.bases.get(key)
     if (!c) return
-    if (prefix !== '') {
-      if (this.kept(c, 1 + terms.length)) c.prefixes.set(prefix, terms as { term: string; doc: number }[])
-      return
-    }
-    if (!ascending(terms) || this.entries - c.entries + terms.length > MAX_ENTRIES) return
-    this.entries += terms.length - c.entries
-    Object.assign(c, { all: terms, df: new Map(), prefixes: new Map(), entries: terms.length })
+    if (prefix === '' && ascending(terms) && this.entries - c.entries + terms.length <= MAX_ENTRIES) {
+      this.entries += terms.length - c.entries
+      Object.assign(c, { all: terms, df: new Map(), prefixes: new Map(), entries: terms.length })
+    } else if (this.kept(c, 1 + terms.length))
+      c.prefixes.set(prefix, terms as { term: string; doc: number }[])
   }
 
   /** Drops a base's counts (its index changed). */
