@@ -540,6 +540,7 @@
     (local $p i32)
     (local $v i32)
     (local $cnt i32)   ;; the row's inputs that are not 0
+    (local $mask i32)  ;; sixteen inputs' bits, 1 where not 0
     (local $e i32)     ;; an entry of nz
     (local $end i32)
     (local $s i32)     ;; the first entry of a run of at most 1024
@@ -574,19 +575,32 @@
         ;; One row quantized: its int16 values side by side at q (one row's blocks are its columns in order).
         (call $quantize (i32.add (local.get $a) (i32.mul (local.get $i) (i32.shl (local.get $k) (i32.const 2)))) (i32.const 1) (local.get $k) (local.get $q) (local.get $qs))
         (local.set $rs (f32.load (local.get $qs)))
-        ;; Its inputs that are not 0, listed without a branch (each written, counted when not 0).
+        ;; Its inputs that are not 0, listed sixteen values at a time: a mask of those not 0
+        ;; (i16x8.ne, narrowed to bytes, i8x16.bitmask), then each of its bits, lowest first.
         (local.set $cnt (i32.const 0))
         (local.set $p (i32.const 0))
         (block $listDone
           (loop $list
             (br_if $listDone (i32.ge_u (local.get $p) (local.get $k)))
-            (local.set $v (i32.load16_s (i32.add (local.get $q) (i32.shl (local.get $p) (i32.const 1)))))
-            (local.set $e (i32.add (local.get $nz) (i32.mul (local.get $cnt) (i32.const 12))))
-            (i32.store (local.get $e) (i32.shl (local.get $p) (i32.const 5)))
-            (i32.store offset=4 (local.get $e) (i32.and (local.get $v) (i32.const 0xffff)))
-            (i32.store offset=8 (local.get $e) (i32.shl (local.get $v) (i32.const 16)))
-            (local.set $cnt (i32.add (local.get $cnt) (i32.ne (local.get $v) (i32.const 0))))
-            (local.set $p (i32.add (local.get $p) (i32.const 1)))
+            (local.set $e (i32.add (local.get $q) (i32.shl (local.get $p) (i32.const 1))))
+            (local.set $mask
+              (i8x16.bitmask
+                (i8x16.narrow_i16x8_s
+                  (i16x8.ne (v128.load (local.get $e)) (v128.const i32x4 0 0 0 0))
+                  (i16x8.ne (v128.load offset=16 (local.get $e)) (v128.const i32x4 0 0 0 0)))))
+            (block $bitsDone
+              (loop $bits
+                (br_if $bitsDone (i32.eqz (local.get $mask)))
+                (local.set $v (i32.add (local.get $p) (i32.ctz (local.get $mask))))
+                (local.set $e (i32.add (local.get $nz) (i32.mul (local.get $cnt) (i32.const 12))))
+                (i32.store (local.get $e) (i32.shl (local.get $v) (i32.const 5)))
+                (local.set $v (i32.load16_s (i32.add (local.get $q) (i32.shl (local.get $v) (i32.const 1)))))
+                (i32.store offset=4 (local.get $e) (i32.and (local.get $v) (i32.const 0xffff)))
+                (i32.store offset=8 (local.get $e) (i32.shl (local.get $v) (i32.const 16)))
+                (local.set $cnt (i32.add (local.get $cnt) (i32.const 1)))
+                (local.set $mask (i32.and (local.get $mask) (i32.sub (local.get $mask) (i32.const 1))))
+                (br $bits)))
+            (local.set $p (i32.add (local.get $p) (i32.const 16)))
             (br $list)))
         (local.set $j (i32.const 0))
         (block $outputsDone
