@@ -100,18 +100,22 @@ export interface Placed {
 const SPARSE_ORDER = [0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15]
 
 /**
- * An m-by-k matrix's rows (an output's weights a row) laid out for the kernel's sparse product: a
- * block for each 32 outputs, of k rows of 32 bytes (row p: input p's weights for the block's
- * outputs, each sixteen in SPARSE_ORDER), so the inputs not 0 of a row are read from one block of
- * 32k bytes for its 32 outputs. `into` must not share bytes with `w`.
+ * An m-by-k matrix's rows (an output's weights a row) laid out, in place, for the kernel's sparse
+ * product: a block for each 32 outputs, of k rows of 32 bytes (row p: input p's weights for the
+ * block's outputs, each sixteen in SPARSE_ORDER), so the inputs not 0 of a row are read from one
+ * block of 32k bytes for its 32 outputs. A block holds the same bytes as its outputs' 32 rows did, so
+ * each is laid out from a copy of those rows alone (32k bytes held besides, not the matrix).
  */
-export function sparseLayout(w: Int8Array, m: number, k: number, into: Int8Array): void {
-  for (let j0 = 0; j0 < m; j0 += 16)
-    for (let t = 0; t < 16; t++) {
-      const row = (j0 + SPARSE_ORDER[t]!) * k
-      const at = (j0 >> 5) * 32 * k + (j0 & 16) + t
-      for (let p = 0; p < k; p++) into[at + p * 32] = w[row + p]!
+export function sparseLayout(w: Int8Array, m: number, k: number): void {
+  const rows = new Int8Array(32 * k)
+  for (let j0 = 0; j0 < m; j0 += 32) {
+    const block = w.subarray(j0 * k, (j0 + 32) * k)
+    rows.set(block)
+    for (let t = 0; t < 32; t++) {
+      const row = ((t & 16) + SPARSE_ORDER[t & 15]!) * k
+      for (let p = 0; p < k; p++) block[p * 32 + t] = rows[row + p]!
     }
+  }
 }
 
 /**
@@ -180,14 +184,7 @@ export function kernelMemory(
     m.w = new Int8Array(mem.buffer, at.w, lengths[i])
     m.scale = new Float32Array(mem.buffer, at.scale, m.rows)
     m.bias = new Float32Array(mem.buffer, at.bias, m.rows)
-    if (at.sparse) {
-      // The matrix as it was, held in a buffer big enough (not used yet) rather than a copy of its own.
-      const room = buffers.findIndex((n) => n * 4 >= m.w.byteLength)
-      const was = room < 0 ? m.w.slice() : new Int8Array(mem.buffer, starts[room], m.w.byteLength)
-      was.set(m.w)
-      sparseLayout(was, m.rows, m.cols, m.w)
-      was.fill(0)
-    }
+    if (at.sparse) sparseLayout(m.w, m.rows, m.cols)
   }
   return {
     dense,
