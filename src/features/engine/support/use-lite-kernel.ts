@@ -2,7 +2,9 @@
 // input row quantized to int16 (its own scale), sixteen int8 weights a step widened to int16, their
 // products summed in i32 lanes (i32x4.dot_i16x8_s), eight rows of the input a weight read. Plain
 // JavaScript did about 1-2 billion multiply-adds a second on this project's machine; float32 lanes
-// (sessions 22-24) about 11 billion; integer lanes about three times that (issue 38). Its source
+// (sessions 22-24) about 11 billion; integer lanes about three times that (issue 38). Beside it, the
+// same sums over a row's inputs that are not 0 only ("sparse", for the feed-forward layers' second
+// product) and attention's two products in doubles (use-lite-attention.ts). Its source
 // is use-lite-kernel.wat beside this file, assembled by scripts/build-use-lite-kernel.ts (wabt) into
 // assets/engine/use-lite-kernel.wasm, which is imported as a file (so `bun build --compile` embeds
 // it) and compiled here over a memory the caller makes; no assembler at run time.

@@ -1,5 +1,5 @@
 ;; The built-in encoder's one hot loop (use-lite.ts's int8 dense layers) in WebAssembly SIMD, in
-;; integers. Assembled by scripts/build-use-lite-kernel.ts (wabt) into assets/engine/use-lite-kernel.wasm,
+;; integers, its sparse form, and attention's two products (at the end). Assembled by scripts/build-use-lite-kernel.ts (wabt) into assets/engine/use-lite-kernel.wasm,
 ;; which use-lite-kernel.ts loads; a unit test checks the committed file is this text's.
 ;;
 ;; out[i][j] = f32(q[i] . w[j]) * rowScale[i] * scale[j] + bias[j], for i < n and j < m, where a holds

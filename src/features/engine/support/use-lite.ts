@@ -4,8 +4,9 @@
 // ran it on WebAssembly at about 150 MB a thread (its library, its copy and its packed copy of the
 // 28 MB of weights, memory that never shrank after the longest request); this holds the int8 weights
 // once, works in buffers made once for the longest text it reads (128 pieces), and computes the dense
-// layers with a WebAssembly SIMD kernel (use-lite-kernel.ts), the rest in JavaScript. A text is
-// computed alone: in TensorFlow.js's batches a text's vector did not depend on the others.
+// layers and attention's products with a WebAssembly SIMD kernel (use-lite-kernel.ts), the rest in
+// JavaScript. A text is computed alone: in TensorFlow.js's batches a text's vector did not depend on
+// the others.
 import { Attention } from './use-lite-attention'
 import { type DenseKernel, kernelMemory } from './use-lite-kernel'
 import {
