@@ -123,6 +123,11 @@ export class FtsIndexes {
         `SELECT count(*) AS n, group_concat(id) AS ids, group_concat(hex(sz), '') AS sz FROM ${table}_docsize`,
       ),
       instances: q(`SELECT group_concat(doc) AS docs FROM temp.${table}_inst WHERE term = ?`),
+      // Every term's, in one string: a statement each term would cost what reading it alone does.
+      lists: q(
+        `SELECT group_concat(term || ' ' || docs, ' ') AS lists FROM
+           (SELECT term, group_concat(doc) AS docs FROM temp.${table}_inst GROUP BY term)`,
+      ),
       top: q(
         `SELECT rowid AS id, bm25(${table}) AS rank FROM ${table} WHERE ${table} MATCH ? ORDER BY 2 LIMIT ?`,
       ),

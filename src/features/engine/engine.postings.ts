@@ -1,5 +1,16 @@
 import type { Statement } from 'bun:sqlite'
 import { TopHeap } from './common/index'
+import {
+  eachInt,
+  hexByte,
+  readWhole,
+  varints,
+  WHOLE_BASES,
+  WHOLE_ROWS,
+  WHOLE_TOKENS,
+  type WholeLists,
+  wholeDocs,
+} from './engine.postings-read'
 import type { TopkHit } from './engine.topk'
 
 // FTS5's bm25() (fts5_aux.c) computed here from the index's own posting lists, kept in memory. At
@@ -21,6 +32,8 @@ const MAX_BYTES = 32 << 20
 // query, as reading every length (tens of ms at 100x) would cost more than it saves while a base is
 // being written, when a generation sees few searches.
 const READ_FROM = 4
+// A small base's search at a generation from which its every list is read at once (engine.postings-read.ts).
+const WHOLE_FROM = 8
 // Bases whose lengths are kept (16 bytes a passage); past it, the least recently searched goes.
 const MAX_BASES = 16
 
@@ -32,6 +45,8 @@ export interface PostingStatements {
   sizes: Statement
   /** The rowids of a term's instances, comma-separated, in rowid order (one per occurrence). */
   instances: Statement
+  /** Every term's instances as `instances` lists them, after the term and a space, joined by spaces. */
+  lists: Statement
 }
 
 /**
@@ -58,42 +73,8 @@ interface BaseStats {
   lengths: Uint32Array | null
   /** Score accumulators by place in `ids`, zero between searches. */
   acc: Float64Array | null
-}
-
-/**
- * Reads `count` SQLite varints (fts5's encoding of sizes and counts) into `out` from `byte(i)`, the
- * i-th byte. Counts here stay far below the 9-byte form's range, which this does not read.
- */
-function varints(byte: (i: number) => number, out: Uint32Array | number[], count: number): void {
-  let at = 0
-  for (let i = 0; i < count; i++) {
-    let v = 0
-    let b: number
-    do {
-      b = byte(at++)
-      v = v * 128 + (b & 0x7f)
-    } while (b >= 0x80)
-    out[i] = v
-  }
-}
-
-/** The i-th byte of an upper-case hex string (SQLite's hex()). */
-function hexByte(hex: string, i: number): number {
-  const digit = (c: number) => (c <= 57 ? c - 48 : c - 55)
-  return (digit(hex.charCodeAt(2 * i)) << 4) | digit(hex.charCodeAt(2 * i + 1))
-}
-
-/** Comma-separated integers, appended through `each`. */
-function eachInt(list: string, each: (n: number) => void): void {
-  let n = 0
-  for (let i = 0; i < list.length; i++) {
-    const c = list.charCodeAt(i)
-    if (c === 44) {
-      each(n)
-      n = 0
-    } else n = n * 10 + c - 48
-  }
-  if (list.length > 0) each(n)
+  /** A small base's every list, once read (a base searched WHOLE_FROM times at this generation). */
+  whole: WholeLists | null
 }
 
 /**
@@ -109,10 +90,12 @@ export class Postings {
 
   private readonly maxBytes: number
   private readonly readFrom: number
+  private readonly wholeFrom: number
 
-  constructor(opts: { maxBytes?: number; readFrom?: number } = {}) {
+  constructor(opts: { maxBytes?: number; readFrom?: number; wholeFrom?: number } = {}) {
     this.maxBytes = opts.maxBytes ?? MAX_BYTES
     this.readFrom = opts.readFrom ?? READ_FROM
+    this.wholeFrom = opts.wholeFrom ?? WHOLE_FROM
   }
 
   /** Keeps what is known of a base only if it is of this generation. */
@@ -120,7 +103,17 @@ export class Postings {
     const b = this.bases.get(key)
     if (b?.generation === generation) return
     this.forget(key)
-    this.bases.set(key, { generation, searches: 0, rows: 0, avgdl: 0, ids: null, lengths: null, acc: null })
+    const stats = {
+      generation,
+      searches: 0,
+      rows: 0,
+      avgdl: 0,
+      ids: null,
+      lengths: null,
+      acc: null,
+      whole: null,
+    }
+    this.bases.set(key, stats)
   }
 
   /** Drops a base's postings and lengths (its index changed). */
@@ -149,6 +142,15 @@ export class Postings {
       const read = [...this.bases].filter(([, b]) => b.ids)
       if (read.length >= MAX_BASES) this.forget(read[0]![0])
       this.readLengths(base, index)
+    }
+    if (
+      base.searches === this.wholeFrom &&
+      base.ids!.length <= WHOLE_ROWS &&
+      base.rows * base.avgdl <= WHOLE_TOKENS
+    ) {
+      const held = [...this.bases.values()].filter((b) => b.whole)
+      if (held.length >= WHOLE_BASES) held[0]!.whole = null
+      base.whole = readWhole(index.lists)
     }
     const lists = tokens.map((t) => this.posting(key, base, t, index))
     return bestOf(base, lists, limit)
@@ -189,13 +191,15 @@ export class Postings {
     // Each occurrence's rowid, so a passage's count is the length of its run.
     const docs: number[] = []
     const tf: number[] = []
-    eachInt((index.instances.get(token) as { docs: string | null }).docs ?? '', (d) => {
+    const each = (d: number) => {
       if (docs[docs.length - 1] === d) tf[tf.length - 1]!++
       else {
         docs.push(d)
         tf.push(1)
       }
-    })
+    }
+    if (base.whole) for (const d of wholeDocs(base.whole, token)) each(d)
+    else eachInt((index.instances.get(token) as { docs: string | null }).docs ?? '', each)
     const { rows, avgdl, ids, lengths } = base
     let idf = Math.log((rows - docs.length + 0.5) / (docs.length + 0.5))
     if (idf <= 0) idf = IDF_MIN

@@ -60,6 +60,42 @@ describe('Postings', () => {
     )
   })
 
+  test("reads a small base's every list at once from its eighth search at a generation, to the same scores", () => {
+    fc.assert(
+      fc.property(
+        fc.array(passage, { minLength: 1, maxLength: 120 }),
+        fc.array(fc.nat(119)),
+        fc.array(fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 5 }), {
+          minLength: 9,
+          maxLength: 12,
+        }),
+        (rows, dead, questions) => {
+          const deleted = [...new Set(dead.filter((d) => d < rows.length).map((d) => d + 1))]
+          const { index, plain } = tableOf(rows, deleted)
+          // Lists read one by one (the point read) are counted.
+          let reads = 0
+          const point = index.instances
+          const get = (t: string) => {
+            reads++
+            return point.get(t)
+          }
+          const counted = { ...index, instances: { get } }
+          const postings = new Postings()
+          postings.open(7, 1)
+          for (const [i, terms] of questions.entries()) {
+            const before = reads
+            const got = postings.top(7, counted as typeof index, terms, 10)
+            if (i < 3) expect(got).toBeNull()
+            else expect(got).toEqual(plain(terms, 10))
+            // From the eighth search on, no list is read by itself.
+            if (i >= 7) expect(reads).toBe(before)
+          }
+        },
+      ),
+      { numRuns: 40 },
+    )
+  })
+
   test('reads the lists again once the generation changes, and stays right when its bound keeps almost none', () => {
     const { index, plain } = tableOf(['the river', 'the city', 'river city river'], [])
     const postings = new Postings({ maxBytes: 12, readFrom: 2 })
