@@ -109,6 +109,30 @@ describe('compile threads', () => {
     await second
   })
 
+  test("a thread stops runIdleMs after a run's chunking, and idleMs after a build's compiles or a warm-up", async () => {
+    const { made, workers } = fakePool({ idleMs: 60_000, runIdleMs: 0 })
+    pool = made
+    const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0))
+    pool.warm()
+    workers[0]!.reply({ type: 'error', id: workers[0]!.sent[0]!.id, message: 'dropped' })
+    await tick()
+    // Warmed as an upload begins: its run may be a while coming, and finds the thread ready.
+    expect(workers[0]!.terminated).toBe(false)
+    const built = pool.compile(texts[1]!)
+    workers[0]!.reply({ type: 'done', id: workers[0]!.sent[1]!.id, ...compileSection(texts[1]!) })
+    await built
+    await tick()
+    // A build's compiles done: kept idleMs, as before (stopped sooner, the 10x bench's peak was higher).
+    expect(workers[0]!.terminated).toBe(false)
+    const chunked = pool.index([texts[0]!])
+    workers[0]!.reply({ type: 'indexed', id: workers[0]!.sent[2]!.id, sections: [] })
+    await chunked
+    await tick()
+    // A run's chunking done and no compile after it (a re-run of unchanged documents): its tables
+    // (about 40 MB) are not held through the questions after it.
+    expect(workers[0]!.terminated).toBe(true)
+  })
+
   test('warming starts a thread with a short compile before any section, and the first section goes to it', async () => {
     const { made, workers } = fakePool()
     pool = made

@@ -16,8 +16,9 @@ export type CompileWorker = ThreadWorker<CompileRequest>
 /** How many threads, how they start (tests), and where a fall-back to in-process compiling is told. */
 export interface CompileThreadsOptions {
   threads: number
-  /** How long a thread may sit idle before it is stopped (its memory freed); default 10 s. */
+  /** Idle time before a thread is stopped (its memory freed): 10 s; 2 s after a run's chunking (runIdleMs). */
   idleMs?: number
+  runIdleMs?: number
   spawn?: () => CompileWorker
   onFallback?: (reason: string) => void
   /**
@@ -167,7 +168,7 @@ export class CompileThreads {
       const id = this.nextId++
       this.busy(slot)
       const other = resolve as (answer: unknown) => void
-      slot.pending.set(id, { text: '', resolve: () => {}, reject, other, local, kind })
+      slot.pending.set(id, { text: request.index?.[0] ?? '', resolve: () => {}, reject, other, local, kind })
       slot.worker.postMessage({ id, text: request.index?.[0] ?? '', vectors: false, ...request })
     })
   }
@@ -249,7 +250,7 @@ export class CompileThreads {
       const next = slot.held.shift()
       if (next) this.post(slot, next)
     }
-    this.settled(slot)
+    this.settled(slot, p.kind === 'index' && p.text !== WARM_TEXT ? (this.opts.runIdleMs ?? 2_000) : Infinity)
     if (msg.type === 'indexed') p.other?.(msg.sections)
     else if (msg.type === 'tables') {
       // The noun kinds and static vectors come with the synonyms: questions read them too, and the
@@ -263,11 +264,11 @@ export class CompileThreads {
     else p.reject(new Error(msg.message))
   }
 
-  /** A thread left with nothing to do: it no longer keeps the process alive, and stops after idleMs. */
-  private settled(slot: Slot): void {
+  /** A thread left with nothing to do: no longer keeps the process alive; stops after idleMs (`cap`: runIdleMs after a run's chunking, a build's compiles following at once). */
+  private settled(slot: Slot, cap = Infinity): void {
     if (slot.pending.size > 0) return
     slot.worker.unref()
-    slot.idle = setTimeout(() => this.stop(slot), this.opts.idleMs ?? 10_000)
+    slot.idle = setTimeout(() => this.stop(slot), Math.min(this.opts.idleMs ?? 10_000, cap))
     ;(slot.idle as { unref?: () => void }).unref?.()
   }
 
