@@ -146,7 +146,7 @@ export class Postings {
     if (
       base.searches === this.wholeFrom &&
       base.ids!.length <= WHOLE_ROWS &&
-      base.rows * base.avgdl <= WHOLE_TOKENS
+      !(base.rows * base.avgdl > WHOLE_TOKENS) // (NaN for a table with no rows: read, as it holds none)
     ) {
       const held = [...this.bases.values()].filter((b) => b.whole)
       if (held.length >= WHOLE_BASES) held[0]!.whole = null
