@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite'
 
-// FTS5's merges of a base's own index (engine.fts.ts) while a run writes it, and after. Each of a
+// FTS5's merges of a base's own index (engine.fts.repo.ts) while a run writes it, and after. Each of a
 // run's groups commits one FTS5 segment (engine.onboard.ts), and by default (automerge 4) FTS5 merges
 // segments inside those commits: at 10x a quarter of the groups' CPU. While a run writes, the base's
 // table merges only when a level reaches HELD_CRISISMERGE segments (automerge 0, kept by FTS5 in the

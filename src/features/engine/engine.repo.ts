@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import type { PassageInput } from './cart/index'
 import { CART_BYTES } from './engine.builds.repo'
-import { FtsIndexes, ftsRow, ftsToken } from './engine.fts'
+import { FtsIndexes, ftsRow, ftsToken } from './engine.fts.repo'
 import { type DecodedPassage, PassageCache } from './engine.passages'
 import { Postings } from './engine.postings'
 import type { PassageRow, SectionRow, SectionWrites } from './engine.rows'
@@ -10,7 +10,7 @@ import { VectorRepo } from './engine.vectors.repo'
 import { TermCounts } from './rank/index'
 
 // Tables from migrations/0004_engine.sql. A base's passages are indexed in an FTS5 table of its own
-// (engine.fts.ts), terms prefixed with its key ("12xoil"); their text in `engine_passages` (same rowid).
+// (engine.fts.repo.ts), terms prefixed with its key ("12xoil"); their text in `engine_passages` (same rowid).
 
 export type { PassageRow, SectionRow } from './engine.rows'
 

@@ -5,14 +5,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { migrations } from '../../../migrations/index'
-import { FtsIndexes } from '../../../src/features/engine/engine.fts'
+import { FtsIndexes } from '../../../src/features/engine/engine.fts.repo'
 import { Postings } from '../../../src/features/engine/engine.postings'
 import { EngineRepo } from '../../../src/features/engine/engine.repo'
 import { contentTerms } from '../../../src/features/engine/text/index'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
 
-// A base's own FTS5 table as engine.fts.ts makes it, with rows put and some deleted.
+// A base's own FTS5 table as engine.fts.repo.ts makes it, with rows put and some deleted.
 function tableOf(rows: string[], deleted: number[]) {
   const db = new Database(':memory:')
   const index = new FtsIndexes(db).of(7, true)

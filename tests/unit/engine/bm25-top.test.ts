@@ -3,7 +3,7 @@ import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { bm25Top } from '../../../src/features/engine/engine.topk'
 
-// A table as engine.fts.ts makes one, and the statements bm25Top runs over it.
+// A table as engine.fts.repo.ts makes one, and the statements bm25Top runs over it.
 function table(rows: string[], deleted: number[] = []) {
   const db = new Database(':memory:')
   db.run(

@@ -13,7 +13,7 @@ import {
   indexSection,
   sectionPassages,
 } from '../../../src/features/engine/cart/index'
-import { ftsRow, ftsToken } from '../../../src/features/engine/engine.fts'
+import { ftsRow, ftsToken } from '../../../src/features/engine/engine.fts.repo'
 import { Engine } from '../../../src/features/engine/engine.service'
 import {
   prepareHypernyms,
