@@ -83,7 +83,7 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
   // Ingest and the engine add their purgers to corpora's deletes; onboarding tells it of builds.
   const corpora = use(corporaFeature(p, { plans }))
   // A key bound to some bases names bases of its workspace.
-  const keys = use(keysFeature(p, { corpora, plans }))
+  const keys = use(keysFeature(p, { corpora, plans, workspaces }))
   const signIn = accountsFeature(p, { config: c, secret, mailer, workspaces, keys })
   const accounts = use(signIn)
   use(membersFeature(p, { config: c, mailer, accounts, workspaces, plans }))

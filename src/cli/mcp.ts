@@ -4,8 +4,8 @@ import { createApp, VERSION } from '../app'
 import { remoteBackend } from '../features/mcp/lib/remote'
 import { createMcpServer } from '../features/mcp/lib/server'
 import { localBackend, type McpBackend } from '../features/mcp/lib/tools'
+import { WorkspacesService } from '../features/workspaces/workspaces.service'
 import type { Principal } from '../platform/auth/principal'
-import type { Db } from '../platform/db/db'
 import { createLogger, type Logger } from '../platform/log/log'
 import { parseFlags } from './args'
 import { CliError } from './cli-error'
@@ -80,7 +80,11 @@ export async function mcpCommand(args: string[], env: Record<string, string | un
       throw new CliError(`No Engram database in ${dataDir}: pass --data DIR or start \`engram serve\` once.`)
     }
     const rt = openRuntime(config)
-    const workspace = pickWorkspace(rt.db, parsed.workspace, dataDir)
+    const workspace = pickWorkspace(
+      new WorkspacesService(rt.db, rt.clock, rt.random),
+      parsed.workspace,
+      dataDir,
+    )
     // No scheduler, no listener: only the read and answer paths of the services run here. The
     // event dispatcher runs, so the questions asked here are counted in usage as they are answered.
     const app = createApp({ ...rt, log })
@@ -106,11 +110,12 @@ export async function mcpCommand(args: string[], env: Record<string, string | un
 }
 
 /** The workspace to serve: the one named, or the only one. */
-function pickWorkspace(db: Db, wanted: string | undefined, dataDir: string): { id: string; name: string } {
-  // Read-only listing straight from the table: the workspaces service has no listing of all tenants.
-  const all = db.$client
-    .query<{ id: string; name: string }, []>('SELECT id, name FROM workspaces ORDER BY created_at, id')
-    .all()
+function pickWorkspace(
+  workspaces: Pick<WorkspacesService, 'list'>,
+  wanted: string | undefined,
+  dataDir: string,
+): { id: string; name: string } {
+  const all = workspaces.list()
   if (wanted) {
     const found = all.filter((w) => w.id === wanted || w.name === wanted)
     if (found.length === 1) return found[0]!

@@ -36,7 +36,7 @@ export function accountsFeature(
   const limiter = new RateLimiter(p.clock, d.config.security.rate_limits === 'on')
   const sso = new SsoGate()
   const service = new AccountsService({ ...p, ...d, sessions: tokens, limiter, sso })
-  const sessions = new SessionService(p.db, p.clock, tokens, sso)
+  const sessions = new SessionService(p.db, p.clock, tokens, sso, d.workspaces)
   return {
     name: 'accounts',
     service,

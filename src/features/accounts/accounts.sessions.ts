@@ -7,6 +7,7 @@ import type { SessionClaims, SessionClass, SessionTokens } from '../../platform/
 import { CommitMemo, commitWatch } from '../../platform/db/commit-watch'
 import type { Db } from '../../platform/db/db'
 import { type ApiError, fail } from '../../platform/errors/errors'
+import type { WorkspacesService } from '../workspaces/workspaces.service'
 import { type SessionRow, sessionUserLookup } from './accounts.repo'
 import type { SessionResp } from './accounts.schemas'
 import type { SsoPolicy } from './accounts.sso'
@@ -44,6 +45,8 @@ export class SessionService {
     private readonly clock: Clock,
     private readonly tokens: SessionTokens,
     private readonly sso: SsoPolicy,
+    /** A session of a suspended workspace is refused; the status is the workspaces feature's. */
+    private readonly workspaces: Pick<WorkspacesService, 'status'>,
   ) {
     this.users = new CommitMemo(commitWatch(db.$client), sessionUserLookup(db))
   }
@@ -52,18 +55,18 @@ export class SessionService {
   authenticate(token: string): Principal {
     const claims = this.claims(token)
     const row = this.users.get(claims.sub)
-    if (!row || row.workspace_id !== claims.wid || row.token_version !== claims.ver) {
+    if (!row || row.workspaceId !== claims.wid || row.tokenVersion !== claims.ver) {
       throw unauthorized('This session has ended. Sign in again.')
     }
     if (row.status !== 'active') throw fail('account_disabled')
-    if (row.ws_status !== 'active') throw fail('workspace_suspended')
-    if (row.email_verified_at === null) throw fail('email_not_verified')
+    if (this.workspaces.status(row.workspaceId) !== 'active') throw fail('workspace_suspended')
+    if (row.emailVerifiedAt === null) throw fail('email_not_verified')
     if (this.sso.sessionEnded(claims.wid, claims.via ?? 'password', claims.sat)) {
       throw unauthorized('This session has ended: the workspace now signs in through single sign-on.')
     }
     return {
       kind: 'session',
-      workspaceId: row.workspace_id,
+      workspaceId: row.workspaceId,
       userId: claims.sub,
       role: row.role,
       scopes: null,

@@ -12,6 +12,7 @@ import type { ListResult } from '../../platform/paging/paging'
 import { keysetPage, type PageRequest } from '../../platform/paging/paging'
 import type { CorporaService } from '../corpora/corpora.service'
 import type { PlansService } from '../plans/plans.service'
+import type { WorkspacesService } from '../workspaces/workspaces.service'
 import {
   type ApiKeyRow,
   countActiveKeys,
@@ -74,6 +75,8 @@ export class KeysService {
     private readonly corpora: Pick<CorporaService, 'exists'>,
     /** A key that works (not revoked, not expired) takes one of the plan's `api_keys`. */
     private readonly plans: Pick<PlansService, 'ensureRoom'>,
+    /** A key of a suspended workspace is refused; the status is the workspaces feature's. */
+    private readonly workspaces: Pick<WorkspacesService, 'status'>,
   ) {
     this.auth = keyAuthStatements(db)
     this.rows = new CommitMemo(commitWatch(db.$client), (hash) => this.auth.lookup(hash))
@@ -215,11 +218,11 @@ export class KeysService {
     // A lookup by the hash of a high-entropy secret: timing reveals nothing usable about the secret.
     const row = this.rows.get(secretHash(secret))
     if (!row) throw invalidKey('Invalid API key.')
-    const [id, workspaceId, scopeJson, expiresAt, revokedAt, lastUsedAt, wsStatus, basesJson] = row
+    const [id, workspaceId, scopeJson, expiresAt, revokedAt, lastUsedAt, basesJson] = row
     const now = this.clock.now().getTime()
     if (revokedAt !== null) throw invalidKey('This API key has been revoked.')
     if (expiresAt !== null && expiresAt <= now) throw invalidKey('This API key has expired.')
-    if (wsStatus !== 'active') throw fail('workspace_suspended')
+    if (this.workspaces.status(workspaceId) !== 'active') throw fail('workspace_suspended')
     if (lastUsedAt === null || now - lastUsedAt >= TOUCH_INTERVAL_MS) {
       this.auth.touch(id, now, now - TOUCH_INTERVAL_MS)
     }

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm'
+import { asc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/db'
 import { workspaces } from './workspaces.tables'
 
@@ -43,4 +43,26 @@ export function setWorkspacePlan(db: Db, id: string, plan: string, at: number): 
 /** Whether any workspace exists. */
 export function anyWorkspace(db: Db): boolean {
   return db.select({ id: workspaces.id }).from(workspaces).limit(1).get() !== undefined
+}
+
+/** Every workspace, oldest first (the CLI picks one to serve). */
+export function listWorkspaces(db: Db): Pick<WorkspaceRow, 'id' | 'name'>[] {
+  return db
+    .select({ id: workspaces.id, name: workspaces.name })
+    .from(workspaces)
+    .orderBy(asc(workspaces.createdAt), asc(workspaces.id))
+    .all()
+}
+
+/**
+ * The status read of every authenticated request (a key's or a session's workspace), prepared once:
+ * a keyed point read of one column, kept by the service until the next commit.
+ */
+export function workspaceStatusLookup(db: Db): (id: string) => WorkspaceRow['status'] | undefined {
+  const read = db
+    .select({ status: workspaces.status })
+    .from(workspaces)
+    .where(eq(workspaces.id, sql.placeholder('id')))
+    .prepare()
+  return (id) => read.get({ id })?.status
 }
