@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LegalService } from '../../src/features/legal/legal.service'
 import { seededRandom } from '../../src/platform/crypto/random'
+import { SqliteStore } from '../../src/platform/db/store'
 import type { TestApp } from '../helpers/app'
 import { addMember, auditRows, authApp, bearer, expectError, mintKey, rows, signUp } from './accounts.fixture'
 
@@ -156,7 +157,7 @@ describe('acceptance', () => {
     const t = app()
     const a = await signUp(t)
     const legal = t.services.legal
-    expect(legal.firstUnaccepted(a.workspaceId)).toEqual({
+    expect(await legal.firstUnaccepted(a.workspaceId)).toEqual({
       document: 'terms',
       version: '2026-03-01',
       accept_url: '/v1/legal/accept',
@@ -164,9 +165,9 @@ describe('acceptance', () => {
     for (const document of ['terms', 'privacy']) {
       expect((await accept(t, a.token, { document, version: '2026-03-01' })).status).toBe(200)
     }
-    expect(legal.firstUnaccepted(a.workspaceId)?.document).toBe('dpa')
+    expect((await legal.firstUnaccepted(a.workspaceId))?.document).toBe('dpa')
     expect((await accept(t, a.token, { document: 'dpa', version: '2026-03-01' })).status).toBe(200)
-    expect(legal.firstUnaccepted(a.workspaceId)).toBeNull()
+    expect(await legal.firstUnaccepted(a.workspaceId)).toBeNull()
     const s = (await (await t.request('/v1/legal/status', { headers: bearer(a.token) })).json()) as {
       all_accepted: boolean
     }
@@ -232,20 +233,21 @@ describe('acceptance', () => {
     // The operator publishes version 2: a restarted server reads it over the same database.
     writeFileSync(join(dir, 'terms.md'), '---\nversion: 2\ntitle: T\n---\nTwo.\n')
     const events = t.events.outbox
-    const later = new LegalService({ db: t.db, clock: t.clock, random: seededRandom(7), events }, dir)
-    expect(later.firstUnaccepted(a.workspaceId)).toEqual({
+    const store = new SqliteStore(t.db)
+    const later = new LegalService({ db: t.db, store, clock: t.clock, random: seededRandom(7), events }, dir)
+    expect(await later.firstUnaccepted(a.workspaceId)).toEqual({
       document: 'terms',
       version: '2',
       accept_url: '/v1/legal/accept',
     })
-    const { row, current } = later.receipt(a.workspaceId, 'terms')
+    const { row, current } = await later.receipt(a.workspaceId, 'terms')
     expect([row.version, row.sha256, current.version]).toEqual(['1', sha('One.\n'), '2'])
     const admin = { kind: 'session', workspaceId: a.workspaceId, userId: a.userId, role: 'admin' } as const
     const principal = { ...admin, scopes: null, keyId: null, corpusIds: null }
     const caller = { ip: '127.0.0.1', requestId: 'req_test' }
-    expect(() => later.accept(principal, 'terms', '1', caller)).toThrow(/current version is 2/)
-    expect(later.accept(principal, 'terms', '2', caller).sha256).toBe(sha('Two.\n'))
-    expect(later.firstUnaccepted(a.workspaceId)?.document).toBe('privacy')
+    await expect(later.accept(principal, 'terms', '1', caller)).rejects.toThrow(/current version is 2/)
+    expect((await later.accept(principal, 'terms', '2', caller)).sha256).toBe(sha('Two.\n'))
+    expect((await later.firstUnaccepted(a.workspaceId))?.document).toBe('privacy')
     expect(rows(t, 'legal_acceptances')).toBe(2)
   })
 })

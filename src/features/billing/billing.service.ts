@@ -68,8 +68,8 @@ export class BillingService {
    * Refuses a purchase before anything else: 403 `legal_acceptance_required` naming the first
    * document the workspace has not accepted in its current version, then 503 when billing is off.
    */
-  gatePurchase(workspaceId: string): void {
-    const missing = this.d.legal.firstUnaccepted(workspaceId)
+  async gatePurchase(workspaceId: string): Promise<void> {
+    const missing = await this.d.legal.firstUnaccepted(workspaceId)
     if (missing) {
       throw fail(
         'legal_acceptance_required',
@@ -121,7 +121,7 @@ export class BillingService {
 
   /** Opens a hosted checkout for a plan; the customer is created once per workspace. */
   async checkout(workspaceId: string, tier: string, term: Term, requestKey: string | null) {
-    this.gatePurchase(workspaceId)
+    await this.gatePurchase(workspaceId)
     const before = this.d.repo.byWorkspace(workspaceId)
     if (before?.subscriptionId && isLive(before.status)) throw fail('subscription_exists')
     const plan = this.sellable(tier, term)
@@ -179,7 +179,7 @@ export class BillingService {
    * the prorated difference invoiced at once; anything else waits for the end of the paid period.
    */
   async changePlan(workspaceId: string, tier: string, term: Term, requestKey: string | null) {
-    this.gatePurchase(workspaceId)
+    await this.gatePurchase(workspaceId)
     const { gateway, events } = this.ensureEnabled()
     const account = this.d.repo.byWorkspace(workspaceId)
     if (!account?.subscriptionId || !isLive(account.status)) throw fail('checkout_required')

@@ -1,38 +1,39 @@
 import { and, desc, eq } from 'drizzle-orm'
-import type { Db } from '../../platform/db/db'
+import type { Store } from '../../platform/db/store'
 import { legalAcceptances } from './legal.tables'
 
 /** One acceptance (times in ms). */
 export type AcceptanceRow = typeof legalAcceptances.$inferSelect
 
-/** SQL of the legal feature: its one table and nothing else. */
+/** SQL of the legal feature: its one table and nothing else, on either engine (docs/data-layer.md). */
 export class LegalRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly store: Store) {}
 
   /** A workspace's acceptance of one version of a document, if it accepted it. */
-  find(workspaceId: string, document: string, version: string): AcceptanceRow | undefined {
+  async find(workspaceId: string, document: string, version: string): Promise<AcceptanceRow | undefined> {
     const w = legalAcceptances
-    return this.db
+    const rows = await this.store.db
       .select()
       .from(w)
       .where(and(eq(w.workspaceId, workspaceId), eq(w.document, document), eq(w.version, version)))
-      .get()
+      .limit(1)
+    return rows[0]
   }
 
   /** A workspace's latest acceptance of a document (any version), if any. */
-  latest(workspaceId: string, document: string): AcceptanceRow | undefined {
+  async latest(workspaceId: string, document: string): Promise<AcceptanceRow | undefined> {
     const w = legalAcceptances
-    return this.db
+    const rows = await this.store.db
       .select()
       .from(w)
       .where(and(eq(w.workspaceId, workspaceId), eq(w.document, document)))
       .orderBy(desc(w.acceptedAt), desc(w.id))
       .limit(1)
-      .get()
+    return rows[0]
   }
 
   /** Records an acceptance. */
-  insert(row: AcceptanceRow): void {
-    this.db.insert(legalAcceptances).values(row).run()
+  async insert(row: AcceptanceRow): Promise<void> {
+    await this.store.db.insert(legalAcceptances).values(row)
   }
 }

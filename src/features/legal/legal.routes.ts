@@ -24,7 +24,7 @@ export function legalRoutes(legal: LegalService): RouteDef[] {
       summary: "The current version of every legal document and whether the caller's workspace accepted it",
       tags: TAGS,
       response: LegalStatusResp,
-      handler: ({ principal }) => toStatusResp(legal.status(principal.workspaceId)),
+      handler: async ({ principal }) => toStatusResp(await legal.status(principal.workspaceId)),
     }),
     defineRoute({
       method: 'POST',
@@ -39,8 +39,8 @@ export function legalRoutes(legal: LegalService): RouteDef[] {
       body: LegalAcceptReq,
       response: LegalReceiptResp,
       errors: ['legal_version_outdated'],
-      handler: ({ principal, body, ip, requestId }) => {
-        const row = legal.accept(principal, body.document, body.version, { ip, requestId })
+      handler: async ({ principal, body, ip, requestId }) => {
+        const row = await legal.accept(principal, body.document, body.version, { ip, requestId })
         return toReceiptResp(row, legal.document(body.document).version)
       },
     }),
@@ -65,8 +65,8 @@ export function legalRoutes(legal: LegalService): RouteDef[] {
       tags: TAGS,
       params: LegalDocumentParams,
       response: LegalReceiptResp,
-      handler: ({ principal, params }) => {
-        const { row, current } = legal.receipt(principal.workspaceId, params.document)
+      handler: async ({ principal, params }) => {
+        const { row, current } = await legal.receipt(principal.workspaceId, params.document)
         return toReceiptResp(row, current.version)
       },
     }),

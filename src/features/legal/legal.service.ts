@@ -2,7 +2,7 @@ import { actorOf, type Caller, type Principal } from '../../platform/auth/princi
 import type { Clock } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
-import { transaction } from '../../platform/db/transaction'
+import type { Store } from '../../platform/db/store'
 import { fail, notFound } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import {
@@ -35,6 +35,7 @@ export interface Unaccepted {
 
 interface Deps {
   db: Db
+  store: Store
   clock: Clock
   random: Random
   events: Outbox
@@ -52,7 +53,7 @@ export class LegalService {
     private readonly d: Deps,
     dir: string | null,
   ) {
-    this.repo = new LegalRepo(d.db)
+    this.repo = new LegalRepo(d.store)
     this.docs = loadLegalDocuments(dir)
   }
 
@@ -63,22 +64,21 @@ export class LegalService {
   }
 
   /** Every document, in order, with the workspace's acceptance of it. */
-  status(workspaceId: string): LegalStanding[] {
-    return LEGAL_DOCUMENTS.map((name) => {
+  async status(workspaceId: string): Promise<LegalStanding[]> {
+    const out: LegalStanding[] = []
+    for (const name of LEGAL_DOCUMENTS) {
       const doc = this.docs.get(name)!
-      return {
-        doc,
-        accepted: this.repo.find(workspaceId, name, doc.version),
-        latest: this.repo.latest(workspaceId, name),
-      }
-    })
+      const accepted = await this.repo.find(workspaceId, name, doc.version)
+      out.push({ doc, accepted, latest: await this.repo.latest(workspaceId, name) })
+    }
+    return out
   }
 
   /** The first document whose current version the workspace has not accepted, or null when none. */
-  firstUnaccepted(workspaceId: string): Unaccepted | null {
+  async firstUnaccepted(workspaceId: string): Promise<Unaccepted | null> {
     for (const name of LEGAL_DOCUMENTS) {
       const doc = this.docs.get(name)!
-      if (!this.repo.find(workspaceId, name, doc.version)) {
+      if (!(await this.repo.find(workspaceId, name, doc.version))) {
         return { document: name, version: doc.version, accept_url: ACCEPT_URL }
       }
     }
@@ -90,7 +90,12 @@ export class LegalService {
    * address, and the SHA-256 of the exact text. Only the current version can be accepted (409
    * `legal_version_outdated` naming it); accepting it again answers the first acceptance unchanged.
    */
-  accept(p: Principal, name: string, version: string, caller: Omit<Caller, 'route'>): AcceptanceRow {
+  async accept(
+    p: Principal,
+    name: string,
+    version: string,
+    caller: Omit<Caller, 'route'>,
+  ): Promise<AcceptanceRow> {
     const doc = this.document(name)
     if (version !== doc.version) {
       throw fail(
@@ -100,8 +105,8 @@ export class LegalService {
       )
     }
     const actor = actorOf(p, caller.ip, caller.requestId)
-    return transaction(this.d.db, () => {
-      const before = this.repo.find(p.workspaceId, doc.document, doc.version)
+    return this.d.store.unit(async () => {
+      const before = await this.repo.find(p.workspaceId, doc.document, doc.version)
       if (before) return before
       const row: AcceptanceRow = {
         id: newId(this.d.random, 'lga'),
@@ -115,7 +120,7 @@ export class LegalService {
         address: caller.ip,
         acceptedAt: this.d.clock.now().getTime(),
       }
-      this.repo.insert(row)
+      await this.repo.insert(row)
       this.d.events.emit(this.d.db, {
         type: 'legal.accepted',
         workspaceId: p.workspaceId,
@@ -135,9 +140,9 @@ export class LegalService {
   }
 
   /** The workspace's latest acceptance of a document; 404 when it never accepted any version. */
-  receipt(workspaceId: string, name: string): { row: AcceptanceRow; current: LegalDocument } {
+  async receipt(workspaceId: string, name: string): Promise<{ row: AcceptanceRow; current: LegalDocument }> {
     const current = this.document(name)
-    const row = this.repo.latest(workspaceId, current.document)
+    const row = await this.repo.latest(workspaceId, current.document)
     if (!row) throw notFound('Acceptance')
     return { row, current }
   }

@@ -7,6 +7,7 @@
 import type { Clock } from '../clock/clock'
 import type { Random } from '../crypto/random'
 import type { Db } from '../db/db'
+import type { Store } from '../db/store'
 import type { Dispatcher, Subscriber } from '../events/dispatcher'
 import type { Outbox } from '../events/outbox'
 import type { RouteDef } from '../http/route'
@@ -18,6 +19,8 @@ import type { ObjectStore } from '../storage/object-store'
 /** What the platform gives every feature: storage, time, randomness, logging, jobs and events. */
 export interface Platform {
   db: Db
+  /** The same database as one handle on either engine: async repositories and units of work (docs/data-layer.md). */
+  store: Store
   clock: Clock
   random: Random
   log: Logger

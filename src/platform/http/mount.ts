@@ -154,12 +154,15 @@ function compileRoute(route: RouteDef, style: ApiStyle, deps: MountDeps) {
       const query = parseQuery(request, queryKeys, queryValidator) as Record<string, unknown>
       const params = paramsValidator ? paramsValidator.parse(rawParams) : rawParams
       if (principal?.corpusIds) boundTo(route, principal, params as Record<string, unknown> | undefined)
-      route.precondition?.({ request, principal })
       const page = route.list && style === 'v1' ? pageOf(query) : null
       const ctx = new HandlerContext(request, state, style, deps.clients, principal, query, params, page)
-      if (bodyValidator) return withBody(ctx, state, bodyValidator)
-      const answer = proceed(ctx, state, null)
-      return answer instanceof Promise ? answer.catch((e) => failure(state, e)) : answer
+      const handle = (): Response | Promise<Response> => {
+        if (bodyValidator) return withBody(ctx, state, bodyValidator)
+        const answer = proceed(ctx, state, null)
+        return answer instanceof Promise ? answer.catch((e) => failure(state, e)) : answer
+      }
+      const checked = route.precondition?.({ request, principal })
+      return checked instanceof Promise ? checked.then(handle, (e) => failure(state, e)) : handle()
     } catch (e) {
       return failure(state, e)
     }

@@ -76,9 +76,9 @@ export interface RouteDef<
    * A check run after authentication (and the bound-key check), before the body is read and
    * validated: a refusal that must come first whatever the body holds (billing's legal acceptance
    * and its 503 when off). It throws an `ApiError` to refuse; the handler still re-checks what it
-   * relies on.
+   * relies on. It may answer a promise (a check that reads the database).
    */
-  precondition?: (ctx: { request: Request; principal: Principal | null }) => void
+  precondition?: (ctx: { request: Request; principal: Principal | null }) => void | Promise<void>
   /** Body size cap for this route; defaults to `server.max_body_bytes`. */
   maxBodyBytes?: number
   query?: Q

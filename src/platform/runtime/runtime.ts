@@ -7,6 +7,7 @@ import type { Config } from '../config/config.load'
 import { newId, type Random } from '../crypto/random'
 import { CheckpointThread } from '../db/checkpoints'
 import type { Db } from '../db/db'
+import { SqliteStore } from '../db/store'
 import { createMailer, type Mailer } from '../email/email'
 import { Dispatcher } from '../events/dispatcher'
 import { Outbox } from '../events/outbox'
@@ -84,7 +85,7 @@ export function createRuntime(d: RuntimeDeps): Runtime {
     onError: (error) => log.warn('a WAL checkpoint failed', { error }),
   })
   return {
-    platform: { db, clock, random, log, objects: envelope, queue, events },
+    platform: { db, store: new SqliteStore(db), clock, random, log, objects: envelope, queue, events },
     scheduler,
     dispatcher,
     mailer,

@@ -1,0 +1,127 @@
+import { describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
+import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { openDatabase } from '../../../src/platform/db/db'
+import { SqliteStore, UnitYieldedError } from '../../../src/platform/db/store'
+
+const notes = sqliteTable('notes', { id: text('id').primaryKey(), n: integer('n').notNull() })
+
+function store(): SqliteStore {
+  const db = openDatabase(':memory:')
+  db.$client.exec('CREATE TABLE notes (id TEXT PRIMARY KEY, n INTEGER NOT NULL)')
+  return new SqliteStore(db)
+}
+
+async function ids(s: SqliteStore): Promise<string[]> {
+  return (await s.db.select({ id: notes.id }).from(notes).orderBy(notes.id)).map((r) => r.id)
+}
+
+describe('SQLite units of work', () => {
+  test('a unit writes together, and a failure writes nothing', async () => {
+    const s = store()
+    await s.unit(async () => {
+      await s.db.insert(notes).values({ id: 'a', n: 1 })
+      await s.db.insert(notes).values({ id: 'b', n: 2 })
+    })
+    await expect(
+      s.unit(async () => {
+        await s.db.insert(notes).values({ id: 'c', n: 3 })
+        throw new Error('refused')
+      }),
+    ).rejects.toThrow('refused')
+    expect(await ids(s)).toEqual(['a', 'b'])
+    expect(s.db.$client.inTransaction).toBe(false)
+  })
+
+  test('a nested unit is a savepoint: its failure undoes its writes only', async () => {
+    const s = store()
+    const seen: boolean[] = []
+    await s.unit(async () => {
+      await s.db.insert(notes).values({ id: 'outer', n: 1 })
+      await s
+        .unit(async () => {
+          seen.push(s.inUnit())
+          await s.db.insert(notes).values({ id: 'inner', n: 2 })
+          throw new Error('inner refused')
+        })
+        .catch(() => {})
+      await s.unit(async () => {
+        await s.db.insert(notes).values({ id: 'kept', n: 3 })
+      })
+    })
+    expect(seen).toEqual([true])
+    expect(await ids(s)).toEqual(['kept', 'outer'])
+  })
+
+  test('a unit that awaits anything but the database is rolled back', async () => {
+    const s = store()
+    const timer = () => new Promise((resolve) => setTimeout(resolve, 0))
+    await expect(
+      s.unit(async () => {
+        await s.db.insert(notes).values({ id: 'a', n: 1 })
+        await timer()
+        await s.db.insert(notes).values({ id: 'b', n: 2 })
+      }),
+    ).rejects.toBeInstanceOf(UnitYieldedError)
+    expect(await ids(s)).toEqual([])
+    // The connection is usable again at once.
+    await s.unit(async () => {
+      await s.db.insert(notes).values({ id: 'c', n: 3 })
+    })
+    expect(await ids(s)).toEqual(['c'])
+  })
+
+  test("other requests' code never runs inside a unit, however many queries it awaits", async () => {
+    const s = store()
+    const observed: number[] = []
+    // Queued before the unit starts: it runs at the event loop's next turn.
+    setImmediate(() => {
+      observed.push(s.db.$client.query<{ k: number }, []>('SELECT count(*) AS k FROM notes').get()!.k)
+    })
+    await s.unit(async () => {
+      for (let i = 0; i < 200; i++) await s.db.insert(notes).values({ id: `n${i}`, n: i })
+      await s.db.update(notes).set({ n: sql`${notes.n} + 1` })
+    })
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(observed).toEqual([200])
+  })
+
+  test('after-commit work runs once the outermost unit commits, never after a rollback', async () => {
+    const s = store()
+    const ran: string[] = []
+    s.afterCommit(() => ran.push('outside'))
+    await s.unit(async () => {
+      s.afterCommit(() => ran.push('outer'))
+      await s.unit(async () => {
+        s.afterCommit(() => ran.push('inner'))
+      })
+      await s
+        .unit(async () => {
+          s.afterCommit(() => ran.push('inner, rolled back'))
+          throw new Error('no')
+        })
+        .catch(() => {})
+      expect(ran).toEqual(['outside'])
+    })
+    await s
+      .unit(async () => {
+        s.afterCommit(() => ran.push('rolled back'))
+        throw new Error('no')
+      })
+      .catch(() => {})
+    expect(ran).toEqual(['outside', 'outer', 'inner'])
+    expect(s.inUnit()).toBe(false)
+  })
+
+  test('a unit cannot begin inside a synchronous transaction on the same connection', async () => {
+    const s = store()
+    let started: Promise<void> | null = null
+    s.db.$client.transaction(() => {
+      started = s.unit(async () => {
+        await s.db.insert(notes).values({ id: 'a', n: 1 })
+      })
+    })()
+    await expect(started!).rejects.toThrow('another transaction was open')
+    expect(await ids(s)).toEqual([])
+  })
+})
