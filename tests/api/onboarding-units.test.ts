@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { OnboardingRepo } from '../../src/features/onboarding/onboarding.repo'
+import { UnitsRepo } from '../../src/features/corpora/corpora.units.repo'
 import type { TestApp } from '../helpers/app'
 import { FIXTURE_SQUAD } from '../helpers/fixture-data'
 import { createCorpus, upload } from '../helpers/ready-base'
@@ -23,7 +23,7 @@ describe("a run's units read a group at a time", () => {
       { path: 'tesla.txt', text: article('Nikola_Tesla.txt') },
     ])
     await t.jobs.scheduler.drain()
-    const repo = new OnboardingRepo(t.db)
+    const repo = new UnitsRepo(t.db)
     const units = repo.units(corpusId, true)
     const parents = t.db.$client
       .query<{ id: string }, [string]>('SELECT id FROM documents WHERE corpus_id = ? AND parent_id IS NULL')

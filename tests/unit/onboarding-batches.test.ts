@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { batchesOf } from '../../src/features/onboarding/onboarding.jobs'
 
-const units = (chars: number[]) => chars.map((c, i) => ({ id: `u${i}`, parent_id: null, text_chars: c }))
+const units = (chars: number[]) => chars.map((c, i) => ({ id: `u${i}`, parentId: null, textChars: c }))
 const sizes = (chars: number[], size = 16) => batchesOf(units(chars), size).map((b) => b.length)
 
 describe('a run split into batches', () => {

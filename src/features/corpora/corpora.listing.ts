@@ -1,5 +1,6 @@
+import { iso } from '../../platform/clock/clock'
 import { keysetPage, type ListResult, type PageRequest } from '../../platform/paging/paging'
-import type { CorpusRow } from './corpora.repo'
+import type { CorpusRow, DocumentRow } from './corpora.repo'
 import { corpusResp } from './corpora.schemas'
 
 /**
@@ -26,4 +27,23 @@ export function pageOfSome(
     corpusResp,
     sorted.length,
   )
+}
+
+/** The CSV manifest of these documents: one line a file, cells quoted and defused against formulas. */
+export function manifestCsv(rows: DocumentRow[]): string {
+  const cell = (v: string | number | null) => {
+    const s = v === null ? '' : String(v)
+    // Quote every text cell, and defuse spreadsheet formulas (CSV injection).
+    const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s
+    return typeof v === 'number' ? s : `"${safe.replace(/"/g, '""')}"`
+  }
+  const lines = ['filename,size,sha256,content_type,status,document_id,updated_at']
+  for (const d of rows) {
+    lines.push(
+      [d.path, d.size, d.sha256, d.content_type, d.status, d.id, iso(new Date(d.updated_at))]
+        .map(cell)
+        .join(','),
+    )
+  }
+  return `${lines.join('\r\n')}\r\n`
 }

@@ -1,5 +1,5 @@
 import type { Actor } from '../../platform/auth/principal'
-import { type Clock, iso } from '../../platform/clock/clock'
+import type { Clock } from '../../platform/clock/clock'
 import type { Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
 import { notFound } from '../../platform/errors/errors'
@@ -16,19 +16,23 @@ import {
   type DeleteReceipt,
   type DocumentPurger,
 } from './corpora.deletion'
-import { pageOfSome } from './corpora.listing'
+import { manifestCsv, pageOfSome } from './corpora.listing'
 import type { PageRange } from './corpora.pages'
 import { type PassagePlace, type PassageSpan, PlacesRepo } from './corpora.places.repo'
 import { CorporaRepo, type CorpusRow, type DocumentRow } from './corpora.repo'
+import { DocumentRuns } from './corpora.runs'
 import { corpusResp, documentResp } from './corpora.schemas'
 import { type CorpusChange, changeBits, settingsChanged } from './corpora.settings'
 
 export type { Extraction, NewContent, NewParent, NewSection } from './corpora.content.repo'
 export type { BuildProbe, DeletedBy, DeleteReceipt, DocumentPurger } from './corpora.deletion'
+export type { DocumentState } from './corpora.lifecycle'
 export { type PageRange, pageAt } from './corpora.pages'
 export type { PassagePlace, PassageSpan } from './corpora.places.repo'
 export type { CorpusRow, DocumentRow } from './corpora.repo'
+export type { DocumentRuns, SettledUnits } from './corpora.runs'
 export { corpusResp } from './corpora.schemas'
+export type { Unit } from './corpora.units.repo'
 
 export interface CorporaDeps {
   db: Db
@@ -51,12 +55,15 @@ export class CorporaService {
   private readonly content: DocumentContentRepo
   private readonly deletion: CorporaDeletion
   private readonly places: PlacesRepo
+  /** Onboarding runs' documents: what waits, what a run takes and settles (the lifecycle's moves). */
+  readonly runs: DocumentRuns
 
   constructor(private readonly deps: CorporaDeps) {
     this.repo = new CorporaRepo(deps.db)
     this.content = new DocumentContentRepo(deps.db)
     this.deletion = new CorporaDeletion({ ...deps, repo: this.repo })
     this.places = new PlacesRepo(deps.db)
+    this.runs = new DocumentRuns(deps)
   }
 
   /** Creates an empty base (one of the plan's `bases`); new and changed documents are onboarded by themselves unless `autoOnboard` is false. */
@@ -279,21 +286,6 @@ export class CorporaService {
   /** The CSV manifest of documents uploaded by hand, CLI or wizard picker. */
   manifestCsv(workspaceId: string, corpusId: string): string {
     this.get(workspaceId, corpusId)
-    const rows = this.repo.documentsBySource(corpusId, 'upload')
-    const cell = (v: string | number | null) => {
-      const s = v === null ? '' : String(v)
-      // Quote every text cell, and defuse spreadsheet formulas (CSV injection).
-      const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s
-      return typeof v === 'number' ? s : `"${safe.replace(/"/g, '""')}"`
-    }
-    const lines = ['filename,size,sha256,content_type,status,document_id,updated_at']
-    for (const d of rows) {
-      lines.push(
-        [d.path, d.size, d.sha256, d.content_type, d.status, d.id, iso(new Date(d.updated_at))]
-          .map(cell)
-          .join(','),
-      )
-    }
-    return `${lines.join('\r\n')}\r\n`
+    return manifestCsv(this.repo.documentsBySource(corpusId, 'upload'))
   }
 }

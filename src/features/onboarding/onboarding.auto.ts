@@ -2,8 +2,7 @@ import type { Clock } from '../../platform/clock/clock'
 import type { Subscriber } from '../../platform/events/dispatcher'
 import { isTerminal, type Job, type JobQueue } from '../../platform/jobs/queue'
 import type { JobContext } from '../../platform/jobs/scheduler'
-import type { CorporaService, CorpusRow } from '../corpora/corpora.service'
-import type { OnboardingRepo, UnitRow } from './onboarding.repo'
+import type { CorporaService, CorpusRow, Unit } from '../corpora/corpora.service'
 
 /** Waits for new documents to stop arriving, then starts a run over them (`auto_onboard`). */
 export const AUTO_KIND = 'train_auto'
@@ -25,11 +24,10 @@ export interface AutoOnboardingDeps {
   timing: AutoTiming
   queue: JobQueue
   corpora: CorporaService
-  repo: OnboardingRepo
   /** The run of a base that has not ended, or null. */
   inFlight(workspaceId: string, corpusId: string): Job | null
   /** Starts a run over these units (in its own transaction), flagged as started automatically. */
-  begin(workspaceId: string, corpusId: string, units: UnitRow[]): Job
+  begin(workspaceId: string, corpusId: string, units: Unit[]): Job
 }
 
 /** What a `train_auto` job did, kept as its result. */
@@ -119,7 +117,7 @@ export class AutoOnboarding {
         reason: `Run ${running.id} is in flight; the new documents go to the run that follows it.`,
       }
     }
-    const units = this.d.repo.units(corpusId, false, true)
+    const units = this.d.corpora.runs.waiting(corpusId, { extracted: true })
     if (units.length === 0) return { run_id: null, reason: 'Nothing new to onboard.' }
     const run = this.d.begin(workspaceId, corpusId, units)
     return { run_id: run.id, reason: `Started run ${run.id} over ${units.length} new section(s).` }
@@ -132,7 +130,9 @@ export class AutoOnboarding {
   afterRun(run: Job, children: Job[], status: 'succeeded' | 'failed' | 'canceled'): void {
     if (status === 'canceled' || !run.subjectId) return
     const taken = takenBy(children)
-    const late = this.d.repo.units(run.subjectId, false, true).some((u) => !tookAsIs(taken, u))
+    const late = this.d.corpora.runs
+      .waiting(run.subjectId, { extracted: true })
+      .some((u) => !tookAsIs(taken, u))
     if (late) this.schedule(run.workspaceId, run.subjectId, 0)
   }
 
@@ -142,11 +142,12 @@ export class AutoOnboarding {
    * `pending` again once extracted (with new section rows), yet that run onboards it.
    */
   private leftOver(workspaceId: string, corpusId: string): boolean {
-    if (!this.d.repo.hasWaiting(corpusId)) return false
+    if (!this.d.corpora.runs.hasWaiting(corpusId)) return false
     const run = this.d.inFlight(workspaceId, corpusId)
     if (!run) return true
     const taken = takenBy(this.d.queue.children(run.id).filter((c) => !isTerminal(c.status)))
-    return this.d.repo.units(corpusId, false, true).some((u) => u.status === 'pending' && !tookAsIs(taken, u))
+    const waiting = this.d.corpora.runs.waiting(corpusId, { extracted: true })
+    return waiting.some((u) => u.status === 'pending' && !tookAsIs(taken, u))
   }
 
   /**
@@ -208,8 +209,8 @@ function takenBy(batches: Job[]): Map<string, string | null> {
  * may take a document before its extraction made sections), with the same content. A unit whose
  * file was uploaded again after the run took it is not: the run onboarded (or will) the old text.
  */
-function tookAsIs(taken: Map<string, string | null>, u: UnitRow): boolean {
+function tookAsIs(taken: Map<string, string | null>, u: Unit): boolean {
   const own = taken.get(u.id)
-  const version = own !== undefined ? own : u.parent_id ? taken.get(u.parent_id) : undefined
+  const version = own !== undefined ? own : u.parentId ? taken.get(u.parentId) : undefined
   return version !== undefined && (version === null || version === u.version)
 }

@@ -1,6 +1,7 @@
 // How a run's units are split into batch jobs, and a batch's into groups.
+
+import type { Unit } from '../corpora/corpora.service'
 import type { IndexedSection } from '../engine/engine.service'
-import type { UnitRow } from './onboarding.repo'
 
 /**
  * Units a batch job holds (at least): a batch's groups are a pipeline (the next ones chunked while
@@ -15,7 +16,7 @@ const BATCH_CHARS = 128 * 1024
 const BATCH_UNITS_MAX = 128
 
 /** A unit as a run splits them into batches. */
-export type BatchUnit = { id: string; parent_id: string | null; text_chars: number }
+export type BatchUnit = Pick<Unit, 'id' | 'parentId' | 'textChars'>
 
 /**
  * A run's units in batches: `size` units each, or more while the batch holds at most BATCH_CHARS of
@@ -28,14 +29,14 @@ export function batchesOf<U extends BatchUnit>(units: U[], size: number): U[][] 
   let batch: U[] = []
   let chars = 0
   for (const u of units) {
-    const full = batch.length >= BATCH_UNITS_MAX || chars + u.text_chars > BATCH_CHARS
+    const full = batch.length >= BATCH_UNITS_MAX || chars + u.textChars > BATCH_CHARS
     if (batch.length >= size && full) {
       out.push(batch)
       batch = []
       chars = 0
     }
     batch.push(u)
-    chars += u.text_chars
+    chars += u.textChars
   }
   if (batch.length > 0) out.push(batch)
   return out
@@ -62,14 +63,14 @@ export const NONE: Promise<null> = Promise.resolve(null)
 
 /** A leaf of a group: its text being read. */
 export interface PlannedLeaf {
-  leaf: UnitRow
+  leaf: Unit
   text: Promise<string>
 }
 
 /** A unit of a group: its row, its leaves, and those still to onboard. */
 export interface PlannedUnit {
-  unit: UnitRow
-  leaves: UnitRow[]
+  unit: Unit
+  leaves: Unit[]
   todo: PlannedLeaf[]
 }
 

@@ -8,7 +8,6 @@ import {
 import { isTerminal, type Job, type JobQueue } from '../../platform/jobs/queue'
 import type { CorporaService } from '../corpora/corpora.service'
 import { type OnboardingJobs, RUN_KIND, type SectionOnboarder } from './onboarding.jobs'
-import type { OnboardingRepo } from './onboarding.repo'
 
 /**
  * A base's deferred build: what a run leaves for after its text is indexed (the sections'
@@ -51,9 +50,8 @@ export class DeferredJobs {
     private readonly d: {
       clock: Clock
       queue: JobQueue
-      corpora: Pick<CorporaService, 'workspaceOf' | 'setCartStatus'>
+      corpora: Pick<CorporaService, 'workspaceOf' | 'setCartStatus' | 'runs'>
       engine: Pick<SectionOnboarder, 'buildDeferred' | 'builds' | 'warmBase'>
-      repo: OnboardingRepo
       jobs: Pick<OnboardingJobs, 'leafText'>
     },
   ) {
@@ -134,7 +132,7 @@ export class DeferredJobs {
       const unreadable = new Map<string, string>()
       let failure: Error | null = null
       const textOf = async (sectionId: string): Promise<string | null> => {
-        const unit = this.d.repo.unit(sectionId)
+        const unit = this.d.corpora.runs.unit(sectionId)
         if (!unit) unreadable.set(sectionId, 'its document is gone')
         if (!unit) return null
         return this.d.jobs.leafText(unit, texts).catch((e: Error) => {

@@ -1,9 +1,9 @@
 import type { Clock } from '../../platform/clock/clock'
-import type { Outbox } from '../../platform/events/outbox'
 import { type JobContext, TransientError } from '../../platform/jobs/scheduler'
 import { LlmUnavailableError } from '../../platform/llm/server-request'
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
+import type { DocumentRuns, Unit } from '../corpora/corpora.service'
 import type { Engine, IndexedSection, SectionInput } from '../engine/engine.service'
 import {
   GROUP_CHARS,
@@ -15,7 +15,6 @@ import {
   type PlannedUnit,
   TAKE_AFTER_MS,
 } from './onboarding.batches'
-import type { OnboardingRepo, UnitRow } from './onboarding.repo'
 
 /** The answer engine's onboarding calls this feature needs. */
 export type SectionOnboarder = Pick<
@@ -61,9 +60,8 @@ export interface OnboardingJobDeps {
   log: Logger
   objects: ObjectStore
   engine: SectionOnboarder
-  repo: OnboardingRepo
-  /** Documents that become ready or fail are told (`document.ready`, `document.failed`). */
-  events: Outbox
+  /** The documents' side of runs: units read and settled through corpora (it tells `document.ready` / `.failed`). */
+  runs: DocumentRuns
 }
 
 /**
@@ -72,10 +70,10 @@ export interface OnboardingJobDeps {
  * rolls runs up when their batches settle.
  */
 export class OnboardingJobs {
-  private readonly repo: OnboardingRepo
+  private readonly runs: DocumentRuns
 
   constructor(private readonly d: OnboardingJobDeps) {
-    this.repo = d.repo
+    this.runs = d.runs
   }
 
   private now(): number {
@@ -130,18 +128,18 @@ export class OnboardingJobs {
     // Units and their leaves are read GROUP_SECTIONS at a time, in two queries instead of two a unit
     // (a group is mostly that many units or fewer; more when some are done, failed or gone).
     let read = cursor.next
-    let units = new Map<string, UnitRow>()
-    let leavesOf = new Map<string, UnitRow[]>()
+    let units = new Map<string, Unit>()
+    let leavesOf = new Map<string, Unit[]>()
     while (cursor.next < ids.length && sections < GROUP_SECTIONS && chars < GROUP_CHARS) {
       if (cursor.next >= read) {
         const ahead = ids.slice(cursor.next, cursor.next + GROUP_SECTIONS)
-        units = this.repo.unitsById(ahead)
-        leavesOf = this.repo.leavesOfAll(ahead)
+        units = this.runs.unitsById(ahead)
+        leavesOf = this.runs.leavesOfAll(ahead)
         read = cursor.next + ahead.length
       }
       const unit = units.get(ids[cursor.next]!) ?? null
       if (unit && unit.status !== 'ready' && unit.status !== 'failed') {
-        if (unit.text_key === null) {
+        if (unit.textKey === null) {
           if (group.units.length === 0) group.waiting = unit.path
           break
         }
@@ -151,7 +149,7 @@ export class OnboardingJobs {
         )
         group.units.push({ unit, leaves, todo: todo.map((leaf) => this.read(leaf, texts)) })
         sections += todo.length
-        chars += todo.reduce((n, l) => n + l.text_chars, 0)
+        chars += todo.reduce((n, l) => n + l.textChars, 0)
       } else if (unit?.status === 'ready') stats.units += Math.max(1, leavesOf.get(unit.id)!.length)
       else if (unit?.status === 'failed') stats.failed++
       cursor.next++
@@ -176,7 +174,7 @@ export class OnboardingJobs {
   }
 
   /** A leaf's text being read; a failure is kept for its turn (one left unread is not reported). */
-  private read(leaf: UnitRow, texts: Map<string, Promise<string | null>>): PlannedLeaf {
+  private read(leaf: Unit, texts: Map<string, Promise<string | null>>): PlannedLeaf {
     const text = this.leafText(leaf, texts)
     text.catch(() => {})
     return { leaf, text }
@@ -187,10 +185,10 @@ export class OnboardingJobs {
    */
   private async onboardGroup(group: Group, stats: RunStats): Promise<void> {
     const inputs: SectionInput[] = []
-    const owners: { unit: PlannedUnit; leaf: UnitRow; chars: number }[] = []
+    const owners: { unit: PlannedUnit; leaf: Unit; chars: number }[] = []
     const errors = new Map<PlannedUnit, Error>()
     for (const u of group.units) {
-      const { workspace_id: ws, corpus_id: corpusId } = u.unit
+      const { workspaceId: ws, corpusId } = u.unit
       for (const p of u.todo) {
         const text = await p.text.catch((e: Error) => e)
         if (text instanceof Error) {
@@ -201,9 +199,9 @@ export class OnboardingJobs {
         inputs.push({
           workspaceId: ws,
           baseId: corpusId,
-          documentId: leaf.parent_id ?? leaf.id,
+          documentId: leaf.parentId ?? leaf.id,
           sectionId: leaf.id,
-          title: leaf.section_title ?? leaf.path,
+          title: leaf.sectionTitle ?? leaf.path,
           filename: leaf.path,
           text,
         })
@@ -216,7 +214,7 @@ export class OnboardingJobs {
     const all = await group.chunked
     const chunked = all?.length === inputs.length ? all : undefined
     const results = await this.d.engine.indexSections(inputs, chunked)
-    const ready: UnitRow[] = []
+    const ready: Unit[] = []
     results.forEach((r, i) => {
       const { unit, leaf, chars } = owners[i]!
       if (r instanceof Error) {
@@ -232,14 +230,14 @@ export class OnboardingJobs {
       stats.failed++
     }
     const failed = [...errors].map(([u, e]) => ({ unit: u.unit, error: e.message }))
-    const parents = group.units.flatMap((u) => [u.unit.parent_id, ...u.leaves.map((l) => l.parent_id)])
+    const parents = group.units.flatMap((u) => [u.unit.parentId, ...u.leaves.map((l) => l.parentId)])
     const settled = { ready, failed, parents: parents.filter((p): p is string => p !== null) }
-    this.repo.settleGroup(settled, this.now(), this.d.events)
+    this.runs.settle(settled, this.now())
   }
 
   /** A leaf's text: its slice of the document's text sidecar (read once per batch, or per call without `texts`). */
-  async leafText(leaf: UnitRow, texts = new Map<string, Promise<string | null>>()): Promise<string> {
-    const key = leaf.text_key
+  async leafText(leaf: Unit, texts = new Map<string, Promise<string | null>>()): Promise<string> {
+    const key = leaf.textKey
     if (!key) throw new Error('The document has no extracted text; upload it again.')
     let read = texts.get(key)
     if (!read) {
@@ -249,7 +247,7 @@ export class OnboardingJobs {
     const all = await read
     if (all === null || all === undefined)
       throw new Error('The extracted text is missing; upload the document again.')
-    return leaf.text_offset === null ? all : all.slice(leaf.text_offset, leaf.text_offset + leaf.text_chars)
+    return leaf.textOffset === null ? all : all.slice(leaf.textOffset, leaf.textOffset + leaf.textChars)
   }
 
   /** Embeds a base's passages that have no vector yet, a few sections a step; the cancel flag is read between steps. */

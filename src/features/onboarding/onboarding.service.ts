@@ -8,7 +8,7 @@ import type { JobDefinition } from '../../platform/feature/feature'
 import { isTerminal, type Job, type JobQueue, type ReadableJobs } from '../../platform/jobs/queue'
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
-import type { CorporaService } from '../corpora/corpora.service'
+import type { CorporaService, Unit } from '../corpora/corpora.service'
 import type { IngestService } from '../ingest/ingest.service'
 import { AUTO_KIND, AutoOnboarding, type AutoTiming } from './onboarding.auto'
 import { DEFERRED_KIND, DeferredJobs } from './onboarding.deferred'
@@ -16,7 +16,6 @@ import { EmbedJobs } from './onboarding.embed'
 import {
   BATCH_KIND,
   BATCH_UNITS,
-  type BatchUnit,
   batchesOf,
   EMBED_KIND,
   OnboardingJobs,
@@ -24,7 +23,6 @@ import {
   type RunStats,
   type SectionOnboarder,
 } from './onboarding.jobs'
-import { OnboardingRepo, type UnitRow } from './onboarding.repo'
 import { jobResp } from './onboarding.schemas'
 
 export { AUTO_KIND } from './onboarding.auto'
@@ -59,7 +57,6 @@ export interface OnboardingDeps {
  * answers once they are all there), and with an embeddings server an `embed` job with its vectors.
  */
 export class OnboardingService {
-  private readonly repo: OnboardingRepo
   private readonly batchSize: number
   /** Runs nobody asked for: new documents of bases with `auto_onboard` (onboarding.auto.ts). */
   private readonly auto: AutoOnboarding
@@ -71,15 +68,13 @@ export class OnboardingService {
   readonly subscribers: Subscriber[]
 
   constructor(private readonly d: OnboardingDeps) {
-    this.repo = new OnboardingRepo(d.db)
     this.batchSize = d.batchSize ?? BATCH_UNITS
-    const jobs = new OnboardingJobs({ ...d, repo: this.repo })
+    const jobs = new OnboardingJobs({ ...d, runs: d.corpora.runs })
     this.embeds = new EmbedJobs(d)
-    this.deferred = new DeferredJobs({ ...d, repo: this.repo, jobs })
+    this.deferred = new DeferredJobs({ ...d, jobs })
     this.auto = new AutoOnboarding({
       ...d,
       timing: d.autoTiming,
-      repo: this.repo,
       inFlight: (ws, corpusId) => this.inFlight(ws, corpusId),
       begin: (ws, corpusId, units) => this.begin(ws, corpusId, units, { force: false, auto: true }),
     })
@@ -109,9 +104,9 @@ export class OnboardingService {
   train(workspaceId: string, corpusId: string, force: boolean): Job {
     this.d.objects.assertReadable(this.d.corpora.get(workspaceId, corpusId).workspace_id)
     if (this.inFlight(workspaceId, corpusId)) throw fail('training_in_progress')
-    if (this.repo.documentCount(corpusId) === 0) throw fail('corpus_empty')
+    if (this.d.corpora.runs.countFiles(corpusId) === 0) throw fail('corpus_empty')
     if (force) this.d.ingest?.reextract(workspaceId, corpusId)
-    const units = this.repo.units(corpusId, force)
+    const units = this.d.corpora.runs.waiting(corpusId, { force })
     if (units.length === 0) throw fail('nothing_to_train')
     return this.begin(workspaceId, corpusId, units, { force, auto: false })
   }
@@ -120,7 +115,7 @@ export class OnboardingService {
   private begin(
     workspaceId: string,
     corpusId: string,
-    units: UnitRow[],
+    units: Unit[],
     how: { force: boolean; auto: boolean },
   ): Job {
     const now = this.now()
@@ -133,7 +128,7 @@ export class OnboardingService {
   private startRun(
     workspaceId: string,
     corpusId: string,
-    { units, force, auto }: { units: (BatchUnit & { version: string })[]; force: boolean; auto: boolean },
+    { units, force, auto }: { units: Unit[]; force: boolean; auto: boolean },
     now: number,
   ): Job {
     this.auto.resume(this.d.corpora.get(workspaceId, corpusId))
@@ -159,10 +154,7 @@ export class OnboardingService {
         payload: { unit_ids: batch.map((u) => u.id), unit_versions: batch.map((u) => u.version) },
       })
     }
-    const ids = units.map((u) => u.id)
-    this.repo.setStatus(ids, 'onboarding', null, now)
-    const parents = units.flatMap((u) => (u.parent_id ? [u.parent_id] : []))
-    this.repo.rollUpParents(parents, now)
+    this.d.corpora.runs.take(units, now)
     this.d.corpora.setStatus(workspaceId, corpusId, 'training', now)
     const payload = { runId: run.id, corpusId }
     this.d.events.emit(this.d.db, { type: 'onboarding.started', workspaceId, payload })
@@ -268,8 +260,8 @@ export class OnboardingService {
       { units: 0, chars: 0, cpuMs: 0, failed: 0 },
     )
     // Nothing may stay "onboarding" once no run is working on it.
-    this.repo.resetOnboarding(run.subjectId!, now)
-    const counts = this.repo.parentCounts(run.subjectId!)
+    this.d.corpora.runs.release(run.subjectId!, now)
+    const counts = this.d.corpora.runs.fileCounts(run.subjectId!)
     const corpusStatus =
       counts.ready > 0 ? 'ready' : counts.failed > 0 && counts.pending === 0 ? 'failed' : 'new'
     this.d.corpora.setStatus(run.workspaceId, run.subjectId!, corpusStatus, now)
