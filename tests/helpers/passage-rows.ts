@@ -5,12 +5,12 @@ export function passageRow(id: number, text: string, ordinal = 0): PassageRow {
   const sents = new Uint8Array(new Uint32Array([0, text.length]).buffer)
   return {
     id,
-    section_id: `s${id}`,
+    sectionId: `s${id}`,
     ordinal,
     text,
     sents,
     words: null,
-    document_id: 'd',
+    documentId: 'd',
     title: 't',
     filename: 'f',
   }

@@ -1,6 +1,10 @@
 import type { Database, Statement } from 'bun:sqlite'
 import type { SectionRow } from './engine.rows'
 
+/** An `engine_sections` row's columns under its JS keys (SectionRow, from engine.tables.ts). */
+export const SECTION_COLUMNS = `section_id AS sectionId, base_id AS baseId, document_id AS documentId, title, filename,
+  cart_key AS cartKey, n_passages AS nPassages, cart_bytes AS cartBytes`
+
 /**
  * A base's cartridge bytes as a section row is inserted (`?1` its bytes, `?2` base, `?3` cartridge,
  * `?4` section) or deleted: its cartridge counted once a base. These were triggers (migrations 0012,
@@ -36,18 +40,18 @@ export class BuildsRepo {
     const pending = "cart_key >= 'pending:' AND cart_key < 'pending;'"
     this.s = {
       waiting: q(
-        `SELECT * FROM engine_sections WHERE base_id = ? AND ${pending} ORDER BY section_id LIMIT ?`,
+        `SELECT ${SECTION_COLUMNS} FROM engine_sections WHERE base_id = ? AND ${pending} ORDER BY section_id LIMIT ?`,
       ),
       left: q(`SELECT count(*) AS n FROM engine_sections WHERE base_id = ? AND ${pending}`),
       any: q(`SELECT 1 AS n FROM engine_sections WHERE base_id = ? AND ${pending} LIMIT 1`),
       size: q('SELECT max(cart_bytes) AS n FROM engine_sections WHERE cart_key = ?'),
       holds: q('SELECT 1 AS n FROM engine_sections WHERE base_id = ? LIMIT 1'),
-      bases: q(`SELECT DISTINCT base_id FROM engine_sections WHERE ${pending}`),
+      bases: q(`SELECT DISTINCT base_id AS baseId FROM engine_sections WHERE ${pending}`),
       built: q(
-        `SELECT DISTINCT cart_key FROM engine_sections WHERE base_id = ? AND cart_key NOT LIKE 'pending:%'
+        `SELECT DISTINCT cart_key AS cartKey FROM engine_sections WHERE base_id = ? AND cart_key NOT LIKE 'pending:%'
            AND cart_key NOT LIKE 'failed:%' ORDER BY cart_key`,
       ),
-      users: q('SELECT DISTINCT base_id FROM engine_sections WHERE cart_key = ?'),
+      users: q('SELECT DISTINCT base_id AS baseId FROM engine_sections WHERE cart_key = ?'),
       // Every section using the cartridge, in any base: they share its one object.
       damage: q(`UPDATE engine_sections SET cart_key = '${PENDING}' || cart_key WHERE cart_key = ?`),
       setKey: q('UPDATE engine_sections SET cart_key = ? WHERE section_id = ? AND cart_key = ?'),
@@ -83,12 +87,12 @@ export class BuildsRepo {
 
   /** Bases with sections waiting for their cartridge. */
   bases(): string[] {
-    return (this.s.bases!.all() as { base_id: string }[]).map((r) => r.base_id)
+    return (this.s.bases!.all() as Pick<SectionRow, 'baseId'>[]).map((r) => r.baseId)
   }
 
   /** The cartridges a base's sections use (built ones only), each once. */
   builtKeys(baseId: string): string[] {
-    return (this.s.built!.all(baseId) as { cart_key: string }[]).map((r) => r.cart_key)
+    return (this.s.built!.all(baseId) as Pick<SectionRow, 'cartKey'>[]).map((r) => r.cartKey)
   }
 
   /**
@@ -97,7 +101,7 @@ export class BuildsRepo {
    */
   damage(cartKey: string): string[] {
     if (!isBuilt(cartKey)) return []
-    const bases = (this.s.users!.all(cartKey) as { base_id: string }[]).map((r) => r.base_id)
+    const bases = (this.s.users!.all(cartKey) as Pick<SectionRow, 'baseId'>[]).map((r) => r.baseId)
     this.s.damage!.run(cartKey)
     return bases
   }

@@ -169,13 +169,13 @@ export class EngineCarts {
       // Sections without a cartridge (waiting for it, or failed to compile) are rag's alone.
       manifest = this.repo
         .sections(baseId)
-        .filter((s) => isBuilt(s.cart_key))
+        .filter((s) => isBuilt(s.cartKey))
         .map((s) => ({
-          ref: { sectionId: s.section_id, documentId: s.document_id, title: s.title, filename: s.filename },
+          ref: { sectionId: s.sectionId, documentId: s.documentId, title: s.title, filename: s.filename },
           // Global numbers, so a question's terms meet the title's by number.
           titleIds: Uint32Array.from(contentTerms(s.title), internTerm),
-          cartKey: s.cart_key,
-          storedBytes: s.cart_bytes,
+          cartKey: s.cartKey,
+          storedBytes: s.cartBytes,
         }))
       this.manifests.set(baseId, manifest)
     }

@@ -1,5 +1,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { type CommitWatch, commitWatch } from '../../platform/db/commit-watch'
+import type { BaseRow } from './engine.rows'
+import type { enginePassages } from './engine.tables'
 
 /** Passage starts kept across bases at most (each about a hundred bytes with its key: 1.6 MB). */
 const MAX_KEPT = 16_384
@@ -42,7 +44,7 @@ export class CitationsRepo {
     const seen = this.commits.version()
     let kept = this.kept.get(baseId)
     if (kept?.seen !== seen) {
-      const row = this.generation.get(baseId) as { generation: number } | null
+      const row = this.generation.get(baseId) as Pick<BaseRow, 'generation'> | null
       if (!row) {
         if (kept) this.drop(baseId)
         return (sectionId, ordinal) => this.passageStart(sectionId, ordinal)
@@ -78,7 +80,7 @@ export class CitationsRepo {
    * starts were kept (migration 0019; onboarding the section again records it).
    */
   passageStart(sectionId: string, ordinal: number): number | null {
-    const row = this.start.get(sectionId, ordinal) as { start: number | null } | null
+    const row = this.start.get(sectionId, ordinal) as Pick<typeof enginePassages.$inferSelect, 'start'> | null
     return row?.start ?? null
   }
 

@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { passageTerms } from './cart/index'
 import type { PostingStatements } from './engine.postings'
+import type { BaseRow, PassageRow } from './engine.rows'
 import type { Bm25Statements } from './engine.topk'
 import { ftsTerm } from './text/index'
 
@@ -73,7 +74,7 @@ export class FtsIndexes {
         `SELECT p.id, p.text, p.sents FROM engine_passages p JOIN engine_sections s ON s.section_id = p.section_id
          WHERE s.base_id = ?`,
       )
-      .all(baseId) as { id: number; text: string; sents: Uint8Array }[]
+      .all(baseId) as Pick<PassageRow, 'id' | 'text' | 'sents'>[]
     return this.client.transaction(() => {
       const own = this.of(key, true)
       const shared = this.of(key, false)
@@ -86,7 +87,7 @@ export class FtsIndexes {
         .query(
           'UPDATE engine_bases SET own_index = 1, generation = generation + 1 WHERE base_id = ? RETURNING generation',
         )
-        .get(baseId) as { generation: number }
+        .get(baseId) as Pick<BaseRow, 'generation'>
       return moved.generation
     })()
   }

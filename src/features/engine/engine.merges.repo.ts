@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite'
+import type { BaseRow } from './engine.rows'
 
 // FTS5's merges of a base's own index (engine.fts.repo.ts) while a run writes it, and after. Each of a
 // run's groups commits one FTS5 segment (engine.onboard.ts), and by default (automerge 4) FTS5 merges
@@ -21,11 +22,10 @@ export const MERGE_PAGES = 256
 
 /** A base's own FTS5 table, or null (no row yet, or a base still in the shared table). */
 function tableOf(client: Database, baseId: string): string | null {
-  const row = client.query('SELECT key, own_index FROM engine_bases WHERE base_id = ?').get(baseId) as {
-    key: number
-    own_index: number
-  } | null
-  return row && row.own_index === 1 ? `engine_fts_${Math.trunc(row.key)}` : null
+  const row = client
+    .query('SELECT key, own_index AS ownIndex FROM engine_bases WHERE base_id = ?')
+    .get(baseId) as Pick<BaseRow, 'key' | 'ownIndex'> | null
+  return row && row.ownIndex === 1 ? `engine_fts_${Math.trunc(row.key)}` : null
 }
 
 /** The table's automerge as FTS5 keeps it (its default when never set), null when the table is not there. */

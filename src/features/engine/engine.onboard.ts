@@ -9,7 +9,8 @@ import {
 import { type BuildsRepo, FAILED, isBuilt, PENDING } from './engine.builds.repo'
 import type { CartStore, EngineCarts } from './engine.carts'
 import { holdMerges } from './engine.merges.repo'
-import type { EngineRepo, SectionRow } from './engine.repo'
+import type { EngineRepo } from './engine.repo'
+import type { SectionRow } from './engine.rows'
 import type { EngineVectors } from './engine.vectors'
 import { encodePassageWords, scanPassageWords } from './rank/index'
 
@@ -107,7 +108,7 @@ export async function indexSections(
     out = parts.repo.client.transaction(write)()
   }
   // A replaced cartridge leaves the store once no section uses it (drop checks).
-  for (const row of previous) await parts.carts.drop(row.cart_key)
+  for (const row of previous) await parts.carts.drop(row.cartKey)
   return out
 }
 
@@ -147,21 +148,21 @@ function indexOne(
     // putSection's own transaction nests as a savepoint: a failing section rolls back alone.
     const written = parts.repo.putSection(
       {
-        section_id: input.sectionId,
-        base_id: input.baseId,
-        document_id: input.documentId,
+        sectionId: input.sectionId,
+        baseId: input.baseId,
+        documentId: input.documentId,
         title: input.title,
         filename: input.filename,
-        cart_key: cartKey,
-        n_passages: inputs.length,
-        cart_bytes: size ?? 0,
+        cartKey: cartKey,
+        nPassages: inputs.length,
+        cartBytes: size ?? 0,
       },
       inputs,
       vectors,
       { words, fts, counts },
     )
     const row = written ?? replaced // removed before the group's writes (indexSections), or here
-    if (row && row.cart_key !== cartKey && isBuilt(row.cart_key)) previous.push(row)
+    if (row && row.cartKey !== cartKey && isBuilt(row.cartKey)) previous.push(row)
     passages = inputs.length
     for (const p of inputs) sentences += p.sents.length / 2
   } catch (e) {
@@ -196,14 +197,14 @@ export async function buildDeferred(
   compile: (text: string) => Promise<PreparedSection>,
 ): Promise<DeferredStep> {
   const rows = parts.builds.waiting(baseId, DEFERRED_SECTIONS)
-  const texts = await Promise.all(rows.map((r) => textOf(r.section_id)))
+  const texts = await Promise.all(rows.map((r) => textOf(r.sectionId)))
   const work: Building[] = []
   rows.forEach((row, i) => {
     const text = texts[i]
     if (text === null || text === undefined) return
-    const workspaceId = row.cart_key.slice(PENDING.length).split('/')[0]!
+    const workspaceId = row.cartKey.slice(PENDING.length).split('/')[0]!
     const key = cartKeyOf(workspaceId, text)
-    if (PENDING + key !== row.cart_key) return
+    if (PENDING + key !== row.cartKey) return
     const prepared = compile(text)
     prepared.catch(() => {})
     work.push({ row, key, text, prepared })
@@ -223,12 +224,12 @@ export async function buildDeferred(
   parts.repo.client.transaction(() => {
     work.forEach((w, i) => {
       const section = done[i]!
-      const id = w.row.section_id
+      const id = w.row.sectionId
       if (section instanceof Error) {
-        if (parts.builds.setCart(id, w.row.cart_key, FAILED + w.key, 0)) failed++
+        if (parts.builds.setCart(id, w.row.cartKey, FAILED + w.key, 0)) failed++
         return
       }
-      if (!parts.builds.setCart(id, w.row.cart_key, w.key, section.bytes.length)) {
+      if (!parts.builds.setCart(id, w.row.cartKey, w.key, section.bytes.length)) {
         unused.add(i)
         return
       }
@@ -250,7 +251,7 @@ export async function buildDeferred(
     const section = done[i]!
     if (!(section instanceof Error) && section.cart && !unused.has(i))
       parts.carts.cache.set(w.key, section.cart)
-    parts.embeddings.forget(w.row.section_id)
+    parts.embeddings.forget(w.row.sectionId)
   })
   parts.carts.forgetBase(baseId)
   return { built, failed, left: parts.builds.left(baseId) }

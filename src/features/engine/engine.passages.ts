@@ -23,7 +23,7 @@ export function decodePassage(row: PassageRow): DecodedPassage {
 
 function sizeOf(p: DecodedPassage): number {
   const { row, spans, words } = p
-  const ids = row.section_id.length + row.document_id.length + row.title.length + row.filename.length
+  const ids = row.sectionId.length + row.documentId.length + row.title.length + row.filename.length
   const arrays =
     words.off.byteLength + words.terms.byteLength + words.senses.byteLength + words.kinds.byteLength
   return OVERHEAD + 2 * (row.text.length + ids) + spans.byteLength + (row.words?.byteLength ?? 0) + arrays
@@ -133,7 +133,7 @@ export class PassageCache {
     const same =
       row !== undefined &&
       row.text === ranked.text &&
-      row.section_id === ranked.sectionId &&
+      row.sectionId === ranked.sectionId &&
       row.ordinal === ranked.ordinal
     if (same && e!.vec !== undefined && e!.model === model) return e!.vec
     const vec = read()

@@ -4,7 +4,7 @@ import { type BuildsRepo, FAILED, PENDING } from './engine.builds.repo'
 import type { CartStore, EngineCarts } from './engine.carts'
 import { mergeStep, mergesHeld } from './engine.merges.repo'
 import { DEFERRED_SECTIONS } from './engine.onboard'
-import type { SectionRow } from './engine.repo'
+import type { SectionRow } from './engine.rows'
 
 /** What a check of a base's cartridges found: those read, and those missing or damaged (to build again). */
 export interface CartCheck {
@@ -12,8 +12,16 @@ export interface CartCheck {
   damaged: number
 }
 
-/** A section waiting for its cartridge, as onboarding's deferred build sees it. */
-export type WaitingSection = Pick<SectionRow, 'section_id' | 'document_id' | 'filename' | 'cart_key'>
+/**
+ * A section waiting for its cartridge, as onboarding's deferred build sees it: under the keys it lists
+ * a dropped section with on the wire (onboarding.deferred.ts reads them; it is another feature's file).
+ */
+export interface WaitingSection {
+  section_id: string
+  document_id: string
+  filename: string
+  cart_key: string
+}
 
 /**
  * The deferred build's side of the cartridges, for onboarding: the sections waiting, giving up on
@@ -44,7 +52,12 @@ export class CartBuilds {
 
   /** Up to `limit` sections of the base waiting for their cartridge (a deferred step's worth by default). */
   waiting(baseId: string, limit = DEFERRED_SECTIONS): WaitingSection[] {
-    return this.builds.waiting(baseId, limit)
+    return this.builds.waiting(baseId, limit).map((r: SectionRow) => ({
+      section_id: r.sectionId,
+      document_id: r.documentId,
+      filename: r.filename,
+      cart_key: r.cartKey,
+    }))
   }
 
   /**

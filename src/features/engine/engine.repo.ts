@@ -1,18 +1,19 @@
 import type { Database, Statement } from 'bun:sqlite'
 import type { PassageInput } from './cart/index'
-import { CART_BYTES } from './engine.builds.repo'
+import { CART_BYTES, SECTION_COLUMNS } from './engine.builds.repo'
 import { FtsIndexes, ftsRow, ftsToken } from './engine.fts.repo'
 import { type DecodedPassage, PassageCache } from './engine.passages'
 import { Postings } from './engine.postings'
-import type { PassageRow, SectionRow, SectionWrites } from './engine.rows'
+import type { BaseRow, PassageRow, SectionRow, SectionWrites } from './engine.rows'
 import { bm25Top, bm25Within, type TopkHit } from './engine.topk'
 import { VectorRepo } from './engine.vectors.repo'
 import { TermCounts } from './rank/index'
 
-// Tables from migrations/0004_engine.sql. A base's passages are indexed in an FTS5 table of its own
+// Tables of engine.tables.ts. A base's passages are indexed in an FTS5 table of its own
 // (engine.fts.repo.ts), terms prefixed with its key ("12xoil"); their text in `engine_passages` (same rowid).
 
-export type { PassageRow, SectionRow } from './engine.rows'
+type BaseKey = Pick<BaseRow, 'key' | 'ownIndex'>
+type BaseState = BaseKey & Pick<BaseRow, 'nPassages' | 'generation'>
 
 /** Prepared statements over the engine tables; every hot path is one prepared call. */
 export class EngineRepo {
@@ -32,26 +33,28 @@ export class EngineRepo {
     this.fts = new FtsIndexes(client)
     const q = (sql: string) => client.prepare(sql)
     this.s = {
-      key: q('SELECT key, own_index FROM engine_bases WHERE base_id = ?'),
+      key: q('SELECT key, own_index AS ownIndex FROM engine_bases WHERE base_id = ?'),
       newKey: q(
-        'INSERT INTO engine_bases (base_id, key, own_index) VALUES (?, (SELECT coalesce(max(key), 0) + 1 FROM engine_bases), 1) RETURNING key, own_index',
+        'INSERT INTO engine_bases (base_id, key, own_index) VALUES (?, (SELECT coalesce(max(key), 0) + 1 FROM engine_bases), 1) RETURNING key, own_index AS ownIndex',
       ),
-      state: q('SELECT key, n_passages AS n, generation, own_index FROM engine_bases WHERE base_id = ?'),
+      state: q(
+        'SELECT key, n_passages AS nPassages, generation, own_index AS ownIndex FROM engine_bases WHERE base_id = ?',
+      ),
       ownIndex: q('UPDATE engine_bases SET own_index = 1 WHERE base_id = ? AND n_passages = 0'),
       addCount: q(
         'UPDATE engine_bases SET n_passages = n_passages + ?, generation = generation + 1 WHERE base_id = ?',
       ),
-      section: q('SELECT * FROM engine_sections WHERE section_id = ?'),
-      sections: q('SELECT * FROM engine_sections WHERE base_id = ? ORDER BY section_id'),
-      docSections: q('SELECT * FROM engine_sections WHERE document_id = ?'),
+      section: q(`SELECT ${SECTION_COLUMNS} FROM engine_sections WHERE section_id = ?`),
+      sections: q(`SELECT ${SECTION_COLUMNS} FROM engine_sections WHERE base_id = ? ORDER BY section_id`),
+      docSections: q(`SELECT ${SECTION_COLUMNS} FROM engine_sections WHERE document_id = ?`),
       putSection: q(
         'INSERT INTO engine_sections (section_id, base_id, document_id, title, filename, cart_key, n_passages, cart_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       // Cartridge bytes per base: kept as a row is inserted or deleted (CART_BYTES), by a trigger as a size is recorded.
-      cartBytes: q('SELECT cart_bytes AS n FROM engine_bases WHERE base_id = ?'),
+      cartBytes: q('SELECT cart_bytes AS cartBytes FROM engine_bases WHERE base_id = ?'),
       addBytes: q(CART_BYTES.add),
       takeBytes: q(CART_BYTES.take),
-      unmeasured: q('SELECT DISTINCT cart_key FROM engine_sections WHERE cart_bytes = 0 LIMIT ?'),
+      unmeasured: q('SELECT DISTINCT cart_key AS cartKey FROM engine_sections WHERE cart_bytes = 0 LIMIT ?'),
       measure: q('UPDATE engine_sections SET cart_bytes = ? WHERE cart_key = ? AND cart_bytes = 0'),
       delSection: q('DELETE FROM engine_sections WHERE section_id = ?'),
       cartUsers: q('SELECT count(*) AS n FROM engine_sections WHERE cart_key = ?'),
@@ -69,13 +72,10 @@ export class EngineRepo {
   baseKey(baseId: string, create = false): number | null {
     const known = this.keys.get(baseId)
     if (known !== undefined) return known
-    const row = (this.s.key!.get(baseId) ?? (create ? this.s.newKey!.get(baseId) : null)) as {
-      key: number
-      own_index: number
-    } | null
+    const row = (this.s.key!.get(baseId) ?? (create ? this.s.newKey!.get(baseId) : null)) as BaseKey | null
     if (!row) return null
     this.keys.set(baseId, row.key)
-    this.own.set(row.key, row.own_index === 1)
+    this.own.set(row.key, row.ownIndex === 1)
     return row.key
   }
 
@@ -84,17 +84,16 @@ export class EngineRepo {
    * indexed. What is cached for it stays while its generation (bumped by any change, any process) is.
    */
   openBase(baseId: string): { key: number; passages: number } | null {
-    type State = { key: number; n: number; generation: number; own_index: number }
-    const row = this.s.state!.get(baseId) as State | null
+    const row = this.s.state!.get(baseId) as BaseState | null
     if (!row) return null
     // A base an older version indexed in the shared table moves to its own on its first search.
     const { key } = row
-    if (row.own_index === 0) row.generation = this.fts.moveToOwn(key, baseId, (t) => ftsToken(key, t))
+    if (row.ownIndex === 0) row.generation = this.fts.moveToOwn(key, baseId, (t) => ftsToken(key, t))
     this.own.set(row.key, true)
     this.counts.open(row.key, baseId, row.generation)
     this.postings.open(row.key, row.generation)
     this.decoded.open(row.key, row.generation)
-    return { key: row.key, passages: row.n }
+    return { key: row.key, passages: row.nPassages }
   }
 
   /**
@@ -105,40 +104,40 @@ export class EngineRepo {
    * bases' passage counts are added up there for addCounts, once a group.
    */
   putSection(
-    row: Omit<SectionRow, 'cart_bytes'> & { cart_bytes?: number },
+    row: Omit<SectionRow, 'cartBytes'> & { cartBytes?: number },
     passages: PassageInput[],
     vectors?: { model: string; list: Float32Array[] } | null,
     { words, fts, counts }: SectionWrites = {},
   ): SectionRow | null {
     const write = () => {
-      const previous = this.removeSection(row.section_id, counts)
-      const key = this.baseKey(row.base_id, true)!
+      const previous = this.removeSection(row.sectionId, counts)
+      const key = this.baseKey(row.baseId, true)!
       // A base on the shared index moves to its own once nothing of it is left there.
-      if (!this.own.get(key) && this.s.ownIndex!.run(row.base_id).changes > 0) this.own.set(key, true)
+      if (!this.own.get(key) && this.s.ownIndex!.run(row.baseId).changes > 0) this.own.set(key, true)
       const index = this.indexOf(key)
       this.s.putSection!.run(
-        row.section_id,
-        row.base_id,
-        row.document_id,
+        row.sectionId,
+        row.baseId,
+        row.documentId,
         row.title,
         row.filename,
-        row.cart_key,
+        row.cartKey,
         passages.length,
-        row.cart_bytes ?? 0,
+        row.cartBytes ?? 0,
       )
-      if (row.cart_bytes) this.s.addBytes!.run(row.cart_bytes, row.base_id, row.cart_key, row.section_id)
+      if (row.cartBytes) this.s.addBytes!.run(row.cartBytes, row.baseId, row.cartKey, row.sectionId)
       const tokens = new Map<string, string>()
       const token = (t: string) => tokens.get(t) ?? tokens.set(t, ftsToken(key, t)).get(t)!
       const put = this.s.putPassage!
       passages.forEach((p, i) => {
         const sents = new Uint8Array(p.sents.buffer, p.sents.byteOffset, p.sents.byteLength)
         const w = words?.[i] ?? null
-        const { lastInsertRowid } = put.run(row.section_id, p.ordinal, p.text, sents, w, p.start ?? null)
+        const { lastInsertRowid } = put.run(row.sectionId, p.ordinal, p.text, sents, w, p.start ?? null)
         const f = fts?.[i]
         index.put.run(lastInsertRowid, f ? ftsRow(key, f.terms, f.count) : p.terms.map(token).join(' '))
       })
-      if (vectors) this.vectors.insert(row.section_id, passages, vectors)
-      this.addCount(row.base_id, passages.length, counts)
+      if (vectors) this.vectors.insert(row.sectionId, passages, vectors)
+      this.addCount(row.baseId, passages.length, counts)
       return previous
     }
     return counts ? write() : this.client.transaction(write)()
@@ -171,14 +170,14 @@ export class EngineRepo {
   removeSection(sectionId: string, counts?: Map<string, number>): SectionRow | null {
     const row = this.s.section!.get(sectionId) as SectionRow | null
     if (!row) return null
-    const index = this.indexOf(this.baseKey(row.base_id)!)
+    const index = this.indexOf(this.baseKey(row.baseId)!)
     const remove = () => {
       for (const { id } of this.s.passageIds!.all(sectionId) as { id: number }[]) index.del.run(id)
       this.s.delPassages!.run(sectionId)
       this.vectors.deleteSection(sectionId)
       this.s.delSection!.run(sectionId)
-      if (row.cart_bytes > 0) this.s.takeBytes!.run(row.cart_bytes, row.base_id, row.cart_key)
-      this.addCount(row.base_id, -row.n_passages, counts)
+      if (row.cartBytes > 0) this.s.takeBytes!.run(row.cartBytes, row.baseId, row.cartKey)
+      this.addCount(row.baseId, -row.nPassages, counts)
     }
     if (counts) remove()
     else this.client.transaction(remove)()
@@ -197,11 +196,11 @@ export class EngineRepo {
   }
   /** Bytes of the cartridges a base's sections use, each once (kept by triggers). */
   cartBytes(baseId: string): number {
-    return (this.s.cartBytes!.get(baseId) as { n: number } | null)?.n ?? 0
+    return (this.s.cartBytes!.get(baseId) as Pick<BaseRow, 'cartBytes'> | null)?.cartBytes ?? 0
   }
   /** Up to `limit` cartridge keys whose size no section records yet; measureCart records one's size. */
   unmeasuredCarts(limit: number): string[] {
-    return (this.s.unmeasured!.all(limit) as { cart_key: string }[]).map((r) => r.cart_key)
+    return (this.s.unmeasured!.all(limit) as Pick<SectionRow, 'cartKey'>[]).map((r) => r.cartKey)
   }
   measureCart(cartKey: string, bytes: number): void {
     this.s.measure!.run(bytes, cartKey)
@@ -279,7 +278,7 @@ export class EngineRepo {
     if (ids.length === 0) return []
     const rows = this.client
       .query(
-        `SELECT p.id, p.section_id, p.ordinal, p.text, p.sents, p.words, s.document_id, s.title, s.filename
+        `SELECT p.id, p.section_id AS sectionId, p.ordinal, p.text, p.sents, p.words, s.document_id AS documentId, s.title, s.filename
          FROM engine_passages p JOIN engine_sections s ON s.section_id = p.section_id
          WHERE p.id IN (${ids.map(() => '?').join(',')})`,
       )

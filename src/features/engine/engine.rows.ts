@@ -1,31 +1,20 @@
-// The rows the engine's repo reads and writes (engine.repo.ts).
+import type { engineBases, enginePassages, engineSections } from './engine.tables'
+
+// The rows the engine's repos read and write, inferred from its tables (engine.tables.ts). Raw
+// statements name the columns under these keys (`section_id AS sectionId`: SECTION_COLUMNS).
+
+/** A base's key and counters. */
+export type BaseRow = typeof engineBases.$inferSelect
 
 /** What the engine records about an indexed section (the source fields come from here). */
-export interface SectionRow {
-  section_id: string
-  base_id: string
-  document_id: string
-  title: string
-  filename: string
-  cart_key: string
-  n_passages: number
-  /** Bytes of the cartridge in the store; 0 while unknown (sections indexed before it was recorded). */
-  cart_bytes: number
-}
+export type SectionRow = typeof engineSections.$inferSelect
 
 /** A passage as rag reads it back: its text, sentence spans within it, and its section's fields. */
-export interface PassageRow {
-  id: number
-  section_id: string
-  ordinal: number
-  text: string
-  sents: Uint8Array
-  /** Its content words as ranking reads them (rank/passage-words.ts); null when indexed before they were stored. */
-  words: Uint8Array | null
-  document_id: string
-  title: string
-  filename: string
-}
+export type PassageRow = Pick<
+  typeof enginePassages.$inferSelect,
+  'id' | 'sectionId' | 'ordinal' | 'text' | 'sents' | 'words'
+> &
+  Pick<SectionRow, 'documentId' | 'title' | 'filename'>
 
 /** What EngineRepo.putSection writes besides the rows (see there). */
 export interface SectionWrites {

@@ -147,8 +147,8 @@ export class Engine {
     const [one] = await this.indexSections([input])
     if (one instanceof Error) throw one
     await this.buildDeferred(input.baseId, async (id) => (id === input.sectionId ? input.text : null))
-    const row = this.repo.documentSections(input.documentId).find((s) => s.section_id === input.sectionId)!
-    return { ...one!, cartKey: row.cart_key, cartBytes: row.cart_bytes }
+    const row = this.repo.documentSections(input.documentId).find((s) => s.sectionId === input.sectionId)!
+    return { ...one!, cartKey: row.cartKey, cartBytes: row.cartBytes }
   }
 
   /** Indexes sections' text for rag (engine.onboard.ts; `chunked`: as chunkSections gave them). */
@@ -171,12 +171,12 @@ export class Engine {
     const row = this.repo.removeSection(sectionId)
     this.embeddings.forget(sectionId)
     if (!row) return
-    this.carts.forgetBase(row.base_id)
-    await this.carts.drop(row.cart_key)
+    this.carts.forgetBase(row.baseId)
+    await this.carts.drop(row.cartKey)
   }
   /** Removes every section of a document. */
   async removeDocument(documentId: string): Promise<void> {
-    for (const s of this.repo.documentSections(documentId)) await this.removeSection(s.section_id)
+    for (const s of this.repo.documentSections(documentId)) await this.removeSection(s.sectionId)
   }
 
   /** Bytes of the index over a base's cartridges the cart search keeps, 0 until a question builds it. */
@@ -196,19 +196,17 @@ export class Engine {
 
   /** The sections indexed for a base, with the cartridge each uses. */
   sectionsOf(baseId: string): { sectionId: string; cartKey: string }[] {
-    return this.repo.sections(baseId).map((s) => ({ sectionId: s.section_id, cartKey: s.cart_key }))
+    return this.repo.sections(baseId).map((s) => ({ sectionId: s.sectionId, cartKey: s.cartKey }))
   }
 
   /** The sections indexed for a document, with the cartridge each uses. */
   sectionsOfDocument(documentId: string): { sectionId: string; cartKey: string }[] {
-    return this.repo
-      .documentSections(documentId)
-      .map((s) => ({ sectionId: s.section_id, cartKey: s.cart_key }))
+    return this.repo.documentSections(documentId).map((s) => ({ sectionId: s.sectionId, cartKey: s.cartKey }))
   }
 
   /** Removes every section of a base, then the base's index key. */
   async removeBase(baseId: string): Promise<void> {
-    for (const s of this.repo.sections(baseId)) await this.removeSection(s.section_id)
+    for (const s of this.repo.sections(baseId)) await this.removeSection(s.sectionId)
     this.repo.dropBase(baseId)
     this.carts.forgetBase(baseId)
   }

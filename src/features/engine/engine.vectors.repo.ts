@@ -1,11 +1,10 @@
 import type { Database, Statement } from 'bun:sqlite'
+import type { BaseRow } from './engine.rows'
+import type { enginePassages, engineVectors } from './engine.tables'
 
 /** A passage still to embed: where it is and the text its vector is made from. */
-export interface PendingPassage {
-  section_id: string
-  ordinal: number
-  text: string
-}
+export type PendingPassage = Pick<typeof enginePassages.$inferSelect, 'sectionId' | 'ordinal' | 'text'>
+type Vector = Pick<typeof engineVectors.$inferSelect, 'ordinal' | 'vec'>
 
 /**
  * Prepared statements over `engine_vectors`, the passages' embeddings by model, and
@@ -24,13 +23,13 @@ export class VectorRepo {
       ),
       putVectorNow: q('INSERT INTO engine_vectors (section_id, ordinal, model, vec) VALUES (?, ?, ?, ?)'),
       unvectored: q(
-        `SELECT p.section_id, p.ordinal, p.text FROM engine_passages p
+        `SELECT p.section_id AS sectionId, p.ordinal, p.text FROM engine_passages p
          WHERE p.section_id = ? AND NOT EXISTS (SELECT 1 FROM engine_vectors v
            WHERE v.section_id = p.section_id AND v.ordinal = p.ordinal AND v.model = ?)
          ORDER BY p.ordinal`,
       ),
       unvectoredBases: q(
-        `SELECT DISTINCT s.base_id FROM engine_sections s WHERE EXISTS (SELECT 1 FROM engine_passages p
+        `SELECT DISTINCT s.base_id AS baseId FROM engine_sections s WHERE EXISTS (SELECT 1 FROM engine_passages p
            WHERE p.section_id = s.section_id AND NOT EXISTS (SELECT 1 FROM engine_vectors v
              WHERE v.section_id = p.section_id AND v.ordinal = p.ordinal AND v.model = ?))
          ORDER BY s.base_id`,
@@ -47,13 +46,13 @@ export class VectorRepo {
            (SELECT 1 FROM engine_passages WHERE section_id = ?1 AND ordinal = ?2 AND text = ?4)`,
       ),
       unencoded: q(
-        `SELECT p.section_id, p.ordinal, p.text FROM engine_passages p
+        `SELECT p.section_id AS sectionId, p.ordinal, p.text FROM engine_passages p
          WHERE p.section_id = ? AND NOT EXISTS (SELECT 1 FROM engine_encodings e
            WHERE e.section_id = p.section_id AND e.ordinal = p.ordinal)
          ORDER BY p.ordinal`,
       ),
       unencodedBases: q(
-        `SELECT DISTINCT s.base_id FROM engine_sections s WHERE EXISTS (SELECT 1 FROM engine_passages p
+        `SELECT DISTINCT s.base_id AS baseId FROM engine_sections s WHERE EXISTS (SELECT 1 FROM engine_passages p
            WHERE p.section_id = s.section_id AND NOT EXISTS (SELECT 1 FROM engine_encodings e
              WHERE e.section_id = p.section_id AND e.ordinal = p.ordinal))
          ORDER BY s.base_id`,
@@ -91,19 +90,19 @@ export class VectorRepo {
   putEncodings(rows: (PendingPassage & { vec: Uint8Array })[]): number {
     let stored = 0
     this.client.transaction(() => {
-      for (const r of rows) stored += this.s.putEncoding!.run(r.section_id, r.ordinal, r.vec, r.text).changes
+      for (const r of rows) stored += this.s.putEncoding!.run(r.sectionId, r.ordinal, r.vec, r.text).changes
     })()
     return stored
   }
 
   /** Bases with at least one passage without an encoding. */
   basesWithoutEncodings(): string[] {
-    return (this.s.unencodedBases!.all() as { base_id: string }[]).map((r) => r.base_id)
+    return (this.s.unencodedBases!.all() as Pick<BaseRow, 'baseId'>[]).map((r) => r.baseId)
   }
 
   /** A passage's stored encoding (support/encodings.ts quantize), or null when it has none yet. */
   encoding(sectionId: string, ordinal: number): Uint8Array | null {
-    const row = this.s.encoding!.get(sectionId, ordinal) as { vec: Uint8Array } | null
+    const row = this.s.encoding!.get(sectionId, ordinal) as Pick<Vector, 'vec'> | null
     return row?.vec ?? null
   }
 
@@ -118,7 +117,7 @@ export class VectorRepo {
     this.client.transaction(() => {
       for (const r of rows) {
         const bytes = new Uint8Array(r.vec.buffer, r.vec.byteOffset, r.vec.byteLength)
-        stored += this.s.putVector!.run(r.section_id, r.ordinal, model, bytes, r.text).changes
+        stored += this.s.putVector!.run(r.sectionId, r.ordinal, model, bytes, r.text).changes
       }
     })()
     return stored
@@ -126,12 +125,12 @@ export class VectorRepo {
 
   /** Bases with at least one passage lacking a vector from `model`. */
   basesWithoutVectors(model: string): string[] {
-    return (this.s.unvectoredBases!.all(model) as { base_id: string }[]).map((r) => r.base_id)
+    return (this.s.unvectoredBases!.all(model) as Pick<BaseRow, 'baseId'>[]).map((r) => r.baseId)
   }
 
   /** The embeddings by `model` of a section's passages, by ordinal (null where a passage has none). */
   sectionVectors(sectionId: string, model: string): (Float32Array | null)[] {
-    const rows = this.s.sectionVectors!.all(sectionId, model) as { ordinal: number; vec: Uint8Array }[]
+    const rows = this.s.sectionVectors!.all(sectionId, model) as Vector[]
     const list: (Float32Array | null)[] = []
     for (const { ordinal, vec: b } of rows) {
       while (list.length < ordinal) list.push(null)
@@ -142,7 +141,7 @@ export class VectorRepo {
 
   /** A passage's embedding by `model`, or null when it has none from that model. */
   vector(sectionId: string, ordinal: number, model: string): Float32Array | null {
-    const row = this.s.vector!.get(sectionId, ordinal, model) as { vec: Uint8Array } | null
+    const row = this.s.vector!.get(sectionId, ordinal, model) as Pick<Vector, 'vec'> | null
     if (!row) return null
     const b = row.vec
     return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength))

@@ -146,13 +146,13 @@ describe('Postings', () => {
       const put = (id: string, passages: string[]) =>
         writer.putSection(
           {
-            section_id: id,
-            base_id: 'cor_a',
-            document_id: id,
+            sectionId: id,
+            baseId: 'cor_a',
+            documentId: id,
             title: id,
             filename: `${id}.txt`,
-            cart_key: id,
-            n_passages: 0,
+            cartKey: id,
+            nPassages: 0,
           },
           passages.map((text, ordinal) => ({
             ordinal,

@@ -25,13 +25,13 @@ function putSections(repo: EngineRepo, sections: SectionSpec[]): void {
   for (const s of sections) {
     repo.putSection(
       {
-        section_id: s.id,
-        base_id: s.base,
-        document_id: s.doc,
+        sectionId: s.id,
+        baseId: s.base,
+        documentId: s.doc,
         title: s.doc,
         filename: `${s.doc}.txt`,
-        cart_key: `k_${s.id}`,
-        n_passages: 0,
+        cartKey: `k_${s.id}`,
+        nPassages: 0,
       },
       s.passages.map((text, ordinal) => ({
         ordinal,
@@ -92,12 +92,12 @@ describe('the passage index', () => {
       { base: 'cor_a', id: 's2', doc: 'd2', passages: ['Krakow lies on the Vistula too.'] },
     ])
     expect(ids(repo, 'cor_a', 'vistula')).toHaveLength(2)
-    expect(repo.removeSection('s1')?.document_id).toBe('d1')
+    expect(repo.removeSection('s1')?.documentId).toBe('d1')
     expect(ids(repo, 'cor_a', 'vistula')).toEqual(['Krakow lies on the Vistula too.'])
     expect(ids(repo, 'cor_a', 'warsaw')).toEqual([])
     expect(repo.documentFrequencies(repo.baseKey('cor_a')!, ['warsaw', 'vistula'])).toEqual([0, 1])
     expect(repo.openBase('cor_a')?.passages).toBe(1)
-    expect(repo.sections('cor_a').map((s) => s.section_id)).toEqual(['s2'])
+    expect(repo.sections('cor_a').map((s) => s.sectionId)).toEqual(['s2'])
   })
 
   test('term counts read once stay right after any change to the base, also from another connection', () => {
@@ -143,7 +143,7 @@ describe('the passage index', () => {
     ])
     const key = repo.baseKey('cor_a')!
     const hits = repo.match(key, ['work', 'york'], 10, ['d2'])
-    expect(repo.passages(hits.map((h) => h.id)).map((p) => p.document_id)).toEqual(['d2'])
+    expect(repo.passages(hits.map((h) => h.id)).map((p) => p.documentId)).toEqual(['d2'])
   })
 })
 
@@ -173,13 +173,13 @@ describe('each base in an index of its own', () => {
     const put = (base: string) =>
       repo.putSection(
         {
-          section_id: `${base}_s`,
-          base_id: base,
-          document_id: `${base}_d`,
+          sectionId: `${base}_s`,
+          baseId: base,
+          documentId: `${base}_d`,
           title: 't',
           filename: 'f.txt',
-          cart_key: 'k',
-          n_passages: 0,
+          cartKey: 'k',
+          nPassages: 0,
         },
         inputs,
       )

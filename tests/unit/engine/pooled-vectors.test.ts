@@ -49,7 +49,7 @@ async function base(embed = true) {
 const sectionIds = (engine: Engine) => engine.sectionsOf('cor_1').map((s) => s.sectionId)
 const sources = async (engine: Engine) => (await engine.ask('cor_1', ASK)).sources.map((s) => s.documentId)
 
-const ranked = (r: PassageRow) => ({ text: r.text, sectionId: r.section_id, ordinal: r.ordinal })
+const ranked = (r: PassageRow) => ({ text: r.text, sectionId: r.sectionId, ordinal: r.ordinal })
 
 describe("rag's candidate vectors, kept with its pooled passages", () => {
   test('read from the database once for a generation of the base, not on every question', async () => {

@@ -52,13 +52,13 @@ describe("a base's whole vocabulary, kept as its terms starting with nothing", (
 function section(repo: EngineRepo, texts: string[]): void {
   repo.putSection(
     {
-      section_id: 's1',
-      base_id: 'cor_a',
-      document_id: 'd1',
+      sectionId: 's1',
+      baseId: 'cor_a',
+      documentId: 'd1',
       title: 'Poland',
       filename: 'poland.txt',
-      cart_key: 'k_s1',
-      n_passages: 0,
+      cartKey: 'k_s1',
+      nPassages: 0,
     },
     texts.map((text, ordinal) => ({
       ordinal,

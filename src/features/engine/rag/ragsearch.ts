@@ -280,7 +280,7 @@ function rankPassage(
   }
   // Best first once the pool is ranked (searchIndex), for the passages it keeps.
   return {
-    ref: { sectionId: row.section_id, documentId: row.document_id, title: row.title, filename: row.filename },
+    ref: { sectionId: row.sectionId, documentId: row.documentId, title: row.title, filename: row.filename },
     id: row.id,
     ordinal: row.ordinal,
     text: row.text,
