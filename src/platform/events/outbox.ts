@@ -3,16 +3,15 @@ import type { Clock } from '../clock/clock'
 import { newId, type Random } from '../crypto/random'
 import type { Db } from '../db/db'
 import type { DomainEvent, EventType, NewEvent } from './events'
+import type { domainEvents } from './events.tables'
 
-interface Row {
-  seq: number
-  id: string
-  workspace_id: string
-  type: string
-  payload: string
-  occurred_at: number
-  attempts: number
-}
+/** The columns of a `domain_events` row its claims read, under their JS keys (events.tables.ts). */
+const EVENT_COLUMNS = `e.seq, e.id, e.workspace_id AS workspaceId, e.type, e.payload, e.occurred_at AS occurredAt,
+  e.attempts, e.run_at AS runAt, e.lease_until AS leaseUntil`
+type EventRow = Pick<
+  typeof domainEvents.$inferSelect,
+  'seq' | 'id' | 'workspaceId' | 'type' | 'payload' | 'occurredAt' | 'attempts' | 'runAt' | 'leaseUntil'
+>
 
 /** An undelivered event claimed by a dispatcher, with its delivery round count. */
 export interface Claimed {
@@ -21,13 +20,13 @@ export interface Claimed {
   event: DomainEvent
 }
 
-function decode(r: Row): Claimed {
+function decode(r: EventRow): Claimed {
   const event = {
     id: r.id,
     type: r.type as EventType,
-    workspaceId: r.workspace_id,
+    workspaceId: r.workspaceId,
     payload: JSON.parse(r.payload),
-    occurredAt: r.occurred_at,
+    occurredAt: r.occurredAt,
   } as DomainEvent
   return { seq: r.seq, attempts: r.attempts, event }
 }
@@ -112,8 +111,8 @@ export class Outbox {
     if (limit <= 0) return []
     const now = this.now()
     const heads = this.c
-      .query<Row & { run_at: number; lease_until: number | null }, []>(
-        `SELECT e.* FROM domain_events e
+      .query<EventRow, []>(
+        `SELECT ${EVENT_COLUMNS} FROM domain_events e
          JOIN (SELECT min(seq) AS seq FROM domain_events WHERE delivered_at IS NULL GROUP BY workspace_id) h
            ON h.seq = e.seq
          ORDER BY e.seq`,
@@ -126,8 +125,8 @@ export class Outbox {
     const out: Claimed[] = []
     for (const h of heads) {
       if (out.length >= limit) break
-      if (skip.has(h.workspace_id) || h.run_at > now) continue
-      if (h.lease_until !== null && h.lease_until > now) continue
+      if (skip.has(h.workspaceId) || h.runAt > now) continue
+      if (h.leaseUntil !== null && h.leaseUntil > now) continue
       if (claim.run(owner, now + leaseMs, h.seq, now, now).changes === 1) out.push(decode(h))
     }
     return out
@@ -184,11 +183,11 @@ export class Outbox {
   /** Lease owners other than `self` holding events now. */
   otherOwners(self: string): string[] {
     return this.c
-      .query<{ lease_owner: string }, [string]>(
-        'SELECT DISTINCT lease_owner FROM domain_events WHERE lease_owner IS NOT NULL AND lease_owner != ?',
+      .query<{ leaseOwner: string }, [string]>(
+        'SELECT DISTINCT lease_owner AS leaseOwner FROM domain_events WHERE lease_owner IS NOT NULL AND lease_owner != ?',
       )
       .all(self)
-      .map((r) => r.lease_owner)
+      .map((r) => r.leaseOwner)
   }
 
   /** Frees at once the events leased by an owner whose process has ended; returns how many. */
@@ -218,7 +217,9 @@ export class Outbox {
   /** Events not yet delivered, oldest first; for tests and `engram doctor`-style checks. */
   pending(): DomainEvent[] {
     return this.c
-      .query<Row, []>('SELECT * FROM domain_events WHERE delivered_at IS NULL ORDER BY seq')
+      .query<EventRow, []>(
+        `SELECT ${EVENT_COLUMNS} FROM domain_events e WHERE delivered_at IS NULL ORDER BY seq`,
+      )
       .all()
       .map((r) => decode(r).event)
   }

@@ -14,7 +14,8 @@ export const idempotencyKeys = sqliteTable(
     state: text('state', { enum: ['pending', 'done', 'spent'] }).notNull(),
     status: integer('status'),
     headers: text('headers'),
-    body: blob('body', { mode: 'buffer' }),
+    // bun:sqlite's statements read a blob as a Uint8Array (drizzle's as a Buffer, which is one).
+    body: blob('body', { mode: 'buffer' }).$type<Uint8Array>(),
     createdAt: integer('created_at').notNull(),
     expiresAt: integer('expires_at').notNull(),
   },

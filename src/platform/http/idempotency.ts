@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto'
 import type { Clock } from '../clock/clock'
 import type { Db } from '../db/db'
 import { fail } from '../errors/errors'
+import type { idempotencyKeys } from './idempotency.tables'
 
 /** A response as stored for replay. */
 export interface StoredResponse {
@@ -11,19 +12,14 @@ export interface StoredResponse {
 }
 
 /**
- * `pending` while the first request runs; `done` with its answer for replay; `spent` when the
- * answer carried a secret: only the fact that the key was used is kept, never the answer.
+ * A stored outcome as `select` reads it. Its state is `pending` while the first request runs;
+ * `done` with its answer for replay; `spent` when the answer carried a secret: only the fact that
+ * the key was used is kept, never the answer.
  */
-type State = 'pending' | 'done' | 'spent'
-
-interface Row {
-  request_hash: string
-  state: State
-  status: number | null
-  headers: string | null
-  body: Uint8Array | null
-  expires_at: number
-}
+type Outcome = Pick<
+  typeof idempotencyKeys.$inferSelect,
+  'requestHash' | 'state' | 'status' | 'headers' | 'body' | 'expiresAt'
+>
 
 /** Headers worth replaying; others (request id, dates) belong to the new exchange. */
 const REPLAYED_HEADERS = ['content-type', 'location', 'x-total-count', 'x-next-cursor', 'retry-after']
@@ -54,8 +50,9 @@ export class IdempotencyStore {
     private readonly secret: string,
   ) {
     const c = db.$client
-    this.select = c.query<Row, [string, string]>(
-      'SELECT request_hash, state, status, headers, body, expires_at FROM idempotency_keys WHERE scope = ? AND key = ?',
+    this.select = c.query<Outcome, [string, string]>(
+      `SELECT request_hash AS requestHash, state, status, headers, body, expires_at AS expiresAt
+       FROM idempotency_keys WHERE scope = ? AND key = ?`,
     )
     this.claim = c.query(
       `INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at, expires_at)
@@ -106,7 +103,7 @@ export class IdempotencyStore {
     if (!claimed) {
       const row = this.select.get(scope, key)
       if (!row) return this.execute(scope, key, requestHash, run, keepAnswer)
-      if (row.request_hash !== requestHash) throw fail('idempotency_mismatch')
+      if (row.requestHash !== requestHash) throw fail('idempotency_mismatch')
       if (row.state === 'spent') throw fail('idempotency_key_reused')
       if (row.state === 'done') return { response: decode(row), replayed: true }
       const waiting = this.inflight.get(`${scope}\u0000${key}`)
@@ -190,7 +187,7 @@ async function stored(res: Response): Promise<StoredResponse> {
   }
 }
 
-function decode(row: Row): StoredResponse {
+function decode(row: Outcome): StoredResponse {
   return {
     status: row.status ?? 200,
     headers: row.headers ? (JSON.parse(row.headers) as Record<string, string>) : {},

@@ -1,33 +1,14 @@
 // What a job is: its statuses, its decoded form, and the row it is stored as. Shared by the queue
 // (enqueue, reads, cancel, aggregates) and the leases (claims, heartbeats, recovery).
+import type { jobs } from './jobs.tables'
 
 /** A job's place in its public lifecycle; the last three are terminal. */
 export type JobStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'canceled'
 
-/** A job as the queue sees it (payload and result decoded). */
-export interface Job {
-  id: string
-  workspaceId: string
-  subjectId: string | null
-  parentId: string | null
-  kind: string
-  status: JobStatus
+/** A job as the queue sees it: its `jobs` row with payload and result decoded. */
+export type Job = Omit<typeof jobs.$inferSelect, 'payload' | 'result'> & {
   payload: Record<string, unknown>
   result: unknown
-  detail: string | null
-  error: string | null
-  unitsDone: number
-  unitsTotal: number
-  attempts: number
-  maxAttempts: number
-  runAt: number
-  leaseOwner: string | null
-  leaseUntil: number | null
-  cancelRequested: boolean
-  createdAt: number
-  startedAt: number | null
-  finishedAt: number | null
-  updatedAt: number
 }
 
 /**
@@ -55,31 +36,18 @@ export interface NewJob {
   runAt?: number
 }
 
-/** A `jobs` row as bun:sqlite returns it (payload and result still JSON text). */
-export interface Row {
-  id: string
-  workspace_id: string
-  subject_id: string | null
-  parent_id: string | null
-  kind: string
-  status: JobStatus
-  payload: string
-  result: string | null
-  detail: string | null
-  error: string | null
-  units_done: number
-  units_total: number
-  attempts: number
-  max_attempts: number
-  run_at: number
-  lease_owner: string | null
-  lease_until: number | null
-  cancel_requested: number
-  created_at: number
-  started_at: number | null
-  finished_at: number | null
-  updated_at: number
-}
+/**
+ * A `jobs` row as the queue's statements read it (`SELECT ${JOB_COLUMNS}`): payload and result still
+ * JSON text, and the boolean column as SQLite stores it (0 or 1), which bun:sqlite does not convert.
+ */
+export type JobRow = Omit<typeof jobs.$inferSelect, 'cancelRequested'> & { cancelRequested: number }
+
+/** The columns of a `jobs` row under their JS keys (jobs.tables.ts), as JobRow reads them. */
+export const JOB_COLUMNS = `id, workspace_id AS workspaceId, subject_id AS subjectId, parent_id AS parentId, kind, status,
+  payload, result, detail, error, units_done AS unitsDone, units_total AS unitsTotal, attempts,
+  max_attempts AS maxAttempts, run_at AS runAt, lease_owner AS leaseOwner, lease_until AS leaseUntil,
+  cancel_requested AS cancelRequested, created_at AS createdAt, started_at AS startedAt,
+  finished_at AS finishedAt, updated_at AS updatedAt`
 
 const TERMINAL: readonly JobStatus[] = ['succeeded', 'failed', 'canceled']
 
@@ -89,29 +57,11 @@ export function isTerminal(s: JobStatus): boolean {
 }
 
 /** The job a row stores, payload and result decoded. */
-export function decode(r: Row): Job {
+export function decode(r: JobRow): Job {
   return {
-    id: r.id,
-    workspaceId: r.workspace_id,
-    subjectId: r.subject_id,
-    parentId: r.parent_id,
-    kind: r.kind,
-    status: r.status,
+    ...r,
     payload: JSON.parse(r.payload) as Record<string, unknown>,
     result: r.result === null ? null : JSON.parse(r.result),
-    detail: r.detail,
-    error: r.error,
-    unitsDone: r.units_done,
-    unitsTotal: r.units_total,
-    attempts: r.attempts,
-    maxAttempts: r.max_attempts,
-    runAt: r.run_at,
-    leaseOwner: r.lease_owner,
-    leaseUntil: r.lease_until,
-    cancelRequested: r.cancel_requested === 1,
-    createdAt: r.created_at,
-    startedAt: r.started_at,
-    finishedAt: r.finished_at,
-    updatedAt: r.updated_at,
+    cancelRequested: r.cancelRequested === 1,
   }
 }

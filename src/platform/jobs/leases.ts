@@ -4,7 +4,7 @@
 import type { Clock } from '../clock/clock'
 import type { Db } from '../db/db'
 import { type ClaimPolicy, OPEN_POLICY, pickFairly, readCandidates, readRunning } from './fair-claim'
-import { decode, type Job, type Row } from './job'
+import { decode, JOB_COLUMNS, type Job, type JobRow } from './job'
 
 /** Claims, heartbeats, outcomes and lease recovery of the jobs table. */
 export class JobLeases {
@@ -45,11 +45,11 @@ export class JobLeases {
         if (ids.length === 0) return []
         const marks = ids.map(() => '?').join(',')
         const rows = this.c
-          .query<Row, (string | number)[]>(
+          .query<JobRow, (string | number)[]>(
             `UPDATE jobs SET status = 'running', lease_owner = ?, lease_until = ?, attempts = attempts + 1,
              started_at = coalesce(started_at, ?), updated_at = ?
            WHERE id IN (${marks}) AND status = 'pending'
-           RETURNING *`,
+           RETURNING ${JOB_COLUMNS}`,
           )
           .all(owner, now + leaseMs, now, now, ...ids)
         // RETURNING gives no order guarantee: the jobs start in the order they were chosen.

@@ -2,7 +2,7 @@ import type { Clock } from '../clock/clock'
 import { newId, type Random } from '../crypto/random'
 import type { Db } from '../db/db'
 import { type ClaimPolicy, OPEN_POLICY } from './fair-claim'
-import { decode, isTerminal, type Job, type JobStatus, type NewJob, type Row } from './job'
+import { decode, isTerminal, JOB_COLUMNS, type Job, type JobRow, type JobStatus, type NewJob } from './job'
 import { JobLeases } from './leases'
 
 export { type ClaimPolicy, OPEN_POLICY } from './fair-claim'
@@ -71,14 +71,14 @@ export class JobQueue {
 
   /** One job by id, or null. */
   get(id: string): Job | null {
-    const r = this.c.query<Row, [string]>('SELECT * FROM jobs WHERE id = ?').get(id)
+    const r = this.c.query<JobRow, [string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ?`).get(id)
     return r ? decode(r) : null
   }
 
   /** The children of an aggregate, oldest first. */
   children(parentId: string): Job[] {
     return this.c
-      .query<Row, [string]>('SELECT * FROM jobs WHERE parent_id = ? ORDER BY rowid')
+      .query<JobRow, [string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE parent_id = ? ORDER BY rowid`)
       .all(parentId)
       .map(decode)
   }
@@ -104,8 +104,8 @@ export class JobQueue {
   /** Jobs of one subject in a workspace, newest first. */
   listBySubject(workspaceId: string, subjectId: string): Job[] {
     return this.c
-      .query<Row, [string, string]>(
-        'SELECT * FROM jobs WHERE workspace_id = ? AND subject_id = ? ORDER BY rowid DESC',
+      .query<JobRow, [string, string]>(
+        `SELECT ${JOB_COLUMNS} FROM jobs WHERE workspace_id = ? AND subject_id = ? ORDER BY rowid DESC`,
       )
       .all(workspaceId, subjectId)
       .map(decode)
