@@ -20,24 +20,20 @@ export interface PassagePlace {
 
 type Document = typeof documents.$inferSelect
 
-/** A cited row as the placing query reads it: the documents table's columns under their SQL names. */
-interface PlaceRow {
-  id: Document['id']
-  corpus_id: Document['corpusId']
-  parent_id: Document['parentId']
-  text_offset: Document['textOffset']
-  section_title: Document['sectionTitle']
-  text_key: Document['textKey']
-  page_ranges: Document['pageRanges']
-}
+/** A cited row as the placing query reads it (columns aliased to the table's JS keys; a section's sidecar and pages are its parent's). */
+type Cited = Pick<
+  Document,
+  'id' | 'corpusId' | 'parentId' | 'textOffset' | 'sectionTitle' | 'textKey' | 'pageRanges'
+>
 
 /**
  * Each cited row with its file's sidecar key and pages (a section's are its parent's), looked up by
  * primary key: the base is checked on the rows read, not in the WHERE clause, so that no planner
  * can choose the base's index and visit every document of the base for the five an answer cites.
  */
-export const PLACE_ROWS_SQL = `SELECT d.id, d.corpus_id, d.parent_id, d.text_offset, d.section_title,
-       coalesce(p.text_key, d.text_key) AS text_key, coalesce(p.page_ranges, d.page_ranges) AS page_ranges
+export const PLACE_ROWS_SQL = `SELECT d.id, d.corpus_id AS corpusId, d.parent_id AS parentId, d.text_offset AS textOffset,
+       d.section_title AS sectionTitle, coalesce(p.text_key, d.text_key) AS textKey,
+       coalesce(p.page_ranges, d.page_ranges) AS pageRanges
 FROM documents d LEFT JOIN documents p ON p.id = d.parent_id
 WHERE d.id IN (SELECT value FROM json_each(?))`
 
@@ -56,36 +52,36 @@ export class PlacesRepo {
 
   constructor(db: Db) {
     const c = db.$client
-    this.rows = c.query<PlaceRow, [string]>(PLACE_ROWS_SQL)
-    this.ranges = c.query<{ page_ranges: string | null }, [string]>(
-      'SELECT page_ranges FROM documents WHERE id = ?',
+    this.rows = c.query<Cited, [string]>(PLACE_ROWS_SQL)
+    this.ranges = c.query<Pick<Document, 'pageRanges'>, [string]>(
+      'SELECT page_ranges AS pageRanges FROM documents WHERE id = ?',
     )
   }
 
   /** The pages of a parent document (null: not paged, or extracted before pages were kept). */
   pages(documentId: string, textKey: string | null): PageRange[] | null {
-    return this.parsed(textKey, this.ranges.get(documentId)?.page_ranges ?? null)
+    return this.parsed(textKey, this.ranges.get(documentId)?.pageRanges ?? null)
   }
 
   /** Where each passage lies, in order; a passage of a row the base no longer has gets nulls. */
   place(corpusId: string, spans: readonly PassageSpan[]): PassagePlace[] {
     if (spans.length === 0) return []
     const ids = [...new Set(spans.map((s) => s.sectionId))]
-    const byId = new Map<string, PlaceRow>()
+    const byId = new Map<string, Cited>()
     // A row of another base is not this base's: it is placed as one the base no longer has.
-    for (const r of this.rows.all(JSON.stringify(ids))) if (r.corpus_id === corpusId) byId.set(r.id, r)
+    for (const r of this.rows.all(JSON.stringify(ids))) if (r.corpusId === corpusId) byId.set(r.id, r)
     return spans.map((s) => {
       const row = byId.get(s.sectionId)
       if (!row) return { page: null, sectionTitle: null, start: null, end: null }
       // A section is a slice of its parent's text; a one-section document is its own whole text.
-      const base = row.parent_id !== null ? (row.text_offset ?? 0) : 0
+      const base = row.parentId !== null ? (row.textOffset ?? 0) : 0
       const start = s.start === null ? null : base + s.start
       const end = s.end === null ? null : base + s.end
-      const pages = this.parsed(row.text_key, row.page_ranges)
+      const pages = this.parsed(row.textKey, row.pageRanges)
       return {
         page: start === null ? null : pageAt(pages, start),
         // A one-section document has no section of its own: its row's title is the document's.
-        sectionTitle: row.parent_id !== null ? row.section_title : null,
+        sectionTitle: row.parentId !== null ? row.sectionTitle : null,
         start,
         end,
       }

@@ -1,60 +1,22 @@
+import type { Table } from 'drizzle-orm'
 import { CommitMemo, commitWatch } from '../../platform/db/commit-watch'
 import type { Db } from '../../platform/db/db'
+import type { corpora, documents } from './corpora.tables'
+
+/**
+ * A table's row under its SQL column names, as `SELECT *` on bun:sqlite returns it: each column's
+ * type is the one drizzle infers from the declaration (`$inferSelect`), keyed by the column's name.
+ */
+type BySqlName<T extends Table> = {
+  [K in keyof T['$inferSelect'] &
+    keyof T['_']['columns'] as T['_']['columns'][K]['_']['name']]: T['$inferSelect'][K]
+}
 
 /** A base row with its document counters (kept by triggers; see corpora.tables.ts). */
-export interface CorpusRow {
-  id: string
-  workspace_id: string
-  name: string
-  source_type: string
-  status: 'new' | 'training' | 'ready' | 'failed'
-  description: string | null
-  last_synced_at: number | null
-  created_at: number
-  updated_at: number
-  n_documents: number
-  documents_ready: number
-  documents_onboarding: number
-  documents_failed: number
-  documents_pending: number
-  /** 1 when new and changed documents are onboarded by themselves once the base has been onboarded. */
-  auto_onboard: number
-  /** 1 after a cancel, until documents arrive or a run starts (see corpora.tables.ts). */
-  auto_onboard_paused: number
-  /** Whether cart answers from the base's cartridges, or by rag while they are built (see corpora.tables.ts). */
-  cart_status: 'none' | 'building' | 'ready'
-  n_rows: number
-  storage_bytes: number
-}
+export type CorpusRow = BySqlName<typeof corpora>
 
 /** A document or section row. */
-export interface DocumentRow {
-  id: string
-  workspace_id: string
-  corpus_id: string
-  parent_id: string | null
-  path: string
-  size: number
-  content_type: string | null
-  sha256: string | null
-  status: 'pending' | 'onboarding' | 'ready' | 'failed'
-  error: string | null
-  source: string
-  section_index: number | null
-  section_title: string | null
-  section_count: number
-  cart_id: string | null
-  raw_key: string | null
-  text_key: string | null
-  text_chars: number
-  text_offset: number | null
-  text_bytes: number
-  managed_by: string | null
-  /** Ingest's EXTRACTOR_VERSION of the document's extraction; null before one (or before versions were kept). */
-  extractor_version: number | null
-  created_at: number
-  updated_at: number
-}
+export type DocumentRow = BySqlName<typeof documents>
 
 // The counters are columns kept in step by triggers, so a read costs the same at any size.
 const CORPUS_SELECT = 'SELECT c.* FROM corpora c'
