@@ -1,6 +1,13 @@
-// Writes migrations/index.ts, which imports every generated SQL file as text so that
-// `bun build --compile` embeds them (a compiled binary cannot read migrations from disk).
+// Writes migrations/index.ts and migrations-pg/index.ts (SQLite's and PostgreSQL's), which import
+// every generated SQL file as text so that `bun build --compile` embeds them (a compiled binary
+// cannot read migrations from disk).
 import { readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+
+const ROOT = resolve(import.meta.dir, '..')
+
+/** The folders of generated migrations, one a dialect. */
+export const MIGRATION_DIRS = ['migrations', 'migrations-pg']
 
 export function renderMigrationIndex(dir = 'migrations'): string {
   const journal = JSON.parse(readFileSync(`${dir}/meta/_journal.json`, 'utf8')) as {
@@ -20,7 +27,28 @@ export function renderMigrationIndex(dir = 'migrations'): string {
     lines.push(`  { tag: '${e.tag}', sql: m${i} },`)
   })
   lines.push(']', '')
-  return lines.join('\n')
+  return formatted(join(dir, 'index.ts'), lines.join('\n'))
 }
 
-if (import.meta.main) writeFileSync('migrations/index.ts', renderMigrationIndex())
+/**
+ * `text` as Biome formats the file at `path` (CI lints migrations-pg, not migrations): unchanged
+ * where Biome ignores the path, so the check compares with what was written either way.
+ */
+export function formatted(path: string, text: string): string {
+  const run = Bun.spawnSync(
+    [join(ROOT, 'node_modules', '.bin', 'biome'), 'format', `--stdin-file-path=${path}`],
+    {
+      cwd: ROOT,
+      stdin: Buffer.from(text),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+  )
+  if (run.exitCode !== 0) throw new Error(`biome format failed on ${path}: ${run.stderr.toString()}`)
+  return run.stdout.toString()
+}
+
+if (import.meta.main) {
+  for (const dir of MIGRATION_DIRS)
+    writeFileSync(join(ROOT, dir, 'index.ts'), renderMigrationIndex(join(ROOT, dir)))
+}
