@@ -1,62 +1,40 @@
-import type { Statement } from 'bun:sqlite'
+import { and, count, desc, eq, lt, or } from 'drizzle-orm'
 import type { Db } from '../../platform/db/db'
+import { scaleRuns } from './scale.tables'
 
 /** A stored scale run, as its row. */
-export interface ScaleRunRow {
-  id: string
-  workspace_id: string
-  corpus_id: string
-  created_by: string | null
-  note: string | null
-  max_concurrency: number
-  queries: string
-  records: string
-  created_at: number
-}
+export type ScaleRunRow = typeof scaleRuns.$inferSelect
 
-/** Data functions of saved scale runs (prepared once; SQL stays behind this file). */
+/** Data functions of saved scale runs (drizzle: a run is saved or listed by hand, never on a hot path). */
 export class ScaleRepo {
-  private readonly insertRun: Statement
-  private readonly page: Statement<ScaleRunRow, [string, number, number, string, number]>
-  private readonly count: Statement<{ n: number }, [string]>
-
-  constructor(db: Db) {
-    const c = db.$client
-    this.insertRun = c.query(
-      `INSERT INTO scale_runs (id, workspace_id, corpus_id, created_by, note, max_concurrency, queries, records,
-         created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    // Newest first; the keyset (created_at, id) stays correct while runs are added.
-    this.page = c.query(
-      `SELECT * FROM scale_runs WHERE corpus_id = ? AND (created_at < ? OR (created_at = ? AND id < ?))
-       ORDER BY created_at DESC, id DESC LIMIT ?`,
-    )
-    this.count = c.query('SELECT count(*) AS n FROM scale_runs WHERE corpus_id = ?')
-  }
+  constructor(private readonly db: Db) {}
 
   /** Stores a run. */
   insert(row: ScaleRunRow): void {
-    this.insertRun.run(
-      row.id,
-      row.workspace_id,
-      row.corpus_id,
-      row.created_by,
-      row.note,
-      row.max_concurrency,
-      row.queries,
-      row.records,
-      row.created_at,
-    )
+    this.db.insert(scaleRuns).values(row).run()
   }
 
   /** Runs of a base newest first after a keyset position; `limit` null means all. */
   list(corpusId: string, after: readonly (string | number)[] | null, limit: number | null): ScaleRunRow[] {
-    const [at, id] = after ?? [Number.MAX_SAFE_INTEGER, '\uffff']
-    return this.page.all(corpusId, at as number, at as number, id as string, limit === null ? -1 : limit + 1)
+    // Newest first; the keyset (created_at, id) stays correct while runs are added.
+    const [at, id] = (after ?? [Number.MAX_SAFE_INTEGER, '\uffff']) as [number, string]
+    const page = this.db
+      .select()
+      .from(scaleRuns)
+      .where(
+        and(
+          eq(scaleRuns.corpusId, corpusId),
+          or(lt(scaleRuns.createdAt, at), and(eq(scaleRuns.createdAt, at), lt(scaleRuns.id, id))),
+        ),
+      )
+      .orderBy(desc(scaleRuns.createdAt), desc(scaleRuns.id))
+    return limit === null ? page.all() : page.limit(limit + 1).all()
   }
 
   /** Number of runs of a base. */
   countRuns(corpusId: string): number {
-    return this.count.get(corpusId)?.n ?? 0
+    return (
+      this.db.select({ n: count() }).from(scaleRuns).where(eq(scaleRuns.corpusId, corpusId)).get()?.n ?? 0
+    )
   }
 }

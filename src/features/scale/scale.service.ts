@@ -184,14 +184,14 @@ export class ScaleService {
     this.d.corpora.get(principal.workspaceId, corpusId)
     const row: ScaleRunRow = {
       id: newId(this.d.random, 'scr'),
-      workspace_id: principal.workspaceId,
-      corpus_id: corpusId,
-      created_by: principal.userId ?? principal.keyId,
+      workspaceId: principal.workspaceId,
+      corpusId,
+      createdBy: principal.userId ?? principal.keyId,
       note: req.note ?? null,
-      max_concurrency: req.max_concurrency,
+      maxConcurrency: req.max_concurrency,
       queries: JSON.stringify(req.queries),
       records: JSON.stringify(req.records.map(cleanRecord)),
-      created_at: this.d.clock.now().getTime(),
+      createdAt: this.d.clock.now().getTime(),
     }
     this.repo.insert(row)
     return scaleRunResp(row)
@@ -207,7 +207,7 @@ export class ScaleService {
     const total = this.repo.countRuns(corpusId)
     const rows = this.repo.list(corpusId, page?.after ?? null, page?.limit ?? null)
     if (!page) return { items: rows.map(scaleRunResp), total, nextCursor: null }
-    return keysetPage(rows, page.limit, (r) => [r.created_at, r.id], scaleRunResp, total)
+    return keysetPage(rows, page.limit, (r) => [r.createdAt, r.id], scaleRunResp, total)
   }
 }
 
@@ -216,13 +216,13 @@ export function scaleRunResp(row: ScaleRunRow) {
   const records = JSON.parse(row.records) as { level: number }[]
   return {
     id: row.id,
-    corpus_id: row.corpus_id,
+    corpus_id: row.corpusId,
     queries: JSON.parse(row.queries) as string[],
-    max_concurrency: row.max_concurrency,
+    max_concurrency: row.maxConcurrency,
     levels: records.map((r) => r.level),
     records,
     note: row.note,
-    created_at: iso(new Date(row.created_at)),
+    created_at: iso(new Date(row.createdAt)),
   }
 }
 
