@@ -16,6 +16,7 @@ import {
   type DeleteReceipt,
   type DocumentPurger,
 } from './corpora.deletion'
+import { assertMove, stateOf } from './corpora.lifecycle'
 import { manifestCsv, pageOfSome } from './corpora.listing'
 import type { PageRange } from './corpora.pages'
 import { type PassagePlace, type PassageSpan, PlacesRepo } from './corpora.places.repo'
@@ -243,22 +244,23 @@ export class CorporaService {
     return this.content.keyInUse(key)
   }
 
-  /** Adds parent documents with fresh content, waiting for their extraction (several a statement). */
+  /** Adds parent documents with fresh content (`uploaded`: waiting for their extraction), several a statement. */
   insertParents(rows: NewParent[]): void {
     this.content.insertParents(rows)
   }
 
-  /** Gives a parent document new content in place (same id); its sections and derived state go. */
+  /** Gives a parent document new content in place (same id; any live state → `uploaded`): its sections and derived state go. */
   replaceContent(documentId: string, r: NewContent): void {
     this.content.replaceContent(documentId, r)
   }
 
-  /** Records a finished extraction of a parent document: its text sidecar, sizes and sections. */
+  /** Records a finished extraction of a parent document (→ `extracted`): its text sidecar, sizes and sections. */
   setExtracted(parent: DocumentRow, x: Extraction): void {
+    assertMove(stateOf({ status: parent.status, textKey: parent.text_key }), 'extracted', parent.id)
     this.content.setExtracted(parent, x)
   }
 
-  /** Marks a document failed with the reason the user will see, and tells it (`document.failed`). */
+  /** Marks a document `failed` with the reason the user will see, and tells it (`document.failed`). */
   markFailed(documentId: string, error: string, now: number, contentType?: string): void {
     this.content.setFailed(documentId, error, now, contentType, this.deps.events)
   }
