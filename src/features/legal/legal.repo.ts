@@ -11,7 +11,7 @@ export class LegalRepo {
 
   /** A workspace's acceptance of one version of a document, if it accepted it. */
   async find(workspaceId: string, document: string, version: string): Promise<AcceptanceRow | undefined> {
-    const w = legalAcceptances
+    const w = this.store.table(legalAcceptances)
     const rows = await this.store.db
       .select()
       .from(w)
@@ -22,7 +22,7 @@ export class LegalRepo {
 
   /** A workspace's latest acceptance of a document (any version), if any. */
   async latest(workspaceId: string, document: string): Promise<AcceptanceRow | undefined> {
-    const w = legalAcceptances
+    const w = this.store.table(legalAcceptances)
     const rows = await this.store.db
       .select()
       .from(w)
@@ -34,6 +34,6 @@ export class LegalRepo {
 
   /** Records an acceptance. */
   async insert(row: AcceptanceRow): Promise<void> {
-    await this.store.db.insert(legalAcceptances).values(row)
+    await this.store.db.insert(this.store.table(legalAcceptances)).values(row)
   }
 }

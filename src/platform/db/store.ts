@@ -1,5 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Db } from './db'
+import { pgTwin } from './pg-tables'
 
 /** Which SQL engine a store runs on. */
 export type Dialect = 'sqlite' | 'postgres'
@@ -13,6 +15,11 @@ export interface Store {
   readonly dialect: Dialect
   /** The handle to query now: inside a unit, the unit's transaction; outside, the engine's own. */
   readonly db: Db
+  /**
+   * The table to query on this engine: the declaration itself on SQLite, its PostgreSQL twin
+   * (pg-tables.ts) on PostgreSQL, typed as the declaration so a repository reads the same on both.
+   */
+  table<T extends SQLiteTable>(declared: T): T
   /**
    * Runs `work` as one unit: its writes land together or not at all, and it reads its own writes.
    * Called inside another unit it is a savepoint of it (its failure undoes its writes only, and the
@@ -77,6 +84,10 @@ export class SqliteStore implements Store {
   private savepoints = 0
 
   constructor(readonly db: Db) {}
+
+  table<T extends SQLiteTable>(declared: T): T {
+    return declared
+  }
 
   inUnit(): boolean {
     return this.open.getStore() !== undefined
@@ -159,6 +170,10 @@ export class PostgresStore implements Store {
 
   get db(): Db {
     return this.open.getStore()?.db ?? this.root
+  }
+
+  table<T extends SQLiteTable>(declared: T): T {
+    return pgTwin(declared) as unknown as T
   }
 
   inUnit(): boolean {
