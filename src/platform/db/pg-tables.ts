@@ -86,22 +86,26 @@ export function pgTwin<T extends SQLiteTable>(table: T): PgTwin<T> {
 
 function deriveTwin(table: SQLiteTable): PgTable {
   const config = getTableConfig(table)
-  const where = `${config.name}`
-  if (config.checks.length > 0) throw unsupported(where, 'check constraints')
+  const at = config.name
+  if (config.checks.length > 0) throw unsupported(at, 'check constraints')
   const builders: Record<string, PgColumnBuilderBase> = {}
   for (const [key, column] of Object.entries(getTableColumns(table))) {
-    builders[key] = twinColumn(column as SQLiteColumn, `${where}.${column.name}`)
+    builders[key] = twinColumn(column as SQLiteColumn, `${at}.${column.name}`)
   }
-  for (const fk of config.foreignKeys) checkName(fk.getName(), where)
-  for (const idx of config.indexes) checkName(idx.config.name, where)
-  for (const pk of config.primaryKeys) checkName(pk.getName(), where)
-  for (const u of config.uniqueConstraints) checkName(u.getName() ?? '', where)
+  for (const fk of config.foreignKeys) checkName(fk.getName(), at)
+  for (const pk of config.primaryKeys) checkName(pk.getName(), at)
+  for (const u of config.uniqueConstraints) checkName(u.getName() ?? '', at)
+  // Checked now, though built later: the twin's extra config is built lazily (a foreign key may
+  // name a table whose twin is not made yet, or this very table).
+  for (const idx of config.indexes) {
+    checkName(idx.config.name, at)
+    if (idx.config.columns.some((col) => is(col, SQL)))
+      throw unsupported(`${at} index ${idx.config.name}`, 'an expression index')
+    if (idx.config.where)
+      twinSql(idx.config.where, table, (column) => column as PgColumn, `${at} index ${idx.config.name}`)
+  }
   return pgTable(config.name, builders, (self) => {
-    const own = (column: Column) => {
-      const found = (self as Record<string, PgColumn>)[keyOf(table, column)]
-      if (!found) throw new Error(`${where}: no column ${column.name}`)
-      return found
-    }
+    const own = (column: Column) => (self as Record<string, PgColumn>)[keyOf(table, column)]!
     const columns = (list: Column[]) => list.map(own) as [PgColumn, ...PgColumn[]]
     return [
       ...config.primaryKeys.map((pk) => primaryKey({ name: pk.getName(), columns: columns(pk.columns) })),
@@ -109,24 +113,21 @@ function deriveTwin(table: SQLiteTable): PgTable {
       ...config.foreignKeys.map((fk) => {
         const ref = fk.reference()
         const foreign = pgTwin(ref.foreignTable) as unknown as Record<string, PgColumn>
-        const foreignColumns = ref.foreignColumns.map((c) => foreign[keyOf(ref.foreignTable, c)]!)
         const built = foreignKey({
           name: fk.getName(),
           columns: columns(ref.columns),
-          foreignColumns: foreignColumns as [PgColumn, ...PgColumn[]],
+          foreignColumns: ref.foreignColumns.map((c) => foreign[keyOf(ref.foreignTable, c)]!) as [
+            PgColumn,
+            ...PgColumn[],
+          ],
         })
         if (fk.onDelete) built.onDelete(fk.onDelete)
         if (fk.onUpdate) built.onUpdate(fk.onUpdate)
         return built
       }),
-      ...config.indexes.map((idx) => {
-        const c = idx.config
-        const on = c.columns.map((col) => {
-          if (is(col, SQL)) throw unsupported(`${where} index ${c.name}`, 'an expression index')
-          return own(col as Column)
-        }) as [PgColumn, ...PgColumn[]]
-        const built = (c.unique ? uniqueIndex(c.name) : index(c.name)).on(...on)
-        return c.where ? built.where(twinSql(c.where, own, `${where} index ${c.name}`)) : built
+      ...config.indexes.map(({ config: c }) => {
+        const built = (c.unique ? uniqueIndex(c.name) : index(c.name)).on(...columns(c.columns as Column[]))
+        return c.where ? built.where(twinSql(c.where, table, own, `${at} index ${c.name}`)) : built
       }),
     ]
   })
@@ -134,7 +135,7 @@ function deriveTwin(table: SQLiteTable): PgTable {
 
 /** The PostgreSQL column builder for one SQLite column, with its constraints and default. */
 function twinColumn(column: SQLiteColumn, where: string): PgColumnBuilderBase {
-  const c = column as SQLiteColumn & { autoIncrement?: boolean; config: { length?: number } }
+  const c = column as SQLiteColumn & { config: { length?: number } }
   if (column.generated) throw unsupported(where, 'a generated column')
   if (column.defaultFn || column.onUpdateFn) throw unsupported(where, 'a default or update function')
   if (is(column.default, SQL)) throw unsupported(where, 'an SQL default (translate it here first)')
@@ -192,11 +193,11 @@ function twinColumn(column: SQLiteColumn, where: string): PgColumnBuilderBase {
 }
 
 /** An index's `where` with the twin's columns in place of the SQLite ones: only text and own columns. */
-function twinSql(where: SQL, own: (column: Column) => PgColumn, at: string): SQL {
+function twinSql(where: SQL, table: SQLiteTable, own: (column: Column) => PgColumn, at: string): SQL {
   const chunks = where.queryChunks.map((chunk) => {
     if (is(chunk, StringChunk)) return chunk
-    if (is(chunk, SQLiteColumn)) return own(chunk as Column)
-    throw unsupported(at, 'a condition with parameters or nested SQL')
+    if (is(chunk, SQLiteColumn) && (chunk as Column).table === table) return own(chunk as Column)
+    throw unsupported(at, 'a condition with parameters, nested SQL or other tables')
   })
   return new SQL(chunks)
 }

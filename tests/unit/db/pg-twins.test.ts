@@ -12,7 +12,10 @@ import {
   sqliteTable,
   text,
 } from 'drizzle-orm/sqlite-core'
+import type { documents } from '../../../src/features/corpora/corpora.tables'
+import type { enginePassages } from '../../../src/features/engine/engine.tables'
 import { pgTwin } from '../../../src/platform/db/pg-tables'
+import type { jobs } from '../../../src/platform/jobs/jobs.tables'
 
 // A table's PostgreSQL twin is derived from its SQLite declaration; what the derivation does not
 // know how to map the same way on both engines is refused when the twin is made, naming the column.
@@ -49,11 +52,11 @@ describe('pgTwin', () => {
     const checked = sqliteTable('t8', { n: integer('n') }, (t) => [check('positive', sql`${t.n} > 0`)])
     expect(() => pgTwin(checked)).toThrow('t8: check constraints')
     const expression = sqliteTable('t9', { s: text('s') }, (t) => [index('t9_lower').on(sql`lower(${t.s})`)])
-    expect(() => getTableConfig(pgTwin(expression))).toThrow('t9 index t9_lower: an expression index')
+    expect(() => pgTwin(expression)).toThrow('t9 index t9_lower: an expression index')
     const param = sqliteTable('t10', { s: text('s') }, (t) => [
       index('t10_s').on(t.s).where(sql`${t.s} = ${'x'}`),
     ])
-    expect(() => getTableConfig(pgTwin(param))).toThrow('t10 index t10_s: a condition with parameters')
+    expect(() => pgTwin(param)).toThrow('t10 index t10_s: a condition with parameters')
     const long = sqliteTable('t11', { s: text('s') }, (t) => [index(`t11_${'x'.repeat(60)}`).on(t.s)])
     expect(() => pgTwin(long)).toThrow("longer than PostgreSQL's 63 bytes")
   })
@@ -91,5 +94,19 @@ describe('pgTwin', () => {
     expect(fk!.onDelete).toBe('cascade')
     const [idx] = twin.indexes
     expect(new PgDialect().sqlToQuery(idx!.config.where!).sql).toBe('"children"."done" = false AND size > 0')
+  })
+
+  test("a twin's rows have its declaration's types (checked by tsc)", () => {
+    type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+    const rows: [
+      Same<(typeof jobs)['$inferSelect'], ReturnType<typeof pgTwin<typeof jobs>>['$inferSelect']>,
+      Same<(typeof jobs)['$inferInsert'], ReturnType<typeof pgTwin<typeof jobs>>['$inferInsert']>,
+      Same<(typeof documents)['$inferSelect'], ReturnType<typeof pgTwin<typeof documents>>['$inferSelect']>,
+      Same<
+        (typeof enginePassages)['$inferInsert'],
+        ReturnType<typeof pgTwin<typeof enginePassages>>['$inferInsert']
+      >,
+    ] = [true, true, true, true]
+    expect(rows).toEqual([true, true, true, true])
   })
 })
