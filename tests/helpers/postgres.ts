@@ -24,15 +24,18 @@ let started: Promise<TestPostgres> | undefined
  * caller skips), unless ENGRAM_TEST_POSTGRES=required, when it throws.
  */
 export function testPostgres(): Promise<TestPostgres> {
-  started ??= start().then((pg) => {
-    if (pg.available) return pg
-    if (process.env.ENGRAM_TEST_POSTGRES === 'required') {
-      throw new Error(`ENGRAM_TEST_POSTGRES=required, but no PostgreSQL could be started: ${pg.reason}`)
-    }
-    console.warn(`PostgreSQL tests skipped: ${pg.reason}`)
-    return pg
-  })
+  started ??= startPostgres(binaries()).then((pg) => skipOrRequire(pg, process.env.ENGRAM_TEST_POSTGRES))
   return started
+}
+
+/** `pg` when it runs; else its reason printed, or thrown when `setting` is `required`. */
+export function skipOrRequire(pg: TestPostgres, setting: string | undefined): TestPostgres {
+  if (pg.available) return pg
+  if (setting === 'required') {
+    throw new Error(`ENGRAM_TEST_POSTGRES=required, but no PostgreSQL could be started: ${pg.reason}`)
+  }
+  console.warn(`PostgreSQL tests skipped: ${pg.reason}`)
+  return pg
 }
 
 /** The directory of the newest installed PostgreSQL's binaries, or null. */
@@ -66,8 +69,8 @@ function freePort(): number {
   return port
 }
 
-async function start(): Promise<TestPostgres> {
-  const bin = binaries()
+/** A cluster from the binaries in `bin` (null: none installed). Use testPostgres(), which shares one. */
+export async function startPostgres(bin: string | null): Promise<TestPostgres> {
   if (!bin)
     return {
       available: false,
