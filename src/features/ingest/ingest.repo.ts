@@ -2,9 +2,18 @@ import type { Db } from '../../platform/db/db'
 import { transaction } from '../../platform/db/transaction'
 import type { Outbox } from '../../platform/events/outbox'
 
-export type { RunError, SyncRunRow, UploadRow } from './ingest.rows'
+import type { RunError, syncRuns } from './ingest.tables'
 
-import type { RunError, SyncRunRow } from './ingest.rows'
+export type { RunError } from './ingest.tables'
+export type { UploadRow } from './ingest.uploads.repo'
+
+/** A sync run's row (`SELECT ${RUN_COLUMNS}`: the columns under the table's JS keys). */
+export type SyncRunRow = typeof syncRuns.$inferSelect
+
+/** The columns of a `sync_runs` row under their JS keys (ingest.tables.ts). */
+const RUN_COLUMNS = `id, workspace_id AS workspaceId, corpus_id AS corpusId, source, status, source_id AS sourceId,
+  job_id AS jobId, listing, created, updated, unchanged, deleted, failed, pending, errors, error,
+  started_at AS startedAt, finished_at AS finishedAt`
 
 /** A run keeps at most this many error entries; the `failed` counter keeps counting. */
 export const MAX_RUN_ERRORS = 1000
@@ -59,13 +68,12 @@ export class IngestRepo {
         r.now,
         r.pending > 0 ? null : r.now,
       )
-    if (status !== 'running')
-      this.finished({ ...r, workspace_id: r.workspaceId, corpus_id: r.corpusId, status })
+    if (status !== 'running') this.finished({ ...r, status })
   }
 
   /** Emits `sync.finished` for a run that just ended; inside the caller's transaction. */
   private finished(
-    run: Pick<SyncRunRow, 'workspace_id' | 'corpus_id' | 'id' | 'source' | 'created' | 'updated'> & {
+    run: Pick<SyncRunRow, 'workspaceId' | 'corpusId' | 'id' | 'source' | 'created' | 'updated'> & {
       status: 'succeeded' | 'partial' | 'failed' | 'canceled'
       deleted: number
       failed: number
@@ -73,9 +81,9 @@ export class IngestRepo {
   ): void {
     this.events.emit(this.db, {
       type: 'sync.finished',
-      workspaceId: run.workspace_id,
+      workspaceId: run.workspaceId,
       payload: {
-        corpusId: run.corpus_id,
+        corpusId: run.corpusId,
         runId: run.id,
         source: run.source,
         status: run.status,
@@ -119,7 +127,9 @@ export class IngestRepo {
     n: { created: number; updated: number; unchanged: number; deleted: number; pending: number },
     failures: RunError[],
   ): void {
-    const run = this.c.query<SyncRunRow, [string]>('SELECT * FROM sync_runs WHERE id = ?').get(runId)
+    const run = this.c
+      .query<SyncRunRow, [string]>(`SELECT ${RUN_COLUMNS} FROM sync_runs WHERE id = ?`)
+      .get(runId)
     if (!run) return
     const errors = JSON.parse(run.errors) as RunError[]
     errors.push(...failures.slice(0, Math.max(0, MAX_RUN_ERRORS - errors.length)))
@@ -151,7 +161,9 @@ export class IngestRepo {
     end?: { status: 'failed' | 'canceled'; error: string | null },
   ): SyncRunRow | null {
     return transaction(this.db, () => {
-      const run = this.c.query<SyncRunRow, [string]>('SELECT * FROM sync_runs WHERE id = ?').get(runId)
+      const run = this.c
+        .query<SyncRunRow, [string]>(`SELECT ${RUN_COLUMNS} FROM sync_runs WHERE id = ?`)
+        .get(runId)
       if (run?.status !== 'running') return null
       const status = end?.status ?? (run.pending > 0 ? 'running' : finalStatus(run.failed, taken(run)))
       this.c
@@ -187,7 +199,9 @@ export class IngestRepo {
   /** One run of a base, or null. */
   run(corpusId: string, id: string): SyncRunRow | null {
     return this.c
-      .query<SyncRunRow, [string, string]>('SELECT * FROM sync_runs WHERE corpus_id = ? AND id = ?')
+      .query<SyncRunRow, [string, string]>(
+        `SELECT ${RUN_COLUMNS} FROM sync_runs WHERE corpus_id = ? AND id = ?`,
+      )
       .get(corpusId, id)
   }
 
@@ -196,7 +210,7 @@ export class IngestRepo {
     const [at, id] = after ?? [Number.MAX_SAFE_INTEGER, '']
     return this.c
       .query<SyncRunRow, (string | number)[]>(
-        `SELECT * FROM sync_runs WHERE corpus_id = ? AND (started_at < ? OR (started_at = ? AND id < ?))
+        `SELECT ${RUN_COLUMNS} FROM sync_runs WHERE corpus_id = ? AND (started_at < ? OR (started_at = ? AND id < ?))
          ORDER BY started_at DESC, id DESC ${limit === null ? '' : 'LIMIT ?'}`,
       )
       .all(corpusId, at as number, at as number, id as string, ...(limit === null ? [] : [limit + 1]))
@@ -217,7 +231,9 @@ export class IngestRepo {
    */
   settle(runId: string, failure: RunError | null, now: number): boolean {
     return transaction(this.db, () => {
-      const run = this.c.query<SyncRunRow, [string]>('SELECT * FROM sync_runs WHERE id = ?').get(runId)
+      const run = this.c
+        .query<SyncRunRow, [string]>(`SELECT ${RUN_COLUMNS} FROM sync_runs WHERE id = ?`)
+        .get(runId)
       if (run?.status !== 'running') return false
       const pending = Math.max(0, run.pending - 1)
       const failed = run.failed + (failure ? 1 : 0)
@@ -240,7 +256,7 @@ export class IngestRepo {
  * it found unchanged or deleted (a sync that kept 99 files and could not read one is partial).
  */
 function taken(run: SyncRunRow): number {
-  return run.created + run.updated + (run.source_id ? run.unchanged + run.deleted : 0)
+  return run.created + run.updated + (run.sourceId ? run.unchanged + run.deleted : 0)
 }
 
 /** The end state of a run: every document taken, some failed, or none of those registered taken. */

@@ -29,7 +29,7 @@ export type { SyncRunRow }
 export function syncRunResp(r: SyncRunRow) {
   return {
     id: r.id,
-    corpus_id: r.corpus_id,
+    corpus_id: r.corpusId,
     source: r.source,
     status: r.status,
     created: r.created,
@@ -40,10 +40,10 @@ export function syncRunResp(r: SyncRunRow) {
     pending: r.pending,
     errors: JSON.parse(r.errors) as RunError[],
     error: r.error,
-    source_id: r.source_id,
-    job_id: r.job_id,
-    started_at: iso(new Date(r.started_at)),
-    finished_at: r.finished_at === null ? null : iso(new Date(r.finished_at)),
+    source_id: r.sourceId,
+    job_id: r.jobId,
+    started_at: iso(new Date(r.startedAt)),
+    finished_at: r.finishedAt === null ? null : iso(new Date(r.finishedAt)),
   }
 }
 
@@ -126,7 +126,7 @@ export class IngestService {
     const total = this.registrar.repo.countRuns(corpusId)
     const rows = this.registrar.repo.runsPage(corpusId, page?.after ?? null, page?.limit ?? null)
     if (!page) return { items: rows.map(syncRunResp), total, nextCursor: null }
-    return keysetPage(rows, page.limit, (r) => [r.started_at, r.id], syncRunResp, total)
+    return keysetPage(rows, page.limit, (r) => [r.startedAt, r.id], syncRunResp, total)
   }
 
   /** One sync run of a base; another base's or workspace's run is a 404. */
@@ -192,8 +192,8 @@ export class IngestService {
     const now = this.registrar.now()
     transaction(this.deps.db, () => {
       const run = this.registrar.repo.closeListing(runId, now, end)
-      if (run && !end && run.source_id !== null) {
-        this.deps.corpora.touchSynced(run.workspace_id, run.corpus_id, now)
+      if (run && !end && run.sourceId !== null) {
+        this.deps.corpora.touchSynced(run.workspaceId, run.corpusId, now)
       }
     })
   }

@@ -1,6 +1,15 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { corpora } from '../corpora/corpora.tables'
 
+/** One per-document failure listed on a run (an element of `sync_runs.errors`). */
+export interface RunError {
+  path: string
+  document_id: string | null
+  error: string
+  /** Why, as an error code, when one applies (`plan_limit_reached`: the plan's cap left the file out). */
+  code?: string
+}
+
 /** One ingestion run: an upload, a push commit or upsert, or a connector sync, with its counters. */
 export const syncRuns = sqliteTable(
   'sync_runs',
@@ -30,7 +39,7 @@ export const syncRuns = sqliteTable(
     failed: integer('failed').notNull().default(0),
     /** Documents whose processing has not finished yet. */
     pending: integer('pending').notNull().default(0),
-    /** JSON array of {path, document_id, error}. */
+    /** JSON array of RunError ({path, document_id, error, code?}). */
     errors: text('errors').notNull().default('[]'),
     /** Why the whole run failed (a source unreachable, credentials refused), if it did. */
     error: text('error'),

@@ -1,5 +1,12 @@
 import type { Db } from '../../platform/db/db'
-import type { UploadRow } from './ingest.rows'
+import type { ingestUploads } from './ingest.tables'
+
+/** A push upload waiting for its commit (`SELECT ${UPLOAD_COLUMNS}`: the columns under the table's JS keys). */
+export type UploadRow = typeof ingestUploads.$inferSelect
+
+/** The columns of an `ingest_uploads` row under their JS keys (ingest.tables.ts). */
+const UPLOAD_COLUMNS = `id, workspace_id AS workspaceId, corpus_id AS corpusId, sha256, size, object_key AS objectKey,
+  verified, created_at AS createdAt, expires_at AS expiresAt`
 
 /**
  * Data functions of pending push uploads: content sent (presigned or through the raw route) that
@@ -39,7 +46,7 @@ export class UploadsRepo {
   uploadsByShas(corpusId: string, shas: string[], now: number): Map<string, UploadRow[]> {
     const rows = this.c
       .query<UploadRow, [string, string, number]>(
-        `SELECT * FROM ingest_uploads WHERE corpus_id = ? AND sha256 IN (SELECT value FROM json_each(?))
+        `SELECT ${UPLOAD_COLUMNS} FROM ingest_uploads WHERE corpus_id = ? AND sha256 IN (SELECT value FROM json_each(?))
            AND expires_at > ? ORDER BY verified DESC, created_at DESC, id DESC`,
       )
       .all(corpusId, JSON.stringify(shas), now)

@@ -16,16 +16,16 @@ export function tellSourceChange(
   extra: Record<string, unknown> = {},
 ): void {
   const details = {
-    corpus_id: row.corpus_id,
-    connection_id: row.connection_id,
+    corpus_id: row.corpusId,
+    connection_id: row.connectionId,
     folder: row.folder,
     name: row.name,
-    interval_minutes: row.interval_minutes,
+    interval_minutes: row.intervalMinutes,
     ...extra,
   }
   d.events.emit(d.db, {
     type,
-    workspaceId: row.workspace_id,
+    workspaceId: row.workspaceId,
     payload: { actor, target: { type: 'source', id: row.id }, details },
   })
 }

@@ -67,14 +67,14 @@ export class Connections {
     const id = newId(this.d.random, 'conn')
     const row: ConnectionRow = {
       id,
-      workspace_id: workspaceId,
+      workspaceId: workspaceId,
       kind: kind.kind,
       name: input.name.trim(),
       settings: JSON.stringify(settings),
       secrets: this.d.sealer.seal(JSON.stringify(secrets), id),
-      secrets_set: JSON.stringify(setFields(secrets)),
-      created_at: now,
-      updated_at: now,
+      secretsSet: JSON.stringify(setFields(secrets)),
+      createdAt: now,
+      updatedAt: now,
     }
     transaction(this.d.db, () => {
       this.d.repo.insertConnection(row)
@@ -145,8 +145,8 @@ export class Connections {
       name: input.name?.trim() ?? row.name,
       settings: JSON.stringify(settings),
       secrets: this.d.sealer.seal(JSON.stringify(secrets), id),
-      secrets_set: JSON.stringify(setFields(secrets)),
-      updated_at: this.d.clock.now().getTime(),
+      secretsSet: JSON.stringify(setFields(secrets)),
+      updatedAt: this.d.clock.now().getTime(),
     }
     transaction(this.d.db, () => {
       this.d.repo.updateConnection(next)
@@ -184,7 +184,7 @@ export class Connections {
     secrets: string[] = [],
   ): void {
     const base = { connectionId: row.id, kind: row.kind, name: row.name, actor }
-    const workspaceId = row.workspace_id
+    const workspaceId = row.workspaceId
     if (type === 'connection.updated') {
       this.d.events.emit(this.d.db, { type, workspaceId, payload: { ...base, secrets } })
     } else this.d.events.emit(this.d.db, { type, workspaceId, payload: base })
@@ -231,13 +231,13 @@ export class Connections {
   private view(r: ConnectionRow): Connection {
     return {
       id: r.id,
-      workspaceId: r.workspace_id,
+      workspaceId: r.workspaceId,
       kind: r.kind,
       name: r.name,
       settings: JSON.parse(r.settings) as Record<string, unknown>,
-      secretsSet: JSON.parse(r.secrets_set) as string[],
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
+      secretsSet: JSON.parse(r.secretsSet) as string[],
+      createdAt: r.createdAt,
+      updatedAt: r.updatedAt,
       sources: this.d.repo.usersOf(r.id),
     }
   }

@@ -13,12 +13,12 @@ function importStatusResp(s: ImportState) {
   return {
     state: s.state,
     id: s.row.id,
-    connection_id: s.row.connection_id,
+    connection_id: s.row.connectionId,
     kind: s.kind,
     folder: s.row.folder,
     run: s.run ? syncRunResp(s.run) : null,
-    started_at: iso(new Date(s.run?.started_at ?? s.row.created_at)),
-    finished_at: s.run?.finished_at ? iso(new Date(s.run.finished_at)) : null,
+    started_at: iso(new Date(s.run?.startedAt ?? s.row.createdAt)),
+    finished_at: s.run?.finishedAt ? iso(new Date(s.run.finishedAt)) : null,
   }
 }
 

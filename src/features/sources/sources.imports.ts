@@ -39,17 +39,17 @@ export class Imports {
     const now = this.d.clock.now().getTime()
     const row: SourceRow = {
       id: newId(this.d.random, 'imp'),
-      workspace_id: workspaceId,
-      corpus_id: corpusId,
+      workspaceId: workspaceId,
+      corpusId: corpusId,
       mode: 'import',
       ...fields,
       cursor: null,
-      current_run_id: null,
-      next_job_id: null,
-      next_sync_at: null,
-      last_run_id: null,
-      created_at: now,
-      updated_at: now,
+      currentRunId: null,
+      nextJobId: null,
+      nextSyncAt: null,
+      lastRunId: null,
+      createdAt: now,
+      updatedAt: now,
     }
     this.d.repo.insertSource(row)
     this.sources.start(row)
@@ -61,9 +61,9 @@ export class Imports {
     this.d.corpora.get(workspaceId, corpusId)
     const row = this.latest(corpusId)
     if (!row) return { state: 'none' }
-    const runId = row.current_run_id ?? row.last_run_id
+    const runId = row.currentRunId ?? row.lastRunId
     const run = runId ? this.d.ingest.runById(corpusId, runId) : null
-    const kind = this.d.connections.get(workspaceId, row.connection_id).kind
+    const kind = this.d.connections.get(workspaceId, row.connectionId).kind
     return { state: run?.status ?? 'running', row, kind, run }
   }
 

@@ -1,48 +1,22 @@
 import type { Db } from '../../platform/db/db'
-import type { SourceKind } from './connectors/connector'
+import type { connections, sourceItems, sources } from './sources.tables'
 
 /** A `connections` row. */
-export interface ConnectionRow {
-  id: string
-  workspace_id: string
-  kind: SourceKind
-  name: string
-  settings: string
-  secrets: string
-  secrets_set: string
-  created_at: number
-  updated_at: number
-}
-
+export type ConnectionRow = typeof connections.$inferSelect
 /** A `sources` row. */
-export interface SourceRow {
-  id: string
-  workspace_id: string
-  corpus_id: string
-  connection_id: string
-  mode: 'sync' | 'import'
-  name: string
-  folder: string
-  path_prefix: string
-  interval_minutes: number | null
-  cursor: string | null
-  current_run_id: string | null
-  next_job_id: string | null
-  next_sync_at: number | null
-  last_run_id: string | null
-  created_at: number
-  updated_at: number
-}
-
+export type SourceRow = typeof sources.$inferSelect
 /** A `source_items` row: what one file of a source became. */
-export interface ItemRow {
-  source_id: string
-  item_id: string
-  path: string
-  version: string
-  document_id: string | null
-  seen_run: string | null
-}
+export type ItemRow = typeof sourceItems.$inferSelect
+
+// The columns of each table under their JS keys (sources.tables.ts), as the rows above read them.
+const CONNECTION = `id, workspace_id AS workspaceId, kind, name, settings, secrets, secrets_set AS secretsSet,
+  created_at AS createdAt, updated_at AS updatedAt`
+const SOURCE = `id, workspace_id AS workspaceId, corpus_id AS corpusId, connection_id AS connectionId, mode, name,
+  folder, path_prefix AS pathPrefix, interval_minutes AS intervalMinutes, cursor, current_run_id AS currentRunId,
+  next_job_id AS nextJobId, next_sync_at AS nextSyncAt, last_run_id AS lastRunId, created_at AS createdAt,
+  updated_at AS updatedAt`
+const ITEM =
+  'source_id AS sourceId, item_id AS itemId, path, version, document_id AS documentId, seen_run AS seenRun'
 
 /** Data functions of connections, sources and their items (prepared bun:sqlite statements). */
 export class SourcesRepo {
@@ -58,17 +32,7 @@ export class SourcesRepo {
         `INSERT INTO connections (id, workspace_id, kind, name, settings, secrets, secrets_set, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(
-        r.id,
-        r.workspace_id,
-        r.kind,
-        r.name,
-        r.settings,
-        r.secrets,
-        r.secrets_set,
-        r.created_at,
-        r.updated_at,
-      )
+      .run(r.id, r.workspaceId, r.kind, r.name, r.settings, r.secrets, r.secretsSet, r.createdAt, r.updatedAt)
   }
 
   updateConnection(r: ConnectionRow): void {
@@ -76,19 +40,21 @@ export class SourcesRepo {
       .query(
         'UPDATE connections SET name = ?, settings = ?, secrets = ?, secrets_set = ?, updated_at = ? WHERE id = ?',
       )
-      .run(r.name, r.settings, r.secrets, r.secrets_set, r.updated_at, r.id)
+      .run(r.name, r.settings, r.secrets, r.secretsSet, r.updatedAt, r.id)
   }
 
   connection(workspaceId: string, id: string): ConnectionRow | null {
     return this.c
-      .query<ConnectionRow, [string, string]>('SELECT * FROM connections WHERE workspace_id = ? AND id = ?')
+      .query<ConnectionRow, [string, string]>(
+        `SELECT ${CONNECTION} FROM connections WHERE workspace_id = ? AND id = ?`,
+      )
       .get(workspaceId, id)
   }
 
   connections(workspaceId: string): ConnectionRow[] {
     return this.c
       .query<ConnectionRow, [string]>(
-        'SELECT * FROM connections WHERE workspace_id = ? ORDER BY created_at DESC, id DESC',
+        `SELECT ${CONNECTION} FROM connections WHERE workspace_id = ? ORDER BY created_at DESC, id DESC`,
       )
       .all(workspaceId)
   }
@@ -120,21 +86,21 @@ export class SourcesRepo {
       )
       .run(
         r.id,
-        r.workspace_id,
-        r.corpus_id,
-        r.connection_id,
+        r.workspaceId,
+        r.corpusId,
+        r.connectionId,
         r.mode,
         r.name,
         r.folder,
-        r.path_prefix,
-        r.interval_minutes,
+        r.pathPrefix,
+        r.intervalMinutes,
         r.cursor,
-        r.current_run_id,
-        r.next_job_id,
-        r.next_sync_at,
-        r.last_run_id,
-        r.created_at,
-        r.updated_at,
+        r.currentRunId,
+        r.nextJobId,
+        r.nextSyncAt,
+        r.lastRunId,
+        r.createdAt,
+        r.updatedAt,
       )
   }
 
@@ -146,17 +112,17 @@ export class SourcesRepo {
            current_run_id = ?, next_job_id = ?, next_sync_at = ?, last_run_id = ?, updated_at = ? WHERE id = ?`,
       )
       .run(
-        r.connection_id,
+        r.connectionId,
         r.name,
         r.folder,
-        r.path_prefix,
-        r.interval_minutes,
+        r.pathPrefix,
+        r.intervalMinutes,
         r.cursor,
-        r.current_run_id,
-        r.next_job_id,
-        r.next_sync_at,
-        r.last_run_id,
-        r.updated_at,
+        r.currentRunId,
+        r.nextJobId,
+        r.nextSyncAt,
+        r.lastRunId,
+        r.updatedAt,
         r.id,
       )
   }
@@ -165,20 +131,20 @@ export class SourcesRepo {
   source(workspaceId: string, corpusId: string, id: string): SourceRow | null {
     return this.c
       .query<SourceRow, [string, string, string]>(
-        'SELECT * FROM sources WHERE workspace_id = ? AND corpus_id = ? AND id = ?',
+        `SELECT ${SOURCE} FROM sources WHERE workspace_id = ? AND corpus_id = ? AND id = ?`,
       )
       .get(workspaceId, corpusId, id)
   }
 
   sourceById(id: string): SourceRow | null {
-    return this.c.query<SourceRow, [string]>('SELECT * FROM sources WHERE id = ?').get(id)
+    return this.c.query<SourceRow, [string]>(`SELECT ${SOURCE} FROM sources WHERE id = ?`).get(id)
   }
 
   /** A base's sources (mode `sync`) or imports, newest first. */
   sources(corpusId: string, mode: 'sync' | 'import'): SourceRow[] {
     return this.c
       .query<SourceRow, [string, string]>(
-        'SELECT * FROM sources WHERE corpus_id = ? AND mode = ? ORDER BY created_at DESC, id DESC',
+        `SELECT ${SOURCE} FROM sources WHERE corpus_id = ? AND mode = ? ORDER BY created_at DESC, id DESC`,
       )
       .all(corpusId, mode)
   }
@@ -189,7 +155,9 @@ export class SourcesRepo {
 
   item(sourceId: string, itemId: string): ItemRow | null {
     return this.c
-      .query<ItemRow, [string, string]>('SELECT * FROM source_items WHERE source_id = ? AND item_id = ?')
+      .query<ItemRow, [string, string]>(
+        `SELECT ${ITEM} FROM source_items WHERE source_id = ? AND item_id = ?`,
+      )
       .get(sourceId, itemId)
   }
 
@@ -201,7 +169,7 @@ export class SourcesRepo {
          ON CONFLICT (source_id, item_id) DO UPDATE SET path = excluded.path, version = excluded.version,
            document_id = excluded.document_id, seen_run = excluded.seen_run`,
       )
-      .run(r.source_id, r.item_id, r.path, r.version, r.document_id, r.seen_run)
+      .run(r.sourceId, r.itemId, r.path, r.version, r.documentId, r.seenRun)
   }
 
   /** Marks files seen unchanged in a run. */
@@ -214,7 +182,7 @@ export class SourcesRepo {
   unseen(sourceId: string, runId: string): ItemRow[] {
     return this.c
       .query<ItemRow, [string, string]>(
-        'SELECT * FROM source_items WHERE source_id = ? AND (seen_run IS NULL OR seen_run <> ?)',
+        `SELECT ${ITEM} FROM source_items WHERE source_id = ? AND (seen_run IS NULL OR seen_run <> ?)`,
       )
       .all(sourceId, runId)
   }
@@ -226,7 +194,9 @@ export class SourcesRepo {
 
   /** Every item of a source with a document (for `delete_documents`). */
   items(sourceId: string): ItemRow[] {
-    return this.c.query<ItemRow, [string]>('SELECT * FROM source_items WHERE source_id = ?').all(sourceId)
+    return this.c
+      .query<ItemRow, [string]>(`SELECT ${ITEM} FROM source_items WHERE source_id = ?`)
+      .all(sourceId)
   }
 
   /** How many files the source had at its last sync: the estimate of the next one's size. */

@@ -163,19 +163,19 @@ export function connectionResp(c: Connection) {
 export function sourceResp(s: SourceView) {
   return {
     id: s.row.id,
-    corpus_id: s.row.corpus_id,
-    connection_id: s.row.connection_id,
+    corpus_id: s.row.corpusId,
+    connection_id: s.row.connectionId,
     kind: s.kind,
     name: s.row.name,
     folder: s.row.folder,
-    path_prefix: s.row.path_prefix,
-    interval_minutes: s.row.interval_minutes,
-    next_sync_at: at(s.row.next_sync_at),
+    path_prefix: s.row.pathPrefix,
+    interval_minutes: s.row.intervalMinutes,
+    next_sync_at: at(s.row.nextSyncAt),
     syncing: s.currentRun !== null && s.currentRun.listing === 1,
     current_run: s.currentRun ? syncRunResp(s.currentRun) : null,
     last_run: s.lastRun ? syncRunResp(s.lastRun) : null,
-    created_at: at(s.row.created_at)!,
-    updated_at: at(s.row.updated_at)!,
+    created_at: at(s.row.createdAt)!,
+    updated_at: at(s.row.updatedAt)!,
   }
 }
 

@@ -43,7 +43,7 @@ export class SourcesService {
   constructor(private readonly d: SyncDeps) {
     this.readableJobs = {
       kinds: [SYNC_JOB],
-      corpusOf: (job) => (job.subjectId ? (d.repo.sourceById(job.subjectId)?.corpus_id ?? null) : null),
+      corpusOf: (job) => (job.subjectId ? (d.repo.sourceById(job.subjectId)?.corpusId ?? null) : null),
     }
   }
 
@@ -79,17 +79,17 @@ export class SourcesService {
     const now = this.now()
     const row: SourceRow = {
       id: newId(this.d.random, 'src'),
-      workspace_id: workspaceId,
-      corpus_id: corpusId,
+      workspaceId: workspaceId,
+      corpusId: corpusId,
       mode: 'sync',
       ...fields,
       cursor: null,
-      current_run_id: null,
-      next_job_id: null,
-      next_sync_at: null,
-      last_run_id: null,
-      created_at: now,
-      updated_at: now,
+      currentRunId: null,
+      nextJobId: null,
+      nextSyncAt: null,
+      lastRunId: null,
+      createdAt: now,
+      updatedAt: now,
     }
     transaction(this.d.db, () => {
       this.d.repo.insertSource(row)
@@ -118,17 +118,17 @@ export class SourcesService {
   ): Promise<SourceView> {
     const row = this.row(workspaceId, corpusId, id)
     const fields = await this.checked(workspaceId, {
-      connection_id: input.connection_id ?? row.connection_id,
+      connection_id: input.connection_id ?? row.connectionId,
       folder: input.folder ?? row.folder,
       name: input.name ?? row.name,
-      path_prefix: input.path_prefix ?? row.path_prefix,
-      interval_minutes: input.interval_minutes === undefined ? row.interval_minutes : input.interval_minutes,
+      path_prefix: input.path_prefix ?? row.pathPrefix,
+      interval_minutes: input.interval_minutes === undefined ? row.intervalMinutes : input.interval_minutes,
     })
-    const moved = fields.folder !== row.folder || fields.connection_id !== row.connection_id
+    const moved = fields.folder !== row.folder || fields.connectionId !== row.connectionId
     transaction(this.d.db, () => {
-      const next = { ...row, ...fields, cursor: moved ? null : row.cursor, updated_at: this.now() }
+      const next = { ...row, ...fields, cursor: moved ? null : row.cursor, updatedAt: this.now() }
       this.d.repo.updateSource(next)
-      if (next.interval_minutes !== row.interval_minutes) scheduleNext(this.d, next)
+      if (next.intervalMinutes !== row.intervalMinutes) scheduleNext(this.d, next)
       tellSourceChange(this.d, 'source.updated', next, actor)
     })
     return this.get(workspaceId, corpusId, id)
@@ -150,8 +150,8 @@ export class SourcesService {
     transaction(this.d.db, () => {
       // Every run of the source stops: pending ones now, a listing one at its next page or request.
       this.d.queue.cancelSubject(workspaceId, row.id)
-      if (row.current_run_id) {
-        this.d.ingest.closeSourceRun(row.current_run_id, {
+      if (row.currentRunId) {
+        this.d.ingest.closeSourceRun(row.currentRunId, {
           status: 'canceled',
           error: 'The source was deleted.',
         })
@@ -195,10 +195,9 @@ export class SourcesService {
   cancel(workspaceId: string, corpusId: string, id: string): SyncRunRow {
     const row = this.row(workspaceId, corpusId, id)
     const running = this.currentRun(row)
-    if (running?.listing !== 1 || !running.job_id)
-      throw fail('conflict', 'No sync of this source is running.')
-    this.d.queue.requestCancel(running.job_id)
-    const job = this.d.queue.get(running.job_id)
+    if (running?.listing !== 1 || !running.jobId) throw fail('conflict', 'No sync of this source is running.')
+    this.d.queue.requestCancel(running.jobId)
+    const job = this.d.queue.get(running.jobId)
     // A job not claimed yet never runs: its run ends now.
     if (job?.status === 'pending' || job?.status === 'canceled') {
       endRun(this.d, row.id, running.id, { status: 'canceled', error: 'The sync was canceled.' })
@@ -209,21 +208,21 @@ export class SourcesService {
   /** Opens a run and queues the job that lists the source for it, in one transaction. */
   start(row: SourceRow): SyncRunRow {
     return transaction(this.d.db, () => {
-      const run = this.d.ingest.openSourceRun(row.workspace_id, row.corpus_id, {
+      const run = this.d.ingest.openSourceRun(row.workspaceId, row.corpusId, {
         sourceId: row.id,
         jobId: null,
         mode: row.mode,
       })
       const job = this.d.queue.enqueue({
-        workspaceId: row.workspace_id,
+        workspaceId: row.workspaceId,
         kind: SYNC_JOB,
         subjectId: row.id,
         payload: { source_id: row.id, run_id: run.id },
         maxAttempts: 5,
       })
       this.d.ingest.attachRunJob(run.id, job.id)
-      this.d.repo.updateSource({ ...row, current_run_id: run.id, updated_at: this.now() })
-      return this.d.ingest.runById(row.corpus_id, run.id)!
+      this.d.repo.updateSource({ ...row, currentRunId: run.id, updatedAt: this.now() })
+      return this.d.ingest.runById(row.corpusId, run.id)!
     })
   }
 
@@ -250,11 +249,11 @@ export class SourcesService {
       ])
     }
     return {
-      connection_id: connection.id,
+      connectionId: connection.id,
       folder,
       name: input.name?.trim() || `${connection.name}: ${folder || '/'}`.slice(0, 120),
-      path_prefix: this.d.ingest.documentPrefix(input.path_prefix),
-      interval_minutes: interval,
+      pathPrefix: this.d.ingest.documentPrefix(input.path_prefix),
+      intervalMinutes: interval,
     }
   }
 
@@ -267,17 +266,17 @@ export class SourcesService {
   }
 
   view(row: SourceRow): SourceView {
-    const kind = this.d.connections.get(row.workspace_id, row.connection_id).kind
-    const runOf = (id: string | null) => (id ? this.d.ingest.runById(row.corpus_id, id) : null)
-    return { row, kind, currentRun: runOf(row.current_run_id), lastRun: runOf(row.last_run_id) }
+    const kind = this.d.connections.get(row.workspaceId, row.connectionId).kind
+    const runOf = (id: string | null) => (id ? this.d.ingest.runById(row.corpusId, id) : null)
+    return { row, kind, currentRun: runOf(row.currentRunId), lastRun: runOf(row.lastRunId) }
   }
 
   currentRun(row: SourceRow): SyncRunRow | null {
-    return row.current_run_id ? this.d.ingest.runById(row.corpus_id, row.current_run_id) : null
+    return row.currentRunId ? this.d.ingest.runById(row.corpusId, row.currentRunId) : null
   }
 
   private connector(row: SourceRow) {
-    const connection = this.d.connections.open(row.workspace_id, row.connection_id)
+    const connection = this.d.connections.open(row.workspaceId, row.connectionId)
     const kind = this.d.connections.kindOf(connection.kind)
     return { kind: kind.kind, connector: kind.open({ ...connection, folder: row.folder, env: this.d.env }) }
   }
@@ -287,7 +286,7 @@ export class SourcesService {
     const managedBy = `source:${row.id}`
     return this.d.repo
       .items(row.id)
-      .flatMap((i) => (i.document_id ? [this.d.corpora.document(row.corpus_id, i.document_id)] : []))
+      .flatMap((i) => (i.documentId ? [this.d.corpora.document(row.corpusId, i.documentId)] : []))
       .filter(
         (doc): doc is DocumentRow => doc !== null && doc.parent_id === null && doc.managed_by === managedBy,
       )

@@ -59,12 +59,12 @@ export class SyncBatch {
   file(file: SourceFile): void {
     const item = this.d.repo.item(this.source.id, file.id)
     // A resumed run already did this file.
-    if (item?.seen_run === this.runId) return
+    if (item?.seenRun === this.runId) return
     this.tally.seen++
     const same = item?.version === file.version && item.path === file.path
     if (item && same && this.documentHeld(item)) this.unchanged.push(file.id)
     else this.fetch.push(file)
-    if (item?.document_id && item.path !== file.path) this.moved.push(item)
+    if (item?.documentId && item.path !== file.path) this.moved.push(item)
   }
 
   /** Takes a file the source says is gone. */
@@ -84,7 +84,7 @@ export class SyncBatch {
     const { ingest, repo, source } = { ...this.d, source: this.source }
     const files = this.fetch
     // The batch's new files are written together (small ones in packs) and flushed once, before any is registered.
-    const store = ingest.sourceFiles(source.workspace_id, source.corpus_id)
+    const store = ingest.sourceFiles(source.workspaceId, source.corpusId)
     let stored: Fetched[]
     try {
       stored = await this.fetchAll(files, store)
@@ -105,7 +105,7 @@ export class SyncBatch {
     this.unchanged = []
     this.gone = []
     this.moved = []
-    await ingest.registerSourceBatch(source.workspace_id, source.corpus_id, {
+    await ingest.registerSourceBatch(source.workspaceId, source.corpusId, {
       // Documents a connector brought are `import`s whichever way (a sync or a one-time import).
       source: 'import',
       items: taken.map((s) => s.item),
@@ -124,15 +124,15 @@ export class SyncBatch {
             // A file the cap left out keeps its old record: the next sync tries it again.
             if (id === null) refused++
             repo.putItem({
-              ...(id === null ? s.retry : { ...s.record, document_id: id }),
-              seen_run: this.runId,
+              ...(id === null ? s.retry : { ...s.record, documentId: id }),
+              seenRun: this.runId,
             })
           })
-          for (const f of failures) repo.putItem({ ...f.record, seen_run: this.runId })
+          for (const f of failures) repo.putItem({ ...f.record, seenRun: this.runId })
           repo.markSeen(source.id, unchanged, this.runId)
           repo.deleteItems(
             source.id,
-            gone.map((g) => g.item_id),
+            gone.map((g) => g.itemId),
           )
         },
       },
@@ -144,8 +144,8 @@ export class SyncBatch {
 
   /** Whether the document a file became is still there and still this source's. */
   private documentHeld(item: ItemRow): boolean {
-    if (!item.document_id) return false
-    const doc = this.d.corpora.document(this.source.corpus_id, item.document_id)
+    if (!item.documentId) return false
+    const doc = this.d.corpora.document(this.source.corpusId, item.documentId)
     return doc !== null && (this.managedBy === null || doc.managed_by === this.managedBy)
   }
 
@@ -154,7 +154,7 @@ export class SyncBatch {
     if (this.managedBy === null) return []
     const rows: DocumentRow[] = []
     for (const item of items) {
-      const doc = item.document_id ? this.d.corpora.document(this.source.corpus_id, item.document_id) : null
+      const doc = item.documentId ? this.d.corpora.document(this.source.corpusId, item.documentId) : null
       if (doc && doc.parent_id === null && doc.managed_by === this.managedBy) rows.push(doc)
     }
     return rows
@@ -195,14 +195,14 @@ export class SyncBatch {
   private async fetchOne(file: SourceFile, store: SourceFiles): Promise<Fetched> {
     const { source } = this
     const previous = this.d.repo.item(source.id, file.id)
-    const record = { source_id: source.id, item_id: file.id, path: file.path, version: file.version }
+    const record = { sourceId: source.id, itemId: file.id, path: file.path, version: file.version }
     // The old version stays recorded: the next sync tries the file again.
-    const retry = { ...record, version: previous?.version ?? '', document_id: previous?.document_id ?? null }
+    const retry = { ...record, version: previous?.version ?? '', documentId: previous?.documentId ?? null }
     const failed = (error: string): Fetched => ({
       ok: false,
       file,
       error,
-      documentId: previous?.document_id ?? null,
+      documentId: previous?.documentId ?? null,
       record: retry,
     })
     let bytes: Uint8Array
@@ -212,7 +212,7 @@ export class SyncBatch {
       if (e instanceof SourceError && !e.transient) return failed(e.message)
       throw e
     }
-    const path = joinPath(source.path_prefix, file.path)
+    const path = joinPath(source.pathPrefix, file.path)
     const stored = await store.store({ path, bytes, contentType: file.contentType })
     if (!stored.ok) return failed(stored.error)
     return { ok: true, file, item: stored.item, record, retry }
@@ -228,16 +228,16 @@ type Fetched =
       file: SourceFile
       /** What the file is once stored (its pack written: SourceFiles.finish). */
       item: Promise<Parameters<IngestService['registerSourceBatch']>[2]['items'][number]>
-      record: Omit<ItemRow, 'document_id' | 'seen_run'>
+      record: Omit<ItemRow, 'documentId' | 'seenRun'>
       /** What is recorded when the plan's cap leaves the file out (as a failed file's). */
-      retry: Omit<ItemRow, 'seen_run'>
+      retry: Omit<ItemRow, 'seenRun'>
     }
   | {
       ok: false
       file: SourceFile
       error: string
       documentId: string | null
-      record: Omit<ItemRow, 'seen_run'>
+      record: Omit<ItemRow, 'seenRun'>
     }
 
 /** A document path: the source's prefix, then the file's path under the folder. */

@@ -76,7 +76,7 @@ async function runSync(d: SyncDeps, ctx: JobContext): Promise<unknown> {
   const runId = p.run_id ?? claimRun(d, source, ctx.job.id)
   if (!runId) return { outcome: 'busy' }
   // A run canceled (or its source's sync ended) while this job waited: nothing left to do.
-  if (d.ingest.runById(source.corpus_id, runId)?.listing !== 1) return { outcome: 'closed' }
+  if (d.ingest.runById(source.corpusId, runId)?.listing !== 1) return { outcome: 'closed' }
   const tally: Tally = { seen: 0, fetched: 0, failed: 0, removed: 0 }
   try {
     await listAndTake(d, ctx, source, runId, tally)
@@ -96,17 +96,17 @@ async function runSync(d: SyncDeps, ctx: JobContext): Promise<unknown> {
 
 /** Opens the run of a scheduled sync, or finds it again after a crash; null when another sync runs. */
 function claimRun(d: SyncDeps, source: SourceRow, jobId: string): string | null {
-  const current = source.current_run_id ? d.ingest.runById(source.corpus_id, source.current_run_id) : null
-  if (current?.job_id === jobId && current.listing === 1) return current.id
-  if (source.next_job_id === jobId) d.repo.updateSource({ ...source, next_job_id: null, next_sync_at: null })
+  const current = source.currentRunId ? d.ingest.runById(source.corpusId, source.currentRunId) : null
+  if (current?.jobId === jobId && current.listing === 1) return current.id
+  if (source.nextJobId === jobId) d.repo.updateSource({ ...source, nextJobId: null, nextSyncAt: null })
   if (current?.listing === 1) return null
-  const run = d.ingest.openSourceRun(source.workspace_id, source.corpus_id, {
+  const run = d.ingest.openSourceRun(source.workspaceId, source.corpusId, {
     sourceId: source.id,
     jobId,
     mode: source.mode,
   })
   const fresh = d.repo.sourceById(source.id)!
-  d.repo.updateSource({ ...fresh, current_run_id: run.id, updated_at: d.clock.now().getTime() })
+  d.repo.updateSource({ ...fresh, currentRunId: run.id, updatedAt: d.clock.now().getTime() })
   return run.id
 }
 
@@ -117,7 +117,7 @@ async function listAndTake(
   runId: string,
   tally: Tally,
 ): Promise<void> {
-  const connection = d.connections.open(source.workspace_id, source.connection_id)
+  const connection = d.connections.open(source.workspaceId, source.connectionId)
   const kind = d.kinds.get(connection.kind)!
   // Every page and request of the run checks the job first and is aborted with it.
   const env = forRun(d.env, { signal: ctx.signal, checkpoint: () => ctx.checkpoint() })
@@ -161,7 +161,7 @@ async function listAndTake(
   }
   const cursor = listing.nextCursor()
   const fresh = d.repo.sourceById(source.id)
-  if (fresh) d.repo.updateSource({ ...fresh, cursor, updated_at: d.clock.now().getTime() })
+  if (fresh) d.repo.updateSource({ ...fresh, cursor, updatedAt: d.clock.now().getTime() })
   ctx.progress({ unitsDone: tally.seen, unitsTotal: tally.seen, detail: `${tally.seen} files looked at` })
   endRun(d, source.id, runId)
 }
@@ -176,8 +176,8 @@ export function endRun(
   d.ingest.closeSourceRun(runId, end)
   const source = d.repo.sourceById(sourceId)
   if (!source) return
-  const next = { ...source, last_run_id: runId, updated_at: d.clock.now().getTime() }
-  if (source.current_run_id === runId) next.current_run_id = null
+  const next = { ...source, lastRunId: runId, updatedAt: d.clock.now().getTime() }
+  if (source.currentRunId === runId) next.currentRunId = null
   d.repo.updateSource(next)
   scheduleNext(d, next)
 }
@@ -188,23 +188,23 @@ export function endRun(
  */
 export function scheduleNext(d: Pick<SyncDeps, 'repo' | 'clock' | 'queue'>, source: SourceRow): void {
   if (source.mode !== 'sync') return
-  if (source.next_job_id) {
-    const queued = d.queue.get(source.next_job_id)
+  if (source.nextJobId) {
+    const queued = d.queue.get(source.nextJobId)
     if (queued?.status === 'pending') d.queue.requestCancel(queued.id)
   }
   const now = d.clock.now().getTime()
-  let next = { ...source, next_job_id: null as string | null, next_sync_at: null as number | null }
-  if (source.interval_minutes) {
-    const runAt = now + source.interval_minutes * 60_000
+  let next = { ...source, nextJobId: null as string | null, nextSyncAt: null as number | null }
+  if (source.intervalMinutes) {
+    const runAt = now + source.intervalMinutes * 60_000
     const job = d.queue.enqueue({
-      workspaceId: source.workspace_id,
+      workspaceId: source.workspaceId,
       kind: SYNC_JOB,
       subjectId: source.id,
       payload: { source_id: source.id, run_id: null },
       maxAttempts: 5,
       runAt,
     })
-    next = { ...next, next_job_id: job.id, next_sync_at: runAt }
+    next = { ...next, nextJobId: job.id, nextSyncAt: runAt }
   }
   d.repo.updateSource(next)
 }
@@ -215,9 +215,9 @@ function settleSync(d: SyncDeps, job: Job): void {
   const p = job.payload as unknown as SyncPayload
   const source = d.repo.sourceById(p.source_id)
   if (!source) return
-  const runId = p.run_id ?? source.current_run_id
-  const run = runId ? d.ingest.runById(source.corpus_id, runId) : null
-  if (!runId || run?.listing !== 1 || run.job_id !== job.id) return
+  const runId = p.run_id ?? source.currentRunId
+  const run = runId ? d.ingest.runById(source.corpusId, runId) : null
+  if (!runId || run?.listing !== 1 || run.jobId !== job.id) return
   endRun(d, source.id, runId, {
     status: job.status,
     error: job.status === 'canceled' ? 'The sync was canceled.' : (job.error ?? 'The sync failed.'),

@@ -83,7 +83,7 @@ function uploadKeys(
       // Content the base holds, or that the server already received and checked, need not travel.
       if (held.has(sha) || uploads.some((u) => u.verified === 1)) keyOfSha.set(sha, null)
       else if (!presigned) keyOfSha.set(sha, '')
-      else if (uploads[0]) keyOfSha.set(sha, uploads[0].object_key)
+      else if (uploads[0]) keyOfSha.set(sha, uploads[0].objectKey)
       else {
         const key = registrar.newBlobKey(ws, corpusId)
         registrar.uploads.insertUpload({

@@ -210,9 +210,9 @@ function contentFinder(
     for (const [sha, size] of sizes) {
       let key = held.get(sha) ?? null
       for (const u of key ? [] : (uploads.get(sha) ?? [])) {
-        const head = await deps.objects.head(u.object_key)
+        const head = await deps.objects.head(u.objectKey)
         if (head && head.size === size) {
-          key = u.object_key
+          key = u.objectKey
           break
         }
       }
