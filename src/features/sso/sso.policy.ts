@@ -7,7 +7,7 @@ import type { SsoDeps } from './sso.types'
 
 /**
  * Enforcement as accounts asks about it: on every signed-in request (is this session ended?) and
- * at password sign-in (is a password refused? is this recovery code good?). The workspace's row is
+ * at password sign-in (is a password refused? is this recovery code good?). The workspace's rows are
  * read once per commit to the database, so a signed-in request pays a map lookup.
  */
 export class SsoEnforcement implements SsoPolicy {
@@ -22,7 +22,7 @@ export class SsoEnforcement implements SsoPolicy {
   }
 
   enforces(workspaceId: string): boolean {
-    return this.rows.get(workspaceId)?.enforce === 1
+    return this.rows.get(workspaceId)?.enforce === true
   }
 
   /**
@@ -34,7 +34,7 @@ export class SsoEnforcement implements SsoPolicy {
     if (SSO_METHODS.has(method)) return false
     const row = this.rows.get(workspaceId)
     if (!row) return false
-    return row.enforce === 1 || (row.ended_before !== null && signedInAtSec * 1000 <= row.ended_before)
+    return row.enforce === true || (row.endedBefore !== null && signedInAtSec * 1000 <= row.endedBefore)
   }
 
   spendRecoveryCode(workspaceId: string, userId: string, code: string, caller: Caller): boolean {

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, ne } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/db'
 import { ssoConfigs, ssoDomains, ssoRecoveryCodes, ssoSessionCutoffs } from './sso.tables'
 
@@ -7,22 +7,35 @@ export type SsoConfigRow = typeof ssoConfigs.$inferSelect
 /** A recovery code row (its hash only). */
 export type RecoveryCodeRow = typeof ssoRecoveryCodes.$inferSelect
 
-/** What the session check and sign-in ask of a workspace, in one row. */
-export interface PolicyRow {
-  enforce: number | null
-  ended_before: number | null
-}
+/** A row's fields, each null when the row is missing. */
+type Nullable<T> = { [K in keyof T]: T[K] | null }
+
+/**
+ * What the session check and sign-in ask of a workspace: whether its set-up enforces SSO and its
+ * password sessions' cutoff (each null when it has no such row).
+ */
+export type PolicyRow = Nullable<
+  Pick<SsoConfigRow, 'enforce'> & Pick<typeof ssoSessionCutoffs.$inferSelect, 'endedBefore'>
+>
 
 /** SQL of the sso feature: its four tables and nothing else. */
 export class SsoRepo {
-  /** Prepared once: the enforcement lookup runs on signed-in requests (memoised per commit by the caller). */
-  private readonly policyLookup
+  /** Prepared once: the enforcement lookups run on signed-in requests (memoised per commit by the caller). */
+  private readonly enforceOf
+  private readonly cutoffOf
 
   constructor(private readonly db: Db) {
-    this.policyLookup = db.$client.prepare<PolicyRow, [string, string]>(
-      `SELECT (SELECT enforce FROM sso_configs WHERE workspace_id = ?) AS enforce,
-              (SELECT ended_before FROM sso_session_cutoffs WHERE workspace_id = ?) AS ended_before`,
-    )
+    const id = sql.placeholder('id')
+    this.enforceOf = db
+      .select({ enforce: ssoConfigs.enforce })
+      .from(ssoConfigs)
+      .where(eq(ssoConfigs.workspaceId, id))
+      .prepare()
+    this.cutoffOf = db
+      .select({ endedBefore: ssoSessionCutoffs.endedBefore })
+      .from(ssoSessionCutoffs)
+      .where(eq(ssoSessionCutoffs.workspaceId, id))
+      .prepare()
   }
 
   /** The SSO set-up of a workspace, or undefined. */
@@ -139,6 +152,9 @@ export class SsoRepo {
 
   /** Whether a workspace enforces SSO and since when its password sessions are ended. */
   policy(workspaceId: string): PolicyRow {
-    return this.policyLookup.get(workspaceId, workspaceId) ?? { enforce: null, ended_before: null }
+    return {
+      enforce: this.enforceOf.get({ id: workspaceId })?.enforce ?? null,
+      endedBefore: this.cutoffOf.get({ id: workspaceId })?.endedBefore ?? null,
+    }
   }
 }
