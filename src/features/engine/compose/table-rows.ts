@@ -11,8 +11,8 @@ export interface TablePassage {
   text: string
 }
 
-/** One row: its cells by column (undefined where the row has none), its line and its passage. */
-export interface TableRow {
+/** One row of a table: its cells by column (undefined where the row has none), its line and its passage. */
+export interface TableLine {
   cells: (string | undefined)[]
   line: string
   /** Index of its passage in the list the table was read from. */
@@ -22,7 +22,7 @@ export interface TableRow {
 /** A table: its columns in order of first use and its rows, as far as they were read. */
 export interface Table {
   columns: string[]
-  rows: TableRow[]
+  rows: TableLine[]
 }
 
 /** The tables of a document, and whether rows were left unread (the caps of readTables). */

@@ -67,7 +67,8 @@ interface Open {
   bold: boolean
 }
 
-interface Row {
+/** An open HTML table row as the walker fills it: whether a cell had text, and a separator owed before the next. */
+interface TrState {
   hasContent: boolean
   pendingSep: boolean
 }
@@ -117,7 +118,7 @@ class Walker {
   preDepth = 0
   private readonly stack: Open[] = []
   private readonly lists: { ordered: boolean; n: number }[] = []
-  private readonly rows: Row[] = []
+  private readonly rows: TrState[] = []
   private skipDepth = 0
   private boldDepth = 0
   private tableDepth = 0
