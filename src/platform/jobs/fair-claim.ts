@@ -17,6 +17,7 @@
 // grows with the number of workspaces waiting, not with the number of jobs waiting (a push of
 // 100,000 files is still a few seeks).
 import type { Database } from 'bun:sqlite'
+import type { jobs } from './jobs.tables'
 
 /** How an owner's free slots may be filled. */
 export interface ClaimPolicy {
@@ -35,13 +36,11 @@ export const OPEN_POLICY: ClaimPolicy = {
   perWorkspace: Number.POSITIVE_INFINITY,
 }
 
-/** A due pending job as the choice sees it (the row itself is read by the claim's UPDATE). */
-export interface Candidate {
-  id: string
-  workspace_id: string
-  kind: string
-  run_at: number
-  /** Insertion order, the tie-break between jobs due at the same time. */
+/**
+ * A due pending job as the choice sees it (the row itself is read by the claim's UPDATE), with its
+ * `seq`: insertion order, the tie-break between jobs due at the same time.
+ */
+export type Candidate = Pick<typeof jobs.$inferSelect, 'id' | 'workspaceId' | 'kind' | 'runAt'> & {
   seq: number
 }
 
@@ -51,7 +50,7 @@ export interface Running {
   bulk: number
 }
 
-const older = (a: Candidate, b: Candidate) => a.run_at - b.run_at || a.seq - b.seq
+const older = (a: Candidate, b: Candidate) => a.runAt - b.runAt || a.seq - b.seq
 
 /**
  * Picks up to `limit` candidates by the rules above. Pure: it reads `running` and the candidates
@@ -66,8 +65,8 @@ export function pickFairly(
   const bulk = new Set(policy.bulk)
   const queues = new Map<string, { interactive: Candidate[]; bulk: Candidate[] }>()
   for (const c of [...candidates].sort(older)) {
-    const q = queues.get(c.workspace_id) ?? { interactive: [], bulk: [] }
-    queues.set(c.workspace_id, q)
+    const q = queues.get(c.workspaceId) ?? { interactive: [], bulk: [] }
+    queues.set(c.workspaceId, q)
     if (bulk.has(c.kind)) q.bulk.push(c)
     else q.interactive.push(c)
   }
@@ -117,7 +116,7 @@ export function readCandidates(
        SELECT (SELECT min(workspace_id) FROM jobs WHERE status = 'pending' AND workspace_id > ws.id)
        FROM ws WHERE ws.id IS NOT NULL
      )
-     SELECT j.id, j.workspace_id, j.kind, j.run_at, j.rowid AS seq
+     SELECT j.id, j.workspace_id AS workspaceId, j.kind, j.run_at AS runAt, j.rowid AS seq
      FROM ws JOIN jobs j ON j.id IN (
        SELECT d.id FROM jobs d
        WHERE d.status = 'pending' AND d.workspace_id = ws.id AND d.kind = ?1 AND d.run_at <= ?2
@@ -132,13 +131,13 @@ export function readRunning(c: Database, owner: string, policy: ClaimPolicy): Ru
   const bulk = new Set(policy.bulk)
   const running: Running = { byWorkspace: new Map(), bulk: 0 }
   const rows = c
-    .query<{ workspace_id: string; kind: string; n: number }, [string]>(
-      `SELECT workspace_id, kind, count(*) AS n FROM jobs WHERE status = 'running' AND lease_owner = ?
+    .query<Pick<typeof jobs.$inferSelect, 'workspaceId' | 'kind'> & { n: number }, [string]>(
+      `SELECT workspace_id AS workspaceId, kind, count(*) AS n FROM jobs WHERE status = 'running' AND lease_owner = ?
        GROUP BY workspace_id, kind`,
     )
     .all(owner)
   for (const r of rows) {
-    running.byWorkspace.set(r.workspace_id, (running.byWorkspace.get(r.workspace_id) ?? 0) + r.n)
+    running.byWorkspace.set(r.workspaceId, (running.byWorkspace.get(r.workspaceId) ?? 0) + r.n)
     if (bulk.has(r.kind)) running.bulk += r.n
   }
   return running

@@ -100,7 +100,7 @@ describe('the fair claim', () => {
     jobs(q, clock, 'ws_b', 'extract', 3)
     const read = readCandidates(db.$client, ['extract', 'sync'], clock.now().getTime(), 2)
     const count = (ws: string, kind: string) =>
-      read.filter((c) => c.workspace_id === ws && c.kind === kind).length
+      read.filter((c) => c.workspaceId === ws && c.kind === kind).length
     expect([count('ws_t', 'extract'), count('ws_t', 'sync'), count('ws_b', 'extract')]).toEqual([2, 2, 2])
     // Each workspace's due jobs of a kind are one range of the index, already in age order: a
     // workspace's thousands of waiting extractions are not read through to find its syncs.
