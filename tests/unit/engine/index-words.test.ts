@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { migrations } from '../../../migrations/index'
 import { compileSection } from '../../../src/features/engine/cart/index'
+import type { PassageRow } from '../../../src/features/engine/engine.rows'
 import { Engine } from '../../../src/features/engine/engine.service'
 import { encodePassageWords, scanPassageWords } from '../../../src/features/engine/rank/index'
 import { openDatabase } from '../../../src/platform/db/db'
@@ -34,7 +35,7 @@ const inputs = docs.map((d) => ({
   text: d.text,
 }))
 
-type Row = { text: string; sents: Uint8Array; words: Uint8Array | null }
+type Row = Pick<PassageRow, 'text' | 'sents' | 'words'>
 const rows = (db: ReturnType<typeof openDatabase>) =>
   db.$client
     .query('SELECT text, sents, words FROM engine_passages ORDER BY section_id, ordinal')
