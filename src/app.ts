@@ -52,6 +52,7 @@ export function createApp(deps: AppDeps): App {
     openapi: f.docs.openapi,
     jobs: { queue: rt.platform.queue, scheduler: rt.scheduler },
     events: { outbox: rt.platform.events, dispatcher: rt.dispatcher },
+    store: rt.platform.store,
     services: f.services,
     async start({ url, jobs = false, events = false } = {}) {
       rt.start({ jobs, events })

@@ -9,6 +9,7 @@ import type { Clock } from './platform/clock/clock'
 import type { Config } from './platform/config/config.load'
 import type { Random } from './platform/crypto/random'
 import type { Db } from './platform/db/db'
+import type { Store } from './platform/db/store'
 import type { Dispatcher } from './platform/events/dispatcher'
 import type { Outbox } from './platform/events/outbox'
 import type { RouteDef } from './platform/http/route'
@@ -67,6 +68,8 @@ export interface App {
   jobs: { queue: JobQueue; scheduler: Scheduler }
   /** The domain events' outbox and dispatcher (started by `start`, stepped by tests). */
   events: { outbox: Outbox; dispatcher: Dispatcher }
+  /** The data layer's one handle on either engine (db/store.ts); `stop` closes what it opened. */
+  store: Store
   services: AppServices
   /** Starts the runners asked for, then every feature in list order; returns without waiting for background work. */
   start(options?: StartOptions): Promise<void>

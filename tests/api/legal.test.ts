@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LegalService } from '../../src/features/legal/legal.service'
 import { seededRandom } from '../../src/platform/crypto/random'
-import { SqliteStore } from '../../src/platform/db/store'
 import type { TestApp } from '../helpers/app'
 import { addMember, auditRows, authApp, bearer, expectError, mintKey, rows, signUp } from './accounts.fixture'
 
@@ -233,8 +232,10 @@ describe('acceptance', () => {
     // The operator publishes version 2: a restarted server reads it over the same database.
     writeFileSync(join(dir, 'terms.md'), '---\nversion: 2\ntitle: T\n---\nTwo.\n')
     const events = t.events.outbox
-    const store = new SqliteStore(t.db)
-    const later = new LegalService({ db: t.db, store, clock: t.clock, random: seededRandom(7), events }, dir)
+    const later = new LegalService(
+      { db: t.db, store: t.store, clock: t.clock, random: seededRandom(7), events },
+      dir,
+    )
     expect(await later.firstUnaccepted(a.workspaceId)).toEqual({
       document: 'terms',
       version: '2',

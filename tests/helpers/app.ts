@@ -102,6 +102,7 @@ export function testApp(opts: TestAppOptions = {}): TestApp {
       )
     },
     close() {
+      void app.store.close()
       db.$client.close()
       rmSync(dataDir, { recursive: true, force: true })
     },

@@ -121,7 +121,7 @@ export class LegalService {
         acceptedAt: this.d.clock.now().getTime(),
       }
       await this.repo.insert(row)
-      this.d.events.emit(this.d.db, {
+      await this.d.events.publish({
         type: 'legal.accepted',
         workspaceId: p.workspaceId,
         payload: {

@@ -29,6 +29,17 @@ export function openDatabase(path: string): Db {
   return drizzle({ client }) as Db
 }
 
+/**
+ * A second, read-only connection to an open database file, for reads outside units of work
+ * (store.ts): in WAL mode it reads the last committed state, never a unit's writes in progress, and
+ * a write through it fails at once instead of joining someone else's transaction.
+ */
+export function openReadConnection(path: string): Db {
+  const client = new Database(path, { readonly: true, strict: true })
+  client.exec('PRAGMA busy_timeout = 5000')
+  return drizzle({ client }) as Db
+}
+
 /** Runs a trivial query: throws when the database cannot answer (the status page's probe). */
 export function ping(db: Db): void {
   db.$client.query('SELECT 1').get()

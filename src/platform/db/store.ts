@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
-import type { Db } from './db'
+import { type Db, openReadConnection } from './db'
 import { pgTwin } from './pg-tables'
 
 /** Which SQL engine a store runs on. */
@@ -28,6 +28,8 @@ export interface Store {
   unit<T>(work: () => Promise<T>): Promise<T>
   /** True while the calling code runs inside a unit. */
   inUnit(): boolean
+  /** Closes what the store opened itself (not the connection or pool it was given). */
+  close(): Promise<void>
   /**
    * Runs `fn` once the outermost unit around the caller has committed (dropped if it rolls back),
    * or at once outside any unit: where a cache is told of a change, or a dispatcher poked.
@@ -67,23 +69,63 @@ export class UnitYieldedError extends Error {
   }
 }
 
+/** A first-come first-served lock; taken at once (no await) when free. */
+class Mutex {
+  private held = false
+  private readonly waiting: (() => void)[] = []
+
+  /** True when taken at once; otherwise wait on `queue()`. */
+  tryTake(): boolean {
+    if (this.held) return false
+    this.held = true
+    return true
+  }
+
+  queue(): Promise<void> {
+    return new Promise((resolve) => this.waiting.push(resolve))
+  }
+
+  release(): void {
+    const next = this.waiting.shift()
+    if (next) next()
+    else this.held = false
+  }
+}
+
 /**
- * The SQLite store: one connection, as the rest of the process uses it. A unit is a transaction on
- * it (`BEGIN IMMEDIATE`; nested units are savepoints). Awaiting a query of bun:sqlite's drizzle
- * settles in the same turn of the event loop (a microtask), so a unit that awaits only the database
- * runs from BEGIN to COMMIT before any other request's code runs: no other write can land inside it,
- * and nothing else reads its uncommitted rows. That is the rule, and it is checked: a unit still open
- * when the event loop reaches its next turn (it awaited a timer, a file, a worker or the network) is
- * rolled back with `UnitYieldedError`. On PostgreSQL the same code runs in real transactions.
+ * The SQLite store. Units of work are transactions on the process's one writing connection
+ * (`BEGIN IMMEDIATE`; nested units are savepoints), taken one at a time: a unit begun while
+ * another flow's unit is open waits for it. Outside a unit, `db` is a second, read-only connection
+ * (WAL: it reads the last committed state), so a read never sees a unit's writes in progress and a
+ * write outside a unit fails at once instead of slipping into one (an in-memory database has no
+ * second connection: there, `db` is the one connection).
+ *
+ * A unit awaits only the database: bun:sqlite's drizzle settles in microtasks, so a unit holds the
+ * write lock for one turn of the event loop at most, and code still on synchronous transactions
+ * (which runs in turns of its own) can never write into a unit left open. It is checked: a unit
+ * still open when the event loop reaches its next turn (it awaited a timer, a file, a worker or the
+ * network) is rolled back with `UnitYieldedError`. On PostgreSQL the same code runs in real
+ * transactions.
  */
 export class SqliteStore implements Store {
   readonly dialect = 'sqlite'
   private readonly open = new AsyncLocalStorage<OpenUnit>()
-  /** The unit whose transaction is open on the connection (at most one, by the rule above). */
+  private readonly lock = new Mutex()
+  /** The unit whose transaction is open on the connection. */
   private current: OpenUnit | null = null
   private savepoints = 0
+  private reader: Db | null = null
 
-  constructor(readonly db: Db) {}
+  constructor(private readonly writer: Db) {}
+
+  get db(): Db {
+    if (this.open.getStore()) return this.writer
+    if (!this.reader) {
+      const file = this.writer.$client.filename
+      this.reader = file && file !== ':memory:' ? openReadConnection(file) : this.writer
+    }
+    return this.reader
+  }
 
   table<T extends SQLiteTable>(declared: T): T {
     return declared
@@ -101,16 +143,28 @@ export class SqliteStore implements Store {
 
   async unit<T>(work: () => Promise<T>): Promise<T> {
     const outer = this.open.getStore()
-    return outer ? this.savepoint(outer, work) : this.transaction(work)
+    if (outer) return this.savepoint(outer, work)
+    if (!this.lock.tryTake()) await this.lock.queue()
+    try {
+      return await this.transaction(work)
+    } finally {
+      this.lock.release()
+    }
+  }
+
+  /** Closes the read connection (the writing one is its opener's). */
+  async close(): Promise<void> {
+    if (this.reader && this.reader !== this.writer) this.reader.$client.close()
+    this.reader = null
   }
 
   private async transaction<T>(work: () => Promise<T>): Promise<T> {
-    const c = this.db.$client
-    if (this.current || c.inTransaction) {
-      // Only a unit that broke the rule (or a synchronous transaction calling a unit) gets here.
+    const c = this.writer.$client
+    if (c.inTransaction) {
+      // A synchronous transaction calling a unit (code not yet on the store) gets here.
       throw new Error('A unit of work began while another transaction was open on the SQLite connection.')
     }
-    const unit: OpenUnit = { depth: 0, db: this.db, committed: [] }
+    const unit: OpenUnit = { depth: 0, db: this.writer, committed: [] }
     this.current = unit
     let yielded = false
     const turn = setImmediate(() => {
@@ -136,7 +190,7 @@ export class SqliteStore implements Store {
   }
 
   private async savepoint<T>(outer: OpenUnit, work: () => Promise<T>): Promise<T> {
-    const c = this.db.$client
+    const c = this.writer.$client
     const name = `unit_${++this.savepoints}`
     const inner: OpenUnit = { depth: outer.depth + 1, db: outer.db, committed: [] }
     c.exec(`SAVEPOINT ${name}`)
@@ -153,6 +207,21 @@ export class SqliteStore implements Store {
       throw e
     }
   }
+}
+
+const sqliteStores = new WeakMap<Db, SqliteStore>()
+
+/**
+ * The store of a SQLite connection: one per connection, whoever asks, since its units take turns
+ * on that connection's lock.
+ */
+export function sqliteStore(db: Db): SqliteStore {
+  let store = sqliteStores.get(db)
+  if (!store) {
+    store = new SqliteStore(db)
+    sqliteStores.set(db, store)
+  }
+  return store
 }
 
 /**
@@ -179,6 +248,8 @@ export class PostgresStore implements Store {
   inUnit(): boolean {
     return this.open.getStore() !== undefined
   }
+
+  async close(): Promise<void> {}
 
   afterCommit(fn: () => void): void {
     const unit = this.open.getStore()

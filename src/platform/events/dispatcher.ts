@@ -3,7 +3,7 @@ import type { OwnerLocks } from '../jobs/owner-locks'
 import { defaultBackoff } from '../jobs/scheduler'
 import type { Logger } from '../log/log'
 import type { DomainEvent, EventType } from './events'
-import type { Claimed, Outbox } from './outbox'
+import type { Claimed, InlinePlan, Outbox } from './outbox'
 
 /**
  * Reacts to events of the given types. Called at least once per event, after the change
@@ -17,9 +17,10 @@ export interface Subscriber<T extends EventType = EventType> {
   types: readonly T[]
   handle(event: DomainEvent<T>): void | Promise<void>
   /**
-   * The subscriber only writes to this database, synchronously: its work and the record of its
-   * delivery are then committed in one transaction, so it takes each event exactly once without
-   * keying its writes by `event.id` (a counter can simply add). `handle` must not return a promise.
+   * The subscriber only writes to this database: its work and the record of its delivery are then
+   * committed in one unit of work, so it takes each event exactly once without keying its writes by
+   * `event.id` (a counter can simply add). Its `handle` awaits nothing but the database (the unit's
+   * rule, db/store.ts); one still on synchronous SQLite calls returns nothing.
    */
   transactional?: boolean
   /**
@@ -64,6 +65,8 @@ export class Dispatcher {
   /** Workspace id to its delivery in flight in this process. */
   private readonly running = new Map<string, { seq: number; done: Promise<void> }>()
   private timer: ReturnType<typeof setInterval> | null = null
+  /** The step running or last run (tick chains steps on it). */
+  private stepping: Promise<unknown> = Promise.resolve()
   private poked = false
   private lastOwnerCheck = Number.NEGATIVE_INFINITY
   private lastPrune = Number.NEGATIVE_INFINITY
@@ -72,7 +75,7 @@ export class Dispatcher {
   constructor(private readonly o: DispatcherOptions) {
     this.backoff = o.backoff ?? defaultBackoff
     o.outbox.onEmit(() => this.poke())
-    o.outbox.applyInline((event) => this.applyInline(event))
+    o.outbox.applyInline((type) => this.inlinePlan(type))
   }
 
   /** Adds a subscriber; names must be unique. */
@@ -82,14 +85,27 @@ export class Dispatcher {
     this.subscribers.push(s as unknown as Subscriber)
   }
 
-  /** One step: renews leases of deliveries in flight and starts delivering due workspace heads. */
-  tick(): number {
+  /**
+   * One step: renews leases of deliveries in flight and starts delivering due workspace heads;
+   * resolves to how many it started. Steps run one after another, never two at once.
+   */
+  tick(): Promise<number> {
+    const step = this.stepping.then(() => this.step())
+    this.stepping = step.catch(() => 0)
+    return step
+  }
+
+  private async step(): Promise<number> {
     const { outbox, owner, leaseMs } = this.o
-    this.resumeDeadOwners()
-    this.pruneDelivered()
-    for (const { seq } of this.running.values()) outbox.heartbeat(seq, owner, leaseMs)
+    await this.resumeDeadOwners()
+    await this.pruneDelivered()
+    await outbox.heartbeat(
+      [...this.running.values()].map((r) => r.seq),
+      owner,
+      leaseMs,
+    )
     const free = (this.o.concurrency ?? 4) - this.running.size
-    const claimed = outbox.claimHeads(owner, leaseMs, free, new Set(this.running.keys()))
+    const claimed = await outbox.claimHeads(owner, leaseMs, free, new Set(this.running.keys()))
     for (const c of claimed) {
       const ws = c.event.workspaceId
       const done = this.deliver(c)
@@ -115,9 +131,12 @@ export class Dispatcher {
   /** Ticks until nothing due is left; for tests and the CLI. */
   async drain(): Promise<void> {
     for (;;) {
-      const started = this.tick()
-      if (started === 0 && this.running.size === 0) return
-      await Promise.race([...this.running.values()].map((r) => r.done))
+      // A delivery that ends while a step runs was skipped by it: only a step that began with none
+      // in flight and started none says nothing is due.
+      const busy = this.running.size
+      const started = await this.tick()
+      if (started === 0 && busy === 0 && this.running.size === 0) return
+      if (this.running.size > 0) await Promise.race([...this.running.values()].map((r) => r.done))
     }
   }
 
@@ -148,11 +167,7 @@ export class Dispatcher {
   }
 
   private safeTick(): void {
-    try {
-      this.tick()
-    } catch (e) {
-      this.o.log.error('event dispatch tick failed', { error: (e as Error).message })
-    }
+    this.tick().catch((e) => this.o.log.error('event dispatch tick failed', { error: (e as Error).message }))
   }
 
   /**
@@ -163,15 +178,19 @@ export class Dispatcher {
   private async deliver(c: Claimed): Promise<void> {
     const { outbox, owner } = this.o
     const { event } = c
-    const done = outbox.delivered(event.id)
+    const done = await outbox.delivered(event.id)
     const failures: string[] = []
     for (const s of this.subscribers) {
       if (!s.types.includes(event.type) || done.has(s.name)) continue
       try {
-        if (s.transactional) outbox.atomically(() => this.handleNow(s, event))
-        else {
+        if (s.transactional) {
+          await outbox.atomically(async () => {
+            await s.handle(event)
+            await outbox.recordDelivery(event.id, s.name)
+          })
+        } else {
           await s.handle(event)
-          outbox.recordDelivery(event.id, s.name)
+          await outbox.recordDelivery(event.id, s.name)
         }
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e)
@@ -185,52 +204,37 @@ export class Dispatcher {
         })
       }
     }
-    if (failures.length === 0) outbox.finish(c.seq, owner)
-    else outbox.retry(c.seq, owner, failures.join('; '), this.backoff(c.attempts + 1))
+    if (failures.length === 0) await outbox.finish(c.seq, owner)
+    else await outbox.retry(c.seq, owner, failures.join('; '), this.backoff(c.attempts + 1))
   }
 
   /**
-   * Applies an event's inline subscribers in the emitter's transaction (Outbox.emit calls it); true
-   * when they are all its subscribers. Deliveries are recorded only when others take it too.
+   * An event type's inline subscribers, which the outbox applies in the emitter's transaction, and
+   * whether others take it too (deliveries are then recorded; else it is written delivered).
    */
-  private applyInline(event: DomainEvent): boolean {
-    const takers = this.subscribers.filter((s) => s.types.includes(event.type))
-    const others = takers.some((s) => !s.inline)
-    for (const s of takers) {
-      if (!s.inline) continue
-      if (s.handle(event) instanceof Promise)
-        throw new Error(`inline subscriber ${s.name} returned a promise`)
-      if (others) this.o.outbox.recordDelivery(event.id, s.name)
-    }
-    // An event nobody here takes stays for the dispatcher, as before (another process may take it).
-    return takers.length > 0 && !others
-  }
-
-  /** A transactional subscriber's work and its delivery record, inside the caller's transaction. */
-  private handleNow(s: Subscriber, event: DomainEvent): void {
-    if (s.handle(event) instanceof Promise)
-      throw new Error(`transactional subscriber ${s.name} returned a promise`)
-    this.o.outbox.recordDelivery(event.id, s.name)
+  private inlinePlan(type: EventType): InlinePlan {
+    const takers = this.subscribers.filter((s) => s.types.includes(type))
+    return { inline: takers.filter((s) => s.inline), others: takers.some((s) => !s.inline) }
   }
 
   /** Frees at once the events of owners whose process has ended (checked at most four times a lease). */
-  private resumeDeadOwners(): void {
+  private async resumeDeadOwners(): Promise<void> {
     const owners = this.o.owners
     const now = this.o.clock.now().getTime()
     if (!owners || now - this.lastOwnerCheck < this.o.leaseMs / 4) return
     this.lastOwnerCheck = now
-    for (const owner of this.o.outbox.otherOwners(this.o.owner)) {
+    for (const owner of await this.o.outbox.otherOwners(this.o.owner)) {
       if (!owners.isDead(owner)) continue
-      const count = this.o.outbox.releaseOwner(owner)
+      const count = await this.o.outbox.releaseOwner(owner)
       if (count > 0) this.o.log.warn('events resumed from a process that stopped', { count, owner })
     }
   }
 
   /** Deletes delivered events past their keep time, at most once an hour. */
-  private pruneDelivered(): void {
+  private async pruneDelivered(): Promise<void> {
     const now = this.o.clock.now().getTime()
     if (now - this.lastPrune < 3_600_000) return
     this.lastPrune = now
-    this.o.outbox.prune(now - (this.o.keepMs ?? 7 * 86_400_000))
+    await this.o.outbox.prune(now - (this.o.keepMs ?? 7 * 86_400_000))
   }
 }

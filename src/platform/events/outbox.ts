@@ -1,54 +1,47 @@
-import type { Database } from 'bun:sqlite'
 import type { Clock } from '../clock/clock'
 import { newId, type Random } from '../crypto/random'
 import type { Db } from '../db/db'
+import { type Store, sqliteStore } from '../db/store'
 import type { DomainEvent, EventType, NewEvent } from './events'
-import type { domainEvents } from './events.tables'
+import { type Claimed, OutboxRepo } from './outbox.repo'
 
-/** The columns of a `domain_events` row its claims read, under their JS keys (events.tables.ts). */
-const EVENT_COLUMNS = `e.seq, e.id, e.workspace_id AS workspaceId, e.type, e.payload, e.occurred_at AS occurredAt,
-  e.attempts, e.run_at AS runAt, e.lease_until AS leaseUntil`
-type EventRow = Pick<
-  typeof domainEvents.$inferSelect,
-  'seq' | 'id' | 'workspaceId' | 'type' | 'payload' | 'occurredAt' | 'attempts' | 'runAt' | 'leaseUntil'
->
+export type { Claimed }
 
-/** An undelivered event claimed by a dispatcher, with its delivery round count. */
-export interface Claimed {
-  seq: number
-  attempts: number
-  event: DomainEvent
+/** A subscriber applied in the emitter's unit (Subscriber.inline, dispatcher.ts). */
+export interface InlineSubscriber {
+  name: string
+  handle(event: DomainEvent): void | Promise<void>
 }
 
-function decode(r: EventRow): Claimed {
-  const event = {
-    id: r.id,
-    type: r.type as EventType,
-    workspaceId: r.workspaceId,
-    payload: JSON.parse(r.payload),
-    occurredAt: r.occurredAt,
-  } as DomainEvent
-  return { seq: r.seq, attempts: r.attempts, event }
+/** What emit does for the dispatcher's inline subscribers of one event type (Dispatcher.inlinePlan). */
+export interface InlinePlan {
+  /** The subscribers applied in the emitter's unit. */
+  inline: InlineSubscriber[]
+  /** Whether subscribers that are not inline take it too (then it waits for the dispatcher). */
+  others: boolean
 }
 
 /**
- * The outbox's data functions: `emit` for features, the rest for the dispatcher. Every claim is one
- * statement guarded by the expected lease, as in the job queue, so two dispatchers (in one process
- * or several on the same data dir) never deliver the same event at once.
+ * The outbox: `publish` (and, for code not yet on the store, `emit`) for features, which writes an
+ * event in the change's own unit of work; the dispatcher's claims and delivery records through its
+ * repo (outbox.repo.ts). Everything but `emit` runs on the store, on either engine.
  */
 export class Outbox {
   private listeners: (() => void)[] = []
-  /** The dispatcher's inline subscribers, applied at emit (true: nobody else takes the event). */
-  private inline: ((event: DomainEvent) => boolean) | null = null
+  /** The dispatcher's inline subscribers of a type, applied at emit. */
+  private inline: ((type: EventType) => InlinePlan) | null = null
+  private readonly store: Store
+  /** The queries; the dispatcher's are reached through the methods below. */
+  private readonly repo: OutboxRepo
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly clock: Clock,
     private readonly random: Random,
-  ) {}
-
-  private get c(): Database {
-    return this.db.$client
+    store?: Store,
+  ) {
+    this.store = store ?? sqliteStore(db)
+    this.repo = new OutboxRepo(this.store, clock)
   }
 
   private now(): number {
@@ -61,166 +54,122 @@ export class Outbox {
   }
 
   /** Sets what emit applies in the emitter's transaction (the dispatcher's inline subscribers). */
-  applyInline(fn: (event: DomainEvent) => boolean): void {
-    this.inline = fn
+  applyInline(plan: (type: EventType) => InlinePlan): void {
+    this.inline = plan
   }
 
-  /**
-   * Writes `event` to the outbox on `tx`, which must be inside the caller's open transaction on the
-   * same connection as the change: the event then commits or rolls back with it. Called outside a
-   * transaction it throws, since an event written on its own could tell of a change that never
-   * happened (or miss one that did). Inline subscribers are applied here, in that transaction; an
-   * event only they take is written delivered. Returns the event's id.
-   */
-  emit<T extends EventType>(tx: Pick<Db, '$client'>, e: NewEvent<T>): string {
-    if (!tx.$client.inTransaction) throw new Error(`event ${e.type} emitted outside a transaction`)
+  /** The event as a delivery would read it back (payload through JSON), its time and its plan. */
+  private prepare<T extends EventType>(e: NewEvent<T>) {
     const now = this.now()
     const id = newId(this.random, 'evt')
     const payload = JSON.stringify(e.payload)
-    // The subscribers see the event as a delivery would read it back (built only when there are any).
-    const delivered = this.inline?.({
-      id,
-      type: e.type,
+    const plan = this.inline?.(e.type) ?? { inline: [], others: true }
+    const event =
+      plan.inline.length > 0
+        ? ({
+            id,
+            type: e.type,
+            workspaceId: e.workspaceId,
+            payload: JSON.parse(payload),
+            occurredAt: now,
+          } as DomainEvent)
+        : null
+    // An event nobody here takes stays for the dispatcher (another process may take it).
+    const delivered = plan.inline.length > 0 && !plan.others ? now : null
+    return { now, id, payload, plan, event, delivered }
+  }
+
+  /**
+   * Writes `event` to the outbox in the caller's unit (store.unit), so the event commits or rolls
+   * back with the change it tells of; outside a unit it throws, since an event written on its own
+   * could tell of a change that never happened (or miss one that did). Inline subscribers are
+   * applied here, in that unit; an event only they take is written delivered. Returns its id.
+   */
+  async publish<T extends EventType>(e: NewEvent<T>): Promise<string> {
+    if (!this.store.inUnit()) throw new Error(`event ${e.type} published outside a unit of work`)
+    const p = this.prepare(e)
+    for (const s of p.plan.inline) {
+      await s.handle(p.event!)
+      if (p.plan.others) await this.repo.recordDelivery(p.id, s.name)
+    }
+    await this.repo.insert({
+      id: p.id,
       workspaceId: e.workspaceId,
-      payload: JSON.parse(payload),
-      occurredAt: now,
-    } as DomainEvent)
-      ? now
-      : null
+      type: e.type,
+      payload: p.payload,
+      occurredAt: p.now,
+      runAt: p.now,
+      deliveredAt: p.delivered,
+    })
+    if (p.delivered === null && this.listeners.length > 0) this.store.afterCommit(() => this.notify())
+    return p.id
+  }
+
+  /**
+   * `publish` for code still on synchronous SQLite transactions: writes the event on `tx`, which
+   * must be inside the caller's open transaction on the same connection as the change. Inline
+   * subscribers must be synchronous here.
+   */
+  emit<T extends EventType>(tx: Pick<Db, '$client'>, e: NewEvent<T>): string {
+    if (!tx.$client.inTransaction) throw new Error(`event ${e.type} emitted outside a transaction`)
+    const p = this.prepare(e)
+    const record = tx.$client.query(
+      'INSERT OR IGNORE INTO event_deliveries (event_id, subscriber, delivered_at) VALUES (?, ?, ?)',
+    )
+    for (const s of p.plan.inline) {
+      if (s.handle(p.event!) instanceof Promise)
+        throw new Error(`inline subscriber ${s.name} returned a promise`)
+      if (p.plan.others) record.run(p.id, s.name, p.now)
+    }
     tx.$client
       .query(
         `INSERT INTO domain_events (id, workspace_id, type, payload, occurred_at, run_at, delivered_at)
          VALUES (?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, e.workspaceId, e.type, payload, now, now, delivered)
+      .run(p.id, e.workspaceId, e.type, p.payload, p.now, p.now, p.delivered)
     // After the caller's synchronous transaction has ended; a rolled-back event leaves nothing to find.
-    if (delivered === null && this.listeners.length > 0) setImmediate(() => this.notify())
-    return id
+    if (p.delivered === null && this.listeners.length > 0) setImmediate(() => this.notify())
+    return p.id
   }
 
   private notify(): void {
     for (const fn of this.listeners) fn()
   }
 
-  /**
-   * Claims the oldest undelivered event of each workspace whose head is due and not leased by a
-   * live claim, up to `limit`; a workspace whose head is leased or waiting on a backoff is skipped
-   * whole, which is what keeps its events in order.
-   */
-  claimHeads(owner: string, leaseMs: number, limit: number, skip: ReadonlySet<string>): Claimed[] {
-    if (limit <= 0) return []
-    const now = this.now()
-    const heads = this.c
-      .query<EventRow, []>(
-        `SELECT ${EVENT_COLUMNS} FROM domain_events e
-         JOIN (SELECT min(seq) AS seq FROM domain_events WHERE delivered_at IS NULL GROUP BY workspace_id) h
-           ON h.seq = e.seq
-         ORDER BY e.seq`,
-      )
-      .all()
-    const claim = this.c.query(
-      `UPDATE domain_events SET lease_owner = ?, lease_until = ?
-       WHERE seq = ? AND delivered_at IS NULL AND run_at <= ? AND (lease_until IS NULL OR lease_until <= ?)`,
-    )
-    const out: Claimed[] = []
-    for (const h of heads) {
-      if (out.length >= limit) break
-      if (skip.has(h.workspaceId) || h.runAt > now) continue
-      if (h.leaseUntil !== null && h.leaseUntil > now) continue
-      if (claim.run(owner, now + leaseMs, h.seq, now, now).changes === 1) out.push(decode(h))
-    }
-    return out
+  // The dispatcher's side (outbox.repo.ts).
+  claimHeads(owner: string, leaseMs: number, limit: number, skip: ReadonlySet<string>): Promise<Claimed[]> {
+    return this.repo.claimHeads(owner, leaseMs, limit, skip)
   }
-
-  /** Subscribers that have already taken event `id`. */
-  delivered(id: string): Set<string> {
-    const rows = this.c
-      .query<{ subscriber: string }, [string]>('SELECT subscriber FROM event_deliveries WHERE event_id = ?')
-      .all(id)
-    return new Set(rows.map((r) => r.subscriber))
+  delivered(id: string): Promise<Set<string>> {
+    return this.repo.delivered(id)
   }
-
-  /** Records that `subscriber` has taken event `id`. */
-  recordDelivery(id: string, subscriber: string): void {
-    this.c
-      .query('INSERT OR IGNORE INTO event_deliveries (event_id, subscriber, delivered_at) VALUES (?, ?, ?)')
-      .run(id, subscriber, this.now())
+  recordDelivery(id: string, subscriber: string): Promise<void> {
+    return this.repo.recordDelivery(id, subscriber)
   }
-
-  /** Runs `fn` in one transaction on the outbox's connection (a transactional subscriber's delivery). */
-  atomically(fn: () => void): void {
-    this.c.transaction(fn)()
+  /** Runs `fn` as one unit (a transactional subscriber's work with its delivery record). */
+  atomically(fn: () => Promise<void>): Promise<void> {
+    return this.store.unit(fn)
   }
-
-  /** Marks a claimed event delivered to all its subscribers and lets its workspace move on. */
-  finish(seq: number, owner: string): void {
-    this.c
-      .query(
-        `UPDATE domain_events SET delivered_at = ?, lease_owner = NULL, lease_until = NULL, last_error = NULL
-         WHERE seq = ? AND lease_owner = ?`,
-      )
-      .run(this.now(), seq, owner)
+  finish(seq: number, owner: string): Promise<void> {
+    return this.repo.finish(seq, owner)
   }
-
-  /** Gives a claimed event back to be tried again after `delayMs` (a subscriber failed). */
-  retry(seq: number, owner: string, error: string, delayMs: number): void {
-    this.c
-      .query(
-        `UPDATE domain_events SET attempts = attempts + 1, run_at = ?, last_error = ?,
-           lease_owner = NULL, lease_until = NULL
-         WHERE seq = ? AND lease_owner = ?`,
-      )
-      .run(this.now() + delayMs, error, seq, owner)
+  retry(seq: number, owner: string, error: string, delayMs: number): Promise<void> {
+    return this.repo.retry(seq, owner, error, delayMs)
   }
-
-  /** Extends the lease of an event still being delivered. */
-  heartbeat(seq: number, owner: string, leaseMs: number): void {
-    this.c
-      .query('UPDATE domain_events SET lease_until = ? WHERE seq = ? AND lease_owner = ?')
-      .run(this.now() + leaseMs, seq, owner)
+  heartbeat(seqs: number[], owner: string, leaseMs: number): Promise<void> {
+    return this.repo.heartbeat(seqs, owner, leaseMs)
   }
-
-  /** Lease owners other than `self` holding events now. */
-  otherOwners(self: string): string[] {
-    return this.c
-      .query<{ leaseOwner: string }, [string]>(
-        'SELECT DISTINCT lease_owner AS leaseOwner FROM domain_events WHERE lease_owner IS NOT NULL AND lease_owner != ?',
-      )
-      .all(self)
-      .map((r) => r.leaseOwner)
+  otherOwners(self: string): Promise<string[]> {
+    return this.repo.otherOwners(self)
   }
-
-  /** Frees at once the events leased by an owner whose process has ended; returns how many. */
-  releaseOwner(owner: string): number {
-    return this.c
-      .query(
-        'UPDATE domain_events SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ? AND delivered_at IS NULL',
-      )
-      .run(owner).changes
+  releaseOwner(owner: string): Promise<number> {
+    return this.repo.releaseOwner(owner)
   }
-
-  /** Deletes delivered events (and their delivery records) older than `beforeMs`; returns how many. */
-  prune(beforeMs: number): number {
-    return this.c.transaction(() => {
-      this.c
-        .query(
-          `DELETE FROM event_deliveries WHERE event_id IN
-             (SELECT id FROM domain_events WHERE delivered_at IS NOT NULL AND delivered_at < ?)`,
-        )
-        .run(beforeMs)
-      return this.c
-        .query('DELETE FROM domain_events WHERE delivered_at IS NOT NULL AND delivered_at < ?')
-        .run(beforeMs).changes
-    })()
+  prune(beforeMs: number): Promise<number> {
+    return this.repo.prune(beforeMs)
   }
-
   /** Events not yet delivered, oldest first; for tests and `engram doctor`-style checks. */
-  pending(): DomainEvent[] {
-    return this.c
-      .query<EventRow, []>(
-        `SELECT ${EVENT_COLUMNS} FROM domain_events e WHERE delivered_at IS NULL ORDER BY seq`,
-      )
-      .all()
-      .map((r) => decode(r).event)
+  pending(): Promise<DomainEvent[]> {
+    return this.repo.pending()
   }
 }

@@ -7,7 +7,7 @@ import type { Config } from '../config/config.load'
 import { newId, type Random } from '../crypto/random'
 import { CheckpointThread } from '../db/checkpoints'
 import type { Db } from '../db/db'
-import { SqliteStore } from '../db/store'
+import { sqliteStore } from '../db/store'
 import { createMailer, type Mailer } from '../email/email'
 import { Dispatcher } from '../events/dispatcher'
 import { Outbox } from '../events/outbox'
@@ -67,7 +67,8 @@ export function createRuntime(d: RuntimeDeps): Runtime {
   queue.onEnqueue(() => scheduler.poke())
   // Domain events share the job queue's lease and poll settings; the dispatcher's owner (and lock
   // file) is the scheduler's with a suffix, so either can be told dead on its own.
-  const events = new Outbox(db, clock, random)
+  const store = sqliteStore(db)
+  const events = new Outbox(db, clock, random, store)
   const dispatcher = new Dispatcher({
     outbox: events,
     clock,
@@ -85,7 +86,7 @@ export function createRuntime(d: RuntimeDeps): Runtime {
     onError: (error) => log.warn('a WAL checkpoint failed', { error }),
   })
   return {
-    platform: { db, store: new SqliteStore(db), clock, random, log, objects: envelope, queue, events },
+    platform: { db, store, clock, random, log, objects: envelope, queue, events },
     scheduler,
     dispatcher,
     mailer,
@@ -100,6 +101,7 @@ export function createRuntime(d: RuntimeDeps): Runtime {
       await scheduler.stop()
       await dispatcher.stop()
       await checkpoints.stop()
+      await store.close()
     },
   }
 }

@@ -67,7 +67,7 @@ function recorder(name: string) {
 }
 
 describe('domain events', () => {
-  test('emit refuses to write outside a transaction', () => {
+  test('emit refuses to write outside a transaction', async () => {
     expect(() =>
       outbox.emit(db, {
         type: 'key.revoked',
@@ -75,7 +75,7 @@ describe('domain events', () => {
         payload: { keyId: 'k', name: 'k', prefix: 'ek_x', actor: SYSTEM },
       }),
     ).toThrow(/outside a transaction/)
-    expect(outbox.pending()).toEqual([])
+    expect(await outbox.pending()).toEqual([])
   })
 
   test('an event emitted in a rolled-back transaction is never delivered', async () => {
@@ -92,7 +92,7 @@ describe('domain events', () => {
     ).toThrow('the change failed')
     await dispatcher.drain()
     expect(seen).toEqual([])
-    expect(outbox.pending()).toEqual([])
+    expect(await outbox.pending()).toEqual([])
   })
 
   test('a committed event is delivered once to each subscriber of its type, with its id', async () => {
@@ -109,7 +109,7 @@ describe('domain events', () => {
     expect(b).toEqual(['ws_a:k1'])
     expect(other).toEqual([])
     expect(ids).toEqual([id])
-    expect(outbox.pending()).toEqual([])
+    expect(await outbox.pending()).toEqual([])
   })
 
   test("a workspace's events arrive in order while another workspace proceeds", async () => {
@@ -128,11 +128,11 @@ describe('domain events', () => {
     emit('ws_a', 'a2')
     emit('ws_b', 'b1')
     emit('ws_b', 'b2')
-    dispatcher.tick()
+    await dispatcher.tick()
     await Promise.resolve()
     // B's head was delivered while A's is in flight; A's second waits.
     for (let i = 0; i < 3 && !seen.includes('ws_b:b2'); i++) {
-      dispatcher.tick()
+      await dispatcher.tick()
       await new Promise((r) => setImmediate(r))
     }
     expect(seen).toEqual(['ws_a:a1', 'ws_b:b1', 'ws_b:b2'])
@@ -171,7 +171,7 @@ describe('domain events', () => {
     expect(flaky).toEqual(['ws_b:b1', 'ws_a:a1', 'ws_a:a2'])
     // The subscriber that succeeded the first time was not called again for a1.
     expect(good).toEqual(['ws_a:a1', 'ws_b:b1', 'ws_a:a2'])
-    expect(outbox.pending()).toEqual([])
+    expect(await outbox.pending()).toEqual([])
   })
 
   test('delivered events are pruned after their keep time', async () => {
@@ -182,7 +182,7 @@ describe('domain events', () => {
       db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM domain_events').get()!.n
     expect(count()).toBe(1)
     clock.advance(8 * 86_400_000)
-    dispatcher.tick()
+    await dispatcher.tick()
     expect(count()).toBe(0)
   })
 
@@ -215,20 +215,36 @@ describe('domain events', () => {
     clock.advance(1000)
     await dispatcher.drain()
     expect(tally()).toBe(2)
-    expect(outbox.pending()).toEqual([])
+    expect(await outbox.pending()).toEqual([])
   })
 
-  test('a transactional subscriber that returns a promise is refused, and the event waits', async () => {
+  test('a transactional subscriber may await the database, but one that awaits anything else is rolled back and its event waits', async () => {
+    db.$client.exec('CREATE TABLE tally (ws TEXT PRIMARY KEY, n INTEGER NOT NULL)')
+    const add = db.$client.query(
+      'INSERT INTO tally (ws, n) VALUES (?, 1) ON CONFLICT (ws) DO UPDATE SET n = n + 1',
+    )
+    let waitOnATimer = true
     dispatcher.subscribe({
       name: 'async',
       types: ['key.revoked'],
       transactional: true,
-      handle: async () => {},
+      handle: async (e) => {
+        add.run(e.workspaceId)
+        await outbox.delivered(e.id)
+        if (waitOnATimer) await new Promise((r) => setTimeout(r, 0))
+      },
     })
+    const tally = () => db.$client.query<{ n: number }, []>('SELECT n FROM tally').get()?.n ?? 0
     emit('ws_a', 'k1')
     await dispatcher.drain()
-    expect(outbox.pending()).toHaveLength(1)
+    expect(tally()).toBe(0)
+    expect(await outbox.pending()).toHaveLength(1)
     const row = db.$client.query<{ e: string }, []>('SELECT last_error AS e FROM domain_events').get()!
-    expect(row.e).toMatch(/returned a promise/)
+    expect(row.e).toMatch(/awaited something other than the database/)
+    waitOnATimer = false
+    clock.advance(1000)
+    await dispatcher.drain()
+    expect(tally()).toBe(1)
+    expect(await outbox.pending()).toEqual([])
   })
 })

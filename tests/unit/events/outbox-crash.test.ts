@@ -84,14 +84,14 @@ describe('outbox crash', () => {
     setUp()
     const id = await emitAndDie('no-dispatch')
     const { dispatcher, outbox, seen } = restart()
-    expect(outbox.pending().map((e) => e.id)).toEqual([id])
+    expect((await outbox.pending()).map((e) => e.id)).toEqual([id])
     await dispatcher.drain()
     await dispatcher.drain()
     expect(seen()).toEqual([
       { event_id: id, subscriber: 'a', n: 1 },
       { event_id: id, subscriber: 'b', n: 1 },
     ])
-    expect(outbox.pending()).toEqual([])
+    expect(await outbox.pending()).toEqual([])
   })
 
   test('killed inside a subscriber: the lease is taken over at once and only the unreached subscriber is called', async () => {
@@ -99,7 +99,7 @@ describe('outbox crash', () => {
     const id = await emitAndDie('block')
     const { dispatcher, outbox, seen } = restart()
     // The dead process still holds the lease for an hour; its lock tells it is gone.
-    expect(outbox.otherOwners('proc_new_events')).toHaveLength(1)
+    expect(await outbox.otherOwners('proc_new_events')).toHaveLength(1)
     // Subscriber a took the event before the kill, and its delivery was recorded.
     expect(seen()).toEqual([{ event_id: id, subscriber: 'a', n: 1 }])
     await dispatcher.drain()
@@ -108,6 +108,6 @@ describe('outbox crash', () => {
       { event_id: id, subscriber: 'a', n: 1 },
       { event_id: id, subscriber: 'b', n: 1 },
     ])
-    expect(outbox.pending()).toEqual([])
+    expect(await outbox.pending()).toEqual([])
   })
 })

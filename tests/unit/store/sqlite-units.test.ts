@@ -1,15 +1,25 @@
-import { describe, expect, test } from 'bun:test'
+import { afterEach, describe, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { openDatabase } from '../../../src/platform/db/db'
 import { SqliteStore, UnitYieldedError } from '../../../src/platform/db/store'
+import { tempDatabases } from '../../helpers/temp-databases'
 
 const notes = sqliteTable('notes', { id: text('id').primaryKey(), n: integer('n').notNull() })
 
-function store(): SqliteStore {
-  const db = openDatabase(':memory:')
+const temp = tempDatabases('engram-units-')
+const stores: SqliteStore[] = []
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close()
+})
+
+/** A store over a WAL database file, as the app opens it (`memory`: over an in-memory one). */
+function store(memory = false): SqliteStore {
+  const db = memory ? openDatabase(':memory:') : temp.wal().db
   db.$client.exec('CREATE TABLE notes (id TEXT PRIMARY KEY, n INTEGER NOT NULL)')
-  return new SqliteStore(db)
+  const s = new SqliteStore(db)
+  stores.push(s)
+  return s
 }
 
 async function ids(s: SqliteStore): Promise<string[]> {
@@ -114,7 +124,7 @@ describe('SQLite units of work', () => {
   })
 
   test('a unit cannot begin inside a synchronous transaction on the same connection', async () => {
-    const s = store()
+    const s = store(true)
     let started: Promise<void> | null = null
     s.db.$client.transaction(() => {
       started = s.unit(async () => {
@@ -122,6 +132,35 @@ describe('SQLite units of work', () => {
       })
     })()
     await expect(started!).rejects.toThrow('another transaction was open')
+    expect(await ids(s)).toEqual([])
+  })
+
+  test("units of flows running at once take turns, and reads outside them never see a unit's writes in progress", async () => {
+    const s = store()
+    const seen: number[] = []
+    const count = async () => (await s.db.select({ id: notes.id }).from(notes)).length
+    const flow = (name: string) =>
+      s.unit(async () => {
+        for (let i = 0; i < 5; i++) {
+          await s.db.insert(notes).values({ id: `${name}${i}`, n: i })
+        }
+      })
+    // Another flow reading all along: its continuations run between the units' awaits.
+    const reads = (async () => {
+      for (let i = 0; i < 20; i++) seen.push(await count())
+    })()
+    await Promise.all([flow('a'), flow('b'), reads])
+    expect(await count()).toBe(10)
+    // Reads outside the units saw 0, 5 or 10 rows: never a unit half written.
+    expect(seen.every((n) => n === 0 || n === 5 || n === 10)).toBe(true)
+    expect(seen).toContain(0)
+  })
+
+  test('a write outside a unit fails at once, and writes nothing', async () => {
+    const s = store()
+    await expect(Promise.resolve().then(() => s.db.insert(notes).values({ id: 'a', n: 1 }))).rejects.toThrow(
+      /readonly/,
+    )
     expect(await ids(s)).toEqual([])
   })
 })

@@ -1,0 +1,232 @@
+import { and, eq, inArray, isNotNull, isNull, lt, lte, min, ne, or, sql } from 'drizzle-orm'
+import type { Clock } from '../clock/clock'
+import type { Db } from '../db/db'
+import type { Store } from '../db/store'
+import type { DomainEvent, EventType } from './events'
+import { domainEvents, eventDeliveries } from './events.tables'
+
+/** What a claim reads of a `domain_events` row. */
+type EventRow = Pick<
+  typeof domainEvents.$inferSelect,
+  'seq' | 'id' | 'workspaceId' | 'type' | 'payload' | 'occurredAt' | 'attempts' | 'runAt' | 'leaseUntil'
+>
+
+/** An undelivered event claimed by a dispatcher, with its delivery round count. */
+export interface Claimed {
+  seq: number
+  attempts: number
+  event: DomainEvent
+}
+
+function decode(r: EventRow): Claimed {
+  const event = {
+    id: r.id,
+    type: r.type as EventType,
+    workspaceId: r.workspaceId,
+    payload: JSON.parse(r.payload),
+    occurredAt: r.occurredAt,
+  } as DomainEvent
+  return { seq: r.seq, attempts: r.attempts, event }
+}
+
+/**
+ * The outbox's queries, on the store (either engine): the dispatcher's claims, leases and delivery
+ * records. Every claim is one statement guarded by the expected lease, as in the job queue, so two
+ * dispatchers (in one process or several sharing the database) never deliver the same event at once.
+ */
+export class OutboxRepo {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  private now(): number {
+    return this.clock.now().getTime()
+  }
+
+  private get events() {
+    return this.store.table(domainEvents)
+  }
+
+  private get deliveries() {
+    return this.store.table(eventDeliveries)
+  }
+
+  /** One write, in the caller's unit or in a unit of its own (outside one, the store only reads). */
+  private async write(fn: (db: Db) => PromiseLike<unknown>): Promise<void> {
+    await this.store.unit(async () => {
+      await fn(this.store.db)
+    })
+  }
+
+  /** Writes a new event row (in the caller's unit). */
+  async insert(row: typeof domainEvents.$inferInsert): Promise<void> {
+    await this.store.db.insert(this.events).values(row)
+  }
+
+  /**
+   * Claims the oldest undelivered event of each workspace whose head is due and not leased by a
+   * live claim, up to `limit`; a workspace whose head is leased or waiting on a backoff is skipped
+   * whole, which is what keeps its events in order.
+   */
+  async claimHeads(
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    skip: ReadonlySet<string>,
+  ): Promise<Claimed[]> {
+    if (limit <= 0) return []
+    return this.store.unit(() => this.claim(owner, leaseMs, limit, skip))
+  }
+
+  private async claim(
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    skip: ReadonlySet<string>,
+  ): Promise<Claimed[]> {
+    const now = this.now()
+    const e = this.events
+    const db = this.store.db
+    const h = db
+      .select({ seq: min(e.seq).as('head') })
+      .from(e)
+      .where(isNull(e.deliveredAt))
+      .groupBy(e.workspaceId)
+      .as('h')
+    const heads = await db
+      .select({
+        seq: e.seq,
+        id: e.id,
+        workspaceId: e.workspaceId,
+        type: e.type,
+        payload: e.payload,
+        occurredAt: e.occurredAt,
+        attempts: e.attempts,
+        runAt: e.runAt,
+        leaseUntil: e.leaseUntil,
+      })
+      .from(e)
+      .innerJoin(h, eq(h.seq, e.seq))
+      .orderBy(e.seq)
+    const out: Claimed[] = []
+    for (const head of heads) {
+      if (out.length >= limit) break
+      if (skip.has(head.workspaceId) || head.runAt > now) continue
+      if (head.leaseUntil !== null && head.leaseUntil > now) continue
+      const won = await db
+        .update(e)
+        .set({ leaseOwner: owner, leaseUntil: now + leaseMs })
+        .where(
+          and(
+            eq(e.seq, head.seq),
+            isNull(e.deliveredAt),
+            lte(e.runAt, now),
+            or(isNull(e.leaseUntil), lte(e.leaseUntil, now)),
+          ),
+        )
+        .returning({ seq: e.seq })
+      if (won.length === 1) out.push(decode(head))
+    }
+    return out
+  }
+
+  /** Subscribers that have already taken event `id`. */
+  async delivered(id: string): Promise<Set<string>> {
+    const d = this.deliveries
+    const rows = await this.store.db.select({ subscriber: d.subscriber }).from(d).where(eq(d.eventId, id))
+    return new Set(rows.map((r) => r.subscriber))
+  }
+
+  /** Records that `subscriber` has taken event `id`. */
+  recordDelivery(id: string, subscriber: string): Promise<void> {
+    return this.write((db) =>
+      db
+        .insert(this.deliveries)
+        .values({ eventId: id, subscriber, deliveredAt: this.now() })
+        .onConflictDoNothing(),
+    )
+  }
+
+  /** Marks a claimed event delivered to all its subscribers and lets its workspace move on. */
+  finish(seq: number, owner: string): Promise<void> {
+    const e = this.events
+    return this.write((db) =>
+      db
+        .update(e)
+        .set({ deliveredAt: this.now(), leaseOwner: null, leaseUntil: null, lastError: null })
+        .where(and(eq(e.seq, seq), eq(e.leaseOwner, owner))),
+    )
+  }
+
+  /** Gives a claimed event back to be tried again after `delayMs` (a subscriber failed). */
+  retry(seq: number, owner: string, error: string, delayMs: number): Promise<void> {
+    const e = this.events
+    return this.write((db) =>
+      db
+        .update(e)
+        .set({
+          attempts: sql`${e.attempts} + 1`,
+          runAt: this.now() + delayMs,
+          lastError: error,
+          leaseOwner: null,
+          leaseUntil: null,
+        })
+        .where(and(eq(e.seq, seq), eq(e.leaseOwner, owner))),
+    )
+  }
+
+  /** Extends the leases of events still being delivered. */
+  async heartbeat(seqs: number[], owner: string, leaseMs: number): Promise<void> {
+    if (seqs.length === 0) return
+    const e = this.events
+    await this.write((db) =>
+      db
+        .update(e)
+        .set({ leaseUntil: this.now() + leaseMs })
+        .where(and(inArray(e.seq, seqs), eq(e.leaseOwner, owner))),
+    )
+  }
+
+  /** Lease owners other than `self` holding events now. */
+  async otherOwners(self: string): Promise<string[]> {
+    const e = this.events
+    const rows = await this.store.db
+      .selectDistinct({ owner: e.leaseOwner })
+      .from(e)
+      .where(and(isNotNull(e.leaseOwner), ne(e.leaseOwner, self)))
+    return rows.map((r) => r.owner!)
+  }
+
+  /** Frees at once the events leased by an owner whose process has ended; returns how many. */
+  async releaseOwner(owner: string): Promise<number> {
+    const e = this.events
+    return this.store.unit(async () => {
+      const freed = await this.store.db
+        .update(e)
+        .set({ leaseOwner: null, leaseUntil: null })
+        .where(and(eq(e.leaseOwner, owner), isNull(e.deliveredAt)))
+        .returning({ seq: e.seq })
+      return freed.length
+    })
+  }
+
+  /** Deletes delivered events (and their delivery records) older than `beforeMs`; returns how many. */
+  prune(beforeMs: number): Promise<number> {
+    const e = this.events
+    const d = this.deliveries
+    const old = and(isNotNull(e.deliveredAt), lt(e.deliveredAt, beforeMs))
+    return this.store.unit(async () => {
+      const db = this.store.db
+      await db.delete(d).where(inArray(d.eventId, db.select({ id: e.id }).from(e).where(old)))
+      return (await db.delete(e).where(old).returning({ seq: e.seq })).length
+    })
+  }
+
+  /** Events not yet delivered, oldest first; for tests and `engram doctor`-style checks. */
+  async pending(): Promise<DomainEvent[]> {
+    const e = this.events
+    const rows = await this.store.db.select().from(e).where(isNull(e.deliveredAt)).orderBy(e.seq)
+    return rows.map((r) => decode(r).event)
+  }
+}
