@@ -4,8 +4,7 @@
 // first checkout, never by metadata an event carries.
 import type { Actor } from '../../platform/auth/principal'
 import type { Clock } from '../../platform/clock/clock'
-import type { Db } from '../../platform/db/db'
-import { transaction } from '../../platform/db/transaction'
+import type { Store } from '../../platform/db/store'
 import type { PlansService } from '../plans/plans.service'
 import type { BillingAccountRow, BillingRepo, SubscriptionMirror } from './billing.repo'
 import { KeyedQueue } from './billing.serial'
@@ -95,7 +94,7 @@ export class BillingEvents {
 
   constructor(
     private readonly d: {
-      db: Db
+      store: Store
       clock: Clock
       repo: BillingRepo
       plans: PlansService
@@ -115,7 +114,7 @@ export class BillingEvents {
     if (!subject?.customer || !subject.subscription) return { outcome: 'ignored', workspaceId: null }
     const { customer, subscription } = subject
     return this.serial(customer, async () => {
-      const account = this.d.repo.byCustomer(customer)
+      const account = await this.d.repo.byCustomer(customer)
       if (!account) return { outcome: 'ignored' as const, workspaceId: null }
       const sub = await this.d.gateway.subscription(subscription)
       const applied = await this.mirror(account, sub, event.created)
@@ -127,11 +126,11 @@ export class BillingEvents {
   }
 
   /** Reads the workspace's subscription from Stripe again and mirrors it (after billing changed it). */
-  refresh(workspaceId: string): Promise<boolean> {
-    const before = this.d.repo.byWorkspace(workspaceId)
-    if (!before) return Promise.resolve(false)
+  async refresh(workspaceId: string): Promise<boolean> {
+    const before = await this.d.repo.byWorkspace(workspaceId)
+    if (!before) return false
     return this.serial(before.customerId, async () => {
-      const account = this.d.repo.byWorkspace(workspaceId)
+      const account = await this.d.repo.byWorkspace(workspaceId)
       if (!account?.subscriptionId) return false
       return this.mirror(account, await this.d.gateway.subscription(account.subscriptionId), null)
     })
@@ -155,9 +154,10 @@ export class BillingEvents {
     const scheduleId = idOf(sub.schedule)
     const schedule = scheduleId ? await this.d.gateway.schedule(scheduleId) : null
     const m = this.mirrorOf(sub, scheduleId, schedule)
-    transaction(this.d.db, () => {
+    // The mirror and the plan it calls for land together; Stripe was read before the unit.
+    await this.d.store.unit(async () => {
       const at = this.d.clock.now().getTime()
-      this.d.repo.mirror(account.workspaceId, m, at, eventCreated)
+      await this.d.repo.mirror(account.workspaceId, m, at, eventCreated)
       this.follow(account.workspaceId, m)
     })
     return true
@@ -185,7 +185,11 @@ export class BillingEvents {
     } satisfies SubscriptionMirror
   }
 
-  /** Moves the workspace to the plan its subscription's state calls for, audited as billing's. */
+  /**
+   * Moves the workspace to the plan its subscription's state calls for, audited as billing's. Plans
+   * is not on the store yet: its synchronous change (and its `plan.changed`) joins the caller's unit
+   * on SQLite, where they share the connection.
+   */
   private follow(workspaceId: string, m: SubscriptionMirror): void {
     let target: string | null = null
     if (m.status && LIVE.has(m.status) && m.tier && this.d.plans.find(m.tier)) target = m.tier

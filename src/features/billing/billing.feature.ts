@@ -25,7 +25,7 @@ export function billingFeature(
   },
 ): Feature<BillingService> {
   const b = d.config.billing
-  const repo = new BillingRepo(p.db)
+  const repo = new BillingRepo(p.store)
   const gateway =
     b.mode === 'stripe'
       ? new StripeGateway({
@@ -36,7 +36,7 @@ export function billingFeature(
       : null
   const events = gateway
     ? new BillingEvents({
-        db: p.db,
+        store: p.store,
         clock: p.clock,
         repo,
         plans: d.plans,
@@ -47,6 +47,7 @@ export function billingFeature(
   const service = new BillingService({
     clock: p.clock,
     log: p.log,
+    store: p.store,
     repo,
     plans: d.plans,
     legal: d.legal,

@@ -1,5 +1,5 @@
-import { eq } from 'drizzle-orm'
-import type { Db } from '../../platform/db/db'
+import { eq, sql } from 'drizzle-orm'
+import type { Store } from '../../platform/db/store'
 import { billingAccounts, billingEvents } from './billing.tables'
 
 /** A workspace's billing account row (times in ms). */
@@ -24,69 +24,77 @@ export type SubscriptionMirror = Pick<
   | 'scheduleId'
 >
 
-/** SQL of the billing feature: its two tables and nothing else. */
+/** SQL of the billing feature: its two tables and nothing else, on either engine (docs/data-layer.md). */
 export class BillingRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly store: Store) {}
 
   /** A workspace's account, if it ever started a checkout. */
-  byWorkspace(workspaceId: string): BillingAccountRow | undefined {
-    return this.db.select().from(billingAccounts).where(eq(billingAccounts.workspaceId, workspaceId)).get()
+  async byWorkspace(workspaceId: string): Promise<BillingAccountRow | undefined> {
+    const a = this.store.table(billingAccounts)
+    const rows = await this.store.db.select().from(a).where(eq(a.workspaceId, workspaceId)).limit(1)
+    return rows[0]
   }
 
   /** The account that owns a Stripe customer: the only link an event is trusted by. */
-  byCustomer(customerId: string): BillingAccountRow | undefined {
-    return this.db.select().from(billingAccounts).where(eq(billingAccounts.customerId, customerId)).get()
+  async byCustomer(customerId: string): Promise<BillingAccountRow | undefined> {
+    const a = this.store.table(billingAccounts)
+    const rows = await this.store.db.select().from(a).where(eq(a.customerId, customerId)).limit(1)
+    return rows[0]
   }
 
-  /** Links a workspace to its customer once; a second link of the same workspace changes nothing. */
-  link(workspaceId: string, customerId: string, at: number): BillingAccountRow {
-    this.db
-      .insert(billingAccounts)
+  /**
+   * Links a workspace to its customer once; a second link of the same workspace changes nothing
+   * and answers the first. Call inside a unit (it reads its own write).
+   */
+  async link(workspaceId: string, customerId: string, at: number): Promise<BillingAccountRow> {
+    await this.store.db
+      .insert(this.store.table(billingAccounts))
       .values({ workspaceId, customerId, createdAt: at, updatedAt: at })
       .onConflictDoNothing()
-      .run()
-    return this.byWorkspace(workspaceId) as BillingAccountRow
+    return (await this.byWorkspace(workspaceId)) as BillingAccountRow
   }
 
   /** Writes what Stripe answered about the workspace's subscription. */
-  mirror(workspaceId: string, m: SubscriptionMirror, at: number, eventCreated: number | null): void {
+  async mirror(
+    workspaceId: string,
+    m: SubscriptionMirror,
+    at: number,
+    eventCreated: number | null,
+  ): Promise<void> {
+    const a = this.store.table(billingAccounts)
     const set = { ...m, syncedAt: at, updatedAt: at }
-    this.db
-      .update(billingAccounts)
+    await this.store.db
+      .update(a)
       .set(eventCreated === null ? set : { ...set, lastEventCreated: eventCreated })
-      .where(eq(billingAccounts.workspaceId, workspaceId))
-      .run()
+      .where(eq(a.workspaceId, workspaceId))
   }
 
   /** Records the checkout session the workspace opened last. */
-  setOpenCheckout(workspaceId: string, sessionId: string, at: number): void {
-    this.db
-      .update(billingAccounts)
+  async setOpenCheckout(workspaceId: string, sessionId: string, at: number): Promise<void> {
+    const a = this.store.table(billingAccounts)
+    await this.store.db
+      .update(a)
       .set({ openCheckoutId: sessionId, updatedAt: at })
-      .where(eq(billingAccounts.workspaceId, workspaceId))
-      .run()
+      .where(eq(a.workspaceId, workspaceId))
   }
 
   /** A received event, if it was seen before. */
-  event(eventId: string): BillingEventRow | undefined {
-    return this.db.select().from(billingEvents).where(eq(billingEvents.eventId, eventId)).get()
+  async event(eventId: string): Promise<BillingEventRow | undefined> {
+    const e = this.store.table(billingEvents)
+    const rows = await this.store.db.select().from(e).where(eq(e.eventId, eventId)).limit(1)
+    return rows[0]
   }
 
-  /** Records an event's outcome: a first delivery inserts, a redelivery of a failed one updates. */
-  recordEvent(row: Omit<BillingEventRow, 'attempts'>): void {
-    const { eventId, ...rest } = row
-    const before = this.event(eventId)
-    if (!before) {
-      this.db
-        .insert(billingEvents)
-        .values({ ...row, attempts: 1 })
-        .run()
-      return
-    }
-    this.db
-      .update(billingEvents)
-      .set({ ...rest, attempts: before.attempts + 1 })
-      .where(eq(billingEvents.eventId, eventId))
-      .run()
+  /**
+   * Records an event's outcome: a first delivery inserts, a redelivery (of a failed one) updates it
+   * and counts the attempt. One upsert, so two deliveries at once cannot both insert.
+   */
+  async recordEvent(row: Omit<BillingEventRow, 'attempts'>): Promise<void> {
+    const e = this.store.table(billingEvents)
+    const { eventId: _, ...rest } = row
+    await this.store.db
+      .insert(e)
+      .values({ ...row, attempts: 1 })
+      .onConflictDoUpdate({ target: e.eventId, set: { ...rest, attempts: sql`${e.attempts} + 1` } })
   }
 }

@@ -1,5 +1,6 @@
 import type { Clock } from '../../platform/clock/clock'
 import { sha256Hex } from '../../platform/crypto/hash'
+import type { Store } from '../../platform/db/store'
 import { ApiError, fail, validationFailed } from '../../platform/errors/errors'
 import type { Logger } from '../../platform/log/log'
 import type { LegalService } from '../legal/legal.service'
@@ -16,6 +17,8 @@ import type { StripeGateway, Term } from './billing.stripe'
 export interface BillingDeps {
   clock: Clock
   log: Logger
+  /** Billing's writes are units of work on it; Stripe is called before or after them, never inside. */
+  store: Store
   repo: BillingRepo
   plans: PlansService
   legal: LegalService
@@ -81,9 +84,9 @@ export class BillingService {
   }
 
   /** The workspace's billing status; always answers, billing on or off. */
-  status(workspaceId: string): BillingStatus {
+  async status(workspaceId: string): Promise<BillingStatus> {
     const plan = this.d.plans.planOf(workspaceId) as PlanDef
-    const a = this.d.repo.byWorkspace(workspaceId)
+    const a = await this.d.repo.byWorkspace(workspaceId)
     const pending =
       a?.pendingTier && a.pendingTerm && a.pendingAt !== null
         ? { tier: a.pendingTier, term: a.pendingTerm as Term, effective_at: iso(a.pendingAt) as string }
@@ -122,7 +125,7 @@ export class BillingService {
   /** Opens a hosted checkout for a plan; the customer is created once per workspace. */
   async checkout(workspaceId: string, tier: string, term: Term, requestKey: string | null) {
     await this.gatePurchase(workspaceId)
-    const before = this.d.repo.byWorkspace(workspaceId)
+    const before = await this.d.repo.byWorkspace(workspaceId)
     if (before?.subscriptionId && isLive(before.status)) throw fail('subscription_exists')
     const plan = this.sellable(tier, term)
     // One checkout of a workspace at a time, so that two cannot both leave a session open.
@@ -161,17 +164,20 @@ export class BillingService {
         idempotencyKey: keyFor('checkout', workspaceId, requestKey, `${tier}:${term}`),
       }),
     )
-    this.d.repo.setOpenCheckout(workspaceId, session.id, this.d.clock.now().getTime())
+    const at = this.d.clock.now().getTime()
+    await this.d.store.unit(() => this.d.repo.setOpenCheckout(workspaceId, session.id, at))
     return { url: session.url, session_id: session.id }
   }
 
   /** The workspace's account, linking it to a new customer the first time. */
   private async accountOf(workspaceId: string, gateway: StripeGateway): Promise<BillingAccountRow> {
-    const existing = this.d.repo.byWorkspace(workspaceId)
+    const existing = await this.d.repo.byWorkspace(workspaceId)
     if (existing) return existing
     const name = this.d.workspaces.get(workspaceId)?.name ?? workspaceId
     const customerId = await provider(this.d.log, 'customer', () => gateway.createCustomer(workspaceId, name))
-    return this.d.repo.link(workspaceId, customerId, this.d.clock.now().getTime())
+    const at = this.d.clock.now().getTime()
+    // Two first checkouts at once: the second link changes nothing and both go on with the first's customer.
+    return this.d.store.unit(() => this.d.repo.link(workspaceId, customerId, at))
   }
 
   /**
@@ -181,7 +187,7 @@ export class BillingService {
   async changePlan(workspaceId: string, tier: string, term: Term, requestKey: string | null) {
     await this.gatePurchase(workspaceId)
     const { gateway, events } = this.ensureEnabled()
-    const account = this.d.repo.byWorkspace(workspaceId)
+    const account = await this.d.repo.byWorkspace(workspaceId)
     if (!account?.subscriptionId || !isLive(account.status)) throw fail('checkout_required')
     const plan = this.sellable(tier, term)
     const subId = account.subscriptionId
@@ -225,7 +231,7 @@ export class BillingService {
   /** A billing portal session for the workspace's customer. */
   async portal(workspaceId: string): Promise<{ url: string }> {
     const { gateway } = this.ensureEnabled()
-    const account = this.d.repo.byWorkspace(workspaceId)
+    const account = await this.d.repo.byWorkspace(workspaceId)
     if (!account) throw fail('no_billing_account')
     const url = await provider(this.d.log, 'portal', () =>
       gateway.portal(account.customerId, `${this.d.baseUrl}/console/plan`),
@@ -248,18 +254,20 @@ export class BillingService {
     if (typeof event.id !== 'string' || typeof event.type !== 'string') {
       throw fail('bad_request', 'The signed body is not a Stripe event (no id or type).')
     }
-    const seen = this.d.repo.event(event.id)
+    const seen = await this.d.repo.event(event.id)
     if (seen && seen.outcome !== 'failed') return { outcome: seen.outcome as EventOutcome }
     const receivedAt = this.d.clock.now().getTime()
     const record = { eventId: event.id, type: event.type, receivedAt }
     try {
       const { outcome, workspaceId } = await events.apply(event)
-      this.d.repo.recordEvent({ ...record, workspaceId, outcome, error: null })
+      await this.d.store.unit(() => this.d.repo.recordEvent({ ...record, workspaceId, outcome, error: null }))
       return { outcome }
     } catch (e) {
       const error = (e as Error).message.slice(0, 500)
       this.d.log.warn('billing event failed', { event_id: event.id, type: event.type, error })
-      this.d.repo.recordEvent({ ...record, workspaceId: null, outcome: 'failed', error })
+      await this.d.store.unit(() =>
+        this.d.repo.recordEvent({ ...record, workspaceId: null, outcome: 'failed', error }),
+      )
       return { outcome: 'failed' }
     }
   }
