@@ -60,8 +60,8 @@ export function membersRoutes(members: MembersService): RouteDef[] {
       tags: ADMIN,
       params: InviteIdParams,
       status: 204,
-      handler: ({ principal, params, ip, requestId }) => {
-        members.revokeInvite(principal, params.invite_id, { ip, requestId })
+      handler: async ({ principal, params, ip, requestId }) => {
+        await members.revokeInvite(principal, params.invite_id, { ip, requestId })
         return reply(204)
       },
     }),
@@ -87,8 +87,8 @@ export function membersRoutes(members: MembersService): RouteDef[] {
       tags: ADMIN,
       params: UserIdParams,
       status: 204,
-      handler: ({ principal, params, ip, requestId }) => {
-        members.remove(principal, params.user_id, { ip, requestId })
+      handler: async ({ principal, params, ip, requestId }) => {
+        await members.remove(principal, params.user_id, { ip, requestId })
         return reply(204)
       },
     }),

@@ -5,7 +5,7 @@ import { baseUrl, type Config } from '../../platform/config/config.load'
 import { sha256Hex } from '../../platform/crypto/hash'
 import { newId, type Random } from '../../platform/crypto/random'
 import { newLinkToken } from '../../platform/crypto/token'
-import type { Db } from '../../platform/db/db'
+import type { Store } from '../../platform/db/store'
 import type { Mailer } from '../../platform/email/email'
 import { fail, notFound, validationFailed } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
@@ -13,22 +13,16 @@ import { type LinkResp, normaliseEmail, requireName, type TokenResp } from '../a
 import type { AccountsService, Caller, UserRow } from '../accounts/accounts.service'
 import type { PlansService } from '../plans/plans.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
-import {
-  acceptInvite,
-  countLiveInvites,
-  deleteInvite,
-  findLiveInvite,
-  findOpenInvite,
-  type InviteRow,
-  insertInvite,
-  listOpenInvites,
-  reissueInvite,
-} from './members.repo'
+import { type InviteRow, MembersRepo } from './members.repo'
 import type { AcceptInviteReq, InviteInfoResp, InviteResp, MemberResp, MembersResp } from './members.schemas'
 
 /** What the members feature is built from. */
 export interface MembersDeps {
-  db: Db
+  /**
+   * Members' changes are units of work on it. Accounts is not on the store yet: its synchronous
+   * writes made inside a unit join it on SQLite, where both share the one connection.
+   */
+  store: Store
   clock: Clock
   random: Random
   config: Pick<Config, 'accounts' | 'server'>
@@ -70,13 +64,17 @@ function inviteResp(i: InviteRow): Static<typeof InviteResp> {
 
 /** Workspace administration: members, roles, removal and invitations. */
 export class MembersService {
-  constructor(private readonly d: MembersDeps) {}
+  private readonly repo: MembersRepo
+
+  constructor(private readonly d: MembersDeps) {
+    this.repo = new MembersRepo(d.store)
+  }
 
   /** `GET /admin/members`: members plus invitations not yet accepted. */
-  list(workspaceId: string): Static<typeof MembersResp> {
+  async list(workspaceId: string): Promise<Static<typeof MembersResp>> {
     return {
       members: this.d.accounts.workspaceUsers(workspaceId).map(memberResp),
-      invites: listOpenInvites(this.d.db, workspaceId).map(inviteResp),
+      invites: (await this.repo.listOpen(workspaceId)).map(inviteResp),
     }
   }
 
@@ -96,17 +94,18 @@ export class MembersService {
     const { token, hash } = newLinkToken(this.d.random)
     const expiresAt = now + this.d.config.accounts.invite_days * 86_400_000
     const invitedBy = p.userId ?? p.keyId
-    this.d.accounts.transaction(() => {
+    await this.d.store.unit(async () => {
       // A seat is held from the invitation on (re-inviting the address holds none more), so accepting
-      // what was sent does not fail later; counted here, so parallel invitations cannot pass the cap.
-      // On PostgreSQL (issue 39) this count needs a row lock on the workspace.
-      const invited = countLiveInvites(this.d.db, p.workspaceId, now, email)
+      // what was sent does not fail later; counted here, so parallel invitations cannot pass the cap
+      // (units take turns on SQLite). On PostgreSQL (issue 39) this count needs a row lock on the
+      // workspace, which workspaces' service does not offer yet.
+      const invited = await this.repo.countLive(p.workspaceId, now, email)
       this.d.plans.ensureRoom(p.workspaceId, 'seats', this.seats(p.workspaceId) + invited)
-      const open = findOpenInvite(this.d.db, p.workspaceId, email)
+      const open = await this.repo.findOpen(p.workspaceId, email)
       const id = open?.id ?? newId(this.d.random, 'inv')
-      if (open) reissueInvite(this.d.db, id, { role, tokenHash: hash, sentAt: now, expiresAt, invitedBy })
+      if (open) await this.repo.reissue(id, { role, tokenHash: hash, sentAt: now, expiresAt, invitedBy })
       else {
-        insertInvite(this.d.db, {
+        await this.repo.insert({
           id,
           workspaceId: p.workspaceId,
           email,
@@ -120,7 +119,7 @@ export class MembersService {
         })
       }
       // Audited (never the link): who invited which address, and whether an open invitation was sent again.
-      this.d.events.emit(this.d.db, {
+      await this.d.events.publish({
         type: 'member.invited',
         workspaceId: p.workspaceId,
         payload: {
@@ -152,10 +151,10 @@ export class MembersService {
   }
 
   /** `DELETE /admin/invites/{id}`: withdraws an open invitation; another workspace's id is a 404. */
-  revokeInvite(p: Principal, inviteId: string, caller?: Caller): void {
-    this.d.accounts.transaction(() => {
-      if (!deleteInvite(this.d.db, p.workspaceId, inviteId)) throw notFound('Invite')
-      this.d.events.emit(this.d.db, {
+  async revokeInvite(p: Principal, inviteId: string, caller?: Caller): Promise<void> {
+    await this.d.store.unit(async () => {
+      if (!(await this.repo.delete(p.workspaceId, inviteId))) throw notFound('Invite')
+      await this.d.events.publish({
         type: 'member.invite_revoked',
         workspaceId: p.workspaceId,
         payload: {
@@ -167,14 +166,14 @@ export class MembersService {
   }
 
   /** `PATCH /admin/members/{id}`: changes a role; the last active admin cannot be demoted. */
-  changeRole(p: Principal, userId: string, role: Role, caller: Caller): Static<typeof MemberResp> {
+  changeRole(p: Principal, userId: string, role: Role, caller: Caller): Promise<Static<typeof MemberResp>> {
     const a = this.d.accounts
-    return a.transaction(() => {
+    return this.d.store.unit(async () => {
       const user = a.workspaceUser(p.workspaceId, userId)
       if (user.role === role) return memberResp(user)
       this.keepLastAdmin(user, 'demoted')
       a.setRole(user.id, role)
-      this.d.events.emit(this.d.db, {
+      await this.d.events.publish({
         type: 'member.changed',
         workspaceId: p.workspaceId,
         payload: {
@@ -190,14 +189,14 @@ export class MembersService {
   }
 
   /** `DELETE /admin/members/{id}`: removes a member; never yourself, never the last admin. */
-  remove(p: Principal, userId: string, caller: Caller): void {
+  async remove(p: Principal, userId: string, caller: Caller): Promise<void> {
     const a = this.d.accounts
-    a.transaction(() => {
+    await this.d.store.unit(async () => {
       if (p.userId === userId) throw fail('cannot_remove_self')
       const user = a.workspaceUser(p.workspaceId, userId)
       this.keepLastAdmin(user, 'removed')
       a.removeUser(user.id)
-      this.d.events.emit(this.d.db, {
+      await this.d.events.publish({
         type: 'member.removed',
         workspaceId: p.workspaceId,
         payload: {
@@ -215,7 +214,7 @@ export class MembersService {
     return this.d.accounts.workspaceUsers(workspaceId).length
   }
 
-  /** Refuses to demote or remove a workspace's last active admin (call inside the change's transaction). */
+  /** Refuses to demote or remove a workspace's last active admin (call inside the change's unit). */
   private keepLastAdmin(user: UserRow, change: 'demoted' | 'removed'): void {
     if (user.role !== 'admin' || user.status !== 'active') return
     if (this.d.accounts.activeAdmins(user.workspaceId) <= 1) {
@@ -224,8 +223,8 @@ export class MembersService {
   }
 
   /** `POST /auth/invite-info`: the workspace and address a live invitation names. */
-  info(token: string): Static<typeof InviteInfoResp> {
-    const invite = findLiveInvite(this.d.db, sha256Hex(token), this.d.clock.now().getTime())
+  async info(token: string): Promise<Static<typeof InviteInfoResp>> {
+    const invite = await this.repo.findLive(sha256Hex(token), this.d.clock.now().getTime())
     const ws = invite && this.d.workspaces.get(invite.workspaceId)
     if (!invite || !ws) throw fail('invalid_token')
     return {
@@ -249,8 +248,8 @@ export class MembersService {
     const name = requireName(body.name, 'name')
     const a = this.d.accounts
     const hash = body.password === undefined ? null : await a.hashPassword(body.password)
-    const { user, sso } = a.transaction(() => {
-      const invite = acceptInvite(this.d.db, sha256Hex(body.token), this.d.clock.now().getTime())
+    const { user, sso } = await this.d.store.unit(async () => {
+      const invite = await this.repo.accept(sha256Hex(body.token), this.d.clock.now().getTime())
       if (!invite) throw fail('invalid_token')
       if (this.d.workspaces.get(invite.workspaceId)?.status !== 'active') throw fail('workspace_suspended')
       // The cap may have shrunk since the invitation: the members alone must leave a seat. Thrown in
@@ -270,7 +269,7 @@ export class MembersService {
         role: invite.role,
         verified: true,
       })
-      this.d.events.emit(this.d.db, {
+      await this.d.events.publish({
         type: 'member.joined',
         workspaceId: invite.workspaceId,
         payload: { userId: created.id, role: created.role, inviteId: invite.id },
