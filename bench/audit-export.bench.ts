@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { AuditRepo } from '../src/features/audit/audit.repo'
 import { openDatabase } from '../src/platform/db/db'
+import { sqliteStore } from '../src/platform/db/store'
 import { spawnEngram } from './lib/engram-process'
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1]
@@ -31,17 +32,18 @@ const me = (await (await fetch(`${server.url}/v1/auth/me`, { headers: auth })).j
 const workspaceId = me.workspace_id
 
 const db = openDatabase(join(dataDir, 'engram.db'))
-const repo = new AuditRepo(db)
+const store = sqliteStore(db)
+const repo = new AuditRepo(store)
 let written = 0
 
 /** Appends rows of the kinds a busy workspace writes (about 400 bytes each, details included) up to `n`. */
-function fillTo(n: number): number {
+async function fillTo(n: number): Promise<number> {
   const t0 = performance.now()
   const start = written
   while (written < n) {
-    db.$client.transaction(() => {
+    await store.unit(async () => {
       for (let i = 0; i < 1000 && written < n; i++, written++) {
-        repo.append({
+        await repo.append({
           id: `aud_bench${String(written).padStart(8, '0')}`,
           workspaceId,
           actorType: written % 3 === 0 ? 'api_key' : 'user',
@@ -62,7 +64,7 @@ function fillTo(n: number): number {
           createdAt: Date.parse('2026-01-01T00:00:00Z') + written * 1000,
         })
       }
-    })()
+    })
   }
   return ((written - start) / (performance.now() - t0)) * 1000
 }
@@ -93,7 +95,7 @@ async function exportOnce(format: 'csv' | 'jsonl') {
 
 console.log(`server RSS at idle: ${(server.memory().rss / MB).toFixed(0)} MB`)
 for (const n of sizes) {
-  const rate = fillTo(n)
+  const rate = await fillTo(n)
   console.log(
     `\n${n.toLocaleString('en')} rows (appended at ${Math.round(rate).toLocaleString('en')} rows/s, chained)`,
   )

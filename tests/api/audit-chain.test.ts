@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path'
 import { AuditRepo } from '../../src/features/audit/audit.repo'
 import { sha256Hex } from '../../src/platform/crypto/hash'
 import { openDatabase } from '../../src/platform/db/db'
+import { sqliteStore } from '../../src/platform/db/store'
 import { type TestApp, testApp } from '../helpers/app'
 import { bearer, mintKey, signUp } from './accounts.fixture'
 
@@ -138,9 +139,11 @@ describe('the chain', () => {
     ])
     const repo = readFileSync(join(src, 'features/audit/audit.repo.ts'), 'utf8')
     expect(repo).not.toMatch(/\.delete\(|DELETE /)
-    // The only updates: the no-op that takes the write lock, and chaining rows that have no hash yet.
-    expect(repo.match(/\.update\(auditEvents\)/g)).toHaveLength(2)
-    expect(repo).toContain('isNull(auditEvents.hash)))\n          .run()')
+    // The only update: chaining rows that have no hash yet.
+    expect(repo.match(/\.update\(/g)).toHaveLength(1)
+    expect(repo).toMatch(
+      /\.update\(t\)\s*\.set\(\{ seq: placed\.seq, prevHash: placed\.prevHash, hash \}\)\s*\.where\(and\(eq\(t\.id, r\.id\), isNull\(t\.hash\)\)\)/,
+    )
   })
 
   test('the database refuses to update or delete an audit row', async () => {
@@ -297,27 +300,33 @@ describe('concurrent writers', () => {
     const file = join(t.dataDir, 'engram.db')
     const repoPath = resolve(import.meta.dir, '../../src/features/audit/audit.repo.ts')
     const dbPath = resolve(import.meta.dir, '../../src/platform/db/db.ts')
+    const storePath = resolve(import.meta.dir, '../../src/platform/db/store.ts')
     const N = 150
     // The other process: the same repo on its own connection, as a second server or `engram mcp`.
     const script = `
       const { AuditRepo } = await import(${JSON.stringify(repoPath)})
       const { openDatabase } = await import(${JSON.stringify(dbPath)})
-      const repo = new AuditRepo(openDatabase(${JSON.stringify(file)}))
+      const { sqliteStore } = await import(${JSON.stringify(storePath)})
+      const store = sqliteStore(openDatabase(${JSON.stringify(file)}))
+      const repo = new AuditRepo(store)
       for (let i = 0; i < ${N}; i++) {
-        repo.append({ id: 'aud_other_' + i, workspaceId: ${JSON.stringify(a.workspaceId)}, actorType: 'system', action: 'test.other', createdAt: i })
+        await store.unit(() => repo.append({ id: 'aud_other_' + i, workspaceId: ${JSON.stringify(a.workspaceId)}, actorType: 'system', action: 'test.other', createdAt: i }))
         if (i % 10 === 0) await new Promise((r) => setImmediate(r))
       }
     `
     const other = Bun.spawn([process.execPath, '-e', script], { stderr: 'pipe' })
-    const mine = new AuditRepo(openDatabase(file))
+    const store = sqliteStore(openDatabase(file))
+    const mine = new AuditRepo(store)
     for (let i = 0; i < N; i++) {
-      mine.append({
-        id: `aud_mine_${i}`,
-        workspaceId: a.workspaceId,
-        actorType: 'system',
-        action: 'test.mine',
-        createdAt: i,
-      })
+      await store.unit(() =>
+        mine.append({
+          id: `aud_mine_${i}`,
+          workspaceId: a.workspaceId,
+          actorType: 'system',
+          action: 'test.mine',
+          createdAt: i,
+        }),
+      )
       if (i % 10 === 0) await new Promise((r) => setImmediate(r))
     }
     expect(await other.exited).toBe(0)

@@ -150,21 +150,23 @@ describe('CSV', () => {
   test('cells a spreadsheet would run as a formula are written as text', async () => {
     const b = await signUp(t)
     // Rows whose actor, target and request id a caller chose (an older build, a hostile client).
-    const repo = new AuditRepo(t.db)
+    const repo = new AuditRepo(t.store)
     const evil = ['=HYPERLINK("http://x","y")', '+1+1', '-2+3', '@SUM(A1)', '\tcmd', '\r=1']
-    evil.forEach((v, i) => {
-      repo.append({
-        id: `aud_evil_${i}`,
-        workspaceId: b.workspaceId,
-        actorType: 'user',
-        actorId: v,
-        action: 'test.formula',
-        targetType: 'document',
-        targetId: v,
-        requestId: v,
-        createdAt: i,
-      })
-    })
+    for (const [i, v] of evil.entries()) {
+      await t.store.unit(() =>
+        repo.append({
+          id: `aud_evil_${i}`,
+          workspaceId: b.workspaceId,
+          actorType: 'user',
+          actorId: v,
+          action: 'test.formula',
+          targetType: 'document',
+          targetId: v,
+          requestId: v,
+          createdAt: i,
+        }),
+      )
+    }
     const text = await (await exported('format=csv&action=test.formula', b.token)).text()
     const table = parseCsv(text).slice(1)
     expect(table.map((c) => [c[5], c[7], c[10]])).toEqual(evil.map((v) => [`'${v}`, `'${v}`, `'${v}`]))
@@ -188,11 +190,11 @@ describe('CSV', () => {
 describe('streaming', () => {
   test('a long log arrives a batch at a time, every row once, in order', async () => {
     const b = await signUp(t)
-    const repo = new AuditRepo(t.db)
+    const repo = new AuditRepo(t.store)
     const n = 4500
-    t.db.$client.transaction(() => {
+    await t.store.unit(async () => {
       for (let i = 0; i < n; i++) {
-        repo.append({
+        await repo.append({
           id: `aud_bulk_${i}`,
           workspaceId: b.workspaceId,
           actorType: 'system',
@@ -200,7 +202,7 @@ describe('streaming', () => {
           createdAt: i,
         })
       }
-    })()
+    })
     const parts = await chunks(await exported('format=jsonl&action=test.bulk', b.token))
     // One chunk per batch of at most 1000 rows read from the database.
     expect(parts.length).toBe(5)

@@ -14,8 +14,7 @@ import {
   type SQL,
   sql,
 } from 'drizzle-orm'
-import type { Db } from '../../platform/db/db'
-import { transaction } from '../../platform/db/transaction'
+import type { Store } from '../../platform/db/store'
 import { type AuditRow, rowHash } from './audit.chain'
 import { auditEvents } from './audit.tables'
 
@@ -39,185 +38,180 @@ export interface AuditFilter {
 }
 
 /**
- * Data functions of the audit log. It is only ever appended to: there is no update or delete here
- * (triggers refuse both in the database), apart from chaining, once, rows written before the chain
- * existed.
+ * Data functions of the audit log, on either engine (docs/data-layer.md). It is only ever appended
+ * to: there is no update or delete here (triggers refuse both in the SQLite database), apart from
+ * chaining, once, rows written before the chain existed. Every write runs in the caller's unit.
  */
 export class AuditRepo {
-  /** The statements every append runs (one per audited event), prepared once. */
-  private readonly q
+  constructor(private readonly store: Store) {}
 
-  constructor(private readonly db: Db) {
-    const ws = sql.placeholder('ws')
-    const last = db
-      .select({ seq: auditEvents.seq, hash: auditEvents.hash })
-      .from(auditEvents)
-      .where(and(eq(auditEvents.workspaceId, ws), isNotNull(auditEvents.seq)))
-      .orderBy(desc(auditEvents.seq))
-      .limit(1)
-    this.q = {
-      // An UPDATE that matches nothing: it takes the write lock and changes nothing.
-      lock: db
-        .update(auditEvents)
-        .set({ seq: sql`${auditEvents.seq}` })
-        .where(sql`0`)
-        .prepare(),
-      exists: db
-        .select({ id: auditEvents.id })
-        .from(auditEvents)
-        .where(eq(auditEvents.id, sql.placeholder('id')))
-        .prepare(),
-      unchained: db
-        .select({ id: auditEvents.id })
-        .from(auditEvents)
-        .where(and(eq(auditEvents.workspaceId, ws), isNull(auditEvents.hash)))
-        .limit(1)
-        .prepare(),
-      last: last.prepare(),
-      insert: db
-        .insert(auditEvents)
-        .values({
-          id: sql.placeholder('id'),
-          workspaceId: sql.placeholder('workspaceId'),
-          actorType: sql.placeholder('actorType'),
-          actorId: sql.placeholder('actorId'),
-          action: sql.placeholder('action'),
-          targetType: sql.placeholder('targetType'),
-          targetId: sql.placeholder('targetId'),
-          details: sql.placeholder('details'),
-          ip: sql.placeholder('ip'),
-          requestId: sql.placeholder('requestId'),
-          createdAt: sql.placeholder('createdAt'),
-          seq: sql.placeholder('seq'),
-          prevHash: sql.placeholder('prevHash'),
-          hash: sql.placeholder('hash'),
-        })
-        .prepare(),
-    }
+  private get t() {
+    return this.store.table(auditEvents)
   }
 
   /**
-   * Appends a row at the end of its workspace's chain, in one transaction (a savepoint of the
-   * caller's): the place and the link read and written together, and the unique (workspace, seq)
-   * index refuses a second writer that read the same end. A row whose id is already there is left
-   * as it is (false).
+   * Appends a row at the end of its workspace's chain; called in a unit, which reads the end and
+   * writes the link together. The unique (workspace, seq) index refuses a second writer that read
+   * the same end (on SQLite a unit holds the write lock, so none can; on PostgreSQL the caller
+   * tries again, `AuditService.append`). A row whose id is already there is left as it is (false).
    */
-  append(row: NewAuditRow): boolean {
-    return transaction(this.db, () => {
-      // Take the write lock before reading the chain's end: a transaction that read first and
-      // another process then wrote would be refused at its write (SQLITE_BUSY_SNAPSHOT) instead of
-      // waiting its turn.
-      this.q.lock.run()
-      if (this.q.exists.get({ id: row.id })) return false
-      if (this.q.unchained.get({ ws: row.workspaceId })) this.chainPending(row.workspaceId)
-      const last = this.last(row.workspaceId)
-      const placed = {
-        actorId: null,
-        targetType: null,
-        targetId: null,
-        details: '{}',
-        ip: null,
-        requestId: null,
-        ...row,
-        seq: (last?.seq ?? 0) + 1,
-        prevHash: last?.hash ?? null,
-      }
-      this.q.insert.run({ ...placed, hash: rowHash(placed) })
-      return true
-    })
+  async append(row: NewAuditRow): Promise<boolean> {
+    const t = this.t
+    const there = await this.store.db.select({ id: t.id }).from(t).where(eq(t.id, row.id)).limit(1)
+    if (there.length > 0) return false
+    const unchained = await this.store.db
+      .select({ id: t.id })
+      .from(t)
+      .where(and(eq(t.workspaceId, row.workspaceId), isNull(t.hash)))
+      .limit(1)
+    if (unchained.length > 0) await this.chainPending(row.workspaceId)
+    const last = await this.last(row.workspaceId)
+    const placed = {
+      actorId: null,
+      targetType: null,
+      targetId: null,
+      details: '{}',
+      ip: null,
+      requestId: null,
+      ...row,
+      seq: (last?.seq ?? 0) + 1,
+      prevHash: last?.hash ?? null,
+    }
+    await this.store.db.insert(t).values({ ...placed, hash: rowHash(placed) })
+    return true
   }
 
   /** The end of a workspace's chain. */
-  last(workspaceId: string): { seq: number; hash: string } | undefined {
-    const r = this.q.last.get({ ws: workspaceId })
+  async last(workspaceId: string): Promise<{ seq: number; hash: string } | undefined> {
+    const t = this.t
+    const [r] = await this.store.db
+      .select({ seq: t.seq, hash: t.hash })
+      .from(t)
+      .where(and(eq(t.workspaceId, workspaceId), isNotNull(t.seq)))
+      .orderBy(desc(t.seq))
+      .limit(1)
     return r?.seq != null && r.hash != null ? { seq: r.seq, hash: r.hash } : undefined
   }
 
   /** Workspaces with rows written before chaining (none once start-up has chained them). */
-  unchainedWorkspaces(): string[] {
-    return this.db
-      .selectDistinct({ ws: auditEvents.workspaceId })
-      .from(auditEvents)
-      .where(isNull(auditEvents.hash))
-      .all()
-      .map((r) => r.ws)
+  async unchainedWorkspaces(): Promise<string[]> {
+    const t = this.t
+    const rows = await this.store.db.selectDistinct({ ws: t.workspaceId }).from(t).where(isNull(t.hash))
+    return rows.map((r) => r.ws)
   }
 
   /**
    * Chains a workspace's rows written before the chain existed, after its chained ones, oldest
-   * first by (created_at, id): the same rows always get the same places and hashes. Returns how
-   * many it chained.
+   * first by (created_at, id): the same rows always get the same places and hashes. Called in a
+   * unit; returns how many it chained.
    */
-  chainPending(workspaceId: string): number {
-    return transaction(this.db, () => {
-      // Sorted here, not by SQL: an ORDER BY would walk the workspace's whole log by time instead of
-      // the small index of unchained rows (none, once start-up has chained them).
-      const rows = this.db
+  async chainPending(workspaceId: string): Promise<number> {
+    const t = this.t
+    // Sorted here, not by SQL: an ORDER BY would walk the workspace's whole log by time instead of
+    // the small index of unchained rows (none, once start-up has chained them). The ids compare by
+    // code unit, not by the database's collation, so both engines give the same order.
+    const rows = (
+      await this.store.db
         .select()
-        .from(auditEvents)
-        .where(and(eq(auditEvents.workspaceId, workspaceId), isNull(auditEvents.hash)))
-        .all()
-        .sort((x, y) => x.createdAt - y.createdAt || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0))
-      let last = this.last(workspaceId)
-      for (const r of rows) {
-        const placed = { ...r, seq: (last?.seq ?? 0) + 1, prevHash: last?.hash ?? null }
-        const hash = rowHash(placed)
-        this.db
-          .update(auditEvents)
-          .set({ seq: placed.seq, prevHash: placed.prevHash, hash })
-          .where(and(eq(auditEvents.id, r.id), isNull(auditEvents.hash)))
-          .run()
-        last = { seq: placed.seq, hash }
-      }
-      return rows.length
-    })
+        .from(t)
+        .where(and(eq(t.workspaceId, workspaceId), isNull(t.hash)))
+    ).sort((x, y) => x.createdAt - y.createdAt || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0))
+    let last = await this.last(workspaceId)
+    for (const r of rows) {
+      const placed = { ...r, seq: (last?.seq ?? 0) + 1, prevHash: last?.hash ?? null }
+      const hash = rowHash(placed)
+      await this.store.db
+        .update(t)
+        .set({ seq: placed.seq, prevHash: placed.prevHash, hash })
+        .where(and(eq(t.id, r.id), isNull(t.hash)))
+      last = { seq: placed.seq, hash }
+    }
+    return rows.length
   }
 
-  /** A page of a workspace's rows, newest first, strictly before chain place `before`. */
-  page(workspaceId: string, f: AuditFilter, before: number | null, limit: number): AuditRow[] {
-    const where = [...this.where(workspaceId, f), ...(before === null ? [] : [lt(auditEvents.seq, before)])]
-    return this.db
+  /** Whether a workspace has rows not chained yet (read outside a unit, before opening one). */
+  async hasUnchained(workspaceId: string): Promise<boolean> {
+    const t = this.t
+    const rows = await this.store.db
+      .select({ id: t.id })
+      .from(t)
+      .where(and(eq(t.workspaceId, workspaceId), isNull(t.hash)))
+      .limit(1)
+    return rows.length > 0
+  }
+
+  /** A page of a workspace's rows, newest first, strictly before chain place `before`; all when `limit` is null. */
+  async page(
+    workspaceId: string,
+    f: AuditFilter,
+    before: number | null,
+    limit: number | null,
+  ): Promise<AuditRow[]> {
+    const t = this.t
+    const where = [...this.where(workspaceId, f), ...(before === null ? [] : [lt(t.seq, before)])]
+    const q = this.store.db
       .select()
-      .from(auditEvents)
+      .from(t)
       .where(and(...where))
-      .orderBy(desc(auditEvents.seq))
-      .limit(limit)
-      .all()
+      .orderBy(desc(t.seq))
+    return limit === null ? await q : await q.limit(limit)
   }
 
   /** How many of a workspace's rows the filter keeps. */
-  count(workspaceId: string, f: AuditFilter): number {
-    return (
-      this.db
-        .select({ n: count() })
-        .from(auditEvents)
-        .where(and(...this.where(workspaceId, f)))
-        .get()?.n ?? 0
-    )
+  async count(workspaceId: string, f: AuditFilter): Promise<number> {
+    const [r] = await this.store.db
+      .select({ n: count() })
+      .from(this.t)
+      .where(and(...this.where(workspaceId, f)))
+    return Number(r?.n ?? 0)
   }
 
   /** The next rows in chain order after place `after`, up to place `upto` (an export's or a check's snapshot). */
-  batch(workspaceId: string, f: AuditFilter, after: number, upto: number, limit: number): AuditRow[] {
-    return this.db
+  async batch(
+    workspaceId: string,
+    f: AuditFilter,
+    after: number,
+    upto: number,
+    limit: number,
+  ): Promise<AuditRow[]> {
+    const t = this.t
+    return await this.store.db
       .select()
-      .from(auditEvents)
-      .where(and(...this.where(workspaceId, f), gt(auditEvents.seq, after), lte(auditEvents.seq, upto)))
-      .orderBy(asc(auditEvents.seq))
+      .from(t)
+      .where(and(...this.where(workspaceId, f), gt(t.seq, after), lte(t.seq, upto)))
+      .orderBy(asc(t.seq))
       .limit(limit)
-      .all()
   }
 
   private where(workspaceId: string, f: AuditFilter): SQL[] {
-    const out: SQL[] = [eq(auditEvents.workspaceId, workspaceId), isNotNull(auditEvents.seq)]
-    if (f.actor !== undefined) out.push(eq(auditEvents.actorId, f.actor))
+    const t = this.t
+    const out: SQL[] = [eq(t.workspaceId, workspaceId), isNotNull(t.seq)]
+    if (f.actor !== undefined) out.push(eq(t.actorId, f.actor))
     // A family by its prefix, compared whole (LIKE would read `_` in `api_key.*` as a wildcard).
     const family = f.action?.endsWith('.*') ? f.action.slice(0, -1) : null
-    if (family) out.push(sql`substr(${auditEvents.action}, 1, ${family.length}) = ${family}`)
-    else if (f.action !== undefined) out.push(eq(auditEvents.action, f.action))
-    if (f.actions) out.push(inArray(auditEvents.action, [...f.actions]))
-    if (f.target !== undefined) out.push(eq(auditEvents.targetId, f.target))
-    if (f.since !== undefined) out.push(gte(auditEvents.createdAt, f.since))
-    if (f.until !== undefined) out.push(lt(auditEvents.createdAt, f.until))
+    if (family) out.push(sql`substr(${t.action}, 1, ${family.length}) = ${family}`)
+    else if (f.action !== undefined) out.push(eq(t.action, f.action))
+    if (f.actions) out.push(inArray(t.action, [...f.actions]))
+    if (f.target !== undefined) out.push(eq(t.targetId, f.target))
+    if (f.since !== undefined) out.push(gte(t.createdAt, f.since))
+    if (f.until !== undefined) out.push(lt(t.createdAt, f.until))
     return out
   }
+}
+
+/**
+ * Whether an error is a unique or primary-key rule refusing a write, on either engine (SQLite's
+ * `SQLITE_CONSTRAINT_*` code, PostgreSQL's SQLSTATE 23505), however drizzle wrapped it.
+ */
+export function isUniqueViolation(e: unknown): boolean {
+  for (
+    let c = e as { code?: unknown; errno?: unknown; cause?: unknown } | undefined;
+    c;
+    c = c.cause as typeof c
+  ) {
+    if (c.code === 'SQLITE_CONSTRAINT_UNIQUE' || c.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return true
+    if (c.code === '23505' || c.errno === '23505') return true
+    if (typeof c !== 'object') return false
+  }
+  return false
 }

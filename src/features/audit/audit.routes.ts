@@ -1,8 +1,8 @@
 import type { Static } from '@sinclair/typebox'
 import { actorOf } from '../../platform/auth/principal'
 import { fail } from '../../platform/errors/errors'
-import { exportResponse } from '../../platform/http/export-stream'
 import { defineRoute, type RouteDef } from '../../platform/http/route'
+import { asyncExportResponse } from './audit.export'
 import type { AuditFilter } from './audit.repo'
 import { AuditEntryResp, AuditExportQuery, AuditQuery, AuditVerifyResp } from './audit.schemas'
 import type { AuditService } from './audit.service'
@@ -53,13 +53,14 @@ export function auditRoutes(audit: AuditService): RouteDef[] {
       query: AuditExportQuery,
       produces: 'text/csv',
       response: AuditEntryResp,
-      handler: ({ principal, query, ip, requestId }) => {
+      handler: async ({ principal, query, ip, requestId }) => {
         const filter = filterOf(query)
         const format = query.format ?? 'jsonl'
         const { workspaceId } = principal
-        const rows = audit.exportRows(workspaceId, filter)
-        audit.exported('audit.exported', workspaceId, actorOf(principal, ip, requestId), { format, ...query })
-        return exportResponse(format, COLUMNS, rows, `audit-${workspaceId}`)
+        const rows = await audit.exportRows(workspaceId, filter)
+        const actor = actorOf(principal, ip, requestId)
+        await audit.exported('audit.exported', workspaceId, actor, { format, ...query })
+        return asyncExportResponse(format, COLUMNS, rows, `audit-${workspaceId}`)
       },
     }),
     defineRoute({

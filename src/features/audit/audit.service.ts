@@ -1,12 +1,11 @@
 import type { Static } from '@sinclair/typebox'
 import type { Actor } from '../../platform/auth/principal'
 import { iso } from '../../platform/clock/clock'
-import type { Db } from '../../platform/db/db'
-import { transaction } from '../../platform/db/transaction'
+import type { Store } from '../../platform/db/store'
 import type { Outbox } from '../../platform/events/outbox'
 import { keysetPage, type ListResult, type PageRequest } from '../../platform/paging/paging'
 import { type AuditRow, type Break, ChainWalker } from './audit.chain'
-import { type AuditFilter, AuditRepo } from './audit.repo'
+import { type AuditFilter, AuditRepo, isUniqueViolation, type NewAuditRow } from './audit.repo'
 import type { AuditEntryResp } from './audit.schemas'
 
 type EntryResp = Static<typeof AuditEntryResp>
@@ -26,6 +25,9 @@ export const DELETION_ACTIONS = ['document.deleted', 'corpus.deleted'] as const
 /** Rows read from the database at a time by exports and checks: memory stays bounded by it. */
 export const BATCH = 1000
 
+/** Appends tried before giving up when other writers keep taking the chain's next place (PostgreSQL). */
+const APPEND_TRIES = 5
+
 /** What `GET /audit/verify` answers. */
 export interface ChainReport {
   ok: boolean
@@ -44,15 +46,20 @@ export class AuditService {
   private readonly repo: AuditRepo
 
   constructor(
-    private readonly db: Db,
+    private readonly store: Store,
     private readonly events: Outbox,
   ) {
-    this.repo = new AuditRepo(db)
+    this.repo = new AuditRepo(store)
   }
 
-  /** Appends one row under a given id and time; a second call with the same id does nothing. */
-  append(id: string, at: number, e: AuditEntry): void {
-    this.repo.append({
+  /**
+   * Appends one row under a given id and time, in a unit (a savepoint of the caller's); a second
+   * call with the same id does nothing. Another writer that took the chain's next place first (on
+   * PostgreSQL: two transactions read the same end) makes the unique index refuse this one: its
+   * savepoint is undone and it is placed again after that writer's row.
+   */
+  async append(id: string, at: number, e: AuditEntry): Promise<void> {
+    const row: NewAuditRow = {
       id,
       workspaceId: e.workspaceId,
       actorType: e.actor.type,
@@ -64,27 +71,41 @@ export class AuditService {
       ip: e.actor.ip ?? null,
       requestId: e.actor.requestId ?? null,
       createdAt: at,
-    })
+    }
+    for (let tries = 1; ; tries++) {
+      try {
+        await this.store.unit(() => this.repo.append(row))
+        return
+      } catch (err) {
+        if (tries >= APPEND_TRIES || !isUniqueViolation(err)) throw err
+      }
+    }
   }
 
   /** Chains every row written before the chain existed (start-up); returns how many. */
-  chainAll(): number {
+  async chainAll(): Promise<number> {
     let n = 0
-    for (const ws of this.repo.unchainedWorkspaces()) n += this.repo.chainPending(ws)
+    for (const ws of await this.repo.unchainedWorkspaces()) n += await this.chain(ws)
     return n
   }
 
+  /** Chains a workspace's rows written before the chain existed, if it has any (a read when none). */
+  private async chain(workspaceId: string): Promise<number> {
+    if (!(await this.repo.hasUnchained(workspaceId))) return 0
+    return this.store.unit(() => this.repo.chainPending(workspaceId))
+  }
+
   /** A page of a workspace's log, newest first. */
-  list(workspaceId: string, f: AuditFilter, page: PageRequest | null): ListResult<EntryResp> {
-    this.repo.chainPending(workspaceId)
-    const limit = page?.limit ?? Number.MAX_SAFE_INTEGER
+  async list(workspaceId: string, f: AuditFilter, page: PageRequest | null): Promise<ListResult<EntryResp>> {
+    await this.chain(workspaceId)
     const before = typeof page?.after?.[0] === 'number' ? page.after[0] : null
-    const rows = this.repo.page(workspaceId, f, before, limit === Number.MAX_SAFE_INTEGER ? -1 : limit + 1)
-    return keysetPage(rows, limit, (r) => [r.seq as number], entryResp, this.repo.count(workspaceId, f))
+    const rows = await this.repo.page(workspaceId, f, before, page ? page.limit + 1 : null)
+    const total = await this.repo.count(workspaceId, f)
+    return keysetPage(rows, page?.limit ?? rows.length, (r) => [r.seq as number], entryResp, total)
   }
 
   /** The deletion receipts of a workspace, newest first. */
-  deletions(workspaceId: string, f: AuditFilter, page: PageRequest | null): ListResult<EntryResp> {
+  deletions(workspaceId: string, f: AuditFilter, page: PageRequest | null): Promise<ListResult<EntryResp>> {
     return this.list(workspaceId, { ...f, actions: DELETION_ACTIONS }, page)
   }
 
@@ -93,14 +114,14 @@ export class AuditService {
    * (later ones, the export's own audit row among them, are for the next export). The batches are
    * read lazily, as they are consumed.
    */
-  exportRows(workspaceId: string, f: AuditFilter): Iterator<EntryResp[]> {
-    this.repo.chainPending(workspaceId)
-    const upto = this.repo.last(workspaceId)?.seq ?? 0
+  async exportRows(workspaceId: string, f: AuditFilter): Promise<AsyncIterator<EntryResp[]>> {
+    await this.chain(workspaceId)
+    const upto = (await this.repo.last(workspaceId))?.seq ?? 0
     const repo = this.repo
-    return (function* () {
+    return (async function* () {
       let after = 0
       for (;;) {
-        const rows = repo.batch(workspaceId, f, after, upto, BATCH)
+        const rows = await repo.batch(workspaceId, f, after, upto, BATCH)
         if (rows.length === 0) return
         after = rows[rows.length - 1]?.seq as number
         yield rows.map(entryResp)
@@ -109,30 +130,26 @@ export class AuditService {
   }
 
   /** Tells that `actor` exported something (the export's own audit row). */
-  exported(
+  async exported(
     action: 'audit.exported' | 'usage.exported',
     workspaceId: string,
     actor: Actor,
     details: object,
-  ): void {
-    transaction(this.db, () =>
-      this.events.emit(this.db, {
-        type: action,
-        workspaceId,
-        payload: { actor, details: { ...details } },
-      }),
-    )
+  ): Promise<void> {
+    await this.store.unit(async () => {
+      await this.events.publish({ type: action, workspaceId, payload: { actor, details: { ...details } } })
+    })
   }
 
   /** Walks a workspace's whole chain, a batch at a time, and tells the first row that breaks it. */
-  verify(workspaceId: string): ChainReport {
-    this.repo.chainPending(workspaceId)
+  async verify(workspaceId: string): Promise<ChainReport> {
+    await this.chain(workspaceId)
     const walker = new ChainWalker()
     // Up to the last place, and past it: a row with a place beyond the end is found by the walk.
     const upto = Number.MAX_SAFE_INTEGER
     let after = 0
     for (;;) {
-      const rows = this.repo.batch(workspaceId, {}, after, upto, BATCH)
+      const rows = await this.repo.batch(workspaceId, {}, after, upto, BATCH)
       if (rows.length === 0 || !walker.push(rows)) break
       after = rows[rows.length - 1]?.seq as number
     }

@@ -32,9 +32,9 @@ export function auditSubscriber(audit: AuditService): Subscriber<Audited> {
     name: 'audit',
     types: [...ACTION_EVENTS, ...OWN_SHAPES],
     transactional: true,
-    handle: (e: DomainEvent<Audited>) => {
+    handle: async (e: DomainEvent<Audited>) => {
       const entry = entryOf(e)
-      if (entry) audit.append(auditIdOf(e.id), e.occurredAt, entry)
+      if (entry) await audit.append(auditIdOf(e.id), e.occurredAt, entry)
     },
   }
 }

@@ -9,6 +9,7 @@ import { ManualClock } from '../../../src/platform/clock/clock'
 import { seededRandom } from '../../../src/platform/crypto/random'
 import { type Db, openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
+import { sqliteStore } from '../../../src/platform/db/store'
 import type { DomainEvent } from '../../../src/platform/events/events'
 import { Outbox } from '../../../src/platform/events/outbox'
 
@@ -30,7 +31,7 @@ afterEach(() => {
 describe('audit subscriber', () => {
   test('a key event delivered twice writes one row, at the time of the event', async () => {
     const clock = new ManualClock('2026-05-01T00:00:00Z')
-    const sub = auditSubscriber(new AuditService(db, new Outbox(db, clock, seededRandom(1))))
+    const sub = auditSubscriber(new AuditService(sqliteStore(db), new Outbox(db, clock, seededRandom(1))))
     const event: DomainEvent<'key.revoked'> = {
       id: 'evt_abc',
       type: 'key.revoked',
@@ -69,7 +70,7 @@ describe('audit subscriber', () => {
 
   test('member events delivered twice write one row each, with the details the change wrote inline', async () => {
     const clock = new ManualClock('2026-05-01T00:00:00Z')
-    const sub = auditSubscriber(new AuditService(db, new Outbox(db, clock, seededRandom(1))))
+    const sub = auditSubscriber(new AuditService(sqliteStore(db), new Outbox(db, clock, seededRandom(1))))
     const actor = { type: 'api_key' as const, id: 'key_9', ip: '10.0.0.2', requestId: 'req_2' }
     const changed: DomainEvent<'member.changed'> = {
       id: 'evt_chg',
