@@ -36,6 +36,6 @@ export function identityFeature(p: Platform, d: IdentityFeatureDeps): Feature<Id
     secure: callback.protocol === 'https:',
   })
   const rp = new OidcRelyingParty({ clock: p.clock, random: p.random })
-  const service = new IdentityService({ ...p, ...d, repo: new IdentityRepo(p.db), rp }, flow)
+  const service = new IdentityService({ ...p, ...d, repo: new IdentityRepo(p.store), rp }, flow)
   return { name: 'identity', service, routes: identityRoutes(service) }
 }

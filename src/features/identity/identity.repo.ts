@@ -1,39 +1,58 @@
 import { and, eq } from 'drizzle-orm'
-import type { Db } from '../../platform/db/db'
+import type { Store } from '../../platform/db/store'
 import { userIdentities } from './identity.tables'
 
 /** A linked provider identity (times in ms). */
 export type IdentityRow = typeof userIdentities.$inferSelect
 
-/** The only place the `user_identities` table is named. */
+/**
+ * Whether an error is a unique rule refusing a write, on either engine: bun:sqlite's
+ * `SQLITE_CONSTRAINT_UNIQUE` / `_PRIMARYKEY`, or PostgreSQL's `23505` (which drizzle wraps, with the
+ * server's error as its cause).
+ */
+export function isUniqueViolation(e: unknown): boolean {
+  const err = e as { code?: unknown; cause?: { errno?: unknown; code?: unknown } } | null
+  if (typeof err?.code === 'string' && /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(err.code)) return true
+  return err?.cause?.errno === '23505' || err?.cause?.code === '23505'
+}
+
+/** The only place the `user_identities` table is named; on either engine (docs/data-layer.md). */
 export class IdentityRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly store: Store) {}
 
   /** The identity a provider's (issuer, subject) is linked as, or undefined. */
-  find(issuer: string, subject: string): IdentityRow | undefined {
-    return this.db
+  async find(issuer: string, subject: string): Promise<IdentityRow | undefined> {
+    const u = this.store.table(userIdentities)
+    const rows = await this.store.db
       .select()
-      .from(userIdentities)
-      .where(and(eq(userIdentities.issuer, issuer), eq(userIdentities.subject, subject)))
-      .get()
+      .from(u)
+      .where(and(eq(u.issuer, issuer), eq(u.subject, subject)))
+      .limit(1)
+    return rows[0]
   }
 
   /** The identity a user has at an issuer (one per issuer and user), or undefined. */
-  ofUserAt(userId: string, issuer: string): IdentityRow | undefined {
-    return this.db
+  async ofUserAt(userId: string, issuer: string): Promise<IdentityRow | undefined> {
+    const u = this.store.table(userIdentities)
+    const rows = await this.store.db
       .select()
-      .from(userIdentities)
-      .where(and(eq(userIdentities.userId, userId), eq(userIdentities.issuer, issuer)))
-      .get()
+      .from(u)
+      .where(and(eq(u.userId, userId), eq(u.issuer, issuer)))
+      .limit(1)
+    return rows[0]
   }
 
   /** Removes a linked identity (one a newer identity of the same issuer replaces). */
-  delete(id: string): void {
-    this.db.delete(userIdentities).where(eq(userIdentities.id, id)).run()
+  async delete(id: string): Promise<void> {
+    const u = this.store.table(userIdentities)
+    await this.store.db.delete(u).where(eq(u.id, id))
   }
 
-  /** Links an identity; a second link of the same (issuer, subject) throws the unique-constraint error. */
-  insert(row: IdentityRow): void {
-    this.db.insert(userIdentities).values(row).run()
+  /**
+   * Links an identity; a second link of the same (issuer, subject) is refused by the unique rule
+   * (`isUniqueViolation`). On PostgreSQL that error aborts the caller's unit: it must end it, not go on.
+   */
+  async insert(row: IdentityRow): Promise<void> {
+    await this.store.db.insert(this.store.table(userIdentities)).values(row)
   }
 }

@@ -41,19 +41,22 @@ export class IdentityService {
   }
 
   /** The user a provider identity (issuer, subject) is linked to, or undefined: single sign-on asks before the address. */
-  linkedUser(issuer: string, subject: string): { userId: string; workspaceId: string } | undefined {
-    const row = this.d.repo.find(issuer, subject)
+  async linkedUser(
+    issuer: string,
+    subject: string,
+  ): Promise<{ userId: string; workspaceId: string } | undefined> {
+    const row = await this.d.repo.find(issuer, subject)
     return row ? { userId: row.userId, workspaceId: row.workspaceId } : undefined
   }
 
   /** The subject a user's identity at an issuer has (one per issuer), or undefined when none is linked there. */
-  subjectAt(userId: string, issuer: string): string | undefined {
-    return this.d.repo.ofUserAt(userId, issuer)?.subject
+  async subjectAt(userId: string, issuer: string): Promise<string | undefined> {
+    return (await this.d.repo.ofUserAt(userId, issuer))?.subject
   }
 
-  /** Links a provider identity to a user and audits it (single sign-on's first sign-in of a member). Call inside a transaction. */
-  linkIdentity(user: UserRow, identity: LinkTicket, caller: Caller): void {
-    this.signIn.linkIdentity(user, identity, caller)
+  /** Links a provider identity to a user and audits it (single sign-on's first sign-in of a member). Call inside a unit. */
+  linkIdentity(user: UserRow, identity: LinkTicket, caller: Caller): Promise<void> {
+    return this.signIn.linkIdentity(user, identity, caller)
   }
 
   /** `POST /auth/link-info`: the address and provider a live ticket names. */

@@ -9,6 +9,7 @@ import { newId } from '../../platform/crypto/random'
 import { fail } from '../../platform/errors/errors'
 import { normaliseEmail, type TokenResp } from '../accounts/accounts.schemas'
 import type { Caller, UserRow } from '../accounts/accounts.service'
+import { isUniqueViolation } from './identity.repo'
 import type { LinkTicket, LinkTickets } from './identity.tickets'
 import type { IdentityDeps } from './identity.types'
 
@@ -28,11 +29,11 @@ export class IdentitySignIn {
   ) {}
 
   /** The outcome of a verified identity of `provider` (spec, `/auth/google/callback`). */
-  resolve(provider: string, claims: VerifiedClaims, caller: Caller): Outcome {
+  async resolve(provider: string, claims: VerifiedClaims, caller: Caller): Promise<Outcome> {
     // Only an address the provider vouches for may find or make an account.
     if (!claims.email || !claims.emailVerified) throw fail('email_not_verified')
     const email = normaliseEmail(claims.email)
-    const linked = this.d.repo.find(claims.issuer, claims.subject)
+    const linked = await this.d.repo.find(claims.issuer, claims.subject)
     if (linked) {
       const user = this.d.accounts.workspaceUser(linked.workspaceId, linked.userId)
       return { kind: 'session', token: this.signInAs(user, provider, caller) }
@@ -45,7 +46,7 @@ export class IdentitySignIn {
       const ticket = { provider, issuer: claims.issuer, subject: claims.subject, email, name: claims.name }
       return { kind: 'link', ticket: this.tickets.issue(ticket) }
     }
-    return { kind: 'session', token: this.create(provider, claims, email, caller) }
+    return { kind: 'session', token: await this.create(provider, claims, email, caller) }
   }
 
   /** `POST /auth/link-info`: the address and provider a live ticket names. */
@@ -66,16 +67,16 @@ export class IdentitySignIn {
     const t = this.tickets.read(ticket)
     const user = this.d.accounts.userByEmail(t.email)
     if (!user) throw fail('link_ticket_invalid')
-    const linked = this.d.repo.find(t.issuer, t.subject)
+    const linked = await this.d.repo.find(t.issuer, t.subject)
     if (linked && linked.userId !== user.id) throw fail('identity_linked_elsewhere')
     if (user.status !== 'active') throw fail('account_disabled')
     if (this.d.sso.enforces(user.workspaceId)) throw fail('sso_required')
     const token = await this.d.accounts.login(t.email, password, false, caller, undefined, t.provider)
     if (!linked) {
-      this.d.accounts.transaction(() => {
-        const earlier = this.d.repo.ofUserAt(user.id, t.issuer)
-        if (earlier) this.d.repo.delete(earlier.id)
-        this.linkIdentity(user, t, caller, earlier?.subject)
+      await this.d.store.unit(async () => {
+        const earlier = await this.d.repo.ofUserAt(user.id, t.issuer)
+        if (earlier) await this.d.repo.delete(earlier.id)
+        await this.linkIdentity(user, t, caller, earlier?.subject)
       })
     }
     return token
@@ -95,10 +96,15 @@ export class IdentitySignIn {
    * refusals and per-address limits as `/auth/register` (registration switch, hourly and open-mode
    * daily limits, disposable addresses), the same plan.
    */
-  private create(provider: string, claims: VerifiedClaims, email: string, caller: Caller): Token {
+  private async create(
+    provider: string,
+    claims: VerifiedClaims,
+    email: string,
+    caller: Caller,
+  ): Promise<Token> {
     this.d.accounts.admitSignUp(email, caller)
     const name = (claims.name?.trim() || email.split('@')[0] || email).slice(0, NAME_MAX)
-    const user = this.d.accounts.transaction(() => {
+    const user = await this.d.store.unit(async () => {
       // The provider verified the address, so no verification link is needed.
       const row = this.d.accounts.createWorkspace({
         workspaceName: `${name}'s workspace`.slice(0, NAME_MAX),
@@ -107,7 +113,7 @@ export class IdentitySignIn {
         passwordHash: null,
         verified: true,
       })
-      this.linkIdentity(
+      await this.linkIdentity(
         row,
         { provider, issuer: claims.issuer, subject: claims.subject, email, name },
         caller,
@@ -119,11 +125,11 @@ export class IdentitySignIn {
 
   /**
    * Links an identity to a user and records it (single sign-on links its members too); `replaced` is
-   * the subject of the identity at the same issuer it takes the place of. Call inside a transaction.
+   * the subject of the identity at the same issuer it takes the place of. Call inside a unit.
    */
-  linkIdentity(user: UserRow, t: LinkTicket, caller: Caller, replaced?: string): void {
+  async linkIdentity(user: UserRow, t: LinkTicket, caller: Caller, replaced?: string): Promise<void> {
     try {
-      this.d.repo.insert({
+      await this.d.repo.insert({
         id: newId(this.d.random, 'idn'),
         provider: t.provider,
         issuer: t.issuer,
@@ -135,10 +141,10 @@ export class IdentitySignIn {
       })
     } catch (e) {
       // The unique index settles two links of one identity at once.
-      if (String((e as Error).message).includes('UNIQUE')) throw fail('identity_linked_elsewhere')
+      if (isUniqueViolation(e)) throw fail('identity_linked_elsewhere')
       throw e
     }
-    this.d.events.emit(this.d.db, {
+    await this.d.events.publish({
       type: 'identity.linked',
       workspaceId: user.workspaceId,
       payload: {

@@ -4,7 +4,7 @@ import type { OidcRelyingParty } from '../../platform/auth/oidc'
 import type { Clock } from '../../platform/clock/clock'
 import type { Config } from '../../platform/config/config.load'
 import type { Random } from '../../platform/crypto/random'
-import type { Db } from '../../platform/db/db'
+import type { Store } from '../../platform/db/store'
 import type { Outbox } from '../../platform/events/outbox'
 import type { Logger } from '../../platform/log/log'
 import type { AccountsService } from '../accounts/accounts.service'
@@ -24,7 +24,11 @@ export interface SsoEnforcement {
 
 /** What the identity feature's parts are built from. */
 export interface IdentityDeps {
-  db: Db
+  /**
+   * Links are units of work on it. Accounts is not on the store yet: its synchronous writes made
+   * inside a unit (a new workspace and its admin) join it on SQLite, where both share the connection.
+   */
+  store: Store
   clock: Clock
   random: Random
   log: Logger

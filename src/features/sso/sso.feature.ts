@@ -52,7 +52,7 @@ export function ssoFeature(p: Platform, d: SsoFeatureDeps): Feature<SsoService> 
     {
       ...p,
       ...d,
-      repo: new SsoRepo(p.db),
+      repo: new SsoRepo(p.store),
       sealer: new Sealer(d.secret, 'engram/sso/client-secret'),
       rp,
       allowHttpIssuer: d.config.sso.allow_http_issuer,

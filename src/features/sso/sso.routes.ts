@@ -60,8 +60,8 @@ export function ssoRoutes(sso: SsoService): RouteDef[] {
       description: 'Sessions ended by enforcement stay ended. 404 when the workspace has no set-up.',
       tags: TAGS,
       status: 204,
-      handler: ({ principal, ip, requestId }) => {
-        sso.delete(principal.workspaceId, actorOf(principal, ip, requestId))
+      handler: async ({ principal, ip, requestId }) => {
+        await sso.delete(principal.workspaceId, actorOf(principal, ip, requestId))
         return reply(204)
       },
     }),
@@ -93,8 +93,8 @@ export function ssoRoutes(sso: SsoService): RouteDef[] {
       tags: TAGS,
       response: RecoveryCodesResp,
       errors: ['sso_not_enforced'],
-      handler: ({ principal, ip, requestId }) => ({
-        recovery_codes: sso.newRecoveryCodes(principal.workspaceId, actorOf(principal, ip, requestId)),
+      handler: async ({ principal, ip, requestId }) => ({
+        recovery_codes: await sso.newRecoveryCodes(principal.workspaceId, actorOf(principal, ip, requestId)),
       }),
     }),
     defineRoute({

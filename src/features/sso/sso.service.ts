@@ -26,18 +26,18 @@ export class SsoService {
   }
 
   /** `GET /v1/enterprise/sso`. */
-  get(workspaceId: string): SsoSettingsView {
+  get(workspaceId: string): Promise<SsoSettingsView> {
     return this.settings.get(workspaceId)
   }
 
   /** `PUT /v1/enterprise/sso`; answers recovery codes once when enforcement is turned on. */
-  put(workspaceId: string, body: SsoSettingsInput, actor: Actor): SsoSettingsView {
+  put(workspaceId: string, body: SsoSettingsInput, actor: Actor): Promise<SsoSettingsView> {
     return this.settings.put(workspaceId, body, actor)
   }
 
   /** `DELETE /v1/enterprise/sso`. */
-  delete(workspaceId: string, actor: Actor): void {
-    this.settings.delete(workspaceId, actor)
+  delete(workspaceId: string, actor: Actor): Promise<void> {
+    return this.settings.delete(workspaceId, actor)
   }
 
   /** `POST /v1/enterprise/sso/test`. */
@@ -46,7 +46,7 @@ export class SsoService {
   }
 
   /** `POST /v1/enterprise/sso/recovery-codes`: new codes, shown once; earlier ones stop working. */
-  newRecoveryCodes(workspaceId: string, actor: Actor): string[] {
+  newRecoveryCodes(workspaceId: string, actor: Actor): Promise<string[]> {
     return this.settings.newRecoveryCodes(workspaceId, actor)
   }
 

@@ -4,7 +4,6 @@ import { iso } from '../../platform/clock/clock'
 import { baseUrl } from '../../platform/config/config.load'
 import { newId } from '../../platform/crypto/random'
 import { SealBroken } from '../../platform/crypto/sealed'
-import { transaction } from '../../platform/db/transaction'
 import { fail, notFound, validationFailed } from '../../platform/errors/errors'
 import { checkedDomains } from './sso.domains'
 import { newRecoveryCode, RECOVERY_CODE_COUNT, recoveryCodeHash } from './sso.recovery'
@@ -14,14 +13,19 @@ import type { SsoDeps, SsoSettingsInput, SsoSettingsView } from './sso.types'
 /** The path the provider sends the browser back to (registered at the provider as the redirect URI). */
 export const CALLBACK_PATH = '/auth/sso/callback'
 
-/** A unique-constraint failure of SQLite (a domain another workspace claimed in the meantime). */
+/**
+ * A unique rule refusing a write (a domain another workspace claimed in the meantime), on either
+ * engine: bun:sqlite's `SQLITE_CONSTRAINT_*` code, or PostgreSQL's `23505`, the cause drizzle wraps.
+ */
 function isUniqueViolation(e: unknown): boolean {
-  return (e as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT') === true
+  const err = e as { code?: unknown; cause?: { errno?: unknown } } | null
+  if (typeof err?.code === 'string' && /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(err.code)) return true
+  return err?.cause?.errno === '23505'
 }
 
 /**
  * An admin's SSO set-up: read, replace, delete, provider check and new recovery codes. Every change
- * is checked whole before anything is written, and lands with its audit row in one transaction.
+ * is checked whole before anything is written, and lands with its audit event in one unit of work.
  */
 export class SsoSettings {
   constructor(private readonly d: SsoDeps) {}
@@ -35,8 +39,8 @@ export class SsoSettings {
    * `GET /v1/enterprise/sso`: the set-up without its secret; `{configured: false, redirect_uri}`
    * when none, since registering the application at the provider comes before saving the set-up.
    */
-  get(workspaceId: string): SsoSettingsView {
-    const row = this.d.repo.config(workspaceId)
+  async get(workspaceId: string): Promise<SsoSettingsView> {
+    const row = await this.d.repo.config(workspaceId)
     return row ? this.view(row) : { configured: false, redirect_uri: this.redirectUri() }
   }
 
@@ -45,9 +49,9 @@ export class SsoSettings {
    * ends the workspace's password sessions and answers fresh recovery codes, this once; turning it
    * off drops the unused ones.
    */
-  put(workspaceId: string, body: SsoSettingsInput, actor: Actor): SsoSettingsView {
-    const before = this.d.repo.config(workspaceId)
-    const input = this.checked(workspaceId, body, before)
+  async put(workspaceId: string, body: SsoSettingsInput, actor: Actor): Promise<SsoSettingsView> {
+    const before = await this.d.repo.config(workspaceId)
+    const input = await this.checked(workspaceId, body, before)
     const now = this.d.clock.now().getTime()
     const row: SsoConfigRow = {
       workspaceId,
@@ -64,14 +68,14 @@ export class SsoSettings {
     const turnedOn = row.enforce && !before?.enforce
     const codes = turnedOn ? this.newCodes() : []
     try {
-      transaction(this.d.db, () => {
-        this.d.repo.saveConfig(row)
-        this.d.repo.replaceDomains(workspaceId, input.domains, now)
+      await this.d.store.unit(async () => {
+        await this.d.repo.saveConfig(row)
+        await this.d.repo.replaceDomains(workspaceId, input.domains, now)
         if (turnedOn) {
-          this.storeCodes(workspaceId, codes, now)
-          this.d.repo.setCutoff(workspaceId, now)
-        } else if (!row.enforce) this.d.repo.replaceRecoveryCodes(workspaceId, [])
-        this.d.events.emit(this.d.db, {
+          await this.storeCodes(workspaceId, codes, now)
+          await this.d.repo.setCutoff(workspaceId, now)
+        } else if (!row.enforce) await this.d.repo.replaceRecoveryCodes(workspaceId, [])
+        await this.d.events.publish({
           type: 'sso.configured',
           workspaceId,
           payload: {
@@ -96,17 +100,17 @@ export class SsoSettings {
       throw e
     }
     if (before) this.d.rp.forget({ issuer: before.issuer, clientId: before.clientId })
-    const view = this.view(row)
+    const view = await this.view(row)
     return turnedOn ? { ...view, recovery_codes: codes } : view
   }
 
   /** `DELETE /v1/enterprise/sso`: password sign-in works again; ended sessions stay ended. */
-  delete(workspaceId: string, actor: Actor): void {
-    const before = this.d.repo.config(workspaceId)
+  async delete(workspaceId: string, actor: Actor): Promise<void> {
+    const before = await this.d.repo.config(workspaceId)
     if (!before) throw notFound('SSO set-up')
-    transaction(this.d.db, () => {
-      this.d.repo.deleteConfig(workspaceId)
-      this.d.events.emit(this.d.db, {
+    await this.d.store.unit(async () => {
+      await this.d.repo.deleteConfig(workspaceId)
+      await this.d.events.publish({
         type: 'sso.deleted',
         workspaceId,
         payload: {
@@ -120,14 +124,14 @@ export class SsoSettings {
   }
 
   /** `POST /v1/enterprise/sso/recovery-codes`: new codes replace every earlier one (used or not). */
-  newRecoveryCodes(workspaceId: string, actor: Actor): string[] {
-    const row = this.d.repo.config(workspaceId)
+  async newRecoveryCodes(workspaceId: string, actor: Actor): Promise<string[]> {
+    const row = await this.d.repo.config(workspaceId)
     if (!row) throw notFound('SSO set-up')
     if (!row.enforce) throw fail('sso_not_enforced')
     const codes = this.newCodes()
-    transaction(this.d.db, () => {
-      this.storeCodes(workspaceId, codes, this.d.clock.now().getTime())
-      this.d.events.emit(this.d.db, {
+    await this.d.store.unit(async () => {
+      await this.storeCodes(workspaceId, codes, this.d.clock.now().getTime())
+      await this.d.events.publish({
         type: 'sso.recovery_codes_issued',
         workspaceId,
         payload: {
@@ -142,7 +146,7 @@ export class SsoSettings {
 
   /** `POST /v1/enterprise/sso/test`: discovery, the key set and the token endpoint, each said. */
   async test(workspaceId: string): Promise<{ ok: boolean; checks: ProviderCheck[] }> {
-    const row = this.d.repo.config(workspaceId)
+    const row = await this.d.repo.config(workspaceId)
     if (!row) throw notFound('SSO set-up')
     let client: OidcClientSettings
     try {
@@ -167,7 +171,7 @@ export class SsoSettings {
   }
 
   /** Validates a PUT against the rules the schema cannot say; throws 422 or 409 before any write. */
-  private checked(workspaceId: string, body: SsoSettingsInput, before: SsoConfigRow | undefined) {
+  private async checked(workspaceId: string, body: SsoSettingsInput, before: SsoConfigRow | undefined) {
     const issuer = body.issuer.trim().replace(/\/+$/, '')
     if (!issuerAllowed(issuer, this.d.allowHttpIssuer)) {
       throw invalid(
@@ -189,25 +193,25 @@ export class SsoSettings {
         )
       }
     }
-    const taken = this.d.repo.claimedElsewhere(workspaceId, domains)
+    const taken = await this.d.repo.claimedElsewhere(workspaceId, domains)
     if (taken.length > 0) {
       throw fail('sso_domain_taken', undefined, { domains: taken })
     }
     return { issuer, domains }
   }
 
-  private view(row: SsoConfigRow): SsoSettingsView {
+  private async view(row: SsoConfigRow): Promise<SsoSettingsView> {
     return {
       configured: true,
       issuer: row.issuer,
       client_id: row.clientId,
       client_secret_set: true,
-      domains: this.d.repo.domains(row.workspaceId),
+      domains: await this.d.repo.domains(row.workspaceId),
       enforce: row.enforce,
       default_role: row.defaultRole,
       seat_cap: row.seatCap,
       redirect_uri: this.redirectUri(),
-      recovery_codes_left: this.d.repo.recoveryCodesLeft(row.workspaceId),
+      recovery_codes_left: await this.d.repo.recoveryCodesLeft(row.workspaceId),
       updated_at: iso(new Date(row.updatedAt)),
     }
   }
@@ -220,8 +224,8 @@ export class SsoSettings {
     return Array.from({ length: RECOVERY_CODE_COUNT }, () => newRecoveryCode(this.d.random))
   }
 
-  private storeCodes(workspaceId: string, codes: string[], at: number): void {
-    this.d.repo.replaceRecoveryCodes(
+  private storeCodes(workspaceId: string, codes: string[], at: number): Promise<void> {
+    return this.d.repo.replaceRecoveryCodes(
       workspaceId,
       codes.map((c) => ({
         id: newId(this.d.random, 'rc'),

@@ -44,8 +44,8 @@ export class SsoSignIn {
   async start(rawEmail: string, caller: Caller): Promise<SsoStart> {
     this.d.limits.started(caller.ip)
     const email = normaliseEmail(rawEmail)
-    const workspaceId = this.d.repo.workspaceOfDomain(domainOf(email))
-    const row = workspaceId ? this.d.repo.config(workspaceId) : undefined
+    const workspaceId = await this.d.repo.workspaceOfDomain(domainOf(email))
+    const row = workspaceId ? await this.d.repo.config(workspaceId) : undefined
     if (!row) throw fail('sso_not_configured')
     let req: AuthorizationRequest
     try {
@@ -106,7 +106,7 @@ export class SsoSignIn {
     if (providerError !== null) {
       throw new ProviderSaid(OAUTH_ERROR.test(providerError) ? providerError : 'sso_provider_error')
     }
-    const row = this.d.repo.config(flow.payload?.workspace_id ?? '')
+    const row = await this.d.repo.config(flow.payload?.workspace_id ?? '')
     if (!row) throw fail('sso_not_configured')
     let claims: VerifiedClaims
     try {
@@ -128,7 +128,8 @@ export class SsoSignIn {
       )
     }
     if (this.d.workspaces.get(row.workspaceId)?.status !== 'active') throw fail('workspace_suspended')
-    const user = this.member(row, normaliseEmail(claims.email), claims, caller)
+    // The provider has answered: what follows awaits only the database.
+    const user = await this.member(row, normaliseEmail(claims.email), claims, caller)
     return this.d.accounts.signIn(user, 'normal', 'sso', caller)
   }
 
@@ -140,8 +141,13 @@ export class SsoSignIn {
    * an address whose member is linked to another subject at this issuer (`identity_mismatch`): the
    * company gave the address to another person, who must not sign in as the old member.
    */
-  private member(row: SsoConfigRow, email: string, claims: VerifiedClaims, caller: Caller): UserRow {
-    const linked = this.d.identity.linkedUser(claims.issuer, claims.subject)
+  private async member(
+    row: SsoConfigRow,
+    email: string,
+    claims: VerifiedClaims,
+    caller: Caller,
+  ): Promise<UserRow> {
+    const linked = await this.d.identity.linkedUser(claims.issuer, claims.subject)
     if (linked) {
       if (linked.workspaceId !== row.workspaceId)
         throw fail('email_taken', 'The identity belongs to another workspace.')
@@ -162,19 +168,20 @@ export class SsoSignIn {
         throw fail('email_taken', 'The address belongs to another workspace.')
       }
       usable(existing)
-      this.d.accounts.transaction(() => {
-        // Read where it cannot race a concurrent first sign-in of the old subject.
-        if (this.d.identity.subjectAt(existing.id, claims.issuer) !== undefined) {
+      await this.d.store.unit(async () => {
+        // Read in the unit that links, so two first sign-ins of one member cannot both pass it: units
+        // take turns on SQLite. On PostgreSQL that needs a unique index on (user_id, issuer) (issue 39).
+        if ((await this.d.identity.subjectAt(existing.id, claims.issuer)) !== undefined) {
           throw fail('identity_mismatch')
         }
-        this.d.identity.linkIdentity(existing, identity, caller)
+        await this.d.identity.linkIdentity(existing, identity, caller)
       })
       return existing
     }
-    if (this.d.repo.workspaceOfDomain(domainOf(email)) !== row.workspaceId)
+    if ((await this.d.repo.workspaceOfDomain(domainOf(email))) !== row.workspaceId)
       throw fail('sso_domain_not_claimed')
-    return this.d.accounts.transaction(() => {
-      // Counted and created in one transaction, so two first sign-ins cannot both take the last seat.
+    return this.d.store.unit(async () => {
+      // Counted and created in one unit, so two first sign-ins cannot both take the last seat.
       const active = this.d.accounts
         .workspaceUsers(row.workspaceId)
         .filter((u) => u.status === 'active').length
@@ -191,7 +198,7 @@ export class SsoSignIn {
         role: row.defaultRole,
         verified: true,
       })
-      this.d.events.emit(this.d.db, {
+      await this.d.events.publish({
         type: 'sso.member_joined',
         workspaceId: row.workspaceId,
         payload: {
@@ -200,7 +207,7 @@ export class SsoSignIn {
           details: { email, role: user.role, issuer: claims.issuer },
         },
       })
-      this.d.identity.linkIdentity(user, identity, caller)
+      await this.d.identity.linkIdentity(user, identity, caller)
       return user
     })
   }
