@@ -1,11 +1,11 @@
 // Deliveries as durable jobs: a delivery is a row and a `webhook.deliver` job made in one
-// transaction, so it survives a restart (a job a dead process held is resumed, its message sent
+// unit of work, so it survives a restart (a job a dead process held is resumed, its message sent
 // again with the same webhook-id). A failed attempt is retried on a fixed schedule of about a day,
-// each wait jittered; an endpoint failing for long enough is disabled.
+// each wait jittered; an endpoint failing for long enough is disabled. The HTTP send is never inside
+// a unit: the delivery is read before it and the attempt recorded in a unit after it.
 import type { Clock } from '../../platform/clock/clock'
 import type { Sealer } from '../../platform/crypto/sealed'
-import type { Db } from '../../platform/db/db'
-import { transaction } from '../../platform/db/transaction'
+import type { Store } from '../../platform/db/store'
 import type { Outbox } from '../../platform/events/outbox'
 import type { JobDefinition } from '../../platform/feature/feature'
 import { type JobContext, TransientError } from '../../platform/jobs/handler'
@@ -28,7 +28,7 @@ export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1
 const JITTER = 0.1
 
 export interface DeliveryDeps {
-  db: Db
+  store: Store
   clock: Clock
   log: Logger
   queue: JobQueue
@@ -46,16 +46,16 @@ export class Deliveries {
   constructor(private readonly d: DeliveryDeps) {}
 
   /**
-   * Queues `body` to an endpoint; called inside the caller's transaction. Returns false when the
-   * event was already queued to it (a redelivered domain event).
+   * Queues `body` to an endpoint; called inside the caller's unit. Returns false when the event was
+   * already queued to it (a redelivered domain event).
    */
-  queue(
+  async queue(
     e: EndpointRow,
     delivery: Omit<
       DeliveryRow,
       'status' | 'attempts' | 'nextAttemptAt' | 'lastStatusCode' | 'lastError' | 'updatedAt'
     >,
-  ): boolean {
+  ): Promise<boolean> {
     const now = this.d.clock.now().getTime()
     const row: DeliveryRow = {
       ...delivery,
@@ -66,22 +66,23 @@ export class Deliveries {
       lastError: null,
       updatedAt: now,
     }
-    if (!this.d.repo.insertDelivery(row)) return false
+    if (!(await this.d.repo.insertDelivery(row))) return false
     this.enqueue(e, row.id)
     return true
   }
 
   /**
-   * Sends an ended delivery again (same webhook-id and body); called inside the caller's
-   * transaction. Its attempts go on from its count: the schedule's remaining retries, or a single
+   * Sends an ended delivery again (same webhook-id and body); called inside the caller's unit. Its
+   * attempts go on from its count: the schedule's remaining retries, or a single
    * attempt when it had used them all. False when it is pending already.
    */
-  retry(e: EndpointRow, d: DeliveryRow): boolean {
-    if (!this.d.repo.reopen(d.id, this.now())) return false
+  async retry(e: EndpointRow, d: DeliveryRow): Promise<boolean> {
+    if (!(await this.d.repo.reopen(d.id, this.now()))) return false
     this.enqueue(e, d.id)
     return true
   }
 
+  /** The delivery's job, in the caller's unit (the queue is synchronous SQLite on the unit's connection). */
   private enqueue(e: EndpointRow, deliveryId: string): void {
     this.d.queue.enqueue({
       workspaceId: e.workspaceId,
@@ -99,13 +100,13 @@ export class Deliveries {
   }
 
   private async run(ctx: JobContext): Promise<unknown> {
-    const found = this.d.repo.delivery(String(ctx.job.payload.deliveryId))
+    const found = await this.d.repo.delivery(String(ctx.job.payload.deliveryId))
     // Its endpoint was deleted (the delivery with it), or it ended while this job waited.
     if (!found) return { skipped: 'deleted' }
     const { delivery, endpoint } = found
     if (delivery.status !== 'pending') return { skipped: delivery.status }
     if (!endpoint.enabled) {
-      transaction(this.d.db, () =>
+      await this.d.store.unit(() =>
         this.d.repo.failPending(endpoint.id, 'The endpoint is disabled.', this.now()),
       )
       return { skipped: 'disabled' }
@@ -123,7 +124,7 @@ export class Deliveries {
       at: at.getTime(),
       ...outcome,
     }
-    const { status, wait, disabled } = this.settle(endpoint, delivery, attempt)
+    const { status, wait, disabled } = await this.settle(endpoint, delivery, attempt)
     if (!outcome.ok) {
       this.d.log.info('webhook delivery attempt failed', {
         delivery_id: delivery.id,
@@ -147,15 +148,15 @@ export class Deliveries {
     return secrets
   }
 
-  /** Records an attempt, its delivery's new state and its endpoint's, in one transaction. */
+  /** Records an attempt, its delivery's new state and its endpoint's, in one unit. */
   private settle(e: EndpointRow, d: DeliveryRow, a: AttemptRow) {
     const last = a.attempt >= MAX_ATTEMPTS
     const wait = a.ok || last ? null : this.wait(a.attempt)
     const status = a.ok ? 'succeeded' : last ? 'failed' : 'pending'
-    return transaction(this.d.db, () => {
+    return this.d.store.unit(async () => {
       // The endpoint was deleted while the attempt was out: nothing is left to record it on.
-      if (!this.d.repo.hasDelivery(d.id)) return { status: 'deleted', wait: null, disabled: false }
-      this.d.repo.recordAttempt(a, {
+      if (!(await this.d.repo.hasDelivery(d.id))) return { status: 'deleted', wait: null, disabled: false }
+      await this.d.repo.recordAttempt(a, {
         attempts: a.attempt,
         status,
         nextAttemptAt: wait === null ? null : a.at + wait,
@@ -163,8 +164,8 @@ export class Deliveries {
         lastError: a.error,
         updatedAt: a.at,
       })
-      const after = this.d.repo.noteAttempt(e, d, a)
-      const disabled = !a.ok && this.failingTooLong(after, a.at) && this.disable(after, a.at)
+      const after = await this.d.repo.noteAttempt(e, d, a)
+      const disabled = !a.ok && this.failingTooLong(after, a.at) && (await this.disable(after, a.at))
       return { status: disabled ? 'failed' : status, wait, disabled }
     })
   }
@@ -176,10 +177,10 @@ export class Deliveries {
   }
 
   /** Disables an endpoint for its failures, ends its pending deliveries, and tells the audit log. */
-  private disable(e: EndpointRow, now: number): boolean {
-    if (!this.d.repo.disable(e.id, 'failures', now)) return false
-    this.d.repo.failPending(e.id, 'The endpoint was disabled after failing deliveries.', now)
-    this.d.events.emit(this.d.db, {
+  private async disable(e: EndpointRow, now: number): Promise<boolean> {
+    if (!(await this.d.repo.disable(e.id, 'failures', now))) return false
+    await this.d.repo.failPending(e.id, 'The endpoint was disabled after failing deliveries.', now)
+    await this.d.events.publish({
       type: 'webhook.disabled',
       workspaceId: e.workspaceId,
       payload: {

@@ -18,7 +18,7 @@ export interface WebhooksFeatureDeps {
 
 /** Outbound webhooks: endpoints, deliveries from the outbox as durable jobs, signed per Standard Webhooks. */
 export function webhooksFeature(p: Platform, d: WebhooksFeatureDeps): Feature<WebhooksService> {
-  const repo = new WebhooksRepo(p.db)
+  const repo = new WebhooksRepo(p.store)
   const sealer = new Sealer(d.secret, 'engram/webhooks/signing-secret')
   const destinations = new Destinations(d.config)
   const deliveries = new Deliveries({

@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, inArray, lt, ne, or, sql } from 'drizzle-orm'
-import type { Db } from '../../platform/db/db'
+import type { Store } from '../../platform/db/store'
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks.tables'
 
 /** A webhook endpoint row (times in ms; the secret sealed). */
@@ -10,65 +10,82 @@ export type AttemptRow = typeof webhookAttempts.$inferSelect
 /** Keyset position [created_at, id] continuing strictly after `after`, newest first. */
 type After = readonly (string | number)[] | null
 
-/** The only SQL naming the webhook tables. */
+/** The only SQL naming the webhook tables, on either engine (docs/data-layer.md); writes run in the caller's unit. */
 export class WebhooksRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly store: Store) {}
 
-  insertEndpoint(row: EndpointRow): void {
-    this.db.insert(webhookEndpoints).values(row).run()
+  private get db() {
+    return this.store.db
+  }
+
+  private get endpoints() {
+    return this.store.table(webhookEndpoints)
+  }
+
+  private get deliveries() {
+    return this.store.table(webhookDeliveries)
+  }
+
+  private get attempts() {
+    return this.store.table(webhookAttempts)
+  }
+
+  async insertEndpoint(row: EndpointRow): Promise<void> {
+    await this.db.insert(this.endpoints).values(row)
   }
 
   /** An endpoint of a workspace; another workspace's is undefined (answers 404). */
-  findEndpoint(workspaceId: string, id: string): EndpointRow | undefined {
-    return this.db
+  async findEndpoint(workspaceId: string, id: string): Promise<EndpointRow | undefined> {
+    const t = this.endpoints
+    const rows = await this.db
       .select()
-      .from(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.workspaceId, workspaceId)))
-      .get()
+      .from(t)
+      .where(and(eq(t.id, id), eq(t.workspaceId, workspaceId)))
+      .limit(1)
+    return rows[0]
   }
 
   /** Endpoints of a workspace, newest first. */
-  listEndpoints(workspaceId: string, after: After, limit: number | null): EndpointRow[] {
-    const t = webhookEndpoints
+  async listEndpoints(workspaceId: string, after: After, limit: number | null): Promise<EndpointRow[]> {
+    const t = this.endpoints
     const q = this.db
       .select()
       .from(t)
       .where(and(eq(t.workspaceId, workspaceId), this.after(t.createdAt, t.id, after)))
       .orderBy(desc(t.createdAt), desc(t.id))
-    return limit === null ? q.all() : q.limit(limit).all()
+    return limit === null ? await q : await q.limit(limit)
   }
 
-  countEndpoints(workspaceId: string): number {
-    const t = webhookEndpoints
-    return this.db.select({ n: count() }).from(t).where(eq(t.workspaceId, workspaceId)).get()?.n ?? 0
+  async countEndpoints(workspaceId: string): Promise<number> {
+    const t = this.endpoints
+    const [r] = await this.db.select({ n: count() }).from(t).where(eq(t.workspaceId, workspaceId))
+    return Number(r?.n ?? 0)
   }
 
   /** The enabled endpoints of a workspace (few: a workspace has at most a handful). */
-  enabledEndpoints(workspaceId: string): EndpointRow[] {
-    const t = webhookEndpoints
-    return this.db
+  async enabledEndpoints(workspaceId: string): Promise<EndpointRow[]> {
+    const t = this.endpoints
+    return await this.db
       .select()
       .from(t)
       .where(and(eq(t.workspaceId, workspaceId), eq(t.enabled, true)))
       .orderBy(asc(t.createdAt), asc(t.id))
-      .all()
   }
 
   /** Deletes an endpoint with its deliveries and attempts; false when it was not there. */
-  deleteEndpoint(workspaceId: string, id: string): boolean {
-    const t = webhookEndpoints
-    const gone = this.db
+  async deleteEndpoint(workspaceId: string, id: string): Promise<boolean> {
+    const t = this.endpoints
+    const gone = await this.db
       .delete(t)
       .where(and(eq(t.id, id), eq(t.workspaceId, workspaceId)))
       .returning({ id: t.id })
-      .get()
-    return gone !== undefined
+    return gone.length > 0
   }
 
   /** Enables an endpoint, its run of failures forgotten; false when it already was. */
-  enable(id: string): boolean {
-    const t = webhookEndpoints
-    const row = this.db
+  async enable(id: string): Promise<boolean> {
+    const t = this.endpoints
+    const rows = await this.db
       .update(t)
       .set({
         enabled: true,
@@ -79,42 +96,42 @@ export class WebhooksRepo {
       })
       .where(and(eq(t.id, id), eq(t.enabled, false)))
       .returning({ id: t.id })
-      .get()
-    return row !== undefined
+    return rows.length > 0
   }
 
   /** Puts a new sealed secret in place, the current one kept as the previous until `until`. */
-  rotate(e: EndpointRow, sealed: string, until: number): void {
-    const t = webhookEndpoints
-    this.db
+  async rotate(e: EndpointRow, sealed: string, until: number): Promise<void> {
+    const t = this.endpoints
+    await this.db
       .update(t)
       .set({ secretSealed: sealed, previousSecretSealed: e.secretSealed, previousSecretExpiresAt: until })
       .where(eq(t.id, e.id))
-      .run()
   }
 
   /** Disables an enabled endpoint; false when it already was. */
-  disable(id: string, reason: string, at: number): boolean {
-    const t = webhookEndpoints
-    const row = this.db
+  async disable(id: string, reason: string, at: number): Promise<boolean> {
+    const t = this.endpoints
+    const rows = await this.db
       .update(t)
       .set({ enabled: false, disabledReason: reason, disabledAt: at })
       .where(and(eq(t.id, id), eq(t.enabled, true)))
       .returning({ id: t.id })
-      .get()
-    return row !== undefined
+    return rows.length > 0
   }
 
-  /** Records an attempt on its endpoint: the listing's last delivery and the run of failures. */
-  noteAttempt(e: EndpointRow, d: DeliveryRow, a: AttemptRow): EndpointRow {
-    const t = webhookEndpoints
+  /**
+   * Records an attempt on its endpoint: the listing's last delivery and the run of failures, counted
+   * in the database (no read-then-write), and returns the endpoint as it is now.
+   */
+  async noteAttempt(e: EndpointRow, d: DeliveryRow, a: AttemptRow): Promise<EndpointRow> {
+    const t = this.endpoints
     const failing = a.ok
       ? { consecutiveFailures: 0, failingSince: null }
       : {
           consecutiveFailures: sql`${t.consecutiveFailures} + 1`,
           failingSince: sql`coalesce(${t.failingSince}, ${a.at})`,
         }
-    return this.db
+    const rows = await this.db
       .update(t)
       .set({
         lastAt: a.at,
@@ -126,117 +143,112 @@ export class WebhooksRepo {
       })
       .where(eq(t.id, e.id))
       .returning()
-      .get()!
+    return rows[0]!
   }
 
   /** Adds a delivery unless one for the same event and endpoint exists; true when added. */
-  insertDelivery(row: DeliveryRow): boolean {
-    const added = this.db
-      .insert(webhookDeliveries)
-      .values(row)
-      .onConflictDoNothing()
-      .returning({ id: webhookDeliveries.id })
-      .get()
-    return added !== undefined
+  async insertDelivery(row: DeliveryRow): Promise<boolean> {
+    const t = this.deliveries
+    const added = await this.db.insert(t).values(row).onConflictDoNothing().returning({ id: t.id })
+    return added.length > 0
   }
 
   /** A delivery with its endpoint, or undefined when either is gone. */
-  delivery(id: string): { delivery: DeliveryRow; endpoint: EndpointRow } | undefined {
-    const row = this.db
-      .select({ delivery: webhookDeliveries, endpoint: webhookEndpoints })
-      .from(webhookDeliveries)
-      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-      .where(eq(webhookDeliveries.id, id))
-      .get()
-    return row ?? undefined
+  async delivery(id: string): Promise<{ delivery: DeliveryRow; endpoint: EndpointRow } | undefined> {
+    const [d, e] = [this.deliveries, this.endpoints]
+    const rows = await this.db
+      .select({ delivery: d, endpoint: e })
+      .from(d)
+      .innerJoin(e, eq(e.id, d.endpointId))
+      .where(eq(d.id, id))
+      .limit(1)
+    return rows[0]
   }
 
   /** A delivery of an endpoint; another endpoint's is undefined (answers 404). */
-  findDelivery(endpointId: string, id: string): DeliveryRow | undefined {
-    const t = webhookDeliveries
-    return this.db
+  async findDelivery(endpointId: string, id: string): Promise<DeliveryRow | undefined> {
+    const t = this.deliveries
+    const rows = await this.db
       .select()
       .from(t)
       .where(and(eq(t.id, id), eq(t.endpointId, endpointId)))
-      .get()
+      .limit(1)
+    return rows[0]
   }
 
   /** Puts an ended delivery back to pending, due at `at`; false when it was pending already. */
-  reopen(id: string, at: number): boolean {
-    const t = webhookDeliveries
-    const row = this.db
+  async reopen(id: string, at: number): Promise<boolean> {
+    const t = this.deliveries
+    const rows = await this.db
       .update(t)
       .set({ status: 'pending', nextAttemptAt: at, updatedAt: at })
       .where(and(eq(t.id, id), ne(t.status, 'pending')))
       .returning({ id: t.id })
-      .get()
-    return row !== undefined
+    return rows.length > 0
   }
 
   /** Adds an attempt and sets its delivery's state after it. */
-  recordAttempt(a: AttemptRow, d: Partial<DeliveryRow>): DeliveryRow {
-    this.db.insert(webhookAttempts).values(a).onConflictDoNothing().run()
-    return this.db
-      .update(webhookDeliveries)
-      .set(d)
-      .where(eq(webhookDeliveries.id, a.deliveryId))
-      .returning()
-      .get()!
+  async recordAttempt(a: AttemptRow, d: Partial<DeliveryRow>): Promise<DeliveryRow> {
+    await this.db.insert(this.attempts).values(a).onConflictDoNothing()
+    const t = this.deliveries
+    const rows = await this.db.update(t).set(d).where(eq(t.id, a.deliveryId)).returning()
+    return rows[0]!
   }
 
   /** Ends every pending delivery of an endpoint as failed (it was disabled); how many. */
-  failPending(endpointId: string, error: string, at: number): number {
-    const t = webhookDeliveries
-    return this.db
+  async failPending(endpointId: string, error: string, at: number): Promise<number> {
+    const t = this.deliveries
+    const rows = await this.db
       .update(t)
       .set({ status: 'failed', lastError: error, nextAttemptAt: null, updatedAt: at })
       .where(and(eq(t.endpointId, endpointId), eq(t.status, 'pending')))
       .returning({ id: t.id })
-      .all().length
+    return rows.length
   }
 
   /** Deletes the ended deliveries of an endpoint made before `before` (with their attempts); how many. */
-  pruneDeliveries(endpointId: string, before: number): number {
-    const t = webhookDeliveries
-    return this.db
+  async pruneDeliveries(endpointId: string, before: number): Promise<number> {
+    const t = this.deliveries
+    const rows = await this.db
       .delete(t)
       .where(and(eq(t.endpointId, endpointId), lt(t.createdAt, before), ne(t.status, 'pending')))
       .returning({ id: t.id })
-      .all().length
+    return rows.length
   }
 
   /** Whether a delivery is still there (its endpoint may have been deleted during an attempt). */
-  hasDelivery(id: string): boolean {
-    const t = webhookDeliveries
-    return this.db.select({ id: t.id }).from(t).where(eq(t.id, id)).get() !== undefined
+  async hasDelivery(id: string): Promise<boolean> {
+    const t = this.deliveries
+    const rows = await this.db.select({ id: t.id }).from(t).where(eq(t.id, id)).limit(1)
+    return rows.length > 0
   }
 
   /** Deliveries of an endpoint, newest first. */
-  listDeliveries(endpointId: string, after: After, limit: number | null): DeliveryRow[] {
-    const t = webhookDeliveries
+  async listDeliveries(endpointId: string, after: After, limit: number | null): Promise<DeliveryRow[]> {
+    const t = this.deliveries
     const q = this.db
       .select()
       .from(t)
       .where(and(eq(t.endpointId, endpointId), this.after(t.createdAt, t.id, after)))
       .orderBy(desc(t.createdAt), desc(t.id))
-    return limit === null ? q.all() : q.limit(limit).all()
+    return limit === null ? await q : await q.limit(limit)
   }
 
-  countDeliveries(endpointId: string): number {
-    const t = webhookDeliveries
-    return this.db.select({ n: count() }).from(t).where(eq(t.endpointId, endpointId)).get()?.n ?? 0
+  async countDeliveries(endpointId: string): Promise<number> {
+    const t = this.deliveries
+    const [r] = await this.db.select({ n: count() }).from(t).where(eq(t.endpointId, endpointId))
+    return Number(r?.n ?? 0)
   }
 
   /** The attempts of some deliveries, in order. */
-  attemptsOf(deliveryIds: string[]): AttemptRow[] {
+  async attemptsOf(deliveryIds: string[]): Promise<AttemptRow[]> {
     if (deliveryIds.length === 0) return []
-    const t = webhookAttempts
-    return this.db
+    const t = this.attempts
+    return await this.db
       .select()
       .from(t)
       .where(inArray(t.deliveryId, deliveryIds))
       .orderBy(asc(t.deliveryId), asc(t.attempt))
-      .all()
   }
 
   /** The keyset condition "strictly after [at, id]" for a newest-first order; none on the first page. */

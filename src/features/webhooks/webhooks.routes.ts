@@ -68,8 +68,8 @@ export function webhooksRoutes(webhooks: WebhooksService): RouteDef[] {
       summary: 'Delete a webhook endpoint, with its deliveries; queued deliveries are not sent',
       tags: TAGS,
       params: WebhookIdParams,
-      handler: ({ principal, params, ip, requestId }) => {
-        webhooks.remove(principal, params.webhook_id, { ip, requestId })
+      handler: async ({ principal, params, ip, requestId }) => {
+        await webhooks.remove(principal, params.webhook_id, { ip, requestId })
         return reply(204)
       },
     }),
@@ -121,8 +121,8 @@ export function webhooksRoutes(webhooks: WebhooksService): RouteDef[] {
       params: WebhookIdParams,
       response: WebhookTestResp,
       errors: ['webhook_disabled'],
-      handler: ({ principal, params }) =>
-        reply(202, webhooks.sendTest(principal.workspaceId, params.webhook_id)),
+      handler: async ({ principal, params }) =>
+        reply(202, await webhooks.sendTest(principal.workspaceId, params.webhook_id)),
     }),
     defineRoute({
       method: 'GET',
@@ -155,8 +155,11 @@ export function webhooksRoutes(webhooks: WebhooksService): RouteDef[] {
       params: DeliveryIdParams,
       response: WebhookDeliveryResp,
       errors: ['conflict', 'webhook_disabled'],
-      handler: ({ principal, params }) =>
-        reply(202, webhooks.retryDelivery(principal.workspaceId, params.webhook_id, params.delivery_id)),
+      handler: async ({ principal, params }) =>
+        reply(
+          202,
+          await webhooks.retryDelivery(principal.workspaceId, params.webhook_id, params.delivery_id),
+        ),
     }),
   ]
 }

@@ -4,8 +4,7 @@ import { actorOf } from '../../platform/auth/principal'
 import { type Clock, iso } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import type { Sealer } from '../../platform/crypto/sealed'
-import type { Db } from '../../platform/db/db'
-import { transaction } from '../../platform/db/transaction'
+import type { Store } from '../../platform/db/store'
 import { fail, notFound, validationFailed } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import type { JobQueue } from '../../platform/jobs/queue'
@@ -41,7 +40,7 @@ export interface Caller {
 }
 
 export interface WebhooksServiceDeps {
-  db: Db
+  store: Store
   clock: Clock
   random: Random
   events: Outbox
@@ -56,7 +55,11 @@ export interface WebhooksServiceDeps {
 /** The endpoint changes told to the audit log (the system's `webhook.disabled` is told by deliveries). */
 type EndpointChange = 'webhook.created' | 'webhook.deleted' | 'webhook.enabled' | 'webhook.secret_rotated'
 
-/** A workspace's webhook endpoints: subscribe (secret shown once), list, delete, enable, test. */
+/**
+ * A workspace's webhook endpoints: subscribe (secret shown once), list, delete, enable, test. Each
+ * change is one unit of work on the store with the event that tells of it; the job queue is still
+ * synchronous SQLite, written in the same unit through the same connection.
+ */
 export class WebhooksService {
   constructor(private readonly d: WebhooksServiceDeps) {}
 
@@ -105,47 +108,57 @@ export class WebhooksService {
       createdBy: p.userId ?? p.keyId,
       createdAt: this.now(),
     }
-    transaction(this.d.db, () => {
-      if (this.d.repo.countEndpoints(p.workspaceId) >= MAX_ENDPOINTS) {
+    // Counted and inserted in one unit: one writer at a time on SQLite. On PostgreSQL two creates
+    // racing at the limit can both pass (a soft cap; nothing is broken by a 21st endpoint).
+    await this.d.store.unit(async () => {
+      if ((await this.d.repo.countEndpoints(p.workspaceId)) >= MAX_ENDPOINTS) {
         throw fail(
           'webhook_limit_reached',
           `A workspace may have at most ${MAX_ENDPOINTS} webhook endpoints.`,
         )
       }
-      this.d.repo.insertEndpoint(row)
-      this.told('webhook.created', row, actorOf(p, caller.ip, caller.requestId), { events: body.events })
+      await this.d.repo.insertEndpoint(row)
+      await this.told('webhook.created', row, actorOf(p, caller.ip, caller.requestId), {
+        events: body.events,
+      })
     })
     return { ...webhookResp(row), secret }
   }
 
   /** `GET /v1/webhooks`: newest first. */
-  list(workspaceId: string, page: PageRequest | null): ListResult<Resp> {
-    const total = this.d.repo.countEndpoints(workspaceId)
-    const rows = this.d.repo.listEndpoints(workspaceId, page?.after ?? null, page ? page.limit + 1 : null)
+  async list(workspaceId: string, page: PageRequest | null): Promise<ListResult<Resp>> {
+    const total = await this.d.repo.countEndpoints(workspaceId)
+    const rows = await this.d.repo.listEndpoints(
+      workspaceId,
+      page?.after ?? null,
+      page ? page.limit + 1 : null,
+    )
     return keysetPage(rows, page?.limit ?? rows.length, (r) => [r.createdAt, r.id], webhookResp, total)
   }
 
   /** One endpoint; another workspace's answers 404 like a missing one. */
-  get(workspaceId: string, id: string): Resp {
-    return webhookResp(this.find(workspaceId, id))
+  async get(workspaceId: string, id: string): Promise<Resp> {
+    return webhookResp(await this.find(workspaceId, id))
   }
 
   /** Deletes an endpoint (the webhooks route's DELETE): the endpoint, its deliveries and their attempts; queued ones stop. */
-  remove(p: Principal, id: string, caller: Caller): void {
-    transaction(this.d.db, () => {
-      const e = this.find(p.workspaceId, id)
-      this.d.repo.deleteEndpoint(p.workspaceId, id)
+  async remove(p: Principal, id: string, caller: Caller): Promise<void> {
+    await this.d.store.unit(async () => {
+      const e = await this.find(p.workspaceId, id)
+      await this.d.repo.deleteEndpoint(p.workspaceId, id)
       this.d.queue.cancelSubject(p.workspaceId, id)
-      this.told('webhook.deleted', e, actorOf(p, caller.ip, caller.requestId))
+      await this.told('webhook.deleted', e, actorOf(p, caller.ip, caller.requestId))
     })
   }
 
   /** `POST /v1/webhooks/{id}/enable`: a disabled endpoint receives again (new events only). */
-  enable(p: Principal, id: string, caller: Caller): Resp {
-    return transaction(this.d.db, () => {
-      const e = this.find(p.workspaceId, id)
-      if (this.d.repo.enable(e.id)) this.told('webhook.enabled', e, actorOf(p, caller.ip, caller.requestId))
-      return webhookResp(this.find(p.workspaceId, id))
+  enable(p: Principal, id: string, caller: Caller): Promise<Resp> {
+    return this.d.store.unit(async () => {
+      const e = await this.find(p.workspaceId, id)
+      if (await this.d.repo.enable(e.id)) {
+        await this.told('webhook.enabled', e, actorOf(p, caller.ip, caller.requestId))
+      }
+      return webhookResp(await this.find(p.workspaceId, id))
     })
   }
 
@@ -154,24 +167,24 @@ export class WebhooksService {
    * signing beside it for ROTATION_OVERLAP_MS, so the receiver can take the new one in its own time;
    * a secret replaced before that stops at once.
    */
-  rotateSecret(p: Principal, id: string, caller: Caller): Static<typeof WebhookCreatedResp> {
+  rotateSecret(p: Principal, id: string, caller: Caller): Promise<Static<typeof WebhookCreatedResp>> {
     const secret = this.newSecret()
     const until = this.now() + ROTATION_OVERLAP_MS
-    return transaction(this.d.db, () => {
-      const e = this.find(p.workspaceId, id)
-      this.d.repo.rotate(e, this.d.sealer.seal(secret, e.id), until)
+    return this.d.store.unit(async () => {
+      const e = await this.find(p.workspaceId, id)
+      await this.d.repo.rotate(e, this.d.sealer.seal(secret, e.id), until)
       const expires = { previous_secret_expires_at: iso(new Date(until)) }
-      this.told('webhook.secret_rotated', e, actorOf(p, caller.ip, caller.requestId), expires)
-      return { ...webhookResp(this.find(p.workspaceId, id)), secret }
+      await this.told('webhook.secret_rotated', e, actorOf(p, caller.ip, caller.requestId), expires)
+      return { ...webhookResp(await this.find(p.workspaceId, id)), secret }
     })
   }
 
   /** `POST /v1/webhooks/{id}/test`: queues a `webhook.test` delivery, whatever the endpoint subscribes to. */
-  sendTest(workspaceId: string, id: string): Static<typeof WebhookTestResp> {
-    return transaction(this.d.db, () => {
-      const e = this.find(workspaceId, id)
+  sendTest(workspaceId: string, id: string): Promise<Static<typeof WebhookTestResp>> {
+    return this.d.store.unit(async () => {
+      const e = await this.find(workspaceId, id)
       if (!e.enabled) throw fail('webhook_disabled')
-      const deliveryId = this.send(e, null, TEST_EVENT_TYPE, {
+      const deliveryId = await this.send(e, null, TEST_EVENT_TYPE, {
         webhook_id: e.id,
         message: 'A test event from Engram.',
       })
@@ -179,12 +192,18 @@ export class WebhooksService {
     })
   }
 
-  /** Queues an event to an endpoint; returns the delivery id (the `webhook-id`). */
-  send(e: EndpointRow, eventId: string | null, type: string, data: object, at = this.now()): string {
+  /** Queues an event to an endpoint, in the caller's unit; returns the delivery id (the `webhook-id`). */
+  async send(
+    e: EndpointRow,
+    eventId: string | null,
+    type: string,
+    data: object,
+    at = this.now(),
+  ): Promise<string> {
     const id = newId(this.d.random, 'msg')
     const body = JSON.stringify({ type, timestamp: iso(new Date(at)), data })
     const created = this.now()
-    this.d.deliveries.queue(e, {
+    await this.d.deliveries.queue(e, {
       id,
       workspaceId: e.workspaceId,
       endpointId: e.id,
@@ -200,32 +219,36 @@ export class WebhooksService {
    * `POST /v1/webhooks/{id}/deliveries/{delivery_id}/retry`: an ended delivery (failed, or one to
    * send again) is queued once more, with its webhook-id and body.
    */
-  retryDelivery(workspaceId: string, id: string, deliveryId: string): Static<typeof WebhookDeliveryResp> {
-    return transaction(this.d.db, () => {
-      const e = this.find(workspaceId, id)
-      const d = this.d.repo.findDelivery(e.id, deliveryId)
+  retryDelivery(
+    workspaceId: string,
+    id: string,
+    deliveryId: string,
+  ): Promise<Static<typeof WebhookDeliveryResp>> {
+    return this.d.store.unit(async () => {
+      const e = await this.find(workspaceId, id)
+      const d = await this.d.repo.findDelivery(e.id, deliveryId)
       if (!d) throw notFound('Delivery')
       if (!e.enabled) throw fail('webhook_disabled')
-      if (!this.d.deliveries.retry(e, d)) {
+      if (!(await this.d.deliveries.retry(e, d))) {
         throw fail('conflict', 'The delivery is still pending: it is retried by itself.')
       }
-      const attempts = this.d.repo.attemptsOf([d.id])
-      return deliveryResp(this.d.repo.findDelivery(e.id, deliveryId)!, attempts)
+      const attempts = await this.d.repo.attemptsOf([d.id])
+      return deliveryResp((await this.d.repo.findDelivery(e.id, deliveryId))!, attempts)
     })
   }
 
   /** `GET /v1/webhooks/{id}/deliveries`: newest first, each with its attempts. */
-  deliveries(
+  async deliveries(
     workspaceId: string,
     id: string,
     page: PageRequest | null,
-  ): ListResult<Static<typeof WebhookDeliveryResp>> {
-    const e = this.find(workspaceId, id)
-    const total = this.d.repo.countDeliveries(e.id)
-    const rows = this.d.repo.listDeliveries(e.id, page?.after ?? null, page ? page.limit + 1 : null)
+  ): Promise<ListResult<Static<typeof WebhookDeliveryResp>>> {
+    const e = await this.find(workspaceId, id)
+    const total = await this.d.repo.countDeliveries(e.id)
+    const rows = await this.d.repo.listDeliveries(e.id, page?.after ?? null, page ? page.limit + 1 : null)
     const shown = page ? rows.slice(0, page.limit) : rows
     const attempts = new Map<string, AttemptRow[]>()
-    for (const a of this.d.repo.attemptsOf(shown.map((r) => r.id))) {
+    for (const a of await this.d.repo.attemptsOf(shown.map((r) => r.id))) {
       attempts.set(a.deliveryId, [...(attempts.get(a.deliveryId) ?? []), a])
     }
     const resp = (r: DeliveryRow) => deliveryResp(r, attempts.get(r.id) ?? [])
@@ -237,15 +260,20 @@ export class WebhooksService {
     return `whsec_${Buffer.from(this.d.random.bytes(SECRET_BYTES)).toString('base64')}`
   }
 
-  private find(workspaceId: string, id: string): EndpointRow {
-    const e = this.d.repo.findEndpoint(workspaceId, id)
+  private async find(workspaceId: string, id: string): Promise<EndpointRow> {
+    const e = await this.d.repo.findEndpoint(workspaceId, id)
     if (!e) throw notFound('Webhook')
     return e
   }
 
-  /** Emits an endpoint change for the audit log, in the caller's transaction. */
-  private told(type: EndpointChange, e: EndpointRow, actor: Actor, extra: Record<string, unknown> = {}) {
-    this.d.events.emit(this.d.db, {
+  /** Publishes an endpoint change for the audit log, in the caller's unit. */
+  private async told(
+    type: EndpointChange,
+    e: EndpointRow,
+    actor: Actor,
+    extra: Record<string, unknown> = {},
+  ) {
+    await this.d.events.publish({
       type,
       workspaceId: e.workspaceId,
       payload: { actor, target: { type: 'webhook', id: e.id }, details: { url: e.url, ...extra } },

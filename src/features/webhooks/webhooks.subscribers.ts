@@ -9,20 +9,20 @@ export const KEEP_DELIVERIES_DAYS = 30
 /**
  * Queues a delivery to every enabled endpoint of the event's workspace that subscribes to its
  * webhook type. Transactional: the deliveries, their jobs and the record that the event was taken
- * commit together, so each event is queued to each endpoint exactly once, crashes included.
+ * commit together (one unit; the jobs through the queue's synchronous writes on SQLite's connection), so each event is queued to each endpoint exactly once, crashes included.
  */
 export function webhooksSubscriber(repo: WebhooksRepo, service: WebhooksService): Subscriber<Told> {
   return {
     name: 'webhooks',
     types: TOLD_EVENTS,
     transactional: true,
-    handle: (e) => {
+    handle: async (e) => {
       const { type, data } = webhookEventOf(e)
-      for (const endpoint of repo.enabledEndpoints(e.workspaceId)) {
+      for (const endpoint of await repo.enabledEndpoints(e.workspaceId)) {
         // Ended deliveries are kept KEEP_DELIVERIES_DAYS; the ones that aged out go as new ones come.
-        repo.pruneDeliveries(endpoint.id, e.occurredAt - KEEP_DELIVERIES_DAYS * 86_400_000)
+        await repo.pruneDeliveries(endpoint.id, e.occurredAt - KEEP_DELIVERIES_DAYS * 86_400_000)
         if (!(JSON.parse(endpoint.events) as string[]).includes(type)) continue
-        service.send(endpoint, e.id, type, data, e.occurredAt)
+        await service.send(endpoint, e.id, type, data, e.occurredAt)
       }
     },
   }

@@ -1,0 +1,248 @@
+import { afterEach, describe, expect, test } from 'bun:test'
+import { Deliveries } from '../../../src/features/webhooks/webhooks.deliveries'
+import type { Destinations, WebhooksConfig } from '../../../src/features/webhooks/webhooks.destinations'
+import { type EndpointRow, WebhooksRepo } from '../../../src/features/webhooks/webhooks.repo'
+import type { Outcome, Sender } from '../../../src/features/webhooks/webhooks.sender'
+import { WebhooksService } from '../../../src/features/webhooks/webhooks.service'
+import { webhooksSubscriber } from '../../../src/features/webhooks/webhooks.subscribers'
+import { workspaces } from '../../../src/features/workspaces/workspaces.tables'
+import type { Principal } from '../../../src/platform/auth/principal'
+import { ManualClock } from '../../../src/platform/clock/clock'
+import { seededRandom } from '../../../src/platform/crypto/random'
+import { Sealer } from '../../../src/platform/crypto/sealed'
+import type { Store } from '../../../src/platform/db/store'
+import type { DomainEvent } from '../../../src/platform/events/events'
+import { Outbox } from '../../../src/platform/events/outbox'
+import type { JobContext } from '../../../src/platform/jobs/handler'
+import type { JobQueue, NewJob } from '../../../src/platform/jobs/queue'
+import { memoryLogger } from '../../../src/platform/log/log'
+import { engines, type OpenStore } from '../../helpers/stores'
+
+// Webhooks on the store, on SQLite and on a real PostgreSQL: endpoints, deliveries and attempts read
+// back as written; a unit that fails leaves none of them; an event delivered twice is queued once to
+// each endpoint that subscribes to it; and an endpoint failing long enough is disabled with its
+// pending deliveries ended and `webhook.disabled` published. The job queue is still synchronous
+// SQLite, so it is a stand-in here that records what would be queued.
+
+const opened: OpenStore[] = []
+afterEach(async () => {
+  for (const o of opened.splice(0)) await o.close()
+})
+
+const T0 = 1_764_400_000_123 // ms: past what a 32-bit integer holds
+const CONFIG: WebhooksConfig = {
+  allow_http: false,
+  allow_private_networks: false,
+  allow_loopback: false,
+  timeout_ms: 1000,
+  disable_after_failures: 2,
+  disable_after_hours: 0,
+}
+const ADMIN: Principal = {
+  kind: 'session',
+  workspaceId: 'ws_1',
+  userId: 'usr_1',
+  role: 'admin',
+  scopes: null,
+  keyId: null,
+  corpusIds: null,
+}
+const CALLER = { ip: '2001:db8::1', requestId: 'req_1' }
+
+function endpoint(id: string, events: string[], over: Partial<EndpointRow> = {}): EndpointRow {
+  return {
+    id,
+    workspaceId: 'ws_1',
+    url: `https://hooks.example.com/${id}`,
+    description: '',
+    events: JSON.stringify(events),
+    secretSealed: 'v1.sealed',
+    previousSecretSealed: null,
+    previousSecretExpiresAt: null,
+    enabled: true,
+    disabledReason: null,
+    disabledAt: null,
+    consecutiveFailures: 0,
+    failingSince: null,
+    lastAt: null,
+    lastEventType: null,
+    lastAttempt: null,
+    lastStatusCode: null,
+    lastOk: null,
+    createdBy: 'usr_1',
+    createdAt: T0,
+    ...over,
+  }
+}
+
+function rig(store: Store, answer: Outcome) {
+  const clock = new ManualClock(new Date(T0))
+  const random = seededRandom(1)
+  const outbox = new Outbox(store.db, clock, random, store)
+  const queued: NewJob[] = []
+  const queue = {
+    enqueue: (j: NewJob) => void queued.push(j),
+    cancelSubject: () => 0,
+  } as unknown as JobQueue
+  const repo = new WebhooksRepo(store)
+  const sealer = new Sealer('a test secret', 'engram/webhooks/signing-secret')
+  const sent: string[] = []
+  const sender = {
+    send: async (url: string) => {
+      // Outside any unit: the send is never inside one (a unit awaits only the database).
+      sent.push(`${url} in unit: ${store.inUnit()}`)
+      return answer
+    },
+  } as unknown as Sender
+  const base = { store, clock, random, events: outbox, queue, repo, sealer, config: CONFIG }
+  const deliveries = new Deliveries({ ...base, log: memoryLogger(), sender, unit: () => 0.5 })
+  const destinations = { check: async () => ['203.0.113.7'] } as unknown as Destinations
+  const service = new WebhooksService({ ...base, destinations, deliveries })
+  return { clock, outbox, queued, repo, deliveries, service, sent }
+}
+
+/** The job context a scheduler would give a `webhook.deliver` job. */
+function jobFor(deliveryId: string): JobContext {
+  return { job: { payload: { deliveryId } }, signal: new AbortController().signal } as unknown as JobContext
+}
+
+for (const engine of await engines()) {
+  describe.skipIf(engine.skip !== null)(`webhooks on ${engine.name}`, () => {
+    async function open(): Promise<Store> {
+      const o = await engine.open()
+      opened.push(o)
+      await o.store.unit(async () => {
+        await o.store.db
+          .insert(o.store.table(workspaces))
+          .values({ id: 'ws_1', name: 'Acme', plan: 'beta', createdAt: T0, updatedAt: T0 })
+      })
+      return o.store
+    }
+
+    test('endpoints, deliveries and attempts read back as written', async () => {
+      const store = await open()
+      const { repo } = rig(store, { statusCode: 200, ok: true, error: null, durationMs: 3 })
+      const e = endpoint('wh_1', ['document.ready'], { previousSecretExpiresAt: T0 + 1, lastOk: false })
+      const d = {
+        id: 'msg_1',
+        workspaceId: 'ws_1',
+        endpointId: 'wh_1',
+        eventId: 'evt_1',
+        eventType: 'document.ready',
+        body: '{"type":"document.ready"}',
+        status: 'pending' as const,
+        attempts: 0,
+        nextAttemptAt: T0,
+        lastStatusCode: null,
+        lastError: null,
+        createdAt: T0,
+        updatedAt: T0,
+      }
+      const a = {
+        deliveryId: 'msg_1',
+        attempt: 1,
+        at: T0 + 2,
+        statusCode: 503,
+        ok: false,
+        error: 'HTTP 503',
+        durationMs: 12,
+      }
+      await store.unit(async () => {
+        await repo.insertEndpoint(e)
+        expect(await repo.insertDelivery(d)).toBe(true)
+        expect(await repo.insertDelivery({ ...d, id: 'msg_2' })).toBe(false) // same event and endpoint
+        await repo.recordAttempt(a, { attempts: 1, lastStatusCode: 503, lastError: 'HTTP 503' })
+      })
+      expect(await repo.findEndpoint('ws_1', 'wh_1')).toEqual(e)
+      expect(await repo.findEndpoint('ws_2', 'wh_1')).toBeUndefined()
+      expect(await repo.delivery('msg_1')).toEqual({
+        delivery: { ...d, attempts: 1, lastStatusCode: 503, lastError: 'HTTP 503' },
+        endpoint: e,
+      })
+      expect(await repo.attemptsOf(['msg_1'])).toEqual([a])
+      expect(await repo.countDeliveries('wh_1')).toBe(1)
+      expect(await repo.enabledEndpoints('ws_1')).toEqual([e])
+    })
+
+    test('a unit that fails leaves no endpoint, delivery or event', async () => {
+      const store = await open()
+      const { service, outbox, repo } = rig(store, { statusCode: 200, ok: true, error: null, durationMs: 3 })
+      await expect(
+        store.unit(async () => {
+          const made = await service.create(
+            ADMIN,
+            { url: 'https://hooks.example.com/a', events: ['document.ready'] },
+            CALLER,
+          )
+          await service.sendTest('ws_1', made.id)
+          throw new Error('refused')
+        }),
+      ).rejects.toThrow('refused')
+      expect(await repo.countEndpoints('ws_1')).toBe(0)
+      expect(await outbox.pending()).toEqual([])
+      const made = await service.create(
+        ADMIN,
+        { url: 'https://hooks.example.com/a', events: ['document.ready'] },
+        CALLER,
+      )
+      expect((await service.list('ws_1', null)).items.map((r) => r.id)).toEqual([made.id])
+      expect((await outbox.pending()).map((e) => e.type)).toEqual(['webhook.created'])
+    })
+
+    test('an event delivered twice is queued once to each endpoint that subscribes to it', async () => {
+      const store = await open()
+      const { service, repo, queued } = rig(store, { statusCode: 200, ok: true, error: null, durationMs: 3 })
+      await store.unit(async () => {
+        await repo.insertEndpoint(endpoint('wh_1', ['document.ready']))
+        await repo.insertEndpoint(endpoint('wh_2', ['document.failed'], { createdAt: T0 + 1 }))
+        await repo.insertEndpoint(endpoint('wh_3', ['document.ready'], { enabled: false, createdAt: T0 + 2 }))
+      })
+      const event: DomainEvent<'document.ready'> = {
+        id: 'evt_1',
+        type: 'document.ready',
+        workspaceId: 'ws_1',
+        occurredAt: T0,
+        payload: { corpusId: 'cor_1', documentId: 'doc_1' },
+      } as DomainEvent<'document.ready'>
+      const sub = webhooksSubscriber(repo, service)
+      // As the dispatcher runs a transactional subscriber: in a unit, once per delivery.
+      await store.unit(async () => sub.handle(event))
+      await store.unit(async () => sub.handle(event))
+      expect(queued.map((j) => [j.kind, j.subjectId])).toEqual([['webhook.deliver', 'wh_1']])
+      expect((await repo.listDeliveries('wh_1', null, null)).map((d) => [d.eventId, d.status])).toEqual([
+        ['evt_1', 'pending'],
+      ])
+      expect(await repo.countDeliveries('wh_2')).toBe(0)
+      expect(await repo.countDeliveries('wh_3')).toBe(0)
+    })
+
+    test('an endpoint failing long enough is disabled, its pending deliveries ended, and webhook.disabled told', async () => {
+      const store = await open()
+      const failing = { statusCode: 500, ok: false, error: 'HTTP 500', durationMs: 3 }
+      const { clock, service, repo, deliveries, outbox, sent } = rig(store, failing)
+      const url = 'https://hooks.example.com/wh'
+      const made = await service.create(ADMIN, { url, events: ['document.ready'] }, CALLER)
+      const { delivery_id: id } = await service.sendTest('ws_1', made.id)
+      const run = deliveries.job().run
+      await expect(run(jobFor(id))).rejects.toThrow('HTTP 500') // retried later
+      clock.advance(5_000)
+      expect(await run(jobFor(id))).toEqual({ status: 'failed', attempt: 2 })
+      expect(sent).toEqual([`${url} in unit: false`, `${url} in unit: false`])
+      const e = (await repo.findEndpoint('ws_1', made.id))!
+      expect([
+        e.enabled,
+        e.disabledReason,
+        e.consecutiveFailures,
+        e.failingSince,
+        e.lastStatusCode,
+        e.lastOk,
+      ]).toEqual([false, 'failures', 2, T0, 500, false])
+      expect((await repo.findDelivery(made.id, id))?.status).toBe('failed')
+      expect((await repo.attemptsOf([id])).map((a) => [a.attempt, a.ok])).toEqual([
+        [1, false],
+        [2, false],
+      ])
+      expect((await outbox.pending()).map((ev) => ev.type)).toEqual(['webhook.created', 'webhook.disabled'])
+    })
+  })
+}
