@@ -11,12 +11,15 @@ import { migrations as pgMigrations } from '../../migrations-pg/index'
 import { type Db, openDatabase } from '../../src/platform/db/db'
 import { migrate } from '../../src/platform/db/migrate'
 import { migratePg } from '../../src/platform/db/migrate-pg'
-import { PostgresStore, SqliteStore, type Store } from '../../src/platform/db/store'
+import { type Store, sqliteStore } from '../../src/platform/db/store'
+import { PostgresStore } from '../../src/platform/db/store.postgres'
 import { testPostgres } from './postgres'
 
 /** A migrated store and how to close it. */
 export interface OpenStore {
   store: Store
+  /** A store of the same database on connections of its own, as another process would have. */
+  another(): Promise<OpenStore>
   close(): Promise<void>
 }
 
@@ -36,12 +39,23 @@ export async function engines(): Promise<Engine[]> {
       skip: null,
       async open() {
         const dir = mkdtempSync(join(tmpdir(), 'engram-store-'))
-        const db = openDatabase(join(dir, 'engram.db'))
+        const file = join(dir, 'engram.db')
+        const db = openDatabase(file)
         migrate(db, migrations)
+        const extra: Db[] = []
+        const another = async (): Promise<OpenStore> => {
+          const other = openDatabase(file)
+          extra.push(other)
+          return { store: sqliteStore(other), another, close: async () => {} }
+        }
         return {
-          store: new SqliteStore(db),
+          store: sqliteStore(db),
+          another,
           async close() {
-            db.$client.close()
+            for (const d of [...extra, db]) {
+              await sqliteStore(d).close()
+              d.$client.close()
+            }
             rmSync(dir, { recursive: true, force: true })
           },
         }
@@ -52,11 +66,23 @@ export async function engines(): Promise<Engine[]> {
       skip: pg.available ? null : pg.reason,
       async open() {
         if (!pg.available) throw new Error(pg.reason)
-        const client = new SQL({ url: await pg.freshDatabase(), max: 4 })
-        await migratePg(client, pgMigrations)
+        const url = await pg.freshDatabase()
+        const clients: SQL[] = []
+        const connect = async (): Promise<OpenStore> => {
+          const client = new SQL({ url, max: 4 })
+          const listener = new SQL({ url, max: 1 })
+          clients.push(client, listener)
+          const store = new PostgresStore(drizzle({ client }) as unknown as Db)
+          await store.commits.listen(listener)
+          return { store, another: connect, close: async () => {} }
+        }
+        const first = await connect()
+        await migratePg(clients[0]!, pgMigrations)
         return {
-          store: new PostgresStore(drizzle({ client }) as unknown as Db),
-          close: () => client.close(),
+          ...first,
+          async close() {
+            for (const c of clients) await c.close()
+          },
         }
       },
     },

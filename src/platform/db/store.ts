@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
+import { type CommitWatch, commitWatch } from './commit-watch'
 import { type Db, openReadConnection } from './db'
-import { pgTwin } from './pg-tables'
 
 /** Which SQL engine a store runs on. */
 export type Dialect = 'sqlite' | 'postgres'
@@ -26,6 +26,11 @@ export interface Store {
    * outer unit decides). On SQLite a unit awaits nothing but the database (see `SqliteStore`).
    */
   unit<T>(work: () => Promise<T>): Promise<T>
+  /**
+   * Tells whether the database may have changed since an earlier look, by any process: what a memo
+   * of rows checks before it answers (`CommitMemo`, commit-watch.ts).
+   */
+  readonly commits: CommitWatch
   /** True while the calling code runs inside a unit. */
   inUnit(): boolean
   /** Closes what the store opened itself (not the connection or pool it was given). */
@@ -38,7 +43,7 @@ export interface Store {
 }
 
 /** What a store keeps of the unit the calling code runs in. */
-interface OpenUnit {
+export interface OpenUnit {
   depth: number
   /** The handle queries take inside this unit (the transaction's, on PostgreSQL). */
   db: Db
@@ -46,7 +51,7 @@ interface OpenUnit {
 }
 
 /** Runs a unit's after-commit work: each function once, a throwing one not stopping the others. */
-function runCommitted(fns: (() => void)[]): void {
+export function runCommitted(fns: (() => void)[]): void {
   let first: unknown = null
   for (const fn of fns) {
     try {
@@ -116,7 +121,11 @@ export class SqliteStore implements Store {
   private savepoints = 0
   private reader: Db | null = null
 
-  constructor(private readonly writer: Db) {}
+  readonly commits: CommitWatch
+
+  constructor(private readonly writer: Db) {
+    this.commits = commitWatch(writer.$client)
+  }
 
   get db(): Db {
     if (this.open.getStore()) return this.writer
@@ -222,56 +231,4 @@ export function sqliteStore(db: Db): SqliteStore {
     sqliteStores.set(db, store)
   }
   return store
-}
-
-/**
- * The PostgreSQL store: a pool of connections (Bun's `SQL`, through drizzle). A unit is a real
- * transaction on one of them (nested units are savepoints); inside it `db` is that transaction,
- * found through the async context, so a repository's code is the same on both engines. Units may
- * wait on the network here, but the code also runs on SQLite, where they must not (above).
- */
-export class PostgresStore implements Store {
-  readonly dialect = 'postgres'
-  private readonly open = new AsyncLocalStorage<OpenUnit>()
-
-  /** `root` is drizzle's `bun-sql` database, typed as the handle repositories are written against. */
-  constructor(private readonly root: Db) {}
-
-  get db(): Db {
-    return this.open.getStore()?.db ?? this.root
-  }
-
-  table<T extends SQLiteTable>(declared: T): T {
-    return pgTwin(declared) as unknown as T
-  }
-
-  inUnit(): boolean {
-    return this.open.getStore() !== undefined
-  }
-
-  async close(): Promise<void> {}
-
-  afterCommit(fn: () => void): void {
-    const unit = this.open.getStore()
-    if (unit) unit.committed.push(fn)
-    else fn()
-  }
-
-  async unit<T>(work: () => Promise<T>): Promise<T> {
-    const outer = this.open.getStore()
-    const unit: OpenUnit = { depth: (outer?.depth ?? -1) + 1, db: this.root, committed: [] }
-    const begin = (outer?.db ?? this.root) as unknown as Transactional
-    const result = await begin.transaction((tx) => {
-      unit.db = tx as unknown as Db
-      return this.open.run(unit, work)
-    })
-    if (outer) outer.committed.push(...unit.committed)
-    else runCommitted(unit.committed)
-    return result
-  }
-}
-
-/** What both drizzle's PostgreSQL database and its transactions offer: a nested transaction. */
-interface Transactional {
-  transaction<T>(work: (tx: unknown) => Promise<T>): Promise<T>
 }

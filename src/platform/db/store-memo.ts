@@ -1,0 +1,34 @@
+import type { Store } from './store'
+
+/**
+ * `CommitMemo` (commit-watch.ts) for code on the store, on either engine: rows read by key and
+ * reused only until the next commit the store knows of (`store.commits`). Inside a unit it reads
+ * the database, so a unit sees its own writes. Only rows that exist are kept, at most `max`.
+ */
+export class StoreMemo<V> {
+  private readonly rows = new Map<string, V>()
+  private seen = -1
+
+  constructor(
+    private readonly store: Store,
+    private readonly read: (key: string) => Promise<V | undefined>,
+    private readonly max = 10_000,
+  ) {}
+
+  async get(key: string): Promise<V | undefined> {
+    if (this.store.inUnit()) return this.read(key)
+    // The version is taken before the read: a commit racing the read moves it, and the next call
+    // reads again.
+    const version = this.store.commits.version()
+    if (version !== this.seen) {
+      this.rows.clear()
+      this.seen = version
+    }
+    const kept = this.rows.get(key)
+    if (kept !== undefined) return kept
+    const row = await this.read(key)
+    // Kept only if no commit came while it was read.
+    if (row !== undefined && this.seen === version && this.rows.size < this.max) this.rows.set(key, row)
+    return row
+  }
+}

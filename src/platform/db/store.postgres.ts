@@ -1,0 +1,131 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { SQL } from 'bun'
+import { sql } from 'drizzle-orm'
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
+import type { CommitWatch } from './commit-watch'
+import type { Db } from './db'
+import { pgTwin } from './pg-tables'
+import { type OpenUnit, runCommitted, type Store } from './store'
+
+/** The channel every unit's commit is told on, so each process's memos know to read again. */
+export const COMMITS_CHANNEL = 'engram_commits'
+
+/**
+ * Commits as a PostgreSQL process can know them: its own (at once, after each unit) and every other
+ * process's, told by `NOTIFY` on COMMITS_CHANNEL, which PostgreSQL delivers only when the notifying
+ * transaction commits. Until this process is listening (and whenever it is not), every look is a
+ * change, so a memo reads the database every time rather than trust what it cannot know. Another
+ * process's commit is seen once its notification arrives: a memo may answer from before it for that
+ * long (about a round trip); docs/data-layer.md, "Memos".
+ */
+export class NotifiedCommits implements CommitWatch {
+  readonly kind = 'none'
+  private count = 0
+  private listening = false
+  private waiters: (() => void)[] = []
+  /** What this process's notifications carry, so that it skips its own (it counted them at commit). */
+  readonly self = `${process.pid}.${crypto.randomUUID()}`
+
+  /** Starts listening on `client` (a connection of its own); false when that failed. */
+  async listen(client: SQL): Promise<boolean> {
+    try {
+      await client.listen(COMMITS_CHANNEL, (from: string) => {
+        if (from !== this.self) this.changed()
+      })
+      this.listening = true
+    } catch {
+      this.listening = false
+    }
+    return this.listening
+  }
+
+  /** Stops trusting the memos (the listening connection was lost). */
+  lost(): void {
+    this.listening = false
+    this.changed()
+  }
+
+  version(): number {
+    if (!this.listening) this.count++
+    return this.count
+  }
+
+  quietly(write: () => boolean): boolean {
+    return write()
+  }
+
+  /** Something committed (this process's unit, or another process's notification). */
+  changed(): void {
+    this.count++
+    for (const wake of this.waiters.splice(0)) wake()
+  }
+
+  /** Resolves at the next change; for tests, which must not sleep to wait for it. */
+  next(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve))
+  }
+}
+
+/**
+ * The PostgreSQL store: a pool of connections (Bun's `SQL`, through drizzle). A unit is a real
+ * transaction on one of them (nested units are savepoints); inside it `db` is that transaction,
+ * found through the async context, so a repository's code is the same on both engines. Units may
+ * wait on the network here, but the code also runs on SQLite, where they must not (store.ts).
+ * Each unit tells its commit to the other processes (`NOTIFY`, in the transaction) and to this one.
+ */
+export class PostgresStore implements Store {
+  readonly dialect = 'postgres'
+  readonly commits = new NotifiedCommits()
+  private readonly open = new AsyncLocalStorage<OpenUnit>()
+
+  /** `root` is drizzle's `bun-sql` database, typed as the handle repositories are written against. */
+  constructor(private readonly root: Db) {}
+
+  get db(): Db {
+    return this.open.getStore()?.db ?? this.root
+  }
+
+  table<T extends SQLiteTable>(declared: T): T {
+    return pgTwin(declared) as unknown as T
+  }
+
+  inUnit(): boolean {
+    return this.open.getStore() !== undefined
+  }
+
+  async close(): Promise<void> {}
+
+  afterCommit(fn: () => void): void {
+    const unit = this.open.getStore()
+    if (unit) unit.committed.push(fn)
+    else fn()
+  }
+
+  async unit<T>(work: () => Promise<T>): Promise<T> {
+    const outer = this.open.getStore()
+    const unit: OpenUnit = { depth: (outer?.depth ?? -1) + 1, db: this.root, committed: [] }
+    const begin = (outer?.db ?? this.root) as unknown as Transactional
+    const result = await begin.transaction(async (tx) => {
+      unit.db = tx as unknown as Db
+      const value = await this.open.run(unit, work)
+      if (!outer) await (tx as Executes).execute(sql`SELECT pg_notify(${COMMITS_CHANNEL}, ${this.commits.self})`)
+      return value
+    })
+    if (outer) outer.committed.push(...unit.committed)
+    else {
+      this.commits.changed()
+      runCommitted(unit.committed)
+    }
+    return result
+  }
+}
+
+/** What both drizzle's PostgreSQL database and its transactions offer: a nested transaction. */
+interface Transactional {
+  transaction<T>(work: (tx: unknown) => Promise<T>): Promise<T>
+}
+
+/** A drizzle PostgreSQL handle's raw statement. */
+interface Executes {
+  execute(query: ReturnType<typeof sql>): Promise<unknown>
+}

@@ -1,0 +1,69 @@
+import { afterEach, describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { workspaces } from '../../../src/features/workspaces/workspaces.tables'
+import type { Store } from '../../../src/platform/db/store'
+import type { NotifiedCommits } from '../../../src/platform/db/store.postgres'
+import { StoreMemo } from '../../../src/platform/db/store-memo'
+import { engines, type OpenStore } from '../../helpers/stores'
+
+// A memo over the store answers what a fresh read would: it reads again after any commit, this
+// process's at once, another process's (another connection here) once the engine tells of it.
+
+const opened: OpenStore[] = []
+afterEach(async () => {
+  for (const o of opened.splice(0)) await o.close()
+})
+
+function nameMemo(store: Store, reads: string[]) {
+  const ws = store.table(workspaces)
+  return new StoreMemo(store, async (id) => {
+    reads.push(id)
+    return (await store.db.select({ name: ws.name }).from(ws).where(eq(ws.id, id)))[0]?.name
+  })
+}
+
+async function rename(store: Store, name: string): Promise<void> {
+  const ws = store.table(workspaces)
+  await store.unit(async () => {
+    await store.db.update(ws).set({ name }).where(eq(ws.id, 'ws_1'))
+  })
+}
+
+for (const engine of await engines()) {
+  describe.skipIf(engine.skip !== null)(`memos over the store on ${engine.name}`, () => {
+    test("a memo reuses a row until a commit, this process's or another's", async () => {
+      const o = await engine.open()
+      opened.push(o)
+      const { store } = o
+      const ws = store.table(workspaces)
+      await store.unit(async () => {
+        await store.db.insert(ws).values({ id: 'ws_1', name: 'a', plan: 'beta', createdAt: 1, updatedAt: 1 })
+      })
+      const reads: string[] = []
+      const memo = nameMemo(store, reads)
+      expect(await memo.get('ws_1')).toBe('a')
+      expect(await memo.get('ws_1')).toBe('a')
+      expect(reads).toHaveLength(1)
+      // This process's commit: seen at once.
+      await rename(store, 'b')
+      expect(await memo.get('ws_1')).toBe('b')
+      expect(reads).toHaveLength(2)
+      // Another process's commit: seen once the engine has told of it.
+      const other = await o.another()
+      const told = engine.name === 'postgres' ? (store.commits as NotifiedCommits).next() : Promise.resolve()
+      await rename(other.store, 'c')
+      await told
+      expect(await memo.get('ws_1')).toBe('c')
+      expect(reads).toHaveLength(3)
+      // Inside a unit the memo reads the unit's own writes.
+      await store
+        .unit(async () => {
+          await store.db.update(ws).set({ name: 'd' }).where(eq(ws.id, 'ws_1'))
+          expect(await memo.get('ws_1')).toBe('d')
+          throw new Error('rolled back')
+        })
+        .catch(() => {})
+      expect(await memo.get('ws_1')).toBe('c')
+    })
+  })
+}
