@@ -7,21 +7,11 @@ import { SealBroken } from '../../platform/crypto/sealed'
 import { fail, notFound, validationFailed } from '../../platform/errors/errors'
 import { checkedDomains } from './sso.domains'
 import { newRecoveryCode, RECOVERY_CODE_COUNT, recoveryCodeHash } from './sso.recovery'
-import type { SsoConfigRow } from './sso.repo'
+import { isUniqueViolation, type SsoConfigRow } from './sso.repo'
 import type { SsoDeps, SsoSettingsInput, SsoSettingsView } from './sso.types'
 
 /** The path the provider sends the browser back to (registered at the provider as the redirect URI). */
 export const CALLBACK_PATH = '/auth/sso/callback'
-
-/**
- * A unique rule refusing a write (a domain another workspace claimed in the meantime), on either
- * engine: bun:sqlite's `SQLITE_CONSTRAINT_*` code, or PostgreSQL's `23505`, the cause drizzle wraps.
- */
-function isUniqueViolation(e: unknown): boolean {
-  const err = e as { code?: unknown; cause?: { errno?: unknown } } | null
-  if (typeof err?.code === 'string' && /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(err.code)) return true
-  return err?.cause?.errno === '23505'
-}
 
 /**
  * An admin's SSO set-up: read, replace, delete, provider check and new recovery codes. Every change
@@ -95,7 +85,7 @@ export class SsoSettings {
         })
       })
     } catch (e) {
-      // Another workspace claimed one of the domains between the check and the write.
+      // Another workspace claimed one of the domains between the check and the write (the unit rolled back).
       if (isUniqueViolation(e)) throw fail('sso_domain_taken')
       throw e
     }
