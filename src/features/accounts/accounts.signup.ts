@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox'
 import { newId } from '../../platform/crypto/random'
+import { isUniqueViolation } from '../../platform/db/constraint'
 import { transaction } from '../../platform/db/transaction'
 import { fail, validationFailed } from '../../platform/errors/errors'
 import type { PasswordHasher } from './accounts.hasher'
@@ -170,7 +171,7 @@ export class SignUp {
       insertUser(this.d.db, row)
     } catch (e) {
       // The unique index settles a race between two sign-ups for the same address.
-      if (String((e as Error).message).includes('UNIQUE')) throw fail('email_taken')
+      if (isUniqueViolation(e)) throw fail('email_taken')
       throw e
     }
     return row

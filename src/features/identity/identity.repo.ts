@@ -5,17 +5,6 @@ import { userIdentities } from './identity.tables'
 /** A linked provider identity (times in ms). */
 export type IdentityRow = typeof userIdentities.$inferSelect
 
-/**
- * Whether an error is a unique rule refusing a write, on either engine: bun:sqlite's
- * `SQLITE_CONSTRAINT_UNIQUE` / `_PRIMARYKEY`, or PostgreSQL's `23505` (which drizzle wraps, with the
- * server's error as its cause).
- */
-export function isUniqueViolation(e: unknown): boolean {
-  const err = e as { code?: unknown; cause?: { errno?: unknown; code?: unknown } } | null
-  if (typeof err?.code === 'string' && /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(err.code)) return true
-  return err?.cause?.errno === '23505' || err?.cause?.code === '23505'
-}
-
 /** The only place the `user_identities` table is named; on either engine (docs/data-layer.md). */
 export class IdentityRepo {
   constructor(private readonly store: Store) {}

@@ -6,10 +6,10 @@
 import type { Static } from '@sinclair/typebox'
 import type { VerifiedClaims } from '../../platform/auth/oidc'
 import { newId } from '../../platform/crypto/random'
+import { isUniqueViolation } from '../../platform/db/constraint'
 import { fail } from '../../platform/errors/errors'
 import { normaliseEmail, type TokenResp } from '../accounts/accounts.schemas'
 import type { Caller, UserRow } from '../accounts/accounts.service'
-import { isUniqueViolation } from './identity.repo'
 import type { LinkTicket, LinkTickets } from './identity.tickets'
 import type { IdentityDeps } from './identity.types'
 

@@ -8,16 +8,6 @@ export type SsoConfigRow = typeof ssoConfigs.$inferSelect
 export type RecoveryCodeRow = typeof ssoRecoveryCodes.$inferSelect
 
 /**
- * A unique rule refusing a write (a domain another workspace holds), on either engine: bun:sqlite's
- * `SQLITE_CONSTRAINT_UNIQUE` / `_PRIMARYKEY`, or PostgreSQL's `23505`, the cause drizzle wraps.
- */
-export function isUniqueViolation(e: unknown): boolean {
-  const err = e as { code?: unknown; cause?: { errno?: unknown } } | null
-  if (typeof err?.code === 'string' && /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(err.code)) return true
-  return err?.cause?.errno === '23505'
-}
-
-/**
  * SQL of the sso feature: its four tables and nothing else, on either engine (docs/data-layer.md).
  * Enforcement's lookups, which accounts asks synchronously, are in sso.policy.repo.ts.
  */

@@ -4,10 +4,11 @@ import { iso } from '../../platform/clock/clock'
 import { baseUrl } from '../../platform/config/config.load'
 import { newId } from '../../platform/crypto/random'
 import { SealBroken } from '../../platform/crypto/sealed'
+import { isUniqueViolation } from '../../platform/db/constraint'
 import { fail, notFound, validationFailed } from '../../platform/errors/errors'
 import { checkedDomains } from './sso.domains'
 import { newRecoveryCode, RECOVERY_CODE_COUNT, recoveryCodeHash } from './sso.recovery'
-import { isUniqueViolation, type SsoConfigRow } from './sso.repo'
+import type { SsoConfigRow } from './sso.repo'
 import type { SsoDeps, SsoSettingsInput, SsoSettingsView } from './sso.types'
 
 /** The path the provider sends the browser back to (registered at the provider as the redirect URI). */

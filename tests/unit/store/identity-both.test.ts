@@ -1,11 +1,8 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { users } from '../../../src/features/accounts/accounts.tables'
-import {
-  IdentityRepo,
-  type IdentityRow,
-  isUniqueViolation,
-} from '../../../src/features/identity/identity.repo'
+import { IdentityRepo, type IdentityRow } from '../../../src/features/identity/identity.repo'
 import { workspaces } from '../../../src/features/workspaces/workspaces.tables'
+import { isUniqueViolation } from '../../../src/platform/db/constraint'
 import type { Store } from '../../../src/platform/db/store'
 import { engines, type OpenStore } from '../../helpers/stores'
 

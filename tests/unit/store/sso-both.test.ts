@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { isUniqueViolation, type SsoConfigRow, SsoRepo } from '../../../src/features/sso/sso.repo'
+import { type SsoConfigRow, SsoRepo } from '../../../src/features/sso/sso.repo'
 import { workspaces } from '../../../src/features/workspaces/workspaces.tables'
+import { isUniqueViolation } from '../../../src/platform/db/constraint'
 import type { Store } from '../../../src/platform/db/store'
 import { engines, type OpenStore } from '../../helpers/stores'
 
