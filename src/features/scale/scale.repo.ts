@@ -1,40 +1,44 @@
 import { and, count, desc, eq, lt, or } from 'drizzle-orm'
-import type { Db } from '../../platform/db/db'
+import type { Store } from '../../platform/db/store'
 import { scaleRuns } from './scale.tables'
 
 /** A stored scale run, as its row. */
 export type ScaleRunRow = typeof scaleRuns.$inferSelect
 
-/** Data functions of saved scale runs (drizzle: a run is saved or listed by hand, never on a hot path). */
+/**
+ * Data functions of saved scale runs, on either engine (a run is saved or listed by hand, never on a
+ * hot path).
+ */
 export class ScaleRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly store: Store) {}
 
   /** Stores a run. */
-  insert(row: ScaleRunRow): void {
-    this.db.insert(scaleRuns).values(row).run()
+  async insert(row: ScaleRunRow): Promise<void> {
+    await this.store.db.insert(this.store.table(scaleRuns)).values(row)
   }
 
   /** Runs of a base newest first after a keyset position; `limit` null means all. */
-  list(corpusId: string, after: readonly (string | number)[] | null, limit: number | null): ScaleRunRow[] {
-    // Newest first; the keyset (created_at, id) stays correct while runs are added.
+  async list(
+    corpusId: string,
+    after: readonly (string | number)[] | null,
+    limit: number | null,
+  ): Promise<ScaleRunRow[]> {
+    const r = this.store.table(scaleRuns)
+    // Newest first; the keyset (created_at, id) stays correct while runs are added. Ids are ASCII,
+    // so the sentinel sorts after each of them under PostgreSQL's collation as under SQLite's bytes.
     const [at, id] = (after ?? [Number.MAX_SAFE_INTEGER, '\uffff']) as [number, string]
-    const page = this.db
+    const page = this.store.db
       .select()
-      .from(scaleRuns)
-      .where(
-        and(
-          eq(scaleRuns.corpusId, corpusId),
-          or(lt(scaleRuns.createdAt, at), and(eq(scaleRuns.createdAt, at), lt(scaleRuns.id, id))),
-        ),
-      )
-      .orderBy(desc(scaleRuns.createdAt), desc(scaleRuns.id))
-    return limit === null ? page.all() : page.limit(limit + 1).all()
+      .from(r)
+      .where(and(eq(r.corpusId, corpusId), or(lt(r.createdAt, at), and(eq(r.createdAt, at), lt(r.id, id)))))
+      .orderBy(desc(r.createdAt), desc(r.id))
+    return limit === null ? await page : await page.limit(limit + 1)
   }
 
   /** Number of runs of a base. */
-  countRuns(corpusId: string): number {
-    return (
-      this.db.select({ n: count() }).from(scaleRuns).where(eq(scaleRuns.corpusId, corpusId)).get()?.n ?? 0
-    )
+  async countRuns(corpusId: string): Promise<number> {
+    const r = this.store.table(scaleRuns)
+    const rows = await this.store.db.select({ n: count() }).from(r).where(eq(r.corpusId, corpusId))
+    return Number(rows[0]?.n ?? 0)
   }
 }

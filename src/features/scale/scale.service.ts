@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox'
 import type { Principal } from '../../platform/auth/principal'
 import { type Clock, iso } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
-import type { Db } from '../../platform/db/db'
+import type { Store } from '../../platform/db/store'
 import { ApiError, fail } from '../../platform/errors/errors'
 import type { ListResult } from '../../platform/paging/paging'
 import { keysetPage } from '../../platform/paging/paging'
@@ -26,7 +26,7 @@ import type { ScaleRunSaveReq, ScaleTestReq } from './scale.schemas'
 
 /** What scale tests need: the answers to load, the economics feature's base checks and sampling. */
 export interface ScaleDeps {
-  db: Db
+  store: Store
   clock: Clock
   random: Random
   corpora: CorporaService
@@ -66,7 +66,7 @@ export class ScaleService {
   private readonly hourly: RateLimitRule
 
   constructor(private readonly d: ScaleDeps) {
-    this.repo = new ScaleRepo(d.db)
+    this.repo = new ScaleRepo(d.store)
     this.timer = d.timer ?? realTimer
     this.starts = new RateLimiter(d.clock, true)
     this.hourly = { name: 'scale_tests_per_hour', max: d.limits.maxPerHour, windowMs: 3_600_000 }
@@ -180,7 +180,7 @@ export class ScaleService {
   }
 
   /** Keeps a finished scale run. */
-  saveRun(principal: Principal, corpusId: string, req: Static<typeof ScaleRunSaveReq>) {
+  async saveRun(principal: Principal, corpusId: string, req: Static<typeof ScaleRunSaveReq>) {
     this.d.corpora.get(principal.workspaceId, corpusId)
     const row: ScaleRunRow = {
       id: newId(this.d.random, 'scr'),
@@ -193,19 +193,19 @@ export class ScaleService {
       records: JSON.stringify(req.records.map(cleanRecord)),
       createdAt: this.d.clock.now().getTime(),
     }
-    this.repo.insert(row)
+    await this.d.store.unit(() => this.repo.insert(row))
     return scaleRunResp(row)
   }
 
   /** Saved runs of a base, newest first (paged on `/v1`). */
-  listRuns(
+  async listRuns(
     principal: Principal,
     corpusId: string,
     page: { limit: number; after: readonly (string | number)[] | null } | null,
-  ): ListResult<ReturnType<typeof scaleRunResp>> {
+  ): Promise<ListResult<ReturnType<typeof scaleRunResp>>> {
     this.d.corpora.get(principal.workspaceId, corpusId)
-    const total = this.repo.countRuns(corpusId)
-    const rows = this.repo.list(corpusId, page?.after ?? null, page?.limit ?? null)
+    const total = await this.repo.countRuns(corpusId)
+    const rows = await this.repo.list(corpusId, page?.after ?? null, page?.limit ?? null)
     if (!page) return { items: rows.map(scaleRunResp), total, nextCursor: null }
     return keysetPage(rows, page.limit, (r) => [r.createdAt, r.id], scaleRunResp, total)
   }
