@@ -27,8 +27,8 @@ export class JobOverBudgetError extends Error {
 /** What a running handler can do besides its work. */
 export interface JobContext {
   job: Job
-  /** Records progress and extends the lease. */
-  progress(p: { unitsDone?: number; unitsTotal?: number; detail?: string }): void
+  /** Records progress and extends the lease (a unit of its own; await it to know it is written). */
+  progress(p: { unitsDone?: number; unitsTotal?: number; detail?: string }): void | Promise<void>
   /**
    * Throws JobCanceledError when the job was asked to stop (or another worker took it over), and
    * JobOverBudgetError past its time budget. Call between units of work: every page, every request.

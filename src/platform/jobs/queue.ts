@@ -1,28 +1,43 @@
 import type { Clock } from '../clock/clock'
 import { newId, type Random } from '../crypto/random'
 import type { Db } from '../db/db'
+import { type Store, sqliteStore } from '../db/store'
+import * as cancels from './cancels'
 import { type ClaimPolicy, OPEN_POLICY } from './fair-claim'
 import { decode, isTerminal, JOB_COLUMNS, type Job, type JobRow, type JobStatus, type NewJob } from './job'
+import { JobsRepo } from './jobs.repo'
 import { JobLeases } from './leases'
 
 export { type ClaimPolicy, OPEN_POLICY } from './fair-claim'
 export { isTerminal, type Job, type JobStatus, type NewJob, type ReadableJobs } from './job'
 
 /**
- * The data functions of the durable job queue: enqueue, reads, cancellation and aggregates here,
- * claims and leases in `JobLeases` (every state change is one SQL statement guarded by the
- * expected state and lease owner, so two workers can never both own a job).
+ * The data functions of the durable job queue. On the store (either engine): `add`, and `repo`
+ * (jobs.repo.ts), which the scheduler runs on. Synchronous, for code not yet on the store (SQLite
+ * only, inside the caller's bun:sqlite transaction, as the outbox keeps `emit`): enqueue, reads,
+ * cancellation and aggregates here, claims and leases in `JobLeases`. Both write the same rows;
+ * every state change is one statement guarded by the expected state and lease owner, so two
+ * workers can never both own a job.
  */
 export class JobQueue {
   private listeners: (() => void)[] = []
   private readonly leases: JobLeases
+  /** The queue on the store: claims, leases and outcomes on either engine. */
+  readonly repo: JobsRepo
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly random: Random,
+    store?: Store,
   ) {
     this.leases = new JobLeases(db, clock)
+    this.repo = new JobsRepo(store ?? sqliteStore(db), clock, random)
+  }
+
+  /** The store the queue runs on. */
+  get store(): Store {
+    return this.repo.store
   }
 
   private get c() {
@@ -38,7 +53,21 @@ export class JobQueue {
     this.listeners.push(fn)
   }
 
-  /** Adds a job; returns it. */
+  /**
+   * Adds a job in the caller's unit (store.unit; throws outside one), so it commits or rolls back
+   * with the change that asked for it; `onEnqueue` listeners hear of it once that unit has committed.
+   */
+  async add(j: NewJob): Promise<Job> {
+    const job = await this.repo.insert(j)
+    if (this.listeners.length > 0) this.store.afterCommit(() => this.notify())
+    return job
+  }
+
+  private notify(): void {
+    for (const fn of this.listeners) fn()
+  }
+
+  /** Adds a job on the caller's synchronous SQLite connection (code not yet on the store); returns it. */
   enqueue(j: NewJob): Job {
     const now = this.now()
     const id = newId(this.random, 'job')
@@ -65,7 +94,7 @@ export class JobQueue {
         status === 'running' ? now : null,
         now,
       )
-    for (const fn of this.listeners) fn()
+    this.notify()
     return this.get(id)!
   }
 
@@ -170,20 +199,7 @@ export class JobQueue {
    * at once, running ones stop when their worker next reads the flag.
    */
   requestCancel(id: string): void {
-    const now = this.now()
-    this.c.transaction(() => {
-      this.c
-        .query(
-          "UPDATE jobs SET cancel_requested = 1, updated_at = ? WHERE (id = ? OR parent_id = ?) AND status IN ('pending','running')",
-        )
-        .run(now, id, id)
-      this.c
-        .query(
-          `UPDATE jobs SET status = 'canceled', finished_at = ?, updated_at = ?
-           WHERE parent_id = ? AND status = 'pending'`,
-        )
-        .run(now, now, id)
-    })()
+    cancels.requestCancel(this.c, this.now(), id)
   }
 
   /**
@@ -191,58 +207,22 @@ export class JobQueue {
    * end `canceled` at once, running ones at their next checkpoint. Returns how many were asked.
    */
   cancelSubject(workspaceId: string, subjectId: string): number {
-    const now = this.now()
-    return this.c.transaction(() => {
-      const asked = this.c
-        .query(
-          `UPDATE jobs SET cancel_requested = 1, updated_at = ?
-           WHERE workspace_id = ? AND subject_id = ? AND status IN ('pending','running')`,
-        )
-        .run(now, workspaceId, subjectId).changes
-      this.c
-        .query(
-          `UPDATE jobs SET status = 'canceled', finished_at = ?, updated_at = ?
-           WHERE workspace_id = ? AND subject_id = ? AND status = 'pending'`,
-        )
-        .run(now, now, workspaceId, subjectId)
-      return asked
-    })()
+    return cancels.cancelSubject(this.c, this.now(), workspaceId, subjectId)
   }
 
-  /**
-   * Moves a job that has not started to another due time (a debounced job waiting for more work
-   * to arrive); false when it is no longer pending.
-   */
+  /** Moves a job that has not started to another due time; false when it is no longer pending. */
   postpone(id: string, runAt: number): boolean {
-    return (
-      this.c
-        .query("UPDATE jobs SET run_at = ?, updated_at = ? WHERE id = ? AND status = 'pending'")
-        .run(runAt, this.now(), id).changes > 0
-    )
+    return cancels.postpone(this.c, this.now(), id, runAt)
   }
 
   /** Ends a job that has not started `canceled`; false when it is no longer pending. */
   cancelPending(id: string): boolean {
-    const now = this.now()
-    return (
-      this.c
-        .query(
-          `UPDATE jobs SET status = 'canceled', cancel_requested = 1, finished_at = ?, updated_at = ?
-           WHERE id = ? AND status = 'pending'`,
-        )
-        .run(now, now, id).changes > 0
-    )
+    return cancels.cancelPending(this.c, this.now(), id)
   }
 
-  /** Whether a job or its parent has been asked to stop. */
+  /** Whether a job or its parent has been asked to stop (SQLite; `repo.cancelRequested` on the store). */
   cancelRequested(id: string): boolean {
-    const r = this.c
-      .query<{ c: number }, [string]>(
-        `SELECT max(j.cancel_requested, coalesce(p.cancel_requested, 0)) AS c
-         FROM jobs j LEFT JOIN jobs p ON p.id = j.parent_id WHERE j.id = ?`,
-      )
-      .get(id)
-    return r?.c === 1
+    return cancels.cancelRequested(this.c, id)
   }
 
   /** Sets an aggregate's state, progress or outcome (aggregates are never claimed). */

@@ -1,18 +1,11 @@
 import type { Clock } from '../clock/clock'
 import type { Logger } from '../log/log'
 import type { ClaimPolicy } from './fair-claim'
-import {
-  JobCanceledError,
-  type JobContext,
-  type JobHandler,
-  JobOverBudgetError,
-  type KindOptions,
-  type SettledHook,
-  TransientError,
-} from './handler'
+import type { JobHandler, KindOptions, SettledHook } from './handler'
 import { JobKinds } from './kinds'
 import type { OwnerLocks } from './owner-locks'
 import type { Job, JobQueue } from './queue'
+import { type RunDeps, runJob, settled } from './run-job'
 import { type Slot, Stops, slotFor } from './stops'
 
 export {
@@ -54,10 +47,12 @@ export const defaultBackoff = (attempt: number): number =>
   Math.min(300_000, 1000 * 2 ** Math.max(0, attempt - 1))
 
 /**
- * The in-process scheduler. `tick()` recovers expired leases, renews the leases of running jobs
+ * The in-process scheduler. `step()` recovers expired leases, renews the leases of running jobs
  * (and stops those asked to stop), and claims due jobs for free worker slots, fairly between
- * workspaces (fair-claim.ts); `start()` calls it on a timer. Tests call `tick()` and `idle()`
- * themselves with a manual clock, so the queue advances step by step with no sleeps.
+ * workspaces (fair-claim.ts), on the queue's store (either engine), one step at a time; `start()`
+ * calls it on a timer. Tests call `step()` and `idle()` themselves with a manual clock, so the
+ * queue advances step by step with no sleeps. `tick()` is the same step done synchronously on
+ * SQLite, for callers not yet on the store.
  */
 export class Scheduler {
   private readonly kinds = new JobKinds()
@@ -66,11 +61,23 @@ export class Scheduler {
   private timer: ReturnType<typeof setInterval> | null = null
   private poked = false
   private lastOwnerCheck = Number.NEGATIVE_INFINITY
-  private readonly backoff: (attempt: number) => number
+  private readonly deps: RunDeps
+  /** The step in progress, if any: steps run one at a time. */
+  private stepping: Promise<unknown> = Promise.resolve()
+  /** Ends being written of jobs whose slots a step took back (awaited by that step). */
+  private readonly abandoning: Promise<void>[] = []
 
   constructor(private readonly o: SchedulerOptions) {
-    this.backoff = o.backoff ?? defaultBackoff
     this.stops = new Stops(o.queue, this.kinds, o.clock)
+    this.deps = {
+      queue: o.queue,
+      log: o.log,
+      owner: o.owner,
+      leaseMs: o.leaseMs,
+      stops: this.stops,
+      backoff: o.backoff ?? defaultBackoff,
+      hook: (kind: string): SettledHook | undefined => this.kinds.hook(kind),
+    }
   }
 
   /**
@@ -92,18 +99,50 @@ export class Scheduler {
     return this.running.size
   }
 
-  /** One scheduling step; returns the jobs started. */
+  /**
+   * One scheduling step on the store (either engine), after any step in progress; returns the jobs
+   * started.
+   */
+  step(): Promise<Job[]> {
+    const next = this.stepping.then(() => this.stepNow())
+    this.stepping = next.catch(() => undefined)
+    return next
+  }
+
+  private async stepNow(): Promise<Job[]> {
+    const q = this.o.queue.repo
+    const recovered = await q.recoverExpired()
+    if (recovered > 0) this.o.log.warn('jobs recovered after an expired lease', { count: recovered })
+    await this.resumeDeadOwners()
+    for (const slot of this.watched()) {
+      const held = await q.heartbeat(slot.job.id, this.o.owner, this.o.leaseMs, {})
+      const reason = held ? await this.stops.reasonNow(slot.job) : 'lease_lost'
+      if (reason) this.stops.stop(slot, reason)
+    }
+    await Promise.all(this.abandoning.splice(0))
+    const free = this.o.workers - this.running.size
+    return this.started(await q.claim(this.kinds.names, this.o.owner, this.o.leaseMs, free, this.policy))
+  }
+
+  /** `step()` done synchronously on SQLite, for callers not yet on the store; returns the jobs started. */
   tick(): Job[] {
     const q = this.o.queue
     const recovered = q.recoverExpired()
     if (recovered > 0) this.o.log.warn('jobs recovered after an expired lease', { count: recovered })
-    this.resumeDeadOwners()
-    this.watchRunning()
+    for (const slot of this.watched(true)) {
+      const held = q.heartbeat(slot.job.id, this.o.owner, this.o.leaseMs, {})
+      const reason = held ? this.stops.reasonOf(slot.job) : 'lease_lost'
+      if (reason) this.stops.stop(slot, reason)
+    }
     const free = this.o.workers - this.running.size
-    const claimed = q.claim(this.kinds.names, this.o.owner, this.o.leaseMs, free, this.policy)
+    return this.started(q.claim(this.kinds.names, this.o.owner, this.o.leaseMs, free, this.policy))
+  }
+
+  /** Starts the claimed jobs in slots of their own. */
+  private started(claimed: Job[]): Job[] {
     for (const job of claimed) {
       const slot = slotFor(job)
-      slot.promise = this.run(slot).finally(() => {
+      slot.promise = runJob(slot, this.kinds.handler(job.kind)!, this.deps).finally(() => {
         if (this.running.get(job.id) === slot) this.running.delete(job.id)
         this.poke()
       })
@@ -114,6 +153,7 @@ export class Scheduler {
 
   /** Resolves when every job running now has settled. */
   async idle(): Promise<void> {
+    await this.stepping
     while (this.running.size > 0) await Promise.all([...this.running.values()].map((s) => s.promise))
   }
 
@@ -125,34 +165,32 @@ export class Scheduler {
   /** Ticks and waits until no due job is left; for tests and the CLI. */
   async drain(): Promise<void> {
     for (;;) {
-      const started = this.tick()
+      const started = await this.step()
       if (started.length === 0 && this.running.size === 0) return
       await Promise.race([...this.running.values()].map((s) => s.promise))
     }
   }
 
   /**
-   * Renews the leases of running jobs and stops those that must stop: asked to (a cancel, their
-   * subject deleted), past their budget, or taken over by another worker (lease lost). A stopped
-   * job's signal is aborted, so its requests end now; one still running a lease after that loses
-   * its slot, so a handler that ignores its signal cannot keep a canceled job alive by heartbeat.
+   * The running jobs whose leases a step renews, stopping those that must stop: asked to (a cancel,
+   * their subject deleted), past their budget, or taken over by another worker (lease lost). A
+   * stopped job's signal is aborted, so its requests end now; one still running a lease after that
+   * loses its slot here, so a handler that ignores its signal cannot keep a canceled job alive by
+   * heartbeat.
    */
-  private watchRunning(): void {
-    const q = this.o.queue
+  private watched(sync = false): Slot[] {
     const now = this.o.clock.now().getTime()
+    const out: Slot[] = []
     for (const slot of [...this.running.values()]) {
-      if (slot.stop && now - slot.stoppedAt >= this.o.leaseMs) {
-        this.abandon(slot)
-        continue
-      }
-      const held = q.heartbeat(slot.job.id, this.o.owner, this.o.leaseMs, {})
-      const reason = held ? this.stops.reasonOf(slot.job) : 'lease_lost'
-      if (reason) this.stops.stop(slot, reason)
+      if (!slot.stop || now - slot.stoppedAt < this.o.leaseMs) out.push(slot)
+      else if (sync) this.abandonSync(slot)
+      else this.abandoning.push(this.abandon(slot))
     }
+    return out
   }
 
-  /** Takes the slot of a job that did not stop within a lease of being told to, and writes its end. */
-  private abandon(slot: Slot): void {
+  /** Takes the slot of a job that did not stop within a lease of being told to; false when lost anyway. */
+  private takeBack(slot: Slot): boolean {
     const { job, stop } = slot
     slot.abandoned = true
     this.running.delete(job.id)
@@ -161,11 +199,39 @@ export class Scheduler {
       kind: job.kind,
       reason: stop,
     })
-    if (stop === 'lease_lost') return
+    return stop !== 'lease_lost'
+  }
+
+  /** `abandon` on SQLite's synchronous connection (`tick`). */
+  private abandonSync(slot: Slot): void {
+    const { job, stop } = slot
+    if (!this.takeBack(slot)) return
+    const q = this.o.queue
     if (stop === 'over_budget') {
-      this.o.queue.finish(job.id, this.o.owner, 'failed', { error: this.stops.errorOf(job, stop).message })
-    } else this.o.queue.finish(job.id, this.o.owner, 'canceled', {})
-    this.runHook(job)
+      q.finish(job.id, this.o.owner, 'failed', { error: this.stops.errorOf(job, stop).message })
+    } else q.finish(job.id, this.o.owner, 'canceled', {})
+    const hook = this.kinds.hook(job.kind)
+    const ended = q.get(job.id)
+    try {
+      if (hook && ended) hook(ended)
+    } catch (e) {
+      this.o.log.error('job settle hook failed', { job_id: job.id, error: (e as Error).message })
+    }
+  }
+
+  /** Takes the slot of a job that did not stop within a lease of being told to, and writes its end. */
+  private async abandon(slot: Slot): Promise<void> {
+    const { job, stop } = slot
+    if (!this.takeBack(slot)) return
+    const q = this.o.queue.repo
+    try {
+      if (stop === 'over_budget') {
+        await q.finish(job.id, this.o.owner, 'failed', { error: this.stops.errorOf(job, stop).message })
+      } else await q.finish(job.id, this.o.owner, 'canceled', {})
+      await settled(job, this.deps)
+    } catch (e) {
+      this.o.log.error('an abandoned job could not be ended', { job_id: job.id, error: (e as Error).message })
+    }
   }
 
   /**
@@ -178,12 +244,7 @@ export class Scheduler {
     this.poked = true
     setImmediate(() => {
       this.poked = false
-      if (!this.timer) return
-      try {
-        this.tick()
-      } catch (e) {
-        this.o.log.error('scheduler tick failed', { error: (e as Error).message })
-      }
+      if (this.timer) this.loopStep()
     })
   }
 
@@ -192,14 +253,14 @@ export class Scheduler {
    * another server on the same data dir): their leases would otherwise hold the work for a whole
    * lease. Checked on start and then at most four times a lease.
    */
-  private resumeDeadOwners(): void {
+  private async resumeDeadOwners(): Promise<void> {
     const owners = this.o.owners
     const now = this.o.clock.now().getTime()
     if (!owners || now - this.lastOwnerCheck < this.o.leaseMs / 4) return
     this.lastOwnerCheck = now
-    for (const owner of this.o.queue.otherOwners(this.o.owner)) {
+    for (const owner of await this.o.queue.repo.otherOwners(this.o.owner)) {
       if (!owners.isDead(owner)) continue
-      const count = this.o.queue.recoverOwner(owner)
+      const count = await this.o.queue.repo.recoverOwner(owner)
       if (count > 0) this.o.log.warn('jobs resumed from a process that stopped', { count, owner })
     }
   }
@@ -208,14 +269,13 @@ export class Scheduler {
   start(): void {
     if (this.timer) return
     this.o.owners?.hold(this.o.owner)
-    this.timer = setInterval(() => {
-      try {
-        this.tick()
-      } catch (e) {
-        this.o.log.error('scheduler tick failed', { error: (e as Error).message })
-      }
-    }, this.o.pollMs)
-    this.tick()
+    this.timer = setInterval(() => this.loopStep(), this.o.pollMs)
+    this.loopStep()
+  }
+
+  /** A step of the production loop; a failed one is logged and the loop goes on. */
+  private loopStep(): void {
+    this.step().catch((e) => this.o.log.error('scheduler tick failed', { error: (e as Error).message }))
   }
 
   /** Stops claiming and waits for running jobs to settle. */
@@ -224,64 +284,5 @@ export class Scheduler {
     this.timer = null
     await this.idle()
     this.o.owners?.release(this.o.owner)
-  }
-
-  private async run(slot: Slot): Promise<void> {
-    const q = this.o.queue
-    const { owner, leaseMs } = this.o
-    const { job } = slot
-    const handler = this.kinds.handler(job.kind)!
-    const ctx: JobContext = {
-      job,
-      signal: slot.controller.signal,
-      progress: (p) => {
-        q.heartbeat(job.id, owner, leaseMs, p)
-      },
-      checkpoint: () => {
-        const reason = slot.stop ?? this.stops.reasonOf(job)
-        if (!reason) return
-        this.stops.stop(slot, reason)
-        throw this.stops.errorOf(job, reason)
-      },
-    }
-    try {
-      ctx.checkpoint()
-      const result = await handler(ctx)
-      if (slot.abandoned || slot.stop === 'lease_lost') return
-      q.finish(job.id, owner, 'succeeded', { result })
-    } catch (e) {
-      if (slot.abandoned) return
-      // A stop wins over whatever error it caused: an aborted request may surface as a network
-      // failure, which would otherwise be retried.
-      const reason = slot.stop ?? this.stops.reasonOf(job)
-      if (reason === 'lease_lost') {
-        this.o.log.warn('job stopped: another worker took it over', { job_id: job.id, kind: job.kind })
-        return
-      }
-      const message = e instanceof Error ? e.message : String(e)
-      if (reason === 'canceled' || e instanceof JobCanceledError) q.finish(job.id, owner, 'canceled', {})
-      else if (reason === 'over_budget' || e instanceof JobOverBudgetError) {
-        q.finish(job.id, owner, 'failed', { error: this.stops.errorOf(job, 'over_budget').message })
-      } else if (e instanceof TransientError && job.attempts < job.maxAttempts) {
-        q.retry(job.id, owner, message, e.retryAfterMs ?? this.backoff(job.attempts))
-      } else {
-        if (!(e instanceof TransientError))
-          this.o.log.error('job failed', { job_id: job.id, kind: job.kind, error: message })
-        q.finish(job.id, owner, 'failed', { error: message })
-      }
-    }
-    this.runHook(job)
-  }
-
-  private runHook(job: Job): void {
-    const hook = this.kinds.hook(job.kind)
-    const settled = this.o.queue.get(job.id)
-    if (hook && settled) {
-      try {
-        hook(settled)
-      } catch (e) {
-        this.o.log.error('job settle hook failed', { job_id: job.id, error: (e as Error).message })
-      }
-    }
   }
 }

@@ -42,9 +42,23 @@ export class Stops {
     private readonly clock: Clock,
   ) {}
 
-  /** Why a job must stop now, read from the queue and the clock; null when it may go on. */
+  /**
+   * Why a job must stop now, read from the queue and the clock; null when it may go on. Synchronous
+   * (a handler's checkpoint): the cancel flag is read here on SQLite only; on PostgreSQL the
+   * scheduler's step reads it (`reasonNow`) and stops the slot, which the checkpoint then sees.
+   */
   reasonOf(job: Job): StopReason | null {
-    if (this.queue.cancelRequested(job.id)) return 'canceled'
+    if (this.queue.store.dialect === 'sqlite' && this.queue.cancelRequested(job.id)) return 'canceled'
+    return this.budgetSpent(job)
+  }
+
+  /** `reasonOf`, reading the cancel flag on the store (either engine). */
+  async reasonNow(job: Job): Promise<StopReason | null> {
+    if (await this.queue.repo.cancelRequested(job.id)) return 'canceled'
+    return this.budgetSpent(job)
+  }
+
+  private budgetSpent(job: Job): StopReason | null {
     const budget = this.kinds.budget(job.kind)
     const now = this.clock.now().getTime()
     if (budget && now - (job.startedAt ?? now) > budget.ms) return 'over_budget'

@@ -1,0 +1,121 @@
+// The fair claim on the store, on either engine: what an owner runs, the due candidates (fair-claim.ts
+// says how they are read and chosen), and taking the chosen ones. Where the engines differ there is
+// one function per dialect: the order that breaks ties between jobs due at the same time (SQLite's
+// rowid, insertion order; on PostgreSQL the creation time, then the id, the table having no
+// sequence column), and the lock (SQLite's unit holds the one write lock from its first statement;
+// PostgreSQL locks the chosen rows FOR UPDATE SKIP LOCKED, so a concurrent claimer skips them and no
+// job is claimed twice).
+import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm'
+import type { Db } from '../db/db'
+import type { Store } from '../db/store'
+import type { Candidate, ClaimPolicy, Running } from './fair-claim'
+import { jobs } from './jobs.tables'
+
+type JobsTable = typeof jobs
+
+/** Rows of a raw select (a recursive CTE drizzle's builder cannot write), on either engine. */
+async function rowsOf(store: Store, query: SQL): Promise<Record<string, unknown>[]> {
+  if (store.dialect === 'sqlite') return store.db.all(query)
+  const out = await (store.db as unknown as { execute(q: SQL): Promise<Record<string, unknown>[]> }).execute(
+    query,
+  )
+  return [...out]
+}
+
+/** What `owner` runs now, by workspace, and how many of those are bulk. */
+export async function runningOf(store: Store, owner: string, policy: ClaimPolicy): Promise<Running> {
+  const j = store.table(jobs)
+  const bulk = new Set(policy.bulk)
+  const running: Running = { byWorkspace: new Map(), bulk: 0 }
+  const rows = await store.db
+    .select({ workspaceId: j.workspaceId, kind: j.kind, n: count() })
+    .from(j)
+    .where(and(eq(j.status, 'running'), eq(j.leaseOwner, owner)))
+    .groupBy(j.workspaceId, j.kind)
+  for (const r of rows) {
+    running.byWorkspace.set(r.workspaceId, (running.byWorkspace.get(r.workspaceId) ?? 0) + r.n)
+    if (bulk.has(r.kind)) running.bulk += r.n
+  }
+  return running
+}
+
+/** The tie-break between jobs due at the same time, per dialect (see the top of this file). */
+function seqOf(store: Store): { order: SQL; seq: SQL } {
+  if (store.dialect === 'sqlite') return { order: sql`d.rowid`, seq: sql`j.rowid` }
+  return { order: sql`d.created_at, d.id`, seq: sql`j.created_at` }
+}
+
+/**
+ * The due pending jobs of `kinds`, at most `perKind` a workspace of each kind, read through the
+ * workspaces that have pending jobs (one index seek each: fair-claim.ts, `readCandidates`).
+ */
+export async function candidatesOf(
+  store: Store,
+  kinds: readonly string[],
+  now: number,
+  perKind: number,
+): Promise<Candidate[]> {
+  const t = store.table(jobs)
+  const { order, seq } = seqOf(store)
+  const out: Candidate[] = []
+  for (const kind of kinds) {
+    const rows = await rowsOf(
+      store,
+      sql`WITH RECURSIVE ws(id) AS (
+         SELECT min(workspace_id) FROM ${t} WHERE status = 'pending'
+         UNION ALL
+         SELECT (SELECT min(workspace_id) FROM ${t} WHERE status = 'pending' AND workspace_id > ws.id)
+         FROM ws WHERE ws.id IS NOT NULL
+       )
+       SELECT j.id AS id, j.workspace_id AS ws, j.kind AS kind, j.run_at AS run_at, ${seq} AS seq
+       FROM ws JOIN ${t} j ON j.id IN (
+         SELECT d.id FROM ${t} d
+         WHERE d.status = 'pending' AND d.workspace_id = ws.id AND d.kind = ${kind} AND d.run_at <= ${now}
+         ORDER BY d.run_at, ${order} LIMIT ${perKind}
+       )`,
+    )
+    // Raw rows: PostgreSQL's client gives integers as strings.
+    for (const r of rows)
+      out.push({
+        id: String(r.id),
+        workspaceId: String(r.ws),
+        kind: String(r.kind),
+        runAt: Number(r.run_at),
+        seq: Number(r.seq),
+      })
+  }
+  return out
+}
+
+/**
+ * Takes the chosen jobs for `owner` in the caller's unit, guarded by their pending status; returns
+ * the rows taken. On PostgreSQL the rows are locked first, skipping any another claimer holds.
+ */
+export async function take(
+  store: Store,
+  ids: string[],
+  set: Record<string, unknown>,
+): Promise<(typeof jobs.$inferSelect)[]> {
+  const j = store.table(jobs)
+  let free = ids
+  if (store.dialect === 'postgres') free = await lockFree(store.db, j, ids)
+  if (free.length === 0) return []
+  return store.db
+    .update(j)
+    .set(set)
+    .where(and(inArray(j.id, free), eq(j.status, 'pending')))
+    .returning()
+}
+
+/** PostgreSQL: the ids still pending that no other transaction holds, now locked by this one. */
+async function lockFree(db: Db, j: JobsTable, ids: string[]): Promise<string[]> {
+  const q = db
+    .select({ id: j.id })
+    .from(j)
+    .where(and(inArray(j.id, ids), eq(j.status, 'pending')))
+  // The PostgreSQL select builder has `for`; the declaration is typed as SQLite's.
+  const locked = await (
+    q as unknown as { for(s: 'update', o: { skipLocked: true }): Promise<{ id: string }[]> }
+  ).for('update', { skipLocked: true })
+  return locked.map((r) => r.id)
+}

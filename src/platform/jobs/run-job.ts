@@ -1,0 +1,88 @@
+// Running one claimed job to its end on the store: its context (progress, checkpoint, signal), the
+// outcome written through the queue's repo (succeeded, failed, canceled, or back for a retry), and
+// its kind's settle hook. The writes are units of their own; the handler runs outside any unit.
+import type { Logger } from '../log/log'
+import {
+  JobCanceledError,
+  type JobContext,
+  type JobHandler,
+  JobOverBudgetError,
+  type SettledHook,
+  TransientError,
+} from './handler'
+import type { Job, JobQueue } from './queue'
+import type { Slot, Stops } from './stops'
+
+/** What running a job needs of its scheduler. */
+export interface RunDeps {
+  queue: JobQueue
+  log: Logger
+  owner: string
+  leaseMs: number
+  stops: Stops
+  backoff: (attempt: number) => number
+  hook: (kind: string) => SettledHook | undefined
+}
+
+/** Runs `slot`'s job with `handler` and writes how it ended (nothing when its slot was taken back). */
+export async function runJob(slot: Slot, handler: JobHandler, d: RunDeps): Promise<void> {
+  const q = d.queue.repo
+  const { owner, leaseMs, stops } = d
+  const { job } = slot
+  const ctx: JobContext = {
+    job,
+    signal: slot.controller.signal,
+    // A unit of its own; never rejects (a lost lease shows at the next checkpoint).
+    progress: (p) =>
+      q.heartbeat(job.id, owner, leaseMs, p).then(
+        () => undefined,
+        (e) => d.log.warn('job progress not recorded', { job_id: job.id, error: (e as Error).message }),
+      ),
+    checkpoint: () => {
+      const reason = slot.stop ?? stops.reasonOf(job)
+      if (!reason) return
+      stops.stop(slot, reason)
+      throw stops.errorOf(job, reason)
+    },
+  }
+  try {
+    ctx.checkpoint()
+    const result = await handler(ctx)
+    if (slot.abandoned || slot.stop === 'lease_lost') return
+    await q.finish(job.id, owner, 'succeeded', { result })
+  } catch (e) {
+    if (slot.abandoned) return
+    // A stop wins over whatever error it caused: an aborted request may surface as a network
+    // failure, which would otherwise be retried.
+    const reason = slot.stop ?? stops.reasonOf(job)
+    if (reason === 'lease_lost') {
+      d.log.warn('job stopped: another worker took it over', { job_id: job.id, kind: job.kind })
+      return
+    }
+    const message = e instanceof Error ? e.message : String(e)
+    if (reason === 'canceled' || e instanceof JobCanceledError) await q.finish(job.id, owner, 'canceled', {})
+    else if (reason === 'over_budget' || e instanceof JobOverBudgetError) {
+      await q.finish(job.id, owner, 'failed', { error: stops.errorOf(job, 'over_budget').message })
+    } else if (e instanceof TransientError && job.attempts < job.maxAttempts) {
+      await q.retry(job.id, owner, message, e.retryAfterMs ?? d.backoff(job.attempts))
+    } else {
+      if (!(e instanceof TransientError))
+        d.log.error('job failed', { job_id: job.id, kind: job.kind, error: message })
+      await q.finish(job.id, owner, 'failed', { error: message })
+    }
+  }
+  await settled(job, d)
+}
+
+/** Runs the settle hook of a job's kind with the job as it ended. */
+export async function settled(job: Job, d: RunDeps): Promise<void> {
+  const hook = d.hook(job.kind)
+  if (!hook) return
+  const ended = await d.queue.repo.get(job.id)
+  if (!ended) return
+  try {
+    hook(ended)
+  } catch (e) {
+    d.log.error('job settle hook failed', { job_id: job.id, error: (e as Error).message })
+  }
+}
