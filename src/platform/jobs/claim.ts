@@ -5,7 +5,7 @@
 // sequence column), and the lock (SQLite's unit holds the one write lock from its first statement;
 // PostgreSQL locks the chosen rows FOR UPDATE SKIP LOCKED, so a concurrent claimer skips them and no
 // job is claimed twice).
-import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../db/db'
 import type { Store } from '../db/store'
 import type { Candidate, ClaimPolicy, Running } from './fair-claim'
@@ -37,6 +37,19 @@ export async function runningOf(store: Store, owner: string, policy: ClaimPolicy
     if (bulk.has(r.kind)) running.bulk += r.n
   }
   return running
+}
+
+/** Insertion order for the builder's orderBy, per dialect (see the top of this file). */
+export function inserted(store: Store, j: JobsTable, dir: 'asc' | 'desc'): SQL[] {
+  const d = dir === 'asc' ? asc : desc
+  if (store.dialect === 'sqlite') return [d(sql`rowid`)]
+  return [d(j.createdAt), d(j.id)]
+}
+
+/** The sum of the numbers job results hold at `field`, per dialect (JSON is text on both). */
+export function resultSum(store: Store, j: JobsTable, field: string): SQL {
+  if (store.dialect === 'sqlite') return sql`sum(json_extract(${j.result}, ${`$.${field}`}))`
+  return sql`sum(((${j.result})::jsonb ->> ${field})::double precision)`
 }
 
 /** The tie-break between jobs due at the same time, per dialect (see the top of this file). */

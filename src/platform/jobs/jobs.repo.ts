@@ -1,18 +1,15 @@
-// The job queue on the store, on either engine: enqueue in the caller's unit, reads, and the worker
-// side (claims, heartbeats, outcomes, lease recovery). Every change is one guarded statement (the
-// expected status and lease owner) in a unit, so two workers, in one process or in several sharing
-// the database, can never both own a job. The synchronous twin for code not yet on the store is
-// `JobQueue` / `JobLeases` (SQLite only); both write the same rows.
-import { and, eq, gte, isNotNull, lt, ne, sql } from 'drizzle-orm'
+// The job queue on the store, on either engine, as features use it: enqueue in the caller's unit,
+// reads, cancellation and aggregates (the worker side is leases.repo.ts). The synchronous twin for
+// code not yet on the store is `JobQueue` (queue.ts, SQLite only); both write the same rows.
+import { and, count, eq, inArray, or, type SQL, sql } from 'drizzle-orm'
 import type { Clock } from '../clock/clock'
 import { newId, type Random } from '../crypto/random'
 import type { Store } from '../db/store'
-import { candidatesOf, runningOf, take } from './claim'
-import { type ClaimPolicy, OPEN_POLICY, pickFairly } from './fair-claim'
-import type { Job, NewJob } from './job'
+import { inserted, resultSum } from './claim'
+import { isTerminal, type Job, type JobStatus, type NewJob } from './job'
 import { jobs } from './jobs.tables'
 
-type Progress = { unitsDone?: number; unitsTotal?: number; detail?: string }
+const ACTIVE: JobStatus[] = ['pending', 'running']
 
 /** The job a drizzle row stores, payload and result decoded. */
 export function decodeRow(r: typeof jobs.$inferSelect): Job {
@@ -75,148 +72,6 @@ export class JobsRepo {
     return row ? decodeRow(row) : null
   }
 
-  /**
-   * Claims up to `limit` due pending jobs of `kinds` for `owner`, chosen by `policy`
-   * (fair-claim.ts), in one unit: read what the owner runs and the candidates, choose, take the
-   * chosen ones guarded by their status (claim.ts locks them on PostgreSQL). Returns them in the
-   * order chosen.
-   */
-  async claim(
-    kinds: readonly string[],
-    owner: string,
-    leaseMs: number,
-    limit: number,
-    policy: ClaimPolicy = OPEN_POLICY,
-  ): Promise<Job[]> {
-    if (kinds.length === 0 || limit <= 0) return []
-    const now = this.now()
-    const j = this.j
-    return this.store.unit(async () => {
-      const running = await runningOf(this.store, owner, policy)
-      const candidates = await candidatesOf(this.store, kinds, now, Math.min(limit, policy.perWorkspace))
-      const ids = pickFairly(candidates, running, policy, limit)
-      if (ids.length === 0) return []
-      const rows = await take(this.store, ids, {
-        status: 'running',
-        leaseOwner: owner,
-        leaseUntil: now + leaseMs,
-        attempts: sql`${j.attempts} + 1`,
-        startedAt: sql`coalesce(${j.startedAt}, ${now})`,
-        updatedAt: now,
-      })
-      const byId = new Map(rows.map((r) => [r.id, r]))
-      return ids.flatMap((id) => {
-        const r = byId.get(id)
-        return r ? [decodeRow(r)] : []
-      })
-    })
-  }
-
-  /** One guarded update of a running job of `owner`'s, in a unit; false when the lease was lost. */
-  private async held(id: string, owner: string, set: Record<string, unknown>): Promise<boolean> {
-    const j = this.j
-    return this.store.unit(async () => {
-      const done = await this.store.db
-        .update(j)
-        .set(set)
-        .where(and(eq(j.id, id), eq(j.status, 'running'), eq(j.leaseOwner, owner)))
-        .returning({ id: j.id })
-      return done.length > 0
-    })
-  }
-
-  /** Extends a lease and records progress; false when the lease was lost (the job moved on). */
-  heartbeat(id: string, owner: string, leaseMs: number, p: Progress): Promise<boolean> {
-    const now = this.now()
-    return this.held(id, owner, {
-      leaseUntil: now + leaseMs,
-      updatedAt: now,
-      ...(p.unitsDone === undefined ? {} : { unitsDone: p.unitsDone }),
-      ...(p.unitsTotal === undefined ? {} : { unitsTotal: p.unitsTotal }),
-      ...(p.detail === undefined ? {} : { detail: p.detail }),
-    })
-  }
-
-  /** Ends a claimed job; false when the lease was lost meanwhile. */
-  finish(
-    id: string,
-    owner: string,
-    status: 'succeeded' | 'failed' | 'canceled',
-    out: { result?: unknown; error?: string },
-  ): Promise<boolean> {
-    const now = this.now()
-    return this.held(id, owner, {
-      status,
-      result: out.result === undefined ? null : JSON.stringify(out.result),
-      error: out.error ?? null,
-      leaseOwner: null,
-      leaseUntil: null,
-      finishedAt: now,
-      updatedAt: now,
-      ...(status === 'succeeded' ? { unitsDone: sql`${this.j.unitsTotal}` } : {}),
-    })
-  }
-
-  /** Puts a claimed job back in the queue to run again after `delayMs` (transient failure). */
-  retry(id: string, owner: string, error: string, delayMs: number): Promise<boolean> {
-    const now = this.now()
-    return this.held(id, owner, {
-      status: 'pending',
-      error,
-      runAt: now + delayMs,
-      leaseOwner: null,
-      leaseUntil: null,
-      updatedAt: now,
-    })
-  }
-
-  /** Returns jobs whose lease expired to the queue (those out of attempts fail); how many. */
-  recoverExpired(): Promise<number> {
-    return this.recover(and(isNotNull(this.j.leaseUntil), lt(this.j.leaseUntil, this.now()))!)
-  }
-
-  /** Puts the running jobs of an owner whose process has ended back to pending at once; how many. */
-  recoverOwner(owner: string): Promise<number> {
-    return this.recover(eq(this.j.leaseOwner, owner))
-  }
-
-  private recover(where: ReturnType<typeof eq>): Promise<number> {
-    const j = this.j
-    const now = this.now()
-    const running = eq(j.status, 'running')
-    return this.store.unit(async () => {
-      const db = this.store.db
-      const failed = await db
-        .update(j)
-        .set({
-          status: 'failed',
-          error: 'lease expired too many times',
-          leaseOwner: null,
-          leaseUntil: null,
-          finishedAt: now,
-          updatedAt: now,
-        })
-        .where(and(running, gte(j.attempts, j.maxAttempts), where))
-        .returning({ id: j.id })
-      const back = await db
-        .update(j)
-        .set({ status: 'pending', leaseOwner: null, leaseUntil: null, runAt: now, updatedAt: now })
-        .where(and(running, where))
-        .returning({ id: j.id })
-      return failed.length + back.length
-    })
-  }
-
-  /** The lease owners of running jobs other than `self`. */
-  async otherOwners(self: string): Promise<string[]> {
-    const j = this.j
-    const rows = await this.store.db
-      .selectDistinct({ owner: j.leaseOwner })
-      .from(j)
-      .where(and(eq(j.status, 'running'), isNotNull(j.leaseOwner), ne(j.leaseOwner, self)))
-    return rows.map((r) => r.owner!)
-  }
-
   /** Whether a job or its parent has been asked to stop. */
   async cancelRequested(id: string): Promise<boolean> {
     const j = this.j
@@ -233,5 +88,166 @@ export class JobsRepo {
       .where(eq(j.id, row.parentId))
       .limit(1)
     return parent?.flag === true
+  }
+
+  /** One write of the caller's unit, or a unit of its own; returns how many rows it changed. */
+  private changed(q: (db: Store['db']) => PromiseLike<{ id: string }[]>): Promise<number> {
+    return this.store.unit(async () => (await q(this.store.db)).length)
+  }
+
+  /** The children of an aggregate, oldest first. */
+  async children(parentId: string): Promise<Job[]> {
+    const j = this.j
+    const rows = await this.store.db
+      .select()
+      .from(j)
+      .where(eq(j.parentId, parentId))
+      .orderBy(...inserted(this.store, j, 'asc'))
+    return rows.map(decodeRow)
+  }
+
+  /** Jobs of one subject in a workspace, newest first. */
+  async listBySubject(workspaceId: string, subjectId: string): Promise<Job[]> {
+    const j = this.j
+    const rows = await this.store.db
+      .select()
+      .from(j)
+      .where(and(eq(j.workspaceId, workspaceId), eq(j.subjectId, subjectId)))
+      .orderBy(...inserted(this.store, j, 'desc'))
+    return rows.map(decodeRow)
+  }
+
+  /**
+   * Sums over the children of an aggregate, in one query (`JobQueue.childTotals`): how many there
+   * are and have ended, their units, units done (all of a succeeded child's), and with
+   * `resultField`, the numbers their results hold there.
+   */
+  async childTotals(parentId: string, resultField?: string) {
+    const j = this.j
+    const num = (q: SQL) => sql`coalesce(${q}, 0)`.mapWith(Number)
+    const [row] = await this.store.db
+      .select({
+        children: count(),
+        ended: num(sql`sum(case when ${j.status} in ('succeeded', 'failed', 'canceled') then 1 else 0 end)`),
+        unitsTotal: num(sql`sum(${j.unitsTotal})`),
+        unitsDone: num(
+          sql`sum(case when ${j.status} = 'succeeded' then ${j.unitsTotal} else ${j.unitsDone} end)`,
+        ),
+        resultSum: num(resultField === undefined ? sql`0` : resultSum(this.store, j, resultField)),
+      })
+      .from(j)
+      .where(eq(j.parentId, parentId))
+    return row ?? { children: 0, ended: 0, unitsTotal: 0, unitsDone: 0, resultSum: 0 }
+  }
+
+  /** Sets the cancel flag on a job and its children; pending children end `canceled` at once. */
+  async requestCancel(id: string): Promise<void> {
+    const j = this.j
+    const now = this.now()
+    await this.store.unit(async () => {
+      await this.store.db
+        .update(j)
+        .set({ cancelRequested: true, updatedAt: now })
+        .where(and(or(eq(j.id, id), eq(j.parentId, id)), inArray(j.status, ACTIVE)))
+      await this.store.db
+        .update(j)
+        .set({ status: 'canceled', finishedAt: now, updatedAt: now })
+        .where(and(eq(j.parentId, id), eq(j.status, 'pending')))
+    })
+  }
+
+  /** Asks every job of a subject that has not ended to stop (pending ones end at once); how many. */
+  cancelSubject(workspaceId: string, subjectId: string): Promise<number> {
+    const j = this.j
+    const now = this.now()
+    const ofSubject = and(eq(j.workspaceId, workspaceId), eq(j.subjectId, subjectId))
+    return this.store.unit(async () => {
+      const asked = await this.changed((db) =>
+        db
+          .update(j)
+          .set({ cancelRequested: true, updatedAt: now })
+          .where(and(ofSubject, inArray(j.status, ACTIVE)))
+          .returning({ id: j.id }),
+      )
+      await this.store.db
+        .update(j)
+        .set({ status: 'canceled', finishedAt: now, updatedAt: now })
+        .where(and(ofSubject, eq(j.status, 'pending')))
+      return asked
+    })
+  }
+
+  /** Moves a job that has not started to another due time; false when it is no longer pending. */
+  async postpone(id: string, runAt: number): Promise<boolean> {
+    const j = this.j
+    const n = await this.changed((db) =>
+      db
+        .update(j)
+        .set({ runAt, updatedAt: this.now() })
+        .where(and(eq(j.id, id), eq(j.status, 'pending')))
+        .returning({ id: j.id }),
+    )
+    return n > 0
+  }
+
+  /** Ends a job that has not started `canceled`; false when it is no longer pending. */
+  async cancelPending(id: string): Promise<boolean> {
+    const j = this.j
+    const now = this.now()
+    const n = await this.changed((db) =>
+      db
+        .update(j)
+        .set({ status: 'canceled', cancelRequested: true, finishedAt: now, updatedAt: now })
+        .where(and(eq(j.id, id), eq(j.status, 'pending')))
+        .returning({ id: j.id }),
+    )
+    return n > 0
+  }
+
+  /** Sets an aggregate's state, progress or outcome (aggregates are never claimed). */
+  async updateAggregate(
+    id: string,
+    p: {
+      status?: JobStatus
+      unitsDone?: number
+      unitsTotal?: number
+      detail?: string | null
+      error?: string | null
+    },
+  ): Promise<void> {
+    const j = this.j
+    const now = this.now()
+    const set: Partial<typeof jobs.$inferInsert> = { updatedAt: now }
+    if (p.status !== undefined) set.status = p.status
+    if (p.unitsDone !== undefined) set.unitsDone = p.unitsDone
+    if (p.unitsTotal !== undefined) set.unitsTotal = p.unitsTotal
+    // As the synchronous twin: a null detail or error leaves the one stored.
+    if (p.detail !== undefined && p.detail !== null) set.detail = p.detail
+    if (p.error !== undefined && p.error !== null) set.error = p.error
+    if (p.status !== undefined && isTerminal(p.status)) set.finishedAt = now
+    await this.changed((db) => db.update(j).set(set).where(eq(j.id, id)).returning({ id: j.id }))
+  }
+
+  /** Stores a result on a job (aggregates record what their children measured). */
+  async setResult(id: string, result: unknown): Promise<void> {
+    const j = this.j
+    await this.changed((db) =>
+      db
+        .update(j)
+        .set({ result: JSON.stringify(result), updatedAt: this.now() })
+        .where(eq(j.id, id))
+        .returning({ id: j.id }),
+    )
+  }
+
+  /** Deletes every job of a subject (the subject itself is deleted); how many. */
+  deleteBySubject(workspaceId: string, subjectId: string): Promise<number> {
+    const j = this.j
+    return this.changed((db) =>
+      db
+        .delete(j)
+        .where(and(eq(j.workspaceId, workspaceId), eq(j.subjectId, subjectId)))
+        .returning({ id: j.id }),
+    )
   }
 }

@@ -7,13 +7,14 @@ import { type ClaimPolicy, OPEN_POLICY } from './fair-claim'
 import { decode, isTerminal, JOB_COLUMNS, type Job, type JobRow, type JobStatus, type NewJob } from './job'
 import { JobsRepo } from './jobs.repo'
 import { JobLeases } from './leases'
+import { LeasesRepo } from './leases.repo'
 
 export { type ClaimPolicy, OPEN_POLICY } from './fair-claim'
 export { isTerminal, type Job, type JobStatus, type NewJob, type ReadableJobs } from './job'
 
 /**
- * The data functions of the durable job queue. On the store (either engine): `add`, and `repo`
- * (jobs.repo.ts), which the scheduler runs on. Synchronous, for code not yet on the store (SQLite
+ * The data functions of the durable job queue. On the store (either engine): `add`, `repo`
+ * (jobs.repo.ts) and `leaseRepo` (leases.repo.ts), which the scheduler runs on. Synchronous, for code not yet on the store (SQLite
  * only, inside the caller's bun:sqlite transaction, as the outbox keeps `emit`): enqueue, reads,
  * cancellation and aggregates here, claims and leases in `JobLeases`. Both write the same rows;
  * every state change is one statement guarded by the expected state and lease owner, so two
@@ -22,8 +23,10 @@ export { isTerminal, type Job, type JobStatus, type NewJob, type ReadableJobs } 
 export class JobQueue {
   private listeners: (() => void)[] = []
   private readonly leases: JobLeases
-  /** The queue on the store: claims, leases and outcomes on either engine. */
+  /** The queue on the store, on either engine: enqueue, reads, cancels, aggregates. */
   readonly repo: JobsRepo
+  /** The worker side on the store: claims, leases, outcomes (the scheduler's). */
+  readonly leaseRepo: LeasesRepo
 
   constructor(
     private readonly db: Db,
@@ -33,6 +36,7 @@ export class JobQueue {
   ) {
     this.leases = new JobLeases(db, clock)
     this.repo = new JobsRepo(store ?? sqliteStore(db), clock, random)
+    this.leaseRepo = new LeasesRepo(this.repo.store, clock)
   }
 
   /** The store the queue runs on. */

@@ -26,7 +26,7 @@ export interface RunDeps {
 
 /** Runs `slot`'s job with `handler` and writes how it ended (nothing when its slot was taken back). */
 export async function runJob(slot: Slot, handler: JobHandler, d: RunDeps): Promise<void> {
-  const q = d.queue.repo
+  const q = d.queue.leaseRepo
   const { owner, leaseMs, stops } = d
   const { job } = slot
   const ctx: JobContext = {

@@ -110,7 +110,7 @@ export class Scheduler {
   }
 
   private async stepNow(): Promise<Job[]> {
-    const q = this.o.queue.repo
+    const q = this.o.queue.leaseRepo
     const recovered = await q.recoverExpired()
     if (recovered > 0) this.o.log.warn('jobs recovered after an expired lease', { count: recovered })
     await this.resumeDeadOwners()
@@ -223,7 +223,7 @@ export class Scheduler {
   private async abandon(slot: Slot): Promise<void> {
     const { job, stop } = slot
     if (!this.takeBack(slot)) return
-    const q = this.o.queue.repo
+    const q = this.o.queue.leaseRepo
     try {
       if (stop === 'over_budget') {
         await q.finish(job.id, this.o.owner, 'failed', { error: this.stops.errorOf(job, stop).message })
@@ -258,9 +258,9 @@ export class Scheduler {
     const now = this.o.clock.now().getTime()
     if (!owners || now - this.lastOwnerCheck < this.o.leaseMs / 4) return
     this.lastOwnerCheck = now
-    for (const owner of await this.o.queue.repo.otherOwners(this.o.owner)) {
+    for (const owner of await this.o.queue.leaseRepo.otherOwners(this.o.owner)) {
       if (!owners.isDead(owner)) continue
-      const count = await this.o.queue.repo.recoverOwner(owner)
+      const count = await this.o.queue.leaseRepo.recoverOwner(owner)
       if (count > 0) this.o.log.warn('jobs resumed from a process that stopped', { count, owner })
     }
   }

@@ -94,13 +94,61 @@ for (const engine of await engines()) {
       const b = await add('ws_b', 'extract')
       const policy = { bulk: ['sync'], bulkSlots: 1, perWorkspace: 2 }
       const claim = async (limit: number) =>
-        (await queue.repo.claim(['extract', 'sync'], 'w1', 60_000, limit, policy)).map((j) => j.id)
+        (await queue.leaseRepo.claim(['extract', 'sync'], 'w1', 60_000, limit, policy)).map((j) => j.id)
       expect(await claim(3)).toEqual([a[0]!, b, a[1]!])
       // ws_a holds its two: its third extraction and its sync wait, whatever their age.
       expect(await claim(3)).toEqual([])
       const c = await add('ws_c', 'sync')
       expect(await claim(3)).toEqual([c])
       expect((await queue.repo.get(sync))!.status).toBe('pending')
+    })
+
+    test("an aggregate's children: their order, their sums (results' JSON included) and a cancel", async () => {
+      const { store } = await open()
+      const clock = new ManualClock('2026-05-01T00:00:00Z')
+      const { queue } = rig(store, clock, 'node-a', 7)
+      const repo = queue.repo
+      const add = (n: Parameters<JobQueue['add']>[0]) => store.unit(() => queue.add(n))
+      const run = await add({ workspaceId: 'ws_a', kind: 'run', status: 'running', subjectId: 'base_1' })
+      const kids: string[] = []
+      for (const units of [4, 6, 10]) {
+        clock.advance(1)
+        const k = await add({
+          workspaceId: 'ws_a',
+          kind: 'batch',
+          parentId: run.id,
+          subjectId: 'base_1',
+          unitsTotal: units,
+        })
+        kids.push(k.id)
+      }
+      expect((await repo.children(run.id)).map((j) => j.id)).toEqual(kids)
+      expect((await repo.listBySubject('ws_a', 'base_1')).map((j) => j.id)).toEqual(
+        [...kids].reverse().concat(run.id),
+      )
+      const [first, second] = await queue.leaseRepo.claim(['batch'], 'w1', 60_000, 2)
+      await queue.leaseRepo.heartbeat(second!.id, 'w1', 60_000, { unitsDone: 2 })
+      await queue.leaseRepo.finish(first!.id, 'w1', 'succeeded', { result: { failed: 2 } })
+      await repo.setResult(second!.id, { failed: 1, other: 'x' })
+      expect(await repo.childTotals(run.id, 'failed')).toEqual({
+        children: 3,
+        ended: 1,
+        unitsTotal: 20,
+        unitsDone: 6,
+        resultSum: 3,
+      })
+      await repo.requestCancel(run.id)
+      expect(await repo.cancelRequested(second!.id)).toBe(true)
+      expect(await repo.get(kids[2]!)).toMatchObject({ status: 'canceled', cancelRequested: true })
+      expect(await repo.get(second!.id)).toMatchObject({ status: 'running', cancelRequested: true })
+      expect(await repo.deleteBySubject('ws_a', 'base_1')).toBe(4)
+      expect(await repo.childTotals(run.id)).toEqual({
+        children: 0,
+        ended: 0,
+        unitsTotal: 0,
+        unitsDone: 0,
+        resultSum: 0,
+      })
     })
 
     test('two schedulers sharing the database never run one job twice', async () => {

@@ -1,0 +1,172 @@
+// The worker side of the job queue on the store, on either engine: claims, heartbeats, outcomes
+// and lease recovery. Every change is one guarded statement (the expected status and lease owner)
+// in a unit, so two workers, in one process or in several sharing the database, can never both own
+// a job. The synchronous twin for code not yet on the store is `JobLeases` (leases.ts, SQLite only).
+import { and, eq, gte, isNotNull, lt, ne, type SQL, sql } from 'drizzle-orm'
+import type { Clock } from '../clock/clock'
+import type { Store } from '../db/store'
+import { candidatesOf, runningOf, take } from './claim'
+import { type ClaimPolicy, OPEN_POLICY, pickFairly } from './fair-claim'
+import type { Job } from './job'
+import { decodeRow } from './jobs.repo'
+import { jobs } from './jobs.tables'
+
+type Progress = { unitsDone?: number; unitsTotal?: number; detail?: string }
+
+/** Claims, heartbeats, outcomes and lease recovery of the jobs table, on the store. */
+export class LeasesRepo {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  private get j() {
+    return this.store.table(jobs)
+  }
+
+  private now(): number {
+    return this.clock.now().getTime()
+  }
+
+  /**
+   * Claims up to `limit` due pending jobs of `kinds` for `owner`, chosen by `policy`
+   * (fair-claim.ts), in one unit: read what the owner runs and the candidates, choose, take the
+   * chosen ones guarded by their status (claim.ts locks them on PostgreSQL). Returns them in the
+   * order chosen.
+   */
+  async claim(
+    kinds: readonly string[],
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    policy: ClaimPolicy = OPEN_POLICY,
+  ): Promise<Job[]> {
+    if (kinds.length === 0 || limit <= 0) return []
+    const now = this.now()
+    const j = this.j
+    return this.store.unit(async () => {
+      const running = await runningOf(this.store, owner, policy)
+      const candidates = await candidatesOf(this.store, kinds, now, Math.min(limit, policy.perWorkspace))
+      const ids = pickFairly(candidates, running, policy, limit)
+      if (ids.length === 0) return []
+      const rows = await take(this.store, ids, {
+        status: 'running',
+        leaseOwner: owner,
+        leaseUntil: now + leaseMs,
+        attempts: sql`${j.attempts} + 1`,
+        startedAt: sql`coalesce(${j.startedAt}, ${now})`,
+        updatedAt: now,
+      })
+      const byId = new Map(rows.map((r) => [r.id, r]))
+      return ids.flatMap((id) => {
+        const r = byId.get(id)
+        return r ? [decodeRow(r)] : []
+      })
+    })
+  }
+
+  /** One guarded update of a running job of `owner`'s, in a unit; false when the lease was lost. */
+  private async held(id: string, owner: string, set: Record<string, unknown>): Promise<boolean> {
+    const j = this.j
+    return this.store.unit(async () => {
+      const done = await this.store.db
+        .update(j)
+        .set(set)
+        .where(and(eq(j.id, id), eq(j.status, 'running'), eq(j.leaseOwner, owner)))
+        .returning({ id: j.id })
+      return done.length > 0
+    })
+  }
+
+  /** Extends a lease and records progress; false when the lease was lost (the job moved on). */
+  heartbeat(id: string, owner: string, leaseMs: number, p: Progress): Promise<boolean> {
+    const now = this.now()
+    return this.held(id, owner, {
+      leaseUntil: now + leaseMs,
+      updatedAt: now,
+      ...(p.unitsDone === undefined ? {} : { unitsDone: p.unitsDone }),
+      ...(p.unitsTotal === undefined ? {} : { unitsTotal: p.unitsTotal }),
+      ...(p.detail === undefined ? {} : { detail: p.detail }),
+    })
+  }
+
+  /** Ends a claimed job; false when the lease was lost meanwhile. */
+  finish(
+    id: string,
+    owner: string,
+    status: 'succeeded' | 'failed' | 'canceled',
+    out: { result?: unknown; error?: string },
+  ): Promise<boolean> {
+    const now = this.now()
+    return this.held(id, owner, {
+      status,
+      result: out.result === undefined ? null : JSON.stringify(out.result),
+      error: out.error ?? null,
+      leaseOwner: null,
+      leaseUntil: null,
+      finishedAt: now,
+      updatedAt: now,
+      ...(status === 'succeeded' ? { unitsDone: sql`${this.j.unitsTotal}` } : {}),
+    })
+  }
+
+  /** Puts a claimed job back in the queue to run again after `delayMs` (transient failure). */
+  retry(id: string, owner: string, error: string, delayMs: number): Promise<boolean> {
+    const now = this.now()
+    return this.held(id, owner, {
+      status: 'pending',
+      error,
+      runAt: now + delayMs,
+      leaseOwner: null,
+      leaseUntil: null,
+      updatedAt: now,
+    })
+  }
+
+  /** Returns jobs whose lease expired to the queue (those out of attempts fail); how many. */
+  recoverExpired(): Promise<number> {
+    return this.recover(and(isNotNull(this.j.leaseUntil), lt(this.j.leaseUntil, this.now()))!)
+  }
+
+  /** Puts the running jobs of an owner whose process has ended back to pending at once; how many. */
+  recoverOwner(owner: string): Promise<number> {
+    return this.recover(eq(this.j.leaseOwner, owner))
+  }
+
+  private recover(where: SQL): Promise<number> {
+    const j = this.j
+    const now = this.now()
+    const running = eq(j.status, 'running')
+    return this.store.unit(async () => {
+      const db = this.store.db
+      const failed = await db
+        .update(j)
+        .set({
+          status: 'failed',
+          error: 'lease expired too many times',
+          leaseOwner: null,
+          leaseUntil: null,
+          finishedAt: now,
+          updatedAt: now,
+        })
+        .where(and(running, gte(j.attempts, j.maxAttempts), where))
+        .returning({ id: j.id })
+      const back = await db
+        .update(j)
+        .set({ status: 'pending', leaseOwner: null, leaseUntil: null, runAt: now, updatedAt: now })
+        .where(and(running, where))
+        .returning({ id: j.id })
+      return failed.length + back.length
+    })
+  }
+
+  /** The lease owners of running jobs other than `self`. */
+  async otherOwners(self: string): Promise<string[]> {
+    const j = this.j
+    const rows = await this.store.db
+      .selectDistinct({ owner: j.leaseOwner })
+      .from(j)
+      .where(and(eq(j.status, 'running'), isNotNull(j.leaseOwner), ne(j.leaseOwner, self)))
+    return rows.map((r) => r.owner!)
+  }
+}
