@@ -6,6 +6,7 @@ import { usageDaily } from './usage.tables'
 export type UsageDayRow = typeof usageDaily.$inferSelect
 
 /**
+ * Still synchronous bun:sqlite: an export's batches are pulled without awaiting (usage.export.ts).
  * The next `limit` counter rows of a workspace between two days (inclusive), in (day, base) order,
  * strictly after the position `after`: an export reads them batch by batch.
  */

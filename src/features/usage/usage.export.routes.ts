@@ -45,11 +45,11 @@ export function usageExportRoutes(exports: UsageExport): RouteDef[] {
         load_test_queries: Type.Integer(),
         compare_queries: Type.Integer(),
       }),
-      handler: ({ principal, query, ip, requestId }) => {
+      handler: async ({ principal, query, ip, requestId }) => {
         const range = rangeOf(query.from, query.to)
         const format = query.format ?? 'jsonl'
         const actor = actorOf(principal, ip, requestId)
-        const rows = exports.rows(principal.workspaceId, range, actor, format)
+        const rows = await exports.rows(principal.workspaceId, range, actor, format)
         return exportResponse(format, USAGE_COLUMNS, rows, `usage-${principal.workspaceId}`)
       },
     }),

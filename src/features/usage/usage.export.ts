@@ -1,6 +1,6 @@
 import type { Actor } from '../../platform/auth/principal'
 import type { Db } from '../../platform/db/db'
-import { transaction } from '../../platform/db/transaction'
+import type { Store } from '../../platform/db/store'
 import type { Outbox } from '../../platform/events/outbox'
 import { type UsageDayRow, usageRowsAfter } from './usage.export.repo'
 
@@ -15,25 +15,27 @@ export type UsageLine = Record<(typeof USAGE_COLUMNS)[number], string | number |
 
 /** The daily counters of a workspace as an export: per UTC day and base, between two days. */
 export class UsageExport {
-  constructor(private readonly d: { db: Db; events: Outbox }) {}
+  constructor(private readonly d: { db: Db; store: Store; events: Outbox }) {}
 
   /**
    * The counters between `from` and `to` (inclusive, YYYY-MM-DD), oldest day first, a batch at a
-   * time as they are consumed; the export is told for the audit log (`usage.exported`) first.
+   * time as they are consumed; the export is told for the audit log (`usage.exported`) first, in a
+   * unit of its own. The batches are still read synchronously from SQLite (usage.export.repo.ts):
+   * the platform's exportResponse pulls them without awaiting, until it takes an async source.
    */
-  rows(
+  async rows(
     workspaceId: string,
     range: { from: string; to: string },
     actor: Actor,
     format: string,
-  ): Iterator<UsageLine[]> {
-    transaction(this.d.db, () =>
-      this.d.events.emit(this.d.db, {
+  ): Promise<Iterator<UsageLine[]>> {
+    await this.d.store.unit(async () => {
+      await this.d.events.publish({
         type: 'usage.exported',
         workspaceId,
         payload: { actor, details: { format, from: range.from, to: range.to } },
-      }),
-    )
+      })
+    })
     const db = this.d.db
     return (function* () {
       let after: { day: string; corpusId: string } | null = null

@@ -46,6 +46,7 @@ export function usageFeature(p: Platform, d: UsageFeatureDeps): Feature<UsageSer
       queriesUsed: (ws, at) => d.plans.queriesUsed(ws, at),
     },
     d.billing.mode !== 'off',
+    p.store,
   )
   const routes = [...usageRoutes(service), ...usageExportRoutes(new UsageExport(p))]
   return { name: 'usage', service, routes, subscribers: [usageSubscriber(service)] }

@@ -1,5 +1,6 @@
 import { and, eq, gte, lte, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/db'
+import type { Store } from '../../platform/db/store'
 import { usageDaily } from './usage.tables'
 
 /** What a day's counters add: people's questions, and the load the scale test and compare made. */
@@ -9,7 +10,12 @@ export interface QueryCounts {
   compareQueries: number
 }
 
-/** The counter upsert every answered question runs, prepared once (building it cost more than running it). */
+/**
+ * The counter upsert every answered question runs, prepared once (building it cost more than running
+ * it). Still synchronous bun:sqlite: it runs as the inline subscriber of `question.answered`, which
+ * answers emits in a synchronous transaction (answers.repo.ts says why); it moves onto the store
+ * with that event.
+ */
 export function prepareAddQueries(
   db: Db,
 ): (workspaceId: string, corpusId: string, day: string, n: QueryCounts) => void {
@@ -40,22 +46,22 @@ export function prepareAddQueries(
   }
 }
 
-/** Query counts of a workspace per day and per base between two days (inclusive). */
-export function queriesBetween(
-  db: Db,
+/** Query counts of a workspace per day and per base between two days (inclusive), on either engine. */
+export async function queriesBetween(
+  store: Store,
   workspaceId: string,
   from: string,
   to: string,
-): ({ corpusId: string; day: string } & QueryCounts)[] {
-  return db
+): Promise<({ corpusId: string; day: string } & QueryCounts)[]> {
+  const u = store.table(usageDaily)
+  return store.db
     .select({
-      corpusId: usageDaily.corpusId,
-      day: usageDaily.day,
-      queries: usageDaily.queries,
-      loadTestQueries: usageDaily.loadTestQueries,
-      compareQueries: usageDaily.compareQueries,
+      corpusId: u.corpusId,
+      day: u.day,
+      queries: u.queries,
+      loadTestQueries: u.loadTestQueries,
+      compareQueries: u.compareQueries,
     })
-    .from(usageDaily)
-    .where(and(eq(usageDaily.workspaceId, workspaceId), gte(usageDaily.day, from), lte(usageDaily.day, to)))
-    .all()
+    .from(u)
+    .where(and(eq(u.workspaceId, workspaceId), gte(u.day, from), lte(u.day, to)))
 }

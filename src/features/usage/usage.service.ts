@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox'
 import type { Clock } from '../../platform/clock/clock'
 import type { Db } from '../../platform/db/db'
+import { type Store, sqliteStore } from '../../platform/db/store'
 import type { QuestionOrigin } from '../../platform/events/events'
 import type { PlanDef } from '../plans/plans.schemas'
 import { prepareAddQueries, type QueryCounts, queriesBetween } from './usage.repo'
@@ -24,7 +25,7 @@ export interface UsageSources {
   /** The workspace's bases with what they hold (may need the object store, hence a promise). */
   bases(workspaceId: string): BaseUsage[] | Promise<BaseUsage[]>
   /** Ratings of answers given from `fromMs` to `toMs` (exclusive), by base and UTC day (YYYY-MM-DD). */
-  feedback(workspaceId: string, fromMs: number, toMs: number): FeedbackCount[]
+  feedback(workspaceId: string, fromMs: number, toMs: number): FeedbackCount[] | Promise<FeedbackCount[]>
   /** The workspace's plan (id, name, price, caps, rate card), read through the plans feature. */
   plan(workspaceId: string): PlanDef | undefined
   /**
@@ -82,11 +83,14 @@ export class UsageService {
   private readonly addQueries: ReturnType<typeof prepareAddQueries>
 
   constructor(
-    private readonly db: Db,
+    /** The connection the question counter is written on, in the emitter's transaction (usage.repo.ts). */
+    db: Db,
     private readonly clock: Clock,
     private readonly sources: UsageSources,
     /** Whether this server bills through a payment provider (`billing.mode`), for `/admin/billing`. */
     private readonly billingEnabled = false,
+    /** Where the reports read (the platform's; a test's service built on a bare connection gets its store). */
+    private readonly store: Store = sqliteStore(db),
   ) {
     this.addQueries = prepareAddQueries(db)
   }
@@ -115,14 +119,18 @@ export class UsageService {
   }
 
   /** The usage report over the bases as their owner reported them. */
-  private report(workspaceId: string, bases: BaseUsage[]): Static<typeof UsageResp> {
+  private async report(workspaceId: string, bases: BaseUsage[]): Promise<Static<typeof UsageResp>> {
     const now = this.clock.now().getTime()
     const days = Array.from({ length: DAYS }, (_, i) => day(now - (DAYS - 1 - i) * DAY_MS))
     const period = { start: days[0]!, end: days[DAYS - 1]!, days: DAYS }
     const rows = [
-      ...queriesBetween(this.db, workspaceId, period.start, period.end),
+      ...(await queriesBetween(this.store, workspaceId, period.start, period.end)),
       // Ratings are read where they are kept, over the same UTC days.
-      ...this.sources.feedback(workspaceId, Date.parse(period.start), Date.parse(period.end) + DAY_MS),
+      ...(await this.sources.feedback(
+        workspaceId,
+        Date.parse(period.start),
+        Date.parse(period.end) + DAY_MS,
+      )),
     ]
     const perDay = new Map<string, Counts>()
     const perBase = new Map<string, Counts>()
@@ -173,7 +181,7 @@ export class UsageService {
    */
   async billing(workspaceId: string): Promise<Static<typeof BillingResp>> {
     const bases = await this.sources.bases(workspaceId)
-    const u = this.report(workspaceId, bases)
+    const u = await this.report(workspaceId, bases)
     // Storage against the cap, and priced, is what the cap counts: the documents' own bytes.
     const documentBytes = bases.reduce((n, b) => n + b.documentBytes, 0)
     const plan = this.sources.plan(workspaceId)
