@@ -4,6 +4,7 @@ import type { Clock } from '../../platform/clock/clock'
 import { type Gate, SaturatedError } from '../../platform/concurrency/gate'
 import { newId, type Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
+import type { Store } from '../../platform/db/store'
 import { fail, notFound } from '../../platform/errors/errors'
 import type { QuestionOrigin } from '../../platform/events/events'
 import type { Outbox } from '../../platform/events/outbox'
@@ -15,7 +16,7 @@ import type { Engine } from '../engine/engine.service'
 import { Allowance, type Counted, type QueryAllowance } from './answers.allowance'
 import { describeBase } from './answers.describe'
 import { rethrowUnavailable, unavailable } from './answers.errors'
-import { AnswersRepo, type FeedbackCount } from './answers.repo'
+import { AnswersRepo, type FeedbackCount, QuestionLog } from './answers.repo'
 import type { ChatReq, FeedbackReq } from './answers.schemas'
 import { answerEvents, CUT_FALLBACK, openPieces, round } from './answers.stream'
 import { declineState, llmMessages, modelDeclined, uncut } from './answers.text'
@@ -30,6 +31,7 @@ export type Answerer = Pick<Engine, 'ask'>
 
 export interface AnswersDeps {
   db: Db
+  store: Store
   clock: Clock
   random: Random
   corpora: CorporaService
@@ -65,10 +67,12 @@ export function estimateTokens(text: string): number {
 export class AnswersService {
   private reported = Number.NEGATIVE_INFINITY
   private readonly repo: AnswersRepo
+  private readonly questions: QuestionLog
   /** Questions against the plan's cap; the scale test's pass (its load over HTTP is exempt). */
   readonly allowance: Allowance
   constructor(private readonly d: AnswersDeps) {
-    this.repo = new AnswersRepo(d.db, d.events)
+    this.repo = new AnswersRepo(d.store)
+    this.questions = new QuestionLog(d.db, d.events)
     this.allowance = new Allowance(d)
   }
 
@@ -177,7 +181,7 @@ export class AnswersService {
         }
       }
       const latency = round(performance.now() - t0)
-      this.repo.answered(principal, corpusId, found, origin)
+      this.questions.answered(principal, corpusId, found, origin)
       return {
         ...found,
         answer,
@@ -225,7 +229,7 @@ export class AnswersService {
         req.max_tokens,
       )
       const ttftMs = round(performance.now() - t0)
-      this.repo.answered(principal, corpusId, found, origin)
+      this.questions.answered(principal, corpusId, found, origin)
       const contextTokens = estimateTokens(
         opened.messages.length > 0
           ? opened.messages.map((m) => m.content).join('\n')
@@ -255,14 +259,14 @@ export class AnswersService {
   }
 
   /** Records a rating of an answer. */
-  feedback(
+  async feedback(
     principal: Principal,
     corpusId: string,
     req: Static<typeof FeedbackReq>,
-  ): { id: string; status: 'recorded' } {
+  ): Promise<{ id: string; status: 'recorded' }> {
     this.d.corpora.get(principal.workspaceId, corpusId)
     const id = newId(this.d.random, 'fb')
-    this.repo.insertFeedback({
+    const row = {
       id,
       workspaceId: principal.workspaceId,
       corpusId,
@@ -275,12 +279,13 @@ export class AnswersService {
       sourceIds: JSON.stringify(req.source_ids ?? []),
       strategy: req.strategy ?? null,
       createdAt: this.d.clock.now().getTime(),
-    })
+    }
+    await this.d.store.unit(() => this.repo.insertFeedback(row))
     return { id, status: 'recorded' }
   }
 
   /** Ratings given in a workspace from `fromMs` to `toMs` (exclusive), up and down, by base and UTC day. */
-  feedbackCounts(workspaceId: string, fromMs: number, toMs: number): FeedbackCount[] {
+  feedbackCounts(workspaceId: string, fromMs: number, toMs: number): Promise<FeedbackCount[]> {
     return this.repo.feedbackCounts(workspaceId, fromMs, toMs)
   }
 }
