@@ -1,11 +1,9 @@
-import type { Clock } from '../clock/clock'
-import type { Logger } from '../log/log'
 import type { ClaimPolicy } from './fair-claim'
 import type { JobHandler, KindOptions, SettledHook } from './handler'
 import { JobKinds } from './kinds'
-import type { OwnerLocks } from './owner-locks'
-import type { Job, JobQueue } from './queue'
+import type { Job } from './queue'
 import { type RunDeps, runJob, settled } from './run-job'
+import { defaultBackoff, type SchedulerOptions } from './scheduler-options'
 import { type Slot, Stops, slotFor } from './stops'
 
 export {
@@ -19,32 +17,7 @@ export {
   type SettledHook,
   TransientError,
 } from './handler'
-
-export interface SchedulerOptions {
-  queue: JobQueue
-  clock: Clock
-  log: Logger
-  /** Worker slots: how many jobs run at once. */
-  workers: number
-  /** Most slots one workspace's jobs may hold at once (clamped to 1..workers); all by default. */
-  workspaceSlots?: number
-  /** Slots bulk jobs never take (at most workers - 1 are kept); none by default. */
-  interactiveSlots?: number
-  /** How long a claim lasts without a heartbeat. */
-  leaseMs: number
-  /** Poll interval of the production loop. */
-  pollMs: number
-  /** This process's lease owner name. */
-  owner: string
-  /** Delay before retry number `attempt` (1-based). */
-  backoff?: (attempt: number) => number
-  /** Tells owners whose process has ended, so their jobs resume without waiting for the lease. */
-  owners?: OwnerLocks
-}
-
-/** Exponential backoff: 1 s, 2 s, 4 s, ... capped at 5 minutes. */
-export const defaultBackoff = (attempt: number): number =>
-  Math.min(300_000, 1000 * 2 ** Math.max(0, attempt - 1))
+export { defaultBackoff, type SchedulerOptions } from './scheduler-options'
 
 /**
  * The in-process scheduler. `step()` recovers expired leases, renews the leases of running jobs
@@ -66,6 +39,9 @@ export class Scheduler {
   private stepping: Promise<unknown> = Promise.resolve()
   /** Ends being written of jobs whose slots a step took back (awaited by that step). */
   private readonly abandoning: Promise<void>[] = []
+  /** A loop step is under way; another was asked for meanwhile. */
+  private looping = false
+  private again = false
 
   constructor(private readonly o: SchedulerOptions) {
     this.stops = new Stops(o.queue, this.kinds, o.clock)
@@ -273,9 +249,25 @@ export class Scheduler {
     this.loopStep()
   }
 
-  /** A step of the production loop; a failed one is logged and the loop goes on. */
+  /**
+   * A step of the production loop; a failed one is logged and the loop goes on. Asked for while one
+   * is under way (a poll, a poke), it runs once more after it, so slow steps never pile up.
+   */
   private loopStep(): void {
-    this.step().catch((e) => this.o.log.error('scheduler tick failed', { error: (e as Error).message }))
+    if (this.looping) {
+      this.again = true
+      return
+    }
+    this.looping = true
+    this.step()
+      .catch((e) => this.o.log.error('scheduler tick failed', { error: (e as Error).message }))
+      .finally(() => {
+        this.looping = false
+        if (this.again && this.timer) {
+          this.again = false
+          this.loopStep()
+        }
+      })
   }
 
   /** Stops claiming and waits for running jobs to settle. */
