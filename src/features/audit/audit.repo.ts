@@ -198,20 +198,3 @@ export class AuditRepo {
     return out
   }
 }
-
-/**
- * Whether an error is a unique or primary-key rule refusing a write, on either engine (SQLite's
- * `SQLITE_CONSTRAINT_*` code, PostgreSQL's SQLSTATE 23505), however drizzle wrapped it.
- */
-export function isUniqueViolation(e: unknown): boolean {
-  for (
-    let c = e as { code?: unknown; errno?: unknown; cause?: unknown } | undefined;
-    c;
-    c = c.cause as typeof c
-  ) {
-    if (c.code === 'SQLITE_CONSTRAINT_UNIQUE' || c.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return true
-    if (c.code === '23505' || c.errno === '23505') return true
-    if (typeof c !== 'object') return false
-  }
-  return false
-}

@@ -1,11 +1,12 @@
 import type { Static } from '@sinclair/typebox'
 import type { Actor } from '../../platform/auth/principal'
 import { iso } from '../../platform/clock/clock'
+import { isUniqueViolation } from '../../platform/db/constraint'
 import type { Store } from '../../platform/db/store'
 import type { Outbox } from '../../platform/events/outbox'
 import { keysetPage, type ListResult, type PageRequest } from '../../platform/paging/paging'
 import { type AuditRow, type Break, ChainWalker } from './audit.chain'
-import { type AuditFilter, AuditRepo, isUniqueViolation, type NewAuditRow } from './audit.repo'
+import { type AuditFilter, AuditRepo, type NewAuditRow } from './audit.repo'
 import type { AuditEntryResp } from './audit.schemas'
 
 type EntryResp = Static<typeof AuditEntryResp>

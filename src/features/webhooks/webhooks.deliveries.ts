@@ -67,7 +67,7 @@ export class Deliveries {
       updatedAt: now,
     }
     if (!(await this.d.repo.insertDelivery(row))) return false
-    this.enqueue(e, row.id)
+    await this.enqueue(e, row.id)
     return true
   }
 
@@ -78,13 +78,13 @@ export class Deliveries {
    */
   async retry(e: EndpointRow, d: DeliveryRow): Promise<boolean> {
     if (!(await this.d.repo.reopen(d.id, this.now()))) return false
-    this.enqueue(e, d.id)
+    await this.enqueue(e, d.id)
     return true
   }
 
-  /** The delivery's job, in the caller's unit (the queue is synchronous SQLite on the unit's connection). */
-  private enqueue(e: EndpointRow, deliveryId: string): void {
-    this.d.queue.enqueue({
+  /** The delivery's job, in the caller's unit. */
+  private async enqueue(e: EndpointRow, deliveryId: string): Promise<void> {
+    await this.d.queue.add({
       workspaceId: e.workspaceId,
       kind: DELIVER_KIND,
       subjectId: e.id,

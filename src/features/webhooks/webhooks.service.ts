@@ -57,8 +57,8 @@ type EndpointChange = 'webhook.created' | 'webhook.deleted' | 'webhook.enabled' 
 
 /**
  * A workspace's webhook endpoints: subscribe (secret shown once), list, delete, enable, test. Each
- * change is one unit of work on the store with the event that tells of it; the job queue is still
- * synchronous SQLite, written in the same unit through the same connection.
+ * change is one unit of work on the store with the event that tells of it and the jobs it queues
+ * or cancels.
  */
 export class WebhooksService {
   constructor(private readonly d: WebhooksServiceDeps) {}
@@ -146,7 +146,7 @@ export class WebhooksService {
     await this.d.store.unit(async () => {
       const e = await this.find(p.workspaceId, id)
       await this.d.repo.deleteEndpoint(p.workspaceId, id)
-      this.d.queue.cancelSubject(p.workspaceId, id)
+      await this.d.queue.repo.cancelSubject(p.workspaceId, id)
       await this.told('webhook.deleted', e, actorOf(p, caller.ip, caller.requestId))
     })
   }

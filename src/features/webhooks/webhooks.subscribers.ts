@@ -9,7 +9,7 @@ export const KEEP_DELIVERIES_DAYS = 30
 /**
  * Queues a delivery to every enabled endpoint of the event's workspace that subscribes to its
  * webhook type. Transactional: the deliveries, their jobs and the record that the event was taken
- * commit together (one unit; the jobs through the queue's synchronous writes on SQLite's connection), so each event is queued to each endpoint exactly once, crashes included.
+ * commit together (one unit), so each event is queued to each endpoint exactly once, crashes included.
  */
 export function webhooksSubscriber(repo: WebhooksRepo, service: WebhooksService): Subscriber<Told> {
   return {

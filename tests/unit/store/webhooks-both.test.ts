@@ -14,15 +14,15 @@ import type { Store } from '../../../src/platform/db/store'
 import type { DomainEvent } from '../../../src/platform/events/events'
 import { Outbox } from '../../../src/platform/events/outbox'
 import type { JobContext } from '../../../src/platform/jobs/handler'
-import type { JobQueue, NewJob } from '../../../src/platform/jobs/queue'
+import { JobQueue } from '../../../src/platform/jobs/queue'
 import { memoryLogger } from '../../../src/platform/log/log'
 import { engines, type OpenStore } from '../../helpers/stores'
 
 // Webhooks on the store, on SQLite and on a real PostgreSQL: endpoints, deliveries and attempts read
 // back as written; a unit that fails leaves none of them; an event delivered twice is queued once to
 // each endpoint that subscribes to it; and an endpoint failing long enough is disabled with its
-// pending deliveries ended and `webhook.disabled` published. The job queue is still synchronous
-// SQLite, so it is a stand-in here that records what would be queued.
+// pending deliveries ended and `webhook.disabled` published; the delivery jobs are queued and
+// cancelled with them, on the same store.
 
 const opened: OpenStore[] = []
 afterEach(async () => {
@@ -79,11 +79,7 @@ function rig(store: Store, answer: Outcome) {
   const clock = new ManualClock(new Date(T0))
   const random = seededRandom(1)
   const outbox = new Outbox(store.db, clock, random, store)
-  const queued: NewJob[] = []
-  const queue = {
-    enqueue: (j: NewJob) => void queued.push(j),
-    cancelSubject: () => 0,
-  } as unknown as JobQueue
+  const queue = new JobQueue(store.db, clock, random, store)
   const repo = new WebhooksRepo(store)
   const sealer = new Sealer('a test secret', 'engram/webhooks/signing-secret')
   const sent: string[] = []
@@ -98,7 +94,12 @@ function rig(store: Store, answer: Outcome) {
   const deliveries = new Deliveries({ ...base, log: memoryLogger(), sender, unit: () => 0.5 })
   const destinations = { check: async () => ['203.0.113.7'] } as unknown as Destinations
   const service = new WebhooksService({ ...base, destinations, deliveries })
-  return { clock, outbox, queued, repo, deliveries, service, sent }
+  /** The delivery jobs of an endpoint: status and delivery, oldest first. */
+  const jobsOf = async (endpointId: string) =>
+    (await queue.repo.listBySubject('ws_1', endpointId))
+      .reverse()
+      .map((j) => [j.kind, j.status, j.payload.deliveryId])
+  return { clock, outbox, jobsOf, repo, deliveries, service, sent }
 }
 
 /** The job context a scheduler would give a `webhook.deliver` job. */
@@ -164,34 +165,40 @@ for (const engine of await engines()) {
       expect(await repo.enabledEndpoints('ws_1')).toEqual([e])
     })
 
-    test('a unit that fails leaves no endpoint, delivery or event', async () => {
+    test('a unit that fails leaves no endpoint, delivery, job or event; a delete cancels its jobs', async () => {
       const store = await open()
-      const { service, outbox, repo } = rig(store, { statusCode: 200, ok: true, error: null, durationMs: 3 })
+      const { service, outbox, repo, jobsOf } = rig(store, {
+        statusCode: 200,
+        ok: true,
+        error: null,
+        durationMs: 3,
+      })
+      const body = { url: 'https://hooks.example.com/a', events: ['document.ready' as const] }
+      let lost = ''
       await expect(
         store.unit(async () => {
-          const made = await service.create(
-            ADMIN,
-            { url: 'https://hooks.example.com/a', events: ['document.ready'] },
-            CALLER,
-          )
-          await service.sendTest('ws_1', made.id)
+          lost = (await service.create(ADMIN, body, CALLER)).id
+          await service.sendTest('ws_1', lost)
           throw new Error('refused')
         }),
       ).rejects.toThrow('refused')
       expect(await repo.countEndpoints('ws_1')).toBe(0)
+      expect(await jobsOf(lost)).toEqual([])
       expect(await outbox.pending()).toEqual([])
-      const made = await service.create(
-        ADMIN,
-        { url: 'https://hooks.example.com/a', events: ['document.ready'] },
-        CALLER,
-      )
+      const made = await service.create(ADMIN, body, CALLER)
       expect((await service.list('ws_1', null)).items.map((r) => r.id)).toEqual([made.id])
-      expect((await outbox.pending()).map((e) => e.type)).toEqual(['webhook.created'])
+      const { delivery_id: id } = await service.sendTest('ws_1', made.id)
+      expect(await jobsOf(made.id)).toEqual([['webhook.deliver', 'pending', id]])
+      await service.remove(ADMIN, made.id, CALLER)
+      expect(await repo.countEndpoints('ws_1')).toBe(0)
+      expect(await repo.hasDelivery(id)).toBe(false)
+      expect(await jobsOf(made.id)).toEqual([['webhook.deliver', 'canceled', id]])
+      expect((await outbox.pending()).map((e) => e.type)).toEqual(['webhook.created', 'webhook.deleted'])
     })
 
     test('an event delivered twice is queued once to each endpoint that subscribes to it', async () => {
       const store = await open()
-      const { service, repo, queued } = rig(store, { statusCode: 200, ok: true, error: null, durationMs: 3 })
+      const { service, repo, jobsOf } = rig(store, { statusCode: 200, ok: true, error: null, durationMs: 3 })
       await store.unit(async () => {
         await repo.insertEndpoint(endpoint('wh_1', ['document.ready']))
         await repo.insertEndpoint(endpoint('wh_2', ['document.failed'], { createdAt: T0 + 1 }))
@@ -208,10 +215,9 @@ for (const engine of await engines()) {
       // As the dispatcher runs a transactional subscriber: in a unit, once per delivery.
       await store.unit(async () => sub.handle(event))
       await store.unit(async () => sub.handle(event))
-      expect(queued.map((j) => [j.kind, j.subjectId])).toEqual([['webhook.deliver', 'wh_1']])
-      expect((await repo.listDeliveries('wh_1', null, null)).map((d) => [d.eventId, d.status])).toEqual([
-        ['evt_1', 'pending'],
-      ])
+      const made = await repo.listDeliveries('wh_1', null, null)
+      expect(made.map((d) => [d.eventId, d.status])).toEqual([['evt_1', 'pending']])
+      expect(await jobsOf('wh_1')).toEqual([['webhook.deliver', 'pending', made[0]!.id]])
       expect(await repo.countDeliveries('wh_2')).toBe(0)
       expect(await repo.countDeliveries('wh_3')).toBe(0)
     })
