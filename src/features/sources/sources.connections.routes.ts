@@ -60,8 +60,8 @@ export function connectionRoutes(sources: SourcesService): RouteDef[] {
       tags: ['sources'],
       list: true,
       response: ConnectionResp,
-      handler: ({ principal }) => {
-        const items = connections.list(principal.workspaceId).map(connectionResp)
+      handler: async ({ principal }) => {
+        const items = (await connections.list(principal.workspaceId)).map(connectionResp)
         return { items, total: items.length, nextCursor: null }
       },
     }),
@@ -74,8 +74,8 @@ export function connectionRoutes(sources: SourcesService): RouteDef[] {
       tags: ['sources'],
       params: ConnectionParams,
       response: ConnectionResp,
-      handler: ({ principal, params }) =>
-        connectionResp(connections.get(principal.workspaceId, params.connection_id)),
+      handler: async ({ principal, params }) =>
+        connectionResp(await connections.get(principal.workspaceId, params.connection_id)),
     }),
     defineRoute({
       method: 'PUT',
@@ -111,8 +111,12 @@ export function connectionRoutes(sources: SourcesService): RouteDef[] {
       params: ConnectionParams,
       status: 204,
       errors: ['connection_in_use'],
-      handler: ({ principal, params, ip, requestId }) => {
-        connections.delete(principal.workspaceId, params.connection_id, actorOf(principal, ip, requestId))
+      handler: async ({ principal, params, ip, requestId }) => {
+        await connections.delete(
+          principal.workspaceId,
+          params.connection_id,
+          actorOf(principal, ip, requestId),
+        )
         return reply(204)
       },
     }),

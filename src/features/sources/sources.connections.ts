@@ -4,8 +4,7 @@ import type { Actor } from '../../platform/auth/principal'
 import type { Clock } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import { SealBroken, type Sealer } from '../../platform/crypto/sealed'
-import type { Db } from '../../platform/db/db'
-import { transaction } from '../../platform/db/transaction'
+import type { Store } from '../../platform/db/store'
 import { fail, notFound, type ValidationIssue, validationFailed } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import { EgressDenied } from '../../platform/net/egress'
@@ -48,7 +47,7 @@ export class Connections {
       repo: SourcesRepo
       kinds: ReadonlyMap<SourceKind, ConnectorKind>
       sealer: Sealer
-      db: Db
+      store: Store
       /** Connections added, changed and deleted are told (the audit log records them). */
       events: Outbox
       clock: Clock
@@ -76,25 +75,25 @@ export class Connections {
       createdAt: now,
       updatedAt: now,
     }
-    transaction(this.d.db, () => {
-      this.d.repo.insertConnection(row)
-      this.told('connection.created', row, actor)
+    await this.d.store.unit(async () => {
+      await this.d.repo.insertConnection(row)
+      await this.told('connection.created', row, actor)
     })
     return this.view(row)
   }
 
-  list(workspaceId: string): Connection[] {
-    return this.d.repo.connections(workspaceId).map((r) => this.view(r))
+  async list(workspaceId: string): Promise<Connection[]> {
+    return Promise.all((await this.d.repo.connections(workspaceId)).map((r) => this.view(r)))
   }
 
   /** One connection of the workspace; another workspace's is a 404. */
-  get(workspaceId: string, id: string): Connection {
-    return this.view(this.row(workspaceId, id))
+  async get(workspaceId: string, id: string): Promise<Connection> {
+    return this.view(await this.row(workspaceId, id))
   }
 
   /** The connection with its secrets, for a connector. */
-  open(workspaceId: string, id: string): OpenConnection {
-    const row = this.row(workspaceId, id)
+  async open(workspaceId: string, id: string): Promise<OpenConnection> {
+    const row = await this.row(workspaceId, id)
     let secrets: Record<string, unknown>
     try {
       secrets = JSON.parse(this.d.sealer.open(row.secrets, row.id)) as Record<string, unknown>
@@ -105,16 +104,16 @@ export class Connections {
         'The stored credentials of this connection cannot be read (the instance secret changed?). Set them again.',
       )
     }
-    return { ...this.view(row), secrets }
+    return { ...(await this.view(row)), secrets }
   }
 
   /** The connection with its secrets, or with none when they no longer open. */
-  private openOr(workspaceId: string, id: string): OpenConnection {
+  private async openOr(workspaceId: string, id: string): Promise<OpenConnection> {
     try {
-      return this.open(workspaceId, id)
+      return await this.open(workspaceId, id)
     } catch (e) {
       if ((e as { code?: string }).code !== 'source_credentials_rejected') throw e
-      return { ...this.get(workspaceId, id), secrets: {} }
+      return { ...(await this.get(workspaceId, id)), secrets: {} }
     }
   }
 
@@ -129,7 +128,7 @@ export class Connections {
     actor: Actor,
   ): Promise<Connection> {
     // Secrets sealed under another instance secret cannot be kept, only set again.
-    const current = this.openOr(workspaceId, id)
+    const current = await this.openOr(workspaceId, id)
     const kind = this.kindOf(current.kind)
     const settings = input.settings ? checked(kind.settings, input.settings, 'settings') : current.settings
     await this.reachable(settings)
@@ -139,7 +138,7 @@ export class Connections {
       else merged[k] = v
     }
     const secrets = checked(kind.secrets, merged, 'secrets')
-    const row = this.row(workspaceId, id)
+    const row = await this.row(workspaceId, id)
     const next: ConnectionRow = {
       ...row,
       name: input.name?.trim() ?? row.name,
@@ -148,46 +147,45 @@ export class Connections {
       secretsSet: JSON.stringify(setFields(secrets)),
       updatedAt: this.d.clock.now().getTime(),
     }
-    transaction(this.d.db, () => {
-      this.d.repo.updateConnection(next)
+    await this.d.store.unit(async () => {
+      await this.d.repo.updateConnection(next)
       // Other settings may name another bucket or drive: the next syncs list everything again.
-      if (next.settings !== row.settings) this.d.repo.resetCursors(row.id)
-      this.told('connection.updated', next, actor, Object.keys(input.secrets ?? {}).sort())
+      if (next.settings !== row.settings) await this.d.repo.resetCursors(row.id)
+      await this.told('connection.updated', next, actor, Object.keys(input.secrets ?? {}).sort())
     })
     return this.view(next)
   }
 
   /** Deletes a connection no source uses (409 `connection_in_use` otherwise). */
-  delete(workspaceId: string, id: string, actor: Actor): void {
-    const row = this.row(workspaceId, id)
-    const users = this.d.repo.usersOf(row.id)
-    if (users > 0) {
-      throw fail(
-        'connection_in_use',
-        `${users} source(s) or import(s) use this connection. Delete them first.`,
-        {
-          sources: users,
-        },
-      )
-    }
-    transaction(this.d.db, () => {
-      this.d.repo.deleteConnection(row.id)
-      this.told('connection.deleted', row, actor)
+  async delete(workspaceId: string, id: string, actor: Actor): Promise<void> {
+    const row = await this.row(workspaceId, id)
+    // Counted in the unit that deletes: a source added meanwhile waits for it (or it for the source).
+    await this.d.store.unit(async () => {
+      const users = await this.d.repo.usersOf(row.id)
+      if (users > 0) {
+        throw fail(
+          'connection_in_use',
+          `${users} source(s) or import(s) use this connection. Delete them first.`,
+          { sources: users },
+        )
+      }
+      await this.d.repo.deleteConnection(row.id)
+      await this.told('connection.deleted', row, actor)
     })
   }
 
-  /** Tells a change of a connection, in its transaction: names and kinds only, never a secret. */
-  private told(
+  /** Tells a change of a connection, in its unit: names and kinds only, never a secret. */
+  private async told(
     type: 'connection.created' | 'connection.updated' | 'connection.deleted',
     row: ConnectionRow,
     actor: Actor,
     secrets: string[] = [],
-  ): void {
+  ): Promise<void> {
     const base = { connectionId: row.id, kind: row.kind, name: row.name, actor }
     const workspaceId = row.workspaceId
     if (type === 'connection.updated') {
-      this.d.events.emit(this.d.db, { type, workspaceId, payload: { ...base, secrets } })
-    } else this.d.events.emit(this.d.db, { type, workspaceId, payload: base })
+      await this.d.events.publish({ type, workspaceId, payload: { ...base, secrets } })
+    } else await this.d.events.publish({ type, workspaceId, payload: base })
   }
 
   /**
@@ -222,13 +220,13 @@ export class Connections {
     return k
   }
 
-  private row(workspaceId: string, id: string): ConnectionRow {
-    const row = this.d.repo.connection(workspaceId, id)
+  private async row(workspaceId: string, id: string): Promise<ConnectionRow> {
+    const row = await this.d.repo.connection(workspaceId, id)
     if (!row) throw notFound('Connection')
     return row
   }
 
-  private view(r: ConnectionRow): Connection {
+  private async view(r: ConnectionRow): Promise<Connection> {
     return {
       id: r.id,
       workspaceId: r.workspaceId,
@@ -238,7 +236,7 @@ export class Connections {
       secretsSet: JSON.parse(r.secretsSet) as string[],
       createdAt: r.createdAt,
       updatedAt: r.updatedAt,
-      sources: this.d.repo.usersOf(r.id),
+      sources: await this.d.repo.usersOf(r.id),
     }
   }
 }

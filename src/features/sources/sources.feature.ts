@@ -14,7 +14,7 @@ import { SourcesRepo } from './sources.repo'
 import { sourcesRoutes } from './sources.routes'
 import { SourcesService } from './sources.service'
 import { storageRoutes } from './sources.storage.routes'
-import { syncJob } from './sources.sync'
+import { syncJob } from './sources.sync-job'
 import { UploadCredentialsService } from './upload-credentials'
 
 export interface SourcesFeatureDeps {
@@ -38,7 +38,7 @@ export function sourcesFeature(
     storage: config.storage,
     maxFileBytes: config.ingest.max_file_bytes,
   }
-  const repo = new SourcesRepo(d.db)
+  const repo = new SourcesRepo(d.store, d.db)
   const kinds = connectorKinds()
   const guard = new EgressGuard({
     denyPrivateNetworks: d.config.deny_private_networks,
@@ -58,7 +58,7 @@ export function sourcesFeature(
     clock: d.clock,
     random: d.random,
     checkHost: env.checkHost,
-    db: d.db,
+    store: d.store,
     events: d.events,
   })
   const syncDeps = { ...d, repo, connections, kinds, env }

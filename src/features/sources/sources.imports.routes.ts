@@ -56,8 +56,8 @@ export function importRoutes(imports: Imports): RouteDef[] {
       tags: ['sources'],
       params: CorpusParams,
       response: ImportStatusResp,
-      handler: ({ principal, params }) =>
-        importStatusResp(imports.status(principal.workspaceId, params.corpus_id)),
+      handler: async ({ principal, params }) =>
+        importStatusResp(await imports.status(principal.workspaceId, params.corpus_id)),
     }),
   ]
 }

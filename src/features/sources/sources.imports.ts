@@ -29,7 +29,7 @@ export class Imports {
   ): Promise<ImportState> {
     this.d.corpora.get(workspaceId, corpusId)
     const fields = await this.sources.checked(workspaceId, { ...input, interval_minutes: null })
-    const latest = this.latest(corpusId)
+    const latest = await this.latest(corpusId)
     if (latest && this.sources.currentRun(latest)?.status === 'running') {
       throw fail('import_in_progress', undefined, { import_id: latest.id })
     }
@@ -51,23 +51,25 @@ export class Imports {
       createdAt: now,
       updatedAt: now,
     }
-    this.d.repo.insertSource(row)
-    this.sources.start(row)
+    await this.d.store.unit(async () => {
+      await this.d.repo.insertSource(row)
+      await this.sources.start(row)
+    })
     return this.status(workspaceId, corpusId)
   }
 
   /** The base's latest import and its run, or `none`. */
-  status(workspaceId: string, corpusId: string): ImportState {
+  async status(workspaceId: string, corpusId: string): Promise<ImportState> {
     this.d.corpora.get(workspaceId, corpusId)
-    const row = this.latest(corpusId)
+    const row = await this.latest(corpusId)
     if (!row) return { state: 'none' }
     const runId = row.currentRunId ?? row.lastRunId
     const run = runId ? this.d.ingest.runById(corpusId, runId) : null
-    const kind = this.d.connections.get(workspaceId, row.connectionId).kind
+    const kind = (await this.d.connections.get(workspaceId, row.connectionId)).kind
     return { state: run?.status ?? 'running', row, kind, run }
   }
 
-  private latest(corpusId: string): SourceRow | null {
-    return this.d.repo.sources(corpusId, 'import')[0] ?? null
+  private async latest(corpusId: string): Promise<SourceRow | null> {
+    return (await this.d.repo.sources(corpusId, 'import'))[0] ?? null
   }
 }

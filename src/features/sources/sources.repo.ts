@@ -1,5 +1,7 @@
+import { and, count, desc, eq, isNull, ne, or } from 'drizzle-orm'
 import type { Db } from '../../platform/db/db'
-import type { connections, sourceItems, sources } from './sources.tables'
+import type { Store } from '../../platform/db/store'
+import { connections, sourceItems, sources } from './sources.tables'
 
 /** A `connections` row. */
 export type ConnectionRow = typeof connections.$inferSelect
@@ -8,160 +10,189 @@ export type SourceRow = typeof sources.$inferSelect
 /** A `source_items` row: what one file of a source became. */
 export type ItemRow = typeof sourceItems.$inferSelect
 
-// The columns of each table under their JS keys (sources.tables.ts), as the rows above read them.
-const CONNECTION = `id, workspace_id AS workspaceId, kind, name, settings, secrets, secrets_set AS secretsSet,
-  created_at AS createdAt, updated_at AS updatedAt`
+// The columns of each table under their JS keys (sources.tables.ts), for the synchronous remnant below.
 const SOURCE = `id, workspace_id AS workspaceId, corpus_id AS corpusId, connection_id AS connectionId, mode, name,
   folder, path_prefix AS pathPrefix, interval_minutes AS intervalMinutes, cursor, current_run_id AS currentRunId,
   next_job_id AS nextJobId, next_sync_at AS nextSyncAt, last_run_id AS lastRunId, created_at AS createdAt,
   updated_at AS updatedAt`
-const ITEM =
-  'source_id AS sourceId, item_id AS itemId, path, version, document_id AS documentId, seen_run AS seenRun'
 
-/** Data functions of connections, sources and their items (prepared bun:sqlite statements). */
+/**
+ * Data functions of connections, sources and their items, on the store (either engine,
+ * docs/data-layer.md). A few stay synchronous SQLite (`db`) until their callers move: the item
+ * writes a batch makes inside ingest's synchronous `registerSourceBatch` transaction, and the
+ * source reads and writes of the platform's synchronous hooks (a job's settle hook, `corpusOf`).
+ */
 export class SourcesRepo {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly store: Store,
+    private readonly db: Db,
+  ) {}
 
   private get c() {
     return this.db.$client
   }
 
-  insertConnection(r: ConnectionRow): void {
-    this.c
-      .query(
-        `INSERT INTO connections (id, workspace_id, kind, name, settings, secrets, secrets_set, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(r.id, r.workspaceId, r.kind, r.name, r.settings, r.secrets, r.secretsSet, r.createdAt, r.updatedAt)
+  async insertConnection(r: ConnectionRow): Promise<void> {
+    await this.store.db.insert(this.store.table(connections)).values(r)
   }
 
-  updateConnection(r: ConnectionRow): void {
-    this.c
-      .query(
-        'UPDATE connections SET name = ?, settings = ?, secrets = ?, secrets_set = ?, updated_at = ? WHERE id = ?',
-      )
-      .run(r.name, r.settings, r.secrets, r.secretsSet, r.updatedAt, r.id)
+  async updateConnection(r: ConnectionRow): Promise<void> {
+    const t = this.store.table(connections)
+    await this.store.db
+      .update(t)
+      .set({
+        name: r.name,
+        settings: r.settings,
+        secrets: r.secrets,
+        secretsSet: r.secretsSet,
+        updatedAt: r.updatedAt,
+      })
+      .where(eq(t.id, r.id))
   }
 
-  connection(workspaceId: string, id: string): ConnectionRow | null {
-    return this.c
-      .query<ConnectionRow, [string, string]>(
-        `SELECT ${CONNECTION} FROM connections WHERE workspace_id = ? AND id = ?`,
-      )
-      .get(workspaceId, id)
+  async connection(workspaceId: string, id: string): Promise<ConnectionRow | null> {
+    const t = this.store.table(connections)
+    const rows = await this.store.db
+      .select()
+      .from(t)
+      .where(and(eq(t.workspaceId, workspaceId), eq(t.id, id)))
+      .limit(1)
+    return rows[0] ?? null
   }
 
-  connections(workspaceId: string): ConnectionRow[] {
-    return this.c
-      .query<ConnectionRow, [string]>(
-        `SELECT ${CONNECTION} FROM connections WHERE workspace_id = ? ORDER BY created_at DESC, id DESC`,
-      )
-      .all(workspaceId)
+  async connections(workspaceId: string): Promise<ConnectionRow[]> {
+    const t = this.store.table(connections)
+    return this.store.db
+      .select()
+      .from(t)
+      .where(eq(t.workspaceId, workspaceId))
+      .orderBy(desc(t.createdAt), desc(t.id))
   }
 
-  deleteConnection(id: string): void {
-    this.c.query('DELETE FROM connections WHERE id = ?').run(id)
+  async deleteConnection(id: string): Promise<void> {
+    const t = this.store.table(connections)
+    await this.store.db.delete(t).where(eq(t.id, id))
   }
 
   /** Sources (and imports) using a connection. */
-  usersOf(connectionId: string): number {
-    return (
-      this.c
-        .query<{ n: number }, [string]>('SELECT count(*) AS n FROM sources WHERE connection_id = ?')
-        .get(connectionId)?.n ?? 0
-    )
+  async usersOf(connectionId: string): Promise<number> {
+    const t = this.store.table(sources)
+    const rows = await this.store.db.select({ n: count() }).from(t).where(eq(t.connectionId, connectionId))
+    return Number(rows[0]?.n ?? 0)
   }
 
   /** Forgets where the sources of a connection would resume listing. */
-  resetCursors(connectionId: string): void {
-    this.c.query('UPDATE sources SET cursor = NULL WHERE connection_id = ?').run(connectionId)
+  async resetCursors(connectionId: string): Promise<void> {
+    const t = this.store.table(sources)
+    await this.store.db.update(t).set({ cursor: null }).where(eq(t.connectionId, connectionId))
   }
 
-  insertSource(r: SourceRow): void {
-    this.c
-      .query(
-        `INSERT INTO sources (id, workspace_id, corpus_id, connection_id, mode, name, folder, path_prefix,
-           interval_minutes, cursor, current_run_id, next_job_id, next_sync_at, last_run_id, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        r.id,
-        r.workspaceId,
-        r.corpusId,
-        r.connectionId,
-        r.mode,
-        r.name,
-        r.folder,
-        r.pathPrefix,
-        r.intervalMinutes,
-        r.cursor,
-        r.currentRunId,
-        r.nextJobId,
-        r.nextSyncAt,
-        r.lastRunId,
-        r.createdAt,
-        r.updatedAt,
-      )
+  async insertSource(r: SourceRow): Promise<void> {
+    await this.store.db.insert(this.store.table(sources)).values(r)
   }
 
   /** Writes the fields of a source that change after creation. */
-  updateSource(r: SourceRow): void {
+  async updateSource(r: SourceRow): Promise<void> {
+    const t = this.store.table(sources)
+    await this.store.db.update(t).set(changeable(r)).where(eq(t.id, r.id))
+  }
+
+  /** One source of a base; another base's or workspace's is null. */
+  async source(workspaceId: string, corpusId: string, id: string): Promise<SourceRow | null> {
+    const t = this.store.table(sources)
+    const rows = await this.store.db
+      .select()
+      .from(t)
+      .where(and(eq(t.workspaceId, workspaceId), eq(t.corpusId, corpusId), eq(t.id, id)))
+      .limit(1)
+    return rows[0] ?? null
+  }
+
+  async sourceById(id: string): Promise<SourceRow | null> {
+    const t = this.store.table(sources)
+    const rows = await this.store.db.select().from(t).where(eq(t.id, id)).limit(1)
+    return rows[0] ?? null
+  }
+
+  /** A base's sources (mode `sync`) or imports, newest first. */
+  async sources(corpusId: string, mode: 'sync' | 'import'): Promise<SourceRow[]> {
+    const t = this.store.table(sources)
+    return this.store.db
+      .select()
+      .from(t)
+      .where(and(eq(t.corpusId, corpusId), eq(t.mode, mode)))
+      .orderBy(desc(t.createdAt), desc(t.id))
+  }
+
+  async deleteSource(id: string): Promise<void> {
+    const t = this.store.table(sources)
+    await this.store.db.delete(t).where(eq(t.id, id))
+  }
+
+  async item(sourceId: string, itemId: string): Promise<ItemRow | null> {
+    const t = this.store.table(sourceItems)
+    const rows = await this.store.db
+      .select()
+      .from(t)
+      .where(and(eq(t.sourceId, sourceId), eq(t.itemId, itemId)))
+      .limit(1)
+    return rows[0] ?? null
+  }
+
+  /** Files a complete listing of `runId` did not see: gone at the source. */
+  async unseen(sourceId: string, runId: string): Promise<ItemRow[]> {
+    const t = this.store.table(sourceItems)
+    return this.store.db
+      .select()
+      .from(t)
+      .where(and(eq(t.sourceId, sourceId), or(isNull(t.seenRun), ne(t.seenRun, runId))))
+  }
+
+  /** Every item of a source with a document (for `delete_documents`). */
+  async items(sourceId: string): Promise<ItemRow[]> {
+    const t = this.store.table(sourceItems)
+    return this.store.db.select().from(t).where(eq(t.sourceId, sourceId))
+  }
+
+  /** How many files the source had at its last sync: the estimate of the next one's size. */
+  async itemCount(sourceId: string): Promise<number> {
+    const t = this.store.table(sourceItems)
+    const rows = await this.store.db.select({ n: count() }).from(t).where(eq(t.sourceId, sourceId))
+    return Number(rows[0]?.n ?? 0)
+  }
+
+  // Synchronous SQLite, kept until their callers move (see the class's comment).
+
+  /** A source, read on the synchronous connection (settle hook, readable jobs). */
+  sourceByIdNow(id: string): SourceRow | null {
+    return this.c.query<SourceRow, [string]>(`SELECT ${SOURCE} FROM sources WHERE id = ?`).get(id)
+  }
+
+  /** `updateSource` on the synchronous connection (settle hook). */
+  updateSourceNow(r: SourceRow): void {
+    const f = changeable(r)
     this.c
       .query(
         `UPDATE sources SET connection_id = ?, name = ?, folder = ?, path_prefix = ?, interval_minutes = ?, cursor = ?,
            current_run_id = ?, next_job_id = ?, next_sync_at = ?, last_run_id = ?, updated_at = ? WHERE id = ?`,
       )
       .run(
-        r.connectionId,
-        r.name,
-        r.folder,
-        r.pathPrefix,
-        r.intervalMinutes,
-        r.cursor,
-        r.currentRunId,
-        r.nextJobId,
-        r.nextSyncAt,
-        r.lastRunId,
-        r.updatedAt,
+        f.connectionId,
+        f.name,
+        f.folder,
+        f.pathPrefix,
+        f.intervalMinutes,
+        f.cursor,
+        f.currentRunId,
+        f.nextJobId,
+        f.nextSyncAt,
+        f.lastRunId,
+        f.updatedAt,
         r.id,
       )
   }
 
-  /** One source of a base; another base's or workspace's is null. */
-  source(workspaceId: string, corpusId: string, id: string): SourceRow | null {
-    return this.c
-      .query<SourceRow, [string, string, string]>(
-        `SELECT ${SOURCE} FROM sources WHERE workspace_id = ? AND corpus_id = ? AND id = ?`,
-      )
-      .get(workspaceId, corpusId, id)
-  }
-
-  sourceById(id: string): SourceRow | null {
-    return this.c.query<SourceRow, [string]>(`SELECT ${SOURCE} FROM sources WHERE id = ?`).get(id)
-  }
-
-  /** A base's sources (mode `sync`) or imports, newest first. */
-  sources(corpusId: string, mode: 'sync' | 'import'): SourceRow[] {
-    return this.c
-      .query<SourceRow, [string, string]>(
-        `SELECT ${SOURCE} FROM sources WHERE corpus_id = ? AND mode = ? ORDER BY created_at DESC, id DESC`,
-      )
-      .all(corpusId, mode)
-  }
-
-  deleteSource(id: string): void {
-    this.c.query('DELETE FROM sources WHERE id = ?').run(id)
-  }
-
-  item(sourceId: string, itemId: string): ItemRow | null {
-    return this.c
-      .query<ItemRow, [string, string]>(
-        `SELECT ${ITEM} FROM source_items WHERE source_id = ? AND item_id = ?`,
-      )
-      .get(sourceId, itemId)
-  }
-
-  /** Records what a file became (or that it was seen) in a run. */
+  /** Records what a file became (or that it was seen) in a run (inside ingest's transaction). */
   putItem(r: ItemRow): void {
     this.c
       .query(
@@ -172,39 +203,32 @@ export class SourcesRepo {
       .run(r.sourceId, r.itemId, r.path, r.version, r.documentId, r.seenRun)
   }
 
-  /** Marks files seen unchanged in a run. */
+  /** Marks files seen unchanged in a run (inside ingest's transaction). */
   markSeen(sourceId: string, itemIds: string[], runId: string): void {
     const q = this.c.query('UPDATE source_items SET seen_run = ? WHERE source_id = ? AND item_id = ?')
     for (const id of itemIds) q.run(runId, sourceId, id)
   }
 
-  /** Files a complete listing of `runId` did not see: gone at the source. */
-  unseen(sourceId: string, runId: string): ItemRow[] {
-    return this.c
-      .query<ItemRow, [string, string]>(
-        `SELECT ${ITEM} FROM source_items WHERE source_id = ? AND (seen_run IS NULL OR seen_run <> ?)`,
-      )
-      .all(sourceId, runId)
-  }
-
+  /** Forgets files gone at the source (inside ingest's transaction). */
   deleteItems(sourceId: string, itemIds: string[]): void {
     const q = this.c.query('DELETE FROM source_items WHERE source_id = ? AND item_id = ?')
     for (const id of itemIds) q.run(sourceId, id)
   }
+}
 
-  /** Every item of a source with a document (for `delete_documents`). */
-  items(sourceId: string): ItemRow[] {
-    return this.c
-      .query<ItemRow, [string]>(`SELECT ${ITEM} FROM source_items WHERE source_id = ?`)
-      .all(sourceId)
-  }
-
-  /** How many files the source had at its last sync: the estimate of the next one's size. */
-  itemCount(sourceId: string): number {
-    return (
-      this.c
-        .query<{ n: number }, [string]>('SELECT count(*) AS n FROM source_items WHERE source_id = ?')
-        .get(sourceId)?.n ?? 0
-    )
+/** The fields of a source that change after creation. */
+function changeable(r: SourceRow) {
+  return {
+    connectionId: r.connectionId,
+    name: r.name,
+    folder: r.folder,
+    pathPrefix: r.pathPrefix,
+    intervalMinutes: r.intervalMinutes,
+    cursor: r.cursor,
+    currentRunId: r.currentRunId,
+    nextJobId: r.nextJobId,
+    nextSyncAt: r.nextSyncAt,
+    lastRunId: r.lastRunId,
+    updatedAt: r.updatedAt,
   }
 }

@@ -55,8 +55,8 @@ export function sourcesRoutes(sources: SourcesService, clock: { now(): Date }): 
       params: CorpusParams,
       list: true,
       response: SourceResp,
-      handler: ({ principal, params }) => {
-        const items = sources.list(principal.workspaceId, params.corpus_id).map(sourceResp)
+      handler: async ({ principal, params }) => {
+        const items = (await sources.list(principal.workspaceId, params.corpus_id)).map(sourceResp)
         return { items, total: items.length, nextCursor: null }
       },
     }),
@@ -69,8 +69,8 @@ export function sourcesRoutes(sources: SourcesService, clock: { now(): Date }): 
       tags: ['sources'],
       params: SourceParams,
       response: SourceResp,
-      handler: ({ principal, params }) =>
-        sourceResp(sources.get(principal.workspaceId, params.corpus_id, params.source_id)),
+      handler: async ({ principal, params }) =>
+        sourceResp(await sources.get(principal.workspaceId, params.corpus_id, params.source_id)),
     }),
     defineRoute({
       method: 'PUT',
@@ -102,8 +102,8 @@ export function sourcesRoutes(sources: SourcesService, clock: { now(): Date }): 
       params: SourceParams,
       query: DeleteSourceQuery,
       response: SourceDeleteResp,
-      handler: ({ principal, params, query, ip, requestId }) =>
-        sources.delete(principal.workspaceId, params.corpus_id, params.source_id, {
+      handler: async ({ principal, params, query, ip, requestId }) =>
+        await sources.delete(principal.workspaceId, params.corpus_id, params.source_id, {
           deleteDocuments: query.delete_documents ?? false,
           actor: actorOf(principal, ip, requestId),
         }),
@@ -149,8 +149,11 @@ export function sourcesRoutes(sources: SourcesService, clock: { now(): Date }): 
       response: SyncRunResp,
       errors: ['sync_in_progress'],
       idempotent: true,
-      handler: ({ principal, params }) =>
-        reply(202, syncRunResp(sources.sync(principal.workspaceId, params.corpus_id, params.source_id))),
+      handler: async ({ principal, params }) =>
+        reply(
+          202,
+          syncRunResp(await sources.sync(principal.workspaceId, params.corpus_id, params.source_id)),
+        ),
     }),
     defineRoute({
       method: 'POST',
@@ -163,8 +166,8 @@ export function sourcesRoutes(sources: SourcesService, clock: { now(): Date }): 
       params: SourceParams,
       response: SyncRunResp,
       errors: ['conflict'],
-      handler: ({ principal, params }) =>
-        syncRunResp(sources.cancel(principal.workspaceId, params.corpus_id, params.source_id)),
+      handler: async ({ principal, params }) =>
+        syncRunResp(await sources.cancel(principal.workspaceId, params.corpus_id, params.source_id)),
     }),
   ]
 }

@@ -1,12 +1,12 @@
 import type { Actor } from '../../platform/auth/principal'
 import { newId } from '../../platform/crypto/random'
-import { transaction } from '../../platform/db/transaction'
-import { fail, notFound, validationFailed } from '../../platform/errors/errors'
+import { fail, notFound } from '../../platform/errors/errors'
 import type { ReadableJobs } from '../../platform/jobs/queue'
 import type { DocumentRow } from '../corpora/corpora.service'
 import type { SyncRunRow } from '../ingest/ingest.service'
 import type { ConnectorKind, SourceKind } from './connectors/connector'
 import { tellSourceChange } from './sources.audit'
+import { checkedSource, type SourceInput } from './sources.checked'
 import { apiErrorOf } from './sources.errors'
 import type { SourceRow } from './sources.repo'
 import { asSourceError, endRun, SYNC_JOB, type SyncDeps, scheduleNext } from './sources.sync'
@@ -19,13 +19,7 @@ export interface SourceView {
   lastRun: SyncRunRow | null
 }
 
-export interface SourceInput {
-  connection_id: string
-  folder: string
-  name?: string
-  path_prefix?: string
-  interval_minutes?: number | null
-}
+export type { SourceInput } from './sources.checked'
 
 /**
  * Sources: a base kept in step with a folder through a connection, and imports (one copy of a
@@ -43,7 +37,8 @@ export class SourcesService {
   constructor(private readonly d: SyncDeps) {
     this.readableJobs = {
       kinds: [SYNC_JOB],
-      corpusOf: (job) => (job.subjectId ? (d.repo.sourceById(job.subjectId)?.corpusId ?? null) : null),
+      // A synchronous platform hook: read on the synchronous connection (sources.repo.ts).
+      corpusOf: (job) => (job.subjectId ? (d.repo.sourceByIdNow(job.subjectId)?.corpusId ?? null) : null),
     }
   }
 
@@ -91,21 +86,21 @@ export class SourcesService {
       createdAt: now,
       updatedAt: now,
     }
-    transaction(this.d.db, () => {
-      this.d.repo.insertSource(row)
-      scheduleNext(this.d, row)
-      tellSourceChange(this.d, 'source.created', row, actor)
+    await this.d.store.unit(async () => {
+      await this.d.repo.insertSource(row)
+      await scheduleNext(this.d, row)
+      await tellSourceChange(this.d, 'source.created', row, actor)
     })
     return this.get(workspaceId, corpusId, row.id)
   }
 
-  list(workspaceId: string, corpusId: string): SourceView[] {
+  async list(workspaceId: string, corpusId: string): Promise<SourceView[]> {
     this.d.corpora.get(workspaceId, corpusId)
-    return this.d.repo.sources(corpusId, 'sync').map((r) => this.view(r))
+    return Promise.all((await this.d.repo.sources(corpusId, 'sync')).map((r) => this.view(r)))
   }
 
-  get(workspaceId: string, corpusId: string, id: string): SourceView {
-    return this.view(this.row(workspaceId, corpusId, id))
+  async get(workspaceId: string, corpusId: string, id: string): Promise<SourceView> {
+    return this.view(await this.row(workspaceId, corpusId, id))
   }
 
   /** Changes a source; a new folder or connection makes the next sync list everything again. */
@@ -116,7 +111,7 @@ export class SourcesService {
     input: Partial<SourceInput>,
     actor?: Actor,
   ): Promise<SourceView> {
-    const row = this.row(workspaceId, corpusId, id)
+    const row = await this.row(workspaceId, corpusId, id)
     const fields = await this.checked(workspaceId, {
       connection_id: input.connection_id ?? row.connectionId,
       folder: input.folder ?? row.folder,
@@ -125,11 +120,13 @@ export class SourcesService {
       interval_minutes: input.interval_minutes === undefined ? row.intervalMinutes : input.interval_minutes,
     })
     const moved = fields.folder !== row.folder || fields.connectionId !== row.connectionId
-    transaction(this.d.db, () => {
-      const next = { ...row, ...fields, cursor: moved ? null : row.cursor, updatedAt: this.now() }
-      this.d.repo.updateSource(next)
-      if (next.intervalMinutes !== row.intervalMinutes) scheduleNext(this.d, next)
-      tellSourceChange(this.d, 'source.updated', next, actor)
+    await this.d.store.unit(async () => {
+      // Read again in the unit: a sync may have moved its runs and schedule since.
+      const now = (await this.d.repo.sourceById(id)) ?? row
+      const next = { ...now, ...fields, cursor: moved ? null : now.cursor, updatedAt: this.now() }
+      await this.d.repo.updateSource(next)
+      if (next.intervalMinutes !== now.intervalMinutes) await scheduleNext(this.d, next)
+      await tellSourceChange(this.d, 'source.updated', next, actor)
     })
     return this.get(workspaceId, corpusId, id)
   }
@@ -144,12 +141,12 @@ export class SourcesService {
     id: string,
     o: { deleteDocuments: boolean; actor: Actor },
   ): Promise<{ deleted_documents: number }> {
-    const row = this.row(workspaceId, corpusId, id)
-    const docs = o.deleteDocuments ? this.documentsOf(row) : []
+    const row = await this.row(workspaceId, corpusId, id)
+    const docs = o.deleteDocuments ? await this.documentsOf(row) : []
     let removed: DocumentRow[] = []
-    transaction(this.d.db, () => {
+    await this.d.store.unit(async () => {
       // Every run of the source stops: pending ones now, a listing one at its next page or request.
-      this.d.queue.cancelSubject(workspaceId, row.id)
+      await this.d.queue.repo.cancelSubject(workspaceId, row.id)
       if (row.currentRunId) {
         this.d.ingest.closeSourceRun(row.currentRunId, {
           status: 'canceled',
@@ -157,8 +154,8 @@ export class SourcesService {
         })
       }
       removed = this.d.corpora.detach(workspaceId, corpusId, docs, { actor: o.actor, via: 'api' })
-      this.d.repo.deleteSource(row.id)
-      tellSourceChange(this.d, 'source.deleted', row, o.actor, { deleted_documents: docs.length })
+      await this.d.repo.deleteSource(row.id)
+      await tellSourceChange(this.d, 'source.deleted', row, o.actor, { deleted_documents: docs.length })
     })
     await this.d.corpora.purge(workspaceId, corpusId, removed)
     return { deleted_documents: docs.length }
@@ -170,8 +167,8 @@ export class SourcesService {
     corpusId: string,
     id: string,
   ): Promise<{ kind: SourceKind; folder: string }> {
-    const row = this.row(workspaceId, corpusId, id)
-    const { connector, kind } = this.connector(row)
+    const row = await this.row(workspaceId, corpusId, id)
+    const { connector, kind } = await this.connector(row)
     try {
       await connector.validate()
     } catch (e) {
@@ -181,39 +178,44 @@ export class SourcesService {
     return { kind, folder: row.folder }
   }
 
-  /** Starts a sync now; returns its run (409 while one is listing). */
-  sync(workspaceId: string, corpusId: string, id: string): SyncRunRow {
-    const row = this.row(workspaceId, corpusId, id)
-    const running = this.currentRun(row)
-    if (running?.listing === 1) {
-      throw fail('sync_in_progress', undefined, { run_id: running.id })
-    }
-    return this.start(row)
+  /** Starts a sync now; returns its run (409 while one is listing). The check and the start are one unit. */
+  async sync(workspaceId: string, corpusId: string, id: string): Promise<SyncRunRow> {
+    return this.d.store.unit(async () => {
+      const row = await this.row(workspaceId, corpusId, id)
+      const running = this.currentRun(row)
+      if (running?.listing === 1) {
+        throw fail('sync_in_progress', undefined, { run_id: running.id })
+      }
+      return this.start(row)
+    })
   }
 
   /** Asks the sync listing now to stop; its run ends `canceled`. 409 when none is running. */
-  cancel(workspaceId: string, corpusId: string, id: string): SyncRunRow {
-    const row = this.row(workspaceId, corpusId, id)
+  async cancel(workspaceId: string, corpusId: string, id: string): Promise<SyncRunRow> {
+    const row = await this.row(workspaceId, corpusId, id)
     const running = this.currentRun(row)
     if (running?.listing !== 1 || !running.jobId) throw fail('conflict', 'No sync of this source is running.')
-    this.d.queue.requestCancel(running.jobId)
-    const job = this.d.queue.get(running.jobId)
-    // A job not claimed yet never runs: its run ends now.
-    if (job?.status === 'pending' || job?.status === 'canceled') {
-      endRun(this.d, row.id, running.id, { status: 'canceled', error: 'The sync was canceled.' })
-    }
+    const jobId = running.jobId
+    await this.d.store.unit(async () => {
+      await this.d.queue.repo.requestCancel(jobId)
+      const job = await this.d.queue.repo.get(jobId)
+      // A job not claimed yet never runs: its run ends now.
+      if (job?.status === 'pending' || job?.status === 'canceled') {
+        await endRun(this.d, row.id, running.id, { status: 'canceled', error: 'The sync was canceled.' })
+      }
+    })
     return this.d.ingest.runById(corpusId, running.id)!
   }
 
-  /** Opens a run and queues the job that lists the source for it, in one transaction. */
-  start(row: SourceRow): SyncRunRow {
-    return transaction(this.d.db, () => {
+  /** Opens a run and queues the job that lists the source for it, in one unit. */
+  start(row: SourceRow): Promise<SyncRunRow> {
+    return this.d.store.unit(async () => {
       const run = this.d.ingest.openSourceRun(row.workspaceId, row.corpusId, {
         sourceId: row.id,
         jobId: null,
         mode: row.mode,
       })
-      const job = this.d.queue.enqueue({
+      const job = await this.d.queue.add({
         workspaceId: row.workspaceId,
         kind: SYNC_JOB,
         subjectId: row.id,
@@ -221,52 +223,31 @@ export class SourcesService {
         maxAttempts: 5,
       })
       this.d.ingest.attachRunJob(run.id, job.id)
-      this.d.repo.updateSource({ ...row, currentRunId: run.id, updatedAt: this.now() })
+      await this.d.repo.updateSource({ ...row, currentRunId: run.id, updatedAt: this.now() })
       return this.d.ingest.runById(row.corpusId, run.id)!
     })
   }
 
   /** The fields of a source, checked: connection of the workspace, folder valid for its kind, schedule. */
-  async checked(workspaceId: string, input: SourceInput) {
-    const connection = this.d.connections.get(workspaceId, input.connection_id)
-    const kind = this.d.connections.kindOf(connection.kind)
-    let folder: string
-    try {
-      folder = await kind.folder(input.folder, this.d.env, workspaceId)
-    } catch (e) {
-      const reason = asSourceError(e)
-      throw reason ? apiErrorOf(reason) : e
-    }
-    const interval = input.interval_minutes ?? null
-    const min = this.d.config.min_interval_minutes
-    if (interval !== null && interval < min) {
-      throw validationFailed([
-        {
-          loc: ['body', 'interval_minutes'],
-          msg: `The shortest interval is ${min} minutes.`,
-          type: 'too_small',
-        },
-      ])
-    }
-    return {
-      connectionId: connection.id,
-      folder,
-      name: input.name?.trim() || `${connection.name}: ${folder || '/'}`.slice(0, 120),
-      pathPrefix: this.d.ingest.documentPrefix(input.path_prefix),
-      intervalMinutes: interval,
-    }
+  checked(workspaceId: string, input: SourceInput) {
+    return checkedSource(this.d, workspaceId, input)
   }
 
   /** One source (or import) of a base; another base's or workspace's is a 404. */
-  row(workspaceId: string, corpusId: string, id: string, mode: 'sync' | 'import' = 'sync'): SourceRow {
+  async row(
+    workspaceId: string,
+    corpusId: string,
+    id: string,
+    mode: 'sync' | 'import' = 'sync',
+  ): Promise<SourceRow> {
     this.d.corpora.get(workspaceId, corpusId)
-    const row = this.d.repo.source(workspaceId, corpusId, id)
+    const row = await this.d.repo.source(workspaceId, corpusId, id)
     if (!row || row.mode !== mode) throw notFound('Source')
     return row
   }
 
-  view(row: SourceRow): SourceView {
-    const kind = this.d.connections.get(row.workspaceId, row.connectionId).kind
+  async view(row: SourceRow): Promise<SourceView> {
+    const kind = (await this.d.connections.get(row.workspaceId, row.connectionId)).kind
     const runOf = (id: string | null) => (id ? this.d.ingest.runById(row.corpusId, id) : null)
     return { row, kind, currentRun: runOf(row.currentRunId), lastRun: runOf(row.lastRunId) }
   }
@@ -275,17 +256,16 @@ export class SourcesService {
     return row.currentRunId ? this.d.ingest.runById(row.corpusId, row.currentRunId) : null
   }
 
-  private connector(row: SourceRow) {
-    const connection = this.d.connections.open(row.workspaceId, row.connectionId)
+  private async connector(row: SourceRow) {
+    const connection = await this.d.connections.open(row.workspaceId, row.connectionId)
     const kind = this.d.connections.kindOf(connection.kind)
     return { kind: kind.kind, connector: kind.open({ ...connection, folder: row.folder, env: this.d.env }) }
   }
 
   /** The parent documents a source brought that it still manages. */
-  private documentsOf(row: SourceRow): DocumentRow[] {
+  private async documentsOf(row: SourceRow): Promise<DocumentRow[]> {
     const managedBy = `source:${row.id}`
-    return this.d.repo
-      .items(row.id)
+    return (await this.d.repo.items(row.id))
       .flatMap((i) => (i.documentId ? [this.d.corpora.document(row.corpusId, i.documentId)] : []))
       .filter(
         (doc): doc is DocumentRow => doc !== null && doc.parent_id === null && doc.managed_by === managedBy,

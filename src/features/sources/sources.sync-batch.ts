@@ -56,8 +56,8 @@ export class SyncBatch {
   }
 
   /** Takes one file of the listing: unchanged (recorded as seen), or to be fetched. */
-  file(file: SourceFile): void {
-    const item = this.d.repo.item(this.source.id, file.id)
+  async file(file: SourceFile): Promise<void> {
+    const item = await this.d.repo.item(this.source.id, file.id)
     // A resumed run already did this file.
     if (item?.seenRun === this.runId) return
     this.tally.seen++
@@ -68,8 +68,8 @@ export class SyncBatch {
   }
 
   /** Takes a file the source says is gone. */
-  removed(itemId: string): void {
-    const item = this.d.repo.item(this.source.id, itemId)
+  async removed(itemId: string): Promise<void> {
+    const item = await this.d.repo.item(this.source.id, itemId)
     if (item) this.gone.push(item)
   }
 
@@ -118,6 +118,7 @@ export class SyncBatch {
         failures: failures.map((f) => ({ path: f.file.path, document_id: f.documentId, error: f.error })),
         // Files past the plan's documents or storage cap are left out and listed as the run's errors.
         partial: true,
+        // Called inside ingest's synchronous transaction: the item writes stay synchronous (sources.repo.ts).
         within: (ids) => {
           taken.forEach((s, i) => {
             const id = ids[i] ?? null
@@ -194,7 +195,7 @@ export class SyncBatch {
 
   private async fetchOne(file: SourceFile, store: SourceFiles): Promise<Fetched> {
     const { source } = this
-    const previous = this.d.repo.item(source.id, file.id)
+    const previous = await this.d.repo.item(source.id, file.id)
     const record = { sourceId: source.id, itemId: file.id, path: file.path, version: file.version }
     // The old version stays recorded: the next sync tries the file again.
     const retry = { ...record, version: previous?.version ?? '', documentId: previous?.documentId ?? null }

@@ -8,9 +8,9 @@ import type { Clock } from '../../platform/clock/clock'
 import type { Config } from '../../platform/config/config.load'
 import type { Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
+import type { Store } from '../../platform/db/store'
 import type { Outbox } from '../../platform/events/outbox'
-import type { JobDefinition } from '../../platform/feature/feature'
-import type { Job, JobQueue } from '../../platform/jobs/queue'
+import type { JobQueue } from '../../platform/jobs/queue'
 import { type JobContext, TransientError } from '../../platform/jobs/scheduler'
 import type { Logger } from '../../platform/log/log'
 import { EgressDenied } from '../../platform/net/egress'
@@ -31,7 +31,9 @@ export interface SyncPayload {
 }
 
 export interface SyncDeps {
+  /** The synchronous connection, for the settle hook (sources.settle.ts) and ingest's batch. */
   db: Db
+  store: Store
   clock: Clock
   random: Random
   log: Logger
@@ -48,32 +50,14 @@ export interface SyncDeps {
   maxFileBytes: number
 }
 
-/**
- * The sync job with its settle hook. It runs in the bulk lane (a listing can take hours, so it never
- * takes the slots kept for extraction and onboarding) and within `sources.max_run_minutes`.
- */
-export function syncJob(d: SyncDeps): JobDefinition {
-  const minutes = d.config.max_run_minutes
-  return {
-    kind: SYNC_JOB,
-    run: (ctx) => runSync(d, ctx),
-    onSettled: (job) => settleSync(d, job),
-    lane: 'bulk',
-    budget: {
-      ms: minutes * 60_000,
-      message: `The run took longer than its time budget of ${minutes} minutes (sources.max_run_minutes) and was stopped; the files it took are kept, and the next sync goes on from there.`,
-    },
-  }
-}
-
 /** Deletions at the source are recorded as the system's, on behalf of the source. */
 const actorFor = (source: SourceRow): Actor => ({ type: 'system', id: source.id })
 
-async function runSync(d: SyncDeps, ctx: JobContext): Promise<unknown> {
+export async function runSync(d: SyncDeps, ctx: JobContext): Promise<unknown> {
   const p = ctx.job.payload as unknown as SyncPayload
-  const source = d.repo.sourceById(p.source_id)
+  const source = await d.repo.sourceById(p.source_id)
   if (!source) return { outcome: 'gone' }
-  const runId = p.run_id ?? claimRun(d, source, ctx.job.id)
+  const runId = p.run_id ?? (await claimRun(d, source, ctx.job.id))
   if (!runId) return { outcome: 'busy' }
   // A run canceled (or its source's sync ended) while this job waited: nothing left to do.
   if (d.ingest.runById(source.corpusId, runId)?.listing !== 1) return { outcome: 'closed' }
@@ -88,26 +72,34 @@ async function runSync(d: SyncDeps, ctx: JobContext): Promise<unknown> {
     if (!reason) throw e
     if (reason.transient) throw new TransientError(reason.message, reason.retryAfterMs)
     // Credentials refused, folder gone: retrying will not help; the run says why.
-    endRun(d, source.id, runId, { status: 'failed', error: reason.message })
+    await endRun(d, source.id, runId, { status: 'failed', error: reason.message })
     return { outcome: 'failed', error: reason.message, ...tally }
   }
   return { outcome: 'synced', ...tally }
 }
 
-/** Opens the run of a scheduled sync, or finds it again after a crash; null when another sync runs. */
-function claimRun(d: SyncDeps, source: SourceRow, jobId: string): string | null {
-  const current = source.currentRunId ? d.ingest.runById(source.corpusId, source.currentRunId) : null
-  if (current?.jobId === jobId && current.listing === 1) return current.id
-  if (source.nextJobId === jobId) d.repo.updateSource({ ...source, nextJobId: null, nextSyncAt: null })
-  if (current?.listing === 1) return null
-  const run = d.ingest.openSourceRun(source.workspaceId, source.corpusId, {
-    sourceId: source.id,
-    jobId,
-    mode: source.mode,
+/**
+ * Opens the run of a scheduled sync, or finds it again after a crash; null when another sync runs.
+ * One unit, reading the source again in it: the check and the claim land together.
+ */
+function claimRun(d: SyncDeps, read: SourceRow, jobId: string): Promise<string | null> {
+  return d.store.unit(async () => {
+    const source = (await d.repo.sourceById(read.id)) ?? read
+    const current = source.currentRunId ? d.ingest.runById(source.corpusId, source.currentRunId) : null
+    if (current?.jobId === jobId && current.listing === 1) return current.id
+    if (source.nextJobId === jobId) {
+      await d.repo.updateSource({ ...source, nextJobId: null, nextSyncAt: null })
+    }
+    if (current?.listing === 1) return null
+    const run = d.ingest.openSourceRun(source.workspaceId, source.corpusId, {
+      sourceId: source.id,
+      jobId,
+      mode: source.mode,
+    })
+    const fresh = (await d.repo.sourceById(source.id))!
+    await d.repo.updateSource({ ...fresh, currentRunId: run.id, updatedAt: d.clock.now().getTime() })
+    return run.id
   })
-  const fresh = d.repo.sourceById(source.id)!
-  d.repo.updateSource({ ...fresh, currentRunId: run.id, updatedAt: d.clock.now().getTime() })
-  return run.id
 }
 
 async function listAndTake(
@@ -117,7 +109,7 @@ async function listAndTake(
   runId: string,
   tally: Tally,
 ): Promise<void> {
-  const connection = d.connections.open(source.workspaceId, source.connectionId)
+  const connection = await d.connections.open(source.workspaceId, source.connectionId)
   const kind = d.kinds.get(connection.kind)!
   // Every page and request of the run checks the job first and is aborted with it.
   const env = forRun(d.env, { signal: ctx.signal, checkpoint: () => ctx.checkpoint() })
@@ -136,11 +128,11 @@ async function listAndTake(
     if (e instanceof SourceError && e.code === 'cursor_expired') return connector.list(null)
     throw e
   })
-  const estimate = Math.max(d.repo.itemCount(source.id), 1)
+  const estimate = Math.max(await d.repo.itemCount(source.id), 1)
   const actor = actorFor(source)
   for await (const change of listing.changes) {
-    if (change.kind === 'file') batch.file(change.file)
-    else batch.removed(change.id)
+    if (change.kind === 'file') await batch.file(change.file)
+    else await batch.removed(change.id)
     if (batch.size >= d.config.batch_files) {
       ctx.checkpoint()
       await batch.flush(actor)
@@ -155,48 +147,58 @@ async function listAndTake(
   await batch.flush(actor)
   if (listing.complete) {
     // Files a complete listing did not name are gone at the source.
-    batch.goneAll(d.repo.unseen(source.id, runId))
+    batch.goneAll(await d.repo.unseen(source.id, runId))
     ctx.checkpoint()
     await batch.flush(actor)
   }
   const cursor = listing.nextCursor()
-  const fresh = d.repo.sourceById(source.id)
-  if (fresh) d.repo.updateSource({ ...fresh, cursor, updatedAt: d.clock.now().getTime() })
+  await d.store.unit(async () => {
+    const fresh = await d.repo.sourceById(source.id)
+    if (fresh) await d.repo.updateSource({ ...fresh, cursor, updatedAt: d.clock.now().getTime() })
+    await endRun(d, source.id, runId)
+  })
   ctx.progress({ unitsDone: tally.seen, unitsTotal: tally.seen, detail: `${tally.seen} files looked at` })
-  endRun(d, source.id, runId)
 }
 
-/** Ends a sync's listing and frees the source for the next; schedules that one when it has an interval. */
+/**
+ * Ends a sync's listing and frees the source for the next; schedules that one when it has an
+ * interval. One unit (ingest's synchronous run write lands in it).
+ */
 export function endRun(
-  d: Pick<SyncDeps, 'repo' | 'ingest' | 'clock' | 'queue'>,
+  d: Pick<SyncDeps, 'repo' | 'ingest' | 'clock' | 'queue' | 'store'>,
   sourceId: string,
   runId: string,
   end?: { status: 'failed' | 'canceled'; error: string | null },
-): void {
-  d.ingest.closeSourceRun(runId, end)
-  const source = d.repo.sourceById(sourceId)
-  if (!source) return
-  const next = { ...source, lastRunId: runId, updatedAt: d.clock.now().getTime() }
-  if (source.currentRunId === runId) next.currentRunId = null
-  d.repo.updateSource(next)
-  scheduleNext(d, next)
+): Promise<void> {
+  return d.store.unit(async () => {
+    d.ingest.closeSourceRun(runId, end)
+    const source = await d.repo.sourceById(sourceId)
+    if (!source) return
+    const next = { ...source, lastRunId: runId, updatedAt: d.clock.now().getTime() }
+    if (source.currentRunId === runId) next.currentRunId = null
+    await d.repo.updateSource(next)
+    await scheduleNext(d, next)
+  })
 }
 
 /**
  * Queues the next scheduled sync of a source with an interval (replacing one already queued), or
  * drops it when the source has none.
  */
-export function scheduleNext(d: Pick<SyncDeps, 'repo' | 'clock' | 'queue'>, source: SourceRow): void {
+export async function scheduleNext(
+  d: Pick<SyncDeps, 'repo' | 'clock' | 'queue'>,
+  source: SourceRow,
+): Promise<void> {
   if (source.mode !== 'sync') return
   if (source.nextJobId) {
-    const queued = d.queue.get(source.nextJobId)
-    if (queued?.status === 'pending') d.queue.requestCancel(queued.id)
+    const queued = await d.queue.repo.get(source.nextJobId)
+    if (queued?.status === 'pending') await d.queue.repo.requestCancel(queued.id)
   }
   const now = d.clock.now().getTime()
   let next = { ...source, nextJobId: null as string | null, nextSyncAt: null as number | null }
   if (source.intervalMinutes) {
     const runAt = now + source.intervalMinutes * 60_000
-    const job = d.queue.enqueue({
+    const job = await d.queue.add({
       workspaceId: source.workspaceId,
       kind: SYNC_JOB,
       subjectId: source.id,
@@ -206,22 +208,7 @@ export function scheduleNext(d: Pick<SyncDeps, 'repo' | 'clock' | 'queue'>, sour
     })
     next = { ...next, nextJobId: job.id, nextSyncAt: runAt }
   }
-  d.repo.updateSource(next)
-}
-
-/** A sync that failed for good or was canceled ends its run with the reason. */
-function settleSync(d: SyncDeps, job: Job): void {
-  if (job.status !== 'failed' && job.status !== 'canceled') return
-  const p = job.payload as unknown as SyncPayload
-  const source = d.repo.sourceById(p.source_id)
-  if (!source) return
-  const runId = p.run_id ?? source.currentRunId
-  const run = runId ? d.ingest.runById(source.corpusId, runId) : null
-  if (!runId || run?.listing !== 1 || run.jobId !== job.id) return
-  endRun(d, source.id, runId, {
-    status: job.status,
-    error: job.status === 'canceled' ? 'The sync was canceled.' : (job.error ?? 'The sync failed.'),
-  })
+  await d.repo.updateSource(next)
 }
 
 /** The SourceError a failure stands for (a refused destination is one too), or null. */
