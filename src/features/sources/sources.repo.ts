@@ -1,4 +1,4 @@
-import { and, count, desc, eq, isNull, ne, or } from 'drizzle-orm'
+import { and, count, desc, eq, inArray, isNull, ne, or } from 'drizzle-orm'
 import type { Db } from '../../platform/db/db'
 import type { Store } from '../../platform/db/store'
 import { connections, sourceItems, sources } from './sources.tables'
@@ -137,6 +137,16 @@ export class SourcesRepo {
       .where(and(eq(t.sourceId, sourceId), eq(t.itemId, itemId)))
       .limit(1)
     return rows[0] ?? null
+  }
+
+  /** The records of some files of a source (a batch's, read in one query); files never seen have none. */
+  async itemsOf(sourceId: string, itemIds: string[]): Promise<ItemRow[]> {
+    if (itemIds.length === 0) return []
+    const t = this.store.table(sourceItems)
+    return this.store.db
+      .select()
+      .from(t)
+      .where(and(eq(t.sourceId, sourceId), inArray(t.itemId, itemIds)))
   }
 
   /** Files a complete listing of `runId` did not see: gone at the source. */

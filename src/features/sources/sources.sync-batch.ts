@@ -38,6 +38,11 @@ export class SyncBatch {
   private gone: ItemRow[] = []
   /** Files renamed or moved within the folder: their old documents go when the new ones come. */
   private moved: ItemRow[] = []
+  /** Files listed (and ids said removed) since the last flush: their records are read in one query. */
+  private listed: SourceFile[] = []
+  private said: string[] = []
+  /** The records of the files being flushed, as they were before it. */
+  private known = new Map<string, ItemRow>()
 
   constructor(
     private readonly d: BatchDeps,
@@ -52,12 +57,37 @@ export class SyncBatch {
   }
 
   get size(): number {
-    return this.fetch.length + this.unchanged.length + this.gone.length + this.moved.length
+    const taken = this.listed.length + this.said.length
+    return taken + this.fetch.length + this.unchanged.length + this.gone.length + this.moved.length
   }
 
-  /** Takes one file of the listing: unchanged (recorded as seen), or to be fetched. */
-  async file(file: SourceFile): Promise<void> {
-    const item = await this.d.repo.item(this.source.id, file.id)
+  /** Takes one file of the listing (sorted out at the flush, with its record). */
+  file(file: SourceFile): void {
+    this.listed.push(file)
+  }
+
+  /** Takes a file the source says is gone. */
+  removed(itemId: string): void {
+    this.said.push(itemId)
+  }
+
+  /** Reads the records of the files taken since the last flush (one query) and sorts the files out. */
+  private async sortOut(): Promise<void> {
+    const ids = [...this.listed.map((f) => f.id), ...this.said]
+    const rows = await this.d.repo.itemsOf(this.source.id, [...new Set(ids)])
+    this.known = new Map(rows.map((r) => [r.itemId, r]))
+    for (const file of this.listed) this.sortFile(file)
+    for (const id of this.said) {
+      const item = this.known.get(id)
+      if (item) this.gone.push(item)
+    }
+    this.listed = []
+    this.said = []
+  }
+
+  /** One file of the listing: unchanged (recorded as seen), or to be fetched. */
+  private sortFile(file: SourceFile): void {
+    const item = this.known.get(file.id) ?? null
     // A resumed run already did this file.
     if (item?.seenRun === this.runId) return
     this.tally.seen++
@@ -67,12 +97,6 @@ export class SyncBatch {
     if (item?.documentId && item.path !== file.path) this.moved.push(item)
   }
 
-  /** Takes a file the source says is gone. */
-  async removed(itemId: string): Promise<void> {
-    const item = await this.d.repo.item(this.source.id, itemId)
-    if (item) this.gone.push(item)
-  }
-
   /** Takes files a complete listing did not list. */
   goneAll(items: ItemRow[]): void {
     this.gone.push(...items)
@@ -80,6 +104,7 @@ export class SyncBatch {
 
   /** Fetches, stores and registers the batch; then it is empty again. */
   async flush(actor: Actor): Promise<void> {
+    await this.sortOut()
     if (this.size === 0) return
     const { ingest, repo, source } = { ...this.d, source: this.source }
     const files = this.fetch
@@ -195,7 +220,7 @@ export class SyncBatch {
 
   private async fetchOne(file: SourceFile, store: SourceFiles): Promise<Fetched> {
     const { source } = this
-    const previous = await this.d.repo.item(source.id, file.id)
+    const previous = this.known.get(file.id)
     const record = { sourceId: source.id, itemId: file.id, path: file.path, version: file.version }
     // The old version stays recorded: the next sync tries the file again.
     const retry = { ...record, version: previous?.version ?? '', documentId: previous?.documentId ?? null }

@@ -131,8 +131,8 @@ async function listAndTake(
   const estimate = Math.max(await d.repo.itemCount(source.id), 1)
   const actor = actorFor(source)
   for await (const change of listing.changes) {
-    if (change.kind === 'file') await batch.file(change.file)
-    else await batch.removed(change.id)
+    if (change.kind === 'file') batch.file(change.file)
+    else batch.removed(change.id)
     if (batch.size >= d.config.batch_files) {
       ctx.checkpoint()
       await batch.flush(actor)

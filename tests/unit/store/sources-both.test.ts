@@ -138,6 +138,13 @@ for (const engine of await engines()) {
       })
       expect((await repo.unseen('src_a', 'run_2')).map((i) => i.itemId).sort()).toEqual(['f2', 'f3'])
       expect(await repo.item('src_a', 'f3')).toEqual(item('f3', null))
+      // A batch's records in one read: files never seen have none.
+      const some = await repo.itemsOf('src_a', ['f1', 'f3', 'f9'])
+      expect(some.sort((x, y) => x.itemId.localeCompare(y.itemId))).toEqual([
+        item('f1', 'run_2'),
+        item('f3', null),
+      ])
+      expect(await repo.itemsOf('src_a', [])).toEqual([])
       expect(await repo.itemCount('src_a')).toBe(3)
       expect(await repo.items('src_b')).toEqual([])
 
