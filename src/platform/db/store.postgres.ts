@@ -108,7 +108,8 @@ export class PostgresStore implements Store {
     const result = await begin.transaction(async (tx) => {
       unit.db = tx as unknown as Db
       const value = await this.open.run(unit, work)
-      if (!outer) await (tx as Executes).execute(sql`SELECT pg_notify(${COMMITS_CHANNEL}, ${this.commits.self})`)
+      if (!outer)
+        await (tx as Executes).execute(sql`SELECT pg_notify(${COMMITS_CHANNEL}, ${this.commits.self})`)
       return value
     })
     if (outer) outer.committed.push(...unit.committed)
