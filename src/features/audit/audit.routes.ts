@@ -1,8 +1,8 @@
 import type { Static } from '@sinclair/typebox'
 import { actorOf } from '../../platform/auth/principal'
 import { fail } from '../../platform/errors/errors'
+import { exportResponse } from '../../platform/http/export-stream'
 import { defineRoute, type RouteDef } from '../../platform/http/route'
-import { asyncExportResponse } from './audit.export'
 import type { AuditFilter } from './audit.repo'
 import { AuditEntryResp, AuditExportQuery, AuditQuery, AuditVerifyResp } from './audit.schemas'
 import type { AuditService } from './audit.service'
@@ -60,7 +60,7 @@ export function auditRoutes(audit: AuditService): RouteDef[] {
         const rows = await audit.exportRows(workspaceId, filter)
         const actor = actorOf(principal, ip, requestId)
         await audit.exported('audit.exported', workspaceId, actor, { format, ...query })
-        return asyncExportResponse(format, COLUMNS, rows, `audit-${workspaceId}`)
+        return exportResponse(format, COLUMNS, rows, `audit-${workspaceId}`)
       },
     }),
     defineRoute({

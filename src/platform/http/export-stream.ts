@@ -31,20 +31,21 @@ function encodeBatch(format: ExportFormat, columns: readonly string[], rows: rea
 
 /**
  * A streamed export: `batches` is read one batch per pull, when the client has taken the previous
- * one (the stream's back-pressure), and closed if the client goes away.
+ * one (the stream's back-pressure), and closed if the client goes away. It may be synchronous (a
+ * bun:sqlite cursor) or asynchronous (a repository on the store).
  */
 export function exportResponse(
   format: ExportFormat,
   columns: readonly string[],
-  batches: Iterator<readonly ExportRow[]>,
+  batches: Iterator<readonly ExportRow[]> | AsyncIterator<readonly ExportRow[]>,
   filename: string,
 ): Response {
   const text = new TextEncoder()
   let header = format === 'csv' ? `${columns.join(',')}\r\n` : ''
   const body = new ReadableStream<Uint8Array>(
     {
-      pull(controller) {
-        const next = batches.next()
+      async pull(controller) {
+        const next = await batches.next()
         if (next.done) {
           if (header) controller.enqueue(text.encode(header))
           controller.close()
@@ -53,8 +54,8 @@ export function exportResponse(
         controller.enqueue(text.encode(header + encodeBatch(format, columns, next.value)))
         header = ''
       },
-      cancel() {
-        batches.return?.(undefined)
+      async cancel() {
+        await batches.return?.(undefined)
       },
     },
     { highWaterMark: 1 },
