@@ -8,6 +8,8 @@ import { SQL } from 'bun'
 import { drizzle } from 'drizzle-orm/bun-sql'
 import { migrations } from '../../migrations/index'
 import { migrations as pgMigrations } from '../../migrations-pg/index'
+import { corpora } from '../../src/features/corpora/corpora.tables'
+import { workspaces } from '../../src/features/workspaces/workspaces.tables'
 import { type Db, openDatabase } from '../../src/platform/db/db'
 import { migrate } from '../../src/platform/db/migrate'
 import { migratePg } from '../../src/platform/db/migrate-pg'
@@ -87,4 +89,26 @@ export async function engines(): Promise<Engine[]> {
       },
     },
   ]
+}
+
+/**
+ * The tenants other rows point at, written in one unit: workspaces (on `plan`), then bases
+ * (`corpora`) in the workspace each names. Every time is `at`.
+ */
+export async function seedTenants(
+  store: Store,
+  o: { workspaces: string[]; bases?: { id: string; workspaceId: string }[]; plan?: string; at: number },
+): Promise<void> {
+  await store.unit(async () => {
+    for (const id of o.workspaces) {
+      await store.db
+        .insert(store.table(workspaces))
+        .values({ id, name: id, plan: o.plan ?? 'beta', createdAt: o.at, updatedAt: o.at })
+    }
+    for (const b of o.bases ?? []) {
+      await store.db
+        .insert(store.table(corpora))
+        .values({ id: b.id, workspaceId: b.workspaceId, name: b.id, createdAt: o.at, updatedAt: o.at })
+    }
+  })
 }

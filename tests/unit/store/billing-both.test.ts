@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { BillingRepo, type SubscriptionMirror } from '../../../src/features/billing/billing.repo'
-import { workspaces } from '../../../src/features/workspaces/workspaces.tables'
 import type { Store } from '../../../src/platform/db/store'
-import { engines, type OpenStore } from '../../helpers/stores'
+import { engines, type OpenStore, seedTenants } from '../../helpers/stores'
 
 // Billing's repository on SQLite and on a real PostgreSQL: a mirrored subscription reads back as
 // written, a unit that fails links nothing, a workspace is linked to one customer only, and a
@@ -35,11 +34,7 @@ for (const engine of await engines()) {
       const o = await engine.open()
       opened.push(o)
       const store = o.store
-      await store.unit(async () => {
-        await store.db
-          .insert(store.table(workspaces))
-          .values({ id: 'ws_1', name: 'Acme', plan: 'free', createdAt: T0, updatedAt: T0 })
-      })
+      await seedTenants(store, { workspaces: ['ws_1'], plan: 'free', at: T0 })
       return { store, repo: new BillingRepo(store) }
     }
 

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { type InviteRow, MembersRepo } from '../../../src/features/members/members.repo'
-import { workspaces } from '../../../src/features/workspaces/workspaces.tables'
 import type { Store } from '../../../src/platform/db/store'
-import { engines, type OpenStore } from '../../helpers/stores'
+import { engines, type OpenStore, seedTenants } from '../../helpers/stores'
 
 // Members' repository (invitations) on SQLite and on a real PostgreSQL: an invitation reads back as
 // written, a unit that fails writes none, an invitation is accepted once and only while live, and
@@ -38,13 +37,7 @@ for (const engine of await engines()) {
       const o = await engine.open()
       opened.push(o)
       const store = o.store
-      await store.unit(async () => {
-        for (const id of ['ws_1', 'ws_2']) {
-          await store.db
-            .insert(store.table(workspaces))
-            .values({ id, name: id, plan: 'free', createdAt: T0, updatedAt: T0 })
-        }
-      })
+      await seedTenants(store, { workspaces: ['ws_1', 'ws_2'], plan: 'free', at: T0 })
       return { store, repo: new MembersRepo(store) }
     }
 

@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { type SsoConfigRow, SsoRepo } from '../../../src/features/sso/sso.repo'
-import { workspaces } from '../../../src/features/workspaces/workspaces.tables'
 import { isUniqueViolation } from '../../../src/platform/db/constraint'
 import type { Store } from '../../../src/platform/db/store'
-import { engines, type OpenStore } from '../../helpers/stores'
+import { engines, type OpenStore, seedTenants } from '../../helpers/stores'
 
 // sso's repository on SQLite and on a real PostgreSQL: a set-up reads back as written and a second
 // save replaces it but keeps its creation time, a unit that fails writes nothing (a domain another
@@ -41,13 +40,7 @@ for (const engine of await engines()) {
       const o = await engine.open()
       opened.push(o)
       const store = o.store
-      await store.unit(async () => {
-        for (const id of ['ws_1', 'ws_2']) {
-          await store.db
-            .insert(store.table(workspaces))
-            .values({ id, name: id, plan: 'enterprise', createdAt: T0, updatedAt: T0 })
-        }
-      })
+      await seedTenants(store, { workspaces: ['ws_1', 'ws_2'], plan: 'enterprise', at: T0 })
       return { store, repo: new SsoRepo(store) }
     }
 

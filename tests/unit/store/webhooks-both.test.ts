@@ -5,7 +5,6 @@ import { type EndpointRow, WebhooksRepo } from '../../../src/features/webhooks/w
 import type { Outcome, Sender } from '../../../src/features/webhooks/webhooks.sender'
 import { WebhooksService } from '../../../src/features/webhooks/webhooks.service'
 import { webhooksSubscriber } from '../../../src/features/webhooks/webhooks.subscribers'
-import { workspaces } from '../../../src/features/workspaces/workspaces.tables'
 import type { Principal } from '../../../src/platform/auth/principal'
 import { ManualClock } from '../../../src/platform/clock/clock'
 import { seededRandom } from '../../../src/platform/crypto/random'
@@ -16,7 +15,7 @@ import { Outbox } from '../../../src/platform/events/outbox'
 import type { JobContext } from '../../../src/platform/jobs/handler'
 import { JobQueue } from '../../../src/platform/jobs/queue'
 import { memoryLogger } from '../../../src/platform/log/log'
-import { engines, type OpenStore } from '../../helpers/stores'
+import { engines, type OpenStore, seedTenants } from '../../helpers/stores'
 
 // Webhooks on the store, on SQLite and on a real PostgreSQL: endpoints, deliveries and attempts read
 // back as written; a unit that fails leaves none of them; an event delivered twice is queued once to
@@ -112,11 +111,7 @@ for (const engine of await engines()) {
     async function open(): Promise<Store> {
       const o = await engine.open()
       opened.push(o)
-      await o.store.unit(async () => {
-        await o.store.db
-          .insert(o.store.table(workspaces))
-          .values({ id: 'ws_1', name: 'Acme', plan: 'beta', createdAt: T0, updatedAt: T0 })
-      })
+      await seedTenants(o.store, { workspaces: ['ws_1'], at: T0 })
       return o.store
     }
 
