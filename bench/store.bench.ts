@@ -2,8 +2,12 @@
 // through the store (drizzle's builder, awaited: what a repository on the store does), on SQLite
 // and on a local PostgreSQL (the tests' private cluster: loopback, fsync off, so the figures are
 // the client's and the engine's CPU, not a disk's or a network's). For reference, the same keyed
-// read as a prepared bun:sqlite statement, what the synchronous hot paths use. Prints figures only.
+// read prepared on the store (platform/db/prepared.ts), and as a prepared bun:sqlite statement, what
+// the synchronous hot paths use. Prints figures only.
+import { and, eq, sql } from 'drizzle-orm'
 import { LegalRepo } from '../src/features/legal/legal.repo'
+import { legalAcceptances } from '../src/features/legal/legal.tables'
+import { Prepared } from '../src/platform/db/prepared'
 import type { Store } from '../src/platform/db/store'
 import { engines, seedTenants } from '../tests/helpers/stores'
 
@@ -64,12 +68,33 @@ for (const engine of await engines()) {
       const k = (i * 7919) % ROWS
       return repo.find(`ws_${k % 10}`, 'terms', `v${k}`)
     })
+    const t = o.store.table(legalAcceptances)
+    const find = new Prepared(o.store, (db) =>
+      db
+        .select()
+        .from(t)
+        .where(
+          and(
+            eq(t.workspaceId, sql.placeholder('ws')),
+            eq(t.document, 'terms'),
+            eq(t.version, sql.placeholder('version')),
+          ),
+        )
+        .limit(1)
+        .prepare(),
+    )
+    const prepared = await time(READS, (i) => {
+      const k = (i * 7919) % ROWS
+      return find.execute({ ws: `ws_${k % 10}`, version: `v${k}` })
+    })
     let next = ROWS
     const write = await time(WRITES, () => {
       const r = row(next++)
       return o.store.unit(() => repo.insert(r))
     })
-    console.log(`${engine.name}: keyed read (store, builder) ${read}; one-row unit ${write}`)
+    console.log(
+      `${engine.name}: keyed read (store, builder) ${read}; (store, prepared) ${prepared}; one-row unit ${write}`,
+    )
     if (engine.name === 'sqlite') {
       const client = o.store.db.$client
       const stmt = client.prepare(

@@ -1,0 +1,35 @@
+import type { Db } from './db'
+import type { Store } from './store'
+
+/** What drizzle's prepared queries offer on both engines: an execution with named placeholders. */
+interface PreparedQuery<R> {
+  execute(placeholders?: Record<string, unknown>): R | Promise<R>
+}
+
+/**
+ * A query built once per handle it runs on, then executed with named placeholders
+ * (`sql.placeholder('id')`): what a repository on the store uses on a hot path, where building the
+ * query on every call (drizzle's builder) costs ten times the query itself on SQLite
+ * (bench/RESULTS.md, issue 39). The handle is the store's at the moment of the call: on SQLite the
+ * writing connection inside a unit and the read-only one outside; on PostgreSQL a unit's
+ * transaction or the pool. So a prepared read inside a unit sees the unit's own writes, as a built
+ * one does. Build it with `.prepare()` and no name: PostgreSQL then keeps no named statement.
+ */
+export class Prepared<R> {
+  private readonly built = new WeakMap<Db, PreparedQuery<R>>()
+
+  constructor(
+    private readonly store: Store,
+    private readonly build: (db: Db) => PreparedQuery<R>,
+  ) {}
+
+  async execute(placeholders?: Record<string, unknown>): Promise<R> {
+    const db = this.store.db
+    let query = this.built.get(db)
+    if (!query) {
+      query = this.build(db)
+      this.built.set(db, query)
+    }
+    return await query.execute(placeholders)
+  }
+}

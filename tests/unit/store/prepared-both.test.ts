@@ -1,0 +1,71 @@
+import { afterEach, describe, expect, test } from 'bun:test'
+import { and, eq, sql } from 'drizzle-orm'
+import { LegalRepo } from '../../../src/features/legal/legal.repo'
+import { legalAcceptances } from '../../../src/features/legal/legal.tables'
+import { Prepared } from '../../../src/platform/db/prepared'
+import type { Store } from '../../../src/platform/db/store'
+import { engines, type OpenStore, seedTenants } from '../../helpers/stores'
+
+// A prepared query on the store, on SQLite and a real PostgreSQL: the rows a built query gives, on
+// the handle of the moment (a unit's own writes inside it, only committed rows outside).
+
+const opened: OpenStore[] = []
+afterEach(async () => {
+  for (const o of opened.splice(0)) await o.close()
+})
+
+const T0 = 1_764_400_000_123
+
+function acceptance(id: string, version: string) {
+  return {
+    id,
+    workspaceId: 'ws_1',
+    document: 'terms',
+    version,
+    title: 'Terms',
+    sha256: 'cd'.repeat(32),
+    actorType: 'user',
+    actorId: 'usr_1',
+    address: '127.0.0.1',
+    acceptedAt: T0,
+  }
+}
+
+function byVersion(store: Store) {
+  return new Prepared(store, (db) => {
+    const t = store.table(legalAcceptances)
+    return db
+      .select()
+      .from(t)
+      .where(and(eq(t.workspaceId, sql.placeholder('ws')), eq(t.version, sql.placeholder('version'))))
+      .limit(1)
+      .prepare()
+  })
+}
+
+for (const engine of await engines()) {
+  describe.skipIf(engine.skip !== null)(`prepared queries on ${engine.name}`, () => {
+    test('give what the built query gives, and read a unit’s own writes only inside it', async () => {
+      const o = await engine.open()
+      opened.push(o)
+      const { store } = o
+      await seedTenants(store, { workspaces: ['ws_1'], at: T0 })
+      const repo = new LegalRepo(store)
+      await store.unit(() => repo.insert(acceptance('lga_1', '1')))
+      const find = byVersion(store)
+      const one = await find.execute({ ws: 'ws_1', version: '1' })
+      expect(one).toEqual([acceptance('lga_1', '1')])
+      expect(one[0]).toEqual((await repo.find('ws_1', 'terms', '1'))!)
+      expect(await find.execute({ ws: 'ws_1', version: '2' })).toEqual([])
+      await expect(
+        store.unit(async () => {
+          await repo.insert(acceptance('lga_2', '2'))
+          expect(await find.execute({ ws: 'ws_1', version: '2' })).toEqual([acceptance('lga_2', '2')])
+          throw new Error('rolled back')
+        }),
+      ).rejects.toThrow('rolled back')
+      expect(await find.execute({ ws: 'ws_1', version: '2' })).toEqual([])
+      for (let i = 0; i < 3; i++) expect(await find.execute({ ws: 'ws_1', version: '1' })).toHaveLength(1)
+    })
+  })
+}
