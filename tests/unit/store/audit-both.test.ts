@@ -38,6 +38,25 @@ for (const engine of await engines()) {
       return o.store
     }
 
+    test('the log is append-only: a chained row is never updated, no row is ever deleted', async () => {
+      const store = await open()
+      const { audit } = rig(store)
+      await audit.append('aud_1', T0, { workspaceId: 'ws_1', actor: ACTOR, action: 'auth.sign_in' })
+      const t = store.table(auditEvents)
+      await expect(
+        store.unit(async () => {
+          await store.db.update(t).set({ action: 'auth.sign_out' }).where(eq(t.id, 'aud_1'))
+        }),
+      ).rejects.toThrow()
+      await expect(
+        store.unit(async () => {
+          await store.db.delete(t).where(eq(t.id, 'aud_1'))
+        }),
+      ).rejects.toThrow()
+      const rows = await store.db.select({ action: t.action }).from(t)
+      expect(rows).toEqual([{ action: 'auth.sign_in' }])
+    })
+
     test('a row reads back as written, with its place in the chain and its hash', async () => {
       const store = await open()
       const { audit } = rig(store)
