@@ -1,5 +1,6 @@
 import { validationFailed } from '../../platform/errors/errors'
 import { apiErrorOf } from './sources.errors'
+import type { SourceRow } from './sources.repo'
 import { asSourceError, type SyncDeps } from './sources.sync'
 
 /** What a source is made or changed with. */
@@ -39,5 +40,30 @@ export async function checkedSource(d: SyncDeps, workspaceId: string, input: Sou
     name: input.name?.trim() || `${connection.name}: ${folder || '/'}`.slice(0, 120),
     pathPrefix: d.ingest.documentPrefix(input.path_prefix),
     intervalMinutes: interval,
+  }
+}
+
+/** A new source's row: its checked fields, nothing run or scheduled yet. */
+export function newSourceRow(
+  id: string,
+  workspaceId: string,
+  corpusId: string,
+  mode: SourceRow['mode'],
+  fields: Awaited<ReturnType<typeof checkedSource>>,
+  now: number,
+): SourceRow {
+  return {
+    id,
+    workspaceId,
+    corpusId,
+    mode,
+    ...fields,
+    cursor: null,
+    currentRunId: null,
+    nextJobId: null,
+    nextSyncAt: null,
+    lastRunId: null,
+    createdAt: now,
+    updatedAt: now,
   }
 }

@@ -1,6 +1,7 @@
 import { newId } from '../../platform/crypto/random'
 import { fail } from '../../platform/errors/errors'
 import type { SyncRunRow } from '../ingest/ingest.service'
+import { newSourceRow } from './sources.checked'
 import type { SourceRow } from './sources.repo'
 import type { SourceInput, SourcesService } from './sources.service'
 import type { SyncDeps } from './sources.sync'
@@ -37,20 +38,7 @@ export class Imports {
     // Otherwise the files that fit are taken and the rest listed as the run's errors (sync-batch).
     this.d.ingest.ensureNotFull(workspaceId)
     const now = this.d.clock.now().getTime()
-    const row: SourceRow = {
-      id: newId(this.d.random, 'imp'),
-      workspaceId: workspaceId,
-      corpusId: corpusId,
-      mode: 'import',
-      ...fields,
-      cursor: null,
-      currentRunId: null,
-      nextJobId: null,
-      nextSyncAt: null,
-      lastRunId: null,
-      createdAt: now,
-      updatedAt: now,
-    }
+    const row = newSourceRow(newId(this.d.random, 'imp'), workspaceId, corpusId, 'import', fields, now)
     await this.d.store.unit(async () => {
       await this.d.repo.insertSource(row)
       await this.sources.start(row)

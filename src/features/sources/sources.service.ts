@@ -6,7 +6,7 @@ import type { DocumentRow } from '../corpora/corpora.service'
 import type { SyncRunRow } from '../ingest/ingest.service'
 import type { ConnectorKind, SourceKind } from './connectors/connector'
 import { tellSourceChange } from './sources.audit'
-import { checkedSource, type SourceInput } from './sources.checked'
+import { checkedSource, newSourceRow, type SourceInput } from './sources.checked'
 import { apiErrorOf } from './sources.errors'
 import type { SourceRow } from './sources.repo'
 import { asSourceError, endRun, SYNC_JOB, type SyncDeps, scheduleNext } from './sources.sync'
@@ -72,20 +72,7 @@ export class SourcesService {
     this.d.corpora.get(workspaceId, corpusId)
     const fields = await this.checked(workspaceId, input)
     const now = this.now()
-    const row: SourceRow = {
-      id: newId(this.d.random, 'src'),
-      workspaceId: workspaceId,
-      corpusId: corpusId,
-      mode: 'sync',
-      ...fields,
-      cursor: null,
-      currentRunId: null,
-      nextJobId: null,
-      nextSyncAt: null,
-      lastRunId: null,
-      createdAt: now,
-      updatedAt: now,
-    }
+    const row = newSourceRow(newId(this.d.random, 'src'), workspaceId, corpusId, 'sync', fields, now)
     await this.d.store.unit(async () => {
       await this.d.repo.insertSource(row)
       await scheduleNext(this.d, row)

@@ -4,7 +4,7 @@
 
 import type { Job } from '../../platform/jobs/queue'
 import type { SourceRow } from './sources.repo'
-import { SYNC_JOB, type SyncDeps, type SyncPayload } from './sources.sync'
+import { nextSyncJob, type SyncDeps, type SyncPayload } from './sources.sync'
 
 /** A sync that failed for good or was canceled ends its run with the reason. */
 export function settleSync(d: SyncDeps, job: Job): void {
@@ -35,18 +35,8 @@ function scheduleNextNow(d: SyncDeps, source: SourceRow): void {
       if (queued?.status === 'pending') d.queue.requestCancel(queued.id)
     }
     next = { ...source, nextJobId: null, nextSyncAt: null }
-    if (source.intervalMinutes) {
-      const runAt = d.clock.now().getTime() + source.intervalMinutes * 60_000
-      const job = d.queue.enqueue({
-        workspaceId: source.workspaceId,
-        kind: SYNC_JOB,
-        subjectId: source.id,
-        payload: { source_id: source.id, run_id: null },
-        maxAttempts: 5,
-        runAt,
-      })
-      next = { ...next, nextJobId: job.id, nextSyncAt: runAt }
-    }
+    const spec = nextSyncJob(source, d.clock.now().getTime())
+    if (spec) next = { ...next, nextJobId: d.queue.enqueue(spec).id, nextSyncAt: spec.runAt }
   }
   d.repo.updateSourceNow(next)
 }

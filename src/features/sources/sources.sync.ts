@@ -10,7 +10,7 @@ import type { Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
 import type { Store } from '../../platform/db/store'
 import type { Outbox } from '../../platform/events/outbox'
-import type { JobQueue } from '../../platform/jobs/queue'
+import type { JobQueue, NewJob } from '../../platform/jobs/queue'
 import { type JobContext, TransientError } from '../../platform/jobs/scheduler'
 import type { Logger } from '../../platform/log/log'
 import { EgressDenied } from '../../platform/net/egress'
@@ -194,21 +194,28 @@ export async function scheduleNext(
     const queued = await d.queue.repo.get(source.nextJobId)
     if (queued?.status === 'pending') await d.queue.repo.requestCancel(queued.id)
   }
-  const now = d.clock.now().getTime()
   let next = { ...source, nextJobId: null as string | null, nextSyncAt: null as number | null }
-  if (source.intervalMinutes) {
-    const runAt = now + source.intervalMinutes * 60_000
-    const job = await d.queue.add({
-      workspaceId: source.workspaceId,
-      kind: SYNC_JOB,
-      subjectId: source.id,
-      payload: { source_id: source.id, run_id: null },
-      maxAttempts: 5,
-      runAt,
-    })
-    next = { ...next, nextJobId: job.id, nextSyncAt: runAt }
+  const spec = nextSyncJob(source, d.clock.now().getTime())
+  if (spec) {
+    const job = await d.queue.add(spec)
+    next = { ...next, nextJobId: job.id, nextSyncAt: spec.runAt }
   }
   await d.repo.updateSource(next)
+}
+
+/** The job of a source's next scheduled sync, or null when it syncs only when asked. */
+export function nextSyncJob(source: SourceRow, now: number): (NewJob & { runAt: number }) | null {
+  if (!source.intervalMinutes) return null
+  const payload = { source_id: source.id, run_id: null } satisfies SyncPayload
+  const runAt = now + source.intervalMinutes * 60_000
+  return {
+    workspaceId: source.workspaceId,
+    kind: SYNC_JOB,
+    subjectId: source.id,
+    payload,
+    maxAttempts: 5,
+    runAt,
+  }
 }
 
 /** The SourceError a failure stands for (a refused destination is one too), or null. */
