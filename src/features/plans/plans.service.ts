@@ -1,9 +1,10 @@
 import type { Actor } from '../../platform/auth/principal'
 import type { Db } from '../../platform/db/db'
-import { transaction } from '../../platform/db/transaction'
+import type { Store } from '../../platform/db/store'
 import { fail } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
-import type { WorkspacesService } from '../workspaces/workspaces.service'
+import type { WorkspaceRow, WorkspacesService } from '../workspaces/workspaces.service'
+import { PlansSyncCounter } from './plans.counter-sync'
 import { PlansRepo } from './plans.repo'
 import type { CapName, Caps, PlanDef } from './plans.schemas'
 
@@ -22,6 +23,17 @@ export function monthOf(atMs: number): string {
 /** Why a workspace could not be moved to a plan. */
 export type SetPlanRefusal = 'unknown_plan' | 'unknown_workspace'
 
+/** What the plans feature is built from. */
+export interface PlansDeps {
+  /** The query counter and plan changes are units on it. */
+  store: Store
+  /** The synchronous twins' connection (SQLite only), until their callers move (issue 39). */
+  db: Db
+  /** A plan change is told as `plan.changed` (the audit log subscribes). */
+  events: Outbox
+  workspaces: WorkspacesService
+}
+
 /**
  * The plans this server offers (defaults or the operator's file, fixed at start-up) and which one a
  * workspace is on. Other features ask `capsOf` before they let a workspace grow.
@@ -29,14 +41,16 @@ export type SetPlanRefusal = 'unknown_plan' | 'unknown_workspace'
 export class PlansService {
   private readonly byId: Map<string, PlanDef>
   private readonly repo: PlansRepo
+  private readonly syncCounter: PlansSyncCounter
 
   constructor(
-    private readonly d: { db: Db; events: Outbox; workspaces: WorkspacesService },
+    private readonly d: PlansDeps,
     private readonly plans: PlanDef[],
     private readonly defaultPlan: string,
   ) {
     this.byId = new Map(plans.map((p) => [p.id, p]))
-    this.repo = new PlansRepo(d.db)
+    this.repo = new PlansRepo(d.store)
+    this.syncCounter = new PlansSyncCounter(d.db)
   }
 
   /** Every plan, in the order they are defined. */
@@ -54,8 +68,117 @@ export class PlansService {
    * is held to the default plan's terms (never to no caps at all) until it is moved with
    * `engram plan set`; the id it carries is kept so the operator sees what happened.
    */
-  planOf(workspaceId: string): PlanDef | undefined {
-    const ws = this.d.workspaces.get(workspaceId)
+  async planOf(workspaceId: string): Promise<PlanDef | undefined> {
+    return this.planOfRow(await this.d.workspaces.get(workspaceId))
+  }
+
+  // Synchronous twin for usage/usage.feature.ts, until usage moves to the store (issue 39).
+  planOfSync(workspaceId: string): PlanDef | undefined {
+    return this.planOfRow(this.workspaceSync(workspaceId))
+  }
+
+  /** The caps a workspace is held to; undefined for an unknown workspace. */
+  async capsOf(workspaceId: string): Promise<Caps | undefined> {
+    return (await this.planOf(workspaceId))?.caps
+  }
+
+  // Synchronous twin for ingest/ingest.caps.ts, until ingest moves to the store (issue 39).
+  capsOfSync(workspaceId: string): Caps | undefined {
+    return this.planOfSync(workspaceId)?.caps
+  }
+
+  /**
+   * Refuses with 403 `plan_limit_reached` (details `{cap, limit, used}`) when adding `adding` to
+   * `used` would pass the workspace's cap; an unlimited cap (null) never refuses, and neither does
+   * adding nothing (a replacement that does not grow). Call it inside the unit that writes, with
+   * `used` counted in that unit, so that a refused request writes nothing (on PostgreSQL the count
+   * also needs a row lock on the workspace for two requests not to both take the last unit: issue 39).
+   */
+  async ensureRoom(workspaceId: string, cap: CapName, used: number, adding = 1): Promise<void> {
+    refuseBeyond(cap, (await this.capsOf(workspaceId))?.[cap], used, adding)
+  }
+
+  // Synchronous twin for ingest/ingest.caps.ts, until ingest moves to the store (issue 39).
+  ensureRoomSync(workspaceId: string, cap: CapName, used: number, adding = 1): void {
+    refuseBeyond(cap, this.capsOfSync(workspaceId)?.[cap], used, adding)
+  }
+
+  /**
+   * Takes one question from the workspace's `queries_per_month` for the calendar month (UTC) of
+   * `atMs`, or refuses with 403 `plan_limit_reached` when the month's are all taken. One conditional
+   * upsert (PlansRepo.take), so concurrent questions cannot overshoot the cap on either engine. An
+   * unlimited plan still counts, for /admin/billing. Call it before any work on the question, and
+   * `releaseQuery` when the question fails before it is answered.
+   */
+  async takeQuery(workspaceId: string, atMs: number): Promise<QueryTicket> {
+    const month = monthOf(atMs)
+    const limit = (await this.capsOf(workspaceId))?.queries_per_month ?? null
+    if ((limit === null || limit > 0) && (await this.repo.take(workspaceId, month, limit)))
+      return { workspaceId, month }
+    // Refused: a release since the take may show fewer than the cap; the refusal says the cap.
+    throw queriesRefusal(limit, Math.max(await this.repo.taken(workspaceId, month), limit ?? 0), month)
+  }
+
+  // Synchronous twin for answers/answers.allowance.ts, until answers moves to the store (issue 39).
+  takeQuerySync(workspaceId: string, atMs: number): QueryTicket {
+    const month = monthOf(atMs)
+    const limit = this.capsOfSync(workspaceId)?.queries_per_month ?? null
+    if ((limit === null || limit > 0) && this.syncCounter.take(workspaceId, month, limit))
+      return { workspaceId, month }
+    // Refused: bun:sqlite is synchronous, so nothing was released between the take and this read.
+    throw queriesRefusal(limit, Math.max(this.syncCounter.taken(workspaceId, month), limit ?? 0), month)
+  }
+
+  /** Gives back a question taken by `takeQuery` that was not answered (refused or failed). */
+  async releaseQuery(ticket: QueryTicket): Promise<void> {
+    await this.repo.release(ticket.workspaceId, ticket.month)
+  }
+
+  // Synchronous twin for answers/answers.allowance.ts, until answers moves to the store (issue 39).
+  releaseQuerySync(ticket: QueryTicket): void {
+    this.syncCounter.release(ticket.workspaceId, ticket.month)
+  }
+
+  /** Questions the workspace has taken in the calendar month (UTC) of `atMs`: what the cap counts. */
+  queriesUsed(workspaceId: string, atMs: number): Promise<number> {
+    return this.repo.taken(workspaceId, monthOf(atMs))
+  }
+
+  // Synchronous twin for usage/usage.feature.ts, until usage moves to the store (issue 39).
+  queriesUsedSync(workspaceId: string, atMs: number): number {
+    return this.syncCounter.taken(workspaceId, monthOf(atMs))
+  }
+
+  /**
+   * Moves a workspace to a defined plan and records who did it (`plan.changed`, in the audit log),
+   * in one unit. Answers the plan it was on, or why it refused (then nothing is written). `via` says
+   * what moved it (`engram plan set`, `billing`); inside a caller's unit it joins it.
+   */
+  async setPlan(
+    workspaceId: string,
+    planId: string,
+    actor: Actor,
+    via = 'engram plan set',
+  ): Promise<{ from: string } | { refused: SetPlanRefusal }> {
+    if (!this.byId.has(planId)) return { refused: 'unknown_plan' }
+    return this.d.store.unit(async () => {
+      const ws = await this.d.workspaces.get(workspaceId)
+      if (!ws) return { refused: 'unknown_workspace' as const }
+      await this.d.workspaces.setPlan(workspaceId, planId)
+      await this.d.events.publish({
+        type: 'plan.changed',
+        workspaceId,
+        payload: {
+          actor,
+          target: { type: 'workspace', id: workspaceId },
+          details: { from: ws.plan, to: planId, via },
+        },
+      })
+      return { from: ws.plan }
+    })
+  }
+
+  private planOfRow(ws: Pick<WorkspaceRow, 'plan'> | undefined): PlanDef | undefined {
     if (!ws) return undefined
     const plan = this.byId.get(ws.plan)
     if (plan) return plan
@@ -68,87 +191,29 @@ export class PlansService {
     }
   }
 
-  /** The caps a workspace is held to; undefined for an unknown workspace. */
-  capsOf(workspaceId: string): Caps | undefined {
-    return this.planOf(workspaceId)?.caps
+  /** The workspace read synchronously, for the twins only. */
+  private workspaceSync(workspaceId: string): WorkspaceRow | undefined {
+    return this.d.workspaces.get(workspaceId)
   }
+}
 
-  /**
-   * Refuses with 403 `plan_limit_reached` (details `{cap, limit, used}`) when adding `adding` to
-   * `used` would pass the workspace's cap; an unlimited cap (null) never refuses, and neither does
-   * adding nothing (a replacement that does not grow). Call it inside the transaction that writes,
-   * with `used` counted in that transaction, so that two requests cannot both take the last unit
-   * and a refused request writes nothing.
-   */
-  ensureRoom(workspaceId: string, cap: CapName, used: number, adding = 1): void {
-    const limit = this.capsOf(workspaceId)?.[cap]
-    if (limit === null || limit === undefined || adding <= 0) return
-    if (used + adding <= limit) return
-    const what = cap.replace(/_/g, ' ')
-    throw fail(
-      'plan_limit_reached',
-      `The workspace's plan allows ${limit} ${what}; it uses ${used}, and this would add ${adding}. An admin can move it to a larger plan.`,
-      { cap, limit, used },
-    )
-  }
+/** Throws 403 `plan_limit_reached` when adding `adding` to `used` passes `limit` (null: unlimited). */
+function refuseBeyond(cap: CapName, limit: number | null | undefined, used: number, adding: number): void {
+  if (limit === null || limit === undefined || adding <= 0) return
+  if (used + adding <= limit) return
+  const what = cap.replace(/_/g, ' ')
+  throw fail(
+    'plan_limit_reached',
+    `The workspace's plan allows ${limit} ${what}; it uses ${used}, and this would add ${adding}. An admin can move it to a larger plan.`,
+    { cap, limit, used },
+  )
+}
 
-  /**
-   * Takes one question from the workspace's `queries_per_month` for the calendar month (UTC) of
-   * `atMs`, or refuses with 403 `plan_limit_reached` when the month's are all taken. One conditional
-   * statement (PlansRepo.take), so concurrent questions cannot overshoot the cap. An unlimited plan
-   * still counts, for /admin/billing. Call it before any work on the question, and `releaseQuery`
-   * when the question fails before it is answered.
-   */
-  takeQuery(workspaceId: string, atMs: number): QueryTicket {
-    const month = monthOf(atMs)
-    const limit = this.capsOf(workspaceId)?.queries_per_month ?? null
-    if ((limit === null || limit > 0) && this.repo.take(workspaceId, month, limit))
-      return { workspaceId, month }
-    // Refused: bun:sqlite is synchronous, so nothing was released between the take and this read.
-    const used = Math.max(this.repo.taken(workspaceId, month), limit ?? 0)
-    throw fail(
-      'plan_limit_reached',
-      `The workspace's plan allows ${limit} questions a month and ${used} have been asked this month (${month}, UTC); the allowance renews on the first of next month. An admin can move the workspace to a larger plan.`,
-      { cap: 'queries_per_month', limit, used },
-    )
-  }
-
-  /** Gives back a question taken by `takeQuery` that was not answered (refused or failed). */
-  releaseQuery(ticket: QueryTicket): void {
-    this.repo.release(ticket.workspaceId, ticket.month)
-  }
-
-  /** Questions the workspace has taken in the calendar month (UTC) of `atMs`: what the cap counts. */
-  queriesUsed(workspaceId: string, atMs: number): number {
-    return this.repo.taken(workspaceId, monthOf(atMs))
-  }
-
-  /**
-   * Moves a workspace to a defined plan and records who did it (`plan.changed`, in the audit log),
-   * in one transaction. Answers the plan it was on, or why it refused (then nothing is written).
-   * `via` says what moved it (`engram plan set`, `billing`); inside a caller's transaction it joins it.
-   */
-  setPlan(
-    workspaceId: string,
-    planId: string,
-    actor: Actor,
-    via = 'engram plan set',
-  ): { from: string } | { refused: SetPlanRefusal } {
-    if (!this.byId.has(planId)) return { refused: 'unknown_plan' }
-    const ws = this.d.workspaces.get(workspaceId)
-    if (!ws) return { refused: 'unknown_workspace' }
-    transaction(this.d.db, () => {
-      this.d.workspaces.setPlan(workspaceId, planId)
-      this.d.events.emit(this.d.db, {
-        type: 'plan.changed',
-        workspaceId,
-        payload: {
-          actor,
-          target: { type: 'workspace', id: workspaceId },
-          details: { from: ws.plan, to: planId, via },
-        },
-      })
-    })
-    return { from: ws.plan }
-  }
+/** The refusal of a question past the month's `queries_per_month`. */
+function queriesRefusal(limit: number | null, used: number, month: string) {
+  return fail(
+    'plan_limit_reached',
+    `The workspace's plan allows ${limit} questions a month and ${used} have been asked this month (${month}, UTC); the allowance renews on the first of next month. An admin can move the workspace to a larger plan.`,
+    { cap: 'queries_per_month', limit, used },
+  )
 }

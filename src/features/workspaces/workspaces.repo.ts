@@ -1,68 +1,66 @@
 import { asc, eq, sql } from 'drizzle-orm'
-import type { Db } from '../../platform/db/db'
+import { Prepared } from '../../platform/db/prepared'
+import type { Store } from '../../platform/db/store'
 import { workspaces } from './workspaces.tables'
 
 /** A workspace row as the rest of the code sees it (times in ms). */
 export type WorkspaceRow = typeof workspaces.$inferSelect
 
-/** Inserts a workspace. */
-export function insertWorkspace(db: Db, row: typeof workspaces.$inferInsert): void {
-  db.insert(workspaces).values(row).run()
-}
+/** SQL of the workspaces feature, on either engine (docs/data-layer.md). */
+export class WorkspacesRepo {
+  /** Every question reads its workspace's plan through this: built once per handle. */
+  private readonly byId: Prepared<WorkspaceRow[]>
+  /** The status read of every authenticated request (a key's or a session's workspace). */
+  private readonly statusOf: Prepared<Pick<WorkspaceRow, 'status'>[]>
 
-/** The by-id read prepared once per database: every question reads its workspace's plan through it. */
-const byId = new WeakMap<Db, ReturnType<typeof prepareById>>()
-function prepareById(db: Db) {
-  return db
-    .select()
-    .from(workspaces)
-    .where(eq(workspaces.id, sql.placeholder('id')))
-    .prepare()
-}
-
-/** One workspace by id, or undefined. */
-export function findWorkspace(db: Db, id: string): WorkspaceRow | undefined {
-  let read = byId.get(db)
-  if (!read) {
-    read = prepareById(db)
-    byId.set(db, read)
+  constructor(private readonly store: Store) {
+    const id = sql.placeholder('id')
+    this.byId = new Prepared(store, (db) => {
+      const w = store.table(workspaces)
+      return db.select().from(w).where(eq(w.id, id)).limit(1).prepare()
+    })
+    this.statusOf = new Prepared(store, (db) => {
+      const w = store.table(workspaces)
+      return db.select({ status: w.status }).from(w).where(eq(w.id, id)).limit(1).prepare()
+    })
   }
-  return read.get({ id })
-}
 
-/** Renames a workspace. */
-export function renameWorkspace(db: Db, id: string, name: string, at: number): void {
-  db.update(workspaces).set({ name, updatedAt: at }).where(eq(workspaces.id, id)).run()
-}
+  /** Inserts a workspace. */
+  async insert(row: typeof workspaces.$inferInsert): Promise<void> {
+    await this.store.db.insert(this.store.table(workspaces)).values(row)
+  }
 
-/** Moves a workspace to another plan. */
-export function setWorkspacePlan(db: Db, id: string, plan: string, at: number): void {
-  db.update(workspaces).set({ plan, updatedAt: at }).where(eq(workspaces.id, id)).run()
-}
+  /** One workspace by id, or undefined. */
+  async find(id: string): Promise<WorkspaceRow | undefined> {
+    return (await this.byId.execute({ id }))[0]
+  }
 
-/** Whether any workspace exists. */
-export function anyWorkspace(db: Db): boolean {
-  return db.select({ id: workspaces.id }).from(workspaces).limit(1).get() !== undefined
-}
+  /** A workspace's status, or undefined when there is none. */
+  async status(id: string): Promise<WorkspaceRow['status'] | undefined> {
+    return (await this.statusOf.execute({ id }))[0]?.status
+  }
 
-/** Every workspace, oldest first (the CLI picks one to serve). */
-export function listWorkspaces(db: Db): Pick<WorkspaceRow, 'id' | 'name'>[] {
-  return db
-    .select({ id: workspaces.id, name: workspaces.name })
-    .from(workspaces)
-    .orderBy(asc(workspaces.createdAt), asc(workspaces.id))
-    .all()
-}
+  /** Renames a workspace. */
+  async rename(id: string, name: string, at: number): Promise<void> {
+    const w = this.store.table(workspaces)
+    await this.store.db.update(w).set({ name, updatedAt: at }).where(eq(w.id, id))
+  }
 
-/**
- * The status read of every authenticated request (a key's or a session's workspace), prepared once:
- * a keyed point read of one column, kept by the service until the next commit.
- */
-export function workspaceStatusLookup(db: Db): (id: string) => WorkspaceRow['status'] | undefined {
-  const read = db
-    .select({ status: workspaces.status })
-    .from(workspaces)
-    .where(eq(workspaces.id, sql.placeholder('id')))
-    .prepare()
-  return (id) => read.get({ id })?.status
+  /** Moves a workspace to another plan. */
+  async setPlan(id: string, plan: string, at: number): Promise<void> {
+    const w = this.store.table(workspaces)
+    await this.store.db.update(w).set({ plan, updatedAt: at }).where(eq(w.id, id))
+  }
+
+  /** Whether any workspace exists. */
+  async any(): Promise<boolean> {
+    const w = this.store.table(workspaces)
+    return (await this.store.db.select({ id: w.id }).from(w).limit(1)).length > 0
+  }
+
+  /** Every workspace, oldest first (the CLI picks one to serve). */
+  list(): Promise<Pick<WorkspaceRow, 'id' | 'name'>[]> {
+    const w = this.store.table(workspaces)
+    return this.store.db.select({ id: w.id, name: w.name }).from(w).orderBy(asc(w.createdAt), asc(w.id))
+  }
 }

@@ -1,37 +1,35 @@
 import type { Clock } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
-import { CommitMemo, commitWatch } from '../../platform/db/commit-watch'
 import type { Db } from '../../platform/db/db'
-import {
-  anyWorkspace,
-  findWorkspace,
-  insertWorkspace,
-  listWorkspaces,
-  renameWorkspace,
-  setWorkspacePlan,
-  type WorkspaceRow,
-  workspaceStatusLookup,
-} from './workspaces.repo'
+import type { Store } from '../../platform/db/store'
+import { StoreMemo } from '../../platform/db/store-memo'
+import { type WorkspaceRow, WorkspacesRepo } from './workspaces.repo'
+import { WorkspacesTwins } from './workspaces.twins'
 
 export type { WorkspaceRow }
 
 /** Workspaces (tenants): creation at sign-up, lookup, rename, plan. */
 export class WorkspacesService {
+  private readonly repo: WorkspacesRepo
   /** Statuses by workspace id, reused only until the next commit to the database (any process's). */
-  private readonly statuses: CommitMemo<WorkspaceRow['status']>
-  private readonly readStatus: (id: string) => WorkspaceRow['status'] | undefined
+  private readonly statuses: StoreMemo<WorkspaceRow['status']>
+  private readonly twins: WorkspacesTwins
 
   constructor(
-    private readonly db: Db,
+    store: Store,
+    /** The SQLite connection of the synchronous twins below, until their callers move (issue 39). */
+    db: Db,
     private readonly clock: Clock,
     private readonly random: Random,
   ) {
-    this.readStatus = workspaceStatusLookup(db)
-    this.statuses = new CommitMemo(commitWatch(db.$client), this.readStatus)
+    const repo = new WorkspacesRepo(store)
+    this.repo = repo
+    this.statuses = new StoreMemo(store, (id) => repo.status(id))
+    this.twins = new WorkspacesTwins(db)
   }
 
-  /** Creates an active workspace on `plan`; call inside the sign-up transaction. */
-  create(name: string, plan: string): WorkspaceRow {
+  /** Creates an active workspace on `plan`; call inside the sign-up's unit. */
+  async create(name: string, plan: string): Promise<WorkspaceRow> {
     const at = this.clock.now().getTime()
     const row: WorkspaceRow = {
       id: newId(this.random, 'ws'),
@@ -41,41 +39,51 @@ export class WorkspacesService {
       createdAt: at,
       updatedAt: at,
     }
-    insertWorkspace(this.db, row)
+    await this.repo.insert(row)
     return row
   }
 
   /** The workspace, or undefined. */
-  get(id: string): WorkspaceRow | undefined {
-    return findWorkspace(this.db, id)
+  get(id: string): Promise<WorkspaceRow | undefined> {
+    return this.repo.find(id)
+  }
+
+  // Synchronous twin for plans.service.ts, until plans moves to the store (issue 39).
+  getSync(id: string): WorkspaceRow | undefined {
+    return this.twins.find(id)
   }
 
   /**
    * The workspace's status (`active` or `suspended`), or undefined when there is none: read by every
-   * authenticated request (keys and sessions), so it is kept until the next commit, as they keep theirs.
+   * authenticated request (keys and sessions), so it is kept until the next commit, as they keep
+   * theirs; inside a unit the memo reads the table, so the unit's own writes are seen.
    */
-  status(id: string): WorkspaceRow['status'] | undefined {
-    // Inside a transaction its own uncommitted writes must be seen: read the table.
-    return this.db.$client.inTransaction ? this.readStatus(id) : this.statuses.get(id)
+  status(id: string): Promise<WorkspaceRow['status'] | undefined> {
+    return this.statuses.get(id)
   }
 
   /** Every workspace's id and name, oldest first (`engram mcp` picks the one to serve). */
-  list(): Pick<WorkspaceRow, 'id' | 'name'>[] {
-    return listWorkspaces(this.db)
+  list(): Promise<Pick<WorkspaceRow, 'id' | 'name'>[]> {
+    return this.repo.list()
   }
 
   /** Whether the install has any workspace at all. */
-  any(): boolean {
-    return anyWorkspace(this.db)
+  any(): Promise<boolean> {
+    return this.repo.any()
   }
 
-  /** Renames a workspace. */
-  rename(id: string, name: string): void {
-    renameWorkspace(this.db, id, name, this.clock.now().getTime())
+  /** Renames a workspace; call inside a unit. */
+  async rename(id: string, name: string): Promise<void> {
+    await this.repo.rename(id, name, this.clock.now().getTime())
   }
 
-  /** Moves a workspace to another plan (the plans feature checks the plan exists). */
-  setPlan(id: string, plan: string): void {
-    setWorkspacePlan(this.db, id, plan, this.clock.now().getTime())
+  /** Moves a workspace to another plan (the plans feature checks the plan exists); call inside a unit. */
+  async setPlan(id: string, plan: string): Promise<void> {
+    await this.repo.setPlan(id, plan, this.clock.now().getTime())
+  }
+
+  // Synchronous twin for plans.service.ts, until plans moves to the store (issue 39).
+  setPlanSync(id: string, plan: string): void {
+    this.twins.setPlan(id, plan, this.clock.now().getTime())
   }
 }

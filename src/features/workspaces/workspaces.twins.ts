@@ -1,0 +1,30 @@
+// Synchronous bun:sqlite reads and writes of workspaces for callers not on the store yet (the
+// service's `*Sync` twins name each caller); they go when the last of them moves (issue 39).
+import { eq, sql } from 'drizzle-orm'
+import type { Db } from '../../platform/db/db'
+import { workspaces } from './workspaces.tables'
+
+type WorkspaceRow = typeof workspaces.$inferSelect
+
+/** The twins' SQL, SQLite only. */
+export class WorkspacesTwins {
+  private readonly byId
+
+  constructor(private readonly db: Db) {
+    this.byId = db
+      .select()
+      .from(workspaces)
+      .where(eq(workspaces.id, sql.placeholder('id')))
+      .prepare()
+  }
+
+  /** One workspace by id, or undefined. */
+  find(id: string): WorkspaceRow | undefined {
+    return this.byId.get({ id })
+  }
+
+  /** Moves a workspace to another plan. */
+  setPlan(id: string, plan: string, at: number): void {
+    this.db.update(workspaces).set({ plan, updatedAt: at }).where(eq(workspaces.id, id)).run()
+  }
+}
