@@ -44,8 +44,11 @@ export interface JobContext {
 /** Runs one job; its return value is stored as the job's result. */
 export type JobHandler = (ctx: JobContext) => Promise<unknown>
 
-/** Called after a job settles (succeeded, failed, canceled or queued for a retry). */
-export type SettledHook = (job: Job) => void
+/**
+ * Called after a job settles (succeeded, failed, canceled or queued for a retry); the scheduler
+ * awaits a hook that answers a promise (one whose writes are a unit on the store).
+ */
+export type SettledHook = (job: Job) => unknown
 
 /**
  * `interactive` jobs are short and someone waits for them (extraction, onboarding); `bulk` jobs can

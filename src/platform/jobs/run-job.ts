@@ -81,7 +81,7 @@ export async function settled(job: Job, d: RunDeps): Promise<void> {
   const ended = await d.queue.repo.get(job.id)
   if (!ended) return
   try {
-    hook(ended)
+    await hook(ended)
   } catch (e) {
     d.log.error('job settle hook failed', { job_id: job.id, error: (e as Error).message })
   }

@@ -189,7 +189,12 @@ export class Scheduler {
     const hook = this.kinds.hook(job.kind)
     const ended = q.get(job.id)
     try {
-      if (hook && ended) hook(ended)
+      const out = hook && ended ? hook(ended) : undefined
+      // An async hook (writes in a unit) ends after this synchronous tick: its failure is logged.
+      if (out instanceof Promise)
+        out.catch((e: unknown) =>
+          this.o.log.error('job settle hook failed', { job_id: job.id, error: (e as Error).message }),
+        )
     } catch (e) {
       this.o.log.error('job settle hook failed', { job_id: job.id, error: (e as Error).message })
     }
