@@ -422,7 +422,7 @@ describe('usage and billing', () => {
   test('recorded queries show in the daily series, the per-base breakdown and the totals', async () => {
     const s = await signUp(t)
     const other = await signUp(t)
-    const usage = new UsageService(t.db, t.clock, {
+    const usage = new UsageService(t.store, t.clock, {
       members: () => 1,
       activeKeys: () => 0,
       bases: () => [{ id: 'cor_a', name: 'Handbook', documents: 3, storageBytes: 1200, documentBytes: 1000 }],
@@ -431,14 +431,14 @@ describe('usage and billing', () => {
       queriesUsed: () => 0,
     })
     t.clock.set(START)
-    usage.recordQueries(s.workspaceId, 'cor_a', 2)
-    usage.recordQueries(other.workspaceId, 'cor_x', 9)
+    await t.store.unit(() => usage.recordQueries(s.workspaceId, 'cor_a', 2))
+    await t.store.unit(() => usage.recordQueries(other.workspaceId, 'cor_x', 9))
     t.clock.advance(86_400_000)
-    usage.recordQueries(s.workspaceId, 'cor_a')
-    usage.recordQueries(s.workspaceId, 'cor_gone', 4)
+    await t.store.unit(() => usage.recordQueries(s.workspaceId, 'cor_a'))
+    await t.store.unit(() => usage.recordQueries(s.workspaceId, 'cor_gone', 4))
     // Load the scale test and compare sent is counted apart from people's questions.
-    usage.recordQueries(s.workspaceId, 'cor_a', 30, undefined, 'scale_test')
-    usage.recordQueries(s.workspaceId, 'cor_a', 6, undefined, 'compare')
+    await t.store.unit(() => usage.recordQueries(s.workspaceId, 'cor_a', 30, undefined, 'scale_test'))
+    await t.store.unit(() => usage.recordQueries(s.workspaceId, 'cor_a', 6, undefined, 'compare'))
     const report = await usage.usage(s.workspaceId)
     expect(report.totals).toMatchObject({
       queries: 7,

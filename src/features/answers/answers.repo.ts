@@ -1,9 +1,6 @@
 import { and, eq, gte, lt, sql } from 'drizzle-orm'
 import type { Principal } from '../../platform/auth/principal'
-import { type CommitWatch, commitWatch } from '../../platform/db/commit-watch'
-import type { Db } from '../../platform/db/db'
 import type { Store } from '../../platform/db/store'
-import { transaction } from '../../platform/db/transaction'
 import type { QuestionOrigin } from '../../platform/events/events'
 import type { Outbox } from '../../platform/events/outbox'
 import { answerFeedback } from './answers.tables'
@@ -22,40 +19,34 @@ export interface FeedbackCount {
 const DAY_MS = 86_400_000
 
 /**
- * Tells `question.answered` (usage counts it, by who asked), in its own one-row transaction: still a
- * synchronous SQLite transaction, not a unit on the store. The event and its inline subscriber's
- * count (usage) are no rows the commit-watch memos keep (keys, allowlists, bases), so they keep
- * theirs across this commit (commit-watch.ts, `quietly`); `quietly` needs the commit to have ended
- * when it returns, which an awaited unit has not, and a unit's commit would empty every memo of the
- * process (of every process, on PostgreSQL) on every question. It moves once the store has a quiet unit.
+ * Tells `question.answered` (usage counts it, by who asked) in a unit of its own, a quiet one: the
+ * event and its inline subscriber's count (usage) are no rows any memo keeps (keys, sessions,
+ * allowlists, bases), so this commit, made on every question, leaves the memos of this process as
+ * they are and is told to no other (store.ts, `UnitOptions.quiet`).
  */
 export class QuestionLog {
-  private readonly commits: CommitWatch
-
   constructor(
-    private readonly db: Db,
+    private readonly store: Store,
     private readonly events: Outbox,
-  ) {
-    this.commits = commitWatch(db.$client)
-  }
+  ) {}
 
-  answered(
+  async answered(
     principal: Principal,
     corpusId: string,
     found: { strategy: 'cart' | 'rag'; answered: boolean },
     origin: QuestionOrigin,
-  ): void {
+  ): Promise<void> {
     const { strategy, answered } = found
-    this.commits.quietly(() => {
-      transaction(this.db, () =>
-        this.events.emit(this.db, {
+    await this.store.unit(
+      async () => {
+        await this.events.publish({
           type: 'question.answered',
           workspaceId: principal.workspaceId,
           payload: { corpusId, strategy, answered, keyId: principal.keyId ?? null, origin },
-        }),
-      )
-      return true
-    })
+        })
+      },
+      { quiet: true },
+    )
   }
 }
 

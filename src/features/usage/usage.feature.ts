@@ -26,27 +26,26 @@ export interface UsageFeatureDeps {
 /** Query counters (from `question.answered`), the usage and billing reports (with answers' ratings) and the usage export. */
 export function usageFeature(p: Platform, d: UsageFeatureDeps): Feature<UsageService> {
   const service = new UsageService(
-    p.db,
+    p.store,
     p.clock,
     {
-      members: (ws) => d.accounts.workspaceUsers(ws).length,
-      activeKeys: (ws) => d.keys.activeCount(ws),
+      members: async (ws) => (await d.accounts.workspaceUsers(ws)).length,
+      activeKeys: async (ws) => await d.keys.activeCount(ws),
       // Documents and stored bytes from the bases' counters, plus their cartridges (sizes still
       // unknown, of cartridges made before sizes were recorded, are asked of the store once).
       bases: async (ws) => {
         await d.engine.measureCarts(async (key) => (await p.objects.head(key))?.size ?? null)
-        return d.corpora.usage(ws).map((b) => ({
+        return (await d.corpora.usage(ws)).map((b) => ({
           ...b,
           storageBytes: b.storageBytes + d.engine.cartBytes(b.id),
           documentBytes: b.storageBytes,
         }))
       },
       feedback: (ws, from, to) => d.answers.feedbackCounts(ws, from, to),
-      plan: (ws) => d.plans.planOf(ws),
-      queriesUsed: (ws, at) => d.plans.queriesUsed(ws, at),
+      plan: async (ws) => await d.plans.planOfSync(ws),
+      queriesUsed: async (ws, at) => await d.plans.queriesUsedSync(ws, at),
     },
     d.billing.mode !== 'off',
-    p.store,
   )
   const routes = [...usageRoutes(service), ...usageExportRoutes(new UsageExport(p))]
   return { name: 'usage', service, routes, subscribers: [usageSubscriber(service)] }

@@ -1,5 +1,5 @@
 import { and, eq, gte, lte, sql } from 'drizzle-orm'
-import type { Db } from '../../platform/db/db'
+import { Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { usageDaily } from './usage.tables'
 
@@ -11,38 +11,40 @@ export interface QueryCounts {
 }
 
 /**
- * The counter upsert every answered question runs, prepared once (building it cost more than running
- * it). Still synchronous bun:sqlite: it runs as the inline subscriber of `question.answered`, which
- * answers emits in a synchronous transaction (answers.repo.ts says why); it moves onto the store
- * with that event.
+ * The counter upsert every answered question runs, prepared once per handle (building it costs more
+ * than running it). It runs as the inline subscriber of `question.answered`, in the quiet unit
+ * answers publishes that event in (answers.repo.ts).
  */
 export function prepareAddQueries(
-  db: Db,
-): (workspaceId: string, corpusId: string, day: string, n: QueryCounts) => void {
+  store: Store,
+): (workspaceId: string, corpusId: string, day: string, n: QueryCounts) => Promise<void> {
   const people = sql.placeholder('queries')
   const load = sql.placeholder('loadTestQueries')
   const compare = sql.placeholder('compareQueries')
-  const upsert = db
-    .insert(usageDaily)
-    .values({
-      workspaceId: sql.placeholder('workspaceId'),
-      corpusId: sql.placeholder('corpusId'),
-      day: sql.placeholder('day'),
-      queries: people,
-      loadTestQueries: load,
-      compareQueries: compare,
-    })
-    .onConflictDoUpdate({
-      target: [usageDaily.workspaceId, usageDaily.corpusId, usageDaily.day],
-      set: {
-        queries: sql`${usageDaily.queries} + ${people}`,
-        loadTestQueries: sql`${usageDaily.loadTestQueries} + ${load}`,
-        compareQueries: sql`${usageDaily.compareQueries} + ${compare}`,
-      },
-    })
-    .prepare()
-  return (workspaceId, corpusId, day, n) => {
-    upsert.run({ workspaceId, corpusId, day, ...n })
+  const upsert = new Prepared(store, (db) => {
+    const u = store.table(usageDaily)
+    return db
+      .insert(u)
+      .values({
+        workspaceId: sql.placeholder('workspaceId'),
+        corpusId: sql.placeholder('corpusId'),
+        day: sql.placeholder('day'),
+        queries: people,
+        loadTestQueries: load,
+        compareQueries: compare,
+      })
+      .onConflictDoUpdate({
+        target: [u.workspaceId, u.corpusId, u.day],
+        set: {
+          queries: sql`${u.queries} + ${people}`,
+          loadTestQueries: sql`${u.loadTestQueries} + ${load}`,
+          compareQueries: sql`${u.compareQueries} + ${compare}`,
+        },
+      })
+      .prepare()
+  })
+  return async (workspaceId, corpusId, day, n) => {
+    await upsert.execute({ workspaceId, corpusId, day, ...n })
   }
 }
 

@@ -1,7 +1,6 @@
 import type { Static } from '@sinclair/typebox'
 import type { Clock } from '../../platform/clock/clock'
-import type { Db } from '../../platform/db/db'
-import { type Store, sqliteStore } from '../../platform/db/store'
+import type { Store } from '../../platform/db/store'
 import type { QuestionOrigin } from '../../platform/events/events'
 import type { PlanDef } from '../plans/plans.schemas'
 import { prepareAddQueries, type QueryCounts, queriesBetween } from './usage.repo'
@@ -20,19 +19,19 @@ export interface BaseUsage {
 
 /** Counts the usage report reads from other features, through their services. */
 export interface UsageSources {
-  members(workspaceId: string): number
-  activeKeys(workspaceId: string): number
+  members(workspaceId: string): number | Promise<number>
+  activeKeys(workspaceId: string): number | Promise<number>
   /** The workspace's bases with what they hold (may need the object store, hence a promise). */
   bases(workspaceId: string): BaseUsage[] | Promise<BaseUsage[]>
   /** Ratings of answers given from `fromMs` to `toMs` (exclusive), by base and UTC day (YYYY-MM-DD). */
   feedback(workspaceId: string, fromMs: number, toMs: number): FeedbackCount[] | Promise<FeedbackCount[]>
   /** The workspace's plan (id, name, price, caps, rate card), read through the plans feature. */
-  plan(workspaceId: string): PlanDef | undefined
+  plan(workspaceId: string): PlanDef | undefined | Promise<PlanDef | undefined>
   /**
    * Questions taken from the plan's `queries_per_month` in the calendar month (UTC) of `atMs`: the
    * number the cap checks, read through the plans feature.
    */
-  queriesUsed(workspaceId: string, atMs: number): number
+  queriesUsed(workspaceId: string, atMs: number): number | Promise<number>
 }
 
 /** Ratings of answers a base had on a day. */
@@ -83,16 +82,14 @@ export class UsageService {
   private readonly addQueries: ReturnType<typeof prepareAddQueries>
 
   constructor(
-    /** The connection the question counter is written on, in the emitter's transaction (usage.repo.ts). */
-    db: Db,
+    /** Where the counters are written (in the emitter's unit) and the reports read. */
+    private readonly store: Store,
     private readonly clock: Clock,
     private readonly sources: UsageSources,
     /** Whether this server bills through a payment provider (`billing.mode`), for `/admin/billing`. */
     private readonly billingEnabled = false,
-    /** Where the reports read (the platform's; a test's service built on a bare connection gets its store). */
-    private readonly store: Store = sqliteStore(db),
   ) {
-    this.addQueries = prepareAddQueries(db)
+    this.addQueries = prepareAddQueries(store)
   }
 
   /**
@@ -105,8 +102,8 @@ export class UsageService {
     n = 1,
     at = this.clock.now().getTime(),
     origin: QuestionOrigin = 'person',
-  ): void {
-    this.addQueries(workspaceId, corpusId, day(at), {
+  ): Promise<void> {
+    return this.addQueries(workspaceId, corpusId, day(at), {
       queries: origin === 'person' ? n : 0,
       loadTestQueries: origin === 'scale_test' ? n : 0,
       compareQueries: origin === 'compare' ? n : 0,
@@ -165,8 +162,8 @@ export class UsageService {
         bases: bases.length,
         documents: bases.reduce((n, b) => n + b.documents, 0),
         storage_bytes: bases.reduce((n, b) => n + b.storageBytes, 0),
-        members: this.sources.members(workspaceId),
-        api_keys: this.sources.activeKeys(workspaceId),
+        members: await this.sources.members(workspaceId),
+        api_keys: await this.sources.activeKeys(workspaceId),
       },
       bases: breakdown,
       daily,
@@ -184,8 +181,8 @@ export class UsageService {
     const u = await this.report(workspaceId, bases)
     // Storage against the cap, and priced, is what the cap counts: the documents' own bytes.
     const documentBytes = bases.reduce((n, b) => n + b.documentBytes, 0)
-    const plan = this.sources.plan(workspaceId)
-    const monthQueries = this.sources.queriesUsed(workspaceId, this.clock.now().getTime())
+    const plan = await this.sources.plan(workspaceId)
+    const monthQueries = await this.sources.queriesUsed(workspaceId, this.clock.now().getTime())
     const caps = plan?.caps
     const rates = plan?.rate_card
     const cost =

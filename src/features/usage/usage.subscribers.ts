@@ -4,7 +4,7 @@ import type { UsageService } from './usage.service'
 /**
  * Counts answered questions per workspace, base and day from `question.answered`, by who asked
  * (people, or the scale test's and compare's load). Inline: the count commits with the event, in
- * the transaction that writes it, so it is counted exactly once and the event has no delivery to
+ * the unit that writes it (a quiet one: answers.repo.ts), so it is counted exactly once and the event has no delivery to
  * make (a counter does not depend on the order of the workspace's events). The day is the event's
  * (when the question was answered).
  */

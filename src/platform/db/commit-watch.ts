@@ -27,6 +27,14 @@ export interface CommitWatch {
    * connection (a revocation) or another, still moves it; inside a transaction it is `write()`.
    */
   quietly(write: () => boolean): boolean
+  /**
+   * `quietly` in two halves, for a commit that is awaited (a quiet unit, store.ts): a mark taken
+   * before the transaction begins (-1 when the last look is not the header as it is now), then
+   * `quietDone(mark)` once it has committed, which takes the header as seen when exactly one commit
+   * came since the mark. Only this connection's own transaction may commit in between.
+   */
+  quietMark(): number
+  quietDone(mark: number): void
 }
 
 /** u32 words in one copy of the wal-index header (48 bytes). */
@@ -96,16 +104,20 @@ function headerWatch(client: Database, map: boolean): CommitWatch | null {
     kind: mapped ? 'mapped' : 'read',
     quietly(write) {
       if (client.inTransaction) return write()
-      // The change counter before, when the header is the one last seen (no commit since the last look).
-      let from = -1
-      if (settled && copy()) {
-        from = first[CHANGE]!
-        for (let i = 0; i < HEADER_WORDS && from >= 0; i++) if (first[i] !== seen[i]) from = -1
-      }
+      const mark = this.quietMark()
       const committed = write()
-      // Exactly one commit since, and it was this one: the header after it is taken as seen.
-      if (committed && from >= 0 && copy() && first[CHANGE] === (from + 1) >>> 0) seen.set(first)
+      if (committed) this.quietDone(mark)
       return committed
+    },
+    quietMark() {
+      // The change counter before, when the header is the one last seen (no commit since the last look).
+      if (!settled || !copy()) return -1
+      for (let i = 0; i < HEADER_WORDS; i++) if (first[i] !== seen[i]) return -1
+      return first[CHANGE]!
+    },
+    quietDone(mark) {
+      // Exactly one commit since, and it was this one: the header after it is taken as seen.
+      if (mark >= 0 && copy() && first[CHANGE] === (mark + 1) >>> 0) seen.set(first)
     },
     version() {
       // As SQLite reads it: the first copy, then the second. Unequal copies mean a commit is being
@@ -172,7 +184,13 @@ function mapHeader(fd: number): Uint32Array | null {
 
 function alwaysChanged(): CommitWatch {
   let version = 0
-  return { kind: 'none', version: () => ++version, quietly: (write) => write() }
+  return {
+    kind: 'none',
+    version: () => ++version,
+    quietly: (write) => write(),
+    quietMark: () => -1,
+    quietDone: () => {},
+  }
 }
 
 /**

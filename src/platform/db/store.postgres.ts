@@ -5,7 +5,7 @@ import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { CommitWatch } from './commit-watch'
 import type { Db } from './db'
 import { pgTwin } from './pg-tables'
-import { type OpenUnit, runCommitted, type Store } from './store'
+import { type OpenUnit, runCommitted, type Store, type UnitOptions } from './store'
 
 /** The channel every unit's commit is told on, so each process's memos know to read again. */
 export const COMMITS_CHANNEL = 'engram_commits'
@@ -54,6 +54,13 @@ export class NotifiedCommits implements CommitWatch {
     return write()
   }
 
+  // A quiet unit (store.ts) is simply not counted nor told here.
+  quietMark(): number {
+    return -1
+  }
+
+  quietDone(): void {}
+
   /** Something committed (this process's unit, or another process's notification). */
   changed(): void {
     this.count++
@@ -101,20 +108,29 @@ export class PostgresStore implements Store {
     else fn()
   }
 
-  async unit<T>(work: () => Promise<T>): Promise<T> {
+  async unit<T>(work: () => Promise<T>, opts?: UnitOptions): Promise<T> {
     const outer = this.open.getStore()
-    const unit: OpenUnit = { depth: (outer?.depth ?? -1) + 1, db: this.root, committed: [] }
+    const top = outer ? (outer.top ?? outer) : null
+    if (top && !opts?.quiet) top.quiet = false
+    const unit: OpenUnit = {
+      depth: (outer?.depth ?? -1) + 1,
+      quiet: !outer && opts?.quiet === true,
+      top,
+      db: this.root,
+      committed: [],
+    }
     const begin = (outer?.db ?? this.root) as unknown as Transactional
     const result = await begin.transaction(async (tx) => {
       unit.db = tx as unknown as Db
       const value = await this.open.run(unit, work)
-      if (!outer)
+      // A quiet unit tells no process; whether it is quiet is known once its work is done.
+      if (!outer && !unit.quiet)
         await (tx as Executes).execute(sql`SELECT pg_notify(${COMMITS_CHANNEL}, ${this.commits.self})`)
       return value
     })
     if (outer) outer.committed.push(...unit.committed)
     else {
-      this.commits.changed()
+      if (!unit.quiet) this.commits.changed()
       runCommitted(unit.committed)
     }
     return result

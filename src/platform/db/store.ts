@@ -25,7 +25,7 @@ export interface Store {
    * Called inside another unit it is a savepoint of it (its failure undoes its writes only, and the
    * outer unit decides). On SQLite a unit awaits nothing but the database (see `SqliteStore`).
    */
-  unit<T>(work: () => Promise<T>): Promise<T>
+  unit<T>(work: () => Promise<T>, opts?: UnitOptions): Promise<T>
   /**
    * Tells whether the database may have changed since an earlier look, by any process: what a memo
    * of rows checks before it answers (`CommitMemo`, commit-watch.ts).
@@ -42,9 +42,25 @@ export interface Store {
   afterCommit(fn: () => void): void
 }
 
+/** How a unit is run. */
+export interface UnitOptions {
+  /**
+   * The unit writes no row any memo keeps (a counter, an event only an inline subscriber takes):
+   * its commit leaves this process's memos as they are and is told to no other process (on SQLite
+   * the commit watch takes the header after it as seen when no other commit came between; on
+   * PostgreSQL it sends no `NOTIFY`). A unit inside it that is not quiet makes the whole unit an
+   * ordinary one. What a question writes on every question runs this way (docs/data-layer.md).
+   */
+  quiet?: boolean
+}
+
 /** What a store keeps of the unit the calling code runs in. */
 export interface OpenUnit {
   depth: number
+  /** Whether the outermost unit's commit is quiet (UnitOptions); kept on the outermost unit only. */
+  quiet: boolean
+  /** The outermost unit (itself, for the outermost). */
+  top: OpenUnit | null
   /** The handle queries take inside this unit (the transaction's, on PostgreSQL). */
   db: Db
   committed: (() => void)[]
@@ -150,12 +166,12 @@ export class SqliteStore implements Store {
     else fn()
   }
 
-  async unit<T>(work: () => Promise<T>): Promise<T> {
+  async unit<T>(work: () => Promise<T>, opts?: UnitOptions): Promise<T> {
     const outer = this.open.getStore()
-    if (outer) return this.savepoint(outer, work)
+    if (outer) return this.savepoint(outer, work, opts)
     if (!this.lock.tryTake()) await this.lock.queue()
     try {
-      return await this.transaction(work)
+      return await this.transaction(work, opts?.quiet === true)
     } finally {
       this.lock.release()
     }
@@ -167,14 +183,15 @@ export class SqliteStore implements Store {
     this.reader = null
   }
 
-  private async transaction<T>(work: () => Promise<T>): Promise<T> {
+  private async transaction<T>(work: () => Promise<T>, quiet: boolean): Promise<T> {
     const c = this.writer.$client
     if (c.inTransaction) {
       // A synchronous transaction calling a unit (code not yet on the store) gets here.
       throw new Error('A unit of work began while another transaction was open on the SQLite connection.')
     }
-    const unit: OpenUnit = { depth: 0, db: this.writer, committed: [] }
+    const unit: OpenUnit = { depth: 0, quiet, top: null, db: this.writer, committed: [] }
     this.current = unit
+    const mark = quiet ? this.commits.quietMark() : -1
     let yielded = false
     const turn = setImmediate(() => {
       yielded = this.current === unit
@@ -185,6 +202,7 @@ export class SqliteStore implements Store {
       if (yielded) throw new UnitYieldedError()
       c.exec('COMMIT')
       this.current = null
+      if (unit.quiet) this.commits.quietDone(mark)
       runCommitted(unit.committed)
       return result
     } catch (e) {
@@ -198,10 +216,12 @@ export class SqliteStore implements Store {
     }
   }
 
-  private async savepoint<T>(outer: OpenUnit, work: () => Promise<T>): Promise<T> {
+  private async savepoint<T>(outer: OpenUnit, work: () => Promise<T>, opts?: UnitOptions): Promise<T> {
     const c = this.writer.$client
     const name = `unit_${++this.savepoints}`
-    const inner: OpenUnit = { depth: outer.depth + 1, db: outer.db, committed: [] }
+    const top = outer.top ?? outer
+    if (!opts?.quiet) top.quiet = false
+    const inner: OpenUnit = { depth: outer.depth + 1, quiet: false, top, db: outer.db, committed: [] }
     c.exec(`SAVEPOINT ${name}`)
     try {
       const result = await this.open.run(inner, work)
