@@ -42,8 +42,8 @@ export function usageFeature(p: Platform, d: UsageFeatureDeps): Feature<UsageSer
         }))
       },
       feedback: (ws, from, to) => d.answers.feedbackCounts(ws, from, to),
-      plan: async (ws) => await d.plans.planOfSync(ws),
-      queriesUsed: async (ws, at) => await d.plans.queriesUsedSync(ws, at),
+      plan: async (ws) => await d.plans.planOf(ws),
+      queriesUsed: async (ws, at) => await d.plans.queriesUsed(ws, at),
     },
     d.billing.mode !== 'off',
   )
