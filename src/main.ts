@@ -4,10 +4,11 @@ import { allowlistCommand } from './cli/allowlist'
 import { parseFlags } from './cli/args'
 import { sizeHeap } from './cli/heap-size'
 import { mcpCommand } from './cli/mcp'
+import { migrateCommand } from './cli/migrate'
 import { onboardCommand } from './cli/onboard'
 import { planCommand } from './cli/plan'
 import { pushCommand } from './cli/push'
-import { configFromProcess, openRuntime } from './cli/runtime'
+import { configFromProcess } from './cli/runtime'
 import { serve } from './cli/serve'
 import { EXTRACT_CHILD_COMMAND } from './features/ingest/extract/extract.sandbox'
 import { runExtractChild } from './features/ingest/extract/extract.sandbox-child'
@@ -96,12 +97,8 @@ async function main(argv: string[]): Promise<void> {
       // Starts this process again with the collector sized from engine.heap_mb, unless it is.
       sizeHeap(config.engine)
       return serve(config)
-    case 'migrate': {
-      const rt = openRuntime(config)
-      console.log(rt.applied.length ? `applied: ${rt.applied.join(', ')}` : 'database is up to date')
-      rt.db.$client.close()
-      return
-    }
+    case 'migrate':
+      return migrateCommand(config)
     default:
       throw new Error(`Unknown command: ${command}\n\n${USAGE}`)
   }

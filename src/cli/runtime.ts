@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path'
 import { migrations } from '../../migrations/index'
 import type { AppDeps } from '../app'
 import { systemClock } from '../platform/clock/clock'
-import { type Config, loadConfig } from '../platform/config/config.load'
+import { type Config, ConfigError, loadConfig } from '../platform/config/config.load'
 import { base62, cryptoRandom } from '../platform/crypto/random'
 import { openDatabase } from '../platform/db/db'
 import { migrate } from '../platform/db/migrate'
@@ -42,6 +42,13 @@ export function resolveSecret(config: Config, dataDir: string): string {
 
 /** Opens the data dir and database, applies migrations, and returns the app's dependencies. */
 export function openRuntime(config: Config): AppDeps & { dataDir: string; applied: string[] } {
+  if (config.data.database_url) {
+    // Until every feature runs on the store (issue 39), the server and the commands beside
+    // `migrate` keep their state in SQLite only: refuse rather than serve from the wrong database.
+    throw new ConfigError([
+      'ENGRAM_DATABASE_URL: serving from PostgreSQL is not available in this build yet; `engram migrate` applies its migrations (docs/data-layer.md)',
+    ])
+  }
   const dataDir = resolve(config.data.dir)
   const log = createLogger(config.server.log_level)
   // Owner-only, and tightened when an older version left it 0755 (see private-files.ts).

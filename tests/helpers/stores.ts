@@ -4,17 +4,14 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { SQL } from 'bun'
-import { drizzle } from 'drizzle-orm/bun-sql'
 import { migrations } from '../../migrations/index'
 import { migrations as pgMigrations } from '../../migrations-pg/index'
 import { corpora } from '../../src/features/corpora/corpora.tables'
 import { workspaces } from '../../src/features/workspaces/workspaces.tables'
 import { type Db, openDatabase } from '../../src/platform/db/db'
 import { migrate } from '../../src/platform/db/migrate'
-import { migratePg } from '../../src/platform/db/migrate-pg'
+import { openPostgres } from '../../src/platform/db/open-postgres'
 import { type Store, sqliteStore } from '../../src/platform/db/store'
-import { PostgresStore } from '../../src/platform/db/store.postgres'
 import { testPostgres } from './postgres'
 
 /** A migrated store and how to close it. */
@@ -69,21 +66,18 @@ export async function engines(): Promise<Engine[]> {
       async open() {
         if (!pg.available) throw new Error(pg.reason)
         const url = await pg.freshDatabase()
-        const clients: SQL[] = []
+        const closers: (() => Promise<void>)[] = []
+        // Each store is a process's: a pool and a listener of its own (the migrations run once).
         const connect = async (): Promise<OpenStore> => {
-          const client = new SQL({ url, max: 4 })
-          const listener = new SQL({ url, max: 1 })
-          clients.push(client, listener)
-          const store = new PostgresStore(drizzle({ client }) as unknown as Db)
-          await store.commits.listen(listener)
-          return { store, another: connect, close: async () => {} }
+          const opened = await openPostgres(url, pgMigrations, { max: 4 })
+          closers.push(opened.close)
+          return { store: opened.store, another: connect, close: async () => {} }
         }
         const first = await connect()
-        await migratePg(clients[0]!, pgMigrations)
         return {
           ...first,
           async close() {
-            for (const c of clients) await c.close()
+            for (const close of closers) await close()
           },
         }
       },

@@ -81,6 +81,13 @@ export const configDefinition = {
       default: './data',
       kind: { type: 'string' },
     }),
+    database_url: leaf({
+      doc: 'A PostgreSQL database to keep the state in instead of the SQLite file in the data dir (postgres://user:password@host:5432/db). `engram migrate` applies its migrations; serving from it is not available yet (docs/data-layer.md). Empty (the default): SQLite.',
+      env: 'ENGRAM_DATABASE_URL',
+      default: null,
+      kind: { type: 'string', pattern: /^postgres(ql)?:\/\/[^\s]+$/, patternHint: 'a postgres:// URL' },
+      secret: true,
+    }),
   },
   security: {
     secret: leaf({

@@ -1,0 +1,67 @@
+import { SQL } from 'bun'
+import { drizzle } from 'drizzle-orm/bun-sql'
+import type { Db } from './db'
+import type { Migration } from './migrate'
+import { migratePg } from './migrate-pg'
+import { PostgresStore } from './store.postgres'
+
+/** A store on a PostgreSQL database, its migrations applied, and how to close what it opened. */
+export interface OpenPostgres {
+  store: PostgresStore
+  /** The tags of the migrations this opening applied. */
+  applied: string[]
+  close(): Promise<void>
+}
+
+/** How many pooled connections a process keeps by default; the listener has one of its own. */
+const POOL = 10
+
+/**
+ * Opens a PostgreSQL database for the data layer (`ENGRAM_DATABASE_URL`): a pool of connections for
+ * queries and units, and one more that listens for other processes' commits (store.postgres.ts), then
+ * applies the migrations this build has (migrate-pg.ts; an advisory lock makes processes starting
+ * together apply each once). A failure to connect or migrate says what failed without the URL, which
+ * may carry a password.
+ */
+export async function openPostgres(
+  url: string,
+  migrations: readonly Migration[],
+  opts: { max?: number; now?: () => number } = {},
+): Promise<OpenPostgres> {
+  const client = new SQL({ url, max: opts.max ?? POOL })
+  const listener = new SQL({ url, max: 1 })
+  const close = async () => {
+    await listener.close()
+    await client.close()
+  }
+  try {
+    const applied = await migratePg(client, migrations, opts.now)
+    const store = new PostgresStore(drizzle({ client }) as unknown as Db)
+    await store.commits.listen(listener)
+    return { store, applied, close }
+  } catch (e) {
+    await close().catch(() => {})
+    throw new Error(`PostgreSQL at ${redactUrl(url)}: ${withoutSecret((e as Error).message, url)}`)
+  }
+}
+
+/** The URL with its password (and any query string, which may hold one) left out. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '***'
+    u.search = ''
+    return u.toString()
+  } catch {
+    return 'the configured URL'
+  }
+}
+
+/** A driver's message with the URL's password taken out, should the driver have echoed it. */
+function withoutSecret(message: string, url: string): string {
+  let password = ''
+  try {
+    password = decodeURIComponent(new URL(url).password)
+  } catch {}
+  return password ? message.split(password).join('***') : message
+}
