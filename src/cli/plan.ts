@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util'
 import { plansInForce } from '../features/plans/plans.feature'
 import { PlansService } from '../features/plans/plans.service'
 import { WorkspacesService } from '../features/workspaces/workspaces.service'
+import { sqliteStore } from '../platform/db/store'
 import { Outbox } from '../platform/events/outbox'
 import { CliError } from './cli-error'
 import { type CliEnv, type CliIo, terminalIo } from './io'
@@ -38,7 +39,8 @@ export async function planCommand(args: string[], env: CliEnv, io: CliIo = termi
     const [verb, ...rest] = parsed.positionals
     const runEnv = parsed.values.data ? { ...env, ENGRAM_DATA_DIR: parsed.values.data } : env
     if (verb === 'list' && rest.length === 0) return list(runEnv, io)
-    if (verb === 'set' && rest.length === 2) return set(rest[0] as string, rest[1] as string, runEnv, io)
+    if (verb === 'set' && rest.length === 2)
+      return await set(rest[0] as string, rest[1] as string, runEnv, io)
     throw new CliError(`Say "list" or "set WORKSPACE PLAN".\n\n${PLAN_USAGE}`, 2)
   } catch (e) {
     io.err(`engram plan: ${(e as Error).message}`)
@@ -61,7 +63,7 @@ function list(env: CliEnv, io: CliIo): number {
   return 0
 }
 
-function set(workspaceId: string, planId: string, env: CliEnv, io: CliIo): number {
+async function set(workspaceId: string, planId: string, env: CliEnv, io: CliIo): Promise<number> {
   const config = configFromProcess(env)
   // The plans first: a bad plans file is reported before the data directory is touched.
   const plans = plansInForce(config)
@@ -72,9 +74,14 @@ function set(workspaceId: string, planId: string, env: CliEnv, io: CliIo): numbe
   const rt = openRuntime(config)
   try {
     const events = new Outbox(rt.db, rt.clock, rt.random)
-    const workspaces = new WorkspacesService(rt.db, rt.clock, rt.random)
-    const service = new PlansService({ db: rt.db, events, workspaces }, plans, config.accounts.default_plan)
-    const r = service.setPlan(workspaceId, planId, { type: 'system', id: null })
+    const store = sqliteStore(rt.db)
+    const workspaces = new WorkspacesService(store, rt.db, rt.clock, rt.random)
+    const service = new PlansService(
+      { store, db: rt.db, events, workspaces },
+      plans,
+      config.accounts.default_plan,
+    )
+    const r = await service.setPlan(workspaceId, planId, { type: 'system', id: null })
     if ('refused' in r) {
       io.err(
         r.refused === 'unknown_plan'
@@ -86,6 +93,7 @@ function set(workspaceId: string, planId: string, env: CliEnv, io: CliIo): numbe
     io.out(`${workspaceId}: plan ${r.from} -> ${planId}`)
     return 0
   } finally {
+    await sqliteStore(rt.db).close()
     rt.db.$client.close()
   }
 }

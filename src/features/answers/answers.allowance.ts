@@ -31,7 +31,7 @@ export type Counted = 'take' | 'taken' | 'exempt'
 export const LOAD_PASS_HEADER = 'x-engram-load-pass'
 
 /** The plans service's question allowance, as the answers feature takes it. */
-export type QueryAllowance = Pick<PlansService, 'takeQuery' | 'releaseQuery'>
+export type QueryAllowance = Pick<PlansService, 'takeQuerySync' | 'releaseQuerySync'>
 
 /** Takes questions from the workspace's month before they are answered, and knows the load pass. */
 export class Allowance {
@@ -49,9 +49,9 @@ export class Allowance {
    */
   take(workspaceId: string, counted: Counted): () => void {
     if (counted !== 'take') return () => {}
-    let ticket: QueryTicket | null = this.d.plans.takeQuery(workspaceId, this.d.clock.now().getTime())
+    let ticket: QueryTicket | null = this.d.plans.takeQuerySync(workspaceId, this.d.clock.now().getTime())
     return () => {
-      if (ticket) this.d.plans.releaseQuery(ticket)
+      if (ticket) this.d.plans.releaseQuerySync(ticket)
       ticket = null
     }
   }

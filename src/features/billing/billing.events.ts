@@ -158,7 +158,7 @@ export class BillingEvents {
     await this.d.store.unit(async () => {
       const at = this.d.clock.now().getTime()
       await this.d.repo.mirror(account.workspaceId, m, at, eventCreated)
-      this.follow(account.workspaceId, m)
+      await this.follow(account.workspaceId, m)
     })
     return true
   }
@@ -190,11 +190,11 @@ export class BillingEvents {
    * is not on the store yet: its synchronous change (and its `plan.changed`) joins the caller's unit
    * on SQLite, where they share the connection.
    */
-  private follow(workspaceId: string, m: SubscriptionMirror): void {
+  private async follow(workspaceId: string, m: SubscriptionMirror): Promise<void> {
     let target: string | null = null
     if (m.status && LIVE.has(m.status) && m.tier && this.d.plans.find(m.tier)) target = m.tier
     else if (m.status && ENDED.has(m.status)) target = this.d.defaultPlan
-    if (target === null || this.d.plans.planOf(workspaceId)?.id === target) return
-    this.d.plans.setPlan(workspaceId, target, BILLING_ACTOR, 'billing')
+    if (target === null || (await this.d.plans.planOf(workspaceId))?.id === target) return
+    await this.d.plans.setPlan(workspaceId, target, BILLING_ACTOR, 'billing')
   }
 }

@@ -85,7 +85,7 @@ export class BillingService {
 
   /** The workspace's billing status; always answers, billing on or off. */
   async status(workspaceId: string): Promise<BillingStatus> {
-    const plan = this.d.plans.planOf(workspaceId) as PlanDef
+    const plan = (await this.d.plans.planOf(workspaceId)) as PlanDef
     const a = await this.d.repo.byWorkspace(workspaceId)
     const pending =
       a?.pendingTier && a.pendingTerm && a.pendingAt !== null

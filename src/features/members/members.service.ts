@@ -100,7 +100,7 @@ export class MembersService {
       // (units take turns on SQLite). On PostgreSQL (issue 39) this count needs a row lock on the
       // workspace, which workspaces' service does not offer yet.
       const invited = await this.repo.countLive(p.workspaceId, now, email)
-      this.d.plans.ensureRoom(p.workspaceId, 'seats', this.seats(p.workspaceId) + invited)
+      await this.d.plans.ensureRoom(p.workspaceId, 'seats', this.seats(p.workspaceId) + invited)
       const open = await this.repo.findOpen(p.workspaceId, email)
       const id = open?.id ?? newId(this.d.random, 'inv')
       if (open) await this.repo.reissue(id, { role, tokenHash: hash, sentAt: now, expiresAt, invitedBy })
@@ -254,7 +254,7 @@ export class MembersService {
       if (this.d.workspaces.get(invite.workspaceId)?.status !== 'active') throw fail('workspace_suspended')
       // The cap may have shrunk since the invitation: the members alone must leave a seat. Thrown in
       // here, so the acceptance is rolled back (the link still works once there is room).
-      this.d.plans.ensureRoom(invite.workspaceId, 'seats', this.seats(invite.workspaceId))
+      await this.d.plans.ensureRoom(invite.workspaceId, 'seats', this.seats(invite.workspaceId))
       const sso = a.ssoPolicy().enforces(invite.workspaceId)
       // Thrown in here, so the acceptance is rolled back with it.
       if (!sso && hash === null) {

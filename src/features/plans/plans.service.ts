@@ -41,7 +41,7 @@ export interface PlansDeps {
 export class PlansService {
   private readonly byId: Map<string, PlanDef>
   private readonly repo: PlansRepo
-  private readonly syncCounter: PlansSyncCounter
+  private counterSync: PlansSyncCounter | null = null
 
   constructor(
     private readonly d: PlansDeps,
@@ -50,7 +50,6 @@ export class PlansService {
   ) {
     this.byId = new Map(plans.map((p) => [p.id, p]))
     this.repo = new PlansRepo(d.store)
-    this.syncCounter = new PlansSyncCounter(d.db)
   }
 
   /** Every plan, in the order they are defined. */
@@ -72,19 +71,9 @@ export class PlansService {
     return this.planOfRow(await this.d.workspaces.get(workspaceId))
   }
 
-  // Synchronous twin for usage/usage.feature.ts, until usage moves to the store (issue 39).
-  planOfSync(workspaceId: string): PlanDef | undefined {
-    return this.planOfRow(this.workspaceSync(workspaceId))
-  }
-
   /** The caps a workspace is held to; undefined for an unknown workspace. */
   async capsOf(workspaceId: string): Promise<Caps | undefined> {
     return (await this.planOf(workspaceId))?.caps
-  }
-
-  // Synchronous twin for ingest/ingest.caps.ts, until ingest moves to the store (issue 39).
-  capsOfSync(workspaceId: string): Caps | undefined {
-    return this.planOfSync(workspaceId)?.caps
   }
 
   /**
@@ -96,11 +85,6 @@ export class PlansService {
    */
   async ensureRoom(workspaceId: string, cap: CapName, used: number, adding = 1): Promise<void> {
     refuseBeyond(cap, (await this.capsOf(workspaceId))?.[cap], used, adding)
-  }
-
-  // Synchronous twin for ingest/ingest.caps.ts, until ingest moves to the store (issue 39).
-  ensureRoomSync(workspaceId: string, cap: CapName, used: number, adding = 1): void {
-    refuseBeyond(cap, this.capsOfSync(workspaceId)?.[cap], used, adding)
   }
 
   /**
@@ -122,7 +106,7 @@ export class PlansService {
   // Synchronous twin for answers/answers.allowance.ts, until answers moves to the store (issue 39).
   takeQuerySync(workspaceId: string, atMs: number): QueryTicket {
     const month = monthOf(atMs)
-    const limit = this.capsOfSync(workspaceId)?.queries_per_month ?? null
+    const limit = this.planOfRow(this.d.workspaces.getSync(workspaceId))?.caps.queries_per_month ?? null
     if ((limit === null || limit > 0) && this.syncCounter.take(workspaceId, month, limit))
       return { workspaceId, month }
     // Refused: bun:sqlite is synchronous, so nothing was released between the take and this read.
@@ -142,11 +126,6 @@ export class PlansService {
   /** Questions the workspace has taken in the calendar month (UTC) of `atMs`: what the cap counts. */
   queriesUsed(workspaceId: string, atMs: number): Promise<number> {
     return this.repo.taken(workspaceId, monthOf(atMs))
-  }
-
-  // Synchronous twin for usage/usage.feature.ts, until usage moves to the store (issue 39).
-  queriesUsedSync(workspaceId: string, atMs: number): number {
-    return this.syncCounter.taken(workspaceId, monthOf(atMs))
   }
 
   /**
@@ -178,6 +157,12 @@ export class PlansService {
     })
   }
 
+  /** The twins' counter, made on first use (only SQLite has one). */
+  private get syncCounter(): PlansSyncCounter {
+    this.counterSync ??= new PlansSyncCounter(this.d.db)
+    return this.counterSync
+  }
+
   private planOfRow(ws: Pick<WorkspaceRow, 'plan'> | undefined): PlanDef | undefined {
     if (!ws) return undefined
     const plan = this.byId.get(ws.plan)
@@ -189,11 +174,6 @@ export class PlansService {
       name: `${ws.plan} (not defined; ${fallback.name} terms)`,
       public: false,
     }
-  }
-
-  /** The workspace read synchronously, for the twins only. */
-  private workspaceSync(workspaceId: string): WorkspaceRow | undefined {
-    return this.d.workspaces.get(workspaceId)
   }
 }
 

@@ -189,7 +189,7 @@ export class SsoSignIn {
       // The plan's seats count every member (as /admin/billing does); on PostgreSQL (issue 39) this
       // count needs a row lock on the workspace.
       const members = this.d.accounts.workspaceUsers(row.workspaceId).length
-      this.d.plans.ensureRoom(row.workspaceId, 'seats', members)
+      await this.d.plans.ensureRoom(row.workspaceId, 'seats', members)
       const user = this.d.accounts.createUser({
         workspaceId: row.workspaceId,
         email,
