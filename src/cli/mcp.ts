@@ -6,6 +6,7 @@ import { createMcpServer } from '../features/mcp/lib/server'
 import { localBackend, type McpBackend } from '../features/mcp/lib/tools'
 import { WorkspacesService } from '../features/workspaces/workspaces.service'
 import type { Principal } from '../platform/auth/principal'
+import { sqliteStore } from '../platform/db/store'
 import { createLogger, type Logger } from '../platform/log/log'
 import { parseFlags } from './args'
 import { CliError } from './cli-error'
@@ -80,8 +81,8 @@ export async function mcpCommand(args: string[], env: Record<string, string | un
       throw new CliError(`No Engram database in ${dataDir}: pass --data DIR or start \`engram serve\` once.`)
     }
     const rt = openRuntime(config)
-    const workspace = pickWorkspace(
-      new WorkspacesService(rt.db, rt.clock, rt.random),
+    const workspace = await pickWorkspace(
+      new WorkspacesService(sqliteStore(rt.db), rt.db, rt.clock, rt.random),
       parsed.workspace,
       dataDir,
     )
@@ -110,12 +111,12 @@ export async function mcpCommand(args: string[], env: Record<string, string | un
 }
 
 /** The workspace to serve: the one named, or the only one. */
-function pickWorkspace(
+async function pickWorkspace(
   workspaces: Pick<WorkspacesService, 'list'>,
   wanted: string | undefined,
   dataDir: string,
-): { id: string; name: string } {
-  const all = workspaces.list()
+): Promise<{ id: string; name: string }> {
+  const all = await workspaces.list()
   if (wanted) {
     const found = all.filter((w) => w.id === wanted || w.name === wanted)
     if (found.length === 1) return found[0]!

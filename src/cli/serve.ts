@@ -2,13 +2,14 @@ import { type AppDeps, createApp, VERSION } from '../app'
 import { releaseEmbeddedPages } from '../features/engine/common/index'
 import { WorkspacesService } from '../features/workspaces/workspaces.service'
 import { baseUrl, type Config } from '../platform/config/config.load'
+import { sqliteStore } from '../platform/db/store'
 import { emailMode } from '../platform/email/email'
 import { logModelSettings, logSupportSettings } from '../platform/llm/settings'
 import { openRuntime } from './runtime'
 
 /** True while the install has no workspace at all. */
-function firstStart(rt: Pick<AppDeps, 'db' | 'clock' | 'random'>): boolean {
-  return !new WorkspacesService(rt.db, rt.clock, rt.random).any()
+async function firstStart(rt: Pick<AppDeps, 'db' | 'clock' | 'random'>): Promise<boolean> {
+  return !(await new WorkspacesService(sqliteStore(rt.db), rt.db, rt.clock, rt.random).any())
 }
 
 /** One line of what the operator should know at start-up, at the level it deserves. */
@@ -169,7 +170,7 @@ export async function serve(config: Config, settle?: StartupSettle): Promise<voi
     docs: `${baseUrl(config)}/docs`,
     api: `${baseUrl(config)}/v1`,
   })
-  if (firstStart(rt)) {
+  if (await firstStart(rt)) {
     // Printed for a person, not a log collector: how to get from an empty install to a first workspace
     // and an API key, as commands that work when pasted (sign-in is the OAuth2 password form, not
     // JSON). The port is the one listened on, so `--port 0` prints a usable address too.

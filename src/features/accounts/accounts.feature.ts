@@ -5,6 +5,7 @@ import type { Feature, Platform } from '../../platform/feature/feature'
 import { RateLimiter } from '../../platform/rate-limit/rate-limit'
 import type { KeysService } from '../keys/keys.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
+import { AccountsRepo } from './accounts.repo'
 import { accountsRoutes } from './accounts.routes'
 import { type AccountsConfig, AccountsService } from './accounts.service'
 import { createAuthenticator, SessionService } from './accounts.sessions'
@@ -35,8 +36,9 @@ export function accountsFeature(
   })
   const limiter = new RateLimiter(p.clock, d.config.security.rate_limits === 'on')
   const sso = new SsoGate()
-  const service = new AccountsService({ ...p, ...d, sessions: tokens, limiter, sso })
-  const sessions = new SessionService(p.db, p.clock, tokens, sso, d.workspaces)
+  const repo = new AccountsRepo(p.store)
+  const service = new AccountsService({ ...p, ...d, repo, sessions: tokens, limiter, sso })
+  const sessions = new SessionService(p.store, repo, p.clock, tokens, sso, d.workspaces)
   return {
     name: 'accounts',
     service,

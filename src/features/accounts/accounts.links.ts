@@ -4,23 +4,16 @@
 import { baseUrl } from '../../platform/config/config.load'
 import { newId } from '../../platform/crypto/random'
 import { newLinkToken, secretHash } from '../../platform/crypto/token'
-import { transaction } from '../../platform/db/transaction'
-import {
-  consumeEmailToken,
-  type EmailTokenKind,
-  insertEmailToken,
-  lastSentAt,
-  spendEmailTokens,
-  type UserRow,
-} from './accounts.repo'
-
+import type { EmailTokenKind, UserRow } from './accounts.repo'
 import type { AccountsDeps, Caller, Link, LinkDelivery } from './accounts.types'
 
 const HOUR = 3_600_000
 
 /** Issues, hands over and spends verification and reset links; secrets are stored only as SHA-256. */
 export class AccountLinks {
-  constructor(private readonly d: Pick<AccountsDeps, 'db' | 'clock' | 'random' | 'config' | 'mailer'>) {}
+  constructor(
+    private readonly d: Pick<AccountsDeps, 'store' | 'repo' | 'clock' | 'random' | 'config' | 'mailer'>,
+  ) {}
 
   /**
    * Issues a fresh link of `kind` (older unused ones stop working) and hands it over as the email
@@ -37,13 +30,16 @@ export class AccountLinks {
   ): Promise<string | null> {
     const a = this.d.config.accounts
     const now = this.d.clock.now().getTime()
-    const last = lastSentAt(this.d.db, user.id, kind)
-    if (last !== null && now - last < a.resend_cooldown_seconds * 1000) return null
+    const cooldown = a.resend_cooldown_seconds * 1000
     const { token, hash } = newLinkToken(this.d.random)
     const ttl = kind === 'verify_email' ? a.verify_link_hours * HOUR : a.reset_link_minutes * 60_000
-    transaction(this.d.db, () => {
-      spendEmailTokens(this.d.db, user.id, kind, now)
-      insertEmailToken(this.d.db, {
+    const issued = await this.d.store.unit(async () => {
+      // Read in the unit that writes, so two requests at once send one link (units take turns on
+      // SQLite; on PostgreSQL both may pass, and the second link supersedes the first).
+      const last = await this.d.repo.lastSentAt(user.id, kind)
+      if (last !== null && now - last < cooldown) return false
+      await this.d.repo.spendEmailTokens(user.id, kind, now)
+      await this.d.repo.insertEmailToken({
         id: newId(this.d.random, 'etk'),
         userId: user.id,
         kind,
@@ -53,7 +49,9 @@ export class AccountLinks {
         expiresAt: now + ttl,
         usedAt: null,
       })
+      return true
     })
+    if (!issued) return null
     const base = baseUrl(this.d.config)
     const link =
       kind === 'verify_email'
@@ -90,9 +88,12 @@ export class AccountLinks {
     return this.d.mailer.delivery
   }
 
-  /** Spends a live link of `kind` once; returns its user id, or null when bad, spent or expired. */
-  consume(token: string, kind: EmailTokenKind): string | null {
-    return consumeEmailToken(this.d.db, secretHash(token), kind, this.d.clock.now().getTime())
+  /**
+   * Spends a live link of `kind` once (a conditional write: of two uses at once, one wins); returns
+   * its user id, or null when bad, spent or expired. Call inside the unit that acts on it.
+   */
+  consume(token: string, kind: EmailTokenKind, now: number): Promise<string | null> {
+    return this.d.repo.consumeEmailToken(secretHash(token), kind, now)
   }
 
   private message(user: UserRow, kind: EmailTokenKind, link: string): { subject: string; text: string } {

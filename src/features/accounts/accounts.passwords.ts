@@ -1,10 +1,8 @@
 import type { SessionClass } from '../../platform/crypto/token'
-import { transaction } from '../../platform/db/transaction'
 import { fail } from '../../platform/errors/errors'
 import type { PasswordHasher } from './accounts.hasher'
 import type { AccountLimits } from './accounts.limits'
 import type { AccountLinks } from './accounts.links'
-import { findUser, findUserByEmail, replacePassword, spendEmailTokens } from './accounts.repo'
 import { normaliseEmail } from './accounts.schemas'
 import { type SignIn, userActor } from './accounts.signin'
 import type { AccountsDeps, Caller, Link, Token } from './accounts.types'
@@ -22,7 +20,7 @@ export class Passwords {
   /** `POST /auth/forgot-password`: always `sent`; works for accounts with no local password too. */
   async forgotPassword(rawEmail: string, caller: Caller): Promise<Link> {
     this.limits.link(caller.ip, rawEmail)
-    const user = findUserByEmail(this.d.db, normaliseEmail(rawEmail))
+    const user = await this.d.repo.userByEmail(normaliseEmail(rawEmail))
     return this.links.answer(user?.status === 'active' ? user : undefined, 'reset_password', caller)
   }
 
@@ -30,11 +28,11 @@ export class Passwords {
   async resetPassword(token: string, password: string): Promise<Link> {
     const hash = await this.hasher.hash(password)
     const now = this.d.clock.now().getTime()
-    const userId = transaction(this.d.db, () => {
-      const id = this.links.consume(token, 'reset_password')
+    const userId = await this.d.store.unit(async () => {
+      const id = await this.links.consume(token, 'reset_password', now)
       if (!id) return null
-      replacePassword(this.d.db, id, hash, now)
-      spendEmailTokens(this.d.db, id, 'reset_password', now)
+      await this.d.repo.replacePassword(id, hash, now)
+      await this.d.repo.spendEmailTokens(id, 'reset_password', now)
       return id
     })
     if (!userId) throw fail('invalid_token')
@@ -56,7 +54,7 @@ export class Passwords {
     caller: Caller,
     via = 'password',
   ): Promise<Token> {
-    const user = findUser(this.d.db, userId)
+    const user = await this.d.repo.user(userId)
     if (!user) throw fail('unauthorized')
     // A borrowed session's guesses share the account's budget with sign-in's.
     this.limits.login(caller.ip, user.email)
@@ -64,15 +62,14 @@ export class Passwords {
     if (!(await this.hasher.matches(current, user.passwordHash))) throw fail('wrong_password')
     const hash = await this.hasher.hash(next)
     const now = this.d.clock.now().getTime()
-    const changed = transaction(this.d.db, () => {
-      // A reset or another change that landed while this one hashed has ended this session.
-      const row = findUser(this.d.db, userId)
-      if (row?.tokenVersion !== user.tokenVersion) {
+    const changed = await this.d.store.unit(async () => {
+      // A reset or another change that landed while this one hashed has ended this session: the
+      // write is conditional on the version read before hashing, so of two at once one wins.
+      if (!(await this.d.repo.replacePassword(userId, hash, now, user.tokenVersion))) {
         throw fail('unauthorized', 'This session has ended. Sign in again.')
       }
-      replacePassword(this.d.db, userId, hash, now)
-      spendEmailTokens(this.d.db, userId, 'reset_password', now)
-      this.d.events.emit(this.d.db, {
+      await this.d.repo.spendEmailTokens(userId, 'reset_password', now)
+      await this.d.events.publish({
         type: 'auth.password_changed',
         workspaceId: user.workspaceId,
         payload: {
@@ -80,7 +77,7 @@ export class Passwords {
           target: { type: 'user', id: userId },
         },
       })
-      return findUser(this.d.db, userId)!
+      return (await this.d.repo.user(userId))!
     })
     return this.signIn.mint(changed, cls, via)
   }

@@ -48,11 +48,11 @@ export function accountsRoutes(
   keys: KeysService,
   config: AccountsConfig,
 ): RouteDef[] {
-  const keyProfile = (p: Principal) => {
-    const ws = accounts.workspaceName(p.workspaceId)
+  const keyProfile = async (p: Principal) => {
+    const ws = await accounts.workspaceName(p.workspaceId)
     return {
       kind: 'api_key' as const,
-      key: keys.get(p.workspaceId, p.keyId!),
+      key: await keys.get(p.workspaceId, p.keyId!),
       workspace_id: p.workspaceId,
       workspace_name: ws,
       role: p.role,
@@ -234,11 +234,11 @@ export function accountsRoutes(
       tags: TAGS,
       body: WorkspaceSetupReq,
       response: MeResp,
-      handler: ({ principal, body, ip, requestId }) => {
+      handler: async ({ principal, body, ip, requestId }) => {
         const actor = actorOf(principal, ip, requestId)
         if (principal.kind !== 'api_key')
           return accounts.setup(sessionUser(principal), body.workspace_name, body.name, actor)
-        accounts.renameWorkspace(principal.workspaceId, body.workspace_name, actor)
+        await accounts.renameWorkspace(principal.workspaceId, body.workspace_name, actor)
         return keyProfile(principal)
       },
     }),
@@ -249,10 +249,10 @@ export function accountsRoutes(
       summary: 'Sign-up mode and sign-in options of this server',
       tags: TAGS,
       response: AuthConfigResp,
-      handler: () => ({
+      handler: async () => ({
         signup_mode: config.accounts.signup_mode,
-        registration_enabled: accounts.registrationOpen(),
-        first_run: accounts.firstRun(),
+        registration_enabled: await accounts.registrationOpen(),
+        first_run: await accounts.firstRun(),
         resend_cooldown_seconds: config.accounts.resend_cooldown_seconds,
         billing_enabled: config.billing.mode !== 'off',
         default_plan: config.accounts.default_plan,
@@ -263,7 +263,7 @@ export function accountsRoutes(
         // Google sign-in (the identity feature) is on when its client id and secret are both set.
         google_enabled: !!(config.google.client_id && config.google.client_secret),
         // Some workspace signs in through its own provider: the sign-in page asks for a work address.
-        sso_enabled: accounts.ssoAvailable(),
+        sso_enabled: await accounts.ssoAvailable(),
       }),
     }),
   ]

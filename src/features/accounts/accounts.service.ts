@@ -6,22 +6,13 @@
 import type { Static } from '@sinclair/typebox'
 import type { Actor } from '../../platform/auth/principal'
 import type { SessionClass } from '../../platform/crypto/token'
-import { transaction } from '../../platform/db/transaction'
 import { notFound } from '../../platform/errors/errors'
 import { PasswordHasher } from './accounts.hasher'
 import { AccountLimits } from './accounts.limits'
 import { AccountLinks } from './accounts.links'
 import { Passwords } from './accounts.passwords'
 import { Profiles } from './accounts.profile'
-import {
-  countActiveAdmins,
-  deleteUser,
-  findUserByEmail,
-  findWorkspaceUser,
-  listWorkspaceUsers,
-  type UserRow,
-  updateUser,
-} from './accounts.repo'
+import type { UserRow } from './accounts.repo'
 
 import { normaliseEmail, type RegisterReq, type UserResp } from './accounts.schemas'
 import { SignIn } from './accounts.signin'
@@ -61,22 +52,22 @@ export class AccountsService {
    * provider's first sign-in): registration closed, the per-address sign-up limits, a disposable or
    * taken address. Throws as `/auth/register` would answer.
    */
-  admitSignUp(email: string, caller: Caller): void {
-    this.signUp.admitSignUp(email, caller)
+  admitSignUp(email: string, caller: Caller): Promise<void> {
+    return this.signUp.admitSignUp(email, caller)
   }
 
-  /** A new workspace and its first admin, after `admitSignUp`. Call inside a transaction. */
-  createWorkspace(u: Omit<NewUser, 'workspaceId' | 'role'> & { workspaceName: string }): UserRow {
+  /** A new workspace and its first admin, after `admitSignUp`. Call inside a unit. */
+  createWorkspace(u: Omit<NewUser, 'workspaceId' | 'role'> & { workspaceName: string }): Promise<UserRow> {
     return this.signUp.createWorkspace(u)
   }
 
   /** Whether `/auth/register` takes a new workspace now (see `SignUp.registrationOpen`). */
-  registrationOpen(): boolean {
+  registrationOpen(): Promise<boolean> {
     return this.signUp.registrationOpen()
   }
 
   /** True while the install has no workspace at all: the console offers to create the first one. */
-  firstRun(): boolean {
+  firstRun(): Promise<boolean> {
     return this.signUp.firstRun()
   }
 
@@ -86,7 +77,7 @@ export class AccountsService {
   }
 
   /** `GET /auth/verify-email`: spends a verification link once; bad, spent or expired is a 400. */
-  verifyEmail(token: string): Link {
+  verifyEmail(token: string): Promise<Link> {
     return this.signUp.verifyEmail(token)
   }
 
@@ -96,12 +87,12 @@ export class AccountsService {
   }
 
   /** `POST /auth/request-access`: always `pending`; a repeat while one is pending adds nothing. */
-  requestAccess(rawEmail: string, caller: Caller): Link {
+  requestAccess(rawEmail: string, caller: Caller): Promise<Link> {
     return this.signUp.requestAccess(rawEmail, caller)
   }
 
-  /** Creates a user row; `verified` stamps the address as proven now. Call inside a transaction. */
-  createUser(u: NewUser): UserRow {
+  /** Creates a user row; `verified` stamps the address as proven now. Call inside a unit. */
+  createUser(u: NewUser): Promise<UserRow> {
     return this.signUp.createUser(u)
   }
 
@@ -144,7 +135,7 @@ export class AccountsService {
   }
 
   /** Whether any workspace signs in through SSO: the sign-in page then offers it. */
-  ssoAvailable(): boolean {
+  ssoAvailable(): Promise<boolean> {
     return this.d.sso.available()
   }
 
@@ -162,74 +153,72 @@ export class AccountsService {
   }
 
   /** Mints a session for a user, records the sign-in, and answers TokenResp. */
-  signIn(user: UserRow, cls: SessionClass, method: string, caller: Caller): Token {
+  signIn(user: UserRow, cls: SessionClass, method: string, caller: Caller): Promise<Token> {
     return this.signIns.signIn(user, cls, method, caller)
   }
 
   /** UserResp of a user id (the caller's own). */
-  profile(userId: string): Static<typeof UserResp> {
+  profile(userId: string): Promise<Static<typeof UserResp>> {
     return this.profiles.profile(userId)
   }
 
   /** `PATCH /auth/me`: the caller's own display name (the workspace name is an admin's, via setup). */
-  rename(userId: string, name: string): Static<typeof UserResp> {
+  rename(userId: string, name: string): Promise<Static<typeof UserResp>> {
     return this.profiles.rename(userId, name)
   }
 
   /** The name of a workspace (the caller's own; it exists while its credential works). */
-  workspaceName(workspaceId: string): string {
+  workspaceName(workspaceId: string): Promise<string> {
     return this.profiles.workspaceName(workspaceId)
   }
 
   /** `POST /auth/setup` with an API key: renames the workspace only (a key has no display name). */
-  renameWorkspace(workspaceId: string, workspaceName: string, actor: Actor): void {
-    this.profiles.renameWorkspace(workspaceId, workspaceName, actor)
+  renameWorkspace(workspaceId: string, workspaceName: string, actor: Actor): Promise<void> {
+    return this.profiles.renameWorkspace(workspaceId, workspaceName, actor)
   }
 
   /** `POST /auth/setup`: renames the caller's workspace and display name. */
-  setup(userId: string, workspaceName: string, name: string, actor: Actor): Static<typeof UserResp> {
+  setup(userId: string, workspaceName: string, name: string, actor: Actor): Promise<Static<typeof UserResp>> {
     return this.profiles.setup(userId, workspaceName, name, actor)
   }
 
   /** The user holding an address (normalised here), or undefined. */
-  userByEmail(email: string): UserRow | undefined {
-    return findUserByEmail(this.d.db, normaliseEmail(email))
+  userByEmail(email: string): Promise<UserRow | undefined> {
+    return this.d.repo.userByEmail(normaliseEmail(email))
   }
 
   /** Every user of a workspace, oldest first. */
-  workspaceUsers(workspaceId: string): UserRow[] {
-    return listWorkspaceUsers(this.d.db, workspaceId)
+  workspaceUsers(workspaceId: string): Promise<UserRow[]> {
+    return this.d.repo.workspaceUsers(workspaceId)
   }
 
   /** A user of the workspace; another workspace's user answers 404 like a missing one. */
-  workspaceUser(workspaceId: string, userId: string): UserRow {
-    const user = findWorkspaceUser(this.d.db, workspaceId, userId)
+  async workspaceUser(workspaceId: string, userId: string): Promise<UserRow> {
+    const user = await this.d.repo.workspaceUser(workspaceId, userId)
     if (!user) throw notFound('Member')
     return user
   }
 
   /** Active admins left in a workspace (the last-admin rules count these). */
-  activeAdmins(workspaceId: string): number {
-    return countActiveAdmins(this.d.db, workspaceId)
+  activeAdmins(workspaceId: string): Promise<number> {
+    return this.d.repo.activeAdmins(workspaceId)
   }
 
-  /** Changes a user's role; it applies from the next request, as sessions read the role each time. */
-  setRole(userId: string, role: 'admin' | 'member'): void {
-    updateUser(this.d.db, userId, { role }, this.d.clock.now().getTime())
+  /**
+   * Changes a user's role; it applies from the next request, as sessions read the role each time.
+   * Call inside a unit.
+   */
+  async setRole(userId: string, role: 'admin' | 'member'): Promise<void> {
+    await this.d.repo.updateUser(userId, { role }, this.d.clock.now().getTime())
   }
 
-  /** Removes a user; their sessions stop working on the next request. */
-  removeUser(userId: string): void {
-    deleteUser(this.d.db, userId)
+  /** Removes a user; their sessions stop working on the next request. Call inside a unit. */
+  async removeUser(userId: string): Promise<void> {
+    await this.d.repo.deleteUser(userId)
   }
 
   /** Hashes a password with argon2id at the configured memory cost. */
   hashPassword(password: string): Promise<string> {
     return this.hasher.hash(password)
-  }
-
-  /** Runs `fn` in one SQLite transaction (the services' writes are synchronous). */
-  transaction<T>(fn: () => T): T {
-    return transaction(this.d.db, fn)
   }
 }

@@ -4,16 +4,16 @@ import type { Static } from '@sinclair/typebox'
 import type { Authenticator, Principal } from '../../platform/auth/principal'
 import { type Clock, iso } from '../../platform/clock/clock'
 import type { SessionClaims, SessionClass, SessionTokens } from '../../platform/crypto/token'
-import { CommitMemo, commitWatch } from '../../platform/db/commit-watch'
-import type { Db } from '../../platform/db/db'
+import type { Store } from '../../platform/db/store'
+import { StoreMemo } from '../../platform/db/store-memo'
 import { type ApiError, fail } from '../../platform/errors/errors'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
-import { type SessionRow, sessionUserLookup } from './accounts.repo'
+import type { AccountsRepo, SessionRow } from './accounts.repo'
 import type { SessionResp } from './accounts.schemas'
 import type { SsoPolicy } from './accounts.sso'
 
 /** Resolves API keys (`ek_...`) to principals; implemented by the keys feature. */
-export type KeyAuthenticator = (secret: string) => Principal
+export type KeyAuthenticator = (secret: string) => Promise<Principal>
 
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i
 
@@ -37,31 +37,32 @@ export function bearerToken(request: Request): string {
  * so a password reset, a removal or a suspension takes effect on the very next request.
  */
 export class SessionService {
-  /** User rows by id, reused only until the next commit to the database. */
-  private readonly users: CommitMemo<SessionRow>
+  /** User rows by id, reused only until the next commit to the database (any process's). */
+  private readonly users: StoreMemo<SessionRow>
 
   constructor(
-    db: Db,
+    store: Store,
+    repo: AccountsRepo,
     private readonly clock: Clock,
     private readonly tokens: SessionTokens,
     private readonly sso: SsoPolicy,
     /** A session of a suspended workspace is refused; the status is the workspaces feature's. */
     private readonly workspaces: Pick<WorkspacesService, 'status'>,
   ) {
-    this.users = new CommitMemo(commitWatch(db.$client), sessionUserLookup(db))
+    this.users = new StoreMemo(store, (userId) => repo.sessionUser(userId))
   }
 
   /** The principal of a live session token, or the refusal that applies. */
-  authenticate(token: string): Principal {
+  async authenticate(token: string): Promise<Principal> {
     const claims = this.claims(token)
-    const row = this.users.get(claims.sub)
+    const row = await this.users.get(claims.sub)
     if (!row || row.workspaceId !== claims.wid || row.tokenVersion !== claims.ver) {
       throw unauthorized('This session has ended. Sign in again.')
     }
     if (row.status !== 'active') throw fail('account_disabled')
-    if (this.workspaces.status(row.workspaceId) !== 'active') throw fail('workspace_suspended')
+    if ((await this.workspaces.status(row.workspaceId)) !== 'active') throw fail('workspace_suspended')
     if (row.emailVerifiedAt === null) throw fail('email_not_verified')
-    if (this.sso.sessionEnded(claims.wid, claims.via ?? 'password', claims.sat)) {
+    if (await this.sso.sessionEnded(claims.wid, claims.via ?? 'password', claims.sat)) {
       throw unauthorized('This session has ended: the workspace now signs in through single sign-on.')
     }
     return {
@@ -127,8 +128,8 @@ export class SessionService {
 
 /** The request authenticator: `ek_` tokens are API keys, anything else a session token. */
 export function createAuthenticator(sessions: SessionService, keys: KeyAuthenticator): Authenticator {
-  return (request) => {
+  return async (request) => {
     const token = bearerToken(request)
-    return token.startsWith('ek_') ? keys(token) : sessions.authenticate(token)
+    return token.startsWith('ek_') ? await keys(token) : await sessions.authenticate(token)
   }
 }

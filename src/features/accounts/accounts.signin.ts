@@ -1,11 +1,10 @@
 import type { Actor } from '../../platform/auth/principal'
 import { iso } from '../../platform/clock/clock'
 import type { SessionClass } from '../../platform/crypto/token'
-import { transaction } from '../../platform/db/transaction'
 import { ApiError, fail } from '../../platform/errors/errors'
 import type { PasswordHasher } from './accounts.hasher'
 import type { AccountLimits } from './accounts.limits'
-import { findUserByEmail, type UserRow, updateUser } from './accounts.repo'
+import type { UserRow } from './accounts.repo'
 import { normaliseEmail } from './accounts.schemas'
 import type { AccountsDeps, Caller, Token } from './accounts.types'
 
@@ -38,7 +37,7 @@ export class SignIn {
     via = 'password',
   ): Promise<Token> {
     this.limits.login(caller.ip, username)
-    const user = findUserByEmail(this.d.db, normaliseEmail(username))
+    const user = await this.d.repo.userByEmail(normaliseEmail(username))
     const ok = await this.hasher.matches(password, user?.passwordHash)
     // An address nobody holds belongs to no workspace, so no audit log: only the rate limit sees it.
     if (!user) throw fail('invalid_credentials')
@@ -46,26 +45,27 @@ export class SignIn {
       if (!ok) throw fail('invalid_credentials')
       if (user.emailVerifiedAt === null) throw fail('email_not_verified')
       if (user.status !== 'active') throw fail('account_disabled')
-      if (this.d.workspaces.get(user.workspaceId)?.status !== 'active') throw fail('workspace_suspended')
+      if ((await this.d.workspaces.get(user.workspaceId))?.status !== 'active')
+        throw fail('workspace_suspended')
       let method = via
-      if (this.d.sso.enforces(user.workspaceId)) {
+      if (await this.d.sso.enforces(user.workspaceId)) {
         if (!recoveryCode || user.role !== 'admin') throw fail('sso_required')
-        if (!this.d.sso.spendRecoveryCode(user.workspaceId, user.id, recoveryCode, caller)) {
+        if (!(await this.d.sso.spendRecoveryCode(user.workspaceId, user.id, recoveryCode, caller))) {
           throw fail('invalid_recovery_code')
         }
         method = 'recovery_code'
       }
-      return this.signIn(user, remember ? 'remember' : 'normal', method, caller)
+      return await this.signIn(user, remember ? 'remember' : 'normal', method, caller)
     } catch (e) {
-      if (e instanceof ApiError) this.refused(user, e.code, caller)
+      if (e instanceof ApiError) await this.refused(user, e.code, caller)
       throw e
     }
   }
 
   /** Tells a refused password sign-in of a known account (`auth.sign_in_failed`): why, never what was typed. */
-  private refused(user: UserRow, reason: string, caller: Caller): void {
-    transaction(this.d.db, () =>
-      this.d.events.emit(this.d.db, {
+  private async refused(user: UserRow, reason: string, caller: Caller): Promise<void> {
+    await this.d.store.unit(() =>
+      this.d.events.publish({
         type: 'auth.sign_in_failed',
         workspaceId: user.workspaceId,
         payload: {
@@ -78,12 +78,12 @@ export class SignIn {
   }
 
   /** Mints a session for a user, records the sign-in, and answers TokenResp. */
-  signIn(user: UserRow, cls: SessionClass, method: string, caller: Caller): Token {
+  async signIn(user: UserRow, cls: SessionClass, method: string, caller: Caller): Promise<Token> {
     const now = this.d.clock.now().getTime()
     const out = this.mint(user, cls, method)
-    transaction(this.d.db, () => {
-      updateUser(this.d.db, user.id, { lastLoginAt: now }, now)
-      this.d.events.emit(this.d.db, {
+    await this.d.store.unit(async () => {
+      await this.d.repo.updateUser(user.id, { lastLoginAt: now }, now)
+      await this.d.events.publish({
         type: 'auth.sign_in',
         workspaceId: user.workspaceId,
         payload: {

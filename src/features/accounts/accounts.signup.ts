@@ -1,12 +1,11 @@
 import type { Static } from '@sinclair/typebox'
 import { newId } from '../../platform/crypto/random'
 import { isUniqueViolation } from '../../platform/db/constraint'
-import { transaction } from '../../platform/db/transaction'
 import { fail, validationFailed } from '../../platform/errors/errors'
 import type { PasswordHasher } from './accounts.hasher'
 import type { AccountLimits } from './accounts.limits'
 import type { AccountLinks } from './accounts.links'
-import { findUserByEmail, insertAccessRequest, insertUser, type UserRow, updateUser } from './accounts.repo'
+import type { UserRow } from './accounts.repo'
 
 import { isDisposableAddress, normaliseEmail, type RegisterReq, requireName } from './accounts.schemas'
 import type { SignIn } from './accounts.signin'
@@ -35,15 +34,16 @@ export class SignUp {
   /** `POST /auth/register`: a new workspace and its first admin (spec, Accounts and sign-in). */
   async register(body: Static<typeof RegisterReq>, caller: Caller): Promise<Token> {
     const open = this.d.config.accounts.signup_mode === 'open'
-    this.admitCaller(caller)
+    await this.admitCaller(caller)
     const email = normaliseEmail(body.email)
     const name = requireName(body.name, 'name')
     const workspaceName = requireName(body.workspace_name, 'workspace_name')
-    this.admitAddress(email)
+    await this.admitAddress(email)
+    // Hashed before the unit: on SQLite a unit awaits nothing but the database.
     const passwordHash = await this.hasher.hash(body.password)
 
     // Open sign-up is verified by email; invite mode needs no verification.
-    const user = transaction(this.d.db, () =>
+    const user = await this.d.store.unit(() =>
       this.createWorkspace({ workspaceName, email, name, passwordHash, verified: !open }),
     )
     if (!open) return this.signIn.signIn(user, 'normal', 'register', caller)
@@ -60,20 +60,20 @@ export class SignUp {
    * a provider's first sign-in): the registration switch, the per-address sign-up limits (hourly,
    * and daily in open mode), a disposable address (422 on `email`), an address already taken.
    */
-  admitSignUp(email: string, caller: Caller): void {
-    this.admitCaller(caller)
-    this.admitAddress(normaliseEmail(email))
+  async admitSignUp(email: string, caller: Caller): Promise<void> {
+    await this.admitCaller(caller)
+    await this.admitAddress(normaliseEmail(email))
   }
 
   /** The registration switch, then the client address's sign-up limits (every attempt counts). */
-  private admitCaller(caller: Caller): void {
-    if (!this.registrationOpen()) throw fail('registration_closed')
+  private async admitCaller(caller: Caller): Promise<void> {
+    if (!(await this.registrationOpen())) throw fail('registration_closed')
     this.limits.register(caller.ip)
     if (this.d.config.accounts.signup_mode === 'open') this.limits.openSignup(caller.ip)
   }
 
   /** A disposable address is a 422 on `email`; a taken one a 409. */
-  private admitAddress(email: string): void {
+  private async admitAddress(email: string): Promise<void> {
     if (isDisposableAddress(email)) {
       throw validationFailed([
         {
@@ -83,19 +83,22 @@ export class SignUp {
         },
       ])
     }
-    if (findUserByEmail(this.d.db, email)) throw fail('email_taken')
+    if (await this.d.repo.userByEmail(email)) throw fail('email_taken')
   }
 
   /**
-   * A new workspace and its first admin, after `admitSignUp`. Call inside a transaction: the switch
-   * is checked again there, where it cannot race (two first sign-ups at once make one workspace).
-   * Open mode lands on the configured plan, invite mode on the legacy beta plan.
+   * A new workspace and its first admin, after `admitSignUp`. Call inside a unit: the switch is
+   * checked again there, where on SQLite it cannot race (units take turns: two first sign-ups at once
+   * make one workspace). On PostgreSQL two units can both find no workspace (issue 39: `first` mode
+   * needs a lock there). Open mode lands on the configured plan, invite mode on the legacy beta plan.
    */
-  createWorkspace(u: Omit<NewUser, 'workspaceId' | 'role'> & { workspaceName: string }): UserRow {
+  async createWorkspace(
+    u: Omit<NewUser, 'workspaceId' | 'role'> & { workspaceName: string },
+  ): Promise<UserRow> {
     const { accounts } = this.d.config
-    if (!this.registrationOpen()) throw fail('registration_closed')
+    if (!(await this.registrationOpen())) throw fail('registration_closed')
     const plan = accounts.signup_mode === 'open' ? accounts.default_plan : 'beta'
-    const ws = this.d.workspaces.create(u.workspaceName, plan)
+    const ws = await this.d.workspaces.create(u.workspaceName, plan)
     return this.createUser({
       workspaceId: ws.id,
       email: u.email,
@@ -111,23 +114,23 @@ export class SignUp {
    * registration switch, where `first` is open only while the install has no workspace at all (the
    * operator creates theirs, then the door closes).
    */
-  registrationOpen(): boolean {
+  async registrationOpen(): Promise<boolean> {
     const { accounts } = this.d.config
     if (accounts.signup_mode === 'open' || accounts.registration === 'on') return true
-    return accounts.registration === 'first' && !this.d.workspaces.any()
+    return accounts.registration === 'first' && !(await this.d.workspaces.any())
   }
 
   /** True while the install has no workspace at all: the console offers to create the first one. */
-  firstRun(): boolean {
-    return !this.d.workspaces.any()
+  async firstRun(): Promise<boolean> {
+    return !(await this.d.workspaces.any())
   }
 
   /** `GET /auth/verify-email`: spends a verification link once; bad, spent or expired is a 400. */
-  verifyEmail(token: string): Link {
+  async verifyEmail(token: string): Promise<Link> {
     const now = this.d.clock.now().getTime()
-    const userId = transaction(this.d.db, () => {
-      const id = this.links.consume(token, 'verify_email')
-      if (id) updateUser(this.d.db, id, { emailVerifiedAt: now }, now)
+    const userId = await this.d.store.unit(async () => {
+      const id = await this.links.consume(token, 'verify_email', now)
+      if (id) await this.d.repo.updateUser(id, { emailVerifiedAt: now }, now)
       return id
     })
     if (!userId) throw fail('invalid_token')
@@ -137,21 +140,22 @@ export class SignUp {
   /** `POST /auth/resend-verification`: always `sent`; a new link at most once per cooldown per address. */
   async resendVerification(rawEmail: string, caller: Caller): Promise<Link> {
     this.limits.link(caller.ip, rawEmail)
-    const user = findUserByEmail(this.d.db, normaliseEmail(rawEmail))
+    const user = await this.d.repo.userByEmail(normaliseEmail(rawEmail))
     const unverified = user && user.emailVerifiedAt === null && user.status === 'active'
     return this.links.answer(unverified ? user : undefined, 'verify_email', caller)
   }
 
   /** `POST /auth/request-access`: always `pending`; a repeat while one is pending adds nothing. */
-  requestAccess(rawEmail: string, caller: Caller): Link {
+  async requestAccess(rawEmail: string, caller: Caller): Promise<Link> {
     this.limits.register(caller.ip)
     const at = this.d.clock.now().getTime()
-    insertAccessRequest(this.d.db, newId(this.d.random, 'acr'), normaliseEmail(rawEmail), at)
+    const id = newId(this.d.random, 'acr')
+    await this.d.store.unit(() => this.d.repo.insertAccessRequest(id, normaliseEmail(rawEmail), at))
     return { status: 'pending' }
   }
 
-  /** Creates a user row; `verified` stamps the address as proven now. Call inside a transaction. */
-  createUser(u: NewUser): UserRow {
+  /** Creates a user row; `verified` stamps the address as proven now. Call inside a unit. */
+  async createUser(u: NewUser): Promise<UserRow> {
     const at = this.d.clock.now().getTime()
     const row: UserRow = {
       id: newId(this.d.random, 'usr'),
@@ -168,7 +172,9 @@ export class SignUp {
       updatedAt: at,
     }
     try {
-      insertUser(this.d.db, row)
+      // A savepoint: a refused insert leaves the caller's unit usable (PostgreSQL aborts a
+      // transaction on an error otherwise).
+      await this.d.store.unit(() => this.d.repo.insertUser(row))
     } catch (e) {
       // The unique index settles a race between two sign-ups for the same address.
       if (isUniqueViolation(e)) throw fail('email_taken')

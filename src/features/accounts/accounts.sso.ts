@@ -12,24 +12,27 @@ interface Caller {
 /** The ways a session is made that enforcement leaves alone: the provider, and break-glass. */
 export const SSO_METHODS = new Set(['sso', 'recovery_code'])
 
-/** Single sign-on's rules, as accounts needs them. */
+/** Single sign-on's rules, as accounts needs them (read from the store, hence promises). */
 export interface SsoPolicy {
   /** Whether any workspace on this server signs in through SSO (`sso_enabled` in `/auth/config`). */
-  available(): boolean
+  available(): Promise<boolean>
   /** Whether the workspace refuses password sign-in (`sso_required`). */
-  enforces(workspaceId: string): boolean
+  enforces(workspaceId: string): Promise<boolean>
   /** Whether a session signed in by `method` at `signedInAtSec` (Unix seconds) was ended by enforcement. */
-  sessionEnded(workspaceId: string, method: string, signedInAtSec: number): boolean
-  /** Spends one recovery code of the workspace for an admin's sign-in (audited); false when unknown or spent. */
-  spendRecoveryCode(workspaceId: string, userId: string, code: string, caller: Caller): boolean
+  sessionEnded(workspaceId: string, method: string, signedInAtSec: number): Promise<boolean>
+  /**
+   * Spends one recovery code of the workspace for an admin's sign-in (audited), in a unit of its
+   * own; false when unknown or spent.
+   */
+  spendRecoveryCode(workspaceId: string, userId: string, code: string, caller: Caller): Promise<boolean>
 }
 
 /** The policy before sso plugs in: nothing enforced, no code accepted. */
 const NONE: SsoPolicy = {
-  available: () => false,
-  enforces: () => false,
-  sessionEnded: () => false,
-  spendRecoveryCode: () => false,
+  available: async () => false,
+  enforces: async () => false,
+  sessionEnded: async () => false,
+  spendRecoveryCode: async () => false,
 }
 
 /** The slot sign-in and the session check read the policy through, filled once the sso feature is built. */
@@ -41,19 +44,19 @@ export class SsoGate implements SsoPolicy {
     this.policy = policy
   }
 
-  available(): boolean {
+  available(): Promise<boolean> {
     return this.policy.available()
   }
 
-  enforces(workspaceId: string): boolean {
+  enforces(workspaceId: string): Promise<boolean> {
     return this.policy.enforces(workspaceId)
   }
 
-  sessionEnded(workspaceId: string, method: string, signedInAtSec: number): boolean {
+  sessionEnded(workspaceId: string, method: string, signedInAtSec: number): Promise<boolean> {
     return this.policy.sessionEnded(workspaceId, method, signedInAtSec)
   }
 
-  spendRecoveryCode(workspaceId: string, userId: string, code: string, caller: Caller): boolean {
+  spendRecoveryCode(workspaceId: string, userId: string, code: string, caller: Caller): Promise<boolean> {
     return this.policy.spendRecoveryCode(workspaceId, userId, code, caller)
   }
 }

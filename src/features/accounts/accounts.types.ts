@@ -6,12 +6,13 @@ import type { Clock } from '../../platform/clock/clock'
 import type { Config } from '../../platform/config/config.load'
 import type { Random } from '../../platform/crypto/random'
 import type { SessionTokens } from '../../platform/crypto/token'
-import type { Db } from '../../platform/db/db'
+import type { Store } from '../../platform/db/store'
 import type { Mailer } from '../../platform/email/email'
 import type { Outbox } from '../../platform/events/outbox'
 import type { Logger } from '../../platform/log/log'
 import type { RateLimiter } from '../../platform/rate-limit/rate-limit'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
+import type { AccountsRepo } from './accounts.repo'
 import type { LinkDelivery as LinkDeliverySchema, LinkResp, TokenResp } from './accounts.schemas'
 import type { SsoGate } from './accounts.sso'
 
@@ -20,7 +21,10 @@ import type { SsoGate } from './accounts.sso'
 export type AccountsConfig = Pick<Config, 'accounts' | 'server' | 'security' | 'billing' | 'email' | 'google'>
 
 export interface AccountsDeps {
-  db: Db
+  /** Accounts' changes are units of work on it (password hashing and mail before or after, never inside). */
+  store: Store
+  /** Accounts' own SQL (users, emailed tokens, access requests). */
+  repo: AccountsRepo
   clock: Clock
   random: Random
   config: AccountsConfig

@@ -173,7 +173,7 @@ export class BillingService {
   private async accountOf(workspaceId: string, gateway: StripeGateway): Promise<BillingAccountRow> {
     const existing = await this.d.repo.byWorkspace(workspaceId)
     if (existing) return existing
-    const name = this.d.workspaces.get(workspaceId)?.name ?? workspaceId
+    const name = (await this.d.workspaces.get(workspaceId))?.name ?? workspaceId
     const customerId = await provider(this.d.log, 'customer', () => gateway.createCustomer(workspaceId, name))
     const at = this.d.clock.now().getTime()
     // Two first checkouts at once: the second link changes nothing and both go on with the first's customer.

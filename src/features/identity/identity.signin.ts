@@ -35,14 +35,14 @@ export class IdentitySignIn {
     const email = normaliseEmail(claims.email)
     const linked = await this.d.repo.find(claims.issuer, claims.subject)
     if (linked) {
-      const user = this.d.accounts.workspaceUser(linked.workspaceId, linked.userId)
-      return { kind: 'session', token: this.signInAs(user, provider, caller) }
+      const user = await this.d.accounts.workspaceUser(linked.workspaceId, linked.userId)
+      return { kind: 'session', token: await this.signInAs(user, provider, caller) }
     }
-    const existing = this.d.accounts.userByEmail(email)
+    const existing = await this.d.accounts.userByEmail(email)
     if (existing) {
       // Said now rather than after the password: the link would be refused for the same reasons.
       if (existing.status !== 'active') throw fail('account_disabled')
-      if (this.d.sso.enforces(existing.workspaceId)) throw fail('sso_required')
+      if (await this.d.sso.enforces(existing.workspaceId)) throw fail('sso_required')
       const ticket = { provider, issuer: claims.issuer, subject: claims.subject, email, name: claims.name }
       return { kind: 'link', ticket: this.tickets.issue(ticket) }
     }
@@ -65,12 +65,12 @@ export class IdentitySignIn {
    */
   async link(ticket: string, password: string, caller: Caller): Promise<Token> {
     const t = this.tickets.read(ticket)
-    const user = this.d.accounts.userByEmail(t.email)
+    const user = await this.d.accounts.userByEmail(t.email)
     if (!user) throw fail('link_ticket_invalid')
     const linked = await this.d.repo.find(t.issuer, t.subject)
     if (linked && linked.userId !== user.id) throw fail('identity_linked_elsewhere')
     if (user.status !== 'active') throw fail('account_disabled')
-    if (this.d.sso.enforces(user.workspaceId)) throw fail('sso_required')
+    if (await this.d.sso.enforces(user.workspaceId)) throw fail('sso_required')
     const token = await this.d.accounts.login(t.email, password, false, caller, undefined, t.provider)
     if (!linked) {
       await this.d.store.unit(async () => {
@@ -83,12 +83,13 @@ export class IdentitySignIn {
   }
 
   /** Signs in the user of a linked identity, refused as password sign-in would be. */
-  private signInAs(user: UserRow, provider: string, caller: Caller): Token {
+  private async signInAs(user: UserRow, provider: string, caller: Caller): Promise<Token> {
     if (user.emailVerifiedAt === null) throw fail('email_not_verified')
     if (user.status !== 'active') throw fail('account_disabled')
-    if (this.d.workspaces.get(user.workspaceId)?.status !== 'active') throw fail('workspace_suspended')
-    if (this.d.sso.enforces(user.workspaceId)) throw fail('sso_required')
-    return this.d.accounts.signIn(user, 'normal', provider, caller)
+    if ((await this.d.workspaces.get(user.workspaceId))?.status !== 'active')
+      throw fail('workspace_suspended')
+    if (await this.d.sso.enforces(user.workspaceId)) throw fail('sso_required')
+    return await this.d.accounts.signIn(user, 'normal', provider, caller)
   }
 
   /**
@@ -102,11 +103,11 @@ export class IdentitySignIn {
     email: string,
     caller: Caller,
   ): Promise<Token> {
-    this.d.accounts.admitSignUp(email, caller)
+    await this.d.accounts.admitSignUp(email, caller)
     const name = (claims.name?.trim() || email.split('@')[0] || email).slice(0, NAME_MAX)
     const user = await this.d.store.unit(async () => {
       // The provider verified the address, so no verification link is needed.
-      const row = this.d.accounts.createWorkspace({
+      const row = await this.d.accounts.createWorkspace({
         workspaceName: `${name}'s workspace`.slice(0, NAME_MAX),
         email,
         name,
@@ -120,7 +121,7 @@ export class IdentitySignIn {
       )
       return row
     })
-    return this.d.accounts.signIn(user, 'normal', provider, caller)
+    return await this.d.accounts.signIn(user, 'normal', provider, caller)
   }
 
   /**

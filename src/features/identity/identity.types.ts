@@ -19,7 +19,7 @@ export type IdentityConfig = Pick<Config, 'google' | 'accounts' | 'server'>
  * does). A workspace that does refuses Google sign-in and linking.
  */
 export interface SsoEnforcement {
-  enforces(workspaceId: string): boolean
+  enforces(workspaceId: string): Promise<boolean>
 }
 
 /** What the identity feature's parts are built from. */

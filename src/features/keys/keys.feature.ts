@@ -10,6 +10,6 @@ export function keysFeature(
   p: Platform,
   d: { corpora: CorporaService; plans: PlansService; workspaces: WorkspacesService },
 ): Feature<KeysService> {
-  const service = new KeysService(p.db, p.clock, p.random, p.events, d.corpora, d.plans, d.workspaces)
+  const service = new KeysService(p.store, p.clock, p.random, p.events, d.corpora, d.plans, d.workspaces)
   return { name: 'keys', service, routes: keysRoutes(service) }
 }

@@ -1,107 +1,119 @@
-import { and, count, desc, eq, gt, isNull, lt, or } from 'drizzle-orm'
-import type { Db } from '../../platform/db/db'
+import { and, count, desc, eq, gt, isNull, lt, lte, or, sql } from 'drizzle-orm'
+import { Prepared } from '../../platform/db/prepared'
+import type { Store } from '../../platform/db/store'
 import { apiKeys } from './keys.tables'
 
 /** An API key row (times in ms). */
 export type ApiKeyRow = typeof apiKeys.$inferSelect
 
-/** Inserts a key. */
-export function insertKey(db: Db, row: ApiKeyRow): void {
-  db.insert(apiKeys).values(row).run()
-}
+/** The key columns authentication reads. */
+export type KeyAuthRow = Pick<
+  ApiKeyRow,
+  'id' | 'workspaceId' | 'scopes' | 'expiresAt' | 'revokedAt' | 'lastUsedAt' | 'corpusIds'
+>
 
-/** A key of a workspace; another workspace's key is undefined (answers 404). */
-export function findKey(db: Db, workspaceId: string, id: string): ApiKeyRow | undefined {
-  return db
-    .select()
-    .from(apiKeys)
-    .where(and(eq(apiKeys.id, id), eq(apiKeys.workspaceId, workspaceId)))
-    .get()
-}
+/** SQL of the keys feature, on either engine (docs/data-layer.md). */
+export class KeysRepo {
+  /** The key with a secret hash: read on every keyed request, built once per handle. */
+  private readonly bySecret: Prepared<KeyAuthRow[]>
 
-/** Sets `revoked_at` on a key that is not revoked yet; true when this call revoked it. */
-export function markRevoked(db: Db, id: string, at: number): boolean {
-  const row = db
-    .update(apiKeys)
-    .set({ revokedAt: at })
-    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id })
-    .get()
-  return row !== undefined
-}
+  constructor(private readonly store: Store) {
+    this.bySecret = new Prepared(store, (db) => {
+      const k = store.table(apiKeys)
+      return db
+        .select({
+          id: k.id,
+          workspaceId: k.workspaceId,
+          scopes: k.scopes,
+          expiresAt: k.expiresAt,
+          revokedAt: k.revokedAt,
+          lastUsedAt: k.lastUsedAt,
+          corpusIds: k.corpusIds,
+        })
+        .from(k)
+        .where(eq(k.secretHash, sql.placeholder('hash')))
+        .limit(1)
+        .prepare()
+    })
+  }
 
-/** Keys of a workspace newest first, continuing strictly after `after` = [created_at, id]. */
-export function listKeys(
-  db: Db,
-  workspaceId: string,
-  after: readonly (string | number)[] | null,
-  limit: number | null,
-): ApiKeyRow[] {
-  const [at, id] = after ?? []
-  const where =
-    typeof at === 'number' && typeof id === 'string'
-      ? and(
-          eq(apiKeys.workspaceId, workspaceId),
-          or(lt(apiKeys.createdAt, at), and(eq(apiKeys.createdAt, at), lt(apiKeys.id, id))),
-        )
-      : eq(apiKeys.workspaceId, workspaceId)
-  const q = db.select().from(apiKeys).where(where).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
-  return limit === null ? q.all() : q.limit(limit).all()
-}
+  /** Inserts a key. */
+  async insert(row: ApiKeyRow): Promise<void> {
+    await this.store.db.insert(this.store.table(apiKeys)).values(row)
+  }
 
-/** Number of keys of a workspace, revoked included. */
-export function countKeys(db: Db, workspaceId: string): number {
-  return db.select({ n: count() }).from(apiKeys).where(eq(apiKeys.workspaceId, workspaceId)).get()?.n ?? 0
-}
+  /** A key of a workspace; another workspace's key is undefined (answers 404). */
+  async find(workspaceId: string, id: string): Promise<ApiKeyRow | undefined> {
+    const k = this.store.table(apiKeys)
+    const rows = await this.store.db
+      .select()
+      .from(k)
+      .where(and(eq(k.id, id), eq(k.workspaceId, workspaceId)))
+      .limit(1)
+    return rows[0]
+  }
 
-/** Number of keys of a workspace that are neither revoked nor expired at `now`. */
-export function countActiveKeys(db: Db, workspaceId: string, now: number): number {
-  return (
-    db
+  /** The key with this secret hash, or undefined (its workspace's status is the workspaces service's). */
+  async bySecretHash(hash: string): Promise<KeyAuthRow | undefined> {
+    return (await this.bySecret.execute({ hash }))[0]
+  }
+
+  /** Sets `revoked_at` on a key that is not revoked yet; true when this call revoked it. */
+  async markRevoked(id: string, at: number): Promise<boolean> {
+    const k = this.store.table(apiKeys)
+    const rows = await this.store.db
+      .update(k)
+      .set({ revokedAt: at })
+      .where(and(eq(k.id, id), isNull(k.revokedAt)))
+      .returning({ id: k.id })
+    return rows.length > 0
+  }
+
+  /** Sets `last_used_at` to `now` unless it is already after `staleBefore`. */
+  async touch(id: string, now: number, staleBefore: number): Promise<void> {
+    const k = this.store.table(apiKeys)
+    await this.store.db
+      .update(k)
+      .set({ lastUsedAt: now })
+      .where(and(eq(k.id, id), or(isNull(k.lastUsedAt), lte(k.lastUsedAt, staleBefore))))
+  }
+
+  /** Keys of a workspace newest first, continuing strictly after `after` = [created_at, id]. */
+  list(
+    workspaceId: string,
+    after: readonly (string | number)[] | null,
+    limit: number | null,
+  ): Promise<ApiKeyRow[]> {
+    const k = this.store.table(apiKeys)
+    const [at, id] = after ?? []
+    const where =
+      typeof at === 'number' && typeof id === 'string'
+        ? and(eq(k.workspaceId, workspaceId), or(lt(k.createdAt, at), and(eq(k.createdAt, at), lt(k.id, id))))
+        : eq(k.workspaceId, workspaceId)
+    const q = this.store.db.select().from(k).where(where).orderBy(desc(k.createdAt), desc(k.id))
+    return limit === null ? q : q.limit(limit)
+  }
+
+  /** Number of keys of a workspace, revoked included. */
+  async count(workspaceId: string): Promise<number> {
+    const k = this.store.table(apiKeys)
+    const rows = await this.store.db.select({ n: count() }).from(k).where(eq(k.workspaceId, workspaceId))
+    return Number(rows[0]?.n ?? 0)
+  }
+
+  /** Number of keys of a workspace that are neither revoked nor expired at `now`. */
+  async countActive(workspaceId: string, now: number): Promise<number> {
+    const k = this.store.table(apiKeys)
+    const rows = await this.store.db
       .select({ n: count() })
-      .from(apiKeys)
+      .from(k)
       .where(
         and(
-          eq(apiKeys.workspaceId, workspaceId),
-          isNull(apiKeys.revokedAt),
-          or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)),
+          eq(k.workspaceId, workspaceId),
+          isNull(k.revokedAt),
+          or(isNull(k.expiresAt), gt(k.expiresAt, now)),
         ),
       )
-      .get()?.n ?? 0
-  )
-}
-
-type Key = typeof apiKeys.$inferSelect
-/** The key columns authentication reads, in the statement's order: a tuple of the table's own types. */
-export type KeyAuthRow = [
-  Key['id'],
-  Key['workspaceId'],
-  Key['scopes'],
-  Key['expiresAt'],
-  Key['revokedAt'],
-  Key['lastUsedAt'],
-  Key['corpusIds'],
-]
-
-/** The two statements on every keyed request's path, prepared once (bun:sqlite, not drizzle: hot path). */
-export interface KeyAuthStatements {
-  /** The key with this secret hash, or undefined (its workspace's status is the workspaces service's). */
-  lookup(hash: string): KeyAuthRow | undefined
-  /** Sets `last_used_at` to `now` unless it is already after `staleBefore`. */
-  touch(id: string, now: number, staleBefore: number): void
-}
-
-export function keyAuthStatements(db: Db): KeyAuthStatements {
-  const lookup = db.$client.prepare<unknown, [string]>(
-    `SELECT k.id, k.workspace_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, k.corpus_ids
-     FROM api_keys k WHERE k.secret_hash = ?`,
-  )
-  const touch = db.$client.prepare<unknown, [number, string, number]>(
-    'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)',
-  )
-  return {
-    // Rows as arrays (`values`): no object with named keys on the hot path.
-    lookup: (hash) => (lookup.values(hash) as KeyAuthRow[])[0],
-    touch: (id, now, staleBefore) => void touch.run(now, id, staleBefore),
+    return Number(rows[0]?.n ?? 0)
   }
 }

@@ -3,9 +3,8 @@ import { actorOf, type Principal, SCOPES, type Scope } from '../../platform/auth
 import { type Clock, iso } from '../../platform/clock/clock'
 import { base62, newId, type Random } from '../../platform/crypto/random'
 import { secretHash } from '../../platform/crypto/token'
-import { CommitMemo, commitWatch } from '../../platform/db/commit-watch'
-import type { Db } from '../../platform/db/db'
-import { transaction } from '../../platform/db/transaction'
+import type { Store } from '../../platform/db/store'
+import { StoreMemo } from '../../platform/db/store-memo'
 import { fail, notFound, validationFailed } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import type { ListResult } from '../../platform/paging/paging'
@@ -13,18 +12,7 @@ import { keysetPage, type PageRequest } from '../../platform/paging/paging'
 import type { CorporaService } from '../corpora/corpora.service'
 import type { PlansService } from '../plans/plans.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
-import {
-  type ApiKeyRow,
-  countActiveKeys,
-  countKeys,
-  findKey,
-  insertKey,
-  type KeyAuthRow,
-  type KeyAuthStatements,
-  keyAuthStatements,
-  listKeys,
-  markRevoked,
-} from './keys.repo'
+import { type ApiKeyRow, type KeyAuthRow, KeysRepo } from './keys.repo'
 import type { ApiKeyCreatedResp, ApiKeyCreateReq, ApiKeyResp } from './keys.schemas'
 
 type KeyResp = Static<typeof ApiKeyResp>
@@ -59,14 +47,15 @@ export function keyResp(row: ApiKeyRow): KeyResp {
 
 /** Tenant API keys: mint (secret shown once), list, revoke, and authenticate on every request. */
 export class KeysService {
-  /** Key rows by secret hash, reused only until the next commit to the database. */
-  private readonly rows: CommitMemo<KeyAuthRow>
+  /** Key rows by secret hash, reused only until the next commit to the database (any process's). */
+  private readonly rows: StoreMemo<KeyAuthRow>
   /** Parsed scope lists by their stored JSON; at most seven distinct values exist. */
   private readonly scopeLists = new Map<string, Scope[]>()
-  private readonly auth: KeyAuthStatements
+  private readonly repo: KeysRepo
 
   constructor(
-    private readonly db: Db,
+    /** Key changes are units of work on it; the per-request lookup reads it through a memo. */
+    private readonly store: Store,
     private readonly clock: Clock,
     private readonly random: Random,
     /** Key changes are told as `key.created` / `key.revoked` (the audit log subscribes). */
@@ -78,16 +67,17 @@ export class KeysService {
     /** A key of a suspended workspace is refused; the status is the workspaces feature's. */
     private readonly workspaces: Pick<WorkspacesService, 'status'>,
   ) {
-    this.auth = keyAuthStatements(db)
-    this.rows = new CommitMemo(commitWatch(db.$client), (hash) => this.auth.lookup(hash))
+    const repo = new KeysRepo(store)
+    this.repo = repo
+    this.rows = new StoreMemo(store, (hash) => repo.bySecretHash(hash))
   }
 
   /** `POST /api-keys`: a new key; the response is the only place the secret ever appears. */
-  create(
+  async create(
     p: Principal,
     body: Static<typeof ApiKeyCreateReq>,
     caller: KeyCaller,
-  ): Static<typeof ApiKeyCreatedResp> {
+  ): Promise<Static<typeof ApiKeyCreatedResp>> {
     const now = this.clock.now().getTime()
     let expiresAt: number | null = null
     if (body.expires_at) {
@@ -104,7 +94,7 @@ export class KeysService {
         { loc: ['body', 'name'], msg: 'String should have at least 1 character', type: 'string_too_short' },
       ])
     }
-    const corpusIds = this.boundBases(p.workspaceId, body.corpus_ids ?? null)
+    const corpusIds = await this.boundBases(p.workspaceId, body.corpus_ids ?? null)
     const secret = `ek_${base62(this.random, SECRET_CHARS)}`
     const row: ApiKeyRow = {
       id: newId(this.random, 'key'),
@@ -121,13 +111,14 @@ export class KeysService {
       revokedAt: null,
       lastUsedAt: null,
     }
-    transaction(this.db, () => {
-      // Counted, checked and inserted in one synchronous transaction: parallel creations cannot pass
-      // the cap, and a refused one writes nothing. On PostgreSQL (issue 39) this needs a row lock on
-      // the workspace.
-      this.plans.ensureRoom(p.workspaceId, 'api_keys', countActiveKeys(this.db, p.workspaceId, now))
-      insertKey(this.db, row)
-      this.events.emit(this.db, {
+    await this.store.unit(async () => {
+      // Counted, checked and inserted in one unit: a refused one writes nothing, and on SQLite units
+      // take turns, so parallel creations cannot pass the cap. On PostgreSQL two units can both count
+      // below the cap (issue 39): a row lock on the workspace, planned, will close it.
+      const active = await this.repo.countActive(p.workspaceId, now)
+      await this.plans.ensureRoom(p.workspaceId, 'api_keys', active)
+      await this.repo.insert(row)
+      await this.events.publish({
         type: 'key.created',
         workspaceId: p.workspaceId,
         payload: {
@@ -147,7 +138,7 @@ export class KeysService {
    * The bases a new key is bound to, checked: distinct ids, each a base of the workspace (an
    * unknown id and another workspace's answer the same 404). Null: every base.
    */
-  private boundBases(workspaceId: string, ids: readonly string[] | null): string[] | null {
+  private async boundBases(workspaceId: string, ids: readonly string[] | null): Promise<string[] | null> {
     if (ids === null) return null
     const seen = new Set<string>()
     ids.forEach((id, i) => {
@@ -159,28 +150,30 @@ export class KeysService {
       seen.add(id)
     })
     for (const id of ids) {
-      if (!this.corpora.exists(workspaceId, id)) throw fail('not_found', `Document base not found: ${id}.`)
+      if (!(await this.corpora.exists(workspaceId, id)))
+        throw fail('not_found', `Document base not found: ${id}.`)
     }
     return [...ids]
   }
 
   /** `GET /api-keys`: newest first, revoked included; a page on `/v1`, everything otherwise. */
-  list(workspaceId: string, page: PageRequest | null): ListResult<KeyResp> {
-    const total = countKeys(this.db, workspaceId)
+  async list(workspaceId: string, page: PageRequest | null): Promise<ListResult<KeyResp>> {
+    const total = await this.repo.count(workspaceId)
     if (!page)
-      return { items: listKeys(this.db, workspaceId, null, null).map(keyResp), total, nextCursor: null }
-    const rows = listKeys(this.db, workspaceId, page.after, page.limit + 1)
+      return { items: (await this.repo.list(workspaceId, null, null)).map(keyResp), total, nextCursor: null }
+    const rows = await this.repo.list(workspaceId, page.after, page.limit + 1)
     return keysetPage(rows, page.limit, (r) => [r.createdAt, r.id], keyResp, total)
   }
 
   /** `DELETE /api-keys/{id}`: sets `revoked_at` once; a repeat returns the key unchanged, no new event. */
-  revoke(p: Principal, keyId: string, caller: KeyCaller): KeyResp {
+  async revoke(p: Principal, keyId: string, caller: KeyCaller): Promise<KeyResp> {
     const now = this.clock.now().getTime()
-    const row = transaction(this.db, () => {
-      const key = findKey(this.db, p.workspaceId, keyId)
+    const row = await this.store.unit(async () => {
+      const key = await this.repo.find(p.workspaceId, keyId)
       if (!key) throw notFound('API key')
-      if (key.revokedAt !== null || !markRevoked(this.db, key.id, now)) return key
-      this.events.emit(this.db, {
+      // A conditional write: of two revocations at once, one revokes and tells it.
+      if (key.revokedAt !== null || !(await this.repo.markRevoked(key.id, now))) return key
+      await this.events.publish({
         type: 'key.revoked',
         workspaceId: p.workspaceId,
         payload: {
@@ -196,35 +189,36 @@ export class KeysService {
   }
 
   /** One key of a workspace as listed; another workspace's key answers 404 like a missing one. */
-  get(workspaceId: string, keyId: string): KeyResp {
-    const row = findKey(this.db, workspaceId, keyId)
+  async get(workspaceId: string, keyId: string): Promise<KeyResp> {
+    const row = await this.repo.find(workspaceId, keyId)
     if (!row) throw notFound('API key')
     return keyResp(row)
   }
 
   /** Keys of a workspace that still work (for the usage report). */
-  activeCount(workspaceId: string): number {
-    return countActiveKeys(this.db, workspaceId, this.clock.now().getTime())
+  activeCount(workspaceId: string): Promise<number> {
+    return this.repo.countActive(workspaceId, this.clock.now().getTime())
   }
 
   /**
    * The principal of a presented secret, checked against the database's current state on every
-   * request, so a revocation applies to the very next one. The key row is read again whenever any
-   * connection has committed since it was last read (`CommitMemo`): no answer outlives a write.
+   * request, so a revocation applies to the very next one. The key row is read again whenever the
+   * database has had a commit since it was last read (`StoreMemo`): no answer outlives a write.
    * Unknown, revoked or expired: 401.
    */
-  authenticate(secret: string): Principal {
+  async authenticate(secret: string): Promise<Principal> {
     if (!KEY_SHAPE.test(secret)) throw invalidKey('Invalid API key.')
     // A lookup by the hash of a high-entropy secret: timing reveals nothing usable about the secret.
-    const row = this.rows.get(secretHash(secret))
+    const row = await this.rows.get(secretHash(secret))
     if (!row) throw invalidKey('Invalid API key.')
-    const [id, workspaceId, scopeJson, expiresAt, revokedAt, lastUsedAt, basesJson] = row
+    const { id, workspaceId, scopes: scopeJson, expiresAt, revokedAt, lastUsedAt, corpusIds: basesJson } = row
     const now = this.clock.now().getTime()
     if (revokedAt !== null) throw invalidKey('This API key has been revoked.')
     if (expiresAt !== null && expiresAt <= now) throw invalidKey('This API key has expired.')
-    if (this.workspaces.status(workspaceId) !== 'active') throw fail('workspace_suspended')
+    if ((await this.workspaces.status(workspaceId)) !== 'active') throw fail('workspace_suspended')
     if (lastUsedAt === null || now - lastUsedAt >= TOUCH_INTERVAL_MS) {
-      this.auth.touch(id, now, now - TOUCH_INTERVAL_MS)
+      // A unit of its own, at most once a period a key: the commit empties the memos, as any does.
+      await this.store.unit(() => this.repo.touch(id, now, now - TOUCH_INTERVAL_MS))
     }
     let scopes = this.scopeLists.get(scopeJson)
     if (!scopes) {

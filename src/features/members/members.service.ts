@@ -73,7 +73,7 @@ export class MembersService {
   /** `GET /admin/members`: members plus invitations not yet accepted. */
   async list(workspaceId: string): Promise<Static<typeof MembersResp>> {
     return {
-      members: this.d.accounts.workspaceUsers(workspaceId).map(memberResp),
+      members: (await this.d.accounts.workspaceUsers(workspaceId)).map(memberResp),
       invites: (await this.repo.listOpen(workspaceId)).map(inviteResp),
     }
   }
@@ -85,10 +85,10 @@ export class MembersService {
    */
   async invite(p: Principal, rawEmail: string, role: Role, caller: Caller): Promise<Static<typeof LinkResp>> {
     const email = normaliseEmail(rawEmail)
-    const existing = this.d.accounts.userByEmail(email)
+    const existing = await this.d.accounts.userByEmail(email)
     // Only a member of this workspace is reported; whether an address has an account elsewhere is not ours to tell.
     if (existing?.workspaceId === p.workspaceId) throw fail('conflict', 'This address is already a member.')
-    const ws = this.d.workspaces.get(p.workspaceId)
+    const ws = await this.d.workspaces.get(p.workspaceId)
     if (!ws) throw notFound('Workspace')
     const now = this.d.clock.now().getTime()
     const { token, hash } = newLinkToken(this.d.random)
@@ -100,7 +100,7 @@ export class MembersService {
       // (units take turns on SQLite). On PostgreSQL (issue 39) this count needs a row lock on the
       // workspace, which workspaces' service does not offer yet.
       const invited = await this.repo.countLive(p.workspaceId, now, email)
-      await this.d.plans.ensureRoom(p.workspaceId, 'seats', this.seats(p.workspaceId) + invited)
+      await this.d.plans.ensureRoom(p.workspaceId, 'seats', (await this.seats(p.workspaceId)) + invited)
       const open = await this.repo.findOpen(p.workspaceId, email)
       const id = open?.id ?? newId(this.d.random, 'inv')
       if (open) await this.repo.reissue(id, { role, tokenHash: hash, sentAt: now, expiresAt, invitedBy })
@@ -169,10 +169,10 @@ export class MembersService {
   changeRole(p: Principal, userId: string, role: Role, caller: Caller): Promise<Static<typeof MemberResp>> {
     const a = this.d.accounts
     return this.d.store.unit(async () => {
-      const user = a.workspaceUser(p.workspaceId, userId)
+      const user = await a.workspaceUser(p.workspaceId, userId)
       if (user.role === role) return memberResp(user)
-      this.keepLastAdmin(user, 'demoted')
-      a.setRole(user.id, role)
+      await this.keepLastAdmin(user, 'demoted')
+      await a.setRole(user.id, role)
       await this.d.events.publish({
         type: 'member.changed',
         workspaceId: p.workspaceId,
@@ -193,9 +193,9 @@ export class MembersService {
     const a = this.d.accounts
     await this.d.store.unit(async () => {
       if (p.userId === userId) throw fail('cannot_remove_self')
-      const user = a.workspaceUser(p.workspaceId, userId)
-      this.keepLastAdmin(user, 'removed')
-      a.removeUser(user.id)
+      const user = await a.workspaceUser(p.workspaceId, userId)
+      await this.keepLastAdmin(user, 'removed')
+      await a.removeUser(user.id)
       await this.d.events.publish({
         type: 'member.removed',
         workspaceId: p.workspaceId,
@@ -210,14 +210,14 @@ export class MembersService {
   }
 
   /** Seats a workspace's members take (every member, as `/admin/billing` counts them). */
-  private seats(workspaceId: string): number {
-    return this.d.accounts.workspaceUsers(workspaceId).length
+  private async seats(workspaceId: string): Promise<number> {
+    return (await this.d.accounts.workspaceUsers(workspaceId)).length
   }
 
   /** Refuses to demote or remove a workspace's last active admin (call inside the change's unit). */
-  private keepLastAdmin(user: UserRow, change: 'demoted' | 'removed'): void {
+  private async keepLastAdmin(user: UserRow, change: 'demoted' | 'removed'): Promise<void> {
     if (user.role !== 'admin' || user.status !== 'active') return
-    if (this.d.accounts.activeAdmins(user.workspaceId) <= 1) {
+    if ((await this.d.accounts.activeAdmins(user.workspaceId)) <= 1) {
       throw fail('last_admin', `The last admin of a workspace cannot be ${change}.`)
     }
   }
@@ -225,7 +225,7 @@ export class MembersService {
   /** `POST /auth/invite-info`: the workspace and address a live invitation names. */
   async info(token: string): Promise<Static<typeof InviteInfoResp>> {
     const invite = await this.repo.findLive(sha256Hex(token), this.d.clock.now().getTime())
-    const ws = invite && this.d.workspaces.get(invite.workspaceId)
+    const ws = invite && (await this.d.workspaces.get(invite.workspaceId))
     if (!invite || !ws) throw fail('invalid_token')
     return {
       workspace_id: ws.id,
@@ -233,7 +233,7 @@ export class MembersService {
       email: invite.email,
       role: invite.role,
       expires_at: iso(new Date(invite.expiresAt)),
-      sso_required: this.d.accounts.ssoPolicy().enforces(ws.id),
+      sso_required: await this.d.accounts.ssoPolicy().enforces(ws.id),
     }
   }
 
@@ -251,17 +251,18 @@ export class MembersService {
     const { user, sso } = await this.d.store.unit(async () => {
       const invite = await this.repo.accept(sha256Hex(body.token), this.d.clock.now().getTime())
       if (!invite) throw fail('invalid_token')
-      if (this.d.workspaces.get(invite.workspaceId)?.status !== 'active') throw fail('workspace_suspended')
+      if ((await this.d.workspaces.get(invite.workspaceId))?.status !== 'active')
+        throw fail('workspace_suspended')
       // The cap may have shrunk since the invitation: the members alone must leave a seat. Thrown in
       // here, so the acceptance is rolled back (the link still works once there is room).
-      await this.d.plans.ensureRoom(invite.workspaceId, 'seats', this.seats(invite.workspaceId))
-      const sso = a.ssoPolicy().enforces(invite.workspaceId)
+      await this.d.plans.ensureRoom(invite.workspaceId, 'seats', await this.seats(invite.workspaceId))
+      const sso = await a.ssoPolicy().enforces(invite.workspaceId)
       // Thrown in here, so the acceptance is rolled back with it.
       if (!sso && hash === null) {
         throw validationFailed([{ loc: ['body', 'password'], msg: 'Field required', type: 'missing' }])
       }
       // A duplicate address throws email_taken here, which rolls back the acceptance too.
-      const created = a.createUser({
+      const created = await a.createUser({
         workspaceId: invite.workspaceId,
         email: invite.email,
         name,
@@ -285,6 +286,6 @@ export class MembersService {
         sso_required: true,
       }
     }
-    return a.signIn(user, 'normal', 'invite', caller)
+    return await a.signIn(user, 'normal', 'invite', caller)
   }
 }

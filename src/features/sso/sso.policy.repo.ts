@@ -1,5 +1,6 @@
 import { and, count, eq, isNull, sql } from 'drizzle-orm'
-import type { Db } from '../../platform/db/db'
+import { Prepared } from '../../platform/db/prepared'
+import type { Store } from '../../platform/db/store'
 import { ssoConfigs, ssoRecoveryCodes, ssoSessionCutoffs } from './sso.tables'
 
 /** A row's fields, each null when the row is missing. */
@@ -14,69 +15,67 @@ export type PolicyRow = Nullable<
 >
 
 /**
- * The SQL of enforcement, still synchronous bun:sqlite (SQLite only): accounts, not on the store
- * yet, asks these on every signed-in request and at password sign-in, and cannot await. The rest
- * of sso's SQL is on the store (sso.repo.ts). It moves there with accounts (issue 39).
+ * The SQL of enforcement, on either engine: accounts asks these on every signed-in request (through
+ * a memo, sso.policy.ts) and at password sign-in. The rest of sso's SQL is in sso.repo.ts.
  */
 export class SsoPolicyRepo {
-  /** Prepared once: the enforcement lookups run on signed-in requests (memoised per commit by the caller). */
-  private readonly enforceOf
-  private readonly cutoffOf
+  /** Built once per handle: the enforcement lookups run on signed-in requests. */
+  private readonly enforceOf: Prepared<{ enforce: boolean }[]>
+  private readonly cutoffOf: Prepared<{ endedBefore: number }[]>
 
-  constructor(private readonly db: Db) {
+  constructor(private readonly store: Store) {
     const id = sql.placeholder('id')
-    this.enforceOf = db
-      .select({ enforce: ssoConfigs.enforce })
-      .from(ssoConfigs)
-      .where(eq(ssoConfigs.workspaceId, id))
-      .prepare()
-    this.cutoffOf = db
-      .select({ endedBefore: ssoSessionCutoffs.endedBefore })
-      .from(ssoSessionCutoffs)
-      .where(eq(ssoSessionCutoffs.workspaceId, id))
-      .prepare()
+    this.enforceOf = new Prepared(store, (db) => {
+      const c = store.table(ssoConfigs)
+      return db.select({ enforce: c.enforce }).from(c).where(eq(c.workspaceId, id)).limit(1).prepare()
+    })
+    this.cutoffOf = new Prepared(store, (db) => {
+      const c = store.table(ssoSessionCutoffs)
+      return db.select({ endedBefore: c.endedBefore }).from(c).where(eq(c.workspaceId, id)).limit(1).prepare()
+    })
   }
 
   /** Whether any workspace has a set-up. */
-  anyConfigured(): boolean {
-    return this.db.select({ id: ssoConfigs.workspaceId }).from(ssoConfigs).limit(1).get() !== undefined
+  async anyConfigured(): Promise<boolean> {
+    const c = this.store.table(ssoConfigs)
+    return (await this.store.db.select({ id: c.workspaceId }).from(c).limit(1)).length > 0
   }
 
   /** Whether a workspace enforces SSO and since when its password sessions are ended. */
-  policy(workspaceId: string): PolicyRow {
-    return {
-      enforce: this.enforceOf.get({ id: workspaceId })?.enforce ?? null,
-      endedBefore: this.cutoffOf.get({ id: workspaceId })?.endedBefore ?? null,
-    }
+  async policy(workspaceId: string): Promise<PolicyRow> {
+    const [enforce, cutoff] = [
+      await this.enforceOf.execute({ id: workspaceId }),
+      await this.cutoffOf.execute({ id: workspaceId }),
+    ]
+    return { enforce: enforce[0]?.enforce ?? null, endedBefore: cutoff[0]?.endedBefore ?? null }
   }
 
   /**
    * Spends an unused code of the workspace, once: the conditional UPDATE lets exactly one of two
    * concurrent uses win. Returns the code's id, or null when unknown, spent or another workspace's.
    */
-  spendRecoveryCode(workspaceId: string, hash: string, userId: string, at: number): string | null {
-    const row = this.db
-      .update(ssoRecoveryCodes)
+  async spendRecoveryCode(
+    workspaceId: string,
+    hash: string,
+    userId: string,
+    at: number,
+  ): Promise<string | null> {
+    const r = this.store.table(ssoRecoveryCodes)
+    const rows = await this.store.db
+      .update(r)
       .set({ usedAt: at, usedBy: userId })
-      .where(
-        and(
-          eq(ssoRecoveryCodes.codeHash, hash),
-          eq(ssoRecoveryCodes.workspaceId, workspaceId),
-          isNull(ssoRecoveryCodes.usedAt),
-        ),
-      )
-      .returning({ id: ssoRecoveryCodes.id })
-      .get()
-    return row?.id ?? null
+      .where(and(eq(r.codeHash, hash), eq(r.workspaceId, workspaceId), isNull(r.usedAt)))
+      .returning({ id: r.id })
+    return rows[0]?.id ?? null
   }
 
   /** Unused recovery codes left to a workspace. */
-  recoveryCodesLeft(workspaceId: string): number {
-    const row = this.db
+  async recoveryCodesLeft(workspaceId: string): Promise<number> {
+    const r = this.store.table(ssoRecoveryCodes)
+    const rows = await this.store.db
       .select({ n: count() })
-      .from(ssoRecoveryCodes)
-      .where(and(eq(ssoRecoveryCodes.workspaceId, workspaceId), isNull(ssoRecoveryCodes.usedAt)))
-      .get()
-    return row?.n ?? 0
+      .from(r)
+      .where(and(eq(r.workspaceId, workspaceId), isNull(r.usedAt)))
+    return Number(rows[0]?.n ?? 0)
   }
 }

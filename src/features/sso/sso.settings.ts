@@ -176,7 +176,9 @@ export class SsoSettings {
     const domains = checkedDomains(body.domains)
     const cap = body.seat_cap ?? null
     if (cap !== null) {
-      const active = this.d.accounts.workspaceUsers(workspaceId).filter((u) => u.status === 'active').length
+      const active = (await this.d.accounts.workspaceUsers(workspaceId)).filter(
+        (u) => u.status === 'active',
+      ).length
       if (cap < active) {
         throw invalid(
           'seat_cap',

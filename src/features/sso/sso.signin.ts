@@ -127,10 +127,10 @@ export class SsoSignIn {
         'The provider did not vouch for the address (email_verified is not true).',
       )
     }
-    if (this.d.workspaces.get(row.workspaceId)?.status !== 'active') throw fail('workspace_suspended')
+    if ((await this.d.workspaces.get(row.workspaceId))?.status !== 'active') throw fail('workspace_suspended')
     // The provider has answered: what follows awaits only the database.
     const user = await this.member(row, normaliseEmail(claims.email), claims, caller)
-    return this.d.accounts.signIn(user, 'normal', 'sso', caller)
+    return await this.d.accounts.signIn(user, 'normal', 'sso', caller)
   }
 
   /**
@@ -151,7 +151,7 @@ export class SsoSignIn {
     if (linked) {
       if (linked.workspaceId !== row.workspaceId)
         throw fail('email_taken', 'The identity belongs to another workspace.')
-      const user = this.d.accounts.workspaceUser(row.workspaceId, linked.userId)
+      const user = await this.d.accounts.workspaceUser(row.workspaceId, linked.userId)
       usable(user)
       return user
     }
@@ -162,7 +162,7 @@ export class SsoSignIn {
       email,
       name: claims.name,
     }
-    const existing = this.d.accounts.userByEmail(email)
+    const existing = await this.d.accounts.userByEmail(email)
     if (existing) {
       if (existing.workspaceId !== row.workspaceId) {
         throw fail('email_taken', 'The address belongs to another workspace.')
@@ -182,15 +182,15 @@ export class SsoSignIn {
       throw fail('sso_domain_not_claimed')
     return this.d.store.unit(async () => {
       // Counted and created in one unit, so two first sign-ins cannot both take the last seat.
-      const active = this.d.accounts
-        .workspaceUsers(row.workspaceId)
-        .filter((u) => u.status === 'active').length
+      const active = (await this.d.accounts.workspaceUsers(row.workspaceId)).filter(
+        (u) => u.status === 'active',
+      ).length
       if (row.seatCap !== null && active >= row.seatCap) throw fail('seat_cap_reached')
       // The plan's seats count every member (as /admin/billing does); on PostgreSQL (issue 39) this
       // count needs a row lock on the workspace.
-      const members = this.d.accounts.workspaceUsers(row.workspaceId).length
+      const members = (await this.d.accounts.workspaceUsers(row.workspaceId)).length
       await this.d.plans.ensureRoom(row.workspaceId, 'seats', members)
-      const user = this.d.accounts.createUser({
+      const user = await this.d.accounts.createUser({
         workspaceId: row.workspaceId,
         email,
         name: (claims.name ?? '').trim().slice(0, 120) || email.slice(0, email.indexOf('@')),

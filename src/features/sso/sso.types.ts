@@ -6,7 +6,6 @@ import type { Clock } from '../../platform/clock/clock'
 import type { Config } from '../../platform/config/config.load'
 import type { Random } from '../../platform/crypto/random'
 import type { Sealer } from '../../platform/crypto/sealed'
-import type { Db } from '../../platform/db/db'
 import type { Store } from '../../platform/db/store'
 import type { Outbox } from '../../platform/events/outbox'
 import type { Logger } from '../../platform/log/log'
@@ -22,11 +21,9 @@ import type { SsoSettingsReq, SsoSettingsResp } from './sso.schemas'
 export type SsoConfig = Pick<Config, 'server'>
 
 export interface SsoDeps {
-  /** The SQLite connection enforcement reads synchronously (sso.policy.repo.ts), until accounts is on the store. */
-  db: Db
   /**
-   * sso's writes are units of work on it; the provider is called before or after them, never inside.
-   * Accounts is not on the store yet: its synchronous writes made inside a unit join it on SQLite.
+   * sso's reads and writes are on it, enforcement's included (through a memo); writes are units of
+   * work, and the provider is called before or after them, never inside.
    */
   store: Store
   clock: Clock

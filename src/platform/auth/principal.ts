@@ -27,11 +27,11 @@ export function reachesBase(p: Principal, corpusId: string): boolean {
 }
 
 /**
- * Tells who sent a request from its credential (a session token or an API key), or throws the 401
- * that applies; mounting runs it for every route that needs a credential. Synchronous: credentials
- * are checked against SQLite synchronously, so the request path needs no promise for it.
+ * Tells who sent a request from its credential (a session token or an API key), or throws (or
+ * rejects with) the 401 that applies; mounting runs it for every route that needs a credential.
+ * A promise when the credential is checked against the store; mounting awaits only a promise.
  */
-export type Authenticator = (request: Request) => Principal
+export type Authenticator = (request: Request) => Principal | Promise<Principal>
 
 /** Where a request comes from, as an access check sees it; the address is worked out when read. */
 export interface Caller {
@@ -43,10 +43,10 @@ export interface Caller {
 
 /**
  * A check of a request once its principal is known (the workspace's IP allowlist), injected by the
- * composition: it throws the refusal. Mounting runs it for every route that takes a credential,
+ * composition: it throws (or rejects with) the refusal. Mounting runs it for every route that takes a credential,
  * before scopes and roles, so no route can be reached around it.
  */
-export type AccessCheck = (principal: Principal, caller: Caller) => void
+export type AccessCheck = (principal: Principal, caller: Caller) => void | Promise<void>
 
 /**
  * Who did something and from where: a caller (its user, or the API key it presented) or the system

@@ -1,14 +1,9 @@
 import { type TObject, type TSchema, Type } from '@sinclair/typebox'
 import type { Elysia } from 'elysia'
-import {
-  type AccessCheck,
-  type Authenticator,
-  type Caller,
-  type Principal,
-  reachesBase,
-} from '../auth/principal'
+import { type AccessCheck, type Authenticator, type Principal, reachesBase } from '../auth/principal'
 import { ApiError, fail, notFound } from '../errors/errors'
 import { decodeCursor, type ListResult } from '../paging/paging'
+import { authorize } from './authorize'
 import { decodeBody, readBody } from './body'
 import type { ClientAddresses } from './client-address'
 import { HandlerContext } from './context'
@@ -145,53 +140,57 @@ function compileRoute(route: RouteDef, style: ApiStyle, deps: MountDeps) {
     }
   }
 
+  // Everything after the principal is known: at once when the authenticator answered synchronously.
+  const serve = (
+    request: Request,
+    rawParams: Record<string, string>,
+    state: RequestState,
+    principal: Principal | null,
+  ): Response | Promise<Response> => {
+    state.workspaceId = principal?.workspaceId ?? null
+    const query = parseQuery(request, queryKeys, queryValidator) as Record<string, unknown>
+    const params = paramsValidator ? paramsValidator.parse(rawParams) : rawParams
+    if (principal?.corpusIds) boundTo(route, principal, params as Record<string, unknown> | undefined)
+    const page = route.list && style === 'v1' ? pageOf(query) : null
+    const ctx = new HandlerContext(request, state, style, deps.clients, principal, query, params, page)
+    const handle = (): Response | Promise<Response> => {
+      if (bodyValidator) return withBody(ctx, state, bodyValidator)
+      const answer = proceed(ctx, state, null)
+      return answer instanceof Promise ? answer.catch((e) => failure(state, e)) : answer
+    }
+    const checked = route.precondition?.({ request, principal })
+    return checked instanceof Promise ? checked.then(handle, (e) => failure(state, e)) : handle()
+  }
+  return authorized(route, routeName, deps, serve, failure)
+}
+
+/**
+ * The route's entry: names the route on the request, authorizes it when it takes a credential and
+ * serves it; a promise is awaited only when the credential's check returns one (the store's reads).
+ */
+function authorized(
+  route: RouteDef,
+  routeName: string,
+  deps: MountDeps,
+  serve: (
+    request: Request,
+    rawParams: Record<string, string>,
+    state: RequestState,
+    principal: Principal | null,
+  ) => Response | Promise<Response>,
+  failure: (state: RequestState, e: unknown) => Response,
+) {
   return (request: Request, rawParams: Record<string, string>): Response | Promise<Response> => {
     const state = requestState(request)
     state.route = routeName
     try {
-      const principal = route.auth === 'none' ? null : authorize(route, request, state, deps)
-      state.workspaceId = principal?.workspaceId ?? null
-      const query = parseQuery(request, queryKeys, queryValidator) as Record<string, unknown>
-      const params = paramsValidator ? paramsValidator.parse(rawParams) : rawParams
-      if (principal?.corpusIds) boundTo(route, principal, params as Record<string, unknown> | undefined)
-      const page = route.list && style === 'v1' ? pageOf(query) : null
-      const ctx = new HandlerContext(request, state, style, deps.clients, principal, query, params, page)
-      const handle = (): Response | Promise<Response> => {
-        if (bodyValidator) return withBody(ctx, state, bodyValidator)
-        const answer = proceed(ctx, state, null)
-        return answer instanceof Promise ? answer.catch((e) => failure(state, e)) : answer
-      }
-      const checked = route.precondition?.({ request, principal })
-      return checked instanceof Promise ? checked.then(handle, (e) => failure(state, e)) : handle()
+      if (route.auth === 'none') return serve(request, rawParams, state, null)
+      const principal = authorize(route, request, state, deps)
+      if (!(principal instanceof Promise)) return serve(request, rawParams, state, principal)
+      return principal.then((p) => serve(request, rawParams, state, p)).catch((e) => failure(state, e))
     } catch (e) {
       return failure(state, e)
     }
-  }
-}
-
-function authorize(route: RouteDef, request: Request, state: RequestState, deps: MountDeps): Principal {
-  const principal = deps.authenticate(request)
-  // Known before any refusal below, so that the request's log line names the workspace.
-  state.workspaceId = principal.workspaceId
-  // Every credentialed request, whatever its scope or role, is first checked for where it comes from.
-  if (deps.admit) deps.admit(principal, callerOf(request, state, deps.clients))
-  if (route.scope && principal.scopes !== null && !principal.scopes.includes(route.scope)) {
-    throw fail('missing_scope', `API key missing required scope: ${route.scope}`)
-  }
-  if (route.auth === 'admin' && principal.role !== 'admin') throw fail('admin_required')
-  return principal
-}
-
-/** The caller of a request; its address is worked out only if the check reads it. */
-function callerOf(request: Request, state: RequestState, clients: ClientAddresses): Caller {
-  let ip: string | undefined
-  return {
-    get ip() {
-      if (ip === undefined) ip = clients.resolve(state.peer, request.headers)
-      return ip
-    },
-    requestId: state.requestId,
-    route: state.route,
   }
 }
 
