@@ -47,7 +47,8 @@ export function createApp(deps: AppDeps): App {
   const rt = createRuntime(deps)
   const f = features(deps, rt)
   return {
-    handle: createHttpApp({ ...deps, authenticate: f.authenticate, admit: f.admit }, f.routes).handle,
+    handle: createHttpApp({ ...deps, ...rt.platform, authenticate: f.authenticate, admit: f.admit }, f.routes)
+      .handle,
     routes: f.routes,
     openapi: f.docs.openapi,
     jobs: { queue: rt.platform.queue, scheduler: rt.scheduler },

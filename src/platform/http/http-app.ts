@@ -7,6 +7,7 @@ import type { Clock } from '../clock/clock'
 import type { Config } from '../config/config.load'
 import type { Random } from '../crypto/random'
 import type { Db } from '../db/db'
+import type { Store } from '../db/store'
 import type { Logger } from '../log/log'
 import { ClientAddresses } from './client-address'
 import { IdempotencyStore } from './idempotency'
@@ -17,6 +18,8 @@ import { createHttpShell, type PeerSource } from './server'
 export interface HttpAppDeps {
   config: Pick<Config, 'server' | 'api'>
   db: Db
+  /** Where idempotency records are kept (either engine). */
+  store: Store
   clock: Clock
   random: Random
   log: Logger
@@ -50,7 +53,12 @@ export function createHttpApp(d: HttpAppDeps, routes: RouteDef[]): HttpApp {
       trustPeer: config.server.trust_proxy,
       log: d.log,
     }),
-    idempotency: new IdempotencyStore(d.db, d.clock, config.api.idempotency_ttl_hours * 3_600_000, d.secret),
+    idempotency: new IdempotencyStore(
+      d.store,
+      d.clock,
+      config.api.idempotency_ttl_hours * 3_600_000,
+      d.secret,
+    ),
     authenticate: d.authenticate,
     admit: d.admit,
   })

@@ -1,8 +1,9 @@
 import { createHmac } from 'node:crypto'
+import { and, eq, lte, sql } from 'drizzle-orm'
 import type { Clock } from '../clock/clock'
-import type { Db } from '../db/db'
+import type { Store } from '../db/store'
 import { fail } from '../errors/errors'
-import type { idempotencyKeys } from './idempotency.tables'
+import { idempotencyKeys } from './idempotency.tables'
 
 /** A response as stored for replay. */
 export interface StoredResponse {
@@ -24,52 +25,34 @@ type Outcome = Pick<
 /** Headers worth replaying; others (request id, dates) belong to the new exchange. */
 const REPLAYED_HEADERS = ['content-type', 'location', 'x-total-count', 'x-next-cursor', 'retry-after']
 
+/** Expired records one sweep deletes at most (a sweep runs at most once a minute a process). */
+export const SWEEP_BATCH = 500
+
+/** The records' writes are quiet units: no memo keeps these rows, so none is emptied by them. */
+const QUIET = { quiet: true }
+
 /**
- * Runs requests carrying an `Idempotency-Key` at most once per tenant scope and key.
+ * Runs requests carrying an `Idempotency-Key` at most once per tenant scope and key, on either
+ * engine (docs/data-layer.md).
  *
- * The claim is a single synchronous INSERT OR IGNORE, so two concurrent duplicates cannot both
- * win it; the loser waits on the winner's in-process promise and replays its stored response
- * (or, when that answer carried a secret and was not kept, is refused).
- * A pending claim with no live promise (its process died) answers 409 until it expires.
+ * A record is claimed by one upsert on its primary key (scope, key): a new key is inserted, a held
+ * one is taken over only when it has expired (the update guarded by the expiry), so of two requests
+ * with one key, in one process or two, one claims it (on PostgreSQL the conflict locks the row and
+ * the guard is checked against its latest version). The loser waits on the winner's in-process promise and replays its stored response (or,
+ * when that answer carried a secret and was not kept, is refused). A pending claim with no
+ * promise here (another process runs it, or its process died) answers 409 until it ends or expires.
  */
 export class IdempotencyStore {
   private readonly inflight = new Map<string, Promise<void>>()
   private lastSweep = 0
-  private readonly select
-  private readonly claim
-  private readonly finish
-  private readonly spend
-  private readonly release
-  private readonly sweep
 
   /** `secret` keys the request fingerprints (see `fingerprint`). */
   constructor(
-    db: Db,
+    private readonly store: Store,
     private readonly clock: Clock,
     private readonly ttlMs: number,
     private readonly secret: string,
-  ) {
-    const c = db.$client
-    this.select = c.query<Outcome, [string, string]>(
-      `SELECT request_hash AS requestHash, state, status, headers, body, expires_at AS expiresAt
-       FROM idempotency_keys WHERE scope = ? AND key = ?`,
-    )
-    this.claim = c.query(
-      `INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at, expires_at)
-       VALUES (?, ?, ?, 'pending', ?, ?)
-       ON CONFLICT (scope, key) DO UPDATE SET request_hash = excluded.request_hash, state = 'pending',
-         status = NULL, headers = NULL, body = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at
-       WHERE idempotency_keys.expires_at <= excluded.created_at`,
-    )
-    this.finish = c.query(
-      "UPDATE idempotency_keys SET state = 'done', status = ?, headers = ?, body = ? WHERE scope = ? AND key = ?",
-    )
-    this.spend = c.query(
-      "UPDATE idempotency_keys SET state = 'spent', status = ? WHERE scope = ? AND key = ?",
-    )
-    this.release = c.query('DELETE FROM idempotency_keys WHERE scope = ? AND key = ?')
-    this.sweep = c.query('DELETE FROM idempotency_keys WHERE expires_at <= ?')
-  }
+  ) {}
 
   /**
    * The fingerprint of a request: an HMAC of its method, target and body under the server's
@@ -98,10 +81,9 @@ export class IdempotencyStore {
     keepAnswer = true,
   ): Promise<{ response: StoredResponse; replayed: boolean }> {
     const now = this.clock.now().getTime()
-    this.maybeSweep(now)
-    const claimed = this.claim.run(scope, key, requestHash, now, now + this.ttlMs).changes > 0
-    if (!claimed) {
-      const row = this.select.get(scope, key)
+    await this.maybeSweep(now)
+    if (!(await this.claim(scope, key, requestHash, now))) {
+      const row = await this.read(scope, key)
       if (!row) return this.execute(scope, key, requestHash, run, keepAnswer)
       if (row.requestHash !== requestHash) throw fail('idempotency_mismatch')
       if (row.state === 'spent') throw fail('idempotency_key_reused')
@@ -123,12 +105,21 @@ export class IdempotencyStore {
     try {
       const response = await run()
       // "Try again later" answers (429, 5xx) are not the request's outcome: a retry runs again.
-      if (response.status >= 500 || response.status === 429) this.release.run(scope, key)
-      else if (!keepAnswer && response.status < 400) this.spend.run(response.status, scope, key)
-      else this.finish.run(response.status, JSON.stringify(response.headers), response.body, scope, key)
+      if (response.status >= 500 || response.status === 429) await this.release(scope, key)
+      else if (!keepAnswer && response.status < 400)
+        await this.settle(scope, key, { state: 'spent', status: response.status })
+      else {
+        const headers = JSON.stringify(response.headers)
+        await this.settle(scope, key, {
+          state: 'done',
+          status: response.status,
+          headers,
+          body: response.body,
+        })
+      }
       return { response, replayed: false }
     } catch (e) {
-      this.release.run(scope, key)
+      await this.release(scope, key)
       throw e
     } finally {
       this.inflight.delete(id)
@@ -172,10 +163,96 @@ export class IdempotencyStore {
     return out
   }
 
-  private maybeSweep(now: number): void {
+  /**
+   * Claims (scope, key) for a run: a new record, or an expired one taken over. False when a live
+   * record holds the key (pending, done or spent).
+   */
+  private async claim(scope: string, key: string, requestHash: string, now: number): Promise<boolean> {
+    const t = this.store.table(idempotencyKeys)
+    const fresh = { requestHash, state: 'pending' as const, createdAt: now, expiresAt: now + this.ttlMs }
+    // One statement: the insert, or on the key's conflict an update guarded by the record's expiry.
+    // Not an insert caught with isUniqueViolation: that would roll a unit back on every duplicate,
+    // and on SQLite a synchronous write of a route not yet on the store, run between the unit's
+    // queries, is on the unit's connection and would be rolled back with it.
+    const claimed = await this.store.unit(
+      () =>
+        this.store.db
+          .insert(t)
+          .values({ scope, key, ...fresh })
+          .onConflictDoUpdate({
+            target: [t.scope, t.key],
+            set: { ...fresh, status: null, headers: null, body: null },
+            setWhere: lte(t.expiresAt, now),
+          })
+          .returning({ key: t.key }),
+      QUIET,
+    )
+    return claimed.length > 0
+  }
+
+  /** The record of (scope, key), or undefined. */
+  private async read(scope: string, key: string): Promise<Outcome | undefined> {
+    const t = this.store.table(idempotencyKeys)
+    const rows = await this.store.db
+      .select({
+        requestHash: t.requestHash,
+        state: t.state,
+        status: t.status,
+        headers: t.headers,
+        body: t.body,
+        expiresAt: t.expiresAt,
+      })
+      .from(t)
+      .where(and(eq(t.scope, scope), eq(t.key, key)))
+    return rows[0]
+  }
+
+  /** Stores a run's outcome on its claim. */
+  private async settle(
+    scope: string,
+    key: string,
+    set: Pick<typeof idempotencyKeys.$inferInsert, 'state' | 'status' | 'headers' | 'body'>,
+  ): Promise<void> {
+    const t = this.store.table(idempotencyKeys)
+    await this.store.unit(
+      () =>
+        this.store.db
+          .update(t)
+          .set(set)
+          .where(and(eq(t.scope, scope), eq(t.key, key))),
+      QUIET,
+    )
+  }
+
+  /** Lets a claim go: the next request with the key runs. */
+  private async release(scope: string, key: string): Promise<void> {
+    const t = this.store.table(idempotencyKeys)
+    await this.store.unit(() => this.store.db.delete(t).where(and(eq(t.scope, scope), eq(t.key, key))), QUIET)
+  }
+
+  /** At most once a minute, deletes up to SWEEP_BATCH expired records (the oldest first). */
+  private async maybeSweep(now: number): Promise<void> {
     if (now - this.lastSweep < 60_000) return
     this.lastSweep = now
-    this.sweep.run(now)
+    await this.sweep(now)
+  }
+
+  /** Deletes up to SWEEP_BATCH records expired at `now`; answers how many. */
+  async sweep(now: number, batch = SWEEP_BATCH): Promise<number> {
+    const t = this.store.table(idempotencyKeys)
+    const gone = await this.store.unit(() => {
+      const expired = this.store.db
+        .select({ scope: t.scope, key: t.key })
+        .from(t)
+        .where(lte(t.expiresAt, now))
+        .orderBy(t.expiresAt)
+        .limit(batch)
+      return this.store.db
+        .delete(t)
+        .where(sql`(${t.scope}, ${t.key}) in ${expired}`)
+        .returning({ key: t.key })
+    }, QUIET)
+    return gone.length
   }
 }
 
