@@ -171,8 +171,11 @@ export class KeysService {
     const row = await this.store.unit(async () => {
       const key = await this.repo.find(p.workspaceId, keyId)
       if (!key) throw notFound('API key')
-      // A conditional write: of two revocations at once, one revokes and tells it.
-      if (key.revokedAt !== null || !(await this.repo.markRevoked(key.id, now))) return key
+      if (key.revokedAt !== null) return key
+      // A conditional write: of two revocations at once (two processes, on PostgreSQL), one revokes
+      // and tells it; the other answers the key as the first left it.
+      if (!(await this.repo.markRevoked(key.id, now)))
+        return (await this.repo.find(p.workspaceId, keyId)) ?? key
       await this.events.publish({
         type: 'key.revoked',
         workspaceId: p.workspaceId,

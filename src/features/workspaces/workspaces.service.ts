@@ -13,19 +13,25 @@ export class WorkspacesService {
   private readonly repo: WorkspacesRepo
   /** Statuses by workspace id, reused only until the next commit to the database (any process's). */
   private readonly statuses: StoreMemo<WorkspaceRow['status']>
-  private readonly twins: WorkspacesTwins
+  private twinsBuilt: WorkspacesTwins | null = null
 
   constructor(
     store: Store,
     /** The SQLite connection of the synchronous twins below, until their callers move (issue 39). */
-    db: Db,
+    private readonly db: Db | null,
     private readonly clock: Clock,
     private readonly random: Random,
   ) {
     const repo = new WorkspacesRepo(store)
     this.repo = repo
     this.statuses = new StoreMemo(store, (id) => repo.status(id))
-    this.twins = new WorkspacesTwins(db)
+  }
+
+  /** The twins' SQL, built when first used (a store on PostgreSQL has no SQLite connection). */
+  private get twins(): WorkspacesTwins {
+    if (!this.db) throw new Error('The synchronous twins of workspaces need the SQLite connection.')
+    this.twinsBuilt ??= new WorkspacesTwins(this.db)
+    return this.twinsBuilt
   }
 
   /** Creates an active workspace on `plan`; call inside the sign-up's unit. */
