@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { AllowlistService } from '../features/allowlist/allowlist.service'
+import { sqliteStore } from '../platform/db/store'
 import { Outbox } from '../platform/events/outbox'
 import { createLogger } from '../platform/log/log'
 import { parseFlags } from './args'
@@ -43,7 +44,7 @@ export async function allowlistCommand(
     const { values, positionals } = parseFlags(args, FLAGS, ALLOWLIST_USAGE, 2)
     const workspaceId = positionals[0]
     if (!workspaceId) throw new CliError(`Name the workspace (ws_...).\n\n${ALLOWLIST_USAGE}`, 2)
-    return run(
+    return await run(
       workspaceId,
       values.off === true,
       values.data ? { ...env, ENGRAM_DATA_DIR: values.data } : env,
@@ -55,7 +56,7 @@ export async function allowlistCommand(
   }
 }
 
-function run(workspaceId: string, off: boolean, env: CliEnv, io: CliIo): number {
+async function run(workspaceId: string, off: boolean, env: CliEnv, io: CliIo): Promise<number> {
   const config = configFromProcess(env)
   const dataDir = resolve(config.data.dir)
   if (!existsSync(join(dataDir, 'engram.db'))) {
@@ -66,10 +67,11 @@ function run(workspaceId: string, off: boolean, env: CliEnv, io: CliIo): number 
   const log = createLogger(config.server.log_level, (l) => process.stderr.write(l))
   try {
     const events = new Outbox(rt.db, rt.clock, rt.random)
-    const allowlist = new AllowlistService({ db: rt.db, clock: rt.clock, log, events })
+    const store = sqliteStore(rt.db)
+    const allowlist = new AllowlistService({ store, clock: rt.clock, log, events })
     const row = off
-      ? allowlist.switchOff(workspaceId, { type: 'system', id: null })
-      : allowlist.saved(workspaceId)
+      ? await allowlist.switchOff(workspaceId, { type: 'system', id: null })
+      : await allowlist.saved(workspaceId)
     if (!row) {
       io.err(`engram allowlist: workspace ${workspaceId} has no IP allowlist (or does not exist).`)
       return 1
@@ -84,6 +86,7 @@ function run(workspaceId: string, off: boolean, env: CliEnv, io: CliIo): number 
     }
     return 0
   } finally {
+    await sqliteStore(rt.db).close()
     rt.db.$client.close()
   }
 }

@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm'
-import type { Db } from '../../platform/db/db'
+import { Prepared } from '../../platform/db/prepared'
+import type { Store } from '../../platform/db/store'
 import { ipAllowlists } from './allowlist.tables'
 
 /** A workspace's saved allowlist (times in ms; `cidrs` a JSON array). */
@@ -8,36 +9,38 @@ export type AllowlistRow = typeof ipAllowlists.$inferSelect
 /** What the request check reads of a workspace: whether its list is on, and the list. */
 export type EnforcedRow = Pick<AllowlistRow, 'enabled' | 'cidrs'>
 
-/** SQL of the allowlist feature: its one table and nothing else. */
+/** SQL of the allowlist feature: its one table and nothing else, on either engine. */
 export class AllowlistRepo {
-  /** Prepared once: it runs on every request with a credential (memoised per commit by the caller). */
-  private readonly enforcedLookup
+  /** Prepared: it runs on every request with a credential (memoised per commit by the caller). */
+  private readonly enforcedLookup: Prepared<EnforcedRow[]>
 
-  constructor(private readonly db: Db) {
-    this.enforcedLookup = db
-      .select({ enabled: ipAllowlists.enabled, cidrs: ipAllowlists.cidrs })
-      .from(ipAllowlists)
-      .where(eq(ipAllowlists.workspaceId, sql.placeholder('workspaceId')))
-      .prepare()
+  constructor(private readonly store: Store) {
+    this.enforcedLookup = new Prepared(store, (db) => {
+      const t = store.table(ipAllowlists)
+      return db
+        .select({ enabled: t.enabled, cidrs: t.cidrs })
+        .from(t)
+        .where(eq(t.workspaceId, sql.placeholder('workspaceId')))
+        .prepare()
+    })
   }
 
   /** A workspace's allowlist, or undefined when it never saved one. */
-  get(workspaceId: string): AllowlistRow | undefined {
-    return this.db.select().from(ipAllowlists).where(eq(ipAllowlists.workspaceId, workspaceId)).get()
+  async get(workspaceId: string): Promise<AllowlistRow | undefined> {
+    const t = this.store.table(ipAllowlists)
+    const rows = await this.store.db.select().from(t).where(eq(t.workspaceId, workspaceId))
+    return rows[0]
   }
 
   /** The enabled flag and list of a workspace, for the request check; undefined when it has none. */
-  enforced(workspaceId: string): EnforcedRow | undefined {
-    return this.enforcedLookup.get({ workspaceId })
+  async enforced(workspaceId: string): Promise<EnforcedRow | undefined> {
+    return (await this.enforcedLookup.execute({ workspaceId }))[0]
   }
 
   /** Inserts or replaces a workspace's allowlist. */
-  save(row: AllowlistRow): void {
+  async save(row: AllowlistRow): Promise<void> {
+    const t = this.store.table(ipAllowlists)
     const { workspaceId: _, ...set } = row
-    this.db
-      .insert(ipAllowlists)
-      .values(row)
-      .onConflictDoUpdate({ target: ipAllowlists.workspaceId, set })
-      .run()
+    await this.store.db.insert(t).values(row).onConflictDoUpdate({ target: t.workspaceId, set })
   }
 }

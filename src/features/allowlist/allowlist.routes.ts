@@ -18,7 +18,7 @@ export function allowlistRoutes(allowlist: AllowlistService): RouteDef[] {
         '`your_address` is the client address this server worked out (behind a reverse proxy only if the operator trusts it: ENGRAM_TRUSTED_PROXIES), so an admin can check it is listed before enabling.',
       tags: TAGS,
       response: AllowlistResp,
-      handler: ({ principal, ip }) => toAllowlistResp(allowlist.get(principal.workspaceId, ip)),
+      handler: async ({ principal, ip }) => toAllowlistResp(await allowlist.get(principal.workspaceId, ip)),
     }),
     defineRoute({
       method: 'PUT',
@@ -33,9 +33,9 @@ export function allowlistRoutes(allowlist: AllowlistService): RouteDef[] {
       body: AllowlistReq,
       response: AllowlistResp,
       errors: ['would_lock_out'],
-      handler: ({ principal, body, ip, requestId }) => {
+      handler: async ({ principal, body, ip, requestId }) => {
         const change = { enabled: body.enabled, cidrs: body.cidrs, confirmLockout: body.confirm_lockout }
-        return toAllowlistResp(allowlist.put(principal, change, { ip, requestId }))
+        return toAllowlistResp(await allowlist.put(principal, change, { ip, requestId }))
       },
     }),
   ]

@@ -6,9 +6,8 @@ import {
   type Principal,
 } from '../../platform/auth/principal'
 import type { Clock } from '../../platform/clock/clock'
-import { CommitMemo, commitWatch } from '../../platform/db/commit-watch'
-import type { Db } from '../../platform/db/db'
-import { transaction } from '../../platform/db/transaction'
+import type { Store } from '../../platform/db/store'
+import { StoreMemo } from '../../platform/db/store-memo'
 import { fail, validationFailed } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import type { Logger } from '../../platform/log/log'
@@ -45,7 +44,8 @@ const OPEN: Policy = { matcher: null }
 const MAX_MATCHERS = 1_000
 
 export interface AllowlistDeps {
-  db: Db
+  /** Settings are units on it; the request check reads it through a memo. */
+  store: Store
   clock: Clock
   log: Logger
   /** Changes and refusals are told as `ip_allowlist.updated` / `.refused` (the audit log subscribes). */
@@ -60,27 +60,27 @@ export interface AllowlistDeps {
  */
 export class AllowlistService {
   private readonly repo: AllowlistRepo
-  private readonly policies: CommitMemo<Policy>
+  private readonly policies: StoreMemo<Policy>
   /** Matchers by the saved list's JSON: a commit elsewhere empties the memo, not these. */
   private readonly matchers = new Map<string, AddressMatcher>()
   private readonly refusals: RefusalLog
 
   constructor(private readonly d: AllowlistDeps) {
-    this.repo = new AllowlistRepo(d.db)
-    this.policies = new CommitMemo(commitWatch(d.db.$client), (ws) => this.policyOf(ws))
+    this.repo = new AllowlistRepo(d.store)
+    this.policies = new StoreMemo(d.store, (ws) => this.policyOf(ws))
     this.refusals = new RefusalLog(d.clock)
   }
 
   /** `GET /v1/enterprise/ip-allowlist`: the list, and the caller's address as the server sees it. */
-  get(workspaceId: string, callerIp: string): AllowlistView {
-    return viewOf(this.repo.get(workspaceId), callerIp)
+  async get(workspaceId: string, callerIp: string): Promise<AllowlistView> {
+    return viewOf(await this.repo.get(workspaceId), callerIp)
   }
 
   /**
    * `PUT /v1/enterprise/ip-allowlist`: saves the list, normalized. An enabled list needs an entry, and
    * one that leaves out the caller's own address is refused (409 `would_lock_out`) unless confirmed.
    */
-  put(p: Principal, body: AllowlistChange, caller: Omit<Caller, 'route'>): AllowlistView {
+  async put(p: Principal, body: AllowlistChange, caller: Omit<Caller, 'route'>): Promise<AllowlistView> {
     const cidrs = normalizeEntries(body.cidrs)
     if (body.enabled && cidrs.length === 0) {
       throw validationFailed([
@@ -95,7 +95,6 @@ export class AllowlistService {
     if (body.enabled && !listed && body.confirmLockout !== true) {
       throw fail('would_lock_out', undefined, { address: caller.ip })
     }
-    const before = this.repo.get(p.workspaceId)
     const row: AllowlistRow = {
       workspaceId: p.workspaceId,
       enabled: body.enabled,
@@ -103,10 +102,12 @@ export class AllowlistService {
       updatedBy: p.userId ?? p.keyId,
       updatedAt: this.d.clock.now().getTime(),
     }
-    const was = before ? (JSON.parse(before.cidrs) as string[]) : []
-    transaction(this.d.db, () => {
-      this.repo.save(row)
-      this.d.events.emit(this.d.db, {
+    await this.d.store.unit(async () => {
+      // Read in the unit that saves, so the event's before is the list this save replaced.
+      const before = await this.repo.get(p.workspaceId)
+      const was = before ? (JSON.parse(before.cidrs) as string[]) : []
+      await this.repo.save(row)
+      await this.d.events.publish({
         type: 'ip_allowlist.updated',
         workspaceId: p.workspaceId,
         payload: {
@@ -132,13 +133,18 @@ export class AllowlistService {
    * its entries kept, for when no admin can reach the server from a listed address. Answers the list
    * as it was, or undefined when the workspace has none.
    */
-  switchOff(workspaceId: string, actor: Actor): AllowlistRow | undefined {
-    const before = this.repo.get(workspaceId)
-    if (!before) return undefined
-    const cidrs = JSON.parse(before.cidrs) as string[]
-    transaction(this.d.db, () => {
-      this.repo.save({ ...before, enabled: false, updatedBy: null, updatedAt: this.d.clock.now().getTime() })
-      this.d.events.emit(this.d.db, {
+  switchOff(workspaceId: string, actor: Actor): Promise<AllowlistRow | undefined> {
+    return this.d.store.unit(async () => {
+      const before = await this.repo.get(workspaceId)
+      if (!before) return undefined
+      const cidrs = JSON.parse(before.cidrs) as string[]
+      await this.repo.save({
+        ...before,
+        enabled: false,
+        updatedBy: null,
+        updatedAt: this.d.clock.now().getTime(),
+      })
+      await this.d.events.publish({
         type: 'ip_allowlist.updated',
         workspaceId,
         payload: {
@@ -155,12 +161,12 @@ export class AllowlistService {
           },
         },
       })
+      return before
     })
-    return before
   }
 
   /** A workspace's saved list, as the operator's command shows it; undefined when it has none. */
-  saved(workspaceId: string): AllowlistRow | undefined {
+  saved(workspaceId: string): Promise<AllowlistRow | undefined> {
     return this.repo.get(workspaceId)
   }
 
@@ -169,18 +175,18 @@ export class AllowlistService {
    * address not on it with 403 `ip_not_allowed`, sessions and API keys alike, whatever the route.
    * The address is worked out only for such a workspace.
    */
-  readonly admit: AccessCheck = (principal, caller) => {
-    const { matcher } = this.policies.get(principal.workspaceId) ?? OPEN
+  readonly admit: AccessCheck = async (principal, caller) => {
+    const { matcher } = (await this.policies.get(principal.workspaceId)) ?? OPEN
     if (matcher === null) return
     const address = caller.ip
     if (matcher.allows(address)) return
-    this.recordRefusal(principal, caller, address)
+    await this.recordRefusal(principal, caller, address)
     throw fail('ip_not_allowed', undefined, { address })
   }
 
-  private policyOf(workspaceId: string): Policy {
-    const row = this.repo.enforced(workspaceId)
-    // A workspace without a list is memoised too (CommitMemo keeps only values it is given).
+  private async policyOf(workspaceId: string): Promise<Policy> {
+    const row = await this.repo.enforced(workspaceId)
+    // A workspace without a list is memoised too (StoreMemo keeps only rows that exist).
     if (!row?.enabled) return OPEN
     let matcher = this.matchers.get(row.cidrs)
     if (!matcher) {
@@ -192,13 +198,14 @@ export class AllowlistService {
   }
 
   /** An audit row for the refusal, at most one a minute per address (allowlist.refusals.ts). */
-  private recordRefusal(principal: Principal, caller: Caller, address: string): void {
+  private async recordRefusal(principal: Principal, caller: Caller, address: string): Promise<void> {
+    // Decided in process before the unit (allowlist.refusals.ts); the unit awaits only the outbox.
     const repeats = this.refusals.take(principal.workspaceId, address)
     if (repeats === null) return
     const actor: Actor = actorOf(principal, address, caller.requestId)
     try {
-      transaction(this.d.db, () =>
-        this.d.events.emit(this.d.db, {
+      await this.d.store.unit(() =>
+        this.d.events.publish({
           type: 'ip_allowlist.refused',
           workspaceId: principal.workspaceId,
           payload: { actor, details: { address, route: caller.route, unrecorded_before: repeats } },
