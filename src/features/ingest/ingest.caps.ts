@@ -1,11 +1,18 @@
 // The plan's `documents` and `storage_bytes` caps on every way documents come in (upload, push,
 // upsert, a source's sync or import): all of them register through the Registrar, which asks here
-// inside its writing transaction.
+// inside its writing unit, after `holdCaps`.
 
+import { type SQL, sql } from 'drizzle-orm'
+import type { Store } from '../../platform/db/store'
 import { ApiError } from '../../platform/errors/errors'
 import type { CorporaService, DocumentRow } from '../corpora/corpora.service'
 import type { PlansService } from '../plans/plans.service'
 import type { Incoming } from './ingest.types'
+
+/** A drizzle PostgreSQL handle's raw statement (the store's `db` is typed as SQLite's). */
+interface Executes {
+  execute(query: SQL): Promise<unknown>
+}
 
 /** What the caps are checked with. */
 export interface CapsDeps {
@@ -24,11 +31,25 @@ export interface Holdings {
   bytes: number
 }
 
-/** What the workspace's bases hold now; inside a transaction, with its own writes. */
-export function holdings(d: CapsDeps, workspaceId: string): Holdings {
+/**
+ * Makes the caps' count-then-write in the calling unit the workspace's only one until it ends: on
+ * PostgreSQL a transaction-scoped advisory lock on the workspace (two units registering into one
+ * workspace at once would otherwise both count the same holdings and both take the last unit); on
+ * SQLite nothing, a unit holds the one write lock. Called first in the unit, before `holdings`.
+ */
+export async function holdCaps(store: Store, workspaceId: string): Promise<void> {
+  if (store.dialect !== 'postgres') return
+  const key = `caps:${workspaceId}`
+  await (store.db as unknown as Executes).execute(
+    sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`,
+  )
+}
+
+/** What the workspace's bases hold now; inside a unit, with its own writes. */
+export async function holdings(d: CapsDeps, workspaceId: string): Promise<Holdings> {
   let documents = 0
   let bytes = 0
-  for (const b of d.corpora.usage(workspaceId)) {
+  for (const b of await d.corpora.usage(workspaceId)) {
     documents += b.documents
     bytes += b.storageBytes
   }
@@ -36,8 +57,8 @@ export function holdings(d: CapsDeps, workspaceId: string): Holdings {
 }
 
 /** Whether the workspace's plan caps documents or storage at all (an unlimited plan skips the counting). */
-export function capped(d: CapsDeps, workspaceId: string): boolean {
-  const caps = d.plans.capsOf(workspaceId)
+export async function capped(d: CapsDeps, workspaceId: string): Promise<boolean> {
+  const caps = await d.plans.capsOf(workspaceId)
   return caps !== undefined && (caps.documents !== null || caps.storage_bytes !== null)
 }
 
@@ -48,20 +69,24 @@ export function capped(d: CapsDeps, workspaceId: string): boolean {
  * already held is shared, not counted again). A batch that only replaces documents with content no
  * larger never refuses on storage, even when the old content stays held by another document.
  *
- * Called inside the registering transaction after its writes and before its commit, so two
- * requests cannot both take the last unit: bun:sqlite transactions are synchronous and the
- * connection's only. On PostgreSQL (issue 39) this needs a row lock on the workspace (a locking
- * read) before counting.
+ * Called inside the registering unit after its writes and before its commit, with `holdCaps`
+ * taken before the first count, so two requests cannot both take the last unit (on SQLite the unit
+ * holds the one write lock; on PostgreSQL the advisory lock orders them).
  */
-export function ensureRoomFor(
+export async function ensureRoomFor(
   d: CapsDeps,
   workspaceId: string,
   change: { before: Holdings; after: Holdings; freed?: number; noLarger?: boolean },
-): void {
+): Promise<void> {
   const { before, after, freed = 0 } = change
-  d.plans.ensureRoom(workspaceId, 'documents', before.documents, after.documents - before.documents - freed)
+  await d.plans.ensureRoom(
+    workspaceId,
+    'documents',
+    before.documents,
+    after.documents - before.documents - freed,
+  )
   if (!change.noLarger)
-    d.plans.ensureRoom(workspaceId, 'storage_bytes', before.bytes, after.bytes - before.bytes)
+    await d.plans.ensureRoom(workspaceId, 'storage_bytes', before.bytes, after.bytes - before.bytes)
 }
 
 /**
@@ -69,15 +94,15 @@ export function ensureRoomFor(
  * adding `documents` documents and `bytes` bytes to what the workspace holds now passes a cap.
  * `{documents: 1, bytes: 1}` refuses a workspace that is full already.
  */
-export function ensureRoomAhead(
+export async function ensureRoomAhead(
   d: CapsDeps,
   workspaceId: string,
   adding: { documents: number; bytes: number },
-): void {
-  if (!capped(d, workspaceId)) return
-  const h = holdings(d, workspaceId)
-  d.plans.ensureRoom(workspaceId, 'documents', h.documents, adding.documents)
-  d.plans.ensureRoom(workspaceId, 'storage_bytes', h.bytes, adding.bytes)
+): Promise<void> {
+  if (!(await capped(d, workspaceId))) return
+  const h = await holdings(d, workspaceId)
+  await d.plans.ensureRoom(workspaceId, 'documents', h.documents, adding.documents)
+  await d.plans.ensureRoom(workspaceId, 'storage_bytes', h.bytes, adding.bytes)
 }
 
 /**
@@ -85,15 +110,19 @@ export function ensureRoomAhead(
  * the first new path (one the base does not hold) the workspace's `documents` cap has no room for,
  * so a full workspace's upload is refused without storing anything.
  */
-export function newPathsAhead(d: CapsDeps, workspaceId: string, corpusId: string): (path: string) => void {
-  const limit = d.plans.capsOf(workspaceId)?.documents ?? null
-  if (limit === null) return () => {}
-  const used = holdings(d, workspaceId).documents
+export async function newPathsAhead(
+  d: CapsDeps,
+  workspaceId: string,
+  corpusId: string,
+): Promise<(path: string) => Promise<void>> {
+  const limit = (await d.plans.capsOf(workspaceId))?.documents ?? null
+  if (limit === null) return async () => {}
+  const used = (await holdings(d, workspaceId)).documents
   let adding = 0
-  return (path) => {
-    if (d.corpora.documentByPath(corpusId, path)) return
+  return async (path) => {
+    if (await d.corpora.documentByPath(corpusId, path)) return
     adding++
-    d.plans.ensureRoom(workspaceId, 'documents', used, adding)
+    await d.plans.ensureRoom(workspaceId, 'documents', used, adding)
   }
 }
 
@@ -102,12 +131,12 @@ export function newPathsAhead(d: CapsDeps, workspaceId: string, corpusId: string
  * paths less its deletions; bytes by content the workspace does not hold yet, less what replaced and
  * deleted documents held (0 when it adds no path and replaces nothing with larger content).
  */
-export function commitAdds(
+export async function commitAdds(
   d: CapsDeps,
   docs: Map<string, DocumentRow>,
   items: Incoming[],
   deletions: DocumentRow[],
-): { documents: number; bytes: number } {
+): Promise<{ documents: number; bytes: number }> {
   let documents = -deletions.length
   let bytes = 0
   let grows = false
@@ -126,7 +155,7 @@ export function commitAdds(
     if (old) free(old)
     else documents++
     grows ||= !old || item.size > old.size
-    if (!counted.has(item.rawKey) && !d.corpora.keyInUse(item.rawKey)) {
+    if (!counted.has(item.rawKey) && !(await d.corpora.keyInUse(item.rawKey))) {
       counted.add(item.rawKey)
       bytes += item.size
     }

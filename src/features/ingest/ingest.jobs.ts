@@ -1,4 +1,3 @@
-import { transaction } from '../../platform/db/transaction'
 import type { JobDefinition } from '../../platform/feature/feature'
 import { isTerminal, type Job } from '../../platform/jobs/queue'
 import type { JobContext } from '../../platform/jobs/scheduler'
@@ -38,7 +37,7 @@ export function extractionJob(deps: ExtractJobDeps): JobDefinition {
  */
 export async function extractDocument(deps: ExtractJobDeps, ctx: JobContext): Promise<ExtractOutcome> {
   const p = ctx.job.payload as unknown as ExtractPayload
-  const doc = currentDocument(deps, p)
+  const doc = await currentDocument(deps, p)
   if (!doc) return { outcome: 'skipped' }
   const result = await readAndExtract(deps, ctx, p, doc)
   return isOutcome(result) ? result : record(deps, p, result)
@@ -49,7 +48,7 @@ export async function extractDocument(deps: ExtractJobDeps, ctx: JobContext): Pr
  * sections, unless the document moved on while we worked.
  */
 async function record(deps: ExtractJobDeps, p: ExtractPayload, result: Extracted): Promise<ExtractOutcome> {
-  const { corpora, objects, db, random, registrar } = deps
+  const { corpora, objects, store, random, registrar } = deps
   const side = sidecarOf(result, random)
   const sidecarKey = textKeyOf(p.raw_key, p.document_id)
   const own = !textIsFile(result.raw, side.text)
@@ -61,14 +60,14 @@ async function record(deps: ExtractJobDeps, p: ExtractPayload, result: Extracted
     const stored = own
       ? await objects.put(textKey, side.text, { contentType: 'text/plain; charset=utf-8' })
       : { size: 0 } // no sidecar adds to the base's storage
-    transaction(db, () => {
-      const doc = currentDocument(deps, p)
+    await store.unit(async () => {
+      const doc = await currentDocument(deps, p)
       if (!doc) {
         superseded = true
         return
       }
       previous = doc.text_key !== textKey ? doc.text_key : null
-      corpora.setExtracted(doc, side.extraction(textKey, stored.size, registrar.now()))
+      await corpora.setExtracted(doc, side.extraction(textKey, stored.size, registrar.now()))
     })
   } finally {
     if (own) registrar.inflight.delete(textKey)
@@ -83,22 +82,24 @@ async function record(deps: ExtractJobDeps, p: ExtractPayload, result: Extracted
   return side.outcome
 }
 
-/** Counts a settled extraction in its sync run; a job that crashed fails its document. */
-export function settleExtraction(deps: ExtractJobDeps, job: Job): void {
+/** Counts a settled extraction in its sync run, in one unit; a job that crashed fails its document. */
+export async function settleExtraction(deps: ExtractJobDeps, job: Job): Promise<void> {
   const { corpora, registrar } = deps
   if (!isTerminal(job.status)) return
   const p = job.payload as unknown as ExtractPayload
   const out = job.result as ExtractOutcome | null
-  let error: string | null = null
-  if (job.status === 'failed') {
-    error = `Text extraction failed: ${job.error ?? 'unknown error'}`
-    const doc = currentDocument(deps, p)
-    if (doc) corpora.markFailed(doc.id, error, registrar.now())
-    else error = null
-  } else if (out?.outcome === 'failed') error = out.error
-  registrar.repo.settle(
-    p.run_id,
-    error ? { path: p.path, document_id: p.document_id, error } : null,
-    registrar.now(),
-  )
+  await deps.store.unit(async () => {
+    let error: string | null = null
+    if (job.status === 'failed') {
+      error = `Text extraction failed: ${job.error ?? 'unknown error'}`
+      const doc = await currentDocument(deps, p)
+      if (doc) await corpora.markFailed(doc.id, error, registrar.now())
+      else error = null
+    } else if (out?.outcome === 'failed') error = out.error
+    await registrar.repo.settle(
+      p.run_id,
+      error ? { path: p.path, document_id: p.document_id, error } : null,
+      registrar.now(),
+    )
+  })
 }

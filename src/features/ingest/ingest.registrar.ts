@@ -1,9 +1,8 @@
 import { newId } from '../../platform/crypto/random'
-import { transaction } from '../../platform/db/transaction'
 import { notFound } from '../../platform/errors/errors'
 import { parseRange } from '../../platform/storage/ranges'
 import type { DeletedBy, DocumentRow } from '../corpora/corpora.service'
-import { capped as capsApply, ensureRoomFor, holdings, isCapRefusal, noLarger } from './ingest.caps'
+import { capped as capsApply, ensureRoomFor, holdCaps, holdings, isCapRefusal, noLarger } from './ingest.caps'
 import { IngestRepo, type RunError } from './ingest.repo'
 import type { ExtractPayload, Incoming, IngestDeps, Registered } from './ingest.types'
 import { UploadsRepo } from './ingest.uploads.repo'
@@ -21,15 +20,15 @@ export interface RegisterBatch {
   deletions?: { rows: DocumentRow[]; by: DeletedBy }
   /**
    * Adds to an open run (a source's sync) instead of opening one: with the files it saw unchanged
-   * and those it could not take, and `within`, called in the same transaction with each item's
-   * document id, in order (the sync records what its files became, atomically with them; null for
-   * a file a plan's cap left out).
+   * and those it could not take, and `within`, called in the same unit with each item's document
+   * id, in order (the sync records what its files became, atomically with them; null for a file a
+   * plan's cap left out).
    */
   into?: {
     runId: string
     unchanged: number
     failures: RunError[]
-    within?: (documentIds: (string | null)[]) => void
+    within?: (documentIds: (string | null)[]) => void | Promise<void>
     /**
      * A source's sync: files that would take the workspace past its plan's `documents` or
      * `storage_bytes` cap are left out and listed as the run's errors (`plan_limit_reached`), the
@@ -42,7 +41,7 @@ export interface RegisterBatch {
 /** What the registrar works with. */
 export type RegistrarDeps = Pick<
   IngestDeps,
-  'db' | 'clock' | 'random' | 'objects' | 'corpora' | 'queue' | 'events' | 'plans'
+  'store' | 'clock' | 'random' | 'objects' | 'corpora' | 'queue' | 'events' | 'plans'
 >
 
 /** What registering one file did. */
@@ -70,8 +69,8 @@ export class Registrar {
   readonly committing = new Set<string>()
 
   constructor(private readonly deps: RegistrarDeps) {
-    this.repo = new IngestRepo(deps.db, deps.events)
-    this.uploads = new UploadsRepo(deps.db)
+    this.repo = new IngestRepo(deps.store, deps.events)
+    this.uploads = new UploadsRepo(deps.store)
   }
 
   /** Now, in epoch milliseconds, from the injected clock. */
@@ -106,7 +105,9 @@ export class Registrar {
 
   /**
    * Registers stored files as documents and deletes `deletions` (with their receipts), in one
-   * transaction with the sync run and the extraction jobs; then forgets what the old contents left
+   * unit with the sync run, the events and the extraction jobs (a request's or a batch's files:
+   * at most `ingest.max_files_per_request`, a push's COMMIT_BATCH, a source's `sources.batch_files`;
+   * the unit awaits nothing but the database); then forgets what the old contents left
    * behind. A path already in the base keeps its id and gets the new content; the same content
    * again is left unchanged. `fresh` lists keys this request wrote: those no row ended up using
    * are removed. `managedBy: 'push'` (a push commit) makes the files it writes push's to delete.
@@ -114,31 +115,32 @@ export class Registrar {
   async register(workspaceId: string, corpusId: string, batch: RegisterBatch): Promise<Registered> {
     const { source, items, fresh } = batch
     const deletions = batch.deletions?.rows ?? []
-    const { corpora, queue, db } = this.deps
+    const { corpora, queue, store } = this.deps
     const now = this.now()
     const runId = batch.into?.runId ?? newId(this.deps.random, 'run')
     const ids: (string | null)[] = []
     const results: Registered['results'] = []
     const stale: DocumentRow[] = []
     let removed: DocumentRow[] = []
-    const capped = capsApply(this.deps, workspaceId)
+    const capped = await capsApply(this.deps, workspaceId)
     const refused: RunError[] = []
-    transaction(db, () => {
-      if (!corpora.exists(workspaceId, corpusId)) throw notFound('Document base')
+    await store.unit(async () => {
+      if (!(await corpora.exists(workspaceId, corpusId))) throw notFound('Document base')
+      if (capped) await holdCaps(store, workspaceId)
       const jobs: ExtractPayload[] = []
       const sizes: number[] = []
-      const start = capped ? holdings(this.deps, workspaceId) : null
+      const start = capped ? await holdings(this.deps, workspaceId) : null
       const freed = deletions.filter((r) => r.parent_id === null).length
       let noneLarger = true
       // A source's sync takes the files that fit, each in a savepoint; the rest are its run's errors.
       const fits = capped && !!batch.into?.partial
       const pend = new PendingParents(corpora, fits)
       for (const item of items) {
-        pend.before(item.path)
-        const existing = corpora.documentByPath(corpusId, item.path)
+        await pend.before(item.path)
+        const existing = await corpora.documentByPath(corpusId, item.path)
         noneLarger &&= noLarger(item, existing)
         const write = () => this.registerItem(workspaceId, corpusId, batch, item, existing, runId, now, pend)
-        const done = fits ? this.ifItFits(workspaceId, item, existing, freed, write) : write()
+        const done = fits ? await this.ifItFits(workspaceId, item, existing, freed, write) : await write()
         if (!('id' in done)) {
           ids.push(null)
           refused.push(done)
@@ -152,21 +154,22 @@ export class Registrar {
           sizes.push(item.size)
         }
       }
-      pend.flush()
-      if (batch.deletions) removed = corpora.detach(workspaceId, corpusId, deletions, batch.deletions.by)
+      await pend.flush()
+      if (batch.deletions)
+        removed = await corpora.detach(workspaceId, corpusId, deletions, batch.deletions.by)
       // The whole batch or nothing: what it adds in all, against what the workspace held before it.
       if (start && !batch.into?.partial) {
-        ensureRoomFor(this.deps, workspaceId, {
+        await ensureRoomFor(this.deps, workspaceId, {
           before: start,
-          after: holdings(this.deps, workspaceId),
+          after: await holdings(this.deps, workspaceId),
           noLarger: noneLarger,
         })
       }
-      enqueueExtraction(queue, workspaceId, jobs, sizes)
+      await enqueueExtraction(queue, workspaceId, jobs, sizes)
       const counts = countsOf(results, removed, jobs.length, batch.into?.unchanged ?? 0)
-      if (batch.into) this.repo.addToRun(runId, counts, [...batch.into.failures, ...refused])
+      if (batch.into) await this.repo.addToRun(runId, counts, [...batch.into.failures, ...refused])
       else
-        this.repo.insertRun({
+        await this.repo.insertRun({
           ...counts,
           id: runId,
           workspaceId,
@@ -176,36 +179,39 @@ export class Registrar {
           errors: [],
           now,
         })
-      batch.into?.within?.(ids)
+      await batch.into?.within?.(ids)
     })
     await corpora.purge(workspaceId, corpusId, [...stale, ...removed])
     // Committed now: rows protect what they use, and whatever none of them uses may go.
     for (const key of fresh) this.inflight.delete(key)
     for (const key of fresh) await this.dropIfUnused(key)
-    return {
-      docs: ids.flatMap((id) => (id === null ? [] : [corpora.document(corpusId, id)!])),
-      results,
-      run: this.repo.run(corpusId, runId)!,
-    }
+    const docs: DocumentRow[] = []
+    for (const id of ids) if (id !== null) docs.push((await corpora.document(corpusId, id))!)
+    return { docs, results, run: (await this.repo.run(corpusId, runId))! }
   }
 
   /**
-   * Registers one file in a savepoint if it fits the plan's caps (with `freed`, the documents its
-   * batch deletes after it), else rolls it back and answers the run error that lists it.
+   * Registers one file in a nested unit (a savepoint) if it fits the plan's caps (with `freed`, the
+   * documents its batch deletes after it), else rolls it back and answers the run error that lists it.
    */
-  private ifItFits(
+  private async ifItFits(
     workspaceId: string,
     item: Incoming,
     existing: DocumentRow | null,
     freed: number,
-    write: () => ItemDone,
-  ): ItemDone | RunError {
+    write: () => Promise<ItemDone>,
+  ): Promise<ItemDone | RunError> {
     try {
-      return transaction(this.deps.db, () => {
-        const before = holdings(this.deps, workspaceId)
-        const out = write()
-        const after = holdings(this.deps, workspaceId)
-        ensureRoomFor(this.deps, workspaceId, { before, after, freed, noLarger: noLarger(item, existing) })
+      return await this.deps.store.unit(async () => {
+        const before = await holdings(this.deps, workspaceId)
+        const out = await write()
+        const after = await holdings(this.deps, workspaceId)
+        await ensureRoomFor(this.deps, workspaceId, {
+          before,
+          after,
+          freed,
+          noLarger: noLarger(item, existing),
+        })
         return out
       })
     } catch (e) {
@@ -214,8 +220,8 @@ export class Registrar {
     }
   }
 
-  /** Registers one file of a batch (new path, new content or unchanged); inside its transaction. */
-  private registerItem(
+  /** Registers one file of a batch (new path, new content or unchanged); inside its unit. */
+  private async registerItem(
     workspaceId: string,
     corpusId: string,
     batch: RegisterBatch,
@@ -224,38 +230,39 @@ export class Registrar {
     runId: string,
     now: number,
     pend: PendingParents,
-  ): ItemDone {
+  ): Promise<ItemDone> {
     const { corpora } = this.deps
     if (existing && existing.sha256 === item.sha256)
       return { id: existing.id, result: 'unchanged', stale: [], job: null }
     // Identical content already in the base (or new in this batch) is shared rather than stored twice.
-    const rawKey = corpora.rawKeyBySha(corpusId, item.sha256) ?? pend.rawKeyOf(item.sha256) ?? item.rawKey
+    const rawKey =
+      (await corpora.rawKeyBySha(corpusId, item.sha256)) ?? pend.rawKeyOf(item.sha256) ?? item.rawKey
     const fields = { ...item, rawKey, source: batch.source, managedBy: batch.managedBy ?? null, now }
     let id: string
     let stale: DocumentRow[] = []
     if (existing) {
-      stale = [existing, ...corpora.sections(existing.id)]
-      corpora.replaceContent(existing.id, fields)
+      stale = [existing, ...(await corpora.sections(existing.id))]
+      await corpora.replaceContent(existing.id, fields)
       id = existing.id
-      this.told('document.updated', workspaceId, corpusId, id)
+      await this.told('document.updated', workspaceId, corpusId, id)
     } else {
       id = newId(this.deps.random, 'doc')
-      pend.add({ ...fields, id, workspaceId, corpusId, path: item.path })
-      this.told('document.created', workspaceId, corpusId, id)
+      await pend.add({ ...fields, id, workspaceId, corpusId, path: item.path })
+      await this.told('document.created', workspaceId, corpusId, id)
     }
-    this.uploads.deleteUploadsByKey(rawKey)
+    await this.uploads.deleteUploadsByKey(rawKey)
     const job = { corpus_id: corpusId, document_id: id, raw_key: rawKey, run_id: runId, path: item.path }
     return { id, result: existing ? 'updated' : 'created', stale, job }
   }
 
-  /** Tells that a document was created or given new content; inside the registering transaction. */
-  private told(
+  /** Tells that a document was created or given new content; inside the registering unit. */
+  private async told(
     type: 'document.created' | 'document.updated',
     workspaceId: string,
     corpusId: string,
     documentId: string,
-  ): void {
-    this.deps.events.emit(this.deps.db, { type, workspaceId, payload: { corpusId, documentId } })
+  ): Promise<void> {
+    await this.deps.events.publish({ type, workspaceId, payload: { corpusId, documentId } })
   }
 
   /**
@@ -265,9 +272,11 @@ export class Registrar {
   async dropIfUnused(key: string): Promise<boolean> {
     const pack = parseRange(key)?.pack
     if (pack)
-      return this.inflight.has(key) || this.deps.corpora.keyInUse(key) ? false : this.dropIfUnused(pack)
-    if (this.inflight.has(key) || this.deps.corpora.keyInUse(key)) return false
-    if (this.uploads.uploadHolds(key, this.now())) return false
+      return this.inflight.has(key) || (await this.deps.corpora.keyInUse(key))
+        ? false
+        : this.dropIfUnused(pack)
+    if (this.inflight.has(key) || (await this.deps.corpora.keyInUse(key))) return false
+    if (await this.uploads.uploadHolds(key, this.now())) return false
     await this.deps.objects.delete(key)
     return true
   }

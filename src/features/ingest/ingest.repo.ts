@@ -1,37 +1,40 @@
-import type { Db } from '../../platform/db/db'
-import { transaction } from '../../platform/db/transaction'
+import { and, count, desc, eq, lt, or, sql } from 'drizzle-orm'
+import type { Store } from '../../platform/db/store'
 import type { Outbox } from '../../platform/events/outbox'
-
-import type { RunError, syncRuns } from './ingest.tables'
+import { type RunError, syncRuns } from './ingest.tables'
 
 export type { RunError } from './ingest.tables'
 export type { UploadRow } from './ingest.uploads.repo'
 
-/** A sync run's row (`SELECT ${RUN_COLUMNS}`: the columns under the table's JS keys). */
+/** A sync run's row. */
 export type SyncRunRow = typeof syncRuns.$inferSelect
-
-/** The columns of a `sync_runs` row under their JS keys (ingest.tables.ts). */
-const RUN_COLUMNS = `id, workspace_id AS workspaceId, corpus_id AS corpusId, source, status, source_id AS sourceId,
-  job_id AS jobId, listing, created, updated, unchanged, deleted, failed, pending, errors, error,
-  started_at AS startedAt, finished_at AS finishedAt`
 
 /** A run keeps at most this many error entries; the `failed` counter keeps counting. */
 export const MAX_RUN_ERRORS = 1000
 
-/** Data functions of sync runs (pending push uploads: ingest.uploads.repo.ts). */
+/** How a run ends. */
+type EndStatus = Exclude<SyncRunRow['status'], 'running'>
+
+/**
+ * Data functions of sync runs on the store, either engine (pending push uploads:
+ * ingest.uploads.repo.ts). A run's counters change by relative updates: the first statement on a
+ * run in a unit is an `UPDATE ... WHERE status = 'running'` whose returned row is the run as it is
+ * now, so on PostgreSQL it also locks the row until the unit ends, and two units counting into one
+ * run (two extraction settles, a batch and a settle) take turns instead of losing a count.
+ */
 export class IngestRepo {
   constructor(
-    private readonly db: Db,
-    /** A run that ends is told as `sync.finished`, in the transaction that ends it. */
+    private readonly store: Store,
+    /** A run that ends is told as `sync.finished`, in the unit that ends it. */
     private readonly events: Outbox,
   ) {}
 
-  private get c() {
-    return this.db.$client
+  private get t() {
+    return this.store.table(syncRuns)
   }
 
-  /** Inserts a run with its counters; a run with nothing pending is finished at once. */
-  insertRun(r: {
+  /** Inserts a run with its counters; a run with nothing pending is finished at once. In a unit. */
+  async insertRun(r: {
     id: string
     workspaceId: string
     corpusId: string
@@ -44,42 +47,36 @@ export class IngestRepo {
     pending: number
     errors: RunError[]
     now: number
-  }): void {
+  }): Promise<void> {
     const status = r.pending > 0 ? 'running' : finalStatus(r.failed, r.created + r.updated)
-    this.c
-      .query(
-        `INSERT INTO sync_runs (id, workspace_id, corpus_id, source, status, created, updated, unchanged, deleted,
-           failed, pending, errors, started_at, finished_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        r.id,
-        r.workspaceId,
-        r.corpusId,
-        r.source,
-        status,
-        r.created,
-        r.updated,
-        r.unchanged,
-        r.deleted,
-        r.failed,
-        r.pending,
-        JSON.stringify(r.errors.slice(0, MAX_RUN_ERRORS)),
-        r.now,
-        r.pending > 0 ? null : r.now,
-      )
-    if (status !== 'running') this.finished({ ...r, status })
+    await this.store.db.insert(this.t).values({
+      id: r.id,
+      workspaceId: r.workspaceId,
+      corpusId: r.corpusId,
+      source: r.source,
+      status,
+      created: r.created,
+      updated: r.updated,
+      unchanged: r.unchanged,
+      deleted: r.deleted,
+      failed: r.failed,
+      pending: r.pending,
+      errors: JSON.stringify(r.errors.slice(0, MAX_RUN_ERRORS)),
+      startedAt: r.now,
+      finishedAt: r.pending > 0 ? null : r.now,
+    })
+    if (status !== 'running') await this.finished({ ...r, status })
   }
 
-  /** Emits `sync.finished` for a run that just ended; inside the caller's transaction. */
-  private finished(
+  /** Publishes `sync.finished` for a run that just ended; in the caller's unit. */
+  private async finished(
     run: Pick<SyncRunRow, 'workspaceId' | 'corpusId' | 'id' | 'source' | 'created' | 'updated'> & {
-      status: 'succeeded' | 'partial' | 'failed' | 'canceled'
+      status: EndStatus
       deleted: number
       failed: number
     },
-  ): void {
-    this.events.emit(this.db, {
+  ): Promise<void> {
+    await this.events.publish({
       type: 'sync.finished',
       workspaceId: run.workspaceId,
       payload: {
@@ -99,7 +96,7 @@ export class IngestRepo {
    * Opens a run that stays running while its files are still coming (`listing`): a source's sync
    * while the source is listed, a push commit while its batches are registered.
    */
-  openRun(r: {
+  async openRun(r: {
     id: string
     workspaceId: string
     corpusId: string
@@ -107,69 +104,79 @@ export class IngestRepo {
     sourceId: string | null
     jobId: string | null
     now: number
-  }): void {
-    this.c
-      .query(
-        `INSERT INTO sync_runs (id, workspace_id, corpus_id, source, status, source_id, job_id, listing, started_at)
-         VALUES (?, ?, ?, ?, 'running', ?, ?, 1, ?)`,
-      )
-      .run(r.id, r.workspaceId, r.corpusId, r.source, r.sourceId, r.jobId, r.now)
+  }): Promise<void> {
+    await this.store.db.insert(this.t).values({
+      id: r.id,
+      workspaceId: r.workspaceId,
+      corpusId: r.corpusId,
+      source: r.source,
+      status: 'running',
+      sourceId: r.sourceId,
+      jobId: r.jobId,
+      listing: 1,
+      startedAt: r.now,
+    })
   }
 
   /** Names the job that lists a source for its run. */
-  setRunJob(runId: string, jobId: string): void {
-    this.c.query('UPDATE sync_runs SET job_id = ? WHERE id = ?').run(jobId, runId)
+  async setRunJob(runId: string, jobId: string): Promise<void> {
+    await this.store.db.update(this.t).set({ jobId }).where(eq(this.t.id, runId))
   }
 
-  /** Adds a batch's counters and per-file errors to an open run; inside the batch's transaction. */
-  addToRun(
+  /** Adds a batch's counters and per-file errors to an open run; in the batch's unit. */
+  async addToRun(
     runId: string,
     n: { created: number; updated: number; unchanged: number; deleted: number; pending: number },
     failures: RunError[],
-  ): void {
-    const run = this.c
-      .query<SyncRunRow, [string]>(`SELECT ${RUN_COLUMNS} FROM sync_runs WHERE id = ?`)
-      .get(runId)
-    if (!run) return
+  ): Promise<void> {
+    const t = this.t
+    const [run] = await this.store.db
+      .update(t)
+      .set({
+        created: sql`${t.created} + ${n.created}`,
+        updated: sql`${t.updated} + ${n.updated}`,
+        unchanged: sql`${t.unchanged} + ${n.unchanged}`,
+        deleted: sql`${t.deleted} + ${n.deleted}`,
+        failed: sql`${t.failed} + ${failures.length}`,
+        pending: sql`${t.pending} + ${n.pending}`,
+      })
+      .where(eq(t.id, runId))
+      .returning({ errors: t.errors })
+    if (!run || failures.length === 0) return
     const errors = JSON.parse(run.errors) as RunError[]
-    errors.push(...failures.slice(0, Math.max(0, MAX_RUN_ERRORS - errors.length)))
-    this.c
-      .query(
-        `UPDATE sync_runs SET created = created + ?, updated = updated + ?, unchanged = unchanged + ?,
-           deleted = deleted + ?, failed = failed + ?, pending = pending + ?, errors = ? WHERE id = ?`,
-      )
-      .run(
-        n.created,
-        n.updated,
-        n.unchanged,
-        n.deleted,
-        failures.length,
-        n.pending,
-        JSON.stringify(errors),
-        runId,
-      )
+    if (errors.length >= MAX_RUN_ERRORS) return
+    errors.push(...failures.slice(0, MAX_RUN_ERRORS - errors.length))
+    await this.store.db
+      .update(t)
+      .set({ errors: JSON.stringify(errors) })
+      .where(eq(t.id, runId))
   }
 
   /**
    * Ends a source's listing: the run ends now when nothing is pending (else when its last document
    * settles). `failed` or `canceled` end it at once whatever is pending, with the reason. Returns
-   * the run as it was before (null when it had ended already).
+   * the run (null when it had ended already). One unit; a conditional write on `running`.
    */
   closeListing(
     runId: string,
     now: number,
     end?: { status: 'failed' | 'canceled'; error: string | null },
-  ): SyncRunRow | null {
-    return transaction(this.db, () => {
-      const run = this.c
-        .query<SyncRunRow, [string]>(`SELECT ${RUN_COLUMNS} FROM sync_runs WHERE id = ?`)
-        .get(runId)
-      if (run?.status !== 'running') return null
+  ): Promise<SyncRunRow | null> {
+    const t = this.t
+    return this.store.unit(async () => {
+      const [run] = await this.store.db
+        .update(t)
+        .set({ listing: 0 })
+        .where(and(eq(t.id, runId), eq(t.status, 'running')))
+        .returning()
+      if (!run) return null
       const status = end?.status ?? (run.pending > 0 ? 'running' : finalStatus(run.failed, taken(run)))
-      this.c
-        .query('UPDATE sync_runs SET listing = 0, status = ?, error = ?, finished_at = ? WHERE id = ?')
-        .run(status, end?.error ?? null, status === 'running' ? null : now, runId)
-      if (status !== 'running') this.finished({ ...run, status })
+      if (status === 'running') return run
+      await this.store.db
+        .update(t)
+        .set({ status, error: end?.error ?? null, finishedAt: now })
+        .where(eq(t.id, runId))
+      await this.finished({ ...run, status })
       return run
     })
   }
@@ -179,73 +186,98 @@ export class IngestRepo {
    * `inFlight`, the commits of this process): `failed`, with what to do, keeping what they took.
    * Returns how many.
    */
-  closeInterruptedCommits(now: number, inFlight: ReadonlySet<string>): number {
-    const open = this.c
-      .query<{ id: string }, []>(
-        `SELECT id FROM sync_runs WHERE source = 'push' AND listing = 1 AND status = 'running'`,
-      )
-      .all()
-      .filter((r) => !inFlight.has(r.id))
+  async closeInterruptedCommits(now: number, inFlight: ReadonlySet<string>): Promise<number> {
+    const t = this.t
+    const open = (
+      await this.store.db
+        .select({ id: t.id })
+        .from(t)
+        .where(and(eq(t.source, 'push'), eq(t.listing, 1), eq(t.status, 'running')))
+    ).filter((r) => !inFlight.has(r.id))
+    let closed = 0
     for (const r of open) {
-      this.closeListing(r.id, now, {
+      const run = await this.closeListing(r.id, now, {
         status: 'failed',
         error:
           'The server stopped while this commit was being registered; the files registered before are kept. Push again to finish.',
       })
+      if (run) closed++
     }
-    return open.length
+    return closed
   }
 
   /** One run of a base, or null. */
-  run(corpusId: string, id: string): SyncRunRow | null {
-    return this.c
-      .query<SyncRunRow, [string, string]>(
-        `SELECT ${RUN_COLUMNS} FROM sync_runs WHERE corpus_id = ? AND id = ?`,
-      )
-      .get(corpusId, id)
+  async run(corpusId: string, id: string): Promise<SyncRunRow | null> {
+    const t = this.t
+    const rows = await this.store.db
+      .select()
+      .from(t)
+      .where(and(eq(t.corpusId, corpusId), eq(t.id, id)))
+      .limit(1)
+    return rows[0] ?? null
   }
 
   /** Runs of a base newest first after a keyset position (`limit + 1` rows; all when limit is null). */
-  runsPage(corpusId: string, after: readonly (string | number)[] | null, limit: number | null): SyncRunRow[] {
-    const [at, id] = after ?? [Number.MAX_SAFE_INTEGER, '']
-    return this.c
-      .query<SyncRunRow, (string | number)[]>(
-        `SELECT ${RUN_COLUMNS} FROM sync_runs WHERE corpus_id = ? AND (started_at < ? OR (started_at = ? AND id < ?))
-         ORDER BY started_at DESC, id DESC ${limit === null ? '' : 'LIMIT ?'}`,
-      )
-      .all(corpusId, at as number, at as number, id as string, ...(limit === null ? [] : [limit + 1]))
+  runsPage(
+    corpusId: string,
+    after: readonly (string | number)[] | null,
+    limit: number | null,
+  ): Promise<SyncRunRow[]> {
+    const t = this.t
+    const [at, id] = (after ?? [Number.MAX_SAFE_INTEGER, '']) as [number, string]
+    const q = this.store.db
+      .select()
+      .from(t)
+      .where(and(eq(t.corpusId, corpusId), or(lt(t.startedAt, at), and(eq(t.startedAt, at), lt(t.id, id)))))
+      .orderBy(desc(t.startedAt), desc(t.id))
+    return limit === null ? q : q.limit(limit + 1)
   }
 
   /** Number of runs of a base. */
-  countRuns(corpusId: string): number {
-    return (
-      this.c
-        .query<{ n: number }, [string]>('SELECT count(*) AS n FROM sync_runs WHERE corpus_id = ?')
-        .get(corpusId)?.n ?? 0
-    )
+  async countRuns(corpusId: string): Promise<number> {
+    const t = this.t
+    const [row] = await this.store.db.select({ n: count() }).from(t).where(eq(t.corpusId, corpusId))
+    return Number(row?.n ?? 0)
   }
 
   /**
    * Records that one document of a run finished (or will never be processed): one fewer pending,
-   * maybe one more failure; the run ends when nothing is pending. Returns false for a gone run.
+   * maybe one more failure; the run ends when nothing is pending. Returns false for a gone (or
+   * ended) run.
    */
-  settle(runId: string, failure: RunError | null, now: number): boolean {
-    return transaction(this.db, () => {
-      const run = this.c
-        .query<SyncRunRow, [string]>(`SELECT ${RUN_COLUMNS} FROM sync_runs WHERE id = ?`)
-        .get(runId)
-      if (run?.status !== 'running') return false
-      const pending = Math.max(0, run.pending - 1)
-      const failed = run.failed + (failure ? 1 : 0)
+  settle(runId: string, failure: RunError | null, now: number): Promise<boolean> {
+    return this.settleMany(runId, 1, failure ? [failure] : [], now)
+  }
+
+  /**
+   * `settle` for `settled` documents of a run at once (an extraction batch's), `failures` among
+   * them. One unit; the counters move by a conditional relative update (see the class).
+   */
+  settleMany(runId: string, settled: number, failures: RunError[], now: number): Promise<boolean> {
+    const t = this.t
+    return this.store.unit(async () => {
+      const [run] = await this.store.db
+        .update(t)
+        .set({
+          pending: sql`CASE WHEN ${t.pending} > ${settled} THEN ${t.pending} - ${settled} ELSE 0 END`,
+          failed: sql`${t.failed} + ${failures.length}`,
+        })
+        .where(and(eq(t.id, runId), eq(t.status, 'running')))
+        .returning()
+      if (!run) return false
       const errors = JSON.parse(run.errors) as RunError[]
-      if (failure && errors.length < MAX_RUN_ERRORS) errors.push(failure)
-      const status = pending > 0 || run.listing === 1 ? 'running' : finalStatus(failed, taken(run))
-      this.c
-        .query(
-          `UPDATE sync_runs SET pending = ?, failed = ?, errors = ?, status = ?, finished_at = ? WHERE id = ?`,
-        )
-        .run(pending, failed, JSON.stringify(errors), status, pending > 0 ? null : now, runId)
-      if (status !== 'running') this.finished({ ...run, status, failed })
+      const listed = failures.length > 0 && errors.length < MAX_RUN_ERRORS
+      if (listed) errors.push(...failures.slice(0, MAX_RUN_ERRORS - errors.length))
+      const status = run.pending > 0 || run.listing === 1 ? 'running' : finalStatus(run.failed, taken(run))
+      await this.store.db
+        .update(t)
+        .set({
+          ...(listed ? { errors: JSON.stringify(errors) } : {}),
+          status,
+          finishedAt: run.pending > 0 ? null : now,
+        })
+        .where(eq(t.id, runId))
+      if (status !== 'running') await this.finished({ ...run, status })
       return true
     })
   }
@@ -260,7 +292,7 @@ function taken(run: SyncRunRow): number {
 }
 
 /** The end state of a run: every document taken, some failed, or none of those registered taken. */
-export function finalStatus(failed: number, registered: number): SyncRunRow['status'] {
+export function finalStatus(failed: number, registered: number): EndStatus {
   if (failed === 0) return 'succeeded'
   return failed >= registered ? 'failed' : 'partial'
 }

@@ -173,8 +173,8 @@ export function ingestRoutes(
       tags: ['ingest'],
       params: SyncRunParams,
       response: SyncRunResp,
-      handler: ({ principal, params }) =>
-        syncRunResp(ingest.run(principal.workspaceId, params.corpus_id, params.run_id)),
+      handler: async ({ principal, params }) =>
+        syncRunResp(await ingest.run(principal.workspaceId, params.corpus_id, params.run_id)),
     }),
     // Documents read back: their text and their files (ingest keeps both in the object store).
     ...readingRoutes(ingest),

@@ -1,7 +1,6 @@
 import type { Actor } from '../../platform/auth/principal'
 import { iso } from '../../platform/clock/clock'
 import { newId } from '../../platform/crypto/random'
-import { transaction } from '../../platform/db/transaction'
 import { notFound } from '../../platform/errors/errors'
 import type { JobDefinition } from '../../platform/feature/feature'
 import { keysetPage, type PageRequest } from '../../platform/paging/paging'
@@ -91,14 +90,14 @@ export class IngestService {
 
   /** `POST /corpora/{id}/documents`: stores every file of a multipart request, then registers them all. */
   async upload(workspaceId: string, corpusId: string, request: Request): Promise<Registered> {
-    this.deps.corpora.get(workspaceId, corpusId)
+    await this.deps.corpora.get(workspaceId, corpusId)
     for (const listener of this.uploadListeners) listener(workspaceId, corpusId)
     return uploadFiles(this.context, workspaceId, corpusId, request)
   }
 
   /** `POST /v1/corpora/{id}/documents/upsert`: one document by path with its content in the body. */
   async upsert(workspaceId: string, corpusId: string, body: UpsertBody): Promise<Registered> {
-    this.deps.corpora.get(workspaceId, corpusId)
+    await this.deps.corpora.get(workspaceId, corpusId)
     return upsertDocument(this.context, workspaceId, corpusId, body)
   }
 
@@ -121,43 +120,45 @@ export class IngestService {
   }
 
   /** Sync runs of a base, newest first (page null: all). */
-  runs(workspaceId: string, corpusId: string, page: PageRequest | null) {
-    this.deps.corpora.get(workspaceId, corpusId)
-    const total = this.registrar.repo.countRuns(corpusId)
-    const rows = this.registrar.repo.runsPage(corpusId, page?.after ?? null, page?.limit ?? null)
+  async runs(workspaceId: string, corpusId: string, page: PageRequest | null) {
+    await this.deps.corpora.get(workspaceId, corpusId)
+    const total = await this.registrar.repo.countRuns(corpusId)
+    const rows = await this.registrar.repo.runsPage(corpusId, page?.after ?? null, page?.limit ?? null)
     if (!page) return { items: rows.map(syncRunResp), total, nextCursor: null }
     return keysetPage(rows, page.limit, (r) => [r.startedAt, r.id], syncRunResp, total)
   }
 
   /** One sync run of a base; another base's or workspace's run is a 404. */
-  run(workspaceId: string, corpusId: string, runId: string): SyncRunRow {
-    this.deps.corpora.get(workspaceId, corpusId)
-    const run = this.registrar.repo.run(corpusId, runId)
+  async run(workspaceId: string, corpusId: string, runId: string): Promise<SyncRunRow> {
+    await this.deps.corpora.get(workspaceId, corpusId)
+    const run = await this.registrar.repo.run(corpusId, runId)
     if (!run) throw notFound('Sync run')
     return run
   }
 
-  /** Opens the run of a source's sync (or import); it stays running until `closeSourceRun`. */
+  /** Opens the run of a source's sync (or import); it stays running until `closeSourceRun`. A unit. */
   openSourceRun(
     workspaceId: string,
     corpusId: string,
     r: { sourceId: string; jobId: string | null; mode: 'sync' | 'import' },
-  ): SyncRunRow {
+  ): Promise<SyncRunRow> {
     const id = newId(this.deps.random, 'run')
-    this.registrar.repo.openRun({
-      ...r,
-      id,
-      workspaceId,
-      corpusId,
-      source: r.mode,
-      now: this.registrar.now(),
+    return this.deps.store.unit(async () => {
+      await this.registrar.repo.openRun({
+        ...r,
+        id,
+        workspaceId,
+        corpusId,
+        source: r.mode,
+        now: this.registrar.now(),
+      })
+      return (await this.registrar.repo.run(corpusId, id))!
     })
-    return this.registrar.repo.run(corpusId, id)!
   }
 
-  /** Names the job that lists a source for its run (a run opened before its job was queued). */
-  attachRunJob(runId: string, jobId: string): void {
-    this.registrar.repo.setRunJob(runId, jobId)
+  /** Names the job that lists a source for its run (a run opened before its job was queued). A unit. */
+  attachRunJob(runId: string, jobId: string): Promise<void> {
+    return this.deps.store.unit(() => this.registrar.repo.setRunJob(runId, jobId))
   }
 
   /** The canonical form of a path prefix in the base ('' or ending in `/`); 422 `invalid_path` otherwise. */
@@ -174,8 +175,8 @@ export class IngestService {
    * Refuses (403 `plan_limit_reached`) when the workspace is at its plan's documents or storage cap
    * already: an import is refused before it starts, since no new file would fit.
    */
-  ensureNotFull(workspaceId: string): void {
-    ensureRoomAhead(this.deps, workspaceId, { documents: 1, bytes: 1 })
+  ensureNotFull(workspaceId: string): Promise<void> {
+    return ensureRoomAhead(this.deps, workspaceId, { documents: 1, bytes: 1 })
   }
 
   /** Registers a batch of a source's stored files into its open run (`batch.into`), with its deletions. */
@@ -188,18 +189,21 @@ export class IngestService {
    * A listing read to the end is what the base's `last_synced_at` tells (uploads and pushes do not
    * move it: a base fed by hand has never synced).
    */
-  closeSourceRun(runId: string, end?: { status: 'failed' | 'canceled'; error: string | null }): void {
+  async closeSourceRun(
+    runId: string,
+    end?: { status: 'failed' | 'canceled'; error: string | null },
+  ): Promise<void> {
     const now = this.registrar.now()
-    transaction(this.deps.db, () => {
-      const run = this.registrar.repo.closeListing(runId, now, end)
+    await this.deps.store.unit(async () => {
+      const run = await this.registrar.repo.closeListing(runId, now, end)
       if (run && !end && run.sourceId !== null) {
-        this.deps.corpora.touchSynced(run.workspaceId, run.corpusId, now)
+        await this.deps.corpora.touchSynced(run.workspaceId, run.corpusId, now)
       }
     })
   }
 
   /** A run of a base by id (no workspace check: for the feature that holds the id). */
-  runById(corpusId: string, runId: string): SyncRunRow | null {
+  runById(corpusId: string, runId: string): Promise<SyncRunRow | null> {
     return this.registrar.repo.run(corpusId, runId)
   }
 
@@ -209,7 +213,7 @@ export class IngestService {
   }
 
   /** Puts the documents of a base extracted by an older extractor back for extraction (a `force` run asks); how many. */
-  reextract(workspaceId: string, corpusId: string): number {
+  reextract(workspaceId: string, corpusId: string): Promise<number> {
     return reextractStale(this.context, workspaceId, corpusId)
   }
 }

@@ -31,12 +31,12 @@ export class Imports {
     this.d.corpora.get(workspaceId, corpusId)
     const fields = await this.sources.checked(workspaceId, { ...input, interval_minutes: null })
     const latest = await this.latest(corpusId)
-    if (latest && this.sources.currentRun(latest)?.status === 'running') {
+    if (latest && (await this.sources.currentRun(latest))?.status === 'running') {
       throw fail('import_in_progress', undefined, { import_id: latest.id })
     }
     // A workspace at its plan's documents or storage cap has no room for any new file: 403 now.
     // Otherwise the files that fit are taken and the rest listed as the run's errors (sync-batch).
-    this.d.ingest.ensureNotFull(workspaceId)
+    await this.d.ingest.ensureNotFull(workspaceId)
     const now = this.d.clock.now().getTime()
     const row = newSourceRow(newId(this.d.random, 'imp'), workspaceId, corpusId, 'import', fields, now)
     await this.d.store.unit(async () => {
@@ -52,7 +52,7 @@ export class Imports {
     const row = await this.latest(corpusId)
     if (!row) return { state: 'none' }
     const runId = row.currentRunId ?? row.lastRunId
-    const run = runId ? this.d.ingest.runById(corpusId, runId) : null
+    const run = runId ? await this.d.ingest.runById(corpusId, runId) : null
     const kind = (await this.d.connections.get(workspaceId, row.connectionId)).kind
     return { state: run?.status ?? 'running', row, kind, run }
   }

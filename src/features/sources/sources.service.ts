@@ -135,7 +135,7 @@ export class SourcesService {
       // Every run of the source stops: pending ones now, a listing one at its next page or request.
       await this.d.queue.repo.cancelSubject(workspaceId, row.id)
       if (row.currentRunId) {
-        this.d.ingest.closeSourceRun(row.currentRunId, {
+        await this.d.ingest.closeSourceRun(row.currentRunId, {
           status: 'canceled',
           error: 'The source was deleted.',
         })
@@ -169,7 +169,7 @@ export class SourcesService {
   async sync(workspaceId: string, corpusId: string, id: string): Promise<SyncRunRow> {
     return this.d.store.unit(async () => {
       const row = await this.row(workspaceId, corpusId, id)
-      const running = this.currentRun(row)
+      const running = await this.currentRun(row)
       if (running?.listing === 1) {
         throw fail('sync_in_progress', undefined, { run_id: running.id })
       }
@@ -180,7 +180,7 @@ export class SourcesService {
   /** Asks the sync listing now to stop; its run ends `canceled`. 409 when none is running. */
   async cancel(workspaceId: string, corpusId: string, id: string): Promise<SyncRunRow> {
     const row = await this.row(workspaceId, corpusId, id)
-    const running = this.currentRun(row)
+    const running = await this.currentRun(row)
     if (running?.listing !== 1 || !running.jobId) throw fail('conflict', 'No sync of this source is running.')
     const jobId = running.jobId
     await this.d.store.unit(async () => {
@@ -191,13 +191,13 @@ export class SourcesService {
         await endRun(this.d, row.id, running.id, { status: 'canceled', error: 'The sync was canceled.' })
       }
     })
-    return this.d.ingest.runById(corpusId, running.id)!
+    return (await this.d.ingest.runById(corpusId, running.id))!
   }
 
   /** Opens a run and queues the job that lists the source for it, in one unit. */
   start(row: SourceRow): Promise<SyncRunRow> {
     return this.d.store.unit(async () => {
-      const run = this.d.ingest.openSourceRun(row.workspaceId, row.corpusId, {
+      const run = await this.d.ingest.openSourceRun(row.workspaceId, row.corpusId, {
         sourceId: row.id,
         jobId: null,
         mode: row.mode,
@@ -209,9 +209,9 @@ export class SourcesService {
         payload: { source_id: row.id, run_id: run.id },
         maxAttempts: 5,
       })
-      this.d.ingest.attachRunJob(run.id, job.id)
+      await this.d.ingest.attachRunJob(run.id, job.id)
       await this.d.repo.updateSource({ ...row, currentRunId: run.id, updatedAt: this.now() })
-      return this.d.ingest.runById(row.corpusId, run.id)!
+      return (await this.d.ingest.runById(row.corpusId, run.id))!
     })
   }
 
@@ -236,10 +236,10 @@ export class SourcesService {
   async view(row: SourceRow): Promise<SourceView> {
     const kind = (await this.d.connections.get(row.workspaceId, row.connectionId)).kind
     const runOf = (id: string | null) => (id ? this.d.ingest.runById(row.corpusId, id) : null)
-    return { row, kind, currentRun: runOf(row.currentRunId), lastRun: runOf(row.lastRunId) }
+    return { row, kind, currentRun: await runOf(row.currentRunId), lastRun: await runOf(row.lastRunId) }
   }
 
-  currentRun(row: SourceRow): SyncRunRow | null {
+  async currentRun(row: SourceRow): Promise<SyncRunRow | null> {
     return row.currentRunId ? this.d.ingest.runById(row.corpusId, row.currentRunId) : null
   }
 

@@ -60,7 +60,7 @@ export async function runSync(d: SyncDeps, ctx: JobContext): Promise<unknown> {
   const runId = p.run_id ?? (await claimRun(d, source, ctx.job.id))
   if (!runId) return { outcome: 'busy' }
   // A run canceled (or its source's sync ended) while this job waited: nothing left to do.
-  if (d.ingest.runById(source.corpusId, runId)?.listing !== 1) return { outcome: 'closed' }
+  if ((await d.ingest.runById(source.corpusId, runId))?.listing !== 1) return { outcome: 'closed' }
   const tally: Tally = { seen: 0, fetched: 0, failed: 0, removed: 0 }
   try {
     await listAndTake(d, ctx, source, runId, tally)
@@ -85,13 +85,13 @@ export async function runSync(d: SyncDeps, ctx: JobContext): Promise<unknown> {
 function claimRun(d: SyncDeps, read: SourceRow, jobId: string): Promise<string | null> {
   return d.store.unit(async () => {
     const source = (await d.repo.sourceById(read.id)) ?? read
-    const current = source.currentRunId ? d.ingest.runById(source.corpusId, source.currentRunId) : null
+    const current = source.currentRunId ? await d.ingest.runById(source.corpusId, source.currentRunId) : null
     if (current?.jobId === jobId && current.listing === 1) return current.id
     if (source.nextJobId === jobId) {
       await d.repo.updateSource({ ...source, nextJobId: null, nextSyncAt: null })
     }
     if (current?.listing === 1) return null
-    const run = d.ingest.openSourceRun(source.workspaceId, source.corpusId, {
+    const run = await d.ingest.openSourceRun(source.workspaceId, source.corpusId, {
       sourceId: source.id,
       jobId,
       mode: source.mode,
@@ -162,7 +162,7 @@ async function listAndTake(
 
 /**
  * Ends a sync's listing and frees the source for the next; schedules that one when it has an
- * interval. One unit (ingest's synchronous run write lands in it).
+ * interval. One unit.
  */
 export function endRun(
   d: Pick<SyncDeps, 'repo' | 'ingest' | 'clock' | 'queue' | 'store'>,
@@ -171,7 +171,7 @@ export function endRun(
   end?: { status: 'failed' | 'canceled'; error: string | null },
 ): Promise<void> {
   return d.store.unit(async () => {
-    d.ingest.closeSourceRun(runId, end)
+    await d.ingest.closeSourceRun(runId, end)
     const source = await d.repo.sourceById(sourceId)
     if (!source) return
     const next = { ...source, lastRunId: runId, updatedAt: d.clock.now().getTime() }

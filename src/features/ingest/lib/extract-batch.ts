@@ -1,6 +1,6 @@
-import { transaction } from '../../../platform/db/transaction'
 import { isTerminal, type Job } from '../../../platform/jobs/queue'
 import type { JobContext } from '../../../platform/jobs/scheduler'
+import type { RunError } from '../ingest.repo'
 import type { ExtractBatchPayload, ExtractPayload } from '../ingest.types'
 import {
   currentDocument,
@@ -34,16 +34,16 @@ function single(p: ExtractBatchPayload, i: number): ExtractPayload {
 
 /**
  * Extracts the documents of a batch one after the other, as a job of one does (a text that is its
- * file gets no sidecar: the raw object serves), but writes their sidecars unsynced, flushes them all at once and records them in one transaction. A document an
+ * file gets no sidecar: the raw object serves), but writes their sidecars unsynced, flushes them all at once and records them in one unit. A document an
  * earlier attempt recorded is not read again, so an unsynced write never replaces a sidecar a row
  * refers to (but for two workers running the same batch at once after a lost lease, which write the
  * same bytes, and a crash in that moment).
  */
 export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promise<BatchOutcome> {
-  const { corpora, objects, db, random, registrar } = deps
+  const { corpora, objects, store, random, registrar } = deps
   const p = ctx.job.payload as unknown as ExtractBatchPayload
   const items: ExtractOutcome[] = []
-  const written: { i: number; key: string; own: boolean; record: (now: number) => void }[] = []
+  const written: { i: number; key: string; own: boolean; record: (now: number) => Promise<void> }[] = []
   const dropped: string[] = []
   const keys: string[] = []
   const puts = new Set<Promise<void>>()
@@ -51,7 +51,7 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
   try {
     for (let i = 0; i < p.documents.length; i++) {
       const one = single(p, i)
-      const doc = currentDocument(deps, one)
+      const doc = await currentDocument(deps, one)
       if (!doc) items.push({ outcome: 'skipped' })
       else if (doc.text_key !== null) {
         items.push({ outcome: 'extracted', sections: doc.section_count, chars: doc.text_chars })
@@ -66,7 +66,9 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
         if (textIsFile(result.raw, side.text)) {
           // The text is the file: its raw object (named by the row, flushed before it) serves, and
           // no sidecar adds to the base's storage.
-          const record = (now: number) => corpora.setExtracted(doc, side.extraction(one.raw_key, 0, now))
+          const record = async (now: number) => {
+            await corpora.setExtracted(doc, side.extraction(one.raw_key, 0, now))
+          }
           written.push({ i, key: one.raw_key, own: false, record })
           continue
         }
@@ -81,7 +83,9 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
               i,
               key,
               own: true,
-              record: (now) => corpora.setExtracted(doc, side.extraction(key, stored.size, now)),
+              record: async (now) => {
+                await corpora.setExtracted(doc, side.extraction(key, stored.size, now))
+              },
             })
           })
           .finally(() => puts.delete(put))
@@ -93,15 +97,15 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
     await Promise.all(puts)
     await objects.sync(keys)
     ctx.checkpoint()
-    transaction(db, () => {
+    await store.unit(async () => {
       const now = registrar.now()
       for (const w of written) {
-        const doc = currentDocument(deps, single(p, w.i))
+        const doc = await currentDocument(deps, single(p, w.i))
         // Deleted, given new content, or recorded by another worker meanwhile: this text is not used.
         if (!doc || doc.text_key !== null) {
           if (w.own) dropped.push(w.key)
           if (!doc) items[w.i] = { outcome: 'skipped' }
-        } else w.record(now)
+        } else await w.record(now)
       }
     })
   } catch (e) {
@@ -132,26 +136,28 @@ function fewerChecks(ctx: JobContext): JobContext {
 }
 
 /**
- * Counts each document of a settled batch in its sync run, in one transaction; a batch that
- * crashed fails its documents not recorded yet (a canceled one settles them without an error).
+ * Counts each document of a settled batch in its sync run, in one unit; a batch that crashed
+ * fails its documents not recorded yet (a canceled one settles them without an error).
  */
-export function settleBatch(deps: ExtractJobDeps, job: Job): void {
-  const { corpora, registrar, db } = deps
+export async function settleBatch(deps: ExtractJobDeps, job: Job): Promise<void> {
+  const { corpora, registrar, store } = deps
   if (!isTerminal(job.status)) return
   const p = job.payload as unknown as ExtractBatchPayload
   const out = job.result as BatchOutcome | null
   const now = registrar.now()
-  transaction(db, () => {
-    p.documents.forEach((d, i) => {
+  await store.unit(async () => {
+    const failures: RunError[] = []
+    for (const [i, d] of p.documents.entries()) {
       const item = out?.items[i]
       let error: string | null = item?.outcome === 'failed' ? item.error : null
       if (job.status === 'failed') {
-        const doc = currentDocument(deps, single(p, i))
+        const doc = await currentDocument(deps, single(p, i))
         error =
           doc && doc.text_key === null ? `Text extraction failed: ${job.error ?? 'unknown error'}` : null
-        if (doc && error) corpora.markFailed(doc.id, error, now)
+        if (doc && error) await corpora.markFailed(doc.id, error, now)
       }
-      registrar.repo.settle(p.run_id, error ? { path: d.path, document_id: d.document_id, error } : null, now)
-    })
+      if (error) failures.push({ path: d.path, document_id: d.document_id, error })
+    }
+    await registrar.repo.settleMany(p.run_id, p.documents.length, failures, now)
   })
 }

@@ -11,18 +11,18 @@ export const EXTRACT_BATCH_BYTES = 512 * 1024
 /**
  * Queues the extraction of what one registration took into one run: one job for a single document
  * (as a re-extraction is), else one job for every `EXTRACT_BATCH_DOCUMENTS` or `EXTRACT_BATCH_BYTES`
- * (`sizes`: each file's), whose subject is the base (its deletion drops them). Inside the
- * registering transaction.
+ * (`sizes`: each file's), whose subject is the base (its deletion drops them). In the registering
+ * unit (`queue.add`).
  */
-export function enqueueExtraction(
+export async function enqueueExtraction(
   queue: JobQueue,
   workspaceId: string,
   jobs: ExtractPayload[],
   sizes: number[],
-): void {
+): Promise<void> {
   if (jobs.length === 1) {
     const payload = jobs[0]!
-    queue.enqueue({
+    await queue.add({
       workspaceId,
       kind: EXTRACT_JOB,
       subjectId: payload.document_id,
@@ -31,22 +31,11 @@ export function enqueueExtraction(
     })
     return
   }
+  const parts: ExtractPayload[][] = []
   let part: ExtractPayload[] = []
   let bytes = 0
   const flush = () => {
-    if (part.length === 0) return
-    const payload: ExtractBatchPayload = {
-      corpus_id: part[0]!.corpus_id,
-      run_id: part[0]!.run_id,
-      documents: part.map((j) => ({ document_id: j.document_id, raw_key: j.raw_key, path: j.path })),
-    }
-    queue.enqueue({
-      workspaceId,
-      kind: EXTRACT_JOB,
-      subjectId: payload.corpus_id,
-      payload: { ...payload },
-      maxAttempts: 3,
-    })
+    if (part.length > 0) parts.push(part)
     part = []
     bytes = 0
   }
@@ -58,4 +47,18 @@ export function enqueueExtraction(
     bytes += size
   })
   flush()
+  for (const batch of parts) {
+    const payload: ExtractBatchPayload = {
+      corpus_id: batch[0]!.corpus_id,
+      run_id: batch[0]!.run_id,
+      documents: batch.map((j) => ({ document_id: j.document_id, raw_key: j.raw_key, path: j.path })),
+    }
+    await queue.add({
+      workspaceId,
+      kind: EXTRACT_JOB,
+      subjectId: payload.corpus_id,
+      payload: { ...payload },
+      maxAttempts: 3,
+    })
+  }
 }

@@ -1,6 +1,6 @@
 import { sha256Hex } from '../../../platform/crypto/hash'
 import { newId, type Random } from '../../../platform/crypto/random'
-import type { Db } from '../../../platform/db/db'
+import type { Store } from '../../../platform/db/store'
 import type { JobContext } from '../../../platform/jobs/scheduler'
 import type { Logger } from '../../../platform/log/log'
 import type { ObjectStore } from '../../../platform/storage/object-store'
@@ -17,7 +17,7 @@ export type ExtractOutcome =
 
 /** What the extraction job works with. */
 export interface ExtractJobDeps {
-  db: Db
+  store: Store
   random: Random
   log: Logger
   objects: ObjectStore
@@ -34,8 +34,8 @@ export function cartIdOf(text: string): string {
 }
 
 /** The document as the job was queued for it, or null once deleted or given new content. */
-export function currentDocument(deps: ExtractJobDeps, p: ExtractPayload): DocumentRow | null {
-  const d = deps.corpora.document(p.corpus_id, p.document_id)
+export async function currentDocument(deps: ExtractJobDeps, p: ExtractPayload): Promise<DocumentRow | null> {
+  const d = await deps.corpora.document(p.corpus_id, p.document_id)
   return d && d.raw_key === p.raw_key ? d : null
 }
 
@@ -51,11 +51,13 @@ export async function readAndExtract(
   doc: DocumentRow,
 ): Promise<Extracted | ExtractOutcome> {
   const { corpora, objects, registrar, maxExtractBytes } = deps
-  const failed = (error: string, contentType?: string): ExtractOutcome => {
-    if (!currentDocument(deps, p)) return { outcome: 'skipped' }
-    corpora.markFailed(doc.id, error, registrar.now(), contentType)
-    return { outcome: 'failed', error }
-  }
+  // The check and the mark are one unit: a document given new content meanwhile is not failed.
+  const failed = (error: string, contentType?: string): Promise<ExtractOutcome> =>
+    deps.store.unit(async () => {
+      if (!(await currentDocument(deps, p))) return { outcome: 'skipped' }
+      await corpora.markFailed(doc.id, error, registrar.now(), contentType)
+      return { outcome: 'failed', error }
+    })
   if (doc.size > maxExtractBytes) {
     return failed(
       `The document (${doc.size} bytes) is larger than text extraction allows (${maxExtractBytes} bytes).`,

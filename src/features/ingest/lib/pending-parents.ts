@@ -2,7 +2,7 @@ import type { CorporaService, NewParent } from '../../corpora/corpora.service'
 
 /**
  * The new documents of a registration waiting for their insert: several a statement, before
- * anything reads them back (in a transaction, a statement firing the counters trigger writes a
+ * anything reads them back (in a unit, a statement firing the counters trigger writes a
  * statement journal, once a statement rather than once a row). `eager` inserts each at once (a
  * source's sync that takes what fits registers each file in a savepoint of its own).
  */
@@ -17,8 +17,8 @@ export class PendingParents {
   ) {}
 
   /** Before a file of the batch is looked up by path: one seen already in the batch is inserted first. */
-  before(path: string): void {
-    if (this.paths.has(path)) this.flush()
+  async before(path: string): Promise<void> {
+    if (this.paths.has(path)) await this.flush()
     this.paths.add(path)
   }
 
@@ -27,13 +27,14 @@ export class PendingParents {
     return this.shas.get(sha256)
   }
 
-  add(row: NewParent): void {
+  async add(row: NewParent): Promise<void> {
     this.parents.push(row)
     this.shas.set(row.sha256, row.rawKey)
-    if (this.eager) this.flush()
+    if (this.eager) await this.flush()
   }
 
-  flush(): void {
-    this.corpora.insertParents(this.parents.splice(0))
+  async flush(): Promise<void> {
+    const rows = this.parents.splice(0)
+    if (rows.length > 0) await this.corpora.insertParents(rows)
   }
 }

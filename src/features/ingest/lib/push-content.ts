@@ -3,7 +3,6 @@
 import { iso } from '../../../platform/clock/clock'
 import { inSlices } from '../../../platform/concurrency/yield'
 import { newId } from '../../../platform/crypto/random'
-import { transaction } from '../../../platform/db/transaction'
 import { fail } from '../../../platform/errors/errors'
 import { ObjectTooLargeError } from '../../../platform/storage/object-store'
 import { normalizePath } from './paths'
@@ -29,14 +28,14 @@ export async function uploadUrls(
   files: ManifestFile[],
 ): Promise<UploadUrls> {
   const { config, objects, corpora } = deps
-  corpora.get(ws, corpusId)
+  await corpora.get(ws, corpusId)
   const entries = await readManifest(files, '', manifestLimits(config, true))
   const presigned = objects.driver === 's3'
   const now = deps.registrar.now()
   const keyOfSha = new Map<string, string | null>()
   const uploads: UploadUrls['uploads'] = []
   await inSlices(entries, MANIFEST_SLICE, async (slice) => {
-    uploadKeys(deps, ws, corpusId, slice, keyOfSha, presigned, now)
+    await uploadKeys(deps, ws, corpusId, slice, keyOfSha, presigned, now)
     for (const e of slice) {
       const key = keyOfSha.get(e.sha256) ?? null
       const url =
@@ -58,10 +57,10 @@ export async function uploadUrls(
 /**
  * The object each content of a slice should be sent to, into `keyOfSha` (each SHA-256 once): null
  * when it need not travel, '' for the raw route, or a key (pending upload recorded) for a
- * presigned PUT. The slice's contents are looked up in two statements and recorded in one
- * transaction, not two lookups and a commit per file.
+ * presigned PUT. The slice's contents are looked up in two statements and recorded in one unit,
+ * not two lookups and a commit per file.
  */
-function uploadKeys(
+async function uploadKeys(
   deps: PushDeps,
   ws: string,
   corpusId: string,
@@ -69,15 +68,15 @@ function uploadKeys(
   keyOfSha: Map<string, string | null>,
   presigned: boolean,
   now: number,
-): void {
+): Promise<void> {
   const { registrar } = deps
   const sizes = new Map<string, number>()
   for (const e of slice) if (!keyOfSha.has(e.sha256) && !sizes.has(e.sha256)) sizes.set(e.sha256, e.size)
   if (sizes.size === 0) return
   const shas = [...sizes.keys()]
-  const held = deps.corpora.rawKeysBySha(corpusId, shas)
-  const live = registrar.uploads.uploadsByShas(corpusId, shas, now)
-  transaction(deps.db, () => {
+  const held = await deps.corpora.rawKeysBySha(corpusId, shas)
+  const live = await registrar.uploads.uploadsByShas(corpusId, shas, now)
+  await deps.store.unit(async () => {
     for (const [sha, size] of sizes) {
       const uploads = live.get(sha) ?? []
       // Content the base holds, or that the server already received and checked, need not travel.
@@ -86,7 +85,7 @@ function uploadKeys(
       else if (uploads[0]) keyOfSha.set(sha, uploads[0].objectKey)
       else {
         const key = registrar.newBlobKey(ws, corpusId)
-        registrar.uploads.insertUpload({
+        await registrar.uploads.insertUpload({
           id: newId(deps.random, 'upl'),
           workspaceId: ws,
           corpusId,
@@ -112,7 +111,7 @@ export async function putRaw(
   request: Request,
 ): Promise<ManifestFile> {
   const { config, objects, registrar } = deps
-  deps.corpora.get(ws, corpusId)
+  await deps.corpora.get(ws, corpusId)
   const path = normalizePath(q.path, ['query', 'path'])
   const limit = config.max_file_bytes
   const tooLarge = () =>
@@ -140,17 +139,19 @@ export async function putRaw(
       )
     }
     const now = registrar.now()
-    registrar.uploads.insertUpload({
-      id: newId(deps.random, 'upl'),
-      workspaceId: ws,
-      corpusId,
-      sha256: put.sha256,
-      size: put.size,
-      key,
-      verified: true,
-      now,
-      expiresAt: now + stagingMs(config),
-    })
+    await deps.store.unit(() =>
+      registrar.uploads.insertUpload({
+        id: newId(deps.random, 'upl'),
+        workspaceId: ws,
+        corpusId,
+        sha256: put.sha256,
+        size: put.size,
+        key,
+        verified: true,
+        now,
+        expiresAt: now + stagingMs(config),
+      }),
+    )
     return { path, sha256: put.sha256, size: put.size }
   } finally {
     registrar.inflight.delete(key)

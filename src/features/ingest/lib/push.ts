@@ -25,10 +25,9 @@ import {
 } from './push-manifest'
 
 /**
- * Files (or deletions) a commit registers per transaction, as many as a source's sync does by
- * default (`sources.batch_files`). A transaction cannot yield (SQLite's belongs to the connection),
- * so a large commit is registered in several, each 10-20 ms (a file costs 60-190 µs, more as the
- * base grows), into one sync run that stays open (`listing`) until the last, so that the run
+ * Files (or deletions) a commit registers per unit, as many as a source's sync does by default
+ * (`sources.batch_files`). A unit on SQLite holds the one write lock and awaits only the database,
+ * so a large commit is registered in several, into one sync run that stays open (`listing`) until the last, so that the run
  * cannot end half way.
  */
 export const COMMIT_BATCH = 100
@@ -44,8 +43,12 @@ export function pushProtocol(deps: PushDeps): PushProtocol {
 }
 
 /** The base's parent documents under a prefix, by path. */
-function documentsUnder(deps: PushDeps, corpusId: string, prefix: string): Map<string, DocumentRow> {
-  return new Map(deps.corpora.parentDocuments(corpusId, prefix).map((d) => [d.path, d]))
+async function documentsUnder(
+  deps: PushDeps,
+  corpusId: string,
+  prefix: string,
+): Promise<Map<string, DocumentRow>> {
+  return new Map((await deps.corpora.parentDocuments(corpusId, prefix)).map((d) => [d.path, d]))
 }
 
 /** `diff`: which files of the manifest are new, changed, unchanged, and which push-managed ones are missing. */
@@ -55,10 +58,10 @@ async function diff(
   corpusId: string,
   body: { files: ManifestFile[]; prefix?: string },
 ): Promise<DiffResult> {
-  deps.corpora.get(ws, corpusId)
+  await deps.corpora.get(ws, corpusId)
   const prefix = normalizePrefix(body.prefix)
   const files = await readManifest(body.files, prefix, manifestLimits(deps.config, false))
-  const docs = documentsUnder(deps, corpusId, prefix)
+  const docs = await documentsUnder(deps, corpusId, prefix)
   const out: DiffResult = {
     new: [],
     changed: [],
@@ -87,10 +90,10 @@ async function commit(
   body: { files: ManifestFile[]; delete_missing?: boolean; prefix?: string },
   actor: Actor,
 ): Promise<SyncRunRow> {
-  deps.corpora.get(ws, corpusId)
+  await deps.corpora.get(ws, corpusId)
   const prefix = normalizePrefix(body.prefix)
   const files = await readManifest(body.files, prefix, manifestLimits(deps.config, true))
-  const docs = documentsUnder(deps, corpusId, prefix)
+  const docs = await documentsUnder(deps, corpusId, prefix)
   const contentOf = contentFinder(deps, corpusId)
   const items: Incoming[] = []
   const missing: ManifestFile[] = []
@@ -118,9 +121,9 @@ async function commit(
   // Past the plan's caps the commit is refused before its first batch (nothing registered); each
   // batch's transaction checks again. A commit that frees the room it takes deletes first.
   let deletionsFirst = false
-  if (capped(deps, ws)) {
-    const adds = commitAdds(deps, docs, items, deletions)
-    ensureRoomAhead(deps, ws, adds)
+  if (await capped(deps, ws)) {
+    const adds = await commitAdds(deps, docs, items, deletions)
+    await ensureRoomAhead(deps, ws, adds)
     deletionsFirst = deletions.length > 0 && adds.documents + deletions.length > 0
   }
   const gone = { rows: deletions, by: { actor, via: 'push' as const } }
@@ -157,15 +160,17 @@ async function registerInBatches(
   }
   // An empty manifest still records its run and moves the base's last sync.
   if (batches.length === 0) batches.push({ items: [] })
-  registrar.repo.openRun({
-    id: runId,
-    workspaceId: ws,
-    corpusId,
-    source: 'push',
-    sourceId: null,
-    jobId: null,
-    now: registrar.now(),
-  })
+  await deps.store.unit(() =>
+    registrar.repo.openRun({
+      id: runId,
+      workspaceId: ws,
+      corpusId,
+      source: 'push',
+      sourceId: null,
+      jobId: null,
+      now: registrar.now(),
+    }),
+  )
   registrar.committing.add(runId)
   try {
     await inSlices(batches, 1, async ([batch]) => {
@@ -177,9 +182,9 @@ async function registerInBatches(
         into: { runId, unchanged: 0, failures: [] },
       })
     })
-    registrar.repo.closeListing(runId, registrar.now())
+    await registrar.repo.closeListing(runId, registrar.now())
   } catch (e) {
-    registrar.repo.closeListing(runId, registrar.now(), {
+    await registrar.repo.closeListing(runId, registrar.now(), {
       status: 'failed',
       error: `The commit stopped part way (${(e as Error).message}); the files registered before are kept. Push again to finish.`,
     })
@@ -187,7 +192,7 @@ async function registerInBatches(
   } finally {
     registrar.committing.delete(runId)
   }
-  return registrar.repo.run(corpusId, runId)!
+  return (await registrar.repo.run(corpusId, runId))!
 }
 
 /**
@@ -205,8 +210,8 @@ function contentFinder(
     for (const f of slice) if (!found.has(f.sha256) && !sizes.has(f.sha256)) sizes.set(f.sha256, f.size)
     if (sizes.size === 0) return found
     const shas = [...sizes.keys()]
-    const held = deps.corpora.rawKeysBySha(corpusId, shas)
-    const uploads = deps.registrar.uploads.uploadsByShas(corpusId, shas, now)
+    const held = await deps.corpora.rawKeysBySha(corpusId, shas)
+    const uploads = await deps.registrar.uploads.uploadsByShas(corpusId, shas, now)
     for (const [sha, size] of sizes) {
       let key = held.get(sha) ?? null
       for (const u of key ? [] : (uploads.get(sha) ?? [])) {

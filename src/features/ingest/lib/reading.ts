@@ -1,5 +1,4 @@
 import type { Actor } from '../../../platform/auth/principal'
-import { transaction } from '../../../platform/db/transaction'
 import { fail, notFound } from '../../../platform/errors/errors'
 import { type DocumentRow, type PageRange, pageAt } from '../../corpora/corpora.service'
 import type { IngestDeps } from '../ingest.types'
@@ -42,14 +41,14 @@ export interface RawFile {
   size: number
 }
 
-type ReadingDeps = Pick<IngestDeps, 'db' | 'corpora' | 'objects' | 'events'>
+type ReadingDeps = Pick<IngestDeps, 'store' | 'corpora' | 'objects' | 'events'>
 
 /** A document of a base by its id or one of its sections' ids: its file's row. 404 otherwise. */
-function fileOf(deps: ReadingDeps, workspaceId: string, corpusId: string, documentId: string) {
-  deps.corpora.get(workspaceId, corpusId)
-  const row = deps.corpora.document(corpusId, documentId)
+async function fileOf(deps: ReadingDeps, workspaceId: string, corpusId: string, documentId: string) {
+  await deps.corpora.get(workspaceId, corpusId)
+  const row = await deps.corpora.document(corpusId, documentId)
   if (!row) throw notFound('Document')
-  const parent = row.parent_id ? deps.corpora.document(corpusId, row.parent_id) : row
+  const parent = row.parent_id ? await deps.corpora.document(corpusId, row.parent_id) : row
   if (!parent) throw notFound('Document')
   return { row, parent }
 }
@@ -65,11 +64,11 @@ export async function readText(
   documentId: string,
   window: { offset?: number | undefined; limit?: number | undefined },
 ): Promise<DocumentText> {
-  const { row, parent } = fileOf(deps, workspaceId, corpusId, documentId)
+  const { row, parent } = await fileOf(deps, workspaceId, corpusId, documentId)
   if (parent.text_key === null) throw notReady(parent)
   const chars = parent.text_chars
-  const pages = deps.corpora.pageRanges(parent)
-  const sectionRows = deps.corpora.sections(parent.id)
+  const pages = await deps.corpora.pageRanges(parent)
+  const sectionRows = await deps.corpora.sections(parent.id)
   const sections: SectionRange[] = (sectionRows.length > 0 ? sectionRows : [parent]).map((s) => {
     const start = s.parent_id === null ? 0 : (s.text_offset ?? 0)
     const end = s.parent_id === null ? chars : start + s.text_chars
@@ -85,8 +84,8 @@ export async function readText(
 }
 
 /**
- * The original file of a document, and the audit log's `document.downloaded` (told in the
- * transaction that emits it, before the first byte goes out).
+ * The original file of a document, and the audit log's `document.downloaded` (published in a
+ * unit of its own, before the first byte goes out).
  */
 export async function readRaw(
   deps: ReadingDeps,
@@ -95,12 +94,12 @@ export async function readRaw(
   documentId: string,
   actor: Actor,
 ): Promise<RawFile> {
-  const { parent } = fileOf(deps, workspaceId, corpusId, documentId)
+  const { parent } = await fileOf(deps, workspaceId, corpusId, documentId)
   const head = parent.raw_key ? await deps.objects.head(parent.raw_key) : null
   const body = head && parent.raw_key ? await deps.objects.get(parent.raw_key) : null
   if (!head || !body) throw notFound('Document file')
-  transaction(deps.db, () =>
-    deps.events.emit(deps.db, {
+  await deps.store.unit(() =>
+    deps.events.publish({
       type: 'document.downloaded',
       workspaceId,
       payload: { corpusId, documentId: parent.id, filename: parent.path, size: parent.size, actor },

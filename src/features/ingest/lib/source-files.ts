@@ -53,7 +53,7 @@ export class SourceFiles {
     const { contentType } = detection
     const sha256 = sha256Hex(file.bytes)
     const size = file.bytes.byteLength
-    const existing = corpora.rawKeyBySha(this.corpusId, sha256)
+    const existing = await corpora.rawKeyBySha(this.corpusId, sha256)
     if (existing)
       return {
         ok: true,

@@ -5,7 +5,9 @@ import { EXTRACT_JOB, type ExtractPayload, type IngestDeps } from '../ingest.typ
 import { corpusOfKey, corpusPrefix } from './keys'
 
 /** What the purger and the orphan sweep work with. */
-export type SweepDeps = Pick<IngestDeps, 'objects' | 'corpora' | 'queue' | 'log'> & { registrar: Registrar }
+export type SweepDeps = Pick<IngestDeps, 'store' | 'objects' | 'corpora' | 'queue' | 'log'> & {
+  registrar: Registrar
+}
 
 /**
  * Forgets what ingestion keeps for deleted (or replaced) documents: the raw object once no row of
@@ -16,9 +18,9 @@ export function objectsPurger(deps: SweepDeps): DocumentPurger {
   const { corpora, objects, registrar } = deps
   return {
     async purgeDocuments(workspaceId, corpusId, rows) {
-      forgetJobs(deps, workspaceId, corpusId, rows)
+      await forgetJobs(deps, workspaceId, corpusId, rows)
       // A deleted base loses everything at once in purgeCorpus; no need to go key by key.
-      if (!corpora.exists(workspaceId, corpusId)) return
+      if (!(await corpora.exists(workspaceId, corpusId))) return
       const keys = new Set<string>()
       for (const r of rows) {
         if (r.raw_key) keys.add(r.raw_key)
@@ -32,20 +34,31 @@ export function objectsPurger(deps: SweepDeps): DocumentPurger {
   }
 }
 
-/** Drops the extraction jobs of documents that are gone, settling their runs. */
-function forgetJobs(deps: SweepDeps, workspaceId: string, corpusId: string, rows: DocumentRow[]): void {
-  const { corpora, queue, registrar } = deps
+/**
+ * Drops the extraction jobs of documents that are gone, settling their runs: a unit a document
+ * (its jobs' settles and their delete together).
+ */
+async function forgetJobs(
+  deps: SweepDeps,
+  workspaceId: string,
+  corpusId: string,
+  rows: DocumentRow[],
+): Promise<void> {
+  const { corpora, queue, registrar, store } = deps
   const now = registrar.now()
   for (const r of rows) {
     // A replaced document keeps its row; its old job finds new content and settles itself.
-    if (r.parent_id !== null || corpora.document(corpusId, r.id)) continue
-    const jobs = queue.listBySubject(workspaceId, r.id).filter((j) => j.kind === EXTRACT_JOB)
-    for (const j of jobs) {
-      if (!isTerminal(j.status))
-        registrar.repo.settle((j.payload as unknown as ExtractPayload).run_id, null, now)
-    }
-    // A running job loses its row too: it finishes into nothing and its settle hook does not fire.
-    if (jobs.length > 0) queue.deleteBySubject(workspaceId, r.id)
+    if (r.parent_id !== null || (await corpora.document(corpusId, r.id))) continue
+    const jobs = (await queue.repo.listBySubject(workspaceId, r.id)).filter((j) => j.kind === EXTRACT_JOB)
+    if (jobs.length === 0) continue
+    await store.unit(async () => {
+      for (const j of jobs) {
+        if (!isTerminal(j.status))
+          await registrar.repo.settle((j.payload as unknown as ExtractPayload).run_id, null, now)
+      }
+      // A running job loses its row too: it finishes into nothing and its settle hook does not fire.
+      await queue.repo.deleteBySubject(workspaceId, r.id)
+    })
   }
 }
 
@@ -58,10 +71,10 @@ function forgetJobs(deps: SweepDeps, workspaceId: string, corpusId: string, rows
  */
 export async function sweepOrphans(deps: SweepDeps): Promise<{ removed: number; uploadsExpired: number }> {
   const { objects, corpora, log, registrar } = deps
-  const commitsClosed = registrar.repo.closeInterruptedCommits(registrar.now(), registrar.committing)
+  const commitsClosed = await registrar.repo.closeInterruptedCommits(registrar.now(), registrar.committing)
   if (commitsClosed > 0)
     log.warn('push commits cut short by a stop were ended as failed', { runs: commitsClosed })
-  const uploadsExpired = registrar.uploads.deleteExpiredUploads(registrar.now())
+  const uploadsExpired = await registrar.uploads.deleteExpiredUploads(registrar.now())
   const bases = new Map<string, boolean>()
   const orphans: string[] = []
   for await (const o of objects.list('')) {
@@ -70,10 +83,10 @@ export async function sweepOrphans(deps: SweepDeps): Promise<{ removed: number; 
     const baseKey = `${where.workspaceId}/${where.corpusId}`
     let exists = bases.get(baseKey)
     if (exists === undefined) {
-      exists = corpora.exists(where.workspaceId, where.corpusId)
+      exists = await corpora.exists(where.workspaceId, where.corpusId)
       bases.set(baseKey, exists)
     }
-    if (!exists || !corpora.keyInUse(o.key)) orphans.push(o.key)
+    if (!exists || !(await corpora.keyInUse(o.key))) orphans.push(o.key)
   }
   let removed = 0
   // Deleted after the listing, each checked again: a request may have committed it meanwhile.

@@ -79,7 +79,7 @@ async function storeParts(
   // Small files are written in packs while the next parts are read (their bytes held meanwhile).
   const packer = new Packer(deps, workspaceId, corpusId, written)
   // A part with a new path the documents cap has no room for is refused before its body is read.
-  const room = newPathsAhead(deps, workspaceId, corpusId)
+  const room = await newPathsAhead(deps, workspaceId, corpusId)
   const parts = fileParts(request, {
     maxRequestBytes: config.max_request_bytes,
     maxFiles: config.max_files_per_request,
@@ -95,7 +95,7 @@ async function storeParts(
           { loc, msg: 'Duplicate path', type: 'duplicate_path' },
         ])
       }
-      room(path)
+      await room(path)
       paths.push(path)
       const body = await readUpTo(part.stream, SMALL_PART_BYTES)
       if (body instanceof Uint8Array) {

@@ -41,7 +41,7 @@ export async function upsertDocument(
     throw fail('unsupported_media_type', detection.message, { filename: path, type: detection.typeName })
   }
   const sha256 = sha256Hex(bytes)
-  const existing = corpora.rawKeyBySha(corpusId, sha256)
+  const existing = await corpora.rawKeyBySha(corpusId, sha256)
   const key = existing ?? registrar.newBlobKey(workspaceId, corpusId)
   if (!existing) {
     registrar.inflight.add(key)
