@@ -87,9 +87,4 @@ export class WorkspacesService {
   async setPlan(id: string, plan: string): Promise<void> {
     await this.repo.setPlan(id, plan, this.clock.now().getTime())
   }
-
-  // Synchronous twin for plans.service.ts, until plans moves to the store (issue 39).
-  setPlanSync(id: string, plan: string): void {
-    this.twins.setPlan(id, plan, this.clock.now().getTime())
-  }
 }

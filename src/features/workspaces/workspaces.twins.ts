@@ -1,4 +1,4 @@
-// Synchronous bun:sqlite reads and writes of workspaces for callers not on the store yet (the
+// Synchronous bun:sqlite reads of workspaces for callers not on the store yet (the
 // service's `*Sync` twins name each caller); they go when the last of them moves (issue 39).
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/db'
@@ -10,7 +10,7 @@ type WorkspaceRow = typeof workspaces.$inferSelect
 export class WorkspacesTwins {
   private readonly byId
 
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
     this.byId = db
       .select()
       .from(workspaces)
@@ -21,10 +21,5 @@ export class WorkspacesTwins {
   /** One workspace by id, or undefined. */
   find(id: string): WorkspaceRow | undefined {
     return this.byId.get({ id })
-  }
-
-  /** Moves a workspace to another plan. */
-  setPlan(id: string, plan: string, at: number): void {
-    this.db.update(workspaces).set({ plan, updatedAt: at }).where(eq(workspaces.id, id)).run()
   }
 }
