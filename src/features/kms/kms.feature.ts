@@ -28,10 +28,11 @@ export interface KmsFeatureDeps {
  * seals and opens workspaces' objects with, and the passes that seal old objects and re-wrap keys.
  */
 export function kmsFeature(p: Platform, d: KmsFeatureDeps): Feature<KmsService> {
-  const repo = new KmsRepo(p.db)
+  const repo = new KmsRepo(p.store, p.db)
   const local = new LocalKeys(new Sealer(d.secret, 'engram/kms/local-key'))
   const aws = new AwsKeys(d.config)
   const keyring = new KmsKeyring({
+    store: p.store,
     db: p.db,
     repo,
     clock: p.clock,
@@ -41,7 +42,7 @@ export function kmsFeature(p: Platform, d: KmsFeatureDeps): Feature<KmsService> 
   })
   d.envelope.install(keyring)
   const service = new KmsService({ ...p, config: d.config, repo, keyring, local, aws })
-  const pass = { clock: p.clock, repo, keyring, envelope: d.envelope, local, aws }
+  const pass = { store: p.store, clock: p.clock, repo, keyring, envelope: d.envelope, local, aws }
   return {
     name: 'kms',
     service,

@@ -6,6 +6,8 @@
 import type { Clock } from '../../platform/clock/clock'
 import { CommitMemo, commitWatch } from '../../platform/db/commit-watch'
 import type { Db } from '../../platform/db/db'
+import type { Store } from '../../platform/db/store'
+import { StoreMemo } from '../../platform/db/store-memo'
 import { errorTable, fail } from '../../platform/errors/errors'
 import type { DataKey, Keyring } from '../../platform/storage/envelope-store'
 import { type AwsKeys, KmsRefused } from './kms.aws'
@@ -28,6 +30,8 @@ interface Cached {
 
 /** What the keyring is built from. */
 export interface KeyringDeps {
+  store: Store
+  /** The synchronous twin's connection (SQLite only), for `assertReadable`. */
   db: Db
   repo: KmsRepo
   clock: Clock
@@ -39,22 +43,31 @@ export interface KeyringDeps {
 
 /** The kms feature's answer to the object store: keys per workspace, refusals when disabled. */
 export class KmsKeyring implements Keyring {
-  private readonly rows: CommitMemo<KeyRow | null>
+  private readonly rows: StoreMemo<KeyRow | null>
+  private rowsSync: CommitMemo<KeyRow | null> | null = null
   private readonly cache = new Map<string, Cached>()
   /** Workspaces whose key the KMS refused: until when, and its error name. */
   private readonly refused = new Map<string, { until: number; reason: string }>()
 
   constructor(private readonly d: KeyringDeps) {
-    this.rows = new CommitMemo(commitWatch(d.db.$client), (ws) => d.repo.get(ws) ?? null)
+    this.rows = new StoreMemo(d.store, async (ws) => (await d.repo.get(ws)) ?? null)
   }
 
   /** The workspace's key settings as of the last commit; null when it has no key. */
-  row(workspaceId: string): KeyRow | null {
-    return this.rows.get(workspaceId) ?? null
+  async row(workspaceId: string): Promise<KeyRow | null> {
+    return (await this.rows.get(workspaceId)) ?? null
   }
 
+  // Synchronous twin for platform/storage (Keyring.assertReadable, called synchronously by the object
+  // store, answers, onboarding and mcp), until that check is async (issue 39).
   assertReadable(workspaceId: string): void {
-    const row = this.row(workspaceId)
+    const d = this.d
+    this.rowsSync ??= new CommitMemo(commitWatch(d.db.$client), (ws) => d.repo.getSync(ws) ?? null)
+    this.refuseUnreadable(workspaceId, this.rowsSync.get(workspaceId) ?? null)
+  }
+
+  /** Throws when the workspace's key is disabled or the KMS refused it a moment ago. */
+  private refuseUnreadable(workspaceId: string, row: KeyRow | null): void {
     if (!row) return
     if (!row.enabled) {
       this.dropKeys(workspaceId)
@@ -65,9 +78,9 @@ export class KmsKeyring implements Keyring {
   }
 
   async dataKey(workspaceId: string): Promise<DataKey | null> {
-    const row = this.row(workspaceId)
+    const row = await this.row(workspaceId)
     if (!row) return null
-    this.assertReadable(workspaceId)
+    this.refuseUnreadable(workspaceId, row)
     return this.refusing(workspaceId, async () =>
       row.provider === 'local'
         ? this.d.local.generate(workspaceId, row.localKeys ?? '[]')
@@ -76,8 +89,8 @@ export class KmsKeyring implements Keyring {
   }
 
   async unwrap(workspaceId: string, wrapped: Uint8Array): Promise<Uint8Array> {
-    this.assertReadable(workspaceId)
-    const row = this.row(workspaceId)
+    const row = await this.row(workspaceId)
+    this.refuseUnreadable(workspaceId, row)
     const id = `${workspaceId}:${Buffer.from(wrapped).toString('base64')}`
     const now = this.d.clock.now().getTime()
     const hit = this.cache.get(id)

@@ -4,6 +4,7 @@
 // counts what it leaves sealed and plain; an object written meanwhile is sealed by its own write.
 
 import type { Clock } from '../../platform/clock/clock'
+import type { Store } from '../../platform/db/store'
 import type { JobContext } from '../../platform/jobs/handler'
 import type { EnvelopeStore } from '../../platform/storage/envelope-store'
 import { objectPrefix } from '../../platform/storage/keys'
@@ -13,6 +14,8 @@ import type { LocalKeys } from './kms.local'
 import type { KeyRow, KmsRepo } from './kms.repo'
 
 export interface PassDeps {
+  /** The pass's own writes (its state, its counts) are units; object work runs outside them. */
+  store: Store
   clock: Clock
   repo: KmsRepo
   keyring: KmsKeyring
@@ -33,11 +36,11 @@ export interface PassResult {
 export async function runPass(d: PassDeps, ctx: JobContext): Promise<PassResult | { skipped: string }> {
   const ws = ctx.job.workspaceId
   const mode = (ctx.job.payload as { mode?: string }).mode === 'rotate' ? 'rotate' : 'encrypt'
-  const row = d.repo.get(ws)
+  const row = await d.repo.get(ws)
   if (!row) return { skipped: 'no key' }
   if (!row.enabled) {
     // Picked up again when the key is enabled (that save queues a pass).
-    d.repo.update(ws, { pass: null })
+    await d.store.unit(() => d.repo.update(ws, { pass: null }))
     return { skipped: 'key disabled' }
   }
   const out: PassResult = { sealed: 0, rewrapped: 0, encrypted_objects: 0, plaintext_objects: 0 }
@@ -60,17 +63,19 @@ export async function runPass(d: PassDeps, ctx: JobContext): Promise<PassResult 
       ctx.progress({ unitsDone: i + 1 })
     }
   } catch (e) {
-    d.repo.update(ws, { pass: null })
+    await d.store.unit(() => d.repo.update(ws, { pass: null }))
     throw e
   }
   const now = d.clock.now().getTime()
-  d.repo.update(ws, {
-    pass: null,
-    encryptedObjects: out.encrypted_objects,
-    plaintextObjects: out.plaintext_objects,
-    countedAt: now,
-    ...(mode === 'rotate' ? { rotatedAt: now } : {}),
-  })
+  await d.store.unit(() =>
+    d.repo.update(ws, {
+      pass: null,
+      encryptedObjects: out.encrypted_objects,
+      plaintextObjects: out.plaintext_objects,
+      countedAt: now,
+      ...(mode === 'rotate' ? { rotatedAt: now } : {}),
+    }),
+  )
   d.keyring.forget(ws)
   return out
 }

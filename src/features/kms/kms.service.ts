@@ -3,8 +3,7 @@ import { actorOf, type Principal } from '../../platform/auth/principal'
 import { type Clock, iso } from '../../platform/clock/clock'
 import type { Config } from '../../platform/config/config.load'
 import { newId, type Random } from '../../platform/crypto/random'
-import type { Db } from '../../platform/db/db'
-import { transaction } from '../../platform/db/transaction'
+import type { Store } from '../../platform/db/store'
 import { fail, validationFailed } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import type { JobQueue } from '../../platform/jobs/queue'
@@ -21,7 +20,8 @@ type Resp = Static<typeof KmsKeyResp>
 export const PASS_JOB = 'kms.pass'
 
 export interface KmsDeps {
-  db: Db
+  /** Key changes are units on it; provider calls (the KMS, sealing local keys) come before them. */
+  store: Store
   clock: Clock
   random: Random
   queue: JobQueue
@@ -51,18 +51,20 @@ export class KmsService {
   constructor(private readonly d: KmsDeps) {}
 
   /** `GET /v1/enterprise/kms-key`. */
-  get(workspaceId: string): Resp {
-    return resp(this.d.repo.get(workspaceId), this.d.keyring.kmsError(workspaceId))
+  async get(workspaceId: string): Promise<Resp> {
+    return resp(await this.d.repo.get(workspaceId), this.d.keyring.kmsError(workspaceId))
   }
 
   /**
    * `PUT /v1/enterprise/kms-key`: sets the key (its first save starts a pass sealing the objects
    * stored before), changes how the KMS is reached, or turns the key off and on. An enabled
-   * `aws-kms` key is tried first (a data key made and opened): a refused save writes nothing.
+   * `aws-kms` key is tried first (a data key made and opened): a refused save writes nothing. The
+   * save is conditional on the key as read before the KMS was asked: a key changed meanwhile (a
+   * rotation's new version, another save) is a 409 `conflict`, never written over.
    */
   async put(p: Principal, body: Static<typeof KmsKeyReq>, caller: KmsCaller): Promise<Resp> {
     const ws = p.workspaceId
-    const before = this.d.repo.get(ws)
+    const before = await this.d.repo.get(ws)
     const now = this.d.clock.now().getTime()
     if (before && before.provider !== body.provider) {
       throw fail(
@@ -101,10 +103,14 @@ export class KmsService {
     const reenabled = !!before && !before.enabled && body.enabled
     row = { ...row, updatedAt: now, updatedBy: p.userId ?? p.keyId ?? null }
     if (created || reenabled) row.pass = row.pass ?? 'encrypt'
-    transaction(this.d.db, () => {
-      this.d.repo.save(row)
-      if (created || reenabled) this.enqueuePass(ws, 'encrypt')
-      this.d.events.emit(this.d.db, {
+    // Only what a save sets is written: a pass's state and counts stay as its job leaves them.
+    const { enabled, endpoint, region, updatedAt, updatedBy, pass } = row
+    const set = { enabled, endpoint, region, updatedAt, updatedBy, ...(reenabled ? { pass } : {}) }
+    await this.d.store.unit(async () => {
+      const saved = before ? await this.d.repo.change(before, set) : await this.d.repo.insert(row)
+      if (!saved) throw changedMeanwhile()
+      if (created || reenabled) await this.addPass(ws, 'encrypt')
+      await this.d.events.publish({
         type: 'kms_key.updated',
         workspaceId: ws,
         payload: {
@@ -133,7 +139,7 @@ export class KmsService {
    */
   async rotate(p: Principal, body: Static<typeof KmsRotateReq>, caller: KmsCaller): Promise<Resp> {
     const ws = p.workspaceId
-    const before = this.d.repo.get(ws)
+    const before = await this.d.repo.get(ws)
     if (!before)
       throw fail(
         'conflict',
@@ -150,10 +156,18 @@ export class KmsService {
       row = { ...row, keyId: body.key_id }
       await this.probe(ws, row)
     }
-    transaction(this.d.db, () => {
-      this.d.repo.save(row)
-      this.enqueuePass(ws, 'rotate')
-      this.d.events.emit(this.d.db, {
+    const set = { pass: row.pass, updatedAt: row.updatedAt, localKeys: row.localKeys, keyId: row.keyId }
+    await this.d.store.unit(async () => {
+      // Conditional on the key as read and on no rotation running: of two rotations at once, one
+      // writes its new version and queues its pass; the other is refused.
+      if (!(await this.d.repo.change(before, set, true))) {
+        throw fail(
+          'conflict',
+          'A rotation of this key is already running, or the key changed; read it again.',
+        )
+      }
+      await this.addPass(ws, 'rotate')
+      await this.d.events.publish({
         type: 'kms_key.rotated',
         workspaceId: ws,
         payload: {
@@ -167,8 +181,9 @@ export class KmsService {
     return resp(row)
   }
 
-  private enqueuePass(workspaceId: string, mode: 'encrypt' | 'rotate'): void {
-    this.d.queue.enqueue({ workspaceId, kind: PASS_JOB, payload: { mode }, detail: `kms ${mode} pass` })
+  /** Queues a pass over the workspace's objects, in the caller's unit. */
+  private async addPass(workspaceId: string, mode: 'encrypt' | 'rotate'): Promise<void> {
+    await this.d.queue.add({ workspaceId, kind: PASS_JOB, payload: { mode }, detail: `kms ${mode} pass` })
   }
 
   /** Makes and opens a data key with the key: 422 `kms_key_rejected` naming the KMS's refusal. */
@@ -183,6 +198,11 @@ export class KmsService {
       )
     }
   }
+}
+
+/** 409 when the key changed between the read a change was worked out from and its write. */
+function changedMeanwhile() {
+  return fail('conflict', 'The key settings changed while this request ran; read them again and retry.')
 }
 
 /** A new row's defaults. */

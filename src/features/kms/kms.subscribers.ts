@@ -18,8 +18,8 @@ export function sealUploadsSubscriber(d: {
     name: 'kms.seal_uploads',
     types: ['document.created', 'document.updated'],
     async handle(e) {
-      if (!d.keyring.row(e.workspaceId)?.enabled) return
-      const doc = d.corpora.document(e.payload.corpusId, e.payload.documentId)
+      if (!(await d.keyring.row(e.workspaceId))?.enabled) return
+      const doc = await d.corpora.document(e.payload.corpusId, e.payload.documentId)
       if (doc?.raw_key) await d.envelope.sealInPlace(doc.raw_key)
     },
   }
