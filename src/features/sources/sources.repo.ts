@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, isNull, ne, or } from 'drizzle-orm'
+import { and, count, desc, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/db'
 import type { Store } from '../../platform/db/store'
 import { connections, sourceItems, sources } from './sources.tables'
@@ -18,9 +18,8 @@ const SOURCE = `id, workspace_id AS workspaceId, corpus_id AS corpusId, connecti
 
 /**
  * Data functions of connections, sources and their items, on the store (either engine,
- * docs/data-layer.md). A few stay synchronous SQLite (`db`) until their callers move: the item
- * writes a batch makes inside ingest's synchronous `registerSourceBatch` transaction, and the
- * source reads and writes of the platform's synchronous hooks (a job's settle hook, `corpusOf`).
+ * docs/data-layer.md). One read stays synchronous SQLite (`db`) until its caller moves: the
+ * source `corpusOf` reads (the platform's synchronous readable-jobs hook).
  */
 export class SourcesRepo {
   constructor(
@@ -173,58 +172,58 @@ export class SourcesRepo {
 
   // Synchronous SQLite, kept until their callers move (see the class's comment).
 
-  /** A source, read on the synchronous connection (settle hook, readable jobs). */
+  /** A source, read on the synchronous connection (readable jobs' `corpusOf`). */
   sourceByIdNow(id: string): SourceRow | null {
     return this.c.query<SourceRow, [string]>(`SELECT ${SOURCE} FROM sources WHERE id = ?`).get(id)
   }
 
-  /** `updateSource` on the synchronous connection (settle hook). */
-  updateSourceNow(r: SourceRow): void {
-    const f = changeable(r)
-    this.c
-      .query(
-        `UPDATE sources SET connection_id = ?, name = ?, folder = ?, path_prefix = ?, interval_minutes = ?, cursor = ?,
-           current_run_id = ?, next_job_id = ?, next_sync_at = ?, last_run_id = ?, updated_at = ? WHERE id = ?`,
-      )
-      .run(
-        f.connectionId,
-        f.name,
-        f.folder,
-        f.pathPrefix,
-        f.intervalMinutes,
-        f.cursor,
-        f.currentRunId,
-        f.nextJobId,
-        f.nextSyncAt,
-        f.lastRunId,
-        f.updatedAt,
-        r.id,
-      )
+  /**
+   * Records what files became (or that they were seen) in a run, in one statement a slice: an
+   * upsert on (source, item), the last of a file given twice winning. In the batch's unit.
+   */
+  async putItems(rows: ItemRow[]): Promise<void> {
+    const t = this.store.table(sourceItems)
+    const last = [...new Map(rows.map((r) => [r.itemId, r])).values()]
+    for (let at = 0; at < last.length; at += ITEMS_A_STATEMENT) {
+      await this.store.db
+        .insert(t)
+        .values(last.slice(at, at + ITEMS_A_STATEMENT))
+        .onConflictDoUpdate({
+          target: [t.sourceId, t.itemId],
+          set: {
+            path: sql`excluded.path`,
+            version: sql`excluded.version`,
+            documentId: sql`excluded.document_id`,
+            seenRun: sql`excluded.seen_run`,
+          },
+        })
+    }
   }
 
-  /** Records what a file became (or that it was seen) in a run (inside ingest's transaction). */
-  putItem(r: ItemRow): void {
-    this.c
-      .query(
-        `INSERT INTO source_items (source_id, item_id, path, version, document_id, seen_run) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (source_id, item_id) DO UPDATE SET path = excluded.path, version = excluded.version,
-           document_id = excluded.document_id, seen_run = excluded.seen_run`,
-      )
-      .run(r.sourceId, r.itemId, r.path, r.version, r.documentId, r.seenRun)
+  /** Marks files seen unchanged in a run; in the batch's unit. */
+  async markSeen(sourceId: string, itemIds: string[], runId: string): Promise<void> {
+    const t = this.store.table(sourceItems)
+    for (let at = 0; at < itemIds.length; at += ITEMS_A_STATEMENT) {
+      const ids = itemIds.slice(at, at + ITEMS_A_STATEMENT)
+      await this.store.db
+        .update(t)
+        .set({ seenRun: runId })
+        .where(and(eq(t.sourceId, sourceId), inArray(t.itemId, ids)))
+    }
   }
 
-  /** Marks files seen unchanged in a run (inside ingest's transaction). */
-  markSeen(sourceId: string, itemIds: string[], runId: string): void {
-    const q = this.c.query('UPDATE source_items SET seen_run = ? WHERE source_id = ? AND item_id = ?')
-    for (const id of itemIds) q.run(runId, sourceId, id)
-  }
-
-  /** Forgets files gone at the source (inside ingest's transaction). */
-  deleteItems(sourceId: string, itemIds: string[]): void {
-    const q = this.c.query('DELETE FROM source_items WHERE source_id = ? AND item_id = ?')
-    for (const id of itemIds) q.run(sourceId, id)
+  /** Forgets files gone at the source; in the batch's unit. */
+  async deleteItems(sourceId: string, itemIds: string[]): Promise<void> {
+    const t = this.store.table(sourceItems)
+    for (let at = 0; at < itemIds.length; at += ITEMS_A_STATEMENT) {
+      const ids = itemIds.slice(at, at + ITEMS_A_STATEMENT)
+      await this.store.db.delete(t).where(and(eq(t.sourceId, sourceId), inArray(t.itemId, ids)))
+    }
   }
 }
+
+/** Rows (or keys) one statement of the item writes takes: well under either engine's parameter limit. */
+const ITEMS_A_STATEMENT = 500
 
 /** The fields of a source that change after creation. */
 function changeable(r: SourceRow) {

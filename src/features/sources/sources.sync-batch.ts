@@ -143,20 +143,18 @@ export class SyncBatch {
         failures: failures.map((f) => ({ path: f.file.path, document_id: f.documentId, error: f.error })),
         // Files past the plan's documents or storage cap are left out and listed as the run's errors.
         partial: true,
-        // Called inside ingest's synchronous transaction: the item writes stay synchronous (sources.repo.ts).
-        within: (ids) => {
-          taken.forEach((s, i) => {
+        // In ingest's unit: what the files became lands with their documents (a statement a slice).
+        within: async (ids) => {
+          const items = taken.map((s, i) => {
             const id = ids[i] ?? null
             // A file the cap left out keeps its old record: the next sync tries it again.
             if (id === null) refused++
-            repo.putItem({
-              ...(id === null ? s.retry : { ...s.record, documentId: id }),
-              seenRun: this.runId,
-            })
+            return { ...(id === null ? s.retry : { ...s.record, documentId: id }), seenRun: this.runId }
           })
-          for (const f of failures) repo.putItem({ ...f.record, seenRun: this.runId })
-          repo.markSeen(source.id, unchanged, this.runId)
-          repo.deleteItems(
+          for (const f of failures) items.push({ ...f.record, seenRun: this.runId })
+          await repo.putItems(items)
+          await repo.markSeen(source.id, unchanged, this.runId)
+          await repo.deleteItems(
             source.id,
             gone.map((g) => g.itemId),
           )

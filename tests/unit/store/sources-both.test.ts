@@ -66,7 +66,7 @@ async function open(engine: { open(): Promise<OpenStore> }): Promise<{ store: St
       .insert(store.table(corpora))
       .values({ id: 'crp_1', workspaceId: 'ws_1', name: 'Docs', createdAt: T0, updatedAt: T0 })
   })
-  // The synchronous remnant (item writes inside ingest's transaction) is SQLite's; not used here.
+  // The synchronous remnant (corpusOf's read) is SQLite's; not used here.
   return { store, repo: new SourcesRepo(store, store.db as Db) }
 }
 
@@ -156,6 +156,49 @@ for (const engine of await engines()) {
       await store.unit(() => repo.deleteSource('src_a'))
       expect(await repo.itemCount('src_a')).toBe(0)
       expect(await repo.usersOf('conn_1')).toBe(0)
+    })
+
+    test("a batch's item writes: upserted (the last of a file given twice wins), marked seen and forgotten, by slice", async () => {
+      const { store, repo } = await open(engine)
+      const item = (
+        itemId: string,
+        version: string,
+        seenRun: string | null,
+        documentId: string | null = null,
+      ) => ({
+        sourceId: 'src_a',
+        itemId,
+        path: `${itemId}.pdf`,
+        version,
+        documentId,
+        seenRun,
+      })
+      await store.unit(async () => {
+        await repo.insertConnection(connection('conn_1', T0))
+        await repo.insertSource(source('src_a', 'conn_1', T0))
+        await repo.putItems([item('f1', 'v1', 'run_1'), item('f2', 'v1', 'run_1'), item('f3', 'v1', 'run_1')])
+      })
+      // More files than one statement takes, one of them twice, and one already recorded.
+      const many = Array.from({ length: 1203 }, (_, i) => item(`g${i}`, 'v1', 'run_2'))
+      await store.unit(async () => {
+        await repo.putItems([item('f1', 'v2', 'run_2', 'doc_1'), ...many, item('g7', 'v9', 'run_2')])
+        await repo.markSeen('src_a', ['f2', ...many.map((m) => m.itemId)], 'run_3')
+        await repo.deleteItems('src_a', ['f3', 'g1', 'nothing'])
+      })
+      expect(await repo.item('src_a', 'f1')).toEqual(item('f1', 'v2', 'run_2', 'doc_1'))
+      expect(await repo.item('src_a', 'f2')).toEqual(item('f2', 'v1', 'run_3'))
+      expect(await repo.item('src_a', 'g7')).toEqual(item('g7', 'v9', 'run_3'))
+      expect(await repo.item('src_a', 'f3')).toBeNull()
+      expect(await repo.itemCount('src_a')).toBe(2 + 1203 - 1)
+      expect((await repo.unseen('src_a', 'run_3')).map((i) => i.itemId)).toEqual(['f1'])
+      // A failed unit keeps none of them.
+      await expect(
+        store.unit(async () => {
+          await repo.deleteItems('src_a', ['f1'])
+          throw new Error('refused')
+        }),
+      ).rejects.toThrow('refused')
+      expect(await repo.item('src_a', 'f1')).not.toBeNull()
     })
   })
 }
