@@ -220,8 +220,13 @@ export class KeysService {
     if (expiresAt !== null && expiresAt <= now) throw invalidKey('This API key has expired.')
     if ((await this.workspaces.status(workspaceId)) !== 'active') throw fail('workspace_suspended')
     if (lastUsedAt === null || now - lastUsedAt >= TOUCH_INTERVAL_MS) {
-      // A unit of its own, at most once a period a key: the commit empties the memos, as any does.
-      await this.store.unit(() => this.repo.touch(id, now, now - TOUCH_INTERVAL_MS))
+      // A quiet unit of its own, at most once a period a key and process: the stamp is only shown
+      // (`GET /api-keys`), so its commit need not empty every memo (keys, sessions, bases) in every
+      // process. The row this memo keeps is stamped in place instead, so this process does not
+      // touch again within the period; another process's memo still has the older stamp and
+      // touches once, which its condition makes a write of nothing.
+      await this.store.unit(() => this.repo.touch(id, now, now - TOUCH_INTERVAL_MS), { quiet: true })
+      row.lastUsedAt = now
     }
     let scopes = this.scopeLists.get(scopeJson)
     if (!scopes) {

@@ -9,6 +9,7 @@ import { ManualClock } from '../../../src/platform/clock/clock'
 import { seededRandom } from '../../../src/platform/crypto/random'
 import type { Store } from '../../../src/platform/db/store'
 import type { NotifiedCommits } from '../../../src/platform/db/store.postgres'
+import { StoreMemo } from '../../../src/platform/db/store-memo'
 import { ApiError, fail } from '../../../src/platform/errors/errors'
 import { domainEvents } from '../../../src/platform/events/events.tables'
 import { Outbox } from '../../../src/platform/events/outbox'
@@ -86,7 +87,17 @@ for (const engine of await engines()) {
       expect(made.name).toBe('ci')
       expect(made.scopes).toEqual(['query', 'admin'])
       expect(await eventsOf(store, 'key.created')).toBe(1)
+      // The use's stamp is a quiet unit: it leaves this process's memos (here a workspace's name) as they were.
+      const reads: string[] = []
+      const names = new StoreMemo(store, async (id) => {
+        reads.push(id)
+        const w = store.table(workspaces)
+        return (await store.db.select({ name: w.name }).from(w).where(eq(w.id, id)))[0]?.name
+      })
+      expect(await names.get('ws_1')).toBe('ws_1')
       const p = await keys.authenticate(made.key)
+      expect(await names.get('ws_1')).toBe('ws_1')
+      expect(reads).toEqual(['ws_1'])
       expect(p).toEqual({
         kind: 'api_key',
         workspaceId: 'ws_1',
