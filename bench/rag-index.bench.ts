@@ -154,9 +154,10 @@ try {
       await client.unsafe('CREATE INDEX passages_tsv ON passages USING gin (tsv)')
       await client.unsafe('ANALYZE passages')
       const build = performance.now() - t
-      const [{ bytes }] = (await client`SELECT pg_total_relation_size('passages')::bigint AS bytes`) as {
+      const sized = (await client`SELECT pg_total_relation_size('passages')::bigint AS bytes`) as {
         bytes: string
       }[]
+      const bytes = sized[0]?.bytes ?? 0
       console.log(
         `  PostgreSQL tsvector '${config}' + GIN: built in ${build.toFixed(0)} ms, ${(Number(bytes) / 1e6).toFixed(1)} MB`,
       )
