@@ -20,6 +20,7 @@ import { loadConfig } from '../src/platform/config/config.load'
 import { cryptoRandom } from '../src/platform/crypto/random'
 import { openDatabase } from '../src/platform/db/db'
 import { migrate } from '../src/platform/db/migrate'
+import { sqliteStore } from '../src/platform/db/store'
 import { Outbox } from '../src/platform/events/outbox'
 import { defineRoute } from '../src/platform/http/route'
 import { createLogger } from '../src/platform/log/log'
@@ -103,6 +104,7 @@ async function server(): Promise<void> {
   // The real `GET /v1/corpora/{id}` handler behind no credential, for the workspace the key belongs to.
   const twin = new CorporaService({
     db,
+    store: sqliteStore(db),
     clock: systemClock,
     random: cryptoRandom,
     log: createLogger('silent'),
@@ -118,7 +120,7 @@ async function server(): Promise<void> {
     tags: ['bench'],
     params: CorpusParams,
     response: CorpusResp,
-    handler: ({ params }) => corpusResp(twin.get(workspaceId, params.corpus_id)),
+    handler: async ({ params }) => corpusResp(await twin.get(workspaceId, params.corpus_id)),
   })
   const app = createApp({
     config,

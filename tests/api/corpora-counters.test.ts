@@ -4,7 +4,7 @@ import { CorporaRepo } from '../../src/features/corpora/corpora.repo'
 import { type Db, openDatabase } from '../../src/platform/db/db'
 import { migrate } from '../../src/platform/db/migrate'
 import type { TestApp } from '../helpers/app'
-import { watchedClient } from '../helpers/watched-statements'
+import { watchedStore } from '../helpers/watched-store'
 import { bearer } from './accounts.fixture'
 import {
   createBase,
@@ -248,8 +248,7 @@ describe('stored base counters', () => {
  */
 function recordingRepo(db: Db): { repo: CorporaRepo; ran: Set<string> } {
   const ran = new Set<string>()
-  const client = watchedClient(db.$client, (sql) => ran.add(sql))
-  return { repo: new CorporaRepo({ $client: client } as unknown as Db), ran }
+  return { repo: new CorporaRepo(watchedStore(db, (sql) => ran.add(sql))), ran }
 }
 
 describe('reading bases', () => {
@@ -268,7 +267,7 @@ describe('reading bases', () => {
       }
     })()
     const { repo, ran } = recordingRepo(t.db)
-    const row = repo.get(ws, base)!
+    const row = (await repo.get(ws, base))!
     expect(row).toMatchObject({
       n_documents: 2000,
       documents_ready: 667,
@@ -276,10 +275,10 @@ describe('reading bases', () => {
       documents_pending: 1333,
     })
     expect(row.storage_bytes).toBe(20_000)
-    expect(repo.listPage(ws, null, 50).some((b) => b.id === base)).toBe(true)
-    expect(repo.listAll(ws).some((b) => b.id === base)).toBe(true)
-    expect(repo.servingState(ws, base)).toEqual({ status: 'new', anyReady: true })
-    expect(repo.countDocuments(base, false)).toBe(2000)
+    expect((await repo.listPage(ws, null, 50)).some((b) => b.id === base)).toBe(true)
+    expect((await repo.listAll(ws)).some((b) => b.id === base)).toBe(true)
+    expect(await repo.servingState(ws, base)).toEqual({ status: 'new', anyReady: true })
+    expect(await repo.countDocuments(base, false)).toBe(2000)
     expect(ran.size).toBeGreaterThanOrEqual(4)
     for (const sql of ran) {
       const plan = t.db.$client

@@ -21,33 +21,38 @@ describe("onboarding runs move documents through corpora's lifecycle", () => {
       { path: 'b.txt', text: 'Nikola Tesla was born in 1856.' },
     ])
     await t.jobs.scheduler.drain()
-    return { corpusId, a: a!.id, b: b!.id, runs: new DocumentRuns({ db: t.db, events: t.events.outbox }) }
+    return {
+      corpusId,
+      a: a!.id,
+      b: b!.id,
+      runs: new DocumentRuns({ store: t.store, events: t.events.outbox }),
+    }
   }
 
   test('a run takes waiting documents; a failed one is refused with a 409 and nothing moves', async () => {
     const { corpusId, a, b, runs } = await base()
-    const units = runs.waiting(corpusId, { extracted: true })
+    const units = await runs.waiting(corpusId, { extracted: true })
     expect(units.map((u) => [u.id, u.status, u.textKey !== null])).toEqual([
       [a, 'pending', true],
       [b, 'pending', true],
     ])
     const failed = { ...units[1]!, status: 'failed' as const }
-    expect(() => runs.take([units[0]!, failed], 1)).toThrow('Document')
+    await expect(runs.take([units[0]!, failed], 1)).rejects.toThrow('Document')
     expect([status(a), status(b)]).toEqual(['pending', 'pending'])
-    runs.take(units, 1)
+    await runs.take(units, 1)
     expect([status(a), status(b)]).toEqual(['onboarding', 'onboarding'])
     // A stopped run puts them back to waiting.
-    runs.release(corpusId, 2)
+    await runs.release(corpusId, 2)
     expect([status(a), status(b)]).toEqual(['pending', 'pending'])
   })
 
   test('settling leaves a document alone once it moved where it may not become ready (failed meanwhile)', async () => {
     const { corpusId, a, b, runs } = await base()
-    const units = runs.waiting(corpusId, { extracted: true })
-    runs.take(units, 1)
+    const units = await runs.waiting(corpusId, { extracted: true })
+    await runs.take(units, 1)
     t.db.$client.query("UPDATE documents SET status = 'failed' WHERE id = ?").run(b)
-    runs.settle({ ready: units, failed: [], parents: [] }, 2)
+    await runs.settle({ ready: units, failed: [], parents: [] }, 2)
     expect([status(a), status(b)]).toEqual(['ready', 'failed'])
-    expect(runs.fileCounts(corpusId)).toEqual({ ready: 1, failed: 1, pending: 0 })
+    expect(await runs.fileCounts(corpusId)).toEqual({ ready: 1, failed: 1, pending: 0 })
   })
 })

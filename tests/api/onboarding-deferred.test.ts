@@ -123,10 +123,10 @@ describe('onboarding in two parts', () => {
     await runOnly(corpusId, admin.token)
     // As if the process stopped before the job was recorded: the sections wait, no job does.
     t.db.$client.run("DELETE FROM jobs WHERE kind = 'train_deferred'")
-    expect(t.services.onboarding.buildMissing()).toBe(1)
-    expect(t.services.onboarding.buildMissing()).toBe(0)
+    expect(await t.services.onboarding.buildMissing()).toBe(1)
+    expect(await t.services.onboarding.buildMissing()).toBe(0)
     await t.jobs.scheduler.drain()
-    expect(t.services.onboarding.buildMissing()).toBe(0)
+    expect(await t.services.onboarding.buildMissing()).toBe(0)
     expect((await get(`/v1/corpora/${corpusId}`, admin.token)).cart_status).toBe('ready')
   })
 

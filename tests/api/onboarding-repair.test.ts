@@ -165,7 +165,7 @@ describe('a section whose text is lost', () => {
     })
     expect((await res.json()).answer).toContain('October 1973')
     // Nothing is queued again: the build ended.
-    expect(t.services.onboarding.buildMissing()).toBe(0)
+    expect(await t.services.onboarding.buildMissing()).toBe(0)
   })
 
   test('a store that fails to answer is tried again later, and leaves nothing out of cart', async () => {
@@ -248,7 +248,7 @@ describe('deletes', () => {
     const carts: string[] = []
     for await (const o of t.deps.objects.list(`${admin.workspaceId}/carts/`)) carts.push(o.key)
     expect(carts).toEqual([])
-    expect(t.services.onboarding.buildMissing()).toBe(0)
+    expect(await t.services.onboarding.buildMissing()).toBe(0)
   })
 
   test('a base deleted while its deferred build runs leaves no job, cartridge or error behind', async () => {
@@ -265,7 +265,7 @@ describe('deletes', () => {
     const carts: string[] = []
     for await (const o of t.deps.objects.list(`${admin.workspaceId}/carts/`)) carts.push(o.key)
     expect(carts).toEqual([])
-    expect(t.services.onboarding.buildMissing()).toBe(0)
+    expect(await t.services.onboarding.buildMissing()).toBe(0)
   })
 
   test("a document deleted before its base's encoding runs leaves no encoding of it", async () => {

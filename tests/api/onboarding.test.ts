@@ -323,14 +323,14 @@ describe('onboarding runs', () => {
       // Embedded as they were indexed, re-onboarding included, with no embed job.
       expect(rows(t, 'jobs', "kind = 'embed'")).toBe(0)
       expect(rows(t, 'engine_vectors', "model = 'engram-static-1'")).toBe(rows(t, 'engine_passages'))
-      expect(t.services.onboarding.embedMissing()).toBe(0)
+      expect(await t.services.onboarding.embedMissing()).toBe(0)
       const env = { ENGRAM_DATA_DIR: t.dataDir, ENGRAM_RATE_LIMITS: 'off', ENGRAM_EMBED_URL: standin.url }
       const restarted = createApp({ ...t.deps, config: loadConfig({ env, readFile: () => null }) })
-      expect(restarted.services.onboarding.embedMissing()).toBe(1)
-      expect(restarted.services.onboarding.embedMissing()).toBe(0)
+      expect(await restarted.services.onboarding.embedMissing()).toBe(1)
+      expect(await restarted.services.onboarding.embedMissing()).toBe(0)
       await restarted.jobs.scheduler.drain()
       expect(rows(t, 'engine_vectors', "model = 'default'")).toBe(rows(t, 'engine_passages'))
-      expect(restarted.services.onboarding.embedMissing()).toBe(0)
+      expect(await restarted.services.onboarding.embedMissing()).toBe(0)
     } finally {
       await standin.stop()
     }

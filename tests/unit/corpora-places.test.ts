@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { migrations } from '../../migrations/index'
-import { PLACE_ROWS_SQL, PlacesRepo } from '../../src/features/corpora/corpora.places.repo'
+import { PlacesRepo } from '../../src/features/corpora/corpora.places.repo'
 import { openDatabase } from '../../src/platform/db/db'
 import { migrate } from '../../src/platform/db/migrate'
+import { sqliteStore } from '../../src/platform/db/store'
 
 /** Two bases: a paged manual in two sections and a one-section note in A, many one-section documents in B. */
 function twoBases() {
@@ -36,14 +37,14 @@ function twoBases() {
   doc.run('manual#2', 'A', 'manual', 'manual.pdf#2', 1, 'Repairs', null, 180, null, 's1')
   doc.run('note', 'A', null, 'note.txt', null, 'A note', 'text/note', null, null, 's2')
   for (let i = 0; i < 300; i++) doc.run(`b${i}`, 'B', null, `b${i}.txt`, null, null, null, null, null, 'same')
-  return { db, repo: new PlacesRepo(db) }
+  return { db, repo: new PlacesRepo(sqliteStore(db)) }
 }
 
 describe('placing cited passages in their documents', () => {
-  test('each passage gets its page, section title and offsets in its document', () => {
+  test('each passage gets its page, section title and offsets in its document', async () => {
     const { repo } = twoBases()
     expect(
-      repo.place('A', [
+      await repo.place('A', [
         { sectionId: 'manual#2', start: 10, end: 40 },
         { sectionId: 'manual#1', start: 120, end: 130 },
         { sectionId: 'note', start: 5, end: 9 },
@@ -57,30 +58,31 @@ describe('placing cited passages in their documents', () => {
     ])
   })
 
-  test("another base's row, or one no base has, is placed as nothing", () => {
+  test("another base's row, or one no base has, is placed as nothing", async () => {
     const { repo } = twoBases()
     const none = { page: null, sectionTitle: null, start: null, end: null }
-    expect(repo.place('B', [{ sectionId: 'manual#1', start: 1, end: 2 }])).toEqual([none])
+    expect(await repo.place('B', [{ sectionId: 'manual#1', start: 1, end: 2 }])).toEqual([none])
     expect(
-      repo.place('A', [
+      await repo.place('A', [
         { sectionId: 'b7', start: 1, end: 2 },
         { sectionId: 'gone', start: 0, end: 1 },
       ]),
     ).toEqual([none, none])
-    expect(repo.place('B', [{ sectionId: 'b7', start: 1, end: 2 }])).toEqual([
+    expect(await repo.place('B', [{ sectionId: 'b7', start: 1, end: 2 }])).toEqual([
       { page: null, sectionTitle: null, start: 1, end: 2 },
     ])
   })
 
   test('the rows are looked up by primary key, never by scanning the base', () => {
-    const { db } = twoBases()
+    const { db, repo } = twoBases()
+    const q = repo.rowsQuery(['b1', 'b2']).toSQL()
     const plan = db.$client
-      .query<{ detail: string }, [string]>(`EXPLAIN QUERY PLAN ${PLACE_ROWS_SQL}`)
-      .all('["b1","b2"]')
+      .query<{ detail: string }, string[]>(`EXPLAIN QUERY PLAN ${q.sql}`)
+      .all(...(q.params as string[]))
       .map((r) => r.detail)
-    expect(plan.some((d) => /^SEARCH d USING INDEX sqlite_autoindex_documents_1 \(id=\?\)/.test(d))).toBe(
-      true,
-    )
-    expect(plan.some((d) => d.includes('documents_corpus') || /^SCAN d\b/.test(d))).toBe(false)
+    expect(
+      plan.some((d) => /^SEARCH documents USING INDEX sqlite_autoindex_documents_1 \(id=\?\)/.test(d)),
+    ).toBe(true)
+    expect(plan.some((d) => d.includes('documents_corpus') || /^SCAN documents\b/.test(d))).toBe(false)
   })
 })

@@ -41,16 +41,20 @@ export async function describeBase(
     }
   }
   if (!modelAnswered) {
-    const named = probe.sources.length > 0 ? probe.sources : documentsAsSources(d, principal, corpus.id)
+    const named = probe.sources.length > 0 ? probe.sources : await documentsAsSources(d, principal, corpus.id)
     description = describeFromSources(corpus.name, corpus.n_documents, named)
   }
-  d.corpora.setDescription(principal.workspaceId, corpus.id, description, d.clock.now().getTime())
+  await d.corpora.setDescription(principal.workspaceId, corpus.id, description, d.clock.now().getTime())
   return { id: corpus.id, description }
 }
 
 /** The base's documents as sources with no passage: what names the base when no passage stands out. */
-function documentsAsSources(d: DescribeDeps, principal: Principal, corpusId: string): Source[] {
-  return d.corpora.documents(principal.workspaceId, corpusId, false, null).items.map((doc) => ({
+async function documentsAsSources(
+  d: DescribeDeps,
+  principal: Principal,
+  corpusId: string,
+): Promise<Source[]> {
+  return (await d.corpora.documents(principal.workspaceId, corpusId, false, null)).items.map((doc) => ({
     id: doc.id,
     title: doc.title ?? doc.filename,
     documentId: doc.id,

@@ -77,7 +77,7 @@ export class AnswersService {
   }
 
   /** Takes one question of the month for a caller that answers it in parts (compare); answers its give-back. */
-  takeQuestion(workspaceId: string): () => void {
+  takeQuestion(workspaceId: string): Promise<() => Promise<void>> {
     return this.allowance.take(workspaceId, 'take')
   }
 
@@ -96,9 +96,9 @@ export class AnswersService {
   }
 
   /** Checks the base can answer and resolves pinned ids; throws the 4xx otherwise. */
-  private prepare(workspaceId: string, corpusId: string, req: Req) {
+  private async prepare(workspaceId: string, corpusId: string, req: Req) {
     // The hot path of every question: one cheap lookup, not the base's document counters.
-    const state = this.d.corpora.servingState(workspaceId, corpusId)
+    const state = await this.d.corpora.servingState(workspaceId, corpusId)
     if (!state) throw notFound('Document base')
     this.d.objects.assertReadable(workspaceId)
     const servable = state.status === 'ready' || (state.status === 'training' && state.anyReady)
@@ -108,7 +108,7 @@ export class AnswersService {
       const unknown: string[] = []
       const resolved = new Set<string>()
       for (const id of req.doc_ids) {
-        const row = this.d.corpora.document(corpusId, id)
+        const row = await this.d.corpora.document(corpusId, id)
         if (!row) unknown.push(id)
         else resolved.add(row.parent_id ?? row.id)
       }
@@ -151,8 +151,8 @@ export class AnswersService {
     origin: QuestionOrigin = 'person',
     counted: Counted = 'take',
   ): Promise<ChatResult> {
-    const input = this.prepare(principal.workspaceId, corpusId, req)
-    const giveBack = this.allowance.take(principal.workspaceId, counted)
+    const input = await this.prepare(principal.workspaceId, corpusId, req)
+    const giveBack = await this.allowance.take(principal.workspaceId, counted)
     let release = () => {}
     try {
       release = await this.slot()
@@ -191,7 +191,7 @@ export class AnswersService {
         metrics: { ...found.metrics, latencyMs: latency, ttftMs: latency, contextTokens, generator },
       }
     } catch (e) {
-      giveBack()
+      await giveBack()
       throw e
     } finally {
       release()
@@ -211,8 +211,8 @@ export class AnswersService {
     origin: QuestionOrigin = 'person',
     counted: Counted = 'take',
   ): Promise<AsyncGenerator<ChatEvent>> {
-    const input = this.prepare(principal.workspaceId, corpusId, req)
-    const giveBack = this.allowance.take(principal.workspaceId, counted)
+    const input = await this.prepare(principal.workspaceId, corpusId, req)
+    const giveBack = await this.allowance.take(principal.workspaceId, counted)
     let release: (() => void) | null = null
     const done = () => {
       release?.()
@@ -237,7 +237,7 @@ export class AnswersService {
       )
       return answerEvents({ found, opened, t0, ttftMs, contextTokens, release: done })
     } catch (e) {
-      giveBack()
+      await giveBack()
       done()
       throw e
     }
@@ -248,7 +248,7 @@ export class AnswersService {
     principal: Principal,
     corpusId: string,
   ): Promise<{ id: string; description: string | null }> {
-    const corpus = this.d.corpora.get(principal.workspaceId, corpusId)
+    const corpus = await this.d.corpora.get(principal.workspaceId, corpusId)
     if (corpus.status !== 'ready') throw fail('corpus_not_ready')
     const release = await this.slot()
     try {
@@ -264,7 +264,7 @@ export class AnswersService {
     corpusId: string,
     req: Static<typeof FeedbackReq>,
   ): Promise<{ id: string; status: 'recorded' }> {
-    this.d.corpora.get(principal.workspaceId, corpusId)
+    await this.d.corpora.get(principal.workspaceId, corpusId)
     const id = newId(this.d.random, 'fb')
     const row = {
       id,

@@ -1,9 +1,9 @@
-import type { Db } from '../../platform/db/db'
-import { transaction } from '../../platform/db/transaction'
-import type { Outbox } from '../../platform/events/outbox'
+import { and, eq, gt, inArray, isNotNull, isNull, lt, ne, or } from 'drizzle-orm'
+import type { Store } from '../../platform/db/store'
 import { rangeBounds } from '../../platform/storage/ranges'
+import { statusesInto } from './corpora.lifecycle'
 import { encodePageRanges, type PageRange } from './corpora.pages'
-import type { DocumentRow } from './corpora.repo'
+import { chunks, corporaTables, type DocumentRow } from './corpora.rows'
 
 /** Rows one multi-row insert of new parents writes at most. */
 const PARENTS_A_STATEMENT = 64
@@ -55,55 +55,75 @@ export interface Extraction {
 
 /**
  * Data functions that give documents their content: registering new or replaced files, recording
- * extraction results, and the questions deletion and dedup ask about stored objects.
+ * extraction results, and the questions deletion and dedup ask about stored objects. Each write is
+ * one of the lifecycle's moves: the states it may come from are in its `WHERE`, and the rows it
+ * moved are counted (corpora.lifecycle.ts). The service runs the writes in units.
  */
 export class DocumentContentRepo {
-  constructor(private readonly db: Db) {}
+  private readonly t
+
+  constructor(private readonly store: Store) {
+    this.t = corporaTables(store)
+  }
+
+  private get db() {
+    return this.store.db
+  }
+
+  /** A parent of the base holding a usable copy of this content (a failed one's object may not hold it). */
+  private held(corpusId: string) {
+    const { d } = this.t
+    return and(eq(d.corpusId, corpusId), isNull(d.parentId), isNotNull(d.rawKey), ne(d.status, 'failed'))
+  }
 
   /** The stored object of a parent document of the base with this content, or null (dedup). A failed
    * document is never a source: its object may not hold what its SHA-256 says (a bad presigned PUT). */
-  rawKeyBySha(corpusId: string, sha256: string): string | null {
-    return (
-      this.db.$client
-        .query<{ raw_key: string }, [string, string]>(
-          `SELECT raw_key FROM documents WHERE corpus_id = ? AND sha256 = ? AND parent_id IS NULL
-             AND raw_key IS NOT NULL AND status != 'failed' LIMIT 1`,
-        )
-        .get(corpusId, sha256)?.raw_key ?? null
-    )
+  async rawKeyBySha(corpusId: string, sha256: string): Promise<string | null> {
+    const { d } = this.t
+    const rows = await this.db
+      .select({ rawKey: d.rawKey })
+      .from(d)
+      .where(and(eq(d.sha256, sha256), this.held(corpusId)))
+      .limit(1)
+    return rows[0]?.rawKey ?? null
   }
 
   /**
-   * `rawKeyBySha` for many contents in one statement (the SHA-256s as one JSON array parameter):
-   * the stored object of each that the base holds; absent ones are not in the map. One row a
-   * content however many copies of it the base holds.
+   * `rawKeyBySha` for many contents, a few hundred a statement: the stored object of each that the
+   * base holds; absent ones are not in the map.
    */
-  rawKeysBySha(corpusId: string, shas: string[]): Map<string, string> {
-    const rows = this.db.$client
-      .query<{ sha256: string; raw_key: string | null }, [string, string]>(
-        `SELECT s.value AS sha256, (SELECT raw_key FROM documents WHERE corpus_id = ? AND sha256 = s.value
-           AND parent_id IS NULL AND raw_key IS NOT NULL AND status != 'failed' LIMIT 1) AS raw_key
-         FROM json_each(?) s`,
-      )
-      .all(corpusId, JSON.stringify(shas))
+  async rawKeysBySha(corpusId: string, shas: string[]): Promise<Map<string, string>> {
+    const { d } = this.t
     const out = new Map<string, string>()
-    for (const r of rows) if (r.raw_key !== null) out.set(r.sha256, r.raw_key)
+    for (const some of chunks([...new Set(shas)])) {
+      const rows = await this.db
+        .select({ sha256: d.sha256, rawKey: d.rawKey })
+        .from(d)
+        .where(and(inArray(d.sha256, some), this.held(corpusId)))
+      for (const r of rows)
+        if (r.sha256 !== null && r.rawKey !== null && !out.has(r.sha256)) out.set(r.sha256, r.rawKey)
+    }
     return out
   }
 
   /** Whether any row still uses an object, as its raw file or its text sidecar. */
-  keyInUse(key: string): boolean {
+  async keyInUse(key: string): Promise<boolean> {
     // A pack is in use while a row names any range of it (`<pack>#<offset>+<length>`, ranges.ts).
     const [lower, upper] = rangeBounds(key)
-    return (
-      this.db.$client
-        .query<{ n: number }, [string, string, string]>(
-          `SELECT (EXISTS (SELECT 1 FROM documents WHERE raw_key = ?1) OR EXISTS (SELECT 1 FROM documents WHERE text_key = ?1)
-             OR EXISTS (SELECT 1 FROM documents WHERE raw_key > ?2 AND raw_key < ?3)
-             OR EXISTS (SELECT 1 FROM documents WHERE text_key > ?2 AND text_key < ?3)) AS n`,
-        )
-        .get(key, lower, upper)?.n === 1
-    )
+    const { d } = this.t
+    const rows = await this.db
+      .select({ id: d.id })
+      .from(d)
+      .where(
+        or(
+          eq(d.rawKey, key),
+          eq(d.textKey, key),
+          and(gt(d.rawKey, lower), lt(d.rawKey, upper)),
+          and(gt(d.textKey, lower), lt(d.textKey, upper)),
+        ),
+      )
+      .limit(1)
+    return rows.length > 0
   }
 
   /**
@@ -111,112 +131,142 @@ export class DocumentContentRepo {
    * a statement in a transaction that fires the counters trigger writes a statement journal, once a
    * statement rather than once a row.
    */
-  insertParents(rows: NewParent[]): void {
+  async insertParents(rows: NewParent[]): Promise<void> {
     for (let at = 0; at < rows.length; at += PARENTS_A_STATEMENT) {
       const chunk = rows.slice(at, at + PARENTS_A_STATEMENT)
-      const values = chunk.map(() => "(?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, 1, 0, ?, ?)").join(', ')
-      this.db.$client
-        .query(
-          `INSERT INTO documents (id, workspace_id, corpus_id, path, size, content_type, sha256, status, source,
-             managed_by, raw_key, section_count, text_chars, created_at, updated_at) VALUES ${values}`,
-        )
-        .run(
-          ...chunk.flatMap((r) => [
-            r.id,
-            r.workspaceId,
-            r.corpusId,
-            r.path,
-            r.size,
-            r.contentType,
-            r.sha256,
-            r.source,
-            r.managedBy,
-            r.rawKey,
-            r.now,
-            r.now,
-          ]),
-        )
+      await this.db.insert(this.t.d).values(
+        chunk.map((r) => ({
+          id: r.id,
+          workspaceId: r.workspaceId,
+          corpusId: r.corpusId,
+          path: r.path,
+          size: r.size,
+          contentType: r.contentType,
+          sha256: r.sha256,
+          status: 'pending' as const,
+          source: r.source,
+          managedBy: r.managedBy,
+          rawKey: r.rawKey,
+          sectionCount: 1,
+          textChars: 0,
+          createdAt: r.now,
+          updatedAt: r.now,
+        })),
+      )
     }
   }
 
   /**
    * Gives a parent document new content in place (same id): its sections go and everything derived
    * from the old content is reset until the new content is extracted. Whoever writes the content
-   * now manages the document (a hand upload over a pushed file takes it from push).
+   * now manages the document (a hand upload over a pushed file takes it from push). False when the
+   * document is not there (or in no state that may take new content).
    */
-  replaceContent(id: string, r: NewContent): void {
-    const c = this.db.$client
-    c.query('DELETE FROM documents WHERE parent_id = ?').run(id)
-    c.query(
-      `UPDATE documents SET size = ?, content_type = ?, sha256 = ?, status = 'pending', error = NULL, source = ?,
-         managed_by = ?, raw_key = ?, text_key = NULL, text_chars = 0, text_bytes = 0, section_count = 1, section_title = NULL, cart_id = NULL,
-         page_ranges = NULL, extractor_version = NULL, updated_at = ?
-       WHERE id = ? AND parent_id IS NULL`,
-    ).run(r.size, r.contentType, r.sha256, r.source, r.managedBy, r.rawKey, r.now, id)
+  async replaceContent(id: string, r: NewContent): Promise<boolean> {
+    const { d } = this.t
+    await this.db.delete(d).where(eq(d.parentId, id))
+    const moved = await this.db
+      .update(d)
+      .set({
+        size: r.size,
+        contentType: r.contentType,
+        sha256: r.sha256,
+        status: 'pending',
+        error: null,
+        source: r.source,
+        managedBy: r.managedBy,
+        rawKey: r.rawKey,
+        textKey: null,
+        textChars: 0,
+        textBytes: 0,
+        sectionCount: 1,
+        sectionTitle: null,
+        cartId: null,
+        pageRanges: null,
+        extractorVersion: null,
+        updatedAt: r.now,
+      })
+      .where(and(eq(d.id, id), isNull(d.parentId), inArray(d.status, statusesInto('uploaded'))))
+      .returning({ id: d.id })
+    return moved.length > 0
   }
 
-  /** Records a finished extraction: the sidecar, sizes and sections (replacing earlier ones). */
-  setExtracted(parent: DocumentRow, x: Extraction): void {
-    const c = this.db.$client
-    c.query('DELETE FROM documents WHERE parent_id = ?').run(parent.id)
-    c.query(
-      `UPDATE documents SET text_key = ?, text_chars = ?, text_bytes = ?, content_type = ?, section_title = ?,
-         cart_id = ?, section_count = ?, page_ranges = ?, extractor_version = ?, status = 'pending', error = NULL,
-         updated_at = ?
-       WHERE id = ?`,
-    ).run(
-      x.textKey,
-      x.textChars,
-      x.textBytes,
-      x.contentType,
-      x.title,
-      x.cartId,
-      Math.max(1, x.sections.length),
-      x.pageRanges ? encodePageRanges(x.pageRanges) : null,
-      x.extractorVersion,
-      x.now,
-      parent.id,
-    )
-    const insert = c.query(
-      `INSERT INTO documents (id, workspace_id, corpus_id, parent_id, path, size, content_type, sha256, status,
-         source, section_index, section_title, section_count, cart_id, text_key, text_chars, text_offset,
-         created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'text/plain', ?, 'pending', ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)`,
-    )
-    for (const s of x.sections) {
-      insert.run(
-        s.id,
-        parent.workspace_id,
-        parent.corpus_id,
-        parent.id,
-        parent.path,
-        s.size,
-        s.sha256,
-        parent.source,
-        s.index,
-        s.title,
-        s.cartId,
-        x.textKey,
-        s.chars,
-        s.offset,
-        x.now,
-        x.now,
+  /**
+   * Records a finished extraction: the sidecar, sizes and sections (replacing earlier ones). Returns
+   * `gone` when the document was deleted meanwhile (nothing written), `refused` when its state may
+   * not go to `extracted` (nothing written either).
+   */
+  async setExtracted(parent: DocumentRow, x: Extraction): Promise<'done' | 'gone' | 'refused'> {
+    const { d } = this.t
+    const moved = await this.db
+      .update(d)
+      .set({
+        textKey: x.textKey,
+        textChars: x.textChars,
+        textBytes: x.textBytes,
+        contentType: x.contentType,
+        sectionTitle: x.title,
+        cartId: x.cartId,
+        sectionCount: Math.max(1, x.sections.length),
+        pageRanges: x.pageRanges ? encodePageRanges(x.pageRanges) : null,
+        extractorVersion: x.extractorVersion,
+        status: 'pending',
+        error: null,
+        updatedAt: x.now,
+      })
+      .where(and(eq(d.id, parent.id), inArray(d.status, statusesInto('extracted'))))
+      .returning({ id: d.id })
+    if (moved.length === 0) {
+      const there = await this.db.select({ id: d.id }).from(d).where(eq(d.id, parent.id))
+      return there.length === 0 ? 'gone' : 'refused'
+    }
+    await this.db.delete(d).where(eq(d.parentId, parent.id))
+    for (let at = 0; at < x.sections.length; at += PARENTS_A_STATEMENT) {
+      await this.db.insert(d).values(
+        x.sections.slice(at, at + PARENTS_A_STATEMENT).map((s) => ({
+          id: s.id,
+          workspaceId: parent.workspace_id,
+          corpusId: parent.corpus_id,
+          parentId: parent.id,
+          path: parent.path,
+          size: s.size,
+          contentType: 'text/plain',
+          sha256: s.sha256,
+          status: 'pending' as const,
+          source: parent.source,
+          sectionIndex: s.index,
+          sectionTitle: s.title,
+          sectionCount: 1,
+          cartId: s.cartId,
+          textKey: x.textKey,
+          textChars: s.chars,
+          textOffset: s.offset,
+          createdAt: x.now,
+          updatedAt: x.now,
+        })),
       )
     }
+    return 'done'
   }
 
-  /** Marks a document failed with the reason the user will see, telling it in the same transaction. */
-  setFailed(id: string, error: string, now: number, contentType: string | undefined, events: Outbox): void {
-    transaction(this.db, () => {
-      const at = this.db.$client
-        .query<{ workspace_id: string; corpus_id: string }, [string, string | null, number, string]>(
-          `UPDATE documents SET status = 'failed', error = ?, content_type = coalesce(?, content_type), updated_at = ?
-           WHERE id = ? RETURNING workspace_id, corpus_id`,
-        )
-        .get(error, contentType ?? null, now, id)
-      if (!at) return
-      const payload = { corpusId: at.corpus_id, documentId: id, error }
-      events.emit(this.db, { type: 'document.failed', workspaceId: at.workspace_id, payload })
-    })
+  /** Marks a document failed with the reason the user will see; its base and workspace, or null when gone. */
+  async setFailed(
+    id: string,
+    error: string,
+    now: number,
+    contentType: string | undefined,
+  ): Promise<{ workspaceId: string; corpusId: string } | null> {
+    const { d } = this.t
+    const rows = await this.db
+      .update(d)
+      .set({
+        status: 'failed',
+        error,
+        ...(contentType === undefined ? {} : { contentType }),
+        updatedAt: now,
+      })
+      .where(and(eq(d.id, id), inArray(d.status, statusesInto('failed'))))
+      .returning({ workspaceId: d.workspaceId, corpusId: d.corpusId })
+    return rows[0] ?? null
   }
 }

@@ -1,6 +1,5 @@
 import type { Actor } from '../../platform/auth/principal'
-import type { Db } from '../../platform/db/db'
-import { transaction } from '../../platform/db/transaction'
+import type { Store } from '../../platform/db/store'
 import { notFound } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import type { Logger } from '../../platform/log/log'
@@ -24,7 +23,7 @@ export interface DocumentPurger {
 }
 
 /** Whether a build (an onboarding run) of a base is in flight, for a delete's receipt. */
-export type BuildProbe = (workspaceId: string, corpusId: string) => boolean
+export type BuildProbe = (workspaceId: string, corpusId: string) => boolean | Promise<boolean>
 
 /** What a delete did, for the caller's receipt. */
 export interface DeleteReceipt {
@@ -40,9 +39,10 @@ export interface DeletedBy {
 }
 
 /**
- * Deleting documents and bases: the rows and their receipts in one transaction, then every
- * registered purger told what is gone. The deletes that must be finished before the request
- * answers (objects, index entries, cartridges) are purgers, run here synchronously.
+ * Deleting documents and bases: the rows and their receipts in one unit, then every registered
+ * purger told what is gone, after the unit (they delete stored objects, which a unit must not
+ * wait on). The deletes that must be finished before the request answers (objects, index entries,
+ * cartridges) are purgers, awaited here.
  */
 export class CorporaDeletion {
   /** In the order added: ingest's objects go before the engine's index entries. */
@@ -51,7 +51,7 @@ export class CorporaDeletion {
 
   constructor(
     private readonly deps: {
-      db: Db
+      store: Store
       events: Outbox
       repo: CorporaRepo
       log?: Logger | undefined
@@ -68,6 +68,22 @@ export class CorporaDeletion {
     this.buildRunning = probe
   }
 
+  /** Deletes a document of a base (a section: its file) with its receipt; 404 when the base has none such. */
+  async deleteDocumentById(
+    ws: string,
+    corpusId: string,
+    documentId: string,
+    actor: Actor,
+  ): Promise<DeleteReceipt> {
+    const { repo } = this.deps
+    const doc = await repo.document(corpusId, documentId)
+    if (!doc) throw notFound('Document')
+    // Deleting a section alone would leave its parent incomplete; the unit of deletion is the file.
+    const parent = doc.parent_id ? await repo.document(corpusId, doc.parent_id) : doc
+    if (!parent) throw notFound('Document')
+    return this.deleteDocument(ws, corpusId, parent, actor)
+  }
+
   /** Deletes a parent document with its sections, records its receipt and purges what it left. */
   async deleteDocument(
     workspaceId: string,
@@ -75,35 +91,40 @@ export class CorporaDeletion {
     parent: DocumentRow,
     actor: Actor,
   ): Promise<DeleteReceipt> {
-    const buildRunning = this.buildRunning(workspaceId, corpusId)
-    const rows = this.detach(workspaceId, corpusId, [parent], { actor, via: 'api' })
+    const buildRunning = await this.buildRunning(workspaceId, corpusId)
+    const rows = await this.detach(workspaceId, corpusId, [parent], { actor, via: 'api' })
     await this.purge(workspaceId, corpusId, rows)
     return { deleted: rows.map((r) => r.id), buildRunning }
   }
 
   /**
    * Deletes parent documents and their sections at once, tells one `document.deleted` per file in
-   * the same transaction (carrying its receipt, which the audit log writes), and returns every row
-   * removed. Synchronous, so a caller may run it inside
-   * its own transaction; `purge` the rows afterwards.
+   * the same unit (carrying its receipt, which the audit log writes), and returns every row
+   * removed. A caller may run it inside its own unit; `purge` the rows after that unit.
    */
-  detach(workspaceId: string, corpusId: string, parents: DocumentRow[], by: DeletedBy): DocumentRow[] {
+  async detach(
+    workspaceId: string,
+    corpusId: string,
+    parents: DocumentRow[],
+    by: DeletedBy,
+  ): Promise<DocumentRow[]> {
     const rows: DocumentRow[] = []
     if (parents.length === 0) return rows
-    const { repo, events, db } = this.deps
-    const buildRunning = this.buildRunning(workspaceId, corpusId)
-    transaction(db, () => {
+    const { repo, events, store } = this.deps
+    const buildRunning = await this.buildRunning(workspaceId, corpusId)
+    await store.unit(async () => {
       for (const p of parents) {
-        const sections = repo.sections(p.id)
+        const sections = await repo.sections(p.id)
         rows.push(p, ...sections)
-        if (!repo.deleteDocument(corpusId, p.id)) continue
+        // A file deleted meanwhile (by another delete) is not told again.
+        if (!(await repo.deleteDocument(corpusId, p.id))) continue
         const receipt = {
           filename: p.path,
           rows: 1 + sections.length,
           via: by.via,
           build_running: buildRunning,
         }
-        events.emit(db, {
+        await events.publish({
           type: 'document.deleted',
           workspaceId,
           payload: { corpusId, documentId: p.id, actor: by.actor, receipt },
@@ -120,9 +141,9 @@ export class CorporaDeletion {
   async purge(workspaceId: string, corpusId: string, rows: DocumentRow[]): Promise<void> {
     if (rows.length === 0) return
     const ids = rows.map((r) => r.id)
-    const carts = [...new Set(rows.map((r) => r.cart_id).filter((c): c is string => c !== null))].filter(
-      (c) => this.deps.repo.cartUsers(c, ids) === 0,
-    )
+    const named = [...new Set(rows.map((r) => r.cart_id).filter((c): c is string => c !== null))]
+    const used = await this.deps.repo.cartsInUse(named, ids)
+    const carts = named.filter((c) => !used.has(c))
     for (const p of this.purgers) {
       try {
         await p.purgeDocuments(workspaceId, corpusId, rows, carts)
@@ -134,15 +155,16 @@ export class CorporaDeletion {
 
   /**
    * Deletes a base with its rows, objects, index entries, cartridges and warm copies; its receipt
-   * is told (`corpus.deleted`) in the transaction that deletes the rows.
+   * is told (`corpus.deleted`) in the unit that deletes the rows.
    */
   async deleteCorpus(workspaceId: string, base: CorpusRow, actor: Actor): Promise<DeleteReceipt> {
-    const { repo, events, db } = this.deps
+    const { repo, events, store } = this.deps
     const corpusId = base.id
-    const buildRunning = this.buildRunning(workspaceId, corpusId)
-    const rows = transaction(db, () => {
-      const all = repo.allDocumentRows(corpusId)
-      if (!repo.delete(workspaceId, corpusId)) throw notFound('Document base')
+    const buildRunning = await this.buildRunning(workspaceId, corpusId)
+    const rows = await store.unit(async () => {
+      const all = await repo.allDocumentRows(corpusId)
+      // A base deleted meanwhile (another delete won the race) is a 404 here, its receipt told once.
+      if (!(await repo.delete(workspaceId, corpusId))) throw notFound('Document base')
       const documents = all.filter((r) => r.parent_id === null).length
       const receipt = {
         name: base.name,
@@ -150,7 +172,7 @@ export class CorporaDeletion {
         storage_bytes: base.storage_bytes,
         build_running: buildRunning,
       }
-      events.emit(db, {
+      await events.publish({
         type: 'corpus.deleted',
         workspaceId,
         payload: { corpusId, documents, actor, receipt },

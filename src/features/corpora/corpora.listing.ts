@@ -1,7 +1,53 @@
 import { iso } from '../../platform/clock/clock'
 import { keysetPage, type ListResult, type PageRequest } from '../../platform/paging/paging'
-import type { CorpusRow, DocumentRow } from './corpora.repo'
-import { corpusResp } from './corpora.schemas'
+import type { CorporaRepo, CorpusRow, DocumentRow } from './corpora.repo'
+import { corpusResp, documentResp } from './corpora.schemas'
+
+/** Bases of a workspace, paged (page null: all); `only` narrows them (a bound key's bases). */
+export async function listBases(
+  repo: CorporaRepo,
+  workspaceId: string,
+  page: PageRequest | null,
+  only: readonly string[] | null,
+) {
+  if (only) {
+    const some = await Promise.all(only.map((id) => repo.get(workspaceId, id)))
+    return pageOfSome(
+      some.filter((r) => r !== null),
+      page,
+    )
+  }
+  const total = await repo.countAll(workspaceId)
+  if (!page) return { items: (await repo.listAll(workspaceId)).map(corpusResp), total, nextCursor: null }
+  const rows = await repo.listPage(workspaceId, page.after, page.limit)
+  return keysetPage(rows, page.limit, (r) => [r.created_at, r.id], corpusResp, total)
+}
+
+/** What each base of a workspace holds: its documents and the bytes they occupy in the object store. */
+export async function usageOf(
+  repo: CorporaRepo,
+  workspaceId: string,
+): Promise<{ id: string; name: string; documents: number; storageBytes: number }[]> {
+  return (await repo.listAll(workspaceId)).map((r) => ({
+    id: r.id,
+    name: r.name,
+    documents: r.n_documents,
+    storageBytes: r.storage_bytes,
+  }))
+}
+
+/** Documents of a base (parents only unless `sections`), paged (page null: all). */
+export async function listDocuments(
+  repo: CorporaRepo,
+  corpusId: string,
+  sections: boolean,
+  page: { limit: number; after: readonly (string | number)[] | null } | null,
+) {
+  const total = await repo.countDocuments(corpusId, sections)
+  const rows = await repo.documentsPage(corpusId, sections, page?.after ?? null, page?.limit ?? null)
+  if (!page) return { items: rows.map(documentResp), total, nextCursor: null }
+  return keysetPage(rows, page.limit, (r) => [r.created_at, r.id], documentResp, total)
+}
 
 /**
  * A page of some bases (those a key is bound to), in the order and keyset pages of the whole

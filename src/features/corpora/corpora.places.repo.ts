@@ -1,5 +1,10 @@
+import { eq, inArray, sql } from 'drizzle-orm'
+import { alias } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../../platform/db/db'
+import { Prepared } from '../../platform/db/prepared'
+import type { Store } from '../../platform/db/store'
 import { decodePageRanges, type PageRange, pageAt } from './corpora.pages'
+import { chunks, corporaTables } from './corpora.rows'
 import type { documents } from './corpora.tables'
 
 /** A passage to place: the section (or one-section document) it is in and its span in that text. */
@@ -26,17 +31,6 @@ type Cited = Pick<
   'id' | 'corpusId' | 'parentId' | 'textOffset' | 'sectionTitle' | 'textKey' | 'pageRanges'
 >
 
-/**
- * Each cited row with its file's sidecar key and pages (a section's are its parent's), looked up by
- * primary key: the base is checked on the rows read, not in the WHERE clause, so that no planner
- * can choose the base's index and visit every document of the base for the five an answer cites.
- */
-export const PLACE_ROWS_SQL = `SELECT d.id, d.corpus_id AS corpusId, d.parent_id AS parentId, d.text_offset AS textOffset,
-       d.section_title AS sectionTitle, coalesce(p.text_key, d.text_key) AS textKey,
-       coalesce(p.page_ranges, d.page_ranges) AS pageRanges
-FROM documents d LEFT JOIN documents p ON p.id = d.parent_id
-WHERE d.id IN (SELECT value FROM json_each(?))`
-
 /** Documents whose parsed pages are kept (a cited manual's are parsed once, not at every question). */
 const CACHED_DOCUMENTS = 512
 
@@ -45,31 +39,75 @@ const CACHED_DOCUMENTS = 512
  * answer cites lie (page, section, offsets), so that a viewer can open the document there.
  */
 export class PlacesRepo {
-  private readonly rows
-  private readonly ranges
+  private readonly t
+  private readonly ranges: Prepared<Pick<Document, 'pageRanges'>[]>
   /** By sidecar key, with the column it was parsed from: a re-extraction that moved pages is seen. */
   private readonly cache = new Map<string, { column: string; pages: PageRange[] }>()
 
-  constructor(db: Db) {
-    const c = db.$client
-    this.rows = c.query<Cited, [string]>(PLACE_ROWS_SQL)
-    this.ranges = c.query<Pick<Document, 'pageRanges'>, [string]>(
-      'SELECT page_ranges AS pageRanges FROM documents WHERE id = ?',
+  constructor(private readonly store: Store) {
+    const t = corporaTables(store)
+    this.t = t
+    this.ranges = new Prepared(
+      store,
+      (db) =>
+        db
+          .select({ pageRanges: t.d.pageRanges })
+          .from(t.d)
+          .where(eq(t.d.id, sql.placeholder('id')))
+          .prepare() as never,
     )
   }
 
+  /**
+   * Each cited row with its file's sidecar key and pages (a section's are its parent's), looked up by
+   * primary key: the base is checked on the rows read, not in the WHERE clause, so that no planner
+   * can choose the base's index and visit every document of the base for the five an answer cites.
+   */
+  rowsQuery(ids: string[], db: Db = this.store.db) {
+    const { d } = this.t
+    const p = alias(d, 'p')
+    return db
+      .select({
+        id: d.id,
+        corpusId: d.corpusId,
+        parentId: d.parentId,
+        textOffset: d.textOffset,
+        sectionTitle: d.sectionTitle,
+        textKey: sql<string | null>`coalesce(${p.textKey}, ${d.textKey})`,
+        pageRanges: sql<string | null>`coalesce(${p.pageRanges}, ${d.pageRanges})`,
+      })
+      .from(d)
+      .leftJoin(p, eq(p.id, d.parentId))
+      .where(inArray(d.id, ids))
+  }
+
   /** The pages of a parent document (null: not paged, or extracted before pages were kept). */
-  pages(documentId: string, textKey: string | null): PageRange[] | null {
-    return this.parsed(textKey, this.ranges.get(documentId)?.pageRanges ?? null)
+  async pages(documentId: string, textKey: string | null): Promise<PageRange[] | null> {
+    const rows = await this.ranges.execute({ id: documentId })
+    return this.parsed(textKey, rows[0]?.pageRanges ?? null)
   }
 
   /** Where each passage lies, in order; a passage of a row the base no longer has gets nulls. */
-  place(corpusId: string, spans: readonly PassageSpan[]): PassagePlace[] {
-    if (spans.length === 0) return []
-    const ids = [...new Set(spans.map((s) => s.sectionId))]
+  async place(corpusId: string, spans: readonly PassageSpan[]): Promise<PassagePlace[]> {
+    const rows: Cited[] = []
+    for (const some of chunks(idsOf(spans))) rows.push(...((await this.rowsQuery(some)) as Cited[]))
+    return this.placed(corpusId, spans, rows)
+  }
+
+  /**
+   * `place` on bun:sqlite's connection, synchronously: for the engine's citations, which are not on
+   * the store yet (SQLite only).
+   */
+  placeSync(db: Db, corpusId: string, spans: readonly PassageSpan[]): PassagePlace[] {
+    const rows: Cited[] = []
+    for (const some of chunks(idsOf(spans))) rows.push(...(this.rowsQuery(some, db).all() as Cited[]))
+    return this.placed(corpusId, spans, rows)
+  }
+
+  private placed(corpusId: string, spans: readonly PassageSpan[], rows: Cited[]): PassagePlace[] {
     const byId = new Map<string, Cited>()
     // A row of another base is not this base's: it is placed as one the base no longer has.
-    for (const r of this.rows.all(JSON.stringify(ids))) if (r.corpusId === corpusId) byId.set(r.id, r)
+    for (const r of rows) if (r.corpusId === corpusId) byId.set(r.id, r)
     return spans.map((s) => {
       const row = byId.get(s.sectionId)
       if (!row) return { page: null, sectionTitle: null, start: null, end: null }
@@ -98,4 +136,9 @@ export class PlacesRepo {
     this.cache.set(textKey, { column, pages })
     return pages
   }
+}
+
+/** The rows the spans name, each once. */
+function idsOf(spans: readonly PassageSpan[]): string[] {
+  return [...new Set(spans.map((s) => s.sectionId))]
 }

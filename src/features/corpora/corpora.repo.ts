@@ -1,103 +1,114 @@
-import type { Table } from 'drizzle-orm'
-import { CommitMemo, commitWatch } from '../../platform/db/commit-watch'
-import type { Db } from '../../platform/db/db'
-import type { corpora, documents } from './corpora.tables'
+import { and, count, desc, eq, type gt, inArray, isNull, lt, or, sql } from 'drizzle-orm'
+import { Prepared } from '../../platform/db/prepared'
+import type { Store } from '../../platform/db/store'
+import { StoreMemo } from '../../platform/db/store-memo'
+import { type CorpusRow, chunks, corporaTables, type DocumentRow } from './corpora.rows'
 
-/**
- * A table's row under its SQL column names, as `SELECT *` on bun:sqlite returns it: each column's
- * type is the one drizzle infers from the declaration (`$inferSelect`), keyed by the column's name.
- */
-type BySqlName<T extends Table> = {
-  [K in keyof T['$inferSelect'] &
-    keyof T['_']['columns'] as T['_']['columns'][K]['_']['name']]: T['$inferSelect'][K]
-}
+export type { CorpusRow, DocumentRow } from './corpora.rows'
 
-/** A base row with its document counters (kept by triggers; see corpora.tables.ts). */
-export type CorpusRow = BySqlName<typeof corpora>
-
-/** A document or section row. */
-export type DocumentRow = BySqlName<typeof documents>
-
-// The counters are columns kept in step by triggers, so a read costs the same at any size.
-const CORPUS_SELECT = 'SELECT c.* FROM corpora c'
-
-/** Data functions of bases and documents; every read is scoped by workspace. */
+/** Data functions of bases and documents on the store, either engine; every read is scoped by workspace. */
 export class CorporaRepo {
-  private readonly byId
+  private readonly t
+  private readonly byId: Prepared<CorpusRow[]>
   /** Base rows by workspace and id, reused only until the next commit to the database (any process's). */
-  private readonly rows: CommitMemo<CorpusRow>
-  private readonly page
-  private readonly all
-  private readonly count
-  constructor(private readonly db: Db) {
-    const c = db.$client
-    this.byId = c.query<CorpusRow, [string, string]>(`${CORPUS_SELECT} WHERE c.workspace_id = ? AND c.id = ?`)
-    // Every keyed read of a base starts here: a row kept until the next commit skips SQLite's read
-    // lock (two system calls) on repeated reads, as the key lookup does (DESIGN, Performance notes).
-    this.rows = new CommitMemo(commitWatch(c), (key) => {
-      const [workspaceId, id] = key.split('\n') as [string, string]
-      return this.byId.get(workspaceId, id) ?? undefined
+  private readonly rows: StoreMemo<CorpusRow>
+
+  constructor(private readonly store: Store) {
+    const t = corporaTables(store)
+    this.t = t
+    // Every keyed read of a base starts here (each question, each upload): built once per handle.
+    this.byId = new Prepared(
+      store,
+      (db) =>
+        db
+          .select(t.corpusCols)
+          .from(t.c)
+          .where(and(eq(t.c.workspaceId, sql.placeholder('ws')), eq(t.c.id, sql.placeholder('id'))))
+          .prepare() as never,
+    )
+    this.rows = new StoreMemo(store, async (key) => {
+      const [ws, id] = key.split('\n') as [string, string]
+      return (await this.byId.execute({ ws, id }))[0]
     })
-    this.page = c.query<CorpusRow, [string, number, number, string, number]>(
-      `${CORPUS_SELECT} WHERE c.workspace_id = ? AND (c.created_at < ? OR (c.created_at = ? AND c.id < ?))
-       ORDER BY c.created_at DESC, c.id DESC LIMIT ?`,
-    )
-    this.all = c.query<CorpusRow, [string]>(
-      `${CORPUS_SELECT} WHERE c.workspace_id = ? ORDER BY c.created_at DESC, c.id DESC`,
-    )
-    this.count = c.query<{ n: number }, [string]>('SELECT count(*) AS n FROM corpora WHERE workspace_id = ?')
+  }
+
+  private get db() {
+    return this.store.db
   }
 
   /** Inserts a base. */
-  insert(row: { id: string; workspaceId: string; name: string; autoOnboard: boolean; now: number }): void {
-    this.db.$client
-      .query(
-        `INSERT INTO corpora (id, workspace_id, name, source_type, status, auto_onboard, created_at, updated_at)
-         VALUES (?, ?, ?, 'upload', 'new', ?, ?, ?)`,
-      )
-      .run(row.id, row.workspaceId, row.name, row.autoOnboard ? 1 : 0, row.now, row.now)
+  async insert(row: { id: string; workspaceId: string; name: string; autoOnboard: boolean; now: number }) {
+    await this.db.insert(this.t.c).values({
+      id: row.id,
+      workspaceId: row.workspaceId,
+      name: row.name,
+      sourceType: 'upload',
+      status: 'new',
+      autoOnboard: row.autoOnboard ? 1 : 0,
+      createdAt: row.now,
+      updatedAt: row.now,
+    })
   }
 
-  /** One base of a workspace, or null (another workspace's id is null too). */
-  get(workspaceId: string, id: string): CorpusRow | null {
-    // Inside a transaction its own uncommitted writes must be seen: read the table.
-    if (this.db.$client.inTransaction) return this.byId.get(workspaceId, id)
-    return this.rows.get(`${workspaceId}\n${id}`) ?? null
+  /** One base of a workspace, or null (another workspace's id is null too); inside a unit, its own writes. */
+  async get(workspaceId: string, id: string): Promise<CorpusRow | null> {
+    return (await this.rows.get(`${workspaceId}\n${id}`)) ?? null
   }
 
   /** The workspace a base belongs to, or null when there is no such base (start-up work only: no tenant check). */
-  workspaceOf(id: string): string | null {
-    const r = this.db.$client
-      .query<{ w: string }, [string]>('SELECT workspace_id AS w FROM corpora WHERE id = ?')
-      .get(id)
-    return r?.w ?? null
+  async workspaceOf(id: string): Promise<string | null> {
+    const { c } = this.t
+    const rows = await this.db.select({ w: c.workspaceId }).from(c).where(eq(c.id, id)).limit(1)
+    return rows[0]?.w ?? null
   }
 
   /** A base's status and whether it has a ready document, or null (another workspace's id too). */
-  servingState(workspaceId: string, id: string): { status: CorpusRow['status']; anyReady: boolean } | null {
+  async servingState(
+    workspaceId: string,
+    id: string,
+  ): Promise<{ status: CorpusRow['status']; anyReady: boolean } | null> {
     // The row kept until the next commit (any process's): a question reads no table here.
-    const r = this.get(workspaceId, id)
+    const r = await this.get(workspaceId, id)
     return r ? { status: r.status, anyReady: r.documents_ready > 0 } : null
   }
 
   /** Bases newest first after a keyset position, `limit + 1` rows. */
-  listPage(workspaceId: string, after: readonly (string | number)[] | null, limit: number): CorpusRow[] {
-    const [at, id] = after ?? [Number.MAX_SAFE_INTEGER, '']
-    return this.page.all(workspaceId, at as number, at as number, id as string, limit + 1)
+  async listPage(
+    workspaceId: string,
+    after: readonly (string | number)[] | null,
+    limit: number,
+  ): Promise<CorpusRow[]> {
+    const [at, id] = (after ?? [Number.MAX_SAFE_INTEGER, '']) as [number, string]
+    const { c, corpusCols } = this.t
+    return (await this.db
+      .select(corpusCols)
+      .from(c)
+      .where(
+        and(eq(c.workspaceId, workspaceId), or(lt(c.createdAt, at), and(eq(c.createdAt, at), lt(c.id, id)))),
+      )
+      .orderBy(desc(c.createdAt), desc(c.id))
+      .limit(limit + 1)) as unknown as CorpusRow[]
   }
 
   /** Every base of a workspace, newest first. */
-  listAll(workspaceId: string): CorpusRow[] {
-    return this.all.all(workspaceId)
+  async listAll(workspaceId: string): Promise<CorpusRow[]> {
+    const { c, corpusCols } = this.t
+    return (await this.db
+      .select(corpusCols)
+      .from(c)
+      .where(eq(c.workspaceId, workspaceId))
+      .orderBy(desc(c.createdAt), desc(c.id))) as unknown as CorpusRow[]
   }
 
   /** Number of bases of a workspace. */
-  countAll(workspaceId: string): number {
-    return this.count.get(workspaceId)?.n ?? 0
+  async countAll(workspaceId: string): Promise<number> {
+    const { c } = this.t
+    const rows = await this.db.select({ n: count() }).from(c).where(eq(c.workspaceId, workspaceId))
+    return Number(rows[0]?.n ?? 0)
   }
 
   /** Sets status, description, sync time, the automatic onboarding switch or its pause (1 or 0). */
-  update(
+  async update(
     workspaceId: string,
     id: string,
     p: {
@@ -109,127 +120,126 @@ export class CorporaRepo {
       cartStatus?: CorpusRow['cart_status']
     },
     now: number,
-  ): void {
-    // Only the fields given change; the column names come from this fixed map, never from input.
-    const columns = {
-      status: 'status',
-      description: 'description',
-      lastSyncedAt: 'last_synced_at',
-      autoOnboard: 'auto_onboard',
-      autoOnboardPaused: 'auto_onboard_paused',
-      cartStatus: 'cart_status',
-    } as const
-    const set = (Object.keys(columns) as (keyof typeof columns)[]).filter((k) => p[k] !== undefined)
-    if (set.length === 0) return
-    this.db.$client
-      .query(
-        `UPDATE corpora SET ${set.map((k) => `${columns[k]} = ?`).join(', ')}, updated_at = ?
-         WHERE workspace_id = ? AND id = ?`,
-      )
-      .run(...set.map((k) => p[k] ?? null), now, workspaceId, id)
+  ): Promise<void> {
+    // Only the fields given change.
+    const set = Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined))
+    if (Object.keys(set).length === 0) return
+    const { c } = this.t
+    await this.db
+      .update(c)
+      .set({ ...set, updatedAt: now })
+      .where(and(eq(c.workspaceId, workspaceId), eq(c.id, id)))
   }
 
   /** Deletes a base row; documents go with it (foreign key cascade). */
-  delete(workspaceId: string, id: string): boolean {
-    return (
-      this.db.$client.query('DELETE FROM corpora WHERE workspace_id = ? AND id = ?').run(workspaceId, id)
-        .changes > 0
-    )
+  async delete(workspaceId: string, id: string): Promise<boolean> {
+    const { c } = this.t
+    const gone = await this.db
+      .delete(c)
+      .where(and(eq(c.workspaceId, workspaceId), eq(c.id, id)))
+      .returning({ id: c.id })
+    return gone.length > 0
   }
 
   /** Documents of a base: parent rows, or parents and sections, newest first after a keyset position. */
-  documentsPage(
+  async documentsPage(
     corpusId: string,
     sections: boolean,
     after: readonly (string | number)[] | null,
     limit: number | null,
-  ): DocumentRow[] {
-    const [at, id] = after ?? [Number.MAX_SAFE_INTEGER, '']
-    return this.db.$client
-      .query<DocumentRow, (string | number)[]>(
-        `SELECT * FROM documents WHERE corpus_id = ? ${sections ? '' : 'AND parent_id IS NULL'}
-           AND (created_at < ? OR (created_at = ? AND id < ?))
-         ORDER BY created_at DESC, id DESC ${limit === null ? '' : 'LIMIT ?'}`,
+  ): Promise<DocumentRow[]> {
+    const [at, id] = (after ?? [Number.MAX_SAFE_INTEGER, '']) as [number, string]
+    const { d, documentCols } = this.t
+    const q = this.db
+      .select(documentCols)
+      .from(d)
+      .where(
+        and(
+          eq(d.corpusId, corpusId),
+          sections ? undefined : isNull(d.parentId),
+          or(lt(d.createdAt, at), and(eq(d.createdAt, at), lt(d.id, id))),
+        ),
       )
-      .all(...[corpusId, at as number, at as number, id as string, ...(limit === null ? [] : [limit + 1])])
+      .orderBy(desc(d.createdAt), desc(d.id))
+    return (await (limit === null ? q : q.limit(limit + 1))) as unknown as DocumentRow[]
   }
 
   /** Number of documents (parents, or parents and sections) of a base, from its counters. */
-  countDocuments(corpusId: string, sections: boolean): number {
-    return (
-      this.db.$client
-        .query<{ n: number }, [string]>(
-          `SELECT ${sections ? 'n_rows' : 'n_documents'} AS n FROM corpora WHERE id = ?`,
-        )
-        .get(corpusId)?.n ?? 0
-    )
+  async countDocuments(corpusId: string, sections: boolean): Promise<number> {
+    const { c } = this.t
+    const rows = await this.db
+      .select({ n: sections ? c.nRows : c.nDocuments })
+      .from(c)
+      .where(eq(c.id, corpusId))
+    return rows[0]?.n ?? 0
   }
 
   /** One document (or section) of a base, or null. */
-  document(corpusId: string, id: string): DocumentRow | null {
-    return this.db.$client
-      .query<DocumentRow, [string, string]>('SELECT * FROM documents WHERE corpus_id = ? AND id = ?')
-      .get(corpusId, id)
+  async document(corpusId: string, id: string): Promise<DocumentRow | null> {
+    const { d } = this.t
+    return (await this.documents(and(eq(d.corpusId, corpusId), eq(d.id, id))))[0] ?? null
   }
 
   /** The parent document of a base at a relative path, or null. */
-  documentByPath(corpusId: string, path: string): DocumentRow | null {
-    return this.db.$client
-      .query<DocumentRow, [string, string]>(
-        'SELECT * FROM documents WHERE corpus_id = ? AND path = ? AND parent_id IS NULL',
-      )
-      .get(corpusId, path)
+  async documentByPath(corpusId: string, path: string): Promise<DocumentRow | null> {
+    const { d } = this.t
+    const where = and(eq(d.corpusId, corpusId), eq(d.path, path), isNull(d.parentId))
+    return (await this.documents(where))[0] ?? null
   }
 
   /** A document's section rows in order. */
-  sections(parentId: string): DocumentRow[] {
-    return this.db.$client
-      .query<DocumentRow, [string]>('SELECT * FROM documents WHERE parent_id = ? ORDER BY section_index')
-      .all(parentId)
+  sections(parentId: string): Promise<DocumentRow[]> {
+    const { d } = this.t
+    return this.documents(eq(d.parentId, parentId), d.sectionIndex)
   }
 
-  /** Parent documents of a base with a given source, oldest first (the manifest). */
-  documentsBySource(corpusId: string, source: string): DocumentRow[] {
-    return this.db.$client
-      .query<DocumentRow, [string, string]>(
-        'SELECT * FROM documents WHERE corpus_id = ? AND parent_id IS NULL AND source = ? ORDER BY path',
-      )
-      .all(corpusId, source)
+  /** Parent documents of a base with a given source, by path (the manifest). */
+  documentsBySource(corpusId: string, source: string): Promise<DocumentRow[]> {
+    const { d } = this.t
+    return this.documents(and(eq(d.corpusId, corpusId), isNull(d.parentId), eq(d.source, source)), d.path)
   }
 
   /** Every row (parents and sections) of a base; used when deleting it. */
-  allDocumentRows(corpusId: string): DocumentRow[] {
-    return this.db.$client
-      .query<DocumentRow, [string]>('SELECT * FROM documents WHERE corpus_id = ?')
-      .all(corpusId)
-  }
-
-  /** Deletes a document row and its sections (cascade). */
-  deleteDocument(corpusId: string, id: string): boolean {
-    return (
-      this.db.$client.query('DELETE FROM documents WHERE corpus_id = ? AND id = ?').run(corpusId, id)
-        .changes > 0
-    )
-  }
-
-  /** How many rows outside `excludingIds` still use a cart id (cartridges are shared by content). */
-  cartUsers(cartId: string, excludingIds: string[]): number {
-    const marks = excludingIds.map(() => '?').join(',') || "''"
-    return (
-      this.db.$client
-        .query<{ n: number }, string[]>(
-          `SELECT count(*) AS n FROM documents WHERE cart_id = ? AND id NOT IN (${marks})`,
-        )
-        .get(cartId, ...excludingIds)?.n ?? 0
-    )
+  allDocumentRows(corpusId: string): Promise<DocumentRow[]> {
+    return this.documents(eq(this.t.d.corpusId, corpusId))
   }
 
   /** Parent documents of a base, optionally only those under a folder prefix (`a/b/`), by path. */
-  parents(corpusId: string, prefix = ''): DocumentRow[] {
-    return this.db.$client
-      .query<DocumentRow, [string, number, string]>(
-        'SELECT * FROM documents WHERE corpus_id = ? AND parent_id IS NULL AND substr(path, 1, ?) = ? ORDER BY path',
-      )
-      .all(corpusId, prefix.length, prefix)
+  parents(corpusId: string, prefix = ''): Promise<DocumentRow[]> {
+    const { d } = this.t
+    // substr: no LIKE, whose case rules and wildcards differ between the engines.
+    const under = prefix === '' ? undefined : sql`substr(${d.path}, 1, ${prefix.length}) = ${prefix}`
+    return this.documents(and(eq(d.corpusId, corpusId), isNull(d.parentId), under), d.path)
+  }
+
+  /** Deletes a document row and its sections (cascade). */
+  async deleteDocument(corpusId: string, id: string): Promise<boolean> {
+    const { d } = this.t
+    const gone = await this.db
+      .delete(d)
+      .where(and(eq(d.corpusId, corpusId), eq(d.id, id)))
+      .returning({ id: d.id })
+    return gone.length > 0
+  }
+
+  /**
+   * Of these cart ids, those a row outside `excludingIds` still uses (cartridges are shared by
+   * content), in a statement a few hundred carts.
+   */
+  async cartsInUse(cartIds: string[], excludingIds: string[]): Promise<Set<string>> {
+    const { d } = this.t
+    const excluded = new Set(excludingIds)
+    const used = new Set<string>()
+    for (const some of chunks(cartIds)) {
+      const rows = await this.db.select({ id: d.id, cart: d.cartId }).from(d).where(inArray(d.cartId, some))
+      for (const r of rows) if (r.cart !== null && !excluded.has(r.id)) used.add(r.cart)
+    }
+    return used
+  }
+
+  private async documents(where: ReturnType<typeof and>, order?: Parameters<typeof gt>[0]) {
+    const { d, documentCols } = this.t
+    const q = this.db.select(documentCols).from(d).where(where)
+    return (await (order ? q.orderBy(order as never) : q)) as unknown as DocumentRow[]
   }
 }

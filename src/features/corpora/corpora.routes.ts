@@ -31,9 +31,9 @@ export function corporaRoutes(corpora: CorporaService): RouteDef[] {
       errors: ['plan_limit_reached'],
       body: CorpusCreateReq,
       response: CorpusResp,
-      handler: ({ principal, body }) =>
+      handler: async ({ principal, body }) =>
         corpusResp(
-          corpora.create(principal.workspaceId, body.name, {
+          await corpora.create(principal.workspaceId, body.name, {
             ...(body.auto_onboard === undefined ? {} : { autoOnboard: body.auto_onboard }),
           }),
         ),
@@ -58,7 +58,8 @@ export function corporaRoutes(corpora: CorporaService): RouteDef[] {
       tags: ['corpora'],
       params: CorpusParams,
       response: CorpusResp,
-      handler: ({ principal, params }) => corpusResp(corpora.get(principal.workspaceId, params.corpus_id)),
+      handler: async ({ principal, params }) =>
+        corpusResp(await corpora.get(principal.workspaceId, params.corpus_id)),
     }),
     defineRoute({
       method: 'PATCH',
@@ -71,9 +72,9 @@ export function corporaRoutes(corpora: CorporaService): RouteDef[] {
       params: CorpusParams,
       body: CorpusUpdateReq,
       response: CorpusResp,
-      handler: ({ principal, params, body, ip, requestId }) =>
+      handler: async ({ principal, params, body, ip, requestId }) =>
         corpusResp(
-          corpora.update(
+          await corpora.update(
             principal.workspaceId,
             params.corpus_id,
             body.auto_onboard === undefined ? {} : { autoOnboard: body.auto_onboard },
@@ -123,13 +124,13 @@ export function corporaRoutes(corpora: CorporaService): RouteDef[] {
       query: ManifestQuery,
       produces: 'text/csv',
       response: Type.String(),
-      handler: ({ principal, params, query }) => {
+      handler: async ({ principal, params, query }) => {
         if ((query.source ?? 'upload') !== 'upload') {
           throw fail('validation_error', 'Only source=upload has a manifest.', [
             { loc: ['query', 'source'], msg: "Input should be 'upload'", type: 'literal_error' },
           ])
         }
-        const csv = corpora.manifestCsv(principal.workspaceId, params.corpus_id)
+        const csv = await corpora.manifestCsv(principal.workspaceId, params.corpus_id)
         return new Response(csv, {
           headers: {
             'content-type': 'text/csv; charset=utf-8',

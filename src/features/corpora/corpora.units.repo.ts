@@ -1,7 +1,8 @@
-import type { Db } from '../../platform/db/db'
-import { transaction } from '../../platform/db/transaction'
-import type { Outbox } from '../../platform/events/outbox'
+import { and, asc, count, eq, inArray, isNotNull, isNull, or, type SQL, sql } from 'drizzle-orm'
+import { alias } from 'drizzle-orm/sqlite-core'
+import type { Store } from '../../platform/db/store'
 import { statusesInto, type WireStatus } from './corpora.lifecycle'
+import { chunks, corporaTables } from './corpora.rows'
 import type { documents } from './corpora.tables'
 
 /**
@@ -25,24 +26,50 @@ export type Unit = Pick<
   | 'cartId'
 > & { version: string }
 
-// Aliased to the table's JS keys, so a statement returns `Unit`s as they are.
-const UNIT_COLUMNS = `d.id, d.workspace_id AS workspaceId, d.corpus_id AS corpusId, d.parent_id AS parentId,
-  d.path, d.status, d.section_title AS sectionTitle, d.text_key AS textKey, d.text_chars AS textChars,
-  d.text_offset AS textOffset, d.cart_id AS cartId, COALESCE(p.sha256, d.sha256, '') AS version`
-const WITH_PARENT = 'documents d LEFT JOIN documents p ON p.id = d.parent_id'
-
-// A leaf is a section row, or a parent that has no section rows.
-const LEAF = `(d.parent_id IS NOT NULL OR NOT EXISTS (SELECT 1 FROM documents s WHERE s.parent_id = d.id))`
-
-/** `status IN (...)` for the rows that may move to a state (corpora.lifecycle.ts). */
-const into = (to: 'ready' | 'failed' | 'onboarding') => `(${statusesInto(to).map((s) => `'${s}'`)})`
-
 /** Data functions of the documents onboarding runs take and settle (corpora's rows; corpora.runs.ts commands them). */
 export class UnitsRepo {
-  constructor(private readonly db: Db) {}
+  private readonly t
+  /** The parent of a row, joined to read a section's version (its file's SHA-256). */
+  private readonly p
 
-  private get c() {
-    return this.db.$client
+  constructor(private readonly store: Store) {
+    this.t = corporaTables(store)
+    this.p = alias(this.t.d, 'p')
+  }
+
+  private get db() {
+    return this.store.db
+  }
+
+  /** A leaf is a section row, or a parent that has no section rows. */
+  private leaf(): SQL {
+    const { d } = this.t
+    return sql`(${d.parentId} IS NOT NULL OR NOT EXISTS (SELECT 1 FROM documents s WHERE s.parent_id = ${d.id}))`
+  }
+
+  /** Units (with the parent joined) where `where` holds, in `order`. */
+  private async select(where: SQL | undefined, ...order: SQL[]): Promise<Unit[]> {
+    const { d } = this.t
+    const p = this.p
+    const q = this.db
+      .select({
+        id: d.id,
+        workspaceId: d.workspaceId,
+        corpusId: d.corpusId,
+        parentId: d.parentId,
+        path: d.path,
+        status: d.status,
+        sectionTitle: d.sectionTitle,
+        textKey: d.textKey,
+        textChars: d.textChars,
+        textOffset: d.textOffset,
+        cartId: d.cartId,
+        version: sql<string>`coalesce(${p.sha256}, ${d.sha256}, '')`,
+      })
+      .from(d)
+      .leftJoin(p, eq(p.id, d.parentId))
+      .where(where)
+    return order.length > 0 ? await q.orderBy(...order) : await q
   }
 
   /**
@@ -50,195 +77,174 @@ export class UnitsRepo {
    * leaves still pending (new or changed since the last run). `extracted` leaves out documents
    * whose text is still being extracted (an automatic run takes them in the run after their sync).
    */
-  units(corpusId: string, force: boolean, extracted = false): Unit[] {
-    const statuses = force ? "('pending','onboarding','ready')" : "('pending','onboarding')"
-    return this.c
-      .query<Unit, [string]>(
-        `SELECT ${UNIT_COLUMNS}
-         FROM ${WITH_PARENT} WHERE d.corpus_id = ? AND ${LEAF} AND d.status IN ${statuses}
-           ${extracted ? 'AND d.text_key IS NOT NULL' : ''}
-         ORDER BY d.created_at, d.path, d.section_index`,
-      )
-      .all(corpusId)
+  units(corpusId: string, force: boolean, extracted = false): Promise<Unit[]> {
+    const { d } = this.t
+    const statuses: WireStatus[] = force ? ['pending', 'onboarding', 'ready'] : ['pending', 'onboarding']
+    const where = and(
+      eq(d.corpusId, corpusId),
+      this.leaf(),
+      inArray(d.status, statuses),
+      extracted ? isNotNull(d.textKey) : undefined,
+    )
+    // NULLs first, as SQLite orders them: a parent (no section index) before its sections.
+    // Paths by their bytes, as SQLite compares text (PostgreSQL would use the database's collation).
+    const path = this.store.dialect === 'postgres' ? sql`${d.path} COLLATE "C"` : asc(d.path)
+    return this.select(where, asc(d.createdAt), path, nullsFirst(d.sectionIndex))
   }
 
   /** Whether a base has extracted units waiting for a run (`pending`: not in one now). */
-  hasWaiting(corpusId: string): boolean {
-    return (
-      this.c
-        .query<{ n: number }, [string]>(
-          `SELECT 1 AS n FROM documents d WHERE d.corpus_id = ? AND d.status = 'pending' AND d.text_key IS NOT NULL
-             AND ${LEAF} LIMIT 1`,
-        )
-        .get(corpusId) !== null
-    )
+  async hasWaiting(corpusId: string): Promise<boolean> {
+    const { d } = this.t
+    const rows = await this.db
+      .select({ id: d.id })
+      .from(d)
+      .where(and(eq(d.corpusId, corpusId), eq(d.status, 'pending'), isNotNull(d.textKey), this.leaf()))
+      .limit(1)
+    return rows.length > 0
   }
 
   /** Number of parent documents of a base. */
-  documentCount(corpusId: string): number {
-    return (
-      this.c
-        .query<{ n: number }, [string]>(
-          'SELECT count(*) AS n FROM documents WHERE corpus_id = ? AND parent_id IS NULL',
-        )
-        .get(corpusId)?.n ?? 0
-    )
+  async documentCount(corpusId: string): Promise<number> {
+    const { d } = this.t
+    const rows = await this.db
+      .select({ n: count() })
+      .from(d)
+      .where(and(eq(d.corpusId, corpusId), isNull(d.parentId)))
+    return Number(rows[0]?.n ?? 0)
   }
 
   /** One unit by id (null when it was deleted meanwhile). */
-  unit(id: string): Unit | null {
-    return this.c.query<Unit, [string]>(`SELECT ${UNIT_COLUMNS} FROM ${WITH_PARENT} WHERE d.id = ?`).get(id)
+  async unit(id: string): Promise<Unit | null> {
+    return (await this.select(eq(this.t.d.id, id)))[0] ?? null
   }
 
-  /** Units by id, each as `unit` reads it (one deleted meanwhile is missing), in one query. */
-  unitsById(ids: string[]): Map<string, Unit> {
-    const rows = this.c
-      .query<Unit, [string]>(
-        `SELECT ${UNIT_COLUMNS} FROM ${WITH_PARENT} WHERE d.id IN (SELECT value FROM json_each(?))`,
-      )
-      .all(JSON.stringify(ids))
-    return new Map(rows.map((r) => [r.id, r]))
+  /** Units by id, each as `unit` reads it (one deleted meanwhile is missing), a few hundred a query. */
+  async unitsById(ids: string[]): Promise<Map<string, Unit>> {
+    const out = new Map<string, Unit>()
+    for (const some of chunks(ids))
+      for (const r of await this.select(inArray(this.t.d.id, some))) out.set(r.id, r)
+    return out
   }
 
-  /** The leaves of each of these documents (its sections, or itself), in one query. */
-  leavesOfAll(ids: string[]): Map<string, Unit[]> {
-    type Owned = Unit & { owner: string; sortIndex: number | null }
-    const rows = this.c
-      .query<Owned, [string]>(
-        `SELECT ${UNIT_COLUMNS}, d.parent_id AS owner, d.section_index AS sortIndex
-           FROM ${WITH_PARENT} WHERE d.parent_id IN (SELECT value FROM json_each(?1))
-         UNION ALL
-         SELECT ${UNIT_COLUMNS}, d.id AS owner, d.section_index AS sortIndex
-           FROM ${WITH_PARENT} WHERE d.id IN (SELECT value FROM json_each(?1)) AND ${LEAF}
-         ORDER BY sortIndex`,
-      )
-      .all(JSON.stringify(ids))
+  /** The leaves of each of these documents (its sections, or itself), a few hundred documents a query. */
+  async leavesOfAll(ids: string[]): Promise<Map<string, Unit[]>> {
+    const { d } = this.t
     const out = new Map(ids.map((id) => [id, [] as Unit[]]))
-    for (const { owner, sortIndex: _, ...row } of rows) out.get(owner)!.push(row)
+    for (const some of chunks(ids)) {
+      const where = or(inArray(d.parentId, some), and(inArray(d.id, some), this.leaf()))
+      for (const row of await this.select(where, nullsFirst(d.sectionIndex))) {
+        if (row.parentId !== null) out.get(row.parentId)?.push(row)
+        // A leaf asked for itself (a one-section document, or a section named by its own id).
+        out.get(row.id)?.push(row)
+      }
+    }
     return out
   }
 
   /** The leaves of a document (its sections, or itself), one document at a time (`leavesOfAll`'s reference). */
-  leavesOf(documentId: string): Unit[] {
-    return this.c
-      .query<Unit, [string, string]>(
-        `SELECT ${UNIT_COLUMNS}
-         FROM ${WITH_PARENT} WHERE (d.parent_id = ? OR (d.id = ? AND ${LEAF})) ORDER BY d.section_index`,
-      )
-      .all(documentId, documentId)
+  leavesOf(documentId: string): Promise<Unit[]> {
+    const { d } = this.t
+    const where = or(eq(d.parentId, documentId), and(eq(d.id, documentId), this.leaf()))
+    return this.select(where, nullsFirst(d.sectionIndex))
   }
 
-  /** Sets `onboarding` on rows a run takes (each only from a state that may go there), in one transaction. */
-  take(ids: string[], now: number): void {
-    if (ids.length === 0) return
-    const set = this.c.query(
-      `UPDATE documents SET status = 'onboarding', error = NULL, updated_at = ? WHERE id = ? AND status IN ${into('onboarding')}`,
-    )
-    transaction(this.db, () => {
-      for (const id of ids) set.run(now, id)
-    })
-  }
-
-  /**
-   * Sets the status of rows a batch onboarded (or failed to), each only while it still holds the
-   * text the batch read and is in a state that may go there: a row given new content meanwhile stays
-   * `pending` for the run that follows. Returns the rows it set.
-   */
-  private settleLeaves(rows: Unit[], status: 'ready' | 'failed', error: string | null, now: number): Unit[] {
-    if (rows.length === 0) return []
-    const set = this.c.query(
-      `UPDATE documents SET status = ?, error = ?, updated_at = ? WHERE id = ? AND text_key IS ? AND status IN ${into(status)}`,
-    )
-    return rows.filter((r) => set.run(status, error, now, r.id, r.textKey).changes > 0)
+  /** Sets `onboarding` on rows a run takes, each only from a state that may go there; the ids it moved. */
+  async take(ids: string[], now: number): Promise<string[]> {
+    const { d } = this.t
+    const moved: string[] = []
+    for (const some of chunks(ids)) {
+      const rows = await this.db
+        .update(d)
+        .set({ status: 'onboarding', error: null, updatedAt: now })
+        .where(and(inArray(d.id, some), inArray(d.status, statusesInto('onboarding'))))
+        .returning({ id: d.id })
+      moved.push(...rows.map((r) => r.id))
+    }
+    return moved
   }
 
   /**
-   * Settles a group's onboarded and failed units and rolls their parents up, in one transaction
-   * with the events of the whole documents that became ready or failed (`document.ready`,
-   * `document.failed`: a one-section document itself, a sectioned one once its sections are done).
+   * Sets the status of a row a batch onboarded (or failed to), only while it still holds the text
+   * the batch read and is in a state that may go there: a row given new content meanwhile stays
+   * `pending` for the run that follows. True when it was set.
    */
-  settleGroup(
-    g: { ready: Unit[]; failed: { unit: Unit; error: string }[]; parents: string[] },
+  async settleLeaf(
+    row: Unit,
+    status: 'ready' | 'failed',
+    error: string | null,
     now: number,
-    events: Outbox,
-  ): void {
-    transaction(this.db, () => {
-      const tell = (d: Pick<Unit, 'workspaceId' | 'corpusId' | 'id'>, error: string | null) => {
-        const ids = { corpusId: d.corpusId, documentId: d.id }
-        events.emit(
-          this.db,
-          error === null
-            ? { type: 'document.ready', workspaceId: d.workspaceId, payload: ids }
-            : { type: 'document.failed', workspaceId: d.workspaceId, payload: { ...ids, error } },
-        )
-      }
-      for (const r of this.settleLeaves(g.ready, 'ready', null, now)) if (!r.parentId) tell(r, null)
-      for (const f of g.failed) {
-        for (const r of this.settleLeaves([f.unit], 'failed', f.error, now)) if (!r.parentId) tell(r, f.error)
-      }
-      const place = new Map([...g.ready, ...g.failed.map((f) => f.unit)].map((u) => [u.parentId, u]))
-      for (const p of this.rollUpParents(g.parents, now)) {
-        const unit = place.get(p.id)
-        if (!unit || (p.status !== 'ready' && p.status !== 'failed')) continue
-        const doc = { workspaceId: unit.workspaceId, corpusId: unit.corpusId, id: p.id }
-        tell(doc, p.status === 'ready' ? null : 'Every section of the document failed to onboard.')
-      }
-    })
+  ): Promise<boolean> {
+    const { d } = this.t
+    const sameText = row.textKey === null ? isNull(d.textKey) : eq(d.textKey, row.textKey)
+    const set = await this.db
+      .update(d)
+      .set({ status, error, updatedAt: now })
+      .where(and(eq(d.id, row.id), sameText, inArray(d.status, statusesInto(status))))
+      .returning({ id: d.id })
+    return set.length > 0
   }
 
   /**
    * Recomputes each parent's status from its sections: failed only when every section failed,
    * ready when every section is ready or failed, else onboarding or pending.
    */
-  rollUpParents(parentIds: string[], now: number): { id: string; status: WireStatus }[] {
-    const rows = this.c.query<{ status: WireStatus; n: number }, [string]>(
-      'SELECT status, count(*) AS n FROM documents WHERE parent_id = ? GROUP BY status',
-    )
-    const set = this.c.query('UPDATE documents SET status = ?, updated_at = ? WHERE id = ?')
+  async rollUpParents(parentIds: string[], now: number): Promise<{ id: string; status: WireStatus }[]> {
+    const { d } = this.t
     const out: { id: string; status: WireStatus }[] = []
-    transaction(this.db, () => {
-      for (const id of new Set(parentIds)) {
-        const counts = new Map(rows.all(id).map((r) => [r.status, r.n]))
-        const total = [...counts.values()].reduce((a, b) => a + b, 0)
-        if (total === 0) continue
-        const failed = counts.get('failed') ?? 0
-        const ready = counts.get('ready') ?? 0
-        const status: WireStatus =
-          failed === total
-            ? 'failed'
-            : ready + failed === total
-              ? 'ready'
-              : counts.get('onboarding')
-                ? 'onboarding'
-                : 'pending'
-        set.run(status, now, id)
-        out.push({ id, status })
-      }
-    })
+    for (const id of new Set(parentIds)) {
+      const rows = await this.db
+        .select({ status: d.status, n: count() })
+        .from(d)
+        .where(eq(d.parentId, id))
+        .groupBy(d.status)
+      const counts = new Map(rows.map((r) => [r.status, Number(r.n)]))
+      const total = [...counts.values()].reduce((a, b) => a + b, 0)
+      if (total === 0) continue
+      const failed = counts.get('failed') ?? 0
+      const ready = counts.get('ready') ?? 0
+      const status: WireStatus =
+        failed === total
+          ? 'failed'
+          : ready + failed === total
+            ? 'ready'
+            : counts.get('onboarding')
+              ? 'onboarding'
+              : 'pending'
+      await this.db.update(d).set({ status, updatedAt: now }).where(eq(d.id, id))
+      out.push({ id, status })
+    }
     return out
   }
 
   /** Puts rows left `onboarding` by a stopped run back to `pending` (`uploaded` or `extracted`). */
-  release(corpusId: string, now: number): void {
-    this.c
-      .query(
-        "UPDATE documents SET status = 'pending', updated_at = ? WHERE corpus_id = ? AND status = 'onboarding'",
-      )
-      .run(now, corpusId)
+  async release(corpusId: string, now: number): Promise<void> {
+    const { d } = this.t
+    await this.db
+      .update(d)
+      .set({ status: 'pending', updatedAt: now })
+      .where(and(eq(d.corpusId, corpusId), eq(d.status, 'onboarding')))
   }
 
   /** Counts of parent documents by status (`pending`: waiting or in a run now). */
-  parentCounts(corpusId: string): { ready: number; failed: number; pending: number } {
+  async parentCounts(corpusId: string): Promise<{ ready: number; failed: number; pending: number }> {
+    const { d } = this.t
     const out = { ready: 0, failed: 0, pending: 0 }
-    for (const r of this.c
-      .query<{ status: WireStatus; n: number }, [string]>(
-        'SELECT status, count(*) AS n FROM documents WHERE corpus_id = ? AND parent_id IS NULL GROUP BY status',
-      )
-      .all(corpusId)) {
-      if (r.status === 'ready') out.ready += r.n
-      else if (r.status === 'failed') out.failed += r.n
-      else out.pending += r.n
+    const rows = await this.db
+      .select({ status: d.status, n: count() })
+      .from(d)
+      .where(and(eq(d.corpusId, corpusId), isNull(d.parentId)))
+      .groupBy(d.status)
+    for (const r of rows) {
+      const n = Number(r.n)
+      if (r.status === 'ready') out.ready += n
+      else if (r.status === 'failed') out.failed += n
+      else out.pending += n
     }
     return out
   }
+}
+
+/** Ascending with NULLs first on both engines (SQLite's default; PostgreSQL puts them last). */
+function nullsFirst(column: SQL.Aliased | Parameters<typeof asc>[0]): SQL {
+  return sql`${column} IS NOT NULL, ${column}`
 }

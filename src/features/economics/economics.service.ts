@@ -77,8 +77,8 @@ export class EconomicsService {
   }
 
   /** The base, when it can answer (the same rule as chat); 404 for another tenant, 409 otherwise. */
-  servable(workspaceId: string, corpusId: string): CorpusRow {
-    const corpus = this.d.corpora.get(workspaceId, corpusId)
+  async servable(workspaceId: string, corpusId: string): Promise<CorpusRow> {
+    const corpus = await this.d.corpora.get(workspaceId, corpusId)
     const ok = corpus.status === 'ready' || (corpus.status === 'training' && corpus.documents_ready > 0)
     if (!ok) throw fail('corpus_not_ready')
     return corpus
@@ -125,16 +125,16 @@ export class EconomicsService {
     side: 'both' | Strategy,
     qpm: number,
   ): Promise<Comparison> {
-    this.servable(principal.workspaceId, corpusId)
+    await this.servable(principal.workspaceId, corpusId)
     const keys: Strategy[] = side === 'both' ? ['cart', 'rag'] : [side]
     const measured: { key: Strategy; result: ChatResult; work: Omit<QueryWork, 'warmBytes'> }[] = []
-    const giveBack = this.d.answers.takeQuestion(principal.workspaceId)
+    const giveBack = await this.d.answers.takeQuestion(principal.workspaceId)
     try {
       for (const key of keys) {
         measured.push({ key, ...(await this.measure(principal, corpusId, req, key, 'taken')) })
       }
     } catch (e) {
-      if (measured.length === 0) giveBack()
+      if (measured.length === 0) await giveBack()
       throw e
     }
     const fp = await this.d.footprint(corpusId)
@@ -164,7 +164,7 @@ export class EconomicsService {
     side: Strategy,
     qpm: number,
   ): Promise<AsyncGenerator<CompareEvent>> {
-    this.servable(principal.workspaceId, corpusId)
+    await this.servable(principal.workspaceId, corpusId)
     const cpu0 = this.cpu()
     const t0 = this.now()
     const inner = await this.d.answers.chatStream(principal, corpusId, { ...req, strategy: side }, 'compare')
@@ -199,8 +199,8 @@ export class EconomicsService {
    * the one-off onboarding cost, and the break-even number of queries.
    */
   async economics(principal: Principal, corpusId: string, qpm: number) {
-    const corpus = this.servable(principal.workspaceId, corpusId)
-    const runs = this.d.onboarding.jobs(principal.workspaceId, corpusId)
+    const corpus = await this.servable(principal.workspaceId, corpusId)
+    const runs = await this.d.onboarding.jobs(principal.workspaceId, corpusId)
     // Any run or document change gives the base another state, measured afresh.
     const state = [corpus.updated_at, corpus.n_documents, corpus.documents_ready, runs.length].join(':')
     const measured = await this.probe(principal, corpus, state)
@@ -209,7 +209,7 @@ export class EconomicsService {
     const rag = this.cost(measured.rag, 'rag', fp, qpm)
     const trainMs = trainCpuMs(runs, RUN_KIND)
     const trainCost = onboardingCost(trainMs, this.d.rates)
-    const texts = leaves(this.d.corpora.documentRows(corpusId))
+    const texts = leaves(await this.d.corpora.documentRows(corpusId))
     const shown = (w: Omit<QueryWork, 'warmBytes'>) => ({
       cpu_ms: round(w.cpuMs, 3),
       context_tokens: round(w.contextTokens, 1),
@@ -263,7 +263,7 @@ export class EconomicsService {
 
   /** Up to `n` questions drawn from the base's own text (its name when it has none). */
   async sample(corpus: CorpusRow, n: number): Promise<string[]> {
-    const rows = leaves(this.d.corpora.documentRows(corpus.id)).filter(
+    const rows = leaves(await this.d.corpora.documentRows(corpus.id)).filter(
       (r) => r.status === 'ready' && r.text_key !== null,
     )
     const texts: string[] = []

@@ -26,7 +26,7 @@ export interface EngineFeatureDeps {
    * The engine indexes corpora's documents and forgets them when they are deleted; corpora places
    * the passages an answer cites in their documents (page, section, offsets).
    */
-  corpora: Pick<CorporaService, 'addPurger' | 'placePassages' | 'workspaceOf'>
+  corpora: Pick<CorporaService, 'addPurger' | 'placePassagesSync' | 'workspaceOfSync'>
 }
 
 /**
@@ -67,7 +67,7 @@ export function engineFeature(p: Platform, d: EngineFeatureDeps): Feature<Engine
     embedder,
     encoder: encoder ? (texts, bulk) => encoder.embed(texts, bulk) : null,
     encoderWait: { ...encoderWaitFrom(d.embed, p.clock, p.log), loaded: () => !!encoder?.loaded },
-    locate: (baseId, spans) => d.corpora.placePassages(baseId, spans),
+    locate: (baseId, spans) => d.corpora.placePassagesSync(baseId, spans),
   })
   // Deleted documents leave the index and the cartridges (warm copy first) before the delete
   // answers, so no answer cites them afterwards; a deleted base also drops its queued jobs.
@@ -92,7 +92,7 @@ export function engineFeature(p: Platform, d: EngineFeatureDeps): Feature<Engine
       preparing = setTimeout(() => void quiet.track(service.prepare()), 0)
       // Bases onboarded before the encoder was on, or left half encoded by a stopped process.
       for (const corpusId of jobs ? service.encodings.basesWithoutEncodings() : []) {
-        const ws = d.corpora.workspaceOf(corpusId)
+        const ws = d.corpora.workspaceOfSync(corpusId)
         if (ws) queueEncode(p.queue, p.clock, service, ws, corpusId)
       }
     },

@@ -55,8 +55,8 @@ export class McpService {
   }
 
   /** The bases the principal can see (a bound key's only), newest first. */
-  bases(principal: Principal): Base[] {
-    return this.d.corpora.list(principal.workspaceId, null, principal.corpusIds).items.map((c) => ({
+  async bases(principal: Principal): Promise<Base[]> {
+    return (await this.d.corpora.list(principal.workspaceId, null, principal.corpusIds)).items.map((c) => ({
       id: c.id,
       name: c.name,
       status: c.status,
@@ -70,14 +70,14 @@ export class McpService {
    * A base the principal reaches: another workspace's, and one a bound key is not bound to, are
    * missing (404). Every tool and route of the agent surface looks its base up here.
    */
-  private base(principal: Principal, corpusId: string) {
+  private async base(principal: Principal, corpusId: string) {
     if (!reachesBase(principal, corpusId)) throw notFound('Document base')
     return this.d.corpora.get(principal.workspaceId, corpusId)
   }
 
   /** Identity, status and catalog description of a base, with where agents reach it. */
-  meta(principal: Principal, corpusId: string): McpMeta {
-    const c = this.base(principal, corpusId)
+  async meta(principal: Principal, corpusId: string): Promise<McpMeta> {
+    const c = await this.base(principal, corpusId)
     return {
       id: c.id,
       name: c.name,
@@ -97,7 +97,7 @@ export class McpService {
   /** Answers a question; source ids are the pinnable document ids the inventory lists. */
   async query(principal: Principal, corpusId: string, req: Static<typeof ChatReq>): Promise<McpAnswer> {
     requireScope(principal, 'query')
-    this.base(principal, corpusId)
+    await this.base(principal, corpusId)
     const r = toChatResp(await this.d.answers.chat(principal, corpusId, req))
     return {
       ...r,
@@ -114,10 +114,10 @@ export class McpService {
 
   /** The pinnable documents (files, not sections) of a base, by filename, filtered and paged. */
   async documents(principal: Principal, corpusId: string, req: DocsRequest): Promise<McpDocs> {
-    this.base(principal, corpusId)
+    await this.base(principal, corpusId)
     const limit = req.limit ?? DOCS_LIMIT_DEFAULT
     const offset = req.offset ?? 0
-    let rows = this.d.corpora.parentDocuments(corpusId)
+    let rows = await this.d.corpora.parentDocuments(corpusId)
     const needle = req.q?.toLowerCase()
     if (needle) {
       const descriptions = await mapLimit(rows, DESCRIBE_CONCURRENCY, (r) =>
@@ -152,8 +152,8 @@ export class McpService {
     req: TextRequest,
   ): Promise<DocumentText> {
     requireScope(principal, 'query')
-    this.base(principal, corpusId)
-    const doc = this.d.corpora.document(corpusId, documentId)
+    await this.base(principal, corpusId)
+    const doc = await this.d.corpora.document(corpusId, documentId)
     if (!doc) throw fail('not_found', 'Document not found.')
     const whole = await this.texts.text(doc)
     if (whole === null) {

@@ -1,4 +1,5 @@
 import type { Clock } from '../../platform/clock/clock'
+import type { Store } from '../../platform/db/store'
 import type { Subscriber } from '../../platform/events/dispatcher'
 import { isTerminal, type Job, type JobQueue } from '../../platform/jobs/queue'
 import type { JobContext } from '../../platform/jobs/scheduler'
@@ -21,13 +22,14 @@ export interface AutoTiming {
 /** What automatic onboarding works with. */
 export interface AutoOnboardingDeps {
   clock: Clock
+  store: Store
   timing: AutoTiming
   queue: JobQueue
   corpora: CorporaService
   /** The run of a base that has not ended, or null. */
-  inFlight(workspaceId: string, corpusId: string): Job | null
-  /** Starts a run over these units (in its own transaction), flagged as started automatically. */
-  begin(workspaceId: string, corpusId: string, units: Unit[]): Job
+  inFlight(workspaceId: string, corpusId: string): Promise<Job | null>
+  /** Starts a run over these units (in its own unit), flagged as started automatically. */
+  begin(workspaceId: string, corpusId: string, units: Unit[]): Promise<Job>
 }
 
 /** What a `train_auto` job did, kept as its result. */
@@ -54,8 +56,10 @@ export class AutoOnboarding {
   }
 
   /** The base, or null when it was deleted meanwhile. */
-  private base(workspaceId: string, corpusId: string): CorpusRow | null {
-    return this.d.corpora.exists(workspaceId, corpusId) ? this.d.corpora.get(workspaceId, corpusId) : null
+  private async base(workspaceId: string, corpusId: string): Promise<CorpusRow | null> {
+    return (await this.d.corpora.exists(workspaceId, corpusId))
+      ? this.d.corpora.get(workspaceId, corpusId)
+      : null
   }
 
   /** Whether a base onboards new documents by itself: its switch is on and it has been onboarded. */
@@ -64,30 +68,32 @@ export class AutoOnboarding {
   }
 
   /** The `train_auto` job of a base waiting to be due, or null. */
-  waiting(workspaceId: string, corpusId: string): Job | null {
-    return (
-      this.d.queue
-        .listBySubject(workspaceId, corpusId)
-        .find((j) => j.kind === AUTO_KIND && j.status === 'pending') ?? null
-    )
+  async waiting(workspaceId: string, corpusId: string): Promise<Job | null> {
+    const jobs = await this.d.queue.repo.listBySubject(workspaceId, corpusId)
+    return jobs.find((j) => j.kind === AUTO_KIND && j.status === 'pending') ?? null
   }
 
   /**
    * Schedules the base's automatic run `delayMs` from now, or puts off the one waiting (never past
-   * `maxWaitMs` after it was first asked for). Nothing when the base does not onboard by itself.
+   * `maxWaitMs` after it was first asked for). Nothing when the base does not onboard by itself. In
+   * one unit (the caller's, when it runs in one).
    */
-  schedule(workspaceId: string, corpusId: string, delayMs = this.d.timing.delayMs): Job | null {
-    const base = this.base(workspaceId, corpusId)
+  schedule(workspaceId: string, corpusId: string, delayMs = this.d.timing.delayMs): Promise<Job | null> {
+    return this.d.store.unit(() => this.scheduleNow(workspaceId, corpusId, delayMs))
+  }
+
+  private async scheduleNow(workspaceId: string, corpusId: string, delayMs: number): Promise<Job | null> {
+    const base = await this.base(workspaceId, corpusId)
     if (!base || !this.applies(base)) return null
-    this.resume(base)
+    await this.resume(base)
     const now = this.now()
-    const waiting = this.waiting(workspaceId, corpusId)
+    const waiting = await this.waiting(workspaceId, corpusId)
     if (waiting) {
       const firstAt = Number(waiting.payload.first_at ?? waiting.createdAt)
-      this.d.queue.postpone(waiting.id, Math.min(now + delayMs, firstAt + this.d.timing.maxWaitMs))
+      await this.d.queue.repo.postpone(waiting.id, Math.min(now + delayMs, firstAt + this.d.timing.maxWaitMs))
       return waiting
     }
-    return this.d.queue.enqueue({
+    return this.d.queue.add({
       workspaceId,
       subjectId: corpusId,
       kind: AUTO_KIND,
@@ -101,39 +107,37 @@ export class AutoOnboarding {
   /** The `train_auto` job: starts the run, or says why it did not. */
   async run(ctx: JobContext): Promise<AutoOutcome> {
     const { workspaceId, subjectId } = ctx.job
-    const out = this.start(workspaceId, subjectId ?? '')
+    const out = await this.start(workspaceId, subjectId ?? '')
     ctx.progress({ detail: out.reason })
     return out
   }
 
-  private start(workspaceId: string, corpusId: string): AutoOutcome {
-    const base = this.base(workspaceId, corpusId)
+  private async start(workspaceId: string, corpusId: string): Promise<AutoOutcome> {
+    const base = await this.base(workspaceId, corpusId)
     if (!base) return { run_id: null, reason: 'The base was deleted.' }
     if (!this.applies(base)) return { run_id: null, reason: 'The base no longer onboards by itself.' }
-    const running = this.d.inFlight(workspaceId, corpusId)
+    const running = await this.d.inFlight(workspaceId, corpusId)
     if (running) {
       return {
         run_id: null,
         reason: `Run ${running.id} is in flight; the new documents go to the run that follows it.`,
       }
     }
-    const units = this.d.corpora.runs.waiting(corpusId, { extracted: true })
+    const units = await this.d.corpora.runs.waiting(corpusId, { extracted: true })
     if (units.length === 0) return { run_id: null, reason: 'Nothing new to onboard.' }
-    const run = this.d.begin(workspaceId, corpusId, units)
+    const run = await this.d.begin(workspaceId, corpusId, units)
     return { run_id: run.id, reason: `Started run ${run.id} over ${units.length} new section(s).` }
   }
 
   /**
-   * After a run ends (in its transaction): documents that arrived while it ran, extracted and not in
-   * it, get the next run at once. A canceled run is not followed: someone asked onboarding to stop.
+   * After a run ends (in its unit): documents that arrived while it ran, extracted and not in it,
+   * get the next run at once. A canceled run is not followed: someone asked onboarding to stop.
    */
-  afterRun(run: Job, children: Job[], status: 'succeeded' | 'failed' | 'canceled'): void {
+  async afterRun(run: Job, children: Job[], status: 'succeeded' | 'failed' | 'canceled'): Promise<void> {
     if (status === 'canceled' || !run.subjectId) return
     const taken = takenBy(children)
-    const late = this.d.corpora.runs
-      .waiting(run.subjectId, { extracted: true })
-      .some((u) => !tookAsIs(taken, u))
-    if (late) this.schedule(run.workspaceId, run.subjectId, 0)
+    const waiting = await this.d.corpora.runs.waiting(run.subjectId, { extracted: true })
+    if (waiting.some((u) => !tookAsIs(taken, u))) await this.schedule(run.workspaceId, run.subjectId, 0)
   }
 
   /**
@@ -141,12 +145,12 @@ export class AutoOnboarding {
    * batches still to end, with their sections: a document it took before its text was extracted is
    * `pending` again once extracted (with new section rows), yet that run onboards it.
    */
-  private leftOver(workspaceId: string, corpusId: string): boolean {
-    if (!this.d.corpora.runs.hasWaiting(corpusId)) return false
-    const run = this.d.inFlight(workspaceId, corpusId)
+  private async leftOver(workspaceId: string, corpusId: string): Promise<boolean> {
+    if (!(await this.d.corpora.runs.hasWaiting(corpusId))) return false
+    const run = await this.d.inFlight(workspaceId, corpusId)
     if (!run) return true
-    const taken = takenBy(this.d.queue.children(run.id).filter((c) => !isTerminal(c.status)))
-    const waiting = this.d.corpora.runs.waiting(corpusId, { extracted: true })
+    const taken = takenBy((await this.d.queue.repo.children(run.id)).filter((c) => !isTerminal(c.status)))
+    const waiting = await this.d.corpora.runs.waiting(corpusId, { extracted: true })
     return waiting.some((u) => u.status === 'pending' && !tookAsIs(taken, u))
   }
 
@@ -154,24 +158,29 @@ export class AutoOnboarding {
    * After a cancel: the base's waiting documents are not onboarded by themselves (`auto_onboard_paused`)
    * until documents arrive (`schedule`) or a run starts (`resume`).
    */
-  pause(workspaceId: string, corpusId: string): void {
-    this.d.corpora.update(workspaceId, corpusId, { autoOnboardPaused: true })
+  async pause(workspaceId: string, corpusId: string): Promise<void> {
+    await this.d.corpora.update(workspaceId, corpusId, { autoOnboardPaused: true })
   }
 
   /** Ends a pause (documents arrived, or a run starts); writes nothing when there is none. */
-  resume(base: CorpusRow): void {
+  async resume(base: CorpusRow): Promise<void> {
     if (base.auto_onboard_paused === 1)
-      this.d.corpora.update(base.workspace_id, base.id, { autoOnboardPaused: false })
+      await this.d.corpora.update(base.workspace_id, base.id, { autoOnboardPaused: false })
   }
 
   /** Cancels the base's waiting `train_auto` job, if any; returns it. */
-  cancelWaiting(workspaceId: string, corpusId: string): Job | null {
-    const waiting = this.waiting(workspaceId, corpusId)
-    if (!waiting || !this.d.queue.cancelPending(waiting.id)) return null
-    const detail =
-      'Canceled: the waiting documents are onboarded once documents are added or changed, or a run is started.'
-    this.d.queue.updateAggregate(waiting.id, { detail })
-    return this.d.queue.get(waiting.id)
+  async cancelWaiting(workspaceId: string, corpusId: string): Promise<Job | null> {
+    const waiting = await this.waiting(workspaceId, corpusId)
+    if (!waiting) return null
+    const { repo } = this.d.queue
+    return this.d.store.unit(async () => {
+      // Guarded: a job that started meanwhile is not canceled here (the run's cancel stops it).
+      if (!(await repo.cancelPending(waiting.id))) return null
+      const detail =
+        'Canceled: the waiting documents are onboarded once documents are added or changed, or a run is started.'
+      await repo.updateAggregate(waiting.id, { detail })
+      return repo.get(waiting.id)
+    })
   }
 
   /** Reacts to a sync run that ended with new or changed documents (see the class comment). */
@@ -179,13 +188,13 @@ export class AutoOnboarding {
     return {
       name: 'onboarding.auto',
       types: ['sync.finished'],
-      // Only this database is written, synchronously: the job and the delivery commit together.
+      // Only this database is written, in the delivery's unit: the job and the delivery commit together.
       transactional: true,
-      handle: (e) => {
+      handle: async (e) => {
         const { corpusId, created, updated } = e.payload
         // Delivered late, the run someone started meanwhile may have taken them all already.
-        if (created + updated > 0 && this.leftOver(e.workspaceId, corpusId))
-          this.schedule(e.workspaceId, corpusId)
+        if (created + updated > 0 && (await this.leftOver(e.workspaceId, corpusId)))
+          await this.schedule(e.workspaceId, corpusId)
       },
     }
   }

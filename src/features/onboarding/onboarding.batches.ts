@@ -1,7 +1,9 @@
 // How a run's units are split into batch jobs, and a batch's into groups.
 
+import type { Job } from '../../platform/jobs/queue'
 import type { Unit } from '../corpora/corpora.service'
 import type { IndexedSection } from '../engine/engine.service'
+import type { RunStats } from './onboarding.jobs'
 
 /**
  * Units a batch job holds (at least): a batch's groups are a pipeline (the next ones chunked while
@@ -87,4 +89,20 @@ export interface Group {
   /** Whether the group is the next to write: its chunking, once asked for, is taken after TAKE_AFTER_MS. */
   due?: boolean
   take?: () => void
+}
+
+/** A run's figures: the sums of its batches' results. */
+export function runStats(children: Job[]): RunStats {
+  return children.reduce(
+    (a, c) => {
+      const r = (c.result ?? {}) as Partial<RunStats>
+      return {
+        units: a.units + (r.units ?? 0),
+        chars: a.chars + (r.chars ?? 0),
+        cpuMs: a.cpuMs + (r.cpuMs ?? 0),
+        failed: a.failed + (r.failed ?? 0),
+      }
+    },
+    { units: 0, chars: 0, cpuMs: 0, failed: 0 },
+  )
 }

@@ -1,4 +1,5 @@
 import type { Clock } from '../../platform/clock/clock'
+import type { Store } from '../../platform/db/store'
 import {
   JobCanceledError,
   type JobContext,
@@ -6,6 +7,7 @@ import {
   TransientError,
 } from '../../platform/jobs/handler'
 import { isTerminal, type Job, type JobQueue } from '../../platform/jobs/queue'
+import type { Logger } from '../../platform/log/log'
 import type { CorporaService } from '../corpora/corpora.service'
 import { type OnboardingJobs, RUN_KIND, type SectionOnboarder } from './onboarding.jobs'
 
@@ -49,7 +51,9 @@ export class DeferredJobs {
   constructor(
     private readonly d: {
       clock: Clock
+      store: Store
       queue: JobQueue
+      log?: Logger
       corpora: Pick<CorporaService, 'workspaceOf' | 'setCartStatus' | 'runs'>
       engine: Pick<SectionOnboarder, 'buildDeferred' | 'builds' | 'warmBase'>
       jobs: Pick<OnboardingJobs, 'leafText'>
@@ -57,8 +61,14 @@ export class DeferredJobs {
   ) {
     // A question that met a missing or damaged cartridge: the base builds it again (cart_status building).
     d.engine.builds.whenDamaged((corpusId) => {
-      const ws = this.checking.has(corpusId) ? null : d.corpora.workspaceOf(corpusId)
-      if (ws) this.later(ws, corpusId)
+      if (this.checking.has(corpusId)) return
+      const queued = async () => {
+        const ws = await d.corpora.workspaceOf(corpusId)
+        if (ws) await this.later(ws, corpusId)
+      }
+      queued().catch((e: Error) =>
+        d.log?.warn('queueing a cartridge build failed', { corpus_id: corpusId, error: e.message }),
+      )
     })
   }
 
@@ -68,23 +78,28 @@ export class DeferredJobs {
    * the newest sections); marks it `ready` when none do. After a forced run has ended, a job first
    * checks the cartridges the base kept (once a run): `ready` stays unless it finds one damaged. A
    * job is queued too when the run held its index's merges (engine.merges.repo.ts), to do them.
+   * The status and the job are written in one unit.
    */
-  later(workspaceId: string, corpusId: string): Job | null {
+  later(workspaceId: string, corpusId: string): Promise<Job | null> {
+    return this.d.store.unit(() => this.laterNow(workspaceId, corpusId))
+  }
+
+  private async laterNow(workspaceId: string, corpusId: string): Promise<Job | null> {
     // A base deleted meanwhile (its run's last batch ending after the delete) leaves no job behind.
-    if (this.d.corpora.workspaceOf(corpusId) === null) return null
+    if ((await this.d.corpora.workspaceOf(corpusId)) === null) return null
     const now = this.d.clock.now().getTime()
-    const jobs = this.d.queue.listBySubject(workspaceId, corpusId)
+    const jobs = await this.d.queue.repo.listBySubject(workspaceId, corpusId)
     // Checked once the run has ended: not competing with its batches, so the base answers as soon.
     const run = jobs.find((j) => j.kind === RUN_KIND)
     const check = run?.payload.force === true && isTerminal(run.status) ? run.id : null
     const deferred = jobs.filter((j) => j.kind === DEFERRED_KIND)
     const checked = check === null || deferred.some((j) => j.payload.check === check)
     if (this.d.engine.builds.left(corpusId) === 0) {
-      this.d.corpora.setCartStatus(workspaceId, corpusId, 'ready', now)
+      await this.d.corpora.setCartStatus(workspaceId, corpusId, 'ready', now)
       if (checked && !this.d.engine.builds.mergesHeld(corpusId)) return null
-    } else this.d.corpora.setCartStatus(workspaceId, corpusId, 'building', now)
+    } else await this.d.corpora.setCartStatus(workspaceId, corpusId, 'building', now)
     if (checked && deferred.some((j) => j.status === 'pending')) return null
-    return this.d.queue.enqueue({
+    return this.d.queue.add({
       workspaceId,
       subjectId: corpusId,
       kind: DEFERRED_KIND,
@@ -95,11 +110,11 @@ export class DeferredJobs {
   }
 
   /** Queues a deferred job for every base with sections still waiting; returns how many were queued. */
-  missing(): number {
+  async missing(): Promise<number> {
     let queued = 0
     for (const corpusId of this.d.engine.builds.bases()) {
-      const ws = this.d.corpora.workspaceOf(corpusId)
-      if (ws && this.later(ws, corpusId)) queued++
+      const ws = await this.d.corpora.workspaceOf(corpusId)
+      if (ws && (await this.later(ws, corpusId))) queued++
     }
     return queued
   }
@@ -132,7 +147,7 @@ export class DeferredJobs {
       const unreadable = new Map<string, string>()
       let failure: Error | null = null
       const textOf = async (sectionId: string): Promise<string | null> => {
-        const unit = this.d.corpora.runs.unit(sectionId)
+        const unit = await this.d.corpora.runs.unit(sectionId)
         if (!unit) unreadable.set(sectionId, 'its document is gone')
         if (!unit) return null
         return this.d.jobs.leafText(unit, texts).catch((e: Error) => {
@@ -168,7 +183,7 @@ export class DeferredJobs {
       ctx.progress({ unitsDone: done, unitsTotal: done + left, detail: `${done} section(s) built${out}` })
       if (left === 0) break
     }
-    this.d.corpora.setCartStatus(ws, corpusId, 'ready', this.d.clock.now().getTime())
+    await this.d.corpora.setCartStatus(ws, corpusId, 'ready', this.d.clock.now().getTime())
     // Compiled on threads, the cartridges are not warm yet: loaded now, not on the first question.
     // A failure here is not the build's: the first question loads what is missing.
     await this.d.engine.warmBase(corpusId).catch(() => {})
@@ -184,7 +199,12 @@ export class DeferredJobs {
         ctx.progress({ unitsDone: 0, unitsTotal: total, detail: `${done}/${total} cartridges checked` })
       })
       if (damaged > 0)
-        this.d.corpora.setCartStatus(ctx.job.workspaceId, corpusId, 'building', this.d.clock.now().getTime())
+        await this.d.corpora.setCartStatus(
+          ctx.job.workspaceId,
+          corpusId,
+          'building',
+          this.d.clock.now().getTime(),
+        )
       return damaged
     } finally {
       this.checking.delete(corpusId)

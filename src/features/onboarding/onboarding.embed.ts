@@ -39,10 +39,10 @@ export class EmbedJobs {
    * bases onboarded before an embeddings server was plugged in, or under another model. Returns how
    * many jobs were queued.
    */
-  missing(): number {
+  async missing(): Promise<number> {
     let queued = 0
     for (const corpusId of this.d.engine.basesWithoutVectors()) {
-      const ws = this.d.corpora.workspaceOf(corpusId)
+      const ws = await this.d.corpora.workspaceOf(corpusId)
       if (ws && this.later(ws, corpusId)) queued++
     }
     return queued

@@ -31,7 +31,7 @@ export interface OnboardingFeatureDeps {
 export function onboardingFeature(p: Platform, d: OnboardingFeatureDeps): Feature<OnboardingService> {
   const autoTiming = { delayMs: d.config.auto_delay_ms, maxWaitMs: d.config.auto_max_wait_ms }
   const service = new OnboardingService({ ...p, ...d, autoTiming })
-  d.corpora.setBuildProbe((ws, corpusId) => service.inFlight(ws, corpusId) !== null)
+  d.corpora.setBuildProbe(async (ws, corpusId) => (await service.inFlight(ws, corpusId)) !== null)
   // A base's upload starts the compile thread, so a run after it finds the thread ready to chunk.
   d.ingest.onUpload(() => d.engine.warmUp())
   let embedding: ReturnType<typeof setTimeout> | undefined
@@ -45,12 +45,15 @@ export function onboardingFeature(p: Platform, d: OnboardingFeatureDeps): Featur
     start: ({ jobs }) => {
       if (!jobs) return
       // Queued behind the engine's preparation (started before this, on the same turn).
-      embedding = setTimeout(() => {
-        const bases = service.embedMissing()
+      const queue = async () => {
+        const bases = await service.embedMissing()
         if (bases > 0) p.log.info('embedding passages in the background', { bases })
         // Bases whose cartridges a stopped process left unbuilt answer by rag until their job ends.
-        const building = service.buildMissing()
+        const building = await service.buildMissing()
         if (building > 0) p.log.info('building cartridges in the background', { bases: building })
+      }
+      embedding = setTimeout(() => {
+        queue().catch((e: Error) => p.log.warn('queueing background builds failed', { error: e.message }))
       }, 0)
     },
     stop: () => clearTimeout(embedding),

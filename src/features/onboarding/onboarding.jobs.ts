@@ -93,10 +93,10 @@ export class OnboardingJobs {
     // The process's CPU time while the batch ran (threads and other work included), read once a batch.
     const cpu0 = process.cpuUsage()
     ctx.checkpoint()
-    const ahead = [this.planGroup(ids, cursor, texts, stats)]
+    const ahead = [await this.planGroup(ids, cursor, texts, stats)]
     while (ahead[0]!.units.length > 0) {
       while (ahead.length < GROUPS_AHEAD && ahead.at(-1)!.units.length > 0)
-        ahead.push(this.planGroup(ids, cursor, texts, stats))
+        ahead.push(await this.planGroup(ids, cursor, texts, stats))
       const group = ahead.shift()!
       await this.onboardGroup(group, stats)
       ctx.progress({ unitsDone: group.done, detail: `${group.done}/${ids.length} onboarded` })
@@ -116,12 +116,12 @@ export class OnboardingJobs {
    * document still waiting for its text extraction ends the group and, when it comes first, is
    * returned as `waiting` (the batch retries later); those an earlier attempt ended count in `stats`.
    */
-  private planGroup(
+  private async planGroup(
     ids: string[],
     cursor: { next: number; done: number },
     texts: Map<string, Promise<string | null>>,
     stats: RunStats,
-  ): Group {
+  ): Promise<Group> {
     const group: Group = { units: [], done: cursor.done, waiting: null, chunked: NONE }
     let sections = 0
     let chars = 0
@@ -133,8 +133,8 @@ export class OnboardingJobs {
     while (cursor.next < ids.length && sections < GROUP_SECTIONS && chars < GROUP_CHARS) {
       if (cursor.next >= read) {
         const ahead = ids.slice(cursor.next, cursor.next + GROUP_SECTIONS)
-        units = this.runs.unitsById(ahead)
-        leavesOf = this.runs.leavesOfAll(ahead)
+        units = await this.runs.unitsById(ahead)
+        leavesOf = await this.runs.leavesOfAll(ahead)
         read = cursor.next + ahead.length
       }
       const unit = units.get(ids[cursor.next]!) ?? null
@@ -232,7 +232,7 @@ export class OnboardingJobs {
     const failed = [...errors].map(([u, e]) => ({ unit: u.unit, error: e.message }))
     const parents = group.units.flatMap((u) => [u.unit.parentId, ...u.leaves.map((l) => l.parentId)])
     const settled = { ready, failed, parents: parents.filter((p): p is string => p !== null) }
-    this.runs.settle(settled, this.now())
+    await this.runs.settle(settled, this.now())
   }
 
   /** A leaf's text: its slice of the document's text sidecar (read once per batch, or per call without `texts`). */

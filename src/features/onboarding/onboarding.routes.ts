@@ -20,8 +20,10 @@ export function onboardingRoutes(onboarding: OnboardingService): RouteDef[] {
       params: CorpusParams,
       query: TrainQuery,
       response: JobResp,
-      handler: ({ principal, params, query }) =>
-        onboarding.jobResp(onboarding.train(principal.workspaceId, params.corpus_id, query.force ?? false)),
+      handler: async ({ principal, params, query }) =>
+        onboarding.jobResp(
+          await onboarding.train(principal.workspaceId, params.corpus_id, query.force ?? false),
+        ),
     }),
     defineRoute({
       method: 'POST',
@@ -34,8 +36,8 @@ export function onboardingRoutes(onboarding: OnboardingService): RouteDef[] {
       tags: ['onboarding'],
       params: CorpusParams,
       response: JobResp,
-      handler: ({ principal, params }) =>
-        onboarding.jobResp(onboarding.cancel(principal.workspaceId, params.corpus_id)),
+      handler: async ({ principal, params }) =>
+        onboarding.jobResp(await onboarding.cancel(principal.workspaceId, params.corpus_id)),
     }),
     defineRoute({
       method: 'GET',
@@ -49,8 +51,8 @@ export function onboardingRoutes(onboarding: OnboardingService): RouteDef[] {
       tags: ['onboarding'],
       params: JobParams,
       response: JobResp,
-      handler: ({ principal, params }) => {
-        const { job, corpusId } = onboarding.job(principal.workspaceId, params.job_id)
+      handler: async ({ principal, params }) => {
+        const { job, corpusId } = await onboarding.job(principal.workspaceId, params.job_id)
         // A key bound to some bases finds another base's job missing, as its base is.
         if (!reachesBase(principal, corpusId)) throw notFound('Job')
         return onboarding.jobResp(job, corpusId)
@@ -68,10 +70,10 @@ export function onboardingRoutes(onboarding: OnboardingService): RouteDef[] {
       query: JobsQuery,
       list: true,
       response: JobResp,
-      handler: ({ principal, params, query, page }) => {
-        const all = onboarding
-          .jobs(principal.workspaceId, params.corpus_id, query.kind)
-          .map((j) => onboarding.jobResp(j))
+      handler: async ({ principal, params, query, page }) => {
+        const all = (await onboarding.jobs(principal.workspaceId, params.corpus_id, query.kind)).map((j) =>
+          onboarding.jobResp(j),
+        )
         if (!page) return { items: all, total: all.length, nextCursor: null }
         // Jobs of one base are few; continue after the last id seen, so new runs never shift a page.
         const start = page.after ? all.findIndex((j) => j.id === page.after?.[0]) + 1 : 0

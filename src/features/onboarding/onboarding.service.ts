@@ -1,6 +1,6 @@
 import type { Clock } from '../../platform/clock/clock'
 import type { Db } from '../../platform/db/db'
-import { transaction } from '../../platform/db/transaction'
+import type { Store } from '../../platform/db/store'
 import { fail, notFound } from '../../platform/errors/errors'
 import type { Subscriber } from '../../platform/events/dispatcher'
 import type { Outbox } from '../../platform/events/outbox'
@@ -11,6 +11,7 @@ import type { ObjectStore } from '../../platform/storage/object-store'
 import type { CorporaService, Unit } from '../corpora/corpora.service'
 import type { IngestService } from '../ingest/ingest.service'
 import { AUTO_KIND, AutoOnboarding, type AutoTiming } from './onboarding.auto'
+import { runStats } from './onboarding.batches'
 import { DEFERRED_KIND, DeferredJobs } from './onboarding.deferred'
 import { EmbedJobs } from './onboarding.embed'
 import {
@@ -20,7 +21,6 @@ import {
   EMBED_KIND,
   OnboardingJobs,
   RUN_KIND,
-  type RunStats,
   type SectionOnboarder,
 } from './onboarding.jobs'
 import { jobResp } from './onboarding.schemas'
@@ -33,10 +33,11 @@ const KINDS: readonly string[] = [RUN_KIND, BATCH_KIND, EMBED_KIND, AUTO_KIND, D
 
 export interface OnboardingDeps {
   db: Db
+  store: Store
   clock: Clock
   log: Logger
   queue: JobQueue
-  /** Runs that start and end are told as `onboarding.*` events, in the transaction that records them. */
+  /** Runs that start and end are told as `onboarding.*` events, in the unit that records them. */
   events: Outbox
   objects: ObjectStore
   corpora: CorporaService
@@ -92,47 +93,49 @@ export class OnboardingService {
   }
 
   /** The run of a base that has not ended, or null. */
-  inFlight(workspaceId: string, corpusId: string): Job | null {
-    return (
-      this.d.queue
-        .listBySubject(workspaceId, corpusId)
-        .find((j) => j.kind === RUN_KIND && !isTerminal(j.status)) ?? null
-    )
+  async inFlight(workspaceId: string, corpusId: string): Promise<Job | null> {
+    const jobs = await this.d.queue.repo.listBySubject(workspaceId, corpusId)
+    return jobs.find((j) => j.kind === RUN_KIND && !isTerminal(j.status)) ?? null
   }
 
   /** Starts a run over new or changed documents (all with `force`, extracting again those an older extractor read). */
-  train(workspaceId: string, corpusId: string, force: boolean): Job {
-    this.d.objects.assertReadable(this.d.corpora.get(workspaceId, corpusId).workspace_id)
-    if (this.inFlight(workspaceId, corpusId)) throw fail('training_in_progress')
-    if (this.d.corpora.runs.countFiles(corpusId) === 0) throw fail('corpus_empty')
-    if (force) this.d.ingest?.reextract(workspaceId, corpusId)
-    const units = this.d.corpora.runs.waiting(corpusId, { force })
+  async train(workspaceId: string, corpusId: string, force: boolean): Promise<Job> {
+    this.d.objects.assertReadable((await this.d.corpora.get(workspaceId, corpusId)).workspace_id)
+    if (await this.inFlight(workspaceId, corpusId)) throw fail('training_in_progress')
+    if ((await this.d.corpora.runs.countFiles(corpusId)) === 0) throw fail('corpus_empty')
+    if (force) await this.d.ingest?.reextract(workspaceId, corpusId)
+    const units = await this.d.corpora.runs.waiting(corpusId, { force })
     if (units.length === 0) throw fail('nothing_to_train')
     return this.begin(workspaceId, corpusId, units, { force, auto: false })
   }
 
   /** Starts a run over `units`: the run, its batches, the documents' and the base's status and the event land together. */
-  private begin(
+  private async begin(
     workspaceId: string,
     corpusId: string,
     units: Unit[],
     how: { force: boolean; auto: boolean },
-  ): Job {
+  ): Promise<Job> {
     const now = this.now()
-    const run = transaction(this.d.db, () => this.startRun(workspaceId, corpusId, { units, ...how }, now))
+    const run = await this.d.store.unit(() => this.startRun(workspaceId, corpusId, { units, ...how }, now))
     this.d.engine.warmUp()
     return run
   }
 
-  /** Enqueues the run and its batches, marks its units and the base, and tells `onboarding.started`. */
-  private startRun(
+  /**
+   * Enqueues the run and its batches, marks its units and the base, and tells `onboarding.started`,
+   * in the caller's unit. The run in flight is looked for again here, in the unit: two starts at
+   * once (two requests, or a request and an automatic run) start one run, the other is a 409.
+   */
+  private async startRun(
     workspaceId: string,
     corpusId: string,
     { units, force, auto }: { units: Unit[]; force: boolean; auto: boolean },
     now: number,
-  ): Job {
-    this.auto.resume(this.d.corpora.get(workspaceId, corpusId))
-    const run = this.d.queue.enqueue({
+  ): Promise<Job> {
+    if (await this.inFlight(workspaceId, corpusId)) throw fail('training_in_progress')
+    await this.auto.resume(await this.d.corpora.get(workspaceId, corpusId))
+    const run = await this.d.queue.add({
       workspaceId,
       subjectId: corpusId,
       kind: RUN_KIND,
@@ -142,7 +145,7 @@ export class OnboardingService {
       detail: `${units.length} section(s) to onboard${auto ? ' (new documents, started by themselves)' : ''}`,
     })
     for (const batch of batchesOf(units, this.batchSize)) {
-      this.d.queue.enqueue({
+      await this.d.queue.add({
         workspaceId,
         subjectId: corpusId,
         parentId: run.id,
@@ -154,10 +157,10 @@ export class OnboardingService {
         payload: { unit_ids: batch.map((u) => u.id), unit_versions: batch.map((u) => u.version) },
       })
     }
-    this.d.corpora.runs.take(units, now)
-    this.d.corpora.setStatus(workspaceId, corpusId, 'training', now)
+    await this.d.corpora.runs.take(units, now)
+    await this.d.corpora.setStatus(workspaceId, corpusId, 'training', now)
     const payload = { runId: run.id, corpusId }
-    this.d.events.emit(this.d.db, { type: 'onboarding.started', workspaceId, payload })
+    await this.d.events.publish({ type: 'onboarding.started', workspaceId, payload })
     return run
   }
 
@@ -166,16 +169,16 @@ export class OnboardingService {
    * An automatic run waiting to start is canceled too (answered when it is all there was), and
    * automatic onboarding pauses until documents arrive or a run starts.
    */
-  cancel(workspaceId: string, corpusId: string): Job {
-    this.d.corpora.get(workspaceId, corpusId)
-    const run = this.inFlight(workspaceId, corpusId)
-    const waiting = this.auto.cancelWaiting(workspaceId, corpusId)
+  async cancel(workspaceId: string, corpusId: string): Promise<Job> {
+    await this.d.corpora.get(workspaceId, corpusId)
+    const run = await this.inFlight(workspaceId, corpusId)
+    const waiting = await this.auto.cancelWaiting(workspaceId, corpusId)
     if (!run && !waiting) throw fail('no_training_in_progress')
-    this.auto.pause(workspaceId, corpusId)
+    await this.auto.pause(workspaceId, corpusId)
     if (!run) return waiting!
-    this.d.queue.requestCancel(run.id)
-    this.rollUp(run.id)
-    return this.d.queue.get(run.id)!
+    await this.d.queue.repo.requestCancel(run.id)
+    await this.rollUp(run.id)
+    return (await this.d.queue.repo.get(run.id))!
   }
 
   /**
@@ -183,32 +186,32 @@ export class OnboardingService {
    * or of a kind another feature made readable. Another workspace's id, a kind nobody made readable
    * (a feature's inner work) and a job whose base is gone are each a 404.
    */
-  job(workspaceId: string, id: string): { job: Job; corpusId: string } {
-    const job = this.d.queue.get(id)
+  async job(workspaceId: string, id: string): Promise<{ job: Job; corpusId: string }> {
+    const job = await this.d.queue.repo.get(id)
     if (job && job.workspaceId === workspaceId) {
       if (KINDS.includes(job.kind)) return { job, corpusId: job.subjectId ?? '' }
       const owner = this.d.readable?.find((r) => r.kinds.includes(job.kind))
-      const corpusId = owner?.corpusOf(job) ?? null
+      const corpusId = (await owner?.corpusOf(job)) ?? null
       if (corpusId !== null) return { job, corpusId }
     }
     throw notFound('Job')
   }
 
   /** A base's jobs (or those of one kind), newest first: onboarding's, and others' readable ones about it (its encoding). */
-  jobs(workspaceId: string, corpusId: string, kind?: string): Job[] {
-    this.d.corpora.get(workspaceId, corpusId)
+  async jobs(workspaceId: string, corpusId: string, kind?: string): Promise<Job[]> {
+    await this.d.corpora.get(workspaceId, corpusId)
     const kinds = [...KINDS, ...(this.d.readable ?? []).flatMap((r) => r.kinds)]
-    const all = this.d.queue.listBySubject(workspaceId, corpusId)
+    const all = await this.d.queue.repo.listBySubject(workspaceId, corpusId)
     return all.filter((j) => kinds.includes(j.kind) && (kind === undefined || j.kind === kind))
   }
 
   /** Queues an embed job for every base with passages without the configured model's vector (at start-up); returns how many. */
-  embedMissing(): number {
+  embedMissing(): Promise<number> {
     return this.embeds.missing()
   }
 
   /** Queues a deferred job for every base with sections still without their cartridge (at start-up); returns how many. */
-  buildMissing(): number {
+  buildMissing(): Promise<number> {
     return this.deferred.missing()
   }
 
@@ -217,23 +220,30 @@ export class OnboardingService {
     return jobResp(this.d.queue, job, this.now(), corpusId)
   }
 
-  private settle(batch: Job): void {
+  private async settle(batch: Job): Promise<void> {
     // The deferred build starts as the run ends (rollUp): until then the run has the compile thread.
-    if (batch.parentId) this.rollUp(batch.parentId)
+    if (batch.parentId) await this.rollUp(batch.parentId)
   }
 
   /** Ends a run once every batch has ended, and leaves the base and its documents consistent. */
-  private rollUp(runId: string): void {
-    const run = this.d.queue.get(runId)
-    if (!run || isTerminal(run.status)) return
+  private async rollUp(runId: string): Promise<void> {
+    const { repo } = this.d.queue
+    const seen = await repo.get(runId)
+    if (!seen || isTerminal(seen.status)) return
     // Counted first: every batch but the last to end stops here without reading its siblings.
-    const sums = this.d.queue.childTotals(runId)
+    const sums = await repo.childTotals(runId)
     if (sums.ended < sums.children) return
-    const children = this.d.queue.children(runId)
-    const corpusStatus = transaction(this.d.db, () => this.endRun(run, children))
+    // Read again in the unit: of two batches' hooks ending the run at once, the second finds it ended.
+    const ended = await this.d.store.unit(async () => {
+      const run = await repo.get(runId)
+      if (!run || isTerminal(run.status)) return null
+      return { run, corpusStatus: await this.endRun(run, await repo.children(runId)) }
+    })
+    if (!ended) return
+    const { run, corpusStatus } = ended
     // Answers by rag now; cartridges and built-in vectors follow (deferred job), a server's (embed job).
     if (corpusStatus === 'ready') {
-      this.deferred.later(run.workspaceId, run.subjectId!)
+      await this.deferred.later(run.workspaceId, run.subjectId!)
       this.d.engine.warmBase(run.subjectId!).catch((e) => {
         this.d.log.warn('warming a base failed', { corpus_id: run.subjectId, error: (e as Error).message })
       })
@@ -241,47 +251,37 @@ export class OnboardingService {
     }
   }
 
-  /** Records a run's end (figures, the documents' and base's status), tells it; returns the base's status. */
-  private endRun(run: Job, children: Job[]): 'ready' | 'failed' | 'new' {
+  /** Records a run's end (figures, the documents' and base's status), tells it, in the caller's unit; returns the base's status. */
+  private async endRun(run: Job, children: Job[]): Promise<'ready' | 'failed' | 'new'> {
     const now = this.now()
     const runId = run.id
     const canceled = run.cancelRequested || children.some((c) => c.status === 'canceled')
     const failed = children.filter((c) => c.status === 'failed')
-    const stats = children.reduce(
-      (a, c) => {
-        const r = (c.result ?? {}) as Partial<RunStats>
-        return {
-          units: a.units + (r.units ?? 0),
-          chars: a.chars + (r.chars ?? 0),
-          cpuMs: a.cpuMs + (r.cpuMs ?? 0),
-          failed: a.failed + (r.failed ?? 0),
-        }
-      },
-      { units: 0, chars: 0, cpuMs: 0, failed: 0 },
-    )
+    const stats = runStats(children)
     // Nothing may stay "onboarding" once no run is working on it.
-    this.d.corpora.runs.release(run.subjectId!, now)
-    const counts = this.d.corpora.runs.fileCounts(run.subjectId!)
+    await this.d.corpora.runs.release(run.subjectId!, now)
+    const counts = await this.d.corpora.runs.fileCounts(run.subjectId!)
     const corpusStatus =
       counts.ready > 0 ? 'ready' : counts.failed > 0 && counts.pending === 0 ? 'failed' : 'new'
-    this.d.corpora.setStatus(run.workspaceId, run.subjectId!, corpusStatus, now)
+    await this.d.corpora.setStatus(run.workspaceId, run.subjectId!, corpusStatus, now)
     const status = canceled ? 'canceled' : failed.length > 0 ? 'failed' : 'succeeded'
-    this.d.queue.updateAggregate(runId, {
+    await this.d.queue.repo.updateAggregate(runId, {
       status,
       unitsDone: stats.units,
       // This run's figures: the base's own failed count includes earlier runs' failures.
       detail: `${stats.units} section(s) onboarded, ${stats.failed} failed`,
       error: failed[0]?.error ?? null,
     })
-    this.d.queue.setResult(runId, stats)
-    this.auto.afterRun(run, children, status)
+    await this.d.queue.repo.setResult(runId, stats)
+    await this.auto.afterRun(run, children, status)
     const payload = { runId, corpusId: run.subjectId! }
-    const { db, events } = this.d
+    const { events } = this.d
     const workspaceId = run.workspaceId
-    if (status === 'canceled') events.emit(db, { type: 'onboarding.cancelled', workspaceId, payload })
-    else if (status === 'succeeded') events.emit(db, { type: 'onboarding.finished', workspaceId, payload })
+    if (status === 'canceled') await events.publish({ type: 'onboarding.cancelled', workspaceId, payload })
+    else if (status === 'succeeded')
+      await events.publish({ type: 'onboarding.finished', workspaceId, payload })
     else
-      events.emit(db, {
+      await events.publish({
         type: 'onboarding.failed',
         workspaceId,
         payload: { ...payload, error: failed[0]?.error ?? '' },

@@ -85,7 +85,7 @@ export class ScaleService {
     req: Static<typeof ScaleTestReq>,
     authorization: string | null,
   ): Promise<AsyncGenerator<ScaleRecord>> {
-    const corpus = this.d.economics.servable(principal.workspaceId, corpusId)
+    const corpus = await this.d.economics.servable(principal.workspaceId, corpusId)
     const ws = principal.workspaceId
     const started = this.timer.now()
     const since = this.running.get(ws)
@@ -181,7 +181,7 @@ export class ScaleService {
 
   /** Keeps a finished scale run. */
   async saveRun(principal: Principal, corpusId: string, req: Static<typeof ScaleRunSaveReq>) {
-    this.d.corpora.get(principal.workspaceId, corpusId)
+    await this.d.corpora.get(principal.workspaceId, corpusId)
     const row: ScaleRunRow = {
       id: newId(this.d.random, 'scr'),
       workspaceId: principal.workspaceId,
@@ -203,7 +203,7 @@ export class ScaleService {
     corpusId: string,
     page: { limit: number; after: readonly (string | number)[] | null } | null,
   ): Promise<ListResult<ReturnType<typeof scaleRunResp>>> {
-    this.d.corpora.get(principal.workspaceId, corpusId)
+    await this.d.corpora.get(principal.workspaceId, corpusId)
     const total = await this.repo.countRuns(corpusId)
     const rows = await this.repo.list(corpusId, page?.after ?? null, page?.limit ?? null)
     if (!page) return { items: rows.map(scaleRunResp), total, nextCursor: null }

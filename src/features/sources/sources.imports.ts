@@ -28,7 +28,7 @@ export class Imports {
     corpusId: string,
     input: Omit<SourceInput, 'interval_minutes'>,
   ): Promise<ImportState> {
-    this.d.corpora.get(workspaceId, corpusId)
+    await this.d.corpora.get(workspaceId, corpusId)
     const fields = await this.sources.checked(workspaceId, { ...input, interval_minutes: null })
     const latest = await this.latest(corpusId)
     if (latest && (await this.sources.currentRun(latest))?.status === 'running') {
@@ -48,7 +48,7 @@ export class Imports {
 
   /** The base's latest import and its run, or `none`. */
   async status(workspaceId: string, corpusId: string): Promise<ImportState> {
-    this.d.corpora.get(workspaceId, corpusId)
+    await this.d.corpora.get(workspaceId, corpusId)
     const row = await this.latest(corpusId)
     if (!row) return { state: 'none' }
     const runId = row.currentRunId ?? row.lastRunId

@@ -69,7 +69,7 @@ export class SourcesService {
     input: SourceInput,
     actor?: Actor,
   ): Promise<SourceView> {
-    this.d.corpora.get(workspaceId, corpusId)
+    await this.d.corpora.get(workspaceId, corpusId)
     const fields = await this.checked(workspaceId, input)
     const now = this.now()
     const row = newSourceRow(newId(this.d.random, 'src'), workspaceId, corpusId, 'sync', fields, now)
@@ -82,7 +82,7 @@ export class SourcesService {
   }
 
   async list(workspaceId: string, corpusId: string): Promise<SourceView[]> {
-    this.d.corpora.get(workspaceId, corpusId)
+    await this.d.corpora.get(workspaceId, corpusId)
     return Promise.all((await this.d.repo.sources(corpusId, 'sync')).map((r) => this.view(r)))
   }
 
@@ -140,7 +140,7 @@ export class SourcesService {
           error: 'The source was deleted.',
         })
       }
-      removed = this.d.corpora.detach(workspaceId, corpusId, docs, { actor: o.actor, via: 'api' })
+      removed = await this.d.corpora.detach(workspaceId, corpusId, docs, { actor: o.actor, via: 'api' })
       await this.d.repo.deleteSource(row.id)
       await tellSourceChange(this.d, 'source.deleted', row, o.actor, { deleted_documents: docs.length })
     })
@@ -227,7 +227,7 @@ export class SourcesService {
     id: string,
     mode: 'sync' | 'import' = 'sync',
   ): Promise<SourceRow> {
-    this.d.corpora.get(workspaceId, corpusId)
+    await this.d.corpora.get(workspaceId, corpusId)
     const row = await this.d.repo.source(workspaceId, corpusId, id)
     if (!row || row.mode !== mode) throw notFound('Source')
     return row
@@ -252,11 +252,13 @@ export class SourcesService {
   /** The parent documents a source brought that it still manages. */
   private async documentsOf(row: SourceRow): Promise<DocumentRow[]> {
     const managedBy = `source:${row.id}`
-    return (await this.d.repo.items(row.id))
-      .flatMap((i) => (i.documentId ? [this.d.corpora.document(row.corpusId, i.documentId)] : []))
-      .filter(
-        (doc): doc is DocumentRow => doc !== null && doc.parent_id === null && doc.managed_by === managedBy,
-      )
+    const items = await this.d.repo.items(row.id)
+    const docs = await Promise.all(
+      items.flatMap((i) => (i.documentId ? [this.d.corpora.document(row.corpusId, i.documentId)] : [])),
+    )
+    return docs.filter(
+      (doc): doc is DocumentRow => doc !== null && doc.parent_id === null && doc.managed_by === managedBy,
+    )
   }
 
   private now(): number {

@@ -11,7 +11,7 @@ export interface StorageRouteDeps {
   uploadCredentials: Pick<UploadCredentialsService, 'issue'>
   setup: () => S3Setup
   /** Whether the workspace has this base; another workspace's base is answered as missing. */
-  corporaExists: (workspaceId: string, corpusId: string) => boolean
+  corporaExists: (workspaceId: string, corpusId: string) => Promise<boolean>
 }
 
 /** `POST /v1/corpora/{id}/upload-credentials` and `GET /v1/sources/s3/setup` (spec, Sources). */
@@ -32,7 +32,8 @@ export function storageRoutes(deps: StorageRouteDeps): RouteDef[] {
       // so a key runs the request once and a reuse is refused (409 `idempotency_key_reused`).
       idempotent: 'once',
       handler: async ({ principal, params }) => {
-        if (!deps.corporaExists(principal.workspaceId, params.corpus_id)) throw notFound('Document base')
+        if (!(await deps.corporaExists(principal.workspaceId, params.corpus_id)))
+          throw notFound('Document base')
         const c = await deps.uploadCredentials.issue(principal.workspaceId, params.corpus_id)
         return {
           access_key_id: c.accessKeyId,

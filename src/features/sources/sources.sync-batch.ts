@@ -122,7 +122,7 @@ export class SyncBatch {
       stored.flatMap((s) => (s.ok ? [s.item.then((item) => ({ ...s, item }))] : [])),
     )
     const failures = stored.filter((s) => !s.ok)
-    const deletions = this.deletable([...this.gone, ...this.moved])
+    const deletions = await this.deletable([...this.gone, ...this.moved])
     let refused = 0
     const unchanged = this.unchanged
     const gone = this.gone
@@ -169,16 +169,18 @@ export class SyncBatch {
   /** Whether the document a file became is still there and still this source's. */
   private documentHeld(item: ItemRow): boolean {
     if (!item.documentId) return false
-    const doc = this.d.corpora.document(this.source.corpusId, item.documentId)
+    const doc = this.d.corpora.documentSync(this.source.corpusId, item.documentId)
     return doc !== null && (this.managedBy === null || doc.managed_by === this.managedBy)
   }
 
   /** The documents of gone files that this source still manages (an import never deletes). */
-  private deletable(items: ItemRow[]): DocumentRow[] {
+  private async deletable(items: ItemRow[]): Promise<DocumentRow[]> {
     if (this.managedBy === null) return []
     const rows: DocumentRow[] = []
     for (const item of items) {
-      const doc = item.documentId ? this.d.corpora.document(this.source.corpusId, item.documentId) : null
+      const doc = item.documentId
+        ? await this.d.corpora.document(this.source.corpusId, item.documentId)
+        : null
       if (doc && doc.parent_id === null && doc.managed_by === this.managedBy) rows.push(doc)
     }
     return rows

@@ -207,7 +207,7 @@ function storageApp(env: Record<string, string> = {}): TestApp {
   const extraRoutes = storageRoutes({
     uploadCredentials: { issue: (ws, id) => new UploadCredentialsService(storage()).issue(ws, id) },
     setup: () => s3Setup(storage()),
-    corporaExists: (ws, id) =>
+    corporaExists: async (ws, id) =>
       app!.db.$client.query('SELECT 1 FROM corpora WHERE workspace_id = ? AND id = ?').get(ws, id) !== null,
   })
   app = testApp({

@@ -1,0 +1,45 @@
+import { getTableColumns, type Table } from 'drizzle-orm'
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
+import type { Store } from '../../platform/db/store'
+import { corpora, documents } from './corpora.tables'
+
+/**
+ * A table's row under its SQL column names (`n_documents`, `created_at`), the shape corpora's rows
+ * have always had for their callers: each column's type is the one drizzle infers from the
+ * declaration (`$inferSelect`), keyed by the column's name.
+ */
+export type BySqlName<T extends Table> = {
+  [K in keyof T['$inferSelect'] &
+    keyof T['_']['columns'] as T['_']['columns'][K]['_']['name']]: T['$inferSelect'][K]
+}
+
+/** A base row with its document counters (kept by triggers on both engines; see corpora.tables.ts). */
+export type CorpusRow = BySqlName<typeof corpora>
+
+/** A document or section row. */
+export type DocumentRow = BySqlName<typeof documents>
+
+/**
+ * The selection that reads a table's rows under their SQL names: each column keyed by its name,
+ * so drizzle returns `BySqlName` rows on either engine (the table is the store's: a twin on PostgreSQL).
+ */
+export function bySqlName(table: SQLiteTable): Record<string, SQLiteColumn> {
+  return Object.fromEntries(Object.values(getTableColumns(table)).map((c) => [c.name, c as SQLiteColumn]))
+}
+
+/** The store's two tables of corpora, and their selections by SQL name. */
+export function corporaTables(store: Store) {
+  const c = store.table(corpora)
+  const d = store.table(documents)
+  return { c, d, corpusCols: bySqlName(c), documentCols: bySqlName(d) }
+}
+
+/** Ids a statement names at most (`IN (...)`): far under both engines' limits on parameters. */
+export const IDS_A_STATEMENT = 500
+
+/** `ids` in chunks of IDS_A_STATEMENT. */
+export function chunks<T>(ids: readonly T[]): T[][] {
+  const out: T[][] = []
+  for (let at = 0; at < ids.length; at += IDS_A_STATEMENT) out.push(ids.slice(at, at + IDS_A_STATEMENT))
+  return out
+}
