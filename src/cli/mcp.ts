@@ -82,7 +82,7 @@ export async function mcpCommand(args: string[], env: Record<string, string | un
     }
     const rt = openRuntime(config)
     const workspace = await pickWorkspace(
-      new WorkspacesService(sqliteStore(rt.db), rt.db, rt.clock, rt.random),
+      new WorkspacesService(sqliteStore(rt.db), rt.clock, rt.random),
       parsed.workspace,
       dataDir,
     )

@@ -75,12 +75,8 @@ async function set(workspaceId: string, planId: string, env: CliEnv, io: CliIo):
   try {
     const events = new Outbox(rt.db, rt.clock, rt.random)
     const store = sqliteStore(rt.db)
-    const workspaces = new WorkspacesService(store, rt.db, rt.clock, rt.random)
-    const service = new PlansService(
-      { store, db: rt.db, events, workspaces },
-      plans,
-      config.accounts.default_plan,
-    )
+    const workspaces = new WorkspacesService(store, rt.clock, rt.random)
+    const service = new PlansService({ store, events, workspaces }, plans, config.accounts.default_plan)
     const r = await service.setPlan(workspaceId, planId, { type: 'system', id: null })
     if ('refused' in r) {
       io.err(

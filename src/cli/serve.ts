@@ -9,7 +9,7 @@ import { openRuntime } from './runtime'
 
 /** True while the install has no workspace at all. */
 async function firstStart(rt: Pick<AppDeps, 'db' | 'clock' | 'random'>): Promise<boolean> {
-  return !(await new WorkspacesService(sqliteStore(rt.db), rt.db, rt.clock, rt.random).any())
+  return !(await new WorkspacesService(sqliteStore(rt.db), rt.clock, rt.random).any())
 }
 
 /** One line of what the operator should know at start-up, at the level it deserves. */

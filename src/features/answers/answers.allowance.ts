@@ -31,7 +31,7 @@ export type Counted = 'take' | 'taken' | 'exempt'
 export const LOAD_PASS_HEADER = 'x-engram-load-pass'
 
 /** The plans service's question allowance, as the answers feature takes it. */
-export type QueryAllowance = Pick<PlansService, 'takeQuerySync' | 'releaseQuerySync'>
+export type QueryAllowance = Pick<PlansService, 'takeQuery' | 'releaseQuery'>
 
 /** Takes questions from the workspace's month before they are answered, and knows the load pass. */
 export class Allowance {
@@ -47,12 +47,13 @@ export class Allowance {
    * `take`; answers the release to call when the question is not answered (idempotent; a no-op
    * for a question this call did not take).
    */
-  take(workspaceId: string, counted: Counted): () => void {
-    if (counted !== 'take') return () => {}
-    let ticket: QueryTicket | null = this.d.plans.takeQuerySync(workspaceId, this.d.clock.now().getTime())
-    return () => {
-      if (ticket) this.d.plans.releaseQuerySync(ticket)
+  async take(workspaceId: string, counted: Counted): Promise<() => Promise<void>> {
+    if (counted !== 'take') return async () => {}
+    let ticket: QueryTicket | null = await this.d.plans.takeQuery(workspaceId, this.d.clock.now().getTime())
+    return async () => {
+      const taken = ticket
       ticket = null
+      if (taken) await this.d.plans.releaseQuery(taken)
     }
   }
 

@@ -47,7 +47,7 @@ export function plansFeature(
   d: { config: Pick<Config, 'billing' | 'accounts'>; workspaces: WorkspacesService },
 ): Feature<PlansService> {
   const service = new PlansService(
-    { store: p.store, db: p.db, events: p.events, workspaces: d.workspaces },
+    { store: p.store, events: p.events, workspaces: d.workspaces },
     plansInForce(d.config),
     d.config.accounts.default_plan,
   )

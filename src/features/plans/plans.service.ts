@@ -1,10 +1,8 @@
 import type { Actor } from '../../platform/auth/principal'
-import type { Db } from '../../platform/db/db'
 import type { Store } from '../../platform/db/store'
 import { fail } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import type { WorkspaceRow, WorkspacesService } from '../workspaces/workspaces.service'
-import { PlansSyncCounter } from './plans.counter-sync'
 import { PlansRepo } from './plans.repo'
 import type { CapName, Caps, PlanDef } from './plans.schemas'
 
@@ -27,8 +25,6 @@ export type SetPlanRefusal = 'unknown_plan' | 'unknown_workspace'
 export interface PlansDeps {
   /** The query counter and plan changes are units on it. */
   store: Store
-  /** The synchronous twins' connection (SQLite only), until their callers move (issue 39). */
-  db: Db
   /** A plan change is told as `plan.changed` (the audit log subscribes). */
   events: Outbox
   workspaces: WorkspacesService
@@ -41,7 +37,6 @@ export interface PlansDeps {
 export class PlansService {
   private readonly byId: Map<string, PlanDef>
   private readonly repo: PlansRepo
-  private counterSync: PlansSyncCounter | null = null
 
   constructor(
     private readonly d: PlansDeps,
@@ -103,24 +98,9 @@ export class PlansService {
     throw queriesRefusal(limit, Math.max(await this.repo.taken(workspaceId, month), limit ?? 0), month)
   }
 
-  // Synchronous twin for answers/answers.allowance.ts, until answers moves to the store (issue 39).
-  takeQuerySync(workspaceId: string, atMs: number): QueryTicket {
-    const month = monthOf(atMs)
-    const limit = this.planOfRow(this.d.workspaces.getSync(workspaceId))?.caps.queries_per_month ?? null
-    if ((limit === null || limit > 0) && this.syncCounter.take(workspaceId, month, limit))
-      return { workspaceId, month }
-    // Refused: bun:sqlite is synchronous, so nothing was released between the take and this read.
-    throw queriesRefusal(limit, Math.max(this.syncCounter.taken(workspaceId, month), limit ?? 0), month)
-  }
-
   /** Gives back a question taken by `takeQuery` that was not answered (refused or failed). */
   async releaseQuery(ticket: QueryTicket): Promise<void> {
     await this.repo.release(ticket.workspaceId, ticket.month)
-  }
-
-  // Synchronous twin for answers/answers.allowance.ts, until answers moves to the store (issue 39).
-  releaseQuerySync(ticket: QueryTicket): void {
-    this.syncCounter.release(ticket.workspaceId, ticket.month)
   }
 
   /** Questions the workspace has taken in the calendar month (UTC) of `atMs`: what the cap counts. */
@@ -155,12 +135,6 @@ export class PlansService {
       })
       return { from: ws.plan }
     })
-  }
-
-  /** The twins' counter, made on first use (only SQLite has one). */
-  private get syncCounter(): PlansSyncCounter {
-    this.counterSync ??= new PlansSyncCounter(this.d.db)
-    return this.counterSync
   }
 
   private planOfRow(ws: Pick<WorkspaceRow, 'plan'> | undefined): PlanDef | undefined {

@@ -8,20 +8,14 @@ export type WorkspaceRow = typeof workspaces.$inferSelect
 
 /** SQL of the workspaces feature, on either engine (docs/data-layer.md). */
 export class WorkspacesRepo {
-  /** Every question reads its workspace's plan through this: built once per handle. */
+  /** Every authenticated request reads its workspace through this (a memo's miss): built once per handle. */
   private readonly byId: Prepared<WorkspaceRow[]>
-  /** The status read of every authenticated request (a key's or a session's workspace). */
-  private readonly statusOf: Prepared<Pick<WorkspaceRow, 'status'>[]>
 
   constructor(private readonly store: Store) {
     const id = sql.placeholder('id')
     this.byId = new Prepared(store, (db) => {
       const w = store.table(workspaces)
       return db.select().from(w).where(eq(w.id, id)).limit(1).prepare()
-    })
-    this.statusOf = new Prepared(store, (db) => {
-      const w = store.table(workspaces)
-      return db.select({ status: w.status }).from(w).where(eq(w.id, id)).limit(1).prepare()
     })
   }
 
@@ -33,11 +27,6 @@ export class WorkspacesRepo {
   /** One workspace by id, or undefined. */
   async find(id: string): Promise<WorkspaceRow | undefined> {
     return (await this.byId.execute({ id }))[0]
-  }
-
-  /** A workspace's status, or undefined when there is none. */
-  async status(id: string): Promise<WorkspaceRow['status'] | undefined> {
-    return (await this.statusOf.execute({ id }))[0]?.status
   }
 
   /** Renames a workspace. */

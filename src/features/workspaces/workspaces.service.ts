@@ -1,37 +1,28 @@
 import type { Clock } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
-import type { Db } from '../../platform/db/db'
 import type { Store } from '../../platform/db/store'
 import { StoreMemo } from '../../platform/db/store-memo'
 import { type WorkspaceRow, WorkspacesRepo } from './workspaces.repo'
-import { WorkspacesTwins } from './workspaces.twins'
 
 export type { WorkspaceRow }
 
 /** Workspaces (tenants): creation at sign-up, lookup, rename, plan. */
 export class WorkspacesService {
   private readonly repo: WorkspacesRepo
-  /** Statuses by workspace id, reused only until the next commit to the database (any process's). */
-  private readonly statuses: StoreMemo<WorkspaceRow['status']>
-  private twinsBuilt: WorkspacesTwins | null = null
+  /**
+   * Rows by workspace id, reused only until the next commit to the database (any process's): every
+   * authenticated request reads its workspace's status, and every question its plan.
+   */
+  private readonly rows: StoreMemo<WorkspaceRow>
 
   constructor(
     store: Store,
-    /** The SQLite connection of the synchronous twins below, until their callers move (issue 39). */
-    private readonly db: Db | null,
     private readonly clock: Clock,
     private readonly random: Random,
   ) {
     const repo = new WorkspacesRepo(store)
     this.repo = repo
-    this.statuses = new StoreMemo(store, (id) => repo.status(id))
-  }
-
-  /** The twins' SQL, built when first used (a store on PostgreSQL has no SQLite connection). */
-  private get twins(): WorkspacesTwins {
-    if (!this.db) throw new Error('The synchronous twins of workspaces need the SQLite connection.')
-    this.twinsBuilt ??= new WorkspacesTwins(this.db)
-    return this.twinsBuilt
+    this.rows = new StoreMemo(store, (id) => repo.find(id))
   }
 
   /** Creates an active workspace on `plan`; call inside the sign-up's unit. */
@@ -49,23 +40,17 @@ export class WorkspacesService {
     return row
   }
 
-  /** The workspace, or undefined. */
-  get(id: string): Promise<WorkspaceRow | undefined> {
-    return this.repo.find(id)
-  }
-
-  // Synchronous twin for plans.service.ts, until plans moves to the store (issue 39).
-  getSync(id: string): WorkspaceRow | undefined {
-    return this.twins.find(id)
-  }
-
   /**
-   * The workspace's status (`active` or `suspended`), or undefined when there is none: read by every
-   * authenticated request (keys and sessions), so it is kept until the next commit, as they keep
-   * theirs; inside a unit the memo reads the table, so the unit's own writes are seen.
+   * The workspace, or undefined; kept until the next commit, and read from the table inside a unit
+   * (so a unit sees its own writes). The row is shared: never change it.
    */
-  status(id: string): Promise<WorkspaceRow['status'] | undefined> {
-    return this.statuses.get(id)
+  get(id: string): Promise<WorkspaceRow | undefined> {
+    return this.rows.get(id)
+  }
+
+  /** The workspace's status (`active` or `suspended`), or undefined when there is none. */
+  async status(id: string): Promise<WorkspaceRow['status'] | undefined> {
+    return (await this.rows.get(id))?.status
   }
 
   /** Every workspace's id and name, oldest first (`engram mcp` picks the one to serve). */

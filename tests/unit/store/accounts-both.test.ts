@@ -55,7 +55,7 @@ function accountsOn(store: Store, seed = 1): Accounts {
   })
   const sso = new SsoGate()
   const repo = new AccountsRepo(store)
-  const ws = new WorkspacesService(store, null, clock, random)
+  const ws = new WorkspacesService(store, clock, random)
   const service = new AccountsService({
     store,
     repo,

@@ -52,7 +52,7 @@ function keysOn(store: Store, seed = 1): KeysService {
     },
   }
   const corpora = { exists: async () => true }
-  const ws = new WorkspacesService(store, null, clock, random)
+  const ws = new WorkspacesService(store, clock, random)
   return new KeysService(store, clock, random, events, corpora, plans, ws)
 }
 

@@ -36,11 +36,7 @@ function workspacesOf(store: Store): WorkspacesService {
 
 function service(store: Store): PlansService {
   const events = new Outbox(store.db, new ManualClock(), seededRandom(1), store)
-  return new PlansService(
-    { store, db: store.db, events, workspaces: workspacesOf(store) },
-    DEFAULT_PLANS,
-    'free',
-  )
+  return new PlansService({ store, events, workspaces: workspacesOf(store) }, DEFAULT_PLANS, 'free')
 }
 
 for (const engine of await engines()) {

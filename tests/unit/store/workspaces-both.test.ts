@@ -20,7 +20,7 @@ afterEach(async () => {
 const T0 = 1_764_400_000_123 // ms: past what a 32-bit integer holds
 
 function service(store: Store, clock = new ManualClock(new Date(T0))): WorkspacesService {
-  return new WorkspacesService(store, null, clock, seededRandom(3))
+  return new WorkspacesService(store, clock, seededRandom(3))
 }
 
 for (const engine of await engines()) {
