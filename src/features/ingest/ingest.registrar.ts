@@ -1,7 +1,7 @@
 import { newId } from '../../platform/crypto/random'
 import { notFound } from '../../platform/errors/errors'
 import { parseRange } from '../../platform/storage/ranges'
-import type { DeletedBy, DocumentRow } from '../corpora/corpora.service'
+import type { DocumentRow } from '../corpora/corpora.service'
 import { capped as capsApply, ensureRoomFor, holdCaps, holdings, isCapRefusal, noLarger } from './ingest.caps'
 import { IngestRepo, type RunError } from './ingest.repo'
 import type { ExtractPayload, Incoming, IngestDeps, Registered } from './ingest.types'
@@ -9,34 +9,9 @@ import { UploadsRepo } from './ingest.uploads.repo'
 import { enqueueExtraction } from './lib/extract-enqueue'
 import { blobKey } from './lib/keys'
 import { PendingParents } from './lib/pending-parents'
+import { countsOf, type RegisterBatch } from './lib/register-batch'
 
-/** A batch of stored files to register, and documents to delete with it. */
-export interface RegisterBatch {
-  source: 'upload' | 'push' | 'import'
-  items: Incoming[]
-  fresh: string[]
-  /** Who keeps the documents in step: `push`, a source (`source:<id>`), or null (by hand). */
-  managedBy?: string | null
-  deletions?: { rows: DocumentRow[]; by: DeletedBy }
-  /**
-   * Adds to an open run (a source's sync) instead of opening one: with the files it saw unchanged
-   * and those it could not take, and `within`, called in the same unit with each item's document
-   * id, in order (the sync records what its files became, atomically with them; null for a file a
-   * plan's cap left out).
-   */
-  into?: {
-    runId: string
-    unchanged: number
-    failures: RunError[]
-    within?: (documentIds: (string | null)[]) => void | Promise<void>
-    /**
-     * A source's sync: files that would take the workspace past its plan's `documents` or
-     * `storage_bytes` cap are left out and listed as the run's errors (`plan_limit_reached`), the
-     * others registered; without it a batch past a cap is refused whole (403, nothing written).
-     */
-    partial?: boolean
-  }
-}
+export type { RegisterBatch } from './lib/register-batch'
 
 /** What the registrar works with. */
 export type RegistrarDeps = Pick<
@@ -134,7 +109,8 @@ export class Registrar {
       let noneLarger = true
       // A source's sync takes the files that fit, each in a savepoint; the rest are its run's errors.
       const fits = capped && !!batch.into?.partial
-      const pend = new PendingParents(corpora, fits)
+      const held = await corpora.rawKeysBySha(corpusId, [...new Set(items.map((i) => i.sha256))])
+      const pend = new PendingParents(corpora, fits, held)
       for (const item of items) {
         await pend.before(item.path)
         const existing = await corpora.documentByPath(corpusId, item.path)
@@ -155,6 +131,8 @@ export class Registrar {
         }
       }
       await pend.flush()
+      // The pushed uploads of every content the batch took are adopted: forgotten in one statement.
+      await this.uploads.deleteUploadsByKeys([...new Set(jobs.map((j) => j.raw_key))])
       if (batch.deletions)
         removed = await corpora.detach(workspaceId, corpusId, deletions, batch.deletions.by)
       // The whole batch or nothing: what it adds in all, against what the workspace held before it.
@@ -235,14 +213,14 @@ export class Registrar {
     if (existing && existing.sha256 === item.sha256)
       return { id: existing.id, result: 'unchanged', stale: [], job: null }
     // Identical content already in the base (or new in this batch) is shared rather than stored twice.
-    const rawKey =
-      (await corpora.rawKeyBySha(corpusId, item.sha256)) ?? pend.rawKeyOf(item.sha256) ?? item.rawKey
+    const rawKey = pend.rawKeyOf(item.sha256) ?? item.rawKey
     const fields = { ...item, rawKey, source: batch.source, managedBy: batch.managedBy ?? null, now }
     let id: string
     let stale: DocumentRow[] = []
     if (existing) {
       stale = [existing, ...(await corpora.sections(existing.id))]
       await corpora.replaceContent(existing.id, fields)
+      pend.holds(item.sha256, rawKey)
       id = existing.id
       await this.told('document.updated', workspaceId, corpusId, id)
     } else {
@@ -250,7 +228,6 @@ export class Registrar {
       await pend.add({ ...fields, id, workspaceId, corpusId, path: item.path })
       await this.told('document.created', workspaceId, corpusId, id)
     }
-    await this.uploads.deleteUploadsByKey(rawKey)
     const job = { corpus_id: corpusId, document_id: id, raw_key: rawKey, run_id: runId, path: item.path }
     return { id, result: existing ? 'updated' : 'created', stale, job }
   }
@@ -279,21 +256,5 @@ export class Registrar {
     if (await this.uploads.uploadHolds(key, this.now())) return false
     await this.deps.objects.delete(key)
     return true
-  }
-}
-
-/** A batch's counters for its run. */
-function countsOf(
-  results: Registered['results'],
-  removed: DocumentRow[],
-  pending: number,
-  unchanged: number,
-) {
-  return {
-    created: results.filter((r) => r === 'created').length,
-    updated: results.filter((r) => r === 'updated').length,
-    unchanged: results.filter((r) => r === 'unchanged').length + unchanged,
-    deleted: removed.filter((r) => r.parent_id === null).length,
-    pending,
   }
 }

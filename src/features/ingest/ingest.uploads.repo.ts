@@ -2,6 +2,9 @@ import { and, desc, eq, gt, inArray, lte } from 'drizzle-orm'
 import type { Store } from '../../platform/db/store'
 import { ingestUploads } from './ingest.tables'
 
+/** Keys one delete names: well under either engine's parameter limit. */
+const KEYS_A_STATEMENT = 500
+
 /** A push upload waiting for its commit. */
 export type UploadRow = typeof ingestUploads.$inferSelect
 
@@ -62,9 +65,13 @@ export class UploadsRepo {
     return out
   }
 
-  /** Forgets every upload of a base for one object key (a commit adopted the object); in its unit. */
-  async deleteUploadsByKey(key: string): Promise<void> {
-    await this.store.db.delete(this.t).where(eq(this.t.objectKey, key))
+  /** Forgets every upload for these object keys (a registration adopted the objects); in its unit. */
+  async deleteUploadsByKeys(keys: string[]): Promise<void> {
+    for (let at = 0; at < keys.length; at += KEYS_A_STATEMENT) {
+      await this.store.db
+        .delete(this.t)
+        .where(inArray(this.t.objectKey, keys.slice(at, at + KEYS_A_STATEMENT)))
+    }
   }
 
   /** Whether a live upload still holds an object. */

@@ -24,9 +24,9 @@ afterEach(async () => {
 
 const T0 = 1_764_400_000_123 // ms: past what a 32-bit integer holds
 
-function rig(store: Store) {
+function rig(store: Store, seed = 7) {
   const clock = new ManualClock(new Date(T0))
-  const random = seededRandom(7)
+  const random = seededRandom(seed)
   const outbox = new Outbox(store.db, clock, random, store)
   const queue = new JobQueue(store.db, clock, random, store)
   return { outbox, queue, runs: new IngestRepo(store, outbox), uploads: new UploadsRepo(store) }
@@ -72,7 +72,8 @@ for (const engine of await engines()) {
      * SQLite the same store (one process has one writing connection; its units take turns).
      */
     async function second(o: OpenStore) {
-      return rig(engine.name === 'postgres' ? (await o.another()).store : o.store)
+      // Its own randomness, as another process has: ids it makes never collide with the first's.
+      return rig(engine.name === 'postgres' ? (await o.another()).store : o.store, 8)
     }
 
     test('runs read back as written, newest first by keyset; a finished one is told as sync.finished', async () => {
@@ -259,7 +260,7 @@ for (const engine of await engines()) {
       expect(live.has('sha_c')).toBe(false)
       expect(await uploads.uploadHolds('k/4', T0 + 5)).toBe(true)
       expect(await uploads.uploadHolds('k/4', T0 + 10)).toBe(false)
-      await store.unit(() => uploads.deleteUploadsByKey('k/2'))
+      await store.unit(() => uploads.deleteUploadsByKeys(['k/2', 'k/9']))
       expect((await uploads.uploadsByShas('crp_1', ['sha_a'], T0)).get('sha_a')?.map((u) => u.id)).toEqual([
         'upl_3',
         'upl_1',

@@ -14,6 +14,8 @@ export class PendingParents {
   constructor(
     private readonly corpora: Pick<CorporaService, 'insertParents'>,
     private readonly eager: boolean,
+    /** The raw key of each content of the batch the base held before it (read once, in the unit). */
+    private readonly held: ReadonlyMap<string, string> = new Map(),
   ) {}
 
   /** Before a file of the batch is looked up by path: one seen already in the batch is inserted first. */
@@ -22,14 +24,22 @@ export class PendingParents {
     this.paths.add(path)
   }
 
-  /** The raw key of identical content new in this batch, to share as content already stored is. */
+  /**
+   * The raw key of identical content the base holds (before the batch, or given by it to a document
+   * it added or replaced), to share rather than store twice; undefined when none does.
+   */
   rawKeyOf(sha256: string): string | undefined {
-    return this.shas.get(sha256)
+    return this.held.get(sha256) ?? this.shas.get(sha256)
+  }
+
+  /** Notes that a document of the batch now holds `rawKey` for its content (a replacement). */
+  holds(sha256: string, rawKey: string): void {
+    if (!this.shas.has(sha256)) this.shas.set(sha256, rawKey)
   }
 
   async add(row: NewParent): Promise<void> {
     this.parents.push(row)
-    this.shas.set(row.sha256, row.rawKey)
+    this.holds(row.sha256, row.rawKey)
     if (this.eager) await this.flush()
   }
 
