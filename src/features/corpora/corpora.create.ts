@@ -4,6 +4,7 @@ import type { Store } from '../../platform/db/store'
 import { fail } from '../../platform/errors/errors'
 import type { PlansService } from '../plans/plans.service'
 import type { CorporaRepo, CorpusRow } from './corpora.repo'
+import { holdInUnit } from './corpora.rows'
 
 /** What creating a base needs: the service's store, clock, randomness, plans and repo. */
 export interface CreateBaseDeps {
@@ -16,9 +17,9 @@ export interface CreateBaseDeps {
 
 /**
  * Creates an empty base under the plan's `bases` cap: counted, checked and inserted in one unit,
- * so a refused one writes nothing. On SQLite units take turns on the one writer, so concurrent
- * creations cannot pass the cap; on PostgreSQL two units can both count before either inserts (an
- * open point of issue 39: a row lock on the workspace, as for members' seat cap).
+ * so a refused one writes nothing, and held (`holdInUnit`) so two creations at once cannot both
+ * pass the cap: on SQLite units take turns on the one writer, on PostgreSQL an advisory lock on the
+ * workspace's bases orders them.
  */
 export async function createBase(
   d: CreateBaseDeps,
@@ -35,6 +36,7 @@ export async function createBase(
   const id = newId(d.random, 'cor')
   const now = d.clock.now().getTime()
   return d.store.unit(async () => {
+    await holdInUnit(d.store, `bases:${workspaceId}`)
     await d.plans?.ensureRoom(workspaceId, 'bases', await d.repo.countAll(workspaceId))
     await d.repo.insert({ id, workspaceId, name: trimmed, autoOnboard: opts.autoOnboard ?? true, now })
     return (await d.repo.get(workspaceId, id))!

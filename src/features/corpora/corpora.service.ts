@@ -22,6 +22,7 @@ import { listBases, listDocuments, manifestCsv, usageOf } from './corpora.listin
 import type { PageRange } from './corpora.pages'
 import { type PassagePlace, type PassageSpan, PlacesRepo } from './corpora.places.repo'
 import { CorporaRepo, type CorpusRow, type DocumentRow } from './corpora.repo'
+import { holdInUnit } from './corpora.rows'
 import { DocumentRuns } from './corpora.runs'
 import { type CorpusChange, changeBits, settingsChanged } from './corpora.settings'
 import { CorporaSync } from './corpora.sync'
@@ -261,6 +262,11 @@ export class CorporaService {
   /** Records whether the base's cartridges are built (onboarding's deferred job). */
   setCartStatus(ws: string, corpusId: string, cartStatus: CorpusRow['cart_status'], at: number) {
     return this.set(ws, corpusId, { cartStatus }, at)
+  }
+
+  /** Makes the calling unit the only one starting or ending a run of this base until it ends (corpora.rows.ts). */
+  holdRuns(corpusId: string): Promise<void> {
+    return holdInUnit(this.deps.store, `runs:${corpusId}`)
   }
 
   /** The workspace a base belongs to, or null (start-up work only: no tenant check). */

@@ -124,8 +124,9 @@ export class OnboardingService {
 
   /**
    * Enqueues the run and its batches, marks its units and the base, and tells `onboarding.started`,
-   * in the caller's unit. The run in flight is looked for again here, in the unit: two starts at
-   * once (two requests, or a request and an automatic run) start one run, the other is a 409.
+   * in the caller's unit. The run in flight is looked for again here, in the unit and holding the
+   * base's runs (`holdRuns`): two starts at once (two requests, or a request and an automatic run)
+   * start one run, the other is a 409.
    */
   private async startRun(
     workspaceId: string,
@@ -133,6 +134,7 @@ export class OnboardingService {
     { units, force, auto }: { units: Unit[]; force: boolean; auto: boolean },
     now: number,
   ): Promise<Job> {
+    await this.d.corpora.holdRuns(corpusId)
     if (await this.inFlight(workspaceId, corpusId)) throw fail('training_in_progress')
     await this.auto.resume(await this.d.corpora.get(workspaceId, corpusId))
     const run = await this.d.queue.add({
@@ -235,6 +237,7 @@ export class OnboardingService {
     if (sums.ended < sums.children) return
     // Read again in the unit: of two batches' hooks ending the run at once, the second finds it ended.
     const ended = await this.d.store.unit(async () => {
+      if (seen.subjectId) await this.d.corpora.holdRuns(seen.subjectId)
       const run = await repo.get(runId)
       if (!run || isTerminal(run.status)) return null
       return { run, corpusStatus: await this.endRun(run, await repo.children(runId)) }
