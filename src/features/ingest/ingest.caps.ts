@@ -2,17 +2,12 @@
 // upsert, a source's sync or import): all of them register through the Registrar, which asks here
 // inside its writing unit, after `holdCaps`.
 
-import { type SQL, sql } from 'drizzle-orm'
+import { holdInUnit } from '../../platform/db/hold'
 import type { Store } from '../../platform/db/store'
 import { ApiError } from '../../platform/errors/errors'
 import type { CorporaService, DocumentRow } from '../corpora/corpora.service'
 import type { PlansService } from '../plans/plans.service'
 import type { Incoming } from './ingest.types'
-
-/** A drizzle PostgreSQL handle's raw statement (the store's `db` is typed as SQLite's). */
-interface Executes {
-  execute(query: SQL): Promise<unknown>
-}
 
 /** What the caps are checked with. */
 export interface CapsDeps {
@@ -37,12 +32,8 @@ export interface Holdings {
  * workspace at once would otherwise both count the same holdings and both take the last unit); on
  * SQLite nothing, a unit holds the one write lock. Called first in the unit, before `holdings`.
  */
-export async function holdCaps(store: Store, workspaceId: string): Promise<void> {
-  if (store.dialect !== 'postgres') return
-  const key = `caps:${workspaceId}`
-  await (store.db as unknown as Executes).execute(
-    sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`,
-  )
+export function holdCaps(store: Store, workspaceId: string): Promise<void> {
+  return holdInUnit(store, `caps:${workspaceId}`)
 }
 
 /** What the workspace's bases hold now; inside a unit, with its own writes. */

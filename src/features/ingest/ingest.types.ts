@@ -1,7 +1,6 @@
 import type { Clock } from '../../platform/clock/clock'
 import type { Config } from '../../platform/config/config.load'
 import type { Random } from '../../platform/crypto/random'
-import type { Db } from '../../platform/db/db'
 import type { Store } from '../../platform/db/store'
 import type { Outbox } from '../../platform/events/outbox'
 import type { JobQueue } from '../../platform/jobs/queue'
@@ -35,7 +34,6 @@ export interface ExtractBatchPayload {
 }
 
 export interface IngestDeps {
-  db: Db
   /** Where ingest's rows live (either engine); every write is a unit on it. */
   store: Store
   clock: Clock
