@@ -22,7 +22,16 @@ import type { ObjectStore } from './platform/storage/object-store'
 /** Everything the application is built from; nothing is reached through globals. */
 export interface AppDeps {
   config: Config
+  /**
+   * The SQLite database: where the engine keeps its passage index (FTS5 and its own tables), and,
+   * unless `store` is given, the state of every other feature too.
+   */
   db: Db
+  /**
+   * Where the features keep their state (docs/data-layer.md): a PostgreSQL store
+   * (`ENGRAM_DATABASE_URL`), or by default the store of `db`.
+   */
+  store?: Store
   clock: Clock
   random: Random
   log: Logger

@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { sha256Hex } from '../../src/platform/crypto/hash'
-import { writeFromAnotherProcess } from '../helpers/other-process'
 import {
   addMember,
   auditRows,
@@ -41,9 +40,10 @@ describe('creating keys', () => {
         created_at: t.clock.now().toISOString(),
         key: expect.stringMatching(/^ek_[0-9A-Za-z]{40}$/),
       })
-      const stored = t.db.$client
-        .query<Record<string, unknown>, [string]>('SELECT * FROM api_keys WHERE id = ?')
-        .get(key.id)!
+      const stored = (await t.sql.get<Record<string, unknown>>(
+        'SELECT * FROM api_keys WHERE id = ?',
+        key.id,
+      ))!
       expect(stored.secret_hash).toBe(sha256Hex(key.key))
       expect(JSON.stringify(stored)).not.toContain(key.key)
       const listed = await (await t.request(path, { headers: bearer(s.token) })).json()
@@ -205,8 +205,7 @@ describe('revoking keys', () => {
     const s = await signUp(t)
     const a = await mintKey(t, s.token, ['query'])
     const b = await mintKey(t, s.token, ['query'])
-    const write = (sql: string, params: (string | number)[]) =>
-      writeFromAnotherProcess(t.db.$client.filename, sql, params)
+    const write = (sql: string, params: (string | number)[]) => t.sql.runElsewhere(sql, ...params)
     const status = async (key: string) => {
       const res = await t.request('/v1/status', { headers: bearer(key) })
       if (res.status === 200) return 200
@@ -215,14 +214,14 @@ describe('revoking keys', () => {
     }
     // Used twice each, so a key row reused between requests would be in play.
     for (let i = 0; i < 2; i++) expect([await status(a.key), await status(b.key)]).toEqual([200, 200])
-    write('UPDATE api_keys SET revoked_at = ? WHERE id = ?', [t.clock.now().getTime(), a.id])
+    await write('UPDATE api_keys SET revoked_at = ? WHERE id = ?', [t.clock.now().getTime(), a.id])
     expect(await status(a.key)).toEqual([401, 'unauthorized', 'This API key has been revoked.'])
     expect(await status(b.key)).toBe(200)
-    write("UPDATE workspaces SET status = 'suspended' WHERE id = ?", [s.workspaceId])
+    await write("UPDATE workspaces SET status = 'suspended' WHERE id = ?", [s.workspaceId])
     expect(await status(b.key)).toEqual([403, 'workspace_suspended', 'This workspace is suspended.'])
-    write("UPDATE workspaces SET status = 'active' WHERE id = ?", [s.workspaceId])
+    await write("UPDATE workspaces SET status = 'active' WHERE id = ?", [s.workspaceId])
     expect(await status(b.key)).toBe(200)
-    write('DELETE FROM api_keys WHERE id = ?', [b.id])
+    await write('DELETE FROM api_keys WHERE id = ?', [b.id])
     expect(await status(b.key)).toEqual([401, 'unauthorized', 'Invalid API key.'])
   })
 
@@ -278,20 +277,19 @@ describe('authenticating with keys', () => {
   test('last_used_at is written on use, at most once a minute', async () => {
     const s = await signUp(t)
     const key = await mintKey(t, s.token, ['query'])
-    const lastUsed = () =>
-      t.db.$client
-        .query<{ v: number | null }, [string]>('SELECT last_used_at AS v FROM api_keys WHERE id = ?')
-        .get(key.id)!.v
-    expect(lastUsed()).toBeNull()
+    const lastUsed = async () =>
+      (await t.sql.get<{ v: number | null }>('SELECT last_used_at AS v FROM api_keys WHERE id = ?', key.id))!
+        .v
+    expect(await lastUsed()).toBeNull()
     const first = t.clock.now().getTime()
     await t.request('/v1/status', { headers: bearer(key.key) })
-    expect(lastUsed()).toBe(first)
+    expect(await lastUsed()).toBe(first)
     t.clock.advance(59_000)
     await t.request('/v1/status', { headers: bearer(key.key) })
-    expect(lastUsed()).toBe(first)
+    expect(await lastUsed()).toBe(first)
     t.clock.advance(1_000)
     await t.request('/v1/status', { headers: bearer(key.key) })
-    expect(lastUsed()).toBe(first + 60_000)
+    expect(await lastUsed()).toBe(first + 60_000)
     const listed = await (await t.request('/api-keys', { headers: bearer(s.token) })).json()
     expect(listed.find((k: { id: string }) => k.id === key.id).last_used_at).toBe(
       new Date(first + 60_000).toISOString(),

@@ -8,10 +8,13 @@ import { type Config, loadConfig } from '../../src/platform/config/config.load'
 import { seededRandom } from '../../src/platform/crypto/random'
 import { type Db, openDatabase } from '../../src/platform/db/db'
 import { migrate } from '../../src/platform/db/migrate'
+import { connectPostgres } from '../../src/platform/db/open-postgres'
 import type { RouteDef } from '../../src/platform/http/route'
 import { memoryLogger } from '../../src/platform/log/log'
 import { createObjectStore } from '../../src/platform/storage/create-object-store'
 import type { ObjectStore } from '../../src/platform/storage/object-store'
+import { testPostgresSync } from './postgres'
+import { postgresSql, sqliteSql, type TestSql } from './test-sql'
 
 /** A test app on a fresh data dir and database, with a manual clock and seeded randomness. */
 export interface TestApp extends App {
@@ -25,6 +28,8 @@ export interface TestApp extends App {
    * socket address the request seems to come from (in process, there is none: this machine).
    */
   request(path: string, init?: RequestInit & { json?: unknown; peer?: string }): Promise<Response>
+  /** Raw SQL on the app's database, on whichever engine it runs (test-sql.ts). */
+  sql: TestSql
   close(): void
 }
 
@@ -55,11 +60,15 @@ export function testApp(opts: TestAppOptions = {}): TestApp {
   })
   const db = openDatabase(join(dataDir, 'engram.db'))
   migrate(db, migrations)
+  // ENGRAM_TEST_DATABASE=postgres runs the app's features on a PostgreSQL database of its own (a copy
+  // of a migrated template), the engine's index staying in the SQLite file (docs/data-layer.md).
+  const pg = process.env.ENGRAM_TEST_DATABASE === 'postgres' ? appPostgres() : null
   const clock = new ManualClock('2026-03-01T12:00:00Z')
   const log = memoryLogger()
   const deps: AppDeps = {
     config,
     db,
+    ...(pg ? { store: pg.store } : {}),
     clock,
     random: seededRandom(opts.seed ?? 7),
     log,
@@ -86,6 +95,7 @@ export function testApp(opts: TestAppOptions = {}): TestApp {
     clock,
     log,
     dataDir,
+    sql: pg ? postgresSql(pg.client, pg.url, pg.store.commits) : sqliteSql(db.$client),
     async request(path, init = {}) {
       const { json, peer, ...rest } = init
       const headers = new Headers(rest.headers)
@@ -103,8 +113,18 @@ export function testApp(opts: TestAppOptions = {}): TestApp {
     },
     close() {
       void app.store.close()
+      void pg?.close()
       db.$client.close()
       rmSync(dataDir, { recursive: true, force: true })
     },
   }
+}
+
+/** A store on a fresh migrated PostgreSQL database, for an app built synchronously. */
+function appPostgres() {
+  const pg = testPostgresSync()
+  if (!pg.available)
+    throw new Error(`ENGRAM_TEST_DATABASE=postgres, but no PostgreSQL could be started: ${pg.reason}`)
+  const url = pg.migratedDatabaseSync()
+  return { ...connectPostgres(url, { max: 4 }), url }
 }

@@ -14,17 +14,31 @@ import { SQL } from 'bun'
 
 /** A running cluster, or why there is none. */
 export type TestPostgres =
-  | { available: true /** A new empty database; its URL. */; freshDatabase(): Promise<string> }
+  | {
+      available: true
+      /** A new empty database; its URL. */
+      freshDatabase(): Promise<string>
+      /**
+       * A new database with every migration applied, made at once (no await) from a template migrated
+       * on first use: what an app built synchronously (testApp) runs on. Its URL.
+       */
+      migratedDatabaseSync(): string
+    }
   | { available: false; reason: string }
 
-let started: Promise<TestPostgres> | undefined
+let started: TestPostgres | undefined
 
 /**
  * The process's cluster, started on the first call. When none can be started it says why (and the
  * caller skips), unless ENGRAM_TEST_POSTGRES=required, when it throws.
  */
-export function testPostgres(): Promise<TestPostgres> {
-  started ??= startPostgres(binaries()).then((pg) => skipOrRequire(pg, process.env.ENGRAM_TEST_POSTGRES))
+export async function testPostgres(): Promise<TestPostgres> {
+  return testPostgresSync()
+}
+
+/** testPostgres, at once: starting the cluster is synchronous (its tools are run to completion). */
+export function testPostgresSync(): TestPostgres {
+  started ??= skipOrRequire(startPostgresSync(binaries()), process.env.ENGRAM_TEST_POSTGRES)
   return started
 }
 
@@ -71,6 +85,10 @@ function freePort(): number {
 
 /** A cluster from the binaries in `bin` (null: none installed). Use testPostgres(), which shares one. */
 export async function startPostgres(bin: string | null): Promise<TestPostgres> {
+  return startPostgresSync(bin)
+}
+
+function startPostgresSync(bin: string | null): TestPostgres {
   if (!bin)
     return {
       available: false,
@@ -153,6 +171,17 @@ export async function startPostgres(bin: string | null): Promise<TestPostgres> {
 
   const server = `postgres://postgres@127.0.0.1:${port}`
   let databases = 0
+  let template = false
+  const psql = (command: string) => {
+    const done = spawnSync(
+      join(bin, 'psql'),
+      ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', `${server}/postgres`, '-c', command],
+      {
+        encoding: 'utf8',
+      },
+    )
+    if (done.status !== 0) throw new Error(`psql ${command}: ${done.stderr}`)
+  }
   return {
     available: true,
     async freshDatabase() {
@@ -165,5 +194,22 @@ export async function startPostgres(bin: string | null): Promise<TestPostgres> {
       }
       return `${server}/${name}`
     },
+    migratedDatabaseSync() {
+      if (!template) {
+        psql('CREATE DATABASE engram_template')
+        // The migrations are applied by the product's own migrator, in a process of its own.
+        const migrated = spawnSync(process.execPath, ['run', MIGRATE_SCRIPT, `${server}/engram_template`], {
+          encoding: 'utf8',
+        })
+        if (migrated.status !== 0) throw new Error(`migrating the template failed: ${migrated.stderr}`)
+        template = true
+      }
+      const name = `engram_app_${++databases}`
+      psql(`CREATE DATABASE ${name} TEMPLATE engram_template`)
+      return `${server}/${name}`
+    },
   }
 }
+
+/** Applies migrations-pg to the database at argv[2] (tests/helpers/pg-migrate.ts). */
+const MIGRATE_SCRIPT = join(import.meta.dir, 'pg-migrate.ts')

@@ -28,20 +28,37 @@ export async function openPostgres(
   migrations: readonly Migration[],
   opts: { max?: number; now?: () => number } = {},
 ): Promise<OpenPostgres> {
+  const pg = connectPostgres(url, opts)
+  try {
+    const applied = await migratePg(pg.client, migrations, opts.now)
+    await pg.listening
+    return { store: pg.store, applied, close: pg.close }
+  } catch (e) {
+    await pg.close().catch(() => {})
+    throw new Error(`PostgreSQL at ${redactUrl(url)}: ${withoutSecret((e as Error).message, url)}`)
+  }
+}
+
+/**
+ * The store on a database already migrated, made at once: its pool connects on first use, and it
+ * listens for other processes' commits once `listening` settles (until then its memos read every
+ * time, which is correct, only slower).
+ */
+export function connectPostgres(
+  url: string,
+  opts: { max?: number } = {},
+): { store: PostgresStore; client: SQL; listening: Promise<boolean>; close(): Promise<void> } {
   const client = new SQL({ url, max: opts.max ?? POOL })
   const listener = new SQL({ url, max: 1 })
-  const close = async () => {
-    await listener.close()
-    await client.close()
-  }
-  try {
-    const applied = await migratePg(client, migrations, opts.now)
-    const store = new PostgresStore(drizzle({ client }) as unknown as Db)
-    await store.commits.listen(listener)
-    return { store, applied, close }
-  } catch (e) {
-    await close().catch(() => {})
-    throw new Error(`PostgreSQL at ${redactUrl(url)}: ${withoutSecret((e as Error).message, url)}`)
+  const store = new PostgresStore(drizzle({ client }) as unknown as Db)
+  return {
+    store,
+    client,
+    listening: store.commits.listen(listener),
+    async close() {
+      await listener.close()
+      await client.close()
+    },
   }
 }
 

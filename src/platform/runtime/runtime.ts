@@ -7,7 +7,7 @@ import type { Config } from '../config/config.load'
 import { newId, type Random } from '../crypto/random'
 import { CheckpointThread } from '../db/checkpoints'
 import type { Db } from '../db/db'
-import { sqliteStore } from '../db/store'
+import { type Store, sqliteStore } from '../db/store'
 import { createMailer, type Mailer } from '../email/email'
 import { Dispatcher } from '../events/dispatcher'
 import { Outbox } from '../events/outbox'
@@ -22,6 +22,8 @@ import type { ObjectStore } from '../storage/object-store'
 export interface RuntimeDeps {
   config: Pick<Config, 'jobs' | 'data' | 'email'>
   db: Db
+  /** The features' store (PostgreSQL, or by default `db`'s). */
+  store?: Store
   clock: Clock
   random: Random
   log: Logger
@@ -46,7 +48,8 @@ export interface Runtime {
 export function createRuntime(d: RuntimeDeps): Runtime {
   const { db, clock, random, log } = d
   const jobs = d.config.jobs
-  const queue = new JobQueue(db, clock, random)
+  const store = d.store ?? sqliteStore(db)
+  const queue = new JobQueue(db, clock, random, store)
   // One owner name per process; its lock file tells other processes on the data dir when it ended.
   const owner = `proc_${process.pid}_${newId(random, 'w')}`
   // Each runner holds its own lock (an OwnerLocks holds one owner's).
@@ -67,7 +70,6 @@ export function createRuntime(d: RuntimeDeps): Runtime {
   queue.onEnqueue(() => scheduler.poke())
   // Domain events share the job queue's lease and poll settings; the dispatcher's owner (and lock
   // file) is the scheduler's with a suffix, so either can be told dead on its own.
-  const store = sqliteStore(db)
   const events = new Outbox(db, clock, random, store)
   const dispatcher = new Dispatcher({
     outbox: events,
