@@ -29,9 +29,8 @@ const compare = (query = '', json: unknown = QUESTION, key = b.keys.query, prefi
   t.request(`${prefix}/corpora/${b.corpusId}/compare${query}`, { method: 'POST', headers: bearer(key), json })
 
 // Compare's questions measure the strategies: usage counts them apart from people's questions.
-const queriesServed = () =>
-  t.db.$client.query<{ n: number | null }, []>('SELECT sum(compare_queries) AS n FROM usage_daily').get()!
-    .n ?? 0
+const queriesServed = async () =>
+  (await t.sql.get<{ n: number | null }>('SELECT sum(compare_queries) AS n FROM usage_daily'))!.n ?? 0
 
 type Strat = {
   key: string
@@ -107,7 +106,7 @@ describe('compare', () => {
   })
 
   test('out-of-range queries_per_month and an unknown side are 422 on both mounts, and nothing runs', async () => {
-    const before = queriesServed()
+    const before = await queriesServed()
     for (const q of [
       '?queries_per_month=0',
       '?queries_per_month=100000001',
@@ -125,7 +124,7 @@ describe('compare', () => {
     }
     expect((await compare('?queries_per_month=100000000')).status).toBe(200)
     expect((await compare('', { question: '' })).status).toBe(422)
-    expect(queriesServed()).toBe(before + 2)
+    expect(await queriesServed()).toBe(before + 2)
   })
 
   test('needs the query scope and a credential; another workspace sees a 404; a raw base is a 409', async () => {

@@ -13,8 +13,8 @@ describe("the engine's encode job: passages encoded once after an onboarding run
   let t: TestApp
   let base: ReadyBase
   const count = (sql: string) => (t.db.$client.query(sql).get() as { n: number }).n
-  const encodeJobs = () =>
-    t.jobs.queue.listBySubject(base.workspaceId, base.corpusId).filter((j) => j.kind === ENCODE_KIND)
+  const encodeJobs = async () =>
+    (await t.jobs.queue.listBySubject(base.workspaceId, base.corpusId)).filter((j) => j.kind === ENCODE_KIND)
 
   beforeAll(async () => {
     t = authApp()
@@ -25,11 +25,11 @@ describe("the engine's encode job: passages encoded once after an onboarding run
   afterAll(() => t.close())
 
   test('the finished run queued one encode job, due a little later; the base answers meanwhile', async () => {
-    const jobs = encodeJobs()
+    const jobs = await encodeJobs()
     expect(jobs.map((j) => j.status)).toEqual(['pending'])
     expect(jobs[0]!.runAt).toBe(t.clock.now().getTime() + ENCODE_DELAY_MS)
     await t.jobs.scheduler.drain()
-    expect(encodeJobs()[0]!.status).toBe('pending')
+    expect((await encodeJobs())[0]!.status).toBe('pending')
     expect(count('SELECT count(*) AS n FROM engine_encodings')).toBe(0)
     // Not encoded yet: the passages are embedded with the question, and it is declined as before.
     const before = await ask()
@@ -40,7 +40,7 @@ describe("the engine's encode job: passages encoded once after an onboarding run
   test('once due it encodes every passage; the question then reads them stored and decides the same', async () => {
     t.clock.advance(ENCODE_DELAY_MS)
     await t.jobs.scheduler.drain()
-    expect(encodeJobs().map((j) => j.status)).toEqual(['succeeded'])
+    expect((await encodeJobs()).map((j) => j.status)).toEqual(['succeeded'])
     const passages = count('SELECT count(*) AS n FROM engine_passages')
     expect(passages).toBeGreaterThan(0)
     expect(count('SELECT count(*) AS n FROM engine_encodings')).toBe(passages)

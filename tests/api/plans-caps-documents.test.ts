@@ -23,7 +23,7 @@ afterAll(() => {
 /** A fresh workspace on `plan` with one base. */
 async function workspace(plan: string) {
   const admin = await signUp(t)
-  putOnPlan(t, admin.workspaceId, plan)
+  await putOnPlan(t, admin.workspaceId, plan)
   const base = await createBase(t, admin.token)
   return { token: admin.token, ws: admin.workspaceId, base }
 }
@@ -38,8 +38,8 @@ const docsOf = (ws: string) => count(t, 'documents', 'workspace_id = ? AND paren
 /** Everything a refused request could have left behind. */
 const written = async () => ({
   ...(await footprint(t)),
-  events: rows(t, 'domain_events'),
-  sources: rows(t, 'sources'),
+  events: await rows(t, 'domain_events'),
+  sources: await rows(t, 'sources'),
 })
 
 function upsert(token: string, base: string, path: string, content: string) {
@@ -57,7 +57,7 @@ describe('upload', () => {
     // A second base of the same workspace counts too: the cap is the workspace's.
     const other = await createBase(t, token, 'Other')
     expect((await upload(t, token, other, files('c'))).status).toBe(200)
-    expect(docsOf(ws)).toBe(3)
+    expect(await docsOf(ws)).toBe(3)
 
     const before = await written()
     await expectCapRefusal(await upload(t, token, base, files('d')), { cap: 'documents', limit: 3, used: 3 })
@@ -71,7 +71,7 @@ describe('upload', () => {
     // Replacing a file by its path takes no new document.
     const again = await upload(t, token, base, [{ filename: 'a.txt', content: 'Notes a, revised' }])
     expect(again.status).toBe(200)
-    expect(docsOf(ws)).toBe(3)
+    expect(await docsOf(ws)).toBe(3)
     // A replacement with a new file in the same request is refused whole.
     const mixed = [{ filename: 'b.txt', content: 'Notes b, revised' }, ...files('e')]
     const kept = await written()
@@ -87,7 +87,7 @@ describe('upload', () => {
     await expectCapRefusal(res, { cap: 'documents', limit: 3, used: 1 })
     expect(await written()).toEqual(before)
     expect((await upload(t, token, base, files('b', 'c'))).status).toBe(200)
-    expect(docsOf(ws)).toBe(3)
+    expect(await docsOf(ws)).toBe(3)
   })
 
   test('storage: exactly at the cap passes, one byte more is 403; shared content is not counted twice; a replacement no larger passes', async () => {
@@ -136,9 +136,9 @@ describe('upload', () => {
         details: { cap: 'documents', limit: 10 },
       })
     }
-    expect(docsOf(ws)).toBe(10)
-    expect(count(t, 'sync_runs', 'workspace_id = ?', ws)).toBe(10)
-    expect(count(t, 'jobs', 'workspace_id = ?', ws)).toBe(10)
+    expect(await docsOf(ws)).toBe(10)
+    expect(await count(t, 'sync_runs', 'workspace_id = ?', ws)).toBe(10)
+    expect(await count(t, 'jobs', 'workspace_id = ?', ws)).toBe(10)
     expect((await objectKeys(t)).length).toBe(objectsBefore + 10)
   })
 })
@@ -197,7 +197,7 @@ describe('push', () => {
     expect(run.status).toBe(202)
     expect(await run.json()).toMatchObject({ created: 1, deleted: 1 })
     expect(await paths(t, token, base)).toEqual(['b.md', 'c.md', 'd.md'])
-    expect(docsOf(ws)).toBe(3)
+    expect(await docsOf(ws)).toBe(3)
     // Changed content of the same size at the cap passes.
     const changed = await stage(token, base, { 'b.md': '# B', 'c.md': '# c', 'd.md': '# d' })
     expect(await (await post(token, base, 'commit', { files: changed })).json()).toMatchObject({ updated: 1 })
@@ -240,21 +240,20 @@ describe('sources', () => {
       expect(e.code).toBe('plan_limit_reached')
       expect(e.error).toContain('allows 3 documents')
     }
-    expect(docsOf(ws)).toBe(3)
+    expect(await docsOf(ws)).toBe(3)
     // What was stored for the files left out is gone: every object is a document's file or text.
-    const held = t.db.$client
-      .query<{ k: string }, []>(
+    const held = (
+      await t.sql.all<{ k: string }>(
         `SELECT raw_key AS k FROM documents WHERE raw_key IS NOT NULL
          UNION SELECT text_key FROM documents WHERE text_key IS NOT NULL`,
       )
-      .all()
-      .map((r) => r.k)
+    ).map((r) => r.k)
     const mine = (await objectKeys(t)).filter((k) => k.includes(base))
     expect(mine.every((k) => held.includes(k))).toBe(true)
 
-    putOnPlan(t, ws, 'roomy')
+    await putOnPlan(t, ws, 'roomy')
     expect(await syncNow(t, token, base, id)).toMatchObject({ created: 2, failed: 0 })
-    expect(docsOf(ws)).toBe(5)
+    expect(await docsOf(ws)).toBe(5)
   })
 
   test('an import into a workspace at its documents cap is 403 and writes nothing; below it, the files that fit are taken', async () => {
@@ -278,7 +277,7 @@ describe('sources', () => {
     )
     expect(status.body.run).toMatchObject({ created: 3, failed: 1 })
     expect(status.body.run.errors.map((e) => e.code)).toEqual(['plan_limit_reached'])
-    expect(docsOf(ws)).toBe(3)
+    expect(await docsOf(ws)).toBe(3)
 
     writeFileSync(join(dir, 'late.md'), '# Late')
     const before = await written()

@@ -46,14 +46,14 @@ const t = authApp({ env: PLANS_ENV })
 afterAll(() => t.close())
 
 /** Moves a workspace to a plan, as `engram plan set` does (the running app reads it on the next request). */
-function setPlan(app: TestApp, workspaceId: string, planId: string): void {
-  app.db.$client.query('UPDATE workspaces SET plan = ? WHERE id = ?').run(planId, workspaceId)
+async function setPlan(app: TestApp, workspaceId: string, planId: string): Promise<void> {
+  await app.sql.runElsewhere('UPDATE workspaces SET plan = ? WHERE id = ?', planId, workspaceId)
 }
 
 /** A new workspace (its admin is its one member) on a plan. */
 async function workspaceOn(planId: string) {
   const a = await signUp(t)
-  setPlan(t, a.workspaceId, planId)
+  await setPlan(t, a.workspaceId, planId)
   return a
 }
 
@@ -242,7 +242,7 @@ describe('seats', () => {
   test('accepting is refused when the cap shrank below the members since; the link works again once there is room', async () => {
     const a = await workspaceOn('small')
     const link = await linkOf(await invite(a.token, 'shrunk@example.com'))
-    setPlan(t, a.workspaceId, 'one_seat')
+    await setPlan(t, a.workspaceId, 'one_seat')
     await expectCap(await accept(link), '/v1/auth/accept-invite', 'seats', 1, 1)
     // Refused again while there is no room: the refusal spent nothing.
     await expectCap(await accept(link), '/v1/auth/accept-invite', 'seats', 1, 1)
@@ -251,7 +251,7 @@ describe('seats', () => {
     expect(m.invites.map((i) => i.email)).toEqual(['shrunk@example.com'])
     const info = await t.request('/v1/auth/invite-info', { method: 'POST', json: { token: link } })
     expect(info.status).toBe(200)
-    setPlan(t, a.workspaceId, 'two_seats')
+    await setPlan(t, a.workspaceId, 'two_seats')
     expect((await accept(link)).status).toBe(200)
     expect((await members(a.token)).members).toHaveLength(2)
   })
@@ -289,14 +289,14 @@ describe('seats', () => {
       },
     })
     expect(on.status).toBe(200)
-    setPlan(t, a.workspaceId, 'one_seat')
+    await setPlan(t, a.workspaceId, 'one_seat')
     const res = await t.request('/v1/auth/accept-invite', {
       method: 'POST',
       json: { token: link, name: 'Invitee' },
     })
     await expectCap(res, '/v1/auth/accept-invite', 'seats', 1, 1)
     expect((await members(admin)).members).toHaveLength(1)
-    setPlan(t, a.workspaceId, 'two_seats')
+    await setPlan(t, a.workspaceId, 'two_seats')
     const ok = await t.request('/v1/auth/accept-invite', {
       method: 'POST',
       json: { token: link, name: 'Invitee' },
@@ -352,7 +352,7 @@ describe('a single sign-on member joining just in time', () => {
       json: { issuer: op.issuer, ...CLIENT, domains: [DOMAIN] },
     })
     expect(put.status).toBe(200)
-    setPlan(app, admin.workspaceId, 'two_seats')
+    await setPlan(app, admin.workspaceId, 'two_seats')
   }, 60_000)
 
   afterAll(async () => {
@@ -377,24 +377,24 @@ describe('a single sign-on member joining just in time', () => {
     const landed = await fetch(back, { redirect: 'manual', headers: { cookie } })
     return new URL(landed.headers.get('location') ?? 'http://missing/')
   }
-  const count = (sql: string) => (app.db.$client.query(sql).get() as { n: number }).n
+  const count = async (sql: string) => (await app.sql.get<{ n: number }>(sql))!.n
 
   test('the last seat is taken; the next new member is refused with plan_limit_reached and nothing is written', async () => {
     const first = await signIn('first', `first@${DOMAIN}`)
     expect(first.pathname).toBe('/console/auth/callback')
     const before = {
-      users: count('SELECT count(*) AS n FROM users'),
-      identities: count('SELECT count(*) AS n FROM user_identities'),
-      joined: count("SELECT count(*) AS n FROM domain_events WHERE type = 'sso.member_joined'"),
+      users: await count('SELECT count(*) AS n FROM users'),
+      identities: await count('SELECT count(*) AS n FROM user_identities'),
+      joined: await count("SELECT count(*) AS n FROM domain_events WHERE type = 'sso.member_joined'"),
     }
     const second = await signIn('second', `second@${DOMAIN}`)
     expect(second.pathname).toBe('/console/sign-in')
     expect(second.searchParams.get('error')).toBe('plan_limit_reached')
     expect(second.hash).toBe('')
     expect({
-      users: count('SELECT count(*) AS n FROM users'),
-      identities: count('SELECT count(*) AS n FROM user_identities'),
-      joined: count("SELECT count(*) AS n FROM domain_events WHERE type = 'sso.member_joined'"),
+      users: await count('SELECT count(*) AS n FROM users'),
+      identities: await count('SELECT count(*) AS n FROM user_identities'),
+      joined: await count("SELECT count(*) AS n FROM domain_events WHERE type = 'sso.member_joined'"),
     }).toEqual(before)
     const listed = (await (
       await app.request('/v1/admin/members', { headers: bearer(admin.token) })

@@ -75,34 +75,44 @@ async function billingUsed(t: TestApp, b: ReadyBase): Promise<{ used: number; li
 }
 
 /** Questions taken in a month (YYYY-MM), read from the table the cap checks. */
-const taken = (t: TestApp, b: ReadyBase, month = '2026-03') =>
-  t.db.$client
-    .query<{ n: number }, [string, string]>(
+const taken = async (t: TestApp, b: ReadyBase, month = '2026-03') =>
+  (
+    await t.sql.get<{ n: number }>(
       'SELECT taken AS n FROM plan_queries WHERE workspace_id = ? AND month = ?',
+      b.workspaceId,
+      month,
     )
-    .get(b.workspaceId, month)?.n ?? 0
+  )?.n ?? 0
+
+const SQLITE_TABLES = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+const POSTGRES_TABLES =
+  "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
 
 /** Every table's row count and the usage counters: a refused question must change none of them. */
-function everything(t: TestApp): Record<string, number> {
-  const db = t.db.$client
-  const tables = db
-    .query<{ name: string }, []>(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
-    )
-    .all()
+async function everything(t: TestApp): Promise<Record<string, number>> {
   const out: Record<string, number> = {}
-  for (const { name } of tables)
-    out[name] = db.query<{ n: number }, []>(`SELECT count(*) AS n FROM "${name}"`).get()!.n
-  const sums = db
-    .query<Record<string, number | null>, []>(
-      'SELECT sum(queries) AS q, sum(load_test_queries) AS l, sum(compare_queries) AS c FROM usage_daily',
-    )
-    .get()!
-  out['usage_daily.queries'] = sums.q ?? 0
-  out['usage_daily.load'] = sums.l ?? 0
-  out['usage_daily.compare'] = sums.c ?? 0
-  out['plan_queries.taken'] =
-    db.query<{ n: number | null }, []>('SELECT sum(taken) AS n FROM plan_queries').get()!.n ?? 0
+  const tables = await t.sql.all<{ name: string }>(
+    t.sql.engine === 'postgres' ? POSTGRES_TABLES : SQLITE_TABLES,
+  )
+  for (const { name } of tables) {
+    if (name.startsWith('engine_')) continue
+    out[name] = (await t.sql.get<{ n: number }>(`SELECT count(*) AS n FROM "${name}"`))!.n
+  }
+  // The engine's index is in the SQLite file on both engines (docs/data-layer.md).
+  const index = t.db.$client
+  for (const { name } of index.query<{ name: string }, []>(SQLITE_TABLES).all()) {
+    if (!name.startsWith('engine_')) continue
+    out[name] = index.query<{ n: number }, []>(`SELECT count(*) AS n FROM "${name}"`).get()!.n
+  }
+  const sums = (await t.sql.get<Record<string, number | null>>(
+    'SELECT sum(queries) AS q, sum(load_test_queries) AS l, sum(compare_queries) AS c FROM usage_daily',
+  ))!
+  out['usage_daily.queries'] = Number(sums.q ?? 0)
+  out['usage_daily.load'] = Number(sums.l ?? 0)
+  out['usage_daily.compare'] = Number(sums.c ?? 0)
+  out['plan_queries.taken'] = Number(
+    (await t.sql.get<{ n: number | null }>('SELECT sum(taken) AS n FROM plan_queries'))!.n ?? 0,
+  )
   return out
 }
 
@@ -148,11 +158,11 @@ describe('queries_per_month on every route that answers', () => {
     })
     expect(stream.status).toBe(200)
     expect(parseSse(await stream.text()).at(-1)!.event).toBe('done')
-    expect(taken(t, b)).toBe(2)
+    expect(await taken(t, b)).toBe(2)
 
     const tool = await call(client, 'query_base', { base_id: b.corpusId, ...QUESTION })
     expect(tool.result.isError).toBeFalsy()
-    expect(taken(t, b)).toBe(3)
+    expect(await taken(t, b)).toBe(3)
 
     const mcp = await t.request(`/v1/mcp/${b.corpusId}/query`, {
       method: 'POST',
@@ -160,7 +170,7 @@ describe('queries_per_month on every route that answers', () => {
       json: QUESTION,
     })
     expect(mcp.status).toBe(200)
-    expect(taken(t, b)).toBe(4)
+    expect(await taken(t, b)).toBe(4)
 
     // Compare answers with both strategies: one question of the plan.
     const compare = await t.request(`/v1/corpora/${b.corpusId}/compare?side=both`, {
@@ -172,7 +182,7 @@ describe('queries_per_month on every route that answers', () => {
     expect(((await compare.json()) as { strategies: unknown[] }).strategies).toHaveLength(2)
     expect(await billingUsed(t, b)).toEqual({ used: 5, limit: 5 })
 
-    const before = everything(t)
+    const before = await everything(t)
     for (const path of mounts(`/corpora/${b.corpusId}/chat`)) await expectCap(await chat(t, b, path), path)
     // The stream is refused before any event: a JSON error, not an event stream.
     for (const path of mounts(`/corpora/${b.corpusId}/chat/stream`)) {
@@ -203,15 +213,15 @@ describe('queries_per_month on every route that answers', () => {
       await chat(t, b, path, { 'x-engram-origin': 'scale_test', 'x-engram-load-pass': 'guessed' }),
       path,
     )
-    expect(everything(t)).toEqual(before)
+    expect(await everything(t)).toEqual(before)
     expect(await billingUsed(t, b)).toEqual({ used: 5, limit: 5 })
     await client.close()
   })
 
   test('the scale test over HTTP from its worker is not counted and not refused at the cap', async () => {
-    expect(taken(t, b)).toBe(5)
-    const load = () => everything(t)['usage_daily.load']!
-    const loadBefore = load()
+    expect(await taken(t, b)).toBe(5)
+    const load = async () => (await everything(t))['usage_daily.load']!
+    const loadBefore = await load()
     // Over HTTP: the server listens, so the worker sends every query through the chat stream route.
     const res = await fetch(`http://127.0.0.1:${server.port}/v1/corpora/${b.corpusId}/scale-test/stream`, {
       method: 'POST',
@@ -222,13 +232,13 @@ describe('queries_per_month on every route that answers', () => {
     const events = parseSse(await res.text())
     expect(events[0]!.data).toMatchObject({ transport: 'http' })
     expect(events[1]!.data).toMatchObject({ cart: { ok: 5, reqs: 5 }, rag: { ok: 5, reqs: 5 } })
-    expect(load()).toBe(loadBefore + 10)
-    expect(taken(t, b)).toBe(5)
+    expect(await load()).toBe(loadBefore + 10)
+    expect(await taken(t, b)).toBe(5)
     expect(await billingUsed(t, b)).toEqual({ used: 5, limit: 5 })
   })
 
   test('a new calendar month (UTC) starts afresh; the last month keeps its count', async () => {
-    expect(taken(t, b)).toBe(5)
+    expect(await taken(t, b)).toBe(5)
     // 2026-03-31T23:59:59.999Z is still March.
     t.clock.set(new Date('2026-03-31T23:59:59.999Z'))
     await expectCap(await chat(t, b), `/v1/corpora/${b.corpusId}/chat`)
@@ -236,8 +246,8 @@ describe('queries_per_month on every route that answers', () => {
     expect(await billingUsed(t, b)).toEqual({ used: 0, limit: 5 })
     expect((await chat(t, b)).status).toBe(200)
     expect(await billingUsed(t, b)).toEqual({ used: 1, limit: 5 })
-    expect(taken(t, b, '2026-04')).toBe(1)
-    expect(taken(t, b, '2026-03')).toBe(5)
+    expect(await taken(t, b, '2026-04')).toBe(1)
+    expect(await taken(t, b, '2026-03')).toBe(5)
     t.clock.set(new Date('2026-03-01T12:00:00Z'))
   })
 })
@@ -246,7 +256,7 @@ describe('concurrent questions', () => {
   test('20 parallel chat requests against a cap of 5: exactly 5 are answered', async () => {
     const t = app()
     const b = await readyBase(t, FILES)
-    const before = everything(t)['usage_daily.queries']!
+    const before = (await everything(t))['usage_daily.queries']!
     const all = await Promise.all(Array.from({ length: 20 }, () => chat(t, b)))
     const statuses = all.map((r) => r.status)
     expect(statuses.filter((s) => s === 200)).toHaveLength(5)
@@ -254,8 +264,8 @@ describe('concurrent questions', () => {
     for (const r of all.filter((r) => r.status === 403)) {
       expect(((await r.json()) as { error: { code: string } }).error.code).toBe('plan_limit_reached')
     }
-    expect(taken(t, b)).toBe(5)
-    expect(everything(t)['usage_daily.queries']).toBe(before + 5)
+    expect(await taken(t, b)).toBe(5)
+    expect((await everything(t))['usage_daily.queries']).toBe(before + 5)
     expect(await billingUsed(t, b)).toEqual({ used: 5, limit: 5 })
     // The server does not listen here: the scale test sends its load in process, uncounted too.
     const res = await t.request(`/v1/corpora/${b.corpusId}/scale-test/stream`, {
@@ -266,7 +276,7 @@ describe('concurrent questions', () => {
     const events = parseSse(await res.text())
     expect(events[0]!.data).toMatchObject({ transport: 'in_process' })
     expect(events[1]!.data).toMatchObject({ cart: { ok: 5, reqs: 5 }, rag: { ok: 5, reqs: 5 } })
-    expect(taken(t, b)).toBe(5)
+    expect(await taken(t, b)).toBe(5)
   })
 })
 
@@ -281,7 +291,7 @@ describe('a question that fails before it is answered', () => {
       json: QUESTION,
     })
     expect(held.status).toBe(200)
-    expect(taken(t, b)).toBe(1)
+    expect(await taken(t, b)).toBe(1)
     for (const path of [`/v1/corpora/${b.corpusId}/chat`, `/v1/mcp/${b.corpusId}/query`]) {
       const res = await t.request(path, { method: 'POST', headers: bearer(b.keys.query), json: QUESTION })
       await expectError(res, path, 503, 'serving_unavailable')
@@ -300,7 +310,7 @@ describe('a question that fails before it is answered', () => {
       503,
       'serving_unavailable',
     )
-    expect(taken(t, b)).toBe(1)
+    expect(await taken(t, b)).toBe(1)
     expect(await billingUsed(t, b)).toEqual({ used: 1, limit: 5 })
     await held.text()
     // The four left are all there.

@@ -42,8 +42,8 @@ export function capsApp(env: Record<string, string> = {}): TestApp {
 }
 
 /** Moves a workspace to a plan, as `engram plan set` does (the next request uses it). */
-export function putOnPlan(t: TestApp, workspaceId: string, planId: string): void {
-  t.db.$client.query('UPDATE workspaces SET plan = ? WHERE id = ?').run(planId, workspaceId)
+export async function putOnPlan(t: TestApp, workspaceId: string, planId: string): Promise<void> {
+  await t.sql.runElsewhere('UPDATE workspaces SET plan = ? WHERE id = ?', planId, workspaceId)
 }
 
 /** Asserts a `/v1` 403 `plan_limit_reached` with its details. */

@@ -176,20 +176,20 @@ const cli = async (t: TestApp, args: string[], env: Record<string, string> = {})
   return { code, out, err }
 }
 
-const plan = (t: TestApp, ws: string) =>
-  t.db.$client.query<{ plan: string }, [string]>('SELECT plan FROM workspaces WHERE id = ?').get(ws)?.plan
+const plan = async (t: TestApp, ws: string) =>
+  (await t.sql.get<{ plan: string }>('SELECT plan FROM workspaces WHERE id = ?', ws))?.plan
 
 describe('engram plan set', () => {
   test('moves a workspace to another plan, recorded in the audit log as the system', async () => {
     const t = app()
     const a = await signUp(t)
-    expect(plan(t, a.workspaceId)).toBe('beta')
+    expect(await plan(t, a.workspaceId)).toBe('beta')
     expect(await cli(t, ['set', a.workspaceId, 'team'])).toEqual({
       code: 0,
       out: [`${a.workspaceId}: plan beta -> team`],
       err: [],
     })
-    expect(plan(t, a.workspaceId)).toBe('team')
+    expect(await plan(t, a.workspaceId)).toBe('team')
     // The running app reads the new plan on its next request.
     const billing = await (await t.request('/v1/admin/billing', { headers: bearer(a.token) })).json()
     expect(billing).toMatchObject({ plan: 'team', limits: { seats: 10 } })
@@ -197,7 +197,7 @@ describe('engram plan set', () => {
     // audit log through the app's dispatcher once the app's clock is past it.
     t.clock.set(new Date(Date.now() + 60_000))
     await t.events.dispatcher.drain()
-    expect(auditRows(t, 'plan.changed')).toEqual([
+    expect(await auditRows(t, 'plan.changed')).toEqual([
       {
         workspace_id: a.workspaceId,
         actor_type: 'system',
@@ -211,7 +211,7 @@ describe('engram plan set', () => {
   test('refuses an unknown plan or workspace, writing nothing', async () => {
     const t = app()
     const a = await signUp(t)
-    const events = rows(t, 'domain_events')
+    const events = await rows(t, 'domain_events')
     expect(await cli(t, ['set', a.workspaceId, 'platinum'])).toEqual({
       code: 1,
       out: [],
@@ -224,8 +224,8 @@ describe('engram plan set', () => {
       out: [],
       err: ['engram plan: no workspace ws_nope.'],
     })
-    expect(plan(t, a.workspaceId)).toBe('beta')
-    expect(rows(t, 'domain_events')).toBe(events)
+    expect(await plan(t, a.workspaceId)).toBe('beta')
+    expect(await rows(t, 'domain_events')).toBe(events)
     const usage = await cli(t, ['set', a.workspaceId])
     expect(usage.code).toBe(2)
     expect(usage.err[0]).toStartWith('engram plan: Say "list" or "set WORKSPACE PLAN".')
@@ -253,17 +253,26 @@ describe('GET /admin/billing on the real plan', () => {
     await mintKey(t, a.token, ['query'])
     const base = await createBase(t, a.token)
     // The clock stands on 2026-03-01: February's questions are last month's and do not count.
-    const add = t.db.$client.prepare(
-      'INSERT INTO usage_daily (workspace_id, corpus_id, day, queries) VALUES (?, ?, ?, ?)',
-    )
-    add.run(a.workspaceId, base, '2026-02-28', 700)
-    add.run(a.workspaceId, base, '2026-03-01', 1500)
+    const add = (day: string, n: number) =>
+      t.sql.run(
+        'INSERT INTO usage_daily (workspace_id, corpus_id, day, queries) VALUES (?, ?, ?, ?)',
+        a.workspaceId,
+        base,
+        day,
+        n,
+      )
+    await add('2026-02-28', 700)
+    await add('2026-03-01', 1500)
     // The cap and the report count the questions taken from the month, not these counters.
-    const taken = t.db.$client.prepare(
-      'INSERT INTO plan_queries (workspace_id, month, taken) VALUES (?, ?, ?)',
-    )
-    taken.run(a.workspaceId, '2026-02', 700)
-    taken.run(a.workspaceId, '2026-03', 1500)
+    const taken = (month: string, n: number) =>
+      t.sql.run(
+        'INSERT INTO plan_queries (workspace_id, month, taken) VALUES (?, ?, ?)',
+        a.workspaceId,
+        month,
+        n,
+      )
+    await taken('2026-02', 700)
+    await taken('2026-03', 1500)
     expect((await cli(t, ['set', a.workspaceId, 'enterprise'])).code).toBe(0)
     for (const path of mounts('/admin/billing')) {
       const body = await (await t.request(path, { headers: bearer(a.token) })).json()

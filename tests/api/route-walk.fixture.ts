@@ -315,22 +315,25 @@ export async function tenant(t: TestApp): Promise<Tenant> {
 
 /** Every row of the database that names one of `ids`, by table, and every stored object's key. */
 export async function rowsNaming(t: TestApp, ids: string[]): Promise<Record<string, string[]>> {
-  const c = t.db.$client
-  const tables = c
-    .query<{ name: string }, []>(
-      // FTS5 keeps its index in shadow tables of opaque blobs; the rows it indexes are read instead.
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'engine_fts%' ORDER BY name",
-    )
-    .all()
   const out: Record<string, string[]> = {}
-  for (const { name } of tables) {
-    const rows = c
-      .query<Record<string, unknown>, []>(`SELECT * FROM "${name}"`)
-      .all()
+  const naming = (rows: Record<string, unknown>[]) =>
+    rows
       .map((row) =>
         JSON.stringify(row, (_, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v)),
       )
       .filter((row) => ids.some((id) => row.includes(id)))
+  for (const { name } of await t.sql.all<{ name: string }>(
+    t.sql.engine === 'postgres' ? PG_TABLES : SQLITE_TABLES,
+  )) {
+    if (name.startsWith('engine_')) continue
+    const rows = naming(await t.sql.all(`SELECT * FROM "${name}"`))
+    if (rows.length > 0) out[name] = rows.sort()
+  }
+  // The engine's index is in the SQLite file on both engines (docs/data-layer.md).
+  const index = t.db.$client
+  for (const { name } of index.query<{ name: string }, []>(SQLITE_TABLES).all()) {
+    if (!name.startsWith('engine_')) continue
+    const rows = naming(index.query<Record<string, unknown>, []>(`SELECT * FROM "${name}"`).all())
     if (rows.length > 0) out[name] = rows.sort()
   }
   const objects: string[] = []
@@ -338,3 +341,9 @@ export async function rowsNaming(t: TestApp, ids: string[]): Promise<Record<stri
   out['(objects)'] = objects.sort()
   return out
 }
+
+// FTS5 keeps its index in shadow tables of opaque blobs; the rows it indexes are read instead.
+const SQLITE_TABLES =
+  "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'engine_fts%' ORDER BY name"
+const PG_TABLES =
+  "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name"

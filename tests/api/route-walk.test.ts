@@ -278,8 +278,8 @@ describe('the walk itself', () => {
         summary: 'Forgot its scope and looks a base up by id alone',
         tags: ['test'],
         params: Type.Object({ corpus_id: Type.String() }),
-        handler: ({ params }) =>
-          leaky.db.$client.query('SELECT name FROM corpora WHERE id = ?').get(params.corpus_id),
+        handler: async ({ params }) =>
+          (await leaky.sql.get('SELECT name FROM corpora WHERE id = ?', params.corpus_id)) ?? null,
       }),
       defineRoute({
         method: 'GET',
@@ -298,7 +298,7 @@ describe('the walk itself', () => {
         summary: 'Says it serves bound keys, but lists every base of the workspace',
         tags: ['test'],
         handler: ({ principal }) =>
-          leaky.db.$client.query('SELECT id FROM corpora WHERE workspace_id = ?').all(principal.workspaceId),
+          leaky.sql.all('SELECT id FROM corpora WHERE workspace_id = ?', principal.workspaceId),
       }),
       defineRoute({
         method: 'GET',
@@ -308,10 +308,12 @@ describe('the walk itself', () => {
         summary: "Finds a job in the caller's workspace, whatever its base",
         tags: ['test'],
         params: Type.Object({ job_id: Type.String() }),
-        handler: ({ principal, params }) => {
-          const job = leaky.db.$client
-            .query('SELECT id FROM jobs WHERE id = ? AND workspace_id = ?')
-            .get(params.job_id, principal.workspaceId)
+        handler: async ({ principal, params }) => {
+          const job = await leaky.sql.get(
+            'SELECT id FROM jobs WHERE id = ? AND workspace_id = ?',
+            params.job_id,
+            principal.workspaceId,
+          )
           if (!job) throw notFound('Job')
           return job
         },

@@ -22,16 +22,14 @@ afterAll(async () => {
 })
 
 /** Questions usage counted: people's (`queries`) and the scale test's load, apart. */
-const counted = () =>
-  t.db.$client
-    .query<{ people: number | null; load: number | null }, []>(
-      'SELECT sum(queries) AS people, sum(load_test_queries) AS load FROM usage_daily',
-    )
-    .get()!
+const counted = async () =>
+  (await t.sql.get<{ people: number | null; load: number | null }>(
+    'SELECT sum(queries) AS people, sum(load_test_queries) AS load FROM usage_daily',
+  ))!
 
 describe('scale test over HTTP', () => {
   test('sends every query through the chat stream route with the caller’s key', async () => {
-    const before = counted()
+    const before = await counted()
     const res = await fetch(`http://127.0.0.1:${server.port}/v1/corpora/${b.corpusId}/scale-test/stream`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...bearer(b.keys.query) },
@@ -53,7 +51,7 @@ describe('scale test over HTTP', () => {
     expect(events[3]!.data).toMatchObject({ stopped: 'complete', levels_run: 2 })
     // 2 levels x 2 strategies x 5 queries, each counted for the caller's workspace, as load: the
     // questions people asked are not 20 more for it.
-    expect(counted()).toEqual({ people: before.people ?? 0, load: (before.load ?? 0) + 20 })
+    expect(await counted()).toEqual({ people: before.people ?? 0, load: (before.load ?? 0) + 20 })
   })
 
   test('a client that goes away frees the workspace’s test slot at once', async () => {

@@ -17,9 +17,8 @@ const scaleTest = (json: unknown, key = b.keys.query, prefix = '/v1', corpusId =
   t.request(`${prefix}/corpora/${corpusId}/scale-test/stream`, { method: 'POST', headers: bearer(key), json })
 
 // The load a scale test sends is counted apart from the questions people ask.
-const queriesServed = (app = t) =>
-  app.db.$client.query<{ n: number | null }, []>('SELECT sum(load_test_queries) AS n FROM usage_daily').get()!
-    .n ?? 0
+const queriesServed = async (app = t) =>
+  (await app.sql.get<{ n: number | null }>('SELECT sum(load_test_queries) AS n FROM usage_daily'))!.n ?? 0
 
 type Stats = {
   qps: number
@@ -74,7 +73,7 @@ describe('scale test', () => {
   })
 
   test('out-of-range concurrency and too many queries are 422 on both mounts', async () => {
-    const before = queriesServed()
+    const before = await queriesServed()
     for (const json of [
       { max_concurrency: 0 },
       { max_concurrency: 65 },
@@ -88,7 +87,7 @@ describe('scale test', () => {
       expect(frozen.status).toBe(422)
       expect((await frozen.json()).detail[0].loc[0]).toBe('body')
     }
-    expect(queriesServed()).toBe(before)
+    expect(await queriesServed()).toBe(before)
   })
 
   test('one test at a time per workspace; a client that goes away stops its test and frees the slot', async () => {
@@ -101,9 +100,9 @@ describe('scale test', () => {
     expect(busy.status).toBe(409)
     expect((await busy.json()).error.code).toBe('scale_test_in_progress')
     await reader.cancel()
-    const served = queriesServed()
+    const served = await queriesServed()
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r))
-    expect(queriesServed()).toBe(served)
+    expect(await queriesServed()).toBe(served)
     const again = await scaleTest({ queries: ['Where does the Rhine begin?'], max_concurrency: 1 })
     expect(again.status).toBe(200)
     expect(parseSse(await again.text()).at(-1)!.event).toBe('done')
@@ -126,7 +125,7 @@ describe('scale test', () => {
         expect(parseSse(await res.text()).at(-1)!.event).toBe('done')
         own.clock.advance(60_000)
       }
-      const served = queriesServed(own)
+      const served = await queriesServed(own)
       expect(served).toBeGreaterThan(0)
       const refused = await run(mine)
       expect(refused.status).toBe(429)
@@ -139,7 +138,7 @@ describe('scale test', () => {
         details: { limit: 'scale_tests_per_hour', retry_after: 3480 },
         request_id: expect.any(String),
       })
-      expect(queriesServed(own)).toBe(served)
+      expect(await queriesServed(own)).toBe(served)
       // Another workspace has its own allowance, and the hour renews this one's.
       expect(parseSse(await (await run(theirs)).text()).at(-1)!.event).toBe('done')
       own.clock.advance(3_480_000)
@@ -213,7 +212,7 @@ describe('scale runs', () => {
   })
 
   test('a malformed run is a 422 on both mounts and nothing is written', async () => {
-    const before = rows(t, 'scale_runs')
+    const before = await rows(t, 'scale_runs')
     const good = events.find((e) => e.event === 'level')!.data
     for (const json of [
       { queries: [], max_concurrency: 2, records: [] },
@@ -226,7 +225,7 @@ describe('scale runs', () => {
       expect((await v1.json()).error.code).toBe('validation_error')
       expect((await save(json, b.keys.query, '')).status).toBe(422)
     }
-    expect(rows(t, 'scale_runs')).toBe(before)
+    expect(await rows(t, 'scale_runs')).toBe(before)
   })
 
   test('fields the run format does not know are not kept', async () => {
@@ -251,10 +250,10 @@ describe('scale runs', () => {
     expect((await t.request(`/v1/corpora/${b.corpusId}/scale-runs`)).status).toBe(401)
     const other = await signUp(t)
     const key = (await mintKey(t, other.token, ['query'])).key
-    const before = rows(t, 'scale_runs')
+    const before = await rows(t, 'scale_runs')
     expect((await save(body, key)).status).toBe(404)
     expect((await list('', key)).status).toBe(404)
     expect((await list('', key, '')).status).toBe(404)
-    expect(rows(t, 'scale_runs')).toBe(before)
+    expect(await rows(t, 'scale_runs')).toBe(before)
   })
 })

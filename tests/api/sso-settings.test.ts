@@ -44,12 +44,12 @@ const put = (token: string, json: unknown) => t.request(PATH, { method: 'PUT', h
 const get = (token: string) => t.request(PATH, { headers: bearer(token) })
 
 /** Row counts of the sso tables and the audit log (to show a refused request wrote nothing). */
-function ssoRows(app: TestApp) {
+async function ssoRows(app: TestApp) {
   return {
-    configs: rows(app, 'sso_configs'),
-    domains: rows(app, 'sso_domains'),
-    codes: rows(app, 'sso_recovery_codes'),
-    audit: rows(app, 'audit_events'),
+    configs: await rows(app, 'sso_configs'),
+    domains: await rows(app, 'sso_domains'),
+    codes: await rows(app, 'sso_recovery_codes'),
+    audit: await rows(app, 'audit_events'),
   }
 }
 
@@ -89,14 +89,13 @@ describe('reading and saving the set-up', () => {
   test('the client secret is stored sealed, bound to its workspace, and never in the audit row', async () => {
     const s = await signUp(t)
     expect((await put(s.token, settings())).status).toBe(200)
-    const row = t.db.$client
-      .query<{ client_secret: string }, [string]>(
-        'SELECT client_secret FROM sso_configs WHERE workspace_id = ?',
-      )
-      .get(s.workspaceId)!
+    const row = (await t.sql.get<{ client_secret: string }>(
+      'SELECT client_secret FROM sso_configs WHERE workspace_id = ?',
+      s.workspaceId,
+    ))!
     expect(row.client_secret).toStartWith('v1.')
     expect(row.client_secret).not.toContain(SECRET)
-    const audit = auditRows(t, 'sso.configured').find((r) => r.workspace_id === s.workspaceId)!
+    const audit = (await auditRows(t, 'sso.configured')).find((r) => r.workspace_id === s.workspaceId)!
     expect(audit).toMatchObject({ actor_type: 'user', actor_id: s.userId, target_id: s.workspaceId })
     expect(JSON.parse(audit.details)).toMatchObject({ client_id: 'engram', client_secret_changed: true })
     expect(audit.details).not.toContain(SECRET)
@@ -105,22 +104,21 @@ describe('reading and saving the set-up', () => {
   test('a PUT without client_secret keeps the stored one; the first PUT needs it', async () => {
     const s = await signUp(t)
     const { client_secret: _, ...noSecret } = settings()
-    const before = ssoRows(t)
+    const before = await ssoRows(t)
     const first = await put(s.token, noSecret)
     expect((await issues(first, PATH)).map((i) => i.loc)).toEqual([['body', 'client_secret']])
-    expect(ssoRows(t)).toEqual(before)
+    expect(await ssoRows(t)).toEqual(before)
     expect((await put(s.token, settings({ domains: noSecret.domains }))).status).toBe(200)
-    const sealed = () =>
-      t.db.$client
-        .query<{ client_secret: string }, [string]>(
-          'SELECT client_secret FROM sso_configs WHERE workspace_id = ?',
-        )
-        .get(s.workspaceId)!.client_secret
-    const kept = sealed()
+    const sealed = async () =>
+      (await t.sql.get<{ client_secret: string }>(
+        'SELECT client_secret FROM sso_configs WHERE workspace_id = ?',
+        s.workspaceId,
+      ))!.client_secret
+    const kept = await sealed()
     const again = await put(s.token, { ...noSecret, client_id: 'engram-2' })
     expect(again.status).toBe(200)
     expect(await again.json()).toMatchObject({ client_id: 'engram-2', client_secret_set: true })
-    expect(sealed()).toBe(kept)
+    expect(await sealed()).toBe(kept)
   })
 
   test('settings are replaced whole: role, seat cap and domains', async () => {
@@ -157,10 +155,10 @@ describe('validation: refused whole, nothing written', () => {
   for (const [name, over, loc] of cases) {
     test(`${name}: 422 at ${loc.join('.')}`, async () => {
       const s = await signUp(t)
-      const before = ssoRows(t)
+      const before = await ssoRows(t)
       const res = await put(s.token, settings(over))
       expect((await issues(res, PATH)).map((i) => i.loc)).toContainEqual(loc)
-      expect(ssoRows(t)).toEqual(before)
+      expect(await ssoRows(t)).toEqual(before)
       expect(await (await get(s.token)).json()).toEqual({ configured: false, redirect_uri: REDIRECT_URI })
     })
   }
@@ -174,7 +172,7 @@ describe('validation: refused whole, nothing written', () => {
     const s = await signUp(t)
     await addMember(t, s.token)
     await addMember(t, s.token)
-    const before = ssoRows(t)
+    const before = await ssoRows(t)
     const res = await put(s.token, settings({ seat_cap: 2 }))
     const [issue] = await issues(res, PATH)
     expect(issue).toEqual({
@@ -182,7 +180,7 @@ describe('validation: refused whole, nothing written', () => {
       msg: 'The seat cap must be at least the 3 active members the workspace has.',
       type: 'value_error',
     })
-    expect(ssoRows(t)).toEqual(before)
+    expect(await ssoRows(t)).toEqual(before)
     expect((await put(s.token, settings({ seat_cap: 3 }))).status).toBe(200)
   })
 })
@@ -193,7 +191,7 @@ describe('a domain belongs to one workspace', () => {
     const b = await signUp(t)
     const taken = domain()
     expect((await put(a.token, settings({ domains: [taken] }))).status).toBe(200)
-    const before = ssoRows(t)
+    const before = await ssoRows(t)
     const res = await put(b.token, settings({ domains: [domain(), taken.toUpperCase()] }))
     expect(res.status).toBe(409)
     expect((await res.json()).error).toMatchObject({
@@ -201,7 +199,7 @@ describe('a domain belongs to one workspace', () => {
       message: 'Another workspace already signs in this domain through single sign-on.',
       details: { domains: [taken] },
     })
-    expect(ssoRows(t)).toEqual(before)
+    expect(await ssoRows(t)).toEqual(before)
     expect(await (await get(b.token)).json()).toEqual({ configured: false, redirect_uri: REDIRECT_URI })
     // The owner saving its own domain again is no conflict.
     expect((await put(a.token, settings({ domains: [taken] }))).status).toBe(200)
@@ -219,9 +217,9 @@ describe('deleting', () => {
     const del = await t.request(PATH, { method: 'DELETE', headers: bearer(key) })
     expect(del.status).toBe(204)
     expect(await (await get(key)).json()).toEqual({ configured: false, redirect_uri: REDIRECT_URI })
-    expect(rows(t, 'sso_domains', `domain = '${d}'`)).toBe(0)
-    expect(rows(t, 'sso_recovery_codes', `workspace_id = '${s.workspaceId}'`)).toBe(0)
-    const audit = auditRows(t, 'sso.deleted').filter((r) => r.workspace_id === s.workspaceId)
+    expect(await rows(t, 'sso_domains', `domain = '${d}'`)).toBe(0)
+    expect(await rows(t, 'sso_recovery_codes', `workspace_id = '${s.workspaceId}'`)).toBe(0)
+    const audit = (await auditRows(t, 'sso.deleted')).filter((r) => r.workspace_id === s.workspaceId)
     expect(audit).toHaveLength(1)
     await expectError(
       await t.request(PATH, { method: 'DELETE', headers: bearer(key) }),
@@ -245,7 +243,7 @@ describe('recovery codes', () => {
     expect(new Set(body.recovery_codes).size).toBe(10)
     expect(body.recovery_codes_left).toBe(10)
     const stored = JSON.stringify(
-      t.db.$client.query('SELECT * FROM sso_recovery_codes WHERE workspace_id = ?').all(s.workspaceId),
+      await t.sql.all('SELECT * FROM sso_recovery_codes WHERE workspace_id = ?', s.workspaceId),
     )
     for (const c of body.recovery_codes) expect(stored).not.toContain(c)
     const again = await (await put(key, settings({ enforce: true, domains: [d] }))).json()
@@ -272,8 +270,10 @@ describe('recovery codes', () => {
     const fresh = ((await res.json()) as { recovery_codes: string[] }).recovery_codes
     expect(fresh).toHaveLength(10)
     expect(fresh.some((c: string) => first.includes(c))).toBe(false)
-    expect(rows(t, 'sso_recovery_codes', `workspace_id = '${s.workspaceId}'`)).toBe(10)
-    const audit = auditRows(t, 'sso.recovery_codes_issued').filter((r) => r.workspace_id === s.workspaceId)
+    expect(await rows(t, 'sso_recovery_codes', `workspace_id = '${s.workspaceId}'`)).toBe(10)
+    const audit = (await auditRows(t, 'sso.recovery_codes_issued')).filter(
+      (r) => r.workspace_id === s.workspaceId,
+    )
     expect(audit.map((r) => JSON.parse(r.details))).toEqual([{ count: 10 }])
   })
 
@@ -291,7 +291,7 @@ describe('who may', () => {
   test('a member is refused every enterprise route with 403 admin_required, and nothing is written', async () => {
     const s = await signUp(t)
     const m = await addMember(t, s.token)
-    const before = ssoRows(t)
+    const before = await ssoRows(t)
     for (const [method, path] of [
       ['GET', PATH],
       ['PUT', PATH],
@@ -306,7 +306,7 @@ describe('who may', () => {
       })
       await expectError(res, path, 403, 'admin_required')
     }
-    expect(ssoRows(t)).toEqual(before)
+    expect(await ssoRows(t)).toEqual(before)
   })
 
   test('an API key needs the admin scope; with it, it reads and writes its own workspace only', async () => {

@@ -216,7 +216,7 @@ describe('keeping deliveries', () => {
     expect(gone.status).toBe(204)
     r.release()
     await sending
-    expect(t.db.$client.query('SELECT count(*) AS n FROM webhook_attempts').get()).toEqual({ n: 0 })
+    expect(await t.sql.get('SELECT count(*) AS n FROM webhook_attempts')).toEqual({ n: 0 })
     expect(t.log.lines.filter((l) => l.level === 'error')).toEqual([])
   })
 
@@ -236,7 +236,7 @@ describe('keeping deliveries', () => {
     const kept = (await deliveriesOf(t, admin, hook.id)).map((d: { id: string }) => d.id)
     expect(kept).toHaveLength(2)
     expect(kept).not.toContain(old.id)
-    expect(t.db.$client.query('SELECT count(*) AS n FROM webhook_attempts').get()).toEqual({ n: 2 })
+    expect(await t.sql.get('SELECT count(*) AS n FROM webhook_attempts')).toEqual({ n: 2 })
   })
 })
 
@@ -270,7 +270,7 @@ describe('disabling after failures', () => {
     expect(r.received).toHaveLength(4)
     const ended = await deliveriesOf(t, s.token, hook.id)
     expect(ended.map((d: { status: string }) => d.status)).toEqual(['failed', 'failed', 'failed'])
-    const audit = auditRows(t, 'webhook.disabled').find((x) => x.target_id === hook.id)
+    const audit = (await auditRows(t, 'webhook.disabled')).find((x) => x.target_id === hook.id)
     expect(audit).toMatchObject({ workspace_id: s.workspaceId, actor_type: 'system' })
     expect(JSON.parse(audit!.details)).toEqual({ url: r.url, reason: 'failures', consecutive_failures: 4 })
     // Nothing more is sent: no retries, no new events, no test.
@@ -296,7 +296,7 @@ describe('disabling after failures', () => {
     // Enabled again (audited), its run of failures forgotten: the next event is delivered.
     const res = await t.request(`/v1/webhooks/${hook.id}/enable`, { method: 'POST', headers: bearer(admin) })
     expect(await res.json()).toMatchObject({ enabled: true, disabled_reason: null, consecutive_failures: 0 })
-    expect(auditRows(t, 'webhook.enabled').filter((x) => x.target_id === hook.id)).toHaveLength(1)
+    expect((await auditRows(t, 'webhook.enabled')).filter((x) => x.target_id === hook.id)).toHaveLength(1)
     r.clear()
     await mintKey(t, admin, ['query'])
     await t.jobs.scheduler.drain()
@@ -372,7 +372,7 @@ describe('rotating the secret', () => {
     const shown = await hookOf(t, admin, hook.id)
     expect(shown.previous_secret_expires_at).toBe(until)
     expect(JSON.stringify(shown)).not.toContain('whsec_')
-    const audit = auditRows(t, 'webhook.secret_rotated').find((x) => x.target_id === hook.id)
+    const audit = (await auditRows(t, 'webhook.secret_rotated')).find((x) => x.target_id === hook.id)
     expect(JSON.parse(audit!.details)).toEqual({ url: r.url, previous_secret_expires_at: until })
     // The receiver still holds the old secret: the message carries a signature for each.
     await mintKey(t, s.token, ['query'])

@@ -20,11 +20,11 @@ const post = (token: string, path: string, json?: unknown, headers: Record<strin
 const get = (token: string, path: string) => t.request(path, { headers: bearer(token) })
 
 /** Rows of the webhook tables, and the audit rows: what a refused request must leave as it was. */
-const counts = () => ({
-  endpoints: rows(t, 'webhook_endpoints'),
-  deliveries: rows(t, 'webhook_deliveries'),
-  jobs: rows(t, 'jobs'),
-  audit: rows(t, 'audit_events'),
+const counts = async () => ({
+  endpoints: await rows(t, 'webhook_endpoints'),
+  deliveries: await rows(t, 'webhook_deliveries'),
+  jobs: await rows(t, 'jobs'),
+  audit: await rows(t, 'audit_events'),
 })
 
 describe('subscribing an endpoint', () => {
@@ -52,9 +52,10 @@ describe('subscribing an endpoint', () => {
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     })
     expect(Buffer.from(hook.secret.slice(6), 'base64')).toHaveLength(32)
-    const stored = t.db.$client
-      .query<Record<string, unknown>, [string]>('SELECT * FROM webhook_endpoints WHERE id = ?')
-      .get(hook.id)!
+    const stored = (await t.sql.get<Record<string, unknown>>(
+      'SELECT * FROM webhook_endpoints WHERE id = ?',
+      hook.id,
+    ))!
     expect(stored.secret_sealed).toStartWith('v1.')
     expect(JSON.stringify(stored)).not.toContain(hook.secret.slice(6))
     const { secret, ...shown } = hook
@@ -80,7 +81,7 @@ describe('subscribing an endpoint', () => {
     const hook = await (
       await post(s.token, '/v1/webhooks', { url: PUBLIC_URL, events: ['sync.finished'] })
     ).json()
-    const row = auditRows(t, 'webhook.created').find((r) => r.target_id === hook.id)
+    const row = (await auditRows(t, 'webhook.created')).find((r) => r.target_id === hook.id)
     expect(row).toMatchObject({ workspace_id: s.workspaceId, actor_type: 'user', actor_id: s.userId })
     expect(JSON.parse(row!.details)).toEqual({ url: PUBLIC_URL, events: ['sync.finished'] })
     expect(row!.details).not.toContain(hook.secret.slice(6))
@@ -88,7 +89,7 @@ describe('subscribing an endpoint', () => {
 
   test('bad bodies are 422s naming the field, and write nothing', async () => {
     const s = await signUp(t)
-    const before = counts()
+    const before = await counts()
     const cases: [unknown, (string | number)[]][] = [
       [{ events: ['document.ready'] }, ['body', 'url']],
       [{ url: PUBLIC_URL }, ['body', 'events']],
@@ -116,12 +117,12 @@ describe('subscribing an endpoint', () => {
     expect(http[0]?.msg).toBe(
       'Must be an https URL (plain http is allowed only when the operator sets webhooks.allow_http)',
     )
-    expect(counts()).toEqual(before)
+    expect(await counts()).toEqual(before)
   })
 
   test('link-local, metadata, loopback and private destinations are refused with egress_denied, writing nothing', async () => {
     const s = await signUp(t)
-    const before = counts()
+    const before = await counts()
     const refused: [string, string][] = [
       ['https://169.254.169.254/latest/meta-data', 'a cloud metadata address'],
       ['https://[::ffff:169.254.169.254]/', 'a cloud metadata address'],
@@ -155,7 +156,7 @@ describe('subscribing an endpoint', () => {
       )
       expect(message).toEndWith(`(${why}).`)
     }
-    expect(counts()).toEqual(before)
+    expect(await counts()).toEqual(before)
   })
 
   test('a workspace has at most 20 endpoints: the 21st is 409 webhook_limit_reached', async () => {
@@ -165,7 +166,7 @@ describe('subscribing an endpoint', () => {
         (await post(s.token, '/v1/webhooks', { url: PUBLIC_URL, events: ['sync.finished'] })).status,
       ).toBe(201)
     }
-    const before = counts()
+    const before = await counts()
     await expectError(
       await post(s.token, '/v1/webhooks', { url: PUBLIC_URL, events: ['sync.finished'] }),
       '/v1/webhooks',
@@ -173,7 +174,7 @@ describe('subscribing an endpoint', () => {
       'webhook_limit_reached',
       'A workspace may have at most 20 webhook endpoints.',
     )
-    expect(counts()).toEqual(before)
+    expect(await counts()).toEqual(before)
     // Pages of the house: newest first, a cursor to the next.
     const first = await (await get(s.token, '/v1/webhooks?limit=15')).json()
     expect(first.items).toHaveLength(15)
@@ -195,7 +196,7 @@ describe('subscribing an endpoint', () => {
       409,
       'idempotency_key_reused',
     )
-    expect(rows(t, 'webhook_endpoints', `workspace_id = '${s.workspaceId}'`)).toBe(1)
+    expect(await rows(t, 'webhook_endpoints', `workspace_id = '${s.workspaceId}'`)).toBe(1)
   })
 })
 
@@ -207,14 +208,14 @@ describe('deleting, enabling and testing', () => {
     ).json()
     await mintKey(t, s.token, ['query'])
     expect((await post(s.token, `/v1/webhooks/${hook.id}/test`)).status).toBe(202)
-    expect(rows(t, 'webhook_deliveries', `endpoint_id = '${hook.id}'`)).toBe(2)
+    expect(await rows(t, 'webhook_deliveries', `endpoint_id = '${hook.id}'`)).toBe(2)
     const res = await t.request(`/v1/webhooks/${hook.id}`, { method: 'DELETE', headers: bearer(s.token) })
     expect(res.status).toBe(204)
-    expect(rows(t, 'webhook_endpoints', `id = '${hook.id}'`)).toBe(0)
-    expect(rows(t, 'webhook_deliveries', `endpoint_id = '${hook.id}'`)).toBe(0)
+    expect(await rows(t, 'webhook_endpoints', `id = '${hook.id}'`)).toBe(0)
+    expect(await rows(t, 'webhook_deliveries', `endpoint_id = '${hook.id}'`)).toBe(0)
     // Its queued jobs are canceled, not left to find nothing.
-    expect(rows(t, 'jobs', `subject_id = '${hook.id}' AND status = 'pending'`)).toBe(0)
-    const row = auditRows(t, 'webhook.deleted').find((r) => r.target_id === hook.id)
+    expect(await rows(t, 'jobs', `subject_id = '${hook.id}' AND status = 'pending'`)).toBe(0)
+    const row = (await auditRows(t, 'webhook.deleted')).find((r) => r.target_id === hook.id)
     expect(JSON.parse(row!.details)).toEqual({ url: PUBLIC_URL })
     await expectError(
       await t.request(`/v1/webhooks/${hook.id}`, { method: 'DELETE', headers: bearer(s.token) }),
@@ -251,11 +252,11 @@ describe('deleting, enabling and testing', () => {
       ],
       next_cursor: null,
     })
-    const before = rows(t, 'audit_events')
+    const before = await rows(t, 'audit_events')
     const enabled = await post(s.token, `/v1/webhooks/${hook.id}/enable`)
     expect(enabled.status).toBe(200)
     expect((await enabled.json()).enabled).toBe(true)
-    expect(rows(t, 'audit_events')).toBe(before)
+    expect(await rows(t, 'audit_events')).toBe(before)
   })
 
   test('a member and a key without the admin scope are refused; another workspace gets 404', async () => {

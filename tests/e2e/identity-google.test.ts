@@ -97,7 +97,7 @@ describe('Google sign-in', () => {
   })
 
   test('a new address in open mode gets a new workspace on the default plan, verified, and a session in the fragment', async () => {
-    const before = rowCounts(open.app)
+    const before = await rowCounts(open.app)
     const landed = await signInWithGoogle(s, open, 'newbie')
     expect(landed.status).toBe(302)
     expect(`${landed.location.origin}${landed.location.pathname}`).toBe(`${open.base}/console/auth/callback`)
@@ -111,50 +111,51 @@ describe('Google sign-in', () => {
     const user = await me(open, landed.fragment.get('access_token')!)
     expect(user.email).toBe('new.person@example.com')
     expect(user.name).toBe('New Person')
-    expect(rowCounts(open.app)).toEqual({
+    expect(await rowCounts(open.app)).toEqual({
       workspaces: before.workspaces + 1,
       users: before.users + 1,
       identities: before.identities + 1,
     })
-    const ws = open.app.db.$client
-      .query('SELECT name, plan FROM workspaces WHERE id = ?')
-      .get(user.workspace_id) as { name: string; plan: string }
+    const ws = await open.app.sql.get<{ name: string; plan: string }>(
+      'SELECT name, plan FROM workspaces WHERE id = ?',
+      user.workspace_id,
+    )
     expect(ws).toEqual({ name: "New Person's workspace", plan: 'team' })
-    const actions = auditRows(open.app).slice(-2)
+    const actions = (await auditRows(open.app)).slice(-2)
     expect(actions.map((a) => a.action)).toEqual(['identity.linked', 'auth.sign_in'])
     expect(JSON.parse(actions[1]!.details!)).toMatchObject({ method: 'google' })
   })
 
   test('a linked identity signs in again as the same user, writing no new workspace', async () => {
     const first = await signInWithGoogle(s, open, 'again')
-    const counts = rowCounts(open.app)
+    const counts = await rowCounts(open.app)
     const second = await signInWithGoogle(s, open, 'again')
     expect(second.error).toBeNull()
     const a = await me(open, first.fragment.get('access_token')!)
     const b = await me(open, second.fragment.get('access_token')!)
     expect(b.id).toBe(a.id)
-    expect(rowCounts(open.app)).toEqual(counts)
+    expect(await rowCounts(open.app)).toEqual(counts)
   })
 
   test('invite mode with registration off refuses a new address and writes nothing', async () => {
-    const before = rowCounts(closed.app)
+    const before = await rowCounts(closed.app)
     const landed = await signInWithGoogle(s, closed, 'stranger')
     expect(`${landed.location.origin}${landed.location.pathname}`).toBe(`${closed.base}/console/sign-in`)
     expect(landed.error).toBe('registration_closed')
     expect(landed.location.hash).toBe('')
-    expect(rowCounts(closed.app)).toEqual(before)
+    expect(await rowCounts(closed.app)).toEqual(before)
   })
 })
 
 describe('linking to a password account', () => {
   test('an address with a password account gets a link ticket; the password links the identity', async () => {
     await passwordAccount(open, 'owner@example.com', 'owner-password-1')
-    const before = rowCounts(open.app)
+    const before = await rowCounts(open.app)
     const landed = await signInWithGoogle(s, open, 'owner')
     expect(`${landed.location.origin}${landed.location.pathname}`).toBe(`${open.base}/console/auth/callback`)
     expect([...landed.fragment.keys()]).toEqual(['link_ticket'])
     const ticket = landed.fragment.get('link_ticket')!
-    expect(rowCounts(open.app)).toEqual(before)
+    expect(await rowCounts(open.app)).toEqual(before)
 
     for (const mount of ['', '/v1']) {
       expect(await post(open, `${mount}/auth/link-info`, { ticket })).toEqual({
@@ -165,15 +166,15 @@ describe('linking to a password account', () => {
     const wrong = await post(open, '/v1/auth/link', { ticket, password: 'not-the-password' })
     expect(wrong.status).toBe(401)
     expect(wrong.body.error?.code).toBe('invalid_credentials')
-    expect(rowCounts(open.app)).toEqual(before)
+    expect(await rowCounts(open.app)).toEqual(before)
 
     const linked = await post(open, '/auth/link', { ticket, password: 'owner-password-1' })
     expect(linked.status).toBe(200)
     expect(linked.body).toMatchObject({ token_type: 'bearer', email_verified: true })
     const user = await me(open, linked.body.access_token!)
     expect(user.email).toBe('owner@example.com')
-    expect(rowCounts(open.app)).toEqual({ ...before, identities: before.identities + 1 })
-    expect(auditRows(open.app).some((a) => a.action === 'identity.linked')).toBe(true)
+    expect(await rowCounts(open.app)).toEqual({ ...before, identities: before.identities + 1 })
+    expect((await auditRows(open.app)).some((a) => a.action === 'identity.linked')).toBe(true)
 
     // From now on Google signs the owner in directly.
     const again = await signInWithGoogle(s, open, 'owner')
@@ -203,32 +204,35 @@ describe('linking to a password account', () => {
     await passwordAccount(open, 'blocked@example.com', 'blocked-password')
     const landed = await signInWithGoogle(s, open, 'blocked')
     const ticket = landed.fragment.get('link_ticket')!
-    open.app.db.$client.run("UPDATE users SET status = 'deactivated' WHERE email = 'blocked@example.com'")
-    const before = rowCounts(open.app)
+    await open.app.sql.runElsewhere(
+      "UPDATE users SET status = 'deactivated' WHERE email = 'blocked@example.com'",
+    )
+    const before = await rowCounts(open.app)
     const r = await post(open, '/v1/auth/link', { ticket, password: 'blocked-password' })
     expect(r.status).toBe(403)
     expect(r.body.error?.code).toBe('account_disabled')
     expect((await signInWithGoogle(s, open, 'blocked')).error).toBe('account_disabled')
-    expect(rowCounts(open.app)).toEqual(before)
+    expect(await rowCounts(open.app)).toEqual(before)
   })
 
   test('a workspace that enforces single sign-on refuses the ticket and the link', async () => {
     await passwordAccount(open, 'enforced@example.com', 'enforced-password')
     const landed = await signInWithGoogle(s, open, 'enforced')
     const ticket = landed.fragment.get('link_ticket')!
-    const { workspace_id } = open.app.db.$client
-      .query("SELECT workspace_id FROM users WHERE email = 'enforced@example.com'")
-      .get() as { workspace_id: string }
-    open.app.db.$client.run(
+    const { workspace_id } = (await open.app.sql.get<{ workspace_id: string }>(
+      "SELECT workspace_id FROM users WHERE email = 'enforced@example.com'",
+    ))!
+    await open.app.sql.runElsewhere(
       `INSERT INTO sso_configs (workspace_id, issuer, client_id, client_secret, enforce, default_role, seat_cap, created_at, updated_at)
-       VALUES (?, 'https://idp.example.com', 'x', 'sealed', 1, 'member', NULL, 0, 0)`,
-      [workspace_id],
+       VALUES (?, 'https://idp.example.com', 'x', 'sealed', ?, 'member', NULL, 0, 0)`,
+      workspace_id,
+      true,
     )
-    const before = rowCounts(open.app)
+    const before = await rowCounts(open.app)
     const r = await post(open, '/v1/auth/link', { ticket, password: 'enforced-password' })
     expect(r.status).toBe(403)
     expect(r.body.error?.code).toBe('sso_required')
     expect((await signInWithGoogle(s, open, 'enforced')).error).toBe('sso_required')
-    expect(rowCounts(open.app)).toEqual(before)
+    expect(await rowCounts(open.app)).toEqual(before)
   })
 })

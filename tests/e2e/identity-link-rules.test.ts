@@ -55,25 +55,22 @@ async function ticketFor(account: string): Promise<string> {
 }
 
 /** The identities linked to the user of an address: (issuer, subject) pairs. */
-function identitiesOf(email: string): { subject: string; provider: string }[] {
-  return e.app.db.$client
-    .query(
-      'SELECT i.subject, i.provider FROM user_identities i JOIN users u ON u.id = i.user_id WHERE u.email = ? ORDER BY i.created_at, i.subject',
-    )
-    .all(email) as { subject: string; provider: string }[]
+function identitiesOf(email: string): Promise<{ subject: string; provider: string }[]> {
+  return e.app.sql.all<{ subject: string; provider: string }>(
+    'SELECT i.subject, i.provider FROM user_identities i JOIN users u ON u.id = i.user_id WHERE u.email = ? ORDER BY i.created_at, i.subject',
+    email,
+  )
 }
 
 describe('the session /auth/link answers', () => {
   test('is recorded as a Google sign-in: the token says via google, and so does the audit row', async () => {
     await passwordAccount('owner@example.com', 'owner-password-1')
     const ticket = await ticketFor('owner')
-    const before = auditRows(e.app).length
+    const before = (await auditRows(e.app)).length
     const linked = await post('/v1/auth/link', { ticket, password: 'owner-password-1' })
     expect(linked.status).toBe(200)
     expect(claimsOf(linked.body.access_token!).via).toBe('google')
-    const signIns = auditRows(e.app)
-      .slice(before)
-      .filter((a) => a.action === 'auth.sign_in')
+    const signIns = (await auditRows(e.app)).slice(before).filter((a) => a.action === 'auth.sign_in')
     expect(signIns.map((a) => JSON.parse(a.details!).method)).toEqual(['google'])
     // It is a working session.
     const me = await fetch(`${e.base}/v1/auth/me`, {
@@ -85,7 +82,7 @@ describe('the session /auth/link answers', () => {
   test('still needs the right password, and the guesses count against the account as sign-ins do', async () => {
     await passwordAccount('guessed@example.com', 'guessed-password-1')
     const ticket = await ticketFor('guessed')
-    const before = rowCounts(e.app)
+    const before = await rowCounts(e.app)
     for (let i = 0; i < 3; i++) {
       const wrong = await post('/v1/auth/link', { ticket, password: `wrong guess ${i}` })
       expect(wrong.status).toBe(401)
@@ -95,7 +92,7 @@ describe('the session /auth/link answers', () => {
     const limited = await post('/v1/auth/link', { ticket, password: 'guessed-password-1' })
     expect(limited.status).toBe(429)
     expect(limited.body.error?.details).toMatchObject({ limit: 'login_account' })
-    expect(rowCounts(e.app)).toEqual(before)
+    expect(await rowCounts(e.app)).toEqual(before)
     const login = await fetch(`${e.base}/v1/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -113,7 +110,7 @@ describe('one identity per issuer', () => {
       password: 'moved-password-1',
     })
     expect(first.status).toBe(200)
-    expect(identitiesOf('moved@example.com')).toEqual([{ subject: 'first', provider: 'google' }])
+    expect(await identitiesOf('moved@example.com')).toEqual([{ subject: 'first', provider: 'google' }])
 
     // The address now belongs to another account at Google (another subject): not signed in by address.
     s.op.accounts.set('second', { email: 'moved@example.com', email_verified: true, name: 'Second Holder' })
@@ -122,9 +119,9 @@ describe('one identity per issuer', () => {
     const ticket = landed.fragment.get('link_ticket')!
     const second = await post('/v1/auth/link', { ticket, password: 'moved-password-1' })
     expect(second.status).toBe(200)
-    expect(identitiesOf('moved@example.com')).toEqual([{ subject: 'second', provider: 'google' }])
+    expect(await identitiesOf('moved@example.com')).toEqual([{ subject: 'second', provider: 'google' }])
     // The audit trail says which identity went.
-    const links = auditRows(e.app).filter((a) => a.action === 'identity.linked')
+    const links = (await auditRows(e.app)).filter((a) => a.action === 'identity.linked')
     expect(JSON.parse(links.at(-1)!.details!)).toEqual({
       provider: 'google',
       issuer: s.op.issuer,

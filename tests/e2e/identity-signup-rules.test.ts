@@ -40,12 +40,12 @@ afterAll(() => s.stop())
 
 /** Expects the sign-in page with `code`, no session or ticket, and nothing written. */
 async function refusedWith(e: Engram, account: string, code: string) {
-  const before = rowCounts(e.app)
+  const before = await rowCounts(e.app)
   const landed = await signInWithGoogle(s, e, account)
   expect(`${landed.location.origin}${landed.location.pathname}`).toBe(`${e.base}/console/sign-in`)
   expect(landed.error).toBe(code)
   expect(landed.location.hash).toBe('')
-  expect(rowCounts(e.app)).toEqual(before)
+  expect(await rowCounts(e.app)).toEqual(before)
 }
 
 async function signedUp(e: Engram, account: string) {

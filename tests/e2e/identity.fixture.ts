@@ -127,15 +127,23 @@ export async function signInWithGoogle(s: Stage, e: Engram, account: string): Pr
 }
 
 /** Counts of the rows a sign-in may write. */
-export function rowCounts(app: TestApp): { workspaces: number; users: number; identities: number } {
-  const n = (t: string) => (app.db.$client.query(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n
-  return { workspaces: n('workspaces'), users: n('users'), identities: n('user_identities') }
+export async function rowCounts(
+  app: TestApp,
+): Promise<{ workspaces: number; users: number; identities: number }> {
+  const n = async (t: string) => (await app.sql.get<{ n: number }>(`SELECT count(*) AS n FROM ${t}`))!.n
+  return {
+    workspaces: await n('workspaces'),
+    users: await n('users'),
+    identities: await n('user_identities'),
+  }
 }
 
 /** The audit actions recorded, oldest first, with their details. */
-export function auditRows(app: TestApp): { action: string; details: string | null }[] {
-  return app.db.$client.query('SELECT action, details FROM audit_events ORDER BY rowid').all() as {
-    action: string
-    details: string | null
-  }[]
+export function auditRows(app: TestApp): Promise<{ action: string; details: string | null }[]> {
+  // The order they were written in (the clock stands still, and `seq` counts per workspace): SQLite's
+  // rowid; on PostgreSQL the row's place in the table, as audit rows are only ever inserted.
+  const written = app.sql.engine === 'postgres' ? 'ctid' : 'rowid'
+  return app.sql.all<{ action: string; details: string | null }>(
+    `SELECT action, details FROM audit_events ORDER BY ${written}`,
+  )
 }

@@ -156,8 +156,18 @@ async function signIn(account: string, email: string): Promise<Landed> {
   return land(back, s.cookie)
 }
 
-function count(table: string, where = '1 = 1'): number {
-  return (app.db.$client.query(`SELECT count(*) AS n FROM ${table} WHERE ${where}`).get() as { n: number }).n
+async function count(table: string, where = '1 = 1'): Promise<number> {
+  return (await app.sql.get<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`))!.n
+}
+
+/** The details of the last audit row of an action (in the order rows were written: the clock stands still). */
+async function lastAudit(action: string): Promise<{ details: string }> {
+  // SQLite's rowid; on PostgreSQL the row's place in the table, as audit rows are only ever inserted.
+  const written = app.sql.engine === 'postgres' ? 'ctid' : 'rowid'
+  return (await app.sql.get<{ details: string }>(
+    `SELECT details FROM audit_events WHERE action = ? ORDER BY ${written} DESC LIMIT 1`,
+    action,
+  ))!
 }
 
 function expectRefused(l: Landed, code: string): void {
@@ -184,8 +194,8 @@ describe('the redirect chain', () => {
   })
 
   test('a new address at the domain becomes a member just in time and lands in the console with a session', async () => {
-    const users = count('users')
-    const workspaces = count('workspaces')
+    const users = await count('users')
+    const workspaces = await count('workspaces')
     const l = await signIn('new1', `newcomer.one@${ACME}`)
     expect(l.status).toBe(302)
     expect(`${l.location.origin}${l.location.pathname}`).toBe(`${base}/console/auth/callback`)
@@ -202,14 +212,10 @@ describe('the redirect chain', () => {
       role: 'member',
       workspace_id: acme.workspaceId,
     })
-    expect(count('users')).toBe(users + 1)
+    expect(await count('users')).toBe(users + 1)
     // SSO never creates a workspace.
-    expect(count('workspaces')).toBe(workspaces)
-    const joined = app.db.$client
-      .query(
-        "SELECT details FROM audit_events WHERE action = 'sso.member_joined' ORDER BY rowid DESC LIMIT 1",
-      )
-      .get() as { details: string }
+    expect(await count('workspaces')).toBe(workspaces)
+    const joined = await lastAudit('sso.member_joined')
     expect(JSON.parse(joined.details)).toEqual({
       email: `newcomer.one@${ACME}`,
       role: 'member',
@@ -218,11 +224,11 @@ describe('the redirect chain', () => {
     // Signing in again finds the member made the first time.
     const again = await signIn('new1', `newcomer.one@${ACME}`)
     expect(again.fragment.get('access_token')).toBeTruthy()
-    expect(count('users')).toBe(users + 1)
+    expect(await count('users')).toBe(users + 1)
   })
 
   test('an existing member signs in as themselves, and the sign-in is recorded as sso', async () => {
-    const users = count('users')
+    const users = await count('users')
     const l = await signIn('admin', `admin@${ACME}`)
     const me = (await (
       await fetch(`${base}/v1/auth/me`, { headers: auth(l.fragment.get('access_token')!) })
@@ -231,10 +237,8 @@ describe('the redirect chain', () => {
       role: string
     }
     expect(me).toMatchObject({ email: `admin@${ACME}`, role: 'admin' })
-    expect(count('users')).toBe(users)
-    const row = app.db.$client
-      .query("SELECT details FROM audit_events WHERE action = 'auth.sign_in' ORDER BY rowid DESC LIMIT 1")
-      .get() as { details: string }
+    expect(await count('users')).toBe(users)
+    const row = await lastAudit('auth.sign_in')
     expect(JSON.parse(row.details)).toMatchObject({ method: 'sso' })
   })
 
@@ -310,16 +314,17 @@ describe('provider identities', () => {
     ).json()) as {
       id: string
     }
-    const links = app.db.$client
-      .query('SELECT provider, issuer, subject, workspace_id FROM user_identities WHERE user_id = ?')
-      .all(me.id)
+    const links = await app.sql.all(
+      'SELECT provider, issuer, subject, workspace_id FROM user_identities WHERE user_id = ?',
+      me.id,
+    )
     expect(links).toEqual([
       { provider: 'sso', issuer: op.issuer, subject: 'new2', workspace_id: acme.workspaceId },
     ])
     const account = op.accounts.get('new2')!
     op.accounts.set('new2', { ...account, email: `renamed@${ACME}` })
     try {
-      const users = count('users')
+      const users = await count('users')
       const again = await signIn('new2', `new2@${ACME}`)
       const who = (await (
         await fetch(`${base}/v1/auth/me`, { headers: auth(again.fragment.get('access_token')!) })
@@ -327,7 +332,7 @@ describe('provider identities', () => {
         id: string
       }
       expect(who.id).toBe(me.id)
-      expect(count('users')).toBe(users)
+      expect(await count('users')).toBe(users)
     } finally {
       op.accounts.set('new2', account)
     }
@@ -378,65 +383,64 @@ describe('attacks, each refused', () => {
   }
   for (const [name, tamper] of tampered) {
     test(`${name} in the ID token is refused and signs no one in`, async () => {
-      const users = count('users')
-      const signIns = count('audit_events', "action = 'auth.sign_in'")
+      const users = await count('users')
+      const signIns = await count('audit_events', "action = 'auth.sign_in'")
       setTamper(tamper)
       try {
         expectRefused(await signIn('new2', `new2@${ACME}`), 'sso_token_invalid')
       } finally {
         op.tamper = null
       }
-      expect(count('users')).toBe(users)
-      expect(count('audit_events', "action = 'auth.sign_in'")).toBe(signIns)
+      expect(await count('users')).toBe(users)
+      expect(await count('audit_events', "action = 'auth.sign_in'")).toBe(signIns)
     })
   }
 
   test('an address the provider has not verified is refused', async () => {
-    const users = count('users')
+    const users = await count('users')
     expectRefused(await signIn('unverified', `unverified@${ACME}`), 'email_not_verified')
-    expect(count('users')).toBe(users)
+    expect(await count('users')).toBe(users)
   })
 
   test('an address of another workspace is refused and that account is left as it was', async () => {
-    const before = app.db.$client.query("SELECT * FROM users WHERE email = 'bob@beta.example.com'").get()
+    const bob = () => app.sql.get("SELECT * FROM users WHERE email = 'bob@beta.example.com'")
+    const before = await bob()
     expectRefused(await signIn('taken', `admin@${ACME}`), 'email_taken')
-    expect(app.db.$client.query("SELECT * FROM users WHERE email = 'bob@beta.example.com'").get()).toEqual(
-      before,
-    )
+    expect(await bob()).toEqual(before)
   })
 
   test('an address outside the claimed domains is not made a member', async () => {
-    const users = count('users')
+    const users = await count('users')
     expectRefused(await signIn('outsider', `admin@${ACME}`), 'sso_domain_not_claimed')
-    expect(count('users')).toBe(users)
+    expect(await count('users')).toBe(users)
   })
 
   test('a deactivated member is refused, and nothing is linked for them', async () => {
     // No route deactivates a member yet; the row is set as an operator would.
-    app.db.$client.query(`UPDATE users SET status = 'deactivated' WHERE email = 'unlinked@${ACME}'`).run()
-    expect(count('users', `email = 'unlinked@${ACME}'`)).toBe(1)
-    const identities = count('user_identities')
+    await app.sql.runElsewhere(`UPDATE users SET status = 'deactivated' WHERE email = 'unlinked@${ACME}'`)
+    expect(await count('users', `email = 'unlinked@${ACME}'`)).toBe(1)
+    const identities = await count('user_identities')
     expectRefused(await signIn('unlinked', `unlinked@${ACME}`), 'account_disabled')
-    expect(count('user_identities')).toBe(identities)
+    expect(await count('user_identities')).toBe(identities)
   })
 
   test('a member whose address was never confirmed is refused before anything is linked', async () => {
-    app.db.$client
-      .query(`UPDATE users SET status = 'active', email_verified_at = NULL WHERE email = 'unlinked@${ACME}'`)
-      .run()
-    const identities = count('user_identities')
-    const signIns = count('audit_events', "action = 'auth.sign_in'")
+    await app.sql.runElsewhere(
+      `UPDATE users SET status = 'active', email_verified_at = NULL WHERE email = 'unlinked@${ACME}'`,
+    )
+    const identities = await count('user_identities')
+    const signIns = await count('audit_events', "action = 'auth.sign_in'")
     expectRefused(await signIn('unlinked', `unlinked@${ACME}`), 'email_not_verified')
-    expect(count('user_identities')).toBe(identities)
-    expect(count('audit_events', "action = 'auth.sign_in'")).toBe(signIns)
+    expect(await count('user_identities')).toBe(identities)
+    expect(await count('audit_events', "action = 'auth.sign_in'")).toBe(signIns)
   })
 
   test('with the seat cap reached a new member is refused; existing members still sign in', async () => {
-    const active = count('users', `workspace_id = '${acme.workspaceId}' AND status = 'active'`)
+    const active = await count('users', `workspace_id = '${acme.workspaceId}' AND status = 'active'`)
     expect((await putSso(acme.key, { seat_cap: active })).status).toBe(200)
     try {
       expectRefused(await signIn('capped', `capped@${ACME}`), 'seat_cap_reached')
-      expect(count('users', `email = 'capped@${ACME}'`)).toBe(0)
+      expect(await count('users', `email = 'capped@${ACME}'`)).toBe(0)
       expect((await signIn('admin', `admin@${ACME}`)).fragment.get('access_token')).toBeTruthy()
     } finally {
       expect((await putSso(acme.key, { seat_cap: null })).status).toBe(200)

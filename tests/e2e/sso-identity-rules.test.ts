@@ -102,37 +102,36 @@ async function ssoSignIn(account: string, email: string): Promise<Landed> {
   }
 }
 
-function count(table: string, where = '1 = 1'): number {
-  return (app.db.$client.query(`SELECT count(*) AS n FROM ${table} WHERE ${where}`).get() as { n: number }).n
+async function count(table: string, where = '1 = 1'): Promise<number> {
+  return (await app.sql.get<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`))!.n
 }
 
-function userIdOf(email: string): string | undefined {
-  return (app.db.$client.query('SELECT id FROM users WHERE email = ?').get(email) as { id: string } | null)
-    ?.id
+async function userIdOf(email: string): Promise<string | undefined> {
+  return (await app.sql.get<{ id: string }>('SELECT id FROM users WHERE email = ?', email))?.id
 }
 
 describe('an address the company gave to another person', () => {
   test('is refused with identity_mismatch, writes nothing, and the old member is kept for the old person', async () => {
     const first = await ssoSignIn('alice-2019', `alice@${ACME}`)
     expect(first.error).toBeNull()
-    const alice = userIdOf(`alice@${ACME}`)!
+    const alice = (await userIdOf(`alice@${ACME}`))!
     expect(alice).toBeTruthy()
 
     // Years later the provider has a new person (another subject) holding the same address.
     op.accounts.set('alice-2024', { email: `alice@${ACME}`, email_verified: true, name: 'Alice (2024)' })
     const before = {
-      users: count('users'),
-      identities: count('user_identities'),
-      signIns: count('audit_events', "action = 'auth.sign_in'"),
+      users: await count('users'),
+      identities: await count('user_identities'),
+      signIns: await count('audit_events', "action = 'auth.sign_in'"),
     }
     const other = await ssoSignIn('alice-2024', `alice@${ACME}`)
     expect(`${other.location.origin}${other.location.pathname}`).toBe(`${base}/console/sign-in`)
     expect(other.error).toBe('identity_mismatch')
     expect(other.location.hash).toBe('')
     expect({
-      users: count('users'),
-      identities: count('user_identities'),
-      signIns: count('audit_events', "action = 'auth.sign_in'"),
+      users: await count('users'),
+      identities: await count('user_identities'),
+      signIns: await count('audit_events', "action = 'auth.sign_in'"),
     }).toEqual(before)
     expect(app.log.lines.some((l) => l.msg === 'sso sign-in refused' && l.code === 'identity_mismatch')).toBe(
       true,
@@ -145,7 +144,7 @@ describe('an address the company gave to another person', () => {
   })
 
   test('once an admin removes the old member, the new person joins as a new member', async () => {
-    const alice = userIdOf(`alice@${ACME}`)!
+    const alice = (await userIdOf(`alice@${ACME}`))!
     expect((await json(`/v1/admin/members/${alice}`, { method: 'DELETE', token: acme.key })).status).toBe(204)
     const joined = await ssoSignIn('alice-2024', `alice@${ACME}`)
     expect(joined.error).toBeNull()
@@ -187,7 +186,7 @@ describe('an invitation accepted where SSO is enforced', () => {
         sso_required: true,
       },
     })
-    const carol = userIdOf(`carol@${CORP}`)!
+    const carol = (await userIdOf(`carol@${CORP}`))!
 
     const landed = await ssoSignIn('carol', `carol@${CORP}`)
     expect(landed.error).toBeNull()
