@@ -41,12 +41,12 @@ function job(id: string, kind: string, status: Job['status'], result: unknown = 
 function queueOf(batches: Job[]) {
   const reads = { children: 0 }
   const ended = (j: Job) => ['succeeded', 'failed', 'canceled'].includes(j.status)
-  const queue = {
-    children: () => {
+  const repo = {
+    children: async () => {
       reads.children++
       return batches
     },
-    childTotals: (_: string, field?: string) => ({
+    childTotals: async (_: string, field?: string) => ({
       children: batches.length,
       ended: batches.filter(ended).length,
       unitsTotal: 10 * batches.length,
@@ -55,12 +55,13 @@ function queueOf(batches: Job[]) {
         ? batches.reduce((n, b) => n + Number((b.result as Record<string, number> | null)?.[field] ?? 0), 0)
         : 0,
     }),
-  } as unknown as JobQueue
+  }
+  const queue = { repo } as unknown as JobQueue
   return { queue, reads }
 }
 
 describe("a run's job as polled", () => {
-  test("counts the failed units of its ended batches without reading the batches' rows (their units' ids)", () => {
+  test("counts the failed units of its ended batches without reading the batches' rows (their units' ids)", async () => {
     const batches = [
       job('b1', BATCH_KIND, 'succeeded', { failed: 2 }),
       job('b2', BATCH_KIND, 'running'),
@@ -68,15 +69,16 @@ describe("a run's job as polled", () => {
     ]
     const { queue, reads } = queueOf(batches)
     const run = job(`job_run_${crypto.randomUUID()}`, RUN_KIND, 'running')
-    for (let poll = 0; poll < 5; poll++) expect(jobResp(queue, run, 1000, 'cor_1').units_failed).toBe(2)
+    for (let poll = 0; poll < 5; poll++)
+      expect((await jobResp(queue, run, 1000, 'cor_1')).units_failed).toBe(2)
     expect(reads.children).toBe(0)
     batches[1] = job('b2', BATCH_KIND, 'succeeded', { failed: 1 })
-    expect(jobResp(queue, run, 2000, 'cor_1').units_failed).toBe(3)
-    expect(jobResp(queue, run, 2000, 'cor_1').units_failed).toBe(3)
+    expect((await jobResp(queue, run, 2000, 'cor_1')).units_failed).toBe(3)
+    expect((await jobResp(queue, run, 2000, 'cor_1')).units_failed).toBe(3)
     expect(reads.children).toBe(0)
     // Once the run has ended its own figures say it.
     const ended = { ...run, status: 'succeeded' as const, result: { failed: 4 } }
-    expect(jobResp(queue, ended, 3000, 'cor_1').units_failed).toBe(4)
+    expect((await jobResp(queue, ended, 3000, 'cor_1')).units_failed).toBe(4)
   })
 })
 

@@ -1,10 +1,10 @@
 import type { Clock } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
+import { holdInUnit } from '../../platform/db/hold'
 import type { Store } from '../../platform/db/store'
 import { fail } from '../../platform/errors/errors'
 import type { PlansService } from '../plans/plans.service'
 import type { CorporaRepo, CorpusRow } from './corpora.repo'
-import { holdInUnit } from './corpora.rows'
 
 /** What creating a base needs: the service's store, clock, randomness, plans and repo. */
 export interface CreateBaseDeps {

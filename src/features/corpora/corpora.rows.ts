@@ -1,4 +1,4 @@
-import { getTableColumns, type SQL, sql, type Table } from 'drizzle-orm'
+import { getTableColumns, type Table } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Store } from '../../platform/db/store'
 import { corpora, documents } from './corpora.tables'
@@ -42,16 +42,4 @@ export function chunks<T>(ids: readonly T[]): T[][] {
   const out: T[][] = []
   for (let at = 0; at < ids.length; at += IDS_A_STATEMENT) out.push(ids.slice(at, at + IDS_A_STATEMENT))
   return out
-}
-
-/**
- * Makes the calling unit the only one holding `key` until it ends, for a read-check-write that two
- * units must not both pass: on PostgreSQL a transaction-scoped advisory lock (two transactions would
- * otherwise both read before either writes); on SQLite nothing, a unit holds the one write lock.
- * Called first in the unit.
- */
-export async function holdInUnit(store: Store, key: string): Promise<void> {
-  if (store.dialect !== 'postgres') return
-  const db = store.db as unknown as { execute(q: SQL): Promise<unknown> }
-  await db.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`)
 }

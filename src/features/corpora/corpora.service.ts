@@ -2,6 +2,7 @@ import type { Actor } from '../../platform/auth/principal'
 import type { Clock } from '../../platform/clock/clock'
 import type { Random } from '../../platform/crypto/random'
 import type { Db } from '../../platform/db/db'
+import { holdInUnit } from '../../platform/db/hold'
 import type { Store } from '../../platform/db/store'
 import { notFound } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
@@ -22,7 +23,6 @@ import { listBases, listDocuments, manifestCsv, usageOf } from './corpora.listin
 import type { PageRange } from './corpora.pages'
 import { type PassagePlace, type PassageSpan, PlacesRepo } from './corpora.places.repo'
 import { CorporaRepo, type CorpusRow, type DocumentRow } from './corpora.repo'
-import { holdInUnit } from './corpora.rows'
 import { DocumentRuns } from './corpora.runs'
 import { type CorpusChange, changeBits, settingsChanged } from './corpora.settings'
 import { CorporaSync } from './corpora.sync'
@@ -264,7 +264,7 @@ export class CorporaService {
     return this.set(ws, corpusId, { cartStatus }, at)
   }
 
-  /** Makes the calling unit the only one starting or ending a run of this base until it ends (corpora.rows.ts). */
+  /** Makes the calling unit the only one starting or ending a run of this base until it ends (db/hold.ts). */
   holdRuns(corpusId: string): Promise<void> {
     return holdInUnit(this.deps.store, `runs:${corpusId}`)
   }

@@ -1,3 +1,4 @@
+import type { Store } from '../../platform/db/store'
 import type { Job, JobQueue } from '../../platform/jobs/queue'
 import type { CorporaService } from '../corpora/corpora.service'
 import { EMBED_ATTEMPTS, EMBED_KIND, type SectionOnboarder } from './onboarding.jobs'
@@ -9,6 +10,7 @@ import { EMBED_ATTEMPTS, EMBED_KIND, type SectionOnboarder } from './onboarding.
 export class EmbedJobs {
   constructor(
     private readonly d: {
+      store: Store
       queue: JobQueue
       corpora: CorporaService
       engine: Pick<SectionOnboarder, 'embeddingModel' | 'basesWithoutVectors'>
@@ -17,20 +19,21 @@ export class EmbedJobs {
 
   /**
    * Queues an embed job for a base unless one is already waiting (a running one may have passed the
-   * newest sections). Nothing when no model embeds passages.
+   * newest sections), in one unit. Nothing when no model embeds passages.
    */
-  later(workspaceId: string, corpusId: string): Job | null {
-    if (this.d.engine.embeddingModel === null) return null
-    const waiting = this.d.queue
-      .listBySubject(workspaceId, corpusId)
-      .find((j) => j.kind === EMBED_KIND && j.status === 'pending')
-    if (waiting) return null
-    return this.d.queue.enqueue({
-      workspaceId,
-      subjectId: corpusId,
-      kind: EMBED_KIND,
-      maxAttempts: EMBED_ATTEMPTS,
-      detail: `passages to embed with ${this.d.engine.embeddingModel}`,
+  async later(workspaceId: string, corpusId: string): Promise<Job | null> {
+    const model = this.d.engine.embeddingModel
+    if (model === null) return null
+    return this.d.store.unit(async () => {
+      const jobs = await this.d.queue.repo.listBySubject(workspaceId, corpusId)
+      if (jobs.some((j) => j.kind === EMBED_KIND && j.status === 'pending')) return null
+      return this.d.queue.add({
+        workspaceId,
+        subjectId: corpusId,
+        kind: EMBED_KIND,
+        maxAttempts: EMBED_ATTEMPTS,
+        detail: `passages to embed with ${model}`,
+      })
     })
   }
 
@@ -43,7 +46,7 @@ export class EmbedJobs {
     let queued = 0
     for (const corpusId of this.d.engine.basesWithoutVectors()) {
       const ws = await this.d.corpora.workspaceOf(corpusId)
-      if (ws && this.later(ws, corpusId)) queued++
+      if (ws && (await this.later(ws, corpusId))) queued++
     }
     return queued
   }

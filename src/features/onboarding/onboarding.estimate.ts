@@ -5,15 +5,15 @@ import { RUN_KIND } from './onboarding.jobs'
  * Progress (0..1) of an onboarding job and an estimate of the seconds left, from its measured
  * throughput so far, and the units it works on (`total`); a run counts the units of its batches.
  */
-export function progressOf(
+export async function progressOf(
   queue: JobQueue,
   job: Job,
   now: number,
-): { progress: number; eta: number | null; total: number } {
+): Promise<{ progress: number; eta: number | null; total: number }> {
   let done = job.unitsDone
   let total = job.unitsTotal
   if (job.kind === RUN_KIND) {
-    const sums = queue.childTotals(job.id)
+    const sums = await queue.repo.childTotals(job.id)
     done = sums.unitsDone
     total = Math.max(total, sums.unitsTotal)
   }

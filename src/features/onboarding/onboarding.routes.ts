@@ -71,9 +71,8 @@ export function onboardingRoutes(onboarding: OnboardingService): RouteDef[] {
       list: true,
       response: JobResp,
       handler: async ({ principal, params, query, page }) => {
-        const all = (await onboarding.jobs(principal.workspaceId, params.corpus_id, query.kind)).map((j) =>
-          onboarding.jobResp(j),
-        )
+        const jobs = await onboarding.jobs(principal.workspaceId, params.corpus_id, query.kind)
+        const all = await Promise.all(jobs.map((j) => onboarding.jobResp(j)))
         if (!page) return { items: all, total: all.length, nextCursor: null }
         // Jobs of one base are few; continue after the last id seen, so new runs never shift a page.
         const start = page.after ? all.findIndex((j) => j.id === page.after?.[0]) + 1 : 0

@@ -64,8 +64,8 @@ export const JobParams = Type.Object({ job_id: Type.String({ maxLength: 64 }) })
  * The wire shape of a job, with its progress and estimate (`now`: epoch ms) and its failures;
  * `corpusId` is its base (onboarding's jobs are about the base; a sync job is about its source).
  */
-export function jobResp(queue: JobQueue, job: Job, now: number, corpusId: string) {
-  const { progress, eta, total } = progressOf(queue, job, now)
+export async function jobResp(queue: JobQueue, job: Job, now: number, corpusId: string) {
+  const { progress, eta, total } = await progressOf(queue, job, now)
   const ts = (ms: number | null) => (ms === null ? null : iso(new Date(ms)))
   return {
     id: job.id,
@@ -77,7 +77,7 @@ export function jobResp(queue: JobQueue, job: Job, now: number, corpusId: string
     eta_seconds: eta,
     detail: job.detail,
     error: job.error,
-    units_failed: unitsFailed(queue, job),
+    units_failed: await unitsFailed(queue, job),
     units_total: total,
     auto: job.kind === AUTO_KIND || job.payload.auto === true,
     created_at: iso(new Date(job.createdAt)),
@@ -91,11 +91,11 @@ export function jobResp(queue: JobQueue, job: Job, now: number, corpusId: string
  * however many units failed on the way, so this is what says some did. A run in flight counts
  * its batches that have ended.
  */
-function unitsFailed(queue: JobQueue, job: Job): number {
+async function unitsFailed(queue: JobQueue, job: Job): Promise<number> {
   const failedOf = (j: Job) => Number((j.result as Partial<RunStats> | null)?.failed ?? 0)
   if (job.kind === BATCH_KIND || (job.kind === RUN_KIND && isTerminal(job.status))) return failedOf(job)
   if (job.kind !== RUN_KIND) return 0
   // Summed in SQL over the batches' results: each batch's row also holds its units' ids and versions
   // (5,000 small files are 40 batches, half a megabyte of JSON), which a poll read and decoded.
-  return queue.childTotals(job.id, 'failed').resultSum
+  return (await queue.repo.childTotals(job.id, 'failed')).resultSum
 }

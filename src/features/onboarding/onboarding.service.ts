@@ -250,7 +250,7 @@ export class OnboardingService {
       this.d.engine.warmBase(run.subjectId!).catch((e) => {
         this.d.log.warn('warming a base failed', { corpus_id: run.subjectId, error: (e as Error).message })
       })
-      if (this.d.engine.embedsAfterOnboarding) this.embeds.later(run.workspaceId, run.subjectId!)
+      if (this.d.engine.embedsAfterOnboarding) await this.embeds.later(run.workspaceId, run.subjectId!)
     }
   }
 
