@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { bearer, expectError, mintKey, mounts, signUp } from './accounts.fixture'
 import {
-  count,
+  countRows,
   createBase,
   type Doc,
   drain,
@@ -63,15 +63,14 @@ describe('POST /corpora/{id}/documents', () => {
         expect(d.id).toMatch(/^doc_/)
       }
       expect(res.headers.get('x-sync-run-id')).toMatch(/^run_/)
-      expect(count(t, 'documents', 'corpus_id = ?', base)).toBe(3)
+      expect(await countRows(t, 'documents', 'corpus_id = ?', base)).toBe(3)
       const keys = await objectKeys(t, `${f.admin.workspaceId}/corpora/${base}/`)
       expect(keys).toHaveLength(3)
       for (const k of keys) expect(k).toMatch(/\/blobs\/blob_[A-Za-z0-9]+$/)
       // The bytes stored are the bytes sent.
       const stored = await t.deps.objects.getText(
-        t.db.$client
-          .query<{ raw_key: string }, [string]>('SELECT raw_key FROM documents WHERE id = ?')
-          .get(docs[0]!.id)!.raw_key,
+        (await t.sql.get<{ raw_key: string }>('SELECT raw_key FROM documents WHERE id = ?', docs[0]!.id))!
+          .raw_key,
       )
       expect(stored).toBe(files[0]!.content)
     })
@@ -251,7 +250,7 @@ describe('POST /corpora/{id}/documents', () => {
       404,
       'not_found',
     )
-    expect(count(t, 'documents', 'corpus_id = ?', base)).toBe(0)
+    expect(await countRows(t, 'documents', 'corpus_id = ?', base)).toBe(0)
     const ok = await t.request(`/v1/corpora/${base}/documents`, init(bearer(ingestKey)))
     expect(ok.status).toBe(200)
   })
@@ -278,7 +277,7 @@ describe('replacing and sharing content', () => {
     expect(second.id).toBe(first.id)
     expect(second.sha256).toBe(sha256('version two, longer\r\n'))
     expect(second.status).toBe('pending')
-    expect(count(t, 'documents', 'corpus_id = ?', base)).toBe(1)
+    expect(await countRows(t, 'documents', 'corpus_id = ?', base)).toBe(1)
     const newKeys = await objectKeys(t, prefix)
     expect(newKeys).toHaveLength(1)
     expect(oldKeys).not.toContain(newKeys[0])
@@ -401,6 +400,6 @@ describe('size limits', () => {
     const { t, token, base } = s
     const res = await upload(t, token, base, [{ filename: 'ok.txt', content: 'o'.repeat(4096) }])
     expect(res.status).toBe(200)
-    expect(count(t, 'documents', 'corpus_id = ?', base)).toBe(1)
+    expect(await countRows(t, 'documents', 'corpus_id = ?', base)).toBe(1)
   })
 })

@@ -115,13 +115,25 @@ export function count(t: TestApp, table: string, where = '1 = 1', ...args: strin
     .get(...args)!.n
 }
 
+/** `count` on whichever engine the test app runs (t.sql: SQLite, or PostgreSQL). */
+export async function countRows(
+  t: TestApp,
+  table: string,
+  where = '1 = 1',
+  ...args: string[]
+): Promise<number> {
+  return Number(
+    (await t.sql.get<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`, ...args))?.n ?? 0,
+  )
+}
+
 /** What a base holds in the database and the store, to show a refused request changed nothing. */
 export async function footprint(t: TestApp) {
   return {
-    documents: count(t, 'documents'),
-    sync_runs: count(t, 'sync_runs'),
-    jobs: count(t, 'jobs'),
-    uploads: count(t, 'ingest_uploads'),
+    documents: await countRows(t, 'documents'),
+    sync_runs: await countRows(t, 'sync_runs'),
+    jobs: await countRows(t, 'jobs'),
+    uploads: await countRows(t, 'ingest_uploads'),
     objects: await objectKeys(t),
   }
 }
