@@ -199,6 +199,15 @@ describe('seats', () => {
     expect((await billing(a.token)).used.seats).toBe(2)
   })
 
+  test('ten parallel invitations against three seats (the admin holding one) make exactly two', async () => {
+    const a = await workspaceOn('small')
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => invite(a.token, `rush${i}@example.com`)),
+    )
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 200, 403, 403, 403, 403, 403, 403, 403, 403])
+    expect((await members(a.token)).invites).toHaveLength(2)
+  })
+
   test('a revoked invitation and a removed member each free a seat', async () => {
     const a = await workspaceOn('small')
     const member = await addMember(t, a.token)

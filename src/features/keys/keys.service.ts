@@ -10,6 +10,7 @@ import type { Outbox } from '../../platform/events/outbox'
 import type { ListResult } from '../../platform/paging/paging'
 import { keysetPage, type PageRequest } from '../../platform/paging/paging'
 import type { CorporaService } from '../corpora/corpora.service'
+import { holdCap } from '../plans/plans.hold'
 import type { PlansService } from '../plans/plans.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import { type ApiKeyRow, type KeyAuthRow, KeysRepo } from './keys.repo'
@@ -112,9 +113,10 @@ export class KeysService {
       lastUsedAt: null,
     }
     await this.store.unit(async () => {
-      // Counted, checked and inserted in one unit: a refused one writes nothing, and on SQLite units
-      // take turns, so parallel creations cannot pass the cap. On PostgreSQL two units can both count
-      // below the cap (issue 39): a row lock on the workspace, planned, will close it.
+      // Counted, checked and inserted in one unit: a refused one writes nothing; the cap is held
+      // (units take turns on SQLite, an advisory lock on PostgreSQL), so parallel creations cannot
+      // both count below it.
+      await holdCap(this.store, p.workspaceId, 'api_keys')
       const active = await this.repo.countActive(p.workspaceId, now)
       await this.plans.ensureRoom(p.workspaceId, 'api_keys', active)
       await this.repo.insert(row)

@@ -11,6 +11,7 @@ import { fail, notFound, validationFailed } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import { type LinkResp, normaliseEmail, requireName, type TokenResp } from '../accounts/accounts.schemas'
 import type { AccountsService, Caller, UserRow } from '../accounts/accounts.service'
+import { holdCap } from '../plans/plans.hold'
 import type { PlansService } from '../plans/plans.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import { type InviteRow, MembersRepo } from './members.repo'
@@ -96,9 +97,9 @@ export class MembersService {
     const invitedBy = p.userId ?? p.keyId
     await this.d.store.unit(async () => {
       // A seat is held from the invitation on (re-inviting the address holds none more), so accepting
-      // what was sent does not fail later; counted here, so parallel invitations cannot pass the cap
-      // (units take turns on SQLite). On PostgreSQL (issue 39) this count needs a row lock on the
-      // workspace, which workspaces' service does not offer yet.
+      // what was sent does not fail later; counted here with the seats held (holdCap), so parallel
+      // invitations cannot pass the cap on either engine.
+      await holdCap(this.d.store, p.workspaceId, 'seats')
       const invited = await this.repo.countLive(p.workspaceId, now, email)
       await this.d.plans.ensureRoom(p.workspaceId, 'seats', (await this.seats(p.workspaceId)) + invited)
       const open = await this.repo.findOpen(p.workspaceId, email)
@@ -255,6 +256,7 @@ export class MembersService {
         throw fail('workspace_suspended')
       // The cap may have shrunk since the invitation: the members alone must leave a seat. Thrown in
       // here, so the acceptance is rolled back (the link still works once there is room).
+      await holdCap(this.d.store, invite.workspaceId, 'seats')
       await this.d.plans.ensureRoom(invite.workspaceId, 'seats', await this.seats(invite.workspaceId))
       const sso = await a.ssoPolicy().enforces(invite.workspaceId)
       // Thrown in here, so the acceptance is rolled back with it.

@@ -75,8 +75,8 @@ export class PlansService {
    * Refuses with 403 `plan_limit_reached` (details `{cap, limit, used}`) when adding `adding` to
    * `used` would pass the workspace's cap; an unlimited cap (null) never refuses, and neither does
    * adding nothing (a replacement that does not grow). Call it inside the unit that writes, with
-   * `used` counted in that unit, so that a refused request writes nothing (on PostgreSQL the count
-   * also needs a row lock on the workspace for two requests not to both take the last unit: issue 39).
+   * `used` counted in that unit after `holdCap` (plans.hold.ts), so that a refused request writes
+   * nothing and two requests cannot both take the last unit.
    */
   async ensureRoom(workspaceId: string, cap: CapName, used: number, adding = 1): Promise<void> {
     refuseBeyond(cap, (await this.capsOf(workspaceId))?.[cap], used, adding)

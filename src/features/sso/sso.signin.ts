@@ -6,6 +6,7 @@ import { SealBroken } from '../../platform/crypto/sealed'
 import { ApiError, type ErrorCode, fail } from '../../platform/errors/errors'
 import { normaliseEmail } from '../accounts/accounts.schemas'
 import type { Caller, UserRow } from '../accounts/accounts.service'
+import { holdCap } from '../plans/plans.hold'
 import { domainOf } from './sso.domains'
 import type { SsoConfigRow } from './sso.repo'
 import type { SsoSettings } from './sso.settings'
@@ -181,13 +182,14 @@ export class SsoSignIn {
     if ((await this.d.repo.workspaceOfDomain(domainOf(email))) !== row.workspaceId)
       throw fail('sso_domain_not_claimed')
     return this.d.store.unit(async () => {
-      // Counted and created in one unit, so two first sign-ins cannot both take the last seat.
+      // Counted and created in one unit with the seats held (holdCap), so two first sign-ins (or a
+      // sign-in and an invitation) cannot both take the last seat, on either engine.
+      await holdCap(this.d.store, row.workspaceId, 'seats')
       const active = (await this.d.accounts.workspaceUsers(row.workspaceId)).filter(
         (u) => u.status === 'active',
       ).length
       if (row.seatCap !== null && active >= row.seatCap) throw fail('seat_cap_reached')
-      // The plan's seats count every member (as /admin/billing does); on PostgreSQL (issue 39) this
-      // count needs a row lock on the workspace.
+      // The plan's seats count every member (as /admin/billing does).
       const members = (await this.d.accounts.workspaceUsers(row.workspaceId)).length
       await this.d.plans.ensureRoom(row.workspaceId, 'seats', members)
       const user = await this.d.accounts.createUser({
