@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/platform/config/config.load'
 import type { TestApp } from '../helpers/app'
 import { readyBase } from '../helpers/ready-base'
 import { addMember, authApp, bearer, expectError, mintKey, signUp } from './accounts.fixture'
-import { count, objectKeys } from './ingest.fixture'
+import { countRows, objectKeys } from './ingest.fixture'
 
 // Issue 36: GET /v1/platform/erasure-timeline tells, for each kind of stored data, when a deletion
 // makes it unreachable and when it is physically gone. Each claim of it is checked here against what
@@ -136,8 +136,8 @@ describe('what a delete really does, as the timeline says', () => {
     expect(del.status).toBe(204)
 
     // document_rows, extraction_jobs: unreachable and deleted at once.
-    expect(await count(t, 'documents', 'id = ? OR parent_id = ?', doc, doc)).toBe(0)
-    expect(await count(t, 'jobs', 'subject_id = ?', doc)).toBe(0)
+    expect(await countRows(t, 'documents', 'id = ? OR parent_id = ?', doc, doc)).toBe(0)
+    expect(await countRows(t, 'jobs', 'subject_id = ?', doc)).toBe(0)
     for (const path of ['/text', '/raw']) {
       const res = await t.request(`/v1/corpora/${base.corpusId}/documents/${doc}${path}`, {
         headers: bearer(base.adminToken),
@@ -168,7 +168,8 @@ describe('what a delete really does, as the timeline says', () => {
     expect(receipt.details).not.toContain('ledger')
 
     // domain_events: the delivered deletion event is kept a week, then pruned within the hour.
-    const told = () => count(t, 'domain_events', "type = 'document.deleted' AND payload LIKE ?", `%${doc}%`)
+    const told = () =>
+      countRows(t, 'domain_events', "type = 'document.deleted' AND payload LIKE ?", `%${doc}%`)
     expect(await told()).toBe(1)
     t.clock.advance(7 * 86_400_000 - 60_000)
     await t.events.dispatcher.tick()

@@ -5,7 +5,7 @@ import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { TestApp } from '../helpers/app'
 import { bearer, rows, signUp } from './accounts.fixture'
-import { count, createBase, footprint, objectKeys, sha256, upload } from './ingest.fixture'
+import { countRows, createBase, footprint, objectKeys, sha256, upload } from './ingest.fixture'
 import { capsApp, expectCapRefusal, putOnPlan } from './plans-caps.fixture'
 import { call, connection, folderOf, paths, type RunBody, source, syncNow } from './sources.fixture'
 
@@ -33,7 +33,7 @@ const text = (tag: string, size: number) => `${tag}:`.padEnd(size, '.')
 const files = (...names: string[]) => names.map((n) => ({ filename: `${n}.txt`, content: `Notes ${n}` }))
 
 /** Parent documents of a workspace. */
-const docsOf = (ws: string) => count(t, 'documents', 'workspace_id = ? AND parent_id IS NULL', ws)
+const docsOf = (ws: string) => countRows(t, 'documents', 'workspace_id = ? AND parent_id IS NULL', ws)
 
 /** Everything a refused request could have left behind. */
 const written = async () => ({
@@ -137,8 +137,8 @@ describe('upload', () => {
       })
     }
     expect(await docsOf(ws)).toBe(10)
-    expect(await count(t, 'sync_runs', 'workspace_id = ?', ws)).toBe(10)
-    expect(await count(t, 'jobs', 'workspace_id = ?', ws)).toBe(10)
+    expect(await countRows(t, 'sync_runs', 'workspace_id = ?', ws)).toBe(10)
+    expect(await countRows(t, 'jobs', 'workspace_id = ?', ws)).toBe(10)
     expect((await objectKeys(t)).length).toBe(objectsBefore + 10)
   })
 })
