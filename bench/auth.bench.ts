@@ -103,7 +103,6 @@ async function server(): Promise<void> {
     })
   // The real `GET /v1/corpora/{id}` handler behind no credential, for the workspace the key belongs to.
   const twin = new CorporaService({
-    db,
     store: sqliteStore(db),
     clock: systemClock,
     random: cryptoRandom,

@@ -1,6 +1,5 @@
 import { eq, inArray, sql } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/sqlite-core'
-import type { Db } from '../../platform/db/db'
 import { Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { decodePageRanges, type PageRange, pageAt } from './corpora.pages'
@@ -63,10 +62,10 @@ export class PlacesRepo {
    * primary key: the base is checked on the rows read, not in the WHERE clause, so that no planner
    * can choose the base's index and visit every document of the base for the five an answer cites.
    */
-  rowsQuery(ids: string[], db: Db = this.store.db) {
+  rowsQuery(ids: string[]) {
     const { d } = this.t
     const p = alias(d, 'p')
-    return db
+    return this.store.db
       .select({
         id: d.id,
         corpusId: d.corpusId,
@@ -91,16 +90,6 @@ export class PlacesRepo {
   async place(corpusId: string, spans: readonly PassageSpan[]): Promise<PassagePlace[]> {
     const rows: Cited[] = []
     for (const some of chunks(idsOf(spans))) rows.push(...((await this.rowsQuery(some)) as Cited[]))
-    return this.placed(corpusId, spans, rows)
-  }
-
-  /**
-   * `place` on bun:sqlite's connection, synchronously: for the engine's citations, which are not on
-   * the store yet (SQLite only).
-   */
-  placeSync(db: Db, corpusId: string, spans: readonly PassageSpan[]): PassagePlace[] {
-    const rows: Cited[] = []
-    for (const some of chunks(idsOf(spans))) rows.push(...(this.rowsQuery(some, db).all() as Cited[]))
     return this.placed(corpusId, spans, rows)
   }
 

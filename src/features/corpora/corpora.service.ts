@@ -1,7 +1,6 @@
 import type { Actor } from '../../platform/auth/principal'
 import type { Clock } from '../../platform/clock/clock'
 import type { Random } from '../../platform/crypto/random'
-import type { Db } from '../../platform/db/db'
 import { holdInUnit } from '../../platform/db/hold'
 import type { Store } from '../../platform/db/store'
 import { notFound } from '../../platform/errors/errors'
@@ -25,7 +24,6 @@ import { type PassagePlace, type PassageSpan, PlacesRepo } from './corpora.place
 import { CorporaRepo, type CorpusRow, type DocumentRow } from './corpora.repo'
 import { DocumentRuns } from './corpora.runs'
 import { type CorpusChange, changeBits, settingsChanged } from './corpora.settings'
-import { CorporaSync } from './corpora.sync'
 
 export type { Extraction, NewContent, NewParent, NewSection } from './corpora.content.repo'
 export type { BuildProbe, DeletedBy, DeleteReceipt, DocumentPurger } from './corpora.deletion'
@@ -38,8 +36,6 @@ export { corpusResp } from './corpora.schemas'
 export type { Unit } from './corpora.units.repo'
 
 export interface CorporaDeps {
-  /** bun:sqlite's connection, for the synchronous twins only (callers not yet on the store). */
-  db: Db
   store: Store
   clock: Clock
   random: Random
@@ -59,7 +55,6 @@ export class CorporaService {
   private readonly content: DocumentContent
   private readonly deletion: CorporaDeletion
   private readonly places: PlacesRepo
-  private readonly sync: CorporaSync
   /** Onboarding runs' documents: what waits, what a run takes and settles (the lifecycle's moves). */
   readonly runs: DocumentRuns
 
@@ -68,7 +63,6 @@ export class CorporaService {
     this.content = new DocumentContent(deps)
     this.deletion = new CorporaDeletion({ ...deps, repo: this.repo })
     this.places = new PlacesRepo(deps.store)
-    this.sync = new CorporaSync(deps.db, this.places)
     this.runs = new DocumentRuns(deps)
   }
 
@@ -194,11 +188,6 @@ export class CorporaService {
     return this.places.place(corpusId, spans)
   }
 
-  // Synchronous twin for engine/engine.feature.ts, until engine moves to the store (issue 39).
-  placePassagesSync(corpusId: string, spans: PassageSpan[]): PassagePlace[] {
-    return this.sync.place(corpusId, spans)
-  }
-
   /** A document's section rows in order. */
   sections(parentId: string): Promise<DocumentRow[]> {
     return this.repo.sections(parentId)
@@ -272,16 +261,6 @@ export class CorporaService {
   /** The workspace a base belongs to, or null (start-up work only: no tenant check). */
   workspaceOf(corpusId: string): Promise<string | null> {
     return this.repo.workspaceOf(corpusId)
-  }
-
-  // Synchronous twin for engine/engine.feature.ts, until engine moves to the store (issue 39).
-  workspaceOfSync(corpusId: string): string | null {
-    return this.sync.workspaceOf(corpusId)
-  }
-
-  // Synchronous twin for sources/sources.sync-batch.ts, until sources moves to the store (issue 39).
-  documentSync(corpusId: string, documentId: string): DocumentRow | null {
-    return this.sync.document(corpusId, documentId)
   }
 
   /** The CSV manifest of documents uploaded by hand, CLI or wizard picker. */

@@ -31,15 +31,15 @@ export interface SectionSpan {
 }
 
 /** Places passages of a base in their documents (corpora's `placePassages`), in order. */
-export type SourceLocator = (baseId: string, spans: SectionSpan[]) => SourcePlace[]
+export type SourceLocator = (baseId: string, spans: SectionSpan[]) => Promise<SourcePlace[]>
 
 /** The sources of an answer with their places; without a locator, as they are. */
-export function placeSources(
+export async function placeSources(
   repo: Pick<CitationsRepo, 'startsOf'>,
   locate: SourceLocator | null,
   baseId: string,
   result: Asked,
-): AskResult {
+): Promise<AskResult> {
   if (!locate || result.sources.length === 0) return result
   // A source's id is `<sectionId>:<ordinal>`; its snippet is the passage's whole text.
   const passageStart = repo.startsOf(baseId)
@@ -49,6 +49,6 @@ export function placeSources(
     const start = passageStart(sectionId, Number(s.id.slice(cut + 1)))
     return { sectionId, start, end: start === null ? null : start + s.snippet.length }
   })
-  const places = locate(baseId, spans)
+  const places = await locate(baseId, spans)
   return { ...result, sources: result.sources.map((s, i) => ({ ...s, ...places[i] })) }
 }

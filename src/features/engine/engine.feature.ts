@@ -26,7 +26,7 @@ export interface EngineFeatureDeps {
    * The engine indexes corpora's documents and forgets them when they are deleted; corpora places
    * the passages an answer cites in their documents (page, section, offsets).
    */
-  corpora: Pick<CorporaService, 'addPurger' | 'placePassagesSync' | 'workspaceOfSync'>
+  corpora: Pick<CorporaService, 'addPurger' | 'placePassages' | 'workspaceOf'>
 }
 
 /**
@@ -67,7 +67,7 @@ export function engineFeature(p: Platform, d: EngineFeatureDeps): Feature<Engine
     embedder,
     encoder: encoder ? (texts, bulk) => encoder.embed(texts, bulk) : null,
     encoderWait: { ...encoderWaitFrom(d.embed, p.clock, p.log), loaded: () => !!encoder?.loaded },
-    locate: (baseId, spans) => d.corpora.placePassagesSync(baseId, spans),
+    locate: (baseId, spans) => d.corpora.placePassages(baseId, spans),
   })
   // Deleted documents leave the index and the cartridges (warm copy first) before the delete
   // answers, so no answer cites them afterwards; a deleted base also drops its queued jobs.
@@ -77,7 +77,7 @@ export function engineFeature(p: Platform, d: EngineFeatureDeps): Feature<Engine
     },
     purgeCorpus: async (ws, corpusId) => {
       await service.removeBase(corpusId)
-      p.queue.deleteBySubject(ws, corpusId)
+      await p.queue.repo.deleteBySubject(ws, corpusId)
     },
   } satisfies DocumentPurger)
   // Once serving, not on the first question (the WordNet tables block the loop for about 200 ms):
@@ -88,12 +88,13 @@ export function engineFeature(p: Platform, d: EngineFeatureDeps): Feature<Engine
     service,
     jobs: [encodeJob(service)],
     subscribers: [encodeSubscriber(p.queue, p.clock, service)],
-    start: ({ jobs }) => {
+    start: async ({ jobs }) => {
       preparing = setTimeout(() => void quiet.track(service.prepare()), 0)
-      // Bases onboarded before the encoder was on, or left half encoded by a stopped process.
+      // Bases onboarded before the encoder was on, or left half encoded by a stopped process: the
+      // engine's own read first, then corpora's and the queue's on the store.
       for (const corpusId of jobs ? service.encodings.basesWithoutEncodings() : []) {
-        const ws = d.corpora.workspaceOfSync(corpusId)
-        if (ws) queueEncode(p.queue, p.clock, service, ws, corpusId)
+        const ws = await d.corpora.workspaceOf(corpusId)
+        if (ws) await queueEncode(p.queue, p.clock, service, ws, corpusId)
       }
     },
     stop: () => {

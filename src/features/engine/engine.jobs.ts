@@ -1,4 +1,5 @@
 import type { Clock } from '../../platform/clock/clock'
+import { holdInUnit } from '../../platform/db/hold'
 import type { Subscriber } from '../../platform/events/dispatcher'
 import type { JobDefinition } from '../../platform/feature/feature'
 import type { Job, JobQueue, ReadableJobs } from '../../platform/jobs/queue'
@@ -27,27 +28,34 @@ type EngineParts = Pick<Engine, 'encodings' | 'sectionsOf' | 'builds'>
 /** The encode jobs callers follow (`GET /jobs/{job_id}`, a base's jobs): each is about its base, its subject. */
 export const encodeJobs: ReadableJobs = { kinds: [ENCODE_KIND], corpusOf: (job) => job.subjectId }
 
-/** Queues a base's encode job, to start ENCODE_DELAY_MS from now, unless one is already waiting (or the encoder is off). */
-export function queueEncode(
+/**
+ * Queues a base's encode job, to start ENCODE_DELAY_MS from now, unless one is already waiting (or the
+ * encoder is off), in the caller's unit or one of its own. The look and the add hold the base's encode
+ * key (db/hold.ts), so two units at once on PostgreSQL cannot both find none waiting and both add one.
+ */
+export async function queueEncode(
   queue: JobQueue,
   clock: Clock,
   engine: EngineParts,
   workspaceId: string,
   corpusId: string,
-): Job | null {
+): Promise<Job | null> {
   // A base deleted before its run's event was delivered has nothing to encode: no job left behind.
   if (!engine.encodings.on || !engine.builds.holds(corpusId)) return null
-  const waiting = queue
-    .listBySubject(workspaceId, corpusId)
-    .find((j) => j.kind === ENCODE_KIND && j.status === 'pending')
-  if (waiting) return null
-  return queue.enqueue({
-    workspaceId,
-    subjectId: corpusId,
-    kind: ENCODE_KIND,
-    maxAttempts: ENCODE_ATTEMPTS,
-    runAt: clock.now().getTime() + ENCODE_DELAY_MS,
-    detail: 'passages to encode for the support check',
+  return queue.store.unit(async () => {
+    await holdInUnit(queue.store, `encode:${corpusId}`)
+    const waiting = (await queue.repo.listBySubject(workspaceId, corpusId)).find(
+      (j) => j.kind === ENCODE_KIND && j.status === 'pending',
+    )
+    if (waiting) return null
+    return queue.add({
+      workspaceId,
+      subjectId: corpusId,
+      kind: ENCODE_KIND,
+      maxAttempts: ENCODE_ATTEMPTS,
+      runAt: clock.now().getTime() + ENCODE_DELAY_MS,
+      detail: 'passages to encode for the support check',
+    })
   })
 }
 
@@ -80,7 +88,7 @@ export function encodeJob(engine: EngineParts): JobDefinition {
   }
 }
 
-/** Queues the encode job of a base whose onboarding run finished (in the event's transaction). */
+/** Queues the encode job of a base whose onboarding run finished (in the event's delivery unit). */
 export function encodeSubscriber(
   queue: JobQueue,
   clock: Clock,
@@ -90,8 +98,8 @@ export function encodeSubscriber(
     name: 'engine.encode',
     types: ['onboarding.finished'],
     transactional: true,
-    handle: (event) => {
-      queueEncode(queue, clock, engine, event.workspaceId, event.payload.corpusId)
+    handle: async (event) => {
+      await queueEncode(queue, clock, engine, event.workspaceId, event.payload.corpusId)
     },
   }
 }

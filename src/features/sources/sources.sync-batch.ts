@@ -76,7 +76,7 @@ export class SyncBatch {
     const ids = [...this.listed.map((f) => f.id), ...this.said]
     const rows = await this.d.repo.itemsOf(this.source.id, [...new Set(ids)])
     this.known = new Map(rows.map((r) => [r.itemId, r]))
-    for (const file of this.listed) this.sortFile(file)
+    for (const file of this.listed) await this.sortFile(file)
     for (const id of this.said) {
       const item = this.known.get(id)
       if (item) this.gone.push(item)
@@ -86,13 +86,13 @@ export class SyncBatch {
   }
 
   /** One file of the listing: unchanged (recorded as seen), or to be fetched. */
-  private sortFile(file: SourceFile): void {
+  private async sortFile(file: SourceFile): Promise<void> {
     const item = this.known.get(file.id) ?? null
     // A resumed run already did this file.
     if (item?.seenRun === this.runId) return
     this.tally.seen++
     const same = item?.version === file.version && item.path === file.path
-    if (item && same && this.documentHeld(item)) this.unchanged.push(file.id)
+    if (item && same && (await this.documentHeld(item))) this.unchanged.push(file.id)
     else this.fetch.push(file)
     if (item?.documentId && item.path !== file.path) this.moved.push(item)
   }
@@ -167,9 +167,9 @@ export class SyncBatch {
   }
 
   /** Whether the document a file became is still there and still this source's. */
-  private documentHeld(item: ItemRow): boolean {
+  private async documentHeld(item: ItemRow): Promise<boolean> {
     if (!item.documentId) return false
-    const doc = this.d.corpora.documentSync(this.source.corpusId, item.documentId)
+    const doc = await this.d.corpora.document(this.source.corpusId, item.documentId)
     return doc !== null && (this.managedBy === null || doc.managed_by === this.managedBy)
   }
 

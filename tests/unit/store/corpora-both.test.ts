@@ -29,7 +29,7 @@ function service(store: Store, seed = 1): CorporaService {
   const clock = new ManualClock(new Date(T0))
   const random = seededRandom(seed)
   const events = new Outbox(store.db, clock, random, store)
-  return new CorporaService({ db: store.db, store, clock, random, events })
+  return new CorporaService({ store, clock, random, events })
 }
 
 function parent(id: string, corpusId: string, rawKey: string, size: number): NewParent {

@@ -31,7 +31,7 @@ function registrar(store: Store, limit: number | null, seed: number) {
   const random = seededRandom(seed)
   const events = new Outbox(store.db, clock, random, store)
   const queue = new JobQueue(store.db, clock, random, store)
-  const corpora = new CorporaService({ db: store.db, store, clock, random, events })
+  const corpora = new CorporaService({ store, clock, random, events })
   const plans = {
     capsOf: async () => ({ documents: limit, storage_bytes: null }) as unknown as Caps,
     async ensureRoom(_ws: string, cap: string, used: number, adding = 1) {

@@ -40,7 +40,7 @@ function rig(store: Store, seed: number) {
   const clock = new ManualClock(new Date(T0))
   const random = seededRandom(seed)
   const events = new Outbox(store.db, clock, random, store)
-  const corpora = new CorporaService({ db: store.db, store, clock, random, events })
+  const corpora = new CorporaService({ store, clock, random, events })
   const queue = new JobQueue(store.db, clock, random, store)
   const objects = { assertReadable: () => {}, getText: async () => null } as unknown as ObjectStore
   const onboarding = new OnboardingService({
