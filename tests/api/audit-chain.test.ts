@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path'
 import { AuditRepo } from '../../src/features/audit/audit.repo'
 import { sha256Hex } from '../../src/platform/crypto/hash'
 import { openDatabase } from '../../src/platform/db/db'
+import { connectPostgres } from '../../src/platform/db/open-postgres'
 import { sqliteStore } from '../../src/platform/db/store'
 import { type TestApp, testApp } from '../helpers/app'
 import { bearer, mintKey, signUp } from './accounts.fixture'
@@ -41,10 +42,18 @@ function app(): TestApp {
   return t
 }
 
-function chain(t: TestApp, workspaceId: string): Row[] {
-  return t.db.$client
-    .query<Row, [string]>('SELECT * FROM audit_events WHERE workspace_id = ? ORDER BY seq')
-    .all(workspaceId)
+function chain(t: TestApp, workspaceId: string): Promise<Row[]> {
+  return t.sql.all<Row>('SELECT * FROM audit_events WHERE workspace_id = ? ORDER BY seq', workspaceId)
+}
+
+/**
+ * The URL of the app's PostgreSQL database, for a store of another process on it: read off the
+ * app's pool, as the test app does not tell it (the test cluster takes no password).
+ */
+function databaseUrl(t: TestApp): string {
+  const o = (t.store.db as unknown as { $client: { options: Record<string, string | number> } }).$client
+    .options
+  return `postgres://${o.username}@${o.hostname}:${o.port}/${o.database}`
 }
 
 /** The documented canonical form (docs/governance.md), computed here on its own, as an outside checker would. */
@@ -80,12 +89,12 @@ async function verify(t: TestApp, token: string) {
   }
 }
 
-/** Runs SQL past the append-only triggers, as someone with the database file could. */
-function tamper(t: TestApp, sql: string, ...params: (string | number)[]): void {
-  const c = t.db.$client
-  c.run('DROP TRIGGER audit_events_no_update')
-  c.run('DROP TRIGGER audit_events_no_delete')
-  c.query(sql).run(...params)
+/** Runs SQL past the append-only triggers, as someone with the database could. */
+async function tamper(t: TestApp, sql: string, ...params: (string | number)[]): Promise<void> {
+  const on = t.sql.engine === 'postgres' ? ' ON audit_events' : ''
+  await t.sql.run(`DROP TRIGGER audit_events_no_update${on}`)
+  await t.sql.run(`DROP TRIGGER audit_events_no_delete${on}`)
+  await t.sql.run(sql, ...params)
 }
 
 describe('the chain', () => {
@@ -93,7 +102,7 @@ describe('the chain', () => {
     const t = app()
     const a = await signUp(t)
     for (let i = 0; i < 4; i++) await mintKey(t, a.token, ['query'])
-    const rows = chain(t, a.workspaceId)
+    const rows = await chain(t, a.workspaceId)
     expect(rows.length).toBe(5)
     rows.forEach((r, i) => {
       expect(r.seq).toBe(i + 1)
@@ -121,9 +130,9 @@ describe('the chain', () => {
     const b = await signUp(t)
     await mintKey(t, a.token, ['query'])
     await mintKey(t, b.token, ['query'])
-    expect(chain(t, a.workspaceId).map((r) => r.seq)).toEqual([1, 2])
-    expect(chain(t, b.workspaceId).map((r) => r.seq)).toEqual([1, 2])
-    expect(chain(t, b.workspaceId)[0]!.prev_hash).toBeNull()
+    expect((await chain(t, a.workspaceId)).map((r) => r.seq)).toEqual([1, 2])
+    expect((await chain(t, b.workspaceId)).map((r) => r.seq)).toEqual([1, 2])
+    expect((await chain(t, b.workspaceId))[0]!.prev_hash).toBeNull()
   })
 
   test('no code outside the audit feature names the table, and its repo never deletes nor updates a chained row', () => {
@@ -149,9 +158,10 @@ describe('the chain', () => {
   test('the database refuses to update or delete an audit row', async () => {
     const t = app()
     const a = await signUp(t)
-    const c = t.db.$client
-    expect(() => c.run("UPDATE audit_events SET details = '{}'")).toThrow('audit_events is append-only')
-    expect(() => c.run('DELETE FROM audit_events')).toThrow('audit_events is append-only')
+    await expect(t.sql.run("UPDATE audit_events SET details = '{}'")).rejects.toThrow(
+      'audit_events is append-only',
+    )
+    await expect(t.sql.run('DELETE FROM audit_events')).rejects.toThrow('audit_events is append-only')
     expect((await verify(t, a.token)).ok).toBe(true)
   })
 })
@@ -161,13 +171,13 @@ describe('verify finds tampering', () => {
     const t = app()
     const a = await signUp(t)
     for (let i = 0; i < 3; i++) await mintKey(t, a.token, ['query'])
-    const victim = chain(t, a.workspaceId)[2]!
-    tamper(t, 'UPDATE audit_events SET details = \'{"name":"innocent"}\' WHERE id = ?', victim.id)
+    const victim = (await chain(t, a.workspaceId))[2]!
+    await tamper(t, 'UPDATE audit_events SET details = \'{"name":"innocent"}\' WHERE id = ?', victim.id)
     expect(await verify(t, a.token)).toEqual({
       ok: false,
       checked: 3,
       first_broken: { id: victim.id, seq: 3, reason: 'hash_mismatch' },
-      head: { seq: 2, hash: chain(t, a.workspaceId)[1]!.hash! },
+      head: { seq: 2, hash: (await chain(t, a.workspaceId))[1]!.hash! },
     })
   })
 
@@ -180,8 +190,8 @@ describe('verify finds tampering', () => {
       const t = app()
       const a = await signUp(t)
       await mintKey(t, a.token, ['query'])
-      const victim = chain(t, a.workspaceId)[1]!
-      tamper(t, `UPDATE audit_events SET ${change} WHERE id = ?`, victim.id)
+      const victim = (await chain(t, a.workspaceId))[1]!
+      await tamper(t, `UPDATE audit_events SET ${change} WHERE id = ?`, victim.id)
       expect((await verify(t, a.token)).first_broken).toEqual({
         id: victim.id,
         seq: 2,
@@ -194,9 +204,9 @@ describe('verify finds tampering', () => {
     const t = app()
     const a = await signUp(t)
     for (let i = 0; i < 3; i++) await mintKey(t, a.token, ['query'])
-    const [, victim, next] = chain(t, a.workspaceId)
+    const [, victim, next] = await chain(t, a.workspaceId)
     const forged = { ...victim!, action: 'auth.sign_in' }
-    tamper(
+    await tamper(
       t,
       'UPDATE audit_events SET action = ?, hash = ? WHERE id = ?',
       forged.action,
@@ -214,8 +224,8 @@ describe('verify finds tampering', () => {
     const t = app()
     const a = await signUp(t)
     for (let i = 0; i < 3; i++) await mintKey(t, a.token, ['query'])
-    const [, victim, next] = chain(t, a.workspaceId)
-    tamper(t, 'DELETE FROM audit_events WHERE id = ?', victim!.id)
+    const [, victim, next] = await chain(t, a.workspaceId)
+    await tamper(t, 'DELETE FROM audit_events WHERE id = ?', victim!.id)
     expect(await verify(t, a.token)).toMatchObject({
       ok: false,
       checked: 2,
@@ -228,7 +238,7 @@ describe('verify finds tampering', () => {
     const a = await signUp(t)
     const b = await signUp(t)
     await mintKey(t, b.token, ['query'])
-    tamper(t, "UPDATE audit_events SET details = '{}' WHERE workspace_id = ?", b.workspaceId)
+    await tamper(t, "UPDATE audit_events SET details = '{}' WHERE workspace_id = ?", b.workspaceId)
     expect((await verify(t, a.token)).ok).toBe(true)
     expect((await verify(t, b.token)).ok).toBe(false)
   })
@@ -236,25 +246,30 @@ describe('verify finds tampering', () => {
 
 describe('rows written before the chain', () => {
   /** Audit rows as the server wrote them before migration 0023: no place, no hash. */
-  function legacy(t: TestApp, workspaceId: string): void {
-    const insert = t.db.$client.query(
-      `INSERT INTO audit_events (id, workspace_id, actor_type, actor_id, action, details, created_at)
-       VALUES (?, ?, 'user', 'usr_old', ?, '{}', ?)`,
-    )
+  async function legacy(t: TestApp, workspaceId: string): Promise<void> {
+    const insert = (id: string, action: string, at: number) =>
+      t.sql.run(
+        `INSERT INTO audit_events (id, workspace_id, actor_type, actor_id, action, details, created_at)
+         VALUES (?, ?, 'user', 'usr_old', ?, '{}', ?)`,
+        id,
+        workspaceId,
+        action,
+        at,
+      )
     // Written out of order: chaining goes by time, then id.
-    insert.run('aud_c', workspaceId, 'api_key.revoked', 3000)
-    insert.run('aud_a', workspaceId, 'auth.sign_in', 1000)
-    insert.run('aud_b2', workspaceId, 'api_key.created', 2000)
-    insert.run('aud_b1', workspaceId, 'api_key.created', 2000)
+    await insert('aud_c', 'api_key.revoked', 3000)
+    await insert('aud_a', 'auth.sign_in', 1000)
+    await insert('aud_b2', 'api_key.created', 2000)
+    await insert('aud_b1', 'api_key.created', 2000)
   }
 
   test('are chained at start-up, oldest first, the same way every time, before new rows', async () => {
     const hashes: string[][] = []
     for (const _ of [1, 2]) {
       const t = app()
-      legacy(t, 'ws_legacy')
+      await legacy(t, 'ws_legacy')
       await t.start({})
-      const rows = chain(t, 'ws_legacy')
+      const rows = await chain(t, 'ws_legacy')
       expect(rows.map((r) => [r.id, r.seq])).toEqual([
         ['aud_a', 1],
         ['aud_b1', 2],
@@ -275,16 +290,16 @@ describe('rows written before the chain', () => {
     const t = app()
     const a = await signUp(t)
     // The sign-up row is chained; rows of an older build appear unchained beside it.
-    t.db.$client
-      .query(
-        `INSERT INTO audit_events (id, workspace_id, actor_type, actor_id, action, details, created_at)
+    await t.sql.run(
+      `INSERT INTO audit_events (id, workspace_id, actor_type, actor_id, action, details, created_at)
          VALUES ('aud_old', ?, 'user', ?, 'auth.sign_in', '{}', 1)`,
-      )
-      .run(a.workspaceId, a.userId)
+      a.workspaceId,
+      a.userId,
+    )
     const report = await verify(t, a.token)
     expect(report).toMatchObject({ ok: true, checked: 2 })
     await mintKey(t, a.token, ['query'])
-    expect(chain(t, a.workspaceId).map((r) => [r.action, r.seq])).toEqual([
+    expect((await chain(t, a.workspaceId)).map((r) => [r.action, r.seq])).toEqual([
       ['auth.sign_in', 1],
       ['auth.sign_in', 2],
       ['api_key.created', 3],
@@ -301,21 +316,30 @@ describe('concurrent writers', () => {
     const repoPath = resolve(import.meta.dir, '../../src/features/audit/audit.repo.ts')
     const dbPath = resolve(import.meta.dir, '../../src/platform/db/db.ts')
     const storePath = resolve(import.meta.dir, '../../src/platform/db/store.ts')
+    const pgPath = resolve(import.meta.dir, '../../src/platform/db/open-postgres.ts')
+    // Each process's store: the SQLite file on a connection of its own, or a pool of its own on the
+    // app's PostgreSQL database.
+    const url = t.sql.engine === 'postgres' ? databaseUrl(t) : null
     const N = 150
     // The other process: the same repo on its own connection, as a second server or `engram mcp`.
     const script = `
       const { AuditRepo } = await import(${JSON.stringify(repoPath)})
       const { openDatabase } = await import(${JSON.stringify(dbPath)})
       const { sqliteStore } = await import(${JSON.stringify(storePath)})
-      const store = sqliteStore(openDatabase(${JSON.stringify(file)}))
+      const { connectPostgres } = await import(${JSON.stringify(pgPath)})
+      const url = ${JSON.stringify(url)}
+      const pg = url ? connectPostgres(url, { max: 2 }) : null
+      const store = pg ? pg.store : sqliteStore(openDatabase(${JSON.stringify(file)}))
       const repo = new AuditRepo(store)
       for (let i = 0; i < ${N}; i++) {
         await store.unit(() => repo.append({ id: 'aud_other_' + i, workspaceId: ${JSON.stringify(a.workspaceId)}, actorType: 'system', action: 'test.other', createdAt: i }))
         if (i % 10 === 0) await new Promise((r) => setImmediate(r))
       }
+      await pg?.close()
     `
     const other = Bun.spawn([process.execPath, '-e', script], { stderr: 'pipe' })
-    const store = sqliteStore(openDatabase(file))
+    const pg = url ? connectPostgres(url, { max: 2 }) : null
+    const store = pg ? pg.store : sqliteStore(openDatabase(file))
     const mine = new AuditRepo(store)
     for (let i = 0; i < N; i++) {
       await store.unit(() =>
@@ -329,8 +353,9 @@ describe('concurrent writers', () => {
       )
       if (i % 10 === 0) await new Promise((r) => setImmediate(r))
     }
+    await pg?.close()
     expect(await other.exited).toBe(0)
-    const rows = chain(t, a.workspaceId)
+    const rows = await chain(t, a.workspaceId)
     expect(rows.length).toBe(1 + 2 * N)
     expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i + 1))
     expect(await verify(t, a.token)).toMatchObject({ ok: true, checked: 1 + 2 * N, first_broken: null })
@@ -339,14 +364,15 @@ describe('concurrent writers', () => {
   test('a second row for a place already taken is refused, so a chain cannot fork', async () => {
     const t = app()
     const a = await signUp(t)
-    const first = chain(t, a.workspaceId)[0]!
-    expect(() =>
-      t.db.$client
-        .query(
-          `INSERT INTO audit_events (id, workspace_id, actor_type, action, details, created_at, seq, prev_hash, hash)
-           VALUES ('aud_fork', ?, 'system', 'x', '{}', 1, 1, NULL, ?)`,
-        )
-        .run(a.workspaceId, first.hash!),
-    ).toThrow('UNIQUE')
+    const first = (await chain(t, a.workspaceId))[0]!
+    // SQLite says `UNIQUE constraint failed`, PostgreSQL `duplicate key value violates unique constraint`.
+    await expect(
+      t.sql.run(
+        `INSERT INTO audit_events (id, workspace_id, actor_type, action, details, created_at, seq, prev_hash, hash)
+         VALUES ('aud_fork', ?, 'system', 'x', '{}', 1, 1, NULL, ?)`,
+        a.workspaceId,
+        first.hash!,
+      ),
+    ).rejects.toThrow(/UNIQUE|unique constraint/)
   })
 })

@@ -14,9 +14,13 @@ import {
   type SQL,
   sql,
 } from 'drizzle-orm'
+import { holdInUnit } from '../../platform/db/hold'
 import type { Store } from '../../platform/db/store'
 import { type AuditRow, rowHash } from './audit.chain'
 import { auditEvents } from './audit.tables'
+
+/** What a unit holds while it reads the end of a workspace's chain and appends to it. */
+const chainKey = (workspaceId: string) => `audit.chain:${workspaceId}`
 
 /** One audit row to append: everything but its place in the chain. */
 export type NewAuditRow = Omit<typeof auditEvents.$inferInsert, 'seq' | 'prevHash' | 'hash'>
@@ -51,12 +55,15 @@ export class AuditRepo {
 
   /**
    * Appends a row at the end of its workspace's chain; called in a unit, which reads the end and
-   * writes the link together. The unique (workspace, seq) index refuses a second writer that read
-   * the same end (on SQLite a unit holds the write lock, so none can; on PostgreSQL the caller
-   * tries again, `AuditService.append`). A row whose id is already there is left as it is (false).
+   * writes the link together, holding the workspace's chain (holdInUnit) so a second writer reads
+   * the end only once this one has committed (on SQLite a unit holds the write lock; on PostgreSQL
+   * two transactions would otherwise read the same end, and the unique (workspace, seq) index, which
+   * still refuses a fork, would fail one of them). A row whose id is already there is left as it is
+   * (false).
    */
   async append(row: NewAuditRow): Promise<boolean> {
     const t = this.t
+    await holdInUnit(this.store, chainKey(row.workspaceId))
     const there = await this.store.db.select({ id: t.id }).from(t).where(eq(t.id, row.id)).limit(1)
     if (there.length > 0) return false
     const unchained = await this.store.db
@@ -107,6 +114,7 @@ export class AuditRepo {
    */
   async chainPending(workspaceId: string): Promise<number> {
     const t = this.t
+    await holdInUnit(this.store, chainKey(workspaceId))
     // Sorted here, not by SQL: an ORDER BY would walk the workspace's whole log by time instead of
     // the small index of unchained rows (none, once start-up has chained them). The ids compare by
     // code unit, not by the database's collation, so both engines give the same order.
