@@ -6,7 +6,6 @@
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { AllowlistService } from '../features/allowlist/allowlist.service'
-import { sqliteStore } from '../platform/db/store'
 import { Outbox } from '../platform/events/outbox'
 import { createLogger } from '../platform/log/log'
 import { parseFlags } from './args'
@@ -62,12 +61,12 @@ async function run(workspaceId: string, off: boolean, env: CliEnv, io: CliIo): P
   if (!existsSync(join(dataDir, 'engram.db'))) {
     throw new CliError(`No Engram database in ${dataDir}: pass --data DIR.`)
   }
-  const rt = openRuntime(config)
+  const rt = await openRuntime(config)
   // Logs go to stderr: stdout is the command's answer.
   const log = createLogger(config.server.log_level, (l) => process.stderr.write(l))
   try {
-    const events = new Outbox(rt.db, rt.clock, rt.random)
-    const store = sqliteStore(rt.db)
+    const store = rt.store
+    const events = new Outbox(rt.db, rt.clock, rt.random, store)
     const allowlist = new AllowlistService({ store, clock: rt.clock, log, events })
     const row = off
       ? await allowlist.switchOff(workspaceId, { type: 'system', id: null })
@@ -86,7 +85,6 @@ async function run(workspaceId: string, off: boolean, env: CliEnv, io: CliIo): P
     }
     return 0
   } finally {
-    await sqliteStore(rt.db).close()
-    rt.db.$client.close()
+    await rt.close()
   }
 }

@@ -6,11 +6,10 @@ import { createMcpServer } from '../features/mcp/lib/server'
 import { localBackend, type McpBackend } from '../features/mcp/lib/tools'
 import { WorkspacesService } from '../features/workspaces/workspaces.service'
 import type { Principal } from '../platform/auth/principal'
-import { sqliteStore } from '../platform/db/store'
 import { createLogger, type Logger } from '../platform/log/log'
 import { parseFlags } from './args'
 import { CliError } from './cli-error'
-import { configFromProcess, openRuntime } from './runtime'
+import { configFromProcess, openRuntime, refuseServingPostgres } from './runtime'
 
 export const MCP_USAGE = `Usage: engram mcp [--data DIR] [--workspace ID|NAME]
        engram mcp --url URL [--key KEY]
@@ -80,9 +79,10 @@ export async function mcpCommand(args: string[], env: Record<string, string | un
     if (!existsSync(join(dataDir, 'engram.db'))) {
       throw new CliError(`No Engram database in ${dataDir}: pass --data DIR or start \`engram serve\` once.`)
     }
-    const rt = openRuntime(config)
+    refuseServingPostgres(config)
+    const rt = await openRuntime(config)
     const workspace = await pickWorkspace(
-      new WorkspacesService(sqliteStore(rt.db), rt.clock, rt.random),
+      new WorkspacesService(rt.store, rt.clock, rt.random),
       parsed.workspace,
       dataDir,
     )
@@ -103,7 +103,7 @@ export async function mcpCommand(args: string[], env: Record<string, string | un
     backend = localBackend(app.services.mcp, principal)
     close = async () => {
       await app.stop()
-      rt.db.$client.close()
+      await rt.close()
     }
     log.info('engram mcp ready', { mode: 'local', data_dir: dataDir, workspace_id: workspace.id })
   }

@@ -8,7 +8,6 @@ import { parseArgs } from 'node:util'
 import { plansInForce } from '../features/plans/plans.feature'
 import { PlansService } from '../features/plans/plans.service'
 import { WorkspacesService } from '../features/workspaces/workspaces.service'
-import { sqliteStore } from '../platform/db/store'
 import { Outbox } from '../platform/events/outbox'
 import { CliError } from './cli-error'
 import { type CliEnv, type CliIo, terminalIo } from './io'
@@ -71,10 +70,10 @@ async function set(workspaceId: string, planId: string, env: CliEnv, io: CliIo):
   if (!existsSync(join(dataDir, 'engram.db'))) {
     throw new CliError(`No Engram database in ${dataDir}: pass --data DIR.`)
   }
-  const rt = openRuntime(config)
+  const rt = await openRuntime(config)
   try {
-    const events = new Outbox(rt.db, rt.clock, rt.random)
-    const store = sqliteStore(rt.db)
+    const store = rt.store
+    const events = new Outbox(rt.db, rt.clock, rt.random, store)
     const workspaces = new WorkspacesService(store, rt.clock, rt.random)
     const service = new PlansService({ store, events, workspaces }, plans, config.accounts.default_plan)
     const r = await service.setPlan(workspaceId, planId, { type: 'system', id: null })
@@ -89,7 +88,6 @@ async function set(workspaceId: string, planId: string, env: CliEnv, io: CliIo):
     io.out(`${workspaceId}: plan ${r.from} -> ${planId}`)
     return 0
   } finally {
-    await sqliteStore(rt.db).close()
-    rt.db.$client.close()
+    await rt.close()
   }
 }

@@ -1,12 +1,15 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { migrations } from '../../migrations/index'
+import { migrations as pgMigrations } from '../../migrations-pg/index'
 import type { AppDeps } from '../app'
 import { systemClock } from '../platform/clock/clock'
 import { type Config, ConfigError, loadConfig } from '../platform/config/config.load'
 import { base62, cryptoRandom } from '../platform/crypto/random'
 import { openDatabase } from '../platform/db/db'
 import { migrate } from '../platform/db/migrate'
+import { openPostgres } from '../platform/db/open-postgres'
+import { type Store, sqliteStore } from '../platform/db/store'
 import { privateDir } from '../platform/files/private-files'
 import { createLogger } from '../platform/log/log'
 import { createObjectStore } from '../platform/storage/create-object-store'
@@ -40,15 +43,22 @@ export function resolveSecret(config: Config, dataDir: string): string {
   return secret
 }
 
-/** Opens the data dir and database, applies migrations, and returns the app's dependencies. */
-export function openRuntime(config: Config): AppDeps & { dataDir: string; applied: string[] } {
-  if (config.data.database_url) {
-    // Until every feature runs on the store (issue 39), the server and the commands beside
-    // `migrate` keep their state in SQLite only: refuse rather than serve from the wrong database.
-    throw new ConfigError([
-      'ENGRAM_DATABASE_URL: serving from PostgreSQL is not available in this build yet; `engram migrate` applies its migrations (docs/data-layer.md)',
-    ])
-  }
+/** What a command runs on: the app's dependencies, with the store always set, and how to close them. */
+export type CliRuntime = AppDeps & {
+  store: Store
+  dataDir: string
+  /** The migrations this opening applied: the store's (PostgreSQL's, when it is the store). */
+  applied: string[]
+  /** Closes the store's connections and the SQLite file. */
+  close(): Promise<void>
+}
+
+/**
+ * Opens the data dir and its SQLite file (the engine's index on either engine; everything when no
+ * PostgreSQL is configured) and, with `ENGRAM_DATABASE_URL`, the PostgreSQL store, applies both
+ * engines' migrations, and returns the app's dependencies (docs/data-layer.md).
+ */
+export async function openRuntime(config: Config): Promise<CliRuntime> {
   const dataDir = resolve(config.data.dir)
   const log = createLogger(config.server.log_level)
   // Owner-only, and tightened when an older version left it 0755 (see private-files.ts).
@@ -60,7 +70,42 @@ export function openRuntime(config: Config): AppDeps & { dataDir: string; applie
   }
   const secret = resolveSecret(config, dataDir)
   const db = openDatabase(join(dataDir, 'engram.db'))
-  const applied = migrate(db, migrations)
+  const sqliteApplied = migrate(db, migrations)
+  const pg = config.data.database_url
+    ? await openPostgres(config.data.database_url, pgMigrations).catch((e) => {
+        db.$client.close()
+        throw e
+      })
+    : null
+  const store = pg?.store ?? sqliteStore(db)
   const objects = createObjectStore(config, dataDir, { clock: systemClock })
-  return { config, db, clock: systemClock, random: cryptoRandom, log, secret, objects, dataDir, applied }
+  return {
+    config,
+    db,
+    store,
+    clock: systemClock,
+    random: cryptoRandom,
+    log,
+    secret,
+    objects,
+    dataDir,
+    applied: pg?.applied ?? sqliteApplied,
+    async close() {
+      await pg?.close()
+      await sqliteStore(db).close()
+      db.$client.close()
+    },
+  }
+}
+
+/**
+ * Refuses to serve with the features' state on PostgreSQL while some of it is still kept in SQLite
+ * only (issue 39): `engram migrate` runs there already, the server and `engram mcp` not yet.
+ */
+export function refuseServingPostgres(config: Config): void {
+  if (config.data.database_url) {
+    throw new ConfigError([
+      'ENGRAM_DATABASE_URL: serving from PostgreSQL is not available in this build yet; `engram migrate` applies its migrations (docs/data-layer.md)',
+    ])
+  }
 }

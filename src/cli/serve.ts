@@ -1,15 +1,14 @@
-import { type AppDeps, createApp, VERSION } from '../app'
+import { createApp, VERSION } from '../app'
 import { releaseEmbeddedPages } from '../features/engine/common/index'
 import { WorkspacesService } from '../features/workspaces/workspaces.service'
 import { baseUrl, type Config } from '../platform/config/config.load'
-import { sqliteStore } from '../platform/db/store'
 import { emailMode } from '../platform/email/email'
 import { logModelSettings, logSupportSettings } from '../platform/llm/settings'
-import { openRuntime } from './runtime'
+import { type CliRuntime, openRuntime, refuseServingPostgres } from './runtime'
 
 /** True while the install has no workspace at all. */
-async function firstStart(rt: Pick<AppDeps, 'db' | 'clock' | 'random'>): Promise<boolean> {
-  return !(await new WorkspacesService(sqliteStore(rt.db), rt.clock, rt.random).any())
+async function firstStart(rt: Pick<CliRuntime, 'store' | 'clock' | 'random'>): Promise<boolean> {
+  return !(await new WorkspacesService(rt.store, rt.clock, rt.random).any())
 }
 
 /** One line of what the operator should know at start-up, at the level it deserves. */
@@ -128,7 +127,8 @@ const SERVER_BODY_CAP = 8 * 1024 * 1024 * 1024
 
 /** `engram serve`: migrate, then listen until SIGINT or SIGTERM. */
 export async function serve(config: Config, settle?: StartupSettle): Promise<void> {
-  const rt = openRuntime(config)
+  refuseServingPostgres(config)
+  const rt = await openRuntime(config)
   // Leftovers of writes interrupted by a crash are removed before anything new is written.
   const swept = await rt.objects.sweepTemp()
   const app = createApp(rt)
@@ -195,7 +195,7 @@ export async function serve(config: Config, settle?: StartupSettle): Promise<voi
     rt.log.info('stopping', { signal })
     await server.stop()
     await app.stop()
-    rt.db.$client.close()
+    await rt.close()
     process.exit(0)
   }
   process.on('SIGINT', () => void stop('SIGINT'))

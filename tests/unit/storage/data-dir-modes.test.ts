@@ -33,7 +33,7 @@ function open(dataDir: string) {
 describe('the data dir and what it holds are readable by their owner only', () => {
   test('a fresh data dir is 0700; the database, its WAL and shared memory, the secret and objects 0600', async () => {
     const dataDir = dataDirPath()
-    const rt = open(dataDir)
+    const rt = await open(dataDir)
     rt.db.$client.exec('CREATE TABLE modes_probe (a TEXT)')
     rt.db.$client.exec("INSERT INTO modes_probe VALUES ('x')")
     await rt.objects.put('ws_1/corpora/cor_1/blobs/blob_1', 'a tenant document')
@@ -58,7 +58,7 @@ describe('the data dir and what it holds are readable by their owner only', () =
         object: '600',
       })
     } finally {
-      rt.db.$client.close()
+      await rt.close()
     }
   })
 
@@ -75,7 +75,7 @@ describe('the data dir and what it holds are readable by their owner only', () =
     older.exec('CREATE TABLE modes_probe (a TEXT)')
     for (const f of ['engram.db', 'engram.db-wal', 'engram.db-shm']) chmodSync(join(dataDir, f), 0o644)
     expect(modeOf(join(dataDir, 'engram.db-wal'))).toBe('644')
-    const rt = open(dataDir)
+    const rt = await open(dataDir)
     try {
       expect(
         ['.', 'objects', 'secret', 'engram.db', 'engram.db-wal', 'engram.db-shm'].map((f) => [
@@ -91,7 +91,7 @@ describe('the data dir and what it holds are readable by their owner only', () =
         ['engram.db-shm', '600'],
       ])
     } finally {
-      rt.db.$client.close()
+      await rt.close()
       older.close()
     }
   })
