@@ -37,12 +37,12 @@ describe('forgot and reset password', () => {
           /^http:\/\/localhost:8080\/console\/reset-password\?token=[0-9A-Za-z]{43}$/,
         ),
       })
-      const before = snapshot(t)
+      const before = await snapshot(t)
       expect(await (await forgot(path, 'nobody-here@example.com')).json()).toEqual({
         status: 'sent',
         link_delivery: 'response',
       })
-      expect(snapshot(t)).toEqual(before)
+      expect(await snapshot(t)).toEqual(before)
     }
   })
 
@@ -69,9 +69,9 @@ describe('forgot and reset password', () => {
     const fresh = await signIn(t, s.email, 'a brand new secret')
     expect((await t.request('/v1/auth/me', { headers: bearer(fresh.access_token) })).status).toBe(200)
     for (const path of mounts('/auth/reset-password')) {
-      const before = snapshot(t)
+      const before = await snapshot(t)
       await expectError(await reset(path, tokenOf(link), 'yet another one'), path, 400, 'invalid_token')
-      expect(snapshot(t)).toEqual(before)
+      expect(await snapshot(t)).toEqual(before)
     }
     expect((await t.request('/v1/auth/me', { headers: bearer(fresh.access_token) })).status).toBe(200)
   })
@@ -94,12 +94,12 @@ describe('forgot and reset password', () => {
     const s = await signUp(t)
     t.clock.advance(120_000)
     const first = (await (await forgot('/v1/auth/forgot-password', s.email)).json()).reset_link
-    const tokens = rows(t, 'email_tokens')
+    const tokens = await rows(t, 'email_tokens')
     expect(await (await forgot('/v1/auth/forgot-password', s.email)).json()).toEqual({
       status: 'sent',
       link_delivery: 'response',
     })
-    expect(rows(t, 'email_tokens')).toBe(tokens)
+    expect(await rows(t, 'email_tokens')).toBe(tokens)
     t.clock.advance(60_000)
     const second = (await (await forgot('/v1/auth/forgot-password', s.email)).json()).reset_link
     await expectError(
@@ -113,7 +113,7 @@ describe('forgot and reset password', () => {
 
   test('works for an account with no local password', async () => {
     const s = await signUp(t)
-    t.db.$client.query('UPDATE users SET password_hash = NULL WHERE id = ?').run(s.userId)
+    await t.sql.run('UPDATE users SET password_hash = NULL WHERE id = ?', s.userId)
     const noPw = await t.request('/v1/auth/login', form({ username: s.email, password: s.password }))
     await expectError(noPw, '/v1', 401, 'invalid_credentials')
     t.clock.advance(120_000)
@@ -125,7 +125,7 @@ describe('forgot and reset password', () => {
 
   test('garbage grants, short passwords and missing fields are 4xx that write nothing', async () => {
     await signUp(t)
-    const before = snapshot(t)
+    const before = await snapshot(t)
     for (const path of mounts('/auth/reset-password')) {
       await expectError(await reset(path, 'not-a-real-token', 'long enough pw'), path, 400, 'invalid_token')
       expect((await issues(await reset(path, 'x', 'short'), path))[0]?.loc).toEqual(['body', 'password'])
@@ -141,7 +141,7 @@ describe('forgot and reset password', () => {
     for (const path of mounts('/auth/forgot-password')) {
       expect((await issues(await forgot(path, 'not an address'), path))[0]?.loc).toEqual(['body', 'email'])
     }
-    expect(snapshot(t)).toEqual(before)
+    expect(await snapshot(t)).toEqual(before)
   })
 })
 
@@ -216,7 +216,7 @@ describe('me, setup and config', () => {
       expect(await res.json()).toMatchObject({ workspace_name: `Renamed ${path.length}`, name: 'New Name' })
     }
     const member = await addMember(t, s.token)
-    const before = snapshot(t)
+    const before = await snapshot(t)
     for (const path of mounts('/auth/setup')) {
       const blank = await t.request(path, {
         method: 'POST',
@@ -240,11 +240,9 @@ describe('me, setup and config', () => {
       })
       await expectError(asMember, path, 403, 'admin_required', 'Workspace admin role required.')
     }
-    const ws = t.db.$client
-      .query<{ name: string }, [string]>('SELECT name FROM workspaces WHERE id = ?')
-      .get(s.workspaceId)
+    const ws = await t.sql.get<{ name: string }>('SELECT name FROM workspaces WHERE id = ?', s.workspaceId)
     expect(ws?.name).toBe('Renamed 11')
-    expect(snapshot(t)).toEqual(before)
+    expect(await snapshot(t)).toEqual(before)
   })
 
   test('/auth/config tells the sign-up mode and sign-in options, with no credential', async () => {

@@ -29,11 +29,10 @@ const rename = (path: string, token: string, body: object) =>
   t.request(path, { method: 'PATCH', headers: bearer(token), json: body })
 const me = (token: string) => t.request('/v1/auth/me', { headers: bearer(token) })
 const passwordHash = (userId: string) =>
-  t.db.$client
-    .query<{ password_hash: string; token_version: number }, [string]>(
-      'SELECT password_hash, token_version FROM users WHERE id = ?',
-    )
-    .get(userId)
+  t.sql.get<{ password_hash: string; token_version: number }>(
+    'SELECT password_hash, token_version FROM users WHERE id = ?',
+    userId,
+  )
 
 describe('change password', () => {
   test('sets the new password, ends every other session and answers a fresh one for the caller', async () => {
@@ -63,7 +62,7 @@ describe('change password', () => {
       'invalid_credentials',
     )
     await signIn(t, s.email, 'a brand new secret')
-    const audit = auditRows(t, 'auth.password_changed').filter((r) => r.target_id === s.userId)
+    const audit = (await auditRows(t, 'auth.password_changed')).filter((r) => r.target_id === s.userId)
     expect(audit).toHaveLength(1)
     expect(audit[0]).toMatchObject({ workspace_id: s.workspaceId, actor_type: 'user', actor_id: s.userId })
     expect(audit[0]!.details).not.toContain('secret')
@@ -83,8 +82,8 @@ describe('change password', () => {
 
   test('a wrong current password is a 403 wrong_password that changes nothing', async () => {
     const s = await signUp(t)
-    const before = snapshot(t)
-    const stored = passwordHash(s.userId)
+    const before = await snapshot(t)
+    const stored = await passwordHash(s.userId)
     for (const path of mounts('/auth/change-password')) {
       const res = await change(path, s.token, {
         current_password: 'not my password',
@@ -92,8 +91,8 @@ describe('change password', () => {
       })
       await expectError(res, path, 403, 'wrong_password', 'The current password is incorrect.')
     }
-    expect(passwordHash(s.userId)).toEqual(stored!)
-    expect(snapshot(t)).toEqual(before)
+    expect(await passwordHash(s.userId)).toEqual(stored!)
+    expect(await snapshot(t)).toEqual(before)
     // The session that asked is still signed in; the old password still works.
     expect((await me(s.token)).status).toBe(200)
     await signIn(t, s.email, s.password)
@@ -101,33 +100,33 @@ describe('change password', () => {
 
   test('an account with no local password cannot change one (it uses forgot-password)', async () => {
     const s = await signUp(t)
-    t.db.$client.query('UPDATE users SET password_hash = NULL WHERE id = ?').run(s.userId)
+    await t.sql.run('UPDATE users SET password_hash = NULL WHERE id = ?', s.userId)
     const res = await change('/v1/auth/change-password', s.token, {
       current_password: s.password,
       new_password: 'whatever 123',
     })
     await expectError(res, '/v1', 403, 'wrong_password')
-    expect(passwordHash(s.userId)?.password_hash).toBeNull()
+    expect((await passwordHash(s.userId))?.password_hash).toBeNull()
   })
 
   test('no credential is a 401; an API key is a 403 session_required; neither writes', async () => {
     const s = await signUp(t)
     const key = await mintKey(t, s.token, ['admin'])
-    const before = snapshot(t)
-    const stored = passwordHash(s.userId)
+    const before = await snapshot(t)
+    const stored = await passwordHash(s.userId)
     const body = { current_password: s.password, new_password: 'taken over 123' }
     for (const path of mounts('/auth/change-password')) {
       await expectError(await t.request(path, { method: 'POST', json: body }), path, 401, 'unauthorized')
       await expectError(await change(path, key.key, body), path, 403, 'session_required')
     }
-    expect(passwordHash(s.userId)).toEqual(stored!)
-    expect(snapshot(t)).toEqual(before)
+    expect(await passwordHash(s.userId)).toEqual(stored!)
+    expect(await snapshot(t)).toEqual(before)
   })
 
   test('a short new password, a missing field and an oversized one are 422s that write nothing', async () => {
     const s = await signUp(t)
-    const before = snapshot(t)
-    const stored = passwordHash(s.userId)
+    const before = await snapshot(t)
+    const stored = await passwordHash(s.userId)
     for (const path of mounts('/auth/change-password')) {
       const short = await change(path, s.token, { current_password: s.password, new_password: 'short' })
       expect((await issues(short, path))[0]).toMatchObject({
@@ -144,8 +143,8 @@ describe('change password', () => {
       })
       expect((await issues(long, path))[0]).toMatchObject({ loc: ['body', 'current_password'] })
     }
-    expect(passwordHash(s.userId)).toEqual(stored!)
-    expect(snapshot(t)).toEqual(before)
+    expect(await passwordHash(s.userId)).toEqual(stored!)
+    expect(await snapshot(t)).toEqual(before)
   })
 
   test('a changed password spends outstanding reset links', async () => {
@@ -212,10 +211,9 @@ describe('change display name', () => {
   test('blank, long and missing names are 422s; no credential 401; an API key 403; none writes', async () => {
     const s = await signUp(t)
     const key = await mintKey(t, s.token, ['admin'])
-    const before = snapshot(t)
-    const name = () =>
-      t.db.$client.query<{ name: string }, [string]>('SELECT name FROM users WHERE id = ?').get(s.userId)
-        ?.name
+    const before = await snapshot(t)
+    const name = async () =>
+      (await t.sql.get<{ name: string }>('SELECT name FROM users WHERE id = ?', s.userId))?.name
     for (const path of mounts('/auth/me')) {
       const blank = await rename(path, s.token, { name: '   ' })
       expect((await issues(blank, path))[0]).toMatchObject({
@@ -231,8 +229,8 @@ describe('change display name', () => {
       await expectError(anon, path, 401, 'unauthorized')
       await expectError(await rename(path, key.key, { name: 'Key' }), path, 403, 'session_required')
     }
-    expect(name()).toBe('Ada')
-    expect(snapshot(t)).toEqual(before)
-    expect(rows(t, 'users', `id = '${s.userId}' AND name = 'Ada'`)).toBe(1)
+    expect(await name()).toBe('Ada')
+    expect(await snapshot(t)).toEqual(before)
+    expect(await rows(t, 'users', `id = '${s.userId}' AND name = 'Ada'`)).toBe(1)
   })
 })

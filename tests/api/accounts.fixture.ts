@@ -30,13 +30,18 @@ export function form(fields: Record<string, string>): RequestInit {
   }
 }
 
-/** Rows in a table (to show a refused request wrote nothing). */
-export function rows(t: TestApp, table: string, where = '1 = 1'): number {
-  return t.db.$client.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`).get()!.n
+/**
+ * Rows in a table (to show a refused request wrote nothing), on the app's engine; the engine's index
+ * (`engine_*`) is in the SQLite file on both engines.
+ */
+export async function rows(t: TestApp, table: string, where = '1 = 1'): Promise<number> {
+  const query = `SELECT count(*) AS n FROM ${table} WHERE ${where}`
+  if (table.startsWith('engine_')) return t.db.$client.query<{ n: number }, []>(query).get()!.n
+  return (await t.sql.get<{ n: number }>(query))!.n
 }
 
 /** Row counts of every table the accounts features write. */
-export function snapshot(t: TestApp): Record<string, number> {
+export async function snapshot(t: TestApp): Promise<Record<string, number>> {
   const out: Record<string, number> = {}
   for (const table of [
     'workspaces',
@@ -47,7 +52,7 @@ export function snapshot(t: TestApp): Record<string, number> {
     'api_keys',
     'audit_events',
   ]) {
-    out[table] = rows(t, table)
+    out[table] = await rows(t, table)
   }
   return out
 }
@@ -172,14 +177,25 @@ export async function issues(
   return body.detail as { loc: unknown[]; msg: string; type: string }[]
 }
 
-/** Audit rows of an action in a workspace. */
+/**
+ * The order rows were inserted in, for an `ORDER BY`: SQLite's `rowid`; on PostgreSQL the row's
+ * place in the table (`ctid`), which follows the inserts of a test's table never updated nor vacuumed
+ * (the audit log is append-only).
+ */
+export function insertionOrder(t: TestApp): string {
+  return t.sql.engine === 'postgres' ? 'ctid' : 'rowid'
+}
+
+/** Audit rows of an action, every workspace's, in the order they were written. */
 export function auditRows(t: TestApp, action: string) {
-  return t.db.$client
-    .query<
-      { workspace_id: string; actor_type: string; actor_id: string; target_id: string; details: string },
-      [string]
-    >(
-      'SELECT workspace_id, actor_type, actor_id, target_id, details FROM audit_events WHERE action = ? ORDER BY rowid',
-    )
-    .all(action)
+  return t.sql.all<{
+    workspace_id: string
+    actor_type: string
+    actor_id: string
+    target_id: string
+    details: string
+  }>(
+    `SELECT workspace_id, actor_type, actor_id, target_id, details FROM audit_events WHERE action = ? ORDER BY ${insertionOrder(t)}`,
+    action,
+  )
 }

@@ -65,20 +65,22 @@ describe('registration in invite mode', () => {
         role: 'admin',
         email_verified: true,
       })
-      const ws = t.db.$client
-        .query<{ plan: string; status: string }, [string]>('SELECT plan, status FROM workspaces WHERE id = ?')
-        .get(me.workspace_id)
+      const ws = await t.sql.get<{ plan: string; status: string }>(
+        'SELECT plan, status FROM workspaces WHERE id = ?',
+        me.workspace_id,
+      )
       expect(ws).toEqual({ plan: 'beta', status: 'active' })
-      const pw = t.db.$client
-        .query<{ password_hash: string }, [string]>('SELECT password_hash FROM users WHERE id = ?')
-        .get(me.id)
+      const pw = await t.sql.get<{ password_hash: string }>(
+        'SELECT password_hash FROM users WHERE id = ?',
+        me.id,
+      )
       expect(pw?.password_hash).toStartWith('$argon2id$')
     }
   })
 
   test('records a sign-in audit row for the new admin', async () => {
     const s = await signUp(t)
-    const row = auditRows(t, 'auth.sign_in').find((r) => r.actor_id === s.userId)
+    const row = (await auditRows(t, 'auth.sign_in')).find((r) => r.actor_id === s.userId)
     expect(row).toMatchObject({ workspace_id: s.workspaceId, actor_type: 'user', target_id: s.userId })
     expect(JSON.parse(row!.details)).toEqual({ method: 'register', session_class: 'normal' })
   })
@@ -86,13 +88,13 @@ describe('registration in invite mode', () => {
   test('a duplicate address, in any case, is a 409 email_taken and writes nothing', async () => {
     const s = await signUp(t)
     for (const path of mounts('/auth/register')) {
-      const before = snapshot(t)
+      const before = await snapshot(t)
       const res = await register(t, path, { ...valid(), email: ` ${s.email.toUpperCase()}` })
       // A leading space is not an address: the schema refuses it before the duplicate check.
       expect(res.status).toBe(422)
       const dup = await register(t, path, { ...valid(), email: s.email.toUpperCase() })
       await expectError(dup, path, 409, 'email_taken', 'An account with this email already exists.')
-      expect(snapshot(t)).toEqual(before)
+      expect(await snapshot(t)).toEqual(before)
     }
   })
 
@@ -112,10 +114,10 @@ describe('registration in invite mode', () => {
     ]
     for (const path of mounts('/auth/register')) {
       for (const [over, loc, type] of cases) {
-        const before = snapshot(t)
+        const before = await snapshot(t)
         const found = await issues(await register(t, path, { ...valid(), ...over }), path)
         expect(found).toContainEqual(expect.objectContaining({ loc, type }))
-        expect(snapshot(t)).toEqual(before)
+        expect(await snapshot(t)).toEqual(before)
       }
     }
     const ok = await register(t, '/v1/auth/register', { ...valid(), name: 'x'.repeat(120) })
@@ -134,17 +136,17 @@ describe('registration in invite mode', () => {
       '',
     ]
     for (const path of mounts('/auth/register')) {
-      const before = snapshot(t)
+      const before = await snapshot(t)
       for (const email of bad) {
         const found = await issues(await register(t, path, { ...valid(), email }), path)
         expect(found[0]?.loc).toEqual(['body', 'email'])
       }
-      expect(snapshot(t)).toEqual(before)
+      expect(await snapshot(t)).toEqual(before)
     }
   })
 
   test('a body that is not JSON or not an object is refused with the right status', async () => {
-    const before = snapshot(t)
+    const before = await snapshot(t)
     const garbled = await t.request('/v1/auth/register', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -155,13 +157,13 @@ describe('registration in invite mode', () => {
     expect(list.status).toBe(422)
     const asForm = await t.request('/auth/register', form(valid() as Record<string, string>))
     await expectError(asForm, '/auth/register', 415, 'unsupported_media_type')
-    expect(snapshot(t)).toEqual(before)
+    expect(await snapshot(t)).toEqual(before)
   })
 
   test('addresses at disposable domains are refused with a 422 naming the field', async () => {
     for (const path of mounts('/auth/register')) {
       for (const email of ['someone@mailinator.com', 'someone@yopmail.com', 'x@10minutemail.com']) {
-        const before = snapshot(t)
+        const before = await snapshot(t)
         const found = await issues(await register(t, path, { ...valid(), email }), path)
         expect(found).toEqual([
           {
@@ -170,7 +172,7 @@ describe('registration in invite mode', () => {
             type: 'disposable_email',
           },
         ])
-        expect(snapshot(t)).toEqual(before)
+        expect(await snapshot(t)).toEqual(before)
       }
     }
   })
@@ -186,7 +188,9 @@ describe('registration in invite mode', () => {
         'Registration is closed on this server.',
       )
     }
-    expect(snapshot(closed)).toEqual(Object.fromEntries(Object.keys(snapshot(closed)).map((k) => [k, 0])))
+    expect(await snapshot(closed)).toEqual(
+      Object.fromEntries(Object.keys(await snapshot(closed)).map((k) => [k, 0])),
+    )
   })
 
   test('registration is rate limited per client IP, and the window passes', async () => {
@@ -198,7 +202,7 @@ describe('registration in invite mode', () => {
     const from = (ip: string) => ({ 'x-forwarded-for': ip })
     expect((await register(limited, '/v1/auth/register', valid(), from('10.0.0.1'))).status).toBe(200)
     expect((await register(limited, '/auth/register', valid(), from('10.0.0.1'))).status).toBe(200)
-    const before = snapshot(limited)
+    const before = await snapshot(limited)
     const third = await register(limited, '/v1/auth/register', valid(), from('10.0.0.1'))
     expect(third.headers.get('retry-after')).toBe('3600')
     await expectError(third, '/v1/auth/register', 429, 'rate_limited')
@@ -208,7 +212,7 @@ describe('registration in invite mode', () => {
       429,
       'rate_limited',
     )
-    expect(snapshot(limited)).toEqual(before)
+    expect(await snapshot(limited)).toEqual(before)
     expect((await register(limited, '/v1/auth/register', valid(), from('10.0.0.2'))).status).toBe(200)
     limited.clock.advance(3_600_000)
     expect((await register(limited, '/v1/auth/register', valid(), from('10.0.0.1'))).status).toBe(200)
@@ -235,25 +239,22 @@ describe('open sign-up', () => {
           /^http:\/\/localhost:8080\/console\/verify-email\?token=[0-9A-Za-z]{43}$/,
         ),
       })
-      const u = t.db.$client
-        .query<{ plan: string; verified: number | null }, [string]>(
-          'SELECT w.plan, u.email_verified_at AS verified FROM users u JOIN workspaces w ON w.id = u.workspace_id WHERE u.email = ?',
-        )
-        .get(email)
+      const u = await t.sql.get<{ plan: string; verified: number | null }>(
+        'SELECT w.plan, u.email_verified_at AS verified FROM users u JOIN workspaces w ON w.id = u.workspace_id WHERE u.email = ?',
+        email,
+      )
       expect(u).toEqual({ plan: 'free', verified: null })
       // Only the SHA-256 of the link secret is stored.
-      const stored = t.db.$client
-        .query<{ token_hash: string }, []>('SELECT token_hash FROM email_tokens')
-        .all()
+      const stored = await t.sql.all<{ token_hash: string }>('SELECT token_hash FROM email_tokens')
       expect(stored.map((r) => r.token_hash)).not.toContain(tokenOf(body.verify_link))
     }
-    expect(auditRows(t, 'auth.sign_in')).toHaveLength(0)
+    expect(await auditRows(t, 'auth.sign_in')).toHaveLength(0)
   })
 
   test('the workspace plan follows ENGRAM_DEFAULT_PLAN', async () => {
     const t = open({ ENGRAM_DEFAULT_PLAN: 'team', ENGRAM_REGISTRATION: 'off' })
     expect((await register(t, '/v1/auth/register', valid())).status).toBe(200)
-    expect(t.db.$client.query<{ plan: string }, []>('SELECT plan FROM workspaces').get()?.plan).toBe('team')
+    expect((await t.sql.get<{ plan: string }>('SELECT plan FROM workspaces'))?.plan).toBe('team')
   })
 
   test('an unverified account is refused everywhere until the link is used, then works', async () => {
@@ -271,11 +272,10 @@ describe('open sign-up', () => {
       )
     }
     // Even a genuinely signed token for the account is refused while the address is unverified.
-    const user = t.db.$client
-      .query<{ id: string; workspace_id: string }, [string]>(
-        'SELECT id, workspace_id FROM users WHERE email = ?',
-      )
-      .get(email)!
+    const user = (await t.sql.get<{ id: string; workspace_id: string }>(
+      'SELECT id, workspace_id FROM users WHERE email = ?',
+      email,
+    ))!
     const forged = new SessionTokens(t.deps.secret, { normal: 3600, remember: 3600, cap: 7200 }).issue(
       { userId: user.id, workspaceId: user.workspace_id, tokenVersion: 0 },
       'normal',
@@ -312,7 +312,7 @@ describe('open sign-up', () => {
   test('garbage, missing and over-long verification tokens are 4xx and write nothing', async () => {
     const t = open()
     await register(t, '/v1/auth/register', valid())
-    const before = snapshot(t)
+    const before = await snapshot(t)
     for (const path of mounts('/auth/verify-email')) {
       for (const garbage of ['x', 'A'.repeat(43), '%00%01', "'; DROP TABLE users; --"]) {
         await expectError(await t.request(`${path}?token=${garbage}`), path, 400, 'invalid_token')
@@ -322,8 +322,8 @@ describe('open sign-up', () => {
         'string_too_long',
       )
     }
-    expect(snapshot(t)).toEqual(before)
-    expect(rows(t, 'users', 'email_verified_at IS NOT NULL')).toBe(0)
+    expect(await snapshot(t)).toEqual(before)
+    expect(await rows(t, 'users', 'email_verified_at IS NOT NULL')).toBe(0)
   })
 
   test('a link expires counting from when it was sent; a resend gives a fresh one and kills the old', async () => {
@@ -350,7 +350,7 @@ describe('open sign-up', () => {
     )
     t.clock.advance(24 * 3_600_000)
     await expectError(await t.request(`/auth/verify-email?token=${link}`), '/auth', 400, 'invalid_token')
-    expect(rows(t, 'users', `email = '${other}' AND email_verified_at IS NULL`)).toBe(1)
+    expect(await rows(t, 'users', `email = '${other}' AND email_verified_at IS NULL`)).toBe(1)
   })
 
   test('resend always answers sent, and honours a per-address cooldown', async () => {
@@ -358,23 +358,23 @@ describe('open sign-up', () => {
     const email = address()
     await register(t, '/v1/auth/register', { ...valid(), email })
     for (const path of mounts('/auth/resend-verification')) {
-      const tokens = rows(t, 'email_tokens')
+      const tokens = await rows(t, 'email_tokens')
       const res = await t.request(path, { method: 'POST', json: { email } })
       expect(await res.json()).toEqual({ status: 'sent', link_delivery: 'response' })
-      expect(rows(t, 'email_tokens')).toBe(tokens)
+      expect(await rows(t, 'email_tokens')).toBe(tokens)
     }
     t.clock.advance(60_000)
     const again = await (
       await t.request('/auth/resend-verification', { method: 'POST', json: { email } })
     ).json()
     expect(again.verify_link).toBeString()
-    const before = snapshot(t)
+    const before = await snapshot(t)
     const unknown = await t.request('/v1/auth/resend-verification', {
       method: 'POST',
       json: { email: 'nobody@example.com' },
     })
     expect(await unknown.json()).toEqual({ status: 'sent', link_delivery: 'response' })
-    expect(snapshot(t)).toEqual(before)
+    expect(await snapshot(t)).toEqual(before)
     const bad = await t.request('/v1/auth/resend-verification', { method: 'POST', json: { email: 'nope' } })
     expect(bad.status).toBe(422)
   })
@@ -388,14 +388,14 @@ describe('open sign-up', () => {
     })
     const from = (ip: string) => ({ 'x-forwarded-for': ip })
     expect((await register(t, '/v1/auth/register', valid(), from('10.1.1.1'))).status).toBe(200)
-    const before = snapshot(t)
+    const before = await snapshot(t)
     await expectError(
       await register(t, '/v1/auth/register', valid(), from('10.1.1.1')),
       '/v1',
       429,
       'rate_limited',
     )
-    expect(snapshot(t)).toEqual(before)
+    expect(await snapshot(t)).toEqual(before)
     expect((await register(t, '/v1/auth/register', valid(), from('10.1.1.2'))).status).toBe(200)
     t.clock.advance(86_400_000)
     expect((await register(t, '/v1/auth/register', valid(), from('10.1.1.1'))).status).toBe(200)
@@ -410,8 +410,8 @@ describe('request access', () => {
       expect(res.status).toBe(200)
       expect(await res.json()).toEqual({ status: 'pending' })
     }
-    expect(rows(t, 'access_requests')).toBe(1)
-    expect(rows(t, 'access_requests', "email = 'curious@example.com' AND status = 'pending'")).toBe(1)
+    expect(await rows(t, 'access_requests')).toBe(1)
+    expect(await rows(t, 'access_requests', "email = 'curious@example.com' AND status = 'pending'")).toBe(1)
     const bad = await t.request('/request-access', { method: 'POST', json: { email: 'nope' } })
     expect(bad.status).toBe(404)
     for (const path of mounts('/auth/request-access')) {
@@ -420,6 +420,6 @@ describe('request access', () => {
         'email',
       ])
     }
-    expect(rows(t, 'access_requests')).toBe(1)
+    expect(await rows(t, 'access_requests')).toBe(1)
   })
 })

@@ -104,11 +104,13 @@ describe('members and invitations', () => {
       role: 'admin',
       email_verified: true,
     })
-    expect(auditRows(t, 'auth.sign_in').at(-1)?.details).toBe('{"method":"invite","session_class":"normal"}')
+    expect((await auditRows(t, 'auth.sign_in')).at(-1)?.details).toBe(
+      '{"method":"invite","session_class":"normal"}',
+    )
     const members = await (await t.request('/v1/admin/members', { headers: bearer(s.token) })).json()
     expect(members.invites).toEqual([])
     for (const path of mounts('/auth/accept-invite')) {
-      const before = snapshot(t)
+      const before = await snapshot(t)
       const replay = await t.request(path, {
         method: 'POST',
         json: { token: tokenOf(link), password: 'another password', name: 'Ivy' },
@@ -123,7 +125,7 @@ describe('members and invitations', () => {
         400,
         'invalid_token',
       )
-      expect(snapshot(t)).toEqual(before)
+      expect(await snapshot(t)).toEqual(before)
     }
   })
 
@@ -135,7 +137,7 @@ describe('members and invitations', () => {
     const admin = (await signIn(t, s.email, s.password, true)).access_token
     const second = (await (await invite('/v1/admin/invites', admin, { email, role: 'admin' })).json())
       .invite_link
-    expect(rows(t, 'invites', `email = '${email}'`)).toBe(1)
+    expect(await rows(t, 'invites', `email = '${email}'`)).toBe(1)
     const accept = (link: string) =>
       t.request('/v1/auth/accept-invite', {
         method: 'POST',
@@ -160,7 +162,7 @@ describe('members and invitations', () => {
   test('bad invitation input is refused with the right status and writes nothing', async () => {
     const s = await signUp(t)
     const m = await addMember(t, s.token)
-    const before = snapshot(t)
+    const before = await snapshot(t)
     for (const path of mounts('/admin/invites')) {
       expect((await issues(await invite(path, s.token, { email: 'nope' }), path))[0]?.loc).toEqual([
         'body',
@@ -200,7 +202,7 @@ describe('members and invitations', () => {
         'token',
       ])
     }
-    expect(snapshot(t)).toEqual(before)
+    expect(await snapshot(t)).toEqual(before)
   })
 
   test('accepting for an address that already has an account elsewhere is a 409 and spends nothing', async () => {
@@ -208,25 +210,25 @@ describe('members and invitations', () => {
     const other = await signUp(t)
     const link = (await (await invite('/v1/admin/invites', a.token, { email: other.email })).json())
       .invite_link
-    const before = snapshot(t)
+    const before = await snapshot(t)
     const res = await t.request('/v1/auth/accept-invite', {
       method: 'POST',
       json: { token: tokenOf(link), password: 'password 123', name: 'Dup' },
     })
     await expectError(res, '/v1', 409, 'email_taken')
-    expect(snapshot(t)).toEqual(before)
-    expect(rows(t, 'invites', `email = '${other.email}' AND accepted_at IS NULL`)).toBe(1)
+    expect(await snapshot(t)).toEqual(before)
+    expect(await rows(t, 'invites', `email = '${other.email}' AND accepted_at IS NULL`)).toBe(1)
   })
 
   test('an accepted invitation is told as member.joined once; a refused one tells nothing', async () => {
     const s = await signUp(t)
-    const joined = () =>
-      t.db.$client
-        .query<{ payload: string }, [string]>(
+    const joined = async () =>
+      (
+        await t.sql.all<{ payload: string }>(
           "SELECT payload FROM domain_events WHERE type = 'member.joined' AND workspace_id = ? ORDER BY seq",
+          s.workspaceId,
         )
-        .all(s.workspaceId)
-        .map((r) => JSON.parse(r.payload))
+      ).map((r) => JSON.parse(r.payload))
     const other = await signUp(t)
     const link = (await (await invite('/v1/admin/invites', s.token, { email: other.email })).json())
       .invite_link
@@ -235,12 +237,10 @@ describe('members and invitations', () => {
       json: { token: tokenOf(link), password: 'password 123', name: 'Dup' },
     })
     expect(refused.status).toBe(409)
-    expect(joined()).toEqual([])
+    expect(await joined()).toEqual([])
     const m = await addMember(t, s.token, 'admin')
-    const inviteId = t.db.$client
-      .query<{ id: string }, [string]>('SELECT id FROM invites WHERE email = ?')
-      .get(m.email)!.id
-    expect(joined()).toEqual([{ userId: m.userId, role: 'admin', inviteId }])
+    const inviteId = (await t.sql.get<{ id: string }>('SELECT id FROM invites WHERE email = ?', m.email))!.id
+    expect(await joined()).toEqual([{ userId: m.userId, role: 'admin', inviteId }])
   })
 
   test('withdrawing an invitation is a 204; the link stops working; a second delete is a 404', async () => {
@@ -276,13 +276,15 @@ describe('roles and removal', () => {
       expect(res.status).toBe(200)
       expect(await res.json()).toMatchObject({ id: m.userId, role })
     }
-    const audits = auditRows(t, 'member.role_changed').filter((r) => r.target_id === m.userId)
+    const audits = (await auditRows(t, 'member.role_changed')).filter((r) => r.target_id === m.userId)
     expect(audits.map((r) => JSON.parse(r.details))).toEqual([
       { email: m.email, from: 'member', to: 'admin' },
       { email: m.email, from: 'admin', to: 'member' },
     ])
     expect((await patch(`/v1/admin/members/${m.userId}`, s.token, 'member')).status).toBe(200)
-    expect(auditRows(t, 'member.role_changed').filter((r) => r.target_id === m.userId)).toHaveLength(2)
+    expect((await auditRows(t, 'member.role_changed')).filter((r) => r.target_id === m.userId)).toHaveLength(
+      2,
+    )
     for (const path of mounts(`/admin/members/${m.userId}`)) {
       expect((await issues(await patch(path, s.token, 'owner'), path))[0]?.loc).toEqual(['body', 'role'])
     }
@@ -291,7 +293,7 @@ describe('roles and removal', () => {
   test('the last admin cannot be demoted, on both mounts; with a second admin it can', async () => {
     const s = await signUp(t)
     const m = await addMember(t, s.token)
-    const before = snapshot(t)
+    const before = await snapshot(t)
     for (const path of mounts(`/admin/members/${s.userId}`)) {
       await expectError(
         await patch(path, s.token, 'member'),
@@ -301,7 +303,7 @@ describe('roles and removal', () => {
         'The last admin of a workspace cannot be demoted.',
       )
     }
-    expect(snapshot(t)).toEqual(before)
+    expect(await snapshot(t)).toEqual(before)
     await patch(`/v1/admin/members/${m.userId}`, s.token, 'admin')
     expect((await patch(`/v1/admin/members/${s.userId}`, s.token, 'member')).status).toBe(200)
     await expectError(
@@ -315,7 +317,7 @@ describe('roles and removal', () => {
   test('a deactivated admin does not count: the last active admin stays protected', async () => {
     const s = await signUp(t)
     const other = await addMember(t, s.token, 'admin')
-    t.db.$client.query("UPDATE users SET status = 'deactivated' WHERE id = ?").run(other.userId)
+    await t.sql.run("UPDATE users SET status = 'deactivated' WHERE id = ?", other.userId)
     await expectError(
       await patch(`/v1/admin/members/${s.userId}`, s.token, 'member'),
       '/v1',
@@ -328,7 +330,7 @@ describe('roles and removal', () => {
     const s = await signUp(t)
     const m = await addMember(t, s.token)
     const adminKey = await mintKey(t, s.token, ['admin'])
-    const before = snapshot(t)
+    const before = await snapshot(t)
     for (const path of mounts(`/admin/members/${s.userId}`)) {
       await expectError(
         await del(path, s.token),
@@ -346,11 +348,11 @@ describe('roles and removal', () => {
       )
       await expectError(await del(path, m.token), path, 403, 'admin_required')
     }
-    expect(snapshot(t)).toEqual(before)
+    expect(await snapshot(t)).toEqual(before)
     const res = await del(`/admin/members/${m.userId}`, s.token)
     expect(res.status).toBe(204)
-    expect(rows(t, 'users', `id = '${m.userId}'`)).toBe(0)
-    const audit = auditRows(t, 'member.removed').find((r) => r.target_id === m.userId)
+    expect(await rows(t, 'users', `id = '${m.userId}'`)).toBe(0)
+    const audit = (await auditRows(t, 'member.removed')).find((r) => r.target_id === m.userId)
     expect(JSON.parse(audit!.details)).toEqual({ email: m.email, role: 'member' })
     await expectError(
       await del(`/v1/admin/members/${m.userId}`, s.token),

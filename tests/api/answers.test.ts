@@ -129,7 +129,7 @@ describe('chat', () => {
     await chat({ question: 'Where does the Rhine begin?' })
     const after = await (await t.request('/v1/admin/usage', { headers: bearer(b.adminToken) })).json()
     expect(JSON.stringify(after)).not.toBe(JSON.stringify(before))
-    expect(rows(t, 'usage_daily', `corpus_id = '${b.corpusId}'`)).toBe(1)
+    expect(await rows(t, 'usage_daily', `corpus_id = '${b.corpusId}'`)).toBe(1)
   })
 })
 
@@ -200,14 +200,14 @@ describe('describe and feedback', () => {
     })
     expect(res.status).toBe(200)
     expect(await res.json()).toMatchObject({ status: 'recorded', id: expect.stringMatching(/^fb_/) })
-    expect(rows(t, 'answer_feedback', `corpus_id = '${b.corpusId}' AND rating = 'up'`)).toBe(1)
+    expect(await rows(t, 'answer_feedback', `corpus_id = '${b.corpusId}' AND rating = 'up'`)).toBe(1)
     const bad = await t.request(`/corpora/${b.corpusId}/feedback`, {
       method: 'POST',
       headers: bearer(b.keys.query),
       json: { rating: 'meh' },
     })
     expect(bad.status).toBe(422)
-    expect(rows(t, 'answer_feedback')).toBe(1)
+    expect(await rows(t, 'answer_feedback')).toBe(1)
   })
 })
 
@@ -243,7 +243,7 @@ describe('deleted documents', () => {
         expect(body.used_docs).not.toContain(b2.docs['oil.txt'])
         expect(JSON.stringify([body.answer, body.sources])).not.toContain('OAPEC')
       }
-      expect(rows(t2, 'engine_sections', `document_id = '${b2.docs['oil.txt']}'`)).toBe(0)
+      expect(await rows(t2, 'engine_sections', `document_id = '${b2.docs['oil.txt']}'`)).toBe(0)
     } finally {
       t2.close()
     }

@@ -442,6 +442,6 @@ describe('reading the log', () => {
     // An admin key reads its own workspace's log.
     const theirs = await audit(bKey.key, `target=${bKey.id}`)
     expect(theirs.items.map((e) => e.action)).toEqual(['api_key.created'])
-    expect(rows(t, 'audit_events', `workspace_id = '${b.workspaceId}'`)).toBeGreaterThan(0)
+    expect(await rows(t, 'audit_events', `workspace_id = '${b.workspaceId}'`)).toBeGreaterThan(0)
   })
 })

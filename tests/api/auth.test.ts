@@ -1,7 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import { SessionTokens } from '../../src/platform/crypto/token'
-import { writeFromAnotherProcess } from '../helpers/other-process'
 import {
   addMember,
   auditRows,
@@ -66,9 +65,9 @@ describe('login', () => {
 
   test('each sign-in writes an audit row; a refused one writes only its auth.sign_in_failed row', async () => {
     const s = await signUp(t)
-    const before = auditRows(t, 'auth.sign_in').length
+    const before = (await auditRows(t, 'auth.sign_in')).length
     await signIn(t, s.email, s.password, true)
-    const rows = auditRows(t, 'auth.sign_in')
+    const rows = await auditRows(t, 'auth.sign_in')
     expect(rows).toHaveLength(before + 1)
     expect(rows.at(-1)).toMatchObject({
       workspace_id: s.workspaceId,
@@ -76,17 +75,17 @@ describe('login', () => {
       target_id: s.userId,
     })
     expect(JSON.parse(rows.at(-1)!.details)).toEqual({ method: 'password', session_class: 'remember' })
-    const snap = snapshot(t)
+    const snap = await snapshot(t)
     await login('/v1/auth/login', { username: s.email, password: 'wrong password' })
     // Issue 36: a security reviewer sees refused sign-ins of the workspace's accounts; the password tried is never kept.
-    expect(snapshot(t)).toEqual({ ...snap, audit_events: snap.audit_events! + 1 })
-    const failed = auditRows(t, 'auth.sign_in_failed').at(-1)!
+    expect(await snapshot(t)).toEqual({ ...snap, audit_events: snap.audit_events! + 1 })
+    const failed = (await auditRows(t, 'auth.sign_in_failed')).at(-1)!
     expect(failed).toMatchObject({ workspace_id: s.workspaceId, actor_id: s.userId, target_id: s.userId })
     expect(JSON.parse(failed.details)).toEqual({ method: 'password', reason: 'invalid_credentials' })
     // An address nobody holds belongs to no workspace: nothing is written.
-    const again = snapshot(t)
+    const again = await snapshot(t)
     await login('/v1/auth/login', { username: 'nobody-at-all@example.com', password: 'wrong password' })
-    expect(snapshot(t)).toEqual(again)
+    expect(await snapshot(t)).toEqual(again)
   })
 
   test('a wrong password and an unknown address get the same 401 on both mounts', async () => {
@@ -110,7 +109,7 @@ describe('login', () => {
 
   test('missing or malformed form fields are 422s; JSON instead of a form is a 415', async () => {
     const s = await signUp(t)
-    const before = snapshot(t)
+    const before = await snapshot(t)
     for (const path of mounts('/auth/login')) {
       expect(await issues(await login(path, { username: s.email }), path)).toEqual([
         { loc: ['body', 'password'], msg: 'Field required', type: 'missing' },
@@ -126,13 +125,13 @@ describe('login', () => {
       })
       await expectError(json, path, 415, 'unsupported_media_type')
     }
-    expect(snapshot(t)).toEqual(before)
+    expect(await snapshot(t)).toEqual(before)
   })
 
   test('a deactivated account cannot sign in and its sessions stop working', async () => {
     const s = await signUp(t)
     const m = await addMember(t, s.token)
-    t.db.$client.query("UPDATE users SET status = 'deactivated' WHERE id = ?").run(m.userId)
+    await t.sql.run("UPDATE users SET status = 'deactivated' WHERE id = ?", m.userId)
     for (const path of mounts('/auth/login')) {
       const res = await login(path, { username: m.email, password: m.password })
       await expectError(res, path, 403, 'account_disabled', 'This account is deactivated.')
@@ -146,7 +145,7 @@ describe('login', () => {
   test('a suspended workspace refuses sign-in, its sessions and its API keys', async () => {
     const s = await signUp(t)
     const key = await mintKey(t, s.token, ['query'])
-    t.db.$client.query("UPDATE workspaces SET status = 'suspended' WHERE id = ?").run(s.workspaceId)
+    await t.sql.run("UPDATE workspaces SET status = 'suspended' WHERE id = ?", s.workspaceId)
     try {
       await expectError(
         await login('/v1/auth/login', { username: s.email, password: s.password }),
@@ -169,7 +168,7 @@ describe('login', () => {
         )
       }
     } finally {
-      t.db.$client.query("UPDATE workspaces SET status = 'active' WHERE id = ?").run(s.workspaceId)
+      await t.sql.run("UPDATE workspaces SET status = 'active' WHERE id = ?", s.workspaceId)
     }
     expect((await t.request('/v1/status', { headers: bearer(key.key) })).status).toBe(200)
   })
@@ -273,17 +272,14 @@ describe('session tokens', () => {
   test('a deactivation or password reset committed by another process applies on the next request', async () => {
     const s = await signUp(t)
     const m = await addMember(t, s.token)
-    const file = t.db.$client.filename
     for (let i = 0; i < 2; i++) {
       expect((await me(m.token)).status).toBe(200)
       expect((await me(s.token)).status).toBe(200)
     }
-    writeFromAnotherProcess(file, "UPDATE users SET status = 'deactivated' WHERE id = ?", [m.userId])
+    await t.sql.runElsewhere("UPDATE users SET status = 'deactivated' WHERE id = ?", m.userId)
     await expectError(await me(m.token), '/v1', 403, 'account_disabled')
     expect((await me(s.token)).status).toBe(200)
-    writeFromAnotherProcess(file, 'UPDATE users SET token_version = token_version + 1 WHERE id = ?', [
-      s.userId,
-    ])
+    await t.sql.runElsewhere('UPDATE users SET token_version = token_version + 1 WHERE id = ?', s.userId)
     await expectError(await me(s.token), '/v1', 401, 'unauthorized', 'This session has ended. Sign in again.')
   })
 

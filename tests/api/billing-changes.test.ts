@@ -14,8 +14,8 @@ const changePlan = (s: BillingStand, token: string, tier: string, term = 'month'
   post(s.t, '/v1/billing/change-plan', token, { tier, term })
 const periodEnd = (s: BillingStand, sub: string) =>
   s.stripe.subscription(sub)!.items.data[0]!.current_period_end
-const planChanges = (s: BillingStand, ws: string) =>
-  auditRows(s.t, 'plan.changed')
+const planChanges = async (s: BillingStand, ws: string) =>
+  (await auditRows(s.t, 'plan.changed'))
     .filter((r) => r.workspace_id === ws)
     .map((r) => JSON.parse(r.details) as { from: string; to: string; via: string })
     .map((d) => `${d.from}>${d.to} ${d.via}`)
@@ -58,7 +58,7 @@ describe('POST /billing/change-plan', () => {
     const lines = prorated.lines.data.filter((l) => l.parent.subscription_item_details.proration)
     expect(lines.length).toBe(2)
     expect(lines.some((l) => l.amount < 0) && lines.some((l) => l.amount > 0)).toBe(true)
-    expect(planChanges(s, a.workspaceId)).toEqual(['beta>team billing', 'team>business billing'])
+    expect(await planChanges(s, a.workspaceId)).toEqual(['beta>team billing', 'team>business billing'])
   })
 
   test('a downgrade waits for the period end as pending_change, then moves the plan', async () => {
@@ -86,7 +86,7 @@ describe('POST /billing/change-plan', () => {
       subscription_status: 'active',
       pending_change: null,
     })
-    expect(planChanges(s, a.workspaceId)).toEqual(['beta>business billing', 'business>team billing'])
+    expect(await planChanges(s, a.workspaceId)).toEqual(['beta>business billing', 'business>team billing'])
   })
 
   test('the plan it is on: 409 conflict; while a downgrade waits, it drops the downgrade', async () => {

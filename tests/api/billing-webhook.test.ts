@@ -19,8 +19,8 @@ import {
 
 const on = standsForFile()
 
-const plan = (s: BillingStand, ws: string) =>
-  s.t.db.$client.query<{ plan: string }, [string]>('SELECT plan FROM workspaces WHERE id = ?').get(ws)!.plan
+const plan = async (s: BillingStand, ws: string) =>
+  (await s.t.sql.get<{ plan: string }>('SELECT plan FROM workspaces WHERE id = ?', ws))!.plan
 
 /** Signs a body as Stripe would, with the app's clock as the time. */
 const sign = (s: BillingStand, payload: string, secret = s.stripe.webhookSecret) =>
@@ -54,12 +54,12 @@ describe('the signature', () => {
     for (const [body, signature] of cases) {
       await expectError(await webhook(s, body, signature), '/v1', 400, 'invalid_signature')
     }
-    expect(rows(s.t, 'billing_events')).toBe(0)
-    expect(plan(s, a.workspaceId)).toBe('beta')
+    expect(await rows(s.t, 'billing_events')).toBe(0)
+    expect(await plan(s, a.workspaceId)).toBe('beta')
     // The same event, as Stripe signed it, is applied.
     const res = await s.stripe.deliver(event.id)
     expect(await res.json()).toEqual({ received: true, outcome: 'applied' })
-    expect(plan(s, a.workspaceId)).toBe('team')
+    expect(await plan(s, a.workspaceId)).toBe('team')
   })
 })
 
@@ -71,11 +71,11 @@ describe('delivery', () => {
     const [created] = eventIds(s, 'customer.subscription.created')
     const again = await s.stripe.deliver(created!)
     expect([again.status, await again.json()]).toEqual([200, { received: true, outcome: 'applied' }])
-    const changes = auditRows(s.t, 'plan.changed').filter((r) => r.workspace_id === a.workspaceId)
+    const changes = (await auditRows(s.t, 'plan.changed')).filter((r) => r.workspace_id === a.workspaceId)
     expect(changes.map((r) => [r.actor_type, r.actor_id, JSON.parse(r.details)])).toEqual([
       ['system', 'billing', { from: 'beta', to: 'team', via: 'billing' }],
     ])
-    expect(eventOutcomes(s.t)).toEqual({ applied: 3 })
+    expect(await eventOutcomes(s.t)).toEqual({ applied: 3 })
   })
 
   test('events of types billing does not follow are answered 200 and recorded as ignored', async () => {
@@ -89,7 +89,7 @@ describe('delivery', () => {
     })
     const res = await webhook(s, payload, await sign(s, payload))
     expect([res.status, await res.json()]).toEqual([200, { received: true, outcome: 'ignored' }])
-    expect(eventOutcomes(s.t)).toEqual({ ignored: 1 })
+    expect(await eventOutcomes(s.t)).toEqual({ ignored: 1 })
   })
 
   test('events delivered out of order end in the subscription state Stripe holds now', async () => {
@@ -118,7 +118,7 @@ describe('delivery', () => {
     expect(await status(s.t, a.token)).toMatchObject({ tier: 'free', subscription_status: 'canceled' })
     // A stale "created" redelivered later changes nothing: it was applied once already.
     await s.stripe.deliver(eventIds(s, 'customer.subscription.created')[0]!)
-    expect(plan(s, a.workspaceId)).toBe('free')
+    expect(await plan(s, a.workspaceId)).toBe('free')
   })
 
   test('a handler that fails is still answered 200, recorded failed, and retried on redelivery', async () => {
@@ -130,17 +130,15 @@ describe('delivery', () => {
     s.failNext('GET', '/v1/subscriptions/')
     const first = await s.stripe.deliver(created!)
     expect([first.status, await first.json()]).toEqual([200, { received: true, outcome: 'failed' }])
-    expect(plan(s, a.workspaceId)).toBe('beta')
-    const row = s.t.db.$client
-      .query<{ outcome: string; error: string; attempts: number }, []>(
-        'SELECT outcome, error, attempts FROM billing_events',
-      )
-      .get()
+    expect(await plan(s, a.workspaceId)).toBe('beta')
+    const row = await s.t.sql.get<{ outcome: string; error: string; attempts: number }>(
+      'SELECT outcome, error, attempts FROM billing_events',
+    )
     expect(row).toEqual({ outcome: 'failed', error: 'Injected failure.', attempts: 1 })
     const second = await s.stripe.deliver(created!)
     expect(await second.json()).toEqual({ received: true, outcome: 'applied' })
-    expect(plan(s, a.workspaceId)).toBe('team')
-    expect(eventOutcomes(s.t)).toEqual({ applied: 1 })
+    expect(await plan(s, a.workspaceId)).toBe('team')
+    expect(await eventOutcomes(s.t)).toEqual({ applied: 1 })
   })
 })
 
@@ -160,11 +158,9 @@ describe('tenant isolation', () => {
       ).status,
     ).toBe(200)
     const subB = await buy(s, b.token)
-    const customers = s.t.db.$client
-      .query<{ workspace_id: string; customer_id: string }, []>(
-        'SELECT workspace_id, customer_id FROM billing_accounts',
-      )
-      .all()
+    const customers = await s.t.sql.all<{ workspace_id: string; customer_id: string }>(
+      'SELECT workspace_id, customer_id FROM billing_accounts',
+    )
     const customerA = customers.find((c) => c.workspace_id === a.workspaceId)!.customer_id
     // Forged-looking but validly signed events: B's subscription named as A's (metadata), and
     // A's customer paired with B's subscription.
@@ -193,7 +189,7 @@ describe('tenant isolation', () => {
       [200, 'applied'],
       [200, 'ignored'],
     ])
-    expect([plan(s, a.workspaceId), plan(s, b.workspaceId)]).toEqual(['beta', 'team'])
+    expect([await plan(s, a.workspaceId), await plan(s, b.workspaceId)]).toEqual(['beta', 'team'])
     expect(await status(s.t, a.token)).toMatchObject({ subscription_status: null, checkout_required: true })
   })
 })

@@ -130,13 +130,11 @@ export async function buy(s: BillingStand, token: string, tier = 'team', term = 
 }
 
 /** Rows of the billing events table by outcome. */
-export function eventOutcomes(t: TestApp): Record<string, number> {
+export async function eventOutcomes(t: TestApp): Promise<Record<string, number>> {
   const out: Record<string, number> = {}
-  for (const r of t.db.$client
-    .query<{ outcome: string; n: number }, []>(
-      'SELECT outcome, count(*) AS n FROM billing_events GROUP BY outcome',
-    )
-    .all())
+  for (const r of await t.sql.all<{ outcome: string; n: number }>(
+    'SELECT outcome, count(*) AS n FROM billing_events GROUP BY outcome',
+  ))
     out[r.outcome] = r.n
   return out
 }

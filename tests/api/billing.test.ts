@@ -91,7 +91,7 @@ describe('billing off', () => {
       })
       await expectError(res, path, 503, 'billing_disabled')
     }
-    expect(rows(t, 'billing_accounts') + rows(t, 'billing_events')).toBe(0)
+    expect((await rows(t, 'billing_accounts')) + (await rows(t, 'billing_events'))).toBe(0)
   })
 
   test('the refusal order: legal acceptance, then billing off, then the body', async () => {
@@ -225,7 +225,7 @@ describe('checkout against Stripe', () => {
       await expectError(res, '/v1', 422, 'validation_error')
     }
     expect(s.stripe.requests).toEqual([])
-    expect(rows(s.t, 'billing_accounts')).toBe(0)
+    expect(await rows(s.t, 'billing_accounts')).toBe(0)
   })
 
   test('portal: 409 no_billing_account before any checkout, then a session returning to the console', async () => {
@@ -264,7 +264,7 @@ describe('checkout against Stripe', () => {
       200,
     )
     expect(s.stripe.requests.filter((r) => r.path === '/v1/customers').length).toBe(1)
-    expect(rows(s.t, 'billing_accounts')).toBe(1)
+    expect(await rows(s.t, 'billing_accounts')).toBe(1)
   })
 
   test('a key bound to some bases cannot reach billing (key_bound_to_bases)', async () => {

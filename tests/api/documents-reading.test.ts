@@ -185,14 +185,14 @@ describe('GET /corpora/{id}/documents/{document_id}/raw', () => {
 
   test('each download writes document.downloaded to the audit log; reading the text does not', async () => {
     const d = docs['sample.pdf']!
-    const before = auditRows(f.t, 'document.downloaded').length
+    const before = (await auditRows(f.t, 'document.downloaded')).length
     await textOf(d.id)
-    expect(auditRows(f.t, 'document.downloaded')).toHaveLength(before)
+    expect(await auditRows(f.t, 'document.downloaded')).toHaveLength(before)
     const key = await mintKey(f.t, f.token, ['query'])
     const res = await f.t.request(`/v1/corpora/${f.base}/documents/${d.id}/raw`, { headers: bearer(key.key) })
     expect(res.status).toBe(200)
     await res.arrayBuffer()
-    const rows = auditRows(f.t, 'document.downloaded')
+    const rows = await auditRows(f.t, 'document.downloaded')
     expect(rows).toHaveLength(before + 1)
     expect(rows.at(-1)).toMatchObject({ actor_type: 'api_key', actor_id: key.id, target_id: d.id })
     expect(JSON.parse(rows.at(-1)!.details)).toEqual({
@@ -227,7 +227,7 @@ describe('who may read a document', () => {
 
   test("another workspace's document, base or an unknown id is a 404; nothing is audited", async () => {
     const other = await signUp(f.t)
-    const before = auditRows(f.t, 'document.downloaded').length
+    const before = (await auditRows(f.t, 'document.downloaded')).length
     for (const path of routes()) {
       await expectError(await f.t.request(path, { headers: bearer(other.token) }), path, 404, 'not_found')
     }
@@ -241,7 +241,7 @@ describe('who may read a document', () => {
       const token = path.includes(theirs) ? other.token : f.token
       await expectError(await f.t.request(path, { headers: bearer(token) }), path, 404, 'not_found')
     }
-    expect(auditRows(f.t, 'document.downloaded')).toHaveLength(before)
+    expect(await auditRows(f.t, 'document.downloaded')).toHaveLength(before)
   })
 })
 

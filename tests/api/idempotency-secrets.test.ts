@@ -36,11 +36,10 @@ async function expectReused(res: Response, path: string): Promise<void> {
 
 /** The idempotency records, without the fingerprint. */
 const records = (key: string) =>
-  t.db.$client
-    .query<Record<string, unknown>, [string]>(
-      'SELECT scope, state, status, headers, body FROM idempotency_keys WHERE key = ?',
-    )
-    .all(key)
+  t.sql.all<Record<string, unknown>>(
+    'SELECT scope, state, status, headers, body FROM idempotency_keys WHERE key = ?',
+    key,
+  )
 
 const keyRows = (workspaceId: string) => rows(t, 'api_keys', `workspace_id = '${workspaceId}'`)
 
@@ -52,15 +51,15 @@ describe('POST /api-keys with an Idempotency-Key', () => {
       const first = await post(path, s.token, key, { name: 'CI', scopes: ['query'] })
       expect(first.status).toBe(200)
       const minted = await first.json()
-      expect(keyRows(s.workspaceId)).toBe(1)
+      expect(await keyRows(s.workspaceId)).toBe(1)
 
       await expectReused(await post(path, s.token, key, { name: 'CI', scopes: ['query'] }), path)
-      expect(keyRows(s.workspaceId)).toBe(1)
+      expect(await keyRows(s.workspaceId)).toBe(1)
       // Only the use of the key is kept, under the workspace: never the answer or its secret.
-      expect(records(key)).toEqual([
+      expect(await records(key)).toEqual([
         { scope: s.workspaceId, state: 'spent', status: 200, headers: null, body: null },
       ])
-      const dump = JSON.stringify(t.db.$client.query('SELECT * FROM idempotency_keys').all())
+      const dump = JSON.stringify(await t.sql.all('SELECT * FROM idempotency_keys'))
       expect(dump).not.toContain(minted.key)
       expect(dump).not.toContain(sha256Hex(minted.key))
     })
@@ -75,7 +74,7 @@ describe('POST /api-keys with an Idempotency-Key', () => {
     )
     expect(responses.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409])
     for (const r of responses.filter((r) => r.status === 409)) await expectReused(r, '/v1')
-    expect(keyRows(s.workspaceId)).toBe(1)
+    expect(await keyRows(s.workspaceId)).toBe(1)
   })
 
   test('keys are per workspace: another workspace may use the same Idempotency-Key', async () => {
@@ -87,7 +86,7 @@ describe('POST /api-keys with an Idempotency-Key', () => {
     expect((await post('/v1/api-keys', b.token, 'shared-key', { name: 'a', scopes: ['query'] })).status).toBe(
       200,
     )
-    expect(keyRows(b.workspaceId)).toBe(1)
+    expect(await keyRows(b.workspaceId)).toBe(1)
   })
 
   test('the same key with another body is a 422 idempotency_mismatch and mints nothing', async () => {
@@ -96,15 +95,13 @@ describe('POST /api-keys with an Idempotency-Key', () => {
     const res = await post('/v1/api-keys', s.token, 'mint-other', { name: 'b', scopes: ['query'] })
     expect(res.status).toBe(422)
     expect((await res.json()).error.code).toBe('idempotency_mismatch')
-    expect(keyRows(s.workspaceId)).toBe(1)
+    expect(await keyRows(s.workspaceId)).toBe(1)
   })
 })
 
 /** The invitation of an address: its row count and the hash of its one live token. */
-function invitesOf(email: string): { n: number; tokenHash: string | undefined } {
-  const all = t.db.$client
-    .query<{ token_hash: string }, [string]>('SELECT token_hash FROM invites WHERE email = ?')
-    .all(email)
+async function invitesOf(email: string): Promise<{ n: number; tokenHash: string | undefined }> {
+  const all = await t.sql.all<{ token_hash: string }>('SELECT token_hash FROM invites WHERE email = ?', email)
   return { n: all.length, tokenHash: all[0]?.token_hash }
 }
 
@@ -117,14 +114,14 @@ describe('POST /admin/invites with an Idempotency-Key', () => {
       const first = await post(path, s.token, key, { email })
       expect(first.status).toBe(200)
       const link = (await first.json()).invite_link as string
-      const before = invitesOf(email)
+      const before = await invitesOf(email)
       expect(before.n).toBe(1)
 
       await expectReused(await post(path, s.token, key, { email }), path)
       // Run twice, the invitation would have been reissued and the first link spent.
-      expect(invitesOf(email)).toEqual(before)
+      expect(await invitesOf(email)).toEqual(before)
       expect(before.tokenHash).toBe(sha256Hex(tokenOf(link)))
-      expect(records(key)).toEqual([
+      expect(await records(key)).toEqual([
         { scope: s.workspaceId, state: 'spent', status: 200, headers: null, body: null },
       ])
     })
@@ -140,7 +137,7 @@ describe('POST /admin/invites with an Idempotency-Key', () => {
     const ok = responses.find((r) => r.status === 200)!
     const link = (await ok.json()).invite_link as string
     for (const r of responses.filter((r) => r !== ok)) await expectReused(r, '/v1')
-    expect(invitesOf(email)).toEqual({ n: 1, tokenHash: sha256Hex(tokenOf(link)) })
+    expect(await invitesOf(email)).toEqual({ n: 1, tokenHash: sha256Hex(tokenOf(link)) })
   })
 })
 
@@ -152,14 +149,14 @@ describe('the other routes answering a secret take a key the same way', () => {
       t.request(path, { method: 'POST', headers: { 'idempotency-key': 'register-1' }, json: body })
     expect((await register('/v1/auth/register')).status).toBe(200)
     await expectReused(await register('/v1/auth/register'), '/v1')
-    expect(rows(t, 'users', `email = '${email}'`)).toBe(1)
+    expect(await rows(t, 'users', `email = '${email}'`)).toBe(1)
 
     const login = form({ username: email, password: 'correct horse' })
     const signIn = () =>
       t.request('/auth/login', { ...login, headers: { ...login.headers, 'idempotency-key': 'login-1' } })
     expect((await signIn()).status).toBe(200)
     await expectReused(await signIn(), '/auth/login')
-    expect(records('login-1')).toEqual([
+    expect(await records('login-1')).toEqual([
       { scope: 'public', state: 'spent', status: 200, headers: null, body: null },
     ])
   })

@@ -87,7 +87,7 @@ describe('Idempotency-Key', () => {
     expect(again.status).toBe(429)
     expect(again.headers.get('idempotent-replayed')).toBeNull()
     expect(f.executions()).toBe(2)
-    expect(f.app.db.$client.query('SELECT * FROM idempotency_keys').all()).toEqual([])
+    expect(await f.app.sql.all('SELECT * FROM idempotency_keys')).toEqual([])
   })
 
   test('records expire after 24 hours, then the key runs afresh', async () => {
@@ -120,11 +120,9 @@ describe('Idempotency-Key', () => {
 
 /** The stored idempotency records, as the database has them. */
 const records = () =>
-  f.app.db.$client
-    .query<Record<string, unknown>, []>(
-      'SELECT scope, key, request_hash, state, status, headers, body FROM idempotency_keys',
-    )
-    .all()
+  f.app.sql.all<Record<string, unknown>>(
+    'SELECT scope, key, request_hash, state, status, headers, body FROM idempotency_keys',
+  )
 
 const REUSED = errorTable.idempotency_key_reused.message
 
@@ -152,7 +150,7 @@ describe('Idempotency-Key on a route whose answer carries a secret', () => {
   test('only the use of the key is stored: its scope, a keyed fingerprint and the status, never the answer', async () => {
     f = widgetApp()
     await post('/v1/widget-keys', { name: 'a' }, 'once-2')
-    const [row] = records()
+    const [row] = await records()
     expect(row).toEqual({
       scope: 'public',
       key: 'once-2',
@@ -199,7 +197,7 @@ describe('Idempotency-Key on a route whose answer carries a secret', () => {
     // of the event loop; should one come later, it still finds the key used and is refused).
     while (f.executions() === 0) await new Promise((r) => setImmediate(r))
     for (let turn = 0; turn < 10; turn++) await new Promise((r) => setImmediate(r))
-    expect(records().map((r) => r.state)).toEqual(['pending'])
+    expect((await records()).map((r) => r.state)).toEqual(['pending'])
     release()
     f.hold(null)
     const responses = await Promise.all(pending)

@@ -125,7 +125,7 @@ describe('engram push', () => {
     ])
     expect(hand.status).toBe(200)
     rmSync(join(dir, 'b.txt'))
-    const from = auditRows(f.t, 'document.deleted').length
+    const from = (await auditRows(f.t, 'document.deleted')).length
     const res = await push(args('--prefix', 'notes', '--delete'))
     expect(res.err).toBe('')
     expect(res.code).toBe(0)
@@ -134,7 +134,7 @@ describe('engram push', () => {
       'notes/a.txt',
       'notes/by-hand.txt',
     ])
-    const receipts = auditRows(f.t, 'document.deleted').slice(from)
+    const receipts = (await auditRows(f.t, 'document.deleted')).slice(from)
     expect(
       receipts.map((r) => [r.actor_type, JSON.parse(r.details).filename, JSON.parse(r.details).via]),
     ).toEqual([['api_key', 'notes/b.txt', 'push']])

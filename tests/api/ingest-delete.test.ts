@@ -214,8 +214,8 @@ describe('DELETE /corpora/{id}', () => {
 
 describe('deletion receipts', () => {
   /** Audit rows of an action written since `from`, details parsed. */
-  const receipts = (action: string, from: number) =>
-    auditRows(f.t, action)
+  const receipts = async (action: string, from: number) =>
+    (await auditRows(f.t, action))
       .slice(from)
       .map((r) => ({ ...r, details: JSON.parse(r.details) as Record<string, unknown> }))
 
@@ -230,14 +230,14 @@ describe('deletion receipts', () => {
     )[0]!
     await drain(t)
     const sections = (await listDocs(t, token, base, true)).filter((d) => d.parent_id === doc.id)
-    const from = auditRows(t, 'document.deleted').length
+    const from = (await auditRows(t, 'document.deleted')).length
     const res = await t.request(`/v1/corpora/${base}/documents/${sections[1]!.id}`, {
       method: 'DELETE',
       headers: { ...bearer(key.key), 'x-request-id': 'req-delete-1' },
     })
     expect(res.status).toBe(204)
     expect(res.headers.get('x-build-running')).toBeNull()
-    expect(receipts('document.deleted', from)).toEqual([
+    expect(await receipts('document.deleted', from)).toEqual([
       {
         workspace_id: f.admin.workspaceId,
         actor_type: 'api_key',
@@ -267,14 +267,16 @@ describe('deletion receipts', () => {
     // Started, not yet run: the build is in flight.
     const train = await t.request(`/v1/corpora/${base}/train`, { method: 'POST', headers: bearer(token) })
     expect(train.status).toBe(200)
-    const from = auditRows(t, 'document.deleted').length
+    const from = (await auditRows(t, 'document.deleted')).length
     const res = await t.request(`/v1/corpora/${base}/documents/${docs[0]!.id}`, {
       method: 'DELETE',
       headers: bearer(token),
     })
     expect(res.status).toBe(204)
     expect(res.headers.get('x-build-running')).toBe('true')
-    expect(receipts('document.deleted', from).map((r) => [r.actor_type, r.target_id, r.details])).toEqual([
+    expect(
+      (await receipts('document.deleted', from)).map((r) => [r.actor_type, r.target_id, r.details]),
+    ).toEqual([
       ['user', docs[0]!.id, { corpus_id: base, filename: 'a.txt', rows: 1, via: 'api', build_running: true }],
     ])
     await drain(t)
@@ -293,12 +295,12 @@ describe('deletion receipts', () => {
       .query<{ s: number }, [string]>('SELECT storage_bytes AS s FROM corpora WHERE id = ?')
       .get(base)!.s
     expect(bytes).toBeGreaterThan(0)
-    const from = auditRows(t, 'corpus.deleted').length
-    const docFrom = auditRows(t, 'document.deleted').length
+    const from = (await auditRows(t, 'corpus.deleted')).length
+    const docFrom = (await auditRows(t, 'document.deleted')).length
     expect(
       (await t.request(`/v1/corpora/${base}`, { method: 'DELETE', headers: bearer(token) })).status,
     ).toBe(204)
-    expect(receipts('corpus.deleted', from)).toEqual([
+    expect(await receipts('corpus.deleted', from)).toEqual([
       {
         workspace_id: f.admin.workspaceId,
         actor_type: 'user',
@@ -308,14 +310,17 @@ describe('deletion receipts', () => {
       },
     ])
     // The base's receipt covers its documents; no row per document.
-    expect(auditRows(t, 'document.deleted')).toHaveLength(docFrom)
+    expect(await auditRows(t, 'document.deleted')).toHaveLength(docFrom)
   })
 
   test('a refused delete writes no receipt', async () => {
     const { t, token } = f
     const base = await createBase(t, token)
     const other = await signUp(t, { workspace_name: 'No receipts' })
-    const before = [auditRows(t, 'document.deleted').length, auditRows(t, 'corpus.deleted').length]
+    const before = [
+      (await auditRows(t, 'document.deleted')).length,
+      (await auditRows(t, 'corpus.deleted')).length,
+    ]
     await expectError(
       await t.request(`/v1/corpora/${base}/documents/doc_nope`, { method: 'DELETE', headers: bearer(token) }),
       '/v1',
@@ -328,7 +333,10 @@ describe('deletion receipts', () => {
       404,
       'not_found',
     )
-    expect([auditRows(t, 'document.deleted').length, auditRows(t, 'corpus.deleted').length]).toEqual(before)
+    expect([
+      (await auditRows(t, 'document.deleted')).length,
+      (await auditRows(t, 'corpus.deleted')).length,
+    ]).toEqual(before)
   })
 })
 

@@ -251,7 +251,7 @@ describe('the push protocol on the local store', () => {
     const manifest = [entry('docs/a.txt', 'alpha pushed')]
     const diff = await (await post(t, key.key, base, 'diff', { files: manifest, prefix: 'docs' })).json()
     expect(diff).toMatchObject({ unchanged: ['docs/a.txt'], missing: ['docs/b.txt'] })
-    const before = auditRows(t, 'document.deleted').length
+    const before = (await auditRows(t, 'document.deleted')).length
     const run = await pushFiles(
       t,
       key.key,
@@ -269,7 +269,7 @@ describe('the push protocol on the local store', () => {
       'docs/hand.txt',
     ])
     // The receipt of what the push deleted: one audit row per file, by the key that pushed.
-    const rows = auditRows(t, 'document.deleted').slice(before)
+    const rows = (await auditRows(t, 'document.deleted')).slice(before)
     expect(rows).toHaveLength(1)
     expect({ ...rows[0]!, details: JSON.parse(rows[0]!.details) }).toEqual({
       workspace_id: f.admin.workspaceId,

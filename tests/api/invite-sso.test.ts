@@ -46,15 +46,13 @@ const info = async (token: string) =>
   (await (await t.request('/v1/auth/invite-info', { method: 'POST', json: { token } })).json()) as {
     sso_required: boolean
   }
-const userRow = (email: string) =>
-  t.db.$client
-    .query('SELECT id, role, password_hash, email_verified_at FROM users WHERE email = ?')
-    .get(email) as {
+const userRow = async (email: string) =>
+  (await t.sql.get<{
     id: string
     role: string
     password_hash: string | null
     email_verified_at: number | null
-  } | null
+  }>('SELECT id, role, password_hash, email_verified_at FROM users WHERE email = ?', email)) ?? null
 
 describe('an invitation to a workspace that enforces single sign-on', () => {
   test('invite-info says sso_required, so the page asks for no password', async () => {
@@ -64,7 +62,7 @@ describe('an invitation to a workspace that enforces single sign-on', () => {
 
   test('accepting without a password makes the member, verified and with the invited role, and answers no session', async () => {
     const i = await invited(true, 'admin')
-    const signIns = auditRows(t, 'auth.sign_in').length
+    const signIns = (await auditRows(t, 'auth.sign_in')).length
     for (const path of ['/v1/auth/accept-invite']) {
       const res = await accept(path, { token: i.token, name: 'Ivy' })
       expect(res.status).toBe(200)
@@ -76,12 +74,12 @@ describe('an invitation to a workspace that enforces single sign-on', () => {
         sso_required: true,
       })
     }
-    const user = userRow(i.email)!
+    const user = (await userRow(i.email))!
     expect(user).toMatchObject({ role: 'admin', password_hash: null })
     expect(user.email_verified_at).not.toBeNull()
     // No session was made, so no sign-in is recorded; the invitation is spent.
-    expect(auditRows(t, 'auth.sign_in').length).toBe(signIns)
-    expect(rows(t, 'invites', `email = '${i.email}' AND accepted_at IS NOT NULL`)).toBe(1)
+    expect((await auditRows(t, 'auth.sign_in')).length).toBe(signIns)
+    expect(await rows(t, 'invites', `email = '${i.email}' AND accepted_at IS NOT NULL`)).toBe(1)
     const again = await accept('/v1/auth/accept-invite', { token: i.token, name: 'Ivy' })
     expect(again.status).toBe(400)
   })
@@ -95,7 +93,7 @@ describe('an invitation to a workspace that enforces single sign-on', () => {
     })
     expect(res.status).toBe(200)
     expect(await res.json()).toMatchObject({ access_token: '', sso_required: true })
-    expect(userRow(i.email)!.password_hash).toBeNull()
+    expect((await userRow(i.email))!.password_hash).toBeNull()
     const login = await t.request('/v1/auth/login', form({ username: i.email, password: 'invitee password' }))
     expect(login.status).toBe(401)
   })
@@ -108,8 +106,8 @@ describe('an invitation to a workspace that does not enforce it', () => {
     expect((await issues(res, '/v1/auth/accept-invite')).map((x) => [x.loc, x.type])).toEqual([
       [['body', 'password'], 'missing'],
     ])
-    expect(userRow(i.email)).toBeNull()
-    expect(rows(t, 'invites', `email = '${i.email}' AND accepted_at IS NULL`)).toBe(1)
+    expect(await userRow(i.email)).toBeNull()
+    expect(await rows(t, 'invites', `email = '${i.email}' AND accepted_at IS NULL`)).toBe(1)
     const ok = await accept('/v1/auth/accept-invite', {
       token: i.token,
       name: 'Ivy',

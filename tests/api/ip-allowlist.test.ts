@@ -1,6 +1,4 @@
-import { Database } from 'bun:sqlite'
-import { afterAll, describe, expect, test } from 'bun:test'
-import { join } from 'node:path'
+import { afterEach, describe, expect, test } from 'bun:test'
 import { allowlistCommand } from '../../src/cli/allowlist'
 import type { CliIo } from '../../src/cli/io'
 import type { TestApp } from '../helpers/app'
@@ -10,6 +8,7 @@ import {
   bearer,
   expectError,
   form,
+  insertionOrder,
   issues,
   mintKey,
   rows,
@@ -29,8 +28,9 @@ const app = (env: Record<string, string> = {}) => {
   apps.push(t)
   return t
 }
-afterAll(() => {
-  for (const t of apps) t.close()
+// Each test's apps are closed after it: on PostgreSQL each holds connections of its own.
+afterEach(() => {
+  for (const t of apps.splice(0)) t.close()
 })
 
 /** Where a request comes from: the socket peer, and what a proxy wrote into X-Forwarded-For. */
@@ -100,13 +100,13 @@ const refused = async (res: Response, address: string, path = '/v1') => {
 }
 
 /** The domain events of a type in a workspace, oldest first. */
-const events = (t: TestApp, type: string) =>
-  t.db.$client
-    .query<{ workspace_id: string; payload: string }, [string]>(
+const events = async (t: TestApp, type: string) =>
+  (
+    await t.sql.all<{ workspace_id: string; payload: string }>(
       'SELECT workspace_id, payload FROM domain_events WHERE type = ? ORDER BY seq',
+      type,
     )
-    .all(type)
-    .map((r) => ({ workspaceId: r.workspace_id, ...(JSON.parse(r.payload) as { details?: object }) }))
+  ).map((r) => ({ workspaceId: r.workspace_id, ...(JSON.parse(r.payload) as { details?: object }) }))
 
 describe('GET and PUT /v1/enterprise/ip-allowlist', () => {
   test('a workspace starts with no list; the answer tells the caller its address as the server sees it', async () => {
@@ -181,8 +181,8 @@ describe('GET and PUT /v1/enterprise/ip-allowlist', () => {
         type: 'value_error',
       })),
     )
-    expect(rows(t, 'ip_allowlists')).toBe(0)
-    expect(events(t, 'ip_allowlist.updated')).toEqual([])
+    expect(await rows(t, 'ip_allowlists')).toBe(0)
+    expect(await events(t, 'ip_allowlist.updated')).toEqual([])
   })
 
   test('an enabled empty list, too many entries and a malformed body are refused with nothing saved', async () => {
@@ -206,7 +206,7 @@ describe('GET and PUT /v1/enterprise/ip-allowlist', () => {
     ]) {
       await expectError(await put(t, a.token, body), PATH, 422, 'validation_error')
     }
-    expect(rows(t, 'ip_allowlists')).toBe(0)
+    expect(await rows(t, 'ip_allowlists')).toBe(0)
     // A disabled list may be empty (that is how an admin clears it) or hold entries kept for later.
     expect((await put(t, a.token, { enabled: false, cidrs: [] })).status).toBe(200)
     expect((await put(t, a.token, { enabled: false, cidrs: many.slice(0, 500) })).status).toBe(200)
@@ -223,7 +223,7 @@ describe('GET and PUT /v1/enterprise/ip-allowlist', () => {
     await expectError(await send(t, PATH, query.key, {}), PATH, 403, 'missing_scope')
     const admin = await mintKey(t, a.token, ['admin'])
     expect((await save(t, admin.key, ['127.0.0.1'], {})).cidrs).toEqual(['127.0.0.1'])
-    expect(rows(t, 'ip_allowlists')).toBe(1)
+    expect(await rows(t, 'ip_allowlists')).toBe(1)
   })
 })
 
@@ -324,7 +324,7 @@ describe('enforcement behind a trusted proxy', () => {
       { peer: '127.0.0.1', xff: '203.0.113.9' },
     )
     await expectError(res, PATH, 409, 'would_lock_out')
-    expect(rows(t, 'ip_allowlists')).toBe(0)
+    expect(await rows(t, 'ip_allowlists')).toBe(0)
   })
 })
 
@@ -345,8 +345,8 @@ describe('lock-out', () => {
         request_id: res.headers.get('x-request-id'),
       },
     })
-    expect(rows(t, 'ip_allowlists')).toBe(0)
-    expect(events(t, 'ip_allowlist.updated')).toEqual([])
+    expect(await rows(t, 'ip_allowlists')).toBe(0)
+    expect(await events(t, 'ip_allowlist.updated')).toEqual([])
     expect((await read(t, a.token, from)).enabled).toBe(false)
     // `confirm_lockout: false` is no confirmation; a disabled list is not checked against the caller.
     expect(
@@ -361,7 +361,7 @@ describe('lock-out', () => {
       200,
     )
     expect((await send(t, PATH, a.token, from)).status).toBe(200)
-    const changes = events(t, 'ip_allowlist.updated').map((e) => e.details)
+    const changes = (await events(t, 'ip_allowlist.updated')).map((e) => e.details)
     expect(changes).toEqual([
       {
         enabled: false,
@@ -415,7 +415,11 @@ describe('what the check covers', () => {
     const a = await signUp(t)
     await save(t, a.token, [OFFICE], { peer: '203.0.113.5' })
     const out = { peer: '198.51.100.7' }
-    const before = { keys: rows(t, 'api_keys'), corpora: rows(t, 'corpora'), lists: rows(t, 'ip_allowlists') }
+    const before = {
+      keys: await rows(t, 'api_keys'),
+      corpora: await rows(t, 'corpora'),
+      lists: await rows(t, 'ip_allowlists'),
+    }
     const tries: [string, RequestInit & { json?: unknown }][] = [
       ['/v1/api-keys', { method: 'POST', json: { name: 'k', scopes: ['query'] } }],
       ['/v1/corpora', { method: 'POST', json: { name: 'Base' } }],
@@ -426,9 +430,9 @@ describe('what the check covers', () => {
     const lines = t.log.lines.filter((l) => l.msg === 'request' && l.status === 403)
     expect(lines.map((l) => l.workspace_id)).toEqual(tries.map(() => a.workspaceId))
     expect({
-      keys: rows(t, 'api_keys'),
-      corpora: rows(t, 'corpora'),
-      lists: rows(t, 'ip_allowlists'),
+      keys: await rows(t, 'api_keys'),
+      corpora: await rows(t, 'corpora'),
+      lists: await rows(t, 'ip_allowlists'),
     }).toEqual(before)
     expect((await read(t, a.token, { peer: '203.0.113.5' })).enabled).toBe(true)
   })
@@ -461,24 +465,21 @@ describe('what the check covers', () => {
 })
 
 describe('the cached list', () => {
-  test('a list saved by another process (another connection to the database) is enforced on the next request', async () => {
+  test('a list saved by another process is enforced on the next request', async () => {
     const t = app()
     const a = await signUp(t)
     const me = (peer: string) => send(t, '/v1/auth/me', a.token, { peer })
     // Read once: the workspace's "no list" is now in the check's memo.
     expect((await me('198.51.100.7')).status).toBe(200)
-    const other = new Database(join(t.dataDir, 'engram.db'))
-    try {
-      other
-        .query('INSERT INTO ip_allowlists (workspace_id, enabled, cidrs, updated_at) VALUES (?, 1, ?, 0)')
-        .run(a.workspaceId, JSON.stringify([OFFICE]))
-      await refused(await me('198.51.100.7'), '198.51.100.7')
-      expect((await me('203.0.113.7')).status).toBe(200)
-      other.query('UPDATE ip_allowlists SET enabled = 0').run()
-      expect((await me('198.51.100.7')).status).toBe(200)
-    } finally {
-      other.close()
-    }
+    await t.sql.runElsewhere(
+      'INSERT INTO ip_allowlists (workspace_id, enabled, cidrs, updated_at) VALUES (?, TRUE, ?, 0)',
+      a.workspaceId,
+      JSON.stringify([OFFICE]),
+    )
+    await refused(await me('198.51.100.7'), '198.51.100.7')
+    expect((await me('203.0.113.7')).status).toBe(200)
+    await t.sql.runElsewhere('UPDATE ip_allowlists SET enabled = FALSE')
+    expect((await me('198.51.100.7')).status).toBe(200)
   })
 })
 
@@ -512,7 +513,7 @@ describe("the operator's break-glass: engram allowlist", () => {
       enabled: false,
       cidrs: [OFFICE],
     })
-    const told = events(t, 'ip_allowlist.updated').at(-1) as Record<string, unknown>
+    const told = (await events(t, 'ip_allowlist.updated')).at(-1) as Record<string, unknown>
     expect(told).toMatchObject({
       workspaceId: a.workspaceId,
       actor: { type: 'system', id: null },
@@ -532,8 +533,8 @@ describe("the operator's break-glass: engram allowlist", () => {
     expect(bare.code).toBe(2)
     expect(bare.err[0]).toStartWith('engram allowlist: Name the workspace (ws_...).')
     expect((await cli(t, [a.workspaceId, '--of'])).code).toBe(2)
-    expect(rows(t, 'ip_allowlists')).toBe(0)
-    expect(events(t, 'ip_allowlist.updated')).toEqual([])
+    expect(await rows(t, 'ip_allowlists')).toBe(0)
+    expect(await events(t, 'ip_allowlist.updated')).toEqual([])
   })
 })
 
@@ -550,7 +551,7 @@ describe('the audit trail', () => {
     await refused(await send(t, '/v1/auth/me', a.token, { peer: '2001:db8::2' }), '2001:db8::2')
     t.clock.advance(60_000)
     await refused(await send(t, '/v1/corpora', key.key, { peer: '198.51.100.7' }), '198.51.100.7')
-    const recorded = events(t, 'ip_allowlist.refused')
+    const recorded = await events(t, 'ip_allowlist.refused')
     expect(recorded).toMatchObject([
       {
         workspaceId: a.workspaceId,
@@ -571,12 +572,12 @@ describe('the audit trail', () => {
     const key = await mintKey(t, a.token, ['admin'])
     await save(t, key.key, [OFFICE, '2001:db8::/32'], { peer: '203.0.113.5' })
     await refused(await send(t, '/v1/auth/me', a.token, { peer: '198.51.100.7' }), '198.51.100.7')
-    const audit: unknown[] = t.db.$client
-      .query<Record<string, string | null>, []>(
-        "SELECT workspace_id, actor_type, actor_id, action, target_type, target_id, details, ip FROM audit_events WHERE action LIKE 'ip_allowlist.%' ORDER BY rowid",
+    const audit: unknown[] = (
+      await t.sql.all<Record<string, string | null>>(
+        `SELECT workspace_id, actor_type, actor_id, action, target_type, target_id, details, ip
+         FROM audit_events WHERE action LIKE 'ip_allowlist.%' ORDER BY ${insertionOrder(t)}`,
       )
-      .all()
-      .map((r) => ({ ...r, details: JSON.parse(r.details ?? '{}') }))
+    ).map((r) => ({ ...r, details: JSON.parse(r.details ?? '{}') }))
     expect(audit).toEqual([
       {
         workspace_id: a.workspaceId,
@@ -615,6 +616,6 @@ describe('the audit trail', () => {
     for (let i = 0; i < 70; i++) {
       expect((await send(t, '/v1/auth/me', a.token, { peer: `198.51.100.${i}` })).status).toBe(403)
     }
-    expect(events(t, 'ip_allowlist.refused').length).toBe(60)
+    expect((await events(t, 'ip_allowlist.refused')).length).toBe(60)
   })
 })

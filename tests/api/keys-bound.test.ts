@@ -75,7 +75,7 @@ describe('creating a key bound to bases', () => {
   })
 
   test('the audit row of a bound key names its bases', async () => {
-    const row = auditRows(t, 'api_key.created').find((r) => r.target_id === bound.id)
+    const row = (await auditRows(t, 'api_key.created')).find((r) => r.target_id === bound.id)
     expect(JSON.parse(row!.details)).toEqual({
       name: 'key ingest+query+admin',
       prefix: bound.key.slice(0, 12),
@@ -85,7 +85,7 @@ describe('creating a key bound to bases', () => {
   })
 
   test('an empty list, a repeated id, a non-string or over 100 ids are 422s that write nothing', async () => {
-    const before = snapshot(t)
+    const before = await snapshot(t)
     const cases: [unknown, (string | number)[]][] = [
       [[], ['body', 'corpus_ids']],
       [
@@ -103,13 +103,13 @@ describe('creating a key bound to bases', () => {
         expect(found.map((i) => i.loc.slice(0, loc.length))).toContainEqual(loc)
       }
     }
-    expect(snapshot(t)).toEqual(before)
+    expect(await snapshot(t)).toEqual(before)
   })
 
   test("an unknown base and another workspace's base are the same 404, naming the id, writing nothing", async () => {
     const other = await signUp(t)
     const theirs = (await (await post('/v1/corpora', { name: 'Theirs' }, other.token)).json()).id as string
-    const before = snapshot(t)
+    const before = await snapshot(t)
     for (const path of mounts('/api-keys')) {
       for (const id of [theirs, 'cor_missing']) {
         const res = await post(
@@ -120,7 +120,7 @@ describe('creating a key bound to bases', () => {
         await expectError(res, path, 404, 'not_found', `Document base not found: ${id}.`)
       }
     }
-    expect(snapshot(t)).toEqual(before)
+    expect(await snapshot(t)).toEqual(before)
   })
 })
 
@@ -181,7 +181,7 @@ describe('a key bound to base A', () => {
   })
 
   test('is refused, writing nothing, where the whole workspace is acted on', async () => {
-    const before = snapshot(t)
+    const before = await snapshot(t)
     const message =
       'This API key is bound to some bases: it cannot act on the whole workspace (create a base, manage keys, members, connections or billing, read usage).'
     for (const [method, path, json] of [
@@ -198,7 +198,7 @@ describe('a key bound to base A', () => {
         await expectError(res, mounted, 403, 'key_bound_to_bases', message)
       }
     }
-    expect(snapshot(t)).toEqual(before)
+    expect(await snapshot(t)).toEqual(before)
   })
 })
 

@@ -54,7 +54,7 @@ describe('creating keys', () => {
   test('creation writes an audit row naming the key, never the secret', async () => {
     const s = await signUp(t)
     const key = await mintKey(t, s.token, ['admin'])
-    const row = auditRows(t, 'api_key.created').find((r) => r.target_id === key.id)
+    const row = (await auditRows(t, 'api_key.created')).find((r) => r.target_id === key.id)
     expect(row).toMatchObject({ workspace_id: s.workspaceId, actor_type: 'user', actor_id: s.userId })
     expect(JSON.parse(row!.details)).toEqual({ name: 'key admin', prefix: key.prefix, scopes: ['admin'] })
     expect(row!.details).not.toContain(key.key)
@@ -62,7 +62,7 @@ describe('creating keys', () => {
 
   test('empty, unknown or missing scopes, and a bad name, are 422s that write nothing', async () => {
     const s = await signUp(t)
-    const before = snapshot(t)
+    const before = await snapshot(t)
     for (const path of mounts('/api-keys')) {
       const cases: [unknown, (string | number)[]][] = [
         [{ name: 'k', scopes: [] }, ['body', 'scopes']],
@@ -79,12 +79,12 @@ describe('creating keys', () => {
         expect((await issues(await create(path, s.token, body), path))[0]?.loc).toEqual(loc)
       }
     }
-    expect(snapshot(t)).toEqual(before)
+    expect(await snapshot(t)).toEqual(before)
   })
 
   test('expires_at must be in the future; null means never', async () => {
     const s = await signUp(t)
-    const before = snapshot(t)
+    const before = await snapshot(t)
     for (const path of mounts('/api-keys')) {
       for (const at of [t.clock.now().toISOString(), '2020-01-01T00:00:00Z']) {
         const found = await issues(
@@ -96,7 +96,7 @@ describe('creating keys', () => {
         ])
       }
     }
-    expect(snapshot(t)).toEqual(before)
+    expect(await snapshot(t)).toEqual(before)
     const never = await (
       await create('/v1/api-keys', s.token, { name: 'k', scopes: ['query'], expires_at: null })
     ).json()
@@ -115,7 +115,7 @@ describe('creating keys', () => {
     const s = await signUp(t)
     const query = await mintKey(t, s.token, ['query', 'ingest'])
     const member = await addMember(t, s.token)
-    const before = snapshot(t)
+    const before = await snapshot(t)
     for (const path of mounts('/api-keys')) {
       const byKey = await create(path, query.key, { name: 'k', scopes: ['admin'] })
       await expectError(byKey, path, 403, 'missing_scope', 'API key missing required scope: admin')
@@ -128,14 +128,14 @@ describe('creating keys', () => {
         'unauthorized',
       )
     }
-    expect(snapshot(t)).toEqual(before)
+    expect(await snapshot(t)).toEqual(before)
   })
 
   test('a key holding admin acts as an admin: it can mint and revoke keys', async () => {
     const s = await signUp(t)
     const admin = await mintKey(t, s.token, ['admin'])
     const child = await mintKey(t, admin.key, ['query'])
-    const row = auditRows(t, 'api_key.created').find((r) => r.target_id === child.id)
+    const row = (await auditRows(t, 'api_key.created')).find((r) => r.target_id === child.id)
     expect(row).toMatchObject({ actor_type: 'api_key', actor_id: admin.id })
     expect((await revoke(`/v1/api-keys/${child.id}`, admin.key)).status).toBe(200)
     expect((await t.request('/v1/admin/members', { headers: bearer(admin.key) })).status).toBe(200)
@@ -188,8 +188,8 @@ describe('revoking keys', () => {
       expect(await res.json()).toMatchObject({ id: key.id, revoked_at: revokedAt, prefix: key.prefix })
       t.clock.advance(5000)
     }
-    expect(auditRows(t, 'api_key.revoked').filter((r) => r.target_id === key.id)).toHaveLength(1)
-    expect(rows(t, 'api_keys', `id = '${key.id}'`)).toBe(1)
+    expect((await auditRows(t, 'api_key.revoked')).filter((r) => r.target_id === key.id)).toHaveLength(1)
+    expect(await rows(t, 'api_keys', `id = '${key.id}'`)).toBe(1)
     for (const path of mounts('/status')) {
       await expectError(
         await t.request(path, { headers: bearer(key.key) }),
@@ -227,11 +227,11 @@ describe('revoking keys', () => {
 
   test('an unknown key id is a 404 that writes nothing', async () => {
     const s = await signUp(t)
-    const before = snapshot(t)
+    const before = await snapshot(t)
     for (const path of mounts('/api-keys/key_doesnotexist000000')) {
       await expectError(await revoke(path, s.token), path, 404, 'not_found', 'API key not found.')
     }
-    expect(snapshot(t)).toEqual(before)
+    expect(await snapshot(t)).toEqual(before)
   })
 })
 

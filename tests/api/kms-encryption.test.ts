@@ -139,14 +139,15 @@ async function expectReadable(r: Reads) {
 /** Each read (and an upload, and an onboarding run) is refused with encryption_key_unavailable. */
 async function expectRefused(t: TestApp, r: Reads) {
   const before = onDisk(t, '').length
-  const written = ['documents', 'jobs', 'domain_events'].map((table) => rows(t, table))
+  const counts = () => Promise.all(['documents', 'jobs', 'domain_events'].map((table) => rows(t, table)))
+  const written = await counts()
   for (const [name, call] of Object.entries(r)) {
     const res = await call()
     expect({ name, status: res.status }).toEqual({ name, status: 409 })
     await expectError(res, '/v1', 409, 'encryption_key_unavailable')
   }
   expect(onDisk(t, '').length).toBe(before)
-  expect(['documents', 'jobs', 'domain_events'].map((table) => rows(t, table))).toEqual(written)
+  expect(await counts()).toEqual(written)
 }
 
 describe('a local key', () => {
@@ -216,9 +217,7 @@ describe('a local key', () => {
     }
     expect(state).toMatchObject({ rotated_at: t.clock.now().toISOString(), encrypted_objects: before.length })
     // Every object now names version 2; version 1 is kept for uploads that took their key before.
-    const kept = t.db.$client
-      .query<{ local_keys: string }, []>('SELECT local_keys FROM workspace_keys')
-      .get()!
+    const kept = (await t.sql.get<{ local_keys: string }>('SELECT local_keys FROM workspace_keys'))!
     expect((JSON.parse(kept.local_keys) as { version: number }[]).map((v) => v.version)).toEqual([1, 2])
     for (const o of after.values()) expect(Buffer.from(parseHeader(o)!.wrapped).readUInt32BE(1)).toBe(2)
     const raw = await t.request(`/v1/corpora/${corpusId}/documents/${docs[0]!.id}/raw`, {

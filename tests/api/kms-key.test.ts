@@ -113,9 +113,7 @@ describe('GET/PUT /v1/enterprise/kms-key', () => {
     const on = (await (await put(t, admin.token, { provider: 'local', enabled: true })).json()) as KeyResp
     expect(on).toMatchObject({ status: 'enabled', key_id: body.key_id })
     // The stored row holds the key sealed: never in an answer.
-    const stored = t.db.$client
-      .query<{ local_keys: string }, []>('SELECT local_keys FROM workspace_keys')
-      .get()!
+    const stored = (await t.sql.get<{ local_keys: string }>('SELECT local_keys FROM workspace_keys'))!
     expect(JSON.stringify([body, after, off, on])).not.toContain(JSON.parse(stored.local_keys)[0].sealed)
   })
 
@@ -174,8 +172,8 @@ describe('GET/PUT /v1/enterprise/kms-key', () => {
         `The KMS could not make and open a data key with this key (it answered ${reason}).`,
       )
     }
-    expect(rows(t, 'workspace_keys')).toBe(0)
-    expect(auditRows(t, 'kms_key.updated')).toHaveLength(0)
+    expect(await rows(t, 'workspace_keys')).toBe(0)
+    expect(await auditRows(t, 'kms_key.updated')).toHaveLength(0)
   })
 
   test('bad settings are refused with the field named, and nothing is saved', async () => {
@@ -222,7 +220,7 @@ describe('GET/PUT /v1/enterprise/kms-key', () => {
     }
     const schema = await put(t, admin.token, { provider: 'vault', enabled: true })
     expect(schema.status).toBe(422)
-    expect(rows(t, 'workspace_keys')).toBe(0)
+    expect(await rows(t, 'workspace_keys')).toBe(0)
   })
 
   test('the provider and key cannot change by PUT: moving keys is a rotation (409 conflict)', async () => {
@@ -258,13 +256,11 @@ describe('GET/PUT /v1/enterprise/kms-key', () => {
     await put(t, admin.token, { provider: 'local', enabled: false })
     await put(t, admin.token, { provider: 'local', enabled: true })
     expect((await rotate(t, admin.token)).status).toBe(202)
-    const saved = auditRows(t, 'kms_key.updated')
+    const saved = await auditRows(t, 'kms_key.updated')
     expect(saved.map((r) => JSON.parse(r.details).enabled)).toEqual([true, false, true])
     expect(saved.every((r) => r.actor_id === admin.userId && r.workspace_id === admin.workspaceId)).toBe(true)
-    expect(auditRows(t, 'kms_key.rotated')).toHaveLength(1)
-    const sealed = t.db.$client
-      .query<{ local_keys: string }, []>('SELECT local_keys FROM workspace_keys')
-      .get()!
+    expect(await auditRows(t, 'kms_key.rotated')).toHaveLength(1)
+    const sealed = (await t.sql.get<{ local_keys: string }>('SELECT local_keys FROM workspace_keys'))!
     for (const v of JSON.parse(sealed.local_keys) as { sealed: string }[]) {
       expect(JSON.stringify(saved)).not.toContain(v.sealed)
       expect(JSON.stringify(t.log.lines)).not.toContain(v.sealed)
@@ -284,7 +280,7 @@ describe('GET/PUT /v1/enterprise/kms-key', () => {
     const adminKey = await mintKey(t, admin.token, ['admin'])
     expect((await put(t, adminKey.key, { provider: 'local', enabled: true })).status).toBe(200)
     expect((await t.request(PATH)).status).toBe(401)
-    expect(rows(t, 'workspace_keys')).toBe(1)
+    expect(await rows(t, 'workspace_keys')).toBe(1)
   })
 
   test("one workspace's key is not another's: each sees and changes only its own", async () => {
@@ -341,7 +337,7 @@ describe('POST /v1/enterprise/kms-key/rotate', () => {
       'The KMS could not make and open a data key with this key (it answered NotFoundException).',
     )
     expect(await (await get(t, admin.token)).json()).toEqual(before)
-    expect(auditRows(t, 'kms_key.rotated')).toHaveLength(0)
+    expect(await auditRows(t, 'kms_key.rotated')).toHaveLength(0)
   })
 
   test('a KMS that does not answer within kms.timeout_ms is 422 kms_key_rejected (TimeoutError), nothing saved', async () => {
@@ -373,7 +369,7 @@ describe('POST /v1/enterprise/kms-key/rotate', () => {
         'kms_key_rejected',
         'The KMS could not make and open a data key with this key (it answered TimeoutError).',
       )
-      expect(rows(t, 'workspace_keys')).toBe(0)
+      expect(await rows(t, 'workspace_keys')).toBe(0)
     } finally {
       release()
       silent.stop(true)

@@ -129,12 +129,12 @@ describe('acceptance', () => {
     const again = await accept(t, a.token, { document: 'terms', version: terms.version })
     expect(again.status).toBe(200)
     expect(await again.json()).toEqual(receipt)
-    expect(rows(t, 'legal_acceptances')).toBe(1)
+    expect(await rows(t, 'legal_acceptances')).toBe(1)
 
     const got = await t.request('/v1/legal/terms/receipt', { headers: bearer(a.token) })
     expect(await got.json()).toEqual(receipt)
 
-    const audit = auditRows(t, 'legal.accepted')
+    const audit = await auditRows(t, 'legal.accepted')
     expect(audit).toHaveLength(1)
     expect(audit[0]).toMatchObject({ workspace_id: a.workspaceId, actor_type: 'user', actor_id: a.userId })
     expect(audit[0]!.target_id).toBe('terms')
@@ -197,8 +197,8 @@ describe('acceptance', () => {
     const keyRes = await accept(t, queryKey.key, { document: 'terms', version: '2026-03-01' })
     expect(keyRes.status).toBe(403)
     await expectError(await t.request(P, { method: 'POST', json: {} }), P, 401, 'unauthorized')
-    expect(rows(t, 'legal_acceptances')).toBe(0)
-    expect(auditRows(t, 'legal.accepted')).toHaveLength(0)
+    expect(await rows(t, 'legal_acceptances')).toBe(0)
+    expect(await auditRows(t, 'legal.accepted')).toHaveLength(0)
     // A member reads the workspace's status (and its receipts), it just cannot accept.
     expect((await t.request('/v1/legal/status', { headers: bearer(member.token) })).status).toBe(200)
   })
@@ -232,10 +232,7 @@ describe('acceptance', () => {
     // The operator publishes version 2: a restarted server reads it over the same database.
     writeFileSync(join(dir, 'terms.md'), '---\nversion: 2\ntitle: T\n---\nTwo.\n')
     const events = t.events.outbox
-    const later = new LegalService(
-      { db: t.db, store: t.store, clock: t.clock, random: seededRandom(7), events },
-      dir,
-    )
+    const later = new LegalService({ store: t.store, clock: t.clock, random: seededRandom(7), events }, dir)
     expect(await later.firstUnaccepted(a.workspaceId)).toEqual({
       document: 'terms',
       version: '2',
@@ -249,6 +246,6 @@ describe('acceptance', () => {
     await expect(later.accept(principal, 'terms', '1', caller)).rejects.toThrow(/current version is 2/)
     expect((await later.accept(principal, 'terms', '2', caller)).sha256).toBe(sha('Two.\n'))
     expect((await later.firstUnaccepted(a.workspaceId))?.document).toBe('privacy')
-    expect(rows(t, 'legal_acceptances')).toBe(2)
+    expect(await rows(t, 'legal_acceptances')).toBe(2)
   })
 })

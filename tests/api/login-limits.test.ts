@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { startupWarnings } from '../../src/cli/serve'
 import { loadConfig } from '../../src/platform/config/config.load'
 import type { TestApp } from '../helpers/app'
-import { address, authApp, bearer, expectError, form, signUp } from './accounts.fixture'
+import { address, authApp, bearer, expectError, form, insertionOrder, signUp } from './accounts.fixture'
 
 // Issue 32, item 2: behind a reverse proxy every socket is the proxy's. Sign-in is limited per
 // account and per client address as the trusted proxy reports it, so one guesser cannot lock
@@ -84,10 +84,11 @@ describe('sign-in behind a trusted proxy on the same host', () => {
       expect(await limitOf(await login(t, address(), 'x', '10.0.0.99, 203.0.113.9'))).toBe('login')
       const other = await login(t, s.email, s.password, '10.0.0.1, 198.51.100.77')
       expect(other.status).toBe(200)
-      const ips = t.db.$client
-        .query<{ ip: string }, []>("SELECT ip FROM audit_events WHERE action = 'auth.sign_in' ORDER BY rowid")
-        .all()
-        .map((r) => r.ip)
+      const ips = (
+        await t.sql.all<{ ip: string }>(
+          `SELECT ip FROM audit_events WHERE action = 'auth.sign_in' ORDER BY ${insertionOrder(t)}`,
+        )
+      ).map((r) => r.ip)
       expect(ips.at(-1)).toBe('198.51.100.77')
     }
   })

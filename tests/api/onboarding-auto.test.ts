@@ -36,7 +36,7 @@ const get = async (token: string, path: string): Promise<any> =>
 async function settle(): Promise<void> {
   for (let i = 0; i < 20; i++) {
     await t.jobs.scheduler.drain()
-    const pending = rows(t, 'domain_events', 'delivered_at IS NULL')
+    const pending = await rows(t, 'domain_events', 'delivered_at IS NULL')
     await t.events.dispatcher.drain()
     if (pending === 0) return
   }
@@ -393,7 +393,7 @@ describe('automatic onboarding', () => {
       documents_pending: 2,
       documents_onboarding: 0,
     })
-    expect(rows(t, 'jobs', "kind IN ('train', 'train_auto')")).toBe(0)
+    expect(await rows(t, 'jobs', "kind IN ('train', 'train_auto')")).toBe(0)
 
     // Switched off at creation: onboarded once by hand, new documents then wait.
     const off = await (
@@ -571,7 +571,7 @@ describe('the first run of a new base', () => {
       await settle()
       t.clock.advance(120_000)
       await settle()
-      expect(rows(t, 'jobs', "kind = 'train_auto'")).toBe(0)
+      expect(await rows(t, 'jobs', "kind = 'train_auto'")).toBe(0)
       expect(await get(admin.token, `/v1/corpora/${base.id}`)).toMatchObject({
         status: 'ready',
         documents_pending: 0,
@@ -580,7 +580,7 @@ describe('the first run of a new base', () => {
       expect((await jobs(admin.token, base.id, 'train')).map((r) => r.auto)).toEqual([false])
       // The run's figures are every section it onboarded, also those a batch onboarded before it
       // waited for an extraction and was tried again.
-      const sections = rows(
+      const sections = await rows(
         t,
         'documents',
         `corpus_id = '${base.id}' AND status = 'ready' AND id NOT IN

@@ -56,9 +56,9 @@ describe('onboarding in two parts', () => {
     const base = await get(`/v1/corpora/${corpusId}`, admin.token)
     expect(base).toMatchObject({ status: 'ready', documents_ready: 3, cart_status: 'building' })
     // Text indexed, nothing compiled: no cartridge, no vector yet.
-    expect(rows(t, 'engine_passages')).toBeGreaterThan(0)
-    expect(rows(t, 'engine_sections', "cart_key LIKE 'pending:%'")).toBe(3)
-    expect(rows(t, 'engine_vectors')).toBe(0)
+    expect(await rows(t, 'engine_passages')).toBeGreaterThan(0)
+    expect(await rows(t, 'engine_sections', "cart_key LIKE 'pending:%'")).toBe(3)
+    expect(await rows(t, 'engine_vectors')).toBe(0)
     expect(deferred(corpusId, admin.workspaceId).map((j) => j.status)).toEqual(['pending'])
 
     // Cart asked for (and by default): answered by rag, and the answer says so.
@@ -74,9 +74,11 @@ describe('onboarding in two parts', () => {
     await t.jobs.scheduler.drain()
     expect((await get(`/v1/corpora/${corpusId}`, admin.token)).cart_status).toBe('ready')
     expect(deferred(corpusId, admin.workspaceId).every((j) => j.status === 'succeeded')).toBe(true)
-    expect(rows(t, 'engine_sections', "cart_key LIKE 'pending:%'")).toBe(0)
+    expect(await rows(t, 'engine_sections', "cart_key LIKE 'pending:%'")).toBe(0)
     // The built-in vectors came with the cartridges.
-    expect(rows(t, 'engine_vectors', "model = 'engram-static-1'")).toBe(rows(t, 'engine_passages'))
+    expect(await rows(t, 'engine_vectors', "model = 'engram-static-1'")).toBe(
+      await rows(t, 'engine_passages'),
+    )
     const byCart = await ask(corpusId, query, 'cart')
     expect(byCart.strategy).toBe('cart')
     expect(byCart.metrics.strategy).toBe('cart')
@@ -93,12 +95,14 @@ describe('onboarding in two parts', () => {
     const { admin, query, corpusId } = await uploaded()
     await runOnly(corpusId, admin.token)
     await t.jobs.scheduler.drain()
-    const keys = rows(t, 'engine_sections', "cart_key NOT LIKE 'pending:%'")
+    const keys = await rows(t, 'engine_sections', "cart_key NOT LIKE 'pending:%'")
     expect(keys).toBe(3)
     await runOnly(corpusId, admin.token, true)
-    expect(rows(t, 'engine_sections', "cart_key LIKE 'pending:%'")).toBe(0)
+    expect(await rows(t, 'engine_sections', "cart_key LIKE 'pending:%'")).toBe(0)
     expect((await get(`/v1/corpora/${corpusId}`, admin.token)).cart_status).toBe('ready')
-    expect(rows(t, 'engine_vectors', "model = 'engram-static-1'")).toBe(rows(t, 'engine_passages'))
+    expect(await rows(t, 'engine_vectors', "model = 'engram-static-1'")).toBe(
+      await rows(t, 'engine_passages'),
+    )
     expect((await ask(corpusId, query, 'cart')).strategy).toBe('cart')
   })
 
@@ -162,8 +166,8 @@ describe('onboarding in two parts', () => {
     expect(base.documents_ready).toBeGreaterThan(0)
     expect(base.documents_ready).toBeLessThan(40)
     expect(base.cart_status).toBe('ready')
-    expect(rows(t, 'engine_sections', "cart_key LIKE 'pending:%'")).toBe(0)
-    expect(rows(t, 'engine_sections')).toBe(base.documents_ready)
+    expect(await rows(t, 'engine_sections', "cart_key LIKE 'pending:%'")).toBe(0)
+    expect(await rows(t, 'engine_sections')).toBe(base.documents_ready)
     const chat = await t.request(`/v1/corpora/${corpusId}/chat`, {
       method: 'POST',
       headers: bearer(query),

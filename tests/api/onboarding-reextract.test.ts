@@ -22,7 +22,7 @@ async function settle(): Promise<void> {
     await t.jobs.scheduler.drain()
     await t.events.dispatcher.drain()
     t.clock.advance(5 * 60_000)
-    if (rows(t, 'jobs', "status IN ('pending', 'running')") === 0) return
+    if ((await rows(t, 'jobs', "status IN ('pending', 'running')")) === 0) return
   }
 }
 
@@ -65,7 +65,7 @@ describe('extraction again', () => {
     const text = `/v1/corpora/${base.id}/documents/${pdf!.id}/text?limit=10`
     const pages = (await get(admin.token, text)).pages as unknown[]
     expect(pages.length).toBeGreaterThan(1)
-    const sections = rows(t, 'documents', `parent_id = '${pdf!.id}'`)
+    const sections = await rows(t, 'documents', `parent_id = '${pdf!.id}'`)
 
     // As a PDF extracted before pages were kept (and before versions were recorded) looks.
     t.db.$client.run('UPDATE documents SET page_ranges = NULL, extractor_version = NULL WHERE id = ?', [
@@ -79,7 +79,7 @@ describe('extraction again', () => {
       409,
       'nothing_to_train',
     )
-    const before = extractions()
+    const before = await extractions()
     const run = await (
       await t.request(`/v1/corpora/${base.id}/train?force=true`, {
         method: 'POST',
@@ -87,13 +87,13 @@ describe('extraction again', () => {
       })
     ).json()
     // The PDF is put back as its upload left it; the note, read by the current extractor, is not.
-    expect(extractions()).toBe(before + 1)
-    expect(rows(t, 'documents', `parent_id = '${pdf!.id}'`)).toBe(0)
+    expect(await extractions()).toBe(before + 1)
+    expect(await rows(t, 'documents', `parent_id = '${pdf!.id}'`)).toBe(0)
     await settle()
     expect(await get(admin.token, `/v1/jobs/${run.id}`)).toMatchObject({ status: 'succeeded' })
     expect(version(pdf!.id).v).toBe(1)
     expect((await get(admin.token, text)).pages).toEqual(pages)
-    expect(rows(t, 'documents', `parent_id = '${pdf!.id}'`)).toBe(sections)
+    expect(await rows(t, 'documents', `parent_id = '${pdf!.id}'`)).toBe(sections)
     expect(await get(admin.token, `/v1/corpora/${base.id}`)).toMatchObject({
       status: 'ready',
       documents_ready: 2,
@@ -106,6 +106,6 @@ describe('extraction again', () => {
       headers: bearer(admin.token),
     })
     await settle()
-    expect(extractions()).toBe(before + 1)
+    expect(await extractions()).toBe(before + 1)
   }, 60_000)
 })

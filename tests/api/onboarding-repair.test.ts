@@ -90,7 +90,7 @@ describe('the deferred build repairs damaged cartridges', () => {
     expect(job.result).toMatchObject({ damaged: 2, built: 2, failed: 0 })
     expect(await store.getBytes(oil)).not.toBeNull()
     expect(Buffer.from((await store.getBytes(other))!).equals(Buffer.from(whole))).toBe(true)
-    expect(rows(t, 'engine_sections', "cart_key LIKE 'pending:%' OR cart_key LIKE 'failed:%'")).toBe(0)
+    expect(await rows(t, 'engine_sections', "cart_key LIKE 'pending:%' OR cart_key LIKE 'failed:%'")).toBe(0)
     expect((await get(`/v1/corpora/${corpusId}`, admin.token)).cart_status).toBe('ready')
     const answer = await ask(corpusId, query)
     expect(answer.strategy).toBe('cart')
@@ -153,8 +153,8 @@ describe('a section whose text is lost', () => {
       dropped: [{ filename: 'oil.txt', reason: expect.stringContaining('missing') }],
     })
     expect(job!.detail).toContain('1 left out of cart')
-    expect(rows(t, 'engine_sections', "cart_key LIKE 'failed:%'")).toBe(1)
-    expect(rows(t, 'engine_sections', "cart_key LIKE 'pending:%'")).toBe(0)
+    expect(await rows(t, 'engine_sections', "cart_key LIKE 'failed:%'")).toBe(1)
+    expect(await rows(t, 'engine_sections', "cart_key LIKE 'pending:%'")).toBe(0)
     expect((await get(`/v1/corpora/${corpusId}`, admin.token)).cart_status).toBe('ready')
     // The other documents answer by cart; the lost one's indexed text still answers by rag.
     expect((await ask(corpusId, query)).strategy).toBe('cart')
@@ -183,7 +183,7 @@ describe('a section whose text is lost', () => {
     await t.jobs.scheduler.drain()
     const [job] = deferred(corpusId, admin.workspaceId)
     expect(job).toMatchObject({ status: 'pending', error: 'the object store did not answer' })
-    expect(rows(t, 'engine_sections', "cart_key LIKE 'pending:%'")).toBe(3)
+    expect(await rows(t, 'engine_sections', "cart_key LIKE 'pending:%'")).toBe(3)
     expect((await get(`/v1/corpora/${corpusId}`, admin.token)).cart_status).toBe('building')
     store.get = read
     store.getBytes = readBytes
@@ -243,8 +243,8 @@ describe('deletes', () => {
     expect(del.status).toBeLessThan(300)
     await t.jobs.scheduler.drain()
     expect(t.jobs.queue.listBySubject(admin.workspaceId, corpusId)).toEqual([])
-    expect(rows(t, 'engine_sections')).toBe(0)
-    expect(rows(t, 'jobs', "status = 'failed'")).toBe(0)
+    expect(await rows(t, 'engine_sections')).toBe(0)
+    expect(await rows(t, 'jobs', "status = 'failed'")).toBe(0)
     const carts: string[] = []
     for await (const o of t.deps.objects.list(`${admin.workspaceId}/carts/`)) carts.push(o.key)
     expect(carts).toEqual([])
@@ -261,7 +261,7 @@ describe('deletes', () => {
     await t.jobs.scheduler.idle()
     await t.jobs.scheduler.drain()
     expect(t.jobs.queue.listBySubject(admin.workspaceId, corpusId)).toEqual([])
-    expect(rows(t, 'engine_sections')).toBe(0)
+    expect(await rows(t, 'engine_sections')).toBe(0)
     const carts: string[] = []
     for await (const o of t.deps.objects.list(`${admin.workspaceId}/carts/`)) carts.push(o.key)
     expect(carts).toEqual([])
@@ -288,9 +288,11 @@ describe('deletes', () => {
     t.clock.advance(61_000)
     await t.jobs.scheduler.drain()
     expect(t.jobs.queue.get(encode[0]!.id)!.status).toBe('succeeded')
-    expect(rows(t, 'engine_encodings', `section_id NOT IN (SELECT section_id FROM engine_sections)`)).toBe(0)
-    expect(rows(t, 'engine_encodings')).toBe(rows(t, 'engine_passages'))
-    expect(rows(t, 'jobs', "status = 'failed'")).toBe(0)
+    expect(
+      await rows(t, 'engine_encodings', `section_id NOT IN (SELECT section_id FROM engine_sections)`),
+    ).toBe(0)
+    expect(await rows(t, 'engine_encodings')).toBe(await rows(t, 'engine_passages'))
+    expect(await rows(t, 'jobs', "status = 'failed'")).toBe(0)
   })
 
   test('a document deleted before its cartridge is built leaves none, and the build ends ready', async () => {
@@ -312,7 +314,7 @@ describe('deletes', () => {
     expect(job!.result).toMatchObject({ built: 2, dropped: [] })
     expect(await t.deps.objects.getBytes(pendingKey.slice('pending:'.length))).toBeNull()
     expect((await get(`/v1/corpora/${corpusId}`, admin.token)).cart_status).toBe('ready')
-    expect(rows(t, 'jobs', "status = 'failed'")).toBe(0)
+    expect(await rows(t, 'jobs', "status = 'failed'")).toBe(0)
     expect((await ask(corpusId, query, 'What does the Rhine flow through?')).strategy).toBe('cart')
   })
 })

@@ -92,7 +92,9 @@ describe('onboarding runs', () => {
     const runs = list.filter((j) => j.kind === 'train' || j.kind === 'train_batch')
     expect(runs.map((j) => j.kind).sort()).toEqual(['train', 'train_batch', 'train_batch'])
     expect(list.some((j) => j.kind === 'train_deferred')).toBe(true)
-    expect(rows(t, 'engine_vectors', "model = 'engram-static-1'")).toBe(rows(t, 'engine_passages'))
+    expect(await rows(t, 'engine_vectors', "model = 'engram-static-1'")).toBe(
+      await rows(t, 'engine_passages'),
+    )
     expect(list.map((j) => j.created_at)).toEqual(
       list
         .map((j) => j.created_at)
@@ -130,7 +132,7 @@ describe('onboarding runs', () => {
     })
     expect(frozen.status).toBe(409)
     expect((await frozen.json()).detail).toContain('no documents')
-    expect(rows(t, 'jobs')).toBe(0)
+    expect(await rows(t, 'jobs')).toBe(0)
   })
 
   test('a second run while one is in flight is refused', async () => {
@@ -282,7 +284,7 @@ describe('onboarding runs', () => {
       const embed = jobs.find((j) => j.kind === 'embed')!
       expect(embed).toMatchObject({ status: 'pending' })
       expect(jobs[0]!.id).toBe(embed.id)
-      expect(rows(t, 'engine_vectors')).toBe(0)
+      expect(await rows(t, 'engine_vectors')).toBe(0)
       standin.setMode('ok')
       t.clock.advance(10 * 60_000)
       await t.jobs.scheduler.drain()
@@ -290,7 +292,7 @@ describe('onboarding runs', () => {
         status: 'succeeded',
         progress: 1,
       })
-      expect(rows(t, 'engine_vectors', "model = 'default'")).toBe(rows(t, 'engine_passages'))
+      expect(await rows(t, 'engine_vectors', "model = 'default'")).toBe(await rows(t, 'engine_passages'))
       const sent = standin.requests.filter((r) => r.input.some((x) => x.includes('oil embargo')))
       expect(sent.at(-1)?.model).toBe('default')
       expect(await ask()).toContain('October 1973')
@@ -300,12 +302,12 @@ describe('onboarding runs', () => {
         await upload(t, admin.token, corpusId, [{ path: `more${n}.txt`, text: `More text number ${n}.` }])
         await train(t, admin.token, corpusId)
       }
-      expect(rows(t, 'jobs', "kind = 'embed' AND status = 'pending'")).toBe(1)
+      expect(await rows(t, 'jobs', "kind = 'embed' AND status = 'pending'")).toBe(1)
       standin.setMode('ok')
       t.clock.advance(10 * 60_000)
       await t.jobs.scheduler.drain()
-      expect(rows(t, 'engine_vectors')).toBe(rows(t, 'engine_passages'))
-      expect(rows(t, 'jobs', "kind = 'embed' AND status = 'succeeded'")).toBe(2)
+      expect(await rows(t, 'engine_vectors')).toBe(await rows(t, 'engine_passages'))
+      expect(await rows(t, 'jobs', "kind = 'embed' AND status = 'succeeded'")).toBe(2)
     } finally {
       await standin.stop()
     }
@@ -321,15 +323,17 @@ describe('onboarding runs', () => {
       await train(t, admin.token, corpusId)
       await train(t, admin.token, corpusId, true)
       // Embedded as they were indexed, re-onboarding included, with no embed job.
-      expect(rows(t, 'jobs', "kind = 'embed'")).toBe(0)
-      expect(rows(t, 'engine_vectors', "model = 'engram-static-1'")).toBe(rows(t, 'engine_passages'))
+      expect(await rows(t, 'jobs', "kind = 'embed'")).toBe(0)
+      expect(await rows(t, 'engine_vectors', "model = 'engram-static-1'")).toBe(
+        await rows(t, 'engine_passages'),
+      )
       expect(await t.services.onboarding.embedMissing()).toBe(0)
       const env = { ENGRAM_DATA_DIR: t.dataDir, ENGRAM_RATE_LIMITS: 'off', ENGRAM_EMBED_URL: standin.url }
       const restarted = createApp({ ...t.deps, config: loadConfig({ env, readFile: () => null }) })
       expect(await restarted.services.onboarding.embedMissing()).toBe(1)
       expect(await restarted.services.onboarding.embedMissing()).toBe(0)
       await restarted.jobs.scheduler.drain()
-      expect(rows(t, 'engine_vectors', "model = 'default'")).toBe(rows(t, 'engine_passages'))
+      expect(await rows(t, 'engine_vectors', "model = 'default'")).toBe(await rows(t, 'engine_passages'))
       expect(await restarted.services.onboarding.embedMissing()).toBe(0)
     } finally {
       await standin.stop()

@@ -34,7 +34,7 @@ describe('registration switch', () => {
     expect(await config()).toBe(true)
     await signUp(t)
     expect(await config()).toBe(false)
-    const before = snapshot(t)
+    const before = await snapshot(t)
     for (const path of mounts('/auth/register')) {
       const res = await t.request(path, {
         method: 'POST',
@@ -42,21 +42,21 @@ describe('registration switch', () => {
       })
       await expectError(res, path, 403, 'registration_closed')
     }
-    expect(snapshot(t)).toEqual(before)
+    expect(await snapshot(t)).toEqual(before)
   })
 
   test('on keeps registration open; off closes it before any workspace', async () => {
     const on = app({ ENGRAM_REGISTRATION: 'on' })
     await signUp(on)
     await signUp(on)
-    expect(rows(on, 'workspaces')).toBe(2)
+    expect(await rows(on, 'workspaces')).toBe(2)
     const off = app({ ENGRAM_REGISTRATION: 'off' })
     const res = await off.request('/v1/auth/register', {
       method: 'POST',
       json: { email: address(), password: 'a long password', workspace_name: 'A', name: 'A' },
     })
     await expectError(res, '/v1', 403, 'registration_closed')
-    expect(rows(off, 'workspaces')).toBe(0)
+    expect(await rows(off, 'workspaces')).toBe(0)
   })
 
   test('open sign-up mode is not held by the invite-mode switch', async () => {
@@ -112,7 +112,7 @@ describe('deeply nested JSON (item 3)', () => {
     const s = await signUp(t)
     const deep = `${'['.repeat(50_000)}${']'.repeat(50_000)}`
     const deepObject = `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`
-    const before = snapshot(t)
+    const before = await snapshot(t)
     for (const path of [
       ...mounts('/auth/register'),
       ...mounts('/auth/forgot-password'),
@@ -128,8 +128,8 @@ describe('deeply nested JSON (item 3)', () => {
         expect(text).toContain('64')
       }
     }
-    expect(snapshot(t)).toEqual(before)
-    expect(rows(t, 'corpora')).toBe(0)
+    expect(await snapshot(t)).toEqual(before)
+    expect(await rows(t, 'corpora')).toBe(0)
   })
 
   test('nesting up to the bound is an ordinary validation answer', async () => {
@@ -152,7 +152,7 @@ describe('names and text are valid Unicode without control characters (item 5)',
   test('sign-up, setup, bases and keys refuse them with a 422 naming the field, writing nothing', async () => {
     const t = app()
     const s = await signUp(t)
-    const before = { ...snapshot(t), corpora: rows(t, 'corpora') }
+    const before = { ...snapshot(t), corpora: await rows(t, 'corpora') }
     for (const value of bad) {
       for (const path of mounts('/auth/register')) {
         const res = await t.request(path, {
@@ -173,7 +173,7 @@ describe('names and text are valid Unicode without control characters (item 5)',
         expect((await issues(res, path))[0]).toMatchObject({ type: 'string_unicode' })
       }
     }
-    expect({ ...snapshot(t), corpora: rows(t, 'corpora') }).toEqual(before)
+    expect({ ...snapshot(t), corpora: await rows(t, 'corpora') }).toEqual(before)
     expect(await (await t.request('/v1/auth/me', { headers: bearer(s.token) })).json()).toMatchObject({
       name: 'Ada',
       workspace_name: 'Acme',

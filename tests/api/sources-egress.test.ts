@@ -70,7 +70,7 @@ describe('by default (sources.allow_loopback off)', () => {
   afterAll(() => t.close())
 
   test('an endpoint on loopback, this server or a metadata address, however written, is 422 egress_denied; nothing is written', async () => {
-    const before = rows(t, 'connections')
+    const before = await rows(t, 'connections')
     for (const host of [
       '127.0.0.1',
       'localhost',
@@ -96,8 +96,8 @@ describe('by default (sources.allow_loopback off)', () => {
       expect([host, status, error.code]).toEqual([host, 422, 'egress_denied'])
       expect(error.details).toMatchObject({ field: 'settings.endpoint' })
     }
-    expect(rows(t, 'connections')).toBe(before)
-    expect(auditRows(t, 'connection.created')).toHaveLength(0)
+    expect(await rows(t, 'connections')).toBe(before)
+    expect(await auditRows(t, 'connection.created')).toHaveLength(0)
   })
 
   test('an existing connection cannot be moved onto loopback', async () => {

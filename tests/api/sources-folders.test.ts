@@ -15,12 +15,12 @@ let a: Awaited<ReturnType<typeof signUp>>
 let b: Awaited<ReturnType<typeof signUp>>
 
 /** Every row a refused request could have written. */
-const written = () => ({
-  sources: rows(t, 'sources'),
-  documents: rows(t, 'documents'),
-  jobs: rows(t, 'jobs'),
-  sync_runs: rows(t, 'sync_runs'),
-  source_items: rows(t, 'source_items'),
+const written = async () => ({
+  sources: await rows(t, 'sources'),
+  documents: await rows(t, 'documents'),
+  jobs: await rows(t, 'jobs'),
+  sync_runs: await rows(t, 'sync_runs'),
+  source_items: await rows(t, 'source_items'),
 })
 
 beforeAll(async () => {
@@ -47,7 +47,7 @@ describe('folders granted per workspace', () => {
   test("A can neither add a source on nor import a folder of B's, or one granted to nobody, however written; nothing is written", async () => {
     const conn = await connection(t, a.token, { kind: 'folder', name: 'Share' })
     const base = await createBase(t, a.token)
-    const before = written()
+    const before = await written()
     const mine = join(tenants, a.workspaceId)
     for (const folder of [
       join(tenants, b.workspaceId),
@@ -77,7 +77,7 @@ describe('folders granted per workspace', () => {
         await expectError(imported, path, 422, 'folder_root_not_allowed')
       }
     }
-    expect(written()).toEqual(before)
+    expect(await written()).toEqual(before)
     expect((await call(t, a.token, 'GET', `/corpora/${base}/import-status`)).body).toEqual({ state: 'none' })
   })
 

@@ -118,14 +118,14 @@ describe('s3: a bucket prefix', () => {
   })
 
   test('a metadata endpoint is refused before anything is stored; a wrong secret is named by validate', async () => {
-    const before = rows(t, 'connections')
+    const before = await rows(t, 'connections')
     const res = await t.request('/v1/connections', {
       method: 'POST',
       headers: bearer(token),
       json: { ...conn(), settings: { endpoint: 'http://169.254.169.254', bucket: 'team-docs' } },
     })
     await expectError(res, '/v1', 422, 'egress_denied')
-    expect(rows(t, 'connections')).toBe(before)
+    expect(await rows(t, 'connections')).toBe(before)
     const base = await createBase(t, token)
     const missing = await source(t, token, base, {
       connection_id: await connection(t, token, {

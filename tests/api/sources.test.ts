@@ -83,7 +83,7 @@ describe('connections', () => {
     expect((await call(t, admin.token, 'DELETE', `/v1/connections/${id}`)).status).toBe(204)
     // Each change is in the audit log with who made it; an update names the secret fields written.
     for (const action of ['connection.created', 'connection.updated', 'connection.deleted']) {
-      const [row] = auditRows(t, action).filter((r) => r.target_id === id)
+      const [row] = (await auditRows(t, action)).filter((r) => r.target_id === id)
       expect(row).toMatchObject({
         workspace_id: admin.workspaceId,
         actor_type: 'user',
@@ -91,7 +91,9 @@ describe('connections', () => {
       })
       expect(row!.details).not.toContain('very-secret-value')
     }
-    expect(JSON.parse(auditRows(t, 'connection.updated').find((r) => r.target_id === id)!.details)).toEqual({
+    expect(
+      JSON.parse((await auditRows(t, 'connection.updated')).find((r) => r.target_id === id)!.details),
+    ).toEqual({
       kind: 's3',
       name: 'Bucket',
       secrets: ['access_key'],
@@ -99,7 +101,7 @@ describe('connections', () => {
   })
 
   test('an unknown kind, a missing field or credentials of the wrong shape are 422 and write nothing', async () => {
-    const before = rows(t, 'connections')
+    const before = await rows(t, 'connections')
     const bad = [
       { kind: 'ftp', name: 'Nope' },
       { kind: 's3', name: 'No bucket', settings: { endpoint: 'http://127.0.0.1:9' }, secrets: {} },
@@ -122,7 +124,7 @@ describe('connections', () => {
       await expectError(res, '/v1', 422, 'validation_error')
       expect(text).not.toContain('hunter2')
     }
-    expect(rows(t, 'connections')).toBe(before)
+    expect(await rows(t, 'connections')).toBe(before)
   })
 
   test('writes need an admin; another workspace sees 404', async () => {
@@ -183,7 +185,7 @@ describe('a server folder as a source', () => {
         json: { connection_id: conn, folder: share, interval_minutes: 1 },
       })
       await expectError(tooOften, '/v1', 422, 'validation_error')
-      expect(rows(t, 'sources')).toBe(0)
+      expect(await rows(t, 'sources')).toBe(0)
     } finally {
       unlinkSync(escapeLink)
     }
@@ -398,7 +400,7 @@ describe('a server folder as a source', () => {
     )
     expect(del.body).toEqual({ deleted_documents: 3 })
     expect(await paths(t, admin.token, base)).toEqual(['kept/a.txt', 'kept/b.md', 'kept/sub/c.txt'])
-    expect(rows(t, 'sources', `id IN ('${keep}', '${drop}')`)).toBe(0)
+    expect(await rows(t, 'sources', `id IN ('${keep}', '${drop}')`)).toBe(0)
   })
 
   test("another workspace's source is a 404 on every route, and nothing changes", async () => {
@@ -485,6 +487,6 @@ describe('imports', () => {
       })
       await expectError(foreign, path, 404, 'not_found')
     }
-    expect(rows(t, 'sources', `corpus_id = '${base}'`)).toBe(0)
+    expect(await rows(t, 'sources', `corpus_id = '${base}'`)).toBe(0)
   })
 })

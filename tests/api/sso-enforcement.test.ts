@@ -68,11 +68,15 @@ describe('password sign-in on an enforcing workspace', () => {
 
   test('no sign-in is recorded for a refused password', async () => {
     const s = await enforcing()
-    const before = rows(t, 'audit_events', `action = 'auth.sign_in' AND workspace_id = '${s.workspaceId}'`)
-    expect((await login({ username: s.email, password: s.password })).status).toBe(403)
-    expect(rows(t, 'audit_events', `action = 'auth.sign_in' AND workspace_id = '${s.workspaceId}'`)).toBe(
-      before,
+    const before = await rows(
+      t,
+      'audit_events',
+      `action = 'auth.sign_in' AND workspace_id = '${s.workspaceId}'`,
     )
+    expect((await login({ username: s.email, password: s.password })).status).toBe(403)
+    expect(
+      await rows(t, 'audit_events', `action = 'auth.sign_in' AND workspace_id = '${s.workspaceId}'`),
+    ).toBe(before)
   })
 
   test('forgot-password still answers sent, but the password set through it cannot sign in', async () => {
@@ -197,13 +201,15 @@ describe('break-glass recovery codes', () => {
     expect(
       (await login({ username: s.email, password: s.password, recovery_code: s.codes[2]! })).status,
     ).toBe(200)
-    const used = auditRows(t, 'auth.recovery_code_used').filter((r) => r.workspace_id === s.workspaceId)
+    const used = (await auditRows(t, 'auth.recovery_code_used')).filter(
+      (r) => r.workspace_id === s.workspaceId,
+    )
     expect(used).toHaveLength(1)
     expect(used[0]).toMatchObject({ actor_type: 'user', actor_id: s.userId, target_id: s.userId })
     const details = JSON.parse(used[0]!.details) as Record<string, unknown>
     expect(details).toEqual({ recovery_code_id: expect.stringMatching(/^rc_/), codes_left: 9 })
     expect(used[0]!.details).not.toContain(s.codes[2]!)
-    const signIns = auditRows(t, 'auth.sign_in').filter((r) => r.workspace_id === s.workspaceId)
+    const signIns = (await auditRows(t, 'auth.sign_in')).filter((r) => r.workspace_id === s.workspaceId)
     expect(JSON.parse(signIns.at(-1)!.details)).toMatchObject({ method: 'recovery_code' })
     const view = await (await t.request('/v1/enterprise/sso', { headers: bearer(s.key) })).json()
     expect(view.recovery_codes_left).toBe(9)
@@ -227,7 +233,7 @@ describe('break-glass recovery codes', () => {
       )
     }
     expect(
-      rows(
+      await rows(
         t,
         'sso_recovery_codes',
         `used_at IS NOT NULL AND workspace_id IN ('${a.workspaceId}', '${b.workspaceId}')`,
@@ -251,7 +257,9 @@ describe('break-glass recovery codes', () => {
       403,
       'sso_required',
     )
-    expect(rows(t, 'sso_recovery_codes', `used_at IS NOT NULL AND workspace_id = '${s.workspaceId}'`)).toBe(0)
+    expect(
+      await rows(t, 'sso_recovery_codes', `used_at IS NOT NULL AND workspace_id = '${s.workspaceId}'`),
+    ).toBe(0)
   })
 
   test('a break-glass session that changes the password keeps how it was made, so it is not ended', async () => {

@@ -88,7 +88,7 @@ describe('sso.allow_http_issuer', () => {
     const s = await signUp(t)
     const res = await put(t, s.token)
     expect((await issues(res, '/v1/enterprise/sso')).map((i) => i.loc)).toEqual([['body', 'issuer']])
-    expect(rows(t, 'sso_configs')).toBe(0)
+    expect(await rows(t, 'sso_configs')).toBe(0)
   })
 
   test('on: the issuer is saved, and the provider check goes as far as the network (no insecure-issuer refusal)', async () => {

@@ -42,7 +42,7 @@ describe('tenant isolation', () => {
       ['DELETE', `/admin/members/${b.member.userId}`],
       ['DELETE', `/admin/members/${b.userId}`],
     ]
-    const before = snapshot(t)
+    const before = await snapshot(t)
     for (const credential of [a.token, a.key.key]) {
       for (const [method, path, json] of routes) {
         for (const mounted of mounts(path)) {
@@ -51,7 +51,7 @@ describe('tenant isolation', () => {
         }
       }
     }
-    expect(snapshot(t)).toEqual(before)
+    expect(await snapshot(t)).toEqual(before)
     // The same resources still answer their owner.
     expect(
       (await t.request(`/v1/api-keys/${b.key.id}`, { method: 'DELETE', headers: bearer(b.token) })).status,

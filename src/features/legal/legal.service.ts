@@ -1,7 +1,6 @@
 import { actorOf, type Caller, type Principal } from '../../platform/auth/principal'
 import type { Clock } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
-import type { Db } from '../../platform/db/db'
 import type { Store } from '../../platform/db/store'
 import { fail, notFound } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
@@ -34,7 +33,6 @@ export interface Unaccepted {
 }
 
 interface Deps {
-  db: Db
   store: Store
   clock: Clock
   random: Random
