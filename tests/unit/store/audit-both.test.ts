@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { rowHash } from '../../../src/features/audit/audit.chain'
+import { AuditRepo } from '../../../src/features/audit/audit.repo'
 import { AuditService } from '../../../src/features/audit/audit.service'
 import { auditSubscriber } from '../../../src/features/audit/audit.subscribers'
 import { auditEvents } from '../../../src/features/audit/audit.tables'
@@ -157,6 +158,35 @@ for (const engine of await engines()) {
       expect(rows.map((r) => r.seq)).toEqual([4, 3, 2, 1])
       expect(rows.map((r) => r.id).sort()).toEqual(['aud_1', 'aud_2', 'aud_3', 'aud_4'])
       expect(await audit.verify('ws_1')).toMatchObject({ ok: true, checked: 4, first_broken: null })
+    })
+
+    test("two processes' appends to one chain wait for each other: none is refused, none forks it", async () => {
+      const o = await engine.open()
+      opened.push(o)
+      const stores = [o.store, (await o.another()).store]
+      // The repo's append, without the service's retry: the unit holds the chain (holdInUnit), so the
+      // second process reads the end only once the first has committed. On PostgreSQL the two run at
+      // once; SQLite's units wait on a lock that blocks this thread, so there they take turns.
+      const append = (p: number, i: number) => {
+        const store = stores[p]!
+        const repo = new AuditRepo(store)
+        return store.unit(() =>
+          repo.append({
+            id: `aud_${p}_${i}`,
+            workspaceId: 'ws_1',
+            actorType: 'system',
+            action: 'x',
+            createdAt: i,
+          }),
+        )
+      }
+      const run = async (p: number) => {
+        for (let i = 0; i < 20; i++) await append(p, i)
+      }
+      if (engine.name === 'postgres') await Promise.all([run(0), run(1)])
+      else for (let i = 0; i < 20; i++) for (const p of [0, 1]) await append(p, i)
+      const { audit } = rig(o.store)
+      expect(await audit.verify('ws_1')).toMatchObject({ ok: true, checked: 40, first_broken: null })
     })
   })
 }
