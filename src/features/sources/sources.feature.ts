@@ -38,7 +38,7 @@ export function sourcesFeature(
     storage: config.storage,
     maxFileBytes: config.ingest.max_file_bytes,
   }
-  const repo = new SourcesRepo(d.store, d.db)
+  const repo = new SourcesRepo(d.store)
   const kinds = connectorKinds()
   const guard = new EgressGuard({
     denyPrivateNetworks: d.config.deny_private_networks,

@@ -1,5 +1,4 @@
 import { and, count, desc, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm'
-import type { Db } from '../../platform/db/db'
 import type { Store } from '../../platform/db/store'
 import { connections, sourceItems, sources } from './sources.tables'
 
@@ -10,26 +9,9 @@ export type SourceRow = typeof sources.$inferSelect
 /** A `source_items` row: what one file of a source became. */
 export type ItemRow = typeof sourceItems.$inferSelect
 
-// The columns of each table under their JS keys (sources.tables.ts), for the synchronous remnant below.
-const SOURCE = `id, workspace_id AS workspaceId, corpus_id AS corpusId, connection_id AS connectionId, mode, name,
-  folder, path_prefix AS pathPrefix, interval_minutes AS intervalMinutes, cursor, current_run_id AS currentRunId,
-  next_job_id AS nextJobId, next_sync_at AS nextSyncAt, last_run_id AS lastRunId, created_at AS createdAt,
-  updated_at AS updatedAt`
-
-/**
- * Data functions of connections, sources and their items, on the store (either engine,
- * docs/data-layer.md). One read stays synchronous SQLite (`db`) until its caller moves: the
- * source `corpusOf` reads (the platform's synchronous readable-jobs hook).
- */
+/** Data functions of connections, sources and their items, on the store (either engine, docs/data-layer.md). */
 export class SourcesRepo {
-  constructor(
-    private readonly store: Store,
-    private readonly db: Db,
-  ) {}
-
-  private get c() {
-    return this.db.$client
-  }
+  constructor(private readonly store: Store) {}
 
   async insertConnection(r: ConnectionRow): Promise<void> {
     await this.store.db.insert(this.store.table(connections)).values(r)
@@ -168,13 +150,6 @@ export class SourcesRepo {
     const t = this.store.table(sourceItems)
     const rows = await this.store.db.select({ n: count() }).from(t).where(eq(t.sourceId, sourceId))
     return Number(rows[0]?.n ?? 0)
-  }
-
-  // Synchronous SQLite, kept until their callers move (see the class's comment).
-
-  /** A source, read on the synchronous connection (readable jobs' `corpusOf`). */
-  sourceByIdNow(id: string): SourceRow | null {
-    return this.c.query<SourceRow, [string]>(`SELECT ${SOURCE} FROM sources WHERE id = ?`).get(id)
   }
 
   /**

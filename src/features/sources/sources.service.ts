@@ -37,8 +37,8 @@ export class SourcesService {
   constructor(private readonly d: SyncDeps) {
     this.readableJobs = {
       kinds: [SYNC_JOB],
-      // A synchronous platform hook: read on the synchronous connection (sources.repo.ts).
-      corpusOf: (job) => (job.subjectId ? (d.repo.sourceByIdNow(job.subjectId)?.corpusId ?? null) : null),
+      corpusOf: async (job) =>
+        job.subjectId ? ((await d.repo.sourceById(job.subjectId))?.corpusId ?? null) : null,
     }
   }
 

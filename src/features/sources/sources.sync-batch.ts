@@ -3,7 +3,6 @@
 // the records of what each file became, so a sync killed at any point resumes without duplicates.
 
 import type { Actor } from '../../platform/auth/principal'
-import type { Db } from '../../platform/db/db'
 import type { CorporaService, DocumentRow } from '../corpora/corpora.service'
 import type { IngestService } from '../ingest/ingest.service'
 import { type SourceConnector, SourceError, type SourceFile } from './connectors/connector'
@@ -11,7 +10,6 @@ import type { ItemRow, SourceRow, SourcesRepo } from './sources.repo'
 
 /** What a batch works with. */
 export interface BatchDeps {
-  db: Db
   repo: SourcesRepo
   ingest: IngestService
   corpora: CorporaService

@@ -7,7 +7,6 @@ import type { Actor } from '../../platform/auth/principal'
 import type { Clock } from '../../platform/clock/clock'
 import type { Config } from '../../platform/config/config.load'
 import type { Random } from '../../platform/crypto/random'
-import type { Db } from '../../platform/db/db'
 import type { Store } from '../../platform/db/store'
 import type { Outbox } from '../../platform/events/outbox'
 import type { JobQueue, NewJob } from '../../platform/jobs/queue'
@@ -31,8 +30,6 @@ export interface SyncPayload {
 }
 
 export interface SyncDeps {
-  /** The synchronous connection, for the settle hook (sources.settle.ts) and ingest's batch. */
-  db: Db
   store: Store
   clock: Clock
   random: Random

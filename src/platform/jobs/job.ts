@@ -17,7 +17,7 @@ export type Job = Omit<typeof jobs.$inferSelect, 'payload' | 'result'> & {
  */
 export interface ReadableJobs {
   kinds: readonly string[]
-  corpusOf(job: Job): string | null
+  corpusOf(job: Job): string | null | Promise<string | null>
 }
 
 /** What a new job needs; aggregates are created `running` and never claimed. */

@@ -3,7 +3,6 @@ import { corpora } from '../../../src/features/corpora/corpora.tables'
 import { type ConnectionRow, type SourceRow, SourcesRepo } from '../../../src/features/sources/sources.repo'
 import { sourceItems } from '../../../src/features/sources/sources.tables'
 import { workspaces } from '../../../src/features/workspaces/workspaces.tables'
-import type { Db } from '../../../src/platform/db/db'
 import type { Store } from '../../../src/platform/db/store'
 import { engines, type OpenStore } from '../../helpers/stores'
 
@@ -66,8 +65,7 @@ async function open(engine: { open(): Promise<OpenStore> }): Promise<{ store: St
       .insert(store.table(corpora))
       .values({ id: 'crp_1', workspaceId: 'ws_1', name: 'Docs', createdAt: T0, updatedAt: T0 })
   })
-  // The synchronous remnant (corpusOf's read) is SQLite's; not used here.
-  return { store, repo: new SourcesRepo(store, store.db as Db) }
+  return { store, repo: new SourcesRepo(store) }
 }
 
 for (const engine of await engines()) {
