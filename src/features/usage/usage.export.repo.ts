@@ -1,22 +1,22 @@
 import { and, asc, eq, gt, gte, lte, or, type SQL } from 'drizzle-orm'
-import type { Db } from '../../platform/db/db'
-import { usageDaily } from './usage.tables'
+import type { Store } from '../../platform/db/store'
+import { usageDaily as usageDailyDeclared } from './usage.tables'
 
 /** A day's counters of one base (`corpusId` '' for the workspace-wide ones). */
-export type UsageDayRow = typeof usageDaily.$inferSelect
+export type UsageDayRow = typeof usageDailyDeclared.$inferSelect
 
 /**
- * Still synchronous bun:sqlite: an export's batches are pulled without awaiting (usage.export.ts).
  * The next `limit` counter rows of a workspace between two days (inclusive), in (day, base) order,
  * strictly after the position `after`: an export reads them batch by batch.
  */
-export function usageRowsAfter(
-  db: Db,
+export async function usageRowsAfter(
+  store: Store,
   workspaceId: string,
   range: { from: string; to: string },
   after: { day: string; corpusId: string } | null,
   limit: number,
-): UsageDayRow[] {
+): Promise<UsageDayRow[]> {
+  const usageDaily = store.table(usageDailyDeclared)
   const where: (SQL | undefined)[] = [
     eq(usageDaily.workspaceId, workspaceId),
     gte(usageDaily.day, range.from),
@@ -30,11 +30,10 @@ export function usageRowsAfter(
       ),
     )
   }
-  return db
+  return store.db
     .select()
     .from(usageDaily)
     .where(and(...where))
     .orderBy(asc(usageDaily.day), asc(usageDaily.corpusId))
     .limit(limit)
-    .all()
 }

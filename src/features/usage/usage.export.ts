@@ -1,5 +1,4 @@
 import type { Actor } from '../../platform/auth/principal'
-import type { Db } from '../../platform/db/db'
 import type { Store } from '../../platform/db/store'
 import type { Outbox } from '../../platform/events/outbox'
 import { type UsageDayRow, usageRowsAfter } from './usage.export.repo'
@@ -15,20 +14,19 @@ export type UsageLine = Record<(typeof USAGE_COLUMNS)[number], string | number |
 
 /** The daily counters of a workspace as an export: per UTC day and base, between two days. */
 export class UsageExport {
-  constructor(private readonly d: { db: Db; store: Store; events: Outbox }) {}
+  constructor(private readonly d: { store: Store; events: Outbox }) {}
 
   /**
    * The counters between `from` and `to` (inclusive, YYYY-MM-DD), oldest day first, a batch at a
    * time as they are consumed; the export is told for the audit log (`usage.exported`) first, in a
-   * unit of its own. The batches are still read synchronously from SQLite (usage.export.repo.ts):
-   * the platform's exportResponse pulls them without awaiting, until it takes an async source.
+   * unit of its own.
    */
   async rows(
     workspaceId: string,
     range: { from: string; to: string },
     actor: Actor,
     format: string,
-  ): Promise<Iterator<UsageLine[]>> {
+  ): Promise<AsyncIterator<UsageLine[]>> {
     await this.d.store.unit(async () => {
       await this.d.events.publish({
         type: 'usage.exported',
@@ -36,11 +34,11 @@ export class UsageExport {
         payload: { actor, details: { format, from: range.from, to: range.to } },
       })
     })
-    const db = this.d.db
-    return (function* () {
+    const store = this.d.store
+    return (async function* () {
       let after: { day: string; corpusId: string } | null = null
       for (;;) {
-        const rows = usageRowsAfter(db, workspaceId, range, after, BATCH)
+        const rows = await usageRowsAfter(store, workspaceId, range, after, BATCH)
         const last = rows[rows.length - 1]
         if (!last) return
         after = { day: last.day, corpusId: last.corpusId }

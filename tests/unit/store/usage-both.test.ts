@@ -66,7 +66,7 @@ for (const engine of await engines()) {
     test('an export is told for the audit log in a unit of its own', async () => {
       const store = await open(engine)
       const events = new Outbox(store.db, new ManualClock(), seededRandom(1), store)
-      const exports = new UsageExport({ db: store.db, store, events })
+      const exports = new UsageExport({ store, events })
       const actor = { type: 'user' as const, id: 'usr_1', ip: '2001:db8::1', requestId: 'req_1' }
       await exports.rows('ws_1', { from: '2026-03-01', to: '2026-03-31' }, actor, 'csv')
       const told = await events.pending()
