@@ -349,5 +349,6 @@ describe('the walk itself', () => {
     } finally {
       leaky.close()
     }
-  })
+    // It builds an app of its own: on PostgreSQL that is a database of its own too (a few seconds).
+  }, 30_000)
 })
