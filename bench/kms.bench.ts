@@ -92,7 +92,7 @@ function keyring(
 ): Keyring {
   const held = new Map<string, Uint8Array>()
   return {
-    assertReadable: () => {},
+    assertReadable: async () => {},
     dataKey: async () => make(),
     unwrap: async (_ws, wrapped) => {
       const id = Buffer.from(wrapped).toString('base64')

@@ -50,7 +50,7 @@ export interface AnswersDeps {
   /** Where fallbacks are reported (at most once a minute). */
   log?: Logger
   gate: Gate
-  objects: { assertReadable(workspaceId: string): void } // a key turned off refuses (docs/encryption.md)
+  objects: { assertReadable(workspaceId: string): Promise<void> } // a key turned off refuses (docs/encryption.md)
 }
 
 // A model server that keeps failing is reported at most this often (every question would fail alike).
@@ -100,7 +100,7 @@ export class AnswersService {
     // The hot path of every question: one cheap lookup, not the base's document counters.
     const state = await this.d.corpora.servingState(workspaceId, corpusId)
     if (!state) throw notFound('Document base')
-    this.d.objects.assertReadable(workspaceId)
+    await this.d.objects.assertReadable(workspaceId)
     const servable = state.status === 'ready' || (state.status === 'training' && state.anyReady)
     if (!servable) throw fail('corpus_not_ready')
     let docIds: string[] | undefined

@@ -28,12 +28,11 @@ export interface KmsFeatureDeps {
  * seals and opens workspaces' objects with, and the passes that seal old objects and re-wrap keys.
  */
 export function kmsFeature(p: Platform, d: KmsFeatureDeps): Feature<KmsService> {
-  const repo = new KmsRepo(p.store, p.db)
+  const repo = new KmsRepo(p.store)
   const local = new LocalKeys(new Sealer(d.secret, 'engram/kms/local-key'))
   const aws = new AwsKeys(d.config)
   const keyring = new KmsKeyring({
     store: p.store,
-    db: p.db,
     repo,
     clock: p.clock,
     local,

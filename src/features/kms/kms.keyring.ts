@@ -4,8 +4,6 @@
 // a key disabled by PUT is refused from the very next read; unwrapped data keys are cached briefly,
 // bounded, and dropped at once when their workspace's key is disabled.
 import type { Clock } from '../../platform/clock/clock'
-import { CommitMemo, commitWatch } from '../../platform/db/commit-watch'
-import type { Db } from '../../platform/db/db'
 import type { Store } from '../../platform/db/store'
 import { StoreMemo } from '../../platform/db/store-memo'
 import { errorTable, fail } from '../../platform/errors/errors'
@@ -31,8 +29,6 @@ interface Cached {
 /** What the keyring is built from. */
 export interface KeyringDeps {
   store: Store
-  /** The synchronous twin's connection (SQLite only), for `assertReadable`. */
-  db: Db
   repo: KmsRepo
   clock: Clock
   local: LocalKeys
@@ -44,7 +40,6 @@ export interface KeyringDeps {
 /** The kms feature's answer to the object store: keys per workspace, refusals when disabled. */
 export class KmsKeyring implements Keyring {
   private readonly rows: StoreMemo<KeyRow | null>
-  private rowsSync: CommitMemo<KeyRow | null> | null = null
   private readonly cache = new Map<string, Cached>()
   /** Workspaces whose key the KMS refused: until when, and its error name. */
   private readonly refused = new Map<string, { until: number; reason: string }>()
@@ -58,12 +53,9 @@ export class KmsKeyring implements Keyring {
     return (await this.rows.get(workspaceId)) ?? null
   }
 
-  // Synchronous twin for platform/storage (Keyring.assertReadable, called synchronously by the object
-  // store, answers, onboarding and mcp), until that check is async (issue 39).
-  assertReadable(workspaceId: string): void {
-    const d = this.d
-    this.rowsSync ??= new CommitMemo(commitWatch(d.db.$client), (ws) => d.repo.getSync(ws) ?? null)
-    this.refuseUnreadable(workspaceId, this.rowsSync.get(workspaceId) ?? null)
+  /** Throws when the workspace's key is disabled or the KMS refused it a moment ago (the memo's row: no query between commits). */
+  async assertReadable(workspaceId: string): Promise<void> {
+    this.refuseUnreadable(workspaceId, await this.row(workspaceId))
   }
 
   /** Throws when the workspace's key is disabled or the KMS refused it a moment ago. */

@@ -1,5 +1,4 @@
 import { and, eq, isNull, ne, or, sql } from 'drizzle-orm'
-import type { Db } from '../../platform/db/db'
 import { Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { workspaceKeys } from './kms.tables'
@@ -19,13 +18,8 @@ export type KeyChange = Partial<Omit<KeyRow, 'workspaceId'>>
 export class KmsRepo {
   /** Prepared: every object read and write of every workspace looks its key up (memoised per commit). */
   private readonly lookup: Prepared<KeyRow[]>
-  private syncLookup: ((workspaceId: string) => KeyRow | undefined) | null = null
 
-  constructor(
-    private readonly store: Store,
-    /** The synchronous twin's connection (SQLite only). */
-    private readonly db: Db,
-  ) {
+  constructor(private readonly store: Store) {
     this.lookup = new Prepared(store, (handle) => {
       const t = store.table(workspaceKeys)
       return handle
@@ -39,20 +33,6 @@ export class KmsRepo {
   /** The workspace's key, or undefined when it has none. */
   async get(workspaceId: string): Promise<KeyRow | undefined> {
     return (await this.lookup.execute({ workspaceId }))[0]
-  }
-
-  // Synchronous twin for kms.keyring.ts's assertReadable (platform/storage's Keyring is synchronous),
-  // until the object store's readability check is async (issue 39).
-  getSync(workspaceId: string): KeyRow | undefined {
-    if (!this.syncLookup) {
-      const q = this.db
-        .select()
-        .from(workspaceKeys)
-        .where(eq(workspaceKeys.workspaceId, sql.placeholder('workspaceId')))
-        .prepare()
-      this.syncLookup = (id) => q.get({ workspaceId: id })
-    }
-    return this.syncLookup(workspaceId)
   }
 
   /** Inserts the workspace's first key; false when it has one already (another request's). */

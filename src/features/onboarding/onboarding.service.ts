@@ -100,7 +100,7 @@ export class OnboardingService {
 
   /** Starts a run over new or changed documents (all with `force`, extracting again those an older extractor read). */
   async train(workspaceId: string, corpusId: string, force: boolean): Promise<Job> {
-    this.d.objects.assertReadable((await this.d.corpora.get(workspaceId, corpusId)).workspace_id)
+    await this.d.objects.assertReadable((await this.d.corpora.get(workspaceId, corpusId)).workspace_id)
     if (await this.inFlight(workspaceId, corpusId)) throw fail('training_in_progress')
     if ((await this.d.corpora.runs.countFiles(corpusId)) === 0) throw fail('corpus_empty')
     if (force) await this.d.ingest?.reextract(workspaceId, corpusId)

@@ -35,7 +35,7 @@ export interface DataKey {
 /** The per-workspace key lookup a feature provides (src/features/kms). Its refusals propagate as they are. */
 export interface Keyring {
   /** Throws when the workspace's content may not be read now (its key disabled). */
-  assertReadable(workspaceId: string): void
+  assertReadable(workspaceId: string): Promise<void>
   /** A fresh data key for a new object of the workspace, or null when the workspace keeps objects plain. */
   dataKey(workspaceId: string): Promise<DataKey | null>
   /** The data key an object of the workspace carries, unwrapped by the workspace key. */
@@ -75,8 +75,8 @@ export class EnvelopeStore implements ObjectStore {
     this.keyring = keyring
   }
 
-  assertReadable(workspaceId: string): void {
-    this.keyring?.assertReadable(workspaceId)
+  async assertReadable(workspaceId: string): Promise<void> {
+    await this.keyring?.assertReadable(workspaceId)
   }
 
   async put(key: string, body: ObjectBody, opts: PutOptions = {}): Promise<PutResult> {
@@ -103,7 +103,7 @@ export class EnvelopeStore implements ObjectStore {
   async get(key: string): Promise<ReadableStream<Uint8Array> | null> {
     if (parseRange(key)) return this.getBytes(key).then((b) => b && new Blob([b as BlobPart]).stream())
     const ws = workspaceOfKey(key)
-    this.assertReadable(ws)
+    await this.assertReadable(ws)
     const peeked = await this.peek(key)
     if (!peeked) return null
     if (!isSealed(peeked.head) || !this.keyring) return streamOf(peeked.rest)
@@ -120,7 +120,7 @@ export class EnvelopeStore implements ObjectStore {
   /** Read whole in one read of the stored bytes (no stream), opened here when sealed. */
   async getBytes(key: string): Promise<Uint8Array | null> {
     const ws = workspaceOfKey(key)
-    this.assertReadable(ws)
+    await this.assertReadable(ws)
     const range = parseRange(key)
     if (range) return cut(await this.packs.read(range.pack, () => this.getBytes(range.pack)), range, key)
     const stored = await this.inner.getBytes(key)

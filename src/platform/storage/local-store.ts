@@ -267,7 +267,7 @@ export class LocalObjectStore implements ObjectStore {
   }
 
   /** Plain storage refuses no workspace (envelope-store.ts does, for a disabled key). */
-  assertReadable(_workspaceId: string): void {}
+  async assertReadable(_workspaceId: string): Promise<void> {}
 
   async presignPut(key: string, _expiresSeconds: number): Promise<string | null> {
     assertValidKey(key)

@@ -82,7 +82,7 @@ export interface ObjectStore {
    * envelope-store.ts); the drivers themselves never refuse. Callers serving content from memory
    * (warm caches, answers) ask it first, so a disabled key stops every read at once.
    */
-  assertReadable(workspaceId: string): void
+  assertReadable(workspaceId: string): Promise<void>
 }
 
 /** A write exceeded its `maxBytes`; nothing was stored. Callers map it to 413. */

@@ -236,7 +236,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   /** Plain storage refuses no workspace (envelope-store.ts does, for a disabled key). */
-  assertReadable(_workspaceId: string): void {}
+  async assertReadable(_workspaceId: string): Promise<void> {}
 
   /** A PUT is durable once the bucket answered it. */
   async sync(_keys: readonly string[]): Promise<void> {}

@@ -151,7 +151,7 @@ describe('envelope store', () => {
     await expect(store.get('ws_1/a')).rejects.toThrow('disabled')
     await expect(store.getText('ws_1/plain')).rejects.toThrow('disabled')
     await expect(store.put('ws_1/b', 'x')).rejects.toThrow('disabled')
-    expect(() => store.assertReadable('ws_1')).toThrow('disabled')
+    await expect(store.assertReadable('ws_1')).rejects.toThrow('disabled')
     expect(await store.getText('ws_2/a')).toBe('three')
     keyring.off.delete('ws_1')
     expect(await store.getText('ws_1/a')).toBe('one')

@@ -27,18 +27,18 @@ export function testKeyring(plainWorkspaces: string[] = []) {
       kek.set(ws, randomBytes(32))
       return old
     },
-    assertReadable(ws) {
+    async assertReadable(ws) {
       if (off.has(ws)) throw new Error(`key of ${ws} disabled`)
     },
     async dataKey(ws) {
       if (plainWorkspaces.includes(ws)) return null
-      keyring.assertReadable(ws)
+      await keyring.assertReadable(ws)
       calls.dataKey++
       const plaintext = randomBytes(32)
       return { plaintext, wrapped: wrap(kekOf(ws), plaintext) }
     },
     async unwrap(ws, wrapped) {
-      keyring.assertReadable(ws)
+      await keyring.assertReadable(ws)
       calls.unwrap++
       return unwrap(kekOf(ws), wrapped)
     },

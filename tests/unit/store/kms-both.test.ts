@@ -64,10 +64,10 @@ function keyRow(over: Partial<KeyRow> = {}): KeyRow {
 function kmsOn(store: Store) {
   const clock = new ManualClock(new Date(T0))
   const random = seededRandom(7)
-  const repo = new KmsRepo(store, store.db)
+  const repo = new KmsRepo(store)
   const local = new LocalKeys(new Sealer('secret', 'engram/kms/local-key'))
   const aws = {} as AwsKeys
-  const keyring = new KmsKeyring({ store, db: store.db, repo, clock, local, aws, cacheSeconds: 60 })
+  const keyring = new KmsKeyring({ store, repo, clock, local, aws, cacheSeconds: 60 })
   const events = new Outbox(store.db, clock, random, store)
   const queue = new JobQueue(store.db, clock, random, store)
   const config = {} as Config['kms']
@@ -89,7 +89,7 @@ for (const engine of await engines()) {
 
     test('a key reads back as saved; a first key is inserted once; a unit that fails saves none', async () => {
       const { store } = await open()
-      const repo = new KmsRepo(store, store.db)
+      const repo = new KmsRepo(store)
       expect(await repo.get('ws_1')).toBeUndefined()
       await expect(
         store.unit(async () => {
@@ -110,7 +110,7 @@ for (const engine of await engines()) {
 
     test('a change conditional on the key as read writes nothing once the key changed', async () => {
       const { store } = await open()
-      const repo = new KmsRepo(store, store.db)
+      const repo = new KmsRepo(store)
       await store.unit(() => repo.insert(keyRow()))
       const read = (await repo.get('ws_1'))!
       // A rotation lands between another change's read and its write.

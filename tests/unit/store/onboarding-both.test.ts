@@ -42,7 +42,7 @@ function rig(store: Store, seed: number) {
   const events = new Outbox(store.db, clock, random, store)
   const corpora = new CorporaService({ store, clock, random, events })
   const queue = new JobQueue(store.db, clock, random, store)
-  const objects = { assertReadable: () => {}, getText: async () => null } as unknown as ObjectStore
+  const objects = { assertReadable: async () => {}, getText: async () => null } as unknown as ObjectStore
   const onboarding = new OnboardingService({
     db: store.db,
     store,

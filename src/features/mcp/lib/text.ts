@@ -26,7 +26,7 @@ export class TextCache {
   async description(doc: Pick<DocumentRow, 'text_key'>, title?: string): Promise<string | null> {
     const key = doc.text_key
     if (key === null) return null
-    this.readable(key)
+    await this.readable(key)
     const hit = this.descriptions.get(key)
     if (hit !== undefined) return hit
     const head = await this.head(key)
@@ -53,12 +53,12 @@ export class TextCache {
   }
 
   /** Cached text is content too: refused, like the store, while its workspace's key is off. */
-  private readable(key: string): void {
-    this.objects.assertReadable(key.slice(0, key.indexOf('/')))
+  private readable(key: string): Promise<void> {
+    return this.objects.assertReadable(key.slice(0, key.indexOf('/')))
   }
 
   private async sidecar(key: string): Promise<string | null> {
-    this.readable(key)
+    await this.readable(key)
     const hit = this.texts.get(key)
     if (hit !== undefined) {
       // Refresh recency: Map keeps insertion order, the first key is the least recently used.
