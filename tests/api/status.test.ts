@@ -47,7 +47,7 @@ describe('/status', () => {
   test('a component that is down makes the platform degraded until the next measurement', async () => {
     let healthy = false
     const status = new StatusService(t.deps.config.status, t.clock, '9.9.9', [
-      databaseProbe(t.db),
+      databaseProbe(t.store),
       {
         name: 'engine',
         check: () => {

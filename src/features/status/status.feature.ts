@@ -19,7 +19,7 @@ const EMAIL_STATUS = {
 /** Platform status and service objectives: the database answers, email is on or says why not. */
 export function statusFeature(p: Platform, d: StatusFeatureDeps): Feature<StatusService> {
   const service = new StatusService(d.config, p.clock, d.version, [
-    databaseProbe(p.db),
+    databaseProbe(p.store),
     {
       name: 'email',
       check: () => EMAIL_STATUS[d.mailer.mode],

@@ -1,7 +1,8 @@
 import type { Static } from '@sinclair/typebox'
+import { type SQL, sql } from 'drizzle-orm'
 import { type Clock, iso } from '../../platform/clock/clock'
 import type { Config } from '../../platform/config/config.load'
-import { type Db, ping } from '../../platform/db/db'
+import type { Store } from '../../platform/db/store'
 import type { SloResp, StatusResp } from './status.schemas'
 
 type Component = Static<typeof StatusResp>['components'][number]
@@ -12,14 +13,20 @@ export interface StatusProbe {
   check(): Promise<Omit<Component, 'name'>> | Omit<Component, 'name'>
 }
 
-/** A probe that runs a trivial query: the database answers, and how fast. */
-export function databaseProbe(db: Db): StatusProbe {
+/** A drizzle PostgreSQL handle's raw statement (the store's `db` is typed as SQLite's). */
+interface Executes {
+  execute(query: SQL): Promise<unknown>
+}
+
+/** A probe that runs a trivial query on the store's database (SQLite or PostgreSQL): it answers, and how fast. */
+export function databaseProbe(store: Store): StatusProbe {
   return {
     name: 'database',
-    check() {
+    async check() {
       const started = performance.now()
       try {
-        ping(db)
+        if (store.dialect === 'postgres') await (store.db as unknown as Executes).execute(sql`SELECT 1`)
+        else store.db.get(sql`SELECT 1`)
         return { status: 'operational', latency_ms: Math.round((performance.now() - started) * 1000) / 1000 }
       } catch (e) {
         return { status: 'down', detail: (e as Error).message }
