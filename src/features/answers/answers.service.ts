@@ -3,7 +3,6 @@ import type { Principal } from '../../platform/auth/principal'
 import type { Clock } from '../../platform/clock/clock'
 import { type Gate, SaturatedError } from '../../platform/concurrency/gate'
 import { newId, type Random } from '../../platform/crypto/random'
-import type { Db } from '../../platform/db/db'
 import type { Store } from '../../platform/db/store'
 import { fail, notFound } from '../../platform/errors/errors'
 import type { QuestionOrigin } from '../../platform/events/events'
@@ -30,7 +29,6 @@ export type { ChatEvent, ChatMetrics, ChatResult, StreamMetrics } from './answer
 export type Answerer = Pick<Engine, 'ask'>
 
 export interface AnswersDeps {
-  db: Db
   store: Store
   clock: Clock
   random: Random

@@ -1,5 +1,4 @@
 import type { Clock } from '../../platform/clock/clock'
-import type { Db } from '../../platform/db/db'
 import type { Store } from '../../platform/db/store'
 import { fail, notFound } from '../../platform/errors/errors'
 import type { Subscriber } from '../../platform/events/dispatcher'
@@ -32,7 +31,6 @@ export { RUN_KIND } from './onboarding.jobs'
 const KINDS: readonly string[] = [RUN_KIND, BATCH_KIND, EMBED_KIND, AUTO_KIND, DEFERRED_KIND]
 
 export interface OnboardingDeps {
-  db: Db
   store: Store
   clock: Clock
   log: Logger

@@ -44,7 +44,6 @@ function rig(store: Store, seed: number) {
   const queue = new JobQueue(store.db, clock, random, store)
   const objects = { assertReadable: async () => {}, getText: async () => null } as unknown as ObjectStore
   const onboarding = new OnboardingService({
-    db: store.db,
     store,
     clock,
     log: memoryLogger(),
