@@ -30,7 +30,10 @@ const compare = (query = '', json: unknown = QUESTION, key = b.keys.query, prefi
 
 // Compare's questions measure the strategies: usage counts them apart from people's questions.
 const queriesServed = async () =>
-  (await t.sql.get<{ n: number | null }>('SELECT sum(compare_queries) AS n FROM usage_daily'))!.n ?? 0
+  Number(
+    (await t.sql.get<{ n: number | string | null }>('SELECT sum(compare_queries) AS n FROM usage_daily'))!
+      .n ?? 0,
+  )
 
 type Strat = {
   key: string

@@ -14,7 +14,9 @@ describe("the engine's encode job: passages encoded once after an onboarding run
   let base: ReadyBase
   const count = (sql: string) => (t.db.$client.query(sql).get() as { n: number }).n
   const encodeJobs = async () =>
-    (await t.jobs.queue.listBySubject(base.workspaceId, base.corpusId)).filter((j) => j.kind === ENCODE_KIND)
+    (await t.jobs.queue.repo.listBySubject(base.workspaceId, base.corpusId)).filter(
+      (j) => j.kind === ENCODE_KIND,
+    )
 
   beforeAll(async () => {
     t = authApp()

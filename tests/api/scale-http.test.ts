@@ -22,10 +22,14 @@ afterAll(async () => {
 })
 
 /** Questions usage counted: people's (`queries`) and the scale test's load, apart. */
-const counted = async () =>
-  (await t.sql.get<{ people: number | null; load: number | null }>(
+const counted = async () => {
+  const sums = (await t.sql.get<{ people: number | string | null; load: number | string | null }>(
     'SELECT sum(queries) AS people, sum(load_test_queries) AS load FROM usage_daily',
   ))!
+  // A sum of PostgreSQL's bigint counters is a numeric, which its client gives as text.
+  const n = (v: number | string | null) => (v === null ? null : Number(v))
+  return { people: n(sums.people), load: n(sums.load) }
+}
 
 describe('scale test over HTTP', () => {
   test('sends every query through the chat stream route with the caller’s key', async () => {

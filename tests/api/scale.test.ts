@@ -18,7 +18,10 @@ const scaleTest = (json: unknown, key = b.keys.query, prefix = '/v1', corpusId =
 
 // The load a scale test sends is counted apart from the questions people ask.
 const queriesServed = async (app = t) =>
-  (await app.sql.get<{ n: number | null }>('SELECT sum(load_test_queries) AS n FROM usage_daily'))!.n ?? 0
+  Number(
+    (await app.sql.get<{ n: number | string | null }>('SELECT sum(load_test_queries) AS n FROM usage_daily'))!
+      .n ?? 0,
+  )
 
 type Stats = {
   qps: number
