@@ -8,6 +8,7 @@ import { systemClock } from '../../src/platform/clock/clock'
 import { cryptoRandom } from '../../src/platform/crypto/random'
 import { openDatabase } from '../../src/platform/db/db'
 import { migrate } from '../../src/platform/db/migrate'
+import { sqliteStore } from '../../src/platform/db/store'
 import { Dispatcher } from '../../src/platform/events/dispatcher'
 import { Outbox } from '../../src/platform/events/outbox'
 import { OwnerLocks } from '../../src/platform/jobs/owner-locks'
@@ -17,13 +18,13 @@ const [dataDir, mode] = process.argv.slice(2) as [string, 'no-dispatch' | 'block
 const db = openDatabase(join(dataDir, 'engram.db'))
 migrate(db, migrations)
 const outbox = new Outbox(db, systemClock, cryptoRandom)
-const id = db.$client.transaction(() =>
-  outbox.emit(db, {
+const id = await sqliteStore(db).unit(() =>
+  outbox.publish({
     type: 'key.revoked',
     workspaceId: 'ws_crash',
     payload: { keyId: 'key_1', name: 'k', prefix: 'ek_x', actor: { type: 'system', id: null } },
   }),
-)()
+)
 
 if (mode === 'block') {
   const dispatcher = new Dispatcher({

@@ -13,7 +13,7 @@ export interface InlineSubscriber {
   handle(event: DomainEvent): void | Promise<void>
 }
 
-/** What emit does for the dispatcher's inline subscribers of one event type (Dispatcher.inlinePlan). */
+/** What publish does for the dispatcher's inline subscribers of one event type (Dispatcher.inlinePlan). */
 export interface InlinePlan {
   /** The subscribers applied in the emitter's unit. */
   inline: InlineSubscriber[]
@@ -22,13 +22,13 @@ export interface InlinePlan {
 }
 
 /**
- * The outbox: `publish` (and, for code not yet on the store, `emit`) for features, which writes an
- * event in the change's own unit of work; the dispatcher's claims and delivery records through its
- * repo (outbox.repo.ts). Everything but `emit` runs on the store, on either engine.
+ * The outbox: `publish` for features, which writes an event in the change's own unit of work; the
+ * dispatcher's claims and delivery records through its repo (outbox.repo.ts). All on the store, on
+ * either engine.
  */
 export class Outbox {
   private listeners: (() => void)[] = []
-  /** The dispatcher's inline subscribers of a type, applied at emit. */
+  /** The dispatcher's inline subscribers of a type, applied at publish. */
   private inline: ((type: EventType) => InlinePlan) | null = null
   private readonly store: Store
   /** The queries; the dispatcher's are reached through the methods below. */
@@ -48,12 +48,12 @@ export class Outbox {
     return this.clock.now().getTime()
   }
 
-  /** Calls `fn` soon after each emit (the dispatcher pokes itself, once the caller has committed). */
+  /** Calls `fn` after each publish, once the caller's unit has committed (the dispatcher pokes itself). */
   onEmit(fn: () => void): void {
     this.listeners.push(fn)
   }
 
-  /** Sets what emit applies in the emitter's transaction (the dispatcher's inline subscribers). */
+  /** Sets what publish applies in the publisher's unit (the dispatcher's inline subscribers). */
   applyInline(plan: (type: EventType) => InlinePlan): void {
     this.inline = plan
   }
@@ -102,33 +102,6 @@ export class Outbox {
       deliveredAt: p.delivered,
     })
     if (p.delivered === null && this.listeners.length > 0) this.store.afterCommit(() => this.notify())
-    return p.id
-  }
-
-  /**
-   * `publish` for code still on synchronous SQLite transactions: writes the event on `tx`, which
-   * must be inside the caller's open transaction on the same connection as the change. Inline
-   * subscribers must be synchronous here.
-   */
-  emit<T extends EventType>(tx: Pick<Db, '$client'>, e: NewEvent<T>): string {
-    if (!tx.$client.inTransaction) throw new Error(`event ${e.type} emitted outside a transaction`)
-    const p = this.prepare(e)
-    const record = tx.$client.query(
-      'INSERT OR IGNORE INTO event_deliveries (event_id, subscriber, delivered_at) VALUES (?, ?, ?)',
-    )
-    for (const s of p.plan.inline) {
-      if (s.handle(p.event!) instanceof Promise)
-        throw new Error(`inline subscriber ${s.name} returned a promise`)
-      if (p.plan.others) record.run(p.id, s.name, p.now)
-    }
-    tx.$client
-      .query(
-        `INSERT INTO domain_events (id, workspace_id, type, payload, occurred_at, run_at, delivered_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(p.id, e.workspaceId, e.type, p.payload, p.now, p.now, p.delivered)
-    // After the caller's synchronous transaction has ended; a rolled-back event leaves nothing to find.
-    if (p.delivered === null && this.listeners.length > 0) setImmediate(() => this.notify())
     return p.id
   }
 

@@ -7,6 +7,7 @@ import { ManualClock } from '../../../src/platform/clock/clock'
 import { seededRandom } from '../../../src/platform/crypto/random'
 import { type Db, openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
+import { sqliteStore } from '../../../src/platform/db/store'
 import { Dispatcher } from '../../../src/platform/events/dispatcher'
 import type { DomainEvent } from '../../../src/platform/events/events'
 import { Outbox } from '../../../src/platform/events/outbox'
@@ -42,15 +43,15 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** Emits a `key.revoked` for `keyId` in workspace `ws` in its own committed transaction. */
-function emit(ws: string, keyId: string): string {
-  return db.$client.transaction(() =>
-    outbox.emit(db, {
+/** Publishes a `key.revoked` for `keyId` in workspace `ws` in its own committed unit. */
+function emit(ws: string, keyId: string): Promise<string> {
+  return sqliteStore(db).unit(() =>
+    outbox.publish({
       type: 'key.revoked',
       workspaceId: ws,
       payload: { keyId, name: 'k', prefix: 'ek_x', actor: SYSTEM },
     }),
-  )()
+  )
 }
 
 /** A subscriber that records what it saw, as `workspace:key`. */
@@ -67,29 +68,29 @@ function recorder(name: string) {
 }
 
 describe('domain events', () => {
-  test('emit refuses to write outside a transaction', async () => {
-    expect(() =>
-      outbox.emit(db, {
+  test('publish refuses to write outside a unit of work', async () => {
+    await expect(
+      outbox.publish({
         type: 'key.revoked',
         workspaceId: 'ws_a',
         payload: { keyId: 'k', name: 'k', prefix: 'ek_x', actor: SYSTEM },
       }),
-    ).toThrow(/outside a transaction/)
+    ).rejects.toThrow(/outside a unit of work/)
     expect(await outbox.pending()).toEqual([])
   })
 
-  test('an event emitted in a rolled-back transaction is never delivered', async () => {
+  test('an event published in a rolled-back unit is never delivered', async () => {
     const seen = recorder('a')
-    expect(() =>
-      db.$client.transaction(() => {
-        outbox.emit(db, {
+    await expect(
+      sqliteStore(db).unit(async () => {
+        await outbox.publish({
           type: 'key.revoked',
           workspaceId: 'ws_a',
           payload: { keyId: 'k1', name: 'k', prefix: 'ek_x', actor: SYSTEM },
         })
         throw new Error('the change failed')
-      })(),
-    ).toThrow('the change failed')
+      }),
+    ).rejects.toThrow('the change failed')
     await dispatcher.drain()
     expect(seen).toEqual([])
     expect(await outbox.pending()).toEqual([])
@@ -102,7 +103,7 @@ describe('domain events', () => {
     const other: DomainEvent[] = []
     dispatcher.subscribe({ name: 'docs', types: ['document.created'], handle: (e) => void other.push(e) })
     dispatcher.subscribe({ name: 'ids', types: ['key.revoked'], handle: (e) => void ids.push(e.id) })
-    const id = emit('ws_a', 'k1')
+    const id = await emit('ws_a', 'k1')
     await dispatcher.drain()
     await dispatcher.drain()
     expect(a).toEqual(['ws_a:k1'])
@@ -124,10 +125,10 @@ describe('domain events', () => {
         if (e.payload.keyId === 'a1') return new Promise<void>((r) => gates.set('a1', r))
       },
     })
-    emit('ws_a', 'a1')
-    emit('ws_a', 'a2')
-    emit('ws_b', 'b1')
-    emit('ws_b', 'b2')
+    await emit('ws_a', 'a1')
+    await emit('ws_a', 'a2')
+    await emit('ws_b', 'b1')
+    await emit('ws_b', 'b2')
     await dispatcher.tick()
     await Promise.resolve()
     // B's head was delivered while A's is in flight; A's second waits.
@@ -153,9 +154,9 @@ describe('domain events', () => {
         flaky.push(`${e.workspaceId}:${e.payload.keyId}`)
       },
     })
-    emit('ws_a', 'a1')
-    emit('ws_a', 'a2')
-    emit('ws_b', 'b1')
+    await emit('ws_a', 'a1')
+    await emit('ws_a', 'a2')
+    await emit('ws_b', 'b1')
     await dispatcher.drain()
     // A's head failed once and waits for its backoff; B went through.
     expect(flaky).toEqual(['ws_b:b1'])
@@ -176,7 +177,7 @@ describe('domain events', () => {
 
   test('delivered events are pruned after their keep time', async () => {
     recorder('a')
-    emit('ws_a', 'k1')
+    await emit('ws_a', 'k1')
     await dispatcher.drain()
     const count = () =>
       db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM domain_events').get()!.n
@@ -208,8 +209,8 @@ describe('domain events', () => {
     })
     const tally = () =>
       db.$client.query<{ n: number }, []>("SELECT n FROM tally WHERE ws = 'ws_a'").get()?.n ?? 0
-    emit('ws_a', 'k1')
-    emit('ws_a', 'k2')
+    await emit('ws_a', 'k1')
+    await emit('ws_a', 'k2')
     await dispatcher.drain()
     expect(tally()).toBe(0)
     clock.advance(1000)
@@ -235,7 +236,7 @@ describe('domain events', () => {
       },
     })
     const tally = () => db.$client.query<{ n: number }, []>('SELECT n FROM tally').get()?.n ?? 0
-    emit('ws_a', 'k1')
+    await emit('ws_a', 'k1')
     await dispatcher.drain()
     expect(tally()).toBe(0)
     expect(await outbox.pending()).toHaveLength(1)
