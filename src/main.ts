@@ -2,7 +2,9 @@
 import { VERSION } from './app'
 import { allowlistCommand } from './cli/allowlist'
 import { parseFlags } from './cli/args'
+import { dataCopyCommand } from './cli/data-copy'
 import { sizeHeap } from './cli/heap-size'
+import { terminalIo } from './cli/io'
 import { mcpCommand } from './cli/mcp'
 import { migrateCommand } from './cli/migrate'
 import { onboardCommand } from './cli/onboard'
@@ -21,6 +23,8 @@ Usage: engram [command] [options]
 Commands:
   serve        Run the HTTP server (default)
   migrate      Apply database migrations and exit
+  export-data  Copy the data dir's state into PostgreSQL (ENGRAM_DATABASE_URL) and S3
+  import-data  Copy it back from PostgreSQL and S3 into the data dir
   push DIR     Sync a folder into a document base (engram push --help)
   onboard ID   Start onboarding a document base and follow it (engram onboard --help)
   mcp          Serve the agent tools over stdio to a desktop agent (engram mcp --help)
@@ -99,6 +103,14 @@ async function main(argv: string[]): Promise<void> {
       return serve(config)
     case 'migrate':
       return migrateCommand(config)
+    case 'export-data':
+    case 'import-data':
+      process.exitCode = await dataCopyCommand(
+        config,
+        command === 'export-data' ? 'postgres' : 'sqlite',
+        terminalIo(),
+      )
+      return
     default:
       throw new Error(`Unknown command: ${command}\n\n${USAGE}`)
   }

@@ -40,11 +40,15 @@ export interface TestAppOptions {
   seed?: number
   /** Another object store (an S3 test server); local files under the data dir by default. */
   objects?: ObjectStore
+  /** An existing data dir to open (kept by `close`); a fresh one by default. */
+  dataDir?: string
+  /** The features' state on this PostgreSQL database (migrated) instead of the data dir's file. */
+  postgresUrl?: string
 }
 
 /** Builds the real app in-process, as tests through `app.handle` need it. */
 export function testApp(opts: TestAppOptions = {}): TestApp {
-  const dataDir = mkdtempSync(join(tmpdir(), 'engram-test-'))
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'engram-test-'))
   const config: Config = loadConfig({
     // Tests make many workspaces: registration stays on unless a test sets the switch itself. Links
     // come back in the answers (ENGRAM_EMAIL=disabled) so tests can follow them; the default, `log`,
@@ -62,7 +66,11 @@ export function testApp(opts: TestAppOptions = {}): TestApp {
   migrate(db, migrations)
   // ENGRAM_TEST_DATABASE=postgres runs the app's features on a PostgreSQL database of its own (a copy
   // of a migrated template), the engine's index staying in the SQLite file (docs/data-layer.md).
-  const pg = process.env.ENGRAM_TEST_DATABASE === 'postgres' ? appPostgres() : null
+  const pg = opts.postgresUrl
+    ? { ...connectPostgres(opts.postgresUrl, { max: 4 }), url: opts.postgresUrl }
+    : process.env.ENGRAM_TEST_DATABASE === 'postgres'
+      ? appPostgres()
+      : null
   const clock = new ManualClock('2026-03-01T12:00:00Z')
   const log = memoryLogger()
   const deps: AppDeps = {
@@ -115,7 +123,7 @@ export function testApp(opts: TestAppOptions = {}): TestApp {
       void app.store.close()
       void pg?.close()
       db.$client.close()
-      rmSync(dataDir, { recursive: true, force: true })
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true })
     },
   }
 }
