@@ -8,6 +8,7 @@ import { decodeBody, readBody } from './body'
 import type { ClientAddresses } from './client-address'
 import { HandlerContext } from './context'
 import type { IdempotencyStore } from './idempotency'
+import { refuseBodyNul, refusePathNul } from './nul'
 import { pageQueryProperties } from './pagination'
 import { errorResponse, jsonResponse } from './render'
 import { type RequestState, requestState } from './request-state'
@@ -134,6 +135,7 @@ function compileRoute(route: RouteDef, style: ApiStyle, deps: MountDeps) {
     try {
       const bytes = await readBody(ctx.request, maxBody)
       ctx.body = validator.parse(decodeBody(ctx.request, bytes, bodyKind as 'json' | 'form'))
+      refuseBodyNul(bytes, ctx.body)
       return await proceed(ctx, state, bytes)
     } catch (e) {
       return failure(state, e)
@@ -148,6 +150,7 @@ function compileRoute(route: RouteDef, style: ApiStyle, deps: MountDeps) {
     principal: Principal | null,
   ): Response | Promise<Response> => {
     state.workspaceId = principal?.workspaceId ?? null
+    refusePathNul(request, rawParams)
     const query = parseQuery(request, queryKeys, queryValidator) as Record<string, unknown>
     const params = paramsValidator ? paramsValidator.parse(rawParams) : rawParams
     if (principal?.corpusIds) boundTo(route, principal, params as Record<string, unknown> | undefined)
