@@ -152,7 +152,7 @@ describe('names and text are valid Unicode without control characters (item 5)',
   test('sign-up, setup, bases and keys refuse them with a 422 naming the field, writing nothing', async () => {
     const t = app()
     const s = await signUp(t)
-    const before = { ...snapshot(t), corpora: await rows(t, 'corpora') }
+    const before = { ...(await snapshot(t)), corpora: await rows(t, 'corpora') }
     for (const value of bad) {
       for (const path of mounts('/auth/register')) {
         const res = await t.request(path, {
@@ -173,7 +173,7 @@ describe('names and text are valid Unicode without control characters (item 5)',
         expect((await issues(res, path))[0]).toMatchObject({ type: 'string_unicode' })
       }
     }
-    expect({ ...snapshot(t), corpora: await rows(t, 'corpora') }).toEqual(before)
+    expect({ ...(await snapshot(t)), corpora: await rows(t, 'corpora') }).toEqual(before)
     expect(await (await t.request('/v1/auth/me', { headers: bearer(s.token) })).json()).toMatchObject({
       name: 'Ada',
       workspace_name: 'Acme',
