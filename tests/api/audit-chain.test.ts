@@ -7,7 +7,7 @@ import { openDatabase } from '../../src/platform/db/db'
 import { connectPostgres } from '../../src/platform/db/open-postgres'
 import { sqliteStore } from '../../src/platform/db/store'
 import { type TestApp, testApp } from '../helpers/app'
-import { bearer, mintKey, signUp } from './accounts.fixture'
+import { bearer, databaseUrl, mintKey, signUp } from './accounts.fixture'
 
 // Issue 36: the audit log is tamper-evident. Each workspace's rows form a hash chain; a row changed,
 // removed or slipped in is found by GET /v1/audit/verify, the database refuses updates and deletes,
@@ -44,16 +44,6 @@ function app(): TestApp {
 
 function chain(t: TestApp, workspaceId: string): Promise<Row[]> {
   return t.sql.all<Row>('SELECT * FROM audit_events WHERE workspace_id = ? ORDER BY seq', workspaceId)
-}
-
-/**
- * The URL of the app's PostgreSQL database, for a store of another process on it: read off the
- * app's pool, as the test app does not tell it (the test cluster takes no password).
- */
-function databaseUrl(t: TestApp): string {
-  const o = (t.store.db as unknown as { $client: { options: Record<string, string | number> } }).$client
-    .options
-  return `postgres://${o.username}@${o.hostname}:${o.port}/${o.database}`
 }
 
 /** The documented canonical form (docs/governance.md), computed here on its own, as an outside checker would. */

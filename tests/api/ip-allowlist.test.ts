@@ -6,6 +6,7 @@ import {
   addMember,
   authApp,
   bearer,
+  databaseUrl,
   expectError,
   form,
   insertionOrder,
@@ -489,7 +490,10 @@ describe("the operator's break-glass: engram allowlist", () => {
     const out: string[] = []
     const err: string[] = []
     const io: CliIo = { out: (l) => out.push(l), err: (l) => err.push(l), tty: false, sleep: async () => {} }
-    const code = await allowlistCommand(args, { ENGRAM_DATA_DIR: t.dataDir, ENGRAM_LOG_LEVEL: 'error' }, io)
+    // On PostgreSQL the command opens the app's database, as an operator's ENGRAM_DATABASE_URL would.
+    const pg = t.sql.engine === 'postgres' ? { ENGRAM_DATABASE_URL: databaseUrl(t) } : {}
+    const env = { ENGRAM_DATA_DIR: t.dataDir, ENGRAM_LOG_LEVEL: 'error', ...pg }
+    const code = await allowlistCommand(args, env, io)
     return { code, out, err }
   }
 
