@@ -30,6 +30,8 @@ export interface TestApp extends App {
   request(path: string, init?: RequestInit & { json?: unknown; peer?: string }): Promise<Response>
   /** Raw SQL on the app's database, on whichever engine it runs (test-sql.ts). */
   sql: TestSql
+  /** The PostgreSQL database the features run on (for a CLI given ENGRAM_DATABASE_URL), or null on SQLite. */
+  databaseUrl: string | null
   close(): void
 }
 
@@ -104,6 +106,7 @@ export function testApp(opts: TestAppOptions = {}): TestApp {
     log,
     dataDir,
     sql: pg ? postgresSql(pg.client, pg.url, pg.store.commits) : sqliteSql(db.$client),
+    databaseUrl: pg?.url ?? null,
     async request(path, init = {}) {
       const { json, peer, ...rest } = init
       const headers = new Headers(rest.headers)

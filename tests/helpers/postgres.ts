@@ -196,12 +196,17 @@ function startPostgresSync(bin: string | null): TestPostgres {
     },
     migratedDatabaseSync() {
       if (!template) {
+        psql('DROP DATABASE IF EXISTS engram_template')
         psql('CREATE DATABASE engram_template')
         // The migrations are applied by the product's own migrator, in a process of its own.
         const migrated = spawnSync(process.execPath, ['run', MIGRATE_SCRIPT, `${server}/engram_template`], {
           encoding: 'utf8',
         })
-        if (migrated.status !== 0) throw new Error(`migrating the template failed: ${migrated.stderr}`)
+        if (migrated.status !== 0) {
+          throw new Error(
+            `migrating the template failed (${migrated.status}): ${migrated.stderr || migrated.stdout}`,
+          )
+        }
         template = true
       }
       const name = `engram_app_${++databases}`

@@ -89,13 +89,17 @@ export function numbered(query: string): string {
 }
 
 const INT8 = 20
+const NUMERIC = 1700
 const BOOL = 16
 
-/** A PostgreSQL row with the values SQLite gives: bigints as numbers, booleans as 1 or 0. */
+/**
+ * A PostgreSQL row with the values SQLite gives: bigints (and numerics, what a sum of bigints is) as
+ * numbers, booleans as 1 or 0.
+ */
 function asSqlite(row: Row, columns: { name: string; type: number }[]): Row {
   for (const c of columns) {
     const v = row[c.name]
-    if (c.type === INT8 && typeof v === 'string') row[c.name] = Number(v)
+    if ((c.type === INT8 || c.type === NUMERIC) && typeof v === 'string') row[c.name] = Number(v)
     else if (c.type === BOOL && typeof v === 'boolean') row[c.name] = v ? 1 : 0
   }
   return row
