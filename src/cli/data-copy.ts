@@ -6,7 +6,7 @@ import { resolve } from 'node:path'
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { migrations } from '../../migrations/index'
 import { migrations as pgMigrations } from '../../migrations-pg/index'
-import * as engineTables from '../features/engine/engine.tables'
+import { ENGINE_INDEX_TABLES } from '../features/engine/engine.index-tables'
 import type { Config } from '../platform/config/config.load'
 import { type CopiedTable, copyTables } from '../platform/db/copy'
 import { postgresTarget, sqliteTarget } from '../platform/db/copy-targets'
@@ -35,7 +35,7 @@ data dir's SQLite file, which serves both ways.`
 /** The tables that move: every declared table but the engine's index (SQLite on both engines). */
 async function movedTables(): Promise<SQLiteTable[]> {
   const { declaredTables } = await import('../../migrations-pg/schema')
-  const engine = new Set<unknown>(Object.values(engineTables))
+  const engine = new Set<unknown>(ENGINE_INDEX_TABLES)
   return declaredTables.filter((t) => !engine.has(t)) as SQLiteTable[]
 }
 
