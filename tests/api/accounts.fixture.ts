@@ -178,17 +178,6 @@ export async function issues(
 }
 
 /**
- * The URL of the app's PostgreSQL database (ENGRAM_TEST_DATABASE=postgres), for another process's
- * store or a CLI command on it: read off the app's pool, as the test app does not tell it (the test
- * cluster takes no password).
- */
-export function databaseUrl(t: TestApp): string {
-  const o = (t.store.db as unknown as { $client: { options: Record<string, string | number> } }).$client
-    .options
-  return `postgres://${o.username}@${o.hostname}:${o.port}/${o.database}`
-}
-
-/**
  * The order rows were inserted in, for an `ORDER BY`: SQLite's `rowid`; on PostgreSQL the row's
  * place in the table (`ctid`), which follows the inserts of a test's table never updated nor vacuumed
  * (the audit log is append-only).

@@ -7,7 +7,7 @@ import { openDatabase } from '../../src/platform/db/db'
 import { connectPostgres } from '../../src/platform/db/open-postgres'
 import { sqliteStore } from '../../src/platform/db/store'
 import { type TestApp, testApp } from '../helpers/app'
-import { bearer, databaseUrl, mintKey, signUp } from './accounts.fixture'
+import { bearer, mintKey, signUp } from './accounts.fixture'
 
 // Issue 36: the audit log is tamper-evident. Each workspace's rows form a hash chain; a row changed,
 // removed or slipped in is found by GET /v1/audit/verify, the database refuses updates and deletes,
@@ -309,7 +309,7 @@ describe('concurrent writers', () => {
     const pgPath = resolve(import.meta.dir, '../../src/platform/db/open-postgres.ts')
     // Each process's store: the SQLite file on a connection of its own, or a pool of its own on the
     // app's PostgreSQL database.
-    const url = t.sql.engine === 'postgres' ? databaseUrl(t) : null
+    const url = t.databaseUrl
     const N = 150
     // The other process: the same repo on its own connection, as a second server or `engram mcp`.
     const script = `

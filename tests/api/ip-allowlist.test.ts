@@ -6,7 +6,6 @@ import {
   addMember,
   authApp,
   bearer,
-  databaseUrl,
   expectError,
   form,
   insertionOrder,
@@ -491,7 +490,7 @@ describe("the operator's break-glass: engram allowlist", () => {
     const err: string[] = []
     const io: CliIo = { out: (l) => out.push(l), err: (l) => err.push(l), tty: false, sleep: async () => {} }
     // On PostgreSQL the command opens the app's database, as an operator's ENGRAM_DATABASE_URL would.
-    const pg = t.sql.engine === 'postgres' ? { ENGRAM_DATABASE_URL: databaseUrl(t) } : {}
+    const pg = t.databaseUrl ? { ENGRAM_DATABASE_URL: t.databaseUrl } : {}
     const env = { ENGRAM_DATA_DIR: t.dataDir, ENGRAM_LOG_LEVEL: 'error', ...pg }
     const code = await allowlistCommand(args, env, io)
     return { code, out, err }
