@@ -177,6 +177,22 @@ export class SqliteStore implements Store {
     }
   }
 
+  /**
+   * Runs `write`, synchronous bun:sqlite work of code not on the store (the engine's index), on the
+   * writing connection while no unit is open there: it waits its turn on the units' lock, so it never
+   * lands inside another flow's unit (whose rollback would take it along) and no unit begins inside
+   * it. Called inside a unit of the caller's own flow, it runs at once, in that unit.
+   */
+  async exclusive<T>(write: () => T): Promise<T> {
+    if (this.open.getStore()) return write()
+    if (!this.lock.tryTake()) await this.lock.queue()
+    try {
+      return write()
+    } finally {
+      this.lock.release()
+    }
+  }
+
   /** Closes the read connection (the writing one is its opener's). */
   async close(): Promise<void> {
     if (this.reader && this.reader !== this.writer) this.reader.$client.close()

@@ -96,6 +96,40 @@ describe('SQLite units of work', () => {
     expect(observed).toEqual([200])
   })
 
+  test("synchronous writes of another flow wait in exclusive for a unit to end, and a unit's rollback cannot take them", async () => {
+    const s = store()
+    // The writing connection, as synchronous code holds it (store.db is the read-only one outside a unit).
+    const writer = await s.unit(async () => s.db.$client)
+    const log: string[] = []
+    let release!: () => void
+    const opened = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const unit = s
+      .unit(async () => {
+        await s.db.insert(notes).values({ id: 'unit', n: 1 })
+        release()
+        // Another flow's microtasks run between these awaits; its write must not land in here.
+        for (let i = 0; i < 5; i++) await s.db.select().from(notes)
+        log.push('unit ends')
+        throw new Error('rolled back')
+      })
+      .catch(() => {})
+    await opened
+    const other = s.exclusive(() => {
+      log.push(`exclusive inside a transaction: ${writer.inTransaction}`)
+      writer.query("INSERT INTO notes (id, n) VALUES ('engine', 2)").run()
+    })
+    await Promise.all([unit, other])
+    expect(log).toEqual(['unit ends', 'exclusive inside a transaction: false'])
+    expect(await ids(s)).toEqual(['engine'])
+    // Inside a unit of its own flow it runs at once, in that unit.
+    await s.unit(async () => {
+      await s.exclusive(() => writer.query("INSERT INTO notes (id, n) VALUES ('inner', 3)").run())
+    })
+    expect(await ids(s)).toEqual(['engine', 'inner'])
+  })
+
   test('after-commit work runs once the outermost unit commits, never after a rollback', async () => {
     const s = store()
     const ran: string[] = []
