@@ -52,11 +52,18 @@ export class OutboxRepo {
     return this.store.table(eventDeliveries)
   }
 
-  /** One write, in the caller's unit or in a unit of its own (outside one, the store only reads). */
+  /**
+   * One write, in the caller's unit or in a unit of its own (outside one, the store only reads). The
+   * outbox's own bookkeeping (leases, delivery records, retries) is no row any memo keeps: a unit of
+   * its own is quiet (store.ts), so delivering a question's event moves no memo, here or elsewhere.
+   */
   private async write(fn: (db: Db) => PromiseLike<unknown>): Promise<void> {
-    await this.store.unit(async () => {
-      await fn(this.store.db)
-    })
+    await this.store.unit(
+      async () => {
+        await fn(this.store.db)
+      },
+      { quiet: true },
+    )
   }
 
   /** Writes a new event row (in the caller's unit). */
@@ -76,7 +83,7 @@ export class OutboxRepo {
     skip: ReadonlySet<string>,
   ): Promise<Claimed[]> {
     if (limit <= 0) return []
-    return this.store.unit(() => this.claim(owner, leaseMs, limit, skip))
+    return this.store.unit(() => this.claim(owner, leaseMs, limit, skip), { quiet: true })
   }
 
   private async claim(
@@ -201,14 +208,17 @@ export class OutboxRepo {
   /** Frees at once the events leased by an owner whose process has ended; returns how many. */
   async releaseOwner(owner: string): Promise<number> {
     const e = this.events
-    return this.store.unit(async () => {
-      const freed = await this.store.db
-        .update(e)
-        .set({ leaseOwner: null, leaseUntil: null })
-        .where(and(eq(e.leaseOwner, owner), isNull(e.deliveredAt)))
-        .returning({ seq: e.seq })
-      return freed.length
-    })
+    return this.store.unit(
+      async () => {
+        const freed = await this.store.db
+          .update(e)
+          .set({ leaseOwner: null, leaseUntil: null })
+          .where(and(eq(e.leaseOwner, owner), isNull(e.deliveredAt)))
+          .returning({ seq: e.seq })
+        return freed.length
+      },
+      { quiet: true },
+    )
   }
 
   /** Deletes delivered events (and their delivery records) older than `beforeMs`; returns how many. */
