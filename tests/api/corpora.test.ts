@@ -111,6 +111,22 @@ describe('document bases', () => {
     ).json()
     expect(b2.items.map((b: { id: string }) => b.id)).toEqual([ids[0]])
     expect(b2.next_cursor).toBeNull()
+    // A cursor of another shape (numbers where an id goes, or the reverse) is refused, on either
+    // engine, before it reaches a query (PostgreSQL refused to compare a number with a text id).
+    for (const forged of [
+      [0, 0],
+      ['x', 'y'],
+      [1.5, 'id'],
+      [1, 'a', 2],
+    ]) {
+      const cursor = Buffer.from(JSON.stringify(forged)).toString('base64url')
+      for (const path of [
+        `/v1/corpora?cursor=${cursor}`,
+        `/v1/corpora/${own.base}/documents?cursor=${cursor}`,
+      ]) {
+        await expectError(await t.request(path, { headers: bearer(token) }), '/v1', 422, 'invalid_cursor')
+      }
+    }
     own.t.close()
   })
 

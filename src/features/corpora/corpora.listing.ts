@@ -1,5 +1,5 @@
 import { iso } from '../../platform/clock/clock'
-import { keysetPage, type ListResult, type PageRequest } from '../../platform/paging/paging'
+import { keysetPage, type ListResult, type PageRequest, timeIdCursor } from '../../platform/paging/paging'
 import type { CorporaRepo, CorpusRow, DocumentRow } from './corpora.repo'
 import { corpusResp, documentResp } from './corpora.schemas'
 
@@ -62,10 +62,8 @@ export function pageOfSome(
     (x, y) => y.created_at - x.created_at || (y.id < x.id ? -1 : y.id > x.id ? 1 : 0),
   )
   if (!page) return { items: sorted.map(corpusResp), total: sorted.length, nextCursor: null }
-  const [at, id] = page.after ?? [Number.MAX_SAFE_INTEGER, '']
-  const after = sorted.filter(
-    (r) => r.created_at < (at as number) || (r.created_at === at && r.id < (id as string)),
-  )
+  const [at, id] = timeIdCursor(page.after) ?? [Number.MAX_SAFE_INTEGER, '']
+  const after = sorted.filter((r) => r.created_at < at || (r.created_at === at && r.id < id))
   return keysetPage(
     after.slice(0, page.limit + 1),
     page.limit,

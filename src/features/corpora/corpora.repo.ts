@@ -2,6 +2,7 @@ import { and, count, desc, eq, type gt, inArray, isNull, lt, or, sql } from 'dri
 import { Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { StoreMemo } from '../../platform/db/store-memo'
+import { timeIdCursor } from '../../platform/paging/paging'
 import { type CorpusRow, chunks, corporaTables, type DocumentRow } from './corpora.rows'
 
 export type { CorpusRow, DocumentRow } from './corpora.rows'
@@ -78,7 +79,7 @@ export class CorporaRepo {
     after: readonly (string | number)[] | null,
     limit: number,
   ): Promise<CorpusRow[]> {
-    const [at, id] = (after ?? [Number.MAX_SAFE_INTEGER, '']) as [number, string]
+    const [at, id] = timeIdCursor(after) ?? [Number.MAX_SAFE_INTEGER, '']
     const { c, corpusCols } = this.t
     return (await this.db
       .select(corpusCols)
@@ -148,7 +149,7 @@ export class CorporaRepo {
     after: readonly (string | number)[] | null,
     limit: number | null,
   ): Promise<DocumentRow[]> {
-    const [at, id] = (after ?? [Number.MAX_SAFE_INTEGER, '']) as [number, string]
+    const [at, id] = timeIdCursor(after) ?? [Number.MAX_SAFE_INTEGER, '']
     const { d, documentCols } = this.t
     const q = this.db
       .select(documentCols)

@@ -38,6 +38,19 @@ export function decodeCursor(cursor: string): (string | number)[] {
 }
 
 /**
+ * The keyset position of a list ordered by a time and an id, `[ms, id]`, from a decoded cursor (null
+ * at the start); any other shape is 400 `invalid_cursor`, so a crafted cursor never binds a number to
+ * a text column (which PostgreSQL refuses) or the other way round.
+ */
+export function timeIdCursor(after: readonly (string | number)[] | null): [number, string] | null {
+  if (after === null) return null
+  const [at, id] = after
+  if (after.length !== 2 || typeof at !== 'number' || !Number.isSafeInteger(at) || typeof id !== 'string')
+    throw fail('invalid_cursor')
+  return [at, id]
+}
+
+/**
  * Turns `limit + 1` rows fetched in keyset order into a page: the extra row only tells whether a
  * next page exists, and the cursor is the sort key of the last row returned.
  */
