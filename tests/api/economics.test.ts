@@ -82,23 +82,22 @@ describe('economics', () => {
 
   test('retraining without force adds its measured time; a forced retrain replaces it', async () => {
     // The CPU time each finished run measured, oldest first, as the onboarding feature stored it.
-    const runCpu = () =>
-      t.jobs.queue
-        .listBySubject(b.workspaceId, b.corpusId)
+    const runCpu = async () =>
+      (await t.jobs.queue.repo.listBySubject(b.workspaceId, b.corpusId))
         .filter((j) => j.kind === 'train')
         .reverse()
         .map((j) => (j.result as { cpuMs: number }).cpuMs / 1000)
     const seconds = async () => ((await (await economics()).json()) as Economics).train_seconds
-    expect(near(await seconds(), runCpu()[0]!, 1e-5, 2e-6)).toBe(true)
+    expect(near(await seconds(), (await runCpu())[0]!, 1e-5, 2e-6)).toBe(true)
     await upload(t, b.adminToken, b.corpusId, [
       { path: 'extra.txt', text: 'Warsaw is the capital and largest city of Poland, on the Vistula river.' },
     ])
     await train(t, b.adminToken, b.corpusId)
-    const [first, second] = runCpu() as [number, number]
+    const [first, second] = (await runCpu()) as [number, number]
     expect(second).toBeGreaterThan(0)
     expect(near(await seconds(), first + second, 1e-5, 2e-6)).toBe(true)
     await train(t, b.adminToken, b.corpusId, true)
-    const forced = runCpu()[2]!
+    const forced = (await runCpu())[2]!
     expect(near(await seconds(), forced, 1e-5, 2e-6)).toBe(true)
     const e = (await (await economics()).json()) as Economics
     expect(e.n_cartridges).toBe(4)

@@ -121,22 +121,22 @@ describe('extraction of an upload of many files', () => {
       this: ExtractSandbox,
       ...args: Parameters<ExtractSandbox['extract']>
     ) {
-      if (++reads === 20) queue.requestCancel(job!.id)
+      if (++reads === 20) void queue.repo.requestCancel(job!.id)
       return extract.apply(this, args)
     })
     let checks = 0
-    const asked = queue.cancelRequested
-    queue.cancelRequested = (id: string) => {
+    const asked = queue.repo.cancelRequested
+    queue.repo.cancelRequested = (id: string) => {
       checks++
-      return asked.call(queue, id)
+      return asked.call(queue.repo, id)
     }
     try {
       await drain(t)
     } finally {
       extracting.mockRestore()
-      queue.cancelRequested = asked
+      queue.repo.cancelRequested = asked
     }
-    expect(queue.get(job!.id)?.status).toBe('canceled')
+    expect((await queue.repo.get(job!.id))?.status).toBe('canceled')
     let extracted = 0
     for (const d of docs) if ((await row(d.id)).text_key !== null) extracted++
     expect(extracted).toBe(0)

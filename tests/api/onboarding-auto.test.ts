@@ -220,7 +220,7 @@ describe('automatic onboarding', () => {
     const manual = await (
       await t.request(`/v1/corpora/${b.corpusId}/train`, { method: 'POST', headers: bearer(b.adminToken) })
     ).json()
-    expect(t.jobs.queue.claim(['train_batch'], 'other-process', 60_000, 10)).toHaveLength(1)
+    expect(await t.jobs.queue.leaseRepo.claim(['train_batch'], 'other-process', 60_000, 10)).toHaveLength(1)
     const late: FixtureFile = { path: 'late.txt', text: 'The late note says the ferry leaves at noon.' }
     await upload(t, b.adminToken, b.corpusId, [late])
     await settle()
@@ -268,7 +268,7 @@ describe('automatic onboarding', () => {
     ).json()
     expect(manual.units_total).toBe(33)
     // Another process holds the notes' batch (the run stays in flight); rhine.txt's batch runs here.
-    expect(t.jobs.queue.claim(['train_batch'], 'other-process', 60_000, 1)).toHaveLength(1)
+    expect(await t.jobs.queue.leaseRepo.claim(['train_batch'], 'other-process', 60_000, 1)).toHaveLength(1)
     await settle()
     const rhine = (await get(b.adminToken, `/v1/corpora/${b.corpusId}/documents?limit=500`)).items.find(
       (d: { filename: string }) => d.filename === 'rhine.txt',
@@ -339,7 +339,7 @@ describe('automatic onboarding', () => {
       await t.request(`/v1/corpora/${b.corpusId}/train`, { method: 'POST', headers: bearer(b.adminToken) })
     ).json()
     expect(await base()).toMatchObject({ status: 'training', auto_onboard_paused: false })
-    expect(t.jobs.queue.claim(['train_batch'], 'other-process', 60_000, 10)).toHaveLength(1)
+    expect(await t.jobs.queue.leaseRepo.claim(['train_batch'], 'other-process', 60_000, 10)).toHaveLength(1)
     await upload(t, b.adminToken, b.corpusId, [{ path: 'late.txt', text: 'A late note.' }])
     await settle()
     await t.request(`/v1/corpora/${b.corpusId}/cancel`, { method: 'POST', headers: bearer(b.adminToken) })

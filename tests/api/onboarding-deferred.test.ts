@@ -25,16 +25,19 @@ async function runOnly(corpusId: string, token: string, force = false) {
   for (let i = 0; i < 20; i++) {
     if ((await get(`/v1/jobs/${run.id}`, token)).status !== 'running') break
     // Only the run's batches: a deferred job queued by the first batch waits.
-    const claimable = t.jobs.queue.listBySubject(t.jobs.queue.get(run.id)!.workspaceId, corpusId)
+    const claimable = await t.jobs.queue.repo.listBySubject(
+      (await t.jobs.queue.repo.get(run.id))!.workspaceId,
+      corpusId,
+    )
     if (!claimable.some((j) => j.kind === 'train_batch' && j.status === 'pending')) break
-    t.jobs.scheduler.tick()
+    await t.jobs.scheduler.step()
     await t.jobs.scheduler.idle()
   }
   return run
 }
 
-const deferred = (corpusId: string, workspaceId: string) =>
-  t.jobs.queue.listBySubject(workspaceId, corpusId).filter((j) => j.kind === 'train_deferred')
+const deferred = async (corpusId: string, workspaceId: string) =>
+  (await t.jobs.queue.repo.listBySubject(workspaceId, corpusId)).filter((j) => j.kind === 'train_deferred')
 
 async function ask(corpusId: string, key: string, strategy?: 'cart' | 'rag') {
   const res = await t.request(`/v1/corpora/${corpusId}/chat`, {
@@ -59,7 +62,7 @@ describe('onboarding in two parts', () => {
     expect(await rows(t, 'engine_passages')).toBeGreaterThan(0)
     expect(await rows(t, 'engine_sections', "cart_key LIKE 'pending:%'")).toBe(3)
     expect(await rows(t, 'engine_vectors')).toBe(0)
-    expect(deferred(corpusId, admin.workspaceId).map((j) => j.status)).toEqual(['pending'])
+    expect((await deferred(corpusId, admin.workspaceId)).map((j) => j.status)).toEqual(['pending'])
 
     // Cart asked for (and by default): answered by rag, and the answer says so.
     for (const strategy of ['cart', undefined] as const) {
@@ -73,7 +76,7 @@ describe('onboarding in two parts', () => {
 
     await t.jobs.scheduler.drain()
     expect((await get(`/v1/corpora/${corpusId}`, admin.token)).cart_status).toBe('ready')
-    expect(deferred(corpusId, admin.workspaceId).every((j) => j.status === 'succeeded')).toBe(true)
+    expect((await deferred(corpusId, admin.workspaceId)).every((j) => j.status === 'succeeded')).toBe(true)
     expect(await rows(t, 'engine_sections', "cart_key LIKE 'pending:%'")).toBe(0)
     // The built-in vectors came with the cartridges.
     expect(await rows(t, 'engine_vectors', "model = 'engram-static-1'")).toBe(
@@ -110,7 +113,7 @@ describe('onboarding in two parts', () => {
     t = authApp({ env: { ENGRAM_JOB_WORKERS: '1' } })
     const { admin, query, corpusId } = await uploaded()
     await runOnly(corpusId, admin.token)
-    const claimed = t.jobs.queue.claim(['train_deferred'], 'crashed-process', 60_000, 10)
+    const claimed = await t.jobs.queue.leaseRepo.claim(['train_deferred'], 'crashed-process', 60_000, 10)
     expect(claimed).toHaveLength(1)
     await t.jobs.scheduler.drain()
     expect((await get(`/v1/corpora/${corpusId}`, admin.token)).cart_status).toBe('building')
@@ -154,7 +157,7 @@ describe('onboarding in two parts', () => {
     const run = await (
       await t.request(`/v1/corpora/${corpusId}/train`, { method: 'POST', headers: bearer(admin.token) })
     ).json()
-    t.jobs.scheduler.tick() // the first batch starts
+    await t.jobs.scheduler.step() // the first batch starts
     await t.jobs.scheduler.idle()
     expect(
       (await t.request(`/v1/corpora/${corpusId}/cancel`, { method: 'POST', headers: bearer(admin.token) }))

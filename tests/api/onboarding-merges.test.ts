@@ -30,9 +30,9 @@ describe("a run's index merges", () => {
     ).json()
     // Only the run's batches: the deferred job it queues as it ends waits.
     for (let i = 0; i < 20 && (await get(`/v1/jobs/${run.id}`, admin.token)).status === 'running'; i++) {
-      const jobs = t.jobs.queue.listBySubject(admin.workspaceId, corpusId)
+      const jobs = await t.jobs.queue.repo.listBySubject(admin.workspaceId, corpusId)
       if (!jobs.some((j) => j.kind === 'train_batch' && j.status === 'pending')) break
-      t.jobs.scheduler.tick()
+      await t.jobs.scheduler.step()
       await t.jobs.scheduler.idle()
     }
     expect((await get(`/v1/jobs/${run.id}`, admin.token)).status).toBe('succeeded')
@@ -50,9 +50,9 @@ describe("a run's index merges", () => {
     const held = await ask()
     expect(held.answer).toContain('October 1973')
     await t.jobs.scheduler.drain()
-    const deferred = t.jobs.queue
-      .listBySubject(admin.workspaceId, corpusId)
-      .filter((j) => j.kind === 'train_deferred')
+    const deferred = (await t.jobs.queue.repo.listBySubject(admin.workspaceId, corpusId)).filter(
+      (j) => j.kind === 'train_deferred',
+    )
     expect(deferred.length).toBeGreaterThan(0)
     expect(deferred.every((j) => j.status === 'succeeded')).toBe(true)
     expect(automerge(corpusId)).toBe(4)

@@ -28,16 +28,19 @@ async function train(corpusId: string, token: string, force = false) {
 async function runOnly(corpusId: string, token: string, force = false) {
   const run = await train(corpusId, token, force)
   for (let i = 0; i < 20; i++) {
-    const queued = t.jobs.queue.listBySubject(t.jobs.queue.get(run.id)!.workspaceId, corpusId)
+    const queued = await t.jobs.queue.repo.listBySubject(
+      (await t.jobs.queue.repo.get(run.id))!.workspaceId,
+      corpusId,
+    )
     if (!queued.some((j) => j.kind === 'train_batch' && j.status === 'pending')) break
-    t.jobs.scheduler.tick()
+    await t.jobs.scheduler.step()
     await t.jobs.scheduler.idle()
   }
   return run
 }
 
-const deferred = (corpusId: string, workspaceId: string) =>
-  t.jobs.queue.listBySubject(workspaceId, corpusId).filter((j) => j.kind === 'train_deferred')
+const deferred = async (corpusId: string, workspaceId: string) =>
+  (await t.jobs.queue.repo.listBySubject(workspaceId, corpusId)).filter((j) => j.kind === 'train_deferred')
 
 /** The cartridge key of the section holding `path`'s text. */
 const cartOf = (path: string) =>
@@ -80,12 +83,12 @@ describe('the deferred build repairs damaged cartridges', () => {
     t.services.engine.cache.delete(other)
 
     await runOnly(corpusId, admin.token, true)
-    const jobs = deferred(corpusId, admin.workspaceId)
+    const jobs = await deferred(corpusId, admin.workspaceId)
     expect(jobs.filter((j) => j.status === 'pending').map((j) => j.payload.check)).toEqual([
       expect.any(String),
     ])
     await t.jobs.scheduler.drain()
-    const job = t.jobs.queue.get(jobs[0]!.id)!
+    const job = (await t.jobs.queue.repo.get(jobs[0]!.id))!
     expect(job.status).toBe('succeeded')
     expect(job.result).toMatchObject({ damaged: 2, built: 2, failed: 0 })
     expect(await store.getBytes(oil)).not.toBeNull()
@@ -103,7 +106,7 @@ describe('the deferred build repairs damaged cartridges', () => {
     await runOnly(corpusId, admin.token, true)
     expect((await get(`/v1/corpora/${corpusId}`, admin.token)).cart_status).toBe('ready')
     await t.jobs.scheduler.drain()
-    const checks = deferred(corpusId, admin.workspaceId).filter((j) => j.payload.check)
+    const checks = (await deferred(corpusId, admin.workspaceId)).filter((j) => j.payload.check)
     expect(checks.map((j) => [j.status, j.result])).toEqual([
       ['succeeded', { built: 0, failed: 0, damaged: 0, dropped: [] }],
     ])
@@ -122,10 +125,14 @@ describe('the deferred build repairs damaged cartridges', () => {
     expect(answer.metrics.strategy).toBe('rag')
     expect(answer.answer).toContain('October 1973')
     expect((await get(`/v1/corpora/${corpusId}`, admin.token)).cart_status).toBe('building')
-    expect(deferred(corpusId, admin.workspaceId).filter((j) => j.status === 'pending')).toHaveLength(1)
+    expect((await deferred(corpusId, admin.workspaceId)).filter((j) => j.status === 'pending')).toHaveLength(
+      1,
+    )
     // Until it is built, cart questions go to rag at once.
     expect((await ask(corpusId, query)).strategy).toBe('rag')
-    expect(deferred(corpusId, admin.workspaceId).filter((j) => j.status === 'pending')).toHaveLength(1)
+    expect((await deferred(corpusId, admin.workspaceId)).filter((j) => j.status === 'pending')).toHaveLength(
+      1,
+    )
 
     await t.jobs.scheduler.drain()
     expect(await t.deps.objects.getBytes(oil)).not.toBeNull()
@@ -145,7 +152,7 @@ describe('a section whose text is lost', () => {
     await t.deps.objects.delete(textKey)
 
     await t.jobs.scheduler.drain()
-    const [job] = deferred(corpusId, admin.workspaceId)
+    const [job] = await deferred(corpusId, admin.workspaceId)
     expect(job!.status).toBe('succeeded')
     expect(job!.attempts).toBe(1)
     expect(job!.result).toMatchObject({
@@ -181,7 +188,7 @@ describe('a section whose text is lost', () => {
     }
     store.getBytes = store.get as never
     await t.jobs.scheduler.drain()
-    const [job] = deferred(corpusId, admin.workspaceId)
+    const [job] = await deferred(corpusId, admin.workspaceId)
     expect(job).toMatchObject({ status: 'pending', error: 'the object store did not answer' })
     expect(await rows(t, 'engine_sections', "cart_key LIKE 'pending:%'")).toBe(3)
     expect((await get(`/v1/corpora/${corpusId}`, admin.token)).cart_status).toBe('building')
@@ -189,7 +196,7 @@ describe('a section whose text is lost', () => {
     store.getBytes = readBytes
     t.clock.advance(10 * 60_000)
     await t.jobs.scheduler.drain()
-    expect(t.jobs.queue.get(job!.id)).toMatchObject({
+    expect(await t.jobs.queue.repo.get(job!.id)).toMatchObject({
       status: 'succeeded',
       result: { built: 3, dropped: [] },
     })
@@ -203,12 +210,14 @@ describe("a base's background jobs", () => {
     t = authApp({ env: { ENGRAM_JOB_WORKERS: '1' } })
     const { admin, corpusId } = await uploaded()
     const run = await runOnly(corpusId, admin.token)
-    const encode = t.jobs.queue.enqueue({
-      workspaceId: admin.workspaceId,
-      subjectId: corpusId,
-      kind: 'encode',
-      detail: 'passages to encode for the support check',
-    })
+    const encode = await t.jobs.queue.store.unit(() =>
+      t.jobs.queue.add({
+        workspaceId: admin.workspaceId,
+        subjectId: corpusId,
+        kind: 'encode',
+        detail: 'passages to encode for the support check',
+      }),
+    )
     const list = await get(`/v1/corpora/${corpusId}/jobs`, admin.token)
     const kinds = list.items.map((j: { kind: string }) => j.kind)
     expect(kinds[0]).toBe('encode')
@@ -238,11 +247,13 @@ describe('deletes', () => {
     t = authApp({ env: { ENGRAM_JOB_WORKERS: '1' } })
     const { admin, corpusId } = await uploaded()
     await runOnly(corpusId, admin.token)
-    t.jobs.queue.enqueue({ workspaceId: admin.workspaceId, subjectId: corpusId, kind: 'encode' })
+    await t.jobs.queue.store.unit(() =>
+      t.jobs.queue.add({ workspaceId: admin.workspaceId, subjectId: corpusId, kind: 'encode' }),
+    )
     const del = await t.request(`/v1/corpora/${corpusId}`, { method: 'DELETE', headers: bearer(admin.token) })
     expect(del.status).toBeLessThan(300)
     await t.jobs.scheduler.drain()
-    expect(t.jobs.queue.listBySubject(admin.workspaceId, corpusId)).toEqual([])
+    expect(await t.jobs.queue.repo.listBySubject(admin.workspaceId, corpusId)).toEqual([])
     expect(await rows(t, 'engine_sections')).toBe(0)
     expect(await rows(t, 'jobs', "status = 'failed'")).toBe(0)
     const carts: string[] = []
@@ -255,12 +266,12 @@ describe('deletes', () => {
     t = authApp({ env: { ENGRAM_JOB_WORKERS: '1' } })
     const { admin, corpusId } = await uploaded()
     await runOnly(corpusId, admin.token)
-    t.jobs.scheduler.tick() // the deferred build starts
+    await t.jobs.scheduler.step() // the deferred build starts
     const del = await t.request(`/v1/corpora/${corpusId}`, { method: 'DELETE', headers: bearer(admin.token) })
     expect(del.status).toBeLessThan(300)
     await t.jobs.scheduler.idle()
     await t.jobs.scheduler.drain()
-    expect(t.jobs.queue.listBySubject(admin.workspaceId, corpusId)).toEqual([])
+    expect(await t.jobs.queue.repo.listBySubject(admin.workspaceId, corpusId)).toEqual([])
     expect(await rows(t, 'engine_sections')).toBe(0)
     const carts: string[] = []
     for await (const o of t.deps.objects.list(`${admin.workspaceId}/carts/`)) carts.push(o.key)
@@ -275,7 +286,9 @@ describe('deletes', () => {
     await t.jobs.scheduler.drain()
     // Queued by the run's end (delivered with the next request), due a minute later.
     await get(`/v1/corpora/${corpusId}`, admin.token)
-    const encode = t.jobs.queue.listBySubject(admin.workspaceId, corpusId).filter((j) => j.kind === 'encode')
+    const encode = (await t.jobs.queue.repo.listBySubject(admin.workspaceId, corpusId)).filter(
+      (j) => j.kind === 'encode',
+    )
     expect(encode.map((j) => j.status)).toEqual(['pending'])
     const doc = t.db.$client
       .query<{ id: string }, []>("SELECT id FROM documents WHERE path = 'oil.txt'")
@@ -287,7 +300,7 @@ describe('deletes', () => {
     expect(del.status).toBeLessThan(300)
     t.clock.advance(61_000)
     await t.jobs.scheduler.drain()
-    expect(t.jobs.queue.get(encode[0]!.id)!.status).toBe('succeeded')
+    expect((await t.jobs.queue.repo.get(encode[0]!.id))!.status).toBe('succeeded')
     expect(
       await rows(t, 'engine_encodings', `section_id NOT IN (SELECT section_id FROM engine_sections)`),
     ).toBe(0)
@@ -309,7 +322,7 @@ describe('deletes', () => {
     })
     expect(del.status).toBeLessThan(300)
     await t.jobs.scheduler.drain()
-    const [job] = deferred(corpusId, admin.workspaceId)
+    const [job] = await deferred(corpusId, admin.workspaceId)
     expect(job).toMatchObject({ status: 'succeeded', attempts: 1 })
     expect(job!.result).toMatchObject({ built: 2, dropped: [] })
     expect(await t.deps.objects.getBytes(pendingKey.slice('pending:'.length))).toBeNull()

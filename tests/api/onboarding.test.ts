@@ -192,7 +192,7 @@ describe('onboarding runs', () => {
     const run = await (
       await t.request(`/v1/corpora/${corpusId}/train`, { method: 'POST', headers: bearer(admin.token) })
     ).json()
-    t.jobs.scheduler.tick() // the first batch starts
+    await t.jobs.scheduler.step() // the first batch starts
     const canceled = await t.request(`/v1/corpora/${corpusId}/cancel`, {
       method: 'POST',
       headers: bearer(admin.token),
@@ -241,7 +241,7 @@ describe('onboarding runs', () => {
       await t.request(`/v1/corpora/${corpusId}/train`, { method: 'POST', headers: bearer(admin.token) })
     ).json()
     // Another process claims the batch and dies without finishing it.
-    const claimed = t.jobs.queue.claim(['train_batch'], 'crashed-process', 60_000, 10)
+    const claimed = await t.jobs.queue.leaseRepo.claim(['train_batch'], 'crashed-process', 60_000, 10)
     expect(claimed).toHaveLength(1)
     await t.jobs.scheduler.drain()
     expect((await get(t, admin.token, `/v1/jobs/${run.id}`)).status).toBe('running')

@@ -83,7 +83,7 @@ async function syncIntoRetry(base: string, id: string): Promise<RunBody> {
   await t.jobs.scheduler.drain()
   const run = (await call<RunBody>(t, token, 'GET', `/v1/corpora/${base}/sync-runs/${started.body.id}`)).body
   expect(run.status).toBe('running')
-  const job = t.jobs.queue.get(run.job_id!)!
+  const job = (await t.jobs.queue.repo.get(run.job_id!))!
   expect(job.status).toBe('pending')
   expect(job.runAt - t.clock.now().getTime()).toBe(30_000)
   return run
@@ -161,7 +161,7 @@ describe('s3: a bucket prefix', () => {
       .body
     expect(run).toMatchObject({ status: 'failed', created: 0 })
     expect(run.error).toContain('reach')
-    expect(t.jobs.queue.get(run.job_id!)).toMatchObject({ status: 'failed', attempts: 5 })
+    expect(await t.jobs.queue.repo.get(run.job_id!)).toMatchObject({ status: 'failed', attempts: 5 })
   })
 })
 

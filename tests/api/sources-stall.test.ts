@@ -66,11 +66,7 @@ async function runOf(base: string, runId: string): Promise<RunBody> {
 async function listing(base: string, id: string): Promise<RunBody> {
   s3.hold()
   const run = await startSync(base, id)
-  expect(
-    scheduler()
-      .tick()
-      .map((j) => j.id),
-  ).toContain(run.job_id!)
+  expect((await scheduler().step()).map((j) => j.id)).toContain(run.job_id!)
   await s3.page(1)
   return run
 }
@@ -93,18 +89,17 @@ describe('a sync of a bucket whose listing never ends', () => {
       )
       .get(other.workspaceId)!.id
     // The syncs were queued first; the upload's extraction still gets a slot at the first tick.
-    const started = scheduler()
-      .tick()
-      .map((j) => j.id)
+    const started = (await scheduler().step()).map((j) => j.id)
     expect(started).toContain(extraction)
     await scheduler().whenSettled(extraction)
-    expect(t.jobs.queue.get(extraction)).toMatchObject({
+    expect(await t.jobs.queue.repo.get(extraction)).toMatchObject({
       status: 'succeeded',
       result: { outcome: 'extracted' },
     })
     // Meanwhile a sync of the tenant is listing, and it holds no more than its share.
     await s3.page(1)
-    expect(runs.map((r) => t.jobs.queue.get(r.job_id!)!.status)).toEqual(['running', 'pending', 'pending'])
+    const statuses = await Promise.all(runs.map((r) => t.jobs.queue.repo.get(r.job_id!)))
+    expect(statuses.map((j) => j!.status)).toEqual(['running', 'pending', 'pending'])
     expect(s3.pages).toBe(1)
     for (const id of ids) {
       expect((await call(t, tenant.token, 'POST', `/v1/corpora/${base}/sources/${id}/cancel`)).status).toBe(
@@ -124,10 +119,10 @@ describe('a sync of a bucket whose listing never ends', () => {
       200,
     )
     // The next tick sees the cancel and aborts the request in flight; the bucket never answers it.
-    scheduler().tick()
+    await scheduler().step()
     await scheduler().whenSettled(run.job_id!)
     expect(s3.pages).toBe(asked)
-    expect(t.jobs.queue.get(run.job_id!)!.status).toBe('canceled')
+    expect((await t.jobs.queue.repo.get(run.job_id!))!.status).toBe('canceled')
     expect(await runOf(base, run.id)).toMatchObject({ status: 'canceled', error: 'The sync was canceled.' })
   })
 
@@ -140,7 +135,7 @@ describe('a sync of a bucket whose listing never ends', () => {
     s3.release()
     await scheduler().whenSettled(run.job_id!)
     expect(s3.pages).toBe(asked)
-    expect(t.jobs.queue.get(run.job_id!)!.status).toBe('canceled')
+    expect((await t.jobs.queue.repo.get(run.job_id!))!.status).toBe('canceled')
   })
 
   test('a listing that makes no progress ends failed, with what happened in its error', async () => {
@@ -160,11 +155,11 @@ describe('a sync of a bucket whose listing never ends', () => {
     // The ticks renew the run's lease; its budget counts from its start all the same.
     for (const step of [30_000, 30_000]) {
       t.clock.advance(step)
-      scheduler().tick()
+      await scheduler().step()
     }
-    expect(t.jobs.queue.get(run.job_id!)!.status).toBe('running')
+    expect((await t.jobs.queue.repo.get(run.job_id!))!.status).toBe('running')
     t.clock.advance(1)
-    scheduler().tick()
+    await scheduler().step()
     await scheduler().whenSettled(run.job_id!)
     expect(await runOf(base, run.id)).toMatchObject({
       status: 'failed',

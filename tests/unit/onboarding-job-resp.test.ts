@@ -83,29 +83,38 @@ describe("a run's job as polled", () => {
 })
 
 describe("a queue's sums over an aggregate's children", () => {
-  test('sum a field of their results in the query, as decoding each result would (none, or one without it, counts 0)', () => {
+  test('sum a field of their results in the query, as decoding each result would (none, or one without it, counts 0)', async () => {
     const db = openDatabase(':memory:')
     migrate(db, migrations)
     const queue = new JobQueue(db, new ManualClock('2026-05-01T00:00:00Z'), seededRandom(1))
-    const run = queue.enqueue({ workspaceId: 'ws_1', subjectId: 'cor_1', kind: RUN_KIND, payload: {} })
+    const run = await queue.store.unit(() =>
+      queue.add({ workspaceId: 'ws_1', subjectId: 'cor_1', kind: RUN_KIND, payload: {} }),
+    )
     const results = [{ failed: 2, units: 5 }, { units: 3 }, null, { failed: 1 }]
     for (const [i, result] of results.entries()) {
-      const child = queue.enqueue({
-        workspaceId: 'ws_1',
-        subjectId: 'cor_1',
-        kind: BATCH_KIND,
-        payload: { i },
-        parentId: run.id,
-      })
+      const child = await queue.store.unit(() =>
+        queue.add({
+          workspaceId: 'ws_1',
+          subjectId: 'cor_1',
+          kind: BATCH_KIND,
+          payload: { i },
+          parentId: run.id,
+        }),
+      )
       if (result)
         db.$client.query('UPDATE jobs SET result = ? WHERE id = ?').run(JSON.stringify(result), child.id)
     }
-    const decoded = queue
-      .children(run.id)
-      .reduce((n, c) => n + Number((c.result as { failed?: number } | null)?.failed ?? 0), 0)
-    expect(queue.childTotals(run.id, 'failed').resultSum).toBe(decoded)
+    const decoded = (await queue.repo.children(run.id)).reduce(
+      (n, c) => n + Number((c.result as { failed?: number } | null)?.failed ?? 0),
+      0,
+    )
+    expect((await queue.repo.childTotals(run.id, 'failed')).resultSum).toBe(decoded)
     expect(decoded).toBe(3)
-    expect(queue.childTotals(run.id)).toMatchObject({ children: 4, resultSum: 0 })
-    expect(queue.childTotals('job_none', 'failed')).toMatchObject({ children: 0, ended: 0, resultSum: 0 })
+    expect(await queue.repo.childTotals(run.id)).toMatchObject({ children: 4, resultSum: 0 })
+    expect(await queue.repo.childTotals('job_none', 'failed')).toMatchObject({
+      children: 0,
+      ended: 0,
+      resultSum: 0,
+    })
   })
 })

@@ -36,32 +36,9 @@ export interface NewJob {
   runAt?: number
 }
 
-/**
- * A `jobs` row as the queue's statements read it (`SELECT ${JOB_COLUMNS}`): payload and result still
- * JSON text, and the boolean column as SQLite stores it (0 or 1), which bun:sqlite does not convert.
- */
-export type JobRow = Omit<typeof jobs.$inferSelect, 'cancelRequested'> & { cancelRequested: number }
-
-/** The columns of a `jobs` row under their JS keys (jobs.tables.ts), as JobRow reads them. */
-export const JOB_COLUMNS = `id, workspace_id AS workspaceId, subject_id AS subjectId, parent_id AS parentId, kind, status,
-  payload, result, detail, error, units_done AS unitsDone, units_total AS unitsTotal, attempts,
-  max_attempts AS maxAttempts, run_at AS runAt, lease_owner AS leaseOwner, lease_until AS leaseUntil,
-  cancel_requested AS cancelRequested, created_at AS createdAt, started_at AS startedAt,
-  finished_at AS finishedAt, updated_at AS updatedAt`
-
 const TERMINAL: readonly JobStatus[] = ['succeeded', 'failed', 'canceled']
 
 /** True for a status a job never leaves. */
 export function isTerminal(s: JobStatus): boolean {
   return TERMINAL.includes(s)
-}
-
-/** The job a row stores, payload and result decoded. */
-export function decode(r: JobRow): Job {
-  return {
-    ...r,
-    payload: JSON.parse(r.payload) as Record<string, unknown>,
-    result: r.result === null ? null : JSON.parse(r.result),
-    cancelRequested: r.cancelRequested === 1,
-  }
 }

@@ -1,6 +1,5 @@
 // The job queue on the store, on either engine, as features use it: enqueue in the caller's unit,
-// reads, cancellation and aggregates (the worker side is leases.repo.ts). The synchronous twin for
-// code not yet on the store is `JobQueue` (queue.ts, SQLite only); both write the same rows.
+// reads, cancellation and aggregates (the worker side is leases.repo.ts).
 import { and, count, eq, inArray, or, type SQL, sql } from 'drizzle-orm'
 import type { Clock } from '../clock/clock'
 import { newId, type Random } from '../crypto/random'
@@ -22,6 +21,8 @@ export function decodeRow(r: typeof jobs.$inferSelect): Job {
 
 /** The jobs table's queries on the store. */
 export class JobsRepo {
+  private readonly cancelListeners: ((ids: readonly string[]) => void)[] = []
+
   constructor(
     readonly store: Store,
     private readonly clock: Clock,
@@ -34,6 +35,21 @@ export class JobsRepo {
 
   private now(): number {
     return this.clock.now().getTime()
+  }
+
+  /**
+   * Calls `fn` with the ids of the jobs asked to stop by this process, once the cancel has committed
+   * (the scheduler stops those it runs at once; other processes' cancels it reads at its next step).
+   */
+  onCancel(fn: (ids: readonly string[]) => void): void {
+    this.cancelListeners.push(fn)
+  }
+
+  private canceled(ids: readonly string[]): void {
+    if (ids.length === 0 || this.cancelListeners.length === 0) return
+    this.store.afterCommit(() => {
+      for (const fn of this.cancelListeners) fn(ids)
+    })
   }
 
   /**
@@ -145,10 +161,12 @@ export class JobsRepo {
     const j = this.j
     const now = this.now()
     await this.store.unit(async () => {
-      await this.store.db
+      const asked = await this.store.db
         .update(j)
         .set({ cancelRequested: true, updatedAt: now })
         .where(and(or(eq(j.id, id), eq(j.parentId, id)), inArray(j.status, ACTIVE)))
+        .returning({ id: j.id })
+      this.canceled(asked.map((r) => r.id))
       await this.store.db
         .update(j)
         .set({ status: 'canceled', finishedAt: now, updatedAt: now })
@@ -162,18 +180,17 @@ export class JobsRepo {
     const now = this.now()
     const ofSubject = and(eq(j.workspaceId, workspaceId), eq(j.subjectId, subjectId))
     return this.store.unit(async () => {
-      const asked = await this.changed((db) =>
-        db
-          .update(j)
-          .set({ cancelRequested: true, updatedAt: now })
-          .where(and(ofSubject, inArray(j.status, ACTIVE)))
-          .returning({ id: j.id }),
-      )
+      const asked = await this.store.db
+        .update(j)
+        .set({ cancelRequested: true, updatedAt: now })
+        .where(and(ofSubject, inArray(j.status, ACTIVE)))
+        .returning({ id: j.id })
+      this.canceled(asked.map((r) => r.id))
       await this.store.db
         .update(j)
         .set({ status: 'canceled', finishedAt: now, updatedAt: now })
         .where(and(ofSubject, eq(j.status, 'pending')))
-      return asked
+      return asked.length
     })
   }
 
@@ -221,7 +238,7 @@ export class JobsRepo {
     if (p.status !== undefined) set.status = p.status
     if (p.unitsDone !== undefined) set.unitsDone = p.unitsDone
     if (p.unitsTotal !== undefined) set.unitsTotal = p.unitsTotal
-    // As the synchronous twin: a null detail or error leaves the one stored.
+    // A null detail or error leaves the one stored.
     if (p.detail !== undefined && p.detail !== null) set.detail = p.detail
     if (p.error !== undefined && p.error !== null) set.error = p.error
     if (p.status !== undefined && isTerminal(p.status)) set.finishedAt = now

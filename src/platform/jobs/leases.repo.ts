@@ -1,7 +1,7 @@
 // The worker side of the job queue on the store, on either engine: claims, heartbeats, outcomes
 // and lease recovery. Every change is one guarded statement (the expected status and lease owner)
 // in a unit, so two workers, in one process or in several sharing the database, can never both own
-// a job. The synchronous twin for code not yet on the store is `JobLeases` (leases.ts, SQLite only).
+// a job.
 import { and, eq, gte, isNotNull, lt, ne, type SQL, sql } from 'drizzle-orm'
 import type { Clock } from '../clock/clock'
 import type { Store } from '../db/store'

@@ -24,8 +24,7 @@ export { defaultBackoff, type SchedulerOptions } from './scheduler-options'
  * (and stops those asked to stop), and claims due jobs for free worker slots, fairly between
  * workspaces (fair-claim.ts), on the queue's store (either engine), one step at a time; `start()`
  * calls it on a timer. Tests call `step()` and `idle()` themselves with a manual clock, so the
- * queue advances step by step with no sleeps. `tick()` is the same step done synchronously on
- * SQLite, for callers not yet on the store.
+ * queue advances step by step with no sleeps.
  */
 export class Scheduler {
   private readonly kinds = new JobKinds()
@@ -45,6 +44,15 @@ export class Scheduler {
 
   constructor(private readonly o: SchedulerOptions) {
     this.stops = new Stops(o.queue, this.kinds, o.clock)
+    // A cancel this process commits stops its jobs here at once (their next checkpoint throws);
+    // another process's is read at the next step (`reasonNow`).
+    o.queue.repo.onCancel((ids) => {
+      const asked = new Set(ids)
+      for (const slot of this.running.values()) {
+        const { id, parentId } = slot.job
+        if (asked.has(id) || (parentId !== null && asked.has(parentId))) this.stops.stop(slot, 'canceled')
+      }
+    })
     this.deps = {
       queue: o.queue,
       log: o.log,
@@ -100,20 +108,6 @@ export class Scheduler {
     return this.started(await q.claim(this.kinds.names, this.o.owner, this.o.leaseMs, free, this.policy))
   }
 
-  /** `step()` done synchronously on SQLite, for callers not yet on the store; returns the jobs started. */
-  tick(): Job[] {
-    const q = this.o.queue
-    const recovered = q.recoverExpired()
-    if (recovered > 0) this.o.log.warn('jobs recovered after an expired lease', { count: recovered })
-    for (const slot of this.watched(true)) {
-      const held = q.heartbeat(slot.job.id, this.o.owner, this.o.leaseMs, {})
-      const reason = held ? this.stops.reasonOf(slot.job) : 'lease_lost'
-      if (reason) this.stops.stop(slot, reason)
-    }
-    const free = this.o.workers - this.running.size
-    return this.started(q.claim(this.kinds.names, this.o.owner, this.o.leaseMs, free, this.policy))
-  }
-
   /** Starts the claimed jobs in slots of their own. */
   private started(claimed: Job[]): Job[] {
     for (const job of claimed) {
@@ -154,12 +148,11 @@ export class Scheduler {
    * loses its slot here, so a handler that ignores its signal cannot keep a canceled job alive by
    * heartbeat.
    */
-  private watched(sync = false): Slot[] {
+  private watched(): Slot[] {
     const now = this.o.clock.now().getTime()
     const out: Slot[] = []
     for (const slot of [...this.running.values()]) {
       if (!slot.stop || now - slot.stoppedAt < this.o.leaseMs) out.push(slot)
-      else if (sync) this.abandonSync(slot)
       else this.abandoning.push(this.abandon(slot))
     }
     return out
@@ -176,28 +169,6 @@ export class Scheduler {
       reason: stop,
     })
     return stop !== 'lease_lost'
-  }
-
-  /** `abandon` on SQLite's synchronous connection (`tick`). */
-  private abandonSync(slot: Slot): void {
-    const { job, stop } = slot
-    if (!this.takeBack(slot)) return
-    const q = this.o.queue
-    if (stop === 'over_budget') {
-      q.finish(job.id, this.o.owner, 'failed', { error: this.stops.errorOf(job, stop).message })
-    } else q.finish(job.id, this.o.owner, 'canceled', {})
-    const hook = this.kinds.hook(job.kind)
-    const ended = q.get(job.id)
-    try {
-      const out = hook && ended ? hook(ended) : undefined
-      // An async hook (writes in a unit) ends after this synchronous tick: its failure is logged.
-      if (out instanceof Promise)
-        out.catch((e: unknown) =>
-          this.o.log.error('job settle hook failed', { job_id: job.id, error: (e as Error).message }),
-        )
-    } catch (e) {
-      this.o.log.error('job settle hook failed', { job_id: job.id, error: (e as Error).message })
-    }
   }
 
   /** Takes the slot of a job that did not stop within a lease of being told to, and writes its end. */

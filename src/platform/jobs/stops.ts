@@ -43,16 +43,17 @@ export class Stops {
   ) {}
 
   /**
-   * Why a job must stop now, read from the queue and the clock; null when it may go on. Synchronous
-   * (a handler's checkpoint): the cancel flag is read here on SQLite only; on PostgreSQL the
-   * scheduler's step reads it (`reasonNow`) and stops the slot, which the checkpoint then sees.
+   * Why a job must stop now, without reading the database (a handler's checkpoint, synchronous):
+   * its cancel flag as its claim read it, or its time budget. A later cancel is seen through the
+   * slot: the scheduler stops it when this process commits the cancel (JobsRepo.onCancel), or at
+   * its next step for another process's (`reasonNow`).
    */
   reasonOf(job: Job): StopReason | null {
-    if (this.queue.store.dialect === 'sqlite' && this.queue.cancelRequested(job.id)) return 'canceled'
+    if (job.cancelRequested) return 'canceled'
     return this.budgetSpent(job)
   }
 
-  /** `reasonOf`, reading the cancel flag on the store (either engine). */
+  /** Why a job must stop now, reading the cancel flag on the store (either engine): the scheduler's step. */
   async reasonNow(job: Job): Promise<StopReason | null> {
     if (await this.queue.repo.cancelRequested(job.id)) return 'canceled'
     return this.budgetSpent(job)

@@ -31,73 +31,105 @@ const policy = (p: Partial<ClaimPolicy> = {}): ClaimPolicy => ({
 })
 
 /** Enqueues `n` jobs of a kind for a workspace, one clock tick apart; returns their ids. */
-function jobs(q: JobQueue, clock: ManualClock, workspaceId: string, kind: string, n = 1): string[] {
-  return Array.from({ length: n }, () => {
+async function jobs(
+  q: JobQueue,
+  clock: ManualClock,
+  workspaceId: string,
+  kind: string,
+  n = 1,
+): Promise<string[]> {
+  const ids: string[] = []
+  for (let i = 0; i < n; i++) {
     clock.advance(1)
-    return q.enqueue({ workspaceId, kind }).id
-  })
+    ids.push((await q.store.unit(() => q.add({ workspaceId, kind }))).id)
+  }
+  return ids
 }
 
 describe('the fair claim', () => {
-  test("another workspace's newer job is claimed before a busy workspace's second", () => {
+  test("another workspace's newer job is claimed before a busy workspace's second", async () => {
     const { q, clock } = queue()
-    const t = jobs(q, clock, 'ws_t', 'extract', 5)
+    const t = await jobs(q, clock, 'ws_t', 'extract', 5)
     // Neither a job not yet due nor a kind not asked for is a candidate.
-    q.enqueue({ workspaceId: 'ws_c', kind: 'extract', runAt: clock.now().getTime() + 60_000 })
-    jobs(q, clock, 'ws_d', 'other')
-    const [b] = jobs(q, clock, 'ws_b', 'extract')
+    await q.store.unit(() =>
+      q.add({ workspaceId: 'ws_c', kind: 'extract', runAt: clock.now().getTime() + 60_000 }),
+    )
+    await jobs(q, clock, 'ws_d', 'other')
+    const [b] = await jobs(q, clock, 'ws_b', 'extract')
     // Oldest first would take three of T's; round robin takes T's oldest, then B's, then T's next.
-    expect(q.claim(['extract'], 'w1', 60_000, 3, policy()).map((j) => j.id)).toEqual([t[0]!, b!, t[1]!])
+    expect((await q.leaseRepo.claim(['extract'], 'w1', 60_000, 3, policy())).map((j) => j.id)).toEqual([
+      t[0]!,
+      b!,
+      t[1]!,
+    ])
   })
 
-  test("a workspace at its cap gets no slot, whatever its jobs' age; the cap counts what the owner runs", () => {
+  test("a workspace at its cap gets no slot, whatever its jobs' age; the cap counts what the owner runs", async () => {
     const { q, clock } = queue()
-    const t = jobs(q, clock, 'ws_t', 'extract', 4)
-    const [b] = jobs(q, clock, 'ws_b', 'extract')
+    const t = await jobs(q, clock, 'ws_t', 'extract', 4)
+    const [b] = await jobs(q, clock, 'ws_b', 'extract')
     const capped = policy({ perWorkspace: 2 })
-    expect(q.claim(['extract'], 'w1', 60_000, 2, capped).map((j) => j.id)).toEqual([t[0]!, b!])
-    expect(q.claim(['extract'], 'w1', 60_000, 3, capped).map((j) => j.id)).toEqual([t[1]!])
-    expect(q.claim(['extract'], 'w1', 60_000, 3, capped)).toEqual([])
+    expect((await q.leaseRepo.claim(['extract'], 'w1', 60_000, 2, capped)).map((j) => j.id)).toEqual([
+      t[0]!,
+      b!,
+    ])
+    expect((await q.leaseRepo.claim(['extract'], 'w1', 60_000, 3, capped)).map((j) => j.id)).toEqual([t[1]!])
+    expect(await q.leaseRepo.claim(['extract'], 'w1', 60_000, 3, capped)).toEqual([])
     // Another owner's slots are its own: T's jobs running at w1 do not count against w2.
-    expect(q.claim(['extract'], 'w2', 60_000, 3, capped).map((j) => j.id)).toEqual([t[2]!, t[3]!])
+    expect((await q.leaseRepo.claim(['extract'], 'w2', 60_000, 3, capped)).map((j) => j.id)).toEqual([
+      t[2]!,
+      t[3]!,
+    ])
   })
 
-  test('bulk jobs never take the slots kept for interactive work, even when they are older', () => {
+  test('bulk jobs never take the slots kept for interactive work, even when they are older', async () => {
     const { q, clock } = queue()
-    const syncs = jobs(q, clock, 'ws_t', 'sync', 3)
-    const [upload] = jobs(q, clock, 'ws_b', 'extract')
+    const syncs = await jobs(q, clock, 'ws_t', 'sync', 3)
+    const [upload] = await jobs(q, clock, 'ws_b', 'extract')
     const p = policy({ bulkSlots: 1 })
-    expect(q.claim(['sync', 'extract'], 'w1', 60_000, 2, p).map((j) => j.id)).toEqual([syncs[0]!, upload!])
-    const [later] = jobs(q, clock, 'ws_b', 'extract')
+    expect((await q.leaseRepo.claim(['sync', 'extract'], 'w1', 60_000, 2, p)).map((j) => j.id)).toEqual([
+      syncs[0]!,
+      upload!,
+    ])
+    const [later] = await jobs(q, clock, 'ws_b', 'extract')
     // One slot free: the older syncs wait, the bulk slot being taken; the upload runs.
-    expect(q.claim(['sync', 'extract'], 'w1', 60_000, 1, p).map((j) => j.id)).toEqual([later!])
+    expect((await q.leaseRepo.claim(['sync', 'extract'], 'w1', 60_000, 1, p)).map((j) => j.id)).toEqual([
+      later!,
+    ])
   })
 
-  test('a workspace whose oldest job is a blocked sync still gets its own interactive job', () => {
+  test('a workspace whose oldest job is a blocked sync still gets its own interactive job', async () => {
     const { q, clock } = queue()
-    const [first] = jobs(q, clock, 'ws_t', 'sync')
-    const [second] = jobs(q, clock, 'ws_t', 'sync')
-    const [extract] = jobs(q, clock, 'ws_t', 'extract')
+    const [first] = await jobs(q, clock, 'ws_t', 'sync')
+    const [second] = await jobs(q, clock, 'ws_t', 'sync')
+    const [extract] = await jobs(q, clock, 'ws_t', 'extract')
     const p = policy({ bulkSlots: 1 })
-    expect(q.claim(['sync', 'extract'], 'w1', 60_000, 3, p).map((j) => j.id)).toEqual([first!, extract!])
-    expect(q.get(second!)!.status).toBe('pending')
+    expect((await q.leaseRepo.claim(['sync', 'extract'], 'w1', 60_000, 3, p)).map((j) => j.id)).toEqual([
+      first!,
+      extract!,
+    ])
+    expect((await q.repo.get(second!))!.status).toBe('pending')
   })
 
-  test('free slots go to the workspace running the fewest jobs, then to the oldest job', () => {
+  test('free slots go to the workspace running the fewest jobs, then to the oldest job', async () => {
     const { q, clock } = queue()
-    const [a1, a2] = jobs(q, clock, 'ws_a', 'extract', 2)
-    expect(q.claim(['extract'], 'w1', 60_000, 1, policy()).map((j) => j.id)).toEqual([a1!])
-    const [c1] = jobs(q, clock, 'ws_c', 'extract')
-    const [b1] = jobs(q, clock, 'ws_b', 'extract')
+    const [a1, a2] = await jobs(q, clock, 'ws_a', 'extract', 2)
+    expect((await q.leaseRepo.claim(['extract'], 'w1', 60_000, 1, policy())).map((j) => j.id)).toEqual([a1!])
+    const [c1] = await jobs(q, clock, 'ws_c', 'extract')
+    const [b1] = await jobs(q, clock, 'ws_b', 'extract')
     // A runs one already: C's and B's jobs (C's older) come before A's older second.
-    expect(q.claim(['extract'], 'w1', 60_000, 3, policy()).map((j) => j.id)).toEqual([c1!, b1!, a2!])
+    expect((await q.leaseRepo.claim(['extract'], 'w1', 60_000, 3, policy())).map((j) => j.id)).toEqual([
+      c1!,
+      b1!,
+      a2!,
+    ])
   })
 
-  test('the candidates read are a few a workspace, not every waiting job', () => {
+  test('the candidates read are a few a workspace, not every waiting job', async () => {
     const { q, clock } = queue()
-    jobs(q, clock, 'ws_t', 'extract', 2_000)
-    jobs(q, clock, 'ws_t', 'sync', 50)
-    jobs(q, clock, 'ws_b', 'extract', 3)
+    await jobs(q, clock, 'ws_t', 'extract', 2_000)
+    await jobs(q, clock, 'ws_t', 'sync', 50)
+    await jobs(q, clock, 'ws_b', 'extract', 3)
     const read = readCandidates(db.$client, ['extract', 'sync'], clock.now().getTime(), 2)
     const count = (ws: string, kind: string) =>
       read.filter((c) => c.workspaceId === ws && c.kind === kind).length
@@ -116,17 +148,17 @@ describe('the fair claim', () => {
     ])
   })
 
-  test('deleting a subject cancels its pending jobs at once and flags its running ones', () => {
+  test('deleting a subject cancels its pending jobs at once and flags its running ones', async () => {
     const { q, clock } = queue()
-    const running = q.enqueue({ workspaceId: 'ws_t', kind: 'sync', subjectId: 'src_1' })
-    q.claim(['sync'], 'w1', 60_000, 1, policy())
+    const running = await q.store.unit(() => q.add({ workspaceId: 'ws_t', kind: 'sync', subjectId: 'src_1' }))
+    await q.leaseRepo.claim(['sync'], 'w1', 60_000, 1, policy())
     clock.advance(1)
-    const pending = q.enqueue({ workspaceId: 'ws_t', kind: 'sync', subjectId: 'src_1' })
-    const other = q.enqueue({ workspaceId: 'ws_t', kind: 'sync', subjectId: 'src_2' })
-    expect(q.cancelSubject('ws_t', 'src_1')).toBe(2)
-    expect(q.get(pending.id)).toMatchObject({ status: 'canceled', cancelRequested: true })
-    expect(q.get(running.id)).toMatchObject({ status: 'running', cancelRequested: true })
-    expect(q.get(other.id)).toMatchObject({ status: 'pending', cancelRequested: false })
+    const pending = await q.store.unit(() => q.add({ workspaceId: 'ws_t', kind: 'sync', subjectId: 'src_1' }))
+    const other = await q.store.unit(() => q.add({ workspaceId: 'ws_t', kind: 'sync', subjectId: 'src_2' }))
+    expect(await q.repo.cancelSubject('ws_t', 'src_1')).toBe(2)
+    expect(await q.repo.get(pending.id)).toMatchObject({ status: 'canceled', cancelRequested: true })
+    expect(await q.repo.get(running.id)).toMatchObject({ status: 'running', cancelRequested: true })
+    expect(await q.repo.get(other.id)).toMatchObject({ status: 'pending', cancelRequested: false })
   })
 })
 
@@ -155,28 +187,32 @@ describe('the scheduler under the fair claim', () => {
     const s = scheduler(q, clock, { workers: 2 })
     s.register('sync', endless, { lane: 'bulk' })
     s.register('extract', async () => 'extracted')
-    const syncs = jobs(q, clock, 'ws_t', 'sync', 3)
-    const [upload] = jobs(q, clock, 'ws_b', 'extract')
+    const syncs = await jobs(q, clock, 'ws_t', 'sync', 3)
+    const [upload] = await jobs(q, clock, 'ws_b', 'extract')
     expect((await s.step()).map((j) => j.id)).toEqual([syncs[0]!, upload!])
     await s.whenSettled(upload!)
-    expect(q.get(upload!)!.status).toBe('succeeded')
+    expect((await q.repo.get(upload!))!.status).toBe('succeeded')
     // The freed slot is interactive: the other syncs still wait.
     expect(await s.step()).toEqual([])
-    for (const id of syncs) q.requestCancel(id)
+    for (const id of syncs) await q.repo.requestCancel(id)
     await s.drain()
-    expect(syncs.map((id) => q.get(id)!.status)).toEqual(['canceled', 'canceled', 'canceled'])
+    expect((await Promise.all(syncs.map((id) => q.repo.get(id)))).map((j) => j!.status)).toEqual([
+      'canceled',
+      'canceled',
+      'canceled',
+    ])
   })
 
   test("a cancel aborts the running job's signal at the next tick: its requests end, the job ends canceled", async () => {
     const { q, clock } = queue()
     const s = scheduler(q, clock, { workers: 2 })
     s.register('sync', endless, { lane: 'bulk' })
-    const [id] = jobs(q, clock, 'ws_t', 'sync')
+    const [id] = await jobs(q, clock, 'ws_t', 'sync')
     await s.step()
-    q.requestCancel(id!)
+    await q.repo.requestCancel(id!)
     await s.step()
     await s.idle()
-    expect(q.get(id!)).toMatchObject({ status: 'canceled', leaseOwner: null })
+    expect(await q.repo.get(id!)).toMatchObject({ status: 'canceled', leaseOwner: null })
   })
 
   test('a job that ignores its stop is not kept alive by heartbeat: a lease later its slot is taken back', async () => {
@@ -185,17 +221,17 @@ describe('the scheduler under the fair claim', () => {
     const settled: string[] = []
     s.register('deaf', () => new Promise(() => {}), { onSettled: (j) => settled.push(j.status) })
     s.register('extract', async () => 'ok')
-    const [deaf] = jobs(q, clock, 'ws_t', 'deaf')
+    const [deaf] = await jobs(q, clock, 'ws_t', 'deaf')
     await s.step()
-    q.requestCancel(deaf!)
+    await q.repo.requestCancel(deaf!)
     await s.step()
     clock.advance(29_000)
     await s.step()
-    expect(q.get(deaf!)!.status).toBe('running')
+    expect((await q.repo.get(deaf!))!.status).toBe('running')
     clock.advance(1_000)
-    const [next] = jobs(q, clock, 'ws_b', 'extract')
+    const [next] = await jobs(q, clock, 'ws_b', 'extract')
     expect((await s.step()).map((j) => j.id)).toEqual([next!])
-    expect(q.get(deaf!)).toMatchObject({ status: 'canceled', leaseOwner: null })
+    expect(await q.repo.get(deaf!)).toMatchObject({ status: 'canceled', leaseOwner: null })
     expect(settled).toEqual(['canceled'])
     // Its lease is not renewed any more: nothing of it is left running here.
     await s.idle()
@@ -220,21 +256,24 @@ describe('the scheduler under the fair claim', () => {
       { lane: 'bulk', budget },
     )
     s.register('waiting', endless, { budget })
-    const [paged, waiting] = [...jobs(q, clock, 'ws_t', 'paged'), ...jobs(q, clock, 'ws_u', 'waiting')]
+    const [paged, waiting] = [
+      ...(await jobs(q, clock, 'ws_t', 'paged')),
+      ...(await jobs(q, clock, 'ws_u', 'waiting')),
+    ]
     await s.step()
     // Ticks within the lease renew it; the budget counts from the start all the same.
     for (let i = 0; i < 3; i++) {
       clock.advance(20_000)
       await s.step()
     }
-    expect(q.get(paged!)!.status).toBe('running')
+    expect((await q.repo.get(paged!))!.status).toBe('running')
     clock.advance(1)
     proceed()
     await s.whenSettled(paged!)
-    expect(q.get(paged!)).toMatchObject({ status: 'failed', error: budget.message })
+    expect(await q.repo.get(paged!)).toMatchObject({ status: 'failed', error: budget.message })
     await s.step()
     await s.idle()
-    expect(q.get(waiting!)).toMatchObject({ status: 'failed', error: budget.message })
+    expect(await q.repo.get(waiting!)).toMatchObject({ status: 'failed', error: budget.message })
   })
 
   test('a job another worker took over is stopped here and not ended by this worker', async () => {
@@ -250,16 +289,16 @@ describe('the scheduler under the fair claim', () => {
         }),
       { lane: 'bulk' },
     )
-    const [id] = jobs(q, clock, 'ws_t', 'sync')
+    const [id] = await jobs(q, clock, 'ws_t', 'sync')
     await s.step()
     // This process stalled past its lease: another took the job over.
     clock.advance(31_000)
-    q.recoverExpired()
-    const [taken] = q.claim(['sync'], 'node-b', 30_000, 1)
+    await q.leaseRepo.recoverExpired()
+    const [taken] = await q.leaseRepo.claim(['sync'], 'node-b', 30_000, 1)
     expect(taken!.id).toBe(id!)
     await s.step()
     await s.idle()
     expect(stopped).toBe('another worker took the job over')
-    expect(q.get(id!)).toMatchObject({ status: 'running', leaseOwner: 'node-b' })
+    expect(await q.repo.get(id!)).toMatchObject({ status: 'running', leaseOwner: 'node-b' })
   })
 })

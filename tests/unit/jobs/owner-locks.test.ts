@@ -77,13 +77,15 @@ describe('job owner locks', () => {
     const clock = new ManualClock('2026-05-01T00:00:00Z')
     const queue = new JobQueue(db, clock, seededRandom(3))
     const lockDir = join(dir, 'run')
-    const job = queue.enqueue({ workspaceId: 'ws_1', kind: 'work' })
-    const other = queue.enqueue({ workspaceId: 'ws_1', kind: 'work' })
+    const job = await queue.store.unit(() => queue.add({ workspaceId: 'ws_1', kind: 'work' }))
+    const other = await queue.store.unit(() => queue.add({ workspaceId: 'ws_1', kind: 'work' }))
     // The crashed server claimed a job with a ten-minute lease, then was killed.
     const dead = await holder(lockDir, 'proc_old')
-    expect(queue.claim(['work'], 'proc_old', 600_000, 1).map((j) => j.id)).toEqual([job.id])
+    expect((await queue.leaseRepo.claim(['work'], 'proc_old', 600_000, 1)).map((j) => j.id)).toEqual([job.id])
     const alive = await holder(lockDir, 'proc_live')
-    expect(queue.claim(['work'], 'proc_live', 600_000, 1).map((j) => j.id)).toEqual([other.id])
+    expect((await queue.leaseRepo.claim(['work'], 'proc_live', 600_000, 1)).map((j) => j.id)).toEqual([
+      other.id,
+    ])
     dead.kill('SIGKILL')
     await dead.exited
 
@@ -106,9 +108,13 @@ describe('job owner locks', () => {
     scheduler.start()
     await scheduler.idle()
     expect(ran).toBe(1)
-    expect(queue.get(job.id)).toMatchObject({ status: 'succeeded', result: 'resumed', attempts: 2 })
+    expect(await queue.repo.get(job.id)).toMatchObject({
+      status: 'succeeded',
+      result: 'resumed',
+      attempts: 2,
+    })
     // A live owner's job is left alone.
-    expect(queue.get(other.id)).toMatchObject({ status: 'running', leaseOwner: 'proc_live' })
+    expect(await queue.repo.get(other.id)).toMatchObject({ status: 'running', leaseOwner: 'proc_live' })
     expect(log.lines.find((l) => l.msg === 'jobs resumed from a process that stopped')).toMatchObject({
       count: 1,
       owner: 'proc_old',

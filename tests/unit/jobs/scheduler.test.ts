@@ -53,17 +53,21 @@ describe('job queue and scheduler', () => {
     const { queue, scheduler } = setup(2)
     const g = gated()
     scheduler.register('work', g.handler)
-    const ids = [1, 2, 3].map((n) => queue.enqueue({ workspaceId: 'ws_1', kind: 'work', payload: { n } }).id)
+    const ids: string[] = []
+    for (const n of [1, 2, 3])
+      ids.push(
+        (await queue.store.unit(() => queue.add({ workspaceId: 'ws_1', kind: 'work', payload: { n } }))).id,
+      )
     expect((await scheduler.step()).map((j) => j.id)).toEqual(ids.slice(0, 2))
     expect(await scheduler.step()).toEqual([])
-    expect(queue.get(ids[2]!)!.status).toBe('pending')
+    expect((await queue.repo.get(ids[2]!))!.status).toBe('pending')
     g.open()
     await scheduler.idle()
-    expect(queue.get(ids[0]!)).toMatchObject({ status: 'succeeded', result: 'done', attempts: 1 })
+    expect(await queue.repo.get(ids[0]!)).toMatchObject({ status: 'succeeded', result: 'done', attempts: 1 })
     expect((await scheduler.step()).map((j) => j.id)).toEqual([ids[2]!])
     g.open()
     await scheduler.idle()
-    expect(queue.get(ids[2]!)!.status).toBe('succeeded')
+    expect((await queue.repo.get(ids[2]!))!.status).toBe('succeeded')
   })
 
   test('a transient failure is retried after an exponential backoff, then fails for good', async () => {
@@ -74,10 +78,12 @@ describe('job queue and scheduler', () => {
       calls++
       throw new TransientError('peer down')
     })
-    const job = queue.enqueue({ workspaceId: 'ws_1', kind: 'flaky', maxAttempts: 3 })
+    const job = await queue.store.unit(() =>
+      queue.add({ workspaceId: 'ws_1', kind: 'flaky', maxAttempts: 3 }),
+    )
     await scheduler.drain()
     expect(calls).toBe(1)
-    expect(queue.get(job.id)).toMatchObject({ status: 'pending', error: 'peer down', attempts: 1 })
+    expect(await queue.repo.get(job.id)).toMatchObject({ status: 'pending', error: 'peer down', attempts: 1 })
     clock.advance(999)
     await scheduler.drain()
     expect(calls).toBe(1)
@@ -87,7 +93,7 @@ describe('job queue and scheduler', () => {
     clock.advance(2000)
     await scheduler.drain()
     expect(calls).toBe(3)
-    expect(queue.get(job.id)).toMatchObject({ status: 'failed', error: 'peer down', attempts: 3 })
+    expect(await queue.repo.get(job.id)).toMatchObject({ status: 'failed', error: 'peer down', attempts: 3 })
   })
 
   test('a permanent failure is not retried', async () => {
@@ -96,18 +102,22 @@ describe('job queue and scheduler', () => {
     scheduler.register('bad', async () => {
       throw new Error('corrupt input')
     })
-    const job = queue.enqueue({ workspaceId: 'ws_1', kind: 'bad' })
+    const job = await queue.store.unit(() => queue.add({ workspaceId: 'ws_1', kind: 'bad' }))
     await scheduler.drain()
-    expect(queue.get(job.id)).toMatchObject({ status: 'failed', error: 'corrupt input', attempts: 1 })
+    expect(await queue.repo.get(job.id)).toMatchObject({
+      status: 'failed',
+      error: 'corrupt input',
+      attempts: 1,
+    })
   })
 
   test('a job left running by a crashed process is picked up again once its lease expires', async () => {
     newDb()
     const a = setup(1, 'node-a')
     a.scheduler.register('work', gated().handler)
-    const job = a.queue.enqueue({ workspaceId: 'ws_1', kind: 'work' })
+    const job = await a.queue.store.unit(() => a.queue.add({ workspaceId: 'ws_1', kind: 'work' }))
     await a.scheduler.step()
-    expect(a.queue.get(job.id)).toMatchObject({ status: 'running', leaseOwner: 'node-a' })
+    expect(await a.queue.repo.get(job.id)).toMatchObject({ status: 'running', leaseOwner: 'node-a' })
     // node-a dies here: nobody renews its lease. node-b starts on the same database.
     const b = fresh(a.clock, 1, 'node-b')
     let ran = 0
@@ -120,7 +130,11 @@ describe('job queue and scheduler', () => {
     a.clock.advance(2_000)
     await b.scheduler.drain()
     expect(ran).toBe(1)
-    expect(b.queue.get(job.id)).toMatchObject({ status: 'succeeded', result: 'recovered', attempts: 2 })
+    expect(await b.queue.repo.get(job.id)).toMatchObject({
+      status: 'succeeded',
+      result: 'recovered',
+      attempts: 2,
+    })
   })
 
   test('a live worker keeps its lease by heartbeat, so its job is never taken over', async () => {
@@ -128,7 +142,7 @@ describe('job queue and scheduler', () => {
     const a = setup(1, 'node-a')
     const g = gated()
     a.scheduler.register('work', g.handler)
-    const job = a.queue.enqueue({ workspaceId: 'ws_1', kind: 'work' })
+    const job = await a.queue.store.unit(() => a.queue.add({ workspaceId: 'ws_1', kind: 'work' }))
     await a.scheduler.step()
     const b = fresh(a.clock, 1, 'node-b')
     b.scheduler.register('work', g.handler)
@@ -139,13 +153,15 @@ describe('job queue and scheduler', () => {
     }
     g.open()
     await a.scheduler.idle()
-    expect(a.queue.get(job.id)).toMatchObject({ status: 'succeeded', attempts: 1 })
+    expect(await a.queue.repo.get(job.id)).toMatchObject({ status: 'succeeded', attempts: 1 })
   })
 
   test('cancel stops a running child at its next checkpoint and cancels pending siblings at once', async () => {
     newDb()
     const { queue, scheduler } = setup(1)
-    const run = queue.enqueue({ workspaceId: 'ws_1', kind: 'run', status: 'running', subjectId: 'cor_1' })
+    const run = await queue.store.unit(() =>
+      queue.add({ workspaceId: 'ws_1', kind: 'run', status: 'running', subjectId: 'cor_1' }),
+    )
     let units = 0
     let proceed: () => void = () => {}
     scheduler.register('batch', async (ctx) => {
@@ -156,17 +172,21 @@ describe('job queue and scheduler', () => {
         if (i === 2) await new Promise<void>((r) => (proceed = r))
       }
     })
-    const first = queue.enqueue({ workspaceId: 'ws_1', kind: 'batch', parentId: run.id })
-    const second = queue.enqueue({ workspaceId: 'ws_1', kind: 'batch', parentId: run.id })
+    const first = await queue.store.unit(() =>
+      queue.add({ workspaceId: 'ws_1', kind: 'batch', parentId: run.id }),
+    )
+    const second = await queue.store.unit(() =>
+      queue.add({ workspaceId: 'ws_1', kind: 'batch', parentId: run.id }),
+    )
     await scheduler.step()
     await Promise.resolve()
-    queue.requestCancel(run.id)
-    expect(queue.get(second.id)!.status).toBe('canceled')
+    await queue.repo.requestCancel(run.id)
+    expect((await queue.repo.get(second.id))!.status).toBe('canceled')
     proceed()
     await scheduler.idle()
     expect(units).toBe(3)
-    expect(queue.get(first.id)).toMatchObject({ status: 'canceled', unitsDone: 3, unitsTotal: 10 })
-    expect(queue.get(run.id)!.cancelRequested).toBe(true)
+    expect(await queue.repo.get(first.id)).toMatchObject({ status: 'canceled', unitsDone: 3, unitsTotal: 10 })
+    expect((await queue.repo.get(run.id))!.cancelRequested).toBe(true)
   })
 
   test('the settle hook sees each job in its final state', async () => {
@@ -178,7 +198,7 @@ describe('job queue and scheduler', () => {
       async () => 1,
       (job) => seen.push(`${job.id}:${job.status}`),
     )
-    const a = queue.enqueue({ workspaceId: 'ws_1', kind: 'work' })
+    const a = await queue.store.unit(() => queue.add({ workspaceId: 'ws_1', kind: 'work' }))
     await scheduler.drain()
     expect(seen).toEqual([`${a.id}:succeeded`])
   })
@@ -187,11 +207,13 @@ describe('job queue and scheduler', () => {
     newDb()
     const { queue, scheduler } = setup(2)
     scheduler.register('work', async () => 1)
-    const agg = queue.enqueue({ workspaceId: 'ws_1', kind: 'run', status: 'running' })
-    const other = queue.enqueue({ workspaceId: 'ws_1', kind: 'other' })
+    const agg = await queue.store.unit(() =>
+      queue.add({ workspaceId: 'ws_1', kind: 'run', status: 'running' }),
+    )
+    const other = await queue.store.unit(() => queue.add({ workspaceId: 'ws_1', kind: 'other' }))
     await scheduler.drain()
-    expect(queue.get(agg.id)!.status).toBe('running')
-    expect(queue.get(other.id)!.status).toBe('pending')
+    expect((await queue.repo.get(agg.id))!.status).toBe('running')
+    expect((await queue.repo.get(other.id))!.status).toBe('pending')
   })
 
   test('a started scheduler picks up a new job at once, without waiting for its next poll', async () => {
@@ -219,8 +241,10 @@ describe('job queue and scheduler', () => {
       if (ran.length === 2) finished()
     })
     scheduler.start()
-    queue.enqueue({ workspaceId: 'ws_1', kind: 'work', payload: { name: 'first' } })
-    queue.enqueue({ workspaceId: 'ws_1', kind: 'work', payload: { name: 'second' } })
+    await queue.store.unit(() => queue.add({ workspaceId: 'ws_1', kind: 'work', payload: { name: 'first' } }))
+    await queue.store.unit(() =>
+      queue.add({ workspaceId: 'ws_1', kind: 'work', payload: { name: 'second' } }),
+    )
     await done
     await scheduler.stop()
     expect(ran).toEqual(['first', 'second'])

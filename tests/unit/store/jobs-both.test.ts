@@ -211,5 +211,47 @@ for (const engine of await engines()) {
       await a.scheduler.idle()
       expect(await a.queue.repo.get(job.id)).toMatchObject({ status: 'succeeded', leaseOwner: null })
     })
+
+    test('a cancel stops a running job at its next checkpoint: at once in this process, at the next step from another', async () => {
+      const o = await open()
+      const other = await o.another()
+      const clock = new ManualClock('2026-05-01T00:00:00Z')
+      const a = rig(o.store, clock, 'node-a', 8)
+      const b = rig(other.store, clock, 'node-b', 9)
+      // A handler that checks for a stop each time the test lets it go on.
+      const gates: (() => void)[] = []
+      const checked: string[] = []
+      a.scheduler.register('paged', async (ctx) => {
+        for (;;) {
+          await new Promise<void>((r) => gates.push(r))
+          ctx.checkpoint()
+          checked.push(ctx.job.id)
+        }
+      })
+      const go = async () => {
+        for (const g of gates.splice(0)) g()
+        await Promise.resolve()
+      }
+      const [here, there] = [
+        await o.store.unit(() => a.queue.add({ workspaceId: 'ws_a', kind: 'paged' })),
+        await o.store.unit(() => a.queue.add({ workspaceId: 'ws_b', kind: 'paged' })),
+      ]
+      expect((await a.scheduler.step()).map((j) => j.id).sort()).toEqual([here.id, there.id].sort())
+      await go()
+      expect(checked.sort()).toEqual([here.id, there.id].sort())
+      // This process's cancel: the next checkpoint throws, with no step between.
+      await a.queue.repo.requestCancel(here.id)
+      // Another process's cancel: this one learns of it at its next step.
+      await b.queue.repo.requestCancel(there.id)
+      checked.length = 0
+      await go()
+      await a.scheduler.whenSettled(here.id)
+      expect(await a.queue.repo.get(here.id)).toMatchObject({ status: 'canceled', leaseOwner: null })
+      expect(checked).toEqual([there.id])
+      await a.scheduler.step()
+      await go()
+      await a.scheduler.idle()
+      expect(await a.queue.repo.get(there.id)).toMatchObject({ status: 'canceled', leaseOwner: null })
+    })
   })
 }
