@@ -27,12 +27,11 @@ async function settle(): Promise<void> {
 }
 
 const extractions = () => rows(t, 'jobs', "kind = 'ingest.extract'")
-const version = (id: string) =>
-  t.db.$client
-    .query<{ v: number | null; pages: string | null }, [string]>(
-      'SELECT extractor_version AS v, page_ranges AS pages FROM documents WHERE id = ?',
-    )
-    .get(id)!
+const version = async (id: string) =>
+  (await t.sql.get<{ v: number | null; pages: string | null }>(
+    'SELECT extractor_version AS v, page_ranges AS pages FROM documents WHERE id = ?',
+    id,
+  ))!
 
 describe('extraction again', () => {
   test('a force run extracts again the documents an older extractor read, and a PDF gets its pages back', async () => {
@@ -58,8 +57,8 @@ describe('extraction again', () => {
     const [pdf] = (await res.json()) as { id: string }[]
     const [note] = await upload(t, admin.token, base.id, [{ path: 'note.txt', text: 'A short note.' }])
     await settle()
-    expect(version(pdf!.id)).toMatchObject({ v: 1 })
-    expect(version(pdf!.id).pages).not.toBeNull()
+    expect(await version(pdf!.id)).toMatchObject({ v: 1 })
+    expect((await version(pdf!.id)).pages).not.toBeNull()
     await t.request(`/v1/corpora/${base.id}/train`, { method: 'POST', headers: bearer(admin.token) })
     await settle()
     const text = `/v1/corpora/${base.id}/documents/${pdf!.id}/text?limit=10`
@@ -68,9 +67,7 @@ describe('extraction again', () => {
     const sections = await rows(t, 'documents', `parent_id = '${pdf!.id}'`)
 
     // As a PDF extracted before pages were kept (and before versions were recorded) looks.
-    t.db.$client.run('UPDATE documents SET page_ranges = NULL, extractor_version = NULL WHERE id = ?', [
-      pdf!.id,
-    ])
+    await t.sql.run('UPDATE documents SET page_ranges = NULL, extractor_version = NULL WHERE id = ?', pdf!.id)
     expect((await get(admin.token, text)).pages).toBeNull()
     // A run that is not forced extracts nothing again: nothing is new.
     await expectError(
@@ -91,7 +88,7 @@ describe('extraction again', () => {
     expect(await rows(t, 'documents', `parent_id = '${pdf!.id}'`)).toBe(0)
     await settle()
     expect(await get(admin.token, `/v1/jobs/${run.id}`)).toMatchObject({ status: 'succeeded' })
-    expect(version(pdf!.id).v).toBe(1)
+    expect((await version(pdf!.id)).v).toBe(1)
     expect((await get(admin.token, text)).pages).toEqual(pages)
     expect(await rows(t, 'documents', `parent_id = '${pdf!.id}'`)).toBe(sections)
     expect(await get(admin.token, `/v1/corpora/${base.id}`)).toMatchObject({
@@ -99,7 +96,7 @@ describe('extraction again', () => {
       documents_ready: 2,
       documents_pending: 0,
     })
-    expect(version(note!.id).v).toBe(1)
+    expect((await version(note!.id)).v).toBe(1)
     // Nothing is extracted again by the next force run: every document is current.
     await t.request(`/v1/corpora/${base.id}/train?force=true`, {
       method: 'POST',

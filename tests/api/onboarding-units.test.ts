@@ -25,10 +25,12 @@ describe("a run's units read a group at a time", () => {
     await t.jobs.scheduler.drain()
     const repo = new UnitsRepo(t.store)
     const units = await repo.units(corpusId, true)
-    const parents = t.db.$client
-      .query<{ id: string }, [string]>('SELECT id FROM documents WHERE corpus_id = ? AND parent_id IS NULL')
-      .all(corpusId)
-      .map((r) => r.id)
+    const parents = (
+      await t.sql.all<{ id: string }>(
+        'SELECT id FROM documents WHERE corpus_id = ? AND parent_id IS NULL',
+        corpusId,
+      )
+    ).map((r) => r.id)
     // Sections and whole files (the units), their parents, an id that is no row.
     const ids = [...units.map((u) => u.id), ...parents, 'doc_gone']
     expect(units.length).toBeGreaterThan(parents.length)

@@ -108,12 +108,12 @@ describe('GET /jobs/{job_id} of a sync', () => {
   test('a job of a kind no feature made readable (extraction) stays a 404', async () => {
     const { run } = await sourceWithSync('inner-jobs')
     await t.jobs.scheduler.drain()
-    const extract = t.db.$client
-      .query<{ id: string }, [string, string]>(
-        'SELECT id FROM jobs WHERE workspace_id = ? AND kind NOT IN (?) ORDER BY created_at LIMIT 1',
-      )
-      .get(admin.workspaceId, 'sources.sync')
-    expect(extract).not.toBeNull()
+    const extract = await t.sql.get<{ id: string }>(
+      'SELECT id FROM jobs WHERE workspace_id = ? AND kind NOT IN (?) ORDER BY created_at LIMIT 1',
+      admin.workspaceId,
+      'sources.sync',
+    )
+    expect(extract).toBeDefined()
     expect(extract!.id).not.toBe(run.job_id)
     const res = await t.request(`/v1/jobs/${extract!.id}`, { headers: bearer(admin.token) })
     await expectError(res, '/v1', 404, 'not_found')

@@ -50,15 +50,13 @@ function blobs(corpusId: string): string[] {
 }
 
 const rows = (corpusId: string) =>
-  t.db.$client
-    .query<{ id: string; path: string; raw_key: string; size: number }, [string]>(
-      'SELECT id, path, raw_key, size FROM documents WHERE corpus_id = ? AND parent_id IS NULL ORDER BY path',
-    )
-    .all(corpusId)
-const storage = (corpusId: string) =>
-  t.db.$client
-    .query<{ storage_bytes: number }, [string]>('SELECT storage_bytes FROM corpora WHERE id = ?')
-    .get(corpusId)!.storage_bytes
+  t.sql.all<{ id: string; path: string; raw_key: string; size: number }>(
+    'SELECT id, path, raw_key, size FROM documents WHERE corpus_id = ? AND parent_id IS NULL ORDER BY path',
+    corpusId,
+  )
+const storage = async (corpusId: string) =>
+  (await t.sql.get<{ storage_bytes: number }>('SELECT storage_bytes FROM corpora WHERE id = ?', corpusId))!
+    .storage_bytes
 
 async function synced(folder: Record<string, string>, name: string) {
   const corpusId = await createBase(t, admin.token, name)
@@ -73,7 +71,7 @@ describe("a source's sync of many small files", () => {
   test('stores them as one pack, each document its range; every read reads it; storage counts each file once; the base answers', async () => {
     const { corpusId, run } = await synced(Object.fromEntries(FILES.map((f) => [f.path, f.text])), 'packed')
     expect(run).toMatchObject({ status: 'succeeded', created: 12, failed: 0 })
-    const docs = rows(corpusId)
+    const docs = await rows(corpusId)
     expect(docs.map((d) => d.path)).toEqual(FILES.map((f) => f.path))
     const packs = new Set(docs.map((d) => objectOf(d.raw_key)))
     expect(packs.size).toBe(1)
@@ -86,7 +84,7 @@ describe("a source's sync of many small files", () => {
       const r = parseRange(d.raw_key)!
       expect(packBytes.slice(r.offset, r.offset + r.length)).toBe(FILES[i]!.text)
     }
-    expect(storage(corpusId)).toBe(FILES.reduce((n, f) => n + Buffer.byteLength(f.text), 0))
+    expect(await storage(corpusId)).toBe(FILES.reduce((n, f) => n + Buffer.byteLength(f.text), 0))
     for (const [i, d] of docs.entries()) {
       const raw = await t.request(`/v1/corpora/${corpusId}/documents/${d.id}/raw`, {
         headers: bearer(admin.token),
@@ -116,7 +114,7 @@ describe("a source's sync of many small files", () => {
     writeFileSync(join(dir, FILES[0]!.path), 'Note 0: the river changed its course.')
     const again = await syncNow(t, admin.token, corpusId, id)
     expect(again).toMatchObject({ status: 'succeeded', updated: 1, unchanged: 11 })
-    const docs = rows(corpusId)
+    const docs = await rows(corpusId)
     // One batch of one new file: an object of its own, beside the pack the others still name.
     expect(docs[0]!.raw_key).not.toContain('#')
     expect(blobs(corpusId)).toEqual([pack!, docs[0]!.raw_key].sort())
@@ -128,7 +126,7 @@ describe("a source's sync of many small files", () => {
     const large = 'The large file. '.repeat(5000) // 80 KB: past a pack's files' size
     const few = await synced({ 'a.txt': 'Alpha file.', 'b.txt': 'Beta file.', 'big.txt': large }, 'few')
     expect(few.run).toMatchObject({ status: 'succeeded', created: 3 })
-    const fewDocs = rows(few.corpusId)
+    const fewDocs = await rows(few.corpusId)
     expect(fewDocs.every((d) => !d.raw_key.includes('#'))).toBe(true)
     expect(blobs(few.corpusId).filter((k) => !k.endsWith('.txt'))).toEqual(
       fewDocs.map((d) => d.raw_key).sort(),

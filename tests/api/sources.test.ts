@@ -70,9 +70,7 @@ describe('connections', () => {
     expect(text).not.toContain('AKIAEXAMPLEKEY')
     const one = await call(t, admin.token, 'GET', `/v1/connections/${id}`)
     expect(one.body).toMatchObject({ kind: 's3', secrets_set: ['access_key', 'secret_key'], sources: 0 })
-    const stored = t.db.$client
-      .query<{ secrets: string }, [string]>('SELECT secrets FROM connections WHERE id = ?')
-      .get(id)!
+    const stored = (await t.sql.get<{ secrets: string }>('SELECT secrets FROM connections WHERE id = ?', id))!
     expect(stored.secrets).not.toContain('very-secret-value')
     // A PUT replaces the secrets it names and keeps the others.
     const put = await call(t, admin.token, 'PUT', `/v1/connections/${id}`, {
