@@ -108,7 +108,7 @@ export class AutoOnboarding {
   async run(ctx: JobContext): Promise<AutoOutcome> {
     const { workspaceId, subjectId } = ctx.job
     const out = await this.start(workspaceId, subjectId ?? '')
-    ctx.progress({ detail: out.reason })
+    await ctx.progress({ detail: out.reason })
     return out
   }
 

@@ -99,7 +99,7 @@ export class OnboardingJobs {
         ahead.push(await this.planGroup(ids, cursor, texts, stats))
       const group = ahead.shift()!
       await this.onboardGroup(group, stats)
-      ctx.progress({ unitsDone: group.done, detail: `${group.done}/${ids.length} onboarded` })
+      await ctx.progress({ unitsDone: group.done, detail: `${group.done}/${ids.length} onboarded` })
       ctx.checkpoint()
     }
     const next = ahead[0]!
@@ -254,7 +254,7 @@ export class OnboardingJobs {
   async runEmbed(ctx: JobContext): Promise<{ vectors: number }> {
     const sections = this.d.engine.sectionsOf(ctx.job.subjectId!).map((s) => s.sectionId)
     let vectors = 0
-    ctx.progress({ unitsTotal: sections.length })
+    await ctx.progress({ unitsTotal: sections.length })
     for (let i = 0; i < sections.length; i += EMBED_SECTIONS_PER_STEP) {
       ctx.checkpoint()
       const step = sections.slice(i, i + EMBED_SECTIONS_PER_STEP)
@@ -266,7 +266,7 @@ export class OnboardingJobs {
         throw e
       }
       const done = i + step.length
-      ctx.progress({ unitsDone: done, detail: `${done}/${sections.length} sections embedded` })
+      await ctx.progress({ unitsDone: done, detail: `${done}/${sections.length} sections embedded` })
     }
     return { vectors }
   }

@@ -133,7 +133,7 @@ async function listAndTake(
     if (batch.size >= d.config.batch_files) {
       ctx.checkpoint()
       await batch.flush(actor)
-      ctx.progress({
+      await ctx.progress({
         unitsDone: tally.seen,
         unitsTotal: Math.max(estimate, tally.seen),
         detail: `${tally.seen} files looked at`,
@@ -154,7 +154,7 @@ async function listAndTake(
     if (fresh) await d.repo.updateSource({ ...fresh, cursor, updatedAt: d.clock.now().getTime() })
     await endRun(d, source.id, runId)
   })
-  ctx.progress({ unitsDone: tally.seen, unitsTotal: tally.seen, detail: `${tally.seen} files looked at` })
+  await ctx.progress({ unitsDone: tally.seen, unitsTotal: tally.seen, detail: `${tally.seen} files looked at` })
 }
 
 /**
