@@ -1,3 +1,4 @@
+import { exclusiveOn } from '../../platform/db/store'
 import { objectKey } from '../../platform/storage/keys'
 import {
   type CompiledSection,
@@ -100,13 +101,16 @@ export async function indexSections(
     holdMerges(parts.repo.client, new Set(inputs.map((input) => input.baseId)))
     return out
   }
-  let out: (OnboardResult | Error)[]
-  try {
-    out = parts.repo.client.transaction(write)(new Map())
-  } catch {
-    parts.repo.forgetBases(new Set(inputs.map((input) => input.baseId)))
-    out = parts.repo.client.transaction(write)()
-  }
+  // On the units' lock (SQLite mode: the same connection as the features' units), so these writes
+  // never land inside another flow's unit.
+  const out: (OnboardResult | Error)[] = await exclusiveOn(parts.repo.client, () => {
+    try {
+      return parts.repo.client.transaction(write)(new Map())
+    } catch {
+      parts.repo.forgetBases(new Set(inputs.map((input) => input.baseId)))
+      return parts.repo.client.transaction(write)()
+    }
+  })
   // A replaced cartridge leaves the store once no section uses it (drop checks).
   for (const row of previous) await parts.carts.drop(row.cartKey)
   return out
@@ -221,30 +225,32 @@ export async function buildDeferred(
   let failed = 0
   // Cartridges stored for sections gone meanwhile (their base or document deleted, new text).
   const unused = new Set<number>()
-  parts.repo.client.transaction(() => {
-    work.forEach((w, i) => {
-      const section = done[i]!
-      const id = w.row.sectionId
-      if (section instanceof Error) {
-        if (parts.builds.setCart(id, w.row.cartKey, FAILED + w.key, 0)) failed++
-        return
-      }
-      if (!parts.builds.setCart(id, w.row.cartKey, w.key, section.bytes.length)) {
-        unused.add(i)
-        return
-      }
-      built++
-      parts.repo.putWords(id, section.words)
-      const vectors = parts.embeddings.forIndexing(
-        section.inputs.map((p) => p.text),
-        section.vectors,
-      )
-      if (!vectors) return
-      const missing = parts.repo.vectors.passagesWithoutVector(id, vectors.model)
-      const rows = missing.map((p) => ({ ...p, vec: vectors.list[p.ordinal]! })).filter((p) => p.vec)
-      parts.repo.vectors.putVectors(vectors.model, rows)
-    })
-  })()
+  await exclusiveOn(parts.repo.client, () =>
+    parts.repo.client.transaction(() => {
+      work.forEach((w, i) => {
+        const section = done[i]!
+        const id = w.row.sectionId
+        if (section instanceof Error) {
+          if (parts.builds.setCart(id, w.row.cartKey, FAILED + w.key, 0)) failed++
+          return
+        }
+        if (!parts.builds.setCart(id, w.row.cartKey, w.key, section.bytes.length)) {
+          unused.add(i)
+          return
+        }
+        built++
+        parts.repo.putWords(id, section.words)
+        const vectors = parts.embeddings.forIndexing(
+          section.inputs.map((p) => p.text),
+          section.vectors,
+        )
+        if (!vectors) return
+        const missing = parts.repo.vectors.passagesWithoutVector(id, vectors.model)
+        const rows = missing.map((p) => ({ ...p, vec: vectors.list[p.ordinal]! })).filter((p) => p.vec)
+        parts.repo.vectors.putVectors(vectors.model, rows)
+      })
+    })(),
+  )
   // A deletion's purge ran before these were stored: they leave the store unless a section uses them.
   for (const i of unused) await parts.carts.drop(work[i]!.key)
   work.forEach((w, i) => {

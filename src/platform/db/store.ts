@@ -1,3 +1,4 @@
+import type { Database } from 'bun:sqlite'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { type CommitWatch, commitWatch } from './commit-watch'
@@ -255,6 +256,17 @@ export class SqliteStore implements Store {
 }
 
 const sqliteStores = new WeakMap<Db, SqliteStore>()
+const byConnection = new WeakMap<Database, SqliteStore>()
+
+/**
+ * `SqliteStore.exclusive` for code that holds only the bun:sqlite connection (the engine's index):
+ * runs `write` on the units' lock of the connection's store, or at once when the connection has none
+ * (the engine's own file, with the features' state on PostgreSQL).
+ */
+export function exclusiveOn<T>(client: Database, write: () => T): Promise<T> {
+  const store = byConnection.get(client)
+  return store ? store.exclusive(write) : Promise.resolve().then(write)
+}
 
 /**
  * The store of a SQLite connection: one per connection, whoever asks, since its units take turns
@@ -265,6 +277,7 @@ export function sqliteStore(db: Db): SqliteStore {
   if (!store) {
     store = new SqliteStore(db)
     sqliteStores.set(db, store)
+    byConnection.set(db.$client, store)
   }
   return store
 }
