@@ -24,7 +24,7 @@ import {
   type SweepOptions,
 } from './object-store'
 import { cut, objectOf, PackCache, parseRange } from './ranges'
-import { bodyChunks, MeteredHash, streamOf } from './streams'
+import { bodyChunks, MeteredHash, skip, streamOf } from './streams'
 
 /** A data key for one new object: the key itself and the same key wrapped by the workspace key. */
 export interface DataKey {
@@ -81,7 +81,16 @@ export class EnvelopeStore implements ObjectStore {
 
   async put(key: string, body: ObjectBody, opts: PutOptions = {}): Promise<PutResult> {
     if (parseRange(key)) throw new InvalidObjectKeyError(key, 'a range is written with its pack')
+    // Forgotten before and after: a read of the pack begun while it is written is not kept.
     this.packs.forget(key)
+    try {
+      return await this.write(key, body, opts)
+    } finally {
+      this.packs.forget(key)
+    }
+  }
+
+  private async write(key: string, body: ObjectBody, opts: PutOptions): Promise<PutResult> {
     const dk = this.keyring ? await this.keyring.dataKey(workspaceOfKey(key)) : null
     if (!dk) return this.inner.put(key, body, opts)
     const meter = new MeteredHash(opts.maxBytes)
@@ -283,17 +292,4 @@ async function headerOf(p: Peeked, thenCancel = false) {
   }
   if (thenCancel) await p.close()
   return header
-}
-
-/** The bytes of `source` after its first `n`. */
-async function* skip(source: AsyncIterable<Uint8Array>, n: number): AsyncGenerator<Uint8Array> {
-  let left = n
-  for await (const c of source) {
-    if (left >= c.byteLength) {
-      left -= c.byteLength
-      continue
-    }
-    yield left > 0 ? c.subarray(left) : c
-    left = 0
-  }
 }

@@ -154,3 +154,16 @@ export function streamOf(source: AsyncIterable<Uint8Array>): ReadableStream<Uint
     },
   })
 }
+
+/** The bytes of `source` after its first `n`. */
+export async function* skip(source: AsyncIterable<Uint8Array>, n: number): AsyncGenerator<Uint8Array> {
+  let left = n
+  for await (const c of source) {
+    if (left >= c.byteLength) {
+      left -= c.byteLength
+      continue
+    }
+    yield left > 0 ? c.subarray(left) : c
+    left = 0
+  }
+}
