@@ -6,7 +6,6 @@ import type { AccessCheck, Authenticator } from '../auth/principal'
 import type { Clock } from '../clock/clock'
 import type { Config } from '../config/config.load'
 import type { Random } from '../crypto/random'
-import type { Db } from '../db/db'
 import type { Store } from '../db/store'
 import type { Logger } from '../log/log'
 import { ClientAddresses } from './client-address'
@@ -17,7 +16,6 @@ import { createHttpShell, type PeerSource } from './server'
 
 export interface HttpAppDeps {
   config: Pick<Config, 'server' | 'api'>
-  db: Db
   /** Where idempotency records are kept (either engine). */
   store: Store
   clock: Clock
