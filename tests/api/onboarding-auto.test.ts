@@ -501,9 +501,10 @@ describe('states that agree', () => {
     const docs = await upload(t, admin.token, base.id, FILES)
     await settle()
     // One document's extracted text is lost from the store: its onboarding fails, the other's does not.
-    const textKey = t.db.$client
-      .query<{ k: string }, [string]>('SELECT text_key AS k FROM documents WHERE id = ?')
-      .get(docs[0]!.id)!.k
+    const textKey = (await t.sql.get<{ k: string }>(
+      'SELECT text_key AS k FROM documents WHERE id = ?',
+      docs[0]!.id,
+    ))!.k
     await t.deps.objects.delete(textKey)
     const run = await (
       await t.request(`/v1/corpora/${base.id}/train`, { method: 'POST', headers: bearer(admin.token) })

@@ -129,7 +129,7 @@ describe('onboarding in two parts', () => {
     const { admin, corpusId } = await uploaded()
     await runOnly(corpusId, admin.token)
     // As if the process stopped before the job was recorded: the sections wait, no job does.
-    t.db.$client.run("DELETE FROM jobs WHERE kind = 'train_deferred'")
+    await t.sql.run("DELETE FROM jobs WHERE kind = 'train_deferred'")
     expect(await t.services.onboarding.buildMissing()).toBe(1)
     expect(await t.services.onboarding.buildMissing()).toBe(0)
     await t.jobs.scheduler.drain()

@@ -146,9 +146,9 @@ describe('a section whose text is lost', () => {
     t = authApp({ env: { ENGRAM_JOB_WORKERS: '1' } })
     const { admin, query, corpusId } = await uploaded()
     await runOnly(corpusId, admin.token)
-    const textKey = t.db.$client
-      .query<{ text_key: string }, []>("SELECT text_key FROM documents WHERE path = 'oil.txt'")
-      .get()!.text_key
+    const textKey = (await t.sql.get<{ text_key: string }>(
+      "SELECT text_key FROM documents WHERE path = 'oil.txt'",
+    ))!.text_key
     await t.deps.objects.delete(textKey)
 
     await t.jobs.scheduler.drain()
@@ -290,9 +290,7 @@ describe('deletes', () => {
       (j) => j.kind === 'encode',
     )
     expect(encode.map((j) => j.status)).toEqual(['pending'])
-    const doc = t.db.$client
-      .query<{ id: string }, []>("SELECT id FROM documents WHERE path = 'oil.txt'")
-      .get()!.id
+    const doc = (await t.sql.get<{ id: string }>("SELECT id FROM documents WHERE path = 'oil.txt'"))!.id
     const del = await t.request(`/v1/corpora/${corpusId}/documents/${doc}`, {
       method: 'DELETE',
       headers: bearer(admin.token),
@@ -312,9 +310,7 @@ describe('deletes', () => {
     t = authApp({ env: { ENGRAM_JOB_WORKERS: '1' } })
     const { admin, query, corpusId } = await uploaded()
     await runOnly(corpusId, admin.token)
-    const doc = t.db.$client
-      .query<{ id: string }, []>("SELECT id FROM documents WHERE path = 'oil.txt'")
-      .get()!.id
+    const doc = (await t.sql.get<{ id: string }>("SELECT id FROM documents WHERE path = 'oil.txt'"))!.id
     const pendingKey = cartOf('oil.txt')
     const del = await t.request(`/v1/corpora/${corpusId}/documents/${doc}`, {
       method: 'DELETE',

@@ -83,11 +83,10 @@ describe('a sync of a bucket whose listing never ends', () => {
       { filename: 'policy.md', content: '# Leave\n\nEveryone gets 25 days of leave.' },
     ])
     expect(res.status).toBeLessThan(300)
-    const extraction = t.db.$client
-      .query<{ id: string }, [string]>(
-        "SELECT id FROM jobs WHERE workspace_id = ? AND kind = 'ingest.extract'",
-      )
-      .get(other.workspaceId)!.id
+    const extraction = (await t.sql.get<{ id: string }>(
+      "SELECT id FROM jobs WHERE workspace_id = ? AND kind = 'ingest.extract'",
+      other.workspaceId,
+    ))!.id
     // The syncs were queued first; the upload's extraction still gets a slot at the first tick.
     const started = (await scheduler().step()).map((j) => j.id)
     expect(started).toContain(extraction)
