@@ -4,12 +4,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { migrations } from '../../migrations/index'
+import { migrations as pgMigrations } from '../../migrations-pg/index'
 import { type App, createApp } from '../../src/app'
 import { systemClock } from '../../src/platform/clock/clock'
 import { loadConfig } from '../../src/platform/config/config.load'
 import { cryptoRandom } from '../../src/platform/crypto/random'
 import { openDatabase } from '../../src/platform/db/db'
 import { migrate } from '../../src/platform/db/migrate'
+import { openPostgres } from '../../src/platform/db/open-postgres'
 import { createLogger } from '../../src/platform/log/log'
 import { createObjectStore } from '../../src/platform/storage/create-object-store'
 import { sharedData } from './shared-data'
@@ -95,8 +97,15 @@ export interface Bench extends Server {
   stop(): Promise<void>
 }
 
-/** Boots the real app (file-backed SQLite, local objects) and an admin with a query key. */
-export async function startBench(env: Record<string, string> = {}): Promise<Bench> {
+/**
+ * Boots the real app (file-backed SQLite, local objects) and an admin with a query key; with
+ * `postgresUrl`, the features' state is in that PostgreSQL database (migrated here), the engine's
+ * index in the SQLite file as ever.
+ */
+export async function startBench(
+  env: Record<string, string> = {},
+  opts: { postgresUrl?: string } = {},
+): Promise<Bench> {
   const dir = mkdtempSync(join(tmpdir(), 'engram-bench-'))
   const config = loadConfig({
     env: {
@@ -113,9 +122,11 @@ export async function startBench(env: Record<string, string> = {}): Promise<Benc
   })
   const db = openDatabase(join(dir, 'engram.db'))
   migrate(db, migrations)
+  const pg = opts.postgresUrl ? await openPostgres(opts.postgresUrl, pgMigrations) : null
   const app = createApp({
     config,
     db,
+    ...(pg ? { store: pg.store } : {}),
     clock: systemClock,
     random: cryptoRandom,
     log: createLogger('error'),
@@ -132,6 +143,7 @@ export async function startBench(env: Record<string, string> = {}): Promise<Benc
     async stop() {
       await app.jobs.scheduler.stop()
       await server.stop(true)
+      await pg?.close()
       db.$client.close()
       rmSync(dir, { recursive: true, force: true })
     },
