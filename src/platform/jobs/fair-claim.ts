@@ -16,7 +16,6 @@
 // of each. Its cost
 // grows with the number of workspaces waiting, not with the number of jobs waiting (a push of
 // 100,000 files is still a few seeks).
-import type { Database } from 'bun:sqlite'
 import type { jobs } from './jobs.tables'
 
 /** How an owner's free slots may be filled. */
@@ -94,51 +93,4 @@ export function pickFairly(
     chosen.push(best.head.id)
   }
   return chosen
-}
-
-/**
- * The due pending jobs of `kinds`, at most `perKind` a workspace of each kind, read through the
- * workspaces that have pending jobs. One query a kind: with the kind in the index before `run_at`,
- * each workspace's due jobs of a kind are one index range already in age order, so a workspace
- * with 50,000 waiting extractions costs one seek, not a scan, when its one sync is looked for.
- * `rowid` is SQLite's insertion order; on PostgreSQL a sequence column takes its place.
- */
-export function readCandidates(
-  c: Database,
-  kinds: readonly string[],
-  now: number,
-  perKind: number,
-): Candidate[] {
-  const query = c.query<Candidate, [string, number, number]>(
-    `WITH RECURSIVE ws(id) AS (
-       SELECT min(workspace_id) FROM jobs WHERE status = 'pending'
-       UNION ALL
-       SELECT (SELECT min(workspace_id) FROM jobs WHERE status = 'pending' AND workspace_id > ws.id)
-       FROM ws WHERE ws.id IS NOT NULL
-     )
-     SELECT j.id, j.workspace_id AS workspaceId, j.kind, j.run_at AS runAt, j.rowid AS seq
-     FROM ws JOIN jobs j ON j.id IN (
-       SELECT d.id FROM jobs d
-       WHERE d.status = 'pending' AND d.workspace_id = ws.id AND d.kind = ?1 AND d.run_at <= ?2
-       ORDER BY d.run_at, d.rowid LIMIT ?3
-     )`,
-  )
-  return kinds.flatMap((kind) => query.all(kind, now, perKind))
-}
-
-/** What `owner` runs now, by workspace, and how many of those are bulk. */
-export function readRunning(c: Database, owner: string, policy: ClaimPolicy): Running {
-  const bulk = new Set(policy.bulk)
-  const running: Running = { byWorkspace: new Map(), bulk: 0 }
-  const rows = c
-    .query<Pick<typeof jobs.$inferSelect, 'workspaceId' | 'kind'> & { n: number }, [string]>(
-      `SELECT workspace_id AS workspaceId, kind, count(*) AS n FROM jobs WHERE status = 'running' AND lease_owner = ?
-       GROUP BY workspace_id, kind`,
-    )
-    .all(owner)
-  for (const r of rows) {
-    running.byWorkspace.set(r.workspaceId, (running.byWorkspace.get(r.workspaceId) ?? 0) + r.n)
-    if (bulk.has(r.kind)) running.bulk += r.n
-  }
-  return running
 }

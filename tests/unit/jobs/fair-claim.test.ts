@@ -4,7 +4,8 @@ import { ManualClock } from '../../../src/platform/clock/clock'
 import { seededRandom } from '../../../src/platform/crypto/random'
 import { type Db, openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
-import { type ClaimPolicy, readCandidates } from '../../../src/platform/jobs/fair-claim'
+import { candidatesOf } from '../../../src/platform/jobs/claim'
+import type { ClaimPolicy } from '../../../src/platform/jobs/fair-claim'
 import { JobQueue } from '../../../src/platform/jobs/queue'
 import { type JobHandler, Scheduler } from '../../../src/platform/jobs/scheduler'
 import { memoryLogger } from '../../../src/platform/log/log'
@@ -130,7 +131,7 @@ describe('the fair claim', () => {
     await jobs(q, clock, 'ws_t', 'extract', 2_000)
     await jobs(q, clock, 'ws_t', 'sync', 50)
     await jobs(q, clock, 'ws_b', 'extract', 3)
-    const read = readCandidates(db.$client, ['extract', 'sync'], clock.now().getTime(), 2)
+    const read = await candidatesOf(q.store, ['extract', 'sync'], clock.now().getTime(), 2)
     const count = (ws: string, kind: string) =>
       read.filter((c) => c.workspaceId === ws && c.kind === kind).length
     expect([count('ws_t', 'extract'), count('ws_t', 'sync'), count('ws_b', 'extract')]).toEqual([2, 2, 2])
