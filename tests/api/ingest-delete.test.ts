@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { auditRows, bearer, expectError, mintKey, mounts, signUp } from './accounts.fixture'
 import {
-  count,
+  countRows,
   createBase,
   type Doc,
   drain,
@@ -20,19 +20,19 @@ beforeAll(async () => {
 afterAll(() => f.t.close())
 
 /** Every row anywhere that names one of these ids or the base. */
-function traces(ids: string[], base: string) {
+async function traces(ids: string[], base: string) {
   const marks = ids.map(() => '?').join(',')
-  const q = (sql: string, ...args: string[]) =>
-    f.t.db.$client.query<{ n: number }, string[]>(sql).get(...args)!.n
   return {
-    documents: q(
-      `SELECT count(*) AS n FROM documents WHERE id IN (${marks}) OR parent_id IN (${marks})`,
+    documents: await countRows(
+      f.t,
+      'documents',
+      `id IN (${marks}) OR parent_id IN (${marks})`,
       ...ids,
       ...ids,
     ),
-    jobs: q(`SELECT count(*) AS n FROM jobs WHERE subject_id IN (${marks})`, ...ids),
-    runs: count(f.t, 'sync_runs', 'corpus_id = ?', base),
-    uploads: count(f.t, 'ingest_uploads', 'corpus_id = ?', base),
+    jobs: await countRows(f.t, 'jobs', `subject_id IN (${marks})`, ...ids),
+    runs: await countRows(f.t, 'sync_runs', 'corpus_id = ?', base),
+    uploads: await countRows(f.t, 'ingest_uploads', 'corpus_id = ?', base),
   }
 }
 
@@ -67,7 +67,7 @@ describe('DELETE /corpora/{id}/documents/{document_id}', () => {
       expect(left).toHaveLength(1) // keep.txt's raw object, which is its text
       expect(left.every((k) => !k.includes(big.id))).toBe(true)
       const ids = [big.id, ...sections.map((s) => s.id)]
-      expect(traces(ids, base)).toMatchObject({ documents: 0, jobs: 0 })
+      expect(await traces(ids, base)).toMatchObject({ documents: 0, jobs: 0 })
       expect((await listDocs(t, token, base, true)).map((d) => d.id)).toEqual([keep.id])
       const again = await t.request(`/v1/corpora/${base}/documents/${big.id}`, {
         method: 'DELETE',
@@ -92,7 +92,7 @@ describe('DELETE /corpora/{id}/documents/{document_id}', () => {
       headers: bearer(token),
     })
     expect(res.status).toBe(204)
-    expect(count(t, 'documents', 'corpus_id = ?', base)).toBe(0)
+    expect(await countRows(t, 'documents', 'corpus_id = ?', base)).toBe(0)
     expect(await objectKeys(t, `${f.admin.workspaceId}/corpora/${base}/`)).toEqual([])
   })
 
@@ -144,7 +144,7 @@ describe('DELETE /corpora/{id}/documents/{document_id}', () => {
         'API key missing required scope: ingest',
       )
     }
-    expect(count(t, 'documents', 'corpus_id = ?', base)).toBe(1)
+    expect(await countRows(t, 'documents', 'corpus_id = ?', base)).toBe(1)
     const ok = await t.request(`/v1/corpora/${base}/documents/${doc.id}`, {
       method: 'DELETE',
       headers: bearer(ingestKey),
@@ -178,11 +178,11 @@ describe('DELETE /corpora/{id}', () => {
     const res = await t.request(`/corpora/${base}`, { method: 'DELETE', headers: bearer(token) })
     expect(res.status).toBe(204)
     expect(await objectKeys(t, `${f.admin.workspaceId}/corpora/${base}/`)).toEqual([])
-    expect(traces(ids, base)).toEqual({ documents: 0, jobs: 0, runs: 0, uploads: 0 })
-    expect(count(t, 'documents', 'corpus_id = ?', base)).toBe(0)
-    expect(count(t, 'corpora', 'id = ?', base)).toBe(0)
+    expect(await traces(ids, base)).toEqual({ documents: 0, jobs: 0, runs: 0, uploads: 0 })
+    expect(await countRows(t, 'documents', 'corpus_id = ?', base)).toBe(0)
+    expect(await countRows(t, 'corpora', 'id = ?', base)).toBe(0)
     expect(await objectKeys(t, `${f.admin.workspaceId}/corpora/${neighbour}/`)).toEqual(neighbourBefore)
-    expect(count(t, 'documents', 'corpus_id = ?', neighbour)).toBe(1)
+    expect(await countRows(t, 'documents', 'corpus_id = ?', neighbour)).toBe(1)
     await expectError(
       await t.request(`/v1/corpora/${base}`, { headers: bearer(token) }),
       '/v1',
@@ -290,10 +290,11 @@ describe('deletion receipts', () => {
       { filename: 'x.txt', content: 'small' },
     ])
     await drain(t)
-    const rows = count(t, 'documents', 'corpus_id = ?', base)
-    const bytes = t.db.$client
-      .query<{ s: number }, [string]>('SELECT storage_bytes AS s FROM corpora WHERE id = ?')
-      .get(base)!.s
+    const rows = await countRows(t, 'documents', 'corpus_id = ?', base)
+    const bytes = (await t.sql.get<{ s: number }>(
+      'SELECT storage_bytes AS s FROM corpora WHERE id = ?',
+      base,
+    ))!.s
     expect(bytes).toBeGreaterThan(0)
     const from = (await auditRows(t, 'corpus.deleted')).length
     const docFrom = (await auditRows(t, 'document.deleted')).length

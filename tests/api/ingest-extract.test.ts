@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { bearer } from './accounts.fixture'
 import {
-  count,
+  countRows,
   createBase,
   type Doc,
   docPart,
@@ -31,13 +31,10 @@ beforeAll(async () => {
 })
 afterAll(() => f.t.close())
 
-const row = (id: string) =>
-  f.t.db.$client.query<Row, [string]>('SELECT * FROM documents WHERE id = ?').get(id)!
+const row = async (id: string) => (await f.t.sql.get<Row>('SELECT * FROM documents WHERE id = ?', id))!
 const sectionRows = (parentId: string) =>
-  f.t.db.$client
-    .query<Row, [string]>('SELECT * FROM documents WHERE parent_id = ? ORDER BY section_index')
-    .all(parentId)
-const sidecar = async (id: string) => (await f.t.deps.objects.getText(row(id).text_key!))!
+  f.t.sql.all<Row>('SELECT * FROM documents WHERE parent_id = ? ORDER BY section_index', parentId)
+const sidecar = async (id: string) => (await f.t.deps.objects.getText((await row(id)).text_key!))!
 
 describe('the extraction job', () => {
   test('extracts real documents in the background into text sidecars next to their raw objects', async () => {
@@ -82,7 +79,7 @@ describe('the extraction job', () => {
     expect(await sidecar(html)).toContain('Die schöne Frau hat einen Kaffee mit Kuchen gegessen.')
     expect(await sidecar(list)).toBe('- Apple\n- Banana')
     for (const id of [md, iris, cups, html, list, handbook]) {
-      const r = row(id)
+      const r = await row(id)
       expect(r.text_key).toBe(`${r.raw_key}.${id}.txt`)
       expect(r.text_chars).toBe((await sidecar(id)).length)
     }
@@ -114,14 +111,14 @@ describe('the extraction job', () => {
     const sections = all.filter((d) => d.parent_id === pdf.id)
     expect(sections).toHaveLength(parent.section_count)
     const text = await sidecar(pdf.id)
-    const rows = sectionRows(pdf.id)
+    const rows = await sectionRows(pdf.id)
     expect(rows.map((r) => r.section_index)).toEqual(rows.map((_, i) => i))
     for (const r of rows) {
       const slice = text.slice(r.text_offset!, r.text_offset! + r.text_chars)
       expect(slice.trim().length).toBeGreaterThan(0)
       expect(r.sha256).toBe(sha256(slice))
       expect(r.cart_id).toBe(`cart_${sha256(slice).slice(0, 32)}`)
-      expect(r.text_key).toBe(row(pdf.id).text_key)
+      expect(r.text_key).toBe((await row(pdf.id)).text_key)
     }
     expect(rows.map((r) => r.text_chars).reduce((a, b) => a + b + 2, -2)).toBe(text.length)
     for (const s of sections) {
@@ -218,13 +215,13 @@ describe('the extraction job', () => {
     const base = await createBase(t, token)
     const res = await upload(t, token, base, [{ filename: 'gone.txt', content: 'soon deleted' }])
     const doc = ((await res.json()) as Doc[])[0]!
-    expect(count(t, 'jobs', 'subject_id = ?', doc.id)).toBe(1)
+    expect(await countRows(t, 'jobs', 'subject_id = ?', doc.id)).toBe(1)
     const del = await t.request(`/v1/corpora/${base}/documents/${doc.id}`, {
       method: 'DELETE',
       headers: bearer(token),
     })
     expect(del.status).toBe(204)
-    expect(count(t, 'jobs', 'subject_id = ?', doc.id)).toBe(0)
+    expect(await countRows(t, 'jobs', 'subject_id = ?', doc.id)).toBe(0)
     const run = await (
       await t.request(`/v1/corpora/${base}/sync-runs/${res.headers.get('x-sync-run-id')}`, {
         headers: bearer(token),

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { TestApp } from '../helpers/app'
 import { auditRows, bearer, expectError, issues, mintKey } from './accounts.fixture'
 import {
-  count,
+  countRows,
   createBase,
   type Doc,
   docBytes,
@@ -103,7 +103,7 @@ describe('the push protocol on the local store', () => {
       expect(res.status).toBe(200)
       expect(await res.json()).toEqual(entry(u.path, files[u.path]!))
     }
-    expect(count(t, 'ingest_uploads', 'corpus_id = ?', base)).toBe(3)
+    expect(await countRows(t, 'ingest_uploads', 'corpus_id = ?', base)).toBe(3)
 
     const commit = await post(t, token, base, 'commit', { files: manifest })
     expect(commit.status).toBe(202)
@@ -121,7 +121,7 @@ describe('the push protocol on the local store', () => {
       errors: [],
       finished_at: null,
     })
-    expect(count(t, 'ingest_uploads', 'corpus_id = ?', base)).toBe(0) // adopted by the documents
+    expect(await countRows(t, 'ingest_uploads', 'corpus_id = ?', base)).toBe(0) // adopted by the documents
     await drain(t)
     const done = await (
       await t.request(`/v1/corpora/${base}/sync-runs/${run.id}`, { headers: bearer(token) })
@@ -424,9 +424,8 @@ describe('upsert', () => {
     await drain(t)
     expect(
       await t.deps.objects.getText(
-        t.db.$client
-          .query<{ text_key: string }, [string]>('SELECT text_key FROM documents WHERE id = ?')
-          .get(a.document.id)!.text_key,
+        (await t.sql.get<{ text_key: string }>('SELECT text_key FROM documents WHERE id = ?', a.document.id))!
+          .text_key,
       ),
     ).toBe('# Home\n\nWelcome back.')
   })

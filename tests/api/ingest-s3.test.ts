@@ -6,7 +6,7 @@ import S3rver from 's3rver'
 import { S3ObjectStore } from '../../src/platform/storage/s3-store'
 import { bearer, expectError } from './accounts.fixture'
 import {
-  count,
+  countRows,
   createBase,
   type Doc,
   docPart,
@@ -85,7 +85,7 @@ describe('the push protocol on an S3 store', () => {
       headers: bearer(token),
       json: { files: manifest },
     })
-    expect(count(t, 'ingest_uploads', 'corpus_id = ?', base)).toBe(2)
+    expect(await countRows(t, 'ingest_uploads', 'corpus_id = ?', base)).toBe(2)
 
     const commit = await t.request(`/v1/corpora/${base}/documents/commit`, {
       method: 'POST',
@@ -109,9 +109,10 @@ describe('the push protocol on an S3 store', () => {
     // Two raw objects: each text is its file, read back from S3 (no sidecars).
     expect(keys).toHaveLength(2)
     const policy = docs.find((d) => d.filename === 'hr/policy.md')!.id
-    const textKey = t.db.$client
-      .query<{ k: string }, [string]>('SELECT text_key AS k FROM documents WHERE id = ?')
-      .get(policy)!.k
+    const textKey = (await t.sql.get<{ k: string }>(
+      'SELECT text_key AS k FROM documents WHERE id = ?',
+      policy,
+    ))!.k
     expect(keys).toContain(textKey)
     expect(await t.deps.objects.getText(textKey)).toBe(files['hr/policy.md'])
   })
@@ -166,7 +167,7 @@ describe('the push protocol on an S3 store', () => {
       json: { files: [claimed] },
     })
     await expectError(res, '/v1', 422, 'content_missing')
-    expect(count(t, 'documents', 'corpus_id = ?', base)).toBe(0)
+    expect(await countRows(t, 'documents', 'corpus_id = ?', base)).toBe(0)
   })
 
   test('multipart uploads stream into S3, and deleting the base leaves nothing in the bucket', async () => {
@@ -184,6 +185,6 @@ describe('the push protocol on an S3 store', () => {
     const del = await t.request(`/v1/corpora/${base}`, { method: 'DELETE', headers: bearer(token) })
     expect(del.status).toBe(204)
     expect(await objectKeys(t, prefix)).toEqual([])
-    expect(count(t, 'documents', 'corpus_id = ?', base)).toBe(0)
+    expect(await countRows(t, 'documents', 'corpus_id = ?', base)).toBe(0)
   })
 })

@@ -11,12 +11,11 @@ beforeAll(async () => {
 })
 afterAll(() => f.t.close())
 
-const row = (id: string) =>
-  f.t.db.$client
-    .query<{ raw_key: string; text_key: string | null; text_bytes: number; status: string }, [string]>(
-      'SELECT raw_key, text_key, text_bytes, status FROM documents WHERE id = ?',
-    )
-    .get(id)!
+const row = async (id: string) =>
+  (await f.t.sql.get<{ raw_key: string; text_key: string | null; text_bytes: number; status: string }>(
+    'SELECT raw_key, text_key, text_bytes, status FROM documents WHERE id = ?',
+    id,
+  ))!
 const textOf = async (base: string, id: string) => {
   const res = await f.t.request(`/v1/corpora/${base}/documents/${id}/text`, { headers: bearer(f.token) })
   expect(res.status).toBe(200)
@@ -39,14 +38,15 @@ describe('a text that is its file', () => {
     ]
     const docs = (await (await upload(t, token, base, parts)).json()) as Doc[]
     await drain(t)
-    const [a, b, c] = docs.map((d) => row(d.id))
+    const [a, b, c] = await Promise.all(docs.map((d) => row(d.id)))
     expect(a!.text_key).toBe(a!.raw_key)
     expect(c!.text_key).toBe(c!.raw_key)
     // Storage counts each raw object once and the one sidecar.
     expect(a!.text_bytes).toBe(0)
-    const storage = f.t.db.$client
-      .query<{ n: number }, [string]>('SELECT storage_bytes AS n FROM corpora WHERE id = ?')
-      .get(base)!.n
+    const storage = (await f.t.sql.get<{ n: number }>(
+      'SELECT storage_bytes AS n FROM corpora WHERE id = ?',
+      base,
+    ))!.n
     const raw = parts.reduce((n, p) => n + Buffer.byteLength(p.content as string), 0)
     expect(storage).toBe(raw + b!.text_bytes)
     expect(b!.text_bytes).toBe(Buffer.byteLength('The lake is 3 km wide.\n\nIt freezes in winter.'))
@@ -66,7 +66,8 @@ describe('a text that is its file', () => {
       await upload(t, token, base, [{ filename: 'a.txt', content: PLAIN }])
     ).json()) as Doc[]
     await drain(t)
-    expect(row(doc!.id).text_key).toBe(row(doc!.id).raw_key)
+    const stored = await row(doc!.id)
+    expect(stored.text_key).toBe(stored.raw_key)
     expect(await blobs(base)).toHaveLength(1)
     expect(await textOf(base, doc!.id)).toBe(PLAIN)
   })
@@ -80,7 +81,7 @@ describe('a text that is its file', () => {
     ]
     const [one, two] = (await (await upload(t, token, base, parts)).json()) as Doc[]
     await drain(t)
-    expect(row(one!.id).text_key).toBe(row(two!.id).text_key!)
+    expect((await row(one!.id)).text_key).toBe((await row(two!.id)).text_key!)
     expect(await blobs(base)).toHaveLength(1)
     const del = (id: string) =>
       t.request(`/v1/corpora/${base}/documents/${id}`, { method: 'DELETE', headers: bearer(token) })
@@ -103,12 +104,13 @@ describe('extracted again', () => {
     ).json()) as Doc[]
     await drain(t)
     // As a document extracted before (its own sidecar, no extractor version) looks.
-    const sidecar = `${row(doc!.id).raw_key}.${doc!.id}.txt`
+    const sidecar = `${(await row(doc!.id)).raw_key}.${doc!.id}.txt`
     await t.deps.objects.put(sidecar, PLAIN, { contentType: 'text/plain; charset=utf-8' })
-    t.db.$client.run('UPDATE documents SET text_key = ?, extractor_version = NULL WHERE id = ?', [
+    await t.sql.run(
+      'UPDATE documents SET text_key = ?, extractor_version = NULL WHERE id = ?',
       sidecar,
       doc!.id,
-    ])
+    )
     expect(await blobs(base)).toHaveLength(2)
     const res = await t.request(`/v1/corpora/${base}/train?force=true`, {
       method: 'POST',
@@ -120,8 +122,9 @@ describe('extracted again', () => {
       await t.events.dispatcher.drain()
       t.clock.advance(5 * 60_000)
     }
-    expect(row(doc!.id).text_key).toBe(row(doc!.id).raw_key)
-    expect(await blobs(base)).toEqual([row(doc!.id).raw_key])
+    const after = await row(doc!.id)
+    expect(after.text_key).toBe(after.raw_key)
+    expect(await blobs(base)).toEqual([after.raw_key])
     expect(await textOf(base, doc!.id)).toBe(PLAIN)
   })
 })
