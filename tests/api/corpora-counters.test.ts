@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { SQL } from 'bun'
+import { drizzle } from 'drizzle-orm/bun-sql'
 import { migrations } from '../../migrations/index'
 import { CorporaRepo } from '../../src/features/corpora/corpora.repo'
 import { type Db, openDatabase } from '../../src/platform/db/db'
 import { migrate } from '../../src/platform/db/migrate'
+import { PostgresStore } from '../../src/platform/db/store.postgres'
 import type { TestApp } from '../helpers/app'
 import { watchedStore } from '../helpers/watched-store'
 import { bearer } from './accounts.fixture'
 import {
+  countRows,
   createBase,
   drain,
   ingestSetup,
@@ -28,30 +32,24 @@ beforeAll(async () => {
 afterAll(() => f.t.close())
 
 /** The counters as the old correlated count(*) computed them, and the stored bytes from the rows. */
-function fresh(t: TestApp, corpusId: string) {
-  const n = (where: string) =>
-    t.db.$client
-      .query<{ n: number }, [string]>(`SELECT count(*) AS n FROM documents WHERE corpus_id = ? AND ${where}`)
-      .get(corpusId)!.n
-  const raw = t.db.$client
-    .query<{ n: number | null }, [string]>(
-      `SELECT sum(size) AS n FROM (SELECT DISTINCT raw_key, size FROM documents
-         WHERE corpus_id = ? AND raw_key IS NOT NULL)`,
-    )
-    .get(corpusId)!.n
-  const text = t.db.$client
-    .query<{ n: number | null }, [string]>(
-      'SELECT sum(text_bytes) AS n FROM documents WHERE corpus_id = ? AND parent_id IS NULL AND text_key IS NOT NULL',
-    )
-    .get(corpusId)!.n
+async function fresh(t: TestApp, corpusId: string) {
+  const n = (where: string) => countRows(t, 'documents', `corpus_id = ? AND ${where}`, corpusId)
+  const sum = async (query: string) => (await t.sql.get<{ n: number | null }>(query, corpusId))?.n ?? 0
+  const raw = await sum(
+    `SELECT sum(size) AS n FROM (SELECT DISTINCT raw_key, size FROM documents
+       WHERE corpus_id = ? AND raw_key IS NOT NULL) AS objects`,
+  )
+  const text = await sum(
+    'SELECT sum(text_bytes) AS n FROM documents WHERE corpus_id = ? AND parent_id IS NULL AND text_key IS NOT NULL',
+  )
   return {
-    n_documents: n('parent_id IS NULL'),
-    documents_ready: n("parent_id IS NULL AND status = 'ready'"),
-    documents_onboarding: n("parent_id IS NULL AND status = 'onboarding'"),
-    documents_failed: n("parent_id IS NULL AND status = 'failed'"),
-    documents_pending: n("parent_id IS NULL AND status = 'pending'"),
-    rows: n('1 = 1'),
-    storage_bytes: (raw ?? 0) + (text ?? 0),
+    n_documents: await n('parent_id IS NULL'),
+    documents_ready: await n("parent_id IS NULL AND status = 'ready'"),
+    documents_onboarding: await n("parent_id IS NULL AND status = 'onboarding'"),
+    documents_failed: await n("parent_id IS NULL AND status = 'failed'"),
+    documents_pending: await n("parent_id IS NULL AND status = 'pending'"),
+    rows: await n('1 = 1'),
+    storage_bytes: raw + text,
   }
 }
 
@@ -63,9 +61,10 @@ async function served(t: TestApp, token: string, corpusId: string) {
   const list = await t.request(`/v1/corpora/${corpusId}/documents?sections=true&limit=1`, {
     headers: bearer(token),
   })
-  const stored = t.db.$client
-    .query<{ s: number }, [string]>('SELECT storage_bytes AS s FROM corpora WHERE id = ?')
-    .get(corpusId)!.s
+  const stored = (await t.sql.get<{ s: number }>(
+    'SELECT storage_bytes AS s FROM corpora WHERE id = ?',
+    corpusId,
+  ))!.s
   return {
     n_documents: b.n_documents,
     documents_ready: b.documents_ready,
@@ -84,10 +83,12 @@ async function served(t: TestApp, token: string, corpusId: string) {
  */
 async function storeBytes(t: TestApp, workspaceId: string, corpusId: string): Promise<number> {
   const staged = new Set(
-    t.db.$client
-      .query<{ k: string }, [string]>('SELECT object_key AS k FROM ingest_uploads WHERE corpus_id = ?')
-      .all(corpusId)
-      .map((u) => u.k),
+    (
+      await t.sql.all<{ k: string }>(
+        'SELECT object_key AS k FROM ingest_uploads WHERE corpus_id = ?',
+        corpusId,
+      )
+    ).map((u) => u.k),
   )
   let n = 0
   for await (const o of t.deps.objects.list(`${workspaceId}/corpora/${corpusId}/`)) {
@@ -184,11 +185,10 @@ describe('stored base counters', () => {
           expect([200, 409]).toContain(res.status)
           await drain(t)
         } else if (op === 'delete' || op === 'delete_section') {
-          const rows = t.db.$client
-            .query<{ id: string }, [string]>(
-              `SELECT id FROM documents WHERE corpus_id = ? AND parent_id IS ${op === 'delete' ? '' : 'NOT'} NULL ORDER BY id`,
-            )
-            .all(base)
+          const rows = await t.sql.all<{ id: string }>(
+            `SELECT id FROM documents WHERE corpus_id = ? AND parent_id IS ${op === 'delete' ? '' : 'NOT'} NULL ORDER BY id`,
+            base,
+          )
           if (rows.length === 0) continue
           const res = await t.request(`/v1/corpora/${base}/documents/${r.pick(rows).id}`, {
             method: 'DELETE',
@@ -201,7 +201,7 @@ describe('stored base counters', () => {
           bases[bases.indexOf(base)] = await createBase(t, token)
         }
         for (const b of bases) {
-          const want = fresh(t, b)
+          const want = await fresh(t, b)
           if (want.documents_ready > 0) seen.add('ready')
           if (want.documents_failed > 0) seen.add('failed')
           if (want.rows > want.n_documents) seen.add('sections')
@@ -243,12 +243,35 @@ describe('stored base counters', () => {
 })
 
 /**
- * A CorporaRepo whose statements report the SQL they run, so a test can ask SQLite how each is
- * executed (`EXPLAIN QUERY PLAN`).
+ * A CorporaRepo on the test app's database whose statements report the SQL they run and its
+ * parameters, so a test can ask the engine how each is executed: SQLite's `EXPLAIN QUERY PLAN` on
+ * the data dir's file, or PostgreSQL's `EXPLAIN` on the app's database (a store of its own on it,
+ * whose drizzle logs each query).
  */
-function recordingRepo(db: Db): { repo: CorporaRepo; ran: Set<string> } {
-  const ran = new Set<string>()
-  return { repo: new CorporaRepo(watchedStore(db, (sql) => ran.add(sql))), ran }
+async function recordingRepo(t: TestApp) {
+  const ran = new Map<string, unknown[]>()
+  if (t.sql.engine === 'sqlite') {
+    const repo = new CorporaRepo(watchedStore(t.db, (sql) => ran.set(sql, [])))
+    return { repo, ran, close: async () => {} }
+  }
+  const client = new SQL({ url: t.databaseUrl!, max: 1 })
+  const logger = { logQuery: (sql: string, params: unknown[]) => ran.set(sql, params) }
+  const repo = new CorporaRepo(new PostgresStore(drizzle({ client, logger }) as unknown as Db))
+  return { repo, ran, close: () => client.close() }
+}
+
+/** The steps of a statement's plan that read the documents table, on the app's engine. */
+async function documentsSteps(t: TestApp, sql: string, params: unknown[]): Promise<string[]> {
+  if (t.sql.engine === 'sqlite') {
+    const plan = t.db.$client
+      .query<{ detail: string }, (string | number)[]>(`EXPLAIN QUERY PLAN ${sql}`)
+      .all(...Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => ''))
+    return plan.map((p) => p.detail).filter((d) => /\bdocuments\b|\bd\b/.test(d))
+  }
+  // PostgreSQL's placeholders are $1, $2 ...: the plan of the statement with the values it ran with.
+  const query = sql.replace(/\$(\d+)/g, (_, i: string) => `?${i}`)
+  const plan = await t.sql.all<{ 'QUERY PLAN': string }>(`EXPLAIN ${query}`, ...(params as string[]))
+  return plan.map((p) => p['QUERY PLAN']).filter((d) => /\bon documents\b/.test(d))
 }
 
 describe('reading bases', () => {
@@ -257,42 +280,118 @@ describe('reading bases', () => {
     const ws = f.admin.workspaceId
     const base = await createBase(t, token)
     // 2,000 documents, inserted directly: only their number matters here.
-    const insert = t.db.$client.query(
-      `INSERT INTO documents (id, workspace_id, corpus_id, path, size, status, raw_key, created_at, updated_at)
-       VALUES (?, ?, ?, ?, 10, ?, ?, 1, 1)`,
-    )
-    t.db.$client.transaction(() => {
-      for (let i = 0; i < 2000; i++) {
-        insert.run(`doc_many${i}`, ws, base, `n/${i}.txt`, i % 3 ? 'pending' : 'ready', `k/${i}`)
-      }
-    })()
-    const { repo, ran } = recordingRepo(t.db)
-    const row = (await repo.get(ws, base))!
-    expect(row).toMatchObject({
-      n_documents: 2000,
-      documents_ready: 667,
-      documents_onboarding: 0,
-      documents_pending: 1333,
-    })
-    expect(row.storage_bytes).toBe(20_000)
-    expect((await repo.listPage(ws, null, 50)).some((b) => b.id === base)).toBe(true)
-    expect((await repo.listAll(ws)).some((b) => b.id === base)).toBe(true)
-    expect(await repo.servingState(ws, base)).toEqual({ status: 'new', anyReady: true })
-    expect(await repo.countDocuments(base, false)).toBe(2000)
-    expect(ran.size).toBeGreaterThanOrEqual(4)
-    for (const sql of ran) {
-      const plan = t.db.$client
-        .query<{ detail: string }, (string | number)[]>(`EXPLAIN QUERY PLAN ${sql}`)
-        .all(...Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => ''))
-      expect({ sql, plan: plan.map((p) => p.detail).filter((d) => /\bdocuments\b|\bd\b/.test(d)) }).toEqual({
-        sql,
-        plan: [],
+    for (let from = 0; from < 2000; from += 500) {
+      const rows = Array.from({ length: 500 }, (_, j) => from + j)
+      await t.sql.run(
+        `INSERT INTO documents (id, workspace_id, corpus_id, path, size, status, raw_key, created_at, updated_at)
+         VALUES ${rows.map(() => '(?, ?, ?, ?, 10, ?, ?, 1, 1)').join(', ')}`,
+        ...rows.flatMap((i) => [
+          `doc_many${i}`,
+          ws,
+          base,
+          `n/${i}.txt`,
+          i % 3 ? 'pending' : 'ready',
+          `k/${i}`,
+        ]),
+      )
+    }
+    const { repo, ran, close } = await recordingRepo(t)
+    try {
+      const row = (await repo.get(ws, base))!
+      expect(row).toMatchObject({
+        n_documents: 2000,
+        documents_ready: 667,
+        documents_onboarding: 0,
+        documents_pending: 1333,
       })
+      expect(row.storage_bytes).toBe(20_000)
+      expect((await repo.listPage(ws, null, 50)).some((b) => b.id === base)).toBe(true)
+      expect((await repo.listAll(ws)).some((b) => b.id === base)).toBe(true)
+      expect(await repo.servingState(ws, base)).toEqual({ status: 'new', anyReady: true })
+      expect(await repo.countDocuments(base, false)).toBe(2000)
+      expect(ran.size).toBeGreaterThanOrEqual(4)
+      for (const [sql, params] of ran) {
+        expect({ sql, plan: await documentsSteps(t, sql, params) }).toEqual({ sql, plan: [] })
+      }
+    } finally {
+      await close()
     }
   })
 })
 
 describe('the counters migration', () => {
+  // The two tests below hold SQLite's migrations (their back-fills of rows written before them); on
+  // PostgreSQL a database starts from its baseline with the triggers in place (0002), and this one
+  // holds the triggers of the app's engine to the same counts.
+  test("the app's engine keeps the counters the migrations back-fill, as rows are written and deleted", async () => {
+    const { t, token } = f
+    const ws = f.admin.workspaceId
+    const counters = async (base: string) =>
+      (await t.sql.get(
+        `SELECT n_documents, documents_ready, documents_onboarding, documents_pending, documents_failed, n_rows,
+           storage_bytes FROM corpora WHERE id = ?`,
+        base,
+      ))!
+    const doc = (base: string, ...[id, parent, path, size, status, raw, text, bytes]: Values) =>
+      t.sql.run(
+        `INSERT INTO documents (id, workspace_id, corpus_id, parent_id, path, size, status, raw_key, text_key,
+           text_bytes, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 1)`,
+        `${base}_${id}`,
+        ws,
+        base,
+        parent === null ? null : `${base}_${parent}`,
+        path,
+        size,
+        status,
+        raw,
+        text,
+        bytes,
+      )
+    type Values = [string, string | null, string, number, string, string | null, string | null, number]
+    // As the first migration test: two files sharing one raw object (100 bytes), one of them split in
+    // two sections, its sidecar of 72 bytes; a failed file of 7 bytes with a text of 5.
+    const one = await createBase(t, token)
+    await doc(one, 'a', null, 'a.md', 100, 'ready', `${one}/raw/1`, `${one}/raw/1.a.txt`, 72)
+    await doc(one, 'a1', 'a', 'a.md', 30, 'ready', null, `${one}/raw/1.a.txt`, 0)
+    await doc(one, 'a2', 'a', 'a.md', 40, 'pending', null, `${one}/raw/1.a.txt`, 0)
+    await doc(one, 'b', null, 'b.md', 100, 'pending', `${one}/raw/1`, null, 0)
+    await doc(one, 'c', null, 'c.txt', 7, 'failed', `${one}/raw/2`, `${one}/raw/2.c.txt`, 5)
+    expect(await counters(one)).toEqual({
+      n_documents: 3,
+      documents_ready: 1,
+      documents_onboarding: 0,
+      documents_pending: 1,
+      documents_failed: 1,
+      n_rows: 5,
+      storage_bytes: 100 + 7 + 72 + 5,
+    })
+    // The shared object goes with its last row; a file's sections go with it.
+    await t.sql.run('DELETE FROM documents WHERE id = ?', `${one}_a`)
+    expect(await counters(one)).toMatchObject({ n_documents: 2, n_rows: 2, storage_bytes: 100 + 7 + 5 })
+    await t.sql.run('DELETE FROM documents WHERE id = ?', `${one}_b`)
+    expect(await counters(one)).toMatchObject({ storage_bytes: 12 })
+    // As the second: waiting documents are counted apart from those in a run.
+    const two = await createBase(t, token)
+    await doc(two, 'p1', null, 'p1.txt', 0, 'pending', null, null, 0)
+    await doc(two, 'p2', null, 'p2.txt', 0, 'pending', null, null, 0)
+    await doc(two, 'o', null, 'o.txt', 0, 'onboarding', null, null, 0)
+    await doc(two, 'r', null, 'r.txt', 0, 'ready', null, null, 0)
+    expect(await counters(two)).toMatchObject({
+      documents_onboarding: 1,
+      documents_pending: 2,
+      documents_ready: 1,
+    })
+    await t.sql.run("UPDATE documents SET status = 'onboarding' WHERE id = ?", `${two}_p1`)
+    await t.sql.run('DELETE FROM documents WHERE id = ?', `${two}_p2`)
+    await t.sql.run("UPDATE documents SET status = 'ready' WHERE id = ?", `${two}_o`)
+    expect(await counters(two)).toMatchObject({
+      documents_onboarding: 1,
+      documents_pending: 0,
+      documents_ready: 2,
+    })
+  })
+
   test('back-fills the counters, sidecar sizes and push ownership of documents stored before it', () => {
     const db = openDatabase(':memory:')
     const at = migrations.findIndex((m) => m.tag === '0011_document_counters')

@@ -7,9 +7,9 @@ import { authApp, signUp } from './accounts.fixture'
 let t: TestApp
 afterEach(() => t.close())
 
-const status = (id: string) =>
-  t.db.$client.query<{ status: string }, [string]>('SELECT status FROM documents WHERE id = ?').get(id)
-    ?.status
+const status = async (id: string) =>
+  (await t.sql.get<{ status: string }>('SELECT status FROM documents WHERE id = ?', id))?.status
+const statuses = (...ids: string[]) => Promise.all(ids.map(status))
 
 describe("onboarding runs move documents through corpora's lifecycle", () => {
   async function base() {
@@ -38,21 +38,21 @@ describe("onboarding runs move documents through corpora's lifecycle", () => {
     ])
     const failed = { ...units[1]!, status: 'failed' as const }
     await expect(runs.take([units[0]!, failed], 1)).rejects.toThrow('Document')
-    expect([status(a), status(b)]).toEqual(['pending', 'pending'])
+    expect(await statuses(a, b)).toEqual(['pending', 'pending'])
     await runs.take(units, 1)
-    expect([status(a), status(b)]).toEqual(['onboarding', 'onboarding'])
+    expect(await statuses(a, b)).toEqual(['onboarding', 'onboarding'])
     // A stopped run puts them back to waiting.
     await runs.release(corpusId, 2)
-    expect([status(a), status(b)]).toEqual(['pending', 'pending'])
-  })
+    expect(await statuses(a, b)).toEqual(['pending', 'pending'])
+  }, 30_000)
 
   test('settling leaves a document alone once it moved where it may not become ready (failed meanwhile)', async () => {
     const { corpusId, a, b, runs } = await base()
     const units = await runs.waiting(corpusId, { extracted: true })
     await runs.take(units, 1)
-    t.db.$client.query("UPDATE documents SET status = 'failed' WHERE id = ?").run(b)
+    await t.sql.run("UPDATE documents SET status = 'failed' WHERE id = ?", b)
     await runs.settle({ ready: units, failed: [], parents: [] }, 2)
-    expect([status(a), status(b)]).toEqual(['ready', 'failed'])
+    expect(await statuses(a, b)).toEqual(['ready', 'failed'])
     expect(await runs.fileCounts(corpusId)).toEqual({ ready: 1, failed: 1, pending: 0 })
-  })
+  }, 30_000)
 })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { TestApp } from '../helpers/app'
 import { bearer } from './accounts.fixture'
-import { count, createBase, footprint, ingestSetup, sha256 } from './ingest.fixture'
+import { countRows, createBase, footprint, ingestSetup, sha256 } from './ingest.fixture'
 
 // Issue 32, item 7: `POST .../upload-urls` with 100,000 entries (11 MB) held `GET /` for 3.5 s.
 // A manifest is bounded (files: 422 too_many_files; bytes: 413 payload_too_large, refused before
@@ -109,7 +109,7 @@ describe('manifest limits', () => {
     expect(canceled).toBe(true)
     // The limit, plus at most the chunks a stream buffers ahead of its reader.
     expect(pulled).toBeLessThanOrEqual(16 * 1024 * 1024 + 4 * chunk.byteLength)
-    expect(count(f.t, 'ingest_uploads')).toBe(0)
+    expect(await countRows(f.t, 'ingest_uploads')).toBe(0)
   })
 
   test('a manifest at the limit works: diff, upload-urls and a commit of all its files', async () => {
@@ -140,11 +140,11 @@ describe('manifest limits', () => {
       pending: LIMIT,
       error: null,
     })
-    expect(count(f.t, 'documents', 'corpus_id = ?', base)).toBe(LIMIT)
+    expect(await countRows(f.t, 'documents', 'corpus_id = ?', base)).toBe(LIMIT)
     // Registered in batches into one run, closed after the last.
-    expect(count(f.t, 'sync_runs', 'corpus_id = ? AND listing = 1', base)).toBe(0)
-    expect(count(f.t, 'sync_runs', 'corpus_id = ?', base)).toBe(1)
-  })
+    expect(await countRows(f.t, 'sync_runs', 'corpus_id = ? AND listing = 1', base)).toBe(0)
+    expect(await countRows(f.t, 'sync_runs', 'corpus_id = ?', base)).toBe(1)
+  }, 60_000)
 })
 
 describe('manifest work yields to the event loop', () => {
@@ -189,44 +189,46 @@ describe('manifest work yields to the event loop', () => {
       // The loop turned between slices of 250 entries (and batches of 100 registrations).
       expect([route, turns >= 2]).toEqual([route, true])
     }
-  })
+  }, 60_000)
 })
 
 describe('a commit registered in batches', () => {
   test('a push run a stop left open is ended failed by the start-up sweep; one being registered is spared', async () => {
     const base = await createBase(f.t, f.token)
     const now = f.t.clock.now().getTime()
-    f.t.db.$client
-      .query(
-        `INSERT INTO sync_runs (id, workspace_id, corpus_id, source, status, listing, created, pending, started_at)
-         VALUES ('run_cut_short', ?, ?, 'push', 'running', 1, 100, 100, ?)`,
-      )
-      .run(f.admin.workspaceId, base, now)
+    await f.t.sql.run(
+      `INSERT INTO sync_runs (id, workspace_id, corpus_id, source, status, listing, created, pending, started_at)
+       VALUES ('run_cut_short', ?, ?, 'push', 'running', 1, 100, 100, ?)`,
+      f.admin.workspaceId,
+      base,
+      now,
+    )
     const seed = await f.t.request(
       `/v1/corpora/${base}/documents/raw?${new URLSearchParams({ path: 'seed.txt', sha256: sha256(CONTENT) })}`,
       { method: 'PUT', headers: bearer(f.token), body: CONTENT },
     )
     expect(seed.status).toBe(200)
     const open = () =>
-      f.t.db.$client
-        .query<{ id: string }, [string]>(
-          "SELECT id FROM sync_runs WHERE corpus_id = ? AND listing = 1 AND id != 'run_cut_short'",
-        )
-        .all(base)
+      f.t.sql.all<{ id: string }>(
+        "SELECT id FROM sync_runs WHERE corpus_id = ? AND listing = 1 AND id != 'run_cut_short'",
+        base,
+      )
     let finished = false
-    let sweeping: Promise<unknown> = Promise.resolve()
+    let sweeping: Promise<unknown> | null = null
     const seen: { id: string; status: string }[] = []
-    // On a turn of the loop while the commit is registered, the sweep runs as at a start-up (it
-    // ends open push runs before its first await; its listing of objects goes on meanwhile).
-    const tick = () => {
+    // On a turn of the loop while the commit is registered, the sweep runs as at a start-up (its
+    // listing of objects goes on meanwhile); once it is done, the run being registered is still running.
+    const tick = async () => {
       if (finished) return
-      const live = open()[0]
-      if (live && seen.length === 0) {
-        sweeping = f.t.services.ingest.sweepOrphans()
-        const row = f.t.db.$client
-          .query<{ status: string }, [string]>('SELECT status FROM sync_runs WHERE id = ?')
-          .get(live.id)!
-        seen.push({ id: live.id, status: row.status })
+      const live = (await open())[0]
+      if (live && sweeping === null) {
+        sweeping = f.t.services.ingest.sweepOrphans().then(async () => {
+          const row = await f.t.sql.get<{ status: string }>(
+            'SELECT status FROM sync_runs WHERE id = ?',
+            live.id,
+          )
+          seen.push({ id: live.id, status: row!.status })
+        })
       }
       setImmediate(tick)
     }
@@ -238,11 +240,9 @@ describe('a commit registered in batches', () => {
     const run = (await res.json()) as { id: string; status: string; created: number }
     expect(seen).toEqual([{ id: run.id, status: 'running' }])
     expect(run).toMatchObject({ status: 'running', created: LIMIT })
-    const cut = f.t.db.$client
-      .query<{ status: string; listing: number; error: string; finished_at: number }, []>(
-        "SELECT status, listing, error, finished_at FROM sync_runs WHERE id = 'run_cut_short'",
-      )
-      .get()
+    const cut = await f.t.sql.get<{ status: string; listing: number; error: string; finished_at: number }>(
+      "SELECT status, listing, error, finished_at FROM sync_runs WHERE id = 'run_cut_short'",
+    )
     expect(cut).toEqual({
       status: 'failed',
       listing: 0,
@@ -250,5 +250,5 @@ describe('a commit registered in batches', () => {
         'The server stopped while this commit was being registered; the files registered before are kept. Push again to finish.',
       finished_at: now,
     })
-  })
+  }, 60_000)
 })
