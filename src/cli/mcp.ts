@@ -9,7 +9,7 @@ import type { Principal } from '../platform/auth/principal'
 import { createLogger, type Logger } from '../platform/log/log'
 import { parseFlags } from './args'
 import { CliError } from './cli-error'
-import { configFromProcess, openRuntime, refuseServingPostgres } from './runtime'
+import { configFromProcess, openRuntime } from './runtime'
 
 export const MCP_USAGE = `Usage: engram mcp [--data DIR] [--workspace ID|NAME]
        engram mcp --url URL [--key KEY]
@@ -79,7 +79,6 @@ export async function mcpCommand(args: string[], env: Record<string, string | un
     if (!existsSync(join(dataDir, 'engram.db'))) {
       throw new CliError(`No Engram database in ${dataDir}: pass --data DIR or start \`engram serve\` once.`)
     }
-    refuseServingPostgres(config)
     const rt = await openRuntime(config)
     const workspace = await pickWorkspace(
       new WorkspacesService(rt.store, rt.clock, rt.random),

@@ -4,7 +4,7 @@ import { migrations } from '../../migrations/index'
 import { migrations as pgMigrations } from '../../migrations-pg/index'
 import type { AppDeps } from '../app'
 import { systemClock } from '../platform/clock/clock'
-import { type Config, ConfigError, loadConfig } from '../platform/config/config.load'
+import { type Config, loadConfig } from '../platform/config/config.load'
 import { base62, cryptoRandom } from '../platform/crypto/random'
 import { openDatabase } from '../platform/db/db'
 import { migrate } from '../platform/db/migrate'
@@ -95,17 +95,5 @@ export async function openRuntime(config: Config): Promise<CliRuntime> {
       await sqliteStore(db).close()
       db.$client.close()
     },
-  }
-}
-
-/**
- * Refuses to serve with the features' state on PostgreSQL while some of it is still kept in SQLite
- * only (issue 39): `engram migrate` runs there already, the server and `engram mcp` not yet.
- */
-export function refuseServingPostgres(config: Config): void {
-  if (config.data.database_url) {
-    throw new ConfigError([
-      'ENGRAM_DATABASE_URL: serving from PostgreSQL is not available in this build yet; `engram migrate` applies its migrations (docs/data-layer.md)',
-    ])
   }
 }

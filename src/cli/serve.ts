@@ -4,7 +4,7 @@ import { WorkspacesService } from '../features/workspaces/workspaces.service'
 import { baseUrl, type Config } from '../platform/config/config.load'
 import { emailMode } from '../platform/email/email'
 import { logModelSettings, logSupportSettings } from '../platform/llm/settings'
-import { type CliRuntime, openRuntime, refuseServingPostgres } from './runtime'
+import { type CliRuntime, openRuntime } from './runtime'
 
 /** True while the install has no workspace at all. */
 async function firstStart(rt: Pick<CliRuntime, 'store' | 'clock' | 'random'>): Promise<boolean> {
@@ -127,7 +127,6 @@ const SERVER_BODY_CAP = 8 * 1024 * 1024 * 1024
 
 /** `engram serve`: migrate, then listen until SIGINT or SIGTERM. */
 export async function serve(config: Config, settle?: StartupSettle): Promise<void> {
-  refuseServingPostgres(config)
   const rt = await openRuntime(config)
   // Leftovers of writes interrupted by a crash are removed before anything new is written.
   const swept = await rt.objects.sweepTemp()

@@ -8,8 +8,7 @@ import { testPostgres } from '../helpers/postgres'
 
 // `engram migrate` with ENGRAM_DATABASE_URL applies the PostgreSQL migrations to that database, once
 // (a second run finds it up to date), as an operator runs it before starting the server; a database
-// it cannot reach is an error that never shows the URL's password; and the server refuses to serve
-// from PostgreSQL while features still keep their state in SQLite only.
+// it cannot reach is an error that never shows the URL's password; and the server serves from it.
 
 const ROOT = resolve(import.meta.dir, '../..')
 const dir = mkdtempSync(join(tmpdir(), 'engram-migrate-pg-'))
@@ -52,11 +51,66 @@ describe.skipIf(!pg.available)('engram migrate on PostgreSQL', () => {
     }
   }, 60_000)
 
-  test('the server refuses to serve from PostgreSQL while features still keep SQLite state', async () => {
+  test('the server serves from PostgreSQL: a sign-up lands there, the data dir keeps only the index', async () => {
     if (!pg.available) return
-    const run = engram(['serve'], await pg.freshDatabase())
-    expect(run.code).toBe(78)
-    expect(run.err).toContain('ENGRAM_DATABASE_URL: serving from PostgreSQL is not available')
+    const url = await pg.freshDatabase()
+    const proc = Bun.spawn([process.execPath, 'run', join(ROOT, 'src/main.ts'), 'serve'], {
+      cwd: dir,
+      env: {
+        PATH: Bun.env.PATH ?? '',
+        ENGRAM_DATA_DIR: join(dir, 'served'),
+        ENGRAM_DATABASE_URL: url,
+        ENGRAM_HOST: '127.0.0.1',
+        ENGRAM_PORT: '0',
+        ENGRAM_EMAIL: 'log',
+        ENGRAM_PASSWORD_MEMORY_KIB: '1024',
+      },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    try {
+      // The JSON log line `listening` names the port.
+      const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader()
+      const decoder = new TextDecoder()
+      let log = ''
+      let port = 0
+      while (!port) {
+        const { done, value } = await reader.read()
+        if (done) throw new Error(`engram serve ended: ${log}${await new Response(proc.stderr).text()}`)
+        log += decoder.decode(value, { stream: true })
+        port = Number(/"msg":"listening".*?"port":(\d+)/.exec(log)?.[1] ?? 0)
+      }
+      reader.releaseLock()
+      const res = await fetch(`http://127.0.0.1:${port}/v1/auth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          email: 'first@example.com',
+          password: 'a long password',
+          workspace_name: 'On PG',
+          name: 'First',
+        }),
+      })
+      expect(res.status).toBe(200)
+      const client = new SQL({ url, max: 1 })
+      try {
+        const users = (await client`SELECT email FROM users`) as { email: string }[]
+        expect(users.map((u) => u.email)).toEqual(['first@example.com'])
+      } finally {
+        await client.close()
+      }
+      // The data dir's SQLite file has the schema (the engine's index lives there) but no user.
+      const { Database } = await import('bun:sqlite')
+      const file = new Database(join(dir, 'served', 'engram.db'), { readonly: true })
+      try {
+        expect(file.query<{ n: number }, []>('SELECT count(*) AS n FROM users').get()!.n).toBe(0)
+      } finally {
+        file.close()
+      }
+    } finally {
+      proc.kill('SIGTERM')
+      await proc.exited
+    }
   }, 60_000)
 })
 

@@ -82,7 +82,7 @@ export const configDefinition = {
       kind: { type: 'string' },
     }),
     database_url: leaf({
-      doc: 'A PostgreSQL database to keep the state in instead of the SQLite file in the data dir (postgres://user:password@host:5432/db). `engram migrate` applies its migrations; serving from it is not available yet (docs/data-layer.md). Empty (the default): SQLite.',
+      doc: "A PostgreSQL database to keep the state in instead of the SQLite file in the data dir (postgres://user:password@host:5432/db). The engine's passage index stays in the data dir's SQLite file. `engram migrate` applies its migrations; `engram export-data` moves a data dir's state into it (docs/data-layer.md). Empty (the default): SQLite.",
       env: 'ENGRAM_DATABASE_URL',
       default: null,
       kind: { type: 'string', pattern: /^postgres(ql)?:\/\/[^\s]+$/, patternHint: 'a postgres:// URL' },
