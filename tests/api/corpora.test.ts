@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { addMember, bearer, expectError, issues, mounts, signUp } from './accounts.fixture'
-import { count, createBase, type Doc, drain, ingestSetup, upload } from './ingest.fixture'
+import { countRows, createBase, type Doc, drain, ingestSetup, upload } from './ingest.fixture'
 
 let f: Awaited<ReturnType<typeof ingestSetup>>
 beforeAll(async () => {
@@ -44,14 +44,14 @@ describe('document bases', () => {
 
   test('refuses an empty name with 422 and creates nothing', async () => {
     const { t, token } = f
-    const before = count(t, 'corpora')
+    const before = await countRows(t, 'corpora')
     for (const path of mounts('/corpora')) {
       for (const name of ['', '   ']) {
         const res = await t.request(path, { method: 'POST', headers: bearer(token), json: { name } })
         expect((await issues(res, path))[0]!.loc).toEqual(['body', 'name'])
       }
     }
-    expect(count(t, 'corpora')).toBe(before)
+    expect(await countRows(t, 'corpora')).toBe(before)
   })
 
   test('creating needs the ingest scope; reading needs any credential', async () => {
@@ -86,7 +86,7 @@ describe('document bases', () => {
       expect(
         (await t.request(`${path}/${byKey}`, { method: 'DELETE', headers: bearer(ingestKey) })).status,
       ).toBe(204)
-      expect(count(t, 'corpora', 'id IN (?, ?)', byMember, byKey)).toBe(0)
+      expect(await countRows(t, 'corpora', 'id IN (?, ?)', byMember, byKey)).toBe(0)
     }
   })
 

@@ -109,13 +109,7 @@ export async function objectKeys(t: TestApp, prefix = ''): Promise<string[]> {
 }
 
 /** Rows of a table matching a condition. */
-export function count(t: TestApp, table: string, where = '1 = 1', ...args: string[]): number {
-  return t.db.$client
-    .query<{ n: number }, string[]>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`)
-    .get(...args)!.n
-}
-
-/** `count` on whichever engine the test app runs (t.sql: SQLite, or PostgreSQL). */
+/** Rows of `table` matching `where`, on whichever engine the test app runs (t.sql: SQLite, or PostgreSQL). */
 export async function countRows(
   t: TestApp,
   table: string,
