@@ -8,6 +8,7 @@ import { migrations } from '../../migrations/index'
 import { migrations as pgMigrations } from '../../migrations-pg/index'
 import { corpora } from '../../src/features/corpora/corpora.tables'
 import { workspaces } from '../../src/features/workspaces/workspaces.tables'
+import type { Principal } from '../../src/platform/auth/principal'
 import { type Db, openDatabase } from '../../src/platform/db/db'
 import { migrate } from '../../src/platform/db/migrate'
 import { openPostgres } from '../../src/platform/db/open-postgres'
@@ -105,4 +106,9 @@ export async function seedTenants(
         .values({ id: b.id, workspaceId: b.workspaceId, name: b.id, createdAt: o.at, updatedAt: o.at })
     }
   })
+}
+
+/** A workspace admin's session, as the store tests act: every scope, every base. */
+export function sessionAdmin(workspaceId = 'ws_1', userId = 'usr_1'): Principal {
+  return { kind: 'session', workspaceId, userId, role: 'admin', scopes: null, keyId: null, corpusIds: null }
 }

@@ -9,7 +9,7 @@ import type { Store } from '../../../src/platform/db/store'
 import { domainEvents } from '../../../src/platform/events/events.tables'
 import { Outbox } from '../../../src/platform/events/outbox'
 import { memoryLogger } from '../../../src/platform/log/log'
-import { engines, type OpenStore, seedTenants } from '../../helpers/stores'
+import { engines, type OpenStore, seedTenants, sessionAdmin } from '../../helpers/stores'
 
 // The IP allowlist on SQLite and on a real PostgreSQL: a list reads back as saved (the request
 // check's prepared read too), a unit that fails saves nothing, a save is audited in its unit, the
@@ -23,15 +23,7 @@ afterEach(async () => {
 
 const T0 = 1_764_400_000_123
 
-const admin: Principal = {
-  kind: 'session',
-  workspaceId: 'ws_1',
-  userId: 'usr_1',
-  role: 'admin',
-  scopes: null,
-  keyId: null,
-  corpusIds: null,
-}
+const admin: Principal = sessionAdmin()
 
 const row = (over: Partial<AllowlistRow> = {}): AllowlistRow => ({
   workspaceId: 'ws_1',

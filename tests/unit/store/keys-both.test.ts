@@ -13,7 +13,7 @@ import { StoreMemo } from '../../../src/platform/db/store-memo'
 import { ApiError, fail } from '../../../src/platform/errors/errors'
 import { domainEvents } from '../../../src/platform/events/events.tables'
 import { Outbox } from '../../../src/platform/events/outbox'
-import { engines, type OpenStore, seedTenants } from '../../helpers/stores'
+import { engines, type OpenStore, seedTenants, sessionAdmin } from '../../helpers/stores'
 
 // API keys on SQLite and on a real PostgreSQL: a key is minted, listed, found by its secret on every
 // request through a memo that sees every commit (a revocation, this process's or another's, applies
@@ -30,15 +30,7 @@ const CAP = 2
 const CALLER = { ip: '203.0.113.5', requestId: 'req_1' }
 
 function admin(workspaceId = 'ws_1'): Principal {
-  return {
-    kind: 'session',
-    workspaceId,
-    userId: 'usr_admin',
-    role: 'admin',
-    scopes: null,
-    keyId: null,
-    corpusIds: null,
-  }
+  return sessionAdmin(workspaceId, 'usr_admin')
 }
 
 /** The keys service on a store, with a plan of CAP keys and every base known. */

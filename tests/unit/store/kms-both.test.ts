@@ -15,7 +15,7 @@ import { domainEvents } from '../../../src/platform/events/events.tables'
 import { Outbox } from '../../../src/platform/events/outbox'
 import { jobs } from '../../../src/platform/jobs/jobs.tables'
 import { JobQueue } from '../../../src/platform/jobs/queue'
-import { engines, type OpenStore, seedTenants } from '../../helpers/stores'
+import { engines, type OpenStore, seedTenants, sessionAdmin } from '../../helpers/stores'
 
 // Customer-managed keys on SQLite and on a real PostgreSQL: a key reads back as saved, a unit that
 // fails saves none, a change conditional on the key as read writes nothing once the key changed
@@ -29,15 +29,7 @@ afterEach(async () => {
 
 const T0 = 1_764_400_000_123
 
-const admin: Principal = {
-  kind: 'session',
-  workspaceId: 'ws_1',
-  userId: 'usr_1',
-  role: 'admin',
-  scopes: null,
-  keyId: null,
-  corpusIds: null,
-}
+const admin: Principal = sessionAdmin()
 
 function keyRow(over: Partial<KeyRow> = {}): KeyRow {
   return {

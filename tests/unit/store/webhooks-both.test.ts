@@ -15,7 +15,7 @@ import { Outbox } from '../../../src/platform/events/outbox'
 import type { JobContext } from '../../../src/platform/jobs/handler'
 import { JobQueue } from '../../../src/platform/jobs/queue'
 import { memoryLogger } from '../../../src/platform/log/log'
-import { engines, type OpenStore, seedTenants } from '../../helpers/stores'
+import { engines, type OpenStore, seedTenants, sessionAdmin } from '../../helpers/stores'
 
 // Webhooks on the store, on SQLite and on a real PostgreSQL: endpoints, deliveries and attempts read
 // back as written; a unit that fails leaves none of them; an event delivered twice is queued once to
@@ -37,15 +37,7 @@ const CONFIG: WebhooksConfig = {
   disable_after_failures: 2,
   disable_after_hours: 0,
 }
-const ADMIN: Principal = {
-  kind: 'session',
-  workspaceId: 'ws_1',
-  userId: 'usr_1',
-  role: 'admin',
-  scopes: null,
-  keyId: null,
-  corpusIds: null,
-}
+const ADMIN: Principal = sessionAdmin()
 const CALLER = { ip: '2001:db8::1', requestId: 'req_1' }
 
 function endpoint(id: string, events: string[], over: Partial<EndpointRow> = {}): EndpointRow {
