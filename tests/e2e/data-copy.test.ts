@@ -92,7 +92,8 @@ describe.skipIf(!pg.available)('moving a data dir to PostgreSQL and S3 and back'
   })
 
   test('the same answers, documents, keys, members and audit rows on each side, counts checked', async () => {
-    const single = testApp({ dataDir, env: { ENGRAM_RATE_LIMITS: 'off' } })
+    // The single binary's state is in its SQLite file, whatever engine the other tests run on.
+    const single = testApp({ dataDir, postgresUrl: null, env: { ENGRAM_RATE_LIMITS: 'off' } })
     const base = await readyBase(single, THREE_TOPICS)
     await addMember(single, base.adminToken)
     const b = { corpusId: base.corpusId, adminToken: base.adminToken, query: base.keys.query }
@@ -141,7 +142,7 @@ describe.skipIf(!pg.available)('moving a data dir to PostgreSQL and S3 and back'
     expect(imported.code).toBe(0)
     expect(imported.out).toMatch(/every count the same on both sides/)
 
-    const back = testApp({ dataDir, seed: 13, env: { ENGRAM_RATE_LIMITS: 'off' } })
+    const back = testApp({ dataDir, postgresUrl: null, seed: 13, env: { ENGRAM_RATE_LIMITS: 'off' } })
     expect(await observe(back, b)).toEqual(before)
     back.close()
   }, 120_000)

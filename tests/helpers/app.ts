@@ -44,8 +44,11 @@ export interface TestAppOptions {
   objects?: ObjectStore
   /** An existing data dir to open (kept by `close`); a fresh one by default. */
   dataDir?: string
-  /** The features' state on this PostgreSQL database (migrated) instead of the data dir's file. */
-  postgresUrl?: string
+  /**
+   * The features' state on this PostgreSQL database (migrated) instead of the data dir's file; null
+   * keeps it in the file whatever ENGRAM_TEST_DATABASE says.
+   */
+  postgresUrl?: string | null
 }
 
 /** Builds the real app in-process, as tests through `app.handle` need it. */
@@ -70,7 +73,7 @@ export function testApp(opts: TestAppOptions = {}): TestApp {
   // of a migrated template), the engine's index staying in the SQLite file (docs/data-layer.md).
   const pg = opts.postgresUrl
     ? { ...connectPostgres(opts.postgresUrl, { max: 4 }), url: opts.postgresUrl }
-    : process.env.ENGRAM_TEST_DATABASE === 'postgres'
+    : opts.postgresUrl === undefined && process.env.ENGRAM_TEST_DATABASE === 'postgres'
       ? appPostgres()
       : null
   const clock = new ManualClock('2026-03-01T12:00:00Z')
