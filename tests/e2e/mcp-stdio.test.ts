@@ -17,7 +17,9 @@ let t: TestApp
 let b: ReadyBase
 let other: ReadyBase
 beforeAll(async () => {
-  t = authApp()
+  // `engram mcp` on a local data dir: the single binary's state is in the data dir's SQLite file,
+  // whatever engine the other tests run on.
+  t = authApp({ postgresUrl: null })
   ;({ b, other } = await mcpTenants(t, 'Other'))
 })
 afterAll(() => t.close())
@@ -268,7 +270,7 @@ describe("the README's configuration for a checkout", () => {
     expect(readme).not.toContain('"command": "npx"')
     expect(checkoutConfigs).toHaveLength(1)
     // One workspace in the data dir, as after `npm start` and a first sign-up.
-    const solo = authApp()
+    const solo = authApp({ postgresUrl: null })
     const base = await readyBase(solo, FILES)
     const elsewhere = mkdtempSync(join(tmpdir(), 'engram-agent-'))
     try {
