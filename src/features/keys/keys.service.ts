@@ -10,7 +10,6 @@ import type { Outbox } from '../../platform/events/outbox'
 import type { ListResult } from '../../platform/paging/paging'
 import { keysetPage, type PageRequest } from '../../platform/paging/paging'
 import type { CorporaService } from '../corpora/corpora.service'
-import { holdCap } from '../plans/plans.hold'
 import type { PlansService } from '../plans/plans.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import { type ApiKeyRow, type KeyAuthRow, KeysRepo } from './keys.repo'
@@ -64,7 +63,7 @@ export class KeysService {
     /** The bases a key may be bound to are looked up there (a base of the caller's workspace). */
     private readonly corpora: Pick<CorporaService, 'exists'>,
     /** A key that works (not revoked, not expired) takes one of the plan's `api_keys`. */
-    private readonly plans: Pick<PlansService, 'ensureRoom'>,
+    private readonly plans: Pick<PlansService, 'ensureRoom' | 'holdCap'>,
     /** A key of a suspended workspace is refused; the status is the workspaces feature's. */
     private readonly workspaces: Pick<WorkspacesService, 'status'>,
   ) {
@@ -116,7 +115,7 @@ export class KeysService {
       // Counted, checked and inserted in one unit: a refused one writes nothing; the cap is held
       // (units take turns on SQLite, an advisory lock on PostgreSQL), so parallel creations cannot
       // both count below it.
-      await holdCap(this.store, p.workspaceId, 'api_keys')
+      await this.plans.holdCap(p.workspaceId, 'api_keys')
       const active = await this.repo.countActive(p.workspaceId, now)
       await this.plans.ensureRoom(p.workspaceId, 'api_keys', active)
       await this.repo.insert(row)

@@ -11,7 +11,6 @@ import { fail, notFound, validationFailed } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import { type LinkResp, normaliseEmail, requireName, type TokenResp } from '../accounts/accounts.schemas'
 import type { AccountsService, Caller, UserRow } from '../accounts/accounts.service'
-import { holdCap } from '../plans/plans.hold'
 import type { PlansService } from '../plans/plans.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
 import { type InviteRow, MembersRepo } from './members.repo'
@@ -33,7 +32,7 @@ export interface MembersDeps {
   /** Membership changes are told as `member.joined` / `member.changed` / `member.removed` (the audit log subscribes). */
   events: Outbox
   /** Members and live invitations take the plan's `seats`. */
-  plans: Pick<PlansService, 'ensureRoom'>
+  plans: Pick<PlansService, 'ensureRoom' | 'holdCap'>
 }
 
 type Role = 'admin' | 'member'
@@ -99,7 +98,7 @@ export class MembersService {
       // A seat is held from the invitation on (re-inviting the address holds none more), so accepting
       // what was sent does not fail later; counted here with the seats held (holdCap), so parallel
       // invitations cannot pass the cap on either engine.
-      await holdCap(this.d.store, p.workspaceId, 'seats')
+      await this.d.plans.holdCap(p.workspaceId, 'seats')
       const invited = await this.repo.countLive(p.workspaceId, now, email)
       await this.d.plans.ensureRoom(p.workspaceId, 'seats', (await this.seats(p.workspaceId)) + invited)
       const open = await this.repo.findOpen(p.workspaceId, email)
@@ -256,7 +255,7 @@ export class MembersService {
         throw fail('workspace_suspended')
       // The cap may have shrunk since the invitation: the members alone must leave a seat. Thrown in
       // here, so the acceptance is rolled back (the link still works once there is room).
-      await holdCap(this.d.store, invite.workspaceId, 'seats')
+      await this.d.plans.holdCap(invite.workspaceId, 'seats')
       await this.d.plans.ensureRoom(invite.workspaceId, 'seats', await this.seats(invite.workspaceId))
       const sso = await a.ssoPolicy().enforces(invite.workspaceId)
       // Thrown in here, so the acceptance is rolled back with it.

@@ -3,7 +3,14 @@
 import type { Job } from '../../platform/jobs/queue'
 import type { Unit } from '../corpora/corpora.service'
 import type { IndexedSection } from '../engine/engine.service'
-import type { RunStats } from './onboarding.jobs'
+
+/** Measured cost of a run (kept in its result for economics), and its units that failed. */
+export interface RunStats {
+  units: number
+  chars: number
+  cpuMs: number
+  failed: number
+}
 
 /**
  * Units a batch job holds (at least): a batch's groups are a pipeline (the next ones chunked while

@@ -13,6 +13,7 @@ import {
   NONE,
   type PlannedLeaf,
   type PlannedUnit,
+  type RunStats,
   TAKE_AFTER_MS,
 } from './onboarding.batches'
 
@@ -45,14 +46,6 @@ const EMBED_SECTIONS_PER_STEP = 8
 /** Tries of an embed job while the embeddings server is down (backoff up to 5 minutes each: hours). */
 export const EMBED_ATTEMPTS = 30
 export { BATCH_UNITS, type BatchUnit, batchesOf } from './onboarding.batches'
-
-/** Measured cost of a run (kept in its result for economics), and its units that failed. */
-export interface RunStats {
-  units: number
-  chars: number
-  cpuMs: number
-  failed: number
-}
 
 /** What the onboarding jobs work with. */
 export interface OnboardingJobDeps {

@@ -3,8 +3,9 @@ import { iso } from '../../platform/clock/clock'
 import { namedObject } from '../../platform/http/schema'
 import { isTerminal, type Job, type JobQueue } from '../../platform/jobs/queue'
 import { AUTO_KIND } from './onboarding.auto'
+import type { RunStats } from './onboarding.batches'
 import { progressOf } from './onboarding.estimate'
-import { BATCH_KIND, RUN_KIND, type RunStats } from './onboarding.jobs'
+import { BATCH_KIND, RUN_KIND } from './onboarding.jobs'
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union([s, Type.Null()])
 const Timestamp = Type.String({ format: 'date-time' })

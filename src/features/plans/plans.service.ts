@@ -1,4 +1,5 @@
 import type { Actor } from '../../platform/auth/principal'
+import { holdInUnit } from '../../platform/db/hold'
 import type { Store } from '../../platform/db/store'
 import { fail } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
@@ -69,6 +70,16 @@ export class PlansService {
   /** The caps a workspace is held to; undefined for an unknown workspace. */
   async capsOf(workspaceId: string): Promise<Caps | undefined> {
     return (await this.planOf(workspaceId))?.caps
+  }
+
+  /**
+   * Holds a workspace's cap in the calling unit until it ends (`holdInUnit`): call it before counting
+   * what the cap limits, then `ensureRoom` and the write, so two units cannot both count below the
+   * cap and both write (on PostgreSQL; on SQLite units take turns anyway). Every writer of what one
+   * cap counts holds the same key.
+   */
+  holdCap(workspaceId: string, cap: CapName): Promise<void> {
+    return holdInUnit(this.d.store, `cap:${cap}:${workspaceId}`)
   }
 
   /**

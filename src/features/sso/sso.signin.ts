@@ -6,7 +6,6 @@ import { SealBroken } from '../../platform/crypto/sealed'
 import { ApiError, type ErrorCode, fail } from '../../platform/errors/errors'
 import { normaliseEmail } from '../accounts/accounts.schemas'
 import type { Caller, UserRow } from '../accounts/accounts.service'
-import { holdCap } from '../plans/plans.hold'
 import { domainOf } from './sso.domains'
 import type { SsoConfigRow } from './sso.repo'
 import type { SsoSettings } from './sso.settings'
@@ -184,7 +183,7 @@ export class SsoSignIn {
     return this.d.store.unit(async () => {
       // Counted and created in one unit with the seats held (holdCap), so two first sign-ins (or a
       // sign-in and an invitation) cannot both take the last seat, on either engine.
-      await holdCap(this.d.store, row.workspaceId, 'seats')
+      await this.d.plans.holdCap(row.workspaceId, 'seats')
       const active = (await this.d.accounts.workspaceUsers(row.workspaceId)).filter(
         (u) => u.status === 'active',
       ).length

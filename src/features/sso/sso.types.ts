@@ -46,7 +46,7 @@ export interface SsoDeps {
   /** Provider identities: a member's (issuer, subject) is linked on first SSO sign-in and found by it after. */
   identity: IdentityService
   /** A member who joins just in time takes one of the plan's `seats`. */
-  plans: Pick<PlansService, 'ensureRoom'>
+  plans: Pick<PlansService, 'ensureRoom' | 'holdCap'>
 }
 
 /** The body of `PUT /v1/enterprise/sso`. */

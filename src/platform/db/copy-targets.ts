@@ -5,8 +5,8 @@
 // its generated keys' sequences are moved past the copied keys.
 import { eq, getTableColumns, sql } from 'drizzle-orm'
 import { getTableConfig, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core'
-import { CopyRefused, countRows } from './copy'
 import type { Db } from './db'
+import type { Store } from './store'
 import type { PostgresStore } from './store.postgres'
 
 /** What a copy does inside the target's transaction. */
@@ -147,4 +147,18 @@ async function moveSequences(store: PostgresStore, table: SQLiteTable): Promise<
       `SELECT setval(pg_get_serial_sequence('"${name}"', '${col.name}'), coalesce(max("${col.name}"), 0) + 1, false) FROM "${name}"`,
     )
   }
+}
+
+/** Thrown when the copy finds the target not as it must be; nothing has been written. */
+export class CopyRefused extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'CopyRefused'
+  }
+}
+
+/** How many rows the table has in `store`. */
+export async function countRows(store: Store, table: SQLiteTable): Promise<number> {
+  const rows = await store.db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(store.table(table))
+  return rows[0]?.n ?? 0
 }

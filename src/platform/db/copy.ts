@@ -6,7 +6,7 @@
 // its triggers held off, its sequences moved on) is copy-targets.ts.
 import { asc, getTableColumns, isNotNull, sql } from 'drizzle-orm'
 import { getTableConfig, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core'
-import type { CopyTarget } from './copy-targets'
+import { type CopyTarget, countRows } from './copy-targets'
 import type { Store } from './store'
 
 /** Rows of one table on both sides once copied. */
@@ -14,14 +14,6 @@ export interface CopiedTable {
   table: string
   source: number
   target: number
-}
-
-/** Thrown when the copy finds the target not as it must be; nothing has been written. */
-export class CopyRefused extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'CopyRefused'
-  }
 }
 
 const PAGE = 500
@@ -165,10 +157,4 @@ async function* pages(store: Store, table: SQLiteTable): AsyncGenerator<Record<s
     if (rows.length < PAGE) return
     after = rows[rows.length - 1]!
   }
-}
-
-/** How many rows the table has in `store`. */
-export async function countRows(store: Store, table: SQLiteTable): Promise<number> {
-  const rows = await store.db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(store.table(table))
-  return rows[0]?.n ?? 0
 }

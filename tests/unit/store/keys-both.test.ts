@@ -7,6 +7,7 @@ import { workspaces } from '../../../src/features/workspaces/workspaces.tables'
 import type { Principal } from '../../../src/platform/auth/principal'
 import { ManualClock } from '../../../src/platform/clock/clock'
 import { seededRandom } from '../../../src/platform/crypto/random'
+import { holdInUnit } from '../../../src/platform/db/hold'
 import type { Store } from '../../../src/platform/db/store'
 import type { NotifiedCommits } from '../../../src/platform/db/store.postgres'
 import { StoreMemo } from '../../../src/platform/db/store-memo'
@@ -42,6 +43,8 @@ function keysOn(store: Store, seed = 1): KeysService {
     ensureRoom: async (_ws: string, _cap: string, used: number) => {
       if (used + 1 > CAP) throw fail('plan_limit_reached')
     },
+    // As plans holds a cap: an advisory lock in the unit on PostgreSQL, nothing on SQLite.
+    holdCap: (ws: string, cap: string) => holdInUnit(store, `cap:${cap}:${ws}`),
   }
   const corpora = { exists: async () => true }
   const ws = new WorkspacesService(store, clock, random)
