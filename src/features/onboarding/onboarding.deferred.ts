@@ -180,7 +180,11 @@ export class DeferredJobs {
       const done = total.built + total.failed + dropped
       const left = this.d.engine.builds.left(corpusId)
       const out = dropped > 0 ? `, ${dropped} left out of cart (text unreadable)` : ''
-      await ctx.progress({ unitsDone: done, unitsTotal: done + left, detail: `${done} section(s) built${out}` })
+      await ctx.progress({
+        unitsDone: done,
+        unitsTotal: done + left,
+        detail: `${done} section(s) built${out}`,
+      })
       if (left === 0) break
     }
     await this.d.corpora.setCartStatus(ws, corpusId, 'ready', this.d.clock.now().getTime())
