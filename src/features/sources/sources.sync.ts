@@ -154,7 +154,11 @@ async function listAndTake(
     if (fresh) await d.repo.updateSource({ ...fresh, cursor, updatedAt: d.clock.now().getTime() })
     await endRun(d, source.id, runId)
   })
-  await ctx.progress({ unitsDone: tally.seen, unitsTotal: tally.seen, detail: `${tally.seen} files looked at` })
+  await ctx.progress({
+    unitsDone: tally.seen,
+    unitsTotal: tally.seen,
+    detail: `${tally.seen} files looked at`,
+  })
 }
 
 /**
