@@ -33,6 +33,9 @@ type Cited = Pick<
 /** Documents whose parsed pages are kept (a cited manual's are parsed once, not at every question). */
 const CACHED_DOCUMENTS = 512
 
+/** Up to how many cited rows the query is prepared (one statement per count); more are built each time. */
+const PREPARED_IDS = 16
+
 /**
  * Data functions that place text in documents: the pages of a document, and where the passages an
  * answer cites lie (page, section, offsets), so that a viewer can open the document there.
@@ -42,6 +45,8 @@ export class PlacesRepo {
   private readonly ranges: Prepared<Pick<Document, 'pageRanges'>[]>
   /** By sidecar key, with the column it was parsed from: a re-extraction that moved pages is seen. */
   private readonly cache = new Map<string, { column: string; pages: PageRange[] }>()
+  /** The cited rows' query prepared for each count of ids up to PREPARED_IDS (an answer cites a few). */
+  private readonly byCount = new Map<number, Prepared<Cited[]>>()
 
   constructor(private readonly store: Store) {
     const t = corporaTables(store)
@@ -62,10 +67,10 @@ export class PlacesRepo {
    * primary key: the base is checked on the rows read, not in the WHERE clause, so that no planner
    * can choose the base's index and visit every document of the base for the five an answer cites.
    */
-  rowsQuery(ids: string[]) {
+  rowsQuery(ids: string[], db = this.store.db) {
     const { d } = this.t
     const p = alias(d, 'p')
-    return this.store.db
+    return db
       .select({
         id: d.id,
         corpusId: d.corpusId,
@@ -89,8 +94,20 @@ export class PlacesRepo {
   /** Where each passage lies, in order; a passage of a row the base no longer has gets nulls. */
   async place(corpusId: string, spans: readonly PassageSpan[]): Promise<PassagePlace[]> {
     const rows: Cited[] = []
-    for (const some of chunks(idsOf(spans))) rows.push(...((await this.rowsQuery(some)) as Cited[]))
+    for (const some of chunks(idsOf(spans))) rows.push(...(await this.cited(some)))
     return this.placed(corpusId, spans, rows)
+  }
+
+  /** The cited rows: a query prepared once per count of ids (an answer's few), built for more. */
+  private async cited(ids: string[]): Promise<Cited[]> {
+    if (ids.length > PREPARED_IDS) return (await this.rowsQuery(ids)) as Cited[]
+    let prepared = this.byCount.get(ids.length)
+    if (!prepared) {
+      const marks = ids.map((_, i) => sql.placeholder(`id${i}`)) as unknown as string[]
+      prepared = new Prepared(this.store, (db) => this.rowsQuery(marks, db).prepare() as never)
+      this.byCount.set(ids.length, prepared)
+    }
+    return prepared.execute(Object.fromEntries(ids.map((id, i) => [`id${i}`, id])))
   }
 
   private placed(corpusId: string, spans: readonly PassageSpan[], rows: Cited[]): PassagePlace[] {

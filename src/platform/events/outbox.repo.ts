@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNotNull, isNull, lt, lte, min, ne, or, sql } from 'drizzle-orm'
 import type { Clock } from '../clock/clock'
 import type { Db } from '../db/db'
+import { Prepared } from '../db/prepared'
 import type { Store } from '../db/store'
 import type { DomainEvent, EventType } from './events'
 import { domainEvents, eventDeliveries } from './events.tables'
@@ -34,11 +35,36 @@ function decode(r: EventRow): Claimed {
  * records. Every claim is one statement guarded by the expected lease, as in the job queue, so two
  * dispatchers (in one process or several sharing the database) never deliver the same event at once.
  */
+/** What a new event row is written with (the rest take their defaults). */
+type NewEventRow = Pick<
+  typeof domainEvents.$inferInsert,
+  'id' | 'workspaceId' | 'type' | 'payload' | 'occurredAt' | 'runAt' | 'deliveredAt'
+>
+
 export class OutboxRepo {
+  /** The insert every published event runs (a question's too), built once per handle. */
+  private readonly inserting: Prepared<unknown>
+
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    const p = (name: keyof NewEventRow) => sql.placeholder(name)
+    this.inserting = new Prepared(store, (db) =>
+      db
+        .insert(store.table(domainEvents))
+        .values({
+          id: p('id'),
+          workspaceId: p('workspaceId'),
+          type: p('type'),
+          payload: p('payload'),
+          occurredAt: p('occurredAt'),
+          runAt: p('runAt'),
+          deliveredAt: p('deliveredAt'),
+        })
+        .prepare(),
+    )
+  }
 
   private now(): number {
     return this.clock.now().getTime()
@@ -67,8 +93,8 @@ export class OutboxRepo {
   }
 
   /** Writes a new event row (in the caller's unit). */
-  async insert(row: typeof domainEvents.$inferInsert): Promise<void> {
-    await this.store.db.insert(this.events).values(row)
+  async insert(row: NewEventRow): Promise<void> {
+    await this.inserting.execute(row)
   }
 
   /**
