@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox'
-import { type SQL, sql } from 'drizzle-orm'
 import { type Clock, iso } from '../../platform/clock/clock'
 import type { Config } from '../../platform/config/config.load'
+import { pingStore } from '../../platform/db/raw'
 import type { Store } from '../../platform/db/store'
 import type { SloResp, StatusResp } from './status.schemas'
 
@@ -13,11 +13,6 @@ export interface StatusProbe {
   check(): Promise<Omit<Component, 'name'>> | Omit<Component, 'name'>
 }
 
-/** A drizzle PostgreSQL handle's raw statement (the store's `db` is typed as SQLite's). */
-interface Executes {
-  execute(query: SQL): Promise<unknown>
-}
-
 /** A probe that runs a trivial query on the store's database (SQLite or PostgreSQL): it answers, and how fast. */
 export function databaseProbe(store: Store): StatusProbe {
   return {
@@ -25,8 +20,7 @@ export function databaseProbe(store: Store): StatusProbe {
     async check() {
       const started = performance.now()
       try {
-        if (store.dialect === 'postgres') await (store.db as unknown as Executes).execute(sql`SELECT 1`)
-        else store.db.get(sql`SELECT 1`)
+        await pingStore(store)
         return { status: 'operational', latency_ms: Math.round((performance.now() - started) * 1000) / 1000 }
       } catch (e) {
         return { status: 'down', detail: (e as Error).message }

@@ -6,6 +6,7 @@
 import { eq, getTableColumns, sql } from 'drizzle-orm'
 import { getTableConfig, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Db } from './db'
+import { rawRows } from './raw'
 import type { Store } from './store'
 import type { PostgresStore } from './store.postgres'
 
@@ -100,7 +101,7 @@ export function postgresTarget(store: PostgresStore): CopyTarget {
       return store.unit(async () => {
         await refuseRows(tables, (t) => countRows(store, t))
         // The tables' own triggers (not their foreign keys) are off until the copy is in.
-        for (const name of names) await execute(store, `ALTER TABLE "${name}" DISABLE TRIGGER USER`)
+        for (const name of names) await rawRows(store, sql.raw(`ALTER TABLE "${name}" DISABLE TRIGGER USER`))
         const result = await work(
           writer(
             store.db,
@@ -109,7 +110,7 @@ export function postgresTarget(store: PostgresStore): CopyTarget {
           ),
         )
         for (const t of tables) await moveSequences(store, t)
-        for (const name of names) await execute(store, `ALTER TABLE "${name}" ENABLE TRIGGER USER`)
+        for (const name of names) await rawRows(store, sql.raw(`ALTER TABLE "${name}" ENABLE TRIGGER USER`))
         return result
       })
     },
@@ -120,13 +121,6 @@ export function postgresTarget(store: PostgresStore): CopyTarget {
 async function countOn(db: Db, table: SQLiteTable): Promise<number> {
   const rows = await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(table)
   return rows[0]?.n ?? 0
-}
-
-/** A statement on PostgreSQL's drizzle handle (typed as SQLite's, which calls it `run`). */
-async function execute(store: PostgresStore, statement: string): Promise<void> {
-  await (store.db as unknown as { execute(q: ReturnType<typeof sql.raw>): Promise<unknown> }).execute(
-    sql.raw(statement),
-  )
 }
 
 async function refuseRows(tables: readonly SQLiteTable[], count: (t: SQLiteTable) => Promise<number>) {
@@ -142,9 +136,11 @@ async function moveSequences(store: PostgresStore, table: SQLiteTable): Promise<
   const { name, columns } = getTableConfig(table)
   for (const col of columns) {
     if (!col.primary || col.columnType !== 'SQLiteInteger') continue
-    await execute(
+    await rawRows(
       store,
-      `SELECT setval(pg_get_serial_sequence('"${name}"', '${col.name}'), coalesce(max("${col.name}"), 0) + 1, false) FROM "${name}"`,
+      sql.raw(
+        `SELECT setval(pg_get_serial_sequence('"${name}"', '${col.name}'), coalesce(max("${col.name}"), 0) + 1, false) FROM "${name}"`,
+      ),
     )
   }
 }

@@ -1,10 +1,6 @@
-import { type SQL, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
+import { rawRows } from './raw'
 import type { Store } from './store'
-
-/** A drizzle PostgreSQL handle's raw statement (the store's `db` is typed as SQLite's). */
-interface Executes {
-  execute(query: SQL): Promise<unknown>
-}
 
 /**
  * Makes the calling unit the only one holding `key` until it ends, for a read-check-write that two
@@ -16,7 +12,5 @@ interface Executes {
 export async function holdInUnit(store: Store, key: string): Promise<void> {
   if (!store.inUnit()) throw new Error(`holdInUnit(${key}) outside a unit of work`)
   if (store.dialect !== 'postgres') return
-  await (store.db as unknown as Executes).execute(
-    sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`,
-  )
+  await rawRows(store, sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`)
 }

@@ -7,20 +7,12 @@
 // job is claimed twice).
 import { and, asc, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../db/db'
+import { rawRows } from '../db/raw'
 import type { Store } from '../db/store'
 import type { Candidate, ClaimPolicy, Running } from './fair-claim'
 import { jobs } from './jobs.tables'
 
 type JobsTable = typeof jobs
-
-/** Rows of a raw select (a recursive CTE drizzle's builder cannot write), on either engine. */
-async function rowsOf(store: Store, query: SQL): Promise<Record<string, unknown>[]> {
-  if (store.dialect === 'sqlite') return store.db.all(query)
-  const out = await (store.db as unknown as { execute(q: SQL): Promise<Record<string, unknown>[]> }).execute(
-    query,
-  )
-  return [...out]
-}
 
 /** What `owner` runs now, by workspace, and how many of those are bulk. */
 export async function runningOf(store: Store, owner: string, policy: ClaimPolicy): Promise<Running> {
@@ -74,7 +66,7 @@ export async function candidatesOf(
   const { order, seq } = seqOf(store)
   const out: Candidate[] = []
   for (const kind of kinds) {
-    const rows = await rowsOf(
+    const rows = await rawRows(
       store,
       sql`WITH RECURSIVE ws(id) AS (
          SELECT min(workspace_id) FROM ${t} WHERE status = 'pending'
