@@ -3,10 +3,12 @@ import type { Migration } from '../src/platform/db/migrate'
 import m0 from './0000_baseline.sql' with { type: 'text' }
 import m1 from './0001_audit_append_only.sql' with { type: 'text' }
 import m2 from './0002_documents_counters.sql' with { type: 'text' }
+import m3 from './0003_identity_user_issuer.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
   { tag: '0000_baseline', sql: m0 },
   { tag: '0001_audit_append_only', sql: m1 },
   { tag: '0002_documents_counters', sql: m2 },
+  { tag: '0003_identity_user_issuer', sql: m3 },
 ]

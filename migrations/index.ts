@@ -36,6 +36,7 @@ import m32 from './0032_engine_encodings.sql' with { type: 'text' }
 import m33 from './0033_engine_cart_bytes_known.sql' with { type: 'text' }
 import m34 from './0034_engine_cart_bytes_in_code.sql' with { type: 'text' }
 import m35 from './0035_engine_tables.sql' with { type: 'text' }
+import m36 from './0036_identity_user_issuer.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -75,4 +76,5 @@ export const migrations: Migration[] = [
   { tag: '0033_engine_cart_bytes_known', sql: m33 },
   { tag: '0034_engine_cart_bytes_in_code', sql: m34 },
   { tag: '0035_engine_tables', sql: m35 },
+  { tag: '0036_identity_user_issuer', sql: m36 },
 ]

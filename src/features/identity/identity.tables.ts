@@ -1,10 +1,11 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { users } from '../accounts/accounts.tables'
 
 /**
- * Provider identities linked to users (Google sign-in): who the provider says someone is (issuer and
- * subject, unique together) and the user that identity signs in as. The address is the one the
- * provider vouched for when the identity was linked, kept for the record; sign-in goes by subject.
+ * Provider identities linked to users (Google sign-in, single sign-on): who the provider says someone
+ * is (issuer and subject, unique together) and the user that identity signs in as; a user has one
+ * identity at an issuer (user and issuer unique together, docs/accounts.md). The address is the one
+ * the provider vouched for when the identity was linked, kept for the record; sign-in goes by subject.
  */
 export const userIdentities = sqliteTable(
   'user_identities',
@@ -24,6 +25,7 @@ export const userIdentities = sqliteTable(
   },
   (t) => [
     uniqueIndex('user_identities_subject').on(t.issuer, t.subject),
-    index('user_identities_user').on(t.userId),
+    // Also the index of a user's identities (a user's removal cascades through it).
+    uniqueIndex('user_identities_user_issuer').on(t.userId, t.issuer),
   ],
 )
