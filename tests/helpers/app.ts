@@ -15,6 +15,7 @@ import { createObjectStore } from '../../src/platform/storage/create-object-stor
 import type { ObjectStore } from '../../src/platform/storage/object-store'
 import { testPostgresSync } from './postgres'
 import { postgresSql, sqliteSql, type TestSql } from './test-sql'
+import { testStorageEnv } from './test-storage'
 
 /** A test app on a fresh data dir and database, with a manual clock and seeded randomness. */
 export interface TestApp extends App {
@@ -32,6 +33,11 @@ export interface TestApp extends App {
   sql: TestSql
   /** The PostgreSQL database the features run on (for a CLI given ENGRAM_DATABASE_URL), or null on SQLite. */
   databaseUrl: string | null
+  /**
+   * The storage settings the app runs with (ENGRAM_STORAGE and ENGRAM_S3_*: S3 in the PostgreSQL
+   * pass, test-storage.ts), for another process on its data dir; empty on local files.
+   */
+  storageEnv: Record<string, string>
   close(): void
 }
 
@@ -40,7 +46,11 @@ export interface TestAppOptions {
   env?: Record<string, string>
   extraRoutes?: RouteDef[]
   seed?: number
-  /** Another object store (an S3 test server); local files under the data dir by default. */
+  /**
+   * Another object store (an S3 test server) instead of the configured one: local files under the
+   * data dir, or in the PostgreSQL pass a bucket on the pass's S3 server (test-storage.ts). A test
+   * about local files by nature says ENGRAM_STORAGE=local in `env`.
+   */
   objects?: ObjectStore
   /** An existing data dir to open (kept by `close`); a fresh one by default. */
   dataDir?: string
@@ -54,19 +64,23 @@ export interface TestAppOptions {
 /** Builds the real app in-process, as tests through `app.handle` need it. */
 export function testApp(opts: TestAppOptions = {}): TestApp {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'engram-test-'))
-  const config: Config = loadConfig({
-    // Tests make many workspaces: registration stays on unless a test sets the switch itself. Links
-    // come back in the answers (ENGRAM_EMAIL=disabled) so tests can follow them; the default, `log`,
-    // has its own tests (tests/api/link-delivery.test.ts).
-    env: {
-      ENGRAM_DATA_DIR: dataDir,
-      ENGRAM_RATE_LIMITS: 'off',
-      ENGRAM_REGISTRATION: 'on',
-      ENGRAM_EMAIL: 'disabled',
-      ...opts.env,
-    },
-    readFile: () => null,
-  })
+  // Tests make many workspaces: registration stays on unless a test sets the switch itself. Links
+  // come back in the answers (ENGRAM_EMAIL=disabled) so tests can follow them; the default, `log`,
+  // has its own tests (tests/api/link-delivery.test.ts).
+  const env: Record<string, string> = {
+    ENGRAM_DATA_DIR: dataDir,
+    ENGRAM_RATE_LIMITS: 'off',
+    ENGRAM_REGISTRATION: 'on',
+    ENGRAM_EMAIL: 'disabled',
+    // In the PostgreSQL pass the objects go to S3 through the real settings, unless the test brings
+    // its own store or keeps the app on SQLite (postgresUrl: null).
+    ...(opts.objects || opts.postgresUrl === null ? {} : testStorageEnv(dataDir)),
+    ...opts.env,
+  }
+  const config: Config = loadConfig({ env, readFile: () => null })
+  const storageEnv = Object.fromEntries(
+    Object.entries(env).filter(([k]) => config.storage.driver === 's3' && /^ENGRAM_(STORAGE|S3_)/.test(k)),
+  )
   const db = openDatabase(join(dataDir, 'engram.db'))
   migrate(db, migrations)
   // ENGRAM_TEST_DATABASE=postgres runs the app's features on a PostgreSQL database of its own (a copy
@@ -110,6 +124,7 @@ export function testApp(opts: TestAppOptions = {}): TestApp {
     dataDir,
     sql: pg ? postgresSql(pg.client, pg.url, pg.store.commits) : sqliteSql(db.$client),
     databaseUrl: pg?.url ?? null,
+    storageEnv: config.storage.driver === 's3' ? storageEnv : {},
     async request(path, init = {}) {
       const { json, peer, ...rest } = init
       const headers = new Headers(rest.headers)

@@ -2,6 +2,7 @@ import { afterAll, beforeAll } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { testStorageEnv } from './test-storage'
 
 const ROOT = resolve(import.meta.dir, '../..')
 
@@ -49,11 +50,22 @@ export function startSource(opts: { cwd: string; env?: Record<string, string> })
   return startServerProcess([process.execPath, 'run', join(ROOT, 'src/main.ts'), 'serve'], opts)
 }
 
-/** Starts a server command on a free port and resolves once it logs that it is listening. */
+/**
+ * Starts a server command on a free port and resolves once it logs that it is listening. Its objects
+ * go where the pass keeps them for its data dir (test-storage.ts: S3 in the PostgreSQL pass) unless
+ * `env` says otherwise.
+ */
 async function startServerProcess(cmd: string[], opts: { cwd: string; env?: Record<string, string> }) {
+  const dataDir = opts.env?.ENGRAM_DATA_DIR
   const proc = Bun.spawn(cmd, {
     cwd: opts.cwd,
-    env: { PATH: Bun.env.PATH ?? '', ENGRAM_HOST: '127.0.0.1', ENGRAM_PORT: '0', ...opts.env },
+    env: {
+      PATH: Bun.env.PATH ?? '',
+      ENGRAM_HOST: '127.0.0.1',
+      ENGRAM_PORT: '0',
+      ...(dataDir ? testStorageEnv(dataDir) : {}),
+      ...opts.env,
+    },
     stdout: 'pipe',
     stderr: 'pipe',
   })
