@@ -4,6 +4,7 @@ import { actorOf } from '../../platform/auth/principal'
 import { type Clock, iso } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import type { Sealer } from '../../platform/crypto/sealed'
+import { holdInUnit } from '../../platform/db/hold'
 import type { Store } from '../../platform/db/store'
 import { fail, notFound, validationFailed } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
@@ -108,9 +109,10 @@ export class WebhooksService {
       createdBy: p.userId ?? p.keyId,
       createdAt: this.now(),
     }
-    // Counted and inserted in one unit: one writer at a time on SQLite. On PostgreSQL two creates
-    // racing at the limit can both pass (a soft cap; nothing is broken by a 21st endpoint).
+    // Counted and inserted in one unit holding the workspace's endpoints (an advisory lock on
+    // PostgreSQL, where two creates at the limit would otherwise both count 19; SQLite's one writer).
     await this.d.store.unit(async () => {
+      await holdInUnit(this.d.store, `webhooks:${p.workspaceId}`)
       if ((await this.d.repo.countEndpoints(p.workspaceId)) >= MAX_ENDPOINTS) {
         throw fail(
           'webhook_limit_reached',
