@@ -49,14 +49,13 @@ export class IdentityService {
     return row ? { userId: row.userId, workspaceId: row.workspaceId } : undefined
   }
 
-  /** The subject a user's identity at an issuer has (one per issuer), or undefined when none is linked there. */
-  async subjectAt(userId: string, issuer: string): Promise<string | undefined> {
-    return (await this.d.repo.ofUserAt(userId, issuer))?.subject
-  }
-
-  /** Links a provider identity to a user and audits it (single sign-on's first sign-in of a member). Call inside a unit. */
+  /**
+   * Links a provider identity to a user and audits it (single sign-on's first sign-in of a member):
+   * refused (409 `identity_mismatch`) when the user has another identity at the issuer, nothing done
+   * when it has this one. Call inside a unit.
+   */
   linkIdentity(user: UserRow, identity: LinkTicket, caller: Caller): Promise<void> {
-    return this.signIn.linkIdentity(user, identity, caller)
+    return this.signIn.linkIdentity(user, identity, caller, 'refuse')
   }
 
   /** `POST /auth/link-info`: the address and provider a live ticket names. */

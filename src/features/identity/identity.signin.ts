@@ -7,6 +7,7 @@ import type { Static } from '@sinclair/typebox'
 import type { VerifiedClaims } from '../../platform/auth/oidc'
 import { newId } from '../../platform/crypto/random'
 import { isUniqueViolation } from '../../platform/db/constraint'
+import { holdInUnit } from '../../platform/db/hold'
 import { fail } from '../../platform/errors/errors'
 import { normaliseEmail, type TokenResp } from '../accounts/accounts.schemas'
 import type { Caller, UserRow } from '../accounts/accounts.service'
@@ -72,13 +73,7 @@ export class IdentitySignIn {
     if (user.status !== 'active') throw fail('account_disabled')
     if (await this.d.sso.enforces(user.workspaceId)) throw fail('sso_required')
     const token = await this.d.accounts.login(t.email, password, false, caller, undefined, t.provider)
-    if (!linked) {
-      await this.d.store.unit(async () => {
-        const earlier = await this.d.repo.ofUserAt(user.id, t.issuer)
-        if (earlier) await this.d.repo.delete(earlier.id)
-        await this.linkIdentity(user, t, caller, earlier?.subject)
-      })
-    }
+    if (!linked) await this.d.store.unit(() => this.linkIdentity(user, t, caller, 'replace'))
     return token
   }
 
@@ -118,6 +113,7 @@ export class IdentitySignIn {
         row,
         { provider, issuer: claims.issuer, subject: claims.subject, email, name },
         caller,
+        'refuse',
       )
       return row
     })
@@ -125,10 +121,25 @@ export class IdentitySignIn {
   }
 
   /**
-   * Links an identity to a user and records it (single sign-on links its members too); `replaced` is
-   * the subject of the identity at the same issuer it takes the place of. Call inside a unit.
+   * Links an identity to a user and records it (single sign-on links its members too). The user's
+   * identity at the same issuer, if another, is replaced (`replace`: the password holder decided,
+   * the audit row names the `replaced_subject`) or refuses the link (`refuse`: 409
+   * `identity_mismatch`); the same identity linked already (two first sign-ins at once) is left as
+   * it is. Call inside a unit.
    */
-  async linkIdentity(user: UserRow, t: LinkTicket, caller: Caller, replaced?: string): Promise<void> {
+  async linkIdentity(
+    user: UserRow,
+    t: LinkTicket,
+    caller: Caller,
+    other: 'replace' | 'refuse',
+  ): Promise<void> {
+    // The user's links take turns (an advisory lock on PostgreSQL, SQLite's one writer), so two at
+    // once cannot both read "none at this issuer"; the unique (user_id, issuer) index backs it.
+    await holdInUnit(this.d.store, `identities:${user.id}`)
+    const earlier = await this.d.repo.ofUserAt(user.id, t.issuer)
+    if (earlier?.subject === t.subject) return
+    if (earlier && other === 'refuse') throw fail('identity_mismatch')
+    if (earlier) await this.d.repo.delete(earlier.id)
     try {
       await this.d.repo.insert({
         id: newId(this.d.random, 'idn'),
@@ -141,7 +152,7 @@ export class IdentitySignIn {
         createdAt: this.d.clock.now().getTime(),
       })
     } catch (e) {
-      // The unique index settles two links of one identity at once.
+      // With the user held, only (issuer, subject) can refuse it: another user linked it meanwhile.
       if (isUniqueViolation(e)) throw fail('identity_linked_elsewhere')
       throw e
     }
@@ -154,7 +165,7 @@ export class IdentitySignIn {
         details: {
           provider: t.provider,
           issuer: t.issuer,
-          ...(replaced === undefined ? {} : { replaced_subject: replaced }),
+          ...(earlier === undefined ? {} : { replaced_subject: earlier.subject }),
         },
       },
     })

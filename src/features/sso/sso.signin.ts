@@ -168,14 +168,9 @@ export class SsoSignIn {
         throw fail('email_taken', 'The address belongs to another workspace.')
       }
       usable(existing)
-      await this.d.store.unit(async () => {
-        // Read in the unit that links, so two first sign-ins of one member cannot both pass it: units
-        // take turns on SQLite. On PostgreSQL that needs a unique index on (user_id, issuer) (issue 39).
-        if ((await this.d.identity.subjectAt(existing.id, claims.issuer)) !== undefined) {
-          throw fail('identity_mismatch')
-        }
-        await this.d.identity.linkIdentity(existing, identity, caller)
-      })
+      // Refused (identity_mismatch) if the member is linked to another subject at this issuer; two
+      // first sign-ins at once take turns on the member (identity holds it), on either engine.
+      await this.d.store.unit(() => this.d.identity.linkIdentity(existing, identity, caller))
       return existing
     }
     if ((await this.d.repo.workspaceOfDomain(domainOf(email))) !== row.workspaceId)
