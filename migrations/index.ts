@@ -37,6 +37,7 @@ import m33 from './0033_engine_cart_bytes_known.sql' with { type: 'text' }
 import m34 from './0034_engine_cart_bytes_in_code.sql' with { type: 'text' }
 import m35 from './0035_engine_tables.sql' with { type: 'text' }
 import m36 from './0036_identity_user_issuer.sql' with { type: 'text' }
+import m37 from './0037_jobs_seq.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -77,4 +78,5 @@ export const migrations: Migration[] = [
   { tag: '0034_engine_cart_bytes_in_code', sql: m34 },
   { tag: '0035_engine_tables', sql: m35 },
   { tag: '0036_identity_user_issuer', sql: m36 },
+  { tag: '0037_jobs_seq', sql: m37 },
 ]

@@ -1,4 +1,5 @@
-import { index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { insertionOrder } from '../db/pg-tables'
 
 /**
  * The durable job queue. A row is either a unit of work that workers claim (a handler is
@@ -32,13 +33,20 @@ export const jobs = sqliteTable(
     startedAt: integer('started_at'),
     finishedAt: integer('finished_at'),
     updatedAt: integer('updated_at').notNull(),
+    /**
+     * Insertion order, the same on both engines: the tie-break between jobs due, or made, in the
+     * same millisecond (ids are random). Left out by inserts (pg-tables.ts, `insertionOrder`).
+     */
+    seq: insertionOrder('jobs', 'seq'),
   },
   (t) => [
     index('jobs_claim').on(t.status, t.runAt),
     // The fair claim walks the workspaces with pending jobs, then each one's due jobs of one kind
     // in age order (fair-claim.ts): kind before run_at, so a workspace's 50,000 waiting
-    // extractions are not read through to find its one sync.
-    index('jobs_fair').on(t.status, t.workspaceId, t.kind, t.runAt),
+    // extractions are not read through to find its one sync; seq last, so the range is already in
+    // the claim's order (run_at, then insertion).
+    index('jobs_fair').on(t.status, t.workspaceId, t.kind, t.runAt, t.seq),
+    uniqueIndex('jobs_seq').on(t.seq),
     index('jobs_parent').on(t.parentId),
     index('jobs_subject').on(t.workspaceId, t.subjectId, t.createdAt),
   ],
