@@ -1,3 +1,4 @@
+import { exclusiveOn } from '../../platform/db/store'
 import { ApiError } from '../../platform/errors/errors'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import {
@@ -233,7 +234,7 @@ export class EngineCarts {
         const size = isBuilt(key) ? await sizeOf(key) : null
         if (size === null || size === 0) this.missing.add(key)
         else {
-          this.repo.measureCart(key, size)
+          await exclusiveOn(this.repo.client, () => this.repo.measureCart(key, size))
           measured++
         }
       }
@@ -249,9 +250,9 @@ export class EngineCarts {
    * A cartridge found missing or damaged: its sections (in every base using it) wait for their
    * deferred build again, so cart answers by rag until it is made anew, and their bases are told.
    */
-  damaged(cartKey: string): string[] {
+  async damaged(cartKey: string): Promise<string[]> {
     this.cache.delete(cartKey)
-    const bases = this.builds.damage(cartKey)
+    const bases = await exclusiveOn(this.builds.client, () => this.builds.damage(cartKey))
     for (const baseId of bases) {
       this.forgetBase(baseId)
       for (const tell of this.damagedListeners) tell(baseId)
@@ -266,7 +267,7 @@ export class EngineCarts {
     })
     const cart = bytes ? decodeOrNull(bytes) : null
     if (!bytes || !cart) {
-      this.damaged(key)
+      await this.damaged(key)
       throw new CartUnavailable(
         key,
         true,

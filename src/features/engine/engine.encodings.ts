@@ -1,3 +1,4 @@
+import { exclusiveOn } from '../../platform/db/store'
 import type { VectorRepo } from './engine.vectors.repo'
 import {
   type CheckedPassage,
@@ -92,7 +93,9 @@ export class EngineEncodings {
           embed,
           batch.map((p) => p.text),
         )
-        stored += this.repo.putEncodings(batch.map((p, j) => ({ ...p, vec: made[j]! })))
+        // On the units' lock: never inside another flow's unit on the same connection (SQLite mode).
+        const rows = batch.map((p, j) => ({ ...p, vec: made[j]! }))
+        stored += await exclusiveOn(this.repo.client, () => this.repo.putEncodings(rows))
       }
     }
     return stored

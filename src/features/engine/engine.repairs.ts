@@ -1,4 +1,5 @@
 import { sha256Hex } from '../../platform/crypto/hash'
+import { exclusiveOn } from '../../platform/db/store'
 import { cartridgeText, contentKey } from './cart/index'
 import { type BuildsRepo, FAILED, PENDING } from './engine.builds.repo'
 import type { CartStore, EngineCarts } from './engine.carts'
@@ -80,8 +81,8 @@ export class CartBuilds {
   }
 
   /** A bounded step of the base's index's merges, its run's hold ended; whether it merged anything. */
-  mergeStep(baseId: string): boolean {
-    return mergeStep(this.builds.client, baseId)
+  mergeStep(baseId: string): Promise<boolean> {
+    return exclusiveOn(this.builds.client, () => mergeStep(this.builds.client, baseId))
   }
 
   /** Tells `listener` of each base whose cartridges a question found missing or damaged. */
@@ -104,7 +105,7 @@ export class CartBuilds {
       const bytes = await this.store.getBytes(key)
       const text = bytes ? cartridgeText(bytes) : null
       if (text !== null && key.endsWith(`-${sha256Hex(text)}.cart`)) continue
-      this.carts.damaged(key)
+      await this.carts.damaged(key)
       damaged++
     }
     return { checked: keys.length, damaged }

@@ -86,10 +86,11 @@ export class EngineRepo {
   openBase(baseId: string): { key: number; passages: number } | null {
     const row = this.s.state!.get(baseId) as BaseState | null
     if (!row) return null
-    // A base an older version indexed in the shared table moves to its own on its first search.
-    const { key } = row
-    if (row.ownIndex === 0) row.generation = this.fts.moveToOwn(key, baseId, (t) => ftsToken(key, t))
-    this.own.set(row.key, true)
+    // A base an older version indexed in the shared table moves to its own on its first search made with
+    // no unit open on the connection (the move would join it, and go with a rollback): shared till then.
+    const move = row.ownIndex === 0 && !this.client.inTransaction
+    if (move) row.generation = this.fts.moveToOwn(row.key, baseId, (t) => ftsToken(row.key, t))
+    this.own.set(row.key, row.ownIndex === 1 || move)
     this.counts.open(row.key, baseId, row.generation)
     this.postings.open(row.key, row.generation)
     this.decoded.open(row.key, row.generation)

@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import type { Db } from '../../platform/db/db'
+import { exclusiveOn } from '../../platform/db/store'
 import {
   type CompiledSection,
   compileCartridge,
@@ -168,7 +169,8 @@ export class Engine {
 
   /** Removes a section from the index and its cartridge when nothing else uses it. */
   async removeSection(sectionId: string): Promise<void> {
-    const row = this.repo.removeSection(sectionId)
+    // On the units' lock: never inside another flow's unit on the same connection (SQLite mode).
+    const row = await exclusiveOn(this.repo.client, () => this.repo.removeSection(sectionId))
     this.embeddings.forget(sectionId)
     if (!row) return
     this.carts.forgetBase(row.baseId)
@@ -207,7 +209,7 @@ export class Engine {
   /** Removes every section of a base, then the base's index key. */
   async removeBase(baseId: string): Promise<void> {
     for (const s of this.repo.sections(baseId)) await this.removeSection(s.sectionId)
-    this.repo.dropBase(baseId)
+    await exclusiveOn(this.repo.client, () => this.repo.dropBase(baseId))
     this.carts.forgetBase(baseId)
   }
 

@@ -12,7 +12,7 @@ type Vector = Pick<typeof engineVectors.$inferSelect, 'ordinal' | 'vec'>
  */
 export class VectorRepo {
   private readonly s: Record<string, Statement>
-  constructor(private readonly client: Database) {
+  constructor(readonly client: Database) {
     const q = (sql: string) => client.prepare(sql)
     this.s = {
       // Written only while the passage still holds the text the vector was made from.

@@ -1,3 +1,4 @@
+import { exclusiveOn } from '../../platform/db/store'
 import { WarmCache } from './common/index'
 import type { Meaning } from './compose/index'
 import type { PassageCache } from './engine.passages'
@@ -90,10 +91,8 @@ export class EngineVectors {
     const pending = sectionIds.flatMap((id) => this.repo.passagesWithoutVector(id, e.model))
     if (pending.length === 0) return 0
     const list = await e.embed(pending.map((p) => p.text))
-    const stored = this.repo.putVectors(
-      e.model,
-      pending.map((p, i) => ({ ...p, vec: list[i]! })),
-    )
+    const rows = pending.map((p, i) => ({ ...p, vec: list[i]! }))
+    const stored = await exclusiveOn(this.repo.client, () => this.repo.putVectors(e.model, rows))
     for (const id of sectionIds) this.warm.delete(id)
     return stored
   }

@@ -134,7 +134,7 @@ export class DeferredJobs {
     if (ctx.job.payload.check) total.damaged = await this.check(ctx, corpusId).catch(transient)
     // The merges of the base's index its run held, before its builds: a step at a time, questions in between.
     if (this.d.engine.builds.mergesHeld(corpusId))
-      while (this.d.engine.builds.mergeStep(corpusId)) {
+      while (await this.d.engine.builds.mergeStep(corpusId)) {
         ctx.checkpoint()
         await new Promise((resolve) => setImmediate(resolve))
       }

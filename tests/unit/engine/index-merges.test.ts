@@ -66,7 +66,7 @@ describe("a run's FTS5 merges", () => {
     const sources = (await engine.ask('cor_m', { question: 'Who discovered oxygen?', strategy: 'rag', k: 3 }))
       .sources
     let steps = 0
-    while (engine.builds.mergeStep('cor_m')) steps++
+    while (await engine.builds.mergeStep('cor_m')) steps++
     expect(steps).toBeGreaterThan(0)
     expect(segments(client, table)).toBeLessThan(4)
     expect(engine.builds.mergesHeld('cor_m')).toBe(false)
@@ -75,8 +75,8 @@ describe("a run's FTS5 merges", () => {
     const after = await engine.ask('cor_m', { question: 'Who discovered oxygen?', strategy: 'rag', k: 3 })
     expect(after.sources).toEqual(sources)
     // Once merged, a step finds nothing more to do; a base with no index has none.
-    expect(engine.builds.mergeStep('cor_m')).toBe(false)
-    expect(engine.builds.mergeStep('cor_none')).toBe(false)
+    expect(await engine.builds.mergeStep('cor_m')).toBe(false)
+    expect(await engine.builds.mergeStep('cor_none')).toBe(false)
     expect(engine.builds.mergesHeld('cor_none')).toBe(false)
   })
 
@@ -84,7 +84,7 @@ describe("a run's FTS5 merges", () => {
     const { engine, client } = engineOf()
     await indexGroups(engine, 'cor_r')
     const table = tableOf(client, 'cor_r')
-    while (engine.builds.mergeStep('cor_r')) {}
+    while (await engine.builds.mergeStep('cor_r')) {}
     expect(automerge(client, table)).toBe(4)
     // A group written in a transaction that is then rolled back (the run's process stopping mid-group).
     const d = docs[0]!

@@ -10,6 +10,7 @@ import { planQuery } from '../../../src/features/engine/rank/index'
 import { contentTerms } from '../../../src/features/engine/text/index'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
+import { sqliteStore } from '../../../src/platform/db/store'
 
 type SectionSpec = { base: string; id: string; doc: string; passages: string[] }
 
@@ -200,5 +201,37 @@ describe('each base in an index of its own', () => {
     expect(db.$client.query("SELECT own_index FROM engine_bases WHERE base_id = 'cor_old'").get()).toEqual({
       own_index: 1,
     })
+  })
+
+  test("a search while another flow's unit is open on the connection does not move the base inside that unit", async () => {
+    const db = openDatabase(':memory:')
+    migrate(db, migrations)
+    const repo = new EngineRepo(db.$client)
+    const inputs = passageInputs(compileCartridge(TEXT))
+    db.$client.run(
+      "INSERT INTO engine_bases (base_id, key, n_passages, own_index) VALUES ('cor_old', 1, 1, 0)",
+    )
+    const section = { baseId: 'cor_old', documentId: 'd', title: 't', filename: 'f.txt', cartKey: 'k' }
+    repo.putSection({ ...section, sectionId: 's1', nPassages: 0 }, inputs)
+    db.$client.run("UPDATE engine_bases SET n_passages = n_passages - 1 WHERE base_id = 'cor_old'")
+    const ranked = () => {
+      const key = repo.openBase('cor_old')!.key
+      return repo.match(key, contentTerms('copper wire'), 10).map((h) => repo.passages([h.id])[0]!.text)
+    }
+    const ownIndex = () =>
+      db.$client.query("SELECT own_index FROM engine_bases WHERE base_id = 'cor_old'").get()
+    // A unit of the features' store open on the same connection (SQLite mode) that then rolls back.
+    let during: string[] = []
+    const failed = sqliteStore(db).unit(async () => {
+      await Promise.resolve()
+      during = ranked()
+      throw new Error('rolled back')
+    })
+    await expect(failed).rejects.toThrow('rolled back')
+    expect(during.length).toBeGreaterThan(0)
+    expect(ownIndex()).toEqual({ own_index: 0 })
+    // The next search, with no unit open, moves it, and ranks the same.
+    expect(ranked()).toEqual(during)
+    expect(ownIndex()).toEqual({ own_index: 1 })
   })
 })
