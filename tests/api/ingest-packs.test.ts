@@ -4,11 +4,10 @@
 // count each file once; the pack stays while any of its documents does (the orphan sweep too) and
 // goes with the last; under a workspace key the pack is sealed and every read opens it.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { readdirSync, readFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
 import { isSealed } from '../../src/platform/storage/envelope-format'
 import type { TestApp } from '../helpers/app'
 import { type FixtureFile, train, upload } from '../helpers/ready-base'
+import { storedObjects } from '../helpers/stored-objects'
 import { authApp, bearer, mintKey, signUp } from './accounts.fixture'
 
 const MARKER = 'QUILLON7731'
@@ -34,23 +33,9 @@ function app() {
   return t
 }
 
-/** The stored files of a workspace's raw uploads and sidecars (under `blobs/`), with their bytes. */
-function blobs(t: TestApp, workspaceId: string): { key: string; bytes: Buffer }[] {
-  const root = join(t.dataDir, 'objects')
-  let entries: import('node:fs').Dirent[]
-  try {
-    entries = readdirSync(join(root, workspaceId), { recursive: true, withFileTypes: true })
-  } catch {
-    return []
-  }
-  return entries
-    .filter((e) => e.isFile() && e.parentPath.endsWith('/blobs'))
-    .map((e) => {
-      const path = join(e.parentPath, e.name)
-      return { key: relative(root, path), bytes: readFileSync(path) }
-    })
-    .sort((a, b) => (a.key < b.key ? -1 : 1))
-}
+/** The stored objects of a workspace's raw uploads and sidecars (under `blobs/`), with their bytes. */
+const blobs = (t: TestApp, workspaceId: string) =>
+  storedObjects(t.deps.objects, `${workspaceId}/`, (key) => key.split('/').at(-2) === 'blobs')
 
 const docRow = async (t: TestApp, id: string) =>
   (await t.sql.get<{ raw_key: string; text_key: string | null; size: number }>(
@@ -107,7 +92,7 @@ describe('an upload of many small files', () => {
     // A text that is its file is its range; the one extraction changed has a sidecar beside the pack.
     expect(rows[0]!.text_key).toBe(rows[0]!.raw_key)
     expect(rows[7]!.text_key).toBe(`${rows[7]!.raw_key}.${docs[7]!.id}.txt`)
-    const stored = blobs(t, admin.workspaceId)
+    const stored = await blobs(t, admin.workspaceId)
     expect(stored.map((o) => o.key)).toEqual([pack, rows[7]!.text_key!].sort())
     expect(stored.find((o) => o.key === pack)!.bytes.toString()).toBe(FILES.map((f) => f.text).join(''))
     const sidecar = Buffer.byteLength(FILES[7]!.text.trimEnd())
@@ -122,7 +107,7 @@ describe('an upload of many small files', () => {
     const docs = await upload(t, admin.token, corpusId, FILES.slice(0, 3))
     const keys = (await docRows(t, docs)).map((r) => r.raw_key)
     for (const k of keys) expect(k).not.toContain('#')
-    expect(blobs(t, admin.workspaceId).map((o) => o.key)).toEqual([...keys].sort())
+    expect((await blobs(t, admin.workspaceId)).map((o) => o.key)).toEqual([...keys].sort())
   })
 
   test('keeps its pack while any of its documents is left (the orphan sweep too), and loses it with the last', async () => {
@@ -136,16 +121,16 @@ describe('an upload of many small files', () => {
       t.request(`/v1/corpora/${corpusId}/documents/${id}`, { method: 'DELETE', headers: bearer(admin.token) })
     for (const d of docs.slice(0, 11)) expect((await del(d.id)).status).toBe(204)
     // The deleted file's sidecar went with it; the pack stays for the one file left.
-    expect(blobs(t, admin.workspaceId).map((o) => o.key)).toEqual([pack])
+    expect((await blobs(t, admin.workspaceId)).map((o) => o.key)).toEqual([pack])
     expect(await t.services.ingest.sweepOrphans()).toMatchObject({ removed: 0 })
-    expect(blobs(t, admin.workspaceId).map((o) => o.key)).toEqual([pack])
+    expect((await blobs(t, admin.workspaceId)).map((o) => o.key)).toEqual([pack])
     const last = await t.request(`/v1/corpora/${corpusId}/documents/${docs[11]!.id}/raw`, {
       headers: bearer(admin.token),
     })
     expect(await last.text()).toBe(FILES[11]!.text)
     expect(await storage(t, corpusId)).toBe(Buffer.byteLength(FILES[11]!.text))
     expect((await del(docs[11]!.id)).status).toBe(204)
-    expect(blobs(t, admin.workspaceId)).toEqual([])
+    expect(await blobs(t, admin.workspaceId)).toEqual([])
     expect(await storage(t, corpusId)).toBe(0)
   })
 
@@ -169,7 +154,9 @@ describe('an upload of many small files', () => {
     expect(again!.id).toBe(docs[0]!.id)
     const own = (await docRow(t, docs[0]!.id)).raw_key
     expect(own).not.toContain('#')
-    expect(blobs(t, admin.workspaceId).map((o) => o.key)).toEqual([pack, own, rows[7]!.text_key!].sort())
+    expect((await blobs(t, admin.workspaceId)).map((o) => o.key)).toEqual(
+      [pack, own, rows[7]!.text_key!].sort(),
+    )
     const del = (id: string) =>
       t.request(`/v1/corpora/${corpusId}/documents/${id}`, { method: 'DELETE', headers: bearer(admin.token) })
     for (const d of docs.slice(1, 9)) expect((await del(d.id)).status).toBe(204)
@@ -178,7 +165,7 @@ describe('an upload of many small files', () => {
     })
     expect(await copy.text()).toBe(FILES[5]!.text)
     for (const d of docs.slice(9)) expect((await del(d.id)).status).toBe(204)
-    expect(blobs(t, admin.workspaceId).map((o) => o.key)).toEqual([own])
+    expect((await blobs(t, admin.workspaceId)).map((o) => o.key)).toEqual([own])
     expect(await storage(t, corpusId)).toBe(Buffer.byteLength('Note 0, rewritten.'))
   })
 
@@ -196,7 +183,7 @@ describe('an upload of many small files', () => {
     const docs = await upload(t, admin.token, corpusId, FILES)
     await t.jobs.scheduler.drain()
     expect((await docRow(t, docs[0]!.id)).raw_key).toMatch(/#0\+\d+$/)
-    const stored = blobs(t, admin.workspaceId)
+    const stored = await blobs(t, admin.workspaceId)
     expect(stored).toHaveLength(2)
     for (const o of stored) {
       expect({ key: o.key, sealed: isSealed(o.bytes) }).toEqual({ key: o.key, sealed: true })

@@ -1,10 +1,9 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { readdirSync, readFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
 import { isSealed, parseHeader } from '../../src/platform/storage/envelope-format'
 import type { TestApp } from '../helpers/app'
 import { type KmsStandin, startKmsStandin } from '../helpers/kms-standin'
 import { type FixtureFile, readyBase, train, upload } from '../helpers/ready-base'
+import { storedObjects } from '../helpers/stored-objects'
 import { authApp, bearer, expectError, rows, signUp } from './accounts.fixture'
 
 // Each test uploads, trains and reads a base, then turns its key off and on: 2-4 s on PostgreSQL,
@@ -12,7 +11,7 @@ import { authApp, bearer, expectError, rows, signUp } from './accounts.fixture'
 const SLOW = 30_000
 
 // Issue 36, the customer-managed key at work: a workspace's raw files, text sidecars and cartridges
-// are sealed on disk (the test greps them), answers and reads work through the key, turning the key
+// are sealed where they are stored (the test greps them), answers and reads work through the key, turning the key
 // off refuses every read of the workspace's content at once (chat, its stream, document text,
 // downloads, MCP, onboarding, uploads) and turning it on again loses nothing; rotation re-wraps
 // the data keys and leaves the encrypted content byte for byte as it was. Both providers: local,
@@ -54,21 +53,13 @@ function app() {
   return t
 }
 
-/** Every stored object of a workspace: its key and its bytes on disk. */
-function onDisk(t: TestApp, workspaceId: string): { key: string; bytes: Buffer }[] {
-  const root = join(t.dataDir, 'objects')
-  const dir = join(root, workspaceId)
-  return (readdirSync(dir, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[])
-    .filter((e) => e.isFile())
-    .map((e) => {
-      const path = join(e.parentPath, e.name)
-      return { key: relative(root, path), bytes: readFileSync(path) }
-    })
-}
+/** Every stored object of a workspace (or of all, ''): its key and its bytes as stored. */
+const stored = (t: TestApp, workspaceId: string) =>
+  storedObjects(t.deps.objects, workspaceId ? `${workspaceId}/` : '')
 
 /** The workspace's objects are all sealed and none holds the marker; returns them. */
-function expectSealed(t: TestApp, workspaceId: string) {
-  const objects = onDisk(t, workspaceId)
+async function expectSealed(t: TestApp, workspaceId: string) {
+  const objects = await stored(t, workspaceId)
   // Raw uploads, text sidecars and cartridges: at least one of each for the two files.
   expect(objects.length).toBeGreaterThanOrEqual(5)
   for (const o of objects) {
@@ -142,7 +133,7 @@ async function expectReadable(r: Reads) {
 
 /** Each read (and an upload, and an onboarding run) is refused with encryption_key_unavailable. */
 async function expectRefused(t: TestApp, r: Reads) {
-  const before = onDisk(t, '').length
+  const before = (await stored(t, '')).length
   const counts = () => Promise.all(['documents', 'jobs', 'domain_events'].map((table) => rows(t, table)))
   const written = await counts()
   for (const [name, call] of Object.entries(r)) {
@@ -150,7 +141,7 @@ async function expectRefused(t: TestApp, r: Reads) {
     expect({ name, status: res.status }).toEqual({ name, status: 409 })
     await expectError(res, '/v1', 409, 'encryption_key_unavailable')
   }
-  expect(onDisk(t, '').length).toBe(before)
+  expect((await stored(t, '')).length).toBe(before)
   expect(await counts()).toEqual(written)
 }
 
@@ -170,7 +161,7 @@ describe('a local key', () => {
       const corpusId = ((await created.json()) as { id: string }).id
       const docs = await upload(t, admin.token, corpusId, FILES)
       await train(t, admin.token, corpusId)
-      expectSealed(t, admin.workspaceId)
+      await expectSealed(t, admin.workspaceId)
       const key = await t.request('/v1/api-keys', {
         method: 'POST',
         headers: bearer(admin.token),
@@ -204,7 +195,7 @@ describe('a local key', () => {
       const corpusId = ((await created.json()) as { id: string }).id
       const docs = await upload(t, admin.token, corpusId, FILES)
       await train(t, admin.token, corpusId)
-      const before = expectSealed(t, admin.workspaceId)
+      const before = await expectSealed(t, admin.workspaceId)
       const res = await t.request('/v1/enterprise/kms-key/rotate', {
         method: 'POST',
         headers: bearer(admin.token),
@@ -212,7 +203,7 @@ describe('a local key', () => {
       })
       expect(res.status).toBe(202)
       await t.jobs.scheduler.drain()
-      const after = new Map(expectSealed(t, admin.workspaceId).map((o) => [o.key, o.bytes]))
+      const after = new Map((await expectSealed(t, admin.workspaceId)).map((o) => [o.key, o.bytes]))
       for (const o of before) {
         const now = after.get(o.key)!
         const [h1, h2] = [parseHeader(o.bytes)!, parseHeader(now)!]
@@ -296,8 +287,8 @@ describe('an aws-kms key through the SDK and a stand-in KMS', () => {
       stands.push(k)
       const keyId = k.createKey()
       const b = await readyBase(t, FILES)
-      // Stored plain so far: the marker is on disk.
-      expect(onDisk(t, b.workspaceId).some((o) => o.bytes.includes(Buffer.from(MARKER)))).toBe(true)
+      // Stored plain so far: the marker is in the stored bytes.
+      expect((await stored(t, b.workspaceId)).some((o) => o.bytes.includes(Buffer.from(MARKER)))).toBe(true)
       const set = await putKey(t, b.adminToken, {
         provider: 'aws-kms',
         key_id: keyId,
@@ -307,7 +298,7 @@ describe('an aws-kms key through the SDK and a stand-in KMS', () => {
       expect(set.status).toBe(200)
       expect(await set.json()).toMatchObject({ pass: 'encrypt', status: 'enabled' })
       await t.jobs.scheduler.drain()
-      const sealed = expectSealed(t, b.workspaceId)
+      const sealed = await expectSealed(t, b.workspaceId)
       const state = await (
         await t.request('/v1/enterprise/kms-key', { headers: bearer(b.adminToken) })
       ).json()
@@ -418,7 +409,7 @@ describe('an aws-kms key through the SDK and a stand-in KMS', () => {
       const corpusId = ((await created.json()) as { id: string }).id
       const docs = await upload(t, admin.token, corpusId, FILES)
       await train(t, admin.token, corpusId)
-      const before = expectSealed(t, admin.workspaceId)
+      const before = await expectSealed(t, admin.workspaceId)
       k.rotate(first)
       const rotate = (json: object) =>
         t.request('/v1/enterprise/kms-key/rotate', { method: 'POST', headers: bearer(admin.token), json })
@@ -429,7 +420,7 @@ describe('an aws-kms key through the SDK and a stand-in KMS', () => {
       expect(moved.status).toBe(202)
       expect(await moved.json()).toMatchObject({ key_id: second, pass: 'rotate' })
       await t.jobs.scheduler.drain()
-      const after = new Map(expectSealed(t, admin.workspaceId).map((o) => [o.key, o.bytes]))
+      const after = new Map((await expectSealed(t, admin.workspaceId)).map((o) => [o.key, o.bytes]))
       for (const o of before) {
         const now = after.get(o.key)!
         const [h1, h2] = [parseHeader(o.bytes)!, parseHeader(now)!]

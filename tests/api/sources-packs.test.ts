@@ -3,11 +3,12 @@
 // all flushed once before the batch registers them; a batch of a few files, and a larger file, are
 // one object a file. Every read of a synced document reads its range, and the base answers from them.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { objectOf, parseRange } from '../../src/platform/storage/ranges'
 import type { TestApp } from '../helpers/app'
 import { train } from '../helpers/ready-base'
+import { storedKeys } from '../helpers/stored-objects'
 import { authApp, bearer, signUp } from './accounts.fixture'
 import { createBase } from './ingest.fixture'
 import { connection, folderOf, source, syncNow } from './sources.fixture'
@@ -40,13 +41,10 @@ afterAll(() => {
   for (const d of [roots, tenants]) rmSync(d, { recursive: true, force: true })
 })
 
-/** The files stored under a base's `blobs/` (raw objects and sidecars), by object key. */
-function blobs(corpusId: string): string[] {
-  const root = join(t.dataDir, 'objects')
-  return readdirSync(join(root, admin.workspaceId), { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && e.parentPath.endsWith(`/corpora/${corpusId}/blobs`))
-    .map((e) => relative(root, join(e.parentPath, e.name)))
-    .sort()
+/** The objects stored under a base's `blobs/` (raw objects and sidecars), by object key. */
+function blobs(corpusId: string): Promise<string[]> {
+  const prefix = `${admin.workspaceId}/corpora/${corpusId}/blobs/`
+  return storedKeys(t.deps.objects, prefix, (key) => !key.slice(prefix.length).includes('/'))
 }
 
 const rows = (corpusId: string) =>
@@ -78,8 +76,8 @@ describe("a source's sync of many small files", () => {
     const [pack] = [...packs]
     for (const d of docs) expect(parseRange(d.raw_key)).toMatchObject({ pack, length: d.size })
     // The pack is the only object stored: its bytes are the files', one after the other.
-    expect(blobs(corpusId)).toEqual([pack!])
-    const packBytes = readFileSync(join(t.dataDir, 'objects', pack!), 'utf8')
+    expect(await blobs(corpusId)).toEqual([pack!])
+    const packBytes = new TextDecoder().decode((await t.deps.objects.getBytes(pack!))!)
     for (const [i, d] of docs.entries()) {
       const r = parseRange(d.raw_key)!
       expect(packBytes.slice(r.offset, r.offset + r.length)).toBe(FILES[i]!.text)
@@ -110,14 +108,14 @@ describe("a source's sync of many small files", () => {
       Object.fromEntries(FILES.map((f) => [f.path, f.text])),
       'changed',
     )
-    const [pack] = blobs(corpusId)
+    const [pack] = await blobs(corpusId)
     writeFileSync(join(dir, FILES[0]!.path), 'Note 0: the river changed its course.')
     const again = await syncNow(t, admin.token, corpusId, id)
     expect(again).toMatchObject({ status: 'succeeded', updated: 1, unchanged: 11 })
     const docs = await rows(corpusId)
     // One batch of one new file: an object of its own, beside the pack the others still name.
     expect(docs[0]!.raw_key).not.toContain('#')
-    expect(blobs(corpusId)).toEqual([pack!, docs[0]!.raw_key].sort())
+    expect(await blobs(corpusId)).toEqual([pack!, docs[0]!.raw_key].sort())
     const raw = await t.request(`/v1/corpora/${corpusId}/documents/${docs[0]!.id}/raw`, {
       headers: bearer(admin.token),
     })
@@ -128,7 +126,7 @@ describe("a source's sync of many small files", () => {
     expect(few.run).toMatchObject({ status: 'succeeded', created: 3 })
     const fewDocs = await rows(few.corpusId)
     expect(fewDocs.every((d) => !d.raw_key.includes('#'))).toBe(true)
-    expect(blobs(few.corpusId).filter((k) => !k.endsWith('.txt'))).toEqual(
+    expect((await blobs(few.corpusId)).filter((k) => !k.endsWith('.txt'))).toEqual(
       fewDocs.map((d) => d.raw_key).sort(),
     )
   })

@@ -1,5 +1,6 @@
-// s3rver (an S3-compatible server in-process) on loopback, with two of its defects mended so that
-// listings page the way S3's do. The code under test talks to it unchanged, over real HTTP.
+// s3rver (an S3-compatible server in-process) on loopback, with three of its defects mended so that
+// listings page and name keys the way S3's do. The code under test talks to it unchanged, over real
+// HTTP.
 import crypto from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -67,12 +68,44 @@ function listInKeyOrder(store: Store): void {
   }
 }
 
+type Middleware = (
+  ctx: { query: Record<string, string | undefined>; body: unknown },
+  next: () => Promise<void>,
+) => Promise<void>
+interface Listing {
+  ListBucketResult?: Record<string, unknown> & {
+    Contents?: { Key: string }[]
+    CommonPrefixes?: { Prefix: string }[]
+  }
+}
+
+/**
+ * s3rver ignores `encoding-type=url` and answers keys as they are, while S3 (and MinIO) then answer
+ * them URL-encoded, which clients decode (minio's reads `+` as a space): a key with a `+` in it, as a
+ * pack's range sidecar has, would be listed under another name. This answers as S3 does. The step is
+ * put just before the routes, inside the one that writes the answer as XML.
+ */
+function encodeListedKeys(server: { middleware: Middleware[] }): void {
+  const step: Middleware = async (ctx, next) => {
+    await next()
+    const listing = (ctx.body as Listing | null)?.ListBucketResult
+    if (ctx.query['encoding-type'] !== 'url' || !listing) return
+    const encode = (v: unknown) => (typeof v === 'string' ? encodeURIComponent(v) : v)
+    for (const field of ['Prefix', 'Delimiter', 'Marker', 'NextMarker', 'StartAfter'])
+      listing[field] = encode(listing[field])
+    for (const c of listing.Contents ?? []) c.Key = encodeURIComponent(c.Key)
+    for (const p of listing.CommonPrefixes ?? []) p.Prefix = encodeURIComponent(p.Prefix)
+  }
+  server.middleware.splice(server.middleware.length - 1, 0, step)
+}
+
 /** Starts s3rver on 127.0.0.1 on a free port, over a temporary directory removed by `stop()`. */
 export async function startS3rver(): Promise<S3Standin> {
   lendDes()
   const directory = mkdtempSync(join(tmpdir(), 'engram-s3rver-'))
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory })
   listInKeyOrder((server as unknown as { store: Store }).store)
+  encodeListedKeys(server as unknown as { middleware: Middleware[] })
   const { port } = await server.run()
   return {
     endpoint: `http://127.0.0.1:${port}`,
