@@ -4,6 +4,7 @@
 import { baseUrl } from '../../platform/config/config.load'
 import { newId } from '../../platform/crypto/random'
 import { newLinkToken, secretHash } from '../../platform/crypto/token'
+import { holdInUnit } from '../../platform/db/hold'
 import type { EmailTokenKind, UserRow } from './accounts.repo'
 import type { AccountsDeps, Caller, Link, LinkDelivery } from './accounts.types'
 
@@ -34,8 +35,9 @@ export class AccountLinks {
     const { token, hash } = newLinkToken(this.d.random)
     const ttl = kind === 'verify_email' ? a.verify_link_hours * HOUR : a.reset_link_minutes * 60_000
     const issued = await this.d.store.unit(async () => {
-      // Read in the unit that writes, so two requests at once send one link (units take turns on
-      // SQLite; on PostgreSQL both may pass, and the second link supersedes the first).
+      // Read in the unit that writes, with the user's links of this kind held (an advisory lock on
+      // PostgreSQL, SQLite's one writer), so of two requests at once inside the cooldown one sends.
+      await holdInUnit(this.d.store, `links:${kind}:${user.id}`)
       const last = await this.d.repo.lastSentAt(user.id, kind)
       if (last !== null && now - last < cooldown) return false
       await this.d.repo.spendEmailTokens(user.id, kind, now)

@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox'
 import { newId } from '../../platform/crypto/random'
 import { isUniqueViolation } from '../../platform/db/constraint'
+import { holdInUnit } from '../../platform/db/hold'
 import { fail, validationFailed } from '../../platform/errors/errors'
 import type { PasswordHasher } from './accounts.hasher'
 import type { AccountLimits } from './accounts.limits'
@@ -88,14 +89,17 @@ export class SignUp {
 
   /**
    * A new workspace and its first admin, after `admitSignUp`. Call inside a unit: the switch is
-   * checked again there, where on SQLite it cannot race (units take turns: two first sign-ups at once
-   * make one workspace). On PostgreSQL two units can both find no workspace (issue 39: `first` mode
-   * needs a lock there). Open mode lands on the configured plan, invite mode on the legacy beta plan.
+   * checked again there, with the install's first sign-up held in `first` mode (an advisory lock on
+   * PostgreSQL, SQLite's one writer), so two first sign-ups at once make one workspace and the other
+   * is `registration_closed`. Open mode lands on the configured plan, invite mode on the legacy beta plan.
    */
   async createWorkspace(
     u: Omit<NewUser, 'workspaceId' | 'role'> & { workspaceName: string },
   ): Promise<UserRow> {
     const { accounts } = this.d.config
+    if (accounts.signup_mode !== 'open' && accounts.registration === 'first') {
+      await holdInUnit(this.d.store, 'registration:first')
+    }
     if (!(await this.registrationOpen())) throw fail('registration_closed')
     const plan = accounts.signup_mode === 'open' ? accounts.default_plan : 'beta'
     const ws = await this.d.workspaces.create(u.workspaceName, plan)
