@@ -105,6 +105,7 @@ function job(over: Partial<Job>): Job {
     startedAt: null,
     finishedAt: null,
     updatedAt: 0,
+    seq: 1,
     ...over,
   }
 }

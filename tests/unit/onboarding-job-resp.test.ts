@@ -34,6 +34,7 @@ function job(id: string, kind: string, status: Job['status'], result: unknown = 
     startedAt: 0,
     finishedAt: null,
     updatedAt: 0,
+    seq: 1,
   }
 }
 

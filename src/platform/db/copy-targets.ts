@@ -6,6 +6,7 @@
 import { eq, getTableColumns, sql } from 'drizzle-orm'
 import { getTableConfig, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Db } from './db'
+import { isInsertionOrder } from './pg-tables'
 import { rawRows } from './raw'
 import type { Store } from './store'
 import type { PostgresStore } from './store.postgres'
@@ -131,11 +132,15 @@ async function refuseRows(tables: readonly SQLiteTable[], count: (t: SQLiteTable
   }
 }
 
-/** Moves the sequence of each generated integer key past the largest key copied. */
+/**
+ * Moves the sequence of each generated integer key, and of each insertion-order column (jobs'
+ * `seq`), past the largest value copied: the next row made there comes after every copied one.
+ */
 async function moveSequences(store: PostgresStore, table: SQLiteTable): Promise<void> {
   const { name, columns } = getTableConfig(table)
   for (const col of columns) {
-    if (!col.primary || col.columnType !== 'SQLiteInteger') continue
+    const generatedKey = col.primary && col.columnType === 'SQLiteInteger'
+    if (!generatedKey && !isInsertionOrder(col)) continue
     await rawRows(
       store,
       sql.raw(

@@ -89,7 +89,7 @@ const insertionOrders = new WeakSet<() => unknown>()
 export function insertionOrder(table: string, name: string) {
   const next = () => sql.raw(`(SELECT coalesce(max("${name}"), 0) + 1 FROM "${table}")`)
   insertionOrders.add(next)
-  return integer(name).notNull().$defaultFn(next as () => number)
+  return integer(name).notNull().$defaultFn(next)
 }
 
 /** True for a column declared with `insertionOrder`: on PostgreSQL a generated identity. */

@@ -1,41 +1,22 @@
 // The fair claim on the store, on either engine: what an owner runs, the due candidates (fair-claim.ts
-// says how they are read and chosen), and taking the chosen ones. Where the engines differ there is
-// one function per dialect: the order that breaks ties between jobs due at the same time (SQLite's
-// rowid, insertion order; on PostgreSQL the creation time, then the id, the table having no
-// sequence column), and the lock (SQLite's unit holds the one write lock from its first statement;
-// PostgreSQL locks the chosen rows FOR UPDATE SKIP LOCKED, so a concurrent claimer skips them and no
-// job is claimed twice).
+// says how they are read and chosen), and taking the chosen ones. Ties between jobs due at the same
+// time break by `seq`, the jobs' insertion order on both engines (jobs.tables.ts). The two reads of
+// a poll are prepared once (the candidates' once per set of kinds), so a poll that finds nothing to
+// take prepares no statement on SQLite. Where the engines differ there is one function per dialect:
+// the lock (SQLite's unit holds the one write lock from its first statement; PostgreSQL locks the
+// chosen rows FOR UPDATE SKIP LOCKED, so a concurrent claimer skips them and no job is claimed twice).
 import { and, asc, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../db/db'
-import { rawRows } from '../db/raw'
+import { Prepared } from '../db/prepared'
 import type { Store } from '../db/store'
 import type { Candidate, ClaimPolicy, Running } from './fair-claim'
 import { jobs } from './jobs.tables'
 
 type JobsTable = typeof jobs
 
-/** What `owner` runs now, by workspace, and how many of those are bulk. */
-export async function runningOf(store: Store, owner: string, policy: ClaimPolicy): Promise<Running> {
-  const j = store.table(jobs)
-  const bulk = new Set(policy.bulk)
-  const running: Running = { byWorkspace: new Map(), bulk: 0 }
-  const rows = await store.db
-    .select({ workspaceId: j.workspaceId, kind: j.kind, n: count() })
-    .from(j)
-    .where(and(eq(j.status, 'running'), eq(j.leaseOwner, owner)))
-    .groupBy(j.workspaceId, j.kind)
-  for (const r of rows) {
-    running.byWorkspace.set(r.workspaceId, (running.byWorkspace.get(r.workspaceId) ?? 0) + r.n)
-    if (bulk.has(r.kind)) running.bulk += r.n
-  }
-  return running
-}
-
-/** Insertion order for the builder's orderBy, per dialect (see the top of this file). */
-export function inserted(store: Store, j: JobsTable, dir: 'asc' | 'desc'): SQL[] {
-  const d = dir === 'asc' ? asc : desc
-  if (store.dialect === 'sqlite') return [d(sql`rowid`)]
-  return [d(j.createdAt), d(j.id)]
+/** Insertion order for the builder's orderBy, the same on both engines. */
+export function inserted(j: JobsTable, dir: 'asc' | 'desc'): SQL[] {
+  return [(dir === 'asc' ? asc : desc)(j.seq)]
 }
 
 /** The sum of the numbers job results hold at `field`, per dialect (JSON is text on both). */
@@ -44,54 +25,88 @@ export function resultSum(store: Store, j: JobsTable, field: string): SQL {
   return sql`sum(((${j.result})::jsonb ->> ${field})::double precision)`
 }
 
-/** The tie-break between jobs due at the same time, per dialect (see the top of this file). */
-function seqOf(store: Store): { order: SQL; seq: SQL } {
-  if (store.dialect === 'sqlite') return { order: sql`d.rowid`, seq: sql`j.rowid` }
-  return { order: sql`d.created_at, d.id`, seq: sql`j.created_at` }
+/** The reads of a claim, prepared on the store: what an owner runs, and the due candidates. */
+export class ClaimReads {
+  private readonly running: Prepared<{ workspaceId: string; kind: string; n: number }[]>
+  private readonly candidates = new Map<string, Prepared<Candidate[]>>()
+
+  constructor(private readonly store: Store) {
+    const j = store.table(jobs)
+    this.running = new Prepared(store, (db) =>
+      db
+        .select({ workspaceId: j.workspaceId, kind: j.kind, n: count() })
+        .from(j)
+        .where(and(eq(j.status, 'running'), eq(j.leaseOwner, sql.placeholder('owner'))))
+        .groupBy(j.workspaceId, j.kind)
+        .prepare(),
+    )
+  }
+
+  /** What `owner` runs now, by workspace, and how many of those are bulk. */
+  async runningOf(owner: string, policy: ClaimPolicy): Promise<Running> {
+    const bulk = new Set(policy.bulk)
+    const running: Running = { byWorkspace: new Map(), bulk: 0 }
+    for (const r of await this.running.execute({ owner })) {
+      running.byWorkspace.set(r.workspaceId, (running.byWorkspace.get(r.workspaceId) ?? 0) + r.n)
+      if (bulk.has(r.kind)) running.bulk += r.n
+    }
+    return running
+  }
+
+  /**
+   * The due pending jobs of `kinds`, at most `perKind` a workspace of each kind, read through the
+   * workspaces that have pending jobs, in one statement built once per set of kinds. With the kind
+   * in the index before `run_at` (and `seq` after it), each workspace's due jobs of a kind are one
+   * index range already in claim order, so a workspace with 50,000 waiting extractions costs one
+   * seek, not a scan, when its one sync is looked for.
+   */
+  candidatesOf(kinds: readonly string[], now: number, perKind: number): Promise<Candidate[]> {
+    const key = JSON.stringify(kinds)
+    let query = this.candidates.get(key)
+    if (!query) {
+      query = candidatesQuery(this.store, kinds)
+      this.candidates.set(key, query)
+    }
+    return query.execute({ now, perKind })
+  }
 }
 
 /**
- * The due pending jobs of `kinds`, at most `perKind` a workspace of each kind, read through the
- * workspaces that have pending jobs. One query a kind: with the kind in the index before `run_at`,
- * each workspace's due jobs of a kind are one index range already in age order, so a workspace
- * with 50,000 waiting extractions costs one seek, not a scan, when its one sync is looked for.
+ * The candidates' statement for `kinds`: a recursive CTE walks the workspaces with pending jobs
+ * (one index seek each), then, per kind, a correlated subquery takes each one's first due jobs.
+ * Written as SQL (drizzle's builder has no recursive CTE) in a select's FROM, so it is prepared,
+ * with `now` and `perKind` as placeholders, and its integers are mapped to numbers on both engines.
  */
-export async function candidatesOf(
-  store: Store,
-  kinds: readonly string[],
-  now: number,
-  perKind: number,
-): Promise<Candidate[]> {
+function candidatesQuery(store: Store, kinds: readonly string[]): Prepared<Candidate[]> {
   const t = store.table(jobs)
-  const { order, seq } = seqOf(store)
-  const out: Candidate[] = []
-  for (const kind of kinds) {
-    const rows = await rawRows(
-      store,
-      sql`WITH RECURSIVE ws(id) AS (
-         SELECT min(workspace_id) FROM ${t} WHERE status = 'pending'
-         UNION ALL
-         SELECT (SELECT min(workspace_id) FROM ${t} WHERE status = 'pending' AND workspace_id > ws.id)
-         FROM ws WHERE ws.id IS NOT NULL
-       )
-       SELECT j.id AS id, j.workspace_id AS ws, j.kind AS kind, j.run_at AS run_at, ${seq} AS seq
+  const perKind = kinds.map(
+    (kind) => sql`SELECT j.id AS id, j.workspace_id AS ws, j.kind AS kind, j.run_at AS run_at, j.seq AS seq
        FROM ws JOIN ${t} j ON j.id IN (
          SELECT d.id FROM ${t} d
-         WHERE d.status = 'pending' AND d.workspace_id = ws.id AND d.kind = ${kind} AND d.run_at <= ${now}
-         ORDER BY d.run_at, ${order} LIMIT ${perKind}
+         WHERE d.status = 'pending' AND d.workspace_id = ws.id AND d.kind = ${kind}
+           AND d.run_at <= ${sql.placeholder('now')}
+         ORDER BY d.run_at, d.seq LIMIT ${sql.placeholder('perKind')}
        )`,
-    )
-    // Raw rows: PostgreSQL's client gives integers as strings.
-    for (const r of rows)
-      out.push({
-        id: String(r.id),
-        workspaceId: String(r.ws),
-        kind: String(r.kind),
-        runAt: Number(r.run_at),
-        seq: Number(r.seq),
+  )
+  const from = sql`(WITH RECURSIVE ws(id) AS (
+       SELECT min(workspace_id) FROM ${t} WHERE status = 'pending'
+       UNION ALL
+       SELECT (SELECT min(workspace_id) FROM ${t} WHERE status = 'pending' AND workspace_id > ws.id)
+       FROM ws WHERE ws.id IS NOT NULL
+     )
+     ${sql.join(perKind, sql` UNION ALL `)}) c`
+  return new Prepared(store, (db) =>
+    db
+      .select({
+        id: sql<string>`c.id`,
+        workspaceId: sql<string>`c.ws`,
+        kind: sql<string>`c.kind`,
+        runAt: sql<number>`c.run_at`.mapWith(Number),
+        seq: sql<number>`c.seq`.mapWith(Number),
       })
-  }
-  return out
+      .from(from)
+      .prepare(),
+  )
 }
 
 /**

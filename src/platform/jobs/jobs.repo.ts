@@ -118,7 +118,7 @@ export class JobsRepo {
       .select()
       .from(j)
       .where(eq(j.parentId, parentId))
-      .orderBy(...inserted(this.store, j, 'asc'))
+      .orderBy(...inserted(j, 'asc'))
     return rows.map(decodeRow)
   }
 
@@ -129,7 +129,7 @@ export class JobsRepo {
       .select()
       .from(j)
       .where(and(eq(j.workspaceId, workspaceId), eq(j.subjectId, subjectId)))
-      .orderBy(...inserted(this.store, j, 'desc'))
+      .orderBy(...inserted(j, 'desc'))
     return rows.map(decodeRow)
   }
 

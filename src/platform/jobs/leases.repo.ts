@@ -5,7 +5,7 @@
 import { and, eq, gte, isNotNull, lt, ne, type SQL, sql } from 'drizzle-orm'
 import type { Clock } from '../clock/clock'
 import type { Store } from '../db/store'
-import { candidatesOf, runningOf, take } from './claim'
+import { ClaimReads, take } from './claim'
 import { type ClaimPolicy, OPEN_POLICY, pickFairly } from './fair-claim'
 import type { Job } from './job'
 import { decodeRow } from './jobs.repo'
@@ -15,10 +15,14 @@ type Progress = { unitsDone?: number; unitsTotal?: number; detail?: string }
 
 /** Claims, heartbeats, outcomes and lease recovery of the jobs table, on the store. */
 export class LeasesRepo {
+  private readonly reads: ClaimReads
+
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.reads = new ClaimReads(store)
+  }
 
   private get j() {
     return this.store.table(jobs)
@@ -45,8 +49,8 @@ export class LeasesRepo {
     const now = this.now()
     const j = this.j
     return this.store.unit(async () => {
-      const running = await runningOf(this.store, owner, policy)
-      const candidates = await candidatesOf(this.store, kinds, now, Math.min(limit, policy.perWorkspace))
+      const running = await this.reads.runningOf(owner, policy)
+      const candidates = await this.reads.candidatesOf(kinds, now, Math.min(limit, policy.perWorkspace))
       const ids = pickFairly(candidates, running, policy, limit)
       if (ids.length === 0) return []
       const rows = await take(this.store, ids, {

@@ -4,7 +4,7 @@ import { ManualClock } from '../../../src/platform/clock/clock'
 import { seededRandom } from '../../../src/platform/crypto/random'
 import { type Db, openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
-import { candidatesOf } from '../../../src/platform/jobs/claim'
+import { ClaimReads } from '../../../src/platform/jobs/claim'
 import type { ClaimPolicy } from '../../../src/platform/jobs/fair-claim'
 import { JobQueue } from '../../../src/platform/jobs/queue'
 import { type JobHandler, Scheduler } from '../../../src/platform/jobs/scheduler'
@@ -131,7 +131,7 @@ describe('the fair claim', () => {
     await jobs(q, clock, 'ws_t', 'extract', 2_000)
     await jobs(q, clock, 'ws_t', 'sync', 50)
     await jobs(q, clock, 'ws_b', 'extract', 3)
-    const read = await candidatesOf(q.store, ['extract', 'sync'], clock.now().getTime(), 2)
+    const read = await new ClaimReads(q.store).candidatesOf(['extract', 'sync'], clock.now().getTime(), 2)
     const count = (ws: string, kind: string) =>
       read.filter((c) => c.workspaceId === ws && c.kind === kind).length
     expect([count('ws_t', 'extract'), count('ws_t', 'sync'), count('ws_b', 'extract')]).toEqual([2, 2, 2])
@@ -140,13 +140,36 @@ describe('the fair claim', () => {
     const plan = db.$client
       .query<{ detail: string }, []>(
         `EXPLAIN QUERY PLAN SELECT d.id FROM jobs d WHERE d.status = 'pending' AND d.workspace_id = 'ws_t'
-         AND d.kind = 'sync' AND d.run_at <= 0 ORDER BY d.run_at, d.rowid LIMIT 2`,
+         AND d.kind = 'sync' AND d.run_at <= 0 ORDER BY d.run_at, d.seq LIMIT 2`,
       )
       .all()
       .map((r) => r.detail)
     expect(plan).toEqual([
       'SEARCH d USING INDEX jobs_fair (status=? AND workspace_id=? AND kind=? AND run_at<?)',
     ])
+  })
+
+  test('a poll that finds nothing due prepares no statement: its reads are prepared once', async () => {
+    const { q, clock } = queue()
+    await jobs(q, clock, 'ws_a', 'extract', 2)
+    await q.store.unit(() =>
+      q.add({ workspaceId: 'ws_b', kind: 'sync', runAt: clock.now().getTime() + 60_000 }),
+    )
+    expect(await q.leaseRepo.claim(['extract', 'sync'], 'w1', 60_000, 2, policy())).toHaveLength(2)
+    const client = db.$client
+    const prepare = client.prepare.bind(client)
+    const statements: string[] = []
+    client.prepare = ((text: string) => {
+      statements.push(text)
+      return prepare(text)
+    }) as typeof client.prepare
+    // ws_b's sync is pending but not due: the candidates' walk reads it and takes nothing.
+    expect(await q.leaseRepo.claim(['extract', 'sync'], 'w1', 60_000, 2, policy())).toEqual([])
+    clock.advance(1_000)
+    expect(await q.leaseRepo.claim(['extract', 'sync'], 'w2', 60_000, 2, policy())).toEqual([])
+    expect(statements).toEqual([])
+    clock.advance(60_000)
+    expect(await q.leaseRepo.claim(['extract', 'sync'], 'w2', 60_000, 2, policy())).toHaveLength(1)
   })
 
   test('deleting a subject cancels its pending jobs at once and flags its running ones', async () => {

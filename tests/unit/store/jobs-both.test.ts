@@ -103,6 +103,32 @@ for (const engine of await engines()) {
       expect((await queue.repo.get(sync))!.status).toBe('pending')
     })
 
+    test('jobs made in one millisecond read back and are claimed in the order they were made', async () => {
+      const { store } = await open()
+      // The clock stands still: creation times tie, and ids are random.
+      const clock = new ManualClock('2026-05-01T00:00:00Z')
+      const { queue } = rig(store, clock, 'node-a', 11)
+      const parent = await store.unit(() =>
+        queue.add({ workspaceId: 'ws_a', kind: 'train', status: 'running' }),
+      )
+      const made: string[] = []
+      for (let i = 0; i < 12; i++) {
+        const job = await store.unit(() =>
+          queue.add({ workspaceId: 'ws_a', kind: 'work', parentId: parent.id, subjectId: 'src_1' }),
+        )
+        made.push(job.id)
+      }
+      // Neither the ids nor anything else of the rows but their insertion order gives this order.
+      expect([...made].sort()).not.toEqual(made)
+      expect((await queue.repo.children(parent.id)).map((j) => j.id)).toEqual(made)
+      expect((await queue.repo.listBySubject('ws_a', 'src_1')).map((j) => j.id)).toEqual([...made].reverse())
+      const claimed = [
+        ...(await queue.leaseRepo.claim(['work'], 'w1', 60_000, 5)),
+        ...(await queue.leaseRepo.claim(['work'], 'w1', 60_000, 7)),
+      ]
+      expect(claimed.map((j) => j.id)).toEqual(made)
+    })
+
     test("an aggregate's children: their order, their sums (results' JSON included) and a cancel", async () => {
       const { store } = await open()
       const clock = new ManualClock('2026-05-01T00:00:00Z')
