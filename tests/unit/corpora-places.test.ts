@@ -1,4 +1,7 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, spyOn, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { migrations } from '../../migrations/index'
 import { PlacesRepo } from '../../src/features/corpora/corpora.places.repo'
 import { openDatabase } from '../../src/platform/db/db'
@@ -6,8 +9,8 @@ import { migrate } from '../../src/platform/db/migrate'
 import { sqliteStore } from '../../src/platform/db/store'
 
 /** Two bases: a paged manual in two sections and a one-section note in A, many one-section documents in B. */
-function twoBases() {
-  const db = openDatabase(':memory:')
+function twoBases(file = ':memory:') {
+  const db = openDatabase(file)
   migrate(db, migrations)
   const c = db.$client
   c.exec('PRAGMA foreign_keys = OFF')
@@ -71,6 +74,27 @@ describe('placing cited passages in their documents', () => {
     expect(await repo.place('B', [{ sectionId: 'b7', start: 1, end: 2 }])).toEqual([
       { page: null, sectionTitle: null, start: 1, end: 2 },
     ])
+  })
+
+  test('cited rows are read once until a commit, then read again (a file database)', async () => {
+    const { db, repo } = twoBases(join(mkdtempSync(join(tmpdir(), 'engram-places-')), 'engram.db'))
+    const reads = spyOn(repo as unknown as { cited(ids: string[]): Promise<unknown[]> }, 'cited')
+    const spans = [
+      { sectionId: 'manual#2', start: 10, end: 40 },
+      { sectionId: 'note', start: 5, end: 9 },
+    ]
+    const first = await repo.place('A', spans)
+    expect(await repo.place('A', spans)).toEqual(first)
+    expect(reads).toHaveBeenCalledTimes(1)
+    // A new section title and new pages of the parent: the commit empties the memo.
+    db.$client.run(`UPDATE documents SET section_title = 'Fixes' WHERE id = 'manual#2'`)
+    db.$client.run(`UPDATE documents SET page_ranges = '[[0,200],[200,400]]' WHERE id = 'manual'`)
+    expect(await repo.place('A', spans)).toEqual([
+      { page: 1, sectionTitle: 'Fixes', start: 190, end: 220 },
+      { page: null, sectionTitle: null, start: 5, end: 9 },
+    ])
+    expect(reads).toHaveBeenCalledTimes(2)
+    db.$client.close()
   })
 
   test('the rows are looked up by primary key, never by scanning the base', () => {

@@ -2,6 +2,7 @@ import { eq, inArray, sql } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/sqlite-core'
 import { Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
+import { StoreMemo } from '../../platform/db/store-memo'
 import { decodePageRanges, type PageRange, pageAt } from './corpora.pages'
 import { chunks, corporaTables } from './corpora.rows'
 import type { documents } from './corpora.tables'
@@ -47,10 +48,16 @@ export class PlacesRepo {
   private readonly cache = new Map<string, { column: string; pages: PageRange[] }>()
   /** The cited rows' query prepared for each count of ids up to PREPARED_IDS (an answer cites a few). */
   private readonly byCount = new Map<number, Prepared<Cited[]>>()
+  /**
+   * Cited rows by id, kept until the next commit that is not quiet (store-memo.ts): the questions
+   * that cite them commit only quiet units, and any write to a document (or its parent) empties it.
+   */
+  private readonly citedRows: StoreMemo<Cited>
 
   constructor(private readonly store: Store) {
     const t = corporaTables(store)
     this.t = t
+    this.citedRows = new StoreMemo(store, async (id) => (await this.cited([id]))[0])
     this.ranges = new Prepared(
       store,
       (db) =>
@@ -93,9 +100,12 @@ export class PlacesRepo {
 
   /** Where each passage lies, in order; a passage of a row the base no longer has gets nulls. */
   async place(corpusId: string, spans: readonly PassageSpan[]): Promise<PassagePlace[]> {
-    const rows: Cited[] = []
-    for (const some of chunks(idsOf(spans))) rows.push(...(await this.cited(some)))
-    return this.placed(corpusId, spans, rows)
+    const rows = await this.citedRows.getMany(idsOf(spans), async (ids) => {
+      const read = new Map<string, Cited>()
+      for (const some of chunks(ids)) for (const r of await this.cited(some)) read.set(r.id, r)
+      return read
+    })
+    return this.placed(corpusId, spans, rows.values())
   }
 
   /** The cited rows: a query prepared once per count of ids (an answer's few), built for more. */
@@ -110,7 +120,7 @@ export class PlacesRepo {
     return prepared.execute(Object.fromEntries(ids.map((id, i) => [`id${i}`, id])))
   }
 
-  private placed(corpusId: string, spans: readonly PassageSpan[], rows: Cited[]): PassagePlace[] {
+  private placed(corpusId: string, spans: readonly PassageSpan[], rows: Iterable<Cited>): PassagePlace[] {
     const byId = new Map<string, Cited>()
     // A row of another base is not this base's: it is placed as one the base no longer has.
     for (const r of rows) if (r.corpusId === corpusId) byId.set(r.id, r)

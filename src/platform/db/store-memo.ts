@@ -31,4 +31,36 @@ export class StoreMemo<V> {
     if (row !== undefined && this.seen === version && this.rows.size < this.max) this.rows.set(key, row)
     return row
   }
+
+  /**
+   * `get` for several keys at once: the rows kept, and those not kept read together by `readMany`
+   * (one query for the few an answer cites). Answers the rows that exist, by key.
+   */
+  async getMany(
+    keys: readonly string[],
+    readMany: (keys: string[]) => Promise<Map<string, V>>,
+  ): Promise<Map<string, V>> {
+    if (this.store.inUnit()) return readMany([...keys])
+    const version = this.store.commits.version()
+    if (version !== this.seen) {
+      this.rows.clear()
+      this.seen = version
+    }
+    const found = new Map<string, V>()
+    const missing: string[] = []
+    for (const key of keys) {
+      const kept = this.rows.get(key)
+      if (kept !== undefined) found.set(key, kept)
+      else missing.push(key)
+    }
+    if (missing.length === 0) return found
+    const read = await readMany(missing)
+    // Kept only if no commit came while they were read.
+    const keep = this.seen === version
+    for (const [key, row] of read) {
+      found.set(key, row)
+      if (keep && this.rows.size < this.max) this.rows.set(key, row)
+    }
+    return found
+  }
 }

@@ -65,5 +65,40 @@ for (const engine of await engines()) {
         .catch(() => {})
       expect(await memo.get('ws_1')).toBe('c')
     })
+
+    test('a memo asked for several keys reads only those it does not keep, together, until a commit', async () => {
+      const o = await engine.open()
+      opened.push(o)
+      const { store } = o
+      const ws = store.table(workspaces)
+      const row = (id: string, name: string) => ({ id, name, plan: 'beta', createdAt: 1, updatedAt: 1 })
+      await store.unit(async () => {
+        await store.db.insert(ws).values([row('ws_1', 'a'), row('ws_2', 'b'), row('ws_3', 'c')])
+      })
+      const memo = nameMemo(store, [])
+      const batches: string[][] = []
+      const readMany = async (ids: string[]) => {
+        batches.push(ids)
+        const rows = await store.db.select({ id: ws.id, name: ws.name }).from(ws)
+        return new Map(rows.filter((r) => ids.includes(r.id)).map((r) => [r.id, r.name]))
+      }
+      const names = async (ids: string[]) => Object.fromEntries(await memo.getMany(ids, readMany))
+      expect(await names(['ws_1', 'ws_2'])).toEqual({ ws_1: 'a', ws_2: 'b' })
+      // Kept rows are not read again; a key with no row is read every time (only rows are kept).
+      expect(await names(['ws_2', 'ws_3', 'ws_9'])).toEqual({ ws_2: 'b', ws_3: 'c' })
+      expect(await names(['ws_1', 'ws_3', 'ws_9'])).toEqual({ ws_1: 'a', ws_3: 'c' })
+      expect(batches).toEqual([['ws_1', 'ws_2'], ['ws_3', 'ws_9'], ['ws_9']])
+      // A commit empties the memo: every key is read again.
+      await rename(store, 'z')
+      expect(await names(['ws_1', 'ws_2'])).toEqual({ ws_1: 'z', ws_2: 'b' })
+      expect(batches.at(-1)).toEqual(['ws_1', 'ws_2'])
+      // Inside a unit it reads every key, and sees the unit's own writes.
+      await store.unit(async () => {
+        await store.db.update(ws).set({ name: 'y' }).where(eq(ws.id, 'ws_2'))
+        expect(await names(['ws_1', 'ws_2'])).toEqual({ ws_1: 'z', ws_2: 'y' })
+      })
+      expect(batches.at(-1)).toEqual(['ws_1', 'ws_2'])
+      expect(batches).toHaveLength(5)
+    })
   })
 }
