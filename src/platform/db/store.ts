@@ -1,4 +1,4 @@
-import type { Database } from 'bun:sqlite'
+import type { Database, Statement } from 'bun:sqlite'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { type CommitWatch, commitWatch } from './commit-watch'
@@ -137,11 +137,18 @@ export class SqliteStore implements Store {
   private current: OpenUnit | null = null
   private savepoints = 0
   private reader: Db | null = null
+  /** The next turn's check (`watchTurn`), and the unit it found still open. */
+  private turnCheck: ReturnType<typeof setImmediate> | null = null
+  private yielded: OpenUnit | null = null
+  /** A unit's statements, prepared once (parsing them each time costs more than running them). */
+  private readonly tx: Record<'begin' | 'commit' | 'rollback', Statement>
 
   readonly commits: CommitWatch
 
   constructor(private readonly writer: Db) {
     this.commits = commitWatch(writer.$client)
+    const q = (text: string) => writer.$client.prepare(text)
+    this.tx = { begin: q('BEGIN IMMEDIATE'), commit: q('COMMIT'), rollback: q('ROLLBACK') }
   }
 
   get db(): Db {
@@ -209,28 +216,37 @@ export class SqliteStore implements Store {
     const unit: OpenUnit = { depth: 0, quiet, top: null, db: this.writer, committed: [] }
     this.current = unit
     const mark = quiet ? this.commits.quietMark() : -1
-    let yielded = false
-    const turn = setImmediate(() => {
-      yielded = this.current === unit
-    })
-    c.exec('BEGIN IMMEDIATE')
+    this.watchTurn()
+    this.tx.begin.run()
     try {
       const result = await this.open.run(unit, work)
-      if (yielded) throw new UnitYieldedError()
-      c.exec('COMMIT')
+      if (this.yielded === unit) throw new UnitYieldedError()
+      this.tx.commit.run()
       this.current = null
       if (unit.quiet) this.commits.quietDone(mark)
       runCommitted(unit.committed)
       return result
     } catch (e) {
       if (this.current === unit) {
-        if (c.inTransaction) c.exec('ROLLBACK')
+        if (c.inTransaction) this.tx.rollback.run()
         this.current = null
       }
-      throw yielded && !(e instanceof UnitYieldedError) ? new UnitYieldedError() : e
+      throw this.yielded === unit && !(e instanceof UnitYieldedError) ? new UnitYieldedError() : e
     } finally {
-      clearImmediate(turn)
+      if (this.yielded === unit) this.yielded = null
     }
+  }
+
+  /**
+   * A check at the event loop's next turn: a unit still open then awaited something other than the
+   * database (microtasks run to their end before any turn). One serves every unit begun before it.
+   */
+  private watchTurn(): void {
+    if (this.turnCheck) return
+    this.turnCheck = setImmediate(() => {
+      this.turnCheck = null
+      if (this.current) this.yielded = this.current
+    })
   }
 
   private async savepoint<T>(outer: OpenUnit, work: () => Promise<T>, opts?: UnitOptions): Promise<T> {

@@ -81,6 +81,35 @@ describe('SQLite units of work', () => {
     expect(await ids(s)).toEqual(['c'])
   })
 
+  test("one check at the next turn serves a turn's units: one that yields after another's commit is still rolled back", async () => {
+    const s = store()
+    const timer = () => new Promise((resolve) => setTimeout(resolve, 0))
+    // The first unit schedules the check; the second begins in the same turn, before it runs.
+    await s.unit(async () => {
+      await s.db.insert(notes).values({ id: 'a', n: 1 })
+    })
+    await expect(
+      s.unit(async () => {
+        await s.db.insert(notes).values({ id: 'b', n: 2 })
+        await timer()
+      }),
+    ).rejects.toBeInstanceOf(UnitYieldedError)
+    // Units that await only the database commit, in this turn and the next ones.
+    for (const id of ['c', 'd']) {
+      await s.unit(async () => {
+        await s.db.insert(notes).values({ id, n: 3 })
+      })
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    await expect(
+      s.unit(async () => {
+        await timer()
+        await s.db.insert(notes).values({ id: 'e', n: 4 })
+      }),
+    ).rejects.toBeInstanceOf(UnitYieldedError)
+    expect(await ids(s)).toEqual(['a', 'c', 'd'])
+  })
+
   test("other requests' code never runs inside a unit, however many queries it awaits", async () => {
     const s = store()
     const observed: number[] = []
