@@ -192,12 +192,18 @@ export class DocumentContentRepo {
   }
 
   /**
-   * Records a finished extraction: the sidecar, sizes and sections (replacing earlier ones). Returns
-   * `gone` when the document was deleted meanwhile (nothing written), `refused` when its state may
-   * not go to `extracted` (nothing written either).
+   * Records a finished extraction of the raw object `parent` had when read (`parent.raw_key`): the
+   * sidecar, sizes and sections (replacing earlier ones). The update is conditional on that raw key
+   * and on a state that may go to `extracted`, so nothing is written, on either engine, when the
+   * document was deleted meanwhile (`gone`), given other content (`superseded`: the newer content's
+   * own extraction records it), or moved to a state that may not go to `extracted` (`refused`).
    */
-  async setExtracted(parent: DocumentRow, x: Extraction): Promise<'done' | 'gone' | 'refused'> {
+  async setExtracted(
+    parent: DocumentRow,
+    x: Extraction,
+  ): Promise<'done' | 'gone' | 'superseded' | 'refused'> {
     const { d } = this.t
+    const sameRaw = parent.raw_key === null ? isNull(d.rawKey) : eq(d.rawKey, parent.raw_key)
     const moved = await this.db
       .update(d)
       .set({
@@ -214,11 +220,12 @@ export class DocumentContentRepo {
         error: null,
         updatedAt: x.now,
       })
-      .where(and(eq(d.id, parent.id), inArray(d.status, statusesInto('extracted'))))
+      .where(and(eq(d.id, parent.id), sameRaw, inArray(d.status, statusesInto('extracted'))))
       .returning({ id: d.id })
     if (moved.length === 0) {
-      const there = await this.db.select({ id: d.id }).from(d).where(eq(d.id, parent.id))
-      return there.length === 0 ? 'gone' : 'refused'
+      const [there] = await this.db.select({ rawKey: d.rawKey }).from(d).where(eq(d.id, parent.id))
+      if (!there) return 'gone'
+      return there.rawKey !== parent.raw_key ? 'superseded' : 'refused'
     }
     await this.db.delete(d).where(eq(d.parentId, parent.id))
     for (let at = 0; at < x.sections.length; at += PARENTS_A_STATEMENT) {
@@ -249,9 +256,14 @@ export class DocumentContentRepo {
     return 'done'
   }
 
-  /** Marks a document failed with the reason the user will see; its base and workspace, or null when gone. */
+  /**
+   * Marks a document failed with the reason the user will see, if it still has the raw object
+   * `rawKey` (the one whose reading failed) and a state that may fail: its base and workspace, or
+   * null when nothing changed (deleted, given other content, or in no such state meanwhile).
+   */
   async setFailed(
     id: string,
+    rawKey: string,
     error: string,
     now: number,
     contentType: string | undefined,
@@ -265,7 +277,7 @@ export class DocumentContentRepo {
         ...(contentType === undefined ? {} : { contentType }),
         updatedAt: now,
       })
-      .where(and(eq(d.id, id), inArray(d.status, statusesInto('failed'))))
+      .where(and(eq(d.id, id), eq(d.rawKey, rawKey), inArray(d.status, statusesInto('failed'))))
       .returning({ workspaceId: d.workspaceId, corpusId: d.corpusId })
     return rows[0] ?? null
   }

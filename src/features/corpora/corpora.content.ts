@@ -29,23 +29,36 @@ export class DocumentContent {
 
   /**
    * Records a finished extraction of a parent document (→ `extracted`): its text sidecar, sizes and
-   * sections. A move the lifecycle refuses, as the row was read or as it is when written (the
-   * update's `WHERE` holds the states that may move), is a 409; a document deleted meanwhile
-   * writes nothing.
+   * sections, if the document still has the raw object the extraction read (`parent.raw_key`; the
+   * update is conditional on it). False when nothing was written because the document was deleted
+   * or given other content meanwhile (its newer content has its own extraction). A move the
+   * lifecycle refuses, as the row was read or as it is when written, is a 409.
    */
-  async setExtracted(parent: DocumentRow, x: Extraction): Promise<void> {
+  async setExtracted(parent: DocumentRow, x: Extraction): Promise<boolean> {
     assertMove(stateOf({ status: parent.status, textKey: parent.text_key }), 'extracted', parent.id)
     const done = await this.d.store.unit(() => this.repo.setExtracted(parent, x))
     if (done === 'refused') throw fail('conflict', `Document ${parent.id} cannot go to extracted now.`)
+    return done === 'done'
   }
 
-  /** Marks a document `failed` with the reason the user will see, and tells it (`document.failed`) in the unit. */
-  async markFailed(documentId: string, error: string, now: number, contentType?: string): Promise<void> {
-    await this.d.store.unit(async () => {
-      const at = await this.repo.setFailed(documentId, error, now, contentType)
-      if (!at) return
+  /**
+   * Marks a document `failed` with the reason the user will see, and tells it (`document.failed`) in
+   * the unit, if it still has the raw object `rawKey` whose reading failed and may fail. False when
+   * nothing changed (deleted, given other content, or in no state that may fail meanwhile).
+   */
+  async markFailed(
+    documentId: string,
+    rawKey: string,
+    error: string,
+    now: number,
+    contentType?: string,
+  ): Promise<boolean> {
+    return await this.d.store.unit(async () => {
+      const at = await this.repo.setFailed(documentId, rawKey, error, now, contentType)
+      if (!at) return false
       const payload = { corpusId: at.corpusId, documentId, error }
       await this.d.events.publish({ type: 'document.failed', workspaceId: at.workspaceId, payload })
+      return true
     })
   }
 }

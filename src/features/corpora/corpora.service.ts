@@ -228,14 +228,26 @@ export class CorporaService {
     return this.content.replaceContent(documentId, r)
   }
 
-  /** Records a finished extraction of a parent document (→ `extracted`; a refused move is a 409), in a unit. */
-  setExtracted(parent: DocumentRow, x: Extraction): Promise<void> {
+  /**
+   * Records a finished extraction of a parent document (→ `extracted`; a refused move is a 409), in a
+   * unit, if it still has the raw object the extraction read (`parent.raw_key`): false when not.
+   */
+  setExtracted(parent: DocumentRow, x: Extraction): Promise<boolean> {
     return this.content.setExtracted(parent, x)
   }
 
-  /** Marks a document `failed` with the reason the user will see, and tells it (`document.failed`), in a unit. */
-  markFailed(documentId: string, error: string, now: number, contentType?: string): Promise<void> {
-    return this.content.markFailed(documentId, error, now, contentType)
+  /**
+   * Marks a document `failed` with the reason the user will see, and tells it (`document.failed`), in
+   * a unit, if it still has the raw object `rawKey` and may fail: false when nothing changed.
+   */
+  markFailed(
+    documentId: string,
+    rawKey: string,
+    error: string,
+    now: number,
+    contentType?: string,
+  ): Promise<boolean> {
+    return this.content.markFailed(documentId, rawKey, error, now, contentType)
   }
 
   /** Sets the base's description. */

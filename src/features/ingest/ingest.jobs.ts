@@ -66,8 +66,11 @@ async function record(deps: ExtractJobDeps, p: ExtractPayload, result: Extracted
         superseded = true
         return
       }
-      previous = doc.text_key !== textKey ? doc.text_key : null
-      await corpora.setExtracted(doc, side.extraction(textKey, stored.size, registrar.now()))
+      // Written only if the row still has the raw object read (a conditional update): new content
+      // committed since the read above (another process's, on PostgreSQL) is not overwritten.
+      if (await corpora.setExtracted(doc, side.extraction(textKey, stored.size, registrar.now()))) {
+        previous = doc.text_key !== textKey ? doc.text_key : null
+      } else superseded = true
     })
   } finally {
     if (own) registrar.inflight.delete(textKey)
@@ -92,9 +95,8 @@ export async function settleExtraction(deps: ExtractJobDeps, job: Job): Promise<
     let error: string | null = null
     if (job.status === 'failed') {
       error = `Text extraction failed: ${job.error ?? 'unknown error'}`
-      const doc = await currentDocument(deps, p)
-      if (doc) await corpora.markFailed(doc.id, error, registrar.now())
-      else error = null
+      // Failed only if it still has the raw object the job read (a conditional update).
+      if (!(await corpora.markFailed(p.document_id, p.raw_key, error, registrar.now()))) error = null
     } else if (out?.outcome === 'failed') error = out.error
     await registrar.repo.settle(
       p.run_id,

@@ -202,7 +202,7 @@ for (const engine of await engines()) {
         documents_onboarding: 0,
         storage_bytes: 220,
       })
-      await svc.markFailed('d2', 'unreadable', T0 + 5)
+      await svc.markFailed('d2', 'r4', 'unreadable', T0 + 5)
       await expectCounters(store, 'cor_a', { documents_failed: 2, documents_pending: 0 })
       // Deleting d1 takes its sections (cascade), its sidecar and the object no row names now.
       await svc.deleteDocument('ws_1', 'cor_a', 'd1#1', actor)
@@ -256,7 +256,7 @@ for (const engine of await engines()) {
       await svc.setExtracted((await svc.document('cor_a', 'd1'))!, extraction(0))
       const units = await svc.runs.waiting('cor_a')
       // Another process failed d2 after this one read it: the run's take is a 409, nothing moves.
-      await other.markFailed('d2', 'bad', T0 + 1)
+      await other.markFailed('d2', 'r2', 'bad', T0 + 1)
       await expect(svc.runs.take(units, T0 + 2)).rejects.toThrow('cannot go from failed to onboarding')
       expect((await svc.document('cor_a', 'd1'))!.status).toBe('pending')
       await svc.runs.take(units.slice(0, 1), T0 + 2)

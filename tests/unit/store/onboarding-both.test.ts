@@ -144,7 +144,7 @@ for (const engine of await engines()) {
       const { store, a } = await open()
       // A failed document may not be taken: the run's unit rolls back whole.
       const units = await a.corpora.runs.waiting('cor_a')
-      await a.corpora.markFailed('d2', 'bad', T0 + 1)
+      await a.corpora.markFailed('d2', 'raw/d2', 'bad', T0 + 1)
       const begin = (a.onboarding as unknown as { begin: (...x: unknown[]) => Promise<unknown> }).begin.bind(
         a.onboarding,
       )

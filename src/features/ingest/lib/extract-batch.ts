@@ -43,7 +43,7 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
   const { corpora, objects, store, random, registrar } = deps
   const p = ctx.job.payload as unknown as ExtractBatchPayload
   const items: ExtractOutcome[] = []
-  const written: { i: number; key: string; own: boolean; record: (now: number) => Promise<void> }[] = []
+  const written: { i: number; key: string; own: boolean; record: (now: number) => Promise<boolean> }[] = []
   const dropped: string[] = []
   const keys: string[] = []
   const puts = new Set<Promise<void>>()
@@ -66,9 +66,7 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
         if (textIsFile(result.raw, side.text)) {
           // The text is the file: its raw object (named by the row, flushed before it) serves, and
           // no sidecar adds to the base's storage.
-          const record = async (now: number) => {
-            await corpora.setExtracted(doc, side.extraction(one.raw_key, 0, now))
-          }
+          const record = (now: number) => corpora.setExtracted(doc, side.extraction(one.raw_key, 0, now))
           written.push({ i, key: one.raw_key, own: false, record })
           continue
         }
@@ -83,9 +81,7 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
               i,
               key,
               own: true,
-              record: async (now) => {
-                await corpora.setExtracted(doc, side.extraction(key, stored.size, now))
-              },
+              record: (now) => corpora.setExtracted(doc, side.extraction(key, stored.size, now)),
             })
           })
           .finally(() => puts.delete(put))
@@ -102,10 +98,11 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
       for (const w of written) {
         const doc = await currentDocument(deps, single(p, w.i))
         // Deleted, given new content, or recorded by another worker meanwhile: this text is not used.
-        if (!doc || doc.text_key !== null) {
-          if (w.own) dropped.push(w.key)
-          if (!doc) items[w.i] = { outcome: 'skipped' }
-        } else await w.record(now)
+        // The record itself is conditional on the raw object read, for new content committed since
+        // this read (another process's, on PostgreSQL): then nothing is written.
+        const recorded = doc !== null && doc.text_key === null && (await w.record(now))
+        if (!recorded && w.own) dropped.push(w.key)
+        if (!recorded && (doc === null || doc.text_key === null)) items[w.i] = { outcome: 'skipped' }
       }
     })
   } catch (e) {
@@ -154,7 +151,8 @@ export async function settleBatch(deps: ExtractJobDeps, job: Job): Promise<void>
         const doc = await currentDocument(deps, single(p, i))
         error =
           doc && doc.text_key === null ? `Text extraction failed: ${job.error ?? 'unknown error'}` : null
-        if (doc && error) await corpora.markFailed(doc.id, error, now)
+        // Failed only if it still has the raw object the job read (a conditional update).
+        if (doc && error && !(await corpora.markFailed(doc.id, d.raw_key, error, now))) error = null
       }
       if (error) failures.push({ path: d.path, document_id: d.document_id, error })
     }

@@ -51,13 +51,12 @@ export async function readAndExtract(
   doc: DocumentRow,
 ): Promise<Extracted | ExtractOutcome> {
   const { corpora, objects, registrar, maxExtractBytes } = deps
-  // The check and the mark are one unit: a document given new content meanwhile is not failed.
-  const failed = (error: string, contentType?: string): Promise<ExtractOutcome> =>
-    deps.store.unit(async () => {
-      if (!(await currentDocument(deps, p))) return { outcome: 'skipped' }
-      await corpora.markFailed(doc.id, error, registrar.now(), contentType)
-      return { outcome: 'failed', error }
-    })
+  // Failed only if it still has the raw object read (a conditional update): a document deleted or
+  // given new content meanwhile is skipped, its newer content has its own job.
+  const failed = async (error: string, contentType?: string): Promise<ExtractOutcome> =>
+    (await corpora.markFailed(doc.id, p.raw_key, error, registrar.now(), contentType))
+      ? { outcome: 'failed', error }
+      : { outcome: 'skipped' }
   if (doc.size > maxExtractBytes) {
     return failed(
       `The document (${doc.size} bytes) is larger than text extraction allows (${maxExtractBytes} bytes).`,
