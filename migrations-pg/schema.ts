@@ -24,6 +24,7 @@ import { pgTwin } from '../src/platform/db/pg-tables'
 import * as eventsTables from '../src/platform/events/events.tables'
 import * as idempotencyTables from '../src/platform/http/idempotency.tables'
 import * as jobsTables from '../src/platform/jobs/jobs.tables'
+import * as rateLimitTables from '../src/platform/rate-limit/rate-limit.tables'
 
 export const accessRequests = pgTwin(accountsTables.accessRequests)
 export const emailTokens = pgTwin(accountsTables.emailTokens)
@@ -65,6 +66,7 @@ export const domainEvents = pgTwin(eventsTables.domainEvents)
 export const eventDeliveries = pgTwin(eventsTables.eventDeliveries)
 export const idempotencyKeys = pgTwin(idempotencyTables.idempotencyKeys)
 export const jobs = pgTwin(jobsTables.jobs)
+export const rateLimitWindows = pgTwin(rateLimitTables.rateLimitWindows)
 
 /** Every declared (SQLite) table the twins above are derived from. */
 export const declaredTables = [
@@ -108,4 +110,5 @@ export const declaredTables = [
   eventsTables.eventDeliveries,
   idempotencyTables.idempotencyKeys,
   jobsTables.jobs,
+  rateLimitTables.rateLimitWindows,
 ]

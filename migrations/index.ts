@@ -38,6 +38,7 @@ import m34 from './0034_engine_cart_bytes_in_code.sql' with { type: 'text' }
 import m35 from './0035_engine_tables.sql' with { type: 'text' }
 import m36 from './0036_identity_user_issuer.sql' with { type: 'text' }
 import m37 from './0037_jobs_seq.sql' with { type: 'text' }
+import m38 from './0038_rate_limit_windows.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -79,4 +80,5 @@ export const migrations: Migration[] = [
   { tag: '0035_engine_tables', sql: m35 },
   { tag: '0036_identity_user_issuer', sql: m36 },
   { tag: '0037_jobs_seq', sql: m37 },
+  { tag: '0038_rate_limit_windows', sql: m38 },
 ]
