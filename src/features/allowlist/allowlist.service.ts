@@ -6,6 +6,7 @@ import {
   type Principal,
 } from '../../platform/auth/principal'
 import type { Clock } from '../../platform/clock/clock'
+import { holdInUnit } from '../../platform/db/hold'
 import type { Store } from '../../platform/db/store'
 import { StoreMemo } from '../../platform/db/store-memo'
 import { fail, validationFailed } from '../../platform/errors/errors'
@@ -103,7 +104,10 @@ export class AllowlistService {
       updatedAt: this.d.clock.now().getTime(),
     }
     await this.d.store.unit(async () => {
-      // Read in the unit that saves, so the event's before is the list this save replaced.
+      // Read in the unit that saves, with the workspace's list held (an advisory lock on PostgreSQL,
+      // SQLite's one writer), so the event's before is the list this save replaced, however many
+      // saves race.
+      await this.hold(p.workspaceId)
       const before = await this.repo.get(p.workspaceId)
       const was = before ? (JSON.parse(before.cidrs) as string[]) : []
       await this.repo.save(row)
@@ -135,6 +139,7 @@ export class AllowlistService {
    */
   switchOff(workspaceId: string, actor: Actor): Promise<AllowlistRow | undefined> {
     return this.d.store.unit(async () => {
+      await this.hold(workspaceId)
       const before = await this.repo.get(workspaceId)
       if (!before) return undefined
       const cidrs = JSON.parse(before.cidrs) as string[]
@@ -182,6 +187,11 @@ export class AllowlistService {
     if (matcher.allows(address)) return
     await this.recordRefusal(principal, caller, address)
     throw fail('ip_not_allowed', undefined, { address })
+  }
+
+  /** Holds a workspace's list in the calling unit until it ends: one change at a time reads and saves it. */
+  private hold(workspaceId: string): Promise<void> {
+    return holdInUnit(this.d.store, `allowlist:${workspaceId}`)
   }
 
   private async policyOf(workspaceId: string): Promise<Policy> {
