@@ -30,6 +30,12 @@ export class Prepared<R> {
       query = this.build(db)
       this.built.set(db, query)
     }
-    return await query.execute(placeholders)
+    const run = query.execute(placeholders)
+    // bun:sqlite's drizzle answers at once: its result's `sync()` skips a promise and a thenable.
+    return isSync<R>(run) ? run.sync() : await run
   }
+}
+
+function isSync<R>(run: unknown): run is { sync(): R } {
+  return typeof (run as { sync?: unknown }).sync === 'function'
 }

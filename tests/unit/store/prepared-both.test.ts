@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { and, eq, sql } from 'drizzle-orm'
 import { LegalRepo } from '../../../src/features/legal/legal.repo'
 import { legalAcceptances } from '../../../src/features/legal/legal.tables'
+import { isUniqueViolation } from '../../../src/platform/db/constraint'
 import { Prepared } from '../../../src/platform/db/prepared'
 import type { Store } from '../../../src/platform/db/store'
 import { engines, type OpenStore, seedTenants } from '../../helpers/stores'
@@ -66,6 +67,30 @@ for (const engine of await engines()) {
       ).rejects.toThrow('rolled back')
       expect(await find.execute({ ws: 'ws_1', version: '2' })).toEqual([])
       for (let i = 0; i < 3; i++) expect(await find.execute({ ws: 'ws_1', version: '1' })).toHaveLength(1)
+    })
+
+    test('a prepared write that breaks a unique rule rejects (never throws at the call) with the engine’s error', async () => {
+      const o = await engine.open()
+      opened.push(o)
+      const { store } = o
+      await seedTenants(store, { workspaces: ['ws_1'], at: T0 })
+      const insert = new Prepared(store, (db) =>
+        db
+          .insert(store.table(legalAcceptances))
+          .values({ ...acceptance('lga_1', '1'), id: sql.placeholder('id') as never })
+          .prepare(),
+      )
+      await store.unit(() => insert.execute({ id: 'lga_1' }))
+      let pending: Promise<unknown> | null = null
+      const refused = await store
+        .unit(async () => {
+          pending = insert.execute({ id: 'lga_1' })
+          await pending
+        })
+        .catch((e: unknown) => e)
+      expect(pending).toBeInstanceOf(Promise)
+      expect(isUniqueViolation(refused)).toBe(true)
+      expect(await byVersion(store).execute({ ws: 'ws_1', version: '1' })).toHaveLength(1)
     })
   })
 }
