@@ -34,7 +34,7 @@ export function accountsFeature(
     remember: a.remember_days * 86_400,
     cap: a.session_cap_days * 86_400,
   })
-  const limiter = new RateLimiter(p.clock, d.config.security.rate_limits === 'on')
+  const limiter = new RateLimiter(p.store, p.clock, d.config.security.rate_limits === 'on')
   const sso = new SsoGate()
   const repo = new AccountsRepo(p.store)
   const service = new AccountsService({ ...p, ...d, repo, sessions: tokens, limiter, sso })

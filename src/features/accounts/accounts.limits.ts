@@ -33,13 +33,13 @@ export class AccountLimits {
   }
 
   /** Counts a sign-up or an access request; over the hourly limit it throws `rate_limited`. */
-  register(ip: string): void {
-    this.limiter.hit(this.rules.register, clientKey(ip))
+  register(ip: string): Promise<void> {
+    return this.limiter.hit(this.rules.register, clientKey(ip))
   }
 
   /** Counts an open sign-up against the daily limit that comes on top of the hourly one. */
-  openSignup(ip: string): void {
-    this.limiter.hit(this.rules.openSignup, clientKey(ip))
+  openSignup(ip: string): Promise<void> {
+    return this.limiter.hit(this.rules.openSignup, clientKey(ip))
   }
 
   /**
@@ -49,14 +49,14 @@ export class AccountLimits {
    * account is the address as typed, normalised, known or not, so a 429 tells nothing about
    * whether it exists.
    */
-  login(ip: string, account: string): void {
-    this.limiter.hit(this.rules.login, clientKey(ip))
-    this.limiter.hit(this.rules.loginAccount, normaliseEmail(account))
+  async login(ip: string, account: string): Promise<void> {
+    await this.limiter.hit(this.rules.login, clientKey(ip))
+    await this.limiter.hit(this.rules.loginAccount, normaliseEmail(account))
   }
 
   /** Counts a link request (resend verification, forgot password) per client address and per address asked for. */
-  link(ip: string, account: string): void {
-    this.limiter.hit(this.rules.login, clientKey(ip))
-    this.limiter.hit(this.rules.linkAccount, normaliseEmail(account))
+  async link(ip: string, account: string): Promise<void> {
+    await this.limiter.hit(this.rules.login, clientKey(ip))
+    await this.limiter.hit(this.rules.linkAccount, normaliseEmail(account))
   }
 }

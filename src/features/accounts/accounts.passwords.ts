@@ -19,7 +19,7 @@ export class Passwords {
 
   /** `POST /auth/forgot-password`: always `sent`; works for accounts with no local password too. */
   async forgotPassword(rawEmail: string, caller: Caller): Promise<Link> {
-    this.limits.link(caller.ip, rawEmail)
+    await this.limits.link(caller.ip, rawEmail)
     const user = await this.d.repo.userByEmail(normaliseEmail(rawEmail))
     return this.links.answer(user?.status === 'active' ? user : undefined, 'reset_password', caller)
   }
@@ -57,7 +57,7 @@ export class Passwords {
     const user = await this.d.repo.user(userId)
     if (!user) throw fail('unauthorized')
     // A borrowed session's guesses share the account's budget with sign-in's.
-    this.limits.login(caller.ip, user.email)
+    await this.limits.login(caller.ip, user.email)
     // An account with no local password still pays one verification, like sign-in.
     if (!(await this.hasher.matches(current, user.passwordHash))) throw fail('wrong_password')
     const hash = await this.hasher.hash(next)

@@ -36,7 +36,7 @@ export class SignIn {
     recoveryCode?: string,
     via = 'password',
   ): Promise<Token> {
-    this.limits.login(caller.ip, username)
+    await this.limits.login(caller.ip, username)
     const user = await this.d.repo.userByEmail(normaliseEmail(username))
     const ok = await this.hasher.matches(password, user?.passwordHash)
     // An address nobody holds belongs to no workspace, so no audit log: only the rate limit sees it.

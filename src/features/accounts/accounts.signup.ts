@@ -69,8 +69,8 @@ export class SignUp {
   /** The registration switch, then the client address's sign-up limits (every attempt counts). */
   private async admitCaller(caller: Caller): Promise<void> {
     if (!(await this.registrationOpen())) throw fail('registration_closed')
-    this.limits.register(caller.ip)
-    if (this.d.config.accounts.signup_mode === 'open') this.limits.openSignup(caller.ip)
+    await this.limits.register(caller.ip)
+    if (this.d.config.accounts.signup_mode === 'open') await this.limits.openSignup(caller.ip)
   }
 
   /** A disposable address is a 422 on `email`; a taken one a 409. */
@@ -143,7 +143,7 @@ export class SignUp {
 
   /** `POST /auth/resend-verification`: always `sent`; a new link at most once per cooldown per address. */
   async resendVerification(rawEmail: string, caller: Caller): Promise<Link> {
-    this.limits.link(caller.ip, rawEmail)
+    await this.limits.link(caller.ip, rawEmail)
     const user = await this.d.repo.userByEmail(normaliseEmail(rawEmail))
     const unverified = user && user.emailVerifiedAt === null && user.status === 'active'
     return this.links.answer(unverified ? user : undefined, 'verify_email', caller)
@@ -151,7 +151,7 @@ export class SignUp {
 
   /** `POST /auth/request-access`: always `pending`; a repeat while one is pending adds nothing. */
   async requestAccess(rawEmail: string, caller: Caller): Promise<Link> {
-    this.limits.register(caller.ip)
+    await this.limits.register(caller.ip)
     const at = this.d.clock.now().getTime()
     const id = newId(this.d.random, 'acr')
     await this.d.store.unit(() => this.d.repo.insertAccessRequest(id, normaliseEmail(rawEmail), at))

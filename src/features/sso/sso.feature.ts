@@ -47,7 +47,7 @@ export function ssoFeature(p: Platform, d: SsoFeatureDeps): Feature<SsoService> 
     path: CALLBACK_PATH,
     secure: baseUrl(d.config).startsWith('https:'),
   })
-  const limiter = new RateLimiter(p.clock, d.config.security.rate_limits === 'on')
+  const limiter = new RateLimiter(p.store, p.clock, d.config.security.rate_limits === 'on')
   const service = new SsoService(
     {
       ...p,

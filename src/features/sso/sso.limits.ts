@@ -19,7 +19,7 @@ export class SsoLimits {
   }
 
   /** Counts a start; over the limit it throws 429 `rate_limited` with `Retry-After`. */
-  started(ip: string): void {
-    this.limiter.hit(this.start, clientKey(ip))
+  started(ip: string): Promise<void> {
+    return this.limiter.hit(this.start, clientKey(ip))
   }
 }

@@ -42,7 +42,7 @@ export class SsoSignIn {
 
   /** `POST /auth/sso/start`: the provider's sign-in page for the workspace that claimed the address's domain. */
   async start(rawEmail: string, caller: Caller): Promise<SsoStart> {
-    this.d.limits.started(caller.ip)
+    await this.d.limits.started(caller.ip)
     const email = normaliseEmail(rawEmail)
     const workspaceId = await this.d.repo.workspaceOfDomain(domainOf(email))
     const row = workspaceId ? await this.d.repo.config(workspaceId) : undefined

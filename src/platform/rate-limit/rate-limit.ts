@@ -1,6 +1,9 @@
 import ipaddr from 'ipaddr.js'
 import type { Clock } from '../clock/clock'
+import { sha256Hex } from '../crypto/hash'
+import type { Store } from '../db/store'
 import { fail } from '../errors/errors'
+import { RateLimitRepo } from './rate-limit.repo'
 
 /**
  * The key a client address is counted under. An IPv6 client usually holds a whole /64 (one
@@ -23,59 +26,45 @@ export interface RateLimitRule {
   windowMs: number
 }
 
-interface Window {
-  start: number
-  count: number
-}
-
-// Bounds memory under a flood of distinct addresses; the oldest windows are dropped first.
-const MAX_KEYS = 100_000
+// Ended windows are swept at most this often by each process (a hit of their key renews them anyway).
+const SWEEP_EVERY_MS = 60_000
 
 /**
- * In-process fixed-window counters keyed by limit and client (an IP, an address). One replica
- * holds its own counters; that suits a single-binary appliance and errs on the side of allowing.
+ * Fixed-window counters keyed by limit and client (an IP, an account), kept in the store, so every
+ * process on one database (replicas on PostgreSQL) counts against the same limit. Keys are kept
+ * hashed; ended windows are swept, so the table holds only the windows still running.
  */
 export class RateLimiter {
-  private readonly windows = new Map<string, Window>()
+  private readonly repo: RateLimitRepo
+  private nextSweep = 0
 
   constructor(
+    store: Store,
     private readonly clock: Clock,
     /** When false every hit passes (ENGRAM_RATE_LIMITS=off). */
     readonly enabled: boolean,
-  ) {}
-
-  /** Counts a hit; over the limit it throws a 429 `rate_limited` with `Retry-After`. */
-  hit(rule: RateLimitRule, key: string): void {
-    if (!this.enabled) return
-    const now = this.clock.now().getTime()
-    const id = `${rule.name}\u0000${key}`
-    let w = this.windows.get(id)
-    if (!w || now - w.start >= rule.windowMs) {
-      this.windows.delete(id)
-      w = { start: now, count: 0 }
-      this.windows.set(id, w)
-      this.trim()
-    }
-    if (w.count >= rule.max) {
-      const retryAfter = Math.max(1, Math.ceil((w.start + rule.windowMs - now) / 1000))
-      throw fail(
-        'rate_limited',
-        undefined,
-        { limit: rule.name, retry_after: retryAfter },
-        {
-          'retry-after': String(retryAfter),
-        },
-      )
-    }
-    w.count++
+  ) {
+    this.repo = new RateLimitRepo(store)
   }
 
-  private trim(): void {
-    if (this.windows.size <= MAX_KEYS) return
-    // Map iteration follows insertion order and windows are re-inserted on renewal: oldest first.
-    for (const id of this.windows.keys()) {
-      this.windows.delete(id)
-      if (this.windows.size <= MAX_KEYS * 0.9) break
+  /** Counts a hit; over the limit it throws a 429 `rate_limited` with `Retry-After`. */
+  async hit(rule: RateLimitRule, key: string): Promise<void> {
+    if (!this.enabled) return
+    const now = this.clock.now().getTime()
+    if (now >= this.nextSweep) {
+      this.nextSweep = now + SWEEP_EVERY_MS
+      await this.repo.removeEnded(now)
     }
+    const w = await this.repo.hit(rule.name, sha256Hex(key), now, rule.windowMs, rule.max)
+    if (w.count <= rule.max) return
+    const retryAfter = Math.max(1, Math.ceil((w.windowEnd - now) / 1000))
+    throw fail(
+      'rate_limited',
+      undefined,
+      { limit: rule.name, retry_after: retryAfter },
+      {
+        'retry-after': String(retryAfter),
+      },
+    )
   }
 }

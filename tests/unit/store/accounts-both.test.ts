@@ -63,7 +63,7 @@ function accountsOn(store: Store, seed = 1): Accounts {
     random,
     config,
     mailer: createMailer({ transport: 'disabled', from: 'engram@example.com', log }),
-    limiter: new RateLimiter(clock, false),
+    limiter: new RateLimiter(store, clock, false),
     sessions: tokens,
     workspaces: ws,
     events: new Outbox(store.db, clock, random, store),

@@ -50,7 +50,7 @@ function accountsOn(store: Store, registration: 'first' | 'on', seed: number): A
     random,
     config,
     mailer: createMailer({ transport: 'disabled', from: 'engram@example.com', log }),
-    limiter: new RateLimiter(clock, false),
+    limiter: new RateLimiter(store, clock, false),
     sessions: tokens,
     workspaces: new WorkspacesService(store, clock, random),
     events: new Outbox(store.db, clock, random, store),
