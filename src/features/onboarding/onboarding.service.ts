@@ -244,10 +244,13 @@ export class OnboardingService {
     const { run, corpusStatus } = ended
     // Answers by rag now; cartridges and built-in vectors follow (deferred job), a server's (embed job).
     if (corpusStatus === 'ready') {
-      await this.deferred.later(run.workspaceId, run.subjectId!)
-      this.d.engine.warmBase(run.subjectId!).catch((e) => {
-        this.d.log.warn('warming a base failed', { corpus_id: run.subjectId, error: (e as Error).message })
-      })
+      const deferred = await this.deferred.later(run.workspaceId, run.subjectId!)
+      // Not before a check (after a forced run): it reads every kept cartridge next and the deferred
+      // job warms the base at its end; a warm now would race it to the damage and take its count.
+      if (!deferred?.payload.check)
+        this.d.engine.warmBase(run.subjectId!).catch((e) => {
+          this.d.log.warn('warming a base failed', { corpus_id: run.subjectId, error: (e as Error).message })
+        })
       if (this.d.engine.embedsAfterOnboarding) await this.embeds.later(run.workspaceId, run.subjectId!)
     }
   }
