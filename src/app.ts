@@ -106,7 +106,7 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
   use(webhooksFeature(p, { config: c.webhooks, secret, version }))
   const mcp = use(mcpFeature(p, { version, maxBodyBytes: c.server.max_body_bytes, corpora, answers }))
   const economics = use(economicsFeature(p, { rates: c.rates, corpora, answers, onboarding, engine }))
-  use(scaleFeature(p, { config: c.scale_test, corpora, answers, economics }))
+  const scale = use(scaleFeature(p, { config: c.scale_test, corpora, answers, economics }))
   use(statusFeature(p, { config: c.status, version, mailer }))
   use(platformInfoFeature({ config: c, version, ingest }))
   use(consoleFeature())
@@ -114,6 +114,6 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
   const routes = [...install(ordered(list, MOUNT_ORDER), rt), ...extraRoutes]
   const service = serviceFeature({ version, frozenRemovalDate: c.api.frozen_removal_date, routes })
   const [docs, authenticate, admit] = [use(service), signIn.authenticate, allowlist.admit]
-  const services = { mcp, engine, ingest, onboarding, legal }
+  const services = { mcp, engine, ingest, onboarding, legal, scale }
   return { list, routes: [...(service.routes ?? []), ...routes], authenticate, admit, docs, services }
 }

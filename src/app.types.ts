@@ -5,6 +5,7 @@ import type { IngestService } from './features/ingest/ingest.service'
 import type { LegalService } from './features/legal/legal.service'
 import type { McpService } from './features/mcp/mcp.service'
 import type { OnboardingService } from './features/onboarding/onboarding.service'
+import type { ScaleService } from './features/scale/scale.service'
 import type { Clock } from './platform/clock/clock'
 import type { Config } from './platform/config/config.load'
 import type { Random } from './platform/crypto/random'
@@ -65,6 +66,8 @@ export interface AppServices {
   onboarding: OnboardingService
   /** Legal acceptance (billing will gate checkout on `firstUnaccepted`; tests call it). */
   legal: LegalService
+  /** Scale tests (tests wait for those running to settle). */
+  scale: ScaleService
 }
 
 /** The built application: a fetch-style handler plus what tests and tools inspect. */

@@ -94,6 +94,7 @@ describe('scale test', () => {
   })
 
   test('one test at a time per workspace; a client that goes away stops its test and frees the slot', async () => {
+    const before = await queriesServed()
     const first = await scaleTest({ queries: ['Where does the Rhine begin?'], max_concurrency: 64 })
     expect(first.status).toBe(200)
     const reader = first.body!.getReader()
@@ -103,7 +104,11 @@ describe('scale test', () => {
     expect(busy.status).toBe(409)
     expect((await busy.json()).error.code).toBe('scale_test_in_progress')
     await reader.cancel()
+    // The test ends once the questions it had in flight have settled (each counted as it opened).
+    await t.services.scale.settled()
     const served = await queriesServed()
+    // Stopped in its first phase: at most that phase's 6 questions of the 84 a whole run sends.
+    expect(served - before).toBeLessThanOrEqual(6)
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r))
     expect(await queriesServed()).toBe(served)
     const again = await scaleTest({ queries: ['Where does the Rhine begin?'], max_concurrency: 1 })

@@ -57,6 +57,8 @@ export class ScaleService {
   private readonly timer: Timer
   /** Scale tests running, per workspace, with their start (timer ms). */
   private readonly running = new Map<string, number>()
+  /** The ends of the scale tests running, each resolved as its slot is let go. */
+  private readonly ends = new Set<Promise<void>>()
   /**
    * Tests started per workspace and hour. One at a time is not enough: each test makes this server
    * answer up to thousands of queries, so a workspace that starts them back to back takes the
@@ -95,9 +97,9 @@ export class ScaleService {
     this.countStart(ws)
     const queries = req.queries?.length ? req.queries : await this.d.economics.sample(corpus, SAMPLED_QUERIES)
     this.running.set(ws, started)
-    const release = () => {
+    const release = this.ending(() => {
       if (this.running.get(ws) === started) this.running.delete(ws)
-    }
+    })
     const controller = new AbortController()
     const plan = {
       queries,
@@ -161,6 +163,28 @@ export class ScaleService {
       }
     }
     return abortOnReturn(guarded(), controller, release)
+  }
+
+  /**
+   * Resolves once every scale test running now has ended: one whose client went away ends once its
+   * queries in flight have settled (their answers counted), so what it wrote can be read after.
+   */
+  async settled(): Promise<void> {
+    await Promise.all([...this.ends])
+  }
+
+  /** `letGo` (freeing a test's slot), made to resolve also what `settled` waits for. */
+  private ending(letGo: () => void): () => void {
+    let resolve = () => {}
+    const end = new Promise<void>((r) => {
+      resolve = r
+    })
+    this.ends.add(end)
+    return () => {
+      letGo()
+      this.ends.delete(end)
+      resolve()
+    }
   }
 
   /** Counts a test's start against the workspace's hourly allowance; 429 with Retry-After past it. */

@@ -63,6 +63,7 @@ describe.skipIf(!pg.available)('copying jobs between the engines', () => {
     const before = await inOrder(single)
     expect(before.map((r) => r.id)).toEqual(made)
 
+    if (!pg.available) throw new Error(pg.reason)
     const opened = await openPostgres(await pg.freshDatabase(), pgMigrations)
     closers.push(opened.close)
     await copyTables(single, postgresTarget(opened.store), [jobs])

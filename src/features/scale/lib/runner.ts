@@ -163,14 +163,13 @@ export function abortOnReturn(
     return: (value: unknown) => {
       // An async generator queues return() behind a running next(); the abort reaches the work now.
       controller.abort()
-      // A generator that never started runs no `finally`; this hook still runs.
-      onStop()
-      return gen.return(value as undefined)
+      // Once the work has stopped (its queries in flight settled). A generator that never started
+      // runs no `finally`; this hook still runs.
+      return gen.return(value as undefined).finally(onStop)
     },
     throw: (e: unknown) => {
       controller.abort()
-      onStop()
-      return gen.throw(e)
+      return gen.throw(e).finally(onStop)
     },
     [Symbol.asyncIterator]() {
       return wrapped
@@ -226,16 +225,17 @@ async function runPhase(
     if (stop.signal.aborted) resolve(false)
     else stop.signal.addEventListener('abort', () => resolve(false), { once: true })
   })
-  const finished = await Promise.race([
-    Promise.all(Array.from({ length: phase.level }, worker)).then(() => true),
-    hardStop.done.then(() => false),
-    stopped,
-  ])
-  hardStop.cancel()
+  const workers = Promise.all(Array.from({ length: phase.level }, worker))
+  const finished = await Promise.race([workers.then(() => true), hardStop.done.then(() => false), stopped])
   signal.removeEventListener('abort', onAbort)
   // Queries still running at the test's deadline are abandoned: their results are not counted.
   const cut = !finished && !signal.aborted
   stop.abort()
+  // The client went away: the queries in flight stop at their next event, and the test ends once
+  // they have (a question is counted as it opens), not while they still write; the deadline still
+  // bounds the wait.
+  if (!finished && signal.aborted) await Promise.race([workers, hardStop.done])
+  hardStop.cancel()
   const elapsed = timer.now() - t0
   const cpu = cpu0 !== undefined && deps.cpuMs ? deps.cpuMs() - cpu0 : null
   return { stats: summarise(ttfts, lats, reqs, elapsed, cpu), cut }
