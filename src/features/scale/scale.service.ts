@@ -70,7 +70,7 @@ export class ScaleService {
   constructor(private readonly d: ScaleDeps) {
     this.repo = new ScaleRepo(d.store)
     this.timer = d.timer ?? realTimer
-    this.starts = new RateLimiter(d.clock, true)
+    this.starts = new RateLimiter(d.store, d.clock, true)
     this.hourly = { name: 'scale_tests_per_hour', max: d.limits.maxPerHour, windowMs: 3_600_000 }
   }
 
@@ -90,13 +90,7 @@ export class ScaleService {
     const corpus = await this.d.economics.servable(principal.workspaceId, corpusId)
     const ws = principal.workspaceId
     const started = this.timer.now()
-    const since = this.running.get(ws)
-    if (since !== undefined && started - since < this.d.limits.maxSeconds * 1000 + STALE_GRACE_MS) {
-      throw fail('scale_test_in_progress')
-    }
-    this.countStart(ws)
-    const queries = req.queries?.length ? req.queries : await this.d.economics.sample(corpus, SAMPLED_QUERIES)
-    this.running.set(ws, started)
+    const queries = await this.begin(ws, started, corpus, req)
     const release = this.ending(() => {
       if (this.running.get(ws) === started) this.running.delete(ws)
     })
@@ -187,10 +181,33 @@ export class ScaleService {
     }
   }
 
+  /**
+   * Marks a workspace's test running (refused while one is: marked before the waits below, so a
+   * second start meanwhile is refused too), counts its start and returns its queries.
+   */
+  private async begin(
+    ws: string,
+    started: number,
+    corpus: Parameters<EconomicsService['sample']>[0],
+    req: Static<typeof ScaleTestReq>,
+  ) {
+    const since = this.running.get(ws)
+    if (since !== undefined && started - since < this.d.limits.maxSeconds * 1000 + STALE_GRACE_MS) {
+      throw fail('scale_test_in_progress')
+    }
+    this.running.set(ws, started)
+    return await this.countStart(ws)
+      .then(() => (req.queries?.length ? req.queries : this.d.economics.sample(corpus, SAMPLED_QUERIES)))
+      .catch((e) => {
+        if (this.running.get(ws) === started) this.running.delete(ws)
+        throw e
+      })
+  }
+
   /** Counts a test's start against the workspace's hourly allowance; 429 with Retry-After past it. */
-  private countStart(workspaceId: string): void {
+  private async countStart(workspaceId: string): Promise<void> {
     try {
-      this.starts.hit(this.hourly, workspaceId)
+      await this.starts.hit(this.hourly, workspaceId)
     } catch (e) {
       if (!(e instanceof ApiError)) throw e
       const wait = Number(e.headers?.['retry-after'] ?? 0)
