@@ -12,7 +12,9 @@ const ROUTES = ['diff', 'upload-urls', 'commit'] as const
 
 let f: Awaited<ReturnType<typeof ingestSetup>>
 beforeAll(async () => {
-  f = await ingestSetup({ env: { ENGRAM_INGEST_MAX_MANIFEST_FILES: String(LIMIT) } })
+  // Local storage whichever pass runs: a manifest's content goes up through the raw route, which is
+  // the local store's (on S3 the plan is presigned URLs, tests/api/ingest-s3.test.ts).
+  f = await ingestSetup({ env: { ENGRAM_INGEST_MAX_MANIFEST_FILES: String(LIMIT), ENGRAM_STORAGE: 'local' } })
 })
 afterAll(() => f.t.close())
 

@@ -14,9 +14,13 @@ import {
   upload,
 } from './ingest.fixture'
 
+// The push protocol through the raw route is the local store's (on S3 the plan is presigned URLs,
+// tests/api/ingest-s3.test.ts): the shared app keeps local storage whichever pass runs.
+const LOCAL = { env: { ENGRAM_STORAGE: 'local' } }
+
 let f: Awaited<ReturnType<typeof ingestSetup>>
 beforeAll(async () => {
-  f = await ingestSetup()
+  f = await ingestSetup(LOCAL)
 })
 afterAll(() => f.t.close())
 

@@ -1,6 +1,6 @@
-// s3rver (an S3-compatible server in-process) on loopback, with three of its defects mended so that
-// listings page and name keys the way S3's do. The code under test talks to it unchanged, over real
-// HTTP.
+// s3rver (an S3-compatible server in-process) on loopback, with four of its defects mended so that
+// listings page and name keys the way S3's do and a multi-object delete does not fail half-way. The
+// code under test talks to it unchanged, over real HTTP.
 import crypto from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -28,6 +28,7 @@ interface Listed {
 }
 interface Store {
   listObjects(bucket: string, options: ListOptions): Promise<Listed>
+  deleteObject(bucket: string, key: string): Promise<void>
 }
 
 /**
@@ -68,6 +69,22 @@ function listInKeyOrder(store: Store): void {
   }
 }
 
+/**
+ * s3rver deletes the objects of one DeleteObjects request all at once, and each deletion then
+ * removes its folders once empty: one removes a folder another is reading, and the request is a 500
+ * (minio's client retries it once; a second failure fails the caller). Deletions here go one at a
+ * time.
+ */
+function deleteOneAtATime(store: Store): void {
+  const deleteOne = store.deleteObject.bind(store)
+  let last: Promise<void> = Promise.resolve()
+  store.deleteObject = (bucket, key) => {
+    const done = last.then(() => deleteOne(bucket, key))
+    last = done.catch(() => {})
+    return done
+  }
+}
+
 type Middleware = (
   ctx: { query: Record<string, string | undefined>; body: unknown },
   next: () => Promise<void>,
@@ -105,6 +122,7 @@ export async function startS3rver(): Promise<S3Standin> {
   const directory = mkdtempSync(join(tmpdir(), 'engram-s3rver-'))
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory })
   listInKeyOrder((server as unknown as { store: Store }).store)
+  deleteOneAtATime((server as unknown as { store: Store }).store)
   encodeListedKeys(server as unknown as { middleware: Middleware[] })
   const { port } = await server.run()
   return {
