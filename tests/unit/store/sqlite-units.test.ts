@@ -110,6 +110,24 @@ describe('SQLite units of work', () => {
     expect(await ids(s)).toEqual(['a', 'c', 'd'])
   })
 
+  test('a unit begun by a callback that runs before the turn check, in the same turn, is not refused', async () => {
+    const s = store()
+    // Queued before the check: it runs first at the next turn and begins a unit of many queries.
+    const early = new Promise<unknown>((resolve) =>
+      setImmediate(() => {
+        s.unit(async () => {
+          for (let i = 0; i < 50; i++) await s.db.insert(notes).values({ id: `e${i}`, n: i })
+        }).then(resolve, resolve)
+      }),
+    )
+    // This unit schedules the check, after the callback above.
+    await s.unit(async () => {
+      await s.db.insert(notes).values({ id: 'a', n: 1 })
+    })
+    expect(await early).toBeUndefined()
+    expect(await ids(s)).toHaveLength(51)
+  })
+
   test("other requests' code never runs inside a unit, however many queries it awaits", async () => {
     const s = store()
     const observed: number[] = []
