@@ -26,12 +26,24 @@ export class NotifiedCommits implements CommitWatch {
   /** What this process's notifications carry, so that it skips its own (it counted them at commit). */
   readonly self = `${process.pid}.${crypto.randomUUID()}`
 
-  /** Starts listening on `client` (a connection of its own); false when that failed. */
+  /**
+   * Starts listening on `client` (a connection of its own); false when that failed. Bun reconnects a
+   * listening connection that dropped and listens again (`onlisten` runs each time): what was told
+   * while it was down is lost, so a listen after the first is a change, and every memo reads again.
+   */
   async listen(client: SQL): Promise<boolean> {
+    let listened = false
     try {
-      await client.listen(COMMITS_CHANNEL, (from: string) => {
-        if (from !== this.self) this.changed()
-      })
+      await client.listen(
+        COMMITS_CHANNEL,
+        (from: string) => {
+          if (from !== this.self) this.changed()
+        },
+        () => {
+          if (listened) this.changed()
+          listened = true
+        },
+      )
       this.listening = true
     } catch {
       this.listening = false

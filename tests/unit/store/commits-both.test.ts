@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { workspaces } from '../../../src/features/workspaces/workspaces.tables'
+import { rawRows } from '../../../src/platform/db/raw'
 import type { Store } from '../../../src/platform/db/store'
 import type { NotifiedCommits } from '../../../src/platform/db/store.postgres'
 import { StoreMemo } from '../../../src/platform/db/store-memo'
@@ -65,6 +66,45 @@ for (const engine of await engines()) {
         .catch(() => {})
       expect(await memo.get('ws_1')).toBe('c')
     })
+
+    test.skipIf(engine.name !== 'postgres')(
+      'a listening connection that drops is listened on again, and every memo then reads again',
+      async () => {
+        const o = await engine.open()
+        opened.push(o)
+        const { store } = o
+        const ws = store.table(workspaces)
+        await store.unit(async () => {
+          await store.db
+            .insert(ws)
+            .values({ id: 'ws_1', name: 'a', plan: 'beta', createdAt: 1, updatedAt: 1 })
+        })
+        const reads: string[] = []
+        const memo = nameMemo(store, reads)
+        expect(await memo.get('ws_1')).toBe('a')
+        expect(await memo.get('ws_1')).toBe('a')
+        expect(reads).toHaveLength(1)
+        // The listening connection ends (a restart, a network cut): what was told meanwhile is lost.
+        const listens = () =>
+          rawRows(
+            store,
+            sql`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`,
+          )
+        expect(await listens()).toHaveLength(1)
+        const relistened = (store.commits as NotifiedCommits).next()
+        const other = await o.another()
+        await rawRows(
+          other.store,
+          sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`,
+        )
+        // Bun listens again on a new connection; from then the memo does not trust what it kept.
+        await relistened
+        expect(await memo.get('ws_1')).toBe('a')
+        expect(reads).toHaveLength(2)
+        expect(await memo.get('ws_1')).toBe('a')
+        expect(reads).toHaveLength(2)
+      },
+    )
 
     test('a memo asked for several keys reads only those it does not keep, together, until a commit', async () => {
       const o = await engine.open()
