@@ -1,12 +1,13 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { BrowserContext, Page } from 'playwright-core'
+import { binaryObjects } from '../helpers/binary'
 import { consoleRig, seriousViolations } from '../helpers/browser'
 import { baseCounter, uploadUi } from '../helpers/console-steps'
 import { type Account, registerAdmin, signInUi } from '../helpers/console-workspace'
-import { filesUnder } from '../helpers/files-under'
+import { storedKeys } from '../helpers/stored-objects'
 
 // Issue 34, "Documents added to a ready base become searchable by themselves" and "States agree",
 // in the console against the real server (its scheduler runs the automatic onboarding): a base
@@ -16,7 +17,7 @@ import { filesUnder } from '../helpers/files-under'
 // usage counts people's questions apart from load tests and comparisons. One workspace and one
 // signed-in page go through the tests in order.
 
-/** The server's data dir, known to the test: a document's text is taken from it to make it fail. */
+/** The server's data dir, known to the test: a document's text is taken from its objects to make it fail. */
 const DATA = mkdtempSync(join(tmpdir(), 'engram-states-data-'))
 // Automatic starts wait 4 s of quiet (not 2): time enough to cancel one from the page.
 const rig = consoleRig({ ENGRAM_DATA_DIR: DATA, ENGRAM_ONBOARDING_AUTO_DELAY_MS: '4000' })
@@ -191,8 +192,7 @@ describe('console: a base’s states agree', () => {
       await api<{ items: { id: string; filename: string }[] }>(`/corpora/${baseId}/documents?limit=100`)
     ).items
     const lost = docs.find((d) => d.filename === 'lost.txt')!.id
-    const sidecar = await textOf(lost)
-    unlinkSync(sidecar)
+    await binaryObjects(DATA).delete(await textOf(lost))
 
     // The list of bases offers the start for a base whose documents would otherwise wait.
     await page.getByRole('link', { name: 'All bases' }).click()
@@ -266,12 +266,12 @@ describe('console: a base’s states agree', () => {
   }, 120_000)
 })
 
-/** The path of a document's text sidecar in the data dir, once its extraction has written it. */
+/** The key of a document's text sidecar, once its extraction has stored it (wherever the pass keeps objects). */
 async function textOf(documentId: string): Promise<string> {
   const deadline = Date.now() + 30_000
   for (;;) {
-    const found = filesUnder(join(DATA, 'objects')).find((p) => p.endsWith(`.${documentId}.txt`))
-    if (found) return join(DATA, 'objects', found)
+    const [found] = await storedKeys(binaryObjects(DATA), '', (k) => k.endsWith(`.${documentId}.txt`))
+    if (found) return found
     if (Date.now() > deadline) throw new Error(`no text of ${documentId} after 30 s`)
     await Bun.sleep(100)
   }

@@ -4,8 +4,9 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { objectOf } from '../../src/platform/storage/ranges'
-import { type RunningBinary, signUpOn, startBinary } from '../helpers/binary'
+import { binaryObjects, type RunningBinary, signUpOn, startBinary } from '../helpers/binary'
 import { filesUnder } from '../helpers/files-under'
+import { storedKeys } from '../helpers/stored-objects'
 
 // Issue 21, "a crash test": the compiled binary is killed (SIGKILL, no chance to clean up) while it
 // syncs a server folder of 2,000 files, then started again on the same data dir. The sync resumes
@@ -54,12 +55,12 @@ async function until<T>(check: () => Promise<T | null> | T | null, what: string,
   throw new Error(`timed out waiting for ${what}`)
 }
 
+/** The objects stored for a base (under its `blobs/`), wherever the pass keeps them. */
+const blobs = (corpusId: string) =>
+  storedKeys(binaryObjects(join(dir, 'data')), '', (k) => k.includes(`/corpora/${corpusId}/blobs/`))
+
 /** The raw objects (not text sidecars) stored for a base. */
-function rawObjects(corpusId: string): string[] {
-  return filesUnder(join(dir, 'data', 'objects')).filter(
-    (k) => k.includes(`/corpora/${corpusId}/blobs/`) && !k.endsWith('.txt'),
-  )
-}
+const rawObjects = async (corpusId: string) => (await blobs(corpusId)).filter((k) => !k.endsWith('.txt'))
 
 beforeAll(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'engram-sources-crash-')))
@@ -181,12 +182,10 @@ test('a server killed mid-sync resumes the same run after a restart and ends wit
   expect(registered % BATCH_FILES).toBe(0)
   expect(registered).toBeLessThan(FILES)
   // Every registered document's raw object is there; those no row names are the interrupted batch's.
-  const onDisk = new Set(rawObjects(corpusId))
+  const onDisk = new Set(await rawObjects(corpusId))
   expect(rawKeys.filter((k) => !onDisk.has(k))).toEqual([])
-  const unregistered = rawObjects(corpusId).filter((k) => !named.has(k)).length
-  const orphans = filesUnder(join(dir, 'data', 'objects')).filter(
-    (k) => k.includes(`/corpora/${corpusId}/blobs/`) && !named.has(k),
-  )
+  const unregistered = (await rawObjects(corpusId)).filter((k) => !named.has(k)).length
+  const orphans = (await blobs(corpusId)).filter((k) => !named.has(k))
 
   server = await start()
   const s = server
@@ -249,9 +248,7 @@ test('a server killed mid-sync resumes the same run after a restart and ends wit
   // No orphan: once the sweep is done, the base holds the raw objects its documents name (each
   // batch's pack: every file differs) and one text sidecar per document whose text is not its file
   // (a plain file's range serves as its text), nothing the interrupted batch stored before the kill.
-  const stored = filesUnder(join(dir, 'data', 'objects')).filter((k) =>
-    k.includes(`/corpora/${corpusId}/blobs/`),
-  )
+  const stored = await blobs(corpusId)
   const after = new Database(join(dir, 'data', 'engram.db'), { readonly: true })
   const texts = after
     .query<{ raw_key: string; text_key: string | null }, [string]>(
@@ -262,7 +259,7 @@ test('a server killed mid-sync resumes the same run after a restart and ends wit
   expect(texts.filter((r) => r.text_key === null)).toEqual([])
   const sidecars = texts.flatMap((r) => (r.text_key !== r.raw_key ? [r.text_key!] : [])).sort()
   const packs = [...new Set(texts.map((r) => objectOf(r.raw_key)))].sort()
-  expect(rawObjects(corpusId).sort()).toEqual(packs)
+  expect((await rawObjects(corpusId)).sort()).toEqual(packs)
   expect(stored.filter((k) => k.endsWith('.txt')).sort()).toEqual(sidecars)
   expect(stored).toHaveLength(packs.length + sidecars.length)
 }, 240_000)

@@ -2,6 +2,9 @@ import { afterAll, beforeAll } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { loadConfig } from '../../src/platform/config/config.load'
+import { createObjectStore } from '../../src/platform/storage/create-object-store'
+import type { ObjectStore } from '../../src/platform/storage/object-store'
 import { testStorageEnv } from './test-storage'
 
 const ROOT = resolve(import.meta.dir, '../..')
@@ -120,6 +123,16 @@ async function startServerProcess(cmd: string[], opts: { cwd: string; env?: Reco
       await pump.catch(() => {})
     },
   }
+}
+
+/**
+ * The objects of a binary started on `dataDir` with no storage settings of its own, as the test
+ * sees them: where the pass keeps them (local files under the data dir, or its S3 bucket in the
+ * PostgreSQL pass), read through the product's own store.
+ */
+export function binaryObjects(dataDir: string): ObjectStore {
+  const env = { ENGRAM_DATA_DIR: dataDir, ...testStorageEnv(dataDir) }
+  return createObjectStore(loadConfig({ env, readFile: () => null }), dataDir)
 }
 
 /** Signs a new workspace up on a running server (invite-free sign-up); returns its session's auth header. */

@@ -84,9 +84,9 @@ async function serve(ready: string): Promise<void> {
   // Written whole, then renamed: the starter never reads half a file.
   writeFileSync(`${ready}.part`, JSON.stringify({ endpoint: s3.endpoint }))
   renameSync(`${ready}.part`, ready)
-  for await (const _ of Bun.stdin.stream()) {
-    // Nothing is sent; the loop ends when the starter's end of the pipe closes.
-  }
+  // Nothing is sent: the read ends when the starter's end of the pipe closes.
+  const stdin = Bun.stdin.stream().getReader()
+  while (!(await stdin.read()).done) {}
   await stop()
 }
 
