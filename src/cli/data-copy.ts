@@ -2,7 +2,8 @@
 // PostgreSQL, and its objects between local files and the configured S3 bucket, with counts checked
 // (docs/data-layer.md, "Moving a data dir"). The engine's index stays in the data dir's SQLite file
 // on both engines, so it does not move.
-import { resolve } from 'node:path'
+import { existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { migrations } from '../../migrations/index'
 import { migrations as pgMigrations } from '../../migrations-pg/index'
@@ -78,6 +79,12 @@ export async function dataCopyCommand(
     } else {
       io.out('objects: stay in the data dir (ENGRAM_STORAGE=local)')
     }
+    // What the data dir's own secret signed and sealed (sessions, connection credentials) opens only
+    // with it: every process on the database is to be given it (a server there never generates one).
+    if (to === 'postgres' && !config.security.secret && existsSync(join(dataDir, 'secret')))
+      io.out(
+        `secret: start every server on the database with ENGRAM_SECRET set to the contents of ${join(dataDir, 'secret')}`,
+      )
     return 0
   } finally {
     await pg.close()

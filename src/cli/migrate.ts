@@ -1,5 +1,5 @@
 import type { Config } from '../platform/config/config.load'
-import { openRuntime } from './runtime'
+import { openStores } from './runtime'
 
 /**
  * `engram migrate`: applies the migrations this build has to the data dir's SQLite file and, when
@@ -7,7 +7,7 @@ import { openRuntime } from './runtime'
  * features' store (PostgreSQL's, when it is configured).
  */
 export async function migrateCommand(config: Config): Promise<void> {
-  const rt = await openRuntime(config)
+  const rt = await openStores(config)
   await rt.close()
   console.log(rt.applied.length ? `applied: ${rt.applied.join(', ')}` : 'database is up to date')
 }

@@ -24,11 +24,21 @@ export function configFromProcess(env: Record<string, string | undefined>): Conf
 
 /**
  * Returns the configured signing secret, or the one generated into the data dir on first start
- * (created exclusively and readable by the owner only).
+ * (created exclusively and readable by the owner only). With PostgreSQL there is none generated:
+ * every process on one database signs sessions and seals stored secrets with it, so all must be
+ * given the same (docs/deployment.md); a data dir moved there (export-data) names its own.
  */
 export function resolveSecret(config: Config, dataDir: string): string {
   if (config.security.secret) return config.security.secret
   const file = join(dataDir, 'secret')
+  if (config.data.database_url) {
+    const keep = existsSync(file)
+      ? `To keep what this data dir's own secret signed and sealed, set ENGRAM_SECRET to the contents of ${file}.`
+      : 'Make one with `openssl rand -base64 48` and give it to every process.'
+    throw new Error(
+      `ENGRAM_SECRET must be set with ENGRAM_DATABASE_URL: every process on the database signs sessions and seals stored secrets with it, so all must share one. ${keep}`,
+    )
+  }
   if (!existsSync(file)) {
     try {
       writeFileSync(file, `${base62(cryptoRandom, 64)}\n`, { flag: 'wx', mode: 0o600 })
@@ -59,8 +69,38 @@ export type CliRuntime = AppDeps & {
  * engines' migrations, and returns the app's dependencies (docs/data-layer.md).
  */
 export async function openRuntime(config: Config): Promise<CliRuntime> {
-  const dataDir = resolve(config.data.dir)
   const log = createLogger(config.server.log_level)
+  const opened = await openStores(config, log)
+  let secret: string
+  try {
+    secret = resolveSecret(config, opened.dataDir)
+  } catch (e) {
+    await opened.close()
+    throw e
+  }
+  return {
+    ...opened,
+    config,
+    clock: systemClock,
+    random: cryptoRandom,
+    log,
+    secret,
+    objects: createObjectStore(config, opened.dataDir, { clock: systemClock }),
+  }
+}
+
+/** The data dir's SQLite file and the features' store (PostgreSQL's when configured), migrated. */
+export type OpenStores = Pick<CliRuntime, 'db' | 'store' | 'dataDir' | 'applied' | 'close'>
+
+/**
+ * Opens the data dir and its SQLite file and, with `ENGRAM_DATABASE_URL`, the PostgreSQL store, and
+ * applies both engines' migrations: all `engram migrate` needs (no secret, no object store).
+ */
+export async function openStores(
+  config: Config,
+  log = createLogger(config.server.log_level),
+): Promise<OpenStores> {
+  const dataDir = resolve(config.data.dir)
   // Owner-only, and tightened when an older version left it 0755 (see private-files.ts).
   if (!privateDir(dataDir)) {
     log.warn('the data dir is not owned by this user, so it cannot be made readable by its owner only', {
@@ -68,7 +108,6 @@ export async function openRuntime(config: Config): Promise<CliRuntime> {
       hint: 'chown it to the user the server runs as, or chmod 700 it',
     })
   }
-  const secret = resolveSecret(config, dataDir)
   const db = openDatabase(join(dataDir, 'engram.db'))
   const sqliteApplied = migrate(db, migrations)
   const pg = config.data.database_url
@@ -77,17 +116,9 @@ export async function openRuntime(config: Config): Promise<CliRuntime> {
         throw e
       })
     : null
-  const store = pg?.store ?? sqliteStore(db)
-  const objects = createObjectStore(config, dataDir, { clock: systemClock })
   return {
-    config,
     db,
-    store,
-    clock: systemClock,
-    random: cryptoRandom,
-    log,
-    secret,
-    objects,
+    store: pg?.store ?? sqliteStore(db),
     dataDir,
     applied: pg?.applied ?? sqliteApplied,
     async close() {

@@ -490,7 +490,7 @@ describe("the operator's break-glass: engram allowlist", () => {
     const err: string[] = []
     const io: CliIo = { out: (l) => out.push(l), err: (l) => err.push(l), tty: false, sleep: async () => {} }
     // On PostgreSQL the command opens the app's database, as an operator's ENGRAM_DATABASE_URL would.
-    const pg = t.databaseUrl ? { ENGRAM_DATABASE_URL: t.databaseUrl } : {}
+    const pg = t.databaseUrl ? { ENGRAM_DATABASE_URL: t.databaseUrl, ENGRAM_SECRET: t.deps.secret } : {}
     const env = { ENGRAM_DATA_DIR: t.dataDir, ENGRAM_LOG_LEVEL: 'error', ...pg }
     const code = await allowlistCommand(args, env, io)
     return { code, out, err }

@@ -173,7 +173,7 @@ const cli = async (t: TestApp, args: string[], env: Record<string, string> = {})
   const err: string[] = []
   const io: CliIo = { out: (l) => out.push(l), err: (l) => err.push(l), tty: false, sleep: async () => {} }
   // The app's own database: its data dir, and its PostgreSQL one when its features run there.
-  const database = t.databaseUrl ? { ENGRAM_DATABASE_URL: t.databaseUrl } : {}
+  const database = t.databaseUrl ? { ENGRAM_DATABASE_URL: t.databaseUrl, ENGRAM_SECRET: t.deps.secret } : {}
   const code = await planCommand(
     args,
     { ENGRAM_DATA_DIR: t.dataDir, ENGRAM_LOG_LEVEL: 'error', ...database, ...env },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { addMember, bearer } from '../api/accounts.fixture'
@@ -102,11 +102,17 @@ describe.skipIf(!pg.available)('moving a data dir to PostgreSQL and S3 and back'
     expect(before.members.length).toBe(2)
     expect(before.audit).toBeGreaterThan(0)
     single.close()
+    // A single binary's generated secret: the export says every server on the database needs it.
+    writeFileSync(join(dataDir, 'secret'), `${'s'.repeat(64)}\n`, { mode: 0o600 })
 
     const exported = await engram(['export-data'], env)
     expect(exported.err).toBe('')
     expect(exported.code).toBe(0)
     expect(exported.out).toMatch(/every count the same on both sides/)
+    expect(exported.out).toContain(
+      `secret: start every server on the database with ENGRAM_SECRET set to the contents of ${join(dataDir, 'secret')}`,
+    )
+    expect(exported.out).not.toContain('s'.repeat(64))
     expect(exported.out).toMatch(/^documents +\d+ read +\d+ written$/m)
     expect(exported.out).toMatch(
       /objects: ([1-9]\d*) \((\d+) bytes\) copied, \1 \(\2 bytes\) found at the target/,

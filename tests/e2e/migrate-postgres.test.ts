@@ -51,6 +51,20 @@ describe.skipIf(!pg.available)('engram migrate on PostgreSQL', () => {
     }
   }, 60_000)
 
+  test('the server does not start on PostgreSQL without ENGRAM_SECRET, which every process must share', async () => {
+    if (!pg.available) return
+    const url = await pg.freshDatabase()
+    const run = Bun.spawnSync([process.execPath, 'run', join(ROOT, 'src/main.ts'), 'serve'], {
+      cwd: dir,
+      env: { PATH: Bun.env.PATH ?? '', ENGRAM_DATA_DIR: join(dir, 'unsigned'), ENGRAM_DATABASE_URL: url },
+      stdout: 'pipe',
+      stderr: 'pipe',
+      timeout: 30_000,
+    })
+    expect(run.exitCode).not.toBe(0)
+    expect(run.stderr.toString()).toContain('ENGRAM_SECRET must be set with ENGRAM_DATABASE_URL')
+  })
+
   test('the server serves from PostgreSQL: a sign-up lands there, the data dir keeps only the index', async () => {
     if (!pg.available) return
     const url = await pg.freshDatabase()
@@ -60,6 +74,7 @@ describe.skipIf(!pg.available)('engram migrate on PostgreSQL', () => {
         PATH: Bun.env.PATH ?? '',
         ENGRAM_DATA_DIR: join(dir, 'served'),
         ENGRAM_DATABASE_URL: url,
+        ENGRAM_SECRET: 'served-secret-served-secret-served-secret-1',
         ENGRAM_HOST: '127.0.0.1',
         ENGRAM_PORT: '0',
         ENGRAM_EMAIL: 'log',

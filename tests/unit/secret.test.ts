@@ -31,4 +31,37 @@ describe('signing secret', () => {
       rmSync(dir, { recursive: true })
     }
   })
+
+  test("with PostgreSQL none is generated: it must be configured, and the message names the data dir's own", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'engram-secret-'))
+    try {
+      const url = 'postgres://engram:hunter2@127.0.0.1:1/engram'
+      const onPostgres = loadConfig({ env: { ENGRAM_DATABASE_URL: url }, readFile: () => null })
+      expect(() => resolveSecret(onPostgres, dir)).toThrow(
+        /^ENGRAM_SECRET must be set with ENGRAM_DATABASE_URL/,
+      )
+      expect(() => statSync(join(dir, 'secret'))).toThrow()
+      // A data dir that generated one (a single binary moved with export-data) is told where it is.
+      const own = resolveSecret(loadConfig({ env: {}, readFile: () => null }), dir)
+      expect(() => resolveSecret(onPostgres, dir)).toThrow(
+        `set ENGRAM_SECRET to the contents of ${join(dir, 'secret')}`,
+      )
+      let message = ''
+      try {
+        resolveSecret(onPostgres, dir)
+      } catch (e) {
+        message = (e as Error).message
+      }
+      expect(message).not.toContain(own)
+      expect(message).not.toContain('hunter2')
+      const secret = 'configured-secret-configured-secret-42'
+      const both = loadConfig({
+        env: { ENGRAM_DATABASE_URL: url, ENGRAM_SECRET: secret },
+        readFile: () => null,
+      })
+      expect(resolveSecret(both, dir)).toBe(secret)
+    } finally {
+      rmSync(dir, { recursive: true })
+    }
+  })
 })

@@ -91,7 +91,7 @@ export const configDefinition = {
   },
   security: {
     secret: leaf({
-      doc: 'Token-signing secret (at least 32 characters). Generated into the data dir on first start when unset.',
+      doc: 'Token-signing secret (at least 32 characters). Generated into the data dir on first start when unset; required with data.database_url, where every process must share it.',
       env: 'ENGRAM_SECRET',
       default: null,
       kind: { type: 'string', pattern: /^.{32,}$/, patternHint: 'at least 32 characters' },
