@@ -3,11 +3,14 @@ import { drizzle } from 'drizzle-orm/bun-sql'
 import type { Db } from './db'
 import type { Migration } from './migrate'
 import { migratePg } from './migrate-pg'
+import { PING_CHANNEL, PING_EVERY_MS, pingEvery, SelfPing } from './self-ping'
 import { PostgresStore } from './store.postgres'
 
 /** A store on a PostgreSQL database, its migrations applied, and how to close what it opened. */
 export interface OpenPostgres {
   store: PostgresStore
+  /** The process's ping to itself (self-ping.ts); ticked every `pingEvery` ms. */
+  ping: SelfPing
   /** The tags of the migrations this opening applied. */
   applied: string[]
   close(): Promise<void>
@@ -34,36 +37,60 @@ const SESSION = { application_name: 'engram', jit: 'off' }
 export async function openPostgres(
   url: string,
   migrations: readonly Migration[],
-  opts: { max?: number; now?: () => number } = {},
+  opts: ConnectOptions & { now?: () => number } = {},
 ): Promise<OpenPostgres> {
   const pg = connectPostgres(url, opts)
   try {
     const applied = await migratePg(pg.client, migrations, opts.now)
     await pg.listening
-    return { store: pg.store, applied, close: pg.close }
+    return { store: pg.store, ping: pg.ping, applied, close: pg.close }
   } catch (e) {
     await pg.close().catch(() => {})
     throw new Error(`PostgreSQL at ${redactUrl(url)}: ${withoutSecret((e as Error).message, url)}`)
   }
 }
 
+/** How a process connects: its pool's size, and how often it pings itself (ms; 0: only by hand). */
+export interface ConnectOptions {
+  max?: number
+  pingEvery?: number
+}
+
 /**
  * The store on a database already migrated, made at once: its pool connects on first use, and it
  * listens for other processes' commits once `listening` settles (until then its memos read every
- * time, which is correct, only slower).
+ * time, which is correct, only slower). On the listening connection it also hears its own pings,
+ * sent on the pool every `pingEvery` ms (self-ping.ts): while they do not come back, memos read
+ * every time too.
  */
 export function connectPostgres(
   url: string,
-  opts: { max?: number } = {},
-): { store: PostgresStore; client: SQL; listening: Promise<boolean>; close(): Promise<void> } {
+  opts: ConnectOptions = {},
+): {
+  store: PostgresStore
+  client: SQL
+  ping: SelfPing
+  listening: Promise<boolean>
+  close(): Promise<void>
+} {
   const client = new SQL({ url, max: opts.max ?? POOL, connection: SESSION })
   const listener = new SQL({ url, max: 1, connection: SESSION })
   const store = new PostgresStore(drizzle({ client }) as unknown as Db)
+  const ping = new SelfPing(store.commits, (self) => client.notify(PING_CHANNEL, self))
+  const listening = (async () => {
+    if (!(await store.commits.listen(listener))) return false
+    // Pings not heard (their channel not listened on) only make the memos read every time: correct.
+    await ping.listen(listener).catch(() => {})
+    return true
+  })()
+  const stop = pingEvery(ping, opts.pingEvery ?? PING_EVERY_MS)
   return {
     store,
     client,
-    listening: store.commits.listen(listener),
+    ping,
+    listening,
     async close() {
+      stop()
       await listener.close()
       await client.close()
     },

@@ -5,6 +5,7 @@ import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { CommitWatch } from './commit-watch'
 import type { Db } from './db'
 import { pgTwin } from './pg-tables'
+import type { PingWatch } from './self-ping'
 import { type OpenUnit, runCommitted, type Store, type UnitOptions } from './store'
 
 /** The channel every unit's commit is told on, so each process's memos know to read again. */
@@ -13,15 +14,17 @@ export const COMMITS_CHANNEL = 'engram_commits'
 /**
  * Commits as a PostgreSQL process can know them: its own (at once, after each unit) and every other
  * process's, told by `NOTIFY` on COMMITS_CHANNEL, which PostgreSQL delivers only when the notifying
- * transaction commits. Until this process is listening (and whenever it is not), every look is a
- * change, so a memo reads the database every time rather than trust what it cannot know. Another
- * process's commit is seen once its notification arrives: a memo may answer from before it for that
- * long (about a round trip); docs/data-layer.md, "Memos".
+ * transaction commits. Until this process is listening, and while its listening connection is lost
+ * (its ping to itself does not come back: self-ping.ts), every look is a change, so a memo reads the
+ * database every time rather than trust what it cannot know. Another process's commit is seen once
+ * its notification arrives: a memo may answer from before it for that long (about a round trip);
+ * docs/data-layer.md, "Memos and commits".
  */
-export class NotifiedCommits implements CommitWatch {
+export class NotifiedCommits implements CommitWatch, PingWatch {
   readonly kind = 'none'
   private count = 0
-  private listening = false
+  /** `trusted` only while the listening connection hears: not yet (`waiting`), or not now (`lost`). */
+  private state: 'waiting' | 'trusted' | 'lost' = 'waiting'
   private waiters: (() => void)[] = []
   /** What this process's notifications carry, so that it skips its own (it counted them at commit). */
   readonly self = `${process.pid}.${crypto.randomUUID()}`
@@ -40,25 +43,31 @@ export class NotifiedCommits implements CommitWatch {
           if (from !== this.self) this.changed()
         },
         () => {
-          if (listened) this.changed()
+          if (listened) this.trust()
           listened = true
         },
       )
-      this.listening = true
+      this.state = 'trusted'
     } catch {
-      this.listening = false
+      this.state = 'waiting'
     }
-    return this.listening
+    return this.state === 'trusted'
   }
 
-  /** Stops trusting the memos (the listening connection was lost). */
+  /** Stops trusting the memos (the listening connection no longer hears). */
   lost(): void {
-    this.listening = false
+    if (this.state !== 'trusted') return
+    this.state = 'lost'
     this.changed()
   }
 
+  /** The lost listening connection hears again (its ping came back): every memo reads once more. */
+  found(): void {
+    if (this.state === 'lost') this.trust()
+  }
+
   version(): number {
-    if (!this.listening) this.count++
+    if (this.state !== 'trusted') this.count++
     return this.count
   }
 
@@ -77,6 +86,12 @@ export class NotifiedCommits implements CommitWatch {
   changed(): void {
     this.count++
     for (const wake of this.waiters.splice(0)) wake()
+  }
+
+  /** Listening again: what was told meanwhile is lost, so it is a change. */
+  private trust(): void {
+    this.state = 'trusted'
+    this.changed()
   }
 
   /** Resolves at the next change; for tests, which must not sleep to wait for it. */
