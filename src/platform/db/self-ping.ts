@@ -5,17 +5,17 @@ export const PING_CHANNEL = 'engram_ping'
 
 /**
  * How often a process pings itself, in ms. Commits another process makes while the listening
- * connection hears nothing are trusted past for up to about `PING_MISSED` of these (the window this
- * closes), against one `NOTIFY` a second per process on the pool (about a tenth of a millisecond of
- * the database's time) and, since every process hears every ping, N² small notifications a second
- * for N processes (a hundred for ten).
+ * connection hears nothing are trusted past for `PING_MISSED` to `PING_MISSED` + 1 of these (the
+ * window this leaves); the price is one small autocommit `NOTIFY` a second per process on the pool
+ * and, since every process hears every ping, N² notifications a second for N processes (a hundred
+ * for ten). A shorter interval narrows a window that only a hanging or reconnecting connection opens.
  */
 export const PING_EVERY_MS = 1000
 
 /**
  * Ticks a process's own ping may stay unanswered before its listening connection counts as lost:
  * two, not one, so that a ping has at least a whole interval to come back even when the event loop
- * was busy for longer than one (a tick that runs late runs before the notification waiting behind it).
+ * was busy for longer than one (a late tick may run before the notification waiting behind it).
  */
 export const PING_MISSED = 2
 
