@@ -5,6 +5,7 @@ import { Prepared } from '../db/prepared'
 import type { Store } from '../db/store'
 import type { DomainEvent, EventType } from './events'
 import { domainEvents, eventDeliveries } from './events.tables'
+import { quietWorkspaces } from './outbox.order'
 
 /** What a claim reads of a `domain_events` row. */
 type EventRow = Pick<
@@ -100,7 +101,8 @@ export class OutboxRepo {
   /**
    * Claims the oldest undelivered event of each workspace whose head is due and not leased by a
    * live claim, up to `limit`; a workspace whose head is leased or waiting on a backoff is skipped
-   * whole, which is what keeps its events in order.
+   * whole, which is what keeps its events in order, and so is one where a unit that may still commit
+   * an event with a lower `seq` is open (PostgreSQL: outbox.order.ts).
    */
   async claimHeads(
     owner: string,
@@ -142,11 +144,17 @@ export class OutboxRepo {
       .from(e)
       .innerJoin(h, eq(h.seq, e.seq))
       .orderBy(e.seq)
+    const due = heads
+      .filter(
+        (h) => !skip.has(h.workspaceId) && h.runAt <= now && (h.leaseUntil === null || h.leaseUntil <= now),
+      )
+      .slice(0, limit)
+    // A head read above may since have a lower `seq` committed before it: claimed only if still the head.
+    const quiet = await quietWorkspaces(this.store, [...new Set(due.map((h) => h.workspaceId))])
     const out: Claimed[] = []
-    for (const head of heads) {
-      if (out.length >= limit) break
-      if (skip.has(head.workspaceId) || head.runAt > now) continue
-      if (head.leaseUntil !== null && head.leaseUntil > now) continue
+    for (const head of due) {
+      if (!quiet.has(head.workspaceId)) continue
+      const stillHead = sql`${e.seq} = (SELECT min(h2.seq) FROM ${e} AS h2 WHERE h2.workspace_id = ${head.workspaceId} AND h2.delivered_at IS NULL)`
       const won = await db
         .update(e)
         .set({ leaseOwner: owner, leaseUntil: now + leaseMs })
@@ -156,6 +164,7 @@ export class OutboxRepo {
             isNull(e.deliveredAt),
             lte(e.runAt, now),
             or(isNull(e.leaseUntil), lte(e.leaseUntil, now)),
+            stillHead,
           ),
         )
         .returning({ seq: e.seq })

@@ -1,9 +1,9 @@
 import type { Clock } from '../clock/clock'
 import { newId, type Random } from '../crypto/random'
 import type { Db } from '../db/db'
-import { holdInUnit } from '../db/hold'
 import { type Store, sqliteStore } from '../db/store'
 import type { DomainEvent, EventType, NewEvent } from './events'
+import { holdPublishing } from './outbox.order'
 import { type Claimed, OutboxRepo } from './outbox.repo'
 
 export type { Claimed }
@@ -20,11 +20,6 @@ export interface InlinePlan {
   inline: InlineSubscriber[]
   /** Whether subscribers that are not inline take it too (then it waits for the dispatcher). */
   others: boolean
-}
-
-/** The key a workspace's publishing units hold until they end (`holdInUnit`). */
-function outboxKey(workspaceId: string): string {
-  return `outbox:${workspaceId}`
 }
 
 /**
@@ -90,10 +85,9 @@ export class Outbox {
    * back with the change it tells of; outside a unit it throws, since an event written on its own
    * could tell of a change that never happened (or miss one that did). Inline subscribers are
    * applied here, in that unit; an event only they take is written delivered. An event left for
-   * the dispatcher first holds its workspace's events until the unit ends (`holdInUnit`: an advisory
-   * lock on PostgreSQL, nothing on SQLite's one writer), so a unit that takes a higher `seq` commits
-   * after the one that took the lower, and the dispatcher, which delivers a workspace's lowest
-   * undelivered `seq` first, delivers in commit order (docs/events.md). Returns its id.
+   * the dispatcher first marks the unit as publishing in its workspace (`holdPublishing`: a shared
+   * advisory lock on PostgreSQL, nothing on SQLite), so the dispatcher delivers none of the
+   * workspace's events while a lower `seq` may still commit (docs/events.md). Returns its id.
    */
   async publish<T extends EventType>(e: NewEvent<T>): Promise<string> {
     if (!this.store.inUnit()) throw new Error(`event ${e.type} published outside a unit of work`)
@@ -102,8 +96,8 @@ export class Outbox {
       await s.handle(p.event!)
       if (p.plan.others) await this.repo.recordDelivery(p.id, s.name)
     }
-    // A workspace's events to deliver are held until the unit ends, so they commit in `seq` order.
-    if (p.delivered === null) await holdInUnit(this.store, outboxKey(e.workspaceId))
+    // Until the unit ends, the dispatcher delivers none of the workspace's events (outbox.order.ts).
+    if (p.delivered === null) await holdPublishing(this.store, e.workspaceId)
     await this.repo.insert({
       id: p.id,
       workspaceId: e.workspaceId,

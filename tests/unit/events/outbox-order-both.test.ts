@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { sql } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
+import { workspaces } from '../../../src/features/workspaces/workspaces.tables'
 import { ManualClock } from '../../../src/platform/clock/clock'
 import { seededRandom } from '../../../src/platform/crypto/random'
 import { rawRows } from '../../../src/platform/db/raw'
@@ -8,7 +9,7 @@ import { Dispatcher } from '../../../src/platform/events/dispatcher'
 import type { DomainEvent } from '../../../src/platform/events/events'
 import { Outbox } from '../../../src/platform/events/outbox'
 import { memoryLogger } from '../../../src/platform/log/log'
-import { engines, type OpenStore } from '../../helpers/stores'
+import { engines, type OpenStore, seedTenants } from '../../helpers/stores'
 
 // A workspace's events are delivered in the order their units committed, which is their `seq`
 // order, even when two units publishing in one workspace run at once (issue 40): on PostgreSQL a
@@ -31,13 +32,11 @@ function revoked(ws: string, keyId: string) {
   }
 }
 
-/** Advisory locks a transaction of this database waits for (pg_locks; 0 on SQLite). */
-async function waitingLocks(store: Store): Promise<number> {
-  if (store.dialect !== 'postgres') return 0
+/** Locks of a type (`transactionid`: a row another transaction writes) some transaction waits for (pg_locks). */
+async function waitingLocks(store: Store, type: string): Promise<number> {
   const rows = await rawRows(
     store,
-    sql`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
-        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    sql`SELECT count(*) AS n FROM pg_locks WHERE locktype = ${type} AND NOT granted`,
   )
   return Number(rows[0]?.n ?? 0)
 }
@@ -51,80 +50,132 @@ function gate(): { open: () => void; opened: Promise<void> } {
   return { open, opened }
 }
 
+/** Two processes' outboxes on one database (one store on SQLite, whose units take turns) and a dispatcher. */
+async function rig(o: OpenStore, engine: 'sqlite' | 'postgres') {
+  const clock = new ManualClock()
+  // On PostgreSQL a second pool is a second process.
+  const other = engine === 'postgres' ? (await o.another()).store : o.store
+  const one = new Outbox(o.store.db, clock, seededRandom(1), o.store)
+  const two = new Outbox(other.db, clock, seededRandom(2), other)
+  const dispatcher = new Dispatcher({
+    outbox: one,
+    clock,
+    log: memoryLogger(),
+    owner: 'proc_1_events',
+    leaseMs: 60_000,
+    pollMs: 1000,
+  })
+  const seen: string[] = []
+  dispatcher.subscribe({
+    name: 'seen',
+    types: ['key.revoked'],
+    handle: (e: DomainEvent<'key.revoked'>) => void seen.push(e.payload.keyId),
+  })
+  return { other, one, two, dispatcher, seen }
+}
+
+/** The key ids of a workspace's events in `seq` order. */
+async function bySeq(store: Store, ws: string): Promise<string[]> {
+  const rows = await rawRows(
+    store,
+    sql`SELECT payload FROM domain_events WHERE workspace_id = ${ws} ORDER BY seq`,
+  )
+  return rows.map((r) => JSON.parse(String(r.payload)).keyId)
+}
+
 for (const engine of await engines()) {
   describe.skipIf(engine.skip !== null)(`the outbox's order on ${engine.name}`, () => {
-    for (const between of [true, false]) {
-      test(`units of one workspace at once: delivered once each, in commit order = seq order (dispatcher run between: ${between})`, async () => {
-        const o = await engine.open()
-        opened.push(o)
-        const clock = new ManualClock()
-        // On SQLite a process's units take turns (one store); on PostgreSQL a second pool is a second process.
-        const other = engine.name === 'postgres' ? (await o.another()).store : o.store
-        const one = new Outbox(o.store.db, clock, seededRandom(1), o.store)
-        const two = new Outbox(other.db, clock, seededRandom(2), other)
-        const dispatcher = new Dispatcher({
-          outbox: one,
-          clock,
-          log: memoryLogger(),
-          owner: 'proc_1_events',
-          leaseMs: 60_000,
-          pollMs: 1000,
+    test('a later seq committed first waits for the lower one; each event is delivered once, in seq order', async () => {
+      const o = await engine.open()
+      opened.push(o)
+      const { other, one, two, dispatcher, seen } = await rig(o, engine.name)
+      const committed: string[] = []
+      const published = gate()
+      const release = gate()
+      const first = o.store
+        .unit(async () => {
+          await one.publish(revoked('ws_1', 'first'))
+          published.open()
+          await release.opened
         })
-        const seen: string[] = []
-        dispatcher.subscribe({
-          name: 'seen',
-          types: ['key.revoked'],
-          handle: (e: DomainEvent<'key.revoked'>) => void seen.push(e.payload.keyId),
+        .then(() => committed.push('first'))
+      await published.opened
+      const second = other
+        .unit(async () => {
+          await two.publish(revoked('ws_1', 'second'))
+          await two.publish(revoked('ws_2', 'elsewhere'))
         })
-        const committed: string[] = []
-        const published = gate()
-        const release = gate()
-        const first = o.store
-          .unit(async () => {
-            await one.publish(revoked('ws_1', 'first'))
-            published.open()
-            await release.opened
-          })
-          .then(() => committed.push('first'))
-        await published.opened
-        let secondDone = false
-        const second = other
-          .unit(() => two.publish(revoked('ws_1', 'second')).then(() => {}))
-          .then(() => {
-            secondDone = true
-            committed.push('second')
-          })
-        if (engine.name === 'postgres') {
-          // Unit 2 either commits (nothing orders it) or waits for unit 1 (the workspace's events held).
-          for (let i = 0; i < 1000 && !secondDone && (await waitingLocks(o.store)) === 0; i++) {
-            await Promise.resolve()
-          }
-          expect(secondDone || (await waitingLocks(o.store)) === 1).toBe(true)
-          if (between) {
-            await dispatcher.tick()
-            await dispatcher.idle()
-          }
-          release.open()
-        } else {
-          // SQLite's one writer: unit 2 (and the dispatcher's claim) wait for unit 1, whose gate must
-          // open before the event loop's next turn.
-          const ticked = between ? dispatcher.tick().then(() => dispatcher.idle()) : Promise.resolve()
-          release.open()
-          await ticked
-        }
-        await Promise.all([first, second])
-        await dispatcher.drain()
-        const pending = await one.pending()
-        expect(pending).toEqual([])
-        const bySeq = (
-          await rawRows(
-            o.store,
-            sql`SELECT payload FROM domain_events WHERE workspace_id = 'ws_1' ORDER BY seq`,
-          )
-        ).map((r) => JSON.parse(String(r.payload)).keyId)
-        expect({ seen, committed }).toEqual({ seen: bySeq, committed: bySeq })
-        expect(bySeq).toEqual(['first', 'second'])
+        .then(() => committed.push('second'))
+      if (engine.name === 'postgres') {
+        // Unit 2 is not held back by unit 1: it commits while unit 1, with the lower seq, is open.
+        for (
+          let i = 0;
+          i < 1000 && committed.length === 0 && (await waitingLocks(o.store, 'advisory')) === 0;
+          i++
+        ) {}
+        if (committed.length === 0) release.open()
+        expect(committed).toEqual(['second'])
+        await dispatcher.tick()
+        await dispatcher.idle()
+        const between = [...seen]
+        release.open()
+        // ws_1's head would be "second": it waits; another workspace does not.
+        expect(between).toEqual(['elsewhere'])
+      } else {
+        // SQLite's one writer: unit 2 (and the dispatcher's claim) wait for unit 1, whose gate must
+        // open before the event loop's next turn.
+        const ticked = dispatcher.tick().then(() => dispatcher.idle())
+        release.open()
+        await ticked
+      }
+      await Promise.all([first, second])
+      await dispatcher.drain()
+      expect(await one.pending()).toEqual([])
+      expect(await bySeq(o.store, 'ws_1')).toEqual(['first', 'second'])
+      expect(seen.filter((k) => k !== 'elsewhere')).toEqual(['first', 'second'])
+      // A unit begun after both committed comes after both.
+      await other.unit(() => two.publish(revoked('ws_1', 'third')).then(() => {}))
+      await dispatcher.drain()
+      expect(seen.filter((k) => k !== 'elsewhere')).toEqual(['first', 'second', 'third'])
+      expect([...seen].sort()).toEqual(['elsewhere', 'first', 'second', 'third'])
+    })
+
+    test('a unit that publishes then writes a row, and one that writes it then publishes, both commit', async () => {
+      const o = await engine.open()
+      opened.push(o)
+      await seedTenants(o.store, { workspaces: ['ws_1'], at: 1 })
+      const { other, one, two, dispatcher, seen } = await rig(o, engine.name)
+      const rename = (s: Store, name: string) =>
+        s.db
+          .update(s.table(workspaces))
+          .set({ name })
+          .where(eq(s.table(workspaces).id, 'ws_1'))
+      const written = gate()
+      const go = gate()
+      // B holds the workspace's row, then publishes once A has published and waits for that row.
+      const b = other.unit(async () => {
+        await rename(other, 'b')
+        written.open()
+        await go.opened
+        await two.publish(revoked('ws_1', 'b'))
       })
-    }
+      await written.opened
+      const aPublished = gate()
+      const a = o.store.unit(async () => {
+        await one.publish(revoked('ws_1', 'a'))
+        aPublished.open()
+        await rename(o.store, 'a')
+      })
+      if (engine.name === 'postgres') {
+        await aPublished.opened
+        for (let i = 0; i < 1000 && (await waitingLocks(o.store, 'transactionid')) === 0; i++) {}
+        expect(await waitingLocks(o.store, 'transactionid')).toBe(1)
+      }
+      go.open()
+      await Promise.all([a, b])
+      await dispatcher.drain()
+      expect(seen).toEqual(await bySeq(o.store, 'ws_1'))
+      expect([...seen].sort()).toEqual(['a', 'b'])
+    })
   })
 }
