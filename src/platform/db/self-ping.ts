@@ -56,9 +56,11 @@ export class SelfPing {
       (from: string) => {
         if (from === this.watch.self) this.heard()
       },
-      // A reconnect starts the count again: the pings sent while it was down went nowhere.
+      // A listen (the first, or after a reconnect) starts the count again: pings sent before went nowhere.
       () => {
         this.unanswered = 0
+        this.heardCount = this.sent
+        this.wake()
       },
     )
   }
@@ -102,6 +104,10 @@ export class SelfPing {
       this.missing = false
       this.watch.found()
     }
+    this.wake()
+  }
+
+  private wake(): void {
     const due = this.waiters.filter((w) => w.upTo <= this.heardCount)
     this.waiters = this.waiters.filter((w) => w.upTo > this.heardCount)
     for (const w of due) w.wake()

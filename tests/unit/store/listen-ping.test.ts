@@ -21,23 +21,50 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close()
 })
 
-/** A process's store on a fresh database, ticked by hand; another process's; and a plain connection. */
-async function open(): Promise<{ me: OpenPostgres; other: OpenPostgres; admin: SQL; url: string }> {
+/** What a test opens: the stores of two processes on a fresh database, and a plain connection to it. */
+interface Opened {
+  /** The process under test: one pooled connection, ticked by hand. */
+  me: OpenPostgres
+  other: OpenPostgres
+  admin: SQL
+  url: string
+  db: string
+  /** The backend of `me`'s listening connection. */
+  listener: number
+  /** The backend of `me`'s one pooled connection. */
+  pooled: number
+}
+
+async function open(): Promise<Opened> {
   const pg = await testPostgres()
   if (!pg.available) throw new Error(pg.reason)
   const url = await pg.freshDatabase()
-  // One pooled connection: the test knows which backend serves this process's queries.
   const me = await openPostgres(url, pgMigrations, { max: 1, pingEvery: 0 })
   closers.push(me.close)
-  const other = await openPostgres(url, pgMigrations, { max: 1, pingEvery: 0 })
-  closers.push(other.close)
   const admin = new SQL({ url, max: 1 })
   closers.push(() => admin.close())
+  // Found before the other process listens too.
+  const listening = await admin`SELECT pid, current_database() AS db FROM pg_stat_activity
+    WHERE datname = current_database() AND query LIKE 'LISTEN%'`
+  expect(listening).toHaveLength(1)
+  const other = await openPostgres(url, pgMigrations, { max: 1, pingEvery: 0 })
+  closers.push(other.close)
+  const [pooled] = await rawRows(me.store, sql`SELECT pg_backend_pid() AS pid`)
   const ws = me.store.table(workspaces)
   await me.store.unit(async () => {
     await me.store.db.insert(ws).values({ id: 'ws_1', name: 'a', plan: 'beta', createdAt: 1, updatedAt: 1 })
   })
-  return { me, other, admin, url }
+  const { pid, db } = listening[0]
+  return { me, other, admin, url, db: String(db), listener: Number(pid), pooled: Number(pooled?.pid) }
+}
+
+/** A plain connection to the cluster's `postgres` database: a database's connections are refused from another's. */
+function elsewhere(url: string): SQL {
+  const other = new URL(url)
+  other.pathname = '/postgres'
+  const admin = new SQL({ url: other.toString(), max: 1 })
+  closers.push(() => admin.close())
+  return admin
 }
 
 function nameMemo(store: Store, reads: string[]) {
@@ -65,7 +92,7 @@ for (const engine of await engines()) {
   const why = engine.name === 'sqlite' ? 'SQLite has no listening connection to lose' : engine.skip
   describe.skipIf(why !== null)(`a process's ping to itself on ${engine.name}`, () => {
     test('a listening connection that hangs without closing stops the trust after two unanswered pings, and its next ping restores it', async () => {
-      const { me, other, admin } = await open()
+      const { me, other, listener: pid } = await open()
       const reads: string[] = []
       const memo = nameMemo(me.store, reads)
       expect(await memo.get('ws_1')).toBe('a')
@@ -75,9 +102,6 @@ for (const engine of await engines()) {
       // The listening backend stops (as a server that hangs, or a network that drops packets without
       // a reset, would look): nothing arrives and nothing closes. The test's cluster runs on this
       // machine as this user, or as `postgres` under root (tests/helpers/postgres.ts): it may signal it.
-      const [listening] = await admin`SELECT pid FROM pg_stat_activity
-        WHERE datname = current_database() AND query LIKE 'LISTEN%'`
-      const pid = Number(listening.pid)
       process.kill(pid, 'SIGSTOP')
       let stopped = true
       try {
@@ -113,27 +137,61 @@ for (const engine of await engines()) {
       expect(reads).toHaveLength(6)
     })
 
-    test('a ping that cannot be sent (the database refuses connections) stops the trust at once', async () => {
-      const { me, url } = await open()
-      // A database's connections are refused from another database's connection.
-      const elsewhere = new URL(url)
-      elsewhere.pathname = '/postgres'
-      const admin = new SQL({ url: elsewhere.toString(), max: 1 })
-      closers.push(() => admin.close())
+    test('between a drop of the listening connection and its reconnect the pings stop the trust, and the reconnect restores it', async () => {
+      const { me, url, db, listener } = await open()
+      const admin = elsewhere(url)
       const reads: string[] = []
       const memo = nameMemo(me.store, reads)
       await pingedBack(me)
       expect(await memo.get('ws_1')).toBe('a')
       expect(await memo.get('ws_1')).toBe('a')
       expect(reads).toHaveLength(1)
-      const [{ pid, db }] = await rawRows(
-        me.store,
-        sql`SELECT pg_backend_pid() AS pid, current_database() AS db`,
-      )
+      // The listening connection ends and cannot come back yet (Bun retries with backoff); the pooled
+      // one stays, so the pings are sent, and nobody hears them.
+      await admin.unsafe(`ALTER DATABASE "${db}" ALLOW_CONNECTIONS false`)
+      let refused = true
+      try {
+        await admin`SELECT pg_terminate_backend(${listener})`
+        await me.ping.tick()
+        await me.ping.tick()
+        expect(await memo.get('ws_1')).toBe('a')
+        expect(reads).toHaveLength(1)
+        await me.ping.tick()
+        expect(await memo.get('ws_1')).toBe('a')
+        expect(await memo.get('ws_1')).toBe('a')
+        expect(reads).toHaveLength(3)
+        // Connections are accepted again: Bun listens again, and that restores the trust.
+        const relistened = me.store.commits.next()
+        await admin.unsafe(`ALTER DATABASE "${db}" ALLOW_CONNECTIONS true`)
+        refused = false
+        await relistened
+        // Both channels are listened on again (the ping's a moment after the commits'; a tick between
+        // the two would find its pings missing, and cost the memos one more read).
+        await me.ping.answered()
+      } finally {
+        if (refused) await admin.unsafe(`ALTER DATABASE "${db}" ALLOW_CONNECTIONS true`)
+      }
+      expect(await memo.get('ws_1')).toBe('a')
+      expect(await memo.get('ws_1')).toBe('a')
+      expect(reads).toHaveLength(4)
+      await pingedBack(me)
+      expect(await memo.get('ws_1')).toBe('a')
+      expect(reads).toHaveLength(4)
+    })
+
+    test('a ping that cannot be sent (the database refuses connections) stops the trust at once', async () => {
+      const { me, url, db, pooled } = await open()
+      const admin = elsewhere(url)
+      const reads: string[] = []
+      const memo = nameMemo(me.store, reads)
+      await pingedBack(me)
+      expect(await memo.get('ws_1')).toBe('a')
+      expect(await memo.get('ws_1')).toBe('a')
+      expect(reads).toHaveLength(1)
       // No connection to the database is accepted, and the process's pooled one ends.
       await admin.unsafe(`ALTER DATABASE "${db}" ALLOW_CONNECTIONS false`)
       try {
-        await admin`SELECT pg_terminate_backend(${Number(pid)})`
+        await admin`SELECT pg_terminate_backend(${pooled})`
         const before = me.store.commits.version()
         expect(me.store.commits.version()).toBe(before)
         await me.ping.tick()
