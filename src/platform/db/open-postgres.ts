@@ -3,7 +3,7 @@ import { drizzle } from 'drizzle-orm/bun-sql'
 import type { Db } from './db'
 import type { Migration } from './migrate'
 import { migratePg } from './migrate-pg'
-import { PING_CHANNEL, PING_EVERY_MS, pingEvery, SelfPing } from './self-ping'
+import { PING_EVERY_MS, pingChannel, pingEvery, SelfPing } from './self-ping'
 import { PostgresStore } from './store.postgres'
 
 /** A store on a PostgreSQL database, its migrations applied, and how to close what it opened. */
@@ -76,7 +76,7 @@ export function connectPostgres(
   const client = new SQL({ url, max: opts.max ?? POOL, connection: SESSION })
   const listener = new SQL({ url, max: 1, connection: SESSION })
   const store = new PostgresStore(drizzle({ client }) as unknown as Db)
-  const ping = new SelfPing(store.commits, (self) => client.notify(PING_CHANNEL, self))
+  const ping = new SelfPing(store.commits, (self) => client.notify(pingChannel(self), self))
   const listening = (async () => {
     if (!(await store.commits.listen(listener))) return false
     // Pings not heard (their channel not listened on) only make the memos read every time: correct.

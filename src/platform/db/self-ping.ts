@@ -1,14 +1,20 @@
+import { createHash } from 'node:crypto'
 import type { SQL } from 'bun'
 
-/** The channel each PostgreSQL process pings itself on, to know that its listening connection still hears. */
-export const PING_CHANNEL = 'engram_ping'
+/**
+ * The channel a PostgreSQL process pings itself on, to know that its listening connection still
+ * hears: one of its own (`engram_ping_` and its id's hex, within PostgreSQL's 63 bytes), so no
+ * process hears another's pings.
+ */
+export function pingChannel(self: string): string {
+  return `engram_ping_${createHash('sha256').update(self).digest('hex').slice(0, 32)}`
+}
 
 /**
  * How often a process pings itself, in ms. Commits another process makes while the listening
  * connection hears nothing are trusted past for `PING_MISSED` to `PING_MISSED` + 1 of these (the
- * window this leaves); the price is one small autocommit `NOTIFY` a second per process on the pool
- * and, since every process hears every ping, N² notifications a second for N processes (a hundred
- * for ten). A shorter interval narrows a window that only a hanging or reconnecting connection opens.
+ * window this leaves); the price is one small autocommit `NOTIFY` a second per process on the pool,
+ * heard by that process alone (its own channel). A shorter interval narrows a window that only a hanging or reconnecting connection opens.
  */
 export const PING_EVERY_MS = 1000
 
@@ -28,7 +34,7 @@ export interface PingWatch {
 
 /**
  * A process's ping to itself (docs/data-layer.md, "Memos and commits"). Each `tick` notifies
- * PING_CHANNEL with the process's id on the pool; the listening connection (the one that hears
+ * its own channel (pingChannel) with the process's id on the pool; the listening connection (the one that hears
  * commits) hears it back. When the pings of the last PING_MISSED ticks have not come back, or a ping
  * could not be sent (the database is down), the connection counts as lost: memos read every time.
  * The next ping that comes back, or the next `LISTEN` after a reconnect, trusts them again. Between a
@@ -43,7 +49,7 @@ export class SelfPing {
   private heardCount = 0
   private waiters: { upTo: number; wake: () => void }[] = []
 
-  /** `send` notifies PING_CHANNEL with `watch.self` on a connection that is not the listening one. */
+  /** `send` notifies pingChannel(watch.self) with `watch.self` on a connection that is not the listening one. */
   constructor(
     private readonly watch: PingWatch,
     private readonly send: (payload: string) => Promise<unknown>,
@@ -52,7 +58,7 @@ export class SelfPing {
   /** Listens on `client`, the listening connection's client (its listens share one connection). */
   async listen(client: SQL): Promise<void> {
     await client.listen(
-      PING_CHANNEL,
+      pingChannel(this.watch.self),
       (from: string) => {
         if (from === this.watch.self) this.heard()
       },

@@ -5,6 +5,7 @@ import { migrations as pgMigrations } from '../../../migrations-pg/index'
 import { workspaces } from '../../../src/features/workspaces/workspaces.tables'
 import { type OpenPostgres, openPostgres } from '../../../src/platform/db/open-postgres'
 import { rawRows } from '../../../src/platform/db/raw'
+import { pingChannel } from '../../../src/platform/db/self-ping'
 import type { Store } from '../../../src/platform/db/store'
 import { StoreMemo } from '../../../src/platform/db/store-memo'
 import { testPostgres } from '../../helpers/postgres'
@@ -210,3 +211,12 @@ for (const engine of await engines()) {
     })
   })
 }
+
+test("each process pings on a channel of its own, within PostgreSQL's 63-byte names, so none hears another's", () => {
+  const a = pingChannel('4242.0b6c1f9e-1d2a-4c3b-9a8e-7f6d5c4b3a21')
+  const b = pingChannel('4243.0b6c1f9e-1d2a-4c3b-9a8e-7f6d5c4b3a21')
+  expect(a).not.toBe(b)
+  expect(a).toBe(pingChannel('4242.0b6c1f9e-1d2a-4c3b-9a8e-7f6d5c4b3a21'))
+  expect(a).toMatch(/^engram_ping_[0-9a-f]{32}$/)
+  expect(Buffer.byteLength(a)).toBeLessThanOrEqual(63)
+})
