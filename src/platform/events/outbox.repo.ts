@@ -149,7 +149,9 @@ export class OutboxRepo {
         (h) => !skip.has(h.workspaceId) && h.runAt <= now && (h.leaseUntil === null || h.leaseUntil <= now),
       )
       .slice(0, limit)
-    // A head read above may since have a lower `seq` committed before it: claimed only if still the head.
+    // The workspaces where no unit that may commit a lower `seq` is open, held so none opens until
+    // this unit ends (PostgreSQL; all of them on SQLite). A head is then claimed only if it is still
+    // its workspace's lowest undelivered `seq`: a lower one may have committed since the read above.
     const quiet = await quietWorkspaces(this.store, [...new Set(due.map((h) => h.workspaceId))])
     const out: Claimed[] = []
     for (const head of due) {
