@@ -24,6 +24,7 @@ import { pgTwin } from '../src/platform/db/pg-tables'
 import * as eventsTables from '../src/platform/events/events.tables'
 import * as idempotencyTables from '../src/platform/http/idempotency.tables'
 import * as jobsTables from '../src/platform/jobs/jobs.tables'
+import * as leasesTables from '../src/platform/leases/leases.tables'
 import * as rateLimitTables from '../src/platform/rate-limit/rate-limit.tables'
 
 export const accessRequests = pgTwin(accountsTables.accessRequests)
@@ -66,6 +67,7 @@ export const domainEvents = pgTwin(eventsTables.domainEvents)
 export const eventDeliveries = pgTwin(eventsTables.eventDeliveries)
 export const idempotencyKeys = pgTwin(idempotencyTables.idempotencyKeys)
 export const jobs = pgTwin(jobsTables.jobs)
+export const namedLeases = pgTwin(leasesTables.namedLeases)
 export const rateLimitWindows = pgTwin(rateLimitTables.rateLimitWindows)
 
 /** Every declared (SQLite) table the twins above are derived from. */
@@ -110,5 +112,6 @@ export const declaredTables = [
   eventsTables.eventDeliveries,
   idempotencyTables.idempotencyKeys,
   jobsTables.jobs,
+  leasesTables.namedLeases,
   rateLimitTables.rateLimitWindows,
 ]

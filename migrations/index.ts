@@ -40,6 +40,7 @@ import m36 from './0036_identity_user_issuer.sql' with { type: 'text' }
 import m37 from './0037_jobs_seq.sql' with { type: 'text' }
 import m38 from './0038_rate_limit_windows.sql' with { type: 'text' }
 import m39 from './0039_idempotency_owner.sql' with { type: 'text' }
+import m40 from './0040_named_leases.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -83,4 +84,5 @@ export const migrations: Migration[] = [
   { tag: '0037_jobs_seq', sql: m37 },
   { tag: '0038_rate_limit_windows', sql: m38 },
   { tag: '0039_idempotency_owner', sql: m39 },
+  { tag: '0040_named_leases', sql: m40 },
 ]
