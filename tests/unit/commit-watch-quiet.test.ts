@@ -1,12 +1,14 @@
 import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
-import { CommitMemo, commitWatch } from '../../src/platform/db/commit-watch'
+import { type CommitWatch, commitWatch } from '../../src/platform/db/commit-watch'
 import { openDatabase } from '../../src/platform/db/db'
 import { writeFromAnotherProcess } from '../helpers/other-process'
 import { tempDatabases } from '../helpers/temp-databases'
 
-// A question's own commits (its allowance, its event) write no row the memos keep: `quietly` keeps
-// the watch's version across such a commit, and only when nothing else committed before or after it.
+// A question's own commits (its allowance, its event) write no row the memos keep: a quiet unit
+// (store.ts) takes the watch's mark before its transaction and hands it back after its commit
+// (quietMark, quietDone), which keeps the watch's version across that commit, and only when nothing
+// else committed before or after it. `quietly` below is those two halves around a synchronous write.
 
 const temp = tempDatabases('engram-quiet-')
 
@@ -26,6 +28,32 @@ function walFile() {
   return { file, client, other }
 }
 
+/** Runs `write` (true when it committed a transaction of its own) between the watch's two halves. */
+function quietly(watch: CommitWatch, client: Database, write: () => boolean): boolean {
+  if (client.inTransaction) return write()
+  const mark = watch.quietMark()
+  const committed = write()
+  if (committed) watch.quietDone(mark)
+  return committed
+}
+
+/** What a memo over the watch does: reads again whenever the version moved. */
+function memo<V>(watch: CommitWatch, read: (key: string) => V | undefined) {
+  const rows = new Map<string, V | undefined>()
+  let seen = -1
+  return {
+    get(key: string) {
+      const version = watch.version()
+      if (version !== seen) {
+        rows.clear()
+        seen = version
+      }
+      if (!rows.has(key)) rows.set(key, read(key))
+      return rows.get(key)
+    },
+  }
+}
+
 const count = (c: Database) => {
   c.exec('UPDATE n SET c = c + 1 WHERE id = 1')
   return true
@@ -37,20 +65,20 @@ for (const map of [true, false]) {
       const { client } = walFile()
       const watch = commitWatch(client, { map })
       let reads = 0
-      const memo = new CommitMemo(watch, (k) => {
+      const m = memo(watch, (k) => {
         reads++
         return client.query<{ v: string }, [string]>('SELECT v FROM kv WHERE k = ?').get(k)?.v
       })
-      expect(memo.get('a')).toBe('one')
+      expect(m.get('a')).toBe('one')
       const v0 = watch.version()
       for (let i = 0; i < 5; i++) {
-        expect(watch.quietly(() => count(client))).toBe(true)
+        expect(quietly(watch, client, () => count(client))).toBe(true)
         // The counter's own transaction, as the question's event is written.
-        watch.quietly(() => {
+        quietly(watch, client, () => {
           client.transaction(() => count(client))()
           return true
         })
-        expect(memo.get('a')).toBe('one')
+        expect(m.get('a')).toBe('one')
       }
       expect(reads).toBe(1)
       expect(watch.version()).toBe(v0)
@@ -60,16 +88,16 @@ for (const map of [true, false]) {
     test('an ordinary commit of this connection after quiet ones still moves it (a revocation)', () => {
       const { client } = walFile()
       const watch = commitWatch(client, { map })
-      const memo = new CommitMemo(
+      const m = memo(
         watch,
         (k) => client.query<{ v: string }, [string]>('SELECT v FROM kv WHERE k = ?').get(k)?.v,
       )
-      expect(memo.get('a')).toBe('one')
-      watch.quietly(() => count(client))
+      expect(m.get('a')).toBe('one')
+      quietly(watch, client, () => count(client))
       client.exec("UPDATE kv SET v = 'revoked' WHERE k = 'a'")
-      expect(memo.get('a')).toBe('revoked')
-      watch.quietly(() => count(client))
-      expect(memo.get('a')).toBe('revoked')
+      expect(m.get('a')).toBe('revoked')
+      quietly(watch, client, () => count(client))
+      expect(m.get('a')).toBe('revoked')
     })
 
     test("another connection's commit before, during or after a quiet one moves it", () => {
@@ -79,11 +107,11 @@ for (const map of [true, false]) {
       // Before: committed since the last look, so the quiet commit is not the only one.
       let v = watch.version()
       o.exec("UPDATE kv SET v = 'before' WHERE k = 'a'")
-      watch.quietly(() => count(client))
+      quietly(watch, client, () => count(client))
       expect(watch.version()).not.toBe(v)
       // Right after the quiet commit, before the watch looks again.
       v = watch.version()
-      watch.quietly(() => {
+      quietly(watch, client, () => {
         count(client)
         o.exec("UPDATE kv SET v = 'after' WHERE k = 'a'")
         return true
@@ -91,7 +119,7 @@ for (const map of [true, false]) {
       expect(watch.version()).not.toBe(v)
       // In another process.
       v = watch.version()
-      watch.quietly(() => {
+      quietly(watch, client, () => {
         count(client)
         writeFromAnotherProcess(client.filename, "UPDATE kv SET v = 'elsewhere' WHERE k = 'a'")
         return true
@@ -105,7 +133,7 @@ for (const map of [true, false]) {
       const o = other()
       const v = watch.version()
       expect(
-        watch.quietly(() => {
+        quietly(watch, client, () => {
           o.exec("UPDATE kv SET v = 'other' WHERE k = 'a'")
           return false
         }),
@@ -118,7 +146,7 @@ for (const map of [true, false]) {
       const watch = commitWatch(client, { map })
       const v = watch.version()
       client.transaction(() => {
-        watch.quietly(() => count(client))
+        quietly(watch, client, () => count(client))
         client.exec("UPDATE kv SET v = 'with it' WHERE k = 'a'")
       })()
       expect(watch.version()).not.toBe(v)
@@ -129,7 +157,7 @@ for (const map of [true, false]) {
       const watch = commitWatch(client, { map })
       const v = watch.version()
       expect(() =>
-        watch.quietly(() => {
+        quietly(watch, client, () => {
           client.exec('UPDATE missing SET c = 1')
           return true
         }),
@@ -148,6 +176,6 @@ test('over an in-memory database a quiet write still moves the version on every 
   client.exec('INSERT INTO n VALUES (1, 0)')
   const watch = commitWatch(client)
   const v = watch.version()
-  expect(watch.quietly(() => count(client))).toBe(true)
+  expect(quietly(watch, client, () => count(client))).toBe(true)
   expect(watch.version()).not.toBe(v)
 })

@@ -2,7 +2,10 @@ import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { CommitMemo, commitWatch } from '../../src/platform/db/commit-watch'
+import { commitWatch } from '../../src/platform/db/commit-watch'
+import { openDatabase } from '../../src/platform/db/db'
+import { sqliteStore } from '../../src/platform/db/store'
+import { StoreMemo } from '../../src/platform/db/store-memo'
 import { writeFromAnotherProcess } from '../helpers/other-process'
 import { tempDatabases } from '../helpers/temp-databases'
 
@@ -110,13 +113,16 @@ describe('commit watch', () => {
   })
 })
 
-describe('commit memo', () => {
-  function memoOver(client: Database, max?: number) {
+describe('a memo over the store, on a SQLite file', () => {
+  /** A StoreMemo over a store on `file` (a connection of its own), counting the rows it reads. */
+  function memoOver(file: string, max?: number) {
+    const db = openDatabase(file)
+    temp.keep(db.$client)
     const reads: string[] = []
-    const statement = client.query<{ v: string }, [string]>('SELECT v FROM kv WHERE k = ?')
-    const memo = new CommitMemo(
-      commitWatch(client),
-      (k) => {
+    const statement = db.$client.query<{ v: string }, [string]>('SELECT v FROM kv WHERE k = ?')
+    const memo = new StoreMemo(
+      sqliteStore(db),
+      async (k) => {
         reads.push(k)
         return statement.get(k)?.v
       },
@@ -125,50 +131,54 @@ describe('commit memo', () => {
     return { memo, reads }
   }
 
-  test('a row is read once while nothing commits, and again after any commit', () => {
+  test('a row is read once while nothing commits, and again after any commit', async () => {
     const { file, client } = walFile()
-    const { memo, reads } = memoOver(client)
-    expect(memo.get('a')).toBe('one')
-    expect(memo.get('a')).toBe('one')
-    expect(memo.get('b')).toBe('two')
+    const { memo, reads } = memoOver(file)
+    expect(await memo.get('a')).toBe('one')
+    expect(await memo.get('a')).toBe('one')
+    expect(await memo.get('b')).toBe('two')
     expect(reads).toEqual(['a', 'b'])
     writeFromAnotherProcess(file, "UPDATE kv SET v = 'uno' WHERE k = 'a'")
-    expect(memo.get('a')).toBe('uno')
-    expect(memo.get('b')).toBe('two')
+    expect(await memo.get('a')).toBe('uno')
+    expect(await memo.get('b')).toBe('two')
     expect(reads).toEqual(['a', 'b', 'a', 'b'])
     // A commit to any table, not only the one read, empties it.
     client.exec('CREATE TABLE other (x)')
-    expect(memo.get('a')).toBe('uno')
+    expect(await memo.get('a')).toBe('uno')
     expect(reads).toHaveLength(5)
   })
 
-  test('a row deleted by another process is gone on the next get', () => {
-    const { file, client } = walFile()
-    const { memo } = memoOver(client)
-    expect(memo.get('b')).toBe('two')
+  test('a row deleted by another process is gone on the next get', async () => {
+    const { file } = walFile()
+    const { memo } = memoOver(file)
+    expect(await memo.get('b')).toBe('two')
     writeFromAnotherProcess(file, "DELETE FROM kv WHERE k = 'b'")
-    expect(memo.get('b')).toBeUndefined()
+    expect(await memo.get('b')).toBeUndefined()
   })
 
-  test('misses are never kept, and at most max rows are', () => {
-    const { client } = walFile()
-    const { memo, reads } = memoOver(client, 1)
-    expect(memo.get('zz')).toBeUndefined()
-    expect(memo.get('zz')).toBeUndefined()
-    expect(memo.get('a')).toBe('one')
-    expect(memo.get('b')).toBe('two')
-    expect(memo.get('a')).toBe('one')
-    expect(memo.get('b')).toBe('two')
+  test('misses are never kept, and at most max rows are', async () => {
+    const { file } = walFile()
+    const { memo, reads } = memoOver(file, 1)
+    expect(await memo.get('zz')).toBeUndefined()
+    expect(await memo.get('zz')).toBeUndefined()
+    expect(await memo.get('a')).toBe('one')
+    expect(await memo.get('b')).toBe('two')
+    expect(await memo.get('a')).toBe('one')
+    expect(await memo.get('b')).toBe('two')
     expect(reads).toEqual(['zz', 'zz', 'a', 'b', 'b'])
   })
 
-  test('over an in-memory database every get reads', () => {
-    const memory = new Database(':memory:')
-    temp.keep(memory)
-    memory.exec("CREATE TABLE kv (k TEXT PRIMARY KEY, v TEXT); INSERT INTO kv VALUES ('a', 'one')")
-    const { memo, reads } = memoOver(memory)
-    memo.get('a')
-    memo.get('a')
+  test('over an in-memory database every get reads', async () => {
+    const memory = openDatabase(':memory:')
+    temp.keep(memory.$client)
+    memory.$client.exec("CREATE TABLE kv (k TEXT PRIMARY KEY, v TEXT); INSERT INTO kv VALUES ('a', 'one')")
+    const reads: string[] = []
+    const memo = new StoreMemo(sqliteStore(memory), async (k) => {
+      reads.push(k)
+      return memory.$client.query<{ v: string }, [string]>('SELECT v FROM kv WHERE k = ?').get(k)?.v
+    })
+    await memo.get('a')
+    await memo.get('a')
     expect(reads).toEqual(['a', 'a'])
   })
 })

@@ -21,15 +21,9 @@ export interface CommitWatch {
   /** A number that stays the same only while no connection has committed to the database. */
   version(): number
   /**
-   * Runs `write`, which answers whether it committed one transaction of its own on this connection
-   * that changes no row any memo over this watch keeps (a counter, an outbox row): when no other
-   * commit came between the last look and its own, the version stays. Any other commit, by this
-   * connection (a revocation) or another, still moves it; inside a transaction it is `write()`.
-   */
-  quietly(write: () => boolean): boolean
-  /**
-   * `quietly` in two halves, for a commit that is awaited (a quiet unit, store.ts): a mark taken
-   * before the transaction begins (-1 when the last look is not the header as it is now), then
+   * Keeps the version across a commit of this connection's own that changes no row any memo over
+   * this watch keeps (a quiet unit, store.ts), in two halves: a mark taken before the transaction
+   * begins (-1 when the last look is not the header as it is now), then
    * `quietDone(mark)` once it has committed, which takes the header as seen when exactly one commit
    * came since the mark. Only this connection's own transaction may commit in between.
    */
@@ -102,13 +96,6 @@ function headerWatch(client: Database, map: boolean): CommitWatch | null {
   }
   return {
     kind: mapped ? 'mapped' : 'read',
-    quietly(write) {
-      if (client.inTransaction) return write()
-      const mark = this.quietMark()
-      const committed = write()
-      if (committed) this.quietDone(mark)
-      return committed
-    },
     quietMark() {
       // The change counter before, when the header is the one last seen (no commit since the last look).
       if (!settled || !copy()) return -1
@@ -187,40 +174,7 @@ function alwaysChanged(): CommitWatch {
   return {
     kind: 'none',
     version: () => ++version,
-    quietly: (write) => write(),
     quietMark: () => -1,
     quietDone: () => {},
-  }
-}
-
-/**
- * Rows read by key and reused only until the next commit to the database: every answer is the one a
- * fresh read would give at that moment, since any write, from any process, empties the memo first.
- * Only rows that exist are kept, at most `max` of them.
- */
-export class CommitMemo<V> {
-  private readonly rows = new Map<string, V>()
-  private seen = -1
-
-  constructor(
-    private readonly commits: CommitWatch,
-    private readonly read: (key: string) => V | undefined,
-    private readonly max = 10_000,
-  ) {}
-
-  get(key: string): V | undefined {
-    // The version is taken before the read: a commit racing the read moves it, and the next call
-    // reads again.
-    const version = this.commits.version()
-    if (version !== this.seen) {
-      this.rows.clear()
-      this.seen = version
-    }
-    let row = this.rows.get(key)
-    if (row === undefined) {
-      row = this.read(key)
-      if (row !== undefined && this.rows.size < this.max) this.rows.set(key, row)
-    }
-    return row
   }
 }

@@ -1,8 +1,8 @@
 import type { Store } from './store'
 
 /**
- * `CommitMemo` (commit-watch.ts) for code on the store, on either engine: rows read by key and
- * reused only until the next commit the store knows of (`store.commits`). Inside a unit it reads
+ * Rows read by key and reused only until the next commit the store knows of (`store.commits`, on
+ * either engine: commit-watch.ts on SQLite, NotifiedCommits on PostgreSQL). Inside a unit it reads
  * the database, so a unit sees its own writes. Only rows that exist are kept, at most `max`.
  */
 export class StoreMemo<V> {

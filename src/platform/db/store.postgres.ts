@@ -71,10 +71,6 @@ export class NotifiedCommits implements CommitWatch, PingWatch {
     return this.count
   }
 
-  quietly(write: () => boolean): boolean {
-    return write()
-  }
-
   // A quiet unit (store.ts) is simply not counted nor told here.
   quietMark(): number {
     return -1

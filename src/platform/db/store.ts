@@ -29,7 +29,7 @@ export interface Store {
   unit<T>(work: () => Promise<T>, opts?: UnitOptions): Promise<T>
   /**
    * Tells whether the database may have changed since an earlier look, by any process: what a memo
-   * of rows checks before it answers (`CommitMemo`, commit-watch.ts).
+   * of rows checks before it answers (`StoreMemo`, store-memo.ts).
    */
   readonly commits: CommitWatch
   /** True while the calling code runs inside a unit. */
