@@ -23,7 +23,8 @@ interface Timeline {
 
 let t: TestApp
 beforeAll(() => {
-  t = authApp({ env: { ENGRAM_IDEMPOTENCY_TTL_HOURS: '12' } })
+  // The timeline of local storage (an S3 bucket's is the test below): local in either pass.
+  t = authApp({ env: { ENGRAM_IDEMPOTENCY_TTL_HOURS: '12', ENGRAM_STORAGE: 'local' } })
 })
 afterAll(() => t.close())
 

@@ -31,7 +31,13 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const
 const MAX_BODY = 1_048_576
 
 // A scale test started by a valid fuzzed body must end at once.
-const ENV = { ENGRAM_SCALE_TEST_MAX_SECONDS: '1', ENGRAM_SCALE_TEST_MAX_REQUESTS_PER_LEVEL: '1' }
+// Local storage in either pass: on the PostgreSQL pass's S3 stand-in, which has no STS, upload
+// credentials are an honest 503 (tests/unit/sources/upload-credentials.test.ts has them on S3).
+const ENV = {
+  ENGRAM_SCALE_TEST_MAX_SECONDS: '1',
+  ENGRAM_SCALE_TEST_MAX_REQUESTS_PER_LEVEL: '1',
+  ENGRAM_STORAGE: 'local',
+}
 
 type Json = Record<string, any>
 let t: TestApp

@@ -3,9 +3,11 @@ import { testApp } from '../helpers/app'
 
 // GET /v1/platform/info: public, from configuration and the extraction table, never an address or key.
 
-const plain = testApp()
+// The defaults, local storage among them, in either pass (the object store is a destination only on S3).
+const plain = testApp({ env: { ENGRAM_STORAGE: 'local' } })
 const wired = testApp({
   env: {
+    ENGRAM_STORAGE: 'local',
     ENGRAM_LLM_URL: 'http://models.internal.example:8000/v1',
     ENGRAM_LLM_API_KEY: 'sk-secret-model-key',
     ENGRAM_EMBED_URL: 'http://embed.internal.example:9000/v1',
