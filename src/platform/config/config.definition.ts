@@ -863,6 +863,12 @@ export const configDefinition = {
       default: 24,
       kind: { type: 'int', min: 1, max: 720 },
     }),
+    idempotency_claim_seconds: leaf({
+      doc: "How long the claim of a request sent with an Idempotency-Key holds its key while the request runs, in seconds. A request in flight renews its claim every quarter of this; past it unrenewed (its process died or stalled) the next request with the key takes the claim over and runs. Shorter frees a dead process's keys sooner; longer tolerates longer stalls (a paused process, a slow database) without a retry running the request a second time.",
+      env: 'ENGRAM_IDEMPOTENCY_CLAIM_SECONDS',
+      default: 60,
+      kind: { type: 'int', min: 4, max: 3600 },
+    }),
   },
   legal: {
     dir: leaf({

@@ -51,12 +51,14 @@ export function createHttpApp(d: HttpAppDeps, routes: RouteDef[]): HttpApp {
       trustPeer: config.server.trust_proxy,
       log: d.log,
     }),
-    idempotency: new IdempotencyStore(
-      d.store,
-      d.clock,
-      config.api.idempotency_ttl_hours * 3_600_000,
-      d.secret,
-    ),
+    idempotency: new IdempotencyStore(d.store, d.clock, {
+      ttlMs: config.api.idempotency_ttl_hours * 3_600_000,
+      claimMs: config.api.idempotency_claim_seconds * 1000,
+      secret: d.secret,
+      // One HTTP app a process: its name owns the process's idempotency claims. Not drawn from
+      // `random`, whose seeded stream gives the tests their ids (as NotifiedCommits.self).
+      owner: `proc_${process.pid}_${crypto.randomUUID()}`,
+    }),
     authenticate: d.authenticate,
     admit: d.admit,
   })

@@ -1,9 +1,8 @@
 import { createHmac } from 'node:crypto'
-import { and, eq, lte, sql } from 'drizzle-orm'
 import type { Clock } from '../clock/clock'
 import type { Store } from '../db/store'
 import { fail } from '../errors/errors'
-import { idempotencyKeys } from './idempotency.tables'
+import { type Claim, IdempotencyRecords, type Outcome, type Settled } from './idempotency.records'
 
 /** A response as stored for replay. */
 export interface StoredResponse {
@@ -12,15 +11,32 @@ export interface StoredResponse {
   body: Uint8Array
 }
 
-/**
- * A stored outcome as `select` reads it. Its state is `pending` while the first request runs;
- * `done` with its answer for replay; `spent` when the answer carried a secret: only the fact that
- * the key was used is kept, never the answer.
- */
-type Outcome = Pick<
-  typeof idempotencyKeys.$inferSelect,
-  'requestHash' | 'state' | 'status' | 'headers' | 'body' | 'expiresAt'
->
+/** How records are kept and claims held. */
+export interface IdempotencyOptions {
+  /** How long a record is kept once its request has an outcome (`idempotency_ttl_hours`). */
+  ttlMs: number
+  /** How long a claim holds its key unrenewed while its request runs (`idempotency_claim_seconds`). */
+  claimMs: number
+  /** Keys the request fingerprints (see `fingerprint`). */
+  secret: string
+  /** This process's name, stable for its life; a claim's owner is it and the claim's number. */
+  owner: string
+  /** Calls `tick` every `ms` until the returned stop is called (tests step it; setInterval by default). */
+  every?: (ms: number, tick: () => Promise<void>) => () => void
+}
+
+/** Ticks on a timer that does not keep the process alive. */
+function interval(ms: number, tick: () => Promise<void>): () => void {
+  const timer = setInterval(tick, ms)
+  timer.unref?.()
+  return () => clearInterval(timer)
+}
+
+/** A claimed key's run in this process: its claim, and a promise settled when it ends. */
+interface Running {
+  claim: Claim
+  done: Promise<void>
+}
 
 /** Headers worth replaying; others (request id, dates) belong to the new exchange. */
 const REPLAYED_HEADERS = ['content-type', 'location', 'x-total-count', 'x-next-cursor', 'retry-after']
@@ -28,31 +44,36 @@ const REPLAYED_HEADERS = ['content-type', 'location', 'x-total-count', 'x-next-c
 /** Expired records one sweep deletes at most (a sweep runs at most once a minute a process). */
 export const SWEEP_BATCH = 500
 
-/** The records' writes are quiet units: no memo keeps these rows, so none is emptied by them. */
-const QUIET = { quiet: true }
-
 /**
  * Runs requests carrying an `Idempotency-Key` at most once per tenant scope and key, on either
- * engine (docs/data-layer.md).
+ * engine (docs/data-layer.md, docs/api-conventions.md).
  *
  * A record is claimed by one upsert on its primary key (scope, key): a new key is inserted, a held
- * one is taken over only when it has expired (the update guarded by the expiry), so of two requests
- * with one key, in one process or two, one claims it (on PostgreSQL the conflict locks the row and
- * the guard is checked against its latest version). The loser waits on the winner's in-process promise and replays its stored response (or,
- * when that answer carried a secret and was not kept, is refused). A pending claim with no
+ * one is taken over only when it has expired, so of two requests with one key, in one process or
+ * two, one claims it. A pending claim names its owner (this process and the claim's number) and
+ * expires `claimMs` after it was taken or last renewed; while its request runs, this process renews
+ * it every quarter of that. So a claim left by a process that died (or stalled past `claimMs`) is
+ * taken over by the next request with the key, and every later write of the former owner (its
+ * outcome, its release) is guarded by the owner and changes nothing.
+ *
+ * The loser of a claim waits on the winner's in-process promise and replays its stored response
+ * (or, when that answer carried a secret and was not kept, is refused). A pending claim with no
  * promise here (another process runs it, or its process died) answers 409 until it ends or expires.
  */
 export class IdempotencyStore {
-  private readonly inflight = new Map<string, Promise<void>>()
+  private readonly inflight = new Map<string, Running>()
+  private readonly records: IdempotencyRecords
+  private claims = 0
   private lastSweep = 0
+  private stopRenewals: (() => void) | null = null
 
-  /** `secret` keys the request fingerprints (see `fingerprint`). */
   constructor(
-    private readonly store: Store,
+    store: Store,
     private readonly clock: Clock,
-    private readonly ttlMs: number,
-    private readonly secret: string,
-  ) {}
+    private readonly o: IdempotencyOptions,
+  ) {
+    this.records = new IdempotencyRecords(store)
+  }
 
   /**
    * The fingerprint of a request: an HMAC of its method, target and body under the server's
@@ -61,7 +82,7 @@ export class IdempotencyStore {
    * password guesses against; keyed, it is worthless without the secret.
    */
   fingerprint(method: string, target: string, body: Uint8Array | null): string {
-    return createHmac('sha256', this.secret)
+    return createHmac('sha256', this.o.secret)
       .update(`${method}\n${target}\n`)
       .update(body ?? new Uint8Array())
       .digest('hex')
@@ -82,49 +103,86 @@ export class IdempotencyStore {
   ): Promise<{ response: StoredResponse; replayed: boolean }> {
     const now = this.clock.now().getTime()
     await this.maybeSweep(now)
-    if (!(await this.claim(scope, key, requestHash, now))) {
-      const row = await this.read(scope, key)
-      if (!row) return this.execute(scope, key, requestHash, run, keepAnswer)
-      if (row.requestHash !== requestHash) throw fail('idempotency_mismatch')
-      if (row.state === 'spent') throw fail('idempotency_key_reused')
-      if (row.state === 'done') return { response: decode(row), replayed: true }
-      const waiting = this.inflight.get(`${scope}\u0000${key}`)
-      if (!waiting) throw fail('idempotency_in_progress')
-      await waiting
-      return this.execute(scope, key, requestHash, run, keepAnswer)
+    const claim = { scope, key, owner: `${this.o.owner}.${++this.claims}` }
+    if (await this.records.claim(claim, requestHash, now, now + this.o.claimMs)) {
+      return { response: await this.runClaimed(claim, run, keepAnswer), replayed: false }
     }
+    const row = await this.records.read(scope, key)
+    if (!row) return this.execute(scope, key, requestHash, run, keepAnswer)
+    if (row.requestHash !== requestHash) throw fail('idempotency_mismatch')
+    if (row.state === 'spent') throw fail('idempotency_key_reused')
+    if (row.state === 'done') return { response: decode(row), replayed: true }
+    const waiting = this.inflight.get(`${scope}\u0000${key}`)
+    if (!waiting) throw fail('idempotency_in_progress')
+    await waiting.done
+    return this.execute(scope, key, requestHash, run, keepAnswer)
+  }
 
-    const id = `${scope}\u0000${key}`
+  /**
+   * Runs `run` on a claim taken, renewed while it runs, and records its outcome. When the claim
+   * was taken over meanwhile (this process stalled past its expiry), the outcome is not written:
+   * the record is the new owner's, and this request's client still gets the answer of its own run.
+   */
+  private async runClaimed(
+    claim: Claim,
+    run: () => Promise<StoredResponse>,
+    keepAnswer: boolean,
+  ): Promise<StoredResponse> {
+    const id = `${claim.scope}\u0000${claim.key}`
     let settle: () => void = () => {}
-    this.inflight.set(
-      id,
-      new Promise<void>((r) => {
+    const running: Running = {
+      claim,
+      done: new Promise<void>((r) => {
         settle = r
       }),
-    )
+    }
+    this.inflight.set(id, running)
+    this.renewWhileRunning()
     try {
       const response = await run()
+      const until = this.clock.now().getTime() + this.o.ttlMs
       // "Try again later" answers (429, 5xx) are not the request's outcome: a retry runs again.
-      if (response.status >= 500 || response.status === 429) await this.release(scope, key)
+      if (response.status >= 500 || response.status === 429) await this.records.release(claim)
       else if (!keepAnswer && response.status < 400)
-        await this.settle(scope, key, { state: 'spent', status: response.status })
-      else {
-        const headers = JSON.stringify(response.headers)
-        await this.settle(scope, key, {
-          state: 'done',
-          status: response.status,
-          headers,
-          body: response.body,
-        })
-      }
-      return { response, replayed: false }
+        await this.records.settle(claim, { state: 'spent', status: response.status }, until)
+      else await this.records.settle(claim, outcomeOf(response), until)
+      return response
     } catch (e) {
-      await this.release(scope, key)
+      await this.records.release(claim)
       throw e
     } finally {
-      this.inflight.delete(id)
+      // A claim taken over by a later request of this process leaves that request's entry.
+      if (this.inflight.get(id) === running) this.inflight.delete(id)
       settle()
+      if (this.inflight.size === 0) this.stopRenewing()
     }
+  }
+
+  /**
+   * Renews every claim this process's requests hold to `claimMs` from now; answers how many were
+   * still held (a claim taken over is not). Called every quarter of `claimMs` while any runs.
+   */
+  async renew(): Promise<number> {
+    const claims = [...this.inflight.values()].map((r) => r.claim)
+    return this.records.renew(claims, this.clock.now().getTime() + this.o.claimMs)
+  }
+
+  /** Starts the renewals' timer when none runs. */
+  private renewWhileRunning(): void {
+    if (this.stopRenewals) return
+    // A failed renewal is tried again at the next tick; three ticks fail before a claim lapses.
+    const every = this.o.every ?? interval
+    this.stopRenewals = every(this.o.claimMs / 4, () =>
+      this.renew().then(
+        () => {},
+        () => {},
+      ),
+    )
+  }
+
+  private stopRenewing(): void {
+    this.stopRenewals?.()
+    this.stopRenewals = null
   }
 
   /**
@@ -163,73 +221,6 @@ export class IdempotencyStore {
     return out
   }
 
-  /**
-   * Claims (scope, key) for a run: a new record, or an expired one taken over. False when a live
-   * record holds the key (pending, done or spent).
-   */
-  private async claim(scope: string, key: string, requestHash: string, now: number): Promise<boolean> {
-    const t = this.store.table(idempotencyKeys)
-    const fresh = { requestHash, state: 'pending' as const, createdAt: now, expiresAt: now + this.ttlMs }
-    // One statement: the insert, or on the key's conflict an update guarded by the record's expiry.
-    // Not an insert caught with isUniqueViolation: that would roll a unit back on every duplicate,
-    // and on SQLite a synchronous write of a route not yet on the store, run between the unit's
-    // queries, is on the unit's connection and would be rolled back with it.
-    const claimed = await this.store.unit(
-      () =>
-        this.store.db
-          .insert(t)
-          .values({ scope, key, ...fresh })
-          .onConflictDoUpdate({
-            target: [t.scope, t.key],
-            set: { ...fresh, status: null, headers: null, body: null },
-            setWhere: lte(t.expiresAt, now),
-          })
-          .returning({ key: t.key }),
-      QUIET,
-    )
-    return claimed.length > 0
-  }
-
-  /** The record of (scope, key), or undefined. */
-  private async read(scope: string, key: string): Promise<Outcome | undefined> {
-    const t = this.store.table(idempotencyKeys)
-    const rows = await this.store.db
-      .select({
-        requestHash: t.requestHash,
-        state: t.state,
-        status: t.status,
-        headers: t.headers,
-        body: t.body,
-        expiresAt: t.expiresAt,
-      })
-      .from(t)
-      .where(and(eq(t.scope, scope), eq(t.key, key)))
-    return rows[0]
-  }
-
-  /** Stores a run's outcome on its claim. */
-  private async settle(
-    scope: string,
-    key: string,
-    set: Pick<typeof idempotencyKeys.$inferInsert, 'state' | 'status' | 'headers' | 'body'>,
-  ): Promise<void> {
-    const t = this.store.table(idempotencyKeys)
-    await this.store.unit(
-      () =>
-        this.store.db
-          .update(t)
-          .set(set)
-          .where(and(eq(t.scope, scope), eq(t.key, key))),
-      QUIET,
-    )
-  }
-
-  /** Lets a claim go: the next request with the key runs. */
-  private async release(scope: string, key: string): Promise<void> {
-    const t = this.store.table(idempotencyKeys)
-    await this.store.unit(() => this.store.db.delete(t).where(and(eq(t.scope, scope), eq(t.key, key))), QUIET)
-  }
-
   /** At most once a minute, deletes up to SWEEP_BATCH expired records (the oldest first). */
   private async maybeSweep(now: number): Promise<void> {
     if (now - this.lastSweep < 60_000) return
@@ -238,21 +229,8 @@ export class IdempotencyStore {
   }
 
   /** Deletes up to SWEEP_BATCH records expired at `now`; answers how many. */
-  async sweep(now: number, batch = SWEEP_BATCH): Promise<number> {
-    const t = this.store.table(idempotencyKeys)
-    const gone = await this.store.unit(() => {
-      const expired = this.store.db
-        .select({ scope: t.scope, key: t.key })
-        .from(t)
-        .where(lte(t.expiresAt, now))
-        .orderBy(t.expiresAt)
-        .limit(batch)
-      return this.store.db
-        .delete(t)
-        .where(sql`(${t.scope}, ${t.key}) in ${expired}`)
-        .returning({ key: t.key })
-    }, QUIET)
-    return gone.length
+  sweep(now: number, batch = SWEEP_BATCH): Promise<number> {
+    return this.records.sweep(now, batch)
   }
 }
 
@@ -262,6 +240,11 @@ async function stored(res: Response): Promise<StoredResponse> {
     headers: IdempotencyStore.replayableHeaders(res.headers),
     body: new Uint8Array(await res.arrayBuffer()),
   }
+}
+
+function outcomeOf(response: StoredResponse): Settled {
+  const headers = JSON.stringify(response.headers)
+  return { state: 'done', status: response.status, headers, body: response.body }
 }
 
 function decode(row: Outcome): StoredResponse {

@@ -50,7 +50,14 @@ for (const engine of await engines()) {
       return o
     }
     const clock = new ManualClock('2026-05-01T00:00:00Z')
-    const idem = (store: Store) => new IdempotencyStore(store, clock, 24 * HOUR, 'secret')
+    let processes = 0
+    const idem = (store: Store) =>
+      new IdempotencyStore(store, clock, {
+        ttlMs: 24 * HOUR,
+        claimMs: 60_000,
+        secret: 'secret',
+        owner: `proc_${++processes}`,
+      })
 
     test('a request runs once and is replayed; another body is refused; a secret answer is spent', async () => {
       const { store } = await open()
