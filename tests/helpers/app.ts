@@ -33,11 +33,6 @@ export interface TestApp extends App {
   sql: TestSql
   /** The PostgreSQL database the features run on (for a CLI given ENGRAM_DATABASE_URL), or null on SQLite. */
   databaseUrl: string | null
-  /**
-   * The storage settings the app runs with (ENGRAM_STORAGE and ENGRAM_S3_*: S3 in the PostgreSQL
-   * pass, test-storage.ts), for another process on its data dir; empty on local files.
-   */
-  storageEnv: Record<string, string>
   close(): void
 }
 
@@ -78,9 +73,6 @@ export function testApp(opts: TestAppOptions = {}): TestApp {
     ...opts.env,
   }
   const config: Config = loadConfig({ env, readFile: () => null })
-  const storageEnv = Object.fromEntries(
-    Object.entries(env).filter(([k]) => config.storage.driver === 's3' && /^ENGRAM_(STORAGE|S3_)/.test(k)),
-  )
   const db = openDatabase(join(dataDir, 'engram.db'))
   migrate(db, migrations)
   // ENGRAM_TEST_DATABASE=postgres runs the app's features on a PostgreSQL database of its own (a copy
@@ -124,7 +116,6 @@ export function testApp(opts: TestAppOptions = {}): TestApp {
     dataDir,
     sql: pg ? postgresSql(pg.client, pg.url, pg.store.commits) : sqliteSql(db.$client),
     databaseUrl: pg?.url ?? null,
-    storageEnv: config.storage.driver === 's3' ? storageEnv : {},
     async request(path, init = {}) {
       const { json, peer, ...rest } = init
       const headers = new Headers(rest.headers)
