@@ -261,7 +261,7 @@ export class LocalObjectStore implements ObjectStore {
         yield* this.walk(join(dir, e.name), `${key}/`, '')
       } else if (e.isFile()) {
         const st = await stat(join(dir, e.name)).catch(() => null)
-        if (st?.isFile()) yield { key, size: st.size }
+        if (st?.isFile()) yield { key, size: st.size, lastModified: st.mtime }
       }
     }
   }

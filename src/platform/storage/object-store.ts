@@ -37,6 +37,11 @@ export interface ObjectHead {
 export interface ObjectEntry {
   key: string
   size: number
+  /**
+   * When the object was last written, by the store's clock (S3's `LastModified`, the file's mtime):
+   * sweeps spare objects younger than a grace, which may be another replica's write in flight.
+   */
+  lastModified: Date
 }
 
 /** Options of the start-up sweep. */

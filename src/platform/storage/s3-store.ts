@@ -231,7 +231,7 @@ export class S3ObjectStore implements ObjectStore {
     assertValidPrefix(prefix)
     await this.ensureBucket()
     for await (const item of this.client.listObjectsV2(this.bucket, prefix, true)) {
-      if (item.name) yield { key: item.name, size: item.size }
+      if (item.name) yield { key: item.name, size: item.size, lastModified: item.lastModified }
     }
   }
 

@@ -1,6 +1,7 @@
 // Test bodies for the storage suites: deterministic generated streams and a gated stream that holds a
 // write open until the test lets it finish.
 import { seededRandom } from '../../../src/platform/crypto/random'
+import type { ObjectEntry } from '../../../src/platform/storage/object-store'
 
 /** A stream of `total` deterministic bytes in `chunk`-sized pieces, with its expected SHA-256. */
 export function generatedBody(total: number, chunk = 64 * 1024, seed = 1) {
@@ -79,4 +80,9 @@ export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = []
   for await (const x of it) out.push(x)
   return out
+}
+
+/** A listing's keys and sizes, in its order (the times it carries are the contract's own test). */
+export async function listed(it: AsyncIterable<ObjectEntry>): Promise<{ key: string; size: number }[]> {
+  return (await collect(it)).map(({ key, size }) => ({ key, size }))
 }

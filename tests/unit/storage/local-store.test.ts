@@ -8,7 +8,7 @@ import { createObjectStore } from '../../../src/platform/storage/create-object-s
 import { LocalObjectStore } from '../../../src/platform/storage/local-store'
 import { InvalidObjectKeyError, type ObjectStore } from '../../../src/platform/storage/object-store'
 import { S3ObjectStore } from '../../../src/platform/storage/s3-store'
-import { collect, gatedBody } from './bodies'
+import { gatedBody, listed } from './bodies'
 import { objectStoreContract } from './object-store.contract'
 
 const dirs: string[] = []
@@ -124,7 +124,7 @@ describe('local object store', () => {
     expect(tempFiles(s)).toEqual(['in-flight.part'])
     expect(await s.sweepTemp()).toBe(1)
     expect(tempFiles(s)).toEqual([])
-    expect(await collect(s.list(''))).toEqual([{ key: 'ws_1/kept', size: 4 }])
+    expect(await listed(s.list(''))).toEqual([{ key: 'ws_1/kept', size: 4 }])
   })
 
   test('deleting the last objects of a workspace leaves no directory behind', async () => {

@@ -6,7 +6,7 @@ import {
   type ObjectStore,
   ObjectTooLargeError,
 } from '../../../src/platform/storage/object-store'
-import { collect, gatedBody, generatedBody, streamSha256 } from './bodies'
+import { collect, gatedBody, generatedBody, listed, streamSha256 } from './bodies'
 
 /** How a driver's test file plugs its driver into the contract. */
 export interface ContractHarness {
@@ -102,7 +102,7 @@ export function objectStoreContract(name: string, h: ContractHarness): void {
       await s.put('ws_1/k', 'v2')
       expect(await s.getText('ws_1/k')).toBe('v2')
       expect((await s.head('ws_1/k'))?.size).toBe(2)
-      expect(await collect(s.list('ws_1/'))).toEqual([{ key: 'ws_1/k', size: listedSize(h, 2) }])
+      expect(await listed(s.list('ws_1/'))).toEqual([{ key: 'ws_1/k', size: listedSize(h, 2) }])
     })
 
     test('a body over maxBytes is refused with ObjectTooLargeError and leaves nothing behind', async () => {
@@ -111,7 +111,7 @@ export function objectStoreContract(name: string, h: ContractHarness): void {
       expect(err).toBeInstanceOf(ObjectTooLargeError)
       expect((err as ObjectTooLargeError).limit).toBe(10)
       expect(await s.head('ws_1/small')).toBeNull()
-      expect(await collect(s.list(''))).toEqual([])
+      expect(await listed(s.list(''))).toEqual([])
       if (h.tempCount) expect(await h.tempCount(s)).toBe(0)
       // Exactly the limit is accepted.
       expect((await s.put('ws_1/small', 'x'.repeat(10), { maxBytes: 10 })).size).toBe(10)
@@ -127,7 +127,7 @@ export function objectStoreContract(name: string, h: ContractHarness): void {
       expect(body.state.cancelled).toBe(true)
       expect(body.state.pulled).toBeLessThan(h.largeBody)
       expect(await s.getText('ws_1/big')).toBe('old content')
-      expect(await collect(s.list(''))).toEqual([{ key: 'ws_1/big', size: listedSize(h, 11) }])
+      expect(await listed(s.list(''))).toEqual([{ key: 'ws_1/big', size: listedSize(h, 11) }])
       if (h.tempCount) expect(await h.tempCount(s)).toBe(0)
     })
 
@@ -154,7 +154,7 @@ export function objectStoreContract(name: string, h: ContractHarness): void {
       expect(await s.head('ws_1/d')).toBeNull()
       expect(await s.getText('ws_1/d')).toBeNull()
       await s.delete('ws_1/d')
-      expect(await collect(s.list(''))).toEqual([])
+      expect(await listed(s.list(''))).toEqual([])
     })
 
     test('deletePrefix removes only keys under the prefix and counts them', async () => {
@@ -163,7 +163,7 @@ export function objectStoreContract(name: string, h: ContractHarness): void {
         await s.put(k, k)
       }
       expect(await s.deletePrefix('ws_1/')).toBe(3)
-      expect((await collect(s.list(''))).map((o) => o.key).sort(byteOrder)).toEqual([
+      expect((await listed(s.list(''))).map((o) => o.key).sort(byteOrder)).toEqual([
         'ws_10/d',
         'ws_1x',
         'ws_2/e',
@@ -180,15 +180,30 @@ export function objectStoreContract(name: string, h: ContractHarness): void {
       const keys = ['ws_1/b/2', 'ws_1/a-c', 'ws_1/a/b', 'ws_1/doc_2', 'ws_1/doc_10/raw', 'ws_2/x', 'ws_1/Z']
       for (const k of keys) await s.put(k, k.repeat(2))
       const ordered = (xs: string[]) => (h.listsInKeyOrder ? xs : [...xs].sort(byteOrder))
-      const all = await collect(s.list(''))
+      const all = await listed(s.list(''))
       expect(ordered(all.map((o) => o.key))).toEqual([...keys].sort(byteOrder))
       expect(
         all.every((o) => (h.listsStoredSizes ? o.size > o.key.length * 2 : o.size === o.key.length * 2)),
       ).toBe(true)
-      const docs = await collect(s.list('ws_1/doc_'))
+      const docs = await listed(s.list('ws_1/doc_'))
       expect(ordered(docs.map((o) => o.key))).toEqual(['ws_1/doc_10/raw', 'ws_1/doc_2'])
-      expect((await collect(s.list('ws_1/a/'))).map((o) => o.key)).toEqual(['ws_1/a/b'])
-      expect(await collect(s.list('ws_3/'))).toEqual([])
+      expect((await listed(s.list('ws_1/a/'))).map((o) => o.key)).toEqual(['ws_1/a/b'])
+      expect(await listed(s.list('ws_3/'))).toEqual([])
+    })
+
+    test('list gives each object the time it was last written', async () => {
+      const s = await h.make()
+      // S3 keeps LastModified to the second: a second either side of the write.
+      const before = Date.now() - 1000
+      await s.put('ws_1/a', 'first')
+      const after = Date.now() + 1000
+      const [first] = await collect(s.list('ws_1/'))
+      expect(first?.lastModified).toBeInstanceOf(Date)
+      expect(first!.lastModified.getTime()).toBeGreaterThanOrEqual(before)
+      expect(first!.lastModified.getTime()).toBeLessThanOrEqual(after)
+      // Not a listing's own time: the same object lists the same time later.
+      const [again] = await collect(s.list('ws_1/'))
+      expect(again!.lastModified.getTime()).toBe(first!.lastModified.getTime())
     })
 
     test('keys that could escape the store are refused by every operation', async () => {
@@ -208,8 +223,8 @@ export function objectStoreContract(name: string, h: ContractHarness): void {
             throw new Error(`${op}(${why}) was not refused: ${err}`)
         }
       }
-      await expect(collect(s.list('../'))).rejects.toBeInstanceOf(InvalidObjectKeyError)
-      expect(await collect(s.list(''))).toEqual([])
+      await expect(listed(s.list('../'))).rejects.toBeInstanceOf(InvalidObjectKeyError)
+      expect(await listed(s.list(''))).toEqual([])
     })
 
     test(h.presigns ? 'a presigned URL accepts a direct PUT' : 'presignPut answers null', async () => {
@@ -233,7 +248,7 @@ export function objectStoreContract(name: string, h: ContractHarness): void {
       await body.firstConsumed
       expect(await s.getText('ws_1/live')).toBe('OLD')
       expect((await s.head('ws_1/live'))?.size).toBe(3)
-      expect(await collect(s.list('ws_1/'))).toEqual([{ key: 'ws_1/live', size: listedSize(h, 3) }])
+      expect(await listed(s.list('ws_1/'))).toEqual([{ key: 'ws_1/live', size: listedSize(h, 3) }])
       body.release()
       expect((await writing).size).toBe(30)
       expect(await s.getText('ws_1/live')).toBe('NEW-FIRST-HALF;NEW-SECOND-HALF')
@@ -246,7 +261,7 @@ export function objectStoreContract(name: string, h: ContractHarness): void {
       await body.firstConsumed
       expect(await s.head('ws_1/fresh')).toBeNull()
       expect(await s.get('ws_1/fresh')).toBeNull()
-      expect(await collect(s.list(''))).toEqual([])
+      expect(await listed(s.list(''))).toEqual([])
       body.release()
       await writing
       expect(await s.getText('ws_1/fresh')).toBe('part one,part two')

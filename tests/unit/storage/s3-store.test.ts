@@ -6,7 +6,7 @@ import S3rver from 's3rver'
 import { loadConfig } from '../../../src/platform/config/config.load'
 import { createObjectStore } from '../../../src/platform/storage/create-object-store'
 import { MIN_PART_SIZE, S3ObjectStore } from '../../../src/platform/storage/s3-store'
-import { collect, generatedBody } from './bodies'
+import { generatedBody, listed } from './bodies'
 import { objectStoreContract } from './object-store.contract'
 
 // An S3-compatible server on loopback, on a free port, for the whole file.
@@ -73,7 +73,7 @@ describe('S3 object store', () => {
       expect(r).toEqual({ key: `ws_1/edge-${size}`, size, sha256: body.sha256 })
       expect((await s.head(`ws_1/edge-${size}`))?.size).toBe(size)
     }
-    expect((await collect(s.list('ws_1/'))).map((o) => o.size)).toEqual([MIN_PART_SIZE, MIN_PART_SIZE + 1])
+    expect((await listed(s.list('ws_1/'))).map((o) => o.size)).toEqual([MIN_PART_SIZE, MIN_PART_SIZE + 1])
   })
 
   test('sweepTemp answers 0 on a server that cannot list incomplete uploads', async () => {
