@@ -75,7 +75,7 @@ export function connectPostgres(
 } {
   const client = new SQL({ url, max: opts.max ?? POOL, connection: SESSION })
   const listener = new SQL({ url, max: 1, connection: SESSION })
-  const store = new PostgresStore(drizzle({ client }) as unknown as Db)
+  const store = new PostgresStore(drizzle({ client }) as unknown as Db, client)
   const ping = new SelfPing(store.commits, (self) => client.notify(pingChannel(self), self))
   const listening = (async () => {
     if (!(await store.commits.listen(listener))) return false

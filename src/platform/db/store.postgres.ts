@@ -5,6 +5,7 @@ import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { CommitWatch } from './commit-watch'
 import type { Db } from './db'
 import { pgTwin } from './pg-tables'
+import { rawRows } from './raw'
 import type { PingWatch } from './self-ping'
 import { type OpenUnit, runCommitted, type Store, type UnitOptions } from './store'
 
@@ -108,8 +109,47 @@ export class PostgresStore implements Store {
   readonly commits = new NotifiedCommits()
   private readonly open = new AsyncLocalStorage<OpenUnit>()
 
-  /** `root` is drizzle's `bun-sql` database, typed as the handle repositories are written against. */
-  constructor(private readonly root: Db) {}
+  /**
+   * `root` is drizzle's `bun-sql` database, typed as the handle repositories are written against;
+   * `client` its pool, for what needs a connection of its own (holdWhileAlive).
+   */
+  constructor(
+    private readonly root: Db,
+    private readonly client?: SQL,
+  ) {}
+
+  /**
+   * Holds `key` (a session advisory lock on its 64-bit hash) on a connection of this pool reserved
+   * for it, until the returned release or the end of that connection: PostgreSQL lets it go however
+   * the process ends (kill -9, a machine lost, once the server sees the connection gone), which is
+   * how another process, on any machine, tells that this one is gone (`isHeld`).
+   */
+  async holdWhileAlive(key: string): Promise<() => Promise<void>> {
+    if (!this.client) throw new Error('holdWhileAlive needs the store made with its pool')
+    const conn = await this.client.reserve()
+    try {
+      await conn`SELECT pg_advisory_lock(hashtextextended(${key}, 0))`
+    } catch (e) {
+      conn.release()
+      throw e
+    }
+    return async () => {
+      try {
+        await conn`SELECT pg_advisory_unlock(hashtextextended(${key}, 0))`
+      } finally {
+        conn.release()
+      }
+    }
+  }
+
+  /** Whether any process holds `key` by holdWhileAlive (tried in a transaction of its own, never waited for). */
+  async isHeld(key: string): Promise<boolean> {
+    const rows = await this.unit(
+      () => rawRows(this, sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) AS free`),
+      { quiet: true },
+    )
+    return rows[0]?.free !== true
+  }
 
   get db(): Db {
     return this.open.getStore()?.db ?? this.root

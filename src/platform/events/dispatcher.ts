@@ -1,5 +1,5 @@
 import type { Clock } from '../clock/clock'
-import type { OwnerLocks } from '../jobs/owner-locks'
+import { holdOwner, type OwnerLiveness } from '../jobs/owner-locks'
 import { defaultBackoff } from '../jobs/scheduler'
 import type { Logger } from '../log/log'
 import type { DomainEvent, EventType } from './events'
@@ -48,7 +48,7 @@ export interface DispatcherOptions {
   /** Delay before delivery round number `attempt` (1-based) after a failure. */
   backoff?: (attempt: number) => number
   /** Tells owners whose process has ended, so their events resume without waiting for the lease. */
-  owners?: OwnerLocks
+  owners?: OwnerLiveness
   /** How long delivered events are kept before pruning; default a week. */
   keepMs?: number
 }
@@ -153,7 +153,7 @@ export class Dispatcher {
   /** Starts the production loop. */
   start(): void {
     if (this.timer) return
-    this.o.owners?.hold(this.o.owner)
+    holdOwner(this.o)
     this.timer = setInterval(() => this.safeTick(), this.o.pollMs)
     this.safeTick()
   }
@@ -163,7 +163,7 @@ export class Dispatcher {
     if (this.timer) clearInterval(this.timer)
     this.timer = null
     await this.idle()
-    this.o.owners?.release(this.o.owner)
+    await this.o.owners?.release(this.o.owner)
   }
 
   private safeTick(): void {
@@ -224,7 +224,7 @@ export class Dispatcher {
     if (!owners || now - this.lastOwnerCheck < this.o.leaseMs / 4) return
     this.lastOwnerCheck = now
     for (const owner of await this.o.outbox.otherOwners(this.o.owner)) {
-      if (!owners.isDead(owner)) continue
+      if (!(await owners.isDead(owner))) continue
       const count = await this.o.outbox.releaseOwner(owner)
       if (count > 0) this.o.log.warn('events resumed from a process that stopped', { count, owner })
     }

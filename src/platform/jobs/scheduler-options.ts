@@ -1,7 +1,7 @@
 // What a scheduler is built with (scheduler.ts): its queue, slots, caps, lease and poll times.
 import type { Clock } from '../clock/clock'
 import type { Logger } from '../log/log'
-import type { OwnerLocks } from './owner-locks'
+import type { OwnerLiveness } from './owner-locks'
 import type { JobQueue } from './queue'
 
 export interface SchedulerOptions {
@@ -23,7 +23,7 @@ export interface SchedulerOptions {
   /** Delay before retry number `attempt` (1-based). */
   backoff?: (attempt: number) => number
   /** Tells owners whose process has ended, so their jobs resume without waiting for the lease. */
-  owners?: OwnerLocks
+  owners?: OwnerLiveness
 }
 
 /** Exponential backoff: 1 s, 2 s, 4 s, ... capped at 5 minutes. */

@@ -1,6 +1,7 @@
 import type { ClaimPolicy } from './fair-claim'
 import type { JobHandler, KindOptions, SettledHook } from './handler'
 import { JobKinds } from './kinds'
+import { holdOwner } from './owner-locks'
 import type { Job } from './queue'
 import { type RunDeps, runJob, settled } from './run-job'
 import { defaultBackoff, type SchedulerOptions } from './scheduler-options'
@@ -211,7 +212,7 @@ export class Scheduler {
     if (!owners || now - this.lastOwnerCheck < this.o.leaseMs / 4) return
     this.lastOwnerCheck = now
     for (const owner of await this.o.queue.leaseRepo.otherOwners(this.o.owner)) {
-      if (!owners.isDead(owner)) continue
+      if (!(await owners.isDead(owner))) continue
       const count = await this.o.queue.leaseRepo.recoverOwner(owner)
       if (count > 0) this.o.log.warn('jobs resumed from a process that stopped', { count, owner })
     }
@@ -220,7 +221,7 @@ export class Scheduler {
   /** Starts the production loop. */
   start(): void {
     if (this.timer) return
-    this.o.owners?.hold(this.o.owner)
+    holdOwner(this.o)
     this.timer = setInterval(() => this.loopStep(), this.o.pollMs)
     this.loopStep()
   }
@@ -251,6 +252,6 @@ export class Scheduler {
     if (this.timer) clearInterval(this.timer)
     this.timer = null
     await this.idle()
-    this.o.owners?.release(this.o.owner)
+    await this.o.owners?.release(this.o.owner)
   }
 }

@@ -8,11 +8,12 @@ import { newId, type Random } from '../crypto/random'
 import { CheckpointThread } from '../db/checkpoints'
 import type { Db } from '../db/db'
 import { type Store, sqliteStore } from '../db/store'
+import { PostgresStore } from '../db/store.postgres'
 import { createMailer, type Mailer } from '../email/email'
 import { Dispatcher } from '../events/dispatcher'
 import { Outbox } from '../events/outbox'
 import type { Platform } from '../feature/feature'
-import { OwnerLocks } from '../jobs/owner-locks'
+import { AdvisoryOwnerLocks, OwnerLocks } from '../jobs/owner-locks'
 import { JobQueue } from '../jobs/queue'
 import { Scheduler } from '../jobs/scheduler'
 import type { Logger } from '../log/log'
@@ -52,8 +53,12 @@ export function createRuntime(d: RuntimeDeps): Runtime {
   const queue = new JobQueue(db, clock, random, store)
   // One owner name per process; its lock file tells other processes on the data dir when it ended.
   const owner = `proc_${process.pid}_${newId(random, 'w')}`
-  // Each runner holds its own lock (an OwnerLocks holds one owner's).
-  const owners = () => new OwnerLocks(join(resolve(d.config.data.dir), 'run'))
+  // Each runner holds its own lock (one holds one owner's): lock files of the data dir on SQLite,
+  // advisory locks on PostgreSQL, which tell processes on every machine on the database.
+  const owners = () =>
+    store instanceof PostgresStore
+      ? new AdvisoryOwnerLocks(store)
+      : new OwnerLocks(join(resolve(d.config.data.dir), 'run'))
   const scheduler = new Scheduler({
     queue,
     clock,
