@@ -13,6 +13,7 @@ import { type Db, openDatabase } from '../../src/platform/db/db'
 import { migrate } from '../../src/platform/db/migrate'
 import { openPostgres } from '../../src/platform/db/open-postgres'
 import { type Store, sqliteStore } from '../../src/platform/db/store'
+import { ApiError } from '../../src/platform/errors/errors'
 import { testPostgres } from './postgres'
 
 /** A migrated store and how to close it. */
@@ -111,4 +112,15 @@ export async function seedTenants(
 /** A workspace admin's session, as the store tests act: every scope, every base. */
 export function sessionAdmin(workspaceId = 'ws_1', userId = 'usr_1'): Principal {
   return { kind: 'session', workspaceId, userId, role: 'admin', scopes: null, keyId: null, corpusIds: null }
+}
+
+/** What a call came to: 'ok', or the code of the ApiError it threw (anything else is rethrown). */
+export async function outcomeCode(p: Promise<unknown>): Promise<string> {
+  try {
+    await p
+    return 'ok'
+  } catch (e) {
+    if (e instanceof ApiError) return e.code
+    throw e
+  }
 }

@@ -14,11 +14,10 @@ import { SessionTokens } from '../../../src/platform/crypto/token'
 import type { Store } from '../../../src/platform/db/store'
 import type { NotifiedCommits } from '../../../src/platform/db/store.postgres'
 import { createMailer } from '../../../src/platform/email/email'
-import { ApiError } from '../../../src/platform/errors/errors'
 import { Outbox } from '../../../src/platform/events/outbox'
 import { memoryLogger } from '../../../src/platform/log/log'
 import { RateLimiter } from '../../../src/platform/rate-limit/rate-limit'
-import { engines, type OpenStore } from '../../helpers/stores'
+import { engines, type OpenStore, outcomeCode } from '../../helpers/stores'
 
 // Accounts on SQLite and on a real PostgreSQL: a sign-up makes its workspace and first admin in one
 // unit (or neither), a session is checked through a memo that sees every commit (a role change or a
@@ -80,16 +79,6 @@ function register(a: Accounts, email: string) {
   )
 }
 
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p
-    return 'ok'
-  } catch (e) {
-    if (e instanceof ApiError) return e.code
-    throw e
-  }
-}
-
 async function count(store: Store, table: typeof users | typeof workspaces | typeof accessRequests) {
   const t = store.table(table)
   return (await store.db.select({ id: t.id }).from(t)).length
@@ -121,7 +110,7 @@ for (const engine of await engines()) {
       // A sign-in with the password; a wrong one is refused (and audited in a unit of its own).
       const again = await a.service.login('ada@example.com', 'correct horse battery', false, CALLER)
       expect((await a.sessions.authenticate(again.access_token)).userId).toBe(user.id)
-      expect(await code(a.service.login('ada@example.com', 'wrong', false, CALLER))).toBe(
+      expect(await outcomeCode(a.service.login('ada@example.com', 'wrong', false, CALLER))).toBe(
         'invalid_credentials',
       )
       // This process's role change applies on the next request; another process's removal too.
@@ -132,7 +121,7 @@ for (const engine of await engines()) {
         engine.name === 'postgres' ? (o.store.commits as NotifiedCommits).next() : Promise.resolve()
       await other.store.unit(() => accountsOn(other.store, 2).service.removeUser(user.id))
       await told
-      expect(await code(a.sessions.authenticate(token.access_token))).toBe('unauthorized')
+      expect(await outcomeCode(a.sessions.authenticate(token.access_token))).toBe('unauthorized')
     })
 
     test('a sign-up whose unit fails, or whose address is taken, writes no workspace and no user', async () => {
@@ -153,10 +142,10 @@ for (const engine of await engines()) {
       expect(await count(o.store, users)).toBe(0)
       expect(await count(o.store, workspaces)).toBe(0)
       await register(a, 'ada@example.com')
-      expect(await code(register(a, 'ada@example.com'))).toBe('email_taken')
+      expect(await outcomeCode(register(a, 'ada@example.com'))).toBe('email_taken')
       // Past the check before the unit (as two sign-ups at once are): the unique index refuses it in the unit.
       expect(
-        await code(
+        await outcomeCode(
           o.store.unit(() =>
             a.service.createWorkspace({
               workspaceName: 'Acme 2',
@@ -176,8 +165,8 @@ for (const engine of await engines()) {
       const o = await open()
       const [a, b] = [accountsOn(o.store), accountsOn(await second(o), 2)]
       const results = await Promise.all([
-        code(register(a, 'ada@example.com')),
-        code(register(b, 'ada@example.com')),
+        outcomeCode(register(a, 'ada@example.com')),
+        outcomeCode(register(b, 'ada@example.com')),
       ])
       expect(results.sort()).toEqual(['email_taken', 'ok'])
       expect(await count(o.store, users)).toBe(1)
@@ -192,12 +181,12 @@ for (const engine of await engines()) {
       const link = new URL(sent.reset_link!).searchParams.get('token')!
       const b = accountsOn(await second(o), 2)
       const results = await Promise.all([
-        code(a.service.resetPassword(link, 'new password one')),
-        code(b.service.resetPassword(link, 'new password two')),
+        outcomeCode(a.service.resetPassword(link, 'new password one')),
+        outcomeCode(b.service.resetPassword(link, 'new password two')),
       ])
       expect(results.sort()).toEqual(['invalid_token', 'ok'])
-      expect(await code(a.sessions.authenticate(token.access_token))).toBe('unauthorized')
-      expect(await code(a.service.resetPassword(link, 'new password three'))).toBe('invalid_token')
+      expect(await outcomeCode(a.sessions.authenticate(token.access_token))).toBe('unauthorized')
+      expect(await outcomeCode(a.service.resetPassword(link, 'new password three'))).toBe('invalid_token')
     })
 
     test('two password changes from one session at once: one changes it, the other ends the session', async () => {
@@ -207,8 +196,10 @@ for (const engine of await engines()) {
       const p = await a.sessions.authenticate(token.access_token)
       const b = accountsOn(await second(o), 2)
       const results = await Promise.all([
-        code(a.service.changePassword(p.userId!, 'correct horse battery', 'first new one', 'normal', CALLER)),
-        code(
+        outcomeCode(
+          a.service.changePassword(p.userId!, 'correct horse battery', 'first new one', 'normal', CALLER),
+        ),
+        outcomeCode(
           b.service.changePassword(p.userId!, 'correct horse battery', 'second new one', 'normal', CALLER),
         ),
       ])

@@ -127,7 +127,12 @@ for (const engine of await engines()) {
       clock.advance(1)
       const second = live.execute('ws_1', 'k', 'h', retry.run)
       await started(retry, second)
-      const taken = { state: 'pending' as const, owner: 'proc_live.2', expiresAt: t0 + 2 * CLAIM, status: null }
+      const taken = {
+        state: 'pending' as const,
+        owner: 'proc_live.2',
+        expiresAt: t0 + 2 * CLAIM,
+        status: null,
+      }
       expect(await row(o.store)).toEqual(taken)
 
       // The former owner comes back: its renewal and its outcome change nothing; its client gets

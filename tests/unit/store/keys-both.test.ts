@@ -11,10 +11,10 @@ import { holdInUnit } from '../../../src/platform/db/hold'
 import type { Store } from '../../../src/platform/db/store'
 import type { NotifiedCommits } from '../../../src/platform/db/store.postgres'
 import { StoreMemo } from '../../../src/platform/db/store-memo'
-import { ApiError, fail } from '../../../src/platform/errors/errors'
+import { fail } from '../../../src/platform/errors/errors'
 import { domainEvents } from '../../../src/platform/events/events.tables'
 import { Outbox } from '../../../src/platform/events/outbox'
-import { engines, type OpenStore, seedTenants, sessionAdmin } from '../../helpers/stores'
+import { engines, type OpenStore, outcomeCode, seedTenants, sessionAdmin } from '../../helpers/stores'
 
 // API keys on SQLite and on a real PostgreSQL: a key is minted, listed, found by its secret on every
 // request through a memo that sees every commit (a revocation, this process's or another's, applies
@@ -54,16 +54,6 @@ function keysOn(store: Store, seed = 1): KeysService {
 async function eventsOf(store: Store, type: string): Promise<number> {
   const e = store.table(domainEvents)
   return (await store.db.select({ id: e.id }).from(e).where(eq(e.type, type))).length
-}
-
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p
-    return 'ok'
-  } catch (e) {
-    if (e instanceof ApiError) return e.code
-    throw e
-  }
 }
 
 for (const engine of await engines()) {
@@ -107,14 +97,14 @@ for (const engine of await engines()) {
       const list = await keys.list('ws_1', null)
       expect(list.items.map((k) => k.id)).toEqual([made.id])
       expect(list.total).toBe(1)
-      expect(await code(keys.get('ws_2', made.id))).toBe('not_found')
+      expect(await outcomeCode(keys.get('ws_2', made.id))).toBe('not_found')
       const revoked = await keys.revoke(admin(), made.id, CALLER)
       expect(revoked.revoked_at).not.toBeNull()
-      expect(await code(keys.authenticate(made.key))).toBe('unauthorized')
+      expect(await outcomeCode(keys.authenticate(made.key))).toBe('unauthorized')
       // Revoked again: the key unchanged, no second event.
       expect(await keys.revoke(admin(), made.id, CALLER)).toEqual(revoked)
       expect(await eventsOf(store, 'key.revoked')).toBe(1)
-      expect(await code(keys.authenticate(`ek_${'x'.repeat(40)}`))).toBe('unauthorized')
+      expect(await outcomeCode(keys.authenticate(`ek_${'x'.repeat(40)}`))).toBe('unauthorized')
     })
 
     test("another process's revocation and a suspension apply on the next request", async () => {
@@ -130,15 +120,15 @@ for (const engine of await engines()) {
       let seen = told()
       await keysOn(other.store, 2).revoke(admin(), a.id, CALLER)
       await seen
-      expect(await code(keys.authenticate(a.key))).toBe('unauthorized')
-      expect(await code(keys.authenticate(b.key))).toBe('ok')
+      expect(await outcomeCode(keys.authenticate(a.key))).toBe('unauthorized')
+      expect(await outcomeCode(keys.authenticate(b.key))).toBe('ok')
       seen = told()
       const w = other.store.table(workspaces)
       await other.store.unit(async () => {
         await other.store.db.update(w).set({ status: 'suspended' }).where(eq(w.id, 'ws_1'))
       })
       await seen
-      expect(await code(keys.authenticate(b.key))).toBe('workspace_suspended')
+      expect(await outcomeCode(keys.authenticate(b.key))).toBe('workspace_suspended')
     })
 
     test("a creation past the plan's cap, or in a unit that fails, writes no key and no event", async () => {
@@ -146,7 +136,7 @@ for (const engine of await engines()) {
       const keys = keysOn(store)
       await keys.create(admin(), { name: 'a', scopes: ['query'] }, CALLER)
       const b = await keys.create(admin(), { name: 'b', scopes: ['query'] }, CALLER)
-      expect(await code(keys.create(admin(), { name: 'c', scopes: ['query'] }, CALLER))).toBe(
+      expect(await outcomeCode(keys.create(admin(), { name: 'c', scopes: ['query'] }, CALLER))).toBe(
         'plan_limit_reached',
       )
       // A revoked key no longer takes a place.

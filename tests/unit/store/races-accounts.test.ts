@@ -13,11 +13,10 @@ import { seededRandom } from '../../../src/platform/crypto/random'
 import { SessionTokens } from '../../../src/platform/crypto/token'
 import type { Store } from '../../../src/platform/db/store'
 import { createMailer } from '../../../src/platform/email/email'
-import { ApiError } from '../../../src/platform/errors/errors'
 import { Outbox } from '../../../src/platform/events/outbox'
 import { memoryLogger } from '../../../src/platform/log/log'
 import { RateLimiter } from '../../../src/platform/rate-limit/rate-limit'
-import { engines, type OpenStore } from '../../helpers/stores'
+import { engines, type OpenStore, outcomeCode } from '../../helpers/stores'
 
 // Two of accounts' read-then-write checks raced from two processes, on SQLite and on a real
 // PostgreSQL: with `registration = first`, first sign-ups at once make one workspace and the
@@ -83,16 +82,6 @@ function register(a: AccountsService, email: string) {
   return a.register({ email, password: 'correct horse battery', name: 'Ada', workspace_name: 'Acme' }, CALLER)
 }
 
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p
-    return 'ok'
-  } catch (e) {
-    if (e instanceof ApiError) return e.code
-    throw e
-  }
-}
-
 for (const engine of await engines()) {
   describe.skipIf(engine.skip !== null)(`accounts' races on ${engine.name}`, () => {
     /** A database and two processes on it (on SQLite one store: a process's units take turns). */
@@ -123,7 +112,9 @@ for (const engine of await engines()) {
         [a, o.store],
         [b, other],
       ]
-      const codes = await Promise.all(tries.map(([x, s], i) => code(first(x, s, `user${i}@example.com`))))
+      const codes = await Promise.all(
+        tries.map(([x, s], i) => outcomeCode(first(x, s, `user${i}@example.com`))),
+      )
       expect([...codes].sort()).toEqual([
         'ok',
         'registration_closed',
@@ -134,7 +125,7 @@ for (const engine of await engines()) {
       expect((await o.store.db.select({ id: w.id }).from(w)).length).toBe(1)
       expect(await a.firstRun()).toBe(false)
       // And the door stays shut to the route itself.
-      expect(await code(register(b, 'alan@example.com'))).toBe('registration_closed')
+      expect(await outcomeCode(register(b, 'alan@example.com'))).toBe('registration_closed')
     })
 
     test('four reset links issued at once inside the cooldown, from two processes, send one', async () => {

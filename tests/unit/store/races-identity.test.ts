@@ -9,9 +9,8 @@ import type { IdentityDeps } from '../../../src/features/identity/identity.types
 import { ManualClock } from '../../../src/platform/clock/clock'
 import { seededRandom } from '../../../src/platform/crypto/random'
 import type { Store } from '../../../src/platform/db/store'
-import { ApiError } from '../../../src/platform/errors/errors'
 import { Outbox } from '../../../src/platform/events/outbox'
-import { engines, type OpenStore, seedTenants } from '../../helpers/stores'
+import { engines, type OpenStore, outcomeCode, seedTenants } from '../../helpers/stores'
 
 // Two links of one user's identity at an issuer at once, from two processes, on SQLite and on a real
 // PostgreSQL: a user has one identity per issuer (docs/accounts.md). Single sign-on's link of another
@@ -41,16 +40,6 @@ function linkerOn(store: Store, seed: number): { signIn: IdentitySignIn; events:
   // Linking reads only these of identity's parts; the flows around it (tickets, accounts) are not run.
   const signIn = new IdentitySignIn(deps as unknown as IdentityDeps, new LinkTickets('a test secret', clock))
   return { signIn, events }
-}
-
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p
-    return 'ok'
-  } catch (e) {
-    if (e instanceof ApiError) return e.code
-    throw e
-  }
 }
 
 for (const engine of await engines()) {
@@ -85,8 +74,8 @@ for (const engine of await engines()) {
     test('of two single sign-on links of different subjects at once, one links and the other is identity_mismatch', async () => {
       const { a, b, user, linked } = await open()
       const codes = await Promise.all([
-        code(a.store.unit(() => a.signIn.linkIdentity(user, ticket('sub_a'), CALLER, 'refuse'))),
-        code(b.store.unit(() => b.signIn.linkIdentity(user, ticket('sub_b'), CALLER, 'refuse'))),
+        outcomeCode(a.store.unit(() => a.signIn.linkIdentity(user, ticket('sub_a'), CALLER, 'refuse'))),
+        outcomeCode(b.store.unit(() => b.signIn.linkIdentity(user, ticket('sub_b'), CALLER, 'refuse'))),
       ])
       expect([...codes].sort()).toEqual(['identity_mismatch', 'ok'])
       expect(await linked()).toEqual([codes[0] === 'ok' ? 'sub_a' : 'sub_b'])
@@ -96,8 +85,8 @@ for (const engine of await engines()) {
     test('of two password-proved links of different subjects at once, both land, the second replacing the first', async () => {
       const { a, b, user, linked } = await open()
       const codes = await Promise.all([
-        code(a.store.unit(() => a.signIn.linkIdentity(user, ticket('sub_a'), CALLER, 'replace'))),
-        code(b.store.unit(() => b.signIn.linkIdentity(user, ticket('sub_b'), CALLER, 'replace'))),
+        outcomeCode(a.store.unit(() => a.signIn.linkIdentity(user, ticket('sub_a'), CALLER, 'replace'))),
+        outcomeCode(b.store.unit(() => b.signIn.linkIdentity(user, ticket('sub_b'), CALLER, 'replace'))),
       ])
       expect(codes).toEqual(['ok', 'ok'])
       const told = (await a.events.pending()).filter((e) => e.type === 'identity.linked')
@@ -111,8 +100,8 @@ for (const engine of await engines()) {
     test('the same identity linked twice at once (two first sign-ins) is linked once and told once', async () => {
       const { a, b, user, linked } = await open()
       const codes = await Promise.all([
-        code(a.store.unit(() => a.signIn.linkIdentity(user, ticket('sub_a'), CALLER, 'refuse'))),
-        code(b.store.unit(() => b.signIn.linkIdentity(user, ticket('sub_a'), CALLER, 'refuse'))),
+        outcomeCode(a.store.unit(() => a.signIn.linkIdentity(user, ticket('sub_a'), CALLER, 'refuse'))),
+        outcomeCode(b.store.unit(() => b.signIn.linkIdentity(user, ticket('sub_a'), CALLER, 'refuse'))),
       ])
       expect(codes).toEqual(['ok', 'ok'])
       expect(await linked()).toEqual(['sub_a'])

@@ -8,11 +8,10 @@ import { ManualClock } from '../../../src/platform/clock/clock'
 import { seededRandom } from '../../../src/platform/crypto/random'
 import { Sealer } from '../../../src/platform/crypto/sealed'
 import type { Store } from '../../../src/platform/db/store'
-import { ApiError } from '../../../src/platform/errors/errors'
 import { Outbox } from '../../../src/platform/events/outbox'
 import { JobQueue } from '../../../src/platform/jobs/queue'
 import { memoryLogger } from '../../../src/platform/log/log'
-import { engines, type OpenStore, seedTenants, sessionAdmin } from '../../helpers/stores'
+import { engines, type OpenStore, outcomeCode, seedTenants, sessionAdmin } from '../../helpers/stores'
 
 // A workspace's webhook endpoints are capped (MAX_ENDPOINTS) on SQLite and on a real PostgreSQL,
 // however many creations race at the cap from two processes: the count and the insert run with the
@@ -59,16 +58,6 @@ function serviceOn(store: Store, seed: number): WebhooksService {
   return new WebhooksService({ ...base, destinations, deliveries })
 }
 
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p
-    return 'ok'
-  } catch (e) {
-    if (e instanceof ApiError) return e.code
-    throw e
-  }
-}
-
 for (const engine of await engines()) {
   describe.skipIf(engine.skip !== null)(`the webhook endpoint cap racing on ${engine.name}`, () => {
     test('of four creations at once with one place left, from two processes, one takes it', async () => {
@@ -86,10 +75,10 @@ for (const engine of await engines()) {
         )
       for (let i = 0; i < MAX_ENDPOINTS - 1; i++) await create(a, i)
       const codes = await Promise.all([
-        code(create(a, 100)),
-        code(create(b, 101)),
-        code(create(a, 102)),
-        code(create(b, 103)),
+        outcomeCode(create(a, 100)),
+        outcomeCode(create(b, 101)),
+        outcomeCode(create(a, 102)),
+        outcomeCode(create(b, 103)),
       ])
       expect([...codes].sort()).toEqual([
         'ok',
