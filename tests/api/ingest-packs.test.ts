@@ -122,7 +122,7 @@ describe('an upload of many small files', () => {
     for (const d of docs.slice(0, 11)) expect((await del(d.id)).status).toBe(204)
     // The deleted file's sidecar went with it; the pack stays for the one file left.
     expect((await blobs(t, admin.workspaceId)).map((o) => o.key)).toEqual([pack])
-    expect(await t.services.ingest.sweepOrphans()).toMatchObject({ removed: 0 })
+    expect(await t.services.ingest.sweepOrphans({ graceMs: 0 })).toMatchObject({ removed: 0 })
     expect((await blobs(t, admin.workspaceId)).map((o) => o.key)).toEqual([pack])
     const last = await t.request(`/v1/corpora/${corpusId}/documents/${docs[11]!.id}/raw`, {
       headers: bearer(admin.token),

@@ -1,5 +1,6 @@
 import { newId } from '../../platform/crypto/random'
 import { notFound } from '../../platform/errors/errors'
+import { NamedLeases } from '../../platform/leases/leases.repo'
 import { parseRange } from '../../platform/storage/ranges'
 import type { DocumentRow } from '../corpora/corpora.service'
 import { capped as capsApply, ensureRoomFor, holdCaps, holdings, isCapRefusal, noLarger } from './ingest.caps'
@@ -42,10 +43,20 @@ export class Registrar {
   readonly inflight = new Set<string>()
   /** Push runs whose commit this process is registering, batch by batch (the sweep spares them). */
   readonly committing = new Set<string>()
+  /** Leases shared with the other processes on the database: the orphan sweep's and push commits'. */
+  readonly leases: NamedLeases
+  private owner: string | null = null
 
   constructor(private readonly deps: RegistrarDeps) {
     this.repo = new IngestRepo(deps.store, deps.events)
     this.uploads = new UploadsRepo(deps.store)
+    this.leases = new NamedLeases(deps.store, deps.clock)
+  }
+
+  /** This process's name as the holder of ingest's leases (made on first use). */
+  leaseOwner(): string {
+    this.owner ??= newId(this.deps.random, 'ingest')
+    return this.owner
   }
 
   /** Now, in epoch milliseconds, from the injected clock. */

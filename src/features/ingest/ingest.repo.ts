@@ -155,19 +155,22 @@ export class IngestRepo {
   /**
    * Ends a source's listing: the run ends now when nothing is pending (else when its last document
    * settles). `failed` or `canceled` end it at once whatever is pending, with the reason. Returns
-   * the run (null when it had ended already). One unit; a conditional write on `running`.
+   * the run (null when it had ended already; with `openOnly`, also when its listing was closed).
+   * One unit; a conditional write on `running`.
    */
   closeListing(
     runId: string,
     now: number,
     end?: { status: 'failed' | 'canceled'; error: string | null },
+    opts: { openOnly?: boolean } = {},
   ): Promise<SyncRunRow | null> {
     const t = this.t
+    const open = opts.openOnly ? eq(t.listing, 1) : undefined
     return this.store.unit(async () => {
       const [run] = await this.store.db
         .update(t)
         .set({ listing: 0 })
-        .where(and(eq(t.id, runId), eq(t.status, 'running')))
+        .where(and(eq(t.id, runId), eq(t.status, 'running'), open))
         .returning()
       if (!run) return null
       const status = end?.status ?? (run.pending > 0 ? 'running' : finalStatus(run.failed, taken(run)))
@@ -181,29 +184,14 @@ export class IngestRepo {
     })
   }
 
-  /**
-   * Ends the push runs a crash left open while their commit was being registered (none of
-   * `inFlight`, the commits of this process): `failed`, with what to do, keeping what they took.
-   * Returns how many.
-   */
-  async closeInterruptedCommits(now: number, inFlight: ReadonlySet<string>): Promise<number> {
+  /** The push runs whose commit is open: being registered, or cut short by a stop. */
+  async openCommits(): Promise<string[]> {
     const t = this.t
-    const open = (
-      await this.store.db
-        .select({ id: t.id })
-        .from(t)
-        .where(and(eq(t.source, 'push'), eq(t.listing, 1), eq(t.status, 'running')))
-    ).filter((r) => !inFlight.has(r.id))
-    let closed = 0
-    for (const r of open) {
-      const run = await this.closeListing(r.id, now, {
-        status: 'failed',
-        error:
-          'The server stopped while this commit was being registered; the files registered before are kept. Push again to finish.',
-      })
-      if (run) closed++
-    }
-    return closed
+    const rows = await this.store.db
+      .select({ id: t.id })
+      .from(t)
+      .where(and(eq(t.source, 'push'), eq(t.listing, 1), eq(t.status, 'running')))
+    return rows.map((r) => r.id)
   }
 
   /** One run of a base, or null. */

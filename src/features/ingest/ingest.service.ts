@@ -12,13 +12,14 @@ import { extractionJob } from './ingest.jobs'
 import { type RegisterBatch, Registrar } from './ingest.registrar'
 import type { RunError, SyncRunRow } from './ingest.repo'
 import type { Extractor, IngestDeps, Registered } from './ingest.types'
+import { closeInterruptedCommits } from './lib/commit-leases'
 import { normalizePrefix } from './lib/paths'
 import { pushProtocol } from './lib/push'
 import type { PushProtocol } from './lib/push-manifest'
 import { type DocumentText, type RawFile, readRaw, readText } from './lib/reading'
 import { reextractStale } from './lib/reextract'
 import { SourceFiles } from './lib/source-files'
-import { objectsPurger, sweepOrphans } from './lib/sweep'
+import { type OrphanSweep, type OrphanSweepOptions, objectsPurger, sweepOrphans } from './lib/sweep'
 import { uploadFiles } from './lib/upload'
 import { type UpsertBody, upsertDocument } from './lib/upsert'
 
@@ -207,9 +208,14 @@ export class IngestService {
     return this.registrar.repo.run(corpusId, runId)
   }
 
-  /** Removes objects of the corpora area that nothing references; run at start-up. */
-  sweepOrphans(): Promise<{ removed: number; uploadsExpired: number }> {
-    return sweepOrphans(this.context)
+  /** Removes objects of the corpora area that nothing references; run at start-up (sweep.ts). */
+  sweepOrphans(opts?: OrphanSweepOptions): Promise<OrphanSweep> {
+    return sweepOrphans(this.context, opts)
+  }
+
+  /** Ends the push commits no live process is registering (commit-leases.ts); part of the sweep. */
+  closeInterruptedCommits(): Promise<{ closed: number; heldUntil: number | null }> {
+    return closeInterruptedCommits(this.context)
   }
 
   /** Puts the documents of a base extracted by an older extractor back for extraction (a `force` run asks); how many. */

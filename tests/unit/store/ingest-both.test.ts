@@ -218,10 +218,20 @@ for (const engine of await engines()) {
         listing: 0,
         pending: 1,
       })
-      // A crash left run_2's commit open; this process commits nothing: it is ended, once.
-      expect(await runs.closeInterruptedCommits(T0 + 2, new Set())).toBe(1)
-      expect(await runs.closeInterruptedCommits(T0 + 3, new Set())).toBe(0)
+      // run_2's commit is open: listed as such, and ended once. An interrupted commit is ended only
+      // while its listing is open: run_3's closed (its documents pending), so it runs on.
+      await store.unit(async () => {
+        await runs.openRun(openRun('run_3'))
+        await runs.addToRun('run_3', { created: 1, updated: 0, unchanged: 0, deleted: 0, pending: 1 }, [])
+      })
+      expect((await runs.closeListing('run_3', T0 + 2))?.status).toBe('running')
+      expect(await runs.openCommits()).toEqual(['run_2'])
+      expect(await runs.closeListing('run_2', T0 + 2, end, { openOnly: true })).not.toBeNull()
+      expect(await runs.closeListing('run_2', T0 + 3, end, { openOnly: true })).toBeNull()
+      expect(await runs.closeListing('run_3', T0 + 3, end, { openOnly: true })).toBeNull()
+      expect(await runs.openCommits()).toEqual([])
       expect(await runs.run('crp_1', 'run_2')).toMatchObject({ status: 'failed', finishedAt: T0 + 2 })
+      expect(await runs.run('crp_1', 'run_3')).toMatchObject({ status: 'running', listing: 0 })
     })
 
     test('a run lists at most MAX_RUN_ERRORS errors and keeps counting failures', async () => {

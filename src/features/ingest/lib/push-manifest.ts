@@ -121,7 +121,10 @@ export function managed(docs: DocumentRow[]): DocumentRow[] {
 }
 
 /** What the push protocol works with. */
-export type PushDeps = Pick<IngestDeps, 'store' | 'config' | 'objects' | 'corpora' | 'random' | 'plans'> & {
+export type PushDeps = Pick<
+  IngestDeps,
+  'store' | 'config' | 'objects' | 'corpora' | 'random' | 'clock' | 'plans'
+> & {
   registrar: Registrar
 }
 

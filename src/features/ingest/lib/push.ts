@@ -11,6 +11,7 @@ import { capped, commitAdds, ensureRoomAhead } from '../ingest.caps'
 import type { RegisterBatch } from '../ingest.registrar'
 import type { SyncRunRow } from '../ingest.repo'
 import type { Incoming } from '../ingest.types'
+import { holdCommit } from './commit-leases'
 import { normalizePrefix } from './paths'
 import { putRaw, uploadUrls } from './push-content'
 import {
@@ -134,8 +135,9 @@ async function commit(
  * Registers a commit's files, then its deletions (or the deletions first, when they make the room
  * the files take under the plan's caps), `COMMIT_BATCH` at a time into one push run that
  * is closed after the last batch. A failure part way (the base deleted meanwhile) ends the run
- * `failed`, keeping what was registered; a crash leaves it open until the start-up sweep ends it
- * (`closeInterruptedCommits`). Pushing again finishes the work: unchanged files cost nothing.
+ * `failed`, keeping what was registered; a crash leaves it open until a process starting up ends it
+ * (`closeInterruptedCommits`) once its lease, renewed before each batch, has lapsed. Pushing again
+ * finishes the work: unchanged files cost nothing.
  */
 async function registerInBatches(
   deps: PushDeps,
@@ -160,6 +162,8 @@ async function registerInBatches(
   }
   // An empty manifest still records its run and moves the base's last sync.
   if (batches.length === 0) batches.push({ items: [] })
+  // Held before the run is open, so no process ever sees it open and unheld while this one lives.
+  const lease = await holdCommit(deps, runId)
   await deps.store.unit(() =>
     registrar.repo.openRun({
       id: runId,
@@ -174,6 +178,7 @@ async function registerInBatches(
   registrar.committing.add(runId)
   try {
     await inSlices(batches, 1, async ([batch]) => {
+      await lease.keep()
       await registrar.register(ws, corpusId, {
         ...batch!,
         source: 'push',
@@ -191,6 +196,7 @@ async function registerInBatches(
     throw e
   } finally {
     registrar.committing.delete(runId)
+    await lease.release()
   }
   return (await registrar.repo.run(corpusId, runId))!
 }

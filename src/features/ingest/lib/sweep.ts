@@ -1,11 +1,13 @@
 import { isTerminal } from '../../../platform/jobs/queue'
+import { HeldLease } from '../../../platform/leases/held-lease'
 import type { DocumentPurger, DocumentRow } from '../../corpora/corpora.service'
 import type { Registrar } from '../ingest.registrar'
 import { EXTRACT_JOB, type ExtractPayload, type IngestDeps } from '../ingest.types'
+import { closeInterruptedCommits } from './commit-leases'
 import { corpusOfKey, corpusPrefix } from './keys'
 
 /** What the purger and the orphan sweep work with. */
-export type SweepDeps = Pick<IngestDeps, 'store' | 'objects' | 'corpora' | 'queue' | 'log'> & {
+export type SweepDeps = Pick<IngestDeps, 'store' | 'clock' | 'objects' | 'corpora' | 'queue' | 'log'> & {
   registrar: Registrar
 }
 
@@ -62,24 +64,71 @@ async function forgetJobs(
   }
 }
 
+/** The named lease the orphan sweep runs under: of the processes starting at once, one sweeps. */
+export const SWEEP_LEASE = 'ingest.orphan-sweep'
+/** How long the sweep's lease lasts unless renewed (renewed as it goes, every third of it). */
+const SWEEP_LEASE_MS = 5 * 60_000
+/**
+ * Objects written less than this long ago are spared: another process may have stored a file whose
+ * row it has not committed yet (its in-flight set is its own). Requests and push commits take
+ * seconds to minutes; an hour is far beyond any and beyond clock skew between hosts.
+ */
+export const ORPHAN_GRACE_MS = 3_600_000
+
+/** Options of one sweep. */
+export interface OrphanSweepOptions {
+  /** Spare objects last written less than this long ago (`ORPHAN_GRACE_MS`); 0: no object is spared for its age. */
+  graceMs?: number
+}
+
+/** What a sweep did; `skipped` when another process holds the sweep's lease (it sweeps). */
+export interface OrphanSweep {
+  removed: number
+  uploadsExpired: number
+  skipped?: true
+  /** When a push commit spared because another process holds its lease lapses unless renewed (null: none). */
+  commitsHeldUntil?: number | null
+}
+
 /**
  * Removes objects of the corpora area that no row references: leftovers of a crash between storing
  * a file and committing its row, old versions whose deletion was interrupted, pushed content whose
  * commit never came (once its upload has expired), and everything of a base that no longer exists.
- * Objects of requests in flight are spared. Push runs a crash left open part way through their
- * commit are ended first.
+ * Objects of this process's requests in flight are spared, and every object younger than the grace
+ * (another process's may be in flight). Push runs a stop left open part way through their commit
+ * are ended first (commit-leases.ts). Runs in the one process that takes the sweep's lease.
  */
-export async function sweepOrphans(deps: SweepDeps): Promise<{ removed: number; uploadsExpired: number }> {
+export async function sweepOrphans(deps: SweepDeps, opts: OrphanSweepOptions = {}): Promise<OrphanSweep> {
+  const { registrar } = deps
+  const lease = await HeldLease.take(
+    registrar.leases,
+    deps.clock,
+    SWEEP_LEASE,
+    registrar.leaseOwner(),
+    SWEEP_LEASE_MS,
+  )
+  if (!lease) return { removed: 0, uploadsExpired: 0, skipped: true }
+  try {
+    const commits = await closeInterruptedCommits(deps)
+    const uploadsExpired = await registrar.uploads.deleteExpiredUploads(registrar.now())
+    const removed = await removeOrphans(deps, lease, opts.graceMs ?? ORPHAN_GRACE_MS)
+    return { removed, uploadsExpired, commitsHeldUntil: commits.heldUntil }
+  } finally {
+    await lease.release()
+  }
+}
+
+/** Lists the corpora area and removes what nothing uses and the grace does not spare; how many. */
+async function removeOrphans(deps: SweepDeps, lease: HeldLease, graceMs: number): Promise<number> {
   const { objects, corpora, log, registrar } = deps
-  const commitsClosed = await registrar.repo.closeInterruptedCommits(registrar.now(), registrar.committing)
-  if (commitsClosed > 0)
-    log.warn('push commits cut short by a stop were ended as failed', { runs: commitsClosed })
-  const uploadsExpired = await registrar.uploads.deleteExpiredUploads(registrar.now())
+  // Written at or after the cutoff: spared (with no grace, nothing is spared for its age).
+  const cutoff = graceMs > 0 ? registrar.now() - graceMs : Number.POSITIVE_INFINITY
   const bases = new Map<string, boolean>()
   const orphans: string[] = []
   for await (const o of objects.list('')) {
+    await lease.keep()
     const where = corpusOfKey(o.key)
-    if (!where || registrar.inflight.has(o.key)) continue
+    if (!where || registrar.inflight.has(o.key) || o.lastModified.getTime() >= cutoff) continue
     const baseKey = `${where.workspaceId}/${where.corpusId}`
     let exists = bases.get(baseKey)
     if (exists === undefined) {
@@ -91,11 +140,12 @@ export async function sweepOrphans(deps: SweepDeps): Promise<{ removed: number; 
   let removed = 0
   // Deleted after the listing, each checked again: a request may have committed it meanwhile.
   for (const key of orphans) {
+    await lease.keep()
     try {
       if (await registrar.dropIfUnused(key)) removed++
     } catch (e) {
       log.warn('orphan sweep could not remove an object', { key, error: (e as Error).message })
     }
   }
-  return { removed, uploadsExpired }
+  return removed
 }
