@@ -121,14 +121,14 @@ export async function sweepOrphans(deps: SweepDeps, opts: OrphanSweepOptions = {
 /** Lists the corpora area and removes what nothing uses and the grace does not spare; how many. */
 async function removeOrphans(deps: SweepDeps, lease: HeldLease, graceMs: number): Promise<number> {
   const { objects, corpora, log, registrar } = deps
-  // Written at or after the cutoff: spared (with no grace, nothing is spared for its age).
+  // Written after the cutoff: spared (with no grace, nothing is spared for its age).
   const cutoff = graceMs > 0 ? registrar.now() - graceMs : Number.POSITIVE_INFINITY
   const bases = new Map<string, boolean>()
   const orphans: string[] = []
   for await (const o of objects.list('')) {
     await lease.keep()
     const where = corpusOfKey(o.key)
-    if (!where || registrar.inflight.has(o.key) || o.lastModified.getTime() >= cutoff) continue
+    if (!where || registrar.inflight.has(o.key) || o.lastModified.getTime() > cutoff) continue
     const baseKey = `${where.workspaceId}/${where.corpusId}`
     let exists = bases.get(baseKey)
     if (exists === undefined) {
