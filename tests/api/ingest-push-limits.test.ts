@@ -217,7 +217,7 @@ describe('a commit registered in batches', () => {
       )
     let finished = false
     let sweeping: Promise<unknown> | null = null
-    const seen: { id: string; status: string }[] = []
+    const seen: { id: string; status: string; leased: boolean }[] = []
     // On a turn of the loop while the commit is registered, the sweep runs as at a start-up (its
     // listing of objects goes on meanwhile); once it is done, the run being registered is still running.
     const tick = async () => {
@@ -229,7 +229,12 @@ describe('a commit registered in batches', () => {
             'SELECT status FROM sync_runs WHERE id = ?',
             live.id,
           )
-          seen.push({ id: live.id, status: row!.status })
+          // Spared because this process registers it: it holds the commit's lease meanwhile.
+          const lease = await f.t.sql.get<{ name: string }>(
+            'SELECT name FROM named_leases WHERE name = ?',
+            `ingest.push-commit:${live.id}`,
+          )
+          seen.push({ id: live.id, status: row!.status, leased: lease !== null && lease !== undefined })
         })
       }
       setImmediate(tick)
@@ -240,7 +245,9 @@ describe('a commit registered in batches', () => {
     await sweeping
     expect(res.status).toBe(202)
     const run = (await res.json()) as { id: string; status: string; created: number }
-    expect(seen).toEqual([{ id: run.id, status: 'running' }])
+    expect(seen).toEqual([{ id: run.id, status: 'running', leased: true }])
+    // The commit gave its lease up as it ended; the sweep gave its own up, and the cut-short run's.
+    expect(await f.t.sql.all('SELECT name FROM named_leases')).toEqual([])
     expect(run).toMatchObject({ status: 'running', created: LIMIT })
     const cut = await f.t.sql.get<{ status: string; listing: number; error: string; finished_at: number }>(
       "SELECT status, listing, error, finished_at FROM sync_runs WHERE id = 'run_cut_short'",
