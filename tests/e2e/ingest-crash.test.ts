@@ -9,7 +9,8 @@ import { filesUnder } from '../helpers/files-under'
 // middle of a large multipart upload, then started again on the same data dir. Local storage in
 // either pass: what is checked is the local store's temporary files (on S3 a body under one part is
 // held in memory, and the stand-in server cannot list unfinished multipart uploads to sweep).
-const LOCAL = { ENGRAM_STORAGE: 'local' }
+// No grace for the orphan sweep: the leftover it must remove was written a moment before the restart.
+const LOCAL = { ENGRAM_STORAGE: 'local', ENGRAM_INGEST_ORPHAN_GRACE_SECONDS: '0' }
 let dir: string
 let dataDir: string
 let server: Awaited<ReturnType<typeof startBinary>> | null = null

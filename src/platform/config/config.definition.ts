@@ -605,6 +605,12 @@ export const configDefinition = {
       default: 24,
       kind: { type: 'int', min: 1, max: 720 },
     }),
+    orphan_grace_seconds: leaf({
+      doc: "The start-up orphan sweep spares objects written less than this long ago, which may be another replica's upload whose row is not committed yet, in seconds; 0 spares none for its age (one process only).",
+      env: 'ENGRAM_INGEST_ORPHAN_GRACE_SECONDS',
+      default: 3600,
+      kind: { type: 'int', min: 0, max: 604_800 },
+    }),
   },
   onboarding: {
     auto_delay_ms: leaf({

@@ -9,9 +9,10 @@ import {
   closeInterruptedCommits,
   holdCommit,
 } from '../../../src/features/ingest/lib/commit-leases'
-import { ORPHAN_GRACE_MS, SWEEP_LEASE, sweepOrphans } from '../../../src/features/ingest/lib/sweep'
+import { SWEEP_LEASE, sweepOrphans } from '../../../src/features/ingest/lib/sweep'
 import type { Caps } from '../../../src/features/plans/plans.schemas'
 import { ManualClock } from '../../../src/platform/clock/clock'
+import { loadConfig } from '../../../src/platform/config/config.load'
 import { seededRandom } from '../../../src/platform/crypto/random'
 import type { Store } from '../../../src/platform/db/store'
 import { Outbox } from '../../../src/platform/events/outbox'
@@ -36,6 +37,8 @@ afterEach(async () => {
 
 const T0 = 1_764_400_000_000
 const MINUTE = 60_000
+/** The default grace, `ingest.orphan_grace_seconds`. */
+const GRACE_MS = 3_600_000
 
 /** One process: its registrar and what the sweep works with, on `store`, sharing `objects` and `clock`. */
 function processOn(store: Store, objects: LocalObjectStore, clock: ManualClock, seed: number) {
@@ -48,7 +51,8 @@ function processOn(store: Store, objects: LocalObjectStore, clock: ManualClock, 
     ensureRoom: async () => {},
   }
   const registrar = new Registrar({ store, clock, random, objects, corpora, queue, events, plans })
-  return { store, clock, objects, corpora, queue, log: memoryLogger(), registrar }
+  const config = loadConfig({ env: {}, readFile: () => null }).ingest
+  return { store, clock, config, objects, corpora, queue, log: memoryLogger(), registrar }
 }
 
 for (const engine of await engines()) {
@@ -104,7 +108,7 @@ for (const engine of await engines()) {
       expect(await sweepOrphans(a)).toEqual({ removed: 2, uploadsExpired: 0, commitsHeldUntil: null })
       expect(await keys()).toEqual(['ws_1/carts/c.cart', blob('blob_elsewhere'), blob('blob_used')])
       // An hour on, nothing took it: it was a crash's leftover after all, and goes.
-      clock.advance(ORPHAN_GRACE_MS - 5 * MINUTE)
+      clock.advance(GRACE_MS - 5 * MINUTE)
       expect((await sweepOrphans(a)).removed).toBe(1)
       expect(await keys()).toEqual(['ws_1/carts/c.cart', blob('blob_used')])
     })

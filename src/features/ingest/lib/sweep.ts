@@ -7,7 +7,10 @@ import { closeInterruptedCommits } from './commit-leases'
 import { corpusOfKey, corpusPrefix } from './keys'
 
 /** What the purger and the orphan sweep work with. */
-export type SweepDeps = Pick<IngestDeps, 'store' | 'clock' | 'objects' | 'corpora' | 'queue' | 'log'> & {
+export type SweepDeps = Pick<
+  IngestDeps,
+  'store' | 'clock' | 'config' | 'objects' | 'corpora' | 'queue' | 'log'
+> & {
   registrar: Registrar
 }
 
@@ -68,16 +71,14 @@ async function forgetJobs(
 export const SWEEP_LEASE = 'ingest.orphan-sweep'
 /** How long the sweep's lease lasts unless renewed (renewed as it goes, every third of it). */
 const SWEEP_LEASE_MS = 5 * 60_000
-/**
- * Objects written less than this long ago are spared: another process may have stored a file whose
- * row it has not committed yet (its in-flight set is its own). Requests and push commits take
- * seconds to minutes; an hour is far beyond any and beyond clock skew between hosts.
- */
-export const ORPHAN_GRACE_MS = 3_600_000
-
 /** Options of one sweep. */
 export interface OrphanSweepOptions {
-  /** Spare objects last written less than this long ago (`ORPHAN_GRACE_MS`); 0: no object is spared for its age. */
+  /**
+   * Spare objects last written less than this long ago: another process may have stored a file
+   * whose row it has not committed yet (its in-flight set is its own). By default
+   * `ingest.orphan_grace_seconds` (an hour: requests and push commits take seconds to minutes, and
+   * clocks of hosts differ by far less); 0: no object is spared for its age.
+   */
   graceMs?: number
 }
 
@@ -111,7 +112,8 @@ export async function sweepOrphans(deps: SweepDeps, opts: OrphanSweepOptions = {
   try {
     const commits = await closeInterruptedCommits(deps)
     const uploadsExpired = await registrar.uploads.deleteExpiredUploads(registrar.now())
-    const removed = await removeOrphans(deps, lease, opts.graceMs ?? ORPHAN_GRACE_MS)
+    const grace = opts.graceMs ?? deps.config.orphan_grace_seconds * 1000
+    const removed = await removeOrphans(deps, lease, grace)
     return { removed, uploadsExpired, commitsHeldUntil: commits.heldUntil }
   } finally {
     await lease.release()
