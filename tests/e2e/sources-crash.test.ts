@@ -87,6 +87,8 @@ const start = () =>
       // Each workspace reads its own folder; the test links the share there once it has one.
       ENGRAM_SOURCES_FOLDER_ROOTS: `*=${join(dir, 'tenants')}/{workspace_id}`,
       ENGRAM_SOURCES_BATCH_FILES: String(BATCH_FILES),
+      // No grace for the orphan sweep: the leftovers it must remove were written just before the kill.
+      ENGRAM_INGEST_ORPHAN_GRACE_SECONDS: '0',
     },
   })
 
