@@ -164,17 +164,22 @@ async function registerInBatches(
   if (batches.length === 0) batches.push({ items: [] })
   // Held before the run is open, so no process ever sees it open and unheld while this one lives.
   const lease = await holdCommit(deps, runId)
-  await deps.store.unit(() =>
-    registrar.repo.openRun({
-      id: runId,
-      workspaceId: ws,
-      corpusId,
-      source: 'push',
-      sourceId: null,
-      jobId: null,
-      now: registrar.now(),
-    }),
-  )
+  await deps.store
+    .unit(() =>
+      registrar.repo.openRun({
+        id: runId,
+        workspaceId: ws,
+        corpusId,
+        source: 'push',
+        sourceId: null,
+        jobId: null,
+        now: registrar.now(),
+      }),
+    )
+    .catch(async (e) => {
+      await lease.release()
+      throw e
+    })
   registrar.committing.add(runId)
   try {
     await inSlices(batches, 1, async ([batch]) => {
