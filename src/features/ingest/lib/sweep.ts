@@ -71,6 +71,7 @@ async function forgetJobs(
 export const SWEEP_LEASE = 'ingest.orphan-sweep'
 /** How long the sweep's lease lasts unless renewed (renewed as it goes, every third of it). */
 const SWEEP_LEASE_MS = 5 * 60_000
+
 /** Options of one sweep. */
 export interface OrphanSweepOptions {
   /**
