@@ -8,6 +8,7 @@ import m4 from './0004_jobs_seq.sql' with { type: 'text' }
 import m5 from './0005_rate_limit_windows.sql' with { type: 'text' }
 import m6 from './0006_idempotency_owner.sql' with { type: 'text' }
 import m7 from './0007_named_leases.sql' with { type: 'text' }
+import m8 from './0008_oidc_spent_flows.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -19,4 +20,5 @@ export const migrations: Migration[] = [
   { tag: '0005_rate_limit_windows', sql: m5 },
   { tag: '0006_idempotency_owner', sql: m6 },
   { tag: '0007_named_leases', sql: m7 },
+  { tag: '0008_oidc_spent_flows', sql: m8 },
 ]

@@ -20,6 +20,7 @@ import * as ssoTables from '../src/features/sso/sso.tables'
 import * as usageTables from '../src/features/usage/usage.tables'
 import * as webhooksTables from '../src/features/webhooks/webhooks.tables'
 import * as workspacesTables from '../src/features/workspaces/workspaces.tables'
+import * as oidcSpentTables from '../src/platform/auth/oidc-spent.tables'
 import { pgTwin } from '../src/platform/db/pg-tables'
 import * as eventsTables from '../src/platform/events/events.tables'
 import * as idempotencyTables from '../src/platform/http/idempotency.tables'
@@ -63,6 +64,7 @@ export const webhookAttempts = pgTwin(webhooksTables.webhookAttempts)
 export const webhookDeliveries = pgTwin(webhooksTables.webhookDeliveries)
 export const webhookEndpoints = pgTwin(webhooksTables.webhookEndpoints)
 export const workspaces = pgTwin(workspacesTables.workspaces)
+export const oidcSpentFlows = pgTwin(oidcSpentTables.oidcSpentFlows)
 export const domainEvents = pgTwin(eventsTables.domainEvents)
 export const eventDeliveries = pgTwin(eventsTables.eventDeliveries)
 export const idempotencyKeys = pgTwin(idempotencyTables.idempotencyKeys)
@@ -108,6 +110,7 @@ export const declaredTables = [
   webhooksTables.webhookDeliveries,
   webhooksTables.webhookEndpoints,
   workspacesTables.workspaces,
+  oidcSpentTables.oidcSpentFlows,
   eventsTables.domainEvents,
   eventsTables.eventDeliveries,
   idempotencyTables.idempotencyKeys,

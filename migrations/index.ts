@@ -41,6 +41,7 @@ import m37 from './0037_jobs_seq.sql' with { type: 'text' }
 import m38 from './0038_rate_limit_windows.sql' with { type: 'text' }
 import m39 from './0039_idempotency_owner.sql' with { type: 'text' }
 import m40 from './0040_named_leases.sql' with { type: 'text' }
+import m41 from './0041_oidc_spent_flows.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -85,4 +86,5 @@ export const migrations: Migration[] = [
   { tag: '0038_rate_limit_windows', sql: m38 },
   { tag: '0039_idempotency_owner', sql: m39 },
   { tag: '0040_named_leases', sql: m40 },
+  { tag: '0041_oidc_spent_flows', sql: m41 },
 ]
