@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { migrations } from '../../migrations/index'
 import { expectedAlgorithm, issuerAllowed, OidcError, OidcRelyingParty } from '../../src/platform/auth/oidc'
 import { FlowRefused, OidcFlowState, readCookie } from '../../src/platform/auth/oidc-flow'
 import { ManualClock } from '../../src/platform/clock/clock'
 import { loadConfig } from '../../src/platform/config/config.load'
 import { cryptoRandom } from '../../src/platform/crypto/random'
+import { openDatabase } from '../../src/platform/db/db'
+import { migrate } from '../../src/platform/db/migrate'
+import { sqliteStore } from '../../src/platform/db/store'
 import { startProvider, type Tamper, type TestProvider } from '../helpers/oidc-provider'
 
 // The shared relying party and flow cookie, against a real OpenID provider on loopback.
@@ -155,8 +159,12 @@ describe('the relying party', () => {
 
 describe('the flow cookie', () => {
   const values = { state: 's1', nonce: 'n1', codeVerifier: 'v1', payload: { workspace: 'ws_1' } }
+  // Spent flows are rows: a migrated SQLite database in memory (both engines: oidc-flow-both.test.ts).
+  const db = openDatabase(':memory:')
+  migrate(db, migrations)
+  const store = sqliteStore(db)
   const flowAt = (c: ManualClock) =>
-    new OidcFlowState('flow-secret-flow-secret-flow-secret-00', c, {
+    new OidcFlowState('flow-secret-flow-secret-flow-secret-00', c, store, {
       name: 'engram_test_flow',
       path: '/cb',
       secure: true,
@@ -172,29 +180,31 @@ describe('the flow cookie', () => {
     expect(set).not.toContain('ws_1')
   })
 
-  test('gives its values back once, for the matching state only', () => {
+  test('gives its values back once, for the matching state only', async () => {
     const flow = flowAt(new ManualClock(new Date()))
     const set = flow.issue(values)
-    expect(() => flow.take(withCookie(set), 'other-state')).toThrow(new FlowRefused('state_mismatch'))
-    expect(flow.take(withCookie(set), 's1')).toEqual(values)
-    expect(() => flow.take(withCookie(set), 's1')).toThrow(new FlowRefused('replayed'))
+    await expect(flow.take(withCookie(set), 'other-state')).rejects.toThrow(new FlowRefused('state_mismatch'))
+    expect(await flow.take(withCookie(set), 's1')).toEqual(values)
+    await expect(flow.take(withCookie(set), 's1')).rejects.toThrow(new FlowRefused('replayed'))
   })
 
-  test('refuses a missing, forged, foreign or expired cookie', () => {
+  test('refuses a missing, forged, foreign or expired cookie', async () => {
     const c = new ManualClock(new Date())
     const flow = flowAt(c)
-    const set = flow.issue(values)
-    expect(() => flow.take(new Request('https://x.test/cb'), 's1')).toThrow(new FlowRefused('missing'))
+    const set = flow.issue({ ...values, state: 's2' })
+    await expect(flow.take(new Request('https://x.test/cb'), 's2')).rejects.toThrow(
+      new FlowRefused('missing'),
+    )
     const forged = set.replace(/=v1\.(.)/, (_m, ch) => `=v1.${ch === 'A' ? 'B' : 'A'}`)
-    expect(() => flow.take(withCookie(forged), 's1')).toThrow(new FlowRefused('forged'))
-    const other = new OidcFlowState('another-secret-another-secret-another', c, {
+    await expect(flow.take(withCookie(forged), 's2')).rejects.toThrow(new FlowRefused('forged'))
+    const other = new OidcFlowState('another-secret-another-secret-another', c, store, {
       name: 'engram_test_flow',
       path: '/cb',
       secure: true,
     })
-    expect(() => other.take(withCookie(set), 's1')).toThrow(new FlowRefused('forged'))
+    await expect(other.take(withCookie(set), 's2')).rejects.toThrow(new FlowRefused('forged'))
     c.advance(600_000)
-    expect(() => flow.take(withCookie(set), 's1')).toThrow(new FlowRefused('expired'))
+    await expect(flow.take(withCookie(set), 's2')).rejects.toThrow(new FlowRefused('expired'))
   })
 
   test('clearing sets an empty cookie that expires now', () => {

@@ -29,7 +29,7 @@ export interface IdentityFeatureDeps {
  */
 export function identityFeature(p: Platform, d: IdentityFeatureDeps): Feature<IdentityService> {
   const callback = new URL(`${baseUrl(d.config)}${GOOGLE_CALLBACK_PATH}`)
-  const flow = new OidcFlowState(d.secret, p.clock, {
+  const flow = new OidcFlowState(d.secret, p.clock, p.store, {
     name: 'engram_google_flow',
     // The browser sends the cookie to the callback only.
     path: callback.pathname,

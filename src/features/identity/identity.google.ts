@@ -72,7 +72,7 @@ export class GoogleSignIn {
 
   private async finish(request: Request, params: URLSearchParams, caller: Caller): Promise<Outcome> {
     // The flow first: a callback this browser did not start is refused before anything else runs.
-    const flow = this.flow.take(request, params.get('state') ?? undefined)
+    const flow = await this.flow.take(request, params.get('state') ?? undefined)
     const providerError = params.get('error')
     if (providerError) {
       this.d.log.info('google sign-in: the provider refused', {

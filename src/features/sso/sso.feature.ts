@@ -42,7 +42,7 @@ export function ssoFeature(p: Platform, d: SsoFeatureDeps): Feature<SsoService> 
     allowLoopback: d.config.sources.allow_loopback,
   })
   const rp = new OidcRelyingParty({ clock: p.clock, random: p.random, fetch: guard.fetch })
-  const flow = new OidcFlowState(d.secret, p.clock, {
+  const flow = new OidcFlowState(d.secret, p.clock, p.store, {
     name: 'engram_sso_flow',
     path: CALLBACK_PATH,
     secure: baseUrl(d.config).startsWith('https:'),

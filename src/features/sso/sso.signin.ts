@@ -101,7 +101,7 @@ export class SsoSignIn {
   }
 
   private async finish(request: Request, params: URLSearchParams, caller: Caller) {
-    const flow = this.flow.take(request, params.get('state') ?? undefined)
+    const flow = await this.flow.take(request, params.get('state') ?? undefined)
     const providerError = params.get('error')
     if (providerError !== null) {
       throw new ProviderSaid(OAUTH_ERROR.test(providerError) ? providerError : 'sso_provider_error')

@@ -2,11 +2,14 @@
 // nonce and PKCE verifier (and a caller's payload, such as the workspace of a single sign-on),
 // sealed into a short-lived cookie bound to the browser that began the flow. The callback's `state`
 // must match the cookie's, so a callback URL made in another browser (login CSRF) or a forged state
-// is refused; a flow is taken once, so a replayed callback is refused too.
+// is refused; a flow is taken once, on every process sharing the database, so a replayed callback
+// is refused too, whichever replica it reaches.
 import type { Clock } from '../clock/clock'
 import { constantTimeEqual } from '../crypto/hash'
 import { SealBroken, Sealer } from '../crypto/sealed'
 import { secretHash } from '../crypto/token'
+import type { Store } from '../db/store'
+import { SpentFlows } from './oidc-spent.repo'
 
 /** What is sealed into the cookie; `payload` is the caller's (strings only). */
 export interface FlowValues {
@@ -43,23 +46,30 @@ interface Sealed extends FlowValues {
   exp: number
 }
 
+/** How often a process sweeps the spent flows whose cookies have expired (ms). */
+const SWEEP_EVERY_MS = 60_000
+
 /**
- * Issues and takes the sealed flow cookie of one kind of sign-in. Spent flows are remembered in
- * this process until they expire; a replay after a restart still fails, since the provider's code
- * is single-use too.
+ * Issues and takes the sealed flow cookie of one kind of sign-in. Spent flows are recorded in the
+ * database (`oidc_spent_flows`) until their cookies expire, so a callback replayed to another
+ * replica, or after a restart, is refused; the provider's code is single-use too.
  */
 export class OidcFlowState {
   private readonly sealer: Sealer
-  private readonly spent = new Map<string, number>()
+  private readonly spent: SpentFlows
   private readonly ttl: number
+  /** When this process last swept expired spent flows (ms; 0: not yet). */
+  private sweptAt = 0
 
   constructor(
     secret: string,
     private readonly clock: Clock,
+    store: Store,
     private readonly cookie: FlowCookieOptions,
   ) {
     // One key per kind of flow: a Google flow's cookie does not open as a single sign-on's.
     this.sealer = new Sealer(secret, `oidc-flow:${cookie.name}`)
+    this.spent = new SpentFlows(store)
     this.ttl = cookie.ttlSeconds ?? 600
   }
 
@@ -72,9 +82,10 @@ export class OidcFlowState {
 
   /**
    * The flow of a callback: the cookie must open, be live, not be spent, and name the callback's
-   * `state` (compared in constant time). Marks it spent; throws FlowRefused otherwise.
+   * `state` (compared in constant time). Marks it spent in the database (one insert-if-absent, so
+   * of two callbacks of one flow on any replicas one passes); throws FlowRefused otherwise.
    */
-  take(request: Request, state: string | undefined): FlowValues {
+  async take(request: Request, state: string | undefined): Promise<FlowValues> {
     const raw = readCookie(request.headers.get('cookie'), this.cookie.name)
     if (!raw) throw new FlowRefused('missing')
     let v: Sealed
@@ -87,10 +98,8 @@ export class OidcFlowState {
     const now = this.nowMs()
     if (!(v.exp > now)) throw new FlowRefused('expired')
     if (!state || !constantTimeEqual(state, v.state)) throw new FlowRefused('state_mismatch')
-    this.prune(now)
-    const key = secretHash(v.state)
-    if (this.spent.has(key)) throw new FlowRefused('replayed')
-    this.spent.set(key, v.exp)
+    await this.sweep(now)
+    if (!(await this.spent.spend(secretHash(v.state), v.exp))) throw new FlowRefused('replayed')
     return { state: v.state, nonce: v.nonce, codeVerifier: v.codeVerifier, payload: v.payload }
   }
 
@@ -112,8 +121,11 @@ export class OidcFlowState {
     return parts.join('; ')
   }
 
-  private prune(now: number): void {
-    for (const [k, exp] of this.spent) if (exp <= now) this.spent.delete(k)
+  /** Sweeps expired spent flows, at most once a minute in this process (sign-ins are rare). */
+  private async sweep(now: number): Promise<void> {
+    if (now - this.sweptAt < SWEEP_EVERY_MS) return
+    this.sweptAt = now
+    await this.spent.sweep(now)
   }
 
   private nowMs(): number {
