@@ -1,9 +1,10 @@
 import type { Static } from '@sinclair/typebox'
 import type { Principal } from '../../platform/auth/principal'
-import { type Clock, iso } from '../../platform/clock/clock'
+import type { Clock } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import type { Store } from '../../platform/db/store'
 import { ApiError, fail } from '../../platform/errors/errors'
+import type { HeldLease } from '../../platform/leases/held-lease'
 import type { ListResult } from '../../platform/paging/paging'
 import { keysetPage } from '../../platform/paging/paging'
 import { RateLimiter, type RateLimitRule } from '../../platform/rate-limit/rate-limit'
@@ -20,6 +21,8 @@ import {
   type Strategy,
   type Timer,
 } from './lib/runner'
+import { cleanRecord, scaleRunResp } from './lib/saved-runs'
+import { ScaleTestLeases } from './lib/test-lease'
 import { type LoadWorker, runInWorker, spawnLoadWorker } from './lib/worker-run'
 import { ScaleRepo, type ScaleRunRow } from './scale.repo'
 import type { ScaleRunSaveReq, ScaleTestReq } from './scale.schemas'
@@ -66,17 +69,20 @@ export class ScaleService {
    */
   private readonly starts: RateLimiter
   private readonly hourly: RateLimitRule
+  /** One test per workspace across processes too: the workspace's named lease. */
+  private readonly leases: ScaleTestLeases
 
   constructor(private readonly d: ScaleDeps) {
     this.repo = new ScaleRepo(d.store)
     this.timer = d.timer ?? realTimer
+    this.leases = new ScaleTestLeases(d.store, d.clock, d.random)
     this.starts = new RateLimiter(d.store, d.clock, true)
     this.hourly = { name: 'scale_tests_per_hour', max: d.limits.maxPerHour, windowMs: 3_600_000 }
   }
 
   /**
    * Runs a scale test, yielding its records: `start`, one per concurrency level, then `done`. One test at a time
-   * per workspace; bounded by the configured time and request caps; stops when the client goes away.
+   * per workspace, across processes too (the named lease `scale.test:<workspace>`); bounded by the configured time and request caps; stops when the client goes away.
    * Once the server listens, the queries go over HTTP from a worker thread with the caller's
    * credential (`authorization`); otherwise they are sent in process. Ending the iteration early
    * (`return()`) aborts the test at once, even while a record is being waited for.
@@ -90,9 +96,10 @@ export class ScaleService {
     const corpus = await this.d.economics.servable(principal.workspaceId, corpusId)
     const ws = principal.workspaceId
     const started = this.timer.now()
-    const queries = await this.begin(ws, started, corpus, req)
-    const release = this.ending(() => {
+    const { queries, lease } = await this.begin(ws, started, corpus, req)
+    const release = this.ending(async () => {
       if (this.running.get(ws) === started) this.running.delete(ws)
+      await lease.release()
     })
     const controller = new AbortController()
     const plan = {
@@ -151,7 +158,11 @@ export class ScaleService {
         : inProcess()
     async function* guarded(): AsyncGenerator<ScaleRecord> {
       try {
-        yield* source
+        for await (const record of source) {
+          // Renewed as records come; lost (another process took it after it lapsed): the test stops.
+          await lease.keep()
+          yield record
+        }
       } finally {
         release()
       }
@@ -167,41 +178,59 @@ export class ScaleService {
     await Promise.all([...this.ends])
   }
 
-  /** `letGo` (freeing a test's slot), made to resolve also what `settled` waits for. */
-  private ending(letGo: () => void): () => void {
+  /**
+   * `letGo` (freeing a test's slot and lease), run once however often the result is called, made
+   * to resolve also what `settled` waits for once it has.
+   */
+  private ending(letGo: () => Promise<void>): () => void {
     let resolve = () => {}
     const end = new Promise<void>((r) => {
       resolve = r
     })
     this.ends.add(end)
+    let called = false
     return () => {
-      letGo()
-      this.ends.delete(end)
-      resolve()
+      if (called) return
+      called = true
+      // A lease not given back (the database unreachable) lapses by itself.
+      void letGo()
+        .catch(() => undefined)
+        .finally(() => {
+          this.ends.delete(end)
+          resolve()
+        })
     }
   }
 
   /**
    * Marks a workspace's test running (refused while one is: marked before the waits below, so a
-   * second start meanwhile is refused too), counts its start and returns its queries.
+   * second start meanwhile is refused too), takes its named lease (refused while another process's
+   * test holds it), counts its start and returns its queries and lease.
    */
   private async begin(
     ws: string,
     started: number,
     corpus: Parameters<EconomicsService['sample']>[0],
     req: Static<typeof ScaleTestReq>,
-  ) {
+  ): Promise<{ queries: string[]; lease: HeldLease }> {
+    const slot = this.d.limits.maxSeconds * 1000 + STALE_GRACE_MS
     const since = this.running.get(ws)
-    if (since !== undefined && started - since < this.d.limits.maxSeconds * 1000 + STALE_GRACE_MS) {
-      throw fail('scale_test_in_progress')
-    }
+    if (since !== undefined && started - since < slot) throw fail('scale_test_in_progress')
     this.running.set(ws, started)
-    return await this.countStart(ws)
-      .then(() => (req.queries?.length ? req.queries : this.d.economics.sample(corpus, SAMPLED_QUERIES)))
-      .catch((e) => {
-        if (this.running.get(ws) === started) this.running.delete(ws)
-        throw e
-      })
+    let lease: HeldLease | null = null
+    try {
+      lease = await this.leases.take(ws, slot)
+      if (!lease) throw fail('scale_test_in_progress')
+      await this.countStart(ws)
+      const queries = req.queries?.length
+        ? req.queries
+        : await this.d.economics.sample(corpus, SAMPLED_QUERIES)
+      return { queries, lease }
+    } catch (e) {
+      if (this.running.get(ws) === started) this.running.delete(ws)
+      await lease?.release()
+      throw e
+    }
   }
 
   /** Counts a test's start against the workspace's hourly allowance; 429 with Retry-After past it. */
@@ -250,36 +279,4 @@ export class ScaleService {
     if (!page) return { items: rows.map(scaleRunResp), total, nextCursor: null }
     return keysetPage(rows, page.limit, (r) => [r.createdAt, r.id], scaleRunResp, total)
   }
-}
-
-/** The wire shape of a saved run. */
-export function scaleRunResp(row: ScaleRunRow) {
-  const records = JSON.parse(row.records) as { level: number }[]
-  return {
-    id: row.id,
-    corpus_id: row.corpusId,
-    queries: JSON.parse(row.queries) as string[],
-    max_concurrency: row.maxConcurrency,
-    levels: records.map((r) => r.level),
-    records,
-    note: row.note,
-    created_at: iso(new Date(row.createdAt)),
-  }
-}
-
-type Stats = Static<typeof ScaleRunSaveReq>['records'][number]['cart']
-
-/** Keeps only the fields of a record this version knows, so a saved run holds nothing else. */
-function cleanRecord(r: Static<typeof ScaleRunSaveReq>['records'][number]) {
-  const stats = (x: Stats) => ({
-    qps: x.qps,
-    ok: x.ok,
-    reqs: x.reqs,
-    ttft: x.ttft,
-    ttft_p95: x.ttft_p95,
-    lat: x.lat,
-    lat_p95: x.lat_p95,
-    cpu_ms: x.cpu_ms ?? null,
-  })
-  return { level: r.level, cart: stats(r.cart), rag: stats(r.rag), ...(r.partial ? { partial: true } : {}) }
 }
