@@ -29,10 +29,10 @@ const SESSION = { application_name: 'engram', jit: 'off' }
 
 /**
  * Opens a PostgreSQL database for the data layer (`ENGRAM_DATABASE_URL`): a pool of connections for
- * queries and units, and one more that listens for other processes' commits (store.postgres.ts), then
- * applies the migrations this build has (migrate-pg.ts; an advisory lock makes processes starting
- * together apply each once). A failure to connect or migrate says what failed without the URL, which
- * may carry a password.
+ * queries and units, and one more that listens for other processes' commits (store.postgres.ts) and
+ * notices (notices.ts), then applies the migrations this build has (migrate-pg.ts; an advisory lock
+ * makes processes starting together apply each once). A failure to connect or migrate says what
+ * failed without the URL, which may carry a password.
  */
 export async function openPostgres(
   url: string,
@@ -81,6 +81,8 @@ export function connectPostgres(
     if (!(await store.commits.listen(listener))) return false
     // Pings not heard (their channel not listened on) only make the memos read every time: correct.
     await ping.listen(listener).catch(() => {})
+    // Notices not heard (a channel not listened on) leave the job queue to its poll: slower, not wrong.
+    await store.notices.listen(listener).catch(() => {})
     return true
   })()
   const stop = pingEvery(ping, opts.pingEvery ?? PING_EVERY_MS)

@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm'
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { CommitWatch } from './commit-watch'
 import type { Db } from './db'
+import { PostgresNotices } from './notices'
 import { pgTwin } from './pg-tables'
 import { rawRows } from './raw'
 import type { PingWatch } from './self-ping'
@@ -103,10 +104,15 @@ export class NotifiedCommits implements CommitWatch, PingWatch {
  * found through the async context, so a repository's code is the same on both engines. Units may
  * wait on the network here, but the code also runs on SQLite, where they must not (store.ts).
  * Each unit tells its commit to the other processes (`NOTIFY`, in the transaction) and to this one.
+ * A unit may also tell them a notice (`notices`: a job enqueued, a cancel), delivered on commit too.
  */
 export class PostgresStore implements Store {
   readonly dialect = 'postgres'
   readonly commits = new NotifiedCommits()
+  /** Hints told to other processes on commit (notices.ts): the job queue's. */
+  readonly notices = new PostgresNotices(this.commits.self, (q) =>
+    (this.db as unknown as Executes).execute(q),
+  )
   private readonly open = new AsyncLocalStorage<OpenUnit>()
 
   /**

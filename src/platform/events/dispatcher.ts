@@ -1,4 +1,5 @@
 import type { Clock } from '../clock/clock'
+import type { ClockCheck } from '../jobs/clock-check'
 import { holdOwner, type OwnerLiveness } from '../jobs/owner-locks'
 import { defaultBackoff } from '../jobs/scheduler'
 import type { Logger } from '../log/log'
@@ -51,6 +52,8 @@ export interface DispatcherOptions {
   owners?: OwnerLiveness
   /** How long delivered events are kept before pruning; default a week. */
   keepMs?: number
+  /** Compares `clock` with the database's: while they differ, no event is claimed. */
+  clockCheck?: ClockCheck
 }
 
 /**
@@ -104,6 +107,8 @@ export class Dispatcher {
       owner,
       leaseMs,
     )
+    // A clock off from the database's would take live leases for expired and write short ones.
+    if (!((await this.o.clockCheck?.ok()) ?? true)) return 0
     const free = (this.o.concurrency ?? 4) - this.running.size
     const claimed = await outbox.claimHeads(owner, leaseMs, free, new Set(this.running.keys()))
     for (const c of claimed) {

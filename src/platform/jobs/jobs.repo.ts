@@ -7,6 +7,7 @@ import type { Store } from '../db/store'
 import { inserted, resultSum } from './claim'
 import { isTerminal, type Job, type JobStatus, type NewJob } from './job'
 import { jobs } from './jobs.tables'
+import { tellCanceled } from './wake'
 
 const ACTIVE: JobStatus[] = ['pending', 'running']
 
@@ -38,18 +39,24 @@ export class JobsRepo {
   }
 
   /**
-   * Calls `fn` with the ids of the jobs asked to stop by this process, once the cancel has committed
-   * (the scheduler stops those it runs at once; other processes' cancels it reads at its next step).
+   * Calls `fn` with the ids of the jobs asked to stop, once the cancel has committed: by this process
+   * at once, by another on PostgreSQL when its notice arrives (wake.ts); the scheduler stops those it
+   * runs. A notice missed is read at the scheduler's next step.
    */
   onCancel(fn: (ids: readonly string[]) => void): void {
     this.cancelListeners.push(fn)
   }
 
-  private canceled(ids: readonly string[]): void {
-    if (ids.length === 0 || this.cancelListeners.length === 0) return
-    this.store.afterCommit(() => {
-      for (const fn of this.cancelListeners) fn(ids)
-    })
+  /** Another process asked these jobs to stop (its notice, wake.ts). */
+  heardCancel(ids: readonly string[]): void {
+    for (const fn of this.cancelListeners) fn(ids)
+  }
+
+  /** In the cancel's unit: tells this process's listeners and the other processes once it commits. */
+  private async canceled(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return
+    await tellCanceled(this.store, ids)
+    if (this.cancelListeners.length > 0) this.store.afterCommit(() => this.heardCancel(ids))
   }
 
   /**
@@ -166,7 +173,7 @@ export class JobsRepo {
         .set({ cancelRequested: true, updatedAt: now })
         .where(and(or(eq(j.id, id), eq(j.parentId, id)), inArray(j.status, ACTIVE)))
         .returning({ id: j.id })
-      this.canceled(asked.map((r) => r.id))
+      await this.canceled(asked.map((r) => r.id))
       await this.store.db
         .update(j)
         .set({ status: 'canceled', finishedAt: now, updatedAt: now })
@@ -185,7 +192,7 @@ export class JobsRepo {
         .set({ cancelRequested: true, updatedAt: now })
         .where(and(ofSubject, inArray(j.status, ACTIVE)))
         .returning({ id: j.id })
-      this.canceled(asked.map((r) => r.id))
+      await this.canceled(asked.map((r) => r.id))
       await this.store.db
         .update(j)
         .set({ status: 'canceled', finishedAt: now, updatedAt: now })

@@ -5,6 +5,7 @@ import { type Store, sqliteStore } from '../db/store'
 import type { Job, NewJob } from './job'
 import { JobsRepo } from './jobs.repo'
 import { LeasesRepo } from './leases.repo'
+import { hearJobs, tellEnqueued } from './wake'
 
 export { type ClaimPolicy, OPEN_POLICY } from './fair-claim'
 export { isTerminal, type Job, type JobStatus, type NewJob, type ReadableJobs } from './job'
@@ -26,6 +27,8 @@ export class JobQueue {
   constructor(db: Db, clock: Clock, random: Random, store?: Store) {
     this.repo = new JobsRepo(store ?? sqliteStore(db), clock, random)
     this.leaseRepo = new LeasesRepo(this.repo.store, clock)
+    // Another process's enqueue or cancel, told on PostgreSQL (wake.ts), as if made here.
+    hearJobs(this.store, { enqueued: () => this.notify(), canceled: (ids) => this.repo.heardCancel(ids) })
   }
 
   /** The store the queue runs on. */
@@ -33,17 +36,22 @@ export class JobQueue {
     return this.repo.store
   }
 
-  /** Calls `fn` after every enqueue (the scheduler uses it to start new work without waiting a poll). */
+  /**
+   * Calls `fn` after every enqueue committed, by this process or (on PostgreSQL, told by notice) by
+   * another: the scheduler uses it to start new work without waiting a poll.
+   */
   onEnqueue(fn: () => void): void {
     this.listeners.push(fn)
   }
 
   /**
    * Adds a job in the caller's unit (store.unit; throws outside one), so it commits or rolls back
-   * with the change that asked for it; `onEnqueue` listeners hear of it once that unit has committed.
+   * with the change that asked for it; `onEnqueue` listeners hear of it once that unit has committed,
+   * in every process on PostgreSQL.
    */
   async add(j: NewJob): Promise<Job> {
     const job = await this.repo.insert(j)
+    await tellEnqueued(this.store)
     if (this.listeners.length > 0) this.store.afterCommit(() => this.notify())
     return job
   }

@@ -1,6 +1,7 @@
 // What a scheduler is built with (scheduler.ts): its queue, slots, caps, lease and poll times.
 import type { Clock } from '../clock/clock'
 import type { Logger } from '../log/log'
+import type { ClockCheck } from './clock-check'
 import type { OwnerLiveness } from './owner-locks'
 import type { JobQueue } from './queue'
 
@@ -24,6 +25,8 @@ export interface SchedulerOptions {
   backoff?: (attempt: number) => number
   /** Tells owners whose process has ended, so their jobs resume without waiting for the lease. */
   owners?: OwnerLiveness
+  /** Compares `clock` with the database's: while they differ, no job is claimed nor lease recovered. */
+  clockCheck?: ClockCheck
 }
 
 /** Exponential backoff: 1 s, 2 s, 4 s, ... capped at 5 minutes. */

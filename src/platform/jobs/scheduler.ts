@@ -23,7 +23,7 @@ export { defaultBackoff, type SchedulerOptions } from './scheduler-options'
 /**
  * The in-process scheduler. `step()` recovers expired leases, renews the leases of running jobs
  * (and stops those asked to stop), and claims due jobs for free worker slots, fairly between
- * workspaces (fair-claim.ts), on the queue's store (either engine), one step at a time; `start()`
+ * workspaces (fair-claim.ts), unless its clock is off from the database's (clock-check.ts), on the queue's store (either engine), one step at a time; `start()`
  * calls it on a timer. Tests call `step()` and `idle()` themselves with a manual clock, so the
  * queue advances step by step with no sleeps.
  */
@@ -45,8 +45,8 @@ export class Scheduler {
 
   constructor(private readonly o: SchedulerOptions) {
     this.stops = new Stops(o.queue, this.kinds, o.clock)
-    // A cancel this process commits stops its jobs here at once (their next checkpoint throws);
-    // another process's is read at the next step (`reasonNow`).
+    // A cancel committed stops its jobs here at once (their next checkpoint throws): this process's,
+    // or another's when its notice arrives (PostgreSQL, wake.ts); one missed is read at the next step.
     o.queue.repo.onCancel((ids) => {
       const asked = new Set(ids)
       for (const slot of this.running.values()) {
@@ -96,7 +96,9 @@ export class Scheduler {
 
   private async stepNow(): Promise<Job[]> {
     const q = this.o.queue.leaseRepo
-    const recovered = await q.recoverExpired()
+    // A clock off from the database's would take live leases for expired and write short ones.
+    const clockRight = (await this.o.clockCheck?.ok()) ?? true
+    const recovered = clockRight ? await q.recoverExpired() : 0
     if (recovered > 0) this.o.log.warn('jobs recovered after an expired lease', { count: recovered })
     await this.resumeDeadOwners()
     for (const slot of this.watched()) {
@@ -105,6 +107,7 @@ export class Scheduler {
       if (reason) this.stops.stop(slot, reason)
     }
     await Promise.all(this.abandoning.splice(0))
+    if (!clockRight) return []
     const free = this.o.workers - this.running.size
     return this.started(await q.claim(this.kinds.names, this.o.owner, this.o.leaseMs, free, this.policy))
   }

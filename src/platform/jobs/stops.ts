@@ -45,8 +45,8 @@ export class Stops {
   /**
    * Why a job must stop now, without reading the database (a handler's checkpoint, synchronous):
    * its cancel flag as its claim read it, or its time budget. A later cancel is seen through the
-   * slot: the scheduler stops it when this process commits the cancel (JobsRepo.onCancel), or at
-   * its next step for another process's (`reasonNow`).
+   * slot: the scheduler stops it when the cancel commits (JobsRepo.onCancel: this process's, or
+   * another's told by notice on PostgreSQL), or at its next step (`reasonNow`) if that was missed.
    */
   reasonOf(job: Job): StopReason | null {
     if (job.cancelRequested) return 'canceled'

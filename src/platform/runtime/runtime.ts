@@ -2,10 +2,11 @@
 // domain events' outbox and dispatcher, the mailer, and what every feature is given (`Platform`). Pure like
 // createApp: nothing starts here; the app's `start` starts the scheduler and dispatcher, tests step them.
 import { join, resolve } from 'node:path'
-import type { Clock } from '../clock/clock'
+import { type Clock, systemClock } from '../clock/clock'
 import type { Config } from '../config/config.load'
 import { newId, type Random } from '../crypto/random'
 import { CheckpointThread } from '../db/checkpoints'
+import { databaseNow } from '../db/database-now'
 import type { Db } from '../db/db'
 import { type Store, sqliteStore } from '../db/store'
 import { PostgresStore } from '../db/store.postgres'
@@ -13,6 +14,7 @@ import { createMailer, type Mailer } from '../email/email'
 import { Dispatcher } from '../events/dispatcher'
 import { Outbox } from '../events/outbox'
 import type { Platform } from '../feature/feature'
+import { ClockCheck } from '../jobs/clock-check'
 import { AdvisoryOwnerLocks, OwnerLocks } from '../jobs/owner-locks'
 import { JobQueue } from '../jobs/queue'
 import { Scheduler } from '../jobs/scheduler'
@@ -26,6 +28,11 @@ export interface RuntimeDeps {
   /** The features' store (PostgreSQL, or by default `db`'s). */
   store?: Store
   clock: Clock
+  /**
+   * Whether the runners compare `clock` with the database's (on PostgreSQL) before claiming; by
+   * default when it is the system's: a manual clock is a test's, set to any date on purpose.
+   */
+  checkClock?: boolean
   random: Random
   log: Logger
   objects: ObjectStore
@@ -59,6 +66,12 @@ export function createRuntime(d: RuntimeDeps): Runtime {
     store instanceof PostgresStore
       ? new AdvisoryOwnerLocks(store)
       : new OwnerLocks(join(resolve(d.config.data.dir), 'run'))
+  const leaseMs = jobs.lease_seconds * 1000
+  // One check serves both runners: one `SELECT now()` an hour.
+  const clockCheck =
+    (d.checkClock ?? clock === systemClock)
+      ? new ClockCheck({ clock, log, leaseMs, databaseNow: () => databaseNow(store) })
+      : undefined
   const scheduler = new Scheduler({
     queue,
     clock,
@@ -67,10 +80,11 @@ export function createRuntime(d: RuntimeDeps): Runtime {
     // 0 leaves one slot that a single workspace can never take.
     workspaceSlots: jobs.workspace_slots || Math.max(1, jobs.workers - 1),
     interactiveSlots: jobs.interactive_slots,
-    leaseMs: jobs.lease_seconds * 1000,
+    leaseMs,
     pollMs: jobs.poll_ms,
     owner,
     owners: owners(),
+    clockCheck,
   })
   queue.onEnqueue(() => scheduler.poke())
   // Domain events share the job queue's lease and poll settings; the dispatcher's owner (and lock
@@ -80,10 +94,11 @@ export function createRuntime(d: RuntimeDeps): Runtime {
     outbox: events,
     clock,
     log,
-    leaseMs: jobs.lease_seconds * 1000,
+    leaseMs,
     pollMs: jobs.poll_ms,
     owner: `${owner}_events`,
     owners: owners(),
+    clockCheck,
   })
   const mailer = createMailer({ transport: d.config.email.transport, from: d.config.email.from, log })
   // Every feature reads and writes objects through the envelope; the kms feature installs its keys.
