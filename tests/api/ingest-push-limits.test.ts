@@ -224,15 +224,16 @@ describe('a commit registered in batches', () => {
       if (finished) return
       const live = (await open())[0]
       if (live && sweeping === null) {
+        // Spared because this process registers it: it holds the commit's lease meanwhile (read as
+        // the sweep starts: a loaded machine may finish the commit, and let its lease go, first).
+        const lease = await f.t.sql.get<{ name: string }>(
+          'SELECT name FROM named_leases WHERE name = ?',
+          `ingest.push-commit:${live.id}`,
+        )
         sweeping = f.t.services.ingest.sweepOrphans().then(async () => {
           const row = await f.t.sql.get<{ status: string }>(
             'SELECT status FROM sync_runs WHERE id = ?',
             live.id,
-          )
-          // Spared because this process registers it: it holds the commit's lease meanwhile.
-          const lease = await f.t.sql.get<{ name: string }>(
-            'SELECT name FROM named_leases WHERE name = ?',
-            `ingest.push-commit:${live.id}`,
           )
           seen.push({ id: live.id, status: row!.status, leased: lease !== null && lease !== undefined })
         })
