@@ -5,6 +5,9 @@
 import type { Clock } from '../clock/clock'
 import type { Logger } from '../log/log'
 
+/** A difference below the tolerance but beyond this is logged as a warning (at each check, hourly). */
+const WARN_BEYOND_MS = 1000
+
 /** How often a clock found right is compared again. */
 export const CLOCK_CHECK_EVERY_MS = 3_600_000
 
@@ -59,7 +62,10 @@ export class ClockCheck {
         "this process's clock differs from the database's by more than a tenth of the job lease: it claims no jobs or events until it is right",
         fields,
       )
-    if (wasOff && !this.off) this.o.log.info("this process's clock agrees with the database's again", fields)
-    return !this.off
+    if (this.off) return false
+    if (wasOff) this.o.log.info("this process's clock agrees with the database's again", fields)
+    if (Math.abs(skewMs) > WARN_BEYOND_MS)
+      this.o.log.warn("this process's clock differs from the database's by over a second", fields)
+    return true
   }
 }

@@ -141,7 +141,18 @@ for (const engine of await engines()) {
     })
   })
 
-  describe.skipIf(why !== null)(`the outbox's clock check on ${engine.name}`, () => {
+  describe.skipIf(why !== null)(`runners checking their clock against the database's on ${engine.name}`, () => {
+    test('a clock off by over a second but within a tenth of the lease is trusted, with a warning', async () => {
+      const { store } = await open()
+      const log = memoryLogger()
+      const clock = new ManualClock(new Date(Date.now() + 2_000))
+      const check = new ClockCheck({ clock, log, leaseMs: LEASE_MS, databaseNow: () => databaseNow(store) })
+      expect(await check.ok()).toBe(true)
+      expect(log.lines.map((l) => [l.level, l.msg])).toEqual([
+        ['warn', "this process's clock differs from the database's by over a second"],
+      ])
+    })
+
     test('a dispatcher whose clock is off from the database claims no event until it is right', async () => {
       const { store } = await open()
       const clock = new ManualClock(new Date(Date.now() - 60_000))
@@ -178,7 +189,7 @@ for (const engine of await engines()) {
     })
   })
 
-  describe.skipIf(engine.skip !== null)(`the clock check on ${engine.name}`, () => {
+  describe.skipIf(engine.skip !== null)(`how often the clock is checked on ${engine.name}`, () => {
     test('a clock right by the database is compared once an hour, not every step', async () => {
       const { store } = await open()
       const clock = new ManualClock(new Date())
