@@ -141,7 +141,7 @@ for (const engine of await engines()) {
     })
   })
 
-  describe.skipIf(why !== null)(`runners checking their clock against the database's on ${engine.name}`, () => {
+  describe.skipIf(why !== null)(`runners' clock checks on ${engine.name}`, () => {
     test('a clock off by over a second but within a tenth of the lease is trusted, with a warning', async () => {
       const { store } = await open()
       const log = memoryLogger()
