@@ -4,10 +4,13 @@
 // first checkout, never by metadata an event carries.
 import type { Actor } from '../../platform/auth/principal'
 import type { Clock } from '../../platform/clock/clock'
+import type { Random } from '../../platform/crypto/random'
 import type { Store } from '../../platform/db/store'
+import { ApiError } from '../../platform/errors/errors'
+import type { HeldLease } from '../../platform/leases/held-lease'
 import type { PlansService } from '../plans/plans.service'
 import type { BillingAccountRow, BillingRepo, SubscriptionMirror } from './billing.repo'
-import { KeyedQueue } from './billing.serial'
+import { LeasedQueue } from './billing.serial'
 import {
   parseLookupKey,
   type StripeEvent,
@@ -86,38 +89,51 @@ function pendingOf(
 }
 
 /**
- * Applies events and mirrors subscriptions. Work on one customer is serialized, so that two reads
- * of the same subscription cannot land in the wrong order.
+ * Applies events and mirrors subscriptions. Work on one customer is serialized, in this process and
+ * across processes (the named lease `billing.customer:<id>`), so that two reads of the same
+ * subscription cannot land in the wrong order.
  */
 export class BillingEvents {
-  private readonly customers = new KeyedQueue()
+  private readonly customers: LeasedQueue
 
   constructor(
     private readonly d: {
       store: Store
       clock: Clock
+      random: Random
       repo: BillingRepo
       plans: PlansService
       gateway: StripeGateway
       defaultPlan: string
+      /** Waits between tries of a customer another process holds (real time by default). */
+      sleep?: (ms: number) => Promise<void>
     },
-  ) {}
+  ) {
+    this.customers = new LeasedQueue('billing.customer', d)
+  }
 
-  /** Runs `work` after the customer's earlier work has settled. */
-  serial<T>(customerId: string, work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` after the customer's earlier work has settled, here and on every other process;
+   * 409 `billing_in_progress` when another process holds the customer past the wait.
+   */
+  serial<T>(customerId: string, work: (lease: HeldLease) => Promise<T>): Promise<T> {
     return this.customers.run(customerId, work)
   }
 
-  /** Applies one verified event; throws when its handler failed (the caller records it). */
+  /**
+   * Applies one verified event; throws when its handler failed (the caller records it), and 409
+   * `billing_in_progress` when another process holds its customer (the caller answers it, so
+   * Stripe sends the event again).
+   */
   async apply(event: StripeEvent): Promise<{ outcome: 'applied' | 'ignored'; workspaceId: string | null }> {
     const subject = subjectOf(event)
     if (!subject?.customer || !subject.subscription) return { outcome: 'ignored', workspaceId: null }
     const { customer, subscription } = subject
-    return this.serial(customer, async () => {
+    return this.serial(customer, async (lease) => {
       const account = await this.d.repo.byCustomer(customer)
       if (!account) return { outcome: 'ignored' as const, workspaceId: null }
       const sub = await this.d.gateway.subscription(subscription)
-      const applied = await this.mirror(account, sub, event.created)
+      const applied = await this.mirror(account, sub, event.created, lease)
       return {
         outcome: applied ? ('applied' as const) : ('ignored' as const),
         workspaceId: account.workspaceId,
@@ -125,14 +141,21 @@ export class BillingEvents {
     })
   }
 
-  /** Reads the workspace's subscription from Stripe again and mirrors it (after billing changed it). */
+  /**
+   * Reads the workspace's subscription from Stripe again and mirrors it (after billing changed it).
+   * False, mirroring nothing, when another process holds the customer past the wait: that process
+   * is mirroring it, and the change's own event mirrors it again.
+   */
   async refresh(workspaceId: string): Promise<boolean> {
     const before = await this.d.repo.byWorkspace(workspaceId)
     if (!before) return false
-    return this.serial(before.customerId, async () => {
+    return this.serial(before.customerId, async (lease) => {
       const account = await this.d.repo.byWorkspace(workspaceId)
       if (!account?.subscriptionId) return false
-      return this.mirror(account, await this.d.gateway.subscription(account.subscriptionId), null)
+      return this.mirror(account, await this.d.gateway.subscription(account.subscriptionId), null, lease)
+    }).catch((e) => {
+      if (e instanceof ApiError && e.code === 'billing_in_progress') return false
+      throw e
     })
   }
 
@@ -145,6 +168,7 @@ export class BillingEvents {
     account: BillingAccountRow,
     sub: StripeSubscription,
     eventCreated: number | null,
+    lease?: HeldLease,
   ): Promise<boolean> {
     // The subscription must belong to the account's own customer (the stored link decides).
     if (idOf(sub.customer) !== account.customerId) return false
@@ -154,6 +178,9 @@ export class BillingEvents {
     const scheduleId = idOf(sub.schedule)
     const schedule = scheduleId ? await this.d.gateway.schedule(scheduleId) : null
     const m = this.mirrorOf(sub, scheduleId, schedule)
+    // Still the customer's holder (renewed if a third of the lease has gone): a process that lost it
+    // to another, which may have read Stripe since, writes nothing (LeaseLostError: retried).
+    await lease?.keep()
     // The mirror and the plan it calls for land together; Stripe was read before the unit.
     await this.d.store.unit(async () => {
       const at = this.d.clock.now().getTime()

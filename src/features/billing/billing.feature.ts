@@ -38,6 +38,7 @@ export function billingFeature(
     ? new BillingEvents({
         store: p.store,
         clock: p.clock,
+        random: p.random,
         repo,
         plans: d.plans,
         gateway,
@@ -46,6 +47,7 @@ export function billingFeature(
     : null
   const service = new BillingService({
     clock: p.clock,
+    random: p.random,
     log: p.log,
     store: p.store,
     repo,

@@ -40,7 +40,7 @@ export function billingRoutes(billing: BillingService): RouteDef[] {
       scope: 'admin',
       summary: 'Open a hosted Stripe checkout for a plan and term (a card is always required)',
       description:
-        'Refusals in order: 403 `legal_acceptance_required` (before the body is read), 503 `billing_disabled`, 422 on the body or a plan not on sale for the term, 409 `subscription_exists` when the workspace has a live subscription (use change-plan). The workspace moves to the plan when Stripe confirms (webhook).',
+        'Refusals in order: 403 `legal_acceptance_required` (before the body is read), 503 `billing_disabled`, 422 on the body or a plan not on sale for the term, 409 `subscription_exists` when the workspace has a live subscription (use change-plan), 409 `billing_in_progress` (Retry-After) when another checkout of the workspace goes on on another server for more than five seconds. The workspace moves to the plan when Stripe confirms (webhook).',
       tags: TAGS,
       precondition: purchase,
       body: CheckoutReq,
@@ -49,6 +49,7 @@ export function billingRoutes(billing: BillingService): RouteDef[] {
         'legal_acceptance_required',
         'billing_disabled',
         'subscription_exists',
+        'billing_in_progress',
         'payment_provider_failed',
       ],
       handler: ({ principal, body, request }) =>
@@ -103,14 +104,14 @@ export function billingRoutes(billing: BillingService): RouteDef[] {
       summary:
         "Stripe's events (subscriptions, checkouts, invoices, schedules), authenticated by their signature",
       description:
-        'No bearer credential: the `Stripe-Signature` header must match the raw body with the webhook signing secret. Bad or absent: 400 `invalid_signature`, nothing written. Every verified event is answered 200, ignored and failed ones included; an event already applied is not applied again.',
+        'No bearer credential: the `Stripe-Signature` header must match the raw body with the webhook signing secret. Bad or absent: 400 `invalid_signature`, nothing written. Every verified event is answered 200, ignored and failed ones included; an event already applied is not applied again. An event whose customer another server is working on for more than five seconds is answered 409 `billing_in_progress` with nothing written, so that Stripe sends it again.',
       tags: TAGS,
       bodyKind: 'stream',
       maxBodyBytes: MAX_WEBHOOK_BYTES,
       idempotent: false,
       precondition: () => void billing.ensureEnabled(),
       response: WebhookResp,
-      errors: ['billing_disabled', 'invalid_signature'],
+      errors: ['billing_disabled', 'invalid_signature', 'billing_in_progress'],
       handler: async ({ request }) => {
         const bytes = await readBody(request, MAX_WEBHOOK_BYTES)
         const { outcome } = await billing.receive(bytes, request.headers.get('stripe-signature'))

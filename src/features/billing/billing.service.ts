@@ -1,7 +1,8 @@
 import type { Clock } from '../../platform/clock/clock'
-import { sha256Hex } from '../../platform/crypto/hash'
+import type { Random } from '../../platform/crypto/random'
 import type { Store } from '../../platform/db/store'
 import { ApiError, fail, validationFailed } from '../../platform/errors/errors'
+import type { HeldLease } from '../../platform/leases/held-lease'
 import type { Logger } from '../../platform/log/log'
 import type { LegalService } from '../legal/legal.service'
 import type { PlanDef } from '../plans/plans.schemas'
@@ -10,12 +11,13 @@ import type { WorkspacesService } from '../workspaces/workspaces.service'
 import { type BillingEvents, type EventOutcome, isLive } from './billing.events'
 import type { BillingAccountRow, BillingRepo } from './billing.repo'
 import type { BillingStatus } from './billing.schemas'
-import { KeyedQueue } from './billing.serial'
-import type { StripeGateway, Term } from './billing.stripe'
+import { LeasedQueue } from './billing.serial'
+import { keyFor, provider, type StripeGateway, type Term } from './billing.stripe'
 
 /** What the billing service is built from. */
 export interface BillingDeps {
   clock: Clock
+  random: Random
   log: Logger
   /** Billing's writes are units of work on it; Stripe is called before or after them, never inside. */
   store: Store
@@ -28,6 +30,8 @@ export interface BillingDeps {
   events: BillingEvents | null
   /** The public URL Stripe sends the browser back to. */
   baseUrl: string
+  /** Waits between tries of a checkout another process holds (real time by default). */
+  sleep?: (ms: number) => Promise<void>
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
@@ -36,25 +40,17 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
 const monthly = (plan: PlanDef | undefined, term: Term | null): number =>
   plan ? (term === 'year' ? plan.prices.year / 12 : plan.prices.month) : 0
 
-/** Runs a call to Stripe; its failures answer 502 `payment_provider_failed` (and are logged). */
-async function provider<T>(log: Logger, what: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call()
-  } catch (e) {
-    if (e instanceof ApiError) throw e
-    log.warn('stripe call failed', { call: what, error: (e as Error).message })
-    throw fail('payment_provider_failed')
-  }
-}
-
 /**
  * Billing through Stripe: the workspace's status, checkout, plan changes, the portal and the
  * webhook. Stripe holds the truth; this service mirrors it and moves the workspace's plan.
  */
 export class BillingService {
-  private readonly checkouts = new KeyedQueue()
+  /** A workspace's checkouts, one at a time across processes (the lease `billing.checkout:<workspace>`). */
+  private readonly checkouts: LeasedQueue
 
-  constructor(private readonly d: BillingDeps) {}
+  constructor(private readonly d: BillingDeps) {
+    this.checkouts = new LeasedQueue('billing.checkout', d)
+  }
 
   /** Whether billing is on (ENGRAM_BILLING=stripe). */
   get enabled(): boolean {
@@ -128,8 +124,11 @@ export class BillingService {
     const before = await this.d.repo.byWorkspace(workspaceId)
     if (before?.subscriptionId && isLive(before.status)) throw fail('subscription_exists')
     const plan = this.sellable(tier, term)
-    // One checkout of a workspace at a time, so that two cannot both leave a session open.
-    return this.checkouts.run(workspaceId, () => this.openCheckout(workspaceId, plan, term, requestKey))
+    // One checkout of a workspace at a time, on every process, so that two cannot both leave a
+    // session open; 409 `billing_in_progress` when another process's goes on past the wait.
+    return this.checkouts.run(workspaceId, (lease) =>
+      this.openCheckout(workspaceId, plan, term, requestKey, lease),
+    )
   }
 
   /**
@@ -137,7 +136,13 @@ export class BillingService {
    * subscription has not come through the webhook yet refuses with 409 `subscription_exists`;
    * one still open is expired, so that the two cannot both be paid.
    */
-  private async openCheckout(workspaceId: string, plan: PlanDef, term: Term, requestKey: string | null) {
+  private async openCheckout(
+    workspaceId: string,
+    plan: PlanDef,
+    term: Term,
+    requestKey: string | null,
+    lease: HeldLease,
+  ) {
     const { gateway } = this.ensureEnabled()
     const tier = plan.id
     const account = await this.accountOf(workspaceId, gateway)
@@ -150,6 +155,7 @@ export class BillingService {
       if (state.status === 'open')
         await provider(this.d.log, 'checkout', () => gateway.expireCheckout(earlier))
     }
+    await lease.keep()
     const priceId = await provider(this.d.log, 'price', () => gateway.priceOf(plan, term))
     const base = this.d.baseUrl
     const session = await provider(this.d.log, 'checkout', () =>
@@ -164,6 +170,7 @@ export class BillingService {
         idempotencyKey: keyFor('checkout', workspaceId, requestKey, `${tier}:${term}`),
       }),
     )
+    await lease.keep()
     const at = this.d.clock.now().getTime()
     await this.d.store.unit(() => this.d.repo.setOpenCheckout(workspaceId, session.id, at))
     return { url: session.url, session_id: session.id }
@@ -263,6 +270,8 @@ export class BillingService {
       await this.d.store.unit(() => this.d.repo.recordEvent({ ...record, workspaceId, outcome, error: null }))
       return { outcome }
     } catch (e) {
+      // Another process holds the customer: answered 409 with nothing written, so Stripe sends it again.
+      if (e instanceof ApiError && e.code === 'billing_in_progress') throw e
       const error = (e as Error).message.slice(0, 500)
       this.d.log.warn('billing event failed', { event_id: event.id, type: event.type, error })
       await this.d.store.unit(() =>
@@ -271,15 +280,4 @@ export class BillingService {
       return { outcome: 'failed' }
     }
   }
-}
-
-/** An idempotency key for Stripe derived from the caller's own key, so a retried request reuses it. */
-function keyFor(
-  what: string,
-  workspaceId: string,
-  requestKey: string | null,
-  body: string,
-): string | undefined {
-  if (!requestKey) return undefined
-  return `engram-${what}-${sha256Hex(`${workspaceId}\n${requestKey}\n${body}`)}`
 }

@@ -1,6 +1,10 @@
 // The only file that speaks to Stripe (the `stripe` SDK): customers, prices by lookup key,
-// checkout and portal sessions, subscription updates and schedules, and webhook signatures.
+// checkout and portal sessions, subscription updates and schedules, and webhook signatures; and how
+// the service wraps its calls (failures as 502, idempotency keys derived from the caller's).
 import type Stripe from 'stripe'
+import { sha256Hex } from '../../platform/crypto/hash'
+import { ApiError, fail } from '../../platform/errors/errors'
+import type { Logger } from '../../platform/log/log'
 import type { PlanDef } from '../plans/plans.schemas'
 
 /** A billing term: what a price recurs by. */
@@ -229,4 +233,26 @@ export class StripeGateway {
       ],
     })
   }
+}
+
+/** Runs a call to Stripe; its failures answer 502 `payment_provider_failed` (and are logged). */
+export async function provider<T>(log: Logger, what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (e) {
+    if (e instanceof ApiError) throw e
+    log.warn('stripe call failed', { call: what, error: (e as Error).message })
+    throw fail('payment_provider_failed')
+  }
+}
+
+/** An idempotency key for Stripe derived from the caller's own key, so a retried request reuses it. */
+export function keyFor(
+  what: string,
+  workspaceId: string,
+  requestKey: string | null,
+  body: string,
+): string | undefined {
+  if (!requestKey) return undefined
+  return `engram-${what}-${sha256Hex(`${workspaceId}\n${requestKey}\n${body}`)}`
 }

@@ -131,6 +131,11 @@ export const errorTable = {
     status: 409,
     message: 'The workspace already has a subscription: change its plan (POST /billing/change-plan) instead.',
   },
+  // Another process is doing this customer's billing work (a checkout, an event): retried, it runs.
+  billing_in_progress: {
+    status: 409,
+    message: 'Another billing operation for this workspace is in progress. Try again in a moment.',
+  },
   checkout_required: {
     status: 409,
     message:
