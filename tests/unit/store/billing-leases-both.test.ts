@@ -24,7 +24,8 @@ import { type StripeStandin, startStripeStandin } from '../../helpers/stripe-sta
 // stand-in: two processes' billing (two stores of one database; one store on SQLite) serialize a
 // customer's work under the named lease billing.customer:<id> (the second waits for the first);
 // a webhook event whose customer another process holds past the wait is answered 409
-// `billing_in_progress` with nothing recorded, and applied when Stripe sends it again; a checkout
+// `billing_in_progress` with nothing recorded, and applied when Stripe sends it again; work renews
+// the lease between steps, and work that lost it writes no mirror; a checkout
 // whose workspace another process is checking out is refused the same way before any Stripe call.
 
 const opened: OpenStore[] = []
@@ -190,6 +191,32 @@ for (const engine of await engines()) {
       expect((await a.repo.byWorkspace('ws_1'))?.subscriptionId).toBe(sub.id)
       // Released after the work: the other process takes the customer at once.
       expect(await leases.take(`billing.customer:${customer}`, 'proc_other', 60_000)).toBe(true)
+    })
+
+    test('work renews its lease between steps; one that lost it to another process writes nothing', async () => {
+      const { stripe, a, leases } = await open()
+      const { customer, sub } = await subscribed(stripe, a)
+      const name = `billing.customer:${customer}`
+      const account = (await a.repo.byWorkspace('ws_1'))!
+      // A slow step (21 s, past a third of the lease): the next one renews it to a minute from now.
+      await a.events.serial(customer, async (lease) => {
+        clock.advance(21_000)
+        await lease.keep()
+        expect((await leases.holder(name))?.until).toBe(clock.now().getTime() + 60_000)
+      })
+      expect(await leases.holder(name)).toBeNull()
+      // A step past the whole lease: another process took the customer; the mirror is not written.
+      const lost = await a.events
+        .serial(customer, async (lease) => {
+          clock.advance(60_000)
+          expect(await leases.take(name, 'proc_other', 60_000)).toBe(true)
+          return a.events.mirror(account, await a.gateway.subscription(sub.id), null, lease)
+        })
+        .catch((e: Error) => e.name)
+      expect(lost).toBe('LeaseLostError')
+      expect((await a.repo.byWorkspace('ws_1'))?.subscriptionId).toBeNull()
+      // Its release left the other's lease alone.
+      expect((await leases.holder(name))?.owner).toBe('proc_other')
     })
 
     test('a checkout while another process checks the workspace out is 409 before any Stripe call', async () => {
