@@ -3352,7 +3352,7 @@ export interface paths {
         put?: never;
         /**
          * Open a hosted Stripe checkout for a plan and term (a card is always required)
-         * @description Refusals in order: 403 `legal_acceptance_required` (before the body is read), 503 `billing_disabled`, 422 on the body or a plan not on sale for the term, 409 `subscription_exists` when the workspace has a live subscription (use change-plan). The workspace moves to the plan when Stripe confirms (webhook).
+         * @description Refusals in order: 403 `legal_acceptance_required` (before the body is read), 503 `billing_disabled`, 422 on the body or a plan not on sale for the term, 409 `subscription_exists` when the workspace has a live subscription (use change-plan), 409 `billing_in_progress` (Retry-After) when another checkout of the workspace goes on on another server for more than five seconds. The workspace moves to the plan when Stripe confirms (webhook).
          *
          *     Requires a workspace admin.
          *
@@ -3376,7 +3376,7 @@ export interface paths {
         put?: never;
         /**
          * Open a hosted Stripe checkout for a plan and term (a card is always required)
-         * @description Refusals in order: 403 `legal_acceptance_required` (before the body is read), 503 `billing_disabled`, 422 on the body or a plan not on sale for the term, 409 `subscription_exists` when the workspace has a live subscription (use change-plan). The workspace moves to the plan when Stripe confirms (webhook).
+         * @description Refusals in order: 403 `legal_acceptance_required` (before the body is read), 503 `billing_disabled`, 422 on the body or a plan not on sale for the term, 409 `subscription_exists` when the workspace has a live subscription (use change-plan), 409 `billing_in_progress` (Retry-After) when another checkout of the workspace goes on on another server for more than five seconds. The workspace moves to the plan when Stripe confirms (webhook).
          *
          *     Requires a workspace admin.
          *
@@ -3496,7 +3496,7 @@ export interface paths {
         put?: never;
         /**
          * Stripe's events (subscriptions, checkouts, invoices, schedules), authenticated by their signature
-         * @description No bearer credential: the `Stripe-Signature` header must match the raw body with the webhook signing secret. Bad or absent: 400 `invalid_signature`, nothing written. Every verified event is answered 200, ignored and failed ones included; an event already applied is not applied again.
+         * @description No bearer credential: the `Stripe-Signature` header must match the raw body with the webhook signing secret. Bad or absent: 400 `invalid_signature`, nothing written. Every verified event is answered 200, ignored and failed ones included; an event already applied is not applied again. An event whose customer another server is working on for more than five seconds is answered 409 `billing_in_progress` with nothing written, so that Stripe sends it again.
          */
         post: operations["v1_post_v1_billing_webhook"];
         delete?: never;
@@ -3516,7 +3516,7 @@ export interface paths {
         put?: never;
         /**
          * Stripe's events (subscriptions, checkouts, invoices, schedules), authenticated by their signature
-         * @description No bearer credential: the `Stripe-Signature` header must match the raw body with the webhook signing secret. Bad or absent: 400 `invalid_signature`, nothing written. Every verified event is answered 200, ignored and failed ones included; an event already applied is not applied again.
+         * @description No bearer credential: the `Stripe-Signature` header must match the raw body with the webhook signing secret. Bad or absent: 400 `invalid_signature`, nothing written. Every verified event is answered 200, ignored and failed ones included; an event already applied is not applied again. An event whose customer another server is working on for more than five seconds is answered 409 `billing_in_progress` with nothing written, so that Stripe sends it again.
          */
         post: operations["frozen_post_billing_webhook"];
         delete?: never;
@@ -3857,7 +3857,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @enum {string} */
-                code: "bad_request" | "malformed_json" | "unknown_documents" | "invalid_token" | "invalid_signature" | "provider_sign_in_failed" | "link_ticket_invalid" | "invalid_state" | "unauthorized" | "invalid_credentials" | "sso_token_invalid" | "wrong_password" | "forbidden" | "missing_scope" | "admin_required" | "email_not_verified" | "registration_closed" | "account_disabled" | "workspace_suspended" | "session_required" | "api_key_required" | "key_bound_to_bases" | "ip_not_allowed" | "invalid_recovery_code" | "sso_required" | "seat_cap_reached" | "sso_domain_not_claimed" | "plan_limit_reached" | "legal_acceptance_required" | "not_found" | "google_not_configured" | "sso_not_configured" | "method_not_allowed" | "conflict" | "email_taken" | "identity_linked_elsewhere" | "identity_mismatch" | "sso_domain_taken" | "sso_not_enforced" | "would_lock_out" | "subscription_exists" | "checkout_required" | "no_billing_account" | "last_admin" | "legal_version_outdated" | "cannot_remove_self" | "corpus_empty" | "nothing_to_train" | "training_in_progress" | "no_training_in_progress" | "corpus_not_ready" | "document_not_ready" | "scale_test_in_progress" | "idempotency_in_progress" | "idempotency_key_reused" | "webhook_disabled" | "webhook_limit_reached" | "encryption_key_unavailable" | "sync_in_progress" | "import_in_progress" | "connection_in_use" | "upload_credentials_unavailable" | "payload_too_large" | "unsupported_media_type" | "validation_error" | "disposable_email" | "idempotency_mismatch" | "invalid_cursor" | "invalid_path" | "checksum_mismatch" | "content_missing" | "too_many_files" | "invalid_folder" | "folder_root_not_allowed" | "kms_key_rejected" | "egress_denied" | "source_credentials_rejected" | "source_permission_denied" | "source_folder_not_found" | "rate_limited" | "source_unreachable" | "sso_provider_error" | "source_failed" | "payment_provider_failed" | "provider_unavailable" | "internal_error" | "service_unavailable" | "billing_disabled" | "serving_unavailable" | "source_rate_limited";
+                code: "bad_request" | "malformed_json" | "unknown_documents" | "invalid_token" | "invalid_signature" | "provider_sign_in_failed" | "link_ticket_invalid" | "invalid_state" | "unauthorized" | "invalid_credentials" | "sso_token_invalid" | "wrong_password" | "forbidden" | "missing_scope" | "admin_required" | "email_not_verified" | "registration_closed" | "account_disabled" | "workspace_suspended" | "session_required" | "api_key_required" | "key_bound_to_bases" | "ip_not_allowed" | "invalid_recovery_code" | "sso_required" | "seat_cap_reached" | "sso_domain_not_claimed" | "plan_limit_reached" | "legal_acceptance_required" | "not_found" | "google_not_configured" | "sso_not_configured" | "method_not_allowed" | "conflict" | "email_taken" | "identity_linked_elsewhere" | "identity_mismatch" | "sso_domain_taken" | "sso_not_enforced" | "would_lock_out" | "subscription_exists" | "billing_in_progress" | "checkout_required" | "no_billing_account" | "last_admin" | "legal_version_outdated" | "cannot_remove_self" | "corpus_empty" | "nothing_to_train" | "training_in_progress" | "no_training_in_progress" | "corpus_not_ready" | "document_not_ready" | "scale_test_in_progress" | "idempotency_in_progress" | "idempotency_key_reused" | "webhook_disabled" | "webhook_limit_reached" | "encryption_key_unavailable" | "sync_in_progress" | "import_in_progress" | "connection_in_use" | "upload_credentials_unavailable" | "payload_too_large" | "unsupported_media_type" | "validation_error" | "disposable_email" | "idempotency_mismatch" | "invalid_cursor" | "invalid_path" | "checksum_mismatch" | "content_missing" | "too_many_files" | "invalid_folder" | "folder_root_not_allowed" | "kms_key_rejected" | "egress_denied" | "source_credentials_rejected" | "source_permission_denied" | "source_folder_not_found" | "rate_limited" | "source_unreachable" | "sso_provider_error" | "source_failed" | "payment_provider_failed" | "provider_unavailable" | "internal_error" | "service_unavailable" | "billing_disabled" | "serving_unavailable" | "source_rate_limited";
                 message: string;
                 status: number;
                 details?: unknown;
@@ -22486,6 +22486,8 @@ export interface operations {
              * @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed.
              *
              *     `subscription_exists`: The workspace already has a subscription: change its plan (POST /billing/change-plan) instead.
+             *
+             *     `billing_in_progress`: Another billing operation for this workspace is in progress. Try again in a moment.
              */
             409: {
                 headers: {
@@ -22626,6 +22628,8 @@ export interface operations {
              * @description `idempotency_in_progress`: A request with this Idempotency-Key is still being processed.
              *
              *     `subscription_exists`: The workspace already has a subscription: change its plan (POST /billing/change-plan) instead.
+             *
+             *     `billing_in_progress`: Another billing operation for this workspace is in progress. Try again in a moment.
              */
             409: {
                 headers: {
@@ -23230,6 +23234,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `billing_in_progress`: Another billing operation for this workspace is in progress. Try again in a moment. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `validation_error`: The request failed validation. */
             422: {
                 headers: {
@@ -23279,6 +23292,15 @@ export interface operations {
             };
             /** @description `invalid_signature`: The Stripe-Signature header is missing, or does not match the body with the webhook signing secret, or is too old. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            /** @description `billing_in_progress`: Another billing operation for this workspace is in progress. Try again in a moment. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
