@@ -79,7 +79,7 @@ export class EngineCarts {
   /** Whether each base fits, as last worked out, for its manifest and the cache's version then. */
   private readonly fitting = new Map<string, { manifest: ManifestEntry[]; version: number; fits: boolean }>()
   /** Told the bases whose cartridges were found missing or damaged (onboarding queues their build). */
-  private readonly damagedListeners: ((baseId: string) => void)[] = []
+  private readonly damagedListeners: ((baseId: string) => void | Promise<void>)[] = []
 
   constructor(
     private readonly repo: EngineRepo,
@@ -242,7 +242,7 @@ export class EngineCarts {
   }
 
   /** Calls `listener` with each base whose cartridges are found missing or damaged in the store. */
-  whenDamaged(listener: (baseId: string) => void): void {
+  whenDamaged(listener: (baseId: string) => void | Promise<void>): void {
     this.damagedListeners.push(listener)
   }
 
@@ -255,7 +255,7 @@ export class EngineCarts {
     const bases = await exclusiveOn(this.builds.client, () => this.builds.damage(cartKey))
     for (const baseId of bases) {
       this.forgetBase(baseId)
-      for (const tell of this.damagedListeners) tell(baseId)
+      for (const tell of this.damagedListeners) await tell(baseId)
     }
     return bases
   }

@@ -86,7 +86,7 @@ export class CartBuilds {
   }
 
   /** Tells `listener` of each base whose cartridges a question found missing or damaged. */
-  whenDamaged(listener: (baseId: string) => void): void {
+  whenDamaged(listener: (baseId: string) => void | Promise<void>): void {
     this.carts.whenDamaged(listener)
   }
 

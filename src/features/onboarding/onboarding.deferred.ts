@@ -66,7 +66,8 @@ export class DeferredJobs {
         const ws = await d.corpora.workspaceOf(corpusId)
         if (ws) await this.later(ws, corpusId)
       }
-      queued().catch((e: Error) =>
+      // Awaited by the question that found it, so its answer is given once the build is queued.
+      return queued().catch((e: Error) =>
         d.log?.warn('queueing a cartridge build failed', { corpus_id: corpusId, error: e.message }),
       )
     })
