@@ -67,9 +67,18 @@ describe("a run's groups", () => {
     const engine = t.services.engine
     const events: string[] = []
     const chunk = engine.chunkSections.bind(engine)
+    // Every group's chunking is held until the third group's is asked for, so the order does not hang on
+    // how fast texts are read (S3 in the PostgreSQL pass) against how fast a thread chunks: a batch that
+    // waited on its first group before asking for the next two would never be given it (the test times out).
+    let asked: () => void = () => {}
+    const allAsked = new Promise<void>((resolve) => {
+      asked = resolve
+    })
     engine.chunkSections = (texts: string[]) => {
       events.push('chunk')
-      return chunk(texts)
+      if (events.length === 3) asked()
+      const chunking = chunk(texts)
+      return allAsked.then(() => chunking) as ReturnType<typeof chunk>
     }
     const index = engine.indexSections.bind(engine)
     engine.indexSections = (...a: Parameters<typeof index>) => {
