@@ -6,6 +6,7 @@ import * as answersTables from '../src/features/answers/answers.tables'
 import * as auditTables from '../src/features/audit/audit.tables'
 import * as billingTables from '../src/features/billing/billing.tables'
 import * as corporaTables from '../src/features/corpora/corpora.tables'
+import * as enginePublicationsTables from '../src/features/engine/engine.publications.tables'
 import * as engineTables from '../src/features/engine/engine.tables'
 import * as identityTables from '../src/features/identity/identity.tables'
 import * as ingestTables from '../src/features/ingest/ingest.tables'
@@ -27,6 +28,7 @@ import * as idempotencyTables from '../src/platform/http/idempotency.tables'
 import * as jobsTables from '../src/platform/jobs/jobs.tables'
 import * as leasesTables from '../src/platform/leases/leases.tables'
 import * as rateLimitTables from '../src/platform/rate-limit/rate-limit.tables'
+import * as replicasTables from '../src/platform/replicas/replicas.tables'
 
 export const accessRequests = pgTwin(accountsTables.accessRequests)
 export const emailTokens = pgTwin(accountsTables.emailTokens)
@@ -38,6 +40,7 @@ export const billingAccounts = pgTwin(billingTables.billingAccounts)
 export const billingEvents = pgTwin(billingTables.billingEvents)
 export const corpora = pgTwin(corporaTables.corpora)
 export const documents = pgTwin(corporaTables.documents)
+export const enginePublications = pgTwin(enginePublicationsTables.enginePublications)
 export const engineBases = pgTwin(engineTables.engineBases)
 export const engineEncodings = pgTwin(engineTables.engineEncodings)
 export const enginePassages = pgTwin(engineTables.enginePassages)
@@ -71,6 +74,7 @@ export const idempotencyKeys = pgTwin(idempotencyTables.idempotencyKeys)
 export const jobs = pgTwin(jobsTables.jobs)
 export const namedLeases = pgTwin(leasesTables.namedLeases)
 export const rateLimitWindows = pgTwin(rateLimitTables.rateLimitWindows)
+export const replicas = pgTwin(replicasTables.replicas)
 
 /** Every declared (SQLite) table the twins above are derived from. */
 export const declaredTables = [
@@ -84,6 +88,7 @@ export const declaredTables = [
   billingTables.billingEvents,
   corporaTables.corpora,
   corporaTables.documents,
+  enginePublicationsTables.enginePublications,
   engineTables.engineBases,
   engineTables.engineEncodings,
   engineTables.enginePassages,
@@ -117,4 +122,5 @@ export const declaredTables = [
   jobsTables.jobs,
   leasesTables.namedLeases,
   rateLimitTables.rateLimitWindows,
+  replicasTables.replicas,
 ]

@@ -42,6 +42,7 @@ import m38 from './0038_rate_limit_windows.sql' with { type: 'text' }
 import m39 from './0039_idempotency_owner.sql' with { type: 'text' }
 import m40 from './0040_named_leases.sql' with { type: 'text' }
 import m41 from './0041_oidc_spent_flows.sql' with { type: 'text' }
+import m42 from './0042_replicas_publications_security_rev.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -87,4 +88,5 @@ export const migrations: Migration[] = [
   { tag: '0039_idempotency_owner', sql: m39 },
   { tag: '0040_named_leases', sql: m40 },
   { tag: '0041_oidc_spent_flows', sql: m41 },
+  { tag: '0042_replicas_publications_security_rev', sql: m42 },
 ]

@@ -10,6 +10,11 @@ export const workspaces = sqliteTable('workspaces', {
   status: text('status', { enum: ['active', 'suspended'] })
     .notNull()
     .default('active'),
+  /**
+   * Moved on by every unit that changes a row deciding access to the workspace (SSO enforcement, the IP
+   * allowlist, the KMS key), so replicas keep memos of those rows only while it is the one they read.
+   */
+  securityRev: integer('security_rev').notNull().default(0),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 })
