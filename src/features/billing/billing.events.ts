@@ -6,11 +6,11 @@ import type { Actor } from '../../platform/auth/principal'
 import type { Clock } from '../../platform/clock/clock'
 import type { Random } from '../../platform/crypto/random'
 import type { Store } from '../../platform/db/store'
-import { ApiError } from '../../platform/errors/errors'
+import { ApiError, fail } from '../../platform/errors/errors'
 import type { HeldLease } from '../../platform/leases/held-lease'
+import { LeasedQueue } from '../../platform/leases/leased-queue'
 import type { PlansService } from '../plans/plans.service'
 import type { BillingAccountRow, BillingRepo, SubscriptionMirror } from './billing.repo'
-import { LeasedQueue } from './billing.serial'
 import {
   parseLookupKey,
   type StripeEvent,
@@ -19,6 +19,9 @@ import {
   type StripeSubscription,
   type Term,
 } from './billing.stripe'
+
+/** Billing work refused because another process has held its customer or workspace for `SERIAL_WAIT_MS`. */
+export const billingBusy = () => fail('billing_in_progress', undefined, undefined, { 'retry-after': '1' })
 
 /** What came of an event: applied, ignored (not ours, or nothing to do) or failed (retried on redelivery). */
 export type EventOutcome = 'applied' | 'ignored' | 'failed'
@@ -109,7 +112,7 @@ export class BillingEvents {
       sleep?: (ms: number) => Promise<void>
     },
   ) {
-    this.customers = new LeasedQueue('billing.customer', d)
+    this.customers = new LeasedQueue('billing.customer', { ...d, busy: billingBusy })
   }
 
   /**

@@ -3,15 +3,15 @@ import type { Random } from '../../platform/crypto/random'
 import type { Store } from '../../platform/db/store'
 import { ApiError, fail, validationFailed } from '../../platform/errors/errors'
 import type { HeldLease } from '../../platform/leases/held-lease'
+import { LeasedQueue } from '../../platform/leases/leased-queue'
 import type { Logger } from '../../platform/log/log'
 import type { LegalService } from '../legal/legal.service'
 import type { PlanDef } from '../plans/plans.schemas'
 import type { PlansService } from '../plans/plans.service'
 import type { WorkspacesService } from '../workspaces/workspaces.service'
-import { type BillingEvents, type EventOutcome, isLive } from './billing.events'
+import { type BillingEvents, billingBusy, type EventOutcome, isLive } from './billing.events'
 import type { BillingAccountRow, BillingRepo } from './billing.repo'
 import type { BillingStatus } from './billing.schemas'
-import { LeasedQueue } from './billing.serial'
 import { keyFor, provider, type StripeGateway, type Term } from './billing.stripe'
 
 /** What the billing service is built from. */
@@ -49,7 +49,7 @@ export class BillingService {
   private readonly checkouts: LeasedQueue
 
   constructor(private readonly d: BillingDeps) {
-    this.checkouts = new LeasedQueue('billing.checkout', d)
+    this.checkouts = new LeasedQueue('billing.checkout', { ...d, busy: billingBusy })
   }
 
   /** Whether billing is on (ENGRAM_BILLING=stripe). */

@@ -1,9 +1,8 @@
-import type { Clock } from '../../platform/clock/clock'
-import { newId, type Random } from '../../platform/crypto/random'
-import type { Store } from '../../platform/db/store'
-import { fail } from '../../platform/errors/errors'
-import { HeldLease } from '../../platform/leases/held-lease'
-import { NamedLeases } from '../../platform/leases/leases.repo'
+import type { Clock } from '../clock/clock'
+import { newId, type Random } from '../crypto/random'
+import type { Store } from '../db/store'
+import { HeldLease } from './held-lease'
+import { NamedLeases } from './leases.repo'
 
 /**
  * Runs work one at a time per key (a customer, a workspace), in the order it was asked for, in
@@ -31,7 +30,7 @@ export class KeyedQueue {
  * may take the key over; a process that died holds it no longer than this.
  */
 export const SERIAL_LEASE_MS = 60_000
-/** How long work waits for a key another process holds before it is refused (`billing_in_progress`). */
+/** How long work waits by default for a key another process holds before it is refused (`LeasedQueueDeps.busy`). */
 export const SERIAL_WAIT_MS = 5_000
 /** The first pause between two tries of a held key, doubled up to `MAX_PAUSE_MS`. */
 const FIRST_PAUSE_MS = 50
@@ -43,6 +42,10 @@ export interface LeasedQueueDeps {
   clock: Clock
   random: Random
   sleep?: (ms: number) => Promise<void>
+  /** The error work is refused with once the key has been held elsewhere for `waitMs`. */
+  busy: () => Error
+  /** How long to wait for a key another process holds (`SERIAL_WAIT_MS` by default). */
+  waitMs?: number
 }
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -51,8 +54,8 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
  * Runs work one at a time per key across every process on the database: in order within this
  * process (a `KeyedQueue`), and under the named lease `<prefix>:<key>` across processes, taken
  * before the work and released after it. Work is given the lease to renew between its steps. A
- * key another process holds is tried again with growing pauses for `SERIAL_WAIT_MS` (the injected
- * clock's), then refused with 409 `billing_in_progress` (Retry-After: 1) and nothing done.
+ * key another process holds is tried again with growing pauses for `waitMs` (the injected clock's),
+ * then refused with `busy()` (billing's 409 `billing_in_progress`) and nothing done.
  */
 export class LeasedQueue {
   private readonly queue = new KeyedQueue()
@@ -88,13 +91,13 @@ export class LeasedQueue {
   private async take(name: string): Promise<HeldLease> {
     // Each run is its own owner, so a run's late release cannot free a later run's lease.
     const owner = newId(this.d.random, 'serial')
-    const deadline = this.now() + SERIAL_WAIT_MS
+    const deadline = this.now() + (this.d.waitMs ?? SERIAL_WAIT_MS)
     let pause = FIRST_PAUSE_MS
     for (;;) {
       const held = await HeldLease.take(this.leases, this.d.clock, name, owner, SERIAL_LEASE_MS)
       if (held) return held
       const left = deadline - this.now()
-      if (left <= 0) throw fail('billing_in_progress', undefined, undefined, { 'retry-after': '1' })
+      if (left <= 0) throw this.d.busy()
       await this.sleep(Math.min(pause, left))
       pause = Math.min(pause * 2, MAX_PAUSE_MS)
     }
