@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { AllowlistService } from '../features/allowlist/allowlist.service'
+import { WorkspacesService } from '../features/workspaces/workspaces.service'
 import { Outbox } from '../platform/events/outbox'
 import { createLogger } from '../platform/log/log'
 import { parseFlags } from './args'
@@ -67,7 +68,8 @@ async function run(workspaceId: string, off: boolean, env: CliEnv, io: CliIo): P
   try {
     const store = rt.store
     const events = new Outbox(rt.db, rt.clock, rt.random, store)
-    const allowlist = new AllowlistService({ store, clock: rt.clock, log, events })
+    const workspaces = new WorkspacesService(store, rt.clock, rt.random)
+    const allowlist = new AllowlistService({ store, clock: rt.clock, log, events, workspaces })
     const row = off
       ? await allowlist.switchOff(workspaceId, { type: 'system', id: null })
       : await allowlist.saved(workspaceId)

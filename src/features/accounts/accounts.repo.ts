@@ -1,6 +1,7 @@
-import { and, asc, count, eq, gt, isNull, max, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, isNull, max, type SQLWrapper, sql } from 'drizzle-orm'
 import { Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
+import type { WorkspaceAccessColumns } from '../workspaces/workspaces.service'
 import { accessRequests, emailTokens, users } from './accounts.tables'
 
 /** A user row (times in ms). */
@@ -10,16 +11,33 @@ export type EmailTokenRow = typeof emailTokens.$inferSelect
 /** Kinds of emailed token. */
 export type EmailTokenKind = EmailTokenRow['kind']
 
-/** What a session check needs of its user (its workspace's status is the workspaces feature's). */
-export type SessionRow = Pick<UserRow, 'workspaceId' | 'role' | 'status' | 'emailVerifiedAt' | 'tokenVersion'>
+/**
+ * What a session check reads of its user, with its workspace's status and security revision (the
+ * workspaces feature's columns, read in the same statement: docs/scale-out.md).
+ */
+export type SessionRow = Pick<
+  UserRow,
+  'workspaceId' | 'role' | 'status' | 'emailVerifiedAt' | 'tokenVersion'
+> & {
+  workspaceStatus: string | null
+  securityRev: number | null
+}
+
+/** The workspaces feature's columns of a workspace by its id column (WorkspacesService.accessColumns). */
+export type AccessColumnsOf = (workspaceId: SQLWrapper) => WorkspaceAccessColumns
 
 /** SQL of the accounts feature (users, emailed tokens, access requests), on either engine. */
 export class AccountsRepo {
-  /** The session check's read: the hot path of every signed-in request, built once per handle. */
-  private readonly sessionOf: Prepared<SessionRow[]>
+  constructor(private readonly store: Store) {}
 
-  constructor(private readonly store: Store) {
-    this.sessionOf = new Prepared(store, (db) => {
+  /**
+   * The session check's read, the hot path of every signed-in request: a user by id with its
+   * workspace's status and security revision (`accessColumns`), one prepared statement built once
+   * per handle.
+   */
+  sessionRead(accessColumns: AccessColumnsOf): (userId: string) => Promise<SessionRow | undefined> {
+    const store = this.store
+    const sessionOf = new Prepared<SessionRow[]>(store, (db) => {
       const u = store.table(users)
       return db
         .select({
@@ -28,17 +46,14 @@ export class AccountsRepo {
           status: u.status,
           emailVerifiedAt: u.emailVerifiedAt,
           tokenVersion: u.tokenVersion,
+          ...accessColumns(u.workspaceId),
         })
         .from(u)
         .where(eq(u.id, sql.placeholder('id')))
         .limit(1)
         .prepare()
     })
-  }
-
-  /** What the session check reads of a user, or undefined. */
-  async sessionUser(userId: string): Promise<SessionRow | undefined> {
-    return (await this.sessionOf.execute({ id: userId }))[0]
+    return async (id) => (await sessionOf.execute({ id }))[0]
   }
 
   /** Inserts a user; a duplicate address throws the unique-constraint error. */

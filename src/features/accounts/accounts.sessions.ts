@@ -33,12 +33,16 @@ export function bearerToken(request: Request): string {
 
 /**
  * Checks session tokens on every request: signature, lifetime and absolute cap, then the user's
- * current state in one prepared lookup (token version, deactivation, suspension, verification),
- * so a password reset, a removal or a suspension takes effect on the very next request.
+ * current state in one prepared lookup (token version, deactivation, suspension, verification, the
+ * workspace's security revision), so a password reset, a removal or a suspension takes effect on
+ * the very next request, on every replica: on PostgreSQL the lookup runs on every request (another
+ * process's commit is only seen when its notification comes); on SQLite its row is kept until the
+ * next commit to the database (`StoreMemo`; one process, the commit watch is exact).
  */
 export class SessionService {
-  /** User rows by id, reused only until the next commit to the database (any process's). */
-  private readonly users: StoreMemo<SessionRow>
+  private readonly read: (userId: string) => Promise<SessionRow | undefined>
+  /** User rows by id on SQLite; null on PostgreSQL (read through). */
+  private readonly users: StoreMemo<SessionRow> | null
 
   constructor(
     store: Store,
@@ -46,23 +50,29 @@ export class SessionService {
     private readonly clock: Clock,
     private readonly tokens: SessionTokens,
     private readonly sso: SsoPolicy,
-    /** A session of a suspended workspace is refused; the status is the workspaces feature's. */
-    private readonly workspaces: Pick<WorkspacesService, 'status'>,
+    /**
+     * A session of a suspended workspace is refused: its status and security revision are the
+     * workspaces feature's columns in the user's own read, and the revision read is told back to it.
+     */
+    private readonly workspaces: Pick<WorkspacesService, 'accessColumns' | 'noteSecurityRev'>,
   ) {
-    this.users = new StoreMemo(store, (userId) => repo.sessionUser(userId))
+    this.read = repo.sessionRead((id) => workspaces.accessColumns(id))
+    this.users = store.dialect === 'sqlite' ? new StoreMemo(store, this.read) : null
   }
 
   /** The principal of a live session token, or the refusal that applies. */
   async authenticate(token: string): Promise<Principal> {
     const claims = this.claims(token)
-    const row = await this.users.get(claims.sub)
+    const row = this.users ? await this.users.get(claims.sub) : await this.read(claims.sub)
     if (!row || row.workspaceId !== claims.wid || row.tokenVersion !== claims.ver) {
       throw unauthorized('This session has ended. Sign in again.')
     }
     if (row.status !== 'active') throw fail('account_disabled')
-    if ((await this.workspaces.status(row.workspaceId)) !== 'active') throw fail('workspace_suspended')
+    if (row.workspaceStatus !== 'active') throw fail('workspace_suspended')
     if (row.emailVerifiedAt === null) throw fail('email_not_verified')
-    if (await this.sso.sessionEnded(claims.wid, claims.via ?? 'password', claims.sat)) {
+    const securityRev = row.securityRev ?? 0
+    this.workspaces.noteSecurityRev(row.workspaceId, securityRev)
+    if (await this.sso.sessionEnded(claims.wid, claims.via ?? 'password', claims.sat, securityRev)) {
       throw unauthorized('This session has ended: the workspace now signs in through single sign-on.')
     }
     return {
@@ -73,6 +83,7 @@ export class SessionService {
       scopes: null,
       keyId: null,
       corpusIds: null,
+      securityRev,
     }
   }
 

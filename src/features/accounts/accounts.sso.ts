@@ -16,10 +16,19 @@ export const SSO_METHODS = new Set(['sso', 'recovery_code'])
 export interface SsoPolicy {
   /** Whether any workspace on this server signs in through SSO (`sso_enabled` in `/auth/config`). */
   available(): Promise<boolean>
-  /** Whether the workspace refuses password sign-in (`sso_required`). */
+  /** Whether the workspace refuses password sign-in (`sso_required`); read through on PostgreSQL. */
   enforces(workspaceId: string): Promise<boolean>
-  /** Whether a session signed in by `method` at `signedInAtSec` (Unix seconds) was ended by enforcement. */
-  sessionEnded(workspaceId: string, method: string, signedInAtSec: number): Promise<boolean>
+  /**
+   * Whether a session signed in by `method` at `signedInAtSec` (Unix seconds) was ended by
+   * enforcement; `securityRev` is the workspace's security revision the request's auth read found
+   * (a memo of the set-up answers only at the revision it was read at).
+   */
+  sessionEnded(
+    workspaceId: string,
+    method: string,
+    signedInAtSec: number,
+    securityRev?: number,
+  ): Promise<boolean>
   /**
    * Spends one recovery code of the workspace for an admin's sign-in (audited), in a unit of its
    * own; false when unknown or spent.
@@ -52,8 +61,13 @@ export class SsoGate implements SsoPolicy {
     return this.policy.enforces(workspaceId)
   }
 
-  sessionEnded(workspaceId: string, method: string, signedInAtSec: number): Promise<boolean> {
-    return this.policy.sessionEnded(workspaceId, method, signedInAtSec)
+  sessionEnded(
+    workspaceId: string,
+    method: string,
+    signedInAtSec: number,
+    securityRev?: number,
+  ): Promise<boolean> {
+    return this.policy.sessionEnded(workspaceId, method, signedInAtSec, securityRev)
   }
 
   spendRecoveryCode(workspaceId: string, userId: string, code: string, caller: Caller): Promise<boolean> {

@@ -8,10 +8,11 @@ import {
 import type { Clock } from '../../platform/clock/clock'
 import { holdInUnit } from '../../platform/db/hold'
 import type { Store } from '../../platform/db/store'
-import { StoreMemo } from '../../platform/db/store-memo'
+import { RevisionMemo } from '../../platform/db/store-memo'
 import { fail, validationFailed } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import type { Logger } from '../../platform/log/log'
+import type { WorkspacesService } from '../workspaces/workspaces.service'
 import { AddressMatcher, normalizeEntries } from './allowlist.entries'
 import { RefusalLog } from './allowlist.refusals'
 import { AllowlistRepo, type AllowlistRow } from './allowlist.repo'
@@ -51,24 +52,28 @@ export interface AllowlistDeps {
   log: Logger
   /** Changes and refusals are told as `ip_allowlist.updated` / `.refused` (the audit log subscribes). */
   events: Outbox
+  /** Every change of a list moves its workspace's security revision on, in the change's unit. */
+  workspaces: Pick<WorkspacesService, 'bumpSecurityRev'>
 }
 
 /**
  * The workspace IP allowlist: its settings (`/v1/enterprise/ip-allowlist`) and `admit`, the check the
- * HTTP layer runs on every request with a credential. The check reads the list through a memo that
- * lasts until the next commit to the database (any process's), so it costs a map lookup on most
- * requests and a saved list is enforced from the very next request.
+ * HTTP layer runs on every request with a credential. The check reads the list through a memo kept
+ * by the workspace's security revision (`RevisionMemo`: on SQLite until the next commit; on
+ * PostgreSQL while the request's auth read finds the revision it was read at, which every save moves
+ * on), so it costs a map lookup on most requests and a saved list is enforced from the very next
+ * request on every replica.
  */
 export class AllowlistService {
   private readonly repo: AllowlistRepo
-  private readonly policies: StoreMemo<Policy>
+  private readonly policies: RevisionMemo<Policy>
   /** Matchers by the saved list's JSON: a commit elsewhere empties the memo, not these. */
   private readonly matchers = new Map<string, AddressMatcher>()
   private readonly refusals: RefusalLog
 
   constructor(private readonly d: AllowlistDeps) {
     this.repo = new AllowlistRepo(d.store)
-    this.policies = new StoreMemo(d.store, (ws) => this.policyOf(ws))
+    this.policies = new RevisionMemo(d.store, (ws) => this.policyOf(ws))
     this.refusals = new RefusalLog(d.clock)
   }
 
@@ -111,6 +116,7 @@ export class AllowlistService {
       const before = await this.repo.get(p.workspaceId)
       const was = before ? (JSON.parse(before.cidrs) as string[]) : []
       await this.repo.save(row)
+      await this.d.workspaces.bumpSecurityRev(p.workspaceId)
       await this.d.events.publish({
         type: 'ip_allowlist.updated',
         workspaceId: p.workspaceId,
@@ -149,6 +155,7 @@ export class AllowlistService {
         updatedBy: null,
         updatedAt: this.d.clock.now().getTime(),
       })
+      await this.d.workspaces.bumpSecurityRev(workspaceId)
       await this.d.events.publish({
         type: 'ip_allowlist.updated',
         workspaceId,
@@ -181,7 +188,7 @@ export class AllowlistService {
    * The address is worked out only for such a workspace.
    */
   readonly admit: AccessCheck = async (principal, caller) => {
-    const { matcher } = (await this.policies.get(principal.workspaceId)) ?? OPEN
+    const { matcher } = (await this.policies.get(principal.workspaceId, principal.securityRev)) ?? OPEN
     if (matcher === null) return
     const address = caller.ip
     if (matcher.allows(address)) return

@@ -1,23 +1,33 @@
-import { and, count, desc, eq, gt, isNull, lt, lte, or, sql } from 'drizzle-orm'
+import { and, count, desc, eq, gt, isNull, lt, lte, or, type SQLWrapper, sql } from 'drizzle-orm'
 import { Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
+import type { WorkspaceAccessColumns } from '../workspaces/workspaces.service'
 import { apiKeys } from './keys.tables'
 
 /** An API key row (times in ms). */
 export type ApiKeyRow = typeof apiKeys.$inferSelect
 
-/** The key columns authentication reads. */
+/**
+ * What authentication reads of a key, with its workspace's status and security revision (the
+ * workspaces feature's columns, read in the same statement: docs/scale-out.md).
+ */
 export type KeyAuthRow = Pick<
   ApiKeyRow,
   'id' | 'workspaceId' | 'scopes' | 'expiresAt' | 'revokedAt' | 'lastUsedAt' | 'corpusIds'
->
+> & { workspaceStatus: string | null; securityRev: number | null }
+
+/** The workspaces feature's columns of a workspace by its id column (WorkspacesService.accessColumns). */
+export type AccessColumnsOf = (workspaceId: SQLWrapper) => WorkspaceAccessColumns
 
 /** SQL of the keys feature, on either engine (docs/data-layer.md). */
 export class KeysRepo {
-  /** The key with a secret hash: read on every keyed request, built once per handle. */
+  /** The key with a secret hash and its workspace's state: read on every keyed request, built once per handle. */
   private readonly bySecret: Prepared<KeyAuthRow[]>
 
-  constructor(private readonly store: Store) {
+  constructor(
+    private readonly store: Store,
+    accessColumns: AccessColumnsOf,
+  ) {
     this.bySecret = new Prepared(store, (db) => {
       const k = store.table(apiKeys)
       return db
@@ -29,6 +39,7 @@ export class KeysRepo {
           revokedAt: k.revokedAt,
           lastUsedAt: k.lastUsedAt,
           corpusIds: k.corpusIds,
+          ...accessColumns(k.workspaceId),
         })
         .from(k)
         .where(eq(k.secretHash, sql.placeholder('hash')))
@@ -53,7 +64,7 @@ export class KeysRepo {
     return rows[0]
   }
 
-  /** The key with this secret hash, or undefined (its workspace's status is the workspaces service's). */
+  /** The key with this secret hash and its workspace's status and security revision, or undefined. */
   async bySecretHash(hash: string): Promise<KeyAuthRow | undefined> {
     return (await this.bySecret.execute({ hash }))[0]
   }

@@ -47,8 +47,11 @@ export function keyResp(row: ApiKeyRow): KeyResp {
 
 /** Tenant API keys: mint (secret shown once), list, revoke, and authenticate on every request. */
 export class KeysService {
-  /** Key rows by secret hash, reused only until the next commit to the database (any process's). */
-  private readonly rows: StoreMemo<KeyAuthRow>
+  /**
+   * Key rows by secret hash on SQLite, reused only until the next commit to the database (one
+   * process: the commit watch is exact); null on PostgreSQL, where every request reads its key.
+   */
+  private readonly rows: StoreMemo<KeyAuthRow> | null
   /** Parsed scope lists by their stored JSON; at most seven distinct values exist. */
   private readonly scopeLists = new Map<string, Scope[]>()
   private readonly repo: KeysRepo
@@ -64,12 +67,15 @@ export class KeysService {
     private readonly corpora: Pick<CorporaService, 'exists'>,
     /** A key that works (not revoked, not expired) takes one of the plan's `api_keys`. */
     private readonly plans: Pick<PlansService, 'ensureRoom' | 'holdCap'>,
-    /** A key of a suspended workspace is refused; the status is the workspaces feature's. */
-    private readonly workspaces: Pick<WorkspacesService, 'status'>,
+    /**
+     * A key of a suspended workspace is refused: its status and security revision are the
+     * workspaces feature's columns in the key's own read, and the revision read is told back to it.
+     */
+    private readonly workspaces: Pick<WorkspacesService, 'accessColumns' | 'noteSecurityRev'>,
   ) {
-    const repo = new KeysRepo(store)
+    const repo = new KeysRepo(store, (id) => workspaces.accessColumns(id))
     this.repo = repo
-    this.rows = new StoreMemo(store, (hash) => repo.bySecretHash(hash))
+    this.rows = store.dialect === 'sqlite' ? new StoreMemo(store, (hash) => repo.bySecretHash(hash)) : null
   }
 
   /** `POST /api-keys`: a new key; the response is the only place the secret ever appears. */
@@ -206,26 +212,31 @@ export class KeysService {
 
   /**
    * The principal of a presented secret, checked against the database's current state on every
-   * request, so a revocation applies to the very next one. The key row is read again whenever the
-   * database has had a commit since it was last read (`StoreMemo`): no answer outlives a write.
-   * Unknown, revoked or expired: 401.
+   * request, so a revocation applies to the very next one, on every replica. The key and its
+   * workspace's status and security revision are one statement: on PostgreSQL read on every request
+   * (another process's commit is only seen when its notification comes); on SQLite kept until the
+   * next commit to the database (`StoreMemo`): no answer outlives a write. Unknown, revoked or
+   * expired: 401.
    */
   async authenticate(secret: string): Promise<Principal> {
     if (!KEY_SHAPE.test(secret)) throw invalidKey('Invalid API key.')
     // A lookup by the hash of a high-entropy secret: timing reveals nothing usable about the secret.
-    const row = await this.rows.get(secretHash(secret))
+    const hash = secretHash(secret)
+    const row = this.rows ? await this.rows.get(hash) : await this.repo.bySecretHash(hash)
     if (!row) throw invalidKey('Invalid API key.')
     const { id, workspaceId, scopes: scopeJson, expiresAt, revokedAt, lastUsedAt, corpusIds: basesJson } = row
     const now = this.clock.now().getTime()
     if (revokedAt !== null) throw invalidKey('This API key has been revoked.')
     if (expiresAt !== null && expiresAt <= now) throw invalidKey('This API key has expired.')
-    if ((await this.workspaces.status(workspaceId)) !== 'active') throw fail('workspace_suspended')
+    if (row.workspaceStatus !== 'active') throw fail('workspace_suspended')
+    const securityRev = row.securityRev ?? 0
+    this.workspaces.noteSecurityRev(workspaceId, securityRev)
     if (lastUsedAt === null || now - lastUsedAt >= TOUCH_INTERVAL_MS) {
       // A quiet unit of its own, at most once a period a key and process: the stamp is only shown
       // (`GET /api-keys`), so its commit need not empty every memo (keys, sessions, bases) in every
-      // process. The row this memo keeps is stamped in place instead, so this process does not
-      // touch again within the period; another process's memo still has the older stamp and
-      // touches once, which its condition makes a write of nothing.
+      // process. On SQLite the row the memo keeps is stamped in place instead, so this process does
+      // not touch again within the period; on PostgreSQL every request reads the stamp, so the
+      // fleet touches about once a period (two at once: the condition makes one a write of nothing).
       await this.store.unit(() => this.repo.touch(id, now, now - TOUCH_INTERVAL_MS), { quiet: true })
       row.lastUsedAt = now
     }
@@ -244,6 +255,7 @@ export class KeysService {
       keyId: id,
       // Only a bound key pays for a parse; an unbound one (the usual case) has null.
       corpusIds: basesJson === null ? null : (JSON.parse(basesJson) as string[]),
+      securityRev,
     }
   }
 }

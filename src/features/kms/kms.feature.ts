@@ -4,6 +4,7 @@ import type { Subscriber } from '../../platform/events/dispatcher'
 import type { Feature, Platform } from '../../platform/feature/feature'
 import type { EnvelopeStore } from '../../platform/storage/envelope-store'
 import type { CorporaService } from '../corpora/corpora.service'
+import type { WorkspacesService } from '../workspaces/workspaces.service'
 import { AwsKeys } from './kms.aws'
 import { KmsKeyring } from './kms.keyring'
 import { LocalKeys } from './kms.local'
@@ -21,6 +22,8 @@ export interface KmsFeatureDeps {
   envelope: EnvelopeStore
   /** New documents' original files, sealed if they reached the bucket plain (kms.subscribers.ts). */
   corpora: Pick<CorporaService, 'document'>
+  /** Key changes move the workspace's security revision on; the keyring's memo goes by it. */
+  workspaces: WorkspacesService
 }
 
 /**
@@ -38,9 +41,18 @@ export function kmsFeature(p: Platform, d: KmsFeatureDeps): Feature<KmsService> 
     local,
     aws,
     cacheSeconds: d.config.data_key_cache_seconds,
+    workspaces: d.workspaces,
   })
   d.envelope.install(keyring)
-  const service = new KmsService({ ...p, config: d.config, repo, keyring, local, aws })
+  const service = new KmsService({
+    ...p,
+    config: d.config,
+    repo,
+    keyring,
+    local,
+    aws,
+    workspaces: d.workspaces,
+  })
   const pass = { store: p.store, clock: p.clock, repo, keyring, envelope: d.envelope, local, aws }
   return {
     name: 'kms',

@@ -1,13 +1,17 @@
 // The keyring the object store asks (platform/storage/envelope-store): per workspace, whether its
 // content may be read, a fresh data key for each object it writes, and the data key of an object it
-// reads. Key settings are read through a memo that lasts until the next commit (any process's), so
-// a key disabled by PUT is refused from the very next read; unwrapped data keys are cached briefly,
-// bounded, and dropped at once when their workspace's key is disabled.
+// reads. Key settings are read through a memo kept by the workspace's security revision (every
+// change of the key moves it on): on SQLite until the next commit; on PostgreSQL while the revision
+// this process's latest auth read of the workspace found is the one they were read at (outside a
+// request, until the next commit told), so a key disabled by PUT on any replica is refused from the
+// very next request; unwrapped data keys are cached briefly, bounded, and dropped at once when their
+// workspace's key is disabled.
 import type { Clock } from '../../platform/clock/clock'
 import type { Store } from '../../platform/db/store'
-import { StoreMemo } from '../../platform/db/store-memo'
+import { RevisionMemo } from '../../platform/db/store-memo'
 import { errorTable, fail } from '../../platform/errors/errors'
 import type { DataKey, Keyring } from '../../platform/storage/envelope-store'
+import type { WorkspacesService } from '../workspaces/workspaces.service'
 import { type AwsKeys, KmsRefused } from './kms.aws'
 import type { LocalKeys } from './kms.local'
 import type { KeyRow, KmsRepo } from './kms.repo'
@@ -35,22 +39,26 @@ export interface KeyringDeps {
   aws: AwsKeys
   /** How long an unwrapped data key is reused, in seconds (`kms.data_key_cache_seconds`). */
   cacheSeconds: number
+  /** The security revision of a workspace the request's auth read found (the keyring is not handed the principal). */
+  workspaces: Pick<WorkspacesService, 'securityRevSeen'>
 }
 
 /** The kms feature's answer to the object store: keys per workspace, refusals when disabled. */
 export class KmsKeyring implements Keyring {
-  private readonly rows: StoreMemo<KeyRow | null>
+  private readonly rows: RevisionMemo<KeyRow | null>
   private readonly cache = new Map<string, Cached>()
   /** Workspaces whose key the KMS refused: until when, and its error name. */
   private readonly refused = new Map<string, { until: number; reason: string }>()
 
   constructor(private readonly d: KeyringDeps) {
-    this.rows = new StoreMemo(d.store, async (ws) => (await d.repo.get(ws)) ?? null)
+    this.rows = new RevisionMemo(d.store, async (ws) => (await d.repo.get(ws)) ?? null, {
+      unversioned: 'memo',
+    })
   }
 
-  /** The workspace's key settings as of the last commit; null when it has no key. */
+  /** The workspace's key settings as of its security revision this request read; null when it has no key. */
   async row(workspaceId: string): Promise<KeyRow | null> {
-    return (await this.rows.get(workspaceId)) ?? null
+    return (await this.rows.get(workspaceId, this.d.workspaces.securityRevSeen(workspaceId))) ?? null
   }
 
   /** Throws when the workspace's key is disabled or the KMS refused it a moment ago (the memo's row: no query between commits). */

@@ -7,6 +7,7 @@ import type { Store } from '../../platform/db/store'
 import { fail, validationFailed } from '../../platform/errors/errors'
 import type { Outbox } from '../../platform/events/outbox'
 import type { JobQueue } from '../../platform/jobs/queue'
+import type { WorkspacesService } from '../workspaces/workspaces.service'
 import { type AwsKeys, KmsRefused } from './kms.aws'
 import { endpointProblem } from './kms.endpoint'
 import type { KmsKeyring } from './kms.keyring'
@@ -32,6 +33,8 @@ export interface KmsDeps {
   keyring: KmsKeyring
   local: LocalKeys
   aws: AwsKeys
+  /** Every change of a key moves its workspace's security revision on, in the change's unit. */
+  workspaces: Pick<WorkspacesService, 'bumpSecurityRev'>
 }
 
 /** Who asks, from where (for the audit row). */
@@ -109,6 +112,7 @@ export class KmsService {
     await this.d.store.unit(async () => {
       const saved = before ? await this.d.repo.change(before, set) : await this.d.repo.insert(row)
       if (!saved) throw changedMeanwhile()
+      await this.d.workspaces.bumpSecurityRev(ws)
       if (created || reenabled) await this.addPass(ws, 'encrypt')
       await this.d.events.publish({
         type: 'kms_key.updated',
@@ -166,6 +170,7 @@ export class KmsService {
           'A rotation of this key is already running, or the key changed; read it again.',
         )
       }
+      await this.d.workspaces.bumpSecurityRev(ws)
       await this.addPass(ws, 'rotate')
       await this.d.events.publish({
         type: 'kms_key.rotated',

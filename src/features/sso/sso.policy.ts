@@ -1,4 +1,4 @@
-import { StoreMemo } from '../../platform/db/store-memo'
+import { RevisionMemo } from '../../platform/db/store-memo'
 import { type Caller, SSO_METHODS, type SsoPolicy } from '../accounts/accounts.service'
 import { type PolicyRow, SsoPolicyRepo } from './sso.policy.repo'
 import { recoveryCodeHash } from './sso.recovery'
@@ -7,17 +7,19 @@ import type { SsoDeps } from './sso.types'
 /**
  * Enforcement as accounts asks about it: on every signed-in request (is this session ended?) and
  * at password sign-in (is a password refused? is this recovery code good?). The workspace's rows are
- * read once per commit to the database the store knows of (`StoreMemo`, either engine), so a
- * signed-in request pays a map lookup, and a change of the set-up applies from the next request.
+ * kept by its security revision (`RevisionMemo`: on SQLite until the next commit; on PostgreSQL while
+ * the request's auth read finds the revision they were read at, which every change of the set-up
+ * moves on), so a signed-in request pays a map lookup, and a change of the set-up applies from the
+ * next request on every replica. Asked without a revision (sign-in), PostgreSQL reads them.
  */
 export class SsoEnforcement implements SsoPolicy {
-  private readonly rows: StoreMemo<PolicyRow>
+  private readonly rows: RevisionMemo<PolicyRow>
   private readonly repo: SsoPolicyRepo
 
   constructor(private readonly d: Pick<SsoDeps, 'store' | 'clock' | 'events'>) {
     const repo = new SsoPolicyRepo(d.store)
     this.repo = repo
-    this.rows = new StoreMemo(d.store, (wid) => repo.policy(wid))
+    this.rows = new RevisionMemo(d.store, (wid) => repo.policy(wid))
   }
 
   available(): Promise<boolean> {
@@ -25,7 +27,7 @@ export class SsoEnforcement implements SsoPolicy {
   }
 
   async enforces(workspaceId: string): Promise<boolean> {
-    return (await this.rows.get(workspaceId))?.enforce === true
+    return (await this.rows.get(workspaceId, undefined))?.enforce === true
   }
 
   /**
@@ -33,9 +35,14 @@ export class SsoEnforcement implements SsoPolicy {
    * SSO, and stays ended if it was signed in before enforcement was last turned on, even once
    * enforcement is off again: an ended session does not come back.
    */
-  async sessionEnded(workspaceId: string, method: string, signedInAtSec: number): Promise<boolean> {
+  async sessionEnded(
+    workspaceId: string,
+    method: string,
+    signedInAtSec: number,
+    securityRev?: number,
+  ): Promise<boolean> {
     if (SSO_METHODS.has(method)) return false
-    const row = await this.rows.get(workspaceId)
+    const row = await this.rows.get(workspaceId, securityRev)
     if (!row) return false
     return row.enforce === true || (row.endedBefore !== null && signedInAtSec * 1000 <= row.endedBefore)
   }

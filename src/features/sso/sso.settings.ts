@@ -61,6 +61,7 @@ export class SsoSettings {
     try {
       await this.d.store.unit(async () => {
         await this.d.repo.saveConfig(row)
+        await this.d.workspaces.bumpSecurityRev(workspaceId)
         await this.d.repo.replaceDomains(workspaceId, input.domains, now)
         if (turnedOn) {
           await this.storeCodes(workspaceId, codes, now)
@@ -101,6 +102,7 @@ export class SsoSettings {
     if (!before) throw notFound('SSO set-up')
     await this.d.store.unit(async () => {
       await this.d.repo.deleteConfig(workspaceId)
+      await this.d.workspaces.bumpSecurityRev(workspaceId)
       await this.d.events.publish({
         type: 'sso.deleted',
         workspaceId,

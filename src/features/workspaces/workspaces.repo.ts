@@ -1,10 +1,19 @@
-import { asc, eq, sql } from 'drizzle-orm'
+import { asc, eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm'
 import { Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { workspaces } from './workspaces.tables'
 
 /** A workspace row as the rest of the code sees it (times in ms). */
 export type WorkspaceRow = typeof workspaces.$inferSelect
+
+/**
+ * What the request's auth read takes of the workspace a credential belongs to, as columns another
+ * feature's statement selects (null when there is no such workspace).
+ */
+export interface WorkspaceAccessColumns {
+  workspaceStatus: SQL<WorkspaceRow['status'] | null>
+  securityRev: SQL<number | null>
+}
 
 /** SQL of the workspaces feature, on either engine (docs/data-layer.md). */
 export class WorkspacesRepo {
@@ -27,6 +36,30 @@ export class WorkspacesRepo {
   /** One workspace by id, or undefined. */
   async find(id: string): Promise<WorkspaceRow | undefined> {
     return (await this.byId.execute({ id }))[0]
+  }
+
+  /**
+   * The workspace's status and security revision as scalar subqueries on the row whose id is
+   * `workspaceId` (a column of the statement they are put in): a credential's read (keys, sessions)
+   * takes them in its own statement, one round trip, while the SQL naming this table stays here.
+   */
+  accessColumns(workspaceId: SQLWrapper): WorkspaceAccessColumns {
+    const w = this.store.table(workspaces)
+    const of = (column: SQLWrapper) => sql`(select ${column} from ${w} where ${w.id} = ${workspaceId})`
+    return {
+      workspaceStatus: of(w.status).mapWith(String) as SQL<WorkspaceRow['status'] | null>,
+      // A bigint on PostgreSQL, which a subquery's value does not map by itself.
+      securityRev: of(w.securityRev).mapWith(Number) as SQL<number | null>,
+    }
+  }
+
+  /** Moves the workspace's security revision on by one (in the caller's unit). */
+  async bumpSecurityRev(id: string): Promise<void> {
+    const w = this.store.table(workspaces)
+    await this.store.db
+      .update(w)
+      .set({ securityRev: sql`${w.securityRev} + 1` })
+      .where(eq(w.id, id))
   }
 
   /** Renames a workspace. */

@@ -1,10 +1,14 @@
+import type { SQLWrapper } from 'drizzle-orm'
 import type { Clock } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import type { Store } from '../../platform/db/store'
 import { StoreMemo } from '../../platform/db/store-memo'
-import { type WorkspaceRow, WorkspacesRepo } from './workspaces.repo'
+import { type WorkspaceAccessColumns, type WorkspaceRow, WorkspacesRepo } from './workspaces.repo'
 
-export type { WorkspaceRow }
+export type { WorkspaceAccessColumns, WorkspaceRow }
+
+/** Workspaces whose seen security revision is kept at most; beyond it they are forgotten. */
+const MAX_SEEN = 10_000
 
 /** Workspaces (tenants): creation at sign-up, lookup, rename, plan. */
 export class WorkspacesService {
@@ -14,9 +18,15 @@ export class WorkspacesService {
    * authenticated request reads its workspace's status, and every question its plan.
    */
   private readonly rows: StoreMemo<WorkspaceRow>
+  /**
+   * The highest security revision of each workspace this process's auth reads have seen, forgotten
+   * whenever the store's commit version moves (see `securityRevSeen`).
+   */
+  private readonly seenRevs = new Map<string, number>()
+  private seenAt = -1
 
   constructor(
-    store: Store,
+    private readonly store: Store,
     private readonly clock: Clock,
     private readonly random: Random,
   ) {
@@ -33,6 +43,7 @@ export class WorkspacesService {
       name,
       plan,
       status: 'active',
+      securityRev: 0,
       createdAt: at,
       updatedAt: at,
     }
@@ -51,6 +62,49 @@ export class WorkspacesService {
   /** The workspace's status (`active` or `suspended`), or undefined when there is none. */
   async status(id: string): Promise<WorkspaceRow['status'] | undefined> {
     return (await this.rows.get(id))?.status
+  }
+
+  /**
+   * The workspace's status and security revision as columns of a credential's own read (keys,
+   * sessions): the request's auth read, one statement (docs/scale-out.md). Use only while building a
+   * statement on the store.
+   */
+  accessColumns(workspaceId: SQLWrapper): WorkspaceAccessColumns {
+    return this.repo.accessColumns(workspaceId)
+  }
+
+  /**
+   * Moves the workspace's security revision on; call inside the unit that changes a row deciding
+   * access to it (SSO enforcement, the IP allowlist, the KMS key), so that every replica's memo of
+   * such a row is read again on the next request that reads the new revision.
+   */
+  async bumpSecurityRev(id: string): Promise<void> {
+    await this.repo.bumpSecurityRev(id)
+  }
+
+  /** Records the security revision a request's auth read found (the highest seen is kept). */
+  noteSecurityRev(id: string, rev: number): void {
+    this.seenSince()
+    if (this.seenRevs.size >= MAX_SEEN) this.seenRevs.clear()
+    if ((this.seenRevs.get(id) ?? -1) < rev) this.seenRevs.set(id, rev)
+  }
+
+  /**
+   * The highest security revision of the workspace an auth read found since the store's last commit
+   * version (so within the request that read it, and never past a commit this process was told of);
+   * undefined otherwise. For code that acts for a request but is not handed its principal (the KMS
+   * keyring under the object store): undefined makes its memo read through.
+   */
+  securityRevSeen(id: string): number | undefined {
+    this.seenSince()
+    return this.seenRevs.get(id)
+  }
+
+  private seenSince(): void {
+    const version = this.store.commits.version()
+    if (version === this.seenAt) return
+    this.seenRevs.clear()
+    this.seenAt = version
   }
 
   /** Every workspace's id and name, oldest first (`engram mcp` picks the one to serve). */

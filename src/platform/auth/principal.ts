@@ -19,6 +19,13 @@ export interface Principal {
    * workspace, as a session and an unbound key do. A bound key sees any other base as missing.
    */
   corpusIds: readonly string[] | null
+  /**
+   * The workspace's security revision as the request's auth read found it (docs/scale-out.md): memos
+   * of the workspace's security settings (the IP allowlist, SSO enforcement) answer for this request
+   * only if they were read at it. Absent when no auth read gave one (a principal the CLI builds):
+   * those memos then read through on PostgreSQL.
+   */
+  securityRev?: number
 }
 
 /** Whether a principal reaches a base: every base unless its key is bound to some. */

@@ -64,3 +64,42 @@ export class StoreMemo<V> {
     return found
   }
 }
+
+/**
+ * Rows of a workspace's security settings (SSO enforcement, the IP allowlist, the KMS key), kept by
+ * the workspace's security revision (`workspaces.security_rev`, moved on in the unit of every change
+ * of such a row; docs/scale-out.md). On SQLite it is a `StoreMemo` (one process; the commit watch is
+ * exact). On PostgreSQL a kept row answers only when asked with the revision it was read at, which
+ * the caller read on this request (the request's auth read); asked with another it reads again, so
+ * another replica's change applies from the next request that reads its revision, whether or not
+ * its notification has come. A row is read after the revision it is kept under, so it is never older
+ * than that revision. Asked with none (no auth read to go by), it reads through, or with
+ * `unversioned: 'memo'` answers as a `StoreMemo` (until the next commit told).
+ */
+export class RevisionMemo<V> {
+  private readonly memo: StoreMemo<V> | null
+  private readonly kept = new Map<string, { rev: number; row: V | undefined }>()
+
+  constructor(
+    private readonly store: Store,
+    private readonly read: (key: string) => Promise<V | undefined>,
+    opts: { unversioned?: 'read' | 'memo'; max?: number } = {},
+    private readonly max = opts.max ?? 10_000,
+  ) {
+    const memo = store.dialect === 'sqlite' || opts.unversioned === 'memo'
+    this.memo = memo ? new StoreMemo(store, read, max) : null
+  }
+
+  async get(key: string, rev: number | undefined): Promise<V | undefined> {
+    if (this.store.dialect === 'sqlite' || (rev === undefined && this.memo)) return this.memo!.get(key)
+    if (rev === undefined || this.store.inUnit()) return this.read(key)
+    const hit = this.kept.get(key)
+    if (hit !== undefined && hit.rev === rev) return hit.row
+    const row = await this.read(key)
+    // A request that read an older revision (in flight across a change) does not displace a newer one.
+    if (hit !== undefined && hit.rev > rev) return row
+    if (this.kept.size >= this.max) this.kept.clear()
+    this.kept.set(key, { rev, row })
+    return row
+  }
+}

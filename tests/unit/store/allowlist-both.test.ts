@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { AllowlistRepo, type AllowlistRow } from '../../../src/features/allowlist/allowlist.repo'
 import { AllowlistService } from '../../../src/features/allowlist/allowlist.service'
+import { WorkspacesService } from '../../../src/features/workspaces/workspaces.service'
 import type { Principal } from '../../../src/platform/auth/principal'
 import { ManualClock } from '../../../src/platform/clock/clock'
 import { seededRandom } from '../../../src/platform/crypto/random'
@@ -51,7 +52,11 @@ for (const engine of await engines()) {
     const service = (store: Store) => {
       const clock = new ManualClock(new Date(T0))
       const events = new Outbox(store.db, clock, seededRandom(1), store)
-      return { clock, allowlist: new AllowlistService({ store, clock, log: memoryLogger(), events }) }
+      const workspaces = new WorkspacesService(store, clock, seededRandom(1))
+      return {
+        clock,
+        allowlist: new AllowlistService({ store, clock, log: memoryLogger(), events, workspaces }),
+      }
     }
 
     test('a list reads back as saved, and a save replaces it', async () => {

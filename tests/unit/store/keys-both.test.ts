@@ -91,6 +91,7 @@ for (const engine of await engines()) {
         scopes: ['query', 'admin'],
         keyId: made.id,
         corpusIds: null,
+        securityRev: 0,
       })
       // The first use stamps last_used_at (a unit of its own).
       expect((await keys.get('ws_1', made.id)).last_used_at).not.toBeNull()

@@ -5,6 +5,7 @@ import { KmsKeyring } from '../../../src/features/kms/kms.keyring'
 import { LocalKeys } from '../../../src/features/kms/kms.local'
 import { type KeyRow, KmsRepo } from '../../../src/features/kms/kms.repo'
 import { KmsService, PASS_JOB } from '../../../src/features/kms/kms.service'
+import { WorkspacesService } from '../../../src/features/workspaces/workspaces.service'
 import type { Principal } from '../../../src/platform/auth/principal'
 import { ManualClock } from '../../../src/platform/clock/clock'
 import type { Config } from '../../../src/platform/config/config.load'
@@ -59,14 +60,27 @@ function kmsOn(store: Store) {
   const repo = new KmsRepo(store)
   const local = new LocalKeys(new Sealer('secret', 'engram/kms/local-key'))
   const aws = {} as AwsKeys
-  const keyring = new KmsKeyring({ store, repo, clock, local, aws, cacheSeconds: 60 })
+  const workspaces = new WorkspacesService(store, clock, random)
+  const keyring = new KmsKeyring({ store, repo, clock, local, aws, cacheSeconds: 60, workspaces })
   const events = new Outbox(store.db, clock, random, store)
   const queue = new JobQueue(store.db, clock, random, store)
   const config = {} as Config['kms']
   return {
     repo,
     keyring,
-    service: new KmsService({ store, clock, random, queue, events, config, repo, keyring, local, aws }),
+    service: new KmsService({
+      store,
+      clock,
+      random,
+      queue,
+      events,
+      config,
+      repo,
+      keyring,
+      local,
+      aws,
+      workspaces,
+    }),
   }
 }
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { asc, eq } from 'drizzle-orm'
 import { AllowlistService } from '../../../src/features/allowlist/allowlist.service'
+import { WorkspacesService } from '../../../src/features/workspaces/workspaces.service'
 import { ManualClock } from '../../../src/platform/clock/clock'
 import { seededRandom } from '../../../src/platform/crypto/random'
 import type { Store } from '../../../src/platform/db/store'
@@ -34,7 +35,8 @@ interface Details {
 function allowlistOn(store: Store, seed: number): AllowlistService {
   const clock = new ManualClock(new Date(T0))
   const events = new Outbox(store.db, clock, seededRandom(seed), store)
-  return new AllowlistService({ store, clock, log: memoryLogger(), events })
+  const workspaces = new WorkspacesService(store, clock, seededRandom(seed))
+  return new AllowlistService({ store, clock, log: memoryLogger(), events, workspaces })
 }
 
 /** The details of every allowlist change, in the order the events were written. */

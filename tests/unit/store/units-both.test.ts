@@ -75,7 +75,15 @@ for (const engine of await engines()) {
         .from(store.table(workspaces))
         .where(eq(store.table(workspaces).id, 'ws_1'))
       expect(ws).toEqual([
-        { id: 'ws_1', name: 'Acme', plan: 'beta', status: 'active', createdAt: T0, updatedAt: T0 },
+        {
+          id: 'ws_1',
+          name: 'Acme',
+          plan: 'beta',
+          status: 'active',
+          securityRev: 0,
+          createdAt: T0,
+          updatedAt: T0,
+        },
       ])
     })
 
