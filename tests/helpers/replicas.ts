@@ -1,0 +1,247 @@
+// Several real `engram serve` processes of the compiled executable as replicas of one deployment
+// (issue 40, docs/scale-out.md "Test plan"): each on a free loopback port with a data dir of its own
+// (nothing shared on disk), all on one PostgreSQL database (a fresh one of the tests' private
+// cluster, tests/helpers/postgres.ts) and one bucket of one S3-compatible server (the pass's s3rver,
+// ENGRAM_TEST_S3_ENDPOINT, else one started here and stopped with the set), with one ENGRAM_SECRET.
+// Waits are on conditions (a log line, the health URL answering, a row) with a deadline.
+//
+// A replica cannot be started without jobs (`engram serve` always runs its scheduler: there is no
+// setting to turn it off), so a test that needs one replica to be the only runner starts the others
+// later (`startLater`, then `start(i)`).
+//
+// Whether a test can run: replicas need PostgreSQL, so the rule is tests/helpers/postgres.ts's (run
+// when a cluster starts; skipped with the reason printed when none can; thrown with
+// ENGRAM_TEST_POSTGRES=required, as CI sets in both passes).
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { SQL } from 'bun'
+import { type RunningBinary, startBinary } from './binary'
+import type { TestPostgres } from './postgres'
+import { type S3rverProcess, startS3rverProcess } from './standins/s3rver-process'
+
+/** The secret every replica shares (ENGRAM_SECRET is required with PostgreSQL). */
+export const REPLICA_SECRET = 'replicas-secret-replicas-secret-replicas-0'
+
+/** How long a replica may take to start, or a condition to hold, before a wait fails. */
+const START_MS = 60_000
+
+/** Waits until `check` holds, polling every 20 ms; throws naming `what` past `ms`. */
+export async function until(check: () => Promise<boolean> | boolean, what: string, ms = 30_000) {
+  const deadline = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
+    await Bun.sleep(20)
+  }
+}
+
+export interface ReplicaOptions {
+  /** How many replicas (default 3). */
+  count?: number
+  /** Settings of every replica (on top of the harness's). */
+  env?: Record<string, string>
+  /** Settings of one replica, by index (on top of `env`). */
+  envOf?: (i: number) => Record<string, string>
+  /** Replicas left stopped at first (started by `start(i)`). */
+  startLater?: number[]
+}
+
+/** A running set of replicas on one database and one bucket. */
+export interface Replicas {
+  /** The shared database's URL. */
+  readonly databaseUrl: string
+  /** A connection of the test's own to the shared database (read the jobs table, ...). */
+  readonly sql: SQL
+  /** How many replicas the set has (running or not). */
+  readonly count: number
+  /** The URL replica `i` serves on now (it changes when it is started again: port 0). */
+  url(i: number): string
+  /** Replica `i`'s process id (its job owner is `proc_<pid>_…`). */
+  pid(i: number): number
+  /** Replica `i`'s running executable (its log lines, `waitForLine`). */
+  replica(i: number): RunningBinary
+  /** Whether replica `i` is running. */
+  running(i: number): boolean
+  /** Starts replica `i` on its data dir (left stopped, stopped or killed before). */
+  start(i: number): Promise<void>
+  /** Sends `signal` to replica `i` and waits for its process to end. */
+  kill(i: number, signal?: 'SIGKILL' | 'SIGTERM'): Promise<void>
+  /** Stops replica `i` (SIGTERM) if it runs, then starts it again on the same data dir. */
+  restart(i: number): Promise<void>
+  /** Stops every replica, closes the connection, removes the data dirs (and the S3 server it started). */
+  stop(): Promise<void>
+}
+
+/**
+ * The S3 settings of one bucket every replica shares: on the pass's server when there is one, else
+ * on one started here (returned, to be stopped with the set).
+ */
+function sharedBucket(name: string): { env: Record<string, string>; own: S3rverProcess | null } {
+  const given = process.env.ENGRAM_TEST_S3_ENDPOINT
+  const own = given ? null : startS3rverProcess()
+  return {
+    own,
+    env: {
+      ENGRAM_STORAGE: 's3',
+      ENGRAM_S3_ENDPOINT: given ?? own!.endpoint,
+      ENGRAM_S3_BUCKET: name,
+      // s3rver's built-in account.
+      ENGRAM_S3_ACCESS_KEY: 'S3RVER',
+      ENGRAM_S3_SECRET_KEY: 'S3RVER',
+    },
+  }
+}
+
+/**
+ * Starts `count` replicas (those not in `startLater`) on a fresh database of `pg` and a fresh bucket,
+ * each once it logs `ready` (its scheduler and dispatcher started) and its health URL (`GET /v1`)
+ * answers 200. Replicas started together apply the migrations under PostgreSQL's advisory lock.
+ */
+export async function startReplicas(
+  pg: Extract<TestPostgres, { available: true }>,
+  o: ReplicaOptions = {},
+): Promise<Replicas> {
+  const count = o.count ?? 3
+  const dir = mkdtempSync(join(tmpdir(), 'engram-replicas-'))
+  const databaseUrl = await pg.freshDatabase()
+  const bucket = sharedBucket(
+    `engram-replicas-${dir
+      .slice(-6)
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, 'x')}`,
+  )
+  const sql = new SQL({ url: databaseUrl, max: 2 })
+  const running: (RunningBinary | null)[] = Array.from({ length: count }, () => null)
+  const envOf = (i: number): Record<string, string> => ({
+    ENGRAM_DATA_DIR: join(dir, `r${i}`, 'data'),
+    ENGRAM_DATABASE_URL: databaseUrl,
+    ENGRAM_SECRET: REPLICA_SECRET,
+    ...bucket.env,
+    ENGRAM_PASSWORD_MEMORY_KIB: '1024',
+    ENGRAM_LOG_LEVEL: 'info',
+    // The built-in encoder's wait is bounded, so with it an answer could depend on a replica's load.
+    ENGRAM_EMBED_ENCODER: 'false',
+    ...o.env,
+    ...o.envOf?.(i),
+  })
+  const start = async (i: number) => {
+    if (running[i]) throw new Error(`replica ${i} is already running`)
+    const cwd = join(dir, `r${i}`)
+    mkdirSync(cwd, { recursive: true })
+    const r = await withDeadline(startBinary({ cwd, env: envOf(i) }), START_MS, `replica ${i} to listen`)
+    running[i] = r
+    await withDeadline(
+      r.waitForLine((l) => l.msg === 'ready'),
+      START_MS,
+      `replica ${i} to log ready`,
+    )
+    await until(async () => (await fetch(`${r.url}/v1`).catch(() => null))?.status === 200, `${r.url}/v1`)
+  }
+  const kill = async (i: number, signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL') => {
+    const r = running[i]
+    if (!r) return
+    running[i] = null
+    r.proc.kill(signal)
+    await r.proc.exited
+  }
+  const stop = async () => {
+    await Promise.all(running.map((_, i) => kill(i, 'SIGTERM')))
+    await sql.close()
+    await bucket.own?.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+  try {
+    const now = [...Array(count).keys()].filter((i) => !o.startLater?.includes(i))
+    // The first alone, so the others find the schema migrated (they would wait on its lock anyway).
+    if (now[0] !== undefined) await start(now[0])
+    await Promise.all(now.slice(1).map(start))
+  } catch (e) {
+    await stop()
+    throw e
+  }
+  const get = (i: number) => {
+    const r = running[i]
+    if (!r) throw new Error(`replica ${i} is not running`)
+    return r
+  }
+  return {
+    databaseUrl,
+    sql,
+    count,
+    url: (i) => get(i).url,
+    pid: (i) => get(i).proc.pid,
+    replica: get,
+    running: (i) => running[i] !== null,
+    start,
+    kill,
+    async restart(i) {
+      await kill(i, 'SIGTERM')
+      await start(i)
+    },
+    stop,
+  }
+}
+
+/** `p`, or a rejection naming `what` past `ms`. */
+function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms)
+  })
+  return Promise.race([p, late]).finally(() => clearTimeout(timer))
+}
+
+/** CPU seconds a process has used so far (user + system, /proc/<pid>/stat); with `reaped`, its waited-for children's too. */
+export function cpuSeconds(pid: number, reaped = false): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // Fields after the command (which may hold spaces), from the 3rd: state, ppid, ...
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  const ticks = Number(f[11]) + Number(f[12]) + (reaped ? Number(f[13]) + Number(f[14]) : 0)
+  return ticks / CLOCK_TICKS
+}
+
+/** The kernel's clock ticks a second (USER_HZ): 100 on Linux everywhere. */
+const CLOCK_TICKS = 100
+
+/** The parent's pid of a process, or null once it is gone. */
+function parentOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+  } catch {
+    return null
+  }
+}
+
+/** The postmaster serving `databaseUrl`'s port: the postgres process whose command line names it. */
+export function postmasterOf(databaseUrl: string): number | null {
+  const port = new URL(databaseUrl).port
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    let cmd = ''
+    try {
+      cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ')
+    } catch {
+      continue
+    }
+    if (/\bpostgres\b/.test(cmd) && cmd.includes(`-p ${port} `)) return Number(entry)
+  }
+  return null
+}
+
+/**
+ * CPU seconds PostgreSQL has used so far: the postmaster's own and its reaped children's, plus its
+ * live children's (the backends serving each connection, its background workers).
+ */
+export function postgresCpuSeconds(postmaster: number): number {
+  let total = cpuSeconds(postmaster, true)
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || parentOf(Number(entry)) !== postmaster) continue
+    try {
+      total += cpuSeconds(Number(entry))
+    } catch {
+      // Ended since the listing: its time is now in the postmaster's reaped figure (counted above or lost: a few ticks).
+    }
+  }
+  return total
+}
