@@ -10,6 +10,7 @@ import { migrateCommand } from './cli/migrate'
 import { onboardCommand } from './cli/onboard'
 import { planCommand } from './cli/plan'
 import { pushCommand } from './cli/push'
+import { replicasCommand } from './cli/replicas'
 import { configFromProcess } from './cli/runtime'
 import { serve } from './cli/serve'
 import { EXTRACT_CHILD_COMMAND } from './features/ingest/extract/extract.sandbox'
@@ -23,6 +24,7 @@ Usage: engram [command] [options]
 Commands:
   serve        Run the HTTP server (default)
   migrate      Apply database migrations and exit
+  replicas     List the processes running on the database (the replicas registry)
   export-data  Copy the data dir's state into PostgreSQL (ENGRAM_DATABASE_URL) and S3
   import-data  Copy it back from PostgreSQL and S3 into the data dir
   push DIR     Sync a folder into a document base (engram push --help)
@@ -103,6 +105,8 @@ async function main(argv: string[]): Promise<void> {
       return serve(config)
     case 'migrate':
       return migrateCommand(config)
+    case 'replicas':
+      return replicasCommand(config)
     case 'export-data':
     case 'import-data':
       process.exitCode = await dataCopyCommand(

@@ -16,7 +16,7 @@ export interface OpenPostgres {
   close(): Promise<void>
 }
 
-/** How many pooled connections a process keeps by default; the listener has one of its own. */
+/** Pooled connections a process keeps by default; the listener and each owner lock have their own. */
 const POOL = 10
 
 /**
@@ -28,8 +28,22 @@ const POOL = 10
 const SESSION = { application_name: 'engram', jit: 'off' }
 
 /**
+ * Server-side TCP keepalives of the connections whose session matters beyond a query: the one that
+ * listens and those holding an owner's lock. A machine that loses power or its network sends
+ * nothing, and its connection would stay open on the server until the kernel's keepalive gives up
+ * (two hours by default), its lock held all that while; with these PostgreSQL probes an idle
+ * connection after 10 s, every 5 s, and drops it after 3 unanswered probes: about 25 s.
+ * (Ignored on a Unix socket, where the peer's end is always seen.)
+ */
+export const KEEPALIVES = {
+  tcp_keepalives_idle: '10',
+  tcp_keepalives_interval: '5',
+  tcp_keepalives_count: '3',
+}
+
+/**
  * Opens a PostgreSQL database for the data layer (`ENGRAM_DATABASE_URL`): a pool of connections for
- * queries and units, and one more that listens for other processes' commits (store.postgres.ts) and
+ * queries and units, one for each owner lock a runner holds (store.postgres.ts), and one more that listens for other processes' commits (store.postgres.ts) and
  * notices (notices.ts), then applies the migrations this build has (migrate-pg.ts; an advisory lock
  * makes processes starting together apply each once). A failure to connect or migrate says what
  * failed without the URL, which may carry a password.
@@ -74,8 +88,10 @@ export function connectPostgres(
   close(): Promise<void>
 } {
   const client = new SQL({ url, max: opts.max ?? POOL, connection: SESSION })
-  const listener = new SQL({ url, max: 1, connection: SESSION })
-  const store = new PostgresStore(drizzle({ client }) as unknown as Db, client)
+  const listener = new SQL({ url, max: 1, connection: { ...SESSION, ...KEEPALIVES } })
+  const store = new PostgresStore(drizzle({ client }) as unknown as Db, (onclose) =>
+    openSession(url, onclose),
+  )
   const ping = new SelfPing(store.commits, (self) => client.notify(pingChannel(self), self))
   const listening = (async () => {
     if (!(await store.commits.listen(listener))) return false
@@ -97,6 +113,15 @@ export function connectPostgres(
       await client.close()
     },
   }
+}
+
+/**
+ * A connection of its own for what lives with its session (an owner lock): a pool of one, so that
+ * its end is told (`onclose`) and a lock taken again is taken on a new connection, never silently on
+ * a pool's next one; with the server's TCP keepalives (KEEPALIVES).
+ */
+export function openSession(url: string, onclose: (error: Error | null) => void): SQL {
+  return new SQL({ url, max: 1, connection: { ...SESSION, ...KEEPALIVES }, onclose })
 }
 
 /** The URL with its password (and any query string, which may hold one) left out. */

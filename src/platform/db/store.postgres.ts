@@ -117,33 +117,45 @@ export class PostgresStore implements Store {
 
   /**
    * `root` is drizzle's `bun-sql` database, typed as the handle repositories are written against;
-   * `client` its pool, for what needs a connection of its own (holdWhileAlive).
+   * `sessions` opens a connection of its own (not the pool's), for what lives with a session
+   * (holdWhileAlive), telling when that connection ends.
    */
   constructor(
     private readonly root: Db,
-    private readonly client?: SQL,
+    private readonly sessions?: OpenSession,
   ) {}
 
   /**
-   * Holds `key` (a session advisory lock on its 64-bit hash) on a connection of this pool reserved
-   * for it, until the returned release or the end of that connection: PostgreSQL lets it go however
-   * the process ends (kill -9, a machine lost, once the server sees the connection gone), which is
-   * how another process, on any machine, tells that this one is gone (`isHeld`).
+   * Holds `key` (a session advisory lock on its 64-bit hash) on a connection of its own, until the
+   * returned release or the end of that connection: PostgreSQL lets it go however the process ends
+   * (kill -9, a machine lost, once the server sees the connection gone: its TCP keepalives,
+   * open-postgres.ts), which is how another process, on any machine, tells that this one is gone
+   * (`isHeld`). Should the connection end while held, `onLost` is told (once): the lock is gone
+   * with it, and the holder takes it again on a new connection (AdvisoryOwnerLocks).
    */
-  async holdWhileAlive(key: string): Promise<() => Promise<void>> {
-    if (!this.client) throw new Error('holdWhileAlive needs the store made with its pool')
-    const conn = await this.client.reserve()
+  async holdWhileAlive(key: string, onLost?: (error: Error) => void): Promise<() => Promise<void>> {
+    if (!this.sessions) throw new Error('holdWhileAlive needs the store made by connectPostgres')
+    let state: 'taking' | 'held' | 'done' = 'taking'
+    const conn = this.sessions((error) => {
+      if (state !== 'held') return
+      state = 'done'
+      onLost?.(error ?? new Error('the connection ended'))
+    })
     try {
       await conn`SELECT pg_advisory_lock(hashtextextended(${key}, 0))`
+      state = 'held'
     } catch (e) {
-      conn.release()
+      state = 'done'
+      await conn.close().catch(() => {})
       throw e
     }
     return async () => {
+      if (state === 'done') return void (await conn.close().catch(() => {}))
+      state = 'done'
       try {
         await conn`SELECT pg_advisory_unlock(hashtextextended(${key}, 0))`
       } finally {
-        conn.release()
+        await conn.close()
       }
     }
   }
@@ -205,6 +217,9 @@ export class PostgresStore implements Store {
     return result
   }
 }
+
+/** Opens a connection of its own (a pool of one), calling `onclose` when it ends. */
+export type OpenSession = (onclose: (error: Error | null) => void) => SQL
 
 /** What both drizzle's PostgreSQL database and its transactions offer: a nested transaction. */
 interface Transactional {

@@ -107,8 +107,9 @@ export class Dispatcher {
       owner,
       leaseMs,
     )
-    // A clock off from the database's would take live leases for expired and write short ones.
-    if (!((await this.o.clockCheck?.ok()) ?? true)) return 0
+    // A clock off from the database's would take live leases for expired and write short ones;
+    // while the owner lock is not held, another process may take this one for dead.
+    if (!((await this.o.clockCheck?.ok()) ?? true) || !(this.o.owners?.holding?.() ?? true)) return 0
     const free = (this.o.concurrency ?? 4) - this.running.size
     const claimed = await outbox.claimHeads(owner, leaseMs, free, new Set(this.running.keys()))
     for (const c of claimed) {
@@ -158,7 +159,7 @@ export class Dispatcher {
   /** Starts the production loop. */
   start(): void {
     if (this.timer) return
-    holdOwner(this.o)
+    holdOwner(this.o, () => this.poke())
     this.timer = setInterval(() => this.safeTick(), this.o.pollMs)
     this.safeTick()
   }

@@ -1,8 +1,10 @@
 import { Database } from 'bun:sqlite'
 import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { systemClock } from '../clock/clock'
 import type { PostgresStore } from '../db/store.postgres'
 import type { Logger } from '../log/log'
+import { ReplicasRepo, replicaOf } from '../replicas/replicas.repo'
 
 // Whether the process that leased a job is still alive, told by a lock only a live process holds.
 //
@@ -23,19 +25,29 @@ export interface OwnerLiveness {
   hold(owner: string): void | Promise<void>
   release(owner: string): void | Promise<void>
   isDead(owner: string): boolean | Promise<boolean>
+  /**
+   * False while this process's lock is not held though asked for (being taken, or lost with its
+   * connection): another process may then take this owner for dead, so its runner claims nothing.
+   * Absent: always held once asked for.
+   */
+  holding?(): boolean
 }
 
 /**
- * Takes a runner's owner lock as it starts. An advisory one is taken on the network: the runner
- * claims meanwhile (a job claimed in those milliseconds, and recovered by another process that found
- * the lock not yet taken, is refused to this one by the lease's guard). A failure is logged: the
- * runner's leases then only run out, as without a lock.
+ * Takes a runner's owner lock as it starts, then calls `onHeld` (the runner's poke). An advisory one
+ * is taken on the network: the runner claims nothing until it is held (`holding`), since another
+ * process could take it for dead meanwhile. A failure is logged (and the lock tried again).
  */
-export function holdOwner(o: { owners?: OwnerLiveness; owner: string; log: Pick<Logger, 'error'> }): void {
+export function holdOwner(
+  o: { owners?: OwnerLiveness; owner: string; log: Pick<Logger, 'error'> },
+  onHeld: () => void = () => {},
+): void {
   try {
     const held = o.owners?.hold(o.owner)
     if (held)
-      held.catch((e) => o.log.error('the owner lock could not be taken', { error: (e as Error).message }))
+      held.then(onHeld, (e) =>
+        o.log.error('the owner lock could not be taken', { error: (e as Error).message }),
+      )
   } catch (e) {
     o.log.error('the owner lock could not be taken', { error: (e as Error).message })
   }
@@ -99,31 +111,102 @@ export class OwnerLocks implements OwnerLiveness {
 /**
  * Owners' liveness on PostgreSQL, for processes on several machines sharing one database: each holds
  * a session advisory lock named for its owner on a connection of its own (PostgresStore.holdWhileAlive),
- * which PostgreSQL lets go when that connection ends, however its process ended. An owner whose lock
- * is free is dead. Unlike a lock file, a lock nobody ever took cannot be told from one let go: every
- * process on the database takes its lock before it claims.
+ * which PostgreSQL lets go when that connection ends, however its process ended. Unlike a lock file,
+ * a lock nobody ever took cannot be told from one let go, so an owner is dead only when its lock is
+ * free and its process has a row in the replicas registry (replicas.repo.ts), written by every
+ * process of a build that takes the lock before it claims: an owner with no row (a build before the
+ * registry, or one swept after a long silence) is left to its lease. A killed process's row lingers
+ * until swept; the lock tells it is gone, the row that it speaks this protocol.
+ *
+ * Should the lock's connection end while the process lives (a network fault, the backend
+ * terminated), the lock is gone with it and others may take this owner for dead: `holding()` says so
+ * until the lock is taken again on a new connection (tried at once, then every `retryMs`), and the
+ * runners claim nothing meanwhile.
  */
 export class AdvisoryOwnerLocks implements OwnerLiveness {
-  private held: Promise<() => Promise<void>> | null = null
+  private state: 'none' | 'taking' | 'held' | 'lost' | 'released' = 'none'
+  private owner = ''
+  private first: Promise<void> | null = null
+  private letGo: (() => Promise<void>) | null = null
+  private retry: ReturnType<typeof setTimeout> | null = null
+  private readonly registry: Pick<ReplicasRepo, 'has'>
 
-  constructor(private readonly store: PostgresStore) {}
-
-  /** Takes this process's lock for `owner` (once). */
-  async hold(owner: string): Promise<void> {
-    this.held ??= this.store.holdWhileAlive(keyOf(owner))
-    await this.held
+  constructor(
+    private readonly store: PostgresStore,
+    private readonly o: AdvisoryOptions = {},
+  ) {
+    this.registry = o.registry ?? new ReplicasRepo(store, systemClock)
   }
 
-  /** Gives the lock up (a clean stop). */
+  /** Takes this process's lock for `owner` (once); rejects when the first try failed (tried again later). */
+  hold(owner: string): Promise<void> {
+    if (this.state === 'none') {
+      this.owner = owner
+      this.state = 'taking'
+      this.first = this.take()
+    }
+    return this.first ?? Promise.resolve()
+  }
+
+  /** False while the lock is being taken or was lost and not yet taken again; true otherwise. */
+  holding(): boolean {
+    return this.state !== 'taking' && this.state !== 'lost'
+  }
+
+  /** Gives the lock up (a clean stop), and stops taking it again. */
   async release(): Promise<void> {
-    const held = this.held
-    this.held = null
-    if (held) await (await held)()
+    const wasTaken = this.state !== 'none'
+    this.state = 'released'
+    if (this.retry) clearTimeout(this.retry)
+    this.retry = null
+    if (wasTaken) await this.first?.catch(() => {})
+    const letGo = this.letGo
+    this.letGo = null
+    await letGo?.()
   }
 
   async isDead(owner: string): Promise<boolean> {
+    if (!(await this.registry.has(replicaOf(owner)))) return false
     return !(await this.store.isHeld(keyOf(owner)))
   }
+
+  /** One try at the lock, on a new connection; on failure another is scheduled. */
+  private async take(): Promise<void> {
+    const again = this.state === 'lost'
+    try {
+      const letGo = await this.store.holdWhileAlive(keyOf(this.owner), (e) => this.lost(e))
+      if (this.state === 'released') return void (await letGo())
+      this.letGo = letGo
+      this.state = 'held'
+      if (again) this.o.log?.info("this process's owner lock is held again", { owner: this.owner })
+    } catch (e) {
+      if (this.state === 'released') return
+      this.retry = setTimeout(() => void this.take().catch(() => {}), this.o.retryMs ?? 1000)
+      throw e
+    }
+  }
+
+  /** The lock's connection ended: the lock is gone; it is taken again on a new one. */
+  private lost(e: Error): void {
+    if (this.state !== 'held') return
+    this.state = 'lost'
+    this.letGo = null
+    this.o.log?.error(
+      "this process's owner lock was lost with its connection: it claims no jobs or events until the lock is held again",
+      { owner: this.owner, error: e.message },
+    )
+    void this.take().catch(() => {})
+  }
+}
+
+/** What an AdvisoryOwnerLocks is built with besides its store. */
+export interface AdvisoryOptions {
+  /** Which owners have a process row (by default the store's replicas registry). */
+  registry?: Pick<ReplicasRepo, 'has'>
+  /** Where a lost lock and its taking again are logged. */
+  log?: Pick<Logger, 'error' | 'info'>
+  /** Wait between tries at the lock while it cannot be taken (ms). */
+  retryMs?: number
 }
 
 const keyOf = (owner: string) => `engram.owner:${owner}`

@@ -11,7 +11,7 @@ import {
   TransientError,
 } from './handler'
 import type { Job, JobQueue } from './queue'
-import type { Slot, Stops } from './stops'
+import { givenUp, type Slot, type Stops } from './stops'
 
 /** What running a job needs of its scheduler. */
 export interface RunDeps {
@@ -48,7 +48,7 @@ export async function runJob(slot: Slot, handler: JobHandler, d: RunDeps): Promi
   try {
     ctx.checkpoint()
     const result = await handler(ctx)
-    if (slot.abandoned || slot.stop === 'lease_lost') return
+    if (slot.abandoned || givenUp(slot.stop)) return
     await q.finish(job.id, owner, 'succeeded', { result })
   } catch (e) {
     if (slot.abandoned) return
@@ -59,6 +59,8 @@ export async function runJob(slot: Slot, handler: JobHandler, d: RunDeps): Promi
       d.log.warn('job stopped: another worker took it over', { job_id: job.id, kind: job.kind })
       return
     }
+    // Given up by this process (its lease lapsed unrenewed): its lease's expiry puts it back.
+    if (reason === 'fenced') return
     const message = e instanceof Error ? e.message : String(e)
     if (reason === 'canceled' || e instanceof JobCanceledError) await q.finish(job.id, owner, 'canceled', {})
     else if (reason === 'over_budget' || e instanceof JobOverBudgetError) {

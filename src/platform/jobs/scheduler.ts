@@ -5,7 +5,7 @@ import { holdOwner } from './owner-locks'
 import type { Job } from './queue'
 import { type RunDeps, runJob, settled } from './run-job'
 import { defaultBackoff, type SchedulerOptions } from './scheduler-options'
-import { type Slot, Stops, slotFor } from './stops'
+import { givenUp, type Slot, Stops, slotFor } from './stops'
 
 export {
   type JobBudget,
@@ -42,6 +42,8 @@ export class Scheduler {
   /** A loop step is under way; another was asked for meanwhile. */
   private looping = false
   private again = false
+  /** Running jobs were given up for want of renewals; cleared when the database answers again. */
+  private fenced = false
 
   constructor(private readonly o: SchedulerOptions) {
     this.stops = new Stops(o.queue, this.kinds, o.clock)
@@ -96,18 +98,25 @@ export class Scheduler {
 
   private async stepNow(): Promise<Job[]> {
     const q = this.o.queue.leaseRepo
+    // First, asking the database nothing: jobs whose leases lapsed unrenewed are given up.
+    this.fenceUnrenewed()
     // A clock off from the database's would take live leases for expired and write short ones.
     const clockRight = (await this.o.clockCheck?.ok()) ?? true
     const recovered = clockRight ? await q.recoverExpired() : 0
     if (recovered > 0) this.o.log.warn('jobs recovered after an expired lease', { count: recovered })
     await this.resumeDeadOwners()
     for (const slot of this.watched()) {
+      const at = this.o.clock.now().getTime()
       const held = await q.heartbeat(slot.job.id, this.o.owner, this.o.leaseMs, {})
+      if (held) slot.renewedAt = at
       const reason = held ? await this.stops.reasonNow(slot.job) : 'lease_lost'
       if (reason) this.stops.stop(slot, reason)
     }
     await Promise.all(this.abandoning.splice(0))
-    if (!clockRight) return []
+    if (this.fenced) this.o.log.info('the database answers again: this process claims jobs again')
+    this.fenced = false
+    // While its owner lock is not held, another process may take this one for dead: no claims.
+    if (!clockRight || !(this.o.owners?.holding?.() ?? true)) return []
     const free = this.o.workers - this.running.size
     return this.started(await q.claim(this.kinds.names, this.o.owner, this.o.leaseMs, free, this.policy))
   }
@@ -115,7 +124,7 @@ export class Scheduler {
   /** Starts the claimed jobs in slots of their own. */
   private started(claimed: Job[]): Job[] {
     for (const job of claimed) {
-      const slot = slotFor(job)
+      const slot = slotFor(job, this.o.clock.now().getTime())
       slot.promise = runJob(slot, this.kinds.handler(job.kind)!, this.deps).finally(() => {
         if (this.running.get(job.id) === slot) this.running.delete(job.id)
         this.poke()
@@ -156,10 +165,29 @@ export class Scheduler {
     const now = this.o.clock.now().getTime()
     const out: Slot[] = []
     for (const slot of [...this.running.values()]) {
-      if (!slot.stop || now - slot.stoppedAt < this.o.leaseMs) out.push(slot)
-      else this.abandoning.push(this.abandon(slot))
+      if (slot.stop && now - slot.stoppedAt >= this.o.leaseMs) this.abandoning.push(this.abandon(slot))
+      // A job given up by fencing is no longer renewed: its lease's expiry puts it back.
+      else if (slot.stop !== 'fenced') out.push(slot)
     }
     return out
+  }
+
+  /**
+   * Self-fencing: running jobs whose leases were last renewed a whole lease ago (every heartbeat
+   * since failed: the database does not answer) may be another worker's by now, so they are stopped
+   * (their signals aborted) and nothing of their ends is written; no job is claimed until a step's
+   * renewals pass again, which claiming needs anyway.
+   */
+  private fenceUnrenewed(): void {
+    const now = this.o.clock.now().getTime()
+    const lapsed = [...this.running.values()].filter((s) => !s.stop && now - s.renewedAt >= this.o.leaseMs)
+    if (lapsed.length === 0) return
+    this.fenced = true
+    this.o.log.error(
+      'job leases could not be renewed for a whole lease (the database does not answer): this process gives those jobs up, and claims none until the database answers again',
+      { count: lapsed.length, job_ids: lapsed.map((s) => s.job.id) },
+    )
+    for (const slot of lapsed) this.stops.stop(slot, 'fenced')
   }
 
   /** Takes the slot of a job that did not stop within a lease of being told to; false when lost anyway. */
@@ -172,7 +200,7 @@ export class Scheduler {
       kind: job.kind,
       reason: stop,
     })
-    return stop !== 'lease_lost'
+    return !givenUp(stop)
   }
 
   /** Takes the slot of a job that did not stop within a lease of being told to, and writes its end. */
@@ -224,7 +252,7 @@ export class Scheduler {
   /** Starts the production loop. */
   start(): void {
     if (this.timer) return
-    holdOwner(this.o)
+    holdOwner(this.o, () => this.poke())
     this.timer = setInterval(() => this.loopStep(), this.o.pollMs)
     this.loopStep()
   }

@@ -1,5 +1,6 @@
 // Why a running job must stop, and telling it to: a cancel (its flag or its parent's), its kind's
-// time budget spent, or its lease lost to another worker. A stopped job's signal is aborted, so its
+// time budget spent, its lease lost to another worker, or its lease not renewed for a whole lease
+// (the database not answering: the process fences itself, since another may have taken the job). A stopped job's signal is aborted, so its
 // requests end at once, and its checkpoint throws the matching error from then on.
 import type { Clock } from '../clock/clock'
 import { JobCanceledError, JobOverBudgetError } from './handler'
@@ -8,7 +9,10 @@ import type { JobKinds } from './kinds'
 import type { JobQueue } from './queue'
 
 /** Why a running job is being stopped. */
-export type StopReason = 'canceled' | 'over_budget' | 'lease_lost'
+export type StopReason = 'canceled' | 'over_budget' | 'lease_lost' | 'fenced'
+
+/** Whether a job stopped for `reason` may be another worker's now: nothing of its end is written then. */
+export const givenUp = (reason: StopReason | null): boolean => reason === 'lease_lost' || reason === 'fenced'
 
 /** A job this process runs. */
 export interface Slot {
@@ -20,11 +24,14 @@ export interface Slot {
   stoppedAt: number
   /** Its slot was taken back and its outcome written: the handler's late end changes nothing. */
   abandoned: boolean
+  /** When its lease was last renewed (claimed, or a step's heartbeat passed): its lease runs a lease from then. */
+  renewedAt: number
 }
 
-/** A slot for a job just claimed. */
-export function slotFor(job: Job): Slot {
+/** A slot for a job just claimed at `now` (ms). */
+export function slotFor(job: Job, now: number): Slot {
   return {
+    renewedAt: now,
     job,
     promise: Promise.resolve(),
     controller: new AbortController(),
@@ -81,6 +88,8 @@ export class Stops {
         this.kinds.budget(job.kind)?.message ?? 'The job ran past its time budget.',
       )
     }
+    if (reason === 'fenced')
+      return new JobCanceledError('its lease could not be renewed for a whole lease: this process gave it up')
     return new JobCanceledError(reason === 'lease_lost' ? 'another worker took the job over' : 'canceled')
   }
 }

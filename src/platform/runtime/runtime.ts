@@ -1,7 +1,9 @@
 // The platform's running parts, built once per app: the durable job queue and its scheduler, the
 // domain events' outbox and dispatcher, the mailer, and what every feature is given (`Platform`). Pure like
 // createApp: nothing starts here; the app's `start` starts the scheduler and dispatcher, tests step them.
+import { hostname } from 'node:os'
 import { join, resolve } from 'node:path'
+import pkg from '../../../package.json'
 import { type Clock, systemClock } from '../clock/clock'
 import type { Config } from '../config/config.load'
 import { newId, type Random } from '../crypto/random'
@@ -15,10 +17,12 @@ import { Dispatcher } from '../events/dispatcher'
 import { Outbox } from '../events/outbox'
 import type { Platform } from '../feature/feature'
 import { ClockCheck } from '../jobs/clock-check'
-import { AdvisoryOwnerLocks, OwnerLocks } from '../jobs/owner-locks'
+import { AdvisoryOwnerLocks, type OwnerLiveness, OwnerLocks } from '../jobs/owner-locks'
 import { JobQueue } from '../jobs/queue'
 import { Scheduler } from '../jobs/scheduler'
 import type { Logger } from '../log/log'
+import { ReplicaRegistry } from '../replicas/replicas'
+import { eventsOwner, ReplicasRepo } from '../replicas/replicas.repo'
 import { EnvelopeStore } from '../storage/envelope-store'
 import type { ObjectStore } from '../storage/object-store'
 
@@ -52,6 +56,25 @@ export interface Runtime {
   stop(): Promise<void>
 }
 
+/**
+ * The process's row in the replicas registry (while it runs jobs or events, on either engine), and
+ * its runners' owner locks: each runner holds its own (one holds one owner's), lock files of the data
+ * dir on SQLite, advisory locks on PostgreSQL, which tell processes on every machine on the database
+ * (an owner is dead when its lock is free and its process has a registry row).
+ */
+function fleet(d: RuntimeDeps, store: Store, owner: string) {
+  const { clock, log } = d
+  const replicas = new ReplicasRepo(store, clock)
+  const self = { owner, host: hostname(), pid: process.pid, build: pkg.version }
+  return {
+    registry: new ReplicaRegistry({ repo: replicas, clock, log, self }),
+    owners: (): OwnerLiveness =>
+      store instanceof PostgresStore
+        ? new AdvisoryOwnerLocks(store, { registry: replicas, log })
+        : new OwnerLocks(join(resolve(d.config.data.dir), 'run')),
+  }
+}
+
 /** Builds the job queue, the outbox and their runners over one database. */
 export function createRuntime(d: RuntimeDeps): Runtime {
   const { db, clock, random, log } = d
@@ -60,12 +83,7 @@ export function createRuntime(d: RuntimeDeps): Runtime {
   const queue = new JobQueue(db, clock, random, store)
   // One owner name per process; its lock file tells other processes on the data dir when it ended.
   const owner = `proc_${process.pid}_${newId(random, 'w')}`
-  // Each runner holds its own lock (one holds one owner's): lock files of the data dir on SQLite,
-  // advisory locks on PostgreSQL, which tell processes on every machine on the database.
-  const owners = () =>
-    store instanceof PostgresStore
-      ? new AdvisoryOwnerLocks(store)
-      : new OwnerLocks(join(resolve(d.config.data.dir), 'run'))
+  const { registry, owners } = fleet(d, store, owner)
   const leaseMs = jobs.lease_seconds * 1000
   // One check serves both runners: one `SELECT now()` an hour.
   const clockCheck =
@@ -96,7 +114,7 @@ export function createRuntime(d: RuntimeDeps): Runtime {
     log,
     leaseMs,
     pollMs: jobs.poll_ms,
-    owner: `${owner}_events`,
+    owner: eventsOwner(owner),
     owners: owners(),
     clockCheck,
   })
@@ -114,6 +132,7 @@ export function createRuntime(d: RuntimeDeps): Runtime {
     mailer,
     envelope,
     start(o) {
+      if (o.jobs || o.events) void registry.start()
       if (o.jobs) scheduler.start()
       if (o.jobs) checkpoints.start()
       if (o.events) dispatcher.start()
@@ -122,6 +141,7 @@ export function createRuntime(d: RuntimeDeps): Runtime {
     async stop() {
       await scheduler.stop()
       await dispatcher.stop()
+      await registry.stop()
       await checkpoints.stop()
       await store.close()
     },
