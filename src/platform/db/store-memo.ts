@@ -72,13 +72,17 @@ export class StoreMemo<V> {
  * exact). On PostgreSQL a kept row answers only when asked with the revision it was read at, which
  * the caller read on this request (the request's auth read); asked with another it reads again, so
  * another replica's change applies from the next request that reads its revision, whether or not
- * its notification has come. A row is read after the revision it is kept under, so it is never older
- * than that revision. Asked with none (no auth read to go by), it reads through, or with
- * `unversioned: 'memo'` answers as a `StoreMemo` (until the next commit told).
+ * its notification has come. A row is read after the revision it is kept under, so it is never
+ * older than that revision. Rows are also dropped at every commit told, as a `StoreMemo`'s are (a
+ * write that moved no revision, an operator's SQL, is still seen a notification later). Asked with
+ * no revision (no auth read to go by), it reads through, or with `unversioned: 'memo'` answers as a
+ * `StoreMemo` (until the next commit told).
  */
 export class RevisionMemo<V> {
   private readonly memo: StoreMemo<V> | null
-  private readonly kept = new Map<string, { rev: number; row: V | undefined }>()
+  private readonly kept = new Map<string, { rev: number | undefined; row: V | undefined }>()
+  private readonly unversioned: 'read' | 'memo'
+  private seen = -1
 
   constructor(
     private readonly store: Store,
@@ -86,18 +90,24 @@ export class RevisionMemo<V> {
     opts: { unversioned?: 'read' | 'memo'; max?: number } = {},
     private readonly max = opts.max ?? 10_000,
   ) {
-    const memo = store.dialect === 'sqlite' || opts.unversioned === 'memo'
-    this.memo = memo ? new StoreMemo(store, read, max) : null
+    this.memo = store.dialect === 'sqlite' ? new StoreMemo(store, read, max) : null
+    this.unversioned = opts.unversioned ?? 'read'
   }
 
   async get(key: string, rev: number | undefined): Promise<V | undefined> {
-    if (this.store.dialect === 'sqlite' || (rev === undefined && this.memo)) return this.memo!.get(key)
-    if (rev === undefined || this.store.inUnit()) return this.read(key)
+    if (this.memo) return this.memo.get(key)
+    if (this.store.inUnit() || (rev === undefined && this.unversioned === 'read')) return this.read(key)
+    const version = this.store.commits.version()
+    if (version !== this.seen) {
+      this.kept.clear()
+      this.seen = version
+    }
     const hit = this.kept.get(key)
-    if (hit !== undefined && hit.rev === rev) return hit.row
+    if (hit !== undefined && (rev === undefined || hit.rev === rev)) return hit.row
     const row = await this.read(key)
-    // A request that read an older revision (in flight across a change) does not displace a newer one.
-    if (hit !== undefined && hit.rev > rev) return row
+    // Not kept if a commit came while it was read, nor over a newer revision (a request that read
+    // an older one, in flight across a change).
+    if (this.seen !== version || (rev !== undefined && (hit?.rev ?? -1) > rev)) return row
     if (this.kept.size >= this.max) this.kept.clear()
     this.kept.set(key, { rev, row })
     return row

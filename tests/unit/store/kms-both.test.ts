@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
+import { KeysService } from '../../../src/features/keys/keys.service'
 import type { AwsKeys } from '../../../src/features/kms/kms.aws'
 import { KmsKeyring } from '../../../src/features/kms/kms.keyring'
 import { LocalKeys } from '../../../src/features/kms/kms.local'
@@ -12,11 +13,12 @@ import type { Config } from '../../../src/platform/config/config.load'
 import { seededRandom } from '../../../src/platform/crypto/random'
 import { Sealer } from '../../../src/platform/crypto/sealed'
 import type { Store } from '../../../src/platform/db/store'
+import type { NotifiedCommits } from '../../../src/platform/db/store.postgres'
 import { domainEvents } from '../../../src/platform/events/events.tables'
 import { Outbox } from '../../../src/platform/events/outbox'
 import { jobs } from '../../../src/platform/jobs/jobs.tables'
 import { JobQueue } from '../../../src/platform/jobs/queue'
-import { engines, type OpenStore, seedTenants, sessionAdmin } from '../../helpers/stores'
+import { engines, type OpenStore, outcomeCode, seedTenants, sessionAdmin } from '../../helpers/stores'
 
 // Customer-managed keys on SQLite and on a real PostgreSQL: a key reads back as saved, a unit that
 // fails saves none, a change conditional on the key as read writes nothing once the key changed
@@ -68,6 +70,7 @@ function kmsOn(store: Store) {
   return {
     repo,
     keyring,
+    workspaces,
     service: new KmsService({
       store,
       clock,
@@ -181,6 +184,38 @@ for (const engine of await engines()) {
       const j = o.store.table(jobs)
       const passes = await o.store.db.select().from(j).where(eq(j.kind, PASS_JOB))
       expect(passes.map((r) => JSON.parse(r.payload ?? '{}').mode).sort()).toEqual(['encrypt', 'rotate'])
+    })
+
+    test("a key turned off through one process is refused by another's keyring on its next request", async () => {
+      const o = await open()
+      const other = await o.another()
+      const a = kmsOn(o.store)
+      const b = kmsOn(other.store)
+      // B authenticates its requests with an API key: the auth read tells B's workspaces the revision.
+      const clock = new ManualClock(new Date(T0))
+      const plans = { ensureRoom: async () => {}, holdCap: async () => {} }
+      const corpora = { exists: async () => true }
+      const events = new Outbox(other.store.db, clock, seededRandom(3), other.store)
+      const keys = new KeysService(other.store, clock, seededRandom(3), events, corpora, plans, b.workspaces)
+      const secret = (
+        await keys.create(admin, { name: 'ci', scopes: ['query'] }, { ip: '1', requestId: 'r' })
+      ).key
+      const request = async () => {
+        await keys.authenticate(secret)
+        return outcomeCode(b.keyring.assertReadable('ws_1'))
+      }
+      await a.service.put(admin, { provider: 'local', enabled: true }, {})
+      expect(await request()).toBe('ok')
+      expect(await request()).toBe('ok')
+      // On PostgreSQL B hears no more of A's commits: its memos are emptied by nothing but revisions.
+      if (engine.name === 'postgres') {
+        Object.defineProperty(other.store.commits as NotifiedCommits, 'version', { value: () => 1 })
+        expect(await request()).toBe('ok')
+      }
+      await a.service.put(admin, { provider: 'local', enabled: false }, {})
+      expect(await request()).toBe('encryption_key_unavailable')
+      await a.service.put(admin, { provider: 'local', enabled: true }, {})
+      expect(await request()).toBe('ok')
     })
   })
 }
