@@ -139,6 +139,8 @@ export class PostgresStore implements Store {
     const conn = this.sessions((error) => {
       if (state !== 'held') return
       state = 'done'
+      // Closed for good: a session lock is never taken again on this pool's next connection.
+      void conn.close().catch(() => {})
       onLost?.(error ?? new Error('the connection ended'))
     })
     try {
