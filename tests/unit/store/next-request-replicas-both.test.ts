@@ -77,6 +77,15 @@ for (const engine of await engines()) {
       expect(res.status).toBe(200)
       expect(await status(me(b, gone.key))).toBe('401 unauthorized')
       expect(await status(me(b, kept.key))).toBe('200')
+      // Again and again: never once a request let through after the revocation's answer.
+      for (let i = 0; i < 10; i++) {
+        const k = await mintKey(a, s.token, ['query'])
+        expect(await status(me(b, k.key))).toBe('200')
+        expect(
+          (await a.request(`/v1/api-keys/${k.id}`, { method: 'DELETE', headers: bearer(s.token) })).status,
+        ).toBe(200)
+        expect(await status(me(b, k.key))).toBe('401 unauthorized')
+      }
     })
 
     test('a session is refused by B on the next request after a password change through A', async () => {

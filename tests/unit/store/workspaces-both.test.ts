@@ -94,5 +94,44 @@ for (const engine of await engines()) {
         .catch(() => {})
       expect(await ws.status(a.id)).toBe('active')
     })
+
+    test("the security revision: moved on in a unit, read in a credential's own statement, seen until the next commit", async () => {
+      const o = await open()
+      const ws = service(o.store)
+      const a = await o.store.unit(() => ws.create('Acme', 'free'))
+      // A statement of another feature's takes the columns (here over the workspaces table itself).
+      const w = o.store.table(workspaces)
+      const read = async (id: string) =>
+        (
+          await o.store.db
+            .select({ id: w.id, ...ws.accessColumns(w.id) })
+            .from(w)
+            .where(eq(w.id, id))
+        )[0]
+      expect(await read(a.id)).toEqual({ id: a.id, workspaceStatus: 'active', securityRev: 0 })
+      await o.store.unit(async () => {
+        await ws.bumpSecurityRev(a.id)
+        await ws.bumpSecurityRev(a.id)
+      })
+      // A unit that fails moves nothing.
+      await expect(
+        o.store.unit(async () => {
+          await ws.bumpSecurityRev(a.id)
+          throw new Error('rolled back')
+        }),
+      ).rejects.toThrow('rolled back')
+      expect(await read(a.id)).toEqual({ id: a.id, workspaceStatus: 'active', securityRev: 2 })
+      // Another process's bump is read by the next statement, told or not.
+      const other = await o.another()
+      await other.store.unit(() => service(other.store).bumpSecurityRev(a.id))
+      expect((await read(a.id))?.securityRev).toBe(3)
+      // What an auth read noted is seen (the highest) until this process's next commit.
+      ws.noteSecurityRev(a.id, 3)
+      ws.noteSecurityRev(a.id, 2)
+      expect(ws.securityRevSeen(a.id)).toBe(3)
+      expect(ws.securityRevSeen('ws_other')).toBeUndefined()
+      await o.store.unit(() => ws.rename(a.id, 'Acme Corp'))
+      expect(ws.securityRevSeen(a.id)).toBeUndefined()
+    })
   })
 }
