@@ -96,7 +96,7 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
   const allowlist = use(allowlistFeature(p, { workspaces }))
   use(kmsFeature(p, { config: c.kms, secret, envelope: rt.envelope, corpora, workspaces }))
   const ingest = use(ingestFeature(p, { config: c.ingest, corpora, plans }))
-  const engine = use(engineFeature(p, { config: c.engine, embed: c.embed, corpora }))
+  const engine = use(engineFeature(p, { config: c.engine, embed: c.embed, corpora, dataDir: c.data.dir }))
   const sources = use(sourcesFeature(p, { config: c, secret, corpora, ingest }))
   // GET /jobs/{id} is onboarding's; sources' syncs and the engine's encoding are followed through it too.
   const readable = [sources.readableJobs, encodeJobs]

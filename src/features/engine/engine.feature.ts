@@ -27,6 +27,8 @@ export interface EngineFeatureDeps {
    * the passages an answer cites in their documents (page, section, offsets).
    */
   corpora: Pick<CorporaService, 'addPurger' | 'placePassages' | 'workspaceOf'>
+  /** The data dir: a shared index's files are written and read there (engine.sync.ts). */
+  dataDir: string
 }
 
 /**
@@ -68,13 +70,17 @@ export function engineFeature(p: Platform, d: EngineFeatureDeps): Feature<Engine
     encoder: encoder ? (texts, bulk) => encoder.embed(texts, bulk) : null,
     encoderWait: { ...encoderWaitFrom(d.embed, p.clock, p.log), loaded: () => !!encoder?.loaded },
     locate: (baseId, spans) => d.corpora.placePassages(baseId, spans),
+    shared: d.config.shared_index ? { ...p, objects: p.objects, dir: d.dataDir } : null,
   })
   // Deleted documents leave the index and the cartridges (warm copy first) before the delete
   // answers, so no answer cites them afterwards; a deleted base also drops its queued jobs.
   d.corpora.addPurger({
-    purgeDocuments: async (_ws, _corpusId, rows) => {
-      for (const r of rows) await service.removeSection(r.id)
-    },
+    purgeDocuments: (ws, corpusId, rows) =>
+      service.removeSections(
+        corpusId,
+        ws,
+        rows.map((r) => r.id),
+      ),
     purgeCorpus: async (ws, corpusId) => {
       await service.removeBase(corpusId)
       await p.queue.repo.deleteBySubject(ws, corpusId)

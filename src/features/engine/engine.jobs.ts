@@ -22,8 +22,10 @@ const ENCODE_ATTEMPTS = 5
 export const ENCODE_DELAY_MS = 60_000
 // Sections a step: progress is recorded, and the cancel flag read, between steps (and requests).
 const SECTIONS_PER_STEP = 8
+/** On a shared index, steps are published together for about this long (each publication copies the base). */
+const PUBLISH_EVERY_MS = 5_000
 
-type EngineParts = Pick<Engine, 'encodings' | 'sectionsOf' | 'builds'>
+type EngineParts = Pick<Engine, 'encodings' | 'sectionsOf' | 'builds' | 'syncBase' | 'writeBase'>
 
 /** The encode jobs callers follow (`GET /jobs/{job_id}`, a base's jobs): each is about its base, its subject. */
 export const encodeJobs: ReadableJobs = { kinds: [ENCODE_KIND], corpusOf: (job) => job.subjectId }
@@ -41,7 +43,9 @@ export async function queueEncode(
   corpusId: string,
 ): Promise<Job | null> {
   // A base deleted before its run's event was delivered has nothing to encode: no job left behind.
-  if (!engine.encodings.on || !engine.builds.holds(corpusId)) return null
+  if (!engine.encodings.on) return null
+  await engine.syncBase(corpusId)
+  if (!engine.builds.holds(corpusId)) return null
   return queue.store.unit(async () => {
     await holdInUnit(queue.store, `encode:${corpusId}`)
     const waiting = (await queue.repo.listBySubject(workspaceId, corpusId)).find(
@@ -66,10 +70,12 @@ export function encodeJob(engine: EngineParts): JobDefinition {
     // Minutes per MB of text on two cores: it never takes the slots kept for onboarding runs.
     lane: 'bulk',
     run: async (ctx: JobContext) => {
-      const sections = engine.sectionsOf(ctx.job.subjectId!).map((s) => s.sectionId)
+      const baseId = ctx.job.subjectId!
+      await engine.syncBase(baseId)
+      const sections = engine.sectionsOf(baseId).map((s) => s.sectionId)
       ctx.progress({ unitsTotal: sections.length })
       let passages = 0
-      for (let i = 0; i < sections.length; i += SECTIONS_PER_STEP) {
+      const step = async (i: number) => {
         ctx.checkpoint()
         try {
           passages += await engine.encodings.encodeSections(sections.slice(i, i + SECTIONS_PER_STEP), () =>
@@ -82,6 +88,17 @@ export function encodeJob(engine: EngineParts): JobDefinition {
         }
         const done = Math.min(sections.length, i + SECTIONS_PER_STEP)
         ctx.progress({ unitsDone: done, detail: `${done}/${sections.length} sections encoded` })
+        return done
+      }
+      // Steps written together and published (a shared index) for PUBLISH_EVERY_MS at most.
+      for (let i = 0; i < sections.length; ) {
+        i = await engine.writeBase(baseId, ctx.job.workspaceId, async () => {
+          const until = performance.now() + PUBLISH_EVERY_MS
+          let at = i
+          do at = await step(at)
+          while (at < sections.length && performance.now() < until)
+          return at
+        })
       }
       return { passages }
     },

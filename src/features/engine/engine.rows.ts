@@ -18,7 +18,7 @@ export type PassageRow = Pick<
 
 /** What EngineRepo.putSection writes besides the rows (see there). */
 export interface SectionWrites {
-  words?: Uint8Array[] | null
+  words?: (Uint8Array | null)[] | null
   fts?: { terms: string; count: number }[]
   counts?: Map<string, number>
 }

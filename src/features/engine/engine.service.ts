@@ -1,8 +1,5 @@
-import type { Database } from 'bun:sqlite'
-import type { Db } from '../../platform/db/db'
 import { exclusiveOn } from '../../platform/db/store'
 import {
-  type CompiledSection,
   compileCartridge,
   encodeCartridge,
   fitCartridge,
@@ -13,10 +10,11 @@ import {
 } from './cart/index'
 import { splitWarmBudget, type WarmCache } from './common/index'
 import { type AskExplain, type AskInput, askBase } from './compose/index'
-import { type CartStore, CartUnavailable, EngineCarts } from './engine.carts'
-import { type AskResult, placeSources, type SourceLocator } from './engine.citations'
+import { CartUnavailable, EngineCarts } from './engine.carts'
+import { type AskResult, placeSources } from './engine.citations'
 import { CitationsRepo } from './engine.citations.repo'
-import { type EncodingOptions, EngineEncodings } from './engine.encodings'
+import type { EngineDeps } from './engine.deps'
+import { EngineEncodings } from './engine.encodings'
 import {
   buildDeferred,
   type DeferredStep,
@@ -31,12 +29,11 @@ import { PassageCache } from './engine.passages'
 import { Postings } from './engine.postings'
 import { CartBuilds } from './engine.repairs'
 import { EngineRepo } from './engine.repo'
+import { byBase, SharedIndex } from './engine.sync'
 import { TableRepo } from './engine.tables.repo'
-import { type Embedder, EngineVectors, type SectionVectors } from './engine.vectors'
+import { EngineVectors, type SectionVectors } from './engine.vectors'
 import { WordTables } from './engine.word-tables'
 import { encodePassageWords, scanPassageWords } from './rank/index'
-import type { EncoderEmbed } from './support/index'
-import type { SynonymTable } from './text/index'
 
 export type { Chunking, IndexedSection } from './cart/index'
 /**
@@ -46,50 +43,9 @@ export type { Chunking, IndexedSection } from './cart/index'
 export { type AskInput, type AskMetrics, NO_ANSWER, streamAnswer } from './compose/index'
 export type { CartStore } from './engine.carts'
 export type { AskResult, SectionSpan, Source, SourceLocator, SourcePlace } from './engine.citations'
+export type { EngineDeps } from './engine.deps'
 export type { DeferredStep, OnboardResult, PreparedSection, SectionInput } from './engine.onboard'
 export type { Embedder, SectionVectors } from './engine.vectors'
-
-/** What the engine needs: the database, the object store, a warm-copy budget and a timer. */
-export interface EngineDeps {
-  db: Db | Database
-  store: CartStore
-  /**
-   * Memory budget of the warm caches together, in bytes: cartridges, passage vectors and posting
-   * lists share it (splitWarmBudget).
-   */
-  cacheBytes: number
-  /** A monotonic millisecond timer for the latency in `metrics` (performance.now by default). */
-  now?: () => number
-  /**
-   * Compiles a section's text elsewhere (CompileThreads): its encoded cartridge and index rows, and
-   * the passages' vectors when the embedder is the built-in one. By default cartridges are compiled
-   * in process. Either way the results are compileSection's.
-   */
-  compile?: (text: string) => Promise<CompiledSection>
-  /** Starts the compile threads ahead of a run (CompileThreads.warm); nothing to start by default. */
-  warmCompile?: () => void
-  /** Chunks sections' texts for the index elsewhere (CompileThreads.index); in process by default. */
-  chunk?: (texts: string[]) => import('./cart/index').Chunking
-  /** Builds the synonym table elsewhere (CompileThreads.synonyms); here, on the event loop, by default. */
-  synonyms?: () => Promise<SynonymTable>
-  /**
-   * The model that embeds passages for re-ranking candidates by meaning: an embeddings server (its
-   * vectors come after onboarding, from embedSections) or the built-in vectors (made as passages are
-   * indexed, embedNow); none when not given.
-   */
-  embedder?: Embedder | null
-  /**
-   * The built-in sentence encoder (EncoderThread.embed), for the support check, and how long a question
-   * waits for it (EngineEncodings); none when not given (off, or beside an embeddings server).
-   */
-  encoder?: EncoderEmbed | null
-  encoderWait?: EncodingOptions
-  /**
-   * Places cited passages in their documents (page, section, offsets); corpora's, given by the
-   * feature. Without it sources carry no place.
-   */
-  locate?: SourceLocator | null
-}
 
 /**
  * The answer engine: onboarding (chunk, index, compile the cartridge), both strategies, and removal.
@@ -115,6 +71,8 @@ export class Engine {
   readonly cache: WarmCache<WarmCartridge>
   /** Passage vectors of the configured model by section, warm for cart (a sixteenth of the warm caches' budget). */
   readonly vectors: WarmCache<SectionVectors>
+  /** The published index every replica answers from, when shared: questions and writes go through it. */
+  readonly shared: SharedIndex | null
 
   constructor(private readonly deps: EngineDeps) {
     const budget = splitWarmBudget(deps.cacheBytes)
@@ -132,6 +90,21 @@ export class Engine {
     this.now = deps.now ?? (() => performance.now())
     this.words = new WordTables(deps.synonyms)
     this.encodings = new EngineEncodings(this.repo.vectors, deps.encoder ?? null, deps.encoderWait)
+    // A base's rows replaced from a publication: its cartridge lists and its sections' vectors go.
+    const replaced = (baseId: string, before: { sectionId: string }[]) => {
+      this.carts.forgetBase(baseId)
+      for (const s of before) this.embeddings.forget(s.sectionId)
+    }
+    this.shared = deps.shared ? new SharedIndex(this.repo, { ...deps.shared, replaced }) : null
+  }
+
+  /** Runs writes to a base's index: on a shared index under its lease, then published (SharedIndex.write). */
+  writeBase<T>(baseId: string, workspaceId: string | null, work: () => Promise<T>): Promise<T> {
+    return this.shared ? this.shared.write(baseId, workspaceId, work) : work()
+  }
+  /** Brings a base's rows to its published generation before they are read (a no-op when not shared). */
+  async syncBase(baseId: string): Promise<void> {
+    await this.shared?.ensure(baseId)
   }
 
   /** Compiles a section's cartridge (on a compile thread when there are some). */
@@ -154,7 +127,13 @@ export class Engine {
 
   /** Indexes sections' text for rag (engine.onboard.ts; `chunked`: as chunkSections gave them). */
   indexSections(inputs: SectionInput[], chunked?: IndexedSection[]): Promise<(OnboardResult | Error)[]> {
-    return indexSections(this.parts, inputs, chunked)
+    const [first] = inputs
+    // A run's group is of one base; sections of several (none today) are indexed base by base.
+    if (!first || !this.shared || inputs.every((i) => i.baseId === first.baseId))
+      return this.writeBase(first?.baseId ?? '', first?.workspaceId ?? null, () =>
+        indexSections(this.parts, inputs, chunked),
+      )
+    return byBase(inputs, chunked, (some, chunks) => this.indexSections(some, chunks))
   }
   /** Sections' texts chunked for indexSections, on a compile thread when there are some. */
   chunkSections(texts: string[]): import('./cart/index').Chunking {
@@ -164,7 +143,8 @@ export class Engine {
 
   /** A step of a base's deferred build (engine.onboard.ts): what questions read but rag answers without. */
   buildDeferred(baseId: string, textOf: TextOf): Promise<DeferredStep> {
-    return buildDeferred(this.parts, baseId, textOf, (text) => this.prepareSection(text))
+    const build = () => buildDeferred(this.parts, baseId, textOf, (text) => this.prepareSection(text))
+    return this.writeBase(baseId, null, build)
   }
 
   /** Removes a section from the index and its cartridge when nothing else uses it. */
@@ -179,6 +159,12 @@ export class Engine {
   /** Removes every section of a document. */
   async removeDocument(documentId: string): Promise<void> {
     for (const s of this.repo.documentSections(documentId)) await this.removeSection(s.sectionId)
+  }
+  /** Removes sections of a base (a deleted document's), on the current generation, then published. */
+  removeSections(baseId: string, workspaceId: string, sectionIds: string[]): Promise<void> {
+    return this.writeBase(baseId, workspaceId, async () => {
+      for (const id of sectionIds) await this.removeSection(id)
+    })
   }
 
   /** Bytes of the index over a base's cartridges the cart search keeps, 0 until a question builds it. */
@@ -211,10 +197,12 @@ export class Engine {
     for (const s of this.repo.sections(baseId)) await this.removeSection(s.sectionId)
     await exclusiveOn(this.repo.client, () => this.repo.dropBase(baseId))
     this.carts.forgetBase(baseId)
+    await this.shared?.remove(baseId)
   }
 
   /** Loads a base's cartridges (those compiled on a thread) warm now, not on the first question after a run. */
   async warmBase(baseId: string): Promise<void> {
+    await this.syncBase(baseId)
     // Not waiting for an embeddings server (the reference texts): a run does not depend on it.
     void this.prepare()
     // A base too large for the budget is answered by rag: nothing of it to warm.
@@ -273,6 +261,7 @@ export class Engine {
    * the model on them) and the answer that would be composed without the check.
    */
   async ask(baseId: string, input: AskInput, explain?: AskExplain): Promise<AskResult> {
+    await this.syncBase(baseId)
     await this.words.ready() // a synonym table a compile thread builds: waited for, not built here too
     // Cart reads every cartridge of the base: one whose cartridges exceed their budget answers by rag
     // (the result says so), so the budget holds.

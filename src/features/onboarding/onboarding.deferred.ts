@@ -55,7 +55,7 @@ export class DeferredJobs {
       queue: JobQueue
       log?: Logger
       corpora: Pick<CorporaService, 'workspaceOf' | 'setCartStatus' | 'runs'>
-      engine: Pick<SectionOnboarder, 'buildDeferred' | 'builds' | 'warmBase'>
+      engine: Pick<SectionOnboarder, 'buildDeferred' | 'builds' | 'warmBase' | 'syncBase'>
       jobs: Pick<OnboardingJobs, 'leafText'>
     },
   ) {
@@ -132,6 +132,7 @@ export class DeferredJobs {
     const corpusId = ctx.job.subjectId!
     const ws = ctx.job.workspaceId
     const total = { built: 0, failed: 0, damaged: 0, dropped: [] as Dropped[] }
+    await this.d.engine.syncBase(corpusId)
     if (ctx.job.payload.check) total.damaged = await this.check(ctx, corpusId).catch(transient)
     // The merges of the base's index its run held, before its builds: a step at a time, questions in between.
     if (this.d.engine.builds.mergesHeld(corpusId))

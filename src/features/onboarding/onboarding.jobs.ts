@@ -33,6 +33,8 @@ export type SectionOnboarder = Pick<
   | 'embedSections'
   | 'basesWithoutVectors'
   | 'sectionsOf'
+  | 'syncBase'
+  | 'writeBase'
 >
 
 /** A run: the aggregate of its batches. */
@@ -245,14 +247,18 @@ export class OnboardingJobs {
 
   /** Embeds a base's passages that have no vector yet, a few sections a step; the cancel flag is read between steps. */
   async runEmbed(ctx: JobContext): Promise<{ vectors: number }> {
-    const sections = this.d.engine.sectionsOf(ctx.job.subjectId!).map((s) => s.sectionId)
+    const baseId = ctx.job.subjectId!
+    await this.d.engine.syncBase(baseId)
+    const sections = this.d.engine.sectionsOf(baseId).map((s) => s.sectionId)
     let vectors = 0
     await ctx.progress({ unitsTotal: sections.length })
     for (let i = 0; i < sections.length; i += EMBED_SECTIONS_PER_STEP) {
       ctx.checkpoint()
       const step = sections.slice(i, i + EMBED_SECTIONS_PER_STEP)
       try {
-        vectors += await this.d.engine.embedSections(step)
+        vectors += await this.d.engine.writeBase(baseId, ctx.job.workspaceId, () =>
+          this.d.engine.embedSections(step),
+        )
       } catch (e) {
         // Vectors stored so far stay; the next attempt starts with the sections still without them.
         if (e instanceof LlmUnavailableError) throw new TransientError(e.message)

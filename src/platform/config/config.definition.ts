@@ -493,6 +493,12 @@ export const configDefinition = {
       default: 0,
       kind: { type: 'int', min: 0, max: 1_048_576 },
     }),
+    shared_index: leaf({
+      doc: "One passage index for every replica (docs/scale-out.md): each write to a base's index is published as a file in the object store, named by a row of the shared database, and each question first brings the replica's copy of the base to the published generation. On for every replica when several serve one database (with ENGRAM_STORAGE=s3); off (the default), each process keeps its index in its data dir only.",
+      env: 'ENGRAM_SHARED_INDEX',
+      default: false,
+      kind: { type: 'bool' },
+    }),
     compile_threads: leaf({
       doc: 'Threads that compile cartridges during onboarding, beside the event loop; 0 compiles them in process.',
       env: 'ENGRAM_COMPILE_THREADS',

@@ -1,0 +1,138 @@
+import { afterEach, describe, expect, test } from 'bun:test'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { migrations } from '../../../migrations/index'
+import { PublicationsRepo } from '../../../src/features/engine/engine.publications.repo'
+import { Engine } from '../../../src/features/engine/engine.service'
+import { ManualClock } from '../../../src/platform/clock/clock'
+import { cryptoRandom } from '../../../src/platform/crypto/random'
+import { openDatabase } from '../../../src/platform/db/db'
+import { migrate } from '../../../src/platform/db/migrate'
+import type { Store } from '../../../src/platform/db/store'
+import { engines, type OpenStore } from '../../helpers/stores'
+import { docs, memoryStore, onboardDoc } from '../engine/fixture'
+
+// One passage index for every replica (engine.sync.ts), on SQLite and on a real PostgreSQL: two
+// engines, each with an index file of its own (a replica's data dir), share the features' store (two
+// stores of one database on PostgreSQL, as two processes have) and one object store. What one writes
+// is published before the write returns, and the other answers from it on its next question: the same
+// answers and sources, a deleted document cited by neither, writes of both kept.
+
+const opened: OpenStore[] = []
+const dirs: string[] = []
+afterEach(async () => {
+  for (const o of opened.splice(0)) await o.close()
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+const objects = () => memoryStore()
+
+function replica(store: Store, shared: ReturnType<typeof memoryStore>): Engine {
+  const db = openDatabase(':memory:')
+  migrate(db, migrations)
+  const dir = mkdtempSync(join(tmpdir(), 'engram-replica-'))
+  dirs.push(dir)
+  const clock = new ManualClock(new Date(1_764_400_000_000))
+  return new Engine({
+    db,
+    store: shared,
+    cacheBytes: 64 * 1024 * 1024,
+    now: () => 0,
+    shared: { store, objects: shared, clock, random: cryptoRandom, dir },
+  })
+}
+
+const QUESTIONS = ['When was Tesla born?', 'Who discovered oxygen?', 'What river is Warsaw on?']
+
+for (const engine of await engines()) {
+  describe.skipIf(engine.skip !== null)(`one index for every replica on ${engine.name}`, () => {
+    async function two() {
+      const o = await engine.open()
+      opened.push(o)
+      const other = engine.name === 'postgres' ? (await o.another()).store : o.store
+      const shared = objects()
+      return { store: o.store, shared, a: replica(o.store, shared), b: replica(other, shared) }
+    }
+
+    test('a base onboarded on one replica answers the same, with the same sources, on the other', async () => {
+      const { a, b, store, shared } = await two()
+      for (const d of docs) await onboardDoc(a, 'cor_1', d)
+      const published = await new PublicationsRepo(store).current('cor_1')
+      // Each document's index write and its cartridge's build, one generation each.
+      expect(published!.generation).toBe(docs.length * 2)
+      expect(published!.objectKey.startsWith('ws_1/index/cor_1/')).toBe(true)
+      // Only the current generation's file is kept.
+      expect([...shared.objects.keys()].filter((k) => k.includes('/index/'))).toEqual([published!.objectKey])
+      for (const strategy of ['rag', 'cart'] as const)
+        for (const question of QUESTIONS) {
+          const there = await a.ask('cor_1', { question, k: 3, strategy })
+          const here = await b.ask('cor_1', { question, k: 3, strategy })
+          expect(here.answer).toBe(there.answer)
+          expect(here.sources).toEqual(there.sources)
+          expect(here.sources.length).toBeGreaterThan(0)
+        }
+    })
+
+    test('a document deleted through one replica is cited by neither on the next question', async () => {
+      const { a, b } = await two()
+      for (const d of docs) await onboardDoc(a, 'cor_1', d)
+      const before = await b.ask('cor_1', { question: 'Who discovered oxygen?', k: 3, strategy: 'cart' })
+      expect(before.sources[0]!.documentId).toBe('doc_oxygen')
+      await b.removeSections('cor_1', 'ws_1', ['sec_doc_oxygen'])
+      for (const r of [a, b])
+        for (const strategy of ['rag', 'cart'] as const) {
+          const after = await r.ask('cor_1', { question: 'Who discovered oxygen?', k: 3, strategy })
+          expect(after.sources.map((s) => s.documentId)).not.toContain('doc_oxygen')
+          expect(after.answer).not.toContain('Scheele')
+        }
+    })
+
+    test("both replicas' writes at once are kept, one after the other under the base's lease", async () => {
+      const { a, b, store } = await two()
+      await Promise.all([onboardDoc(a, 'cor_1', docs[0]!), onboardDoc(b, 'cor_1', docs[1]!)])
+      await onboardDoc(a, 'cor_1', docs[2]!)
+      expect((await new PublicationsRepo(store).current('cor_1'))!.generation).toBe(6)
+      for (const r of [a, b]) {
+        await r.syncBase('cor_1')
+        expect(r.sectionsOf('cor_1').map((s) => s.sectionId)).toEqual([
+          'sec_doc_oxygen',
+          'sec_doc_tesla',
+          'sec_doc_warsaw',
+        ])
+      }
+    })
+
+    test('a write that changes nothing publishes nothing', async () => {
+      const { a, store } = await two()
+      await onboardDoc(a, 'cor_1', docs[0]!)
+      const repo = new PublicationsRepo(store)
+      const before = (await repo.current('cor_1'))!
+      await a.buildDeferred('cor_1', async () => null)
+      await a.removeSections('cor_1', 'ws_1', ['sec_no_such_section'])
+      expect(await repo.current('cor_1')).toEqual(before)
+    })
+
+    test('a publication from a generation that moved on is refused, and nothing written', async () => {
+      const { a, store } = await two()
+      await onboardDoc(a, 'cor_1', docs[0]!)
+      const repo = new PublicationsRepo(store)
+      const now = (await repo.current('cor_1'))!
+      const late = { ...now, objectKey: 'ws_1/index/cor_1/late.sqlite', owner: 'zombie' }
+      expect(await repo.publish(now.generation - 1, late)).toBe(false)
+      expect(await repo.publish(0, late)).toBe(false)
+      expect(await repo.current('cor_1')).toEqual(now)
+      expect(await repo.publish(now.generation, late)).toBe(true)
+    })
+
+    test('a deleted base leaves no publication and no file', async () => {
+      const { a, store, shared } = await two()
+      await onboardDoc(a, 'cor_1', docs[0]!)
+      await a.removeBase('cor_1')
+      expect(await new PublicationsRepo(store).current('cor_1')).toBeNull()
+      expect([...shared.objects.keys()].filter((k) => k.includes('/index/'))).toEqual([])
+      // The files written and read on the way are gone from the replica's folder.
+      for (const d of dirs) expect(readdirSync(d)).toEqual([])
+    })
+  })
+}
