@@ -140,7 +140,7 @@ export class AdvisoryOwnerLocks implements OwnerLiveness {
 
   /** Takes this process's lock for `owner` (once); rejects when the first try failed (tried again later). */
   hold(owner: string): Promise<void> {
-    if (this.state === 'none') {
+    if (this.state === 'none' || this.state === 'released') {
       this.owner = owner
       this.state = 'taking'
       this.first = this.take()
