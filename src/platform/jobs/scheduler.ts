@@ -22,10 +22,11 @@ export { defaultBackoff, type SchedulerOptions } from './scheduler-options'
 
 /**
  * The in-process scheduler. `step()` recovers expired leases, renews the leases of running jobs
- * (and stops those asked to stop), and claims due jobs for free worker slots, fairly between
- * workspaces (fair-claim.ts), unless its clock is off from the database's (clock-check.ts), on the queue's store (either engine), one step at a time; `start()`
- * calls it on a timer. Tests call `step()` and `idle()` themselves with a manual clock, so the
- * queue advances step by step with no sleeps.
+ * (stopping those asked to, and giving up those unrenewed for a lease while the database does not
+ * answer), and claims due jobs for free worker slots, fairly between workspaces (fair-claim.ts),
+ * unless its clock is off from the database's (clock-check.ts) or its owner lock is not held, on the
+ * queue's store (either engine), one step at a time; `start()` calls it on a timer. Tests call
+ * `step()` and `idle()` with a manual clock, so the queue advances step by step with no sleeps.
  */
 export class Scheduler {
   private readonly kinds = new JobKinds()
@@ -42,7 +43,8 @@ export class Scheduler {
   /** A loop step is under way; another was asked for meanwhile. */
   private looping = false
   private again = false
-  /** Running jobs were given up for want of renewals; cleared when the database answers again. */
+  /** The last step failed (the database may not answer); jobs were given up for want of renewals. */
+  private failing = false
   private fenced = false
 
   constructor(private readonly o: SchedulerOptions) {
@@ -97,9 +99,20 @@ export class Scheduler {
   }
 
   private async stepNow(): Promise<Job[]> {
+    // While steps fail (the database does not answer), jobs whose leases lapsed unrenewed are given
+    // up first, asking the database nothing. A step that passes asks it whose they are instead.
+    if (this.failing) this.fenceUnrenewed()
+    try {
+      return await this.stepOnce()
+    } catch (e) {
+      this.failing = true
+      this.fenceUnrenewed()
+      throw e
+    }
+  }
+
+  private async stepOnce(): Promise<Job[]> {
     const q = this.o.queue.leaseRepo
-    // First, asking the database nothing: jobs whose leases lapsed unrenewed are given up.
-    this.fenceUnrenewed()
     // A clock off from the database's would take live leases for expired and write short ones.
     const clockRight = (await this.o.clockCheck?.ok()) ?? true
     const recovered = clockRight ? await q.recoverExpired() : 0
@@ -115,6 +128,7 @@ export class Scheduler {
     await Promise.all(this.abandoning.splice(0))
     if (this.fenced) this.o.log.info('the database answers again: this process claims jobs again')
     this.fenced = false
+    this.failing = false
     // While its owner lock is not held, another process may take this one for dead: no claims.
     if (!clockRight || !(this.o.owners?.holding?.() ?? true)) return []
     const free = this.o.workers - this.running.size
@@ -172,22 +186,9 @@ export class Scheduler {
     return out
   }
 
-  /**
-   * Self-fencing: running jobs whose leases were last renewed a whole lease ago (every heartbeat
-   * since failed: the database does not answer) may be another worker's by now, so they are stopped
-   * (their signals aborted) and nothing of their ends is written; no job is claimed until a step's
-   * renewals pass again, which claiming needs anyway.
-   */
+  /** Self-fencing, while steps fail (stops.ts, `fenced`); no job is claimed until a step passes again. */
   private fenceUnrenewed(): void {
-    const now = this.o.clock.now().getTime()
-    const lapsed = [...this.running.values()].filter((s) => !s.stop && now - s.renewedAt >= this.o.leaseMs)
-    if (lapsed.length === 0) return
-    this.fenced = true
-    this.o.log.error(
-      'job leases could not be renewed for a whole lease (the database does not answer): this process gives those jobs up, and claims none until the database answers again',
-      { count: lapsed.length, job_ids: lapsed.map((s) => s.job.id) },
-    )
-    for (const slot of lapsed) this.stops.stop(slot, 'fenced')
+    if (this.stops.fence(this.running.values(), this.o.leaseMs, this.o.log)) this.fenced = true
   }
 
   /** Takes the slot of a job that did not stop within a lease of being told to; false when lost anyway. */

@@ -3,6 +3,7 @@
 // (the database not answering: the process fences itself, since another may have taken the job). A stopped job's signal is aborted, so its
 // requests end at once, and its checkpoint throws the matching error from then on.
 import type { Clock } from '../clock/clock'
+import type { Logger } from '../log/log'
 import { JobCanceledError, JobOverBudgetError } from './handler'
 import type { Job } from './job'
 import type { JobKinds } from './kinds'
@@ -71,6 +72,23 @@ export class Stops {
     const now = this.clock.now().getTime()
     if (budget && now - (job.startedAt ?? now) > budget.ms) return 'over_budget'
     return null
+  }
+
+  /**
+   * Self-fencing: running jobs whose leases were last renewed a whole lease ago (their renewals
+   * failing: the database does not answer) may be another worker's by now, so they are stopped
+   * (`fenced`: their signals aborted, nothing of their ends written); true when any was.
+   */
+  fence(slots: Iterable<Slot>, leaseMs: number, log: Pick<Logger, 'error'>): boolean {
+    const now = this.clock.now().getTime()
+    const lapsed = [...slots].filter((s) => !s.stop && now - s.renewedAt >= leaseMs)
+    if (lapsed.length === 0) return false
+    log.error(
+      'job leases could not be renewed for a whole lease (the database does not answer): this process gives those jobs up, and claims none until the database answers again',
+      { count: lapsed.length, job_ids: lapsed.map((s) => s.job.id) },
+    )
+    for (const slot of lapsed) this.stop(slot, 'fenced')
+    return true
   }
 
   /** Tells a job to stop (once): records why and when, and aborts its signal. */
