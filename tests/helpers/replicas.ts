@@ -3,7 +3,9 @@
 // (nothing shared on disk), all on one PostgreSQL database (a fresh one of the tests' private
 // cluster, tests/helpers/postgres.ts) and one bucket of one S3-compatible server (the pass's s3rver,
 // ENGRAM_TEST_S3_ENDPOINT, else one started here and stopped with the set), with one ENGRAM_SECRET.
-// Waits are on conditions (a log line, the health URL answering, a row) with a deadline.
+// Each replica keeps its port across restarts (a free one chosen once) and writes its log lines to a
+// file of its own data dir's folder, so any log level works (the benchmark runs at `error`). Waits are
+// on conditions (the health URL answering, a log line, a row) with a deadline.
 //
 // A replica cannot be started without jobs (`engram serve` always runs its scheduler: there is no
 // setting to turn it off), so a test that needs one replica to be the only runner starts the others
@@ -12,11 +14,11 @@
 // Whether a test can run: replicas need PostgreSQL, so the rule is tests/helpers/postgres.ts's (run
 // when a cluster starts; skipped with the reason printed when none can; thrown with
 // ENGRAM_TEST_POSTGRES=required, as CI sets in both passes).
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { SQL } from 'bun'
-import { type RunningBinary, startBinary } from './binary'
+import { SQL, type Subprocess } from 'bun'
+import { binaryPath } from './binary'
 import type { TestPostgres } from './postgres'
 import { type S3rverProcess, startS3rverProcess } from './standins/s3rver-process'
 
@@ -33,6 +35,14 @@ export async function until(check: () => Promise<boolean> | boolean, what: strin
     if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
     await Bun.sleep(20)
   }
+}
+
+/** A running replica: its process, URL and log. */
+export interface Replica {
+  proc: Subprocess
+  url: string
+  /** The JSON log lines it has written so far (this run of it). */
+  lines(): Record<string, unknown>[]
 }
 
 export interface ReplicaOptions {
@@ -54,12 +64,12 @@ export interface Replicas {
   readonly sql: SQL
   /** How many replicas the set has (running or not). */
   readonly count: number
-  /** The URL replica `i` serves on now (it changes when it is started again: port 0). */
+  /** The URL replica `i` serves on (the same after a restart). */
   url(i: number): string
   /** Replica `i`'s process id (its job owner is `proc_<pid>_…`). */
   pid(i: number): number
-  /** Replica `i`'s running executable (its log lines, `waitForLine`). */
-  replica(i: number): RunningBinary
+  /** Replica `i`'s running process and its log lines. */
+  replica(i: number): Replica
   /** Whether replica `i` is running. */
   running(i: number): boolean
   /** Starts replica `i` on its data dir (left stopped, stopped or killed before). */
@@ -111,8 +121,13 @@ export async function startReplicas(
       .replace(/[^a-z0-9]/g, 'x')}`,
   )
   const sql = new SQL({ url: databaseUrl, max: 2 })
-  const running: (RunningBinary | null)[] = Array.from({ length: count }, () => null)
+  const running: (Replica | null)[] = Array.from({ length: count }, () => null)
+  const ports = Array.from({ length: count }, freePort)
+  const starts = Array.from({ length: count }, () => 0)
   const envOf = (i: number): Record<string, string> => ({
+    PATH: process.env.PATH ?? '',
+    ENGRAM_HOST: '127.0.0.1',
+    ENGRAM_PORT: String(ports[i]),
     ENGRAM_DATA_DIR: join(dir, `r${i}`, 'data'),
     ENGRAM_DATABASE_URL: databaseUrl,
     ENGRAM_SECRET: REPLICA_SECRET,
@@ -128,14 +143,26 @@ export async function startReplicas(
     if (running[i]) throw new Error(`replica ${i} is already running`)
     const cwd = join(dir, `r${i}`)
     mkdirSync(cwd, { recursive: true })
-    const r = await withDeadline(startBinary({ cwd, env: envOf(i) }), START_MS, `replica ${i} to listen`)
+    const log = join(cwd, `log-${++starts[i]!}`)
+    const env = envOf(i)
+    const proc = Bun.spawn([binaryPath(), 'serve'], {
+      cwd,
+      env,
+      stdout: Bun.file(`${log}.jsonl`),
+      stderr: Bun.file(`${log}.err`),
+    })
+    const r: Replica = { proc, url: `http://127.0.0.1:${ports[i]}`, lines: () => logLines(`${log}.jsonl`) }
     running[i] = r
-    await withDeadline(
-      r.waitForLine((l) => l.msg === 'ready'),
-      START_MS,
-      `replica ${i} to log ready`,
-    )
-    await until(async () => (await fetch(`${r.url}/v1`).catch(() => null))?.status === 200, `${r.url}/v1`)
+    const up = async () => {
+      if (proc.exitCode !== null) {
+        const err = existsSync(`${log}.err`) ? readFileSync(`${log}.err`, 'utf8').slice(-2000) : ''
+        throw new Error(`replica ${i} exited with ${proc.exitCode}: ${err}`)
+      }
+      if ((await fetch(`${r.url}/v1`).catch(() => null))?.status !== 200) return false
+      // At the info level it says when its scheduler and dispatcher have started.
+      return env.ENGRAM_LOG_LEVEL !== 'info' || r.lines().some((l) => l.msg === 'ready')
+    }
+    await until(up, `replica ${i} to answer at ${r.url}`, START_MS)
   }
   const kill = async (i: number, signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL') => {
     const r = running[i]
@@ -182,13 +209,26 @@ export async function startReplicas(
   }
 }
 
-/** `p`, or a rejection naming `what` past `ms`. */
-function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms)
-  })
-  return Promise.race([p, late]).finally(() => clearTimeout(timer))
+/** The JSON lines of a log file written so far (a line being written is left out). */
+function logLines(path: string): Record<string, unknown>[] {
+  if (!existsSync(path)) return []
+  const out: Record<string, unknown>[] = []
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    try {
+      out.push(JSON.parse(line) as Record<string, unknown>)
+    } catch {
+      // Not JSON, or not whole yet.
+    }
+  }
+  return out
+}
+
+/** A port nobody listens on now (the replica takes it a moment later). */
+function freePort(): number {
+  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const port = probe.port
+  probe.stop(true)
+  return port
 }
 
 /** CPU seconds a process has used so far (user + system, /proc/<pid>/stat); with `reaped`, its waited-for children's too. */
