@@ -40,6 +40,7 @@ export const billingAccounts = pgTwin(billingTables.billingAccounts)
 export const billingEvents = pgTwin(billingTables.billingEvents)
 export const corpora = pgTwin(corporaTables.corpora)
 export const documents = pgTwin(corporaTables.documents)
+export const engineIndexChanges = pgTwin(enginePublicationsTables.engineIndexChanges)
 export const enginePublications = pgTwin(enginePublicationsTables.enginePublications)
 export const engineBases = pgTwin(engineTables.engineBases)
 export const engineEncodings = pgTwin(engineTables.engineEncodings)
@@ -88,6 +89,7 @@ export const declaredTables = [
   billingTables.billingEvents,
   corporaTables.corpora,
   corporaTables.documents,
+  enginePublicationsTables.engineIndexChanges,
   enginePublicationsTables.enginePublications,
   engineTables.engineBases,
   engineTables.engineEncodings,

@@ -43,6 +43,7 @@ import m39 from './0039_idempotency_owner.sql' with { type: 'text' }
 import m40 from './0040_named_leases.sql' with { type: 'text' }
 import m41 from './0041_oidc_spent_flows.sql' with { type: 'text' }
 import m42 from './0042_replicas_publications_security_rev.sql' with { type: 'text' }
+import m43 from './0043_engine_index_changes.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -89,4 +90,5 @@ export const migrations: Migration[] = [
   { tag: '0040_named_leases', sql: m40 },
   { tag: '0041_oidc_spent_flows', sql: m41 },
   { tag: '0042_replicas_publications_security_rev', sql: m42 },
+  { tag: '0043_engine_index_changes', sql: m43 },
 ]

@@ -91,9 +91,9 @@ export class Engine {
     this.words = new WordTables(deps.synonyms)
     this.encodings = new EngineEncodings(this.repo.vectors, deps.encoder ?? null, deps.encoderWait)
     // A base's rows replaced from a publication: its cartridge lists and its sections' vectors go.
-    const replaced = (baseId: string, before: { sectionId: string }[]) => {
+    const replaced = (baseId: string, sectionIds: string[]) => {
       this.carts.forgetBase(baseId)
-      for (const s of before) this.embeddings.forget(s.sectionId)
+      for (const id of sectionIds) this.embeddings.forget(id)
     }
     this.shared = deps.shared ? new SharedIndex(this.repo, { ...deps.shared, replaced }) : null
   }

@@ -10,8 +10,7 @@ import type { IndexedSection } from './cart/index'
 import type { SectionInput } from './engine.onboard'
 import { type Publication, PublicationsRepo } from './engine.publications.repo'
 import type { EngineRepo } from './engine.repo'
-import type { SectionRow } from './engine.rows'
-import { exportBase, importBase } from './engine.snapshots'
+import { exportBase, forgetTouched, importBase, touchedSections, trackChanges } from './engine.snapshots'
 
 /**
  * How long a write to a base's index waits for another replica's write to the same base (a group of a
@@ -20,6 +19,11 @@ import { exportBase, importBase } from './engine.snapshots'
 const WRITE_WAIT_MS = 60_000
 /** How many times a replica reads a publication again when its file was superseded while fetched. */
 const FETCH_TRIES = 3
+/**
+ * Every this many generations a base is published whole, so a replica without it takes one snapshot
+ * and fewer changes than this, and a change's files are deleted once a snapshot covers them.
+ */
+const CHANGES_PER_SNAPSHOT = 16
 
 /** What a shared index needs: the features' store, the object store, time, and a folder for its files. */
 export interface SharedIndexDeps {
@@ -29,8 +33,8 @@ export interface SharedIndexDeps {
   random: Random
   /** A folder of this process's own (the data dir) for the files being written or read. */
   dir: string
-  /** Called once a base's rows were replaced from a publication, with the sections it held before. */
-  replaced?: (baseId: string, before: SectionRow[]) => void
+  /** Called once a base's rows were taken from a published file, with the ids of the sections replaced. */
+  replaced?: (baseId: string, sectionIds: string[]) => void
 }
 
 /**
@@ -48,7 +52,7 @@ export class SharedIndex {
   /** The generation of the publication each base's local rows are (absent: unknown, taken at next use). */
   private readonly applied = new Map<string, number>()
   /** Fetches in flight, one per base. */
-  private readonly taking = new Map<string, Promise<Publication | null>>()
+  private readonly taking = new Map<string, Promise<void>>()
   private readonly publications: PublicationsRepo
   private readonly writes: LeasedQueue
   /** This process's name on what it publishes. */
@@ -59,6 +63,7 @@ export class SharedIndex {
     private readonly d: SharedIndexDeps,
   ) {
     this.publications = new PublicationsRepo(d.store)
+    trackChanges(repo.client)
     this.owner = newId(d.random, 'idx')
     const busy = () =>
       fail('service_unavailable', "Another server is writing this base's index.", undefined, {
@@ -67,28 +72,43 @@ export class SharedIndex {
     this.writes = new LeasedQueue('engine.base', { ...d, busy, waitMs: WRITE_WAIT_MS })
   }
 
-  /** Brings the base's local rows to its current publication (a base never published is left as it is). */
+  /**
+   * Brings the base's local rows to its current publication (a base never published is left as it is):
+   * the changes after the generation they are at, or, when they are at none or one before the last
+   * snapshot, that snapshot and the changes after it. One fetch per base at a time.
+   */
   async ensure(baseId: string): Promise<Publication | null> {
     for (let tries = 1; ; tries++) {
       const current = await this.publications.current(baseId)
       if (!current || this.applied.get(baseId) === current.generation) return current
-      const taken = await this.take(baseId, current).catch((e) => {
-        if (tries >= FETCH_TRIES) throw e
-        return null
-      })
-      if (taken) return taken
+      const inFlight = this.taking.get(baseId)
+      if (inFlight) {
+        await inFlight.catch(() => {})
+        continue
+      }
+      const taking = this.take(baseId, current).finally(() => this.taking.delete(baseId))
+      this.taking.set(baseId, taking)
+      // A file superseded while fetched (a snapshot published meanwhile): the publication read again.
+      const taken = await taking.then(
+        () => true,
+        (e) => {
+          if (tries >= FETCH_TRIES) throw e
+          return false
+        },
+      )
+      if (taken) return current
     }
   }
 
   /**
    * Runs `work` (writes to the base's local rows) under the base's lease, on its rows brought to the
-   * current publication, then publishes the next generation. `workspaceId` names the first publication's
-   * folder (later ones keep the row's). Work that fails leaves the local rows to be taken again.
+   * current publication, then publishes the sections it touched as the next generation. `workspaceId`
+   * names the first publication's folder (later ones keep the row's). Work that fails leaves the local
+   * rows to be taken again.
    */
   write<T>(baseId: string, workspaceId: string | null, work: () => Promise<T>): Promise<T> {
     return this.writes.run(baseId, async (lease) => {
       const from = await this.ensure(baseId)
-      const changes = this.changes()
       let result: T
       try {
         result = await work()
@@ -98,42 +118,43 @@ export class SharedIndex {
         throw e
       }
       // Work that wrote nothing (a step with nothing left to do) publishes nothing.
+      const touched = touchedSections(this.repo.client, baseId)
       const ws = from?.workspaceId ?? workspaceId
-      if (ws && this.changes() !== changes) await this.publish(baseId, ws, from)
+      if (ws && touched.length > 0) await this.publish(baseId, ws, from, touched)
       return result
     })
   }
 
-  /** Rows the index's connection has written since it opened (any base's: at worst a publication too many). */
-  private changes(): number {
-    return (this.repo.client.query('SELECT total_changes() AS n').get() as { n: number }).n
-  }
-
-  /** Forgets a deleted base's publication and its file. */
+  /** Forgets a deleted base's publication and its files. */
   async remove(baseId: string): Promise<void> {
     this.applied.delete(baseId)
-    const key = await this.publications.remove(baseId)
-    if (key) await this.d.objects.delete(key)
+    for (const key of await this.publications.remove(baseId)) await this.d.objects.delete(key)
   }
 
-  private async publish(baseId: string, workspaceId: string, from: Publication | null): Promise<void> {
+  /**
+   * Publishes the base's next generation: a change with the touched sections' rows, or a whole snapshot
+   * when it is the first or CHANGES_PER_SNAPSHOT changes have been published since the last one (whose
+   * files it then supersedes).
+   */
+  private async publish(baseId: string, workspaceId: string, from: Publication | null, touched: string[]) {
     const generation = (from?.generation ?? 0) + 1
-    const name = `${generation}-${newId(this.d.random, 'gen')}`
+    const whole = !from || generation - from.snapshotGeneration >= CHANGES_PER_SNAPSHOT
+    const name = `${generation}-${newId(this.d.random, 'gen')}${whole ? '' : '.change'}`
     const path = join(this.d.dir, `publish-${name}.sqlite`)
     try {
-      await exclusiveOn(this.repo.client, () => exportBase(this.repo.client, baseId, path))
+      const client = this.repo.client
+      await exclusiveOn(client, () => exportBase(client, baseId, path, whole ? undefined : touched))
       const bytes = await Bun.file(path).bytes()
       const objectKey = `${workspaceId}/index/${baseId}/${name}.sqlite`
       await this.d.objects.put(objectKey, bytes)
-      const published = await this.publications.publish(from?.generation ?? 0, {
-        baseId,
-        workspaceId,
-        objectKey,
-        bytes: bytes.byteLength,
-        publishedAt: this.d.clock.now().getTime(),
-        owner: this.owner,
-      })
-      if (!published) {
+      const next = { baseId, workspaceId, objectKey, bytes: bytes.byteLength, owner: this.owner }
+      const published = { ...next, publishedAt: this.d.clock.now().getTime() }
+      const superseded = whole
+        ? await this.publications.publishSnapshot(from, published)
+        : (await this.publications.publishChange(from!, published))
+          ? []
+          : null
+      if (!superseded) {
         this.applied.delete(baseId)
         await this.d.objects.delete(objectKey)
         throw fail('service_unavailable', "Another server published this base's index first.", undefined, {
@@ -141,32 +162,39 @@ export class SharedIndex {
         })
       }
       this.applied.set(baseId, generation)
-      // The superseded file: a replica fetching it now finds it gone and reads the publication again.
-      if (from) await this.d.objects.delete(from.objectKey)
+      forgetTouched(client, baseId, touched)
+      // Files a snapshot covers: a replica fetching one now finds it gone and reads the publication again.
+      for (const key of superseded) await this.d.objects.delete(key)
     } finally {
       rmSync(path, { force: true })
     }
   }
 
-  /** Takes a publication into the local rows, one fetch per base at a time. */
-  private take(baseId: string, publication: Publication): Promise<Publication | null> {
-    const inFlight = this.taking.get(baseId)
-    if (inFlight) return inFlight.then(() => this.ensure(baseId))
-    const taking = this.fetch(baseId, publication).finally(() => this.taking.delete(baseId))
-    this.taking.set(baseId, taking)
-    return taking
+  /** Takes the snapshot (when needed) and the changes after it into the local rows. */
+  private async take(baseId: string, current: Publication): Promise<void> {
+    const at = this.applied.get(baseId)
+    let applied = at ?? -1
+    if (at === undefined || at < current.snapshotGeneration || at > current.generation) {
+      await this.takeFile(baseId, current.objectKey, true)
+      applied = current.snapshotGeneration
+      this.applied.set(baseId, applied)
+    }
+    for (const change of await this.publications.changesAfter(baseId, applied)) {
+      if (change.generation !== applied + 1) throw new Error(`a change of base ${baseId} is missing`)
+      await this.takeFile(baseId, change.objectKey, false)
+      applied = change.generation
+      this.applied.set(baseId, applied)
+    }
   }
 
-  private async fetch(baseId: string, publication: Publication): Promise<Publication | null> {
-    const bytes = await this.d.objects.getBytes(publication.objectKey)
+  private async takeFile(baseId: string, objectKey: string, whole: boolean): Promise<void> {
+    const bytes = await this.d.objects.getBytes(objectKey)
     if (!bytes) throw new Error(`the published index of base ${baseId} was superseded while fetched`)
     const path = join(this.d.dir, `take-${newId(this.d.random, 'gen')}.sqlite`)
     try {
       await Bun.write(path, bytes)
-      const before = await exclusiveOn(this.repo.client, () => importBase(this.repo, baseId, path))
-      this.applied.set(baseId, publication.generation)
-      this.d.replaced?.(baseId, before)
-      return publication
+      const replaced = await exclusiveOn(this.repo.client, () => importBase(this.repo, baseId, path, whole))
+      this.d.replaced?.(baseId, replaced)
     } finally {
       rmSync(path, { force: true })
     }

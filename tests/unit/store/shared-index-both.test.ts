@@ -43,6 +43,17 @@ function replica(store: Store, shared: ReturnType<typeof memoryStore>): Engine {
   })
 }
 
+/** A fixture document as a run's group gives it to the index. */
+const input = (d: (typeof docs)[number]) => ({
+  workspaceId: 'ws_1',
+  baseId: 'cor_1',
+  documentId: d.id,
+  sectionId: `sec_${d.id}`,
+  title: d.title,
+  filename: d.filename,
+  text: d.text,
+})
+
 const QUESTIONS = ['When was Tesla born?', 'Who discovered oxygen?', 'What river is Warsaw on?']
 
 for (const engine of await engines()) {
@@ -59,11 +70,14 @@ for (const engine of await engines()) {
       const { a, b, store, shared } = await two()
       for (const d of docs) await onboardDoc(a, 'cor_1', d)
       const published = await new PublicationsRepo(store).current('cor_1')
-      // Each document's index write and its cartridge's build, one generation each.
+      // Each document's index write and its cartridge's build, one generation each: the first a whole
+      // snapshot, the others changes on top of it.
       expect(published!.generation).toBe(docs.length * 2)
-      expect(published!.objectKey.startsWith('ws_1/index/cor_1/')).toBe(true)
-      // Only the current generation's file is kept.
-      expect([...shared.objects.keys()].filter((k) => k.includes('/index/'))).toEqual([published!.objectKey])
+      expect(published!.snapshotGeneration).toBe(1)
+      expect(published!.objectKey.startsWith('ws_1/index/cor_1/1-')).toBe(true)
+      const files = [...shared.objects.keys()].filter((k) => k.includes('/index/'))
+      expect(files.length).toBe(docs.length * 2)
+      expect(files.filter((k) => k.endsWith('.change.sqlite')).length).toBe(docs.length * 2 - 1)
       for (const strategy of ['rag', 'cart'] as const)
         for (const question of QUESTIONS) {
           const there = await a.ask('cor_1', { question, k: 3, strategy })
@@ -103,6 +117,30 @@ for (const engine of await engines()) {
       }
     })
 
+    test('every sixteenth generation is a whole snapshot; the changes it covers and their files go', async () => {
+      const { a, b, store, shared } = await two()
+      const repo = new PublicationsRepo(store)
+      await onboardDoc(a, 'cor_1', docs[0]!)
+      await b.syncBase('cor_1')
+      // Sixteen more generations (the same three documents written again and again): the 17th is a
+      // snapshot (sixteen after the first), the 18th a change on top of it.
+      for (let i = 0; i < 5; i++) for (const d of docs) await a.indexSections([input(d)])
+      await a.indexSections([input(docs[0]!)])
+      const head = (await repo.current('cor_1'))!
+      expect(head.generation).toBe(18)
+      expect(head.snapshotGeneration).toBe(17)
+      const [change, ...more] = await repo.changesAfter('cor_1', 0)
+      expect(more).toEqual([])
+      expect(change!.generation).toBe(18)
+      expect(change!.objectKey.endsWith('.change.sqlite')).toBe(true)
+      const files = [...shared.objects.keys()].filter((k) => k.includes('/index/'))
+      expect(files.sort()).toEqual([head.objectKey, change!.objectKey].sort())
+      // A replica at generation 2 (before the snapshot) takes the snapshot and the change after it.
+      const q = { question: 'What river is Warsaw on?', k: 3, strategy: 'rag' as const }
+      expect((await b.ask('cor_1', q)).sources).toEqual((await a.ask('cor_1', q)).sources)
+      expect(b.sectionsOf('cor_1').length).toBe(3)
+    })
+
     test('a write that changes nothing publishes nothing', async () => {
       const { a, store } = await two()
       await onboardDoc(a, 'cor_1', docs[0]!)
@@ -119,10 +157,16 @@ for (const engine of await engines()) {
       const repo = new PublicationsRepo(store)
       const now = (await repo.current('cor_1'))!
       const late = { ...now, objectKey: 'ws_1/index/cor_1/late.sqlite', owner: 'zombie' }
-      expect(await repo.publish(now.generation - 1, late)).toBe(false)
-      expect(await repo.publish(0, late)).toBe(false)
+      const stale = { ...now, generation: now.generation - 1 }
+      const changes = await repo.changesAfter('cor_1', 0)
+      expect(await repo.publishChange(stale, late)).toBe(false)
+      expect(await repo.publishSnapshot(stale, late)).toBeNull()
+      expect(await repo.publishSnapshot(null, late)).toBeNull()
       expect(await repo.current('cor_1')).toEqual(now)
-      expect(await repo.publish(now.generation, late)).toBe(true)
+      expect(await repo.changesAfter('cor_1', 0)).toEqual(changes)
+      expect(await repo.publishChange(now, late)).toBe(true)
+      expect((await repo.current('cor_1'))!.generation).toBe(now.generation + 1)
+      expect((await repo.changesAfter('cor_1', 0)).length).toBe(changes.length + 1)
     })
 
     test('a deleted base leaves no publication and no file', async () => {
