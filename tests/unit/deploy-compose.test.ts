@@ -107,6 +107,8 @@ describe('deploy/compose.yaml', () => {
       expect(config.security.secret).toHaveLength(64)
       expect(config.storage.driver).toBe('s3')
       expect(config.storage.s3_endpoint).toBe('http://minio:9000')
+      // One passage index for the three: without it each answers only the bases onboarded on it.
+      expect(config.engine.shared_index).toBe(true)
       expect(config.server.trusted_proxies).toBe(balancerAddress()!)
     }
     const subnet = compose.networks.engram!.ipam.config[0]!.subnet
