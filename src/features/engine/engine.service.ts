@@ -99,8 +99,13 @@ export class Engine {
   }
 
   /** Runs writes to a base's index: on a shared index under its lease, then published (SharedIndex.write). */
-  writeBase<T>(baseId: string, workspaceId: string | null, work: () => Promise<T>): Promise<T> {
-    return this.shared ? this.shared.write(baseId, workspaceId, work) : work()
+  writeBase<T>(
+    baseId: string,
+    workspaceId: string | null,
+    work: () => Promise<T>,
+    erase = false,
+  ): Promise<T> {
+    return this.shared ? this.shared.write(baseId, workspaceId, work, { erase }) : work()
   }
   /** Brings a base's rows to its published generation before they are read (a no-op when not shared). */
   async syncBase(baseId: string): Promise<void> {
@@ -160,11 +165,15 @@ export class Engine {
   async removeDocument(documentId: string): Promise<void> {
     for (const s of this.repo.documentSections(documentId)) await this.removeSection(s.sectionId)
   }
-  /** Removes sections of a base (a deleted document's), on the current generation, then published. */
+  /**
+   * Removes sections of a base (a deleted document's), on the current generation, then published whole:
+   * no published file holds them once this returns.
+   */
   removeSections(baseId: string, workspaceId: string, sectionIds: string[]): Promise<void> {
-    return this.writeBase(baseId, workspaceId, async () => {
+    const remove = async () => {
       for (const id of sectionIds) await this.removeSection(id)
-    })
+    }
+    return this.writeBase(baseId, workspaceId, remove, true)
   }
 
   /** Bytes of the index over a base's cartridges the cart search keeps, 0 until a question builds it. */

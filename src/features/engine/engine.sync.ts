@@ -104,9 +104,15 @@ export class SharedIndex {
    * Runs `work` (writes to the base's local rows) under the base's lease, on its rows brought to the
    * current publication, then publishes the sections it touched as the next generation. `workspaceId`
    * names the first publication's folder (later ones keep the row's). Work that fails leaves the local
-   * rows to be taken again.
+   * rows to be taken again. `erase` (a deletion): published as a whole snapshot, so the files holding
+   * what was removed (the snapshot before, the changes) are deleted before the write returns.
    */
-  write<T>(baseId: string, workspaceId: string | null, work: () => Promise<T>): Promise<T> {
+  write<T>(
+    baseId: string,
+    workspaceId: string | null,
+    work: () => Promise<T>,
+    { erase = false }: { erase?: boolean } = {},
+  ): Promise<T> {
     return this.writes.run(baseId, async (lease) => {
       const from = await this.ensure(baseId)
       let result: T
@@ -120,7 +126,7 @@ export class SharedIndex {
       // Work that wrote nothing (a step with nothing left to do) publishes nothing.
       const touched = touchedSections(this.repo.client, baseId)
       const ws = from?.workspaceId ?? workspaceId
-      if (ws && touched.length > 0) await this.publish(baseId, ws, from, touched)
+      if (ws && touched.length > 0) await this.publish(baseId, ws, from, touched, erase)
       return result
     })
   }
@@ -133,12 +139,18 @@ export class SharedIndex {
 
   /**
    * Publishes the base's next generation: a change with the touched sections' rows, or a whole snapshot
-   * when it is the first or CHANGES_PER_SNAPSHOT changes have been published since the last one (whose
-   * files it then supersedes).
+   * when it is the first, erases, or CHANGES_PER_SNAPSHOT changes have been published since the last one
+   * (whose files it then supersedes).
    */
-  private async publish(baseId: string, workspaceId: string, from: Publication | null, touched: string[]) {
+  private async publish(
+    baseId: string,
+    workspaceId: string,
+    from: Publication | null,
+    touched: string[],
+    erase: boolean,
+  ): Promise<void> {
     const generation = (from?.generation ?? 0) + 1
-    const whole = !from || generation - from.snapshotGeneration >= CHANGES_PER_SNAPSHOT
+    const whole = erase || !from || generation - from.snapshotGeneration >= CHANGES_PER_SNAPSHOT
     const name = `${generation}-${newId(this.d.random, 'gen')}${whole ? '' : '.change'}`
     const path = join(this.d.dir, `publish-${name}.sqlite`)
     try {

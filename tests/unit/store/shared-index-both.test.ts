@@ -89,11 +89,15 @@ for (const engine of await engines()) {
     })
 
     test('a document deleted through one replica is cited by neither on the next question', async () => {
-      const { a, b } = await two()
+      const { a, b, shared } = await two()
       for (const d of docs) await onboardDoc(a, 'cor_1', d)
       const before = await b.ask('cor_1', { question: 'Who discovered oxygen?', k: 3, strategy: 'cart' })
       expect(before.sources[0]!.documentId).toBe('doc_oxygen')
       await b.removeSections('cor_1', 'ws_1', ['sec_doc_oxygen'])
+      // Published whole: no file in the object store holds the deleted document's text any more.
+      const files = [...shared.objects.entries()].filter(([k]) => k.includes('/index/'))
+      expect(files.length).toBe(1)
+      expect(new TextDecoder('latin1').decode(files[0]![1])).not.toContain('Scheele')
       for (const r of [a, b])
         for (const strategy of ['rag', 'cart'] as const) {
           const after = await r.ask('cor_1', { question: 'Who discovered oxygen?', k: 3, strategy })
