@@ -1,4 +1,5 @@
 import { and, asc, eq, gt, lte } from 'drizzle-orm'
+import { INDEX_CHANNEL, noticesOf } from '../../platform/db/notices'
 import type { Store } from '../../platform/db/store'
 import { engineIndexChanges, enginePublications } from './engine.publications.tables'
 
@@ -63,6 +64,7 @@ export class PublicationsRepo {
       if (moved.length !== 1) return false
       const { baseId, objectKey, bytes } = next
       await this.store.db.insert(c).values({ baseId, generation, objectKey, bytes })
+      await this.told(baseId)
       return true
     })
   }
@@ -86,12 +88,23 @@ export class PublicationsRepo {
             .returning({ baseId: t.baseId })
         : await this.store.db.insert(t).values(row).onConflictDoNothing().returning({ baseId: t.baseId })
       if (moved.length !== 1) return null
+      await this.told(next.baseId)
       const covered = await this.store.db
         .delete(c)
         .where(and(eq(c.baseId, next.baseId), lte(c.generation, generation)))
         .returning({ objectKey: c.objectKey })
       return [...(from ? [from.objectKey] : []), ...covered.map((r) => r.objectKey)]
     })
+  }
+
+  /** The other processes told, once the unit commits, that the base's head moved (notices.ts; PostgreSQL). */
+  private async told(baseId: string): Promise<void> {
+    await noticesOf(this.store)?.tell(INDEX_CHANNEL, baseId)
+  }
+
+  /** Calls `fn` with the base of each head another process moves (PostgreSQL; never on SQLite). */
+  heard(fn: (baseId: string) => void): void {
+    noticesOf(this.store)?.hear(INDEX_CHANNEL, fn)
   }
 
   /** Forgets a deleted base's publication; returns the keys of its files. */

@@ -70,6 +70,15 @@ export class SharedIndex {
         'retry-after': '1',
       })
     this.writes = new LeasedQueue('engine.base', { ...d, busy, waitMs: WRITE_WAIT_MS })
+    // A base this replica holds, published anew by another: taken now, not by its next question.
+    this.publications.heard((baseId) => {
+      if (this.applied.has(baseId)) void this.ensure(baseId).catch(() => {})
+    })
+  }
+
+  /** The generation a base's local rows are at (undefined: none known yet). */
+  at(baseId: string): number | undefined {
+    return this.applied.get(baseId)
   }
 
   /**

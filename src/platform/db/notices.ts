@@ -5,8 +5,11 @@ import type { Store } from './store'
 /** The channel the job queue tells other processes on: a unit that enqueued, or asked jobs to stop. */
 export const JOBS_CHANNEL = 'engram_jobs'
 
+/** The channel a base's published index is told on when it moves (its base id): replicas holding it take it. */
+export const INDEX_CHANNEL = 'engram_index'
+
 /** Every channel a process listens on for notices (its listening connection subscribes to each). */
-const CHANNELS = [JOBS_CHANNEL] as const
+const CHANNELS = [JOBS_CHANNEL, INDEX_CHANNEL] as const
 
 /** A channel notices are told on. */
 export type NoticeChannel = (typeof CHANNELS)[number]

@@ -145,6 +145,22 @@ for (const engine of await engines()) {
       expect(b.sectionsOf('cor_1').length).toBe(3)
     })
 
+    test.skipIf(engine.name !== 'postgres')(
+      'on PostgreSQL a replica holding the base takes a new generation when told, before any question',
+      async () => {
+        const { a, b, store } = await two()
+        await onboardDoc(a, 'cor_1', docs[0]!)
+        await b.syncBase('cor_1')
+        await onboardDoc(a, 'cor_1', docs[1]!)
+        const head = (await new PublicationsRepo(store).current('cor_1'))!.generation
+        // Waits for the notice's effect with a deadline; nothing asks b meanwhile.
+        const deadline = Date.now() + 3_000
+        while (b.shared!.at('cor_1') !== head && Date.now() < deadline) await Bun.sleep(10)
+        expect(b.shared!.at('cor_1')).toBe(head)
+        expect(b.sectionsOf('cor_1').length).toBe(2)
+      },
+    )
+
     test('a write that changes nothing publishes nothing', async () => {
       const { a, store } = await two()
       await onboardDoc(a, 'cor_1', docs[0]!)
