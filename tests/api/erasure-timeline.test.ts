@@ -90,6 +90,12 @@ describe('the timeline', () => {
     expect(raw.physically_gone.after_seconds).toBeNull()
     expect(raw.physically_gone.when).toContain('versioned bucket')
     expect(JSON.stringify(tl)).not.toContain('secret-secret-secret')
+    // Without a shared index there are no published files to tell of; with one, they are a kind of their own.
+    expect(tl.kinds.map((k) => k.kind)).not.toContain('published_index')
+    const shared = erasureTimeline({ ...config, engine: { ...config.engine, shared_index: true } })
+    const published = shared.kinds.find((k) => k.kind === 'published_index')!
+    expect(published.unreachable.after_seconds).toBe(0)
+    expect(published.physically_gone.when).toContain('versioned bucket')
   })
 
   test('admins only', async () => {

@@ -42,7 +42,9 @@ const SQLITE_PAGES =
   'The rows are deleted when the delete commits; their bytes stay in free pages of engram.db and in frames of engram.db-wal until SQLite writes over them (the server does not VACUUM or use secure_delete).'
 
 /** The timeline for this server's configuration. */
-export function erasureTimeline(config: Pick<Config, 'storage' | 'api'>) {
+export function erasureTimeline(
+  config: Pick<Config, 'storage' | 'api'> & { engine?: Pick<Config['engine'], 'shared_index'> },
+) {
   const s3 = config.storage.driver === 's3'
   const store = s3
     ? "Deleted from the bucket (DeleteObject) before the delete answers; in a versioned bucket the old version stays until the bucket's own lifecycle rule removes it."
@@ -53,7 +55,11 @@ export function erasureTimeline(config: Pick<Config, 'storage' | 'api'>) {
   }
   return {
     storage: s3 ? ('s3' as const) : ('local' as const),
-    kinds: [...documentKinds(store, s3, now), ...keptKinds(config.api.idempotency_ttl_hours)],
+    kinds: [
+      ...documentKinds(store, s3, now),
+      ...(config.engine?.shared_index ? [publishedIndex(store)] : []),
+      ...keptKinds(config.api.idempotency_ttl_hours),
+    ],
     notes: [
       "A base deletion does the same for every document of the base at once, deletes everything under the base's object prefix and drops its index table.",
       'Nothing the user deleted is served afterwards: every row a route reads is gone before the delete answers.',
@@ -63,6 +69,22 @@ export function erasureTimeline(config: Pick<Config, 'storage' | 'api'>) {
 }
 
 type When = Kind['unreachable']
+
+/** A shared index's published files (engine.sync.ts) and the other replicas' copies of the base. */
+function publishedIndex(store: string): Kind {
+  return {
+    kind: 'published_index',
+    what: "The base's published index (ENGRAM_SHARED_INDEX): its sections' passages and vectors in files of the object store, and each replica's copy of them in its own engram.db.",
+    unreachable: {
+      when: 'Before the delete answers: the base is published again without the sections, and every question on any replica first brings its copy to that publication.',
+      after_seconds: 0,
+    },
+    physically_gone: {
+      when: `The files that held the sections: ${store} Another replica's copy: removed when it takes the new publication (when told, or at its next question on the base); ${SQLITE_PAGES}`,
+      after_seconds: null,
+    },
+  }
+}
 
 /** What the delete itself removes: the document's rows, objects, index entries, cartridges and jobs. */
 function documentKinds(store: string, s3: boolean, now: When): Kind[] {

@@ -6,7 +6,7 @@ import type { PlatformInfoResp } from './platform-info.schemas'
 
 export type PlatformInfoConfig = Pick<
   Config,
-  'storage' | 'llm' | 'embed' | 'email' | 'billing' | 'ingest' | 'sources' | 'api'
+  'storage' | 'llm' | 'embed' | 'email' | 'billing' | 'ingest' | 'sources' | 'api' | 'engine'
 >
 
 type Info = Static<typeof PlatformInfoResp>
