@@ -70,6 +70,22 @@ describe('configuration', () => {
     expect(ok.storage.driver).toBe('s3')
   })
 
+  test('cross-field rules: a shared index needs a shared database and a bucket', () => {
+    const s3 = {
+      ENGRAM_STORAGE: 's3',
+      ENGRAM_S3_ENDPOINT: 'http://127.0.0.1:9000',
+      ENGRAM_S3_BUCKET: 'b',
+      ENGRAM_S3_ACCESS_KEY: 'a',
+      ENGRAM_S3_SECRET_KEY: 's',
+    }
+    const pg = { ENGRAM_DATABASE_URL: 'postgres://engram@127.0.0.1:5432/engram' }
+    const problem = 'engine.shared_index needs data.database_url and ENGRAM_STORAGE=s3'
+    expect(() => load({ ENGRAM_SHARED_INDEX: 'true' })).toThrow(problem)
+    expect(() => load({ ENGRAM_SHARED_INDEX: 'true', ...s3 })).toThrow(problem)
+    expect(() => load({ ENGRAM_SHARED_INDEX: 'true', ...pg })).toThrow(problem)
+    expect(load({ ENGRAM_SHARED_INDEX: 'true', ...pg, ...s3 }).engine.shared_index).toBe(true)
+  })
+
   test('a secret value is never echoed in an error', () => {
     expect(() => load({ ENGRAM_SECRET: 'short-secret' })).toThrow(
       'ENGRAM_SECRET: expected at least 32 characters, got (hidden)',

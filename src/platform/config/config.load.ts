@@ -158,6 +158,11 @@ function crossCheck(c: Config, problems: string[]): void {
       if (!c.storage[k]) problems.push(`storage.${k} is required when ENGRAM_STORAGE=s3`)
     }
   }
+  if (c.engine.shared_index && (!c.data.database_url || c.storage.driver !== 's3')) {
+    problems.push(
+      "engine.shared_index needs data.database_url and ENGRAM_STORAGE=s3: replicas share their bases' published index through the database and the bucket",
+    )
+  }
   if (c.billing.mode === 'stripe') {
     for (const k of ['stripe_secret_key', 'stripe_webhook_secret'] as const) {
       if (!c.billing[k]) problems.push(`billing.${k} is required when ENGRAM_BILLING=stripe`)
