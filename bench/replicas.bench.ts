@@ -10,7 +10,7 @@
 // onboard the base finds no passages and declines at once: its figures are the request path's, auth
 // read and all, not a question's). Prints figures only; asserts nothing.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { binaryPath, removeBuiltBinary, signUpOn } from '../tests/helpers/binary'
 import { testPostgres } from '../tests/helpers/postgres'
@@ -176,10 +176,14 @@ async function measure(
 
 function format(r: Row): string {
   const cpu = r.replicaCpu.map((c) => c.toFixed(2)).join(' / ')
+  const perQ = (s: number) => ((s * 1000) / N).toFixed(2)
+  const replicas = r.replicaCpu.reduce((a, b) => a + b, 0)
   return (
-    `${r.name.padEnd(22)} ${r.strategy.padEnd(4)} ${r.qps.toFixed(0).padStart(5)} q/s  p50 ${r.p50.toFixed(1)} ms  ` +
+    `${r.name.padEnd(24)} ${r.strategy.padEnd(4)} ${r.qps.toFixed(0).padStart(5)} q/s  p50 ${r.p50.toFixed(1)} ms  ` +
     `p99 ${r.p99.toFixed(1)} ms  errors ${r.errors}  answered ${r.answered.join(' / ')}  ` +
-    `CPU s: replicas ${cpu}, PostgreSQL ${r.pgCpu.toFixed(2)}, load ${r.clientCpu.toFixed(2)}`
+    `CPU s: replicas ${cpu}, PostgreSQL ${r.pgCpu.toFixed(2)}, load ${r.clientCpu.toFixed(2)}  ` +
+    `CPU ms a question: replicas ${perQ(replicas)}, PostgreSQL ${perQ(r.pgCpu)}  ` +
+    `load average ${loadavg()[0]!.toFixed(1)}`
   )
 }
 

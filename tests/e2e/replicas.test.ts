@@ -41,13 +41,17 @@ describe.skipIf(!pg.available)('three replicas on one PostgreSQL and one bucket'
         ENGRAM_LOGIN_PER_IP_MINUTE: String(LOGIN_LIMIT),
         ENGRAM_LOGIN_PER_ACCOUNT_MINUTE: '1000',
         ENGRAM_JOB_LEASE_SECONDS: String(LEASE_SECONDS),
+        // Not yet with the one shared index: a replica killed while it writes a base's index holds the
+        // base's lease (engine.base:<id>) for up to a minute, and the run's next batch on B or C waits
+        // for it, then fails with 503 (the run ends failed). Each replica keeps its own index here.
+        ENGRAM_SHARED_INDEX: 'false',
       },
     })
     auth = await signUpOn(set.url(A), 'replicas@example.com', 'Replicas')
   }, 120_000)
   afterAll(async () => {
     await set?.stop()
-  })
+  }, 60_000)
 
   test('a rate limit holds across replicas: of sign-ins spread over A, B and C at once, exactly the limit pass', async () => {
     const tries = 3 * LOGIN_LIMIT
@@ -135,8 +139,8 @@ describe.skipIf(!pg.available)('three replicas on one PostgreSQL and one bucket'
     const batches = await set.sql`SELECT status FROM jobs WHERE parent_id = ${run.id}`
     expect(batches.length).toBeGreaterThan(0)
     expect(batches.every((b: { status: string }) => b.status === 'succeeded')).toBe(true)
-    // The base answers through B (which passages B holds is the published index's work: the
-    // pending file asserts the answer's sources once it is in).
+    // The base answers through B (without the shared index B holds only the passages of the batches
+    // it ran: what B and C cite is asserted with it, in tests/e2e/replicas-consistency.test.ts).
     const q = squadQuestions(1)[0]!
     for (const strategy of ['rag', 'cart'] as const) {
       const answer = await ask(set.url(B), auth, id, q.question, strategy)

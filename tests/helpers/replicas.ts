@@ -136,6 +136,9 @@ export async function startReplicas(
     ENGRAM_LOG_LEVEL: 'info',
     // The built-in encoder's wait is bounded, so with it an answer could depend on a replica's load.
     ENGRAM_EMBED_ENCODER: 'false',
+    // One passage index for every replica: each write published to the bucket, each question first
+    // bringing the replica's copy to the published generation.
+    ENGRAM_SHARED_INDEX: 'true',
     ...o.env,
     ...o.envOf?.(i),
   })
