@@ -21,6 +21,8 @@ import { sharedData } from './lib/shared-data'
 const N = Number(process.env.BENCH_QUESTIONS ?? 400)
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 4)
 const STRATEGIES = ['rag', 'cart'] as const
+/** How long the idle replicas' CPU is read for, after the rows. */
+const IDLE_MS = 5_000
 /** Settings of every server: what the other benches set (no rate limits, a cheap password hash, quiet logs). */
 const ENV = {
   ENGRAM_RATE_LIMITS: 'off',
@@ -239,6 +241,14 @@ async function main() {
         postmaster,
       )
     }
+    // What the three cost with no questions (their schedulers' polls, pings, the registry), over IDLE_MS.
+    const pids = [0, 1, 2].map(set.pid)
+    const before = pids.map((p) => cpuSeconds(p))
+    const pgBefore = postmaster ? postgresCpuSeconds(postmaster) : 0
+    await Bun.sleep(IDLE_MS)
+    const idle = pids.map((p, i) => (cpuSeconds(p) - before[i]!).toFixed(2)).join(' / ')
+    const pgIdle = postmaster ? (postgresCpuSeconds(postmaster) - pgBefore).toFixed(2) : '?'
+    console.log(`idle ${IDLE_MS / 1000} s, 3 replicas: CPU s: replicas ${idle}, PostgreSQL ${pgIdle}`)
   } finally {
     await set.stop()
     removeBuiltBinary()
