@@ -28,6 +28,7 @@ const A = 0
 const B = 1
 const C = 2
 const ROUNDS = 200
+const EMAIL = 'consistency@example.com'
 const QUESTIONS = 20
 
 /** What must be the same on every replica: the answer and its sources (their passages and places). */
@@ -47,7 +48,7 @@ describe.skipIf(!pg.available)('three replicas: the next request, the same answe
   beforeAll(async () => {
     if (!pg.available) return
     set = await startReplicas(pg, { env: { ENGRAM_RATE_LIMITS: 'off' } })
-    admin = await signUpOn(set.url(A), 'pending@example.com', 'Pending')
+    admin = await signUpOn(set.url(A), EMAIL, 'Consistency')
     // Onboarded through A with every replica running jobs: its batches run wherever they are claimed.
     base = await baseWithFiles(set.url(A), admin, 'Squad', squadFiles(2))
     const run = await train(set.url(A), admin, base)
@@ -142,6 +143,43 @@ describe.skipIf(!pg.available)('three replicas: the next request, the same answe
           }
         }
       }
+    }
+  }, 120_000)
+
+  // Last: it changes the admin's password (its session is renewed; the others end).
+  test('a session ended by a password change through A, and a workspace suspended, are refused by C at once', async () => {
+    const me = (auth: Auth) => call(set.url(C), '/v1/auth/me', { auth })
+    for (let round = 0; round < 50; round++) {
+      const password = round === 0 ? 'correct horse' : `correct horse ${round}`
+      const login = await ok<{ access_token: string }>(
+        fetch(`${set.url(A)}/v1/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ username: EMAIL, password }),
+        }),
+      )
+      const other = { authorization: `Bearer ${login.access_token}` }
+      expect((await me(other)).status).toBe(200)
+      const changed = await ok<{ access_token: string }>(
+        call(set.url(A), '/v1/auth/change-password', {
+          auth: admin,
+          json: { current_password: password, new_password: `correct horse ${round + 1}` },
+        }),
+      )
+      admin = { authorization: `Bearer ${changed.access_token}` }
+      const res = await me(other)
+      if (res.status !== 401) throw new Error(`round ${round}: C answered ${res.status} to an ended session`)
+    }
+    // Suspended by an operator (the row's status; no route suspends), reactivated: C reads it on each request.
+    const key = await mintKey(set.url(A), admin, ['query'])
+    const ws = await set.sql`SELECT workspace_id FROM api_keys LIMIT 1`
+    for (let round = 0; round < 20; round++) {
+      expect((await call(set.url(C), '/v1/corpora', { auth: key.auth })).status).toBe(200)
+      expect((await me(admin)).status).toBe(200)
+      await set.sql`UPDATE workspaces SET status = 'suspended' WHERE id = ${ws[0].workspace_id}`
+      expect((await call(set.url(C), '/v1/corpora', { auth: key.auth })).status).toBe(403)
+      expect((await me(admin)).status).toBe(403)
+      await set.sql`UPDATE workspaces SET status = 'active' WHERE id = ${ws[0].workspace_id}`
     }
   }, 120_000)
 })
