@@ -4,6 +4,7 @@ import type { Clock } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import { exclusiveOn, type Store } from '../../platform/db/store'
 import { fail } from '../../platform/errors/errors'
+import { LeaseLostError } from '../../platform/leases/held-lease'
 import { LeasedQueue } from '../../platform/leases/leased-queue'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { IndexedSection } from './cart/index'
@@ -14,9 +15,22 @@ import { exportBase, forgetTouched, importBase, touchedSections, trackChanges } 
 
 /**
  * How long a write to a base's index waits for another replica's write to the same base (a group of a
- * run and its publication take seconds) before it is refused with 503 and `Retry-After`.
+ * run and its publication take seconds) before it is refused with 503 and `Retry-After` (a job tries
+ * again later).
  */
 const WRITE_WAIT_MS = 60_000
+/**
+ * How long a base's write lease lasts: a replica killed mid-write blocks the base's writes this long. A
+ * write that takes longer may be taken over, and then publishes nothing (the generation it started from
+ * moved): the lease orders writers, the generation fences them.
+ */
+const WRITE_LEASE_MS = 15_000
+
+/** A write refused: another replica holds the base's lease, or took it over. */
+const busy = () =>
+  fail('service_unavailable', "Another server is writing this base's index.", undefined, {
+    'retry-after': '1',
+  })
 /** How many times a replica reads a publication again when its file was superseded while fetched. */
 const FETCH_TRIES = 3
 /**
@@ -65,11 +79,12 @@ export class SharedIndex {
     this.publications = new PublicationsRepo(d.store)
     trackChanges(repo.client)
     this.owner = newId(d.random, 'idx')
-    const busy = () =>
-      fail('service_unavailable', "Another server is writing this base's index.", undefined, {
-        'retry-after': '1',
-      })
-    this.writes = new LeasedQueue('engine.base', { ...d, busy, waitMs: WRITE_WAIT_MS })
+    this.writes = new LeasedQueue('engine.base', {
+      ...d,
+      busy,
+      waitMs: WRITE_WAIT_MS,
+      leaseMs: WRITE_LEASE_MS,
+    })
     // A base this replica holds, published anew by another: taken now, not by its next question.
     this.publications.heard((baseId) => {
       if (this.applied.has(baseId)) void this.ensure(baseId).catch(() => {})
@@ -130,7 +145,7 @@ export class SharedIndex {
         await lease.keep()
       } catch (e) {
         this.applied.delete(baseId)
-        throw e
+        throw e instanceof LeaseLostError ? busy() : e
       }
       // Work that wrote nothing (a step with nothing left to do) publishes nothing.
       const touched = touchedSections(this.repo.client, baseId)

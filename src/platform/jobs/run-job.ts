@@ -1,6 +1,7 @@
 // Running one claimed job to its end on the store: its context (progress, checkpoint, signal), the
 // outcome written through the queue's repo (succeeded, failed, canceled, or back for a retry), and
 // its kind's settle hook. The writes are units of their own; the handler runs outside any unit.
+import { ApiError } from '../errors/errors'
 import type { Logger } from '../log/log'
 import {
   JobCanceledError,
@@ -65,15 +66,23 @@ export async function runJob(slot: Slot, handler: JobHandler, d: RunDeps): Promi
     if (reason === 'canceled' || e instanceof JobCanceledError) await q.finish(job.id, owner, 'canceled', {})
     else if (reason === 'over_budget' || e instanceof JobOverBudgetError) {
       await q.finish(job.id, owner, 'failed', { error: stops.errorOf(job, 'over_budget').message })
-    } else if (e instanceof TransientError && job.attempts < job.maxAttempts) {
-      await q.retry(job.id, owner, message, e.retryAfterMs ?? d.backoff(job.attempts))
+    } else if (retryable(e) && job.attempts < job.maxAttempts) {
+      const after = e instanceof TransientError ? e.retryAfterMs : undefined
+      await q.retry(job.id, owner, message, after ?? d.backoff(job.attempts))
     } else {
-      if (!(e instanceof TransientError))
-        d.log.error('job failed', { job_id: job.id, kind: job.kind, error: message })
+      if (!retryable(e)) d.log.error('job failed', { job_id: job.id, kind: job.kind, error: message })
       await q.finish(job.id, owner, 'failed', { error: message })
     }
   }
   await settled(job, d)
+}
+
+/**
+ * Whether a job's error is worth another attempt: a TransientError, or a 503 a service it used gave (a
+ * shared index another replica was writing, a database briefly away), which a request would retry too.
+ */
+function retryable(e: unknown): boolean {
+  return e instanceof TransientError || (e instanceof ApiError && e.status === 503)
 }
 
 /** Runs the settle hook of a job's kind with the job as it ended. */

@@ -46,6 +46,8 @@ export interface LeasedQueueDeps {
   busy: () => Error
   /** How long to wait for a key another process holds (`SERIAL_WAIT_MS` by default). */
   waitMs?: number
+  /** How long a key's lease lasts unless renewed (`SERIAL_LEASE_MS` by default). */
+  leaseMs?: number
 }
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -94,7 +96,13 @@ export class LeasedQueue {
     const deadline = this.now() + (this.d.waitMs ?? SERIAL_WAIT_MS)
     let pause = FIRST_PAUSE_MS
     for (;;) {
-      const held = await HeldLease.take(this.leases, this.d.clock, name, owner, SERIAL_LEASE_MS)
+      const held = await HeldLease.take(
+        this.leases,
+        this.d.clock,
+        name,
+        owner,
+        this.d.leaseMs ?? SERIAL_LEASE_MS,
+      )
       if (held) return held
       const left = deadline - this.now()
       if (left <= 0) throw this.d.busy()

@@ -85,7 +85,10 @@ export class S3ObjectStore implements ObjectStore {
     this.ready ??= (async () => {
       this.client ??= await this.connect()
       if (!(await this.client.bucketExists(this.bucket)))
-        await this.client.makeBucket(this.bucket, this.region)
+        await this.client.makeBucket(this.bucket, this.region).catch((e: { code?: string }) => {
+          // Made meanwhile by another process starting beside this one (replicas starting together).
+          if (e.code !== 'BucketAlreadyOwnedByYou' && e.code !== 'BucketAlreadyExists') throw e
+        })
     })().catch((e) => {
       this.ready = null
       throw e

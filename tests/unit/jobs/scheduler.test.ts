@@ -4,6 +4,7 @@ import { ManualClock } from '../../../src/platform/clock/clock'
 import { seededRandom } from '../../../src/platform/crypto/random'
 import { type Db, openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
+import { fail } from '../../../src/platform/errors/errors'
 import { JobQueue } from '../../../src/platform/jobs/queue'
 import { type JobHandler, Scheduler, TransientError } from '../../../src/platform/jobs/scheduler'
 import { memoryLogger } from '../../../src/platform/log/log'
@@ -94,6 +95,29 @@ describe('job queue and scheduler', () => {
     await scheduler.drain()
     expect(calls).toBe(3)
     expect(await queue.repo.get(job.id)).toMatchObject({ status: 'failed', error: 'peer down', attempts: 3 })
+  })
+
+  test('a 503 from a service the job used (a shared index being written elsewhere) is retried like a transient failure', async () => {
+    newDb()
+    const { queue, scheduler, clock } = setup(1)
+    let calls = 0
+    scheduler.register('busy', async () => {
+      calls++
+      if (calls === 1) throw fail('service_unavailable', 'busy elsewhere')
+      throw fail('bad_request', 'bad input')
+    })
+    const job = await queue.store.unit(() => queue.add({ workspaceId: 'ws_1', kind: 'busy', maxAttempts: 3 }))
+    await scheduler.drain()
+    expect(await queue.repo.get(job.id)).toMatchObject({
+      status: 'pending',
+      error: 'busy elsewhere',
+      attempts: 1,
+    })
+    clock.advance(1000)
+    await scheduler.drain()
+    // Any other API error is for good.
+    expect(calls).toBe(2)
+    expect(await queue.repo.get(job.id)).toMatchObject({ status: 'failed', error: 'bad input', attempts: 2 })
   })
 
   test('a permanent failure is not retried', async () => {

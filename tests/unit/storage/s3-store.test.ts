@@ -65,6 +65,25 @@ describe('S3 object store', () => {
     expect(await store.getText('ws_1/doc_1/raw')).toBe('in a bucket')
   })
 
+  test('a store that finds its bucket missing, then made by another process before it makes it, goes on', async () => {
+    const bucket = `engram-test-${++buckets}`
+    const store = () =>
+      new S3ObjectStore({ endpoint, bucket, accessKey: 'S3RVER', secretKey: 'S3RVER', region: 'us-east-1' })
+    await store().put('ws_1/first', 'made the bucket')
+    // The second process looked before the first made it (replicas starting together): the server then
+    // answers its make with BucketAlreadyExists.
+    const { Client } = await import('minio')
+    const exists = Client.prototype.bucketExists
+    Client.prototype.bucketExists = async () => false
+    try {
+      const second = store()
+      await second.put('ws_1/second', 'went on')
+      expect(await second.getText('ws_1/second')).toBe('went on')
+    } finally {
+      Client.prototype.bucketExists = exists
+    }
+  })
+
   test('a body of exactly one part and one of a part plus a byte both round-trip', async () => {
     const s = freshStore()
     for (const size of [MIN_PART_SIZE, MIN_PART_SIZE + 1]) {
