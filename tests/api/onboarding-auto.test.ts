@@ -171,11 +171,13 @@ describe('automatic onboarding', () => {
       t.clock.advance(1_500)
     }
     await settle()
-    // The run due a minute after the first of them took what was extracted by then (40 files; the
-    // one extracted beside it had the run that follows); the last few wait for a quiet moment.
+    // The run due a minute after the first of them took what was extracted by then: 40 files, or 41
+    // when the file uploaded at that very moment, extracted in the same scheduler step as the run starts,
+    // was ready before the run read its documents (which of two jobs of one step gets there first is
+    // not promised, and on PostgreSQL it varies); the last few wait for a quiet moment.
     const later = (await jobs(b.adminToken, b.corpusId, 'train')).slice(2)
     const onboarded = later.map((r) => Number(r.detail?.split(' ')[0]))
-    expect(onboarded[0]).toBe(40)
+    expect([40, 41]).toContain(onboarded[0]!)
     const base = await get(b.adminToken, `/v1/corpora/${b.corpusId}`)
     expect(base.documents_pending).toBe(45 - onboarded.reduce((a, n) => a + n, 0))
     expect(base.documents_pending).toBeGreaterThan(0)
