@@ -14,7 +14,7 @@
 // Whether a test can run: replicas need PostgreSQL, so the rule is tests/helpers/postgres.ts's (run
 // when a cluster starts; skipped with the reason printed when none can; thrown with
 // ENGRAM_TEST_POSTGRES=required, as CI sets in both passes).
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SQL, type Subprocess } from 'bun'
@@ -124,48 +124,14 @@ export async function startReplicas(
   const running: (Replica | null)[] = Array.from({ length: count }, () => null)
   const ports = Array.from({ length: count }, freePort)
   const starts = Array.from({ length: count }, () => 0)
-  const envOf = (i: number): Record<string, string> => ({
-    PATH: process.env.PATH ?? '',
-    ENGRAM_HOST: '127.0.0.1',
-    ENGRAM_PORT: String(ports[i]),
-    ENGRAM_DATA_DIR: join(dir, `r${i}`, 'data'),
-    ENGRAM_DATABASE_URL: databaseUrl,
-    ENGRAM_SECRET: REPLICA_SECRET,
-    ...bucket.env,
-    ENGRAM_PASSWORD_MEMORY_KIB: '1024',
-    ENGRAM_LOG_LEVEL: 'info',
-    // The built-in encoder's wait is bounded, so with it an answer could depend on a replica's load.
-    ENGRAM_EMBED_ENCODER: 'false',
-    // One passage index for every replica: each write published to the bucket, each question first
-    // bringing the replica's copy to the published generation.
-    ENGRAM_SHARED_INDEX: 'true',
+  const envOf = (i: number) => ({
+    ...replicaEnv({ dir: join(dir, `r${i}`), port: ports[i]!, databaseUrl, bucket: bucket.env }),
     ...o.env,
     ...o.envOf?.(i),
   })
   const start = async (i: number) => {
     if (running[i]) throw new Error(`replica ${i} is already running`)
-    const cwd = join(dir, `r${i}`)
-    mkdirSync(cwd, { recursive: true })
-    const log = join(cwd, `log-${++starts[i]!}`)
-    const env = envOf(i)
-    const proc = Bun.spawn([binaryPath(), 'serve'], {
-      cwd,
-      env,
-      stdout: Bun.file(`${log}.jsonl`),
-      stderr: Bun.file(`${log}.err`),
-    })
-    const r: Replica = { proc, url: `http://127.0.0.1:${ports[i]}`, lines: () => logLines(`${log}.jsonl`) }
-    running[i] = r
-    const up = async () => {
-      if (proc.exitCode !== null) {
-        const err = existsSync(`${log}.err`) ? readFileSync(`${log}.err`, 'utf8').slice(-2000) : ''
-        throw new Error(`replica ${i} exited with ${proc.exitCode}: ${err}`)
-      }
-      if ((await fetch(`${r.url}/v1`).catch(() => null))?.status !== 200) return false
-      // At the info level it says when its scheduler and dispatcher have started.
-      return env.ENGRAM_LOG_LEVEL !== 'info' || r.lines().some((l) => l.msg === 'ready')
-    }
-    await until(up, `replica ${i} to answer at ${r.url}`, START_MS)
+    running[i] = await launch(i, join(dir, `r${i}`), ++starts[i]!, ports[i]!, envOf(i))
   }
   const kill = async (i: number, signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL') => {
     const r = running[i]
@@ -212,6 +178,64 @@ export async function startReplicas(
   }
 }
 
+/** What every replica is started with: its port and data dir, the shared database, bucket and secret. */
+function replicaEnv(o: {
+  dir: string
+  port: number
+  databaseUrl: string
+  bucket: Record<string, string>
+}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    ENGRAM_HOST: '127.0.0.1',
+    ENGRAM_PORT: String(o.port),
+    ENGRAM_DATA_DIR: join(o.dir, 'data'),
+    ENGRAM_DATABASE_URL: o.databaseUrl,
+    ENGRAM_SECRET: REPLICA_SECRET,
+    ...o.bucket,
+    ENGRAM_PASSWORD_MEMORY_KIB: '1024',
+    ENGRAM_LOG_LEVEL: 'info',
+    // The built-in encoder's wait is bounded, so with it an answer could depend on a replica's load.
+    ENGRAM_EMBED_ENCODER: 'false',
+    // One passage index for every replica: each write published to the bucket, each question first
+    // bringing the replica's copy to the published generation.
+    ENGRAM_SHARED_INDEX: 'true',
+  }
+}
+
+/**
+ * Starts replica `i` in `cwd` (its `n`th start there: log-<n>.jsonl and .err) and waits until its
+ * health URL answers and, at the info level, it has logged `ready` (its scheduler and dispatcher
+ * started); throws with its stderr if it exits first.
+ */
+async function launch(i: number, cwd: string, n: number, port: number, env: Record<string, string>) {
+  mkdirSync(cwd, { recursive: true })
+  const log = join(cwd, `log-${n}`)
+  const proc = Bun.spawn([binaryPath(), 'serve'], {
+    cwd,
+    env,
+    stdout: Bun.file(`${log}.jsonl`),
+    stderr: Bun.file(`${log}.err`),
+  })
+  const r: Replica = { proc, url: `http://127.0.0.1:${port}`, lines: () => logLines(`${log}.jsonl`) }
+  const up = async () => {
+    if (proc.exitCode !== null) {
+      const err = existsSync(`${log}.err`) ? readFileSync(`${log}.err`, 'utf8').slice(-2000) : ''
+      throw new Error(`replica ${i} exited with ${proc.exitCode}: ${err}`)
+    }
+    if ((await fetch(`${r.url}/v1`).catch(() => null))?.status !== 200) return false
+    return env.ENGRAM_LOG_LEVEL !== 'info' || r.lines().some((l) => l.msg === 'ready')
+  }
+  try {
+    await until(up, `replica ${i} to answer at ${r.url}`, START_MS)
+  } catch (e) {
+    proc.kill('SIGKILL')
+    await proc.exited
+    throw e
+  }
+  return r
+}
+
 /** The JSON lines of a log file written so far (a line being written is left out). */
 function logLines(path: string): Record<string, unknown>[] {
   if (!existsSync(path)) return []
@@ -232,59 +256,4 @@ function freePort(): number {
   const port = probe.port
   probe.stop(true)
   return port
-}
-
-/** CPU seconds a process has used so far (user + system, /proc/<pid>/stat); with `reaped`, its waited-for children's too. */
-export function cpuSeconds(pid: number, reaped = false): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  // Fields after the command (which may hold spaces), from the 3rd: state, ppid, ...
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  const ticks = Number(f[11]) + Number(f[12]) + (reaped ? Number(f[13]) + Number(f[14]) : 0)
-  return ticks / CLOCK_TICKS
-}
-
-/** The kernel's clock ticks a second (USER_HZ): 100 on Linux everywhere. */
-const CLOCK_TICKS = 100
-
-/** The parent's pid of a process, or null once it is gone. */
-function parentOf(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-  } catch {
-    return null
-  }
-}
-
-/** The postmaster serving `databaseUrl`'s port: the postgres process whose command line names it. */
-export function postmasterOf(databaseUrl: string): number | null {
-  const port = new URL(databaseUrl).port
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    let cmd = ''
-    try {
-      cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ')
-    } catch {
-      continue
-    }
-    if (/\bpostgres\b/.test(cmd) && cmd.includes(`-p ${port} `)) return Number(entry)
-  }
-  return null
-}
-
-/**
- * CPU seconds PostgreSQL has used so far: the postmaster's own and its reaped children's, plus its
- * live children's (the backends serving each connection, its background workers).
- */
-export function postgresCpuSeconds(postmaster: number): number {
-  let total = cpuSeconds(postmaster, true)
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || parentOf(Number(entry)) !== postmaster) continue
-    try {
-      total += cpuSeconds(Number(entry))
-    } catch {
-      // Ended since the listing: its time is now in the postmaster's reaped figure (counted above or lost: a few ticks).
-    }
-  }
-  return total
 }
