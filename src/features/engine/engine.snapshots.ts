@@ -12,6 +12,13 @@ import type { enginePassages } from './engine.tables'
 // rows: their tokens carry the base's key, which is each replica's own, so a replica that takes a file
 // indexes its passages' terms again under its key (as moving a base to its own table does).
 
+/**
+ * The layout of the files this build writes and reads: a build meeting a file of a layout it does not
+ * know refuses it (a replica of an older build beside a newer one during an upgrade) rather than
+ * misreading it. Moved on whenever the engine's tables change what the files hold.
+ */
+export const SNAPSHOT_FORMAT = 1
+
 /** Sections of the base (`?1`) in the file: all of them, or only those listed in `snap.ids`. */
 const IN_FILE = '(s.base_id = ?1 AND (?2 = 0 OR s.section_id IN (SELECT section_id FROM snap.ids)))'
 
@@ -112,6 +119,8 @@ function attached<T>(client: Database, path: string, work: () => T): T {
 export function exportBase(client: Database, baseId: string, path: string, only?: string[]): number {
   return attached(client, path, () =>
     client.transaction(() => {
+      client.run('CREATE TABLE snap.meta (format INTEGER NOT NULL)')
+      client.run('INSERT INTO snap.meta VALUES (?)', [SNAPSHOT_FORMAT])
       client.run('CREATE TABLE snap.ids (section_id TEXT PRIMARY KEY)')
       const id = client.prepare('INSERT INTO snap.ids VALUES (?)')
       for (const s of only ?? []) id.run(s)
@@ -135,6 +144,11 @@ export function importBase(repo: EngineRepo, baseId: string, path: string, whole
   const client = repo.client
   return attached(client, path, () =>
     client.transaction(() => {
+      const format = (client.query('SELECT format FROM snap.meta').get() as { format: number } | null)?.format
+      if (format !== SNAPSHOT_FORMAT)
+        throw new Error(
+          `the published index of base ${baseId} has layout ${format}; this build reads ${SNAPSHOT_FORMAT}: upgrade this replica`,
+        )
       const counts = new Map<string, number>([[baseId, 0]])
       const listed =
         'SELECT section_id AS sectionId FROM snap.sections UNION SELECT section_id FROM snap.removed'
@@ -152,7 +166,6 @@ export function importBase(repo: EngineRepo, baseId: string, path: string, whole
       client.run('INSERT INTO main.engine_vectors SELECT * FROM snap.vectors')
       client.run('INSERT INTO main.engine_encodings SELECT * FROM snap.encodings')
       repo.addCounts(counts)
-      forgetTouched(client, baseId)
       return before.map((s) => s.sectionId)
     })(),
   )

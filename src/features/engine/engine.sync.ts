@@ -229,7 +229,13 @@ export class SharedIndex {
     const path = join(this.d.dir, `take-${newId(this.d.random, 'gen')}.sqlite`)
     try {
       await Bun.write(path, bytes)
-      const replaced = await exclusiveOn(this.repo.client, () => importBase(this.repo, baseId, path, whole))
+      const client = this.repo.client
+      const replaced = await exclusiveOn(client, () => {
+        const out = importBase(this.repo, baseId, path, whole)
+        // What was taken is the publication's, not this replica's to publish.
+        forgetTouched(client, baseId)
+        return out
+      })
       this.d.replaced?.(baseId, replaced)
     } finally {
       rmSync(path, { force: true })
