@@ -19,9 +19,10 @@ import {
 // Issue 40 (docs/scale-out.md, "Test plan"): what the request's auth read and the one shared index
 // (ENGRAM_SHARED_INDEX, on in the harness) promise, on three real replicas on one PostgreSQL and one
 // bucket (tests/helpers/replicas.ts). A key revoked through A is refused by C on the very next request,
-// also with every listening connection terminated first (200 rounds each); every replica gives the
-// same answer and sources for a base whose run's batches ran on all three; a document deleted through
-// B is never cited by A or C afterwards, at once and again.
+// also with every listening connection terminated first (200 rounds each), and so are a session ended
+// by a password change and a suspended workspace; every replica gives the same answer and sources for
+// a base whose run's batches ran on whichever replica claimed them; a document deleted through B is
+// never cited by A or C afterwards, at once and again.
 
 const pg = await testPostgres()
 const A = 0
