@@ -1,3 +1,4 @@
+import { databaseAway } from '../db/database-away'
 import { ApiError, errorTable, type ValidationIssue } from '../errors/errors'
 import type { ApiStyle } from './route'
 import { SECURITY_DEFAULTS } from './security-headers'
@@ -34,14 +35,20 @@ export function styleOf(pathname: string): ApiStyle {
   return pathname === '/v1' || pathname.startsWith('/v1/') ? 'v1' : 'frozen'
 }
 
+/** The database unreachable: 503, retried after a moment (database-away.ts). */
+const AWAY = () =>
+  new ApiError('service_unavailable', 'The database cannot be reached; retry shortly.', undefined, {
+    'retry-after': '2',
+  })
+
 /**
  * Renders any thrown value as the error body of the style: `/v1` gets
  * `{error: {code, message, status, details, request_id}}`; frozen routes get `{detail}` and, for
  * 422 validation failures, the FastAPI `HTTPValidationError` body `{detail: [{loc, msg, type}]}`.
- * Unknown errors become a 500 whose message reveals nothing internal.
+ * Unknown errors become a 500 whose message reveals nothing internal; the database unreachable, a 503.
  */
 export function errorResponse(err: unknown, style: ApiStyle, requestId: string): Response {
-  const e = err instanceof ApiError ? err : new ApiError('internal_error')
+  const e = err instanceof ApiError ? err : databaseAway(err) ? AWAY() : new ApiError('internal_error')
   const headers = e.headers
   if (style === 'v1') {
     const error: Record<string, unknown> = { code: e.code, message: e.message, status: e.status }
