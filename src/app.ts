@@ -112,7 +112,7 @@ function features({ config: c, secret, extraRoutes = [] }: AppDeps, rt: Runtime)
   use(consoleFeature())
   // The service's own pages describe every route, so they come last here; they are mounted first.
   const routes = [...install(ordered(list, MOUNT_ORDER), rt), ...extraRoutes]
-  const service = serviceFeature({ version, frozenRemovalDate: c.api.frozen_removal_date, routes })
+  const service = serviceFeature(p, { version, frozenRemovalDate: c.api.frozen_removal_date, routes })
   const [docs, authenticate, admit] = [use(service), signIn.authenticate, allowlist.admit]
   const services = { mcp, engine, ingest, onboarding, legal, scale }
   return { list, routes: [...(service.routes ?? []), ...routes], authenticate, admit, docs, services }

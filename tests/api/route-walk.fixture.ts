@@ -38,6 +38,7 @@ export function mountedRoutes(routes: RouteDef[]): Mounted[] {
 export const PUBLIC_ROUTES: Record<string, string> = {
   'GET /': 'the service root',
   'GET ': 'the /v1 root',
+  'GET /ready': "a load balancer's readiness probe (the database answers)",
   'GET /openapi.json': 'the API description (spec, Service and versions)',
   'GET /docs': 'the browsable API description (spec, Service and versions)',
   'GET /docs/assets/:file': "the browsable API description's viewer",

@@ -1,4 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
+import { serviceRoutes } from '../../src/features/service/service.routes'
+import { ApiError } from '../../src/platform/errors/errors'
 import { testApp } from '../helpers/app'
 import { widgetApp } from './conventions.fixture'
 
@@ -15,6 +17,27 @@ describe('service and versions', () => {
       api_versions: ['1'],
       docs: '/docs',
     })
+  })
+
+  test('GET /ready answers 200 once the database answers, without a credential', async () => {
+    const res = await app.request('/ready')
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ status: 'ready' })
+    expect((await app.request('/v1/ready')).status).toBe(404)
+  })
+
+  test('GET /ready answers 503 with a delay to retry after when the database fails to answer', async () => {
+    const away = Object.assign(new Error('Failed to connect'), { code: 'ERR_POSTGRES_CONNECTION_REFUSED' })
+    const route = serviceRoutes({
+      version: 'test',
+      frozenRemovalDate: null,
+      openapi: () => ({}),
+      ready: () => Promise.reject(away),
+    }).find((r) => r.path === '/ready')!
+    const thrown = await Promise.resolve(route.handler({} as never)).catch((e: unknown) => e)
+    expect(thrown).toBeInstanceOf(ApiError)
+    expect((thrown as ApiError).status).toBe(503)
+    expect((thrown as ApiError).headers).toEqual({ 'retry-after': '2' })
   })
 
   test('GET / exists unversioned only: /v1/ is the version document, not the service identity', async () => {

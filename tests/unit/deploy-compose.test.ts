@@ -139,7 +139,12 @@ describe('deploy/compose.yaml', () => {
   test('the health check asks a route that answers without a credential, as does the balancer', () => {
     const url = new URL(services['engram-1']!.healthcheck!.test.at(-1)!)
     expect(url.port).toBe(configOf('engram-1').server.port.toString())
-    const routes = serviceRoutes({ version: 'test', frozenRemovalDate: null, openapi: () => ({}) })
+    const routes = serviceRoutes({
+      version: 'test',
+      frozenRemovalDate: null,
+      openapi: () => ({}),
+      ready: async () => {},
+    })
     const route = routes.find((r) => r.method === 'GET' && r.path === url.pathname)
     expect(route?.auth).toBe('none')
     const caddyfile = read('Caddyfile')

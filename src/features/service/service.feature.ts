@@ -1,9 +1,10 @@
-import type { Feature } from '../../platform/feature/feature'
+import { databaseAnswers } from '../../platform/db/database-away'
+import type { Feature, Platform } from '../../platform/feature/feature'
 import { buildOpenApi } from '../../platform/http/openapi'
 import type { RouteDef } from '../../platform/http/route'
 import { type ServiceRouteDeps, serviceRoutes } from './service.routes'
 
-export interface ServiceFeatureDeps extends Omit<ServiceRouteDeps, 'openapi'> {
+export interface ServiceFeatureDeps extends Omit<ServiceRouteDeps, 'openapi' | 'ready'> {
   /** Every other route, in mount order: the document describes them after the service's own. */
   routes: RouteDef[]
 }
@@ -17,7 +18,7 @@ export interface ServiceDocs {
  * The service's own pages: `/`, `/v1`, `/openapi.json`, `/docs`. Listed last, since its document
  * describes every route before it; mounted first.
  */
-export function serviceFeature(d: ServiceFeatureDeps): Feature<ServiceDocs> {
+export function serviceFeature(p: Pick<Platform, 'store'>, d: ServiceFeatureDeps): Feature<ServiceDocs> {
   const info = {
     title: 'Engram',
     version: d.version,
@@ -28,6 +29,7 @@ export function serviceFeature(d: ServiceFeatureDeps): Feature<ServiceDocs> {
     document ??= buildOpenApi([...routes, ...d.routes], info)
     return document
   }
-  const routes = serviceRoutes({ ...d, openapi })
+  // `GET /ready` asks the database a trivial statement.
+  const routes = serviceRoutes({ ...d, openapi, ready: () => databaseAnswers(p.store) })
   return { name: 'service', service: { openapi }, routes }
 }

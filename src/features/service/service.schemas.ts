@@ -8,6 +8,10 @@ export const RootResp = namedObject('RootResp', {
   docs: Type.String({ description: 'Path of the browsable API documentation.' }),
 })
 
+export const ReadyResp = namedObject('ReadyResp', {
+  status: Type.Literal('ready', { description: 'The server can serve: its database answered just now.' }),
+})
+
 export const Deprecation = namedObject('Deprecation', {
   surface: Type.String({ description: 'What is scheduled for removal.' }),
   removal_date: Type.String({ description: 'Date (YYYY-MM-DD) after which it stops answering.' }),

@@ -1,3 +1,12 @@
+import { sql } from 'drizzle-orm'
+import { rawRows } from './raw'
+import type { Store } from './store'
+
+/** Resolves once the database answers a trivial statement (a readiness probe); rejects as it fails. */
+export async function databaseAnswers(store: Store): Promise<void> {
+  await rawRows(store, sql`SELECT 1 AS one`)
+}
+
 /**
  * Whether an error says the database cannot be reached now, rather than that a statement was wrong:
  * Bun's PostgreSQL client failing to connect or losing its connection (`ERR_POSTGRES_CONNECTION_*`),

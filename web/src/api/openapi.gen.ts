@@ -18,6 +18,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether this server can serve now: 200 once its database answers, else 503 (for load balancers) */
+        get: operations["frozen_get_ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1": {
         parameters: {
             query?: never;
@@ -3967,6 +3984,13 @@ export interface components {
             /** @description Path of the browsable API documentation. */
             docs: string;
         };
+        ReadyResp: {
+            /**
+             * @description The server can serve: its database answered just now.
+             * @constant
+             */
+            status: "ready";
+        };
         Deprecation: {
             /** @description What is scheduled for removal. */
             surface: string;
@@ -5743,6 +5767,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RootResp"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Any other error (`internal_error` and the rest of the error table). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
+    frozen_get_ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadyResp"];
                 };
             };
             /** @description `validation_error`: The request failed validation. */
