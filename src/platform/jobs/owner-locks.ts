@@ -36,21 +36,22 @@ export interface OwnerLiveness {
 /**
  * Takes a runner's owner lock as it starts, then calls `onHeld` (the runner's poke). An advisory one
  * is taken on the network: the runner claims nothing until it is held (`holding`), since another
- * process could take it for dead meanwhile. A failure is logged (and the lock tried again).
+ * process could take it for dead meanwhile. A failure is logged (and the lock tried again). Resolves
+ * once `onHeld` was called or the first try failed (at once for a lock taken at once).
  */
 export function holdOwner(
   o: { owners?: OwnerLiveness; owner: string; log: Pick<Logger, 'error'> },
   onHeld: () => void = () => {},
-): void {
+): Promise<void> {
+  const failed = (e: unknown) =>
+    o.log.error('the owner lock could not be taken', { error: (e as Error).message })
   try {
     const held = o.owners?.hold(o.owner)
-    if (held)
-      held.then(onHeld, (e) =>
-        o.log.error('the owner lock could not be taken', { error: (e as Error).message }),
-      )
+    if (held) return held.then(onHeld, failed)
   } catch (e) {
-    o.log.error('the owner lock could not be taken', { error: (e as Error).message })
+    failed(e)
   }
+  return Promise.resolve()
 }
 
 /** Lock files of the job owners of one data dir. */

@@ -36,6 +36,8 @@ export class Scheduler {
   private poked = false
   private lastOwnerCheck = Number.NEGATIVE_INFINITY
   private readonly deps: RunDeps
+  /** Until the owner lock asked for at start is held and the step after it asked for (`idle` waits). */
+  private held: Promise<void> = Promise.resolve()
   /** The step in progress, if any: steps run one at a time. */
   private stepping: Promise<unknown> = Promise.resolve()
   /** Ends being written of jobs whose slots a step took back (awaited by that step). */
@@ -150,6 +152,7 @@ export class Scheduler {
 
   /** Resolves when every job running now has settled. */
   async idle(): Promise<void> {
+    await this.held
     await this.stepping
     while (this.running.size > 0) await Promise.all([...this.running.values()].map((s) => s.promise))
   }
@@ -253,7 +256,10 @@ export class Scheduler {
   /** Starts the production loop. */
   start(): void {
     if (this.timer) return
-    holdOwner(this.o, () => this.poke())
+    // Once the owner lock is held (a round trip on PostgreSQL), a step claims what the first could not.
+    this.held = holdOwner(this.o, () => {
+      if (this.timer) void this.step().catch(() => undefined)
+    })
     this.timer = setInterval(() => this.loopStep(), this.o.pollMs)
     this.loopStep()
   }

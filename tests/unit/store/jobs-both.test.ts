@@ -267,13 +267,15 @@ for (const engine of await engines()) {
       expect(checked.sort()).toEqual([here.id, there.id].sort())
       // This process's cancel: the next checkpoint throws, with no step between.
       await a.queue.repo.requestCancel(here.id)
-      // Another process's cancel: this one learns of it at its next step.
+      // Another process's cancel: this one learns of it at its next step at the latest (on PostgreSQL
+      // its notice on engram_jobs may tell it sooner, jobs-wake.test.ts: either way is right here).
       await b.queue.repo.requestCancel(there.id)
       checked.length = 0
       await go()
       await a.scheduler.whenSettled(here.id)
       expect(await a.queue.repo.get(here.id)).toMatchObject({ status: 'canceled', leaseOwner: null })
-      expect(checked).toEqual([there.id])
+      expect(checked).not.toContain(here.id)
+      if (engine.name === 'sqlite') expect(checked).toEqual([there.id])
       await a.scheduler.step()
       await go()
       await a.scheduler.idle()
