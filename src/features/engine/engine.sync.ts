@@ -9,9 +9,10 @@ import { LeasedQueue } from '../../platform/leases/leased-queue'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { IndexedSection } from './cart/index'
 import type { SectionInput } from './engine.onboard'
+import { type Changed, changed, type Prints, printsOf } from './engine.prints'
 import { type Publication, PublicationsRepo } from './engine.publications.repo'
 import type { EngineRepo } from './engine.repo'
-import { exportBase, forgetTouched, importBase, touchedSections, trackChanges } from './engine.snapshots'
+import { exportBase, importBase } from './engine.snapshots'
 
 /**
  * How long a write to a base's index waits for another replica's write to the same base (a group of a
@@ -65,6 +66,8 @@ export interface SharedIndexDeps {
 export class SharedIndex {
   /** The generation of the publication each base's local rows are (absent: unknown, taken at next use). */
   private readonly applied = new Map<string, number>()
+  /** The prints of each base's rows as last published or taken: what a write changed is told from them. */
+  private readonly prints = new Map<string, Prints>()
   /** Fetches in flight, one per base. */
   private readonly taking = new Map<string, Promise<void>>()
   private readonly publications: PublicationsRepo
@@ -77,7 +80,6 @@ export class SharedIndex {
     private readonly d: SharedIndexDeps,
   ) {
     this.publications = new PublicationsRepo(d.store)
-    trackChanges(repo.client)
     this.owner = newId(d.random, 'idx')
     this.writes = new LeasedQueue('engine.base', {
       ...d,
@@ -144,42 +146,50 @@ export class SharedIndex {
         result = await work()
         await lease.keep()
       } catch (e) {
-        this.applied.delete(baseId)
+        this.forget(baseId)
         throw e instanceof LeaseLostError ? busy() : e
       }
+      // What the work changed, from the prints of what was last published or taken (none known: all).
+      const after = printsOf(this.repo.client, baseId)
+      const before = this.prints.get(baseId)
+      const change = before ? changed(before, after) : null
       // Work that wrote nothing (a step with nothing left to do) publishes nothing.
-      const touched = touchedSections(this.repo.client, baseId)
       const ws = from?.workspaceId ?? workspaceId
-      if (ws && touched.length > 0) await this.publish(baseId, ws, from, touched, erase)
+      if (ws && change?.touched.length !== 0) await this.publish(baseId, ws, from, { change, after, erase })
       return result
     })
   }
 
+  /** Forgets what this replica knows of a base's local rows: they are taken again at their next use. */
+  private forget(baseId: string): void {
+    this.applied.delete(baseId)
+    this.prints.delete(baseId)
+  }
+
   /** Forgets a deleted base's publication and its files. */
   async remove(baseId: string): Promise<void> {
-    this.applied.delete(baseId)
+    this.forget(baseId)
     for (const key of await this.publications.remove(baseId)) await this.d.objects.delete(key)
   }
 
   /**
-   * Publishes the base's next generation: a change with the touched sections' rows, or a whole snapshot
-   * when it is the first, erases, or CHANGES_PER_SNAPSHOT changes have been published since the last one
-   * (whose files it then supersedes).
+   * Publishes the base's next generation: a change with the changed sections' rows, or a whole snapshot
+   * when it is the first, erases, what changed is not known, or CHANGES_PER_SNAPSHOT changes have been
+   * published since the last one (whose files it then supersedes). `after`: the prints published.
    */
   private async publish(
     baseId: string,
     workspaceId: string,
     from: Publication | null,
-    touched: string[],
-    erase: boolean,
+    { change, after, erase }: { change: Changed | null; after: Prints; erase: boolean },
   ): Promise<void> {
     const generation = (from?.generation ?? 0) + 1
-    const whole = erase || !from || generation - from.snapshotGeneration >= CHANGES_PER_SNAPSHOT
+    const whole = erase || !from || !change || generation - from.snapshotGeneration >= CHANGES_PER_SNAPSHOT
     const name = `${generation}-${newId(this.d.random, 'gen')}${whole ? '' : '.change'}`
     const path = join(this.d.dir, `publish-${name}.sqlite`)
     try {
       const client = this.repo.client
-      await exclusiveOn(client, () => exportBase(client, baseId, path, whole ? undefined : touched))
+      await exclusiveOn(client, () => exportBase(client, baseId, path, whole ? undefined : change))
       const bytes = await Bun.file(path).bytes()
       const objectKey = `${workspaceId}/index/${baseId}/${name}.sqlite`
       await this.d.objects.put(objectKey, bytes)
@@ -191,14 +201,14 @@ export class SharedIndex {
           ? []
           : null
       if (!superseded) {
-        this.applied.delete(baseId)
+        this.forget(baseId)
         await this.d.objects.delete(objectKey)
         throw fail('service_unavailable', "Another server published this base's index first.", undefined, {
           'retry-after': '1',
         })
       }
       this.applied.set(baseId, generation)
-      forgetTouched(client, baseId, touched)
+      this.prints.set(baseId, after)
       // Files a snapshot covers: a replica fetching one now finds it gone and reads the publication again.
       for (const key of superseded) await this.d.objects.delete(key)
     } finally {
@@ -221,6 +231,7 @@ export class SharedIndex {
       applied = change.generation
       this.applied.set(baseId, applied)
     }
+    this.prints.set(baseId, printsOf(this.repo.client, baseId))
   }
 
   private async takeFile(baseId: string, objectKey: string, whole: boolean): Promise<void> {
@@ -229,13 +240,7 @@ export class SharedIndex {
     const path = join(this.d.dir, `take-${newId(this.d.random, 'gen')}.sqlite`)
     try {
       await Bun.write(path, bytes)
-      const client = this.repo.client
-      const replaced = await exclusiveOn(client, () => {
-        const out = importBase(this.repo, baseId, path, whole)
-        // What was taken is the publication's, not this replica's to publish.
-        forgetTouched(client, baseId)
-        return out
-      })
+      const replaced = await exclusiveOn(this.repo.client, () => importBase(this.repo, baseId, path, whole))
       this.d.replaced?.(baseId, replaced)
     } finally {
       rmSync(path, { force: true })

@@ -126,10 +126,14 @@ for (const engine of await engines()) {
       const repo = new PublicationsRepo(store)
       await onboardDoc(a, 'cor_1', docs[0]!)
       await b.syncBase('cor_1')
-      // Sixteen more generations (the same three documents written again and again): the 17th is a
+      // Sixteen more generations (the three documents written again and again, each time changed): the 17th is a
       // snapshot (sixteen after the first), the 18th a change on top of it.
-      for (let i = 0; i < 5; i++) for (const d of docs) await a.indexSections([input(d)])
-      await a.indexSections([input(docs[0]!)])
+      const edition = (d: (typeof docs)[number], i: number) => ({
+        ...input(d),
+        text: `${d.text}\n\nEdition ${i}.`,
+      })
+      for (let i = 0; i < 5; i++) for (const d of docs) await a.indexSections([edition(d, i)])
+      await a.indexSections([edition(docs[0]!, 5)])
       const head = (await repo.current('cor_1'))!
       expect(head.generation).toBe(18)
       expect(head.snapshotGeneration).toBe(17)
