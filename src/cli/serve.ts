@@ -150,6 +150,7 @@ export async function serve(config: Config, settle?: StartupSettle): Promise<voi
     data_dir: rt.dataDir,
     migrations_applied: rt.applied.length,
     storage: rt.objects.driver,
+    jobs: config.jobs.run,
     swept_temp_objects: swept,
   })
   for (const notice of startupWarnings(config)) rt.log[notice.level](notice.msg)
@@ -160,7 +161,8 @@ export async function serve(config: Config, settle?: StartupSettle): Promise<voi
   // background from the features' own start hooks.
   const host = ['0.0.0.0', '::', ''].includes(config.server.host) ? '127.0.0.1' : config.server.host
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`
-  await app.start({ url, jobs: true, events: true })
+  // A replica that only answers requests leaves jobs and events to the others (jobs.run).
+  await app.start({ url, jobs: config.jobs.run, events: config.jobs.run })
   settleStartup(settle)
   logModelSettings(config.llm, rt.log)
   logSupportSettings(config.embed, rt.log)

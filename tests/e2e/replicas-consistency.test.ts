@@ -48,9 +48,13 @@ describe.skipIf(!pg.available)('three replicas: the next request, the same answe
   let base = ''
   beforeAll(async () => {
     if (!pg.available) return
-    set = await startReplicas(pg, { env: { ENGRAM_RATE_LIMITS: 'off' } })
+    // C answers requests only (ENGRAM_JOBS=false): A and B run the jobs and deliver the events.
+    set = await startReplicas(pg, {
+      env: { ENGRAM_RATE_LIMITS: 'off' },
+      envOf: (i): Record<string, string> => (i === C ? { ENGRAM_JOBS: 'false' } : {}),
+    })
     admin = await signUpOn(set.url(A), EMAIL, 'Consistency')
-    // Onboarded through A with every replica running jobs: its batches run wherever they are claimed.
+    // Onboarded through A: its batches run wherever they are claimed, on A or B.
     base = await baseWithFiles(set.url(A), admin, 'Squad', squadFiles(2))
     const run = await train(set.url(A), admin, base)
     expect(await ended(() => set.url(A), admin, run.id)).toMatchObject({ status: 'succeeded' })
@@ -78,6 +82,17 @@ describe.skipIf(!pg.available)('three replicas: the next request, the same answe
       if (res.status !== 401) throw new Error(`round ${round}: C answered ${res.status} to a revoked key`)
     }
   }
+
+  test('a replica started with ENGRAM_JOBS=false answers but runs no jobs: it never registered as a runner', async () => {
+    const listening = set
+      .replica(C)
+      .lines()
+      .find((l) => l.msg === 'listening')!
+    expect(listening.jobs).toBe(false)
+    // Three replicas serve; two run jobs and events, and register as runners (replicas.repo.ts).
+    const runners = (await set.sql`SELECT owner FROM replicas`) as { owner: string }[]
+    expect(runners).toHaveLength(2)
+  })
 
   test('a key revoked through A is refused by C on the very next request (200 rounds)', async () => {
     await revocationRounds(async () => {})

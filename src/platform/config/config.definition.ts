@@ -519,6 +519,12 @@ export const configDefinition = {
     }),
   },
   jobs: {
+    run: leaf({
+      doc: 'Whether `engram serve` runs background jobs and delivers events (the scheduler and the outbox dispatcher). Off for a replica that only answers requests while other replicas on the same database run them; some replica must.',
+      env: 'ENGRAM_JOBS',
+      default: true,
+      kind: { type: 'bool' },
+    }),
     workers: leaf({
       doc: 'Background job worker slots (onboarding, extraction, syncs) in this process.',
       env: 'ENGRAM_JOB_WORKERS',
