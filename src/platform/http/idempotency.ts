@@ -11,6 +11,9 @@ export interface StoredResponse {
   body: Uint8Array
 }
 
+/** How many ended claims a process remembers (IdempotencyStore.ended): far more than run at once. */
+const ENDED_KEPT = 1024
+
 /** How records are kept and claims held. */
 export interface IdempotencyOptions {
   /** How long a record is kept once its request has an outcome (`idempotency_ttl_hours`). */
@@ -64,6 +67,11 @@ export class IdempotencyStore {
   private readonly inflight = new Map<string, Running>()
   private readonly records: IdempotencyRecords
   private claims = 0
+  /**
+   * Claims of this process's requests that ended (settled or released) lately, oldest first: a request
+   * that read one's row pending before it ended looks again rather than answer 409 (each once).
+   */
+  private readonly ended = new Set<string>()
   private lastSweep = 0
   private stopRenewals: (() => void) | null = null
 
@@ -113,7 +121,13 @@ export class IdempotencyStore {
     if (row.state === 'spent') throw fail('idempotency_key_reused')
     if (row.state === 'done') return { response: decode(row), replayed: true }
     const waiting = this.inflight.get(`${scope}\u0000${key}`)
-    if (!waiting) throw fail('idempotency_in_progress')
+    if (!waiting) {
+      // A claim of this process's that ended while the row was read (the row read pending, the run
+      // then settled and left): looked at again, it is done or free. Another process's: 409.
+      if (row.owner && this.ended.delete(row.owner))
+        return this.execute(scope, key, requestHash, run, keepAnswer)
+      throw fail('idempotency_in_progress')
+    }
     await waiting.done
     return this.execute(scope, key, requestHash, run, keepAnswer)
   }
@@ -153,6 +167,8 @@ export class IdempotencyStore {
     } finally {
       // A claim taken over by a later request of this process leaves that request's entry.
       if (this.inflight.get(id) === running) this.inflight.delete(id)
+      this.ended.add(claim.owner)
+      if (this.ended.size > ENDED_KEPT) this.ended.delete(this.ended.values().next().value!)
       settle()
       if (this.inflight.size === 0) this.stopRenewing()
     }

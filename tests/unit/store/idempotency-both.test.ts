@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../../../src/platform/clock/clock'
 import type { Store } from '../../../src/platform/db/store'
 import { IdempotencyStore, type StoredResponse } from '../../../src/platform/http/idempotency'
+import { IdempotencyRecords } from '../../../src/platform/http/idempotency.records'
 import { idempotencyKeys } from '../../../src/platform/http/idempotency.tables'
 import { engines, type OpenStore } from '../../helpers/stores'
 
@@ -98,6 +99,48 @@ for (const engine of await engines()) {
       expect(g.runs).toBe(1)
       expect([a.replayed, b.replayed].sort()).toEqual([false, true])
       expect(text(b)).toBe(text(a))
+    })
+
+    test('a duplicate that read the key pending just before the first run ended replays it, not 409', async () => {
+      const { store } = await open()
+      const s = idem(store)
+      const g = gated()
+      // The duplicate's read of the row is held until the first request has ended: the row it read
+      // says pending, while in this process the run has left (the race a loaded machine makes).
+      const read = IdempotencyRecords.prototype.read
+      let readSeen: () => void = () => {}
+      const seen = new Promise<void>((r) => {
+        readSeen = r
+      })
+      let firstEnded: Promise<unknown> = Promise.resolve()
+      IdempotencyRecords.prototype.read = async function (this: IdempotencyRecords, ...a) {
+        const row = await read.apply(this, a)
+        readSeen()
+        await firstEnded.catch(() => {})
+        return row
+      }
+      try {
+        let started: () => void = () => {}
+        const running = new Promise<void>((r) => {
+          started = r
+        })
+        const run = () => {
+          started()
+          return g.run()
+        }
+        const first = s.execute('ws_1', 'k', 'h', run)
+        firstEnded = first
+        await running
+        const second = s.execute('ws_1', 'k', 'h', run)
+        await seen
+        g.open()
+        const [a, b] = await Promise.all([first, second])
+        expect(g.runs).toBe(1)
+        expect([a.replayed, b.replayed]).toEqual([false, true])
+        expect(text(b)).toBe(text(a))
+      } finally {
+        IdempotencyRecords.prototype.read = read
+      }
     })
 
     test('two processes claiming one key at once run the handler once', async () => {
