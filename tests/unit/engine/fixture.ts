@@ -75,6 +75,17 @@ export async function fixtureEngine(cacheBytes = 64 * 1024 * 1024) {
   return { db, store, engine }
 }
 
+/** A fixture document as a run's group gives it to the index: one section of `ws_1`'s `cor_1`. */
+export const sectionInput = (d: { id: string; title: string; filename: string; text: string }) => ({
+  workspaceId: 'ws_1',
+  baseId: 'cor_1',
+  documentId: d.id,
+  sectionId: `sec_${d.id}`,
+  title: d.title,
+  filename: d.filename,
+  text: d.text,
+})
+
 /** Onboards a one-section document of workspace `ws_1` into a base (section id `sec_<document id>`). */
 export function onboardDoc(
   engine: Engine,

@@ -6,7 +6,7 @@ import { Engine } from '../../../src/features/engine/engine.service'
 import { encodePassageWords, scanPassageWords } from '../../../src/features/engine/rank/index'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
-import { docs, memoryStore } from './fixture'
+import { docs, memoryStore, sectionInput } from './fixture'
 
 // A run indexes text only: the passages' stored words (rag's ranking reads them instead of scanning
 // each candidate's text) are made with the cartridge on the compile threads and stored by the
@@ -25,15 +25,7 @@ function engineOf(compile?: typeof compileSection) {
   return { db, engine }
 }
 
-const inputs = docs.map((d) => ({
-  workspaceId: 'ws_1',
-  baseId: 'cor_1',
-  documentId: d.id,
-  sectionId: `sec_${d.id}`,
-  title: d.title,
-  filename: d.filename,
-  text: d.text,
-}))
+const inputs = docs.map(sectionInput)
 
 type Row = Pick<PassageRow, 'text' | 'sents' | 'words'>
 const rows = (db: ReturnType<typeof openDatabase>) =>

@@ -3,7 +3,7 @@ import { migrations } from '../../../migrations/index'
 import { Engine } from '../../../src/features/engine/engine.service'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
-import { docs, memoryStore, onboardDoc } from './fixture'
+import { docs, memoryStore, onboardDoc, sectionInput } from './fixture'
 
 /** An engine over a store that counts its reads and writes by key. */
 function countingEngine() {
@@ -25,15 +25,7 @@ function countingEngine() {
   return { engine, store, reads, writes }
 }
 
-const input = (d: (typeof docs)[number]) => ({
-  workspaceId: 'ws_1',
-  baseId: 'cor_1',
-  documentId: d.id,
-  sectionId: `sec_${d.id}`,
-  title: d.title,
-  filename: d.filename,
-  text: d.text,
-})
+const input = sectionInput
 
 const snapshot = (objects: Map<string, Uint8Array>) =>
   new Map([...objects].map(([k, v]) => [k, Buffer.from(v).toString('base64')]))

@@ -11,7 +11,7 @@ import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
 import type { Store } from '../../../src/platform/db/store'
 import { engines, type OpenStore } from '../../helpers/stores'
-import { docs, memoryStore, onboardDoc } from '../engine/fixture'
+import { docs, memoryStore, onboardDoc, sectionInput } from '../engine/fixture'
 
 // One passage index for every replica (engine.sync.ts), on SQLite and on a real PostgreSQL: two
 // engines, each with an index file of its own (a replica's data dir), share the features' store (two
@@ -43,16 +43,7 @@ function replica(store: Store, shared: ReturnType<typeof memoryStore>): Engine {
   })
 }
 
-/** A fixture document as a run's group gives it to the index. */
-const input = (d: (typeof docs)[number]) => ({
-  workspaceId: 'ws_1',
-  baseId: 'cor_1',
-  documentId: d.id,
-  sectionId: `sec_${d.id}`,
-  title: d.title,
-  filename: d.filename,
-  text: d.text,
-})
+const input = sectionInput
 
 const QUESTIONS = ['When was Tesla born?', 'Who discovered oxygen?', 'What river is Warsaw on?']
 
