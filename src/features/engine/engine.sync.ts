@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { Clock } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import { exclusiveOn, type Store } from '../../platform/db/store'
-import { fail } from '../../platform/errors/errors'
+import { fail, notFound } from '../../platform/errors/errors'
 import { LeaseLostError } from '../../platform/leases/held-lease'
 import { LeasedQueue } from '../../platform/leases/leased-queue'
 import type { ObjectStore } from '../../platform/storage/object-store'
@@ -106,6 +106,12 @@ export class SharedIndex {
   async ensure(baseId: string): Promise<Publication | null> {
     for (let tries = 1; ; tries++) {
       const current = await this.publications.current(baseId)
+      // A base this replica held a publication of has none now: it was deleted (by another replica,
+      // whose commit this one's memo of the base's row may not have heard yet).
+      if (!current && this.applied.has(baseId)) {
+        this.forget(baseId)
+        throw notFound('Document base')
+      }
       if (!current || this.applied.get(baseId) === current.generation) return current
       const inFlight = this.taking.get(baseId)
       if (inFlight) {

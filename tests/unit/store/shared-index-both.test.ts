@@ -184,10 +184,14 @@ for (const engine of await engines()) {
       expect((await repo.changesAfter('cor_1', 0)).length).toBe(changes.length + 1)
     })
 
-    test('a deleted base leaves no publication and no file', async () => {
-      const { a, store, shared } = await two()
+    test('a deleted base leaves no publication and no file, and a replica that held it answers 404', async () => {
+      const { a, b, store, shared } = await two()
       await onboardDoc(a, 'cor_1', docs[0]!)
+      await b.syncBase('cor_1')
       await a.removeBase('cor_1')
+      // b's memo of the base's row may not have heard the delete yet: its index tells it.
+      const asked = b.ask('cor_1', { question: 'When was Tesla born?', k: 3 })
+      await expect(asked).rejects.toMatchObject({ status: 404, code: 'not_found' })
       expect(await new PublicationsRepo(store).current('cor_1')).toBeNull()
       expect([...shared.objects.keys()].filter((k) => k.includes('/index/'))).toEqual([])
       // The files written and read on the way are gone from the replica's folder.
