@@ -123,6 +123,8 @@ describe('document bases', () => {
       for (const path of [
         `/v1/corpora?cursor=${cursor}`,
         `/v1/corpora/${own.base}/documents?cursor=${cursor}`,
+        `/v1/corpora/${own.base}/sync-runs?cursor=${cursor}`,
+        `/v1/corpora/${own.base}/scale-runs?cursor=${cursor}`,
       ]) {
         await expectError(await t.request(path, { headers: bearer(token) }), '/v1', 422, 'invalid_cursor')
       }

@@ -1,6 +1,7 @@
 import { and, count, desc, eq, lt, or, sql } from 'drizzle-orm'
 import type { Store } from '../../platform/db/store'
 import type { Outbox } from '../../platform/events/outbox'
+import { timeIdCursor } from '../../platform/paging/paging'
 import { type RunError, syncRuns } from './ingest.tables'
 
 export type { RunError } from './ingest.tables'
@@ -212,7 +213,8 @@ export class IngestRepo {
     limit: number | null,
   ): Promise<SyncRunRow[]> {
     const t = this.t
-    const [at, id] = (after ?? [Number.MAX_SAFE_INTEGER, '']) as [number, string]
+    // A cursor of another shape is 400 `invalid_cursor`, never a number bound to the id column (PostgreSQL refuses).
+    const [at, id] = timeIdCursor(after) ?? [Number.MAX_SAFE_INTEGER, '']
     const q = this.store.db
       .select()
       .from(t)

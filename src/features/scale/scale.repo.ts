@@ -1,5 +1,6 @@
 import { and, count, desc, eq, lt, or } from 'drizzle-orm'
 import type { Store } from '../../platform/db/store'
+import { timeIdCursor } from '../../platform/paging/paging'
 import { scaleRuns } from './scale.tables'
 
 /** A stored scale run, as its row. */
@@ -26,7 +27,7 @@ export class ScaleRepo {
     const r = this.store.table(scaleRuns)
     // Newest first; the keyset (created_at, id) stays correct while runs are added. Ids are ASCII,
     // so the sentinel sorts after each of them under PostgreSQL's collation as under SQLite's bytes.
-    const [at, id] = (after ?? [Number.MAX_SAFE_INTEGER, '\uffff']) as [number, string]
+    const [at, id] = timeIdCursor(after) ?? [Number.MAX_SAFE_INTEGER, '\uffff']
     const page = this.store.db
       .select()
       .from(r)
