@@ -7,7 +7,7 @@ import { ask, baseWithFiles, call, ended, ok, squadFiles, squadQuestions, train 
 // Issue 40: every replica gives the same sources and scores for a base of near-identical documents (the
 // 24 squad-dev articles eight times, numbers shifted), onboarded through A with all three running jobs.
 // Ties between copies are broken by a passage's id, so every replica must hold the passages in the
-// writer's order (engine.snapshots.ts) and index the writer's very tokens: before both, one replica's rag
+// writer's order (engine.snapshots.repo.ts) and index the writer's very tokens: before both, one replica's rag
 // scores differed from the others' in the third decimal at the same generation, enough to swap copies.
 
 const pg = await testPostgres()

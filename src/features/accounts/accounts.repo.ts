@@ -1,7 +1,7 @@
 import { and, asc, count, eq, gt, isNull, max, type SQLWrapper, sql } from 'drizzle-orm'
 import { Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
-import type { WorkspaceAccessColumns } from '../workspaces/workspaces.service'
+import type { WorkspaceAccess, WorkspaceAccessColumns } from '../workspaces/workspaces.service'
 import { accessRequests, emailTokens, users } from './accounts.tables'
 
 /** A user row (times in ms). */
@@ -18,10 +18,8 @@ export type EmailTokenKind = EmailTokenRow['kind']
 export type SessionRow = Pick<
   UserRow,
   'workspaceId' | 'role' | 'status' | 'emailVerifiedAt' | 'tokenVersion'
-> & {
-  workspaceStatus: string | null
-  securityRev: number | null
-}
+> &
+  WorkspaceAccess
 
 /** The workspaces feature's columns of a workspace by its id column (WorkspacesService.accessColumns). */
 export type AccessColumnsOf = (workspaceId: SQLWrapper) => WorkspaceAccessColumns

@@ -9,10 +9,10 @@ import { LeasedQueue } from '../../platform/leases/leased-queue'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { IndexedSection } from './cart/index'
 import type { SectionInput } from './engine.onboard'
-import { type Changed, changed, type Prints, printsOf } from './engine.prints'
+import { type Changed, changed, type Prints, printsOf } from './engine.prints.repo'
 import { type Publication, PublicationsRepo } from './engine.publications.repo'
 import type { EngineRepo } from './engine.repo'
-import { exportBase, importBase } from './engine.snapshots'
+import { exportBase, importBase } from './engine.snapshots.repo'
 
 /**
  * How long a write to a base's index waits for another replica's write to the same base (a group of a
@@ -55,7 +55,7 @@ export interface SharedIndexDeps {
 /**
  * One index for every replica (docs/scale-out.md, "The passage index across replicas"): each replica
  * keeps its own copy of a base's rows in its SQLite file, and the base's current generation is a
- * published snapshot (engine.snapshots.ts) in the object store, named by a row every replica reads
+ * published snapshot (engine.snapshots.repo.ts) in the object store, named by a row every replica reads
  * (engine.publications.repo.ts). A question brings the local copy to the current generation before it
  * answers (`ensure`), so every replica answers from the same rows; a write to a base (a run's group, a
  * deferred build's step, an encoding step, a deletion) runs under the base's named lease on the local

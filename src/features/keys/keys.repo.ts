@@ -1,7 +1,7 @@
 import { and, count, desc, eq, gt, isNull, lt, lte, or, type SQLWrapper, sql } from 'drizzle-orm'
 import { Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
-import type { WorkspaceAccessColumns } from '../workspaces/workspaces.service'
+import type { WorkspaceAccess, WorkspaceAccessColumns } from '../workspaces/workspaces.service'
 import { apiKeys } from './keys.tables'
 
 /** An API key row (times in ms). */
@@ -14,7 +14,8 @@ export type ApiKeyRow = typeof apiKeys.$inferSelect
 export type KeyAuthRow = Pick<
   ApiKeyRow,
   'id' | 'workspaceId' | 'scopes' | 'expiresAt' | 'revokedAt' | 'lastUsedAt' | 'corpusIds'
-> & { workspaceStatus: string | null; securityRev: number | null }
+> &
+  WorkspaceAccess
 
 /** The workspaces feature's columns of a workspace by its id column (WorkspacesService.accessColumns). */
 export type AccessColumnsOf = (workspaceId: SQLWrapper) => WorkspaceAccessColumns

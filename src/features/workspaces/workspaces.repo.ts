@@ -12,7 +12,12 @@ export type WorkspaceRow = typeof workspaces.$inferSelect
  */
 export interface WorkspaceAccessColumns {
   workspaceStatus: SQL<WorkspaceRow['status'] | null>
-  securityRev: SQL<number | null>
+  securityRev: SQL<WorkspaceRow['securityRev'] | null>
+}
+
+/** What those columns read: a workspace's status and security revision (null: no such workspace). */
+export type WorkspaceAccess = {
+  [K in keyof WorkspaceAccessColumns]: WorkspaceAccessColumns[K] extends SQL<infer T> ? T : never
 }
 
 /** SQL of the workspaces feature, on either engine (docs/data-layer.md). */

@@ -3,9 +3,14 @@ import type { Clock } from '../../platform/clock/clock'
 import { newId, type Random } from '../../platform/crypto/random'
 import type { Store } from '../../platform/db/store'
 import { StoreMemo } from '../../platform/db/store-memo'
-import { type WorkspaceAccessColumns, type WorkspaceRow, WorkspacesRepo } from './workspaces.repo'
+import {
+  type WorkspaceAccess,
+  type WorkspaceAccessColumns,
+  type WorkspaceRow,
+  WorkspacesRepo,
+} from './workspaces.repo'
 
-export type { WorkspaceAccessColumns, WorkspaceRow }
+export type { WorkspaceAccess, WorkspaceAccessColumns, WorkspaceRow }
 
 /** Workspaces whose seen security revision is kept at most; beyond it they are forgotten. */
 const MAX_SEEN = 10_000

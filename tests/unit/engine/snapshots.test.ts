@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { migrations } from '../../../migrations/index'
 import { EngineRepo } from '../../../src/features/engine/engine.repo'
-import { exportBase, importBase, SNAPSHOT_FORMAT } from '../../../src/features/engine/engine.snapshots'
+import { exportBase, importBase, SNAPSHOT_FORMAT } from '../../../src/features/engine/engine.snapshots.repo'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
 import { docs, fixtureEngine, onboardDoc } from './fixture'
 
-// A base's rows as they travel between replicas (engine.snapshots.ts): a snapshot taken into another
+// A base's rows as they travel between replicas (engine.snapshots.repo.ts): a snapshot taken into another
 // index has the same sections; a file of a layout this build does not know is refused and changes nothing.
 
 const dirs: string[] = []

@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import type { PassageInput } from './cart/index'
 import { SECTION_COLUMNS } from './engine.builds.repo'
-import type { Changed } from './engine.prints'
+import type { Changed } from './engine.prints.repo'
 import type { EngineRepo } from './engine.repo'
 import type { SectionRow } from './engine.rows'
 import type { enginePassages } from './engine.tables'
@@ -10,7 +10,7 @@ import { ftsTerms } from './text/index'
 // A base's rows of the engine's index in a SQLite file of their own, the form in which a base's index
 // travels between replicas (docs/scale-out.md, "The passage index across replicas"): a snapshot holds
 // all of the base's sections, a change those of some sections (written or removed since the generation
-// before, engine.prints.ts). Each holds sections, passages, vectors and encodings as the index stores
+// before, engine.prints.repo.ts). Each holds sections, passages, vectors and encodings as the index stores
 // them, and no FTS5 rows: their tokens carry the base's key, which is each replica's own, so a replica
 // that takes a file indexes its passages' terms again under its key (as moving a base to its own table
 // does). Passages are taken in the order the writer's ids give them, and a section whose passages the
