@@ -1,4 +1,3 @@
-import pkg from '../package.json'
 import type { App, AppDeps } from './app.types'
 import { accountsFeature } from './features/accounts/accounts.feature'
 import { allowlistFeature } from './features/allowlist/allowlist.feature'
@@ -31,9 +30,10 @@ import { workspacesFeature } from './features/workspaces/workspaces.feature'
 import { type Feature, install, ordered, startAll, stopAll } from './platform/feature/feature'
 import { createHttpApp } from './platform/http/http-app'
 import { createRuntime, type Runtime } from './platform/runtime/runtime'
+import { VERSION } from './version'
 
 export type { App, AppDeps, AppServices, StartOptions } from './app.types'
-export const VERSION: string = pkg.version
+export { VERSION } from './version'
 
 /** The order routes are mounted in, the spec's (the OpenAPI document follows it), after the service's own. */
 const MOUNT_ORDER =

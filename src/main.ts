@@ -1,21 +1,12 @@
 #!/usr/bin/env bun
-import { VERSION } from './app'
-import { allowlistCommand } from './cli/allowlist'
 import { parseFlags } from './cli/args'
-import { dataCopyCommand } from './cli/data-copy'
-import { sizeHeap } from './cli/heap-size'
-import { terminalIo } from './cli/io'
-import { mcpCommand } from './cli/mcp'
-import { migrateCommand } from './cli/migrate'
-import { onboardCommand } from './cli/onboard'
-import { planCommand } from './cli/plan'
-import { pushCommand } from './cli/push'
-import { replicasCommand } from './cli/replicas'
-import { configFromProcess } from './cli/runtime'
-import { serve } from './cli/serve'
-import { EXTRACT_CHILD_COMMAND } from './features/ingest/extract/extract.sandbox'
-import { runExtractChild } from './features/ingest/extract/extract.sandbox-child'
+import { EXTRACT_CHILD_COMMAND } from './features/ingest/extract/extract.sandbox-protocol'
 import { ConfigError } from './platform/config/config.load'
+import { VERSION } from './version'
+
+// Each command's module is imported when that command runs, not before: the extraction child (this
+// same executable, started for every busy extraction slot) and a one-shot command load only their
+// own code, and the server does not hold the code of the commands it is not running.
 
 const USAGE = `engram ${VERSION}
 
@@ -71,50 +62,57 @@ function parseCommand(args: string[]): { command: string; env: Record<string, st
 
 async function main(argv: string[]): Promise<void> {
   // The compiled executable is also its own document-extraction child process (extract.sandbox.ts).
-  if (argv[0] === EXTRACT_CHILD_COMMAND) return runExtractChild()
+  if (argv[0] === EXTRACT_CHILD_COMMAND)
+    return (await import('./features/ingest/extract/extract.sandbox-child')).runExtractChild()
   // A client of a running server: it needs no configuration, database or data dir.
   if (argv[0] === 'push') {
-    process.exitCode = await pushCommand(argv.slice(1), process.env)
+    process.exitCode = await (await import('./cli/push')).pushCommand(argv.slice(1), process.env)
     return
   }
   if (argv[0] === 'allowlist') {
-    process.exitCode = await allowlistCommand(argv.slice(1), process.env)
+    process.exitCode = await (await import('./cli/allowlist')).allowlistCommand(argv.slice(1), process.env)
     return
   }
   if (argv[0] === 'plan') {
-    process.exitCode = await planCommand(argv.slice(1), process.env)
+    process.exitCode = await (await import('./cli/plan')).planCommand(argv.slice(1), process.env)
     return
   }
   if (argv[0] === 'onboard') {
-    process.exitCode = await onboardCommand(argv.slice(1), process.env)
+    process.exitCode = await (await import('./cli/onboard')).onboardCommand(argv.slice(1), process.env)
     return
   }
   // Speaks MCP on stdin and stdout, so it parses its own flags and never prints to stdout.
   if (argv[0] === 'mcp') {
-    await mcpCommand(argv.slice(1), process.env)
+    await (await import('./cli/mcp')).mcpCommand(argv.slice(1), process.env)
     process.exit(0)
   }
   const { command, env } = parseCommand(argv)
   if (command === 'help') return void console.log(USAGE)
   if (command === 'version') return void console.log(VERSION)
+  const { configFromProcess } = await import('./cli/runtime')
   const config = configFromProcess({ ...process.env, ...env })
   switch (command) {
-    case 'serve':
+    case 'serve': {
       // Starts this process again with the collector sized from engine.heap_mb, unless it is.
+      const { sizeHeap } = await import('./cli/heap-size')
       sizeHeap(config.engine)
+      const { serve } = await import('./cli/serve')
       return serve(config)
+    }
     case 'migrate':
-      return migrateCommand(config)
+      return (await import('./cli/migrate')).migrateCommand(config)
     case 'replicas':
-      return replicasCommand(config)
+      return (await import('./cli/replicas')).replicasCommand(config)
     case 'export-data':
-    case 'import-data':
-      process.exitCode = await dataCopyCommand(
-        config,
-        command === 'export-data' ? 'postgres' : 'sqlite',
-        terminalIo(),
-      )
+    case 'import-data': {
+      const [{ dataCopyCommand }, { terminalIo }] = await Promise.all([
+        import('./cli/data-copy'),
+        import('./cli/io'),
+      ])
+      const to = command === 'export-data' ? 'postgres' : 'sqlite'
+      process.exitCode = await dataCopyCommand(config, to, terminalIo())
       return
+    }
     default:
       throw new Error(`Unknown command: ${command}\n\n${USAGE}`)
   }

@@ -1,14 +1,12 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { migrations } from '../../migrations/index'
-import { migrations as pgMigrations } from '../../migrations-pg/index'
 import type { AppDeps } from '../app'
 import { systemClock } from '../platform/clock/clock'
 import { type Config, loadConfig } from '../platform/config/config.load'
 import { base62, cryptoRandom } from '../platform/crypto/random'
 import { openDatabase } from '../platform/db/db'
 import { migrate } from '../platform/db/migrate'
-import { openPostgres } from '../platform/db/open-postgres'
 import { type Store, sqliteStore } from '../platform/db/store'
 import { privateDir } from '../platform/files/private-files'
 import { createLogger } from '../platform/log/log'
@@ -111,7 +109,7 @@ export async function openStores(
   const db = openDatabase(join(dataDir, 'engram.db'))
   const sqliteApplied = migrate(db, migrations)
   const pg = config.data.database_url
-    ? await openPostgres(config.data.database_url, pgMigrations).catch((e) => {
+    ? await openPostgresStore(config.data.database_url).catch((e) => {
         db.$client.close()
         throw e
       })
@@ -127,4 +125,16 @@ export async function openStores(
       db.$client.close()
     },
   }
+}
+
+/**
+ * The PostgreSQL store with its migrations applied. Its modules (the driver's, the tables' twins, the
+ * migrations' text) are imported only here, so a server on SQLite never loads them.
+ */
+async function openPostgresStore(url: string) {
+  const [{ openPostgres }, { migrations: pgMigrations }] = await Promise.all([
+    import('../platform/db/open-postgres'),
+    import('../../migrations-pg/index'),
+  ])
+  return openPostgres(url, pgMigrations)
 }

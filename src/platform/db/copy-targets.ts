@@ -6,7 +6,7 @@
 import { eq, getTableColumns, sql } from 'drizzle-orm'
 import { getTableConfig, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Db } from './db'
-import { isInsertionOrder } from './pg-tables'
+import { isInsertionOrder } from './insertion-order'
 import { rawRows } from './raw'
 import type { Store } from './store'
 import type { PostgresStore } from './store.postgres'

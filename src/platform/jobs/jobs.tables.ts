@@ -1,5 +1,5 @@
 import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import { insertionOrder } from '../db/pg-tables'
+import { insertionOrder } from '../db/insertion-order'
 
 /**
  * The durable job queue. A row is either a unit of work that workers claim (a handler is

@@ -11,7 +11,7 @@ import { CheckpointThread } from '../db/checkpoints'
 import { databaseNow } from '../db/database-now'
 import type { Db } from '../db/db'
 import { type Store, sqliteStore } from '../db/store'
-import { PostgresStore } from '../db/store.postgres'
+import type { PostgresStore } from '../db/store.postgres'
 import { createMailer, type Mailer } from '../email/email'
 import { Dispatcher } from '../events/dispatcher'
 import { Outbox } from '../events/outbox'
@@ -69,8 +69,8 @@ function fleet(d: RuntimeDeps, store: Store, owner: string) {
   return {
     registry: new ReplicaRegistry({ repo: replicas, clock, log, self }),
     owners: (): OwnerLiveness =>
-      store instanceof PostgresStore
-        ? new AdvisoryOwnerLocks(store, { registry: replicas, log })
+      store.dialect === 'postgres'
+        ? new AdvisoryOwnerLocks(store as PostgresStore, { registry: replicas, log })
         : new OwnerLocks(join(resolve(d.config.data.dir), 'run')),
   }
 }

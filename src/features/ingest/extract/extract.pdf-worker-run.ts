@@ -1,6 +1,5 @@
 import { workerScriptPath } from '../../../platform/concurrency/worker-path.ts'
 import { ExtractError, type ExtractErrorCode } from './extract.errors.ts'
-import { readPdf } from './extract.pdf.ts'
 import type { ReadResult } from './extract.types.ts'
 
 /** What the PDF worker is sent: the file's bytes, owned by the worker from then on. */
@@ -54,6 +53,12 @@ export function spawnPdfWorker(path: string = pdfWorkerPath()): PdfWorker {
   return new Worker(path) as unknown as PdfWorker
 }
 
+/** Reads a PDF on this thread; pdf.js is loaded only then (the server otherwise never loads it). */
+async function readPdfHere(bytes: Uint8Array): Promise<ReadResult> {
+  const { readPdf } = await import('./extract.pdf.ts')
+  return readPdf(bytes)
+}
+
 /**
  * Reads a PDF with `readPdf` on a worker thread, so a large file does not stall the server's event
  * loop; the answer and the errors are the same as in process. The bytes are transferred, not
@@ -67,7 +72,7 @@ export function readPdfInWorker(bytes: Uint8Array, opts: PdfWorkerOptions = {}):
     worker = (opts.spawn ?? spawnPdfWorker)()
   } catch (e) {
     opts.onFallback?.((e as Error)?.message ?? String(e))
-    return readPdf(bytes)
+    return readPdfHere(bytes)
   }
   return new Promise<ReadResult>((resolve, reject) => {
     let handedOver = false
@@ -85,7 +90,7 @@ export function readPdfInWorker(bytes: Uint8Array, opts: PdfWorkerOptions = {}):
       else
         finish(() => {
           opts.onFallback?.(reason)
-          readPdf(bytes).then(resolve, reject)
+          readPdfHere(bytes).then(resolve, reject)
         })
     }
     worker.onmessage = (e) => {

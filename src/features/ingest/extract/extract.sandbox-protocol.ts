@@ -4,6 +4,9 @@ import type { PdfFailure } from './extract.pdf-worker-run.ts'
 import type { ExtractOptions } from './extract.ts'
 import type { ExtractResult } from './extract.types.ts'
 
+/** The argument that makes the compiled executable act as an extraction child (src/main.ts). */
+export const EXTRACT_CHILD_COMMAND = '__extract-child'
+
 /** The exit code of a child that saw itself pass its memory budget. */
 export const EXIT_OVER_BUDGET = 86
 

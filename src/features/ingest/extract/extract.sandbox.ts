@@ -4,7 +4,12 @@ import type { Subprocess } from 'bun'
 import { detectType } from './extract.detect.ts'
 import { ExtractError, overBudgetMessage, tooSlowMessage, unreadable } from './extract.errors.ts'
 import { errorOf } from './extract.pdf-worker-run.ts'
-import { EXIT_OVER_BUDGET, type SandboxReply, type SandboxRequest } from './extract.sandbox-protocol.ts'
+import {
+  EXIT_OVER_BUDGET,
+  EXTRACT_CHILD_COMMAND,
+  type SandboxReply,
+  type SandboxRequest,
+} from './extract.sandbox-protocol.ts'
 import { type ExtractOptions, extractText } from './extract.ts'
 import type { ExtractInput, ExtractResult } from './extract.types.ts'
 
@@ -12,9 +17,6 @@ import type { ExtractInput, ExtractResult } from './extract.types.ts'
 // (oven-sh/bun#31411) nor `--max-old-space-size`, and a thread's memory is the server's memory. A
 // child's memory is its own: it can be measured (/proc/<pid>/status), killed past the budget
 // and handed back to the system whole, whatever library inside it was holding on to.
-
-/** The argument that makes the compiled executable act as an extraction child (src/main.ts). */
-export const EXTRACT_CHILD_COMMAND = '__extract-child'
 
 /** How an `ExtractSandbox` runs. */
 export interface SandboxOptions {

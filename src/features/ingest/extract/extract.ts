@@ -1,19 +1,13 @@
 import { readCsv } from './extract.csv.ts'
 import { detectType } from './extract.detect.ts'
-import { readDocx } from './extract.docx.ts'
 import { ExtractError, unreadable } from './extract.errors.ts'
-import { readHtml } from './extract.html.ts'
 import { readJson } from './extract.json.ts'
 import { readMarkdown } from './extract.markdown.ts'
 import { pageRanges } from './extract.pages.ts'
-import { readPdf } from './extract.pdf.ts'
-import { readPdfInWorker } from './extract.pdf-worker-run.ts'
 import { readPlain } from './extract.plain.ts'
-import { readPptx } from './extract.pptx.ts'
 import { type SplitOptions, splitSections } from './extract.sections.ts'
 import { hasWords, pageRangeTitle } from './extract.text-util.ts'
 import type { DocumentKind, ExtractInput, ExtractResult, ReadResult } from './extract.types.ts'
-import { readXlsx } from './extract.xlsx.ts'
 
 export {
   type Detection,
@@ -57,13 +51,19 @@ export interface ExtractOptions extends SplitOptions {
 
 type Reader = (input: ExtractInput, options: ExtractOptions) => ReadResult | Promise<ReadResult>
 
+// The readers of kinds the server never reads in process (extract.sandbox.ts sends them to a child)
+// are imported when first used: pdf.js, the HTML parser and the zip readers are not loaded into a
+// server that has not read such a file, nor into a child until it is given one.
 const READERS: Record<DocumentKind, Reader> = {
   // pdf.js holds the event loop for seconds on a large file: PDFs are read on a worker thread.
-  pdf: (i, o) => (o.pdfThread === false ? readPdf(i.bytes) : readPdfInWorker(i.bytes)),
-  docx: (i) => readDocx(i.bytes, i.memoryMb),
-  pptx: (i) => readPptx(i.bytes, i.memoryMb),
-  xlsx: (i) => readXlsx(i.bytes, i.memoryMb),
-  html: (i) => readHtml(i.bytes, i.contentType),
+  pdf: async (i, o) =>
+    o.pdfThread === false
+      ? (await import('./extract.pdf.ts')).readPdf(i.bytes)
+      : (await import('./extract.pdf-worker-run.ts')).readPdfInWorker(i.bytes),
+  docx: async (i) => (await import('./extract.docx.ts')).readDocx(i.bytes, i.memoryMb),
+  pptx: async (i) => (await import('./extract.pptx.ts')).readPptx(i.bytes, i.memoryMb),
+  xlsx: async (i) => (await import('./extract.xlsx.ts')).readXlsx(i.bytes, i.memoryMb),
+  html: async (i) => (await import('./extract.html.ts')).readHtml(i.bytes, i.contentType),
   markdown: (i) => readMarkdown(i.bytes, i.contentType),
   csv: (i) => readCsv(i.bytes, i.filename, i.contentType),
   json: (i) => readJson(i.bytes, i.filename, i.contentType),
