@@ -11,6 +11,8 @@ export type { CorpusRow, DocumentRow } from './corpora.rows'
 export class CorporaRepo {
   private readonly t
   private readonly byId: Prepared<CorpusRow[]>
+  private readonly documentById: Prepared<DocumentRow[]>
+  private readonly documentAtPath: Prepared<DocumentRow[]>
   /** Base rows by workspace and id, reused only until the next commit to the database (any process's). */
   private readonly rows: StoreMemo<CorpusRow>
 
@@ -26,6 +28,17 @@ export class CorporaRepo {
           .from(t.c)
           .where(and(eq(t.c.workspaceId, sql.placeholder('ws')), eq(t.c.id, sql.placeholder('id'))))
           .prepare() as never,
+    )
+    // A document by id or by path: read for every file of an upload and every step of its extraction.
+    const documentWhere = (where: ReturnType<typeof and>) =>
+      new Prepared<DocumentRow[]>(
+        store,
+        (db) => db.select(t.documentCols).from(t.d).where(where).prepare() as never,
+      )
+    const ph = sql.placeholder
+    this.documentById = documentWhere(and(eq(t.d.corpusId, ph('corpus')), eq(t.d.id, ph('id'))))
+    this.documentAtPath = documentWhere(
+      and(eq(t.d.corpusId, ph('corpus')), eq(t.d.path, ph('path')), isNull(t.d.parentId)),
     )
     this.rows = new StoreMemo(store, async (key) => {
       const [ws, id] = key.split('\n') as [string, string]
@@ -177,15 +190,12 @@ export class CorporaRepo {
 
   /** One document (or section) of a base, or null. */
   async document(corpusId: string, id: string): Promise<DocumentRow | null> {
-    const { d } = this.t
-    return (await this.documents(and(eq(d.corpusId, corpusId), eq(d.id, id))))[0] ?? null
+    return (await this.documentById.execute({ corpus: corpusId, id }))[0] ?? null
   }
 
   /** The parent document of a base at a relative path, or null. */
   async documentByPath(corpusId: string, path: string): Promise<DocumentRow | null> {
-    const { d } = this.t
-    const where = and(eq(d.corpusId, corpusId), eq(d.path, path), isNull(d.parentId))
-    return (await this.documents(where))[0] ?? null
+    return (await this.documentAtPath.execute({ corpus: corpusId, path }))[0] ?? null
   }
 
   /** A document's section rows in order. */

@@ -1,5 +1,6 @@
 import { and, asc, count, eq, inArray, isNotNull, isNull, or, type SQL, sql } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/sqlite-core'
+import { Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { statusesInto, type WireStatus } from './corpora.lifecycle'
 import { chunks, corporaTables } from './corpora.rows'
@@ -32,9 +33,35 @@ export class UnitsRepo {
   /** The parent of a row, joined to read a section's version (its file's SHA-256). */
   private readonly p
 
+  /** A run's per-row statements, built once per handle (every section a run settles, every parent). */
+  private readonly settling = new Map<string, Prepared<{ id: string }[]>>()
+  private readonly sectionCounts: Prepared<{ status: string; n: number }[]>
+  private readonly parentStatus: Prepared<unknown>
+
   constructor(private readonly store: Store) {
-    this.t = corporaTables(store)
+    const t = corporaTables(store)
+    this.t = t
     this.p = alias(this.t.d, 'p')
+    const ph = sql.placeholder
+    this.sectionCounts = new Prepared(
+      store,
+      (db) =>
+        db
+          .select({ status: t.d.status, n: count() })
+          .from(t.d)
+          .where(eq(t.d.parentId, ph('parent')))
+          .groupBy(t.d.status)
+          .prepare() as never,
+    )
+    this.parentStatus = new Prepared(
+      store,
+      (db) =>
+        db
+          .update(t.d)
+          .set({ status: ph('status') as never, updatedAt: ph('now') as never })
+          .where(eq(t.d.id, ph('id')))
+          .prepare() as never,
+    )
   }
 
   private get db() {
@@ -174,14 +201,36 @@ export class UnitsRepo {
     error: string | null,
     now: number,
   ): Promise<boolean> {
-    const { d } = this.t
-    const sameText = row.textKey === null ? isNull(d.textKey) : eq(d.textKey, row.textKey)
-    const set = await this.db
-      .update(d)
-      .set({ status, error, updatedAt: now })
-      .where(and(eq(d.id, row.id), sameText, inArray(d.status, statusesInto(status))))
-      .returning({ id: d.id })
+    const set = await this.settleStatement(status, row.textKey === null).execute({
+      id: row.id,
+      text: row.textKey,
+      error,
+      now,
+    })
     return set.length > 0
+  }
+
+  /** settleLeaf's update for a status and a row with or without a text, built once per handle. */
+  private settleStatement(status: 'ready' | 'failed', noText: boolean): Prepared<{ id: string }[]> {
+    const key = `${status}:${noText}`
+    let prepared = this.settling.get(key)
+    if (!prepared) {
+      const { d } = this.t
+      const ph = sql.placeholder
+      const sameText = noText ? isNull(d.textKey) : eq(d.textKey, ph('text'))
+      prepared = new Prepared(
+        this.store,
+        (db) =>
+          db
+            .update(d)
+            .set({ status, error: ph('error') as never, updatedAt: ph('now') as never })
+            .where(and(eq(d.id, ph('id')), sameText, inArray(d.status, statusesInto(status))))
+            .returning({ id: d.id })
+            .prepare() as never,
+      )
+      this.settling.set(key, prepared)
+    }
+    return prepared
   }
 
   /**
@@ -189,14 +238,9 @@ export class UnitsRepo {
    * ready when every section is ready or failed, else onboarding or pending.
    */
   async rollUpParents(parentIds: string[], now: number): Promise<{ id: string; status: WireStatus }[]> {
-    const { d } = this.t
     const out: { id: string; status: WireStatus }[] = []
     for (const id of new Set(parentIds)) {
-      const rows = await this.db
-        .select({ status: d.status, n: count() })
-        .from(d)
-        .where(eq(d.parentId, id))
-        .groupBy(d.status)
+      const rows = await this.sectionCounts.execute({ parent: id })
       const counts = new Map(rows.map((r) => [r.status, Number(r.n)]))
       const total = [...counts.values()].reduce((a, b) => a + b, 0)
       if (total === 0) continue
@@ -210,7 +254,7 @@ export class UnitsRepo {
             : counts.get('onboarding')
               ? 'onboarding'
               : 'pending'
-      await this.db.update(d).set({ status, updatedAt: now }).where(eq(d.id, id))
+      await this.parentStatus.execute({ id, status, now })
       out.push({ id, status })
     }
     return out

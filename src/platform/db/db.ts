@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite'
 import { createPrivateFile, PRIVATE_DIR_MODE, privateFile } from '../files/private-files'
+import { cacheStatements } from './statement-cache'
 
 /** The drizzle handle every repository takes, plus the raw client for prepared hot-path statements. */
 export type Db = BunSQLiteDatabase & { $client: Database }
@@ -26,6 +27,7 @@ export function openDatabase(path: string): Db {
   client.exec('PRAGMA synchronous = NORMAL')
   // Those an older version left world-readable are tightened (they exist once WAL is on).
   if (onDisk) for (const suffix of ['-wal', '-shm', '-journal']) privateFile(`${path}${suffix}`)
+  cacheStatements(client)
   return drizzle({ client }) as Db
 }
 
@@ -37,5 +39,6 @@ export function openDatabase(path: string): Db {
 export function openReadConnection(path: string): Db {
   const client = new Database(path, { readonly: true, strict: true })
   client.exec('PRAGMA busy_timeout = 5000')
+  cacheStatements(client)
   return drizzle({ client }) as Db
 }
