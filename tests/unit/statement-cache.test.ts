@@ -32,7 +32,7 @@ describe('a connection that keeps its prepared statements', () => {
     expect(b2.values()).toEqual([[2]])
   })
 
-  test('a statement prepared with bound values is its caller's own, not shared', () => {
+  test("a statement prepared with bound values is its caller's own, not shared", () => {
     const db = new Database(':memory:')
     cacheStatements(db)
     const bound = db.prepare('SELECT ? AS x', [7])

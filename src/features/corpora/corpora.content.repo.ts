@@ -1,6 +1,7 @@
 import { and, eq, gt, inArray, isNotNull, isNull, lt, ne, or } from 'drizzle-orm'
 import type { Store } from '../../platform/db/store'
 import { rangeBounds } from '../../platform/storage/ranges'
+import { ExtractionWrites } from './corpora.extractions.repo'
 import { statusesInto } from './corpora.lifecycle'
 import { encodePageRanges, type PageRange } from './corpora.pages'
 import { chunks, corporaTables, type DocumentRow } from './corpora.rows'
@@ -61,9 +62,12 @@ export interface Extraction {
  */
 export class DocumentContentRepo {
   private readonly t
+  /** setExtracted's statements (every file an upload extracts), built once per handle. */
+  private readonly extractions
 
   constructor(private readonly store: Store) {
     this.t = corporaTables(store)
+    this.extractions = new ExtractionWrites(store, this.t)
   }
 
   private get db() {
@@ -203,31 +207,26 @@ export class DocumentContentRepo {
     x: Extraction,
   ): Promise<'done' | 'gone' | 'superseded' | 'refused'> {
     const { d } = this.t
-    const sameRaw = parent.raw_key === null ? isNull(d.rawKey) : eq(d.rawKey, parent.raw_key)
-    const moved = await this.db
-      .update(d)
-      .set({
-        textKey: x.textKey,
-        textChars: x.textChars,
-        textBytes: x.textBytes,
-        contentType: x.contentType,
-        sectionTitle: x.title,
-        cartId: x.cartId,
-        sectionCount: Math.max(1, x.sections.length),
-        pageRanges: x.pageRanges ? encodePageRanges(x.pageRanges) : null,
-        extractorVersion: x.extractorVersion,
-        status: 'pending',
-        error: null,
-        updatedAt: x.now,
-      })
-      .where(and(eq(d.id, parent.id), sameRaw, inArray(d.status, statusesInto('extracted'))))
-      .returning({ id: d.id })
+    const moved = await this.extractions.update(parent.raw_key === null).execute({
+      id: parent.id,
+      raw: parent.raw_key,
+      textKey: x.textKey,
+      textChars: x.textChars,
+      textBytes: x.textBytes,
+      contentType: x.contentType,
+      title: x.title,
+      cartId: x.cartId,
+      sectionCount: Math.max(1, x.sections.length),
+      pageRanges: x.pageRanges ? encodePageRanges(x.pageRanges) : null,
+      extractorVersion: x.extractorVersion,
+      now: x.now,
+    })
     if (moved.length === 0) {
       const [there] = await this.db.select({ rawKey: d.rawKey }).from(d).where(eq(d.id, parent.id))
       if (!there) return 'gone'
       return there.rawKey !== parent.raw_key ? 'superseded' : 'refused'
     }
-    await this.db.delete(d).where(eq(d.parentId, parent.id))
+    await this.extractions.dropSections.execute({ parent: parent.id })
     for (let at = 0; at < x.sections.length; at += PARENTS_A_STATEMENT) {
       await this.db.insert(d).values(
         x.sections.slice(at, at + PARENTS_A_STATEMENT).map((s) => ({

@@ -1,0 +1,67 @@
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { Prepared } from '../../platform/db/prepared'
+import type { Store } from '../../platform/db/store'
+import { statusesInto } from './corpora.lifecycle'
+import type { corporaTables } from './corpora.rows'
+
+/**
+ * The statements that record an extraction (DocumentContentRepo.setExtracted), run for every file an
+ * upload extracts: prepared once per handle, not built by drizzle's builder on each call.
+ */
+export class ExtractionWrites {
+  private readonly updates = new Map<boolean, Prepared<{ id: string }[]>>()
+  /** Deletes a parent's section rows (they are written again from the new extraction). */
+  readonly dropSections: Prepared<unknown>
+
+  constructor(
+    private readonly store: Store,
+    private readonly t: ReturnType<typeof corporaTables>,
+  ) {
+    this.dropSections = new Prepared(
+      store,
+      (db) =>
+        db
+          .delete(t.d)
+          .where(eq(t.d.parentId, sql.placeholder('parent')))
+          .prepare() as never,
+    )
+  }
+
+  /**
+   * The conditional update of a parent read with a raw object (`raw`) or without one: it records the
+   * extraction only while the row holds that object and is in a state that may go to `extracted`.
+   */
+  update(noRaw: boolean): Prepared<{ id: string }[]> {
+    let prepared = this.updates.get(noRaw)
+    if (!prepared) {
+      const { d } = this.t
+      const ph = (name: string) => sql.placeholder(name) as never
+      const sameRaw = noRaw ? isNull(d.rawKey) : eq(d.rawKey, ph('raw'))
+      prepared = new Prepared(
+        this.store,
+        (db) =>
+          db
+            .update(d)
+            .set({
+              textKey: ph('textKey'),
+              textChars: ph('textChars'),
+              textBytes: ph('textBytes'),
+              contentType: ph('contentType'),
+              sectionTitle: ph('title'),
+              cartId: ph('cartId'),
+              sectionCount: ph('sectionCount'),
+              pageRanges: ph('pageRanges'),
+              extractorVersion: ph('extractorVersion'),
+              status: 'pending',
+              error: null,
+              updatedAt: ph('now'),
+            })
+            .where(and(eq(d.id, ph('id')), sameRaw, inArray(d.status, statusesInto('extracted'))))
+            .returning({ id: d.id })
+            .prepare() as never,
+      )
+      this.updates.set(noRaw, prepared)
+    }
+    return prepared
+  }
+}
