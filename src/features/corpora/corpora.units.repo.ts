@@ -4,6 +4,7 @@ import { Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { statusesInto, type WireStatus } from './corpora.lifecycle'
 import { chunks, corporaTables } from './corpora.rows'
+import { SettleWrites } from './corpora.settles.repo'
 import type { documents } from './corpora.tables'
 
 /**
@@ -33,35 +34,24 @@ export class UnitsRepo {
   /** The parent of a row, joined to read a section's version (its file's SHA-256). */
   private readonly p
 
-  /** A run's per-row statements, built once per handle (every section a run settles, every parent). */
-  private readonly settling = new Map<string, Prepared<{ id: string }[]>>()
-  private readonly sectionCounts: Prepared<{ status: string; n: number }[]>
-  private readonly parentStatus: Prepared<unknown>
+  /** A unit by id (a deferred build reads each section it builds), built once per handle. */
+  private readonly unitById: Prepared<Unit[]>
+  /** A run's per-row statements (every section a run settles, every parent), built once per handle. */
+  private readonly settles
 
   constructor(private readonly store: Store) {
     const t = corporaTables(store)
     this.t = t
     this.p = alias(this.t.d, 'p')
     const ph = sql.placeholder
-    this.sectionCounts = new Prepared(
+    this.unitById = new Prepared(
       store,
       (db) =>
-        db
-          .select({ status: t.d.status, n: count() })
-          .from(t.d)
-          .where(eq(t.d.parentId, ph('parent')))
-          .groupBy(t.d.status)
-          .prepare() as never,
-    )
-    this.parentStatus = new Prepared(
-      store,
-      (db) =>
-        db
-          .update(t.d)
-          .set({ status: ph('status') as never, updatedAt: ph('now') as never })
+        this.from(db)
           .where(eq(t.d.id, ph('id')))
           .prepare() as never,
     )
+    this.settles = new SettleWrites(store, t)
   }
 
   private get db() {
@@ -76,9 +66,15 @@ export class UnitsRepo {
 
   /** Units (with the parent joined) where `where` holds, in `order`. */
   private async select(where: SQL | undefined, ...order: SQL[]): Promise<Unit[]> {
+    const q = this.from(this.db).where(where)
+    return order.length > 0 ? await q.orderBy(...order) : await q
+  }
+
+  /** The units' columns (with the parent joined), from `db`. */
+  private from(db: Store['db']) {
     const { d } = this.t
     const p = this.p
-    const q = this.db
+    return db
       .select({
         id: d.id,
         workspaceId: d.workspaceId,
@@ -95,8 +91,6 @@ export class UnitsRepo {
       })
       .from(d)
       .leftJoin(p, eq(p.id, d.parentId))
-      .where(where)
-    return order.length > 0 ? await q.orderBy(...order) : await q
   }
 
   /**
@@ -142,7 +136,7 @@ export class UnitsRepo {
 
   /** One unit by id (null when it was deleted meanwhile). */
   async unit(id: string): Promise<Unit | null> {
-    return (await this.select(eq(this.t.d.id, id)))[0] ?? null
+    return (await this.unitById.execute({ id }))[0] ?? null
   }
 
   /** Units by id, each as `unit` reads it (one deleted meanwhile is missing), a few hundred a query. */
@@ -201,36 +195,13 @@ export class UnitsRepo {
     error: string | null,
     now: number,
   ): Promise<boolean> {
-    const set = await this.settleStatement(status, row.textKey === null).execute({
+    const set = await this.settles.leaf(status, row.textKey === null).execute({
       id: row.id,
       text: row.textKey,
       error,
       now,
     })
     return set.length > 0
-  }
-
-  /** settleLeaf's update for a status and a row with or without a text, built once per handle. */
-  private settleStatement(status: 'ready' | 'failed', noText: boolean): Prepared<{ id: string }[]> {
-    const key = `${status}:${noText}`
-    let prepared = this.settling.get(key)
-    if (!prepared) {
-      const { d } = this.t
-      const ph = sql.placeholder
-      const sameText = noText ? isNull(d.textKey) : eq(d.textKey, ph('text'))
-      prepared = new Prepared(
-        this.store,
-        (db) =>
-          db
-            .update(d)
-            .set({ status, error: ph('error') as never, updatedAt: ph('now') as never })
-            .where(and(eq(d.id, ph('id')), sameText, inArray(d.status, statusesInto(status))))
-            .returning({ id: d.id })
-            .prepare() as never,
-      )
-      this.settling.set(key, prepared)
-    }
-    return prepared
   }
 
   /**
@@ -240,7 +211,7 @@ export class UnitsRepo {
   async rollUpParents(parentIds: string[], now: number): Promise<{ id: string; status: WireStatus }[]> {
     const out: { id: string; status: WireStatus }[] = []
     for (const id of new Set(parentIds)) {
-      const rows = await this.sectionCounts.execute({ parent: id })
+      const rows = await this.settles.sectionCounts.execute({ parent: id })
       const counts = new Map(rows.map((r) => [r.status, Number(r.n)]))
       const total = [...counts.values()].reduce((a, b) => a + b, 0)
       if (total === 0) continue
@@ -254,7 +225,7 @@ export class UnitsRepo {
             : counts.get('onboarding')
               ? 'onboarding'
               : 'pending'
-      await this.parentStatus.execute({ id, status, now })
+      await this.settles.parentStatus.execute({ id, status, now })
       out.push({ id, status })
     }
     return out
