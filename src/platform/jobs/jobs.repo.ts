@@ -3,6 +3,7 @@
 import { and, count, eq, inArray, or, type SQL, sql } from 'drizzle-orm'
 import type { Clock } from '../clock/clock'
 import { newId, type Random } from '../crypto/random'
+import { Prepared } from '../db/prepared'
 import type { Store } from '../db/store'
 import { inserted, resultSum } from './claim'
 import { isTerminal, type Job, type JobStatus, type NewJob } from './job'
@@ -24,11 +25,30 @@ export function decodeRow(r: typeof jobs.$inferSelect): Job {
 export class JobsRepo {
   private readonly cancelListeners: ((ids: readonly string[]) => void)[] = []
 
+  /** A job by id, and its stop flag with its parent's: read by every poll of a job and every batch's step. */
+  private readonly byId: Prepared<(typeof jobs.$inferSelect)[]>
+  private readonly flagOf: Prepared<{ flag: boolean; parentId: string | null }[]>
+
   constructor(
     readonly store: Store,
     private readonly clock: Clock,
     private readonly random: Random,
-  ) {}
+  ) {
+    const id = sql.placeholder('id')
+    this.byId = new Prepared(
+      store,
+      (db) => db.select().from(this.j).where(eq(this.j.id, id)).limit(1).prepare() as never,
+    )
+    this.flagOf = new Prepared(store, (db) => {
+      const j = this.j
+      return db
+        .select({ flag: j.cancelRequested, parentId: j.parentId })
+        .from(j)
+        .where(eq(j.id, id))
+        .limit(1)
+        .prepare() as never
+    })
+  }
 
   private get j() {
     return this.store.table(jobs)
@@ -91,25 +111,16 @@ export class JobsRepo {
 
   /** One job by id, or null. */
   async get(id: string): Promise<Job | null> {
-    const [row] = await this.store.db.select().from(this.j).where(eq(this.j.id, id)).limit(1)
+    const [row] = await this.byId.execute({ id })
     return row ? decodeRow(row) : null
   }
 
   /** Whether a job or its parent has been asked to stop. */
   async cancelRequested(id: string): Promise<boolean> {
-    const j = this.j
-    const [row] = await this.store.db
-      .select({ flag: j.cancelRequested, parentId: j.parentId })
-      .from(j)
-      .where(eq(j.id, id))
-      .limit(1)
+    const [row] = await this.flagOf.execute({ id })
     if (!row) return false
     if (row.flag || row.parentId === null) return row.flag
-    const [parent] = await this.store.db
-      .select({ flag: j.cancelRequested })
-      .from(j)
-      .where(eq(j.id, row.parentId))
-      .limit(1)
+    const [parent] = await this.flagOf.execute({ id: row.parentId })
     return parent?.flag === true
   }
 
