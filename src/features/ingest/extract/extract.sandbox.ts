@@ -48,7 +48,7 @@ export interface SandboxOptions {
   /**
    * Plain text files (`text`, the simplest reader: a decode and a cut) of at most this many bytes
    * are read in this process too; four times `inProcessBytes` by default (256 KiB: at most about
-   * 50 ms and 12 MB, where a child's start alone costs 0.1-0.2 s and tens of MB).
+   * 50 ms and 12 MB, where a child's start alone costs about 0.03 s and 48 MB).
    */
   inProcessTextBytes?: number
 }
