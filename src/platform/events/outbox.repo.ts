@@ -1,17 +1,12 @@
-import { and, eq, inArray, isNotNull, isNull, lt, lte, min, ne, or, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNotNull, isNull, lt, ne, sql } from 'drizzle-orm'
 import type { Clock } from '../clock/clock'
 import type { Db } from '../db/db'
 import { Prepared } from '../db/prepared'
 import type { Store } from '../db/store'
 import type { DomainEvent, EventType } from './events'
 import { domainEvents, eventDeliveries } from './events.tables'
+import { DeliveryStatements, type EventRow } from './outbox.delivery.repo'
 import { quietWorkspaces } from './outbox.order'
-
-/** What a claim reads of a `domain_events` row. */
-type EventRow = Pick<
-  typeof domainEvents.$inferSelect,
-  'seq' | 'id' | 'workspaceId' | 'type' | 'payload' | 'occurredAt' | 'attempts' | 'runAt' | 'leaseUntil'
->
 
 /** An undelivered event claimed by a dispatcher, with its delivery round count. */
 export interface Claimed {
@@ -45,6 +40,7 @@ type NewEventRow = Pick<
 export class OutboxRepo {
   /** The insert every published event runs (a question's too), built once per handle. */
   private readonly inserting: Prepared<unknown>
+  private readonly delivery: DeliveryStatements
 
   constructor(
     private readonly store: Store,
@@ -65,6 +61,7 @@ export class OutboxRepo {
         })
         .prepare(),
     )
+    this.delivery = new DeliveryStatements(store)
   }
 
   private now(): number {
@@ -121,29 +118,7 @@ export class OutboxRepo {
     skip: ReadonlySet<string>,
   ): Promise<Claimed[]> {
     const now = this.now()
-    const e = this.events
-    const db = this.store.db
-    const h = db
-      .select({ seq: min(e.seq).as('head') })
-      .from(e)
-      .where(isNull(e.deliveredAt))
-      .groupBy(e.workspaceId)
-      .as('h')
-    const heads = await db
-      .select({
-        seq: e.seq,
-        id: e.id,
-        workspaceId: e.workspaceId,
-        type: e.type,
-        payload: e.payload,
-        occurredAt: e.occurredAt,
-        attempts: e.attempts,
-        runAt: e.runAt,
-        leaseUntil: e.leaseUntil,
-      })
-      .from(e)
-      .innerJoin(h, eq(h.seq, e.seq))
-      .orderBy(e.seq)
+    const heads = await this.delivery.heads.execute()
     const due = heads
       .filter(
         (h) => !skip.has(h.workspaceId) && h.runAt <= now && (h.leaseUntil === null || h.leaseUntil <= now),
@@ -156,20 +131,13 @@ export class OutboxRepo {
     const out: Claimed[] = []
     for (const head of due) {
       if (!quiet.has(head.workspaceId)) continue
-      const stillHead = sql`${e.seq} = (SELECT min(h2.seq) FROM ${e} AS h2 WHERE h2.workspace_id = ${head.workspaceId} AND h2.delivered_at IS NULL)`
-      const won = await db
-        .update(e)
-        .set({ leaseOwner: owner, leaseUntil: now + leaseMs })
-        .where(
-          and(
-            eq(e.seq, head.seq),
-            isNull(e.deliveredAt),
-            lte(e.runAt, now),
-            or(isNull(e.leaseUntil), lte(e.leaseUntil, now)),
-            stillHead,
-          ),
-        )
-        .returning({ seq: e.seq })
+      const won = await this.delivery.lease.execute({
+        owner,
+        until: now + leaseMs,
+        seq: head.seq,
+        now,
+        workspaceId: head.workspaceId,
+      })
       if (won.length === 1) out.push(decode(head))
     }
     return out
@@ -177,30 +145,18 @@ export class OutboxRepo {
 
   /** Subscribers that have already taken event `id`. */
   async delivered(id: string): Promise<Set<string>> {
-    const d = this.deliveries
-    const rows = await this.store.db.select({ subscriber: d.subscriber }).from(d).where(eq(d.eventId, id))
+    const rows = await this.delivery.takenBy.execute({ id })
     return new Set(rows.map((r) => r.subscriber))
   }
 
   /** Records that `subscriber` has taken event `id`. */
   recordDelivery(id: string, subscriber: string): Promise<void> {
-    return this.write((db) =>
-      db
-        .insert(this.deliveries)
-        .values({ eventId: id, subscriber, deliveredAt: this.now() })
-        .onConflictDoNothing(),
-    )
+    return this.write(() => this.delivery.took.execute({ id, subscriber, now: this.now() }))
   }
 
   /** Marks a claimed event delivered to all its subscribers and lets its workspace move on. */
   finish(seq: number, owner: string): Promise<void> {
-    const e = this.events
-    return this.write((db) =>
-      db
-        .update(e)
-        .set({ deliveredAt: this.now(), leaseOwner: null, leaseUntil: null, lastError: null })
-        .where(and(eq(e.seq, seq), eq(e.leaseOwner, owner))),
-    )
+    return this.write(() => this.delivery.done.execute({ seq, owner, now: this.now() }))
   }
 
   /** Gives a claimed event back to be tried again after `delayMs` (a subscriber failed). */

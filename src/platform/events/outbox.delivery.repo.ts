@@ -1,0 +1,102 @@
+import { and, eq, isNull, lte, min, or, sql } from 'drizzle-orm'
+import { Prepared } from '../db/prepared'
+import type { Store } from '../db/store'
+import { domainEvents, eventDeliveries } from './events.tables'
+
+/** What a claim reads of a `domain_events` row. */
+export type EventRow = Pick<
+  typeof domainEvents.$inferSelect,
+  'seq' | 'id' | 'workspaceId' | 'type' | 'payload' | 'occurredAt' | 'attempts' | 'runAt' | 'leaseUntil'
+>
+
+/**
+ * The statements every delivered event runs (OutboxRepo's claim, delivery records and finish): on
+ * SQLite drizzle's builder would build and prepare each again for every event, about a millisecond
+ * an event on a cold path; prepared once per handle here (bench/RESULTS.md, issue 38, session 31).
+ */
+export class DeliveryStatements {
+  /** Each workspace's oldest undelivered event, in `seq` order. */
+  readonly heads: Prepared<EventRow[]>
+  /** A head leased to a claimer, only while it is still due, free and its workspace's lowest. */
+  readonly lease: Prepared<{ seq: number }[]>
+  /** The subscribers that have taken an event. */
+  readonly takenBy: Prepared<{ subscriber: string }[]>
+  /** Records that a subscriber took an event. */
+  readonly took: Prepared<unknown>
+  /** A claimed event marked delivered. */
+  readonly done: Prepared<unknown>
+
+  constructor(store: Store) {
+    const e = store.table(domainEvents)
+    const d = store.table(eventDeliveries)
+    const p = (name: string) => sql.placeholder(name) as never
+    this.heads = new Prepared(store, (db) => {
+      const h = db
+        .select({ seq: min(e.seq).as('head') })
+        .from(e)
+        .where(isNull(e.deliveredAt))
+        .groupBy(e.workspaceId)
+        .as('h')
+      return db
+        .select({
+          seq: e.seq,
+          id: e.id,
+          workspaceId: e.workspaceId,
+          type: e.type,
+          payload: e.payload,
+          occurredAt: e.occurredAt,
+          attempts: e.attempts,
+          runAt: e.runAt,
+          leaseUntil: e.leaseUntil,
+        })
+        .from(e)
+        .innerJoin(h, eq(h.seq, e.seq))
+        .orderBy(e.seq)
+        .prepare() as never
+    })
+    this.lease = new Prepared(store, (db) => {
+      const stillHead = sql`${e.seq} = (SELECT min(h2.seq) FROM ${e} AS h2 WHERE h2.workspace_id = ${p('workspaceId')} AND h2.delivered_at IS NULL)`
+      return db
+        .update(e)
+        .set({ leaseOwner: p('owner'), leaseUntil: p('until') })
+        .where(
+          and(
+            eq(e.seq, p('seq')),
+            isNull(e.deliveredAt),
+            lte(e.runAt, p('now')),
+            or(isNull(e.leaseUntil), lte(e.leaseUntil, p('now'))),
+            stillHead,
+          ),
+        )
+        .returning({ seq: e.seq })
+        .prepare() as never
+    })
+    this.takenBy = new Prepared(
+      store,
+      (db) =>
+        db
+          .select({ subscriber: d.subscriber })
+          .from(d)
+          .where(eq(d.eventId, p('id')))
+          .prepare() as never,
+    )
+    this.took = new Prepared(
+      store,
+      (db) =>
+        db
+          .insert(d)
+          .values({ eventId: p('id'), subscriber: p('subscriber'), deliveredAt: p('now') })
+          .onConflictDoNothing()
+          .prepare() as never,
+    )
+    this.done = new Prepared(
+      store,
+      (db) =>
+        db
+          .update(e)
+          .set({ deliveredAt: p('now'), leaseOwner: null, leaseUntil: null, lastError: null })
+          .where(and(eq(e.seq, p('seq')), eq(e.leaseOwner, p('owner'))))
+          .prepare() as never,
+    )
+  }
+}
