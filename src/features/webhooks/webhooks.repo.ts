@@ -1,4 +1,5 @@
 import { and, asc, count, desc, eq, inArray, lt, ne, or, sql } from 'drizzle-orm'
+import { Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks.tables'
 
@@ -12,7 +13,20 @@ type After = readonly (string | number)[] | null
 
 /** The only SQL naming the webhook tables, on either engine (docs/data-layer.md); writes run in the caller's unit. */
 export class WebhooksRepo {
-  constructor(private readonly store: Store) {}
+  /** A workspace's enabled endpoints: read for every event the outbox delivers. */
+  private readonly enabled: Prepared<EndpointRow[]>
+
+  constructor(private readonly store: Store) {
+    this.enabled = new Prepared(store, (db) => {
+      const t = this.endpoints
+      return db
+        .select()
+        .from(t)
+        .where(and(eq(t.workspaceId, sql.placeholder('ws')), eq(t.enabled, true)))
+        .orderBy(asc(t.createdAt), asc(t.id))
+        .prepare() as never
+    })
+  }
 
   private get db() {
     return this.store.db
@@ -64,12 +78,7 @@ export class WebhooksRepo {
 
   /** The enabled endpoints of a workspace (few: a workspace has at most a handful). */
   async enabledEndpoints(workspaceId: string): Promise<EndpointRow[]> {
-    const t = this.endpoints
-    return await this.db
-      .select()
-      .from(t)
-      .where(and(eq(t.workspaceId, workspaceId), eq(t.enabled, true)))
-      .orderBy(asc(t.createdAt), asc(t.id))
+    return this.enabled.execute({ ws: workspaceId })
   }
 
   /** Deletes an endpoint with its deliveries and attempts; false when it was not there. */
