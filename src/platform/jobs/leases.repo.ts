@@ -2,8 +2,9 @@
 // and lease recovery. Every change is one guarded statement (the expected status and lease owner)
 // in a unit, so two workers, in one process or in several sharing the database, can never both own
 // a job.
-import { and, eq, gte, isNotNull, lt, ne, type SQL, sql } from 'drizzle-orm'
+import { and, eq, gte, isNotNull, lt, ne, SQL, sql } from 'drizzle-orm'
 import type { Clock } from '../clock/clock'
+import { Prepared } from '../db/prepared'
 import type { Store } from '../db/store'
 import { ClaimReads, take } from './claim'
 import { type ClaimPolicy, OPEN_POLICY, pickFairly } from './fair-claim'
@@ -16,6 +17,9 @@ type Progress = { unitsDone?: number; unitsTotal?: number; detail?: string }
 /** Claims, heartbeats, outcomes and lease recovery of the jobs table, on the store. */
 export class LeasesRepo {
   private readonly reads: ClaimReads
+  /** `held`'s updates by the shape of what they set (a handful: progress, outcomes, retries). */
+  private readonly guarded = new Map<string, Prepared<{ id: string }[]>>()
+  private readonly recovering = new Map<string, Record<'failed' | 'back', Prepared<{ id: string }[]>>>()
 
   constructor(
     private readonly store: Store,
@@ -69,17 +73,34 @@ export class LeasesRepo {
     })
   }
 
-  /** One guarded update of a running job of `owner`'s, in a unit; false when the lease was lost. */
+  /**
+   * One guarded update of a running job of `owner`'s, in a unit; false when the lease was lost. Its
+   * statement is prepared once per shape of `set` (the columns it sets; an SQL value stays in it).
+   */
   private async held(id: string, owner: string, set: Record<string, unknown>): Promise<boolean> {
-    const j = this.j
-    return this.store.unit(async () => {
-      const done = await this.store.db
-        .update(j)
-        .set(set)
-        .where(and(eq(j.id, id), eq(j.status, 'running'), eq(j.leaseOwner, owner)))
-        .returning({ id: j.id })
-      return done.length > 0
-    })
+    const fields = Object.keys(set)
+    const shape = fields.map((k) => (set[k] instanceof SQL ? `${k}=sql` : k)).join(',')
+    let update = this.guarded.get(shape)
+    if (!update) {
+      const j = this.j
+      const ph = sql.placeholder
+      const values = Object.fromEntries(fields.map((k) => [k, set[k] instanceof SQL ? set[k] : ph(k)]))
+      update = new Prepared(
+        this.store,
+        (db) =>
+          db
+            .update(j)
+            .set(values)
+            .where(and(eq(j.id, ph('id')), eq(j.status, 'running'), eq(j.leaseOwner, ph('owner'))))
+            .returning({ id: j.id })
+            .prepare() as never,
+      )
+      this.guarded.set(shape, update)
+    }
+    const params: Record<string, unknown> = { id, owner }
+    for (const k of fields) if (!(set[k] instanceof SQL)) params[k] = set[k]
+    const statement = update
+    return this.store.unit(async () => (await statement.execute(params)).length > 0)
   }
 
   /** Extends a lease and records progress; false when the lease was lost (the job moved on). */
@@ -129,38 +150,58 @@ export class LeasesRepo {
 
   /** Returns jobs whose lease expired to the queue (those out of attempts fail); how many. */
   recoverExpired(): Promise<number> {
-    return this.recover(and(isNotNull(this.j.leaseUntil), lt(this.j.leaseUntil, this.now()))!)
+    return this.recover('expired', { now: this.now() })
   }
 
   /** Puts the running jobs of an owner whose process has ended back to pending at once; how many. */
   recoverOwner(owner: string): Promise<number> {
-    return this.recover(eq(this.j.leaseOwner, owner))
+    return this.recover('owner', { now: this.now(), owner })
   }
 
-  private recover(where: SQL): Promise<number> {
-    const j = this.j
-    const now = this.now()
-    const running = eq(j.status, 'running')
+  /**
+   * Fails the running jobs `kind` names that are out of attempts and puts the others back to pending
+   * (the scheduler's every step looks for expired leases): two statements prepared once per handle.
+   */
+  private recover(kind: 'expired' | 'owner', params: { now: number; owner?: string }): Promise<number> {
+    let pair = this.recovering.get(kind)
+    if (!pair) {
+      const j = this.j
+      const ph = (name: string) => sql.placeholder(name) as never
+      const which =
+        kind === 'expired'
+          ? and(isNotNull(j.leaseUntil), lt(j.leaseUntil, ph('now')))
+          : eq(j.leaseOwner, ph('owner'))
+      const running = and(eq(j.status, 'running'), which)
+      const off = { leaseOwner: null, leaseUntil: null, updatedAt: ph('now') }
+      pair = {
+        failed: new Prepared(
+          this.store,
+          (db) =>
+            db
+              .update(j)
+              .set({ status: 'failed', error: 'lease expired too many times', finishedAt: ph('now'), ...off })
+              .where(and(running, gte(j.attempts, j.maxAttempts)))
+              .returning({ id: j.id })
+              .prepare() as never,
+        ),
+        back: new Prepared(
+          this.store,
+          (db) =>
+            db
+              .update(j)
+              .set({ status: 'pending', runAt: ph('now'), ...off })
+              .where(running)
+              .returning({ id: j.id })
+              .prepare() as never,
+        ),
+      }
+      this.recovering.set(kind, pair)
+    }
+    const { failed, back } = pair
     return this.store.unit(async () => {
-      const db = this.store.db
-      const failed = await db
-        .update(j)
-        .set({
-          status: 'failed',
-          error: 'lease expired too many times',
-          leaseOwner: null,
-          leaseUntil: null,
-          finishedAt: now,
-          updatedAt: now,
-        })
-        .where(and(running, gte(j.attempts, j.maxAttempts), where))
-        .returning({ id: j.id })
-      const back = await db
-        .update(j)
-        .set({ status: 'pending', leaseOwner: null, leaseUntil: null, runAt: now, updatedAt: now })
-        .where(and(running, where))
-        .returning({ id: j.id })
-      return failed.length + back.length
+      const ended = await failed.execute(params)
+      const again = await back.execute(params)
+      return ended.length + again.length
     })
   }
 
