@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, isNotNull, isNull, lt, ne, or } from 'drizzle-orm'
+import { and, eq, inArray, isNotNull, isNull, ne } from 'drizzle-orm'
 import type { Store } from '../../platform/db/store'
 import { rangeBounds } from '../../platform/storage/ranges'
 import { ExtractionWrites } from './corpora.extractions.repo'
@@ -114,20 +114,7 @@ export class DocumentContentRepo {
   async keyInUse(key: string): Promise<boolean> {
     // A pack is in use while a row names any range of it (`<pack>#<offset>+<length>`, ranges.ts).
     const [lower, upper] = rangeBounds(key)
-    const { d } = this.t
-    const rows = await this.db
-      .select({ id: d.id })
-      .from(d)
-      .where(
-        or(
-          eq(d.rawKey, key),
-          eq(d.textKey, key),
-          and(gt(d.rawKey, lower), lt(d.rawKey, upper)),
-          and(gt(d.textKey, lower), lt(d.textKey, upper)),
-        ),
-      )
-      .limit(1)
-    return rows.length > 0
+    return (await this.extractions.keyUse.execute({ key, lower, upper })).length > 0
   }
 
   /**

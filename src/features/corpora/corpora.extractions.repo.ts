@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { and, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm'
 import { Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { statusesInto } from './corpora.lifecycle'
@@ -13,10 +13,32 @@ export class ExtractionWrites {
   /** Deletes a parent's section rows (they are written again from the new extraction). */
   readonly dropSections: Prepared<unknown>
 
+  /** A row that uses an object (as its raw file or text sidecar, or a range of it): an upload's every stored file. */
+  readonly keyUse: Prepared<{ id: string }[]>
+
   constructor(
     private readonly store: Store,
     private readonly t: ReturnType<typeof corporaTables>,
   ) {
+    const { d } = t
+    const ph = (name: string) => sql.placeholder(name) as never
+    this.keyUse = new Prepared(
+      store,
+      (db) =>
+        db
+          .select({ id: d.id })
+          .from(d)
+          .where(
+            or(
+              eq(d.rawKey, ph('key')),
+              eq(d.textKey, ph('key')),
+              and(gt(d.rawKey, ph('lower')), lt(d.rawKey, ph('upper'))),
+              and(gt(d.textKey, ph('lower')), lt(d.textKey, ph('upper'))),
+            ),
+          )
+          .limit(1)
+          .prepare() as never,
+    )
     this.dropSections = new Prepared(
       store,
       (db) =>
