@@ -75,7 +75,8 @@ export class LeasesRepo {
 
   /**
    * One guarded update of a running job of `owner`'s, in a unit; false when the lease was lost. Its
-   * statement is prepared once per shape of `set` (the columns it sets; an SQL value stays in it).
+   * statement is prepared once per shape of `set` (the columns it sets); a value that is SQL stays in
+   * the statement, so it must be the same SQL at every call (`finish`'s `units_total`).
    */
   private async held(id: string, owner: string, set: Record<string, unknown>): Promise<boolean> {
     const fields = Object.keys(set)
