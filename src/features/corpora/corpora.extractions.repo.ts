@@ -3,18 +3,21 @@ import { Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { statusesInto } from './corpora.lifecycle'
 import type { corporaTables } from './corpora.rows'
+import type { documents } from './corpora.tables'
+
+type Document = typeof documents.$inferSelect
 
 /**
  * The statements that record an extraction (DocumentContentRepo.setExtracted), run for every file an
  * upload extracts: prepared once per handle, not built by drizzle's builder on each call.
  */
 export class ExtractionWrites {
-  private readonly updates = new Map<boolean, Prepared<{ id: string }[]>>()
+  private readonly updates = new Map<boolean, Prepared<Pick<Document, 'id'>[]>>()
   /** Deletes a parent's section rows (they are written again from the new extraction). */
   readonly dropSections: Prepared<unknown>
 
   /** A row that uses an object (as its raw file or text sidecar, or a range of it): an upload's every stored file. */
-  readonly keyUse: Prepared<{ id: string }[]>
+  readonly keyUse: Prepared<Pick<Document, 'id'>[]>
 
   constructor(
     private readonly store: Store,
@@ -22,30 +25,26 @@ export class ExtractionWrites {
   ) {
     const { d } = t
     const ph = (name: string) => sql.placeholder(name) as never
-    this.keyUse = new Prepared(
-      store,
-      (db) =>
-        db
-          .select({ id: d.id })
-          .from(d)
-          .where(
-            or(
-              eq(d.rawKey, ph('key')),
-              eq(d.textKey, ph('key')),
-              and(gt(d.rawKey, ph('lower')), lt(d.rawKey, ph('upper'))),
-              and(gt(d.textKey, ph('lower')), lt(d.textKey, ph('upper'))),
-            ),
-          )
-          .limit(1)
-          .prepare() as never,
+    this.keyUse = new Prepared(store, (db) =>
+      db
+        .select({ id: d.id })
+        .from(d)
+        .where(
+          or(
+            eq(d.rawKey, ph('key')),
+            eq(d.textKey, ph('key')),
+            and(gt(d.rawKey, ph('lower')), lt(d.rawKey, ph('upper'))),
+            and(gt(d.textKey, ph('lower')), lt(d.textKey, ph('upper'))),
+          ),
+        )
+        .limit(1)
+        .prepare(),
     )
-    this.dropSections = new Prepared(
-      store,
-      (db) =>
-        db
-          .delete(t.d)
-          .where(eq(t.d.parentId, sql.placeholder('parent')))
-          .prepare() as never,
+    this.dropSections = new Prepared(store, (db) =>
+      db
+        .delete(t.d)
+        .where(eq(t.d.parentId, sql.placeholder('parent')))
+        .prepare(),
     )
   }
 
@@ -53,34 +52,32 @@ export class ExtractionWrites {
    * The conditional update of a parent read with a raw object (`raw`) or without one: it records the
    * extraction only while the row holds that object and is in a state that may go to `extracted`.
    */
-  update(noRaw: boolean): Prepared<{ id: string }[]> {
+  update(noRaw: boolean): Prepared<Pick<Document, 'id'>[]> {
     let prepared = this.updates.get(noRaw)
     if (!prepared) {
       const { d } = this.t
       const ph = (name: string) => sql.placeholder(name) as never
       const sameRaw = noRaw ? isNull(d.rawKey) : eq(d.rawKey, ph('raw'))
-      prepared = new Prepared(
-        this.store,
-        (db) =>
-          db
-            .update(d)
-            .set({
-              textKey: ph('textKey'),
-              textChars: ph('textChars'),
-              textBytes: ph('textBytes'),
-              contentType: ph('contentType'),
-              sectionTitle: ph('title'),
-              cartId: ph('cartId'),
-              sectionCount: ph('sectionCount'),
-              pageRanges: ph('pageRanges'),
-              extractorVersion: ph('extractorVersion'),
-              status: 'pending',
-              error: null,
-              updatedAt: ph('now'),
-            })
-            .where(and(eq(d.id, ph('id')), sameRaw, inArray(d.status, statusesInto('extracted'))))
-            .returning({ id: d.id })
-            .prepare() as never,
+      prepared = new Prepared(this.store, (db) =>
+        db
+          .update(d)
+          .set({
+            textKey: ph('textKey'),
+            textChars: ph('textChars'),
+            textBytes: ph('textBytes'),
+            contentType: ph('contentType'),
+            sectionTitle: ph('title'),
+            cartId: ph('cartId'),
+            sectionCount: ph('sectionCount'),
+            pageRanges: ph('pageRanges'),
+            extractorVersion: ph('extractorVersion'),
+            status: 'pending',
+            error: null,
+            updatedAt: ph('now'),
+          })
+          .where(and(eq(d.id, ph('id')), sameRaw, inArray(d.status, statusesInto('extracted'))))
+          .returning({ id: d.id })
+          .prepare(),
       )
       this.updates.set(noRaw, prepared)
     }

@@ -3,15 +3,18 @@ import { Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { statusesInto } from './corpora.lifecycle'
 import type { corporaTables } from './corpora.rows'
+import type { documents } from './corpora.tables'
+
+type Document = typeof documents.$inferSelect
 
 /**
  * The statements a run settles its rows with (UnitsRepo.settleLeaf and rollUpParents), run for every
  * section and every parent: prepared once per handle, not built by drizzle's builder on each call.
  */
 export class SettleWrites {
-  private readonly leaves = new Map<string, Prepared<{ id: string }[]>>()
+  private readonly leaves = new Map<string, Prepared<Pick<Document, 'id'>[]>>()
   /** A parent's sections counted by status. */
-  readonly sectionCounts: Prepared<{ status: string; n: number }[]>
+  readonly sectionCounts: Prepared<(Pick<Document, 'status'> & { n: number })[]>
   /** A parent's status set from its sections'. */
   readonly parentStatus: Prepared<unknown>
 
@@ -20,24 +23,20 @@ export class SettleWrites {
     private readonly t: ReturnType<typeof corporaTables>,
   ) {
     const ph = sql.placeholder
-    this.sectionCounts = new Prepared(
-      store,
-      (db) =>
-        db
-          .select({ status: t.d.status, n: count() })
-          .from(t.d)
-          .where(eq(t.d.parentId, ph('parent')))
-          .groupBy(t.d.status)
-          .prepare() as never,
+    this.sectionCounts = new Prepared(store, (db) =>
+      db
+        .select({ status: t.d.status, n: count() })
+        .from(t.d)
+        .where(eq(t.d.parentId, ph('parent')))
+        .groupBy(t.d.status)
+        .prepare(),
     )
-    this.parentStatus = new Prepared(
-      store,
-      (db) =>
-        db
-          .update(t.d)
-          .set({ status: ph('status') as never, updatedAt: ph('now') as never })
-          .where(eq(t.d.id, ph('id')))
-          .prepare() as never,
+    this.parentStatus = new Prepared(store, (db) =>
+      db
+        .update(t.d)
+        .set({ status: ph('status') as never, updatedAt: ph('now') as never })
+        .where(eq(t.d.id, ph('id')))
+        .prepare(),
     )
   }
 
@@ -45,22 +44,20 @@ export class SettleWrites {
    * A leaf's status set to `status`, only while it holds the text it was read with (`text`, or none)
    * and is in a state that may go there.
    */
-  leaf(status: 'ready' | 'failed', noText: boolean): Prepared<{ id: string }[]> {
+  leaf(status: 'ready' | 'failed', noText: boolean): Prepared<Pick<Document, 'id'>[]> {
     const key = `${status}:${noText}`
     let prepared = this.leaves.get(key)
     if (!prepared) {
       const { d } = this.t
       const ph = sql.placeholder
       const sameText = noText ? isNull(d.textKey) : eq(d.textKey, ph('text'))
-      prepared = new Prepared(
-        this.store,
-        (db) =>
-          db
-            .update(d)
-            .set({ status, error: ph('error') as never, updatedAt: ph('now') as never })
-            .where(and(eq(d.id, ph('id')), sameText, inArray(d.status, statusesInto(status))))
-            .returning({ id: d.id })
-            .prepare() as never,
+      prepared = new Prepared(this.store, (db) =>
+        db
+          .update(d)
+          .set({ status, error: ph('error') as never, updatedAt: ph('now') as never })
+          .where(and(eq(d.id, ph('id')), sameText, inArray(d.status, statusesInto(status))))
+          .returning({ id: d.id })
+          .prepare(),
       )
       this.leaves.set(key, prepared)
     }

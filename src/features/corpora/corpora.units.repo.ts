@@ -44,12 +44,10 @@ export class UnitsRepo {
     this.t = t
     this.p = alias(this.t.d, 'p')
     const ph = sql.placeholder
-    this.unitById = new Prepared(
-      store,
-      (db) =>
-        this.from(db)
-          .where(eq(t.d.id, ph('id')))
-          .prepare() as never,
+    this.unitById = new Prepared(store, (db) =>
+      this.from(db)
+        .where(eq(t.d.id, ph('id')))
+        .prepare(),
     )
     this.settles = new SettleWrites(store, t)
   }

@@ -24,7 +24,7 @@ export class WebhooksRepo {
         .from(t)
         .where(and(eq(t.workspaceId, sql.placeholder('ws')), eq(t.enabled, true)))
         .orderBy(asc(t.createdAt), asc(t.id))
-        .prepare() as never
+        .prepare()
     })
   }
 

@@ -18,9 +18,9 @@ export class DeliveryStatements {
   /** Each workspace's oldest undelivered event, in `seq` order. */
   readonly heads: Prepared<EventRow[]>
   /** A head leased to a claimer, only while it is still due, free and its workspace's lowest. */
-  readonly lease: Prepared<{ seq: number }[]>
+  readonly lease: Prepared<Pick<typeof domainEvents.$inferSelect, 'seq'>[]>
   /** The subscribers that have taken an event. */
-  readonly takenBy: Prepared<{ subscriber: string }[]>
+  readonly takenBy: Prepared<Pick<typeof eventDeliveries.$inferSelect, 'subscriber'>[]>
   /** Records that a subscriber took an event. */
   readonly took: Prepared<unknown>
   /** A claimed event marked delivered. */
@@ -52,7 +52,7 @@ export class DeliveryStatements {
         .from(e)
         .innerJoin(h, eq(h.seq, e.seq))
         .orderBy(e.seq)
-        .prepare() as never
+        .prepare()
     })
     this.lease = new Prepared(store, (db) => {
       const stillHead = sql`${e.seq} = (SELECT min(h2.seq) FROM ${e} AS h2 WHERE h2.workspace_id = ${p('workspaceId')} AND h2.delivered_at IS NULL)`
@@ -69,34 +69,28 @@ export class DeliveryStatements {
           ),
         )
         .returning({ seq: e.seq })
-        .prepare() as never
+        .prepare()
     })
-    this.takenBy = new Prepared(
-      store,
-      (db) =>
-        db
-          .select({ subscriber: d.subscriber })
-          .from(d)
-          .where(eq(d.eventId, p('id')))
-          .prepare() as never,
+    this.takenBy = new Prepared(store, (db) =>
+      db
+        .select({ subscriber: d.subscriber })
+        .from(d)
+        .where(eq(d.eventId, p('id')))
+        .prepare(),
     )
-    this.took = new Prepared(
-      store,
-      (db) =>
-        db
-          .insert(d)
-          .values({ eventId: p('id'), subscriber: p('subscriber'), deliveredAt: p('now') })
-          .onConflictDoNothing()
-          .prepare() as never,
+    this.took = new Prepared(store, (db) =>
+      db
+        .insert(d)
+        .values({ eventId: p('id'), subscriber: p('subscriber'), deliveredAt: p('now') })
+        .onConflictDoNothing()
+        .prepare(),
     )
-    this.done = new Prepared(
-      store,
-      (db) =>
-        db
-          .update(e)
-          .set({ deliveredAt: p('now'), leaseOwner: null, leaseUntil: null, lastError: null })
-          .where(and(eq(e.seq, p('seq')), eq(e.leaseOwner, p('owner'))))
-          .prepare() as never,
+    this.done = new Prepared(store, (db) =>
+      db
+        .update(e)
+        .set({ deliveredAt: p('now'), leaseOwner: null, leaseUntil: null, lastError: null })
+        .where(and(eq(e.seq, p('seq')), eq(e.leaseOwner, p('owner'))))
+        .prepare(),
     )
   }
 }

@@ -10,6 +10,8 @@ import { isTerminal, type Job, type JobStatus, type NewJob } from './job'
 import { jobs } from './jobs.tables'
 import { tellCanceled } from './wake'
 
+type JobRow = typeof jobs.$inferSelect
+
 const ACTIVE: JobStatus[] = ['pending', 'running']
 
 /** The job a drizzle row stores, payload and result decoded. */
@@ -26,8 +28,8 @@ export class JobsRepo {
   private readonly cancelListeners: ((ids: readonly string[]) => void)[] = []
 
   /** A job by id, and its stop flag with its parent's: read by every poll of a job and every batch's step. */
-  private readonly byId: Prepared<(typeof jobs.$inferSelect)[]>
-  private readonly flagOf: Prepared<{ flag: boolean; parentId: string | null }[]>
+  private readonly byId: Prepared<JobRow[]>
+  private readonly flagOf: Prepared<{ flag: JobRow['cancelRequested']; parentId: JobRow['parentId'] }[]>
 
   constructor(
     readonly store: Store,
@@ -35,9 +37,8 @@ export class JobsRepo {
     private readonly random: Random,
   ) {
     const id = sql.placeholder('id')
-    this.byId = new Prepared(
-      store,
-      (db) => db.select().from(this.j).where(eq(this.j.id, id)).limit(1).prepare() as never,
+    this.byId = new Prepared(store, (db) =>
+      db.select().from(this.j).where(eq(this.j.id, id)).limit(1).prepare(),
     )
     this.flagOf = new Prepared(store, (db) => {
       const j = this.j
@@ -46,7 +47,7 @@ export class JobsRepo {
         .from(j)
         .where(eq(j.id, id))
         .limit(1)
-        .prepare() as never
+        .prepare()
     })
   }
 

@@ -18,8 +18,11 @@ type Progress = { unitsDone?: number; unitsTotal?: number; detail?: string }
 export class LeasesRepo {
   private readonly reads: ClaimReads
   /** `held`'s updates by the shape of what they set (a handful: progress, outcomes, retries). */
-  private readonly guarded = new Map<string, Prepared<{ id: string }[]>>()
-  private readonly recovering = new Map<string, Record<'failed' | 'back', Prepared<{ id: string }[]>>>()
+  private readonly guarded = new Map<string, Prepared<Pick<typeof jobs.$inferSelect, 'id'>[]>>()
+  private readonly recovering = new Map<
+    string,
+    Record<'failed' | 'back', Prepared<Pick<typeof jobs.$inferSelect, 'id'>[]>>
+  >()
 
   constructor(
     private readonly store: Store,
@@ -86,15 +89,13 @@ export class LeasesRepo {
       const j = this.j
       const ph = sql.placeholder
       const values = Object.fromEntries(fields.map((k) => [k, set[k] instanceof SQL ? set[k] : ph(k)]))
-      update = new Prepared(
-        this.store,
-        (db) =>
-          db
-            .update(j)
-            .set(values)
-            .where(and(eq(j.id, ph('id')), eq(j.status, 'running'), eq(j.leaseOwner, ph('owner'))))
-            .returning({ id: j.id })
-            .prepare() as never,
+      update = new Prepared(this.store, (db) =>
+        db
+          .update(j)
+          .set(values)
+          .where(and(eq(j.id, ph('id')), eq(j.status, 'running'), eq(j.leaseOwner, ph('owner'))))
+          .returning({ id: j.id })
+          .prepare(),
       )
       this.guarded.set(shape, update)
     }
@@ -175,25 +176,21 @@ export class LeasesRepo {
       const running = and(eq(j.status, 'running'), which)
       const off = { leaseOwner: null, leaseUntil: null, updatedAt: ph('now') }
       pair = {
-        failed: new Prepared(
-          this.store,
-          (db) =>
-            db
-              .update(j)
-              .set({ status: 'failed', error: 'lease expired too many times', finishedAt: ph('now'), ...off })
-              .where(and(running, gte(j.attempts, j.maxAttempts)))
-              .returning({ id: j.id })
-              .prepare() as never,
+        failed: new Prepared(this.store, (db) =>
+          db
+            .update(j)
+            .set({ status: 'failed', error: 'lease expired too many times', finishedAt: ph('now'), ...off })
+            .where(and(running, gte(j.attempts, j.maxAttempts)))
+            .returning({ id: j.id })
+            .prepare(),
         ),
-        back: new Prepared(
-          this.store,
-          (db) =>
-            db
-              .update(j)
-              .set({ status: 'pending', runAt: ph('now'), ...off })
-              .where(running)
-              .returning({ id: j.id })
-              .prepare() as never,
+        back: new Prepared(this.store, (db) =>
+          db
+            .update(j)
+            .set({ status: 'pending', runAt: ph('now'), ...off })
+            .where(running)
+            .returning({ id: j.id })
+            .prepare(),
         ),
       }
       this.recovering.set(kind, pair)
