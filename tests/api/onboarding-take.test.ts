@@ -42,7 +42,7 @@ describe("a run's groups", () => {
     engine.chunkSections = (texts: string[]) => {
       let chunk: () => void = () => {}
       const chunking = new Promise<ReturnType<typeof indexSection>[]>((resolve) => {
-        chunk = () => resolve(texts.map(indexSection))
+        chunk = () => resolve(texts.map((text) => indexSection(text)))
       }) as Promise<ReturnType<typeof indexSection>[]> & { take?: () => void }
       chunking.take = () => {
         taken++

@@ -28,8 +28,8 @@ export interface EngineDeps {
   compile?: (text: string) => Promise<CompiledSection>
   /** Starts the compile threads ahead of a run (CompileThreads.warm); nothing to start by default. */
   warmCompile?: () => void
-  /** Chunks sections' texts for the index elsewhere (CompileThreads.index); in process by default. */
-  chunk?: (texts: string[]) => Chunking
+  /** Chunks sections' texts for the index elsewhere (CompileThreads.index, `prefix` before each term); in process by default. */
+  chunk?: (texts: string[], prefix: string) => Chunking
   /** Builds the synonym table elsewhere (CompileThreads.synonyms); here, on the event loop, by default. */
   synonyms?: () => Promise<SynonymTable>
   /**

@@ -64,7 +64,7 @@ export function engineFeature(p: Platform, d: EngineFeatureDeps): Feature<Engine
     cacheBytes: warmBudgets(d.config.warm_cache_mb, machineMemoryBytes()).total,
     compile: compiler ? (text) => quiet.track(compiler.compile(text)) : undefined,
     warmCompile: compiler ? () => compiler.warm() : undefined,
-    chunk: compiler ? (texts) => quiet.track(compiler.index(texts)) : undefined,
+    chunk: compiler ? (texts, prefix) => quiet.track(compiler.index(texts, prefix)) : undefined,
     synonyms: compiler ? () => quiet.track(compiler.synonyms()) : undefined,
     embedder,
     encoder: encoder ? (texts, bulk) => encoder.embed(texts, bulk) : null,

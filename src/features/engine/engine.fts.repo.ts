@@ -13,12 +13,25 @@ import { ftsTerm } from './text/index'
 
 /** The FTS token of a term in a base: the base key, "x", then the term without punctuation. */
 export function ftsToken(key: number, term: string): string {
-  return `${key}x${ftsTerm(term)}`
+  return `${tokenPrefix(key)}${ftsTerm(term)}`
 }
 
-/** A passage's FTS5 row in a base from its terms as ftsTerm cleans them, joined by spaces (`count` of them). */
-export function ftsRow(key: number, terms: string, count: number): string {
-  return count === 0 ? '' : `${key}x${terms.replaceAll(' ', ` ${key}x`)}`
+/** The prefix of every token of a base's FTS5 rows (ftsToken's); none for a base without a key yet. */
+export function tokenPrefix(key: number | null): string {
+  return key === null ? '' : `${key}x`
+}
+
+/**
+ * A passage's FTS5 row in a base from its terms as ftsTerm cleans them, joined by spaces (`count` of
+ * them), each after `prefix`: a row chunked with the base's own prefix is the row; one chunked with
+ * none (or another, a key given again meanwhile) gets the base's.
+ */
+export function ftsRow(key: number, { terms, count }: { terms: string; count: number }, prefix = ''): string {
+  const own = tokenPrefix(key)
+  if (count === 0) return ''
+  if (prefix === own) return terms
+  const bare = prefix === '' ? terms : terms.slice(prefix.length).replaceAll(` ${prefix}`, ' ')
+  return `${own}${bare.replaceAll(' ', ` ${own}`)}`
 }
 
 /** The statements over one FTS5 table and its vocabulary. */

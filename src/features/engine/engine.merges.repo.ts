@@ -2,21 +2,27 @@ import type { Database } from 'bun:sqlite'
 import type { BaseRow } from './engine.rows'
 
 // FTS5's merges of a base's own index (engine.fts.repo.ts) while a run writes it, and after. Each of a
-// run's groups commits one FTS5 segment (engine.onboard.ts), and by default (automerge 4) FTS5 merges
-// segments inside those commits: at 10x a quarter of the groups' CPU. While a run writes, the base's
-// table merges only when a level reaches HELD_CRISISMERGE segments (automerge 0, kept by FTS5 in the
-// table's config rows, so they are rolled back with the group that set them); the deferred job ends the
-// hold and merges what is left in bounded steps (DeferredJobs), so questions interleave. bm25(), its
-// statistics and the posting lists read through fts5vocab are the same whatever the segments.
+// run's groups commits one FTS5 segment (engine.onboard.ts), and by default (automerge 4, crisismerge
+// 16) FTS5 merges segments inside those commits: at 10x a quarter of the groups' CPU. While a run
+// writes, the base's table merges nothing (automerge 0, crisismerge HELD_CRISISMERGE, kept by FTS5 in
+// the table's config rows, so they are rolled back with the group that set them); the deferred job
+// ends the hold and merges in bounded steps (DeferredJobs), before the cartridges, so questions
+// interleave. bm25(), its statistics and the posting lists read through fts5vocab are the same
+// whatever the segments; a question meanwhile reads each of its terms from every segment.
 
 /** FTS5's default automerge and crisismerge, which a base's table gets back once its run's merges are done. */
 const AUTOMERGE = 4
 const CRISISMERGE = 16
 /**
- * Segments a level holds while a run writes before FTS5 merges them at once: a 10x run's 50-70
- * groups merge nothing inside the run, and a question meanwhile reads at most this many a level.
+ * Segments a level holds while a run writes before FTS5 merges them at once: so many that a run of
+ * 100x (about 650 groups) merges nothing in its commits. A crisis merge in a run was a commit of
+ * 70 ms at 30x, three times, and at 100x the run's merges were a third of its writes' time
+ * (bench/RESULTS.md, issue 38 session 32); the deferred job merges after, in steps. Not more: FTS5
+ * refuses a 2,000th segment in one index (FTS5_MAX_SEGMENT, SQLITE_FULL), so two levels just short
+ * of this many, and what earlier merges left, stay below that (the second level fills one segment
+ * a merge of the first: about 100 GB of text in one run).
  */
-const HELD_CRISISMERGE = 64
+const HELD_CRISISMERGE = 900
 /** Pages of segments a merge step writes at most (FTS5's `merge` command; about 20 ms here). */
 export const MERGE_PAGES = 256
 
@@ -28,15 +34,16 @@ function tableOf(client: Database, baseId: string): string | null {
   return row && row.ownIndex === 1 ? `engine_fts_${Math.trunc(row.key)}` : null
 }
 
-/** The table's automerge as FTS5 keeps it (its default when never set), null when the table is not there. */
-function automergeOf(client: Database, table: string): number | null {
+/** A setting of the table as FTS5 keeps it (`fallback`, its default, when never set), null when the table is not there. */
+function settingOf(client: Database, table: string, key: 'automerge' | 'crisismerge', fallback: number) {
   const exists = client.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)
   if (!exists) return null
-  const row = client.query(`SELECT v FROM ${table}_config WHERE k = 'automerge'`).get() as {
-    v: number
-  } | null
-  return row ? Number(row.v) : AUTOMERGE
+  const row = client.query(`SELECT v FROM ${table}_config WHERE k = ?`).get(key) as { v: number } | null
+  return row ? Number(row.v) : fallback
 }
+const automergeOf = (client: Database, table: string) => settingOf(client, table, 'automerge', AUTOMERGE)
+const crisismergeOf = (client: Database, table: string) =>
+  settingOf(client, table, 'crisismerge', CRISISMERGE)
 
 /** Holds the merges of the bases' own tables (in a run's group transaction: its commit merges nothing). */
 export function holdMerges(client: Database, baseIds: Iterable<string>): void {
@@ -48,29 +55,36 @@ export function holdMerges(client: Database, baseIds: Iterable<string>): void {
   }
 }
 
-/** Whether a run holds the base's merges (its table's automerge is 0). */
+/**
+ * Whether a run holds the base's merges (its table's automerge is 0), or the merges after it are not
+ * all done yet (its crisismerge not FTS5's default again: mergeStep puts it back once they are).
+ */
 export function mergesHeld(client: Database, baseId: string): boolean {
   const table = tableOf(client, baseId)
-  return table !== null && automergeOf(client, table) === 0
+  return table !== null && (automergeOf(client, table) === 0 || crisismergeOf(client, table) !== CRISISMERGE)
 }
 
 /**
  * Ends a run's hold on the base's merges (FTS5's default automerge again) and merges a step: up to
  * `pages` pages of the levels with four segments or more (FTS5's `merge` with usermerge's default,
- * the shape automerge would have left). Returns whether it merged anything (call again while it does).
+ * the shape automerge would have left). Returns whether it merged anything (call again while it
+ * does). A level merges at once at FTS5's default crisismerge again only once nothing is left to
+ * merge: before, the next commit that writes a segment (a deleted document's) would merge all of a
+ * run's segments in it.
  */
 export function mergeStep(client: Database, baseId: string, pages = MERGE_PAGES): boolean {
   const table = tableOf(client, baseId)
   if (table === null || automergeOf(client, table) === null) return false
   return client.transaction(() => {
-    if (automergeOf(client, table) !== AUTOMERGE) {
+    if (automergeOf(client, table) !== AUTOMERGE)
       client.run(`INSERT INTO ${table} (${table}, rank) VALUES ('automerge', ${AUTOMERGE})`)
-      client.run(`INSERT INTO ${table} (${table}, rank) VALUES ('crisismerge', ${CRISISMERGE})`)
-    }
     // FTS5 says a merge did something when it changed two rows or more (its documentation).
     const before = client.query('SELECT total_changes() AS n').get() as { n: number }
     client.run(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ${Math.max(1, Math.trunc(pages))})`)
     const after = client.query('SELECT total_changes() AS n').get() as { n: number }
-    return after.n - before.n >= 2
+    const merged = after.n - before.n >= 2
+    if (!merged && crisismergeOf(client, table) !== CRISISMERGE)
+      client.run(`INSERT INTO ${table} (${table}, rank) VALUES ('crisismerge', ${CRISISMERGE})`)
+    return merged
   })()
 }

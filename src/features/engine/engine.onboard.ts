@@ -145,7 +145,7 @@ function indexOne(
   let sentences = 0
   let passages = 0
   try {
-    const { passages: inputs, fts } = chunked ?? indexSection(input.text)
+    const { passages: inputs, fts, prefix } = chunked ?? indexSection(input.text)
     const vectors = size === null ? null : parts.embeddings.forIndexing(inputs.map((p) => p.text))
     const words =
       size === null ? null : inputs.map((p) => encodePassageWords(scanPassageWords(p.text, p.sents)))
@@ -163,7 +163,7 @@ function indexOne(
       },
       inputs,
       vectors,
-      { words, fts, counts },
+      { words, fts, prefix, counts },
     )
     const row = written ?? replaced // removed before the group's writes (indexSections), or here
     if (row && row.cartKey !== cartKey && isBuilt(row.cartKey)) previous.push(row)

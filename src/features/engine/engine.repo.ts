@@ -108,7 +108,7 @@ export class EngineRepo {
     row: Omit<SectionRow, 'cartBytes'> & { cartBytes?: number },
     passages: PassageInput[],
     vectors?: { model: string; list: Float32Array[] } | null,
-    { words, fts, counts }: SectionWrites = {},
+    { words, fts, prefix, counts }: SectionWrites = {},
   ): SectionRow | null {
     const write = () => {
       const previous = this.removeSection(row.sectionId, counts)
@@ -135,7 +135,7 @@ export class EngineRepo {
         const w = words?.[i] ?? null
         const { lastInsertRowid } = put.run(row.sectionId, p.ordinal, p.text, sents, w, p.start ?? null)
         const f = fts?.[i]
-        index.put.run(lastInsertRowid, f ? ftsRow(key, f.terms, f.count) : p.terms.map(token).join(' '))
+        index.put.run(lastInsertRowid, f ? ftsRow(key, f, prefix) : p.terms.map(token).join(' '))
       })
       if (vectors) this.vectors.insert(row.sectionId, passages, vectors)
       this.addCount(row.baseId, passages.length, counts)

@@ -20,5 +20,7 @@ export type PassageRow = Pick<
 export interface SectionWrites {
   words?: (Uint8Array | null)[] | null
   fts?: { terms: string; count: number }[]
+  /** The token prefix `fts`'s rows already have before each term (IndexedSection.prefix); '' for none. */
+  prefix?: string
   counts?: Map<string, number>
 }

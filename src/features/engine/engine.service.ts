@@ -15,6 +15,7 @@ import { type AskResult, placeSources } from './engine.citations'
 import { CitationsRepo } from './engine.citations.repo'
 import type { EngineDeps } from './engine.deps'
 import { EngineEncodings } from './engine.encodings'
+import { tokenPrefix } from './engine.fts.repo'
 import {
   buildDeferred,
   type DeferredStep,
@@ -140,10 +141,11 @@ export class Engine {
       )
     return byBase(inputs, chunked, (some, chunks) => this.indexSections(some, chunks))
   }
-  /** Sections' texts chunked for indexSections, on a compile thread when there are some. */
-  chunkSections(texts: string[]): import('./cart/index').Chunking {
-    if (this.deps.chunk) return this.deps.chunk(texts)
-    return new Promise((resolve) => resolve(texts.map(indexSection)))
+  /** Sections' texts chunked for indexSections, on a compile thread when there are some; with their base's token prefix once it has a key. */
+  chunkSections(texts: string[], baseId?: string): import('./cart/index').Chunking {
+    const prefix = baseId === undefined ? '' : tokenPrefix(this.parts.repo.baseKey(baseId))
+    if (this.deps.chunk) return this.deps.chunk(texts, prefix)
+    return new Promise((resolve) => resolve(texts.map((text) => indexSection(text, prefix))))
   }
 
   /** A step of a base's deferred build (engine.onboard.ts): what questions read but rag answers without. */

@@ -161,7 +161,8 @@ export class OnboardingJobs {
    */
   private async chunk(group: Group): Promise<IndexedSection[] | null> {
     const read = await Promise.all(group.units.flatMap((u) => u.todo.map((p) => p.text.catch(() => null))))
-    const chunking = this.d.engine.chunkSections(read.filter((t): t is string => t !== null))
+    const texts = read.filter((t): t is string => t !== null)
+    const chunking = this.d.engine.chunkSections(texts, group.units[0]!.unit.corpusId)
     const take = chunking.take
     if (take) group.take = () => setTimeout(take, TAKE_AFTER_MS)
     if (group.due) group.take?.()

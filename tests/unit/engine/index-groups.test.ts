@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { migrations } from '../../../migrations/index'
 import { indexSection } from '../../../src/features/engine/cart/index'
+import { ftsRow } from '../../../src/features/engine/engine.fts.repo'
 import { Engine } from '../../../src/features/engine/engine.service'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
@@ -156,5 +157,62 @@ describe("a base's cartridge bytes (kept by the repo as a row is written, migrat
     expect(kept()).toBe(recomputed())
     for (const g of group) await engine.removeSection(g.sectionId)
     expect(kept()).toBe(0)
+  })
+})
+
+describe("a run's group chunked with the base's token prefix (Engine.chunkSections)", () => {
+  /** Every (term, passage) instance of the base's index. */
+  const rows = (db: ReturnType<typeof openDatabase>, key: number) => {
+    db.$client.run(
+      `CREATE VIRTUAL TABLE IF NOT EXISTS temp.v_${key} USING fts5vocab(main, engine_fts_${key}, instance)`,
+    )
+    return db.$client.query(`SELECT term, doc, offset FROM temp.v_${key} ORDER BY term, doc, offset`).all()
+  }
+
+  test('has no prefix before the base has a key, then its own; either way the index holds the rows and answers the same', async () => {
+    const plain = engineOf()
+    const told = engineOf()
+    const first = inputs('cor_p').slice(0, 2)
+    const rest = inputs('cor_p').slice(2)
+    // Before its first indexing the base has no key: nothing to put before the terms.
+    const early = await told.engine.chunkSections(
+      first.map((i) => i.text),
+      'cor_p',
+    )
+    expect(early.every((c) => c.prefix === '')).toBe(true)
+    await told.engine.indexSections(first, early)
+    await plain.engine.indexSections(first)
+    const key = (
+      told.db.$client.query("SELECT key FROM engine_bases WHERE base_id = 'cor_p'").get() as {
+        key: number
+      }
+    ).key
+    const late = await told.engine.chunkSections(
+      rest.map((i) => i.text),
+      'cor_p',
+    )
+    expect(late.every((c) => c.prefix === `${key}x`)).toBe(true)
+    // The rows are made on the chunking side: the event loop writes them as they are.
+    expect(late[0]!.fts[0]!.terms.startsWith(`${key}x`)).toBe(true)
+    expect(late[0]!.fts[0]!.terms).toBe(
+      indexSection(rest[0]!.text)
+        .fts[0]!.terms.split(' ')
+        .map((t) => `${key}x${t}`)
+        .join(' '),
+    )
+    await told.engine.indexSections(rest, late)
+    await plain.engine.indexSections(rest)
+    expect(rows(told.db, key)).toEqual(rows(plain.db, key))
+    for (const q of ['Who discovered oxygen?', 'What is the capital?'])
+      expect(await sources(told.engine, 'cor_p', q)).toEqual(await sources(plain.engine, 'cor_p', q))
+  })
+
+  test("rows chunked with another key's prefix (the base's key given anew meanwhile) are written with the base's", () => {
+    expect(ftsRow(12, { terms: 'oxygen priestley', count: 2 })).toBe('12xoxygen 12xpriestley')
+    expect(ftsRow(12, { terms: '12xoxygen 12xpriestley', count: 2 }, '12x')).toBe('12xoxygen 12xpriestley')
+    expect(ftsRow(12, { terms: '7xoxygen 7xpriestley', count: 2 }, '7x')).toBe('12xoxygen 12xpriestley')
+    // A term that holds another key's prefix inside it keeps it: only each term's start is the prefix.
+    expect(ftsRow(12, { terms: '7xa7xb 7xc', count: 2 }, '7x')).toBe('12xa7xb 12xc')
+    expect(ftsRow(12, { terms: '', count: 0 }, '7x')).toBe('')
   })
 })

@@ -1,9 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import { migrations } from '../../../migrations/index'
+import { mergeStep } from '../../../src/features/engine/engine.merges.repo'
 import { Engine } from '../../../src/features/engine/engine.service'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
-import { docs, memoryStore } from './fixture'
+import { articleTexts, docs, memoryStore } from './fixture'
 
 // A run's groups each commit one FTS5 segment without merging (automerge 0 while it writes, crisis
 // merges still bounding a level); the deferred job then ends the hold and merges in bounded steps.
@@ -21,6 +22,9 @@ const tableOf = (client: Client, baseId: string) =>
   `engine_fts_${(client.query('SELECT key FROM engine_bases WHERE base_id = ?').get(baseId) as { key: number }).key}`
 const segments = (client: Client, table: string) =>
   (client.query(`SELECT count(DISTINCT segid) AS n FROM ${table}_idx`).get() as { n: number }).n
+const crisismerge = (client: Client, table: string) =>
+  (client.query(`SELECT v FROM ${table}_config WHERE k = 'crisismerge'`).get() as { v: number } | null)?.v ??
+  null
 const automerge = (client: Client, table: string) =>
   (client.query(`SELECT v FROM ${table}_config WHERE k = 'automerge'`).get() as { v: number } | null)?.v ??
   null
@@ -78,6 +82,43 @@ describe("a run's FTS5 merges", () => {
     expect(await engine.builds.mergeStep('cor_m')).toBe(false)
     expect(await engine.builds.mergeStep('cor_none')).toBe(false)
     expect(engine.builds.mergesHeld('cor_none')).toBe(false)
+  })
+
+  test('merge nothing inside the run however many groups it has (past the 16 and 64 segments a level FTS5 would merge at)', async () => {
+    const { engine, client } = engineOf()
+    const d = docs[0]!
+    for (let g = 0; g < 70; g++) {
+      const input = { workspaceId: 'ws_1', baseId: 'cor_c', documentId: `doc_${g}`, sectionId: `sec_${g}` }
+      const text = `Group ${g} of the run. ${articleTexts[g % articleTexts.length]}`
+      const [out] = await engine.indexSections([{ ...input, title: d.title, filename: d.filename, text }])
+      expect(out).not.toBeInstanceOf(Error)
+    }
+    const table = tableOf(client, 'cor_c')
+    expect(segments(client, table)).toBe(70)
+    const held = reads(client, table)
+    // Part of the merging done (a step of two pages): a document deleted now writes a segment of its
+    // own, and its commit must not merge the run's segments all at once (FTS5's crisis level of 16).
+    expect(mergeStep(client, 'cor_c', 2)).toBe(true)
+    expect(engine.builds.mergesHeld('cor_c')).toBe(true)
+    await engine.removeSection('sec_0')
+    expect(segments(client, table)).toBeGreaterThan(16)
+    while (await engine.builds.mergeStep('cor_c')) {}
+    expect(segments(client, table)).toBeLessThan(4)
+    expect(engine.builds.mergesHeld('cor_c')).toBe(false)
+    expect(crisismerge(client, table)).toBe(16)
+    await engine.indexSections([
+      {
+        workspaceId: 'ws_1',
+        baseId: 'cor_c',
+        documentId: 'doc_0',
+        sectionId: 'sec_0',
+        title: d.title,
+        filename: d.filename,
+        text: `Group 0 of the run. ${d.text}`,
+      },
+    ])
+    while (await engine.builds.mergeStep('cor_c')) {}
+    expect(reads(client, table)).not.toBe('')
   })
 
   test("the hold is the group's: a group rolled back leaves the table merging as before", async () => {

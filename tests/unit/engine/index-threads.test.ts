@@ -62,7 +62,7 @@ describe("a run's chunking on the compile thread", () => {
       const local = sectionPassages(texts[i]!)
       expect(c.passages.map(({ terms, ...p }) => p)).toEqual(local.map(({ terms, ...p }) => p))
       for (const key of [1, 37])
-        expect(c.fts.map((f) => ftsRow(key, f.terms, f.count))).toEqual(
+        expect(c.fts.map((f) => ftsRow(key, f))).toEqual(
           local.map((p) => p.terms.map((t) => ftsToken(key, t)).join(' ')),
         )
     })
@@ -74,7 +74,11 @@ describe("a run's chunking on the compile thread", () => {
     // The thread has started (it answered the warm-up chunking).
     threads.warm()
     const warmUp = workers[0]!.sent[0]!
-    workers[0]!.reply({ type: 'indexed', id: warmUp.id, sections: warmUp.index!.map(indexSection) })
+    workers[0]!.reply({
+      type: 'indexed',
+      id: warmUp.id,
+      sections: warmUp.index!.map((text) => indexSection(text)),
+    })
     workers[0]!.sent = []
     const compiles = texts.map((t) => threads.compile(t))
     for (const c of compiles) c.catch(() => {})
@@ -102,7 +106,11 @@ describe("a run's chunking on the compile thread", () => {
     expect(await threads.index([texts[2]!])).toEqual([indexSection(texts[2]!)])
     expect(kinds().length).toBe(9)
     for (const m of workers[0]!.sent.filter((m) => m.index))
-      workers[0]!.reply({ type: 'indexed', id: m.id, sections: m.index!.map(indexSection) })
+      workers[0]!.reply({
+        type: 'indexed',
+        id: m.id,
+        sections: m.index!.map((text) => indexSection(text, m.prefix)),
+      })
     expect(await Promise.all(onThread)).toEqual(onThread.map((_, i) => [indexSection(texts[i % 3]!)]))
     workers[0]!.reply({ type: 'tables', id: workers[0]!.sent[1]!.id, synonyms: synonymTable() })
     expect(await tables).toEqual(synonymTable())

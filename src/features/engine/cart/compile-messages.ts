@@ -24,6 +24,8 @@ export interface CompileRequest {
   vectors: boolean
   /** Sections to chunk for the index (indexSection), instead of `text` to compile. */
   index?: string[]
+  /** With `index`: the base's token prefix, put before each term of the FTS5 rows (IndexedSection.prefix). */
+  prefix?: string
   /**
    * With `index`: who chunks it, in shared memory (0 until taken; 1 the thread, 2 the event loop, which
    * takes back a group the thread has not started when the run needs it): it is chunked once.

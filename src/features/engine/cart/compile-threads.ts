@@ -107,17 +107,17 @@ export class CompileThreads {
   }
 
   /**
-   * Sections' texts chunked for the index (indexSection's results, in order): on a thread ahead of its
-   * compiles, while the event loop writes the run's groups before, when a thread has room (freeToIndex),
-   * else here at once. `take` chunks here a group the thread has not started (starting, or behind).
+   * Sections' texts chunked for the index (indexSection's, `prefix` before each term): on a thread ahead
+   * of its compiles, while the event loop writes the run's groups before, when a thread has room
+   * (freeToIndex), else here at once. `take` chunks here a group the thread has not started.
    */
-  index(texts: string[]): Chunking {
-    const local = () => texts.map(indexSection)
+  index(texts: string[], prefix = ''): Chunking {
+    const local = () => texts.map((text) => indexSection(text, prefix))
     const slot = this.freeToIndex()
     if (!slot || this.closed) return this.closed ? this.ask('index', {}, local) : inProcessOther(local)
     const claim = new Int32Array(new SharedArrayBuffer(4))
     const id = this.nextId
-    const chunking: Chunking = this.ask('index', { index: texts, claim }, local, slot)
+    const chunking: Chunking = this.ask('index', { index: texts, claim, prefix }, local, slot)
     chunking.take = () => this.take(slot, id, claim)
     return chunking
   }
@@ -157,7 +157,7 @@ export class CompileThreads {
   /** A request other than a compile, sent at once (ahead of the compiles held; `to`: that thread); in process without a thread. */
   private ask<T>(
     kind: 'index' | 'tables',
-    request: { index?: string[]; tables?: boolean; claim?: Int32Array },
+    request: { index?: string[]; tables?: boolean; claim?: Int32Array; prefix?: string },
     local: () => T,
     to?: Slot,
   ): Promise<T> {

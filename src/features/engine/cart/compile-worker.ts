@@ -85,7 +85,11 @@ function drain(): void {
 /** Chunks a run's group and answers it. */
 function chunkGroup(chunk: CompileRequest): void {
   chunkedSinceStep++
-  answer(chunk.id, () => ({ type: 'indexed', id: chunk.id, sections: chunk.index!.map(indexSection) }))
+  answer(chunk.id, () => ({
+    type: 'indexed',
+    id: chunk.id,
+    sections: chunk.index!.map((text) => indexSection(text, chunk.prefix)),
+  }))
   // A group's garbage collected once the thread has caught up with the run (as after a compile):
   // else the thread's heap grew with the run's groups and held the growth while it lived.
   if (chunks.length === 0) Bun.gc(false)

@@ -54,9 +54,14 @@ export function passageTerms(text: string, sents: Uint32Array): string[] {
  * `passageInputs(compileCartridge(text))` (same chunking, same terms), at a fraction of the cost
  * (no word kinds, senses or fitting). Onboarding indexes these first so that the base answers by rag
  * while the cartridge follows in the background. With `fts`, each passage's terms go there as its
- * FTS5 row wants them (ftsTerm, space-separated, with their count) and its `terms` stay empty.
+ * FTS5 row wants them (ftsTerm, space-separated, each after `prefix`, with their count) and its
+ * `terms` stay empty.
  */
-export function sectionPassages(text: string, fts?: { terms: string; count: number }[]): PassageInput[] {
+export function sectionPassages(
+  text: string,
+  fts?: { terms: string; count: number }[],
+  prefix = '',
+): PassageInput[] {
   const { sentences, passages } = chunkSection(text, defaultChunkOptions)
   const row: string[] = []
   const addTerm = (w: WordInfo) => {
@@ -74,7 +79,7 @@ export function sectionPassages(text: string, fts?: { terms: string; count: numb
       else scanWords(text, span.start, span.end, addTerm)
     }
     let terms: string[] = []
-    if (fts) fts.push({ terms: row.join(' '), count: row.length })
+    if (fts) fts.push({ terms: row.length === 0 ? '' : prefix + row.join(` ${prefix}`), count: row.length })
     else terms = row.slice()
     return { ordinal, start, text: text.slice(start, sentences[p.last]!.end), sents, terms }
   })
