@@ -4,25 +4,33 @@ import type { BaseRow } from './engine.rows'
 // FTS5's merges of a base's own index (engine.fts.repo.ts) while a run writes it, and after. Each of a
 // run's groups commits one FTS5 segment (engine.onboard.ts), and by default (automerge 4, crisismerge
 // 16) FTS5 merges segments inside those commits: at 10x a quarter of the groups' CPU. While a run
-// writes, the base's table merges nothing (automerge 0, crisismerge HELD_CRISISMERGE, kept by FTS5 in
-// the table's config rows, so they are rolled back with the group that set them); the deferred job
-// ends the hold and merges in bounded steps (DeferredJobs), before the cartridges, so questions
-// interleave. bm25(), its statistics and the posting lists read through fts5vocab are the same
-// whatever the segments; a question meanwhile reads each of its terms from every segment.
+// writes, the base's table merges a level only once it is full (automerge 0; crisismerge 900 in a
+// base's first run, 64 in later ones; kept by FTS5 in the table's config rows, so they are rolled
+// back with the group that set them); the deferred job ends the hold and merges in bounded steps
+// (DeferredJobs), before the cartridges, so questions interleave. bm25(), its statistics and the
+// posting lists read through fts5vocab are the same whatever the segments; a question meanwhile
+// reads each of its terms from every segment.
 
 /** FTS5's default automerge and crisismerge, which a base's table gets back once its run's merges are done. */
 const AUTOMERGE = 4
 const CRISISMERGE = 16
 /**
- * Segments a level holds while a run writes before FTS5 merges them at once: so many that a run of
- * 100x (about 650 groups) merges nothing in its commits. A crisis merge in a run was a commit of
- * 70 ms at 30x, three times, and at 100x the run's merges were a third of its writes' time
- * (bench/RESULTS.md, issue 38 session 32); the deferred job merges after, in steps. Not more: FTS5
- * refuses a 2,000th segment in one index (FTS5_MAX_SEGMENT, SQLITE_FULL), so two levels just short
- * of this many, and what earlier merges left, stay below that (the second level fills one segment
- * a merge of the first: about 100 GB of text in one run).
+ * Segments a level holds in a base's first run before FTS5 merges them at once: so many that a first
+ * run of 100x (about 650 groups) merges nothing in its commits (a crisis merge was a commit of 70 ms
+ * at 30x, three times, and a third of a 100x run's writes: bench/RESULTS.md, issue 38 session 32);
+ * the deferred job merges after, in steps. Not more: FTS5 refuses a 2,000th segment in one index
+ * (FTS5_MAX_SEGMENT, SQLITE_FULL), so two levels just short of this many, and what earlier merges
+ * left, stay below that (the second level gains a segment a merge of the first: about 100 GB of text
+ * in one run).
  */
-const HELD_CRISISMERGE = 900
+const FIRST_RUN_CRISISMERGE = 900
+/**
+ * The same in a later run: a base that answers questions already (a forced run, a sync). A question
+ * reads each of its terms from every segment, so while a 100x base's 650 segments wait for their
+ * merges its answers took 50-85 ms (3 ms merged) for 14 s and more after the run, and twice as long
+ * during it: a later run merges as it goes, 64 segments at a time.
+ */
+const HELD_CRISISMERGE = 64
 /** Pages of segments a merge step writes at most (FTS5's `merge` command; about 20 ms here). */
 export const MERGE_PAGES = 256
 
@@ -34,24 +42,35 @@ function tableOf(client: Database, baseId: string): string | null {
   return row && row.ownIndex === 1 ? `engine_fts_${Math.trunc(row.key)}` : null
 }
 
-/** A setting of the table as FTS5 keeps it (`fallback`, its default, when never set), null when the table is not there. */
-function settingOf(client: Database, table: string, key: 'automerge' | 'crisismerge', fallback: number) {
+/** A setting of the table as FTS5 keeps it: undefined when never set, null when the table is not there. */
+function settingOf(client: Database, table: string, key: 'automerge' | 'crisismerge') {
   const exists = client.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)
   if (!exists) return null
   const row = client.query(`SELECT v FROM ${table}_config WHERE k = ?`).get(key) as { v: number } | null
-  return row ? Number(row.v) : fallback
+  return row ? Number(row.v) : undefined
 }
-const automergeOf = (client: Database, table: string) => settingOf(client, table, 'automerge', AUTOMERGE)
-const crisismergeOf = (client: Database, table: string) =>
-  settingOf(client, table, 'crisismerge', CRISISMERGE)
+const automergeOf = (client: Database, table: string) => {
+  const v = settingOf(client, table, 'automerge')
+  return v === undefined ? AUTOMERGE : v
+}
+const crisismergeOf = (client: Database, table: string) => {
+  const v = settingOf(client, table, 'crisismerge')
+  return v === undefined ? CRISISMERGE : v
+}
 
-/** Holds the merges of the bases' own tables (in a run's group transaction: its commit merges nothing). */
+/**
+ * Holds the merges of the bases' own tables (in a run's group transaction: its commit merges nothing
+ * below the crisis level): a table never held before (its base's first run) to FIRST_RUN_CRISISMERGE
+ * segments a level, any other to HELD_CRISISMERGE.
+ */
 export function holdMerges(client: Database, baseIds: Iterable<string>): void {
   for (const baseId of baseIds) {
     const table = tableOf(client, baseId)
-    if (!table || automergeOf(client, table) === 0) continue
+    const automerge = table && settingOf(client, table, 'automerge')
+    if (!table || automerge === 0) continue
+    const crisis = automerge === undefined ? FIRST_RUN_CRISISMERGE : HELD_CRISISMERGE
     client.run(`INSERT INTO ${table} (${table}, rank) VALUES ('automerge', 0)`)
-    client.run(`INSERT INTO ${table} (${table}, rank) VALUES ('crisismerge', ${HELD_CRISISMERGE})`)
+    client.run(`INSERT INTO ${table} (${table}, rank) VALUES ('crisismerge', ${crisis})`)
   }
 }
 

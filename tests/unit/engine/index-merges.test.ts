@@ -84,17 +84,22 @@ describe("a run's FTS5 merges", () => {
     expect(engine.builds.mergesHeld('cor_none')).toBe(false)
   })
 
-  test('merge nothing inside the run however many groups it has (past the 16 and 64 segments a level FTS5 would merge at)', async () => {
+  test("merge nothing inside a base's first run however many groups it has (past the 16 and 64 segments a level FTS5 would merge at); a later run merges 64 at a time", async () => {
     const { engine, client } = engineOf()
     const d = docs[0]!
-    for (let g = 0; g < 70; g++) {
-      const input = { workspaceId: 'ws_1', baseId: 'cor_c', documentId: `doc_${g}`, sectionId: `sec_${g}` }
-      const text = `Group ${g} of the run. ${articleTexts[g % articleTexts.length]}`
-      const [out] = await engine.indexSections([{ ...input, title: d.title, filename: d.filename, text }])
-      expect(out).not.toBeInstanceOf(Error)
+    /** 70 groups of one article each, as a run of 70 groups writes them. */
+    const run = async (tag: string) => {
+      for (let g = 0; g < 70; g++) {
+        const input = { workspaceId: 'ws_1', baseId: 'cor_c', documentId: `doc_${g}`, sectionId: `sec_${g}` }
+        const text = `Group ${g} of the ${tag} run. ${articleTexts[g % articleTexts.length]}`
+        const [out] = await engine.indexSections([{ ...input, title: d.title, filename: d.filename, text }])
+        expect(out).not.toBeInstanceOf(Error)
+      }
     }
+    await run('first')
     const table = tableOf(client, 'cor_c')
     expect(segments(client, table)).toBe(70)
+    expect(crisismerge(client, table)).toBe(900)
     const held = reads(client, table)
     // Part of the merging done (a step of two pages): a document deleted now writes a segment of its
     // own, and its commit must not merge the run's segments all at once (FTS5's crisis level of 16).
@@ -106,19 +111,14 @@ describe("a run's FTS5 merges", () => {
     expect(segments(client, table)).toBeLessThan(4)
     expect(engine.builds.mergesHeld('cor_c')).toBe(false)
     expect(crisismerge(client, table)).toBe(16)
-    await engine.indexSections([
-      {
-        workspaceId: 'ws_1',
-        baseId: 'cor_c',
-        documentId: 'doc_0',
-        sectionId: 'sec_0',
-        title: d.title,
-        filename: d.filename,
-        text: `Group 0 of the run. ${d.text}`,
-      },
-    ])
+    // A later run of the base, which answers questions meanwhile: a level merges at 64 segments.
+    await run('second')
+    expect(crisismerge(client, table)).toBe(64)
+    expect(segments(client, table)).toBeLessThan(64)
     while (await engine.builds.mergeStep('cor_c')) {}
-    expect(reads(client, table)).not.toBe('')
+    expect(segments(client, table)).toBeLessThan(4)
+    expect(crisismerge(client, table)).toBe(16)
+    expect(reads(client, table)).not.toBe(held)
   })
 
   test("the hold is the group's: a group rolled back leaves the table merging as before", async () => {
