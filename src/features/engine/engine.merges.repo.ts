@@ -60,15 +60,17 @@ const crisismergeOf = (client: Database, table: string) => {
 
 /**
  * Holds the merges of the bases' own tables (in a run's group transaction: its commit merges nothing
- * below the crisis level): a table never held before (its base's first run) to FIRST_RUN_CRISISMERGE
- * segments a level, any other to HELD_CRISISMERGE.
+ * below the crisis level): a table never held before (its base's first run), or whose first run's
+ * segments are not all merged yet (its next commit would merge them all at once at a lower level),
+ * to FIRST_RUN_CRISISMERGE segments a level; any other to HELD_CRISISMERGE.
  */
 export function holdMerges(client: Database, baseIds: Iterable<string>): void {
   for (const baseId of baseIds) {
     const table = tableOf(client, baseId)
     const automerge = table && settingOf(client, table, 'automerge')
     if (!table || automerge === 0) continue
-    const crisis = automerge === undefined ? FIRST_RUN_CRISISMERGE : HELD_CRISISMERGE
+    const first = automerge === undefined || crisismergeOf(client, table)! > HELD_CRISISMERGE
+    const crisis = first ? FIRST_RUN_CRISISMERGE : HELD_CRISISMERGE
     client.run(`INSERT INTO ${table} (${table}, rank) VALUES ('automerge', 0)`)
     client.run(`INSERT INTO ${table} (${table}, rank) VALUES ('crisismerge', ${crisis})`)
   }

@@ -107,6 +107,21 @@ describe("a run's FTS5 merges", () => {
     expect(engine.builds.mergesHeld('cor_c')).toBe(true)
     await engine.removeSection('sec_0')
     expect(segments(client, table)).toBeGreaterThan(16)
+    // Nor does a run that starts before they are all merged (it holds them at the first run's level).
+    const [again] = await engine.indexSections([
+      {
+        workspaceId: 'ws_1',
+        baseId: 'cor_c',
+        documentId: 'doc_0',
+        sectionId: 'sec_0',
+        title: d.title,
+        filename: d.filename,
+        text: articleTexts[0]!,
+      },
+    ])
+    expect(again).not.toBeInstanceOf(Error)
+    expect(crisismerge(client, table)).toBe(900)
+    expect(segments(client, table)).toBeGreaterThan(16)
     while (await engine.builds.mergeStep('cor_c')) {}
     expect(segments(client, table)).toBeLessThan(4)
     expect(engine.builds.mergesHeld('cor_c')).toBe(false)
