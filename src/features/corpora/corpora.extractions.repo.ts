@@ -1,23 +1,20 @@
 import { and, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm'
-import { Prepared } from '../../platform/db/prepared'
+import { Prepared, PreparedVariants } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { statusesInto } from './corpora.lifecycle'
-import type { corporaTables } from './corpora.rows'
-import type { documents } from './corpora.tables'
-
-type Document = typeof documents.$inferSelect
+import type { corporaTables, DocumentColumns } from './corpora.rows'
 
 /**
  * The statements that record an extraction (DocumentContentRepo.setExtracted), run for every file an
  * upload extracts: prepared once per handle, not built by drizzle's builder on each call.
  */
 export class ExtractionWrites {
-  private readonly updates = new Map<boolean, Prepared<Pick<Document, 'id'>[]>>()
+  private readonly updates = new PreparedVariants<boolean, Prepared<Pick<DocumentColumns, 'id'>[]>>()
   /** Deletes a parent's section rows (they are written again from the new extraction). */
   readonly dropSections: Prepared<unknown>
 
   /** A row that uses an object (as its raw file or text sidecar, or a range of it): an upload's every stored file. */
-  readonly keyUse: Prepared<Pick<Document, 'id'>[]>
+  readonly keyUse: Prepared<Pick<DocumentColumns, 'id'>[]>
 
   constructor(
     private readonly store: Store,
@@ -52,13 +49,12 @@ export class ExtractionWrites {
    * The conditional update of a parent read with a raw object (`raw`) or without one: it records the
    * extraction only while the row holds that object and is in a state that may go to `extracted`.
    */
-  update(noRaw: boolean): Prepared<Pick<Document, 'id'>[]> {
-    let prepared = this.updates.get(noRaw)
-    if (!prepared) {
+  update(noRaw: boolean): Prepared<Pick<DocumentColumns, 'id'>[]> {
+    return this.updates.of(noRaw, () => {
       const { d } = this.t
       const ph = (name: string) => sql.placeholder(name) as never
       const sameRaw = noRaw ? isNull(d.rawKey) : eq(d.rawKey, ph('raw'))
-      prepared = new Prepared(this.store, (db) =>
+      return new Prepared(this.store, (db) =>
         db
           .update(d)
           .set({
@@ -79,8 +75,6 @@ export class ExtractionWrites {
           .returning({ id: d.id })
           .prepare(),
       )
-      this.updates.set(noRaw, prepared)
-    }
-    return prepared
+    })
   }
 }

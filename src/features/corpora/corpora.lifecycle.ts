@@ -3,10 +3,10 @@
 // on the wire. Other features move documents only through CorporaService's commands (ingest's
 // content writes, onboarding's `lifecycle`), which check their moves against this table.
 import { fail } from '../../platform/errors/errors'
-import type { documents } from './corpora.tables'
+import type { DocumentColumns } from './corpora.rows'
 
 /** The `status` column and the wire's `status`: `pending | onboarding | ready | failed` (unchanged). */
-export type WireStatus = (typeof documents.$inferSelect)['status']
+export type WireStatus = DocumentColumns['status']
 
 /**
  * Where a document is in its life. `uploaded` and `extracted` are both `pending` on the wire and in

@@ -4,8 +4,7 @@ import { Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { StoreMemo } from '../../platform/db/store-memo'
 import { decodePageRanges, type PageRange, pageAt } from './corpora.pages'
-import { chunks, corporaTables } from './corpora.rows'
-import type { documents } from './corpora.tables'
+import { chunks, corporaTables, type DocumentColumns } from './corpora.rows'
 
 /** A passage to place: the section (or one-section document) it is in and its span in that text. */
 export interface PassageSpan {
@@ -23,11 +22,9 @@ export interface PassagePlace {
   end: number | null
 }
 
-type Document = typeof documents.$inferSelect
-
 /** A cited row as the placing query reads it (columns aliased to the table's JS keys; a section's sidecar and pages are its parent's). */
 type Cited = Pick<
-  Document,
+  DocumentColumns,
   'id' | 'corpusId' | 'parentId' | 'textOffset' | 'sectionTitle' | 'textKey' | 'pageRanges'
 >
 
@@ -43,7 +40,7 @@ const PREPARED_IDS = 16
  */
 export class PlacesRepo {
   private readonly t
-  private readonly ranges: Prepared<Pick<Document, 'pageRanges'>[]>
+  private readonly ranges: Prepared<Pick<DocumentColumns, 'pageRanges'>[]>
   /** By sidecar key, with the column it was parsed from: a re-extraction that moved pages is seen. */
   private readonly cache = new Map<string, { column: string; pages: PageRange[] }>()
   /** The cited rows' query prepared for each count of ids up to PREPARED_IDS (an answer cites a few). */

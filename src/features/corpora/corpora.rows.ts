@@ -19,6 +19,9 @@ export type CorpusRow = BySqlName<typeof corpora>
 /** A document or section row. */
 export type DocumentRow = BySqlName<typeof documents>
 
+/** A document or section row under drizzle's keys (`textKey`), as statements on the table select it. */
+export type DocumentColumns = typeof documents.$inferSelect
+
 /**
  * The selection that reads a table's rows under their SQL names: each column keyed by its name,
  * so drizzle returns `BySqlName` rows on either engine (the table is the store's: a twin on PostgreSQL).

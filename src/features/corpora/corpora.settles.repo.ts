@@ -1,20 +1,17 @@
 import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm'
-import { Prepared } from '../../platform/db/prepared'
+import { Prepared, PreparedVariants } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { statusesInto } from './corpora.lifecycle'
-import type { corporaTables } from './corpora.rows'
-import type { documents } from './corpora.tables'
-
-type Document = typeof documents.$inferSelect
+import type { corporaTables, DocumentColumns } from './corpora.rows'
 
 /**
  * The statements a run settles its rows with (UnitsRepo.settleLeaf and rollUpParents), run for every
  * section and every parent: prepared once per handle, not built by drizzle's builder on each call.
  */
 export class SettleWrites {
-  private readonly leaves = new Map<string, Prepared<Pick<Document, 'id'>[]>>()
+  private readonly leaves = new PreparedVariants<string, Prepared<Pick<DocumentColumns, 'id'>[]>>()
   /** A parent's sections counted by status. */
-  readonly sectionCounts: Prepared<(Pick<Document, 'status'> & { n: number })[]>
+  readonly sectionCounts: Prepared<(Pick<DocumentColumns, 'status'> & { n: number })[]>
   /** A parent's status set from its sections'. */
   readonly parentStatus: Prepared<unknown>
 
@@ -44,14 +41,12 @@ export class SettleWrites {
    * A leaf's status set to `status`, only while it holds the text it was read with (`text`, or none)
    * and is in a state that may go there.
    */
-  leaf(status: 'ready' | 'failed', noText: boolean): Prepared<Pick<Document, 'id'>[]> {
-    const key = `${status}:${noText}`
-    let prepared = this.leaves.get(key)
-    if (!prepared) {
+  leaf(status: 'ready' | 'failed', noText: boolean): Prepared<Pick<DocumentColumns, 'id'>[]> {
+    return this.leaves.of(`${status}:${noText}`, () => {
       const { d } = this.t
       const ph = sql.placeholder
       const sameText = noText ? isNull(d.textKey) : eq(d.textKey, ph('text'))
-      prepared = new Prepared(this.store, (db) =>
+      return new Prepared(this.store, (db) =>
         db
           .update(d)
           .set({ status, error: ph('error') as never, updatedAt: ph('now') as never })
@@ -59,8 +54,6 @@ export class SettleWrites {
           .returning({ id: d.id })
           .prepare(),
       )
-      this.leaves.set(key, prepared)
-    }
-    return prepared
+    })
   }
 }

@@ -3,9 +3,8 @@ import { alias } from 'drizzle-orm/sqlite-core'
 import { Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { statusesInto, type WireStatus } from './corpora.lifecycle'
-import { chunks, corporaTables } from './corpora.rows'
+import { chunks, corporaTables, type DocumentColumns } from './corpora.rows'
 import { SettleWrites } from './corpora.settles.repo'
-import type { documents } from './corpora.tables'
 
 /**
  * A unit of onboarding: a section row, a one-section document, or a document still to extract, as
@@ -14,7 +13,7 @@ import type { documents } from './corpora.tables'
  * it; extracting the same content does not (a run may take a file before its extraction).
  */
 export type Unit = Pick<
-  typeof documents.$inferSelect,
+  DocumentColumns,
   | 'id'
   | 'workspaceId'
   | 'corpusId'

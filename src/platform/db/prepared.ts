@@ -36,6 +36,24 @@ export class Prepared<R> {
   }
 }
 
+/**
+ * The prepared statements of one query by the variant a call needs (the columns an update sets, a
+ * key tested for null or for a value), each made on its variant's first use: a handful a repository,
+ * never one a call.
+ */
+export class PreparedVariants<K, P> {
+  private readonly made = new Map<K, P>()
+
+  of(key: K, make: () => P): P {
+    let p = this.made.get(key)
+    if (p === undefined) {
+      p = make()
+      this.made.set(key, p)
+    }
+    return p
+  }
+}
+
 function isSync<R>(run: unknown): run is { sync(): R } {
   return typeof (run as { sync?: unknown }).sync === 'function'
 }

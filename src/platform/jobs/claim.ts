@@ -10,6 +10,7 @@ import type { Db } from '../db/db'
 import { Prepared } from '../db/prepared'
 import type { Store } from '../db/store'
 import type { Candidate, ClaimPolicy, Running } from './fair-claim'
+import type { JobRow } from './job'
 import { jobs } from './jobs.tables'
 
 type JobsTable = typeof jobs
@@ -113,11 +114,7 @@ function candidatesQuery(store: Store, kinds: readonly string[]): Prepared<Candi
  * Takes the chosen jobs for `owner` in the caller's unit, guarded by their pending status; returns
  * the rows taken. On PostgreSQL the rows are locked first, skipping any another claimer holds.
  */
-export async function take(
-  store: Store,
-  ids: string[],
-  set: Record<string, unknown>,
-): Promise<(typeof jobs.$inferSelect)[]> {
+export async function take(store: Store, ids: string[], set: Record<string, unknown>): Promise<JobRow[]> {
   const j = store.table(jobs)
   let free = ids
   if (store.dialect === 'postgres') free = await lockFree(store.db, j, ids)

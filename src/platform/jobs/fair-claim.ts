@@ -16,7 +16,7 @@
 // of each. Its cost
 // grows with the number of workspaces waiting, not with the number of jobs waiting (a push of
 // 100,000 files is still a few seeks).
-import type { jobs } from './jobs.tables'
+import type { JobRow } from './job'
 
 /** How an owner's free slots may be filled. */
 export interface ClaimPolicy {
@@ -39,7 +39,7 @@ export const OPEN_POLICY: ClaimPolicy = {
  * A due pending job as the choice sees it (the row itself is read by the claim's UPDATE), with its
  * `seq`: insertion order, the tie-break between jobs due at the same time.
  */
-export type Candidate = Pick<typeof jobs.$inferSelect, 'id' | 'workspaceId' | 'kind' | 'runAt'> & {
+export type Candidate = Pick<JobRow, 'id' | 'workspaceId' | 'kind' | 'runAt'> & {
   seq: number
 }
 

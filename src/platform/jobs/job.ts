@@ -5,8 +5,11 @@ import type { jobs } from './jobs.tables'
 /** A job's place in its public lifecycle; the last three are terminal. */
 export type JobStatus = 'pending' | 'running' | 'succeeded' | 'failed' | 'canceled'
 
+/** A `jobs` row as stored (payload and result as JSON text). */
+export type JobRow = typeof jobs.$inferSelect
+
 /** A job as the queue sees it: its `jobs` row with payload and result decoded. */
-export type Job = Omit<typeof jobs.$inferSelect, 'payload' | 'result'> & {
+export type Job = Omit<JobRow, 'payload' | 'result'> & {
   payload: Record<string, unknown>
   result: unknown
 }

@@ -6,16 +6,14 @@ import { newId, type Random } from '../crypto/random'
 import { Prepared } from '../db/prepared'
 import type { Store } from '../db/store'
 import { inserted, resultSum } from './claim'
-import { isTerminal, type Job, type JobStatus, type NewJob } from './job'
+import { isTerminal, type Job, type JobRow, type JobStatus, type NewJob } from './job'
 import { jobs } from './jobs.tables'
 import { tellCanceled } from './wake'
-
-type JobRow = typeof jobs.$inferSelect
 
 const ACTIVE: JobStatus[] = ['pending', 'running']
 
 /** The job a drizzle row stores, payload and result decoded. */
-export function decodeRow(r: typeof jobs.$inferSelect): Job {
+export function decodeRow(r: JobRow): Job {
   return {
     ...r,
     payload: JSON.parse(r.payload) as Record<string, unknown>,

@@ -4,11 +4,11 @@
 // a job.
 import { and, eq, gte, isNotNull, lt, ne, SQL, sql } from 'drizzle-orm'
 import type { Clock } from '../clock/clock'
-import { Prepared } from '../db/prepared'
+import { Prepared, PreparedVariants } from '../db/prepared'
 import type { Store } from '../db/store'
 import { ClaimReads, take } from './claim'
 import { type ClaimPolicy, OPEN_POLICY, pickFairly } from './fair-claim'
-import type { Job } from './job'
+import type { Job, JobRow } from './job'
 import { decodeRow } from './jobs.repo'
 import { jobs } from './jobs.tables'
 
@@ -18,10 +18,10 @@ type Progress = { unitsDone?: number; unitsTotal?: number; detail?: string }
 export class LeasesRepo {
   private readonly reads: ClaimReads
   /** `held`'s updates by the shape of what they set (a handful: progress, outcomes, retries). */
-  private readonly guarded = new Map<string, Prepared<Pick<typeof jobs.$inferSelect, 'id'>[]>>()
-  private readonly recovering = new Map<
+  private readonly guarded = new PreparedVariants<string, Prepared<Pick<JobRow, 'id'>[]>>()
+  private readonly recovering = new PreparedVariants<
     string,
-    Record<'failed' | 'back', Prepared<Pick<typeof jobs.$inferSelect, 'id'>[]>>
+    Record<'failed' | 'back', Prepared<Pick<JobRow, 'id'>[]>>
   >()
 
   constructor(
@@ -84,12 +84,11 @@ export class LeasesRepo {
   private async held(id: string, owner: string, set: Record<string, unknown>): Promise<boolean> {
     const fields = Object.keys(set)
     const shape = fields.map((k) => (set[k] instanceof SQL ? `${k}=sql` : k)).join(',')
-    let update = this.guarded.get(shape)
-    if (!update) {
+    const update = this.guarded.of(shape, () => {
       const j = this.j
       const ph = sql.placeholder
       const values = Object.fromEntries(fields.map((k) => [k, set[k] instanceof SQL ? set[k] : ph(k)]))
-      update = new Prepared(this.store, (db) =>
+      return new Prepared(this.store, (db) =>
         db
           .update(j)
           .set(values)
@@ -97,12 +96,10 @@ export class LeasesRepo {
           .returning({ id: j.id })
           .prepare(),
       )
-      this.guarded.set(shape, update)
-    }
+    })
     const params: Record<string, unknown> = { id, owner }
     for (const k of fields) if (!(set[k] instanceof SQL)) params[k] = set[k]
-    const statement = update
-    return this.store.unit(async () => (await statement.execute(params)).length > 0)
+    return this.store.unit(async () => (await update.execute(params)).length > 0)
   }
 
   /** Extends a lease and records progress; false when the lease was lost (the job moved on). */
@@ -165,8 +162,7 @@ export class LeasesRepo {
    * (the scheduler's every step looks for expired leases): two statements prepared once per handle.
    */
   private recover(kind: 'expired' | 'owner', params: { now: number; owner?: string }): Promise<number> {
-    let pair = this.recovering.get(kind)
-    if (!pair) {
+    const { failed, back } = this.recovering.of(kind, () => {
       const j = this.j
       const ph = (name: string) => sql.placeholder(name) as never
       const which =
@@ -175,7 +171,7 @@ export class LeasesRepo {
           : eq(j.leaseOwner, ph('owner'))
       const running = and(eq(j.status, 'running'), which)
       const off = { leaseOwner: null, leaseUntil: null, updatedAt: ph('now') }
-      pair = {
+      return {
         failed: new Prepared(this.store, (db) =>
           db
             .update(j)
@@ -193,9 +189,7 @@ export class LeasesRepo {
             .prepare(),
         ),
       }
-      this.recovering.set(kind, pair)
-    }
-    const { failed, back } = pair
+    })
     return this.store.unit(async () => {
       const ended = await failed.execute(params)
       const again = await back.execute(params)
