@@ -2,6 +2,7 @@
 // sidecar: its raw object serves as its text, read the same by every reader, and kept while any
 // document names it.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { sha256Hex } from '../../src/platform/crypto/hash'
 import { bearer } from './accounts.fixture'
 import { createBase, type Doc, drain, ingestSetup, objectKeys, type Part, upload } from './ingest.fixture'
 
@@ -12,10 +13,13 @@ beforeAll(async () => {
 afterAll(() => f.t.close())
 
 const row = async (id: string) =>
-  (await f.t.sql.get<{ raw_key: string; text_key: string | null; text_bytes: number; status: string }>(
-    'SELECT raw_key, text_key, text_bytes, status FROM documents WHERE id = ?',
-    id,
-  ))!
+  (await f.t.sql.get<{
+    raw_key: string
+    text_key: string | null
+    text_bytes: number
+    status: string
+    cart_id: string | null
+  }>('SELECT raw_key, text_key, text_bytes, status, cart_id FROM documents WHERE id = ?', id))!
 const textOf = async (base: string, id: string) => {
   const res = await f.t.request(`/v1/corpora/${base}/documents/${id}/text`, { headers: bearer(f.token) })
   expect(res.status).toBe(200)
@@ -23,6 +27,9 @@ const textOf = async (base: string, id: string) => {
 }
 const blobs = async (base: string) =>
   (await objectKeys(f.t)).filter((k) => k.includes(`/corpora/${base}/blobs/`))
+
+/** A text's cartridge id, computed here from its text. */
+const cartIdOf = (text: string) => `cart_${sha256Hex(text).slice(0, 32)}`
 
 const PLAIN = 'The river is 40 km long.\n\nIt flows north past the mill.'
 const CRLF = 'The lake is 3 km wide.\r\n\r\nIt freezes in winter.'
@@ -57,6 +64,10 @@ describe('a text that is its file', () => {
     expect(await textOf(base, docs[1]!.id)).toBe('The lake is 3 km wide.\n\nIt freezes in winter.')
     expect(await t.deps.objects.getText(a!.text_key!)).toBe(PLAIN)
     expect([a, b, c].map((r) => r!.status)).toEqual(['pending', 'pending', 'pending'])
+    // The cartridge is named by its text's hash, whether the text is its file or a sidecar.
+    expect(a!.cart_id).toBe(cartIdOf(PLAIN))
+    expect(b!.cart_id).toBe(cartIdOf('The lake is 3 km wide.\n\nIt freezes in winter.'))
+    expect(c!.cart_id).toBe(cartIdOf(`${PLAIN} Again.`))
   })
 
   test('one file alone (its own job) is its own text too', async () => {

@@ -193,6 +193,20 @@ export class CorporaRepo {
     return (await this.documentById.execute({ corpus: corpusId, id }))[0] ?? null
   }
 
+  /**
+   * Documents (or sections) of a base by id, in a statement a few hundred ids: those that exist.
+   * Read by the primary key alone and kept only if the base's: with the base in the statement,
+   * SQLite's planner walks the base's every row by one of its indexes instead.
+   */
+  async documentsByIds(corpusId: string, ids: string[]): Promise<Map<string, DocumentRow>> {
+    const found = new Map<string, DocumentRow>()
+    for (const some of chunks(ids)) {
+      for (const row of await this.documents(inArray(this.t.d.id, some)))
+        if (row.corpus_id === corpusId) found.set(row.id, row)
+    }
+    return found
+  }
+
   /** The parent document of a base at a relative path, or null. */
   async documentByPath(corpusId: string, path: string): Promise<DocumentRow | null> {
     return (await this.documentAtPath.execute({ corpus: corpusId, path }))[0] ?? null

@@ -173,6 +173,11 @@ export class CorporaService {
     return this.repo.document(corpusId, documentId)
   }
 
+  /** Documents (or sections) of a base by id: those that exist, by id. */
+  documentsByIds(corpusId: string, ids: string[]): Promise<Map<string, DocumentRow>> {
+    return this.repo.documentsByIds(corpusId, ids)
+  }
+
   /** The parent document of a base at a relative path, or null. */
   documentByPath(corpusId: string, path: string): Promise<DocumentRow | null> {
     return this.repo.documentByPath(corpusId, path)

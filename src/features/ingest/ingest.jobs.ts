@@ -11,7 +11,6 @@ import {
   isOutcome,
   readAndExtract,
   sidecarOf,
-  textIsFile,
 } from './lib/extract-steps'
 import { textKeyOf } from './lib/keys'
 
@@ -51,7 +50,7 @@ async function record(deps: ExtractJobDeps, p: ExtractPayload, result: Extracted
   const { corpora, objects, store, random, registrar } = deps
   const side = sidecarOf(result, random)
   const sidecarKey = textKeyOf(p.raw_key, p.document_id)
-  const own = !textIsFile(result.raw, side.text)
+  const own = !side.isFile
   const textKey = own ? sidecarKey : p.raw_key
   let previous: string | null = null
   let superseded = false

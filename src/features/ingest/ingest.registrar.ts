@@ -174,9 +174,14 @@ export class Registrar {
     // Committed now: rows protect what they use, and whatever none of them uses may go.
     for (const key of fresh) this.inflight.delete(key)
     for (const key of fresh) await this.dropIfUnused(key)
-    const docs: DocumentRow[] = []
-    for (const id of ids) if (id !== null) docs.push((await corpora.document(corpusId, id))!)
-    return { docs, results, run: (await this.repo.run(corpusId, runId))! }
+    return { docs: await this.rowsOf(corpusId, ids), results, run: (await this.repo.run(corpusId, runId))! }
+  }
+
+  /** The rows of a batch's registered documents (`null`: a file not registered), in its order. */
+  private async rowsOf(corpusId: string, ids: (string | null)[]): Promise<DocumentRow[]> {
+    const registered = ids.filter((id) => id !== null)
+    const rows = await this.deps.corpora.documentsByIds(corpusId, registered)
+    return registered.map((id) => rows.get(id)!)
   }
 
   /**

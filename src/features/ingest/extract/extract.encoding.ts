@@ -37,12 +37,12 @@ function canonical(label: string): string | null {
   return iconv.encodingExists(l) ? l : null
 }
 
-function isUtf8(bytes: Uint8Array): boolean {
+/** The bytes decoded as UTF-8 (a leading BOM dropped), or null when they are not valid UTF-8. */
+function strictUtf8Text(bytes: Uint8Array): string | null {
   try {
-    strictUtf8.decode(bytes)
-    return true
+    return strictUtf8.decode(bytes)
   } catch {
-    return false
+    return null
   }
 }
 
@@ -95,18 +95,23 @@ export function decodeText(bytes: Uint8Array, declared?: string | null): Decoded
   const bom = bomEncoding(bytes)
   if (bom) return { text: decodeAs(bytes, bom), encoding: bom }
   const named = declared ? canonical(declared) : null
-  const utf8 = isUtf8(bytes)
+  // Valid UTF-8 is decoded once: the check's own decode is the text.
+  const asUtf8 = strictUtf8Text(bytes)
+  const utf8 = asUtf8 !== null
   const wide = utf16WithoutBom(bytes)
   if (named) {
     const mislabelled =
       (utf8 && hasHighBytes(bytes) && isSingleByte(named)) ||
       (named.startsWith('utf-16') && utf8 && !wide) ||
       (named === 'utf-8' && !utf8)
-    if (!mislabelled) return { text: decodeAs(bytes, named), encoding: named }
+    if (!mislabelled) {
+      const text = named === 'utf-8' && asUtf8 !== null ? asUtf8 : decodeAs(bytes, named)
+      return { text, encoding: named }
+    }
   }
   // Checked before UTF-8: ASCII in UTF-16 is also valid UTF-8, NULs and all.
   if (wide) return { text: decodeAs(bytes, wide), encoding: wide }
-  if (utf8) return { text: decodeAs(bytes, 'utf-8'), encoding: 'utf-8' }
+  if (asUtf8 !== null) return { text: asUtf8, encoding: 'utf-8' }
   const guess = guessLegacy(bytes)
   return { text: decodeAs(bytes, guess), encoding: guess }
 }

@@ -1,5 +1,6 @@
 import { isTerminal, type Job } from '../../../platform/jobs/queue'
 import type { JobContext } from '../../../platform/jobs/scheduler'
+import type { DocumentRow } from '../../corpora/corpora.service'
 import type { RunError } from '../ingest.repo'
 import type { ExtractBatchPayload, ExtractPayload } from '../ingest.types'
 import {
@@ -9,7 +10,6 @@ import {
   isOutcome,
   readAndExtract,
   sidecarOf,
-  textIsFile,
 } from './extract-steps'
 import { textKeyOf } from './keys'
 
@@ -49,9 +49,10 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
   const puts = new Set<Promise<void>>()
   const check = fewerChecks(ctx)
   try {
+    const docs = await currentDocuments(deps, p, [...p.documents.keys()])
     for (let i = 0; i < p.documents.length; i++) {
       const one = single(p, i)
-      const doc = await currentDocument(deps, one)
+      const doc = docs.get(i)
       if (!doc) items.push({ outcome: 'skipped' })
       else if (doc.text_key !== null) {
         items.push({ outcome: 'extracted', sections: doc.section_count, chars: doc.text_chars })
@@ -63,7 +64,7 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
         }
         const side = sidecarOf(result, random)
         items.push(side.outcome)
-        if (textIsFile(result.raw, side.text)) {
+        if (side.isFile) {
           // The text is the file: its raw object (named by the row, flushed before it) serves, and
           // no sidecar adds to the base's storage.
           const record = (now: number) => corpora.setExtracted(doc, side.extraction(one.raw_key, 0, now))
@@ -95,8 +96,10 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
     ctx.checkpoint()
     await store.unit(async () => {
       const now = registrar.now()
+      const places = written.map((w) => w.i)
+      const docs = await currentDocuments(deps, p, places)
       for (const w of written) {
-        const doc = await currentDocument(deps, single(p, w.i))
+        const doc = docs.get(w.i) ?? null
         // Deleted, given new content, or recorded by another worker meanwhile: this text is not used.
         // The record itself is conditional on the raw object read, for new content committed since
         // this read (another process's, on PostgreSQL): then nothing is written.
@@ -114,6 +117,28 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
     for (const key of dropped) await registrar.dropIfUnused(key).catch(() => false)
   }
   return { outcome: 'batch', items }
+}
+
+/**
+ * The batch's documents at these places as the job was queued for them (`currentDocument`'s rule),
+ * read in one statement a few hundred: by place, those not deleted or given new content.
+ */
+async function currentDocuments(
+  deps: ExtractJobDeps,
+  p: ExtractBatchPayload,
+  places: number[],
+): Promise<Map<number, DocumentRow>> {
+  const rows = await deps.corpora.documentsByIds(
+    p.corpus_id,
+    places.map((i) => p.documents[i]!.document_id),
+  )
+  const current = new Map<number, DocumentRow>()
+  for (const i of places) {
+    const d = p.documents[i]!
+    const row = rows.get(d.document_id)
+    if (row && row.raw_key === d.raw_key) current.set(i, row)
+  }
+  return current
 }
 
 /** Reads of the queue's stop flags a batch skips between two (two checkpoints a document). */

@@ -30,7 +30,12 @@ export interface ExtractJobDeps {
 
 /** The content address of a text: identical sections share one cartridge. */
 export function cartIdOf(text: string): string {
-  return `cart_${sha256Hex(text).slice(0, 32)}`
+  return cartIdOfSha(sha256Hex(text))
+}
+
+/** The content address of a text whose SHA-256 (hex) is known. */
+function cartIdOfSha(sha256: string): string {
+  return `cart_${sha256.slice(0, 32)}`
 }
 
 /** The document as the job was queued for it, or null once deleted or given new content. */
@@ -91,11 +96,11 @@ export async function readAndExtract(
     return failed(e.message)
   }
   ctx.checkpoint()
-  return { ...result, raw: bytes }
+  return { ...result, raw: bytes, rawSha256: sha }
 }
 
-/** An extraction and the bytes of the file it was read from. */
-export type Extracted = ExtractResult & { raw: Uint8Array }
+/** An extraction, the bytes of the file it was read from and their SHA-256 (hex). */
+export type Extracted = ExtractResult & { raw: Uint8Array; rawSha256: string }
 
 /** Whether `readAndExtract` answered an outcome rather than a text. */
 export function isOutcome(r: Extracted | ExtractOutcome): r is ExtractOutcome {
@@ -108,28 +113,32 @@ export function isOutcome(r: Extracted | ExtractOutcome): r is ExtractOutcome {
  * reader of the text reads the same bytes either way. (A file handed to a worker thread is
  * detached, so empty here: never its text.)
  */
-export function textIsFile(raw: Uint8Array, text: string): boolean {
+function textIsFile(raw: Uint8Array, text: string): boolean {
   if (text.length === 0 || raw.byteLength !== Buffer.byteLength(text, 'utf8')) return false
   return Buffer.from(text, 'utf8').equals(raw)
 }
 
 /**
  * The sidecar of an extraction (its sections joined by blank lines, so each section is an exact
- * slice of it), its sections' rows when there are several, and what `setExtracted` records.
+ * slice of it), whether it is the file itself (`textIsFile`), its sections' rows when there are
+ * several, and what `setExtracted` records. Each text is hashed once: a text that is its file
+ * takes the file's hash.
  */
-export function sidecarOf(result: ExtractResult, random: Random) {
+export function sidecarOf(result: Extracted, random: Random) {
   const texts = result.sections.map((s) => s.text)
   const text = texts.join('\n\n')
+  const isFile = textIsFile(result.raw, text)
   const sections: NewSection[] = []
   let offset = 0
   if (texts.length > 1) {
     result.sections.forEach((s, index) => {
+      const sha256 = sha256Hex(s.text)
       sections.push({
         id: newId(random, 'doc'),
         index,
         title: s.title,
-        cartId: cartIdOf(s.text),
-        sha256: sha256Hex(s.text),
+        cartId: cartIdOfSha(sha256),
+        sha256,
         size: Buffer.byteLength(s.text, 'utf8'),
         chars: s.text.length,
         offset,
@@ -144,6 +153,7 @@ export function sidecarOf(result: ExtractResult, random: Random) {
   }
   return {
     text,
+    isFile,
     outcome,
     /** The fields `corpora.setExtracted` records, once the sidecar is stored at `textKey`. */
     extraction: (textKey: string, textBytes: number, now: number) => ({
@@ -152,7 +162,7 @@ export function sidecarOf(result: ExtractResult, random: Random) {
       textBytes,
       contentType: KIND_CONTENT_TYPES[result.kind],
       title: result.title ?? null,
-      cartId: texts.length === 1 ? cartIdOf(text) : null,
+      cartId: texts.length > 1 ? null : isFile ? cartIdOfSha(result.rawSha256) : cartIdOf(text),
       sections,
       pageRanges: result.pageRanges ?? null,
       extractorVersion: EXTRACTOR_VERSION,
