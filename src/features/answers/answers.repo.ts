@@ -19,34 +19,27 @@ export interface FeedbackCount {
 const DAY_MS = 86_400_000
 
 /**
- * Tells `question.answered` (usage counts it, by who asked) in a unit of its own, a quiet one: the
- * event and its inline subscriber's count (usage) are no rows any memo keeps (keys, sessions,
- * allowlists, bases), so this commit, made on every question, leaves the memos of this process as
- * they are and is told to no other (store.ts, `UnitOptions.quiet`).
+ * Tells `question.answered` (usage counts it, by who asked) once the answer is sent (Outbox.later):
+ * in a quiet unit shared with the other questions answered in the same turn. The event and its
+ * inline subscriber's count (usage) are no rows any memo keeps (keys, sessions, allowlists, bases),
+ * so that commit, made for every turn that answers, leaves the memos of this process as they are and
+ * is told to no other (store.ts, `UnitOptions.quiet`); the answer does not wait for it.
  */
 export class QuestionLog {
-  constructor(
-    private readonly store: Store,
-    private readonly events: Outbox,
-  ) {}
+  constructor(private readonly events: Outbox) {}
 
-  async answered(
+  answered(
     principal: Principal,
     corpusId: string,
     found: { strategy: 'cart' | 'rag'; answered: boolean },
     origin: QuestionOrigin,
-  ): Promise<void> {
+  ): void {
     const { strategy, answered } = found
-    await this.store.unit(
-      async () => {
-        await this.events.publish({
-          type: 'question.answered',
-          workspaceId: principal.workspaceId,
-          payload: { corpusId, strategy, answered, keyId: principal.keyId ?? null, origin },
-        })
-      },
-      { quiet: true },
-    )
+    this.events.later({
+      type: 'question.answered',
+      workspaceId: principal.workspaceId,
+      payload: { corpusId, strategy, answered, keyId: principal.keyId ?? null, origin },
+    })
   }
 }
 

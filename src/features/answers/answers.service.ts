@@ -70,7 +70,7 @@ export class AnswersService {
   readonly allowance: Allowance
   constructor(private readonly d: AnswersDeps) {
     this.repo = new AnswersRepo(d.store)
-    this.questions = new QuestionLog(d.store, d.events)
+    this.questions = new QuestionLog(d.events)
     this.allowance = new Allowance(d)
   }
 
@@ -179,7 +179,7 @@ export class AnswersService {
         }
       }
       const latency = round(performance.now() - t0)
-      await this.questions.answered(principal, corpusId, found, origin)
+      this.questions.answered(principal, corpusId, found, origin)
       return {
         ...found,
         answer,
@@ -227,7 +227,7 @@ export class AnswersService {
         req.max_tokens,
       )
       const ttftMs = round(performance.now() - t0)
-      await this.questions.answered(principal, corpusId, found, origin)
+      this.questions.answered(principal, corpusId, found, origin)
       const contextTokens = estimateTokens(
         opened.messages.length > 0
           ? opened.messages.map((m) => m.content).join('\n')

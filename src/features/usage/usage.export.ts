@@ -27,6 +27,8 @@ export class UsageExport {
     actor: Actor,
     format: string,
   ): Promise<AsyncIterator<UsageLine[]>> {
+    // Every question answered so far is counted before the rows are read (Outbox.later).
+    await this.d.events.settled()
     await this.d.store.unit(async () => {
       await this.d.events.publish({
         type: 'usage.exported',

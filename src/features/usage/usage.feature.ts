@@ -44,6 +44,7 @@ export function usageFeature(p: Platform, d: UsageFeatureDeps): Feature<UsageSer
       feedback: (ws, from, to) => d.answers.feedbackCounts(ws, from, to),
       plan: async (ws) => await d.plans.planOf(ws),
       queriesUsed: async (ws, at) => await d.plans.queriesUsed(ws, at),
+      counted: () => p.events.settled(),
     },
     d.billing.mode !== 'off',
   )

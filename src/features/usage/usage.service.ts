@@ -32,6 +32,11 @@ export interface UsageSources {
    * number the cap checks, read through the plans feature.
    */
   queriesUsed(workspaceId: string, atMs: number): number | Promise<number>
+  /**
+   * Resolves once every question answered so far is in the counters (`question.answered` is written
+   * after its answer is sent: Outbox.later, then `settled`).
+   */
+  counted(): Promise<void>
 }
 
 /** Ratings of answers a base had on a day. */
@@ -120,6 +125,7 @@ export class UsageService {
     const now = this.clock.now().getTime()
     const days = Array.from({ length: DAYS }, (_, i) => day(now - (DAYS - 1 - i) * DAY_MS))
     const period = { start: days[0]!, end: days[DAYS - 1]!, days: DAYS }
+    await this.sources.counted()
     const rows = [
       ...(await queriesBetween(this.store, workspaceId, period.start, period.end)),
       // Ratings are read where they are kept, over the same UTC days.

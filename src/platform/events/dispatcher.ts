@@ -134,8 +134,9 @@ export class Dispatcher {
     while (this.running.size > 0) await Promise.all([...this.running.values()].map((r) => r.done))
   }
 
-  /** Ticks until nothing due is left; for tests and the CLI. */
+  /** Ticks until nothing due is left (events told `later` written first); for tests and the CLI. */
   async drain(): Promise<void> {
+    await this.o.outbox.settled()
     for (;;) {
       // A delivery that ends while a step runs was skipped by it: only a step that began with none
       // in flight and started none says nothing is due.

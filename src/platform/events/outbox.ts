@@ -34,6 +34,11 @@ export class Outbox {
   private readonly store: Store
   /** The queries; the dispatcher's are reached through the methods below. */
   private readonly repo: OutboxRepo
+  /** Events given to `later` and not written yet, and the write under way. */
+  private soon: NewEvent<EventType>[] = []
+  private writing: Promise<void> = Promise.resolve()
+  private writeScheduled = false
+  private laterFailed: (error: unknown, events: number) => void = () => {}
 
   constructor(
     db: Db,
@@ -109,6 +114,47 @@ export class Outbox {
     })
     if (p.delivered === null && this.listeners.length > 0) this.store.afterCommit(() => this.notify())
     return p.id
+  }
+
+  /**
+   * Publishes `event` in a quiet unit of its own, once the caller's turn of the event loop is over
+   * (with every other event given meanwhile: one commit for them all), instead of in the caller's
+   * unit: for an event that tells of nothing written (a question answered) and whose inline
+   * subscribers write no row a memo keeps (store.ts, `UnitOptions.quiet`), so that the answer is sent
+   * without waiting for its commit. Readers of what such events count wait for `settled` first. A
+   * write that fails loses its events (they are told to `onLaterFailure`); so does a crash before
+   * the turn ends.
+   */
+  later<T extends EventType>(e: NewEvent<T>): void {
+    this.soon.push(e as NewEvent<EventType>)
+    if (this.writeScheduled) return
+    this.writeScheduled = true
+    setImmediate(() => {
+      this.writeScheduled = false
+      const events = this.soon
+      this.soon = []
+      this.writing = this.writing
+        .then(() =>
+          this.store.unit(
+            async () => {
+              for (const event of events) await this.publish(event)
+            },
+            { quiet: true },
+          ),
+        )
+        .catch((error) => this.laterFailed(error, events.length))
+    })
+  }
+
+  /** Resolves once every event given to `later` so far is written (or its write failed). */
+  async settled(): Promise<void> {
+    while (this.writeScheduled || this.soon.length > 0) await new Promise((resolve) => setImmediate(resolve))
+    await this.writing
+  }
+
+  /** Told when a write of `later`'s events failed (the operator's log). */
+  onLaterFailure(fn: (error: unknown, events: number) => void): void {
+    this.laterFailed = fn
   }
 
   private notify(): void {

@@ -108,6 +108,9 @@ export function createRuntime(d: RuntimeDeps): Runtime {
   // Domain events share the job queue's lease and poll settings; the dispatcher's owner (and lock
   // file) is the scheduler's with a suffix, so either can be told dead on its own.
   const events = new Outbox(db, clock, random, store)
+  events.onLaterFailure((error, n) =>
+    log.error('events told after an answer were not written', { error, events: n }),
+  )
   const dispatcher = new Dispatcher({
     outbox: events,
     clock,
@@ -143,6 +146,7 @@ export function createRuntime(d: RuntimeDeps): Runtime {
       await dispatcher.stop()
       await registry.stop()
       await checkpoints.stop()
+      await events.settled()
       await store.close()
     },
   }
