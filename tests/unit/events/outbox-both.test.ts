@@ -4,11 +4,10 @@ import { workspaces } from '../../../src/features/workspaces/workspaces.tables'
 import { ManualClock } from '../../../src/platform/clock/clock'
 import { seededRandom } from '../../../src/platform/crypto/random'
 import type { Store } from '../../../src/platform/db/store'
-import { Dispatcher } from '../../../src/platform/events/dispatcher'
 import type { DomainEvent } from '../../../src/platform/events/events'
 import { Outbox } from '../../../src/platform/events/outbox'
-import { memoryLogger } from '../../../src/platform/log/log'
 import { engines, type OpenStore } from '../../helpers/stores'
+import { testDispatcher } from '../../helpers/test-dispatcher'
 
 // The outbox and its dispatcher on the store, on SQLite and on a real PostgreSQL: events published
 // in a unit are delivered once each, in order within a workspace, never when the unit rolls back,
@@ -22,14 +21,7 @@ afterEach(async () => {
 
 function rig(store: Store, clock: ManualClock, owner: string, seed: number) {
   const outbox = new Outbox(store.db, clock, seededRandom(seed), store)
-  const dispatcher = new Dispatcher({
-    outbox,
-    clock,
-    log: memoryLogger(),
-    owner,
-    leaseMs: 60_000,
-    pollMs: 1000,
-  })
+  const dispatcher = testDispatcher(outbox, clock, owner)
   return { outbox, dispatcher }
 }
 

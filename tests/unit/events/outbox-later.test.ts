@@ -2,11 +2,10 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../../../src/platform/clock/clock'
 import { seededRandom } from '../../../src/platform/crypto/random'
 import type { Store } from '../../../src/platform/db/store'
-import { Dispatcher } from '../../../src/platform/events/dispatcher'
 import type { DomainEvent } from '../../../src/platform/events/events'
 import { Outbox } from '../../../src/platform/events/outbox'
-import { memoryLogger } from '../../../src/platform/log/log'
 import { engines, type OpenStore } from '../../helpers/stores'
+import { testDispatcher } from '../../helpers/test-dispatcher'
 
 // Events told `later` (a question answered): written once the caller's turn is over, every event of
 // a turn in one quiet unit, so an answer is sent without waiting for its commit; `settled` and the
@@ -33,15 +32,7 @@ for (const engine of await engines()) {
       const store: Store = o.store
       const clock = new ManualClock()
       const outbox = new Outbox(store.db, clock, seededRandom(7), store)
-      const dispatcher = new Dispatcher({
-        outbox,
-        clock,
-        log: memoryLogger(),
-        owner: 'proc_1_events',
-        leaseMs: 60_000,
-        pollMs: 1000,
-      })
-      return { store, outbox, dispatcher }
+      return { store, outbox, dispatcher: testDispatcher(outbox, clock) }
     }
 
     test("a turn's events are written after it, in one quiet unit, in the order told", async () => {

@@ -8,10 +8,9 @@ import { auditEvents } from '../../../src/features/audit/audit.tables'
 import { ManualClock } from '../../../src/platform/clock/clock'
 import { seededRandom } from '../../../src/platform/crypto/random'
 import type { Store } from '../../../src/platform/db/store'
-import { Dispatcher } from '../../../src/platform/events/dispatcher'
 import { Outbox } from '../../../src/platform/events/outbox'
-import { memoryLogger } from '../../../src/platform/log/log'
 import { engines, type OpenStore } from '../../helpers/stores'
+import { testDispatcher } from '../../helpers/test-dispatcher'
 
 // The audit log on the store, on SQLite and on a real PostgreSQL: a row reads back as written, with
 // its place and hash; a unit that fails leaves no row; events delivered through the outbox become one
@@ -119,14 +118,7 @@ for (const engine of await engines()) {
     test('events delivered through the outbox become one chained row each, the export its own', async () => {
       const store = await open()
       const { clock, outbox, audit } = rig(store)
-      const dispatcher = new Dispatcher({
-        outbox,
-        clock,
-        log: memoryLogger(),
-        owner: 'proc_1_events',
-        leaseMs: 60_000,
-        pollMs: 1000,
-      })
+      const dispatcher = testDispatcher(outbox, clock)
       dispatcher.subscribe(auditSubscriber(audit))
       await store.unit(async () => {
         await outbox.publish({
