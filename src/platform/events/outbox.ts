@@ -34,10 +34,9 @@ export class Outbox {
   private readonly store: Store
   /** The queries; the dispatcher's are reached through the methods below. */
   private readonly repo: OutboxRepo
-  /** Events given to `later` and not written yet, and the write under way. */
+  /** Events given to `later` and not written yet; the writes, chained (each after the one before). */
   private soon: NewEvent<EventType>[] = []
   private writing: Promise<void> = Promise.resolve()
-  private writeScheduled = false
   private laterFailed: (error: unknown, events: number) => void = () => {}
 
   constructor(
@@ -127,29 +126,28 @@ export class Outbox {
    */
   later<T extends EventType>(e: NewEvent<T>): void {
     this.soon.push(e as NewEvent<EventType>)
-    if (this.writeScheduled) return
-    this.writeScheduled = true
-    setImmediate(() => {
-      this.writeScheduled = false
-      const events = this.soon
-      this.soon = []
-      this.writing = this.writing
-        .then(() =>
-          this.store.unit(
-            async () => {
-              for (const event of events) await this.publish(event)
-            },
-            { quiet: true },
-          ),
-        )
-        .catch((error) => this.laterFailed(error, events.length))
-    })
+    // The first event since the last write chains the next one, which takes every event told until it runs.
+    if (this.soon.length === 1) this.writing = this.writing.then(nextTurn).then(() => this.writeSoon())
+  }
+
+  private async writeSoon(): Promise<void> {
+    const events = this.soon
+    this.soon = []
+    try {
+      await this.store.unit(
+        async () => {
+          for (const event of events) await this.publish(event)
+        },
+        { quiet: true },
+      )
+    } catch (error) {
+      this.laterFailed(error, events.length)
+    }
   }
 
   /** Resolves once every event given to `later` so far is written (or its write failed). */
-  async settled(): Promise<void> {
-    while (this.writeScheduled || this.soon.length > 0) await new Promise((resolve) => setImmediate(resolve))
-    await this.writing
+  settled(): Promise<void> {
+    return this.writing
   }
 
   /** Told when a write of `later`'s events failed (the operator's log). */
@@ -197,4 +195,9 @@ export class Outbox {
   pending(): Promise<DomainEvent[]> {
     return this.repo.pending()
   }
+}
+
+/** Resolves once the event loop's current turn is over. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
 }

@@ -4,6 +4,7 @@ import type { DocumentRow } from '../../corpora/corpora.service'
 import type { RunError } from '../ingest.repo'
 import type { ExtractBatchPayload, ExtractPayload } from '../ingest.types'
 import {
+  asQueued,
   currentDocument,
   type ExtractJobDeps,
   type ExtractOutcome,
@@ -135,8 +136,8 @@ async function currentDocuments(
   const current = new Map<number, DocumentRow>()
   for (const i of places) {
     const d = p.documents[i]!
-    const row = rows.get(d.document_id)
-    if (row && row.raw_key === d.raw_key) current.set(i, row)
+    const row = asQueued(rows.get(d.document_id), d)
+    if (row) current.set(i, row)
   }
   return current
 }

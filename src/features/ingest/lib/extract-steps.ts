@@ -40,8 +40,12 @@ function cartIdOfSha(sha256: string): string {
 
 /** The document as the job was queued for it, or null once deleted or given new content. */
 export async function currentDocument(deps: ExtractJobDeps, p: ExtractPayload): Promise<DocumentRow | null> {
-  const d = await deps.corpora.document(p.corpus_id, p.document_id)
-  return d && d.raw_key === p.raw_key ? d : null
+  return asQueued(await deps.corpora.document(p.corpus_id, p.document_id), p)
+}
+
+/** A document's row if it still holds the raw object its job was queued for (`raw_key`), else null. */
+export function asQueued(row: DocumentRow | null | undefined, p: { raw_key: string }): DocumentRow | null {
+  return row && row.raw_key === p.raw_key ? row : null
 }
 
 /**
