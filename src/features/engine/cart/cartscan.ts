@@ -2,18 +2,21 @@ import {
   boundable,
   byScore,
   descending,
+  featureScoresOf,
   passageScore,
   type QueryPlan,
   type RankedPassage,
   type RankedSentence,
+  scored,
   sentenceBound,
-  sentenceScores,
-  sequenceFeatures,
+  sequenced,
+  sequenceFeaturesOf,
   TokenKind,
   type TopK,
 } from '../rank/index'
 import type { KindTest } from '../text/index'
 import type { WarmCartridge } from './cartridge'
+import { type Scratch, scratchOf } from './cartscratch'
 import { internTerm } from './terms'
 
 // One cartridge searched for one question: the sentences holding its terms (or their expansions)
@@ -45,61 +48,6 @@ export interface Candidate {
   titleMask: number
   /** The section prior (exact: it depends only on how many sentences hold each term). */
   secScore: number
-}
-
-interface Scratch {
-  hit: Uint16Array
-  exp: Uint16Array
-  pass: Uint16Array
-  best: Float64Array
-  /** Per passage, the bound of its score from its marked sentences (bestBound), before the section prior. */
-  bound: Float64Array
-  score: Float64Array
-  typed: Uint8Array
-  qmap: Int8Array
-  seq: Int8Array
-  kseq: Uint8Array
-}
-// One set of work arrays for every cartridge (questions run one at a time on the event loop), grown
-// to the largest cartridge searched. A search leaves them as it found them (hit, exp and pass zero,
-// best and bound -Infinity, qmap -1); the other arrays are written before they are read.
-let scratch: Scratch | null = null
-
-function scratchOf(cart: WarmCartridge): Scratch {
-  const nSents = cart.sents.length / 2
-  const nPassages = cart.passages.length / 2
-  // The words of a sentence: at most all of the cartridge's (cheaper than finding its longest each time).
-  const longest = cart.sentTerms.length
-  const x = scratch
-  const fits =
-    x !== null &&
-    x.hit.length >= nSents &&
-    x.best.length >= nPassages &&
-    x.qmap.length >= cart.vocab.length &&
-    x.seq.length >= longest
-  if (fits) return x
-  const grow = (have: number | undefined, need: number) => Math.max(have ?? 0, need)
-  const sents = grow(x?.hit.length, nSents)
-  const passages = grow(x?.best.length, nPassages)
-  const words = grow(x?.seq.length, longest)
-  scratch = {
-    hit: new Uint16Array(sents),
-    exp: new Uint16Array(sents),
-    pass: new Uint16Array(passages),
-    best: new Float64Array(passages).fill(Number.NEGATIVE_INFINITY),
-    bound: new Float64Array(passages).fill(Number.NEGATIVE_INFINITY),
-    score: new Float64Array(sents),
-    typed: new Uint8Array(sents),
-    qmap: new Int8Array(grow(x?.qmap.length, cart.vocab.length)).fill(-1),
-    seq: new Int8Array(words),
-    kseq: new Uint8Array(words),
-  }
-  return scratch
-}
-
-/** Drops the shared work arrays (after a search cut short left marks in them); the next search makes new ones. */
-export function forgetScratch(): void {
-  scratch = null
 }
 
 /** Searches one cartridge: marks, scores and offers its passages, then resets what it touched. */
@@ -174,14 +122,15 @@ export function searchOne<R>(
             ? cart.sentKinds[i]! | TokenKind.noun
             : cart.sentKinds[i]!
       }
-    const f = sequenceFeatures(x.seq, x.kseq, 0, to - from, plan.want, pairs, qw)
+    // Features and scores left in shared objects (sequenced, scored), read at once: no object a sentence.
+    sequenceFeaturesOf(x.seq, x.kseq, 0, to - from, plan.want, pairs, qw)
     const p = cart.passageOf[s]!
     const near = s > cart.passages[2 * p]! ? x.hit[s - 1]! : 0
-    const { rank, pick } = sentenceScores(f, titleMask, x.pass[p]!, x.exp[s]!, qw, total, cart.weights, near)
-    x.score[s] = pick
-    x.typed[s] = f.pickTypeOk ? 1 : 0
+    featureScoresOf(sequenced, titleMask, x.pass[p]!, x.exp[s]!, qw, total, cart.weights, near)
+    x.score[s] = scored.pick
+    x.typed[s] = sequenced.pickTypeOk ? 1 : 0
     if (x.best[p] === Number.NEGATIVE_INFINITY) passages.push(p)
-    if (rank > x.best[p]!) x.best[p] = rank
+    if (scored.rank > x.best[p]!) x.best[p] = scored.rank
   }
   pushPassages(cart, ref, passages, x, titleMask, secScore, qw, plan.terms.length, top)
   for (const p of passages) x.best[p] = Number.NEGATIVE_INFINITY

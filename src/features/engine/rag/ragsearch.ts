@@ -14,7 +14,8 @@ import {
   scored,
   sectionPrior,
   sentenceScoresOf,
-  sequenceFeatures,
+  sequenced,
+  sequenceFeaturesOf,
   TermTags,
   TokenKind,
   termWeights,
@@ -203,7 +204,7 @@ function markSentences(
       }
       qidx[i] = q
     }
-    // A sentence without a question term has no features but its length (sequenceFeatures gives
+    // A sentence without a question term has no features but its length (sequenceFeaturesOf gives
     // the same): its words' kinds are never read.
     if (any) {
       // A loop for each case, and no kind is NO_KIND rather than null (`kind?.has`): JavaScriptCore
@@ -213,7 +214,8 @@ function markSentences(
       else
         for (let i = from; i < to; i++)
           kinds[i] = kind.has(pw.senses[i]!) ? pw.kinds[i]! | TokenKind.noun : pw.kinds[i]!
-      const f = sequenceFeatures(qidx, kinds, from, to, plan.want, pairs, qw)
+      sequenceFeaturesOf(qidx, kinds, from, to, plan.want, pairs, qw)
+      const f = sequenced
       x.hits[s] = f.hit
       x.wins[s] = f.win
       x.pairs[s] = f.pairs

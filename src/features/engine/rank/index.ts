@@ -32,14 +32,14 @@ export {
 } from './rank'
 export {
   defaultWeights,
+  featureScoresOf,
   idf,
   type ScoreWeights,
   scored,
   scoreSentence,
   sentenceScores,
   sentenceScoresOf,
-  sequenceFeatures,
-  WINDOW,
 } from './score'
+export { type SequenceFeatures, sequenced, sequenceFeatures, sequenceFeaturesOf, WINDOW } from './sequence'
 export { respellPlan } from './spell'
 export { TermCounts } from './term-counts'
