@@ -1,28 +1,15 @@
 import { and, eq, inArray, isNotNull, isNull, ne } from 'drizzle-orm'
 import type { Store } from '../../platform/db/store'
 import { rangeBounds } from '../../platform/storage/ranges'
-import { ExtractionWrites } from './corpora.extractions.repo'
+import { ExtractionWrites, ParentInserts } from './corpora.extractions.repo'
 import { statusesInto } from './corpora.lifecycle'
 import { encodePageRanges, type PageRange } from './corpora.pages'
-import { chunks, corporaTables, type DocumentRow } from './corpora.rows'
+import { chunks, corporaTables, type DocumentRow, type NewContent, type NewParent } from './corpora.rows'
 
 /** Rows one multi-row insert of new parents writes at most. */
 const PARENTS_A_STATEMENT = 64
 
-/** New content of a parent document, as an upload, push or upsert registers it. */
-export interface NewContent {
-  size: number
-  contentType: string | null
-  sha256: string
-  source: string
-  /** `push`, a source (`source:<id>`), or null for documents written by hand. */
-  managedBy: string | null
-  rawKey: string
-  now: number
-}
-
-/** A new parent document and its content. */
-export type NewParent = NewContent & { id: string; workspaceId: string; corpusId: string; path: string }
+export type { NewContent, NewParent } from './corpora.rows'
 
 /** One section row to create after extraction. */
 export interface NewSection {
@@ -64,10 +51,13 @@ export class DocumentContentRepo {
   private readonly t
   /** setExtracted's statements (every file an upload extracts), built once per handle. */
   private readonly extractions
+  /** insertParents' statements, prepared once per row count. */
+  private readonly parents
 
   constructor(private readonly store: Store) {
     this.t = corporaTables(store)
     this.extractions = new ExtractionWrites(store, this.t)
+    this.parents = new ParentInserts(store, this.t)
   }
 
   private get db() {
@@ -123,28 +113,8 @@ export class DocumentContentRepo {
    * statement rather than once a row.
    */
   async insertParents(rows: NewParent[]): Promise<void> {
-    for (let at = 0; at < rows.length; at += PARENTS_A_STATEMENT) {
-      const chunk = rows.slice(at, at + PARENTS_A_STATEMENT)
-      await this.db.insert(this.t.d).values(
-        chunk.map((r) => ({
-          id: r.id,
-          workspaceId: r.workspaceId,
-          corpusId: r.corpusId,
-          path: r.path,
-          size: r.size,
-          contentType: r.contentType,
-          sha256: r.sha256,
-          status: 'pending' as const,
-          source: r.source,
-          managedBy: r.managedBy,
-          rawKey: r.rawKey,
-          sectionCount: 1,
-          textChars: 0,
-          createdAt: r.now,
-          updatedAt: r.now,
-        })),
-      )
-    }
+    for (let at = 0; at < rows.length; at += PARENTS_A_STATEMENT)
+      await this.parents.run(rows.slice(at, at + PARENTS_A_STATEMENT))
   }
 
   /**

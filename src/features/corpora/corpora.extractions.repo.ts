@@ -2,7 +2,7 @@ import { and, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm'
 import { Prepared, PreparedVariants } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { statusesInto } from './corpora.lifecycle'
-import type { corporaTables, DocumentColumns } from './corpora.rows'
+import type { corporaTables, DocumentColumns, NewParent } from './corpora.rows'
 
 /**
  * The statements that record an extraction (DocumentContentRepo.setExtracted), run for every file an
@@ -75,6 +75,76 @@ export class ExtractionWrites {
           .returning({ id: d.id })
           .prepare(),
       )
+    })
+  }
+}
+
+/** The values of a parent row that differ from row to row, each a placeholder named with the row's place. */
+const PARENT_VALUES = [
+  'id',
+  'workspaceId',
+  'corpusId',
+  'path',
+  'size',
+  'contentType',
+  'sha256',
+  'source',
+  'managedBy',
+  'rawKey',
+  'now',
+] as const
+
+/**
+ * The multi-row insert of new parents (an upload's files, a push's batch), prepared once per row
+ * count instead of built by drizzle's builder on each call: building a 50-row insert cost about 1 ms
+ * (an upload's 50 small files, bench/RESULTS.md issue 38 session 34), more than running it.
+ */
+export class ParentInserts {
+  private readonly inserts = new PreparedVariants<number, Prepared<unknown>>()
+  /** Placeholder names by place: `id0`, `workspaceId0`, ... (made once, not once a row). */
+  private readonly names: string[][] = []
+
+  constructor(
+    private readonly store: Store,
+    private readonly t: ReturnType<typeof corporaTables>,
+  ) {}
+
+  /** Inserts the rows (at most as many as one statement takes: the caller chunks them). */
+  run(rows: NewParent[]): Promise<unknown> {
+    const values: Record<string, unknown> = {}
+    for (const [i, row] of rows.entries()) {
+      const names = this.namesAt(i)
+      for (let v = 0; v < PARENT_VALUES.length; v++) values[names[v]!] = row[PARENT_VALUES[v]!]
+    }
+    return this.statement(rows.length).execute(values)
+  }
+
+  private namesAt(i: number): string[] {
+    this.names[i] ??= PARENT_VALUES.map((v) => `${v}${i}`)
+    return this.names[i]!
+  }
+
+  private statement(n: number): Prepared<unknown> {
+    return this.inserts.of(n, () => {
+      const ph = (i: number, v: (typeof PARENT_VALUES)[number]) => sql.placeholder(`${v}${i}`) as never
+      const rows = Array.from({ length: n }, (_, i) => ({
+        id: ph(i, 'id'),
+        workspaceId: ph(i, 'workspaceId'),
+        corpusId: ph(i, 'corpusId'),
+        path: ph(i, 'path'),
+        size: ph(i, 'size'),
+        contentType: ph(i, 'contentType'),
+        sha256: ph(i, 'sha256'),
+        status: 'pending' as const,
+        source: ph(i, 'source'),
+        managedBy: ph(i, 'managedBy'),
+        rawKey: ph(i, 'rawKey'),
+        sectionCount: 1,
+        textChars: 0,
+        createdAt: ph(i, 'now'),
+        updatedAt: ph(i, 'now'),
+      }))
+      return new Prepared(this.store, (db) => db.insert(this.t.d).values(rows).prepare())
     })
   }
 }

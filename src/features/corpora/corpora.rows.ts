@@ -46,3 +46,18 @@ export function chunks<T>(ids: readonly T[]): T[][] {
   for (let at = 0; at < ids.length; at += IDS_A_STATEMENT) out.push(ids.slice(at, at + IDS_A_STATEMENT))
   return out
 }
+
+/** New content of a parent document, as an upload, push or upsert registers it. */
+export interface NewContent {
+  size: number
+  contentType: string | null
+  sha256: string
+  source: string
+  /** `push`, a source (`source:<id>`), or null for documents written by hand. */
+  managedBy: string | null
+  rawKey: string
+  now: number
+}
+
+/** A new parent document and its content. */
+export type NewParent = NewContent & { id: string; workspaceId: string; corpusId: string; path: string }
