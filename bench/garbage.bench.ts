@@ -1,11 +1,14 @@
 // `npm run bench garbage`: the garbage a question leaves on the event loop's heap, in KB a request,
 // for rag and cart (`engine.ask`, then the whole request through `app.handle`), against a GET of the
 // base and a chat request refused by validation. Its young collections are what sets the 1x p99
-// (bench/RESULTS.md, issue 38 session 34): fewer KB a question, fewer pauses in a pass. Counted by
-// JavaScriptCore's own log (BUN_JSC_logGC) in a child process: each collection of the largest heap
-// adds its size before less the previous one's size after (a full one's after its sweep), from a
-// full collection forced at a variant's start to a young one forced at its end. The heap sized as the server sizes it (384 MiB, `engine.heap_mb` on a
-// 24 GB machine). Prints; asserts nothing.
+// (bench/RESULTS.md, issue 38 session 34): fewer KB a question, later collections in a pass. Counted
+// by JavaScriptCore's own log (BUN_JSC_logGC) in a child process: the heap's size before a young
+// collection forced after 200 requests, less its size after a full one forced before them (after its
+// sweep). The collector sizes its heap from the machine there (no BUN_JSC_forceRAMSize), so that no
+// other collection falls among the requests; a round where one does is not counted (a collection
+// running while they go on leaves what they allocate meanwhile uncounted). Prints the median of the
+// rounds counted and each; asserts nothing. Counts move from one process to the next with what the
+// optimizing JIT made of the hot functions: compare runs, not one figure.
 import { writeSync } from 'node:fs'
 import { benchSample, cartReady, onboardBase, squadArticles, startBench } from './lib/harness'
 
@@ -30,7 +33,8 @@ async function child(): Promise<void> {
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${b.queryKey}` }
   const handle = async (path: string, init: RequestInit = {}) =>
     (await b.app.handle(new Request(`http://bench${path}`, { headers, ...init }))).text()
-  const chat = (body: unknown) => handle(`/v1/corpora/${base.id}/chat`, { method: 'POST', body: JSON.stringify(body) })
+  const chat = (body: unknown) =>
+    handle(`/v1/corpora/${base.id}/chat`, { method: 'POST', body: JSON.stringify(body) })
   const variants: [string, (question: string) => Promise<unknown>][] = [
     ['engine.ask, rag', (question) => engine.ask(base.id, { question, strategy: 'rag', k: 5 })],
     ['engine.ask, cart', (question) => engine.ask(base.id, { question, strategy: 'cart', k: 5 })],
@@ -39,13 +43,13 @@ async function child(): Promise<void> {
     ['GET of the base', () => handle(`/v1/corpora/${base.id}`)],
     ['chat request refused (422)', (question) => chat({ question, k: 'five' })],
   ]
-  // Warmed: caches filled and code compiled before anything is counted.
   const pass = async (ask: (question: string) => Promise<unknown>) => {
     for (const q of sample) {
       await ask(q.question)
       await nextTurn()
     }
   }
+  // Warmed: caches filled and code compiled before anything is counted.
   for (const [, ask] of variants) await pass(ask)
   for (let round = 0; round < ROUNDS; round++)
     for (const [name, ask] of variants) {
@@ -111,10 +115,14 @@ async function parent(): Promise<void> {
   })
   const log = await new Response(proc.stderr).text()
   if ((await proc.exited) !== 0) throw new Error(`the measuring process failed:\n${log.slice(-2000)}`)
-  console.log(`garbage on the event loop's heap, KB a request (${QUESTIONS} squad-dev questions, 1x; median, rounds):`)
+  console.log(
+    `garbage on the event loop's heap, KB a request (${QUESTIONS} squad-dev questions, 1x; median, rounds):`,
+  )
   for (const [name, rounds] of garbageOf(log)) {
     const median = rounds.toSorted((a, b) => a - b)[rounds.length >> 1]!
-    console.log(`  ${name.padEnd(28)} ${median.toFixed(1).padStart(6)}  (${rounds.map((kb) => kb.toFixed(1)).join(', ')})`)
+    console.log(
+      `  ${name.padEnd(28)} ${median.toFixed(1).padStart(6)}  (${rounds.map((kb) => kb.toFixed(1)).join(', ')})`,
+    )
   }
 }
 
