@@ -165,6 +165,51 @@ for (const engine of await engines()) {
       expect(told).toHaveLength(1)
     })
 
+    test('new parents read back as written, whatever their number: each statement prepared once per row count', async () => {
+      const { store, corpora: svc } = await open()
+      const d = store.table(documents)
+      // 1, 3, 1 again (the same statement), and 70 (a full statement of 64 and one of 6), in two bases.
+      const batches = [1, 3, 1, 70].map((n, b) =>
+        Array.from({ length: n }, (_, i) => ({
+          ...parent(`p${b}_${i}`, i % 2 ? 'cor_b' : 'cor_a', `r${b}_${i}`, 10 + i),
+          // Nulls and values alike go through the placeholders.
+          contentType: i % 3 === 0 ? null : 'text/markdown',
+          managedBy: i % 4 === 1 ? 'push' : null,
+          now: T0 + b,
+        })),
+      )
+      for (const batch of batches) await svc.insertParents(batch)
+      const rows = await store.db
+        .select()
+        .from(d)
+        .where(inArray(d.corpusId, ['cor_a', 'cor_b']))
+      expect(rows).toHaveLength(75)
+      const byId = new Map(rows.map((r) => [r.id, r]))
+      for (const [b, batch] of batches.entries())
+        for (const p of batch) {
+          expect(byId.get(p.id)).toMatchObject({
+            workspaceId: p.workspaceId,
+            corpusId: p.corpusId,
+            parentId: null,
+            path: p.path,
+            size: p.size,
+            contentType: p.contentType,
+            sha256: p.sha256,
+            status: 'pending',
+            source: p.source,
+            managedBy: p.managedBy,
+            rawKey: p.rawKey,
+            sectionCount: 1,
+            textChars: 0,
+            textKey: null,
+            createdAt: T0 + b,
+            updatedAt: T0 + b,
+          })
+        }
+      await expectCounters(store, 'cor_a', { n_documents: 39, documents_pending: 39 })
+      await expectCounters(store, 'cor_b', { n_documents: 36, documents_pending: 36 })
+    })
+
     test("a base's counters and storage bytes follow inserts, status moves and deletes", async () => {
       const { store, corpora: svc } = await open()
       // One statement: two files of one content (one object) and another; a third in another base.
