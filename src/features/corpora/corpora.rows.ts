@@ -47,17 +47,14 @@ export function chunks<T>(ids: readonly T[]): T[][] {
   return out
 }
 
-/** New content of a parent document, as an upload, push or upsert registers it. */
-export interface NewContent {
-  size: number
-  contentType: string | null
-  sha256: string
-  source: string
-  /** `push`, a source (`source:<id>`), or null for documents written by hand. */
-  managedBy: string | null
-  rawKey: string
-  now: number
-}
+/**
+ * New content of a parent document, as an upload, push or upsert registers it: the documents table's
+ * columns (`managedBy`: `push`, a source, or null for documents written by hand), its hash and raw
+ * object required, and when it was registered.
+ */
+export type NewContent = Pick<DocumentColumns, 'size' | 'contentType' | 'source' | 'managedBy'> & {
+  [K in 'sha256' | 'rawKey']: NonNullable<DocumentColumns[K]>
+} & { now: number }
 
 /** A new parent document and its content. */
-export type NewParent = NewContent & { id: string; workspaceId: string; corpusId: string; path: string }
+export type NewParent = NewContent & Pick<DocumentColumns, 'id' | 'workspaceId' | 'corpusId' | 'path'>
