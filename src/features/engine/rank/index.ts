@@ -32,7 +32,6 @@ export {
 } from './rank'
 export {
   defaultWeights,
-  featureScoresOf,
   idf,
   type ScoreWeights,
   scored,

@@ -103,21 +103,6 @@ export function sentenceScores(
   w: ScoreWeights,
   near = 0,
 ): { rank: number; pick: number } {
-  featureScoresOf(f, titleMask, passMask, exp, qw, total, w, near)
-  return { rank: scored.rank, pick: scored.pick }
-}
-
-/** sentenceScores with its two scores left in `scored` (no object a sentence). */
-export function featureScoresOf(
-  f: SequenceFeatures,
-  titleMask: number,
-  passMask: number,
-  exp: number,
-  qw: Float64Array,
-  total: number,
-  w: ScoreWeights,
-  near: number,
-): void {
   sentenceScoresOf(
     f.hit,
     f.win,
@@ -133,6 +118,7 @@ export function featureScoresOf(
     w,
     near,
   )
+  return { rank: scored.rank, pick: scored.pick }
 }
 
 /** The two scores sentenceScoresOf leaves (one object for every sentence: a search is synchronous). */

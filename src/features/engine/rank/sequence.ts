@@ -26,16 +26,8 @@ export type SequenceFeatures = Omit<Features, 'ctx' | 'exp'>
  * and the kinds of its words; `want` is the question's answer type, `qpairs` its adjacent pairs
  * encoded a*64+b.
  */
-export function sequenceFeatures(
-  qidx: ArrayLike<number>,
-  kinds: ArrayLike<number>,
-  from: number,
-  to: number,
-  want: number,
-  qpairs: Set<number>,
-  qw: Float64Array,
-): SequenceFeatures {
-  sequenceFeaturesOf(qidx, kinds, from, to, want, qpairs, qw)
+export function sequenceFeatures(...args: Parameters<typeof sequenceFeaturesOf>): SequenceFeatures {
+  sequenceFeaturesOf(...args)
   return { ...sequenced }
 }
 
