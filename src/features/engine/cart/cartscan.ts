@@ -2,13 +2,13 @@ import {
   boundable,
   byScore,
   descending,
+  featureScoresOf,
   passageScore,
   type QueryPlan,
   type RankedPassage,
   type RankedSentence,
   scored,
   sentenceBound,
-  sentenceScoresOf,
   sequenced,
   sequenceFeaturesOf,
   TokenKind,
@@ -126,24 +126,9 @@ export function searchOne<R>(
     sequenceFeaturesOf(x.seq, x.kseq, 0, to - from, plan.want, pairs, qw)
     const p = cart.passageOf[s]!
     const near = s > cart.passages[2 * p]! ? x.hit[s - 1]! : 0
-    const f = sequenced
-    sentenceScoresOf(
-      f.hit,
-      f.win,
-      f.pairs,
-      f.typeOk,
-      f.pickTypeOk,
-      f.len,
-      titleMask,
-      x.pass[p]!,
-      x.exp[s]!,
-      qw,
-      total,
-      cart.weights,
-      near,
-    )
+    featureScoresOf(sequenced, titleMask, x.pass[p]!, x.exp[s]!, qw, total, cart.weights, near)
     x.score[s] = scored.pick
-    x.typed[s] = f.pickTypeOk ? 1 : 0
+    x.typed[s] = sequenced.pickTypeOk ? 1 : 0
     if (x.best[p] === Number.NEGATIVE_INFINITY) passages.push(p)
     if (scored.rank > x.best[p]!) x.best[p] = scored.rank
   }

@@ -32,6 +32,7 @@ export {
 } from './rank'
 export {
   defaultWeights,
+  featureScoresOf,
   idf,
   type ScoreWeights,
   scored,

@@ -93,7 +93,13 @@ const NEAR = 0.3
  * sentence of it, so they count as context everywhere ("When did Tesla die?" is decided by "die",
  * not by which sentences spell out "Tesla").
  */
-export function sentenceScores(
+export function sentenceScores(...args: Parameters<typeof featureScoresOf>): { rank: number; pick: number } {
+  featureScoresOf(...args)
+  return { rank: scored.rank, pick: scored.pick }
+}
+
+/** sentenceScores with its two scores left in `scored` (no object a sentence: the features unpacked here only). */
+export function featureScoresOf(
   f: SequenceFeatures,
   titleMask: number,
   passMask: number,
@@ -102,7 +108,7 @@ export function sentenceScores(
   total: number,
   w: ScoreWeights,
   near = 0,
-): { rank: number; pick: number } {
+): void {
   sentenceScoresOf(
     f.hit,
     f.win,
@@ -118,7 +124,6 @@ export function sentenceScores(
     w,
     near,
   )
-  return { rank: scored.rank, pick: scored.pick }
 }
 
 /** The two scores sentenceScoresOf leaves (one object for every sentence: a search is synchronous). */
