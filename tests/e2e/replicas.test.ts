@@ -82,7 +82,9 @@ describe.skipIf(!pg.available)('three replicas on one PostgreSQL and one bucket'
     // A alone runs jobs while the run starts (a replica cannot be started without its scheduler).
     await set.kill(B, 'SIGTERM')
     await set.kill(C, 'SIGTERM')
-    const files = squadFiles(8)
+    // Enough files that A still holds batches once B and C have started (with 8, A had finished them in one
+    // CI run on a loaded machine).
+    const files = squadFiles(16)
     const id = await baseWithFiles(set.url(A), auth, 'SIGKILL', files)
     const run = await train(set.url(A), auth, id)
     const pidA = set.pid(A)
