@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { sql } from 'drizzle-orm'
 import { iso } from '../../src/platform/clock/clock'
 import { newId } from '../../src/platform/crypto/random'
 import type { Db } from '../../src/platform/db/db'
@@ -54,6 +55,9 @@ export function widgetApp(env: Record<string, string> = {}): WidgetFixture {
         runs++
         if (gate) await gate
         if (body.name === 'boom') throw new Error('kaboom: secret internals')
+        // A statement the database refuses, given a value that must not reach the log.
+        if (body.name === 'bad statement')
+          await db!.run(sql`INSERT INTO no_such_table VALUES (${'s3cret-value'})`)
         if (body.name === 'taken') throw fail('conflict', 'Name taken.')
         if (body.name === 'busy') throw fail('rate_limited', undefined, { limit: 'widgets', retry_after: 5 })
         insert(body.name)

@@ -73,6 +73,20 @@ describe('error shapes', () => {
     const frozen = await app.request('/widgets', { method: 'POST', json: { name: 'boom' } })
     expect(await frozen.json()).toEqual({ detail: 'Internal server error.' })
   })
+
+  test('a statement the database refuses is logged by its reason and stack, without the values it was given', async () => {
+    const res = await app.request('/v1/widgets', {
+      method: 'POST',
+      json: { name: 'bad statement' },
+      headers: { 'x-request-id': 'r3b' },
+    })
+    expect(res.status).toBe(500)
+    expect(JSON.stringify(await res.json())).not.toContain('no_such_table')
+    const error = String(app.log.lines.find((l) => l.request_id === 'r3b')?.error)
+    expect(error).toStartWith('A database statement failed: no such table: no_such_table\n    at ')
+    expect(error).not.toContain('s3cret-value')
+    expect(error).not.toContain('INSERT')
+  })
 })
 
 describe('validation bodies', () => {

@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox'
 import { newId } from '../../platform/crypto/random'
-import { isUniqueViolation } from '../../platform/db/constraint'
+import { isUniqueViolation } from '../../platform/db/failures'
 import { holdInUnit } from '../../platform/db/hold'
 import { fail, validationFailed } from '../../platform/errors/errors'
 import type { PasswordHasher } from './accounts.hasher'

@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox'
 import type { Actor } from '../../platform/auth/principal'
 import { iso } from '../../platform/clock/clock'
-import { isUniqueViolation } from '../../platform/db/constraint'
+import { isUniqueViolation } from '../../platform/db/failures'
 import type { Store } from '../../platform/db/store'
 import type { Outbox } from '../../platform/events/outbox'
 import { keysetPage, type ListResult, type PageRequest } from '../../platform/paging/paging'

@@ -207,7 +207,8 @@ export class UnitsRepo {
    */
   async rollUpParents(parentIds: string[], now: number): Promise<{ id: string; status: WireStatus }[]> {
     const out: { id: string; status: WireStatus }[] = []
-    for (const id of new Set(parentIds)) {
+    // In one order everywhere: two units rolling up the same parents lock their rows in the same order.
+    for (const id of [...new Set(parentIds)].sort()) {
       const rows = await this.settles.sectionCounts.execute({ parent: id })
       const counts = new Map(rows.map((r) => [r.status, Number(r.n)]))
       const total = [...counts.values()].reduce((a, b) => a + b, 0)

@@ -6,7 +6,7 @@
 import type { Static } from '@sinclair/typebox'
 import type { VerifiedClaims } from '../../platform/auth/oidc'
 import { newId } from '../../platform/crypto/random'
-import { isUniqueViolation } from '../../platform/db/constraint'
+import { isUniqueViolation } from '../../platform/db/failures'
 import { holdInUnit } from '../../platform/db/hold'
 import { fail } from '../../platform/errors/errors'
 import { normaliseEmail, type TokenResp } from '../accounts/accounts.schemas'

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { base62, type Random } from '../crypto/random'
+import { stackOf } from '../db/failures'
 import { fail } from '../errors/errors'
 import type { Logger } from '../log/log'
 import { errorResponse, styleOf } from './render'
@@ -138,8 +139,7 @@ function logRequest(
   }
   if (state.workspaceId) fields.workspace_id = state.workspaceId
   if (state.error) {
-    fields.error =
-      state.error instanceof Error ? (state.error.stack ?? state.error.message) : String(state.error)
+    fields.error = stackOf(state.error)
     log.error('request failed', fields)
   } else log.info('request', fields)
 }

@@ -1,6 +1,7 @@
 // Running one claimed job to its end on the store: its context (progress, checkpoint, signal), the
 // outcome written through the queue's repo (succeeded, failed, canceled, or back for a retry), and
 // its kind's settle hook. The writes are units of their own; the handler runs outside any unit.
+import { isConflict, reasonOf } from '../db/failures'
 import { ApiError } from '../errors/errors'
 import type { Logger } from '../log/log'
 import {
@@ -62,7 +63,7 @@ export async function runJob(slot: Slot, handler: JobHandler, d: RunDeps): Promi
     }
     // Given up by this process (its lease lapsed unrenewed): its lease's expiry puts it back.
     if (reason === 'fenced') return
-    const message = e instanceof Error ? e.message : String(e)
+    const message = reasonOf(e)
     if (reason === 'canceled' || e instanceof JobCanceledError) await q.finish(job.id, owner, 'canceled', {})
     else if (reason === 'over_budget' || e instanceof JobOverBudgetError) {
       await q.finish(job.id, owner, 'failed', { error: stops.errorOf(job, 'over_budget').message })
@@ -78,11 +79,12 @@ export async function runJob(slot: Slot, handler: JobHandler, d: RunDeps): Promi
 }
 
 /**
- * Whether a job's error is worth another attempt: a TransientError, or a 503 a service it used gave (a
- * shared index another replica was writing, a database briefly away), which a request would retry too.
+ * Whether a job's error is worth another attempt: a TransientError, a 503 a service it used gave (a
+ * shared index another replica was writing, a database briefly away), which a request would retry too,
+ * or a unit the database ended for meeting another at once (a deadlock).
  */
 function retryable(e: unknown): boolean {
-  return e instanceof TransientError || (e instanceof ApiError && e.status === 503)
+  return e instanceof TransientError || (e instanceof ApiError && e.status === 503) || isConflict(e)
 }
 
 /** Runs the settle hook of a job's kind with the job as it ended. */

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test'
+import { DrizzleQueryError } from 'drizzle-orm'
 import { migrations } from '../../../migrations/index'
 import { ManualClock } from '../../../src/platform/clock/clock'
 import { seededRandom } from '../../../src/platform/crypto/random'
@@ -118,6 +119,34 @@ describe('job queue and scheduler', () => {
     // Any other API error is for good.
     expect(calls).toBe(2)
     expect(await queue.repo.get(job.id)).toMatchObject({ status: 'failed', error: 'bad input', attempts: 2 })
+  })
+
+  test('a job whose unit the database ended in a deadlock is retried, its error the reason without the values', async () => {
+    newDb()
+    const { queue, scheduler, clock } = setup(1)
+    let calls = 0
+    // As drizzle wraps PostgreSQL's error (Bun's PostgresError carries the SQLSTATE as errno).
+    const deadlock = Object.assign(new Error('deadlock detected'), { errno: '40P01' })
+    scheduler.register('crossed', async () => {
+      calls++
+      if (calls === 1) throw new DrizzleQueryError('update "t" set "secret" = $1', ['hunter2'], deadlock)
+      return 'done'
+    })
+    const job = await queue.store.unit(() =>
+      queue.add({ workspaceId: 'ws_1', kind: 'crossed', maxAttempts: 3 }),
+    )
+    await scheduler.drain()
+    const waiting = await queue.repo.get(job.id)
+    expect(waiting).toMatchObject({
+      status: 'pending',
+      error: 'A database statement failed: deadlock detected',
+      attempts: 1,
+    })
+    expect(JSON.stringify(waiting)).not.toContain('hunter2')
+    clock.advance(1000)
+    await scheduler.drain()
+    expect(calls).toBe(2)
+    expect(await queue.repo.get(job.id)).toMatchObject({ status: 'succeeded', attempts: 2 })
   })
 
   test('a permanent failure is not retried', async () => {

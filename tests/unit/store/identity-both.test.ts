@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { users } from '../../../src/features/accounts/accounts.tables'
 import { IdentityRepo, type IdentityRow } from '../../../src/features/identity/identity.repo'
 import { workspaces } from '../../../src/features/workspaces/workspaces.tables'
-import { isUniqueViolation } from '../../../src/platform/db/constraint'
+import { isUniqueViolation } from '../../../src/platform/db/failures'
 import type { Store } from '../../../src/platform/db/store'
 import { engines, type OpenStore } from '../../helpers/stores'
 

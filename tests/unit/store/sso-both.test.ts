@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { type SsoConfigRow, SsoRepo } from '../../../src/features/sso/sso.repo'
-import { isUniqueViolation } from '../../../src/platform/db/constraint'
+import { isUniqueViolation } from '../../../src/platform/db/failures'
 import type { Store } from '../../../src/platform/db/store'
 import { engines, type OpenStore, seedTenants } from '../../helpers/stores'
 
