@@ -24,6 +24,21 @@ const BATCH_CHARS = 128 * 1024
 /** Most units a batch of small ones holds. */
 const BATCH_UNITS_MAX = 128
 
+/** Soonest and latest a batch waiting for a document's text extraction looks again. */
+const WAIT_MIN_MS = 20
+const WAIT_MAX_MS = 5_000
+
+/**
+ * How long a batch waiting for a text extraction waits before it looks again: a tenth of how long it
+ * has been running (since `startedAt`, its first start), between WAIT_MIN_MS and WAIT_MAX_MS. A run
+ * started just after an upload goes on as soon as the extraction it needs ends; one behind a long
+ * queue of extractions (a large share) looks every few seconds, at most a tenth of its time later.
+ */
+export function extractionWaitMs(startedAt: number | null, now: number): number {
+  const ran = startedAt === null ? 0 : Math.max(0, now - startedAt)
+  return Math.min(WAIT_MAX_MS, Math.max(WAIT_MIN_MS, Math.round(ran / 10)))
+}
+
 /** A unit as a run splits them into batches. */
 export type BatchUnit = Pick<Unit, 'id' | 'parentId' | 'textChars'>
 

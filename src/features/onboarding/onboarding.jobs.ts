@@ -1,11 +1,12 @@
 import type { Clock } from '../../platform/clock/clock'
-import { type JobContext, TransientError } from '../../platform/jobs/scheduler'
+import { type JobContext, JobWaitingError, TransientError } from '../../platform/jobs/scheduler'
 import { LlmUnavailableError } from '../../platform/llm/server-request'
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
 import type { DocumentRuns, Unit } from '../corpora/corpora.service'
 import type { Engine, IndexedSection, SectionInput } from '../engine/engine.service'
 import {
+  extractionWaitMs,
   GROUP_CHARS,
   GROUP_SECTIONS,
   GROUPS_AHEAD,
@@ -98,7 +99,13 @@ export class OnboardingJobs {
       ctx.checkpoint()
     }
     const next = ahead[0]!
-    if (next.waiting) throw new TransientError(`Waiting for the text extraction of ${next.waiting}.`)
+    // Not an attempt: the batch looks again soon, for as long as the extraction takes (it ends
+    // within its own timeout and attempts, extracted or failed).
+    if (next.waiting)
+      throw new JobWaitingError(
+        `Waiting for the text extraction of ${next.waiting}.`,
+        extractionWaitMs(ctx.job.startedAt, this.now()),
+      )
     const cpu = process.cpuUsage(cpu0)
     stats.cpuMs = (cpu.user + cpu.system) / 1000
     return stats

@@ -14,6 +14,23 @@ export class TransientError extends Error {
   }
 }
 
+/**
+ * Throw from a handler that cannot go on until another job's work is done (a document's text
+ * extraction): the job is put back to run again after `retryAfterMs`, and the attempt is not
+ * counted. The wait is bounded by what it waits for (an extraction ends, extracted or failed, within
+ * its own timeout and attempts), not by the job's attempts, which a long queue ahead of that work
+ * would use up.
+ */
+export class JobWaitingError extends Error {
+  override name = 'JobWaitingError'
+  constructor(
+    message: string,
+    readonly retryAfterMs: number,
+  ) {
+    super(message)
+  }
+}
+
 /** Thrown by `ctx.checkpoint()` when the job was asked to stop. */
 export class JobCanceledError extends Error {
   override name = 'JobCanceledError'

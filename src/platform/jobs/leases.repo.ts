@@ -134,13 +134,17 @@ export class LeasesRepo {
     })
   }
 
-  /** Puts a claimed job back in the queue to run again after `delayMs` (transient failure). */
-  retry(id: string, owner: string, error: string, delayMs: number): Promise<boolean> {
+  /**
+   * Puts a claimed job back in the queue to run again after `delayMs` (a transient failure; with
+   * `counted` false, a wait for another job's work, whose attempt is given back).
+   */
+  retry(id: string, owner: string, error: string, delayMs: number, counted = true): Promise<boolean> {
     const now = this.now()
     return this.held(id, owner, {
       status: 'pending',
       error,
       runAt: now + delayMs,
+      ...(counted ? {} : { attempts: sql`${this.j.attempts} - 1` }),
       leaseOwner: null,
       leaseUntil: null,
       updatedAt: now,

@@ -9,6 +9,7 @@ import {
   type JobContext,
   type JobHandler,
   JobOverBudgetError,
+  JobWaitingError,
   type SettledHook,
   TransientError,
 } from './handler'
@@ -67,7 +68,8 @@ export async function runJob(slot: Slot, handler: JobHandler, d: RunDeps): Promi
     if (reason === 'canceled' || e instanceof JobCanceledError) await q.finish(job.id, owner, 'canceled', {})
     else if (reason === 'over_budget' || e instanceof JobOverBudgetError) {
       await q.finish(job.id, owner, 'failed', { error: stops.errorOf(job, 'over_budget').message })
-    } else if (retryable(e) && job.attempts < job.maxAttempts) {
+    } else if (e instanceof JobWaitingError) await q.retry(job.id, owner, message, e.retryAfterMs, false)
+    else if (retryable(e) && job.attempts < job.maxAttempts) {
       const after = e instanceof TransientError ? e.retryAfterMs : undefined
       await q.retry(job.id, owner, message, after ?? d.backoff(job.attempts))
     } else {

@@ -14,6 +14,7 @@ export {
   type JobHandler,
   type JobLane,
   JobOverBudgetError,
+  JobWaitingError,
   type KindOptions,
   type SettledHook,
   TransientError,

@@ -7,7 +7,12 @@ import { type Db, openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
 import { fail } from '../../../src/platform/errors/errors'
 import { JobQueue } from '../../../src/platform/jobs/queue'
-import { type JobHandler, Scheduler, TransientError } from '../../../src/platform/jobs/scheduler'
+import {
+  type JobHandler,
+  JobWaitingError,
+  Scheduler,
+  TransientError,
+} from '../../../src/platform/jobs/scheduler'
 import { memoryLogger } from '../../../src/platform/log/log'
 
 let db: Db
@@ -147,6 +152,35 @@ describe('job queue and scheduler', () => {
     await scheduler.drain()
     expect(calls).toBe(2)
     expect(await queue.repo.get(job.id)).toMatchObject({ status: 'succeeded', attempts: 2 })
+  })
+
+  test('a job waiting for other work runs again after the wait it asked for, its attempt not counted, past maxAttempts', async () => {
+    newDb()
+    const { queue, scheduler, clock } = setup(1)
+    let calls = 0
+    scheduler.register('waiting', async () => {
+      calls++
+      if (calls <= 4) throw new JobWaitingError('Waiting for the other job.', 250)
+      return 'done'
+    })
+    const job = await queue.store.unit(() =>
+      queue.add({ workspaceId: 'ws_1', kind: 'waiting', maxAttempts: 2 }),
+    )
+    for (let i = 1; i <= 4; i++) {
+      await scheduler.drain()
+      expect(calls).toBe(i)
+      expect(await queue.repo.get(job.id)).toMatchObject({
+        status: 'pending',
+        error: 'Waiting for the other job.',
+        attempts: 0,
+      })
+      clock.advance(249)
+      await scheduler.drain()
+      expect(calls).toBe(i)
+      clock.advance(1)
+    }
+    await scheduler.drain()
+    expect(await queue.repo.get(job.id)).toMatchObject({ status: 'succeeded', result: 'done', attempts: 1 })
   })
 
   test('a permanent failure is not retried', async () => {
