@@ -7,7 +7,7 @@ function isStatementError(e: Error): e is Error & { cause: Error } {
   return (e instanceof DrizzleQueryError || e instanceof DrizzleError) && e.cause instanceof Error
 }
 
-type Failure = { code?: unknown; errno?: unknown; message?: unknown; cause?: unknown } | undefined
+type Failure = { code?: unknown; errno?: unknown; cause?: unknown } | undefined
 
 /** The codes of `e` and of each error it was caused by (bun:sqlite's `code`, PostgreSQL's SQLSTATE). */
 function* codesOf(e: unknown): Generator<unknown> {

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { LegalRepo } from '../../../src/features/legal/legal.repo'
-import { legalAcceptances } from '../../../src/features/legal/legal.tables'
+import { workspaces } from '../../../src/features/workspaces/workspaces.tables'
 import { isConflict, isUniqueViolation, reasonOf } from '../../../src/platform/db/failures'
 import { engines, type OpenStore, seedTenants } from '../../helpers/stores'
 
@@ -14,23 +13,6 @@ const opened: OpenStore[] = []
 afterEach(async () => {
   for (const o of opened.splice(0)) await o.close()
 })
-
-const T0 = 1_764_400_000_123
-
-function acceptance(id: string, version: string) {
-  return {
-    id,
-    workspaceId: 'ws_1',
-    document: 'terms',
-    version,
-    title: 'Terms',
-    sha256: 'cd'.repeat(32),
-    actorType: 'user',
-    actorId: 'usr_1',
-    address: '127.0.0.1',
-    acceptedAt: T0,
-  }
-}
 
 /** A promise and its resolve, for two units to wait for each other's first write. */
 function gate() {
@@ -47,35 +29,30 @@ for (const engine of (await engines()).filter((e) => e.name === 'postgres')) {
       const o = await engine.open()
       opened.push(o)
       const { store } = o
-      await seedTenants(store, { workspaces: ['ws_1'], at: T0 })
-      const repo = new LegalRepo(store)
-      await store.unit(async () => {
-        await repo.insert(acceptance('lga_a', '1'))
-        await repo.insert(acceptance('lga_b', '2'))
-      })
-      const t = store.table(legalAcceptances)
-      const retitle = (id: string, title: string) => store.db.update(t).set({ title }).where(eq(t.id, id))
+      await seedTenants(store, { workspaces: ['ws_a', 'ws_b'], at: 1_764_400_000_123 })
+      const t = store.table(workspaces)
+      const rename = (id: string, name: string) => store.db.update(t).set({ name }).where(eq(t.id, id))
       const first = [gate(), gate()]
-      const crossed = (mine: number, ids: [string, string], title: string) =>
+      const crossed = (mine: number, ids: [string, string], name: string) =>
         store.unit(async () => {
-          await retitle(ids[0], title)
+          await rename(ids[0], name)
           first[mine]!.open()
           await first[1 - mine]!.opened
-          await retitle(ids[1], title)
+          await rename(ids[1], name)
         })
       const ends = await Promise.allSettled([
-        crossed(0, ['lga_a', 'lga_b'], 'secret title one'),
-        crossed(1, ['lga_b', 'lga_a'], 'secret title two'),
+        crossed(0, ['ws_a', 'ws_b'], 'secret name one'),
+        crossed(1, ['ws_b', 'ws_a'], 'secret name two'),
       ])
       const refused = ends.flatMap((e) => (e.status === 'rejected' ? [e.reason as unknown] : []))
       expect(refused).toHaveLength(1)
       expect(isConflict(refused[0])).toBe(true)
       expect(isUniqueViolation(refused[0])).toBe(false)
       expect(reasonOf(refused[0])).toBe('A database statement failed: deadlock detected')
-      // The winner's title is on both rows: the loser's first write went with its unit.
-      const won = ends[0]!.status === 'fulfilled' ? 'secret title one' : 'secret title two'
-      const titles = (await store.db.select({ title: t.title }).from(t)).map((r) => r.title)
-      expect(titles).toEqual([won, won])
+      // The winner's name is on both rows: the loser's first write went with its unit.
+      const won = ends[0]!.status === 'fulfilled' ? 'secret name one' : 'secret name two'
+      const names = (await store.db.select({ name: t.name }).from(t)).map((r) => r.name)
+      expect(names).toEqual([won, won])
     })
   })
 }
