@@ -151,7 +151,7 @@ export class OnboardingService {
         parentId: run.id,
         kind: BATCH_KIND,
         unitsTotal: batch.length,
-        // A batch waits (transient retries with backoff) for documents still being extracted.
+        // For its transient failures: its waits for documents still being extracted spend none (JobWaitingError).
         maxAttempts: 10,
         // With the content each unit had when taken: one changed after it was taken gets a follow-up run.
         payload: { unit_ids: batch.map((u) => u.id), unit_versions: batch.map((u) => u.version) },
