@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { type ConsoleRig, consoleRig, seriousViolations } from '../helpers/browser'
 import { startProvider, type TestProvider } from '../helpers/oidc-provider'
+import { freePort } from '../helpers/ports'
 
 // Enterprise identity in the console, in Chromium against the real server and a real OpenID
 // provider on loopback (tests/helpers/oidc-provider.ts): the provider buttons of the sign-in page
@@ -10,14 +11,7 @@ import { startProvider, type TestProvider } from '../helpers/oidc-provider'
 // fragment, the admin's Single sign-on page (settings, test, recovery codes shown once) and a whole
 // SSO sign-in through the provider.
 
-/** A port free now, for a server whose public address (and so its redirect URI) is known up front. */
-function freePort(): number {
-  const s = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-  const port = s.port as number
-  s.stop(true)
-  return port
-}
-
+// A port free now: the server's public address (and so its redirect URI) is known up front.
 const PORT = freePort()
 const BASE = `http://127.0.0.1:${PORT}`
 const SSO_CLIENT = { client_id: 'engram-sso', client_secret: 'sso client secret 1' }

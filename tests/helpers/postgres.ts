@@ -11,6 +11,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SQL } from 'bun'
+import { freePort } from './ports'
 
 /** A running cluster, or why there is none. */
 export type TestPostgres =
@@ -76,13 +77,6 @@ function postgresUser(): { uid: number; gid: number } | null {
 }
 
 /** A port nobody listens on now (the cluster takes it a moment later; a clash is retried). */
-function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = probe.port
-  probe.stop(true)
-  return port
-}
-
 /** A cluster from the binaries in `bin` (null: none installed). Use testPostgres(), which shares one. */
 export async function startPostgres(bin: string | null): Promise<TestPostgres> {
   return startPostgresSync(bin)

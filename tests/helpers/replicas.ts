@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SQL, type Subprocess } from 'bun'
 import { binaryPath } from './binary'
+import { freePorts } from './ports'
 import type { TestPostgres } from './postgres'
 import { type S3rverProcess, startS3rverProcess } from './standins/s3rver-process'
 
@@ -122,7 +123,7 @@ export async function startReplicas(
   )
   const sql = new SQL({ url: databaseUrl, max: 2 })
   const running: (Replica | null)[] = Array.from({ length: count }, () => null)
-  const ports = Array.from({ length: count }, freePort)
+  const ports = freePorts(count)
   const starts = Array.from({ length: count }, () => 0)
   const envOf = (i: number) => ({
     ...replicaEnv({ dir: join(dir, `r${i}`), port: ports[i]!, databaseUrl, bucket: bucket.env }),
@@ -131,7 +132,16 @@ export async function startReplicas(
   })
   const start = async (i: number) => {
     if (running[i]) throw new Error(`replica ${i} is already running`)
-    running[i] = await launch(i, join(dir, `r${i}`), ++starts[i]!, ports[i]!, envOf(i))
+    for (let attempt = 1; ; attempt++) {
+      try {
+        running[i] = await launch(i, join(dir, `r${i}`), ++starts[i]!, ports[i]!, envOf(i))
+        return
+      } catch (e) {
+        // Its port was taken by another process after it was chosen: another one, not used here.
+        if (attempt === 3 || !String((e as Error).message).includes('is already in use')) throw e
+        ports[i] = freePorts(count + 1).find((p) => !ports.includes(p))!
+      }
+    }
   }
   const kill = async (i: number, signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL') => {
     const r = running[i]
@@ -248,12 +258,4 @@ function logLines(path: string): Record<string, unknown>[] {
     }
   }
   return out
-}
-
-/** A port nobody listens on now (the replica takes it a moment later). */
-function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = probe.port
-  probe.stop(true)
-  return port
 }
