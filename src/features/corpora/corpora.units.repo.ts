@@ -1,5 +1,6 @@
 import { and, asc, count, eq, inArray, isNotNull, isNull, or, type SQL, sql } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/sqlite-core'
+import { holdInUnit } from '../../platform/db/hold'
 import { Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { statusesInto, type WireStatus } from './corpora.lifecycle'
@@ -207,8 +208,12 @@ export class UnitsRepo {
    */
   async rollUpParents(parentIds: string[], now: number): Promise<{ id: string; status: WireStatus }[]> {
     const out: { id: string; status: WireStatus }[] = []
-    // In one order everywhere: two units rolling up the same parents lock their rows in the same order.
+    // In one order everywhere: two units rolling up the same parents hold them in the same order.
     for (const id of [...new Set(parentIds)].sort()) {
+      // Counted only once this unit holds the parent: on PostgreSQL two units settling sections of one
+      // document at once (two batches, two replicas) would each count before the other's commit, and
+      // the last to write would leave the parent `onboarding` with every section ready.
+      await holdInUnit(this.store, `documents.rollup:${id}`)
       const rows = await this.settles.sectionCounts.execute({ parent: id })
       const counts = new Map(rows.map((r) => [r.status, Number(r.n)]))
       const total = [...counts.values()].reduce((a, b) => a + b, 0)

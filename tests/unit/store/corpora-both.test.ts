@@ -3,6 +3,7 @@ import { and, eq, inArray } from 'drizzle-orm'
 import type { NewParent } from '../../../src/features/corpora/corpora.content.repo'
 import { CorporaService, type CorpusRow } from '../../../src/features/corpora/corpora.service'
 import { corpora, documents } from '../../../src/features/corpora/corpora.tables'
+import { UnitsRepo } from '../../../src/features/corpora/corpora.units.repo'
 import { engineBases, engineSections } from '../../../src/features/engine/engine.tables'
 import type { Actor } from '../../../src/platform/auth/principal'
 import { ManualClock } from '../../../src/platform/clock/clock'
@@ -329,5 +330,47 @@ for (const engine of await engines()) {
       expect(told).toHaveLength(1)
       await expectCounters(store, 'cor_a', { n_documents: 1, documents_pending: 1, storage_bytes: 12 })
     })
+
+    // Two batches settling sections of one document at once (two replicas): each unit has set its
+    // section before either rolls the parent up. On PostgreSQL each would count the other's section
+    // as still onboarding and the last to write would leave the parent so; on SQLite units take
+    // turns (one waits for the other's end), so the interleaving is PostgreSQL's alone.
+    test.skipIf(engine.name !== 'postgres')(
+      "two units settling one document's sections at once leave it ready, counted once",
+      async () => {
+        const { store, corpora: svc } = await open()
+        await svc.insertParents([parent('d1', 'cor_a', 'r1', 100)])
+        await svc.setExtracted((await svc.document('cor_a', 'd1'))!, extraction(2))
+        const units = await svc.runs.waiting('cor_a')
+        await svc.runs.take(units, T0 + 2)
+        const repo = new UnitsRepo(store)
+        const set = [gate(), gate()]
+        const settle = (mine: number) =>
+          store.unit(async () => {
+            await repo.settleLeaf(units[mine]!, 'ready', null, T0 + 3)
+            set[mine]!.open()
+            await set[1 - mine]!.opened
+            return repo.rollUpParents(['d1'], T0 + 3)
+          })
+        const rolled = await Promise.all([settle(0), settle(1)])
+        expect(
+          rolled
+            .flat()
+            .map((r) => r.status)
+            .sort(),
+        ).toEqual(['onboarding', 'ready'])
+        expect((await svc.document('cor_a', 'd1'))!.status).toBe('ready')
+        await expectCounters(store, 'cor_a', { documents_ready: 1, documents_onboarding: 0 })
+      },
+    )
   })
+}
+
+/** A promise and its resolve, for two units to wait for each other's first write. */
+function gate() {
+  let open = () => {}
+  const opened = new Promise<void>((r) => {
+    open = r
+  })
+  return { open, opened }
 }
