@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import S3rver from 's3rver'
 import { S3ObjectStore } from '../../src/platform/storage/s3-store'
+import { type S3Standin, startS3rver } from '../helpers/standins/s3rver'
 import { bearer, expectError } from './accounts.fixture'
 import {
   countRows,
@@ -19,15 +16,13 @@ import {
 } from './ingest.fixture'
 
 // An S3-compatible server on loopback for the whole file; the app stores its objects there.
-let server: S3rver
-const serverDir = mkdtempSync(join(tmpdir(), 'engram-ingest-s3-'))
+let server: S3Standin
 let f: Awaited<ReturnType<typeof ingestSetup>>
 
 beforeAll(async () => {
-  server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: serverDir })
-  const addr = await server.run()
+  server = await startS3rver()
   const objects = new S3ObjectStore({
-    endpoint: `http://127.0.0.1:${addr.port}`,
+    endpoint: server.endpoint,
     bucket: 'engram-ingest',
     accessKey: 'S3RVER',
     secretKey: 'S3RVER',
@@ -38,8 +33,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   f?.t.close()
-  await server.close()
-  rmSync(serverDir, { recursive: true, force: true })
+  await server.stop()
 })
 
 const entry = (path: string, content: string) => ({

@@ -1,28 +1,23 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import S3rver from 's3rver'
 import { isSealed } from '../../src/platform/storage/envelope-format'
 import { S3ObjectStore } from '../../src/platform/storage/s3-store'
 import type { TestApp } from '../helpers/app'
+import { type S3Standin, startS3rver } from '../helpers/standins/s3rver'
 import { bearer } from './accounts.fixture'
 import { createBase, ingestSetup, objectKeys, sha256 } from './ingest.fixture'
 
 // Issue 36: on an S3 store, files put straight into the bucket through presigned URLs arrive plain;
 // a workspace with a key has them sealed as soon as their documents are registered.
 
-let server: S3rver
-const serverDir = mkdtempSync(join(tmpdir(), 'engram-kms-s3-'))
+let server: S3Standin
 let t: TestApp
 let token: string
 let workspaceId: string
 
 beforeAll(async () => {
-  server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: serverDir })
-  const addr = await server.run()
+  server = await startS3rver()
   const objects = new S3ObjectStore({
-    endpoint: `http://127.0.0.1:${addr.port}`,
+    endpoint: server.endpoint,
     bucket: 'engram-kms',
     accessKey: 'S3RVER',
     secretKey: 'S3RVER',
@@ -36,8 +31,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   t?.close()
-  await server.close()
-  rmSync(serverDir, { recursive: true, force: true })
+  await server.stop()
 })
 
 test('a file put to a presigned URL is sealed once its document is registered, and reads as sent', async () => {

@@ -1,10 +1,13 @@
-// s3rver (an S3-compatible server in-process) on loopback, with four of its defects mended so that
-// listings page and name keys the way S3's do and a multi-object delete does not fail half-way. The
-// code under test talks to it unchanged, over real HTTP.
-import crypto from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+// s3rver (an S3-compatible server in-process) on loopback, with five of its defects mended so that
+// listings page and name keys the way S3's do, a multi-object delete does not fail half-way and a
+// read after a write reads it whole. The code under test talks to it unchanged, over real HTTP.
+import crypto, { randomUUID } from 'node:crypto'
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs'
+import { mkdir, rename, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { Readable, Transform } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import S3rver from 's3rver'
 
 export interface S3Standin {
@@ -26,9 +29,19 @@ interface Listed {
   commonPrefixes: string[]
   isTruncated: boolean
 }
+interface StoredObject {
+  bucket: string
+  key: string
+  content: Readable | Buffer
+  metadata: Record<string, string>
+}
 interface Store {
   listObjects(bucket: string, options: ListOptions): Promise<Listed>
   deleteObject(bucket: string, key: string): Promise<void>
+  getObject(bucket: string, key: string, options?: unknown): Promise<unknown>
+  putObject(object: StoredObject): Promise<{ size: number; md5: string }>
+  putMetadata(bucket: string, key: string, metadata: Record<string, string>, md5: string): Promise<void>
+  getResourcePath(bucket: string, key: string, resource: string): string
 }
 
 /**
@@ -85,6 +98,68 @@ function deleteOneAtATime(store: Store): void {
   }
 }
 
+/**
+ * s3rver answers a PUT once it has read the body, before the object's file is written (its write
+ * stream is not waited for), and writes the file over the old one in place; a GET takes the length
+ * from the file's size, then opens it. So a GET soon after a PUT could read the old bytes, a part of
+ * the new ones, or none (a rewritten object read back empty, once in a CI run). S3 reads its writes,
+ * whole. Here a PUT writes the object and its metadata beside their places, waits for them, and
+ * renames them into place while no GET of the key is between taking the length and opening the file.
+ */
+function putWhole(store: Store): void {
+  const turns = new Map<string, Promise<void>>()
+  const inTurn = <T>(id: string, fn: () => Promise<T>): Promise<T> => {
+    const done = (turns.get(id) ?? Promise.resolve()).then(fn)
+    const tail = done.then(
+      () => {},
+      () => {},
+    )
+    turns.set(id, tail)
+    void tail.then(() => {
+      if (turns.get(id) === tail) turns.delete(id)
+    })
+    return done
+  }
+  const getObject = store.getObject.bind(store)
+  const putMetadata = store.putMetadata.bind(store)
+  store.getObject = (bucket, key, options) =>
+    inTurn(`${bucket}/${key}`, () => getObject(bucket, key, options))
+  store.putObject = async (object) => {
+    const { bucket, key } = object
+    const path = (k: string, resource: string) => store.getResourcePath(bucket, k, resource)
+    // The parts' names end neither in `._S3rver_object` (listed) nor as another key's files do.
+    const part = `${key}.${randomUUID()}.part`
+    const body = `${path(key, 'object')}.${randomUUID()}.part`
+    await mkdir(dirname(body), { recursive: true })
+    const md5 = crypto.createHash('md5')
+    let size = 0
+    const count = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        md5.update(chunk)
+        size += chunk.length
+        done(null, chunk)
+      },
+    })
+    const content = Buffer.isBuffer(object.content) ? Readable.from([object.content]) : object.content
+    try {
+      await pipeline(content, count, createWriteStream(body))
+      const digest = md5.digest('hex')
+      await putMetadata(bucket, part, object.metadata, digest)
+      await inTurn(`${bucket}/${key}`, async () => {
+        await rename(path(part, 'object.md5'), path(key, 'object.md5'))
+        await rename(path(part, 'metadata.json'), path(key, 'metadata.json'))
+        await rename(body, path(key, 'object'))
+      })
+      return { size, md5: digest }
+    } catch (e) {
+      // A body cut short (the client gone) leaves nothing behind.
+      for (const f of [body, path(part, 'object.md5'), path(part, 'metadata.json')])
+        await rm(f, { force: true })
+      throw e
+    }
+  }
+}
+
 type Middleware = (
   ctx: { query: Record<string, string | undefined>; body: unknown },
   next: () => Promise<void>,
@@ -123,6 +198,7 @@ export async function startS3rver(): Promise<S3Standin> {
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory })
   listInKeyOrder((server as unknown as { store: Store }).store)
   deleteOneAtATime((server as unknown as { store: Store }).store)
+  putWhole((server as unknown as { store: Store }).store)
   encodeListedKeys(server as unknown as { middleware: Middleware[] })
   const { port } = await server.run()
   return {

@@ -32,7 +32,6 @@ objectStoreContract('local disk behind the envelope', {
     return existsSync(dir) ? readdirSync(dir).length : 0
   },
   keepsContentType: false,
-  listsInKeyOrder: true,
   presigns: false,
   largeBody: 6 * 1024 * 1024 + 12_345,
   listsStoredSizes: true,

@@ -1,29 +1,23 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import S3rver from 's3rver'
 import { loadConfig } from '../../../src/platform/config/config.load'
 import { createObjectStore } from '../../../src/platform/storage/create-object-store'
 import { MIN_PART_SIZE, S3ObjectStore } from '../../../src/platform/storage/s3-store'
+import { type S3Standin, startS3rver } from '../../helpers/standins/s3rver'
 import { generatedBody, listed } from './bodies'
 import { objectStoreContract } from './object-store.contract'
 
 // An S3-compatible server on loopback, on a free port, for the whole file.
-let server: S3rver
+let server: S3Standin
 let endpoint = ''
-const serverDir = mkdtempSync(join(tmpdir(), 'engram-s3rver-'))
 let buckets = 0
 
 beforeAll(async () => {
-  server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: serverDir })
-  const addr = await server.run()
-  endpoint = `http://127.0.0.1:${addr.port}`
+  server = await startS3rver()
+  endpoint = server.endpoint
 })
 
 afterAll(async () => {
-  await server.close()
-  rmSync(serverDir, { recursive: true, force: true })
+  await server.stop()
 })
 
 /** A store on a bucket of its own, with the smallest part size so multi-part runs on small bodies. */
@@ -41,7 +35,6 @@ function freshStore(): S3ObjectStore {
 objectStoreContract('S3 (s3rver)', {
   make: async () => freshStore(),
   keepsContentType: true,
-  listsInKeyOrder: false,
   presigns: true,
   // Over two parts, so the multi-part path with a part in flight is exercised.
   largeBody: 2 * MIN_PART_SIZE + 54_321,
