@@ -67,6 +67,7 @@ export class DocumentRuns {
     for (const u of units) assertMove(stateOf(u), 'onboarding', u.id)
     const parents = units.flatMap((u) => (u.parentId ? [u.parentId] : []))
     await this.d.store.unit(async () => {
+      await this.units.holdMoves(units[0]?.corpusId)
       const ids = units.map((u) => u.id)
       const moved = new Set(await this.units.take(ids, now))
       const left = ids.filter((id) => !moved.has(id))
@@ -92,6 +93,7 @@ export class DocumentRuns {
       )
     }
     await this.d.store.unit(async () => {
+      await this.units.holdMoves((g.ready[0] ?? g.failed[0]?.unit)?.corpusId)
       for (const r of g.ready) {
         if ((await this.units.settleLeaf(r, 'ready', null, now)) && !r.parentId) await tell(r, null)
       }
@@ -111,7 +113,10 @@ export class DocumentRuns {
 
   /** Puts the units a stopped run left `onboarding` back to waiting (`uploaded` or `extracted`). */
   release(corpusId: string, now: number): Promise<void> {
-    return this.d.store.unit(() => this.units.release(corpusId, now))
+    return this.d.store.unit(async () => {
+      await this.units.holdMoves(corpusId)
+      await this.units.release(corpusId, now)
+    })
   }
 
   /** Counts of a base's files by status (`pending`: waiting or in a run now). */

@@ -203,17 +203,25 @@ export class UnitsRepo {
   }
 
   /**
-   * Recomputes each parent's status from its sections: failed only when every section failed,
-   * ready when every section is ready or failed, else onboarding or pending.
+   * Makes the calling unit the only one moving a base's run units until it ends (`holdInUnit`; none
+   * for no base): called first by every unit that takes, settles or releases them. On PostgreSQL two
+   * units settling sections of one document at once would each count the other's section as still
+   * onboarding (neither committed) and the last to write would leave the parent so; and one holding
+   * the base's counter row (a whole document's update, through its trigger) while waiting for a
+   * parent another holds would deadlock with it. Such units are short; they take turns.
+   */
+  async holdMoves(corpusId: string | undefined): Promise<void> {
+    if (corpusId !== undefined) await holdInUnit(this.store, `documents.moves:${corpusId}`)
+  }
+
+  /**
+   * Recomputes each parent's status from its sections (in a unit that holds the base's moves,
+   * `holdMoves`): failed only when every section failed, ready when every section is ready or
+   * failed, else onboarding or pending.
    */
   async rollUpParents(parentIds: string[], now: number): Promise<{ id: string; status: WireStatus }[]> {
     const out: { id: string; status: WireStatus }[] = []
-    // In one order everywhere: two units rolling up the same parents hold them in the same order.
     for (const id of [...new Set(parentIds)].sort()) {
-      // Counted only once this unit holds the parent: on PostgreSQL two units settling sections of one
-      // document at once (two batches, two replicas) would each count before the other's commit, and
-      // the last to write would leave the parent `onboarding` with every section ready.
-      await holdInUnit(this.store, `documents.rollup:${id}`)
       const rows = await this.settles.sectionCounts.execute({ parent: id })
       const counts = new Map(rows.map((r) => [r.status, Number(r.n)]))
       const total = [...counts.values()].reduce((a, b) => a + b, 0)

@@ -9,6 +9,7 @@ import { Dispatcher } from '../../../src/platform/events/dispatcher'
 import type { DomainEvent } from '../../../src/platform/events/events'
 import { Outbox } from '../../../src/platform/events/outbox'
 import { memoryLogger } from '../../../src/platform/log/log'
+import { untilWaiting } from '../../helpers/pg-locks'
 import { engines, type OpenStore, seedTenants } from '../../helpers/stores'
 
 // A workspace's events are delivered in the order their units committed, which is their `seq`
@@ -30,15 +31,6 @@ function revoked(ws: string, keyId: string) {
     workspaceId: ws,
     payload: { keyId, name: 'k', prefix: 'ek_x', actor: SYSTEM },
   }
-}
-
-/** Locks of a type (`transactionid`: a row another transaction writes) some transaction waits for (pg_locks). */
-async function waitingLocks(store: Store, type: string): Promise<number> {
-  const rows = await rawRows(
-    store,
-    sql`SELECT count(*) AS n FROM pg_locks WHERE locktype = ${type} AND NOT granted`,
-  )
-  return Number(rows[0]?.n ?? 0)
 }
 
 /** A promise and its resolve. */
@@ -108,11 +100,7 @@ for (const engine of await engines()) {
         .then(() => committed.push('second'))
       if (engine.name === 'postgres') {
         // Unit 2 is not held back by unit 1: it commits while unit 1, with the lower seq, is open.
-        for (
-          let i = 0;
-          i < 1000 && committed.length === 0 && (await waitingLocks(o.store, 'advisory')) === 0;
-          i++
-        ) {}
+        await untilWaiting(o.store, { done: () => committed.length > 0 })
         if (committed.length === 0) release.open()
         expect(committed).toEqual(['second'])
         await dispatcher.tick()
@@ -168,8 +156,7 @@ for (const engine of await engines()) {
       })
       if (engine.name === 'postgres') {
         await aPublished.opened
-        for (let i = 0; i < 1000 && (await waitingLocks(o.store, 'transactionid')) === 0; i++) {}
-        expect(await waitingLocks(o.store, 'transactionid')).toBe(1)
+        expect(await untilWaiting(o.store, { type: 'transactionid' })).toBe(1)
       }
       go.open()
       await Promise.all([a, b])

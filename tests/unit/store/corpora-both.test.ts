@@ -11,6 +11,7 @@ import { seededRandom } from '../../../src/platform/crypto/random'
 import type { Store } from '../../../src/platform/db/store'
 import { domainEvents } from '../../../src/platform/events/events.tables'
 import { Outbox } from '../../../src/platform/events/outbox'
+import { untilWaiting } from '../../helpers/pg-locks'
 import { engines, type OpenStore, seedTenants } from '../../helpers/stores'
 
 // Corpora on SQLite and on a real PostgreSQL: bases read back as written, a failed unit writes
@@ -331,12 +332,12 @@ for (const engine of await engines()) {
       await expectCounters(store, 'cor_a', { n_documents: 1, documents_pending: 1, storage_bytes: 12 })
     })
 
-    // Two batches settling sections of one document at once (two replicas): each unit has set its
-    // section before either rolls the parent up. On PostgreSQL each would count the other's section
-    // as still onboarding and the last to write would leave the parent so; on SQLite units take
-    // turns (one waits for the other's end), so the interleaving is PostgreSQL's alone.
+    // Two batches settling sections of one document at once (two replicas). On PostgreSQL each
+    // would count the other's section as still onboarding (neither committed) and the last to write
+    // would leave the parent so: the second waits for the first's hold on the base's moves and counts
+    // after its commit. On SQLite units take turns anyway (one waits for the other's end).
     test.skipIf(engine.name !== 'postgres')(
-      "two units settling one document's sections at once leave it ready, counted once",
+      "two units settling one document's sections at once take turns and leave it ready, counted once",
       async () => {
         const { store, corpora: svc } = await open()
         await svc.insertParents([parent('d1', 'cor_a', 'r1', 100)])
@@ -344,29 +345,75 @@ for (const engine of await engines()) {
         const units = await svc.runs.waiting('cor_a')
         await svc.runs.take(units, T0 + 2)
         const repo = new UnitsRepo(store)
-        const set = [gate(), gate()]
-        const settle = (mine: number) =>
+        const [set, counted] = [gate(), gate()]
+        const settle = (mine: number, between: () => Promise<void>) =>
           store.unit(async () => {
+            await repo.holdMoves('cor_a')
             await repo.settleLeaf(units[mine]!, 'ready', null, T0 + 3)
-            set[mine]!.open()
-            await set[1 - mine]!.opened
+            await between()
             return repo.rollUpParents(['d1'], T0 + 3)
           })
-        const rolled = await Promise.all([settle(0), settle(1)])
-        expect(
-          rolled
-            .flat()
-            .map((r) => r.status)
-            .sort(),
-        ).toEqual(['onboarding', 'ready'])
+        // The first has set its section; the second starts and either waits for the hold, or (were
+        // there none) sets its own, and then both count before either commits.
+        const first = settle(0, async () => {
+          set.open()
+          await counted.opened
+        })
+        await set.opened
+        const second = settle(1, async () => counted.open())
+        let opened = false
+        void counted.opened.then(() => {
+          opened = true
+        })
+        expect(await untilWaiting(store, { done: () => opened })).toBe(1)
+        counted.open()
+        const rolled = await Promise.all([first, second])
+        expect(rolled.map((r) => r.map((p) => p.status))).toEqual([['onboarding'], ['ready']])
         expect((await svc.document('cor_a', 'd1'))!.status).toBe('ready')
         await expectCounters(store, 'cor_a', { documents_ready: 1, documents_onboarding: 0 })
+      },
+    )
+
+    // A run's take, a batch's settle and a stopped run's release each hold the base's moves first:
+    // none starts while another unit holds them (none meets another midway, at a parent or the
+    // base's counter row, where two could deadlock).
+    test.skipIf(engine.name !== 'postgres')(
+      'take, settle and release wait for the base’s moves',
+      async () => {
+        const { store, corpora: svc } = await open()
+        await svc.insertParents([parent('d1', 'cor_a', 'r1', 100)])
+        await svc.setExtracted((await svc.document('cor_a', 'd1'))!, extraction(2))
+        const units = await svc.runs.waiting('cor_a')
+        const repo = new UnitsRepo(store)
+        const moves = [
+          () => svc.runs.take(units, T0 + 2),
+          () => svc.runs.settle({ ready: units, failed: [], parents: ['d1'] }, T0 + 3),
+          () => svc.runs.release('cor_a', T0 + 4),
+        ]
+        const order: string[] = []
+        for (const [i, move] of moves.entries()) {
+          const held = gate()
+          const holding = gate()
+          const holder = store.unit(async () => {
+            await repo.holdMoves('cor_a')
+            holding.open()
+            await held.opened
+            order.push(`held ${i}`)
+          })
+          await holding.opened
+          const moved = move().then(() => order.push(`moved ${i}`))
+          expect(await untilWaiting(store)).toBe(1)
+          held.open()
+          await Promise.all([holder, moved])
+        }
+        expect(order).toEqual(['held 0', 'moved 0', 'held 1', 'moved 1', 'held 2', 'moved 2'])
+        expect((await svc.document('cor_a', 'd1'))!.status).toBe('ready')
       },
     )
   })
 }
 
-/** A promise and its resolve, for two units to wait for each other's first write. */
+/** A promise and its resolve, for two units to wait for each other. */
 function gate() {
   let open = () => {}
   const opened = new Promise<void>((r) => {

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { sql } from 'drizzle-orm'
 import { holdCaps } from '../../../src/features/ingest/ingest.caps'
 import { IngestRepo, MAX_RUN_ERRORS } from '../../../src/features/ingest/ingest.repo'
 import { EXTRACT_JOB, type ExtractPayload } from '../../../src/features/ingest/ingest.types'
@@ -10,6 +9,7 @@ import { seededRandom } from '../../../src/platform/crypto/random'
 import type { Store } from '../../../src/platform/db/store'
 import { Outbox } from '../../../src/platform/events/outbox'
 import { JobQueue } from '../../../src/platform/jobs/queue'
+import { untilWaiting } from '../../helpers/pg-locks'
 import { engines, type OpenStore, seedTenants } from '../../helpers/stores'
 
 // Ingest on the store, on SQLite and on a real PostgreSQL: sync runs and pending push uploads read
@@ -322,8 +322,7 @@ for (const engine of await engines()) {
           order.push('second holds')
         })
         // PostgreSQL shows the second lock as waiting: the first still holds it.
-        for (let i = 0; i < 1000 && (await waitingLocks(watcher)) === 0; i++) {}
-        expect(await waitingLocks(watcher)).toBe(1)
+        expect(await untilWaiting(watcher)).toBe(1)
         expect(order).toEqual(['first holds'])
         release()
         await Promise.all([first, waiting])
@@ -342,13 +341,4 @@ function upload(
   expiresAt = at + 86_400_000,
 ) {
   return { id, workspaceId: 'ws_1', corpusId: 'crp_1', sha256, size: 4, key, verified, now: at, expiresAt }
-}
-
-/** Advisory locks some transaction waits for (PostgreSQL's pg_locks). */
-async function waitingLocks(store: Store): Promise<number> {
-  const db = store.db as unknown as { execute(q: unknown): Promise<{ n: string }[]> }
-  const rows = await db.execute(
-    sql`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`,
-  )
-  return Number(rows[0]?.n ?? 0)
 }
