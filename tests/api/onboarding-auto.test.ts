@@ -263,10 +263,10 @@ describe('automatic onboarding', () => {
   test('a document a run already onboarded, changed again before the run ends, gets the run that follows', async () => {
     t = authApp()
     const b = await readyBase(t, FILES)
-    // 32 notes of 9,000 characters fill a batch (32 units, past 128 KB); rhine.txt is the next one's.
+    // 32 notes of 18,000 characters fill a batch (32 units, past 512 KB); rhine.txt is the next one's.
     const notes = Array.from({ length: 32 }, (_, i) => ({
       path: `a${String(i).padStart(2, '0')}.txt`,
-      text: `Note ${i} keeps the word k${i}. ${'The archive is quiet. '.repeat(410)}`,
+      text: `Note ${i} keeps the word k${i}. ${'The archive is quiet. '.repeat(820)}`,
     }))
     await upload(t, b.adminToken, b.corpusId, [...notes, RHINE])
     await settle()

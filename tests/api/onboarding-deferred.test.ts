@@ -147,7 +147,7 @@ describe('onboarding in two parts', () => {
       json: { name: 'B' },
     })
     const corpusId = ((await res.json()) as { id: string }).id
-    const FILLER = ' The archive keeps this note beside its neighbours for a later reading.'.repeat(120)
+    const FILLER = ' The archive keeps this note beside its neighbours for a later reading.'.repeat(240)
     const notes = Array.from({ length: 40 }, (_, i) => ({
       path: `notes/n${i}.txt`,
       text: `Note number ${i} says the code word is w${i}.${FILLER}`,

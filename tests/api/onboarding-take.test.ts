@@ -11,7 +11,7 @@ import { authApp, bearer, signUp } from './accounts.fixture'
 let t: TestApp
 afterEach(() => t.close())
 
-/** Notes of about 8.5 KB (sixteen to a group of 128 KB, two groups to a batch of 32) or, `long`, 12 KB (three groups to a batch). */
+/** Notes of about 8.5 KB (sixteen to a group of 128 KB; 40 are one batch of three groups) or, `long`, 12 KB (32 are one batch of three groups). */
 const FILLER = ' The archive keeps this note beside its neighbours for a later reading.'.repeat(120)
 const LONG = FILLER.repeat(2).slice(0, 12_000)
 const notes = (n: number, filler = FILLER) =>
@@ -52,7 +52,7 @@ describe("a run's groups", () => {
     }
     const { admin, corpusId, job } = await train(40)
     expect(job.status).toBe('succeeded')
-    // 40 notes: a batch of 32 (two groups) and one of 8 (one group).
+    // 40 notes: one batch (under 512 KB) of three groups, 16, 16 and 8.
     expect(taken).toBe(3)
     const answer = await t.request(`/v1/corpora/${corpusId}/chat`, {
       method: 'POST',

@@ -20,8 +20,8 @@ const FILES: FixtureFile[] = [
   },
 ]
 
-/** Filler that makes a note large enough (8.5 KB) for runs to batch notes 32 at a time, as they do large files. */
-const FILLER = ' The archive keeps this note beside its neighbours for a later reading.'.repeat(120)
+/** Filler that makes a note large enough (17 KB) for runs to batch notes 32 at a time, as they do large files. */
+const FILLER = ' The archive keeps this note beside its neighbours for a later reading.'.repeat(240)
 const many = (n: number): FixtureFile[] =>
   Array.from({ length: n }, (_, i) => ({
     path: `notes/n${i}.txt`,

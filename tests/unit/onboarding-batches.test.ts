@@ -6,15 +6,15 @@ const sizes = (chars: number[], size = 16) => batchesOf(units(chars), size).map(
 
 describe('a run split into batches', () => {
   test('large units go `size` to a batch, the last one holding the rest', () => {
-    expect(sizes(Array(40).fill(20_000))).toEqual([16, 16, 8])
+    expect(sizes(Array(40).fill(40_000))).toEqual([16, 16, 8])
   })
 
-  test('small units share a batch up to 128 KB of text', () => {
-    expect(sizes(Array(300).fill(2048))).toEqual([64, 64, 64, 64, 44])
+  test('small units share a batch up to 512 KB of text', () => {
+    expect(sizes(Array(600).fill(2048))).toEqual([256, 256, 88])
   })
 
-  test('a batch of tiny units holds at most 128 of them', () => {
-    expect(sizes(Array(300).fill(40))).toEqual([128, 128, 44])
+  test('a batch of tiny units holds at most 512 of them', () => {
+    expect(sizes(Array(1200).fill(40))).toEqual([512, 512, 176])
   })
 
   test('every unit is in exactly one batch, in order', () => {

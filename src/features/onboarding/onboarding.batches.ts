@@ -20,9 +20,9 @@ export interface RunStats {
 export const BATCH_UNITS = 32
 
 /** Text a batch of small units holds beyond its first `batchSize` units. */
-const BATCH_CHARS = 128 * 1024
+const BATCH_CHARS = 512 * 1024
 /** Most units a batch of small ones holds. */
-const BATCH_UNITS_MAX = 128
+const BATCH_UNITS_MAX = 512
 
 /** Soonest and latest a batch waiting for a document's text extraction looks again. */
 const WAIT_MIN_MS = 20
@@ -45,8 +45,9 @@ export type BatchUnit = Pick<Unit, 'id' | 'parentId' | 'textChars'>
 /**
  * A run's units in batches: `size` units each, or more while the batch holds at most BATCH_CHARS of
  * text (up to BATCH_UNITS_MAX). Small files share batches, so a run of 5,000 one-paragraph files
- * has 40 batches, not 313: fewer jobs to claim and settle, and groups large enough to overlap the
- * compile of the next one with the writes of this one (and to share their fsyncs and transactions).
+ * has 10 batches, not 313: fewer jobs to claim and settle, and each batch several groups, so that
+ * a thread chunks the next ones while the event loop writes this one (a batch of one group has its
+ * group chunked by the event loop itself, nothing ahead of it).
  */
 export function batchesOf<U extends BatchUnit>(units: U[], size: number): U[][] {
   const out: U[][] = []
