@@ -63,6 +63,34 @@ describe('SQLite units of work', () => {
     expect(await ids(s)).toEqual(['kept', 'outer'])
   })
 
+  test('nested units one after another, and inside each other, each undo only their own writes', async () => {
+    const s = store()
+    await s.unit(async () => {
+      for (let i = 0; i < 60; i++) {
+        // Each takes the savepoint the one before gave back; every seventh fails, and every fifth
+        // nests one more inside it (a second name while the first is open), whose failure is its own.
+        await s
+          .unit(async () => {
+            await s.db.insert(notes).values({ id: `n${i}`, n: i })
+            if (i % 5 === 0)
+              await s
+                .unit(async () => {
+                  await s.db.insert(notes).values({ id: `deep${i}`, n: i })
+                  if (i % 10 === 0) throw new Error('deep refused')
+                })
+                .catch(() => {})
+            if (i % 7 === 0) throw new Error('refused')
+          })
+          .catch(() => {})
+      }
+    })
+    const expected = Array.from({ length: 60 }, (_, i) => i)
+      .filter((i) => i % 7 !== 0)
+      .flatMap((i) => (i % 5 === 0 && i % 10 !== 0 ? [`n${i}`, `deep${i}`] : [`n${i}`]))
+    expect(await ids(s)).toEqual(expected.sort())
+    expect(s.db.$client.inTransaction).toBe(false)
+  })
+
   test('a unit that awaits anything but the database is rolled back', async () => {
     const s = store()
     const timer = () => new Promise((resolve) => setTimeout(resolve, 0))
