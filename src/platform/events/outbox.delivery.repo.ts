@@ -1,4 +1,4 @@
-import { and, eq, isNull, lte, min, or, sql } from 'drizzle-orm'
+import { and, eq, isNull, lte, or, sql } from 'drizzle-orm'
 import { Prepared } from '../db/prepared'
 import type { Store } from '../db/store'
 import { domainEvents, eventDeliveries } from './events.tables'
@@ -31,12 +31,18 @@ export class DeliveryStatements {
     const d = store.table(eventDeliveries)
     const p = (name: string) => sql.placeholder(name) as never
     this.heads = new Prepared(store, (db) => {
-      const h = db
-        .select({ seq: min(e.seq).as('head') })
-        .from(e)
-        .where(isNull(e.deliveredAt))
-        .groupBy(e.workspaceId)
-        .as('h')
+      // Each workspace with undelivered events found by a seek on the pending index from the one before
+      // (a loose index scan), and its head by another: a grouped min would read every undelivered
+      // event at each claim, and a backlog of thousands (an upload of many files) made each claim cost
+      // a scan of it (300 µs at 5,000, 5 µs this way).
+      const heads = sql`WITH RECURSIVE ws(w) AS (
+          SELECT min(x.workspace_id) FROM ${e} AS x WHERE x.delivered_at IS NULL
+          UNION ALL
+          SELECT (SELECT min(x.workspace_id) FROM ${e} AS x WHERE x.delivered_at IS NULL AND x.workspace_id > ws.w)
+          FROM ws WHERE ws.w IS NOT NULL
+        )
+        SELECT (SELECT min(y.seq) FROM ${e} AS y WHERE y.delivered_at IS NULL AND y.workspace_id = ws.w)
+        FROM ws WHERE ws.w IS NOT NULL`
       return db
         .select({
           seq: e.seq,
@@ -50,7 +56,7 @@ export class DeliveryStatements {
           leaseUntil: e.leaseUntil,
         })
         .from(e)
-        .innerJoin(h, eq(h.seq, e.seq))
+        .where(sql`${e.seq} IN (${heads})`)
         .orderBy(e.seq)
         .prepare()
     })
