@@ -11,6 +11,7 @@ import m7 from './0007_named_leases.sql' with { type: 'text' }
 import m8 from './0008_oidc_spent_flows.sql' with { type: 'text' }
 import m9 from './0009_replicas_publications_security_rev.sql' with { type: 'text' }
 import m10 from './0010_engine_index_changes.sql' with { type: 'text' }
+import m11 from './0011_outbox_waiting_index.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -25,4 +26,5 @@ export const migrations: Migration[] = [
   { tag: '0008_oidc_spent_flows', sql: m8 },
   { tag: '0009_replicas_publications_security_rev', sql: m9 },
   { tag: '0010_engine_index_changes', sql: m10 },
+  { tag: '0011_outbox_waiting_index', sql: m11 },
 ]

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 
 /**
@@ -28,6 +29,10 @@ export const domainEvents = sqliteTable(
   },
   (t) => [
     index('domain_events_pending').on(t.deliveredAt, t.workspaceId, t.seq),
+    // The events waiting alone, by workspace: a claim walks the workspaces and their heads by seeks
+    // here (outbox.delivery.repo.ts); PostgreSQL's planner orders no scan of the index above by the
+    // column after one held by IS NULL.
+    index('domain_events_waiting').on(t.workspaceId, t.seq).where(sql`${t.deliveredAt} IS NULL`),
     index('domain_events_lease').on(t.leaseOwner),
   ],
 )

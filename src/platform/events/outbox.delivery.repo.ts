@@ -1,4 +1,4 @@
-import { and, eq, isNull, lte, min, or, sql } from 'drizzle-orm'
+import { and, eq, isNull, lte, or, sql } from 'drizzle-orm'
 import type { Db } from '../db/db'
 import { Prepared } from '../db/prepared'
 import type { Store } from '../db/store'
@@ -87,8 +87,8 @@ function headsQuery(db: Db, dialect: Store['dialect'], e: typeof domainEvents) {
     leaseUntil: e.leaseUntil,
   }
   if (dialect === 'sqlite') {
-    // Each workspace with undelivered events found by a seek on the pending index from the one
-    // before (a loose index scan), and its head by another seek. A grouped min reads every
+    // Each workspace with undelivered events found by a seek on an index of the waiting events from the
+    // one before (a loose index scan), and its head by another seek. A grouped min reads every
     // undelivered event at each claim, which behind an upload of many files is thousands: 0.3 ms
     // a claim at 5,000 and 2.9 ms at 50,000, against 0.03-0.04 ms this way.
     const heads = sql`WITH RECURSIVE ws(w) AS (
@@ -101,14 +101,19 @@ function headsQuery(db: Db, dialect: Store['dialect'], e: typeof domainEvents) {
       FROM ws WHERE ws.w IS NOT NULL`
     return db.select(row).from(e).where(sql`${e.seq} IN (${heads})`).orderBy(e.seq).prepare()
   }
-  // PostgreSQL's planner makes no seeks of that query (it orders no scan by a column after one
-  // held by IS NULL; with a partial index it looked for each head along the primary key): 2-6 ms
-  // where this grouped min takes 0.4-1.3 at 500-5,000 waiting (docs/events.md).
-  const h = db
-    .select({ seq: min(e.seq).as('head') })
-    .from(e)
-    .where(isNull(e.deliveredAt))
-    .groupBy(e.workspaceId)
-    .as('h')
-  return db.select(row).from(e).innerJoin(h, eq(h.seq, e.seq)).orderBy(e.seq).prepare()
+  // The same walk on PostgreSQL, each step the next workspace and its head at once (the first
+  // waiting event in (workspace_id, seq) order after the workspace before): its planner looked for
+  // a head alone along the primary key instead, and joined the heads' rows by a scan of the table
+  // (an array of their `seq`s is read by the key). 0.35-0.39 ms a claim at 500 to 50,000 waiting,
+  // round trip included, against 0.4 to 9.6 ms for the grouped min.
+  const heads = sql`ARRAY(WITH RECURSIVE ws(w, s) AS (
+      (SELECT x.workspace_id, x.seq FROM ${e} AS x WHERE x.delivered_at IS NULL
+       ORDER BY x.workspace_id, x.seq LIMIT 1)
+      UNION ALL
+      SELECT n.workspace_id, n.seq FROM ws CROSS JOIN LATERAL (
+        SELECT x.workspace_id, x.seq FROM ${e} AS x WHERE x.delivered_at IS NULL AND x.workspace_id > ws.w
+        ORDER BY x.workspace_id, x.seq LIMIT 1) AS n
+    )
+    SELECT s FROM ws)`
+  return db.select(row).from(e).where(sql`${e.seq} = ANY (${heads})`).orderBy(e.seq).prepare()
 }

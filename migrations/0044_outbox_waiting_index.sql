@@ -1,0 +1,1 @@
+CREATE INDEX `domain_events_waiting` ON `domain_events` (`workspace_id`,`seq`) WHERE "domain_events"."delivered_at" IS NULL;
