@@ -221,6 +221,7 @@ export class UnitsRepo {
    */
   async rollUpParents(parentIds: string[], now: number): Promise<{ id: string; status: WireStatus }[]> {
     const out: { id: string; status: WireStatus }[] = []
+    // In id order: the documents a settle tells ready or failed are told in it.
     for (const id of [...new Set(parentIds)].sort()) {
       const rows = await this.settles.sectionCounts.execute({ parent: id })
       const counts = new Map(rows.map((r) => [r.status, Number(r.n)]))

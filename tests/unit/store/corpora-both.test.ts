@@ -139,6 +139,14 @@ for (const engine of await engines()) {
       return { o, store: o.store, corpora: service(o.store) }
     }
 
+    /** One document of base cor_a extracted into two sections, both waiting for a run. */
+    async function twoSections() {
+      const { store, corpora: svc } = await open()
+      await svc.insertParents([parent('d1', 'cor_a', 'r1', 100)])
+      await svc.setExtracted((await svc.document('cor_a', 'd1'))!, extraction(2))
+      return { store, svc, units: await svc.runs.waiting('cor_a') }
+    }
+
     test('bases read back as written, by workspace, newest first; a failed unit writes none', async () => {
       const { store, corpora: svc } = await open()
       const made = await svc.create('ws_1', '  Manuals ', { autoOnboard: false })
@@ -339,10 +347,7 @@ for (const engine of await engines()) {
     test.skipIf(engine.name !== 'postgres')(
       "two units settling one document's sections at once take turns and leave it ready, counted once",
       async () => {
-        const { store, corpora: svc } = await open()
-        await svc.insertParents([parent('d1', 'cor_a', 'r1', 100)])
-        await svc.setExtracted((await svc.document('cor_a', 'd1'))!, extraction(2))
-        const units = await svc.runs.waiting('cor_a')
+        const { store, svc, units } = await twoSections()
         await svc.runs.take(units, T0 + 2)
         const repo = new UnitsRepo(store)
         const [set, counted] = [gate(), gate()]
@@ -380,10 +385,7 @@ for (const engine of await engines()) {
     test.skipIf(engine.name !== 'postgres')(
       'take, settle and release wait for the base’s moves',
       async () => {
-        const { store, corpora: svc } = await open()
-        await svc.insertParents([parent('d1', 'cor_a', 'r1', 100)])
-        await svc.setExtracted((await svc.document('cor_a', 'd1'))!, extraction(2))
-        const units = await svc.runs.waiting('cor_a')
+        const { store, svc, units } = await twoSections()
         const repo = new UnitsRepo(store)
         const moves = [
           () => svc.runs.take(units, T0 + 2),
