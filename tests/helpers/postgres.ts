@@ -76,7 +76,6 @@ function postgresUser(): { uid: number; gid: number } | null {
   return { uid: Number(uid), gid: Number(gid) }
 }
 
-/** A port nobody listens on now (the cluster takes it a moment later; a clash is retried). */
 /** A cluster from the binaries in `bin` (null: none installed). Use testPostgres(), which shares one. */
 export async function startPostgres(bin: string | null): Promise<TestPostgres> {
   return startPostgresSync(bin)
@@ -125,6 +124,7 @@ function startPostgresSync(bin: string | null): TestPostgres {
   let port = 0
   let failure = ''
   for (let attempt = 0; attempt < 3 && !port; attempt++) {
+    // A port nobody listens on now: the cluster takes it a moment later, and a clash is retried.
     const candidate = freePort()
     // Durability is not what a test measures: without fsync a fresh database costs milliseconds. A
     // whole pass runs every file in one process, each app with a pool and a listening connection of
