@@ -48,7 +48,7 @@ export async function queueEncode(
   if (!engine.builds.holds(corpusId)) return null
   return queue.store.unit(async () => {
     await holdInUnit(queue.store, `encode:${corpusId}`)
-    const waiting = (await queue.repo.listBySubject(workspaceId, corpusId)).find(
+    const waiting = (await queue.repo.listBySubject(workspaceId, corpusId, [ENCODE_KIND])).find(
       (j) => j.kind === ENCODE_KIND && j.status === 'pending',
     )
     if (waiting) return null

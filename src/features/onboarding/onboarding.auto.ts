@@ -69,8 +69,8 @@ export class AutoOnboarding {
 
   /** The `train_auto` job of a base waiting to be due, or null. */
   async waiting(workspaceId: string, corpusId: string): Promise<Job | null> {
-    const jobs = await this.d.queue.repo.listBySubject(workspaceId, corpusId)
-    return jobs.find((j) => j.kind === AUTO_KIND && j.status === 'pending') ?? null
+    const jobs = await this.d.queue.repo.listBySubject(workspaceId, corpusId, [AUTO_KIND])
+    return jobs.find((j) => j.status === 'pending') ?? null
   }
 
   /**
@@ -192,9 +192,12 @@ export class AutoOnboarding {
       transactional: true,
       handle: async (e) => {
         const { corpusId, created, updated } = e.payload
+        if (created + updated === 0) return
+        // A base that does not onboard by itself (a new one being filled) needs no look at its jobs.
+        const base = await this.base(e.workspaceId, corpusId)
+        if (!base || !this.applies(base)) return
         // Delivered late, the run someone started meanwhile may have taken them all already.
-        if (created + updated > 0 && (await this.leftOver(e.workspaceId, corpusId)))
-          await this.schedule(e.workspaceId, corpusId)
+        if (await this.leftOver(e.workspaceId, corpusId)) await this.schedule(e.workspaceId, corpusId)
       },
     }
   }

@@ -89,7 +89,7 @@ export class DeferredJobs {
     // A base deleted meanwhile (its run's last batch ending after the delete) leaves no job behind.
     if ((await this.d.corpora.workspaceOf(corpusId)) === null) return null
     const now = this.d.clock.now().getTime()
-    const jobs = await this.d.queue.repo.listBySubject(workspaceId, corpusId)
+    const jobs = await this.d.queue.repo.listBySubject(workspaceId, corpusId, [RUN_KIND, DEFERRED_KIND])
     // Checked once the run has ended: not competing with its batches, so the base answers as soon.
     const run = jobs.find((j) => j.kind === RUN_KIND)
     const check = run?.payload.force === true && isTerminal(run.status) ? run.id : null

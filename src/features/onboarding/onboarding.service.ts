@@ -92,8 +92,8 @@ export class OnboardingService {
 
   /** The run of a base that has not ended, or null. */
   async inFlight(workspaceId: string, corpusId: string): Promise<Job | null> {
-    const jobs = await this.d.queue.repo.listBySubject(workspaceId, corpusId)
-    return jobs.find((j) => j.kind === RUN_KIND && !isTerminal(j.status)) ?? null
+    const jobs = await this.d.queue.repo.listBySubject(workspaceId, corpusId, [RUN_KIND])
+    return jobs.find((j) => !isTerminal(j.status)) ?? null
   }
 
   /** Starts a run over new or changed documents (all with `force`, extracting again those an older extractor read). */
@@ -201,8 +201,11 @@ export class OnboardingService {
   async jobs(workspaceId: string, corpusId: string, kind?: string): Promise<Job[]> {
     await this.d.corpora.get(workspaceId, corpusId)
     const kinds = [...KINDS, ...(this.d.readable ?? []).flatMap((r) => r.kinds)]
-    const all = await this.d.queue.repo.listBySubject(workspaceId, corpusId)
-    return all.filter((j) => kinds.includes(j.kind) && (kind === undefined || j.kind === kind))
+    return this.d.queue.repo.listBySubject(
+      workspaceId,
+      corpusId,
+      kind === undefined ? kinds : kinds.filter((k) => k === kind),
+    )
   }
 
   /** Queues an embed job for every base with passages without the configured model's vector (at start-up); returns how many. */

@@ -58,15 +58,16 @@ export interface DispatcherOptions {
 
 /**
  * Delivers the outbox's events to subscribers: for each workspace, its oldest undelivered event to
- * every subscriber of its type, and the next one only once all have taken it. Workspaces proceed
+ * every subscriber of its type, and the next one only once all have taken it (a claim takes a
+ * workspace's events in runs, RUN_EVENTS at most, and one unit settles each run). Workspaces proceed
  * independently, so a failing subscriber holds back only the workspace whose event it fails on.
  * Like the scheduler, `tick()` is one step, `start()` runs it on a timer and on `poke()`, and tests
  * step it by hand with a manual clock.
  */
 export class Dispatcher {
   private readonly subscribers: Subscriber[] = []
-  /** Workspace id to its delivery in flight in this process. */
-  private readonly running = new Map<string, { seq: number; done: Promise<void> }>()
+  /** Workspace id to its run of events in flight in this process. */
+  private readonly running = new Map<string, { seqs: number[]; done: Promise<void> }>()
   private timer: ReturnType<typeof setInterval> | null = null
   /** The step running or last run (tick chains steps on it). */
   private stepping: Promise<unknown> = Promise.resolve()
@@ -103,7 +104,7 @@ export class Dispatcher {
     await this.resumeDeadOwners()
     await this.pruneDelivered()
     await outbox.heartbeat(
-      [...this.running.values()].map((r) => r.seq),
+      [...this.running.values()].flatMap((r) => r.seqs),
       owner,
       leaseMs,
     )
@@ -111,20 +112,24 @@ export class Dispatcher {
     // while the owner lock is not held, another process may take this one for dead.
     if (!((await this.o.clockCheck?.ok()) ?? true) || !(this.o.owners?.holding?.() ?? true)) return 0
     const free = (this.o.concurrency ?? 4) - this.running.size
-    const claimed = await outbox.claimHeads(owner, leaseMs, free, new Set(this.running.keys()))
-    for (const c of claimed) {
-      const ws = c.event.workspaceId
-      const done = this.deliver(c)
-        // The outbox's own writes failing (a closed or locked database): the lease expires and
-        // the event is tried again; nothing to reject to.
+    const claimed = await outbox.claimRuns(owner, leaseMs, free, new Set(this.running.keys()))
+    for (const run of claimed) {
+      const ws = run[0]!.event.workspaceId
+      const done = this.deliver(run)
+        // The outbox's own writes failing (a closed or locked database): the leases expire and
+        // the events are tried again; nothing to reject to.
         .catch((e) =>
-          this.o.log.error('event delivery failed', { event_id: c.event.id, error: (e as Error).message }),
+          this.o.log.error('event delivery failed', {
+            event_id: run[0]!.event.id,
+            events: run.length,
+            error: (e as Error).message,
+          }),
         )
         .finally(() => {
           this.running.delete(ws)
           this.poke()
         })
-      this.running.set(ws, { seq: c.seq, done })
+      this.running.set(ws, { seqs: run.map((c) => c.seq), done })
     }
     return claimed.length
   }
@@ -178,14 +183,34 @@ export class Dispatcher {
   }
 
   /**
-   * Hands one event to each of its subscribers not yet recorded as having taken it. Each success is
-   * recorded at once, so a crash part way through calls again only those not reached; the event is
-   * finished when none failed, else retried after a backoff.
+   * Delivers a claimed run of a workspace's events in order, each to every subscriber of its type,
+   * and the next only once all have taken the one before; then settles the run in one unit: the
+   * events delivered are finished, one that failed is retried after a backoff, and those after it
+   * are given back (they wait for it).
    */
-  private async deliver(c: Claimed): Promise<void> {
-    const { outbox, owner } = this.o
+  private async deliver(run: Claimed[]): Promise<void> {
+    const taken = await this.o.outbox.deliveredIn(run)
+    let delivered = 0
+    let failed: { error: string; delayMs: number } | null = null
+    for (const c of run) {
+      const failures = await this.handOut(c, taken.get(c.event.id))
+      if (failures.length > 0) {
+        failed = { error: failures.join('; '), delayMs: this.backoff(c.attempts + 1) }
+        break
+      }
+      delivered++
+    }
+    await this.o.outbox.settleRun(run, this.o.owner, delivered, failed)
+  }
+
+  /**
+   * Hands one event to each of its subscribers not yet recorded as having taken it (`done`). Each
+   * success is recorded at once, so a crash part way through calls again only those not reached;
+   * returns the failures.
+   */
+  private async handOut(c: Claimed, done: ReadonlySet<string> = new Set()): Promise<string[]> {
+    const { outbox } = this.o
     const { event } = c
-    const done = await outbox.delivered(event.id)
     const failures: string[] = []
     for (const s of this.subscribers) {
       if (!s.types.includes(event.type) || done.has(s.name)) continue
@@ -211,8 +236,7 @@ export class Dispatcher {
         })
       }
     }
-    if (failures.length === 0) await outbox.finish(c.seq, owner)
-    else await outbox.retry(c.seq, owner, failures.join('; '), this.backoff(c.attempts + 1))
+    return failures
   }
 
   /**

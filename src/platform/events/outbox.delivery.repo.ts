@@ -1,4 +1,4 @@
-import { and, eq, isNull, lte, or, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, gte, isNull, lte, or, sql } from 'drizzle-orm'
 import type { Db } from '../db/db'
 import { Prepared } from '../db/prepared'
 import type { Store } from '../db/store'
@@ -20,12 +20,18 @@ export class DeliveryStatements {
   readonly heads: Prepared<EventRow[]>
   /** A head leased to a claimer, only while it is still due, free and its workspace's lowest. */
   readonly lease: Prepared<Pick<typeof domainEvents.$inferSelect, 'seq'>[]>
-  /** The subscribers that have taken an event. */
-  readonly takenBy: Prepared<Pick<typeof eventDeliveries.$inferSelect, 'subscriber'>[]>
   /** Records that a subscriber took an event. */
   readonly took: Prepared<unknown>
-  /** A claimed event marked delivered. */
+  /** The undelivered events of a workspace after a `seq`, in order, `n` at most (a run's followers). */
+  readonly following: Prepared<EventRow[]>
+  /** A head's followers up to `last` leased with it, while due and free. */
+  readonly leaseFollowing: Prepared<Pick<typeof domainEvents.$inferSelect, 'seq'>[]>
+  /** The subscribers that have taken each event of a workspace from `first` to `last`. */
+  readonly takenIn: Prepared<Pick<typeof eventDeliveries.$inferSelect, 'eventId' | 'subscriber'>[]>
+  /** The claimed events of a workspace from `first` to `last` marked delivered. */
   readonly done: Prepared<unknown>
+  /** The claimed events of a workspace from `first` to `last` given back undelivered. */
+  readonly released: Prepared<unknown>
 
   constructor(store: Store) {
     const e = store.table(domainEvents)
@@ -37,25 +43,10 @@ export class DeliveryStatements {
       return db
         .update(e)
         .set({ leaseOwner: p('owner'), leaseUntil: p('until') })
-        .where(
-          and(
-            eq(e.seq, p('seq')),
-            isNull(e.deliveredAt),
-            lte(e.runAt, p('now')),
-            or(isNull(e.leaseUntil), lte(e.leaseUntil, p('now'))),
-            stillHead,
-          ),
-        )
+        .where(and(eq(e.seq, p('seq')), ...dueAndFree(e), stillHead))
         .returning({ seq: e.seq })
         .prepare()
     })
-    this.takenBy = new Prepared(store, (db) =>
-      db
-        .select({ subscriber: d.subscriber })
-        .from(d)
-        .where(eq(d.eventId, p('id')))
-        .prepare(),
-    )
     this.took = new Prepared(store, (db) =>
       db
         .insert(d)
@@ -67,15 +58,67 @@ export class DeliveryStatements {
       db
         .update(e)
         .set({ deliveredAt: p('now'), leaseOwner: null, leaseUntil: null, lastError: null })
-        .where(and(eq(e.seq, p('seq')), eq(e.leaseOwner, p('owner'))))
+        .where(claimedRange(e))
+        .prepare(),
+    )
+    this.released = new Prepared(store, (db) =>
+      db.update(e).set({ leaseOwner: null, leaseUntil: null }).where(claimedRange(e)).prepare(),
+    )
+    this.following = new Prepared(store, (db) =>
+      db
+        .select(eventRow(e))
+        .from(e)
+        .where(and(eq(e.workspaceId, p('workspaceId')), isNull(e.deliveredAt), gt(e.seq, p('after'))))
+        .orderBy(asc(e.seq))
+        .limit(p('n'))
+        .prepare(),
+    )
+    this.leaseFollowing = new Prepared(store, (db) =>
+      db
+        .update(e)
+        .set({ leaseOwner: p('owner'), leaseUntil: p('until') })
+        .where(
+          and(
+            eq(e.workspaceId, p('workspaceId')),
+            gt(e.seq, p('after')),
+            lte(e.seq, p('last')),
+            ...dueAndFree(e),
+          ),
+        )
+        .returning({ seq: e.seq })
+        .prepare(),
+    )
+    this.takenIn = new Prepared(store, (db) =>
+      db
+        .select({ eventId: d.eventId, subscriber: d.subscriber })
+        .from(d)
+        .innerJoin(e, eq(e.id, d.eventId))
+        .where(and(eq(e.workspaceId, p('workspaceId')), gte(e.seq, p('first')), lte(e.seq, p('last'))))
         .prepare(),
     )
   }
 }
 
-/** Each workspace's oldest undelivered event, in `seq` order (the claim's read), for the store's engine. */
-function headsQuery(db: Db, dialect: Store['dialect'], e: typeof domainEvents) {
-  const row = {
+/** An undelivered event's conditions to be leased at `now`: due, and not leased by a live claim. */
+function dueAndFree(e: typeof domainEvents) {
+  const now = sql.placeholder('now') as never
+  return [isNull(e.deliveredAt), lte(e.runAt, now), or(isNull(e.leaseUntil), lte(e.leaseUntil, now))]
+}
+
+/** A claimed run's events from `first` to `last`, while `owner` still holds them. */
+function claimedRange(e: typeof domainEvents) {
+  const p = (name: string) => sql.placeholder(name) as never
+  return and(
+    eq(e.workspaceId, p('workspaceId')),
+    gte(e.seq, p('first')),
+    lte(e.seq, p('last')),
+    eq(e.leaseOwner, p('owner')),
+  )
+}
+
+/** The columns of an EventRow. */
+function eventRow(e: typeof domainEvents) {
+  return {
     seq: e.seq,
     id: e.id,
     workspaceId: e.workspaceId,
@@ -86,6 +129,11 @@ function headsQuery(db: Db, dialect: Store['dialect'], e: typeof domainEvents) {
     runAt: e.runAt,
     leaseUntil: e.leaseUntil,
   }
+}
+
+/** Each workspace's oldest undelivered event, in `seq` order (the claim's read), for the store's engine. */
+function headsQuery(db: Db, dialect: Store['dialect'], e: typeof domainEvents) {
+  const row = eventRow(e)
   if (dialect === 'sqlite') {
     // Each workspace with undelivered events found by a seek on an index of the waiting events from the
     // one before (a loose index scan), and its head by another seek. A grouped min reads every

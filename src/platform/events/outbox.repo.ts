@@ -15,6 +15,14 @@ export interface Claimed {
   event: DomainEvent
 }
 
+/** Events a claim takes of one workspace at most: its head and the undelivered events after it. */
+export const RUN_EVENTS = 64
+
+/** The workspace and `seq` bounds of a claimed run's events from place `from` to place `to`. */
+function rangeOf(run: Claimed[], from: number, to: number) {
+  return { workspaceId: run[0]!.event.workspaceId, first: run[from]!.seq, last: run[to]!.seq }
+}
+
 function decode(r: EventRow): Claimed {
   const event = {
     id: r.id,
@@ -96,19 +104,22 @@ export class OutboxRepo {
   }
 
   /**
-   * Claims the oldest undelivered event of each workspace whose head is due and not leased by a
-   * live claim, up to `limit`; a workspace whose head is leased or waiting on a backoff is skipped
-   * whole, which is what keeps its events in order, and so is one where a unit that may still commit
-   * an event with a lower `seq` is open (PostgreSQL: outbox.order.ts).
+   * Claims a run of events for each workspace whose head (its lowest undelivered event) is due and
+   * not leased by a live claim, up to `limit` workspaces: the head and the due, free events that
+   * follow it without a gap, `runLength` at most, leased together, in `seq` order. A workspace whose
+   * head is leased or waiting on a backoff is skipped whole, which is what keeps its events in
+   * order, and so is one where a unit that may still commit an event with a lower `seq` is open
+   * (PostgreSQL: outbox.order.ts).
    */
-  async claimHeads(
+  async claimRuns(
     owner: string,
     leaseMs: number,
     limit: number,
     skip: ReadonlySet<string>,
-  ): Promise<Claimed[]> {
+    runLength = RUN_EVENTS,
+  ): Promise<Claimed[][]> {
     if (limit <= 0) return []
-    return this.store.unit(() => this.claim(owner, leaseMs, limit, skip), { quiet: true })
+    return this.store.unit(() => this.claim(owner, leaseMs, limit, skip, runLength), { quiet: true })
   }
 
   private async claim(
@@ -116,7 +127,8 @@ export class OutboxRepo {
     leaseMs: number,
     limit: number,
     skip: ReadonlySet<string>,
-  ): Promise<Claimed[]> {
+    runLength: number,
+  ): Promise<Claimed[][]> {
     const now = this.now()
     const heads = await this.delivery.heads.execute()
     const due = heads
@@ -128,25 +140,54 @@ export class OutboxRepo {
     // this unit ends (PostgreSQL; all of them on SQLite). A head is then claimed only if it is still
     // its workspace's lowest undelivered `seq`: a lower one may have committed since the read above.
     const quiet = await quietWorkspaces(this.store, [...new Set(due.map((h) => h.workspaceId))])
-    const out: Claimed[] = []
+    const out: Claimed[][] = []
     for (const head of due) {
       if (!quiet.has(head.workspaceId)) continue
-      const won = await this.delivery.lease.execute({
-        owner,
-        until: now + leaseMs,
-        seq: head.seq,
-        now,
-        workspaceId: head.workspaceId,
-      })
-      if (won.length === 1) out.push(decode(head))
+      const until = now + leaseMs
+      const lease = { owner, until, now, workspaceId: head.workspaceId }
+      const won = await this.delivery.lease.execute({ ...lease, seq: head.seq })
+      if (won.length === 1) out.push([decode(head), ...(await this.follow(head, lease, runLength - 1))])
     }
     return out
   }
 
-  /** Subscribers that have already taken event `id`. */
-  async delivered(id: string): Promise<Set<string>> {
-    const rows = await this.delivery.takenBy.execute({ id })
-    return new Set(rows.map((r) => r.subscriber))
+  /**
+   * The events after a head just claimed, leased with it: the next `n` undelivered ones of its
+   * workspace up to the first that is not due or is leased (none is, but for a lease left by a claim
+   * that gave up its events unsettled). The rows read are the rows leased: this unit holds the
+   * workspace (the one writer on SQLite, its key on PostgreSQL) and every event before them.
+   */
+  private async follow(
+    head: EventRow,
+    lease: { owner: string; until: number; now: number; workspaceId: string },
+    n: number,
+  ): Promise<Claimed[]> {
+    if (n <= 0) return []
+    const { now } = lease
+    const rows = await this.delivery.following.execute({ workspaceId: head.workspaceId, after: head.seq, n })
+    const gap = rows.findIndex((r) => r.runAt > now || (r.leaseUntil !== null && r.leaseUntil > now))
+    const run = gap < 0 ? rows : rows.slice(0, gap)
+    if (run.length === 0) return []
+    const won = await this.delivery.leaseFollowing.execute({
+      ...lease,
+      after: head.seq,
+      last: run.at(-1)!.seq,
+    })
+    const leased = new Set(won.map((w) => w.seq))
+    const missing = run.findIndex((r) => !leased.has(r.seq))
+    return (missing < 0 ? run : run.slice(0, missing)).map(decode)
+  }
+
+  /** The subscribers that have already taken each event of a claimed run, by event id. */
+  async deliveredIn(run: Claimed[]): Promise<Map<string, Set<string>>> {
+    const rows = await this.delivery.takenIn.execute(rangeOf(run, 0, run.length - 1))
+    const taken = new Map<string, Set<string>>()
+    for (const r of rows) {
+      const of = taken.get(r.eventId) ?? new Set<string>()
+      of.add(r.subscriber)
+      taken.set(r.eventId, of)
+    }
+    return taken
   }
 
   /** Records that `subscriber` has taken event `id`. */
@@ -154,26 +195,46 @@ export class OutboxRepo {
     return this.write(() => this.delivery.took.execute({ id, subscriber, now: this.now() }))
   }
 
-  /** Marks a claimed event delivered to all its subscribers and lets its workspace move on. */
-  finish(seq: number, owner: string): Promise<void> {
-    return this.write(() => this.delivery.done.execute({ seq, owner, now: this.now() }))
+  /**
+   * Ends a claimed run, in one unit: its first `delivered` events marked delivered; the next one,
+   * when `failed`, given back to be tried again after its delay (a subscriber failed); and the rest
+   * given back undelivered, for the next claim to take after it.
+   */
+  settleRun(
+    run: Claimed[],
+    owner: string,
+    delivered: number,
+    failed: { error: string; delayMs: number } | null,
+  ): Promise<void> {
+    const range = (from: number, to: number) => ({ ...rangeOf(run, from, to), owner })
+    const now = this.now()
+    return this.write(async (db) => {
+      if (delivered > 0) await this.delivery.done.execute({ ...range(0, delivered - 1), now })
+      let rest = delivered
+      if (failed && rest < run.length) await this.retry(db, run[rest++]!.seq, owner, failed, now)
+      if (rest < run.length) await this.delivery.released.execute(range(rest, run.length - 1))
+    })
   }
 
-  /** Gives a claimed event back to be tried again after `delayMs` (a subscriber failed). */
-  retry(seq: number, owner: string, error: string, delayMs: number): Promise<void> {
+  /** Gives a claimed event back to be tried again after `delayMs`, with the error that failed it. */
+  private async retry(
+    db: Db,
+    seq: number,
+    owner: string,
+    failed: { error: string; delayMs: number },
+    now: number,
+  ): Promise<void> {
     const e = this.events
-    return this.write((db) =>
-      db
-        .update(e)
-        .set({
-          attempts: sql`${e.attempts} + 1`,
-          runAt: this.now() + delayMs,
-          lastError: error,
-          leaseOwner: null,
-          leaseUntil: null,
-        })
-        .where(and(eq(e.seq, seq), eq(e.leaseOwner, owner))),
-    )
+    await db
+      .update(e)
+      .set({
+        attempts: sql`${e.attempts} + 1`,
+        runAt: now + failed.delayMs,
+        lastError: failed.error,
+        leaseOwner: null,
+        leaseUntil: null,
+      })
+      .where(and(eq(e.seq, seq), eq(e.leaseOwner, owner)))
   }
 
   /** Extends the leases of events still being delivered. */

@@ -160,11 +160,11 @@ export class Outbox {
   }
 
   // The dispatcher's side (outbox.repo.ts).
-  claimHeads(owner: string, leaseMs: number, limit: number, skip: ReadonlySet<string>): Promise<Claimed[]> {
-    return this.repo.claimHeads(owner, leaseMs, limit, skip)
+  claimRuns(owner: string, leaseMs: number, limit: number, skip: ReadonlySet<string>): Promise<Claimed[][]> {
+    return this.repo.claimRuns(owner, leaseMs, limit, skip)
   }
-  delivered(id: string): Promise<Set<string>> {
-    return this.repo.delivered(id)
+  deliveredIn(run: Claimed[]): Promise<Map<string, Set<string>>> {
+    return this.repo.deliveredIn(run)
   }
   recordDelivery(id: string, subscriber: string): Promise<void> {
     return this.repo.recordDelivery(id, subscriber)
@@ -173,11 +173,13 @@ export class Outbox {
   atomically(fn: () => Promise<void>): Promise<void> {
     return this.store.unit(fn)
   }
-  finish(seq: number, owner: string): Promise<void> {
-    return this.repo.finish(seq, owner)
-  }
-  retry(seq: number, owner: string, error: string, delayMs: number): Promise<void> {
-    return this.repo.retry(seq, owner, error, delayMs)
+  settleRun(
+    run: Claimed[],
+    owner: string,
+    delivered: number,
+    failed: { error: string; delayMs: number } | null,
+  ): Promise<void> {
+    return this.repo.settleRun(run, owner, delivered, failed)
   }
   heartbeat(seqs: number[], owner: string, leaseMs: number): Promise<void> {
     return this.repo.heartbeat(seqs, owner, leaseMs)

@@ -139,13 +139,23 @@ export class JobsRepo {
     return rows.map(decodeRow)
   }
 
-  /** Jobs of one subject in a workspace, newest first. */
-  async listBySubject(workspaceId: string, subjectId: string): Promise<Job[]> {
+  /**
+   * Jobs of one subject in a workspace, newest first; with `kinds`, those of these kinds only (a
+   * base's extraction batches, whose payloads list their documents, are then not read).
+   */
+  async listBySubject(workspaceId: string, subjectId: string, kinds?: readonly string[]): Promise<Job[]> {
+    if (kinds?.length === 0) return []
     const j = this.j
     const rows = await this.store.db
       .select()
       .from(j)
-      .where(and(eq(j.workspaceId, workspaceId), eq(j.subjectId, subjectId)))
+      .where(
+        and(
+          eq(j.workspaceId, workspaceId),
+          eq(j.subjectId, subjectId),
+          kinds ? inArray(j.kind, [...kinds]) : undefined,
+        ),
+      )
       .orderBy(...inserted(j, 'desc'))
     return rows.map(decodeRow)
   }

@@ -11,6 +11,7 @@ import { sqliteStore } from '../../../src/platform/db/store'
 import { Dispatcher } from '../../../src/platform/events/dispatcher'
 import type { DomainEvent } from '../../../src/platform/events/events'
 import { Outbox } from '../../../src/platform/events/outbox'
+import { RUN_EVENTS } from '../../../src/platform/events/outbox.repo'
 import { memoryLogger } from '../../../src/platform/log/log'
 
 // The outbox and its dispatcher on a real SQLite database, stepped by hand with a manual clock.
@@ -175,6 +176,50 @@ describe('domain events', () => {
     expect(await outbox.pending()).toEqual([])
   })
 
+  test("a failure part way through a workspace's run: those before are not repeated, the rest wait for the one that failed", async () => {
+    const good = recorder('good')
+    let failures = 1
+    const flaky: string[] = []
+    dispatcher.subscribe({
+      name: 'flaky',
+      types: ['key.revoked'],
+      handle: (e) => {
+        if (e.payload.keyId === 'a3' && failures-- > 0) throw new Error('peer down')
+        flaky.push(e.payload.keyId)
+      },
+    })
+    for (const k of ['a1', 'a2', 'a3', 'a4', 'a5']) await emit('ws_a', k)
+    await dispatcher.drain()
+    expect(flaky).toEqual(['a1', 'a2'])
+    expect(good).toEqual(['ws_a:a1', 'ws_a:a2', 'ws_a:a3'])
+    expect((await outbox.pending()).map((e) => (e.payload as { keyId: string }).keyId)).toEqual([
+      'a3',
+      'a4',
+      'a5',
+    ])
+    clock.advance(1000)
+    await dispatcher.drain()
+    expect(flaky).toEqual(['a1', 'a2', 'a3', 'a4', 'a5'])
+    expect(good).toEqual(['ws_a', 'ws_a', 'ws_a', 'ws_a', 'ws_a'].map((w, i) => `${w}:a${i + 1}`))
+    expect(await outbox.pending()).toEqual([])
+  })
+
+  test("a workspace's events are claimed in runs of RUN_EVENTS, delivered in order", async () => {
+    const seen = recorder('a')
+    const claims: number[] = []
+    const claimRuns = outbox.claimRuns.bind(outbox)
+    outbox.claimRuns = async (...args) => {
+      const runs = await claimRuns(...args)
+      if (runs.length > 0) claims.push(runs[0]!.length)
+      return runs
+    }
+    const keys = Array.from({ length: RUN_EVENTS * 2 + 5 }, (_, i) => `k${i}`)
+    for (const k of keys) await emit('ws_a', k)
+    await dispatcher.drain()
+    expect(seen).toEqual(keys.map((k) => `ws_a:${k}`))
+    expect(claims).toEqual([RUN_EVENTS, RUN_EVENTS, 5])
+  })
+
   test('delivered events are pruned after their keep time', async () => {
     recorder('a')
     await emit('ws_a', 'k1')
@@ -231,7 +276,7 @@ describe('domain events', () => {
       transactional: true,
       handle: async (e) => {
         add.run(e.workspaceId)
-        await outbox.delivered(e.id)
+        await outbox.pending()
         if (waitOnATimer) await new Promise((r) => setTimeout(r, 0))
       },
     })

@@ -54,7 +54,7 @@ async function forgetJobs(
   for (const r of rows) {
     // A replaced document keeps its row; its old job finds new content and settles itself.
     if (r.parent_id !== null || (await corpora.document(corpusId, r.id))) continue
-    const jobs = (await queue.repo.listBySubject(workspaceId, r.id)).filter((j) => j.kind === EXTRACT_JOB)
+    const jobs = await queue.repo.listBySubject(workspaceId, r.id, [EXTRACT_JOB])
     if (jobs.length === 0) continue
     await store.unit(async () => {
       for (const j of jobs) {
