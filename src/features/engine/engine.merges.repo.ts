@@ -42,11 +42,20 @@ function tableOf(client: Database, baseId: string): string | null {
   return row && row.ownIndex === 1 ? `engine_fts_${Math.trunc(row.key)}` : null
 }
 
-/** A setting of the table as FTS5 keeps it: undefined when never set, null when the table is not there. */
+/**
+ * A setting of the table as FTS5 keeps it: undefined when never set, null when the table is not there.
+ * Read straight from its config table (a missing table is SQLite's "no such table"): each of a run's
+ * groups asks, and a look-up in sqlite_master first scanned the schema's rows (65 µs, 1,176 times for
+ * 5,000 small files: bench/RESULTS.md, issue 38, session 37).
+ */
 function settingOf(client: Database, table: string, key: 'automerge' | 'crisismerge') {
-  const exists = client.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)
-  if (!exists) return null
-  const row = client.query(`SELECT v FROM ${table}_config WHERE k = ?`).get(key) as { v: number } | null
+  let row: { v: number } | null
+  try {
+    row = client.query(`SELECT v FROM ${table}_config WHERE k = ?`).get(key) as { v: number } | null
+  } catch (e) {
+    if (e instanceof Error && /no such table/i.test(e.message)) return null
+    throw e
+  }
   return row ? Number(row.v) : undefined
 }
 const automergeOf = (client: Database, table: string) => {
@@ -82,7 +91,10 @@ export function holdMerges(client: Database, baseIds: Iterable<string>): void {
  */
 export function mergesHeld(client: Database, baseId: string): boolean {
   const table = tableOf(client, baseId)
-  return table !== null && (automergeOf(client, table) === 0 || crisismergeOf(client, table) !== CRISISMERGE)
+  const automerge = table && automergeOf(client, table)
+  // No table (none yet, or dropped under it): nothing held.
+  if (automerge === null) return false
+  return automerge === 0 || crisismergeOf(client, table!) !== CRISISMERGE
 }
 
 /**

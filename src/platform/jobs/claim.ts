@@ -5,7 +5,7 @@
 // take prepares no statement on SQLite. Where the engines differ there is one function per dialect:
 // the lock (SQLite's unit holds the one write lock from its first statement; PostgreSQL locks the
 // chosen rows FOR UPDATE SKIP LOCKED, so a concurrent claimer skips them and no job is claimed twice).
-import { and, asc, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, lte, type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../db/db'
 import { Prepared } from '../db/prepared'
 import type { Store } from '../db/store'
@@ -29,6 +29,8 @@ export function resultSum(store: Store, j: JobsTable, field: string): SQL {
 /** The reads of a claim, prepared on the store: what an owner runs, and the due candidates. */
 export class ClaimReads {
   private readonly running: Prepared<{ workspaceId: string; kind: string; n: number }[]>
+  /** Whether any pending job is due: one seek on `jobs_claim`. */
+  private readonly anyDue: Prepared<{ one: number }[]>
   private readonly candidates = new Map<string, Prepared<Candidate[]>>()
 
   constructor(private readonly store: Store) {
@@ -39,6 +41,14 @@ export class ClaimReads {
         .from(j)
         .where(and(eq(j.status, 'running'), eq(j.leaseOwner, sql.placeholder('owner'))))
         .groupBy(j.workspaceId, j.kind)
+        .prepare(),
+    )
+    this.anyDue = new Prepared(store, (db) =>
+      db
+        .select({ one: sql<number>`1` })
+        .from(j)
+        .where(and(eq(j.status, 'pending'), lte(j.runAt, sql.placeholder('now'))))
+        .limit(1)
         .prepare(),
     )
   }
@@ -61,7 +71,10 @@ export class ClaimReads {
    * index range already in claim order, so a workspace with 50,000 waiting extractions costs one
    * seek, not a scan, when its one sync is looked for.
    */
-  candidatesOf(kinds: readonly string[], now: number, perKind: number): Promise<Candidate[]> {
+  async candidatesOf(kinds: readonly string[], now: number, perKind: number): Promise<Candidate[]> {
+    // Most polls find nothing due (the timer's, the pokes as jobs are added and end): one seek says
+    // so, where the candidates' statement takes a branch a kind (0.6-0.76 ms for 25 kinds).
+    if ((await this.anyDue.execute({ now })).length === 0) return []
     const key = JSON.stringify(kinds)
     let query = this.candidates.get(key)
     if (!query) {

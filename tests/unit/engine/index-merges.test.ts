@@ -152,4 +152,17 @@ describe("a run's FTS5 merges", () => {
     expect(automerge(client, table)).toBe(4)
     expect(engine.builds.mergesHeld('cor_r')).toBe(false)
   })
+
+  test('a base whose own table is not there (dropped under it) holds no merges, and none is asked of it', async () => {
+    const { engine, client } = engineOf()
+    await indexGroups(engine, 'cor_d')
+    const table = tableOf(client, 'cor_d')
+    expect(engine.builds.mergesHeld('cor_d')).toBe(true)
+    client.run(`DROP TABLE ${table}`)
+    expect(engine.builds.mergesHeld('cor_d')).toBe(false)
+    expect(await engine.builds.mergeStep('cor_d')).toBe(false)
+    // Another failure of the read is not taken for a missing table.
+    client.run(`CREATE TABLE ${table}_config (k TEXT)`)
+    expect(() => engine.builds.mergesHeld('cor_d')).toThrow(/no such column/)
+  })
 })
