@@ -4,7 +4,7 @@ import { holdOwner, type OwnerLiveness } from '../jobs/owner-locks'
 import { defaultBackoff } from '../jobs/scheduler'
 import type { Logger } from '../log/log'
 import type { DomainEvent, EventType } from './events'
-import type { Claimed, InlinePlan, Outbox } from './outbox'
+import type { Claimed, InlinePlan, Outbox, RunFailure } from './outbox'
 
 /**
  * Reacts to events of the given types. Called at least once per event, after the change
@@ -191,7 +191,7 @@ export class Dispatcher {
   private async deliver(run: Claimed[]): Promise<void> {
     const taken = await this.o.outbox.deliveredIn(run)
     let delivered = 0
-    let failed: { error: string; delayMs: number } | null = null
+    let failed: RunFailure | null = null
     for (const c of run) {
       const failures = await this.handOut(c, taken.get(c.event.id))
       if (failures.length > 0) {

@@ -15,6 +15,12 @@ export interface Claimed {
   event: DomainEvent
 }
 
+/** Why a claimed event is given back to be tried again, and after how long. */
+export interface RunFailure {
+  error: string
+  delayMs: number
+}
+
 /** Events a claim takes of one workspace at most: its head and the undelivered events after it. */
 export const RUN_EVENTS = 64
 
@@ -200,12 +206,7 @@ export class OutboxRepo {
    * when `failed`, given back to be tried again after its delay (a subscriber failed); and the rest
    * given back undelivered, for the next claim to take after it.
    */
-  settleRun(
-    run: Claimed[],
-    owner: string,
-    delivered: number,
-    failed: { error: string; delayMs: number } | null,
-  ): Promise<void> {
+  settleRun(run: Claimed[], owner: string, delivered: number, failed: RunFailure | null): Promise<void> {
     const range = (from: number, to: number) => ({ ...rangeOf(run, from, to), owner })
     const now = this.now()
     return this.write(async (db) => {
@@ -217,13 +218,7 @@ export class OutboxRepo {
   }
 
   /** Gives a claimed event back to be tried again after `delayMs`, with the error that failed it. */
-  private async retry(
-    db: Db,
-    seq: number,
-    owner: string,
-    failed: { error: string; delayMs: number },
-    now: number,
-  ): Promise<void> {
+  private async retry(db: Db, seq: number, owner: string, failed: RunFailure, now: number): Promise<void> {
     const e = this.events
     await db
       .update(e)

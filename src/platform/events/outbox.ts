@@ -4,9 +4,9 @@ import type { Db } from '../db/db'
 import { type Store, sqliteStore } from '../db/store'
 import type { DomainEvent, EventType, NewEvent } from './events'
 import { holdPublishing } from './outbox.order'
-import { type Claimed, OutboxRepo } from './outbox.repo'
+import { type Claimed, OutboxRepo, type RunFailure } from './outbox.repo'
 
-export type { Claimed }
+export type { Claimed, RunFailure }
 
 /** A subscriber applied in the emitter's unit (Subscriber.inline, dispatcher.ts). */
 export interface InlineSubscriber {
@@ -173,12 +173,7 @@ export class Outbox {
   atomically(fn: () => Promise<void>): Promise<void> {
     return this.store.unit(fn)
   }
-  settleRun(
-    run: Claimed[],
-    owner: string,
-    delivered: number,
-    failed: { error: string; delayMs: number } | null,
-  ): Promise<void> {
+  settleRun(run: Claimed[], owner: string, delivered: number, failed: RunFailure | null): Promise<void> {
     return this.repo.settleRun(run, owner, delivered, failed)
   }
   heartbeat(seqs: number[], owner: string, leaseMs: number): Promise<void> {
