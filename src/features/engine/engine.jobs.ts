@@ -49,7 +49,7 @@ export async function queueEncode(
   return queue.store.unit(async () => {
     await holdInUnit(queue.store, `encode:${corpusId}`)
     const waiting = (await queue.repo.listBySubject(workspaceId, corpusId, [ENCODE_KIND])).find(
-      (j) => j.kind === ENCODE_KIND && j.status === 'pending',
+      (j) => j.status === 'pending',
     )
     if (waiting) return null
     return queue.add({

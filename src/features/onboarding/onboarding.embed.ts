@@ -26,7 +26,7 @@ export class EmbedJobs {
     if (model === null) return null
     return this.d.store.unit(async () => {
       const jobs = await this.d.queue.repo.listBySubject(workspaceId, corpusId, [EMBED_KIND])
-      if (jobs.some((j) => j.kind === EMBED_KIND && j.status === 'pending')) return null
+      if (jobs.some((j) => j.status === 'pending')) return null
       return this.d.queue.add({
         workspaceId,
         subjectId: corpusId,
