@@ -135,7 +135,10 @@ describe('GET /corpora/{id}/documents/{document_id}/text', () => {
 
   test('a document whose text is not extracted yet is a 409 document_not_ready', async () => {
     const base = await createBase(f.t, f.token, 'Waiting')
-    const res = await upload(f.t, f.token, base, [{ filename: 'later.txt', content: 'Text for later.' }])
+    // HTML is read by an extraction job (in a child process), not as it is uploaded.
+    const res = await upload(f.t, f.token, base, [
+      { filename: 'later.html', content: '<p>Text for later.</p>' },
+    ])
     const [d] = (await res.json()) as Doc[]
     const path = `/v1/corpora/${base}/documents/${d!.id}/text`
     await expectError(
@@ -143,7 +146,7 @@ describe('GET /corpora/{id}/documents/{document_id}/text', () => {
       path,
       409,
       'document_not_ready',
-      'The text of later.txt is not extracted yet.',
+      'The text of later.html is not extracted yet.',
     )
     await drain(f.t)
   })

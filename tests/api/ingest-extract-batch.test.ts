@@ -5,10 +5,17 @@ import { bearer } from './accounts.fixture'
 import { createBase, type Doc, drain, ingestSetup, type Part, upload } from './ingest.fixture'
 
 let f: Awaited<ReturnType<typeof ingestSetup>>
+// Uploads read small plain files as they come; here none is, so every file goes to the batch jobs
+// (which read them as they read a source's or a push's files).
+let readAtUpload: ReturnType<typeof spyOn>
 beforeAll(async () => {
   f = await ingestSetup()
+  readAtUpload = spyOn(ExtractSandbox.prototype, 'extractHere').mockResolvedValue(null)
 })
-afterAll(() => f.t.close())
+afterAll(() => {
+  readAtUpload.mockRestore()
+  f.t.close()
+})
 
 interface Run {
   status: string

@@ -65,8 +65,14 @@ describe('POST /corpora/{id}/documents', () => {
       expect(res.headers.get('x-sync-run-id')).toMatch(/^run_/)
       expect(await countRows(t, 'documents', 'corpus_id = ?', base)).toBe(3)
       const keys = await objectKeys(t, `${f.admin.workspaceId}/corpora/${base}/`)
-      expect(keys).toHaveLength(3)
-      for (const k of keys) expect(k).toMatch(/\/blobs\/blob_[A-Za-z0-9]+$/)
+      const rows = await t.sql.all<{ raw_key: string; text_key: string | null }>(
+        'SELECT raw_key, text_key FROM documents WHERE corpus_id = ?',
+        base,
+      )
+      for (const r of rows) expect(r.raw_key).toMatch(/\/blobs\/blob_[A-Za-z0-9]+$/)
+      // Each file was read as it came: its text is the file itself or a sidecar next to it.
+      for (const r of rows) expect([r.raw_key, `${r.raw_key}.txt`]).toContain(r.text_key!)
+      expect(keys.toSorted()).toEqual([...new Set(rows.flatMap((r) => [r.raw_key, r.text_key!]))].sort())
       // The bytes stored are the bytes sent.
       const stored = await t.deps.objects.getText(
         (await t.sql.get<{ raw_key: string }>('SELECT raw_key FROM documents WHERE id = ?', docs[0]!.id))!
@@ -81,20 +87,26 @@ describe('POST /corpora/{id}/documents', () => {
     const base = await createBase(t, token)
     const before = await (await t.request(`/v1/corpora/${base}`, { headers: bearer(token) })).json()
     expect(before.last_synced_at).toBeNull()
-    const res = await upload(t, token, base, [{ filename: 'a.txt', content: 'alpha beta gamma' }])
+    // HTML is read by an extraction job: the run waits for it.
+    const res = await upload(t, token, base, [{ filename: 'a.html', content: '<p>alpha beta gamma</p>' }])
     const runId = res.headers.get('x-sync-run-id')!
     const after = await (await t.request(`/v1/corpora/${base}`, { headers: bearer(token) })).json()
     // "Last synced" beside "no syncs or imports yet" was wrong: only a source's sync or an import moves it.
     expect(after.last_synced_at).toBeNull()
-    const run = await (
-      await t.request(`/v1/corpora/${base}/sync-runs/${runId}`, { headers: bearer(token) })
-    ).json()
+    const runOf = async (id: string) =>
+      (await t.request(`/v1/corpora/${base}/sync-runs/${id}`, { headers: bearer(token) })).json()
+    const run = await runOf(runId)
     expect(run).toMatchObject({ source: 'upload', status: 'running', created: 1, updated: 0, pending: 1 })
     await drain(t)
-    const done = await (
-      await t.request(`/v1/corpora/${base}/sync-runs/${runId}`, { headers: bearer(token) })
-    ).json()
-    expect(done).toMatchObject({ status: 'succeeded', pending: 0, failed: 0, errors: [] })
+    expect(await runOf(runId)).toMatchObject({ status: 'succeeded', pending: 0, failed: 0, errors: [] })
+    // A small plain file is read as it is uploaded: its run has ended when the upload answers.
+    const plain = await upload(t, token, base, [{ filename: 'b.txt', content: 'alpha beta gamma\n' }])
+    expect(await runOf(plain.headers.get('x-sync-run-id')!)).toMatchObject({
+      status: 'succeeded',
+      created: 1,
+      pending: 0,
+      failed: 0,
+    })
   })
 
   test('keeps folder paths, reading backslashes as slashes, dropping empty and dot segments, in NFC', async () => {
@@ -269,8 +281,9 @@ describe('replacing and sharing content', () => {
     await drain(t)
     const prefix = `${f.admin.workspaceId}/corpora/${base}/`
     const oldKeys = await objectKeys(t, prefix)
-    expect(oldKeys).toHaveLength(2) // raw object and its text sidecar
-    expect(oldKeys[1]).toBe(`${oldKeys[0]}.${first.id}.txt`)
+    expect(oldKeys).toHaveLength(2) // raw object and its text sidecar (read as it was uploaded)
+    expect(oldKeys[1]).toBe(`${oldKeys[0]}.txt`)
+    expect(first.id).toMatch(/^doc_/)
 
     const res = await upload(t, token, base, [{ filename: 'plan.txt', content: 'version two, longer\r\n' }])
     const second = ((await res.json()) as Doc[])[0]!
@@ -279,8 +292,8 @@ describe('replacing and sharing content', () => {
     expect(second.status).toBe('pending')
     expect(await countRows(t, 'documents', 'corpus_id = ?', base)).toBe(1)
     const newKeys = await objectKeys(t, prefix)
-    expect(newKeys).toHaveLength(1)
-    expect(oldKeys).not.toContain(newKeys[0])
+    expect(newKeys).toHaveLength(2) // read as it was uploaded too
+    for (const k of newKeys) expect(oldKeys).not.toContain(k)
     const run = await (
       await t.request(`/v1/corpora/${base}/sync-runs/${res.headers.get('x-sync-run-id')}`, {
         headers: bearer(token),
@@ -331,7 +344,11 @@ describe('replacing and sharing content', () => {
     expect((await del(docs[0]!.id)).status).toBe(204)
     const left = await objectKeys(t, prefix)
     expect(left).toHaveLength(2) // the shared raw object and the other document's sidecar
-    expect(left.some((k) => k.endsWith(`${docs[1]!.id}.txt`))).toBe(true)
+    const kept = await t.sql.get<{ raw_key: string; text_key: string }>(
+      'SELECT raw_key, text_key FROM documents WHERE id = ?',
+      docs[1]!.id,
+    )
+    expect(left.toSorted()).toEqual([kept!.raw_key, kept!.text_key].sort())
     expect((await del(docs[1]!.id)).status).toBe(204)
     expect(await objectKeys(t, prefix)).toEqual([])
   })

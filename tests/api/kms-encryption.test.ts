@@ -245,8 +245,14 @@ test(
       json: { name: 'J' },
     })
     const corpusId = ((await created.json()) as { id: string }).id
-    // Uploaded (and sealed) with the key on; its extraction job waits in the queue.
-    const docs = await upload(t, admin.token, corpusId, FILES)
+    // Uploaded (and sealed) with the key on; its extraction job waits in the queue (HTML: a small
+    // plain file would be read as it was uploaded).
+    const page: FixtureFile = {
+      path: 'vault.html',
+      text: `<p>${FILES[0]!.text}</p>`,
+      type: 'text/html',
+    }
+    const docs = await upload(t, admin.token, corpusId, [page])
     await putKey(t, admin.token, { provider: 'local', enabled: false })
     await t.jobs.scheduler.drain()
     const doc = async () => {
@@ -264,7 +270,7 @@ test(
       headers: bearer(admin.token),
     })
     expect(del.status).toBeLessThan(300)
-    const [again] = await upload(t, admin.token, corpusId, [FILES[0]!])
+    const [again] = await upload(t, admin.token, corpusId, [page])
     docs[0] = again!
     await train(t, admin.token, corpusId)
     expect(await doc()).toMatchObject({ status: 'ready', error: null })

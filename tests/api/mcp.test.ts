@@ -329,8 +329,9 @@ describe('GET /v1/mcp/{corpus_id}/documents/{document_id}/text', () => {
     await expectError(await t.request(scoped), scoped, 401, 'unauthorized')
     await expectError(await docs(scoped, b.adminToken), scoped, 403, 'api_key_required')
     await expectError(await docs(scoped, b.keys.ingest), scoped, 403, 'missing_scope')
+    // HTML waits for its extraction job (a small plain file would be read as it is uploaded).
     const [fresh] = await upload(t, b.adminToken, b.corpusId, [
-      { path: 'fresh.txt', text: 'Not extracted yet.' },
+      { path: 'fresh.html', text: '<p>Not extracted yet.</p>', type: 'text/html' },
     ])
     const pending = textPath(fresh!.id)
     await expectError(
@@ -338,7 +339,7 @@ describe('GET /v1/mcp/{corpus_id}/documents/{document_id}/text', () => {
       pending,
       409,
       'document_not_ready',
-      'The text of fresh.txt is not available yet (its status is pending).',
+      'The text of fresh.html is not available yet (its status is pending).',
     )
     const bad = textPath(b.docs['oil.txt']!, '?limit=50001')
     expect((await issues(await docs(bad), bad))[0]!.loc).toEqual(['query', 'limit'])

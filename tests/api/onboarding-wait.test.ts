@@ -27,8 +27,10 @@ describe('a batch waiting for a text extraction', () => {
     const corpusId = await createCorpus(t, admin.token, 'B')
     await upload(t, admin.token, corpusId, [
       {
-        path: 'oil.txt',
-        text: 'The 1973 oil crisis began in October 1973 when OAPEC proclaimed an oil embargo.',
+        // HTML, read by an extraction job (a plain text file would be read as it is uploaded).
+        path: 'oil.html',
+        text: '<p>The 1973 oil crisis began in October 1973 when OAPEC proclaimed an oil embargo.</p>',
+        type: 'text/html',
       },
     ])
     // The extraction is queued behind other work: not due for an hour.
@@ -51,7 +53,7 @@ describe('a batch waiting for a text extraction', () => {
     expect(b).toMatchObject({
       status: 'pending',
       attempts: 0,
-      error: 'Waiting for the text extraction of oil.txt.',
+      error: 'Waiting for the text extraction of oil.html.',
     })
     // Looked at again at the scheduler's next step at first (due 20 ms later).
     expect(b.run_at - t.clock.now().getTime()).toBe(20)

@@ -121,12 +121,29 @@ describe('upload', () => {
     expect(await written()).toEqual(kept)
   })
 
+  test('storage: the sidecar of a file read as it was uploaded counts too, and a refusal keeps neither', async () => {
+    const { token, base } = await workspace('bytes')
+    // Markdown's line end is dropped from its text: a sidecar of 59 bytes beside the file's 60.
+    const md = `${text('# m', 59)}\n`
+    const before = await written()
+    await expectCapRefusal(await upload(t, token, base, [{ filename: 'm.md', content: md }]), {
+      cap: 'storage_bytes',
+      limit: 100,
+      used: 0,
+    })
+    expect(await written()).toEqual(before)
+    const fits = `${text('# n', 49)}\n`
+    expect((await upload(t, token, base, [{ filename: 'n.md', content: fits }])).status).toBe(200)
+    const report = await t.request('/v1/admin/billing', { headers: bearer(token) })
+    expect(((await report.json()) as { used: { storage_bytes: number } }).used.storage_bytes).toBe(99)
+  })
+
   test('20 uploads at once against a cap of 10 documents: exactly 10 land, 10 are refused, nothing else is left', async () => {
     const { token, ws, base } = await workspace('ten')
     const objectsBefore = (await objectKeys(t)).length
-    const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => upload(t, token, base, files(`parallel-${i}`))),
-    )
+    // HTML, which an extraction job reads: a refused upload must leave no job either.
+    const page = (i: number) => [{ filename: `parallel-${i}.html`, content: `<p>Notes ${i}</p>` }]
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => upload(t, token, base, page(i))))
     const statuses = answers.map((r) => r.status).sort()
     expect(statuses).toEqual([...Array(10).fill(200), ...Array(10).fill(403)])
     for (const r of answers.filter((a) => a.status === 403)) {

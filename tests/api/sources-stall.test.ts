@@ -79,8 +79,9 @@ describe('a sync of a bucket whose listing never ends', () => {
     for (const id of ids) runs.push(await startSync(base, id))
     const other = await signUp(t)
     const otherBase = await createBase(t, other.token)
+    // HTML, which its extraction job reads (a small plain file would be read as it was uploaded).
     const res = await upload(t, other.token, otherBase, [
-      { filename: 'policy.md', content: '# Leave\n\nEveryone gets 25 days of leave.' },
+      { filename: 'policy.html', content: '<h1>Leave</h1><p>Everyone gets 25 days of leave.</p>' },
     ])
     expect(res.status).toBeLessThan(300)
     const extraction = (await t.sql.get<{ id: string }>(

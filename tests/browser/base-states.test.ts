@@ -7,7 +7,7 @@ import { binaryObjects } from '../helpers/binary'
 import { consoleRig, seriousViolations } from '../helpers/browser'
 import { baseCounter, uploadUi } from '../helpers/console-steps'
 import { type Account, registerAdmin, signInUi } from '../helpers/console-workspace'
-import { storedKeys } from '../helpers/stored-objects'
+import { storedObjects } from '../helpers/stored-objects'
 
 // Issue 34, "Documents added to a ready base become searchable by themselves" and "States agree",
 // in the console against the real server (its scheduler runs the automatic onboarding): a base
@@ -188,11 +188,7 @@ describe('console: a base’s states agree', () => {
     await page.getByText('2 documents waiting to be onboarded.', { exact: true }).waitFor()
 
     // lost.txt's extracted text goes missing before the run (as a store that lost a file would).
-    const docs = (
-      await api<{ items: { id: string; filename: string }[] }>(`/corpora/${baseId}/documents?limit=100`)
-    ).items
-    const lost = docs.find((d) => d.filename === 'lost.txt')!.id
-    await binaryObjects(DATA).delete(await textOf(lost))
+    await binaryObjects(DATA).delete(await sidecarOf(TEXTS['lost.txt']!.trimEnd()))
 
     // The list of bases offers the start for a base whose documents would otherwise wait.
     await page.getByRole('link', { name: 'All bases' }).click()
@@ -268,15 +264,15 @@ describe('console: a base’s states agree', () => {
   }, 120_000)
 })
 
-/** The key of a document's text sidecar, once its extraction has stored it (wherever the pass keeps objects). */
-async function textOf(documentId: string): Promise<string> {
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const [found] = await storedKeys(binaryObjects(DATA), '', (k) => k.endsWith(`.${documentId}.txt`))
-    if (found) return found
-    if (Date.now() > deadline) throw new Error(`no text of ${documentId} after 30 s`)
-    await Bun.sleep(100)
-  }
+/**
+ * The key of the text sidecar holding `text` (a file read as it was uploaded: its line end dropped,
+ * its text is stored beside it when the upload answers).
+ */
+async function sidecarOf(text: string): Promise<string> {
+  const stored = await storedObjects(binaryObjects(DATA), '', (k) => k.endsWith('.txt'))
+  const found = stored.find((o) => o.bytes.toString() === text)
+  if (!found) throw new Error(`no sidecar holds "${text}"`)
+  return found.key
 }
 
 /** Resolves once `ok` answers true, asked every 100 ms for at most `ms`. */

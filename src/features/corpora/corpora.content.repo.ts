@@ -9,7 +9,7 @@ import { chunks, corporaTables, type DocumentRow, type NewContent, type NewParen
 /** Rows one multi-row insert of new parents writes at most. */
 const PARENTS_A_STATEMENT = 64
 
-export type { NewContent, NewParent } from './corpora.rows'
+export type { NewContent, NewParent, TextAtUpload } from './corpora.rows'
 
 /** One section row to create after extraction. */
 export interface NewSection {
@@ -119,9 +119,10 @@ export class DocumentContentRepo {
 
   /**
    * Gives a parent document new content in place (same id): its sections go and everything derived
-   * from the old content is reset until the new content is extracted. Whoever writes the content
-   * now manages the document (a hand upload over a pushed file takes it from push). False when the
-   * document is not there (or in no state that may take new content).
+   * from the old content is reset until the new content is extracted (or set from its text, read as
+   * it was uploaded). Whoever writes the content now manages the document (a hand upload over a
+   * pushed file takes it from push). False when the document is not there (or in no state that may
+   * take new content).
    */
   async replaceContent(id: string, r: NewContent): Promise<boolean> {
     const { d } = this.t
@@ -130,21 +131,21 @@ export class DocumentContentRepo {
       .update(d)
       .set({
         size: r.size,
-        contentType: r.contentType,
+        contentType: r.text?.contentType ?? r.contentType,
         sha256: r.sha256,
         status: 'pending',
         error: null,
         source: r.source,
         managedBy: r.managedBy,
         rawKey: r.rawKey,
-        textKey: null,
-        textChars: 0,
-        textBytes: 0,
+        textKey: r.text?.key ?? null,
+        textChars: r.text?.chars ?? 0,
+        textBytes: r.text?.bytes ?? 0,
         sectionCount: 1,
-        sectionTitle: null,
-        cartId: null,
+        sectionTitle: r.text?.title ?? null,
+        cartId: r.text?.cartId ?? null,
         pageRanges: null,
-        extractorVersion: null,
+        extractorVersion: r.text?.extractorVersion ?? null,
         updatedAt: r.now,
       })
       .where(and(eq(d.id, id), isNull(d.parentId), inArray(d.status, statusesInto('uploaded'))))

@@ -17,12 +17,18 @@ export class DocumentContent {
     this.repo = new DocumentContentRepo(d.store)
   }
 
-  /** Adds parent documents with fresh content (`uploaded`: waiting for their extraction), several a statement. */
+  /**
+   * Adds parent documents with fresh content, several a statement: `uploaded` (waiting for their
+   * extraction), or `extracted` when their text was read as they were uploaded.
+   */
   insertParents(rows: NewParent[]): Promise<void> {
     return this.d.store.unit(() => this.repo.insertParents(rows))
   }
 
-  /** Gives a parent document new content in place (same id; any live state → `uploaded`): its sections and derived state go. */
+  /**
+   * Gives a parent document new content in place (same id; any live state → `uploaded`, or `extracted`
+   * with its text read as it was uploaded): its sections and derived state go.
+   */
   async replaceContent(documentId: string, r: NewContent): Promise<void> {
     await this.d.store.unit(() => this.repo.replaceContent(documentId, r))
   }

@@ -80,19 +80,28 @@ export class ExtractionWrites {
 }
 
 /** The values of a parent row that differ from row to row, each a placeholder named with the row's place. */
-const PARENT_VALUES = [
-  'id',
-  'workspaceId',
-  'corpusId',
-  'path',
-  'size',
-  'contentType',
-  'sha256',
-  'source',
-  'managedBy',
-  'rawKey',
-  'now',
-] as const
+const PARENT_VALUES = {
+  id: (r: NewParent) => r.id,
+  workspaceId: (r: NewParent) => r.workspaceId,
+  corpusId: (r: NewParent) => r.corpusId,
+  path: (r: NewParent) => r.path,
+  size: (r: NewParent) => r.size,
+  contentType: (r: NewParent) => r.text?.contentType ?? r.contentType,
+  sha256: (r: NewParent) => r.sha256,
+  source: (r: NewParent) => r.source,
+  managedBy: (r: NewParent) => r.managedBy,
+  rawKey: (r: NewParent) => r.rawKey,
+  // A file read as it was uploaded is inserted extracted.
+  textKey: (r: NewParent) => r.text?.key ?? null,
+  textBytes: (r: NewParent) => r.text?.bytes ?? 0,
+  textChars: (r: NewParent) => r.text?.chars ?? 0,
+  sectionTitle: (r: NewParent) => r.text?.title ?? null,
+  cartId: (r: NewParent) => r.text?.cartId ?? null,
+  extractorVersion: (r: NewParent) => r.text?.extractorVersion ?? null,
+  now: (r: NewParent) => r.now,
+} as const
+type ParentValue = keyof typeof PARENT_VALUES
+const PARENT_NAMES = Object.keys(PARENT_VALUES) as ParentValue[]
 
 /**
  * The multi-row insert of new parents (an upload's files, a push's batch), prepared once per row
@@ -114,19 +123,19 @@ export class ParentInserts {
     const values: Record<string, unknown> = {}
     for (const [i, row] of rows.entries()) {
       const names = this.namesAt(i)
-      for (let v = 0; v < PARENT_VALUES.length; v++) values[names[v]!] = row[PARENT_VALUES[v]!]
+      for (let v = 0; v < PARENT_NAMES.length; v++) values[names[v]!] = PARENT_VALUES[PARENT_NAMES[v]!](row)
     }
     return this.statement(rows.length).execute(values)
   }
 
   private namesAt(i: number): string[] {
-    this.names[i] ??= PARENT_VALUES.map((v) => `${v}${i}`)
+    this.names[i] ??= PARENT_NAMES.map((v) => `${v}${i}`)
     return this.names[i]!
   }
 
   private statement(n: number): Prepared<unknown> {
     return this.inserts.of(n, () => {
-      const ph = (i: number, v: (typeof PARENT_VALUES)[number]) => sql.placeholder(`${v}${i}`) as never
+      const ph = (i: number, v: ParentValue) => sql.placeholder(`${v}${i}`) as never
       const rows = Array.from({ length: n }, (_, i) => ({
         id: ph(i, 'id'),
         workspaceId: ph(i, 'workspaceId'),
@@ -139,8 +148,13 @@ export class ParentInserts {
         source: ph(i, 'source'),
         managedBy: ph(i, 'managedBy'),
         rawKey: ph(i, 'rawKey'),
+        textKey: ph(i, 'textKey'),
+        textBytes: ph(i, 'textBytes'),
+        textChars: ph(i, 'textChars'),
+        sectionTitle: ph(i, 'sectionTitle'),
+        cartId: ph(i, 'cartId'),
+        extractorVersion: ph(i, 'extractorVersion'),
         sectionCount: 1,
-        textChars: 0,
         createdAt: ph(i, 'now'),
         updatedAt: ph(i, 'now'),
       }))

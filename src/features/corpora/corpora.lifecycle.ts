@@ -17,7 +17,8 @@ export type DocumentState = 'uploaded' | 'extracted' | 'onboarding' | 'ready' | 
 
 /**
  * The legal moves, from each state to the states it may go to next:
- * - new or replaced content (an upload, push or upsert over the file) makes any live document `uploaded`;
+ * - new or replaced content (an upload, push or upsert over the file) makes any live document `uploaded`
+ *   (`extracted` when an upload read its text as it came);
  * - extraction records the text (`extracted`; again on a re-extraction, or once a run that took the
  *   file before its extraction waits for it) or fails (`failed`);
  * - a run takes waiting documents (`onboarding`; a forced run takes ready ones too, a run after a

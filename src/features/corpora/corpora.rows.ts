@@ -48,13 +48,29 @@ export function chunks<T>(ids: readonly T[]): T[][] {
 }
 
 /**
+ * A small file's text, read as it was uploaded (one section): its row is written `extracted`, with
+ * no extraction job to wait for. `key` is where the text is: the raw object itself when the text is
+ * the file, else its sidecar (a range of the upload's pack, or an object beside the file); `bytes`
+ * what that sidecar adds to the storage (0 for the file).
+ */
+export interface TextAtUpload {
+  key: string
+  bytes: number
+  chars: number
+  contentType: string
+  title: string | null
+  cartId: string
+  extractorVersion: number
+}
+
+/**
  * New content of a parent document, as an upload, push or upsert registers it: the documents table's
  * columns (`managedBy`: `push`, a source, or null for documents written by hand), its hash and raw
- * object required, and when it was registered.
+ * object required, when it was registered, and its text when it was read as it was uploaded.
  */
 export type NewContent = Pick<DocumentColumns, 'size' | 'contentType' | 'source' | 'managedBy'> & {
   [K in 'sha256' | 'rawKey']: NonNullable<DocumentColumns[K]>
-} & { now: number }
+} & { now: number; text?: TextAtUpload }
 
 /** A new parent document and its content. */
 export type NewParent = NewContent & Pick<DocumentColumns, 'id' | 'workspaceId' | 'corpusId' | 'path'>

@@ -25,7 +25,7 @@ import { CorporaRepo, type CorpusRow, type DocumentRow } from './corpora.repo'
 import { DocumentRuns } from './corpora.runs'
 import { type CorpusChange, changeBits, settingsChanged } from './corpora.settings'
 
-export type { Extraction, NewContent, NewParent, NewSection } from './corpora.content.repo'
+export type { Extraction, NewContent, NewParent, NewSection, TextAtUpload } from './corpora.content.repo'
 export type { BuildProbe, DeletedBy, DeleteReceipt, DocumentPurger } from './corpora.deletion'
 export type { DocumentState } from './corpora.lifecycle'
 export { type PageRange, pageAt } from './corpora.pages'

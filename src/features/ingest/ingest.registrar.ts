@@ -230,7 +230,17 @@ export class Registrar {
       return { id: existing.id, result: 'unchanged', stale: [], job: null }
     // Identical content already in the base (or new in this batch) is shared rather than stored twice.
     const rawKey = pend.rawKeyOf(item.sha256) ?? item.rawKey
-    const fields = { ...item, rawKey, source: batch.source, managedBy: batch.managedBy ?? null, now }
+    // A file read as it was uploaded is written extracted, with no job; a text that is the file is its raw object.
+    const { text, ...rest } = item
+    const extracted = text && { ...text, key: text.key ?? rawKey }
+    const fields = {
+      ...rest,
+      ...(extracted ? { text: extracted } : {}),
+      rawKey,
+      source: batch.source,
+      managedBy: batch.managedBy ?? null,
+      now,
+    }
     let id: string
     let stale: DocumentRow[] = []
     if (existing) {
@@ -241,11 +251,13 @@ export class Registrar {
       await this.told('document.updated', workspaceId, corpusId, id)
     } else {
       id = newId(this.deps.random, 'doc')
-      await pend.add({ ...fields, id, workspaceId, corpusId, path: item.path })
+      await pend.add({ ...fields, id, workspaceId, corpusId })
       await this.told('document.created', workspaceId, corpusId, id)
     }
+    const result = existing ? 'updated' : 'created'
+    if (extracted) return { id, result, stale, job: null }
     const job = { corpus_id: corpusId, document_id: id, raw_key: rawKey, run_id: runId, path: item.path }
-    return { id, result: existing ? 'updated' : 'created', stale, job }
+    return { id, result, stale, job }
   }
 
   /** Tells that a document was created or given new content; inside the registering unit. */

@@ -60,19 +60,16 @@ export class IngestService {
   readonly purger: DocumentPurger
   private readonly registrar: Registrar
   /** What the upload, push, upsert and sweep modules work with. */
-  private readonly context: IngestDeps & { registrar: Registrar }
+  private readonly context: IngestDeps & { registrar: Registrar; extractor: Extractor }
   /** Told as each upload begins (onUpload). */
   private readonly uploadListeners: ((workspaceId: string, corpusId: string) => void)[] = []
 
   constructor(private readonly deps: IngestDeps) {
     this.registrar = new Registrar(deps)
-    this.context = { ...deps, registrar: this.registrar }
+    const extractor = deps.extractor ?? defaultExtractor(deps)
+    this.context = { ...deps, registrar: this.registrar, extractor }
     this.push = pushProtocol(this.context)
-    this.extraction = extractionJob({
-      ...this.context,
-      extractor: deps.extractor ?? defaultExtractor(deps),
-      maxExtractBytes: deps.config.max_extract_bytes,
-    })
+    this.extraction = extractionJob({ ...this.context, maxExtractBytes: deps.config.max_extract_bytes })
     this.purger = objectsPurger(this.context)
   }
 

@@ -6,7 +6,7 @@ import type { Outbox } from '../../platform/events/outbox'
 import type { JobQueue } from '../../platform/jobs/queue'
 import type { Logger } from '../../platform/log/log'
 import type { ObjectStore } from '../../platform/storage/object-store'
-import type { CorporaService, DocumentRow } from '../corpora/corpora.service'
+import type { CorporaService, DocumentRow, TextAtUpload } from '../corpora/corpora.service'
 import type { PlansService } from '../plans/plans.service'
 import type { ExtractInput, ExtractResult } from './extract/extract'
 import type { SyncRunRow } from './ingest.repo'
@@ -54,6 +54,11 @@ export interface IngestDeps {
 /** Extracts one document's text (an `ExtractSandbox`, or a stand-in in tests). */
 export interface Extractor {
   extract(input: ExtractInput): Promise<ExtractResult>
+  /**
+   * Extracts a file now when it is read in this process anyway (a small plain file), else null: an
+   * upload reads those as it stores them (lib/extract-steps.ts `readOnUpload`).
+   */
+  extractHere?(input: ExtractInput): Promise<ExtractResult | null>
 }
 
 /** A file whose bytes are stored, ready to be registered as a document. */
@@ -63,6 +68,14 @@ export interface Incoming {
   size: number
   contentType: string | null
   rawKey: string
+  /** Its text, read as it was uploaded (lib/extract-steps.ts `readOnUpload`): registered extracted, no job. */
+  text?: UploadText
+}
+
+/** A small file's text read as it was uploaded: what its row records (`TextAtUpload`). */
+export type UploadText = Omit<TextAtUpload, 'key'> & {
+  /** Where the text is: its sidecar; null when it is the file itself (the row's raw key serves). */
+  key: string | null
 }
 
 /** What registering a batch did. */
@@ -72,4 +85,13 @@ export interface Registered {
   /** What happened to each incoming file, in order. */
   results: ('created' | 'updated' | 'unchanged')[]
   run: SyncRunRow
+}
+
+/**
+ * A small file's text read as it was uploaded, its sidecar's bytes (null: the text is the file, and
+ * its cartridge id, null here, is the file's, from the SHA-256 its write computes).
+ */
+export interface ReadOnUpload {
+  text: Omit<UploadText, 'key' | 'bytes' | 'cartId'> & { cartId: string | null }
+  sidecar: Uint8Array | null
 }

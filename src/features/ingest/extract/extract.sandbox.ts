@@ -151,6 +151,12 @@ export class ExtractSandbox {
     }
   }
 
+  /** Extracts a file now when it is small and plain enough to read in this process, else null. */
+  async extractHere(input: ExtractInput, options: ExtractOptions = {}): Promise<ExtractResult | null> {
+    if (!(await this.readsHere(input))) return null
+    return extractText({ ...input, memoryMb: this.opts.memoryMb }, options)
+  }
+
   /** Whether a file is small and plain enough to read in this process. */
   private async readsHere(input: ExtractInput): Promise<boolean> {
     const small = this.opts.inProcessBytes ?? IN_PROCESS_BYTES

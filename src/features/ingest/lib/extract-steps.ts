@@ -7,7 +7,7 @@ import type { ObjectStore } from '../../../platform/storage/object-store'
 import type { CorporaService, DocumentRow, NewSection } from '../../corpora/corpora.service'
 import { EXTRACTOR_VERSION, type ExtractResult, isExtractError, KIND_CONTENT_TYPES } from '../extract/extract'
 import type { Registrar } from '../ingest.registrar'
-import type { Extractor, ExtractPayload } from '../ingest.types'
+import type { Extractor, ExtractPayload, ReadOnUpload } from '../ingest.types'
 
 /** What an extraction job reports; the settle hook turns it into sync-run counters. */
 export type ExtractOutcome =
@@ -34,7 +34,7 @@ export function cartIdOf(text: string): string {
 }
 
 /** The content address of a text whose SHA-256 (hex) is known. */
-function cartIdOfSha(sha256: string): string {
+export function cartIdOfSha(sha256: string): string {
   return `cart_${sha256.slice(0, 32)}`
 }
 
@@ -120,6 +120,36 @@ export function isOutcome(r: Extracted | ExtractOutcome): r is ExtractOutcome {
 function textIsFile(raw: Uint8Array, text: string): boolean {
   if (text.length === 0 || raw.byteLength !== Buffer.byteLength(text, 'utf8')) return false
   return Buffer.from(text, 'utf8').equals(raw)
+}
+
+/**
+ * A small file's text, read as it is uploaded when the extractor reads it in this process anyway
+ * and it is one section: the document is registered extracted and no extraction job is queued. Its
+ * sidecar's bytes go into the upload's pack (null when the text is the file itself: `textIsFile`).
+ * Null when it is not read here or is several sections, and when it cannot be read: its job reads
+ * it again and records why it failed.
+ */
+export async function readOnUpload(
+  extractor: Extractor,
+  input: { bytes: Uint8Array; filename: string; contentType: string },
+): Promise<ReadOnUpload | null> {
+  let result: ExtractResult | null = null
+  try {
+    result = (await extractor.extractHere?.(input)) ?? null
+  } catch {
+    return null
+  }
+  const only = result?.sections.length === 1 ? result.sections[0]!.text : null
+  if (!result || only === null || result.pageRanges) return null
+  const isFile = textIsFile(input.bytes, only)
+  const text = {
+    chars: only.length,
+    contentType: KIND_CONTENT_TYPES[result.kind],
+    title: result.title ?? null,
+    cartId: isFile ? null : cartIdOf(only),
+    extractorVersion: EXTRACTOR_VERSION,
+  }
+  return { text, sidecar: isFile ? null : Buffer.from(only, 'utf8') }
 }
 
 /**

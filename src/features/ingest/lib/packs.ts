@@ -6,7 +6,9 @@
 import { sha256Hex } from '../../../platform/crypto/hash'
 import { rangeKey } from '../../../platform/storage/ranges'
 import type { Registrar } from '../ingest.registrar'
-import type { Incoming, IngestDeps } from '../ingest.types'
+import type { Incoming, IngestDeps, ReadOnUpload } from '../ingest.types'
+import { cartIdOfSha } from './extract-steps'
+import { uploadTextKeyOf } from './keys'
 
 /** What packing works with. */
 export type PackDeps = Pick<IngestDeps, 'objects'> & { registrar: Registrar }
@@ -15,13 +17,16 @@ export type PackDeps = Pick<IngestDeps, 'objects'> & { registrar: Registrar }
 export const PACK_BYTES = 1024 * 1024
 /** Fewer files than this are written one object a file. */
 export const PACK_MIN_FILES = 8
+/** The content type of a text sidecar stored as an object of its own. */
+const TEXT_TYPE = 'text/plain; charset=utf-8'
 /** Packs (or groups of single files) written at once while the next parts are read. */
 const PACKS_IN_FLIGHT = 2
 
-/** A checked small file waiting for its pack. */
+/** A checked small file waiting for its pack, with its text when it was read as it came. */
 interface Waiting {
   bytes: Uint8Array
-  item: Omit<Incoming, 'rawKey' | 'sha256' | 'size'>
+  item: Omit<Incoming, 'rawKey' | 'sha256' | 'size' | 'text'>
+  read: ReadOnUpload | null
   done: (item: Incoming) => void
   failed: (e: unknown) => void
 }
@@ -43,13 +48,20 @@ export class Packer {
     private readonly written: string[],
   ) {}
 
-  /** Takes a checked small file; `stored` resolves to what it became once its pack is written. */
-  async add(bytes: Uint8Array, item: Waiting['item']): Promise<{ stored: Promise<Incoming> }> {
+  /**
+   * Takes a checked small file (and its text, when read: a sidecar is written in its pack too);
+   * `stored` resolves to what it became once its pack is written.
+   */
+  async add(
+    bytes: Uint8Array,
+    item: Waiting['item'],
+    read: ReadOnUpload | null = null,
+  ): Promise<{ stored: Promise<Incoming> }> {
     const stored = new Promise<Incoming>((done, failed) => {
-      this.waiting.push({ bytes, item, done, failed })
+      this.waiting.push({ bytes, item, read, done, failed })
     })
     stored.catch(() => {})
-    this.bytes += bytes.byteLength
+    this.bytes += bytes.byteLength + (read?.sidecar?.byteLength ?? 0)
     if (this.bytes >= PACK_BYTES) await this.flush()
     return { stored }
   }
@@ -76,33 +88,56 @@ export class Packer {
     }
   }
 
-  private newKey(): string {
-    const key = this.deps.registrar.newBlobKey(this.workspaceId, this.corpusId)
+  /** A key this request writes (`key`: by default a fresh one), in flight until its rows commit. */
+  private newKey(key = this.deps.registrar.newBlobKey(this.workspaceId, this.corpusId)): string {
     this.written.push(key)
     this.deps.registrar.inflight.add(key)
     return key
   }
 
+  /** A file as an object of its own, and its sidecar (if any) as another: each goes when unused. */
   private async one(f: Waiting): Promise<void> {
     const key = this.newKey()
-    const put = await this.deps.objects.put(key, f.bytes, { deferSync: true })
-    f.done({ ...f.item, sha256: put.sha256, size: put.size, rawKey: key })
+    const sidecar = f.read?.sidecar
+    const textKey = sidecar ? this.newKey(uploadTextKeyOf(key)) : null
+    const [put] = await Promise.all([
+      this.deps.objects.put(key, f.bytes, { deferSync: true }),
+      sidecar && this.deps.objects.put(textKey!, sidecar, { deferSync: true, contentType: TEXT_TYPE }),
+    ])
+    f.done(withText({ ...f.item, sha256: put.sha256, size: put.size, rawKey: key }, f.read, textKey))
   }
 
-  /** One object for all the files, each document's key its range of it. */
+  /** One object for all the files (and their sidecars), each document's keys their ranges of it. */
   private async pack(files: Waiting[]): Promise<void> {
     const key = this.newKey()
-    const all = new Uint8Array(files.reduce((n, f) => n + f.bytes.byteLength, 0))
-    const ranges: string[] = []
+    const size = (f: Waiting) => f.bytes.byteLength + (f.read?.sidecar?.byteLength ?? 0)
+    const all = new Uint8Array(files.reduce((n, f) => n + size(f), 0))
+    const ranges: [raw: string, text: string | null][] = []
     let at = 0
-    for (const f of files) {
-      all.set(f.bytes, at)
-      ranges.push(rangeKey(key, at, f.bytes.byteLength))
-      at += f.bytes.byteLength
+    const place = (bytes: Uint8Array) => {
+      all.set(bytes, at)
+      at += bytes.byteLength
+      return rangeKey(key, at - bytes.byteLength, bytes.byteLength)
     }
+    for (const f of files) ranges.push([place(f.bytes), f.read?.sidecar ? place(f.read.sidecar) : null])
     await this.deps.objects.put(key, all, { deferSync: true })
     files.forEach((f, i) => {
-      f.done({ ...f.item, sha256: sha256Hex(f.bytes), size: f.bytes.byteLength, rawKey: ranges[i]! })
+      const [rawKey, textKey] = ranges[i]!
+      f.done(
+        withText(
+          { ...f.item, sha256: sha256Hex(f.bytes), size: f.bytes.byteLength, rawKey },
+          f.read,
+          textKey,
+        ),
+      )
     })
   }
+}
+
+/** A stored file with its text read as it came, the sidecar (if any) at `textKey`. */
+function withText(item: Incoming, read: ReadOnUpload | null, textKey: string | null): Incoming {
+  if (!read) return item
+  const { cartId, ...text } = read.text
+  const bytes = read.sidecar?.byteLength ?? 0
+  return { ...item, text: { ...text, cartId: cartId ?? cartIdOfSha(item.sha256), key: textKey, bytes } }
 }

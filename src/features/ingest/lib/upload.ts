@@ -4,6 +4,7 @@ import { newPathsAhead } from '../ingest.caps'
 import type { Registrar } from '../ingest.registrar'
 import type { Incoming, IngestDeps, Registered } from '../ingest.types'
 import { detectUpload, HeadBuffer } from './detect'
+import { readOnUpload } from './extract-steps'
 import {
   type FilePart,
   fileParts,
@@ -17,7 +18,7 @@ import { Packer } from './packs'
 import { normalizePath } from './paths'
 
 /** What an upload works with. */
-export type UploadDeps = Pick<IngestDeps, 'config' | 'objects' | 'corpora' | 'plans'> & {
+export type UploadDeps = Pick<IngestDeps, 'config' | 'objects' | 'corpora' | 'plans' | 'extractor'> & {
   registrar: Registrar
 }
 
@@ -100,7 +101,10 @@ async function storeParts(
       const body = await readUpTo(part.stream, SMALL_PART_BYTES)
       if (body instanceof Uint8Array) {
         const contentType = await checkSmall(deps, part, body, path)
-        stored.push((await packer.add(body, { path, contentType })).stored)
+        // A plain file read in this process anyway is read now: registered extracted, no job to wait for.
+        const read =
+          deps.extractor && (await readOnUpload(deps.extractor, { bytes: body, filename: path, contentType }))
+        stored.push((await packer.add(body, { path, contentType }, read || null)).stored)
         continue
       }
       const key = registrar.newBlobKey(workspaceId, corpusId)
