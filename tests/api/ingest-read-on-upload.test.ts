@@ -1,8 +1,9 @@
 // A small plain file (text, Markdown, CSV, JSON: what this process reads itself) is read as it is
 // uploaded: its document is registered extracted, its text the file itself or a sidecar stored with
 // it, and no extraction job is queued; the upload's run has ended when the upload answers unless a
-// file of it waits for its job (HTML and Office files, a file of several sections, one that cannot be
-// read: its job reads it again and fails it with the reason). A refused request keeps no sidecar.
+// file of it waits for its job (HTML and Office files, read in a child process, and one that cannot be
+// read: its job reads it again and fails it with the reason); a text of several sections gets its
+// section rows as its job would write them. A refused request keeps no sidecar.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { bearer } from './accounts.fixture'
 import {
@@ -30,6 +31,7 @@ interface Row {
   text_chars: number
   status: string
   cart_id: string | null
+  section_count: number
   content_type: string
   error: string | null
 }
@@ -45,7 +47,6 @@ const runOf = async (base: string, res: Response) =>
 const extractionJobs = (base: string) =>
   countRows(f.t, 'jobs', "kind = 'ingest.extract' AND payload LIKE ?", `%${base}%`)
 const cartIdOf = (text: string) => `cart_${sha256(text).slice(0, 32)}`
-
 const PLAIN = 'The river is 40 km long. It flows north past the mill.'
 const MARKDOWN = '# Mill\n\nThe mill was built in **1820**.\n'
 // Its text as extraction leaves it: the line end dropped.
@@ -126,23 +127,61 @@ describe('a small plain file read as it is uploaded', () => {
     expect(JSON.stringify(await chat.json())).toContain('QX447')
   })
 
-  test('a file that cannot be read, or is several sections, waits for its job, which reads it', async () => {
+  test('a text of several sections is read as it comes with its section rows, each a slice of its sidecar', async () => {
     const { t, token } = f
-    const base = await createBase(t, token, 'Jobs')
-    const long = Array.from({ length: 300 }, (_, i) => `Paragraph ${i} tells of the valley and its mill.`)
-    const res = await upload(t, token, base, [
-      { filename: 'blank.txt', content: '   \n\n   ' },
-      { filename: 'long.txt', content: long.join('\n\n').repeat(3) },
+    const base = await createBase(t, token, 'Sections')
+    const long = Array.from({ length: 900 }, (_, i) => `Paragraph ${i} tells of the valley and its mill.`)
+    const content = `${long.join('\n\n')}\n`
+    const res = await upload(t, token, base, [{ filename: 'long.txt', content }])
+    const [doc] = (await res.json()) as Doc[]
+    expect(await runOf(base, res)).toMatchObject({ status: 'succeeded', pending: 0 })
+    expect(await extractionJobs(base)).toBe(0)
+    const parent = await row(doc!.id)
+    expect(parent.text_key).toBe(`${parent.raw_key}.txt`)
+    expect(parent.cart_id).toBeNull()
+    const text = (await t.deps.objects.getText(parent.text_key!))!
+    expect(text).toBe(content.trimEnd())
+    const sections = await t.sql.all<Row & { id: string; text_offset: number; section_index: number }>(
+      'SELECT * FROM documents WHERE parent_id = ? ORDER BY section_index',
+      doc!.id,
+    )
+    expect(sections.length).toBeGreaterThan(1)
+    expect((await row(doc!.id)).section_count).toBe(sections.length)
+    for (const [i, s] of sections.entries()) {
+      expect(s).toMatchObject({ section_index: i, text_key: parent.text_key, status: 'pending' })
+      const slice = text.slice(s.text_offset, s.text_offset + s.text_chars)
+      expect(s.cart_id).toBe(cartIdOf(slice))
+    }
+    // Back to back, the slices are the whole text.
+    expect(sections.map((s) => text.slice(s.text_offset, s.text_offset + s.text_chars)).join('\n\n')).toBe(
+      text,
+    )
+    // New content for the path: its old sections go, the new ones come with it.
+    const again = await upload(t, token, base, [
+      { filename: 'long.txt', content: content.replaceAll('mill', 'weir') },
     ])
-    const [blank, several] = (await res.json()) as Doc[]
+    expect(await runOf(base, again)).toMatchObject({ status: 'succeeded', updated: 1, pending: 0 })
+    const now = await t.sql.all<{ id: string; text_key: string }>(
+      'SELECT id, text_key FROM documents WHERE parent_id = ? ORDER BY section_index',
+      doc!.id,
+    )
+    expect(now).toHaveLength(sections.length)
+    const textKey = (await row(doc!.id)).text_key
+    for (const s of now) expect(s.text_key).toBe(textKey!)
+    for (const s of now) expect(sections.map((o) => o.id)).not.toContain(s.id)
+  })
+
+  test('a file that cannot be read waits for its job, which fails it with the reason', async () => {
+    const { t, token } = f
+    const base = await createBase(t, token, 'Blank')
+    const res = await upload(t, token, base, [{ filename: 'blank.txt', content: '   \n\n   ' }])
+    const [blank] = (await res.json()) as Doc[]
     expect((await row(blank!.id)).text_key).toBeNull()
-    expect((await row(several!.id)).text_key).toBeNull()
-    expect(await runOf(base, res)).toMatchObject({ status: 'running', pending: 2 })
+    expect(await runOf(base, res)).toMatchObject({ status: 'running', pending: 1 })
     await drain(t)
     expect(await row(blank!.id)).toMatchObject({ status: 'failed', text_key: null })
-    expect((await row(several!.id)).text_key).not.toBeNull()
-    expect(await countRows(t, 'documents', 'parent_id = ?', several!.id)).toBeGreaterThan(1)
-    expect(await runOf(base, res)).toMatchObject({ status: 'partial', pending: 0, failed: 1 })
+    expect((await row(blank!.id)).error).toContain('no text')
+    expect(await runOf(base, res)).toMatchObject({ status: 'failed', pending: 0, failed: 1 })
   })
 
   test('new content for a path is read as it comes too, and the old objects go', async () => {
@@ -166,6 +205,35 @@ describe('a small plain file read as it is uploaded', () => {
     expect(after.toSorted()).toEqual([r.raw_key, r.text_key!].sort())
     for (const k of before) expect(after).not.toContain(k)
     expect(await extractionJobs(base)).toBe(0)
+  })
+
+  test('an upserted file is read as it comes too, its sidecar its own even when its content is stored already', async () => {
+    const { t, token } = f
+    const base = await createBase(t, token, 'Upserted')
+    const upsert = (path: string, content: string) =>
+      t.request(`/v1/corpora/${base}/documents/upsert`, {
+        method: 'POST',
+        headers: bearer(token),
+        json: { path, content },
+      })
+    const first = await upsert('wiki/mill.md', MARKDOWN)
+    expect(first.status).toBe(200)
+    const one = ((await first.json()) as { document: Doc }).document
+    const copy = ((await (await upsert('wiki/copy.md', MARKDOWN)).json()) as { document: Doc }).document
+    expect(await extractionJobs(base)).toBe(0)
+    const [a, b] = await Promise.all([row(one.id), row(copy.id)])
+    expect(a!.raw_key).toBe(b!.raw_key)
+    expect(a!.text_key).not.toBe(b!.text_key)
+    for (const d of [one, copy])
+      expect(((await (await textOf(base, d.id)).json()) as { text: string }).text).toBe(MARKDOWN_TEXT)
+    // The store holds what the base counts: one raw object, two sidecars.
+    const keys = await objectKeys(t, `${f.admin.workspaceId}/corpora/${base}/`)
+    expect(keys.toSorted()).toEqual([a!.raw_key, a!.text_key!, b!.text_key!].sort())
+    const storage = await t.sql.get<{ n: number }>(
+      'SELECT storage_bytes AS n FROM corpora WHERE id = ?',
+      base,
+    )
+    expect(storage!.n).toBe(Buffer.byteLength(MARKDOWN) + a!.text_bytes + b!.text_bytes)
   })
 
   test('a refused request keeps none of its files nor their sidecars', async () => {

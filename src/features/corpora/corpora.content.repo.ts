@@ -4,25 +4,19 @@ import { rangeBounds } from '../../platform/storage/ranges'
 import { ExtractionWrites, ParentInserts } from './corpora.extractions.repo'
 import { statusesInto } from './corpora.lifecycle'
 import { encodePageRanges, type PageRange } from './corpora.pages'
-import { chunks, corporaTables, type DocumentRow, type NewContent, type NewParent } from './corpora.rows'
+import {
+  chunks,
+  corporaTables,
+  type DocumentRow,
+  type NewContent,
+  type NewParent,
+  type NewSection,
+} from './corpora.rows'
 
 /** Rows one multi-row insert of new parents writes at most. */
 const PARENTS_A_STATEMENT = 64
 
-export type { NewContent, NewParent, TextAtUpload } from './corpora.rows'
-
-/** One section row to create after extraction. */
-export interface NewSection {
-  id: string
-  index: number
-  title: string | null
-  cartId: string
-  sha256: string
-  /** UTF-8 bytes of the section's text. */
-  size: number
-  chars: number
-  offset: number
-}
+export type { NewContent, NewParent, NewSection, TextAtUpload } from './corpora.rows'
 
 /** What a finished extraction of a parent document produced. */
 export interface Extraction {
@@ -115,6 +109,9 @@ export class DocumentContentRepo {
   async insertParents(rows: NewParent[]): Promise<void> {
     for (let at = 0; at < rows.length; at += PARENTS_A_STATEMENT)
       await this.parents.run(rows.slice(at, at + PARENTS_A_STATEMENT))
+    // A text of several sections, read as it was uploaded, has its section rows too.
+    for (const r of rows)
+      if (r.text?.sections.length) await this.insertSections(r, r.text.key, r.text.sections, r.now)
   }
 
   /**
@@ -141,7 +138,7 @@ export class DocumentContentRepo {
         textKey: r.text?.key ?? null,
         textChars: r.text?.chars ?? 0,
         textBytes: r.text?.bytes ?? 0,
-        sectionCount: 1,
+        sectionCount: Math.max(1, r.text?.sections.length ?? 0),
         sectionTitle: r.text?.title ?? null,
         cartId: r.text?.cartId ?? null,
         pageRanges: null,
@@ -149,7 +146,10 @@ export class DocumentContentRepo {
         updatedAt: r.now,
       })
       .where(and(eq(d.id, id), isNull(d.parentId), inArray(d.status, statusesInto('uploaded'))))
-      .returning({ id: d.id })
+      .returning({ id: d.id, workspaceId: d.workspaceId, corpusId: d.corpusId, path: d.path })
+    const [row] = moved
+    if (row && r.text?.sections.length)
+      await this.insertSections({ ...r, ...row }, r.text.key, r.text.sections, r.now)
     return moved.length > 0
   }
 
@@ -185,12 +185,31 @@ export class DocumentContentRepo {
       return there.rawKey !== parent.raw_key ? 'superseded' : 'refused'
     }
     await this.extractions.dropSections.execute({ parent: parent.id })
-    for (let at = 0; at < x.sections.length; at += PARENTS_A_STATEMENT) {
+    const of = {
+      id: parent.id,
+      workspaceId: parent.workspace_id,
+      corpusId: parent.corpus_id,
+      path: parent.path,
+      source: parent.source,
+    }
+    await this.insertSections(of, x.textKey, x.sections, x.now)
+    return 'done'
+  }
+
+  /** Inserts a parent's section rows, each a slice of its text at `textKey`, up to 64 rows a statement. */
+  private async insertSections(
+    parent: Pick<NewParent, 'id' | 'workspaceId' | 'corpusId' | 'path' | 'source'>,
+    textKey: string,
+    sections: NewSection[],
+    now: number,
+  ): Promise<void> {
+    const { d } = this.t
+    for (let at = 0; at < sections.length; at += PARENTS_A_STATEMENT) {
       await this.db.insert(d).values(
-        x.sections.slice(at, at + PARENTS_A_STATEMENT).map((s) => ({
+        sections.slice(at, at + PARENTS_A_STATEMENT).map((s) => ({
           id: s.id,
-          workspaceId: parent.workspace_id,
-          corpusId: parent.corpus_id,
+          workspaceId: parent.workspaceId,
+          corpusId: parent.corpusId,
           parentId: parent.id,
           path: parent.path,
           size: s.size,
@@ -202,15 +221,14 @@ export class DocumentContentRepo {
           sectionTitle: s.title,
           sectionCount: 1,
           cartId: s.cartId,
-          textKey: x.textKey,
+          textKey,
           textChars: s.chars,
           textOffset: s.offset,
-          createdAt: x.now,
-          updatedAt: x.now,
+          createdAt: now,
+          updatedAt: now,
         })),
       )
     }
-    return 'done'
   }
 
   /**

@@ -98,6 +98,7 @@ const PARENT_VALUES = {
   sectionTitle: (r: NewParent) => r.text?.title ?? null,
   cartId: (r: NewParent) => r.text?.cartId ?? null,
   extractorVersion: (r: NewParent) => r.text?.extractorVersion ?? null,
+  sectionCount: (r: NewParent) => Math.max(1, r.text?.sections.length ?? 0),
   now: (r: NewParent) => r.now,
 } as const
 type ParentValue = keyof typeof PARENT_VALUES
@@ -154,7 +155,7 @@ export class ParentInserts {
         sectionTitle: ph(i, 'sectionTitle'),
         cartId: ph(i, 'cartId'),
         extractorVersion: ph(i, 'extractorVersion'),
-        sectionCount: 1,
+        sectionCount: ph(i, 'sectionCount'),
         createdAt: ph(i, 'now'),
         updatedAt: ph(i, 'now'),
       }))

@@ -48,7 +48,7 @@ export function chunks<T>(ids: readonly T[]): T[][] {
 }
 
 /**
- * A small file's text, read as it was uploaded (one section): its row is written `extracted`, with
+ * A small file's text, read as it was uploaded: its row is written `extracted` (with its sections), with
  * no extraction job to wait for. `key` is where the text is: the raw object itself when the text is
  * the file, else its sidecar (a range of the upload's pack, or an object beside the file); `bytes`
  * what that sidecar adds to the storage (0 for the file).
@@ -59,8 +59,24 @@ export interface TextAtUpload {
   chars: number
   contentType: string
   title: string | null
-  cartId: string
+  /** Null for a text of several sections (each section has its own). */
+  cartId: string | null
   extractorVersion: number
+  /** Its sections' rows when it has several, else none. */
+  sections: NewSection[]
+}
+
+/** One section row to create after extraction. */
+export interface NewSection {
+  id: string
+  index: number
+  title: string | null
+  cartId: string
+  sha256: string
+  /** UTF-8 bytes of the section's text. */
+  size: number
+  chars: number
+  offset: number
 }
 
 /**

@@ -87,11 +87,10 @@ export interface Registered {
   run: SyncRunRow
 }
 
-/**
- * A small file's text read as it was uploaded, its sidecar's bytes (null: the text is the file, and
- * its cartridge id, null here, is the file's, from the SHA-256 its write computes).
- */
+/** A small file's text read as it was uploaded, and its sidecar's bytes (null: the text is the file). */
 export interface ReadOnUpload {
-  text: Omit<UploadText, 'key' | 'bytes' | 'cartId'> & { cartId: string | null }
+  text: Omit<UploadText, 'key' | 'bytes'>
   sidecar: Uint8Array | null
+  /** Its cartridge id is the file's (one section, the file itself), from the SHA-256 its write computes. */
+  cartOfFile: boolean
 }

@@ -7,7 +7,7 @@ import type { ObjectStore } from '../../../platform/storage/object-store'
 import type { CorporaService, DocumentRow, NewSection } from '../../corpora/corpora.service'
 import { EXTRACTOR_VERSION, type ExtractResult, isExtractError, KIND_CONTENT_TYPES } from '../extract/extract'
 import type { Registrar } from '../ingest.registrar'
-import type { Extractor, ExtractPayload, ReadOnUpload } from '../ingest.types'
+import type { Extractor, ExtractPayload, ReadOnUpload, UploadText } from '../ingest.types'
 
 /** What an extraction job reports; the settle hook turns it into sync-run counters. */
 export type ExtractOutcome =
@@ -123,14 +123,15 @@ function textIsFile(raw: Uint8Array, text: string): boolean {
 }
 
 /**
- * A small file's text, read as it is uploaded when the extractor reads it in this process anyway
- * and it is one section: the document is registered extracted and no extraction job is queued. Its
- * sidecar's bytes go into the upload's pack (null when the text is the file itself: `textIsFile`).
- * Null when it is not read here or is several sections, and when it cannot be read: its job reads
+ * A small file's text, read as it is uploaded when the extractor reads it in this process anyway:
+ * the document is registered extracted (with its sections' rows) and no extraction job is queued;
+ * its sidecar (as the job would write it: `sidecarOf`) goes into the upload's pack, none when the
+ * text is the file itself. Null when it is not read here, and when it cannot be read: its job reads
  * it again and records why it failed.
  */
 export async function readOnUpload(
   extractor: Extractor,
+  random: Random,
   input: { bytes: Uint8Array; filename: string; contentType: string },
 ): Promise<ReadOnUpload | null> {
   let result: ExtractResult | null = null
@@ -139,17 +140,26 @@ export async function readOnUpload(
   } catch {
     return null
   }
-  const only = result?.sections.length === 1 ? result.sections[0]!.text : null
-  if (!result || only === null || result.pageRanges) return null
-  const isFile = textIsFile(input.bytes, only)
+  if (!result || result.pageRanges) return null
+  // The file's hash is not known yet: a text that is its file takes it when its write computes it.
+  const side = sidecarOf({ ...result, raw: input.bytes, rawSha256: '' }, random)
+  const x = side.extraction('', 0, 0)
+  const cartOfFile = side.isFile && x.sections.length === 0
   const text = {
-    chars: only.length,
-    contentType: KIND_CONTENT_TYPES[result.kind],
-    title: result.title ?? null,
-    cartId: isFile ? null : cartIdOf(only),
-    extractorVersion: EXTRACTOR_VERSION,
+    chars: x.textChars,
+    contentType: x.contentType,
+    title: x.title,
+    cartId: cartOfFile ? null : x.cartId,
+    extractorVersion: x.extractorVersion,
+    sections: x.sections,
   }
-  return { text, sidecar: isFile ? null : Buffer.from(only, 'utf8') }
+  return { text, sidecar: side.isFile ? null : Buffer.from(side.text, 'utf8'), cartOfFile }
+}
+
+/** What a row records of a text read as it was uploaded, its sidecar stored at `key` (null: none). */
+export function uploadTextOf(read: ReadOnUpload, sha256: string, key: string | null): UploadText {
+  const cartId = read.cartOfFile ? cartIdOfSha(sha256) : read.text.cartId
+  return { ...read.text, cartId, key, bytes: read.sidecar?.byteLength ?? 0 }
 }
 
 /**

@@ -7,7 +7,7 @@ import { sha256Hex } from '../../../platform/crypto/hash'
 import { rangeKey } from '../../../platform/storage/ranges'
 import type { Registrar } from '../ingest.registrar'
 import type { Incoming, IngestDeps, ReadOnUpload } from '../ingest.types'
-import { cartIdOfSha } from './extract-steps'
+import { uploadTextOf } from './extract-steps'
 import { uploadTextKeyOf } from './keys'
 
 /** What packing works with. */
@@ -136,8 +136,5 @@ export class Packer {
 
 /** A stored file with its text read as it came, the sidecar (if any) at `textKey`. */
 function withText(item: Incoming, read: ReadOnUpload | null, textKey: string | null): Incoming {
-  if (!read) return item
-  const { cartId, ...text } = read.text
-  const bytes = read.sidecar?.byteLength ?? 0
-  return { ...item, text: { ...text, cartId: cartId ?? cartIdOfSha(item.sha256), key: textKey, bytes } }
+  return read ? { ...item, text: uploadTextOf(read, item.sha256, textKey) } : item
 }

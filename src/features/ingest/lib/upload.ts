@@ -18,7 +18,10 @@ import { Packer } from './packs'
 import { normalizePath } from './paths'
 
 /** What an upload works with. */
-export type UploadDeps = Pick<IngestDeps, 'config' | 'objects' | 'corpora' | 'plans' | 'extractor'> & {
+export type UploadDeps = Pick<
+  IngestDeps,
+  'config' | 'objects' | 'corpora' | 'plans' | 'extractor' | 'random'
+> & {
   registrar: Registrar
 }
 
@@ -102,9 +105,9 @@ async function storeParts(
       if (body instanceof Uint8Array) {
         const contentType = await checkSmall(deps, part, body, path)
         // A plain file read in this process anyway is read now: registered extracted, no job to wait for.
-        const read =
-          deps.extractor && (await readOnUpload(deps.extractor, { bytes: body, filename: path, contentType }))
-        stored.push((await packer.add(body, { path, contentType }, read || null)).stored)
+        const input = { bytes: body, filename: path, contentType }
+        const read = deps.extractor ? await readOnUpload(deps.extractor, deps.random, input) : null
+        stored.push((await packer.add(body, { path, contentType }, read)).stored)
         continue
       }
       const key = registrar.newBlobKey(workspaceId, corpusId)

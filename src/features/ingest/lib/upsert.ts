@@ -3,10 +3,14 @@ import { fail } from '../../../platform/errors/errors'
 import { detectType } from '../extract/extract'
 import type { Registrar } from '../ingest.registrar'
 import type { IngestDeps, Registered } from '../ingest.types'
+import { readOnUpload, uploadTextOf } from './extract-steps'
+import { uploadTextKeyOf } from './keys'
 import { normalizePath } from './paths'
 
 /** What an upsert works with. */
-export type UpsertDeps = Pick<IngestDeps, 'config' | 'objects' | 'corpora'> & { registrar: Registrar }
+export type UpsertDeps = Pick<IngestDeps, 'config' | 'objects' | 'corpora' | 'extractor' | 'random'> & {
+  registrar: Registrar
+}
 
 /** One document by path with its content in the body (`POST /v1/corpora/{id}/documents/upsert`). */
 export interface UpsertBody {
@@ -41,23 +45,35 @@ export async function upsertDocument(
     throw fail('unsupported_media_type', detection.message, { filename: path, type: detection.typeName })
   }
   const sha256 = sha256Hex(bytes)
+  const contentType = body.content_type ?? detection.contentType
+  // A plain file read in this process anyway is read now, as an upload's is: registered extracted.
+  const read = deps.extractor
+    ? await readOnUpload(deps.extractor, deps.random, { bytes, filename: path, contentType })
+    : null
   const existing = await corpora.rawKeyBySha(corpusId, sha256)
   const key = existing ?? registrar.newBlobKey(workspaceId, corpusId)
-  if (!existing) {
-    registrar.inflight.add(key)
-    try {
-      await objects.put(key, bytes, { contentType: detection.contentType })
-    } catch (e) {
-      registrar.inflight.delete(key)
-      throw e
+  // Its sidecar is named after the object it writes (a new one when the content is stored already).
+  const textKey = read?.sidecar
+    ? uploadTextKeyOf(existing ? registrar.newBlobKey(workspaceId, corpusId) : key)
+    : null
+  const writes: [string, Uint8Array, string][] = []
+  if (!existing) writes.push([key, bytes, detection.contentType])
+  if (textKey) writes.push([textKey, read!.sidecar!, 'text/plain; charset=utf-8'])
+  for (const [k] of writes) registrar.inflight.add(k)
+  try {
+    await Promise.all(writes.map(([k, b, type]) => objects.put(k, b, { contentType: type })))
+  } catch (e) {
+    for (const [k] of writes) {
+      registrar.inflight.delete(k)
+      await registrar.dropIfUnused(k).catch(() => false)
     }
+    throw e
   }
-  const contentType = body.content_type ?? detection.contentType
   const item = { path, sha256, size: bytes.byteLength, contentType, rawKey: key }
   return registrar.registerOrDiscard(workspaceId, corpusId, {
     source: 'push',
-    items: [item],
-    fresh: existing ? [] : [key],
+    items: [read ? { ...item, text: uploadTextOf(read, sha256, textKey) } : item],
+    fresh: writes.map(([k]) => k),
   })
 }
 
