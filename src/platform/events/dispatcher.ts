@@ -193,9 +193,9 @@ export class Dispatcher {
     let delivered = 0
     let failed: RunFailure | null = null
     for (const c of run) {
-      const failures = await this.handOut(c, taken.get(c.event.id))
+      const { failures, took } = await this.handOut(c, taken.get(c.event.id))
       if (failures.length > 0) {
-        failed = { error: failures.join('; '), delayMs: this.backoff(c.attempts + 1) }
+        failed = { error: failures.join('; '), delayMs: this.backoff(c.attempts + 1), took }
         break
       }
       delivered++
@@ -204,16 +204,24 @@ export class Dispatcher {
   }
 
   /**
-   * Hands one event to each of its subscribers not yet recorded as having taken it (`done`). Each
-   * success is recorded at once, so a crash part way through calls again only those not reached;
-   * returns the failures.
+   * Hands one event to each of its subscribers not yet recorded as having taken it (`done`). A
+   * transactional subscriber's delivery is recorded in the unit of its work, so it takes the event
+   * exactly once; another's at once when a subscriber follows it (a crash in that one does not call
+   * it again), else with the run's settle, and only if the event is tried again (`took`: one before
+   * it failed): a delivered event's records are never read, and a crash before the settle calls the
+   * last subscriber again, as one between its work and its record always could. Returns the
+   * failures.
    */
-  private async handOut(c: Claimed, done: ReadonlySet<string> = new Set()): Promise<string[]> {
+  private async handOut(
+    c: Claimed,
+    done: ReadonlySet<string> = new Set(),
+  ): Promise<{ failures: string[]; took: string[] }> {
     const { outbox } = this.o
     const { event } = c
     const failures: string[] = []
-    for (const s of this.subscribers) {
-      if (!s.types.includes(event.type) || done.has(s.name)) continue
+    const took: string[] = []
+    const takers = this.subscribers.filter((s) => s.types.includes(event.type) && !done.has(s.name))
+    for (const [i, s] of takers.entries()) {
       try {
         if (s.transactional) {
           await outbox.atomically(async () => {
@@ -222,7 +230,8 @@ export class Dispatcher {
           })
         } else {
           await s.handle(event)
-          await outbox.recordDelivery(event.id, s.name)
+          if (i < takers.length - 1) await outbox.recordDelivery(event.id, s.name)
+          else took.push(s.name)
         }
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e)
@@ -236,7 +245,7 @@ export class Dispatcher {
         })
       }
     }
-    return failures
+    return { failures, took }
   }
 
   /**

@@ -15,10 +15,14 @@ export interface Claimed {
   event: DomainEvent
 }
 
-/** Why a claimed event is given back to be tried again, and after how long. */
+/**
+ * Why a claimed event is given back to be tried again, and after how long; `took`: the subscribers
+ * (not transactional) that took it before one failed, recorded with the retry so it skips them.
+ */
 export interface RunFailure {
   error: string
   delayMs: number
+  took?: string[]
 }
 
 /** Events a claim takes of one workspace at most: its head and the undelivered events after it. */
@@ -203,8 +207,9 @@ export class OutboxRepo {
 
   /**
    * Ends a claimed run, in one unit: its first `delivered` events marked delivered; the next one,
-   * when `failed`, given back to be tried again after its delay (a subscriber failed); and the rest
-   * given back undelivered, for the next claim to take after it.
+   * when `failed`, given back to be tried again after its delay (a subscriber failed), with the
+   * deliveries it made recorded (`failed.took`); and the rest given back undelivered, for the next
+   * claim to take after it.
    */
   settleRun(run: Claimed[], owner: string, delivered: number, failed: RunFailure | null): Promise<void> {
     const range = (from: number, to: number) => ({ ...rangeOf(run, from, to), owner })
@@ -212,7 +217,12 @@ export class OutboxRepo {
     return this.write(async (db) => {
       if (delivered > 0) await this.delivery.done.execute({ ...range(0, delivered - 1), now })
       let rest = delivered
-      if (failed && rest < run.length) await this.retry(db, run[rest++]!.seq, owner, failed, now)
+      if (failed && rest < run.length) {
+        const { event, seq } = run[rest++]!
+        for (const subscriber of failed.took ?? [])
+          await this.delivery.took.execute({ id: event.id, subscriber, now })
+        await this.retry(db, seq, owner, failed, now)
+      }
       if (rest < run.length) await this.delivery.released.execute(range(rest, run.length - 1))
     })
   }

@@ -204,6 +204,43 @@ describe('domain events', () => {
     expect(await outbox.pending()).toEqual([])
   })
 
+  test("an event's last subscriber is recorded with the retry when one before it failed, and not at all once the event is delivered", async () => {
+    let failures = 1
+    const flaky: string[] = []
+    dispatcher.subscribe({
+      name: 'flaky',
+      types: ['key.revoked'],
+      handle: (e) => {
+        if (failures-- > 0) throw new Error('peer down')
+        flaky.push(e.payload.keyId)
+      },
+    })
+    const last = recorder('last')
+    const a1 = await emit('ws_a', 'a1')
+    const a2 = await emit('ws_a', 'a2')
+    const records = () =>
+      db.$client
+        .query<{ event_id: string; subscriber: string }, []>(
+          'SELECT event_id, subscriber FROM event_deliveries ORDER BY subscriber',
+        )
+        .all()
+    await dispatcher.drain()
+    expect(flaky).toEqual([])
+    expect(last).toEqual(['ws_a:a1'])
+    expect(records()).toEqual([{ event_id: a1, subscriber: 'last' }])
+    clock.advance(1000)
+    await dispatcher.drain()
+    // The retry calls only the subscriber that failed.
+    expect(flaky).toEqual(['a1', 'a2'])
+    expect(last).toEqual(['ws_a:a1', 'ws_a:a2'])
+    // a2's first subscriber is recorded as it takes it (another follows); its last is not: a2 is delivered.
+    expect(records()).toEqual([
+      { event_id: a2, subscriber: 'flaky' },
+      { event_id: a1, subscriber: 'last' },
+    ])
+    expect(await outbox.pending()).toEqual([])
+  })
+
   test("a workspace's events are claimed in runs of RUN_EVENTS, delivered in order", async () => {
     const seen = recorder('a')
     const claims: number[] = []
