@@ -40,9 +40,12 @@ interface JobBody {
 }
 
 /** A base with a folder source of three files; answers the base, the source and the sync run started. */
-async function sourceWithSync(name: string) {
+async function sourceWithSync(name: string, more: Record<string, string> = {}) {
   const base = await createBase(t, admin.token)
-  const dir = folderOf({ 'a.txt': 'Alpha.', 'b.txt': 'Beta.', 'c/d.txt': 'Delta.' }, join(roots, name))
+  const dir = folderOf(
+    { 'a.txt': 'Alpha.', 'b.txt': 'Beta.', 'c/d.txt': 'Delta.', ...more },
+    join(roots, name),
+  )
   const conn = await connection(t, admin.token, { kind: 'folder', name: `Share ${name}` })
   const id = await source(t, admin.token, base, { connection_id: conn, folder: dir })
   const run = await call<RunBody>(t, admin.token, 'POST', `/v1/corpora/${base}/sources/${id}/sync`)
@@ -106,7 +109,8 @@ describe('GET /jobs/{job_id} of a sync', () => {
   })
 
   test('a job of a kind no feature made readable (extraction) stays a 404', async () => {
-    const { run } = await sourceWithSync('inner-jobs')
+    // HTML, which an extraction job reads (the plain files are read as the sync stores them).
+    const { run } = await sourceWithSync('inner-jobs', { 'e.html': '<p>Epsilon.</p>' })
     await t.jobs.scheduler.drain()
     const extract = await t.sql.get<{ id: string }>(
       'SELECT id FROM jobs WHERE workspace_id = ? AND kind NOT IN (?) ORDER BY created_at LIMIT 1',

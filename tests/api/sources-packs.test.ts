@@ -83,6 +83,17 @@ describe("a source's sync of many small files", () => {
       expect(packBytes.slice(r.offset, r.offset + r.length)).toBe(FILES[i]!.text)
     }
     expect(await storage(corpusId)).toBe(FILES.reduce((n, f) => n + Buffer.byteLength(f.text), 0))
+    // Read as the sync stored them: each text is its file's range, and no extraction job was queued.
+    const texts = await t.sql.all<{ raw_key: string; text_key: string | null }>(
+      'SELECT raw_key, text_key FROM documents WHERE corpus_id = ?',
+      corpusId,
+    )
+    for (const d of texts) expect(d.text_key).toBe(d.raw_key)
+    const jobs = await t.sql.get<{ n: number }>(
+      "SELECT count(*) AS n FROM jobs WHERE kind = 'ingest.extract' AND payload LIKE ?",
+      `%${corpusId}%`,
+    )
+    expect(Number(jobs!.n)).toBe(0)
     for (const [i, d] of docs.entries()) {
       const raw = await t.request(`/v1/corpora/${corpusId}/documents/${d.id}/raw`, {
         headers: bearer(admin.token),

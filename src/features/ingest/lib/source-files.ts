@@ -2,12 +2,15 @@ import { sha256Hex } from '../../../platform/crypto/hash'
 import { detectType } from '../extract/extract'
 import type { Registrar } from '../ingest.registrar'
 import type { Incoming, IngestDeps } from '../ingest.types'
+import { readOnUpload } from './extract-steps'
 import { SMALL_PART_BYTES } from './multipart'
 import { Packer } from './packs'
 import { normalizePath } from './paths'
 
 /** What storing a source's files works with. */
-export type SourceFileDeps = Pick<IngestDeps, 'objects' | 'corpora'> & { registrar: Registrar }
+export type SourceFileDeps = Pick<IngestDeps, 'objects' | 'corpora' | 'extractor' | 'random'> & {
+  registrar: Registrar
+}
 
 /**
  * A file a source gave, taken (`item`: what it is once stored, after SourceFiles.finish; `fresh`:
@@ -21,7 +24,9 @@ export type StoredFile = { ok: true; item: Promise<Incoming>; fresh: boolean } |
  * document's raw key its range (a few files, or larger ones, one object a file), all unsynced, then
  * flushed at once by `finish` before the batch registers any of them. Before, each file was one
  * object created and flushed on its own (a file and a folder flush a file). Content the base
- * already holds is not stored twice. Every key written is in flight until the batch registers it.
+ * already holds is not stored twice. A small plain file is read as it is stored (`readOnUpload`:
+ * registered extracted, its sidecar in its pack). Every key written is in flight until the batch
+ * registers it.
  */
 export class SourceFiles {
   /** Every object written (packs and single files): the batch's fresh keys. */
@@ -60,12 +65,18 @@ export class SourceFiles {
         item: Promise.resolve({ path, sha256, size, contentType, rawKey: existing }),
         fresh: false,
       }
-    if (size <= SMALL_PART_BYTES)
+    if (size <= SMALL_PART_BYTES) {
+      // A plain file read in this process anyway is read now, as an upload's is: registered extracted.
+      const { extractor, random } = this.deps
+      const read = extractor
+        ? await readOnUpload(extractor, random, { bytes: file.bytes, filename: path, contentType })
+        : null
       return {
         ok: true,
-        item: (await this.packer.add(file.bytes, { path, contentType })).stored,
+        item: (await this.packer.add(file.bytes, { path, contentType }, read)).stored,
         fresh: true,
       }
+    }
     const key = registrar.newBlobKey(this.workspaceId, this.corpusId)
     this.written.push(key)
     registrar.inflight.add(key)
