@@ -68,6 +68,29 @@ function recorder(name: string) {
   return seen
 }
 
+type Revoked = DomainEvent<'key.revoked'>
+
+/**
+ * A subscriber `flaky` that throws for the first `failures` events `failsOn` picks (every one by
+ * default) and records the others it takes, as `label` names them (their key by default).
+ */
+function flakyRecorder(
+  failures: number,
+  failsOn: (e: Revoked) => boolean = () => true,
+  label: (e: Revoked) => string = (e) => e.payload.keyId,
+) {
+  const seen: string[] = []
+  dispatcher.subscribe({
+    name: 'flaky',
+    types: ['key.revoked'],
+    handle: (e) => {
+      if (failsOn(e) && failures-- > 0) throw new Error('peer down')
+      seen.push(label(e))
+    },
+  })
+  return seen
+}
+
 describe('domain events', () => {
   test('publish refuses to write outside a unit of work', async () => {
     await expect(
@@ -145,16 +168,11 @@ describe('domain events', () => {
 
   test('a failing subscriber is retried with backoff, is not repeated for others, and holds only its workspace', async () => {
     const good = recorder('good')
-    let failures = 2
-    const flaky: string[] = []
-    dispatcher.subscribe({
-      name: 'flaky',
-      types: ['key.revoked'],
-      handle: (e) => {
-        if (e.workspaceId === 'ws_a' && failures-- > 0) throw new Error('peer down')
-        flaky.push(`${e.workspaceId}:${e.payload.keyId}`)
-      },
-    })
+    const flaky = flakyRecorder(
+      2,
+      (e) => e.workspaceId === 'ws_a',
+      (e) => `${e.workspaceId}:${e.payload.keyId}`,
+    )
     await emit('ws_a', 'a1')
     await emit('ws_a', 'a2')
     await emit('ws_b', 'b1')
@@ -178,16 +196,7 @@ describe('domain events', () => {
 
   test("a failure part way through a workspace's run: those before are not repeated, the rest wait for the one that failed", async () => {
     const good = recorder('good')
-    let failures = 1
-    const flaky: string[] = []
-    dispatcher.subscribe({
-      name: 'flaky',
-      types: ['key.revoked'],
-      handle: (e) => {
-        if (e.payload.keyId === 'a3' && failures-- > 0) throw new Error('peer down')
-        flaky.push(e.payload.keyId)
-      },
-    })
+    const flaky = flakyRecorder(1, (e) => e.payload.keyId === 'a3')
     for (const k of ['a1', 'a2', 'a3', 'a4', 'a5']) await emit('ws_a', k)
     await dispatcher.drain()
     expect(flaky).toEqual(['a1', 'a2'])
@@ -205,16 +214,7 @@ describe('domain events', () => {
   })
 
   test("an event's last subscriber is recorded with the retry when one before it failed, and not at all once the event is delivered", async () => {
-    let failures = 1
-    const flaky: string[] = []
-    dispatcher.subscribe({
-      name: 'flaky',
-      types: ['key.revoked'],
-      handle: (e) => {
-        if (failures-- > 0) throw new Error('peer down')
-        flaky.push(e.payload.keyId)
-      },
-    })
+    const flaky = flakyRecorder(1)
     const last = recorder('last')
     const a1 = await emit('ws_a', 'a1')
     const a2 = await emit('ws_a', 'a2')
