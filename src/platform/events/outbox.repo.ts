@@ -217,18 +217,15 @@ export class OutboxRepo {
     return this.write(async (db) => {
       if (delivered > 0) await this.delivery.done.execute({ ...range(0, delivered - 1), now })
       let rest = delivered
-      if (failed && rest < run.length) {
-        const { event, seq } = run[rest++]!
-        for (const subscriber of failed.took ?? [])
-          await this.delivery.took.execute({ id: event.id, subscriber, now })
-        await this.retry(db, seq, owner, failed, now)
-      }
+      if (failed && rest < run.length) await this.retry(db, run[rest++]!, owner, failed, now)
       if (rest < run.length) await this.delivery.released.execute(range(rest, run.length - 1))
     })
   }
 
-  /** Gives a claimed event back to be tried again after `delayMs`, with the error that failed it. */
-  private async retry(db: Db, seq: number, owner: string, failed: RunFailure, now: number): Promise<void> {
+  /** Gives a claimed event back to be tried again after `delayMs`, with the error and the deliveries it made. */
+  private async retry(db: Db, c: Claimed, owner: string, failed: RunFailure, now: number): Promise<void> {
+    for (const subscriber of failed.took ?? [])
+      await this.delivery.took.execute({ id: c.event.id, subscriber, now })
     const e = this.events
     await db
       .update(e)
@@ -239,7 +236,7 @@ export class OutboxRepo {
         leaseOwner: null,
         leaseUntil: null,
       })
-      .where(and(eq(e.seq, seq), eq(e.leaseOwner, owner)))
+      .where(and(eq(e.seq, c.seq), eq(e.leaseOwner, owner)))
   }
 
   /** Extends the leases of events still being delivered. */
