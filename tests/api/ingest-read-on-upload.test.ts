@@ -171,6 +171,32 @@ describe('a small plain file read as it is uploaded', () => {
     for (const s of now) expect(sections.map((o) => o.id)).not.toContain(s.id)
   })
 
+  test('a plain text file of up to 256 KiB is read too, written alone; a larger Markdown file waits for its job', async () => {
+    const { t, token } = f
+    const base = await createBase(t, token, 'Larger')
+    const paragraph = (i: number) =>
+      `Paragraph ${i} tells of the valley, the river and the old mill by the weir.`
+    const text = `${Array.from({ length: 2000 }, (_, i) => paragraph(i)).join('\n\n')}\n`
+    expect(Buffer.byteLength(text)).toBeGreaterThan(128 * 1024)
+    expect(Buffer.byteLength(text)).toBeLessThan(256 * 1024)
+    const res = await upload(t, token, base, [
+      { filename: 'valley.txt', content: text },
+      { filename: 'valley.md', content: `# Valley\n\n${text}` },
+    ])
+    expect(res.status).toBe(200)
+    const [txt, md] = (await res.json()) as Doc[]
+    const r = await row(txt!.id)
+    expect(r.raw_key).not.toContain('#')
+    expect(r.text_key).toBe(`${r.raw_key}.txt`)
+    expect(await t.deps.objects.getText(r.text_key!)).toBe(text.trimEnd())
+    expect(r.section_count).toBeGreaterThan(1)
+    expect((await row(md!.id)).text_key).toBeNull()
+    expect(await runOf(base, res)).toMatchObject({ status: 'running', created: 2, pending: 1 })
+    expect(await extractionJobs(base)).toBe(1)
+    await drain(t)
+    expect((await row(md!.id)).text_key).not.toBeNull()
+  })
+
   test('a file that cannot be read waits for its job, which fails it with the reason', async () => {
     const { t, token } = f
     const base = await createBase(t, token, 'Blank')

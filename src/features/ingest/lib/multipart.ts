@@ -134,6 +134,13 @@ export async function* fileParts(request: Request, limits: MultipartLimits): Asy
 export const SMALL_PART_BYTES = 64 * 1024
 
 /**
+ * A part this small is read whole (a larger one streams to its object): one larger than
+ * SMALL_PART_BYTES is written alone, and its text may be read as it is uploaded (a plain text file
+ * of at most 256 KiB is read in this process: extract.sandbox.ts).
+ */
+export const WHOLE_PART_BYTES = 4 * SMALL_PART_BYTES
+
+/**
  * A part's bytes whole when it ends within `limit` bytes, else a web stream of all of them (those
  * read so far first), pulled with backpressure; cancelling it destroys the part.
  */

@@ -66,6 +66,13 @@ export class Packer {
     return { stored }
   }
 
+  /** Writes a file at once as an object of its own (with its sidecar, when its text was read); what it became. */
+  alone(bytes: Uint8Array, item: Waiting['item'], read: ReadOnUpload | null = null): Promise<Incoming> {
+    return new Promise<Incoming>((done, failed) => {
+      this.one({ bytes, item, read, done, failed }).catch(failed)
+    })
+  }
+
   /** Starts writing what waits (a few writes at a time: a full request holds at most a few MB). */
   async flush(): Promise<void> {
     const files = this.waiting

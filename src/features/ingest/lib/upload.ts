@@ -13,6 +13,7 @@ import {
   readUpTo,
   SMALL_PART_BYTES,
   seenStream,
+  WHOLE_PART_BYTES,
 } from './multipart'
 import { Packer } from './packs'
 import { normalizePath } from './paths'
@@ -101,13 +102,15 @@ async function storeParts(
       }
       await room(path)
       paths.push(path)
-      const body = await readUpTo(part.stream, SMALL_PART_BYTES)
+      const body = await readUpTo(part.stream, WHOLE_PART_BYTES)
       if (body instanceof Uint8Array) {
         const contentType = await checkSmall(deps, part, body, path)
         // A plain file read in this process anyway is read now: registered extracted, no job to wait for.
         const input = { bytes: body, filename: path, contentType }
         const read = deps.extractor ? await readOnUpload(deps.extractor, deps.random, input) : null
-        stored.push((await packer.add(body, { path, contentType }, read)).stored)
+        const item = { path, contentType }
+        if (body.byteLength <= SMALL_PART_BYTES) stored.push((await packer.add(body, item, read)).stored)
+        else stored.push(Promise.resolve(await packer.alone(body, item, read)))
         continue
       }
       const key = registrar.newBlobKey(workspaceId, corpusId)
@@ -128,7 +131,7 @@ async function storeParts(
   }
 }
 
-/** A small file, whole in memory: its size and type checked (it is written with its pack); its content type. */
+/** A file whole in memory: its size and type checked (it is written with its pack, or alone); its content type. */
 async function checkSmall(deps: UploadDeps, part: FilePart, bytes: Uint8Array, path: string) {
   const { config } = deps
   if (bytes.byteLength > config.max_file_bytes) throw fileTooLarge(path, config.max_file_bytes)
