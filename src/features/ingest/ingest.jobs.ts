@@ -12,7 +12,7 @@ import {
   readAndExtract,
   sidecarOf,
 } from './lib/extract-steps'
-import { textKeyOf } from './lib/keys'
+import { SIDECAR_TYPE, textKeyOf } from './lib/keys'
 
 export { cartIdOf, type ExtractJobDeps, type ExtractOutcome } from './lib/extract-steps'
 
@@ -56,9 +56,7 @@ async function record(deps: ExtractJobDeps, p: ExtractPayload, result: Extracted
   let superseded = false
   if (own) registrar.inflight.add(textKey)
   try {
-    const stored = own
-      ? await objects.put(textKey, side.text, { contentType: 'text/plain; charset=utf-8' })
-      : { size: 0 } // no sidecar adds to the base's storage
+    const stored = own ? await objects.put(textKey, side.text, { contentType: SIDECAR_TYPE }) : { size: 0 } // no sidecar adds to the base's storage
     await store.unit(async () => {
       const doc = await currentDocument(deps, p)
       if (!doc) {

@@ -12,7 +12,7 @@ import {
   readAndExtract,
   sidecarOf,
 } from './extract-steps'
-import { textKeyOf } from './keys'
+import { SIDECAR_TYPE, textKeyOf } from './keys'
 
 /** Sidecar writes of a batch in flight at once. */
 const PUTS_IN_FLIGHT = 8
@@ -77,7 +77,7 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
         // A few sidecars are written while the next documents are read (their texts held meanwhile).
         if (puts.size >= PUTS_IN_FLIGHT) await Promise.race(puts)
         const put = objects
-          .put(key, side.text, { contentType: 'text/plain; charset=utf-8', deferSync: true })
+          .put(key, side.text, { contentType: SIDECAR_TYPE, deferSync: true })
           .then((stored) => {
             written.push({
               i,

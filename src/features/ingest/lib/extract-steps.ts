@@ -34,7 +34,7 @@ export function cartIdOf(text: string): string {
 }
 
 /** The content address of a text whose SHA-256 (hex) is known. */
-export function cartIdOfSha(sha256: string): string {
+function cartIdOfSha(sha256: string): string {
   return `cart_${sha256.slice(0, 32)}`
 }
 

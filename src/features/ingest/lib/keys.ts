@@ -23,6 +23,9 @@ export function uploadTextKeyOf(rawKey: string): string {
   return `${rawKey}.txt`
 }
 
+/** The content type a text sidecar is stored with. */
+export const SIDECAR_TYPE = 'text/plain; charset=utf-8'
+
 /** Everything stored for a base. */
 export function corpusPrefix(workspaceId: string, corpusId: string): string {
   return objectPrefix(workspaceId, 'corpora', corpusId)

@@ -8,7 +8,7 @@ import { rangeKey } from '../../../platform/storage/ranges'
 import type { Registrar } from '../ingest.registrar'
 import type { Incoming, IngestDeps, ReadOnUpload } from '../ingest.types'
 import { uploadTextOf } from './extract-steps'
-import { uploadTextKeyOf } from './keys'
+import { SIDECAR_TYPE, uploadTextKeyOf } from './keys'
 
 /** What packing works with. */
 export type PackDeps = Pick<IngestDeps, 'objects'> & { registrar: Registrar }
@@ -17,8 +17,6 @@ export type PackDeps = Pick<IngestDeps, 'objects'> & { registrar: Registrar }
 export const PACK_BYTES = 1024 * 1024
 /** Fewer files than this are written one object a file. */
 export const PACK_MIN_FILES = 8
-/** The content type of a text sidecar stored as an object of its own. */
-const TEXT_TYPE = 'text/plain; charset=utf-8'
 /** Packs (or groups of single files) written at once while the next parts are read. */
 const PACKS_IN_FLIGHT = 2
 
@@ -109,7 +107,7 @@ export class Packer {
     const textKey = sidecar ? this.newKey(uploadTextKeyOf(key)) : null
     const [put] = await Promise.all([
       this.deps.objects.put(key, f.bytes, { deferSync: true }),
-      sidecar && this.deps.objects.put(textKey!, sidecar, { deferSync: true, contentType: TEXT_TYPE }),
+      sidecar && this.deps.objects.put(textKey!, sidecar, { deferSync: true, contentType: SIDECAR_TYPE }),
     ])
     f.done(withText({ ...f.item, sha256: put.sha256, size: put.size, rawKey: key }, f.read, textKey))
   }

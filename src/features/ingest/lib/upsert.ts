@@ -4,7 +4,7 @@ import { detectType } from '../extract/extract'
 import type { Registrar } from '../ingest.registrar'
 import type { IngestDeps, Registered } from '../ingest.types'
 import { readOnUpload, uploadTextOf } from './extract-steps'
-import { uploadTextKeyOf } from './keys'
+import { SIDECAR_TYPE, uploadTextKeyOf } from './keys'
 import { normalizePath } from './paths'
 
 /** What an upsert works with. */
@@ -58,7 +58,7 @@ export async function upsertDocument(
     : null
   const writes: [string, Uint8Array, string][] = []
   if (!existing) writes.push([key, bytes, detection.contentType])
-  if (textKey) writes.push([textKey, read!.sidecar!, 'text/plain; charset=utf-8'])
+  if (textKey) writes.push([textKey, read!.sidecar!, SIDECAR_TYPE])
   for (const [k] of writes) registrar.inflight.add(k)
   try {
     await Promise.all(writes.map(([k, b, type]) => objects.put(k, b, { contentType: type })))
