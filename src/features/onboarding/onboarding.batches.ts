@@ -78,11 +78,11 @@ export const GROUP_CHARS = 128 * 1024
 export const GROUPS_AHEAD = 3
 /**
  * How long the run waits for a thread to start chunking the group it is about to write before it
- * takes the group back and chunks it itself: a thread busy with the groups before (a group of
- * GROUP_CHARS in about 7 ms once its code is compiled, up to about 90 ms before) gets it, and a
- * thread behind (compiles ahead of it, a loaded machine) holds a run up by at most this a group. A
- * group taken back blocks the event loop while it is chunked (slowly at first: the loop's chunking
- * code is not compiled yet), the other batch's writes and the thread's answers waiting: taken after
+ * takes the group back and chunks it itself: a thread busy with the groups before (7-14 ms a group
+ * once its code is compiled) gets it, and a thread behind (compiles ahead of it, a loaded machine)
+ * holds a run up by at most this a group. A group taken back blocks the event loop while it is
+ * chunked (slowly at first, its chunking code not compiled yet: about 95 ms for the first group of
+ * 1x squad-dev), the other batch's writes and the thread's answers waiting: taken after
  * 2 ms, a run of 1x squad-dev took a median 0.244 s against 0.223 after 25 ms and 0.195 after 100
  * (issue 38, session 39).
  */
