@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { migrations } from '../../../migrations/index'
-import { CompileThreads, compileSection } from '../../../src/features/engine/cart/index'
+import { CompileThreads, compileSection, packSections } from '../../../src/features/engine/cart/index'
 import { BUILTIN_MODEL, builtinEmbedder } from '../../../src/features/engine/embedder'
 import { Engine } from '../../../src/features/engine/engine.service'
 import { openDatabase } from '../../../src/platform/db/db'
@@ -125,7 +125,7 @@ describe('compile threads', () => {
     // A build's compiles done: kept idleMs, as before (stopped sooner, the 10x bench's peak was higher).
     expect(workers[0]!.terminated).toBe(false)
     const chunked = pool.index([texts[0]!])
-    workers[0]!.reply({ type: 'indexed', id: workers[0]!.sent[2]!.id, sections: [] })
+    workers[0]!.reply({ type: 'indexed', id: workers[0]!.sent[2]!.id, sections: packSections([]) })
     await chunked
     await tick()
     // A run's chunking done and no compile after it (a re-run of unchanged documents): its tables

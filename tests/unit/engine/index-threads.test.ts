@@ -11,7 +11,9 @@ import {
   compileSection,
   compileWorkerPath,
   indexSection,
+  packSections,
   sectionPassages,
+  unpackSections,
 } from '../../../src/features/engine/cart/index'
 import { ftsRow, ftsToken } from '../../../src/features/engine/engine.fts.repo'
 import { Engine } from '../../../src/features/engine/engine.service'
@@ -69,6 +71,18 @@ describe("a run's chunking on the compile thread", () => {
     expect(indexSection(texts[0]!)).toEqual(chunked[0]!)
   })
 
+  test('packs a group for the event loop and unpacks it as chunked: empty sections and rows of no term too', () => {
+    // A section of nothing, one of stop words only (an FTS5 row of no term), and two articles.
+    const group = ['', 'It is what it was.\n\nAnd so it is.', texts[0]!, texts[1]!]
+    for (const prefix of ['', '37x']) {
+      const chunked = group.map((text) => indexSection(text, prefix))
+      expect(chunked[1]!.fts.map((f) => f.count)).toEqual([0])
+      const packed = packSections(chunked, prefix)
+      expect(unpackSections(packed, group)).toEqual(chunked)
+    }
+    expect(unpackSections(packSections([]), [])).toEqual([])
+  })
+
   test('goes to the thread ahead of the compiles it holds back', async () => {
     const { threads, workers } = fakePool()
     // The thread has started (it answered the warm-up chunking).
@@ -77,7 +91,7 @@ describe("a run's chunking on the compile thread", () => {
     workers[0]!.reply({
       type: 'indexed',
       id: warmUp.id,
-      sections: warmUp.index!.map((text) => indexSection(text)),
+      sections: packSections(warmUp.index!.map((text) => indexSection(text))),
     })
     workers[0]!.sent = []
     const compiles = texts.map((t) => threads.compile(t))
@@ -87,7 +101,7 @@ describe("a run's chunking on the compile thread", () => {
     // Two compiles at a time: the third waits here, the run's request does not.
     expect(sent()).toEqual([0, 1, 'index'])
     const [first, , index] = workers[0]!.sent
-    workers[0]!.reply({ type: 'indexed', id: index!.id, sections: [indexSection(texts[0]!)] })
+    workers[0]!.reply({ type: 'indexed', id: index!.id, sections: packSections([indexSection(texts[0]!)]) })
     expect(await chunked).toEqual([indexSection(texts[0]!)])
     workers[0]!.reply({ type: 'done', id: first!.id, ...compileSection(texts[0]!) })
     await compiles[0]
@@ -109,7 +123,10 @@ describe("a run's chunking on the compile thread", () => {
       workers[0]!.reply({
         type: 'indexed',
         id: m.id,
-        sections: m.index!.map((text) => indexSection(text, m.prefix)),
+        sections: packSections(
+          m.index!.map((text) => indexSection(text, m.prefix)),
+          m.prefix,
+        ),
       })
     expect(await Promise.all(onThread)).toEqual(onThread.map((_, i) => [indexSection(texts[i % 3]!)]))
     workers[0]!.reply({ type: 'tables', id: workers[0]!.sent[1]!.id, synonyms: synonymTable() })
@@ -135,10 +152,10 @@ describe("a run's chunking on the compile thread", () => {
     })
     await Bun.sleep(0)
     expect(answered).toBe(false)
-    workers[0]!.reply({ type: 'indexed', id: first!.id, sections: [indexSection(texts[0]!)] })
+    workers[0]!.reply({ type: 'indexed', id: first!.id, sections: packSections([indexSection(texts[0]!)]) })
     expect(await started).toEqual([indexSection(texts[0]!)])
     // An answer for the group taken back (a thread that chunked it anyway) is ignored.
-    workers[0]!.reply({ type: 'indexed', id: second!.id, sections: [] })
+    workers[0]!.reply({ type: 'indexed', id: second!.id, sections: packSections([]) })
     expect(await notStarted).toEqual([indexSection(texts[1]!)])
   })
 
@@ -171,7 +188,9 @@ describe("a run's chunking on the compile thread", () => {
       } satisfies CompileRequest)
       await answered
       expect(replies.map((r) => r.id)).toEqual([2])
-      expect(replies[0]!.type === 'indexed' && replies[0]!.sections).toEqual([indexSection(texts[1]!)])
+      expect(replies[0]!.type === 'indexed' && replies[0]!.sections).toEqual(
+        packSections([indexSection(texts[1]!)]),
+      )
       expect(open[0]).toBe(1)
       expect(taken[0]).toBe(2)
     } finally {

@@ -10,7 +10,7 @@ import {
 import { compileCartridge } from './cartridge'
 import { encodeCartridge } from './codec'
 import { fitCartridge } from './fit'
-import type { IndexedSection } from './index-section'
+import type { PackedSections } from './index-section'
 import { type PassageInput, passageInputs } from './passages'
 
 /**
@@ -56,7 +56,7 @@ export interface CompiledSection {
 /** What a compile thread answers: the compiled section, or the message of the error it threw. */
 export type CompileReply =
   | ({ type: 'done'; id: number } & CompiledSection)
-  | { type: 'indexed'; id: number; sections: IndexedSection[] }
+  | { type: 'indexed'; id: number; sections: PackedSections }
   | {
       type: 'tables'
       id: number

@@ -8,7 +8,7 @@ import {
   inProcess,
   inProcessOther,
 } from './compile-messages'
-import { type Chunking, indexSection } from './index-section'
+import { type Chunking, indexSection, unpackSections } from './index-section'
 
 /** A worker as the pool uses it (a Web Worker, or a stand-in in tests). */
 export type CompileWorker = ThreadWorker<CompileRequest>
@@ -41,6 +41,8 @@ const WARM_TEXT = 'The first cartridge warms the thread. It was compiled in 1973
 
 interface Pending {
   text: string
+  /** An index request's texts: its answer's passages are slices of them (unpackSections). */
+  texts?: string[]
   resolve: (section: CompiledSection) => void
   reject: (e: Error) => void
   /** A request other than a compile: its answer goes to `other`; `local` makes it in process. */
@@ -168,7 +170,8 @@ export class CompileThreads {
       const id = this.nextId++
       this.busy(slot)
       const other = resolve as (answer: unknown) => void
-      slot.pending.set(id, { text: request.index?.[0] ?? '', resolve: () => {}, reject, other, local, kind })
+      const texts = request.index
+      slot.pending.set(id, { text: texts?.[0] ?? '', texts, resolve: () => {}, reject, other, local, kind })
       slot.worker.postMessage({ id, text: request.index?.[0] ?? '', vectors: false, ...request })
     })
   }
@@ -251,7 +254,7 @@ export class CompileThreads {
       if (next) this.post(slot, next)
     }
     this.settled(slot, p.kind === 'index' && p.text !== WARM_TEXT ? (this.opts.runIdleMs ?? 2_000) : Infinity)
-    if (msg.type === 'indexed') p.other?.(msg.sections)
+    if (msg.type === 'indexed') p.other?.(unpackSections(msg.sections, p.texts ?? []))
     else if (msg.type === 'tables') {
       // The noun kinds and static vectors come with the synonyms: questions read them too, and the
       // event loop takes them instead of reading them (0.1-0.2 s, as a run ends).

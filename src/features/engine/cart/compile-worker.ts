@@ -19,7 +19,7 @@ import {
   compileSection,
   transferables,
 } from './compile-messages'
-import { indexSection } from './index-section'
+import { indexSection, packSections } from './index-section'
 
 declare const self: Worker
 
@@ -85,11 +85,13 @@ function drain(): void {
 /** Chunks a run's group and answers it. */
 function chunkGroup(chunk: CompileRequest): void {
   chunkedSinceStep++
-  answer(chunk.id, () => ({
-    type: 'indexed',
-    id: chunk.id,
-    sections: chunk.index!.map((text) => indexSection(text, chunk.prefix)),
-  }))
+  answer(chunk.id, () => {
+    const sections = packSections(
+      chunk.index!.map((text) => indexSection(text, chunk.prefix)),
+      chunk.prefix,
+    )
+    return { type: 'indexed', id: chunk.id, sections }
+  })
   // A group's garbage collected once the thread has caught up with the run (as after a compile):
   // else the thread's heap grew with the run's groups and held the growth while it lived.
   if (chunks.length === 0) Bun.gc(false)
@@ -115,7 +117,7 @@ function tablesStep(work: TablesWork): void {
   answer(id, () => ({ type: 'tables', id, synonyms, hypernyms, vectors: staticVectors() }))
 }
 
-/** Posts what `make` answers, or the message of the error it threw. */
+/** Posts what `make` answers (a chunked group's numbers handed over, not copied), or the message of the error it threw. */
 function answer(id: number, make: () => CompileReply): void {
   let reply: CompileReply
   try {
@@ -123,7 +125,7 @@ function answer(id: number, make: () => CompileReply): void {
   } catch (err) {
     reply = { type: 'error', id, message: (err as Error)?.message ?? String(err) }
   }
-  self.postMessage(reply)
+  self.postMessage(reply, reply.type === 'indexed' ? [reply.sections.ints.buffer as ArrayBuffer] : [])
 }
 
 function compile({ id, text, vectors }: CompileRequest): void {

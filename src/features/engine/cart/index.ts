@@ -14,7 +14,14 @@ export {
 } from './compile-messages'
 export { CompileThreads, type CompileWorker, compileWorkerPath } from './compile-threads'
 export { fitCartridge, landsOn, selfTest } from './fit'
-export { type Chunking, type IndexedSection, indexSection } from './index-section'
+export {
+  type Chunking,
+  type IndexedSection,
+  indexSection,
+  type PackedSections,
+  packSections,
+  unpackSections,
+} from './index-section'
 export { type PassageInput, passageInputs, passageTerms, sectionPassages } from './passages'
 export { synthesize } from './synth'
 export { internTerm, lookupTerm } from './terms'
