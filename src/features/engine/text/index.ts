@@ -49,4 +49,5 @@ export {
   synonymTable,
   variantsOf,
 } from './variants'
+export { WordTable } from './word-table'
 export { FNV_OFFSET, FNV_PRIME, ftsTerm, wordCharAt, wordEnd } from './wordscan'

@@ -1,5 +1,6 @@
 import { porterStem as stemmer } from './porter'
-import { ftsTerm, spanEquals, wordCharAt, wordEnd, wordHash } from './wordscan'
+import { WordTable } from './word-table'
+import { ftsTerm, wordCharAt, wordEnd, wordHash } from './wordscan'
 
 /**
  * English function words and question words. They carry no evidence about which sentence answers a
@@ -136,11 +137,23 @@ export interface WordInfo {
 /** A memo field of WordInfo (sense, kind, kindFirst) not filled yet. */
 export const UNSET = -2
 const slots = new Map<string, TermSlot>()
-// Normalising and stemming cost more than a map look-up, and texts repeat their words. Words are
-// cached by a hash of their characters, so a scan finds a word it has seen without making a string
-// of it; a word whose hash another word holds is worked out anew each time (rare).
-const words = new Map<number, WordInfo>()
+// Normalising and stemming cost more than a look-up, and texts repeat their words. Words are cached
+// by their characters (WordTable), so a scan finds a word it has seen without making a string of it:
+// its info by its index, and the FTS5 form of a content word (null for a stop word) beside it, read
+// by a run's chunking without touching the info.
+const words = new WordTable()
+const infos: WordInfo[] = []
+const contentFts: (string | null)[] = []
+/** Words cached at most (the cache starts again past it). */
+const MAX_WORDS = 200_000
 let marks = 0
+
+/** Forgets the words cached. */
+function clearWords(): void {
+  words.clear()
+  infos.length = 0
+  contentFts.length = 0
+}
 
 /**
  * A fresh mark for numbering term slots (a cartridge compile, a search); marks are never reused.
@@ -150,7 +163,7 @@ let marks = 0
 export function nextMark(): number {
   if (slots.size > 200_000) {
     slots.clear()
-    words.clear()
+    clearWords()
   }
   return ++marks
 }
@@ -173,17 +186,17 @@ function wordInfo(raw: string): WordInfo {
   return { raw, norm, term, stop, slot: termSlot(term), sense: UNSET, kind: UNSET, kindFirst: UNSET }
 }
 
-/** The info of the word text[start, end), whose hash is `h`, memoised. */
-function wordAt(text: string, start: number, end: number, h: number): WordInfo {
-  const seen = words.get(h)
-  if (seen !== undefined && spanEquals(text, start, end, seen.raw)) return seen
+/** The cache index of the word text[start, end), whose hash is `h` (its info worked out the first time). */
+function wordAt(text: string, start: number, end: number, h: number): number {
+  const at = words.find(text, start, end, h)
+  if (at >= 0) return at
+  // Safe at any time: the words cached again later get the same slots.
+  if (words.size >= MAX_WORDS) clearWords()
   const info = wordInfo(text.slice(start, end))
-  if (seen === undefined) {
-    // Safe at any time: the words cached again later get the same slots.
-    if (words.size > 200_000) words.clear()
-    words.set(h, info)
-  }
-  return info
+  const added = words.add(text, start, end, h)
+  infos[added] = info
+  contentFts[added] = info.norm.length > 0 && !info.stop ? info.slot.fts : null
+  return added
 }
 
 /**
@@ -204,7 +217,7 @@ export function scanWords(
       continue
     }
     const end = wordEnd(text, i)
-    const w = wordAt(text, i, end, wordHash)
+    const w = infos[wordAt(text, i, end, wordHash)]!
     if (w.norm.length > 0) fn(w, i, end)
     i = end
   }
@@ -222,8 +235,8 @@ export function ftsTerms(text: string, from: number, to: number, out: string[]):
       continue
     }
     const end = wordEnd(text, i)
-    const w = wordAt(text, i, end, wordHash)
-    if (w.norm.length > 0 && !w.stop) out.push(w.slot.fts)
+    const fts = contentFts[wordAt(text, i, end, wordHash)]
+    if (fts !== null && fts !== undefined) out.push(fts)
     i = end
   }
 }

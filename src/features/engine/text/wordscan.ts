@@ -96,10 +96,3 @@ export function wordEnd(text: string, start: number): number {
     } else return i
   }
 }
-
-/** Whether text[start, end) spells `s`, without making a string of it. */
-export function spanEquals(text: string, start: number, end: number, s: string): boolean {
-  if (end - start !== s.length) return false
-  for (let i = 0; i < s.length; i++) if (text.charCodeAt(start + i) !== s.charCodeAt(i)) return false
-  return true
-}
