@@ -28,10 +28,7 @@ export interface CompileThreadsOptions {
   staticVectors?: boolean
 }
 
-/**
- * Where the worker script is: beside this file from a checkout; in the compiled executable, where
- * scripts/build.ts adds it as an entry point.
- */
+/** Where the worker script is: beside this file from a checkout, or where scripts/build.ts adds it in the executable. */
 export function compileWorkerPath(moduleUrl: string = import.meta.url): string {
   return workerScriptPath(moduleUrl, 'compile-worker.ts', 'features/engine/cart/compile-worker.ts')
 }
@@ -40,8 +37,8 @@ export function compileWorkerPath(moduleUrl: string = import.meta.url): string {
 const WARM_TEXT = 'The first cartridge warms the thread. It was compiled in 1973 by Engram.'
 
 interface Pending {
+  /** The text compiled (an index request's first); an index request's texts, which its answer's passages slice. */
   text: string
-  /** An index request's texts: its answer's passages are slices of them (unpackSections). */
   texts?: string[]
   resolve: (section: CompiledSection) => void
   reject: (e: Error) => void
@@ -170,9 +167,9 @@ export class CompileThreads {
       const id = this.nextId++
       this.busy(slot)
       const other = resolve as (answer: unknown) => void
-      const texts = request.index
-      slot.pending.set(id, { text: texts?.[0] ?? '', texts, resolve: () => {}, reject, other, local, kind })
-      slot.worker.postMessage({ id, text: request.index?.[0] ?? '', vectors: false, ...request })
+      const text = request.index?.[0] ?? ''
+      slot.pending.set(id, { text, texts: request.index, resolve: () => {}, reject, other, local, kind })
+      slot.worker.postMessage({ id, text, vectors: false, ...request })
     })
   }
 
