@@ -1,3 +1,6 @@
+/** Slots of a new table (it doubles as words come). */
+const SLOTS = 1024
+
 /**
  * The words a thread has seen, by their characters: an open-addressing table of their hashes
  * (wordscan's FNV-1a) whose slots name an index, with every word's characters in one pool. A scan
@@ -5,19 +8,20 @@
  * memory packed tight: looking words up in a Map of their objects was two thirds of a run's FTS5
  * rows' time (issue 38, session 40). Indexes run from 0 in the order words were added.
  */
-/** Slots of a new table (it doubles as words come). */
-const SLOTS = 1024
-
 export class WordTable {
   /** Per slot: the word's hash, then its index + 1 (0: an empty slot). */
-  private slots = new Int32Array(2 * SLOTS)
-  private mask = SLOTS - 1
-  private pool = new Uint16Array(16 * SLOTS)
+  private slots!: Int32Array
+  private mask = 0
+  private pool!: Uint16Array
   private used = 0
   /** Per index: where its characters start in the pool, and how many there are. */
-  private starts = new Int32Array(SLOTS / 2)
-  private lens = new Int32Array(SLOTS / 2)
+  private starts!: Int32Array
+  private lens!: Int32Array
   size = 0
+
+  constructor() {
+    this.clear()
+  }
 
   /** The index of the word text[start, end), whose hash is `h`; -1 when it has not been added. */
   find(text: string, start: number, end: number, h: number): number {
