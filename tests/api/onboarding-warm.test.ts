@@ -4,9 +4,9 @@ import { upload } from '../helpers/ready-base'
 import { authApp, bearer, signUp } from './accounts.fixture'
 import { THREE_TOPICS as FILES } from './texts.fixture'
 
-// Issue 38: a base's upload readies the engine (its compile thread started, the tables questions read
-// asked for) as the upload begins, so the run that follows finds the thread ready to chunk its first
-// groups instead of chunking them on the event loop while the thread starts.
+// Issue 38: a base's upload readies the engine (its compile thread started) as the upload begins, so
+// the run that follows finds the thread ready to chunk its first groups instead of chunking them on
+// the event loop while the thread starts. The tables questions read follow the run (Engine.warmBase).
 
 let t: TestApp
 afterEach(() => t.close())

@@ -211,8 +211,9 @@ export class Engine {
     await this.shared?.remove(baseId)
   }
 
-  /** Loads a base's cartridges (those compiled on a thread) warm now, not on the first question after a run. */
+  /** Loads a base's cartridges warm now, not on the first question after a run; the word tables too (WordTables). */
   async warmBase(baseId: string): Promise<void> {
+    this.words.startElsewhere()
     await this.syncBase(baseId)
     // Not waiting for an embeddings server (the reference texts): a run does not depend on it.
     void this.prepare()
@@ -245,12 +246,11 @@ export class Engine {
   }
 
   /**
-   * Readies the engine as a base's upload begins and as a run starts: the compile thread starts, and
-   * builds the synonym table for questions unless this thread has the tables (WordTables).
+   * Readies the engine as a base's upload begins and as a run starts: the compile thread starts. The
+   * word tables follow the run (warmBase): read before, they held up the run's first groups there.
    */
   warmUp(): void {
     this.deps.warmCompile?.()
-    this.words.startElsewhere()
   }
 
   /**

@@ -8,9 +8,9 @@ import {
 
 /**
  * The tables questions read (WordNet's synonyms and noun senses, the built-in static vectors),
- * loaded once a process. They can be read elsewhere (a compile thread, as a run starts: its answer
- * brings all three, CompileThreads.synonyms) and adopted here, so that the event loop does not
- * read them as a run ends.
+ * loaded once a process. They can be read elsewhere (a compile thread, once a run has indexed its
+ * text: its answer brings all three, CompileThreads.synonyms) and adopted here, so that the event
+ * loop does not read them as a run ends.
  */
 export class WordTables {
   private building: Promise<void> | undefined

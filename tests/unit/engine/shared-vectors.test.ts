@@ -1,4 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import {
   type CompileReply,
   type CompileRequest,
@@ -64,6 +67,7 @@ describe('static vectors shared across threads', () => {
   })
 
   test("each thread's first compile that embeds brings the event loop's table; later ones do not", async () => {
+    staticVectors() // the event loop has read its table
     const workers: FakeCompileWorker[] = []
     pool = new CompileThreads({
       threads: 1,
@@ -84,5 +88,27 @@ describe('static vectors shared across threads', () => {
     noVectors.compile(articleTexts[0]!).catch(() => {})
     expect(fake.sent[0]!.staticVectors).toBeUndefined()
     noVectors.close()
+  })
+
+  test('an event loop that has not read the table sends none and does not read it: the thread reads its own', () => {
+    // A fresh process, whose tables nothing has read yet (as after a first run: the tables follow on the thread).
+    const root = join(import.meta.dir, '../../..')
+    const script = join(mkdtempSync(join(tmpdir(), 'unread-')), 'unread.ts')
+    writeFileSync(
+      script,
+      `import { CompileThreads } from '${root}/src/features/engine/cart/index'
+       import * as text from '${root}/src/features/engine/text/index'
+       import { FakeCompileWorker } from '${root}/tests/unit/engine/fixture'
+       const w = new FakeCompileWorker()
+       const pool = new CompileThreads({ threads: 1, staticVectors: true, spawn: () => w })
+       pool.compile('Tesla was born in 1856.').catch(() => {})
+       pool.compile('He died in 1943.').catch(() => {})
+       console.log(JSON.stringify({ sent: w.sent.map((r) => r.vectors && !!r.staticVectors), read: text.loadedStaticVectors() !== null }))
+       pool.close()`,
+    )
+    const run = Bun.spawnSync([process.execPath, script], { stderr: 'pipe' })
+    rmSync(dirname(script), { recursive: true, force: true })
+    expect(run.stderr.toString()).toBe('')
+    expect(JSON.parse(run.stdout.toString())).toEqual({ sent: [false, false], read: false })
   })
 })

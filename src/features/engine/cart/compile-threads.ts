@@ -58,7 +58,7 @@ interface Slot {
   held: CompileRequest[]
   idle: ReturnType<typeof setTimeout> | null
   stopped: boolean
-  /** Whether the thread has the event loop's static vectors (sent, or the thread read them). */
+  /** Whether the thread has static vectors: the event loop's, sent, or its own (the tables' answer brings them back). */
   vectors: boolean
 }
 
@@ -97,8 +97,8 @@ export class CompileThreads {
       this.busy(slot)
       slot.pending.set(id, { text, resolve, reject })
       const request: CompileRequest = { id, text, vectors }
-      // The first compile that embeds brings the event loop's table (shared memory, not a copy).
-      if (vectors && !slot.vectors) request.staticVectors = txt.staticVectors()
+      // The first compile that embeds brings the event loop's table if it has one (shared, not a copy).
+      if (vectors && !slot.vectors) request.staticVectors = txt.loadedStaticVectors() ?? undefined
       if (vectors) slot.vectors = true
       if (slot.posted < COMPILES_POSTED) this.post(slot, request)
       else slot.held.push(request)

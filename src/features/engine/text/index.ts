@@ -15,6 +15,7 @@ export { porterStem } from './porter'
 export { type Span, splitParagraphs, splitSentences } from './sentences'
 export {
   adoptStaticVectors,
+  loadedStaticVectors,
   prepareStaticVectors,
   STATIC_MODEL,
   type StaticVectorTable,

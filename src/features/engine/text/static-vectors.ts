@@ -52,6 +52,11 @@ export function adoptStaticVectors(built: StaticVectorTable): void {
   table ??= built
 }
 
+/** This thread's table if it has one (read, or adopted), without reading it. */
+export function loadedStaticVectors(): StaticVectorTable | null {
+  return table
+}
+
 /** This thread's table, read now unless it has one (to send to another thread: it shares its memory). */
 export function staticVectors(): StaticVectorTable {
   return load()
