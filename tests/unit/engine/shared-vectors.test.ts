@@ -98,9 +98,9 @@ describe('static vectors shared across threads', () => {
       script,
       `import { CompileThreads } from '${root}/src/features/engine/cart/index'
        import * as text from '${root}/src/features/engine/text/index'
-       import { FakeCompileWorker } from '${root}/tests/unit/engine/fixture'
-       const w = new FakeCompileWorker()
-       const pool = new CompileThreads({ threads: 1, staticVectors: true, spawn: () => w })
+       import { FakeWorker } from '${root}/tests/helpers/fake-worker'
+       const w = new FakeWorker()
+       const pool = new CompileThreads({ threads: 1, staticVectors: true, spawn: () => w as never })
        pool.compile('Tesla was born in 1856.').catch(() => {})
        pool.compile('He died in 1943.').catch(() => {})
        console.log(JSON.stringify({ sent: w.sent.map((r) => r.vectors && !!r.staticVectors), read: text.loadedStaticVectors() !== null }))
