@@ -1,7 +1,4 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
 import { migrations } from '../../../migrations/index'
 import {
   type CompileReply,
@@ -25,6 +22,7 @@ import {
 } from '../../../src/features/engine/text/index'
 import { openDatabase } from '../../../src/platform/db/db'
 import { migrate } from '../../../src/platform/db/migrate'
+import { inFreshProcess, ROOT } from '../../helpers/fresh-process'
 import { articleTexts, docs, FakeCompileWorker, memoryStore, onboardDoc } from './fixture'
 
 // A run's sections are chunked on the compile thread (indexSection) while the event loop writes the
@@ -287,13 +285,10 @@ describe("a run's chunking on the compile thread", () => {
 
   test('the event loop takes the noun kinds and static vectors a thread sends instead of reading them', () => {
     // A fresh process, whose tables nothing has read yet; the thread's stand-in sends marked copies.
-    const root = join(import.meta.dir, '../../..')
-    const script = join(mkdtempSync(join(tmpdir(), 'adopt-')), 'adopt.ts')
-    writeFileSync(
-      script,
-      `import { CompileThreads } from '${root}/src/features/engine/cart/index'
-       import * as text from '${root}/src/features/engine/text/index'
-       import { FakeWorker } from '${root}/tests/helpers/fake-worker'
+    const run = inFreshProcess(
+      `import { CompileThreads } from '${ROOT}/src/features/engine/cart/index'
+       import * as text from '${ROOT}/src/features/engine/text/index'
+       import { FakeWorker } from '${ROOT}/tests/helpers/fake-worker'
        const w = new FakeWorker()
        const pool = new CompileThreads({ threads: 1, spawn: () => w as never })
        const asked = pool.synonyms()
@@ -304,10 +299,8 @@ describe("a run's chunking on the compile thread", () => {
        await asked
        console.log(JSON.stringify({ dims: text.staticDims(), who: text.answerKind(text.tokenize('Who won it?')) }))`,
     )
-    const run = Bun.spawnSync([process.execPath, script], { stderr: 'pipe' })
-    rmSync(dirname(script), { recursive: true, force: true })
-    expect(run.stderr.toString()).toBe('')
-    expect(JSON.parse(run.stdout.toString())).toEqual({ dims: 3, who: [7] })
+    expect(run.stderr).toBe('')
+    expect(JSON.parse(run.stdout)).toEqual({ dims: 3, who: [7] })
   })
 
   test("a question waits for the synonym table a run's end started building elsewhere; its start builds none", async () => {

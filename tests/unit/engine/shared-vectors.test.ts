@@ -1,7 +1,4 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
 import {
   type CompileReply,
   type CompileRequest,
@@ -10,6 +7,7 @@ import {
   compileWorkerPath,
 } from '../../../src/features/engine/cart/index'
 import { staticVectors, staticVectorTable } from '../../../src/features/engine/text/index'
+import { inFreshProcess, ROOT } from '../../helpers/fresh-process'
 import { articleTexts, FakeCompileWorker } from './fixture'
 
 // The static vectors (about 20 MB) are read once and shared by the event loop and the compile
@@ -92,13 +90,10 @@ describe('static vectors shared across threads', () => {
 
   test('an event loop that has not read the table sends none and does not read it: the thread reads its own', () => {
     // A fresh process, whose tables nothing has read yet (as after a first run: the tables follow on the thread).
-    const root = join(import.meta.dir, '../../..')
-    const script = join(mkdtempSync(join(tmpdir(), 'unread-')), 'unread.ts')
-    writeFileSync(
-      script,
-      `import { CompileThreads } from '${root}/src/features/engine/cart/index'
-       import * as text from '${root}/src/features/engine/text/index'
-       import { FakeWorker } from '${root}/tests/helpers/fake-worker'
+    const run = inFreshProcess(
+      `import { CompileThreads } from '${ROOT}/src/features/engine/cart/index'
+       import * as text from '${ROOT}/src/features/engine/text/index'
+       import { FakeWorker } from '${ROOT}/tests/helpers/fake-worker'
        const w = new FakeWorker()
        const pool = new CompileThreads({ threads: 1, staticVectors: true, spawn: () => w as never })
        pool.compile('Tesla was born in 1856.').catch(() => {})
@@ -106,9 +101,7 @@ describe('static vectors shared across threads', () => {
        console.log(JSON.stringify({ sent: w.sent.map((r) => r.vectors && !!r.staticVectors), read: text.loadedStaticVectors() !== null }))
        pool.close()`,
     )
-    const run = Bun.spawnSync([process.execPath, script], { stderr: 'pipe' })
-    rmSync(dirname(script), { recursive: true, force: true })
-    expect(run.stderr.toString()).toBe('')
-    expect(JSON.parse(run.stdout.toString())).toEqual({ sent: [false, false], read: false })
+    expect(run.stderr).toBe('')
+    expect(JSON.parse(run.stdout)).toEqual({ sent: [false, false], read: false })
   })
 })
