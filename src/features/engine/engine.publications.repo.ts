@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, lte } from 'drizzle-orm'
+import { and, asc, count, eq, gt, lte, sum } from 'drizzle-orm'
 import { INDEX_CHANNEL, noticesOf } from '../../platform/db/notices'
 import type { Store } from '../../platform/db/store'
 import { engineIndexChanges, enginePublications } from './engine.publications.tables'
@@ -45,6 +45,16 @@ export class PublicationsRepo {
       .where(and(eq(t.baseId, baseId), gt(t.generation, after)))
       .orderBy(asc(t.generation))
     return rows.map((r) => ({ ...r, generation: Number(r.generation), bytes: Number(r.bytes) }))
+  }
+
+  /** How many changes the base has since its last snapshot, and their files' bytes. */
+  async changesSince(baseId: string): Promise<{ count: number; bytes: number }> {
+    const c = this.store.table(engineIndexChanges)
+    const rows = await this.store.db
+      .select({ count: count(), bytes: sum(c.bytes) })
+      .from(c)
+      .where(eq(c.baseId, baseId))
+    return { count: Number(rows[0]?.count ?? 0), bytes: Number(rows[0]?.bytes ?? 0) }
   }
 
   /**

@@ -34,11 +34,20 @@ const busy = () =>
   })
 /** How many times a replica reads a publication again when its file was superseded while fetched. */
 const FETCH_TRIES = 3
+
 /**
- * Every this many generations a base is published whole, so a replica without it takes one snapshot
- * and fewer changes than this, and a change's files are deleted once a snapshot covers them.
+ * When a base is published whole again (a snapshot, whose files supersede the changes before it): once
+ * the changes since the last snapshot add up to its size (and at least `floorBytes`), so what a base's
+ * writes publish over its life stays within a few times its size (a snapshot every sixteenth generation
+ * made a run's publications grow with the square of the base) and a replica without the base takes at
+ * most about twice its size; or once there are `maxChanges` of them, bounding the files that replica
+ * fetches one by one.
  */
-const CHANGES_PER_SNAPSHOT = 16
+export interface SnapshotPolicy {
+  maxChanges: number
+  floorBytes: number
+}
+const SNAPSHOTS: SnapshotPolicy = { maxChanges: 128, floorBytes: 1024 * 1024 }
 
 /** What a shared index needs: the features' store, the object store, time, and a folder for its files. */
 export interface SharedIndexDeps {
@@ -50,6 +59,8 @@ export interface SharedIndexDeps {
   dir: string
   /** Called once a base's rows were taken from a published file, with the ids of the sections replaced. */
   replaced?: (baseId: string, sectionIds: string[]) => void
+  /** When a base is published whole again (default: SNAPSHOTS; tests set their own). */
+  snapshots?: SnapshotPolicy
 }
 
 /**
@@ -180,8 +191,8 @@ export class SharedIndex {
 
   /**
    * Publishes the base's next generation: a change with the changed sections' rows, or a whole snapshot
-   * when it is the first, erases, what changed is not known, or CHANGES_PER_SNAPSHOT changes have been
-   * published since the last one (whose files it then supersedes). `after`: the prints published.
+   * when it is the first, erases, what changed is not known, or the changes since the last snapshot are
+   * due one (SnapshotPolicy; the snapshot's files then supersede theirs). `after`: the prints published.
    */
   private async publish(
     baseId: string,
@@ -190,7 +201,7 @@ export class SharedIndex {
     { change, after, erase }: { change: Changed | null; after: Prints; erase: boolean },
   ): Promise<void> {
     const generation = (from?.generation ?? 0) + 1
-    const whole = erase || !from || !change || generation - from.snapshotGeneration >= CHANGES_PER_SNAPSHOT
+    const whole = erase || !from || !change || (await this.snapshotDue(from))
     const name = `${generation}-${newId(this.d.random, 'gen')}${whole ? '' : '.change'}`
     const path = join(this.d.dir, `publish-${name}.sqlite`)
     try {
@@ -220,6 +231,13 @@ export class SharedIndex {
     } finally {
       rmSync(path, { force: true })
     }
+  }
+
+  /** Whether the changes published since the base's last snapshot are due a whole one (SnapshotPolicy). */
+  private async snapshotDue(head: Publication): Promise<boolean> {
+    const { maxChanges, floorBytes } = this.d.snapshots ?? SNAPSHOTS
+    const since = await this.publications.changesSince(head.baseId)
+    return since.count >= maxChanges || since.bytes >= Math.max(head.bytes, floorBytes)
   }
 
   /** Takes the snapshot (when needed) and the changes after it into the local rows. */

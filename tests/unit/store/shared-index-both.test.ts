@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { migrations } from '../../../migrations/index'
 import { PublicationsRepo } from '../../../src/features/engine/engine.publications.repo'
 import { Engine } from '../../../src/features/engine/engine.service'
+import type { SnapshotPolicy } from '../../../src/features/engine/engine.sync'
 import { ManualClock } from '../../../src/platform/clock/clock'
 import { cryptoRandom } from '../../../src/platform/crypto/random'
 import { openDatabase } from '../../../src/platform/db/db'
@@ -28,7 +29,7 @@ afterEach(async () => {
 
 const objects = () => memoryStore()
 
-function replica(store: Store, shared: ReturnType<typeof memoryStore>): Engine {
+function replica(store: Store, shared: ReturnType<typeof memoryStore>, snapshots?: SnapshotPolicy): Engine {
   const db = openDatabase(':memory:')
   migrate(db, migrations)
   const dir = mkdtempSync(join(tmpdir(), 'engram-replica-'))
@@ -39,7 +40,7 @@ function replica(store: Store, shared: ReturnType<typeof memoryStore>): Engine {
     store: shared,
     cacheBytes: 64 * 1024 * 1024,
     now: () => 0,
-    shared: { store, objects: shared, clock, random: cryptoRandom, dir },
+    shared: { store, objects: shared, clock, random: cryptoRandom, dir, snapshots },
   })
 }
 
@@ -49,12 +50,17 @@ const QUESTIONS = ['When was Tesla born?', 'Who discovered oxygen?', 'What river
 
 for (const engine of await engines()) {
   describe.skipIf(engine.skip !== null)(`one index for every replica on ${engine.name}`, () => {
-    async function two() {
+    async function two(snapshots?: SnapshotPolicy) {
       const o = await engine.open()
       opened.push(o)
       const other = engine.name === 'postgres' ? (await o.another()).store : o.store
       const shared = objects()
-      return { store: o.store, shared, a: replica(o.store, shared), b: replica(other, shared) }
+      return {
+        store: o.store,
+        shared,
+        a: replica(o.store, shared, snapshots),
+        b: replica(other, shared, snapshots),
+      }
     }
 
     test('a base onboarded on one replica answers the same, with the same sources, on the other', async () => {
@@ -112,32 +118,56 @@ for (const engine of await engines()) {
       }
     })
 
-    test('every sixteenth generation is a whole snapshot; the changes it covers and their files go', async () => {
-      const { a, b, store, shared } = await two()
+    // Each document written again, changed, as generation after generation.
+    const edition = (d: (typeof docs)[number], i: number) => ({
+      ...input(d),
+      text: `${d.text}\n\nEdition ${i}.`,
+    })
+
+    test('a whole snapshot once the changes since the last one add up to its size; the changes it covers and their files go', async () => {
+      const { a, b, store, shared } = await two({ maxChanges: 1000, floorBytes: 0 })
       const repo = new PublicationsRepo(store)
       await onboardDoc(a, 'cor_1', docs[0]!)
       await b.syncBase('cor_1')
-      // Sixteen more generations (the three documents written again and again, each time changed): the 17th is a
-      // snapshot (sixteen after the first), the 18th a change on top of it.
-      const edition = (d: (typeof docs)[number], i: number) => ({
-        ...input(d),
-        text: `${d.text}\n\nEdition ${i}.`,
-      })
-      for (let i = 0; i < 5; i++) for (const d of docs) await a.indexSections([edition(d, i)])
-      await a.indexSections([edition(docs[0]!, 5)])
+      const kinds: string[] = []
+      for (let i = 0; i < 12; i++) {
+        const head = (await repo.current('cor_1'))!
+        const since = await repo.changesAfter('cor_1', head.snapshotGeneration)
+        const due = since.reduce((n, c) => n + c.bytes, 0) >= head.bytes
+        await a.indexSections([edition(docs[i % docs.length]!, i)])
+        const now = (await repo.current('cor_1'))!
+        expect(now.generation).toBe(head.generation + 1)
+        // Due: this generation is the snapshot and no change is left; else a change on the last snapshot.
+        expect(now.snapshotGeneration).toBe(due ? now.generation : head.snapshotGeneration)
+        expect((await repo.changesAfter('cor_1', 0)).length).toBe(due ? 0 : since.length + 1)
+        kinds.push(due ? 'snapshot' : 'change')
+      }
+      // Both happened: the rule was put to the test.
+      expect(kinds).toContain('snapshot')
+      expect(kinds).toContain('change')
       const head = (await repo.current('cor_1'))!
-      expect(head.generation).toBe(18)
-      expect(head.snapshotGeneration).toBe(17)
-      const [change, ...more] = await repo.changesAfter('cor_1', 0)
-      expect(more).toEqual([])
-      expect(change!.generation).toBe(18)
-      expect(change!.objectKey.endsWith('.change.sqlite')).toBe(true)
+      const changes = await repo.changesAfter('cor_1', 0)
       const files = [...shared.objects.keys()].filter((k) => k.includes('/index/'))
-      expect(files.sort()).toEqual([head.objectKey, change!.objectKey].sort())
-      // A replica at generation 2 (before the snapshot) takes the snapshot and the change after it.
+      expect(files.sort()).toEqual([head.objectKey, ...changes.map((c) => c.objectKey)].sort())
+      // A replica at generation 2 (before the snapshot) takes the snapshot and the changes after it.
       const q = { question: 'What river is Warsaw on?', k: 3, strategy: 'rag' as const }
       expect((await b.ask('cor_1', q)).sources).toEqual((await a.ask('cor_1', q)).sources)
       expect(b.sectionsOf('cor_1').length).toBe(3)
+    })
+
+    test('a whole snapshot once there are as many changes as the policy allows, whatever their size', async () => {
+      const { a, b, store } = await two({ maxChanges: 4, floorBytes: 2 ** 40 })
+      const repo = new PublicationsRepo(store)
+      const snapshots: number[] = []
+      for (let i = 0; i < 12; i++) {
+        await a.indexSections([edition(docs[i % docs.length]!, i)])
+        const head = (await repo.current('cor_1'))!
+        if (head.snapshotGeneration === head.generation) snapshots.push(head.generation)
+      }
+      // The first, then after every four changes.
+      expect(snapshots).toEqual([1, 6, 11])
+      const q = { question: 'When was Tesla born?', k: 3, strategy: 'cart' as const }
+      expect((await b.ask('cor_1', q)).sources).toEqual((await a.ask('cor_1', q)).sources)
     })
 
     test.skipIf(engine.name !== 'postgres')(
