@@ -189,10 +189,10 @@ export class DeferredJobs {
       })
       if (left === 0) break
     }
-    // Compiled on threads, the cartridges are not warm yet: loaded now, before the base says it answers
-    // by cart, so its first cart question does not wait for them (about a second at 16x; questions
-    // meanwhile are answered by rag). A failure here is not the build's: the first question loads what
-    // is missing.
+    // Compiled on threads, the cartridges are not warm yet: loaded now, before the base says it is ready
+    // for cart, so a client that waits for that finds cart at speed (the loads took about a second at
+    // 16x, which the first cart question waited for). A failure here is not the build's: the first
+    // question loads what is missing.
     await this.d.engine.warmBase(corpusId).catch(() => {})
     await this.d.corpora.setCartStatus(ws, corpusId, 'ready', this.d.clock.now().getTime())
     return total
