@@ -74,7 +74,17 @@ describe('onboarding in two parts', () => {
     const byRag = await ask(corpusId, query, 'rag')
     expect(byRag.strategy).toBe('rag')
 
+    // The cartridges are loaded warm before the base says cart is ready: a client that waits for
+    // `ready` does not wait for the loads on its first cart question.
+    const engine = t.services.engine
+    const warmBase = engine.warmBase.bind(engine)
+    const seenWhenWarm: string[] = []
+    engine.warmBase = async (id: string) => {
+      await warmBase(id)
+      seenWhenWarm.push((await get(`/v1/corpora/${id}`, admin.token)).cart_status)
+    }
     await t.jobs.scheduler.drain()
+    expect(seenWhenWarm).toEqual(['building'])
     expect((await get(`/v1/corpora/${corpusId}`, admin.token)).cart_status).toBe('ready')
     expect((await deferred(corpusId, admin.workspaceId)).every((j) => j.status === 'succeeded')).toBe(true)
     expect(await rows(t, 'engine_sections', "cart_key LIKE 'pending:%'")).toBe(0)
