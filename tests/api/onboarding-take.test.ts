@@ -89,4 +89,31 @@ describe("a run's groups", () => {
     expect(job.status).toBe('succeeded')
     expect(events).toEqual(['chunk', 'chunk', 'chunk', 'write', 'write', 'write'])
   })
+  test('on a shared index a batch writes fewer, larger groups: each write there is also a publication', async () => {
+    const groups = async (published: boolean) => {
+      t = authApp()
+      const engine = t.services.engine
+      // What a shared index says (engine.service.ts); the groups' sizes follow from it alone.
+      if (published) Object.defineProperty(engine, 'writesPublished', { get: () => true })
+      const sizes: number[] = []
+      const index = engine.indexSections.bind(engine)
+      engine.indexSections = (...a: Parameters<typeof index>) => {
+        sizes.push(a[0].length)
+        return index(...a)
+      }
+      const { admin, corpusId, job } = await train(40)
+      expect(job.status).toBe('succeeded')
+      const answer = await t.request(`/v1/corpora/${corpusId}/chat`, {
+        method: 'POST',
+        headers: bearer(admin.token),
+        json: { question: 'What does note 37 say the code word is?', strategy: 'rag' },
+      })
+      expect(((await answer.json()) as { answer: string }).answer).toContain('w37')
+      return sizes
+    }
+    // 40 notes of 8.5 KB: one batch, in groups of 128 KB alone, in one group of up to a MB when published.
+    expect(await groups(false)).toEqual([16, 16, 8])
+    t.close()
+    expect(await groups(true)).toEqual([40])
+  })
 })

@@ -108,6 +108,10 @@ export class Engine {
   ): Promise<T> {
     return this.shared ? this.shared.write(baseId, workspaceId, work, { erase }) : work()
   }
+  /** Whether each write to a base's index is also published for other replicas (a shared index): writes cost more each. */
+  get writesPublished(): boolean {
+    return this.shared !== null
+  }
   /** Brings a base's rows to its published generation before they are read (a no-op when not shared). */
   async syncBase(baseId: string): Promise<void> {
     await this.shared?.ensure(baseId)

@@ -67,13 +67,29 @@ export function batchesOf<U extends BatchUnit>(units: U[], size: number): U[][] 
   return out
 }
 
+/** How much a group holds at most: sections, and text (its units' characters). */
+export interface GroupLimits {
+  sections: number
+  chars: number
+}
+
 /**
  * Most sections indexed together, their rows in one transaction (the next group's texts are read
- * while this one is indexed).
+ * while this one is indexed); most text in a group: a transaction of about this much text keeps the
+ * event loop's turns short.
  */
-export const GROUP_SECTIONS = 128
-/** Most text in a group: a transaction of about this much text keeps the event loop's turns short. */
-export const GROUP_CHARS = 128 * 1024
+export const GROUP: GroupLimits = { sections: 128, chars: 128 * 1024 }
+
+/**
+ * The same on a shared index (Engine.writesPublished), where each group's write is also published for
+ * the other replicas: a file exported, put in the object store and named in the shared database,
+ * 60-90 ms under the base's lease whatever the group's size. A batch holds about half a MB
+ * (BATCH_CHARS), so there it is mostly one group: one replica onboarding 13.3 MB published its run and
+ * deferred build in 41 generations instead of 119, the run in 6.6-8.3 s instead of 10.1 (issue 38,
+ * session 43). The event loop's turn for a group's rows is longer (about 0.1 s a MB), and the
+ * replica's questions meanwhile wait for it.
+ */
+export const PUBLISHED_GROUP: GroupLimits = { sections: 1024, chars: 1024 * 1024 }
 /** Groups of a batch planned at once (the one written and those after it): their texts read, their chunking asked for. */
 export const GROUPS_AHEAD = 3
 /**

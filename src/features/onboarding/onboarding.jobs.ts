@@ -7,13 +7,14 @@ import type { DocumentRuns, Unit } from '../corpora/corpora.service'
 import type { Engine, IndexedSection, SectionInput } from '../engine/engine.service'
 import {
   extractionWaitMs,
-  GROUP_CHARS,
-  GROUP_SECTIONS,
+  GROUP,
   GROUPS_AHEAD,
   type Group,
+  type GroupLimits,
   NONE,
   type PlannedLeaf,
   type PlannedUnit,
+  PUBLISHED_GROUP,
   type RunStats,
   TAKE_AFTER_MS,
 } from './onboarding.batches'
@@ -36,6 +37,7 @@ export type SectionOnboarder = Pick<
   | 'sectionsOf'
   | 'syncBase'
   | 'writeBase'
+  | 'writesPublished'
 >
 
 /** A run: the aggregate of its batches. */
@@ -89,10 +91,11 @@ export class OnboardingJobs {
     // The process's CPU time while the batch ran (threads and other work included), read once a batch.
     const cpu0 = process.cpuUsage()
     ctx.checkpoint()
-    const ahead = [await this.planGroup(ids, cursor, texts, stats)]
+    const limits = this.d.engine.writesPublished ? PUBLISHED_GROUP : GROUP
+    const ahead = [await this.planGroup(ids, cursor, texts, stats, limits)]
     while (ahead[0]!.units.length > 0) {
       while (ahead.length < GROUPS_AHEAD && ahead.at(-1)!.units.length > 0)
-        ahead.push(await this.planGroup(ids, cursor, texts, stats))
+        ahead.push(await this.planGroup(ids, cursor, texts, stats, limits))
       const group = ahead.shift()!
       await this.onboardGroup(group, stats)
       await ctx.progress({ unitsDone: group.done, detail: `${group.done}/${ids.length} onboarded` })
@@ -112,8 +115,8 @@ export class OnboardingJobs {
   }
 
   /**
-   * The next units of a batch to onboard together (up to GROUP_SECTIONS sections or GROUP_CHARS of
-   * text), each leaf's text being read. Units done by an earlier attempt of the
+   * The next units of a batch to onboard together (up to `limits`' sections or text), each leaf's
+   * text being read. Units done by an earlier attempt of the
    * batch (a retry after a crash or a transient failure) or deleted meanwhile are passed over; a
    * document still waiting for its text extraction ends the group and, when it comes first, is
    * returned as `waiting` (the batch retries later); those an earlier attempt ended count in `stats`.
@@ -123,18 +126,19 @@ export class OnboardingJobs {
     cursor: { next: number; done: number },
     texts: Map<string, Promise<string | null>>,
     stats: RunStats,
+    limits: GroupLimits,
   ): Promise<Group> {
     const group: Group = { units: [], done: cursor.done, waiting: null, chunked: NONE }
     let sections = 0
     let chars = 0
-    // Units and their leaves are read GROUP_SECTIONS at a time, in two queries instead of two a unit
+    // Units and their leaves are read a group's sections at a time, in two queries instead of two a unit
     // (a group is mostly that many units or fewer; more when some are done, failed or gone).
     let read = cursor.next
     let units = new Map<string, Unit>()
     let leavesOf = new Map<string, Unit[]>()
-    while (cursor.next < ids.length && sections < GROUP_SECTIONS && chars < GROUP_CHARS) {
+    while (cursor.next < ids.length && sections < limits.sections && chars < limits.chars) {
       if (cursor.next >= read) {
-        const ahead = ids.slice(cursor.next, cursor.next + GROUP_SECTIONS)
+        const ahead = ids.slice(cursor.next, cursor.next + limits.sections)
         units = await this.runs.unitsById(ahead)
         leavesOf = await this.runs.leavesOfAll(ahead)
         read = cursor.next + ahead.length
