@@ -37,10 +37,7 @@ import { WordTables } from './engine.word-tables'
 import { encodePassageWords, scanPassageWords } from './rank/index'
 
 export type { Chunking, IndexedSection } from './cart/index'
-/**
- * What the answers feature uses of an answer: its input and metrics, the no-answer text, and how an
- * answer is streamed, piece by piece.
- */
+/** What the answers feature uses of an answer: its input and metrics, the no-answer text, its streaming. */
 export { type AskInput, type AskMetrics, NO_ANSWER, streamAnswer } from './compose/index'
 export type { CartStore } from './engine.carts'
 export type { AskResult, SectionSpan, Source, SourceLocator, SourcePlace } from './engine.citations'
@@ -171,10 +168,7 @@ export class Engine {
   async removeDocument(documentId: string): Promise<void> {
     for (const s of this.repo.documentSections(documentId)) await this.removeSection(s.sectionId)
   }
-  /**
-   * Removes sections of a base (a deleted document's), on the current generation, then published whole:
-   * no published file holds them once this returns.
-   */
+  /** Removes sections of a base (a deleted document's), then publishes it whole: no published file holds them after. */
   removeSections(baseId: string, workspaceId: string, sectionIds: string[]): Promise<void> {
     const remove = async () => {
       for (const id of sectionIds) await this.removeSection(id)

@@ -7,7 +7,16 @@ interface PreparedQuery<R> {
 }
 
 /**
- * A query built once per handle it runs on, then executed with named placeholders
+ * A store that can run a prepared query built on one of its handles on another without building it
+ * again (PostgresStore.rebind; null when it cannot). Without it, a query is built on each handle: on
+ * SQLite a statement is its connection's (the writing one and the read-only one), so twice in all.
+ */
+interface Rebinds {
+  rebind<Q extends object>(query: Q, db: Db): Q | null
+}
+
+/**
+ * A query built once (once per connection on SQLite), then executed with named placeholders
  * (`sql.placeholder('id')`): what a repository on the store uses on a hot path, where building the
  * query on every call (drizzle's builder) costs ten times the query itself on SQLite
  * (bench/RESULTS.md, issue 39). The handle is the store's at the moment of the call: on SQLite the
@@ -17,6 +26,8 @@ interface PreparedQuery<R> {
  */
 export class Prepared<R> {
   private readonly built = new WeakMap<Db, PreparedQuery<R>>()
+  /** The query as first built, which a handle after it runs when the store can move it there (Rebinds). */
+  private first: PreparedQuery<R> | null = null
 
   constructor(
     private readonly store: Store,
@@ -27,7 +38,9 @@ export class Prepared<R> {
     const db = this.store.db
     let query = this.built.get(db)
     if (!query) {
-      query = this.build(db)
+      const moved = this.first && (this.store as Store & Partial<Rebinds>).rebind?.(this.first, db)
+      query = moved ?? this.build(db)
+      this.first ??= query
       this.built.set(db, query)
     }
     const run = query.execute(placeholders)

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { and, eq, sql } from 'drizzle-orm'
 import { LegalRepo } from '../../../src/features/legal/legal.repo'
 import { legalAcceptances } from '../../../src/features/legal/legal.tables'
+import type { Db } from '../../../src/platform/db/db'
 import { isUniqueViolation } from '../../../src/platform/db/failures'
 import { Prepared } from '../../../src/platform/db/prepared'
 import type { Store } from '../../../src/platform/db/store'
@@ -32,8 +33,9 @@ function acceptance(id: string, version: string) {
   }
 }
 
-function byVersion(store: Store) {
-  return new Prepared(store, (db) => {
+/** The query of an acceptance by workspace and version, built on a handle. */
+function versionQuery(store: Store) {
+  return (db: Db) => {
     const t = store.table(legalAcceptances)
     return db
       .select()
@@ -41,7 +43,11 @@ function byVersion(store: Store) {
       .where(and(eq(t.workspaceId, sql.placeholder('ws')), eq(t.version, sql.placeholder('version'))))
       .limit(1)
       .prepare()
-  })
+  }
+}
+
+function byVersion(store: Store) {
+  return new Prepared(store, versionQuery(store))
 }
 
 for (const engine of await engines()) {
@@ -67,6 +73,40 @@ for (const engine of await engines()) {
       ).rejects.toThrow('rolled back')
       expect(await find.execute({ ws: 'ws_1', version: '2' })).toEqual([])
       for (let i = 0; i < 3; i++) expect(await find.execute({ ws: 'ws_1', version: '1' })).toHaveLength(1)
+    })
+
+    test('is built once (once a connection on SQLite) whatever the units it runs in, and reads each unit’s and savepoint’s own writes', async () => {
+      const o = await engine.open()
+      opened.push(o)
+      const { store } = o
+      await seedTenants(store, { workspaces: ['ws_1'], at: T0 })
+      const repo = new LegalRepo(store)
+      let builds = 0
+      const build = versionQuery(store)
+      const find = new Prepared(store, (db) => {
+        builds++
+        return build(db)
+      })
+      for (let i = 1; i <= 5; i++) {
+        await store.unit(async () => {
+          await repo.insert(acceptance(`lga_${i}`, String(i)))
+          expect(await find.execute({ ws: 'ws_1', version: String(i) })).toEqual([
+            acceptance(`lga_${i}`, String(i)),
+          ])
+          // A savepoint's write is read inside it, and gone once it is rolled back.
+          await store
+            .unit(async () => {
+              await repo.insert(acceptance(`lga_${i}b`, `${i}b`))
+              expect(await find.execute({ ws: 'ws_1', version: `${i}b` })).toHaveLength(1)
+              throw new Error('rolled back')
+            })
+            .catch(() => {})
+          expect(await find.execute({ ws: 'ws_1', version: `${i}b` })).toEqual([])
+        })
+        expect(await find.execute({ ws: 'ws_1', version: String(i) })).toHaveLength(1)
+      }
+      // SQLite: the unit's writing connection and the read-only one; PostgreSQL: the first handle only.
+      expect(builds).toBe(engine.name === 'postgres' ? 1 : 2)
     })
 
     test('a prepared write that breaks a unique rule rejects (never throws at the call) with the engine’s error', async () => {
