@@ -1,5 +1,11 @@
 import { describe, expect, test } from 'bun:test'
-import { HEAP_VARIABLE, restartCommand, sizeHeap } from '../../src/cli/heap-size'
+import {
+  GROWTH_VARIABLE,
+  HEAP_GROWTH,
+  HEAP_VARIABLE,
+  restartCommand,
+  sizeHeap,
+} from '../../src/cli/heap-size'
 import { heapRamBytes } from '../../src/features/engine/common/index'
 
 const MiB = 1024 * 1024
@@ -36,7 +42,12 @@ describe('the collector heap size (engine.heap_mb)', () => {
       {
         file: '/opt/engram',
         args: ['/opt/engram', 'serve', '--port', '9'],
-        env: { PATH: '/bin', ENGRAM_PORT: '0', [HEAP_VARIABLE]: String(384 * MiB) },
+        env: {
+          PATH: '/bin',
+          ENGRAM_PORT: '0',
+          [HEAP_VARIABLE]: String(384 * MiB),
+          [GROWTH_VARIABLE]: HEAP_GROWTH,
+        },
       },
     ])
     calls.length = 0
@@ -48,6 +59,15 @@ describe('the collector heap size (engine.heap_mb)', () => {
     expect(calls.map((c) => [c.file, c.args, c.env[HEAP_VARIABLE]])).toEqual([
       ['/usr/bin/bun', ['/usr/bin/bun', '--smol', '/srv/src/main.ts', 'serve'], String(300 * MiB)],
     ])
+    // An operator's own growth stands.
+    calls.length = 0
+    sizeHeap(
+      { heap_mb: 0 } as never,
+      { [GROWTH_VARIABLE]: '1.8' },
+      restart(['bun', '/$bunfs/root/engram']),
+      () => GiB,
+    )
+    expect(calls.map((c) => c.env[GROWTH_VARIABLE])).toEqual(['1.8'])
   })
 
   test("an operator's own value stands: no restart", () => {
