@@ -207,6 +207,18 @@ export class CorporaRepo {
     return found
   }
 
+  /** The parent documents of a base at these paths, a few hundred a statement: those that exist, by path. */
+  async documentsByPaths(corpusId: string, paths: string[]): Promise<Map<string, DocumentRow>> {
+    const { d } = this.t
+    const found = new Map<string, DocumentRow>()
+    for (const some of chunks(paths))
+      for (const row of await this.documents(
+        and(eq(d.corpusId, corpusId), inArray(d.path, some), isNull(d.parentId)),
+      ))
+        found.set(row.path, row)
+    return found
+  }
+
   /** The parent document of a base at a relative path, or null. */
   async documentByPath(corpusId: string, path: string): Promise<DocumentRow | null> {
     return (await this.documentAtPath.execute({ corpus: corpusId, path }))[0] ?? null

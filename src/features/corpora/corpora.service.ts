@@ -178,6 +178,10 @@ export class CorporaService {
     return this.repo.documentsByIds(corpusId, ids)
   }
 
+  /** The parent documents of a base at these paths: those that exist, by path. */
+  documentsByPaths(corpusId: string, paths: string[]): Promise<Map<string, DocumentRow>> {
+    return this.repo.documentsByPaths(corpusId, paths)
+  }
   /** The parent document of a base at a relative path, or null. */
   documentByPath(corpusId: string, path: string): Promise<DocumentRow | null> {
     return this.repo.documentByPath(corpusId, path)

@@ -45,6 +45,12 @@ export class BuildsRepo {
       left: q(`SELECT count(*) AS n FROM engine_sections WHERE base_id = ? AND ${pending}`),
       any: q(`SELECT 1 AS n FROM engine_sections WHERE base_id = ? AND ${pending} LIMIT 1`),
       size: q('SELECT max(cart_bytes) AS n FROM engine_sections WHERE cart_key = ?'),
+      // A run's group asks for all of its sections at once (a JSON array of keys, of ids).
+      sizes: q(`SELECT cart_key AS cartKey, max(cart_bytes) AS n FROM engine_sections
+        WHERE cart_key IN (SELECT value FROM json_each(?)) GROUP BY cart_key`),
+      rows: q(
+        `SELECT ${SECTION_COLUMNS} FROM engine_sections WHERE section_id IN (SELECT value FROM json_each(?))`,
+      ),
       holds: q('SELECT 1 AS n FROM engine_sections WHERE base_id = ? LIMIT 1'),
       bases: q(`SELECT DISTINCT base_id AS baseId FROM engine_sections WHERE ${pending}`),
       built: q(
@@ -83,6 +89,18 @@ export class BuildsRepo {
   /** The size of a built cartridge some section uses (null when none does). */
   builtSize(cartKey: string): number | null {
     return (this.s.size!.get(cartKey) as { n: number | null }).n
+  }
+
+  /** `builtSize` of each key, in one statement (a key no section uses is missing). */
+  builtSizes(cartKeys: readonly string[]): Map<string, number> {
+    const rows = this.s.sizes!.all(JSON.stringify(cartKeys)) as { cartKey: string; n: number }[]
+    return new Map(rows.map((r) => [r.cartKey, r.n]))
+  }
+
+  /** The rows of those of these sections that are indexed, by id, in one statement. */
+  indexed(sectionIds: readonly string[]): Map<string, SectionRow> {
+    const rows = this.s.rows!.all(JSON.stringify(sectionIds)) as SectionRow[]
+    return new Map(rows.map((r) => [r.sectionId, r]))
   }
 
   /** Bases with sections waiting for their cartridge. */

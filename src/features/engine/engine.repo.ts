@@ -108,10 +108,10 @@ export class EngineRepo {
     row: Omit<SectionRow, 'cartBytes'> & { cartBytes?: number },
     passages: PassageInput[],
     vectors?: { model: string; list: Float32Array[] } | null,
-    { words, fts, prefix, counts }: SectionWrites = {},
+    { words, fts, prefix, counts, removed }: SectionWrites = {},
   ): SectionRow | null {
     const write = () => {
-      const previous = this.removeSection(row.sectionId, counts)
+      const previous = removed ? null : this.removeSection(row.sectionId, counts)
       const key = this.baseKey(row.baseId, true)!
       // A base on the shared index moves to its own once nothing of it is left there.
       if (!this.own.get(key) && this.s.ownIndex!.run(row.baseId).changes > 0) this.own.set(key, true)
@@ -167,9 +167,9 @@ export class EngineRepo {
     for (const [ordinal, w] of words.entries()) this.s.putWords!.run(w, sectionId, ordinal)
     this.decoded.clear()
   }
-  /** Removes a section's index entries and row; returns the row that was removed, if any. */
-  removeSection(sectionId: string, counts?: Map<string, number>): SectionRow | null {
-    const row = this.s.section!.get(sectionId) as SectionRow | null
+  /** Removes a section's index entries and row (`known`: its row, read before); returns the row removed. */
+  removeSection(sectionId: string, counts?: Map<string, number>, known?: SectionRow | null) {
+    const row = known === undefined ? (this.s.section!.get(sectionId) as SectionRow | null) : known
     if (!row) return null
     const index = this.indexOf(this.baseKey(row.baseId)!)
     const remove = () => {

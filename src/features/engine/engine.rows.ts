@@ -23,4 +23,6 @@ export interface SectionWrites {
   /** The token prefix `fts`'s rows already have before each term (IndexedSection.prefix); '' for none. */
   prefix?: string
   counts?: Map<string, number>
+  /** The section's earlier row was removed already, in the same transaction (its group's writes). */
+  removed?: boolean
 }

@@ -121,10 +121,10 @@ export class Registrar {
       // A source's sync takes the files that fit, each in a savepoint; the rest are its run's errors.
       const fits = capped && !!batch.into?.partial
       const held = await corpora.rawKeysBySha(corpusId, [...new Set(items.map((i) => i.sha256))])
-      const pend = new PendingParents(corpora, fits, held)
+      const atPaths = await corpora.documentsByPaths(corpusId, [...new Set(items.map((i) => i.path))])
+      const pend = new PendingParents(corpora, fits, held, atPaths)
       for (const item of items) {
-        await pend.before(item.path)
-        const existing = await corpora.documentByPath(corpusId, item.path)
+        const existing = await pend.existingAt(corpusId, item.path)
         noneLarger &&= noLarger(item, existing)
         const write = () => this.registerItem(workspaceId, corpusId, batch, item, existing, runId, now, pend)
         const done = fits ? await this.ifItFits(workspaceId, item, existing, freed, write) : await write()

@@ -304,6 +304,39 @@ for (const engine of await engines()) {
       expect(await bytes()).toBe(125)
     })
 
+    test('a settle sets its units ready together, each only while it holds the text its batch read', async () => {
+      const { o, store, corpora: svc } = await open()
+      const other = service((await o.another()).store, 2)
+      const ids = ['d1', 'd2', 'd3']
+      await svc.insertParents(ids.map((id, i) => parent(id, 'cor_a', `r${i + 1}`, 10)))
+      for (const id of ids)
+        await svc.setExtracted((await svc.document('cor_a', id))!, {
+          ...extraction(0),
+          textKey: `text/${id}`,
+        })
+      const units = await svc.runs.waiting('cor_a')
+      expect(units.map((u) => u.textKey).sort()).toEqual(['text/d1', 'text/d2', 'text/d3'])
+      await svc.runs.take(units, T0 + 2)
+      // d2 got new content meanwhile, extracted to the text another unit of the batch was read with:
+      // the settle matches each row with its own text, so d2 waits for the next run.
+      await other.replaceContent('d2', { ...parent('d2', 'cor_a', 'r4', 12), now: T0 + 3 })
+      await other.setExtracted((await other.document('cor_a', 'd2'))!, {
+        ...extraction(0),
+        textKey: 'text/d3',
+      })
+      await svc.runs.settle({ ready: units, failed: [], parents: [] }, T0 + 4)
+      const statuses = await Promise.all(ids.map(async (id) => (await svc.document('cor_a', id))!.status))
+      expect(statuses).toEqual(['ready', 'pending', 'ready'])
+      const e = store.table(domainEvents)
+      const told = await store.db.select().from(e).where(eq(e.type, 'document.ready'))
+      expect(told.map((t) => JSON.parse(t.payload).documentId).sort()).toEqual(['d1', 'd3'])
+      await expectCounters(store, 'cor_a', {
+        documents_ready: 2,
+        documents_pending: 1,
+        documents_onboarding: 0,
+      })
+    })
+
     test("the lifecycle's guarded moves hold against another process's changes", async () => {
       const { o, store, corpora: svc } = await open()
       const other = service((await o.another()).store, 2)

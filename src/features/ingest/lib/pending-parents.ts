@@ -1,4 +1,4 @@
-import type { CorporaService, NewParent } from '../../corpora/corpora.service'
+import type { CorporaService, DocumentRow, NewParent } from '../../corpora/corpora.service'
 
 /**
  * The new documents of a registration waiting for their insert: several a statement, before
@@ -12,16 +12,25 @@ export class PendingParents {
   private readonly paths = new Set<string>()
 
   constructor(
-    private readonly corpora: Pick<CorporaService, 'insertParents'>,
+    private readonly corpora: Pick<CorporaService, 'insertParents' | 'documentByPath'>,
     private readonly eager: boolean,
     /** The raw key of each content of the batch the base held before it (read once, in the unit). */
     private readonly held: ReadonlyMap<string, string> = new Map(),
+    /** The rows at the batch's paths before it (read at once, in the unit, not a statement a file). */
+    private readonly atPaths: ReadonlyMap<string, DocumentRow> = new Map(),
   ) {}
 
-  /** Before a file of the batch is looked up by path: one seen already in the batch is inserted first. */
-  async before(path: string): Promise<void> {
-    if (this.paths.has(path)) await this.flush()
-    this.paths.add(path)
+  /**
+   * The row at a file's path as the file is registered: as read before the batch, or, for a path the
+   * batch named already, read again once the file before is inserted.
+   */
+  async existingAt(corpusId: string, path: string): Promise<DocumentRow | null> {
+    if (!this.paths.has(path)) {
+      this.paths.add(path)
+      return this.atPaths.get(path) ?? null
+    }
+    await this.flush()
+    return this.corpora.documentByPath(corpusId, path)
   }
 
   /**
