@@ -1,6 +1,5 @@
 import { newId } from '../../platform/crypto/random'
 import { notFound } from '../../platform/errors/errors'
-import type { NewEvent } from '../../platform/events/events'
 import { NamedLeases } from '../../platform/leases/leases.repo'
 import { parseRange } from '../../platform/storage/ranges'
 import type { DocumentRow } from '../corpora/corpora.service'
@@ -28,8 +27,6 @@ interface ItemDone {
   /** Rows whose old content is forgotten after the commit. */
   stale: DocumentRow[]
   job: ExtractPayload | null
-  /** What the batch tells of it once its files are registered (none for content unchanged). */
-  told?: NewEvent<'document.created' | 'document.updated'>
 }
 
 /**
@@ -117,14 +114,15 @@ export class Registrar {
       if (!(await corpora.exists(workspaceId, corpusId))) throw notFound('Document base')
       if (capped) await holdCaps(store, workspaceId)
       const jobs: ExtractPayload[] = []
-      const told: NewEvent<'document.created' | 'document.updated'>[] = []
       const sizes: number[] = []
       const start = capped ? await holdings(this.deps, workspaceId) : null
       const freed = deletions.filter((r) => r.parent_id === null).length
       let noneLarger = true
       // A source's sync takes the files that fit, each in a savepoint; the rest are its run's errors.
       const fits = capped && !!batch.into?.partial
-      const pend = await PendingParents.of(corpora, corpusId, items, fits)
+      const held = await corpora.rawKeysBySha(corpusId, [...new Set(items.map((i) => i.sha256))])
+      const atPaths = await corpora.documentsByPaths(corpusId, [...new Set(items.map((i) => i.path))])
+      const pend = new PendingParents(corpora, fits, held, atPaths)
       for (const item of items) {
         const existing = await pend.existingAt(corpusId, item.path)
         noneLarger &&= noLarger(item, existing)
@@ -136,7 +134,6 @@ export class Registrar {
           continue
         }
         ids.push(done.id)
-        if (done.told) told.push(done.told)
         results.push(done.result)
         stale.push(...done.stale)
         if (done.job) {
@@ -145,7 +142,6 @@ export class Registrar {
         }
       }
       await pend.flush()
-      await this.deps.events.publishAll(told)
       // The pushed uploads of every content the batch took are adopted: forgotten in one statement.
       await this.uploads.deleteUploadsByKeys([...new Set(jobs.map((j) => j.raw_key))])
       if (batch.deletions)
@@ -252,15 +248,26 @@ export class Registrar {
       await corpora.replaceContent(existing.id, fields)
       pend.holds(item.sha256, rawKey)
       id = existing.id
+      await this.told('document.updated', workspaceId, corpusId, id)
     } else {
       id = newId(this.deps.random, 'doc')
       await pend.add({ ...fields, id, workspaceId, corpusId })
+      await this.told('document.created', workspaceId, corpusId, id)
     }
     const result = existing ? 'updated' : 'created'
-    const told = { type: `document.${result}` as const, workspaceId, payload: { corpusId, documentId: id } }
-    if (extracted) return { id, result, stale, job: null, told }
+    if (extracted) return { id, result, stale, job: null }
     const job = { corpus_id: corpusId, document_id: id, raw_key: rawKey, run_id: runId, path: item.path }
-    return { id, result, stale, job, told }
+    return { id, result, stale, job }
+  }
+
+  /** Tells that a document was created or given new content; inside the registering unit. */
+  private async told(
+    type: 'document.created' | 'document.updated',
+    workspaceId: string,
+    corpusId: string,
+    documentId: string,
+  ): Promise<void> {
+    await this.deps.events.publish({ type, workspaceId, payload: { corpusId, documentId } })
   }
 
   /**

@@ -25,9 +25,6 @@ export interface RunFailure {
   took?: string[]
 }
 
-/** Rows a statement inserts at most (seven parameters each: far under both engines' limits). */
-const INSERT_ROWS = 500
-
 /** Events a claim takes of one workspace at most: its head and the undelivered events after it. */
 export const RUN_EVENTS = 64
 
@@ -53,7 +50,7 @@ function decode(r: EventRow): Claimed {
  * dispatchers (in one process or several sharing the database) never deliver the same event at once.
  */
 /** What a new event row is written with (the rest take their defaults). */
-export type NewEventRow = Pick<
+type NewEventRow = Pick<
   typeof domainEvents.$inferInsert,
   'id' | 'workspaceId' | 'type' | 'payload' | 'occurredAt' | 'runAt' | 'deliveredAt'
 >
@@ -103,14 +100,17 @@ export class OutboxRepo {
    * its own is quiet (store.ts), so delivering a question's event moves no memo, here or elsewhere.
    */
   private async write(fn: (db: Db) => PromiseLike<unknown>): Promise<void> {
-    await this.store.unit(async () => void (await fn(this.store.db)), { quiet: true })
+    await this.store.unit(
+      async () => {
+        await fn(this.store.db)
+      },
+      { quiet: true },
+    )
   }
 
-  /** Writes new event rows in order (in the caller's unit): one by the prepared insert, more a few hundred a statement. */
-  async insert(rows: NewEventRow[]): Promise<void> {
-    if (rows.length === 1) await this.inserting.execute(rows[0])
-    for (let at = 0; rows.length > 1 && at < rows.length; at += INSERT_ROWS)
-      await this.store.db.insert(this.events).values(rows.slice(at, at + INSERT_ROWS))
+  /** Writes a new event row (in the caller's unit). */
+  async insert(row: NewEventRow): Promise<void> {
+    await this.inserting.execute(row)
   }
 
   /**

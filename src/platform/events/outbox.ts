@@ -4,7 +4,7 @@ import type { Db } from '../db/db'
 import { type Store, sqliteStore } from '../db/store'
 import type { DomainEvent, EventType, NewEvent } from './events'
 import { holdPublishing } from './outbox.order'
-import { type Claimed, type NewEventRow, OutboxRepo, type RunFailure } from './outbox.repo'
+import { type Claimed, OutboxRepo, type RunFailure } from './outbox.repo'
 
 export type { Claimed, RunFailure }
 
@@ -94,36 +94,25 @@ export class Outbox {
    * workspace's events while a lower `seq` may still commit (docs/events.md). Returns its id.
    */
   async publish<T extends EventType>(e: NewEvent<T>): Promise<string> {
-    return (await this.publishAll([e]))[0]!
-  }
-
-  /** `publish` of several events in order, their rows written together (a statement a few hundred); their ids. */
-  async publishAll<T extends EventType>(events: readonly NewEvent<T>[]): Promise<string[]> {
-    if (!this.store.inUnit()) throw new Error(`event ${events[0]?.type} published outside a unit of work`)
-    const rows: NewEventRow[] = []
-    for (const e of events) {
-      const p = this.prepare(e)
-      for (const s of p.plan.inline) {
-        await s.handle(p.event!)
-        if (p.plan.others) await this.repo.recordDelivery(p.id, s.name)
-      }
-      // Until the unit ends, the dispatcher delivers none of the workspace's events (outbox.order.ts).
-      if (p.delivered === null) await holdPublishing(this.store, e.workspaceId)
-      const { id, payload, now, delivered } = p
-      rows.push({
-        id,
-        workspaceId: e.workspaceId,
-        type: e.type,
-        payload,
-        occurredAt: now,
-        runAt: now,
-        deliveredAt: delivered,
-      })
+    if (!this.store.inUnit()) throw new Error(`event ${e.type} published outside a unit of work`)
+    const p = this.prepare(e)
+    for (const s of p.plan.inline) {
+      await s.handle(p.event!)
+      if (p.plan.others) await this.repo.recordDelivery(p.id, s.name)
     }
-    if (rows.length > 0) await this.repo.insert(rows)
-    if (rows.some((r) => r.deliveredAt === null) && this.listeners.length > 0)
-      this.store.afterCommit(() => this.notify())
-    return rows.map((r) => r.id)
+    // Until the unit ends, the dispatcher delivers none of the workspace's events (outbox.order.ts).
+    if (p.delivered === null) await holdPublishing(this.store, e.workspaceId)
+    await this.repo.insert({
+      id: p.id,
+      workspaceId: e.workspaceId,
+      type: e.type,
+      payload: p.payload,
+      occurredAt: p.now,
+      runAt: p.now,
+      deliveredAt: p.delivered,
+    })
+    if (p.delivered === null && this.listeners.length > 0) this.store.afterCommit(() => this.notify())
+    return p.id
   }
 
   /**
@@ -147,7 +136,7 @@ export class Outbox {
     try {
       await this.store.unit(
         async () => {
-          await this.publishAll(events)
+          for (const event of events) await this.publish(event)
         },
         { quiet: true },
       )

@@ -76,42 +76,6 @@ for (const engine of await engines()) {
       expect(await outbox.prune(clock.now().getTime() - 7 * 86_400_000)).toBe(3)
     })
 
-    test('events published together are written in their order, more than a statement takes, and delivered once each', async () => {
-      const store = await open()
-      const clock = new ManualClock()
-      const { outbox, dispatcher } = rig(store, clock, 'proc_1_events', 1)
-      const seen: string[] = []
-      dispatcher.subscribe({
-        name: 'seen',
-        types: ['key.revoked'],
-        handle: (e: DomainEvent<'key.revoked'>) => void seen.push(e.payload.keyId),
-      })
-      // 1,203 events: three statements of rows (500 a statement), between two events published alone.
-      const keys = Array.from({ length: 1203 }, (_, i) => `k${String(i).padStart(4, '0')}`)
-      const ids = await store.unit(async () => {
-        await outbox.publish(revoked('ws_a', 'first'))
-        const ids = await outbox.publishAll(keys.map((k) => revoked('ws_a', k)))
-        await outbox.publish(revoked('ws_a', 'last'))
-        return ids
-      })
-      expect(new Set(ids).size).toBe(keys.length)
-      const order = ['first', ...keys, 'last']
-      const pending = await outbox.pending()
-      expect(pending.map((e) => (e as DomainEvent<'key.revoked'>).payload.keyId)).toEqual(order)
-      expect(pending.slice(1, -1).map((e) => e.id)).toEqual(ids)
-      await expect(
-        store.unit(() =>
-          outbox.publishAll([revoked('ws_a', 'lost')]).then(() => {
-            throw new Error('rolled back')
-          }),
-        ),
-      ).rejects.toThrow('rolled back')
-      await expect(outbox.publishAll([revoked('ws_a', 'outside')])).rejects.toThrow(/outside a unit/)
-      await dispatcher.drain()
-      expect(seen).toEqual(order)
-      expect(await outbox.pending()).toEqual([])
-    })
-
     test("a transactional subscriber's writes commit with its delivery record, or neither", async () => {
       const store = await open()
       const clock = new ManualClock()

@@ -1,7 +1,5 @@
 import type { CorporaService, DocumentRow, NewParent } from '../../corpora/corpora.service'
 
-type Corpora = Pick<CorporaService, 'insertParents' | 'documentByPath' | 'rawKeysBySha' | 'documentsByPaths'>
-
 /**
  * The new documents of a registration waiting for their insert: several a statement, before
  * anything reads them back (in a unit, a statement firing the counters trigger writes a
@@ -13,20 +11,8 @@ export class PendingParents {
   private readonly shas = new Map<string, string>()
   private readonly paths = new Set<string>()
 
-  /** A batch's, with what the base held before it at the batch's contents and paths, each read at once. */
-  static async of(
-    corpora: Corpora,
-    corpusId: string,
-    items: readonly { sha256: string; path: string }[],
-    eager: boolean,
-  ): Promise<PendingParents> {
-    const held = await corpora.rawKeysBySha(corpusId, [...new Set(items.map((i) => i.sha256))])
-    const atPaths = await corpora.documentsByPaths(corpusId, [...new Set(items.map((i) => i.path))])
-    return new PendingParents(corpora, eager, held, atPaths)
-  }
-
   constructor(
-    private readonly corpora: Corpora,
+    private readonly corpora: Pick<CorporaService, 'insertParents' | 'documentByPath'>,
     private readonly eager: boolean,
     /** The raw key of each content of the batch the base held before it (read once, in the unit). */
     private readonly held: ReadonlyMap<string, string> = new Map(),
