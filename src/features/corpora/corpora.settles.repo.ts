@@ -1,8 +1,8 @@
-import { and, count, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm'
+import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm'
 import { Prepared, PreparedVariants } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { statusesInto } from './corpora.lifecycle'
-import { chunks, type corporaTables, type DocumentColumns } from './corpora.rows'
+import type { corporaTables, DocumentColumns } from './corpora.rows'
 
 /**
  * The statements a run settles its rows with (UnitsRepo.settleLeaf and rollUpParents), run for every
@@ -55,36 +55,5 @@ export class SettleWrites {
           .prepare(),
       )
     })
-  }
-
-  /**
-   * Leaves set `ready` together, each only while it holds the text it was read with and is in a state
-   * that may go there (as `leaf` does one): a statement for a few hundred, not one each (5,000 small
-   * files settled 5,000 updates). The ids it set.
-   */
-  async ready(rows: readonly { id: string; textKey: string }[], now: number): Promise<Set<string>> {
-    const { d } = this.t
-    const set = new Set<string>()
-    for (const some of chunks(rows)) {
-      // The text each was read with, by id: a row given new content meanwhile does not match.
-      const cases = some.map((r) => sql`when ${r.id} then ${r.textKey}`)
-      const sameText: SQL = sql`${d.textKey} = case ${d.id} ${sql.join(cases, sql` `)} end`
-      const done = await this.store.db
-        .update(d)
-        .set({ status: 'ready', error: null, updatedAt: now })
-        .where(
-          and(
-            inArray(
-              d.id,
-              some.map((r) => r.id),
-            ),
-            sameText,
-            inArray(d.status, statusesInto('ready')),
-          ),
-        )
-        .returning({ id: d.id })
-      for (const r of done) set.add(r.id)
-    }
-    return set
   }
 }

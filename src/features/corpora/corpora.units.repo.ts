@@ -202,15 +202,6 @@ export class UnitsRepo {
     return set.length > 0
   }
 
-  /** `settleLeaf(row, 'ready')` for each of these rows, a few hundred a statement; the ids it set. */
-  async settleReady(rows: readonly Unit[], now: number): Promise<Set<string>> {
-    const keyed = rows.flatMap((r) => (r.textKey === null ? [] : [{ id: r.id, textKey: r.textKey }]))
-    const set = await this.settles.ready(keyed, now)
-    for (const r of rows)
-      if (r.textKey === null && (await this.settleLeaf(r, 'ready', null, now))) set.add(r.id)
-    return set
-  }
-
   /**
    * Makes the calling unit the only one moving a base's run units until it ends (`holdInUnit`; none
    * for no base): called first by every unit that takes, settles or releases them. On PostgreSQL two

@@ -304,7 +304,7 @@ for (const engine of await engines()) {
       expect(await bytes()).toBe(125)
     })
 
-    test('a settle sets its units ready together, each only while it holds the text its batch read', async () => {
+    test('a settle sets each of its units ready only while it holds the text its batch read', async () => {
       const { o, store, corpora: svc } = await open()
       const other = service((await o.another()).store, 2)
       const ids = ['d1', 'd2', 'd3']
