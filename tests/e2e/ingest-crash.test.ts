@@ -74,10 +74,12 @@ test('a server killed mid-upload lists no half document and leaves no orphan obj
   }).catch((e: Error) => e)
 
   const objects = join(dataDir, 'objects')
-  // The first file is stored whole (a blob under the base) and the second is being written.
+  // The first file is stored whole (its object and its sidecar, two blobs under the base) and the
+  // second is being written. Both blobs are waited for: each is written through a temporary `.part`
+  // of its own, so one blob and a `.part` may be the first file's object and its sidecar in flight.
   await until(
     () =>
-      filesUnder(objects).some((f) => f.includes(`/corpora/${corpusId}/blobs/`)) &&
+      filesUnder(objects).filter((f) => f.includes(`/corpora/${corpusId}/blobs/`)).length === 2 &&
       filesUnder(join(objects, '.tmp')).some((f) => f.endsWith('.part')),
     'the first file stored and the second in flight',
   )
