@@ -12,6 +12,7 @@ import m8 from './0008_oidc_spent_flows.sql' with { type: 'text' }
 import m9 from './0009_replicas_publications_security_rev.sql' with { type: 'text' }
 import m10 from './0010_engine_index_changes.sql' with { type: 'text' }
 import m11 from './0011_outbox_waiting_index.sql' with { type: 'text' }
+import m12 from './0012_engine_sections_fewer_indexes.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -27,4 +28,5 @@ export const migrations: Migration[] = [
   { tag: '0009_replicas_publications_security_rev', sql: m9 },
   { tag: '0010_engine_index_changes', sql: m10 },
   { tag: '0011_outbox_waiting_index', sql: m11 },
+  { tag: '0012_engine_sections_fewer_indexes', sql: m12 },
 ]

@@ -45,6 +45,7 @@ import m41 from './0041_oidc_spent_flows.sql' with { type: 'text' }
 import m42 from './0042_replicas_publications_security_rev.sql' with { type: 'text' }
 import m43 from './0043_engine_index_changes.sql' with { type: 'text' }
 import m44 from './0044_outbox_waiting_index.sql' with { type: 'text' }
+import m45 from './0045_engine_sections_fewer_indexes.sql' with { type: 'text' }
 
 /** Every migration in the order drizzle-kit generated them. */
 export const migrations: Migration[] = [
@@ -93,4 +94,5 @@ export const migrations: Migration[] = [
   { tag: '0042_replicas_publications_security_rev', sql: m42 },
   { tag: '0043_engine_index_changes', sql: m43 },
   { tag: '0044_outbox_waiting_index', sql: m44 },
+  { tag: '0045_engine_sections_fewer_indexes', sql: m45 },
 ]

@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'bun:sqlite'
+import { isBuilt, PENDING, UNMEASURED } from './engine.cart-keys'
 import type { SectionRow } from './engine.rows'
 
 /** An `engine_sections` row's columns under its JS keys (SectionRow, from engine.tables.ts). */
@@ -16,19 +17,6 @@ export const CART_BYTES = {
     FROM engine_sections s WHERE s.base_id = ?2 AND s.cart_key = ?3 AND s.section_id != ?4), 0)) WHERE base_id = ?2`,
   take: `UPDATE engine_bases SET cart_bytes = cart_bytes - max(0, ?1 - coalesce((SELECT max(s.cart_bytes)
     FROM engine_sections s WHERE s.base_id = ?2 AND s.cart_key = ?3), 0)) WHERE base_id = ?2`,
-}
-
-/**
- * A section's cartridge key before its cartridge is built (onboarding indexes text first, the
- * deferred build compiles it): never an object's key, which has no colon.
- */
-export const PENDING = 'pending:'
-/** The key of a section whose cartridge failed to compile: the cart strategy passes over it. */
-export const FAILED = 'failed:'
-
-/** Whether a key names a cartridge in the store (not one waiting to be built or that failed). */
-export function isBuilt(cartKey: string): boolean {
-  return !cartKey.startsWith(PENDING) && !cartKey.startsWith(FAILED)
 }
 
 /** The sections still waiting for their cartridge (engine_sections' keys marked PENDING), and their builds. */
@@ -58,11 +46,15 @@ export class BuildsRepo {
            AND cart_key NOT LIKE 'failed:%' ORDER BY cart_key`,
       ),
       users: q('SELECT DISTINCT base_id AS baseId FROM engine_sections WHERE cart_key = ?'),
+      unmeasured: q(`SELECT DISTINCT cart_key AS cartKey FROM engine_sections WHERE ${UNMEASURED} LIMIT ?`),
+      measure: q('UPDATE engine_sections SET cart_bytes = ? WHERE cart_key = ? AND cart_bytes = 0'),
       // Every section using the cartridge, in any base: they share its one object.
       damage: q(`UPDATE engine_sections SET cart_key = '${PENDING}' || cart_key WHERE cart_key = ?`),
-      setKey: q('UPDATE engine_sections SET cart_key = ? WHERE section_id = ? AND cart_key = ?'),
-      // Apart from the key, so that the cart_bytes trigger counts the size under the new key.
-      setBytes: q('UPDATE engine_sections SET cart_bytes = ? WHERE section_id = ? AND cart_bytes = 0'),
+      // Key and size in one update (a size already recorded is kept): the row never passes through the
+      // unmeasured index, and the cart_bytes trigger counts the size under the new key (it reads NEW).
+      setCart:
+        q(`UPDATE engine_sections SET cart_key = ?1, cart_bytes = CASE WHEN cart_bytes = 0 THEN ?2 ELSE cart_bytes END
+        WHERE section_id = ?3 AND cart_key = ?4`),
     }
   }
 
@@ -103,6 +95,14 @@ export class BuildsRepo {
     return new Map(rows.map((r) => [r.sectionId, r]))
   }
 
+  /** Up to `limit` keys of built cartridges whose size no section records yet; measureCart records one's size. */
+  unmeasuredCarts(limit: number): string[] {
+    return (this.s.unmeasured!.all(limit) as Pick<SectionRow, 'cartKey'>[]).map((r) => r.cartKey)
+  }
+  measureCart(cartKey: string, bytes: number): void {
+    this.s.measure!.run(bytes, cartKey)
+  }
+
   /** Bases with sections waiting for their cartridge. */
   bases(): string[] {
     return (this.s.bases!.all() as Pick<SectionRow, 'baseId'>[]).map((r) => r.baseId)
@@ -129,8 +129,6 @@ export class BuildsRepo {
    * (the section indexed again, or removed); returns whether it did.
    */
   setCart(sectionId: string, from: string, to: string, bytes: number): boolean {
-    if (this.s.setKey!.run(to, sectionId, from).changes === 0) return false
-    if (bytes > 0) this.s.setBytes!.run(bytes, sectionId)
-    return true
+    return this.s.setCart!.run(to, bytes, sectionId, from).changes > 0
   }
 }

@@ -11,7 +11,8 @@ import {
   type WarmCartridge,
 } from './cart/index'
 import { WarmCache } from './common/index'
-import { BuildsRepo, isBuilt } from './engine.builds.repo'
+import { BuildsRepo } from './engine.builds.repo'
+import { isBuilt } from './engine.cart-keys'
 import type { EngineRepo } from './engine.repo'
 import type { SectionRef } from './rag/index'
 import { contentTerms } from './text/index'
@@ -227,14 +228,14 @@ export class EngineCarts {
   async measure(sizeOf: (key: string) => Promise<number | null>): Promise<number> {
     let measured = 0
     for (;;) {
-      const keys = this.repo.unmeasuredCarts(100 + this.missing.size).filter((k) => !this.missing.has(k))
+      const keys = this.builds.unmeasuredCarts(100 + this.missing.size).filter((k) => !this.missing.has(k))
       if (keys.length === 0) return measured
       for (const key of keys) {
         // A section waiting for its cartridge has none yet: its build records the size.
         const size = isBuilt(key) ? await sizeOf(key) : null
         if (size === null || size === 0) this.missing.add(key)
         else {
-          await exclusiveOn(this.repo.client, () => this.repo.measureCart(key, size))
+          await exclusiveOn(this.builds.client, () => this.builds.measureCart(key, size))
           measured++
         }
       }

@@ -7,7 +7,8 @@ import {
   indexSection,
   type WarmCartridge,
 } from './cart/index'
-import { type BuildsRepo, FAILED, isBuilt, PENDING } from './engine.builds.repo'
+import type { BuildsRepo } from './engine.builds.repo'
+import { FAILED, isBuilt, PENDING } from './engine.cart-keys'
 import type { CartStore, EngineCarts } from './engine.carts'
 import { holdMerges } from './engine.merges.repo'
 import type { EngineRepo } from './engine.repo'

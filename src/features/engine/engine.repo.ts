@@ -46,7 +46,7 @@ export class EngineRepo {
       ),
       section: q(`SELECT ${SECTION_COLUMNS} FROM engine_sections WHERE section_id = ?`),
       sections: q(`SELECT ${SECTION_COLUMNS} FROM engine_sections WHERE base_id = ? ORDER BY section_id`),
-      docSections: q(`SELECT ${SECTION_COLUMNS} FROM engine_sections WHERE document_id = ?`),
+      docSections: q(`SELECT ${SECTION_COLUMNS} FROM engine_sections WHERE base_id = ? AND document_id = ?`),
       putSection: q(
         'INSERT INTO engine_sections (section_id, base_id, document_id, title, filename, cart_key, n_passages, cart_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       ),
@@ -54,8 +54,6 @@ export class EngineRepo {
       cartBytes: q('SELECT cart_bytes AS cartBytes FROM engine_bases WHERE base_id = ?'),
       addBytes: q(CART_BYTES.add),
       takeBytes: q(CART_BYTES.take),
-      unmeasured: q('SELECT DISTINCT cart_key AS cartKey FROM engine_sections WHERE cart_bytes = 0 LIMIT ?'),
-      measure: q('UPDATE engine_sections SET cart_bytes = ? WHERE cart_key = ? AND cart_bytes = 0'),
       delSection: q('DELETE FROM engine_sections WHERE section_id = ?'),
       cartUsers: q('SELECT count(*) AS n FROM engine_sections WHERE cart_key = ?'),
       putPassage: q(
@@ -184,12 +182,12 @@ export class EngineRepo {
     else this.client.transaction(remove)()
     return row
   }
-  /** The sections of a base, or of one document. */
+  /** The sections of a base, or of one of its documents. */
   sections(baseId: string): SectionRow[] {
     return this.s.sections!.all(baseId) as SectionRow[]
   }
-  documentSections(documentId: string): SectionRow[] {
-    return this.s.docSections!.all(documentId) as SectionRow[]
+  documentSections(baseId: string, documentId: string): SectionRow[] {
+    return this.s.docSections!.all(baseId, documentId) as SectionRow[]
   }
   /** Whether any section still uses a cartridge (identical content is compiled once). */
   cartInUse(cartKey: string): boolean {
@@ -198,13 +196,6 @@ export class EngineRepo {
   /** Bytes of the cartridges a base's sections use, each once (kept by triggers). */
   cartBytes(baseId: string): number {
     return (this.s.cartBytes!.get(baseId) as Pick<BaseRow, 'cartBytes'> | null)?.cartBytes ?? 0
-  }
-  /** Up to `limit` cartridge keys whose size no section records yet; measureCart records one's size. */
-  unmeasuredCarts(limit: number): string[] {
-    return (this.s.unmeasured!.all(limit) as Pick<SectionRow, 'cartKey'>[]).map((r) => r.cartKey)
-  }
-  measureCart(cartKey: string, bytes: number): void {
-    this.s.measure!.run(bytes, cartKey)
   }
 
   /** The FTS5 index a base's passages are in (its own, or the shared one of bases indexed before). */

@@ -128,7 +128,7 @@ export class Engine {
     const [one] = await this.indexSections([input])
     if (one instanceof Error) throw one
     await this.buildDeferred(input.baseId, async (id) => (id === input.sectionId ? input.text : null))
-    const row = this.repo.documentSections(input.documentId).find((s) => s.sectionId === input.sectionId)!
+    const row = this.carts.builds.indexed([input.sectionId]).get(input.sectionId)!
     return { ...one!, cartKey: row.cartKey, cartBytes: row.cartBytes }
   }
 
@@ -164,9 +164,9 @@ export class Engine {
     this.carts.forgetBase(row.baseId)
     await this.carts.drop(row.cartKey)
   }
-  /** Removes every section of a document. */
-  async removeDocument(documentId: string): Promise<void> {
-    for (const s of this.repo.documentSections(documentId)) await this.removeSection(s.sectionId)
+  /** Removes every section of a document of the base. */
+  async removeDocument(baseId: string, documentId: string): Promise<void> {
+    for (const s of this.repo.documentSections(baseId, documentId)) await this.removeSection(s.sectionId)
   }
   /** Removes sections of a base (a deleted document's), then publishes it whole: no published file holds them after. */
   removeSections(baseId: string, workspaceId: string, sectionIds: string[]): Promise<void> {
@@ -196,9 +196,11 @@ export class Engine {
     return this.repo.sections(baseId).map((s) => ({ sectionId: s.sectionId, cartKey: s.cartKey }))
   }
 
-  /** The sections indexed for a document, with the cartridge each uses. */
-  sectionsOfDocument(documentId: string): { sectionId: string; cartKey: string }[] {
-    return this.repo.documentSections(documentId).map((s) => ({ sectionId: s.sectionId, cartKey: s.cartKey }))
+  /** The sections indexed for a document of the base, with the cartridge each uses. */
+  sectionsOfDocument(baseId: string, documentId: string): { sectionId: string; cartKey: string }[] {
+    return this.repo
+      .documentSections(baseId, documentId)
+      .map(({ sectionId, cartKey }) => ({ sectionId, cartKey }))
   }
 
   /** Removes every section of a base, then the base's index key. */

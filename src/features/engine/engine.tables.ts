@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { blob, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { UNMEASURED } from './engine.cart-keys'
 
 // The engine's tables, declared as the hand-written migrations left them (0004, 0008, 0009, 0012,
 // 0015, 0016, 0019, 0032, 0034) so that its rows' types are inferred from here. Migration 0035 only
@@ -42,12 +43,15 @@ export const engineSections = sqliteTable(
     cartBytes: integer('cart_bytes').notNull().default(0),
   },
   (t) => [
+    // A document's sections are looked up within their base: no index of their own (each index is
+    // one more B-tree on random keys that every section row of an onboarding run writes).
     index('engine_sections_base').on(t.baseId, t.documentId),
-    index('engine_sections_document').on(t.documentId),
     index('engine_sections_cart').on(t.cartKey),
     index('engine_sections_base_cart').on(t.baseId, t.cartKey, t.cartBytes),
-    // Sections whose cartridge size is not known yet: the usage report measures them once.
-    index('engine_sections_unmeasured').on(t.cartKey).where(sql`cart_bytes = 0`),
+    // Built cartridges whose size is not known yet: the usage report measures them once. A section
+    // waiting for its cartridge (or whose build failed) has none, and is not in it: a run's rows
+    // never are, and a build records key and size in one update (BuildsRepo.setCart).
+    index('engine_sections_unmeasured').on(t.cartKey).where(sql.raw(UNMEASURED)),
   ],
 )
 

@@ -114,9 +114,9 @@ describe('deleting what is served', () => {
     const { engine, store } = await fixtureEngine()
     const q = { question: 'Who discovered oxygen?', k: 5 }
     expect((await engine.ask('cor_1', { ...q, strategy: 'cart' })).sources[0]!.documentId).toBe('doc_oxygen')
-    const key = engine.sectionsOfDocument('doc_oxygen')[0]!.cartKey
+    const key = engine.sectionsOfDocument('cor_1', 'doc_oxygen')[0]!.cartKey
     expect(engine.cache.get(key)).toBeDefined()
-    await engine.removeDocument('doc_oxygen')
+    await engine.removeDocument('cor_1', 'doc_oxygen')
     expect(engine.cache.get(key)).toBeUndefined()
     expect(store.objects.has(key)).toBe(false)
     for (const strategy of strategies) {
@@ -131,16 +131,16 @@ describe('deleting what is served', () => {
     const text = 'Lighthouses guide ships. The Pharos of Alexandria was built around 280 BC.'
     for (const id of ['doc_x', 'doc_y'])
       await onboardDoc(engine, 'cor_1', { id, title: 'Pharos', filename: `${id}.txt`, text })
-    const key = engine.sectionsOfDocument('doc_x')[0]!.cartKey
-    expect(engine.sectionsOfDocument('doc_y')[0]!.cartKey).toBe(key)
-    await engine.removeDocument('doc_x')
+    const key = engine.sectionsOfDocument('cor_1', 'doc_x')[0]!.cartKey
+    expect(engine.sectionsOfDocument('cor_1', 'doc_y')[0]!.cartKey).toBe(key)
+    await engine.removeDocument('cor_1', 'doc_x')
     expect(store.objects.has(key)).toBe(true)
     const res = await engine.ask('cor_1', {
       question: 'When was the Pharos of Alexandria built?',
       strategy: 'cart',
     })
     expect(res.sources.map((s) => s.documentId)).toEqual(['doc_y'])
-    await engine.removeDocument('doc_y')
+    await engine.removeDocument('cor_1', 'doc_y')
     expect(store.objects.has(key)).toBe(false)
   })
 

@@ -79,7 +79,7 @@ describe('re-ranking by meaning (an embeddings server is configured)', () => {
       { section_id: 'sec_doc_launch', model: 'mini', n: 8 },
       { section_id: 'sec_doc_tour', model: 'mini', n: 8 },
     ])
-    await engine.removeDocument('doc_launch')
+    await engine.removeDocument('cor_1', 'doc_launch')
     expect(rows()).toEqual([{ section_id: 'sec_doc_tour', model: 'mini', n: 8 }])
   })
 
@@ -137,7 +137,7 @@ describe('re-ranking by meaning (an embeddings server is configured)', () => {
     expect(await firstDoc(engine, 'cart')).toBe('doc_tour')
     await engine.embedSections(sectionIds(engine))
     expect(await firstDoc(engine, 'cart')).toBe('doc_launch')
-    await engine.removeDocument('doc_launch')
+    await engine.removeDocument('cor_1', 'doc_launch')
     expect(engine.vectors.keys()).not.toContain('sec_doc_launch')
   })
 
@@ -150,7 +150,7 @@ describe('re-ranking by meaning (an embeddings server is configured)', () => {
       embed: async (texts) => {
         const vectors = await embedder().embed(texts)
         await onboardDoc(engine, 'cor_1', { ...docs[0]!, text: 'ABC changed its name in 1945.' })
-        await engine.removeDocument('doc_tour')
+        await engine.removeDocument('cor_1', 'doc_tour')
         return vectors
       },
     }

@@ -72,7 +72,7 @@ describe("rag's decoded passages", () => {
     expect(after).toContain('1857')
     expect(after).not.toContain('1856')
     expect(await answered(engine, ASK_WARSAW)).toContain('1981')
-    await engine.removeDocument(tesla.id)
+    await engine.removeDocument('cor_1', tesla.id)
     const gone = await engine.ask('cor_1', ASK)
     expect(gone.sources.map((s) => s.documentId)).not.toContain(tesla.id)
   })

@@ -81,7 +81,7 @@ describe("rag's candidate vectors, kept with its pooled passages", () => {
     const fresh = new Engine({ db, store: memoryStore(), cacheBytes: 1 << 24, now: () => 0, embedder })
     expect(await sources(engine)).toEqual(await sources(fresh))
     expect(await sources(engine)).toEqual(['doc_tour', 'doc_launch'])
-    await engine.removeDocument('doc_tour')
+    await engine.removeDocument('cor_1', 'doc_tour')
     expect(await sources(engine)).toEqual(['doc_launch'])
   })
 
