@@ -279,4 +279,39 @@ describe('a small plain file read as it is uploaded', () => {
       expect(await countRows(t, 'documents', 'corpus_id = ?', base)).toBe(0)
     }
   })
+
+  test("a later upload's documents and sections have ids that sort after an earlier one's", async () => {
+    // Keys written in bulk land at the end of their indexes' B-trees (newSortableId).
+    const { t, token } = f
+    const base = await createBase(t, token, 'Sorted')
+    const idsOf = async (parents: 'IS NULL' | 'IS NOT NULL') =>
+      (
+        await t.sql.all<{ id: string }>(
+          `SELECT id FROM documents WHERE corpus_id = ? AND parent_id ${parents} ORDER BY id`,
+          base,
+        )
+      ).map((r) => r.id)
+    const rounds: { documents: string[]; sections: string[] }[] = []
+    for (const round of [1, 2]) {
+      const seen = { documents: await idsOf('IS NULL'), sections: await idsOf('IS NOT NULL') }
+      const res = await upload(t, token, base, [
+        { filename: `plain-${round}.txt`, content: `${PLAIN} Round ${round}.` },
+        {
+          filename: `long-${round}.txt`,
+          content: Array.from({ length: 900 }, (_, i) => `Paragraph ${i} of round ${round}.`).join('\n\n'),
+        },
+      ])
+      expect(res.status).toBe(200)
+      await drain(t)
+      const documents = (await idsOf('IS NULL')).filter((id) => !seen.documents.includes(id))
+      const sections = (await idsOf('IS NOT NULL')).filter((id) => !seen.sections.includes(id))
+      expect(documents).toHaveLength(2)
+      expect(sections.length).toBeGreaterThan(1)
+      rounds.push({ documents, sections })
+      t.clock.advance(1_000)
+    }
+    const [first, second] = rounds as [(typeof rounds)[0], (typeof rounds)[0]]
+    for (const kind of ['documents', 'sections'] as const)
+      expect(first[kind].every((a) => second[kind].every((b) => a < b))).toBe(true)
+  })
 })

@@ -47,8 +47,8 @@ export async function extractDocument(deps: ExtractJobDeps, ctx: JobContext): Pr
  * sections, unless the document moved on while we worked.
  */
 async function record(deps: ExtractJobDeps, p: ExtractPayload, result: Extracted): Promise<ExtractOutcome> {
-  const { corpora, objects, store, random, registrar } = deps
-  const side = sidecarOf(result, random)
+  const { corpora, objects, store, registrar } = deps
+  const side = sidecarOf(result, deps)
   const sidecarKey = textKeyOf(p.raw_key, p.document_id)
   const own = !side.isFile
   const textKey = own ? sidecarKey : p.raw_key

@@ -1,4 +1,4 @@
-import { newId } from '../../platform/crypto/random'
+import { newId, newSortableId } from '../../platform/crypto/random'
 import { notFound } from '../../platform/errors/errors'
 import { NamedLeases } from '../../platform/leases/leases.repo'
 import { parseRange } from '../../platform/storage/ranges'
@@ -64,9 +64,9 @@ export class Registrar {
     return this.deps.clock.now().getTime()
   }
 
-  /** A fresh object key for raw content of a base. */
+  /** A fresh object key for raw content of a base (sortable: the rows' key indexes take it at their end). */
   newBlobKey(workspaceId: string, corpusId: string): string {
-    return blobKey(workspaceId, corpusId, newId(this.deps.random, 'blob'))
+    return blobKey(workspaceId, corpusId, newSortableId(this.deps.random, 'blob', this.now()))
   }
 
   /**
@@ -250,7 +250,7 @@ export class Registrar {
       id = existing.id
       await this.told('document.updated', workspaceId, corpusId, id)
     } else {
-      id = newId(this.deps.random, 'doc')
+      id = newSortableId(this.deps.random, 'doc', now)
       await pend.add({ ...fields, id, workspaceId, corpusId })
       await this.told('document.created', workspaceId, corpusId, id)
     }

@@ -95,6 +95,7 @@ for (const engine of await engines()) {
       const deps: ExtractJobDeps = {
         store,
         random,
+        clock,
         log: memoryLogger(),
         objects,
         corpora: stale,

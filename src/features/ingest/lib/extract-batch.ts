@@ -63,7 +63,7 @@ export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promi
           items.push(result)
           continue
         }
-        const side = sidecarOf(result, random)
+        const side = sidecarOf(result, deps)
         items.push(side.outcome)
         if (side.isFile) {
           // The text is the file: its raw object (named by the row, flushed before it) serves, and

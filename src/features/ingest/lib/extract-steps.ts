@@ -1,5 +1,6 @@
+import type { Clock } from '../../../platform/clock/clock'
 import { sha256Hex } from '../../../platform/crypto/hash'
-import { newId, type Random } from '../../../platform/crypto/random'
+import { newSortableId, type Random } from '../../../platform/crypto/random'
 import type { Store } from '../../../platform/db/store'
 import type { JobContext } from '../../../platform/jobs/scheduler'
 import type { Logger } from '../../../platform/log/log'
@@ -19,6 +20,7 @@ export type ExtractOutcome =
 export interface ExtractJobDeps {
   store: Store
   random: Random
+  clock: Clock
   log: Logger
   objects: ObjectStore
   corpora: CorporaService
@@ -27,6 +29,9 @@ export interface ExtractJobDeps {
   /** Documents larger than this are not extracted (`ingest.max_extract_bytes`). */
   maxExtractBytes: number
 }
+
+/** What a new section's id is made of (sortable by when it was made: newSortableId). */
+export type SectionIds = Pick<ExtractJobDeps, 'random' | 'clock'>
 
 /** The content address of a text: identical sections share one cartridge. */
 export function cartIdOf(text: string): string {
@@ -131,7 +136,7 @@ function textIsFile(raw: Uint8Array, text: string): boolean {
  */
 export async function readOnUpload(
   extractor: Extractor,
-  random: Random,
+  ids: SectionIds,
   input: { bytes: Uint8Array; filename: string; contentType: string },
 ): Promise<ReadOnUpload | null> {
   let result: ExtractResult | null = null
@@ -142,7 +147,7 @@ export async function readOnUpload(
   }
   if (!result || result.pageRanges) return null
   // The file's hash is not known yet: a text that is its file takes it when its write computes it.
-  const side = sidecarOf({ ...result, raw: input.bytes, rawSha256: '' }, random)
+  const side = sidecarOf({ ...result, raw: input.bytes, rawSha256: '' }, ids)
   const x = side.extraction('', 0, 0)
   const cartOfFile = side.isFile && x.sections.length === 0
   const text = {
@@ -168,17 +173,18 @@ export function uploadTextOf(read: ReadOnUpload, sha256: string, key: string | n
  * several, and what `setExtracted` records. Each text is hashed once: a text that is its file
  * takes the file's hash.
  */
-export function sidecarOf(result: Extracted, random: Random) {
+export function sidecarOf(result: Extracted, ids: SectionIds) {
   const texts = result.sections.map((s) => s.text)
   const text = texts.join('\n\n')
   const isFile = textIsFile(result.raw, text)
   const sections: NewSection[] = []
   let offset = 0
+  const now = ids.clock.now().getTime()
   if (texts.length > 1) {
     result.sections.forEach((s, index) => {
       const sha256 = sha256Hex(s.text)
       sections.push({
-        id: newId(random, 'doc'),
+        id: newSortableId(ids.random, 'doc', now),
         index,
         title: s.title,
         cartId: cartIdOfSha(sha256),

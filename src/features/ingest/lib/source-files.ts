@@ -8,7 +8,7 @@ import { Packer } from './packs'
 import { normalizePath } from './paths'
 
 /** What storing a source's files works with. */
-export type SourceFileDeps = Pick<IngestDeps, 'objects' | 'corpora' | 'extractor' | 'random'> & {
+export type SourceFileDeps = Pick<IngestDeps, 'objects' | 'corpora' | 'extractor' | 'random' | 'clock'> & {
   registrar: Registrar
 }
 
@@ -67,9 +67,9 @@ export class SourceFiles {
       }
     if (size <= SMALL_PART_BYTES) {
       // A plain file read in this process anyway is read now, as an upload's is: registered extracted.
-      const { extractor, random } = this.deps
+      const { extractor } = this.deps
       const read = extractor
-        ? await readOnUpload(extractor, random, { bytes: file.bytes, filename: path, contentType })
+        ? await readOnUpload(extractor, this.deps, { bytes: file.bytes, filename: path, contentType })
         : null
       return {
         ok: true,

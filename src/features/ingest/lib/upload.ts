@@ -21,7 +21,7 @@ import { normalizePath } from './paths'
 /** What an upload works with. */
 export type UploadDeps = Pick<
   IngestDeps,
-  'config' | 'objects' | 'corpora' | 'plans' | 'extractor' | 'random'
+  'config' | 'objects' | 'corpora' | 'plans' | 'extractor' | 'random' | 'clock'
 > & {
   registrar: Registrar
 }
@@ -107,7 +107,7 @@ async function storeParts(
         const contentType = await checkSmall(deps, part, body, path)
         // A plain file read in this process anyway is read now: registered extracted, no job to wait for.
         const input = { bytes: body, filename: path, contentType }
-        const read = deps.extractor ? await readOnUpload(deps.extractor, deps.random, input) : null
+        const read = deps.extractor ? await readOnUpload(deps.extractor, deps, input) : null
         const item = { path, contentType }
         if (body.byteLength <= SMALL_PART_BYTES) stored.push((await packer.add(body, item, read)).stored)
         else stored.push(Promise.resolve(await packer.alone(body, item, read)))

@@ -8,7 +8,10 @@ import { SIDECAR_TYPE, uploadTextKeyOf } from './keys'
 import { normalizePath } from './paths'
 
 /** What an upsert works with. */
-export type UpsertDeps = Pick<IngestDeps, 'config' | 'objects' | 'corpora' | 'extractor' | 'random'> & {
+export type UpsertDeps = Pick<
+  IngestDeps,
+  'config' | 'objects' | 'corpora' | 'extractor' | 'random' | 'clock'
+> & {
   registrar: Registrar
 }
 
@@ -48,7 +51,7 @@ export async function upsertDocument(
   const contentType = body.content_type ?? detection.contentType
   // A plain file read in this process anyway is read now, as an upload's is: registered extracted.
   const read = deps.extractor
-    ? await readOnUpload(deps.extractor, deps.random, { bytes, filename: path, contentType })
+    ? await readOnUpload(deps.extractor, deps, { bytes, filename: path, contentType })
     : null
   const existing = await corpora.rawKeyBySha(corpusId, sha256)
   const key = existing ?? registrar.newBlobKey(workspaceId, corpusId)
