@@ -41,7 +41,7 @@ function single(p: ExtractBatchPayload, i: number): ExtractPayload {
  * same bytes, and a crash in that moment).
  */
 export async function extractBatch(deps: ExtractJobDeps, ctx: JobContext): Promise<BatchOutcome> {
-  const { corpora, objects, store, random, registrar } = deps
+  const { corpora, objects, store, registrar } = deps
   const p = ctx.job.payload as unknown as ExtractBatchPayload
   const items: ExtractOutcome[] = []
   const written: { i: number; key: string; own: boolean; record: (now: number) => Promise<boolean> }[] = []
