@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNotNull, isNull, ne } from 'drizzle-orm'
 import type { Store } from '../../platform/db/store'
 import { rangeBounds } from '../../platform/storage/ranges'
-import { ExtractionWrites, ParentInserts } from './corpora.extractions.repo'
+import { ExtractionWrites, parentInserts, sectionInserts } from './corpora.extractions.repo'
 import { statusesInto } from './corpora.lifecycle'
 import { encodePageRanges, type PageRange } from './corpora.pages'
 import {
@@ -12,9 +12,6 @@ import {
   type NewParent,
   type NewSection,
 } from './corpora.rows'
-
-/** Rows one multi-row insert of new parents writes at most. */
-const PARENTS_A_STATEMENT = 64
 
 export type { NewContent, NewParent, NewSection, TextAtUpload } from './corpora.rows'
 
@@ -45,13 +42,15 @@ export class DocumentContentRepo {
   private readonly t
   /** setExtracted's statements (every file an upload extracts), built once per handle. */
   private readonly extractions
-  /** insertParents' statements, prepared once per row count. */
+  /** insertParents' and insertSections' statements, prepared once per row count. */
   private readonly parents
+  private readonly sections
 
   constructor(private readonly store: Store) {
     this.t = corporaTables(store)
     this.extractions = new ExtractionWrites(store, this.t)
-    this.parents = new ParentInserts(store, this.t)
+    this.parents = parentInserts(store, this.t)
+    this.sections = sectionInserts(store, this.t)
   }
 
   private get db() {
@@ -101,17 +100,16 @@ export class DocumentContentRepo {
     return (await this.extractions.keyUse.execute({ key, lower, upper })).length > 0
   }
 
-  /**
-   * Inserts new parent documents with fresh (not yet extracted) content, up to 64 rows a statement:
-   * a statement in a transaction that fires the counters trigger writes a statement journal, once a
-   * statement rather than once a row.
-   */
+  /** Inserts new parent documents with fresh (not yet extracted) content, many rows a statement. */
   async insertParents(rows: NewParent[]): Promise<void> {
-    for (let at = 0; at < rows.length; at += PARENTS_A_STATEMENT)
-      await this.parents.run(rows.slice(at, at + PARENTS_A_STATEMENT))
-    // A text of several sections, read as it was uploaded, has its section rows too.
-    for (const r of rows)
-      if (r.text?.sections.length) await this.insertSections(r, r.text.key, r.text.sections, r.now)
+    await this.parents.run(rows)
+    // A text of several sections, read as it was uploaded, has its section rows too: all of them together.
+    await this.sections.run(
+      rows.flatMap(
+        (r) =>
+          r.text?.sections.map((section) => ({ parent: r, textKey: r.text!.key, section, now: r.now })) ?? [],
+      ),
+    )
   }
 
   /**
@@ -196,39 +194,14 @@ export class DocumentContentRepo {
     return 'done'
   }
 
-  /** Inserts a parent's section rows, each a slice of its text at `textKey`, up to 64 rows a statement. */
+  /** Inserts a parent's section rows, each a slice of its text at `textKey`, many rows a statement. */
   private async insertSections(
     parent: Pick<NewParent, 'id' | 'workspaceId' | 'corpusId' | 'path' | 'source'>,
     textKey: string,
     sections: NewSection[],
     now: number,
   ): Promise<void> {
-    const { d } = this.t
-    for (let at = 0; at < sections.length; at += PARENTS_A_STATEMENT) {
-      await this.db.insert(d).values(
-        sections.slice(at, at + PARENTS_A_STATEMENT).map((s) => ({
-          id: s.id,
-          workspaceId: parent.workspaceId,
-          corpusId: parent.corpusId,
-          parentId: parent.id,
-          path: parent.path,
-          size: s.size,
-          contentType: 'text/plain',
-          sha256: s.sha256,
-          status: 'pending' as const,
-          source: parent.source,
-          sectionIndex: s.index,
-          sectionTitle: s.title,
-          sectionCount: 1,
-          cartId: s.cartId,
-          textKey,
-          textChars: s.chars,
-          textOffset: s.offset,
-          createdAt: now,
-          updatedAt: now,
-        })),
-      )
-    }
+    await this.sections.run(sections.map((section) => ({ parent, textKey, section, now })))
   }
 
   /**

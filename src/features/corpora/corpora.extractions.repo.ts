@@ -1,8 +1,8 @@
 import { and, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm'
-import { Prepared, PreparedVariants } from '../../platform/db/prepared'
+import { Prepared, PreparedVariants, RowsInsert } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { statusesInto } from './corpora.lifecycle'
-import type { corporaTables, DocumentColumns, NewParent } from './corpora.rows'
+import type { corporaTables, DocumentColumns, NewParent, NewSection } from './corpora.rows'
 
 /**
  * The statements that record an extraction (DocumentContentRepo.setExtracted), run for every file an
@@ -79,6 +79,12 @@ export class ExtractionWrites {
   }
 }
 
+/**
+ * Rows one multi-row insert of new documents writes at most: a statement in a transaction that fires
+ * the counters trigger writes a statement journal, once a statement rather than once a row.
+ */
+const ROWS_A_STATEMENT = 64
+
 /** The values of a parent row that differ from row to row, each a placeholder named with the row's place. */
 const PARENT_VALUES = {
   id: (r: NewParent) => r.id,
@@ -100,66 +106,94 @@ const PARENT_VALUES = {
   extractorVersion: (r: NewParent) => r.text?.extractorVersion ?? null,
   sectionCount: (r: NewParent) => Math.max(1, r.text?.sections.length ?? 0),
   now: (r: NewParent) => r.now,
-} as const
-type ParentValue = keyof typeof PARENT_VALUES
-const PARENT_NAMES = Object.keys(PARENT_VALUES) as ParentValue[]
+}
 
-/**
- * The multi-row insert of new parents (an upload's files, a push's batch), prepared once per row
- * count instead of built by drizzle's builder on each call: building a 50-row insert cost about 1 ms
- * (an upload's 50 small files, bench/RESULTS.md issue 38 session 34), more than running it.
- */
-export class ParentInserts {
-  private readonly inserts = new PreparedVariants<number, Prepared<unknown>>()
-  /** Placeholder names by place: `id0`, `workspaceId0`, ... (made once, not once a row). */
-  private readonly names: string[][] = []
+/** The multi-row insert of new parents (an upload's files, a push's batch), prepared once per row count. */
+export function parentInserts(store: Store, t: ReturnType<typeof corporaTables>) {
+  return new RowsInsert(
+    store,
+    ROWS_A_STATEMENT,
+    PARENT_VALUES,
+    (ph) => ({
+      id: ph('id'),
+      workspaceId: ph('workspaceId'),
+      corpusId: ph('corpusId'),
+      path: ph('path'),
+      size: ph('size'),
+      contentType: ph('contentType'),
+      sha256: ph('sha256'),
+      status: 'pending' as const,
+      source: ph('source'),
+      managedBy: ph('managedBy'),
+      rawKey: ph('rawKey'),
+      textKey: ph('textKey'),
+      textBytes: ph('textBytes'),
+      textChars: ph('textChars'),
+      sectionTitle: ph('sectionTitle'),
+      cartId: ph('cartId'),
+      extractorVersion: ph('extractorVersion'),
+      sectionCount: ph('sectionCount'),
+      createdAt: ph('now'),
+      updatedAt: ph('now'),
+    }),
+    (db, rows) => db.insert(t.d).values(rows).prepare(),
+  )
+}
 
-  constructor(
-    private readonly store: Store,
-    private readonly t: ReturnType<typeof corporaTables>,
-  ) {}
+/** One section row to insert: a slice of its parent's text at `textKey`. */
+export interface SectionInsert {
+  parent: Pick<NewParent, 'id' | 'workspaceId' | 'corpusId' | 'path' | 'source'>
+  textKey: string
+  section: NewSection
+  now: number
+}
 
-  /** Inserts the rows (at most as many as one statement takes: the caller chunks them). */
-  run(rows: NewParent[]): Promise<unknown> {
-    const values: Record<string, unknown> = {}
-    for (const [i, row] of rows.entries()) {
-      const names = this.namesAt(i)
-      for (let v = 0; v < PARENT_NAMES.length; v++) values[names[v]!] = PARENT_VALUES[PARENT_NAMES[v]!](row)
-    }
-    return this.statement(rows.length).execute(values)
-  }
+/** The values of a section row that differ from row to row (its parent's among them). */
+const SECTION_VALUES = {
+  id: (r: SectionInsert) => r.section.id,
+  workspaceId: (r: SectionInsert) => r.parent.workspaceId,
+  corpusId: (r: SectionInsert) => r.parent.corpusId,
+  parentId: (r: SectionInsert) => r.parent.id,
+  path: (r: SectionInsert) => r.parent.path,
+  size: (r: SectionInsert) => r.section.size,
+  sha256: (r: SectionInsert) => r.section.sha256,
+  source: (r: SectionInsert) => r.parent.source,
+  sectionIndex: (r: SectionInsert) => r.section.index,
+  sectionTitle: (r: SectionInsert) => r.section.title,
+  cartId: (r: SectionInsert) => r.section.cartId,
+  textKey: (r: SectionInsert) => r.textKey,
+  textChars: (r: SectionInsert) => r.section.chars,
+  textOffset: (r: SectionInsert) => r.section.offset,
+  now: (r: SectionInsert) => r.now,
+}
 
-  private namesAt(i: number): string[] {
-    this.names[i] ??= PARENT_NAMES.map((v) => `${v}${i}`)
-    return this.names[i]!
-  }
-
-  private statement(n: number): Prepared<unknown> {
-    return this.inserts.of(n, () => {
-      const ph = (i: number, v: ParentValue) => sql.placeholder(`${v}${i}`) as never
-      const rows = Array.from({ length: n }, (_, i) => ({
-        id: ph(i, 'id'),
-        workspaceId: ph(i, 'workspaceId'),
-        corpusId: ph(i, 'corpusId'),
-        path: ph(i, 'path'),
-        size: ph(i, 'size'),
-        contentType: ph(i, 'contentType'),
-        sha256: ph(i, 'sha256'),
-        status: 'pending' as const,
-        source: ph(i, 'source'),
-        managedBy: ph(i, 'managedBy'),
-        rawKey: ph(i, 'rawKey'),
-        textKey: ph(i, 'textKey'),
-        textBytes: ph(i, 'textBytes'),
-        textChars: ph(i, 'textChars'),
-        sectionTitle: ph(i, 'sectionTitle'),
-        cartId: ph(i, 'cartId'),
-        extractorVersion: ph(i, 'extractorVersion'),
-        sectionCount: ph(i, 'sectionCount'),
-        createdAt: ph(i, 'now'),
-        updatedAt: ph(i, 'now'),
-      }))
-      return new Prepared(this.store, (db) => db.insert(this.t.d).values(rows).prepare())
-    })
-  }
+/** The multi-row insert of a parent's section rows (every text of several sections), prepared once per row count. */
+export function sectionInserts(store: Store, t: ReturnType<typeof corporaTables>) {
+  return new RowsInsert(
+    store,
+    ROWS_A_STATEMENT,
+    SECTION_VALUES,
+    (ph) => ({
+      id: ph('id'),
+      workspaceId: ph('workspaceId'),
+      corpusId: ph('corpusId'),
+      parentId: ph('parentId'),
+      path: ph('path'),
+      size: ph('size'),
+      contentType: 'text/plain',
+      sha256: ph('sha256'),
+      status: 'pending' as const,
+      source: ph('source'),
+      sectionIndex: ph('sectionIndex'),
+      sectionTitle: ph('sectionTitle'),
+      sectionCount: 1,
+      cartId: ph('cartId'),
+      textKey: ph('textKey'),
+      textChars: ph('textChars'),
+      textOffset: ph('textOffset'),
+      createdAt: ph('now'),
+      updatedAt: ph('now'),
+    }),
+    (db, rows) => db.insert(t.d).values(rows).prepare(),
+  )
 }

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import type { Db } from './db'
 import type { Store } from './store'
 
@@ -64,6 +65,65 @@ export class PreparedVariants<K, P> {
       this.made.set(key, p)
     }
     return p
+  }
+}
+
+/**
+ * A multi-row insert prepared once per row count, instead of built by drizzle's builder on every
+ * call: building a 64-row insert costs about 1 ms, more than running it (bench/RESULTS.md, issue 38
+ * sessions 34 and 46). Rows go `max` a statement and the rest in statements of powers of two, so
+ * whatever the counts, at most a handful of statements are ever prepared. `values` says how a row
+ * gives each placeholder; `row(ph)` is one row as the insert takes it, with `ph(name)` that row's
+ * placeholder for `name` (a name may fill several columns); `insert` builds the statement of the rows.
+ */
+export class RowsInsert<R, V> {
+  private readonly inserts = new PreparedVariants<number, Prepared<unknown>>()
+  private readonly keys: string[]
+  /** Placeholder names by place: `id0`, `path0`, ... (made once, not once a row). */
+  private readonly names: string[][] = []
+
+  constructor(
+    private readonly store: Store,
+    private readonly max: number,
+    private readonly values: Record<string, (row: R) => unknown>,
+    private readonly row: (ph: (name: string) => never) => V,
+    private readonly insert: (db: Db, rows: V[]) => PreparedQuery<unknown>,
+  ) {
+    this.keys = Object.keys(values)
+  }
+
+  /** Inserts the rows, in as few statements as the counts allow (at most `max` and one per power of two below it). */
+  async run(rows: readonly R[]): Promise<void> {
+    for (let at = 0; at < rows.length; ) {
+      const left = rows.length - at
+      const n = left >= this.max ? this.max : 2 ** Math.floor(Math.log2(left))
+      await this.statement(n).execute(this.placeholders(rows, at, n))
+      at += n
+    }
+  }
+
+  private placeholders(rows: readonly R[], at: number, n: number): Record<string, unknown> {
+    const out: Record<string, unknown> = {}
+    for (let i = 0; i < n; i++) {
+      const names = this.namesAt(i)
+      const r = rows[at + i]!
+      for (let v = 0; v < this.keys.length; v++) out[names[v]!] = this.values[this.keys[v]!]!(r)
+    }
+    return out
+  }
+
+  private namesAt(i: number): string[] {
+    this.names[i] ??= this.keys.map((k) => `${k}${i}`)
+    return this.names[i]!
+  }
+
+  private statement(n: number): Prepared<unknown> {
+    return this.inserts.of(n, () => {
+      const rows = Array.from({ length: n }, (_, i) =>
+        this.row((name) => sql.placeholder(`${name}${i}`) as never),
+      )
+      return new Prepared(this.store, (db) => this.insert(db, rows))
+    })
   }
 }
 

@@ -20,12 +20,6 @@ export function inserted(j: JobsTable, dir: 'asc' | 'desc'): SQL[] {
   return [(dir === 'asc' ? asc : desc)(j.seq)]
 }
 
-/** The sum of the numbers job results hold at `field`, per dialect (JSON is text on both). */
-export function resultSum(store: Store, j: JobsTable, field: string): SQL {
-  if (store.dialect === 'sqlite') return sql`sum(json_extract(${j.result}, ${`$.${field}`}))`
-  return sql`sum(((${j.result})::jsonb ->> ${field})::double precision)`
-}
-
 /** The reads of a claim, prepared on the store: what an owner runs, and the due candidates. */
 export class ClaimReads {
   private readonly running: Prepared<{ workspaceId: string; kind: string; n: number }[]>

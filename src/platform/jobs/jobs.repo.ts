@@ -1,11 +1,12 @@
 // The job queue on the store, on either engine, as features use it: enqueue in the caller's unit,
 // reads, cancellation and aggregates (the worker side is leases.repo.ts).
-import { and, count, eq, inArray, or, type SQL, sql } from 'drizzle-orm'
+import { and, eq, inArray, or, sql } from 'drizzle-orm'
 import type { Clock } from '../clock/clock'
 import { newId, type Random } from '../crypto/random'
 import { Prepared } from '../db/prepared'
 import type { Store } from '../db/store'
-import { inserted, resultSum } from './claim'
+import { type ChildTotals, ChildTotalsReads } from './child-totals'
+import { inserted } from './claim'
 import { isTerminal, type Job, type JobRow, type JobStatus, type NewJob } from './job'
 import { jobs } from './jobs.tables'
 import { tellCanceled } from './wake'
@@ -28,6 +29,7 @@ export class JobsRepo {
   /** A job by id, and its stop flag with its parent's: read by every poll of a job and every batch's step. */
   private readonly byId: Prepared<JobRow[]>
   private readonly flagOf: Prepared<{ flag: JobRow['cancelRequested']; parentId: JobRow['parentId'] }[]>
+  private readonly totals: ChildTotalsReads
 
   constructor(
     readonly store: Store,
@@ -35,6 +37,7 @@ export class JobsRepo {
     private readonly random: Random,
   ) {
     const id = sql.placeholder('id')
+    this.totals = new ChildTotalsReads(store)
     this.byId = new Prepared(store, (db) =>
       db.select().from(this.j).where(eq(this.j.id, id)).limit(1).prepare(),
     )
@@ -160,27 +163,9 @@ export class JobsRepo {
     return rows.map(decodeRow)
   }
 
-  /**
-   * Sums over the children of an aggregate, in one query (`JobQueue.childTotals`): how many there
-   * are and have ended, their units, units done (all of a succeeded child's), and with
-   * `resultField`, the numbers their results hold there.
-   */
-  async childTotals(parentId: string, resultField?: string) {
-    const j = this.j
-    const num = (q: SQL) => sql`coalesce(${q}, 0)`.mapWith(Number)
-    const [row] = await this.store.db
-      .select({
-        children: count(),
-        ended: num(sql`sum(case when ${j.status} in ('succeeded', 'failed', 'canceled') then 1 else 0 end)`),
-        unitsTotal: num(sql`sum(${j.unitsTotal})`),
-        unitsDone: num(
-          sql`sum(case when ${j.status} = 'succeeded' then ${j.unitsTotal} else ${j.unitsDone} end)`,
-        ),
-        resultSum: num(resultField === undefined ? sql`0` : resultSum(this.store, j, resultField)),
-      })
-      .from(j)
-      .where(eq(j.parentId, parentId))
-    return row ?? { children: 0, ended: 0, unitsTotal: 0, unitsDone: 0, resultSum: 0 }
+  /** Sums over the children of an aggregate, in one query (`JobQueue.childTotals`; ChildTotalsReads.of). */
+  childTotals(parentId: string, resultField?: string): Promise<ChildTotals> {
+    return this.totals.of(parentId, resultField)
   }
 
   /** Sets the cancel flag on a job and its children; pending children end `canceled` at once. */

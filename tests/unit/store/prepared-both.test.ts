@@ -4,7 +4,7 @@ import { LegalRepo } from '../../../src/features/legal/legal.repo'
 import { legalAcceptances } from '../../../src/features/legal/legal.tables'
 import type { Db } from '../../../src/platform/db/db'
 import { isUniqueViolation } from '../../../src/platform/db/failures'
-import { Prepared } from '../../../src/platform/db/prepared'
+import { Prepared, RowsInsert } from '../../../src/platform/db/prepared'
 import type { Store } from '../../../src/platform/db/store'
 import { engines, type OpenStore, seedTenants } from '../../helpers/stores'
 
@@ -131,6 +131,48 @@ for (const engine of await engines()) {
       expect(pending).toBeInstanceOf(Promise)
       expect(isUniqueViolation(refused)).toBe(true)
       expect(await byVersion(store).execute({ ws: 'ws_1', version: '1' })).toHaveLength(1)
+    })
+
+    test('a multi-row insert writes every row of any count, and prepares at most one statement a power of two up to its most', async () => {
+      const o = await engine.open()
+      opened.push(o)
+      const { store } = o
+      await seedTenants(store, { workspaces: ['ws_1'], at: T0 })
+      const counts: number[] = []
+      const inserts = new RowsInsert(
+        store,
+        8,
+        { id: (r: { id: string; version: string }) => r.id, version: (r) => r.version },
+        (ph) => ({ ...acceptance('', ''), id: ph('id'), version: ph('version') }),
+        (db, rows) => {
+          counts.push(rows.length)
+          return db.insert(store.table(legalAcceptances)).values(rows).prepare()
+        },
+      )
+      let n = 0
+      for (const size of [0, 1, 8, 13, 3, 21, 7, 16]) {
+        const rows = Array.from({ length: size }, (_, i) => ({ id: `lga_${n + i}`, version: String(n + i) }))
+        n += size
+        await store.unit(() => inserts.run(rows))
+      }
+      const find = byVersion(store)
+      for (let i = 0; i < n; i++)
+        expect(await find.execute({ ws: 'ws_1', version: String(i) })).toEqual([
+          acceptance(`lga_${i}`, String(i)),
+        ])
+      expect(await find.execute({ ws: 'ws_1', version: String(n) })).toEqual([])
+      // 8, 4, 2 and 1 rows a statement: one build each (per connection it ran on, SQLite's writing one).
+      expect(counts.toSorted((a, b) => a - b)).toEqual([1, 2, 4, 8])
+      // A refused row takes the whole call's rows with it in the caller's unit.
+      await expect(
+        store.unit(() =>
+          inserts.run([
+            { id: 'lga_x', version: 'x' },
+            { id: 'lga_0', version: 'dup' },
+          ]),
+        ),
+      ).rejects.toThrow()
+      expect(await find.execute({ ws: 'ws_1', version: 'x' })).toEqual([])
     })
   })
 }
