@@ -48,11 +48,11 @@ describe('documents of a base by id', () => {
   test("reads by the primary key, not by walking the base's rows", async () => {
     const { c, repo, statements } = twoBases()
     await repo.documentsByIds('A', ['a1', 'a2'])
-    const read = statements.find((s) => /from "documents"/.test(s) && /"id" in/.test(s))
+    const read = statements.find((s) => /from "documents"/.test(s) && /"id" IN \(SELECT value FROM json_each/.test(s))
     expect(read).toBeDefined()
     const plan = c
       .query(`EXPLAIN QUERY PLAN ${read}`)
-      .all('a1', 'a2')
+      .all(JSON.stringify(['a1', 'a2']))
       .map((r) => (r as { detail: string }).detail)
       .join('; ')
     expect(plan).toMatch(/PRIMARY KEY|sqlite_autoindex_documents_1/)

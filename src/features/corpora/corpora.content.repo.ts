@@ -1,11 +1,10 @@
-import { and, eq, inArray, isNotNull, isNull, ne } from 'drizzle-orm'
+import { and, eq, inArray, isNull } from 'drizzle-orm'
 import type { Store } from '../../platform/db/store'
 import { rangeBounds } from '../../platform/storage/ranges'
-import { ExtractionWrites, parentInserts, sectionInserts } from './corpora.extractions.repo'
+import { ExtractionWrites, holdsCopy, parentInserts, sectionInserts } from './corpora.extractions.repo'
 import { statusesInto } from './corpora.lifecycle'
 import { encodePageRanges, type PageRange } from './corpora.pages'
 import {
-  chunks,
   corporaTables,
   type DocumentRow,
   type NewContent,
@@ -57,12 +56,6 @@ export class DocumentContentRepo {
     return this.store.db
   }
 
-  /** A parent of the base holding a usable copy of this content (a failed one's object may not hold it). */
-  private held(corpusId: string) {
-    const { d } = this.t
-    return and(eq(d.corpusId, corpusId), isNull(d.parentId), isNotNull(d.rawKey), ne(d.status, 'failed'))
-  }
-
   /** The stored object of a parent document of the base with this content, or null (dedup). A failed
    * document is never a source: its object may not hold what its SHA-256 says (a bad presigned PUT). */
   async rawKeyBySha(corpusId: string, sha256: string): Promise<string | null> {
@@ -70,26 +63,20 @@ export class DocumentContentRepo {
     const rows = await this.db
       .select({ rawKey: d.rawKey })
       .from(d)
-      .where(and(eq(d.sha256, sha256), this.held(corpusId)))
+      .where(and(eq(d.sha256, sha256), holdsCopy(d, corpusId)))
       .limit(1)
     return rows[0]?.rawKey ?? null
   }
 
   /**
-   * `rawKeyBySha` for many contents, a few hundred a statement: the stored object of each that the
+   * `rawKeyBySha` for many contents, in one statement: the stored object of each that the
    * base holds; absent ones are not in the map.
    */
   async rawKeysBySha(corpusId: string, shas: string[]): Promise<Map<string, string>> {
-    const { d } = this.t
     const out = new Map<string, string>()
-    for (const some of chunks([...new Set(shas)])) {
-      const rows = await this.db
-        .select({ sha256: d.sha256, rawKey: d.rawKey })
-        .from(d)
-        .where(and(inArray(d.sha256, some), this.held(corpusId)))
-      for (const r of rows)
-        if (r.sha256 !== null && r.rawKey !== null && !out.has(r.sha256)) out.set(r.sha256, r.rawKey)
-    }
+    const rows = await this.extractions.rawKeysOf.execute({ corpus: corpusId, shas: JSON.stringify(shas) })
+    for (const r of rows)
+      if (r.sha256 !== null && r.rawKey !== null && !out.has(r.sha256)) out.set(r.sha256, r.rawKey)
     return out
   }
 

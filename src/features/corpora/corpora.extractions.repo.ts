@@ -1,8 +1,16 @@
-import { and, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm'
-import { Prepared, PreparedVariants, RowsInsert } from '../../platform/db/prepared'
+import { and, eq, gt, inArray, isNotNull, isNull, lt, ne, or, type Placeholder, sql } from 'drizzle-orm'
+import { inList, Prepared, PreparedVariants, RowsInsert } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { statusesInto } from './corpora.lifecycle'
 import type { corporaTables, DocumentColumns, NewParent, NewSection } from './corpora.rows'
+
+/**
+ * A parent of the base holding a usable copy of its content (dedup's source): a failed document is
+ * never one, its object may not hold what its SHA-256 says (a bad presigned PUT).
+ */
+export function holdsCopy(d: ReturnType<typeof corporaTables>['d'], corpus: string | Placeholder) {
+  return and(eq(d.corpusId, corpus), isNull(d.parentId), isNotNull(d.rawKey), ne(d.status, 'failed'))
+}
 
 /**
  * The statements that record an extraction (DocumentContentRepo.setExtracted), run for every file an
@@ -12,6 +20,9 @@ export class ExtractionWrites {
   private readonly updates = new PreparedVariants<boolean, Prepared<Pick<DocumentColumns, 'id'>[]>>()
   /** Deletes a parent's section rows (they are written again from the new extraction). */
   readonly dropSections: Prepared<unknown>
+
+  /** The stored objects of a base's parents with these contents (a JSON list): every upload request's dedup. */
+  readonly rawKeysOf: Prepared<Pick<DocumentColumns, 'sha256' | 'rawKey'>[]>
 
   /** A row that uses an object (as its raw file or text sidecar, or a range of it): an upload's every stored file. */
   readonly keyUse: Prepared<Pick<DocumentColumns, 'id'>[]>
@@ -35,6 +46,13 @@ export class ExtractionWrites {
           ),
         )
         .limit(1)
+        .prepare(),
+    )
+    this.rawKeysOf = new Prepared(store, (db) =>
+      db
+        .select({ sha256: d.sha256, rawKey: d.rawKey })
+        .from(d)
+        .where(and(inList(store, d.sha256, 'shas'), holdsCopy(d, ph('corpus'))))
         .prepare(),
     )
     this.dropSections = new Prepared(store, (db) =>

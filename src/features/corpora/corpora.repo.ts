@@ -1,5 +1,5 @@
 import { and, count, desc, eq, type gt, inArray, isNull, lt, or, sql } from 'drizzle-orm'
-import { Prepared } from '../../platform/db/prepared'
+import { inList, Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { StoreMemo } from '../../platform/db/store-memo'
 import { timeIdCursor } from '../../platform/paging/paging'
@@ -13,6 +13,9 @@ export class CorporaRepo {
   private readonly byId: Prepared<CorpusRow[]>
   private readonly documentById: Prepared<DocumentRow[]>
   private readonly documentAtPath: Prepared<DocumentRow[]>
+  /** Documents by a JSON list of ids, and a base's parents by one of paths (every upload request reads both). */
+  private readonly documentsWithIds: Prepared<DocumentRow[]>
+  private readonly documentsAtPaths: Prepared<DocumentRow[]>
   /** Base rows by workspace and id, reused only until the next commit to the database (any process's). */
   private readonly rows: StoreMemo<CorpusRow>
 
@@ -39,6 +42,10 @@ export class CorporaRepo {
     this.documentById = documentWhere(and(eq(t.d.corpusId, ph('corpus')), eq(t.d.id, ph('id'))))
     this.documentAtPath = documentWhere(
       and(eq(t.d.corpusId, ph('corpus')), eq(t.d.path, ph('path')), isNull(t.d.parentId)),
+    )
+    this.documentsWithIds = documentWhere(inList(store, t.d.id, 'ids'))
+    this.documentsAtPaths = documentWhere(
+      and(eq(t.d.corpusId, ph('corpus')), inList(store, t.d.path, 'paths'), isNull(t.d.parentId)),
     )
     this.rows = new StoreMemo(store, async (key) => {
       const [ws, id] = key.split('\n') as [string, string]
@@ -194,29 +201,21 @@ export class CorporaRepo {
   }
 
   /**
-   * Documents (or sections) of a base by id, in a statement a few hundred ids: those that exist.
+   * Documents (or sections) of a base by id, in one statement: those that exist.
    * Read by the primary key alone and kept only if the base's: with the base in the statement,
    * SQLite's planner walks the base's every row by one of its indexes instead.
    */
   async documentsByIds(corpusId: string, ids: string[]): Promise<Map<string, DocumentRow>> {
     const found = new Map<string, DocumentRow>()
-    for (const some of chunks(ids)) {
-      for (const row of await this.documents(inArray(this.t.d.id, some)))
-        if (row.corpus_id === corpusId) found.set(row.id, row)
-    }
+    for (const row of await this.documentsWithIds.execute({ ids: JSON.stringify(ids) }))
+      if (row.corpus_id === corpusId) found.set(row.id, row)
     return found
   }
 
-  /** The parent documents of a base at these paths, a few hundred a statement: those that exist, by path. */
+  /** The parent documents of a base at these paths, in one statement: those that exist, by path. */
   async documentsByPaths(corpusId: string, paths: string[]): Promise<Map<string, DocumentRow>> {
-    const { d } = this.t
-    const found = new Map<string, DocumentRow>()
-    for (const some of chunks(paths))
-      for (const row of await this.documents(
-        and(eq(d.corpusId, corpusId), inArray(d.path, some), isNull(d.parentId)),
-      ))
-        found.set(row.path, row)
-    return found
+    const rows = await this.documentsAtPaths.execute({ corpus: corpusId, paths: JSON.stringify(paths) })
+    return new Map(rows.map((row) => [row.path, row]))
   }
 
   /** The parent document of a base at a relative path, or null. */

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, inArray, isNotNull, isNull, or, type SQL, sql } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/sqlite-core'
 import { holdInUnit } from '../../platform/db/hold'
-import { Prepared } from '../../platform/db/prepared'
+import { inList, Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { statusesInto, type WireStatus } from './corpora.lifecycle'
 import { chunks, corporaTables, type DocumentColumns } from './corpora.rows'
@@ -36,6 +36,9 @@ export class UnitsRepo {
 
   /** A unit by id (a deferred build reads each section it builds), built once per handle. */
   private readonly unitById: Prepared<Unit[]>
+  /** Units by id, and the leaves of documents by id (every batch of a run reads both): a JSON list of ids. */
+  private readonly byIds: Prepared<Unit[]>
+  private readonly leavesByIds: Prepared<Unit[]>
   /** A run's per-row statements (every section a run settles, every parent), built once per handle. */
   private readonly settles
 
@@ -48,6 +51,15 @@ export class UnitsRepo {
       this.from(db)
         .where(eq(t.d.id, ph('id')))
         .prepare(),
+    )
+    this.byIds = new Prepared(store, (db) =>
+      this.from(db)
+        .where(inList(store, t.d.id, 'ids'))
+        .prepare(),
+    )
+    const leaves = or(inList(store, t.d.parentId, 'ids'), and(inList(store, t.d.id, 'ids'), this.leaf()))
+    this.leavesByIds = new Prepared(store, (db) =>
+      this.from(db).where(leaves).orderBy(nullsFirst(t.d.sectionIndex)).prepare(),
     )
     this.settles = new SettleWrites(store, t)
   }
@@ -137,25 +149,19 @@ export class UnitsRepo {
     return (await this.unitById.execute({ id }))[0] ?? null
   }
 
-  /** Units by id, each as `unit` reads it (one deleted meanwhile is missing), a few hundred a query. */
+  /** Units by id, each as `unit` reads it (one deleted meanwhile is missing), in one query. */
   async unitsById(ids: string[]): Promise<Map<string, Unit>> {
-    const out = new Map<string, Unit>()
-    for (const some of chunks(ids))
-      for (const r of await this.select(inArray(this.t.d.id, some))) out.set(r.id, r)
-    return out
+    const rows = await this.byIds.execute({ ids: JSON.stringify(ids) })
+    return new Map(rows.map((r) => [r.id, r]))
   }
 
-  /** The leaves of each of these documents (its sections, or itself), a few hundred documents a query. */
+  /** The leaves of each of these documents (its sections, or itself), in one query. */
   async leavesOfAll(ids: string[]): Promise<Map<string, Unit[]>> {
-    const { d } = this.t
     const out = new Map(ids.map((id) => [id, [] as Unit[]]))
-    for (const some of chunks(ids)) {
-      const where = or(inArray(d.parentId, some), and(inArray(d.id, some), this.leaf()))
-      for (const row of await this.select(where, nullsFirst(d.sectionIndex))) {
-        if (row.parentId !== null) out.get(row.parentId)?.push(row)
-        // A leaf asked for itself (a one-section document, or a section named by its own id).
-        out.get(row.id)?.push(row)
-      }
+    for (const row of await this.leavesByIds.execute({ ids: JSON.stringify(ids) })) {
+      if (row.parentId !== null) out.get(row.parentId)?.push(row)
+      // A leaf asked for itself (a one-section document, or a section named by its own id).
+      out.get(row.id)?.push(row)
     }
     return out
   }

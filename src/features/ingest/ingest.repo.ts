@@ -1,4 +1,5 @@
 import { and, count, desc, eq, lt, or, sql } from 'drizzle-orm'
+import { Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import type { Outbox } from '../../platform/events/outbox'
 import { timeIdCursor } from '../../platform/paging/paging'
@@ -24,11 +25,25 @@ type EndStatus = Exclude<SyncRunRow['status'], 'running'>
  * run (two extraction settles, a batch and a settle) take turns instead of losing a count.
  */
 export class IngestRepo {
+  /** A run by base and id: every upload request reads its run back. */
+  private readonly runById: Prepared<SyncRunRow[]>
+
   constructor(
     private readonly store: Store,
     /** A run that ends is told as `sync.finished`, in the unit that ends it. */
     private readonly events: Outbox,
-  ) {}
+  ) {
+    const t = this.t
+    const ph = sql.placeholder
+    this.runById = new Prepared(store, (db) =>
+      db
+        .select()
+        .from(t)
+        .where(and(eq(t.corpusId, ph('corpus')), eq(t.id, ph('id'))))
+        .limit(1)
+        .prepare(),
+    )
+  }
 
   private get t() {
     return this.store.table(syncRuns)
@@ -197,13 +212,7 @@ export class IngestRepo {
 
   /** One run of a base, or null. */
   async run(corpusId: string, id: string): Promise<SyncRunRow | null> {
-    const t = this.t
-    const rows = await this.store.db
-      .select()
-      .from(t)
-      .where(and(eq(t.corpusId, corpusId), eq(t.id, id)))
-      .limit(1)
-    return rows[0] ?? null
+    return (await this.runById.execute({ corpus: corpusId, id }))[0] ?? null
   }
 
   /** Runs of a base newest first after a keyset position (`limit + 1` rows; all when limit is null). */

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm'
+import { type Column, type SQL, sql } from 'drizzle-orm'
 import type { Db } from './db'
 import type { Store } from './store'
 
@@ -125,6 +125,18 @@ export class RowsInsert<R, V> {
       return new Prepared(this.store, (db) => this.insert(db, rows))
     })
   }
+}
+
+/**
+ * `column IN` the strings of a JSON array bound at the placeholder `name` (`JSON.stringify(ids)`), on
+ * either engine: one statement however many there are, where `inArray` makes a statement a count
+ * and so cannot be prepared. Each engine reads the list once and seeks the column's index by it.
+ */
+export function inList(store: Store, column: Column, name: string): SQL {
+  const list = sql.placeholder(name)
+  return store.dialect === 'sqlite'
+    ? sql`${column} IN (SELECT value FROM json_each(${list}))`
+    : sql`${column} IN (SELECT json_array_elements_text(${list}::text::json))`
 }
 
 function isSync<R>(run: unknown): run is { sync(): R } {

@@ -4,7 +4,7 @@ import { LegalRepo } from '../../../src/features/legal/legal.repo'
 import { legalAcceptances } from '../../../src/features/legal/legal.tables'
 import type { Db } from '../../../src/platform/db/db'
 import { isUniqueViolation } from '../../../src/platform/db/failures'
-import { Prepared, RowsInsert } from '../../../src/platform/db/prepared'
+import { inList, Prepared, RowsInsert } from '../../../src/platform/db/prepared'
 import type { Store } from '../../../src/platform/db/store'
 import { engines, type OpenStore, seedTenants } from '../../helpers/stores'
 
@@ -131,6 +131,42 @@ for (const engine of await engines()) {
       expect(pending).toBeInstanceOf(Promise)
       expect(isUniqueViolation(refused)).toBe(true)
       expect(await byVersion(store).execute({ ws: 'ws_1', version: '1' })).toHaveLength(1)
+    })
+
+    test('a list placeholder reads the rows of any number of ids through one statement', async () => {
+      const o = await engine.open()
+      opened.push(o)
+      const { store } = o
+      await seedTenants(store, { workspaces: ['ws_1'], at: T0 })
+      const repo = new LegalRepo(store)
+      await store.unit(async () => {
+        for (let i = 0; i < 5; i++) await repo.insert(acceptance(`lga_${i}`, String(i)))
+      })
+      let builds = 0
+      const byIds = new Prepared(store, (db) => {
+        builds++
+        const t = store.table(legalAcceptances)
+        return db
+          .select({ id: t.id })
+          .from(t)
+          .where(inList(store, t.id, 'ids'))
+          .prepare()
+      })
+      const read = async (ids: string[]) =>
+        (await byIds.execute({ ids: JSON.stringify(ids) })).map((r) => r.id).sort()
+      expect(await read([])).toEqual([])
+      expect(await read(['lga_3'])).toEqual(['lga_3'])
+      expect(await read(['lga_4', 'lga_0', 'lga_9', 'lga_0'])).toEqual(['lga_0', 'lga_4'])
+      expect(await read(Array.from({ length: 5000 }, (_, i) => `lga_${i}`))).toEqual([
+        'lga_0',
+        'lga_1',
+        'lga_2',
+        'lga_3',
+        'lga_4',
+      ])
+      // Quotes and backslashes are the list's, never the statement's.
+      expect(await read([`lga_1' OR '1'='1`, 'lga_"2\\'])).toEqual([])
+      expect(builds).toBe(1)
     })
 
     test('a multi-row insert writes every row of any count, and prepares at most one statement a power of two up to its most', async () => {
