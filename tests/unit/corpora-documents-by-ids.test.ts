@@ -48,7 +48,9 @@ describe('documents of a base by id', () => {
   test("reads by the primary key, not by walking the base's rows", async () => {
     const { c, repo, statements } = twoBases()
     await repo.documentsByIds('A', ['a1', 'a2'])
-    const read = statements.find((s) => /from "documents"/.test(s) && /"id" IN \(SELECT value FROM json_each/.test(s))
+    const read = statements.find(
+      (s) => /from "documents"/.test(s) && /"id" IN \(SELECT value FROM json_each/.test(s),
+    )
     expect(read).toBeDefined()
     const plan = c
       .query(`EXPLAIN QUERY PLAN ${read}`)
