@@ -73,23 +73,24 @@ export class PreparedVariants<K, P> {
  * call: building a 64-row insert costs about 1 ms, more than running it (bench/RESULTS.md, issue 38
  * sessions 34 and 46). Rows go `max` a statement and the rest in statements of powers of two, so
  * whatever the counts, at most a handful of statements are ever prepared. `values` says how a row
- * gives each placeholder; `row(ph)` is one row as the insert takes it, with `ph(name)` that row's
- * placeholder for `name` (a name may fill several columns); `insert` builds the statement of the rows.
+ * gives each named value; `row(p)` is one row as the insert takes it, `p` that row's placeholder of
+ * each name (a name not a column, such as a time several columns take, is left out by the insert);
+ * `insert` builds the statement of the rows.
  */
-export class RowsInsert<R, V> {
+export class RowsInsert<R, K extends string, V> {
   private readonly inserts = new PreparedVariants<number, Prepared<unknown>>()
-  private readonly keys: string[]
+  private readonly keys: K[]
   /** Placeholder names by place: `id0`, `path0`, ... (made once, not once a row). */
   private readonly names: string[][] = []
 
   constructor(
     private readonly store: Store,
     private readonly max: number,
-    private readonly values: Record<string, (row: R) => unknown>,
-    private readonly row: (ph: (name: string) => never) => V,
+    private readonly values: Record<K, (row: R) => unknown>,
+    private readonly row: (placeholders: Record<K, never>) => V,
     private readonly insert: (db: Db, rows: V[]) => PreparedQuery<unknown>,
   ) {
-    this.keys = Object.keys(values)
+    this.keys = Object.keys(values) as K[]
   }
 
   /** Inserts the rows, in as few statements as the counts allow (at most `max` and one per power of two below it). */
@@ -120,7 +121,11 @@ export class RowsInsert<R, V> {
   private statement(n: number): Prepared<unknown> {
     return this.inserts.of(n, () => {
       const rows = Array.from({ length: n }, (_, i) =>
-        this.row((name) => sql.placeholder(`${name}${i}`) as never),
+        this.row(
+          Object.fromEntries(
+            this.namesAt(i).map((name, v) => [this.keys[v], sql.placeholder(name)]),
+          ) as Record<K, never>,
+        ),
       )
       return new Prepared(this.store, (db) => this.insert(db, rows))
     })

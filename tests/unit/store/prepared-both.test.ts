@@ -179,7 +179,7 @@ for (const engine of await engines()) {
         store,
         8,
         { id: (r: { id: string; version: string }) => r.id, version: (r) => r.version },
-        (ph) => ({ ...acceptance('', ''), id: ph('id'), version: ph('version') }),
+        (p) => ({ ...acceptance('', ''), ...p }),
         (db, rows) => {
           counts.push(rows.length)
           return db.insert(store.table(legalAcceptances)).values(rows).prepare()
