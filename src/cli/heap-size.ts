@@ -17,6 +17,22 @@ export const GROWTH_VARIABLE = 'BUN_JSC_smallHeapGrowthFactor'
  * takes longer (5,000 small files: 14-17 s against 12; issue 38, session 43).
  */
 export const HEAP_GROWTH = '1.3'
+/** The variable of the young generation's least share of the heap (JavaScriptCore's 1/3). */
+export const EDEN_RATIO_VARIABLE = 'BUN_JSC_minEdenToOldGenerationRatio'
+
+/**
+ * That share for a heap's growth: JavaScriptCore collects the whole heap, not only its young
+ * objects, once the room left for them falls below a third of the heap, and a heap that grows by
+ * less than half has less than that from the start (30%: 0.3 / 1.3), so every young collection was
+ * followed by a full one, pausing the event loop 12-23 ms against 3-4 (issue 38, session 47). Set
+ * to the room over the heap grown by its growth and 5% more (0.3 / 1.35), a full collection waits
+ * until what the young collections kept has grown the heap by that 5%. JavaScriptCore's own third
+ * is the most, and stands for a growth that is not a number above 1.
+ */
+export function edenRatio(growth: number): string {
+  if (!(growth > 1)) return String(1 / 3)
+  return String(Math.min(1 / 3, (growth - 1) / (growth + 0.05)))
+}
 
 /** How the process is started again (process.execve), and what it was started with. */
 export interface Restart {
@@ -39,7 +55,8 @@ export function restartCommand(r: Omit<Restart, 'execve'>): string[] {
 
 /**
  * Starts the process again with BUN_JSC_forceRAMSize set from `engine.heap_mb` when it is not set
- * (an operator's own value stands), and the heap's growth (HEAP_GROWTH, unless the operator set one);
+ * (an operator's own value stands), the heap's growth (HEAP_GROWTH, unless the operator set one)
+ * and the young generation's share that goes with it (`edenRatio`, unless the operator set one);
  * returns when it is set, or when the restart is not possible.
  */
 export function sizeHeap(
@@ -62,6 +79,7 @@ export function sizeHeap(
       ...env,
       [HEAP_VARIABLE]: String(bytes),
       [GROWTH_VARIABLE]: growth,
+      [EDEN_RATIO_VARIABLE]: env[EDEN_RATIO_VARIABLE] ?? edenRatio(Number(growth)),
     })
   } catch {
     // Not restarted (no execve here): the collector sizes from the machine, as before.

@@ -2,7 +2,13 @@ import { afterEach, expect, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { GROWTH_VARIABLE, HEAP_GROWTH, HEAP_VARIABLE } from '../../src/cli/heap-size'
+import {
+  EDEN_RATIO_VARIABLE,
+  edenRatio,
+  GROWTH_VARIABLE,
+  HEAP_GROWTH,
+  HEAP_VARIABLE,
+} from '../../src/cli/heap-size'
 import { type RunningBinary, startBinary } from '../helpers/binary'
 
 // Issue 38 (memory): the executable sizes JavaScriptCore's collector from engine.heap_mb by starting
@@ -33,6 +39,7 @@ test('a server started without the variable serves with it set from engine.heap_
   expect((await fetch(`${server.url}/v1`)).status).toBe(200)
   expect(environOf(server.proc.pid)[HEAP_VARIABLE]).toBe(String(300 * 1024 * 1024))
   expect(environOf(server.proc.pid)[GROWTH_VARIABLE]).toBe(HEAP_GROWTH)
+  expect(environOf(server.proc.pid)[EDEN_RATIO_VARIABLE]).toBe(edenRatio(Number(HEAP_GROWTH)))
   // Logged once: the first start restarted before it logged anything.
   expect(server.lines.filter((l) => l.msg === 'listening')).toHaveLength(1)
 })

@@ -488,7 +488,7 @@ export const configDefinition = {
       kind: { type: 'int', min: 0, max: 1_048_576 },
     }),
     heap_mb: leaf({
-      doc: "Memory the JavaScript collector sizes its heap for, in MiB (JavaScriptCore's RAM size: a heap under 80% of it grows by 30% between collections, BUN_JSC_smallHeapGrowthFactor 1.3, then more slowly); the server restarts itself once at start-up with both set (BUN_JSC_forceRAMSize and the growth, each an operator's own winning when already set). 0: automatic, a sixty-fourth of the machine's memory (its RAM, or the container's cgroup limit when smaller), between 256 and 1,024 MiB; the collector otherwise sizes from all of the machine's RAM and garbage waits.",
+      doc: "Memory the JavaScript collector sizes its heap for, in MiB (JavaScriptCore's RAM size: a heap under 80% of it grows by 30% between collections, BUN_JSC_smallHeapGrowthFactor 1.3, then more slowly); the server restarts itself once at start-up with these set (BUN_JSC_forceRAMSize, the growth, and BUN_JSC_minEdenToOldGenerationRatio 0.3 / 1.35 so that a young collection is not each time followed by a full one; each an operator's own winning when already set). 0: automatic, a sixty-fourth of the machine's memory (its RAM, or the container's cgroup limit when smaller), between 256 and 1,024 MiB; the collector otherwise sizes from all of the machine's RAM and garbage waits.",
       env: 'ENGRAM_HEAP_MB',
       default: 0,
       kind: { type: 'int', min: 0, max: 1_048_576 },
