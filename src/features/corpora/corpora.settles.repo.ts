@@ -1,12 +1,13 @@
 import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm'
-import { Prepared, PreparedVariants } from '../../platform/db/prepared'
+import { inList, Prepared, PreparedVariants } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { statusesInto } from './corpora.lifecycle'
 import type { corporaTables, DocumentColumns } from './corpora.rows'
 
 /**
- * The statements a run settles its rows with (UnitsRepo.settleLeaf and rollUpParents), run for every
- * section and every parent: prepared once per handle, not built by drizzle's builder on each call.
+ * The statements a run takes and settles its rows with (UnitsRepo.take, settleLeaf and rollUpParents),
+ * run for every batch, section and parent: prepared once per handle, not built by drizzle's builder on
+ * each call.
  */
 export class SettleWrites {
   private readonly leaves = new PreparedVariants<string, Prepared<Pick<DocumentColumns, 'id'>[]>>()
@@ -14,6 +15,8 @@ export class SettleWrites {
   readonly sectionCounts: Prepared<(Pick<DocumentColumns, 'status'> & { n: number })[]>
   /** A parent's status set from its sections'. */
   readonly parentStatus: Prepared<unknown>
+  /** Rows by id (a JSON list) set `onboarding`, each only from a state that may go there; the ids moved. */
+  readonly take: Prepared<Pick<DocumentColumns, 'id'>[]>
 
   constructor(
     private readonly store: Store,
@@ -33,6 +36,14 @@ export class SettleWrites {
         .update(t.d)
         .set({ status: ph('status') as never, updatedAt: ph('now') as never })
         .where(eq(t.d.id, ph('id')))
+        .prepare(),
+    )
+    this.take = new Prepared(store, (db) =>
+      db
+        .update(t.d)
+        .set({ status: 'onboarding', error: null, updatedAt: ph('now') as never })
+        .where(and(inList(store, t.d.id, 'ids'), inArray(t.d.status, statusesInto('onboarding'))))
+        .returning({ id: t.d.id })
         .prepare(),
     )
   }

@@ -3,8 +3,8 @@ import { alias } from 'drizzle-orm/sqlite-core'
 import { holdInUnit } from '../../platform/db/hold'
 import { inList, Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
-import { statusesInto, type WireStatus } from './corpora.lifecycle'
-import { chunks, corporaTables, type DocumentColumns } from './corpora.rows'
+import type { WireStatus } from './corpora.lifecycle'
+import { corporaTables, type DocumentColumns } from './corpora.rows'
 import { SettleWrites } from './corpora.settles.repo'
 
 /**
@@ -175,17 +175,8 @@ export class UnitsRepo {
 
   /** Sets `onboarding` on rows a run takes, each only from a state that may go there; the ids it moved. */
   async take(ids: string[], now: number): Promise<string[]> {
-    const { d } = this.t
-    const moved: string[] = []
-    for (const some of chunks(ids)) {
-      const rows = await this.db
-        .update(d)
-        .set({ status: 'onboarding', error: null, updatedAt: now })
-        .where(and(inArray(d.id, some), inArray(d.status, statusesInto('onboarding'))))
-        .returning({ id: d.id })
-      moved.push(...rows.map((r) => r.id))
-    }
-    return moved
+    const rows = await this.settles.take.execute({ ids: JSON.stringify(ids), now })
+    return rows.map((r) => r.id)
   }
 
   /**

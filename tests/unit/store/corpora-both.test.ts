@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { and, eq, inArray } from 'drizzle-orm'
 import type { NewParent } from '../../../src/features/corpora/corpora.content.repo'
+import { IDS_A_STATEMENT } from '../../../src/features/corpora/corpora.rows'
 import { CorporaService, type CorpusRow } from '../../../src/features/corpora/corpora.service'
 import { corpora, documents } from '../../../src/features/corpora/corpora.tables'
 import { UnitsRepo } from '../../../src/features/corpora/corpora.units.repo'
@@ -275,6 +276,20 @@ for (const engine of await engines()) {
       const e = store.table(domainEvents)
       const told = await store.db.select().from(e).where(eq(e.type, 'corpus.deleted'))
       expect(told).toHaveLength(1)
+    })
+
+    test('a run takes any number of units at once, more than a statement of ids holds', async () => {
+      const { store, corpora: svc } = await open()
+      const n = IDS_A_STATEMENT + 100
+      await svc.insertParents(Array.from({ length: n }, (_, i) => parent(`t${i}`, 'cor_a', `rt${i}`, 1)))
+      const units = await svc.runs.waiting('cor_a')
+      expect(units).toHaveLength(n)
+      await svc.runs.take(units, T0 + 2)
+      await expectCounters(store, 'cor_a', { documents_onboarding: n, documents_pending: 0 })
+      const d = store.table(documents)
+      const moved = await store.db.select().from(d).where(eq(d.status, 'onboarding'))
+      expect(new Set(moved.map((r) => r.id))).toEqual(new Set(units.map((u) => u.id)))
+      expect(moved.every((r) => r.updatedAt === T0 + 2 && r.error === null)).toBe(true)
     })
 
     test("an engine base's cartridge bytes count each cartridge once as sizes are recorded", async () => {
