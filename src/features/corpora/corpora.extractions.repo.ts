@@ -138,7 +138,7 @@ export function parentInserts(store: Store, t: ReturnType<typeof corporaTables>)
 }
 
 /** One section row to insert: a slice of its parent's text at `textKey`. */
-export interface SectionInsert {
+interface SectionInsert {
   parent: Pick<NewParent, 'id' | 'workspaceId' | 'corpusId' | 'path' | 'source'>
   textKey: string
   section: NewSection
