@@ -16,14 +16,25 @@ export function webhooksSubscriber(repo: WebhooksRepo, service: WebhooksService)
     name: 'webhooks',
     types: TOLD_EVENTS,
     transactional: true,
+    // A workspace without an endpoint for the event's type (most of them) has nothing to queue: no
+    // unit of work and no delivery record for each of its events (5,000 documents ready, 5,000 units).
+    takes: async (e) => {
+      const { type } = webhookEventOf(e)
+      return (await repo.enabledEndpoints(e.workspaceId)).some((ep) => subscribes(ep.events, type))
+    },
     handle: async (e) => {
       const { type, data } = webhookEventOf(e)
       for (const endpoint of await repo.enabledEndpoints(e.workspaceId)) {
         // Ended deliveries are kept KEEP_DELIVERIES_DAYS; the ones that aged out go as new ones come.
         await repo.pruneDeliveries(endpoint.id, e.occurredAt - KEEP_DELIVERIES_DAYS * 86_400_000)
-        if (!(JSON.parse(endpoint.events) as string[]).includes(type)) continue
+        if (!subscribes(endpoint.events, type)) continue
         await service.send(endpoint, e.id, type, data, e.occurredAt)
       }
     },
   }
+}
+
+/** Whether an endpoint's events (its JSON list) include `type`. */
+function subscribes(events: string, type: string): boolean {
+  return (JSON.parse(events) as string[]).includes(type)
 }

@@ -18,6 +18,14 @@ export interface Subscriber<T extends EventType = EventType> {
   types: readonly T[]
   handle(event: DomainEvent<T>): void | Promise<void>
   /**
+   * Whether the subscriber has anything to do with this event, asked outside any unit before it is
+   * handed the event: when it answers false, `handle` is not called and no delivery is recorded
+   * (asked again if the event is delivered again). For a subscriber whose work depends on rows
+   * most workspaces have none of (webhooks without an endpoint), so that an event costs no unit of
+   * work and no record there: as if it had been handed the event a moment earlier.
+   */
+  takes?(event: DomainEvent<T>): boolean | Promise<boolean>
+  /**
    * The subscriber only writes to this database: its work and the record of its delivery are then
    * committed in one unit of work, so it takes each event exactly once without keying its writes by
    * `event.id` (a counter can simply add). Its `handle` awaits nothing but the database (the unit's
@@ -66,6 +74,8 @@ export interface DispatcherOptions {
  */
 export class Dispatcher {
   private readonly subscribers: Subscriber[] = []
+  /** Each event type's inline plan (inlinePlan), made on its first publish; forgotten at each subscribe. */
+  private readonly plans = new Map<EventType, InlinePlan>()
   /** Workspace id to its run of events in flight in this process. */
   private readonly running = new Map<string, { seqs: number[]; done: Promise<void> }>()
   private timer: ReturnType<typeof setInterval> | null = null
@@ -87,6 +97,7 @@ export class Dispatcher {
     if (this.subscribers.some((x) => x.name === s.name))
       throw new Error(`subscriber ${s.name} registered twice`)
     this.subscribers.push(s as unknown as Subscriber)
+    this.plans.clear()
   }
 
   /**
@@ -223,6 +234,7 @@ export class Dispatcher {
     const takers = this.subscribers.filter((s) => s.types.includes(event.type) && !done.has(s.name))
     for (const [i, s] of takers.entries()) {
       try {
+        if (s.takes && !(await s.takes(event))) continue
         if (s.transactional) {
           await outbox.atomically(async () => {
             await s.handle(event)
@@ -253,8 +265,13 @@ export class Dispatcher {
    * whether others take it too (deliveries are then recorded; else it is written delivered).
    */
   private inlinePlan(type: EventType): InlinePlan {
-    const takers = this.subscribers.filter((s) => s.types.includes(type))
-    return { inline: takers.filter((s) => s.inline), others: takers.some((s) => !s.inline) }
+    let plan = this.plans.get(type)
+    if (!plan) {
+      const takers = this.subscribers.filter((s) => s.types.includes(type))
+      plan = { inline: takers.filter((s) => s.inline), others: takers.some((s) => !s.inline) }
+      this.plans.set(type, plan)
+    }
+    return plan
   }
 
   /** Frees at once the events of owners whose process has ended (checked at most four times a lease). */

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock/clock'
-import { newId, type Random } from '../crypto/random'
+import { newSortableId, type Random } from '../crypto/random'
 import type { Db } from '../db/db'
 import { type Store, sqliteStore } from '../db/store'
 import type { DomainEvent, EventType, NewEvent } from './events'
@@ -66,7 +66,8 @@ export class Outbox {
   /** The event as a delivery would read it back (payload through JSON), its time and its plan. */
   private prepare<T extends EventType>(e: NewEvent<T>) {
     const now = this.now()
-    const id = newId(this.random, 'evt')
+    // Sortable: a run's thousands of events land at the end of the outbox's id index, not all over it.
+    const id = newSortableId(this.random, 'evt', now)
     const payload = JSON.stringify(e.payload)
     const plan = this.inline?.(e.type) ?? { inline: [], others: true }
     const event =

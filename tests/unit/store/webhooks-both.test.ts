@@ -199,6 +199,11 @@ for (const engine of await engines()) {
         payload: { corpusId: 'cor_1', documentId: 'doc_1' },
       } as DomainEvent<'document.ready'>
       const sub = webhooksSubscriber(repo, service)
+      // Asked first, outside a unit: it takes document.ready (wh_1), not document.deleted (wh_2 is
+      // for document.failed, wh_3 disabled), nor an event of a workspace without an endpoint.
+      expect(await sub.takes!(event)).toBe(true)
+      expect(await sub.takes!({ ...event, type: 'document.deleted' } as never)).toBe(false)
+      expect(await sub.takes!({ ...event, workspaceId: 'ws_2' })).toBe(false)
       // As the dispatcher runs a transactional subscriber: in a unit, once per delivery.
       await store.unit(async () => sub.handle(event))
       await store.unit(async () => sub.handle(event))
