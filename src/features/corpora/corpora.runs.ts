@@ -94,9 +94,8 @@ export class DocumentRuns {
     }
     await this.d.store.unit(async () => {
       await this.units.holdMoves((g.ready[0] ?? g.failed[0]?.unit)?.corpusId)
-      for (const r of g.ready) {
-        if ((await this.units.settleLeaf(r, 'ready', null, now)) && !r.parentId) await tell(r, null)
-      }
+      const ready = await this.units.settleReady(g.ready, now)
+      for (const r of g.ready) if (ready.has(r.id) && !r.parentId) await tell(r, null)
       for (const f of g.failed) {
         const set = await this.units.settleLeaf(f.unit, 'failed', f.error, now)
         if (set && !f.unit.parentId) await tell(f.unit, f.error)

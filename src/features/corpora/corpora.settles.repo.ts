@@ -1,5 +1,5 @@
 import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm'
-import { inList, Prepared, PreparedVariants } from '../../platform/db/prepared'
+import { inList, inPairs, Prepared, PreparedVariants } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
 import { statusesInto } from './corpora.lifecycle'
 import type { corporaTables, DocumentColumns } from './corpora.rows'
@@ -17,6 +17,11 @@ export class SettleWrites {
   readonly parentStatus: Prepared<unknown>
   /** Rows by id (a JSON list) set `onboarding`, each only from a state that may go there; the ids moved. */
   readonly take: Prepared<Pick<DocumentColumns, 'id'>[]>
+  /**
+   * Leaves by id and the text each was read with (a JSON list of `[id, text]`) set `ready`, each
+   * only while it holds that text and may go there; the ids set (`leaf`'s, for a group at once).
+   */
+  readonly ready: Prepared<Pick<DocumentColumns, 'id'>[]>
 
   constructor(
     private readonly store: Store,
@@ -43,6 +48,14 @@ export class SettleWrites {
         .update(t.d)
         .set({ status: 'onboarding', error: null, updatedAt: ph('now') as never })
         .where(and(inList(store, t.d.id, 'ids'), inArray(t.d.status, statusesInto('onboarding'))))
+        .returning({ id: t.d.id })
+        .prepare(),
+    )
+    this.ready = new Prepared(store, (db) =>
+      db
+        .update(t.d)
+        .set({ status: 'ready', error: null, updatedAt: ph('now') as never })
+        .where(and(inPairs(store, t.d.id, t.d.textKey, 'pairs'), inArray(t.d.status, statusesInto('ready'))))
         .returning({ id: t.d.id })
         .prepare(),
     )

@@ -200,6 +200,21 @@ export class UnitsRepo {
   }
 
   /**
+   * `settleLeaf(row, 'ready', ...)` for each of these rows, in one statement for those read with a
+   * text (a group's, at every settle) and one each for the others; the ids set.
+   */
+  async settleReady(rows: readonly Unit[], now: number): Promise<Set<string>> {
+    const read = rows.filter((r) => r.textKey !== null)
+    const pairs = JSON.stringify(read.map((r) => [r.id, r.textKey]))
+    const set = new Set(
+      read.length > 0 ? (await this.settles.ready.execute({ pairs, now })).map((r) => r.id) : [],
+    )
+    for (const r of rows)
+      if (r.textKey === null && (await this.settleLeaf(r, 'ready', null, now))) set.add(r.id)
+    return set
+  }
+
+  /**
    * Makes the calling unit the only one moving a base's run units until it ends (`holdInUnit`; none
    * for no base): called first by every unit that takes, settles or releases them. On PostgreSQL two
    * units settling sections of one document at once would each count the other's section as still

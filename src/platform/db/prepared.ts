@@ -144,6 +144,19 @@ export function inList(store: Store, column: Column, name: string): SQL {
     : sql`${column} IN (SELECT json_array_elements_text(${list}::text::json))`
 }
 
+/**
+ * `(a, b) IN` the `[a, b]` string pairs of a JSON array bound at the placeholder `name`
+ * (`JSON.stringify(pairs)`), on either engine: one statement however many pairs, each row matched
+ * with its own pair (not with any a and any b of the list). `a` is sought by its index first, as by
+ * `inList`; a pair's null never matches (SQL's `=`).
+ */
+export function inPairs(store: Store, a: Column, b: Column, name: string): SQL {
+  const list = sql.placeholder(name)
+  return store.dialect === 'sqlite'
+    ? sql`${a} IN (SELECT value ->> 0 FROM json_each(${list})) AND (${a}, ${b}) IN (SELECT value ->> 0, value ->> 1 FROM json_each(${list}))`
+    : sql`${a} IN (SELECT e ->> 0 FROM json_array_elements(${list}::text::json) e) AND (${a}, ${b}) IN (SELECT e ->> 0, e ->> 1 FROM json_array_elements(${list}::text::json) e)`
+}
+
 function isSync<R>(run: unknown): run is { sync(): R } {
   return typeof (run as { sync?: unknown }).sync === 'function'
 }
