@@ -17,6 +17,8 @@ export function sealUploadsSubscriber(d: {
   return {
     name: 'kms.seal_uploads',
     types: ['document.created', 'document.updated'],
+    // A workspace without an enabled key (most of them): its uploads' events are written delivered.
+    takes: async (e) => (await d.keyring.row(e.workspaceId))?.enabled === true,
     async handle(e) {
       if (!(await d.keyring.row(e.workspaceId))?.enabled) return
       const doc = await d.corpora.document(e.payload.corpusId, e.payload.documentId)

@@ -18,11 +18,13 @@ export interface Subscriber<T extends EventType = EventType> {
   types: readonly T[]
   handle(event: DomainEvent<T>): void | Promise<void>
   /**
-   * Whether the subscriber has anything to do with this event, asked outside any unit before it is
-   * handed the event: when it answers false, `handle` is not called and no delivery is recorded
-   * (asked again if the event is delivered again). For a subscriber whose work depends on rows
-   * most workspaces have none of (webhooks without an endpoint), so that an event costs no unit of
-   * work and no record there: as if it had been handed the event a moment earlier.
+   * Whether the subscriber has anything to do with this event (it only reads): asked as the event
+   * is published, in the publisher's unit, and when every subscriber the dispatcher would deliver
+   * it to answers false, the event is written delivered; asked again outside any unit before each
+   * delivery, and when it answers false, `handle` is not called and no delivery is recorded. For a
+   * subscriber whose work depends on rows most workspaces have none of (webhooks without an
+   * endpoint, a KMS key), so that such an event costs no claim, unit of work or record: as if it
+   * had been handed the event a moment earlier.
    */
   takes?(event: DomainEvent<T>): boolean | Promise<boolean>
   /**
@@ -268,7 +270,9 @@ export class Dispatcher {
     let plan = this.plans.get(type)
     if (!plan) {
       const takers = this.subscribers.filter((s) => s.types.includes(type))
-      plan = { inline: takers.filter((s) => s.inline), others: takers.some((s) => !s.inline) }
+      const others = takers.filter((s) => !s.inline)
+      const asks = others.length > 0 && others.every((s) => s.takes) ? others.map((s) => s.takes!) : null
+      plan = { inline: takers.filter((s) => s.inline), others: others.length > 0, asks }
       this.plans.set(type, plan)
     }
     return plan

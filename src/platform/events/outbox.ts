@@ -20,6 +20,11 @@ export interface InlinePlan {
   inline: InlineSubscriber[]
   /** Whether subscribers that are not inline take it too (then it waits for the dispatcher). */
   others: boolean
+  /**
+   * Those subscribers' `takes` (Subscriber.takes), when every one of them has one: an event none of
+   * them takes as it is published is written delivered. Null when one has none.
+   */
+  asks: ((event: DomainEvent) => boolean | Promise<boolean>)[] | null
 }
 
 /**
@@ -69,7 +74,7 @@ export class Outbox {
     // Sortable: a run's thousands of events land at the end of the outbox's id index, not all over it.
     const id = newSortableId(this.random, 'evt', now)
     const payload = JSON.stringify(e.payload)
-    const plan = this.inline?.(e.type) ?? { inline: [], others: true }
+    const plan = this.inline?.(e.type) ?? { inline: [], others: true, asks: null }
     const event =
       plan.inline.length > 0
         ? ({
@@ -89,7 +94,8 @@ export class Outbox {
    * Writes `event` to the outbox in the caller's unit (store.unit), so the event commits or rolls
    * back with the change it tells of; outside a unit it throws, since an event written on its own
    * could tell of a change that never happened (or miss one that did). Inline subscribers are
-   * applied here, in that unit; an event only they take is written delivered. An event left for
+   * applied here, in that unit; an event only they take is written delivered, and so is one that
+   * each of the others says it does not take (InlinePlan.asks, asked in the unit). An event left for
    * the dispatcher first marks the unit as publishing in its workspace (`holdPublishing`: a shared
    * advisory lock on PostgreSQL, nothing on SQLite), so the dispatcher delivers none of the
    * workspace's events while a lower `seq` may still commit (docs/events.md). Returns its id.
@@ -101,8 +107,9 @@ export class Outbox {
       await s.handle(p.event!)
       if (p.plan.others) await this.repo.recordDelivery(p.id, s.name)
     }
+    const delivered = p.delivered ?? (await this.untaken(e, p))
     // Until the unit ends, the dispatcher delivers none of the workspace's events (outbox.order.ts).
-    if (p.delivered === null) await holdPublishing(this.store, e.workspaceId)
+    if (delivered === null) await holdPublishing(this.store, e.workspaceId)
     await this.repo.insert({
       id: p.id,
       workspaceId: e.workspaceId,
@@ -110,10 +117,21 @@ export class Outbox {
       payload: p.payload,
       occurredAt: p.now,
       runAt: p.now,
-      deliveredAt: p.delivered,
+      deliveredAt: delivered,
     })
-    if (p.delivered === null && this.listeners.length > 0) this.store.afterCommit(() => this.notify())
+    if (delivered === null && this.listeners.length > 0) this.store.afterCommit(() => this.notify())
     return p.id
+  }
+
+  /** The event's time when every subscriber left for the dispatcher says it does not take it (InlinePlan.asks), else null. */
+  private async untaken<T extends EventType>(
+    e: NewEvent<T>,
+    p: ReturnType<Outbox['prepare']>,
+  ): Promise<number | null> {
+    if (!p.plan.asks) return null
+    const event = p.event ?? ({ ...e, id: p.id, occurredAt: p.now } as unknown as DomainEvent)
+    for (const takes of p.plan.asks) if (await takes(event)) return null
+    return p.now
   }
 
   /**

@@ -336,6 +336,39 @@ describe('domain events', () => {
     expect(await outbox.pending()).toEqual([])
   })
 
+  test('an event that no subscriber takes as it is published is written delivered; one that any takes, or that one without takes gets, waits', async () => {
+    const handled: string[] = []
+    dispatcher.subscribe({
+      name: 'picky',
+      types: ['key.revoked'],
+      takes: (e) => e.payload.keyId !== 'k1',
+      handle: (e) => {
+        handled.push(e.payload.keyId)
+      },
+    })
+    const k1 = await emit('ws_a', 'k1')
+    const k2 = await emit('ws_a', 'k2')
+    const written = () =>
+      db.$client
+        .query<{ id: string; delivered_at: number | null }, []>(
+          'SELECT id, delivered_at FROM domain_events ORDER BY seq',
+        )
+        .all()
+    expect(written().map((r) => [r.id, r.delivered_at !== null])).toEqual([
+      [k1, true],
+      [k2, false],
+    ])
+    await dispatcher.drain()
+    expect(handled).toEqual(['k2'])
+    // A second subscriber of the type without `takes`: every event waits for the dispatcher again.
+    recorder('all')
+    const k3 = await emit('ws_a', 'k1')
+    expect(written().find((r) => r.id === k3)!.delivered_at).toBeNull()
+    await dispatcher.drain()
+    expect(handled).toEqual(['k2'])
+    expect(await outbox.pending()).toEqual([])
+  })
+
   test('a transactional subscriber may await the database, but one that awaits anything else is rolled back and its event waits', async () => {
     db.$client.exec('CREATE TABLE tally (ws TEXT PRIMARY KEY, n INTEGER NOT NULL)')
     const add = db.$client.query(
