@@ -150,6 +150,13 @@ for (const engine of await engines()) {
       expect(await repo.attemptsOf(['msg_1'])).toEqual([a])
       expect(await repo.countDeliveries('wh_1')).toBe(1)
       expect(await repo.enabledEndpoints('ws_1')).toEqual([e])
+      // Oldest first, then by id, whatever order they were written in.
+      await store.unit(async () => {
+        await repo.insertEndpoint(endpoint('wh_4', ['document.ready'], { createdAt: T0 + 5 }))
+        await repo.insertEndpoint(endpoint('wh_3', ['document.ready'], { createdAt: T0 + 5 }))
+        await repo.insertEndpoint(endpoint('wh_2', ['document.ready'], { createdAt: T0 - 1 }))
+      })
+      expect((await repo.enabledEndpoints('ws_1')).map((r) => r.id)).toEqual(['wh_2', 'wh_1', 'wh_3', 'wh_4'])
     })
 
     test('a unit that fails leaves no endpoint, delivery, job or event; a delete cancels its jobs', async () => {
