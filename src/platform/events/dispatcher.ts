@@ -18,13 +18,9 @@ export interface Subscriber<T extends EventType = EventType> {
   types: readonly T[]
   handle(event: DomainEvent<T>): void | Promise<void>
   /**
-   * Whether the subscriber has anything to do with this event (it only reads): asked as the event
-   * is published, in the publisher's unit, and when every subscriber the dispatcher would deliver
-   * it to answers false, the event is written delivered; asked again outside any unit before each
-   * delivery, and when it answers false, `handle` is not called and no delivery is recorded. For a
-   * subscriber whose work depends on rows most workspaces have none of (webhooks without an
-   * endpoint, a KMS key), so that such an event costs no claim, unit of work or record: as if it
-   * had been handed the event a moment earlier.
+   * Whether the subscriber has anything to do with the event (a read; docs/events.md): asked at
+   * publish, in its unit (an event all the dispatcher's subscribers pass on is written delivered),
+   * and before each delivery (one that passes is not handed it, and nothing is recorded).
    */
   takes?(event: DomainEvent<T>): boolean | Promise<boolean>
   /**
