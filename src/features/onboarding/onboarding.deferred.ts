@@ -1,4 +1,5 @@
 import type { Clock } from '../../platform/clock/clock'
+import { lookUpTogether } from '../../platform/concurrency/together'
 import type { Store } from '../../platform/db/store'
 import {
   JobCanceledError,
@@ -148,8 +149,10 @@ export class DeferredJobs {
       const texts = new Map<string, Promise<string | null>>()
       const unreadable = new Map<string, string>()
       let failure: Error | null = null
+      // A step asks for all its sections' texts at once: their rows are read in one query.
+      const unitOf = lookUpTogether((ids: string[]) => this.d.corpora.runs.unitsById(ids))
       const textOf = async (sectionId: string): Promise<string | null> => {
-        const unit = await this.d.corpora.runs.unit(sectionId)
+        const unit = await unitOf(sectionId)
         if (!unit) unreadable.set(sectionId, 'its document is gone')
         if (!unit) return null
         return this.d.jobs.leafText(unit, texts).catch((e: Error) => {
