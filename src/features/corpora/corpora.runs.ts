@@ -1,4 +1,5 @@
 import type { Store } from '../../platform/db/store'
+import type { NewEvent } from '../../platform/events/events'
 import type { Outbox } from '../../platform/events/outbox'
 import { assertMove, stateOf } from './corpora.lifecycle'
 import { type Unit, UnitsRepo } from './corpora.units.repo'
@@ -83,10 +84,11 @@ export class DocumentRuns {
    * whole documents that became ready or failed told (`document.ready`, `document.failed`), in one unit.
    */
   async settle(g: SettledUnits, now: number): Promise<void> {
-    const events = this.d.events
+    // Told together at the end of the unit, in the order they were found (one insert for them all).
+    const told: NewEvent<'document.ready' | 'document.failed'>[] = []
     const tell = (d: Pick<Unit, 'workspaceId' | 'corpusId' | 'id'>, error: string | null) => {
       const ids = { corpusId: d.corpusId, documentId: d.id }
-      return events.publish(
+      told.push(
         error === null
           ? { type: 'document.ready', workspaceId: d.workspaceId, payload: ids }
           : { type: 'document.failed', workspaceId: d.workspaceId, payload: { ...ids, error } },
@@ -95,18 +97,19 @@ export class DocumentRuns {
     await this.d.store.unit(async () => {
       await this.units.holdMoves((g.ready[0] ?? g.failed[0]?.unit)?.corpusId)
       const ready = await this.units.settleReady(g.ready, now)
-      for (const r of g.ready) if (ready.has(r.id) && !r.parentId) await tell(r, null)
+      for (const r of g.ready) if (ready.has(r.id) && !r.parentId) tell(r, null)
       for (const f of g.failed) {
         const set = await this.units.settleLeaf(f.unit, 'failed', f.error, now)
-        if (set && !f.unit.parentId) await tell(f.unit, f.error)
+        if (set && !f.unit.parentId) tell(f.unit, f.error)
       }
       const place = new Map([...g.ready, ...g.failed.map((f) => f.unit)].map((u) => [u.parentId, u]))
       for (const p of await this.units.rollUpParents(g.parents, now)) {
         const unit = place.get(p.id)
         if (!unit || (p.status !== 'ready' && p.status !== 'failed')) continue
         const doc = { workspaceId: unit.workspaceId, corpusId: unit.corpusId, id: p.id }
-        await tell(doc, p.status === 'ready' ? null : 'Every section of the document failed to onboard.')
+        tell(doc, p.status === 'ready' ? null : 'Every section of the document failed to onboard.')
       }
+      await this.d.events.publishAll(told)
     })
   }
 

@@ -1,5 +1,6 @@
 import { newId, newSortableId } from '../../platform/crypto/random'
 import { notFound } from '../../platform/errors/errors'
+import type { NewEvent } from '../../platform/events/events'
 import { NamedLeases } from '../../platform/leases/leases.repo'
 import { parseRange } from '../../platform/storage/ranges'
 import type { DocumentRow } from '../corpora/corpora.service'
@@ -27,6 +28,8 @@ interface ItemDone {
   /** Rows whose old content is forgotten after the commit. */
   stale: DocumentRow[]
   job: ExtractPayload | null
+  /** What the batch tells of the file once its items are registered (none when unchanged). */
+  told: 'document.created' | 'document.updated' | null
 }
 
 /**
@@ -123,6 +126,7 @@ export class Registrar {
       const held = await corpora.rawKeysBySha(corpusId, [...new Set(items.map((i) => i.sha256))])
       const atPaths = await corpora.documentsByPaths(corpusId, [...new Set(items.map((i) => i.path))])
       const pend = new PendingParents(corpora, fits, held, atPaths)
+      const told: NewEvent<'document.created' | 'document.updated'>[] = []
       for (const item of items) {
         const existing = await pend.existingAt(corpusId, item.path)
         noneLarger &&= noLarger(item, existing)
@@ -136,12 +140,15 @@ export class Registrar {
         ids.push(done.id)
         results.push(done.result)
         stale.push(...done.stale)
+        if (done.told) told.push({ type: done.told, workspaceId, payload: { corpusId, documentId: done.id } })
         if (done.job) {
           jobs.push(done.job)
           sizes.push(item.size)
         }
       }
       await pend.flush()
+      // Each file created or given new content is told, in the batch's order, by one insert for all.
+      await this.deps.events.publishAll(told)
       // The pushed uploads of every content the batch took are adopted: forgotten in one statement.
       await this.uploads.deleteUploadsByKeys([...new Set(jobs.map((j) => j.raw_key))])
       if (batch.deletions)
@@ -227,7 +234,7 @@ export class Registrar {
   ): Promise<ItemDone> {
     const { corpora } = this.deps
     if (existing && existing.sha256 === item.sha256)
-      return { id: existing.id, result: 'unchanged', stale: [], job: null }
+      return { id: existing.id, result: 'unchanged', stale: [], job: null, told: null }
     // Identical content already in the base (or new in this batch) is shared rather than stored twice.
     const rawKey = pend.rawKeyOf(item.sha256) ?? item.rawKey
     // A file read as it was uploaded is written extracted, with no job; a text that is the file is its raw object.
@@ -248,26 +255,15 @@ export class Registrar {
       await corpora.replaceContent(existing.id, fields)
       pend.holds(item.sha256, rawKey)
       id = existing.id
-      await this.told('document.updated', workspaceId, corpusId, id)
     } else {
       id = newSortableId(this.deps.random, 'doc', now)
       await pend.add({ ...fields, id, workspaceId, corpusId })
-      await this.told('document.created', workspaceId, corpusId, id)
     }
     const result = existing ? 'updated' : 'created'
-    if (extracted) return { id, result, stale, job: null }
+    const told = existing ? 'document.updated' : 'document.created'
+    if (extracted) return { id, result, stale, job: null, told }
     const job = { corpus_id: corpusId, document_id: id, raw_key: rawKey, run_id: runId, path: item.path }
-    return { id, result, stale, job }
-  }
-
-  /** Tells that a document was created or given new content; inside the registering unit. */
-  private async told(
-    type: 'document.created' | 'document.updated',
-    workspaceId: string,
-    corpusId: string,
-    documentId: string,
-  ): Promise<void> {
-    await this.deps.events.publish({ type, workspaceId, payload: { corpusId, documentId } })
+    return { id, result, stale, job, told }
   }
 
   /**

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNotNull, isNull, lt, ne, sql } from 'drizzle-orm'
 import type { Clock } from '../clock/clock'
 import type { Db } from '../db/db'
-import { Prepared } from '../db/prepared'
+import { RowsInsert } from '../db/prepared'
 import type { Store } from '../db/store'
 import type { DomainEvent, EventType } from './events'
 import { domainEvents, eventDeliveries } from './events.tables'
@@ -49,35 +49,30 @@ function decode(r: EventRow): Claimed {
  * records. Every claim is one statement guarded by the expected lease, as in the job queue, so two
  * dispatchers (in one process or several sharing the database) never deliver the same event at once.
  */
-/** What a new event row is written with (the rest take their defaults). */
-type NewEventRow = Pick<
-  typeof domainEvents.$inferInsert,
-  'id' | 'workspaceId' | 'type' | 'payload' | 'occurredAt' | 'runAt' | 'deliveredAt'
->
+/** The columns a new event row is written with (the rest take their defaults). */
+const EVENT_COLUMNS = ['id', 'workspaceId', 'type', 'payload', 'occurredAt', 'runAt', 'deliveredAt'] as const
+type NewEventRow = Pick<typeof domainEvents.$inferInsert, (typeof EVENT_COLUMNS)[number]>
 
 export class OutboxRepo {
-  /** The insert every published event runs (a question's too), built once per handle. */
-  private readonly inserting: Prepared<unknown>
+  /** The insert of published events (a question's too), many rows a statement, prepared once per count. */
+  private readonly inserting: RowsInsert<NewEventRow, keyof NewEventRow, Record<keyof NewEventRow, never>>
   private readonly delivery: DeliveryStatements
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
   ) {
-    const p = (name: keyof NewEventRow) => sql.placeholder(name)
-    this.inserting = new Prepared(store, (db) =>
-      db
-        .insert(store.table(domainEvents))
-        .values({
-          id: p('id'),
-          workspaceId: p('workspaceId'),
-          type: p('type'),
-          payload: p('payload'),
-          occurredAt: p('occurredAt'),
-          runAt: p('runAt'),
-          deliveredAt: p('deliveredAt'),
-        })
-        .prepare(),
+    const column = (name: keyof NewEventRow) => (r: NewEventRow) => r[name]
+    const values = Object.fromEntries(EVENT_COLUMNS.map((c) => [c, column(c)])) as Record<
+      keyof NewEventRow,
+      (r: NewEventRow) => unknown
+    >
+    this.inserting = new RowsInsert(
+      store,
+      RUN_EVENTS,
+      values,
+      (p) => p,
+      (db, rows) => db.insert(store.table(domainEvents)).values(rows).prepare(),
     )
     this.delivery = new DeliveryStatements(store)
   }
@@ -108,9 +103,9 @@ export class OutboxRepo {
     )
   }
 
-  /** Writes a new event row (in the caller's unit). */
-  async insert(row: NewEventRow): Promise<void> {
-    await this.inserting.execute(row)
+  /** Writes new event rows, in their order (in the caller's unit). */
+  async insert(rows: readonly NewEventRow[]): Promise<void> {
+    await this.inserting.run(rows)
   }
 
   /**

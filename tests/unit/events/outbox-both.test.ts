@@ -76,6 +76,30 @@ for (const engine of await engines()) {
       expect(await outbox.prune(clock.now().getTime() - 7 * 86_400_000)).toBe(3)
     })
 
+    test('events published together are written in their order, whatever their number, and delivered so', async () => {
+      const store = await open()
+      const clock = new ManualClock()
+      const { outbox, dispatcher } = rig(store, clock, 'proc_1_events', 2)
+      const seen: string[] = []
+      dispatcher.subscribe({
+        name: 'seen',
+        types: ['key.revoked'],
+        handle: (e: DomainEvent<'key.revoked'>) => void seen.push(e.payload.keyId),
+      })
+      // More than two statements of rows (64 a statement), then a remainder of two.
+      const keys = Array.from({ length: 130 }, (_, i) => `k${i}`)
+      const ids = await store.unit(() =>
+        outbox.publishAll(keys.map((k, i) => revoked(i % 2 ? 'ws_a' : 'ws_b', k))),
+      )
+      const pending = await outbox.pending()
+      expect(pending.map((e) => e.id)).toEqual(ids)
+      expect(pending.map((e) => (e as DomainEvent<'key.revoked'>).payload.keyId)).toEqual(keys)
+      await expect(outbox.publishAll([revoked('ws_a', 'outside')])).rejects.toThrow(/outside a unit/)
+      await dispatcher.drain()
+      expect(seen.filter((k) => Number(k.slice(1)) % 2 === 1)).toEqual(keys.filter((_, i) => i % 2 === 1))
+      expect(seen.filter((k) => Number(k.slice(1)) % 2 === 0)).toEqual(keys.filter((_, i) => i % 2 === 0))
+    })
+
     test("a transactional subscriber's writes commit with its delivery record, or neither", async () => {
       const store = await open()
       const clock = new ManualClock()
