@@ -10,12 +10,12 @@ export function lookUpTogether<K, V>(
   let batch: { keys: K[]; answer: Promise<Map<K, V>> } | null = null
   return (key) => {
     if (batch === null) {
-      const next: { keys: K[]; answer: Promise<Map<K, V>> } = { keys: [], answer: Promise.resolve(new Map()) }
-      next.answer = Promise.resolve().then(() => {
+      const keys: K[] = []
+      const answer = Promise.resolve().then(() => {
         batch = null
-        return many(next.keys)
+        return many(keys)
       })
-      batch = next
+      batch = { keys, answer }
     }
     batch.keys.push(key)
     return batch.answer.then((found) => found.get(key))
