@@ -123,9 +123,7 @@ export class Registrar {
       let noneLarger = true
       // A source's sync takes the files that fit, each in a savepoint; the rest are its run's errors.
       const fits = capped && !!batch.into?.partial
-      const held = await corpora.rawKeysBySha(corpusId, [...new Set(items.map((i) => i.sha256))])
-      const atPaths = await corpora.documentsByPaths(corpusId, [...new Set(items.map((i) => i.path))])
-      const pend = new PendingParents(corpora, fits, held, atPaths)
+      const pend = await this.pendingFor(corpusId, items, fits)
       const told: NewEvent<'document.created' | 'document.updated'>[] = []
       for (const item of items) {
         const existing = await pend.existingAt(corpusId, item.path)
@@ -147,8 +145,7 @@ export class Registrar {
         }
       }
       await pend.flush()
-      // Each file created or given new content is told, in the batch's order, by one insert for all.
-      await this.deps.events.publishAll(told)
+      await this.deps.events.publishAll(told) // in the batch's order, one insert for all
       // The pushed uploads of every content the batch took are adopted: forgotten in one statement.
       await this.uploads.deleteUploadsByKeys([...new Set(jobs.map((j) => j.raw_key))])
       if (batch.deletions)
@@ -219,6 +216,14 @@ export class Registrar {
       if (!isCapRefusal(e)) throw e
       return { path: item.path, document_id: existing?.id ?? null, error: e.message, code: e.code }
     }
+  }
+
+  /** A batch's new parents, written together, knowing the contents and paths its base holds already. */
+  private async pendingFor(corpusId: string, items: Incoming[], fits: boolean): Promise<PendingParents> {
+    const { corpora } = this.deps
+    const held = await corpora.rawKeysBySha(corpusId, [...new Set(items.map((i) => i.sha256))])
+    const atPaths = await corpora.documentsByPaths(corpusId, [...new Set(items.map((i) => i.path))])
+    return new PendingParents(corpora, fits, held, atPaths)
   }
 
   /** Registers one file of a batch (new path, new content or unchanged); inside its unit. */
