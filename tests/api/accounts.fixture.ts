@@ -178,12 +178,16 @@ export async function issues(
 }
 
 /**
- * The order rows were inserted in, for an `ORDER BY`: SQLite's `rowid`; on PostgreSQL the row's
- * place in the table (`ctid`), which follows the inserts of a test's table never updated nor vacuumed
- * (the audit log is append-only).
+ * The order audit rows were written in, for an `ORDER BY` over `audit_events`: SQLite's `rowid`; on
+ * PostgreSQL the `seq` of the event each row was written for (an audit row's id is its event's,
+ * `aud_` for `evt_`), then the row's place in the table. Not `ctid` alone: a row goes to the page its
+ * connection last wrote to while it has room, so two rows written by two connections of the pool
+ * can sit in either order (seen in CI).
  */
 export function insertionOrder(t: TestApp): string {
-  return t.sql.engine === 'postgres' ? 'ctid' : 'rowid'
+  return t.sql.engine === 'postgres'
+    ? `(SELECT e.seq FROM domain_events e WHERE e.id = 'evt_' || substr(audit_events.id, 5)), ctid`
+    : 'rowid'
 }
 
 /** Audit rows of an action, every workspace's, in the order they were written. */
