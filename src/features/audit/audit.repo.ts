@@ -16,6 +16,7 @@ import {
 } from 'drizzle-orm'
 import { holdInUnit } from '../../platform/db/hold'
 import type { Store } from '../../platform/db/store'
+import { compareTimeId } from '../../platform/paging/paging'
 import { type AuditRow, rowHash } from './audit.chain'
 import { auditEvents } from './audit.tables'
 
@@ -123,7 +124,7 @@ export class AuditRepo {
         .select()
         .from(t)
         .where(and(eq(t.workspaceId, workspaceId), isNull(t.hash)))
-    ).sort((x, y) => x.createdAt - y.createdAt || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0))
+    ).sort((x, y) => compareTimeId(x.createdAt, x.id, y.createdAt, y.id))
     let last = await this.last(workspaceId)
     for (const r of rows) {
       const placed = { ...r, seq: (last?.seq ?? 0) + 1, prevHash: last?.hash ?? null }

@@ -1,5 +1,11 @@
 import { iso } from '../../platform/clock/clock'
-import { keysetPage, type ListResult, type PageRequest, timeIdCursor } from '../../platform/paging/paging'
+import {
+  compareTimeId,
+  keysetPage,
+  type ListResult,
+  type PageRequest,
+  timeIdCursor,
+} from '../../platform/paging/paging'
 import type { CorporaRepo, CorpusRow, DocumentRow } from './corpora.repo'
 import { corpusResp, documentResp } from './corpora.schemas'
 
@@ -58,9 +64,7 @@ export function pageOfSome(
   rows: CorpusRow[],
   page: PageRequest | null,
 ): ListResult<ReturnType<typeof corpusResp>> {
-  const sorted = [...rows].sort(
-    (x, y) => y.created_at - x.created_at || (y.id < x.id ? -1 : y.id > x.id ? 1 : 0),
-  )
+  const sorted = [...rows].sort((x, y) => compareTimeId(y.created_at, y.id, x.created_at, x.id))
   if (!page) return { items: sorted.map(corpusResp), total: sorted.length, nextCursor: null }
   const [at, id] = timeIdCursor(page.after) ?? [Number.MAX_SAFE_INTEGER, '']
   const after = sorted.filter((r) => r.created_at < at || (r.created_at === at && r.id < id))

@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, inArray, lt, ne, or, sql } from 'drizzle-orm'
 import { Prepared } from '../../platform/db/prepared'
 import type { Store } from '../../platform/db/store'
+import { compareTimeId } from '../../platform/paging/paging'
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from './webhooks.tables'
 
 /** A webhook endpoint row (times in ms; the secret sealed). */
@@ -82,7 +83,7 @@ export class WebhooksRepo {
    */
   async enabledEndpoints(workspaceId: string): Promise<EndpointRow[]> {
     const rows = await this.enabled.execute({ ws: workspaceId })
-    return rows.length < 2 ? rows : rows.sort((a, b) => a.createdAt - b.createdAt || compareIds(a.id, b.id))
+    return rows.length < 2 ? rows : rows.sort((a, b) => compareTimeId(a.createdAt, a.id, b.createdAt, b.id))
   }
 
   /** Deletes an endpoint with its deliveries and attempts; false when it was not there. */
@@ -274,9 +275,4 @@ export class WebhooksRepo {
     if (typeof at !== 'number' || typeof last !== 'string') return undefined
     return or(lt(createdAt, at), and(eq(createdAt, at), lt(id, last)))
   }
-}
-
-/** Ids in code-point order, the same on both engines (PostgreSQL's collation may not be). */
-function compareIds(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0
 }

@@ -51,6 +51,15 @@ export function timeIdCursor(after: readonly (string | number)[] | null): [numbe
 }
 
 /**
+ * Orders two rows by a time, then an id, oldest first (swap the arguments for newest first). Ids
+ * compare by code point, the same on both engines (PostgreSQL's collation may order them otherwise),
+ * for rows read without an ORDER BY and sorted here.
+ */
+export function compareTimeId(xAt: number, xId: string, yAt: number, yId: string): number {
+  return xAt - yAt || (xId < yId ? -1 : xId > yId ? 1 : 0)
+}
+
+/**
  * Turns `limit + 1` rows fetched in keyset order into a page: the extra row only tells whether a
  * next page exists, and the cursor is the sort key of the last row returned.
  */
