@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { decodeText } from '../../../src/features/ingest/extract/extract.encoding.ts'
 import { cutText } from '../../../src/features/ingest/extract/extract.sections.ts'
+import { extensionOf } from '../../../src/features/ingest/extract/extract.text-util.ts'
 import {
   extractText,
   SECTION_MAX_CHARS,
@@ -221,6 +222,14 @@ describe('plain text and JSON', () => {
     }
   })
 
+  test('a kind the upload detected is read as that kind, without detecting the file again', async () => {
+    const bytes = enc.encode(JSON.stringify({ name: 'Engram' }))
+    // By its name alone the file is plain text; the kind given wins.
+    expect((await extractText({ bytes, filename: 'meta.txt' })).kind).toBe('text')
+    const r = await extractText({ bytes, filename: 'meta.txt', kind: 'json' })
+    expect(r).toMatchObject({ kind: 'json', text: 'name: Engram' })
+  })
+
   test('an empty or blank file fails with empty_document', async () => {
     for (const bytes of [new Uint8Array(), enc.encode(' \n\t\n')]) {
       const e = await extractText({ bytes, filename: 'blank.txt' }).catch((x) => x)
@@ -254,5 +263,26 @@ describe('plain text and JSON', () => {
     const r = await extractText({ bytes: enc.encode('{"a": 1,,}'), filename: 'broken.json' })
     expect(r.text).toBe('{"a": 1,,}')
     expect(r.warnings).toEqual(['The file is not valid JSON, so it was read as plain text.'])
+  })
+})
+
+describe('extensionOf', () => {
+  test("a file name's extension, lower case, from its last segment only", () => {
+    const cases: [string, string][] = [
+      ['a.TXT', '.txt'],
+      ['dir/notes.md', '.md'],
+      ['x/y.tar.gz', '.gz'],
+      ['a\\b.PDF', '.pdf'],
+      ['a.', '.'],
+      // A leading dot names a hidden file, not an extension; a folder's dot is not the file's.
+      ['.bashrc', ''],
+      ['dir/.env', ''],
+      ['d.x/file', ''],
+      ['d.x\\file', ''],
+      ['noext', ''],
+      ['dir/', ''],
+      ['', ''],
+    ]
+    for (const [name, ext] of cases) expect([name, extensionOf(name)]).toEqual([name, ext])
   })
 })

@@ -11,7 +11,7 @@ import {
   type SandboxRequest,
 } from './extract.sandbox-protocol.ts'
 import { type ExtractOptions, extractText } from './extract.ts'
-import type { ExtractInput, ExtractResult } from './extract.types.ts'
+import type { DocumentKind, ExtractInput, ExtractResult } from './extract.types.ts'
 
 // Why a child process and not a worker thread: Bun does not enforce a worker's `resourceLimits`
 // (oven-sh/bun#31411) nor `--max-old-space-size`, and a thread's memory is the server's memory. A
@@ -153,20 +153,25 @@ export class ExtractSandbox {
 
   /** Extracts a file now when it is small and plain enough to read in this process, else null. */
   async extractHere(input: ExtractInput, options: ExtractOptions = {}): Promise<ExtractResult | null> {
-    if (!(await this.readsHere(input))) return null
-    return extractText({ ...input, memoryMb: this.opts.memoryMb }, options)
+    const kind = await this.readsHere(input)
+    if (!kind) return null
+    return extractText({ ...input, kind, memoryMb: this.opts.memoryMb }, options)
   }
 
-  /** Whether a file is small and plain enough to read in this process. */
-  private async readsHere(input: ExtractInput): Promise<boolean> {
+  /** The kind of a file small and plain enough to read in this process (its `kind` when given), else null. */
+  private async readsHere(input: ExtractInput): Promise<DocumentKind | null> {
     const small = this.opts.inProcessBytes ?? IN_PROCESS_BYTES
     const text = this.opts.inProcessTextBytes ?? small * 4
     const size = input.bytes.byteLength
-    if (size > Math.max(small, text)) return false
-    const detection = await detectType(input.filename, input.bytes, input.contentType)
-    if (!detection.supported) return false
-    if (detection.kind === 'text') return size <= text
-    return size <= small && IN_PROCESS_KINDS.has(detection.kind)
+    if (size > Math.max(small, text)) return null
+    let kind = input.kind
+    if (!kind) {
+      const detection = await detectType(input.filename, input.bytes, input.contentType)
+      if (!detection.supported) return null
+      kind = detection.kind
+    }
+    if (kind === 'text') return size <= text ? kind : null
+    return size <= small && IN_PROCESS_KINDS.has(kind) ? kind : null
   }
 
   /** Stops every child; later extractions start new ones. */

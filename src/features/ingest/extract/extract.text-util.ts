@@ -32,9 +32,10 @@ export function hasWords(text: string): boolean {
 
 /** The extension of a file name, lower case, with its dot ('' when none). */
 export function extensionOf(filename: string): string {
-  const base = filename.split(/[\\/]/).pop() ?? ''
-  const dot = base.lastIndexOf('.')
-  return dot > 0 ? base.slice(dot).toLowerCase() : ''
+  // The last segment's start, read backwards: no array of segments per file of an upload.
+  const start = Math.max(filename.lastIndexOf('/'), filename.lastIndexOf('\\')) + 1
+  const dot = filename.lastIndexOf('.')
+  return dot > start ? filename.slice(dot).toLowerCase() : ''
 }
 
 /** "Page 3" or "Pages 3–5": a title for page-led sections. */

@@ -94,9 +94,7 @@ const CFB_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]
  * runs this in a child process with a memory cap.
  */
 export async function extractText(input: ExtractInput, options: ExtractOptions = {}): Promise<ExtractResult> {
-  const detection = await detectType(input.filename, input.bytes, input.contentType)
-  if (!detection.supported) throw new ExtractError('unsupported_type', detection.message)
-  const kind = detection.kind
+  const kind = input.kind ?? (await supportedKind(input))
   if (input.bytes.length === 0) throw new ExtractError('empty_document', 'The file is empty.')
   if (
     (kind === 'docx' || kind === 'xlsx' || kind === 'pptx') &&
@@ -127,4 +125,11 @@ export async function extractText(input: ExtractInput, options: ExtractOptions =
   if (read.title !== undefined) result.title = read.title
   if (read.encoding !== undefined) result.encoding = read.encoding
   return result
+}
+
+/** The kind of a file detectType takes; `ExtractError` `unsupported_type` when it takes none. */
+async function supportedKind(input: ExtractInput): Promise<DocumentKind> {
+  const detection = await detectType(input.filename, input.bytes, input.contentType)
+  if (!detection.supported) throw new ExtractError('unsupported_type', detection.message)
+  return detection.kind
 }

@@ -26,6 +26,11 @@ export interface ExtractInput {
    * refused before anything is unpacked. The process-level cap is `extractInSandbox`'s.
    */
   memoryMb?: number
+  /**
+   * The file's kind as its upload already detected it from these bytes and this name (detectType),
+   * so that a small file read as it is uploaded is not detected again; detected here when absent.
+   */
+  kind?: DocumentKind
 }
 
 /** One section of a document: a heading-led or page-led slice of its text. */

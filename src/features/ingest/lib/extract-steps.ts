@@ -6,7 +6,7 @@ import type { JobContext } from '../../../platform/jobs/scheduler'
 import type { Logger } from '../../../platform/log/log'
 import type { ObjectStore } from '../../../platform/storage/object-store'
 import type { CorporaService, DocumentRow, NewSection } from '../../corpora/corpora.service'
-import { EXTRACTOR_VERSION, type ExtractResult, isExtractError, KIND_CONTENT_TYPES } from '../extract/extract'
+import { EXTRACTOR_VERSION, type ExtractInput, type ExtractResult, isExtractError, KIND_CONTENT_TYPES } from '../extract/extract'
 import type { Registrar } from '../ingest.registrar'
 import type { Extractor, ExtractPayload, ReadOnUpload, UploadText } from '../ingest.types'
 
@@ -137,7 +137,7 @@ function textIsFile(raw: Uint8Array, text: string): boolean {
 export async function readOnUpload(
   extractor: Extractor,
   ids: SectionIds,
-  input: { bytes: Uint8Array; filename: string; contentType: string },
+  input: ExtractInput & { contentType: string },
 ): Promise<ReadOnUpload | null> {
   let result: ExtractResult | null = null
   try {

@@ -104,9 +104,9 @@ async function storeParts(
       paths.push(path)
       const body = await readUpTo(part.stream, WHOLE_PART_BYTES)
       if (body instanceof Uint8Array) {
-        const contentType = await checkSmall(deps, part, body, path)
+        const { contentType, kind } = await checkSmall(deps, part, body, path)
         // A plain file read in this process anyway is read now: registered extracted, no job to wait for.
-        const input = { bytes: body, filename: path, contentType }
+        const input = { bytes: body, filename: path, contentType, kind }
         const read = deps.extractor ? await readOnUpload(deps.extractor, deps, input) : null
         const item = { path, contentType }
         if (body.byteLength <= SMALL_PART_BYTES) stored.push((await packer.add(body, item, read)).stored)
@@ -131,7 +131,7 @@ async function storeParts(
   }
 }
 
-/** A file whole in memory: its size and type checked (it is written with its pack, or alone); its content type. */
+/** A file whole in memory: its size and type checked (it is written with its pack, or alone); its kind and content type. */
 async function checkSmall(deps: UploadDeps, part: FilePart, bytes: Uint8Array, path: string) {
   const { config } = deps
   if (bytes.byteLength > config.max_file_bytes) throw fileTooLarge(path, config.max_file_bytes)
@@ -139,7 +139,7 @@ async function checkSmall(deps: UploadDeps, part: FilePart, bytes: Uint8Array, p
   if (!detection.supported) {
     throw fail('unsupported_media_type', detection.message, { filename: path, type: detection.typeName })
   }
-  return detection.contentType
+  return detection
 }
 
 /** Streams one part to `key` within the size limit, then checks that its type is one we read. */
