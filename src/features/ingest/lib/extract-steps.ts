@@ -6,7 +6,13 @@ import type { JobContext } from '../../../platform/jobs/scheduler'
 import type { Logger } from '../../../platform/log/log'
 import type { ObjectStore } from '../../../platform/storage/object-store'
 import type { CorporaService, DocumentRow, NewSection } from '../../corpora/corpora.service'
-import { EXTRACTOR_VERSION, type ExtractInput, type ExtractResult, isExtractError, KIND_CONTENT_TYPES } from '../extract/extract'
+import {
+  EXTRACTOR_VERSION,
+  type ExtractInput,
+  type ExtractResult,
+  isExtractError,
+  KIND_CONTENT_TYPES,
+} from '../extract/extract'
 import type { Registrar } from '../ingest.registrar'
 import type { Extractor, ExtractPayload, ReadOnUpload, UploadText } from '../ingest.types'
 
