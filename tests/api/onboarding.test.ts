@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { createApp } from '../../src/app'
+import { OnboardingJobs } from '../../src/features/onboarding/onboarding.jobs'
 import { loadConfig } from '../../src/platform/config/config.load'
 import type { TestApp } from '../helpers/app'
 import { startEmbedStandin } from '../helpers/embed-standin'
@@ -114,6 +115,32 @@ describe('onboarding runs', () => {
       })
     ).json()
     expect(rest.items.map((j: { id: string }) => j.id)).toEqual(list.slice(2).map((j) => j.id))
+  })
+
+  test("a batch's groups let the event loop turn between them (a poll or a question waits one group, not a batch)", async () => {
+    t = authApp()
+    const admin = await signUp(t)
+    const corpusId = await newBase(t, admin.token)
+    // Twenty-four 17 KB notes: one batch (under 32 units and 512 KB of text), a group each 128 KB or so.
+    await upload(t, admin.token, corpusId, many(24))
+    const jobs = OnboardingJobs.prototype as unknown as { onboardGroup: (...a: unknown[]) => Promise<void> }
+    const onboardGroup = jobs.onboardGroup
+    let groups = 0
+    // After each group a turn of the loop is asked for; it records how many groups had run when it came.
+    const turns: number[] = []
+    jobs.onboardGroup = async function (this: unknown, ...a: unknown[]) {
+      await onboardGroup.apply(this, a)
+      groups++
+      setImmediate(() => turns.push(groups))
+    }
+    try {
+      await train(t, admin.token, corpusId)
+    } finally {
+      jobs.onboardGroup = onboardGroup
+    }
+    expect(groups).toBeGreaterThanOrEqual(3)
+    expect(turns).toEqual(Array.from({ length: groups }, (_, i) => i + 1))
+    expect((await get(t, admin.token, `/v1/corpora/${corpusId}`)).documents_ready).toBe(24)
   })
 
   test('a base with no documents cannot be trained, and nothing is written', async () => {

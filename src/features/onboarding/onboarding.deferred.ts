@@ -1,5 +1,6 @@
 import type { Clock } from '../../platform/clock/clock'
 import { lookUpTogether } from '../../platform/concurrency/together'
+import { yieldToLoop } from '../../platform/concurrency/yield'
 import type { Store } from '../../platform/db/store'
 import {
   JobCanceledError,
@@ -139,7 +140,7 @@ export class DeferredJobs {
     if (this.d.engine.builds.mergesHeld(corpusId))
       while (await this.d.engine.builds.mergeStep(corpusId)) {
         ctx.checkpoint()
-        await new Promise((resolve) => setImmediate(resolve))
+        await yieldToLoop()
       }
     let dropped = 0
     let stalled = 0

@@ -1,4 +1,5 @@
 import type { Clock } from '../../platform/clock/clock'
+import { yieldToLoop } from '../../platform/concurrency/yield'
 import { type JobContext, JobWaitingError, TransientError } from '../../platform/jobs/scheduler'
 import { LlmUnavailableError } from '../../platform/llm/server-request'
 import type { Logger } from '../../platform/log/log'
@@ -100,6 +101,9 @@ export class OnboardingJobs {
       await this.onboardGroup(group, stats)
       await ctx.progress({ unitsDone: group.done, detail: `${group.done}/${ids.length} onboarded` })
       ctx.checkpoint()
+      // Requests in between: a group whose texts and chunks were ready ran without one hop out to the
+      // event loop, and so did the next, so a batch held a question or a poll for all of its groups.
+      await yieldToLoop()
     }
     const next = ahead[0]!
     // Not an attempt: the batch looks again soon, for as long as the extraction takes (it ends
