@@ -44,27 +44,37 @@ function decode(r: EventRow): Claimed {
   return { seq: r.seq, attempts: r.attempts, event }
 }
 
+/** A new event row, as the table takes it. */
+type NewEventRow = typeof domainEvents.$inferInsert
+/** The columns a new event is written with; the rest take their defaults. */
+const EVENT_COLUMNS = [
+  'id',
+  'workspaceId',
+  'type',
+  'payload',
+  'occurredAt',
+  'runAt',
+  'deliveredAt',
+] as const satisfies readonly (keyof NewEventRow)[]
+type EventColumn = (typeof EVENT_COLUMNS)[number]
+
 /**
  * The outbox's queries, on the store (either engine): the dispatcher's claims, leases and delivery
  * records. Every claim is one statement guarded by the expected lease, as in the job queue, so two
  * dispatchers (in one process or several sharing the database) never deliver the same event at once.
  */
-/** The columns a new event row is written with (the rest take their defaults). */
-const EVENT_COLUMNS = ['id', 'workspaceId', 'type', 'payload', 'occurredAt', 'runAt', 'deliveredAt'] as const
-type NewEventRow = Pick<typeof domainEvents.$inferInsert, (typeof EVENT_COLUMNS)[number]>
-
 export class OutboxRepo {
   /** The insert of published events (a question's too), many rows a statement, prepared once per count. */
-  private readonly inserting: RowsInsert<NewEventRow, keyof NewEventRow, Record<keyof NewEventRow, never>>
+  private readonly inserting: RowsInsert<NewEventRow, EventColumn, Record<EventColumn, never>>
   private readonly delivery: DeliveryStatements
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
   ) {
-    const column = (name: keyof NewEventRow) => (r: NewEventRow) => r[name]
+    const column = (name: EventColumn) => (r: NewEventRow) => r[name]
     const values = Object.fromEntries(EVENT_COLUMNS.map((c) => [c, column(c)])) as Record<
-      keyof NewEventRow,
+      EventColumn,
       (r: NewEventRow) => unknown
     >
     this.inserting = new RowsInsert(
