@@ -25,6 +25,20 @@ function rig(store: Store, clock: ManualClock, owner: string, seed: number) {
   return { outbox, dispatcher }
 }
 
+/** What a subscriber to `key.revoked` was handed, each event as `label` writes it, in delivery order. */
+function seenRevoked(
+  dispatcher: ReturnType<typeof rig>['dispatcher'],
+  label: (e: DomainEvent<'key.revoked'>) => string,
+): string[] {
+  const seen: string[] = []
+  dispatcher.subscribe({
+    name: 'seen',
+    types: ['key.revoked'],
+    handle: (e: DomainEvent<'key.revoked'>) => void seen.push(label(e)),
+  })
+  return seen
+}
+
 function revoked(ws: string, keyId: string) {
   return {
     type: 'key.revoked' as const,
@@ -45,12 +59,7 @@ for (const engine of await engines()) {
       const store = await open()
       const clock = new ManualClock()
       const { outbox, dispatcher } = rig(store, clock, 'proc_1_events', 1)
-      const seen: string[] = []
-      dispatcher.subscribe({
-        name: 'seen',
-        types: ['key.revoked'],
-        handle: (e: DomainEvent<'key.revoked'>) => void seen.push(`${e.workspaceId}:${e.payload.keyId}`),
-      })
+      const seen = seenRevoked(dispatcher, (e) => `${e.workspaceId}:${e.payload.keyId}`)
       await store.unit(async () => {
         await outbox.publish(revoked('ws_a', 'a1'))
         await outbox.publish(revoked('ws_a', 'a2'))
@@ -80,12 +89,7 @@ for (const engine of await engines()) {
       const store = await open()
       const clock = new ManualClock()
       const { outbox, dispatcher } = rig(store, clock, 'proc_1_events', 2)
-      const seen: string[] = []
-      dispatcher.subscribe({
-        name: 'seen',
-        types: ['key.revoked'],
-        handle: (e: DomainEvent<'key.revoked'>) => void seen.push(e.payload.keyId),
-      })
+      const seen = seenRevoked(dispatcher, (e) => e.payload.keyId)
       // More than two statements of rows (64 a statement), then a remainder of two.
       const keys = Array.from({ length: 130 }, (_, i) => `k${i}`)
       const ids = await store.unit(() =>
